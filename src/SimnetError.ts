@@ -1,0 +1,116 @@
+/**
+ * The typed errors of simnet. Every failure a caller can act on carries a stable `_tag` and the
+ * fields needed to act on it: the request that was not matched, the JSON path of a bad route
+ * specification, the schema issue of a rejected generated value.
+ */
+import { Schema } from "effect"
+
+/**
+ * Why a registered route did not answer a request: the first part of the matcher that missed.
+ */
+export const MissReason = Schema.Literals(["method", "host", "path", "query", "header", "body", "predicate", "exhausted"])
+export type MissReason = typeof MissReason.Type
+
+/**
+ * A route that came close to matching an unregistered request, with the reason it missed.
+ */
+export const Candidate = Schema.Struct({
+  id: Schema.String,
+  match: Schema.String,
+  reason: MissReason,
+  detail: Schema.String
+})
+export type Candidate = typeof Candidate.Type
+
+/**
+ * A request that no registered route answers. The network fails closed: nothing is sent
+ * anywhere. `candidates` lists up to three nearest routes and why each did not match.
+ */
+export class UnregisteredRequest extends Schema.TaggedError<UnregisteredRequest>()("UnregisteredRequest", {
+  method: Schema.String,
+  url: Schema.String,
+  candidates: Schema.Array(Candidate)
+}) {
+  override get message(): string {
+    const head = `simnet: no route for ${this.method} ${this.url}`
+    if (this.candidates.length === 0) return `${head} (no routes registered for this method and host)`
+    const near = this.candidates.map((c) => `  - ${c.id} (${c.match}): ${c.reason} ${c.detail}`).join("\n")
+    return `${head}; nearest routes:\n${near}`
+  }
+}
+
+/**
+ * A route specification (JSON or code) that cannot be registered. `path` is the JSON path of the
+ * offending field, such as `[2].match.regex`. The registry is left exactly as it was.
+ */
+export class InvalidRouteSpec extends Schema.TaggedError<InvalidRouteSpec>()("InvalidRouteSpec", {
+  path: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
+ * A generated value that does not decode under the production schema it was generated for.
+ * It is never served. `issue` is the schema's own account of what failed.
+ */
+export class GeneratedValueRejected extends Schema.TaggedError<GeneratedValueRejected>()(
+  "GeneratedValueRejected",
+  {
+    route: Schema.String,
+    path: Schema.String,
+    issue: Schema.String
+  }
+) {
+  override get message(): string {
+    return `simnet: generated value for route ${this.route} was rejected at ${this.path}: ${this.issue}`
+  }
+}
+
+/**
+ * A loopback route aimed at a host that is not this machine (only 127.0.0.0/8, ::1 and
+ * localhost are allowed).
+ */
+export class LoopbackDenied extends Schema.TaggedError<LoopbackDenied>()("LoopbackDenied", {
+  host: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
+ * A model request that no rule of the simulated provider matches. `material` summarises the
+ * request (model, last user message) so the missing rule can be written.
+ */
+export class UnmatchedLlmRequest extends Schema.TaggedError<UnmatchedLlmRequest>()("UnmatchedLlmRequest", {
+  model: Schema.String,
+  material: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
+ * A model request that arrived while the provider had no script queued and no rule to fall
+ * back on.
+ */
+export class NoScriptQueued extends Schema.TaggedError<NoScriptQueued>()("NoScriptQueued", {
+  model: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
+ * A route's own handler failed while answering. The network reports it as a transport failure
+ * of that request.
+ */
+export class RouteFailed extends Schema.TaggedError<RouteFailed>()("RouteFailed", {
+  route: Schema.String,
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {}
+
+/**
+ * Every error the simulated network raises for a request.
+ */
+export type SimnetError =
+  | UnregisteredRequest
+  | InvalidRouteSpec
+  | GeneratedValueRejected
+  | LoopbackDenied
+  | UnmatchedLlmRequest
+  | NoScriptQueued
+  | RouteFailed

@@ -1,0 +1,84 @@
+/**
+ * Building the `SimRequest` a route sees from the parts of an incoming request.
+ */
+import type { SimRequest } from "./types.ts"
+
+const decoder = new TextDecoder()
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
+
+class SimRequestImpl implements SimRequest {
+  readonly method: string
+  readonly url: URL
+  readonly headers: Headers
+  readonly body: Uint8Array | undefined
+  readonly signal: AbortSignal | undefined
+  params: Readonly<Record<string, string>>
+  private textCache: string | undefined
+  private jsonCache: { value: unknown } | undefined
+
+  constructor(
+    method: string,
+    url: URL,
+    headers: Headers,
+    body: Uint8Array | undefined,
+    signal: AbortSignal | undefined,
+    params: Readonly<Record<string, string>>
+  ) {
+    this.method = method
+    this.url = url
+    this.headers = headers
+    this.body = body
+    this.signal = signal
+    this.params = params
+  }
+
+  text(): string {
+    if (this.textCache === undefined) this.textCache = this.body === undefined ? "" : decoder.decode(this.body)
+    return this.textCache
+  }
+
+  json(): unknown {
+    if (this.jsonCache === undefined) {
+      let value: unknown = undefined
+      if (this.body !== undefined && this.body.length > 0) {
+        try {
+          value = JSON.parse(this.text())
+        } catch {
+          value = undefined
+        }
+      }
+      this.jsonCache = { value }
+    }
+    return this.jsonCache.value
+  }
+}
+
+/**
+ * Makes a `SimRequest`. `body` may be a string (encoded as UTF-8) or bytes.
+ */
+export const makeSimRequest = (options: {
+  readonly method?: string | undefined
+  readonly url: string | URL
+  readonly headers?: HeadersInit | undefined
+  readonly body?: string | Uint8Array | undefined
+  readonly signal?: AbortSignal | undefined
+  readonly params?: Readonly<Record<string, string>> | undefined
+}): SimRequest =>
+  new SimRequestImpl(
+    (options.method ?? "GET").toUpperCase(),
+    typeof options.url === "string" ? new URL(options.url) : options.url,
+    options.headers instanceof Headers ? options.headers : new Headers(options.headers),
+    typeof options.body === "string" ? new TextEncoder().encode(options.body) : options.body,
+    options.signal,
+    options.params ?? NO_PARAMS
+  )
+
+/**
+ * The same request with the path parameters of the route that matched it.
+ */
+export const withParams = (request: SimRequest, params: Readonly<Record<string, string>>): SimRequest => {
+  if (params === request.params) return request
+  const copy = Object.create(request) as SimRequestImpl
+  copy.params = params
+  return copy
+}

@@ -1,0 +1,72 @@
+/**
+ * The shapes shared by the registry and every route kind: the request a route sees, the context
+ * it answers in, and the route record itself. Public modules re-export what users need.
+ */
+import type { Duration, Effect } from "effect"
+import type { SimnetError } from "../SimnetError.ts"
+import type { CompiledMatcher } from "./matcher.ts"
+
+/**
+ * A request as a route sees it: method upper-cased, URL parsed, headers as WHATWG `Headers`,
+ * the body buffered, and the path parameters of the route's pattern.
+ */
+export interface SimRequest {
+  readonly method: string
+  readonly url: URL
+  readonly headers: Headers
+  readonly body: Uint8Array | undefined
+  readonly params: Readonly<Record<string, string>>
+  /** Aborts when the client gives up on the request. */
+  readonly signal: AbortSignal | undefined
+  /** The body decoded as UTF-8 ("" when there is none). */
+  text(): string
+  /** The body parsed as JSON (`undefined` when absent or not JSON). */
+  json(): unknown
+}
+
+/**
+ * What the registry tells a route while it answers one request.
+ */
+export interface RespondContext {
+  /** The route's stable identity: its `id` when given, else kind and matcher. */
+  readonly identity: string
+  /** The seed derived for this request: a pure function of run seed, identity, request key and occurrence. */
+  readonly seed: number
+  /** How many earlier requests with the same canonical key this route has answered. */
+  readonly occurrence: number
+  /** The run seed of the network. */
+  readonly runSeed: number
+}
+
+/**
+ * How a route produces its answer. It returns a WHATWG `Response`; the registry hands it to
+ * `fetch` callers as is and wraps it for `HttpClient` callers.
+ */
+export type Responder = (request: SimRequest, context: RespondContext) => Effect.Effect<Response, SimnetError>
+
+/**
+ * A registered (or registrable) route.
+ */
+export interface Route {
+  readonly id: string | undefined
+  readonly kind: string
+  readonly matcher: CompiledMatcher
+  readonly times: number | undefined
+  readonly priority: number
+  readonly delay: Duration.Duration | undefined
+  /** Who registered it: "code", "fixture", "control", or a family name. */
+  readonly source: string
+  readonly respond: Responder
+  /**
+   * Fast path for answers that need no Effect: when present the registry may call it instead
+   * of `respond`. It must return the same response `respond` would.
+   */
+  readonly respondSync?: ((request: SimRequest) => Response) | undefined
+  /**
+   * Work to do once, at registration (compile a generator, check a host). A failure rejects
+   * the registration and leaves the registry unchanged.
+   */
+  readonly prepare?: (() => Effect.Effect<void, SimnetError>) | undefined
+  /** Extra fields for the route listing (`routes`, `GET network/routes`). */
+  readonly describe?: Readonly<Record<string, unknown>> | undefined
+}
