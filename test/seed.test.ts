@@ -1,0 +1,71 @@
+import { describe, expect, it } from "@effect/vitest"
+import { makeSimRequest } from "../src/internal/request.ts"
+import {
+  canonicalJson,
+  canonicalRequestKey,
+  canonicalUrl,
+  deriveSeed,
+  hashString,
+  normalizeRunSeed,
+  offsetSeed,
+  requestKey
+} from "../src/internal/seed.ts"
+
+describe("seed", () => {
+  it("hashString is a stable 32-bit unsigned hash", () => {
+    expect(hashString("")).toBe(hashString(""))
+    expect(hashString("simnet")).toBe(3537924737)
+    expect(hashString("simnet")).not.toBe(hashString("simneu"))
+    for (const s of ["a", "b", "\u{1F600}", "x".repeat(1000)]) {
+      const h = hashString(s)
+      expect(Number.isInteger(h) && h >= 0 && h < 2 ** 32).toBe(true)
+    }
+  })
+
+  it("canonical JSON sorts keys at every depth and drops undefined members", () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).toBe(
+      `{"a":{"d":[1,{"y":2,"z":1}]},"b":1}`
+    )
+    expect(canonicalJson({ a: 1, b: 2 })).toBe(canonicalJson({ b: 2, a: 1 }))
+  })
+
+  it("canonical URL sorts the query and drops the fragment", () => {
+    expect(canonicalUrl("https://h.test/p?b=2&a=1#x")).toBe("https://h.test/p?a=1&b=2")
+    expect(canonicalUrl(new URL("https://h.test/p?a=2&a=1"))).toBe("https://h.test/p?a=2&a=1")
+  })
+
+  it("request keys ignore query order and JSON key order but not the method or text", () => {
+    const a = requestKey(makeSimRequest({ method: "post", url: "https://h.test/p?b=2&a=1", body: `{"x":1,"y":2}` }))
+    const b = requestKey(makeSimRequest({ method: "POST", url: "https://h.test/p?a=1&b=2", body: `{"y":2,"x":1}` }))
+    expect(a).toBe(b)
+    expect(requestKey(makeSimRequest({ method: "PUT", url: "https://h.test/p?a=1&b=2", body: `{"y":2,"x":1}` })))
+      .not.toBe(a)
+    expect(requestKey(makeSimRequest({ method: "POST", url: "https://h.test/p", body: "not json" }))).toBe(
+      canonicalRequestKey("POST", "https://h.test/p", undefined, "not json")
+    )
+    expect(requestKey(makeSimRequest({ url: "https://h.test/p" }))).toBe("GET https://h.test/p")
+  })
+
+  it("deriveSeed depends on each of its four inputs and nothing else", () => {
+    const base = deriveSeed(0, "route", "GET https://h.test/", 0)
+    expect(deriveSeed(0, "route", "GET https://h.test/", 0)).toBe(base)
+    expect(deriveSeed(1, "route", "GET https://h.test/", 0)).not.toBe(base)
+    expect(deriveSeed(0, "other", "GET https://h.test/", 0)).not.toBe(base)
+    expect(deriveSeed(0, "route", "GET https://h.test/x", 0)).not.toBe(base)
+    expect(deriveSeed(0, "route", "GET https://h.test/", 1)).not.toBe(base)
+  })
+
+  it("run seeds normalise to one stable number", () => {
+    expect(normalizeRunSeed(undefined)).toBe(0)
+    expect(normalizeRunSeed(42)).toBe(42)
+    expect(normalizeRunSeed("nightly")).toBe(normalizeRunSeed("nightly"))
+    expect(normalizeRunSeed("42")).not.toBe(42)
+    expect(normalizeRunSeed(1.5)).toBe(normalizeRunSeed(1.5))
+  })
+
+  it("a seed offset of zero keeps the seed", () => {
+    expect(offsetSeed(7, 0)).toBe(7)
+    expect(offsetSeed(7, undefined)).toBe(7)
+    expect(offsetSeed(7, 1)).not.toBe(7)
+  })
+})
