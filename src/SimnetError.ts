@@ -94,6 +94,15 @@ export class NoScriptQueued extends Schema.TaggedError<NoScriptQueued>()("NoScri
 }) {}
 
 /**
+ * A driver command (`chunk`, `finish`, `fail`, `disconnect`) for a model invocation that is not
+ * pending: it already ended, or its client went away. `id` is the invocation the command named.
+ */
+export class InvocationNotPending extends Schema.TaggedError<InvocationNotPending>()("InvocationNotPending", {
+  id: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
  * A route's own handler failed while answering. The network reports it as a transport failure
  * of that request.
  */

@@ -1,7 +1,362 @@
 /**
- * Compiled request matchers (filled in by the core registry work).
+ * Compiling request matchers: the string form `"GET https://host/path/:id?q"` and the object
+ * form `{ method, url, query, headers, body }` become one `CompiledMatcher` that tests a request,
+ * explains a miss, and tells the registry how to index it.
+ */
+import { match as pathMatch, parse as parsePath, PathError, type Token } from "path-to-regexp"
+import { InvalidRouteSpec, type MissReason } from "../SimnetError.ts"
+import type { SimRequest } from "./types.ts"
+
+/**
+ * A header or query value to match: an exact string or a RegExp.
+ */
+export type ValueMatcher = string | RegExp
+
+/**
+ * The object form of a matcher. `url` is an absolute URL pattern (path-to-regexp syntax in the
+ * path), a RegExp tested against the whole URL, or a predicate. `body` is a partial JSON value
+ * the request's JSON body must contain, or a predicate over the parsed body.
+ */
+export interface MatcherObject {
+  readonly method?: string | undefined
+  readonly url: string | RegExp | ((url: URL, request: SimRequest) => boolean)
+  readonly query?: Readonly<Record<string, ValueMatcher | true>> | undefined
+  readonly headers?: Readonly<Record<string, ValueMatcher>> | undefined
+  readonly body?: unknown
+}
+
+/**
+ * Anything a route constructor accepts as its matcher.
+ */
+export type MatcherInput = string | MatcherObject
+
+/**
+ * The outcome of testing one request: its path parameters on a match.
+ */
+export type MatchOutcome = Readonly<Record<string, string>> | undefined
+
+/**
+ * Why a matcher did not match, how near it came (higher is nearer), and a readable detail.
+ */
+export interface Miss {
+  readonly reason: MissReason
+  readonly detail: string
+  readonly score: number
+}
+
+/**
+ * Where the registry files a matcher: by origin and exact path, by origin and first path
+ * segment, by origin only, or in the ordered side list (RegExp and predicate URLs).
+ */
+export type IndexKey =
+  | { readonly _tag: "Exact"; readonly key: string }
+  | { readonly _tag: "Segment"; readonly key: string }
+  | { readonly _tag: "Origin"; readonly key: string }
+  | { readonly _tag: "Side" }
+
+/**
+ * A matcher ready to test requests. When the input was malformed, `invalid` holds the error and
+ * the registry refuses the route.
  */
 export interface CompiledMatcher {
   /** A readable form of the matcher, e.g. `GET https://api.example.com/items/:id`. */
   readonly source: string
+  readonly method: string | undefined
+  /** The origin (`https://host:port`) when the URL is a pattern, else undefined. */
+  readonly origin: string | undefined
+  readonly hostname: string | undefined
+  readonly index: IndexKey
+  readonly needsBody: boolean
+  readonly invalid: InvalidRouteSpec | undefined
+  test(request: SimRequest): MatchOutcome
+  explain(request: SimRequest): Miss | undefined
+}
+
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
+
+class MissValue implements Miss {
+  readonly reason: MissReason
+  readonly detail: string
+  readonly score: number
+  constructor(reason: MissReason, detail: string, score: number) {
+    this.reason = reason
+    this.detail = detail
+    this.score = score
+  }
+}
+
+const isMiss = (u: unknown): u is Miss => u instanceof MissValue
+
+const METHOD_PREFIX = /^([A-Za-z]+)\s+(\S.*)$/
+
+const isPlainObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * Whether `actual` contains `expected`: objects by their listed keys (recursively), arrays
+ * element by element with the same length, anything else by equality.
+ */
+export const containsJson = (actual: unknown, expected: unknown): boolean => {
+  if (isPlainObject(expected)) {
+    if (!isPlainObject(actual)) return false
+    for (const key of Object.keys(expected)) {
+      if (!Object.hasOwn(actual, key) || !containsJson(actual[key], expected[key])) return false
+    }
+    return true
+  }
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual) || actual.length !== expected.length) return false
+    for (let i = 0; i < expected.length; i++) if (!containsJson(actual[i], expected[i])) return false
+    return true
+  }
+  return Object.is(actual, expected)
+}
+
+const testValue = (m: ValueMatcher | true, value: string | null): boolean => {
+  if (value === null) return false
+  if (m === true) return true
+  if (typeof m === "string") return m === value
+  m.lastIndex = 0
+  return m.test(value)
+}
+
+const showValue = (m: ValueMatcher | true): string => (m === true ? "(present)" : String(m))
+
+const short = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
+
+interface UrlPattern {
+  readonly origin: string
+  readonly hostname: string
+  readonly pathname: string
+  readonly query: Record<string, ValueMatcher | true>
+}
+
+const splitUrlPattern = (url: string): UrlPattern | string => {
+  const m = /^(https?|wss?):\/\/([^/?#]+)([^?#]*)(\?[^#]*)?$/i.exec(url)
+  if (m === null) return `expected an absolute http(s) URL such as "https://host/path", got "${url}"`
+  let parsed: URL
+  try {
+    parsed = new URL(`${m[1]}://${m[2]}/`)
+  } catch {
+    return `"${m[2]}" is not a valid host`
+  }
+  const query: Record<string, ValueMatcher | true> = {}
+  if (m[4] !== undefined && m[4].length > 1) {
+    for (const part of m[4].slice(1).split("&")) {
+      if (part === "") continue
+      const eq = part.indexOf("=")
+      if (eq === -1) query[decodeURIComponent(part)] = true
+      else query[decodeURIComponent(part.slice(0, eq))] = decodeURIComponent(part.slice(eq + 1))
+    }
+  }
+  return {
+    origin: parsed.origin,
+    hostname: parsed.hostname,
+    pathname: m[3] === "" ? "/" : m[3],
+    query
+  }
+}
+
+const staticPrefixOf = (tokens: ReadonlyArray<Token>): { prefix: string; complete: boolean } => {
+  let prefix = ""
+  for (const token of tokens) {
+    if (token.type !== "text") return { prefix, complete: false }
+    prefix += token.value
+  }
+  return { prefix, complete: true }
+}
+
+const normalizePath = (path: string): string => (path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path)
+
+const firstSegment = (path: string): string | undefined => {
+  const end = path.indexOf("/", 1)
+  return end === -1 ? undefined : path.slice(0, end)
+}
+
+const invalidMatcher = (path: string, message: string, source: string): CompiledMatcher => ({
+  source,
+  method: undefined,
+  origin: undefined,
+  hostname: undefined,
+  index: { _tag: "Side" },
+  needsBody: false,
+  invalid: new InvalidRouteSpec({ path, message }),
+  test: () => undefined,
+  explain: () => undefined
+})
+
+const HOST_SCORE = 8
+const PATH_SCORE = 4
+const METHOD_SCORE = 2
+
+/**
+ * Compiles a matcher. `path` is the JSON path of the matcher in its specification, used to
+ * name the field of an `InvalidRouteSpec`.
+ */
+export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMatcher => {
+  let object: MatcherObject
+  let urlPath = `${path}.url`
+  if (typeof input === "string") {
+    const trimmed = input.trim()
+    const m = METHOD_PREFIX.exec(trimmed)
+    object = m !== null && !/^[a-z]+:\/\//i.test(trimmed) ? { method: m[1], url: m[2] } : { url: trimmed }
+    urlPath = path
+  } else if (isPlainObject(input)) {
+    object = input as MatcherObject
+  } else {
+    return invalidMatcher(path, "a matcher is a string such as \"GET https://host/path\" or an object with a url", String(input))
+  }
+
+  const method = object.method === undefined || object.method === "*" ? undefined : object.method.toUpperCase()
+  if (method !== undefined && !/^[A-Z]+$/.test(method)) {
+    return invalidMatcher(`${path}.method`, `"${object.method}" is not an HTTP method`, String(object.method))
+  }
+  const methodLabel = method ?? "*"
+
+  const headerEntries = Object.entries(object.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v] as const)
+  const queryExtra = Object.entries(object.query ?? {})
+  const bodyPattern = object.body
+  const needsBody = bodyPattern !== undefined
+
+  let origin: string | undefined
+  let hostname: string | undefined
+  let index: IndexKey = { _tag: "Side" }
+  let testUrl: (url: URL, request: SimRequest) => MatchOutcome | Miss
+  let urlLabel: string
+  let query: Array<readonly [string, ValueMatcher | true]> = queryExtra
+
+  const url = object.url
+  if (typeof url === "string") {
+    const pattern = splitUrlPattern(url)
+    if (typeof pattern === "string") return invalidMatcher(urlPath, pattern, url)
+    let tokens: ReadonlyArray<Token>
+    let matchPath: ReturnType<typeof pathMatch>
+    try {
+      tokens = parsePath(pattern.pathname).tokens
+      matchPath = pathMatch(pattern.pathname, { sensitive: true, decode: decodeURIComponent })
+    } catch (error) {
+      const message = error instanceof PathError ? error.message : String(error)
+      return invalidMatcher(urlPath, `invalid path pattern "${pattern.pathname}": ${message}`, url)
+    }
+    origin = pattern.origin
+    hostname = pattern.hostname
+    query = [...Object.entries(pattern.query), ...queryExtra]
+    const { prefix, complete } = staticPrefixOf(tokens)
+    const exactPath = complete ? normalizePath(prefix) : undefined
+    if (exactPath !== undefined) {
+      index = { _tag: "Exact", key: origin + exactPath }
+    } else {
+      const segment = firstSegment(prefix)
+      index = segment === undefined ? { _tag: "Origin", key: origin } : { _tag: "Segment", key: origin + segment }
+    }
+    const expectedOrigin = origin
+    const expectedPath = pattern.pathname
+    urlLabel = `${origin}${pattern.pathname}`
+    testUrl = (u) => {
+      if (u.origin !== expectedOrigin) {
+        return new MissValue("host", `expects ${expectedOrigin}, got ${u.origin}`, 0)
+      }
+      if (exactPath !== undefined) {
+        return normalizePath(u.pathname) === exactPath ? NO_PARAMS : pathMiss(expectedPath, u.pathname)
+      }
+      const result = matchPath(u.pathname)
+      if (result === false) return pathMiss(expectedPath, u.pathname)
+      return result.params as Record<string, string>
+    }
+  } else if (url instanceof RegExp) {
+    urlLabel = String(url)
+    testUrl = (u) => {
+      url.lastIndex = 0
+      return url.test(u.href) ? NO_PARAMS : new MissValue("path", `URL does not match ${url}`, 0)
+    }
+  } else if (typeof url === "function") {
+    urlLabel = url.name ? `<predicate ${url.name}>` : "<predicate>"
+    testUrl = (u, request) =>
+      url(u, request) ? NO_PARAMS : new MissValue("predicate", "the URL predicate returned false", 0)
+  } else {
+    return invalidMatcher(urlPath, "url must be a string, a RegExp or a function", String(url))
+  }
+
+  const queryLabel = query.length === 0
+    ? ""
+    : "?" + query.map(([k, v]) => (v === true ? k : `${k}=${String(v)}`)).join("&")
+  const source = `${methodLabel} ${urlLabel}${queryLabel}`
+
+  const evaluate = (request: SimRequest, full: boolean): MatchOutcome | Miss => {
+    let score = 0
+    let firstMiss: Miss | undefined
+    const miss = (reason: MissReason, detail: string): boolean => {
+      if (firstMiss === undefined) firstMiss = new MissValue(reason, detail, 0)
+      return full
+    }
+    const urlResult = testUrl(request.url, request)
+    let params: Readonly<Record<string, string>> = NO_PARAMS
+    if (isMiss(urlResult)) {
+      if (urlResult.reason !== "host") score += HOST_SCORE + urlResult.score
+      if (!miss(urlResult.reason, urlResult.detail)) return firstMiss
+    } else {
+      score += HOST_SCORE + PATH_SCORE
+      params = urlResult ?? NO_PARAMS
+    }
+    if (method !== undefined && method !== request.method) {
+      if (!miss("method", `expects ${method}, got ${request.method}`)) return firstMiss
+    } else {
+      score += METHOD_SCORE
+    }
+    for (const [name, expected] of query) {
+      const actual = request.url.searchParams.get(name)
+      if (!testValue(expected, actual)) {
+        const detail = actual === null
+          ? `query parameter "${name}" is missing`
+          : `query parameter "${name}" expects ${showValue(expected)}, got "${short(actual)}"`
+        if (!miss("query", detail)) return firstMiss
+      } else score += 1
+    }
+    for (const [name, expected] of headerEntries) {
+      const actual = request.headers.get(name)
+      if (!testValue(expected, actual)) {
+        const detail = actual === null
+          ? `header "${name}" is missing`
+          : `header "${name}" expects ${showValue(expected)}, got "${short(actual)}"`
+        if (!miss("header", detail)) return firstMiss
+      } else score += 1
+    }
+    if (bodyPattern !== undefined) {
+      const body = request.json()
+      const ok = typeof bodyPattern === "function" ? Boolean(bodyPattern(body)) : containsJson(body, bodyPattern)
+      if (!ok) {
+        const detail = typeof bodyPattern === "function"
+          ? "the body predicate returned false"
+          : `JSON body does not contain ${short(JSON.stringify(bodyPattern))}`
+        if (!miss("body", detail)) return firstMiss
+      } else score += 1
+    }
+    if (firstMiss !== undefined) return new MissValue(firstMiss.reason, firstMiss.detail, score)
+    return params
+  }
+
+  return {
+    source,
+    method,
+    origin,
+    hostname,
+    index,
+    needsBody,
+    invalid: undefined,
+    test: (request) => {
+      const result = evaluate(request, false)
+      return isMiss(result) ? undefined : result
+    },
+    explain: (request) => {
+      const result = evaluate(request, true)
+      return isMiss(result) ? result : undefined
+    }
+  }
+}
+
+
+const pathMiss = (expected: string, actual: string): Miss => {
+  let common = 0
+  while (common < expected.length && common < actual.length && expected[common] === actual[common]) common++
+  return new MissValue("path", `expects ${expected}, got ${actual}`, Math.min(3, Math.floor(common / 4)))
 }

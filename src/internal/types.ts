@@ -67,6 +67,8 @@ export interface Route {
    * the registration and leaves the registry unchanged.
    */
   readonly prepare?: (() => Effect.Effect<void, SimnetError>) | undefined
+  /** Whether the route needs a derived seed (generated responses): the registry then counts occurrences per request key. */
+  readonly seeded?: boolean | undefined
   /** Extra fields for the route listing (`routes`, `GET network/routes`). */
   readonly describe?: Readonly<Record<string, unknown>> | undefined
 }

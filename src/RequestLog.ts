@@ -1,0 +1,181 @@
+/**
+ * The request log: a bounded ring of request records with exact counters. Every request the
+ * network sees is recorded, answered or denied. Credentials are redacted when a record is read;
+ * records keep references to the request's own headers and body so that logging costs nothing
+ * on the hot path.
+ */
+
+/**
+ * Header names whose values never appear in the log.
+ */
+export const REDACTED_HEADERS: ReadonlySet<string> = new Set([
+  "authorization",
+  "proxy-authorization",
+  "x-api-key",
+  "api-key",
+  "cookie",
+  "set-cookie"
+])
+
+const BODY_SUMMARY_LIMIT = 256
+const decoder = new TextDecoder()
+
+/**
+ * One request as the log shows it.
+ */
+export interface RequestRecord {
+  readonly seq: number
+  /** Milliseconds from Effect's `Clock` when the request arrived. */
+  readonly time: number
+  readonly method: string
+  readonly url: string
+  /** Request headers, credentials replaced by `"<redacted>"`. */
+  readonly headers: Readonly<Record<string, string>>
+  /** The first 256 characters of the body, and its size in bytes. */
+  readonly body: { readonly size: number; readonly preview: string } | undefined
+  /** The route that answered, when one did. */
+  readonly route: { readonly id: string; readonly kind: string; readonly source: string } | undefined
+  /** The `_tag` of the error that denied the request (e.g. `UnregisteredRequest`), if any. */
+  readonly denial: string | undefined
+  /** The response status, once the route produced one. */
+  readonly status: number | undefined
+  /** The seed the route answered with (seeded routes only), to regenerate the response. */
+  readonly seed: number | undefined
+  /** How many earlier requests with the same canonical key the route had answered. */
+  readonly occurrence: number | undefined
+}
+
+/**
+ * Exact counters that survive the ring's bound.
+ */
+export interface RequestCounters {
+  readonly requests: number
+  readonly answered: number
+  readonly denied: number
+  readonly byRoute: Readonly<Record<string, number>>
+}
+
+/**
+ * A record being filled in while the request is answered. Internal to the network.
+ */
+export class PendingRecord {
+  readonly seq: number
+  readonly time: number
+  readonly method: string
+  readonly url: URL
+  readonly headers: Headers
+  readonly bodyBytes: Uint8Array | undefined
+  route: RequestRecord["route"] = undefined
+  denial: string | undefined = undefined
+  status: number | undefined = undefined
+  seed: number | undefined = undefined
+  occurrence: number | undefined = undefined
+
+  constructor(seq: number, time: number, method: string, url: URL, headers: Headers, body: Uint8Array | undefined) {
+    this.seq = seq
+    this.time = time
+    this.method = method
+    this.url = url
+    this.headers = headers
+    this.bodyBytes = body
+  }
+
+  /** The record as users see it, with credentials redacted. */
+  toRecord(): RequestRecord {
+    const headers: Record<string, string> = {}
+    this.headers.forEach((value, name) => {
+      headers[name] = REDACTED_HEADERS.has(name) ? "<redacted>" : value
+    })
+    const bytes = this.bodyBytes
+    return {
+      seq: this.seq,
+      time: this.time,
+      method: this.method,
+      url: this.url.href,
+      headers,
+      body: bytes === undefined
+        ? undefined
+        : { size: bytes.length, preview: decoder.decode(bytes.subarray(0, BODY_SUMMARY_LIMIT * 4)).slice(0, BODY_SUMMARY_LIMIT) },
+      route: this.route,
+      denial: this.denial,
+      status: this.status,
+      seed: this.seed,
+      occurrence: this.occurrence
+    }
+  }
+}
+
+/**
+ * The ring itself: the last `limit` records, and counters over every request ever seen.
+ */
+export class RequestLog {
+  readonly limit: number
+  private ring: Array<PendingRecord | undefined> = []
+  private next = 0
+  private answered = 0
+  private denied = 0
+  private byRoute = new Map<string, number>()
+
+  constructor(limit: number) {
+    this.limit = Math.max(0, Math.floor(limit))
+  }
+
+  /** The sequence number the next request will get. */
+  get nextSeq(): number {
+    return this.next + 1
+  }
+
+  /** Starts a record for a new request. */
+  open(time: number, method: string, url: URL, headers: Headers, body: Uint8Array | undefined): PendingRecord {
+    const record = new PendingRecord(++this.next, time, method, url, headers, body)
+    if (this.limit > 0) {
+      const slot = (record.seq - 1) % this.limit
+      if (slot === this.ring.length) this.ring.push(record)
+      else this.ring[slot] = record
+    }
+    return record
+  }
+
+  /** Counts a record as answered by a route. */
+  answer(record: PendingRecord, route: NonNullable<RequestRecord["route"]>): void {
+    record.route = route
+    this.answered++
+    this.byRoute.set(route.id, (this.byRoute.get(route.id) ?? 0) + 1)
+  }
+
+  /** Counts a record as denied with the given error tag. */
+  deny(record: PendingRecord, tag: string): void {
+    record.denial = tag
+    this.denied++
+  }
+
+  /** The records still in the ring with `seq > since`, oldest first. */
+  records(since = 0): ReadonlyArray<RequestRecord> {
+    const out: Array<RequestRecord> = []
+    const first = Math.max(since + 1, this.next - this.limit + 1, 1)
+    for (let seq = first; seq <= this.next; seq++) {
+      const record = this.ring[(seq - 1) % this.limit]
+      if (record !== undefined && record.seq === seq) out.push(record.toRecord())
+    }
+    return out
+  }
+
+  /** Exact counters since the network was made or last reset. */
+  counters(): RequestCounters {
+    return {
+      requests: this.next,
+      answered: this.answered,
+      denied: this.denied,
+      byRoute: Object.fromEntries(this.byRoute)
+    }
+  }
+
+  /** Forgets every record and counter. */
+  clear(): void {
+    this.ring = []
+    this.next = 0
+    this.answered = 0
+    this.denied = 0
+    this.byRoute.clear()
+  }
+}

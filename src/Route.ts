@@ -1,0 +1,172 @@
+/**
+ * Route constructors. Each takes a matcher first (`"GET https://host/path/:id"` or an object
+ * `{ method, url, query, headers, body }`), then what to answer, then options shared by every
+ * kind: `id`, `times`, `priority`, `delay`.
+ *
+ * Constructors never throw: a malformed matcher or option is carried inside the route and
+ * rejected, with the JSON path of the field, when the route is registered.
+ */
+import { Duration, Effect } from "effect"
+import { compileMatcher, type CompiledMatcher, type MatcherInput } from "./internal/matcher.ts"
+import type { RespondContext, Responder, Route as RouteRecord, SimRequest } from "./internal/types.ts"
+import { InvalidRouteSpec, RouteFailed, type SimnetError } from "./SimnetError.ts"
+import { faultResponder, FAULTS, type Fault } from "./routes/fault.ts"
+import { isLoopbackHost, loopbackDenied, loopbackResponder } from "./routes/loopback.ts"
+import { bytesResponder, statusResponder, textResponder, type StaticResponseOptions } from "./routes/static.ts"
+
+export type { Fault } from "./routes/fault.ts"
+export type { MatcherInput, MatcherObject, ValueMatcher } from "./internal/matcher.ts"
+export type { RespondContext, Responder, SimRequest } from "./internal/types.ts"
+
+/**
+ * A route: a matcher, an answer, and the options that govern its use.
+ */
+export type Route = RouteRecord
+
+/**
+ * Options every route kind takes.
+ * - `id`: a stable name (default: kind and matcher); ids are unique within a network.
+ * - `times`: the route is exhausted after this many uses and requests fall through to the next.
+ * - `priority`: higher first (default 0); within a priority the latest registration wins.
+ * - `delay`: wait this long on Effect's `Clock` before answering (`TestClock` controls it).
+ */
+export interface RouteOptions {
+  readonly id?: string | undefined
+  readonly times?: number | undefined
+  readonly priority?: number | undefined
+  readonly delay?: Duration.Input | undefined
+  /** Who registers the route (default "code"); families set their own name. */
+  readonly source?: string | undefined
+}
+
+/**
+ * What a `handler` route's function may return: a `Response`, a promise of one, or an Effect.
+ */
+export type HandlerResult = Response | PromiseLike<Response> | Effect.Effect<Response, SimnetError>
+
+/**
+ * The function behind a `handler` route. It sees the request with its path parameters.
+ */
+export type Handler = (request: SimRequest, context: RespondContext) => HandlerResult
+
+interface Parts {
+  readonly respond: Responder
+  readonly respondSync?: ((request: SimRequest) => Response) | undefined
+  readonly prepare?: (() => Effect.Effect<void, SimnetError>) | undefined
+  readonly seeded?: boolean | undefined
+  readonly describe?: Readonly<Record<string, unknown>> | undefined
+}
+
+const toDuration = (input: Duration.Input | undefined): Duration.Duration | undefined => {
+  if (input === undefined) return undefined
+  try {
+    const duration = Duration.fromInputUnsafe(input)
+    return Duration.isZero(duration) ? undefined : duration
+  } catch {
+    return Duration.infinity
+  }
+}
+
+/**
+ * Builds a route of any kind from a compiled matcher and its parts. Used by the constructors
+ * below and by route families; most code wants a constructor instead.
+ */
+export const make = (kind: string, matcher: CompiledMatcher | MatcherInput, parts: Parts, options: RouteOptions = {}): Route => ({
+  id: options.id,
+  kind,
+  matcher: typeof matcher === "object" && matcher !== null && "test" in matcher && "explain" in matcher
+    ? (matcher as CompiledMatcher)
+    : compileMatcher(matcher as MatcherInput),
+  times: options.times,
+  priority: options.priority ?? 0,
+  delay: toDuration(options.delay),
+  source: options.source ?? "code",
+  respond: parts.respond,
+  respondSync: parts.respondSync,
+  prepare: parts.prepare,
+  seeded: parts.seeded,
+  describe: parts.describe
+})
+
+/**
+ * Answers with a fixed text body.
+ *
+ * @example Route.text("GET https://api.example.com/health", "ok")
+ */
+export const text = (match: MatcherInput, body: string, options: RouteOptions & StaticResponseOptions = {}): Route =>
+  make("text", match, textResponder(body, options), options)
+
+/**
+ * Answers with fixed bytes.
+ */
+export const bytes = (match: MatcherInput, body: Uint8Array, options: RouteOptions & StaticResponseOptions = {}): Route =>
+  make("bytes", match, bytesResponder(body, options), options)
+
+/**
+ * Answers with a status, optional headers and an empty body.
+ *
+ * @example Route.status("DELETE https://api.example.com/items/:id", 204)
+ */
+export const status = (
+  match: MatcherInput,
+  code: number,
+  options: RouteOptions & { readonly headers?: Readonly<Record<string, string>> | undefined; readonly body?: string | undefined } = {}
+): Route => make("status", match, statusResponder(code, options), options)
+
+/**
+ * Answers with code. The handler sees the request (with `params` from the path pattern) and
+ * returns a `Response`, a promise of one, or an Effect. A thrown error or rejected promise
+ * becomes a `RouteFailed` for that request.
+ *
+ * @example Route.handler("GET https://api.example.com/items/:id", (req) => Response.json({ id: req.params.id }))
+ */
+export const handler = (match: MatcherInput, fn: Handler, options: RouteOptions = {}): Route => {
+  const label = options.id ?? "handler"
+  const fail = (cause: unknown) =>
+    new RouteFailed({ route: label, message: `handler failed: ${cause instanceof Error ? cause.message : String(cause)}`, cause })
+  return make("handler", match, {
+    respond: (request, context) =>
+      Effect.suspend(() => {
+        const result = fn(request, context)
+        if (result instanceof Response) return Effect.succeed(result)
+        if (Effect.isEffect(result)) return result
+        return Effect.tryPromise({ try: () => Promise.resolve(result), catch: fail })
+      }).pipe(Effect.catchDefect((cause) => Effect.fail(fail(cause))))
+  }, options)
+}
+
+/**
+ * Breaks the way a real network breaks: `reset` (connection drops mid-body), `timeout` (no answer
+ * ever comes; the client's timeout decides), `malformed-body` (200 with truncated JSON).
+ */
+export const fault = (match: MatcherInput, kind: Fault, options: RouteOptions = {}): Route => {
+  const base = make("fault", match, { respond: faultResponder(kind), describe: { fault: kind } }, options)
+  if (FAULTS.includes(kind)) return base
+  return {
+    ...base,
+    prepare: () =>
+      Effect.fail(
+        new InvalidRouteSpec({ path: "respond.fault", message: `unknown fault "${String(kind)}"; expected one of ${FAULTS.join(", ")}` })
+      )
+  }
+}
+
+const anyLoopback = (url: URL) => isLoopbackHost(url.hostname)
+
+/**
+ * Lets requests through to the app's own local server. Without a matcher it matches every request
+ * to a loopback host. Registering one for any other host is a `LoopbackDenied` error.
+ *
+ * @example Route.loopback("http://127.0.0.1:4096/{*path}")
+ */
+export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Route => {
+  const matcher = compileMatcher(match ?? { url: anyLoopback })
+  const label = options.id ?? `loopback ${matcher.source}`
+  return make("loopback", matcher, {
+    respond: loopbackResponder(label),
+    prepare: () =>
+      matcher.hostname !== undefined && !isLoopbackHost(matcher.hostname)
+        ? Effect.fail(loopbackDenied(matcher.hostname))
+        : Effect.void
+  }, options)
+}

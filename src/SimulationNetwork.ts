@@ -1,0 +1,193 @@
+/**
+ * The simulated network as an Effect service. Its layer provides `SimulationNetwork`, an
+ * `HttpClient` that answers from the network, and `FetchHttpClient.Fetch` (so an app layer that
+ * builds its own `FetchHttpClient.layer` is simulated too). Code that is not written in Effect
+ * calls `SimulationNetwork.start()` and hands `handle.fetch` to its SDK.
+ */
+import { Context, Effect, Layer, Scope } from "effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import { makeFetch, makeHttpClient } from "./internal/adapters.ts"
+import { Network, type RouteInfo } from "./internal/network.ts"
+import { normalizeRunSeed } from "./internal/seed.ts"
+import type { Route } from "./internal/types.ts"
+import type { RequestCounters, RequestRecord } from "./RequestLog.ts"
+import type { Handler } from "./Route.ts"
+import { decodeRouteSpecs } from "./RouteSpec.ts"
+import type { SimnetError } from "./SimnetError.ts"
+
+export type { RouteInfo } from "./internal/network.ts"
+
+/**
+ * Options for a new network.
+ * - `seed`: the run seed (number or string, default 0); generated answers derive from it.
+ * - `routes`: routes to register at start (and again on `reset`).
+ * - `logLimit`: how many request records the ring keeps (default 10 000); counters stay exact.
+ * - `handlers`: named handlers that RouteSpec JSON can refer to (`{ kind: "handler", name }`).
+ */
+export interface NetworkOptions {
+  readonly seed?: number | string | undefined
+  readonly routes?: Iterable<Route> | undefined
+  readonly logLimit?: number | undefined
+  readonly handlers?: Readonly<Record<string, Handler>> | undefined
+}
+
+/**
+ * What a test can see of a network at one moment.
+ */
+export interface NetworkSnapshot {
+  readonly seed: number
+  readonly routes: ReadonlyArray<RouteInfo>
+  readonly log: ReadonlyArray<RequestRecord>
+  readonly counters: RequestCounters
+}
+
+/**
+ * The service. Effects describe state changes and reads; `fetch` and `httpClient` are plain
+ * values to hand to code under test.
+ */
+export interface SimulationNetworkApi {
+  /** The run seed, as a number. */
+  readonly seed: number
+  /** Registers one route or a batch, all or nothing; succeeds with the ids given. */
+  readonly register: (routes: Route | Iterable<Route>) => Effect.Effect<ReadonlyArray<string>, SimnetError>
+  /** Decodes RouteSpec JSON (one spec, an array, or a family reference) and registers it. */
+  readonly registerSpec: (json: unknown) => Effect.Effect<ReadonlyArray<string>, SimnetError>
+  /** Removes a route; false when no route has that id. */
+  readonly unregister: (id: string) => Effect.Effect<boolean>
+  /** Back to the start: the initial routes only, fresh use counts, an empty log. */
+  readonly reset: Effect.Effect<void, SimnetError>
+  /** Every registered route with its use count. */
+  readonly routes: Effect.Effect<ReadonlyArray<RouteInfo>>
+  /** The request log (the ring's records, oldest first). */
+  readonly log: Effect.Effect<ReadonlyArray<RequestRecord>>
+  /** The records after a sequence number. */
+  readonly logSince: (seq: number) => Effect.Effect<ReadonlyArray<RequestRecord>>
+  /** Exact counters, unaffected by the ring's bound. */
+  readonly counters: Effect.Effect<RequestCounters>
+  /** Routes, log and counters at this moment. */
+  readonly snapshot: Effect.Effect<NetworkSnapshot>
+  /** Routes never used (like undici's `pendingInterceptors`). */
+  readonly unused: Effect.Effect<ReadonlyArray<RouteInfo>>
+  /** A WHATWG `fetch` answering from this network. */
+  readonly fetch: typeof globalThis.fetch
+  /** An Effect `HttpClient` answering from this network. */
+  readonly httpClient: HttpClient.HttpClient
+}
+
+const toArray = (routes: Route | Iterable<Route>): ReadonlyArray<Route> =>
+  Symbol.iterator in (routes as object) ? Array.from(routes as Iterable<Route>) : [routes as Route]
+
+const pathsFor = (routes: ReadonlyArray<Route>, batch: boolean): ReadonlyArray<string> =>
+  routes.map((_, i) => (batch ? `[${i}]` : ""))
+
+/**
+ * Builds a network with the services of the current context (its `Clock` among them).
+ */
+export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetworkApi, SimnetError> =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<never>()
+    const network = new Network(normalizeRunSeed(options.seed), options.logLimit ?? 10_000, context)
+    const initial = options.routes === undefined ? [] : Array.from(options.routes)
+    const handlers = new Map(Object.entries(options.handlers ?? {}))
+    const registerInitial = network.register(initial, pathsFor(initial, true))
+    yield* registerInitial
+    const register = (routes: Route | Iterable<Route>) => {
+      const batch = toArray(routes)
+      return network.register(batch, pathsFor(batch, Symbol.iterator in (routes as object)))
+    }
+    return {
+      seed: network.runSeed,
+      register,
+      registerSpec: (json) =>
+        Effect.flatMap(decodeRouteSpecs(json, { handlers, source: "control" }), (decoded) =>
+          network.register(decoded.routes, decoded.paths)),
+      unregister: (id) => Effect.sync(() => network.registry.remove(id)),
+      reset: Effect.suspend(() => {
+        network.registry.clear()
+        network.clearState()
+        return Effect.asVoid(registerInitial)
+      }),
+      routes: Effect.sync(() => network.routes()),
+      log: Effect.sync(() => network.records()),
+      logSince: (seq) => Effect.sync(() => network.records(seq)),
+      counters: Effect.sync(() => network.counters()),
+      snapshot: Effect.sync(() => ({
+        seed: network.runSeed,
+        routes: network.routes(),
+        log: network.records(),
+        counters: network.counters()
+      })),
+      unused: Effect.sync(() => network.unused()),
+      fetch: makeFetch(network),
+      httpClient: makeHttpClient(network)
+    } satisfies SimulationNetworkApi
+  })
+
+/**
+ * A handle on a network for code that is not written in Effect (a vitest suite driving the
+ * `openai` SDK, say). Every method returns a promise or a plain value.
+ */
+export interface NetworkHandle {
+  readonly network: SimulationNetworkApi
+  readonly fetch: typeof globalThis.fetch
+  readonly register: (routes: Route | Iterable<Route>) => Promise<ReadonlyArray<string>>
+  readonly registerSpec: (json: unknown) => Promise<ReadonlyArray<string>>
+  readonly unregister: (id: string) => boolean
+  readonly log: () => ReadonlyArray<RequestRecord>
+  readonly routes: () => ReadonlyArray<RouteInfo>
+  readonly unused: () => ReadonlyArray<RouteInfo>
+  readonly reset: () => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+/**
+ * The simulated network service.
+ */
+export class SimulationNetwork extends Context.Service<SimulationNetwork, SimulationNetworkApi>()("simnet/SimulationNetwork") {
+  /**
+   * Builds a network as a value, without a layer: for runners that make thousands of isolated
+   * networks (property tests) and pass `network.fetch` or `network.httpClient` around.
+   */
+  static make(options: NetworkOptions = {}): Effect.Effect<SimulationNetworkApi, SimnetError> {
+    return make(options)
+  }
+
+  /**
+   * A layer providing `SimulationNetwork`, `HttpClient.HttpClient` and `FetchHttpClient.Fetch`.
+   *
+   * @example
+   * const TestNetwork = SimulationNetwork.layer({ seed: 1, routes: [Route.text("GET https://api.example.com/health", "ok")] })
+   */
+  static layer(options: NetworkOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient, SimnetError> {
+    return Layer.effectContext(
+      Effect.map(make(options), (network) =>
+        Context.make(SimulationNetwork, network).pipe(
+          Context.add(HttpClient.HttpClient, network.httpClient),
+          Context.add(FetchHttpClient.Fetch, network.fetch)
+        ))
+    )
+  }
+
+  /**
+   * Starts a network outside Effect. The promise rejects with the registration error when an
+   * initial route is invalid.
+   */
+  static async start(options: NetworkOptions = {}): Promise<NetworkHandle> {
+    const scope = Effect.runSync(Scope.make())
+    const network = await Effect.runPromise(make(options))
+    const run = <A>(effect: Effect.Effect<A, SimnetError>) => Effect.runPromise(effect)
+    return {
+      network,
+      fetch: network.fetch,
+      register: (routes) => run(network.register(routes)),
+      registerSpec: (json) => run(network.registerSpec(json)),
+      unregister: (id) => Effect.runSync(network.unregister(id)),
+      log: () => Effect.runSync(network.log),
+      routes: () => Effect.runSync(network.routes),
+      unused: () => Effect.runSync(network.unused),
+      reset: () => run(network.reset),
+      close: () => Effect.runPromise(Scope.close(scope, undefined as never))
+    }
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The two doors into a network: a WHATWG `fetch` and an Effect `HttpClient`. Both turn the
+ * caller's request into a `SimRequest`, dispatch it, and report denials the way the real
+ * transport would (`TypeError("fetch failed")` with a cause; `HttpClientError` with a cause).
+ */
+import { Effect, Stream } from "effect"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import type { SimnetError } from "../SimnetError.ts"
+import type { Network } from "./network.ts"
+import { makeSimRequest } from "./request.ts"
+import type { SimRequest } from "./types.ts"
+
+const encoder = new TextEncoder()
+
+const abortError = (signal: AbortSignal): unknown =>
+  signal.reason ?? new DOMException("This operation was aborted", "AbortError")
+
+const fetchFailed = (error: SimnetError): TypeError => new TypeError("fetch failed", { cause: error })
+
+type BodyResult = Uint8Array | undefined | Promise<{ body: Uint8Array | undefined; contentType: string | null }>
+
+const readBody = (body: BodyInit | null | undefined, url: string, method: string, headers: Headers): BodyResult => {
+  if (body === null || body === undefined) return undefined
+  if (typeof body === "string") {
+    if (!headers.has("content-type")) headers.set("content-type", "text/plain;charset=UTF-8")
+    return encoder.encode(body)
+  }
+  if (body instanceof Uint8Array) return body
+  if (body instanceof ArrayBuffer) return new Uint8Array(body)
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength)
+  const request = new Request(url, { method, body, duplex: "half" } as RequestInit)
+  return request.arrayBuffer().then((buffer) => ({
+    body: new Uint8Array(buffer),
+    contentType: request.headers.get("content-type")
+  }))
+}
+
+/**
+ * A WHATWG `fetch` that answers from the network. Unregistered requests reject with
+ * `TypeError("fetch failed")` whose `cause` is the `UnregisteredRequest`.
+ */
+export const makeFetch = (network: Network): typeof globalThis.fetch => {
+  const answer = (request: SimRequest, signal: AbortSignal | undefined | null): Promise<Response> => {
+    const dispatched = network.dispatch(request)
+    switch (dispatched._tag) {
+      case "Response":
+        return Promise.resolve(dispatched.response)
+      case "Denied":
+        return Promise.reject(fetchFailed(dispatched.error))
+      case "Effect":
+        return network.run(Effect.mapError(dispatched.effect, fetchFailed), signal ?? undefined).catch((error) => {
+          if (signal?.aborted) throw abortError(signal)
+          throw error
+        })
+    }
+  }
+
+  const simFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    let url: string
+    let method: string
+    let headers: Headers
+    let body: BodyResult
+    let signal: AbortSignal | null | undefined
+    if (typeof input === "string" || input instanceof URL) {
+      url = typeof input === "string" ? input : input.href
+      method = init?.method ?? "GET"
+      headers = new Headers(init?.headers)
+      signal = init?.signal
+      body = readBody(init?.body, url, method, headers)
+    } else {
+      const request = init === undefined ? input : new Request(input, init)
+      url = request.url
+      method = request.method
+      headers = new Headers(request.headers)
+      signal = request.signal
+      body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer())
+    }
+    if (signal?.aborted) throw abortError(signal)
+    if (body instanceof Promise) {
+      const read = await body
+      if (read.contentType !== null && !headers.has("content-type")) headers.set("content-type", read.contentType)
+      body = read.body
+    }
+    let parsed: URL
+    try {
+      parsed = new URL(url)
+    } catch (cause) {
+      throw new TypeError(`Failed to parse URL from ${url}`, { cause })
+    }
+    return answer(makeSimRequest({ method, url: parsed, headers, body, signal: signal ?? undefined }), signal)
+  }
+  return simFetch as typeof globalThis.fetch
+}
+
+const requestBody = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<
+  { body: Uint8Array | undefined; contentType: string | undefined },
+  HttpClientError.HttpClientError
+> => {
+  const body = request.body
+  switch (body._tag) {
+    case "Empty":
+      return Effect.succeed({ body: undefined, contentType: undefined })
+    case "Uint8Array":
+      return Effect.succeed({ body: body.body, contentType: body.contentType })
+    case "Raw": {
+      const raw = body.body
+      if (typeof raw === "string") return Effect.succeed({ body: encoder.encode(raw), contentType: body.contentType })
+      if (raw instanceof Uint8Array) return Effect.succeed({ body: raw, contentType: body.contentType })
+      return Effect.promise(() => new Response(raw as BodyInit).arrayBuffer()).pipe(
+        Effect.map((buffer) => ({ body: new Uint8Array(buffer), contentType: body.contentType }))
+      )
+    }
+    case "FormData": {
+      const response = new Response(body.formData)
+      return Effect.promise(() => response.arrayBuffer()).pipe(
+        Effect.map((buffer) => ({ body: new Uint8Array(buffer), contentType: response.headers.get("content-type") ?? undefined }))
+      )
+    }
+    case "Stream":
+      return Stream.mkUint8Array(body.stream).pipe(
+        Effect.map((bytes) => ({ body: bytes as Uint8Array, contentType: body.contentType })),
+        Effect.mapError((cause) => new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, cause }) }))
+      )
+  }
+}
+
+/**
+ * An Effect `HttpClient` that answers from the network. Unregistered requests fail with an
+ * `HttpClientError` (a `TransportError`) whose `cause` is the `UnregisteredRequest`.
+ */
+export const makeHttpClient = (network: Network): HttpClient.HttpClient =>
+  HttpClient.make((request, url, signal) =>
+    Effect.flatMap(requestBody(request), ({ body, contentType }) => {
+      const headers = new Headers(request.headers as Record<string, string>)
+      if (contentType !== undefined && !headers.has("content-type")) headers.set("content-type", contentType)
+      const dispatched = network.dispatch(makeSimRequest({ method: request.method, url, headers, body, signal }))
+      const transportError = (error: SimnetError) =>
+        new HttpClientError.HttpClientError({
+          reason: new HttpClientError.TransportError({ request, cause: error, description: error.message })
+        })
+      switch (dispatched._tag) {
+        case "Response":
+          return Effect.succeed(HttpClientResponse.fromWeb(request, dispatched.response))
+        case "Denied":
+          return Effect.fail(transportError(dispatched.error))
+        case "Effect":
+          return Effect.mapBoth(dispatched.effect, {
+            onFailure: transportError,
+            onSuccess: (response) => HttpClientResponse.fromWeb(request, response)
+          })
+      }
+    })
+  )

@@ -1,0 +1,183 @@
+/**
+ * The engine behind `SimulationNetwork`: registration (all or nothing), dispatch of one request
+ * to its route, and the request log. Dispatch is synchronous up to the route's answer, so a
+ * static route answers a `fetch` without entering the Effect runtime.
+ */
+import { Cause, Clock, Context, Effect, Exit } from "effect"
+import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "../RequestLog.ts"
+import { InvalidRouteSpec, UnregisteredRequest, type SimnetError } from "../SimnetError.ts"
+import { Registry, planIds, type Entry } from "./registry.ts"
+import { withParams } from "./request.ts"
+import { deriveSeed, requestKey } from "./seed.ts"
+import type { RespondContext, Route, SimRequest } from "./types.ts"
+
+/**
+ * What one dispatch produced: a response at once, an Effect that will produce it, or a denial.
+ */
+export type Dispatched =
+  | { readonly _tag: "Response"; readonly response: Response }
+  | { readonly _tag: "Effect"; readonly effect: Effect.Effect<Response, SimnetError> }
+  | { readonly _tag: "Denied"; readonly error: SimnetError }
+
+/**
+ * A route as the listing shows it.
+ */
+export interface RouteInfo {
+  readonly id: string
+  readonly kind: string
+  readonly match: string
+  readonly source: string
+  readonly priority: number
+  readonly times: number | undefined
+  readonly hits: number
+  readonly remaining: number | undefined
+  readonly [extra: string]: unknown
+}
+
+const infoOf = (entry: Entry): RouteInfo => ({
+  ...entry.route.describe,
+  id: entry.id,
+  kind: entry.route.kind,
+  match: entry.route.matcher.source,
+  source: entry.route.source,
+  priority: entry.route.priority,
+  times: entry.route.times,
+  hits: entry.hits,
+  remaining: entry.route.times === undefined ? undefined : entry.remaining
+})
+
+/**
+ * One simulated network: its routes, its log, its seed.
+ */
+export class Network {
+  readonly runSeed: number
+  readonly registry = new Registry()
+  readonly log: RequestLog
+  private readonly clock: Clock.Clock
+  private readonly context: Context.Context<never>
+
+  constructor(runSeed: number, logLimit: number, context: Context.Context<never>) {
+    this.runSeed = runSeed
+    this.log = new RequestLog(logLimit)
+    this.context = context
+    this.clock = Context.get(context, Clock.Clock)
+  }
+
+  /** Runs an Effect with the services the network was built with (its `Clock` among them). */
+  run<A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal): Promise<A> {
+    return Effect.runPromiseWith(this.context)(effect, signal === undefined ? undefined : { signal })
+  }
+
+  /**
+   * Registers routes, all or none. `paths[i]` is the JSON path of route `i` for error messages
+   * ("" for a single route registered from code).
+   */
+  register(routes: ReadonlyArray<Route>, paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>, SimnetError> {
+    return Effect.suspend(() => {
+      const planned = planIds(this.registry.entries, routes, paths)
+      if (planned instanceof InvalidRouteSpec) return Effect.fail(planned)
+      const prepares = routes.flatMap((route, i) =>
+        route.prepare === undefined
+          ? []
+          : [route.prepare().pipe(Effect.mapError((error) => prefixPath(error, paths[i])))]
+      )
+      const prepared = prepares.length === 0 ? Effect.void : Effect.all(prepares, { discard: true })
+      return Effect.flatMap(prepared, () => {
+        const ids = planIds(this.registry.entries, routes, paths)
+        if (ids instanceof InvalidRouteSpec) return Effect.fail(ids)
+        this.registry.add(routes, ids)
+        return Effect.succeed(ids)
+      })
+    })
+  }
+
+  /** Every registered route, in registration order. */
+  routes(): ReadonlyArray<RouteInfo> {
+    return Array.from(this.registry.entries.values(), infoOf)
+  }
+
+  /** Routes never used since they were registered. */
+  unused(): ReadonlyArray<RouteInfo> {
+    const out: Array<RouteInfo> = []
+    for (const entry of this.registry.entries.values()) if (entry.hits === 0) out.push(infoOf(entry))
+    return out
+  }
+
+  /** The log's records with `seq > since`. */
+  records(since?: number): ReadonlyArray<RequestRecord> {
+    return this.log.records(since)
+  }
+
+  /** Exact counters. */
+  counters(): RequestCounters {
+    return this.log.counters()
+  }
+
+  /** Finds the route for a request and starts its answer. Never throws. */
+  dispatch(request: SimRequest): Dispatched {
+    const record = this.log.open(this.clock.currentTimeMillisUnsafe(), request.method, request.url, request.headers, request.body)
+    const found = this.registry.find(request)
+    if (found === undefined) {
+      const error = new UnregisteredRequest({
+        method: request.method,
+        url: request.url.href,
+        candidates: this.registry.candidates(request)
+      })
+      this.log.deny(record, error._tag)
+      return { _tag: "Denied", error }
+    }
+    const { entry, params } = found
+    entry.hits++
+    entry.remaining--
+    const route = entry.route
+    this.log.answer(record, { id: entry.id, kind: route.kind, source: route.source })
+    const routed = withParams(request, params)
+    if (route.respondSync !== undefined && route.delay === undefined) {
+      const response = route.respondSync(routed)
+      record.status = response.status
+      return { _tag: "Response", response }
+    }
+    const context = this.contextFor(entry, routed, record)
+    let effect = route.respond(routed, context)
+    if (route.delay !== undefined) effect = Effect.andThen(Effect.sleep(route.delay), effect)
+    return { _tag: "Effect", effect: observe(effect, record, this.log) }
+  }
+
+  private contextFor(entry: Entry, request: SimRequest, record: PendingRecord): RespondContext {
+    if (entry.route.seeded !== true) {
+      return { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed }
+    }
+    const key = requestKey(request)
+    const occurrence = entry.occurrences.get(key) ?? 0
+    entry.occurrences.set(key, occurrence + 1)
+    const seed = deriveSeed(this.runSeed, entry.identity, key, occurrence)
+    record.seed = seed
+    record.occurrence = occurrence
+    return { identity: entry.identity, seed, occurrence, runSeed: this.runSeed }
+  }
+
+  /** Forgets routes' use counts and occurrences, and clears the log. */
+  clearState(): void {
+    this.log.clear()
+  }
+}
+
+const observe = (
+  effect: Effect.Effect<Response, SimnetError>,
+  record: PendingRecord,
+  log: RequestLog
+): Effect.Effect<Response, SimnetError> =>
+  Effect.onExit(effect, (exit) =>
+    Effect.sync(() => {
+      if (Exit.isSuccess(exit)) record.status = exit.value.status
+      else {
+        const error = Cause.findErrorOption(exit.cause)
+        if (error._tag === "Some") log.deny(record, error.value._tag)
+      }
+    })
+  )
+
+const prefixPath = (error: SimnetError, path: string): SimnetError =>
+  error instanceof InvalidRouteSpec && path !== ""
+    ? new InvalidRouteSpec({ path: `${path}.${error.path}`, message: error.message })
+    : error

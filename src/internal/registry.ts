@@ -1,0 +1,234 @@
+/**
+ * The route registry: routes filed by origin and static path so that finding the route for a
+ * request costs the same with 10 routes or 10 000. Within the lists, routes are ordered by
+ * priority (highest first), then by registration (latest first); the best match over all lists
+ * that apply to a request wins.
+ */
+import { InvalidRouteSpec, type Candidate } from "../SimnetError.ts"
+import type { Route, SimRequest } from "./types.ts"
+
+/**
+ * A registered route and its running state.
+ */
+export interface Entry {
+  readonly id: string
+  readonly identity: string
+  readonly route: Route
+  readonly seq: number
+  hits: number
+  remaining: number
+  /** Occurrences per canonical request key (seeded routes only). */
+  readonly occurrences: Map<string, number>
+}
+
+/**
+ * A found route with the path parameters of its pattern.
+ */
+export interface Found {
+  readonly entry: Entry
+  readonly params: Readonly<Record<string, string>>
+}
+
+const normalizePath = (path: string): string => (path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path)
+
+const ranksBefore = (a: Entry, b: Entry): boolean =>
+  a.route.priority > b.route.priority || (a.route.priority === b.route.priority && a.seq > b.seq)
+
+const insertOrdered = (list: Array<Entry>, entry: Entry): void => {
+  let i = 0
+  while (i < list.length && ranksBefore(list[i], entry)) i++
+  list.splice(i, 0, entry)
+}
+
+const removeFrom = (map: Map<string, Array<Entry>>, key: string, entry: Entry): void => {
+  const list = map.get(key)
+  if (list === undefined) return
+  const i = list.indexOf(entry)
+  if (i !== -1) list.splice(i, 1)
+  if (list.length === 0) map.delete(key)
+}
+
+/**
+ * The identity of a route: its `id` when it has one, else its kind and matcher. Seeds derive
+ * from it, so it never depends on registration order.
+ */
+export const identityOf = (route: Route): string => route.id ?? `${route.kind} ${route.matcher.source}`
+
+/**
+ * Checks a batch of routes against the registry without changing it, and returns the ids they
+ * would get. `paths[i]` prefixes the JSON path of route `i` in error messages.
+ */
+export const planIds = (
+  existing: ReadonlyMap<string, Entry>,
+  routes: ReadonlyArray<Route>,
+  paths: ReadonlyArray<string>
+): ReadonlyArray<string> | InvalidRouteSpec => {
+  const taken = new Set<string>()
+  const ids: Array<string> = []
+  for (let i = 0; i < routes.length; i++) {
+    const route = routes[i]
+    const at = (field: string) => (paths[i] === "" ? field : `${paths[i]}.${field}`)
+    if (route.matcher.invalid !== undefined) {
+      const inner = route.matcher.invalid
+      return new InvalidRouteSpec({ path: paths[i] === "" ? inner.path : `${paths[i]}.${inner.path}`, message: inner.message })
+    }
+    if (route.times !== undefined && (!Number.isInteger(route.times) || route.times < 1)) {
+      return new InvalidRouteSpec({ path: at("times"), message: `times must be a whole number of at least 1, got ${route.times}` })
+    }
+    if (!Number.isFinite(route.priority)) {
+      return new InvalidRouteSpec({ path: at("priority"), message: `priority must be a finite number, got ${route.priority}` })
+    }
+    let id: string
+    if (route.id !== undefined) {
+      if (route.id === "") return new InvalidRouteSpec({ path: at("id"), message: "id must not be empty" })
+      if (existing.has(route.id) || taken.has(route.id)) {
+        return new InvalidRouteSpec({ path: at("id"), message: `a route with id "${route.id}" is already registered` })
+      }
+      id = route.id
+    } else {
+      const base = identityOf(route)
+      id = base
+      for (let n = 2; existing.has(id) || taken.has(id); n++) id = `${base} #${n}`
+    }
+    taken.add(id)
+    ids.push(id)
+  }
+  return ids
+}
+
+/**
+ * The mutable index of registered routes.
+ */
+export class Registry {
+  private readonly exact = new Map<string, Array<Entry>>()
+  private readonly segment = new Map<string, Array<Entry>>()
+  private readonly origin = new Map<string, Array<Entry>>()
+  private readonly side: Array<Entry> = []
+  /** Every entry by id, in registration order. */
+  readonly entries = new Map<string, Entry>()
+  private seq = 0
+
+  /** Adds routes that `planIds` accepted, with the ids it gave them. */
+  add(routes: ReadonlyArray<Route>, ids: ReadonlyArray<string>): void {
+    for (let i = 0; i < routes.length; i++) {
+      const route = routes[i]
+      const entry: Entry = {
+        id: ids[i],
+        identity: identityOf(route),
+        route,
+        seq: ++this.seq,
+        hits: 0,
+        remaining: route.times ?? Infinity,
+        occurrences: new Map()
+      }
+      this.entries.set(entry.id, entry)
+      const index = route.matcher.index
+      switch (index._tag) {
+        case "Exact":
+          this.fileIn(this.exact, index.key, entry)
+          break
+        case "Segment":
+          this.fileIn(this.segment, index.key, entry)
+          break
+        case "Origin":
+          this.fileIn(this.origin, index.key, entry)
+          break
+        case "Side":
+          insertOrdered(this.side, entry)
+      }
+    }
+  }
+
+  private fileIn(map: Map<string, Array<Entry>>, key: string, entry: Entry): void {
+    const list = map.get(key)
+    if (list === undefined) map.set(key, [entry])
+    else insertOrdered(list, entry)
+  }
+
+  /** Removes a route by id; false when there is none. */
+  remove(id: string): boolean {
+    const entry = this.entries.get(id)
+    if (entry === undefined) return false
+    this.entries.delete(id)
+    const index = entry.route.matcher.index
+    switch (index._tag) {
+      case "Exact":
+        removeFrom(this.exact, index.key, entry)
+        break
+      case "Segment":
+        removeFrom(this.segment, index.key, entry)
+        break
+      case "Origin":
+        removeFrom(this.origin, index.key, entry)
+        break
+      case "Side": {
+        const i = this.side.indexOf(entry)
+        if (i !== -1) this.side.splice(i, 1)
+      }
+    }
+    return true
+  }
+
+  /** Removes every route. */
+  clear(): void {
+    this.exact.clear()
+    this.segment.clear()
+    this.origin.clear()
+    this.side.length = 0
+    this.entries.clear()
+  }
+
+  /** The best live route for a request, or undefined. Does not consume a use. */
+  find(request: SimRequest): Found | undefined {
+    const url = request.url
+    const origin = url.origin
+    const path = normalizePath(url.pathname)
+    let best: Found | undefined
+    best = bestIn(this.exact.get(origin + path), request, best)
+    const slash = path.indexOf("/", 1)
+    if (slash !== -1 && this.segment.size > 0) best = bestIn(this.segment.get(origin + path.slice(0, slash)), request, best)
+    if (this.origin.size > 0) best = bestIn(this.origin.get(origin), request, best)
+    if (this.side.length > 0) best = bestIn(this.side, request, best)
+    return best
+  }
+
+  /** Up to `limit` nearest routes for a request nothing matched, each with why it missed. */
+  candidates(request: SimRequest, limit = 3): ReadonlyArray<Candidate> {
+    const scored: Array<{ entry: Entry; candidate: Candidate; score: number }> = []
+    for (const entry of this.entries.values()) {
+      const miss = entry.route.matcher.explain(request)
+      if (miss !== undefined) {
+        scored.push({
+          entry,
+          score: miss.score,
+          candidate: { id: entry.id, match: entry.route.matcher.source, reason: miss.reason, detail: miss.detail }
+        })
+      } else if (entry.remaining <= 0) {
+        scored.push({
+          entry,
+          score: 100,
+          candidate: {
+            id: entry.id,
+            match: entry.route.matcher.source,
+            reason: "exhausted",
+            detail: `used ${entry.hits} of ${entry.route.times} times`
+          }
+        })
+      }
+    }
+    scored.sort((a, b) => b.score - a.score || b.entry.seq - a.entry.seq)
+    return scored.slice(0, limit).map((s) => s.candidate)
+  }
+}
+
+const bestIn = (list: ReadonlyArray<Entry> | undefined, request: SimRequest, best: Found | undefined): Found | undefined => {
+  if (list === undefined) return best
+  for (let i = 0; i < list.length; i++) {
+    const entry = list[i]
+    if (best !== undefined && !ranksBefore(entry, best.entry)) return best
+    if (entry.remaining <= 0) continue
+    const params = entry.route.matcher.test(request)
+    if (params !== undefined) return { entry, params }
+  }
+  return best
+}

@@ -1,0 +1,77 @@
+/**
+ * The `loopback` route kind: the app's own local server, and nothing else. Requests are forwarded
+ * over `node:http` (never through the global `fetch` or undici's dispatcher) to 127.0.0.0/8, `::1`
+ * or `localhost`; the answer streams back as it arrives.
+ */
+import * as http from "node:http"
+import { Readable } from "node:stream"
+import { Effect } from "effect"
+import { LoopbackDenied, RouteFailed } from "../SimnetError.ts"
+import type { Responder } from "../internal/types.ts"
+
+/**
+ * Whether a URL hostname names this machine: `localhost`, an address in 127.0.0.0/8, or `::1`.
+ */
+export const isLoopbackHost = (hostname: string): boolean => {
+  const host = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname
+  if (host === "localhost" || host === "::1" || host === "0:0:0:0:0:0:0:1") return true
+  const parts = host.split(".")
+  return parts.length === 4 && parts[0] === "127" && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)
+}
+
+/**
+ * The error for a loopback route or request aimed at another host.
+ */
+export const loopbackDenied = (hostname: string): LoopbackDenied =>
+  new LoopbackDenied({
+    host: hostname,
+    message: `loopback routes reach only 127.0.0.0/8, ::1 and localhost; "${hostname}" is not this machine`
+  })
+
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "te", "trailer", "proxy-connection", "host", "content-length"])
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304])
+
+/**
+ * Forwards the request to the loopback server its URL names. `label` names the route in errors.
+ */
+export const loopbackResponder = (label: string): Responder => (request) => {
+  const url = request.url
+  if (!isLoopbackHost(url.hostname)) return Effect.fail(loopbackDenied(url.hostname))
+  return Effect.callback<Response, RouteFailed>((resume) => {
+    const headers: Record<string, string> = {}
+    request.headers.forEach((value, name) => {
+      if (!HOP_BY_HOP.has(name)) headers[name] = value
+    })
+    headers["accept-encoding"] = "identity"
+    if (request.body !== undefined) headers["content-length"] = String(request.body.length)
+    const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+    const outgoing = http.request(
+      {
+        host: hostname,
+        port: url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port),
+        path: url.pathname + url.search,
+        method: request.method,
+        headers,
+        agent: false
+      },
+      (incoming) => {
+        const responseHeaders = new Headers()
+        const raw = incoming.rawHeaders
+        for (let i = 0; i < raw.length; i += 2) {
+          if (!HOP_BY_HOP.has(raw[i].toLowerCase())) responseHeaders.append(raw[i], raw[i + 1])
+        }
+        const status = incoming.statusCode ?? 502
+        const body = NULL_BODY_STATUS.has(status) || request.method === "HEAD"
+          ? null
+          : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>)
+        if (body === null) incoming.resume()
+        resume(Effect.succeed(new Response(body, { status, statusText: incoming.statusMessage ?? "", headers: responseHeaders })))
+      }
+    )
+    outgoing.on("error", (cause) =>
+      resume(Effect.fail(new RouteFailed({ route: label, message: `loopback ${request.method} ${url.href} failed: ${cause.message}`, cause })))
+    )
+    outgoing.end(request.body)
+    return Effect.sync(() => outgoing.destroy())
+  })
+}

@@ -1,0 +1,67 @@
+/**
+ * The static route kinds: `text`, `bytes` and `status`. Their answers need no Effect, so they
+ * offer the registry a synchronous fast path.
+ */
+import { Effect } from "effect"
+import type { Responder, SimRequest } from "../internal/types.ts"
+
+/**
+ * Response options shared by the static kinds.
+ */
+export interface StaticResponseOptions {
+  readonly status?: number | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  readonly contentType?: string | undefined
+}
+
+/**
+ * A synchronous responder and its Effect form for a fixed body.
+ */
+export interface StaticResponder {
+  readonly respond: Responder
+  readonly respondSync: (request: SimRequest) => Response
+}
+
+const fromSync = (respondSync: (request: SimRequest) => Response): StaticResponder => ({
+  respondSync,
+  respond: (request) => Effect.sync(() => respondSync(request))
+})
+
+const headersWith = (options: StaticResponseOptions, defaultType: string | undefined): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  const type = options.contentType ?? defaultType
+  if (type !== undefined) headers["content-type"] = type
+  for (const [k, v] of Object.entries(options.headers ?? {})) headers[k.toLowerCase()] = v
+  return headers
+}
+
+/**
+ * Answers with a fixed text body (`text/plain; charset=utf-8` unless told otherwise).
+ */
+export const textResponder = (body: string, options: StaticResponseOptions = {}): StaticResponder => {
+  const status = options.status ?? 200
+  const headers = headersWith(options, "text/plain; charset=utf-8")
+  return fromSync(() => new Response(body, { status, headers }))
+}
+
+/**
+ * Answers with fixed bytes (`application/octet-stream` unless told otherwise). The bytes are
+ * copied once at construction, so later changes to the caller's array do not leak in.
+ */
+export const bytesResponder = (body: Uint8Array, options: StaticResponseOptions = {}): StaticResponder => {
+  const status = options.status ?? 200
+  const headers = headersWith(options, "application/octet-stream")
+  const bytes = body.slice()
+  return fromSync(() => new Response(bytes.slice(), { status, headers }))
+}
+
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304])
+
+/**
+ * Answers with a status and headers and an empty body (or `body` when given).
+ */
+export const statusResponder = (status: number, options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } = {}): StaticResponder => {
+  const headers = headersWith({ headers: options.headers }, options.body === undefined ? undefined : "text/plain; charset=utf-8")
+  const body = NULL_BODY_STATUS.has(status) ? null : options.body ?? null
+  return fromSync(() => new Response(body, { status, headers }))
+}

@@ -1,0 +1,140 @@
+/**
+ * The RouteSpec JSON format, as one Effect Schema shared by fixture files, `registerSpec` and
+ * the control endpoint, so the three can never drift.
+ */
+import { Schema } from "effect"
+
+const Headers = Schema.Record(Schema.String, Schema.String)
+
+/**
+ * The object form of a JSON matcher. `url` is a path-to-regexp URL pattern, `regex` a regular
+ * expression tested against the whole URL, `json` a partial match on the JSON body.
+ */
+export const MatchObject = Schema.Struct({
+  method: Schema.optional(Schema.String),
+  url: Schema.optional(Schema.String),
+  regex: Schema.optional(Schema.String),
+  query: Schema.optional(Schema.Record(Schema.String, Schema.String)),
+  headers: Schema.optional(Headers),
+  json: Schema.optional(Schema.Unknown)
+})
+
+/**
+ * A JSON matcher: `"GET https://host/path/:id"` or the object form.
+ */
+export const Match = Schema.Union([Schema.String, MatchObject])
+
+const Status = Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 }))
+
+/** `{ kind: "text", body, contentType?, status?, headers? }` */
+export const TextRespond = Schema.Struct({
+  kind: Schema.Literal("text"),
+  body: Schema.String,
+  contentType: Schema.optional(Schema.String),
+  status: Schema.optional(Status),
+  headers: Schema.optional(Headers)
+})
+
+/** `{ kind: "bytes", base64, contentType?, status?, headers? }` */
+export const BytesRespond = Schema.Struct({
+  kind: Schema.Literal("bytes"),
+  base64: Schema.String,
+  contentType: Schema.optional(Schema.String),
+  status: Schema.optional(Status),
+  headers: Schema.optional(Headers)
+})
+
+/** `{ kind: "status", status, headers?, body? }` */
+export const StatusRespond = Schema.Struct({
+  kind: Schema.Literal("status"),
+  status: Status,
+  headers: Schema.optional(Headers),
+  body: Schema.optional(Schema.String)
+})
+
+/** `{ kind: "handler", name }`: a handler registered in code under that name. */
+export const HandlerRespond = Schema.Struct({
+  kind: Schema.Literal("handler"),
+  name: Schema.String
+})
+
+/** `{ kind: "fault", fault }` */
+export const FaultRespond = Schema.Struct({
+  kind: Schema.Literal("fault"),
+  fault: Schema.Literals(["reset", "timeout", "malformed-body"])
+})
+
+/** `{ kind: "loopback" }` */
+export const LoopbackRespond = Schema.Struct({
+  kind: Schema.Literal("loopback")
+})
+
+/** `{ kind: "jsonSchema", schema: { ref } | { jsonSchema }, status?, headers?, seedOffset? }` */
+export const JsonSchemaRespond = Schema.Struct({
+  kind: Schema.Literal("jsonSchema"),
+  schema: Schema.Union([
+    Schema.Struct({ ref: Schema.String }),
+    Schema.Struct({ jsonSchema: Schema.Unknown })
+  ]),
+  status: Schema.optional(Status),
+  headers: Schema.optional(Headers),
+  seedOffset: Schema.optional(Schema.Int)
+})
+
+/** `{ kind: "mcp", server }` */
+export const McpRespond = Schema.Struct({
+  kind: Schema.Literal("mcp"),
+  server: Schema.Unknown
+})
+
+/**
+ * Every `respond.kind`, for error messages.
+ */
+export const RESPOND_KINDS = ["jsonSchema", "text", "bytes", "status", "handler", "mcp", "loopback", "fault"] as const
+
+/**
+ * What a route answers with.
+ */
+export const Respond = Schema.Union([
+  TextRespond,
+  BytesRespond,
+  StatusRespond,
+  HandlerRespond,
+  FaultRespond,
+  LoopbackRespond,
+  JsonSchemaRespond,
+  McpRespond
+])
+export type Respond = typeof Respond.Type
+
+/**
+ * One route in JSON.
+ */
+export const RouteSpec = Schema.Struct({
+  id: Schema.optional(Schema.String),
+  match: Match,
+  respond: Respond,
+  times: Schema.optional(Schema.Number),
+  priority: Schema.optional(Schema.Number),
+  delayMs: Schema.optional(Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)))
+})
+export type RouteSpec = typeof RouteSpec.Type
+
+/**
+ * A reference to a route family: `{ "family": "models", "baseUrl": "https://models.dev" }`.
+ */
+export const FamilySpec = Schema.Struct({
+  family: Schema.String,
+  baseUrl: Schema.optional(Schema.String)
+})
+export type FamilySpec = typeof FamilySpec.Type
+
+/**
+ * A file of fixtures: `{ seed, routes, llm }`.
+ */
+export const FixtureFile = Schema.Struct({
+  seed: Schema.optional(Schema.Union([Schema.Number, Schema.String])),
+  routes: Schema.optional(Schema.Array(Schema.Unknown)),
+  llm: Schema.optional(Schema.Array(Schema.Unknown))
+})
+export type FixtureFile = typeof FixtureFile.Type

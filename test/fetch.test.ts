@@ -1,0 +1,156 @@
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Effect } from "effect"
+import * as HttpClient from "effect/http/HttpClient"
+import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from "undici"
+import { LoopbackDenied, Route, SimulationNetwork, UnregisteredRequest } from "simnet"
+
+interface Listener {
+  readonly url: string
+  readonly connections: () => number
+  readonly requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: string }>
+  readonly close: () => Promise<void>
+}
+
+const listen = async (): Promise<Listener> => {
+  let connections = 0
+  const requests: Listener["requests"] = []
+  const server = http.createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString() })
+      res.writeHead(201, { "content-type": "text/plain", "x-echo": req.headers["x-custom"] ?? "" })
+      res.write("part one, ")
+      setImmediate(() => res.end(`${req.method} ${req.url}`))
+    })
+  })
+  server.on("connection", () => connections++)
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connections: () => connections,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve()))
+  }
+}
+
+describe("SimulationNetwork.start and its fetch", () => {
+  let listener: Listener
+  beforeAll(async () => {
+    listener = await listen()
+  })
+  afterAll(() => listener.close())
+
+  it("answers a plain fetch and rejects an unregistered one with TypeError('fetch failed') caused by UnregisteredRequest", async () => {
+    const net = await SimulationNetwork.start({ routes: [Route.text("GET https://api.example.com/items/:id", "{\"ok\":true}", { contentType: "application/json" })] })
+    const response = await net.fetch("https://api.example.com/items/1")
+    expect(await response.json()).toEqual({ ok: true })
+    const error = await net.fetch("https://api.example.com/orders/1", { method: "DELETE" }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TypeError)
+    expect((error as TypeError).message).toBe("fetch failed")
+    const cause = (error as TypeError).cause as UnregisteredRequest
+    expect(cause).toBeInstanceOf(UnregisteredRequest)
+    expect(cause).toMatchObject({ _tag: "UnregisteredRequest", method: "DELETE", url: "https://api.example.com/orders/1" })
+    expect(cause.candidates[0]).toMatchObject({ reason: "path" })
+    await net.close()
+  })
+
+  it("nothing reaches the real network: no connection to a real listener, global fetch and undici dispatcher untouched", async () => {
+    const originalFetch = globalThis.fetch
+    const originalDispatcher = getGlobalDispatcher()
+    let fetchCalls = 0
+    let dispatches = 0
+    globalThis.fetch = (() => {
+      fetchCalls++
+      return Promise.reject(new Error("global fetch must not be called"))
+    }) as typeof fetch
+    class RecordingAgent extends Agent {
+      override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+        dispatches++
+        return super.dispatch(options, handler)
+      }
+    }
+    setGlobalDispatcher(new RecordingAgent())
+    try {
+      const net = await SimulationNetwork.start({ routes: [Route.text("GET https://api.example.com/x", "x")] })
+      const viaFetch = await net.fetch(`${listener.url}/secret`, { method: "POST", body: "data" }).catch((e: unknown) => e)
+      expect(((viaFetch as TypeError).cause as UnregisteredRequest)._tag).toBe("UnregisteredRequest")
+      const viaClient = await Effect.runPromise(
+        Effect.flip(HttpClient.get(`${listener.url}/secret`)).pipe(Effect.provideService(HttpClient.HttpClient, net.network.httpClient))
+      )
+      expect(viaClient.cause).toBeInstanceOf(UnregisteredRequest)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(listener.connections()).toBe(0)
+      expect(fetchCalls).toBe(0)
+      expect(dispatches).toBe(0)
+    } finally {
+      globalThis.fetch = originalFetch
+      setGlobalDispatcher(originalDispatcher)
+    }
+  })
+
+  it("a loopback route forwards method, headers and body to the local server and streams its answer back", async () => {
+    const net = await SimulationNetwork.start({ routes: [Route.loopback(`${listener.url}/{*path}`)] })
+    const response = await net.fetch(`${listener.url}/echo?q=1`, {
+      method: "PUT",
+      headers: { "x-custom": "yes", "content-type": "application/json" },
+      body: JSON.stringify({ a: 1 })
+    })
+    expect(response.status).toBe(201)
+    expect(response.headers.get("x-echo")).toBe("yes")
+    expect(await response.text()).toBe("part one, PUT /echo?q=1")
+    const seen = listener.requests.at(-1)!
+    expect(seen).toMatchObject({ method: "PUT", url: "/echo?q=1", body: "{\"a\":1}" })
+    expect(seen.headers["content-type"]).toBe("application/json")
+    expect(net.log()[0]).toMatchObject({ route: { kind: "loopback" }, status: 201 })
+  })
+
+  it("Route.loopback() with no matcher reaches any loopback address, and only those", async () => {
+    const net = await SimulationNetwork.start({ routes: [Route.loopback()] })
+    const response = await net.fetch(`${listener.url.replace("127.0.0.1", "localhost")}/any`)
+    expect(await response.text()).toContain("GET /any")
+    const error = await net.fetch("https://example.com/").catch((e: unknown) => e)
+    expect((error as TypeError).cause).toBeInstanceOf(UnregisteredRequest)
+    const denied = await SimulationNetwork.start({ routes: [Route.loopback("http://10.0.0.1/{*path}")] }).catch((e: unknown) => e)
+    expect(denied).toBeInstanceOf(LoopbackDenied)
+  })
+
+  it("a reset fault errors the body mid-stream the way undici does", async () => {
+    const net = await SimulationNetwork.start({ routes: [Route.fault("GET https://api.example.com/reset", "reset")] })
+    const response = await net.fetch("https://api.example.com/reset")
+    expect(response.status).toBe(200)
+    const error = await response.json().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TypeError)
+    expect((error as TypeError).message).toBe("terminated")
+    expect(((error as TypeError).cause as { code: string }).code).toBe("ECONNRESET")
+  })
+
+  it("an aborted request rejects with the abort reason, also while a route is still answering", async () => {
+    const net = await SimulationNetwork.start({ routes: [Route.fault("GET https://api.example.com/hang", "timeout")] })
+    const controller = new AbortController()
+    const pending = net.fetch("https://api.example.com/hang", { signal: controller.signal }).catch((e: unknown) => e)
+    controller.abort()
+    const error = await pending
+    expect((error as DOMException).name).toBe("AbortError")
+  })
+
+  it("accepts Request objects and streamed bodies", async () => {
+    const net = await SimulationNetwork.start({
+      routes: [Route.handler("POST https://api.example.com/upload", (req) => Response.json({ got: req.text(), type: req.headers.get("content-type") }))]
+    })
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("chunk1,"))
+        controller.enqueue(new TextEncoder().encode("chunk2"))
+        controller.close()
+      }
+    })
+    const streamed = await net.fetch("https://api.example.com/upload", { method: "POST", body: stream, duplex: "half" } as RequestInit)
+    expect(await streamed.json()).toEqual({ got: "chunk1,chunk2", type: null })
+    const request = new Request("https://api.example.com/upload", { method: "POST", body: new URLSearchParams({ a: "1" }) })
+    expect(await (await net.fetch(request)).json()).toEqual({ got: "a=1", type: "application/x-www-form-urlencoded;charset=UTF-8" })
+  })
+})

@@ -1,0 +1,260 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber, Schema } from "effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import { TestClock } from "effect/testing"
+import { Route, SimulationNetwork, UnregisteredRequest } from "simnet"
+
+const base = "https://api.example.com"
+
+const Item = Schema.Struct({ id: Schema.String, name: Schema.String })
+
+const getJson = (url: string) =>
+  Effect.flatMap(HttpClient.get(url), HttpClientResponse.filterStatusOk).pipe(
+    Effect.flatMap((response) => response.json)
+  )
+
+describe("SimulationNetwork through Effect's HttpClient", () => {
+  it.effect("answers the app's ordinary HttpClient from the registered routes", () =>
+    Effect.gen(function*() {
+      const item = yield* HttpClient.get(`${base}/items/7`).pipe(
+        Effect.flatMap(HttpClientResponse.schemaBodyJson(Item))
+      )
+      expect(item).toEqual({ id: "7", name: "item 7" })
+    }).pipe(Effect.provide(SimulationNetwork.layer({
+      routes: [Route.handler(`GET ${base}/items/:id`, (req) => Response.json({ id: req.params.id, name: `item ${req.params.id}` }))]
+    }))))
+
+  it.effect("an app layer that builds its own FetchHttpClient.layer is simulated too", () =>
+    Effect.gen(function*() {
+      const body = yield* HttpClient.get(`${base}/health`).pipe(Effect.flatMap((r) => r.text))
+      expect(body).toBe("ok")
+      const network = yield* SimulationNetwork
+      expect((yield* network.log).map((r) => r.route?.id)).toEqual(["health"])
+    }).pipe(
+      Effect.provide(FetchHttpClient.layer),
+      Effect.provide(SimulationNetwork.layer({ routes: [Route.text(`GET ${base}/health`, "ok", { id: "health" })] }))
+    ))
+
+  it.effect("unmatched request fails closed with an HttpClientError whose cause names the URL and nearest routes", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(HttpClient.post(`${base}/items/9?x=1`))
+      expect(error._tag).toBe("HttpClientError")
+      const cause = error.cause as UnregisteredRequest
+      expect(cause).toBeInstanceOf(UnregisteredRequest)
+      expect(cause.method).toBe("POST")
+      expect(cause.url).toBe(`${base}/items/9?x=1`)
+      expect(cause.candidates[0]).toMatchObject({ id: "get-item", reason: "method" })
+      expect(cause.candidates.length).toBeLessThanOrEqual(3)
+      expect(cause.message).toContain("no route for POST https://api.example.com/items/9?x=1")
+    }).pipe(Effect.provide(SimulationNetwork.layer({
+      routes: [
+        Route.text(`GET ${base}/items/:id`, "{}", { id: "get-item" }),
+        Route.text(`GET ${base}/users/:id`, "{}", { id: "get-user" }),
+        Route.text("GET https://other.example.com/items/:id", "{}", { id: "other-host" }),
+        Route.text(`GET ${base}/orders`, "{}", { id: "orders" })
+      ]
+    }))))
+
+  it.effect("delay is served on Effect's Clock: TestClock decides when the answer arrives", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.forkChild(getJson(`${base}/slow`))
+      yield* TestClock.adjust("1999 millis")
+      expect(fiber.pollUnsafe()).toBeUndefined()
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Fiber.join(fiber)).toEqual({ slow: true })
+    }).pipe(Effect.provide(SimulationNetwork.layer({
+      routes: [Route.text(`GET ${base}/slow`, `{"slow":true}`, { delay: "2 seconds", contentType: "application/json" })]
+    }))))
+
+  it.effect("a timeout fault never answers, so the client's own timeout fires on TestClock", () =>
+    Effect.gen(function*() {
+      const client = (yield* HttpClient.HttpClient).pipe(HttpClient.transformResponse(Effect.timeout("5 seconds")))
+      const fiber = yield* Effect.forkChild(Effect.flip(client.get(`${base}/hang`)))
+      yield* TestClock.adjust("5 seconds")
+      const error = yield* Fiber.join(fiber)
+      expect(error._tag).toBe("TimeoutError")
+    }).pipe(Effect.provide(SimulationNetwork.layer({ routes: [Route.fault(`GET ${base}/hang`, "timeout")] }))))
+
+  it.effect("a reset fault drops the connection mid-body; malformed-body serves truncated JSON with 200", () =>
+    Effect.gen(function*() {
+      const reset = yield* HttpClient.get(`${base}/reset`).pipe(Effect.flatMap((r) => r.text), Effect.flip)
+      expect(reset._tag).toBe("HttpClientError")
+      expect(reset.reason._tag).toBe("DecodeError")
+      const response = yield* HttpClient.get(`${base}/malformed`)
+      expect(response.status).toBe(200)
+      const parsed = yield* Effect.flip(response.json)
+      expect(parsed.reason._tag).toBe("DecodeError")
+    }).pipe(Effect.provide(SimulationNetwork.layer({
+      routes: [Route.fault(`GET ${base}/reset`, "reset"), Route.fault(`GET ${base}/malformed`, "malformed-body")]
+    }))))
+
+  it.effect("matches query, headers and a partial JSON body, and passes the body to the route", () =>
+    Effect.gen(function*() {
+      const request = HttpClientRequest.post(`${base}/search`).pipe(
+        HttpClientRequest.setUrlParam("q", "cats"),
+        HttpClientRequest.setHeader("x-tenant", "acme"),
+        HttpClientRequest.bodyJsonUnsafe({ filter: { kind: "cat", age: 3 }, page: 1 })
+      )
+      const response = yield* HttpClient.execute(request)
+      expect(yield* response.json).toEqual({ page: 1 })
+      const miss = yield* Effect.flip(HttpClient.execute(HttpClientRequest.setHeader(request, "x-tenant", "other")))
+      expect((miss.cause as UnregisteredRequest).candidates[0]).toMatchObject({ reason: "header" })
+    }).pipe(Effect.provide(SimulationNetwork.layer({
+      routes: [Route.handler(
+        { method: "POST", url: `${base}/search?q=cats`, headers: { "x-tenant": "acme" }, body: { filter: { kind: "cat" } } },
+        (req) => Response.json({ page: (req.json() as { page: number }).page })
+      )]
+    }))))
+})
+
+describe("matching order", () => {
+  it.effect("higher priority first, then the latest registration; used-up routes fall through", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      const text = (url: string) => HttpClient.get(url).pipe(Effect.flatMap((r) => r.text))
+      expect(yield* text(`${base}/a`)).toBe("default")
+      yield* network.register(Route.text(`GET ${base}/a`, "override"))
+      expect(yield* text(`${base}/a`)).toBe("override")
+      yield* network.register(Route.text(`GET ${base}/a`, "once", { times: 1 }))
+      expect(yield* text(`${base}/a`)).toBe("once")
+      expect(yield* text(`${base}/a`)).toBe("override")
+      yield* network.register(Route.text({ url: /api\.example\.com\/a$/ }, "pinned", { priority: 5 }))
+      expect(yield* text(`${base}/a`)).toBe("pinned")
+      yield* network.register(Route.text(`GET ${base}/a`, "later but lower"))
+      expect(yield* text(`${base}/a`)).toBe("pinned")
+    }).pipe(Effect.provide(SimulationNetwork.layer({ routes: [Route.text(`GET ${base}/a`, "default")] }))))
+
+  it.effect("path parameters, wildcards and predicates", () =>
+    Effect.gen(function*() {
+      const text = (url: string) => HttpClient.get(url).pipe(Effect.flatMap((r) => r.text))
+      expect(yield* text(`${base}/repos/effect/simnet/files/src/index.ts`)).toBe("effect|simnet|src,index.ts")
+      expect(yield* text("https://pred.example.com/anything?x=1")).toBe("predicate")
+    }).pipe(Effect.provide(SimulationNetwork.layer({
+      routes: [
+        Route.handler(`GET ${base}/repos/:owner/:repo/files/*path`, (req) =>
+          new Response(`${req.params.owner}|${req.params.repo}|${String(req.params.path)}`)),
+        Route.text({ url: (url) => url.hostname === "pred.example.com" && url.searchParams.has("x") }, "predicate")
+      ]
+    }))))
+})
+
+describe("registration", () => {
+  it.effect("an invalid batch is an InvalidRouteSpec naming the path, and registers nothing", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      const before = yield* network.routes
+      const cases: Array<[unknown, string]> = [
+        [[{ match: "GET https://ok.example.com/x", respond: { kind: "text", body: "x" } }, { match: "GET not a url", respond: { kind: "text", body: "" } }], "[1].match"],
+        [{ match: "GET https://x.example.com/", respond: { kind: "teleport" } }, "respond.kind"],
+        [{ match: { regex: "(" }, respond: { kind: "text", body: "" } }, "match.regex"],
+        [{ match: "GET https://x.example.com/", respond: { kind: "text", body: "" }, times: -1 }, "times"],
+        [[{ id: "dup", match: "GET https://x.example.com/1", respond: { kind: "status", status: 204 } }, { id: "dup", match: "GET https://x.example.com/2", respond: { kind: "status", status: 204 } }], "[1].id"],
+        [{ id: "existing", match: "GET https://x.example.com/3", respond: { kind: "status", status: 204 } }, "id"],
+        [{ match: "GET https://x.example.com/", respond: { kind: "status", status: 99 } }, "respond.status"],
+        [{ match: "GET https://x.example.com/:", respond: { kind: "text", body: "" } }, "match"]
+      ]
+      for (const [spec, path] of cases) {
+        const error = yield* Effect.flip(network.registerSpec(spec))
+        expect(error._tag, JSON.stringify(spec)).toBe("InvalidRouteSpec")
+        expect((error as { path: string }).path, JSON.stringify(spec)).toBe(path)
+      }
+      expect(yield* network.routes).toEqual(before)
+    }).pipe(Effect.provide(SimulationNetwork.layer({ routes: [Route.status("GET https://x.example.com/e", 204, { id: "existing" })] }))))
+
+  it.effect("registerSpec decodes the static kinds and named handlers with the fixture schema", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      const ids = yield* network.registerSpec([
+        { id: "t", match: "GET https://s.example.com/t", respond: { kind: "text", body: "hello", contentType: "text/markdown" } },
+        { id: "b", match: { method: "GET", url: "https://s.example.com/b" }, respond: { kind: "bytes", base64: "AAEC" } },
+        { id: "h", match: "GET https://s.example.com/h/:name", respond: { kind: "handler", name: "greet" }, delayMs: 0 }
+      ])
+      expect(ids).toEqual(["t", "b", "h"])
+      const get = (path: string) => HttpClient.get(`https://s.example.com${path}`)
+      const t = yield* get("/t")
+      expect(t.headers["content-type"]).toBe("text/markdown")
+      expect(Array.from(new Uint8Array(yield* (yield* get("/b")).arrayBuffer))).toEqual([0, 1, 2])
+      expect(yield* (yield* get("/h/ada")).text).toBe("hi ada")
+      expect((yield* network.routes).map((r) => r.source)).toEqual(["control", "control", "control"])
+    }).pipe(Effect.provide(SimulationNetwork.layer({
+      handlers: { greet: (req) => new Response(`hi ${req.params.name}`) }
+    }))))
+
+  it.effect("a loopback route aimed at another host is LoopbackDenied and changes nothing", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      const error = yield* Effect.flip(network.register([Route.text(`GET ${base}/x`, "x"), Route.loopback("https://example.com/{*path}")]))
+      expect(error._tag).toBe("LoopbackDenied")
+      expect(yield* network.routes).toEqual([])
+    }).pipe(Effect.provide(SimulationNetwork.layer())))
+})
+
+describe("the request log", () => {
+  it.effect("records time from Clock, redacts credentials, summarises bodies, names route or denial", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(1_700_000_000_000)
+      const network = yield* SimulationNetwork
+      yield* HttpClient.execute(HttpClientRequest.post(`${base}/login`).pipe(
+        HttpClientRequest.setHeaders({ authorization: "Bearer secret", "x-api-key": "k", cookie: "s=1", "x-trace": "t" }),
+        HttpClientRequest.bodyText("user=ada")
+      ))
+      yield* Effect.flip(HttpClient.get(`${base}/nope`))
+      const [first, second] = yield* network.log
+      expect(first).toMatchObject({
+        seq: 1,
+        time: 1_700_000_000_000,
+        method: "POST",
+        url: `${base}/login`,
+        body: { size: 8, preview: "user=ada" },
+        route: { id: "login", kind: "status", source: "code" },
+        status: 204
+      })
+      expect(first.headers).toMatchObject({ authorization: "<redacted>", "x-api-key": "<redacted>", cookie: "<redacted>", "x-trace": "t" })
+      expect(second).toMatchObject({ seq: 2, denial: "UnregisteredRequest", route: undefined })
+      expect(yield* network.unused).toEqual([expect.objectContaining({ id: "never" })])
+    }).pipe(Effect.provide(SimulationNetwork.layer({
+      routes: [Route.status(`POST ${base}/login`, 204, { id: "login" }), Route.status(`GET ${base}/never`, 204, { id: "never" })]
+    }))))
+
+  it.effect("the ring is bounded by logLimit while counters stay exact", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      for (let i = 0; i < 25; i++) yield* HttpClient.get(`${base}/ping`)
+      const log = yield* network.log
+      expect(log.map((r) => r.seq)).toEqual([21, 22, 23, 24, 25])
+      expect(yield* network.counters).toEqual({ requests: 25, answered: 25, denied: 0, byRoute: { ping: 25 } })
+      expect((yield* network.logSince(23)).map((r) => r.seq)).toEqual([24, 25])
+    }).pipe(Effect.provide(SimulationNetwork.layer({ logLimit: 5, routes: [Route.status(`GET ${base}/ping`, 204, { id: "ping" })] }))))
+
+  it.effect("reset goes back to the initial routes with an empty log", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      yield* network.register(Route.text(`GET ${base}/extra`, "x", { id: "extra" }))
+      yield* HttpClient.get(`${base}/ping`)
+      yield* network.reset
+      expect((yield* network.routes).map((r) => [r.id, r.hits])).toEqual([["ping", 0]])
+      expect(yield* network.log).toEqual([])
+    }).pipe(Effect.provide(SimulationNetwork.layer({ routes: [Route.status(`GET ${base}/ping`, 204, { id: "ping" })] }))))
+})
+
+describe("isolation", () => {
+  it.effect("networks share nothing, and 10 000 of them live in one process", () =>
+    Effect.gen(function*() {
+      const networks = yield* Effect.forEach(Array.from({ length: 10_000 }, (_, i) => i), (i) =>
+        SimulationNetwork.make({ seed: i, routes: [Route.text(`GET ${base}/n`, String(i), { id: "n" })] }))
+      const answers = yield* Effect.forEach([0, 4_999, 9_999], (i) =>
+        HttpClient.get(`${base}/n`).pipe(
+          Effect.flatMap((r) => r.text),
+          Effect.provideService(HttpClient.HttpClient, networks[i].httpClient)
+        ))
+      expect(answers).toEqual(["0", "4999", "9999"])
+      yield* networks[1].register(Route.text(`GET ${base}/only-in-1`, "x"))
+      expect((yield* networks[1].routes).length).toBe(2)
+      expect((yield* networks[2].routes).length).toBe(1)
+      expect((yield* networks[0].log).length).toBe(1)
+      expect((yield* networks[2].log).length).toBe(0)
+    }))
+})
