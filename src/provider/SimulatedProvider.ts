@@ -1,0 +1,631 @@
+/**
+ * The simulated model behind `Routes.openai`, reachable as `network.llm`. The app keeps its real
+ * model client and simnet answers its HTTP requests; this module decides the answers. A request
+ * is served by the first of three sources that takes it:
+ *
+ * 1. the script queue (`enqueue`): step N of the current script answers the call that follows N
+ *    tool-result rounds;
+ * 2. ordered rules (`rule`): the first registered rule whose matcher takes the request serves it;
+ * 3. a driver (`attach`, `chunk`, `finish`, `fail`, `disconnect`): the request opens an invocation
+ *    that the driver feeds; the in-process API maps one to one onto the `llm.*` JSON-RPC methods.
+ *
+ * Otherwise the request is refused with `NoScriptQueued` (no rules) or `UnmatchedLlmRequest`.
+ * Every request is logged and counted the moment it arrives, before any latency or failure.
+ */
+import type { Scope } from "effect"
+import { Clock, Duration, Effect, Queue } from "effect"
+import type { LlmDriverItem, LlmScript } from "../schemas/llmScript.ts"
+import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import { InvocationNotPending, NoScriptQueued, RouteFailed, UnmatchedLlmRequest } from "../SimnetError.ts"
+import type { LlmRequest } from "./internal/conversation.ts"
+import { requestKeyOf, sha256Hex, summarize } from "./internal/conversation.ts"
+import type { DriverFinish } from "./internal/invocation.ts"
+import { DrivenInvocation } from "./internal/invocation.ts"
+import { untilAborted } from "./internal/body.ts"
+import type { ChunkHead, Part, StreamFault } from "./internal/wire.ts"
+import { estimateTokens, naturalFinish, splitArguments, splitWords } from "./internal/wire.ts"
+
+export type { LlmRequest } from "./internal/conversation.ts"
+export type { DriverFinish } from "./internal/invocation.ts"
+export type { StreamFault } from "./internal/wire.ts"
+
+/**
+ * Which requests a rule takes: `"any"`, or an object whose given fields must all hold — `model`
+ * (exact or RegExp), `contains` (a substring of the request material: every message's text and
+ * tool calls), `lastUserMessage` (exact or RegExp), `toolResult` (whether tool results follow the
+ * last user message) and `where` (a predicate).
+ */
+export type LlmMatch =
+  | "any"
+  | {
+    readonly model?: string | RegExp
+    readonly contains?: string
+    readonly lastUserMessage?: string | RegExp
+    readonly toolResult?: boolean
+    readonly where?: (request: LlmRequest) => boolean
+  }
+
+/**
+ * A failing behaviour: a rate limit (429 with `retry-after-ms` and `retry-after`, both 0 unless
+ * given, so a client's retries cost no wall time), a server error (5xx, 500 unless given) or a
+ * timeout (no answer until the client gives up).
+ */
+export type LlmFailure =
+  | { readonly type: "rateLimit"; readonly retryAfterMs?: number; readonly message?: string }
+  | { readonly type: "serverError"; readonly status?: number; readonly retryAfterMs?: number; readonly message?: string }
+  | { readonly type: "timeout" }
+
+/**
+ * An answering behaviour: `respond` with script steps (step N answers the call after N
+ * tool-result rounds; the last step answers any later round), `raw` response bytes served
+ * verbatim (their sha256 is logged), a stream `fault` after the steps' content, or `drive`
+ * (hand the request to a driver).
+ */
+export type LlmAnswer =
+  | ({ readonly type: "respond" } & LlmScript)
+  | {
+    readonly type: "raw"
+    readonly body: string | Uint8Array
+    readonly status?: number
+    readonly contentType?: string
+  }
+  | { readonly type: "fault"; readonly fault: StreamFault; readonly steps?: LlmScript["steps"] }
+  | { readonly type: "drive" }
+
+/**
+ * What a rule does with the requests it takes: an answer, a failure, or `failThenRespond` (the
+ * failure for the first `times` requests, then the answer).
+ */
+export type LlmBehaviour =
+  | LlmAnswer
+  | LlmFailure
+  | { readonly type: "failThenRespond"; readonly times: number; readonly failure: LlmFailure; readonly then: LlmAnswer }
+
+/**
+ * Options of a rule: `id` (default `rule_N`), `latency` (slept on Effect's `Clock` before the
+ * answer, so `TestClock` controls it) and `times` (the rule retires after serving that many).
+ */
+export interface LlmRuleOptions {
+  readonly id?: string
+  readonly latency?: Duration.Input
+  readonly times?: number
+}
+
+/**
+ * A registered rule, as listed by `rules`.
+ */
+export interface LlmRule {
+  readonly id: string
+  readonly match: LlmMatch
+  readonly behaviour: LlmBehaviour
+  readonly latency: Duration.Duration | undefined
+  readonly times: number | undefined
+  /** Requests this rule has taken. */
+  readonly uses: number
+}
+
+/**
+ * One logged model request. `at` is the `Clock` time of arrival in milliseconds; `source` says
+ * what served it and `outcome` how (`answer`, `http_error`, `fault`, `timeout`, `raw`, `driven`,
+ * `refused`).
+ */
+export interface LlmLogEntry {
+  readonly seq: number
+  readonly id: string
+  readonly at: number
+  readonly url: string
+  readonly model: string
+  readonly stream: boolean
+  readonly key: string
+  readonly toolResultRounds: number
+  readonly lastUserMessage: string | undefined
+  readonly body: unknown
+  readonly source: "script" | "rule" | "driver" | "none"
+  readonly rule: string | undefined
+  readonly step: number | undefined
+  readonly outcome: "answer" | "http_error" | "fault" | "timeout" | "raw" | "driven" | "refused"
+  readonly status: number | undefined
+  readonly rawSha256: string | undefined
+}
+
+/**
+ * A pending invocation as `pending` lists it (and `llm.pending` sends it).
+ */
+export interface PendingInvocation {
+  readonly id: string
+  readonly url: string
+  readonly model: string
+  readonly stream: boolean
+  /** Whether the response has started. */
+  readonly started: boolean
+  readonly body: unknown
+}
+
+/**
+ * What an attached driver is told when a request opens an invocation for it (`llm.request`).
+ */
+export interface LlmInvocationNotice {
+  readonly id: string
+  readonly url: string
+  readonly body: unknown
+}
+
+/**
+ * The provider's decision for one request, ready to be rendered on the wire.
+ */
+export type LlmReply =
+  | {
+    readonly _tag: "Reply"
+    readonly parts: ReadonlyArray<Part>
+    readonly finish: FinishReason
+    readonly usage: CompletionUsage | undefined
+    readonly fault: StreamFault | undefined
+  }
+  | {
+    readonly _tag: "HttpError"
+    readonly status: number
+    readonly message: string
+    readonly retryAfterMs: number | undefined
+  }
+  | {
+    readonly _tag: "Raw"
+    readonly bytes: Uint8Array
+    readonly status: number
+    readonly contentType: string
+  }
+  | { readonly _tag: "Hang" }
+  | { readonly _tag: "Driven"; readonly invocation: DrivenInvocation }
+
+/**
+ * An answer for one request: the reply and the fields its chunks repeat.
+ */
+export interface LlmInvocation {
+  readonly seq: number
+  readonly id: string
+  readonly head: ChunkHead
+  readonly request: LlmRequest
+  readonly reply: LlmReply
+}
+
+type Plan =
+  | Exclude<LlmReply, { readonly _tag: "Driven" }>
+  | { readonly _tag: "Drive"; readonly viaAttach: boolean }
+  | { readonly _tag: "Refuse"; readonly error: NoScriptQueued | UnmatchedLlmRequest }
+
+interface Decision {
+  readonly source: LlmLogEntry["source"]
+  readonly rule: MutableRule | undefined
+  readonly step: number | undefined
+  readonly plan: Plan
+}
+
+interface MutableRule {
+  readonly id: string
+  readonly match: LlmMatch
+  readonly behaviour: LlmBehaviour
+  readonly latency: Duration.Duration | undefined
+  readonly times: number | undefined
+  uses: number
+  failures: number
+}
+
+const encoder = new TextEncoder()
+
+const toUsage = (usage: LlmScript["usage"]): CompletionUsage | undefined =>
+  usage === undefined
+    ? undefined
+    : { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens }
+
+const stepParts = (actions: LlmScript["steps"][number], seq: number): Array<Part> => {
+  const parts: Array<Part> = []
+  let calls = 0
+  for (const action of actions) {
+    switch (action.type) {
+      case "text":
+        for (const text of splitWords(action.content)) parts.push({ kind: "text", text })
+        break
+      case "thinking":
+        for (const text of splitWords(action.content)) parts.push({ kind: "reasoning", text })
+        break
+      case "tool_call":
+        parts.push({
+          kind: "toolCall",
+          id: `call_${seq}_${calls++}`,
+          name: action.name,
+          fragments: splitArguments(JSON.stringify(action.input))
+        })
+        break
+      case "error":
+        parts.push({ kind: "error", message: action.message })
+        break
+      case "http_error":
+        break
+    }
+  }
+  return parts
+}
+
+const stepPlan = (script: LlmScript, index: number, seq: number, fault?: StreamFault): Plan => {
+  const actions = script.steps[index]
+  for (const action of actions) {
+    if (action.type === "http_error") {
+      return { _tag: "HttpError", status: action.status, message: action.message, retryAfterMs: action.retryAfterMs }
+    }
+  }
+  const parts = stepParts(actions, seq)
+  const last = index === script.steps.length - 1
+  let finish = naturalFinish(parts)
+  if (last && script.finish !== undefined) {
+    if (script.finish === "error") parts.push({ kind: "error", message: "The model stopped with an error." })
+    else finish = script.finish === "tool-calls" ? "tool_calls" : script.finish
+  }
+  return { _tag: "Reply", parts, finish, usage: toUsage(script.usage), fault }
+}
+
+const failurePlan = (failure: LlmFailure): Plan => {
+  switch (failure.type) {
+    case "rateLimit":
+      return {
+        _tag: "HttpError",
+        status: 429,
+        message: failure.message ?? "Rate limit reached for requests (simulated).",
+        retryAfterMs: failure.retryAfterMs ?? 0
+      }
+    case "serverError":
+      return {
+        _tag: "HttpError",
+        status: failure.status ?? 500,
+        message: failure.message ?? "The server had an error while processing your request (simulated).",
+        retryAfterMs: failure.retryAfterMs
+      }
+    case "timeout":
+      return { _tag: "Hang" }
+  }
+}
+
+const DEFAULT_FAULT_STEPS: LlmScript["steps"] = [[{ type: "text", content: "This answer is cut short" }]]
+
+const answerPlan = (answer: LlmAnswer, request: LlmRequest, seq: number): { plan: Plan; step: number | undefined } => {
+  switch (answer.type) {
+    case "respond": {
+      const step = Math.min(request.toolResultRounds, answer.steps.length - 1)
+      if (step < 0) return { plan: { _tag: "Reply", parts: [], finish: "stop", usage: toUsage(answer.usage), fault: undefined }, step }
+      return { plan: stepPlan(answer, step, seq), step }
+    }
+    case "fault": {
+      const steps = answer.steps ?? DEFAULT_FAULT_STEPS
+      const step = Math.max(0, Math.min(request.toolResultRounds, steps.length - 1))
+      return { plan: stepPlan({ steps }, step, seq, answer.fault), step }
+    }
+    case "raw": {
+      const bytes = typeof answer.body === "string" ? encoder.encode(answer.body) : answer.body
+      return {
+        plan: { _tag: "Raw", bytes, status: answer.status ?? 200, contentType: answer.contentType ?? "text/event-stream" },
+        step: undefined
+      }
+    }
+    case "drive":
+      return { plan: { _tag: "Drive", viaAttach: false }, step: undefined }
+  }
+}
+
+const matchText = (pattern: string | RegExp, value: string | undefined): boolean =>
+  value !== undefined && (typeof pattern === "string" ? pattern === value : pattern.test(value))
+
+const matches = (match: LlmMatch, request: LlmRequest): boolean => {
+  if (match === "any") return true
+  if (match.model !== undefined && !matchText(match.model, request.model)) return false
+  if (match.contains !== undefined && !request.material.includes(match.contains)) return false
+  if (match.lastUserMessage !== undefined && !matchText(match.lastUserMessage, request.lastUserMessage)) return false
+  if (match.toolResult !== undefined && match.toolResult !== request.toolResultRounds > 0) return false
+  if (match.where !== undefined && !match.where(request)) return false
+  return true
+}
+
+const outcomeOf = (plan: Plan): LlmLogEntry["outcome"] => {
+  switch (plan._tag) {
+    case "Reply":
+      return plan.fault === undefined ? "answer" : "fault"
+    case "HttpError":
+      return "http_error"
+    case "Raw":
+      return "raw"
+    case "Hang":
+      return "timeout"
+    case "Drive":
+      return "driven"
+    case "Refuse":
+      return "refused"
+  }
+}
+
+/**
+ * The simulated model. Create one per network (`new SimulatedProvider()`); it holds the script
+ * queue, the rules, the request log and counters, and the driven invocations.
+ *
+ * Gotchas: importing the module does nothing; all state lives in the instance. Same rules and the
+ * same request sequence give the same answers, log and counts on every run: ids are numbered per
+ * provider (`inv_N`, `call_N_I`, `chatcmpl-sim-N`) and `created` comes from the `Clock`.
+ */
+export class SimulatedProvider {
+  #seq = 0
+  #ruleSeq = 0
+  #queue: Array<LlmScript> = []
+  #current: LlmScript | undefined
+  #rules: Array<MutableRule> = []
+  #log: Array<LlmLogEntry> = []
+  #counts = new Map<string, number>()
+  #pending = new Map<string, DrivenInvocation>()
+  #drivers = new Set<Queue.Queue<LlmInvocationNotice>>()
+
+  /** Adds a script to the end of the queue. */
+  enqueue(script: LlmScript): void {
+    this.#queue.push(script)
+  }
+
+  /** Scripts waiting in the queue (not counting one that is part-way through). */
+  get queued(): number {
+    return this.#queue.length
+  }
+
+  /**
+   * Registers a rule after the existing ones and returns its id. Rules are tried in registration
+   * order; the first whose matcher takes the request serves it.
+   */
+  rule(match: LlmMatch, behaviour: LlmBehaviour, options: LlmRuleOptions = {}): string {
+    const id = options.id ?? `rule_${++this.#ruleSeq}`
+    this.#rules.push({
+      id,
+      match,
+      behaviour,
+      latency: options.latency === undefined ? undefined : Duration.fromInputUnsafe(options.latency),
+      times: options.times,
+      uses: 0,
+      failures: 0
+    })
+    return id
+  }
+
+  /** Removes a rule; returns whether it existed. */
+  removeRule(id: string): boolean {
+    const before = this.#rules.length
+    this.#rules = this.#rules.filter((rule) => rule.id !== id)
+    return this.#rules.length !== before
+  }
+
+  /** The registered rules, in the order they are tried. */
+  get rules(): ReadonlyArray<LlmRule> {
+    return this.#rules.map((rule) => ({ ...rule }))
+  }
+
+  /** Every request so far, in call order, as recorded when it arrived. */
+  get log(): ReadonlyArray<LlmLogEntry> {
+    return this.#log
+  }
+
+  /** How many requests arrived, whatever became of them. */
+  get callCount(): number {
+    return this.#seq
+  }
+
+  /**
+   * How many requests had the logical key of `keyOrBody`: a key from the log, or a request body
+   * (model, messages, tools and sampling parameters count; key order and `stream` do not).
+   */
+  countFor(keyOrBody: string | object): number {
+    const key = typeof keyOrBody === "string" ? keyOrBody : requestKeyOf(keyOrBody)
+    return this.#counts.get(key) ?? 0
+  }
+
+  /** The invocations waiting for a driver or being fed by one. */
+  get pending(): ReadonlyArray<PendingInvocation> {
+    return Array.from(this.#pending.values(), (invocation) => ({
+      id: invocation.id,
+      url: invocation.request.url,
+      model: invocation.request.model,
+      stream: invocation.request.stream,
+      started: invocation.started,
+      body: invocation.request.raw
+    }))
+  }
+
+  /**
+   * Clears the queue, the rules, the log, the counters and the numbering, and disconnects every
+   * pending invocation.
+   */
+  reset(): void {
+    for (const invocation of Array.from(this.#pending.values())) invocation.disconnect()
+    this.#seq = 0
+    this.#ruleSeq = 0
+    this.#queue = []
+    this.#current = undefined
+    this.#rules = []
+    this.#log = []
+    this.#counts = new Map()
+  }
+
+  /**
+   * Attaches a driver for the life of the scope (`llm.attach`): requests that no script or rule
+   * takes open invocations instead of being refused, and each is announced on the returned queue
+   * (`llm.request`). When the last driver leaves, the invocations opened for drivers are
+   * disconnected.
+   */
+  get attach(): Effect.Effect<Queue.Dequeue<LlmInvocationNotice>, never, Scope.Scope> {
+    return Effect.acquireRelease(
+      Effect.tap(Queue.unbounded<LlmInvocationNotice>(), (queue) => Effect.sync(() => this.#drivers.add(queue))),
+      (queue) =>
+        Effect.flatMap(Queue.shutdown(queue), () =>
+          Effect.sync(() => {
+            this.#drivers.delete(queue)
+            if (this.#drivers.size > 0) return
+            for (const invocation of Array.from(this.#pending.values())) {
+              if (invocation.viaAttach) invocation.disconnect()
+            }
+          })
+        )
+    )
+  }
+
+  #invocation(id: string): Effect.Effect<DrivenInvocation, InvocationNotPending> {
+    return Effect.suspend(() => {
+      const invocation = this.#pending.get(id)
+      return invocation === undefined || invocation.closed
+        ? Effect.fail(new InvocationNotPending({ id, message: `simnet: no pending model invocation ${id}` }))
+        : Effect.succeed(invocation)
+    })
+  }
+
+  /** Sends items into a pending invocation (`llm.chunk`). */
+  chunk(params: { readonly id: string; readonly items: ReadonlyArray<LlmDriverItem> }): Effect.Effect<void, InvocationNotPending> {
+    return Effect.map(this.#invocation(params.id), (invocation) => invocation.chunk(params.items))
+  }
+
+  /** Ends a pending invocation's answer (`llm.finish`); the reason defaults to `tool_calls` or `stop`. */
+  finish(params: {
+    readonly id: string
+    readonly reason?: DriverFinish
+    readonly usage?: CompletionUsage
+  }): Effect.Effect<void, InvocationNotPending> {
+    return Effect.map(this.#invocation(params.id), (invocation) => invocation.finish(params.reason, params.usage))
+  }
+
+  /** Fails a pending invocation (`llm.fail`): an HTTP status before any chunk, else an error event. */
+  fail(params: { readonly id: string; readonly status: number; readonly message?: string }): Effect.Effect<void, InvocationNotPending> {
+    return Effect.map(this.#invocation(params.id), (invocation) =>
+      invocation.fail(params.status, params.message ?? `The model failed with status ${params.status} (simulated).`))
+  }
+
+  /** Drops a pending invocation's connection (`llm.disconnect`). */
+  disconnect(params: { readonly id: string }): Effect.Effect<void, InvocationNotPending> {
+    return Effect.map(this.#invocation(params.id), (invocation) => invocation.disconnect())
+  }
+
+  #fromQueue(request: LlmRequest, seq: number): Decision | undefined {
+    if (request.toolResultRounds === 0 || this.#current === undefined) {
+      const next = this.#queue.shift()
+      if (next === undefined) {
+        this.#current = undefined
+        return undefined
+      }
+      this.#current = next
+    }
+    const script = this.#current
+    const step = request.toolResultRounds
+    if (step >= script.steps.length) {
+      this.#current = undefined
+      const message =
+        `simnet: the current LLM script has ${script.steps.length} step(s) but this call follows ${step} tool-result round(s) (${summarize(request)})`
+      return { source: "script", rule: undefined, step, plan: { _tag: "Refuse", error: new NoScriptQueued({ model: request.model, message }) } }
+    }
+    if (step === script.steps.length - 1) this.#current = undefined
+    return { source: "script", rule: undefined, step, plan: stepPlan(script, step, seq) }
+  }
+
+  #fromRules(request: LlmRequest, seq: number): Decision | undefined {
+    for (const rule of this.#rules) {
+      if (rule.times !== undefined && rule.uses >= rule.times) continue
+      if (!matches(rule.match, request)) continue
+      rule.uses++
+      const behaviour = rule.behaviour
+      if (behaviour.type === "failThenRespond") {
+        if (rule.failures < behaviour.times) {
+          rule.failures++
+          return { source: "rule", rule, step: undefined, plan: failurePlan(behaviour.failure) }
+        }
+        const { plan, step } = answerPlan(behaviour.then, request, seq)
+        return { source: "rule", rule, step, plan }
+      }
+      if (behaviour.type === "rateLimit" || behaviour.type === "serverError" || behaviour.type === "timeout") {
+        return { source: "rule", rule, step: undefined, plan: failurePlan(behaviour) }
+      }
+      const { plan, step } = answerPlan(behaviour, request, seq)
+      return { source: "rule", rule, step, plan }
+    }
+    return undefined
+  }
+
+  #decide(request: LlmRequest, seq: number): Decision {
+    const decision = this.#fromQueue(request, seq) ?? this.#fromRules(request, seq)
+    if (decision !== undefined) return decision
+    if (this.#drivers.size > 0) return { source: "driver", rule: undefined, step: undefined, plan: { _tag: "Drive", viaAttach: true } }
+    const material = summarize(request)
+    const error = this.#rules.length === 0
+      ? new NoScriptQueued({ model: request.model, message: `simnet: no LLM script queued for this call (${material})` })
+      : new UnmatchedLlmRequest({
+        model: request.model,
+        material,
+        message: `simnet: no LLM rule matches this call (${material})`
+      })
+    return { source: "none", rule: undefined, step: undefined, plan: { _tag: "Refuse", error } }
+  }
+
+  #open(seq: number, request: LlmRequest, head: ChunkHead, viaAttach: boolean): DrivenInvocation {
+    const invocation = new DrivenInvocation(seq, request, head, viaAttach, () => {
+      this.#pending.delete(`inv_${seq}`)
+    })
+    this.#pending.set(invocation.id, invocation)
+    const notice: LlmInvocationNotice = { id: invocation.id, url: request.url, body: request.raw }
+    for (const driver of this.#drivers) Queue.offerUnsafe(driver, notice)
+    return invocation
+  }
+
+  /**
+   * Serves one model request: records and counts it, decides its answer, sleeps the rule's
+   * latency on the `Clock`, and returns the reply to render. Refusals fail with
+   * `NoScriptQueued` / `UnmatchedLlmRequest`; a client that gives up (`signal`) fails it with
+   * `RouteFailed`. A driven reply's invocation is removed if this effect is interrupted.
+   */
+  invoke(
+    request: LlmRequest,
+    signal?: AbortSignal
+  ): Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
+    return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<
+      LlmInvocation,
+      NoScriptQueued | UnmatchedLlmRequest | RouteFailed
+    > => {
+      const seq = ++this.#seq
+      const id = `inv_${seq}`
+      const head: ChunkHead = { id: `chatcmpl-sim-${seq}`, created: Math.floor(now / 1000), model: request.model }
+      const decision = this.#decide(request, seq)
+      const plan = decision.plan
+      this.#log.push({
+        seq,
+        id,
+        at: now,
+        url: request.url,
+        model: request.model,
+        stream: request.stream,
+        key: request.key,
+        toolResultRounds: request.toolResultRounds,
+        lastUserMessage: request.lastUserMessage,
+        body: request.raw,
+        source: decision.source,
+        rule: decision.rule?.id,
+        step: decision.step,
+        outcome: outcomeOf(plan),
+        status: plan._tag === "HttpError" ? plan.status : plan._tag === "Raw" ? plan.status : undefined,
+        rawSha256: plan._tag === "Raw" ? sha256Hex(plan.bytes) : undefined
+      })
+      this.#counts.set(request.key, (this.#counts.get(request.key) ?? 0) + 1)
+      if (plan._tag === "Refuse") return Effect.fail(plan.error)
+      const reply = Effect.sync((): LlmInvocation => {
+        if (plan._tag === "Drive") {
+          const invocation = this.#open(seq, request, head, plan.viaAttach)
+          return { seq, id, head, request, reply: { _tag: "Driven", invocation } }
+        }
+        return { seq, id, head, request, reply: plan }
+      })
+      const latency = decision.rule?.latency
+      const served = latency === undefined ? reply : Effect.andThen(Effect.sleep(latency), reply)
+      return signal === undefined ? served : Effect.raceFirst(served, untilAborted(signal, id))
+    })
+  }
+
+  /**
+   * Estimated prompt tokens of a request (one per four characters of its material), used when a
+   * script gives no `usage`.
+   */
+  static promptTokens(request: LlmRequest): number {
+    return estimateTokens(request.material)
+  }
+}

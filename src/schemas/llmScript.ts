@@ -1,0 +1,111 @@
+/**
+ * The LLM script of the contract (what `SimulatedProvider.enqueue`, fixture files' `llm` entries
+ * and `POST llm/enqueue` take) and the items a driver feeds into an open invocation
+ * (`llm.chunk {id, items}`). One Schema decodes code, fixtures and control bodies alike.
+ */
+import { Schema } from "effect"
+
+/**
+ * Text the model says; streamed as `delta.content` in word-sized fragments.
+ */
+export const TextAction = Schema.Struct({ type: Schema.Literal("text"), content: Schema.String })
+
+/**
+ * Reasoning text; streamed as `delta.reasoning_content` before the answer.
+ */
+export const ThinkingAction = Schema.Struct({ type: Schema.Literal("thinking"), content: Schema.String })
+
+/**
+ * A tool call; its `input` is serialised as JSON and streamed as argument fragments. Several in
+ * one step are parallel tool calls with distinct indexes.
+ */
+export const ToolCallAction = Schema.Struct({
+  type: Schema.Literal("tool_call"),
+  name: Schema.String,
+  input: Schema.Json
+})
+
+/**
+ * An error event sent mid-stream (`data: {"error": ...}`); the stream ends after it. A
+ * non-streamed call answers it as a 500.
+ */
+export const ErrorAction = Schema.Struct({ type: Schema.Literal("error"), message: Schema.String })
+
+/**
+ * The whole call answered as an HTTP error with `status`; `retryAfterMs` adds `retry-after-ms` and
+ * `retry-after` headers. A step holding one answers with the first such action only.
+ */
+export const HttpErrorAction = Schema.Struct({
+  type: Schema.Literal("http_error"),
+  status: Schema.Int,
+  message: Schema.String,
+  retryAfterMs: Schema.optional(Schema.Number)
+})
+
+/**
+ * One thing the simulated model does within a step.
+ */
+export const LlmAction = Schema.Union([TextAction, ThinkingAction, ToolCallAction, ErrorAction, HttpErrorAction])
+export type LlmAction = typeof LlmAction.Type
+
+/**
+ * Token counts a script reports instead of simnet's estimate.
+ */
+export const LlmUsage = Schema.Struct({
+  inputTokens: Schema.Int,
+  outputTokens: Schema.Int,
+  totalTokens: Schema.Int
+})
+export type LlmUsage = typeof LlmUsage.Type
+
+/**
+ * How the last step of a script ends. `error` ends the stream with an error event.
+ */
+export const LlmFinish = Schema.Literals(["stop", "tool-calls", "error", "length"])
+export type LlmFinish = typeof LlmFinish.Type
+
+/**
+ * A script of the provider's queue: step N answers the call that follows N tool-result rounds
+ * (counted after the last user message). `usage` is reported on every step; `finish` sets how
+ * the last step ends (otherwise `tool-calls` when the step calls tools, else `stop`).
+ */
+export const LlmScript = Schema.Struct({
+  steps: Schema.Array(Schema.Array(LlmAction)),
+  usage: Schema.optional(LlmUsage),
+  finish: Schema.optional(LlmFinish)
+})
+export type LlmScript = typeof LlmScript.Type
+
+/**
+ * Driver item: a fragment of answer text, sent as one chunk.
+ */
+export const TextDeltaItem = Schema.Struct({ type: Schema.Literal("textDelta"), text: Schema.String })
+
+/**
+ * Driver item: a fragment of reasoning text, sent as one chunk.
+ */
+export const ReasoningDeltaItem = Schema.Struct({ type: Schema.Literal("reasoningDelta"), text: Schema.String })
+
+/**
+ * Driver item: a whole tool call. `id` defaults to a deterministic `call_…`; `input` is sent as
+ * JSON argument fragments, or `arguments` verbatim in one fragment.
+ */
+export const ToolCallItem = Schema.Struct({
+  type: Schema.Literal("toolCall"),
+  id: Schema.optional(Schema.String),
+  name: Schema.String,
+  input: Schema.optional(Schema.Json),
+  arguments: Schema.optional(Schema.String)
+})
+
+/**
+ * Driver item: bytes written to the response stream verbatim (as UTF-8 text), for frames no
+ * well-behaved server would send.
+ */
+export const RawItem = Schema.Struct({ type: Schema.Literal("raw"), data: Schema.String })
+
+/**
+ * One item of `llm.chunk {id, items}`.
+ */
+export const LlmDriverItem = Schema.Union([TextDeltaItem, ReasoningDeltaItem, ToolCallItem, RawItem])
+export type LlmDriverItem = typeof LlmDriverItem.Type
