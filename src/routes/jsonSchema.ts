@@ -1,0 +1,82 @@
+/**
+ * The `jsonSchema` route kind: answers with a JSON body generated from the app's own production
+ * schema, seeded by the registry (`RespondContext.seed`) and proven to decode under that schema
+ * before it is served. `Route.json` builds on `jsonSchemaResponder`.
+ */
+import { Effect, Result, type Schema } from "effect"
+import { compileGenerator, type CompiledGenerator } from "../internal/generate.ts"
+import { offsetSeed } from "../internal/seed.ts"
+import type { Responder } from "../internal/types.ts"
+import type { GeneratedValueRejected, InvalidRouteSpec, SimnetError } from "../SimnetError.ts"
+
+/**
+ * Options of a `jsonSchema` route.
+ * - `narrow`: a schema to generate from instead of the production one, for production schemas too
+ *   broad to generate well (open JSON fields, unbounded records). Its values must encode and
+ *   decode under the production schema; registration fails if they do not.
+ * - `status` (default 200) and `headers` of the response (`content-type` defaults to JSON).
+ * - `seedOffset`: shifts every seed of the route, to get other values for the same requests.
+ */
+export interface JsonSchemaOptions {
+  readonly narrow?: Schema.Top | undefined
+  readonly status?: number | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  readonly seedOffset?: number | undefined
+}
+
+/**
+ * The parts of a `jsonSchema` route: `respond` for the registry, `prepare` (compile once and prove
+ * the schema generates; fails with `InvalidRouteSpec` naming the schema path, or
+ * `GeneratedValueRejected`), `body(seed)` for the body alone, and `regenerate(seed)`, which
+ * reproduces the body served under a logged seed.
+ */
+export interface JsonSchemaResponder {
+  readonly respond: Responder
+  readonly prepare: () => Effect.Effect<void, InvalidRouteSpec | GeneratedValueRejected>
+  readonly body: (seed: number) => Result.Result<string, SimnetError>
+  readonly regenerate: (seed: number) => Effect.Effect<string, SimnetError>
+  readonly seeded: true
+  readonly describe: Readonly<Record<string, unknown>>
+}
+
+/**
+ * Builds the responder of a `jsonSchema` route for a production schema. The generator (the
+ * arbitrary, the encoder and the decoder) is compiled once, by `prepare` or at the first request,
+ * never per request. `label` names the route in errors.
+ */
+export const jsonSchemaResponder = (
+  schema: Schema.Codec<unknown, unknown>,
+  options: JsonSchemaOptions,
+  label: string
+): JsonSchemaResponder => {
+  let compiled: Result.Result<CompiledGenerator, InvalidRouteSpec | GeneratedValueRejected> | undefined
+  const compile = () => (compiled ??= compileGenerator(schema, { narrow: options.narrow, label }))
+  const status = options.status ?? 200
+  const headers: Record<string, string> = { "content-type": "application/json", ...options.headers }
+
+  const body = (seed: number): Result.Result<string, SimnetError> => {
+    const generator = compile()
+    return Result.isFailure(generator)
+      ? Result.fail(generator.failure)
+      : generator.success.generate(offsetSeed(seed, options.seedOffset))
+  }
+
+  return {
+    prepare: () => Effect.suspend(() => Result.match(compile(), { onFailure: Effect.fail, onSuccess: () => Effect.void })),
+    respond: (_request, context) =>
+      Effect.suspend(() => {
+        const result = body(context.seed)
+        return Result.isFailure(result)
+          ? Effect.fail(result.failure)
+          : Effect.succeed(new Response(result.success, { status, headers }))
+      }),
+    body,
+    regenerate: (seed) => Effect.suspend(() => Result.match(body(seed), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
+    seeded: true,
+    describe: {
+      status,
+      ...(options.seedOffset === undefined ? {} : { seedOffset: options.seedOffset }),
+      ...(options.narrow === undefined ? {} : { narrowed: true })
+    }
+  }
+}

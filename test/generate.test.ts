@@ -1,0 +1,231 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Exit, Result, Schema, SchemaTransformation } from "effect"
+import * as fc from "fast-check"
+import { compileGenerator } from "../src/internal/generate.ts"
+import { makeSimRequest } from "../src/internal/request.ts"
+import type { RespondContext } from "../src/internal/types.ts"
+import { jsonSchemaResponder } from "../src/routes/jsonSchema.ts"
+
+const compile = (schema: Schema.Top, narrow?: Schema.Top) =>
+  compileGenerator(schema as Schema.Codec<unknown, unknown>, { label: "test", narrow })
+
+const generator = (schema: Schema.Top, narrow?: Schema.Top) => {
+  const compiled = compile(schema, narrow)
+  if (Result.isFailure(compiled)) throw new Error(compiled.failure.message)
+  return compiled.success
+}
+
+const bodyAt = (schema: Schema.Top, seed: number, narrow?: Schema.Top): string => {
+  const result = generator(schema, narrow).generate(seed)
+  if (Result.isFailure(result)) throw new Error(result.failure.message)
+  return result.success
+}
+
+const context = (seed: number): RespondContext => ({ identity: "r", seed, occurrence: 0, runSeed: 0 })
+
+const hasLoneSurrogate = (text: string): boolean => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)
+
+describe("generation pipeline", () => {
+  const Item = Schema.Struct({
+    id: Schema.String,
+    count: Schema.Int,
+    price: Schema.Number,
+    tags: Schema.Array(Schema.String),
+    meta: Schema.Record(Schema.String, Schema.String),
+    note: Schema.optional(Schema.String)
+  })
+
+  it("the same seed gives byte-identical bodies and they decode under the schema", () => {
+    for (let seed = 0; seed < 50; seed++) {
+      const a = bodyAt(Item, seed)
+      expect(bodyAt(Item, seed)).toBe(a)
+      expect(() => Schema.decodeUnknownSync(Item)(JSON.parse(a))).not.toThrow()
+    }
+    expect(new Set(Array.from({ length: 20 }, (_, s) => bodyAt(Item, s))).size).toBeGreaterThan(15)
+  })
+
+  it("generated strings are valid Unicode and records have no prototype-polluting keys", () => {
+    const g = generator(Item)
+    for (let seed = 0; seed < 300; seed++) {
+      const body = Result.getOrThrow(g.generate(seed))
+      expect(hasLoneSurrogate(body)).toBe(false)
+      const meta = JSON.parse(body).meta as Record<string, string>
+      for (const key of Object.keys(meta)) expect(["__proto__", "constructor", "prototype"]).not.toContain(key)
+      expect(body).not.toContain("__proto__")
+    }
+  })
+
+  it("honours examples and string formats", () => {
+    const S = Schema.Struct({
+      model: Schema.String.annotate({ examples: ["gpt-4o", "o3-mini"] }),
+      email: Schema.String.annotate({ format: "email" }),
+      when: Schema.String.annotate({ format: "date-time" }),
+      id: Schema.String.annotate({ format: "uuid" })
+    })
+    for (let seed = 0; seed < 40; seed++) {
+      const value = JSON.parse(bodyAt(S, seed))
+      expect(["gpt-4o", "o3-mini"]).toContain(value.model)
+      expect(value.email).toMatch(/^[a-z.]+@[a-z]+\.[a-z]+$/)
+      expect(Number.isNaN(Date.parse(value.when))).toBe(false)
+      expect(value.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    }
+  })
+
+  it("encodes with the production schema: seconds on the wire become a Duration in the app", () => {
+    const Seconds = Schema.Number.pipe(
+      Schema.decodeTo(
+        Schema.Duration,
+        SchemaTransformation.transform({ decode: Duration.seconds, encode: (d: Duration.Duration) => Duration.toSeconds(d) })
+      )
+    )
+    const Token = Schema.Struct({ access_token: Schema.String, expires_in: Seconds, ttl: Schema.DurationFromMillis })
+    for (let seed = 0; seed < 40; seed++) {
+      const wire = JSON.parse(bodyAt(Token, seed))
+      expect(typeof wire.expires_in).toBe("number")
+      expect(Number.isFinite(wire.expires_in)).toBe(true)
+      const app = Schema.decodeUnknownSync(Token)(wire)
+      expect(Duration.isDuration(app.expires_in)).toBe(true)
+      expect(Duration.toSeconds(app.expires_in)).toBe(wire.expires_in)
+    }
+  })
+
+  it("generates from the narrowed schema and serves values that decode under the production one", () => {
+    const Wide = Schema.Struct({ kind: Schema.String, data: Schema.Record(Schema.String, Schema.Unknown) })
+    const Narrow = Schema.Struct({ kind: Schema.Literal("catalog"), data: Schema.Struct({ size: Schema.Int }) })
+    for (let seed = 0; seed < 20; seed++) {
+      const value = JSON.parse(bodyAt(Wide, seed, Narrow))
+      expect(value.kind).toBe("catalog")
+      expect(Object.keys(value.data)).toEqual(["size"])
+    }
+  })
+
+  it("a narrowed schema whose values do not fit the production schema is rejected, naming the issue", () => {
+    const compiled = compile(Schema.Struct({ a: Schema.Int }), Schema.Struct({ a: Schema.Number.check(Schema.isBetween({ minimum: 0.1, maximum: 0.9 })) }))
+    expect(Result.isFailure(compiled)).toBe(true)
+    if (Result.isFailure(compiled)) {
+      expect(compiled.failure._tag).toBe("GeneratedValueRejected")
+      expect(compiled.failure).toMatchObject({ path: "$.a" })
+      expect(compiled.failure.message).toContain("integer")
+    }
+  })
+
+  it("a value with no JSON form is rejected, never served", () => {
+    const compiled = compile(Schema.Struct({ big: Schema.BigInt }))
+    expect(Result.isFailure(compiled) && compiled.failure._tag).toBe("GeneratedValueRejected")
+  })
+
+  it("a declaration without an arbitrary fails at compile time, naming the schema path", () => {
+    class Opaque {
+      readonly x = 1
+    }
+    const compiled = compile(Schema.Struct({ items: Schema.Array(Schema.Struct({ handle: Schema.instanceOf(Opaque) })) }))
+    expect(Result.isFailure(compiled)).toBe(true)
+    if (Result.isFailure(compiled)) {
+      expect(compiled.failure._tag).toBe("InvalidRouteSpec")
+      expect(compiled.failure).toMatchObject({ path: "$.items[0].handle" })
+    }
+  })
+
+  it("an impossible refinement fails at compile time, naming the schema path", () => {
+    const never = Schema.String.check(Schema.makeFilter(() => false))
+    const compiled = compile(Schema.Struct({ user: Schema.Struct({ name: never }) }))
+    expect(Result.isFailure(compiled)).toBe(true)
+    if (Result.isFailure(compiled)) expect(compiled.failure).toMatchObject({ _tag: "InvalidRouteSpec", path: "$.user.name" })
+    const contradictory = compile(Schema.Struct({ n: Schema.Number.check(Schema.isBetween({ minimum: 5, maximum: 1 })) }))
+    expect(Result.isFailure(contradictory) && contradictory.failure).toMatchObject({ _tag: "InvalidRouteSpec", path: "$.n" })
+  })
+})
+
+describe("jsonSchemaResponder", () => {
+  const Account = Schema.Struct({ id: Schema.String, email: Schema.String.annotate({ format: "email" }) })
+  const request = makeSimRequest({ url: "https://api.example.com/account" })
+
+  it.effect("answers with the body for the context's seed, status and headers", () =>
+    Effect.gen(function*() {
+      const responder = jsonSchemaResponder(Account, { status: 201, headers: { "x-sim": "1" } }, "account")
+      yield* responder.prepare()
+      const response = yield* responder.respond(request, context(42))
+      expect(response.status).toBe(201)
+      expect(response.headers.get("content-type")).toBe("application/json")
+      expect(response.headers.get("x-sim")).toBe("1")
+      const text = yield* Effect.promise(() => response.text())
+      expect(text).toBe(yield* responder.regenerate(42))
+      expect(Schema.decodeUnknownSync(Account)(JSON.parse(text)).id.length).toBeGreaterThan(0)
+    }))
+
+  it.effect("a seed offset changes the values and regenerate reproduces them", () =>
+    Effect.gen(function*() {
+      const plain = jsonSchemaResponder(Account, {}, "a")
+      const shifted = jsonSchemaResponder(Account, { seedOffset: 7 }, "a")
+      const bodies = yield* Effect.forEach([1, 2, 3, 4], (seed) => shifted.regenerate(seed))
+      const plainBodies = yield* Effect.forEach([1, 2, 3, 4], (seed) => plain.regenerate(seed))
+      expect(bodies).not.toEqual(plainBodies)
+      const response = yield* shifted.respond(request, context(3))
+      expect(yield* Effect.promise(() => response.text())).toBe(bodies[2])
+    }))
+
+  it.effect("prepare fails at registration for a schema that cannot be generated", () =>
+    Effect.gen(function*() {
+      const responder = jsonSchemaResponder(Schema.Struct({ n: Schema.Never }), {}, "broken")
+      const exit = yield* Effect.exit(responder.prepare())
+      expect(Exit.isFailure(exit)).toBe(true)
+      const error = yield* Effect.flip(responder.prepare())
+      expect(error._tag).toBe("InvalidRouteSpec")
+      expect(error.message).toContain("broken")
+    }))
+})
+
+/** A small schema grammar: primitives, literals, nullables, optional fields, arrays, records, structs, unions. */
+const schemaArbitrary: fc.Arbitrary<Schema.Top> = fc.letrec<{ schema: Schema.Top }>((tie) => ({
+  schema: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.constantFrom<Schema.Top>(
+      Schema.String,
+      Schema.Int,
+      Schema.Number,
+      Schema.Finite,
+      Schema.Boolean,
+      Schema.Null,
+      Schema.NonEmptyString,
+      Schema.Literals(["a", "b", "c"]),
+      Schema.DurationFromMillis,
+      Schema.DateTimeUtcFromString,
+      Schema.NumberFromString,
+      Schema.String.check(Schema.isMaxLength(3)),
+      Schema.Int.check(Schema.isBetween({ minimum: -5, maximum: 5 }))
+    ),
+    tie("schema").map((s) => Schema.NullOr(s as Schema.Codec<unknown, unknown>)),
+    tie("schema").map((s) => Schema.Array(s as Schema.Codec<unknown, unknown>)),
+    tie("schema").map((s) => Schema.Record(Schema.String, s as Schema.Codec<unknown, unknown>)),
+    fc.array(fc.tuple(fc.constantFrom("id", "name", "value", "items", "meta"), tie("schema"), fc.boolean()), { maxLength: 4 })
+      .map((fields) =>
+        Schema.Struct(
+          Object.fromEntries(
+            fields.map(([k, s, optional]) => [k, optional ? Schema.optional(s as Schema.Codec<unknown, unknown>) : s])
+          ) as Record<string, Schema.Codec<unknown, unknown>>
+        )
+      ),
+    fc.tuple(tie("schema"), tie("schema")).map(([a, b]) => Schema.Union([a as Schema.Codec<unknown, unknown>, b as Schema.Codec<unknown, unknown>]))
+  )
+})).schema
+
+describe("properties", () => {
+  it("for random schemas and seeds, every served body decodes under its schema and is reproducible", () => {
+    fc.assert(
+      fc.property(schemaArbitrary, fc.integer({ min: 0, max: 2 ** 32 - 1 }), (schema, seed) => {
+        const compiled = compile(schema)
+        expect(Result.isSuccess(compiled)).toBe(true)
+        if (Result.isFailure(compiled)) return
+        const body = compiled.success.generate(seed)
+        expect(Result.isSuccess(body)).toBe(true)
+        if (Result.isFailure(body)) return
+        expect(() => Schema.decodeUnknownSync(schema as Schema.Codec<unknown, unknown>)(JSON.parse(body.success))).not.toThrow()
+        expect(Result.getOrThrow(compiled.success.generate(seed))).toBe(body.success)
+        const recompiled = compile(schema)
+        expect(Result.isSuccess(recompiled) && Result.getOrThrow(recompiled.success.generate(seed))).toBe(body.success)
+        expect(hasLoneSurrogate(body.success)).toBe(false)
+      }),
+      { numRuns: 150, seed: 20261130 }
+    )
+  })
+})
