@@ -1,0 +1,57 @@
+import { spawn } from "node:child_process"
+import { once } from "node:events"
+import { describe, expect, it } from "vitest"
+
+const startServe = async (args: ReadonlyArray<string>) => {
+  const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+  let out = ""
+  child.stdout.setEncoding("utf8")
+  child.stderr.setEncoding("utf8")
+  child.stderr.on("data", (d: string) => (out += d))
+  const base = await new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (d: string) => {
+      out += d
+      const m = /network:\s+(http:\/\/127\.0\.0\.1:\d+)\/HOST\/PATH/.exec(out)
+      if (m) resolve(m[1])
+    })
+    child.on("exit", (code) => reject(new Error(`simnet serve exited with ${code}: ${out}`)))
+  })
+  return { child, base, output: () => out }
+}
+
+describe("simnet serve", () => {
+  it("serves the default fixture over loopback, maps /HOST/PATH, reports unmatched requests, exits cleanly on SIGTERM", async () => {
+    const { child, base, output } = await startServe([])
+    expect(output()).toContain("4 routes from fixtures/default.json (seed 0)")
+    const item = await fetch(`${base}/api.example.com/items/42`)
+    expect(item.status).toBe(200)
+    expect(await item.json()).toEqual({ id: "sim-item", name: "Simulated item" })
+    const removed = await fetch(`${base}/api.example.com/items/42`, { method: "DELETE" })
+    expect(removed.status).toBe(204)
+    const missing = await fetch(`${base}/api.example.com/nothing?x=1`, { method: "POST", body: "{}" })
+    expect(missing.status).toBe(502)
+    const body = (await missing.json()) as { error: { tag: string; url: string; method: string; candidates: Array<unknown> } }
+    expect(body.error).toMatchObject({ tag: "UnregisteredRequest", method: "POST", url: "https://api.example.com/nothing?x=1" })
+    expect(body.error.candidates.length).toBeGreaterThan(0)
+    const noHost = await fetch(`${base}/`)
+    expect(noHost.status).toBe(400)
+    child.kill("SIGTERM")
+    const [code] = await once(child, "exit")
+    expect(code).toBe(0)
+  })
+
+  it("a broken fixture names the field and exits non-zero", async () => {
+    const { writeFileSync, mkdtempSync } = await import("node:fs")
+    const { join } = await import("node:path")
+    const { tmpdir } = await import("node:os")
+    const file = join(mkdtempSync(join(tmpdir(), "simnet-")), "bad.json")
+    writeFileSync(file, JSON.stringify({ routes: [{ match: "GET https://a.example.com/", respond: { kind: "text", body: "x" } }, { match: "GET https://a.example.com/b", respond: { kind: "nope" } }] }))
+    const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", "--fixture", file], { stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    child.stdout.on("data", (d) => (out += d))
+    child.stderr.on("data", (d) => (out += d))
+    const [code] = await once(child, "exit")
+    expect(code).not.toBe(0)
+    expect(out).toContain("routes[1].respond.kind")
+  })
+})
