@@ -1,0 +1,156 @@
+/**
+ * Throughput and per-call overhead of the simulated model, measured through the official `openai`
+ * SDK. Anchors measured in the same run:
+ * - the floor: the same SDK reading the same events from a bare `fetch` whose `ReadableStream`
+ *   hands over one prebuilt event per read;
+ * - the one-buffer shape: the same events arriving as one buffer (the SDK's decoder is far slower
+ *   on it, so the shape simnet produces matters).
+ *
+ * Run: npx node bench/llm.bench.ts [tokens]
+ */
+import OpenAI from "openai"
+import { SimulatedProvider } from "../src/provider/SimulatedProvider.ts"
+import { openaiRoutes } from "../src/routes/openai.ts"
+import { SimulationNetwork } from "../src/SimulationNetwork.ts"
+
+const TOKENS = Number(process.argv[2] ?? 100_000)
+const ONE_BUFFER_TOKENS = Math.min(TOKENS, 5_000)
+const CALLS = 2_000
+const encoder = new TextEncoder()
+
+const chunkEvent = (content: string, finish: string | null = null): string =>
+  `data: ${JSON.stringify({
+    id: "chatcmpl-floor",
+    object: "chat.completion.chunk",
+    created: 0,
+    model: "gpt-4o",
+    choices: [{ index: 0, delta: { content }, finish_reason: finish }]
+  })}\n\n`
+
+const prebuiltEvents = (tokens: number): Array<Uint8Array> => {
+  const events = [encoder.encode(chunkEvent(""))]
+  for (let i = 0; i < tokens; i++) events.push(encoder.encode(chunkEvent(" tok")))
+  events.push(encoder.encode(chunkEvent("", "stop")), encoder.encode("data: [DONE]\n\n"))
+  return events
+}
+
+const perEventFetch = (events: ReadonlyArray<Uint8Array>): typeof globalThis.fetch => async () => {
+  let i = 0
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (i < events.length) controller.enqueue(events[i++])
+      else controller.close()
+    }
+  }, { highWaterMark: 0 })
+  return new Response(body, { headers: { "content-type": "text/event-stream" } })
+}
+
+const oneBufferFetch = (events: ReadonlyArray<Uint8Array>): typeof globalThis.fetch => {
+  const whole = new Uint8Array(events.reduce((n, e) => n + e.length, 0))
+  let at = 0
+  for (const event of events) {
+    whole.set(event, at)
+    at += event.length
+  }
+  return async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(whole)
+        controller.close()
+      }
+    })
+    return new Response(body, { headers: { "content-type": "text/event-stream" } })
+  }
+}
+
+const client = (fetch: typeof globalThis.fetch) => new OpenAI({ apiKey: "sk-bench", fetch, maxRetries: 0 })
+
+const streamTokens = async (openai: OpenAI): Promise<number> => {
+  const stream = await openai.chat.completions.create({
+    model: "gpt-4o",
+    messages: [{ role: "user", content: "count" }],
+    stream: true
+  })
+  let tokens = 0
+  for await (const chunk of stream) if ((chunk.choices[0]?.delta.content ?? "").length > 0) tokens++
+  return tokens
+}
+
+const tokensPerSecond = async (openai: OpenAI, expected: number, runs = 3): Promise<number> => {
+  let best = 0
+  for (let run = 0; run < runs; run++) {
+    const start = performance.now()
+    const tokens = await streamTokens(openai)
+    const seconds = (performance.now() - start) / 1000
+    if (tokens !== expected) throw new Error(`expected ${expected} tokens, got ${tokens}`)
+    best = Math.max(best, tokens / seconds)
+  }
+  return best
+}
+
+const microsPerCall = async (openai: OpenAI): Promise<number> => {
+  for (let i = 0; i < 200; i++) await streamTokens(openai)
+  const start = performance.now()
+  for (let i = 0; i < CALLS; i++) await streamTokens(openai)
+  return ((performance.now() - start) * 1000) / CALLS
+}
+
+const simnet = async (text: string) => {
+  const llm = new SimulatedProvider()
+  llm.rule("any", { type: "respond", steps: [[{ type: "text", content: text }]] })
+  const handle = await SimulationNetwork.start({ routes: openaiRoutes(llm) })
+  return { llm, handle, openai: client(handle.fetch) }
+}
+
+const readsPerEvent = async (fetch: typeof globalThis.fetch): Promise<{ reads: number; events: number }> => {
+  const response = await fetch("https://api.openai.com/v1/chat/completions", {
+    method: "POST",
+    body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "count" }], stream: true })
+  })
+  const reader = response.body!.getReader()
+  let reads = 0
+  let text = ""
+  const decoder = new TextDecoder()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    reads++
+    text += decoder.decode(value, { stream: true })
+  }
+  return { reads, events: text.split("\n\n").length - 1 }
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
+
+const main = async () => {
+  const one = await simnet("Hi")
+  const floorOne = client(perEventFetch(prebuiltEvents(1)))
+  await microsPerCall(one.openai)
+  await microsPerCall(floorOne)
+  const floorCall = await microsPerCall(floorOne)
+  const simCall = await microsPerCall(one.openai)
+
+  const text = " tok".repeat(TOKENS)
+  const events = prebuiltEvents(TOKENS)
+  const floorClient = client(perEventFetch(events))
+  const { handle, openai } = await simnet(text)
+  await tokensPerSecond(floorClient, TOKENS, 1)
+  await tokensPerSecond(openai, TOKENS, 1)
+  const floor = await tokensPerSecond(floorClient, TOKENS)
+  const simulated = await tokensPerSecond(openai, TOKENS)
+  const oneBuffer = await tokensPerSecond(client(oneBufferFetch(prebuiltEvents(ONE_BUFFER_TOKENS))), ONE_BUFFER_TOKENS, 1)
+  const shape = await readsPerEvent(handle.fetch)
+
+  console.log(`simnet LLM bench (node ${process.version}, openai SDK, ${fmt(TOKENS)} text tokens, best of 3)`)
+  console.log(`  floor   bare fetch, one event per read      ${fmt(floor).padStart(9)} tokens/s`)
+  console.log(`  simnet  network.fetch                       ${fmt(simulated).padStart(9)} tokens/s   ${(simulated / floor).toFixed(2)}x floor (target >= 0.5x)`)
+  console.log(`  shape   bare fetch, whole body in one read  ${fmt(oneBuffer).padStart(9)} tokens/s   ${(oneBuffer / floor).toFixed(3)}x floor (${fmt(ONE_BUFFER_TOKENS)} tokens, one run)`)
+  console.log(`  simnet's shape: ${shape.reads} reads for ${shape.events} SSE events (${shape.reads === shape.events ? "one event per read" : "batched"})`)
+  console.log(`per-call overhead, one-chunk streamed completion (${fmt(CALLS)} sequential calls)`)
+  console.log(`  floor   ${floorCall.toFixed(1).padStart(7)} µs/call`)
+  console.log(`  simnet  ${simCall.toFixed(1).padStart(7)} µs/call   (+${(simCall - floorCall).toFixed(1)} µs for routing, logging, rendering)`)
+  await handle.close()
+  await one.handle.close()
+}
+
+await main()
