@@ -333,6 +333,15 @@ describe("the openai SDK against the simulated model", () => {
     expect(Schema.is(ModelList)({ object: "list", data: models.data })).toBe(true)
   })
 
+  it("finds its provider per request when given a function instead of an instance", async () => {
+    const llm = new SimulatedProvider()
+    const handle = await SimulationNetwork.start({ routes: openaiRoutes(() => llm) })
+    llm.enqueue({ steps: [[{ type: "text", content: "found" }]] })
+    const client = new OpenAI({ apiKey: "sk-test", fetch: handle.fetch, maxRetries: 0 })
+    const completion = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "x" }] })
+    expect(completion.choices[0].message.content).toBe("found")
+  })
+
   it("is deterministic: the same rules and request sequence give the same answers, log and counts", async () => {
     const run = async () => {
       const { llm, client } = await setup({ maxRetries: 1 })

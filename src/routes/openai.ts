@@ -6,13 +6,13 @@
  */
 import { Effect, Exit, Schema } from "effect"
 import { make as makeRoute } from "../Route.ts"
-import type { Responder, Route, SimRequest } from "../internal/types.ts"
+import type { RespondContext, Responder, Route, SimRequest } from "../internal/types.ts"
 import type { LlmInvocation, LlmReply } from "../provider/SimulatedProvider.ts"
 import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
 import { framesBody, resetError, splitEvents, streamFrames, untilAborted } from "../provider/internal/body.ts"
 import type { StreamEnd } from "../provider/internal/body.ts"
 import { readRequest } from "../provider/internal/conversation.ts"
-import type { Opening } from "../provider/internal/invocation.ts"
+import type { DrivenInvocation, Opening } from "../provider/internal/invocation.ts"
 import { ChunkWriter, completion, errorBody, errorKind } from "../provider/internal/wire.ts"
 import type { ChatCompletion, ModelList } from "../schemas/openai.ts"
 import { ChatCompletionRequest } from "../schemas/openai.ts"
@@ -116,9 +116,11 @@ const renderOpening = (invocation: LlmInvocation, opening: Opening): Effect.Effe
   }
 }
 
-const awaitDriver = (invocation: LlmInvocation, signal: AbortSignal | undefined): Effect.Effect<Response, RouteFailed> => {
-  if (invocation.reply._tag !== "Driven") return Effect.die("not a driven invocation")
-  const driven = invocation.reply.invocation
+const awaitDriver = (
+  invocation: LlmInvocation,
+  driven: DrivenInvocation,
+  signal: AbortSignal | undefined
+): Effect.Effect<Response, RouteFailed> => {
   const opened = Effect.callback<Opening>((resume) => {
     driven.whenOpen((opening) => resume(Effect.succeed(opening)))
     return Effect.sync(() => driven.abandon(new DOMException("The client aborted the request.", "AbortError")))
@@ -153,9 +155,9 @@ const render = (invocation: LlmInvocation, signal: AbortSignal | undefined): Eff
       return Effect.succeed(new Response(framesBody(events[Symbol.iterator]()), { status: reply.status, headers }))
     }
     case "Hang":
-      return untilAborted(signal, invocation.id).pipe(Effect.andThen(Effect.never))
+      return untilAborted(signal, invocation.id)
     case "Driven":
-      return awaitDriver(invocation, signal)
+      return awaitDriver(invocation, reply.invocation, signal)
   }
 }
 
@@ -168,12 +170,19 @@ const refusal = (provider: SimulatedProvider, error: NoScriptQueued | UnmatchedL
 const decodeRequest = Schema.decodeUnknownExit(ChatCompletionRequest)
 
 /**
+ * The provider that answers: one instance, or a function that finds it for each request (so a
+ * family registered before its network exists can use the network's `llm`).
+ */
+export type ProviderSource = SimulatedProvider | ((context: RespondContext) => SimulatedProvider)
+
+/**
  * The responder of `POST {base}/chat/completions`. A body that is not a chat request is a 400
  * (and not a model call); a refusal (`NoScriptQueued`, `UnmatchedLlmRequest`) is a 500 whose
  * error body names the reason, with `x-should-retry: false` since retrying cannot help.
  */
-export const chatCompletionsResponder = (provider: SimulatedProvider): Responder => (request: SimRequest) =>
+export const chatCompletionsResponder = (source: ProviderSource): Responder => (request: SimRequest, context) =>
   Effect.suspend(() => {
+    const provider = source instanceof SimulatedProvider ? source : source(context)
     const raw = request.json()
     const decoded = decodeRequest(raw)
     if (Exit.isFailure(decoded)) {
@@ -208,7 +217,7 @@ export const modelsResponder = (models: ReadonlyArray<string> = DEFAULT_OPENAI_M
  * ids `openai.chat` and `openai.models` (suffixed by the base URL when it is not the default) and
  * source `openai`.
  */
-export const openaiRoutes = (provider: SimulatedProvider, options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> => {
+export const openaiRoutes = (provider: ProviderSource, options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> => {
   const base = (options.baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, "")
   const suffix = options.baseUrl === undefined ? "" : ` ${base}`
   return [

@@ -100,7 +100,7 @@ export const ToolCallItem = Schema.Struct({
 
 /**
  * Driver item: bytes written to the response stream verbatim (as UTF-8 text), for frames no
- * well-behaved server would send.
+ * well-behaved server would send. A non-streamed call has no stream to write into and ignores it.
  */
 export const RawItem = Schema.Struct({ type: Schema.Literal("raw"), data: Schema.String })
 
