@@ -85,6 +85,16 @@ describe("the openai SDK against the simulated model", () => {
     expect(chunks.every((chunk) => chunk.choices.length === 1)).toBe(true)
     expect(chunks[1].choices[0].delta.reasoning_content).toBe("The")
     expect(chunks[chunks.length - 1].choices[0].finish_reason).toBe("tool_calls")
+    llm.enqueue({ steps: [[{ type: "text", content: "With usage." }]] })
+    const withUsage = await rawEvents(handle.fetch, {
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "hi" }],
+      stream: true,
+      stream_options: { include_usage: true }
+    })
+    const last = Schema.decodeUnknownSync(ChatCompletionChunk)(JSON.parse(withUsage[withUsage.length - 2]), strict)
+    expect(last.choices).toEqual([])
+    expect(last.usage?.completion_tokens).toBe(2)
   })
 
   it("answers a non-streamed call with a chat.completion that decodes under its schema", async () => {

@@ -115,6 +115,17 @@ describe("SimulatedProvider's script queue", () => {
     }).pipe(withNetwork(llm))
   })
 
+  it.effect("the log keeps the latest logLimit requests while callCount and per-key counts stay exact", () => {
+    const llm = new SimulatedProvider({ logLimit: 2 })
+    llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
+    return Effect.gen(function*() {
+      for (const content of ["a", "b", "a", "c"]) yield* askText(content)
+      expect(llm.log.map((entry) => entry.id)).toEqual(["inv_3", "inv_4"])
+      expect(llm.callCount).toBe(4)
+      expect(llm.countFor(llm.log[0].key)).toBe(2)
+    }).pipe(withNetwork(llm))
+  })
+
   it("reset clears queue, rules, log, counts and numbering", () => {
     const llm = new SimulatedProvider()
     llm.enqueue({ steps: [[{ type: "text", content: "x" }]] })

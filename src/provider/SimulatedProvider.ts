@@ -23,7 +23,7 @@ import type { DriverFinish } from "./internal/invocation.ts"
 import { DrivenInvocation } from "./internal/invocation.ts"
 import { untilAborted } from "./internal/body.ts"
 import type { ChunkHead, Part, StreamFault } from "./internal/wire.ts"
-import { estimateTokens, naturalFinish, splitArguments, splitWords } from "./internal/wire.ts"
+import { naturalFinish, splitArguments, splitWords } from "./internal/wire.ts"
 
 export type { LlmRequest } from "./internal/conversation.ts"
 export type { DriverFinish } from "./internal/invocation.ts"
@@ -348,6 +348,7 @@ const outcomeOf = (plan: Plan): LlmLogEntry["outcome"] => {
  * provider (`inv_N`, `call_N_I`, `chatcmpl-sim-N`) and `created` comes from the `Clock`.
  */
 export class SimulatedProvider {
+  readonly #logLimit: number
   #seq = 0
   #ruleSeq = 0
   #queue: Array<LlmScript> = []
@@ -358,7 +359,17 @@ export class SimulatedProvider {
   #pending = new Map<string, DrivenInvocation>()
   #drivers = new Set<Queue.Queue<LlmInvocationNotice>>()
 
-  /** Adds a script to the end of the queue. */
+  /** `logLimit` bounds the request log (default 10 000, oldest dropped first); counts stay exact. */
+  constructor(options: { readonly logLimit?: number } = {}) {
+    this.#logLimit = Math.max(1, options.logLimit ?? 10_000)
+  }
+
+  /**
+   * Adds a script to the end of the queue. A call with no tool results after its last user
+   * message starts the next script (so a retried first call takes the next script, and a new
+   * turn never continues an old one); a call after N tool-result rounds is answered by step N of
+   * the current script, and the script is done after its last step.
+   */
   enqueue(script: LlmScript): void {
     this.#queue.push(script)
   }
@@ -398,7 +409,7 @@ export class SimulatedProvider {
     return this.#rules.map((rule) => ({ ...rule }))
   }
 
-  /** Every request so far, in call order, as recorded when it arrived. */
+  /** The requests so far (the latest `logLimit`), in call order, as recorded when they arrived. */
   get log(): ReadonlyArray<LlmLogEntry> {
     return this.#log
   }
@@ -606,6 +617,7 @@ export class SimulatedProvider {
         status: plan._tag === "HttpError" ? plan.status : plan._tag === "Raw" ? plan.status : undefined,
         rawSha256: plan._tag === "Raw" ? sha256Hex(plan.bytes) : undefined
       })
+      if (this.#log.length > this.#logLimit) this.#log.splice(0, this.#log.length - this.#logLimit)
       this.#counts.set(request.key, (this.#counts.get(request.key) ?? 0) + 1)
       if (plan._tag === "Refuse") return Effect.fail(plan.error)
       const reply = Effect.sync((): LlmInvocation => {
@@ -619,13 +631,5 @@ export class SimulatedProvider {
       const served = latency === undefined ? reply : Effect.andThen(Effect.sleep(latency), reply)
       return signal === undefined ? served : Effect.raceFirst(served, untilAborted(signal, id))
     })
-  }
-
-  /**
-   * Estimated prompt tokens of a request (one per four characters of its material), used when a
-   * script gives no `usage`.
-   */
-  static promptTokens(request: LlmRequest): number {
-    return estimateTokens(request.material)
   }
 }

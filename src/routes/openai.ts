@@ -13,7 +13,7 @@ import { framesBody, resetError, splitEvents, streamFrames, untilAborted } from 
 import type { StreamEnd } from "../provider/internal/body.ts"
 import { readRequest } from "../provider/internal/conversation.ts"
 import type { DrivenInvocation, Opening } from "../provider/internal/invocation.ts"
-import { ChunkWriter, completion, errorBody, errorKind } from "../provider/internal/wire.ts"
+import { ChunkWriter, completion, countOutputTokens, errorBody, errorKind, usageOf } from "../provider/internal/wire.ts"
 import type { ChatCompletion, ModelList } from "../schemas/openai.ts"
 import { ChatCompletionRequest } from "../schemas/openai.ts"
 import { RouteFailed } from "../SimnetError.ts"
@@ -62,14 +62,6 @@ const retryHeaders = (retryAfterMs: number | undefined): Record<string, string> 
     ? {}
     : { "retry-after-ms": String(retryAfterMs), "retry-after": String(Math.ceil(retryAfterMs / 1000)) }
 
-const promptTokens = (invocation: LlmInvocation) => SimulatedProvider.promptTokens(invocation.request)
-
-const usageFor = (invocation: LlmInvocation, given: Extract<LlmReply, { _tag: "Reply" }>["usage"], outputTokens: number) => {
-  if (given !== undefined) return given
-  const prompt = promptTokens(invocation)
-  return { prompt_tokens: prompt, completion_tokens: outputTokens, total_tokens: prompt + outputTokens }
-}
-
 const bodyOf = (bytes: Uint8Array, reset: boolean): ReadableStream<Uint8Array> =>
   new ReadableStream<Uint8Array>({
     start(controller) {
@@ -85,16 +77,15 @@ const renderReply = (invocation: LlmInvocation, reply: Extract<LlmReply, { _tag:
   if (request.stream) {
     const writer = new ChunkWriter(head, request.includeUsage)
     const end: StreamEnd = reply.fault === undefined
-      ? { _tag: "Finish", finish: reply.finish, usage: (tokens) => usageFor(invocation, reply.usage, tokens) }
+      ? { _tag: "Finish", finish: reply.finish, usage: (tokens) => usageOf(reply.usage, request.material, tokens) }
       : { _tag: "Fault", fault: reply.fault }
     const body = framesBody(streamFrames(writer, reply.parts, end), { reset: reply.fault === "reset" })
     return new Response(body, { status: 200, headers: sseHeaders(requestId) })
   }
   const failed = reply.parts.find((part) => part.kind === "error")
   if (failed !== undefined && failed.kind === "error") return errorResponse(500, failed.message, requestId)
-  const tokens = reply.parts.filter((part) => part.kind !== "raw" && part.kind !== "toolCall").length +
-    reply.parts.reduce((n, part) => n + (part.kind === "toolCall" ? part.fragments.length : 0), 0)
-  const value: ChatCompletion = completion(head, reply.parts, reply.finish, usageFor(invocation, reply.usage, tokens))
+  const usage = usageOf(reply.usage, request.material, countOutputTokens(reply.parts))
+  const value: ChatCompletion = completion(head, reply.parts, reply.finish, usage)
   if (reply.fault === undefined) return jsonResponse(value, 200, { "x-request-id": requestId })
   const whole = encoder.encode(JSON.stringify(value))
   const half = whole.subarray(0, Math.floor(whole.length / 2))

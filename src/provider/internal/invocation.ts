@@ -8,7 +8,7 @@ import type { ChatCompletion, CompletionUsage, FinishReason } from "../../schema
 import { Mailbox, resetError } from "./body.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { ChunkHead, Part } from "./wire.ts"
-import { ChunkWriter, completion, estimateTokens, naturalFinish, splitArguments } from "./wire.ts"
+import { ChunkWriter, completion, countOutputTokens, naturalFinish, splitArguments, usageOf } from "./wire.ts"
 
 /**
  * How a driven response starts: a stream, a whole completion (non-streamed requests), an HTTP
@@ -112,12 +112,6 @@ export class DrivenInvocation {
     return this.#mailbox
   }
 
-  #usage(given: CompletionUsage | undefined, outputTokens: number): CompletionUsage {
-    if (given !== undefined) return given
-    const prompt = estimateTokens(this.request.material)
-    return { prompt_tokens: prompt, completion_tokens: outputTokens, total_tokens: prompt + outputTokens }
-  }
-
   /** Sends items: each text or reasoning delta is one chunk. */
   chunk(items: ReadonlyArray<LlmDriverItem>): void {
     const parts = items.map((item) => toPart(item, () => `call_${this.seq}_${this.#calls++}`))
@@ -142,11 +136,11 @@ export class DrivenInvocation {
           : reason
     if (this.request.stream) {
       const mailbox = this.#stream()
-      mailbox.push(this.#writer.finish(finish, this.#usage(usage, this.#writer.outputTokens)))
+      mailbox.push(this.#writer.finish(finish, usageOf(usage, this.request.material, this.#writer.outputTokens)))
       mailbox.close()
     } else {
-      const tokens = this.#parts.filter((part) => part.kind !== "raw").length
-      this.#open({ _tag: "Completion", completion: completion(this.head, this.#parts, finish, this.#usage(usage, tokens)) })
+      const total = usageOf(usage, this.request.material, countOutputTokens(this.#parts))
+      this.#open({ _tag: "Completion", completion: completion(this.head, this.#parts, finish, total) })
     }
     this.#close()
   }

@@ -104,6 +104,29 @@ export const naturalFinish = (parts: ReadonlyArray<Part>): FinishReason =>
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4)
 
 /**
+ * The output tokens of an answer as simnet counts them: one per text or reasoning fragment and
+ * one per tool-argument fragment.
+ */
+export const countOutputTokens = (parts: ReadonlyArray<Part>): number => {
+  let tokens = 0
+  for (const part of parts) {
+    if (part.kind === "text" || part.kind === "reasoning") tokens++
+    else if (part.kind === "toolCall") tokens += part.fragments.length
+  }
+  return tokens
+}
+
+/**
+ * The usage a response reports: the one given (a script's or a driver's), else the estimate
+ * from the request material and the output tokens.
+ */
+export const usageOf = (given: CompletionUsage | undefined, material: string, outputTokens: number): CompletionUsage => {
+  if (given !== undefined) return given
+  const prompt = estimateTokens(material)
+  return { prompt_tokens: prompt, completion_tokens: outputTokens, total_tokens: prompt + outputTokens }
+}
+
+/**
  * Writes the SSE frames of one streamed completion, part by part. It numbers tool calls in the
  * order they are started, so parallel calls get distinct indexes.
  */
