@@ -628,7 +628,8 @@ export class SimulatedProvider {
         return { seq, id, head, request, reply: plan }
       })
       const latency = decision.rule?.latency
-      const served = latency === undefined ? reply : Effect.andThen(Effect.sleep(latency), reply)
+      if (latency === undefined) return reply
+      const served = Effect.andThen(Effect.sleep(latency), reply)
       return signal === undefined ? served : Effect.raceFirst(served, untilAborted(signal, id))
     })
   }
