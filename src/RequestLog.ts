@@ -17,6 +17,8 @@ export const REDACTED_HEADERS: ReadonlySet<string> = new Set([
   "set-cookie"
 ])
 
+import type { SimRequest } from "./internal/types.ts"
+
 const BODY_SUMMARY_LIMIT = 256
 const decoder = new TextDecoder()
 
@@ -61,37 +63,32 @@ export interface RequestCounters {
 export class PendingRecord {
   readonly seq: number
   readonly time: number
-  readonly method: string
-  readonly url: URL
-  readonly headers: Headers
-  readonly bodyBytes: Uint8Array | undefined
+  readonly request: SimRequest
   route: RequestRecord["route"] = undefined
   denial: string | undefined = undefined
   status: number | undefined = undefined
   seed: number | undefined = undefined
   occurrence: number | undefined = undefined
 
-  constructor(seq: number, time: number, method: string, url: URL, headers: Headers, body: Uint8Array | undefined) {
+  constructor(seq: number, time: number, request: SimRequest) {
     this.seq = seq
     this.time = time
-    this.method = method
-    this.url = url
-    this.headers = headers
-    this.bodyBytes = body
+    this.request = request
   }
 
   /** The record as users see it, with credentials redacted. */
   toRecord(): RequestRecord {
     const headers: Record<string, string> = {}
-    this.headers.forEach((value, name) => {
+    const request = this.request
+    request.headers.forEach((value, name) => {
       headers[name] = REDACTED_HEADERS.has(name) ? "<redacted>" : value
     })
-    const bytes = this.bodyBytes
+    const bytes = request.body
     return {
       seq: this.seq,
       time: this.time,
-      method: this.method,
-      url: this.url.href,
+      method: request.method,
+      url: request.url.href,
       headers,
       body: bytes === undefined
         ? undefined
@@ -126,8 +123,8 @@ export class RequestLog {
   }
 
   /** Starts a record for a new request. */
-  open(time: number, method: string, url: URL, headers: Headers, body: Uint8Array | undefined): PendingRecord {
-    const record = new PendingRecord(++this.next, time, method, url, headers, body)
+  open(time: number, request: SimRequest): PendingRecord {
+    const record = new PendingRecord(++this.next, time, request)
     if (this.limit > 0) {
       const slot = (record.seq - 1) % this.limit
       if (slot === this.ring.length) this.ring.push(record)

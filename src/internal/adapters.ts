@@ -61,15 +61,19 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
   const simFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     let url: string
     let method: string
-    let headers: Headers
-    let body: BodyResult
+    let headers: Headers | HeadersInit | undefined
+    let body: BodyResult = undefined
     let signal: AbortSignal | null | undefined
     if (typeof input === "string" || input instanceof URL) {
       url = typeof input === "string" ? input : input.href
       method = init?.method ?? "GET"
-      headers = new Headers(init?.headers)
       signal = init?.signal
-      body = readBody(init?.body, url, method, headers)
+      headers = init?.headers
+      if (init?.body !== undefined && init.body !== null) {
+        const mutable = new Headers(headers)
+        body = readBody(init.body, url, method, mutable)
+        headers = mutable
+      }
     } else {
       const request = init === undefined ? input : new Request(input, init)
       url = request.url
@@ -81,7 +85,8 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
     if (signal?.aborted) throw abortError(signal)
     if (body instanceof Promise) {
       const read = await body
-      if (read.contentType !== null && !headers.has("content-type")) headers.set("content-type", read.contentType)
+      const mutable = headers as Headers
+      if (read.contentType !== null && !mutable.has("content-type")) mutable.set("content-type", read.contentType)
       body = read.body
     }
     let parsed: URL
@@ -134,9 +139,10 @@ const requestBody = (request: HttpClientRequest.HttpClientRequest): Effect.Effec
 export const makeHttpClient = (network: Network): HttpClient.HttpClient =>
   HttpClient.make((request, url, signal) =>
     Effect.flatMap(requestBody(request), ({ body, contentType }) => {
-      const headers = new Headers(request.headers as Record<string, string>)
-      if (contentType !== undefined && !headers.has("content-type")) headers.set("content-type", contentType)
-      const dispatched = network.dispatch(makeSimRequest({ method: request.method, url, headers, body, signal }))
+      const headers = contentType !== undefined && request.headers["content-type"] === undefined
+        ? { ...request.headers, "content-type": contentType }
+        : request.headers
+      const dispatched = network.dispatch(makeSimRequest({ method: request.method, url, headers: headers as Record<string, string>, body, signal }))
       const transportError = (error: SimnetError) =>
         new HttpClientError.HttpClientError({
           reason: new HttpClientError.TransportError({ request, cause: error, description: error.message })

@@ -115,7 +115,7 @@ export class Network {
 
   /** Finds the route for a request and starts its answer. Never throws. */
   dispatch(request: SimRequest): Dispatched {
-    const record = this.log.open(this.clock.currentTimeMillisUnsafe(), request.method, request.url, request.headers, request.body)
+    const record = this.log.open(this.clock.currentTimeMillisUnsafe(), request)
     const found = this.registry.find(request)
     if (found === undefined) {
       const error = new UnregisteredRequest({

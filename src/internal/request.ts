@@ -9,27 +9,38 @@ const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
 class SimRequestImpl implements SimRequest {
   readonly method: string
   readonly url: URL
-  readonly headers: Headers
   readonly body: Uint8Array | undefined
   readonly signal: AbortSignal | undefined
   params: Readonly<Record<string, string>>
+  private headersInit: HeadersInit | undefined
+  private headersCache: Headers | undefined
   private textCache: string | undefined
   private jsonCache: { value: unknown } | undefined
 
   constructor(
     method: string,
     url: URL,
-    headers: Headers,
+    headers: HeadersInit | undefined,
     body: Uint8Array | undefined,
     signal: AbortSignal | undefined,
     params: Readonly<Record<string, string>>
   ) {
     this.method = method
     this.url = url
-    this.headers = headers
+    if (headers instanceof Headers) this.headersCache = headers
+    else this.headersInit = headers
     this.body = body
     this.signal = signal
     this.params = params
+  }
+
+  /** Built on first use: most static routes never look at headers. */
+  get headers(): Headers {
+    if (this.headersCache === undefined) {
+      this.headersCache = new Headers(this.headersInit)
+      this.headersInit = undefined
+    }
+    return this.headersCache
   }
 
   text(): string {
@@ -67,18 +78,21 @@ export const makeSimRequest = (options: {
   new SimRequestImpl(
     (options.method ?? "GET").toUpperCase(),
     typeof options.url === "string" ? new URL(options.url) : options.url,
-    options.headers instanceof Headers ? options.headers : new Headers(options.headers),
+    options.headers,
     typeof options.body === "string" ? new TextEncoder().encode(options.body) : options.body,
     options.signal,
     options.params ?? NO_PARAMS
   )
 
 /**
- * The same request with the path parameters of the route that matched it.
+ * The request with the path parameters of the route that matched it. A request made by
+ * `makeSimRequest` belongs to one dispatch, so it is updated in place rather than copied.
  */
 export const withParams = (request: SimRequest, params: Readonly<Record<string, string>>): SimRequest => {
   if (params === request.params) return request
-  const copy = Object.create(request) as SimRequestImpl
-  copy.params = params
-  return copy
+  if (request instanceof SimRequestImpl) {
+    request.params = params
+    return request
+  }
+  return { ...request, params, text: () => request.text(), json: () => request.json() }
 }
