@@ -69,6 +69,11 @@ export interface Route {
   readonly prepare?: (() => Effect.Effect<void, SimnetError>) | undefined
   /** Whether the route needs a derived seed (generated responses): the registry then counts occurrences per request key. */
   readonly seeded?: boolean | undefined
+  /**
+   * For generated responses: the body the route serves under a logged seed (`RequestRecord.seed`),
+   * so any response can be reproduced from the log.
+   */
+  readonly regenerate?: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
   /** Extra fields for the route listing (`routes`, `GET network/routes`). */
   readonly describe?: Readonly<Record<string, unknown>> | undefined
 }

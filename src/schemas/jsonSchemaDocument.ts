@@ -1,0 +1,116 @@
+/**
+ * JSON Schema documents as route schemas, converted by Effect itself
+ * (`JsonSchema.fromSchemaDraft2020_12` / `fromSchemaDraft07` / `fromSchemaOpenApi3_x`, then
+ * `SchemaRepresentation.fromJsonSchemaDocument`), never by a hand-written converter. A document
+ * that does not convert is an `InvalidRouteSpec` naming the JSON pointer of the offending keyword.
+ */
+import { JsonSchema, Result, type Schema, SchemaRepresentation } from "effect"
+import { InvalidRouteSpec } from "../SimnetError.ts"
+
+/** The dialects a document may be written in. */
+export type Dialect = "draft-2020-12" | "draft-07" | "openapi-3.1" | "openapi-3.0"
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** The dialect a document declares with `$schema` (2020-12 when it declares none). */
+export const dialectOf = (document: Record<string, unknown>): Dialect => {
+  const declared = document.$schema
+  return typeof declared === "string" && /draft-0[4-7]/.test(declared) ? "draft-07" : "draft-2020-12"
+}
+
+const escapeToken = (token: string) => token.replace(/~/g, "~0").replace(/\//g, "~1")
+
+/**
+ * Turns the path Effect reports (`["schema"]["properties"]["a"]["contains"]`) into a JSON
+ * pointer into the source document: `/properties/a/contains` for the root schema, and
+ * `{definitionsPointer}/Name/...` for a definition.
+ */
+const pointerOf = (message: string, definitionsPointer: string): string => {
+  const at = /\n\s+at ((?:\[[^\]]*\])+)\s*$/.exec(message)
+  if (at === null) return ""
+  const tokens = [...at[1].matchAll(/\[([^\]]*)\]/g)].map(([, raw]) => {
+    try {
+      return String(JSON.parse(raw))
+    } catch {
+      return raw
+    }
+  })
+  const head = tokens.shift()
+  const rest = tokens.map((t) => `/${escapeToken(t)}`).join("")
+  return head === "definitions" ? `${definitionsPointer}${rest}` : rest
+}
+
+const convertDialect = (document: JsonSchema.JsonSchema, dialect: Dialect): JsonSchema.Document<"draft-2020-12"> => {
+  switch (dialect) {
+    case "draft-07":
+      return JsonSchema.fromSchemaDraft07(document)
+    case "openapi-3.1":
+      return JsonSchema.fromSchemaOpenApi3_1(document)
+    case "openapi-3.0":
+      return JsonSchema.fromSchemaOpenApi3_0(document)
+    case "draft-2020-12":
+      return JsonSchema.fromSchemaDraft2020_12(document)
+  }
+}
+
+/**
+ * Options of `fromJsonSchema`.
+ * - `dialect`: the document's dialect (default: from `$schema`, else 2020-12).
+ * - `definitions`: shared definitions in the same dialect, referenced as `#/$defs/Name` (OpenAPI
+ *   `#/components/schemas/Name` references are rewritten to that form by Effect).
+ * - `path`: the spec path reported with a failure; the JSON pointer of the offending keyword is
+ *   appended after `#` (`respond.schema.jsonSchema#/properties/a/contains`).
+ * - `pointerPrefix`, `definitionsPointer`: where the schema and the definitions sit in a larger
+ *   document, for the pointer (defaults: the root, and `/$defs`).
+ */
+export interface FromJsonSchemaOptions {
+  readonly dialect?: Dialect | undefined
+  readonly definitions?: Readonly<Record<string, unknown>> | undefined
+  readonly path?: string | undefined
+  readonly pointerPrefix?: string | undefined
+  readonly definitionsPointer?: string | undefined
+}
+
+const toJsonSchema = (document: unknown): JsonSchema.JsonSchema | undefined =>
+  typeof document === "boolean" ? (document ? {} : { not: {} }) : isObject(document) ? document : undefined
+
+/**
+ * Converts a JSON Schema document into an Effect schema. Patterns are applied (documents come
+ * from the app's own fixtures and tests, so they are trusted). A document that does not convert
+ * is an `InvalidRouteSpec` whose path ends in the JSON pointer of the offending keyword.
+ */
+export const fromJsonSchema = (
+  document: unknown,
+  options: FromJsonSchemaOptions = {}
+): Result.Result<Schema.Codec<unknown, unknown>, InvalidRouteSpec> => {
+  const path = options.path ?? "respond.schema.jsonSchema"
+  const prefix = options.pointerPrefix ?? ""
+  const source = toJsonSchema(document)
+  if (source === undefined) {
+    return Result.fail(new InvalidRouteSpec({ path, message: "a JSON Schema document is an object (or a boolean)" }))
+  }
+  try {
+    const dialect = options.dialect ?? dialectOf(source)
+    const converted = convertDialect(source, dialect)
+    const definitions: Record<string, JsonSchema.JsonSchema> = { ...converted.definitions }
+    for (const [name, definition] of Object.entries(options.definitions ?? {})) {
+      definitions[name] = convertDialect(toJsonSchema(definition) ?? {}, dialect).schema
+    }
+    return Result.succeed(
+      SchemaRepresentation.fromJsonSchemaDocument({ ...converted, definitions }, { patterns: "apply" }) as Schema.Codec<
+        unknown,
+        unknown
+      >
+    )
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    const relative = pointerOf(message, options.definitionsPointer ?? "/$defs")
+    const pointer = relative.startsWith(options.definitionsPointer ?? "/$defs") ? relative : `${prefix}${relative}`
+    return Result.fail(
+      new InvalidRouteSpec({
+        path: `${path}#${pointer}`,
+        message: `JSON Schema does not convert at #${pointer}: ${message.split("\n")[0]}`
+      })
+    )
+  }
+}

@@ -1,0 +1,296 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Schema } from "effect"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import { SimulationNetwork } from "../src/SimulationNetwork.ts"
+import * as Routes from "../src/routes/families.ts"
+import { jsonRoute, jsonSchemaKind } from "../src/routes/families.ts"
+import { decodeRouteSpecs } from "../src/RouteSpec.ts"
+import * as Account from "../src/schemas/account.ts"
+import * as Installation from "../src/schemas/installation.ts"
+import { Catalog } from "../src/schemas/models.ts"
+import * as Share from "../src/schemas/share.ts"
+import { SkillIndex } from "../src/schemas/skills.ts"
+import type { InvalidRouteSpec } from "../src/SimnetError.ts"
+
+const decodeJson = <S extends Schema.Codec<any, any>>(schema: S) => (response: HttpClientResponse.HttpClientResponse) =>
+  HttpClientResponse.filterStatusOk(response).pipe(Effect.flatMap(HttpClientResponse.schemaBodyJson(schema)))
+
+const context = { families: Routes.FAMILIES, kinds: new Map([["jsonSchema", jsonSchemaKind]]) }
+
+describe("Routes.models", () => {
+  it.effect("answers the models.dev catalog through HttpClient, decoding under the full schema", () =>
+    Effect.gen(function*() {
+      const catalog = yield* HttpClient.get("https://models.dev/api.json").pipe(Effect.flatMap(decodeJson(Catalog)))
+      expect(Object.keys(catalog)).toEqual(["openai", "anthropic", "google", "mistral"])
+      for (const [key, provider] of Object.entries(catalog)) {
+        expect(provider.id).toBe(key)
+        for (const [id, model] of Object.entries(provider.models)) expect(model.id).toBe(id)
+      }
+      expect(catalog.openai.models["gpt-4o"].name).toBe("GPT-4o")
+      const network = yield* SimulationNetwork
+      const [record] = yield* network.log
+      expect(typeof record.seed).toBe("number")
+    }).pipe(Effect.provide(SimulationNetwork.layer({ routes: Routes.models() }))))
+
+  it("is byte-identical across networks with the same seed and differs with another seed", async () => {
+    const body = async (seed: number) => {
+      const handle = await SimulationNetwork.start({ seed, routes: Routes.models() })
+      const text = await (await handle.fetch("https://models.dev/api.json")).text()
+      await handle.close()
+      return text
+    }
+    expect(await body(1)).toBe(await body(1))
+    expect(await body(1)).not.toBe(await body(2))
+  })
+
+  it("unrelated requests before, between or concurrently change nothing", async () => {
+    const routes = [...Routes.models(), ...Routes.share()]
+    const quiet = await SimulationNetwork.start({ seed: 9, routes })
+    const alone = await (await quiet.fetch("https://models.dev/api.json")).text()
+    const busy = await SimulationNetwork.start({ seed: 9, routes: [...Routes.share(), ...Routes.models()] })
+    await busy.fetch("https://opncd.ai/api/share", { method: "POST" })
+    const [first] = await Promise.all([
+      busy.fetch("https://models.dev/api.json").then((r) => r.text()),
+      busy.fetch("https://opncd.ai/api/share", { method: "POST" }),
+      busy.fetch("https://opncd.ai/api/share", { method: "POST", body: "{}" })
+    ])
+    expect(first).toBe(alone)
+    const second = await (await quiet.fetch("https://models.dev/api.json")).text()
+    expect(second).not.toBe(alone)
+    expect(await (await busy.fetch("https://models.dev/api.json")).text()).toBe(second)
+  })
+
+  it("regenerate reproduces a logged body from its seed", async () => {
+    const handle = await SimulationNetwork.start({ seed: 3, routes: Routes.models() })
+    const served = await (await handle.fetch("https://models.dev/api.json")).text()
+    const [record] = handle.log()
+    const [route] = Routes.models()
+    expect(await Effect.runPromise(route.regenerate!(record.seed!))).toBe(served)
+  })
+})
+
+describe("Routes.account", () => {
+  const base = "https://console.example.com"
+
+  it.effect("runs a device authorization and reads user, orgs and config", () =>
+    Effect.gen(function*() {
+      const code = yield* HttpClient.post(`${base}/auth/device/code`).pipe(Effect.flatMap(decodeJson(Account.DeviceCode)))
+      expect(Duration.toSeconds(code.interval)).toBe(5)
+      expect(code.verification_uri).toBe(`${base}/device`)
+      expect(code.user_code).toMatch(/^[A-Z]{4}-[A-Z]{4}$/)
+      const token = yield* HttpClient.execute(
+        HttpClientRequest.post(`${base}/auth/device/token`).pipe(HttpClientRequest.bodyJsonUnsafe({ device_code: code.device_code }))
+      ).pipe(Effect.flatMap(decodeJson(Account.DeviceTokenResponse)))
+      expect("access_token" in token && Duration.toSeconds(token.expires_in)).toBe(3600)
+      const refreshed = yield* HttpClient.post(`${base}/auth/token`).pipe(Effect.flatMap(decodeJson(Account.TokenSuccess)))
+      expect(refreshed.token_type).toBe("Bearer")
+      const user = yield* HttpClient.get(`${base}/api/user`).pipe(Effect.flatMap(decodeJson(Account.User)))
+      expect(user.email).toContain("@")
+      const orgs = yield* HttpClient.get(`${base}/api/orgs`).pipe(Effect.flatMap(decodeJson(Account.Orgs)))
+      expect(orgs.length).toBeGreaterThan(0)
+      yield* HttpClient.get(`${base}/api/config`).pipe(Effect.flatMap(decodeJson(Account.RemoteConfig)))
+    }).pipe(Effect.provide(SimulationNetwork.layer({ routes: Routes.account(base) }))))
+
+  it.effect("a test overrides one family route: the pending branch of the device flow", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      yield* network.register(
+        jsonRoute(`POST ${base}/auth/device/token`, Account.DeviceTokenResponse, {
+          narrow: Schema.Struct({ error: Schema.Literal("authorization_pending") }),
+          status: 400,
+          times: 1
+        })
+      )
+      const pending = yield* HttpClient.post(`${base}/auth/device/token`)
+      expect(pending.status).toBe(400)
+      expect(yield* HttpClientResponse.schemaBodyJson(Account.DeviceTokenResponse)(pending)).toEqual({ error: "authorization_pending" })
+      const granted = yield* HttpClient.post(`${base}/auth/device/token`).pipe(Effect.flatMap(decodeJson(Account.TokenSuccess)))
+      expect(granted.access_token).toMatch(/^at_/)
+    }).pipe(Effect.provide(SimulationNetwork.layer({ routes: Routes.account(base) }))))
+
+  it("needs a base URL", () => {
+    expect(() => Routes.account("")).toThrow(/needs a baseUrl/)
+  })
+})
+
+describe("Routes.share, Routes.skills, Routes.installation", () => {
+  it("share: create answers {id, url, secret}; sync and remove are status-only", async () => {
+    const handle = await SimulationNetwork.start({ routes: Routes.share() })
+    const created = Schema.decodeUnknownSync(Share.ShareCreated)(await (await handle.fetch("https://opncd.ai/api/share", { method: "POST" })).json())
+    expect(created.url).toMatch(/^https:\/\/opncd\.ai\/s\/[A-Za-z0-9]{8}$/)
+    const sync = await handle.fetch(`https://opncd.ai/api/share/${created.id}/sync`, { method: "POST", body: "{}" })
+    expect(sync.status).toBe(204)
+    expect((await handle.fetch(`https://opncd.ai/api/share/${created.id}`, { method: "DELETE" })).status).toBe(204)
+  })
+
+  it("skills: the index lists skills and every listed file is served as text", async () => {
+    const base = "https://skills.example.com/v1"
+    const handle = await SimulationNetwork.start({ routes: Routes.skills(base) })
+    const index = Schema.decodeUnknownSync(SkillIndex)(await (await handle.fetch(`${base}/index.json`)).json())
+    expect(index.skills.length).toBeGreaterThan(0)
+    for (const skill of index.skills) {
+      for (const file of skill.files) {
+        const response = await handle.fetch(`${base}/${skill.name}/${file}`)
+        expect(response.status).toBe(200)
+        expect(await response.text()).toContain(skill.name)
+      }
+    }
+  })
+
+  it("installation: GitHub release, npm dist-tags and Homebrew metadata for a self-update check", async () => {
+    const handle = await SimulationNetwork.start({ routes: Routes.installation() })
+    const release = Schema.decodeUnknownSync(Installation.GitHubRelease)(
+      await (await handle.fetch("https://api.github.com/repos/acme/app/releases/latest")).json()
+    )
+    expect(release.tag_name).toMatch(/^v\d+\.\d+\.\d+$/)
+    const packument = Schema.decodeUnknownSync(Installation.NpmPackument)(await (await handle.fetch("https://registry.npmjs.org/acme-cli")).json())
+    expect(packument["dist-tags"].latest).toMatch(/^\d+\.\d+\.\d+$/)
+    Schema.decodeUnknownSync(Installation.NpmVersion)(await (await handle.fetch("https://registry.npmjs.org/acme-cli/latest")).json())
+    Schema.decodeUnknownSync(Installation.BrewFormula)(await (await handle.fetch("https://formulae.brew.sh/api/formula/acme.json")).json())
+  })
+})
+
+describe("RouteSpec: jsonSchema kind and family references", () => {
+  it.effect("a fixture names a family and a shipped schema by ref", () =>
+    Effect.gen(function*() {
+      const decoded = yield* decodeRouteSpecs(
+        [
+          { family: "models" },
+          { id: "orgs", match: "GET https://console.example.com/api/orgs", respond: { kind: "jsonSchema", schema: { ref: "account.orgs" } } }
+        ],
+        context
+      )
+      const network = yield* SimulationNetwork.make({ routes: decoded.routes })
+      const orgs = yield* Effect.promise(() => network.fetch("https://console.example.com/api/orgs").then((r) => r.json()))
+      expect(Schema.decodeUnknownSync(Account.Orgs)(orgs).length).toBeGreaterThan(0)
+      const catalog = yield* Effect.promise(() => network.fetch("https://models.dev/api.json").then((r) => r.json()))
+      expect(Object.keys(Schema.decodeUnknownSync(Catalog)(catalog))).toContain("openai")
+    }))
+
+  it.effect("a JSON Schema document (2020-12 and draft-07) answers values that validate", () =>
+    Effect.gen(function*() {
+      const document = {
+        type: "object",
+        properties: {
+          id: { type: "string", format: "uuid" },
+          count: { type: "integer", minimum: 1, maximum: 9 },
+          tags: { type: "array", items: { type: "string", pattern: "^[a-z]{3}$" }, maxItems: 3 }
+        },
+        required: ["id", "count", "tags"],
+        additionalProperties: false
+      }
+      const decoded = yield* decodeRouteSpecs(
+        [
+          { match: "GET https://api.example.com/a", respond: { kind: "jsonSchema", schema: { jsonSchema: document }, status: 202 } },
+          {
+            match: "GET https://api.example.com/b",
+            respond: { kind: "jsonSchema", schema: { jsonSchema: { $schema: "http://json-schema.org/draft-07/schema#", ...document } } }
+          }
+        ],
+        context
+      )
+      const network = yield* SimulationNetwork.make({ routes: decoded.routes })
+      for (const path of ["a", "b"]) {
+        const response = yield* Effect.promise(() => network.fetch(`https://api.example.com/${path}`))
+        expect(response.status).toBe(path === "a" ? 202 : 200)
+        const value = yield* Effect.promise(() => response.json())
+        expect(value.count).toBeGreaterThanOrEqual(1)
+        expect(value.count).toBeLessThanOrEqual(9)
+        for (const tag of value.tags) expect(tag).toMatch(/^[a-z]{3}$/)
+      }
+    }))
+
+  it.effect("a JSON Schema that does not convert names its JSON pointer", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        decodeRouteSpecs(
+          [{
+            match: "GET https://api.example.com/a",
+            respond: { kind: "jsonSchema", schema: { jsonSchema: { type: "object", properties: { a: { type: "array", contains: { type: "string" } } } } } }
+          }],
+          context
+        )
+      )
+      expect(error).toMatchObject({ _tag: "InvalidRouteSpec", path: "[0].respond.schema.jsonSchema#/properties/a/contains" })
+    }))
+
+  it.effect("an unknown ref lists the known names", () =>
+    Effect.gen(function*() {
+      const error = (yield* Effect.flip(
+        decodeRouteSpecs({ match: "GET https://x.example.com/", respond: { kind: "jsonSchema", schema: { ref: "models.catalogue" } } }, context)
+      )) as InvalidRouteSpec
+      expect(error.path).toBe("respond.schema.ref")
+      expect(error.message).toContain("models.catalog")
+      expect(error.message).toContain("account.orgs")
+    }))
+
+  it.effect("an ungeneratable schema fails at registration, not at the first request", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork.make()
+      const error = yield* Effect.flip(network.register(jsonRoute("GET https://x.example.com/", Schema.Struct({ n: Schema.Never }) as Schema.Codec<unknown, unknown>)))
+      expect(error._tag).toBe("InvalidRouteSpec")
+      expect(yield* network.routes).toEqual([])
+    }))
+})
+
+describe("Routes.openapi", () => {
+  const document = {
+    openapi: "3.0.3",
+    info: { title: "Pets", version: "1" },
+    paths: {
+      "/pets": {
+        get: {
+          operationId: "listPets",
+          responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Pet" }, maxItems: 4 } } } } }
+        },
+        post: { operationId: "createPet", responses: { "201": { description: "created" } } }
+      },
+      "/pets/{petId}": {
+        get: {
+          operationId: "showPet",
+          responses: {
+            "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } } },
+            default: { description: "error" }
+          }
+        }
+      }
+    },
+    components: {
+      schemas: {
+        Pet: {
+          type: "object",
+          required: ["id", "name"],
+          properties: { id: { type: "integer", format: "int64" }, name: { type: "string" }, tag: { type: "string", nullable: true } }
+        }
+      }
+    }
+  }
+
+  it("every operation answers its success response schema", async () => {
+    const routes = Routes.openapi(document, { baseUrl: "https://petstore.example.com/v1" })
+    expect(routes.map((r) => r.id)).toEqual(["listPets", "createPet", "showPet"])
+    const handle = await SimulationNetwork.start({ routes })
+    const pets = await (await handle.fetch("https://petstore.example.com/v1/pets")).json()
+    expect(Array.isArray(pets)).toBe(true)
+    const pet = await (await handle.fetch("https://petstore.example.com/v1/pets/7")).json()
+    expect(typeof pet.id).toBe("number")
+    expect(typeof pet.name).toBe("string")
+    expect(pet.tag === undefined || pet.tag === null || typeof pet.tag === "string").toBe(true)
+    expect((await handle.fetch("https://petstore.example.com/v1/pets", { method: "POST" })).status).toBe(201)
+  })
+
+  it("a schema that does not convert names its pointer in the document", () => {
+    const bad = {
+      openapi: "3.1.0",
+      paths: { "/x": { get: { responses: { "200": { content: { "application/json": { schema: { type: "array", contains: { type: "string" } } } } } } } } }
+    }
+    expect(() => Routes.openapi(bad, { baseUrl: "https://x.example.com" })).toThrow(/contains/)
+    try {
+      Routes.openapi(bad, { baseUrl: "https://x.example.com" })
+    } catch (error) {
+      expect((error as InvalidRouteSpec).path).toBe("openapi#/paths/~1x/get/responses/200/content/application~1json/schema/contains")
+    }
+  })
+})
