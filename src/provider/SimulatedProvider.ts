@@ -15,71 +15,21 @@
 import type { Scope } from "effect"
 import { Clock, Duration, Effect, Queue } from "effect"
 import type { LlmDriverItem, LlmScript } from "../schemas/llmScript.ts"
-import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import type { CompletionUsage } from "../schemas/openai.ts"
 import { InvocationNotPending, NoScriptQueued, RouteFailed, UnmatchedLlmRequest } from "../SimnetError.ts"
 import type { LlmRequest } from "./internal/conversation.ts"
 import { requestKeyOf, sha256Hex, summarize } from "./internal/conversation.ts"
 import type { DriverFinish } from "./internal/invocation.ts"
 import { DrivenInvocation } from "./internal/invocation.ts"
 import { untilAborted } from "./internal/body.ts"
-import type { ChunkHead, Part, StreamFault } from "./internal/wire.ts"
-import { naturalFinish, splitArguments, splitWords } from "./internal/wire.ts"
+import type { LlmBehaviour, LlmMatch, LlmReply, Outcome, Plan } from "./internal/plan.ts"
+import { answerPlan, failurePlan, matches, outcomeOf, stepPlan } from "./internal/plan.ts"
+import type { ChunkHead } from "./internal/wire.ts"
 
 export type { LlmRequest } from "./internal/conversation.ts"
 export type { DriverFinish } from "./internal/invocation.ts"
+export type { LlmAnswer, LlmBehaviour, LlmFailure, LlmMatch, LlmReply } from "./internal/plan.ts"
 export type { StreamFault } from "./internal/wire.ts"
-
-/**
- * Which requests a rule takes: `"any"`, or an object whose given fields must all hold — `model`
- * (exact or RegExp), `contains` (a substring of the request material: every message's text and
- * tool calls), `lastUserMessage` (exact or RegExp), `toolResult` (whether tool results follow the
- * last user message) and `where` (a predicate).
- */
-export type LlmMatch =
-  | "any"
-  | {
-    readonly model?: string | RegExp
-    readonly contains?: string
-    readonly lastUserMessage?: string | RegExp
-    readonly toolResult?: boolean
-    readonly where?: (request: LlmRequest) => boolean
-  }
-
-/**
- * A failing behaviour: a rate limit (429 with `retry-after-ms` and `retry-after`, both 0 unless
- * given, so a client's retries cost no wall time), a server error (5xx, 500 unless given) or a
- * timeout (no answer until the client gives up).
- */
-export type LlmFailure =
-  | { readonly type: "rateLimit"; readonly retryAfterMs?: number; readonly message?: string }
-  | { readonly type: "serverError"; readonly status?: number; readonly retryAfterMs?: number; readonly message?: string }
-  | { readonly type: "timeout" }
-
-/**
- * An answering behaviour: `respond` with script steps (step N answers the call after N
- * tool-result rounds; the last step answers any later round), `raw` response bytes served
- * verbatim (their sha256 is logged), a stream `fault` after the steps' content, or `drive`
- * (hand the request to a driver).
- */
-export type LlmAnswer =
-  | ({ readonly type: "respond" } & LlmScript)
-  | {
-    readonly type: "raw"
-    readonly body: string | Uint8Array
-    readonly status?: number
-    readonly contentType?: string
-  }
-  | { readonly type: "fault"; readonly fault: StreamFault; readonly steps?: LlmScript["steps"] }
-  | { readonly type: "drive" }
-
-/**
- * What a rule does with the requests it takes: an answer, a failure, or `failThenRespond` (the
- * failure for the first `times` requests, then the answer).
- */
-export type LlmBehaviour =
-  | LlmAnswer
-  | LlmFailure
-  | { readonly type: "failThenRespond"; readonly times: number; readonly failure: LlmFailure; readonly then: LlmAnswer }
 
 /**
  * Options of a rule: `id` (default `rule_N`), `latency` (slept on Effect's `Clock` before the
@@ -123,7 +73,7 @@ export interface LlmLogEntry {
   readonly source: "script" | "rule" | "driver" | "none"
   readonly rule: string | undefined
   readonly step: number | undefined
-  readonly outcome: "answer" | "http_error" | "fault" | "timeout" | "raw" | "driven" | "refused"
+  readonly outcome: Outcome
   readonly status: number | undefined
   readonly rawSha256: string | undefined
 }
@@ -151,32 +101,6 @@ export interface LlmInvocationNotice {
 }
 
 /**
- * The provider's decision for one request, ready to be rendered on the wire.
- */
-export type LlmReply =
-  | {
-    readonly _tag: "Reply"
-    readonly parts: ReadonlyArray<Part>
-    readonly finish: FinishReason
-    readonly usage: CompletionUsage | undefined
-    readonly fault: StreamFault | undefined
-  }
-  | {
-    readonly _tag: "HttpError"
-    readonly status: number
-    readonly message: string
-    readonly retryAfterMs: number | undefined
-  }
-  | {
-    readonly _tag: "Raw"
-    readonly bytes: Uint8Array
-    readonly status: number
-    readonly contentType: string
-  }
-  | { readonly _tag: "Hang" }
-  | { readonly _tag: "Driven"; readonly invocation: DrivenInvocation }
-
-/**
  * An answer for one request: the reply and the fields its chunks repeat.
  */
 export interface LlmInvocation {
@@ -186,11 +110,6 @@ export interface LlmInvocation {
   readonly request: LlmRequest
   readonly reply: LlmReply
 }
-
-type Plan =
-  | Exclude<LlmReply, { readonly _tag: "Driven" }>
-  | { readonly _tag: "Drive"; readonly viaAttach: boolean }
-  | { readonly _tag: "Refuse"; readonly error: NoScriptQueued | UnmatchedLlmRequest }
 
 interface Decision {
   readonly source: LlmLogEntry["source"]
@@ -207,136 +126,6 @@ interface MutableRule {
   readonly times: number | undefined
   uses: number
   failures: number
-}
-
-const encoder = new TextEncoder()
-
-const toUsage = (usage: LlmScript["usage"]): CompletionUsage | undefined =>
-  usage === undefined
-    ? undefined
-    : { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens }
-
-const stepParts = (actions: LlmScript["steps"][number], seq: number): Array<Part> => {
-  const parts: Array<Part> = []
-  let calls = 0
-  for (const action of actions) {
-    switch (action.type) {
-      case "text":
-        for (const text of splitWords(action.content)) parts.push({ kind: "text", text })
-        break
-      case "thinking":
-        for (const text of splitWords(action.content)) parts.push({ kind: "reasoning", text })
-        break
-      case "tool_call":
-        parts.push({
-          kind: "toolCall",
-          id: `call_${seq}_${calls++}`,
-          name: action.name,
-          fragments: splitArguments(JSON.stringify(action.input))
-        })
-        break
-      case "error":
-        parts.push({ kind: "error", message: action.message })
-        break
-      case "http_error":
-        break
-    }
-  }
-  return parts
-}
-
-const stepPlan = (script: LlmScript, index: number, seq: number, fault?: StreamFault): Plan => {
-  const actions = script.steps[index]
-  for (const action of actions) {
-    if (action.type === "http_error") {
-      return { _tag: "HttpError", status: action.status, message: action.message, retryAfterMs: action.retryAfterMs }
-    }
-  }
-  const parts = stepParts(actions, seq)
-  const last = index === script.steps.length - 1
-  let finish = naturalFinish(parts)
-  if (last && script.finish !== undefined) {
-    if (script.finish === "error") parts.push({ kind: "error", message: "The model stopped with an error." })
-    else finish = script.finish === "tool-calls" ? "tool_calls" : script.finish
-  }
-  return { _tag: "Reply", parts, finish, usage: toUsage(script.usage), fault }
-}
-
-const failurePlan = (failure: LlmFailure): Plan => {
-  switch (failure.type) {
-    case "rateLimit":
-      return {
-        _tag: "HttpError",
-        status: 429,
-        message: failure.message ?? "Rate limit reached for requests (simulated).",
-        retryAfterMs: failure.retryAfterMs ?? 0
-      }
-    case "serverError":
-      return {
-        _tag: "HttpError",
-        status: failure.status ?? 500,
-        message: failure.message ?? "The server had an error while processing your request (simulated).",
-        retryAfterMs: failure.retryAfterMs
-      }
-    case "timeout":
-      return { _tag: "Hang" }
-  }
-}
-
-const DEFAULT_FAULT_STEPS: LlmScript["steps"] = [[{ type: "text", content: "This answer is cut short" }]]
-
-const answerPlan = (answer: LlmAnswer, request: LlmRequest, seq: number): { plan: Plan; step: number | undefined } => {
-  switch (answer.type) {
-    case "respond": {
-      const step = Math.min(request.toolResultRounds, answer.steps.length - 1)
-      if (step < 0) return { plan: { _tag: "Reply", parts: [], finish: "stop", usage: toUsage(answer.usage), fault: undefined }, step }
-      return { plan: stepPlan(answer, step, seq), step }
-    }
-    case "fault": {
-      const steps = answer.steps ?? DEFAULT_FAULT_STEPS
-      const step = Math.max(0, Math.min(request.toolResultRounds, steps.length - 1))
-      return { plan: stepPlan({ steps }, step, seq, answer.fault), step }
-    }
-    case "raw": {
-      const bytes = typeof answer.body === "string" ? encoder.encode(answer.body) : answer.body
-      return {
-        plan: { _tag: "Raw", bytes, status: answer.status ?? 200, contentType: answer.contentType ?? "text/event-stream" },
-        step: undefined
-      }
-    }
-    case "drive":
-      return { plan: { _tag: "Drive", viaAttach: false }, step: undefined }
-  }
-}
-
-const matchText = (pattern: string | RegExp, value: string | undefined): boolean =>
-  value !== undefined && (typeof pattern === "string" ? pattern === value : pattern.test(value))
-
-const matches = (match: LlmMatch, request: LlmRequest): boolean => {
-  if (match === "any") return true
-  if (match.model !== undefined && !matchText(match.model, request.model)) return false
-  if (match.contains !== undefined && !request.material.includes(match.contains)) return false
-  if (match.lastUserMessage !== undefined && !matchText(match.lastUserMessage, request.lastUserMessage)) return false
-  if (match.toolResult !== undefined && match.toolResult !== request.toolResultRounds > 0) return false
-  if (match.where !== undefined && !match.where(request)) return false
-  return true
-}
-
-const outcomeOf = (plan: Plan): LlmLogEntry["outcome"] => {
-  switch (plan._tag) {
-    case "Reply":
-      return plan.fault === undefined ? "answer" : "fault"
-    case "HttpError":
-      return "http_error"
-    case "Raw":
-      return "raw"
-    case "Hang":
-      return "timeout"
-    case "Drive":
-      return "driven"
-    case "Refuse":
-      return "refused"
-  }
 }
 
 /**

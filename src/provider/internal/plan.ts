@@ -1,0 +1,249 @@
+/**
+ * The provider's behaviours as data, and how each becomes a plan for one request: rule matchers,
+ * script steps turned into wire parts, failures, faults and raw bytes.
+ */
+import type { LlmScript } from "../../schemas/llmScript.ts"
+import type { CompletionUsage, FinishReason } from "../../schemas/openai.ts"
+import type { NoScriptQueued, UnmatchedLlmRequest } from "../../SimnetError.ts"
+import type { LlmRequest } from "./conversation.ts"
+import type { DrivenInvocation } from "./invocation.ts"
+import type { Part, StreamFault } from "./wire.ts"
+import { naturalFinish, splitArguments, splitWords } from "./wire.ts"
+
+/**
+ * Which requests a rule takes: `"any"`, or an object whose given fields must all hold — `model`
+ * (exact or RegExp), `contains` (a substring of the request material: every message's text and
+ * tool calls), `lastUserMessage` (exact or RegExp), `toolResult` (whether tool results follow the
+ * last user message) and `where` (a predicate).
+ */
+export type LlmMatch =
+  | "any"
+  | {
+    readonly model?: string | RegExp
+    readonly contains?: string
+    readonly lastUserMessage?: string | RegExp
+    readonly toolResult?: boolean
+    readonly where?: (request: LlmRequest) => boolean
+  }
+
+/**
+ * A failing behaviour: a rate limit (429 with `retry-after-ms` and `retry-after`, both 0 unless
+ * given, so a client's retries cost no wall time), a server error (5xx, 500 unless given) or a
+ * timeout (no answer until the client gives up).
+ */
+export type LlmFailure =
+  | { readonly type: "rateLimit"; readonly retryAfterMs?: number; readonly message?: string }
+  | { readonly type: "serverError"; readonly status?: number; readonly retryAfterMs?: number; readonly message?: string }
+  | { readonly type: "timeout" }
+
+/**
+ * An answering behaviour: `respond` with script steps (step N answers the call after N
+ * tool-result rounds; the last step answers any later round), `raw` response bytes served
+ * verbatim (their sha256 is logged), a stream `fault` after the steps' content, or `drive`
+ * (hand the request to a driver).
+ */
+export type LlmAnswer =
+  | ({ readonly type: "respond" } & LlmScript)
+  | {
+    readonly type: "raw"
+    readonly body: string | Uint8Array
+    readonly status?: number
+    readonly contentType?: string
+  }
+  | { readonly type: "fault"; readonly fault: StreamFault; readonly steps?: LlmScript["steps"] }
+  | { readonly type: "drive" }
+
+/**
+ * What a rule does with the requests it takes: an answer, a failure, or `failThenRespond` (the
+ * failure for the first `times` requests, then the answer).
+ */
+export type LlmBehaviour =
+  | LlmAnswer
+  | LlmFailure
+  | { readonly type: "failThenRespond"; readonly times: number; readonly failure: LlmFailure; readonly then: LlmAnswer }
+
+/**
+ * The provider's decision for one request, ready to be rendered on the wire.
+ */
+export type LlmReply =
+  | {
+    readonly _tag: "Reply"
+    readonly parts: ReadonlyArray<Part>
+    readonly finish: FinishReason
+    readonly usage: CompletionUsage | undefined
+    readonly fault: StreamFault | undefined
+  }
+  | {
+    readonly _tag: "HttpError"
+    readonly status: number
+    readonly message: string
+    readonly retryAfterMs: number | undefined
+  }
+  | {
+    readonly _tag: "Raw"
+    readonly bytes: Uint8Array
+    readonly status: number
+    readonly contentType: string
+  }
+  | { readonly _tag: "Hang" }
+  | { readonly _tag: "Driven"; readonly invocation: DrivenInvocation }
+
+/**
+ * What the provider decided for a request before anything is sent: a reply, a hand-over to a
+ * driver, or a refusal.
+ */
+export type Plan =
+  | Exclude<LlmReply, { readonly _tag: "Driven" }>
+  | { readonly _tag: "Drive"; readonly viaAttach: boolean }
+  | { readonly _tag: "Refuse"; readonly error: NoScriptQueued | UnmatchedLlmRequest }
+
+/**
+ * How a request is recorded in the log's `outcome`.
+ */
+export type Outcome = "answer" | "http_error" | "fault" | "timeout" | "raw" | "driven" | "refused"
+
+const encoder = new TextEncoder()
+
+const toUsage = (usage: LlmScript["usage"]): CompletionUsage | undefined =>
+  usage === undefined
+    ? undefined
+    : { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens }
+
+const stepParts = (actions: LlmScript["steps"][number], seq: number): Array<Part> => {
+  const parts: Array<Part> = []
+  let calls = 0
+  for (const action of actions) {
+    switch (action.type) {
+      case "text":
+        for (const text of splitWords(action.content)) parts.push({ kind: "text", text })
+        break
+      case "thinking":
+        for (const text of splitWords(action.content)) parts.push({ kind: "reasoning", text })
+        break
+      case "tool_call":
+        parts.push({
+          kind: "toolCall",
+          id: `call_${seq}_${calls++}`,
+          name: action.name,
+          fragments: splitArguments(JSON.stringify(action.input))
+        })
+        break
+      case "error":
+        parts.push({ kind: "error", message: action.message })
+        break
+      case "http_error":
+        break
+    }
+  }
+  return parts
+}
+
+/**
+ * The plan for step `index` of a script: its first `http_error`, or its parts with the finish
+ * reason (the script's `finish` on its last step) and usage.
+ */
+export const stepPlan = (script: LlmScript, index: number, seq: number, fault?: StreamFault): Plan => {
+  const actions = script.steps[index]
+  for (const action of actions) {
+    if (action.type === "http_error") {
+      return { _tag: "HttpError", status: action.status, message: action.message, retryAfterMs: action.retryAfterMs }
+    }
+  }
+  const parts = stepParts(actions, seq)
+  const last = index === script.steps.length - 1
+  let finish = naturalFinish(parts)
+  if (last && script.finish !== undefined) {
+    if (script.finish === "error") parts.push({ kind: "error", message: "The model stopped with an error." })
+    else finish = script.finish === "tool-calls" ? "tool_calls" : script.finish
+  }
+  return { _tag: "Reply", parts, finish, usage: toUsage(script.usage), fault }
+}
+
+/**
+ * The plan of a failing behaviour.
+ */
+export const failurePlan = (failure: LlmFailure): Plan => {
+  switch (failure.type) {
+    case "rateLimit":
+      return {
+        _tag: "HttpError",
+        status: 429,
+        message: failure.message ?? "Rate limit reached for requests (simulated).",
+        retryAfterMs: failure.retryAfterMs ?? 0
+      }
+    case "serverError":
+      return {
+        _tag: "HttpError",
+        status: failure.status ?? 500,
+        message: failure.message ?? "The server had an error while processing your request (simulated).",
+        retryAfterMs: failure.retryAfterMs
+      }
+    case "timeout":
+      return { _tag: "Hang" }
+  }
+}
+
+const DEFAULT_FAULT_STEPS: LlmScript["steps"] = [[{ type: "text", content: "This answer is cut short" }]]
+
+/**
+ * The plan of an answering behaviour for a request, and the script step it used.
+ */
+export const answerPlan = (answer: LlmAnswer, request: LlmRequest, seq: number): { plan: Plan; step: number | undefined } => {
+  switch (answer.type) {
+    case "respond": {
+      const step = Math.min(request.toolResultRounds, answer.steps.length - 1)
+      if (step < 0) return { plan: { _tag: "Reply", parts: [], finish: "stop", usage: toUsage(answer.usage), fault: undefined }, step }
+      return { plan: stepPlan(answer, step, seq), step }
+    }
+    case "fault": {
+      const steps = answer.steps ?? DEFAULT_FAULT_STEPS
+      const step = Math.max(0, Math.min(request.toolResultRounds, steps.length - 1))
+      return { plan: stepPlan({ steps }, step, seq, answer.fault), step }
+    }
+    case "raw": {
+      const bytes = typeof answer.body === "string" ? encoder.encode(answer.body) : answer.body
+      return {
+        plan: { _tag: "Raw", bytes, status: answer.status ?? 200, contentType: answer.contentType ?? "text/event-stream" },
+        step: undefined
+      }
+    }
+    case "drive":
+      return { plan: { _tag: "Drive", viaAttach: false }, step: undefined }
+  }
+}
+
+const matchText = (pattern: string | RegExp, value: string | undefined): boolean =>
+  value !== undefined && (typeof pattern === "string" ? pattern === value : pattern.test(value))
+
+/**
+ * Whether a rule's matcher takes a request.
+ */
+export const matches = (match: LlmMatch, request: LlmRequest): boolean => {
+  if (match === "any") return true
+  if (match.model !== undefined && !matchText(match.model, request.model)) return false
+  if (match.contains !== undefined && !request.material.includes(match.contains)) return false
+  if (match.lastUserMessage !== undefined && !matchText(match.lastUserMessage, request.lastUserMessage)) return false
+  if (match.toolResult !== undefined && match.toolResult !== request.toolResultRounds > 0) return false
+  if (match.where !== undefined && !match.where(request)) return false
+  return true
+}
+
+/**
+ * How a plan is logged.
+ */
+export const outcomeOf = (plan: Plan): Outcome => {
+  switch (plan._tag) {
+    case "Reply":
+      return plan.fault === undefined ? "answer" : "fault"
+    case "HttpError":
+      return "http_error"
+    case "Raw":
+      return "raw"
+    case "Hang":
+      return "timeout"
+    case "Drive":
+      return "driven"
+    case "Refuse":
+      return "refused"
+  }
+}
