@@ -181,6 +181,9 @@ const realisticDeclaration = (ast: SchemaAST.Declaration): SchemaAST.AST => {
   const id = typeof representation === "object" && representation !== null
     ? (representation as { readonly id?: unknown }).id
     : undefined
+  if ((id === "effect/schema/Json" || id === "effect/schema/MutableJson") && ast.checks === undefined) {
+    return realisticJson(ast.context)
+  }
   const link = typeof id === "string" ? REALISTIC_DECLARATIONS[id] : undefined
   if (link === undefined || ast.checks !== undefined || ast.typeParameters.length > 0) return SchemaAST.toType(ast)
   return new SchemaAST.Declaration(
@@ -192,6 +195,13 @@ const realisticDeclaration = (ast: SchemaAST.Declaration): SchemaAST.AST => {
     ast.context
   )
 }
+
+/**
+ * A struct that also admits extra keys (a JSON Schema object without `additionalProperties:
+ * false`): like a real API, it answers its declared fields only.
+ */
+const isOpenStruct = (ast: SchemaAST.Objects): boolean =>
+  ast.propertySignatures.length > 0 && ast.indexSignatures.length > 0 && ast.checks === undefined
 
 const jsonRoundTrip = (value: unknown): unknown => {
   const text = JSON.stringify(value)
@@ -226,7 +236,8 @@ const roundTrip = (ast: SchemaAST.AST): SchemaAST.Filter<unknown> => {
  * Builds the realistic generation AST of a production schema (or of its narrowed schema): the
  * type side (encodings dropped) where strings get a word-like or `format`-shaped pattern hint,
  * record keys an identifier hint, unbounded numbers small integer hints, open JSON (`Unknown`,
- * `Any`, `object`) a realistic JSON generator, and primitives with `examples` pick among them.
+ * `Any`, `object`, `Schema.Json`) a realistic JSON generator, structs open to extra keys only
+ * their declared fields, and primitives with `examples` pick among them.
  * Durations, UTC date-times and dates are recent and whole-second. Every node that had an
  * encoding keeps only values that survive a JSON round trip through it. Other declarations and
  * template literals are kept as Effect generates them. The result validates
@@ -262,7 +273,9 @@ export const realisticAst = (root: SchemaAST.AST): SchemaAST.AST => {
       case "Objects":
         return new SchemaAST.Objects(
           ast.propertySignatures.map((p) => new SchemaAST.PropertySignature(p.name, go(p.type, false))),
-          ast.indexSignatures.map((i) => new SchemaAST.IndexSignature(go(i.parameter, true), go(i.type, false))),
+          isOpenStruct(ast)
+            ? []
+            : ast.indexSignatures.map((i) => new SchemaAST.IndexSignature(go(i.parameter, true), go(i.type, false))),
           ast.annotations,
           ast.checks,
           undefined,

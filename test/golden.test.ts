@@ -1,0 +1,61 @@
+/**
+ * Golden bodies: generated values are stable within a simnet version. The same seed gives the
+ * same bytes across runs and processes; these files hold a few of them. After a deliberate change
+ * to generation (or an `effect` upgrade), regenerate them with `SIMNET_UPDATE_GOLDEN=1 npx vitest
+ * run test/golden.test.ts` and say so in the changelog.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { readFileSync, writeFileSync } from "node:fs"
+import { SimulationNetwork } from "../src/SimulationNetwork.ts"
+import * as Routes from "../src/routes/families.ts"
+import { jsonRoute } from "../src/routes/families.ts"
+import { fromJsonSchema } from "../src/schemas/jsonSchemaDocument.ts"
+import { NAMED_SCHEMAS } from "../src/schemas/registry.ts"
+import { Result } from "effect"
+
+const update = process.env.SIMNET_UPDATE_GOLDEN === "1"
+
+const golden = (name: string, body: string) => {
+  const file = new URL(`./golden/${name}.json`, import.meta.url)
+  if (update) writeFileSync(file, body)
+  expect(body).toBe(readFileSync(file, "utf8"))
+}
+
+const fields: Record<string, Schema.Codec<unknown, unknown>> = {}
+for (let i = 0; i < 20; i++) {
+  fields[`field${i}`] = [Schema.String, Schema.Int, Schema.Boolean, Schema.Number][i % 4] as Schema.Codec<unknown, unknown>
+}
+
+describe("golden bodies", () => {
+  it("the models.dev catalog served at run seed 0", async () => {
+    const handle = await SimulationNetwork.start({ seed: 0, routes: Routes.models() })
+    golden("models.catalog.seed0", await (await handle.fetch("https://models.dev/api.json")).text())
+  })
+
+  it.effect("named schemas at fixed seeds", () =>
+    Effect.gen(function*() {
+      for (const name of ["account.user", "account.deviceCode", "installation.githubRelease", "skills.index"]) {
+        const entry = NAMED_SCHEMAS.get(name)!
+        const route = jsonRoute("GET https://golden.example.com/", entry.schema, { narrow: entry.narrow })
+        golden(`${name}.seed42`, yield* route.regenerate!(42))
+      }
+    }))
+
+  it.effect("a 20-field object and a JSON Schema document at fixed seeds", () =>
+    Effect.gen(function*() {
+      const object = jsonRoute("GET https://golden.example.com/", Schema.Struct(fields) as Schema.Codec<unknown, unknown>)
+      golden("object20.seed7", yield* object.regenerate!(7))
+      const converted = fromJsonSchema({
+        type: "object",
+        required: ["id", "when", "items"],
+        properties: {
+          id: { type: "string", format: "uuid" },
+          when: { type: "string", format: "date-time" },
+          items: { type: "array", maxItems: 3, items: { type: "object", required: ["n"], properties: { n: { type: "integer" } } } }
+        }
+      })
+      const document = jsonRoute("GET https://golden.example.com/", Result.getOrThrow(converted))
+      golden("jsonSchema.seed7", yield* document.regenerate!(7))
+    }))
+})
