@@ -6,6 +6,8 @@
  * - the one-buffer shape: the same events arriving as one buffer (the SDK's decoder is far slower
  *   on it, so the shape simnet produces matters).
  *
+ * Floor and simnet runs alternate and the best of each counts, so load on the machine hits both.
+ *
  * Run: npx node bench/llm.bench.ts [tokens]
  */
 import OpenAI from "openai"
@@ -16,6 +18,7 @@ import { SimulationNetwork } from "../src/SimulationNetwork.ts"
 const TOKENS = Number(process.argv[2] ?? 100_000)
 const ONE_BUFFER_TOKENS = Math.min(TOKENS, 5_000)
 const CALLS = 2_000
+const RUNS = 5
 const encoder = new TextEncoder()
 
 const chunkEvent = (content: string, finish: string | null = null): string =>
@@ -76,7 +79,7 @@ const streamTokens = async (openai: OpenAI): Promise<number> => {
   return tokens
 }
 
-const tokensPerSecond = async (openai: OpenAI, expected: number, runs = 3): Promise<number> => {
+const tokensPerSecond = async (openai: OpenAI, expected: number, runs: number): Promise<number> => {
   let best = 0
   for (let run = 0; run < runs; run++) {
     const start = performance.now()
@@ -136,12 +139,16 @@ const main = async () => {
   const { handle, openai } = await simnet(text)
   await tokensPerSecond(floorClient, TOKENS, 1)
   await tokensPerSecond(openai, TOKENS, 1)
-  const floor = await tokensPerSecond(floorClient, TOKENS)
-  const simulated = await tokensPerSecond(openai, TOKENS)
+  let floor = 0
+  let simulated = 0
+  for (let run = 0; run < RUNS; run++) {
+    floor = Math.max(floor, await tokensPerSecond(floorClient, TOKENS, 1))
+    simulated = Math.max(simulated, await tokensPerSecond(openai, TOKENS, 1))
+  }
   const oneBuffer = await tokensPerSecond(client(oneBufferFetch(prebuiltEvents(ONE_BUFFER_TOKENS))), ONE_BUFFER_TOKENS, 1)
   const shape = await readsPerEvent(handle.fetch)
 
-  console.log(`simnet LLM bench (node ${process.version}, openai SDK, ${fmt(TOKENS)} text tokens, best of 3)`)
+  console.log(`simnet LLM bench (node ${process.version}, openai SDK, ${fmt(TOKENS)} text tokens, best of ${RUNS} interleaved runs)`)
   console.log(`  floor   bare fetch, one event per read      ${fmt(floor).padStart(9)} tokens/s`)
   console.log(`  simnet  network.fetch                       ${fmt(simulated).padStart(9)} tokens/s   ${(simulated / floor).toFixed(2)}x floor (target >= 0.5x)`)
   console.log(`  shape   bare fetch, whole body in one read  ${fmt(oneBuffer).padStart(9)} tokens/s   ${(oneBuffer / floor).toFixed(3)}x floor (${fmt(ONE_BUFFER_TOKENS)} tokens, one run)`)
