@@ -5,6 +5,7 @@ import { compileGenerator } from "../src/internal/generate.ts"
 import { makeSimRequest } from "../src/internal/request.ts"
 import type { RespondContext } from "../src/internal/types.ts"
 import { jsonSchemaResponder } from "../src/routes/jsonSchema.ts"
+import { SimulatedProvider } from "../src/provider/SimulatedProvider.ts"
 
 const compile = (schema: Schema.Top, narrow?: Schema.Top) =>
   compileGenerator(schema as Schema.Codec<unknown, unknown>, { label: "test", narrow })
@@ -21,7 +22,7 @@ const bodyAt = (schema: Schema.Top, seed: number, narrow?: Schema.Top): string =
   return result.success
 }
 
-const context = (seed: number): RespondContext => ({ identity: "r", seed, occurrence: 0, runSeed: 0 })
+const context = (seed: number): RespondContext => ({ identity: "r", seed, occurrence: 0, runSeed: 0, llm: new SimulatedProvider() })
 
 const hasLoneSurrogate = (text: string): boolean => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)
 

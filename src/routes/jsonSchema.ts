@@ -6,7 +6,7 @@
 import { Effect, Result, type Schema } from "effect"
 import { compileGenerator, type CompiledGenerator } from "../internal/generate.ts"
 import { offsetSeed } from "../internal/seed.ts"
-import type { Responder } from "../internal/types.ts"
+import type { RespondContext, Responder, SimRequest } from "../internal/types.ts"
 import type { GeneratedValueRejected, InvalidRouteSpec, SimnetError } from "../SimnetError.ts"
 
 /**
@@ -25,13 +25,19 @@ export interface JsonSchemaOptions {
 }
 
 /**
- * The parts of a `jsonSchema` route: `respond` for the registry, `prepare` (compile once and prove
+ * The parts of a `jsonSchema` route: `respond` for the registry (and `respondSeeded`, its
+ * synchronous twin), `prepare` (compile once and prove
  * the schema generates; fails with `InvalidRouteSpec` naming the schema path, or
  * `GeneratedValueRejected`), `body(seed)` for the body alone, and `regenerate(seed)`, which
  * reproduces the body served under a logged seed.
  */
 export interface JsonSchemaResponder {
   readonly respond: Responder
+  /**
+   * The same answer as `respond`, without an Effect: for a registry fast path that derives the
+   * seed and calls this directly (generation is synchronous).
+   */
+  readonly respondSeeded: (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
   readonly prepare: () => Effect.Effect<void, InvalidRouteSpec | GeneratedValueRejected>
   readonly body: (seed: number) => Result.Result<string, SimnetError>
   readonly regenerate: (seed: number) => Effect.Effect<string, SimnetError>
@@ -61,15 +67,14 @@ export const jsonSchemaResponder = (
       : generator.success.generate(offsetSeed(seed, options.seedOffset))
   }
 
+  const respondSeeded = (_request: SimRequest, context: RespondContext): Result.Result<Response, SimnetError> =>
+    Result.map(body(context.seed), (text) => new Response(text, { status, headers }))
+
   return {
     prepare: () => Effect.suspend(() => Result.match(compile(), { onFailure: Effect.fail, onSuccess: () => Effect.void })),
-    respond: (_request, context) =>
-      Effect.suspend(() => {
-        const result = body(context.seed)
-        return Result.isFailure(result)
-          ? Effect.fail(result.failure)
-          : Effect.succeed(new Response(result.success, { status, headers }))
-      }),
+    respond: (request, context) =>
+      Effect.suspend(() => Result.match(respondSeeded(request, context), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
+    respondSeeded,
     body,
     regenerate: (seed) => Effect.suspend(() => Result.match(body(seed), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
     seeded: true,
