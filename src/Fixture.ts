@@ -2,22 +2,33 @@
  * Fixture files: `{ "seed": 0, "routes": [RouteSpec...], "llm": [LlmScript...] }`. A fixture is
  * decoded with the same Schema as the control endpoint, and every problem names its JSON path.
  */
-import { Effect } from "effect"
 import * as fs from "node:fs/promises"
+import { Effect, Schema } from "effect"
+import type { Route } from "./internal/types.ts"
+import { defaultDecodeContext } from "./Routes.ts"
 import { decodeRouteSpecs, type DecodeContext } from "./RouteSpec.ts"
+import { LlmScript } from "./schemas/llmScript.ts"
 import { FixtureFile } from "./schemas/routeSpec.ts"
 import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
-import type { Route } from "./internal/types.ts"
-import { Schema } from "effect"
 
 /**
- * A decoded fixture: its seed, its routes, and the LLM scripts to queue (as JSON; the
- * provider decodes them).
+ * A decoded fixture: its seed, its routes, and the LLM scripts to queue on the model.
  */
 export interface Fixture {
   readonly seed: number | string | undefined
   readonly routes: ReadonlyArray<Route>
-  readonly llm: ReadonlyArray<unknown>
+  readonly llm: ReadonlyArray<LlmScript>
+}
+
+const decodeScript = (json: unknown, index: number): Effect.Effect<LlmScript, InvalidRouteSpec> => {
+  const result = Schema.toStandardSchemaV1(LlmScript)["~standard"].validate(json)
+  if (result instanceof Promise || result.issues === undefined) return Effect.succeed(json as LlmScript)
+  const issue = result.issues[0]
+  const path = (issue.path ?? []).reduce<string>((acc, p) => {
+    const key = typeof p === "object" && p !== null && "key" in p ? p.key : p
+    return typeof key === "number" ? `${acc}[${key}]` : `${acc}.${String(key)}`
+  }, `llm[${index}]`)
+  return Effect.fail(new InvalidRouteSpec({ path, message: issue.message }))
 }
 
 /**
@@ -28,12 +39,13 @@ export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effec
     const file = yield* Schema.decodeUnknownEffect(FixtureFile)(json).pipe(
       Effect.mapError((issue) => new InvalidRouteSpec({ path: "$", message: `not a fixture file: ${issue.message}` }))
     )
-    const decoded = yield* decodeRouteSpecs(file.routes ?? [], { source: "fixture", ...context }).pipe(
+    const decoded = yield* decodeRouteSpecs(file.routes ?? [], { ...defaultDecodeContext, source: "fixture", ...context }).pipe(
       Effect.mapError((error) =>
         error instanceof InvalidRouteSpec ? new InvalidRouteSpec({ path: `routes${error.path}`, message: error.message }) : error
       )
     )
-    return { seed: file.seed, routes: decoded.routes, llm: file.llm ?? [] }
+    const llm = yield* Effect.forEach(file.llm ?? [], decodeScript)
+    return { seed: file.seed, routes: decoded.routes, llm }
   })
 
 /**

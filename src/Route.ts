@@ -12,9 +12,12 @@ import type { RespondContext, Responder, Route as RouteRecord, SimRequest } from
 import { InvalidRouteSpec, RouteFailed, type SimnetError } from "./SimnetError.ts"
 import { faultResponder, FAULTS, type Fault } from "./routes/fault.ts"
 import { isLoopbackHost, loopbackDenied, loopbackResponder } from "./routes/loopback.ts"
+import { jsonSchemaResponder, type JsonSchemaOptions } from "./routes/jsonSchema.ts"
 import { bytesResponder, statusResponder, textResponder, type StaticResponseOptions } from "./routes/static.ts"
+import type { Schema } from "effect"
 
 export type { Fault } from "./routes/fault.ts"
+export type { JsonSchemaOptions } from "./routes/jsonSchema.ts"
 export type { MatcherInput, MatcherObject, ValueMatcher } from "./internal/matcher.ts"
 export type { RespondContext, Responder, SimRequest } from "./internal/types.ts"
 
@@ -54,6 +57,7 @@ interface Parts {
   readonly respondSync?: ((request: SimRequest) => Response) | undefined
   readonly prepare?: (() => Effect.Effect<void, SimnetError>) | undefined
   readonly seeded?: boolean | undefined
+  readonly regenerate?: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
   readonly describe?: Readonly<Record<string, unknown>> | undefined
 }
 
@@ -85,8 +89,24 @@ export const make = (kind: string, matcher: CompiledMatcher | MatcherInput, part
   respondSync: parts.respondSync,
   prepare: parts.prepare,
   seeded: parts.seeded,
+  regenerate: parts.regenerate,
   describe: parts.describe
 })
+
+/**
+ * Answers with JSON generated from the app's own production schema (kind `jsonSchema`). Values
+ * come from `narrow ?? schema`, are encoded with `schema` (so wire transformations such as
+ * seconds → `Duration` hold) and are proven to decode under it before they are served. The body
+ * is a pure function of the run seed, the route's identity, the canonical request and its
+ * occurrence. A schema that cannot be generated fails the registration, naming the schema path.
+ *
+ * @example Route.json("GET https://api.example.com/users/:id", User)
+ */
+export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions = {}): Route => {
+  const matcher = compileMatcher(match)
+  const parts = jsonSchemaResponder(schema as unknown as Schema.Codec<unknown, unknown>, options, options.id ?? `jsonSchema ${matcher.source}`)
+  return make("jsonSchema", matcher, parts, options)
+}
 
 /**
  * Answers with a fixed text body.

@@ -4,7 +4,7 @@
  * builds its own `FetchHttpClient.layer` is simulated too). Code that is not written in Effect
  * calls `SimulationNetwork.start()` and hands `handle.fetch` to its SDK.
  */
-import { Context, Effect, Layer, Scope } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import { makeFetch, makeHttpClient } from "./internal/adapters.ts"
@@ -14,6 +14,9 @@ import type { Route } from "./internal/types.ts"
 import type { RequestCounters, RequestRecord } from "./RequestLog.ts"
 import type { Handler } from "./Route.ts"
 import { decodeRouteSpecs } from "./RouteSpec.ts"
+import { defaultDecodeContext } from "./Routes.ts"
+import type { SimulatedProvider } from "./provider/SimulatedProvider.ts"
+import type { LlmScript } from "./schemas/llmScript.ts"
 import type { SimnetError } from "./SimnetError.ts"
 
 export type { RouteInfo } from "./internal/network.ts"
@@ -30,6 +33,8 @@ export interface NetworkOptions {
   readonly routes?: Iterable<Route> | undefined
   readonly logLimit?: number | undefined
   readonly handlers?: Readonly<Record<string, Handler>> | undefined
+  /** Scripts to queue on the simulated model at start (and again on `reset`). */
+  readonly llm?: Iterable<LlmScript> | undefined
 }
 
 /**
@@ -67,8 +72,14 @@ export interface SimulationNetworkApi {
   readonly counters: Effect.Effect<RequestCounters>
   /** Routes, log and counters at this moment. */
   readonly snapshot: Effect.Effect<NetworkSnapshot>
+  /** Removes every route and ends the model's pending invocations; later requests fail closed. */
+  readonly close: Effect.Effect<void>
   /** Routes never used (like undici's `pendingInterceptors`). */
   readonly unused: Effect.Effect<ReadonlyArray<RouteInfo>>
+  /** Reproduces the body a seeded (`jsonSchema`) route served for a logged request. */
+  readonly regenerate: (record: RequestRecord) => Effect.Effect<string, SimnetError>
+  /** The simulated model behind `Routes.openai`: script queue, rules, log, counters, driver. */
+  readonly llm: SimulatedProvider
   /** A WHATWG `fetch` answering from this network. */
   readonly fetch: typeof globalThis.fetch
   /** An Effect `HttpClient` answering from this network. */
@@ -90,7 +101,11 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     const network = new Network(normalizeRunSeed(options.seed), options.logLimit ?? 10_000, context)
     const initial = options.routes === undefined ? [] : Array.from(options.routes)
     const handlers = new Map(Object.entries(options.handlers ?? {}))
-    const registerInitial = network.register(initial, pathsFor(initial, true))
+    const scripts = options.llm === undefined ? [] : Array.from(options.llm)
+    const registerInitial = Effect.andThen(
+      network.register(initial, pathsFor(initial, true)),
+      Effect.sync(() => scripts.forEach((script) => network.llm.enqueue(script)))
+    )
     yield* registerInitial
     const register = (routes: Route | Iterable<Route>) => {
       const batch = toArray(routes)
@@ -100,7 +115,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       seed: network.runSeed,
       register,
       registerSpec: (json) =>
-        Effect.flatMap(decodeRouteSpecs(json, { handlers, source: "control" }), (decoded) =>
+        Effect.flatMap(decodeRouteSpecs(json, { ...defaultDecodeContext, handlers, source: "control" }), (decoded) =>
           network.register(decoded.routes, decoded.paths)),
       unregister: (id) => Effect.sync(() => network.registry.remove(id)),
       reset: Effect.suspend(() => {
@@ -119,6 +134,12 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         counters: network.counters()
       })),
       unused: Effect.sync(() => network.unused()),
+      regenerate: (record) => network.regenerate(record),
+      close: Effect.sync(() => {
+        network.registry.clear()
+        network.llm.reset()
+      }),
+      llm: network.llm,
       fetch: makeFetch(network),
       httpClient: makeHttpClient(network)
     } satisfies SimulationNetworkApi
@@ -131,11 +152,13 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
 export interface NetworkHandle {
   readonly network: SimulationNetworkApi
   readonly fetch: typeof globalThis.fetch
+  readonly llm: SimulatedProvider
   readonly register: (routes: Route | Iterable<Route>) => Promise<ReadonlyArray<string>>
   readonly registerSpec: (json: unknown) => Promise<ReadonlyArray<string>>
   readonly unregister: (id: string) => boolean
   readonly log: () => ReadonlyArray<RequestRecord>
   readonly routes: () => ReadonlyArray<RouteInfo>
+  readonly regenerate: (record: RequestRecord) => Promise<string>
   readonly unused: () => ReadonlyArray<RouteInfo>
   readonly reset: () => Promise<void>
   readonly close: () => Promise<void>
@@ -161,7 +184,7 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    */
   static layer(options: NetworkOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient, SimnetError> {
     return Layer.effectContext(
-      Effect.map(make(options), (network) =>
+      Effect.map(Effect.tap(make(options), (network) => Effect.addFinalizer(() => network.close)), (network) =>
         Context.make(SimulationNetwork, network).pipe(
           Context.add(HttpClient.HttpClient, network.httpClient),
           Context.add(FetchHttpClient.Fetch, network.fetch)
@@ -174,20 +197,21 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    * initial route is invalid.
    */
   static async start(options: NetworkOptions = {}): Promise<NetworkHandle> {
-    const scope = Effect.runSync(Scope.make())
     const network = await Effect.runPromise(make(options))
     const run = <A>(effect: Effect.Effect<A, SimnetError>) => Effect.runPromise(effect)
     return {
       network,
       fetch: network.fetch,
+      llm: network.llm,
       register: (routes) => run(network.register(routes)),
       registerSpec: (json) => run(network.registerSpec(json)),
       unregister: (id) => Effect.runSync(network.unregister(id)),
       log: () => Effect.runSync(network.log),
       routes: () => Effect.runSync(network.routes),
+      regenerate: (record) => run(network.regenerate(record)),
       unused: () => Effect.runSync(network.unused),
       reset: () => run(network.reset),
-      close: () => Effect.runPromise(Scope.close(scope, undefined as never))
+      close: () => Effect.runPromise(network.close)
     }
   }
 }

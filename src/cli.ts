@@ -30,7 +30,7 @@ const serve = Command.make(
     Effect.gen(function*() {
       const fixture = yield* loadFixture(config.fixture)
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
-      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes })
+      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm })
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
         const base = HttpServer.formatAddress(server.address)

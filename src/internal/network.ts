@@ -10,6 +10,7 @@ import { Registry, planIds, type Entry } from "./registry.ts"
 import { withParams } from "./request.ts"
 import { deriveSeed, requestKey } from "./seed.ts"
 import type { RespondContext, Route, SimRequest } from "./types.ts"
+import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
 
 /**
  * What one dispatch produced: a response at once, an Effect that will produce it, or a denial.
@@ -53,12 +54,15 @@ export class Network {
   readonly runSeed: number
   readonly registry = new Registry()
   readonly log: RequestLog
+  /** The simulated model behind the OpenAI routes. */
+  readonly llm: SimulatedProvider
   private readonly clock: Clock.Clock
   private readonly context: Context.Context<never>
 
   constructor(runSeed: number, logLimit: number, context: Context.Context<never>) {
     this.runSeed = runSeed
     this.log = new RequestLog(logLimit)
+    this.llm = new SimulatedProvider({ logLimit })
     this.context = context
     this.clock = Context.get(context, Clock.Clock)
   }
@@ -145,7 +149,7 @@ export class Network {
 
   private contextFor(entry: Entry, request: SimRequest, record: PendingRecord): RespondContext {
     if (entry.route.seeded !== true) {
-      return { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed }
+      return { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, llm: this.llm }
     }
     const key = requestKey(request)
     const occurrence = entry.occurrences.get(key) ?? 0
@@ -153,12 +157,29 @@ export class Network {
     const seed = deriveSeed(this.runSeed, entry.identity, key, occurrence)
     record.seed = seed
     record.occurrence = occurrence
-    return { identity: entry.identity, seed, occurrence, runSeed: this.runSeed }
+    return { identity: entry.identity, seed, occurrence, runSeed: this.runSeed, llm: this.llm }
   }
 
-  /** Forgets routes' use counts and occurrences, and clears the log. */
+  /** Clears the log and the model's queue, rules, log and counts. */
   clearState(): void {
     this.log.clear()
+    this.llm.reset()
+  }
+
+  /**
+   * The body a seeded route served for a logged request, regenerated from the record's seed.
+   */
+  regenerate(record: RequestRecord): Effect.Effect<string, SimnetError> {
+    return Effect.suspend(() => {
+      const entry = record.route === undefined ? undefined : this.registry.entries.get(record.route.id)
+      if (entry === undefined || entry.route.regenerate === undefined || record.seed === undefined) {
+        return Effect.fail(new InvalidRouteSpec({
+          path: "record",
+          message: `request ${record.seq} was not answered by a seeded route that is still registered`
+        }))
+      }
+      return entry.route.regenerate(record.seed)
+    })
   }
 }
 

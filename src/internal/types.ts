@@ -5,6 +5,7 @@
 import type { Duration, Effect } from "effect"
 import type { SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
+import type { SimulatedProvider } from "../provider/SimulatedProvider.ts"
 
 /**
  * A request as a route sees it: method upper-cased, URL parsed, headers as WHATWG `Headers`,
@@ -36,6 +37,8 @@ export interface RespondContext {
   readonly occurrence: number
   /** The run seed of the network. */
   readonly runSeed: number
+  /** The network's simulated model, for routes that answer model calls. */
+  readonly llm: SimulatedProvider
 }
 
 /**

@@ -1,0 +1,192 @@
+/**
+ * Core registry benchmark (issue "Core: the simulated network").
+ *
+ * Workload: sequential `fetch` + `json()` of a ~150-byte JSON body; N routes of the form
+ * `GET https://api.example.com/items/{i}`; requests spread over all N routes in a fixed
+ * pseudo-random order. The same workload runs, in this one process, against a bare `fetch`
+ * returning a prebuilt `Response` (the floor), undici `MockAgent`, `msw` and `nock`. Then the
+ * Effect `HttpClient` path against a bare `HttpClient.make`, network creation cost, and heap
+ * growth over 1 000 000 requests.
+ *
+ * Run: `npm run bench -- core` (or `node bench/core.bench.ts`).
+ */
+import { Effect, Layer } from "effect"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import { http as mswHttp, HttpResponse } from "msw"
+import { setupServer } from "msw/node"
+import nock from "nock"
+import { fetch as undiciFetch, MockAgent } from "undici"
+import { Route, SimulationNetwork } from "../src/index.ts"
+import { itemBody, measure, permutation, report, type Measure } from "./harness.ts"
+
+const ORIGIN = "https://api.example.com"
+const quick = process.argv.includes("--quick")
+const minMs = quick ? 300 : 1_000
+
+const best = (runs: ReadonlyArray<Measure>): Measure => runs.reduce((a, b) => (b.opsPerSec > a.opsPerSec ? b : a))
+
+const bodies = new Map<number, string>()
+const bodyOf = (i: number) => {
+  let b = bodies.get(i)
+  if (b === undefined) bodies.set(i, (b = itemBody(i)))
+  return b
+}
+const urls = (n: number) => permutation(n).map((i) => `${ORIGIN}/items/${i}`)
+
+const simnetRoutes = (n: number) =>
+  Array.from({ length: n }, (_, i) => Route.text(`GET ${ORIGIN}/items/${i}`, bodyOf(i), { contentType: "application/json" }))
+
+const fetchLoop = (name: string, doFetch: (url: string) => Promise<Response>, order: ReadonlyArray<string>, opts = {}) =>
+  measure(name, async (i) => {
+    const response = await doFetch(order[i % order.length])
+    return response.json()
+  }, { minMs, ...opts })
+
+const floor = async (): Promise<Measure> => {
+  const prebuilt: Array<Response> = []
+  const refill = () => {
+    for (let k = 0; k < 512; k++) prebuilt.push(new Response(bodyOf(k), { headers: { "content-type": "application/json" } }))
+  }
+  // The prebuilt responses are made outside the timed calls as far as possible: a refill runs
+  // only when the stock is empty, once per 512 requests.
+  const bare = (_url: string) => {
+    if (prebuilt.length === 0) refill()
+    return Promise.resolve(prebuilt.pop()!)
+  }
+  return fetchLoop("floor: bare fetch, prebuilt Response", bare, urls(100))
+}
+
+const simnet = async (n: number): Promise<Measure> => {
+  const net = await SimulationNetwork.start({ routes: simnetRoutes(n) })
+  return fetchLoop(`simnet fetch, ${n} routes`, net.fetch, urls(n))
+}
+
+const mockAgent = async (n: number): Promise<Measure> => {
+  const agent = new MockAgent()
+  agent.disableNetConnect()
+  const pool = agent.get(ORIGIN)
+  for (let i = 0; i < n; i++) {
+    pool.intercept({ path: `/items/${i}`, method: "GET" }).reply(200, bodyOf(i), { headers: { "content-type": "application/json" } }).persist()
+  }
+  const doFetch = (url: string) => undiciFetch(url, { dispatcher: agent }) as unknown as Promise<Response>
+  const result = await fetchLoop(`undici MockAgent, ${n} routes`, doFetch, urls(n), { warmup: 200, minIterations: 200 })
+  await agent.close()
+  return result
+}
+
+const msw = async (n: number): Promise<Measure> => {
+  const server = setupServer(
+    ...Array.from({ length: n }, (_, i) => mswHttp.get(`${ORIGIN}/items/${i}`, () => HttpResponse.text(bodyOf(i), { headers: { "content-type": "application/json" } })))
+  )
+  server.listen({ onUnhandledRequest: "error" })
+  try {
+    return await fetchLoop(`msw setupServer, ${n} routes`, (url) => globalThis.fetch(url), urls(n), { warmup: 100, minIterations: 100 })
+  } finally {
+    server.close()
+  }
+}
+
+const nockBench = async (n: number): Promise<Measure> => {
+  if (!nock.isActive()) nock.activate()
+  nock.disableNetConnect()
+  const scope = nock(ORIGIN)
+  for (let i = 0; i < n; i++) scope.get(`/items/${i}`).reply(200, bodyOf(i), { "content-type": "application/json" }).persist()
+  try {
+    return await fetchLoop(`nock, ${n} routes`, (url) => globalThis.fetch(url), urls(n), { warmup: 100, minIterations: 100 })
+  } finally {
+    nock.cleanAll()
+    nock.enableNetConnect()
+    nock.restore()
+  }
+}
+
+const effectClient = async (): Promise<Array<Measure>> => {
+  const order = urls(100)
+  const batch = 512
+  const loop = (client: HttpClient.HttpClient, start: number) =>
+    Effect.gen(function*() {
+      for (let k = 0; k < batch; k++) {
+        const response = yield* client.get(order[(start + k) % order.length])
+        yield* response.json
+      }
+    })
+  const bare = HttpClient.make((request) =>
+    Effect.succeed(HttpClientResponse.fromWeb(request, new Response(bodyOf(7), { headers: { "content-type": "application/json" } }))))
+  const network = await SimulationNetwork.start({ routes: simnetRoutes(100) })
+  const sim = network.network.httpClient
+  const perBatch = (name: string, client: HttpClient.HttpClient) =>
+    measure(name, (i) => Effect.runPromise(loop(client, i * batch)), { warmup: 5, minMs, minIterations: 10 }).then((m) => ({
+      ...m,
+      opsPerSec: m.opsPerSec * batch
+    }))
+  const floors: Array<Measure> = []
+  const sims: Array<Measure> = []
+  for (let round = 0; round < 3; round++) {
+    floors.push(await perBatch("floor: bare HttpClient.make", bare))
+    sims.push(await perBatch("simnet HttpClient, 100 routes", sim))
+  }
+  return [best(floors), best(sims)]
+}
+
+const creation = async (): Promise<void> => {
+  const routes = simnetRoutes(20)
+  const n = 20_000
+  const keep: Array<unknown> = new Array(n)
+  for (let i = 0; i < 2_000; i++) Effect.runSync(Effect.scoped(Layer.build(SimulationNetwork.layer({ seed: i, routes }))))
+  globalThis.gc?.()
+  const heapBefore = process.memoryUsage().heapUsed
+  const start = performance.now()
+  for (let i = 0; i < n; i++) keep[i] = Effect.runSync(Effect.scoped(Layer.build(SimulationNetwork.layer({ seed: i, routes }))))
+  const elapsed = performance.now() - start
+  globalThis.gc?.()
+  const heapAfter = process.memoryUsage().heapUsed
+  console.log(`\nnetwork creation (layer with 20 routes, ${n.toLocaleString("en-US")} networks kept alive)`)
+  console.log(`  ${((elapsed * 1000) / n).toFixed(1)} µs per network, ${((heapAfter - heapBefore) / n / 1024).toFixed(1)} KB heap per network${globalThis.gc ? "" : " (run with --expose-gc for exact heap)"}`)
+  keep.length = 0
+}
+
+const heapSoak = async (): Promise<void> => {
+  const total = quick ? 200_000 : 1_000_000
+  const net = await SimulationNetwork.start({ routes: simnetRoutes(100) })
+  const order = urls(100)
+  for (let i = 0; i < 20_000; i++) await (await net.fetch(order[i % 100])).json()
+  globalThis.gc?.()
+  const before = process.memoryUsage().heapUsed
+  let peak = before
+  for (let i = 0; i < total; i++) {
+    await (await net.fetch(order[i % 100])).json()
+    if (i % 100_000 === 0) peak = Math.max(peak, process.memoryUsage().heapUsed)
+  }
+  globalThis.gc?.()
+  const after = process.memoryUsage().heapUsed
+  console.log(`\nheap over ${total.toLocaleString("en-US")} requests (default logLimit 10 000, after 20 000 warm-up requests)`)
+  console.log(`  growth ${((after - before) / 1024 / 1024).toFixed(1)} MB after GC; peak sample +${((peak - before) / 1024 / 1024).toFixed(1)} MB; log holds ${net.log().length} records`)
+}
+
+export const run = async (): Promise<void> => {
+  console.log(`core bench (node ${process.version}${quick ? ", --quick" : ""}); simnet figures are the best of 3 interleaved rounds`)
+  const rounds: Array<Array<Measure>> = [[], [], [], []]
+  for (let round = 0; round < 3; round++) {
+    rounds[0].push(await floor())
+    rounds[1].push(await simnet(10))
+    rounds[2].push(await simnet(100))
+    rounds[3].push(await simnet(10_000))
+  }
+  const [fl, s10, s100, s10k] = rounds.map(best)
+  const ma100 = await mockAgent(100)
+  const ma10k = await mockAgent(10_000)
+  const msw100 = await msw(100)
+  const msw10k = await msw(10_000)
+  const nock100 = await nockBench(100)
+  const nock10k = await nockBench(10_000)
+  report("fetch + json(), ~150-byte body, requests spread over N routes", [fl, s10, s100, s10k, ma100, ma10k, msw100, msw10k, nock100, nock10k], fl.name)
+  console.log(`\n  simnet 100 routes vs MockAgent: ${(s100.opsPerSec / ma100.opsPerSec).toFixed(1)}×, vs msw: ${(s100.opsPerSec / msw100.opsPerSec).toFixed(1)}×, vs nock: ${(s100.opsPerSec / nock100.opsPerSec).toFixed(1)}×`)
+  console.log(`  10 000 routes vs fewer: simnet ${(s10k.opsPerSec / s10.opsPerSec).toFixed(2)}× its 10-route figure; MockAgent ${(ma10k.opsPerSec / ma100.opsPerSec).toFixed(3)}×, msw ${(msw10k.opsPerSec / msw100.opsPerSec).toFixed(3)}×, nock ${(nock10k.opsPerSec / nock100.opsPerSec).toFixed(3)}× their 100-route figures`)
+  const client = await effectClient()
+  report("Effect HttpClient: get + json, 100 routes", client, client[0].name)
+  await creation()
+  await heapSoak()
+}
+
+if (import.meta.main) await run()
