@@ -164,7 +164,7 @@ const heapSoak = async (): Promise<void> => {
   console.log(`  growth ${((after - before) / 1024 / 1024).toFixed(1)} MB after GC; peak sample +${((peak - before) / 1024 / 1024).toFixed(1)} MB; log holds ${net.log().length} records`)
 }
 
-export const run = async (): Promise<void> => {
+const run = async (): Promise<void> => {
   console.log(`core bench (node ${process.version}${quick ? ", --quick" : ""}); simnet figures are the best of 3 interleaved rounds`)
   const rounds: Array<Array<Measure>> = [[], [], [], []]
   for (let round = 0; round < 3; round++) {
@@ -189,4 +189,4 @@ export const run = async (): Promise<void> => {
   await heapSoak()
 }
 
-if (import.meta.main) await run()
+await run()

@@ -1,11 +1,17 @@
 /**
- * Runs the benchmarks: `npm run bench` runs them all; `npm run bench -- core` (or `generate`,
- * `llm`) runs one. `--quick` shortens every measurement. Node runs with `--expose-gc` so heap
- * figures are taken after a full collection.
+ * Runs the benchmarks, each in its own Node process (msw and nock patch globals, and a fresh heap
+ * keeps figures honest): `npm run bench` runs them all; `npm run bench -- core` (or `generate`,
+ * `llm`) runs one. Other arguments (such as `--quick`) are passed on.
  */
+import { spawnSync } from "node:child_process"
+
 const all = ["core", "generate", "llm"]
-const chosen = process.argv.slice(2).filter((a) => !a.startsWith("--"))
+const args = process.argv.slice(2)
+const chosen = args.filter((a) => all.includes(a))
+const rest = args.filter((a) => !all.includes(a))
+let failed = false
 for (const name of chosen.length === 0 ? all : chosen) {
-  const module = (await import(`./${name}.bench.ts`)) as { run: () => Promise<void> }
-  await module.run()
+  const result = spawnSync(process.execPath, ["--expose-gc", `bench/${name}.bench.ts`, ...rest], { stdio: "inherit" })
+  if (result.status !== 0) failed = true
 }
+process.exitCode = failed ? 1 : 0
