@@ -8,14 +8,15 @@
  *
  * Floor and simnet runs alternate and the best of each counts, so load on the machine hits both.
  *
- * Run: npx node bench/llm.bench.ts [tokens]
+ * Run: npm run bench -- llm (or node bench/llm.bench.ts [tokens] [--quick])
  */
 import OpenAI from "openai"
 import { SimulatedProvider } from "../src/provider/SimulatedProvider.ts"
 import { openaiRoutes } from "../src/routes/openai.ts"
 import { SimulationNetwork } from "../src/SimulationNetwork.ts"
 
-const TOKENS = Number(process.argv[2] ?? 100_000)
+const numeric = process.argv.slice(2).find((a) => /^\d+$/.test(a))
+const TOKENS = numeric !== undefined ? Number(numeric) : process.argv.includes("--quick") ? 20_000 : 100_000
 const ONE_BUFFER_TOKENS = Math.min(TOKENS, 5_000)
 const CALLS = 2_000
 const RUNS = 5

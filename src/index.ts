@@ -9,5 +9,17 @@ export { SimulationNetwork } from "./SimulationNetwork.ts"
 export type { NetworkHandle, NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./SimulationNetwork.ts"
 export type { RequestCounters, RequestRecord } from "./RequestLog.ts"
 export { SimulatedProvider } from "./provider/SimulatedProvider.ts"
+export type {
+  LlmAnswer,
+  LlmBehaviour,
+  LlmFailure,
+  LlmInvocationNotice,
+  LlmLogEntry,
+  LlmMatch,
+  LlmRequest,
+  LlmRuleOptions,
+  PendingInvocation,
+  StreamFault
+} from "./provider/SimulatedProvider.ts"
 export type { LlmScript, LlmAction, LlmDriverItem } from "./schemas/llmScript.ts"
 export { decodeFixture, loadFixture, type Fixture } from "./Fixture.ts"
