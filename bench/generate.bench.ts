@@ -10,7 +10,7 @@
 import { Result, Schema } from "effect"
 import { generateSync } from "json-schema-faker"
 import { compileGenerator } from "../src/internal/generate.ts"
-import { jsonRoute } from "../src/routes/families.ts"
+import * as Route from "../src/Route.ts"
 import * as Routes from "../src/routes/families.ts"
 import { Catalog, CatalogGenerated } from "../src/schemas/models.ts"
 import { SimulationNetwork } from "../src/SimulationNetwork.ts"
@@ -51,7 +51,7 @@ const pipelineOnly = (name: string, schema: Schema.Codec<unknown, unknown>, narr
 const micros = (start: number) => ((performance.now() - start) * 1000).toFixed(0)
 
 /** Registration (compile and probe), then the 1st, 1 000th and mean of the 2nd..1 000th request. */
-const firstVsThousandth = async (label: string, route: () => ReturnType<typeof jsonRoute>, url: string) => {
+const firstVsThousandth = async (label: string, route: () => Route.Route, url: string) => {
   const handle = await SimulationNetwork.start({ seed: 1 })
   let start = performance.now()
   await handle.register(route())
@@ -90,13 +90,13 @@ export const run = async (): Promise<void> => {
   const object = [
     await jsf("json-schema-faker", jsonSchemaOf(Object20)),
     await pipelineOnly("simnet generate+encode+check", Object20),
-    await throughFetch("simnet served through fetch", [jsonRoute(`GET ${objectUrl}`, Object20)], objectUrl)
+    await throughFetch("simnet served through fetch", [Route.json(`GET ${objectUrl}`, Object20)], objectUrl)
   ]
   report("20-field object, responses/s", object, "json-schema-faker")
 
   console.log("\nCompiled once per route: a fresh route's registration, 1st and 1 000th request")
   await firstVsThousandth("models.dev catalog", () => Routes.models()[0], catalogUrl)
-  await firstVsThousandth("20-field object", () => jsonRoute(`GET ${objectUrl}`, Object20), objectUrl)
+  await firstVsThousandth("20-field object", () => Route.json(`GET ${objectUrl}`, Object20), objectUrl)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run()

@@ -54,7 +54,7 @@ export type Handler = (request: SimRequest, context: RespondContext) => HandlerR
 
 interface Parts {
   readonly respond: Responder
-  readonly respondSync?: ((request: SimRequest) => Response) | undefined
+  readonly respondSync?: RouteRecord["respondSync"]
   readonly prepare?: (() => Effect.Effect<void, SimnetError>) | undefined
   readonly seeded?: boolean | undefined
   readonly regenerate?: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined

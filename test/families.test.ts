@@ -5,7 +5,8 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import { SimulationNetwork } from "../src/SimulationNetwork.ts"
 import * as Routes from "../src/routes/families.ts"
-import { jsonRoute, jsonSchemaKind } from "../src/routes/families.ts"
+import { jsonSchemaKind } from "../src/routes/families.ts"
+import * as Route from "../src/Route.ts"
 import { decodeRouteSpecs } from "../src/RouteSpec.ts"
 import * as Account from "../src/schemas/account.ts"
 import * as Installation from "../src/schemas/installation.ts"
@@ -97,7 +98,7 @@ describe("Routes.account", () => {
     Effect.gen(function*() {
       const network = yield* SimulationNetwork
       yield* network.register(
-        jsonRoute(`POST ${base}/auth/device/token`, Account.DeviceTokenResponse, {
+        Route.json(`POST ${base}/auth/device/token`, Account.DeviceTokenResponse, {
           narrow: Schema.Struct({ error: Schema.Literal("authorization_pending") }),
           status: 400,
           times: 1
@@ -229,7 +230,7 @@ describe("RouteSpec: jsonSchema kind and family references", () => {
   it.effect("an ungeneratable schema fails at registration, not at the first request", () =>
     Effect.gen(function*() {
       const network = yield* SimulationNetwork.make()
-      const error = yield* Effect.flip(network.register(jsonRoute("GET https://x.example.com/", Schema.Struct({ n: Schema.Never }) as Schema.Codec<unknown, unknown>)))
+      const error = yield* Effect.flip(network.register(Route.json("GET https://x.example.com/", Schema.Struct({ n: Schema.Never }) as Schema.Codec<unknown, unknown>)))
       expect(error._tag).toBe("InvalidRouteSpec")
       expect(yield* network.routes).toEqual([])
     }))

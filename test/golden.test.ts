@@ -9,7 +9,7 @@ import { Effect, Schema } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { SimulationNetwork } from "../src/SimulationNetwork.ts"
 import * as Routes from "../src/routes/families.ts"
-import { jsonRoute } from "../src/routes/families.ts"
+import * as Route from "../src/Route.ts"
 import { fromJsonSchema } from "../src/schemas/jsonSchemaDocument.ts"
 import { NAMED_SCHEMAS } from "../src/schemas/registry.ts"
 import { Result } from "effect"
@@ -37,14 +37,14 @@ describe("golden bodies", () => {
     Effect.gen(function*() {
       for (const name of ["account.user", "account.deviceCode", "installation.githubRelease", "skills.index"]) {
         const entry = NAMED_SCHEMAS.get(name)!
-        const route = jsonRoute("GET https://golden.example.com/", entry.schema, { narrow: entry.narrow })
+        const route = Route.json("GET https://golden.example.com/", entry.schema, { narrow: entry.narrow })
         golden(`${name}.seed42`, yield* route.regenerate!(42))
       }
     }))
 
   it.effect("a 20-field object and a JSON Schema document at fixed seeds", () =>
     Effect.gen(function*() {
-      const object = jsonRoute("GET https://golden.example.com/", Schema.Struct(fields) as Schema.Codec<unknown, unknown>)
+      const object = Route.json("GET https://golden.example.com/", Schema.Struct(fields) as Schema.Codec<unknown, unknown>)
       golden("object20.seed7", yield* object.regenerate!(7))
       const converted = fromJsonSchema({
         type: "object",
@@ -55,7 +55,7 @@ describe("golden bodies", () => {
           items: { type: "array", maxItems: 3, items: { type: "object", required: ["n"], properties: { n: { type: "integer" } } } }
         }
       })
-      const document = jsonRoute("GET https://golden.example.com/", Result.getOrThrow(converted))
+      const document = Route.json("GET https://golden.example.com/", Result.getOrThrow(converted))
       golden("jsonSchema.seed7", yield* document.regenerate!(7))
     }))
 })

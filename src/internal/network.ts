@@ -3,7 +3,7 @@
  * to its route, and the request log. Dispatch is synchronous up to the route's answer, so a
  * static route answers a `fetch` without entering the Effect runtime.
  */
-import { Cause, Clock, Context, Effect, Exit } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Result } from "effect"
 import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "../RequestLog.ts"
 import { InvalidRouteSpec, UnregisteredRequest, type SimnetError } from "../SimnetError.ts"
 import { Registry, planIds, type Entry } from "./registry.ts"
@@ -136,12 +136,16 @@ export class Network {
     const route = entry.route
     this.log.answer(record, { id: entry.id, kind: route.kind, source: route.source })
     const routed = withParams(request, params)
-    if (route.respondSync !== undefined && route.delay === undefined) {
-      const response = route.respondSync(routed)
-      record.status = response.status
-      return { _tag: "Response", response }
-    }
     const context = this.contextFor(entry, routed, record)
+    if (route.respondSync !== undefined && route.delay === undefined) {
+      const result = route.respondSync(routed, context)
+      if (Result.isFailure(result)) {
+        this.log.deny(record, result.failure._tag)
+        return { _tag: "Denied", error: result.failure }
+      }
+      record.status = result.success.status
+      return { _tag: "Response", response: result.success }
+    }
     let effect = route.respond(routed, context)
     if (route.delay !== undefined) effect = Effect.andThen(Effect.sleep(route.delay), effect)
     return { _tag: "Effect", effect: observe(effect, record, this.log) }
@@ -149,7 +153,7 @@ export class Network {
 
   private contextFor(entry: Entry, request: SimRequest, record: PendingRecord): RespondContext {
     if (entry.route.seeded !== true) {
-      return { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, llm: this.llm }
+      return (entry.context ??= { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, llm: this.llm })
     }
     const key = requestKey(request)
     const occurrence = entry.occurrences.get(key) ?? 0

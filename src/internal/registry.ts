@@ -5,7 +5,7 @@
  * that apply to a request wins.
  */
 import { InvalidRouteSpec, type Candidate } from "../SimnetError.ts"
-import type { Route, SimRequest } from "./types.ts"
+import type { RespondContext, Route, SimRequest } from "./types.ts"
 
 /**
  * A registered route and its running state.
@@ -19,6 +19,8 @@ export interface Entry {
   remaining: number
   /** Occurrences per canonical request key (seeded routes only). */
   readonly occurrences: Map<string, number>
+  /** The respond context of a route that is not seeded: the same for every request. */
+  context: RespondContext | undefined
 }
 
 /**
@@ -119,7 +121,8 @@ export class Registry {
         seq: ++this.seq,
         hits: 0,
         remaining: route.times ?? Infinity,
-        occurrences: new Map()
+        occurrences: new Map(),
+        context: undefined
       }
       this.entries.set(entry.id, entry)
       const index = route.matcher.index

@@ -2,7 +2,7 @@
  * The shapes shared by the registry and every route kind: the request a route sees, the context
  * it answers in, and the route record itself. Public modules re-export what users need.
  */
-import type { Duration, Effect } from "effect"
+import type { Duration, Effect, Result } from "effect"
 import type { SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
 import type { SimulatedProvider } from "../provider/SimulatedProvider.ts"
@@ -61,10 +61,11 @@ export interface Route {
   readonly source: string
   readonly respond: Responder
   /**
-   * Fast path for answers that need no Effect: when present the registry may call it instead
-   * of `respond`. It must return the same response `respond` would.
+   * Fast path for answers that need no Effect (static bodies, generated JSON): when present and
+   * the route has no `delay`, the registry calls it instead of `respond`. It must answer exactly
+   * as `respond` would.
    */
-  readonly respondSync?: ((request: SimRequest) => Response) | undefined
+  readonly respondSync?: ((request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>) | undefined
   /**
    * Work to do once, at registration (compile a generator, check a host). A failure rejects
    * the registration and leaves the registry unchanged.

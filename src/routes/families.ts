@@ -8,7 +8,6 @@
  * answering its success response schema, and the `jsonSchema` RouteSpec kind decoder.
  */
 import { Effect, Result, type Schema } from "effect"
-import { compileMatcher, type MatcherInput } from "../internal/matcher.ts"
 import type { Route } from "../internal/types.ts"
 import * as R from "../Route.ts"
 import type { FamilyFactory, KindDecoder } from "../RouteSpec.ts"
@@ -20,24 +19,10 @@ import { lookupSchema, type NamedSchema } from "../schemas/registry.ts"
 import * as Share from "../schemas/share.ts"
 import * as Skills from "../schemas/skills.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import { type JsonSchemaOptions, jsonSchemaResponder } from "./jsonSchema.ts"
-
-/**
- * Builds a `jsonSchema` route: `Route.json`'s construction, shared with the families. The route's
- * label in errors is its `id`, else its kind and matcher.
- */
-export const jsonRoute = (
-  match: MatcherInput,
-  schema: Schema.Codec<unknown, unknown>,
-  options: R.RouteOptions & JsonSchemaOptions = {}
-): Route => {
-  const matcher = compileMatcher(match)
-  const responder = jsonSchemaResponder(schema, options, options.id ?? `jsonSchema ${matcher.source}`)
-  return { ...R.make("jsonSchema", matcher, responder, options), regenerate: responder.regenerate }
-}
+import type { JsonSchemaOptions } from "./jsonSchema.ts"
 
 const named = (match: string, entry: NamedSchema, source: string, options: JsonSchemaOptions = {}): Route =>
-  jsonRoute(match, entry.schema, { narrow: entry.narrow, ...options, source })
+  R.json(match, entry.schema, { narrow: entry.narrow, ...options, source })
 
 const trimBase = (baseUrl: string): string => baseUrl.replace(/\/+$/, "")
 
@@ -215,7 +200,7 @@ export const openapi = (document: unknown, options: { readonly baseUrl: string }
         definitionsPointer: "/components/schemas"
       })
       if (Result.isFailure(converted)) throw converted.failure
-      routes.push(jsonRoute(match, converted.success, { id, status, source: "openapi" }))
+      routes.push(R.json(match, converted.success, { id, status, source: "openapi" }))
     }
   }
   return routes
@@ -249,7 +234,7 @@ export const jsonSchemaKind: KindDecoder = (match, respond, options, path) =>
       : Result.map(fromJsonSchema(respond.schema.jsonSchema, { path: at("jsonSchema") }), (schema) => ({ schema }))
     if (Result.isFailure(resolved)) return Effect.fail(resolved.failure)
     return Effect.succeed(
-      jsonRoute(match, resolved.success.schema, {
+      R.json(match, resolved.success.schema, {
         ...options,
         narrow: resolved.success.narrow,
         status: respond.status,

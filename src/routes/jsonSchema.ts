@@ -25,7 +25,7 @@ export interface JsonSchemaOptions {
 }
 
 /**
- * The parts of a `jsonSchema` route: `respond` for the registry (and `respondSeeded`, its
+ * The parts of a `jsonSchema` route: `respond` for the registry (and `respondSync`, its
  * synchronous twin), `prepare` (compile once and prove
  * the schema generates; fails with `InvalidRouteSpec` naming the schema path, or
  * `GeneratedValueRejected`), `body(seed)` for the body alone, and `regenerate(seed)`, which
@@ -37,7 +37,7 @@ export interface JsonSchemaResponder {
    * The same answer as `respond`, without an Effect: for a registry fast path that derives the
    * seed and calls this directly (generation is synchronous).
    */
-  readonly respondSeeded: (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
+  readonly respondSync: (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
   readonly prepare: () => Effect.Effect<void, InvalidRouteSpec | GeneratedValueRejected>
   readonly body: (seed: number) => Result.Result<string, SimnetError>
   readonly regenerate: (seed: number) => Effect.Effect<string, SimnetError>
@@ -67,14 +67,14 @@ export const jsonSchemaResponder = (
       : generator.success.generate(offsetSeed(seed, options.seedOffset))
   }
 
-  const respondSeeded = (_request: SimRequest, context: RespondContext): Result.Result<Response, SimnetError> =>
+  const respondSync = (_request: SimRequest, context: RespondContext): Result.Result<Response, SimnetError> =>
     Result.map(body(context.seed), (text) => new Response(text, { status, headers }))
 
   return {
     prepare: () => Effect.suspend(() => Result.match(compile(), { onFailure: Effect.fail, onSuccess: () => Effect.void })),
     respond: (request, context) =>
-      Effect.suspend(() => Result.match(respondSeeded(request, context), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
-    respondSeeded,
+      Effect.suspend(() => Result.match(respondSync(request, context), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
+    respondSync,
     body,
     regenerate: (seed) => Effect.suspend(() => Result.match(body(seed), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
     seeded: true,

@@ -2,8 +2,9 @@
  * The static route kinds: `text`, `bytes` and `status`. Their answers need no Effect, so they
  * offer the registry a synchronous fast path.
  */
-import { Effect } from "effect"
-import type { Responder, SimRequest } from "../internal/types.ts"
+import { Effect, Result } from "effect"
+import type { RespondContext, Responder, SimRequest } from "../internal/types.ts"
+import type { SimnetError } from "../SimnetError.ts"
 
 /**
  * Response options shared by the static kinds.
@@ -19,12 +20,12 @@ export interface StaticResponseOptions {
  */
 export interface StaticResponder {
   readonly respond: Responder
-  readonly respondSync: (request: SimRequest) => Response
+  readonly respondSync: (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
 }
 
-const fromSync = (respondSync: (request: SimRequest) => Response): StaticResponder => ({
-  respondSync,
-  respond: (request) => Effect.sync(() => respondSync(request))
+const fromSync = (make: () => Response): StaticResponder => ({
+  respondSync: () => Result.succeed(make()),
+  respond: () => Effect.sync(make)
 })
 
 const headersWith = (options: StaticResponseOptions, defaultType: string | undefined): Record<string, string> => {
