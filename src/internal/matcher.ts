@@ -67,6 +67,11 @@ export interface CompiledMatcher {
   readonly hostname: string | undefined
   readonly index: IndexKey
   readonly needsBody: boolean
+  /**
+   * True when an exact-path URL and the method are all there is to match: the registry's index
+   * then decides the match without calling `test`.
+   */
+  readonly plain: boolean
   readonly invalid: InvalidRouteSpec | undefined
   test(request: SimRequest): MatchOutcome
   explain(request: SimRequest): Miss | undefined
@@ -180,6 +185,7 @@ const invalidMatcher = (path: string, message: string, source: string): Compiled
   hostname: undefined,
   index: { _tag: "Side" },
   needsBody: false,
+  plain: false,
   invalid: new InvalidRouteSpec({ path, message }),
   test: () => undefined,
   explain: () => undefined
@@ -342,6 +348,7 @@ export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMat
     hostname,
     index,
     needsBody,
+    plain: index._tag === "Exact" && query.length === 0 && headerEntries.length === 0 && bodyPattern === undefined,
     invalid: undefined,
     test: (request) => {
       const result = evaluate(request, false)

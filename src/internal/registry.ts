@@ -12,6 +12,10 @@ import type { RespondContext, Route, SimRequest } from "./types.ts"
  */
 export interface Entry {
   readonly id: string
+  /** The method to match, copied from the matcher so the index can decide plain routes itself. */
+  readonly method: string | undefined
+  /** Filed under its exact origin and path, with nothing else to match but the method. */
+  readonly plain: boolean
   readonly identity: string
   readonly route: Route
   readonly seq: number
@@ -116,6 +120,8 @@ export class Registry {
       const route = routes[i]
       const entry: Entry = {
         id: ids[i],
+        method: route.matcher.method,
+        plain: route.matcher.plain,
         identity: identityOf(route),
         route,
         seq: ++this.seq,
@@ -224,12 +230,18 @@ export class Registry {
   }
 }
 
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
+
 const bestIn = (list: ReadonlyArray<Entry> | undefined, request: SimRequest, best: Found | undefined): Found | undefined => {
   if (list === undefined) return best
   for (let i = 0; i < list.length; i++) {
     const entry = list[i]
     if (best !== undefined && !ranksBefore(entry, best.entry)) return best
     if (entry.remaining <= 0) continue
+    if (entry.plain) {
+      if (entry.method === undefined || entry.method === request.method) return { entry, params: NO_PARAMS }
+      continue
+    }
     const params = entry.route.matcher.test(request)
     if (params !== undefined) return { entry, params }
   }
