@@ -1,11 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Result, Schema, SchemaTransformation } from "effect"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as fc from "fast-check"
 import { compileGenerator } from "../src/internal/generate.ts"
 import { makeSimRequest } from "../src/internal/request.ts"
 import type { RespondContext } from "../src/internal/types.ts"
 import { jsonSchemaResponder } from "../src/routes/jsonSchema.ts"
 import { SimulatedProvider } from "../src/provider/SimulatedProvider.ts"
+import { Route, SimulationNetwork } from "../src/index.ts"
+import type { SimulationNetworkApi } from "../src/index.ts"
 
 const compile = (schema: Schema.Top, narrow?: Schema.Top) =>
   compileGenerator(schema as Schema.Codec<unknown, unknown>, { label: "test", narrow })
@@ -227,6 +230,103 @@ describe("properties", () => {
         expect(hasLoneSurrogate(body.success)).toBe(false)
       }),
       { numRuns: 150, seed: 20261130 }
+    )
+  })
+})
+
+/** A request to the property's route: method, path segment, query (in the order sent) and JSON body. */
+interface PropertyRequest {
+  readonly method: "GET" | "POST" | "PUT"
+  readonly id: string
+  readonly query: ReadonlyArray<readonly [string, string]>
+  readonly body: unknown
+}
+
+const requestArbitrary: fc.Arbitrary<PropertyRequest> = fc.record({
+  method: fc.constantFrom("GET" as const, "POST" as const, "PUT" as const),
+  id: fc.stringMatching(/^[a-z0-9-]{1,12}$/),
+  query: fc.array(fc.tuple(fc.constantFrom("page", "q", "sort", "limit"), fc.string({ maxLength: 6 })), { maxLength: 3 }),
+  body: fc.jsonValue({ maxDepth: 2 })
+})
+
+const urlOf = (request: PropertyRequest): string => {
+  const url = new URL(`https://api.example.com/items/${request.id}`)
+  for (const [key, value] of request.query) url.searchParams.append(key, value)
+  return url.href
+}
+
+const bodyOf = (request: PropertyRequest): string | undefined => (request.method === "GET" ? undefined : JSON.stringify(request.body))
+
+const reverseKeys = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(reverseKeys)
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(Object.entries(value).reverse().map(([key, item]) => [key, reverseKeys(item)]))
+    : value
+
+/**
+ * The same request as the canonical key sees it, written differently: query parameters in another
+ * order (repeated names keep their relative order) and JSON object keys reversed.
+ */
+const rewritten = (request: PropertyRequest): PropertyRequest => ({
+  ...request,
+  query: [...request.query].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)),
+  body: reverseKeys(request.body)
+})
+
+/** Sends the request through the network's `fetch`; the status and the body bytes. */
+const viaFetch = async (network: SimulationNetworkApi, request: PropertyRequest): Promise<readonly [number, string]> => {
+  const body = bodyOf(request)
+  const response = await network.fetch(urlOf(request), {
+    method: request.method,
+    ...(body === undefined ? {} : { body, headers: { "content-type": "application/json" } })
+  })
+  return [response.status, await response.text()]
+}
+
+/** Sends the request through the network's Effect `HttpClient`; the status and the body bytes. */
+const viaHttpClient = (network: SimulationNetworkApi, request: PropertyRequest): Promise<readonly [number, string]> => {
+  const body = bodyOf(request)
+  const base = HttpClientRequest.make(request.method)(urlOf(request))
+  return Effect.runPromise(
+    network.httpClient.execute(body === undefined ? base : HttpClientRequest.bodyText(base, body, "application/json")).pipe(
+      Effect.flatMap((response) => Effect.map(response.text, (text) => [response.status, text] as const))
+    )
+  )
+}
+
+describe("served-body properties", () => {
+  it("for random schemas, seeds and requests, two networks serve the same bytes, which decode under the schema", async () => {
+    // Each run: two independent networks with one `Route.json`; the second first answers an
+    // unrelated request, then the same request (query and JSON keys reordered), through `fetch` or
+    // the Effect `HttpClient`.
+    await fc.assert(
+      fc.asyncProperty(
+        schemaArbitrary,
+        fc.oneof(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.string({ maxLength: 8 })),
+        requestArbitrary,
+        fc.boolean(),
+        async (schema, seed, request, throughHttpClient) => {
+          const codec = schema as Schema.Codec<unknown, unknown>
+          const routes = () => [Route.json("https://api.example.com/items/:id", codec)]
+          const quiet = await Effect.runPromise(SimulationNetwork.make({ seed, routes: routes() }))
+          const busy = await Effect.runPromise(SimulationNetwork.make({ seed, routes: routes() }))
+          // An unrelated request first: another path under the same route, so another request key.
+          const [unrelatedStatus] = await viaFetch(busy, { ...request, id: `${request.id}-other` })
+          expect(unrelatedStatus).toBe(200)
+          const [status, body] = await viaFetch(quiet, request)
+          expect(status).toBe(200)
+          const same = rewritten(request)
+          const [busyStatus, busyBody] = throughHttpClient ? await viaHttpClient(busy, same) : await viaFetch(busy, same)
+          expect(busyStatus).toBe(200)
+          expect(busyBody).toBe(body)
+          expect(Exit.isSuccess(Schema.decodeUnknownExit(codec)(JSON.parse(body)))).toBe(true)
+          expect(hasLoneSurrogate(body)).toBe(false)
+          const [record] = await Effect.runPromise(quiet.log)
+          expect(await Effect.runPromise(quiet.regenerate(record))).toBe(body)
+        }
+      ),
+      { numRuns: 250, seed: 20261201 }
     )
   })
 })
