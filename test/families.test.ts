@@ -126,18 +126,33 @@ describe("Routes.share, Routes.skills, Routes.installation", () => {
     expect((await handle.fetch(`https://opncd.ai/api/share/${created.id}`, { method: "DELETE" })).status).toBe(204)
   })
 
-  it("skills: the index lists skills and every listed file is served as text", async () => {
+  it("skills: the index lists skills and every listed file is served as text, for any seed", async () => {
     const base = "https://skills.example.com/v1"
-    const handle = await SimulationNetwork.start({ routes: Routes.skills(base) })
-    const index = Schema.decodeUnknownSync(SkillIndex)(await (await handle.fetch(`${base}/index.json`)).json())
-    expect(index.skills.length).toBeGreaterThan(0)
-    for (const skill of index.skills) {
-      for (const file of skill.files) {
-        const response = await handle.fetch(`${base}/${skill.name}/${file}`)
-        expect(response.status).toBe(200)
-        expect(await response.text()).toContain(skill.name)
+    for (let seed = 0; seed < 12; seed++) {
+      const handle = await SimulationNetwork.start({ seed, routes: Routes.skills(base) })
+      const index = Schema.decodeUnknownSync(SkillIndex)(await (await handle.fetch(`${base}/index.json`)).json())
+      expect(index.skills.length).toBeGreaterThan(0)
+      for (const skill of index.skills) {
+        for (const file of skill.files) {
+          const response = await handle.fetch(`${base}/${skill.name}/${file}`)
+          expect(response.status).toBe(200)
+          expect(await response.text()).toContain(skill.name)
+        }
       }
     }
+  })
+
+  it("skills: a skill or file no index can list answers 404 with a JSON error", async () => {
+    const base = "https://skills.example.com/v1"
+    const handle = await SimulationNetwork.start({ routes: Routes.skills(base) })
+    for (const path of ["pdf/missing.md", "pdf/scripts/other.sh", "no-such-skill/SKILL.md", "no-such-skill/scripts/run.sh"]) {
+      const response = await handle.fetch(`${base}/${path}`)
+      expect(response.status).toBe(404)
+      expect(response.headers.get("content-type")).toContain("application/json")
+      expect(await response.json()).toMatchObject({ error: "not_found" })
+    }
+    expect((await handle.fetch(`${base}/pdf/SKILL.md`)).status).toBe(200)
+    expect((await handle.fetch(`${base}/code-review/scripts/run.sh`)).status).toBe(200)
   })
 
   it("installation: GitHub release, npm dist-tags and Homebrew metadata for a self-update check", async () => {

@@ -18,13 +18,22 @@ export const SkillIndex = Schema.Struct({
 /** Names the generated index picks from. */
 export const SKILL_NAMES = ["pdf", "docx", "webapp-testing", "changelog", "release-notes", "code-review"] as const
 
-/** The narrowed generator of `SkillIndex`: one to four known skills, each with a `SKILL.md`. */
+/** Files a generated skill may list besides its `SKILL.md`, as paths relative to the skill. */
+export const SKILL_EXTRA_FILES = ["reference.md", "examples.md", "scripts/run.sh"] as const
+
+/** Every file a generated skill may list: the files the skills family serves. */
+export const SKILL_FILES: ReadonlyArray<string> = ["SKILL.md", ...SKILL_EXTRA_FILES]
+
+/**
+ * The narrowed generator of `SkillIndex`: one to four skills named from `SKILL_NAMES`, each with a
+ * `SKILL.md` and up to two of `SKILL_EXTRA_FILES`.
+ */
 export const SkillIndexGenerated = Schema.Struct({
   skills: Schema.Array(
     Schema.Struct({
       name: Schema.Literals(SKILL_NAMES),
       files: Schema.TupleWithRest(Schema.Tuple([Schema.Literal("SKILL.md")]), [
-        Schema.Literals(["reference.md", "examples.md", "scripts/run.sh"])
+        Schema.Literals(SKILL_EXTRA_FILES)
       ]).check(Schema.isMaxLength(3), Schema.isUnique())
     })
   ).check(
