@@ -45,7 +45,8 @@ export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effec
       )
     )
     const llm = yield* Effect.forEach(file.llm ?? [], decodeScript)
-    return { seed: file.seed, routes: decoded.routes, llm }
+    const routes = decoded.routes.map((route) => ({ ...route, specPath: `routes${route.specPath ?? ""}` }))
+    return { seed: file.seed, routes, llm }
   })
 
 /**

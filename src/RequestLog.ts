@@ -48,7 +48,9 @@ export interface RequestRecord {
 }
 
 /**
- * Exact counters that survive the ring's bound.
+ * Exact counters that survive the ring's bound. Every request ends answered (a route produced a
+ * response) or denied (an error), so `requests` is `answered + denied` plus those still in flight;
+ * `byRoute` counts the requests each route matched, whatever became of them.
  */
 export interface RequestCounters {
   readonly requests: number
@@ -133,11 +135,16 @@ export class RequestLog {
     return record
   }
 
-  /** Counts a record as answered by a route. */
-  answer(record: PendingRecord, route: NonNullable<RequestRecord["route"]>): void {
+  /** Names the route a request matched, and counts the match for that route. */
+  match(record: PendingRecord, route: NonNullable<RequestRecord["route"]>): void {
     record.route = route
-    this.answered++
     this.byRoute.set(route.id, (this.byRoute.get(route.id) ?? 0) + 1)
+  }
+
+  /** Records the status a request was answered with, and counts it as answered. */
+  answer(record: PendingRecord, status: number): void {
+    record.status = status
+    this.answered++
   }
 
   /** Counts a record as denied with the given error tag. */

@@ -61,37 +61,48 @@ interface Parts {
   readonly describe?: Readonly<Record<string, unknown>> | undefined
 }
 
-const toDuration = (input: Duration.Input | undefined): Duration.Duration | undefined => {
+const toDuration = (input: Duration.Input | undefined): Duration.Duration | undefined | InvalidRouteSpec => {
   if (input === undefined) return undefined
-  try {
-    const duration = Duration.fromInputUnsafe(input)
-    return Duration.isZero(duration) ? undefined : duration
-  } catch {
-    return Duration.infinity
-  }
+  const invalid = new InvalidRouteSpec({
+    path: "delay",
+    message: `delay must be a finite, non-negative duration (such as "2 seconds" or a number of milliseconds), got ${JSON.stringify(String(input))}`
+  })
+  if (typeof input === "number" && (!Number.isFinite(input) || input < 0)) return invalid
+  const parsed = Duration.fromInput(input)
+  if (parsed._tag === "None" || !Duration.isFinite(parsed.value) || Duration.isNegative(parsed.value)) return invalid
+  return Duration.isZero(parsed.value) ? undefined : parsed.value
 }
+
+/**
+ * A prepare step that fails with `error` before running `next` (when there is one).
+ */
+const failFirst = (error: InvalidRouteSpec, next: Parts["prepare"]) => () =>
+  next === undefined ? Effect.fail(error) : Effect.andThen(Effect.fail(error), next())
 
 /**
  * Builds a route of any kind from a compiled matcher and its parts. Used by the constructors
  * below and by route families; most code wants a constructor instead.
  */
-export const make = (kind: string, matcher: CompiledMatcher | MatcherInput, parts: Parts, options: RouteOptions = {}): Route => ({
-  id: options.id,
-  kind,
-  matcher: typeof matcher === "object" && matcher !== null && "test" in matcher && "explain" in matcher
-    ? (matcher as CompiledMatcher)
-    : compileMatcher(matcher as MatcherInput),
-  times: options.times,
-  priority: options.priority ?? 0,
-  delay: toDuration(options.delay),
-  source: options.source ?? "code",
-  respond: parts.respond,
-  respondSync: parts.respondSync,
-  prepare: parts.prepare,
-  seeded: parts.seeded,
-  regenerate: parts.regenerate,
-  describe: parts.describe
-})
+export const make = (kind: string, matcher: CompiledMatcher | MatcherInput, parts: Parts, options: RouteOptions = {}): Route => {
+  const delay = toDuration(options.delay)
+  return {
+    id: options.id,
+    kind,
+    matcher: typeof matcher === "object" && matcher !== null && "test" in matcher && "explain" in matcher
+      ? (matcher as CompiledMatcher)
+      : compileMatcher(matcher as MatcherInput),
+    times: options.times,
+    priority: options.priority ?? 0,
+    delay: delay instanceof InvalidRouteSpec ? undefined : delay,
+    source: options.source ?? "code",
+    respond: parts.respond,
+    respondSync: parts.respondSync,
+    prepare: delay instanceof InvalidRouteSpec ? failFirst(delay, parts.prepare) : parts.prepare,
+    seeded: parts.seeded,
+    regenerate: parts.regenerate,
+    describe: parts.describe
+  }
+}
 
 /**
  * Answers with JSON generated from the app's own production schema (kind `jsonSchema`). Values

@@ -38,11 +38,10 @@ export interface DecodeContext {
 }
 
 /**
- * Decoded routes with the JSON path of each (used to name fields in later errors).
+ * Decoded routes, each carrying its JSON path (`specPath`) so later errors name the field.
  */
 export interface DecodedRoutes {
   readonly routes: ReadonlyArray<Route>
-  readonly paths: ReadonlyArray<string>
 }
 
 const join = (base: string, key: PropertyKey): string =>
@@ -163,10 +162,9 @@ export const decodeRouteSpecs = (json: unknown, context: DecodeContext = {}): Ef
   const items = Array.isArray(json) ? json : [json]
   const base = (i: number) => (Array.isArray(json) ? `[${i}]` : "")
   return Effect.map(
-    Effect.forEach(items, (item, i) => Effect.map(decodeOne(item, base(i), context), (routes) => ({ routes, path: base(i) }))),
-    (decoded) => ({
-      routes: decoded.flatMap((d) => d.routes),
-      paths: decoded.flatMap((d) => d.routes.map(() => d.path))
-    })
+    Effect.forEach(items, (item, i) =>
+      Effect.map(decodeOne(item, base(i), context), (routes) =>
+        base(i) === "" ? routes : routes.map((route) => ({ ...route, specPath: base(i) })))),
+    (decoded) => ({ routes: decoded.flat() })
   )
 }

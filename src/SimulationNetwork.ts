@@ -17,7 +17,7 @@ import { decodeRouteSpecs } from "./RouteSpec.ts"
 import { defaultDecodeContext } from "./Routes.ts"
 import type { SimulatedProvider } from "./provider/SimulatedProvider.ts"
 import type { LlmScript } from "./schemas/llmScript.ts"
-import type { SimnetError } from "./SimnetError.ts"
+import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
 
 export type { RouteInfo } from "./internal/network.ts"
 
@@ -56,8 +56,11 @@ export interface SimulationNetworkApi {
   readonly seed: number
   /** Registers one route or a batch, all or nothing; succeeds with the ids given. */
   readonly register: (routes: Route | Iterable<Route>) => Effect.Effect<ReadonlyArray<string>, SimnetError>
-  /** Decodes RouteSpec JSON (one spec, an array, or a family reference) and registers it. */
-  readonly registerSpec: (json: unknown) => Effect.Effect<ReadonlyArray<string>, SimnetError>
+  /**
+   * Decodes RouteSpec JSON (one spec, an array, or a family reference) and registers it. The
+   * routes' `source` in the log is "code" unless told (the control endpoint says "control").
+   */
+  readonly registerSpec: (json: unknown, options?: { readonly source?: string }) => Effect.Effect<ReadonlyArray<string>, SimnetError>
   /** Removes a route; false when no route has that id. */
   readonly unregister: (id: string) => Effect.Effect<boolean>
   /** Back to the start: the initial routes only, fresh use counts, an empty log. */
@@ -90,7 +93,7 @@ const toArray = (routes: Route | Iterable<Route>): ReadonlyArray<Route> =>
   Symbol.iterator in (routes as object) ? Array.from(routes as Iterable<Route>) : [routes as Route]
 
 const pathsFor = (routes: ReadonlyArray<Route>, batch: boolean): ReadonlyArray<string> =>
-  routes.map((_, i) => (batch ? `[${i}]` : ""))
+  routes.map((route, i) => route.specPath ?? (batch ? `[${i}]` : ""))
 
 /**
  * Builds a network with the services of the current context (its `Clock` among them).
@@ -98,7 +101,11 @@ const pathsFor = (routes: ReadonlyArray<Route>, batch: boolean): ReadonlyArray<s
 export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetworkApi, SimnetError> =>
   Effect.gen(function*() {
     const context = yield* Effect.context<never>()
-    const network = new Network(normalizeRunSeed(options.seed), options.logLimit ?? 10_000, context)
+    const logLimit = options.logLimit ?? 10_000
+    if (!Number.isInteger(logLimit) || logLimit < 0) {
+      return yield* new InvalidRouteSpec({ path: "logLimit", message: `logLimit must be a whole number of at least 0, got ${logLimit}` })
+    }
+    const network = new Network(normalizeRunSeed(options.seed), logLimit, context)
     const initial = options.routes === undefined ? [] : Array.from(options.routes)
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
@@ -114,9 +121,9 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     return {
       seed: network.runSeed,
       register,
-      registerSpec: (json) =>
-        Effect.flatMap(decodeRouteSpecs(json, { ...defaultDecodeContext, handlers, source: "control" }), (decoded) =>
-          network.register(decoded.routes, decoded.paths)),
+      registerSpec: (json, specOptions) =>
+        Effect.flatMap(decodeRouteSpecs(json, { ...defaultDecodeContext, handlers, source: specOptions?.source ?? "code" }), (decoded) =>
+          network.register(decoded.routes, pathsFor(decoded.routes, false))),
       unregister: (id) => Effect.sync(() => network.registry.remove(id)),
       reset: Effect.suspend(() => {
         network.registry.clear()

@@ -5,7 +5,7 @@ import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import { TestClock } from "effect/testing"
-import { Route, SimulationNetwork, UnregisteredRequest } from "simnet"
+import { decodeFixture, Route, SimulationNetwork, UnregisteredRequest } from "simnet"
 
 const base = "https://api.example.com"
 
@@ -178,7 +178,7 @@ describe("registration", () => {
       expect(t.headers["content-type"]).toBe("text/markdown")
       expect(Array.from(new Uint8Array(yield* (yield* get("/b")).arrayBuffer))).toEqual([0, 1, 2])
       expect(yield* (yield* get("/h/ada")).text).toBe("hi ada")
-      expect((yield* network.routes).map((r) => r.source)).toEqual(["control", "control", "control"])
+      expect((yield* network.routes).map((r) => r.source)).toEqual(["code", "code", "code"])
     }).pipe(Effect.provide(SimulationNetwork.layer({
       handlers: { greet: (req) => new Response(`hi ${req.params.name}`) }
     }))))
@@ -257,4 +257,73 @@ describe("isolation", () => {
       expect((yield* networks[0].log).length).toBe(1)
       expect((yield* networks[2].log).length).toBe(0)
     }))
+})
+
+describe("bad input and edge cases", () => {
+  it.effect("statuses a Response cannot carry, bad headers and bad delays are refused at registration", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      const refused = [
+        [Route.status(`GET ${base}/a`, 100), "respond.status"],
+        [Route.status(`GET ${base}/a`, 1000), "respond.status"],
+        [Route.text(`GET ${base}/a`, "x", { status: 99 }), "respond.status"],
+        [Route.text(`GET ${base}/a`, "x", { headers: { "bad header": "x" } }), "respond.headers.bad header"],
+        [Route.text(`GET ${base}/a`, "x", { delay: "soon" as never }), "delay"],
+        [Route.text(`GET ${base}/a`, "x", { delay: -5 }), "delay"]
+      ] as const
+      for (const [route, path] of refused) {
+        const error = yield* Effect.flip(network.register(route))
+        expect(error).toMatchObject({ _tag: "InvalidRouteSpec", path })
+      }
+      const specError = yield* Effect.flip(network.registerSpec({ match: `GET ${base}/a`, respond: { kind: "status", status: 101 } }))
+      expect(specError).toMatchObject({ _tag: "InvalidRouteSpec", path: "respond.status" })
+      expect(yield* network.routes).toEqual([])
+    }).pipe(Effect.provide(SimulationNetwork.layer())))
+
+  it.effect("a bad logLimit is an InvalidRouteSpec", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(SimulationNetwork.make({ logLimit: Number.NaN }))
+      expect(error).toMatchObject({ _tag: "InvalidRouteSpec", path: "logLimit" })
+    }))
+
+  it.effect("a fixture's registration errors name routes[i], counting families as one entry", () =>
+    Effect.gen(function*() {
+      const fixture = yield* decodeFixture({
+        routes: [{ family: "share" }, { match: `GET ${base}/x`, respond: { kind: "text", body: "x" }, times: 0 }]
+      })
+      const error = yield* Effect.flip(SimulationNetwork.make({ routes: fixture.routes }))
+      expect(error).toMatchObject({ _tag: "InvalidRouteSpec", path: "routes[1].times" })
+    }))
+
+  it.effect("patterns with spaces and non-ASCII match the percent-encoded request path; malformed escapes do not throw", () =>
+    Effect.gen(function*() {
+      const text = (url: string) => HttpClient.get(url).pipe(Effect.flatMap((r) => r.text))
+      expect(yield* text(`${base}/café/a b`)).toBe("encoded")
+      expect(yield* text(`${base}/files/%E0%A4%A`)).toBe("%E0%A4%A")
+      expect(yield* text(`${base}/tags?tag=a&tag=b`)).toBe("repeated")
+    }).pipe(Effect.provide(SimulationNetwork.layer({
+      routes: [
+        Route.text(`GET ${base}/café/a b`, "encoded"),
+        Route.handler(`GET ${base}/files/:name`, (req) => new Response(req.params.name)),
+        Route.text(`GET ${base}/tags?tag=b`, "repeated")
+      ]
+    }))))
+
+  it.effect("a throwing predicate denies the request with RouteFailed; counters tell answered from denied", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      const thrown = yield* Effect.flip(HttpClient.get(`${base}/boom`))
+      expect(thrown.cause).toMatchObject({ _tag: "RouteFailed" })
+      const failed = yield* Effect.flip(HttpClient.get(`${base}/handler-fails`))
+      expect(failed.cause).toMatchObject({ _tag: "RouteFailed", route: "fails" })
+      yield* HttpClient.get(`${base}/ok`)
+      expect(yield* network.counters).toEqual({ requests: 3, answered: 1, denied: 2, byRoute: { fails: 1, ok: 1 } })
+      expect((yield* network.log).map((r) => r.denial ?? r.status)).toEqual(["RouteFailed", "RouteFailed", 200])
+    }).pipe(Effect.provide(SimulationNetwork.layer({
+      routes: [
+        Route.text({ url: (url) => { if (url.pathname === "/boom") throw new Error("predicate exploded"); return false } }, "never"),
+        Route.handler(`GET ${base}/handler-fails`, () => { throw new Error("handler exploded") }, { id: "fails" }),
+        Route.text(`GET ${base}/ok`, "ok", { id: "ok" })
+      ]
+    }))))
 })

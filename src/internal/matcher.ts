@@ -127,6 +127,25 @@ const testValue = (m: ValueMatcher | true, value: string | null): boolean => {
 
 const showValue = (m: ValueMatcher | true): string => (m === true ? "(present)" : String(m))
 
+/** `decodeURIComponent` that leaves a malformed escape as it is instead of throwing. */
+const safeDecode = (s: string): string => {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
+
+/**
+ * Percent-encodes what the URL parser would encode in a path (spaces, quotes, angle brackets,
+ * backticks, controls and non-ASCII), leaving path-to-regexp syntax alone, so a pattern such as
+ * `/café/a b` matches the request path `/caf%C3%A9/a%20b`.
+ */
+const encodePathPattern = (path: string): string =>
+  path.replace(/[\u0000-\u0020"<>`\u007f-\uffff]+/g, (chars) => encodeURIComponent(chars))
+
+const PATH_SYNTAX = /[:*{}()\\]/
+
 const short = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
 
 interface UrlPattern {
@@ -150,14 +169,14 @@ const splitUrlPattern = (url: string): UrlPattern | string => {
     for (const part of m[4].slice(1).split("&")) {
       if (part === "") continue
       const eq = part.indexOf("=")
-      if (eq === -1) query[decodeURIComponent(part)] = true
-      else query[decodeURIComponent(part.slice(0, eq))] = decodeURIComponent(part.slice(eq + 1))
+      if (eq === -1) query[safeDecode(part)] = true
+      else query[safeDecode(part.slice(0, eq))] = safeDecode(part.slice(eq + 1))
     }
   }
   return {
     origin: parsed.origin,
     hostname: parsed.hostname,
-    pathname: m[3] === "" ? "/" : m[3],
+    pathname: m[3] === "" ? "/" : encodePathPattern(m[3]),
     query
   }
 }
@@ -235,14 +254,16 @@ export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMat
   if (typeof url === "string") {
     const pattern = splitUrlPattern(url)
     if (typeof pattern === "string") return invalidMatcher(urlPath, pattern, url)
-    let tokens: ReadonlyArray<Token>
-    let matchPath: ReturnType<typeof pathMatch>
-    try {
-      tokens = parsePath(pattern.pathname).tokens
-      matchPath = pathMatch(pattern.pathname, { sensitive: true, decode: decodeURIComponent })
-    } catch (error) {
-      const message = error instanceof PathError ? error.message : String(error)
-      return invalidMatcher(urlPath, `invalid path pattern "${pattern.pathname}": ${message}`, url)
+    let tokens: ReadonlyArray<Token> = [{ type: "text", value: pattern.pathname }]
+    let matchPath: ReturnType<typeof pathMatch> | undefined
+    if (PATH_SYNTAX.test(pattern.pathname)) {
+      try {
+        tokens = parsePath(pattern.pathname).tokens
+        matchPath = pathMatch(pattern.pathname, { sensitive: true, decode: safeDecode })
+      } catch (error) {
+        const message = error instanceof PathError ? error.message : String(error)
+        return invalidMatcher(urlPath, `invalid path pattern "${pattern.pathname}": ${message}`, url)
+      }
     }
     origin = pattern.origin
     hostname = pattern.hostname
@@ -265,7 +286,7 @@ export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMat
       if (exactPath !== undefined) {
         return normalizePath(u.pathname) === exactPath ? NO_PARAMS : pathMiss(expectedPath, u.pathname)
       }
-      const result = matchPath(u.pathname)
+      const result = matchPath!(u.pathname)
       if (result === false) return pathMiss(expectedPath, u.pathname)
       return result.params as Record<string, string>
     }
@@ -310,8 +331,9 @@ export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMat
       score += METHOD_SCORE
     }
     for (const [name, expected] of query) {
-      const actual = request.url.searchParams.get(name)
-      if (!testValue(expected, actual)) {
+      const values = request.url.searchParams.getAll(name)
+      const actual = values.length === 0 ? null : values[0]
+      if (!values.some((value) => testValue(expected, value))) {
         const detail = actual === null
           ? `query parameter "${name}" is missing`
           : `query parameter "${name}" expects ${showValue(expected)}, got "${short(actual)}"`

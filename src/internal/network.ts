@@ -5,7 +5,7 @@
  */
 import { Cause, Clock, Context, Effect, Exit, Result } from "effect"
 import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "../RequestLog.ts"
-import { InvalidRouteSpec, UnregisteredRequest, type SimnetError } from "../SimnetError.ts"
+import { InvalidRouteSpec, LoopbackDenied, RouteFailed, UnregisteredRequest, type SimnetError } from "../SimnetError.ts"
 import { Registry, planIds, type Entry } from "./registry.ts"
 import { withParams } from "./request.ts"
 import { deriveSeed, requestKey } from "./seed.ts"
@@ -117,9 +117,26 @@ export class Network {
     return this.log.counters()
   }
 
-  /** Finds the route for a request and starts its answer. Never throws. */
+  /**
+   * Finds the route for a request and starts its answer. Never throws: a matcher predicate or a
+   * synchronous answer that throws denies the request with `RouteFailed`.
+   */
   dispatch(request: SimRequest): Dispatched {
     const record = this.log.open(this.clock.currentTimeMillisUnsafe(), request)
+    try {
+      return this.dispatchRecorded(request, record)
+    } catch (cause) {
+      const error = new RouteFailed({
+        route: record.route?.id ?? "(matching)",
+        message: `answering ${request.method} ${request.url.href} threw: ${cause instanceof Error ? cause.message : String(cause)}`,
+        cause
+      })
+      this.log.deny(record, error._tag)
+      return { _tag: "Denied", error }
+    }
+  }
+
+  private dispatchRecorded(request: SimRequest, record: PendingRecord): Dispatched {
     const found = this.registry.find(request)
     if (found === undefined) {
       const error = new UnregisteredRequest({
@@ -134,7 +151,7 @@ export class Network {
     entry.hits++
     entry.remaining--
     const route = entry.route
-    this.log.answer(record, { id: entry.id, kind: route.kind, source: route.source })
+    this.log.match(record, { id: entry.id, kind: route.kind, source: route.source })
     const routed = withParams(request, params)
     const context = this.contextFor(entry, routed, record)
     if (route.respondSync !== undefined && route.delay === undefined) {
@@ -143,7 +160,7 @@ export class Network {
         this.log.deny(record, result.failure._tag)
         return { _tag: "Denied", error: result.failure }
       }
-      record.status = result.success.status
+      this.log.answer(record, result.success.status)
       return { _tag: "Response", response: result.success }
     }
     let effect = route.respond(routed, context)
@@ -194,15 +211,16 @@ const observe = (
 ): Effect.Effect<Response, SimnetError> =>
   Effect.onExit(effect, (exit) =>
     Effect.sync(() => {
-      if (Exit.isSuccess(exit)) record.status = exit.value.status
-      else {
-        const error = Cause.findErrorOption(exit.cause)
-        if (error._tag === "Some") log.deny(record, error.value._tag)
-      }
+      if (Exit.isSuccess(exit)) return log.answer(record, exit.value.status)
+      const error = Cause.findErrorOption(exit.cause)
+      if (error._tag === "Some") log.deny(record, error.value._tag)
+      else log.deny(record, Cause.hasInterruptsOnly(exit.cause) ? "Interrupted" : "RouteFailed")
     })
   )
 
-const prefixPath = (error: SimnetError, path: string): SimnetError =>
-  error instanceof InvalidRouteSpec && path !== ""
-    ? new InvalidRouteSpec({ path: `${path}.${error.path}`, message: error.message })
-    : error
+const prefixPath = (error: SimnetError, path: string): SimnetError => {
+  if (path === "") return error
+  if (error instanceof InvalidRouteSpec) return new InvalidRouteSpec({ path: `${path}.${error.path}`, message: error.message })
+  if (error instanceof LoopbackDenied) return new LoopbackDenied({ host: error.host, message: `${path}: ${error.message}` })
+  return error
+}

@@ -78,6 +78,8 @@ export interface Route {
    * so any response can be reproduced from the log.
    */
   readonly regenerate?: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
+  /** Where the route stands in RouteSpec JSON (such as `routes[2]`), to name fields in errors. */
+  readonly specPath?: string | undefined
   /** Extra fields for the route listing (`routes`, `GET network/routes`). */
   readonly describe?: Readonly<Record<string, unknown>> | undefined
 }

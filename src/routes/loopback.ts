@@ -1,9 +1,11 @@
 /**
  * The `loopback` route kind: the app's own local server, and nothing else. Requests are forwarded
- * over `node:http` (never through the global `fetch` or undici's dispatcher) to 127.0.0.0/8, `::1`
- * or `localhost`; the answer streams back as it arrives.
+ * over `node:http` / `node:https` (never through the global `fetch` or undici's dispatcher) to
+ * 127.0.0.0/8, `::1` or `localhost`, with the method, the headers (less hop-by-hop ones) and the
+ * body (buffered, as matching needs it); the answer streams back as it arrives.
  */
 import * as http from "node:http"
+import * as https from "node:https"
 import { Readable } from "node:stream"
 import { Effect } from "effect"
 import { LoopbackDenied, RouteFailed } from "../SimnetError.ts"
@@ -45,7 +47,8 @@ export const loopbackResponder = (label: string): Responder => (request) => {
     headers["accept-encoding"] = "identity"
     if (request.body !== undefined) headers["content-length"] = String(request.body.length)
     const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
-    const outgoing = http.request(
+    const transport = url.protocol === "https:" ? https : http
+    const outgoing = transport.request(
       {
         host: hostname,
         port: url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port),

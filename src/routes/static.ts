@@ -4,7 +4,7 @@
  */
 import { Effect, Result } from "effect"
 import type { RespondContext, Responder, SimRequest } from "../internal/types.ts"
-import type { SimnetError } from "../SimnetError.ts"
+import { InvalidRouteSpec, type SimnetError } from "../SimnetError.ts"
 
 /**
  * Response options shared by the static kinds.
@@ -21,12 +21,35 @@ export interface StaticResponseOptions {
 export interface StaticResponder {
   readonly respond: Responder
   readonly respondSync: (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
+  /** Present when the status or headers are invalid: fails the registration. */
+  readonly prepare?: (() => Effect.Effect<never, InvalidRouteSpec>) | undefined
 }
 
-const fromSync = (make: () => Response): StaticResponder => ({
-  respondSync: () => Result.succeed(make()),
-  respond: () => Effect.sync(make)
-})
+/**
+ * Checks what a WHATWG `Response` would refuse at request time: a status outside 200–599 and
+ * malformed header names or values. Undefined when all is well.
+ */
+export const checkResponseParts = (status: number, headers: Readonly<Record<string, string>>): InvalidRouteSpec | undefined => {
+  if (!Number.isInteger(status) || status < 200 || status > 599) {
+    return new InvalidRouteSpec({ path: "respond.status", message: `status must be a whole number from 200 to 599, got ${status}` })
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      new Headers([[name, value]])
+    } catch {
+      return new InvalidRouteSpec({ path: `respond.headers.${name}`, message: `not a valid HTTP header: ${JSON.stringify(name)}: ${JSON.stringify(value)}` })
+    }
+  }
+  return undefined
+}
+
+const fromSync = (status: number, headers: Readonly<Record<string, string>>, make: () => Response): StaticResponder => {
+  const invalid = checkResponseParts(status, headers)
+  if (invalid !== undefined) {
+    return { respondSync: () => Result.fail(invalid), respond: () => Effect.fail(invalid), prepare: () => Effect.fail(invalid) }
+  }
+  return { respondSync: () => Result.succeed(make()), respond: () => Effect.sync(make) }
+}
 
 const headersWith = (options: StaticResponseOptions, defaultType: string | undefined): Record<string, string> => {
   const headers: Record<string, string> = {}
@@ -42,7 +65,7 @@ const headersWith = (options: StaticResponseOptions, defaultType: string | undef
 export const textResponder = (body: string, options: StaticResponseOptions = {}): StaticResponder => {
   const status = options.status ?? 200
   const headers = headersWith(options, "text/plain; charset=utf-8")
-  return fromSync(() => new Response(body, { status, headers }))
+  return fromSync(status, headers, () => new Response(body, { status, headers }))
 }
 
 /**
@@ -53,10 +76,10 @@ export const bytesResponder = (body: Uint8Array, options: StaticResponseOptions 
   const status = options.status ?? 200
   const headers = headersWith(options, "application/octet-stream")
   const bytes = body.slice()
-  return fromSync(() => new Response(bytes.slice(), { status, headers }))
+  return fromSync(status, headers, () => new Response(bytes.slice(), { status, headers }))
 }
 
-const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304])
+const NULL_BODY_STATUS = new Set([204, 205, 304])
 
 /**
  * Answers with a status and headers and an empty body (or `body` when given).
@@ -64,5 +87,5 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304])
 export const statusResponder = (status: number, options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } = {}): StaticResponder => {
   const headers = headersWith({ headers: options.headers }, options.body === undefined ? undefined : "text/plain; charset=utf-8")
   const body = NULL_BODY_STATUS.has(status) ? null : options.body ?? null
-  return fromSync(() => new Response(body, { status, headers }))
+  return fromSync(status, headers, () => new Response(body, { status, headers }))
 }

@@ -24,7 +24,7 @@ export const MatchObject = Schema.Struct({
  */
 export const Match = Schema.Union([Schema.String, MatchObject])
 
-const Status = Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 }))
+const Status = Schema.Int.check(Schema.isBetween({ minimum: 200, maximum: 599 }))
 
 /** `{ kind: "text", body, contentType?, status?, headers? }` */
 export const TextRespond = Schema.Struct({
