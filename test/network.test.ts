@@ -269,7 +269,8 @@ describe("bad input and edge cases", () => {
         [Route.text(`GET ${base}/a`, "x", { status: 99 }), "respond.status"],
         [Route.text(`GET ${base}/a`, "x", { headers: { "bad header": "x" } }), "respond.headers.bad header"],
         [Route.text(`GET ${base}/a`, "x", { delay: "soon" as never }), "delay"],
-        [Route.text(`GET ${base}/a`, "x", { delay: -5 }), "delay"]
+        [Route.text(`GET ${base}/a`, "x", { delay: -5 }), "delay"],
+        [Route.json(`GET ${base}/a`, Item, { status: 1000 }), "respond.status"]
       ] as const
       for (const [route, path] of refused) {
         const error = yield* Effect.flip(network.register(route))

@@ -6,6 +6,7 @@
 import { Effect, Result, type Schema } from "effect"
 import { compileGenerator, type CompiledGenerator } from "../internal/generate.ts"
 import { offsetSeed } from "../internal/seed.ts"
+import { checkResponseParts } from "./static.ts"
 import type { RespondContext, Responder, SimRequest } from "../internal/types.ts"
 import type { GeneratedValueRejected, InvalidRouteSpec, SimnetError } from "../SimnetError.ts"
 
@@ -71,7 +72,12 @@ export const jsonSchemaResponder = (
     Result.map(body(context.seed), (text) => new Response(text, { status, headers }))
 
   return {
-    prepare: () => Effect.suspend(() => Result.match(compile(), { onFailure: Effect.fail, onSuccess: () => Effect.void })),
+    prepare: () =>
+      Effect.suspend(() => {
+        const invalid = checkResponseParts(status, headers)
+        if (invalid !== undefined) return Effect.fail(invalid)
+        return Result.match(compile(), { onFailure: Effect.fail, onSuccess: () => Effect.void })
+      }),
     respond: (request, context) =>
       Effect.suspend(() => Result.match(respondSync(request, context), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
     respondSync,
