@@ -297,6 +297,72 @@ describe("Routes.openapi", () => {
     expect((await handle.fetch("https://petstore.example.com/v1/pets", { method: "POST" })).status).toBe(201)
   })
 
+  it("path parameters of any name match one segment; literal text around them stays literal", async () => {
+    const ok = { "200": { description: "ok", content: { "application/json": { schema: { type: "object", required: ["ok"], properties: { ok: { const: true } } } } } } }
+    const routes = Routes.openapi(
+      {
+        openapi: "3.1.0",
+        paths: {
+          "/pets/{pet-id}/toys/{toy_id}": { get: { operationId: "toy", responses: ok } },
+          "/models/{model}:generate": { post: { operationId: "generate", responses: ok } },
+          "/files/{name}.json": { get: { operationId: "file", responses: ok } }
+        }
+      },
+      { baseUrl: "https://api.example.com" }
+    )
+    const handle = await SimulationNetwork.start({ routes })
+    for (const [method, path] of [["GET", "/pets/7/toys/ball"], ["POST", "/models/gpt-4o:generate"], ["GET", "/files/report.json"]]) {
+      const response = await handle.fetch(`https://api.example.com${path}`, { method })
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({ ok: true })
+    }
+    for (const path of ["/pets/7/toys", "/pets/7/x/toys/ball", "/files/report.yaml"]) {
+      await expect(handle.fetch(`https://api.example.com${path}`)).rejects.toThrow("fetch failed")
+    }
+    await expect(handle.fetch("https://api.example.com/models/gpt-4o", { method: "POST" })).rejects.toThrow("fetch failed")
+  })
+
+  it("an operation without a 2xx response schema answers its status with an empty body", async () => {
+    const json = { "application/json": { schema: { type: "object", properties: { id: { type: "string" } } } } }
+    const routes = Routes.openapi(
+      {
+        openapi: "3.0.3",
+        paths: {
+          "/a": { post: { operationId: "created", responses: { "201": { description: "created" } } } },
+          "/b": { delete: { operationId: "deleted", responses: { "204": { description: "gone", content: json } } } },
+          "/c": { get: { operationId: "text", responses: { "200": { description: "ok", content: { "text/plain": { schema: { type: "string" } } } } } } },
+          "/d": { get: { operationId: "redirect", responses: { "404": { description: "missing" }, "302": { description: "moved" } } } },
+          "/e": { get: { operationId: "undocumented", responses: {} } }
+        }
+      },
+      { baseUrl: "https://api.example.com" }
+    )
+    const handle = await SimulationNetwork.start({ routes })
+    const answers: Array<readonly [string, string, number]> = [["POST", "/a", 201], ["DELETE", "/b", 204], ["GET", "/c", 200], ["GET", "/d", 302], ["GET", "/e", 200]]
+    for (const [method, path, status] of answers) {
+      const response = await handle.fetch(`https://api.example.com${path}`, { method, redirect: "manual" })
+      expect([path, response.status]).toEqual([path, status])
+      expect(await response.text()).toBe("")
+    }
+  })
+
+  it("servers[0].url: its path prefix is kept under an origin-only baseUrl, and is the base without one", async () => {
+    const doc = (url: string) => ({
+      openapi: "3.1.0",
+      servers: [{ url, variables: { version: { default: "v2" } } }],
+      paths: { "/pets": { get: { operationId: "listPets", responses: { "204": { description: "none" } } } } }
+    })
+    const urls = (document: unknown, baseUrl?: string) =>
+      Routes.openapi(document, { baseUrl }).map((route) => route.matcher.source)
+    expect(urls(doc("https://petstore.io/{version}"), "https://mock.example.com")).toEqual(["GET https://mock.example.com/v2/pets"])
+    expect(urls(doc("/api/v1/"), "https://mock.example.com/")).toEqual(["GET https://mock.example.com/api/v1/pets"])
+    expect(urls(doc("https://petstore.io/v2"), "https://mock.example.com/base")).toEqual(["GET https://mock.example.com/base/pets"])
+    expect(urls(doc("https://petstore.io/{version}"))).toEqual(["GET https://petstore.io/v2/pets"])
+    expect(() => urls(doc("/api/v1"))).toThrow(/needs a baseUrl/)
+    const handle = await SimulationNetwork.start({ routes: Routes.openapi(doc("https://petstore.io/v1"), { baseUrl: "https://mock.example.com" }) })
+    expect((await handle.fetch("https://mock.example.com/v1/pets")).status).toBe(204)
+  })
+
   it("a schema that does not convert names its pointer in the document", () => {
     const bad = {
       openapi: "3.1.0",

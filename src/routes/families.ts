@@ -153,25 +153,101 @@ const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 const escapePointer = (token: string) => token.replace(/~/g, "~0").replace(/\//g, "~1")
 
-/** The success response of an operation: the lowest 2xx code, else `2XX`, else `default`. */
-const successResponse = (responses: Record<string, unknown>): readonly [string, number] | undefined => {
+/**
+ * The response an operation answers: the lowest `2xx` code, else `2XX`, else `default` (as 200);
+ * an operation that documents no success answers its lowest other declared status (`3XX` counts
+ * as 300), and one that documents no response at all answers 200.
+ */
+const chosenResponse = (responses: Record<string, unknown>): readonly [string | undefined, number] => {
   const codes = Object.keys(responses)
   const exact = codes.filter((c) => /^2\d\d$/.test(c)).sort()
   if (exact.length > 0) return [exact[0], Number(exact[0])]
   if (codes.includes("2XX")) return ["2XX", 200]
   if (codes.includes("default")) return ["default", 200]
-  return undefined
+  const others = codes
+    .map((code) => [code, /^[2-5]\d\d$/.test(code) ? Number(code) : /^[3-5]XX$/.test(code) ? Number(code[0]) * 100 : NaN] as const)
+    .filter(([, status]) => !Number.isNaN(status))
+    .sort(([, a], [, b]) => a - b)
+  return others.length > 0 ? others[0] : [undefined, 200]
+}
+
+/** Statuses whose responses have no body (a `Response` with a body and one of these throws). */
+const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304])
+
+/** Literal path text as path-to-regexp pattern text: its syntax characters escaped. */
+const literalPath = (text: string): string => text.replace(/[{}()[\]+?!:*\\]/g, "\\$&")
+
+/**
+ * An OpenAPI path template as a path-to-regexp pattern: `{petId}` becomes `:petId`, and literal
+ * text is escaped, so `/models/{model}:generate` has one parameter and a literal `:generate`.
+ * Parameter names become ASCII identifiers (`{pet-id}` → `:pet_id`, numbered when two collide),
+ * since the matcher percent-encodes anything else in a pattern.
+ */
+const pathPattern = (template: string): string => {
+  const seen = new Set<string>()
+  return template
+    .split(/(\{[^}]+\})/)
+    .map((part) => {
+      if (!(part.startsWith("{") && part.endsWith("}"))) return literalPath(part)
+      const base = part.slice(1, -1).replace(/[^A-Za-z0-9_$]/g, "_").replace(/^(?=\d)/, "_")
+      let name = base
+      for (let n = 2; seen.has(name); n++) name = `${base}_${n}`
+      seen.add(name)
+      return `:${name}`
+    })
+    .join("")
+}
+
+/** `servers[0].url` with its `{variables}` replaced by their defaults, if the document has one. */
+const serverUrl = (document: Record<string, unknown>): string | undefined => {
+  const server = Array.isArray(document.servers) ? document.servers[0] : undefined
+  if (!isObject(server) || typeof server.url !== "string") return undefined
+  const variables = isObject(server.variables) ? server.variables : {}
+  return server.url.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+    const variable = variables[name]
+    return isObject(variable) && typeof variable.default === "string" ? variable.default : whole
+  })
+}
+
+/**
+ * Where the operations live. Without `baseUrl`: the absolute `servers[0].url`. With a `baseUrl`
+ * that is an origin only (`https://mock.example.com`): that origin plus the path of
+ * `servers[0].url` (absolute or relative, `https://api.example.com/v2` or `/v2`). With a `baseUrl`
+ * that has a path (`https://mock.example.com/v2`): `baseUrl` itself.
+ */
+const openapiBase = (document: Record<string, unknown>, baseUrl: string | undefined): string => {
+  const server = serverUrl(document)
+  if (baseUrl === undefined) {
+    if (server !== undefined && /^https?:\/\//i.test(server)) return requireBase("openapi", server)
+    throw new InvalidRouteSpec({
+      path: "openapi#/servers/0/url",
+      message: `needs a baseUrl, or an absolute servers[0].url (got ${server === undefined ? "none" : `"${server}"`})`
+    })
+  }
+  const base = requireBase("openapi", baseUrl)
+  if (new URL(base).pathname !== "/" || server === undefined) return base
+  let prefix: string
+  try {
+    prefix = new URL(server, "http://server.invalid/").pathname
+  } catch {
+    throw new InvalidRouteSpec({ path: "openapi#/servers/0/url", message: `not a URL: "${server}"` })
+  }
+  return trimBase(`${base}${literalPath(prefix)}`)
 }
 
 /**
  * A Prism-like mock of an OpenAPI 3.0 or 3.1 document: every operation becomes a route at
- * `{baseUrl}{path}` (`{param}` becomes `:param`) answering the JSON schema of its success response,
- * seeded like every generated route; an operation whose success response has no JSON body answers
- * its status only. Route ids are the `operationId`s where present. Schemas are converted with
- * Effect's `JsonSchema.fromSchemaOpenApi3_x` and `components.schemas` are resolved. A schema that
- * does not convert throws an `InvalidRouteSpec` naming its JSON pointer in the document.
+ * `{base}{path}` (`{param}` becomes `:param`) answering the JSON schema of its success response
+ * (the lowest `2xx`, else `2XX`, else `default`; without any, the lowest declared status), seeded
+ * like every generated route. An operation whose chosen response has no JSON schema, or whose
+ * status has no body (204, 205, 304), answers that status with an empty body. The base is
+ * `baseUrl` plus the path of `servers[0].url` when `baseUrl` is an origin only, `baseUrl` when it
+ * has a path, and `servers[0].url` without a `baseUrl`. Route ids are the `operationId`s where
+ * present. Schemas are converted with Effect's `JsonSchema.fromSchemaOpenApi3_x` and
+ * `components.schemas` are resolved. A schema that does not convert throws an `InvalidRouteSpec`
+ * naming its JSON pointer in the document.
  */
-export const openapi = (document: unknown, options: { readonly baseUrl: string }): Array<Route> => {
+export const openapi = (document: unknown, options: { readonly baseUrl?: string | undefined } = {}): Array<Route> => {
   if (!isObject(document) || typeof document.openapi !== "string" || !isObject(document.paths)) {
     throw new InvalidRouteSpec({ path: "openapi", message: "not an OpenAPI 3.x document (needs openapi and paths)" })
   }
@@ -179,24 +255,23 @@ export const openapi = (document: unknown, options: { readonly baseUrl: string }
   const components = isObject(document.components) && isObject(document.components.schemas)
     ? document.components.schemas
     : {}
-  const base = requireBase("openapi", options.baseUrl)
+  const base = openapiBase(document, options.baseUrl)
   const routes: Array<Route> = []
   for (const [path, item] of Object.entries(document.paths)) {
     if (!isObject(item)) continue
-    const pattern = path.replace(/\{([^}]+)\}/g, ":$1")
+    const pattern = pathPattern(path)
     for (const method of HTTP_METHODS) {
       const operation = item[method]
-      if (!isObject(operation) || !isObject(operation.responses)) continue
-      const success = successResponse(operation.responses)
+      if (!isObject(operation)) continue
+      const responses = isObject(operation.responses) ? operation.responses : {}
+      const [code, status] = chosenResponse(responses)
       const match = `${method.toUpperCase()} ${base}${pattern}`
       const id = typeof operation.operationId === "string" ? operation.operationId : undefined
-      if (success === undefined) continue
-      const [code, status] = success
-      const response = operation.responses[code]
+      const response = code === undefined ? undefined : responses[code]
       const content = isObject(response) && isObject(response.content) ? response.content : {}
       const mediaType = Object.keys(content).find((type) => type === "application/json" || type.endsWith("+json"))
       const media = mediaType === undefined ? undefined : content[mediaType]
-      if (!isObject(media) || media.schema === undefined) {
+      if (code === undefined || mediaType === undefined || !isObject(media) || media.schema === undefined || NULL_BODY_STATUSES.has(status)) {
         routes.push(R.status(match, status, { id, source: "openapi" }))
         continue
       }
@@ -205,7 +280,7 @@ export const openapi = (document: unknown, options: { readonly baseUrl: string }
         definitions: components,
         path: "openapi",
         pointerPrefix: `/paths/${escapePointer(path)}/${method}/responses/${escapePointer(code)}/content/${
-          escapePointer(mediaType!)
+          escapePointer(mediaType)
         }/schema`,
         definitionsPointer: "/components/schemas"
       })
