@@ -435,4 +435,29 @@ describe("faults, each surfacing as the client's own error", () => {
     const reset = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "reset" }] }).catch((e) => e)
     expect(reset).toBeInstanceOf(TypeError)
   })
+
+  it("a non-streamed reset sends half the completion before the connection drops; the SDK rejects with undici's error", async () => {
+    const { llm, handle, client } = await setup()
+    llm.rule("any", { type: "fault", fault: "reset" })
+    const response = await handle.fetch("https://api.openai.com/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "x" }] })
+    })
+    expect(response.status).toBe(200)
+    const reader = response.body!.getReader()
+    const first = await reader.read()
+    const partial = new TextDecoder().decode(first.value)
+    expect(partial.startsWith('{"id":"chatcmpl-sim-1","object":"chat.completion"')).toBe(true)
+    expect(() => JSON.parse(partial)).toThrow(SyntaxError)
+    const dropped = await reader.read().catch((e) => e)
+    expect(dropped).toBeInstanceOf(TypeError)
+    expect((dropped as TypeError).message).toBe("terminated")
+
+    const error = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "x" }] }).catch((e) => e)
+    expect(error).toBeInstanceOf(TypeError)
+    expect((error as TypeError).message).toBe("terminated")
+    expect(((error as TypeError).cause as { code: string }).code).toBe("ECONNRESET")
+    expect(llm.log.map((entry) => entry.outcome)).toEqual(["fault", "fault"])
+  })
 })

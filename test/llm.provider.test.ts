@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Queue } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
@@ -279,6 +280,27 @@ describe("SimulatedProvider driven invocations", () => {
       yield* Effect.promise(() => reader.cancel())
       expect(llm.pending).toEqual([])
       expect((yield* Effect.flip(llm.finish({ id: "inv_2" })))._tag).toBe("InvocationNotPending")
+    }).pipe(withNetwork(llm))
+  })
+
+  it.effect("the abort listener of a driven stream is removed when the response completes", () => {
+    const llm = new SimulatedProvider()
+    llm.rule("any", { type: "drive" })
+    return Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      const controller = new AbortController()
+      const started = network.fetch(url, {
+        method: "POST",
+        signal: controller.signal,
+        body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "x" }], stream: true })
+      })
+      yield* settle(() => llm.pending.length === 1)
+      yield* llm.chunk({ id: "inv_1", items: [{ type: "textDelta", text: "streaming" }] })
+      const response = yield* Effect.promise(() => started)
+      yield* llm.finish({ id: "inv_1" })
+      const text = yield* Effect.promise(() => response.text())
+      expect(text).toContain("[DONE]")
+      expect(getEventListeners(controller.signal, "abort")).toEqual([])
     }).pipe(withNetwork(llm))
   })
 

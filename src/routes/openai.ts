@@ -9,7 +9,7 @@ import { make as makeRoute } from "../Route.ts"
 import type { RespondContext, Responder, Route, SimRequest } from "../internal/types.ts"
 import type { LlmInvocation, LlmReply } from "../provider/SimulatedProvider.ts"
 import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
-import { framesBody, resetError, splitEvents, streamFrames, untilAborted } from "../provider/internal/body.ts"
+import { framesBody, splitEvents, streamFrames, untilAborted } from "../provider/internal/body.ts"
 import type { StreamEnd } from "../provider/internal/body.ts"
 import { readRequest } from "../provider/internal/conversation.ts"
 import type { DrivenInvocation, Opening } from "../provider/internal/invocation.ts"
@@ -38,8 +38,6 @@ export interface OpenAiRoutesOptions {
   readonly models?: ReadonlyArray<string> | undefined
 }
 
-const encoder = new TextEncoder()
-
 const jsonResponse = (value: unknown, status: number, headers: Record<string, string>): Response =>
   new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json", ...headers } })
 
@@ -62,15 +60,6 @@ const retryHeaders = (retryAfterMs: number | undefined): Record<string, string> 
     ? {}
     : { "retry-after-ms": String(retryAfterMs), "retry-after": String(Math.ceil(retryAfterMs / 1000)) }
 
-const bodyOf = (bytes: Uint8Array, reset: boolean): ReadableStream<Uint8Array> =>
-  new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(bytes)
-      if (reset) controller.error(resetError())
-      else controller.close()
-    }
-  })
-
 const renderReply = (invocation: LlmInvocation, reply: Extract<LlmReply, { _tag: "Reply" }>): Response => {
   const requestId = `req_sim_${invocation.seq}`
   const { head, request } = invocation
@@ -87,10 +76,10 @@ const renderReply = (invocation: LlmInvocation, reply: Extract<LlmReply, { _tag:
   const usage = usageOf(reply.usage, request.material, countOutputTokens(reply.parts))
   const value: ChatCompletion = completion(head, reply.parts, reply.finish, usage)
   if (reply.fault === undefined) return jsonResponse(value, 200, { "x-request-id": requestId })
-  const whole = encoder.encode(JSON.stringify(value))
-  const half = whole.subarray(0, Math.floor(whole.length / 2))
+  const whole = JSON.stringify(value)
+  const half = whole.slice(0, Math.floor(whole.length / 2))
   const headers = { "content-type": "application/json", "x-request-id": requestId }
-  return new Response(bodyOf(half, reply.fault === "reset"), { status: 200, headers })
+  return new Response(framesBody([half].values(), { reset: reply.fault === "reset" }), { status: 200, headers })
 }
 
 const renderOpening = (invocation: LlmInvocation, opening: Opening): Effect.Effect<Response, RouteFailed> => {
@@ -122,7 +111,9 @@ const awaitDriver = (
       Exit.isFailure(exit) ? Effect.sync(() => driven.abandon(new DOMException("The client aborted the request.", "AbortError"))) : Effect.void),
     (opening) => {
       if (signal !== undefined && opening._tag === "Stream") {
-        signal.addEventListener("abort", () => driven.abandon(signal.reason), { once: true })
+        const abandon = () => driven.abandon(signal.reason)
+        signal.addEventListener("abort", abandon, { once: true })
+        driven.whenClosed(() => signal.removeEventListener("abort", abandon))
       }
       return renderOpening(invocation, opening)
     }

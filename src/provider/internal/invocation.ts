@@ -62,6 +62,7 @@ export class DrivenInvocation {
   #calls = 0
   #opening: Opening | undefined
   #onOpen: ((opening: Opening) => void) | undefined
+  #onClosed: Array<() => void> = []
 
   constructor(seq: number, request: LlmRequest, head: ChunkHead, viaAttach: boolean, onClose: () => void) {
     this.id = `inv_${seq}`
@@ -96,10 +97,19 @@ export class DrivenInvocation {
     f?.(opening)
   }
 
+  /** Calls `f` once the invocation ends (at once when it already has). */
+  whenClosed(f: () => void): void {
+    if (this.#closed) f()
+    else this.#onClosed.push(f)
+  }
+
   #close(): void {
     if (this.#closed) return
     this.#closed = true
     this.#onClose()
+    const callbacks = this.#onClosed
+    this.#onClosed = []
+    for (const f of callbacks) f()
   }
 
   #stream(): Mailbox {
