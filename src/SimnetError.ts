@@ -41,7 +41,9 @@ export class UnregisteredRequest extends Schema.TaggedError<UnregisteredRequest>
 
 /**
  * A route specification (JSON or code) that cannot be registered. `path` is the JSON path of the
- * offending field, such as `[2].match.regex`. The registry is left exactly as it was.
+ * offending field, such as `[2].match.regex`. The registry is left exactly as it was. The
+ * simulated model refuses a bad LLM script, rule or driver command with it too (`path` such as
+ * `steps[0][1].status` or `options.times`), leaving its queue and rules as they were.
  */
 export class InvalidRouteSpec extends Schema.TaggedError<InvalidRouteSpec>()("InvalidRouteSpec", {
   path: Schema.String,

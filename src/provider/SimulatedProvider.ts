@@ -11,19 +11,26 @@
  *
  * Otherwise the request is refused with `NoScriptQueued` (no rules) or `UnmatchedLlmRequest`.
  * Every request is logged and counted the moment it arrives, before any latency or failure.
+ *
+ * Scripts, rules and driver commands are checked before anything changes: bad input is an
+ * `InvalidRouteSpec` naming the offending path (`steps[0][1].status`, `options.times`), thrown by
+ * the plain methods (`enqueue`, `rule`) and failed by the effectful ones (`fail`).
  */
 import type { Scope } from "effect"
-import { Clock, Duration, Effect, Queue } from "effect"
-import type { LlmDriverItem, LlmScript } from "../schemas/llmScript.ts"
+import { Clock, Duration, Effect, Option, Queue, Result, Schema } from "effect"
+import type { LlmDriverItem } from "../schemas/llmScript.ts"
+import { HttpErrorStatus, LlmScript } from "../schemas/llmScript.ts"
 import type { CompletionUsage } from "../schemas/openai.ts"
+import type { InvalidRouteSpec } from "../SimnetError.ts"
 import { InvocationNotPending, NoScriptQueued, RouteFailed, UnmatchedLlmRequest } from "../SimnetError.ts"
 import type { LlmRequest } from "./internal/conversation.ts"
 import { requestKeyOf, sha256Hex, summarize } from "./internal/conversation.ts"
 import type { DriverFinish } from "./internal/invocation.ts"
 import { DrivenInvocation } from "./internal/invocation.ts"
 import { untilAborted } from "./internal/body.ts"
-import type { LlmBehaviour, LlmMatch, LlmReply, Outcome, Plan } from "./internal/plan.ts"
-import { answerPlan, failurePlan, matches, outcomeOf, stepPlan } from "./internal/plan.ts"
+import type { LlmReply, Outcome, Plan } from "./internal/plan.ts"
+import { answerPlan, failurePlan, LlmBehaviour, LlmMatch, matches, outcomeOf, stepPlan } from "./internal/plan.ts"
+import { decodeInput, invalidInput, joinPath } from "./internal/validate.ts"
 import type { ChunkHead } from "./internal/wire.ts"
 
 export type { LlmRequest } from "./internal/conversation.ts"
@@ -31,15 +38,26 @@ export type { DriverFinish } from "./internal/invocation.ts"
 export type { LlmAnswer, LlmBehaviour, LlmFailure, LlmMatch, LlmReply } from "./internal/plan.ts"
 export type { StreamFault } from "./internal/wire.ts"
 
-/**
- * Options of a rule: `id` (default `rule_N`), `latency` (slept on Effect's `Clock` before the
- * answer, so `TestClock` controls it) and `times` (the rule retires after serving that many).
- */
-export interface LlmRuleOptions {
-  readonly id?: string
-  readonly latency?: Duration.Input
-  readonly times?: number
+const isLatency = (u: unknown): u is Duration.Input => {
+  if (typeof u === "number" && Number.isNaN(u)) return false
+  const duration = Duration.fromInput(u as Duration.Input)
+  return Option.isSome(duration) && !Duration.isNegative(duration.value)
 }
+
+const LlmRuleOptions = Schema.Struct({
+  id: Schema.optional(Schema.NonEmptyString),
+  latency: Schema.optional(Schema.declare(isLatency, { expected: "a non-negative Duration input (\"2 seconds\", millis, ...)" })),
+  times: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
+})
+
+/**
+ * Options of a rule: `id` (default `rule_N`; unique among the rules), `latency` (a non-negative
+ * `Duration` input slept on Effect's `Clock` before the answer, so `TestClock` controls it) and
+ * `times` (a whole number of at least 1: the rule retires after serving that many).
+ */
+export type LlmRuleOptions = typeof LlmRuleOptions.Type
+
+const strict = { onExcessProperty: "error" } as const
 
 /**
  * A registered rule, as listed by `rules`.
@@ -158,9 +176,15 @@ export class SimulatedProvider {
    * message starts the next script (so a retried first call takes the next script, and a new
    * turn never continues an old one); a call after N tool-result rounds is answered by step N of
    * the current script, and the script is done after its last step.
+   *
+   * The script is decoded with the `LlmScript` schema first. Bad input throws `InvalidRouteSpec`
+   * (synchronously; `path` names the field, such as `steps[0][1].status`) and leaves the queue
+   * as it was.
+   *
+   * @throws {InvalidRouteSpec}
    */
   enqueue(script: LlmScript): void {
-    this.#queue.push(script)
+    this.#queue.push(Result.getOrThrow(decodeInput(LlmScript, script, "LLM script", "")))
   }
 
   /** Scripts waiting in the queue (not counting one that is part-way through). */
@@ -171,19 +195,46 @@ export class SimulatedProvider {
   /**
    * Registers a rule after the existing ones and returns its id. Rules are tried in registration
    * order; the first whose matcher takes the request serves it.
+   *
+   * Matcher, behaviour and options are checked first (unknown fields are refused too). Bad input
+   * throws `InvalidRouteSpec` (synchronously; `path` names the field, such as
+   * `behaviour.status` or `options.times`), as does an `id` already taken, and the rules are
+   * left as they were.
+   *
+   * @throws {InvalidRouteSpec}
    */
   rule(match: LlmMatch, behaviour: LlmBehaviour, options: LlmRuleOptions = {}): string {
-    const id = options.id ?? `rule_${++this.#ruleSeq}`
-    this.#rules.push({
-      id,
-      match,
-      behaviour,
-      latency: options.latency === undefined ? undefined : Duration.fromInputUnsafe(options.latency),
-      times: options.times,
-      uses: 0,
-      failures: 0
+    const rule = Result.getOrThrow(this.#checkRule(match, behaviour, options))
+    if (options.id === undefined) this.#ruleSeq++
+    this.#rules.push(rule)
+    return rule.id
+  }
+
+  #checkRule(match: unknown, behaviour: unknown, options: unknown): Result.Result<MutableRule, InvalidRouteSpec> {
+    const what = "LLM rule"
+    const taken = (id: string) => this.#rules.some((rule) => rule.id === id)
+    const nextId = () => {
+      let n = this.#ruleSeq + 1
+      while (taken(`rule_${n}`)) n++
+      return `rule_${n}`
+    }
+    return Result.gen(function*() {
+      const decodedMatch = yield* decodeInput(LlmMatch, match, what, "match", strict)
+      const decodedBehaviour = yield* decodeInput(LlmBehaviour, behaviour, what, "behaviour", strict)
+      const decodedOptions = yield* decodeInput(LlmRuleOptions, options, what, "options", strict)
+      if (decodedOptions.id !== undefined && taken(decodedOptions.id)) {
+        return yield* Result.fail(invalidInput(what, joinPath("options", "id"), `a rule with id "${decodedOptions.id}" is already registered`))
+      }
+      return {
+        id: decodedOptions.id ?? nextId(),
+        match: decodedMatch,
+        behaviour: decodedBehaviour,
+        latency: decodedOptions.latency === undefined ? undefined : Duration.fromInputUnsafe(decodedOptions.latency),
+        times: decodedOptions.times,
+        uses: 0,
+        failures: 0
+      }
     })
-    return id
   }
 
   /** Removes a rule; returns whether it existed. */
@@ -289,10 +340,19 @@ export class SimulatedProvider {
     return Effect.map(this.#invocation(params.id), (invocation) => invocation.finish(params.reason, params.usage))
   }
 
-  /** Fails a pending invocation (`llm.fail`): an HTTP status before any chunk, else an error event. */
-  fail(params: { readonly id: string; readonly status: number; readonly message?: string }): Effect.Effect<void, InvocationNotPending> {
-    return Effect.map(this.#invocation(params.id), (invocation) =>
-      invocation.fail(params.status, params.message ?? `The model failed with status ${params.status} (simulated).`))
+  /**
+   * Fails a pending invocation (`llm.fail`): an HTTP status before any chunk, else an error event.
+   * A `status` outside 400–599 fails with `InvalidRouteSpec` at `status`, and the invocation
+   * stays pending.
+   */
+  fail(params: {
+    readonly id: string
+    readonly status: number
+    readonly message?: string
+  }): Effect.Effect<void, InvocationNotPending | InvalidRouteSpec> {
+    return Effect.flatMap(Effect.fromResult(decodeInput(HttpErrorStatus, params.status, "llm.fail", "status")), (status) =>
+      Effect.map(this.#invocation(params.id), (invocation) =>
+        invocation.fail(status, params.message ?? `The model failed with status ${status} (simulated).`)))
   }
 
   /** Drops a pending invocation's connection (`llm.disconnect`). */

@@ -16,8 +16,8 @@ export const TextAction = Schema.Struct({ type: Schema.Literal("text"), content:
 export const ThinkingAction = Schema.Struct({ type: Schema.Literal("thinking"), content: Schema.String })
 
 /**
- * A tool call; its `input` is serialised as JSON and streamed as argument fragments. Several in
- * one step are parallel tool calls with distinct indexes.
+ * A tool call; its `input` (a JSON value, required) is serialised as JSON and streamed as argument
+ * fragments. Several in one step are parallel tool calls with distinct indexes.
  */
 export const ToolCallAction = Schema.Struct({
   type: Schema.Literal("tool_call"),
@@ -32,20 +32,33 @@ export const ToolCallAction = Schema.Struct({
 export const ErrorAction = Schema.Struct({ type: Schema.Literal("error"), message: Schema.String })
 
 /**
- * The whole call answered as an HTTP error with `status`; `retryAfterMs` adds `retry-after-ms` and
- * `retry-after` headers. A step holding one answers with the first such action only.
+ * A wait a client is told to observe before retrying, in milliseconds: finite and not negative.
+ */
+export const RetryAfterMs = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+
+/**
+ * The status of a simulated HTTP error: a whole number from 400 to 599.
+ */
+export const HttpErrorStatus = Schema.Int.check(Schema.isBetween({ minimum: 400, maximum: 599 }))
+
+/**
+ * The whole call answered as an HTTP error with `status` (400–599); `retryAfterMs` adds
+ * `retry-after-ms` and `retry-after` headers. A step holding one answers with the first such
+ * action only.
  */
 export const HttpErrorAction = Schema.Struct({
   type: Schema.Literal("http_error"),
-  status: Schema.Int,
+  status: HttpErrorStatus,
   message: Schema.String,
-  retryAfterMs: Schema.optional(Schema.Number)
+  retryAfterMs: Schema.optional(RetryAfterMs)
 })
 
 /**
  * One thing the simulated model does within a step.
  */
-export const LlmAction = Schema.Union([TextAction, ThinkingAction, ToolCallAction, ErrorAction, HttpErrorAction])
+export const LlmAction = Schema.Union([TextAction, ThinkingAction, ToolCallAction, ErrorAction, HttpErrorAction]).annotate({
+  expected: 'an action of type "text", "thinking", "tool_call", "error" or "http_error"'
+})
 export type LlmAction = typeof LlmAction.Type
 
 /**

@@ -2,13 +2,18 @@
  * The provider's behaviours as data, and how each becomes a plan for one request: rule matchers,
  * script steps turned into wire parts, failures, faults and raw bytes.
  */
-import type { LlmScript } from "../../schemas/llmScript.ts"
+import { Schema } from "effect"
+import { LlmScript, RetryAfterMs } from "../../schemas/llmScript.ts"
 import type { CompletionUsage, FinishReason } from "../../schemas/openai.ts"
 import type { NoScriptQueued, UnmatchedLlmRequest } from "../../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { DrivenInvocation } from "./invocation.ts"
-import type { Part, StreamFault } from "./wire.ts"
-import { naturalFinish, splitArguments, splitWords } from "./wire.ts"
+import type { Part } from "./wire.ts"
+import { naturalFinish, splitArguments, splitWords, StreamFault } from "./wire.ts"
+
+const TextPattern = Schema.Union([Schema.String, Schema.instanceOf(RegExp)])
+
+const isPredicate = (u: unknown): u is (request: LlmRequest) => boolean => typeof u === "function"
 
 /**
  * Which requests a rule takes: `"any"`, or an object whose given fields must all hold — `model`
@@ -16,51 +21,78 @@ import { naturalFinish, splitArguments, splitWords } from "./wire.ts"
  * tool calls), `lastUserMessage` (exact or RegExp), `toolResult` (whether tool results follow the
  * last user message) and `where` (a predicate).
  */
-export type LlmMatch =
-  | "any"
-  | {
-    readonly model?: string | RegExp
-    readonly contains?: string
-    readonly lastUserMessage?: string | RegExp
-    readonly toolResult?: boolean
-    readonly where?: (request: LlmRequest) => boolean
-  }
+export const LlmMatch = Schema.Union([
+  Schema.Literal("any"),
+  Schema.Struct({
+    model: Schema.optional(TextPattern),
+    contains: Schema.optional(Schema.String),
+    lastUserMessage: Schema.optional(TextPattern),
+    toolResult: Schema.optional(Schema.Boolean),
+    where: Schema.optional(Schema.declare(isPredicate, { expected: "a function (request) => boolean" }))
+  })
+]).annotate({ expected: '"any" or a matcher object { model, contains, lastUserMessage, toolResult, where }' })
+export type LlmMatch = typeof LlmMatch.Type
+
+const RateLimit = Schema.Struct({
+  type: Schema.Literal("rateLimit"),
+  retryAfterMs: Schema.optional(RetryAfterMs),
+  message: Schema.optional(Schema.String)
+})
+const ServerError = Schema.Struct({
+  type: Schema.Literal("serverError"),
+  status: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 500, maximum: 599 }))),
+  retryAfterMs: Schema.optional(RetryAfterMs),
+  message: Schema.optional(Schema.String)
+})
+const Timeout = Schema.Struct({ type: Schema.Literal("timeout") })
 
 /**
  * A failing behaviour: a rate limit (429 with `retry-after-ms` and `retry-after`, both 0 unless
  * given, so a client's retries cost no wall time), a server error (5xx, 500 unless given) or a
  * timeout (no answer until the client gives up).
  */
-export type LlmFailure =
-  | { readonly type: "rateLimit"; readonly retryAfterMs?: number; readonly message?: string }
-  | { readonly type: "serverError"; readonly status?: number; readonly retryAfterMs?: number; readonly message?: string }
-  | { readonly type: "timeout" }
+export const LlmFailure = Schema.Union([RateLimit, ServerError, Timeout]).annotate({
+  expected: 'a failure of type "rateLimit", "serverError" or "timeout"'
+})
+export type LlmFailure = typeof LlmFailure.Type
+
+const Respond = Schema.Struct({ type: Schema.Literal("respond"), ...LlmScript.fields })
+const Raw = Schema.Struct({
+  type: Schema.Literal("raw"),
+  body: Schema.Union([Schema.String, Schema.Uint8Array]),
+  status: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 200, maximum: 599 }))),
+  contentType: Schema.optional(Schema.String)
+})
+const Fault = Schema.Struct({ type: Schema.Literal("fault"), fault: StreamFault, steps: Schema.optional(LlmScript.fields.steps) })
+const Drive = Schema.Struct({ type: Schema.Literal("drive") })
 
 /**
  * An answering behaviour: `respond` with script steps (step N answers the call after N
  * tool-result rounds; the last step answers any later round), `raw` response bytes served
- * verbatim (their sha256 is logged), a stream `fault` after the steps' content, or `drive`
- * (hand the request to a driver).
+ * verbatim with `status` 200–599 (their sha256 is logged), a stream `fault` after the steps'
+ * content, or `drive` (hand the request to a driver).
  */
-export type LlmAnswer =
-  | ({ readonly type: "respond" } & LlmScript)
-  | {
-    readonly type: "raw"
-    readonly body: string | Uint8Array
-    readonly status?: number
-    readonly contentType?: string
-  }
-  | { readonly type: "fault"; readonly fault: StreamFault; readonly steps?: LlmScript["steps"] }
-  | { readonly type: "drive" }
+export const LlmAnswer = Schema.Union([Respond, Raw, Fault, Drive]).annotate({
+  expected: 'an answer of type "respond", "raw", "fault" or "drive"'
+})
+export type LlmAnswer = typeof LlmAnswer.Type
+
+const FailThenRespond = Schema.Struct({
+  type: Schema.Literal("failThenRespond"),
+  times: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  failure: LlmFailure,
+  then: LlmAnswer
+})
 
 /**
  * What a rule does with the requests it takes: an answer, a failure, or `failThenRespond` (the
- * failure for the first `times` requests, then the answer).
+ * failure for the first `times` requests, a whole number of at least 1, then the answer).
  */
-export type LlmBehaviour =
-  | LlmAnswer
-  | LlmFailure
-  | { readonly type: "failThenRespond"; readonly times: number; readonly failure: LlmFailure; readonly then: LlmAnswer }
+export const LlmBehaviour = Schema.Union([Respond, Raw, Fault, Drive, RateLimit, ServerError, Timeout, FailThenRespond]).annotate({
+  expected:
+    'a behaviour of type "respond", "raw", "fault", "drive", "rateLimit", "serverError", "timeout" or "failThenRespond"'
+})
+export type LlmBehaviour = typeof LlmBehaviour.Type
 
 /**
  * The provider's decision for one request, ready to be rendered on the wire.

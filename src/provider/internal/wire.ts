@@ -3,6 +3,7 @@
  * and error bodies. Every value is typed by the production Schemas of `schemas/openai.ts`, so a
  * schema change that the provider does not follow fails the type check.
  */
+import { Schema } from "effect"
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -37,7 +38,8 @@ export type Part =
  * How a scripted stream goes wrong instead of ending: a frame that is not JSON, a clean end
  * without finish chunk or `[DONE]`, or a transport reset.
  */
-export type StreamFault = "malformed" | "truncate" | "reset"
+export const StreamFault = Schema.Literals(["malformed", "truncate", "reset"])
+export type StreamFault = typeof StreamFault.Type
 
 /**
  * The terminating SSE frame.
