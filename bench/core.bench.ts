@@ -138,7 +138,7 @@ const creation = async (): Promise<void> => {
     Effect.runSync(Layer.buildWithScope(SimulationNetwork.layer({ seed: i, routes: routesFor(i) }), scope))
   const warm = Effect.runSync(Scope.make())
   for (let i = 0; i < 2_000; i++) build(warm, i)
-  Effect.runSync(Scope.close(warm, Exit.void))
+  await Effect.runPromise(Scope.close(warm, Exit.void))
   const n = 20_000
   const scope = Effect.runSync(Scope.make())
   const keep: Array<unknown> = new Array(n)
@@ -151,7 +151,7 @@ const creation = async (): Promise<void> => {
   const heapAfter = process.memoryUsage().heapUsed
   console.log(`\nnetwork creation (layer with 20 routes built per network; ${n.toLocaleString("en-US")} networks kept alive)`)
   console.log(`  ${((elapsed * 1000) / n).toFixed(1)} µs per network, ${((heapAfter - heapBefore) / n / 1024).toFixed(1)} KB heap per network${globalThis.gc ? "" : " (run with --expose-gc for exact heap)"}`)
-  Effect.runSync(Scope.close(scope, Exit.void))
+  await Effect.runPromise(Scope.close(scope, Exit.void))
   keep.length = 0
 }
 

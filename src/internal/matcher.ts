@@ -155,15 +155,28 @@ interface UrlPattern {
   readonly query: Record<string, ValueMatcher | true>
 }
 
+const origins = new Map<string, { readonly origin: string; readonly hostname: string } | undefined>()
+
+/** Parses `scheme://host/` once per distinct origin: route tables name few origins many times. */
+const parseOrigin = (base: string): { readonly origin: string; readonly hostname: string } | undefined => {
+  if (origins.has(base)) return origins.get(base)
+  let parsed: { readonly origin: string; readonly hostname: string } | undefined
+  try {
+    const url = new URL(base)
+    parsed = { origin: url.origin, hostname: url.hostname }
+  } catch {
+    parsed = undefined
+  }
+  if (origins.size >= 1_000) origins.clear()
+  origins.set(base, parsed)
+  return parsed
+}
+
 const splitUrlPattern = (url: string): UrlPattern | string => {
   const m = /^(https?|wss?):\/\/([^/?#]+)([^?#]*)(\?[^#]*)?$/i.exec(url)
   if (m === null) return `expected an absolute http(s) URL such as "https://host/path", got "${url}"`
-  let parsed: URL
-  try {
-    parsed = new URL(`${m[1]}://${m[2]}/`)
-  } catch {
-    return `"${m[2]}" is not a valid host`
-  }
+  const parsed = parseOrigin(`${m[1]}://${m[2]}/`)
+  if (parsed === undefined) return `"${m[2]}" is not a valid host`
   const query: Record<string, ValueMatcher | true> = {}
   if (m[4] !== undefined && m[4].length > 1) {
     for (const part of m[4].slice(1).split("&")) {
@@ -197,22 +210,150 @@ const firstSegment = (path: string): string | undefined => {
   return end === -1 ? undefined : path.slice(0, end)
 }
 
-const invalidMatcher = (path: string, message: string, source: string): CompiledMatcher => ({
-  source,
-  method: undefined,
-  origin: undefined,
-  hostname: undefined,
-  index: { _tag: "Side" },
-  needsBody: false,
-  plain: false,
-  invalid: new InvalidRouteSpec({ path, message }),
-  test: () => undefined,
-  explain: () => undefined
-})
-
 const HOST_SCORE = 8
 const PATH_SCORE = 4
 const METHOD_SCORE = 2
+
+type Pairs = ReadonlyArray<readonly [string, ValueMatcher | true]>
+const NO_PAIRS: Pairs = Object.freeze([])
+const SIDE: IndexKey = Object.freeze({ _tag: "Side" })
+
+/**
+ * A compiled matcher. A class rather than closures: a network may hold many thousands of
+ * routes, and fields on one shape cost far less memory than a closure context per route.
+ */
+class Matcher implements CompiledMatcher {
+  readonly source: string
+  readonly method: string | undefined
+  readonly origin: string | undefined
+  readonly hostname: string | undefined
+  readonly index: IndexKey
+  readonly needsBody: boolean
+  readonly plain: boolean
+  readonly invalid: InvalidRouteSpec | undefined
+  private readonly url: string | RegExp | ((url: URL, request: SimRequest) => boolean) | undefined
+  private readonly exactPath: string | undefined
+  private readonly matchPath: ReturnType<typeof pathMatch> | undefined
+  private readonly query: Pairs
+  private readonly headers: Pairs
+  private readonly body: unknown
+
+  constructor(fields: {
+    readonly source: string
+    readonly method?: string | undefined
+    readonly origin?: string | undefined
+    readonly hostname?: string | undefined
+    readonly index?: IndexKey | undefined
+    readonly invalid?: InvalidRouteSpec | undefined
+    readonly url?: string | RegExp | ((url: URL, request: SimRequest) => boolean) | undefined
+    readonly exactPath?: string | undefined
+    readonly matchPath?: ReturnType<typeof pathMatch> | undefined
+    readonly query?: Pairs | undefined
+    readonly headers?: Pairs | undefined
+    readonly body?: unknown
+  }) {
+    this.source = fields.source
+    this.method = fields.method
+    this.origin = fields.origin
+    this.hostname = fields.hostname
+    this.index = fields.index ?? SIDE
+    this.invalid = fields.invalid
+    this.url = fields.url
+    this.exactPath = fields.exactPath
+    this.matchPath = fields.matchPath
+    this.query = fields.query === undefined || fields.query.length === 0 ? NO_PAIRS : fields.query
+    this.headers = fields.headers === undefined || fields.headers.length === 0 ? NO_PAIRS : fields.headers
+    this.body = fields.body
+    this.needsBody = fields.body !== undefined
+    this.plain = this.index._tag === "Exact" && this.query.length === 0 && this.headers.length === 0 && !this.needsBody
+  }
+
+  test(request: SimRequest): MatchOutcome {
+    if (this.invalid !== undefined) return undefined
+    const result = this.evaluate(request, false)
+    return isMiss(result) ? undefined : result
+  }
+
+  explain(request: SimRequest): Miss | undefined {
+    if (this.invalid !== undefined) return undefined
+    const result = this.evaluate(request, true)
+    return isMiss(result) ? result : undefined
+  }
+
+  private testUrl(u: URL, request: SimRequest): MatchOutcome | Miss {
+    const url = this.url
+    if (typeof url === "string") {
+      if (u.origin !== this.origin) return new MissValue("host", `expects ${this.origin}, got ${u.origin}`, 0)
+      if (this.exactPath !== undefined) {
+        return normalizePath(u.pathname) === this.exactPath ? NO_PARAMS : pathMiss(url, u.pathname)
+      }
+      const result = this.matchPath!(u.pathname)
+      return result === false ? pathMiss(url, u.pathname) : (result.params as Record<string, string>)
+    }
+    if (url instanceof RegExp) {
+      url.lastIndex = 0
+      return url.test(u.href) ? NO_PARAMS : new MissValue("path", `URL does not match ${url}`, 0)
+    }
+    return url!(u, request) ? NO_PARAMS : new MissValue("predicate", "the URL predicate returned false", 0)
+  }
+
+  private evaluate(request: SimRequest, full: boolean): MatchOutcome | Miss {
+    let score = 0
+    let firstMiss: Miss | undefined
+    const miss = (reason: MissReason, detail: string): boolean => {
+      if (firstMiss === undefined) firstMiss = new MissValue(reason, detail, 0)
+      return full
+    }
+    const urlResult = this.testUrl(request.url, request)
+    let params: Readonly<Record<string, string>> = NO_PARAMS
+    if (isMiss(urlResult)) {
+      if (urlResult.reason !== "host") score += HOST_SCORE + urlResult.score
+      if (!miss(urlResult.reason, urlResult.detail)) return firstMiss
+    } else {
+      score += HOST_SCORE + PATH_SCORE
+      params = urlResult ?? NO_PARAMS
+    }
+    if (this.method !== undefined && this.method !== request.method) {
+      if (!miss("method", `expects ${this.method}, got ${request.method}`)) return firstMiss
+    } else {
+      score += METHOD_SCORE
+    }
+    for (const [name, expected] of this.query) {
+      const values = request.url.searchParams.getAll(name)
+      if (!values.some((value) => testValue(expected, value))) {
+        const detail = values.length === 0
+          ? `query parameter "${name}" is missing`
+          : `query parameter "${name}" expects ${showValue(expected)}, got "${short(values[0])}"`
+        if (!miss("query", detail)) return firstMiss
+      } else score += 1
+    }
+    for (const [name, expected] of this.headers) {
+      const actual = request.headers.get(name)
+      if (!testValue(expected, actual)) {
+        const detail = actual === null
+          ? `header "${name}" is missing`
+          : `header "${name}" expects ${showValue(expected)}, got "${short(actual)}"`
+        if (!miss("header", detail)) return firstMiss
+      } else score += 1
+    }
+    const bodyPattern = this.body
+    if (bodyPattern !== undefined) {
+      const body = request.json()
+      const ok = typeof bodyPattern === "function" ? Boolean(bodyPattern(body)) : containsJson(body, bodyPattern)
+      if (!ok) {
+        const detail = typeof bodyPattern === "function"
+          ? "the body predicate returned false"
+          : `JSON body does not contain ${short(JSON.stringify(bodyPattern))}`
+        if (!miss("body", detail)) return firstMiss
+      } else score += 1
+    }
+    if (firstMiss !== undefined) return new MissValue(firstMiss.reason, firstMiss.detail, score)
+    return params
+  }
+}
+
+const invalidMatcher = (path: string, message: string, source: string): CompiledMatcher =>
+  new Matcher({ source, invalid: new InvalidRouteSpec({ path, message }) })
 
 /**
  * Compiles a matcher. `path` is the JSON path of the matcher in its specification, used to
@@ -236,21 +377,14 @@ export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMat
   if (method !== undefined && !/^[A-Z]+$/.test(method)) {
     return invalidMatcher(`${path}.method`, `"${object.method}" is not an HTTP method`, String(object.method))
   }
-  const methodLabel = method ?? "*"
-
-  const headerEntries = Object.entries(object.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v] as const)
-  const queryExtra = Object.entries(object.query ?? {})
-  const bodyPattern = object.body
-  const needsBody = bodyPattern !== undefined
-
-  let origin: string | undefined
-  let hostname: string | undefined
-  let index: IndexKey = { _tag: "Side" }
-  let testUrl: (url: URL, request: SimRequest) => MatchOutcome | Miss
-  let urlLabel: string
-  let query: Array<readonly [string, ValueMatcher | true]> = queryExtra
-
+  const headers = object.headers === undefined
+    ? NO_PAIRS
+    : Object.entries(object.headers).map(([k, v]) => [k.toLowerCase(), v] as const)
+  const queryExtra: Pairs = object.query === undefined ? NO_PAIRS : Object.entries(object.query)
   const url = object.url
+  const label = (urlLabel: string, query: Pairs) =>
+    `${method ?? "*"} ${urlLabel}${query.length === 0 ? "" : "?" + query.map(([k, v]) => (v === true ? k : `${k}=${String(v)}`)).join("&")}`
+
   if (typeof url === "string") {
     const pattern = splitUrlPattern(url)
     if (typeof pattern === "string") return invalidMatcher(urlPath, pattern, url)
@@ -265,124 +399,36 @@ export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMat
         return invalidMatcher(urlPath, `invalid path pattern "${pattern.pathname}": ${message}`, url)
       }
     }
-    origin = pattern.origin
-    hostname = pattern.hostname
-    query = [...Object.entries(pattern.query), ...queryExtra]
+    const origin = pattern.origin
+    const patternQuery = Object.entries(pattern.query)
+    const query = patternQuery.length === 0 ? queryExtra : [...patternQuery, ...queryExtra]
     const { prefix, complete } = staticPrefixOf(tokens)
     const exactPath = complete ? normalizePath(prefix) : undefined
-    if (exactPath !== undefined) {
-      index = { _tag: "Exact", key: origin + exactPath }
-    } else {
-      const segment = firstSegment(prefix)
-      index = segment === undefined ? { _tag: "Origin", key: origin } : { _tag: "Segment", key: origin + segment }
-    }
-    const expectedOrigin = origin
-    const expectedPath = pattern.pathname
-    urlLabel = `${origin}${pattern.pathname}`
-    testUrl = (u) => {
-      if (u.origin !== expectedOrigin) {
-        return new MissValue("host", `expects ${expectedOrigin}, got ${u.origin}`, 0)
-      }
-      if (exactPath !== undefined) {
-        return normalizePath(u.pathname) === exactPath ? NO_PARAMS : pathMiss(expectedPath, u.pathname)
-      }
-      const result = matchPath!(u.pathname)
-      if (result === false) return pathMiss(expectedPath, u.pathname)
-      return result.params as Record<string, string>
-    }
-  } else if (url instanceof RegExp) {
-    urlLabel = String(url)
-    testUrl = (u) => {
-      url.lastIndex = 0
-      return url.test(u.href) ? NO_PARAMS : new MissValue("path", `URL does not match ${url}`, 0)
-    }
-  } else if (typeof url === "function") {
-    urlLabel = url.name ? `<predicate ${url.name}>` : "<predicate>"
-    testUrl = (u, request) =>
-      url(u, request) ? NO_PARAMS : new MissValue("predicate", "the URL predicate returned false", 0)
-  } else {
-    return invalidMatcher(urlPath, "url must be a string, a RegExp or a function", String(url))
+    const segment = exactPath === undefined ? firstSegment(prefix) : undefined
+    return new Matcher({
+      source: label(`${origin}${pattern.pathname}`, query),
+      method,
+      origin,
+      hostname: pattern.hostname,
+      index: exactPath !== undefined
+        ? { _tag: "Exact", key: origin + exactPath }
+        : segment === undefined
+        ? { _tag: "Origin", key: origin }
+        : { _tag: "Segment", key: origin + segment },
+      url: pattern.pathname,
+      exactPath,
+      matchPath,
+      query,
+      headers,
+      body: object.body
+    })
   }
-
-  const queryLabel = query.length === 0
-    ? ""
-    : "?" + query.map(([k, v]) => (v === true ? k : `${k}=${String(v)}`)).join("&")
-  const source = `${methodLabel} ${urlLabel}${queryLabel}`
-
-  const evaluate = (request: SimRequest, full: boolean): MatchOutcome | Miss => {
-    let score = 0
-    let firstMiss: Miss | undefined
-    const miss = (reason: MissReason, detail: string): boolean => {
-      if (firstMiss === undefined) firstMiss = new MissValue(reason, detail, 0)
-      return full
-    }
-    const urlResult = testUrl(request.url, request)
-    let params: Readonly<Record<string, string>> = NO_PARAMS
-    if (isMiss(urlResult)) {
-      if (urlResult.reason !== "host") score += HOST_SCORE + urlResult.score
-      if (!miss(urlResult.reason, urlResult.detail)) return firstMiss
-    } else {
-      score += HOST_SCORE + PATH_SCORE
-      params = urlResult ?? NO_PARAMS
-    }
-    if (method !== undefined && method !== request.method) {
-      if (!miss("method", `expects ${method}, got ${request.method}`)) return firstMiss
-    } else {
-      score += METHOD_SCORE
-    }
-    for (const [name, expected] of query) {
-      const values = request.url.searchParams.getAll(name)
-      const actual = values.length === 0 ? null : values[0]
-      if (!values.some((value) => testValue(expected, value))) {
-        const detail = actual === null
-          ? `query parameter "${name}" is missing`
-          : `query parameter "${name}" expects ${showValue(expected)}, got "${short(actual)}"`
-        if (!miss("query", detail)) return firstMiss
-      } else score += 1
-    }
-    for (const [name, expected] of headerEntries) {
-      const actual = request.headers.get(name)
-      if (!testValue(expected, actual)) {
-        const detail = actual === null
-          ? `header "${name}" is missing`
-          : `header "${name}" expects ${showValue(expected)}, got "${short(actual)}"`
-        if (!miss("header", detail)) return firstMiss
-      } else score += 1
-    }
-    if (bodyPattern !== undefined) {
-      const body = request.json()
-      const ok = typeof bodyPattern === "function" ? Boolean(bodyPattern(body)) : containsJson(body, bodyPattern)
-      if (!ok) {
-        const detail = typeof bodyPattern === "function"
-          ? "the body predicate returned false"
-          : `JSON body does not contain ${short(JSON.stringify(bodyPattern))}`
-        if (!miss("body", detail)) return firstMiss
-      } else score += 1
-    }
-    if (firstMiss !== undefined) return new MissValue(firstMiss.reason, firstMiss.detail, score)
-    return params
+  if (url instanceof RegExp || typeof url === "function") {
+    const urlLabel = url instanceof RegExp ? String(url) : url.name ? `<predicate ${url.name}>` : "<predicate>"
+    return new Matcher({ source: label(urlLabel, queryExtra), method, url, query: queryExtra, headers, body: object.body })
   }
-
-  return {
-    source,
-    method,
-    origin,
-    hostname,
-    index,
-    needsBody,
-    plain: index._tag === "Exact" && query.length === 0 && headerEntries.length === 0 && bodyPattern === undefined,
-    invalid: undefined,
-    test: (request) => {
-      const result = evaluate(request, false)
-      return isMiss(result) ? undefined : result
-    },
-    explain: (request) => {
-      const result = evaluate(request, true)
-      return isMiss(result) ? result : undefined
-    }
-  }
+  return invalidMatcher(urlPath, "url must be a string, a RegExp or a function", String(url))
 }
-
 
 const pathMiss = (expected: string, actual: string): Miss => {
   let common = 0

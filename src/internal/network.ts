@@ -173,8 +173,9 @@ export class Network {
       return (entry.context ??= { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, llm: this.llm })
     }
     const key = requestKey(request)
-    const occurrence = entry.occurrences.get(key) ?? 0
-    entry.occurrences.set(key, occurrence + 1)
+    const occurrences = (entry.occurrences ??= new Map())
+    const occurrence = occurrences.get(key) ?? 0
+    occurrences.set(key, occurrence + 1)
     const seed = deriveSeed(this.runSeed, entry.identity, key, occurrence)
     record.seed = seed
     record.occurrence = occurrence

@@ -21,8 +21,8 @@ export interface Entry {
   readonly seq: number
   hits: number
   remaining: number
-  /** Occurrences per canonical request key (seeded routes only). */
-  readonly occurrences: Map<string, number>
+  /** Occurrences per canonical request key (seeded routes only; made at the first request). */
+  occurrences: Map<string, number> | undefined
   /** The respond context of a route that is not seeded: the same for every request. */
   context: RespondContext | undefined
 }
@@ -127,7 +127,7 @@ export class Registry {
         seq: ++this.seq,
         hits: 0,
         remaining: route.times ?? Infinity,
-        occurrences: new Map(),
+        occurrences: undefined,
         context: undefined
       }
       this.entries.set(entry.id, entry)

@@ -25,6 +25,11 @@ export interface StaticResponder {
   readonly prepare?: (() => Effect.Effect<never, InvalidRouteSpec>) | undefined
 }
 
+/** An RFC 9110 token. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+/** Field content: no CR, LF or NUL, no leading or trailing white space. */
+const HEADER_VALUE = /^(?:[^\0\r\n\t ](?:[^\0\r\n]*[^\0\r\n\t ])?)?$/
+
 /**
  * Checks what a WHATWG `Response` would refuse at request time: a status outside 200–599 and
  * malformed header names or values. Undefined when all is well.
@@ -33,10 +38,9 @@ export const checkResponseParts = (status: number, headers: Readonly<Record<stri
   if (!Number.isInteger(status) || status < 200 || status > 599) {
     return new InvalidRouteSpec({ path: "respond.status", message: `status must be a whole number from 200 to 599, got ${status}` })
   }
-  for (const [name, value] of Object.entries(headers)) {
-    try {
-      new Headers([[name, value]])
-    } catch {
+  for (const name in headers) {
+    const value = headers[name]
+    if (!HEADER_NAME.test(name) || typeof value !== "string" || !HEADER_VALUE.test(value)) {
       return new InvalidRouteSpec({ path: `respond.headers.${name}`, message: `not a valid HTTP header: ${JSON.stringify(name)}: ${JSON.stringify(value)}` })
     }
   }
