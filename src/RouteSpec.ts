@@ -99,7 +99,10 @@ const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.
     }
     return Effect.try({
       try: () => factory(json as FamilySpec),
-      catch: (error) => error instanceof InvalidRouteSpec ? error : invalid(join(path, "baseUrl"), String(error))
+      catch: (error) =>
+        error instanceof InvalidRouteSpec
+          ? invalid(path === "" ? error.path : `${path}.${error.path}`, error.message)
+          : invalid(join(path, "family"), `the ${name} family failed: ${String(error)}`)
     })
   }
   const respond = json.respond

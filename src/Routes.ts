@@ -5,7 +5,7 @@
  */
 import type { Route } from "./internal/types.ts"
 import type { DecodeContext, FamilyFactory } from "./RouteSpec.ts"
-import { FAMILIES as SCHEMA_FAMILIES, jsonSchemaKind } from "./routes/families.ts"
+import { FAMILIES as SCHEMA_FAMILIES, jsonSchemaKind, openapi } from "./routes/families.ts"
 import { openaiRoutes, type OpenAiRoutesOptions } from "./routes/openai.ts"
 
 export { account, installation, models, openapi, share, skills } from "./routes/families.ts"
@@ -29,7 +29,8 @@ export const openai = (options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> 
  */
 export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, FamilyFactory>([
   ...SCHEMA_FAMILIES,
-  ["openai", (spec) => openai({ baseUrl: spec.baseUrl })]
+  ["openai", (spec) => openai({ baseUrl: spec.baseUrl })],
+  ["openapi", (spec) => openapi(spec.document, { baseUrl: spec.baseUrl })]
 ])
 
 /**

@@ -183,6 +183,35 @@ describe("registration", () => {
       handlers: { greet: (req) => new Response(`hi ${req.params.name}`) }
     }))))
 
+  it.effect("families from JSON: openapi takes its document; a family's own error is prefixed with the spec path", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      const document = {
+        openapi: "3.1.0",
+        info: { title: "pets", version: "1" },
+        paths: {
+          "/pets/{petId}": {
+            get: {
+              operationId: "getPet",
+              responses: {
+                "200": {
+                  description: "a pet",
+                  content: { "application/json": { schema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } } }
+                }
+              }
+            }
+          }
+        }
+      }
+      const ids = yield* network.registerSpec([{ family: "openapi", document, baseUrl: "https://pets.example.com" }])
+      expect(ids).toEqual(["getPet"])
+      const pet = yield* HttpClient.get("https://pets.example.com/pets/7").pipe(Effect.flatMap((r) => r.json))
+      expect(typeof (pet as { name: unknown }).name).toBe("string")
+      const error = yield* Effect.flip(network.registerSpec([{ family: "models" }, { family: "account" }]))
+      expect(error).toMatchObject({ _tag: "InvalidRouteSpec", path: "[1].baseUrl" })
+      expect(yield* network.routes).toHaveLength(1)
+    }).pipe(Effect.provide(SimulationNetwork.layer())))
+
   it.effect("a loopback route aimed at another host is LoopbackDenied and changes nothing", () =>
     Effect.gen(function*() {
       const network = yield* SimulationNetwork

@@ -122,10 +122,12 @@ export type RouteSpec = typeof RouteSpec.Type
 
 /**
  * A reference to a route family: `{ "family": "models", "baseUrl": "https://models.dev" }`.
+ * The `openapi` family also takes the OpenAPI `document`.
  */
 export const FamilySpec = Schema.Struct({
   family: Schema.String,
-  baseUrl: Schema.optional(Schema.String)
+  baseUrl: Schema.optional(Schema.String),
+  document: Schema.optional(Schema.Unknown)
 })
 export type FamilySpec = typeof FamilySpec.Type
 
