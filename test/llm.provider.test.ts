@@ -6,7 +6,7 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { TestClock } from "effect/testing"
 import { SimulatedProvider } from "../src/provider/SimulatedProvider.ts"
 import { openaiRoutes } from "../src/routes/openai.ts"
-import { InvocationNotPending, RouteFailed } from "../src/SimnetError.ts"
+import { InvalidRouteSpec, InvocationNotPending, RouteFailed } from "../src/SimnetError.ts"
 import { SimulationNetwork } from "../src/SimulationNetwork.ts"
 
 const url = "https://api.openai.com/v1/chat/completions"
@@ -125,6 +125,55 @@ describe("SimulatedProvider's script queue", () => {
       expect(llm.callCount).toBe(4)
       expect(llm.countFor(llm.log[0].key)).toBe(2)
     }).pipe(withNetwork(llm))
+  })
+
+  it.effect("the log wraps as a ring: the latest logLimit entries, oldest first, across several wraps and after reset", () => {
+    const llm = new SimulatedProvider({ logLimit: 3 })
+    llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
+    return Effect.gen(function*() {
+      const ids = () => llm.log.map((entry) => entry.id)
+      yield* askText("1")
+      expect(ids()).toEqual(["inv_1"])
+      const held = llm.log
+      for (let i = 2; i <= 8; i++) yield* askText(String(i))
+      expect(ids()).toEqual(["inv_6", "inv_7", "inv_8"])
+      expect(held.map((entry) => entry.id)).toEqual(["inv_1"])
+      yield* askText("9")
+      expect(ids()).toEqual(["inv_7", "inv_8", "inv_9"])
+      expect(llm.callCount).toBe(9)
+      llm.reset()
+      expect(llm.log).toEqual([])
+      llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
+      yield* askText("again")
+      expect(ids()).toEqual(["inv_1"])
+    }).pipe(withNetwork(llm))
+  })
+
+  it.effect("a body that is not a chat request is a 400, logged and counted in call order", () => {
+    const llm = new SimulatedProvider()
+    llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
+    return Effect.gen(function*() {
+      const bad = yield* HttpClient.execute(
+        HttpClientRequest.post(url).pipe(HttpClientRequest.bodyJsonUnsafe({ model: "gpt-4o", messages: "hello" }))
+      )
+      expect(bad.status).toBe(400)
+      expect(bad.headers["x-request-id"]).toBe("req_sim_1")
+      expect((yield* askText("fine")).status).toBe(200)
+      expect(llm.callCount).toBe(2)
+      expect(llm.log.map((entry) => [entry.id, entry.outcome, entry.status])).toEqual([
+        ["inv_1", "invalid-request", 400],
+        ["inv_2", "answer", undefined]
+      ])
+      expect(llm.log[0]).toMatchObject({ model: "gpt-4o", source: "none", body: { model: "gpt-4o", messages: "hello" } })
+      expect(llm.countFor({ model: "gpt-4o", messages: "hello" })).toBe(1)
+    }).pipe(withNetwork(llm))
+  })
+
+  it("a logLimit that is not a whole number of at least 0 is refused with InvalidRouteSpec", () => {
+    for (const logLimit of [2.5, -1, Number.NaN]) {
+      expect(() => new SimulatedProvider({ logLimit })).toThrow(InvalidRouteSpec)
+    }
+    expect(new SimulatedProvider({ logLimit: 0 }).log).toEqual([])
   })
 
   it("reset clears queue, rules, log, counts and numbering", () => {

@@ -10,7 +10,8 @@
  *    that the driver feeds; the in-process API maps one to one onto the `llm.*` JSON-RPC methods.
  *
  * Otherwise the request is refused with `NoScriptQueued` (no rules) or `UnmatchedLlmRequest`.
- * Every request is logged and counted the moment it arrives, before any latency or failure.
+ * Every request is logged and counted the moment it arrives, before any latency or failure; so
+ * is a body that is not a chat request (`recordInvalid`).
  *
  * Scripts, rules and driver commands are checked before anything changes: bad input is an
  * `InvalidRouteSpec` naming the offending path (`steps[0][1].status`, `options.times`), thrown by
@@ -75,7 +76,7 @@ export interface LlmRule {
 /**
  * One logged model request. `at` is the `Clock` time of arrival in milliseconds; `source` says
  * what served it and `outcome` how (`answer`, `http_error`, `fault`, `timeout`, `raw`, `driven`,
- * `refused`).
+ * `refused`, or `invalid-request` for a body that is not a chat request, answered with a 400).
  */
 export interface LlmLogEntry {
   readonly seq: number
@@ -161,14 +162,26 @@ export class SimulatedProvider {
   #queue: Array<LlmScript> = []
   #current: LlmScript | undefined
   #rules: Array<MutableRule> = []
-  #log: Array<LlmLogEntry> = []
+  /** The log as a ring: request `seq` sits in slot `(seq - 1) % logLimit`. */
+  #ring: Array<LlmLogEntry> = []
+  /** `log` in call order, built on first read after a change. */
+  #logView: ReadonlyArray<LlmLogEntry> | undefined
   #counts = new Map<string, number>()
   #pending = new Map<string, DrivenInvocation>()
   #drivers = new Set<Queue.Queue<LlmInvocationNotice>>()
 
-  /** `logLimit` bounds the request log (default 10 000, oldest dropped first); counts stay exact. */
+  /**
+   * `logLimit` bounds the request log (a whole number, default 10 000, at least 1 entry kept,
+   * oldest dropped first); counts stay exact. Any other `logLimit` throws `InvalidRouteSpec`.
+   *
+   * @throws {InvalidRouteSpec}
+   */
   constructor(options: { readonly logLimit?: number } = {}) {
-    this.#logLimit = Math.max(1, options.logLimit ?? 10_000)
+    const limit = options.logLimit ?? 10_000
+    if (!Number.isInteger(limit) || limit < 0) {
+      throw invalidInput("provider option", "logLimit", `logLimit must be a whole number of at least 0, got ${limit}`)
+    }
+    this.#logLimit = Math.max(1, limit)
   }
 
   /**
@@ -249,9 +262,26 @@ export class SimulatedProvider {
     return this.#rules.map((rule) => ({ ...rule }))
   }
 
-  /** The requests so far (the latest `logLimit`), in call order, as recorded when they arrived. */
+  /**
+   * The requests so far (the latest `logLimit`), oldest first, as recorded when they arrived. The
+   * array is a snapshot: later requests do not change it.
+   */
   get log(): ReadonlyArray<LlmLogEntry> {
-    return this.#log
+    if (this.#logView === undefined) {
+      const ring = this.#ring
+      const oldest = ring.length < this.#logLimit ? 0 : this.#seq % this.#logLimit
+      this.#logView = oldest === 0 ? ring.slice() : ring.slice(oldest).concat(ring.slice(0, oldest))
+    }
+    return this.#logView
+  }
+
+  /** Records the entry of request `seq` (the latest) in the ring, and counts its key. */
+  #record(entry: LlmLogEntry): void {
+    const slot = (entry.seq - 1) % this.#logLimit
+    if (slot === this.#ring.length) this.#ring.push(entry)
+    else this.#ring[slot] = entry
+    this.#logView = undefined
+    this.#counts.set(entry.key, (this.#counts.get(entry.key) ?? 0) + 1)
   }
 
   /** How many requests arrived, whatever became of them. */
@@ -291,7 +321,8 @@ export class SimulatedProvider {
     this.#queue = []
     this.#current = undefined
     this.#rules = []
-    this.#log = []
+    this.#ring = []
+    this.#logView = undefined
     this.#counts = new Map()
   }
 
@@ -430,6 +461,37 @@ export class SimulatedProvider {
   }
 
   /**
+   * Records a request whose body is not a chat completion request (`raw`: the body parsed as
+   * JSON, `undefined` when it is not JSON). It is logged with outcome `invalid-request` and status
+   * 400 and counted like any other request; returns its sequence number.
+   */
+  recordInvalid(url: string, raw: unknown): Effect.Effect<number> {
+    return Effect.map(Clock.currentTimeMillis, (now) => {
+      const seq = ++this.#seq
+      const body: { readonly model?: unknown; readonly stream?: unknown } = typeof raw === "object" && raw !== null ? raw : {}
+      this.#record({
+        seq,
+        id: `inv_${seq}`,
+        at: now,
+        url,
+        model: typeof body.model === "string" ? body.model : "",
+        stream: body.stream === true,
+        key: requestKeyOf(raw),
+        toolResultRounds: 0,
+        lastUserMessage: undefined,
+        body: raw,
+        source: "none",
+        rule: undefined,
+        step: undefined,
+        outcome: "invalid-request",
+        status: 400,
+        rawSha256: undefined
+      })
+      return seq
+    })
+  }
+
+  /**
    * Serves one model request: records and counts it, decides its answer, sleeps the rule's
    * latency on the `Clock`, and returns the reply to render. Refusals fail with
    * `NoScriptQueued` / `UnmatchedLlmRequest`; a client that gives up (`signal`) fails it with
@@ -448,7 +510,7 @@ export class SimulatedProvider {
       const head: ChunkHead = { id: `chatcmpl-sim-${seq}`, created: Math.floor(now / 1000), model: request.model }
       const decision = this.#decide(request, seq)
       const plan = decision.plan
-      this.#log.push({
+      this.#record({
         seq,
         id,
         at: now,
@@ -466,8 +528,6 @@ export class SimulatedProvider {
         status: plan._tag === "HttpError" ? plan.status : plan._tag === "Raw" ? plan.status : undefined,
         rawSha256: plan._tag === "Raw" ? sha256Hex(plan.bytes) : undefined
       })
-      if (this.#log.length > this.#logLimit) this.#log.splice(0, this.#log.length - this.#logLimit)
-      this.#counts.set(request.key, (this.#counts.get(request.key) ?? 0) + 1)
       if (plan._tag === "Refuse") return Effect.fail(plan.error)
       const reply = Effect.sync((): LlmInvocation => {
         if (plan._tag === "Drive") {

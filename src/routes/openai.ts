@@ -151,6 +151,9 @@ const refusal = (provider: SimulatedProvider, error: NoScriptQueued | UnmatchedL
 
 const decodeRequest = Schema.decodeUnknownExit(ChatCompletionRequest)
 
+const invalidRequest = (seq: number, cause: unknown): Response =>
+  errorResponse(400, `simnet: the body is not a chat completion request: ${String(cause)}`, `req_sim_${seq}`)
+
 /**
  * The provider that answers: one instance, or a function that finds it for each request (so a
  * family registered before its network exists can use the network's `llm`).
@@ -158,9 +161,10 @@ const decodeRequest = Schema.decodeUnknownExit(ChatCompletionRequest)
 export type ProviderSource = SimulatedProvider | ((context: RespondContext) => SimulatedProvider)
 
 /**
- * The responder of `POST {base}/chat/completions`. A body that is not a chat request is a 400
- * (and not a model call); a refusal (`NoScriptQueued`, `UnmatchedLlmRequest`) is a 500 whose
- * error body names the reason, with `x-should-retry: false` since retrying cannot help.
+ * The responder of `POST {base}/chat/completions`. A body that is not a chat request is a 400,
+ * logged and counted by the provider with outcome `invalid-request`; a refusal
+ * (`NoScriptQueued`, `UnmatchedLlmRequest`) is a 500 whose error body names the reason, with
+ * `x-should-retry: false` since retrying cannot help.
  */
 export const chatCompletionsResponder = (source: ProviderSource): Responder => (request: SimRequest, context) =>
   Effect.suspend(() => {
@@ -168,9 +172,7 @@ export const chatCompletionsResponder = (source: ProviderSource): Responder => (
     const raw = request.json()
     const decoded = decodeRequest(raw)
     if (Exit.isFailure(decoded)) {
-      return Effect.succeed(
-        errorResponse(400, `simnet: the body is not a chat completion request: ${String(decoded.cause)}`, "req_sim_invalid")
-      )
+      return Effect.map(provider.recordInvalid(request.url.href, raw), (seq) => invalidRequest(seq, decoded.cause))
     }
     const llmRequest = readRequest(request.url.href, decoded.value, raw)
     return provider.invoke(llmRequest, request.signal).pipe(

@@ -130,9 +130,10 @@ export type Plan =
   | { readonly _tag: "Refuse"; readonly error: NoScriptQueued | UnmatchedLlmRequest }
 
 /**
- * How a request is recorded in the log's `outcome`.
+ * How a request is recorded in the log's `outcome`; `invalid-request` is a body that is not a
+ * chat request.
  */
-export type Outcome = "answer" | "http_error" | "fault" | "timeout" | "raw" | "driven" | "refused"
+export type Outcome = "answer" | "http_error" | "fault" | "timeout" | "raw" | "driven" | "refused" | "invalid-request"
 
 const encoder = new TextEncoder()
 
