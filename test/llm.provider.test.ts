@@ -28,6 +28,26 @@ const askText = (content: string, options: { readonly stream?: boolean } = {}) =
 const events = (text: string) =>
   text.split("\n\n").filter((event) => event.length > 0).map((event) => event.replace(/^data: /, ""))
 
+/** A call after the user's message and `rounds` tool-call rounds with their results. */
+const askRounds = (content: string, rounds: number) =>
+  Effect.flatMap(
+    HttpClient.execute(
+      HttpClientRequest.post(url).pipe(
+        HttpClientRequest.bodyJsonUnsafe({
+          model: "gpt-4o",
+          messages: [
+            { role: "user", content },
+            ...Array.from({ length: rounds }, (_, i) => [
+              { role: "assistant", content: null, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "lookup", arguments: "{}" } }] },
+              { role: "tool", tool_call_id: `call_${i}`, content: "found" }
+            ]).flat()
+          ]
+        })
+      )
+    ),
+    (response) => Effect.map(response.text, (text) => ({ status: response.status, text }))
+  )
+
 /** Lets forked fibers run until `done` holds (the simulated network answers without real I/O). */
 const settle = (done: () => boolean) =>
   Effect.gen(function*() {
@@ -147,6 +167,47 @@ describe("SimulatedProvider's script queue", () => {
       yield* askText("again")
       expect(ids()).toEqual(["inv_1"])
     }).pipe(withNetwork(llm))
+  })
+
+  it.effect("a call after a finished script is offered to the rules and does not use up the next script", () => {
+    const llm = new SimulatedProvider()
+    llm.enqueue({ steps: [[{ type: "tool_call", name: "lookup", input: { q: "x" } }]] })
+    llm.enqueue({ steps: [[{ type: "text", content: "next turn" }]] })
+    llm.rule({ toolResult: true }, { type: "respond", steps: [[{ type: "text", content: "from the rule" }]] })
+    return Effect.gen(function*() {
+      const first = JSON.parse((yield* askRounds("look it up", 0)).text)
+      expect(first.choices[0].finish_reason).toBe("tool_calls")
+      const second = yield* askRounds("look it up", 1)
+      expect(second.status).toBe(200)
+      expect(JSON.parse(second.text).choices[0].message.content).toBe("from the rule")
+      expect(llm.queued).toBe(1)
+      const third = JSON.parse((yield* askRounds("next", 0)).text)
+      expect(third.choices[0].message.content).toBe("next turn")
+      expect(llm.log.map((entry) => [entry.source, entry.step])).toEqual([["script", 0], ["rule", 0], ["script", 0]])
+    }).pipe(withNetwork(llm))
+  })
+
+  it.effect("a call past the script's last step goes to the rules; without rules it is NoScriptQueued naming the script", () => {
+    const script = {
+      steps: [[{ type: "tool_call" as const, name: "lookup", input: {} }], [{ type: "text" as const, content: "done" }]]
+    }
+    const withRule = new SimulatedProvider()
+    withRule.enqueue(script)
+    withRule.rule("any", { type: "respond", steps: [[{ type: "text", content: "from the rule" }]] })
+    const withoutRule = new SimulatedProvider()
+    withoutRule.enqueue(script)
+    return Effect.gen(function*() {
+      yield* askRounds("go", 0).pipe(withNetwork(withRule))
+      const ruled = yield* askRounds("go", 2).pipe(withNetwork(withRule))
+      expect(JSON.parse(ruled.text).choices[0].message.content).toBe("from the rule")
+
+      yield* askRounds("go", 0).pipe(withNetwork(withoutRule))
+      const refused = yield* askRounds("go", 2).pipe(withNetwork(withoutRule))
+      expect(refused.status).toBe(500)
+      const error = JSON.parse(refused.text).error
+      expect(error.code).toBe("NoScriptQueued")
+      expect(error.message).toContain("has 2 step(s) but this call follows 2 tool-result round(s)")
+    })
   })
 
   it.effect("a body that is not a chat request is a 400, logged and counted in call order", () => {

@@ -3,12 +3,13 @@
  * model client and simnet answers its HTTP requests; this module decides the answers. A request
  * is served by the first of three sources that takes it:
  *
- * 1. the script queue (`enqueue`): step N of the current script answers the call that follows N
- *    tool-result rounds;
+ * 1. the script queue (`enqueue`): a new turn starts the next script, and step N of the script
+ *    under way answers the call that follows N tool-result rounds;
  * 2. ordered rules (`rule`): the first registered rule whose matcher takes the request serves it;
  * 3. a driver (`attach`, `chunk`, `finish`, `fail`, `disconnect`): the request opens an invocation
  *    that the driver feeds; the in-process API maps one to one onto the `llm.*` JSON-RPC methods.
  *
+ * A script that has run out of steps does not take the call: rules, then a driver, still may.
  * Otherwise the request is refused with `NoScriptQueued` (no rules) or `UnmatchedLlmRequest`.
  * Every request is logged and counted the moment it arrives, before any latency or failure; so
  * is a body that is not a chat request (`recordInvalid`).
@@ -188,7 +189,9 @@ export class SimulatedProvider {
    * Adds a script to the end of the queue. A call with no tool results after its last user
    * message starts the next script (so a retried first call takes the next script, and a new
    * turn never continues an old one); a call after N tool-result rounds is answered by step N of
-   * the current script, and the script is done after its last step.
+   * the current script, and the script is done after its last step. A call after tool results
+   * with no script under way, or past the script's last step, is left to the rules and drivers
+   * (and refused when none takes it); it never starts the next script.
    *
    * The script is decoded with the `LlmScript` schema first. Bad input throws `InvalidRouteSpec`
    * (synchronously; `path` names the field, such as `steps[0][1].status`) and leaves the queue
@@ -391,17 +394,16 @@ export class SimulatedProvider {
     return Effect.map(this.#invocation(params.id), (invocation) => invocation.disconnect())
   }
 
+  /**
+   * The queue's answer: a new turn (no tool results) starts the next script; a later call takes
+   * the step of the script under way. A call the script has no step for ends that script and is
+   * refused here, but rules and drivers are asked first (see `#decide`).
+   */
   #fromQueue(request: LlmRequest, seq: number): Decision | undefined {
-    if (request.toolResultRounds === 0 || this.#current === undefined) {
-      const next = this.#queue.shift()
-      if (next === undefined) {
-        this.#current = undefined
-        return undefined
-      }
-      this.#current = next
-    }
-    const script = this.#current
     const step = request.toolResultRounds
+    if (step === 0) this.#current = this.#queue.shift()
+    const script = this.#current
+    if (script === undefined) return undefined
     if (step >= script.steps.length) {
       this.#current = undefined
       const message =
@@ -436,9 +438,12 @@ export class SimulatedProvider {
   }
 
   #decide(request: LlmRequest, seq: number): Decision {
-    const decision = this.#fromQueue(request, seq) ?? this.#fromRules(request, seq)
+    const scripted = this.#fromQueue(request, seq)
+    if (scripted !== undefined && scripted.plan._tag !== "Refuse") return scripted
+    const decision = this.#fromRules(request, seq)
     if (decision !== undefined) return decision
     if (this.#drivers.size > 0) return { source: "driver", rule: undefined, step: undefined, plan: { _tag: "Drive", viaAttach: true } }
+    if (scripted !== undefined && this.#rules.length === 0) return scripted
     const material = summarize(request)
     const error = this.#rules.length === 0
       ? new NoScriptQueued({ model: request.model, message: `simnet: no LLM script queued for this call (${material})` })
