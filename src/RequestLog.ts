@@ -113,7 +113,6 @@ export class RequestLog {
   private next = 0
   private answered = 0
   private denied = 0
-  private byRoute = new Map<string, number>()
 
   constructor(limit: number) {
     this.limit = Math.max(0, Math.floor(limit))
@@ -135,10 +134,9 @@ export class RequestLog {
     return record
   }
 
-  /** Names the route a request matched, and counts the match for that route. */
+  /** Names the route a request matched. */
   match(record: PendingRecord, route: NonNullable<RequestRecord["route"]>): void {
     record.route = route
-    this.byRoute.set(route.id, (this.byRoute.get(route.id) ?? 0) + 1)
   }
 
   /** Records the status a request was answered with, and counts it as answered. */
@@ -165,12 +163,11 @@ export class RequestLog {
   }
 
   /** Exact counters since the network was made or last reset. */
-  counters(): RequestCounters {
+  counters(): Omit<RequestCounters, "byRoute"> {
     return {
       requests: this.next,
       answered: this.answered,
-      denied: this.denied,
-      byRoute: Object.fromEntries(this.byRoute)
+      denied: this.denied
     }
   }
 
@@ -180,6 +177,5 @@ export class RequestLog {
     this.next = 0
     this.answered = 0
     this.denied = 0
-    this.byRoute.clear()
   }
 }

@@ -109,9 +109,17 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     const initial = options.routes === undefined ? [] : Array.from(options.routes)
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
+    const enqueue = (script: LlmScript, i: number) =>
+      Effect.try({
+        try: () => network.llm.enqueue(script),
+        catch: (error) =>
+          error instanceof InvalidRouteSpec
+            ? new InvalidRouteSpec({ path: `llm[${i}].${error.path}`, message: error.message })
+            : new InvalidRouteSpec({ path: `llm[${i}]`, message: String(error) })
+      })
     const registerInitial = Effect.andThen(
       network.register(initial, pathsFor(initial, true)),
-      Effect.sync(() => scripts.forEach((script) => network.llm.enqueue(script)))
+      Effect.forEach(scripts, enqueue, { discard: true })
     )
     yield* registerInitial
     const register = (routes: Route | Iterable<Route>) => {

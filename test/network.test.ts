@@ -357,3 +357,26 @@ describe("bad input and edge cases", () => {
       ]
     }))))
 })
+
+describe("initial model scripts", () => {
+  it.effect("an invalid script passed in code is an InvalidRouteSpec naming llm[i], not a defect", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(SimulationNetwork.make({
+        llm: [{ steps: [[{ type: "text", content: "ok" }]] }, { steps: [[{ type: "http_error", status: 600, message: "x" }]] }]
+      }))
+      expect(error._tag).toBe("InvalidRouteSpec")
+      expect((error as { path: string }).path).toMatch(/^llm\[1\]\.steps\[0\]\[0\]\.status/)
+    }))
+
+  it.effect("per-route counts stay exact after a route is removed", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      yield* HttpClient.get(`${base}/ping`)
+      yield* network.unregister("ping")
+      yield* network.register(Route.status(`GET ${base}/ping`, 204, { id: "ping" }))
+      yield* HttpClient.get(`${base}/ping`)
+      expect((yield* network.counters).byRoute).toEqual({ ping: 2 })
+      yield* network.reset
+      expect((yield* network.counters).byRoute).toEqual({})
+    }).pipe(Effect.provide(SimulationNetwork.layer({ routes: [Route.status(`GET ${base}/ping`, 204, { id: "ping" })] }))))
+})

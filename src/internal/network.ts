@@ -114,7 +114,7 @@ export class Network {
 
   /** Exact counters. */
   counters(): RequestCounters {
-    return this.log.counters()
+    return { ...this.log.counters(), byRoute: this.registry.matchCounts() }
   }
 
   /**
@@ -151,7 +151,7 @@ export class Network {
     entry.hits++
     entry.remaining--
     const route = entry.route
-    this.log.match(record, { id: entry.id, kind: route.kind, source: route.source })
+    this.log.match(record, entry.info)
     const routed = withParams(request, params)
     const context = this.contextFor(entry, routed, record)
     if (route.respondSync !== undefined && route.delay === undefined) {
@@ -185,6 +185,7 @@ export class Network {
   /** Clears the log and the model's queue, rules, log and counts. */
   clearState(): void {
     this.log.clear()
+    this.registry.retired.clear()
     this.llm.reset()
   }
 

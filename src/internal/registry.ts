@@ -23,6 +23,8 @@ export interface Entry {
   remaining: number
   /** Occurrences per canonical request key (seeded routes only; made at the first request). */
   occurrences: Map<string, number> | undefined
+  /** The route as log records name it. */
+  readonly info: { readonly id: string; readonly kind: string; readonly source: string }
   /** The respond context of a route that is not seeded: the same for every request. */
   context: RespondContext | undefined
 }
@@ -112,6 +114,8 @@ export class Registry {
   private readonly side: Array<Entry> = []
   /** Every entry by id, in registration order. */
   readonly entries = new Map<string, Entry>()
+  /** Uses of routes no longer registered, by id, so per-route counts stay exact. */
+  readonly retired = new Map<string, number>()
   private seq = 0
 
   /** Adds routes that `planIds` accepted, with the ids it gave them. */
@@ -128,6 +132,7 @@ export class Registry {
         hits: 0,
         remaining: route.times ?? Infinity,
         occurrences: undefined,
+        info: Object.freeze({ id: ids[i], kind: route.kind, source: route.source }),
         context: undefined
       }
       this.entries.set(entry.id, entry)
@@ -158,6 +163,7 @@ export class Registry {
   remove(id: string): boolean {
     const entry = this.entries.get(id)
     if (entry === undefined) return false
+    this.retire(entry)
     this.entries.delete(id)
     const index = entry.route.matcher.index
     switch (index._tag) {
@@ -178,8 +184,22 @@ export class Registry {
     return true
   }
 
-  /** Removes every route. */
+  private retire(entry: Entry): void {
+    if (entry.hits > 0) this.retired.set(entry.id, (this.retired.get(entry.id) ?? 0) + entry.hits)
+  }
+
+  /** How many requests each route matched, registered or since removed. */
+  matchCounts(): Record<string, number> {
+    const counts: Record<string, number> = Object.fromEntries(this.retired)
+    for (const entry of this.entries.values()) {
+      if (entry.hits > 0) counts[entry.id] = (counts[entry.id] ?? 0) + entry.hits
+    }
+    return counts
+  }
+
+  /** Removes every route (their use counts are kept in `retired`). */
   clear(): void {
+    for (const entry of this.entries.values()) this.retire(entry)
     this.exact.clear()
     this.segment.clear()
     this.origin.clear()
