@@ -66,6 +66,7 @@ export const canonicalJson = (value: unknown): string => {
  * dropped: `https://h/p?b=2&a=1#x` and `https://h/p?a=1&b=2` have one canonical form.
  */
 export const canonicalUrl = (url: URL | string): string => {
+  if (typeof url !== "string" && url.search === "" && url.hash === "") return url.href
   const parsed = new URL(typeof url === "string" ? url : url.href)
   parsed.hash = ""
   parsed.searchParams.sort()
