@@ -153,4 +153,41 @@ describe("SimulationNetwork.start and its fetch", () => {
     const request = new Request("https://api.example.com/upload", { method: "POST", body: new URLSearchParams({ a: "1" }) })
     expect(await (await net.fetch(request)).json()).toEqual({ got: "a=1", type: "application/x-www-form-urlencoded;charset=UTF-8" })
   })
+
+  it("follows redirects like undici: 302 after POST becomes GET, 307 keeps method and body, authorization stays on its origin", async () => {
+    const echo = (req: { method: string; text: () => string; headers: Headers; url: URL }) =>
+      Response.json({ method: req.method, body: req.text(), auth: req.headers.get("authorization"), url: req.url.href })
+    const net = await SimulationNetwork.start({
+      routes: [
+        Route.status("POST https://a.example.com/login", 302, { headers: { location: "/home" } }),
+        Route.status("PUT https://a.example.com/move", 307, { headers: { location: "https://a.example.com/moved" } }),
+        Route.status("GET https://a.example.com/away", 301, { headers: { location: "https://b.example.com/there" } }),
+        Route.status("GET https://a.example.com/loop", 302, { headers: { location: "/loop" } }),
+        Route.handler("GET https://a.example.com/home", echo),
+        Route.handler("PUT https://a.example.com/moved", echo),
+        Route.handler("GET https://b.example.com/there", echo)
+      ]
+    })
+    const home = await net.fetch("https://a.example.com/login", { method: "POST", body: "user=ada", headers: { authorization: "Bearer t" } })
+    expect(home.status).toBe(200)
+    expect(home.redirected).toBe(true)
+    expect(home.url).toBe("https://a.example.com/home")
+    expect(await home.json()).toEqual({ method: "GET", body: "", auth: "Bearer t", url: "https://a.example.com/home" })
+
+    const moved = await net.fetch("https://a.example.com/move", { method: "PUT", body: "payload" })
+    expect(await moved.json()).toMatchObject({ method: "PUT", body: "payload" })
+
+    const away = await net.fetch("https://a.example.com/away", { headers: { authorization: "Bearer t" } })
+    expect(await away.json()).toMatchObject({ auth: null, url: "https://b.example.com/there" })
+
+    const manual = await net.fetch("https://a.example.com/away", { redirect: "manual" })
+    expect(manual.status).toBe(301)
+    expect(manual.redirected).toBe(false)
+    expect(manual.url).toBe("https://a.example.com/away")
+
+    const refused = await net.fetch("https://a.example.com/away", { redirect: "error" }).catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(TypeError)
+    const looping = await net.fetch("https://a.example.com/loop").catch((e: unknown) => e)
+    expect(((looping as TypeError).cause as Error).message).toBe("redirect count exceeded")
+  })
 })

@@ -38,9 +38,25 @@ const readBody = (body: BodyInit | null | undefined, url: string, method: string
   }))
 }
 
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308])
+const MAX_REDIRECTS = 20
+
+/** Gives a constructed `Response` the `url` and `redirected` a network response has. */
+const asFetched = (response: Response, url: string, redirected: boolean): Response => {
+  Object.defineProperty(response, "url", { value: url })
+  if (redirected) Object.defineProperty(response, "redirected", { value: true })
+  return response
+}
+
+const redirectFailed = (message: string): TypeError => new TypeError("fetch failed", { cause: new Error(message) })
+
 /**
  * A WHATWG `fetch` that answers from the network. Unregistered requests reject with
- * `TypeError("fetch failed")` whose `cause` is the `UnregisteredRequest`.
+ * `TypeError("fetch failed")` whose `cause` is the `UnregisteredRequest`. Like undici's fetch it
+ * follows redirects (`redirect: "follow"`, at most 20; 303, and 301/302 after a POST, become a
+ * GET without a body; `authorization` is dropped across origins), returns them as they are with
+ * `redirect: "manual"`, and fails with `redirect: "error"`. Responses carry `url` and
+ * `redirected`.
  */
 export const makeFetch = (network: Network): typeof globalThis.fetch => {
   const answer = (request: SimRequest, signal: AbortSignal | undefined | null): Promise<Response> => {
@@ -64,6 +80,7 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
     let headers: Headers | HeadersInit | undefined
     let body: BodyResult = undefined
     let signal: AbortSignal | null | undefined
+    let redirect: RequestRedirect = init?.redirect ?? "follow"
     if (typeof input === "string" || input instanceof URL) {
       url = typeof input === "string" ? input : input.href
       method = init?.method ?? "GET"
@@ -80,6 +97,7 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
       method = request.method
       headers = new Headers(request.headers)
       signal = request.signal
+      redirect = request.redirect
       body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer())
     }
     if (signal?.aborted) throw abortError(signal)
@@ -95,7 +113,34 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
     } catch (cause) {
       throw new TypeError(`Failed to parse URL from ${url}`, { cause })
     }
-    return answer(makeSimRequest({ method, url: parsed, headers, body, signal: signal ?? undefined }), signal)
+    let response = await answer(makeSimRequest({ method, url: parsed, headers, body, signal: signal ?? undefined }), signal)
+    let redirects = 0
+    while (redirect !== "manual" && REDIRECT_STATUS.has(response.status)) {
+      const location = response.headers.get("location")
+      if (location === null) break
+      if (redirect === "error") throw redirectFailed(`unexpected redirect to ${location}`)
+      if (++redirects > MAX_REDIRECTS) throw redirectFailed("redirect count exceeded")
+      let next: URL
+      try {
+        next = new URL(location, parsed)
+      } catch {
+        throw redirectFailed(`invalid redirect location ${location}`)
+      }
+      await response.body?.cancel()
+      const nextHeaders = new Headers(headers)
+      if ((response.status === 303 && method !== "GET" && method !== "HEAD") || (response.status <= 302 && method === "POST")) {
+        method = "GET"
+        body = undefined
+        for (const name of ["content-type", "content-length", "content-encoding", "content-language", "content-location"]) {
+          nextHeaders.delete(name)
+        }
+      }
+      if (next.origin !== parsed.origin) nextHeaders.delete("authorization")
+      parsed = next
+      headers = nextHeaders
+      response = await answer(makeSimRequest({ method, url: parsed, headers, body: body as Uint8Array | undefined, signal: signal ?? undefined }), signal)
+    }
+    return asFetched(response, parsed.href, redirects > 0)
   }
   return simFetch as typeof globalThis.fetch
 }
