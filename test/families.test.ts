@@ -368,11 +368,12 @@ describe("Routes.openapi", () => {
       openapi: "3.1.0",
       paths: { "/x": { get: { responses: { "200": { content: { "application/json": { schema: { type: "array", contains: { type: "string" } } } } } } } } }
     }
-    expect(() => Routes.openapi(bad, { baseUrl: "https://x.example.com" })).toThrow(/contains/)
-    try {
-      Routes.openapi(bad, { baseUrl: "https://x.example.com" })
-    } catch (error) {
-      expect((error as InvalidRouteSpec).path).toBe("openapi#/paths/~1x/get/responses/200/content/application~1json/schema/contains")
-    }
+    expect(() => Routes.openapi(bad, { baseUrl: "https://x.example.com" })).toThrow(
+      expect.objectContaining({
+        _tag: "InvalidRouteSpec",
+        path: "openapi#/paths/~1x/get/responses/200/content/application~1json/schema/contains",
+        message: expect.stringContaining("contains")
+      })
+    )
   })
 })

@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Queue } from "effect"
+import { Effect, Fiber, Queue } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { TestClock } from "effect/testing"
@@ -342,8 +342,10 @@ describe("SimulatedProvider driven invocations", () => {
       yield* settle(() => llm.pending.length === 1)
       yield* llm.chunk({ id: "inv_2", items: [{ type: "raw", data: "data: {\"not\": \"a chunk\"}\n\n" }] })
       yield* llm.disconnect({ id: "inv_2" })
-      const late = yield* Effect.exit(Fiber.join(after))
-      expect(Exit.isFailure(late)).toBe(true)
+      const late = yield* Effect.flip(Fiber.join(after))
+      expect(late._tag).toBe("HttpClientError")
+      expect(late.reason._tag).toBe("DecodeError")
+      expect(String(late.cause)).toContain("terminated")
     }).pipe(withNetwork(llm))
   })
 
@@ -426,8 +428,9 @@ describe("SimulatedProvider driven invocations", () => {
         })
       )
       expect(llm.pending).toEqual([])
-      const exit = yield* Effect.exit(Fiber.join(fiber))
-      expect(Exit.isFailure(exit)).toBe(true)
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(error._tag).toBe("HttpClientError")
+      expect(error.cause).toBeInstanceOf(RouteFailed)
     }).pipe(withNetwork(llm))
   })
 })

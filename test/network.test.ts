@@ -102,6 +102,14 @@ describe("SimulationNetwork through Effect's HttpClient", () => {
       expect(yield* response.json).toEqual({ page: 1 })
       const miss = yield* Effect.flip(HttpClient.execute(HttpClientRequest.setHeader(request, "x-tenant", "other")))
       expect((miss.cause as UnregisteredRequest).candidates[0]).toMatchObject({ reason: "header" })
+      const wrongBody = yield* Effect.flip(HttpClient.execute(HttpClientRequest.bodyJsonUnsafe(request, { filter: { kind: "dog", age: 3 } })))
+      expect((wrongBody.cause as UnregisteredRequest).candidates[0]).toMatchObject({ reason: "body" })
+      const withoutQuery = HttpClientRequest.post(`${base}/search`).pipe(
+        HttpClientRequest.setHeader("x-tenant", "acme"),
+        HttpClientRequest.bodyJsonUnsafe({ filter: { kind: "cat" } })
+      )
+      const noQuery = yield* Effect.flip(HttpClient.execute(withoutQuery))
+      expect((noQuery.cause as UnregisteredRequest).candidates[0]).toMatchObject({ reason: "query", detail: 'query parameter "q" is missing' })
     }).pipe(Effect.provide(SimulationNetwork.layer({
       routes: [Route.handler(
         { method: "POST", url: `${base}/search?q=cats`, headers: { "x-tenant": "acme" }, body: { filter: { kind: "cat" } } },
@@ -121,6 +129,17 @@ describe("matching order", () => {
       yield* network.register(Route.text(`GET ${base}/a`, "once", { times: 1 }))
       expect(yield* text(`${base}/a`)).toBe("once")
       expect(yield* text(`${base}/a`)).toBe("override")
+      yield* network.register(Route.text(`GET ${base}/items/1`, "exact, older"))
+      yield* network.register(Route.text(`GET ${base}/items/:id`, "param, newer"))
+      expect(yield* text(`${base}/items/1`)).toBe("param, newer")
+      yield* network.register(Route.text(`GET ${base}/limited`, "once", { times: 1, id: "limited" }))
+      yield* text(`${base}/limited`)
+      const exhausted = yield* Effect.flip(HttpClient.get(`${base}/limited`))
+      expect((exhausted.cause as UnregisteredRequest).candidates[0]).toMatchObject({
+        id: "limited",
+        reason: "exhausted",
+        detail: "used 1 of 1 times"
+      })
       yield* network.register(Route.text({ url: /api\.example\.com\/a$/ }, "pinned", { priority: 5 }))
       expect(yield* text(`${base}/a`)).toBe("pinned")
       yield* network.register(Route.text(`GET ${base}/a`, "later but lower"))
@@ -173,12 +192,16 @@ describe("registration", () => {
         { id: "h", match: "GET https://s.example.com/h/:name", respond: { kind: "handler", name: "greet" }, delayMs: 0 }
       ])
       expect(ids).toEqual(["t", "b", "h"])
+      yield* network.registerSpec({ id: "q", match: { url: "https://s.example.com/q", query: { token: true, v: "2" } }, respond: { kind: "status", status: 204 } })
       const get = (path: string) => HttpClient.get(`https://s.example.com${path}`)
       const t = yield* get("/t")
       expect(t.headers["content-type"]).toBe("text/markdown")
       expect(Array.from(new Uint8Array(yield* (yield* get("/b")).arrayBuffer))).toEqual([0, 1, 2])
       expect(yield* (yield* get("/h/ada")).text).toBe("hi ada")
-      expect((yield* network.routes).map((r) => r.source)).toEqual(["code", "code", "code"])
+      expect((yield* get("/q?v=2&token=anything")).status).toBe(204)
+      const missing = yield* Effect.flip(get("/q?v=2"))
+      expect((missing.cause as UnregisteredRequest).candidates[0]).toMatchObject({ id: "q", reason: "query" })
+      expect((yield* network.routes).map((r) => r.source)).toEqual(["code", "code", "code", "code"])
     }).pipe(Effect.provide(SimulationNetwork.layer({
       handlers: { greet: (req) => new Response(`hi ${req.params.name}`) }
     }))))
@@ -227,7 +250,7 @@ describe("the request log", () => {
       yield* TestClock.setTime(1_700_000_000_000)
       const network = yield* SimulationNetwork
       yield* HttpClient.execute(HttpClientRequest.post(`${base}/login`).pipe(
-        HttpClientRequest.setHeaders({ authorization: "Bearer secret", "x-api-key": "k", cookie: "s=1", "x-trace": "t" }),
+        HttpClientRequest.setHeaders({ authorization: "Bearer secret", "x-api-key": "k", "api-key": "k2", cookie: "s=1", "x-trace": "t" }),
         HttpClientRequest.bodyText("user=ada")
       ))
       yield* Effect.flip(HttpClient.get(`${base}/nope`))
@@ -241,7 +264,13 @@ describe("the request log", () => {
         route: { id: "login", kind: "status", source: "code" },
         status: 204
       })
-      expect(first.headers).toMatchObject({ authorization: "<redacted>", "x-api-key": "<redacted>", cookie: "<redacted>", "x-trace": "t" })
+      expect(first.headers).toMatchObject({
+        authorization: "<redacted>",
+        "x-api-key": "<redacted>",
+        "api-key": "<redacted>",
+        cookie: "<redacted>",
+        "x-trace": "t"
+      })
       expect(second).toMatchObject({ seq: 2, denial: "UnregisteredRequest", route: undefined })
       expect(yield* network.unused).toEqual([expect.objectContaining({ id: "never" })])
     }).pipe(Effect.provide(SimulationNetwork.layer({
@@ -299,7 +328,10 @@ describe("bad input and edge cases", () => {
         [Route.text(`GET ${base}/a`, "x", { headers: { "bad header": "x" } }), "respond.headers.bad header"],
         [Route.text(`GET ${base}/a`, "x", { delay: "soon" as never }), "delay"],
         [Route.text(`GET ${base}/a`, "x", { delay: -5 }), "delay"],
-        [Route.json(`GET ${base}/a`, Item, { status: 1000 }), "respond.status"]
+        [Route.json(`GET ${base}/a`, Item, { status: 1000 }), "respond.status"],
+        [Route.json(`GET ${base}/a`, Item, { status: 204 }), "respond.status"],
+        [Route.text(`GET ${base}/a`, "x", { status: 304 }), "respond.status"],
+        [Route.status(`GET ${base}/a`, 204, { body: "no" }), "respond.status"]
       ] as const
       for (const [route, path] of refused) {
         const error = yield* Effect.flip(network.register(route))
@@ -307,6 +339,8 @@ describe("bad input and edge cases", () => {
       }
       const specError = yield* Effect.flip(network.registerSpec({ match: `GET ${base}/a`, respond: { kind: "status", status: 101 } }))
       expect(specError).toMatchObject({ _tag: "InvalidRouteSpec", path: "respond.status" })
+      const noBody = yield* Effect.flip(network.registerSpec({ match: `GET ${base}/a`, respond: { kind: "text", body: "", status: 205 } }))
+      expect(noBody).toMatchObject({ _tag: "InvalidRouteSpec", path: "respond.status" })
       expect(yield* network.routes).toEqual([])
     }).pipe(Effect.provide(SimulationNetwork.layer())))
 
@@ -368,6 +402,9 @@ describe("initial model scripts", () => {
       expect((error as { path: string }).path).toMatch(/^llm\[1\]\.steps\[0\]\[0\]\.status/)
     }))
 
+})
+
+describe("counters", () => {
   it.effect("per-route counts stay exact after a route is removed", () =>
     Effect.gen(function*() {
       const network = yield* SimulationNetwork

@@ -54,7 +54,7 @@ const redirectFailed = (message: string): TypeError => new TypeError("fetch fail
  * A WHATWG `fetch` that answers from the network. Unregistered requests reject with
  * `TypeError("fetch failed")` whose `cause` is the `UnregisteredRequest`. Like undici's fetch it
  * follows redirects (`redirect: "follow"`, at most 20; 303, and 301/302 after a POST, become a
- * GET without a body; `authorization` is dropped across origins), returns them as they are with
+ * GET without a body; credentials are dropped across origins), returns them as they are with
  * `redirect: "manual"`, and fails with `redirect: "error"`. Responses carry `url` and
  * `redirected`.
  */
@@ -135,7 +135,9 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
           nextHeaders.delete(name)
         }
       }
-      if (next.origin !== parsed.origin) nextHeaders.delete("authorization")
+      if (next.origin !== parsed.origin) {
+        for (const name of ["authorization", "proxy-authorization", "cookie", "host"]) nextHeaders.delete(name)
+      }
       parsed = next
       headers = nextHeaders
       response = await answer(makeSimRequest({ method, url: parsed, headers, body: body as Uint8Array | undefined, signal: signal ?? undefined }), signal)

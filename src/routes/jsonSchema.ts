@@ -74,7 +74,7 @@ export const jsonSchemaResponder = (
   return {
     prepare: () =>
       Effect.suspend(() => {
-        const invalid = checkResponseParts(status, headers)
+        const invalid = checkResponseParts(status, headers, true)
         if (invalid !== undefined) return Effect.fail(invalid)
         return Result.match(compile(), { onFailure: Effect.fail, onSuccess: () => Effect.void })
       }),

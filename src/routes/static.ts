@@ -25,6 +25,9 @@ export interface StaticResponder {
   readonly prepare?: (() => Effect.Effect<never, InvalidRouteSpec>) | undefined
 }
 
+/** Statuses whose responses carry no body. */
+const NULL_BODY_STATUS = new Set([204, 205, 304])
+
 /** An RFC 9110 token. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 /** Field content: no CR, LF or NUL, no leading or trailing white space. */
@@ -34,9 +37,16 @@ const HEADER_VALUE = /^(?:[^\0\r\n\t ](?:[^\0\r\n]*[^\0\r\n\t ])?)?$/
  * Checks what a WHATWG `Response` would refuse at request time: a status outside 200–599 and
  * malformed header names or values. Undefined when all is well.
  */
-export const checkResponseParts = (status: number, headers: Readonly<Record<string, string>>): InvalidRouteSpec | undefined => {
+export const checkResponseParts = (
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  hasBody: boolean
+): InvalidRouteSpec | undefined => {
   if (!Number.isInteger(status) || status < 200 || status > 599) {
     return new InvalidRouteSpec({ path: "respond.status", message: `status must be a whole number from 200 to 599, got ${status}` })
+  }
+  if (hasBody && NULL_BODY_STATUS.has(status)) {
+    return new InvalidRouteSpec({ path: "respond.status", message: `status ${status} carries no body; use a status route for it` })
   }
   for (const name in headers) {
     const value = headers[name]
@@ -47,8 +57,13 @@ export const checkResponseParts = (status: number, headers: Readonly<Record<stri
   return undefined
 }
 
-const fromSync = (status: number, headers: Readonly<Record<string, string>>, make: () => Response): StaticResponder => {
-  const invalid = checkResponseParts(status, headers)
+const fromSync = (
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  hasBody: boolean,
+  make: () => Response
+): StaticResponder => {
+  const invalid = checkResponseParts(status, headers, hasBody)
   if (invalid !== undefined) {
     return { respondSync: () => Result.fail(invalid), respond: () => Effect.fail(invalid), prepare: () => Effect.fail(invalid) }
   }
@@ -69,7 +84,7 @@ const headersWith = (options: StaticResponseOptions, defaultType: string | undef
 export const textResponder = (body: string, options: StaticResponseOptions = {}): StaticResponder => {
   const status = options.status ?? 200
   const headers = headersWith(options, "text/plain; charset=utf-8")
-  return fromSync(status, headers, () => new Response(body, { status, headers }))
+  return fromSync(status, headers, true, () => new Response(body, { status, headers }))
 }
 
 /**
@@ -80,16 +95,15 @@ export const bytesResponder = (body: Uint8Array, options: StaticResponseOptions 
   const status = options.status ?? 200
   const headers = headersWith(options, "application/octet-stream")
   const bytes = body.slice()
-  return fromSync(status, headers, () => new Response(bytes.slice(), { status, headers }))
+  return fromSync(status, headers, true, () => new Response(bytes.slice(), { status, headers }))
 }
 
-const NULL_BODY_STATUS = new Set([204, 205, 304])
 
 /**
  * Answers with a status and headers and an empty body (or `body` when given).
  */
 export const statusResponder = (status: number, options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } = {}): StaticResponder => {
   const headers = headersWith({ headers: options.headers }, options.body === undefined ? undefined : "text/plain; charset=utf-8")
-  const body = NULL_BODY_STATUS.has(status) ? null : options.body ?? null
-  return fromSync(status, headers, () => new Response(body, { status, headers }))
+  const body = options.body ?? null
+  return fromSync(status, headers, body !== null, () => new Response(body, { status, headers }))
 }

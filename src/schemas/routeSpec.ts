@@ -14,7 +14,7 @@ export const MatchObject = Schema.Struct({
   method: Schema.optional(Schema.String),
   url: Schema.optional(Schema.String),
   regex: Schema.optional(Schema.String),
-  query: Schema.optional(Schema.Record(Schema.String, Schema.String)),
+  query: Schema.optional(Schema.Record(Schema.String, Schema.Union([Schema.String, Schema.Literal(true)]))),
   headers: Schema.optional(Headers),
   json: Schema.optional(Schema.Unknown)
 })
