@@ -59,11 +59,11 @@ const redirectFailed = (message: string): TypeError => new TypeError("fetch fail
  * `redirected`.
  */
 export const makeFetch = (network: Network): typeof globalThis.fetch => {
-  const answer = (request: SimRequest, signal: AbortSignal | undefined | null): Promise<Response> => {
+  const answer = (request: SimRequest, signal: AbortSignal | undefined | null): Response | Promise<Response> => {
     const dispatched = network.dispatch(request)
     switch (dispatched._tag) {
       case "Response":
-        return Promise.resolve(dispatched.response)
+        return dispatched.response
       case "Denied":
         return Promise.reject(fetchFailed(dispatched.error))
       case "Effect":
@@ -113,7 +113,8 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
     } catch (cause) {
       throw new TypeError(`Failed to parse URL from ${url}`, { cause })
     }
-    let response = await answer(makeSimRequest({ method, url: parsed, headers, body, signal: signal ?? undefined }), signal)
+    const first = answer(makeSimRequest({ method, url: parsed, headers, body, signal: signal ?? undefined }), signal)
+    let response = first instanceof Response ? first : await first
     let redirects = 0
     while (redirect !== "manual" && REDIRECT_STATUS.has(response.status)) {
       const location = response.headers.get("location")
