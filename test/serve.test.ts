@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process"
 import { once } from "node:events"
+import OpenAI from "openai"
 import { describe, expect, it } from "vitest"
 
 const startServe = async (args: ReadonlyArray<string>) => {
@@ -22,7 +23,7 @@ const startServe = async (args: ReadonlyArray<string>) => {
 describe("simnet serve", () => {
   it("serves the default fixture over loopback, maps /HOST/PATH, reports unmatched requests, exits cleanly on SIGTERM", async () => {
     const { child, base, output } = await startServe([])
-    expect(output()).toContain("4 routes from fixtures/default.json (seed 0)")
+    expect(output()).toContain("7 routes from fixtures/default.json (seed 0)")
     const item = await fetch(`${base}/api.example.com/items/42`)
     expect(item.status).toBe(200)
     expect(await item.json()).toEqual({ id: "sim-item", name: "Simulated item" })
@@ -35,6 +36,20 @@ describe("simnet serve", () => {
     expect(body.error.candidates.length).toBeGreaterThan(0)
     const noHost = await fetch(`${base}/`)
     expect(noHost.status).toBe(400)
+
+    const catalog = (await (await fetch(`${base}/models.dev/api.json`)).json()) as Record<string, { id: string }>
+    expect(Object.values(catalog).length).toBeGreaterThan(0)
+    for (const [key, provider] of Object.entries(catalog)) expect(provider.id).toBe(key)
+
+    const client = new OpenAI({ apiKey: "sk-test", baseURL: `${base}/api.openai.com/v1`, maxRetries: 0 })
+    const stream = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }], stream: true })
+    let text = ""
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? ""
+    expect(text).toBe("Hello from simnet. This answer came from the default fixture's script queue.")
+    const refused = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "again" }] }).catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(OpenAI.InternalServerError)
+    expect((refused as InstanceType<typeof OpenAI.InternalServerError>).code).toBe("NoScriptQueued")
+    expect(String((refused as Error).message)).toContain("no LLM script queued")
     child.kill("SIGTERM")
     const [code] = await once(child, "exit")
     expect(code).toBe(0)
