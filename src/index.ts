@@ -4,6 +4,7 @@
 export * as Route from "./Route.ts"
 export * as Routes from "./Routes.ts"
 export * as RouteSpec from "./RouteSpec.ts"
+export * as Schemas from "./schemas/index.ts"
 export * from "./SimnetError.ts"
 export { SimulationNetwork } from "./SimulationNetwork.ts"
 export type { NetworkHandle, NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./SimulationNetwork.ts"
