@@ -7,7 +7,7 @@
  * rejected, with the JSON path of the field, when the route is registered.
  */
 import { Duration, Effect } from "effect"
-import { compileMatcher, type CompiledMatcher, type MatcherInput } from "./internal/matcher.ts"
+import { CompiledMatcher, compileMatcher, type MatcherInput } from "./internal/matcher.ts"
 import type { RespondContext, Responder, Route as RouteRecord, SimRequest } from "./internal/types.ts"
 import { InvalidRouteSpec, RouteFailed, type SimnetError } from "./SimnetError.ts"
 import { faultResponder, FAULTS, type Fault } from "./routes/fault.ts"
@@ -88,9 +88,7 @@ export const make = (kind: string, matcher: CompiledMatcher | MatcherInput, part
   return {
     id: options.id,
     kind,
-    matcher: typeof matcher === "object" && matcher !== null && "test" in matcher && "explain" in matcher
-      ? (matcher as CompiledMatcher)
-      : compileMatcher(matcher as MatcherInput),
+    matcher: matcher instanceof CompiledMatcher ? matcher : compileMatcher(matcher),
     times: options.times,
     priority: options.priority ?? 0,
     delay: delay instanceof InvalidRouteSpec ? undefined : delay,

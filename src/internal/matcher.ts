@@ -54,29 +54,6 @@ export type IndexKey =
   | { readonly _tag: "Origin"; readonly key: string }
   | { readonly _tag: "Side" }
 
-/**
- * A matcher ready to test requests. When the input was malformed, `invalid` holds the error and
- * the registry refuses the route.
- */
-export interface CompiledMatcher {
-  /** A readable form of the matcher, e.g. `GET https://api.example.com/items/:id`. */
-  readonly source: string
-  readonly method: string | undefined
-  /** The origin (`https://host:port`) when the URL is a pattern, else undefined. */
-  readonly origin: string | undefined
-  readonly hostname: string | undefined
-  readonly index: IndexKey
-  readonly needsBody: boolean
-  /**
-   * True when an exact-path URL and the method are all there is to match: the registry's index
-   * then decides the match without calling `test`.
-   */
-  readonly plain: boolean
-  readonly invalid: InvalidRouteSpec | undefined
-  test(request: SimRequest): MatchOutcome
-  explain(request: SimRequest): Miss | undefined
-}
-
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
 
 class MissValue implements Miss {
@@ -219,16 +196,23 @@ const NO_PAIRS: Pairs = Object.freeze([])
 const SIDE: IndexKey = Object.freeze({ _tag: "Side" })
 
 /**
- * A compiled matcher. A class rather than closures: a network may hold many thousands of
- * routes, and fields on one shape cost far less memory than a closure context per route.
+ * A matcher ready to test requests. When the input was malformed, `invalid` holds the error and
+ * the registry refuses the route. A class rather than closures: a network may hold many thousands
+ * of routes, and fields on one shape cost far less memory than a closure context per route.
  */
-class Matcher implements CompiledMatcher {
+export class CompiledMatcher {
+  /** A readable form of the matcher, e.g. `GET https://api.example.com/items/:id`. */
   readonly source: string
   readonly method: string | undefined
+  /** The origin (`https://host:port`) when the URL is a pattern, else undefined. */
   readonly origin: string | undefined
   readonly hostname: string | undefined
   readonly index: IndexKey
   readonly needsBody: boolean
+  /**
+   * True when an exact-path URL and the method are all there is to match: the registry's index
+   * then decides the match without calling `test`.
+   */
   readonly plain: boolean
   readonly invalid: InvalidRouteSpec | undefined
   private readonly url: string | RegExp | ((url: URL, request: SimRequest) => boolean) | undefined
@@ -353,7 +337,7 @@ class Matcher implements CompiledMatcher {
 }
 
 const invalidMatcher = (path: string, message: string, source: string): CompiledMatcher =>
-  new Matcher({ source, invalid: new InvalidRouteSpec({ path, message }) })
+  new CompiledMatcher({ source, invalid: new InvalidRouteSpec({ path, message }) })
 
 /**
  * Compiles a matcher. `path` is the JSON path of the matcher in its specification, used to
@@ -405,7 +389,7 @@ export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMat
     const { prefix, complete } = staticPrefixOf(tokens)
     const exactPath = complete ? normalizePath(prefix) : undefined
     const segment = exactPath === undefined ? firstSegment(prefix) : undefined
-    return new Matcher({
+    return new CompiledMatcher({
       source: label(`${origin}${pattern.pathname}`, query),
       method,
       origin,
@@ -425,7 +409,7 @@ export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMat
   }
   if (url instanceof RegExp || typeof url === "function") {
     const urlLabel = url instanceof RegExp ? String(url) : url.name ? `<predicate ${url.name}>` : "<predicate>"
-    return new Matcher({ source: label(urlLabel, queryExtra), method, url, query: queryExtra, headers, body: object.body })
+    return new CompiledMatcher({ source: label(urlLabel, queryExtra), method, url, query: queryExtra, headers, body: object.body })
   }
   return invalidMatcher(urlPath, "url must be a string, a RegExp or a function", String(url))
 }
