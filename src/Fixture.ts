@@ -3,7 +3,8 @@
  * decoded with the same Schema as the control endpoint, and every problem names its JSON path.
  */
 import * as fs from "node:fs/promises"
-import { Effect, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
+import { decodeAt } from "./internal/schemaPath.ts"
 import type { Route } from "./internal/types.ts"
 import { defaultDecodeContext } from "./Routes.ts"
 import { decodeRouteSpecs, type DecodeContext } from "./RouteSpec.ts"
@@ -20,16 +21,8 @@ export interface Fixture {
   readonly llm: ReadonlyArray<LlmScript>
 }
 
-const decodeScript = (json: unknown, index: number): Effect.Effect<LlmScript, InvalidRouteSpec> => {
-  const result = Schema.toStandardSchemaV1(LlmScript)["~standard"].validate(json)
-  if (result instanceof Promise || result.issues === undefined) return Effect.succeed(json as LlmScript)
-  const issue = result.issues[0]
-  const path = (issue.path ?? []).reduce<string>((acc, p) => {
-    const key = typeof p === "object" && p !== null && "key" in p ? p.key : p
-    return typeof key === "number" ? `${acc}[${key}]` : `${acc}.${String(key)}`
-  }, `llm[${index}]`)
-  return Effect.fail(new InvalidRouteSpec({ path, message: issue.message }))
-}
+const decodeScript = (json: unknown, index: number): Effect.Effect<LlmScript, InvalidRouteSpec> =>
+  Effect.fromResult(Result.mapError(decodeAt(LlmScript, json, `llm[${index}]`), (issue) => new InvalidRouteSpec(issue)))
 
 /**
  * Decodes a fixture document.

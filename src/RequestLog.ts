@@ -118,11 +118,6 @@ export class RequestLog {
     this.limit = Math.max(0, Math.floor(limit))
   }
 
-  /** The sequence number the next request will get. */
-  get nextSeq(): number {
-    return this.next + 1
-  }
-
   /** Starts a record for a new request. */
   open(time: number, request: SimRequest): PendingRecord {
     const record = new PendingRecord(++this.next, time, request)

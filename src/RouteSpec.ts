@@ -3,7 +3,8 @@
  * come through here, with the one Schema of `schemas/routeSpec.ts`. Every problem is an
  * `InvalidRouteSpec` naming the JSON path of the field, such as `[2].match.regex`.
  */
-import { Effect, Schema } from "effect"
+import { Effect, Result, type Schema } from "effect"
+import { decodeAt, joinPath as join } from "./internal/schemaPath.ts"
 import type { MatcherInput, MatcherObject } from "./internal/matcher.ts"
 import type { Route } from "./internal/types.ts"
 import * as R from "./Route.ts"
@@ -44,18 +45,9 @@ export interface DecodedRoutes {
   readonly routes: ReadonlyArray<Route>
 }
 
-const join = (base: string, key: PropertyKey): string =>
-  typeof key === "number" ? `${base}[${key}]` : base === "" ? String(key) : `${base}.${String(key)}`
-
-const firstIssue = (schema: Schema.Top, input: unknown): { path: ReadonlyArray<PropertyKey>; message: string } | undefined => {
-  const result = Schema.toStandardSchemaV1(schema as Schema.Codec<unknown, unknown>)["~standard"].validate(input)
-  if (result instanceof Promise) return undefined
-  if (result.issues === undefined || result.issues.length === 0) return undefined
-  const issue = result.issues[0]
-  return {
-    path: (issue.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p) as PropertyKey),
-    message: issue.message
-  }
+const firstIssue = (schema: Schema.Top, input: unknown, base: string): { path: string; message: string } | undefined => {
+  const result = decodeAt(schema as Schema.Codec<unknown, unknown>, input, base)
+  return Result.isFailure(result) ? result.failure : undefined
 }
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -89,8 +81,8 @@ const decodeBase64 = (text: string): Uint8Array | undefined => {
 const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, SimnetError> => {
   if (!isObject(json)) return Effect.fail(invalid(path || "$", "a route spec is a JSON object"))
   if ("family" in json) {
-    const issue = firstIssue(FamilySpec, json)
-    if (issue !== undefined) return Effect.fail(invalid(issue.path.reduce<string>(join, path), issue.message))
+    const issue = firstIssue(FamilySpec, json, path)
+    if (issue !== undefined) return Effect.fail(invalid(issue.path, issue.message))
     const name = json.family as string
     const factory = context.families?.get(name)
     if (factory === undefined) {
@@ -112,8 +104,8 @@ const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.
       invalid(join(join(path, "respond"), "kind"), `unknown kind ${JSON.stringify(respond.kind)}; expected one of ${RESPOND_KINDS.join(", ")}`)
     )
   }
-  const issue = firstIssue(RouteSpec, json)
-  if (issue !== undefined) return Effect.fail(invalid(issue.path.reduce<string>(join, path), issue.message))
+  const issue = firstIssue(RouteSpec, json, path)
+  if (issue !== undefined) return Effect.fail(invalid(issue.path, issue.message))
   const spec = json as RouteSpec
   const match = decodeMatch(spec.match, path)
   if (match instanceof InvalidRouteSpec) return Effect.fail(match)

@@ -15,11 +15,6 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { SimulationNetworkApi } from "../SimulationNetwork.ts"
 
-/**
- * The prefix of the control endpoint (served by the control plane when it is enabled).
- */
-export const CONTROL_PREFIX = "/experimental/simulation"
-
 const errorBody = (cause: unknown, method: string, url: string) => {
   const error = cause instanceof TypeError && cause.cause !== undefined ? cause.cause : cause
   const tagged = typeof error === "object" && error !== null && "_tag" in error ? (error as { _tag: string; message: string }) : undefined

@@ -85,8 +85,12 @@ export class Network {
           ? []
           : [route.prepare().pipe(Effect.mapError((error) => prefixPath(error, paths[i])))]
       )
-      const prepared = prepares.length === 0 ? Effect.void : Effect.all(prepares, { discard: true })
-      return Effect.flatMap(prepared, () => {
+      if (prepares.length === 0) {
+        this.registry.add(routes, planned)
+        return Effect.succeed(planned)
+      }
+      // Preparing may yield; plan again so a registration that landed meanwhile is accounted for.
+      return Effect.flatMap(Effect.all(prepares, { discard: true }), () => {
         const ids = planIds(this.registry.entries, routes, paths)
         if (ids instanceof InvalidRouteSpec) return Effect.fail(ids)
         this.registry.add(routes, ids)

@@ -26,7 +26,7 @@ const PARTIAL_BODY = '{"id":"sim_0001","object":"partial","data":[{"index":0,"va
  */
 export const connectionReset = (): TypeError =>
   new TypeError("terminated", {
-    cause: Object.assign(new Error("read ECONNRESET (simnet fault: reset)"), { code: "ECONNRESET", errno: -104, syscall: "read" })
+    cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET", errno: -104, syscall: "read" })
   })
 
 /**

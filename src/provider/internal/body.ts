@@ -5,19 +5,11 @@
  */
 import { Effect } from "effect"
 import type { CompletionUsage, FinishReason } from "../../schemas/openai.ts"
+import { connectionReset } from "../../routes/fault.ts"
 import { RouteFailed } from "../../SimnetError.ts"
 import type { ChunkWriter, Part, StreamFault } from "./wire.ts"
 
 const encoder = new TextEncoder()
-
-/**
- * The error a reader sees when the connection is reset mid-body, shaped as undici reports it
- * (`TypeError: terminated` caused by `ECONNRESET`).
- */
-export const resetError = (): TypeError => {
-  const cause = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" })
-  return new TypeError("terminated", { cause })
-}
 
 /**
  * How a scripted stream ends: with its finish, usage and `[DONE]` frames, or with a fault.
@@ -71,7 +63,7 @@ export const framesBody = (
           return
         }
         end()
-        if (options.reset === true) controller.error(resetError())
+        if (options.reset === true) controller.error(connectionReset())
         else controller.close()
       },
       cancel() {

@@ -5,7 +5,8 @@
  */
 import type { LlmDriverItem, LlmFinish } from "../../schemas/llmScript.ts"
 import type { ChatCompletion, CompletionUsage, FinishReason } from "../../schemas/openai.ts"
-import { Mailbox, resetError } from "./body.ts"
+import { connectionReset } from "../../routes/fault.ts"
+import { Mailbox } from "./body.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { ChunkHead, Part } from "./wire.ts"
 import { ChunkWriter, completion, countOutputTokens, naturalFinish, splitArguments, usageOf } from "./wire.ts"
@@ -171,7 +172,7 @@ export class DrivenInvocation {
   disconnect(): void {
     const mailbox = this.#mailbox
     if (mailbox === undefined) this.#open({ _tag: "Disconnected" })
-    else mailbox.fail(resetError())
+    else mailbox.fail(connectionReset())
     this.#close()
   }
 
