@@ -9,7 +9,7 @@
  */
 import { Result, Schema } from "effect"
 import { generateSync } from "json-schema-faker"
-import { compileGenerator } from "../src/internal/generate.ts"
+import { compileGenerator } from "../src/routes/jsonSchema/generate.ts"
 import * as Route from "../src/Route.ts"
 import * as Routes from "../src/routes/families.ts"
 import { Catalog, CatalogGenerated } from "../src/schemas/models.ts"

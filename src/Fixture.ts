@@ -4,8 +4,8 @@
  */
 import * as fs from "node:fs/promises"
 import { Effect, Result, Schema } from "effect"
-import { decodeAt } from "./internal/schemaPath.ts"
-import type { Route } from "./internal/types.ts"
+import { decodeAt } from "./registry/schemaPath.ts"
+import type { Route } from "./registry/route.ts"
 import { defaultDecodeContext } from "./Routes.ts"
 import { decodeRouteSpecs, type DecodeContext } from "./RouteSpec.ts"
 import { LlmScript } from "./schemas/llmScript.ts"

@@ -7,19 +7,19 @@
  * rejected, with the JSON path of the field, when the route is registered.
  */
 import { Duration, Effect } from "effect"
-import { CompiledMatcher, compileMatcher, type MatcherInput } from "./internal/matcher.ts"
-import type { RespondContext, Responder, Route as RouteRecord, SimRequest } from "./internal/types.ts"
+import { CompiledMatcher, compileMatcher, type MatcherInput } from "./registry/matcher.ts"
+import type { RespondContext, Responder, Route as RouteRecord, SimRequest } from "./registry/route.ts"
 import { InvalidRouteSpec, RouteFailed, type SimnetError } from "./SimnetError.ts"
 import { faultResponder, FAULTS, type Fault } from "./routes/fault.ts"
 import { isLoopbackHost, loopbackDenied, loopbackResponder } from "./routes/loopback.ts"
-import { jsonSchemaResponder, type JsonSchemaOptions } from "./routes/jsonSchema.ts"
+import { jsonSchemaResponder, type JsonSchemaOptions } from "./routes/jsonSchema/jsonSchema.ts"
 import { bytesResponder, statusResponder, textResponder, type StaticResponseOptions } from "./routes/static.ts"
 import type { Schema } from "effect"
 
 export type { Fault } from "./routes/fault.ts"
-export type { JsonSchemaOptions } from "./routes/jsonSchema.ts"
-export type { MatcherInput, MatcherObject, ValueMatcher } from "./internal/matcher.ts"
-export type { RespondContext, Responder, SimRequest } from "./internal/types.ts"
+export type { JsonSchemaOptions } from "./routes/jsonSchema/jsonSchema.ts"
+export type { MatcherInput, MatcherObject, ValueMatcher } from "./registry/matcher.ts"
+export type { RespondContext, Responder, SimRequest } from "./registry/route.ts"
 
 /**
  * A route: a matcher, an answer, and the options that govern its use.

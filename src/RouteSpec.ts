@@ -4,9 +4,9 @@
  * `InvalidRouteSpec` naming the JSON path of the field, such as `[2].match.regex`.
  */
 import { Effect, Result, type Schema } from "effect"
-import { decodeAt, joinPath as join } from "./internal/schemaPath.ts"
-import type { MatcherInput, MatcherObject } from "./internal/matcher.ts"
-import type { Route } from "./internal/types.ts"
+import { decodeAt, joinPath as join } from "./registry/schemaPath.ts"
+import type { MatcherInput, MatcherObject } from "./registry/matcher.ts"
+import type { Route } from "./registry/route.ts"
 import * as R from "./Route.ts"
 import { FamilySpec, RESPOND_KINDS, RouteSpec, type Respond } from "./schemas/routeSpec.ts"
 import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"

@@ -3,7 +3,7 @@
  * one by one (the latest registration wins). Each is usable from code (`Routes.models()`) and
  * from a fixture (`{ "family": "models", "baseUrl": "..." }`).
  */
-import type { Route } from "./internal/types.ts"
+import type { Route } from "./registry/route.ts"
 import type { DecodeContext, FamilyFactory } from "./RouteSpec.ts"
 import { FAMILIES as SCHEMA_FAMILIES, jsonSchemaKind, openapi } from "./routes/families.ts"
 import { openaiRoutes, type OpenAiRoutesOptions } from "./routes/openai.ts"

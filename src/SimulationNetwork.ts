@@ -7,11 +7,11 @@
 import { Context, Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
-import { makeFetch, makeHttpClient } from "./internal/adapters.ts"
-import { Network, type RouteInfo } from "./internal/network.ts"
-import { normalizeRunSeed } from "./internal/seed.ts"
-import type { Route } from "./internal/types.ts"
-import type { RequestCounters, RequestRecord } from "./RequestLog.ts"
+import { makeFetch, makeHttpClient } from "./registry/adapters.ts"
+import { Network, type RouteInfo } from "./registry/network.ts"
+import { normalizeRunSeed } from "./registry/seed.ts"
+import type { Route } from "./registry/route.ts"
+import type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
 import type { Handler } from "./Route.ts"
 import { decodeRouteSpecs } from "./RouteSpec.ts"
 import { defaultDecodeContext } from "./Routes.ts"
@@ -19,7 +19,7 @@ import type { SimulatedProvider } from "./provider/SimulatedProvider.ts"
 import type { LlmScript } from "./schemas/llmScript.ts"
 import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
 
-export type { RouteInfo } from "./internal/network.ts"
+export type { RouteInfo } from "./registry/network.ts"
 
 /**
  * Options for a new network.

@@ -8,7 +8,7 @@ export * as Schemas from "./schemas/index.ts"
 export * from "./SimnetError.ts"
 export { SimulationNetwork } from "./SimulationNetwork.ts"
 export type { NetworkHandle, NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./SimulationNetwork.ts"
-export type { RequestCounters, RequestRecord } from "./RequestLog.ts"
+export type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
 export { SimulatedProvider } from "./provider/SimulatedProvider.ts"
 export type {
   LlmAnswer,

@@ -8,7 +8,7 @@
  * answering its success response schema, and the `jsonSchema` RouteSpec kind decoder.
  */
 import { Effect, Result, type Schema } from "effect"
-import type { Route } from "../internal/types.ts"
+import type { Route } from "../registry/route.ts"
 import * as R from "../Route.ts"
 import type { FamilyFactory, KindDecoder } from "../RouteSpec.ts"
 import * as Account from "../schemas/account.ts"
@@ -19,7 +19,7 @@ import { lookupSchema, type NamedSchema } from "../schemas/registry.ts"
 import * as Share from "../schemas/share.ts"
 import * as Skills from "../schemas/skills.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import type { JsonSchemaOptions } from "./jsonSchema.ts"
+import type { JsonSchemaOptions } from "./jsonSchema/jsonSchema.ts"
 
 const named = (match: string, entry: NamedSchema, source: string, options: JsonSchemaOptions = {}): Route =>
   R.json(match, entry.schema, { narrow: entry.narrow, ...options, source })

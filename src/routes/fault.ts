@@ -5,7 +5,7 @@
  * - `malformed-body`: status 200, `application/json`, and a truncated JSON document.
  */
 import { Effect } from "effect"
-import type { Responder } from "../internal/types.ts"
+import type { Responder } from "../registry/route.ts"
 
 /**
  * The faults a route can inject.

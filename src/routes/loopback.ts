@@ -9,7 +9,7 @@ import * as https from "node:https"
 import { Readable } from "node:stream"
 import { Effect } from "effect"
 import { LoopbackDenied, RouteFailed } from "../SimnetError.ts"
-import type { Responder } from "../internal/types.ts"
+import type { Responder } from "../registry/route.ts"
 
 /**
  * Whether a URL hostname names this machine: `localhost`, an address in 127.0.0.0/8, or `::1`.

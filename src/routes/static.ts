@@ -3,7 +3,7 @@
  * offer the registry a synchronous fast path.
  */
 import { Effect, Result } from "effect"
-import type { RespondContext, Responder, SimRequest } from "../internal/types.ts"
+import type { RespondContext, Responder, SimRequest } from "../registry/route.ts"
 import { InvalidRouteSpec, type SimnetError } from "../SimnetError.ts"
 
 /**

@@ -4,12 +4,12 @@
  * static route answers a `fetch` without entering the Effect runtime.
  */
 import { Cause, Clock, Context, Effect, Exit, Result } from "effect"
-import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "../RequestLog.ts"
+import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "./requestLog.ts"
 import { InvalidRouteSpec, LoopbackDenied, RouteFailed, UnregisteredRequest, type SimnetError } from "../SimnetError.ts"
-import { Registry, planIds, type Entry } from "./registry.ts"
+import { Registry, planIds, type Entry } from "./routeTable.ts"
 import { withParams } from "./request.ts"
 import { deriveSeed, requestKey } from "./seed.ts"
-import type { RespondContext, Route, SimRequest } from "./types.ts"
+import type { RespondContext, Route, SimRequest } from "./route.ts"
 import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
 
 /**

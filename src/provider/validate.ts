@@ -5,8 +5,8 @@
  */
 import { Result } from "effect"
 import type { Schema, SchemaAST } from "effect"
-import { decodeAt } from "../../internal/schemaPath.ts"
-import { InvalidRouteSpec } from "../../SimnetError.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
+import { InvalidRouteSpec } from "../SimnetError.ts"
 
 /**
  * The refusal of `what` (say "LLM script") at `path` (`$` when empty).

@@ -3,9 +3,9 @@
  * script steps turned into wire parts, failures, faults and raw bytes.
  */
 import { Schema } from "effect"
-import { LlmScript, RetryAfterMs } from "../../schemas/llmScript.ts"
-import type { CompletionUsage, FinishReason } from "../../schemas/openai.ts"
-import type { NoScriptQueued, UnmatchedLlmRequest } from "../../SimnetError.ts"
+import { LlmScript, RetryAfterMs } from "../schemas/llmScript.ts"
+import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import type { NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { DrivenInvocation } from "./invocation.ts"
 import type { Part } from "./wire.ts"

@@ -4,11 +4,11 @@
  * before it is served. `Route.json` builds on `jsonSchemaResponder`.
  */
 import { Effect, Result, type Schema } from "effect"
-import { compileGenerator, type CompiledGenerator } from "../internal/generate.ts"
-import { offsetSeed } from "../internal/seed.ts"
-import { checkResponseParts } from "./static.ts"
-import type { RespondContext, Responder, SimRequest } from "../internal/types.ts"
-import type { GeneratedValueRejected, InvalidRouteSpec, SimnetError } from "../SimnetError.ts"
+import { compileGenerator, type CompiledGenerator } from "./generate.ts"
+import { offsetSeed } from "../../registry/seed.ts"
+import { checkResponseParts } from "../static.ts"
+import type { RespondContext, Responder, SimRequest } from "../../registry/route.ts"
+import type { GeneratedValueRejected, InvalidRouteSpec, SimnetError } from "../../SimnetError.ts"
 
 /**
  * Options of a `jsonSchema` route.

@@ -5,7 +5,7 @@
  */
 import { match as pathMatch, parse as parsePath, PathError, type Token } from "path-to-regexp"
 import { InvalidRouteSpec, type MissReason } from "../SimnetError.ts"
-import type { SimRequest } from "./types.ts"
+import type { SimRequest } from "./route.ts"
 
 /**
  * A header or query value to match: an exact string or a RegExp.

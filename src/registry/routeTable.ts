@@ -5,7 +5,7 @@
  * that apply to a request wins.
  */
 import { InvalidRouteSpec, type Candidate } from "../SimnetError.ts"
-import type { RespondContext, Route, SimRequest } from "./types.ts"
+import type { RespondContext, Route, SimRequest } from "./route.ts"
 
 /**
  * A registered route and its running state.

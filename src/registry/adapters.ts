@@ -11,7 +11,7 @@ import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import type { SimnetError } from "../SimnetError.ts"
 import type { Network } from "./network.ts"
 import { makeSimRequest } from "./request.ts"
-import type { SimRequest } from "./types.ts"
+import type { SimRequest } from "./route.ts"
 
 const encoder = new TextEncoder()
 

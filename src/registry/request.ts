@@ -1,7 +1,7 @@
 /**
  * Building the `SimRequest` a route sees from the parts of an incoming request.
  */
-import type { SimRequest } from "./types.ts"
+import type { SimRequest } from "./route.ts"
 
 const decoder = new TextDecoder()
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})

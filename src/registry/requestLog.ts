@@ -17,7 +17,7 @@ export const REDACTED_HEADERS: ReadonlySet<string> = new Set([
   "set-cookie"
 ])
 
-import type { SimRequest } from "./internal/types.ts"
+import type { SimRequest } from "./route.ts"
 
 const BODY_SUMMARY_LIMIT = 256
 const decoder = new TextDecoder()
