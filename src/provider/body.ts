@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
-import { connectionReset } from "../routes/fault.ts"
+import { connectionReset } from "../registry/transport.ts"
 import { RouteFailed } from "../SimnetError.ts"
 import type { ChunkWriter, Part, StreamFault } from "./wire.ts"
 

@@ -5,7 +5,7 @@
  */
 import type { LlmDriverItem, LlmFinish } from "../schemas/llmScript.ts"
 import type { ChatCompletion, CompletionUsage, FinishReason } from "../schemas/openai.ts"
-import { connectionReset } from "../routes/fault.ts"
+import { connectionReset } from "../registry/transport.ts"
 import { Mailbox } from "./body.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { ChunkHead, Part } from "./wire.ts"

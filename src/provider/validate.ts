@@ -1,20 +1,18 @@
 /**
  * Checking what callers hand the provider (scripts, rules, driver commands) before anything
- * changes. A refusal is an `InvalidRouteSpec` whose `path` names the offending field, such as
- * `steps[0][1].status`, and whose message repeats the path so a thrown error reads on its own.
+ * changes. A refusal is an `InvalidLlmInput` that says which input it was and whose `path` names
+ * the offending field, such as `steps[0][1].status`.
  */
 import { Result } from "effect"
 import type { Schema, SchemaAST } from "effect"
 import { decodeAt } from "../registry/schemaPath.ts"
-import { InvalidRouteSpec } from "../SimnetError.ts"
+import { InvalidLlmInput, type LlmInputKind } from "../SimnetError.ts"
 
 /**
- * The refusal of `what` (say "LLM script") at `path` (`$` when empty).
+ * The refusal of an input at `path` (`$` when empty).
  */
-export const invalidInput = (what: string, path: string, message: string): InvalidRouteSpec => {
-  const at = path === "" ? "$" : path
-  return new InvalidRouteSpec({ path: at, message: `simnet: invalid ${what} at ${at}: ${message}` })
-}
+export const invalidInput = (input: LlmInputKind, path: string, detail: string): InvalidLlmInput =>
+  new InvalidLlmInput({ input, path: path === "" ? "$" : path, detail })
 
 /**
  * Decodes `input` under `schema`; a mismatch is refused at the first issue's path below `base`.
@@ -22,8 +20,8 @@ export const invalidInput = (what: string, path: string, message: string): Inval
 export const decodeInput = <S extends Schema.ConstraintDecoder<unknown>>(
   schema: S,
   input: unknown,
-  what: string,
+  what: LlmInputKind,
   base: string,
   options?: SchemaAST.ParseOptions
-): Result.Result<S["Type"], InvalidRouteSpec> =>
+): Result.Result<S["Type"], InvalidLlmInput> =>
   Result.mapError(decodeAt(schema, input, base, options), ({ path, message }) => invalidInput(what, path, message))

@@ -17,6 +17,7 @@ export const REDACTED_HEADERS: ReadonlySet<string> = new Set([
   "set-cookie"
 ])
 
+import { Ring } from "./ring.ts"
 import type { SimRequest } from "./route.ts"
 
 const BODY_SUMMARY_LIMIT = 256
@@ -108,24 +109,23 @@ export class PendingRecord {
  * The ring itself: the last `limit` records, and counters over every request ever seen.
  */
 export class RequestLog {
-  readonly limit: number
-  private ring: Array<PendingRecord | undefined> = []
-  private next = 0
+  private ring: Ring<PendingRecord>
   private answered = 0
   private denied = 0
 
   constructor(limit: number) {
-    this.limit = Math.max(0, Math.floor(limit))
+    this.ring = new Ring(limit)
+  }
+
+  /** How many records the ring keeps. */
+  get limit(): number {
+    return this.ring.limit
   }
 
   /** Starts a record for a new request. */
   open(time: number, request: SimRequest): PendingRecord {
-    const record = new PendingRecord(++this.next, time, request)
-    if (this.limit > 0) {
-      const slot = (record.seq - 1) % this.limit
-      if (slot === this.ring.length) this.ring.push(record)
-      else this.ring[slot] = record
-    }
+    const record = new PendingRecord(this.ring.latest + 1, time, request)
+    this.ring.push(record)
     return record
   }
 
@@ -148,19 +148,13 @@ export class RequestLog {
 
   /** The records still in the ring with `seq > since`, oldest first. */
   records(since = 0): ReadonlyArray<RequestRecord> {
-    const out: Array<RequestRecord> = []
-    const first = Math.max(since + 1, this.next - this.limit + 1, 1)
-    for (let seq = first; seq <= this.next; seq++) {
-      const record = this.ring[(seq - 1) % this.limit]
-      if (record !== undefined && record.seq === seq) out.push(record.toRecord())
-    }
-    return out
+    return this.ring.since(since).map((record) => record.toRecord())
   }
 
   /** Exact counters since the network was made or last reset. */
   counters(): Omit<RequestCounters, "byRoute"> {
     return {
-      requests: this.next,
+      requests: this.ring.latest,
       answered: this.answered,
       denied: this.denied
     }
@@ -168,8 +162,7 @@ export class RequestLog {
 
   /** Forgets every record and counter. */
   clear(): void {
-    this.ring = []
-    this.next = 0
+    this.ring.clear()
     this.answered = 0
     this.denied = 0
   }

@@ -1,11 +1,12 @@
 /**
  * The shapes shared by the registry and every route kind: the request a route sees, the context
- * it answers in, and the route record itself. Public modules re-export what users need.
+ * it answers in, and the route value itself. Public modules re-export what users need.
  */
-import type { Duration, Effect, Result } from "effect"
-import type { SimnetError } from "../SimnetError.ts"
+import { Context, Effect, Option, Result } from "effect"
+import type { Duration } from "effect"
+import { pipeArguments, type Pipeable } from "effect/Pipeable"
+import { RouteFailed, type SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
-import type { SimulatedProvider } from "../provider/SimulatedProvider.ts"
 
 /**
  * A request as a route sees it: method upper-cased, URL parsed, headers as WHATWG `Headers`,
@@ -37,8 +38,22 @@ export interface RespondContext {
   readonly occurrence: number
   /** The run seed of the network. */
   readonly runSeed: number
-  /** The network's simulated model, for routes that answer model calls. */
-  readonly llm: SimulatedProvider
+  /**
+   * The services of the network: the state of stateful route kinds (the simulated model, MCP
+   * servers), looked up with `routeService`.
+   */
+  readonly services: Context.Context<never>
+}
+
+/**
+ * Looks up a service of the network a route answers in. A network that lacks it (a route kind
+ * used outside `SimulationNetwork`) fails the request with `RouteFailed` naming the service.
+ */
+export const routeService = <I, S>(context: RespondContext, key: Context.Key<I, S>): Effect.Effect<S, RouteFailed> => {
+  const found = Context.getOption(context.services as Context.Context<I>, key)
+  return Option.isSome(found)
+    ? Effect.succeed(found.value)
+    : Effect.fail(new RouteFailed({ route: context.identity, message: `simnet: this network has no ${key.key}` }))
 }
 
 /**
@@ -48,9 +63,16 @@ export interface RespondContext {
 export type Responder = (request: SimRequest, context: RespondContext) => Effect.Effect<Response, SimnetError>
 
 /**
- * A registered (or registrable) route.
+ * The synchronous twin of a `Responder`, for answers that need no Effect.
  */
-export interface Route {
+export type SyncResponder = (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
+
+const TypeId = "~simnet/Route" as const
+
+/**
+ * The fields of a route.
+ */
+export interface RouteFields {
   readonly id: string | undefined
   readonly kind: string
   readonly matcher: CompiledMatcher
@@ -65,21 +87,71 @@ export interface Route {
    * the route has no `delay`, the registry calls it instead of `respond`. It must answer exactly
    * as `respond` would.
    */
-  readonly respondSync?: ((request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>) | undefined
+  readonly respondSync: SyncResponder | undefined
   /**
-   * Work to do once, at registration (compile a generator, check a host). A failure rejects
-   * the registration and leaves the registry unchanged.
+   * Everything checked when the route is registered: the matcher, the options, and the kind's own
+   * work (compile a generator, check a host). Route constructors never throw; a failure here
+   * rejects the registration and leaves the network unchanged.
    */
-  readonly prepare?: (() => Effect.Effect<void, SimnetError>) | undefined
+  readonly prepare: Effect.Effect<void, SimnetError>
   /** Whether the route needs a derived seed (generated responses): the registry then counts occurrences per request key. */
-  readonly seeded?: boolean | undefined
+  readonly seeded: boolean
   /**
    * For generated responses: the body the route serves under a logged seed (`RequestRecord.seed`),
    * so any response can be reproduced from the log.
    */
-  readonly regenerate?: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
+  readonly regenerate: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
   /** Where the route stands in RouteSpec JSON (such as `routes[2]`), to name fields in errors. */
-  readonly specPath?: string | undefined
+  readonly specPath: string | undefined
   /** Extra fields for the route listing (`routes`, `GET network/routes`). */
-  readonly describe?: Readonly<Record<string, unknown>> | undefined
+  readonly describe: Readonly<Record<string, unknown>> | undefined
 }
+
+/**
+ * A route: a matcher, an answer and the options that govern its use. A plain value: tagged
+ * (`_tag: "Route"`), recognised by `isRoute`, and pipeable.
+ */
+export interface Route extends RouteFields, Pipeable {
+  readonly _tag: "Route"
+  readonly [TypeId]: typeof TypeId
+}
+
+const RouteProto = {
+  _tag: "Route",
+  [TypeId]: TypeId,
+  pipe() {
+    return pipeArguments(this, arguments)
+  }
+}
+
+/**
+ * Makes a route value from its fields.
+ */
+export const makeRoute = (fields: RouteFields): Route => Object.assign(Object.create(RouteProto), fields)
+
+/**
+ * The same route with some fields changed.
+ */
+export const withFields = (route: Route, patch: Partial<RouteFields>): Route =>
+  makeRoute({
+    id: route.id,
+    kind: route.kind,
+    matcher: route.matcher,
+    times: route.times,
+    priority: route.priority,
+    delay: route.delay,
+    source: route.source,
+    respond: route.respond,
+    respondSync: route.respondSync,
+    prepare: route.prepare,
+    seeded: route.seeded,
+    regenerate: route.regenerate,
+    specPath: route.specPath,
+    describe: route.describe,
+    ...patch
+  })
+
+/**
+ * Whether a value is a route made by a `Route` constructor or a family.
+ */
+export const isRoute = (u: unknown): u is Route => typeof u === "object" && u !== null && TypeId in u

@@ -93,6 +93,14 @@ export const McpRespond = Schema.Struct({
 export const RESPOND_KINDS = ["jsonSchema", "text", "bytes", "status", "handler", "mcp", "loopback", "fault"] as const
 
 /**
+ * The head of a route spec: an object whose `respond` names a known kind. Decoded before the
+ * whole spec, so an unknown kind is reported at `respond.kind` with the kinds there are.
+ */
+export const RouteSpecHead = Schema.Struct({
+  respond: Schema.Struct({ kind: Schema.Literals(RESPOND_KINDS) })
+})
+
+/**
  * What a route answers with.
  */
 export const Respond = Schema.Union([
@@ -116,7 +124,7 @@ export const RouteSpec = Schema.Struct({
   respond: Respond,
   times: Schema.optional(Schema.Number),
   priority: Schema.optional(Schema.Number),
-  delayMs: Schema.optional(Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)))
+  delayMs: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)))
 })
 export type RouteSpec = typeof RouteSpec.Type
 
