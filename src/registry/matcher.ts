@@ -5,7 +5,7 @@
  */
 import { match as pathMatch, parse as parsePath, PathError, type Token } from "path-to-regexp"
 import { InvalidRouteSpec, type MissReason } from "../SimnetError.ts"
-import type { SimRequest } from "./route.ts"
+import type { SimRequest } from "./request.ts"
 import { isJsonObject, normalizePath } from "./util.ts"
 
 /**

@@ -18,7 +18,7 @@ export const REDACTED_HEADERS: ReadonlySet<string> = new Set([
 ])
 
 import { Ring } from "./ring.ts"
-import type { SimRequest } from "./route.ts"
+import type { SimRequest } from "./request.ts"
 
 const BODY_SUMMARY_LIMIT = 256
 const decoder = new TextDecoder()

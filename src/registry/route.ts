@@ -7,24 +7,9 @@ import type { Duration } from "effect"
 import { pipeArguments, type Pipeable } from "effect/Pipeable"
 import { RouteFailed, type SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
+import type { SimRequest } from "./request.ts"
 
-/**
- * A request as a route sees it: method upper-cased, URL parsed, headers as WHATWG `Headers`,
- * the body buffered, and the path parameters of the route's pattern.
- */
-export interface SimRequest {
-  readonly method: string
-  readonly url: URL
-  readonly headers: Headers
-  readonly body: Uint8Array | undefined
-  readonly params: Readonly<Record<string, string>>
-  /** Aborts when the client gives up on the request. */
-  readonly signal: AbortSignal | undefined
-  /** The body decoded as UTF-8 ("" when there is none). */
-  text(): string
-  /** The body parsed as JSON (`undefined` when absent or not JSON). */
-  json(): unknown
-}
+export type { SimRequest } from "./request.ts"
 
 /**
  * What the registry tells a route while it answers one request.
