@@ -51,6 +51,7 @@ const simnet = Command.make("simnet").pipe(
 const describeError = (error: unknown): string => {
   if (typeof error === "object" && error !== null && "_tag" in error) {
     const e = error as { _tag: string; message?: string; path?: string }
+    if (e.message?.startsWith("simnet: ") === true) return e.message
     return `simnet: ${e._tag}${e.path === undefined ? "" : ` at ${e.path}`}: ${e.message ?? ""}`
   }
   return `simnet: ${String(error)}`

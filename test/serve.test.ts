@@ -69,4 +69,30 @@ describe("simnet serve", () => {
     expect(code).not.toBe(0)
     expect(out).toContain("routes[1].respond.kind")
   })
+
+  const runToExit = async (args: ReadonlyArray<string>) => {
+    const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    child.stdout.on("data", (d) => (out += d))
+    child.stderr.on("data", (d) => (out += d))
+    const [code] = await once(child, "exit")
+    return { code, out }
+  }
+
+  it("a missing fixture file is one line saying the file was not found", async () => {
+    const { code, out } = await runToExit(["--fixture", "missing.json"])
+    expect(code).not.toBe(0)
+    expect(out.trim()).toBe("simnet: cannot read fixture missing.json: file not found")
+  })
+
+  it("a fixture that is not JSON names line and column", async () => {
+    const { writeFileSync, mkdtempSync } = await import("node:fs")
+    const { join } = await import("node:path")
+    const { tmpdir } = await import("node:os")
+    const file = join(mkdtempSync(join(tmpdir(), "simnet-")), "broken.json")
+    writeFileSync(file, '{\n  "routes": [,]\n}\n')
+    const { code, out } = await runToExit(["--fixture", file])
+    expect(code).not.toBe(0)
+    expect(out).toContain(`simnet: fixture ${file} is not JSON at line 2, column 14`)
+  })
 })
