@@ -24,3 +24,4 @@ export type {
 } from "./provider/SimulatedProvider.ts"
 export type { LlmScript, LlmAction, LlmDriverItem } from "./schemas/llmScript.ts"
 export { decodeFixture, loadFixture, type Fixture } from "./Fixture.ts"
+export { GlobalInstallConflict, type GlobalOptions, type RestoreGlobal } from "./registry/global.ts"
