@@ -98,21 +98,21 @@ const nockAxios = async (n: number): Promise<Measure> => {
 }
 
 const run = async (): Promise<void> => {
-  console.log(`global interception bench (node ${process.version}${quick ? ", --quick" : ""}); simnet figures are the best of 3 interleaved rounds`)
+  console.log(`global interception bench (node ${process.version}${quick ? ", --quick" : ""}); every figure is the best of 3 interleaved rounds`)
   const verdicts: Array<string> = []
   for (const n of SIZES) {
-    const direct: Array<Measure> = []
-    const global: Array<Measure> = []
-    const viaAxios: Array<Measure> = []
+    // Every figure is the best of 3 interleaved rounds, so a burst of load on this shared machine
+    // does not land on one tool only.
+    const rounds: Array<Array<Measure>> = [[], [], [], [], [], []]
     for (let round = 0; round < 3; round++) {
-      direct.push(await simnetDirect(n))
-      global.push(await simnetGlobalFetch(n))
-      viaAxios.push(await simnetAxios(n))
+      rounds[0].push(await simnetDirect(n))
+      rounds[1].push(await simnetGlobalFetch(n))
+      rounds[2].push(await mockAgent(n))
+      rounds[3].push(await simnetAxios(n))
+      rounds[4].push(await mswAxios(n))
+      rounds[5].push(await nockAxios(n))
     }
-    const [d, g, a] = [best(direct), best(global), best(viaAxios)]
-    const ma = await mockAgent(n)
-    const ms = await mswAxios(n)
-    const nk = await nockAxios(n)
+    const [d, g, ma, a, ms, nk] = rounds.map(best)
     report(`${n} routes: fetch + json() / axios.get, ~150-byte body`, [d, g, ma, a, ms, nk], d.name)
     const ratio = (x: Measure, y: Measure) => `${(x.opsPerSec / y.opsPerSec).toFixed(2)}×`
     verdicts.push(
