@@ -52,9 +52,10 @@ beforeAll(() => {
 
 afterAll(() => {
   if (work !== "") fs.rmSync(work, { recursive: true, force: true })
-})
+}, 60_000)
 
-describe("the packed package", () => {
+// Each step runs tsc, npm or a child Node: generous timeouts for a loaded 2-core machine.
+describe("the packed package", { timeout: 180_000 }, () => {
   it("ships dist/, fixtures/, the bin, README and LICENSE, and no sources, tests, benches or CI", () => {
     const files = JSON.parse(fs.readFileSync(path.join(work, "files.json"), "utf8")) as Array<string>
     for (const f of ["dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/register.js", "dist/cli.js", "fixtures/default.json", "bin/simnet.js", "README.md", "LICENSE", "package.json"]) {
@@ -111,7 +112,7 @@ describe("the packed package", () => {
     } finally {
       child.kill("SIGTERM")
     }
-  }, 30_000)
+  })
 
   describe("typechecks in a consumer project", () => {
     const consumer = [
