@@ -18,7 +18,8 @@ import type { Handler } from "./Route.ts"
 import { defaultDecodeContext } from "./routes/families/index.ts"
 import { decodeRouteSpecs } from "./RouteSpec.ts"
 import type { LlmScript } from "./schemas/llmScript.ts"
-import { InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
+import { InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type GlobalInstallConflict, type SimnetError } from "./SimnetError.ts"
+import { installGlobal, installGlobalScoped, type GlobalOptions, type RestoreGlobal } from "./registry/global.ts"
 
 export type { RouteInfo } from "./registry/network.ts"
 
@@ -194,6 +195,8 @@ export interface NetworkHandle {
   readonly unused: () => ReadonlyArray<RouteInfo>
   readonly reset: () => Promise<void>
   readonly close: () => Promise<void>
+  /** Answers the whole process's `fetch`, undici and `node:http(s)` from this network; resolves to the restore function. */
+  readonly installGlobal: (options?: GlobalOptions) => Promise<RestoreGlobal>
 }
 
 /**
@@ -225,6 +228,15 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
   }
 
   /**
+   * As `layer`, and for the layer's lifetime the whole process's `fetch`, undici and
+   * `node:http(s)` clients are answered by the network (see `installGlobal`).
+   */
+  static layerGlobal(options: NetworkOptions & GlobalOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient, SimnetError | GlobalInstallConflict> {
+    const install = Effect.flatMap(Effect.service(SimulationNetwork), (network) => installGlobalScoped(network.fetch, options))
+    return Layer.provideMerge(Layer.effectDiscard(install), SimulationNetwork.layer(options))
+  }
+
+  /**
    * Starts a network outside Effect. The promise rejects with the registration error when an
    * initial route is invalid.
    */
@@ -243,7 +255,8 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       regenerate: (record) => run(network.regenerate(record)),
       unused: () => Effect.runSync(network.unused),
       reset: () => run(network.reset),
-      close: () => Effect.runPromise(network.close)
+      close: () => Effect.runPromise(network.close),
+      installGlobal: async (global) => installGlobal(network.fetch, global)
     }
   }
 }
