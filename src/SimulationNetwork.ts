@@ -36,6 +36,11 @@ export interface NetworkOptions {
   readonly handlers?: Readonly<Record<string, Handler>> | undefined
   /** Scripts to queue on the simulated model at start (and again on `reset`). */
   readonly llm?: Iterable<LlmScript> | undefined
+  /**
+   * Model requests that no script or rule takes wait for a driver even before one attaches
+   * (`simnet serve --drive`); a driver that attaches later is handed them.
+   */
+  readonly drive?: boolean | undefined
 }
 
 /**
@@ -119,7 +124,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       return yield* new InvalidNetworkOption({ option: "logLimit", detail: `must be a whole number of at least 0, got ${String(logLimit)}` })
     }
     const provided = yield* Effect.serviceOption(SimulatedProvider)
-    const llm = Option.isSome(provided) ? provided.value : SimulatedProvider.make({ logLimit })
+    const llm = Option.isSome(provided) ? provided.value : SimulatedProvider.make({ logLimit, drive: options.drive })
     const network = new Network(normalizeRunSeed(options.seed), logLimit, context, Context.make(SimulatedProvider, llm) as Context.Context<never>)
     const initial = options.routes === undefined ? [] : Array.from(options.routes)
     const handlers = new Map(Object.entries(options.handlers ?? {}))
