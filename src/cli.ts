@@ -9,6 +9,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { serveLayer } from "./control/serve.ts"
+import { controlRuntime } from "./control/run.ts"
 import { loadFixture } from "./Fixture.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"
 
@@ -24,13 +25,18 @@ const serve = Command.make(
   {
     fixture: Flag.String("fixture").pipe(Flag.withDefault("fixtures/default.json"), Flag.withDescription("fixture file to serve")),
     port: Flag.Int("port").pipe(Flag.withDefault(DEFAULT_PORT), Flag.withDescription("port on 127.0.0.1 (0: any free port)")),
-    seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("run seed (overrides the fixture's)"))
+    seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("run seed (overrides the fixture's)")),
+    // Control plane flags (see control/run.ts).
+    trace: Flag.String("trace").pipe(Flag.optional, Flag.withDescription("write a replay trace (JSON lines) to FILE")),
+    drive: Flag.Boolean("drive").pipe(Flag.withDefault(false), Flag.withDescription("hold model requests no script or rule serves for a driver, even before one attaches")),
+    quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request"))
   },
   (config) =>
     Effect.gen(function*() {
       const fixture = yield* loadFixture(config.fixture)
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
-      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm })
+      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm, drive: config.drive })
+      const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: config.quiet })
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
         const base = HttpServer.formatAddress(server.address)
@@ -38,9 +44,10 @@ const serve = Command.make(
         yield* Console.log(`simnet serving ${routes.length} routes from ${config.fixture} (seed ${network.seed})`)
         yield* Console.log(`  network:  ${base}/HOST/PATH  ->  https://HOST/PATH`)
         yield* Console.log(`  example:  ${base}/api.openai.com/v1`)
+        yield* control.announce(base)
       })
-      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, config.port))))
-    })
+      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, config.port, control.routes))))
+    }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("serve a fixture's simulated network over loopback HTTP"))
 
 const simnet = Command.make("simnet").pipe(
