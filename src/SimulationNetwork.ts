@@ -21,7 +21,13 @@ import type { LlmScript } from "./schemas/llmScript.ts"
 import { InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type GlobalInstallConflict, type SimnetError } from "./SimnetError.ts"
 import { installGlobal, installGlobalScoped, type GlobalOptions, type RestoreGlobal } from "./registry/global.ts"
 
+import * as HttpRouter from "effect/http/HttpRouter"
+import { controlRouter, controlRoutes, SimulationControl, type ControlOptions } from "./control/endpoint.ts"
+import { capture, restore, type NetworkState } from "./Snapshot.ts"
+
 export type { RouteInfo } from "./registry/network.ts"
+export type { NetworkState } from "./Snapshot.ts"
+export { CONTROL_BASE, SimulationControl, type ControlEvent, type ControlOptions, type ControlRouter } from "./control/endpoint.ts"
 
 /**
  * Options for a new network.
@@ -37,6 +43,11 @@ export interface NetworkOptions {
   readonly handlers?: Readonly<Record<string, Handler>> | undefined
   /** Scripts to queue on the simulated model at start (and again on `reset`). */
   readonly llm?: Iterable<LlmScript> | undefined
+  /**
+   * Model requests that no script or rule takes wait for a driver even before one attaches
+   * (`simnet serve --drive`); a driver that attaches later is handed them.
+   */
+  readonly drive?: boolean | undefined
 }
 
 /**
@@ -77,6 +88,17 @@ export interface SimulationNetworkApi {
   readonly counters: Effect.Effect<RequestCounters>
   /** Routes, log and counters at this moment. */
   readonly snapshot: Effect.Effect<NetworkSnapshot>
+  /**
+   * The state that decides later answers, as JSON (see `Snapshot.ts`): seed, routes as
+   * RouteSpecs with their use counts, the routes that cannot be serialized (listed, not dropped),
+   * the model's queue, rules and counters, and the log. `GET snapshot` serves it.
+   */
+  readonly state: Effect.Effect<NetworkState>
+  /**
+   * Restores a `state` (from this process or another), all or nothing: a bad snapshot fails with
+   * the JSON path of the field and changes nothing. `POST snapshot` calls it.
+   */
+  readonly restore: (state: unknown) => Effect.Effect<void, SimnetError>
   /**
    * Removes every route and, when the network built its own model, resets it (ending its pending
    * invocations); later requests fail closed.
@@ -120,7 +142,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       return yield* new InvalidNetworkOption({ option: "logLimit", detail: `must be a whole number of at least 0, got ${String(logLimit)}` })
     }
     const provided = yield* Effect.serviceOption(SimulatedProvider)
-    const llm = Option.isSome(provided) ? provided.value : SimulatedProvider.make({ logLimit })
+    const llm = Option.isSome(provided) ? provided.value : SimulatedProvider.make({ logLimit, drive: options.drive })
     const network = new Network(normalizeRunSeed(options.seed), logLimit, context, Context.make(SimulatedProvider, llm) as Context.Context<never>)
     const initial = options.routes === undefined ? [] : Array.from(options.routes)
     const handlers = new Map(Object.entries(options.handlers ?? {}))
@@ -143,7 +165,9 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     const registerInitial = Effect.andThen(register(initial), Effect.forEach(scripts, enqueue, { discard: true }))
     yield* registerInitial
     return {
-      seed: network.runSeed,
+      get seed() {
+        return network.runSeed
+      },
       register,
       registerSpec: (json, specOptions) =>
         Effect.flatMap(decodeRouteSpecs(json, { ...defaultDecodeContext, handlers, source: specOptions?.source ?? "code" }), (decoded) =>
@@ -165,6 +189,9 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         log: network.records(),
         counters: network.counters()
       })),
+      state: Effect.sync(() => capture(network, llm, network.counters())),
+      restore: (state) =>
+        restore(network, llm, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
       unused: Effect.sync(() => network.unused()),
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {
@@ -234,6 +261,24 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
   static layerGlobal(options: NetworkOptions & GlobalOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient, SimnetError | GlobalInstallConflict> {
     const install = Effect.flatMap(Effect.service(SimulationNetwork), (network) => installGlobalScoped(network.fetch, options))
     return Layer.provideMerge(Layer.effectDiscard(install), SimulationNetwork.layer(options))
+  }
+
+  /**
+   * The control endpoint and the driver socket of the network in context, mounted on the app's
+   * `effect/http` router under `/experimental/simulation` (see `control/endpoint.ts`). Off unless
+   * asked for; loopback peers only; `Authorization: Bearer $SIMNET_TOKEN` when that is set (or
+   * `options.token`). It provides `SimulationControl`, whose `add` mounts the app's own
+   * endpoints under the same base, behind the same checks.
+   *
+   * @example
+   * HttpRouter.serve(Layer.mergeAll(AppRoutes, SimulationNetwork.layerControl())).pipe(
+   *   Layer.provide(SimulationNetwork.layer({ routes })), Layer.provide(NodeHttpServer.layer(http.createServer, { port: 0, host: "127.0.0.1" })))
+   */
+  static layerControl(options: ControlOptions = {}): Layer.Layer<SimulationControl, never, SimulationNetwork | HttpRouter.HttpRouter> {
+    return Layer.merge(
+      Layer.unwrap(Effect.map(Effect.service(SimulationNetwork), (network) => controlRoutes(network, options))),
+      Layer.succeed(SimulationControl, controlRouter(options))
+    )
   }
 
   /**

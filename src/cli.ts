@@ -15,6 +15,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { serveLayer } from "./control/serve.ts"
+import { controlRuntime } from "./control/run.ts"
 import { loadFixture } from "./Fixture.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"
 
@@ -67,7 +68,13 @@ const serve = Command.make(
       Flag.withMetavar("port"),
       Flag.withDescription(`port on 127.0.0.1 (default: ${DEFAULT_PORT}; 0: any free port)`)
     ),
-    seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("run seed (default: the fixture's, else 0)"))
+    seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("run seed (default: the fixture's, else 0)")),
+    trace: Flag.String("trace").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("write a replay trace (JSON lines) to FILE")),
+    drive: Flag.Boolean("drive").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("hold model requests no script or rule serves for a driver, even before one attaches")
+    ),
+    quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request"))
   },
   (config) =>
     Effect.gen(function*() {
@@ -75,7 +82,8 @@ const serve = Command.make(
       const file = Option.match(config.fixture, { onNone: () => DEFAULT_FIXTURE, onSome: (f) => path.resolve(process.cwd(), f) })
       const fixture = yield* loadFixture(file)
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
-      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm })
+      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm, drive: config.drive })
+      const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: config.quiet })
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
         const base = HttpServer.formatAddress(server.address)
@@ -83,11 +91,12 @@ const serve = Command.make(
         yield* Console.log(`simnet serving ${routes.length} routes from ${file} (seed ${network.seed})`)
         yield* Console.log(`  network:  ${base}/HOST/PATH  ->  https://HOST/PATH`)
         yield* Console.log(`  example:  ${base}/api.openai.com/v1`)
+        yield* control.announce(base)
       })
-      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port)))).pipe(
+      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, control.routes)))).pipe(
         Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
       )
-    })
+    }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("serve a fixture's simulated network over loopback HTTP"))
 
 const simnet = Command.make("simnet").pipe(
