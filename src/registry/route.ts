@@ -101,9 +101,41 @@ export interface Route extends RouteFields, Pipeable {
   readonly [TypeId]: typeof TypeId
 }
 
-const RouteProto = {
-  _tag: "Route",
-  [TypeId]: TypeId,
+class RouteValue implements Route {
+  readonly _tag = "Route" as const
+  readonly [TypeId] = TypeId
+  readonly id: string | undefined
+  readonly kind: string
+  readonly matcher: CompiledMatcher
+  readonly times: number | undefined
+  readonly priority: number
+  readonly delay: Duration.Duration | undefined
+  readonly source: string
+  readonly respond: Responder
+  readonly respondSync: SyncResponder | undefined
+  readonly prepare: Effect.Effect<void, SimnetError>
+  readonly seeded: boolean
+  readonly regenerate: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
+  readonly specPath: string | undefined
+  readonly describe: Readonly<Record<string, unknown>> | undefined
+
+  constructor(fields: RouteFields) {
+    this.id = fields.id
+    this.kind = fields.kind
+    this.matcher = fields.matcher
+    this.times = fields.times
+    this.priority = fields.priority
+    this.delay = fields.delay
+    this.source = fields.source
+    this.respond = fields.respond
+    this.respondSync = fields.respondSync
+    this.prepare = fields.prepare
+    this.seeded = fields.seeded
+    this.regenerate = fields.regenerate
+    this.specPath = fields.specPath
+    this.describe = fields.describe
+  }
+
   pipe() {
     return pipeArguments(this, arguments)
   }
@@ -112,7 +144,7 @@ const RouteProto = {
 /**
  * Makes a route value from its fields.
  */
-export const makeRoute = (fields: RouteFields): Route => Object.assign(Object.create(RouteProto), fields)
+export const makeRoute = (fields: RouteFields): Route => new RouteValue(fields)
 
 /**
  * The same route with some fields changed.
