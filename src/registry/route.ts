@@ -103,7 +103,6 @@ export interface Route extends RouteFields, Pipeable {
 
 class RouteValue implements Route {
   readonly _tag = "Route" as const
-  readonly [TypeId] = TypeId
   readonly id: string | undefined
   readonly kind: string
   readonly matcher: CompiledMatcher
@@ -134,6 +133,11 @@ class RouteValue implements Route {
     this.regenerate = fields.regenerate
     this.specPath = fields.specPath
     this.describe = fields.describe
+  }
+
+  /** On the prototype, so a spread copy of a route is not taken for a route. */
+  get [TypeId](): typeof TypeId {
+    return TypeId
   }
 
   pipe() {
