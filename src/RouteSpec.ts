@@ -7,7 +7,9 @@ import { Effect, Result, type Schema } from "effect"
 import type { MatcherInput, MatcherObject } from "./registry/matcher.ts"
 import { withFields, type Route } from "./registry/route.ts"
 import { decodeAt, joinPath as join } from "./registry/schemaPath.ts"
-import { errorMessage, isJsonObject } from "./registry/util.ts"
+import { LinearRegExp } from "./registry/linearRegExp.ts"
+import { bounded } from "./registry/redact.ts"
+import { depthExceeds, isJsonObject, MAX_MATCH_DEPTH } from "./registry/util.ts"
 import * as R from "./Route.ts"
 import { FamilySpec, RouteSpec, RouteSpecHead, type Respond } from "./schemas/routeSpec.ts"
 import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
@@ -58,15 +60,17 @@ const decodeMatch = (match: RouteSpec["match"], path: string): Result.Result<Mat
   if (match.url !== undefined && match.regex !== undefined) return Result.fail(invalid(at("regex"), "give either url or regex, not both"))
   let url: MatcherObject["url"]
   if (match.regex !== undefined) {
-    try {
-      url = new RegExp(match.regex)
-    } catch (error) {
-      return Result.fail(invalid(at("regex"), `invalid regular expression: ${errorMessage(error)}`))
-    }
+    // A pattern from data runs on RE2 (linear time), never on the backtracking engine.
+    const compiled = LinearRegExp.compile(match.regex)
+    if (typeof compiled === "string") return Result.fail(invalid(at("regex"), `invalid regular expression (RE2 syntax: no lookaround or backreferences): ${bounded(compiled)}`))
+    url = compiled
   } else if (match.url !== undefined) {
     url = match.url
   } else {
     return Result.fail(invalid(join(path, "match"), "a matcher object needs url or regex"))
+  }
+  if (match.json !== undefined && depthExceeds(match.json, MAX_MATCH_DEPTH)) {
+    return Result.fail(invalid(at("json"), `a JSON body matcher may nest at most ${MAX_MATCH_DEPTH} levels deep`))
   }
   return Result.succeed({ method: match.method, url, query: match.query, headers: match.headers, body: match.json })
 }

@@ -1,6 +1,7 @@
 /**
  * Building the `SimRequest` a route sees from the parts of an incoming request.
  */
+import { depthExceeds, MAX_JSON_DEPTH } from "./util.ts"
 
 /**
  * A request as a route sees it: method upper-cased, URL parsed, headers as WHATWG `Headers`,
@@ -16,7 +17,10 @@ export interface SimRequest {
   readonly signal: AbortSignal | undefined
   /** The body decoded as UTF-8 ("" when there is none). */
   text(): string
-  /** The body parsed as JSON (`undefined` when absent or not JSON). */
+  /**
+   * The body parsed as JSON (`undefined` when absent, not JSON, or nested deeper than
+   * `MAX_JSON_DEPTH`).
+   */
   json(): unknown
 }
 
@@ -71,6 +75,7 @@ class SimRequestImpl implements SimRequest {
       if (this.body !== undefined && this.body.length > 0) {
         try {
           value = JSON.parse(this.text())
+          if (depthExceeds(value, MAX_JSON_DEPTH)) value = undefined
         } catch {
           value = undefined
         }
