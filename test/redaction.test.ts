@@ -88,7 +88,7 @@ describe("credentials stay out of everything a request is shown in", () => {
     const network = await SimulationNetwork.start({
       routes: [Route.text({ url: () => { throw new Error("predicate broke") } }, "never")]
     })
-    const error = await network.fetch(`https://api.example.com/?token=${SECRET}`).catch((e: Error) => e.cause as Error)
+    const error = (await network.fetch(`https://api.example.com/?token=${SECRET}`).then(() => undefined, (e: Error) => e.cause)) as Error
     expect(error).toMatchObject({ _tag: "RouteFailed" })
     expect(error.message).toContain("token=<redacted>")
     expect(error.message).not.toContain(SECRET)

@@ -24,10 +24,11 @@
  * same instance.
  */
 import type { Scope } from "effect"
-import { Clock, Context, Effect, Layer, Queue, Result } from "effect"
+import { Clock, Context, Effect, Layer, Queue, Result, Schema } from "effect"
 import { untilAborted } from "../registry/transport.ts"
 import type { LlmDriverItem } from "../schemas/llmScript.ts"
-import { HttpErrorStatus, LlmScript } from "../schemas/llmScript.ts"
+import { HttpErrorStatus, LlmDriverItem as LlmDriverItemSchema, LlmFinish, LlmScript } from "../schemas/llmScript.ts"
+import { FinishReason } from "../schemas/openai.ts"
 import type { CompletionUsage } from "../schemas/openai.ts"
 import type { InvalidLlmInput, RouteFailed } from "../SimnetError.ts"
 import { InvocationNotPending, NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
@@ -50,6 +51,12 @@ export type { LlmLogEntry } from "./modelLog.ts"
 export type { LlmAnswer, LlmBehaviour, LlmFailure, LlmMatch, LlmReply } from "./plan.ts"
 export type { LlmRule, LlmRuleOptions } from "./rules.ts"
 export type { StreamFault } from "./wire.ts"
+
+/** What `chunk` decodes its items with. */
+const DriverItems = Schema.Array(LlmDriverItemSchema)
+
+/** What `finish` decodes its reason with: a script's finish or the API's, or none. */
+const DriverFinishReason = Schema.UndefinedOr(Schema.Union([LlmFinish, FinishReason]))
 
 /**
  * An answer for one request: the reply and the fields its chunks repeat.
@@ -195,18 +202,28 @@ export class SimulatedProviderApi {
     return this.#drivers.attach
   }
 
-  /** Sends items into a pending invocation (`llm.chunk`). */
-  chunk(params: { readonly id: string; readonly items: ReadonlyArray<LlmDriverItem> }): Effect.Effect<void, InvocationNotPending> {
-    return Effect.map(this.#drivers.invocation(params.id), (invocation) => invocation.chunk(params.items))
+  /**
+   * Sends items into a pending invocation (`llm.chunk`). The items are decoded first: one that is
+   * not an object of a known `type` with its fields (`textDelta` needs `text`, say) fails with
+   * `InvalidLlmInput` at `items[i]…`, and nothing is sent.
+   */
+  chunk(params: { readonly id: string; readonly items: ReadonlyArray<LlmDriverItem> }): Effect.Effect<void, InvocationNotPending | InvalidLlmInput> {
+    return Effect.flatMap(Effect.fromResult(decodeInput(DriverItems, params.items, "driver command", "items")), (items) =>
+      Effect.map(this.#drivers.invocation(params.id), (invocation) => invocation.chunk(items)))
   }
 
-  /** Ends a pending invocation's answer (`llm.finish`); the reason defaults to `tool_calls` or `stop`. */
+  /**
+   * Ends a pending invocation's answer (`llm.finish`); the reason defaults to `tool_calls` or
+   * `stop`. A reason that is neither a script's finish nor the API's fails with `InvalidLlmInput`
+   * at `reason`, and the invocation stays pending.
+   */
   finish(params: {
     readonly id: string
     readonly reason?: DriverFinish
     readonly usage?: CompletionUsage
-  }): Effect.Effect<void, InvocationNotPending> {
-    return Effect.map(this.#drivers.invocation(params.id), (invocation) => invocation.finish(params.reason, params.usage))
+  }): Effect.Effect<void, InvocationNotPending | InvalidLlmInput> {
+    return Effect.flatMap(Effect.fromResult(decodeInput(DriverFinishReason, params.reason, "driver command", "reason")), (reason) =>
+      Effect.map(this.#drivers.invocation(params.id), (invocation) => invocation.finish(reason, params.usage)))
   }
 
   /**
