@@ -55,6 +55,11 @@ class SimRequestImpl implements SimRequest {
     this.params = params
   }
 
+  /** The headers as given, or the `Headers` built from them. */
+  headersSource(): Headers | HeadersInit | undefined {
+    return this.headersCache ?? this.headersInit
+  }
+
   /** Built on first use: most static routes never look at headers. */
   get headers(): Headers {
     if (this.headersCache === undefined) {
@@ -118,3 +123,10 @@ export const withParams = (request: SimRequest, params: Readonly<Record<string, 
   }
   return { ...request, params, text: () => request.text(), json: () => request.json() }
 }
+
+/**
+ * The headers of a request as they were given (a `Headers`, a record or pairs), without building
+ * a `Headers` when none was built yet: the log keeps this and builds one only when it is read.
+ */
+export const headersSource = (request: SimRequest): Headers | HeadersInit | undefined =>
+  request instanceof SimRequestImpl ? request.headersSource() : request.headers

@@ -8,7 +8,7 @@
  */
 import { bounded, MAX_SHOWN_URL, type Redactor } from "./redact.ts"
 import { Ring } from "./ring.ts"
-import type { SimRequest } from "./request.ts"
+import { headersSource, type SimRequest } from "./request.ts"
 
 /** Characters of body shown in a record. */
 const BODY_SUMMARY_LIMIT = 256
@@ -61,6 +61,19 @@ export interface RequestCounters {
   readonly byRoute: Readonly<Record<string, number>>
 }
 
+/** What a request's headers cost the log, as counted against `logBytes`. */
+const headerBytes = (headers: Headers | HeadersInit | undefined): number => {
+  if (headers === undefined) return 0
+  let bytes = 0
+  const add = (name: string, value: string) => {
+    bytes += 2 * (String(name).length + String(value).length) + 32
+  }
+  if (headers instanceof Headers) headers.forEach((value, name) => add(name, value))
+  else if (Array.isArray(headers)) for (const pair of headers) add(pair[0], pair[1])
+  else for (const name in headers) add(name, (headers as Record<string, string>)[name])
+  return bytes
+}
+
 /**
  * A record being filled in while the request is answered. Internal to the network.
  */
@@ -70,7 +83,8 @@ export class PendingRecord {
   readonly method: string
   /** The URL, or for a very long one its redacted, bounded form (the URL itself is not kept). */
   readonly url: URL | string
-  readonly headers: Headers
+  /** The request's headers as given; a `Headers` is built from them when the record is read. */
+  readonly headers: Headers | HeadersInit | undefined
   readonly bodySize: number | undefined
   readonly bodyHead: Uint8Array | undefined
   /** What the record costs, as counted against the log's byte bound. */
@@ -87,11 +101,8 @@ export class PendingRecord {
     this.method = request.method.length > 64 ? bounded(request.method, 64) : request.method
     const href = request.url.href
     this.url = href.length > MAX_SHOWN_URL ? redactor.url(request.url) : request.url
-    this.headers = request.headers
-    let bytes = RECORD_OVERHEAD + 2 * Math.min(href.length, MAX_SHOWN_URL + 64)
-    this.headers.forEach((value, name) => {
-      bytes += 2 * (name.length + value.length) + 32
-    })
+    this.headers = headersSource(request)
+    let bytes = RECORD_OVERHEAD + 2 * Math.min(href.length, MAX_SHOWN_URL + 64) + headerBytes(this.headers)
     const body = request.body
     if (body !== undefined) {
       this.bodySize = body.length
@@ -109,7 +120,7 @@ export class PendingRecord {
       time: this.time,
       method: this.method,
       url: typeof this.url === "string" ? this.url : redactor.url(this.url),
-      headers: redactor.headers(this.headers),
+      headers: redactor.headers(this.headers instanceof Headers ? this.headers : new Headers(this.headers)),
       body: head === undefined
         ? undefined
         : { size: this.bodySize!, preview: redactor.bodyText(decoder.decode(head)).slice(0, BODY_SUMMARY_LIMIT) },
