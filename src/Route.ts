@@ -8,6 +8,8 @@
  */
 import { Effect } from "effect"
 import type { Schema } from "effect"
+import { Schema as SchemaModule } from "effect"
+import { InvalidRouteSpec } from "./SimnetError.ts"
 import { compileMatcher, type MatcherInput } from "./registry/matcher.ts"
 import type { Route as RouteValue } from "./registry/route.ts"
 import { faultResponder, type Fault } from "./routes/fault.ts"
@@ -27,6 +29,9 @@ export { make, refused } from "./routes/make.ts"
 export type { RouteOptions, RouteParts } from "./routes/make.ts"
 export type { StaticResponseOptions } from "./routes/static.ts"
 
+/** Options a responder can read: anything but an object reads as none (`make` refuses it at registration). */
+const usable = <O extends object>(options: O): O => (typeof options === "object" && options !== null ? options : ({} as O))
+
 /**
  * A route: a matcher, an answer, and the options that govern its use. A plain value: tagged
  * (`_tag: "Route"`), recognised by `Route.isRoute`, and pipeable.
@@ -44,7 +49,11 @@ export type Route = RouteValue
  */
 export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions = {}): Route => {
   const matcher = compileMatcher(match)
-  const parts = jsonSchemaResponder(schema as unknown as Schema.Codec<unknown, unknown>, options, options.id ?? `jsonSchema ${matcher.source}`)
+  if (!SchemaModule.isSchema(schema)) {
+    const error = new InvalidRouteSpec({ path: "schema", message: `Route.json needs an Effect Schema, got ${schema === null ? "null" : typeof schema}` })
+    return make("jsonSchema", matcher, { respond: () => Effect.fail(error), prepare: Effect.fail(error) }, options)
+  }
+  const parts = jsonSchemaResponder(schema as unknown as Schema.Codec<unknown, unknown>, usable(options), usable(options).id ?? `jsonSchema ${matcher.source}`)
   return make("jsonSchema", matcher, parts, options)
 }
 
@@ -54,13 +63,13 @@ export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, optio
  * @example Route.text("GET https://api.example.com/health", "ok")
  */
 export const text = (match: MatcherInput, body: string, options: RouteOptions & StaticResponseOptions = {}): Route =>
-  make("text", match, textResponder(body, options), options)
+  make("text", match, textResponder(body, usable(options)), options)
 
 /**
  * Answers with fixed bytes.
  */
 export const bytes = (match: MatcherInput, body: Uint8Array, options: RouteOptions & StaticResponseOptions = {}): Route =>
-  make("bytes", match, bytesResponder(body, options), options)
+  make("bytes", match, bytesResponder(body, usable(options)), options)
 
 /**
  * Answers with a status, optional headers and an empty body.
@@ -71,7 +80,7 @@ export const status = (
   match: MatcherInput,
   code: number,
   options: RouteOptions & { readonly headers?: Readonly<Record<string, string>> | undefined; readonly body?: string | undefined } = {}
-): Route => make("status", match, statusResponder(code, options), options)
+): Route => make("status", match, statusResponder(code, usable(options)), options)
 
 /**
  * Answers with code. The handler sees the request (with `params` from the path pattern) and
@@ -81,7 +90,7 @@ export const status = (
  * @example Route.handler("GET https://api.example.com/items/:id", (req) => Response.json({ id: req.params.id }))
  */
 export const handler = (match: MatcherInput, fn: Handler, options: RouteOptions = {}): Route =>
-  make("handler", match, { respond: handlerResponder(fn, options.id ?? "handler") }, options)
+  make("handler", match, { respond: handlerResponder(fn, usable(options).id ?? "handler") }, options)
 
 /**
  * Breaks the way a real network breaks: `reset` (connection drops mid-body), `timeout` (no answer
@@ -101,7 +110,7 @@ const anyLoopback = (url: URL) => isLoopbackHost(url.hostname)
 export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Route => {
   const matcher = compileMatcher(match ?? { url: anyLoopback })
   return make("loopback", matcher, {
-    respond: loopbackResponder(options.id ?? `loopback ${matcher.source}`),
+    respond: loopbackResponder(usable(options).id ?? `loopback ${matcher.source}`),
     prepare: matcher.hostname !== undefined && !isLoopbackHost(matcher.hostname) ? Effect.fail(loopbackDenied(matcher.hostname)) : undefined
   }, options)
 }

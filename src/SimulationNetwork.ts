@@ -11,7 +11,8 @@ import { SimulatedProvider, type SimulatedProviderApi } from "./provider/Simulat
 import { makeFetch } from "./registry/fetch.ts"
 import { makeHttpClient } from "./registry/httpClient.ts"
 import { Network, type RouteInfo } from "./registry/network.ts"
-import type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
+import { defaultRedactor, Redactor, type RedactOptions } from "./registry/redact.ts"
+import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "./registry/requestLog.ts"
 import { isRoute, type Route } from "./registry/route.ts"
 import { normalizeRunSeed } from "./registry/seed.ts"
 import type { Handler } from "./Route.ts"
@@ -34,12 +35,19 @@ export { CONTROL_BASE, SimulationControl, type ControlEvent, type ControlOptions
  * - `seed`: the run seed (number or string, default 0); generated answers derive from it.
  * - `routes`: routes to register at start (and again on `reset`).
  * - `logLimit`: how many request records the ring keeps (default 10 000); counters stay exact.
+ * - `logBytes`: how many bytes of records the ring keeps at most (default 16 MiB; records hold
+ *   body previews, never whole bodies); the oldest go first.
  * - `handlers`: named handlers that RouteSpec JSON can refer to (`{ kind: "handler", name }`).
+ * - `redact`: header, query parameter and JSON body field names to redact on top of the
+ *   documented defaults (`Redaction.CREDENTIAL_HEADERS`, `CREDENTIAL_QUERY`,
+ *   `CREDENTIAL_BODY_FIELDS`), wherever this network shows a request.
  */
 export interface NetworkOptions {
   readonly seed?: number | string | undefined
   readonly routes?: Iterable<Route> | undefined
   readonly logLimit?: number | undefined
+  readonly logBytes?: number | undefined
+  readonly redact?: RedactOptions | undefined
   readonly handlers?: Readonly<Record<string, Handler>> | undefined
   /** Scripts to queue on the simulated model at start (and again on `reset`). */
   readonly llm?: Iterable<LlmScript> | undefined
@@ -114,6 +122,8 @@ export interface SimulationNetworkApi {
   readonly fetch: typeof globalThis.fetch
   /** An Effect `HttpClient` answering from this network. */
   readonly httpClient: HttpClient.HttpClient
+  /** How this network shows requests (credentials redacted, lengths bounded): for servers that echo a request. */
+  readonly redactor: Redactor
 }
 
 const pathsFor = (routes: ReadonlyArray<Route>, batch: boolean): ReadonlyArray<string> =>
@@ -129,6 +139,23 @@ const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRoute
   })
 }
 
+/** The `redact` option as a redactor, or the refusal naming the bad field. */
+const checkRedact = (redact: unknown): Redactor | InvalidNetworkOption => {
+  if (redact === undefined) return defaultRedactor
+  if (typeof redact !== "object" || redact === null) return new InvalidNetworkOption({ option: "redact", detail: "must be an object { headers?, query?, bodyFields? }" })
+  const record = redact as Record<string, unknown>
+  for (const field of Object.keys(record)) {
+    const names = record[field]
+    if (field !== "headers" && field !== "query" && field !== "bodyFields") {
+      return new InvalidNetworkOption({ option: `redact.${field}`, detail: "unknown field (expected headers, query or bodyFields)" })
+    }
+    if (names !== undefined && (!Array.isArray(names) || !names.every((name) => typeof name === "string" && name !== ""))) {
+      return new InvalidNetworkOption({ option: `redact.${field}`, detail: "must be an array of non-empty names" })
+    }
+  }
+  return new Redactor(redact as RedactOptions)
+}
+
 /**
  * Builds a network with the services of the current context (its `Clock` among them). The
  * network's simulated model is the `SimulatedProvider` of the context when there is one (say from
@@ -141,9 +168,21 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     if (typeof logLimit !== "number" || !Number.isInteger(logLimit) || logLimit < 0) {
       return yield* new InvalidNetworkOption({ option: "logLimit", detail: `must be a whole number of at least 0, got ${String(logLimit)}` })
     }
+    const logBytes = options.logBytes ?? DEFAULT_LOG_BYTES
+    if (typeof logBytes !== "number" || !Number.isInteger(logBytes) || logBytes < 0) {
+      return yield* new InvalidNetworkOption({ option: "logBytes", detail: `must be a whole number of at least 0, got ${String(logBytes)}` })
+    }
+    const redact = checkRedact(options.redact)
+    if (redact instanceof InvalidNetworkOption) return yield* redact
     const provided = yield* Effect.serviceOption(SimulatedProvider)
     const llm = Option.isSome(provided) ? provided.value : SimulatedProvider.make({ logLimit, drive: options.drive })
-    const network = new Network(normalizeRunSeed(options.seed), logLimit, context, Context.make(SimulatedProvider, llm) as Context.Context<never>)
+    const network = new Network(
+      normalizeRunSeed(options.seed),
+      { limit: logLimit, bytes: logBytes },
+      redact,
+      context,
+      Context.make(SimulatedProvider, llm) as Context.Context<never>
+    )
     const initial = options.routes === undefined ? [] : Array.from(options.routes)
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
@@ -201,7 +240,8 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       }),
       llm,
       fetch: makeFetch(network),
-      httpClient: makeHttpClient(network)
+      httpClient: makeHttpClient(network),
+      redactor: network.redactor
     } satisfies SimulationNetworkApi
   })
 

@@ -13,6 +13,7 @@
  */
 import { Duration, Effect, Result, Schema } from "effect"
 import type { SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
+import { KeyCounts } from "./registry/keyCounts.ts"
 import type { Network } from "./registry/network.ts"
 import type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
 import type { Route } from "./registry/route.ts"
@@ -93,7 +94,7 @@ export const capture = (network: Network, llm: SimulatedProviderApi, counters: R
     usage[entry.id] = {
       hits: entry.hits,
       remaining: entry.route.times === undefined ? undefined : entry.remaining,
-      occurrences: entry.occurrences === undefined ? undefined : Object.fromEntries(entry.occurrences)
+      occurrences: entry.occurrences === undefined ? undefined : entry.occurrences.toRecord()
     }
   }
   const rules: Array<typeof RuleJson.Type> = []
@@ -185,7 +186,7 @@ export const restore = (
       if (entry === undefined) continue
       entry.hits = usage.hits
       if (usage.remaining !== undefined) entry.remaining = usage.remaining
-      if (usage.occurrences !== undefined) entry.occurrences = new Map(Object.entries(usage.occurrences))
+      if (usage.occurrences !== undefined) entry.occurrences = KeyCounts.fromRecord(usage.occurrences)
     }
     yield* applyModel(llm)
   })

@@ -2,6 +2,7 @@
  * simnet: a simulated network for Effect apps and their tests.
  */
 export * as Fixture from "./Fixture.ts"
+export * as Redaction from "./Redaction.ts"
 export * as Route from "./Route.ts"
 export * as Routes from "./Routes.ts"
 export * as RouteSpec from "./RouteSpec.ts"

@@ -7,7 +7,12 @@
  *
  * A request no route answers gets `502` with `{ "error": { "tag", "message", "method", "url",
  * "candidates" } }`, so a process on the other side of the socket still learns which request
- * failed and which routes came closest.
+ * failed and which routes came closest. Every error body shows the request through the network's
+ * redactor: no credential header, userinfo or credential-like query value is sent back.
+ *
+ * A client that goes away interrupts its request (the network logs it as `Interrupted`), and
+ * closing the server's scope (SIGTERM, SIGINT) destroys the connections in flight instead of
+ * waiting for them.
  */
 import * as http from "node:http"
 import { Effect, Layer } from "effect"
@@ -20,6 +25,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Redaction from "../Redaction.ts"
 import { isSimnetError, type SimnetError } from "../SimnetError.ts"
 import type { SimulationNetworkApi } from "../SimulationNetwork.ts"
 
@@ -71,7 +77,7 @@ export const forward = (network: SimulationNetworkApi) => (request: HttpServerRe
     const target = targetUrl(request.url)
     if (target === undefined) {
       return HttpServerResponse.jsonUnsafe(
-        { error: { tag: "BadRequest", message: `expected /HOST/PATH (e.g. /api.openai.com/v1/models), got ${request.url}` } },
+        { error: { tag: "BadRequest", message: `expected /HOST/PATH (e.g. /api.openai.com/v1/models), got ${Redaction.bounded(request.url.split("?")[0])}` } },
         { status: 400 }
       )
     }
@@ -86,11 +92,15 @@ export const forward = (network: SimulationNetworkApi) => (request: HttpServerRe
       Effect.map((response) => relay(request.method, response)),
       Effect.catchTag("HttpClientError", (error) => {
         const cause = transportCause(error)
-        return Effect.succeed(
-          cause === undefined
-            ? HttpServerResponse.jsonUnsafe({ error: { tag: "RouteFailed", message: error.message, method: request.method, url: target } }, { status: 502 })
-            : refusal(cause, request.method, target)
-        )
+        const shown = network.redactor.url(target)
+        const method = Redaction.bounded(request.method)
+        if (cause !== undefined) return Effect.succeed(refusal(cause, method, shown))
+        const reason = error.reason as { readonly _tag: string; readonly cause?: unknown }
+        const detail = reason.cause instanceof Error ? `: ${Redaction.bounded(reason.cause.message)}` : ""
+        return Effect.succeed(HttpServerResponse.jsonUnsafe(
+          { error: { tag: "RouteFailed", message: `simnet: ${reason._tag} answering ${method} ${shown}${detail}`, method, url: shown } },
+          { status: 502 }
+        ))
       })
     )
   })
@@ -102,10 +112,29 @@ export const forward = (network: SimulationNetworkApi) => (request: HttpServerRe
 export const networkRoutes = (network: SimulationNetworkApi) => HttpRouter.add("*", "/*", forward(network))
 
 /**
+ * Stops the server at once when its scope closes: no new connections, and every open one is
+ * destroyed, so the requests in flight (a hanging route, a delay, a stalled upload) are
+ * interrupted and logged as `Interrupted` rather than waited for. A simulated network has no
+ * work worth a graceful drain, and SIGTERM/SIGINT must exit promptly.
+ */
+const stopAtOnce = (server: http.Server) =>
+  Layer.effectDiscard(Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      if (server.listening) server.close()
+      server.closeAllConnections()
+    })
+  ))
+
+/**
  * A layer serving the network on 127.0.0.1 at `port` (0 for any free port), with `routes` (more
- * router layers, such as the control endpoint) mounted beside the network.
+ * router layers, such as the control endpoint) mounted beside the network. Closing its scope
+ * returns promptly whatever is in flight.
  */
 export const serveLayer = (network: SimulationNetworkApi, port: number, routes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty) =>
-  HttpRouter.serve(Layer.mergeAll(networkRoutes(network), routes), { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => http.createServer(), { port, host: "127.0.0.1" }))
-  )
+  Layer.unwrap(Effect.sync(() => {
+    const server = http.createServer()
+    return stopAtOnce(server).pipe(
+      Layer.provideMerge(HttpRouter.serve(Layer.mergeAll(networkRoutes(network), routes), { disableLogger: true, disableListenLog: true })),
+      Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host: "127.0.0.1", gracefulShutdownTimeout: 0 }))
+    )
+  }))
