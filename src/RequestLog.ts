@@ -45,6 +45,8 @@ export interface RequestRecord {
   readonly seed: number | undefined
   /** How many earlier requests with the same canonical key the route had answered. */
   readonly occurrence: number | undefined
+  /** What the route said about the request, when its kind says something (an MCP route: `{ method, tool?, session? }`). */
+  readonly detail: Readonly<Record<string, unknown>> | undefined
 }
 
 /**
@@ -71,6 +73,7 @@ export class PendingRecord {
   status: number | undefined = undefined
   seed: number | undefined = undefined
   occurrence: number | undefined = undefined
+  detail: Readonly<Record<string, unknown>> | undefined = undefined
 
   constructor(seq: number, time: number, request: SimRequest) {
     this.seq = seq
@@ -99,7 +102,8 @@ export class PendingRecord {
       denial: this.denial,
       status: this.status,
       seed: this.seed,
-      occurrence: this.occurrence
+      occurrence: this.occurrence,
+      detail: this.detail
     }
   }
 }
@@ -138,6 +142,11 @@ export class RequestLog {
   answer(record: PendingRecord, status: number): void {
     record.status = status
     this.answered++
+  }
+
+  /** Sets what the route said about a request. */
+  annotate(record: PendingRecord, detail: Readonly<Record<string, unknown>>): void {
+    record.detail = detail
   }
 
   /** Counts a record as denied with the given error tag. */

@@ -14,9 +14,21 @@ import { faultResponder, FAULTS, type Fault } from "./routes/fault.ts"
 import { isLoopbackHost, loopbackDenied, loopbackResponder } from "./routes/loopback.ts"
 import { jsonSchemaResponder, type JsonSchemaOptions } from "./routes/jsonSchema.ts"
 import { bytesResponder, statusResponder, textResponder, type StaticResponseOptions } from "./routes/static.ts"
+import { mcpRouteParts } from "./mcp-route/route.ts"
+import type { McpServerDefinition } from "./mcp-route/definitions.ts"
 import type { Schema } from "effect"
 
 export type { Fault } from "./routes/fault.ts"
+export type {
+  McpContent,
+  McpPrompt,
+  McpPromptArgument,
+  McpResource,
+  McpServerDefinition,
+  McpTool,
+  McpToolAnswer,
+  McpToolContext
+} from "./mcp-route/definitions.ts"
 export type { JsonSchemaOptions } from "./routes/jsonSchema.ts"
 export type { MatcherInput, MatcherObject, ValueMatcher } from "./internal/matcher.ts"
 export type { RespondContext, Responder, SimRequest } from "./internal/types.ts"
@@ -59,6 +71,8 @@ interface Parts {
   readonly seeded?: boolean | undefined
   readonly regenerate?: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
   readonly describe?: Readonly<Record<string, unknown>> | undefined
+  readonly annotated?: boolean | undefined
+  readonly state?: RouteRecord["state"]
 }
 
 const toDuration = (input: Duration.Input | undefined): Duration.Duration | undefined | InvalidRouteSpec => {
@@ -98,7 +112,9 @@ export const make = (kind: string, matcher: CompiledMatcher | MatcherInput, part
     prepare: delay instanceof InvalidRouteSpec ? failFirst(delay, parts.prepare) : parts.prepare,
     seeded: parts.seeded,
     regenerate: parts.regenerate,
-    describe: parts.describe
+    describe: parts.describe,
+    annotated: parts.annotated,
+    state: parts.state
   }
 }
 
@@ -198,4 +214,22 @@ export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Rout
         ? Effect.fail(loopbackDenied(matcher.hostname))
         : Effect.void
   }, options)
+}
+
+/**
+ * An MCP server over Streamable HTTP at `url` (kind `mcp`), built from tool, resource and prompt
+ * definitions: `POST` JSON-RPC (`initialize`, `ping`, `tools/list`, `tools/call`,
+ * `resources/list`, `resources/read`, `prompts/list`, `prompts/get`), sessions (or
+ * `stateless: true`), `DELETE` to end a session. A tool is answered by its `handler`, its fixed
+ * `result`, or a value generated from its output schema with the network's seed. Every call is in
+ * the log with its method and tool (`record.detail`); `network.mcp` reads counts and changes the
+ * definitions while the app runs. A definition that does not compile fails the registration.
+ *
+ * Gotcha: the server's sessions and counts live with the route value; build routes per network.
+ *
+ * @example Route.mcp("https://mcp.example.com/mcp", { name: "docs", version: "1.0.0", tools: [{ name: "search", input: Query, handler: (q) => `found ${q.text}` }] })
+ */
+export const mcp = (url: string, server: McpServerDefinition, options: RouteOptions = {}): Route => {
+  const label = options.id ?? `mcp ${url}`
+  return make("mcp", { url }, mcpRouteParts(server, label), options)
 }

@@ -7,9 +7,13 @@ import type { Route } from "./internal/types.ts"
 import type { DecodeContext, FamilyFactory } from "./RouteSpec.ts"
 import { FAMILIES as SCHEMA_FAMILIES, jsonSchemaKind, openapi } from "./routes/families.ts"
 import { openaiRoutes, type OpenAiRoutesOptions } from "./routes/openai.ts"
+import { codesearch, websearch } from "./mcp-route/families.ts"
+import { mcpKind } from "./mcp-route/spec.ts"
 
 export { account, installation, models, openapi, share, skills } from "./routes/families.ts"
 export type { OpenAiRoutesOptions } from "./routes/openai.ts"
+export { codesearch, EXA_URL, mcpFromConfig, websearch } from "./mcp-route/families.ts"
+export type { McpConfigEntry, McpConfigRoutes, NotSimulated, SearchOptions, SearchResult } from "./mcp-route/families.ts"
 
 /**
  * The OpenAI-compatible model API: `POST {base}/chat/completions` (streaming and not) and
@@ -30,7 +34,9 @@ export const openai = (options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> 
 export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, FamilyFactory>([
   ...SCHEMA_FAMILIES,
   ["openai", (spec) => openai({ baseUrl: spec.baseUrl })],
-  ["openapi", (spec) => openapi(spec.document, { baseUrl: spec.baseUrl })]
+  ["openapi", (spec) => openapi(spec.document, { baseUrl: spec.baseUrl })],
+  ["websearch", () => websearch()],
+  ["codesearch", () => codesearch()]
 ])
 
 /**
@@ -38,5 +44,5 @@ export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, Fami
  */
 export const defaultDecodeContext: DecodeContext = {
   families: FAMILIES,
-  kinds: new Map([["jsonSchema", jsonSchemaKind]])
+  kinds: new Map([["jsonSchema", jsonSchemaKind], ["mcp", mcpKind]])
 }

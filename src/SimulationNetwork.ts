@@ -18,6 +18,8 @@ import { defaultDecodeContext } from "./Routes.ts"
 import type { SimulatedProvider } from "./provider/SimulatedProvider.ts"
 import type { LlmScript } from "./schemas/llmScript.ts"
 import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
+import { makeMcpServers, type McpServers, type McpServerView } from "./mcp-route/state.ts"
+import type { McpServerDefinition } from "./mcp-route/definitions.ts"
 
 export type { RouteInfo } from "./internal/network.ts"
 
@@ -83,6 +85,8 @@ export interface SimulationNetworkApi {
   readonly regenerate: (record: RequestRecord) => Effect.Effect<string, SimnetError>
   /** The simulated model behind `Routes.openai`: script queue, rules, log, counters, driver. */
   readonly llm: SimulatedProvider
+  /** The MCP servers (`Route.mcp` and the MCP families) by route id: definitions, sessions, counts per tool, updates. */
+  readonly mcp: McpServers
   /** A WHATWG `fetch` answering from this network. */
   readonly fetch: typeof globalThis.fetch
   /** An Effect `HttpClient` answering from this network. */
@@ -134,6 +138,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
           network.register(decoded.routes, pathsFor(decoded.routes, false))),
       unregister: (id) => Effect.sync(() => network.registry.remove(id)),
       reset: Effect.suspend(() => {
+        for (const entry of network.registry.entries.values()) entry.route.state?.reset()
         network.registry.clear()
         network.clearState()
         return Effect.asVoid(registerInitial)
@@ -155,6 +160,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         network.llm.reset()
       }),
       llm: network.llm,
+      mcp: makeMcpServers((id) => network.registry.entries.get(id)?.route.state),
       fetch: makeFetch(network),
       httpClient: makeHttpClient(network)
     } satisfies SimulationNetworkApi
@@ -168,6 +174,12 @@ export interface NetworkHandle {
   readonly network: SimulationNetworkApi
   readonly fetch: typeof globalThis.fetch
   readonly llm: SimulatedProvider
+  /** The MCP servers by route id, as `SimulationNetworkApi.mcp` with a promise from `update`. */
+  readonly mcp: {
+    readonly get: (id: string) => McpServerView | undefined
+    readonly counts: (id: string) => Readonly<Record<string, number>>
+    readonly update: (id: string, change: (current: McpServerDefinition) => McpServerDefinition) => Promise<void>
+  }
   readonly register: (routes: Route | Iterable<Route>) => Promise<ReadonlyArray<string>>
   readonly registerSpec: (json: unknown) => Promise<ReadonlyArray<string>>
   readonly unregister: (id: string) => boolean
@@ -218,6 +230,11 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       network,
       fetch: network.fetch,
       llm: network.llm,
+      mcp: {
+        get: network.mcp.get,
+        counts: network.mcp.counts,
+        update: (id, change) => run(network.mcp.update(id, change))
+      },
       register: (routes) => run(network.register(routes)),
       registerSpec: (json) => run(network.registerSpec(json)),
       unregister: (id) => Effect.runSync(network.unregister(id)),

@@ -9,6 +9,7 @@ export * from "./SimnetError.ts"
 export { SimulationNetwork } from "./SimulationNetwork.ts"
 export type { NetworkHandle, NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./SimulationNetwork.ts"
 export type { RequestCounters, RequestRecord } from "./RequestLog.ts"
+export type { McpServers, McpServerView, McpSession } from "./mcp-route/state.ts"
 export { SimulatedProvider } from "./provider/SimulatedProvider.ts"
 export type {
   LlmAnswer,

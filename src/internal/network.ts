@@ -173,6 +173,9 @@ export class Network {
   }
 
   private contextFor(entry: Entry, request: SimRequest, record: PendingRecord): RespondContext {
+    if (entry.route.annotated === true) {
+      return { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, llm: this.llm, annotate: (detail) => this.log.annotate(record, detail) }
+    }
     if (entry.route.seeded !== true) {
       return (entry.context ??= { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, llm: this.llm })
     }

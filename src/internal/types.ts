@@ -39,6 +39,19 @@ export interface RespondContext {
   readonly runSeed: number
   /** The network's simulated model, for routes that answer model calls. */
   readonly llm: SimulatedProvider
+  /**
+   * Adds a `detail` to this request's log record (such as an MCP call's method and tool). Present
+   * for routes that say `annotated`.
+   */
+  readonly annotate?: ((detail: Readonly<Record<string, unknown>>) => void) | undefined
+}
+
+/**
+ * State a route kind keeps per route (an MCP server's sessions and counts). The network resets it
+ * with its own `reset`.
+ */
+export interface RouteState {
+  readonly reset: () => void
 }
 
 /**
@@ -82,4 +95,8 @@ export interface Route {
   readonly specPath?: string | undefined
   /** Extra fields for the route listing (`routes`, `GET network/routes`). */
   readonly describe?: Readonly<Record<string, unknown>> | undefined
+  /** Whether the route sets a `detail` on its requests' log records (`RespondContext.annotate`). */
+  readonly annotated?: boolean | undefined
+  /** The route's own state, when its kind keeps one (see `RouteState`). */
+  readonly state?: RouteState | undefined
 }

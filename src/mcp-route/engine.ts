@@ -1,0 +1,290 @@
+/**
+ * The engine behind an MCP route: Streamable HTTP answered by the official SDK. Every POST gets a
+ * fresh SDK `Server` (its handlers read the route's current definitions) behind a fresh
+ * `WebStandardStreamableHTTPServerTransport` — the SDK's stateless pattern — so JSON or SSE can
+ * be chosen per request. The SDK does the wire: `Accept` (406), `Content-Type` (415), JSON and
+ * JSON-RPC checks (-32700, -32600), notifications (202), `initialize` and `ping`, unknown
+ * methods (-32601), invalid params (-32602), SSE framing. This module adds what the SDK leaves to
+ * its host: `Origin` (403), sessions with deterministic ids (400 without, 404 unknown or ended,
+ * DELETE ends), the protocol revisions this server speaks, GET (405), and the tools, resources
+ * and prompts themselves.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
+import { Effect, Result } from "effect"
+import type { CompiledServer, CompiledTool, McpToolAnswer } from "./definitions.ts"
+import { canonicalJson, deriveSeed, type SimRequest } from "./registry.ts"
+import type { McpServerState, McpSession } from "./state.ts"
+
+/** The protocol revisions served, newest first: 2025-11-25 negotiating back to 2025-03-26. */
+export const PROTOCOL_VERSIONS: ReadonlyArray<string> = ["2025-11-25", "2025-06-18", "2025-03-26"]
+
+/** JSON-RPC error code of an unknown resource (the MCP specification's). */
+const RESOURCE_NOT_FOUND = -32002
+
+/** What one request needs from the network. */
+export interface McpEnv {
+  readonly runSeed: number
+  readonly identity: string
+  /** Adds the JSON-RPC method (and tool) to the request's log record. */
+  readonly annotate: (detail: Readonly<Record<string, unknown>>) => void
+  /** Runs a handler's Effect with the network's services. */
+  readonly run: <A>(effect: Effect.Effect<A, unknown>) => Promise<A>
+}
+
+let validator: AjvJsonSchemaValidator | undefined
+
+const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json", ...headers }
+  })
+
+const isObject = (u: unknown): u is Record<string, any> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+const toolError = (text: string) => ({ content: [{ type: "text", text }], isError: true })
+
+const encodeCursor = (offset: number) => Buffer.from(`offset:${offset}`).toString("base64url")
+
+const decodeCursor = (cursor: string): number | undefined => {
+  const match = /^offset:(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString())
+  return match === null ? undefined : Number(match[1])
+}
+
+/** One page of a list, and the cursor of the next when there is one. */
+const page = <A>(items: ReadonlyArray<A>, cursor: string | undefined, size: number) => {
+  const start = cursor === undefined ? 0 : decodeCursor(cursor)
+  if (start === undefined || start > items.length) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${cursor}`)
+  const end = start + size
+  return { items: items.slice(start, end), nextCursor: end < items.length ? encodeCursor(end) : undefined }
+}
+
+/** A tool's answer as a `CallToolResult`, its structured content checked against the output schema. */
+const toResult = (answer: McpToolAnswer, tool: CompiledTool) => {
+  if (typeof answer === "string") return { content: [{ type: "text", text: answer }] }
+  const name = tool.tool.name
+  const structured = answer.structuredContent
+  if (tool.checkOutput !== undefined && answer.isError !== true) {
+    if (structured === undefined) {
+      return toolError(`MCP error -32602: Output validation error: Tool ${name} has an output schema but no structured content was provided`)
+    }
+    const issue = tool.checkOutput(structured)
+    if (issue !== undefined) return toolError(`MCP error -32602: Output validation error: Invalid structured content for tool ${name}: ${issue}`)
+  }
+  return {
+    content: answer.content ?? (structured === undefined ? [] : [{ type: "text", text: JSON.stringify(structured) }]),
+    ...(structured === undefined ? {} : { structuredContent: structured }),
+    ...(answer.isError === true ? { isError: true } : {})
+  }
+}
+
+const fillTemplate = (text: string, args: Readonly<Record<string, string>>) =>
+  text.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (_, key: string) => args[key] ?? "")
+
+/** An SDK server answering from the route's definitions as they are now. */
+const sdkServer = (compiled: CompiledServer, state: McpServerState, env: McpEnv, session: McpSession | undefined): Server => {
+  const definition = compiled.definition
+  const size = definition.pageSize ?? 50
+  const server = new Server(
+    { name: definition.name, version: definition.version, ...(definition.title === undefined ? {} : { title: definition.title }) },
+    {
+      capabilities: { tools: {}, resources: {}, prompts: {} },
+      instructions: definition.instructions,
+      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator())
+    }
+  )
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const { items, nextCursor } = page(compiled.toolList, request.params?.cursor, size)
+    return { tools: items.map((tool) => tool.listing) as any, ...(nextCursor === undefined ? {} : { nextCursor }) }
+  })
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name
+    const args = request.params.arguments ?? {}
+    const key = `${name}\u0000${canonicalJson(args)}`
+    const occurrence = state.count(name, key)
+    const tool = compiled.tools.get(name)
+    if (tool === undefined) return toolError(new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`).message)
+    const decoded = tool.decodeInput(args)
+    if (Result.isFailure(decoded)) {
+      return toolError(`MCP error -32602: Input validation error: Invalid arguments for tool ${name}: ${decoded.failure}`)
+    }
+    const seed = deriveSeed(env.runSeed, env.identity, `tools/call\u0000${key}`, occurrence)
+    const { handler, result } = tool.tool
+    if (handler !== undefined) {
+      const token = request.params._meta?.progressToken
+      const context = {
+        seed,
+        occurrence,
+        session: session?.id,
+        signal: extra.signal,
+        progress: async (progress: number, total?: number, message?: string) => {
+          if (token === undefined) return
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }
+          })
+        }
+      }
+      try {
+        const answer = handler(decoded.success, context)
+        return toResult(Effect.isEffect(answer) ? await env.run(answer) : await answer, tool) as any
+      } catch (error) {
+        return toolError(messageOf(error))
+      }
+    }
+    if (result !== undefined) return toResult(result, tool) as any
+    const generated = tool.generator!.generate(seed)
+    if (Result.isFailure(generated)) throw new McpError(ErrorCode.InternalError, generated.failure.message)
+    return { content: [{ type: "text", text: generated.success }], structuredContent: JSON.parse(generated.success) }
+  })
+  server.setRequestHandler(ListResourcesRequestSchema, (request) => {
+    const { items, nextCursor } = page(Array.from(compiled.resources.values()), request.params?.cursor, size)
+    const resources = items.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType }))
+    return { resources, ...(nextCursor === undefined ? {} : { nextCursor }) }
+  })
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    const resource = compiled.resources.get(request.params.uri)
+    if (resource === undefined) throw new McpError(RESOURCE_NOT_FOUND, `Resource ${request.params.uri} not found`)
+    const { uri, mimeType, text, blob } = resource
+    return {
+      contents: [
+        text !== undefined
+          ? { uri, mimeType, text }
+          : { uri, mimeType, blob: typeof blob === "string" ? blob : Buffer.from(blob!).toString("base64") }
+      ]
+    }
+  })
+  server.setRequestHandler(ListPromptsRequestSchema, (request) => {
+    const { items, nextCursor } = page(Array.from(compiled.prompts.values()), request.params?.cursor, size)
+    const prompts = items.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args?.map((a) => ({ ...a })) }))
+    return { prompts, ...(nextCursor === undefined ? {} : { nextCursor }) }
+  })
+  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    const prompt = compiled.prompts.get(request.params.name)
+    if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `Prompt ${request.params.name} not found`)
+    const args = request.params.arguments ?? {}
+    for (const argument of prompt.arguments ?? []) {
+      if (argument.required === true && args[argument.name] === undefined) {
+        throw new McpError(ErrorCode.InvalidParams, `Missing required argument "${argument.name}" for prompt ${prompt.name}`)
+      }
+    }
+    return {
+      ...(prompt.description === undefined ? {} : { description: prompt.description }),
+      messages: prompt.messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: fillTemplate(m.text, args) } }))
+    }
+  })
+  return server
+}
+
+/** The method (and tool) of one JSON-RPC message, for the log. */
+const describe = (message: unknown): Record<string, unknown> => {
+  if (!isObject(message)) return { method: "(invalid)" }
+  const method = typeof message.method === "string" ? message.method : "id" in message ? "(response)" : "(invalid)"
+  return method === "tools/call" && isObject(message.params) && typeof message.params.name === "string"
+    ? { method, tool: message.params.name }
+    : { method }
+}
+
+const parseBody = (request: SimRequest): unknown => {
+  if (request.body === undefined || request.body.length === 0) return undefined
+  return request.json()
+}
+
+/** The initialize request with a revision this server speaks (the newest when it speaks none offered). */
+const negotiate = (message: Record<string, any>) =>
+  PROTOCOL_VERSIONS.includes(message.params?.protocolVersion)
+    ? message
+    : { ...message, params: { ...message.params, protocolVersion: PROTOCOL_VERSIONS[0] } }
+
+/** The JSON-RPC reply in a response body: the body itself, or the last `data:` line of an event stream. */
+const replyOf = (text: string, contentType: string | null): unknown => {
+  const data = contentType?.startsWith("text/event-stream") ? text.split("\n").filter((line) => line.startsWith("data: ")).pop()?.slice(6) : text
+  try {
+    return data === undefined ? undefined : JSON.parse(data)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Answers one HTTP request to an MCP route.
+ */
+export const answer = async (state: McpServerState, request: SimRequest, env: McpEnv): Promise<Response> => {
+  const compiled = state.current
+  const definition = compiled.definition
+  const stateful = definition.stateless !== true
+  const origin = request.headers.get("origin")
+  if (origin !== null && origin !== request.url.origin && !(definition.allowedOrigins ?? []).includes(origin)) {
+    env.annotate({ method: request.method, denied: "origin" })
+    return jsonRpcError(403, -32000, `Forbidden: Origin ${origin} is not allowed`)
+  }
+  const sessionId = request.headers.get("mcp-session-id")
+  if (request.method === "DELETE" && stateful) {
+    env.annotate({ method: "DELETE", session: sessionId ?? undefined })
+    if (sessionId === null) return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required")
+    if (!state.end(sessionId)) return jsonRpcError(404, -32001, "Session not found")
+    return new Response(null, { status: 200 })
+  }
+  if (request.method !== "POST") {
+    env.annotate({ method: request.method })
+    return jsonRpcError(405, -32000, "Method not allowed.", { allow: stateful ? "POST, DELETE" : "POST" })
+  }
+  const parsed = parseBody(request)
+  const messages: ReadonlyArray<unknown> = parsed === undefined ? [] : Array.isArray(parsed) ? parsed : [parsed]
+  const calls = messages.map(describe)
+  const initialize = messages.some((m) => isObject(m) && m.method === "initialize")
+  const logged = calls.length === 1 ? calls[0] : { method: calls.length === 0 ? "(unparsed)" : "batch", calls }
+  const version = request.headers.get("mcp-protocol-version")
+  let session: McpSession | undefined
+  if (stateful && parsed !== undefined && !initialize) {
+    env.annotate({ ...logged, session: sessionId ?? undefined })
+    if (sessionId === null) return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required")
+    session = state.session(sessionId)
+    if (session === undefined) return jsonRpcError(404, -32001, "Session not found")
+  } else {
+    env.annotate(logged)
+  }
+  if (!initialize && version !== null && !PROTOCOL_VERSIONS.includes(version)) {
+    return jsonRpcError(
+      400,
+      -32000,
+      `Bad Request: Unsupported protocol version: ${version} (supported versions: ${PROTOCOL_VERSIONS.join(", ")})`
+    )
+  }
+  const streams = definition.sse === "always" || messages.some((m) =>
+    isObject(m) && m.method === "tools/call" && m.params?._meta?.progressToken !== undefined &&
+    compiled.tools.get(m.params?.name)?.tool.handler !== undefined
+  )
+  const server = sdkServer(compiled, state, env, session)
+  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !streams, keepAliveMs: 0 })
+  await server.connect(transport)
+  const httpRequest = new Request(request.url, {
+    method: "POST",
+    headers: request.headers,
+    ...(parsed === undefined && request.body !== undefined ? { body: request.body as Uint8Array<ArrayBuffer> } : {})
+  })
+  const body = initialize && !Array.isArray(parsed) ? negotiate(parsed as Record<string, any>) : parsed
+  const response = await transport.handleRequest(httpRequest, parsed === undefined ? undefined : { parsedBody: body })
+  if (!initialize || !stateful || response.status !== 200) return response
+  const text = await response.text()
+  const reply = replyOf(text, response.headers.get("content-type"))
+  if (!isObject(reply) || !isObject(reply.result)) return new Response(text, response)
+  const clientInfo = (body as Record<string, any>).params?.clientInfo
+  const opened = state.open(env.runSeed, env.identity, String(reply.result.protocolVersion), isObject(clientInfo) ? { name: String(clientInfo.name), version: String(clientInfo.version) } : undefined)
+  const headers = new Headers(response.headers)
+  headers.set("mcp-session-id", opened.id)
+  return new Response(text, { status: response.status, headers })
+}
