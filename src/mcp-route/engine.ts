@@ -94,6 +94,30 @@ const toResult = (answer: McpToolAnswer, tool: CompiledTool) => {
 const fillTemplate = (text: string, args: Readonly<Record<string, string>>) =>
   text.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (_, key: string) => args[key] ?? "")
 
+/**
+ * Registers `handler` for the method of `schema`, answering params that do not fit the schema
+ * with -32602 (the SDK itself reports a request that fails its schema as an internal error).
+ */
+const on = <S extends RequestSchema>(
+  server: Server,
+  schema: S,
+  handler: (request: any, extra: any) => unknown
+): void => {
+  server.setRequestHandler(schema.pick({ method: true }).passthrough(), (request, extra) => {
+    const parsed = schema.safeParse(request)
+    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`)
+    return handler(parsed.data, extra) as any
+  })
+}
+
+type RequestSchema =
+  | typeof CallToolRequestSchema
+  | typeof GetPromptRequestSchema
+  | typeof ListPromptsRequestSchema
+  | typeof ListResourcesRequestSchema
+  | typeof ListToolsRequestSchema
+  | typeof ReadResourceRequestSchema
+
 /** An SDK server answering from the route's definitions as they are now. */
 const sdkServer = (compiled: CompiledServer, state: McpServerState, env: McpEnv, session: McpSession | undefined): Server => {
   const definition = compiled.definition
@@ -106,12 +130,12 @@ const sdkServer = (compiled: CompiledServer, state: McpServerState, env: McpEnv,
       jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator())
     }
   )
-  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+  on(server, ListToolsRequestSchema, (request) => {
     const { items, nextCursor } = page(compiled.toolList, request.params?.cursor, size)
     return { tools: items.map((tool) => tool.listing) as any, ...(nextCursor === undefined ? {} : { nextCursor }) }
   })
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const name = request.params.name
+  on(server, CallToolRequestSchema, async (request, extra) => {
+    const name: string = request.params.name
     const args = request.params.arguments ?? {}
     const key = `${name}\u0000${canonicalJson(args)}`
     const occurrence = state.count(name, key)
@@ -150,12 +174,12 @@ const sdkServer = (compiled: CompiledServer, state: McpServerState, env: McpEnv,
     if (Result.isFailure(generated)) throw new McpError(ErrorCode.InternalError, generated.failure.message)
     return { content: [{ type: "text", text: generated.success }], structuredContent: JSON.parse(generated.success) }
   })
-  server.setRequestHandler(ListResourcesRequestSchema, (request) => {
+  on(server, ListResourcesRequestSchema, (request) => {
     const { items, nextCursor } = page(Array.from(compiled.resources.values()), request.params?.cursor, size)
     const resources = items.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType }))
     return { resources, ...(nextCursor === undefined ? {} : { nextCursor }) }
   })
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+  on(server, ReadResourceRequestSchema, (request) => {
     const resource = compiled.resources.get(request.params.uri)
     if (resource === undefined) throw new McpError(RESOURCE_NOT_FOUND, `Resource ${request.params.uri} not found`)
     const { uri, mimeType, text, blob } = resource
@@ -167,12 +191,12 @@ const sdkServer = (compiled: CompiledServer, state: McpServerState, env: McpEnv,
       ]
     }
   })
-  server.setRequestHandler(ListPromptsRequestSchema, (request) => {
+  on(server, ListPromptsRequestSchema, (request) => {
     const { items, nextCursor } = page(Array.from(compiled.prompts.values()), request.params?.cursor, size)
     const prompts = items.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args?.map((a) => ({ ...a })) }))
     return { prompts, ...(nextCursor === undefined ? {} : { nextCursor }) }
   })
-  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+  on(server, GetPromptRequestSchema, (request) => {
     const prompt = compiled.prompts.get(request.params.name)
     if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `Prompt ${request.params.name} not found`)
     const args = request.params.arguments ?? {}
