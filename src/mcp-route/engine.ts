@@ -103,12 +103,17 @@ const on = <S extends RequestSchema>(
   schema: S,
   handler: (request: any, extra: any) => unknown
 ): void => {
-  server.setRequestHandler(schema.pick({ method: true }).passthrough(), (request, extra) => {
+  let lenient = lenientSchemas.get(schema)
+  if (lenient === undefined) lenientSchemas.set(schema, lenient = schema.pick({ method: true }).passthrough())
+  server.setRequestHandler(lenient, (request, extra) => {
     const parsed = schema.safeParse(request)
     if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`)
     return handler(parsed.data, extra) as any
   })
 }
+
+/** The method-only schemas `on` registers with, built once per request schema. */
+const lenientSchemas = new Map<RequestSchema, any>()
 
 type RequestSchema =
   | typeof CallToolRequestSchema
