@@ -9,11 +9,9 @@
  */
 import { Result, Schema } from "effect"
 import { generateSync } from "json-schema-faker"
-import { compileGenerator } from "../src/internal/generate.ts"
-import * as Route from "../src/Route.ts"
-import * as Routes from "../src/routes/families.ts"
+import { compileGenerator } from "../src/routes/jsonSchema/generate.ts"
 import { Catalog, CatalogGenerated } from "../src/schemas/models.ts"
-import { SimulationNetwork } from "../src/SimulationNetwork.ts"
+import { Route, Routes, SimulationNetwork } from "../src/index.ts"
 import { type Measure, measure, report } from "./harness.ts"
 
 const quick = process.argv.includes("--quick")

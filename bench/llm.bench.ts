@@ -11,9 +11,7 @@
  * Run: npm run bench -- llm (or node bench/llm.bench.ts [tokens] [--quick])
  */
 import OpenAI from "openai"
-import { SimulatedProvider } from "../src/provider/SimulatedProvider.ts"
-import { openaiRoutes } from "../src/routes/openai.ts"
-import { SimulationNetwork } from "../src/SimulationNetwork.ts"
+import { Routes, SimulationNetwork } from "../src/index.ts"
 
 const numeric = process.argv.slice(2).find((a) => /^\d+$/.test(a))
 const TOKENS = numeric !== undefined ? Number(numeric) : process.argv.includes("--quick") ? 20_000 : 100_000
@@ -100,9 +98,9 @@ const microsPerCall = async (openai: OpenAI): Promise<number> => {
 }
 
 const simnet = async (text: string) => {
-  const llm = new SimulatedProvider()
+  const handle = await SimulationNetwork.start({ routes: Routes.openai() })
+  const llm = handle.llm
   llm.rule("any", { type: "respond", steps: [[{ type: "text", content: text }]] })
-  const handle = await SimulationNetwork.start({ routes: openaiRoutes(llm) })
   return { llm, handle, openai: client(handle.fetch) }
 }
 

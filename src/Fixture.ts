@@ -1,16 +1,20 @@
 /**
  * Fixture files: `{ "seed": 0, "routes": [RouteSpec...], "llm": [LlmScript...] }`. A fixture is
- * decoded with the same Schema as the control endpoint, and every problem names its JSON path.
+ * decoded with the same Schema as the control endpoint, and every problem names what it is: a
+ * file that cannot be read (`FixtureUnreadable`), text that is not JSON (`FixtureNotJson`, with
+ * line and column), a bad route (`InvalidRouteSpec` at `routes[i]...`) or a bad script
+ * (`InvalidLlmInput` at `llm[i]...`).
  */
 import * as fs from "node:fs/promises"
-import { Effect, Result, Schema } from "effect"
-import { decodeAt } from "./internal/schemaPath.ts"
-import type { Route } from "./internal/types.ts"
-import { defaultDecodeContext } from "./Routes.ts"
+import { Effect, Result } from "effect"
+import { withFields, type Route } from "./registry/route.ts"
+import { decodeAt } from "./registry/schemaPath.ts"
+import { errorMessage } from "./registry/util.ts"
+import { defaultDecodeContext } from "./routes/families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "./RouteSpec.ts"
 import { LlmScript } from "./schemas/llmScript.ts"
 import { FixtureFile } from "./schemas/routeSpec.ts"
-import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
+import { FixtureNotJson, FixtureUnreadable, InvalidLlmInput, InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
 
 /**
  * A decoded fixture: its seed, its routes, and the LLM scripts to queue on the model.
@@ -21,16 +25,18 @@ export interface Fixture {
   readonly llm: ReadonlyArray<LlmScript>
 }
 
-const decodeScript = (json: unknown, index: number): Effect.Effect<LlmScript, InvalidRouteSpec> =>
-  Effect.fromResult(Result.mapError(decodeAt(LlmScript, json, `llm[${index}]`), (issue) => new InvalidRouteSpec(issue)))
+const decodeScript = (json: unknown, index: number): Effect.Effect<LlmScript, InvalidLlmInput> =>
+  Effect.fromResult(
+    Result.mapError(decodeAt(LlmScript, json, `llm[${index}]`), (issue) => new InvalidLlmInput({ input: "script", path: issue.path, detail: issue.message }))
+  )
 
 /**
  * Decodes a fixture document.
  */
 export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effect.Effect<Fixture, SimnetError> =>
   Effect.gen(function*() {
-    const file = yield* Schema.decodeUnknownEffect(FixtureFile)(json).pipe(
-      Effect.mapError((issue) => new InvalidRouteSpec({ path: "$", message: `not a fixture file: ${issue.message}` }))
+    const file = yield* Effect.fromResult(
+      Result.mapError(decodeAt(FixtureFile, json, ""), (issue) => new InvalidRouteSpec({ path: issue.path || "$", message: `not a fixture file: ${issue.message}` }))
     )
     const decoded = yield* decodeRouteSpecs(file.routes ?? [], { ...defaultDecodeContext, source: "fixture", ...context }).pipe(
       Effect.mapError((error) =>
@@ -38,16 +44,49 @@ export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effec
       )
     )
     const llm = yield* Effect.forEach(file.llm ?? [], decodeScript)
-    const routes = decoded.routes.map((route) => ({ ...route, specPath: `routes${route.specPath ?? ""}` }))
+    const routes = decoded.routes.map((route) => withFields(route, { specPath: `routes${route.specPath ?? ""}` }))
     return { seed: file.seed, routes, llm }
   })
 
 /**
- * Reads and decodes a fixture file. A missing file or bad JSON is an `InvalidRouteSpec` at `$`
- * naming the file.
+ * Where a `JSON.parse` error points in `text`, as line and column from 1. V8 names a character
+ * position; without one, the error is at the end of the text.
+ */
+const positionOf = (text: string, error: unknown): { line: number; column: number } => {
+  const message = errorMessage(error)
+  const lineColumn = /line (\d+) column (\d+)/.exec(message)
+  if (lineColumn !== null) return { line: Number(lineColumn[1]), column: Number(lineColumn[2]) }
+  const at = /position (\d+)/.exec(message)
+  const offset = at === null ? text.length : Math.min(Number(at[1]), text.length)
+  const before = text.slice(0, offset)
+  const line = before.split("\n").length
+  return { line, column: offset - before.lastIndexOf("\n") }
+}
+
+/**
+ * Parses fixture text: `FixtureNotJson` naming `file`, line and column when it is not JSON.
+ */
+export const parseFixtureText = (file: string, text: string): Result.Result<unknown, FixtureNotJson> => {
+  try {
+    return Result.succeed(JSON.parse(text) as unknown)
+  } catch (error) {
+    const { line, column } = positionOf(text, error)
+    return Result.fail(new FixtureNotJson({ file, line, column, detail: errorMessage(error).replace(/\s*\(line \d+ column \d+\)$/, "") }))
+  }
+}
+
+/**
+ * Reads and decodes a fixture file.
  */
 export const loadFixture = (file: string, context: DecodeContext = {}): Effect.Effect<Fixture, SimnetError> =>
   Effect.tryPromise({
-    try: async () => JSON.parse(await fs.readFile(file, "utf8")) as unknown,
-    catch: (error) => new InvalidRouteSpec({ path: "$", message: `cannot read fixture ${file}: ${error instanceof Error ? error.message : String(error)}` })
-  }).pipe(Effect.flatMap((json) => decodeFixture(json, context)))
+    try: () => fs.readFile(file, "utf8"),
+    catch: (error) => {
+      const code = (error as { code?: unknown }).code
+      const reason = code === "ENOENT" ? "file not found" : code === "EISDIR" ? "is a directory" : code === "EACCES" ? "permission denied" : errorMessage(error)
+      return new FixtureUnreadable({ file, reason })
+    }
+  }).pipe(
+    Effect.flatMap((text) => Effect.fromResult(parseFixtureText(file, text))),
+    Effect.flatMap((json) => decodeFixture(json, context))
+  )

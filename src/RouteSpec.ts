@@ -4,11 +4,12 @@
  * `InvalidRouteSpec` naming the JSON path of the field, such as `[2].match.regex`.
  */
 import { Effect, Result, type Schema } from "effect"
-import { decodeAt, joinPath as join } from "./internal/schemaPath.ts"
-import type { MatcherInput, MatcherObject } from "./internal/matcher.ts"
-import type { Route } from "./internal/types.ts"
+import type { MatcherInput, MatcherObject } from "./registry/matcher.ts"
+import { withFields, type Route } from "./registry/route.ts"
+import { decodeAt, joinPath as join } from "./registry/schemaPath.ts"
+import { errorMessage, isJsonObject } from "./registry/util.ts"
 import * as R from "./Route.ts"
-import { FamilySpec, RESPOND_KINDS, RouteSpec, type Respond } from "./schemas/routeSpec.ts"
+import { FamilySpec, RouteSpec, RouteSpecHead, type Respond } from "./schemas/routeSpec.ts"
 import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
 
 /**
@@ -45,108 +46,99 @@ export interface DecodedRoutes {
   readonly routes: ReadonlyArray<Route>
 }
 
-const firstIssue = (schema: Schema.Top, input: unknown, base: string): { path: string; message: string } | undefined => {
-  const result = decodeAt(schema as Schema.Codec<unknown, unknown>, input, base)
-  return Result.isFailure(result) ? result.failure : undefined
-}
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, message })
 
-const decodeMatch = (match: typeof RouteSpec.Type["match"], path: string): MatcherInput | InvalidRouteSpec => {
-  if (typeof match === "string") return match
+/** Decodes `input` under `schema`, failing with an `InvalidRouteSpec` at the first issue's path below `base`. */
+const decode = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, input: unknown, base: string): Result.Result<S["Type"], InvalidRouteSpec> =>
+  Result.mapError(decodeAt(schema, input, base), (issue) => invalid(issue.path, issue.message))
+
+const decodeMatch = (match: RouteSpec["match"], path: string): Result.Result<MatcherInput, InvalidRouteSpec> => {
+  if (typeof match === "string") return Result.succeed(match)
   const at = (field: string) => join(join(path, "match"), field)
-  if (match.url !== undefined && match.regex !== undefined) return invalid(at("regex"), "give either url or regex, not both")
+  if (match.url !== undefined && match.regex !== undefined) return Result.fail(invalid(at("regex"), "give either url or regex, not both"))
   let url: MatcherObject["url"]
   if (match.regex !== undefined) {
     try {
       url = new RegExp(match.regex)
     } catch (error) {
-      return invalid(at("regex"), `invalid regular expression: ${error instanceof Error ? error.message : String(error)}`)
+      return Result.fail(invalid(at("regex"), `invalid regular expression: ${errorMessage(error)}`))
     }
   } else if (match.url !== undefined) {
     url = match.url
   } else {
-    return invalid(join(path, "match"), "a matcher object needs url or regex")
+    return Result.fail(invalid(join(path, "match"), "a matcher object needs url or regex"))
   }
-  return { method: match.method, url, query: match.query, headers: match.headers, body: match.json }
+  return Result.succeed({ method: match.method, url, query: match.query, headers: match.headers, body: match.json })
 }
 
 const decodeBase64 = (text: string): Uint8Array | undefined => {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text.replace(/\s+/g, "")) ) return undefined
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text.replace(/\s+/g, ""))) return undefined
   return new Uint8Array(Buffer.from(text, "base64"))
 }
 
-const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, SimnetError> => {
-  if (!isObject(json)) return Effect.fail(invalid(path || "$", "a route spec is a JSON object"))
-  if ("family" in json) {
-    const issue = firstIssue(FamilySpec, json, path)
-    if (issue !== undefined) return Effect.fail(invalid(issue.path, issue.message))
-    const name = json.family as string
-    const factory = context.families?.get(name)
-    if (factory === undefined) {
-      const known = [...(context.families?.keys() ?? [])].sort()
-      return Effect.fail(invalid(join(path, "family"), `unknown family "${name}"; known families: ${known.join(", ") || "(none)"}`))
-    }
-    return Effect.try({
-      try: () => factory(json as FamilySpec),
-      catch: (error) =>
-        error instanceof InvalidRouteSpec
-          ? invalid(path === "" ? error.path : `${path}.${error.path}`, error.message)
-          : invalid(join(path, "family"), `the ${name} family failed: ${String(error)}`)
-    })
+const decodeFamily = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, SimnetError> => {
+  const decoded = decode(FamilySpec, json, path)
+  if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
+  const spec = decoded.success
+  const factory = context.families?.get(spec.family)
+  if (factory === undefined) {
+    const known = [...(context.families?.keys() ?? [])].sort()
+    return Effect.fail(invalid(join(path, "family"), `unknown family "${spec.family}"; known families: ${known.join(", ") || "(none)"}`))
   }
-  const respond = json.respond
-  if (!isObject(respond)) return Effect.fail(invalid(join(path, "respond"), "respond must be an object with a kind"))
-  if (typeof respond.kind !== "string" || !(RESPOND_KINDS as ReadonlyArray<string>).includes(respond.kind)) {
-    return Effect.fail(
-      invalid(join(join(path, "respond"), "kind"), `unknown kind ${JSON.stringify(respond.kind)}; expected one of ${RESPOND_KINDS.join(", ")}`)
-    )
-  }
-  const issue = firstIssue(RouteSpec, json, path)
-  if (issue !== undefined) return Effect.fail(invalid(issue.path, issue.message))
-  const spec = json as RouteSpec
+  return Effect.succeed(factory(spec))
+}
+
+const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effect.Effect<Route, SimnetError> => {
+  const head = decode(RouteSpecHead, json, path)
+  if (Result.isFailure(head)) return Effect.fail(head.failure)
+  const decoded = decode(RouteSpec, json, path)
+  if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
+  const spec = decoded.success
   const match = decodeMatch(spec.match, path)
-  if (match instanceof InvalidRouteSpec) return Effect.fail(match)
+  if (Result.isFailure(match)) return Effect.fail(match.failure)
   const options: R.RouteOptions = {
     id: spec.id,
     times: spec.times,
     priority: spec.priority,
-    delay: spec.delayMs === undefined ? undefined : spec.delayMs,
+    delay: spec.delayMs,
     source: context.source ?? "fixture"
   }
-  const r = spec.respond
+  const r: Respond = spec.respond
   const at = (field: string) => join(join(path, "respond"), field)
   switch (r.kind) {
     case "text":
-      return Effect.succeed([R.text(match, r.body, { ...options, contentType: r.contentType, status: r.status, headers: r.headers })])
+      return Effect.succeed(R.text(match.success, r.body, { ...options, contentType: r.contentType, status: r.status, headers: r.headers }))
     case "bytes": {
       const bytes = decodeBase64(r.base64)
       if (bytes === undefined) return Effect.fail(invalid(at("base64"), "not valid base64"))
-      return Effect.succeed([R.bytes(match, bytes, { ...options, contentType: r.contentType, status: r.status, headers: r.headers })])
+      return Effect.succeed(R.bytes(match.success, bytes, { ...options, contentType: r.contentType, status: r.status, headers: r.headers }))
     }
     case "status":
-      return Effect.succeed([R.status(match, r.status, { ...options, headers: r.headers, body: r.body })])
+      return Effect.succeed(R.status(match.success, r.status, { ...options, headers: r.headers, body: r.body }))
     case "handler": {
       const handler = context.handlers?.get(r.name)
       if (handler === undefined) {
         const known = [...(context.handlers?.keys() ?? [])].sort()
         return Effect.fail(invalid(at("name"), `no handler named "${r.name}"; registered handlers: ${known.join(", ") || "(none)"}`))
       }
-      return Effect.succeed([R.handler(match, handler, options)])
+      return Effect.succeed(R.handler(match.success, handler, options))
     }
     case "fault":
-      return Effect.succeed([R.fault(match, r.fault, options)])
+      return Effect.succeed(R.fault(match.success, r.fault, options))
     case "loopback":
-      return Effect.succeed([R.loopback(match, options)])
+      return Effect.succeed(R.loopback(match.success, options))
     case "jsonSchema":
     case "mcp": {
       const decoder = context.kinds?.get(r.kind)
       if (decoder === undefined) return Effect.fail(invalid(at("kind"), `kind "${r.kind}" is not available in this network`))
-      return Effect.map(decoder(match, r, options, path), (route) => [route])
+      return decoder(match.success, r, options, path)
     }
   }
+}
+
+const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, SimnetError> => {
+  if (!isJsonObject(json)) return Effect.fail(invalid(path || "$", "a route spec is a JSON object"))
+  return "family" in json ? decodeFamily(json, path, context) : Effect.map(decodeRoute(json, path, context), (route) => [route])
 }
 
 /**
@@ -159,7 +151,7 @@ export const decodeRouteSpecs = (json: unknown, context: DecodeContext = {}): Ef
   return Effect.map(
     Effect.forEach(items, (item, i) =>
       Effect.map(decodeOne(item, base(i), context), (routes) =>
-        base(i) === "" ? routes : routes.map((route) => ({ ...route, specPath: base(i) })))),
+        base(i) === "" ? routes : routes.map((route) => withFields(route, { specPath: base(i) })))),
     (decoded) => ({ routes: decoded.flat() })
   )
 }

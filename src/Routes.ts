@@ -1,19 +1,22 @@
 /**
  * Route families: the routes a real app calls at startup, as plain routes a test can override
  * one by one (the latest registration wins). Each is usable from code (`Routes.models()`) and
- * from a fixture (`{ "family": "models", "baseUrl": "..." }`).
+ * from a fixture (`{ "family": "models", "baseUrl": "..." }`). Families never throw: a bad
+ * argument is refused, naming the field, when the routes are registered.
  */
-import type { Route } from "./internal/types.ts"
-import type { DecodeContext, FamilyFactory } from "./RouteSpec.ts"
-import { FAMILIES as SCHEMA_FAMILIES, jsonSchemaKind, openapi } from "./routes/families.ts"
-import { openaiRoutes, type OpenAiRoutesOptions } from "./routes/openai.ts"
-import { codesearch, websearch } from "./mcp-route/families.ts"
-import { mcpKind } from "./mcp-route/spec.ts"
-
-export { account, installation, models, openapi, share, skills } from "./routes/families.ts"
-export type { OpenAiRoutesOptions } from "./routes/openai.ts"
+export { account } from "./routes/families/account.ts"
+export { defaultDecodeContext, FAMILIES } from "./routes/families/index.ts"
+export { installation } from "./routes/families/installation.ts"
 export { codesearch, EXA_URL, mcpFromConfig, websearch } from "./mcp-route/families.ts"
 export type { McpConfigEntry, McpConfigRoutes, NotSimulated, SearchOptions, SearchResult } from "./mcp-route/families.ts"
+export { models } from "./routes/families/models.ts"
+export { share } from "./routes/families/share.ts"
+export { skillFileText, skills } from "./routes/families/skills.ts"
+export type { OpenAiRoutesOptions } from "./routes/openai.ts"
+export { openapi } from "./routes/openapi.ts"
+
+import type { Route } from "./registry/route.ts"
+import { openaiRoutes, type OpenAiRoutesOptions } from "./routes/openai.ts"
 
 /**
  * The OpenAI-compatible model API: `POST {base}/chat/completions` (streaming and not) and
@@ -25,24 +28,4 @@ export type { McpConfigEntry, McpConfigRoutes, NotSimulated, SearchOptions, Sear
  * network.llm.enqueue({ steps: [[{ type: "text", content: "Hello!" }]] })
  * const client = new OpenAI({ apiKey: "sk-test", fetch: network.fetch })
  */
-export const openai = (options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> =>
-  openaiRoutes((context) => context.llm, options)
-
-/**
- * Every family a fixture can name, by name.
- */
-export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, FamilyFactory>([
-  ...SCHEMA_FAMILIES,
-  ["openai", (spec) => openai({ baseUrl: spec.baseUrl })],
-  ["openapi", (spec) => openapi(spec.document, { baseUrl: spec.baseUrl })],
-  ["websearch", () => websearch()],
-  ["codesearch", () => codesearch()]
-])
-
-/**
- * What RouteSpec JSON can refer to by default: every family, and the `jsonSchema` kind.
- */
-export const defaultDecodeContext: DecodeContext = {
-  families: FAMILIES,
-  kinds: new Map([["jsonSchema", jsonSchemaKind], ["mcp", mcpKind]])
-}
+export const openai = (options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> => openaiRoutes(options)

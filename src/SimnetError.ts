@@ -40,15 +40,74 @@ export class UnregisteredRequest extends Schema.TaggedError<UnregisteredRequest>
 }
 
 /**
- * A route specification (JSON or code) that cannot be registered. `path` is the JSON path of the
- * offending field, such as `[2].match.regex`. The registry is left exactly as it was. The
- * simulated model refuses a bad LLM script, rule or driver command with it too (`path` such as
- * `steps[0][1].status` or `options.times`), leaving its queue and rules as they were.
+ * A route (RouteSpec JSON or a route built in code) that cannot be registered. `path` is the JSON
+ * path of the offending field, such as `[2].match.regex`. The registry is left exactly as it was.
  */
 export class InvalidRouteSpec extends Schema.TaggedError<InvalidRouteSpec>()("InvalidRouteSpec", {
   path: Schema.String,
   message: Schema.String
 }) {}
+
+/**
+ * What the simulated model was handed: a script, a rule, a driver command, or an option of the
+ * provider.
+ */
+export const LlmInputKind = Schema.Literals(["script", "rule", "driver command", "provider option"])
+export type LlmInputKind = typeof LlmInputKind.Type
+
+/**
+ * Input the simulated model refuses: a bad LLM script, rule or driver command. `path` names the
+ * field (`steps[0][1].status`, `options.times`); the queue and the rules are left as they were.
+ */
+export class InvalidLlmInput extends Schema.TaggedError<InvalidLlmInput>()("InvalidLlmInput", {
+  input: LlmInputKind,
+  path: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `simnet: invalid LLM ${this.input} at ${this.path}: ${this.detail}`
+  }
+}
+
+/**
+ * A network option that cannot be used (`logLimit: -1`, say). `option` names it; nothing is built.
+ */
+export class InvalidNetworkOption extends Schema.TaggedError<InvalidNetworkOption>()("InvalidNetworkOption", {
+  option: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `simnet: invalid network option ${this.option}: ${this.detail}`
+  }
+}
+
+/**
+ * A fixture file that cannot be read: missing, a directory, not permitted. `file` is the path as
+ * given.
+ */
+export class FixtureUnreadable extends Schema.TaggedError<FixtureUnreadable>()("FixtureUnreadable", {
+  file: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `simnet: cannot read fixture ${this.file}: ${this.reason}`
+  }
+}
+
+/**
+ * A fixture file that is not JSON. `line` and `column` (from 1) point at the first character the
+ * JSON parser could not take.
+ */
+export class FixtureNotJson extends Schema.TaggedError<FixtureNotJson>()("FixtureNotJson", {
+  file: Schema.String,
+  line: Schema.Number,
+  column: Schema.Number,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `simnet: fixture ${this.file} is not JSON at line ${this.line}, column ${this.column}: ${this.detail}`
+  }
+}
 
 /**
  * A generated value that does not decode under the production schema it was generated for.
@@ -115,13 +174,40 @@ export class RouteFailed extends Schema.TaggedError<RouteFailed>()("RouteFailed"
 }) {}
 
 /**
- * Every error the simulated network raises for a request.
+ * Every typed error simnet raises: for a request, a registration, a fixture, an option or the
+ * simulated model's input.
  */
 export type SimnetError =
   | UnregisteredRequest
   | InvalidRouteSpec
+  | InvalidLlmInput
+  | InvalidNetworkOption
+  | FixtureUnreadable
+  | FixtureNotJson
   | GeneratedValueRejected
   | LoopbackDenied
   | UnmatchedLlmRequest
   | NoScriptQueued
   | RouteFailed
+  | InvocationNotPending
+
+const TAGS: ReadonlySet<string> = new Set([
+  "UnregisteredRequest",
+  "InvalidRouteSpec",
+  "InvalidLlmInput",
+  "InvalidNetworkOption",
+  "FixtureUnreadable",
+  "FixtureNotJson",
+  "GeneratedValueRejected",
+  "LoopbackDenied",
+  "UnmatchedLlmRequest",
+  "NoScriptQueued",
+  "RouteFailed",
+  "InvocationNotPending"
+] satisfies ReadonlyArray<SimnetError["_tag"]>)
+
+/**
+ * Whether a value is one of simnet's typed errors (by its `_tag`).
+ */
+export const isSimnetError = (u: unknown): u is SimnetError =>
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && TAGS.has(u._tag) && u instanceof Error

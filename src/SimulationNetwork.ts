@@ -4,24 +4,25 @@
  * builds its own `FetchHttpClient.layer` is simulated too). Code that is not written in Effect
  * calls `SimulationNetwork.start()` and hands `handle.fetch` to its SDK.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
-import { makeFetch, makeHttpClient } from "./internal/adapters.ts"
-import { Network, type RouteInfo } from "./internal/network.ts"
-import { normalizeRunSeed } from "./internal/seed.ts"
-import type { Route } from "./internal/types.ts"
-import type { RequestCounters, RequestRecord } from "./RequestLog.ts"
-import type { Handler } from "./Route.ts"
-import { decodeRouteSpecs } from "./RouteSpec.ts"
-import { defaultDecodeContext } from "./Routes.ts"
-import type { SimulatedProvider } from "./provider/SimulatedProvider.ts"
-import type { LlmScript } from "./schemas/llmScript.ts"
-import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
-import { makeMcpServers, type McpServers, type McpServerView } from "./mcp-route/state.ts"
 import type { McpServerDefinition } from "./mcp-route/definitions.ts"
+import { McpServers, type McpServersApi, type McpServerView } from "./mcp-route/state.ts"
+import { SimulatedProvider, type SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
+import { makeFetch } from "./registry/fetch.ts"
+import { makeHttpClient } from "./registry/httpClient.ts"
+import { Network, type RouteInfo } from "./registry/network.ts"
+import type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
+import { isRoute, type Route } from "./registry/route.ts"
+import { normalizeRunSeed } from "./registry/seed.ts"
+import type { Handler } from "./Route.ts"
+import { defaultDecodeContext } from "./routes/families/index.ts"
+import { decodeRouteSpecs } from "./RouteSpec.ts"
+import type { LlmScript } from "./schemas/llmScript.ts"
+import { InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
 
-export type { RouteInfo } from "./internal/network.ts"
+export type { RouteInfo } from "./registry/network.ts"
 
 /**
  * Options for a new network.
@@ -57,7 +58,7 @@ export interface SimulationNetworkApi {
   /** The run seed, as a number. */
   readonly seed: number
   /** Registers one route or a batch, all or nothing; succeeds with the ids given. */
-  readonly register: (routes: Route | Iterable<Route>) => Effect.Effect<ReadonlyArray<string>, SimnetError>
+  readonly register: (routes: Route | ReadonlyArray<Route>) => Effect.Effect<ReadonlyArray<string>, SimnetError>
   /**
    * Decodes RouteSpec JSON (one spec, an array, or a family reference) and registers it. The
    * routes' `source` in the log is "code" unless told (the control endpoint says "control").
@@ -77,59 +78,81 @@ export interface SimulationNetworkApi {
   readonly counters: Effect.Effect<RequestCounters>
   /** Routes, log and counters at this moment. */
   readonly snapshot: Effect.Effect<NetworkSnapshot>
-  /** Removes every route and ends the model's pending invocations; later requests fail closed. */
+  /**
+   * Removes every route and, when the network built its own model, resets it (ending its pending
+   * invocations); later requests fail closed.
+   */
   readonly close: Effect.Effect<void>
   /** Routes never used (like undici's `pendingInterceptors`). */
   readonly unused: Effect.Effect<ReadonlyArray<RouteInfo>>
   /** Reproduces the body a seeded (`jsonSchema`) route served for a logged request. */
   readonly regenerate: (record: RequestRecord) => Effect.Effect<string, SimnetError>
   /** The simulated model behind `Routes.openai`: script queue, rules, log, counters, driver. */
-  readonly llm: SimulatedProvider
-  /** The MCP servers (`Route.mcp` and the MCP families) by route id: definitions, sessions, counts per tool, updates. */
-  readonly mcp: McpServers
+  readonly llm: SimulatedProviderApi
+  /**
+   * The MCP servers of `Route.mcp` and the MCP families, by route id: definitions, sessions,
+   * counts per tool, and changes while the app runs. Reset with the network.
+   */
+  readonly mcp: McpServersApi
   /** A WHATWG `fetch` answering from this network. */
   readonly fetch: typeof globalThis.fetch
   /** An Effect `HttpClient` answering from this network. */
   readonly httpClient: HttpClient.HttpClient
 }
 
-const toArray = (routes: Route | Iterable<Route>): ReadonlyArray<Route> =>
-  Symbol.iterator in (routes as object) ? Array.from(routes as Iterable<Route>) : [routes as Route]
-
 const pathsFor = (routes: ReadonlyArray<Route>, batch: boolean): ReadonlyArray<string> =>
   routes.map((route, i) => route.specPath ?? (batch ? `[${i}]` : ""))
 
+/** The first element of a batch that is not a route (say `undefined` or a bare object), refused at its index. */
+const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRouteSpec | undefined => {
+  const i = routes.findIndex((route) => !isRoute(route))
+  if (i === -1) return undefined
+  return new InvalidRouteSpec({
+    path: batch ? `[${i}]` : "$",
+    message: `not a route (got ${routes[i] === null ? "null" : typeof routes[i]}); build routes with Route.* or Routes.*`
+  })
+}
+
 /**
- * Builds a network with the services of the current context (its `Clock` among them).
+ * Builds a network with the services of the current context (its `Clock` among them). The
+ * network's simulated model is the `SimulatedProvider` of the context when there is one (say from
+ * `SimulatedProvider.layer()`), else a new one.
  */
 export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetworkApi, SimnetError> =>
   Effect.gen(function*() {
     const context = yield* Effect.context<never>()
     const logLimit = options.logLimit ?? 10_000
-    if (!Number.isInteger(logLimit) || logLimit < 0) {
-      return yield* new InvalidRouteSpec({ path: "logLimit", message: `logLimit must be a whole number of at least 0, got ${logLimit}` })
+    if (typeof logLimit !== "number" || !Number.isInteger(logLimit) || logLimit < 0) {
+      return yield* new InvalidNetworkOption({ option: "logLimit", detail: `must be a whole number of at least 0, got ${String(logLimit)}` })
     }
-    const network = new Network(normalizeRunSeed(options.seed), logLimit, context)
+    const provided = yield* Effect.serviceOption(SimulatedProvider)
+    const llm = Option.isSome(provided) ? provided.value : SimulatedProvider.make({ logLimit })
+    const mcp = McpServers.make((id) => {
+      const entry = network.registry.entries.get(id)
+      return entry === undefined ? undefined : { identity: entry.identity, route: entry.route }
+    })
+    const services = Context.make(SimulatedProvider, llm).pipe(Context.add(McpServers, mcp))
+    const network: Network = new Network(normalizeRunSeed(options.seed), logLimit, context, services as Context.Context<never>)
     const initial = options.routes === undefined ? [] : Array.from(options.routes)
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
     const enqueue = (script: LlmScript, i: number) =>
       Effect.try({
-        try: () => network.llm.enqueue(script),
+        try: () => llm.enqueue(script),
         catch: (error) =>
-          error instanceof InvalidRouteSpec
-            ? new InvalidRouteSpec({ path: `llm[${i}].${error.path}`, message: error.message })
-            : new InvalidRouteSpec({ path: `llm[${i}]`, message: String(error) })
+          error instanceof InvalidLlmInput
+            ? new InvalidLlmInput({ input: "script", path: `llm[${i}]${error.path === "$" ? "" : `.${error.path}`}`, detail: error.detail })
+            : new InvalidLlmInput({ input: "script", path: `llm[${i}]`, detail: String(error) })
       })
-    const registerInitial = Effect.andThen(
-      network.register(initial, pathsFor(initial, true)),
-      Effect.forEach(scripts, enqueue, { discard: true })
-    )
+    const register = (routes: Route | ReadonlyArray<Route>) =>
+      Effect.suspend(() => {
+        const batch = Array.isArray(routes)
+        const list: ReadonlyArray<Route> = batch ? routes : [routes as Route]
+        const refused = notARoute(list, batch)
+        return refused === undefined ? network.register(list, pathsFor(list, batch)) : Effect.fail(refused)
+      })
+    const registerInitial = Effect.andThen(register(initial), Effect.forEach(scripts, enqueue, { discard: true }))
     yield* registerInitial
-    const register = (routes: Route | Iterable<Route>) => {
-      const batch = toArray(routes)
-      return network.register(batch, pathsFor(batch, Symbol.iterator in (routes as object)))
-    }
     return {
       seed: network.runSeed,
       register,
@@ -138,9 +161,10 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
           network.register(decoded.routes, pathsFor(decoded.routes, false))),
       unregister: (id) => Effect.sync(() => network.registry.remove(id)),
       reset: Effect.suspend(() => {
-        for (const entry of network.registry.entries.values()) entry.route.state?.reset()
         network.registry.clear()
         network.clearState()
+        llm.reset()
+        mcp.reset()
         return Effect.asVoid(registerInitial)
       }),
       routes: Effect.sync(() => network.routes()),
@@ -157,10 +181,12 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {
         network.registry.clear()
-        network.llm.reset()
+        mcp.reset()
+        // A provider handed in through the context belongs to its giver, who may hand it on.
+        if (Option.isNone(provided)) llm.reset()
       }),
-      llm: network.llm,
-      mcp: makeMcpServers((id) => network.registry.entries.get(id)?.route.state),
+      llm,
+      mcp,
       fetch: makeFetch(network),
       httpClient: makeHttpClient(network)
     } satisfies SimulationNetworkApi
@@ -173,14 +199,14 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
 export interface NetworkHandle {
   readonly network: SimulationNetworkApi
   readonly fetch: typeof globalThis.fetch
-  readonly llm: SimulatedProvider
+  readonly llm: SimulatedProviderApi
   /** The MCP servers by route id, as `SimulationNetworkApi.mcp` with a promise from `update`. */
   readonly mcp: {
     readonly get: (id: string) => McpServerView | undefined
     readonly counts: (id: string) => Readonly<Record<string, number>>
     readonly update: (id: string, change: (current: McpServerDefinition) => McpServerDefinition) => Promise<void>
   }
-  readonly register: (routes: Route | Iterable<Route>) => Promise<ReadonlyArray<string>>
+  readonly register: (routes: Route | ReadonlyArray<Route>) => Promise<ReadonlyArray<string>>
   readonly registerSpec: (json: unknown) => Promise<ReadonlyArray<string>>
   readonly unregister: (id: string) => boolean
   readonly log: () => ReadonlyArray<RequestRecord>
@@ -231,8 +257,8 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       fetch: network.fetch,
       llm: network.llm,
       mcp: {
-        get: network.mcp.get,
-        counts: network.mcp.counts,
+        get: (id) => network.mcp.get(id),
+        counts: (id) => network.mcp.counts(id),
         update: (id, change) => run(network.mcp.update(id, change))
       },
       register: (routes) => run(network.register(routes)),

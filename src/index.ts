@@ -1,6 +1,7 @@
 /**
  * simnet: a simulated network for Effect apps and their tests.
  */
+export * as Fixture from "./Fixture.ts"
 export * as Route from "./Route.ts"
 export * as Routes from "./Routes.ts"
 export * as RouteSpec from "./RouteSpec.ts"
@@ -8,20 +9,26 @@ export * as Schemas from "./schemas/index.ts"
 export * from "./SimnetError.ts"
 export { SimulationNetwork } from "./SimulationNetwork.ts"
 export type { NetworkHandle, NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./SimulationNetwork.ts"
-export type { RequestCounters, RequestRecord } from "./RequestLog.ts"
-export type { McpServers, McpServerView, McpSession } from "./mcp-route/state.ts"
-export { SimulatedProvider } from "./provider/SimulatedProvider.ts"
+export type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
+export { SimulatedProvider, SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
+export { McpServers, McpServersApi } from "./mcp-route/state.ts"
+export type { McpServerView, McpSession } from "./mcp-route/state.ts"
 export type {
+  DriverFinish,
   LlmAnswer,
   LlmBehaviour,
   LlmFailure,
+  LlmInvocation,
   LlmInvocationNotice,
   LlmLogEntry,
   LlmMatch,
+  LlmReply,
   LlmRequest,
+  LlmRule,
   LlmRuleOptions,
   PendingInvocation,
+  ProviderOptions,
   StreamFault
 } from "./provider/SimulatedProvider.ts"
-export type { LlmScript, LlmAction, LlmDriverItem } from "./schemas/llmScript.ts"
-export { decodeFixture, loadFixture, type Fixture } from "./Fixture.ts"
+export type { LlmAction, LlmDriverItem, LlmScript } from "./schemas/llmScript.ts"
+export { decodeFixture, loadFixture } from "./Fixture.ts"

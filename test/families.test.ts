@@ -3,22 +3,21 @@ import { Duration, Effect, Schema } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
-import { SimulationNetwork } from "../src/SimulationNetwork.ts"
-import * as Routes from "../src/routes/families.ts"
-import { jsonSchemaKind } from "../src/routes/families.ts"
-import * as Route from "../src/Route.ts"
-import { decodeRouteSpecs } from "../src/RouteSpec.ts"
-import * as Account from "../src/schemas/account.ts"
-import * as Installation from "../src/schemas/installation.ts"
-import { Catalog } from "../src/schemas/models.ts"
-import * as Share from "../src/schemas/share.ts"
-import { SkillIndex } from "../src/schemas/skills.ts"
-import type { InvalidRouteSpec } from "../src/SimnetError.ts"
+import { Route, Routes, RouteSpec, Schemas, SimulationNetwork, type InvalidRouteSpec } from "simnet"
+
+const { Account, Installation, Share } = Schemas
+const { Catalog } = Schemas.Models
+const { SkillIndex } = Schemas.Skills
+const { decodeRouteSpecs } = RouteSpec
 
 const decodeJson = <S extends Schema.Codec<any, any>>(schema: S) => (response: HttpClientResponse.HttpClientResponse) =>
   HttpClientResponse.filterStatusOk(response).pipe(Effect.flatMap(HttpClientResponse.schemaBodyJson(schema)))
 
-const context = { families: Routes.FAMILIES, kinds: new Map([["jsonSchema", jsonSchemaKind]]) }
+const context = Routes.defaultDecodeContext
+
+/** The error registering `routes` fails with (a family never throws; it is refused at registration). */
+const registrationError = (routes: ReadonlyArray<Route.Route>) =>
+  Effect.runPromise(Effect.flip(Effect.flatMap(SimulationNetwork.make(), (network) => network.register(routes))))
 
 describe("Routes.models", () => {
   it.effect("answers the models.dev catalog through HttpClient, decoding under the full schema", () =>
@@ -111,8 +110,9 @@ describe("Routes.account", () => {
       expect(granted.access_token).toMatch(/^at_/)
     }).pipe(Effect.provide(SimulationNetwork.layer({ routes: Routes.account(base) }))))
 
-  it("needs a base URL", () => {
-    expect(() => Routes.account("")).toThrow(/needs a baseUrl/)
+  it("needs a base URL: the family does not throw, and registering it is refused at baseUrl", async () => {
+    const routes = Routes.account("")
+    expect(await registrationError(routes)).toMatchObject({ _tag: "InvalidRouteSpec", path: "[0].baseUrl", message: expect.stringMatching(/needs a baseUrl/) })
   })
 })
 
@@ -358,22 +358,20 @@ describe("Routes.openapi", () => {
     expect(urls(doc("/api/v1/"), "https://mock.example.com/")).toEqual(["GET https://mock.example.com/api/v1/pets"])
     expect(urls(doc("https://petstore.io/v2"), "https://mock.example.com/base")).toEqual(["GET https://mock.example.com/base/pets"])
     expect(urls(doc("https://petstore.io/{version}"))).toEqual(["GET https://petstore.io/v2/pets"])
-    expect(() => urls(doc("/api/v1"))).toThrow(/needs a baseUrl/)
+    expect(await registrationError(Routes.openapi(doc("/api/v1")))).toMatchObject({ path: "[0].openapi#/servers/0/url", message: expect.stringMatching(/needs a baseUrl/) })
     const handle = await SimulationNetwork.start({ routes: Routes.openapi(doc("https://petstore.io/v1"), { baseUrl: "https://mock.example.com" }) })
     expect((await handle.fetch("https://mock.example.com/v1/pets")).status).toBe(204)
   })
 
-  it("a schema that does not convert names its pointer in the document", () => {
+  it("a schema that does not convert names its pointer in the document when registered", async () => {
     const bad = {
       openapi: "3.1.0",
       paths: { "/x": { get: { responses: { "200": { content: { "application/json": { schema: { type: "array", contains: { type: "string" } } } } } } } } }
     }
-    expect(() => Routes.openapi(bad, { baseUrl: "https://x.example.com" })).toThrow(
-      expect.objectContaining({
-        _tag: "InvalidRouteSpec",
-        path: "openapi#/paths/~1x/get/responses/200/content/application~1json/schema/contains",
-        message: expect.stringContaining("contains")
-      })
-    )
+    expect(await registrationError(Routes.openapi(bad, { baseUrl: "https://x.example.com" }))).toMatchObject({
+      _tag: "InvalidRouteSpec",
+      path: "[0].openapi#/paths/~1x/get/responses/200/content/application~1json/schema/contains",
+      message: expect.stringContaining("contains")
+    })
   })
 })

@@ -7,11 +7,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
-import { SimulationNetwork } from "../src/SimulationNetwork.ts"
-import * as Routes from "../src/routes/families.ts"
-import * as Route from "../src/Route.ts"
+import { Route, Routes, Schemas, SimulationNetwork } from "simnet"
 import { fromJsonSchema } from "../src/schemas/jsonSchemaDocument.ts"
-import { NAMED_SCHEMAS } from "../src/schemas/registry.ts"
+
+const { NAMED_SCHEMAS } = Schemas
 import { Result } from "effect"
 
 const update = process.env.SIMNET_UPDATE_GOLDEN === "1"

@@ -1,13 +1,11 @@
 import { createOpenAI } from "@ai-sdk/openai"
 import { APICallError, generateText, jsonSchema, stepCountIs, streamText, tool } from "ai"
 import { describe, expect, it } from "vitest"
-import { SimulatedProvider } from "../src/provider/SimulatedProvider.ts"
-import { openaiRoutes } from "../src/routes/openai.ts"
-import { SimulationNetwork } from "../src/SimulationNetwork.ts"
+import { Routes, SimulationNetwork } from "simnet"
 
 const setup = async () => {
-  const llm = new SimulatedProvider()
-  const handle = await SimulationNetwork.start({ routes: openaiRoutes(llm) })
+  const handle = await SimulationNetwork.start({ routes: Routes.openai() })
+  const llm = handle.llm
   const openai = createOpenAI({ apiKey: "sk-test", fetch: handle.fetch })
   return { llm, openai }
 }

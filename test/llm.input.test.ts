@@ -1,23 +1,19 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Fiber } from "effect"
+import { Duration, Effect, Fiber, Layer } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
-import type { LlmBehaviour, LlmMatch, LlmRuleOptions } from "../src/provider/SimulatedProvider.ts"
-import { SimulatedProvider } from "../src/provider/SimulatedProvider.ts"
-import { openaiRoutes } from "../src/routes/openai.ts"
-import type { LlmScript } from "../src/schemas/llmScript.ts"
-import { InvalidRouteSpec } from "../src/SimnetError.ts"
-import { SimulationNetwork } from "../src/SimulationNetwork.ts"
+import type { LlmBehaviour, LlmMatch, LlmRuleOptions, LlmScript } from "simnet"
+import { InvalidLlmInput, Routes, SimulatedProvider, SimulationNetwork } from "simnet"
 
-/** The error `f` throws, which must be an `InvalidRouteSpec`. */
-const refusal = (f: () => unknown): InvalidRouteSpec => {
+/** The error `f` throws, which must be an `InvalidLlmInput`. */
+const refusal = (f: () => unknown): InvalidLlmInput => {
   try {
     f()
   } catch (error) {
-    expect(error).toBeInstanceOf(InvalidRouteSpec)
-    return error as InvalidRouteSpec
+    expect(error).toBeInstanceOf(InvalidLlmInput)
+    return error as InvalidLlmInput
   }
-  throw new Error("expected an InvalidRouteSpec to be thrown")
+  throw new Error("expected an InvalidLlmInput to be thrown")
 }
 
 /** Input a type-checked caller could not write, as untyped JavaScript or JSON would hand it over. */
@@ -35,7 +31,7 @@ const ask = (content: string) =>
     (response) => Effect.map(response.json, (body) => ({ status: response.status, body: body as any }))
   )
 
-describe("enqueue decodes its script and refuses bad input with InvalidRouteSpec, leaving the queue as it was", () => {
+describe("enqueue decodes its script and refuses bad input with InvalidLlmInput, leaving the queue as it was", () => {
   const cases: ReadonlyArray<readonly [string, unknown, string, string]> = [
     ["steps that are not an array", { steps: "nope" }, "steps", "Expected array"],
     ["a tool call without input", { steps: [[{ type: "tool_call", name: "f", input: undefined }]] }, "steps[0][0].input", "JSON"],
@@ -48,7 +44,7 @@ describe("enqueue decodes its script and refuses bad input with InvalidRouteSpec
   ]
   for (const [name, script, path, message] of cases) {
     it(`${name}: refused at ${path}`, () => {
-      const llm = new SimulatedProvider()
+      const llm = SimulatedProvider.make()
       llm.enqueue(text("kept"))
       const error = refusal(() => llm.enqueue(untyped<LlmScript>(script)))
       expect(error.path).toBe(path)
@@ -59,7 +55,7 @@ describe("enqueue decodes its script and refuses bad input with InvalidRouteSpec
   }
 
   it.effect("a refused script is never answered: the queued one still serves the next call", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.enqueue(text("kept"))
     refusal(() => llm.enqueue(untyped<LlmScript>({ steps: "nope" })))
     return Effect.gen(function*() {
@@ -67,11 +63,11 @@ describe("enqueue decodes its script and refuses bad input with InvalidRouteSpec
       expect(first.body.choices[0].message.content).toBe("kept")
       const second = yield* ask("hi")
       expect([second.status, second.body.error.code]).toEqual([500, "NoScriptQueued"])
-    }).pipe(Effect.provide(SimulationNetwork.layer({ routes: openaiRoutes(llm) })))
+    }).pipe(Effect.provide(SimulationNetwork.layer({ routes: Routes.openai() }).pipe(Layer.provide(Layer.succeed(SimulatedProvider, llm)))))
   })
 })
 
-describe("rule checks matcher, behaviour and options and refuses bad input with InvalidRouteSpec, leaving the rules as they were", () => {
+describe("rule checks matcher, behaviour and options and refuses bad input with InvalidLlmInput, leaving the rules as they were", () => {
   const respond: LlmBehaviour = { type: "respond", steps: [[{ type: "text", content: "ok" }]] }
   const cases: ReadonlyArray<readonly [string, unknown, unknown, unknown, string, string]> = [
     ["times 0", "any", respond, { times: 0 }, "options.times", "greater than or equal to 1"],
@@ -93,7 +89,7 @@ describe("rule checks matcher, behaviour and options and refuses bad input with 
   ]
   for (const [name, match, behaviour, options, path, message] of cases) {
     it(`${name}: refused at ${path}`, () => {
-      const llm = new SimulatedProvider()
+      const llm = SimulatedProvider.make()
       llm.rule("any", respond)
       const error = refusal(() => llm.rule(untyped<LlmMatch>(match), untyped<LlmBehaviour>(behaviour), untyped<LlmRuleOptions>(options)))
       expect(error.path).toBe(path)
@@ -105,7 +101,7 @@ describe("rule checks matcher, behaviour and options and refuses bad input with 
   }
 
   it("a rule id already taken is refused, so removeRule removes exactly one rule", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.rule("any", respond, { id: "mine" })
     const error = refusal(() => llm.rule({ model: "gpt-4o" }, respond, { id: "mine" }))
     expect(error.path).toBe("options.id")
@@ -118,7 +114,7 @@ describe("rule checks matcher, behaviour and options and refuses bad input with 
   })
 
   it("valid options are kept: latency as a Duration, times, a predicate matcher", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.rule({ where: (request) => request.stream, model: /gpt/ }, respond, { latency: "2 seconds", times: 3 })
     expect(llm.rules[0]).toMatchObject({ id: "rule_1", times: 3 })
     expect(Duration.toMillis(llm.rules[0].latency!)).toBe(2000)
@@ -126,20 +122,20 @@ describe("rule checks matcher, behaviour and options and refuses bad input with 
 })
 
 describe("driver fail checks its status", () => {
-  it.effect("a status outside 400–599 fails with InvalidRouteSpec at status and the invocation stays pending", () => {
-    const llm = new SimulatedProvider()
+  it.effect("a status outside 400–599 fails with InvalidLlmInput at status and the invocation stays pending", () => {
+    const llm = SimulatedProvider.make()
     llm.rule("any", { type: "drive" })
     return Effect.gen(function*() {
       const fiber = yield* Effect.forkChild(ask("a"))
       for (let i = 0; i < 100 && llm.pending.length === 0; i++) yield* Effect.yieldNow
       for (const status of [200, 600, 503.5]) {
         const error = yield* Effect.flip(llm.fail({ id: "inv_1", status }))
-        expect(error).toBeInstanceOf(InvalidRouteSpec)
-        expect((error as InvalidRouteSpec).path).toBe("status")
+        expect(error).toBeInstanceOf(InvalidLlmInput)
+        expect((error as InvalidLlmInput).path).toBe("status")
       }
       expect(llm.pending.map((invocation) => invocation.id)).toEqual(["inv_1"])
       yield* llm.fail({ id: "inv_1", status: 503 })
       expect((yield* Fiber.join(fiber)).status).toBe(503)
-    }).pipe(Effect.provide(SimulationNetwork.layer({ routes: openaiRoutes(llm) })))
+    }).pipe(Effect.provide(SimulationNetwork.layer({ routes: Routes.openai() }).pipe(Layer.provide(Layer.succeed(SimulatedProvider, llm)))))
   })
 })

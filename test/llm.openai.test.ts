@@ -1,15 +1,14 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import OpenAI from "openai"
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions"
 import { describe, expect, it } from "vitest"
-import { SimulatedProvider } from "../src/provider/SimulatedProvider.ts"
-import { openaiRoutes } from "../src/routes/openai.ts"
-import { ChatCompletion, ChatCompletionChunk, ModelList, OpenAiErrorBody } from "../src/schemas/openai.ts"
-import { SimulationNetwork } from "../src/SimulationNetwork.ts"
+import { Routes, Schemas, SimulatedProvider, SimulationNetwork } from "simnet"
+
+const { ChatCompletion, ChatCompletionChunk, ModelList, OpenAiErrorBody } = Schemas.OpenAi
 
 const setup = async (options: { readonly maxRetries?: number; readonly baseUrl?: string } = {}) => {
-  const llm = new SimulatedProvider()
-  const handle = await SimulationNetwork.start({ routes: openaiRoutes(llm, { baseUrl: options.baseUrl }) })
+  const handle = await SimulationNetwork.start({ routes: Routes.openai({ baseUrl: options.baseUrl }) })
+  const llm = handle.llm
   const client = new OpenAI({
     apiKey: "sk-test",
     fetch: handle.fetch,
@@ -343,9 +342,10 @@ describe("the openai SDK against the simulated model", () => {
     expect(Schema.is(ModelList)({ object: "list", data: models.data })).toBe(true)
   })
 
-  it("finds its provider per request when given a function instead of an instance", async () => {
-    const llm = new SimulatedProvider()
-    const handle = await SimulationNetwork.start({ routes: openaiRoutes(() => llm) })
+  it("answers from the SimulatedProvider of the network's context when one is provided", async () => {
+    const llm = SimulatedProvider.make()
+    const network = await Effect.runPromise(SimulationNetwork.make({ routes: Routes.openai() }).pipe(Effect.provideService(SimulatedProvider, llm)))
+    const handle = { fetch: network.fetch }
     llm.enqueue({ steps: [[{ type: "text", content: "found" }]] })
     const client = new OpenAI({ apiKey: "sk-test", fetch: handle.fetch, maxRetries: 0 })
     const completion = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "x" }] })

@@ -1,13 +1,10 @@
 import { getEventListeners } from "node:events"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Queue } from "effect"
+import { Effect, Fiber, Layer, Queue } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { TestClock } from "effect/testing"
-import { SimulatedProvider } from "../src/provider/SimulatedProvider.ts"
-import { openaiRoutes } from "../src/routes/openai.ts"
-import { InvalidRouteSpec, InvocationNotPending, RouteFailed } from "../src/SimnetError.ts"
-import { SimulationNetwork } from "../src/SimulationNetwork.ts"
+import { InvalidLlmInput, InvocationNotPending, RouteFailed, Routes, SimulatedProvider, SimulationNetwork, type SimulatedProviderApi } from "simnet"
 
 const url = "https://api.openai.com/v1/chat/completions"
 
@@ -55,11 +52,12 @@ const settle = (done: () => boolean) =>
     expect(done()).toBe(true)
   })
 
-const withNetwork = (llm: SimulatedProvider) => Effect.provide(SimulationNetwork.layer({ routes: openaiRoutes(llm) }))
+const withNetwork = (llm: SimulatedProviderApi) =>
+  Effect.provide(SimulationNetwork.layer({ routes: Routes.openai() }).pipe(Layer.provide(Layer.succeed(SimulatedProvider, llm))))
 
 describe("SimulatedProvider latency and timeouts on Effect's Clock", () => {
   it.effect("a rule's latency is slept on the TestClock; the request is logged on arrival, before the latency", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "late" }]] }, { latency: "2 seconds" })
     return Effect.gen(function*() {
       yield* TestClock.adjust("5 seconds")
@@ -79,7 +77,7 @@ describe("SimulatedProvider latency and timeouts on Effect's Clock", () => {
   })
 
   it.effect("a timeout rule never answers: the client's own timeout decides, and the request is in the log", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.rule("any", { type: "timeout" })
     return Effect.gen(function*() {
       const fiber = yield* Effect.forkChild(Effect.timeoutOption(askText("hello"), "30 seconds"))
@@ -92,7 +90,7 @@ describe("SimulatedProvider latency and timeouts on Effect's Clock", () => {
   })
 
   it.effect("failing requests are counted and logged too, in call order", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.rule({ lastUserMessage: "limit" }, { type: "rateLimit" }, { times: 1 })
     llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
     return Effect.gen(function*() {
@@ -111,7 +109,7 @@ describe("SimulatedProvider latency and timeouts on Effect's Clock", () => {
 
 describe("SimulatedProvider's script queue", () => {
   it.effect("a new conversation turn starts the next script; a step past the script's end is NoScriptQueued", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.enqueue({ steps: [[{ type: "http_error", status: 429, message: "slow down", retryAfterMs: 0 }]] })
     llm.enqueue({ steps: [[{ type: "text", content: "second script" }]], finish: "length" })
     return Effect.gen(function*() {
@@ -126,7 +124,7 @@ describe("SimulatedProvider's script queue", () => {
   })
 
   it.effect("finish \"error\" ends the last step's stream with an error event and no [DONE]", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.enqueue({ steps: [[{ type: "text", content: "almost" }]], finish: "error" })
     return Effect.gen(function*() {
       const { text } = yield* askText("hi", { stream: true })
@@ -137,7 +135,7 @@ describe("SimulatedProvider's script queue", () => {
   })
 
   it.effect("the log keeps the latest logLimit requests while callCount and per-key counts stay exact", () => {
-    const llm = new SimulatedProvider({ logLimit: 2 })
+    const llm = SimulatedProvider.make({ logLimit: 2 })
     llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
     return Effect.gen(function*() {
       for (const content of ["a", "b", "a", "c"]) yield* askText(content)
@@ -148,7 +146,7 @@ describe("SimulatedProvider's script queue", () => {
   })
 
   it.effect("the log wraps as a ring: the latest logLimit entries, oldest first, across several wraps and after reset", () => {
-    const llm = new SimulatedProvider({ logLimit: 3 })
+    const llm = SimulatedProvider.make({ logLimit: 3 })
     llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
     return Effect.gen(function*() {
       const ids = () => llm.log.map((entry) => entry.id)
@@ -170,7 +168,7 @@ describe("SimulatedProvider's script queue", () => {
   })
 
   it.effect("a call after a finished script is offered to the rules and does not use up the next script", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.enqueue({ steps: [[{ type: "tool_call", name: "lookup", input: { q: "x" } }]] })
     llm.enqueue({ steps: [[{ type: "text", content: "next turn" }]] })
     llm.rule({ toolResult: true }, { type: "respond", steps: [[{ type: "text", content: "from the rule" }]] })
@@ -191,10 +189,10 @@ describe("SimulatedProvider's script queue", () => {
     const script = {
       steps: [[{ type: "tool_call" as const, name: "lookup", input: {} }], [{ type: "text" as const, content: "done" }]]
     }
-    const withRule = new SimulatedProvider()
+    const withRule = SimulatedProvider.make()
     withRule.enqueue(script)
     withRule.rule("any", { type: "respond", steps: [[{ type: "text", content: "from the rule" }]] })
-    const withoutRule = new SimulatedProvider()
+    const withoutRule = SimulatedProvider.make()
     withoutRule.enqueue(script)
     return Effect.gen(function*() {
       yield* askRounds("go", 0).pipe(withNetwork(withRule))
@@ -211,7 +209,7 @@ describe("SimulatedProvider's script queue", () => {
   })
 
   it.effect("a body that is not a chat request is a 400, logged and counted in call order", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
     return Effect.gen(function*() {
       const bad = yield* HttpClient.execute(
@@ -230,15 +228,15 @@ describe("SimulatedProvider's script queue", () => {
     }).pipe(withNetwork(llm))
   })
 
-  it("a logLimit that is not a whole number of at least 0 is refused with InvalidRouteSpec", () => {
+  it("a logLimit that is not a whole number of at least 0 is refused with InvalidLlmInput", () => {
     for (const logLimit of [2.5, -1, Number.NaN]) {
-      expect(() => new SimulatedProvider({ logLimit })).toThrow(InvalidRouteSpec)
+      expect(() => SimulatedProvider.make({ logLimit })).toThrow(InvalidLlmInput)
     }
-    expect(new SimulatedProvider({ logLimit: 0 }).log).toEqual([])
+    expect(SimulatedProvider.make({ logLimit: 0 }).log).toEqual([])
   })
 
   it("reset clears queue, rules, log, counts and numbering", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.enqueue({ steps: [[{ type: "text", content: "x" }]] })
     llm.rule("any", { type: "drive" })
     llm.reset()
@@ -248,7 +246,7 @@ describe("SimulatedProvider's script queue", () => {
 
 describe("SimulatedProvider driven invocations", () => {
   it.effect("an attached driver is told of each request and feeds it: deltas, a tool call, finish with usage", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     return Effect.gen(function*() {
       const requests = yield* llm.attach
       const fiber = yield* Effect.forkChild(askText("drive me", { stream: true }))
@@ -293,7 +291,7 @@ describe("SimulatedProvider driven invocations", () => {
   })
 
   it.effect("a drive rule hands matching requests to in-process driver calls; a non-streamed call gets one completion", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.rule({ model: "gpt-4o" }, { type: "drive" })
     return Effect.gen(function*() {
       const fiber = yield* Effect.forkChild(askText("whole"))
@@ -306,7 +304,7 @@ describe("SimulatedProvider driven invocations", () => {
   })
 
   it.effect("fail is an HTTP status before any chunk and an error event after", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.rule("any", { type: "drive" })
     return Effect.gen(function*() {
       const before = yield* Effect.forkChild(askText("a", { stream: true }))
@@ -328,7 +326,7 @@ describe("SimulatedProvider driven invocations", () => {
   })
 
   it.effect("disconnect is a transport failure before the response starts and a body reset after", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.rule("any", { type: "drive" })
     return Effect.gen(function*() {
       const before = yield* Effect.forkChild(askText("a", { stream: true }))
@@ -350,7 +348,7 @@ describe("SimulatedProvider driven invocations", () => {
   })
 
   it.effect("interrupting the request removes the invocation; later driver commands fail with InvocationNotPending", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.rule("any", { type: "drive" })
     return Effect.gen(function*() {
       const fiber = yield* Effect.forkChild(askText("bye", { stream: true }))
@@ -363,7 +361,7 @@ describe("SimulatedProvider driven invocations", () => {
   })
 
   it.effect("a client abort through fetch removes the invocation, before and after the response started", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.rule("any", { type: "drive" })
     return Effect.gen(function*() {
       const network = yield* SimulationNetwork
@@ -396,7 +394,7 @@ describe("SimulatedProvider driven invocations", () => {
   })
 
   it.effect("the abort listener of a driven stream is removed when the response completes", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     llm.rule("any", { type: "drive" })
     return Effect.gen(function*() {
       const network = yield* SimulationNetwork
@@ -417,7 +415,7 @@ describe("SimulatedProvider driven invocations", () => {
   })
 
   it.effect("when the last driver detaches, the invocations opened for drivers are disconnected", () => {
-    const llm = new SimulatedProvider()
+    const llm = SimulatedProvider.make()
     return Effect.gen(function*() {
       const fiber = yield* Effect.scoped(
         Effect.gen(function*() {

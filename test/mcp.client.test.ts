@@ -164,4 +164,25 @@ describe("MCP route through the official SDK client", () => {
     expect(network.mcp.counts("docs")).toEqual({})
     await client.close()
   })
+
+  it("one route value registered in two networks keeps sessions, counts and changes apart", async () => {
+    const route = Route.mcp(URL_, server(), { id: "docs" })
+    const a = await SimulationNetwork.start({ routes: [route] })
+    const b = await SimulationNetwork.start({ routes: [route] })
+    const { client } = await connect(a)
+    await client.callTool({ name: "version", arguments: {} })
+    await a.mcp.update("docs", (current) => ({ ...current, tools: [{ name: "deploy", result: "deployed" }] }))
+    expect(a.mcp.counts("docs")).toEqual({ version: 1 })
+    expect(a.mcp.get("docs")?.sessions).toHaveLength(1)
+    expect(b.mcp.get("docs")).toMatchObject({ sessions: [], counts: {} })
+    expect(b.mcp.get("docs")?.definition.tools?.map((t) => t.name)).toEqual(["search", "weather", "version", "index"])
+    // The session a opened is unknown to b.
+    const other = await b.fetch(URL_, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": a.mcp.get("docs")!.sessions[0].id },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+    })
+    expect(other.status).toBe(404)
+    await client.close()
+  })
 })

@@ -344,10 +344,11 @@ describe("bad input and edge cases", () => {
       expect(yield* network.routes).toEqual([])
     }).pipe(Effect.provide(SimulationNetwork.layer())))
 
-  it.effect("a bad logLimit is an InvalidRouteSpec", () =>
+  it.effect("a bad logLimit is an InvalidNetworkOption naming the option", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(SimulationNetwork.make({ logLimit: Number.NaN }))
-      expect(error).toMatchObject({ _tag: "InvalidRouteSpec", path: "logLimit" })
+      expect(error).toMatchObject({ _tag: "InvalidNetworkOption", option: "logLimit" })
+      expect(error.message).toBe("simnet: invalid network option logLimit: must be a whole number of at least 0, got NaN")
     }))
 
   it.effect("a fixture's registration errors name routes[i], counting families as one entry", () =>
@@ -393,12 +394,12 @@ describe("bad input and edge cases", () => {
 })
 
 describe("initial model scripts", () => {
-  it.effect("an invalid script passed in code is an InvalidRouteSpec naming llm[i], not a defect", () =>
+  it.effect("an invalid script passed in code is an InvalidLlmInput naming the script and llm[i], not a defect", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(SimulationNetwork.make({
         llm: [{ steps: [[{ type: "text", content: "ok" }]] }, { steps: [[{ type: "http_error", status: 600, message: "x" }]] }]
       }))
-      expect(error._tag).toBe("InvalidRouteSpec")
+      expect(error).toMatchObject({ _tag: "InvalidLlmInput", input: "script" })
       expect((error as { path: string }).path).toMatch(/^llm\[1\]\.steps\[0\]\[0\]\.status/)
     }))
 

@@ -3,10 +3,9 @@
  * endpoint coding agents call for web and code search.
  */
 import { Schema } from "effect"
-import * as R from "../Route.ts"
 import type { McpServerDefinition } from "./definitions.ts"
-import { mcpRouteParts } from "./route.ts"
 import { hashString, type Route } from "./registry.ts"
+import { mcpRoute } from "./route.ts"
 
 /** One entry of an opencode-style `mcp` configuration. */
 export type McpConfigEntry =
@@ -67,7 +66,7 @@ export const mcpFromConfig = (
       notSimulated.push({ name, reason: "invalid-url", message: `mcp server "${name}" has a URL that does not parse` })
     } else {
       const url = new URL(entry.url)
-      routes.push(R.mcp(`${url.origin}${url.pathname}`, servers[name] ?? { name, version: "0.0.0" }, { id: `mcp:${name}`, source: "mcpFromConfig" }))
+      routes.push(mcpRoute({ url: `${url.origin}${url.pathname}` }, servers[name] ?? { name, version: "0.0.0" }, { id: `mcp:${name}`, source: "mcpFromConfig" }))
     }
   }
   return Object.assign(routes, { notSimulated })
@@ -198,7 +197,7 @@ const searchRoute = (tool: string, options: SearchOptions, defaultId: string, co
   }
   const id = options.id ?? defaultId
   const match = { method: "POST", url, body: { method: "tools/call", params: { name: tool } } }
-  return R.make("mcp", match, mcpRouteParts(server, id), { id, source: defaultId })
+  return mcpRoute(match, server, { id, source: defaultId })
 }
 
 /**

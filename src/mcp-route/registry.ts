@@ -3,9 +3,12 @@
  * JSON Schema → Schema conversion, seeds and canonical JSON, the route builder and the shapes a
  * route answers with. When those modules move, only these imports change.
  */
-export { compileGenerator, formatSchemaPath, type CompiledGenerator } from "../internal/generate.ts"
-export { canonicalJson, deriveSeed, hashString } from "../internal/seed.ts"
-export { joinPath } from "../internal/schemaPath.ts"
+export { canonicalJson, deriveSeed, hashString } from "../registry/seed.ts"
+export { joinPath } from "../registry/schemaPath.ts"
+export { errorMessage, isJsonObject } from "../registry/util.ts"
+export { routeService } from "../registry/route.ts"
+export type { RespondContext, Responder, Route, SimRequest } from "../registry/route.ts"
+export type { MatcherInput } from "../registry/matcher.ts"
+export { compileGenerator, type CompiledGenerator } from "../routes/jsonSchema/generate.ts"
+export { make, refused, type RouteOptions } from "../routes/make.ts"
 export { fromJsonSchema } from "../schemas/jsonSchemaDocument.ts"
-export type { RespondContext, Route, SimRequest } from "../internal/types.ts"
-export type { MatcherInput } from "../internal/matcher.ts"

@@ -1,40 +1,24 @@
 /**
- * The parts of an `mcp` route for `Route.make`: a responder that hands each request to the
- * engine, a `prepare` that refuses a definition that does not compile (naming its path), and the
- * route's state (`McpServerState`), reachable by route id through `McpServers`.
+ * The `mcp` route: a responder that finds its server's state in the network's `McpServers` and
+ * hands the request to the engine. The route value carries only the compiled definitions; a
+ * definition that does not compile is refused at registration, naming its path.
  */
 import { Effect, Result } from "effect"
-import { RouteFailed, type InvalidRouteSpec } from "../SimnetError.ts"
-import { compileServer, type McpServerDefinition } from "./definitions.ts"
+import { RouteFailed } from "../SimnetError.ts"
+import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
 import { answer } from "./engine.ts"
-import type { Route } from "./registry.ts"
-import { McpServerState } from "./state.ts"
-
-/** The parts `Route.make` builds an `mcp` route from. */
-export interface McpRouteParts {
-  readonly respond: Route["respond"]
-  readonly prepare: () => Effect.Effect<void, InvalidRouteSpec>
-  readonly annotated: true
-  readonly state: McpServerState | undefined
-  readonly describe: Readonly<Record<string, unknown>>
-}
+import { errorMessage, make, type MatcherInput, refused, type Responder, type Route, type RouteOptions, routeService } from "./registry.ts"
+import { defineServer, McpServers } from "./state.ts"
 
 const noop = () => {}
 
-/**
- * Compiles a server definition into route parts. `base` is the JSON path of the definition in
- * errors (`respond.server` for RouteSpec JSON, `server` from code).
- */
-export const mcpRouteParts = (definition: McpServerDefinition, label: string, base = "server"): McpRouteParts => {
-  const compiled = compileServer(definition, base)
-  if (Result.isFailure(compiled)) {
-    const error = compiled.failure
-    return { respond: () => Effect.fail(error), prepare: () => Effect.fail(error), annotated: true, state: undefined, describe: {} }
-  }
-  const state = new McpServerState(compiled.success)
-  return {
-    respond: (request, context) =>
-      Effect.flatMap(Effect.context<never>(), (services) =>
+/** An `mcp` route serving already compiled definitions. */
+export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, options: RouteOptions = {}): Route => {
+  const label = options.id ?? "mcp"
+  const respond: Responder = (request, context) =>
+    Effect.flatMap(routeService(context, McpServers), (servers) => {
+      const state = servers.server(context.identity, compiled)
+      return Effect.flatMap(Effect.context<never>(), (services) =>
         Effect.tryPromise({
           try: () =>
             answer(state, request, {
@@ -43,16 +27,27 @@ export const mcpRouteParts = (definition: McpServerDefinition, label: string, ba
               annotate: context.annotate ?? noop,
               run: (effect) => Effect.runPromiseWith(services)(effect, request.signal === undefined ? undefined : { signal: request.signal })
             }),
-          catch: (cause) =>
-            new RouteFailed({ route: label, message: `the MCP server failed: ${cause instanceof Error ? cause.message : String(cause)}`, cause })
-        })),
-    prepare: () => Effect.void,
+          catch: (cause) => new RouteFailed({ route: label, message: `the MCP server failed: ${errorMessage(cause)}`, cause })
+        }))
+    })
+  defineServer(respond, compiled)
+  const definition = compiled.definition
+  return make("mcp", match, {
+    respond,
     annotated: true,
-    state,
     describe: {
       server: definition.name,
       version: definition.version,
       mode: definition.stateless === true ? "stateless" : "stateful"
     }
-  }
+  }, options)
+}
+
+/**
+ * An `mcp` route from definitions; `base` is the JSON path of the definition in errors. A
+ * definition that does not compile makes a route whose registration fails naming the field.
+ */
+export const mcpRoute = (match: MatcherInput, definition: McpServerDefinition, options: RouteOptions = {}, base = "server"): Route => {
+  const compiled = compileServer(definition, base)
+  return Result.isFailure(compiled) ? refused("mcp", compiled.failure, options.source) : mcpRouteOf(match, compiled.success, options)
 }

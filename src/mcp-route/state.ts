@@ -1,12 +1,14 @@
 /**
- * The state of one simulated MCP server: its current definitions, its sessions, and how often
- * each tool was called. One state object belongs to one `Route.mcp`; the network reaches it by
- * route id through `McpServers`.
+ * The state of a network's simulated MCP servers: `McpServers`, a service each network builds
+ * and puts in the services its routes look up (as it does the simulated model). It holds, per MCP
+ * route, the current definitions, the open sessions and the calls each tool has had. The route
+ * value holds only its compiled initial definitions, so one route registered in two networks
+ * shares nothing between them.
  */
-import { Effect, Result } from "effect"
+import { Context, Effect, Result } from "effect"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
-import { hashString } from "./registry.ts"
+import { errorMessage, hashString, type Responder, type Route } from "./registry.ts"
 
 /** One open session. */
 export interface McpSession {
@@ -25,32 +27,17 @@ export interface McpServerView {
   readonly counts: Readonly<Record<string, number>>
 }
 
-/**
- * The MCP servers of a network, by route id.
- * - `get(id)`: the server's definition, sessions and counts (undefined when no MCP route has that id).
- * - `counts(id)`: calls per tool name (unknown tools are counted too, under their name).
- * - `update(id, change)`: replaces the definition with `change(current)` while the app runs;
- *   the next `tools/list` shows it. A definition that does not compile is an `InvalidRouteSpec`
- *   and the server keeps the one it had.
- */
-export interface McpServers {
-  readonly get: (id: string) => McpServerView | undefined
-  readonly counts: (id: string) => Readonly<Record<string, number>>
-  readonly update: (
-    id: string,
-    change: (current: McpServerDefinition) => McpServerDefinition
-  ) => Effect.Effect<void, InvalidRouteSpec>
-}
-
 const hex = (n: number) => n.toString(16).padStart(8, "0")
 
 /**
- * The state behind one MCP route. `reset()` restores the initial definitions and forgets sessions
- * and counts (the network calls it on `reset`).
+ * The state behind one MCP route in one network. Internal to the MCP route.
  */
 export class McpServerState {
-  private readonly initial: CompiledServer
+  /** The compiled definitions of the route this state was made for. */
+  readonly initial: CompiledServer
   current: CompiledServer
+  /** Bumped whenever `current` changes, so per-session engines know to rebuild. */
+  revision = 0
   private readonly sessions = new Map<string, McpSession>()
   private readonly calls = new Map<string, number>()
   private readonly occurrences = new Map<string, number>()
@@ -67,10 +54,11 @@ export class McpServerState {
     try {
       next = change(this.current.definition)
     } catch (error) {
-      return Result.fail(new InvalidRouteSpec({ path: "server", message: `the change failed: ${error instanceof Error ? error.message : String(error)}` }))
+      return Result.fail(new InvalidRouteSpec({ path: "server", message: `the change failed: ${errorMessage(error)}` }))
     }
     return Result.map(compileServer(next), (compiled) => {
       this.current = compiled
+      this.revision++
     })
   }
 
@@ -108,32 +96,95 @@ export class McpServerState {
   view(): McpServerView {
     return { definition: this.current.definition, sessions: Array.from(this.sessions.values()), counts: Object.fromEntries(this.calls) }
   }
+}
+
+/**
+ * The compiled initial definitions of every MCP route value, by its responder (which every copy
+ * of the route shares). Immutable data, so sharing it between networks shares no state.
+ */
+const compiledByResponder = new WeakMap<Responder, CompiledServer>()
+
+/** Records the compiled definitions an MCP route's responder serves. */
+export const defineServer = (respond: Responder, compiled: CompiledServer): void => {
+  compiledByResponder.set(respond, compiled)
+}
+
+/**
+ * A registered route as `McpServers` finds it by id: its identity (what its state is kept under)
+ * and the route itself.
+ */
+export interface RegisteredRoute {
+  readonly identity: string
+  readonly route: Route
+}
+
+/**
+ * The MCP servers of one network, by route id.
+ * - `get(id)`: the server's definition, sessions and counts (undefined when no MCP route has that id).
+ * - `counts(id)`: calls per tool name (unknown tools are counted too, under their name).
+ * - `update(id, change)`: replaces the definition with `change(current)` while the app runs;
+ *   the next `tools/list` shows it. A definition that does not compile is an `InvalidRouteSpec`
+ *   and the server keeps the one it had.
+ * - `reset()`: every server back to its route's definitions, with no sessions and no counts
+ *   (`network.reset` calls it).
+ */
+export class McpServersApi {
+  private readonly states = new Map<string, McpServerState>()
+  private readonly lookup: (id: string) => RegisteredRoute | undefined
+
+  constructor(lookup: (id: string) => RegisteredRoute | undefined) {
+    this.lookup = lookup
+  }
+
+  /**
+   * The state of the route with this identity, made from its compiled definitions at first use.
+   * A different route registered later under the same identity starts afresh.
+   */
+  server(identity: string, compiled: CompiledServer): McpServerState {
+    const state = this.states.get(identity)
+    if (state !== undefined && state.initial === compiled) return state
+    const fresh = new McpServerState(compiled)
+    this.states.set(identity, fresh)
+    return fresh
+  }
+
+  private find(id: string): McpServerState | undefined {
+    const found = this.lookup(id)
+    if (found === undefined) return undefined
+    const compiled = compiledByResponder.get(found.route.respond)
+    return compiled === undefined ? undefined : this.server(found.identity, compiled)
+  }
+
+  get(id: string): McpServerView | undefined {
+    return this.find(id)?.view()
+  }
+
+  counts(id: string): Readonly<Record<string, number>> {
+    return this.find(id)?.view().counts ?? {}
+  }
+
+  update(id: string, change: (current: McpServerDefinition) => McpServerDefinition): Effect.Effect<void, InvalidRouteSpec> {
+    return Effect.suspend(() => {
+      const state = this.find(id)
+      if (state === undefined) return Effect.fail(new InvalidRouteSpec({ path: "id", message: `no MCP route with id "${id}"` }))
+      return Effect.fromResult(state.update(change))
+    })
+  }
 
   reset(): void {
-    this.current = this.initial
-    this.sessions.clear()
-    this.calls.clear()
-    this.occurrences.clear()
-    this.issued = 0
+    this.states.clear()
   }
 }
 
 /**
- * `McpServers` over a lookup of route state by id.
+ * The MCP servers of a network as a service: `SimulationNetwork.make` builds one per network and
+ * MCP routes look it up from their respond context. Reach it as `network.mcp`.
  */
-export const makeMcpServers = (lookup: (id: string) => unknown): McpServers => {
-  const find = (id: string) => {
-    const state = lookup(id)
-    return state instanceof McpServerState ? state : undefined
-  }
-  return {
-    get: (id) => find(id)?.view(),
-    counts: (id) => find(id)?.view().counts ?? {},
-    update: (id, change) =>
-      Effect.suspend(() => {
-        const state = find(id)
-        if (state === undefined) return Effect.fail(new InvalidRouteSpec({ path: "id", message: `no MCP route with id "${id}"` }))
-        return Effect.fromResult(state.update(change))
-      })
+export class McpServers extends Context.Service<McpServers, McpServersApi>()("simnet/McpServers") {
+  /**
+   * MCP server state for one network; `lookup` finds a registered route by id.
+   */
+  static make(lookup: (id: string) => RegisteredRoute | undefined): McpServersApi {
+    return new McpServersApi(lookup)
   }
 }

@@ -5,7 +5,9 @@
  * - `malformed-body`: status 200, `application/json`, and a truncated JSON document.
  */
 import { Effect } from "effect"
-import type { Responder } from "../internal/types.ts"
+import { connectionReset } from "../registry/transport.ts"
+import { InvalidRouteSpec } from "../SimnetError.ts"
+import type { RouteParts } from "./make.ts"
 
 /**
  * The faults a route can inject.
@@ -19,40 +21,37 @@ export const FAULTS: ReadonlyArray<Fault> = ["reset", "timeout", "malformed-body
 
 const encoder = new TextEncoder()
 const PARTIAL_BODY = '{"id":"sim_0001","object":"partial","data":[{"index":0,"value":"trunc'
+const JSON_HEADERS = { "content-type": "application/json" }
 
-/**
- * The error a reset connection raises while the body is read, shaped as undici's
- * (`TypeError: terminated` caused by `ECONNRESET`).
- */
-export const connectionReset = (): TypeError =>
-  new TypeError("terminated", {
-    cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET", errno: -104, syscall: "read" })
+const resetBody = (): ReadableStream<Uint8Array> => {
+  let sent = false
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (!sent) {
+        sent = true
+        controller.enqueue(encoder.encode(PARTIAL_BODY))
+      } else {
+        controller.error(connectionReset())
+      }
+    }
   })
+}
 
 /**
- * The responder for a fault.
+ * The parts of a fault route. An unknown fault is refused at registration.
  */
-export const faultResponder = (fault: Fault): Responder => {
+export const faultResponder = (fault: Fault): RouteParts => {
+  const describe = { fault }
   switch (fault) {
     case "timeout":
-      return () => Effect.never
+      return { respond: () => Effect.never, describe }
     case "malformed-body":
-      return () => Effect.sync(() => new Response(PARTIAL_BODY, { status: 200, headers: { "content-type": "application/json" } }))
+      return { respond: () => Effect.sync(() => new Response(PARTIAL_BODY, { status: 200, headers: JSON_HEADERS })), describe }
     case "reset":
-      return () =>
-        Effect.sync(() => {
-          let sent = false
-          const body = new ReadableStream<Uint8Array>({
-            pull(controller) {
-              if (!sent) {
-                sent = true
-                controller.enqueue(encoder.encode(PARTIAL_BODY))
-              } else {
-                controller.error(connectionReset())
-              }
-            }
-          })
-          return new Response(body, { status: 200, headers: { "content-type": "application/json" } })
-        })
+      return { respond: () => Effect.sync(() => new Response(resetBody(), { status: 200, headers: JSON_HEADERS })), describe }
+    default: {
+      const error = new InvalidRouteSpec({ path: "respond.fault", message: `unknown fault "${String(fault)}"; expected one of ${FAULTS.join(", ")}` })
+      return { respond: () => Effect.fail(error), prepare: Effect.fail(error), describe }
+    }
   }
 }

@@ -9,7 +9,8 @@ import * as https from "node:https"
 import { Readable } from "node:stream"
 import { Effect } from "effect"
 import { LoopbackDenied, RouteFailed } from "../SimnetError.ts"
-import type { Responder } from "../internal/types.ts"
+import type { Responder } from "../registry/route.ts"
+import { NULL_BODY_STATUSES } from "../registry/util.ts"
 
 /**
  * Whether a URL hostname names this machine: `localhost`, an address in 127.0.0.0/8, or `::1`.
@@ -31,7 +32,7 @@ export const loopbackDenied = (hostname: string): LoopbackDenied =>
   })
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "te", "trailer", "proxy-connection", "host", "content-length"])
-const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304])
+
 
 /**
  * Forwards the request to the loopback server its URL names. `label` names the route in errors.
@@ -64,7 +65,7 @@ export const loopbackResponder = (label: string): Responder => (request) => {
           if (!HOP_BY_HOP.has(raw[i].toLowerCase())) responseHeaders.append(raw[i], raw[i + 1])
         }
         const status = incoming.statusCode ?? 502
-        const body = NULL_BODY_STATUS.has(status) || request.method === "HEAD"
+        const body = status < 200 || NULL_BODY_STATUSES.has(status) || request.method === "HEAD"
           ? null
           : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>)
         if (body === null) incoming.resume()

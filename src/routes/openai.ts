@@ -5,19 +5,20 @@
  * in the app's own client; these responders only speak the wire format.
  */
 import { Effect, Exit, Schema } from "effect"
-import { make as makeRoute } from "../Route.ts"
-import type { RespondContext, Responder, Route, SimRequest } from "../internal/types.ts"
-import type { LlmInvocation, LlmReply } from "../provider/SimulatedProvider.ts"
+import { routeService, type Responder, type Route, type SimRequest } from "../registry/route.ts"
+import { untilAborted } from "../registry/transport.ts"
+import type { LlmInvocation, LlmReply, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
 import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
-import { framesBody, splitEvents, streamFrames, untilAborted } from "../provider/internal/body.ts"
-import type { StreamEnd } from "../provider/internal/body.ts"
-import { readRequest } from "../provider/internal/conversation.ts"
-import type { DrivenInvocation, Opening } from "../provider/internal/invocation.ts"
-import { ChunkWriter, completion, countOutputTokens, errorBody, errorKind, usageOf } from "../provider/internal/wire.ts"
+import { framesBody, splitEvents, streamFrames } from "../provider/body.ts"
+import type { StreamEnd } from "../provider/body.ts"
+import { readRequest } from "../provider/conversation.ts"
+import type { DrivenInvocation, Opening } from "../provider/invocation.ts"
+import { ChunkWriter, completion, countOutputTokens, errorBody, errorKind, usageOf } from "../provider/wire.ts"
 import type { ChatCompletion, ModelList } from "../schemas/openai.ts"
 import { ChatCompletionRequest } from "../schemas/openai.ts"
 import { RouteFailed } from "../SimnetError.ts"
 import type { NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
+import { make as makeRoute } from "./make.ts"
 
 /**
  * The base URL `Routes.openai` serves when none is given.
@@ -105,7 +106,7 @@ const awaitDriver = (
     driven.whenOpen((opening) => resume(Effect.succeed(opening)))
     return Effect.sync(() => driven.abandon(new DOMException("The client aborted the request.", "AbortError")))
   })
-  const waited = signal === undefined ? opened : Effect.raceFirst(opened, untilAborted(signal, invocation.id))
+  const waited = signal === undefined ? opened : Effect.raceFirst(opened, untilAborted(signal, "openai", invocation.id))
   return Effect.flatMap(
     Effect.onExit(waited, (exit) =>
       Exit.isFailure(exit) ? Effect.sync(() => driven.abandon(new DOMException("The client aborted the request.", "AbortError"))) : Effect.void),
@@ -137,13 +138,13 @@ const render = (invocation: LlmInvocation, signal: AbortSignal | undefined): Eff
       return Effect.succeed(new Response(framesBody(events[Symbol.iterator]()), { status: reply.status, headers }))
     }
     case "Hang":
-      return untilAborted(signal, invocation.id)
+      return untilAborted(signal, "openai", invocation.id)
     case "Driven":
       return awaitDriver(invocation, reply.invocation, signal)
   }
 }
 
-const refusal = (provider: SimulatedProvider, error: NoScriptQueued | UnmatchedLlmRequest): Response =>
+const refusal = (provider: SimulatedProviderApi, error: NoScriptQueued | UnmatchedLlmRequest): Response =>
   errorResponse(500, error.message, `req_sim_${provider.callCount}`, { "x-should-retry": "false" }, {
     type: "simnet_error",
     code: error._tag
@@ -155,20 +156,13 @@ const invalidRequest = (seq: number, cause: unknown): Response =>
   errorResponse(400, `simnet: the body is not a chat completion request: ${String(cause)}`, `req_sim_${seq}`)
 
 /**
- * The provider that answers: one instance, or a function that finds it for each request (so a
- * family registered before its network exists can use the network's `llm`).
+ * The responder of `POST {base}/chat/completions`, answered by the network's `SimulatedProvider`.
+ * A body that is not a chat request is a 400, logged and counted by the provider with outcome
+ * `invalid-request`; a refusal (`NoScriptQueued`, `UnmatchedLlmRequest`) is a 500 whose error
+ * body names the reason, with `x-should-retry: false` since retrying cannot help.
  */
-export type ProviderSource = SimulatedProvider | ((context: RespondContext) => SimulatedProvider)
-
-/**
- * The responder of `POST {base}/chat/completions`. A body that is not a chat request is a 400,
- * logged and counted by the provider with outcome `invalid-request`; a refusal
- * (`NoScriptQueued`, `UnmatchedLlmRequest`) is a 500 whose error body names the reason, with
- * `x-should-retry: false` since retrying cannot help.
- */
-export const chatCompletionsResponder = (source: ProviderSource): Responder => (request: SimRequest, context) =>
-  Effect.suspend(() => {
-    const provider = source instanceof SimulatedProvider ? source : source(context)
+export const chatCompletionsResponder: Responder = (request: SimRequest, context) =>
+  Effect.flatMap(routeService(context, SimulatedProvider), (provider) => {
     const raw = request.json()
     const decoded = decodeRequest(raw)
     if (Exit.isFailure(decoded)) {
@@ -197,16 +191,16 @@ export const modelsResponder = (models: ReadonlyArray<string> = DEFAULT_OPENAI_M
   })
 
 /**
- * The OpenAI routes for a provider: `POST {base}/chat/completions` and `GET {base}/models`, with
- * ids `openai.chat` and `openai.models` (suffixed by the base URL when it is not the default) and
- * source `openai`.
+ * The OpenAI routes: `POST {base}/chat/completions` and `GET {base}/models`, answered by the
+ * network's `SimulatedProvider` (`network.llm`), with ids `openai.chat` and `openai.models`
+ * (suffixed by the base URL when it is not the default) and source `openai`.
  */
-export const openaiRoutes = (provider: ProviderSource, options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> => {
+export const openaiRoutes = (options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> => {
   const base = (options.baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, "")
   const suffix = options.baseUrl === undefined ? "" : ` ${base}`
   return [
     makeRoute("openai", `POST ${base}/chat/completions`, {
-      respond: chatCompletionsResponder(provider),
+      respond: chatCompletionsResponder,
       describe: { family: "openai", endpoint: "chat/completions" }
     }, { id: `openai.chat${suffix}`, source: "openai" }),
     makeRoute("openai", `GET ${base}/models`, {

@@ -3,8 +3,9 @@
  * offer the registry a synchronous fast path.
  */
 import { Effect, Result } from "effect"
-import type { RespondContext, Responder, SimRequest } from "../internal/types.ts"
-import { InvalidRouteSpec, type SimnetError } from "../SimnetError.ts"
+import type { Responder, SyncResponder } from "../registry/route.ts"
+import { NULL_BODY_STATUSES } from "../registry/util.ts"
+import { InvalidRouteSpec } from "../SimnetError.ts"
 
 /**
  * Response options shared by the static kinds.
@@ -20,13 +21,10 @@ export interface StaticResponseOptions {
  */
 export interface StaticResponder {
   readonly respond: Responder
-  readonly respondSync: (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
+  readonly respondSync: SyncResponder
   /** Present when the status or headers are invalid: fails the registration. */
-  readonly prepare?: (() => Effect.Effect<never, InvalidRouteSpec>) | undefined
+  readonly prepare?: Effect.Effect<never, InvalidRouteSpec> | undefined
 }
-
-/** Statuses whose responses carry no body. */
-const NULL_BODY_STATUS = new Set([204, 205, 304])
 
 /** An RFC 9110 token. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
@@ -45,7 +43,7 @@ export const checkResponseParts = (
   if (!Number.isInteger(status) || status < 200 || status > 599) {
     return new InvalidRouteSpec({ path: "respond.status", message: `status must be a whole number from 200 to 599, got ${status}` })
   }
-  if (hasBody && NULL_BODY_STATUS.has(status)) {
+  if (hasBody && NULL_BODY_STATUSES.has(status)) {
     return new InvalidRouteSpec({ path: "respond.status", message: `status ${status} carries no body; use a status route for it` })
   }
   for (const name in headers) {
@@ -65,7 +63,7 @@ const fromSync = (
 ): StaticResponder => {
   const invalid = checkResponseParts(status, headers, hasBody)
   if (invalid !== undefined) {
-    return { respondSync: () => Result.fail(invalid), respond: () => Effect.fail(invalid), prepare: () => Effect.fail(invalid) }
+    return { respondSync: () => Result.fail(invalid), respond: () => Effect.fail(invalid), prepare: Effect.fail(invalid) }
   }
   return { respondSync: () => Result.succeed(make()), respond: () => Effect.sync(make) }
 }

@@ -5,12 +5,12 @@
  * that does not convert is an `InvalidRouteSpec` naming the JSON pointer of the offending keyword.
  */
 import { JsonSchema, Result, type Schema, SchemaRepresentation } from "effect"
+import { errorMessage, isJsonObject } from "../registry/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 
 /** The dialects a document may be written in. */
 export type Dialect = "draft-2020-12" | "draft-07" | "openapi-3.1" | "openapi-3.0"
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The dialect a document declares with `$schema` (2020-12 when it declares none). */
 export const dialectOf = (document: Record<string, unknown>): Dialect => {
@@ -72,7 +72,7 @@ export interface FromJsonSchemaOptions {
 }
 
 const toJsonSchema = (document: unknown): JsonSchema.JsonSchema | undefined =>
-  typeof document === "boolean" ? (document ? {} : { not: {} }) : isObject(document) ? document : undefined
+  typeof document === "boolean" ? (document ? {} : { not: {} }) : isJsonObject(document) ? document : undefined
 
 /**
  * Converts a JSON Schema document into an Effect schema. Patterns are applied (documents come
@@ -103,7 +103,7 @@ export const fromJsonSchema = (
       >
     )
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorMessage(error)
     const relative = pointerOf(message, options.definitionsPointer ?? "/$defs")
     const pointer = relative.startsWith(options.definitionsPointer ?? "/$defs") ? relative : `${prefix}${relative}`
     return Result.fail(

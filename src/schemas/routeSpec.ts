@@ -83,6 +83,9 @@ export const JsonSchemaRespond = Schema.Struct({
 
 const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
 
+/** One item of a tool result's `content`: its `type` and the fields that type has (`text`, `data`, ...), kept as given. */
+export const McpContentSpec = Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [JsonObject])
+
 /** A tool of an MCP server: JSON Schemas for its input and output, and an optional fixed `result`. */
 export const McpToolSpec = Schema.Struct({
   name: Schema.String,
@@ -93,7 +96,7 @@ export const McpToolSpec = Schema.Struct({
   result: Schema.optional(Schema.Union([
     Schema.String,
     Schema.Struct({
-      content: Schema.optional(Schema.Array(Schema.Struct({ type: Schema.String }))),
+      content: Schema.optional(Schema.Array(McpContentSpec)),
       structuredContent: Schema.optional(JsonObject),
       isError: Schema.optional(Schema.Boolean)
     })
@@ -151,6 +154,14 @@ export const McpRespond = Schema.Struct({
 export const RESPOND_KINDS = ["jsonSchema", "text", "bytes", "status", "handler", "mcp", "loopback", "fault"] as const
 
 /**
+ * The head of a route spec: an object whose `respond` names a known kind. Decoded before the
+ * whole spec, so an unknown kind is reported at `respond.kind` with the kinds there are.
+ */
+export const RouteSpecHead = Schema.Struct({
+  respond: Schema.Struct({ kind: Schema.Literals(RESPOND_KINDS) })
+})
+
+/**
  * What a route answers with.
  */
 export const Respond = Schema.Union([
@@ -174,7 +185,7 @@ export const RouteSpec = Schema.Struct({
   respond: Respond,
   times: Schema.optional(Schema.Number),
   priority: Schema.optional(Schema.Number),
-  delayMs: Schema.optional(Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)))
+  delayMs: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)))
 })
 export type RouteSpec = typeof RouteSpec.Type
 

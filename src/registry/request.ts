@@ -1,7 +1,24 @@
 /**
  * Building the `SimRequest` a route sees from the parts of an incoming request.
  */
-import type { SimRequest } from "./types.ts"
+
+/**
+ * A request as a route sees it: method upper-cased, URL parsed, headers as WHATWG `Headers`,
+ * the body buffered, and the path parameters of the route's pattern.
+ */
+export interface SimRequest {
+  readonly method: string
+  readonly url: URL
+  readonly headers: Headers
+  readonly body: Uint8Array | undefined
+  readonly params: Readonly<Record<string, string>>
+  /** Aborts when the client gives up on the request. */
+  readonly signal: AbortSignal | undefined
+  /** The body decoded as UTF-8 ("" when there is none). */
+  text(): string
+  /** The body parsed as JSON (`undefined` when absent or not JSON). */
+  json(): unknown
+}
 
 const decoder = new TextDecoder()
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})

@@ -4,8 +4,8 @@
  * the logical request key.
  */
 import { createHash } from "node:crypto"
-import type { ChatCompletionRequest, ChatMessage } from "../../schemas/openai.ts"
-import { canonicalJson } from "../../internal/seed.ts"
+import type { ChatCompletionRequest, ChatMessage } from "../schemas/openai.ts"
+import { canonicalJson } from "../registry/seed.ts"
 
 /**
  * A model request as rules and logs see it.

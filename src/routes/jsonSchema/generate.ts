@@ -10,7 +10,7 @@
  * the first request.
  */
 import { Arbitrary, Effect, Exit, Result, Schema, SchemaAST, SchemaIssue } from "effect"
-import { GeneratedValueRejected, InvalidRouteSpec } from "../SimnetError.ts"
+import { GeneratedValueRejected, InvalidRouteSpec } from "../../SimnetError.ts"
 import { realisticAst } from "./realism.ts"
 
 /**

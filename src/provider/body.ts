@@ -4,9 +4,9 @@
  * whole stream arrives in one buffer, so the shape of the reads is part of the fidelity.
  */
 import { Effect } from "effect"
-import type { CompletionUsage, FinishReason } from "../../schemas/openai.ts"
-import { connectionReset } from "../../routes/fault.ts"
-import { RouteFailed } from "../../SimnetError.ts"
+import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import { connectionReset } from "../registry/transport.ts"
+import { RouteFailed } from "../SimnetError.ts"
 import type { ChunkWriter, Part, StreamFault } from "./wire.ts"
 
 const encoder = new TextEncoder()

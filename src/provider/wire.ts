@@ -12,7 +12,7 @@ import type {
   CompletionUsage,
   FinishReason,
   OpenAiErrorBody
-} from "../../schemas/openai.ts"
+} from "../schemas/openai.ts"
 
 /**
  * The fields every chunk of one completion repeats.

@@ -1,14 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Result, Schema, SchemaTransformation } from "effect"
+import { Context, Duration, Effect, Exit, Result, Schema, SchemaTransformation } from "effect"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as fc from "fast-check"
-import { compileGenerator } from "../src/internal/generate.ts"
-import { makeSimRequest } from "../src/internal/request.ts"
-import type { RespondContext } from "../src/internal/types.ts"
-import { jsonSchemaResponder } from "../src/routes/jsonSchema.ts"
-import { SimulatedProvider } from "../src/provider/SimulatedProvider.ts"
-import { Route, SimulationNetwork } from "../src/index.ts"
-import type { SimulationNetworkApi } from "../src/index.ts"
+import { compileGenerator } from "../../src/routes/jsonSchema/generate.ts"
+import { makeSimRequest } from "../../src/registry/request.ts"
+import type { RespondContext } from "../../src/registry/route.ts"
+import { jsonSchemaResponder } from "../../src/routes/jsonSchema/jsonSchema.ts"
+import { Route, SimulationNetwork } from "simnet"
+import type { SimulationNetworkApi } from "simnet"
 
 const compile = (schema: Schema.Top, narrow?: Schema.Top) =>
   compileGenerator(schema as Schema.Codec<unknown, unknown>, { label: "test", narrow })
@@ -25,7 +24,7 @@ const bodyAt = (schema: Schema.Top, seed: number, narrow?: Schema.Top): string =
   return result.success
 }
 
-const context = (seed: number): RespondContext => ({ identity: "r", seed, occurrence: 0, runSeed: 0, llm: new SimulatedProvider() })
+const context = (seed: number): RespondContext => ({ identity: "r", seed, occurrence: 0, runSeed: 0, services: Context.empty() })
 
 const hasLoneSurrogate = (text: string): boolean => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)
 
@@ -147,7 +146,7 @@ describe("jsonSchemaResponder", () => {
   it.effect("answers with the body for the context's seed, status and headers", () =>
     Effect.gen(function*() {
       const responder = jsonSchemaResponder(Account, { status: 201, headers: { "x-sim": "1" } }, "account")
-      yield* responder.prepare()
+      yield* responder.prepare
       const response = yield* responder.respond(request, context(42))
       expect(response.status).toBe(201)
       expect(response.headers.get("content-type")).toBe("application/json")
@@ -171,9 +170,9 @@ describe("jsonSchemaResponder", () => {
   it.effect("prepare fails at registration for a schema that cannot be generated", () =>
     Effect.gen(function*() {
       const responder = jsonSchemaResponder(Schema.Struct({ n: Schema.Never }), {}, "broken")
-      const exit = yield* Effect.exit(responder.prepare())
+      const exit = yield* Effect.exit(responder.prepare)
       expect(Exit.isFailure(exit)).toBe(true)
-      const error = yield* Effect.flip(responder.prepare())
+      const error = yield* Effect.flip(responder.prepare)
       expect(error._tag).toBe("InvalidRouteSpec")
       expect(error.message).toContain("broken")
     }))

@@ -4,13 +4,13 @@
  * static route answers a `fetch` without entering the Effect runtime.
  */
 import { Cause, Clock, Context, Effect, Exit, Result } from "effect"
-import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "../RequestLog.ts"
+import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "./requestLog.ts"
 import { InvalidRouteSpec, LoopbackDenied, RouteFailed, UnregisteredRequest, type SimnetError } from "../SimnetError.ts"
-import { Registry, planIds, type Entry } from "./registry.ts"
+import { Registry, planIds, type Entry } from "./routeTable.ts"
 import { withParams } from "./request.ts"
 import { deriveSeed, requestKey } from "./seed.ts"
-import type { RespondContext, Route, SimRequest } from "./types.ts"
-import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
+import type { RespondContext, Route, SimRequest } from "./route.ts"
+import { errorMessage } from "./util.ts"
 
 /**
  * What one dispatch produced: a response at once, an Effect that will produce it, or a denial.
@@ -54,16 +54,20 @@ export class Network {
   readonly runSeed: number
   readonly registry = new Registry()
   readonly log: RequestLog
-  /** The simulated model behind the OpenAI routes. */
-  readonly llm: SimulatedProvider
   private readonly clock: Clock.Clock
   private readonly context: Context.Context<never>
+  /** What routes find in `RespondContext.services`: the state of stateful route kinds. */
+  private readonly services: Context.Context<never>
 
-  constructor(runSeed: number, logLimit: number, context: Context.Context<never>) {
+  /**
+   * `context` holds the services the network runs Effects with (its `Clock` among them);
+   * `services` the network's own services that routes look up (the simulated model, MCP servers).
+   */
+  constructor(runSeed: number, logLimit: number, context: Context.Context<never>, services: Context.Context<never>) {
     this.runSeed = runSeed
     this.log = new RequestLog(logLimit)
-    this.llm = new SimulatedProvider({ logLimit })
     this.context = context
+    this.services = services
     this.clock = Context.get(context, Clock.Clock)
   }
 
@@ -78,24 +82,19 @@ export class Network {
    */
   register(routes: ReadonlyArray<Route>, paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>, SimnetError> {
     return Effect.suspend(() => {
-      const planned = planIds(this.registry.entries, routes, paths)
-      if (planned instanceof InvalidRouteSpec) return Effect.fail(planned)
-      const prepares = routes.flatMap((route, i) =>
-        route.prepare === undefined
-          ? []
-          : [route.prepare().pipe(Effect.mapError((error) => prefixPath(error, paths[i])))]
-      )
-      if (prepares.length === 0) {
-        this.registry.add(routes, planned)
-        return Effect.succeed(planned)
+      const prepares: Array<Effect.Effect<void, SimnetError>> = []
+      for (let i = 0; i < routes.length; i++) {
+        const prepare = routes[i].prepare
+        if (prepare !== Effect.void) prepares.push(Effect.mapError(prepare, (error) => prefixPath(error, paths[i])))
       }
-      // Preparing may yield; plan again so a registration that landed meanwhile is accounted for.
-      return Effect.flatMap(Effect.all(prepares, { discard: true }), () => {
+      const add = () => {
         const ids = planIds(this.registry.entries, routes, paths)
         if (ids instanceof InvalidRouteSpec) return Effect.fail(ids)
         this.registry.add(routes, ids)
         return Effect.succeed(ids)
-      })
+      }
+      // Ids are planned after preparing, which may yield, so a registration that landed meanwhile is accounted for.
+      return prepares.length === 0 ? add() : Effect.flatMap(Effect.all(prepares, { discard: true }), add)
     })
   }
 
@@ -132,7 +131,7 @@ export class Network {
     } catch (cause) {
       const error = new RouteFailed({
         route: record.route?.id ?? "(matching)",
-        message: `answering ${request.method} ${request.url.href} threw: ${cause instanceof Error ? cause.message : String(cause)}`,
+        message: `answering ${request.method} ${request.url.href} threw: ${errorMessage(cause)}`,
         cause
       })
       this.log.deny(record, error._tag)
@@ -173,11 +172,9 @@ export class Network {
   }
 
   private contextFor(entry: Entry, request: SimRequest, record: PendingRecord): RespondContext {
-    if (entry.route.annotated === true) {
-      return { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, llm: this.llm, annotate: (detail) => this.log.annotate(record, detail) }
-    }
     if (entry.route.seeded !== true) {
-      return (entry.context ??= { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, llm: this.llm })
+      if (entry.route.annotated) return this.annotating(entry.identity, 0, 0, record)
+      return (entry.context ??= { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services })
     }
     const key = requestKey(request)
     const occurrences = (entry.occurrences ??= new Map())
@@ -186,14 +183,28 @@ export class Network {
     const seed = deriveSeed(this.runSeed, entry.identity, key, occurrence)
     record.seed = seed
     record.occurrence = occurrence
-    return { identity: entry.identity, seed, occurrence, runSeed: this.runSeed, llm: this.llm }
+    if (entry.route.annotated) return this.annotating(entry.identity, seed, occurrence, record)
+    return { identity: entry.identity, seed, occurrence, runSeed: this.runSeed, services: this.services }
   }
 
-  /** Clears the log and the model's queue, rules, log and counts. */
+  /** A context of its own for one request of an annotating route, writing into that request's record. */
+  private annotating(identity: string, seed: number, occurrence: number, record: PendingRecord): RespondContext {
+    return {
+      identity,
+      seed,
+      occurrence,
+      runSeed: this.runSeed,
+      services: this.services,
+      annotate: (detail) => {
+        record.detail = detail
+      }
+    }
+  }
+
+  /** Clears the log and the per-route counts of removed routes. */
   clearState(): void {
     this.log.clear()
     this.registry.retired.clear()
-    this.llm.reset()
   }
 
   /**

@@ -1,24 +1,14 @@
 /**
- * The two doors into a network: a WHATWG `fetch` and an Effect `HttpClient`. Both turn the
- * caller's request into a `SimRequest`, dispatch it, and report denials the way the real
- * transport would (`TypeError("fetch failed")` with a cause; `HttpClientError` with a cause).
+ * The `fetch` door into a network: a WHATWG `fetch` that turns the caller's request into a
+ * `SimRequest`, dispatches it, and reports denials as undici's `fetch` does
+ * (`TypeError("fetch failed")` whose `cause` is the typed error).
  */
-import { Effect, Stream } from "effect"
-import * as HttpClient from "effect/http/HttpClient"
-import * as HttpClientError from "effect/http/HttpClientError"
-import type * as HttpClientRequest from "effect/http/HttpClientRequest"
-import * as HttpClientResponse from "effect/http/HttpClientResponse"
-import type { SimnetError } from "../SimnetError.ts"
+import { Effect } from "effect"
 import type { Network } from "./network.ts"
-import { makeSimRequest } from "./request.ts"
-import type { SimRequest } from "./types.ts"
+import { makeSimRequest, type SimRequest } from "./request.ts"
+import { abortReason, fetchFailed } from "./transport.ts"
 
 const encoder = new TextEncoder()
-
-const abortError = (signal: AbortSignal): unknown =>
-  signal.reason ?? new DOMException("This operation was aborted", "AbortError")
-
-const fetchFailed = (error: SimnetError): TypeError => new TypeError("fetch failed", { cause: error })
 
 type BodyResult = Uint8Array | undefined | Promise<{ body: Uint8Array | undefined; contentType: string | null }>
 
@@ -68,7 +58,7 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
         return Promise.reject(fetchFailed(dispatched.error))
       case "Effect":
         return network.run(Effect.mapError(dispatched.effect, fetchFailed), signal ?? undefined).catch((error) => {
-          if (signal?.aborted) throw abortError(signal)
+          if (signal?.aborted) throw abortReason(signal)
           throw error
         })
     }
@@ -100,7 +90,7 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
       redirect = request.redirect
       body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer())
     }
-    if (signal?.aborted) throw abortError(signal)
+    if (signal?.aborted) throw abortReason(signal)
     if (body instanceof Promise) {
       const read = await body
       const mutable = headers as Headers
@@ -147,64 +137,3 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
   }
   return simFetch as typeof globalThis.fetch
 }
-
-const requestBody = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<
-  { body: Uint8Array | undefined; contentType: string | undefined },
-  HttpClientError.HttpClientError
-> => {
-  const body = request.body
-  switch (body._tag) {
-    case "Empty":
-      return Effect.succeed({ body: undefined, contentType: undefined })
-    case "Uint8Array":
-      return Effect.succeed({ body: body.body, contentType: body.contentType })
-    case "Raw": {
-      const raw = body.body
-      if (typeof raw === "string") return Effect.succeed({ body: encoder.encode(raw), contentType: body.contentType })
-      if (raw instanceof Uint8Array) return Effect.succeed({ body: raw, contentType: body.contentType })
-      return Effect.promise(() => new Response(raw as BodyInit).arrayBuffer()).pipe(
-        Effect.map((buffer) => ({ body: new Uint8Array(buffer), contentType: body.contentType }))
-      )
-    }
-    case "FormData": {
-      const response = new Response(body.formData)
-      return Effect.promise(() => response.arrayBuffer()).pipe(
-        Effect.map((buffer) => ({ body: new Uint8Array(buffer), contentType: response.headers.get("content-type") ?? undefined }))
-      )
-    }
-    case "Stream":
-      return Stream.mkUint8Array(body.stream).pipe(
-        Effect.map((bytes) => ({ body: bytes as Uint8Array, contentType: body.contentType })),
-        Effect.mapError((cause) => new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, cause }) }))
-      )
-  }
-}
-
-/**
- * An Effect `HttpClient` that answers from the network. Unregistered requests fail with an
- * `HttpClientError` (a `TransportError`) whose `cause` is the `UnregisteredRequest`.
- */
-export const makeHttpClient = (network: Network): HttpClient.HttpClient =>
-  HttpClient.make((request, url, signal) =>
-    Effect.flatMap(requestBody(request), ({ body, contentType }) => {
-      const headers = contentType !== undefined && request.headers["content-type"] === undefined
-        ? { ...request.headers, "content-type": contentType }
-        : request.headers
-      const dispatched = network.dispatch(makeSimRequest({ method: request.method, url, headers: headers as Record<string, string>, body, signal }))
-      const transportError = (error: SimnetError) =>
-        new HttpClientError.HttpClientError({
-          reason: new HttpClientError.TransportError({ request, cause: error, description: error.message })
-        })
-      switch (dispatched._tag) {
-        case "Response":
-          return Effect.succeed(HttpClientResponse.fromWeb(request, dispatched.response))
-        case "Denied":
-          return Effect.fail(transportError(dispatched.error))
-        case "Effect":
-          return Effect.mapBoth(dispatched.effect, {
-            onFailure: transportError,
-            onSuccess: (response) => HttpClientResponse.fromWeb(request, response)
-          })
-      }
-    })
-  )

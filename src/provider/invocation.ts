@@ -3,9 +3,9 @@
  * opens at the first driver command (so `fail` before any chunk is still an HTTP status), streams
  * what follows, and ends at `finish`, `fail` or `disconnect` — or when the client goes away.
  */
-import type { LlmDriverItem, LlmFinish } from "../../schemas/llmScript.ts"
-import type { ChatCompletion, CompletionUsage, FinishReason } from "../../schemas/openai.ts"
-import { connectionReset } from "../../routes/fault.ts"
+import type { LlmDriverItem, LlmFinish } from "../schemas/llmScript.ts"
+import type { ChatCompletion, CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import { connectionReset } from "../registry/transport.ts"
 import { Mailbox } from "./body.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { ChunkHead, Part } from "./wire.ts"

@@ -3,9 +3,10 @@
  * script steps turned into wire parts, failures, faults and raw bytes.
  */
 import { Schema } from "effect"
-import { LlmScript, RetryAfterMs } from "../../schemas/llmScript.ts"
-import type { CompletionUsage, FinishReason } from "../../schemas/openai.ts"
-import type { NoScriptQueued, UnmatchedLlmRequest } from "../../SimnetError.ts"
+import type { Duration } from "effect"
+import { LlmScript, RetryAfterMs } from "../schemas/llmScript.ts"
+import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import type { NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { DrivenInvocation } from "./invocation.ts"
 import type { Part } from "./wire.ts"
@@ -128,6 +129,16 @@ export type Plan =
   | Exclude<LlmReply, { readonly _tag: "Driven" }>
   | { readonly _tag: "Drive"; readonly viaAttach: boolean }
   | { readonly _tag: "Refuse"; readonly error: NoScriptQueued | UnmatchedLlmRequest }
+
+/**
+ * What served a request and the plan it chose. `rule` is the rule that took it, if any.
+ */
+export interface Decision {
+  readonly source: "script" | "rule" | "driver" | "none"
+  readonly rule: { readonly id: string; readonly latency: Duration.Duration | undefined } | undefined
+  readonly step: number | undefined
+  readonly plan: Plan
+}
 
 /**
  * How a request is recorded in the log's `outcome`; `invalid-request` is a body that is not a

@@ -17,7 +17,8 @@ export const REDACTED_HEADERS: ReadonlySet<string> = new Set([
   "set-cookie"
 ])
 
-import type { SimRequest } from "./internal/types.ts"
+import { Ring } from "./ring.ts"
+import type { SimRequest } from "./request.ts"
 
 const BODY_SUMMARY_LIMIT = 256
 const decoder = new TextDecoder()
@@ -45,7 +46,10 @@ export interface RequestRecord {
   readonly seed: number | undefined
   /** How many earlier requests with the same canonical key the route had answered. */
   readonly occurrence: number | undefined
-  /** What the route said about the request, when its kind says something (an MCP route: `{ method, tool?, session? }`). */
+  /**
+   * What the route said about the request, for kinds that say something (an MCP route:
+   * `{ method, tool?, session? }`); see `RespondContext.annotate`.
+   */
   readonly detail: Readonly<Record<string, unknown>> | undefined
 }
 
@@ -112,24 +116,23 @@ export class PendingRecord {
  * The ring itself: the last `limit` records, and counters over every request ever seen.
  */
 export class RequestLog {
-  readonly limit: number
-  private ring: Array<PendingRecord | undefined> = []
-  private next = 0
+  private ring: Ring<PendingRecord>
   private answered = 0
   private denied = 0
 
   constructor(limit: number) {
-    this.limit = Math.max(0, Math.floor(limit))
+    this.ring = new Ring(limit)
+  }
+
+  /** How many records the ring keeps. */
+  get limit(): number {
+    return this.ring.limit
   }
 
   /** Starts a record for a new request. */
   open(time: number, request: SimRequest): PendingRecord {
-    const record = new PendingRecord(++this.next, time, request)
-    if (this.limit > 0) {
-      const slot = (record.seq - 1) % this.limit
-      if (slot === this.ring.length) this.ring.push(record)
-      else this.ring[slot] = record
-    }
+    const record = new PendingRecord(this.ring.latest + 1, time, request)
+    this.ring.push(record)
     return record
   }
 
@@ -144,11 +147,6 @@ export class RequestLog {
     this.answered++
   }
 
-  /** Sets what the route said about a request. */
-  annotate(record: PendingRecord, detail: Readonly<Record<string, unknown>>): void {
-    record.detail = detail
-  }
-
   /** Counts a record as denied with the given error tag. */
   deny(record: PendingRecord, tag: string): void {
     record.denial = tag
@@ -157,19 +155,13 @@ export class RequestLog {
 
   /** The records still in the ring with `seq > since`, oldest first. */
   records(since = 0): ReadonlyArray<RequestRecord> {
-    const out: Array<RequestRecord> = []
-    const first = Math.max(since + 1, this.next - this.limit + 1, 1)
-    for (let seq = first; seq <= this.next; seq++) {
-      const record = this.ring[(seq - 1) % this.limit]
-      if (record !== undefined && record.seq === seq) out.push(record.toRecord())
-    }
-    return out
+    return this.ring.since(since).map((record) => record.toRecord())
   }
 
   /** Exact counters since the network was made or last reset. */
   counters(): Omit<RequestCounters, "byRoute"> {
     return {
-      requests: this.next,
+      requests: this.ring.latest,
       answered: this.answered,
       denied: this.denied
     }
@@ -177,8 +169,7 @@ export class RequestLog {
 
   /** Forgets every record and counter. */
   clear(): void {
-    this.ring = []
-    this.next = 0
+    this.ring.clear()
     this.answered = 0
     this.denied = 0
   }

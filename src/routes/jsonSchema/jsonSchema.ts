@@ -4,11 +4,11 @@
  * before it is served. `Route.json` builds on `jsonSchemaResponder`.
  */
 import { Effect, Result, type Schema } from "effect"
-import { compileGenerator, type CompiledGenerator } from "../internal/generate.ts"
-import { offsetSeed } from "../internal/seed.ts"
-import { checkResponseParts } from "./static.ts"
-import type { RespondContext, Responder, SimRequest } from "../internal/types.ts"
-import type { GeneratedValueRejected, InvalidRouteSpec, SimnetError } from "../SimnetError.ts"
+import { compileGenerator, type CompiledGenerator } from "./generate.ts"
+import { offsetSeed } from "../../registry/seed.ts"
+import { checkResponseParts } from "../static.ts"
+import type { RespondContext, Responder, SimRequest, SyncResponder } from "../../registry/route.ts"
+import type { GeneratedValueRejected, InvalidRouteSpec, SimnetError } from "../../SimnetError.ts"
 
 /**
  * Options of a `jsonSchema` route.
@@ -38,8 +38,8 @@ export interface JsonSchemaResponder {
    * The same answer as `respond`, without an Effect: for a registry fast path that derives the
    * seed and calls this directly (generation is synchronous).
    */
-  readonly respondSync: (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
-  readonly prepare: () => Effect.Effect<void, InvalidRouteSpec | GeneratedValueRejected>
+  readonly respondSync: SyncResponder
+  readonly prepare: Effect.Effect<void, InvalidRouteSpec | GeneratedValueRejected>
   readonly body: (seed: number) => Result.Result<string, SimnetError>
   readonly regenerate: (seed: number) => Effect.Effect<string, SimnetError>
   readonly seeded: true
@@ -72,12 +72,11 @@ export const jsonSchemaResponder = (
     Result.map(body(context.seed), (text) => new Response(text, { status, headers }))
 
   return {
-    prepare: () =>
-      Effect.suspend(() => {
-        const invalid = checkResponseParts(status, headers, true)
-        if (invalid !== undefined) return Effect.fail(invalid)
-        return Result.match(compile(), { onFailure: Effect.fail, onSuccess: () => Effect.void })
-      }),
+    prepare: Effect.suspend(() => {
+      const invalid = checkResponseParts(status, headers, true)
+      if (invalid !== undefined) return Effect.fail(invalid)
+      return Result.match(compile(), { onFailure: Effect.fail, onSuccess: () => Effect.void })
+    }),
     respond: (request, context) =>
       Effect.suspend(() => Result.match(respondSync(request, context), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
     respondSync,

@@ -5,7 +5,8 @@
  * that apply to a request wins.
  */
 import { InvalidRouteSpec, type Candidate } from "../SimnetError.ts"
-import type { RespondContext, Route, SimRequest } from "./types.ts"
+import type { RespondContext, Route, SimRequest } from "./route.ts"
+import { normalizePath } from "./util.ts"
 
 /**
  * A registered route and its running state.
@@ -37,7 +38,6 @@ export interface Found {
   readonly params: Readonly<Record<string, string>>
 }
 
-const normalizePath = (path: string): string => (path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path)
 
 const ranksBefore = (a: Entry, b: Entry): boolean =>
   a.route.priority > b.route.priority || (a.route.priority === b.route.priority && a.seq > b.seq)
@@ -76,19 +76,8 @@ export const planIds = (
   for (let i = 0; i < routes.length; i++) {
     const route = routes[i]
     const at = (field: string) => (paths[i] === "" ? field : `${paths[i]}.${field}`)
-    if (route.matcher.invalid !== undefined) {
-      const inner = route.matcher.invalid
-      return new InvalidRouteSpec({ path: paths[i] === "" ? inner.path : `${paths[i]}.${inner.path}`, message: inner.message })
-    }
-    if (route.times !== undefined && (!Number.isInteger(route.times) || route.times < 1)) {
-      return new InvalidRouteSpec({ path: at("times"), message: `times must be a whole number of at least 1, got ${route.times}` })
-    }
-    if (!Number.isFinite(route.priority)) {
-      return new InvalidRouteSpec({ path: at("priority"), message: `priority must be a finite number, got ${route.priority}` })
-    }
     let id: string
     if (route.id !== undefined) {
-      if (route.id === "") return new InvalidRouteSpec({ path: at("id"), message: "id must not be empty" })
       if (existing.has(route.id) || taken.has(route.id)) {
         return new InvalidRouteSpec({ path: at("id"), message: `a route with id "${route.id}" is already registered` })
       }

@@ -5,7 +5,8 @@
  */
 import { match as pathMatch, parse as parsePath, PathError, type Token } from "path-to-regexp"
 import { InvalidRouteSpec, type MissReason } from "../SimnetError.ts"
-import type { SimRequest } from "./types.ts"
+import type { SimRequest } from "./request.ts"
+import { isJsonObject, normalizePath } from "./util.ts"
 
 /**
  * A header or query value to match: an exact string or a RegExp.
@@ -71,16 +72,23 @@ const isMiss = (u: unknown): u is Miss => u instanceof MissValue
 
 const METHOD_PREFIX = /^([A-Za-z]+)\s+(\S.*)$/
 
-const isPlainObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+/**
+ * The methods a route may name: those of HTTP and WebDAV that `fetch` sends (it refuses
+ * `CONNECT`, `TRACE` and `TRACK`). Anything else in a matcher is a typo such as `GETT`.
+ */
+const HTTP_METHODS: ReadonlySet<string> = new Set([
+  "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "QUERY",
+  "PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "REPORT", "SEARCH", "PURGE"
+])
+
 
 /**
  * Whether `actual` contains `expected`: objects by their listed keys (recursively), arrays
  * element by element with the same length, anything else by equality.
  */
 export const containsJson = (actual: unknown, expected: unknown): boolean => {
-  if (isPlainObject(expected)) {
-    if (!isPlainObject(actual)) return false
+  if (isJsonObject(expected)) {
+    if (!isJsonObject(actual)) return false
     for (const key of Object.keys(expected)) {
       if (!Object.hasOwn(actual, key) || !containsJson(actual[key], expected[key])) return false
     }
@@ -180,7 +188,6 @@ const staticPrefixOf = (tokens: ReadonlyArray<Token>): { prefix: string; complet
   return { prefix, complete: true }
 }
 
-const normalizePath = (path: string): string => (path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path)
 
 const firstSegment = (path: string): string | undefined => {
   const end = path.indexOf("/", 1)
@@ -351,15 +358,19 @@ export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMat
     const m = METHOD_PREFIX.exec(trimmed)
     object = m !== null && !/^[a-z]+:\/\//i.test(trimmed) ? { method: m[1], url: m[2] } : { url: trimmed }
     urlPath = path
-  } else if (isPlainObject(input)) {
+  } else if (isJsonObject(input)) {
     object = input as MatcherObject
   } else {
     return invalidMatcher(path, "a matcher is a string such as \"GET https://host/path\" or an object with a url", String(input))
   }
 
-  const method = object.method === undefined || object.method === "*" ? undefined : object.method.toUpperCase()
-  if (method !== undefined && !/^[A-Z]+$/.test(method)) {
-    return invalidMatcher(`${path}.method`, `"${object.method}" is not an HTTP method`, String(object.method))
+  const method = object.method === undefined || object.method === "*" ? undefined : String(object.method).toUpperCase()
+  if (method !== undefined && !HTTP_METHODS.has(method)) {
+    return invalidMatcher(
+      typeof input === "string" ? path : `${path}.method`,
+      `"${object.method}" is not an HTTP method a client sends (expected one of GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, QUERY, or a WebDAV method)`,
+      String(object.method)
+    )
   }
   const headers = object.headers === undefined
     ? NO_PAIRS

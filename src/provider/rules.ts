@@ -1,0 +1,151 @@
+/**
+ * The provider's ordered rules: the first registered rule whose matcher takes a request serves it.
+ */
+import { Duration, Option, Result, Schema } from "effect"
+import { joinPath } from "../registry/schemaPath.ts"
+import type { InvalidLlmInput } from "../SimnetError.ts"
+import type { LlmRequest } from "./conversation.ts"
+import { answerPlan, failurePlan, LlmBehaviour, LlmMatch, matches, type Decision } from "./plan.ts"
+import { decodeInput, invalidInput } from "./validate.ts"
+
+const isLatency = (u: unknown): u is Duration.Input => {
+  if (typeof u === "number" && Number.isNaN(u)) return false
+  const duration = Duration.fromInput(u as Duration.Input)
+  return Option.isSome(duration) && !Duration.isNegative(duration.value)
+}
+
+/**
+ * The options of a rule, as a Schema (unknown fields are refused).
+ */
+export const LlmRuleOptions = Schema.Struct({
+  id: Schema.optional(Schema.NonEmptyString),
+  latency: Schema.optional(Schema.declare(isLatency, { expected: "a non-negative Duration input (\"2 seconds\", millis, ...)" })),
+  times: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
+})
+
+/**
+ * Options of a rule: `id` (default `rule_N`; unique among the rules), `latency` (a non-negative
+ * `Duration` input slept on Effect's `Clock` before the answer, so `TestClock` controls it) and
+ * `times` (a whole number of at least 1: the rule retires after serving that many).
+ */
+export type LlmRuleOptions = typeof LlmRuleOptions.Type
+
+/**
+ * A registered rule, as listed by `rules`.
+ */
+export interface LlmRule {
+  readonly id: string
+  readonly match: LlmMatch
+  readonly behaviour: LlmBehaviour
+  readonly latency: Duration.Duration | undefined
+  readonly times: number | undefined
+  /** Requests this rule has taken. */
+  readonly uses: number
+}
+
+/**
+ * A rule with its running counts.
+ */
+export interface MutableRule {
+  readonly id: string
+  readonly match: LlmMatch
+  readonly behaviour: LlmBehaviour
+  readonly latency: Duration.Duration | undefined
+  readonly times: number | undefined
+  uses: number
+  failures: number
+}
+
+const strict = { onExcessProperty: "error" } as const
+
+/**
+ * The rules, in the order they are tried.
+ */
+export class Rules {
+  #rules: Array<MutableRule> = []
+  #seq = 0
+
+  /** How many rules are registered. */
+  get size(): number {
+    return this.#rules.length
+  }
+
+  /** The registered rules, copied. */
+  list(): ReadonlyArray<LlmRule> {
+    return this.#rules.map(({ failures: _, ...rule }) => rule)
+  }
+
+  /**
+   * Checks and adds a rule after the existing ones; the rules are unchanged on a refusal.
+   */
+  add(match: unknown, behaviour: unknown, options: unknown): Result.Result<string, InvalidLlmInput> {
+    const checked = this.#check(match, behaviour, options)
+    if (Result.isFailure(checked)) return Result.fail(checked.failure)
+    if ((options as LlmRuleOptions | undefined)?.id === undefined) this.#seq++
+    this.#rules.push(checked.success)
+    return Result.succeed(checked.success.id)
+  }
+
+  #check(match: unknown, behaviour: unknown, options: unknown): Result.Result<MutableRule, InvalidLlmInput> {
+    const taken = (id: string) => this.#rules.some((rule) => rule.id === id)
+    const nextId = () => {
+      let n = this.#seq + 1
+      while (taken(`rule_${n}`)) n++
+      return `rule_${n}`
+    }
+    return Result.gen(function*() {
+      const decodedMatch = yield* decodeInput(LlmMatch, match, "rule", "match", strict)
+      const decodedBehaviour = yield* decodeInput(LlmBehaviour, behaviour, "rule", "behaviour", strict)
+      const decodedOptions = yield* decodeInput(LlmRuleOptions, options ?? {}, "rule", "options", strict)
+      if (decodedOptions.id !== undefined && taken(decodedOptions.id)) {
+        return yield* Result.fail(invalidInput("rule", joinPath("options", "id"), `a rule with id "${decodedOptions.id}" is already registered`))
+      }
+      return {
+        id: decodedOptions.id ?? nextId(),
+        match: decodedMatch,
+        behaviour: decodedBehaviour,
+        latency: decodedOptions.latency === undefined ? undefined : Duration.fromInputUnsafe(decodedOptions.latency),
+        times: decodedOptions.times,
+        uses: 0,
+        failures: 0
+      }
+    })
+  }
+
+  /** Removes a rule; whether it existed. */
+  remove(id: string): boolean {
+    const before = this.#rules.length
+    this.#rules = this.#rules.filter((rule) => rule.id !== id)
+    return this.#rules.length !== before
+  }
+
+  /** The first live rule that takes the request, and what it answers; undefined when none does. */
+  take(request: LlmRequest, seq: number): Decision | undefined {
+    for (const rule of this.#rules) {
+      if (rule.times !== undefined && rule.uses >= rule.times) continue
+      if (!matches(rule.match, request)) continue
+      rule.uses++
+      const behaviour = rule.behaviour
+      if (behaviour.type === "failThenRespond") {
+        if (rule.failures < behaviour.times) {
+          rule.failures++
+          return { source: "rule", rule, step: undefined, plan: failurePlan(behaviour.failure) }
+        }
+        const { plan, step } = answerPlan(behaviour.then, request, seq)
+        return { source: "rule", rule, step, plan }
+      }
+      if (behaviour.type === "rateLimit" || behaviour.type === "serverError" || behaviour.type === "timeout") {
+        return { source: "rule", rule, step: undefined, plan: failurePlan(behaviour) }
+      }
+      const { plan, step } = answerPlan(behaviour, request, seq)
+      return { source: "rule", rule, step, plan }
+    }
+    return undefined
+  }
+
+  /** Removes every rule and restarts the numbering. */
+  clear(): void {
+    this.#rules = []
+    this.#seq = 0
+  }
+}

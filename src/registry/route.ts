@@ -1,0 +1,150 @@
+/**
+ * The shapes shared by the registry and every route kind: the request a route sees, the context
+ * it answers in, and the route value itself. Public modules re-export what users need.
+ */
+import { Context, Effect, Option, Result } from "effect"
+import type { Duration } from "effect"
+import { pipeArguments, type Pipeable } from "effect/Pipeable"
+import { RouteFailed, type SimnetError } from "../SimnetError.ts"
+import type { CompiledMatcher } from "./matcher.ts"
+import type { SimRequest } from "./request.ts"
+
+export type { SimRequest } from "./request.ts"
+
+/**
+ * What the registry tells a route while it answers one request.
+ */
+export interface RespondContext {
+  /** The route's stable identity: its `id` when given, else kind and matcher. */
+  readonly identity: string
+  /** The seed derived for this request: a pure function of run seed, identity, request key and occurrence. */
+  readonly seed: number
+  /** How many earlier requests with the same canonical key this route has answered. */
+  readonly occurrence: number
+  /** The run seed of the network. */
+  readonly runSeed: number
+  /**
+   * The services of the network: the state of stateful route kinds (the simulated model, MCP
+   * servers), looked up with `routeService`.
+   */
+  readonly services: Context.Context<never>
+  /**
+   * Sets the `detail` of this request's log record (an MCP call's method and tool). Present only
+   * for routes made with `annotated: true`; other routes share one context for every request.
+   */
+  readonly annotate?: ((detail: Readonly<Record<string, unknown>>) => void) | undefined
+}
+
+/**
+ * Looks up a service of the network a route answers in. A network that lacks it (a route kind
+ * used outside `SimulationNetwork`) fails the request with `RouteFailed` naming the service.
+ */
+export const routeService = <I, S>(context: RespondContext, key: Context.Key<I, S>): Effect.Effect<S, RouteFailed> => {
+  const found = Context.getOption(context.services as Context.Context<I>, key)
+  return Option.isSome(found)
+    ? Effect.succeed(found.value)
+    : Effect.fail(new RouteFailed({ route: context.identity, message: `simnet: this network has no ${key.key}` }))
+}
+
+/**
+ * How a route produces its answer. It returns a WHATWG `Response`; the registry hands it to
+ * `fetch` callers as is and wraps it for `HttpClient` callers.
+ */
+export type Responder = (request: SimRequest, context: RespondContext) => Effect.Effect<Response, SimnetError>
+
+/**
+ * The synchronous twin of a `Responder`, for answers that need no Effect.
+ */
+export type SyncResponder = (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
+
+const TypeId = "~simnet/Route" as const
+
+/**
+ * The fields of a route.
+ */
+export interface RouteFields {
+  readonly id: string | undefined
+  readonly kind: string
+  readonly matcher: CompiledMatcher
+  readonly times: number | undefined
+  readonly priority: number
+  readonly delay: Duration.Duration | undefined
+  /** Who registered it: "code", "fixture", "control", or a family name. */
+  readonly source: string
+  readonly respond: Responder
+  /**
+   * Fast path for answers that need no Effect (static bodies, generated JSON): when present and
+   * the route has no `delay`, the registry calls it instead of `respond`. It must answer exactly
+   * as `respond` would.
+   */
+  readonly respondSync: SyncResponder | undefined
+  /**
+   * Everything checked when the route is registered: the matcher, the options, and the kind's own
+   * work (compile a generator, check a host). Route constructors never throw; a failure here
+   * rejects the registration and leaves the network unchanged.
+   */
+  readonly prepare: Effect.Effect<void, SimnetError>
+  /** Whether the route needs a derived seed (generated responses): the registry then counts occurrences per request key. */
+  readonly seeded: boolean
+  /**
+   * For generated responses: the body the route serves under a logged seed (`RequestRecord.seed`),
+   * so any response can be reproduced from the log.
+   */
+  readonly regenerate: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
+  /** Where the route stands in RouteSpec JSON (such as `routes[2]`), to name fields in errors. */
+  readonly specPath: string | undefined
+  /** Extra fields for the route listing (`routes`, `GET network/routes`). */
+  readonly describe: Readonly<Record<string, unknown>> | undefined
+  /** Whether the route writes a `detail` into its requests' log records (`RespondContext.annotate`). */
+  readonly annotated: boolean
+}
+
+/**
+ * A route: a matcher, an answer and the options that govern its use. A plain value: tagged
+ * (`_tag: "Route"`), recognised by `isRoute`, and pipeable.
+ */
+export interface Route extends RouteFields, Pipeable {
+  readonly _tag: "Route"
+  readonly [TypeId]: typeof TypeId
+}
+
+const RouteProto = {
+  _tag: "Route",
+  [TypeId]: TypeId,
+  pipe() {
+    return pipeArguments(this, arguments)
+  }
+}
+
+/**
+ * Makes a route value from its fields.
+ */
+export const makeRoute = (fields: RouteFields): Route => Object.assign(Object.create(RouteProto), fields)
+
+/**
+ * The same route with some fields changed.
+ */
+export const withFields = (route: Route, patch: Partial<RouteFields>): Route =>
+  makeRoute({
+    id: route.id,
+    kind: route.kind,
+    matcher: route.matcher,
+    times: route.times,
+    priority: route.priority,
+    delay: route.delay,
+    source: route.source,
+    respond: route.respond,
+    respondSync: route.respondSync,
+    prepare: route.prepare,
+    seeded: route.seeded,
+    regenerate: route.regenerate,
+    specPath: route.specPath,
+    describe: route.describe,
+    annotated: route.annotated,
+    ...patch
+  })
+
+/**
+ * Whether a value is a route made by a `Route` constructor or a family.
+ */
+export const isRoute = (u: unknown): u is Route => typeof u === "object" && u !== null && TypeId in u

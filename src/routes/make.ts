@@ -1,0 +1,111 @@
+/**
+ * Building a route of any kind: the matcher compiled, the options shared by every kind checked,
+ * and the kind's own parts. Nothing here throws; whatever is wrong is carried in the route's
+ * `prepare` and refused, with the JSON path of the field, when the route is registered.
+ */
+import { Duration, Effect } from "effect"
+import { CompiledMatcher, compileMatcher, type MatcherInput } from "../registry/matcher.ts"
+import { makeRoute, type Responder, type Route, type SyncResponder } from "../registry/route.ts"
+import { InvalidRouteSpec, type SimnetError } from "../SimnetError.ts"
+
+/**
+ * Options every route kind takes.
+ * - `id`: a stable name (default: kind and matcher); ids are unique within a network.
+ * - `times`: the route is exhausted after this many uses and requests fall through to the next.
+ * - `priority`: higher first (default 0); within a priority the latest registration wins.
+ * - `delay`: wait this long on Effect's `Clock` before answering (`TestClock` controls it).
+ * - `source`: who registers the route (default "code"); families set their own name.
+ */
+export interface RouteOptions {
+  readonly id?: string | undefined
+  readonly times?: number | undefined
+  readonly priority?: number | undefined
+  readonly delay?: Duration.Input | undefined
+  readonly source?: string | undefined
+}
+
+/**
+ * What a route kind contributes: how it answers, and what it checks or compiles at registration.
+ */
+export interface RouteParts {
+  readonly respond: Responder
+  readonly respondSync?: SyncResponder | undefined
+  readonly prepare?: Effect.Effect<void, SimnetError> | undefined
+  readonly seeded?: boolean | undefined
+  readonly regenerate?: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
+  readonly describe?: Readonly<Record<string, unknown>> | undefined
+  /** The route writes a `detail` into its log records through `RespondContext.annotate`. */
+  readonly annotated?: boolean | undefined
+}
+
+const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, message })
+
+const toDuration = (input: Duration.Input | undefined): Duration.Duration | undefined | InvalidRouteSpec => {
+  if (input === undefined) return undefined
+  const refused = invalid(
+    "delay",
+    `delay must be a finite, non-negative duration (such as "2 seconds" or a number of milliseconds), got ${JSON.stringify(String(input))}`
+  )
+  if (typeof input === "number" && (!Number.isFinite(input) || input < 0)) return refused
+  const parsed = Duration.fromInput(input)
+  if (parsed._tag === "None" || !Duration.isFinite(parsed.value) || Duration.isNegative(parsed.value)) return refused
+  return Duration.isZero(parsed.value) ? undefined : parsed.value
+}
+
+/**
+ * The first problem with the options every kind shares, if any.
+ */
+const checkOptions = (options: RouteOptions, delay: Duration.Duration | undefined | InvalidRouteSpec): InvalidRouteSpec | undefined => {
+  if (options.id !== undefined && typeof options.id !== "string") {
+    return invalid("id", `id must be a string, got ${typeof options.id}`)
+  }
+  if (options.id === "") return invalid("id", "id must not be empty")
+  const times = options.times
+  if (times !== undefined && (typeof times !== "number" || !Number.isInteger(times) || times < 1)) {
+    return invalid("times", `times must be a whole number of at least 1, got ${String(times)}`)
+  }
+  const priority = options.priority
+  if (priority !== undefined && (typeof priority !== "number" || !Number.isFinite(priority))) {
+    return invalid("priority", `priority must be a finite number, got ${String(priority)}`)
+  }
+  return delay instanceof InvalidRouteSpec ? delay : undefined
+}
+
+/**
+ * Builds a route of any kind from a matcher and its parts. Used by the `Route` constructors and
+ * by route families; most code wants a constructor instead.
+ */
+export const make = (
+  kind: string,
+  match: CompiledMatcher | MatcherInput,
+  parts: RouteParts,
+  options: RouteOptions = {}
+): Route => {
+  const matcher = match instanceof CompiledMatcher ? match : compileMatcher(match)
+  const delay = toDuration(options.delay)
+  const problem = matcher.invalid ?? checkOptions(options, delay)
+  return makeRoute({
+    id: options.id,
+    kind,
+    matcher,
+    times: options.times,
+    priority: options.priority ?? 0,
+    delay: delay instanceof InvalidRouteSpec ? undefined : delay,
+    source: options.source ?? "code",
+    respond: parts.respond,
+    respondSync: parts.respondSync,
+    prepare: problem !== undefined ? Effect.fail(problem) : parts.prepare ?? Effect.void,
+    seeded: parts.seeded ?? false,
+    regenerate: parts.regenerate,
+    specPath: undefined,
+    describe: parts.describe,
+    annotated: parts.annotated ?? false
+  })
+}
+
+/**
+ * A route that cannot be built (a family given a bad base URL, an OpenAPI document that does not
+ * convert): registering it fails with `error`, and it never matches a request.
+ */
+export const refused = (kind: string, error: SimnetError, source = "code"): Route =>
+  make(kind, { url: () => false }, { respond: () => Effect.fail(error), prepare: Effect.fail(error) }, { source })
