@@ -1,20 +1,33 @@
 /**
- * The engine behind an MCP route: Streamable HTTP answered by the official SDK. Every POST gets a
- * fresh SDK `Server` (its handlers read the route's current definitions) behind a fresh
- * `WebStandardStreamableHTTPServerTransport` — the SDK's stateless pattern — so JSON or SSE can
- * be chosen per request. The SDK does the wire: `Accept` (406), `Content-Type` (415), JSON and
- * JSON-RPC checks (-32700, -32600), notifications (202), `initialize` and `ping`, unknown
- * methods (-32601), invalid params (-32602), SSE framing. This module adds what the SDK leaves to
- * its host: `Origin` (403), sessions with deterministic ids (400 without, 404 unknown or ended,
- * DELETE ends), the protocol revisions this server speaks, GET (405), and the tools, resources
- * and prompts themselves.
+ * The engine behind an MCP route: Streamable HTTP answered by the official SDK's `Server`.
+ *
+ * Two ways in. The hot path — a POST of one JSON-RPC request (not `initialize`) in a session, with
+ * the headers the transport requires and a JSON answer — goes to an SDK `Server` kept per session
+ * (per route for a stateless server) and fed through a direct in-process transport, so a
+ * `tools/call` costs no `Request`, no transport and no handler registration. Everything else —
+ * `initialize`, notifications, batches, event streams, anything malformed — goes to a fresh
+ * `Server` behind the SDK's `WebStandardStreamableHTTPServerTransport`, which does the wire:
+ * `Accept` (406), `Content-Type` (415), JSON and JSON-RPC checks (-32700, -32600),
+ * notifications (202), SSE framing. Both ways the SDK answers `initialize`, `ping`, unknown
+ * methods (-32601) and invalid params (-32602). This module adds what the SDK leaves to its host:
+ * `Origin` (403), sessions with deterministic ids (400 without, 404 unknown or ended, DELETE
+ * ends), the protocol revisions this server speaks, GET (405), and the tools, resources and
+ * prompts themselves.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js"
 import {
   CallToolRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
+  isInitializeRequest,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
@@ -39,11 +52,13 @@ export interface McpEnv {
   readonly identity: string
   /** Adds the JSON-RPC method (and tool) to the request's log record. */
   readonly annotate: (detail: Readonly<Record<string, unknown>>) => void
-  /** Runs a handler's Effect with the network's services. */
-  readonly run: <A>(effect: Effect.Effect<A, unknown>) => Promise<A>
+  /** Runs a handler's Effect with the network's services, until `signal` aborts. */
+  readonly run: <A>(effect: Effect.Effect<A, unknown>, signal: AbortSignal) => Promise<A>
 }
 
 let validator: AjvJsonSchemaValidator | undefined
+
+const JSON_HEADERS = { "content-type": "application/json" }
 
 const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
@@ -123,7 +138,7 @@ type RequestSchema =
   | typeof ListToolsRequestSchema
   | typeof ReadResourceRequestSchema
 
-/** An SDK server answering from the route's definitions as they are now. */
+/** An SDK server answering from `compiled`, the route's definitions at one revision. */
 const sdkServer = (compiled: CompiledServer, state: McpServerState, env: McpEnv, session: McpSession | undefined): Server => {
   const definition = compiled.definition
   const size = definition.pageSize ?? 50
@@ -169,7 +184,7 @@ const sdkServer = (compiled: CompiledServer, state: McpServerState, env: McpEnv,
       }
       try {
         const answer = handler(decoded.success, context)
-        return toResult(Effect.isEffect(answer) ? await env.run(answer) : await answer, tool) as any
+        return toResult(Effect.isEffect(answer) ? await env.run(answer, extra.signal) : await answer, tool) as any
       } catch (error) {
         return toolError(messageOf(error))
       }
@@ -216,6 +231,77 @@ const sdkServer = (compiled: CompiledServer, state: McpServerState, env: McpEnv,
     }
   })
   return server
+}
+
+/**
+ * A transport that hands one JSON-RPC request to a connected SDK `Server` and resolves with its
+ * reply: what `InMemoryTransport` does for a client, done for an HTTP request already checked.
+ */
+class DirectTransport implements Transport {
+  onmessage?: Transport["onmessage"]
+  onclose?: Transport["onclose"]
+  onerror?: Transport["onerror"]
+  private readonly pending = new Map<string | number, (reply: JSONRPCMessage) => void>()
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.onclose?.()
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message) || message.id === undefined) return
+    const resolve = this.pending.get(message.id)
+    this.pending.delete(message.id)
+    resolve?.(message)
+  }
+
+  /** Whether a request with this id is still being answered (ids must not collide). */
+  busy(id: string | number): boolean {
+    return this.pending.has(id)
+  }
+
+  request(message: JSONRPCRequest): Promise<JSONRPCMessage> {
+    return new Promise((resolve) => {
+      this.pending.set(message.id, resolve)
+      this.onmessage?.(message)
+    })
+  }
+}
+
+/** An SDK server fed directly, for one session at one revision of the definitions. */
+interface DirectServer {
+  readonly revision: number
+  readonly transport: DirectTransport
+}
+
+/** The direct servers of each route state, by session id ("" for a stateless server). */
+const directServers = new WeakMap<McpServerState, Map<string, DirectServer>>()
+
+const directServer = async (state: McpServerState, env: McpEnv, session: McpSession | undefined): Promise<DirectTransport> => {
+  let servers = directServers.get(state)
+  if (servers === undefined) directServers.set(state, servers = new Map())
+  const key = session?.id ?? ""
+  const found = servers.get(key)
+  if (found !== undefined && found.revision === state.revision) return found.transport
+  const transport = new DirectTransport()
+  await sdkServer(state.current, state, env, session).connect(transport)
+  servers.set(key, { revision: state.revision, transport })
+  return transport
+}
+
+const forgetSession = (state: McpServerState, id: string): void => {
+  directServers.get(state)?.delete(id)
+}
+
+/**
+ * Whether the SDK transport would hand this message straight to its server and answer it as
+ * JSON: one request (not `initialize`), headers it accepts. Everything else takes the SDK's way.
+ */
+const direct = (request: SimRequest, message: unknown): message is JSONRPCRequest => {
+  const accept = request.headers.get("accept")
+  return accept !== null && accept.includes("application/json") && accept.includes("text/event-stream") &&
+    isJsonContentType(request.headers.get("content-type")) && isJSONRPCRequest(message) && !isInitializeRequest(message)
 }
 
 /** The method (and tool) of one JSON-RPC message, for the log. */
@@ -265,6 +351,7 @@ export const answer = async (state: McpServerState, request: SimRequest, env: Mc
     env.annotate({ method: "DELETE", session: sessionId ?? undefined })
     if (sessionId === null) return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required")
     if (!state.end(sessionId)) return jsonRpcError(404, -32001, "Session not found")
+    forgetSession(state, sessionId)
     return new Response(null, { status: 200 })
   }
   if (request.method !== "POST") {
@@ -297,6 +384,13 @@ export const answer = async (state: McpServerState, request: SimRequest, env: Mc
     isObject(m) && m.method === "tools/call" && m.params?._meta?.progressToken !== undefined &&
     compiled.tools.get(m.params?.name)?.tool.handler !== undefined
   )
+  if (!streams && direct(request, parsed)) {
+    const transport = await directServer(state, env, session)
+    if (!transport.busy(parsed.id)) {
+      const reply = await transport.request(parsed)
+      return new Response(JSON.stringify(reply), { status: 200, headers: JSON_HEADERS })
+    }
+  }
   const server = sdkServer(compiled, state, env, session)
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !streams, keepAliveMs: 0 })
   await server.connect(transport)

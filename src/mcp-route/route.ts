@@ -25,7 +25,7 @@ export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, option
               runSeed: context.runSeed,
               identity: context.identity,
               annotate: context.annotate ?? noop,
-              run: (effect) => Effect.runPromiseWith(services)(effect, request.signal === undefined ? undefined : { signal: request.signal })
+              run: (effect, signal) => Effect.runPromiseWith(services)(effect, { signal })
             }),
           catch: (cause) => new RouteFailed({ route: label, message: `the MCP server failed: ${errorMessage(cause)}`, cause })
         }))
