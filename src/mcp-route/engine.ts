@@ -22,7 +22,6 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
-  isInitializeRequest,
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
@@ -278,16 +277,16 @@ interface DirectServer {
 /** The direct servers of each route state, by session id ("" for a stateless server). */
 const directServers = new WeakMap<McpServerState, Map<string, DirectServer>>()
 
-const directServer = async (state: McpServerState, env: McpEnv, session: McpSession | undefined): Promise<DirectTransport> => {
+/** The direct server of a session, made (and connected) when it has none for the current revision. */
+const directServer = (state: McpServerState, env: McpEnv, session: McpSession | undefined): DirectTransport | Promise<DirectTransport> => {
   let servers = directServers.get(state)
   if (servers === undefined) directServers.set(state, servers = new Map())
   const key = session?.id ?? ""
   const found = servers.get(key)
   if (found !== undefined && found.revision === state.revision) return found.transport
   const transport = new DirectTransport()
-  await sdkServer(state.current, state, env, session).connect(transport)
   servers.set(key, { revision: state.revision, transport })
-  return transport
+  return sdkServer(state.current, state, env, session).connect(transport).then(() => transport)
 }
 
 const forgetSession = (state: McpServerState, id: string): void => {
@@ -295,13 +294,14 @@ const forgetSession = (state: McpServerState, id: string): void => {
 }
 
 /**
- * Whether the SDK transport would hand this message straight to its server and answer it as
- * JSON: one request (not `initialize`), headers it accepts. Everything else takes the SDK's way.
+ * Whether the SDK transport would hand this message (not `initialize`, not a batch) straight to
+ * its server and answer it as JSON: a request, with headers it accepts. Everything else takes the
+ * SDK's way.
  */
 const direct = (request: SimRequest, message: unknown): message is JSONRPCRequest => {
   const accept = request.headers.get("accept")
   return accept !== null && accept.includes("application/json") && accept.includes("text/event-stream") &&
-    isJsonContentType(request.headers.get("content-type")) && isJSONRPCRequest(message) && !isInitializeRequest(message)
+    isJsonContentType(request.headers.get("content-type")) && isJSONRPCRequest(message)
 }
 
 /** The method (and tool) of one JSON-RPC message, for the log. */
@@ -384,8 +384,9 @@ export const answer = async (state: McpServerState, request: SimRequest, env: Mc
     isObject(m) && m.method === "tools/call" && m.params?._meta?.progressToken !== undefined &&
     compiled.tools.get(m.params?.name)?.tool.handler !== undefined
   )
-  if (!streams && direct(request, parsed)) {
-    const transport = await directServer(state, env, session)
+  if (!streams && !initialize && !Array.isArray(parsed) && direct(request, parsed)) {
+    const found = directServer(state, env, session)
+    const transport = found instanceof DirectTransport ? found : await found
     if (!transport.busy(parsed.id)) {
       const reply = await transport.request(parsed)
       return new Response(JSON.stringify(reply), { status: 200, headers: JSON_HEADERS })
