@@ -110,7 +110,9 @@ const fillTemplate = (text: string, args: Readonly<Record<string, string>>) =>
 
 /**
  * Registers `handler` for the method of `schema`, answering params that do not fit the schema
- * with -32602 (the SDK itself reports a request that fails its schema as an internal error).
+ * with -32602 (the SDK's `Protocol` reports a request that fails its schema as an internal
+ * error). `tools/call` is checked by the SDK's `Server` itself, which answers -32602, so its
+ * handler sees the request as sent.
  */
 const on = <S extends RequestSchema>(
   server: Server,
@@ -119,6 +121,7 @@ const on = <S extends RequestSchema>(
 ): void => {
   let lenient = lenientSchemas.get(schema)
   if (lenient === undefined) lenientSchemas.set(schema, lenient = schema.pick({ method: true }).passthrough())
+  if (schema === CallToolRequestSchema) return server.setRequestHandler(lenient, handler as any)
   server.setRequestHandler(lenient, (request, extra) => {
     const parsed = schema.safeParse(request)
     if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`)
