@@ -2,7 +2,10 @@
  * `tools/call` round trips per second with the official `@modelcontextprotocol/sdk` client:
  * through simnet in process (`Route.mcp` behind `network.fetch`, one session, JSON answers) side
  * by side with the floor, the SDK's own `McpServer` behind `InMemoryTransport` (no HTTP at all).
- * Floor and simnet rounds alternate and the best of each counts, so load on the machine hits both.
+ * A third line shows what HTTP itself costs: the same client against a `Route.handler` that
+ * answers every call with a canned JSON-RPC reply (no MCP server at all), the ceiling any MCP
+ * route behind `network.fetch` can reach. Rounds alternate and the best of each counts, so load
+ * on the machine hits all three.
  *
  * Run: npm run bench -- mcp (or node bench/mcp.bench.ts [--quick])
  */
@@ -47,10 +50,33 @@ const simnetClient = async (): Promise<Client> => {
   return client
 }
 
+const cannedClient = async (): Promise<Client> => {
+  const reply = (id: unknown, result: unknown, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify({ jsonrpc: "2.0", id, result }), { headers: { "content-type": "application/json", ...headers } })
+  const network = await SimulationNetwork.start({
+    logLimit: 1_000,
+    routes: [
+      Route.handler(`POST ${URL_}`, (request) => {
+        const message = request.json() as { id?: unknown; method: string; params: { arguments: { text: string } } }
+        if (message.id === undefined) return new Response(null, { status: 202 })
+        if (message.method === "initialize") {
+          const result = { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "bench", version: "1.0.0" } }
+          return reply(message.id, result, { "mcp-session-id": "bench" })
+        }
+        return reply(message.id, { content: [{ type: "text", text: message.params.arguments.text }] })
+      })
+    ]
+  })
+  const client = new Client({ name: "bench-client", version: "1.0.0" })
+  await client.connect(new StreamableHTTPClientTransport(new URL(URL_), { fetch: network.fetch }))
+  return client
+}
+
 const call = (client: Client) => (i: number) => client.callTool({ name: "echo", arguments: { text: `hello ${i % 10}` } })
 
 const floor = await floorClient()
 const simnet = await simnetClient()
+const canned = await cannedClient()
 const best = new Map<string, Measure>()
 const keep = (m: Measure) => {
   const seen = best.get(m.name)
@@ -59,7 +85,9 @@ const keep = (m: Measure) => {
 for (let round = 0; round < ROUNDS; round++) {
   keep(await measure("floor: SDK McpServer over InMemoryTransport", call(floor), { warmup: 500, minMs: MIN_MS }))
   keep(await measure("simnet: Route.mcp over network.fetch", call(simnet), { warmup: 500, minMs: MIN_MS }))
+  keep(await measure("ceiling: canned reply from Route.handler over network.fetch", call(canned), { warmup: 500, minMs: MIN_MS }))
 }
 report("tools/call round trips with the official MCP client (best of each)", [...best.values()], "floor: SDK McpServer over InMemoryTransport")
 await floor.close()
 await simnet.close()
+await canned.close()
