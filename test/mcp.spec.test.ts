@@ -92,6 +92,23 @@ describe("MCP servers from RouteSpec JSON and configuration", () => {
     await client.close()
   })
 
+  it("a fixture names the mcpFromConfig family with the app's config and JSON servers", async () => {
+    const network = await SimulationNetwork.start()
+    await network.registerSpec({
+      family: "mcpFromConfig",
+      config: { docs: { type: "remote", url: "https://mcp.docs.example/mcp" }, git: { type: "local", command: ["uvx", "mcp-server-git"] } },
+      servers: { docs: { name: "docs", version: "2.0.0", tools: [{ name: "lookup", inputSchema: { type: "object" }, result: "page" }] } }
+    })
+    expect(network.routes().map((r) => [r.id, r.source])).toEqual([["mcp:docs", "mcpFromConfig"]])
+    const client = await sdkClient(network.fetch, "https://mcp.docs.example/mcp")
+    expect((await client.callTool({ name: "lookup", arguments: {} })).content).toEqual([{ type: "text", text: "page" }])
+    await client.close()
+    await expect(network.registerSpec({ family: "mcpFromConfig", config: { x: { type: "remote" } } })).rejects.toMatchObject({
+      _tag: "InvalidRouteSpec",
+      path: "config.x.url"
+    })
+  })
+
   it("same seed, same bytes for the same tools/call sequence through a session; another seed differs", async () => {
     const run = async (seed: number) => {
       const network = await SimulationNetwork.start({ seed })

@@ -189,14 +189,33 @@ export const RouteSpec = Schema.Struct({
 })
 export type RouteSpec = typeof RouteSpec.Type
 
+/** One entry of an opencode-style `mcp` configuration: a remote server at a URL, or a local (stdio) one. */
+export const McpConfigEntrySpec = Schema.Union([
+  Schema.Struct({
+    type: Schema.Literal("remote"),
+    url: Schema.String,
+    headers: Schema.optional(Schema.Record(Schema.String, Schema.String)),
+    enabled: Schema.optional(Schema.Boolean)
+  }),
+  Schema.Struct({
+    type: Schema.Literal("local"),
+    command: Schema.Array(Schema.String),
+    environment: Schema.optional(Schema.Record(Schema.String, Schema.String)),
+    enabled: Schema.optional(Schema.Boolean)
+  })
+])
+
 /**
  * A reference to a route family: `{ "family": "models", "baseUrl": "https://models.dev" }`.
- * The `openapi` family also takes the OpenAPI `document`.
+ * The `openapi` family also takes the OpenAPI `document`; `mcpFromConfig` takes the app's `mcp`
+ * `config` and the `servers` to answer with, by entry name.
  */
 export const FamilySpec = Schema.Struct({
   family: Schema.String,
   baseUrl: Schema.optional(Schema.String),
-  document: Schema.optional(Schema.Unknown)
+  document: Schema.optional(Schema.Unknown),
+  config: Schema.optional(Schema.Record(Schema.String, McpConfigEntrySpec)),
+  servers: Schema.optional(Schema.Record(Schema.String, McpServerSpec))
 })
 export type FamilySpec = typeof FamilySpec.Type
 

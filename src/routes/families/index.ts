@@ -2,7 +2,7 @@
  * The one table of families a fixture can name (`{ "family": NAME, ... }`), and what RouteSpec
  * JSON can refer to by default: every family, and the kinds built outside `RouteSpec.ts`.
  */
-import { codesearch, websearch } from "../../mcp-route/families.ts"
+import { codesearch, mcpFromConfig, websearch } from "../../mcp-route/families.ts"
 import { mcpKind } from "../../mcp-route/spec.ts"
 import type { DecodeContext, FamilyFactory } from "../../RouteSpec.ts"
 import { jsonSchemaKind } from "../jsonSchema/spec.ts"
@@ -26,6 +26,7 @@ export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, Fami
   ["installation", () => installation()],
   ["openai", (spec) => openaiRoutes({ baseUrl: spec.baseUrl })],
   ["openapi", (spec) => openapi(spec.document, { baseUrl: spec.baseUrl })],
+  ["mcpFromConfig", (spec) => mcpFromConfig(spec.config ?? {}, spec.servers)],
   ["websearch", () => websearch()],
   ["codesearch", () => codesearch()]
 ])
