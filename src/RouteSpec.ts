@@ -137,9 +137,20 @@ const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effec
   }
 }
 
+/**
+ * The RouteSpec JSON a route was built from, kept in its listing (`spec`) so that a snapshot can
+ * write it back. A family reference's routes all carry the one reference object.
+ */
+const withSpec = (route: Route, spec: Readonly<Record<string, unknown>>): Route =>
+  withFields(route, { describe: { ...route.describe, spec } })
+
 const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, SimnetError> => {
   if (!isJsonObject(json)) return Effect.fail(invalid(path || "$", "a route spec is a JSON object"))
-  return "family" in json ? decodeFamily(json, path, context) : Effect.map(decodeRoute(json, path, context), (route) => [route])
+  const spec: Readonly<Record<string, unknown>> = structuredClone(json)
+  return Effect.map(
+    "family" in json ? decodeFamily(json, path, context) : Effect.map(decodeRoute(json, path, context), (route) => [route]),
+    (routes) => routes.map((route) => withSpec(route, spec))
+  )
 }
 
 /**

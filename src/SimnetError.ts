@@ -174,6 +174,14 @@ export class RouteFailed extends Schema.TaggedError<RouteFailed>()("RouteFailed"
 }) {}
 
 /**
+ * A second whole-process installation while one is active: the process has one global `fetch`,
+ * so one network answers it at a time. Restore the first one before installing another.
+ */
+export class GlobalInstallConflict extends Schema.TaggedError<GlobalInstallConflict>()("GlobalInstallConflict", {
+  message: Schema.String
+}) {}
+
+/**
  * Every typed error simnet raises: for a request, a registration, a fixture, an option or the
  * simulated model's input.
  */
@@ -190,6 +198,7 @@ export type SimnetError =
   | NoScriptQueued
   | RouteFailed
   | InvocationNotPending
+  | GlobalInstallConflict
 
 const TAGS: ReadonlySet<string> = new Set([
   "UnregisteredRequest",
@@ -203,7 +212,8 @@ const TAGS: ReadonlySet<string> = new Set([
   "UnmatchedLlmRequest",
   "NoScriptQueued",
   "RouteFailed",
-  "InvocationNotPending"
+  "InvocationNotPending",
+  "GlobalInstallConflict"
 ] satisfies ReadonlyArray<SimnetError["_tag"]>)
 
 /**

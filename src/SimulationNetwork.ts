@@ -20,9 +20,16 @@ import type { Handler } from "./Route.ts"
 import { defaultDecodeContext } from "./routes/families/index.ts"
 import { decodeRouteSpecs } from "./RouteSpec.ts"
 import type { LlmScript } from "./schemas/llmScript.ts"
-import { InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
+import { InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type GlobalInstallConflict, type SimnetError } from "./SimnetError.ts"
+import { installGlobal, installGlobalScoped, type GlobalOptions, type RestoreGlobal } from "./registry/global.ts"
+
+import * as HttpRouter from "effect/http/HttpRouter"
+import { controlRouter, controlRoutes, SimulationControl, type ControlOptions } from "./control/endpoint.ts"
+import { capture, restore, type NetworkState } from "./Snapshot.ts"
 
 export type { RouteInfo } from "./registry/network.ts"
+export type { NetworkState } from "./Snapshot.ts"
+export { CONTROL_BASE, SimulationControl, type ControlEvent, type ControlOptions, type ControlRouter } from "./control/endpoint.ts"
 
 /**
  * Options for a new network.
@@ -38,6 +45,11 @@ export interface NetworkOptions {
   readonly handlers?: Readonly<Record<string, Handler>> | undefined
   /** Scripts to queue on the simulated model at start (and again on `reset`). */
   readonly llm?: Iterable<LlmScript> | undefined
+  /**
+   * Model requests that no script or rule takes wait for a driver even before one attaches
+   * (`simnet serve --drive`); a driver that attaches later is handed them.
+   */
+  readonly drive?: boolean | undefined
 }
 
 /**
@@ -78,6 +90,17 @@ export interface SimulationNetworkApi {
   readonly counters: Effect.Effect<RequestCounters>
   /** Routes, log and counters at this moment. */
   readonly snapshot: Effect.Effect<NetworkSnapshot>
+  /**
+   * The state that decides later answers, as JSON (see `Snapshot.ts`): seed, routes as
+   * RouteSpecs with their use counts, the routes that cannot be serialized (listed, not dropped),
+   * the model's queue, rules and counters, and the log. `GET snapshot` serves it.
+   */
+  readonly state: Effect.Effect<NetworkState>
+  /**
+   * Restores a `state` (from this process or another), all or nothing: a bad snapshot fails with
+   * the JSON path of the field and changes nothing. `POST snapshot` calls it.
+   */
+  readonly restore: (state: unknown) => Effect.Effect<void, SimnetError>
   /**
    * Removes every route and, when the network built its own model, resets it (ending its pending
    * invocations); later requests fail closed.
@@ -126,7 +149,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       return yield* new InvalidNetworkOption({ option: "logLimit", detail: `must be a whole number of at least 0, got ${String(logLimit)}` })
     }
     const provided = yield* Effect.serviceOption(SimulatedProvider)
-    const llm = Option.isSome(provided) ? provided.value : SimulatedProvider.make({ logLimit })
+    const llm = Option.isSome(provided) ? provided.value : SimulatedProvider.make({ logLimit, drive: options.drive })
     const mcp = McpServers.make((id) => {
       const entry = network.registry.entries.get(id)
       return entry === undefined ? undefined : { identity: entry.identity, route: entry.route }
@@ -154,7 +177,9 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     const registerInitial = Effect.andThen(register(initial), Effect.forEach(scripts, enqueue, { discard: true }))
     yield* registerInitial
     return {
-      seed: network.runSeed,
+      get seed() {
+        return network.runSeed
+      },
       register,
       registerSpec: (json, specOptions) =>
         Effect.flatMap(decodeRouteSpecs(json, { ...defaultDecodeContext, handlers, source: specOptions?.source ?? "code" }), (decoded) =>
@@ -177,6 +202,9 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         log: network.records(),
         counters: network.counters()
       })),
+      state: Effect.sync(() => capture(network, llm, network.counters())),
+      restore: (state) =>
+        restore(network, llm, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
       unused: Effect.sync(() => network.unused()),
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {
@@ -215,6 +243,8 @@ export interface NetworkHandle {
   readonly unused: () => ReadonlyArray<RouteInfo>
   readonly reset: () => Promise<void>
   readonly close: () => Promise<void>
+  /** Answers the whole process's `fetch`, undici and `node:http(s)` from this network; resolves to the restore function. */
+  readonly installGlobal: (options?: GlobalOptions) => Promise<RestoreGlobal>
 }
 
 /**
@@ -246,6 +276,33 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
   }
 
   /**
+   * As `layer`, and for the layer's lifetime the whole process's `fetch`, undici and
+   * `node:http(s)` clients are answered by the network (see `installGlobal`).
+   */
+  static layerGlobal(options: NetworkOptions & GlobalOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient, SimnetError | GlobalInstallConflict> {
+    const install = Effect.flatMap(Effect.service(SimulationNetwork), (network) => installGlobalScoped(network.fetch, options))
+    return Layer.provideMerge(Layer.effectDiscard(install), SimulationNetwork.layer(options))
+  }
+
+  /**
+   * The control endpoint and the driver socket of the network in context, mounted on the app's
+   * `effect/http` router under `/experimental/simulation` (see `control/endpoint.ts`). Off unless
+   * asked for; loopback peers only; `Authorization: Bearer $SIMNET_TOKEN` when that is set (or
+   * `options.token`). It provides `SimulationControl`, whose `add` mounts the app's own
+   * endpoints under the same base, behind the same checks.
+   *
+   * @example
+   * HttpRouter.serve(Layer.mergeAll(AppRoutes, SimulationNetwork.layerControl())).pipe(
+   *   Layer.provide(SimulationNetwork.layer({ routes })), Layer.provide(NodeHttpServer.layer(http.createServer, { port: 0, host: "127.0.0.1" })))
+   */
+  static layerControl(options: ControlOptions = {}): Layer.Layer<SimulationControl, never, SimulationNetwork | HttpRouter.HttpRouter> {
+    return Layer.merge(
+      Layer.unwrap(Effect.map(Effect.service(SimulationNetwork), (network) => controlRoutes(network, options))),
+      Layer.succeed(SimulationControl, controlRouter(options))
+    )
+  }
+
+  /**
    * Starts a network outside Effect. The promise rejects with the registration error when an
    * initial route is invalid.
    */
@@ -269,7 +326,8 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       regenerate: (record) => run(network.regenerate(record)),
       unused: () => Effect.runSync(network.unused),
       reset: () => run(network.reset),
-      close: () => Effect.runPromise(network.close)
+      close: () => Effect.runPromise(network.close),
+      installGlobal: async (global) => installGlobal(network.fetch, global)
     }
   }
 }

@@ -32,3 +32,4 @@ export type {
 } from "./provider/SimulatedProvider.ts"
 export type { LlmAction, LlmDriverItem, LlmScript } from "./schemas/llmScript.ts"
 export { decodeFixture, loadFixture } from "./Fixture.ts"
+export type { GlobalOptions, RestoreGlobal } from "./registry/global.ts"

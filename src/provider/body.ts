@@ -17,7 +17,7 @@ const encoder = new TextEncoder()
 export type StreamEnd =
   | {
     readonly _tag: "Finish"
-    readonly finish: FinishReason
+    readonly finish: FinishReason | null
     readonly usage: (outputTokens: number) => CompletionUsage
   }
   | { readonly _tag: "Fault"; readonly fault: StreamFault }

@@ -9,7 +9,7 @@ import { connectionReset } from "../registry/transport.ts"
 import { Mailbox } from "./body.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { ChunkHead, Part } from "./wire.ts"
-import { ChunkWriter, completion, countOutputTokens, naturalFinish, splitArguments, usageOf } from "./wire.ts"
+import { ChunkWriter, completion, countOutputTokens, naturalFinish, splitArguments, usageOf, wireFinish } from "./wire.ts"
 
 /**
  * How a driven response starts: a stream, a whole completion (non-streamed requests), an HTTP
@@ -40,7 +40,7 @@ const toPart = (item: LlmDriverItem, callId: () => string): Part => {
         fragments: item.arguments !== undefined ? [item.arguments] : splitArguments(JSON.stringify(item.input ?? {}))
       }
     case "raw":
-      return { kind: "raw", data: item.data }
+      return "chunk" in item ? { kind: "rawChunk", chunk: item.chunk } : { kind: "raw", data: item.data }
   }
 }
 
@@ -137,13 +137,13 @@ export class DrivenInvocation {
   /** Ends the answer: finish chunk, usage chunk when asked for, `[DONE]`; or the whole completion. */
   finish(reason: DriverFinish | undefined, usage: CompletionUsage | undefined): void {
     if (reason === "error") return this.fail(500, "The model stopped with an error.")
-    const finish: FinishReason =
+    const finish: FinishReason | null =
       reason === undefined
         ? this.request.stream
           ? this.#writer.calledTools ? "tool_calls" : "stop"
           : naturalFinish(this.#parts)
-        : reason === "tool-calls"
-          ? "tool_calls"
+        : reason === "tool-calls" || reason === "unknown"
+          ? wireFinish(reason)
           : reason
     if (this.request.stream) {
       const mailbox = this.#stream()

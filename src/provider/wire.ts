@@ -33,6 +33,7 @@ export type Part =
   | { readonly kind: "toolCall"; readonly id: string; readonly name: string; readonly fragments: ReadonlyArray<string> }
   | { readonly kind: "error"; readonly message: string }
   | { readonly kind: "raw"; readonly data: string }
+  | { readonly kind: "rawChunk"; readonly chunk: unknown }
 
 /**
  * How a scripted stream goes wrong instead of ending: a frame that is not JSON, a clean end
@@ -93,6 +94,13 @@ export const splitArguments = (json: string, size = 12): ReadonlyArray<string> =
   for (let i = 0; i < json.length; i += size) fragments.push(json.slice(i, i + size))
   return fragments
 }
+
+/**
+ * The wire finish of a script's finish: the API's spelling, or `null` for `unknown` (a finish the
+ * client cannot name; the AI SDK reports it as "other").
+ */
+export const wireFinish = (finish: "stop" | "tool-calls" | "length" | "unknown"): FinishReason | null =>
+  finish === "tool-calls" ? "tool_calls" : finish === "unknown" ? null : finish
 
 /**
  * The finish reason an answer ends with when nothing says otherwise.
@@ -173,6 +181,8 @@ export class ChunkWriter {
         return [this.error(part.message)]
       case "raw":
         return [part.data]
+      case "rawChunk":
+        return [`data: ${JSON.stringify(part.chunk)}\n\n`]
     }
   }
 
@@ -195,7 +205,7 @@ export class ChunkWriter {
   }
 
   /** The finish chunk, the usage chunk when asked for, and `[DONE]`. */
-  finish(reason: FinishReason, usage: CompletionUsage): ReadonlyArray<string> {
+  finish(reason: FinishReason | null, usage: CompletionUsage): ReadonlyArray<string> {
     const frames = [frame(chunk(this.head, {}, reason))]
     if (this.includeUsage) {
       const usageChunk: ChatCompletionChunk = {
@@ -226,7 +236,7 @@ export class ChunkWriter {
 export const completion = (
   head: ChunkHead,
   parts: ReadonlyArray<Part>,
-  finish: FinishReason,
+  finish: FinishReason | null,
   usage: CompletionUsage
 ): ChatCompletion => {
   let text: string | null = null

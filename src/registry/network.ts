@@ -51,7 +51,8 @@ const infoOf = (entry: Entry): RouteInfo => ({
  * One simulated network: its routes, its log, its seed.
  */
 export class Network {
-  readonly runSeed: number
+  /** The run seed; a restored snapshot sets it. */
+  runSeed: number
   readonly registry = new Registry()
   readonly log: RequestLog
   private readonly clock: Clock.Clock

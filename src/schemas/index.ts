@@ -4,6 +4,7 @@
  * and the named-schema registry that `{ "ref": NAME }` looks up.
  */
 export * as Account from "./account.ts"
+export * as Driver from "./driver.ts"
 export * as Installation from "./installation.ts"
 export * as LlmScript from "./llmScript.ts"
 export * as Models from "./models.ts"

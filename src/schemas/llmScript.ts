@@ -32,6 +32,12 @@ export const ToolCallAction = Schema.Struct({
 export const ErrorAction = Schema.Struct({ type: Schema.Literal("error"), message: Schema.String })
 
 /**
+ * The step answers with the names of the tools the request offered (`tools[].function.name`),
+ * one per line, as text; a request that offered none gets an empty answer.
+ */
+export const ListToolsAction = Schema.Struct({ type: Schema.Literal("list_tools") })
+
+/**
  * A wait a client is told to observe before retrying, in milliseconds: finite and not negative.
  */
 export const RetryAfterMs = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
@@ -56,8 +62,8 @@ export const HttpErrorAction = Schema.Struct({
 /**
  * One thing the simulated model does within a step.
  */
-export const LlmAction = Schema.Union([TextAction, ThinkingAction, ToolCallAction, ErrorAction, HttpErrorAction]).annotate({
-  expected: 'an action of type "text", "thinking", "tool_call", "error" or "http_error"'
+export const LlmAction = Schema.Union([TextAction, ThinkingAction, ToolCallAction, ListToolsAction, ErrorAction, HttpErrorAction]).annotate({
+  expected: 'an action of type "text", "thinking", "tool_call", "list_tools", "error" or "http_error"'
 })
 export type LlmAction = typeof LlmAction.Type
 
@@ -72,9 +78,11 @@ export const LlmUsage = Schema.Struct({
 export type LlmUsage = typeof LlmUsage.Type
 
 /**
- * How the last step of a script ends. `error` ends the stream with an error event.
+ * How the last step of a script ends. `error` ends the stream with an error event; `unknown` is
+ * a finish the client cannot name: the API's `finish_reason` is `null` (a client such as the AI
+ * SDK reports it as "other"/"unknown").
  */
-export const LlmFinish = Schema.Literals(["stop", "tool-calls", "error", "length"])
+export const LlmFinish = Schema.Literals(["stop", "tool-calls", "error", "length", "unknown"])
 export type LlmFinish = typeof LlmFinish.Type
 
 /**
@@ -112,6 +120,13 @@ export const ToolCallItem = Schema.Struct({
 })
 
 /**
+ * Driver item: a raw chat-completion chunk object, passed through as one SSE event
+ * (`data: JSON\n\n`) exactly as given, for chunks simnet would not write itself. A non-streamed
+ * call has no stream to write into and ignores it.
+ */
+export const RawChunkItem = Schema.Struct({ type: Schema.Literal("raw"), chunk: Schema.Json })
+
+/**
  * Driver item: bytes written to the response stream verbatim (as UTF-8 text), for frames no
  * well-behaved server would send. A non-streamed call has no stream to write into and ignores it.
  */
@@ -120,5 +135,7 @@ export const RawItem = Schema.Struct({ type: Schema.Literal("raw"), data: Schema
 /**
  * One item of `llm.chunk {id, items}`.
  */
-export const LlmDriverItem = Schema.Union([TextDeltaItem, ReasoningDeltaItem, ToolCallItem, RawItem])
+export const LlmDriverItem = Schema.Union([TextDeltaItem, ReasoningDeltaItem, ToolCallItem, RawChunkItem, RawItem]).annotate({
+  expected: 'an item of type "textDelta", "reasoningDelta", "toolCall" or "raw" (with chunk or data)'
+})
 export type LlmDriverItem = typeof LlmDriverItem.Type
