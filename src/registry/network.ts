@@ -174,8 +174,10 @@ export class Network {
 
   private contextFor(entry: Entry, request: SimRequest, record: PendingRecord): RespondContext {
     if (entry.route.seeded !== true) {
+      // An annotating route never caches a context, so a route that has one is asked nothing more.
+      if (entry.context !== undefined) return entry.context
       if (entry.route.annotated) return this.annotating(entry.identity, 0, 0, record)
-      return (entry.context ??= { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services })
+      return (entry.context = { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services })
     }
     const key = requestKey(request)
     const occurrences = (entry.occurrences ??= new Map())
