@@ -12,6 +12,8 @@ import { Schema as SchemaModule } from "effect"
 import { InvalidRouteSpec } from "./SimnetError.ts"
 import { compileMatcher, type MatcherInput } from "./registry/matcher.ts"
 import type { Route as RouteValue } from "./registry/route.ts"
+import type { McpServerDefinition } from "./mcp-route/definitions.ts"
+import { mcpRoute } from "./mcp-route/route.ts"
 import { faultResponder, type Fault } from "./routes/fault.ts"
 import { handlerResponder, type Handler } from "./routes/handler.ts"
 import { jsonSchemaResponder, type JsonSchemaOptions } from "./routes/jsonSchema/jsonSchema.ts"
@@ -20,6 +22,16 @@ import { make, type RouteOptions } from "./routes/make.ts"
 import { bytesResponder, statusResponder, textResponder, type StaticResponseOptions } from "./routes/static.ts"
 
 export type { MatcherInput, MatcherObject, ValueMatcher } from "./registry/matcher.ts"
+export type {
+  McpContent,
+  McpPrompt,
+  McpPromptArgument,
+  McpResource,
+  McpServerDefinition,
+  McpTool,
+  McpToolAnswer,
+  McpToolContext
+} from "./mcp-route/definitions.ts"
 export { isRoute } from "./registry/route.ts"
 export type { RespondContext, Responder, RouteFields, SimRequest, SyncResponder } from "./registry/route.ts"
 export type { Fault } from "./routes/fault.ts"
@@ -114,3 +126,19 @@ export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Rout
     prepare: matcher.hostname !== undefined && !isLoopbackHost(matcher.hostname) ? Effect.fail(loopbackDenied(matcher.hostname)) : undefined
   }, options)
 }
+
+/**
+ * An MCP server over Streamable HTTP at `url` (kind `mcp`), built from tool, resource and prompt
+ * definitions: `POST` JSON-RPC (`initialize`, `ping`, `tools/list`, `tools/call`,
+ * `resources/list`, `resources/read`, `prompts/list`, `prompts/get`), sessions (or
+ * `stateless: true`), `DELETE` to end a session. A tool is answered by its `handler`, its fixed
+ * `result`, or a value generated from its output schema with the network's seed. Every call is in
+ * the log with its method and tool (`record.detail`); `network.mcp` reads counts and changes the
+ * definitions while the app runs. Sessions and counts live in the network (`McpServers`), so one
+ * route value can serve several networks. A definition that does not compile fails the
+ * registration, naming its path.
+ *
+ * @example Route.mcp("https://mcp.example.com/mcp", { name: "docs", version: "1.0.0", tools: [{ name: "search", input: Query, handler: (q) => `found ${q.text}` }] })
+ */
+export const mcp = (url: string, server: McpServerDefinition, options: RouteOptions = {}): Route =>
+  mcpRoute({ url }, server, options)

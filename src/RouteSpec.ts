@@ -15,9 +15,10 @@ import { FamilySpec, RouteSpec, RouteSpecHead, type Respond } from "./schemas/ro
 import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
 
 /**
- * A route family that fixtures can name: `{ "family": NAME, "baseUrl" }`.
+ * A route family that fixtures can name: `{ "family": NAME, "baseUrl" }`, given the reference as
+ * `FamilySpec` decoded it.
  */
-export type FamilyFactory = (spec: { readonly baseUrl?: string | undefined; readonly [key: string]: unknown }) => ReadonlyArray<Route>
+export type FamilyFactory = (spec: FamilySpec) => ReadonlyArray<Route>
 
 /**
  * Decoders for the kinds whose routes are built by other modules (`jsonSchema`, `mcp`): they

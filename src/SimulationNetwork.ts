@@ -7,6 +7,8 @@
 import { Context, Effect, Layer, Option } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
+import type { McpServerDefinition } from "./mcp-route/definitions.ts"
+import { McpServers, type McpServersApi, type McpServerView } from "./mcp-route/state.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
 import { makeFetch } from "./registry/fetch.ts"
 import { makeHttpClient } from "./registry/httpClient.ts"
@@ -118,6 +120,11 @@ export interface SimulationNetworkApi {
   readonly regenerate: (record: RequestRecord) => Effect.Effect<string, SimnetError>
   /** The simulated model behind `Routes.openai`: script queue, rules, log, counters, driver. */
   readonly llm: SimulatedProviderApi
+  /**
+   * The MCP servers of `Route.mcp` and the MCP families, by route id: definitions, sessions,
+   * counts per tool, and changes while the app runs. Reset with the network.
+   */
+  readonly mcp: McpServersApi
   /** A WHATWG `fetch` answering from this network. */
   readonly fetch: typeof globalThis.fetch
   /** An Effect `HttpClient` answering from this network. */
@@ -176,12 +183,17 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     if (redact instanceof InvalidNetworkOption) return yield* redact
     const provided = yield* Effect.serviceOption(SimulatedProvider)
     const llm = Option.isSome(provided) ? provided.value : SimulatedProvider.make({ logLimit, drive: options.drive })
-    const network = new Network(
+    const mcp = McpServers.make((id) => {
+      const entry = network.registry.entries.get(id)
+      return entry === undefined ? undefined : { identity: entry.identity, route: entry.route }
+    })
+    const services = Context.make(SimulatedProvider, llm).pipe(Context.add(McpServers, mcp))
+    const network: Network = new Network(
       normalizeRunSeed(options.seed),
       { limit: logLimit, bytes: logBytes },
       redact,
       context,
-      Context.make(SimulatedProvider, llm) as Context.Context<never>
+      services as Context.Context<never>
     )
     const initial = options.routes === undefined ? [] : Array.from(options.routes)
     const handlers = new Map(Object.entries(options.handlers ?? {}))
@@ -216,6 +228,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         network.registry.clear()
         network.clearState()
         llm.reset()
+        mcp.reset()
         return Effect.asVoid(registerInitial)
       }),
       routes: Effect.sync(() => network.routes()),
@@ -235,10 +248,12 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {
         network.registry.clear()
+        mcp.reset()
         // A provider handed in through the context belongs to its giver, who may hand it on.
         if (Option.isNone(provided)) llm.reset()
       }),
       llm,
+      mcp,
       fetch: makeFetch(network),
       httpClient: makeHttpClient(network),
       redactor: network.redactor
@@ -253,6 +268,12 @@ export interface NetworkHandle {
   readonly network: SimulationNetworkApi
   readonly fetch: typeof globalThis.fetch
   readonly llm: SimulatedProviderApi
+  /** The MCP servers by route id, as `SimulationNetworkApi.mcp` with a promise from `update`. */
+  readonly mcp: {
+    readonly get: (id: string) => McpServerView | undefined
+    readonly counts: (id: string) => Readonly<Record<string, number>>
+    readonly update: (id: string, change: (current: McpServerDefinition) => McpServerDefinition) => Promise<void>
+  }
   readonly register: (routes: Route | ReadonlyArray<Route>) => Promise<ReadonlyArray<string>>
   readonly registerSpec: (json: unknown) => Promise<ReadonlyArray<string>>
   readonly unregister: (id: string) => boolean
@@ -332,6 +353,11 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       network,
       fetch: network.fetch,
       llm: network.llm,
+      mcp: {
+        get: (id) => network.mcp.get(id),
+        counts: (id) => network.mcp.counts(id),
+        update: (id, change) => run(network.mcp.update(id, change))
+      },
       register: (routes) => run(network.register(routes)),
       registerSpec: (json) => run(network.registerSpec(json)),
       unregister: (id) => Effect.runSync(network.unregister(id)),

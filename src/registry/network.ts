@@ -186,14 +186,32 @@ export class Network {
 
   private contextFor(entry: Entry, request: SimRequest, record: PendingRecord): RespondContext {
     if (entry.route.seeded !== true) {
-      return (entry.context ??= { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services })
+      // An annotating route never caches a context, so a route that has one is asked nothing more.
+      if (entry.context !== undefined) return entry.context
+      if (entry.route.annotated) return this.annotating(entry.identity, 0, 0, record)
+      return (entry.context = { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services })
     }
     const key = requestKey(request)
     const occurrence = (entry.occurrences ??= new KeyCounts()).increment(key)
     const seed = deriveSeed(this.runSeed, entry.identity, key, occurrence)
     record.seed = seed
     record.occurrence = occurrence
+    if (entry.route.annotated) return this.annotating(entry.identity, seed, occurrence, record)
     return { identity: entry.identity, seed, occurrence, runSeed: this.runSeed, services: this.services }
+  }
+
+  /** A context of its own for one request of an annotating route, writing into that request's record. */
+  private annotating(identity: string, seed: number, occurrence: number, record: PendingRecord): RespondContext {
+    return {
+      identity,
+      seed,
+      occurrence,
+      runSeed: this.runSeed,
+      services: this.services,
+      annotate: (detail) => {
+        record.detail = detail
+      }
+    }
   }
 
   /** Clears the log and the per-route counts of removed routes. */

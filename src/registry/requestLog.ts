@@ -47,6 +47,11 @@ export interface RequestRecord {
   readonly seed: number | undefined
   /** How many earlier requests with the same canonical key the route had answered. */
   readonly occurrence: number | undefined
+  /**
+   * What the route said about the request, for kinds that say something (an MCP route:
+   * `{ method, tool?, session? }`); see `RespondContext.annotate`.
+   */
+  readonly detail: Readonly<Record<string, unknown>> | undefined
 }
 
 /**
@@ -94,6 +99,7 @@ export class PendingRecord {
   status: number | undefined = undefined
   seed: number | undefined = undefined
   occurrence: number | undefined = undefined
+  detail: Readonly<Record<string, unknown>> | undefined = undefined
 
   constructor(seq: number, time: number, request: SimRequest, redactor: Redactor) {
     this.seq = seq
@@ -128,7 +134,8 @@ export class PendingRecord {
       denial: this.denial,
       status: this.status,
       seed: this.seed,
-      occurrence: this.occurrence
+      occurrence: this.occurrence,
+      detail: this.detail
     }
   }
 }

@@ -28,6 +28,11 @@ export interface RespondContext {
    * servers), looked up with `routeService`.
    */
   readonly services: Context.Context<never>
+  /**
+   * Sets the `detail` of this request's log record (an MCP call's method and tool). Present only
+   * for routes made with `annotated: true`; other routes share one context for every request.
+   */
+  readonly annotate?: ((detail: Readonly<Record<string, unknown>>) => void) | undefined
 }
 
 /**
@@ -90,6 +95,8 @@ export interface RouteFields {
   readonly specPath: string | undefined
   /** Extra fields for the route listing (`routes`, `GET network/routes`). */
   readonly describe: Readonly<Record<string, unknown>> | undefined
+  /** Whether the route writes a `detail` into its requests' log records (`RespondContext.annotate`). */
+  readonly annotated: boolean
 }
 
 /**
@@ -117,6 +124,7 @@ class RouteValue implements Route {
   readonly regenerate: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
   readonly specPath: string | undefined
   readonly describe: Readonly<Record<string, unknown>> | undefined
+  readonly annotated: boolean
 
   constructor(fields: RouteFields) {
     this.id = fields.id
@@ -133,6 +141,7 @@ class RouteValue implements Route {
     this.regenerate = fields.regenerate
     this.specPath = fields.specPath
     this.describe = fields.describe
+    this.annotated = fields.annotated
   }
 
   /** On the prototype, so a spread copy of a route is not taken for a route. */
@@ -169,6 +178,7 @@ export const withFields = (route: Route, patch: Partial<RouteFields>): Route =>
     regenerate: route.regenerate,
     specPath: route.specPath,
     describe: route.describe,
+    annotated: route.annotated,
     ...patch
   })
 

@@ -34,6 +34,8 @@ export interface RouteParts {
   readonly seeded?: boolean | undefined
   readonly regenerate?: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
   readonly describe?: Readonly<Record<string, unknown>> | undefined
+  /** The route writes a `detail` into its log records through `RespondContext.annotate`. */
+  readonly annotated?: boolean | undefined
 }
 
 const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, message })
@@ -107,7 +109,8 @@ export const make = (
     seeded: parts.seeded ?? false,
     regenerate: parts.regenerate,
     specPath: undefined,
-    describe: parts.describe
+    describe: parts.describe,
+    annotated: parts.annotated ?? false
   })
 }
 
