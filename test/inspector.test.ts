@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process"
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import * as http from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import chromium from "@sparticuz/chromium"
 import OpenAI from "openai"
 import puppeteer, { type Browser, type Page } from "puppeteer-core"
@@ -48,8 +51,20 @@ const open = async (url: string) => {
   return { page, consoleErrors }
 }
 
-/** The URLs of the request rows the page has rendered. */
-const shownUrls = (page: Page) => page.$$eval("#rows .row:not([hidden]) .url", (cells) => cells.map((c) => (c as HTMLElement).title))
+/** Opens `ui/events` and reads until the `hello` event; returns its rows and the way to close. */
+const hello = async (control: string) => {
+  const abort = new AbortController()
+  const response = await fetch(`${control}/ui/events`, { signal: abort.signal })
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+  let text = ""
+  for (;;) {
+    const m = /event: hello\ndata: (.*)\n\n/.exec(text)
+    if (m) return { rows: (JSON.parse(m[1]) as { rows: Array<{ url: string; ttfb?: number; ms?: number }> }).rows, close: () => abort.abort() }
+    const chunk = await reader.read()
+    if (chunk.done) throw new Error(`the stream ended before hello: ${text}`)
+    text += chunk.value
+  }
+}
 
 const routesOf = async (control: string) =>
   ((await (await fetch(`${control}/network/routes`)).json()) as { routes: Array<{ id: string; hits: number }> }).routes
@@ -76,6 +91,21 @@ const frameLags = async (page: Page, ms: number) => {
   }
   return lags
 }
+
+/** Starts recording the page's long tasks (main-thread work over 50 ms). */
+const watchLongTasks = async (page: Page) => {
+  expect(await page.evaluate(() => PerformanceObserver.supportedEntryTypes)).toContain("longtask")
+  await page.evaluate(() => {
+    const w = window as unknown as { longest: number }
+    w.longest = 0
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) w.longest = Math.max(w.longest, entry.duration)
+    }).observe({ type: "longtask", buffered: false })
+  })
+}
+
+/** The longest task recorded since `watchLongTasks`, in ms. */
+const longestTask = (page: Page) => page.evaluate(() => (window as unknown as { longest: number }).longest)
 
 let server: Awaited<ReturnType<typeof serve>>
 
@@ -262,9 +292,11 @@ describe("the inspector in a browser", () => {
         await (await fetch(`${busy.base}/api.example.com/items/${sent}`)).arrayBuffer()
       }
     }
+    await watchLongTasks(page)
     const started = Date.now()
     const workers = Array.from({ length: 24 }, worker)
     const lags = await frameLags(page, 3_000)
+    const longest = await longestTask(page)
     stop = true
     await Promise.all(workers)
     const rate = sent / ((Date.now() - started) / 1000)
@@ -277,8 +309,9 @@ describe("the inspector in a browser", () => {
     }, { timeout: 20_000 }, sent)
     expect(await page.$eval("#list-count", (e) => e.textContent)).not.toContain("not shown")
     expect(await page.$$eval("#rows .row", (rows) => rows.length)).toBeLessThan(120)
-    expect(Math.max(...lags)).toBeLessThan(1_000)
-    console.log(`inspector, real requests: ${sent} at ${Math.round(rate)}/s (as fast as this machine sends them); slowest frame ${Math.max(...lags)} ms`)
+    expect(longest).toBeLessThan(400)
+    expect(Math.max(...lags)).toBeLessThan(5_000)
+    console.log(`inspector, real requests: ${sent} at ${Math.round(rate)}/s (as fast as this machine sends them); longest task ${Math.round(longest)} ms; slowest frame ${Math.max(...lags)} ms`)
     await page.close()
   }, LONG)
 
@@ -312,16 +345,9 @@ describe("the inspector in a browser", () => {
     await new Promise<void>((resolve) => stand.listen(0, "127.0.0.1", resolve))
     const port = (stand.address() as { port: number }).port
     const { page } = await open(`http://127.0.0.1:${port}/experimental/simulation/ui`)
-    expect(await page.evaluate(() => PerformanceObserver.supportedEntryTypes)).toContain("longtask")
-    await page.evaluate(() => {
-      const w = window as unknown as { longest: number }
-      w.longest = 0
-      new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) w.longest = Math.max(w.longest, entry.duration)
-      }).observe({ type: "longtask", buffered: false })
-    })
+    await watchLongTasks(page)
     const lags = await frameLags(page, 5_500)
-    const longest = await page.evaluate(() => (window as unknown as { longest: number }).longest)
+    const longest = await longestTask(page)
     await page.waitForFunction(() => (document.getElementById("list-count")?.textContent ?? "").startsWith("5000 requests"), { timeout: 20_000 })
     expect(await page.$eval("#list-count", (e) => e.textContent)).not.toContain("not shown")
     expect(await page.$$eval("#rows .row", (rows) => rows.length)).toBeLessThan(120)
@@ -330,13 +356,66 @@ describe("the inspector in a browser", () => {
     // Keyboard and filter still answer at once.
     await page.type("#filter", "items/4999")
     await page.waitForFunction(() => (document.getElementById("list-count")?.textContent ?? "").startsWith("1 of 5000"), { timeout: 5_000 })
-    // No task of the page's held its main thread for long (a loaded CI machine stretches them).
+    // No task of the page's held its main thread for long (a loaded CI machine stretches them),
+    // and the page always answered.
     expect(longest).toBeLessThan(400)
-    expect(Math.max(...lags)).toBeLessThan(1_000)
+    expect(Math.max(...lags)).toBeLessThan(5_000)
     console.log(`inspector, 1 000 rows/s: longest task ${Math.round(longest)} ms; slowest frame ${Math.max(...lags)} ms over ${lags.length} probes`)
     await page.close()
     stand.closeAllConnections()
     stand.close()
+  }, LONG)
+
+  it("times requests only while a page listens: a page that goes away releases the feed", async () => {
+    const quiet = await serve()
+    const first = await hello(quiet.control)
+    await fetch(`${quiet.base}/api.example.com/items/while-open`)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    first.close()
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    await fetch(`${quiet.base}/api.example.com/items/after-close`)
+    const second = await hello(quiet.control)
+    second.close()
+    const open = second.rows.find((r) => r.url.endsWith("/while-open"))
+    const closed = second.rows.find((r) => r.url.endsWith("/after-close"))
+    expect(open?.ms).toBeTypeOf("number")
+    expect(closed).toBeDefined()
+    expect(closed?.ms).toBeUndefined()
+  }, LONG)
+
+  it("resets the network, downloads a snapshot and restores it from a file", async () => {
+    const { page } = await open(server.ui)
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.control}/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+    expect((await post("network/register", { id: "kept-in-snapshot", match: "GET https://snap.example/x", respond: { kind: "text", body: "x" } })).status).toBe(201)
+    await fetch(`${server.base}/snap.example/x`)
+    await page.waitForFunction(() => Array.from(document.querySelectorAll("#rows .row .url")).some((c) => (c as HTMLElement).title === "https://snap.example/x"), { timeout: 5_000 })
+
+    const downloads = mkdtempSync(join(tmpdir(), "simnet-inspector-"))
+    const cdp = await page.createCDPSession()
+    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: downloads })
+    await page.click("#snapshot-download")
+    const deadline = Date.now() + 10_000
+    let file: string | undefined
+    while (file === undefined && Date.now() < deadline) {
+      file = readdirSync(downloads).find((f) => f.startsWith("simnet-snapshot-") && f.endsWith(".json"))
+      if (file === undefined) await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect(file).toBeDefined()
+    const snapshot = JSON.parse(readFileSync(join(downloads, file!), "utf8")) as { routes: Array<{ spec: { id?: string } }> }
+    expect(snapshot.routes.some((r) => r.spec.id === "kept-in-snapshot")).toBe(true)
+
+    await page.click("#reset")
+    await page.waitForFunction(() => (document.getElementById("list-count")?.textContent ?? "") === "0 requests" || document.getElementById("list-empty")?.hidden === false, { timeout: 5_000 })
+    expect((await routesOf(server.control)).some((r) => r.id === "kept-in-snapshot")).toBe(false)
+
+    const input = await page.$("#snapshot-restore")
+    await (input as unknown as { uploadFile: (path: string) => Promise<void> }).uploadFile(join(downloads, file!))
+    await page.click("#tab-routes")
+    await page.waitForSelector('tr[data-route="kept-in-snapshot"]', { timeout: 10_000 })
+    expect((await routesOf(server.control)).find((r) => r.id === "kept-in-snapshot")?.hits).toBe(1)
+    expect(await page.$eval("#header-message", (e) => e.textContent)).toBe("")
+    await page.close()
   }, LONG)
 
   it("takes the control endpoint's token: data paths need it, the page reads it from the fragment or asks for it", async () => {

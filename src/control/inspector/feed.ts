@@ -152,7 +152,9 @@ export class Feed {
    * returns the function that removes it.
    */
   listen(send: (event: string, data: string) => void): Effect.Effect<() => void> {
-    return Effect.map(this.#read, () => {
+    // The pages already listening get what arrived so far first, so the new page's `hello`
+    // holds every row and its first batch only later ones.
+    return Effect.map(this.tick, () => {
       const rows = Array.from(this.#entries.values()).slice(-BACKLOG).map(rowOf)
       send("hello", JSON.stringify({ latest: this.latest, rows }))
       this.#listeners.add(send)
@@ -179,6 +181,11 @@ export class Feed {
   get tick(): Effect.Effect<void> {
     return Effect.map(this.#read, () => {
       if (this.#fresh.length === 0 && this.#dirty.size === 0) return
+      if (this.#listeners.size === 0) {
+        this.#fresh.length = 0
+        this.#dirty.clear()
+        return
+      }
       const rows = this.#fresh.splice(0).flatMap((seq) => {
         this.#dirty.delete(seq)
         const entry = this.#entries.get(seq)
