@@ -696,7 +696,7 @@ export const SCRIPT = String.raw`
     rpc("llm.attach", {}).then(function (result) {
       attached = true;
       $("attach").textContent = "Detach";
-      driverStatus("Attached: model calls that no script or rule answers wait here (" + result.pending + " pending).");
+      driverStatus("Attached: model calls that no script or rule answers wait here" + (result.pending > 0 ? "; " + result.pending + " were already waiting." : "."));
       logLine("→ llm.attach");
       refreshState();
     }, consoleError);
