@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { Effect, Exit, Layer, Scope } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import { describe, expect, it } from "vitest"
-import { serveLayer } from "../src/control/serve.ts"
+import { serveLayer } from "../../src/control/serve.ts"
 import { Route, SimulationNetwork } from "simnet"
 
 const routes = [

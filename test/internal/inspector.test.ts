@@ -7,7 +7,7 @@ import chromium from "@sparticuz/chromium"
 import OpenAI from "openai"
 import puppeteer, { type Browser, type Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { inspectorPage } from "../src/control/inspector/page.ts"
+import { inspectorPage } from "../../src/control/inspector/page.ts"
 
 // One browser for the whole file; each test opens its own page. Timeouts are generous: CI is a
 // loaded 2-core machine running the server, the browser and the test at once.
