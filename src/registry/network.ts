@@ -182,7 +182,16 @@ export class Network {
     const seed = deriveSeed(this.runSeed, entry.identity, key, occurrence)
     record.seed = seed
     record.occurrence = occurrence
-    return { identity: entry.identity, seed, occurrence, runSeed: this.runSeed, services: this.services }
+    return {
+      identity: entry.identity,
+      seed,
+      occurrence,
+      runSeed: this.runSeed,
+      services: this.services,
+      recordViolations: (violations) => {
+        record.violations = violations
+      }
+    }
   }
 
   /** Clears the log and the per-route counts of removed routes. */

@@ -24,6 +24,18 @@ const BODY_SUMMARY_LIMIT = 256
 const decoder = new TextDecoder()
 
 /**
+ * One way a request broke the operation it was sent to (an OpenAPI route validates requests), in
+ * Prism's shape: where (`["query", "limit"]`, `["body", "tags", "0"]`), severity, the keyword
+ * that failed and its message.
+ */
+export interface RequestViolation {
+  readonly location: ReadonlyArray<string>
+  readonly severity: "Error"
+  readonly code: string
+  readonly message: string
+}
+
+/**
  * One request as the log shows it.
  */
 export interface RequestRecord {
@@ -46,6 +58,8 @@ export interface RequestRecord {
   readonly seed: number | undefined
   /** How many earlier requests with the same canonical key the route had answered. */
   readonly occurrence: number | undefined
+  /** What was wrong with the request, when the route validated it and found violations. */
+  readonly violations?: ReadonlyArray<RequestViolation> | undefined
 }
 
 /**
@@ -72,6 +86,7 @@ export class PendingRecord {
   status: number | undefined = undefined
   seed: number | undefined = undefined
   occurrence: number | undefined = undefined
+  violations: ReadonlyArray<RequestViolation> | undefined = undefined
 
   constructor(seq: number, time: number, request: SimRequest) {
     this.seq = seq
@@ -100,7 +115,8 @@ export class PendingRecord {
       denial: this.denial,
       status: this.status,
       seed: this.seed,
-      occurrence: this.occurrence
+      occurrence: this.occurrence,
+      ...(this.violations === undefined ? {} : { violations: this.violations })
     }
   }
 }

@@ -8,6 +8,7 @@ import { pipeArguments, type Pipeable } from "effect/Pipeable"
 import { RouteFailed, type SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
 import type { SimRequest } from "./request.ts"
+import type { RequestViolation } from "./requestLog.ts"
 
 export type { SimRequest } from "./request.ts"
 
@@ -28,6 +29,11 @@ export interface RespondContext {
    * servers), looked up with `routeService`.
    */
   readonly services: Context.Context<never>
+  /**
+   * Writes what was wrong with the request into its log record (a route that validates requests,
+   * such as an OpenAPI operation). Present for seeded routes, whose context is made per request.
+   */
+  readonly recordViolations?: ((violations: ReadonlyArray<RequestViolation>) => void) | undefined
 }
 
 /**

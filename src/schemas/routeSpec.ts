@@ -130,12 +130,15 @@ export type RouteSpec = typeof RouteSpec.Type
 
 /**
  * A reference to a route family: `{ "family": "models", "baseUrl": "https://models.dev" }`.
- * The `openapi` family also takes the OpenAPI `document`.
+ * The `openapi` family also takes the OpenAPI `document`, and `examples` / `validate` (both
+ * default true) to generate every body or to serve requests that break their operation.
  */
 export const FamilySpec = Schema.Struct({
   family: Schema.String,
   baseUrl: Schema.optional(Schema.String),
-  document: Schema.optional(Schema.Unknown)
+  document: Schema.optional(Schema.Unknown),
+  examples: Schema.optional(Schema.Boolean),
+  validate: Schema.optional(Schema.Boolean)
 })
 export type FamilySpec = typeof FamilySpec.Type
 
