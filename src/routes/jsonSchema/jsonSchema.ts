@@ -6,6 +6,7 @@
 import { Effect, Result, type Schema } from "effect"
 import { compileGenerator, type CompiledGenerator } from "./generate.ts"
 import type { FieldHints } from "./realism.ts"
+import { textResponse } from "./textResponse.ts"
 import { offsetSeed } from "../../registry/seed.ts"
 import { checkResponseParts } from "../static.ts"
 import type { RespondContext, Responder, SimRequest, SyncResponder } from "../../registry/route.ts"
@@ -74,7 +75,7 @@ export const jsonSchemaResponder = (
   }
 
   const respondSync = (_request: SimRequest, context: RespondContext): Result.Result<Response, SimnetError> =>
-    Result.map(body(context.seed), (text) => new Response(text, { status, headers }))
+    Result.map(body(context.seed), (text) => textResponse(text, { status, headers }))
 
   return {
     prepare: Effect.suspend(() => {

@@ -13,6 +13,7 @@ import { fromJsonSchema } from "../../schemas/jsonSchemaDocument.ts"
 import { GeneratedValueRejected, type InvalidRouteSpec, RouteFailed, type SimnetError } from "../../SimnetError.ts"
 import { compileGenerator, type CompiledGenerator } from "../jsonSchema/generate.ts"
 import type { FieldHints } from "../jsonSchema/realism.ts"
+import { textResponse } from "../jsonSchema/textResponse.ts"
 import { type Dereferenced, escapePointer, referencedSchemas } from "./document.ts"
 import { negotiate, parsePrefer, problem, unprocessable } from "./negotiate.ts"
 import { type BodySpec, compileRequestValidator, type ParameterSpec, type RequestCheck, UncompilableSchema, type Violation } from "./validate.ts"
@@ -291,7 +292,7 @@ export const compileOperation = (
     }
     return Result.map(bodyOf(media, seed, prefer.example, prefer.dynamic), (body) => {
       all["content-type"] = type === "*/*" ? "application/json" : type
-      return new Response(body, { status, headers: all })
+      return textResponse(body, { status, headers: all })
     })
   }
 
