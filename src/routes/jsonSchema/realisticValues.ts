@@ -208,10 +208,19 @@ const NAME_RULES: ReadonlyArray<readonly [string, (tokens: ReadonlyArray<string>
   ["longitude", (_, j) => ["lng", "lon", "long", "longitude"].includes(j)]
 ]
 
-/** The realistic kind a field's name suggests, if any. */
+const ruleFor = (tokens: ReadonlyArray<string>): string | undefined => {
+  const joined = tokens.join("")
+  return NAME_RULES.find(([, test]) => test(tokens, joined))?.[0]
+}
+
+/**
+ * The realistic kind a field's name suggests, if any; a plural name (an array of e-mails,
+ * `photoUrls`) is read as its singular when the plural itself suggests nothing.
+ */
 export const kindOfName = (name: string): string | undefined => {
   const tokens = nameTokens(name)
   if (tokens.length === 0) return undefined
-  const joined = tokens.join("")
-  return NAME_RULES.find(([, test]) => test(tokens, joined))?.[0]
+  const last = tokens[tokens.length - 1]
+  return ruleFor(tokens) ??
+    (last.length > 3 && last.endsWith("s") && !last.endsWith("ss") ? ruleFor([...tokens.slice(0, -1), last.slice(0, -1)]) : undefined)
 }
