@@ -123,8 +123,8 @@ const headerValue = (value: unknown): string =>
   typeof value === "string" ? value : Array.isArray(value) ? value.map(headerValue).join(",") : JSON.stringify(value)
 
 /**
- * A compiled operation: `answer` serves one request, `prepare` compiles what the default answer
- * needs (so a schema that cannot be served fails at registration).
+ * A compiled operation: `answer` serves one request; `body(seed)` is the default answer's body
+ * under a seed (what `regenerate` reproduces).
  */
 export interface CompiledOperation {
   readonly answer: (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
@@ -132,14 +132,15 @@ export interface CompiledOperation {
 }
 
 /**
- * Compiles an operation of a dereferenced document. Fails with an `InvalidRouteSpec` naming the
- * JSON pointer of a schema that does not convert or compile.
+ * Compiles an operation of a dereferenced document: every schema it declares is converted now
+ * (one that does not convert is an `InvalidRouteSpec` naming its JSON pointer); generators and
+ * request validators are compiled at their first use, once per route.
  */
 export const compileOperation = (
   document: Dereferenced,
   source: OperationSource,
   options: OperationOptions
-): Result.Result<CompiledOperation, InvalidRouteSpec | GeneratedValueRejected> => {
+): Result.Result<CompiledOperation, InvalidRouteSpec> => {
   const paths = document.document.paths as Record<string, Record<string, unknown>>
   const item = paths[source.path]
   const operation = item[source.method] as Record<string, unknown>
