@@ -272,4 +272,39 @@ describe("Routes.openapi: negotiation, headers, realism", () => {
     expect(pet.name).toBe("Rex")
     expect(pet.email).toMatch(/^[a-z]+$/)
   })
+
+  it("a JSON Schema route in RouteSpec JSON gets the same realistic values by name", async () => {
+    const network = await SimulationNetwork.start({ seed: 4 })
+    await network.registerSpec({
+      match: "GET https://api.example.com/me",
+      respond: {
+        kind: "jsonSchema",
+        schema: {
+          jsonSchema: {
+            type: "object",
+            required: ["userId", "email", "website", "updated_at", "country", "currency", "ip", "version"],
+            properties: {
+              userId: { type: "string" },
+              email: { type: "string" },
+              website: { type: "string" },
+              updated_at: { type: "string" },
+              country: { type: "string" },
+              currency: { type: "string" },
+              ip: { type: "string" },
+              version: { type: "string" }
+            }
+          }
+        }
+      }
+    })
+    const me = await (await network.fetch("https://api.example.com/me")).json()
+    expect(me.userId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(me.email).toMatch(/^[a-z]+\.[a-z]+@/)
+    expect(me.website).toMatch(/^https:\/\//)
+    expect(me.updated_at).toMatch(/^20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d/)
+    expect(me.country).toMatch(/^[A-Z][a-z]+( [A-Z][a-z]+)?$/)
+    expect(me.currency).toMatch(/^[A-Z]{3}$/)
+    expect(me.ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/)
+    expect(me.version).toMatch(/^\d+\.\d+\.\d+$/)
+  })
 })
