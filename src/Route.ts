@@ -37,6 +37,7 @@ export type { RespondContext, Responder, RouteFields, SimRequest, SyncResponder 
 export type { Fault } from "./routes/fault.ts"
 export type { Handler, HandlerResult } from "./routes/handler.ts"
 export type { JsonSchemaOptions } from "./routes/jsonSchema/jsonSchema.ts"
+export type { FieldHint, FieldHints } from "./routes/jsonSchema/realism.ts"
 export { make, refused } from "./routes/make.ts"
 export type { RouteOptions, RouteParts } from "./routes/make.ts"
 export type { StaticResponseOptions } from "./routes/static.ts"

@@ -14,6 +14,7 @@ export { share } from "./routes/families/share.ts"
 export { skillFileText, skills } from "./routes/families/skills.ts"
 export type { OpenAiRoutesOptions } from "./routes/openai.ts"
 export { openapi } from "./routes/openapi.ts"
+export type { OpenApiOptions } from "./routes/openapi.ts"
 
 import type { Route } from "./registry/route.ts"
 import { openaiRoutes, type OpenAiRoutesOptions } from "./routes/openai.ts"

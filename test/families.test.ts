@@ -286,7 +286,7 @@ describe("Routes.openapi", () => {
 
   it("every operation answers its success response schema", async () => {
     const routes = Routes.openapi(document, { baseUrl: "https://petstore.example.com/v1" })
-    expect(routes.map((r) => r.id)).toEqual(["listPets", "createPet", "showPet"])
+    expect(routes.map((r) => r.id).sort()).toEqual(["createPet", "listPets", "showPet"])
     const handle = await SimulationNetwork.start({ routes })
     const pets = await (await handle.fetch("https://petstore.example.com/v1/pets")).json()
     expect(Array.isArray(pets)).toBe(true)
@@ -322,7 +322,7 @@ describe("Routes.openapi", () => {
     await expect(handle.fetch("https://api.example.com/models/gpt-4o", { method: "POST" })).rejects.toThrow("fetch failed")
   })
 
-  it("an operation without a 2xx response schema answers its status with an empty body", async () => {
+  it("an operation without a 2xx response schema answers its status with an empty body; text/plain answers text", async () => {
     const json = { "application/json": { schema: { type: "object", properties: { id: { type: "string" } } } } }
     const routes = Routes.openapi(
       {
@@ -338,12 +338,15 @@ describe("Routes.openapi", () => {
       { baseUrl: "https://api.example.com" }
     )
     const handle = await SimulationNetwork.start({ routes })
-    const answers: Array<readonly [string, string, number]> = [["POST", "/a", 201], ["DELETE", "/b", 204], ["GET", "/c", 200], ["GET", "/d", 302], ["GET", "/e", 200]]
+    const answers: Array<readonly [string, string, number]> = [["POST", "/a", 201], ["DELETE", "/b", 204], ["GET", "/d", 302], ["GET", "/e", 200]]
     for (const [method, path, status] of answers) {
       const response = await handle.fetch(`https://api.example.com${path}`, { method, redirect: "manual" })
       expect([path, response.status]).toEqual([path, status])
       expect(await response.text()).toBe("")
     }
+    const text = await handle.fetch("https://api.example.com/c")
+    expect(text.headers.get("content-type")).toBe("text/plain")
+    expect(await text.text()).toMatch(/^[a-z]+$/)
   })
 
   it("servers[0].url: its path prefix is kept under an origin-only baseUrl, and is the base without one", async () => {

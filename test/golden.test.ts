@@ -59,4 +59,10 @@ describe("golden bodies", () => {
       const [document] = decoded.routes
       golden("jsonSchema.seed7", yield* document.regenerate!(7))
     }))
+
+  it("OpenAPI: the Petstore 3.1 example's findPetsByStatus, generated, at run seed 5", async () => {
+    const document = JSON.parse(readFileSync(new URL("../fixtures/openapi/petstore-3.1.json", import.meta.url), "utf8"))
+    const handle = await SimulationNetwork.start({ seed: 5, routes: Routes.openapi(document, { baseUrl: "https://petstore.example.com", examples: false }) })
+    golden("openapi.petstore31.findPetsByStatus.seed5", await (await handle.fetch("https://petstore.example.com/v2/pet/findByStatus?status=sold")).text())
+  })
 })

@@ -197,7 +197,16 @@ export class Network {
     record.seed = seed
     record.occurrence = occurrence
     if (entry.route.annotated) return this.annotating(entry.identity, seed, occurrence, record)
-    return { identity: entry.identity, seed, occurrence, runSeed: this.runSeed, services: this.services }
+    return {
+      identity: entry.identity,
+      seed,
+      occurrence,
+      runSeed: this.runSeed,
+      services: this.services,
+      recordViolations: (violations) => {
+        record.violations = violations
+      }
+    }
   }
 
   /** A context of its own for one request of an annotating route, writing into that request's record. */
@@ -210,6 +219,9 @@ export class Network {
       services: this.services,
       annotate: (detail) => {
         record.detail = detail
+      },
+      recordViolations: (violations) => {
+        record.violations = violations
       }
     }
   }

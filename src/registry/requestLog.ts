@@ -25,6 +25,18 @@ const decoder = new TextDecoder()
 export const DEFAULT_LOG_BYTES = 16 * 1024 * 1024
 
 /**
+ * One way a request broke the operation it was sent to (an OpenAPI route validates requests), in
+ * Prism's shape: where (`["query", "limit"]`, `["body", "tags", "0"]`), severity, the keyword
+ * that failed and its message.
+ */
+export interface RequestViolation {
+  readonly location: ReadonlyArray<string>
+  readonly severity: "Error"
+  readonly code: string
+  readonly message: string
+}
+
+/**
  * One request as the log shows it.
  */
 export interface RequestRecord {
@@ -52,6 +64,8 @@ export interface RequestRecord {
    * `{ method, tool?, session? }`); see `RespondContext.annotate`.
    */
   readonly detail: Readonly<Record<string, unknown>> | undefined
+  /** What was wrong with the request, when the route validated it and found violations. */
+  readonly violations?: ReadonlyArray<RequestViolation> | undefined
 }
 
 /**
@@ -100,6 +114,7 @@ export class PendingRecord {
   seed: number | undefined = undefined
   occurrence: number | undefined = undefined
   detail: Readonly<Record<string, unknown>> | undefined = undefined
+  violations: ReadonlyArray<RequestViolation> | undefined = undefined
 
   constructor(seq: number, time: number, request: SimRequest, redactor: Redactor) {
     this.seq = seq
@@ -135,7 +150,8 @@ export class PendingRecord {
       status: this.status,
       seed: this.seed,
       occurrence: this.occurrence,
-      detail: this.detail
+      detail: this.detail,
+      ...(this.violations === undefined ? {} : { violations: this.violations })
     }
   }
 }

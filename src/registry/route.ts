@@ -8,6 +8,7 @@ import { pipeArguments, type Pipeable } from "effect/Pipeable"
 import { RouteFailed, type SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
 import type { SimRequest } from "./request.ts"
+import type { RequestViolation } from "./requestLog.ts"
 
 export type { SimRequest } from "./request.ts"
 
@@ -33,6 +34,12 @@ export interface RespondContext {
    * for routes made with `annotated: true`; other routes share one context for every request.
    */
   readonly annotate?: ((detail: Readonly<Record<string, unknown>>) => void) | undefined
+  /**
+   * Writes what was wrong with the request into its log record (a route that validates requests,
+   * such as an OpenAPI operation). Present for seeded and annotated routes, whose context is made
+   * per request.
+   */
+  readonly recordViolations?: ((violations: ReadonlyArray<RequestViolation>) => void) | undefined
 }
 
 /**

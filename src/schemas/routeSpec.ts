@@ -207,15 +207,18 @@ export const McpConfigEntrySpec = Schema.Union([
 
 /**
  * A reference to a route family: `{ "family": "models", "baseUrl": "https://models.dev" }`.
- * The `openapi` family also takes the OpenAPI `document`; `mcpFromConfig` takes the app's `mcp`
- * `config` and the `servers` to answer with, by entry name.
+ * The `openapi` family also takes the OpenAPI `document`, and `examples` / `validate` (both
+ * default true) to generate every body or to serve requests that break their operation;
+ * `mcpFromConfig` takes the app's `mcp` `config` and the `servers` to answer with, by entry name.
  */
 export const FamilySpec = Schema.Struct({
   family: Schema.String,
   baseUrl: Schema.optional(Schema.String),
   document: Schema.optional(Schema.Unknown),
   config: Schema.optional(Schema.Record(Schema.String, McpConfigEntrySpec)),
-  servers: Schema.optional(Schema.Record(Schema.String, McpServerSpec))
+  servers: Schema.optional(Schema.Record(Schema.String, McpServerSpec)),
+  examples: Schema.optional(Schema.Boolean),
+  validate: Schema.optional(Schema.Boolean)
 })
 export type FamilySpec = typeof FamilySpec.Type
 

@@ -25,7 +25,12 @@ export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, Fami
   ["skills", (spec) => skills(spec.baseUrl ?? "")],
   ["installation", () => installation()],
   ["openai", (spec) => openaiRoutes({ baseUrl: spec.baseUrl })],
-  ["openapi", (spec) => openapi(spec.document, { baseUrl: spec.baseUrl })],
+  ["openapi", (spec) =>
+    openapi(spec.document, {
+      baseUrl: spec.baseUrl,
+      examples: spec.examples === false ? false : undefined,
+      validate: spec.validate === false ? false : undefined
+    })],
   ["mcpFromConfig", (spec) => mcpFromConfig(spec.config ?? {}, spec.servers)],
   ["websearch", () => websearch()],
   ["codesearch", () => codesearch()]

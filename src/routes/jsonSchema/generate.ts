@@ -12,7 +12,7 @@
 import { Arbitrary, Effect, Exit, Result, Schema, SchemaAST, SchemaIssue } from "effect"
 import { GeneratedValueRejected, InvalidRouteSpec } from "../../SimnetError.ts"
 import { errorMessage } from "../../registry/util.ts"
-import { realisticAst } from "./realism.ts"
+import { checkFieldHints, type FieldHints, realisticAst } from "./realism.ts"
 
 /**
  * The local size scale handed to Effect's `Arbitrary` (its default is 10): collections and
@@ -44,6 +44,10 @@ export interface GeneratorOptions {
   readonly narrow?: Schema.Top | undefined
   readonly label: string
   readonly size?: number | undefined
+  /** Realistic-value overrides by field name or dotted path (see `FieldHints`). */
+  readonly fields?: FieldHints | undefined
+  /** Generate every optional property (outside recursive schemas). */
+  readonly allOptionals?: boolean | undefined
 }
 
 const isIdentifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
@@ -175,6 +179,10 @@ export const compileGenerator = (
 ): Result.Result<CompiledGenerator, InvalidRouteSpec | GeneratedValueRejected> => {
   const label = options.label
   const size = options.size ?? GENERATION_SIZE
+  const badField = checkFieldHints(options.fields)
+  if (badField !== undefined) {
+    return Result.fail(new InvalidRouteSpec({ path: `fields.${badField[0]}`, message: `route ${label}: ${badField[1]}` }))
+  }
   // A schema with no encodings anywhere encodes every value to itself: skip that pass (the
   // decode-check below still proves the value).
   const encode: (value: unknown) => Result.Result<unknown, { readonly issue: SchemaIssue.Issue }> =
@@ -218,7 +226,7 @@ export const compileGenerator = (
 
   const source = (options.narrow ?? schema).ast
   const typeAst = SchemaAST.toType(source)
-  const realistic = derive(realisticAst(source))
+  const realistic = derive(realisticAst(source, { fields: options.fields, allOptionals: options.allOptionals }))
   if (Result.isSuccess(realistic)) {
     const probed = probe(realistic.success)
     if (Result.isSuccess(probed)) return Result.succeed({ generate: probed.success, realistic: true })

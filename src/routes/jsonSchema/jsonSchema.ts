@@ -5,6 +5,8 @@
  */
 import { Effect, Result, type Schema } from "effect"
 import { compileGenerator, type CompiledGenerator } from "./generate.ts"
+import type { FieldHints } from "./realism.ts"
+import { textResponse } from "./textResponse.ts"
 import { offsetSeed } from "../../registry/seed.ts"
 import { checkResponseParts } from "../static.ts"
 import type { RespondContext, Responder, SimRequest, SyncResponder } from "../../registry/route.ts"
@@ -17,9 +19,13 @@ import type { GeneratedValueRejected, InvalidRouteSpec, SimnetError } from "../.
  *   decode under the production schema; registration fails if they do not.
  * - `status` (default 200) and `headers` of the response (`content-type` defaults to JSON).
  * - `seedOffset`: shifts every seed of the route, to get other values for the same requests.
+ * - `fields`: realistic-value overrides by field name (`{ email: "email", nickname: "plain",
+ *   tier: { values: ["free", "pro"] } }`) or dotted path (`"owner.email"`); kinds are those of
+ *   the table in `realisticValues.ts`. Values must still decode under the schema.
  */
 export interface JsonSchemaOptions {
   readonly narrow?: Schema.Top | undefined
+  readonly fields?: FieldHints | undefined
   readonly status?: number | undefined
   readonly headers?: Readonly<Record<string, string>> | undefined
   readonly seedOffset?: number | undefined
@@ -57,7 +63,7 @@ export const jsonSchemaResponder = (
   label: string
 ): JsonSchemaResponder => {
   let compiled: Result.Result<CompiledGenerator, InvalidRouteSpec | GeneratedValueRejected> | undefined
-  const compile = () => (compiled ??= compileGenerator(schema, { narrow: options.narrow, label }))
+  const compile = () => (compiled ??= compileGenerator(schema, { narrow: options.narrow, label, fields: options.fields }))
   const status = options.status ?? 200
   const headers: Record<string, string> = { "content-type": "application/json", ...options.headers }
 
@@ -69,7 +75,7 @@ export const jsonSchemaResponder = (
   }
 
   const respondSync = (_request: SimRequest, context: RespondContext): Result.Result<Response, SimnetError> =>
-    Result.map(body(context.seed), (text) => new Response(text, { status, headers }))
+    Result.map(body(context.seed), (text) => textResponse(text, { status, headers }))
 
   return {
     prepare: Effect.suspend(() => {

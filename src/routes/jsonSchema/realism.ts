@@ -12,6 +12,7 @@
  * make a satisfiable schema unsatisfiable.
  */
 import { DateTime, Duration, Order, Result, Schema, SchemaAST, SchemaIssue, SchemaTransformation } from "effect"
+import { FORMAT_KINDS, kindOfName, REALISTIC_KINDS, type RealisticKind, type StringValues } from "./realisticValues.ts"
 
 type FilterConstraint = Schema.Annotations.ToArbitrary.FilterConstraint<unknown>
 
@@ -37,28 +38,6 @@ const TEXT_PATTERN = "^[a-z][a-z0-9]*$"
 const KEY_PATTERN = "^[a-z][a-z0-9_-]*$"
 /** Bounds for numbers whose schema states none. */
 const NUMBER_RANGE = 1000
-
-const DAY = "(0[1-9]|1[0-9]|2[0-8])"
-const MONTH = "(0[1-9]|1[0-2])"
-const YEAR = "20[0-3][0-9]"
-const CLOCK = "([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
-
-/**
- * Patterns for the string `format`s an API commonly declares (JSON Schema's `format` keyword, or
- * a `format` annotation on an Effect schema).
- */
-const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
-  email: "^[a-z]{2,8}(\\.[a-z]{2,8})?@(example|acme|mail)\\.(com|dev|io)$",
-  uri: "^https://(api|www|app)\\.(example|acme)\\.(com|dev)(/[a-z0-9]{1,8}){0,3}$",
-  url: "^https://(api|www|app)\\.(example|acme)\\.(com|dev)(/[a-z0-9]{1,8}){0,3}$",
-  "uri-reference": "^/[a-z0-9]{1,8}(/[a-z0-9]{1,8}){0,2}$",
-  uuid: "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$",
-  "date-time": `^${YEAR}-${MONTH}-${DAY}T${CLOCK}(\\.[0-9]{3})?Z$`,
-  date: `^${YEAR}-${MONTH}-${DAY}$`,
-  time: `^${CLOCK}$`,
-  hostname: "^[a-z][a-z0-9]{1,10}\\.(example|acme)\\.(com|dev)$",
-  ipv4: "^(10|192)\\.(0|1|168)\\.[0-9]{1,2}\\.[0-9]{1,2}$"
-}
 
 interface Seen {
   /** A check without a generation hint: its predicate is opaque to us. */
@@ -129,29 +108,59 @@ const wordGroups = (words: ReadonlyArray<string>): Array<SchemaAST.AST> => {
   return groups
 }
 
-const realisticString = (ast: SchemaAST.String, forKey: boolean): SchemaAST.AST => {
+/** Literal members, grouped by 8 as `wordGroups` explains. */
+const literalGroups = (values: ReadonlyArray<string>): Array<SchemaAST.AST> => wordGroups(values)
+
+/**
+ * The strings of a realistic kind that fit the schema's length bounds, as an AST, or `undefined`
+ * when none can (the caller falls back to plain words).
+ */
+const kindString = (ast: SchemaAST.String, generated: StringValues, seen: Seen): SchemaAST.AST | undefined => {
+  const min = seen.minLength ?? 0
+  const max = seen.maxLength ?? Infinity
+  if (generated._tag === "values") {
+    const fitting = generated.values.filter((v) => v.length >= min && v.length <= max)
+    return fitting.length === 0
+      ? undefined
+      : new SchemaAST.Union(literalGroups(fitting), undefined, ast.annotations, ast.checks, undefined, ast.context)
+  }
+  if (generated.minLength < min || generated.maxLength > max) return undefined
+  return new SchemaAST.String(ast.annotations, withChecks(ast, pattern(generated.pattern)), undefined, ast.context)
+}
+
+const realisticString = (
+  ast: SchemaAST.String,
+  forKey: boolean,
+  kind: (RealisticKind & { readonly explicit?: true }) | undefined
+): SchemaAST.AST => {
   const seen = inspectChecks(ast.checks)
   if (seen.opaque || seen.patterns || seen.maxLength === 0) return ast
+  if (forKey) return new SchemaAST.String(ast.annotations, withChecks(ast, pattern(KEY_PATTERN)), undefined, ast.context)
   const format = ast.annotations?.format
-  const formatPattern = typeof format === "string" && !forKey ? FORMAT_PATTERNS[format] : undefined
-  if (formatPattern === undefined && !forKey) {
-    const words = WORDS.filter((w) => w.length >= (seen.minLength ?? 0) && w.length <= (seen.maxLength ?? Infinity))
-    if (words.length > 0) return new SchemaAST.Union(wordGroups(words), undefined, ast.annotations, ast.checks, undefined, ast.context)
+  const formatKind = typeof format === "string" && format in FORMAT_KINDS ? REALISTIC_KINDS[FORMAT_KINDS[format]] : undefined
+  // A declared format outranks what the name suggests; an explicit override outranks both.
+  for (const candidate of kind?.explicit === true ? [kind, formatKind] : [formatKind, kind]) {
+    if (candidate?.string === undefined) continue
+    const out = kindString(ast, candidate.string, seen)
+    if (out !== undefined) return out
   }
-  const chosen = formatPattern ?? (forKey ? KEY_PATTERN : TEXT_PATTERN)
-  return new SchemaAST.String(ast.annotations, withChecks(ast, pattern(chosen)), undefined, ast.context)
+  const words = WORDS.filter((w) => w.length >= (seen.minLength ?? 0) && w.length <= (seen.maxLength ?? Infinity))
+  if (words.length > 0) return new SchemaAST.Union(wordGroups(words), undefined, ast.annotations, ast.checks, undefined, ast.context)
+  return new SchemaAST.String(ast.annotations, withChecks(ast, pattern(TEXT_PATTERN)), undefined, ast.context)
 }
 
 /**
  * Numbers with both bounds keep Effect's generator. Otherwise they are generated as integers
- * (valid for any number schema): near the one stated bound, or within [0, NUMBER_RANGE].
+ * (valid for any number schema): near the one stated bound, or within the range of the field's
+ * realistic kind (an `age`, a `year`, a `port`), else within [0, NUMBER_RANGE].
  */
-const realisticNumber = (ast: SchemaAST.Number): SchemaAST.AST => {
+const realisticNumber = (ast: SchemaAST.Number, kind: RealisticKind | undefined): SchemaAST.AST => {
   const seen = inspectChecks(ast.checks)
   if (seen.opaque || (seen.minimum && seen.maximum)) return ast
+  const range = kind?.number ?? { minimum: 0, maximum: NUMBER_RANGE }
   const constraint: FilterConstraint = seen.minimum || seen.maximum
     ? { number: "integer" }
-    : { order: Order.Number as Order.Order<unknown>, minimum: 0, maximum: NUMBER_RANGE, number: "integer" }
+    : { order: Order.Number as Order.Order<unknown>, minimum: range.minimum, maximum: range.maximum, number: "integer" }
   return new SchemaAST.Number(ast.annotations, withChecks(ast, constraint), undefined, ast.context)
 }
 
@@ -161,11 +170,11 @@ const realisticJson = (context: SchemaAST.Context | undefined): SchemaAST.AST =>
   const self = new SchemaAST.Suspend(() => json!)
   json = new SchemaAST.Union([
     SchemaAST.null,
-    realisticNumber(SchemaAST.number),
+    realisticNumber(SchemaAST.number, undefined),
     SchemaAST.boolean,
-    realisticString(SchemaAST.string, false),
+    realisticString(SchemaAST.string, false, undefined),
     new SchemaAST.Arrays(false, [], [self]),
-    new SchemaAST.Objects([], [new SchemaAST.IndexSignature(realisticString(SchemaAST.string, true), self)])
+    new SchemaAST.Objects([], [new SchemaAST.IndexSignature(realisticString(SchemaAST.string, true, undefined), self)])
   ], undefined, undefined, undefined, undefined, context)
   return json
 }
@@ -173,7 +182,7 @@ const realisticJson = (context: SchemaAST.Context | undefined): SchemaAST.AST =>
 const realisticRecordJson = (context: SchemaAST.Context | undefined): SchemaAST.AST =>
   new SchemaAST.Objects(
     [],
-    [new SchemaAST.IndexSignature(realisticString(SchemaAST.string, true), realisticJson(undefined))],
+    [new SchemaAST.IndexSignature(realisticString(SchemaAST.string, true, undefined), realisticJson(undefined))],
     undefined,
     undefined,
     undefined,
@@ -269,38 +278,126 @@ const roundTrip = (ast: SchemaAST.AST): SchemaAST.Filter<unknown> => {
 }
 
 /**
+ * A realistic-value override for one field: a kind of the table (`"email"`, `"fullName"`,
+ * `"dateTime"`, ...; see `REALISTIC_KINDS`), `{ values }` to draw from, or `"plain"` for no
+ * name-based value (format and words only).
+ */
+export type FieldHint = string | { readonly values: ReadonlyArray<string | number | boolean> }
+
+/**
+ * Overrides by field: a key without a dot names a field wherever it occurs (`email`); a dotted key
+ * is a path of field names from the root, array elements skipped (`owner.email`, `items.name`).
+ */
+export type FieldHints = Readonly<Record<string, FieldHint>>
+
+/**
+ * What a field generates from: a kind of the table (`explicit` when a `fields` override names it,
+ * which then outranks the field's `format`), fixed values, or nothing special.
+ */
+type Hint = (RealisticKind & { readonly explicit?: true }) | { readonly values: ReadonlyArray<string | number | boolean> } | undefined
+
+const PLAIN: RealisticKind & { readonly explicit: true } = { explicit: true }
+
+/** The table's kinds as explicit overrides, made once. */
+const EXPLICIT_KINDS: ReadonlyMap<string, RealisticKind & { readonly explicit: true }> = new Map(
+  Object.entries(REALISTIC_KINDS).map(([name, kind]) => [name, { ...kind, explicit: true }] as const)
+)
+
+/**
+ * The first override that names no known kind, if any: `[key, message]`.
+ */
+export const checkFieldHints = (fields: FieldHints | undefined): readonly [string, string] | undefined => {
+  for (const [key, hint] of Object.entries(fields ?? {})) {
+    if (typeof hint === "string") {
+      if (hint !== "plain" && !(hint in REALISTIC_KINDS)) {
+        return [key, `unknown realistic kind "${hint}"; known: plain, ${Object.keys(REALISTIC_KINDS).join(", ")}`]
+      }
+    } else if (typeof hint !== "object" || hint === null || !Array.isArray(hint.values) || hint.values.length === 0) {
+      return [key, "an override is a kind name or { values: [...] } with at least one value"]
+    }
+  }
+  return undefined
+}
+
+const hintOf = (name: string, path: string, fields: FieldHints | undefined): Hint => {
+  const override = fields?.[path] ?? fields?.[name]
+  if (override !== undefined) {
+    if (typeof override !== "string") return override
+    return override === "plain" ? PLAIN : EXPLICIT_KINDS.get(override)
+  }
+  const kind = kindOfName(name)
+  return kind === undefined ? undefined : REALISTIC_KINDS[kind]
+}
+
+const isValuesHint = (hint: Hint): hint is { readonly values: ReadonlyArray<string | number | boolean> } =>
+  hint !== undefined && "values" in hint
+
+/** Fixed override values for a primitive node: those its type admits, as literals (its checks still apply). */
+const fromValues = (ast: SchemaAST.AST, values: ReadonlyArray<string | number | boolean>): SchemaAST.AST | undefined => {
+  const type = ast._tag === "String" ? "string" : ast._tag === "Number" ? "number" : ast._tag === "Boolean" ? "boolean" : undefined
+  const fitting = values.filter((v) => typeof v === type)
+  if (fitting.length === 0) return undefined
+  return new SchemaAST.Union(fitting.map((v) => new SchemaAST.Literal(v)), undefined, ast.annotations, ast.checks, undefined, ast.context)
+}
+
+/**
+ * Options of `realisticAst`: per-field overrides, and `allOptionals` to generate every optional
+ * property of a struct (outside recursive schemas, where that would never end), as a mock of an
+ * API description answers with whole objects.
+ */
+export interface RealismOptions {
+  readonly fields?: FieldHints | undefined
+  readonly allOptionals?: boolean | undefined
+}
+
+/**
  * Builds the realistic generation AST of a production schema (or of its narrowed schema): the
- * type side (encodings dropped) where strings get a word-like or `format`-shaped pattern hint,
- * record keys an identifier hint, unbounded numbers small integer hints, open JSON (`Unknown`,
- * `Any`, `object`, `Schema.Json`) a realistic JSON generator, structs open to extra keys only
- * their declared fields, and primitives with `examples` pick among them.
+ * type side (encodings dropped) where strings get values that follow the field's name or
+ * `format` from the table in `realisticValues.ts` (`email`, `homepage`, `createdAt`, `country`,
+ * ...; `fields` overrides them per field) and otherwise a word, record keys an identifier hint,
+ * unbounded numbers small integers (or the range their name suggests: `age`, `year`), open JSON
+ * (`Unknown`, `Any`, `object`, `Schema.Json`) a realistic JSON generator, structs open to extra
+ * keys only their declared fields, and primitives with `examples` pick among them.
  * Durations, UTC date-times and dates are recent and whole-second. Every node that had an
  * encoding keeps only values that survive a JSON round trip through it. Other declarations and
  * template literals are kept as Effect generates them. The result validates
  * exactly what the input's type side validates, apart from the round-trip filters.
  */
-export const realisticAst = (root: SchemaAST.AST): SchemaAST.AST => {
-  const memo = new Map<SchemaAST.AST, SchemaAST.AST>()
-  const go = (ast: SchemaAST.AST, forKey: boolean): SchemaAST.AST => {
-    const cached = forKey ? undefined : memo.get(ast)
+export const realisticAst = (root: SchemaAST.AST, options: RealismOptions = {}): SchemaAST.AST => {
+  const fields = options.fields
+  const memo = new Map<SchemaAST.AST, Map<Hint | string, SchemaAST.AST>>()
+  const dotted = Object.keys(fields ?? {}).some((key) => key.includes("."))
+  /** `path` is the dotted path of field names, or `undefined` inside a recursive schema. */
+  const go = (ast: SchemaAST.AST, forKey: boolean, hint: Hint, path: string | undefined): SchemaAST.AST => {
+    const key: Hint | string = dotted && path !== undefined ? `${path}` : hint
+    const cached = forKey ? undefined : memo.get(ast)?.get(key)
     if (cached !== undefined) return cached
-    const typed = typeSide(ast, forKey)
+    const typed = typeSide(ast, forKey, hint, path)
     const out = ast.encoding === undefined || ast._tag === "Suspend"
       ? typed
       : new SchemaAST.Union([typed], undefined, undefined, [roundTrip(ast)], undefined, typed.context)
-    if (!forKey) memo.set(ast, out)
+    if (!forKey) {
+      let byHint = memo.get(ast)
+      if (byHint === undefined) memo.set(ast, byHint = new Map())
+      byHint.set(key, out)
+    }
     return out
   }
-  const typeSide = (ast: SchemaAST.AST, forKey: boolean): SchemaAST.AST => {
+  const typeSide = (ast: SchemaAST.AST, forKey: boolean, hint: Hint, path: string | undefined): SchemaAST.AST => {
     const examples = forKey ? undefined : fromExamples(ast)
     if (examples !== undefined && (ast._tag === "String" || ast._tag === "Number" || ast._tag === "Boolean")) {
       return examples
     }
+    if (isValuesHint(hint) && !forKey) {
+      const fixed = fromValues(ast, hint.values)
+      if (fixed !== undefined) return fixed
+    }
+    const kind = isValuesHint(hint) ? undefined : hint
     switch (ast._tag) {
       case "String":
-        return realisticString(SchemaAST.toType(ast), forKey)
+        return realisticString(SchemaAST.toType(ast), forKey, kind)
       case "Number":
-        return realisticNumber(SchemaAST.toType(ast))
+        return realisticNumber(SchemaAST.toType(ast), kind)
       case "Unknown":
       case "Any":
         return realisticJson(ast.context)
@@ -308,10 +405,19 @@ export const realisticAst = (root: SchemaAST.AST): SchemaAST.AST => {
         return realisticRecordJson(ast.context)
       case "Objects":
         return new SchemaAST.Objects(
-          ast.propertySignatures.map((p) => new SchemaAST.PropertySignature(p.name, go(p.type, false))),
+          ast.propertySignatures.map((p) => {
+            const name = String(p.name)
+            const childPath = path === undefined ? undefined : path === "" ? name : `${path}.${name}`
+            const type = go(p.type, false, hintOf(name, childPath ?? name, fields), childPath)
+            // A one-member union without the optional context: the key is always generated.
+            const present = options.allOptionals === true && path !== undefined && SchemaAST.isOptional(p.type)
+              ? new SchemaAST.Union([type])
+              : type
+            return new SchemaAST.PropertySignature(p.name, present)
+          }),
           isOpenStruct(ast)
             ? []
-            : ast.indexSignatures.map((i) => new SchemaAST.IndexSignature(go(i.parameter, true), go(i.type, false))),
+            : ast.indexSignatures.map((i) => new SchemaAST.IndexSignature(go(i.parameter, true, undefined, undefined), go(i.type, false, undefined, path))),
           ast.annotations,
           ast.checks,
           undefined,
@@ -320,8 +426,8 @@ export const realisticAst = (root: SchemaAST.AST): SchemaAST.AST => {
       case "Arrays":
         return new SchemaAST.Arrays(
           ast.isMutable,
-          ast.elements.map((e) => go(e, false)),
-          ast.rest.map((r) => go(r, false)),
+          ast.elements.map((e) => go(e, false, hint, path)),
+          ast.rest.map((r) => go(r, false, hint, path)),
           ast.annotations,
           ast.checks,
           undefined,
@@ -329,7 +435,7 @@ export const realisticAst = (root: SchemaAST.AST): SchemaAST.AST => {
         )
       case "Union":
         return new SchemaAST.Union(
-          ast.types.map((t) => go(t, forKey)),
+          ast.types.map((t) => go(t, forKey, hint, path)),
           ast.options,
           ast.annotations,
           ast.checks,
@@ -338,7 +444,7 @@ export const realisticAst = (root: SchemaAST.AST): SchemaAST.AST => {
         )
       case "Suspend": {
         const thunk = ast.thunk
-        return new SchemaAST.Suspend(() => go(thunk(), false), ast.annotations, undefined, undefined, ast.context)
+        return new SchemaAST.Suspend(() => go(thunk(), false, hint, undefined), ast.annotations, undefined, undefined, ast.context)
       }
       case "Declaration":
         return realisticDeclaration(ast)
@@ -346,5 +452,5 @@ export const realisticAst = (root: SchemaAST.AST): SchemaAST.AST => {
         return SchemaAST.toType(ast)
     }
   }
-  return go(root, false)
+  return go(root, false, undefined, "")
 }
