@@ -27,6 +27,8 @@ export type { RouteInfo } from "./registry/network.ts"
  * - `routes`: routes to register at start (and again on `reset`).
  * - `logLimit`: how many request records the ring keeps (default 10 000); counters stay exact.
  * - `handlers`: named handlers that RouteSpec JSON can refer to (`{ kind: "handler", name }`).
+ * - `epoch`: the `created` time (Unix seconds) the simulated model's answers report (default
+ *   `DEFAULT_EPOCH`, fixed so that runs serve identical bytes; `"clock"` follows Effect's Clock).
  */
 export interface NetworkOptions {
   readonly seed?: number | string | undefined
@@ -35,6 +37,7 @@ export interface NetworkOptions {
   readonly handlers?: Readonly<Record<string, Handler>> | undefined
   /** Scripts to queue on the simulated model at start (and again on `reset`). */
   readonly llm?: Iterable<LlmScript> | undefined
+  readonly epoch?: number | "clock" | undefined
 }
 
 /**
@@ -118,7 +121,12 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       return yield* new InvalidNetworkOption({ option: "logLimit", detail: `must be a whole number of at least 0, got ${String(logLimit)}` })
     }
     const provided = yield* Effect.serviceOption(SimulatedProvider)
-    const llm = Option.isSome(provided) ? provided.value : SimulatedProvider.make({ logLimit })
+    const llm = Option.isSome(provided)
+      ? provided.value
+      : yield* Effect.try({
+        try: () => SimulatedProvider.make({ logLimit, epoch: options.epoch }),
+        catch: (error) => error as InvalidLlmInput
+      })
     const network = new Network(normalizeRunSeed(options.seed), logLimit, context, Context.make(SimulatedProvider, llm) as Context.Context<never>)
     const initial = options.routes === undefined ? [] : Array.from(options.routes)
     const handlers = new Map(Object.entries(options.handlers ?? {}))

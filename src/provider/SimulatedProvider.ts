@@ -31,8 +31,8 @@ import { HttpErrorStatus, LlmScript } from "../schemas/llmScript.ts"
 import type { CompletionUsage } from "../schemas/openai.ts"
 import type { InvalidLlmInput, RouteFailed } from "../SimnetError.ts"
 import { InvocationNotPending, NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
-import type { LlmRequest } from "./conversation.ts"
-import { requestKeyOf, sha256Hex, summarize } from "./conversation.ts"
+import type { LlmApi, LlmRequest } from "./conversation.ts"
+import { deepFreeze, requestKeyOf, sha256Hex, summarize } from "./conversation.ts"
 import { Drivers, type LlmInvocationNotice, type PendingInvocation } from "./drivers.ts"
 import type { DriverFinish } from "./invocation.ts"
 import { ModelLog, type LlmLogEntry } from "./modelLog.ts"
@@ -41,50 +41,61 @@ import { outcomeOf } from "./plan.ts"
 import { Rules, type LlmRule, type LlmRuleOptions } from "./rules.ts"
 import { ScriptQueue } from "./scriptQueue.ts"
 import { decodeInput, invalidInput } from "./validate.ts"
-import type { ChunkHead } from "./wire.ts"
 
-export type { LlmRequest } from "./conversation.ts"
+export type { LlmApi, LlmRequest, LlmTurn } from "./conversation.ts"
 export type { LlmInvocationNotice, PendingInvocation } from "./drivers.ts"
 export type { DriverFinish } from "./invocation.ts"
 export type { LlmLogEntry } from "./modelLog.ts"
 export type { LlmAnswer, LlmBehaviour, LlmFailure, LlmMatch, LlmReply } from "./plan.ts"
 export type { LlmRule, LlmRuleOptions } from "./rules.ts"
-export type { StreamFault } from "./wire.ts"
+export type { StreamFault } from "./parts.ts"
 
 /**
- * An answer for one request: the reply and the fields its chunks repeat.
+ * An answer for one request: the reply, the request's number and the `created` time (Unix
+ * seconds) its wire format reports.
  */
 export interface LlmInvocation {
   readonly seq: number
   readonly id: string
-  readonly head: ChunkHead
+  readonly created: number
   readonly request: LlmRequest
   readonly reply: LlmReply
 }
 
 /**
+ * The `created` time (Unix seconds) answers report by default: 2026-01-01T00:00:00Z.
+ */
+export const DEFAULT_EPOCH = 1_767_225_600
+
+/**
  * Options of a provider: `logLimit` bounds its request log (a whole number, default 10 000, at
- * least 1 entry kept, oldest dropped first); counts stay exact.
+ * least 1 entry kept, oldest dropped first); counts stay exact. `epoch` is the `created` time
+ * (Unix seconds) every answer reports, default `DEFAULT_EPOCH`, so two runs with the same seed
+ * and scripts serve the same bytes; `"clock"` reads Effect's `Clock` instead (a `TestClock` in
+ * tests).
  */
 export interface ProviderOptions {
   readonly logLimit?: number | undefined
+  readonly epoch?: number | "clock" | undefined
 }
 
 /**
  * The simulated model: the script queue, the rules, the request log and counts, and the driven
  * invocations. Same rules and the same request sequence give the same answers, log and counts on
  * every run: ids are numbered per provider (`inv_N`, `call_N_I`, `chatcmpl-sim-N`) and `created`
- * comes from the `Clock`.
+ * is the fixed `epoch` unless asked to follow the `Clock`.
  */
 export class SimulatedProviderApi {
   readonly #scripts = new ScriptQueue()
   readonly #rules = new Rules()
   readonly #log: ModelLog
   readonly #drivers = new Drivers()
+  readonly #epoch: number | "clock"
   #seq = 0
 
   /**
-   * @throws {InvalidLlmInput} when `logLimit` is not a whole number of at least 0.
+   * @throws {InvalidLlmInput} when `logLimit` is not a whole number of at least 0, or `epoch` is
+   * neither one nor `"clock"`.
    */
   constructor(options: ProviderOptions = {}) {
     const limit = options.logLimit ?? 10_000
@@ -92,6 +103,11 @@ export class SimulatedProviderApi {
       throw invalidInput("provider option", "logLimit", `logLimit must be a whole number of at least 0, got ${limit}`)
     }
     this.#log = new ModelLog(limit)
+    const epoch = options.epoch ?? DEFAULT_EPOCH
+    if (epoch !== "clock" && (!Number.isInteger(epoch) || epoch < 0)) {
+      throw invalidInput("provider option", "epoch", `epoch must be a whole number of seconds of at least 0 or "clock", got ${String(epoch)}`)
+    }
+    this.#epoch = epoch
   }
 
   /**
@@ -144,7 +160,8 @@ export class SimulatedProviderApi {
 
   /**
    * The requests so far (the latest `logLimit`), oldest first, as recorded when they arrived. The
-   * array and its entries are frozen: later requests do not change what a read returned.
+   * array, its entries and their bodies are deeply frozen: neither later requests nor a caller
+   * can change what a read returned.
    */
   get log(): ReadonlyArray<LlmLogEntry> {
     return this.#log.entries
@@ -163,7 +180,7 @@ export class SimulatedProviderApi {
     return this.#log.countFor(typeof keyOrBody === "string" ? keyOrBody : requestKeyOf(keyOrBody))
   }
 
-  /** Every request key seen, with how many requests had it. */
+  /** Every request key seen, with how many requests had it: a copy, enumerable in arrival order of the keys. */
   get counts(): ReadonlyMap<string, number> {
     return this.#log.counts()
   }
@@ -248,11 +265,11 @@ export class SimulatedProviderApi {
   }
 
   /**
-   * Records a request whose body is not a chat completion request (`raw`: the body parsed as
-   * JSON, `undefined` when it is not JSON). It is logged with outcome `invalid-request` and status
-   * 400 and counted like any other request; returns its sequence number.
+   * Records a request whose body is not a request of its API (`raw`: the body parsed as JSON,
+   * `undefined` when it is not JSON). It is logged with outcome `invalid-request` and status 400
+   * and counted like any other request; returns its sequence number.
    */
-  recordInvalid(url: string, raw: unknown): Effect.Effect<number> {
+  recordInvalid(url: string, raw: unknown, api: LlmApi = "openai.chat"): Effect.Effect<number> {
     return Effect.map(Clock.currentTimeMillis, (now) => {
       const seq = ++this.#seq
       const body: { readonly model?: unknown; readonly stream?: unknown } = typeof raw === "object" && raw !== null ? raw : {}
@@ -260,13 +277,14 @@ export class SimulatedProviderApi {
         seq,
         id: `inv_${seq}`,
         at: now,
+        api,
         url,
         model: typeof body.model === "string" ? body.model : "",
         stream: body.stream === true,
         key: requestKeyOf(raw),
         toolResultRounds: 0,
         lastUserMessage: undefined,
-        body: raw,
+        body: deepFreeze(raw),
         source: "none",
         rule: undefined,
         step: undefined,
@@ -294,13 +312,14 @@ export class SimulatedProviderApi {
     > => {
       const seq = ++this.#seq
       const id = `inv_${seq}`
-      const head: ChunkHead = { id: `chatcmpl-sim-${seq}`, created: Math.floor(now / 1000), model: request.model }
+      const created = this.#epoch === "clock" ? Math.floor(now / 1000) : this.#epoch
       const decision = this.#decide(request, seq)
       const plan = decision.plan
       this.#log.record({
         seq,
         id,
         at: now,
+        api: request.api,
         url: request.url,
         model: request.model,
         stream: request.stream,
@@ -318,15 +337,15 @@ export class SimulatedProviderApi {
       if (plan._tag === "Refuse") return Effect.fail(plan.error)
       const reply = Effect.sync((): LlmInvocation => {
         if (plan._tag === "Drive") {
-          const invocation = this.#drivers.open(seq, request, head, plan.viaAttach)
-          return { seq, id, head, request, reply: { _tag: "Driven", invocation } }
+          const invocation = this.#drivers.open(seq, request, plan.viaAttach)
+          return { seq, id, created, request, reply: { _tag: "Driven", invocation } }
         }
-        return { seq, id, head, request, reply: plan }
+        return { seq, id, created, request, reply: plan }
       })
       const latency = decision.rule?.latency
       if (latency === undefined) return reply
       const served = Effect.andThen(Effect.sleep(latency), reply)
-      return signal === undefined ? served : Effect.raceFirst(served, untilAborted(signal, "openai", id))
+      return signal === undefined ? served : Effect.raceFirst(served, untilAborted(signal, request.api, id))
     })
   }
 }

@@ -8,7 +8,6 @@ import type { Scope } from "effect"
 import { InvocationNotPending } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
 import { DrivenInvocation } from "./invocation.ts"
-import type { ChunkHead } from "./wire.ts"
 
 /**
  * A pending invocation as `pending` lists it (and `llm.pending` sends it).
@@ -57,8 +56,8 @@ export class Drivers {
   }
 
   /** Opens the invocation of request `seq` and tells every attached driver. */
-  open(seq: number, request: LlmRequest, head: ChunkHead, viaAttach: boolean): DrivenInvocation {
-    const invocation = new DrivenInvocation(seq, request, head, viaAttach, () => {
+  open(seq: number, request: LlmRequest, viaAttach: boolean): DrivenInvocation {
+    const invocation = new DrivenInvocation(seq, request, viaAttach, () => {
       this.#pending.delete(`inv_${seq}`)
     })
     this.#pending.set(invocation.id, invocation)

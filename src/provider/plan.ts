@@ -9,8 +9,8 @@ import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
 import type { NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { DrivenInvocation } from "./invocation.ts"
-import type { Part } from "./wire.ts"
-import { naturalFinish, splitArguments, splitWords, StreamFault } from "./wire.ts"
+import type { Part } from "./parts.ts"
+import { naturalFinish, splitArguments, splitWords, StreamFault } from "./parts.ts"
 
 const TextPattern = Schema.Union([Schema.String, Schema.instanceOf(RegExp)])
 
