@@ -31,8 +31,12 @@ export interface ModelWire {
   readonly requestIdHeader: string
   /** Reads a request of this API; a failure is the reason it is not one (answered with a 400). */
   read(request: SimRequest, raw: unknown): Result.Result<ConversationInput, string>
-  /** A writer for one streamed answer. */
-  writer(invocation: LlmInvocation): StreamWriter
+  /**
+   * A writer for one streamed answer. `usage` is the usage a script gives, known before the
+   * stream starts (a driver's comes with its finish); a format that reports input tokens up front
+   * (Anthropic's `message_start`) uses it.
+   */
+  writer(invocation: LlmInvocation, usage: CompletionUsage | undefined): StreamWriter
   /** The JSON body of a non-streamed answer. */
   answer(invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: FinishReason, usage: CompletionUsage): unknown
   /**
@@ -95,7 +99,7 @@ class Renderer {
   reply(reply: Extract<LlmInvocation["reply"], { _tag: "Reply" }>): Response {
     const request = this.invocation.request
     if (request.stream) {
-      const frames = scriptedFrames(this.wire.writer(this.invocation), reply.parts, reply.finish, reply.usage, reply.fault)
+      const frames = scriptedFrames(this.wire.writer(this.invocation, reply.usage), reply.parts, reply.finish, reply.usage, reply.fault)
       return this.stream(framesBody(frames, { reset: reply.fault === "reset" }))
     }
     const failed = reply.parts.find((part) => part.kind === "error")
@@ -113,7 +117,7 @@ class Renderer {
   opening(opening: Opening): Effect.Effect<Response, RouteFailed> {
     switch (opening._tag) {
       case "Stream":
-        return Effect.succeed(this.stream(opening.mailbox.body(this.wire.writer(this.invocation))))
+        return Effect.succeed(this.stream(opening.mailbox.body(this.wire.writer(this.invocation, undefined))))
       case "Answer":
         return Effect.succeed(jsonResponse(this.answer(opening.parts, opening.finish, opening.usage), 200, this.headers()))
       case "HttpError":
