@@ -46,7 +46,7 @@ describe("@anthropic-ai/sdk against the simulated model", () => {
       usage: { inputTokens: 11, outputTokens: 5, totalTokens: 16 }
     })
     const message = await client.messages.create({
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-4-6",
       max_tokens: 1024,
       system: "You are terse.",
       thinking: { type: "enabled", budget_tokens: 1024 },
@@ -56,7 +56,7 @@ describe("@anthropic-ai/sdk against the simulated model", () => {
     expect(message.content[1]).toEqual({ type: "text", text: "Hello from Claude." })
     expect(message).toMatchObject({ id: "msg_sim_1", stop_reason: "end_turn", usage: { input_tokens: 11, output_tokens: 5 } })
     expect(() => Schema.decodeUnknownSync(Message)(message, strict)).not.toThrow()
-    expect(llm.log[0]).toMatchObject({ api: "anthropic.messages", lastUserMessage: "Say hello", model: "claude-sonnet-4-5" })
+    expect(llm.log[0]).toMatchObject({ api: "anthropic.messages", lastUserMessage: "Say hello", model: "claude-sonnet-4-6" })
   })
 
   it("messages.stream: finalMessage() assembles thinking (with signature), text and a tool_use from input_json_delta", async () => {
@@ -68,7 +68,7 @@ describe("@anthropic-ai/sdk against the simulated model", () => {
         { type: "tool_call", name: "get_weather", input: { city: "Paris", days: [1, 2] } }
       ]]
     })
-    const stream = client.messages.stream({ model: "claude-sonnet-4-5", max_tokens: 1024, tools, messages: [{ role: "user", content: "Weather?" }] })
+    const stream = client.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 1024, tools, messages: [{ role: "user", content: "Weather?" }] })
     const texts: Array<string> = []
     stream.on("text", (text) => texts.push(text))
     const message = await stream.finalMessage()
@@ -87,7 +87,7 @@ describe("@anthropic-ai/sdk against the simulated model", () => {
     const { llm, handle } = await setup()
     llm.enqueue({ steps: [[{ type: "text", content: "Hi there" }, { type: "tool_call", name: "get_weather", input: { city: "Oslo" } }]] })
     const frames = await rawEvents(handle.fetch, {
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-4-6",
       max_tokens: 100,
       stream: true,
       messages: [{ role: "user", content: "x" }]
@@ -127,7 +127,7 @@ describe("@anthropic-ai/sdk against the simulated model", () => {
     const messages: Array<MessageParam> = [{ role: "user", content: "Weather in Paris?" }]
     let text = ""
     for (let round = 0; round < 4; round++) {
-      const message = await client.messages.stream({ model: "claude-sonnet-4-5", max_tokens: 1024, tools, messages }).finalMessage()
+      const message = await client.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 1024, tools, messages }).finalMessage()
       messages.push({ role: "assistant", content: message.content })
       const calls = message.content.filter((block) => block.type === "tool_use")
       if (calls.length === 0) {
@@ -157,10 +157,10 @@ describe("@anthropic-ai/sdk against the simulated model", () => {
       failure: { type: "rateLimit", retryAfterMs: 1 },
       then: { type: "respond", steps: [[{ type: "text", content: "after limits" }]] }
     })
-    const limited = await client.messages.create({ model: "claude-sonnet-4-5", max_tokens: 10, messages: [{ role: "user", content: "limited" }] })
+    const limited = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 10, messages: [{ role: "user", content: "limited" }] })
     expect(limited.content).toEqual([{ type: "text", text: "after limits" }])
     expect(llm.callCount).toBe(3)
-    const busy = await client.messages.create({ model: "claude-sonnet-4-5", max_tokens: 10, messages: [{ role: "user", content: "busy" }] })
+    const busy = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 10, messages: [{ role: "user", content: "busy" }] })
     expect(busy.content).toEqual([{ type: "text", text: "after overload" }])
     expect(llm.callCount).toBe(5)
     expect(llm.log.map((entry) => entry.status)).toEqual([429, 429, undefined, 529, undefined])
@@ -182,7 +182,7 @@ describe("@anthropic-ai/sdk against the simulated model", () => {
   it("lists models", async () => {
     const { client } = await setup()
     const page = await client.models.list()
-    expect(page.data.map((model) => model.id)).toContain("claude-sonnet-4-5")
+    expect(page.data.map((model) => model.id)).toContain("claude-sonnet-4-6")
   })
 })
 
@@ -202,7 +202,7 @@ describe("ai's streamText with @ai-sdk/anthropic", () => {
       execute: async ({ city }) => ({ city, sky: "sunny" })
     })
     const result = streamText({
-      model: anthropic("claude-sonnet-4-5"),
+      model: anthropic("claude-sonnet-4-6"),
       prompt: "Weather in Paris?",
       tools: { weather },
       stopWhen: stepCountIs(4),

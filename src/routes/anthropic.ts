@@ -40,7 +40,7 @@ export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 /**
  * The models `GET {base}/v1/models` lists when none are given.
  */
-export const DEFAULT_ANTHROPIC_MODELS: ReadonlyArray<string> = ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"]
+export const DEFAULT_ANTHROPIC_MODELS: ReadonlyArray<string> = ["claude-sonnet-4-6", "claude-opus-4-7", "claude-haiku-4-5"]
 
 /**
  * Options of the Anthropic routes: `baseUrl` (default `https://api.anthropic.com`, as the
