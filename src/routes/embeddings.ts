@@ -11,8 +11,8 @@
  * `text-embedding-3-*` models do.
  */
 import { createHash } from "node:crypto"
-import { Effect, Exit, Schema } from "effect"
-import type { Responder, Route } from "../registry/route.ts"
+import { Effect, Exit, Result, Schema } from "effect"
+import type { RespondContext, Responder, Route, SimRequest } from "../registry/route.ts"
 import { estimateTokens } from "../provider/parts.ts"
 import { openAiErrorBody } from "../provider/wire.ts"
 import type { Embedding, EmbeddingList } from "../schemas/embeddings.ts"
@@ -34,14 +34,46 @@ const WORD = /[\p{L}\p{N}]+/gu
 const wordSeed = (seed: number, word: string): number =>
   createHash("sha256").update(`${seed}\u0000${word}`).digest().readUInt32LE(0)
 
-const addDirection = (into: Float64Array, seed: number, word: string, weight: number): void => {
+/**
+ * A word's direction: `dimensions` values in [-1, 1) from a mulberry32 stream seeded by the run
+ * seed and the word. A shorter direction is a prefix of a longer one.
+ */
+const direction = (seed: number, word: string, dimensions: number): Float32Array => {
+  const out = new Float32Array(dimensions)
   let state = wordSeed(seed, word)
-  for (let i = 0; i < into.length; i++) {
+  for (let i = 0; i < dimensions; i++) {
     state = (state + 0x6d2b79f5) | 0
     let t = Math.imul(state ^ (state >>> 15), 1 | state)
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    into[i] += weight * ((((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1)
+    out[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1
   }
+  return out
+}
+
+/**
+ * Recently used directions (a pure function's results, so sharing them across networks changes
+ * nothing): at most `CACHE_LIMIT` entries, the least recently used dropped first.
+ */
+const CACHE_LIMIT = 1024
+const cache = new Map<string, Float32Array>()
+
+const cachedDirection = (seed: number, word: string, dimensions: number): Float32Array => {
+  const key = `${seed}\u0000${dimensions}\u0000${word}`
+  const hit = cache.get(key)
+  if (hit !== undefined) {
+    cache.delete(key)
+    cache.set(key, hit)
+    return hit
+  }
+  const made = direction(seed, word, dimensions)
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!)
+  cache.set(key, made)
+  return made
+}
+
+const addDirection = (into: Float64Array, seed: number, word: string, weight: number): void => {
+  const d = cachedDirection(seed, word, into.length)
+  for (let i = 0; i < into.length; i++) into[i] += weight * d[i]
 }
 
 /**
@@ -85,28 +117,29 @@ const inputs = (input: EmbeddingRequest["input"]): ReadonlyArray<string> => {
 
 const decode = Schema.decodeUnknownExit(EmbeddingRequest)
 
+const answer = (request: SimRequest, context: RespondContext): Response => {
+  const decoded = decode(request.json())
+  if (Exit.isFailure(decoded)) {
+    return jsonResponse(openAiErrorBody(400, `simnet: the body is not an embeddings request: ${String(decoded.cause)}`, undefined), 400)
+  }
+  const body = decoded.value
+  const texts = inputs(body.input)
+  const dimensions = body.dimensions ?? defaultDimensions(body.model)
+  let tokens = 0
+  const data = texts.map((text, index): Embedding => {
+    tokens += estimateTokens(text)
+    const vector = embed(context.runSeed, text, dimensions)
+    return { object: "embedding", index, embedding: body.encoding_format === "base64" ? base64(vector) : vectorNumbers(vector) }
+  })
+  const list: EmbeddingList = { object: "list", data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } }
+  return jsonResponse(list, 200)
+}
+
 /**
  * The responder of OpenAI's `POST {base}/embeddings`. A body that is not an embeddings request
  * is a 400 with an OpenAI error body.
  */
-export const embeddingsResponder: Responder = (request, context) =>
-  Effect.sync(() => {
-    const decoded = decode(request.json())
-    if (Exit.isFailure(decoded)) {
-      return jsonResponse(openAiErrorBody(400, `simnet: the body is not an embeddings request: ${String(decoded.cause)}`, undefined), 400)
-    }
-    const body = decoded.value
-    const texts = inputs(body.input)
-    const dimensions = body.dimensions ?? defaultDimensions(body.model)
-    let tokens = 0
-    const data = texts.map((text, index): Embedding => {
-      tokens += estimateTokens(text)
-      const vector = embed(context.runSeed, text, dimensions)
-      return { object: "embedding", index, embedding: body.encoding_format === "base64" ? base64(vector) : vectorNumbers(vector) }
-    })
-    const list: EmbeddingList = { object: "list", data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } }
-    return jsonResponse(list, 200)
-  })
+export const embeddingsResponder: Responder = (request, context) => Effect.sync(() => answer(request, context))
 
 /**
  * The route of `POST {base}/embeddings` with `id` and `source`.
@@ -114,5 +147,6 @@ export const embeddingsResponder: Responder = (request, context) =>
 export const embeddingsRoute = (base: string, id: string, source: string): Route =>
   makeRoute("openai", `POST ${base}/embeddings`, {
     respond: embeddingsResponder,
+    respondSync: (request, context) => Result.succeed(answer(request, context)),
     describe: { family: source, endpoint: "embeddings" }
   }, { id, source })
