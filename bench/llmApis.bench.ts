@@ -17,7 +17,7 @@ import { Routes, SimulationNetwork, type NetworkHandle } from "../src/index.ts"
 
 const numeric = process.argv.slice(2).find((a) => /^\d+$/.test(a))
 const TOKENS = numeric !== undefined ? Number(numeric) : process.argv.includes("--quick") ? 5_000 : 20_000
-const RUNS = 3
+const RUNS = 5
 const EMBED_CALLS = process.argv.includes("--quick") ? 500 : 2_000
 
 type Fetch = typeof globalThis.fetch
