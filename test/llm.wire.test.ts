@@ -102,6 +102,69 @@ describe("one script answers on every model API", () => {
   })
 })
 
+describe("refusals and read shapes on every API", () => {
+  it("no script and no rule is a 500 naming NoScriptQueued in each API's error body, and no SDK retries it", async () => {
+    const handle = await SimulationNetwork.start({ routes: allRoutes() })
+    const openai = new OpenAI({ apiKey: "sk-test", fetch: handle.fetch, maxRetries: 2 })
+    const anthropic = new Anthropic({ apiKey: "sk-ant-test", fetch: handle.fetch, maxRetries: 2 })
+    const responses = await openai.responses.create({ model: "gpt-4o", input: "q" }).catch((e) => e)
+    expect(responses.status).toBe(500)
+    expect(responses.error).toMatchObject({ type: "simnet_error", code: "NoScriptQueued" })
+    const claude = await anthropic.messages.create({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "q" }] }).catch((e) => e)
+    expect(claude.status).toBe(500)
+    expect(claude.error.error.type).toBe("api_error")
+    expect(claude.error.error.message).toContain("no LLM script queued")
+    const gemini = await handle.fetch("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent", {
+      method: "POST",
+      body: JSON.stringify({ contents: [{ parts: [{ text: "q" }] }] })
+    })
+    expect(gemini.status).toBe(500)
+    expect((await gemini.json()).error).toMatchObject({ code: 500, status: "INTERNAL" })
+    expect(handle.llm.callCount).toBe(3)
+  })
+
+  it("a body that is not a request of its API is a 400 in that API's shape, logged as invalid-request", async () => {
+    const handle = await SimulationNetwork.start({ routes: allRoutes() })
+    const post = (url: string) => handle.fetch(url, { method: "POST", body: JSON.stringify({ nonsense: true }) })
+    const claude = await post("https://api.anthropic.com/v1/messages")
+    expect(claude.status).toBe(400)
+    expect((await claude.json()).error.type).toBe("invalid_request_error")
+    const gemini = await post("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent")
+    expect((await gemini.json()).error.status).toBe("INVALID_ARGUMENT")
+    const responses = await post("https://api.openai.com/v1/responses")
+    expect(responses.status).toBe(400)
+    expect(handle.llm.log.map((entry) => [entry.api, entry.outcome])).toEqual([
+      ["anthropic.messages", "invalid-request"],
+      ["gemini", "invalid-request"],
+      ["openai.responses", "invalid-request"]
+    ])
+    const unknown = await post("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:countTokens")
+    expect(unknown.status).toBe(404)
+  })
+
+  it("every streaming API hands over exactly one SSE event per read", async () => {
+    const handle = await SimulationNetwork.start({ routes: allRoutes() })
+    handle.llm.rule("any", { type: "respond", steps: [[{ type: "thinking", content: "a b" }, { type: "text", content: "one two three" }, { type: "tool_call", name: "t", input: { long: "x".repeat(40) } }]] })
+    const streams = [
+      ["https://api.openai.com/v1/responses", { model: "gpt-4o", input: "q", stream: true }],
+      ["https://api.anthropic.com/v1/messages", { model: "m", max_tokens: 5, stream: true, messages: [{ role: "user", content: "q" }] }],
+      ["https://generativelanguage.googleapis.com/v1beta/models/g:streamGenerateContent?alt=sse", { contents: [{ parts: [{ text: "q" }] }] }]
+    ] as const
+    for (const [url, body] of streams) {
+      const response = await handle.fetch(url, { method: "POST", body: JSON.stringify(body) })
+      const reader = response.body!.getReader()
+      const reads: Array<string> = []
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        reads.push(new TextDecoder().decode(value))
+      }
+      expect(reads.length).toBeGreaterThanOrEqual(7)
+      for (const read of reads) expect(read.replace(/\r\n/g, "\n").split("\n\n")).toEqual([expect.stringContaining("data: "), ""])
+    }
+  })
+})
+
 describe("fidelity: bytes, log and counts", () => {
   it("two networks with the same seed and scripts serve byte-identical answers on every API, dated by the fixed epoch", async () => {
     const run = async () => {
