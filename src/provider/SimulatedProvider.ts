@@ -1,7 +1,9 @@
 /**
- * The simulated model behind `Routes.openai`, reachable as `network.llm`. The app keeps its real
- * model client and simnet answers its HTTP requests; this module decides the answers. A request
- * is served by the first of three sources that takes it:
+ * The simulated model behind every model route (`Routes.openai`, `Routes.anthropic`,
+ * `Routes.gemini`), reachable as `network.llm`. The app keeps its real model client and simnet
+ * answers its HTTP requests; this module decides the answers, whatever the API: routes read their
+ * own format into an `LlmRequest` and write the answer's parts back in it. A request is served by
+ * the first of three sources that takes it:
  *
  * 1. the script queue (`enqueue`): a new turn starts the next script, and step N of the script
  *    under way answers the call that follows N tool-result rounds;
@@ -12,7 +14,7 @@
  * A script that has run out of steps does not take the call: rules, then a driver, still may.
  * Otherwise the request is refused with `NoScriptQueued` (no rules) or `UnmatchedLlmRequest`.
  * Every request is logged and counted the moment it arrives, before any latency or failure; so
- * is a body that is not a chat request (`recordInvalid`).
+ * is a body that is not a request of its API (`recordInvalid`).
  *
  * Scripts, rules and driver commands are checked before anything changes: bad input is an
  * `InvalidLlmInput` naming the input and the offending path (`steps[0][1].status`,
