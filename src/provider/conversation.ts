@@ -56,7 +56,7 @@ export interface LlmRequest {
 /**
  * The sampling and content fields of a chat completions body that make up its key.
  */
-export const CHAT_KEY_FIELDS: ReadonlyArray<string> = [
+const CHAT_KEY_FIELDS: ReadonlyArray<string> = [
   "model",
   "messages",
   "tools",

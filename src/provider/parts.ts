@@ -145,8 +145,3 @@ export const parseArguments = (json: string): unknown => {
  * An SSE frame with an event name (`event: NAME` then `data: JSON`).
  */
 export const namedFrame = (event: string, value: unknown): string => `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`
-
-/**
- * An SSE frame with only a `data:` line.
- */
-export const dataFrame = (value: unknown): string => `data: ${JSON.stringify(value)}\n\n`
