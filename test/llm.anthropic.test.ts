@@ -215,4 +215,18 @@ describe("ai's streamText with @ai-sdk/anthropic", () => {
     expect(steps[0].toolResults.map((r) => r.output)).toEqual([{ city: "Paris", sky: "sunny" }])
     expect(llm.log.map((entry) => [entry.api, entry.toolResultRounds])).toEqual([["anthropic.messages", 0], ["anthropic.messages", 1]])
   })
+
+  it("retries a 429 and counts every attempt", async () => {
+    const handle = await SimulationNetwork.start({ routes: Routes.anthropic() })
+    const anthropic = createAnthropic({ apiKey: "sk-ant-test", fetch: handle.fetch })
+    handle.llm.rule("any", {
+      type: "failThenRespond",
+      times: 2,
+      failure: { type: "rateLimit", retryAfterMs: 0 },
+      then: { type: "respond", steps: [[{ type: "text", content: "ok" }]] }
+    })
+    const result = streamText({ model: anthropic("claude-sonnet-4-6"), prompt: "hi", maxRetries: 2 })
+    expect(await result.text).toBe("ok")
+    expect(handle.llm.callCount).toBe(3)
+  })
 })

@@ -185,6 +185,19 @@ describe("fidelity: bytes, log and counts", () => {
     expect(reseeded[6]).not.toEqual(first[6])
   })
 
+  it("the anthropic and gemini families are available to RouteSpec JSON and fixtures", async () => {
+    const handle = await SimulationNetwork.start()
+    await handle.registerSpec([{ family: "anthropic" }, { family: "gemini", baseUrl: "https://gemini.internal" }])
+    handle.llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "from a fixture" }]] })
+    const claude = await clients(handle).anthropic.messages.create({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "q" }] })
+    expect(claude.content).toEqual([{ type: "text", text: "from a fixture" }])
+    const gemini = await handle.fetch("https://gemini.internal/v1beta/models/g:generateContent", {
+      method: "POST",
+      body: JSON.stringify({ contents: [{ parts: [{ text: "q" }] }] })
+    })
+    expect((await gemini.json()).candidates[0].content.parts).toEqual([{ text: "from a fixture" }])
+  })
+
   it("the epoch is an option: a network dates answers by the epoch it is given", async () => {
     const handle = await SimulationNetwork.start({ epoch: 1_000, routes: Routes.openai() })
     handle.llm.enqueue({ steps: [[{ type: "text", content: "dated" }]] })
