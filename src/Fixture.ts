@@ -49,18 +49,42 @@ export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effec
   })
 
 /**
- * Where a `JSON.parse` error points in `text`, as line and column from 1. V8 names a character
- * position; without one, the error is at the end of the text.
+ * The offset of the first character `JSON.parse` cannot take in `text`, or `undefined` when the
+ * text is only cut short. V8 names a position for some errors but not for an unexpected token, so
+ * without one the offset is found by bisection: a prefix of valid JSON fails only for running
+ * out, and the shortest prefix that fails otherwise ends at the culprit.
  */
-const positionOf = (text: string, error: unknown): { line: number; column: number } => {
-  const message = errorMessage(error)
-  const lineColumn = /line (\d+) column (\d+)/.exec(message)
-  if (lineColumn !== null) return { line: Number(lineColumn[1]), column: Number(lineColumn[2]) }
-  const at = /position (\d+)/.exec(message)
-  const offset = at === null ? text.length : Math.min(Number(at[1]), text.length)
+const badOffset = (text: string): number | undefined => {
+  const failure = (prefix: string): { readonly at: number | undefined; readonly short: boolean } | undefined => {
+    try {
+      JSON.parse(prefix)
+      return undefined
+    } catch (error) {
+      const message = errorMessage(error)
+      const at = /position (\d+)/.exec(message)
+      const offset = at === null ? undefined : Number(at[1])
+      const short = /end of JSON input|Unterminated/.test(message) || (offset !== undefined && offset >= prefix.length)
+      return { at: offset, short }
+    }
+  }
+  const whole = failure(text)
+  if (whole === undefined || whole.short) return whole === undefined ? undefined : text.length
+  if (whole.at !== undefined) return whole.at
+  let lo = 1
+  let hi = text.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const found = failure(text.slice(0, mid))
+    if (found !== undefined && !found.short) hi = mid
+    else lo = mid + 1
+  }
+  return lo - 1
+}
+
+/** Line and column (from 1) of an offset in `text`. */
+const lineColumn = (text: string, offset: number): { line: number; column: number } => {
   const before = text.slice(0, offset)
-  const line = before.split("\n").length
-  return { line, column: offset - before.lastIndexOf("\n") }
+  return { line: before.split("\n").length, column: offset - before.lastIndexOf("\n") }
 }
 
 /**
@@ -70,8 +94,9 @@ export const parseFixtureText = (file: string, text: string): Result.Result<unkn
   try {
     return Result.succeed(JSON.parse(text) as unknown)
   } catch (error) {
-    const { line, column } = positionOf(text, error)
-    return Result.fail(new FixtureNotJson({ file, line, column, detail: errorMessage(error).replace(/\s*\(line \d+ column \d+\)$/, "") }))
+    const { line, column } = lineColumn(text, badOffset(text) ?? text.length)
+    const detail = errorMessage(error).replace(/\s*\(line \d+ column \d+\)$/, "").replace(/, ".*" is not valid JSON$/s, "")
+    return Result.fail(new FixtureNotJson({ file, line, column, detail }))
   }
 }
 

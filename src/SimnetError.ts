@@ -174,7 +174,16 @@ export class RouteFailed extends Schema.TaggedError<RouteFailed>()("RouteFailed"
 }) {}
 
 /**
- * Every error the simulated network raises for a request.
+ * A second whole-process installation while one is active: the process has one global `fetch`,
+ * so one network answers it at a time. Restore the first one before installing another.
+ */
+export class GlobalInstallConflict extends Schema.TaggedError<GlobalInstallConflict>()("GlobalInstallConflict", {
+  message: Schema.String
+}) {}
+
+/**
+ * Every typed error simnet raises: for a request, a registration, a fixture, an option or the
+ * simulated model's input.
  */
 export type SimnetError =
   | UnregisteredRequest
@@ -189,3 +198,26 @@ export type SimnetError =
   | NoScriptQueued
   | RouteFailed
   | InvocationNotPending
+  | GlobalInstallConflict
+
+const TAGS: ReadonlySet<string> = new Set([
+  "UnregisteredRequest",
+  "InvalidRouteSpec",
+  "InvalidLlmInput",
+  "InvalidNetworkOption",
+  "FixtureUnreadable",
+  "FixtureNotJson",
+  "GeneratedValueRejected",
+  "LoopbackDenied",
+  "UnmatchedLlmRequest",
+  "NoScriptQueued",
+  "RouteFailed",
+  "InvocationNotPending",
+  "GlobalInstallConflict"
+] satisfies ReadonlyArray<SimnetError["_tag"]>)
+
+/**
+ * Whether a value is one of simnet's typed errors (by its `_tag`).
+ */
+export const isSimnetError = (u: unknown): u is SimnetError =>
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && TAGS.has(u._tag) && u instanceof Error

@@ -7,37 +7,60 @@
 import { Context, Effect, Layer, Option } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
+import type { McpServerDefinition } from "./mcp-route/definitions.ts"
+import { McpServers, type McpServersApi, type McpServerView } from "./mcp-route/state.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
-import { makeFetch, makeHttpClient } from "./registry/adapters.ts"
+import { makeFetch } from "./registry/fetch.ts"
+import { makeHttpClient } from "./registry/httpClient.ts"
 import { Network, type RouteInfo } from "./registry/network.ts"
-import type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
+import { defaultRedactor, Redactor, type RedactOptions } from "./registry/redact.ts"
+import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "./registry/requestLog.ts"
 import { isRoute, type Route } from "./registry/route.ts"
 import { normalizeRunSeed } from "./registry/seed.ts"
 import type { Handler } from "./Route.ts"
 import { defaultDecodeContext } from "./routes/families/index.ts"
 import { decodeRouteSpecs } from "./RouteSpec.ts"
 import type { LlmScript } from "./schemas/llmScript.ts"
-import { InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
+import { InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type GlobalInstallConflict, type SimnetError } from "./SimnetError.ts"
+import { installGlobal, installGlobalScoped, type GlobalOptions, type RestoreGlobal } from "./registry/global.ts"
+
+import * as HttpRouter from "effect/http/HttpRouter"
+import { controlRouter, controlRoutes, SimulationControl, type ControlOptions } from "./control/endpoint.ts"
+import { capture, restore, type NetworkState } from "./Snapshot.ts"
 
 export type { RouteInfo } from "./registry/network.ts"
+export type { NetworkState } from "./Snapshot.ts"
+export { CONTROL_BASE, SimulationControl, type ControlEvent, type ControlOptions, type ControlRouter } from "./control/endpoint.ts"
 
 /**
  * Options for a new network.
  * - `seed`: the run seed (number or string, default 0); generated answers derive from it.
  * - `routes`: routes to register at start (and again on `reset`).
  * - `logLimit`: how many request records the ring keeps (default 10 000); counters stay exact.
+ * - `logBytes`: how many bytes of records the ring keeps at most (default 16 MiB; records hold
+ *   body previews, never whole bodies); the oldest go first.
  * - `handlers`: named handlers that RouteSpec JSON can refer to (`{ kind: "handler", name }`).
  * - `epoch`: the `created` time (Unix seconds) the simulated model's answers report (default
  *   `DEFAULT_EPOCH`, fixed so that runs serve identical bytes; `"clock"` follows Effect's Clock).
+ * - `redact`: header, query parameter and JSON body field names to redact on top of the
+ *   documented defaults (`Redaction.CREDENTIAL_HEADERS`, `CREDENTIAL_QUERY`,
+ *   `CREDENTIAL_BODY_FIELDS`), wherever this network shows a request.
  */
 export interface NetworkOptions {
   readonly seed?: number | string | undefined
   readonly routes?: Iterable<Route> | undefined
   readonly logLimit?: number | undefined
+  readonly logBytes?: number | undefined
+  readonly redact?: RedactOptions | undefined
   readonly handlers?: Readonly<Record<string, Handler>> | undefined
   /** Scripts to queue on the simulated model at start (and again on `reset`). */
   readonly llm?: Iterable<LlmScript> | undefined
   readonly epoch?: number | "clock" | undefined
+  /**
+   * Model requests that no script or rule takes wait for a driver even before one attaches
+   * (`simnet serve --drive`); a driver that attaches later is handed them.
+   */
+  readonly drive?: boolean | undefined
 }
 
 /**
@@ -79,6 +102,17 @@ export interface SimulationNetworkApi {
   /** Routes, log and counters at this moment. */
   readonly snapshot: Effect.Effect<NetworkSnapshot>
   /**
+   * The state that decides later answers, as JSON (see `Snapshot.ts`): seed, routes as
+   * RouteSpecs with their use counts, the routes that cannot be serialized (listed, not dropped),
+   * the model's queue, rules and counters, and the log. `GET snapshot` serves it.
+   */
+  readonly state: Effect.Effect<NetworkState>
+  /**
+   * Restores a `state` (from this process or another), all or nothing: a bad snapshot fails with
+   * the JSON path of the field and changes nothing. `POST snapshot` calls it.
+   */
+  readonly restore: (state: unknown) => Effect.Effect<void, SimnetError>
+  /**
    * Removes every route and, when the network built its own model, resets it (ending its pending
    * invocations); later requests fail closed.
    */
@@ -89,10 +123,17 @@ export interface SimulationNetworkApi {
   readonly regenerate: (record: RequestRecord) => Effect.Effect<string, SimnetError>
   /** The simulated model behind `Routes.openai`: script queue, rules, log, counters, driver. */
   readonly llm: SimulatedProviderApi
+  /**
+   * The MCP servers of `Route.mcp` and the MCP families, by route id: definitions, sessions,
+   * counts per tool, and changes while the app runs. Reset with the network.
+   */
+  readonly mcp: McpServersApi
   /** A WHATWG `fetch` answering from this network. */
   readonly fetch: typeof globalThis.fetch
   /** An Effect `HttpClient` answering from this network. */
   readonly httpClient: HttpClient.HttpClient
+  /** How this network shows requests (credentials redacted, lengths bounded): for servers that echo a request. */
+  readonly redactor: Redactor
 }
 
 const pathsFor = (routes: ReadonlyArray<Route>, batch: boolean): ReadonlyArray<string> =>
@@ -108,6 +149,23 @@ const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRoute
   })
 }
 
+/** The `redact` option as a redactor, or the refusal naming the bad field. */
+const checkRedact = (redact: unknown): Redactor | InvalidNetworkOption => {
+  if (redact === undefined) return defaultRedactor
+  if (typeof redact !== "object" || redact === null) return new InvalidNetworkOption({ option: "redact", detail: "must be an object { headers?, query?, bodyFields? }" })
+  const record = redact as Record<string, unknown>
+  for (const field of Object.keys(record)) {
+    const names = record[field]
+    if (field !== "headers" && field !== "query" && field !== "bodyFields") {
+      return new InvalidNetworkOption({ option: `redact.${field}`, detail: "unknown field (expected headers, query or bodyFields)" })
+    }
+    if (names !== undefined && (!Array.isArray(names) || !names.every((name) => typeof name === "string" && name !== ""))) {
+      return new InvalidNetworkOption({ option: `redact.${field}`, detail: "must be an array of non-empty names" })
+    }
+  }
+  return new Redactor(redact as RedactOptions)
+}
+
 /**
  * Builds a network with the services of the current context (its `Clock` among them). The
  * network's simulated model is the `SimulatedProvider` of the context when there is one (say from
@@ -120,14 +178,31 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     if (typeof logLimit !== "number" || !Number.isInteger(logLimit) || logLimit < 0) {
       return yield* new InvalidNetworkOption({ option: "logLimit", detail: `must be a whole number of at least 0, got ${String(logLimit)}` })
     }
+    const logBytes = options.logBytes ?? DEFAULT_LOG_BYTES
+    if (typeof logBytes !== "number" || !Number.isInteger(logBytes) || logBytes < 0) {
+      return yield* new InvalidNetworkOption({ option: "logBytes", detail: `must be a whole number of at least 0, got ${String(logBytes)}` })
+    }
+    const redact = checkRedact(options.redact)
+    if (redact instanceof InvalidNetworkOption) return yield* redact
     const provided = yield* Effect.serviceOption(SimulatedProvider)
     const llm = Option.isSome(provided)
       ? provided.value
       : yield* Effect.try({
-        try: () => SimulatedProvider.make({ logLimit, epoch: options.epoch }),
+        try: () => SimulatedProvider.make({ logLimit, epoch: options.epoch, drive: options.drive }),
         catch: (error) => error as InvalidLlmInput
       })
-    const network = new Network(normalizeRunSeed(options.seed), logLimit, context, Context.make(SimulatedProvider, llm) as Context.Context<never>)
+    const mcp = McpServers.make((id) => {
+      const entry = network.registry.entries.get(id)
+      return entry === undefined ? undefined : { identity: entry.identity, route: entry.route }
+    })
+    const services = Context.make(SimulatedProvider, llm).pipe(Context.add(McpServers, mcp))
+    const network: Network = new Network(
+      normalizeRunSeed(options.seed),
+      { limit: logLimit, bytes: logBytes },
+      redact,
+      context,
+      services as Context.Context<never>
+    )
     const initial = options.routes === undefined ? [] : Array.from(options.routes)
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
@@ -149,7 +224,9 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     const registerInitial = Effect.andThen(register(initial), Effect.forEach(scripts, enqueue, { discard: true }))
     yield* registerInitial
     return {
-      seed: network.runSeed,
+      get seed() {
+        return network.runSeed
+      },
       register,
       registerSpec: (json, specOptions) =>
         Effect.flatMap(decodeRouteSpecs(json, { ...defaultDecodeContext, handlers, source: specOptions?.source ?? "code" }), (decoded) =>
@@ -159,6 +236,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         network.registry.clear()
         network.clearState()
         llm.reset()
+        mcp.reset()
         return Effect.asVoid(registerInitial)
       }),
       routes: Effect.sync(() => network.routes()),
@@ -171,16 +249,22 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         log: network.records(),
         counters: network.counters()
       })),
+      state: Effect.sync(() => capture(network, llm, network.counters())),
+      restore: (state) =>
+        restore(network, llm, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
       unused: Effect.sync(() => network.unused()),
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {
         network.registry.clear()
+        mcp.reset()
         // A provider handed in through the context belongs to its giver, who may hand it on.
         if (Option.isNone(provided)) llm.reset()
       }),
       llm,
+      mcp,
       fetch: makeFetch(network),
-      httpClient: makeHttpClient(network)
+      httpClient: makeHttpClient(network),
+      redactor: network.redactor
     } satisfies SimulationNetworkApi
   })
 
@@ -192,6 +276,12 @@ export interface NetworkHandle {
   readonly network: SimulationNetworkApi
   readonly fetch: typeof globalThis.fetch
   readonly llm: SimulatedProviderApi
+  /** The MCP servers by route id, as `SimulationNetworkApi.mcp` with a promise from `update`. */
+  readonly mcp: {
+    readonly get: (id: string) => McpServerView | undefined
+    readonly counts: (id: string) => Readonly<Record<string, number>>
+    readonly update: (id: string, change: (current: McpServerDefinition) => McpServerDefinition) => Promise<void>
+  }
   readonly register: (routes: Route | ReadonlyArray<Route>) => Promise<ReadonlyArray<string>>
   readonly registerSpec: (json: unknown) => Promise<ReadonlyArray<string>>
   readonly unregister: (id: string) => boolean
@@ -201,6 +291,8 @@ export interface NetworkHandle {
   readonly unused: () => ReadonlyArray<RouteInfo>
   readonly reset: () => Promise<void>
   readonly close: () => Promise<void>
+  /** Answers the whole process's `fetch`, undici and `node:http(s)` from this network; resolves to the restore function. */
+  readonly installGlobal: (options?: GlobalOptions) => Promise<RestoreGlobal>
 }
 
 /**
@@ -232,6 +324,33 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
   }
 
   /**
+   * As `layer`, and for the layer's lifetime the whole process's `fetch`, undici and
+   * `node:http(s)` clients are answered by the network (see `installGlobal`).
+   */
+  static layerGlobal(options: NetworkOptions & GlobalOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient, SimnetError | GlobalInstallConflict> {
+    const install = Effect.flatMap(Effect.service(SimulationNetwork), (network) => installGlobalScoped(network.fetch, options))
+    return Layer.provideMerge(Layer.effectDiscard(install), SimulationNetwork.layer(options))
+  }
+
+  /**
+   * The control endpoint and the driver socket of the network in context, mounted on the app's
+   * `effect/http` router under `/experimental/simulation` (see `control/endpoint.ts`). Off unless
+   * asked for; loopback peers only; `Authorization: Bearer $SIMNET_TOKEN` when that is set (or
+   * `options.token`). It provides `SimulationControl`, whose `add` mounts the app's own
+   * endpoints under the same base, behind the same checks.
+   *
+   * @example
+   * HttpRouter.serve(Layer.mergeAll(AppRoutes, SimulationNetwork.layerControl())).pipe(
+   *   Layer.provide(SimulationNetwork.layer({ routes })), Layer.provide(NodeHttpServer.layer(http.createServer, { port: 0, host: "127.0.0.1" })))
+   */
+  static layerControl(options: ControlOptions = {}): Layer.Layer<SimulationControl, never, SimulationNetwork | HttpRouter.HttpRouter> {
+    return Layer.merge(
+      Layer.unwrap(Effect.map(Effect.service(SimulationNetwork), (network) => controlRoutes(network, options))),
+      Layer.succeed(SimulationControl, controlRouter(options))
+    )
+  }
+
+  /**
    * Starts a network outside Effect. The promise rejects with the registration error when an
    * initial route is invalid.
    */
@@ -242,6 +361,11 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       network,
       fetch: network.fetch,
       llm: network.llm,
+      mcp: {
+        get: (id) => network.mcp.get(id),
+        counts: (id) => network.mcp.counts(id),
+        update: (id, change) => run(network.mcp.update(id, change))
+      },
       register: (routes) => run(network.register(routes)),
       registerSpec: (json) => run(network.registerSpec(json)),
       unregister: (id) => Effect.runSync(network.unregister(id)),
@@ -250,7 +374,8 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       regenerate: (record) => run(network.regenerate(record)),
       unused: () => Effect.runSync(network.unused),
       reset: () => run(network.reset),
-      close: () => Effect.runPromise(network.close)
+      close: () => Effect.runPromise(network.close),
+      installGlobal: async (global) => installGlobal(network.fetch, global)
     }
   }
 }

@@ -1,14 +1,21 @@
 /**
  * The `simnet` command line. `simnet serve [--fixture FILE] [--port N] [--seed S]` serves a
  * fixture's network on 127.0.0.1 until SIGINT or SIGTERM.
+ *
+ * Exit codes: 0 after help or a clean stop, 2 for a usage error (one line, or the help once for
+ * an unknown command or flag), 1 for anything else (one line naming the problem).
  */
-import { Cause, Console, Effect, Exit, Layer, Option } from "effect"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { Cause, Console, Data, Effect, Exit, Layer, Option } from "effect"
 import * as Runtime from "effect/Runtime"
 import { Command, Flag } from "effect/cli"
+import * as CliError from "effect/cli/CliError"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { serveLayer } from "./control/serve.ts"
+import { controlRuntime } from "./control/run.ts"
 import { loadFixture } from "./Fixture.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"
 
@@ -17,30 +24,79 @@ import { SimulationNetwork } from "./SimulationNetwork.ts"
  */
 export const DEFAULT_PORT = 4747
 
+/**
+ * The fixture `simnet serve` serves when `--fixture` is not given: the package's own
+ * `fixtures/default.json`, wherever the command is run from.
+ */
+export const DEFAULT_FIXTURE = fileURLToPath(new URL("../fixtures/default.json", import.meta.url))
+
+/** A command line the user must correct (exit 2). */
+class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+
+/** The port asked for is taken or not ours to bind (exit 1). */
+class PortUnavailable extends Data.TaggedError("PortUnavailable")<{ readonly port: number; readonly message: string }> {}
+
 const parseSeed = (seed: string): number | string => (/^-?\d+$/.test(seed) ? Number(seed) : seed)
+
+const parsePort = (raw: string): Effect.Effect<number, UsageError> => {
+  const port = /^\d{1,5}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN
+  return Number.isInteger(port) && port >= 0 && port <= 65_535
+    ? Effect.succeed(port)
+    : Effect.fail(new UsageError({ message: `invalid --port ${JSON.stringify(raw)}: expected a whole number from 0 to 65535` }))
+}
+
+const portError = (port: number, cause: unknown): PortUnavailable => {
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
+  const reason = code === "EADDRINUSE"
+    ? "is already in use"
+    : code === "EACCES"
+    ? "may not be bound by this user"
+    : `cannot be bound (${cause instanceof Error ? cause.message : String(cause)})`
+  return new PortUnavailable({ port, message: `port ${port} on 127.0.0.1 ${reason}` })
+}
 
 const serve = Command.make(
   "serve",
   {
-    fixture: Flag.String("fixture").pipe(Flag.withDefault("fixtures/default.json"), Flag.withDescription("fixture file to serve")),
-    port: Flag.Int("port").pipe(Flag.withDefault(DEFAULT_PORT), Flag.withDescription("port on 127.0.0.1 (0: any free port)")),
-    seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("run seed (overrides the fixture's)"))
+    fixture: Flag.String("fixture").pipe(
+      Flag.optional,
+      Flag.withMetavar("file"),
+      Flag.withDescription("fixture file, relative to the current directory (default: simnet's own fixtures/default.json)")
+    ),
+    port: Flag.String("port").pipe(
+      Flag.withDefault(String(DEFAULT_PORT)),
+      Flag.withMetavar("port"),
+      Flag.withDescription(`port on 127.0.0.1 (default: ${DEFAULT_PORT}; 0: any free port)`)
+    ),
+    seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("run seed (default: the fixture's, else 0)")),
+    trace: Flag.String("trace").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("write a replay trace (JSON lines) to FILE")),
+    drive: Flag.Boolean("drive").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("hold model requests no script or rule serves for a driver, even before one attaches")
+    ),
+    quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request"))
   },
   (config) =>
     Effect.gen(function*() {
-      const fixture = yield* loadFixture(config.fixture)
+      const port = yield* parsePort(config.port)
+      const file = Option.match(config.fixture, { onNone: () => DEFAULT_FIXTURE, onSome: (f) => path.resolve(process.cwd(), f) })
+      const fixture = yield* loadFixture(file)
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
-      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm })
+      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm, drive: config.drive })
+      const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: config.quiet })
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
         const base = HttpServer.formatAddress(server.address)
         const routes = yield* network.routes
-        yield* Console.log(`simnet serving ${routes.length} routes from ${config.fixture} (seed ${network.seed})`)
+        yield* Console.log(`simnet serving ${routes.length} routes from ${file} (seed ${network.seed})`)
         yield* Console.log(`  network:  ${base}/HOST/PATH  ->  https://HOST/PATH`)
         yield* Console.log(`  example:  ${base}/api.openai.com/v1`)
+        yield* control.announce(base)
       })
-      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, config.port))))
-    })
+      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, control.routes)))).pipe(
+        Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
+      )
+    }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("serve a fixture's simulated network over loopback HTTP"))
 
 const simnet = Command.make("simnet").pipe(
@@ -48,20 +104,35 @@ const simnet = Command.make("simnet").pipe(
   Command.withSubcommands([serve])
 )
 
-const describeError = (error: unknown): string => {
+/** One line for the user and the exit code that goes with it. */
+const outcome = (error: unknown): { readonly line: string | undefined; readonly code: number } => {
+  if (CliError.isCliError(error)) {
+    // The help (and any parse error under it) has been printed already.
+    return { line: undefined, code: error._tag === "ShowHelp" && error.errors.length === 0 ? 0 : 2 }
+  }
   if (typeof error === "object" && error !== null && "_tag" in error) {
     const e = error as { _tag: string; message?: string; path?: string }
-    return `simnet: ${e._tag}${e.path === undefined ? "" : ` at ${e.path}`}: ${e.message ?? ""}`
+    const line = e.message?.startsWith("simnet: ") === true
+      ? e.message
+      : e._tag === "UsageError" || e._tag === "PortUnavailable"
+      ? `simnet: ${e.message}`
+      : `simnet: ${e._tag}${e.path === undefined ? "" : ` at ${e.path}`}: ${e.message ?? ""}`
+    return { line, code: e._tag === "UsageError" ? 2 : 1 }
   }
-  return `simnet: ${String(error)}`
+  return { line: `simnet: ${String(error)}`, code: 1 }
 }
 
-/** SIGINT and SIGTERM end the server cleanly (exit 0); failures exit 1 with one readable line. */
-const teardown: Runtime.Teardown = (exit, onExit) =>
-  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+/** SIGINT and SIGTERM end the server cleanly (exit 0); a failure exits with its own code. */
+const teardown: Runtime.Teardown = (exit, onExit) => {
+  if (Exit.isSuccess(exit)) return onExit(Number(process.exitCode ?? 0))
+  return Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+}
 
 Command.run(simnet, { version: "0.1.0" }).pipe(
-  Effect.tapError((error) => Console.error(describeError(error))),
+  Effect.catch((error: unknown) => {
+    const { line, code } = outcome(error)
+    return Effect.andThen(line === undefined ? Effect.void : Console.error(line), Effect.sync(() => void (process.exitCode = code)))
+  }),
   Effect.provide(NodeServices.layer),
   (program) => NodeRuntime.runMain(program, { disableErrorReporting: true, teardown })
 )

@@ -7,11 +7,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
-import { Route, Routes, Schemas, SimulationNetwork } from "simnet"
-import { fromJsonSchema } from "../src/schemas/jsonSchemaDocument.ts"
+import { Route, Routes, RouteSpec, Schemas, SimulationNetwork } from "simnet"
 
 const { NAMED_SCHEMAS } = Schemas
-import { Result } from "effect"
 
 const update = process.env.SIMNET_UPDATE_GOLDEN === "1"
 
@@ -45,7 +43,7 @@ describe("golden bodies", () => {
     Effect.gen(function*() {
       const object = Route.json("GET https://golden.example.com/", Schema.Struct(fields) as Schema.Codec<unknown, unknown>)
       golden("object20.seed7", yield* object.regenerate!(7))
-      const converted = fromJsonSchema({
+      const jsonSchema = {
         type: "object",
         required: ["id", "when", "items"],
         properties: {
@@ -53,8 +51,12 @@ describe("golden bodies", () => {
           when: { type: "string", format: "date-time" },
           items: { type: "array", maxItems: 3, items: { type: "object", required: ["n"], properties: { n: { type: "integer" } } } }
         }
-      })
-      const document = Route.json("GET https://golden.example.com/", Result.getOrThrow(converted))
+      }
+      const decoded = yield* RouteSpec.decodeRouteSpecs(
+        { match: "GET https://golden.example.com/", respond: { kind: "jsonSchema", schema: { jsonSchema } } },
+        Routes.defaultDecodeContext
+      )
+      const [document] = decoded.routes
       golden("jsonSchema.seed7", yield* document.regenerate!(7))
     }))
 })

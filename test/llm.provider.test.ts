@@ -286,7 +286,7 @@ describe("SimulatedProvider driven invocations", () => {
       expect(chunks[chunks.length - 1].usage).toEqual({ prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 })
       const late = yield* Effect.flip(llm.chunk({ id: notice.id, items: [{ type: "textDelta", text: "late" }] }))
       expect(late).toBeInstanceOf(InvocationNotPending)
-      expect(late.id).toBe("inv_1")
+      expect((late as InvocationNotPending).id).toBe("inv_1")
     }).pipe(withNetwork(llm))
   })
 

@@ -23,7 +23,7 @@ const startServe = async (args: ReadonlyArray<string>) => {
 describe("simnet serve", () => {
   it("serves the default fixture over loopback, maps /HOST/PATH, reports unmatched requests, exits cleanly on SIGTERM", async () => {
     const { child, base, output } = await startServe([])
-    expect(output()).toContain("9 routes from fixtures/default.json (seed 0)")
+    expect(output()).toMatch(/9 routes from \S*fixtures\/default\.json \(seed 0\)/)
     const item = await fetch(`${base}/api.example.com/items/42`)
     expect(item.status).toBe(200)
     expect(await item.json()).toEqual({ id: "sim-item", name: "Simulated item" })
@@ -68,5 +68,31 @@ describe("simnet serve", () => {
     const [code] = await once(child, "exit")
     expect(code).not.toBe(0)
     expect(out).toContain("routes[1].respond.kind")
+  })
+
+  const runToExit = async (args: ReadonlyArray<string>) => {
+    const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    child.stdout.on("data", (d) => (out += d))
+    child.stderr.on("data", (d) => (out += d))
+    const [code] = await once(child, "exit")
+    return { code, out }
+  }
+
+  it("a missing fixture file is one line saying the file was not found", async () => {
+    const { code, out } = await runToExit(["--fixture", "missing.json"])
+    expect(code).not.toBe(0)
+    expect(out.trim()).toMatch(/^simnet: cannot read fixture \S*\/missing\.json: file not found$/)
+  })
+
+  it("a fixture that is not JSON names line and column", async () => {
+    const { writeFileSync, mkdtempSync } = await import("node:fs")
+    const { join } = await import("node:path")
+    const { tmpdir } = await import("node:os")
+    const file = join(mkdtempSync(join(tmpdir(), "simnet-")), "broken.json")
+    writeFileSync(file, '{\n  "routes": [,]\n}\n')
+    const { code, out } = await runToExit(["--fixture", file])
+    expect(code).not.toBe(0)
+    expect(out).toContain(`simnet: fixture ${file} is not JSON at line 2, column 14`)
   })
 })

@@ -1,33 +1,33 @@
 /**
  * `simnet serve`: a loopback HTTP server that answers from a simulated network. A request to
- * `http://127.0.0.1:PORT/HOST/PATH?QUERY` is dispatched as `https://HOST/PATH?QUERY`, so an SDK's
- * base URL becomes `http://127.0.0.1:PORT/api.openai.com/v1`. It binds 127.0.0.1 only.
+ * `http://127.0.0.1:PORT/HOST/PATH?QUERY` is dispatched as `https://HOST/PATH?QUERY` through the
+ * network's own `HttpClient`, so an SDK's base URL becomes `http://127.0.0.1:PORT/api.openai.com/v1`.
+ * It binds 127.0.0.1 only, and is built on `effect/http`'s router so that the control endpoint can
+ * mount beside it.
  *
  * A request no route answers gets `502` with `{ "error": { "tag", "message", "method", "url",
  * "candidates" } }`, so a process on the other side of the socket still learns which request
- * failed and which routes came closest.
+ * failed and which routes came closest. Every error body shows the request through the network's
+ * redactor: no credential header, userinfo or credential-like query value is sent back.
+ *
+ * A client that goes away interrupts its request (the network logs it as `Interrupted`), and
+ * closing the server's scope (SIGTERM, SIGINT) destroys the connections in flight instead of
+ * waiting for them.
  */
 import * as http from "node:http"
 import { Effect, Layer } from "effect"
-import * as HttpServer from "effect/http/HttpServer"
+import * as HttpBody from "effect/http/HttpBody"
+import * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpMethod from "effect/http/HttpMethod"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Redaction from "../Redaction.ts"
+import { isSimnetError, type SimnetError } from "../SimnetError.ts"
 import type { SimulationNetworkApi } from "../SimulationNetwork.ts"
-
-const errorBody = (cause: unknown, method: string, url: string) => {
-  const error = cause instanceof TypeError && cause.cause !== undefined ? cause.cause : cause
-  const tagged = typeof error === "object" && error !== null && "_tag" in error ? (error as { _tag: string; message: string }) : undefined
-  return {
-    error: {
-      tag: tagged?._tag ?? "RouteFailed",
-      message: tagged?.message ?? String(error),
-      method,
-      url,
-      ...(tagged !== undefined && "candidates" in tagged ? { candidates: (tagged as { candidates: unknown }).candidates } : {})
-    }
-  }
-}
 
 /**
  * Maps a loopback path `/HOST/PATH?QUERY` to `https://HOST/PATH?QUERY`, or undefined when the
@@ -39,43 +39,102 @@ export const targetUrl = (path: string): string | undefined => {
   return `https://${match[1]}${match[2] ?? "/"}${match[3] ?? ""}`
 }
 
+/** Statuses and methods whose responses carry no body. */
+const bodiless = (method: string, status: number) => method === "HEAD" || status === 204 || status === 205 || status === 304
+
 /**
- * The HTTP app that forwards every request into the network.
+ * The 502 body of a request the network refused: the error's tag and message, the request, and
+ * for an unregistered request its nearest candidates.
  */
-export const networkApp = (network: SimulationNetworkApi) =>
+const refusal = (error: SimnetError, method: string, url: string) =>
+  HttpServerResponse.jsonUnsafe(
+    {
+      error: {
+        tag: error._tag,
+        message: error.message,
+        method,
+        url,
+        ...(error._tag === "UnregisteredRequest" ? { candidates: error.candidates } : {})
+      }
+    },
+    { status: 502 }
+  )
+
+/** The network's answer as the server's response, its body streamed as it arrives. */
+const relay = (method: string, response: HttpClientResponse.HttpClientResponse) =>
+  bodiless(method, response.status)
+    ? HttpServerResponse.empty({ status: response.status, headers: response.headers })
+    : HttpServerResponse.stream(response.stream, { status: response.status, headers: response.headers })
+
+const transportCause = (error: HttpClientError.HttpClientError): SimnetError | undefined =>
+  error.reason._tag === "TransportError" && isSimnetError(error.reason.cause) ? error.reason.cause : undefined
+
+/**
+ * The handler that forwards one request into the network.
+ */
+export const forward = (network: SimulationNetworkApi) => (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
     const target = targetUrl(request.url)
     if (target === undefined) {
       return HttpServerResponse.jsonUnsafe(
-        { error: { tag: "BadRequest", message: `expected /HOST/PATH (e.g. /api.openai.com/v1/models), got ${request.url}` } },
+        { error: { tag: "BadRequest", message: `expected /HOST/PATH (e.g. /api.openai.com/v1/models), got ${Redaction.bounded(request.url.split("?")[0])}` } },
         { status: 400 }
       )
     }
-    const web = yield* HttpServerRequest.toWeb(request)
-    const headers = new Headers(web.headers)
-    headers.delete("host")
+    const { host: _host, ...headers } = request.headers
     const hasBody = request.method !== "GET" && request.method !== "HEAD"
-    return yield* Effect.tryPromise({
-      try: (signal) =>
-        network.fetch(target, {
-          method: request.method,
-          headers,
-          body: hasBody ? web.body : undefined,
-          duplex: "half",
-          signal
-        } as RequestInit),
-      catch: (cause) => cause
-    }).pipe(
-      Effect.map(HttpServerResponse.fromWeb),
-      Effect.catch((cause) => Effect.succeed(HttpServerResponse.jsonUnsafe(errorBody(cause, request.method, target), { status: 502 })))
+    // The server hands over whatever method the client sent; the network decides whether a route takes it.
+    const outgoing = HttpClientRequest.make(request.method as HttpMethod.HttpMethod)(target, {
+      headers,
+      body: hasBody ? HttpBody.stream(request.stream, headers["content-type"]) : undefined
+    })
+    return yield* network.httpClient.execute(outgoing).pipe(
+      Effect.map((response) => relay(request.method, response)),
+      Effect.catchTag("HttpClientError", (error) => {
+        const cause = transportCause(error)
+        const shown = network.redactor.url(target)
+        const method = Redaction.bounded(request.method)
+        if (cause !== undefined) return Effect.succeed(refusal(cause, method, shown))
+        const reason = error.reason as { readonly _tag: string; readonly cause?: unknown }
+        const detail = reason.cause instanceof Error ? `: ${Redaction.bounded(reason.cause.message)}` : ""
+        return Effect.succeed(HttpServerResponse.jsonUnsafe(
+          { error: { tag: "RouteFailed", message: `simnet: ${reason._tag} answering ${method} ${shown}${detail}`, method, url: shown } },
+          { status: 502 }
+        ))
+      })
     )
   })
 
 /**
- * A layer serving the network on 127.0.0.1 at `port` (0 for any free port).
+ * The router layer of `simnet serve`: every path not claimed by a more specific route (such as
+ * the control endpoint) is forwarded into the network.
  */
-export const serveLayer = (network: SimulationNetworkApi, port: number) =>
-  HttpServer.serve(networkApp(network)).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => http.createServer(), { port, host: "127.0.0.1" }))
-  )
+export const networkRoutes = (network: SimulationNetworkApi) => HttpRouter.add("*", "/*", forward(network))
+
+/**
+ * Stops the server at once when its scope closes: no new connections, and every open one is
+ * destroyed, so the requests in flight (a hanging route, a delay, a stalled upload) are
+ * interrupted and logged as `Interrupted` rather than waited for. A simulated network has no
+ * work worth a graceful drain, and SIGTERM/SIGINT must exit promptly.
+ */
+const stopAtOnce = (server: http.Server) =>
+  Layer.effectDiscard(Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      if (server.listening) server.close()
+      server.closeAllConnections()
+    })
+  ))
+
+/**
+ * A layer serving the network on 127.0.0.1 at `port` (0 for any free port), with `routes` (more
+ * router layers, such as the control endpoint) mounted beside the network. Closing its scope
+ * returns promptly whatever is in flight.
+ */
+export const serveLayer = (network: SimulationNetworkApi, port: number, routes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty) =>
+  Layer.unwrap(Effect.sync(() => {
+    const server = http.createServer()
+    return stopAtOnce(server).pipe(
+      Layer.provideMerge(HttpRouter.serve(Layer.mergeAll(networkRoutes(network), routes), { disableLogger: true, disableListenLog: true })),
+      Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host: "127.0.0.1", gracefulShutdownTimeout: 0 }))
+    )
+  }))

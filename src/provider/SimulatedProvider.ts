@@ -26,27 +26,27 @@
  * same instance.
  */
 import type { Scope } from "effect"
-import { Clock, Context, Effect, Layer, Queue, Result } from "effect"
+import { Cause, Clock, Context, Effect, Layer, Queue, Result } from "effect"
+import { errorMessage } from "../registry/util.ts"
 import { untilAborted } from "../registry/transport.ts"
-import type { LlmDriverItem } from "../schemas/llmScript.ts"
-import { HttpErrorStatus, LlmScript } from "../schemas/llmScript.ts"
-import type { CompletionUsage } from "../schemas/openai.ts"
+import { ChunkCommand, DisconnectCommand, FailCommand, FinishCommand } from "../schemas/driver.ts"
+import { LlmScript } from "../schemas/llmScript.ts"
 import type { InvalidLlmInput, RouteFailed } from "../SimnetError.ts"
 import { InvocationNotPending, NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
 import type { LlmApi, LlmRequest } from "./conversation.ts"
 import { deepFreeze, requestKeyOf, sha256Hex, summarize } from "./conversation.ts"
-import { Drivers, type LlmInvocationNotice, type PendingInvocation } from "./drivers.ts"
-import type { DriverFinish } from "./invocation.ts"
+import { Drivers, type DriverNotices, type LlmInvocationNotice, type PendingInvocation } from "./drivers.ts"
 import { ModelLog, type LlmLogEntry } from "./modelLog.ts"
 import type { Decision, LlmBehaviour, LlmMatch, LlmReply } from "./plan.ts"
 import { outcomeOf } from "./plan.ts"
 import { Rules, type LlmRule, type LlmRuleOptions } from "./rules.ts"
-import { ScriptQueue } from "./scriptQueue.ts"
+import { ScriptQueue, type ScriptQueueState } from "./scriptQueue.ts"
 import { decodeInput, invalidInput } from "./validate.ts"
 
 export type { LlmApi, LlmRequest, LlmTurn } from "./conversation.ts"
-export type { LlmInvocationNotice, PendingInvocation } from "./drivers.ts"
+export type { DriverNotices, LlmInvocationNotice, PendingInvocation } from "./drivers.ts"
 export type { DriverFinish } from "./invocation.ts"
+export type { ScriptQueueState } from "./scriptQueue.ts"
 export type { LlmLogEntry } from "./modelLog.ts"
 export type { LlmAnswer, LlmBehaviour, LlmFailure, LlmMatch, LlmReply } from "./plan.ts"
 export type { LlmRule, LlmRuleOptions } from "./rules.ts"
@@ -74,11 +74,28 @@ export const DEFAULT_EPOCH = 1_767_225_600
  * least 1 entry kept, oldest dropped first); counts stay exact. `epoch` is the `created` time
  * (Unix seconds) every answer reports, default `DEFAULT_EPOCH`, so two runs with the same seed
  * and scripts serve the same bytes; `"clock"` reads Effect's `Clock` instead (a `TestClock` in
- * tests).
+ * tests). `drive`: requests that no script or rule takes wait for a driver even while none is
+ * attached (`simnet serve --drive`), so a driver that attaches later is handed them and misses
+ * nothing.
  */
 export interface ProviderOptions {
   readonly logLimit?: number | undefined
   readonly epoch?: number | "clock" | undefined
+  readonly drive?: boolean | undefined
+}
+
+/**
+ * The `llm.*` driver methods that act on one invocation, as `command` takes them.
+ */
+export type DriverMethod = "llm.chunk" | "llm.finish" | "llm.fail" | "llm.disconnect"
+
+/**
+ * The state of the provider that decides later answers, as a snapshot records it: how many
+ * calls arrived (ids are numbered from it) and the script queue.
+ */
+export interface ProviderState {
+  readonly callCount: number
+  readonly scripts: ScriptQueueState
 }
 
 /**
@@ -91,7 +108,7 @@ export class SimulatedProviderApi {
   readonly #scripts = new ScriptQueue()
   readonly #rules = new Rules()
   readonly #log: ModelLog
-  readonly #drivers = new Drivers()
+  readonly #drivers: Drivers
   readonly #epoch: number | "clock"
   #seq = 0
 
@@ -110,6 +127,7 @@ export class SimulatedProviderApi {
       throw invalidInput("provider option", "epoch", `epoch must be a whole number of seconds of at least 0 or "clock", got ${String(epoch)}`)
     }
     this.#epoch = epoch
+    this.#drivers = new Drivers(options.drive === true)
   }
 
   /**
@@ -182,7 +200,7 @@ export class SimulatedProviderApi {
     return this.#log.countFor(typeof keyOrBody === "string" ? keyOrBody : requestKeyOf(keyOrBody))
   }
 
-  /** Every request key seen, with how many requests had it: a copy, enumerable in arrival order of the keys. */
+  /** Every request key seen, with how many requests had it: a copy (keys in no particular order), enumerable. */
   get counts(): ReadonlyMap<string, number> {
     return this.#log.counts()
   }
@@ -207,25 +225,30 @@ export class SimulatedProviderApi {
   /**
    * Attaches a driver for the life of the scope (`llm.attach`): requests that no script or rule
    * takes open invocations instead of being refused, and each is announced on the returned queue
-   * (`llm.request`). When the last driver leaves, the invocations opened for drivers are
-   * disconnected.
+   * (`llm.request`). The queue starts with the invocations already pending. The last attach wins:
+   * a replaced driver's queue ends (`Cause.Done`). When the attached driver leaves, the
+   * invocations opened for drivers are disconnected.
    */
-  get attach(): Effect.Effect<Queue.Dequeue<LlmInvocationNotice>, never, Scope.Scope> {
+  get attach(): Effect.Effect<DriverNotices, never, Scope.Scope> {
     return this.#drivers.attach
   }
 
-  /** Sends items into a pending invocation (`llm.chunk`). */
-  chunk(params: { readonly id: string; readonly items: ReadonlyArray<LlmDriverItem> }): Effect.Effect<void, InvocationNotPending> {
-    return Effect.map(this.#drivers.invocation(params.id), (invocation) => invocation.chunk(params.items))
+  /** Whether a driver is attached. */
+  get attached(): boolean {
+    return this.#drivers.attached
+  }
+
+  /**
+   * Sends items into a pending invocation (`llm.chunk`). The command is decoded first: an unknown
+   * item type is an `InvalidLlmInput` at `items[N]` and nothing is sent.
+   */
+  chunk(params: ChunkCommand): Effect.Effect<void, InvocationNotPending | InvalidLlmInput> {
+    return this.command("llm.chunk", params)
   }
 
   /** Ends a pending invocation's answer (`llm.finish`); the reason defaults to `tool_calls` or `stop`. */
-  finish(params: {
-    readonly id: string
-    readonly reason?: DriverFinish
-    readonly usage?: CompletionUsage
-  }): Effect.Effect<void, InvocationNotPending> {
-    return Effect.map(this.#drivers.invocation(params.id), (invocation) => invocation.finish(params.reason, params.usage))
+  finish(params: FinishCommand): Effect.Effect<void, InvocationNotPending | InvalidLlmInput> {
+    return this.command("llm.finish", params)
   }
 
   /**
@@ -233,19 +256,66 @@ export class SimulatedProviderApi {
    * A `status` outside 400–599 fails with `InvalidLlmInput` at `status`, and the invocation
    * stays pending.
    */
-  fail(params: {
-    readonly id: string
-    readonly status: number
-    readonly message?: string
-  }): Effect.Effect<void, InvocationNotPending | InvalidLlmInput> {
-    return Effect.flatMap(Effect.fromResult(decodeInput(HttpErrorStatus, params.status, "driver command", "status")), (status) =>
-      Effect.map(this.#drivers.invocation(params.id), (invocation) =>
-        invocation.fail(status, params.message ?? `The model failed with status ${status} (simulated).`)))
+  fail(params: FailCommand): Effect.Effect<void, InvocationNotPending | InvalidLlmInput> {
+    return this.command("llm.fail", params)
   }
 
   /** Drops a pending invocation's connection (`llm.disconnect`). */
-  disconnect(params: { readonly id: string }): Effect.Effect<void, InvocationNotPending> {
-    return Effect.map(this.#drivers.invocation(params.id), (invocation) => invocation.disconnect())
+  disconnect(params: DisconnectCommand): Effect.Effect<void, InvocationNotPending | InvalidLlmInput> {
+    return this.command("llm.disconnect", params)
+  }
+
+  /**
+   * One driver command on an invocation, as the driver socket receives it: `params` is decoded
+   * with the method's Schema (`InvalidLlmInput` naming the field), then the invocation is looked
+   * up (`InvocationNotPending`). A refused command changes nothing.
+   */
+  command(method: DriverMethod, params: unknown): Effect.Effect<void, InvocationNotPending | InvalidLlmInput> {
+    return Effect.suspend(() => {
+      switch (method) {
+        case "llm.chunk":
+          return Effect.flatMap(Effect.fromResult(decodeInput(ChunkCommand, params, "driver command", "")), (command) =>
+            Effect.map(this.#drivers.invocation(command.id), (invocation) => invocation.chunk(command.items)))
+        case "llm.finish":
+          return Effect.flatMap(Effect.fromResult(decodeInput(FinishCommand, params, "driver command", "")), (command) =>
+            Effect.map(this.#drivers.invocation(command.id), (invocation) => invocation.finish(command.reason, command.usage)))
+        case "llm.fail":
+          return Effect.flatMap(Effect.fromResult(decodeInput(FailCommand, params, "driver command", "")), (command) =>
+            Effect.map(this.#drivers.invocation(command.id), (invocation) =>
+              invocation.fail(command.status, command.message ?? `The model failed with status ${command.status} (simulated).`)))
+        case "llm.disconnect":
+          return Effect.flatMap(Effect.fromResult(decodeInput(DisconnectCommand, params, "driver command", "")), (command) =>
+            Effect.map(this.#drivers.invocation(command.id), (invocation) => invocation.disconnect()))
+      }
+    })
+  }
+
+  /**
+   * The state that decides later answers (call count and script queue), for snapshots. Rules are
+   * listed by `rules`.
+   */
+  get state(): ProviderState {
+    return { callCount: this.#seq, scripts: this.#scripts.state }
+  }
+
+  /**
+   * Restores a state taken with `state` (in this process or another): the call count and the
+   * script queue, each script decoded again. Bad input is an `InvalidLlmInput` and changes
+   * nothing.
+   */
+  restore(state: ProviderState): Effect.Effect<void, InvalidLlmInput> {
+    return Effect.suspend(() => {
+      const decode = (script: unknown, path: string) => Result.getOrThrow(decodeInput(LlmScript, script, "script", path))
+      try {
+        const queued = state.scripts.queued.map((script, i) => decode(script, `scripts.queued[${i}]`))
+        const current = state.scripts.current === undefined ? undefined : decode(state.scripts.current, "scripts.current")
+        this.#scripts.restore({ queued, current, consumed: state.scripts.consumed })
+        this.#seq = state.callCount
+        return Effect.void
+      } catch (error) {
+        return Effect.fail(error as InvalidLlmInput)
+      }
+    })
   }
 
   #decide(request: LlmRequest, seq: number): Decision {
@@ -253,7 +323,7 @@ export class SimulatedProviderApi {
     if (scripted !== undefined && scripted.plan._tag !== "Refuse") return scripted
     const decision = this.#rules.take(request, seq)
     if (decision !== undefined) return decision
-    if (this.#drivers.attached) return { source: "driver", rule: undefined, step: undefined, plan: { _tag: "Drive", viaAttach: true } }
+    if (this.#drivers.waiting) return { source: "driver", rule: undefined, step: undefined, plan: { _tag: "Drive", viaAttach: true } }
     if (scripted !== undefined && this.#rules.size === 0) return scripted
     const material = summarize(request)
     const error = this.#rules.size === 0
@@ -375,5 +445,35 @@ export class SimulatedProvider extends Context.Service<SimulatedProvider, Simula
       try: () => new SimulatedProviderApi(options),
       catch: (error) => error as InvalidLlmInput
     }))
+  }
+
+  /**
+   * An in-process driver for the life of the layer: it attaches to the provider of the context
+   * (`llm.attach`, so the last attach wins and pending invocations are replayed) and runs `drive`
+   * for every invocation it is handed, each in its own fiber. `drive` answers with the provider's
+   * `chunk`, `finish`, `fail` and `disconnect` — the same commands, decoded with the same Schemas,
+   * as the driver socket's `llm.*` methods. When `drive` fails or dies, the invocation fails
+   * with a 500 naming the error. Replaced by a later attach, the driver stops taking requests.
+   *
+   * @example
+   * const Echo = SimulatedProvider.layerDrive((request, llm) =>
+   *   Effect.andThen(llm.chunk({ id: request.id, items: [{ type: "textDelta", text: "hi" }] }), llm.finish({ id: request.id })))
+   */
+  static layerDrive<E, R>(
+    drive: (request: LlmInvocationNotice, llm: SimulatedProviderApi) => Effect.Effect<void, E, R>
+  ): Layer.Layer<never, never, SimulatedProvider | Exclude<R, Scope.Scope>> {
+    return Layer.effectDiscard(Effect.gen(function*() {
+      const llm = yield* SimulatedProvider
+      const notices = yield* llm.attach
+      const handle = (notice: LlmInvocationNotice) =>
+        drive(notice, llm).pipe(
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause)
+              ? Effect.void
+              : Effect.ignore(llm.fail({ id: notice.id, status: 500, message: `simnet: the driver failed: ${errorMessage(Cause.squash(cause))}` }))),
+          Effect.forkScoped
+        )
+      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(notices), handle)).pipe(Effect.catchTag("Done", () => Effect.void)))
+    })) as Layer.Layer<never, never, SimulatedProvider | Exclude<R, Scope.Scope>>
   }
 }

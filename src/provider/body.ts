@@ -4,9 +4,9 @@
  * whole stream arrives in one buffer, so the shape of the reads is part of the fidelity. The
  * bodies are written by a `StreamWriter`, so every wire format streams the same way.
  */
-import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import type { CompletionUsage } from "../schemas/openai.ts"
 import { connectionReset } from "../registry/transport.ts"
-import type { Part, StreamFault, StreamItem, StreamWriter } from "./parts.ts"
+import type { Finish, Part, StreamFault, StreamItem, StreamWriter } from "./parts.ts"
 
 const encoder = new TextEncoder()
 
@@ -18,7 +18,7 @@ const encoder = new TextEncoder()
 export function* scriptedFrames(
   writer: StreamWriter,
   parts: ReadonlyArray<Part>,
-  finish: FinishReason,
+  finish: Finish,
   usage: CompletionUsage | undefined,
   fault: StreamFault | undefined
 ): Generator<string> {

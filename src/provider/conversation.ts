@@ -79,9 +79,9 @@ const CHAT_KEY_FIELDS: ReadonlyArray<string> = [
 ]
 
 /**
- * The logical key of a request body: a digest of the named `fields` (default: those of a chat
- * completions body) with object keys in canonical order, and of `extra` (such as a model named in
- * the URL). Transport choices (`stream`, `stream_options`, `user`, `metadata`) are left out, so
+ * The logical key of a request body (`llm_` and 16 hex digits: 64 bits of a SHA-256): a digest of
+ * the named `fields` (default: those of a chat completions body) with object keys in canonical
+ * order, and of `extra` (such as a model named in the URL). Transport choices (`stream`, `stream_options`, `user`, `metadata`) are left out, so
  * the streamed and the non-streamed form of one question share a key.
  */
 export const requestKeyOf = (
@@ -92,7 +92,7 @@ export const requestKeyOf = (
   const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {}
   const material: Record<string, unknown> = { ...extra }
   for (const field of fields) if (record[field] !== undefined) material[field] = record[field]
-  return `llm_${createHash("sha256").update(canonicalJson(material)).digest("hex").slice(0, 24)}`
+  return `llm_${createHash("sha256").update(canonicalJson(material)).digest("hex").slice(0, 16)}`
 }
 
 /**

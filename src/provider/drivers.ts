@@ -1,9 +1,14 @@
 /**
- * The provider's drivers and the invocations they feed. A request that no script or rule takes
- * opens an invocation when a driver is attached (or a `drive` rule asks for one); the driver is
- * told (`llm.request`) and answers it with `chunk`, `finish`, `fail` or `disconnect`.
+ * The provider's driver and the invocations it feeds. A request that no script or rule takes
+ * opens an invocation when a driver is attached, when the provider holds such requests for a
+ * driver still to come (`drive: true`), or when a `drive` rule asks for one; the driver is told
+ * (`llm.request`) and answers it with `chunk`, `finish`, `fail` or `disconnect`.
+ *
+ * One driver at a time: the last attach wins. The replaced driver's queue of notices ends
+ * (`Cause.Done`), and the new driver is first told of every invocation already pending, so a late
+ * or replacing driver misses nothing.
  */
-import { Effect, Queue } from "effect"
+import { Cause, Effect, Queue } from "effect"
 import type { Scope } from "effect"
 import { InvocationNotPending } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
@@ -32,22 +37,45 @@ export interface LlmInvocationNotice {
 }
 
 /**
- * The attached drivers and the pending invocations.
+ * The notices of one attached driver. It ends with `Cause.Done` when a later attach replaces
+ * the driver.
+ */
+export type DriverNotices = Queue.Dequeue<LlmInvocationNotice, Cause.Done>
+
+const noticeOf = (invocation: DrivenInvocation): LlmInvocationNotice => ({
+  id: invocation.id,
+  url: invocation.request.url,
+  body: invocation.request.raw
+})
+
+/**
+ * The attached driver and the pending invocations.
  */
 export class Drivers {
-  #pending = new Map<string, DrivenInvocation>()
-  #drivers = new Set<Queue.Queue<LlmInvocationNotice>>()
+  readonly #pending = new Map<string, DrivenInvocation>()
+  readonly #hold: boolean
+  #current: Queue.Queue<LlmInvocationNotice, Cause.Done> | undefined
 
-  /** Whether any driver is attached. */
+  /** `hold`: requests no script or rule takes wait for a driver even while none is attached. */
+  constructor(hold: boolean) {
+    this.#hold = hold
+  }
+
+  /** Whether a driver is attached. */
   get attached(): boolean {
-    return this.#drivers.size > 0
+    return this.#current !== undefined
+  }
+
+  /** Whether a request no script or rule takes waits for a driver (one is attached, or the provider holds). */
+  get waiting(): boolean {
+    return this.#current !== undefined || this.#hold
   }
 
   /** The invocations waiting for a driver or being fed by one. */
   pending(): ReadonlyArray<PendingInvocation> {
     return Array.from(this.#pending.values(), (invocation) => ({
       id: invocation.id,
-      url: invocation.request.url,
+          url: invocation.request.url,
       model: invocation.request.model,
       stream: invocation.request.stream,
       started: invocation.started,
@@ -55,14 +83,13 @@ export class Drivers {
     }))
   }
 
-  /** Opens the invocation of request `seq` and tells every attached driver. */
+  /** Opens the invocation of request `seq` and tells the attached driver. */
   open(seq: number, request: LlmRequest, viaAttach: boolean): DrivenInvocation {
     const invocation = new DrivenInvocation(seq, request, viaAttach, () => {
       this.#pending.delete(`inv_${seq}`)
     })
     this.#pending.set(invocation.id, invocation)
-    const notice: LlmInvocationNotice = { id: invocation.id, url: request.url, body: request.raw }
-    for (const driver of this.#drivers) Queue.offerUnsafe(driver, notice)
+    if (this.#current !== undefined) Queue.offerUnsafe(this.#current, noticeOf(invocation))
     return invocation
   }
 
@@ -77,21 +104,30 @@ export class Drivers {
   }
 
   /**
-   * Attaches a driver for the life of the scope. When the last driver leaves, the invocations
-   * opened for drivers are disconnected.
+   * Attaches a driver for the life of the scope; the last attach wins. The queue starts with a
+   * notice for every invocation already pending, and ends (`Cause.Done`) if a later attach
+   * replaces this driver. When the driver still attached leaves, the invocations opened for
+   * drivers are disconnected; a replaced driver leaving changes nothing.
    */
-  get attach(): Effect.Effect<Queue.Dequeue<LlmInvocationNotice>, never, Scope.Scope> {
+  get attach(): Effect.Effect<DriverNotices, never, Scope.Scope> {
     return Effect.acquireRelease(
-      Effect.tap(Queue.unbounded<LlmInvocationNotice>(), (queue) => Effect.sync(() => this.#drivers.add(queue))),
+      Effect.tap(Queue.unbounded<LlmInvocationNotice, Cause.Done>(), (queue) =>
+        Effect.sync(() => {
+          const replaced = this.#current
+          this.#current = queue
+          if (replaced !== undefined) Queue.endUnsafe(replaced)
+          for (const invocation of this.#pending.values()) Queue.offerUnsafe(queue, noticeOf(invocation))
+        })),
       (queue) =>
-        Effect.flatMap(Queue.shutdown(queue), () =>
+        Effect.andThen(
           Effect.sync(() => {
-            this.#drivers.delete(queue)
-            if (this.#drivers.size > 0) return
+            if (this.#current !== queue) return
+            this.#current = undefined
             for (const invocation of Array.from(this.#pending.values())) {
               if (invocation.viaAttach) invocation.disconnect()
             }
-          })
+          }),
+          Queue.shutdown(queue)
         )
     )
   }

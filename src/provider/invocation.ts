@@ -9,8 +9,8 @@ import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
 import { connectionReset } from "../registry/transport.ts"
 import { Mailbox } from "./body.ts"
 import type { LlmRequest } from "./conversation.ts"
-import type { Part } from "./parts.ts"
-import { naturalFinish, splitArguments } from "./parts.ts"
+import type { Finish, Part } from "./parts.ts"
+import { naturalFinish, splitArguments, wireFinish } from "./parts.ts"
 
 /**
  * How a driven response starts: a stream (its items, written by the route), a whole answer
@@ -21,7 +21,7 @@ export type Opening =
   | {
     readonly _tag: "Answer"
     readonly parts: ReadonlyArray<Part>
-    readonly finish: FinishReason
+    readonly finish: Finish
     readonly usage: CompletionUsage | undefined
   }
   | { readonly _tag: "HttpError"; readonly status: number; readonly message: string }
@@ -46,7 +46,7 @@ const toPart = (item: LlmDriverItem, callId: () => string): Part => {
         fragments: item.arguments !== undefined ? [item.arguments] : splitArguments(JSON.stringify(item.input ?? {}))
       }
     case "raw":
-      return { kind: "raw", data: item.data }
+      return "chunk" in item ? { kind: "rawChunk", chunk: item.chunk } : { kind: "raw", data: item.data }
   }
 }
 
@@ -139,13 +139,13 @@ export class DrivenInvocation {
   /** Ends the answer: the closing events of the stream, or the whole answer. */
   finish(reason: DriverFinish | undefined, usage: CompletionUsage | undefined): void {
     if (reason === "error") return this.fail(500, "The model stopped with an error.")
-    const finish: FinishReason =
+    const finish: Finish =
       reason === undefined
         ? this.request.stream
           ? this.#calledTools ? "tool_calls" : "stop"
           : naturalFinish(this.#parts)
-        : reason === "tool-calls"
-          ? "tool_calls"
+        : reason === "tool-calls" || reason === "unknown"
+          ? wireFinish(reason)
           : reason
     if (this.request.stream) {
       const mailbox = this.#stream()

@@ -9,7 +9,9 @@ import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
 
 /**
  * One piece of an answer, in the order it is sent. A `text` or `reasoning` part is one fragment
- * (a word); a tool call carries its argument fragments; `raw` is a frame written verbatim.
+ * (a word); a tool call carries its argument fragments; `raw` is a frame written verbatim;
+ * `rawChunk` is an event object of the route's API, written as one SSE event exactly as given
+ * (see `rawChunkFrame`).
  */
 export type Part =
   | { readonly kind: "text"; readonly text: string }
@@ -17,13 +19,22 @@ export type Part =
   | { readonly kind: "toolCall"; readonly id: string; readonly name: string; readonly fragments: ReadonlyArray<string> }
   | { readonly kind: "error"; readonly message: string }
   | { readonly kind: "raw"; readonly data: string }
+  | { readonly kind: "rawChunk"; readonly chunk: unknown }
+
+/**
+ * How an answer ends, in Chat Completions' spelling (the provider's neutral one): each wire format
+ * maps it to its own. `null` is a finish the client cannot name (a script's `finish: "unknown"`):
+ * `finish_reason: null` on Chat Completions, an `incomplete` response with reason `unknown` on
+ * Responses, `stop_reason: null` on Anthropic, `FINISH_REASON_UNSPECIFIED` on Gemini.
+ */
+export type Finish = FinishReason | null
 
 /**
  * What a stream carries: parts, then the finish (with the usage a script or driver gave, if any).
  */
 export type StreamItem =
   | Part
-  | { readonly kind: "finish"; readonly finish: FinishReason; readonly usage: CompletionUsage | undefined }
+  | { readonly kind: "finish"; readonly finish: Finish; readonly usage: CompletionUsage | undefined }
 
 /**
  * How a scripted stream goes wrong instead of ending: a frame that is not JSON, a clean end
@@ -44,7 +55,7 @@ export interface StreamWriter {
   /** An error event, as the API sends one mid-stream; the stream ends after it. */
   error(message: string): ReadonlyArray<string>
   /** The closing frames: open blocks closed, finish reason, usage (the given one or the estimate). */
-  finish(finish: FinishReason, usage: CompletionUsage | undefined): ReadonlyArray<string>
+  finish(finish: Finish, usage: CompletionUsage | undefined): ReadonlyArray<string>
   /** A frame that is not valid JSON, cut off where a real truncated write would be. */
   malformed(): string
 }
@@ -66,6 +77,13 @@ export const splitArguments = (json: string, size = 12): ReadonlyArray<string> =
   for (let i = 0; i < json.length; i += size) fragments.push(json.slice(i, i + size))
   return fragments
 }
+
+/**
+ * The finish of a script's (or a driver's) `finish` in the neutral spelling: `tool_calls` for
+ * `tool-calls`, `null` for `unknown`.
+ */
+export const wireFinish = (finish: "stop" | "tool-calls" | "length" | "unknown"): Finish =>
+  finish === "tool-calls" ? "tool_calls" : finish === "unknown" ? null : finish
 
 /**
  * The finish reason an answer ends with when nothing says otherwise.
@@ -145,3 +163,14 @@ export const parseArguments = (json: string): unknown => {
  * An SSE frame with an event name (`event: NAME` then `data: JSON`).
  */
 export const namedFrame = (event: string, value: unknown): string => `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`
+
+/**
+ * The SSE frame of a driver's raw chunk (`{type: "raw", chunk}`), passed through exactly as
+ * given: `data: JSON` for the APIs whose events are unnamed (Chat Completions, Gemini); for the
+ * APIs that name each event after its `type` (Responses, Anthropic), `event: TYPE` first when the
+ * chunk has a string `type`.
+ */
+export const rawChunkFrame = (chunk: unknown, named: boolean): string => {
+  const type = named && typeof chunk === "object" && chunk !== null ? (chunk as { readonly type?: unknown }).type : undefined
+  return typeof type === "string" ? namedFrame(type, chunk) : `data: ${JSON.stringify(chunk)}\n\n`
+}

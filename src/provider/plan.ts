@@ -5,12 +5,12 @@
 import { Schema } from "effect"
 import type { Duration } from "effect"
 import { LlmScript, RetryAfterMs } from "../schemas/llmScript.ts"
-import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import type { CompletionUsage } from "../schemas/openai.ts"
 import type { NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { DrivenInvocation } from "./invocation.ts"
-import type { Part } from "./parts.ts"
-import { naturalFinish, splitArguments, splitWords, StreamFault } from "./parts.ts"
+import type { Finish, Part } from "./parts.ts"
+import { naturalFinish, splitArguments, splitWords, StreamFault, wireFinish } from "./parts.ts"
 
 const TextPattern = Schema.Union([Schema.String, Schema.instanceOf(RegExp)])
 
@@ -102,7 +102,8 @@ export type LlmReply =
   | {
     readonly _tag: "Reply"
     readonly parts: ReadonlyArray<Part>
-    readonly finish: FinishReason
+    /** `null` for a finish the client cannot name (a script's `finish: "unknown"`). */
+    readonly finish: Finish
     readonly usage: CompletionUsage | undefined
     readonly fault: StreamFault | undefined
   }
@@ -142,7 +143,7 @@ export interface Decision {
 
 /**
  * How a request is recorded in the log's `outcome`; `invalid-request` is a body that is not a
- * chat request.
+ * request of its API.
  */
 export type Outcome = "answer" | "http_error" | "fault" | "timeout" | "raw" | "driven" | "refused" | "invalid-request"
 
@@ -153,7 +154,7 @@ const toUsage = (usage: LlmScript["usage"]): CompletionUsage | undefined =>
     ? undefined
     : { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens }
 
-const stepParts = (actions: LlmScript["steps"][number], seq: number): Array<Part> => {
+const stepParts = (actions: LlmScript["steps"][number], seq: number, request: LlmRequest | undefined): Array<Part> => {
   const parts: Array<Part> = []
   let calls = 0
   for (const action of actions) {
@@ -172,6 +173,9 @@ const stepParts = (actions: LlmScript["steps"][number], seq: number): Array<Part
           fragments: splitArguments(JSON.stringify(action.input))
         })
         break
+      case "list_tools":
+        for (const text of splitWords((request?.tools ?? []).join("\n"))) parts.push({ kind: "text", text })
+        break
       case "error":
         parts.push({ kind: "error", message: action.message })
         break
@@ -184,21 +188,22 @@ const stepParts = (actions: LlmScript["steps"][number], seq: number): Array<Part
 
 /**
  * The plan for step `index` of a script: its first `http_error`, or its parts with the finish
- * reason (the script's `finish` on its last step) and usage.
+ * reason (the script's `finish` on its last step) and usage. `request` is the call it answers
+ * (`list_tools` names the tools it offered, read from its API's own format).
  */
-export const stepPlan = (script: LlmScript, index: number, seq: number, fault?: StreamFault): Plan => {
+export const stepPlan = (script: LlmScript, index: number, seq: number, request: LlmRequest | undefined, fault?: StreamFault): Plan => {
   const actions = script.steps[index]
   for (const action of actions) {
     if (action.type === "http_error") {
       return { _tag: "HttpError", status: action.status, message: action.message, retryAfterMs: action.retryAfterMs }
     }
   }
-  const parts = stepParts(actions, seq)
+  const parts = stepParts(actions, seq, request)
   const last = index === script.steps.length - 1
-  let finish = naturalFinish(parts)
+  let finish: Finish = naturalFinish(parts)
   if (last && script.finish !== undefined) {
     if (script.finish === "error") parts.push({ kind: "error", message: "The model stopped with an error." })
-    else finish = script.finish === "tool-calls" ? "tool_calls" : script.finish
+    else finish = wireFinish(script.finish)
   }
   return { _tag: "Reply", parts, finish, usage: toUsage(script.usage), fault }
 }
@@ -237,12 +242,12 @@ export const answerPlan = (answer: LlmAnswer, request: LlmRequest, seq: number):
     case "respond": {
       const step = Math.min(request.toolResultRounds, answer.steps.length - 1)
       if (step < 0) return { plan: { _tag: "Reply", parts: [], finish: "stop", usage: toUsage(answer.usage), fault: undefined }, step }
-      return { plan: stepPlan(answer, step, seq), step }
+      return { plan: stepPlan(answer, step, seq, request), step }
     }
     case "fault": {
       const steps = answer.steps ?? DEFAULT_FAULT_STEPS
       const step = Math.max(0, Math.min(request.toolResultRounds, steps.length - 1))
-      return { plan: stepPlan({ steps }, step, seq, answer.fault), step }
+      return { plan: stepPlan({ steps }, step, seq, request, answer.fault), step }
     }
     case "raw": {
       const bytes = typeof answer.body === "string" ? encoder.encode(answer.body) : answer.body

@@ -12,8 +12,8 @@ import type {
   FinishReason,
   OpenAiErrorBody
 } from "../schemas/openai.ts"
-import type { Part, StreamWriter } from "./parts.ts"
-import { gather, usageOf } from "./parts.ts"
+import type { Finish, Part, StreamWriter } from "./parts.ts"
+import { gather, rawChunkFrame, usageOf } from "./parts.ts"
 
 /**
  * The fields every chunk of one completion repeats.
@@ -105,6 +105,8 @@ export class ChunkWriter implements StreamWriter {
         return this.error(part.message)
       case "raw":
         return [part.data]
+      case "rawChunk":
+        return [rawChunkFrame(part.chunk, false)]
     }
   }
 
@@ -127,7 +129,7 @@ export class ChunkWriter implements StreamWriter {
   }
 
   /** The finish chunk, the usage chunk when asked for, and `[DONE]`. */
-  finish(reason: FinishReason, given: CompletionUsage | undefined): ReadonlyArray<string> {
+  finish(reason: Finish, given: CompletionUsage | undefined): ReadonlyArray<string> {
     const usage = usageOf(given, this.material, this.#outputTokens)
     const frames = [frame(chunk(this.head, {}, reason))]
     if (this.includeUsage) {
@@ -159,7 +161,7 @@ export class ChunkWriter implements StreamWriter {
 export const completion = (
   head: ChunkHead,
   parts: ReadonlyArray<Part>,
-  finish: FinishReason,
+  finish: Finish,
   usage: CompletionUsage
 ): ChatCompletion => {
   const { text, reasoning, toolCalls } = gather(parts)

@@ -1,7 +1,28 @@
 /**
  * Building the `SimRequest` a route sees from the parts of an incoming request.
  */
-import type { SimRequest } from "./route.ts"
+import { depthExceeds, MAX_JSON_DEPTH } from "./util.ts"
+
+/**
+ * A request as a route sees it: method upper-cased, URL parsed, headers as WHATWG `Headers`,
+ * the body buffered, and the path parameters of the route's pattern.
+ */
+export interface SimRequest {
+  readonly method: string
+  readonly url: URL
+  readonly headers: Headers
+  readonly body: Uint8Array | undefined
+  readonly params: Readonly<Record<string, string>>
+  /** Aborts when the client gives up on the request. */
+  readonly signal: AbortSignal | undefined
+  /** The body decoded as UTF-8 ("" when there is none). */
+  text(): string
+  /**
+   * The body parsed as JSON (`undefined` when absent, not JSON, or nested deeper than
+   * `MAX_JSON_DEPTH`).
+   */
+  json(): unknown
+}
 
 const decoder = new TextDecoder()
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
@@ -34,6 +55,11 @@ class SimRequestImpl implements SimRequest {
     this.params = params
   }
 
+  /** The headers as given, or the `Headers` built from them. */
+  headersSource(): Headers | HeadersInit | undefined {
+    return this.headersCache ?? this.headersInit
+  }
+
   /** Built on first use: most static routes never look at headers. */
   get headers(): Headers {
     if (this.headersCache === undefined) {
@@ -54,6 +80,7 @@ class SimRequestImpl implements SimRequest {
       if (this.body !== undefined && this.body.length > 0) {
         try {
           value = JSON.parse(this.text())
+          if (depthExceeds(value, MAX_JSON_DEPTH)) value = undefined
         } catch {
           value = undefined
         }
@@ -96,3 +123,10 @@ export const withParams = (request: SimRequest, params: Readonly<Record<string, 
   }
   return { ...request, params, text: () => request.text(), json: () => request.json() }
 }
+
+/**
+ * The headers of a request as they were given (a `Headers`, a record or pairs), without building
+ * a `Headers` when none was built yet: the log keeps this and builds one only when it is read.
+ */
+export const headersSource = (request: SimRequest): Headers | HeadersInit | undefined =>
+  request instanceof SimRequestImpl ? request.headersSource() : request.headers

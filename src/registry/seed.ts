@@ -7,7 +7,7 @@
  * murmur3 avalanche step. It is stable across runs, processes and platforms, and is part of what
  * "generated values are stable within a simnet version" means.
  */
-import type { SimRequest } from "./route.ts"
+import type { SimRequest } from "./request.ts"
 
 const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193

@@ -12,8 +12,8 @@ import { Effect, Exit, Result, Schema } from "effect"
 import type { Responder, Route } from "../registry/route.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
-import type { Part, StreamWriter } from "../provider/parts.ts"
-import { namedFrame, parseArguments, partTokens, usageOf } from "../provider/parts.ts"
+import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
+import { namedFrame, parseArguments, partTokens, rawChunkFrame, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import type {
   BlockDelta,
@@ -27,7 +27,7 @@ import type {
   Usage
 } from "../schemas/anthropic.ts"
 import { MessagesRequest } from "../schemas/anthropic.ts"
-import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import type { CompletionUsage } from "../schemas/openai.ts"
 import { make as makeRoute } from "./make.ts"
 import { jsonResponse, modelResponder, type ModelWire } from "./model.ts"
 
@@ -99,8 +99,14 @@ const turnsOf = (body: MessagesRequest): Array<LlmTurn> => {
   return turns
 }
 
-const stopReason = (finish: FinishReason): StopReason => {
+/**
+ * The `stop_reason` of a finish; `null` (a finish the client cannot name) stays `null`, which the
+ * AI SDK reports as "other".
+ */
+const stopReason = (finish: Finish): StopReason | null => {
   switch (finish) {
+    case null:
+      return null
     case "stop":
       return "end_turn"
     case "length":
@@ -276,6 +282,8 @@ class AnthropicWriter implements StreamWriter {
         return this.error(part.message)
       case "raw":
         return [part.data]
+      case "rawChunk":
+        return [rawChunkFrame(part.chunk, true)]
     }
   }
 
@@ -283,7 +291,7 @@ class AnthropicWriter implements StreamWriter {
     return [this.#event({ type: "error", error: { type: "api_error", message } })]
   }
 
-  finish(finish: FinishReason, given: CompletionUsage | undefined): ReadonlyArray<string> {
+  finish(finish: Finish, given: CompletionUsage | undefined): ReadonlyArray<string> {
     const frames = this.#close()
     const usage = usageBlock(usageOf(given ?? this.#hint, this.#invocation.request.material, this.#outputTokens))
     frames.push(

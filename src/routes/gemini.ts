@@ -10,7 +10,7 @@ import { Effect, Exit, Result, Schema } from "effect"
 import type { Responder, Route, SimRequest } from "../registry/route.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
-import type { Part, StreamWriter } from "../provider/parts.ts"
+import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
 import { gather, parseArguments, partTokens, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import type { GeminiBatchEmbedResponse, GeminiEmbedRequest, GeminiEmbedResponse } from "../schemas/embeddings.ts"
@@ -25,7 +25,7 @@ import type {
   UsageMetadata
 } from "../schemas/gemini.ts"
 import { GenerateContentRequest } from "../schemas/gemini.ts"
-import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import type { CompletionUsage } from "../schemas/openai.ts"
 import { defaultDimensions, embed, vectorNumbers } from "./embeddings.ts"
 import { make as makeRoute } from "./make.ts"
 import { jsonResponse, modelResponder, type ModelWire } from "./model.ts"
@@ -97,8 +97,18 @@ export const geminiErrorBody = (status: number, message: string): ErrorBody => (
   error: { code: status, message, status: statusName(status) }
 })
 
-const finishReason = (finish: FinishReason): GeminiFinish =>
-  finish === "length" ? "MAX_TOKENS" : finish === "content_filter" ? "SAFETY" : "STOP"
+/**
+ * The `finishReason` of a finish; a finish the client cannot name (`null`) is
+ * `FINISH_REASON_UNSPECIFIED`, which the AI SDK reports as "other".
+ */
+const finishReason = (finish: Finish): GeminiFinish =>
+  finish === null
+    ? "FINISH_REASON_UNSPECIFIED"
+    : finish === "length"
+      ? "MAX_TOKENS"
+      : finish === "content_filter"
+        ? "SAFETY"
+        : "STOP"
 
 const usageMetadata = (usage: CompletionUsage, thoughts: number): UsageMetadata => ({
   promptTokenCount: usage.prompt_tokens,
@@ -154,6 +164,8 @@ class GeminiWriter implements StreamWriter {
         return this.error(part.message)
       case "raw":
         return [part.data]
+      case "rawChunk":
+        return [`data: ${JSON.stringify(part.chunk)}\r\n\r\n`]
     }
   }
 
@@ -161,7 +173,7 @@ class GeminiWriter implements StreamWriter {
     return [frame(geminiErrorBody(500, message))]
   }
 
-  finish(finish: FinishReason, given: CompletionUsage | undefined): ReadonlyArray<string> {
+  finish(finish: Finish, given: CompletionUsage | undefined): ReadonlyArray<string> {
     const usage = usageMetadata(usageOf(given, this.#invocation.request.material, this.#outputTokens), this.#thoughts)
     return [frame(response(this.#invocation, [{ text: "" }], { finish: finishReason(finish), usage }))]
   }

@@ -12,11 +12,11 @@ import { framesBody, scriptedFrames, splitEvents } from "../provider/body.ts"
 import type { ConversationInput, LlmApi } from "../provider/conversation.ts"
 import { readConversation } from "../provider/conversation.ts"
 import type { DrivenInvocation, Opening } from "../provider/invocation.ts"
-import type { Part, StreamWriter } from "../provider/parts.ts"
+import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
 import { countOutputTokens, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
 import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
-import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import type { CompletionUsage } from "../schemas/openai.ts"
 import { RouteFailed } from "../SimnetError.ts"
 
 /**
@@ -38,7 +38,7 @@ export interface ModelWire {
    */
   writer(invocation: LlmInvocation, usage: CompletionUsage | undefined): StreamWriter
   /** The JSON body of a non-streamed answer. */
-  answer(invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: FinishReason, usage: CompletionUsage): unknown
+  answer(invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: CompletionUsage): unknown
   /**
    * The JSON body of an error with `status`. `reason` is simnet's tag for a refusal
    * (`NoScriptQueued`, `UnmatchedLlmRequest`), undefined for a simulated failure.
@@ -91,7 +91,7 @@ class Renderer {
     return new Response(body, { status: 200, headers: this.headers(sseHeaders) })
   }
 
-  answer(parts: ReadonlyArray<Part>, finish: FinishReason, given: CompletionUsage | undefined): unknown {
+  answer(parts: ReadonlyArray<Part>, finish: Finish, given: CompletionUsage | undefined): unknown {
     const usage = usageOf(given, this.invocation.request.material, countOutputTokens(parts))
     return this.wire.answer(this.invocation, parts, finish, usage)
   }

@@ -11,11 +11,11 @@ import { Exit, Result, Schema } from "effect"
 import type { Route } from "../registry/route.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
-import type { Part, StreamWriter } from "../provider/parts.ts"
-import { namedFrame, partTokens, usageOf } from "../provider/parts.ts"
+import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
+import { namedFrame, partTokens, rawChunkFrame, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import { openAiErrorBody } from "../provider/wire.ts"
-import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import type { CompletionUsage } from "../schemas/openai.ts"
 import type {
   FunctionCallItem,
   InputItem,
@@ -88,11 +88,28 @@ const isNumber = (u: unknown): u is number => typeof u === "number"
 const isArray = (u: unknown): u is ReadonlyArray<unknown> => Array.isArray(u)
 
 /**
- * The `response` object of an invocation with its output so far.
+ * How an answer's finish ends a response: `completed`, or `incomplete` with the reason —
+ * `max_output_tokens` for `length`, `unknown` for a finish the client cannot name (`null`; the
+ * AI SDK reports a reason it does not know as "other").
+ */
+interface End {
+  readonly status: "completed" | "incomplete"
+  readonly reason: string | undefined
+}
+
+const endOf = (finish: Finish): End =>
+  finish === "length"
+    ? { status: "incomplete", reason: "max_output_tokens" }
+    : finish === null
+      ? { status: "incomplete", reason: "unknown" }
+      : { status: "completed", reason: undefined }
+
+/**
+ * The `response` object of an invocation with its output so far (`end` once it has ended).
  */
 const responseObject = (
   invocation: LlmInvocation,
-  status: ResponseObject["status"],
+  end: End | "in_progress",
   output: ReadonlyArray<OutputItem>,
   usage: ResponseUsage | null
 ): ResponseObject => {
@@ -101,9 +118,9 @@ const responseObject = (
     id: `resp_sim_${invocation.seq}`,
     object: "response",
     created_at: invocation.created,
-    status,
+    status: end === "in_progress" ? end : end.status,
     error: null,
-    incomplete_details: status === "incomplete" ? { reason: "max_output_tokens" } : null,
+    incomplete_details: end === "in_progress" || end.reason === undefined ? null : { reason: end.reason },
     instructions: field(raw, "instructions", isString) ?? null,
     max_output_tokens: field(raw, "max_output_tokens", isNumber) ?? null,
     model: invocation.request.model,
@@ -123,8 +140,6 @@ const responseObject = (
     metadata: {}
   }
 }
-
-const statusOf = (finish: FinishReason): "completed" | "incomplete" => (finish === "length" ? "incomplete" : "completed")
 
 const itemId = (kind: "msg" | "rs" | "fc", seq: number, index: number) => `${kind}_sim_${seq}_${index}`
 
@@ -330,6 +345,8 @@ class ResponsesWriter implements StreamWriter {
         return this.error(part.message)
       case "raw":
         return [part.data]
+      case "rawChunk":
+        return [rawChunkFrame(part.chunk, true)]
     }
   }
 
@@ -337,12 +354,12 @@ class ResponsesWriter implements StreamWriter {
     return [this.#event({ type: "error", code: "server_error", message, param: null, sequence_number: this.#next() })]
   }
 
-  finish(finish: FinishReason, given: CompletionUsage | undefined): ReadonlyArray<string> {
+  finish(finish: Finish, given: CompletionUsage | undefined): ReadonlyArray<string> {
     const frames = this.#close()
     const usage = responseUsage(usageOf(given, this.#invocation.request.material, this.#outputTokens), this.#reasoningTokens)
-    const status = statusOf(finish)
-    const response = responseObject(this.#invocation, status, this.#output, usage)
-    const type = status === "completed" ? "response.completed" : "response.incomplete"
+    const end = endOf(finish)
+    const response = responseObject(this.#invocation, end, this.#output, usage)
+    const type = end.status === "completed" ? "response.completed" : "response.incomplete"
     frames.push(this.#event({ type, response, sequence_number: this.#next() }))
     return frames
   }
@@ -381,7 +398,7 @@ export const responsesWire: ModelWire = {
   answer: (invocation, parts, finish, usage) => {
     const reasoningTokens = parts.filter((part) => part.kind === "reasoning").length
     const output = outputItems(invocation.seq, parts)
-    return responseObject(invocation, statusOf(finish), output, responseUsage(usage, reasoningTokens))
+    return responseObject(invocation, endOf(finish), output, responseUsage(usage, reasoningTokens))
   },
   errorBody: openAiErrorBody
 }

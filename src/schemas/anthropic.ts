@@ -114,10 +114,10 @@ export const ContentBlockDeltaEvent = Schema.Struct({ type: Schema.Literal("cont
 /** `content_block_stop`. */
 export const ContentBlockStopEvent = Schema.Struct({ type: Schema.Literal("content_block_stop"), index: Schema.Int })
 
-/** `message_delta`: the stop reason and the final usage. */
+/** `message_delta`: the stop reason (nullable, as the SDK types it) and the final usage. */
 export const MessageDeltaEvent = Schema.Struct({
   type: Schema.Literal("message_delta"),
-  delta: Schema.Struct({ stop_reason: StopReason, stop_sequence: Schema.Null }),
+  delta: Schema.Struct({ stop_reason: Schema.NullOr(StopReason), stop_sequence: Schema.Null }),
   usage: Usage
 })
 

@@ -50,9 +50,9 @@ export const ResponsePart = Schema.Union([
 export type ResponsePart = typeof ResponsePart.Type
 
 /**
- * Why a candidate stopped.
+ * Why a candidate stopped (`FINISH_REASON_UNSPECIFIED`: a stop the client cannot name).
  */
-export const FinishReason = Schema.Literals(["STOP", "MAX_TOKENS", "SAFETY", "OTHER"])
+export const FinishReason = Schema.Literals(["FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "OTHER"])
 export type FinishReason = typeof FinishReason.Type
 
 /**

@@ -6,6 +6,7 @@
  */
 export * as Account from "./account.ts"
 export * as Anthropic from "./anthropic.ts"
+export * as Driver from "./driver.ts"
 export * as Embeddings from "./embeddings.ts"
 export * as Gemini from "./gemini.ts"
 export * as Installation from "./installation.ts"

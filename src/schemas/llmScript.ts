@@ -32,6 +32,14 @@ export const ToolCallAction = Schema.Struct({
 export const ErrorAction = Schema.Struct({ type: Schema.Literal("error"), message: Schema.String })
 
 /**
+ * The step answers with the names of the tools the request offered, one per line, as text, read
+ * from each API's own request format (Chat Completions `tools[].function.name`, Responses and
+ * Anthropic `tools[].name`, Gemini `tools[].functionDeclarations[].name`); a request that offered
+ * none gets an empty answer.
+ */
+export const ListToolsAction = Schema.Struct({ type: Schema.Literal("list_tools") })
+
+/**
  * A wait a client is told to observe before retrying, in milliseconds: finite and not negative.
  */
 export const RetryAfterMs = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
@@ -56,8 +64,8 @@ export const HttpErrorAction = Schema.Struct({
 /**
  * One thing the simulated model does within a step.
  */
-export const LlmAction = Schema.Union([TextAction, ThinkingAction, ToolCallAction, ErrorAction, HttpErrorAction]).annotate({
-  expected: 'an action of type "text", "thinking", "tool_call", "error" or "http_error"'
+export const LlmAction = Schema.Union([TextAction, ThinkingAction, ToolCallAction, ListToolsAction, ErrorAction, HttpErrorAction]).annotate({
+  expected: 'an action of type "text", "thinking", "tool_call", "list_tools", "error" or "http_error"'
 })
 export type LlmAction = typeof LlmAction.Type
 
@@ -72,18 +80,20 @@ export const LlmUsage = Schema.Struct({
 export type LlmUsage = typeof LlmUsage.Type
 
 /**
- * How the last step of a script ends. `error` ends the stream with an error event.
+ * How the last step of a script ends. `error` ends the stream with an error event; `unknown` is
+ * a finish the client cannot name: the API's `finish_reason` is `null` (a client such as the AI
+ * SDK reports it as "other"/"unknown").
  */
-export const LlmFinish = Schema.Literals(["stop", "tool-calls", "error", "length"])
+export const LlmFinish = Schema.Literals(["stop", "tool-calls", "error", "length", "unknown"])
 export type LlmFinish = typeof LlmFinish.Type
 
 /**
  * A script of the provider's queue: step N answers the call that follows N tool-result rounds
- * (counted after the last user message). `usage` is reported on every step; `finish` sets how
+ * (counted after the last user message); a script has at least one step. `usage` is reported on every step; `finish` sets how
  * the last step ends (otherwise `tool-calls` when the step calls tools, else `stop`).
  */
 export const LlmScript = Schema.Struct({
-  steps: Schema.Array(Schema.Array(LlmAction)),
+  steps: Schema.Array(Schema.Array(LlmAction)).check(Schema.isMinLength(1, { expected: "at least one step" })),
   usage: Schema.optional(LlmUsage),
   finish: Schema.optional(LlmFinish)
 })
@@ -112,6 +122,15 @@ export const ToolCallItem = Schema.Struct({
 })
 
 /**
+ * Driver item: one raw event object of the request's API (a chat-completion chunk, a Responses or
+ * Anthropic stream event, a Gemini `GenerateContentResponse`), passed through as one SSE event
+ * exactly as given, for events simnet would not write itself: `data: JSON` on Chat Completions and
+ * Gemini, with `event: TYPE` first (the chunk's own `type`) on Responses and Anthropic. A
+ * non-streamed call has no stream to write into and ignores it.
+ */
+export const RawChunkItem = Schema.Struct({ type: Schema.Literal("raw"), chunk: Schema.Json })
+
+/**
  * Driver item: bytes written to the response stream verbatim (as UTF-8 text), for frames no
  * well-behaved server would send. A non-streamed call has no stream to write into and ignores it.
  */
@@ -120,5 +139,7 @@ export const RawItem = Schema.Struct({ type: Schema.Literal("raw"), data: Schema
 /**
  * One item of `llm.chunk {id, items}`.
  */
-export const LlmDriverItem = Schema.Union([TextDeltaItem, ReasoningDeltaItem, ToolCallItem, RawItem])
+export const LlmDriverItem = Schema.Union([TextDeltaItem, ReasoningDeltaItem, ToolCallItem, RawChunkItem, RawItem]).annotate({
+  expected: 'an item of type "textDelta", "reasoningDelta", "toolCall" or "raw" (with chunk or data)'
+})
 export type LlmDriverItem = typeof LlmDriverItem.Type

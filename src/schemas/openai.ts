@@ -170,7 +170,7 @@ export const ChatCompletion = Schema.Struct({
       index: Schema.Int,
       message: CompletionMessage,
       logprobs: Schema.Null,
-      finish_reason: FinishReason
+      finish_reason: Schema.NullOr(FinishReason)
     })
   ),
   usage: CompletionUsage

@@ -11,6 +11,7 @@
  */
 import { Arbitrary, Effect, Exit, Result, Schema, SchemaAST, SchemaIssue } from "effect"
 import { GeneratedValueRejected, InvalidRouteSpec } from "../../SimnetError.ts"
+import { errorMessage } from "../../registry/util.ts"
 import { realisticAst } from "./realism.ts"
 
 /**
@@ -202,7 +203,7 @@ export const compileGenerator = (
       }
       return Result.succeed(body)
     } catch (error) {
-      return reject("$", error instanceof Error ? error.message : String(error))
+      return reject("$", errorMessage(error))
     }
   }
 

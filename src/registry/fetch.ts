@@ -1,28 +1,18 @@
 /**
- * The two doors into a network: a WHATWG `fetch` and an Effect `HttpClient`. Both turn the
- * caller's request into a `SimRequest`, dispatch it, and report denials the way the real
- * transport would (`TypeError("fetch failed")` with a cause; `HttpClientError` with a cause).
+ * The `fetch` door into a network: a WHATWG `fetch` that turns the caller's request into a
+ * `SimRequest`, dispatches it, and reports denials as undici's `fetch` does
+ * (`TypeError("fetch failed")` whose `cause` is the typed error).
  */
-import { Effect, Stream } from "effect"
-import * as HttpClient from "effect/http/HttpClient"
-import * as HttpClientError from "effect/http/HttpClientError"
-import type * as HttpClientRequest from "effect/http/HttpClientRequest"
-import * as HttpClientResponse from "effect/http/HttpClientResponse"
-import type { SimnetError } from "../SimnetError.ts"
+import { Effect } from "effect"
 import type { Network } from "./network.ts"
-import { makeSimRequest } from "./request.ts"
-import type { SimRequest } from "./route.ts"
+import { makeSimRequest, type SimRequest } from "./request.ts"
+import { abortableResponse, abortReason, fetchFailed, refusedRequest } from "./transport.ts"
 
 const encoder = new TextEncoder()
 
-const abortError = (signal: AbortSignal): unknown =>
-  signal.reason ?? new DOMException("This operation was aborted", "AbortError")
-
-const fetchFailed = (error: SimnetError): TypeError => new TypeError("fetch failed", { cause: error })
-
 type BodyResult = Uint8Array | undefined | Promise<{ body: Uint8Array | undefined; contentType: string | null }>
 
-const readBody = (body: BodyInit | null | undefined, url: string, method: string, headers: Headers): BodyResult => {
+const readBody = (body: BodyInit | null | undefined, url: string, method: string, headers: Headers, signal: AbortSignal | null | undefined): BodyResult => {
   if (body === null || body === undefined) return undefined
   if (typeof body === "string") {
     if (!headers.has("content-type")) headers.set("content-type", "text/plain;charset=UTF-8")
@@ -31,11 +21,67 @@ const readBody = (body: BodyInit | null | undefined, url: string, method: string
   if (body instanceof Uint8Array) return body
   if (body instanceof ArrayBuffer) return new Uint8Array(body)
   if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength)
+  if (body instanceof ReadableStream) return readStream(body, signal).then((bytes) => ({ body: bytes, contentType: null }))
   const request = new Request(url, { method, body, duplex: "half" } as RequestInit)
   return request.arrayBuffer().then((buffer) => ({
     body: new Uint8Array(buffer),
     contentType: request.headers.get("content-type")
   }))
+}
+
+/** Reads a streamed upload to its end; chunks that are not bytes fail it, as in undici. */
+const readStream = async (stream: ReadableStream<unknown>, signal: AbortSignal | null | undefined): Promise<Uint8Array> => {
+  const reader = stream.getReader()
+  // An abort cancels the upload at its source (`awaitBody` has already rejected the fetch).
+  const onAbort = () => reader.cancel(abortReason(signal!)).catch(() => undefined)
+  signal?.addEventListener("abort", onAbort, { once: true })
+  try {
+    return await readAll(reader)
+  } finally {
+    signal?.removeEventListener("abort", onAbort)
+  }
+}
+
+const readAll = async (reader: ReadableStreamDefaultReader<unknown>): Promise<Uint8Array> => {
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    if (!(value instanceof Uint8Array)) {
+      const error = new TypeError("Received non-Uint8Array chunk")
+      await reader.cancel(error).catch(() => undefined)
+      throw error
+    }
+    chunks.push(value)
+    size += value.length
+  }
+  if (chunks.length === 1) return chunks[0]
+  const out = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    out.set(chunk, offset)
+    offset += chunk.length
+  }
+  return out
+}
+
+/**
+ * Waits for a streamed body as undici does: an abort while it is pending rejects with the abort
+ * reason (and cancels the stream), and a stream that errors rejects `TypeError("fetch failed")`
+ * whose `cause` is the stream's error.
+ */
+const awaitBody = <A>(read: Promise<A>, signal: AbortSignal | null | undefined): Promise<A> => {
+  const failed = (error: unknown) => {
+    if (signal?.aborted) throw abortReason(signal)
+    throw fetchFailed(error instanceof Error ? error : new Error(String(error)))
+  }
+  if (signal === undefined || signal === null) return read.catch(failed)
+  return new Promise<A>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal))
+    signal.addEventListener("abort", onAbort, { once: true })
+    read.catch(failed).then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort))
+  })
 }
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308])
@@ -63,14 +109,17 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
     const dispatched = network.dispatch(request)
     switch (dispatched._tag) {
       case "Response":
-        return dispatched.response
+        return abortableResponse(dispatched.response, signal ?? undefined)
       case "Denied":
         return Promise.reject(fetchFailed(dispatched.error))
       case "Effect":
-        return network.run(Effect.mapError(dispatched.effect, fetchFailed), signal ?? undefined).catch((error) => {
-          if (signal?.aborted) throw abortError(signal)
-          throw error
-        })
+        return network.run(Effect.mapError(dispatched.effect, fetchFailed), signal ?? undefined).then(
+          (response) => abortableResponse(response, signal ?? undefined),
+          (error) => {
+            if (signal?.aborted) throw abortReason(signal)
+            throw error
+          }
+        )
     }
   }
 
@@ -83,12 +132,15 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
     let redirect: RequestRedirect = init?.redirect ?? "follow"
     if (typeof input === "string" || input instanceof URL) {
       url = typeof input === "string" ? input : input.href
-      method = init?.method ?? "GET"
+      method = init?.method === undefined ? "GET" : String(init.method)
       signal = init?.signal
       headers = init?.headers
+      // What undici's `Request` constructor refuses, refused here with its own errors.
+      const refused = refusedRequest(method, init?.body !== undefined && init.body !== null)
+      if (refused !== undefined) throw refused
       if (init?.body !== undefined && init.body !== null) {
         const mutable = new Headers(headers)
-        body = readBody(init.body, url, method, mutable)
+        body = readBody(init.body, url, method, mutable, signal)
         headers = mutable
       }
     } else {
@@ -98,11 +150,12 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
       headers = new Headers(request.headers)
       signal = request.signal
       redirect = request.redirect
-      body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer())
+      if (signal.aborted) throw abortReason(signal)
+      body = request.body === null ? undefined : new Uint8Array(await awaitBody(request.arrayBuffer(), signal))
     }
-    if (signal?.aborted) throw abortError(signal)
+    if (signal?.aborted) throw abortReason(signal)
     if (body instanceof Promise) {
-      const read = await body
+      const read = await awaitBody(body, signal)
       const mutable = headers as Headers
       if (read.contentType !== null && !mutable.has("content-type")) mutable.set("content-type", read.contentType)
       body = read.body
@@ -147,64 +200,3 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
   }
   return simFetch as typeof globalThis.fetch
 }
-
-const requestBody = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<
-  { body: Uint8Array | undefined; contentType: string | undefined },
-  HttpClientError.HttpClientError
-> => {
-  const body = request.body
-  switch (body._tag) {
-    case "Empty":
-      return Effect.succeed({ body: undefined, contentType: undefined })
-    case "Uint8Array":
-      return Effect.succeed({ body: body.body, contentType: body.contentType })
-    case "Raw": {
-      const raw = body.body
-      if (typeof raw === "string") return Effect.succeed({ body: encoder.encode(raw), contentType: body.contentType })
-      if (raw instanceof Uint8Array) return Effect.succeed({ body: raw, contentType: body.contentType })
-      return Effect.promise(() => new Response(raw as BodyInit).arrayBuffer()).pipe(
-        Effect.map((buffer) => ({ body: new Uint8Array(buffer), contentType: body.contentType }))
-      )
-    }
-    case "FormData": {
-      const response = new Response(body.formData)
-      return Effect.promise(() => response.arrayBuffer()).pipe(
-        Effect.map((buffer) => ({ body: new Uint8Array(buffer), contentType: response.headers.get("content-type") ?? undefined }))
-      )
-    }
-    case "Stream":
-      return Stream.mkUint8Array(body.stream).pipe(
-        Effect.map((bytes) => ({ body: bytes as Uint8Array, contentType: body.contentType })),
-        Effect.mapError((cause) => new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, cause }) }))
-      )
-  }
-}
-
-/**
- * An Effect `HttpClient` that answers from the network. Unregistered requests fail with an
- * `HttpClientError` (a `TransportError`) whose `cause` is the `UnregisteredRequest`.
- */
-export const makeHttpClient = (network: Network): HttpClient.HttpClient =>
-  HttpClient.make((request, url, signal) =>
-    Effect.flatMap(requestBody(request), ({ body, contentType }) => {
-      const headers = contentType !== undefined && request.headers["content-type"] === undefined
-        ? { ...request.headers, "content-type": contentType }
-        : request.headers
-      const dispatched = network.dispatch(makeSimRequest({ method: request.method, url, headers: headers as Record<string, string>, body, signal }))
-      const transportError = (error: SimnetError) =>
-        new HttpClientError.HttpClientError({
-          reason: new HttpClientError.TransportError({ request, cause: error, description: error.message })
-        })
-      switch (dispatched._tag) {
-        case "Response":
-          return Effect.succeed(HttpClientResponse.fromWeb(request, dispatched.response))
-        case "Denied":
-          return Effect.fail(transportError(dispatched.error))
-        case "Effect":
-          return Effect.mapBoth(dispatched.effect, {
-            onFailure: transportError,
-            onSuccess: (response) => HttpClientResponse.fromWeb(request, response)
-          })
-      }
-    })
-  )

@@ -1,0 +1,192 @@
+/**
+ * Snapshots of a network's state: what decides the answers to later requests, as JSON, so that
+ * a network restored from it — in this process or a fresh one — answers the same requests with
+ * byte-identical bodies. A snapshot holds the seed, the routes as RouteSpecs (with their use
+ * counts and, for seeded routes, the occurrences per request key), the routes that cannot be
+ * written as RouteSpecs (registered in code), the model's call count, script queue (waiting,
+ * under way, consumed) and rules, and for reading only the model's counts, the request log and
+ * the counters.
+ *
+ * Gotchas: a route registered in code (a handler, a `Routes.*` family built in code) cannot be
+ * serialized; it is listed under `unserializable` and not restored. The same holds for model
+ * rules with a RegExp, a predicate or raw bytes. The request log is not restored.
+ */
+import { Duration, Effect, Result, Schema } from "effect"
+import type { SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
+import { KeyCounts } from "./registry/keyCounts.ts"
+import type { Network } from "./registry/network.ts"
+import type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
+import type { Route } from "./registry/route.ts"
+import { decodeAt } from "./registry/schemaPath.ts"
+import { defaultDecodeContext } from "./routes/families/index.ts"
+import { decodeRouteSpecs, type DecodeContext } from "./RouteSpec.ts"
+import { LlmScript } from "./schemas/llmScript.ts"
+import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
+
+const Usage = Schema.Struct({
+  hits: Schema.Int,
+  remaining: Schema.optional(Schema.Int),
+  occurrences: Schema.optional(Schema.Record(Schema.String, Schema.Int))
+})
+
+const RuleJson = Schema.Struct({
+  id: Schema.String,
+  match: Schema.Unknown,
+  behaviour: Schema.Unknown,
+  latencyMs: Schema.optional(Schema.Finite),
+  times: Schema.optional(Schema.Int)
+})
+
+/**
+ * The restorable part of a snapshot, as `POST snapshot` and `restore` decode it.
+ */
+export const SnapshotState = Schema.Struct({
+  seed: Schema.Finite,
+  routes: Schema.Array(Schema.Struct({ source: Schema.String, spec: Schema.Unknown })),
+  usage: Schema.optional(Schema.Record(Schema.String, Usage)),
+  llm: Schema.optional(Schema.Struct({
+    callCount: Schema.Int,
+    scripts: Schema.Struct({ queued: Schema.Array(LlmScript), current: Schema.optional(LlmScript), consumed: Schema.Int }),
+    rules: Schema.Array(RuleJson)
+  }))
+})
+export type SnapshotState = typeof SnapshotState.Type
+
+/**
+ * A snapshot: the restorable state, what could not be serialized, and for reading the model's
+ * counts, the request log and the counters.
+ */
+export interface NetworkState extends SnapshotState {
+  readonly unserializable: ReadonlyArray<{ readonly id: string; readonly kind: string; readonly source: string; readonly match: string }>
+  readonly llmUnserializableRules: ReadonlyArray<string>
+  readonly llmCounts: Readonly<Record<string, number>>
+  readonly log: ReadonlyArray<RequestRecord>
+  readonly counters: RequestCounters
+}
+
+const isPlainJson = (value: unknown): boolean => {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true
+  if (typeof value === "number") return Number.isFinite(value)
+  if (Array.isArray(value)) return value.every(isPlainJson)
+  if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.values(value as object).every((v) => v === undefined || isPlainJson(v))
+  }
+  return false
+}
+
+/**
+ * The network's state now.
+ */
+export const capture = (network: Network, llm: SimulatedProviderApi, counters: RequestCounters): NetworkState => {
+  const routes: Array<{ source: string; spec: unknown }> = []
+  const unserializable: Array<NetworkState["unserializable"][number]> = []
+  const usage: Record<string, typeof Usage.Type> = {}
+  let lastSpec: unknown
+  for (const entry of network.registry.entries.values()) {
+    const spec = entry.route.describe?.spec
+    if (spec === undefined) {
+      unserializable.push({ id: entry.id, kind: entry.route.kind, source: entry.route.source, match: entry.route.matcher.source })
+      continue
+    }
+    // The routes of one family reference carry the one spec object: it is written once.
+    if (spec !== lastSpec) routes.push({ source: entry.route.source, spec })
+    lastSpec = spec
+    usage[entry.id] = {
+      hits: entry.hits,
+      remaining: entry.route.times === undefined ? undefined : entry.remaining,
+      occurrences: entry.occurrences === undefined ? undefined : entry.occurrences.toRecord()
+    }
+  }
+  const rules: Array<typeof RuleJson.Type> = []
+  const llmUnserializableRules: Array<string> = []
+  for (const rule of llm.rules) {
+    if (!isPlainJson(rule.match) || !isPlainJson(rule.behaviour)) {
+      llmUnserializableRules.push(rule.id)
+      continue
+    }
+    if (rule.times !== undefined && rule.times - rule.uses <= 0) continue
+    rules.push({
+      id: rule.id,
+      match: rule.match,
+      behaviour: rule.behaviour,
+      latencyMs: rule.latency === undefined ? undefined : Duration.toMillis(rule.latency),
+      times: rule.times === undefined ? undefined : rule.times - rule.uses
+    })
+  }
+  const state = llm.state
+  return {
+    seed: network.runSeed,
+    routes,
+    usage,
+    llm: { callCount: state.callCount, scripts: state.scripts, rules },
+    unserializable,
+    llmUnserializableRules,
+    llmCounts: Object.fromEntries(llm.counts),
+    log: network.records(),
+    counters
+  }
+}
+
+const atPath = (error: SimnetError, prefix: string): SimnetError =>
+  error instanceof InvalidRouteSpec ? new InvalidRouteSpec({ path: `${prefix}${error.path === "$" || error.path === "" ? "" : error.path.startsWith("[") ? error.path : `.${error.path}`}`, message: error.message }) : error
+
+/**
+ * Restores a snapshot, all or nothing: every route spec is decoded and every model rule and
+ * script checked on a scratch model before the network changes. The routes then replace the
+ * network's routes, with their use counts and occurrences; the seed becomes the snapshot's; the
+ * model is reset to the snapshot's call count, queue and rules.
+ */
+export const restore = (
+  network: Network,
+  llm: SimulatedProviderApi,
+  scratch: SimulatedProviderApi,
+  json: unknown,
+  context: DecodeContext,
+  register: (routes: ReadonlyArray<Route>) => Effect.Effect<ReadonlyArray<string>, SimnetError>
+): Effect.Effect<void, SimnetError> =>
+  Effect.gen(function*() {
+    const decoded = decodeAt(SnapshotState, json, "")
+    if (Result.isFailure(decoded)) return yield* new InvalidRouteSpec({ path: decoded.failure.path || "$", message: `not a snapshot: ${decoded.failure.message}` })
+    const state = decoded.success
+    const routes = yield* Effect.forEach(state.routes, (item, i) =>
+      Effect.mapError(
+        Effect.map(decodeRouteSpecs(item.spec, { ...defaultDecodeContext, ...context, source: item.source }), (d) => d.routes),
+        (error) => atPath(error, `routes[${i}].spec`)
+      ))
+    const rules = state.llm?.rules ?? []
+    const applyModel = (target: SimulatedProviderApi) =>
+      Effect.gen(function*() {
+        target.reset()
+        if (state.llm === undefined) return
+        yield* target.restore({ callCount: state.llm.callCount, scripts: { ...state.llm.scripts, current: state.llm.scripts.current } })
+        yield* Effect.try({
+          try: () => {
+            for (const rule of rules) {
+              target.rule(rule.match as never, rule.behaviour as never, { id: rule.id, latency: rule.latencyMs, times: rule.times })
+            }
+          },
+          catch: (error) => error as SimnetError
+        })
+      })
+    yield* applyModel(scratch)
+    const previous = Array.from(network.registry.entries.values(), (entry) => entry.route)
+    const previousSeed = network.runSeed
+    network.registry.clear()
+    network.clearState()
+    network.runSeed = Math.trunc(state.seed)
+    const registered = yield* Effect.exit(register(routes.flat()))
+    if (registered._tag === "Failure") {
+      network.registry.clear()
+      network.runSeed = previousSeed
+      yield* Effect.ignore(register(previous))
+      return yield* registered
+    }
+    for (const [id, usage] of Object.entries(state.usage ?? {})) {
+      const entry = network.registry.entries.get(id)
+      if (entry === undefined) continue
+      entry.hits = usage.hits
+      if (usage.remaining !== undefined) entry.remaining = usage.remaining
+      if (usage.occurrences !== undefined) entry.occurrences = KeyCounts.fromRecord(usage.occurrences)
+    }
+    yield* applyModel(llm)
+  })

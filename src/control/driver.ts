@@ -1,0 +1,180 @@
+/**
+ * The driver socket: a WebSocket at `/experimental/simulation/drive` speaking JSON-RPC 2.0, so
+ * that a driver in another process feeds the model's answers the way `SimulatedProvider.layerDrive`
+ * does in process.
+ *
+ * Methods: `llm.attach` (subscribe to `llm.request {id, url, body}` notifications; the invocations
+ * already pending are announced first; the last attach wins and the replaced socket is sent
+ * `llm.replaced`), `llm.chunk {id, items}`, `llm.finish {id, reason?, usage?}`,
+ * `llm.fail {id, status, message?}`, `llm.disconnect {id}`, `llm.pending`, `network.log {since?}`.
+ *
+ * Every command is decoded with the protocol's Schemas; a bad one gets a JSON-RPC error naming
+ * the problem (`-32700` not JSON, `-32600` not a request or too large, `-32601` unknown method,
+ * `-32602` bad params with the JSON path in `data.path`, `-32001` an invocation not pending), the
+ * socket stays up and nothing else changes. Messages are handled one at a time, in order, through
+ * a bounded queue (reading stops while it is full). When the socket closes, its attach ends and
+ * the invocations it was feeding are released as disconnected.
+ */
+import { Cause, Effect, Exit, Queue, Scope } from "effect"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type { SimnetError } from "../SimnetError.ts"
+import type { SimulatedProviderApi } from "../SimulatedProvider.ts"
+
+/**
+ * What the driver socket needs of a network.
+ */
+export interface DrivenNetwork {
+  readonly logSince: (seq: number) => Effect.Effect<ReadonlyArray<{ readonly seq: number }>>
+  readonly llm: SimulatedProviderApi
+}
+
+/** The largest message the socket takes, in UTF-8 bytes or characters. */
+export const MAX_MESSAGE = 1024 * 1024
+
+/** How many received messages wait to be handled before reading pauses. */
+const INBOX = 64
+
+type Id = string | number | null
+
+interface RpcError {
+  readonly code: number
+  readonly message: string
+  readonly data?: unknown
+}
+
+const failure = (id: Id, error: RpcError) => ({ jsonrpc: "2.0", id, error })
+const success = (id: Id, result: unknown) => ({ jsonrpc: "2.0", id, result })
+const notification = (method: string, params: unknown) => ({ jsonrpc: "2.0", method, params })
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+const isId = (u: unknown): u is Id => u === null || typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
+
+const fromSimnet = (error: SimnetError): RpcError => {
+  if (error._tag === "InvocationNotPending") return { code: -32001, message: error.message, data: { tag: error._tag, id: error.id } }
+  return {
+    code: -32602,
+    message: `Invalid params: ${error.message}`,
+    data: { tag: error._tag, ...("path" in error && typeof error.path === "string" ? { path: error.path } : {}) }
+  }
+}
+
+const COMMANDS = new Set(["llm.chunk", "llm.finish", "llm.fail", "llm.disconnect"])
+
+/**
+ * One driver connection: its attach (if any) and the replies it writes.
+ */
+class Connection {
+  readonly #network: DrivenNetwork
+  readonly #scope: Scope.Scope
+  readonly #send: (message: unknown) => Effect.Effect<void>
+  #attach: Scope.Closeable | undefined
+
+  constructor(network: DrivenNetwork, scope: Scope.Scope, send: (message: unknown) => Effect.Effect<void>) {
+    this.#network = network
+    this.#scope = scope
+    this.#send = send
+  }
+
+  /** The reply to one received frame (undefined for notifications), then what to do once it is sent. */
+  frame(frame: string | Uint8Array): Effect.Effect<{ readonly reply: unknown; readonly after: Effect.Effect<void> }> {
+    const size = typeof frame === "string" ? frame.length : frame.byteLength
+    const none = { reply: undefined, after: Effect.void }
+    if (size > MAX_MESSAGE) {
+      return Effect.succeed({ reply: failure(null, { code: -32600, message: `Invalid Request: the message is ${size} bytes; the limit is ${MAX_MESSAGE}` }), after: Effect.void })
+    }
+    let message: unknown
+    try {
+      message = JSON.parse(typeof frame === "string" ? frame : new TextDecoder().decode(frame))
+    } catch (error) {
+      return Effect.succeed({ reply: failure(null, { code: -32700, message: `Parse error: ${error instanceof Error ? error.message : String(error)}` }), after: Effect.void })
+    }
+    if (!Array.isArray(message)) return Effect.map(this.#request(message), (r) => (r === undefined ? none : r))
+    if (message.length === 0) return Effect.succeed({ reply: failure(null, { code: -32600, message: "Invalid Request: an empty batch" }), after: Effect.void })
+    return Effect.map(Effect.forEach(message, (m) => this.#request(m)), (results) => {
+      const answered = results.filter((r) => r !== undefined)
+      return answered.length === 0 ? none : { reply: answered.map((r) => r.reply), after: Effect.all(answered.map((r) => r.after), { discard: true }) }
+    })
+  }
+
+  #request(message: unknown): Effect.Effect<{ readonly reply: unknown; readonly after: Effect.Effect<void> } | undefined> {
+    if (!isObject(message) || message["jsonrpc"] !== "2.0" || typeof message["method"] !== "string" || ("id" in message && !isId(message["id"]))) {
+      const id = isObject(message) && isId(message["id"]) ? message["id"] : null
+      return Effect.succeed({ reply: failure(id, { code: -32600, message: 'Invalid Request: expected {"jsonrpc": "2.0", "method": string, "id"?, "params"?}' }), after: Effect.void })
+    }
+    const notify = !("id" in message)
+    const id = notify ? null : (message["id"] as Id)
+    const method = message["method"]
+    const params = message["params"] ?? {}
+    return Effect.map(Effect.exit(this.#call(method, params)), (exit) => {
+      if (notify) return Exit.isSuccess(exit) ? { reply: undefined, after: exit.value.after } : undefined
+      if (Exit.isSuccess(exit)) return { reply: success(id, exit.value.result), after: exit.value.after }
+      const error = Cause.findErrorOption(exit.cause)
+      return { reply: failure(id, error._tag === "Some" ? error.value : { code: -32603, message: `Internal error: ${Cause.pretty(exit.cause)}` }), after: Effect.void }
+    })
+  }
+
+  #call(method: string, params: unknown): Effect.Effect<{ readonly result: unknown; readonly after: Effect.Effect<void> }, RpcError> {
+    const llm = this.#network.llm
+    const plain = (result: unknown) => ({ result, after: Effect.void })
+    if (COMMANDS.has(method)) {
+      return Effect.mapError(Effect.as(llm.command(method as "llm.chunk", params), plain(true)), fromSimnet)
+    }
+    switch (method) {
+      case "llm.attach":
+        return this.#attachDriver()
+      case "llm.pending":
+        return Effect.sync(() => plain(llm.pending))
+      case "network.log": {
+        const since = isObject(params) ? params["since"] ?? 0 : undefined
+        if (typeof since !== "number" || !Number.isInteger(since) || since < 0) {
+          return Effect.fail({ code: -32602, message: "Invalid params: since must be a whole number of at least 0", data: { path: "since" } })
+        }
+        return Effect.map(this.#network.logSince(since), (records) => plain(records))
+      }
+      default:
+        return Effect.fail({ code: -32601, message: `Method not found: ${JSON.stringify(method)}; methods: llm.attach, llm.chunk, llm.finish, llm.fail, llm.disconnect, llm.pending, network.log` })
+    }
+  }
+
+  /**
+   * Attaches this socket as the driver. Its notices are forwarded once the reply has been sent,
+   * so the driver reads the attach's answer before the replayed `llm.request`s.
+   */
+  #attachDriver(): Effect.Effect<{ readonly result: unknown; readonly after: Effect.Effect<void> }> {
+    const self = this
+    return Effect.gen(function*() {
+      const scope = yield* Scope.fork(self.#scope, "sequential")
+      const notices = yield* Scope.provide(scope)(self.#network.llm.attach)
+      const previous = self.#attach
+      self.#attach = scope
+      if (previous !== undefined) yield* Scope.close(previous, Exit.void)
+      const forward = Effect.forever(Effect.flatMap(Queue.take(notices), (notice) => self.#send(notification("llm.request", notice)))).pipe(
+        Effect.catchTag("Done", () =>
+          self.#send(notification("llm.replaced", { message: "another driver attached; this socket no longer receives llm.request" })))
+      )
+      return { result: { attached: true, pending: self.#network.llm.pending.length }, after: Effect.asVoid(Effect.forkIn(forward, scope)) }
+    })
+  }
+}
+
+/**
+ * Serves one driver socket for as long as it is open: upgrades the request, then reads frames
+ * into a bounded inbox that one fiber handles in order.
+ */
+export const driverSocket = (network: DrivenNetwork, request: HttpServerRequest.HttpServerRequest) =>
+  Effect.scoped(Effect.gen(function*() {
+    const socket = yield* request.upgrade
+    const writer = yield* socket.writer
+    const reader = yield* socket.reader
+    const scope = yield* Effect.scope
+    const send = (message: unknown) => Effect.ignore(writer.write(JSON.stringify(message)))
+    const connection = new Connection(network, scope, send)
+    const inbox = yield* Queue.bounded<string | Uint8Array>(INBOX)
+    yield* Effect.forkScoped(Effect.forever(
+      Effect.flatMap(Queue.take(inbox), (frame) =>
+        Effect.flatMap(connection.frame(frame), ({ reply, after }) => Effect.andThen(reply === undefined ? Effect.void : send(reply), after)))
+    ))
+    yield* Effect.ignore(Effect.forever(Effect.flatMap(reader.pull, (frames) => Queue.offerAll(inbox, frames))))
+    return HttpServerResponse.empty()
+  })).pipe(Effect.catch(() => Effect.succeed(HttpServerResponse.jsonUnsafe({ error: { tag: "UpgradeRequired", message: "the driver socket speaks WebSocket" } }, { status: 426 }))))

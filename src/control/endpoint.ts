@@ -1,0 +1,251 @@
+/**
+ * The control endpoint: HTTP and JSON under `/experimental/simulation`, so that another process
+ * (a test runner in another language, a TUI, an agent) can shape the network and the model while
+ * the app runs. Bodies are decoded with the Schemas fixtures use; a refused request changes
+ * nothing.
+ *
+ * | method and path            | does                                                        |
+ * |----------------------------|-------------------------------------------------------------|
+ * | `POST reset`               | back to the initial routes and scripts                      |
+ * | `POST network/register`    | one RouteSpec or an array, all or nothing: 201 `{ids}`      |
+ * | `GET network/routes`       | `{routes}`                                                  |
+ * | `DELETE network/routes/:id`| `{removed}`; 404 for an unknown id                          |
+ * | `GET network/log?since=N`  | `{records}` with `seq > N`                                  |
+ * | `POST llm/enqueue`         | one LLM script or an array, all or nothing: 201 `{queued}`  |
+ * | `GET llm/pending`          | `{pending}` invocations waiting for a driver                |
+ * | `GET snapshot`             | the network's state (see `Snapshot.ts`)                     |
+ * | `POST snapshot`            | restores a state, all or nothing                            |
+ * | `GET drive`                | the driver socket (WebSocket, JSON-RPC 2.0; `driver.ts`)    |
+ *
+ * Refusals: 400 `{error: {tag, message, path}}` (`path` is the JSON path of the bad field), 401
+ * without the bearer token when one is set (compared in constant time), 403 from a peer that is
+ * not loopback, 404 for an unknown id or path, 413 past the body limit (1 MiB unless told), 415
+ * for a body that is not JSON.
+ */
+import { createHash, timingSafeEqual } from "node:crypto"
+import { Context, Effect, Layer, Option, Stream } from "effect"
+import type { Scope } from "effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type { SimnetError } from "../SimnetError.ts"
+import { SimulatedProvider, type SimulatedProviderApi } from "../SimulatedProvider.ts"
+import { driverSocket } from "./driver.ts"
+
+/**
+ * The base path of the control endpoint and the driver socket.
+ */
+export const CONTROL_BASE = "/experimental/simulation"
+
+/**
+ * What the control plane needs of a network (a `SimulationNetworkApi` has all of it).
+ */
+export interface ControlledNetwork {
+  readonly registerSpec: (json: unknown, options?: { readonly source?: string }) => Effect.Effect<ReadonlyArray<string>, SimnetError>
+  readonly unregister: (id: string) => Effect.Effect<boolean>
+  readonly reset: Effect.Effect<void, SimnetError>
+  readonly routes: Effect.Effect<ReadonlyArray<unknown>>
+  readonly logSince: (seq: number) => Effect.Effect<ReadonlyArray<{ readonly seq: number }>>
+  readonly state: Effect.Effect<unknown>
+  readonly restore: (state: unknown) => Effect.Effect<void, SimnetError>
+  readonly llm: SimulatedProviderApi
+}
+
+/**
+ * Options of the control plane.
+ * - `token`: every call needs `Authorization: Bearer TOKEN` (default: `SIMNET_TOKEN` when set).
+ * - `bodyLimit`: the largest body accepted, in bytes (default 1 MiB).
+ * - `onChange`: told of every change made through the endpoint (for `--trace`).
+ */
+export interface ControlOptions {
+  readonly token?: string | undefined
+  readonly bodyLimit?: number | undefined
+  readonly onChange?: ((event: ControlEvent) => void) | undefined
+}
+
+/**
+ * A change made through the control endpoint, as a trace records it.
+ */
+export type ControlEvent =
+  | { readonly type: "register"; readonly specs: unknown; readonly ids: ReadonlyArray<string> }
+  | { readonly type: "unregister"; readonly id: string }
+  | { readonly type: "enqueue"; readonly scripts: ReadonlyArray<unknown> }
+  | { readonly type: "reset" }
+  | { readonly type: "restore" }
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024
+
+const refuse = (status: number, tag: string, message: string, path?: string) =>
+  HttpServerResponse.jsonUnsafe({ error: { tag, message, ...(path === undefined ? {} : { path }) } }, { status })
+
+/** The 400 of a typed error: its tag, message and, when it names one, the JSON path. */
+const badRequest = (error: SimnetError) =>
+  refuse(400, error._tag, error.message, "path" in error && typeof error.path === "string" ? error.path : undefined)
+
+const digest = (text: string) => createHash("sha256").update(text).digest()
+
+/** Whether the request carries the bearer token; both sides are hashed first so the comparison takes the same time whatever they hold. */
+const authorized = (request: HttpServerRequest.HttpServerRequest, token: string | undefined): boolean => {
+  if (token === undefined || token === "") return true
+  const header = request.headers["authorization"] ?? ""
+  const given = header.startsWith("Bearer ") ? header.slice(7) : ""
+  return timingSafeEqual(digest(given), digest(token))
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"])
+
+/**
+ * Runs `handler` after the checks every control call passes: a loopback peer and the token.
+ */
+const guarded = <E, R>(
+  token: string | undefined,
+  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) => (request: HttpServerRequest.HttpServerRequest) => {
+  const peer = Option.getOrUndefined(request.remoteAddress)
+  if (peer !== undefined && !LOOPBACK.has(peer)) return Effect.succeed(refuse(403, "Forbidden", "the control endpoint answers loopback peers only"))
+  if (!authorized(request, token)) return Effect.succeed(refuse(401, "Unauthorized", "missing or wrong Authorization: Bearer token (SIMNET_TOKEN)"))
+  return handler(request)
+}
+
+class BodyTooLarge {
+  readonly _tag = "BodyTooLarge"
+}
+
+/**
+ * The JSON body of a request, or the response refusing it: 415 when it is not declared JSON,
+ * 413 past `limit` bytes, 400 when it does not parse.
+ */
+const readJson = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<{ readonly json: unknown } | HttpServerResponse.HttpServerResponse> =>
+  Effect.gen(function*() {
+    const type = (request.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase()
+    if (type !== "application/json" && !type.endsWith("+json")) {
+      return refuse(415, "UnsupportedMediaType", `expected a JSON body (content-type: application/json), got ${type === "" ? "none" : type}`)
+    }
+    const declared = Number(request.headers["content-length"])
+    if (Number.isFinite(declared) && declared > limit) return refuse(413, "PayloadTooLarge", `the body is ${declared} bytes; the limit is ${limit}`)
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    const read = yield* Effect.exit(Stream.runForEach(request.stream, (chunk) => {
+      size += chunk.length
+      if (size > limit) return Effect.fail(new BodyTooLarge())
+      chunks.push(chunk)
+      return Effect.void
+    }))
+    if (read._tag === "Failure") {
+      return size > limit
+        ? refuse(413, "PayloadTooLarge", `the body is over the limit of ${limit} bytes`)
+        : refuse(400, "BadRequest", "the body could not be read")
+    }
+    try {
+      return { json: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown }
+    } catch (error) {
+      return refuse(400, "NotJson", `the body is not JSON: ${error instanceof Error ? error.message : String(error)}`, "$")
+    }
+  })
+
+const withJson = (
+  limit: number,
+  f: (json: unknown, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+) => (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.flatMap(readJson(request, limit), (body) => ("json" in body ? f(body.json, request) : Effect.succeed(body)))
+
+const ok = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
+
+/** Scripts queue all or nothing: each is tried on a scratch model first. */
+const enqueueAll = (llm: SimulatedProviderApi, json: unknown): Effect.Effect<ReadonlyArray<unknown>, SimnetError> =>
+  Effect.try({
+    try: () => {
+      const scripts: ReadonlyArray<unknown> = Array.isArray(json) ? json : [json]
+      const scratch = SimulatedProvider.make()
+      scripts.forEach((script) => scratch.enqueue(script as never))
+      scripts.forEach((script) => llm.enqueue(script as never))
+      return scripts
+    },
+    catch: (error) => error as SimnetError
+  })
+
+/**
+ * The control endpoint's routes (and the driver socket) for a network, as a router layer: mount
+ * it beside the app's own routes, or beside `simnet serve`'s network forwarder.
+ */
+export const controlRoutes = (network: ControlledNetwork, options: ControlOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
+  const token = options.token ?? process.env["SIMNET_TOKEN"]
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const tell = options.onChange ?? (() => {})
+  const at = (path: string) => `${CONTROL_BASE}/${path}` as `/${string}`
+  const recovered = <E extends SimnetError>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E>) =>
+    Effect.catch(effect, (error) => Effect.succeed(badRequest(error)))
+  return HttpRouter.addAll([
+    HttpRouter.route("POST", at("reset"), guarded(token, () =>
+      recovered(Effect.map(network.reset, () => {
+        tell({ type: "reset" })
+        return ok({ reset: true })
+      })))),
+    HttpRouter.route("POST", at("network/register"), guarded(token, withJson(limit, (json) =>
+      recovered(Effect.map(network.registerSpec(json, { source: "control" }), (ids) => {
+        tell({ type: "register", specs: json, ids })
+        return ok({ ids }, 201)
+      }))))),
+    HttpRouter.route("GET", at("network/routes"), guarded(token, () => Effect.map(network.routes, (routes) => ok({ routes })))),
+    HttpRouter.route("DELETE", at("network/routes/:id"), guarded(token, () =>
+      Effect.flatMap(HttpRouter.params, (params) => {
+        const id = params["id"] ?? ""
+        return Effect.map(network.unregister(id), (removed) => {
+          if (!removed) return refuse(404, "UnknownRoute", `no route has id ${JSON.stringify(id)}`, "id")
+          tell({ type: "unregister", id })
+          return ok({ removed: id })
+        })
+      }))),
+    HttpRouter.route("GET", at("network/log"), guarded(token, (request) => {
+      const since = new URL(request.url, "http://control").searchParams.get("since") ?? "0"
+      if (!/^\d+$/.test(since)) return Effect.succeed(refuse(400, "BadRequest", `since must be a whole number, got ${JSON.stringify(since)}`, "since"))
+      return Effect.map(network.logSince(Number(since)), (records) => ok({ records }))
+    })),
+    HttpRouter.route("POST", at("llm/enqueue"), guarded(token, withJson(limit, (json) =>
+      recovered(Effect.map(enqueueAll(network.llm, json), (scripts) => {
+        tell({ type: "enqueue", scripts })
+        return ok({ queued: network.llm.queued }, 201)
+      }))))),
+    HttpRouter.route("GET", at("llm/pending"), guarded(token, () => Effect.sync(() => ok({ pending: network.llm.pending })))),
+    HttpRouter.route("GET", at("snapshot"), guarded(token, () => Effect.map(network.state, (state) => ok(state)))),
+    HttpRouter.route("POST", at("snapshot"), guarded(token, withJson(limit, (json) =>
+      recovered(Effect.map(network.restore(json), () => {
+        tell({ type: "restore" })
+        return ok({ restored: true })
+      }))))),
+    HttpRouter.route("GET", at("drive"), guarded(token, (request) => driverSocket(network, request))),
+    HttpRouter.route("*", at("*"), guarded(token, (request) =>
+      Effect.succeed(refuse(404, "NotFound", `no control endpoint ${request.method} ${request.url.split("?")[0]}`))))
+  ])
+}
+
+/**
+ * What the control layer exposes to the host app: `add` mounts the app's own endpoint under the
+ * control base (behind the same loopback and token checks), such as `filesystem/seed`.
+ */
+export interface ControlRouter {
+  readonly base: string
+  readonly add: <E, R>(
+    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+    path: string,
+    handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ) => Layer.Layer<never, never, HttpRouter.HttpRouter | Exclude<R, Scope.Scope | HttpServerRequest.HttpServerRequest>>
+}
+
+/**
+ * The router the control layer exposes for the host's own endpoints under the base.
+ */
+export const controlRouter = (options: ControlOptions = {}): ControlRouter => {
+  const token = options.token ?? process.env["SIMNET_TOKEN"]
+  return {
+    base: CONTROL_BASE,
+    add: (method, path, handler) =>
+      HttpRouter.add(method, `${CONTROL_BASE}/${path.replace(/^\/+/, "")}` as `/${string}`, guarded(token, handler)) as never
+  }
+}
+
+/**
+ * The service `SimulationNetwork.layerControl` provides: the router for the host app's own
+ * endpoints under the control base.
+ */
+export class SimulationControl extends Context.Service<SimulationControl, ControlRouter>()("simnet/SimulationControl") {}

@@ -1,0 +1,55 @@
+/**
+ * `node --import simnet/register app.js`: simulates a whole process that was never written for
+ * tests. Before the app's first line runs, a network is built from the fixture named by
+ * `SIMNET_FIXTURE` (none: an empty network, so every request fails closed and is logged) with
+ * the seed in `SIMNET_SEED` (else the fixture's), and installed for the whole process: the global
+ * `fetch`, undici and `node:http(s)`. When the process exits (or ends on SIGINT/SIGTERM), the
+ * request log is written to `SIMNET_LOG` as JSON lines, one `RequestRecord` per line.
+ *
+ * A fixture that cannot be read or decoded stops the process with one line on stderr (exit 1).
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Effect } from "effect"
+import { loadFixture } from "./Fixture.ts"
+import { SimulationNetwork } from "./SimulationNetwork.ts"
+
+const fail = (message: string): never => {
+  process.stderr.write(`simnet/register: ${message}\n`)
+  process.exit(1)
+}
+
+const fixtureFile = process.env.SIMNET_FIXTURE
+const fixture = fixtureFile === undefined || fixtureFile === ""
+  ? { seed: undefined, routes: [], llm: [] }
+  : await Effect.runPromise(Effect.result(loadFixture(path.resolve(fixtureFile)))).then((result) =>
+    result._tag === "Success" ? result.success : fail(`${result.failure._tag}${"path" in result.failure ? ` at ${result.failure.path}` : ""}: ${result.failure.message}`)
+  )
+const rawSeed = process.env.SIMNET_SEED
+const seed = rawSeed === undefined || rawSeed === "" ? fixture.seed : /^-?\d+$/.test(rawSeed) ? Number(rawSeed) : rawSeed
+
+const network = await SimulationNetwork.start({ seed, routes: fixture.routes, llm: fixture.llm }).catch((error: { _tag?: string; message?: string }) =>
+  fail(`${error._tag ?? "Error"}: ${error.message ?? String(error)}`)
+)
+await network.installGlobal()
+
+const logFile = process.env.SIMNET_LOG
+if (logFile !== undefined && logFile !== "") {
+  const target = path.resolve(logFile)
+  let written = false
+  const writeLog = () => {
+    if (written) return
+    written = true
+    const lines = network.log().map((record) => JSON.stringify(record))
+    fs.writeFileSync(target, lines.length === 0 ? "" : `${lines.join("\n")}\n`)
+  }
+  process.once("exit", writeLog)
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    const onSignal = () => {
+      writeLog()
+      // Without another listener the signal would have ended the process: end it the same way.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
+    }
+    process.once(signal, onSignal)
+  }
+}

@@ -1,0 +1,272 @@
+import { spawn, type ChildProcess } from "node:child_process"
+import { once } from "node:events"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import OpenAI from "openai"
+import { afterEach, describe, expect, it } from "vitest"
+
+const children: Array<ChildProcess> = []
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGTERM")
+})
+
+const serve = async (args: ReadonlyArray<string> = [], env: Record<string, string> = {}) => {
+  const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
+  children.push(child)
+  let out = ""
+  child.stdout.setEncoding("utf8")
+  child.stderr.on("data", (d: Buffer) => (out += d.toString()))
+  const base = await new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (d: string) => {
+      out += d
+      const m = /driver:\s+ws:\/\/127\.0\.0\.1:(\d+)/.exec(out)
+      if (m) resolve(`http://127.0.0.1:${m[1]}`)
+    })
+    child.on("exit", (code) => reject(new Error(`simnet serve exited with ${code}: ${out}`)))
+  })
+  const control = `${base}/experimental/simulation`
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${control}/${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
+  return { child, base, control, post, output: () => out }
+}
+
+/** A JSON-RPC client over Node's own WebSocket. */
+const driver = async (url: string) => {
+  const ws = new WebSocket(url)
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve
+    ws.onerror = reject
+  })
+  const inbox: Array<any> = []
+  const waiters: Array<() => void> = []
+  ws.onmessage = (event) => {
+    inbox.push(JSON.parse(String(event.data)))
+    for (const w of waiters.splice(0)) w()
+  }
+  let next = 1
+  const take = async (pred: (m: any) => boolean) => {
+    for (;;) {
+      const i = inbox.findIndex(pred)
+      if (i >= 0) return inbox.splice(i, 1)[0]
+      await new Promise<void>((resolve) => waiters.push(resolve))
+    }
+  }
+  const call = async (method: string, params?: unknown) => {
+    const id = next++
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }))
+    return take((m) => m.id === id)
+  }
+  return { ws, call, take, send: (text: string) => ws.send(text) }
+}
+
+const chat = (base: string) => new OpenAI({ apiKey: "sk-test", baseURL: `${base}/api.openai.com/v1`, maxRetries: 0 })
+
+describe("control endpoint over HTTP", () => {
+  it("queues a second model answer, registers all or nothing, lists, removes, logs, and refuses bad bodies", async () => {
+    const { base, control, post } = await serve()
+    const openai = chat(base)
+    await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "first" }] })
+    const queued = await post("llm/enqueue", { steps: [[{ type: "text", content: "second answer" }]] })
+    expect(queued.status).toBe(201)
+    const second = await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "again" }] })
+    expect(second.choices[0].message.content).toBe("second answer")
+
+    const before = await (await fetch(`${control}/network/routes`)).json() as { routes: Array<{ id: string }> }
+    const bad = await post("network/register", [
+      { id: "ok", match: "GET https://a.example/ok", respond: { kind: "text", body: "ok" } },
+      { id: "bad", match: "GET https://a.example/bad", respond: { kind: "nope" } }
+    ])
+    expect(bad.status).toBe(400)
+    expect((await bad.json() as { error: { tag: string; path: string } }).error).toMatchObject({ tag: "InvalidRouteSpec", path: "[1].respond.kind" })
+    const after = await (await fetch(`${control}/network/routes`)).json() as { routes: Array<{ id: string }> }
+    expect(after.routes.length).toBe(before.routes.length)
+
+    const made = await post("network/register", { id: "ok", match: "GET https://a.example/ok", respond: { kind: "text", body: "ok" } })
+    expect(made.status).toBe(201)
+    expect(await made.json()).toEqual({ ids: ["ok"] })
+    expect(await (await fetch(`${base}/a.example/ok`)).text()).toBe("ok")
+    const routes = await (await fetch(`${control}/network/routes`)).json() as { routes: Array<{ id: string; source: string }> }
+    expect(routes.routes.find((r) => r.id === "ok")?.source).toBe("control")
+    const log = await (await fetch(`${control}/network/log?since=2`)).json() as { records: Array<{ seq: number; url: string }> }
+    expect(log.records.every((r) => r.seq > 2)).toBe(true)
+    expect(log.records.at(-1)?.url).toBe("https://a.example/ok")
+    expect((await fetch(`${control}/network/routes/ok`, { method: "DELETE" })).status).toBe(200)
+    expect((await fetch(`${control}/network/routes/ok`, { method: "DELETE" })).status).toBe(404)
+    expect((await fetch(`${control}/network/log?since=x`)).status).toBe(400)
+
+    expect((await fetch(`${control}/llm/enqueue`, { method: "POST", body: "{}", headers: { "content-type": "text/plain" } })).status).toBe(415)
+    expect((await fetch(`${control}/llm/enqueue`, { method: "POST", body: "{not json", headers: { "content-type": "application/json" } })).status).toBe(400)
+    const huge = JSON.stringify({ steps: [[{ type: "text", content: "x".repeat(1024 * 1024 + 10) }]] })
+    expect((await fetch(`${control}/llm/enqueue`, { method: "POST", body: huge, headers: { "content-type": "application/json" } })).status).toBe(413)
+    expect((await (await fetch(`${control}/llm/pending`)).json())).toEqual({ pending: [] })
+    expect((await fetch(`${control}/reset`, { method: "POST" })).status).toBe(200)
+  })
+
+  it("with SIMNET_TOKEN every control call needs the bearer token", async () => {
+    const { control } = await serve([], { SIMNET_TOKEN: "s3cret" })
+    expect((await fetch(`${control}/network/routes`)).status).toBe(401)
+    expect((await fetch(`${control}/network/routes`, { headers: { authorization: "Bearer wrong" } })).status).toBe(401)
+    expect((await fetch(`${control}/network/routes`, { headers: { authorization: "Bearer s3cret" } })).status).toBe(200)
+  })
+})
+
+describe("driver socket", () => {
+  it("streams word by word to the openai SDK, which sees partial output before llm.finish; garbage gets JSON-RPC errors and the socket stays up", async () => {
+    const { base, control } = await serve(["--quiet"])
+    const d = await driver(`${control.replace("http", "ws")}/drive`)
+    d.send("{not json")
+    expect((await d.take((m) => m.error?.code === -32700)).id).toBeNull()
+    expect((await d.call("llm.nope")).error.code).toBe(-32601)
+    d.send(JSON.stringify({ jsonrpc: "1.0", id: 7, method: "llm.pending" }))
+    expect((await d.take((m) => m.id === 7)).error.code).toBe(-32600)
+    expect((await d.call("llm.chunk", { id: "inv_99", items: [{ type: "bogus" }] })).error).toMatchObject({ code: -32602, data: { path: "items[0]" } })
+    expect((await d.call("llm.finish", { id: "inv_99" })).error).toMatchObject({ code: -32001, data: { id: "inv_99" } })
+    expect((await d.call("llm.attach")).result).toMatchObject({ attached: true })
+
+    const openai = chat(base)
+    await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "uses the fixture script" }] })
+    // The response opens at the driver's first command, so the SDK's promise settles after it.
+    const opened = openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "drive me" }], stream: true })
+    const notice = await d.take((m) => m.method === "llm.request")
+    expect(notice.params.body.messages[0].content).toBe("drive me")
+    const id = notice.params.id as string
+    const words = ["one ", "two ", "three"]
+    const seen: Array<string> = []
+    let iterator: AsyncIterator<OpenAI.Chat.Completions.ChatCompletionChunk> | undefined
+    for (const word of words) {
+      expect((await d.call("llm.chunk", { id, items: [{ type: "textDelta", text: word }] })).result).toBe(true)
+      iterator ??= (await opened)[Symbol.asyncIterator]()
+      for (;;) {
+        const next = await iterator.next()
+        const text = next.value?.choices[0]?.delta.content
+        if (text) {
+          seen.push(text)
+          break
+        }
+      }
+    }
+    expect(seen).toEqual(words)
+    await d.call("llm.finish", { id })
+    for (let next = await iterator!.next(); !next.done; next = await iterator!.next()) expect(next.value.choices[0]?.finish_reason ?? "stop").toBe("stop")
+    const log = await d.call("network.log", { since: 0 })
+    expect(log.result.length).toBeGreaterThan(0)
+    d.ws.close()
+  })
+
+  it("a late attach picks up a pending call (--drive); a second attach takes over and the first is told; a closed socket releases its calls", async () => {
+    const { base, control } = await serve(["--drive", "--quiet", "--fixture", "test/fixtures/openai-only.json"])
+    const openai = chat(base)
+    const answer = openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "waiting" }] })
+    for (let i = 0; i < 100; i++) {
+      const pending = await (await fetch(`${control}/llm/pending`)).json() as { pending: Array<unknown> }
+      if (pending.pending.length === 1) break
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    const first = await driver(`${control.replace("http", "ws")}/drive`)
+    await first.call("llm.attach")
+    expect((await first.take((m) => m.method === "llm.request")).params.id).toBe("inv_1")
+    const second = await driver(`${control.replace("http", "ws")}/drive`)
+    await second.call("llm.attach")
+    expect((await second.take((m) => m.method === "llm.request")).params.id).toBe("inv_1")
+    await first.take((m) => m.method === "llm.replaced")
+    await second.call("llm.chunk", { id: "inv_1", items: [{ type: "textDelta", text: "taken over" }] })
+    await second.call("llm.finish", { id: "inv_1" })
+    expect((await answer).choices[0].message.content).toBe("taken over")
+
+    const orphan = openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "orphan" }] }).catch((e: unknown) => e)
+    await second.take((m) => m.method === "llm.request")
+    second.ws.close()
+    expect(await orphan).toBeInstanceOf(OpenAI.APIError)
+    first.ws.close()
+  })
+})
+
+describe("snapshots and traces", () => {
+  it("a snapshot restored in a fresh process answers the same requests with byte-identical bodies; so does a trace", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-trace-"))
+    const traceFile = join(dir, "trace.jsonl")
+    const a = await serve(["--quiet", "--seed", "7", "--trace", traceFile])
+    await a.post("network/register", { id: "gen", match: "GET https://gen.example/thing", respond: { kind: "jsonSchema", schema: { jsonSchema: { type: "object", properties: { n: { type: "integer" }, s: { type: "string" } }, required: ["n", "s"] } } } })
+    await a.post("llm/enqueue", [{ steps: [[{ type: "text", content: "queued one" }]] }, { steps: [[{ type: "text", content: "queued two" }]] }])
+    const firstGen = await fetch(`${a.base}/gen.example/thing`).then((r) => r.text())
+    const snapshot = await (await fetch(`${a.control}/snapshot`)).json() as { unserializable: Array<unknown>; seed: number }
+    expect(snapshot.seed).toBe(7)
+    expect(snapshot.unserializable).toEqual([])
+    const sameRequests = async (base: string) => [
+      await (await fetch(`${base}/gen.example/thing`)).text(),
+      await (await fetch(`${base}/gen.example/thing`)).text(),
+      (await chat(base).chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "q" }] })).choices[0].message.content
+    ]
+    const expected = await sameRequests(a.base)
+    expect(expected[2]).toBe("Hello from simnet. This answer came from the default fixture's script queue.")
+
+    const b = await serve(["--quiet"])
+    expect((await b.post("snapshot", snapshot)).status).toBe(200)
+    expect(await sameRequests(b.base)).toEqual(expected)
+    const refused = await b.post("snapshot", { seed: "x", routes: [] })
+    expect(refused.status).toBe(400)
+    expect((await refused.json() as { error: { path: string } }).error.path).toBe("seed")
+
+    // The trace holds the start and every control change: replayed into a fresh process, the
+    // same requests from the start get the same bodies.
+    const { replayTrace } = await import("../src/control/trace.ts")
+    const trace = replayTrace(readFileSync(traceFile, "utf8"))
+    expect(trace.requests.map((r) => r.url)).toContain("https://gen.example/thing")
+    const c = await serve(["--quiet"])
+    expect((await c.post("snapshot", trace.snapshot)).status).toBe(200)
+    expect(await (await fetch(`${c.base}/gen.example/thing`)).text()).toBe(firstGen)
+    expect(await sameRequests(c.base)).toEqual(expected)
+  }, 60_000)
+})
+
+describe("load and faults", () => {
+  it("1 000 concurrent requests while routes are registered and removed: every one answered or denied and logged", async () => {
+    const { base, control, post } = await serve(["--quiet"])
+    await post("network/register", { id: "static", match: "GET https://load.example/static", respond: { kind: "text", body: "ok" } })
+    const churn = (async () => {
+      for (let i = 0; i < 50; i++) {
+        await post("network/register", { id: `tmp${i}`, match: `GET https://load.example/tmp/${i}`, respond: { kind: "text", body: "tmp" } })
+        await fetch(`${control}/network/routes/tmp${i}`, { method: "DELETE" })
+      }
+    })()
+    const statuses = await Promise.all(Array.from({ length: 1000 }, (_, i) =>
+      fetch(`${base}/load.example/${i % 2 === 0 ? "static" : `tmp/${i % 50}`}`).then((r) => r.arrayBuffer().then(() => r.status))))
+    await churn
+    expect(statuses.every((s) => s === 200 || s === 502)).toBe(true)
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(500)
+    const log = await (await fetch(`${control}/network/log?since=0`)).json() as { records: Array<{ url: string; status?: number; denial?: string }> }
+    const load = log.records.filter((r) => r.url.startsWith("https://load.example/"))
+    expect(load.length).toBe(1000)
+    expect(load.every((r) => r.status !== undefined || r.denial !== undefined)).toBe(true)
+  }, 60_000)
+
+  it("a client that disconnects mid-SSE releases its invocation; SIGTERM exits 0", async () => {
+    const { child, base, control } = await serve(["--quiet", "--drive", "--fixture", "test/fixtures/openai-only.json"])
+    const d = await driver(`${control.replace("http", "ws")}/drive`)
+    await d.call("llm.attach")
+    const abort = new AbortController()
+    const response = fetch(`${base}/api.openai.com/v1/chat/completions`, {
+      method: "POST",
+      signal: abort.signal,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "x" }], stream: true })
+    })
+    const notice = await d.take((m) => m.method === "llm.request")
+    await d.call("llm.chunk", { id: notice.params.id, items: [{ type: "textDelta", text: "partial" }] })
+    const body = (await response).body!.getReader()
+    await body.read()
+    abort.abort()
+    let pending: Array<unknown> = [1]
+    for (let i = 0; i < 100 && pending.length > 0; i++) {
+      await new Promise((r) => setTimeout(r, 20))
+      pending = ((await (await fetch(`${control}/llm/pending`)).json()) as { pending: Array<unknown> }).pending
+    }
+    expect(pending).toEqual([])
+    expect((await d.call("llm.finish", { id: notice.params.id })).error.code).toBe(-32001)
+    d.ws.close()
+    child.kill("SIGTERM")
+    const [code] = await once(child, "exit")
+    expect(code).toBe(0)
+  })
+})
