@@ -11,7 +11,7 @@
 import { Cause, Effect, Queue } from "effect"
 import type { Scope } from "effect"
 import { InvocationNotPending } from "../SimnetError.ts"
-import type { LlmRequest } from "./conversation.ts"
+import type { LlmApi, LlmRequest } from "./conversation.ts"
 import { DrivenInvocation } from "./invocation.ts"
 
 /**
@@ -19,6 +19,8 @@ import { DrivenInvocation } from "./invocation.ts"
  */
 export interface PendingInvocation {
   readonly id: string
+  /** The API the request came through, so a driver knows which wire format `body` is in. */
+  readonly api: LlmApi
   readonly url: string
   readonly model: string
   readonly stream: boolean
@@ -32,6 +34,8 @@ export interface PendingInvocation {
  */
 export interface LlmInvocationNotice {
   readonly id: string
+  /** The API the request came through, so a driver knows which wire format `body` is in. */
+  readonly api: LlmApi
   readonly url: string
   readonly body: unknown
 }
@@ -44,6 +48,7 @@ export type DriverNotices = Queue.Dequeue<LlmInvocationNotice, Cause.Done>
 
 const noticeOf = (invocation: DrivenInvocation): LlmInvocationNotice => ({
   id: invocation.id,
+  api: invocation.request.api,
   url: invocation.request.url,
   body: invocation.request.raw
 })
@@ -75,7 +80,8 @@ export class Drivers {
   pending(): ReadonlyArray<PendingInvocation> {
     return Array.from(this.#pending.values(), (invocation) => ({
       id: invocation.id,
-          url: invocation.request.url,
+      api: invocation.request.api,
+      url: invocation.request.url,
       model: invocation.request.model,
       stream: invocation.request.stream,
       started: invocation.started,
