@@ -12,16 +12,21 @@ export type { McpConfigEntry, McpConfigRoutes, NotSimulated, SearchOptions, Sear
 export { models } from "./routes/families/models.ts"
 export { share } from "./routes/families/share.ts"
 export { skillFileText, skills } from "./routes/families/skills.ts"
+export type { AnthropicRoutesOptions } from "./routes/anthropic.ts"
+export type { GeminiRoutesOptions } from "./routes/gemini.ts"
 export type { OpenAiRoutesOptions } from "./routes/openai.ts"
 export { openapi } from "./routes/openapi.ts"
 export type { OpenApiOptions } from "./routes/openapi.ts"
 
 import type { Route } from "./registry/route.ts"
-import { openaiRoutes, type OpenAiRoutesOptions } from "./routes/openai.ts"
+import { anthropicRoutes, type AnthropicRoutesOptions } from "./routes/anthropic.ts"
+import { geminiRoutes, type GeminiRoutesOptions } from "./routes/gemini.ts"
+import { DEFAULT_OPENAI_BASE_URL, openaiRoutes, type OpenAiRoutesOptions } from "./routes/openai.ts"
+import { responsesRoute } from "./routes/openaiResponses.ts"
 
 /**
- * The OpenAI-compatible model API: `POST {base}/chat/completions` (streaming and not) and
- * `GET {base}/models`, answered by the network's `SimulatedProvider` (`network.llm`). Default
+ * The OpenAI model API: `POST {base}/chat/completions` and `POST {base}/responses` (streaming and
+ * not), `POST {base}/embeddings` and `GET {base}/models`, answered by the network's `SimulatedProvider` (`network.llm`). Default
  * base: `https://api.openai.com/v1`.
  *
  * @example
@@ -30,3 +35,30 @@ import { openaiRoutes, type OpenAiRoutesOptions } from "./routes/openai.ts"
  * const client = new OpenAI({ apiKey: "sk-test", fetch: network.fetch })
  */
 export const openai = (options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> => openaiRoutes(options)
+
+/**
+ * The OpenAI Responses API alone: `POST {base}/responses` (streaming and not), answered by the
+ * network's `SimulatedProvider`. `Routes.openai()` includes it.
+ */
+export const openaiResponses = (options: { readonly baseUrl?: string | undefined } = {}): ReadonlyArray<Route> => {
+  const base = (options.baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, "")
+  return [responsesRoute(base, `openai.responses${options.baseUrl === undefined ? "" : ` ${base}`}`, "openai")]
+}
+
+/**
+ * The Anthropic Messages API: `POST {base}/v1/messages` (streaming and not) and
+ * `GET {base}/v1/models`, answered by the network's `SimulatedProvider`. Default base:
+ * `https://api.anthropic.com` (the `@anthropic-ai/sdk` client's `baseURL`).
+ *
+ * @example
+ * const network = await SimulationNetwork.start({ routes: Routes.anthropic() })
+ * const client = new Anthropic({ apiKey: "sk-ant-test", fetch: network.fetch })
+ */
+export const anthropic = (options: AnthropicRoutesOptions = {}): ReadonlyArray<Route> => anthropicRoutes(options)
+
+/**
+ * The Gemini API: `generateContent`, `streamGenerateContent?alt=sse`, `embedContent` and
+ * `batchEmbedContents` under `{base}/v1beta/models/{model}:…`, and `GET {base}/v1beta/models`.
+ * Default base: `https://generativelanguage.googleapis.com`.
+ */
+export const gemini = (options: GeminiRoutesOptions = {}): ReadonlyArray<Route> => geminiRoutes(options)

@@ -40,6 +40,8 @@ export { CONTROL_BASE, SimulationControl, type ControlEvent, type ControlOptions
  * - `logBytes`: how many bytes of records the ring keeps at most (default 16 MiB; records hold
  *   body previews, never whole bodies); the oldest go first.
  * - `handlers`: named handlers that RouteSpec JSON can refer to (`{ kind: "handler", name }`).
+ * - `epoch`: the `created` time (Unix seconds) the simulated model's answers report (default
+ *   `DEFAULT_EPOCH`, fixed so that runs serve identical bytes; `"clock"` follows Effect's Clock).
  * - `redact`: header, query parameter and JSON body field names to redact on top of the
  *   documented defaults (`Redaction.CREDENTIAL_HEADERS`, `CREDENTIAL_QUERY`,
  *   `CREDENTIAL_BODY_FIELDS`), wherever this network shows a request.
@@ -53,6 +55,7 @@ export interface NetworkOptions {
   readonly handlers?: Readonly<Record<string, Handler>> | undefined
   /** Scripts to queue on the simulated model at start (and again on `reset`). */
   readonly llm?: Iterable<LlmScript> | undefined
+  readonly epoch?: number | "clock" | undefined
   /**
    * Model requests that no script or rule takes wait for a driver even before one attaches
    * (`simnet serve --drive`); a driver that attaches later is handed them.
@@ -182,7 +185,12 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     const redact = checkRedact(options.redact)
     if (redact instanceof InvalidNetworkOption) return yield* redact
     const provided = yield* Effect.serviceOption(SimulatedProvider)
-    const llm = Option.isSome(provided) ? provided.value : SimulatedProvider.make({ logLimit, drive: options.drive })
+    const llm = Option.isSome(provided)
+      ? provided.value
+      : yield* Effect.try({
+        try: () => SimulatedProvider.make({ logLimit, epoch: options.epoch, drive: options.drive }),
+        catch: (error) => error as InvalidLlmInput
+      })
     const mcp = McpServers.make((id) => {
       const entry = network.registry.entries.get(id)
       return entry === undefined ? undefined : { identity: entry.identity, route: entry.route }

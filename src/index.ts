@@ -11,12 +11,13 @@ export * from "./SimnetError.ts"
 export { SimulationNetwork } from "./SimulationNetwork.ts"
 export type { NetworkHandle, NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./SimulationNetwork.ts"
 export type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
-export { SimulatedProvider, SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
+export { DEFAULT_EPOCH, SimulatedProvider, SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
 export { McpServers, McpServersApi } from "./mcp-route/state.ts"
 export type { McpServerView, McpSession } from "./mcp-route/state.ts"
 export type {
   DriverFinish,
   LlmAnswer,
+  LlmApi,
   LlmBehaviour,
   LlmFailure,
   LlmInvocation,
@@ -27,6 +28,7 @@ export type {
   LlmRequest,
   LlmRule,
   LlmRuleOptions,
+  LlmTurn,
   PendingInvocation,
   ProviderOptions,
   StreamFault

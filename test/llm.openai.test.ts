@@ -299,7 +299,7 @@ describe("the openai SDK against the simulated model", () => {
     llm.rule({ model: /^o4/ }, say("reasoning model"))
     llm.rule({ contains: "SECRET" }, say("substring"))
     llm.rule({ lastUserMessage: "exact" }, say("last user"))
-    llm.rule({ where: (request) => request.body.messages.length > 2 }, say("predicate"))
+    llm.rule({ where: (request) => request.messages.length > 2 }, say("predicate"))
     llm.rule("any", say("fallback"))
     const ask = async (model: string, messages: Array<ChatCompletionMessageParam>) =>
       (await client.chat.completions.create({ model, messages })).choices[0].message.content

@@ -56,8 +56,8 @@ const withNetwork = (llm: SimulatedProviderApi) =>
   Effect.provide(SimulationNetwork.layer({ routes: Routes.openai() }).pipe(Layer.provide(Layer.succeed(SimulatedProvider, llm))))
 
 describe("SimulatedProvider latency and timeouts on Effect's Clock", () => {
-  it.effect("a rule's latency is slept on the TestClock; the request is logged on arrival, before the latency", () => {
-    const llm = SimulatedProvider.make()
+  it.effect("a rule's latency is slept on the TestClock; the request is logged on arrival, before the latency; epoch \"clock\" dates the answer by the Clock", () => {
+    const llm = SimulatedProvider.make({ epoch: "clock" })
     llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "late" }]] }, { latency: "2 seconds" })
     return Effect.gen(function*() {
       yield* TestClock.adjust("5 seconds")

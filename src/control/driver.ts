@@ -3,7 +3,7 @@
  * that a driver in another process feeds the model's answers the way `SimulatedProvider.layerDrive`
  * does in process.
  *
- * Methods: `llm.attach` (subscribe to `llm.request {id, url, body}` notifications; the invocations
+ * Methods: `llm.attach` (subscribe to `llm.request {id, api, url, body}` notifications; the invocations
  * already pending are announced first; the last attach wins and the replaced socket is sent
  * `llm.replaced`), `llm.chunk {id, items}`, `llm.finish {id, reason?, usage?}`,
  * `llm.fail {id, status, message?}`, `llm.disconnect {id}`, `llm.pending`, `network.log {since?}`.

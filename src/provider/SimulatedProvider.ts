@@ -1,7 +1,9 @@
 /**
- * The simulated model behind `Routes.openai`, reachable as `network.llm`. The app keeps its real
- * model client and simnet answers its HTTP requests; this module decides the answers. A request
- * is served by the first of three sources that takes it:
+ * The simulated model behind every model route (`Routes.openai`, `Routes.anthropic`,
+ * `Routes.gemini`), reachable as `network.llm`. The app keeps its real model client and simnet
+ * answers its HTTP requests; this module decides the answers, whatever the API: routes read their
+ * own format into an `LlmRequest` and write the answer's parts back in it. A request is served by
+ * the first of three sources that takes it:
  *
  * 1. the script queue (`enqueue`): a new turn starts the next script, and step N of the script
  *    under way answers the call that follows N tool-result rounds;
@@ -12,7 +14,7 @@
  * A script that has run out of steps does not take the call: rules, then a driver, still may.
  * Otherwise the request is refused with `NoScriptQueued` (no rules) or `UnmatchedLlmRequest`.
  * Every request is logged and counted the moment it arrives, before any latency or failure; so
- * is a body that is not a chat request (`recordInvalid`).
+ * is a body that is not a request of its API (`recordInvalid`).
  *
  * Scripts, rules and driver commands are checked before anything changes: bad input is an
  * `InvalidLlmInput` naming the input and the offending path (`steps[0][1].status`,
@@ -31,8 +33,8 @@ import { ChunkCommand, DisconnectCommand, FailCommand, FinishCommand } from "../
 import { LlmScript } from "../schemas/llmScript.ts"
 import type { InvalidLlmInput, RouteFailed } from "../SimnetError.ts"
 import { InvocationNotPending, NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
-import type { LlmRequest } from "./conversation.ts"
-import { requestKeyOf, sha256Hex, summarize } from "./conversation.ts"
+import type { LlmApi, LlmRequest } from "./conversation.ts"
+import { deepFreeze, requestKeyOf, sha256Hex, summarize } from "./conversation.ts"
 import { Drivers, type DriverNotices, type LlmInvocationNotice, type PendingInvocation } from "./drivers.ts"
 import { ModelLog, type LlmLogEntry } from "./modelLog.ts"
 import type { Decision, LlmBehaviour, LlmMatch, LlmReply } from "./plan.ts"
@@ -40,36 +42,45 @@ import { outcomeOf } from "./plan.ts"
 import { Rules, type LlmRule, type LlmRuleOptions } from "./rules.ts"
 import { ScriptQueue, type ScriptQueueState } from "./scriptQueue.ts"
 import { decodeInput, invalidInput } from "./validate.ts"
-import type { ChunkHead } from "./wire.ts"
 
-export type { LlmRequest } from "./conversation.ts"
+export type { LlmApi, LlmRequest, LlmTurn } from "./conversation.ts"
 export type { DriverNotices, LlmInvocationNotice, PendingInvocation } from "./drivers.ts"
 export type { DriverFinish } from "./invocation.ts"
 export type { ScriptQueueState } from "./scriptQueue.ts"
 export type { LlmLogEntry } from "./modelLog.ts"
 export type { LlmAnswer, LlmBehaviour, LlmFailure, LlmMatch, LlmReply } from "./plan.ts"
 export type { LlmRule, LlmRuleOptions } from "./rules.ts"
-export type { StreamFault } from "./wire.ts"
+export type { StreamFault } from "./parts.ts"
 
 /**
- * An answer for one request: the reply and the fields its chunks repeat.
+ * An answer for one request: the reply, the request's number and the `created` time (Unix
+ * seconds) its wire format reports.
  */
 export interface LlmInvocation {
   readonly seq: number
   readonly id: string
-  readonly head: ChunkHead
+  readonly created: number
   readonly request: LlmRequest
   readonly reply: LlmReply
 }
 
 /**
+ * The `created` time (Unix seconds) answers report by default: 2026-01-01T00:00:00Z.
+ */
+export const DEFAULT_EPOCH = 1_767_225_600
+
+/**
  * Options of a provider: `logLimit` bounds its request log (a whole number, default 10 000, at
- * least 1 entry kept, oldest dropped first); counts stay exact. `drive`: requests that no script
- * or rule takes wait for a driver even while none is attached (`simnet serve --drive`), so a
- * driver that attaches later is handed them and misses nothing.
+ * least 1 entry kept, oldest dropped first); counts stay exact. `epoch` is the `created` time
+ * (Unix seconds) every answer reports, default `DEFAULT_EPOCH`, so two runs with the same seed
+ * and scripts serve the same bytes; `"clock"` reads Effect's `Clock` instead (a `TestClock` in
+ * tests). `drive`: requests that no script or rule takes wait for a driver even while none is
+ * attached (`simnet serve --drive`), so a driver that attaches later is handed them and misses
+ * nothing.
  */
 export interface ProviderOptions {
   readonly logLimit?: number | undefined
+  readonly epoch?: number | "clock" | undefined
   readonly drive?: boolean | undefined
 }
 
@@ -91,17 +102,19 @@ export interface ProviderState {
  * The simulated model: the script queue, the rules, the request log and counts, and the driven
  * invocations. Same rules and the same request sequence give the same answers, log and counts on
  * every run: ids are numbered per provider (`inv_N`, `call_N_I`, `chatcmpl-sim-N`) and `created`
- * comes from the `Clock`.
+ * is the fixed `epoch` unless asked to follow the `Clock`.
  */
 export class SimulatedProviderApi {
   readonly #scripts = new ScriptQueue()
   readonly #rules = new Rules()
   readonly #log: ModelLog
   readonly #drivers: Drivers
+  readonly #epoch: number | "clock"
   #seq = 0
 
   /**
-   * @throws {InvalidLlmInput} when `logLimit` is not a whole number of at least 0.
+   * @throws {InvalidLlmInput} when `logLimit` is not a whole number of at least 0, or `epoch` is
+   * neither one nor `"clock"`.
    */
   constructor(options: ProviderOptions = {}) {
     const limit = options.logLimit ?? 10_000
@@ -109,6 +122,11 @@ export class SimulatedProviderApi {
       throw invalidInput("provider option", "logLimit", `logLimit must be a whole number of at least 0, got ${limit}`)
     }
     this.#log = new ModelLog(limit)
+    const epoch = options.epoch ?? DEFAULT_EPOCH
+    if (epoch !== "clock" && (!Number.isInteger(epoch) || epoch < 0)) {
+      throw invalidInput("provider option", "epoch", `epoch must be a whole number of seconds of at least 0 or "clock", got ${String(epoch)}`)
+    }
+    this.#epoch = epoch
     this.#drivers = new Drivers(options.drive === true)
   }
 
@@ -162,7 +180,8 @@ export class SimulatedProviderApi {
 
   /**
    * The requests so far (the latest `logLimit`), oldest first, as recorded when they arrived. The
-   * array and its entries are frozen: later requests do not change what a read returned.
+   * array, its entries and their bodies are deeply frozen: neither later requests nor a caller
+   * can change what a read returned.
    */
   get log(): ReadonlyArray<LlmLogEntry> {
     return this.#log.entries
@@ -181,7 +200,7 @@ export class SimulatedProviderApi {
     return this.#log.countFor(typeof keyOrBody === "string" ? keyOrBody : requestKeyOf(keyOrBody))
   }
 
-  /** Every request key seen, with how many requests had it. */
+  /** Every request key seen, with how many requests had it: a copy (keys in no particular order), enumerable. */
   get counts(): ReadonlyMap<string, number> {
     return this.#log.counts()
   }
@@ -318,11 +337,11 @@ export class SimulatedProviderApi {
   }
 
   /**
-   * Records a request whose body is not a chat completion request (`raw`: the body parsed as
-   * JSON, `undefined` when it is not JSON). It is logged with outcome `invalid-request` and status
-   * 400 and counted like any other request; returns its sequence number.
+   * Records a request whose body is not a request of its API (`raw`: the body parsed as JSON,
+   * `undefined` when it is not JSON). It is logged with outcome `invalid-request` and status 400
+   * and counted like any other request; returns its sequence number.
    */
-  recordInvalid(url: string, raw: unknown): Effect.Effect<number> {
+  recordInvalid(url: string, raw: unknown, api: LlmApi = "openai.chat"): Effect.Effect<number> {
     return Effect.map(Clock.currentTimeMillis, (now) => {
       const seq = ++this.#seq
       const body: { readonly model?: unknown; readonly stream?: unknown } = typeof raw === "object" && raw !== null ? raw : {}
@@ -330,13 +349,14 @@ export class SimulatedProviderApi {
         seq,
         id: `inv_${seq}`,
         at: now,
+        api,
         url,
         model: typeof body.model === "string" ? body.model : "",
         stream: body.stream === true,
         key: requestKeyOf(raw),
         toolResultRounds: 0,
         lastUserMessage: undefined,
-        body: raw,
+        body: deepFreeze(raw),
         source: "none",
         rule: undefined,
         step: undefined,
@@ -364,13 +384,14 @@ export class SimulatedProviderApi {
     > => {
       const seq = ++this.#seq
       const id = `inv_${seq}`
-      const head: ChunkHead = { id: `chatcmpl-sim-${seq}`, created: Math.floor(now / 1000), model: request.model }
+      const created = this.#epoch === "clock" ? Math.floor(now / 1000) : this.#epoch
       const decision = this.#decide(request, seq)
       const plan = decision.plan
       this.#log.record({
         seq,
         id,
         at: now,
+        api: request.api,
         url: request.url,
         model: request.model,
         stream: request.stream,
@@ -388,15 +409,15 @@ export class SimulatedProviderApi {
       if (plan._tag === "Refuse") return Effect.fail(plan.error)
       const reply = Effect.sync((): LlmInvocation => {
         if (plan._tag === "Drive") {
-          const invocation = this.#drivers.open(seq, request, head, plan.viaAttach)
-          return { seq, id, head, request, reply: { _tag: "Driven", invocation } }
+          const invocation = this.#drivers.open(seq, request, plan.viaAttach)
+          return { seq, id, created, request, reply: { _tag: "Driven", invocation } }
         }
-        return { seq, id, head, request, reply: plan }
+        return { seq, id, created, request, reply: plan }
       })
       const latency = decision.rule?.latency
       if (latency === undefined) return reply
       const served = Effect.andThen(Effect.sleep(latency), reply)
-      return signal === undefined ? served : Effect.raceFirst(served, untilAborted(signal, "openai", id))
+      return signal === undefined ? served : Effect.raceFirst(served, untilAborted(signal, request.api, id))
     })
   }
 }

@@ -1,65 +1,87 @@
 /**
  * Response bodies of the simulated provider. A streamed body hands over exactly one SSE event per
  * read: the `openai` SDK's decoder is fast on event-sized reads and about 70 times slower when a
- * whole stream arrives in one buffer, so the shape of the reads is part of the fidelity.
+ * whole stream arrives in one buffer, so the shape of the reads is part of the fidelity. The
+ * bodies are written by a `StreamWriter`, so every wire format streams the same way.
  */
-import { Effect } from "effect"
-import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import type { CompletionUsage } from "../schemas/openai.ts"
 import { connectionReset } from "../registry/transport.ts"
-import { RouteFailed } from "../SimnetError.ts"
-import type { ChunkWriter, Part, StreamFault } from "./wire.ts"
+import type { Finish, Part, StreamFault, StreamItem, StreamWriter } from "./parts.ts"
 
 const encoder = new TextEncoder()
 
 /**
- * How a scripted stream ends: with its finish, usage and `[DONE]` frames, or with a fault.
+ * The frames of a scripted stream, produced lazily: the opening frames, each part, then the
+ * closing frames — or, with a `fault`, a malformed frame (`malformed`) or nothing more
+ * (`truncate`, `reset`). An `error` part ends the stream right after its error event.
  */
-export type StreamEnd =
-  | {
-    readonly _tag: "Finish"
-    readonly finish: FinishReason | null
-    readonly usage: (outputTokens: number) => CompletionUsage
-  }
-  | { readonly _tag: "Fault"; readonly fault: StreamFault }
-
-/**
- * The frames of a scripted stream, produced lazily: the role chunk, each part, then the end. An
- * `error` part ends the stream right after its error event.
- */
-export function* streamFrames(writer: ChunkWriter, parts: ReadonlyArray<Part>, end: StreamEnd): Generator<string> {
-  yield writer.role()
+export function* scriptedFrames(
+  writer: StreamWriter,
+  parts: ReadonlyArray<Part>,
+  finish: Finish,
+  usage: CompletionUsage | undefined,
+  fault: StreamFault | undefined
+): Generator<string> {
+  yield* writer.open()
   for (const part of parts) {
     yield* writer.part(part)
     if (part.kind === "error") return
   }
-  if (end._tag === "Finish") {
-    yield* writer.finish(end.finish, end.usage(writer.outputTokens))
-  } else if (end.fault === "malformed") {
-    yield writer.malformed()
-  }
+  if (fault === undefined) yield* writer.finish(finish, usage)
+  else if (fault === "malformed") yield writer.malformed()
 }
 
+const BATCH = 64
+
 /**
- * A body that pulls one frame per read from `frames`; when `reset` is set, the last read fails
+ * A body that hands over one frame of `frames` per read; when `reset` is set, the last read fails
  * with a connection reset instead of ending the body. `onEnd` runs once, when the body ends,
- * fails or is cancelled.
+ * fails or is cancelled. Frames are taken from the iterator up to 64 at a time and encoded in one
+ * go (encoding is most of the cost of a small frame); each read still carries exactly one frame,
+ * a view into the batch.
  */
 export const framesBody = (
   frames: Iterator<string>,
   options: { readonly reset?: boolean; readonly onEnd?: () => void } = {}
 ): ReadableStream<Uint8Array> => {
   let ended = false
+  let exhausted = false
+  let batch: Uint8Array = new Uint8Array(0)
+  const ends: Array<number> = []
+  let at = 0
+  let start = 0
   const end = () => {
     if (ended) return
     ended = true
     options.onEnd?.()
   }
+  const refill = (): boolean => {
+    ends.length = 0
+    at = 0
+    start = 0
+    let text = ""
+    let bytes = 0
+    while (!exhausted && ends.length < BATCH) {
+      const next = frames.next()
+      if (next.done === true) {
+        exhausted = true
+        break
+      }
+      text += next.value
+      bytes += Buffer.byteLength(next.value, "utf8")
+      ends.push(bytes)
+    }
+    if (ends.length === 0) return false
+    batch = encoder.encode(text)
+    return true
+  }
   return new ReadableStream<Uint8Array>(
     {
       pull(controller) {
-        const next = frames.next()
-        if (next.done !== true) {
-          controller.enqueue(encoder.encode(next.value))
+        if (at < ends.length || refill()) {
+          const stop = ends[at++]
+          controller.enqueue(batch.subarray(start, stop))
+          start = stop
           return
         }
         end()
@@ -92,11 +114,11 @@ export const splitEvents = (text: string): ReadonlyArray<string> => {
 }
 
 /**
- * The mailbox behind a driven stream: frames are pushed as driver commands arrive and pulled by
- * the reader one per read.
+ * The mailbox behind a driven stream: items are pushed as driver commands arrive; the body
+ * renders them with the route's `StreamWriter` and hands over one frame per read.
  */
 export class Mailbox {
-  readonly #frames: Array<string> = []
+  readonly #items: Array<StreamItem> = []
   #head = 0
   #end: { readonly error: unknown } | "closed" | undefined
   #wake: (() => void) | undefined
@@ -106,19 +128,19 @@ export class Mailbox {
     this.#onCancel = onCancel
   }
 
-  /** Adds frames to send. */
-  push(frames: ReadonlyArray<string>): void {
-    for (const f of frames) this.#frames.push(f)
+  /** Adds items to send. */
+  push(items: ReadonlyArray<StreamItem>): void {
+    for (const item of items) this.#items.push(item)
     this.#notify()
   }
 
-  /** Ends the body after the frames already pushed. */
+  /** Ends the body after the items already pushed. */
   close(): void {
     if (this.#end === undefined) this.#end = "closed"
     this.#notify()
   }
 
-  /** Fails the body after the frames already pushed. */
+  /** Fails the body after the items already pushed. */
   fail(error: unknown): void {
     if (this.#end === undefined) this.#end = { error }
     this.#notify()
@@ -130,12 +152,24 @@ export class Mailbox {
     wake?.()
   }
 
-  /** The body that reads this mailbox. */
-  body(): ReadableStream<Uint8Array> {
+  /** The body that reads this mailbox, written by `writer`. */
+  body(writer: StreamWriter): ReadableStream<Uint8Array> {
+    const frames: Array<string> = [...writer.open()]
+    let at = 0
+    const take = (): string | undefined => {
+      while (at === frames.length) {
+        if (this.#head === this.#items.length) return undefined
+        const item = this.#items[this.#head]
+        this.#items[this.#head++] = undefined as never
+        frames.length = 0
+        at = 0
+        for (const f of item.kind === "finish" ? writer.finish(item.finish, item.usage) : writer.part(item)) frames.push(f)
+      }
+      return frames[at++]
+    }
     const pull = (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> | void => {
-      if (this.#head < this.#frames.length) {
-        const next = this.#frames[this.#head]
-        this.#frames[this.#head++] = ""
+      const next = take()
+      if (next !== undefined) {
         controller.enqueue(encoder.encode(next))
         return
       }
@@ -158,16 +192,3 @@ export class Mailbox {
     )
   }
 }
-
-/**
- * Fails with `RouteFailed` when the client aborts (`signal`); never completes otherwise. Raced
- * against latency, a timeout or a driver, it ends the wait as soon as nobody is listening.
- */
-export const untilAborted = (signal: AbortSignal | undefined, id: string): Effect.Effect<never, RouteFailed> =>
-  Effect.callback<never, RouteFailed>((resume) => {
-    if (signal === undefined) return
-    const abort = () => resume(Effect.fail(new RouteFailed({ route: "openai", message: `simnet: the client abandoned ${id}` })))
-    if (signal.aborted) return abort()
-    signal.addEventListener("abort", abort, { once: true })
-    return Effect.sync(() => signal.removeEventListener("abort", abort))
-  })

@@ -1,26 +1,48 @@
 /**
- * Reading a chat request the way the provider's script queue, rules and counters need it: the
- * number of tool-result rounds since the last user message, the text of the conversation, and
- * the logical request key.
+ * Reading a model request the way the provider's script queue, rules and counters need it,
+ * whatever API it came through: each model route turns its own message format into `LlmTurn`s
+ * (chat messages, Responses input items, Anthropic content blocks, Gemini parts) and
+ * `readConversation` counts the tool-result rounds since the last user message, keeps the text of
+ * the conversation, and derives the logical request key. The provider never sees a wire format.
  */
 import { createHash } from "node:crypto"
-import type { ChatCompletionRequest, ChatMessage } from "../schemas/openai.ts"
 import { canonicalJson } from "../registry/seed.ts"
+
+/**
+ * The model APIs simnet speaks: OpenAI Chat Completions and Responses, Anthropic Messages and
+ * Gemini `generateContent`.
+ */
+export type LlmApi = "openai.chat" | "openai.responses" | "anthropic.messages" | "gemini"
+
+/**
+ * One turn of a conversation, read from any API: a system prompt, a user message, a model
+ * message (its text and the tools it called) or tool results. A user message that only carries
+ * tool results (Anthropic `tool_result` blocks, Gemini `functionResponse` parts) is a `tool` turn.
+ */
+export interface LlmTurn {
+  readonly role: "system" | "user" | "assistant" | "tool"
+  readonly text: string
+  readonly calls?: ReadonlyArray<{ readonly name: string; readonly arguments: string }> | undefined
+}
 
 /**
  * A model request as rules and logs see it.
  */
 export interface LlmRequest {
+  /** The API the request came through. */
+  readonly api: LlmApi
   /** The URL the request was sent to. */
   readonly url: string
-  /** The decoded body. */
-  readonly body: ChatCompletionRequest
-  /** The body exactly as parsed from JSON, with the fields the schema does not name. */
+  /** The body exactly as parsed from JSON, deeply frozen. */
   readonly raw: unknown
   readonly model: string
   readonly stream: boolean
-  /** Whether `stream_options.include_usage` asks for the usage chunk. */
+  /** Whether the usage chunk is asked for (`stream_options.include_usage`; chat completions only). */
   readonly includeUsage: boolean
+  /** The conversation in the API-agnostic form. */
+  readonly messages: ReadonlyArray<LlmTurn>
+  /** The names of the tools offered to the model. */
+  readonly tools: ReadonlyArray<string>
   /** Groups of tool results since the last user message: step N of a script answers N. */
   readonly toolResultRounds: number
   /** The text of the last user message, if there is one. */
@@ -31,7 +53,10 @@ export interface LlmRequest {
   readonly key: string
 }
 
-const KEY_FIELDS = [
+/**
+ * The sampling and content fields of a chat completions body that make up its key.
+ */
+const CHAT_KEY_FIELDS: ReadonlyArray<string> = [
   "model",
   "messages",
   "tools",
@@ -51,36 +76,46 @@ const KEY_FIELDS = [
   "logprobs",
   "top_logprobs",
   "reasoning_effort"
-] as const
+]
 
 /**
- * The logical key of a chat request body (`llm_` and 16 hex digits: 64 bits of a SHA-256), a digest of its model, messages, tools and sampling
- * parameters with object keys in canonical order. Transport choices (`stream`,
- * `stream_options`, `user`, `metadata`) are left out, so the streamed and the non-streamed form
- * of one question share a key.
+ * The logical key of a request body (`llm_` and 16 hex digits: 64 bits of a SHA-256): a digest of
+ * the named `fields` (default: those of a chat completions body) with object keys in canonical
+ * order, and of `extra` (such as a model named in the URL). Transport choices (`stream`, `stream_options`, `user`, `metadata`) are left out, so
+ * the streamed and the non-streamed form of one question share a key.
  */
-export const requestKeyOf = (body: unknown): string => {
+export const requestKeyOf = (
+  body: unknown,
+  fields: ReadonlyArray<string> = CHAT_KEY_FIELDS,
+  extra: Readonly<Record<string, unknown>> = {}
+): string => {
   const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {}
-  const material: Record<string, unknown> = {}
-  for (const field of KEY_FIELDS) if (record[field] !== undefined) material[field] = record[field]
+  const material: Record<string, unknown> = { ...extra }
+  for (const field of fields) if (record[field] !== undefined) material[field] = record[field]
   return `llm_${createHash("sha256").update(canonicalJson(material)).digest("hex").slice(0, 16)}`
 }
 
 /**
- * The text of a message's content: the string, or the text parts joined.
+ * Freezes a parsed JSON value and everything in it, so that what a log entry, a rule or a driver
+ * was handed cannot change what a later reader sees. Iterative (a deep body cannot overflow the
+ * stack); returns the value.
  */
-export const contentText = (message: ChatMessage): string => {
-  const content = message.content
-  if (content === undefined || content === null) return ""
-  if (typeof content === "string") return content
-  return content.map((part) => part.text ?? "").join("")
+export const deepFreeze = <A>(value: A): A => {
+  const stack: Array<unknown> = [value]
+  while (stack.length > 0) {
+    const next = stack.pop()
+    if (typeof next !== "object" || next === null || Object.isFrozen(next)) continue
+    Object.freeze(next)
+    for (const key of Object.keys(next)) stack.push((next as Record<string, unknown>)[key])
+  }
+  return value
 }
 
-const countRounds = (messages: ReadonlyArray<ChatMessage>, from: number): number => {
+const countRounds = (turns: ReadonlyArray<LlmTurn>, from: number): number => {
   let rounds = 0
   let inRun = false
-  for (let i = from; i < messages.length; i++) {
-    const isTool = messages[i].role === "tool"
+  for (let i = from; i < turns.length; i++) {
+    const isTool = turns[i].role === "tool"
     if (isTool && !inRun) rounds++
     inRun = isTool
   }
@@ -88,36 +123,60 @@ const countRounds = (messages: ReadonlyArray<ChatMessage>, from: number): number
 }
 
 /**
- * Reads a decoded chat request.
+ * What a model route knows about a request once it has read its own format.
  */
-export const readRequest = (url: string, body: ChatCompletionRequest, raw: unknown): LlmRequest => {
-  const messages = body.messages
+export interface ConversationInput {
+  readonly api: LlmApi
+  readonly url: string
+  readonly raw: unknown
+  readonly model: string
+  readonly stream: boolean
+  readonly includeUsage?: boolean | undefined
+  readonly turns: ReadonlyArray<LlmTurn>
+  readonly tools: ReadonlyArray<string>
+  readonly key: string
+}
+
+/**
+ * The request the provider serves: rounds counted after the last user turn, the material joined,
+ * the raw body frozen.
+ */
+export const readConversation = (input: ConversationInput): LlmRequest => {
+  const turns = input.turns
   let lastUser = -1
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i].role === "user") {
+  for (let i = turns.length - 1; i >= 0; i--) {
+    if (turns[i].role === "user") {
       lastUser = i
       break
     }
   }
   const lines: Array<string> = []
-  for (const message of messages) {
-    const text = contentText(message)
-    if (text.length > 0) lines.push(text)
-    for (const call of message.tool_calls ?? []) lines.push(`${call.function.name} ${call.function.arguments}`)
+  for (const turn of turns) {
+    if (turn.text.length > 0) lines.push(turn.text)
+    for (const call of turn.calls ?? []) lines.push(`${call.name} ${call.arguments}`)
   }
   return {
-    url,
-    body,
-    raw,
-    model: body.model,
-    stream: body.stream === true,
-    includeUsage: body.stream_options?.include_usage === true,
-    toolResultRounds: countRounds(messages, lastUser + 1),
-    lastUserMessage: lastUser === -1 ? undefined : contentText(messages[lastUser]),
+    api: input.api,
+    url: input.url,
+    raw: deepFreeze(input.raw),
+    model: input.model,
+    stream: input.stream,
+    includeUsage: input.includeUsage === true,
+    messages: turns,
+    tools: input.tools,
+    toolResultRounds: countRounds(turns, lastUser + 1),
+    lastUserMessage: lastUser === -1 ? undefined : turns[lastUser].text,
     material: lines.join("\n"),
-    key: requestKeyOf(raw)
+    key: input.key
   }
 }
+
+/**
+ * The text of a tool's output or a content value of any API: a string as is, anything else as
+ * JSON.
+ */
+export const textOf = (value: unknown): string =>
+  value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value)
 
 /**
  * A one-line summary of a request for error messages: model, last user message, tool results.

@@ -11,15 +11,16 @@
 import { Cause, Effect, Queue } from "effect"
 import type { Scope } from "effect"
 import { InvocationNotPending } from "../SimnetError.ts"
-import type { LlmRequest } from "./conversation.ts"
+import type { LlmApi, LlmRequest } from "./conversation.ts"
 import { DrivenInvocation } from "./invocation.ts"
-import type { ChunkHead } from "./wire.ts"
 
 /**
  * A pending invocation as `pending` lists it (and `llm.pending` sends it).
  */
 export interface PendingInvocation {
   readonly id: string
+  /** The API the request came through, so a driver knows which wire format `body` is in. */
+  readonly api: LlmApi
   readonly url: string
   readonly model: string
   readonly stream: boolean
@@ -33,6 +34,8 @@ export interface PendingInvocation {
  */
 export interface LlmInvocationNotice {
   readonly id: string
+  /** The API the request came through, so a driver knows which wire format `body` is in. */
+  readonly api: LlmApi
   readonly url: string
   readonly body: unknown
 }
@@ -45,6 +48,7 @@ export type DriverNotices = Queue.Dequeue<LlmInvocationNotice, Cause.Done>
 
 const noticeOf = (invocation: DrivenInvocation): LlmInvocationNotice => ({
   id: invocation.id,
+  api: invocation.request.api,
   url: invocation.request.url,
   body: invocation.request.raw
 })
@@ -76,6 +80,7 @@ export class Drivers {
   pending(): ReadonlyArray<PendingInvocation> {
     return Array.from(this.#pending.values(), (invocation) => ({
       id: invocation.id,
+      api: invocation.request.api,
       url: invocation.request.url,
       model: invocation.request.model,
       stream: invocation.request.stream,
@@ -85,8 +90,8 @@ export class Drivers {
   }
 
   /** Opens the invocation of request `seq` and tells the attached driver. */
-  open(seq: number, request: LlmRequest, head: ChunkHead, viaAttach: boolean): DrivenInvocation {
-    const invocation = new DrivenInvocation(seq, request, head, viaAttach, () => {
+  open(seq: number, request: LlmRequest, viaAttach: boolean): DrivenInvocation {
+    const invocation = new DrivenInvocation(seq, request, viaAttach, () => {
       this.#pending.delete(`inv_${seq}`)
     })
     this.#pending.set(invocation.id, invocation)

@@ -1,23 +1,29 @@
 /**
  * A driven invocation: a model request whose answer a driver feeds item by item. The response
  * opens at the first driver command (so `fail` before any chunk is still an HTTP status), streams
- * what follows, and ends at `finish`, `fail` or `disconnect` — or when the client goes away.
+ * what follows, and ends at `finish`, `fail` or `disconnect` — or when the client goes away. The
+ * invocation speaks in parts; the model route it came through writes them in its wire format.
  */
 import type { LlmDriverItem, LlmFinish } from "../schemas/llmScript.ts"
-import type { ChatCompletion, CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
 import { connectionReset } from "../registry/transport.ts"
 import { Mailbox } from "./body.ts"
 import type { LlmRequest } from "./conversation.ts"
-import type { ChunkHead, Part } from "./wire.ts"
-import { ChunkWriter, completion, countOutputTokens, naturalFinish, splitArguments, usageOf, wireFinish } from "./wire.ts"
+import type { Finish, Part } from "./parts.ts"
+import { naturalFinish, splitArguments, wireFinish } from "./parts.ts"
 
 /**
- * How a driven response starts: a stream, a whole completion (non-streamed requests), an HTTP
- * error, or a dropped connection.
+ * How a driven response starts: a stream (its items, written by the route), a whole answer
+ * (non-streamed requests), an HTTP error, or a dropped connection.
  */
 export type Opening =
-  | { readonly _tag: "Stream"; readonly body: ReadableStream<Uint8Array> }
-  | { readonly _tag: "Completion"; readonly completion: ChatCompletion }
+  | { readonly _tag: "Stream"; readonly mailbox: Mailbox }
+  | {
+    readonly _tag: "Answer"
+    readonly parts: ReadonlyArray<Part>
+    readonly finish: Finish
+    readonly usage: CompletionUsage | undefined
+  }
   | { readonly _tag: "HttpError"; readonly status: number; readonly message: string }
   | { readonly _tag: "Disconnected" }
 
@@ -52,26 +58,23 @@ export class DrivenInvocation {
   readonly id: string
   readonly seq: number
   readonly request: LlmRequest
-  readonly head: ChunkHead
   /** Opened because a driver was attached (not by a `drive` rule): closed when the last driver leaves. */
   readonly viaAttach: boolean
-  readonly #writer: ChunkWriter
   readonly #parts: Array<Part> = []
   readonly #onClose: () => void
   #mailbox: Mailbox | undefined
   #closed = false
   #calls = 0
+  #calledTools = false
   #opening: Opening | undefined
   #onOpen: ((opening: Opening) => void) | undefined
   #onClosed: Array<() => void> = []
 
-  constructor(seq: number, request: LlmRequest, head: ChunkHead, viaAttach: boolean, onClose: () => void) {
+  constructor(seq: number, request: LlmRequest, viaAttach: boolean, onClose: () => void) {
     this.id = `inv_${seq}`
     this.seq = seq
     this.request = request
-    this.head = head
     this.viaAttach = viaAttach
-    this.#writer = new ChunkWriter(head, request.includeUsage)
     this.#onClose = onClose
   }
 
@@ -117,41 +120,39 @@ export class DrivenInvocation {
     if (this.#mailbox === undefined) {
       const mailbox = new Mailbox(() => this.#close())
       this.#mailbox = mailbox
-      mailbox.push([this.#writer.role()])
-      this.#open({ _tag: "Stream", body: mailbox.body() })
+      this.#open({ _tag: "Stream", mailbox })
     }
     return this.#mailbox
   }
 
-  /** Sends items: each text or reasoning delta is one chunk. */
+  /** Sends items: each text or reasoning delta is one fragment. */
   chunk(items: ReadonlyArray<LlmDriverItem>): void {
     const parts = items.map((item) => toPart(item, () => `call_${this.seq}_${this.#calls++}`))
+    if (parts.some((part) => part.kind === "toolCall")) this.#calledTools = true
     if (!this.request.stream) {
       for (const part of parts) this.#parts.push(part)
       return
     }
-    const mailbox = this.#stream()
-    for (const part of parts) mailbox.push(this.#writer.part(part))
+    this.#stream().push(parts)
   }
 
-  /** Ends the answer: finish chunk, usage chunk when asked for, `[DONE]`; or the whole completion. */
+  /** Ends the answer: the closing events of the stream, or the whole answer. */
   finish(reason: DriverFinish | undefined, usage: CompletionUsage | undefined): void {
     if (reason === "error") return this.fail(500, "The model stopped with an error.")
-    const finish: FinishReason | null =
+    const finish: Finish =
       reason === undefined
         ? this.request.stream
-          ? this.#writer.calledTools ? "tool_calls" : "stop"
+          ? this.#calledTools ? "tool_calls" : "stop"
           : naturalFinish(this.#parts)
         : reason === "tool-calls" || reason === "unknown"
           ? wireFinish(reason)
           : reason
     if (this.request.stream) {
       const mailbox = this.#stream()
-      mailbox.push(this.#writer.finish(finish, usageOf(usage, this.request.material, this.#writer.outputTokens)))
+      mailbox.push([{ kind: "finish", finish, usage }])
       mailbox.close()
     } else {
-      const total = usageOf(usage, this.request.material, countOutputTokens(this.#parts))
-      this.#open({ _tag: "Completion", completion: completion(this.head, this.#parts, finish, total) })
+      this.#open({ _tag: "Answer", parts: this.#parts, finish, usage })
     }
     this.#close()
   }
@@ -162,7 +163,7 @@ export class DrivenInvocation {
     if (mailbox === undefined) {
       this.#open({ _tag: "HttpError", status, message })
     } else {
-      mailbox.push([this.#writer.error(message)])
+      mailbox.push([{ kind: "error", message }])
       mailbox.close()
     }
     this.#close()

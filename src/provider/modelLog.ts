@@ -5,17 +5,20 @@
  */
 import { KeyCounts } from "../registry/keyCounts.ts"
 import { Ring } from "../registry/ring.ts"
+import type { LlmApi } from "./conversation.ts"
 import type { Outcome } from "./plan.ts"
 
 /**
  * One logged model request. `at` is the `Clock` time of arrival in milliseconds; `source` says
  * what served it and `outcome` how (`answer`, `http_error`, `fault`, `timeout`, `raw`, `driven`,
- * `refused`, or `invalid-request` for a body that is not a chat request, answered with a 400).
+ * `refused`, or `invalid-request` for a body that is not a request of its API, answered with a
+ * 400). `body` is the request body as parsed, deeply frozen.
  */
 export interface LlmLogEntry {
   readonly seq: number
   readonly id: string
   readonly at: number
+  readonly api: LlmApi
   readonly url: string
   readonly model: string
   readonly stream: boolean

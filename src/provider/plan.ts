@@ -5,12 +5,12 @@
 import { Schema } from "effect"
 import type { Duration } from "effect"
 import { LlmScript, RetryAfterMs } from "../schemas/llmScript.ts"
-import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import type { CompletionUsage } from "../schemas/openai.ts"
 import type { NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { DrivenInvocation } from "./invocation.ts"
-import type { Part } from "./wire.ts"
-import { naturalFinish, splitArguments, splitWords, StreamFault, wireFinish } from "./wire.ts"
+import type { Finish, Part } from "./parts.ts"
+import { naturalFinish, splitArguments, splitWords, StreamFault, wireFinish } from "./parts.ts"
 
 const TextPattern = Schema.Union([Schema.String, Schema.instanceOf(RegExp)])
 
@@ -103,7 +103,7 @@ export type LlmReply =
     readonly _tag: "Reply"
     readonly parts: ReadonlyArray<Part>
     /** `null` for a finish the client cannot name (a script's `finish: "unknown"`). */
-    readonly finish: FinishReason | null
+    readonly finish: Finish
     readonly usage: CompletionUsage | undefined
     readonly fault: StreamFault | undefined
   }
@@ -143,7 +143,7 @@ export interface Decision {
 
 /**
  * How a request is recorded in the log's `outcome`; `invalid-request` is a body that is not a
- * chat request.
+ * request of its API.
  */
 export type Outcome = "answer" | "http_error" | "fault" | "timeout" | "raw" | "driven" | "refused" | "invalid-request"
 
@@ -153,10 +153,6 @@ const toUsage = (usage: LlmScript["usage"]): CompletionUsage | undefined =>
   usage === undefined
     ? undefined
     : { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens }
-
-/** The names of the tools a request offered, in its order. */
-const offeredTools = (request: LlmRequest | undefined): ReadonlyArray<string> =>
-  (request?.body.tools ?? []).map((tool) => tool.function.name)
 
 const stepParts = (actions: LlmScript["steps"][number], seq: number, request: LlmRequest | undefined): Array<Part> => {
   const parts: Array<Part> = []
@@ -178,7 +174,7 @@ const stepParts = (actions: LlmScript["steps"][number], seq: number, request: Ll
         })
         break
       case "list_tools":
-        for (const text of splitWords(offeredTools(request).join("\n"))) parts.push({ kind: "text", text })
+        for (const text of splitWords((request?.tools ?? []).join("\n"))) parts.push({ kind: "text", text })
         break
       case "error":
         parts.push({ kind: "error", message: action.message })
@@ -193,7 +189,7 @@ const stepParts = (actions: LlmScript["steps"][number], seq: number, request: Ll
 /**
  * The plan for step `index` of a script: its first `http_error`, or its parts with the finish
  * reason (the script's `finish` on its last step) and usage. `request` is the call it answers
- * (`list_tools` names the tools it offered).
+ * (`list_tools` names the tools it offered, read from its API's own format).
  */
 export const stepPlan = (script: LlmScript, index: number, seq: number, request: LlmRequest | undefined, fault?: StreamFault): Plan => {
   const actions = script.steps[index]
@@ -204,7 +200,7 @@ export const stepPlan = (script: LlmScript, index: number, seq: number, request:
   }
   const parts = stepParts(actions, seq, request)
   const last = index === script.steps.length - 1
-  let finish: FinishReason | null = naturalFinish(parts)
+  let finish: Finish = naturalFinish(parts)
   if (last && script.finish !== undefined) {
     if (script.finish === "error") parts.push({ kind: "error", message: "The model stopped with an error." })
     else finish = wireFinish(script.finish)

@@ -1,9 +1,8 @@
 /**
- * The OpenAI wire format as the simulated provider writes it: chunks, SSE frames, completions
- * and error bodies. Every value is typed by the production Schemas of `schemas/openai.ts`, so a
- * schema change that the provider does not follow fails the type check.
+ * The OpenAI Chat Completions wire format as the simulated provider writes it: chunks, SSE frames,
+ * completions and error bodies. Every value is typed by the production Schemas of
+ * `schemas/openai.ts`, so a schema change that the provider does not follow fails the type check.
  */
-import { Schema } from "effect"
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -13,6 +12,8 @@ import type {
   FinishReason,
   OpenAiErrorBody
 } from "../schemas/openai.ts"
+import type { Finish, Part, StreamWriter } from "./parts.ts"
+import { gather, rawChunkFrame, usageOf } from "./parts.ts"
 
 /**
  * The fields every chunk of one completion repeats.
@@ -22,25 +23,6 @@ export interface ChunkHead {
   readonly created: number
   readonly model: string
 }
-
-/**
- * One piece of an answer, in the order it is sent. A `text` or `reasoning` part is one chunk; a
- * tool call is a head chunk followed by one chunk per argument fragment.
- */
-export type Part =
-  | { readonly kind: "text"; readonly text: string }
-  | { readonly kind: "reasoning"; readonly text: string }
-  | { readonly kind: "toolCall"; readonly id: string; readonly name: string; readonly fragments: ReadonlyArray<string> }
-  | { readonly kind: "error"; readonly message: string }
-  | { readonly kind: "raw"; readonly data: string }
-  | { readonly kind: "rawChunk"; readonly chunk: unknown }
-
-/**
- * How a scripted stream goes wrong instead of ending: a frame that is not JSON, a clean end
- * without finish chunk or `[DONE]`, or a transport reset.
- */
-export const StreamFault = Schema.Literals(["malformed", "truncate", "reset"])
-export type StreamFault = typeof StreamFault.Type
 
 /**
  * The terminating SSE frame.
@@ -78,92 +60,34 @@ export const errorKind = (status: number): { readonly type: string; readonly cod
 }
 
 /**
- * Splits text into word-sized fragments (each word with the whitespace before it); joined, they
- * give the text back.
+ * The OpenAI error body for a status, or for one of simnet's refusals (`type: "simnet_error"`,
+ * `code`: the refusal's tag, such as `NoScriptQueued`).
  */
-export const splitWords = (text: string): ReadonlyArray<string> => {
-  if (text.length === 0) return []
-  return text.match(/\s*\S+|\s+$/g) ?? [text]
-}
-
-/**
- * Splits serialised tool arguments into fragments of at most `size` characters.
- */
-export const splitArguments = (json: string, size = 12): ReadonlyArray<string> => {
-  const fragments: Array<string> = []
-  for (let i = 0; i < json.length; i += size) fragments.push(json.slice(i, i + size))
-  return fragments
-}
-
-/**
- * The wire finish of a script's finish: the API's spelling, or `null` for `unknown` (a finish the
- * client cannot name; the AI SDK reports it as "other").
- */
-export const wireFinish = (finish: "stop" | "tool-calls" | "length" | "unknown"): FinishReason | null =>
-  finish === "tool-calls" ? "tool_calls" : finish === "unknown" ? null : finish
-
-/**
- * The finish reason an answer ends with when nothing says otherwise.
- */
-export const naturalFinish = (parts: ReadonlyArray<Part>): FinishReason =>
-  parts.some((part) => part.kind === "toolCall") ? "tool_calls" : "stop"
-
-/**
- * A deterministic token estimate for a text: one token per four characters, rounded up.
- */
-export const estimateTokens = (text: string): number => Math.ceil(text.length / 4)
-
-/**
- * The output tokens of an answer as simnet counts them: one per text or reasoning fragment and
- * one per tool-argument fragment.
- */
-export const countOutputTokens = (parts: ReadonlyArray<Part>): number => {
-  let tokens = 0
-  for (const part of parts) {
-    if (part.kind === "text" || part.kind === "reasoning") tokens++
-    else if (part.kind === "toolCall") tokens += part.fragments.length
-  }
-  return tokens
-}
-
-/**
- * The usage a response reports: the one given (a script's or a driver's), else the estimate
- * from the request material and the output tokens.
- */
-export const usageOf = (given: CompletionUsage | undefined, material: string, outputTokens: number): CompletionUsage => {
-  if (given !== undefined) return given
-  const prompt = estimateTokens(material)
-  return { prompt_tokens: prompt, completion_tokens: outputTokens, total_tokens: prompt + outputTokens }
+export const openAiErrorBody = (status: number, message: string, reason: string | undefined): OpenAiErrorBody => {
+  const kind = reason === undefined ? errorKind(status) : { type: "simnet_error", code: reason }
+  return errorBody(message, kind.type, kind.code)
 }
 
 /**
  * Writes the SSE frames of one streamed completion, part by part. It numbers tool calls in the
  * order they are started, so parallel calls get distinct indexes.
  */
-export class ChunkWriter {
+export class ChunkWriter implements StreamWriter {
   readonly head: ChunkHead
   readonly includeUsage: boolean
+  readonly material: string
   #toolCalls = 0
   #outputTokens = 0
 
-  constructor(head: ChunkHead, includeUsage: boolean) {
+  constructor(head: ChunkHead, includeUsage: boolean, material: string) {
     this.head = head
     this.includeUsage = includeUsage
-  }
-
-  /** The tokens streamed so far (one per content, reasoning or argument fragment). */
-  get outputTokens(): number {
-    return this.#outputTokens
-  }
-
-  /** Whether a tool call has been started. */
-  get calledTools(): boolean {
-    return this.#toolCalls > 0
+    this.material = material
   }
 
   /** The role chunk that opens every stream. */
-  role(): string {
-    return frame(chunk(this.head, { role: "assistant", content: "" }))
+  open(): ReadonlyArray<string> {
+    return [frame(chunk(this.head, { role: "assistant", content: "" }))]
   }
 
   /** The frames of one part (a tool call gives its head and its argument fragments). */
@@ -178,11 +102,11 @@ export class ChunkWriter {
       case "toolCall":
         return this.toolCall(part.id, part.name, part.fragments)
       case "error":
-        return [this.error(part.message)]
+        return this.error(part.message)
       case "raw":
         return [part.data]
       case "rawChunk":
-        return [`data: ${JSON.stringify(part.chunk)}\n\n`]
+        return [rawChunkFrame(part.chunk, false)]
     }
   }
 
@@ -200,12 +124,13 @@ export class ChunkWriter {
   }
 
   /** An error event, as the API sends one mid-stream. */
-  error(message: string): string {
-    return frame(errorBody(message, "server_error", "server_error"))
+  error(message: string): ReadonlyArray<string> {
+    return [frame(errorBody(message, "server_error", "server_error"))]
   }
 
   /** The finish chunk, the usage chunk when asked for, and `[DONE]`. */
-  finish(reason: FinishReason | null, usage: CompletionUsage): ReadonlyArray<string> {
+  finish(reason: Finish, given: CompletionUsage | undefined): ReadonlyArray<string> {
+    const usage = usageOf(given, this.material, this.#outputTokens)
     const frames = [frame(chunk(this.head, {}, reason))]
     if (this.includeUsage) {
       const usageChunk: ChatCompletionChunk = {
@@ -236,19 +161,15 @@ export class ChunkWriter {
 export const completion = (
   head: ChunkHead,
   parts: ReadonlyArray<Part>,
-  finish: FinishReason | null,
+  finish: Finish,
   usage: CompletionUsage
 ): ChatCompletion => {
-  let text: string | null = null
-  let reasoning: string | undefined
-  const toolCalls: Array<ChatToolCall> = []
-  for (const part of parts) {
-    if (part.kind === "text") text = (text ?? "") + part.text
-    else if (part.kind === "reasoning") reasoning = (reasoning ?? "") + part.text
-    else if (part.kind === "toolCall") {
-      toolCalls.push({ id: part.id, type: "function", function: { name: part.name, arguments: part.fragments.join("") } })
-    }
-  }
+  const { text, reasoning, toolCalls } = gather(parts)
+  const calls: Array<ChatToolCall> = toolCalls.map((call) => ({
+    id: call.id,
+    type: "function",
+    function: { name: call.name, arguments: call.arguments }
+  }))
   return {
     id: head.id,
     object: "chat.completion",
@@ -259,10 +180,10 @@ export const completion = (
         index: 0,
         message: {
           role: "assistant",
-          content: text,
+          content: text ?? null,
           ...(reasoning === undefined ? {} : { reasoning_content: reasoning }),
           refusal: null,
-          ...(toolCalls.length === 0 ? {} : { tool_calls: toolCalls })
+          ...(calls.length === 0 ? {} : { tool_calls: calls })
         },
         logprobs: null,
         finish_reason: finish

@@ -32,8 +32,10 @@ export const ToolCallAction = Schema.Struct({
 export const ErrorAction = Schema.Struct({ type: Schema.Literal("error"), message: Schema.String })
 
 /**
- * The step answers with the names of the tools the request offered (`tools[].function.name`),
- * one per line, as text; a request that offered none gets an empty answer.
+ * The step answers with the names of the tools the request offered, one per line, as text, read
+ * from each API's own request format (Chat Completions `tools[].function.name`, Responses and
+ * Anthropic `tools[].name`, Gemini `tools[].functionDeclarations[].name`); a request that offered
+ * none gets an empty answer.
  */
 export const ListToolsAction = Schema.Struct({ type: Schema.Literal("list_tools") })
 
@@ -120,9 +122,11 @@ export const ToolCallItem = Schema.Struct({
 })
 
 /**
- * Driver item: a raw chat-completion chunk object, passed through as one SSE event
- * (`data: JSON\n\n`) exactly as given, for chunks simnet would not write itself. A non-streamed
- * call has no stream to write into and ignores it.
+ * Driver item: one raw event object of the request's API (a chat-completion chunk, a Responses or
+ * Anthropic stream event, a Gemini `GenerateContentResponse`), passed through as one SSE event
+ * exactly as given, for events simnet would not write itself: `data: JSON` on Chat Completions and
+ * Gemini, with `event: TYPE` first (the chunk's own `type`) on Responses and Anthropic. A
+ * non-streamed call has no stream to write into and ignores it.
  */
 export const RawChunkItem = Schema.Struct({ type: Schema.Literal("raw"), chunk: Schema.Json })
 

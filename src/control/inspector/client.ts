@@ -543,13 +543,14 @@ export const SCRIPT = String.raw`
     if (!p) return;
     var body = p.body || {};
     box.appendChild(el("h3", { text: "Messages" }));
-    (body.messages || body.input && (Array.isArray(body.input) ? body.input : [{ role: "user", content: body.input }]) || []).forEach(function (msg) {
+    var gemini = (body.contents || []).map(function (c) { return { role: c.role, content: c.parts }; });
+    (body.messages || body.input && (Array.isArray(body.input) ? body.input : [{ role: "user", content: body.input }]) || gemini).forEach(function (msg) {
       var calls = (msg.tool_calls || []).map(function (c) { return el("div", { class: "mono", text: "→ " + (c.function ? c.function.name + "(" + c.function.arguments + ")" : pretty(c)) }); });
       box.appendChild(el("div", { class: "message " + (msg.role || "") },
         el("div", { class: "role", text: (msg.role || msg.type || "") + (msg.tool_call_id ? " · " + msg.tool_call_id : "") }),
         el("div", { class: "content", text: textOf(msg.content) }), calls));
     });
-    var tools = body.tools || [];
+    var tools = (body.tools || []).flatMap(function (t) { return t.functionDeclarations || [t]; });
     box.appendChild(el("h3", { text: "Tools (" + tools.length + ")" }));
     if (tools.length === 0) box.appendChild(el("p", { class: "muted", text: "none" }));
     tools.forEach(function (t) {
@@ -565,10 +566,10 @@ export const SCRIPT = String.raw`
     if (!selected && list.length > 0) selected = list[0].id;
     if (list.length === 0) box.appendChild(el("p", { class: "muted", text: "No model call is waiting." }));
     list.forEach(function (p) {
-      var last = (p.body && p.body.messages || []).filter(function (msg) { return msg.role === "user"; }).pop();
+      var last = (p.body && (p.body.messages || p.body.contents) || []).filter(function (msg) { return msg.role === "user"; }).pop();
       box.appendChild(el("button", { type: "button", "aria-pressed": p.id === selected ? "true" : "false", "data-invocation": p.id,
         onclick: function () { selected = p.id; renderPending(); } },
-        p.id + " · " + p.model + (p.stream ? " · stream" : "") + (p.started ? " · answering" : "") + (last ? " · " + textOf(last.content).slice(0, 60) : "")));
+        p.id + " · " + (p.api ? p.api + " · " : "") + p.model + (p.stream ? " · stream" : "") + (p.started ? " · answering" : "") + (last ? " · " + textOf(last.content || last.parts).slice(0, 60) : "")));
     });
     var current = list.filter(function (p) { return p.id === selected; })[0];
     renderInvocation(current);
@@ -659,7 +660,7 @@ export const SCRIPT = String.raw`
           }
           if (msg.method === "llm.request") {
             var p = msg.params;
-            noticed.set(p.id, { id: p.id, url: p.url, model: p.body && p.body.model || "", stream: !!(p.body && p.body.stream), started: false, body: p.body });
+            noticed.set(p.id, { id: p.id, api: p.api, url: p.url, model: p.body && p.body.model || "", stream: !!(p.body && p.body.stream), started: false, body: p.body });
             logLine("← llm.request " + p.id);
             renderPending();
             refreshState();

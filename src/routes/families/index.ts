@@ -5,6 +5,8 @@
 import { codesearch, mcpFromConfig, websearch } from "../../mcp-route/families.ts"
 import { mcpKind } from "../../mcp-route/spec.ts"
 import type { DecodeContext, FamilyFactory } from "../../RouteSpec.ts"
+import { anthropicRoutes } from "../anthropic.ts"
+import { geminiRoutes } from "../gemini.ts"
 import { jsonSchemaKind } from "../jsonSchema/spec.ts"
 import { openaiRoutes } from "../openai.ts"
 import { openapi } from "../openapi.ts"
@@ -25,6 +27,8 @@ export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, Fami
   ["skills", (spec) => skills(spec.baseUrl ?? "")],
   ["installation", () => installation()],
   ["openai", (spec) => openaiRoutes({ baseUrl: spec.baseUrl })],
+  ["anthropic", (spec) => anthropicRoutes({ baseUrl: spec.baseUrl })],
+  ["gemini", (spec) => geminiRoutes({ baseUrl: spec.baseUrl })],
   ["openapi", (spec) =>
     openapi(spec.document, {
       baseUrl: spec.baseUrl,

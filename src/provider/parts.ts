@@ -1,0 +1,176 @@
+/**
+ * An answer as the provider hands it to a model route, before any wire format: parts in the
+ * order they are sent, how the answer ends, and the token counts. Every model route (Chat
+ * Completions, Responses, Anthropic Messages, Gemini) implements `StreamWriter` over these, so
+ * one script, rule or driver answers on all of them alike.
+ */
+import { Schema } from "effect"
+import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+
+/**
+ * One piece of an answer, in the order it is sent. A `text` or `reasoning` part is one fragment
+ * (a word); a tool call carries its argument fragments; `raw` is a frame written verbatim;
+ * `rawChunk` is an event object of the route's API, written as one SSE event exactly as given
+ * (see `rawChunkFrame`).
+ */
+export type Part =
+  | { readonly kind: "text"; readonly text: string }
+  | { readonly kind: "reasoning"; readonly text: string }
+  | { readonly kind: "toolCall"; readonly id: string; readonly name: string; readonly fragments: ReadonlyArray<string> }
+  | { readonly kind: "error"; readonly message: string }
+  | { readonly kind: "raw"; readonly data: string }
+  | { readonly kind: "rawChunk"; readonly chunk: unknown }
+
+/**
+ * How an answer ends, in Chat Completions' spelling (the provider's neutral one): each wire format
+ * maps it to its own. `null` is a finish the client cannot name (a script's `finish: "unknown"`):
+ * `finish_reason: null` on Chat Completions, an `incomplete` response with reason `unknown` on
+ * Responses, `stop_reason: null` on Anthropic, `FINISH_REASON_UNSPECIFIED` on Gemini.
+ */
+export type Finish = FinishReason | null
+
+/**
+ * What a stream carries: parts, then the finish (with the usage a script or driver gave, if any).
+ */
+export type StreamItem =
+  | Part
+  | { readonly kind: "finish"; readonly finish: Finish; readonly usage: CompletionUsage | undefined }
+
+/**
+ * How a scripted stream goes wrong instead of ending: a frame that is not JSON, a clean end
+ * without the closing events, or a transport reset.
+ */
+export const StreamFault = Schema.Literals(["malformed", "truncate", "reset"])
+export type StreamFault = typeof StreamFault.Type
+
+/**
+ * Writes the SSE frames of one streamed answer in a wire format. Each call returns whole frames
+ * (`event:`/`data:` lines and the blank line), so a body can hand over one frame per read.
+ */
+export interface StreamWriter {
+  /** The frames that open the stream (a role chunk, `message_start`, `response.created`). */
+  open(): ReadonlyArray<string>
+  /** The frames of one part. */
+  part(part: Part): ReadonlyArray<string>
+  /** An error event, as the API sends one mid-stream; the stream ends after it. */
+  error(message: string): ReadonlyArray<string>
+  /** The closing frames: open blocks closed, finish reason, usage (the given one or the estimate). */
+  finish(finish: Finish, usage: CompletionUsage | undefined): ReadonlyArray<string>
+  /** A frame that is not valid JSON, cut off where a real truncated write would be. */
+  malformed(): string
+}
+
+/**
+ * Splits text into word-sized fragments (each word with the whitespace before it); joined, they
+ * give the text back.
+ */
+export const splitWords = (text: string): ReadonlyArray<string> => {
+  if (text.length === 0) return []
+  return text.match(/\s*\S+|\s+$/g) ?? [text]
+}
+
+/**
+ * Splits serialised tool arguments into fragments of at most `size` characters.
+ */
+export const splitArguments = (json: string, size = 12): ReadonlyArray<string> => {
+  const fragments: Array<string> = []
+  for (let i = 0; i < json.length; i += size) fragments.push(json.slice(i, i + size))
+  return fragments
+}
+
+/**
+ * The finish of a script's (or a driver's) `finish` in the neutral spelling: `tool_calls` for
+ * `tool-calls`, `null` for `unknown`.
+ */
+export const wireFinish = (finish: "stop" | "tool-calls" | "length" | "unknown"): Finish =>
+  finish === "tool-calls" ? "tool_calls" : finish === "unknown" ? null : finish
+
+/**
+ * The finish reason an answer ends with when nothing says otherwise.
+ */
+export const naturalFinish = (parts: ReadonlyArray<Part>): FinishReason =>
+  parts.some((part) => part.kind === "toolCall") ? "tool_calls" : "stop"
+
+/**
+ * A deterministic token estimate for a text: one token per four characters, rounded up.
+ */
+export const estimateTokens = (text: string): number => Math.ceil(text.length / 4)
+
+/**
+ * The output tokens of a part as simnet counts them: one per text or reasoning fragment and one
+ * per tool-argument fragment.
+ */
+export const partTokens = (part: Part): number =>
+  part.kind === "text" || part.kind === "reasoning" ? 1 : part.kind === "toolCall" ? part.fragments.length : 0
+
+/**
+ * The output tokens of an answer (see `partTokens`).
+ */
+export const countOutputTokens = (parts: ReadonlyArray<Part>): number => {
+  let tokens = 0
+  for (const part of parts) tokens += partTokens(part)
+  return tokens
+}
+
+/**
+ * The usage a response reports: the one given (a script's or a driver's), else the estimate
+ * from the request material and the output tokens.
+ */
+export const usageOf = (given: CompletionUsage | undefined, material: string, outputTokens: number): CompletionUsage => {
+  if (given !== undefined) return given
+  const prompt = estimateTokens(material)
+  return { prompt_tokens: prompt, completion_tokens: outputTokens, total_tokens: prompt + outputTokens }
+}
+
+/**
+ * The parts of an answer gathered for a non-streamed body: the text joined, the reasoning joined,
+ * the tool calls with their whole arguments.
+ */
+export interface Gathered {
+  readonly text: string | undefined
+  readonly reasoning: string | undefined
+  readonly toolCalls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly arguments: string }>
+}
+
+/**
+ * Gathers the parts of a non-streamed answer.
+ */
+export const gather = (parts: ReadonlyArray<Part>): Gathered => {
+  let text: string | undefined
+  let reasoning: string | undefined
+  const toolCalls: Array<{ readonly id: string; readonly name: string; readonly arguments: string }> = []
+  for (const part of parts) {
+    if (part.kind === "text") text = (text ?? "") + part.text
+    else if (part.kind === "reasoning") reasoning = (reasoning ?? "") + part.text
+    else if (part.kind === "toolCall") toolCalls.push({ id: part.id, name: part.name, arguments: part.fragments.join("") })
+  }
+  return { text, reasoning, toolCalls }
+}
+
+/**
+ * Tool arguments as a JSON value for the APIs that send them parsed (Anthropic `input`, Gemini
+ * `args`): the parsed arguments, or `{}` when they are not JSON (a driver may send any string).
+ */
+export const parseArguments = (json: string): unknown => {
+  try {
+    return JSON.parse(json)
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * An SSE frame with an event name (`event: NAME` then `data: JSON`).
+ */
+export const namedFrame = (event: string, value: unknown): string => `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`
+
+/**
+ * The SSE frame of a driver's raw chunk (`{type: "raw", chunk}`), passed through exactly as
+ * given: `data: JSON` for the APIs whose events are unnamed (Chat Completions, Gemini); for the
+ * APIs that name each event after its `type` (Responses, Anthropic), `event: TYPE` first when the
+ * chunk has a string `type`.
+ */
+export const rawChunkFrame = (chunk: unknown, named: boolean): string => {
+  const type = named && typeof chunk === "object" && chunk !== null ? (chunk as { readonly type?: unknown }).type : undefined
+  return typeof type === "string" ? namedFrame(type, chunk) : `data: ${JSON.stringify(chunk)}\n\n`
+}

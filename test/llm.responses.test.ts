@@ -1,0 +1,170 @@
+import { createOpenAI } from "@ai-sdk/openai"
+import { jsonSchema, stepCountIs, streamText, tool } from "ai"
+import { Schema } from "effect"
+import OpenAI from "openai"
+import type { ResponseInputItem } from "openai/resources/responses/responses"
+import { describe, expect, it } from "vitest"
+import { Routes, Schemas, SimulationNetwork } from "simnet"
+
+const { ResponseObject, ResponseStreamEvent } = Schemas.OpenAiResponses
+const strict = { onExcessProperty: "error" } as const
+
+const setup = async (maxRetries = 0) => {
+  const handle = await SimulationNetwork.start({ routes: Routes.openai() })
+  const client = new OpenAI({ apiKey: "sk-test", fetch: handle.fetch, maxRetries, logLevel: "off" })
+  return { handle, llm: handle.llm, client }
+}
+
+const tools = [{
+  type: "function" as const,
+  name: "get_weather",
+  strict: true,
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false }
+}]
+
+describe("the openai SDK's responses API against the simulated model", () => {
+  it("answers responses.create with a response object that decodes under the wire schema", async () => {
+    const { llm, client } = await setup()
+    llm.enqueue({
+      steps: [[{ type: "thinking", content: "Short answer." }, { type: "text", content: "Hello from Responses." }]],
+      usage: { inputTokens: 9, outputTokens: 4, totalTokens: 13 }
+    })
+    const response = await client.responses.create({ model: "gpt-4o", input: "Say hello", instructions: "Be brief" })
+    expect(response.output_text).toBe("Hello from Responses.")
+    expect(response.output.map((item) => item.type)).toEqual(["reasoning", "message"])
+    expect(response.usage).toMatchObject({ input_tokens: 9, output_tokens: 4, total_tokens: 13 })
+    expect(response).toMatchObject({ id: "resp_sim_1", status: "completed", instructions: "Be brief", created_at: 1_767_225_600 })
+    const { output_text: _, ...wire } = response as unknown as Record<string, unknown>
+    expect(() => Schema.decodeUnknownSync(ResponseObject)(wire, strict)).not.toThrow()
+    expect(llm.log[0]).toMatchObject({ api: "openai.responses", lastUserMessage: "Say hello", toolResultRounds: 0 })
+  })
+
+  it("streams the real event sequence with consecutive sequence numbers, every event decoding under the schema", async () => {
+    const { llm, client } = await setup()
+    llm.enqueue({
+      steps: [[
+        { type: "thinking", content: "Need weather." },
+        { type: "text", content: "Checking now." },
+        { type: "tool_call", name: "get_weather", input: { city: "Paris" } }
+      ]]
+    })
+    const stream = await client.responses.create({ model: "gpt-4o", input: "Weather?", tools, stream: true })
+    const events = []
+    for await (const event of stream) events.push(event)
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, i) => i))
+    for (const event of events) expect(() => Schema.decodeUnknownSync(ResponseStreamEvent)(event, strict)).not.toThrow()
+    const types = events.map((event) => event.type)
+    expect(types.slice(0, 4)).toEqual([
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added",
+      "response.reasoning_summary_part.added"
+    ])
+    expect(types).toContain("response.reasoning_summary_text.delta")
+    expect(types).toContain("response.output_text.delta")
+    expect(types).toContain("response.function_call_arguments.delta")
+    expect(types.filter((type) => type === "response.output_item.done")).toHaveLength(3)
+    expect(types.at(-1)).toBe("response.completed")
+    const text = events.flatMap((event) => (event.type === "response.output_text.delta" ? [event.delta] : [])).join("")
+    expect(text).toBe("Checking now.")
+    const args = events.flatMap((event) => (event.type === "response.function_call_arguments.delta" ? [event.delta] : [])).join("")
+    expect(JSON.parse(args)).toEqual({ city: "Paris" })
+    const completed = events.at(-1)
+    expect(completed?.type === "response.completed" && completed.response.output.map((item) => item.type)).toEqual([
+      "reasoning",
+      "message",
+      "function_call"
+    ])
+  })
+
+  it("runs a tool loop: step N answers after N rounds of function_call_output items", async () => {
+    const { llm, client } = await setup()
+    llm.enqueue({
+      steps: [
+        [{ type: "tool_call", name: "get_weather", input: { city: "Paris" } }],
+        [{ type: "tool_call", name: "get_weather", input: { city: "Lyon" } }],
+        [{ type: "text", content: "Sunny in both." }]
+      ]
+    })
+    const input: Array<ResponseInputItem> = [{ role: "user", content: "Weather in Paris and Lyon?" }]
+    for (let round = 0; round < 5; round++) {
+      const response = await client.responses.create({ model: "gpt-4o", input, tools })
+      const calls = response.output.filter((item) => item.type === "function_call")
+      if (calls.length === 0) {
+        expect(response.output_text).toBe("Sunny in both.")
+        break
+      }
+      for (const call of calls) {
+        input.push(call, { type: "function_call_output", call_id: call.call_id, output: JSON.stringify({ sky: "sunny" }) })
+      }
+    }
+    expect(llm.log.map((entry) => [entry.toolResultRounds, entry.step])).toEqual([[0, 0], [1, 1], [2, 2]])
+    const sent = (llm.log[2].body as { input: ReadonlyArray<{ type?: string }> }).input
+    expect(sent.filter((item) => item.type === "function_call_output")).toHaveLength(2)
+  })
+
+  it("the SDK's retries on 429 are counted exactly", async () => {
+    const { llm, client } = await setup(2)
+    llm.rule("any", {
+      type: "failThenRespond",
+      times: 2,
+      failure: { type: "rateLimit", retryAfterMs: 1 },
+      then: { type: "respond", steps: [[{ type: "text", content: "Third time." }]] }
+    })
+    const response = await client.responses.create({ model: "gpt-4o", input: "hi" })
+    expect(response.output_text).toBe("Third time.")
+    expect(llm.callCount).toBe(3)
+    expect(llm.log.map((entry) => entry.status)).toEqual([429, 429, undefined])
+  })
+
+  it("embeddings.create: base64 by default, floats on request, deterministic and normalised", async () => {
+    const { client } = await setup()
+    const a = await client.embeddings.create({ model: "text-embedding-3-small", input: ["the cat sat", "the cat sat", "stock prices fell"] })
+    expect(a.data.map((d) => d.embedding.length)).toEqual([1536, 1536, 1536])
+    expect(a.data[0].embedding).toEqual(a.data[1].embedding)
+    const norm = Math.hypot(...a.data[0].embedding)
+    expect(norm).toBeCloseTo(1, 5)
+    const floats = await client.embeddings.create({ model: "text-embedding-3-small", input: "the cat sat", encoding_format: "float", dimensions: 256 })
+    expect(floats.data[0].embedding).toHaveLength(256)
+    expect(Math.hypot(...floats.data[0].embedding)).toBeCloseTo(1, 5)
+    const cosine = (x: ReadonlyArray<number>, y: ReadonlyArray<number>) => x.reduce((sum, v, i) => sum + v * y[i], 0)
+    const related = await client.embeddings.create({ model: "text-embedding-3-small", input: ["the cat sat down"] })
+    expect(cosine(a.data[0].embedding, related.data[0].embedding)).toBeGreaterThan(cosine(a.data[0].embedding, a.data[2].embedding))
+    expect(a.usage.prompt_tokens).toBeGreaterThan(0)
+  })
+})
+
+describe("ai's streamText with @ai-sdk/openai's default (Responses) model", () => {
+  it("runs a tool that executes and a second step that reads its result", async () => {
+    const handle = await SimulationNetwork.start({ routes: Routes.openai() })
+    const llm = handle.llm
+    const openai = createOpenAI({ apiKey: "sk-test", fetch: handle.fetch })
+    llm.rule({ toolResult: false }, { type: "respond", steps: [[{ type: "tool_call", name: "weather", input: { city: "Paris" } }]] })
+    llm.rule({ toolResult: true, contains: '"sky":"sunny"' }, { type: "respond", steps: [[{ type: "text", content: "It is sunny in Paris." }]] })
+    const weather = tool({
+      description: "Current weather in a city",
+      inputSchema: jsonSchema<{ city: string }>({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }),
+      execute: async ({ city }) => ({ city, sky: "sunny" })
+    })
+    const result = streamText({ model: openai("gpt-4o"), prompt: "Weather in Paris?", tools: { weather }, stopWhen: stepCountIs(4), maxRetries: 0 })
+    expect(await result.text).toBe("It is sunny in Paris.")
+    const steps = await result.steps
+    expect(steps.map((step) => step.finishReason)).toEqual(["tool-calls", "stop"])
+    expect(steps[0].toolResults.map((r) => r.output)).toEqual([{ city: "Paris", sky: "sunny" }])
+    expect(llm.log.map((entry) => [entry.api, entry.toolResultRounds])).toEqual([["openai.responses", 0], ["openai.responses", 1]])
+  })
+
+  it("retries a 429 and counts every attempt", async () => {
+    const handle = await SimulationNetwork.start({ routes: Routes.openai() })
+    const openai = createOpenAI({ apiKey: "sk-test", fetch: handle.fetch })
+    handle.llm.rule("any", {
+      type: "failThenRespond",
+      times: 1,
+      failure: { type: "rateLimit", retryAfterMs: 0 },
+      then: { type: "respond", steps: [[{ type: "text", content: "ok" }]] }
+    })
+    const result = streamText({ model: openai("gpt-4o"), prompt: "hi", maxRetries: 2 })
+    expect(await result.text).toBe("ok")
+    expect(handle.llm.callCount).toBe(2)
+  })
+})
