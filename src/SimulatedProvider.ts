@@ -10,5 +10,6 @@ export type {
   LlmInvocationNotice,
   PendingInvocation,
   ProviderOptions,
-  ProviderState
+  ProviderState,
+  RuleState
 } from "./provider/SimulatedProvider.ts"

@@ -70,6 +70,16 @@ export class ModelLog {
     return new Map(this.#counts)
   }
 
+  /**
+   * Replaces the entries and counts with a snapshot's; later entries are numbered after
+   * `latest`.
+   */
+  restore(entries: ReadonlyArray<LlmLogEntry>, counts: ReadonlyMap<string, number>, latest: number): void {
+    this.#ring.restore(entries.map((entry) => Object.freeze({ ...entry })), latest)
+    this.#view = undefined
+    this.#counts = new Map(counts)
+  }
+
   /** Forgets every entry, count and the numbering. */
   clear(): void {
     this.#ring.clear()

@@ -106,10 +106,27 @@ export class PendingRecord {
 }
 
 /**
+ * A record brought back from a snapshot: already redacted, shown as it was.
+ */
+class RestoredRecord {
+  readonly seq: number
+  readonly record: RequestRecord
+
+  constructor(record: RequestRecord) {
+    this.seq = record.seq
+    this.record = record
+  }
+
+  toRecord(): RequestRecord {
+    return this.record
+  }
+}
+
+/**
  * The ring itself: the last `limit` records, and counters over every request ever seen.
  */
 export class RequestLog {
-  private ring: Ring<PendingRecord>
+  private ring: Ring<PendingRecord | RestoredRecord>
   private answered = 0
   private denied = 0
 
@@ -158,6 +175,16 @@ export class RequestLog {
       answered: this.answered,
       denied: this.denied
     }
+  }
+
+  /**
+   * Replaces the records and counters with a snapshot's (records oldest first); later requests
+   * are numbered after `counters.requests`.
+   */
+  restore(records: ReadonlyArray<RequestRecord>, counters: Omit<RequestCounters, "byRoute">): void {
+    this.ring.restore(records.map((record) => new RestoredRecord(record)), counters.requests)
+    this.answered = counters.answered
+    this.denied = counters.denied
   }
 
   /** Forgets every record and counter. */

@@ -38,6 +38,16 @@ export class Ring<A extends { readonly seq: number }> {
     return out
   }
 
+  /**
+   * Replaces the ring's content with `entries` (in `seq` order; gaps allowed) and continues the
+   * numbering after `latest` (at least the last entry's `seq`), as a restored snapshot does.
+   */
+  restore(entries: ReadonlyArray<A>, latest: number): void {
+    this.clear()
+    for (const entry of entries.slice(-Math.max(1, this.limit))) this.push(entry)
+    this.last = Math.max(this.last, latest)
+  }
+
   /** Forgets every entry and the numbering. */
   clear(): void {
     this.slots = []
