@@ -182,41 +182,89 @@ describe("driver socket", () => {
   })
 })
 
+/** The model's `created` is the wall-clock second of the answer: the one field two runs may not share. */
+const sameSecond = (body: string) => body.replace(/"created":\d+/g, '"created":0')
+
 describe("snapshots and traces", () => {
-  it("a snapshot restored in a fresh process answers the same requests with byte-identical bodies; so does a trace", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "simnet-trace-"))
-    const traceFile = join(dir, "trace.jsonl")
-    const a = await serve(["--quiet", "--seed", "7", "--trace", traceFile])
+  it("a snapshot restored in a fresh process answers the same requests with byte-identical bodies and brings back the logs", async () => {
+    const a = await serve(["--quiet", "--seed", "7"])
     await a.post("network/register", { id: "gen", match: "GET https://gen.example/thing", respond: { kind: "jsonSchema", schema: { jsonSchema: { type: "object", properties: { n: { type: "integer" }, s: { type: "string" } }, required: ["n", "s"] } } } })
     await a.post("llm/enqueue", [{ steps: [[{ type: "text", content: "queued one" }]] }, { steps: [[{ type: "text", content: "queued two" }]] }])
-    const firstGen = await fetch(`${a.base}/gen.example/thing`).then((r) => r.text())
-    const snapshot = await (await fetch(`${a.control}/snapshot`)).json() as { unserializable: Array<unknown>; seed: number }
+    await fetch(`${a.base}/gen.example/thing`).then((r) => r.text())
+    const snapshot = await (await fetch(`${a.control}/snapshot`)).json() as { unserializable: Array<unknown>; seed: number; log: Array<unknown>; llmCounts: unknown }
     expect(snapshot.seed).toBe(7)
     expect(snapshot.unserializable).toEqual([])
     const sameRequests = async (base: string) => [
       await (await fetch(`${base}/gen.example/thing`)).text(),
       await (await fetch(`${base}/gen.example/thing`)).text(),
-      (await chat(base).chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "q" }] })).choices[0].message.content
+      sameSecond(await (await fetch(`${base}/api.openai.com/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "q" }] })
+      })).text())
     ]
-    const expected = await sameRequests(a.base)
-    expect(expected[2]).toBe("Hello from simnet. This answer came from the default fixture's script queue.")
-
     const b = await serve(["--quiet"])
     expect((await b.post("snapshot", snapshot)).status).toBe(200)
+    const restored = await (await fetch(`${b.control}/snapshot`)).json() as typeof snapshot
+    expect(restored.log).toEqual(snapshot.log)
+    expect(restored.llmCounts).toEqual(snapshot.llmCounts)
+    const expected = await sameRequests(a.base)
+    expect(expected[2]).toContain("Hello from simnet. This answer came from the default fixture's script queue.")
     expect(await sameRequests(b.base)).toEqual(expected)
     const refused = await b.post("snapshot", { seed: "x", routes: [] })
     expect(refused.status).toBe(400)
     expect((await refused.json() as { error: { path: string } }).error.path).toBe("seed")
+  }, 60_000)
 
-    // The trace holds the start and every control change: replayed into a fresh process, the
-    // same requests from the start get the same bodies.
-    const { replayTrace } = await import("../src/control/trace.ts")
-    const trace = replayTrace(readFileSync(traceFile, "utf8"))
-    expect(trace.requests.map((r) => r.url)).toContain("https://gen.example/thing")
+  it("a trace carries every request with its route, outcome, headers and body (credentials redacted); replayed in a fresh process it gets byte-identical bodies", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-trace-"))
+    const traceFile = join(dir, "trace.jsonl")
+    const a = await serve(["--quiet", "--seed", "7", "--trace", traceFile])
+    const answers: Array<string> = []
+    const send = async (path: string, init?: RequestInit) => {
+      const response = await fetch(`${a.base}/${path}`, init)
+      answers.push(`${response.status} ${sameSecond(await response.text())}`)
+    }
+    await send("gen.example/thing")
+    await a.post("network/register", [
+      { id: "gen", match: "GET https://gen.example/thing", respond: { kind: "jsonSchema", schema: { jsonSchema: { type: "object", properties: { n: { type: "integer" }, s: { type: "string" } }, required: ["n", "s"] } } } },
+      { id: "search", match: "POST https://gen.example/search", respond: { kind: "jsonSchema", schema: { jsonSchema: { type: "array", items: { type: "string" } } } } },
+      { id: "login", match: "POST https://gen.example/login", respond: { kind: "text", body: "welcome" } }
+    ])
+    await send("gen.example/thing")
+    await send("gen.example/thing")
+    await send("gen.example/search", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ q: "shoes", page: 2 }) })
+    await send("gen.example/login?api_key=k-123", { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer s3cret" }, body: JSON.stringify({ user: "ada", password: "hunter2" }) })
+    await a.post("llm/enqueue", { steps: [[{ type: "text", content: "queued over HTTP" }]] })
+    const chatBody = JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "q" }] })
+    await send("api.openai.com/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-test" }, body: chatBody })
+    await send("api.openai.com/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-test" }, body: chatBody })
+    await fetch(`${a.control}/network/routes/search`, { method: "DELETE" })
+    await send("gen.example/search", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ q: "shoes", page: 2 }) })
+    a.child.kill("SIGTERM")
+    await once(a.child, "exit")
+
+    const text = readFileSync(traceFile, "utf8")
+    for (const secret of ["s3cret", "hunter2", "k-123", "sk-test"]) expect(text).not.toContain(secret)
+    const { replayOver, replayTrace } = await import("simnet")
+    const replay = replayTrace(text)
+    expect(replay.requests.map((r) => [r.method, r.url, r.route, r.outcome, r.status])).toEqual([
+      ["GET", "https://gen.example/thing", undefined, "UnregisteredRequest", 502],
+      ["GET", "https://gen.example/thing", "gen", "answered", 200],
+      ["GET", "https://gen.example/thing", "gen", "answered", 200],
+      ["POST", "https://gen.example/search", "search", "answered", 200],
+      ["POST", "https://gen.example/login?api_key=%3Credacted%3E", "login", "answered", 200],
+      ["POST", "https://api.openai.com/v1/chat/completions", "openai.chat", "answered", 200],
+      ["POST", "https://api.openai.com/v1/chat/completions", "openai.chat", "answered", 200],
+      ["POST", "https://gen.example/search", undefined, "UnregisteredRequest", 502]
+    ])
+    expect(replay.requests[3].body).toEqual({ text: JSON.stringify({ q: "shoes", page: 2 }) })
+    expect(replay.requests[4].body).toEqual({ text: JSON.stringify({ user: "ada", password: "<redacted>" }) })
+    expect(replay.requests[4].headers?.["authorization"]).toBe("<redacted>")
+
     const c = await serve(["--quiet"])
-    expect((await c.post("snapshot", trace.snapshot)).status).toBe(200)
-    expect(await (await fetch(`${c.base}/gen.example/thing`)).text()).toBe(firstGen)
-    expect(await sameRequests(c.base)).toEqual(expected)
+    const replayed = await replayOver(replay, c.base)
+    expect(replayed.map((r) => `${r.status} ${sameSecond(r.body)}`)).toEqual(answers)
   }, 60_000)
 })
 

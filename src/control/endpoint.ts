@@ -71,7 +71,7 @@ export type ControlEvent =
   | { readonly type: "unregister"; readonly id: string }
   | { readonly type: "enqueue"; readonly scripts: ReadonlyArray<unknown> }
   | { readonly type: "reset" }
-  | { readonly type: "restore" }
+  | { readonly type: "restore"; readonly state: unknown }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
@@ -210,7 +210,7 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
     HttpRouter.route("GET", at("snapshot"), guarded(token, () => Effect.map(network.state, (state) => ok(state)))),
     HttpRouter.route("POST", at("snapshot"), guarded(token, withJson(limit, (json) =>
       recovered(Effect.map(network.restore(json), () => {
-        tell({ type: "restore" })
+        tell({ type: "restore", state: json })
         return ok({ restored: true })
       }))))),
     HttpRouter.route("GET", at("drive"), guarded(token, (request) => driverSocket(network, request))),

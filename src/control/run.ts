@@ -34,7 +34,7 @@ export const controlRuntime = (
       : reportRequests(network, (line) => {
         trace?.write(line)
         print?.(requestLine(line))
-      })
+      }, { bodies: trace !== undefined })
     return {
       routes: Layer.mergeAll(control, reporting),
       announce: (base: string) =>
