@@ -108,6 +108,26 @@ describe("control endpoint over HTTP", () => {
     expect((await fetch(`${control}/network/routes`)).status).toBe(401)
     expect((await fetch(`${control}/network/routes`, { headers: { authorization: "Bearer wrong" } })).status).toBe(401)
     expect((await fetch(`${control}/network/routes`, { headers: { authorization: "Bearer s3cret" } })).status).toBe(200)
+    expect((await fetch(`${control}/network/routes?token=s3cret`)).status).toBe(401)
+
+    // The driver socket takes the token in the Authorization header or, for browsers, in ?token=.
+    const ws = control.replace("http", "ws")
+    const opens = (url: string, init?: { headers: Record<string, string> }) =>
+      new Promise<boolean>((resolve) => {
+        const socket = new WebSocket(url, init as never)
+        socket.onopen = () => {
+          socket.close()
+          resolve(true)
+        }
+        socket.onerror = () => resolve(false)
+      })
+    expect(await opens(`${ws}/drive`)).toBe(false)
+    expect(await opens(`${ws}/drive?token=wrong`)).toBe(false)
+    expect(await opens(`${ws}/drive?token=s3cret`)).toBe(true)
+    expect(await opens(`${ws}/drive`, { headers: { authorization: "Bearer s3cret" } })).toBe(true)
+    const d = await driver(`${ws}/drive?token=s3cret`)
+    expect((await d.call("llm.pending")).result).toEqual([])
+    d.ws.close()
   })
 })
 
