@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process"
 import { once } from "node:events"
+import * as net from "node:net"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -307,6 +308,58 @@ describe("load and faults", () => {
     const load = log.records.filter((r) => r.url.startsWith("https://load.example/"))
     expect(load.length).toBe(1000)
     expect(load.every((r) => r.status !== undefined || r.denial !== undefined)).toBe(true)
+  }, 60_000)
+
+  it("slow clients (headers and a body trickled byte by byte), garbage and oversized headers on raw sockets do not harm other clients", async () => {
+    const { base, control } = await serve(["--quiet"])
+    const port = Number(new URL(base).port)
+    const connect = () =>
+      new Promise<net.Socket>((resolve, reject) => {
+        const socket = net.connect({ host: "127.0.0.1", port }, () => resolve(socket))
+        socket.on("error", reject)
+      })
+    const answerOf = (socket: net.Socket) =>
+      new Promise<string>((resolve) => {
+        let text = ""
+        socket.setEncoding("latin1")
+        socket.on("data", (d: string) => (text += d))
+        socket.on("close", () => resolve(text))
+        socket.on("error", () => undefined)
+      })
+    // Slowloris: headers that never end, and a declared body that arrives a byte at a time.
+    const slow = await Promise.all(Array.from({ length: 40 }, () => connect()))
+    slow.forEach((socket, i) => {
+      socket.on("error", () => undefined)
+      socket.write(i % 2 === 0
+        ? "GET /api.example.com/health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        : "POST /api.example.com/items/1 HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{")
+    })
+    const trickle = setInterval(() => slow.forEach((socket, i) => socket.write(i % 2 === 0 ? "x-slow: 1\r\n" : " ")), 50)
+    try {
+      // Garbage and a header block past Node's limit are refused, each on its own socket.
+      const garbage = await connect()
+      const garbageAnswer = answerOf(garbage)
+      garbage.end(Buffer.from([0, 1, 2, 255, 13, 10, 13, 10]))
+      expect(await garbageAnswer).toMatch(/^HTTP\/1\.1 400/)
+      const huge = await connect()
+      const hugeAnswer = answerOf(huge)
+      huge.write(`GET /api.example.com/health HTTP/1.1\r\nHost: 127.0.0.1\r\nx-big: ${"a".repeat(64 * 1024)}\r\n\r\n`)
+      expect(await hugeAnswer).toMatch(/^HTTP\/1\.1 431/)
+
+      // Meanwhile every other client is served, promptly.
+      const started = performance.now()
+      const statuses = await Promise.all(Array.from({ length: 100 }, () => fetch(`${base}/api.example.com/health`).then((r) => r.arrayBuffer().then(() => r.status))))
+      expect(statuses.every((s) => s === 200)).toBe(true)
+      expect(performance.now() - started).toBeLessThan(10_000)
+      expect((await fetch(`${control}/llm/pending`)).status).toBe(200)
+    } finally {
+      clearInterval(trickle)
+      slow.forEach((socket) => socket.destroy())
+    }
+    // The slow clients never reached the network: no half-read request was dispatched.
+    const log = await (await fetch(`${control}/network/log?since=0`)).json() as { records: Array<{ method: string; url: string }> }
+    expect(log.records.filter((r) => r.method === "POST").length).toBe(0)
+    expect((await fetch(`${base}/api.example.com/health`)).status).toBe(200)
   }, 60_000)
 
   it("a client that disconnects mid-SSE releases its invocation; SIGTERM exits 0", async () => {
