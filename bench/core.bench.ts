@@ -5,19 +5,22 @@
  * `GET https://api.example.com/items/{i}`; requests spread over all N routes in a fixed
  * pseudo-random order. The same workload runs, in this one process, against a bare `fetch`
  * returning a prebuilt `Response` (the floor), undici `MockAgent`, `msw` and `nock`. Then the
- * Effect `HttpClient` path against a bare `HttpClient.make`, network creation cost, and heap
- * growth over 1 000 000 requests.
+ * Effect `HttpClient` path against a bare `HttpClient.make`, network creation cost, heap
+ * growth over 1 000 000 requests, the cost of an unmatched request (candidate ranking) with 10 and
+ * 10 000 routes, and the heap per distinct request key (occurrence counts of a generated route and
+ * the model's per-key counts).
  *
- * Run: `npm run bench -- core` (or `node bench/core.bench.ts`).
+ * Run: `npm run bench -- core` (or `node bench/core.bench.ts`); `--only=fetch,unmatched,keys` runs
+ * the simnet fetch rounds and the last two sections alone.
  */
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Layer, Schema, Scope } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import { http as mswHttp, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
 import nock from "nock"
 import { fetch as undiciFetch, MockAgent } from "undici"
-import { Route, SimulationNetwork } from "../src/index.ts"
+import { Route, Routes, SimulationNetwork } from "../src/index.ts"
 import { itemBody, measure, permutation, report, type Measure } from "./harness.ts"
 
 const ORIGIN = "https://api.example.com"
@@ -183,8 +186,72 @@ const heapSoak = async (): Promise<void> => {
   console.log(`  growth ${((after - before) / 1024 / 1024).toFixed(1)} MB after GC; peak sample +${((peak - before) / 1024 / 1024).toFixed(1)} MB; log holds ${net.log().length} records`)
 }
 
+const unmatched = async (): Promise<void> => {
+  // An unmatched request fails closed and ranks its nearest candidates; with 10 000 routes of the
+  // request's own origin that ranking is a bounded scan, so it costs what it costs with 10.
+  console.log(`\nunmatched request (UnregisteredRequest with its 3 nearest candidates), median of 2 000`)
+  for (const n of [10, 10_000]) {
+    const net = await SimulationNetwork.start({ routes: simnetRoutes(n) })
+    const times: Array<number> = []
+    for (let i = 0; i < 2_200; i++) {
+      const start = performance.now()
+      await net.fetch(`${ORIGIN}/orders/${i}`).catch((error: Error) => error)
+      if (i >= 200) times.push(performance.now() - start)
+    }
+    times.sort((a, b) => a - b)
+    console.log(`  ${n.toLocaleString("en-US")} routes: ${(times[times.length >> 1] * 1000).toFixed(0)} µs per unmatched request (p99 ${(times[Math.floor(times.length * 0.99)] * 1000).toFixed(0)} µs)`)
+  }
+}
+
+const perKey = async (): Promise<void> => {
+  // Determinism counts occurrences per distinct canonical request key, for every key ever seen.
+  // The log is off here (logLimit 0) so the growth is the per-key state alone.
+  const keys = quick ? 50_000 : 200_000
+  const Item = Schema.Struct({ id: Schema.String })
+  const net = await SimulationNetwork.start({ logLimit: 0, routes: [Route.json(`GET ${ORIGIN}/gen/:id`, Item), ...Routes.openai()] })
+  // Heap and ArrayBuffer memory both: the counts live in typed arrays.
+  const used = () => {
+    const m = process.memoryUsage()
+    return m.heapUsed + m.arrayBuffers
+  }
+  for (let i = 0; i < 1_000; i++) await (await net.fetch(`${ORIGIN}/gen/warm${i}`)).arrayBuffer()
+  globalThis.gc?.()
+  let before = used()
+  for (let i = 0; i < keys; i++) await (await net.fetch(`${ORIGIN}/gen/${i}?q=${"x".repeat(40)}`)).arrayBuffer()
+  globalThis.gc?.()
+  const generated = (used() - before) / keys
+  const chat = (i: number) => JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: `question number ${i}, padded ${"y".repeat(60)}` }] })
+  for (let i = 0; i < 2_000; i++) await (await net.fetch("https://api.openai.com/v1/chat/completions", { method: "POST", body: chat(-i - 1) })).arrayBuffer()
+  globalThis.gc?.()
+  before = used()
+  for (let i = 0; i < keys; i++) await (await net.fetch("https://api.openai.com/v1/chat/completions", { method: "POST", body: chat(i) })).arrayBuffer()
+  globalThis.gc?.()
+  const model = (used() - before) / keys
+  const exact = globalThis.gc ? "" : " (run with --expose-gc for exact heap)"
+  console.log(`\nper-key state over ${keys.toLocaleString("en-US")} distinct keys (logLimit 0)${exact}`)
+  console.log(`  generated route, distinct URLs: ${generated.toFixed(0)} bytes per key`)
+  console.log(`  model, distinct calls: ${model.toFixed(0)} bytes per key`)
+}
+
+const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length).split(",")
+
 const run = async (): Promise<void> => {
   console.log(`core bench (node ${process.version}${quick ? ", --quick" : ""}); simnet figures are the best of 3 interleaved rounds`)
+  if (only !== undefined) {
+    if (only.includes("fetch")) {
+      const rounds: Array<Array<Measure>> = [[], [], []]
+      for (let round = 0; round < 3; round++) {
+        rounds[0].push(await floor())
+        rounds[1].push(await simnet(100))
+        rounds[2].push(await simnet(10_000))
+      }
+      const measured = rounds.map(best)
+      report("fetch + json(), ~150-byte body, requests spread over N routes", measured, measured[0].name)
+    }
+    if (only.includes("unmatched")) await unmatched()
+    if (only.includes("keys")) await perKey()
+    return
+  }
   const rounds: Array<Array<Measure>> = [[], [], [], []]
   for (let round = 0; round < 3; round++) {
     rounds[0].push(await floor())
@@ -206,6 +273,8 @@ const run = async (): Promise<void> => {
   report("Effect HttpClient: get + json, 100 routes", client, client[0].name)
   await creation()
   await heapSoak()
+  await unmatched()
+  await perKey()
 }
 
 await run()

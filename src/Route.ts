@@ -8,8 +8,12 @@
  */
 import { Effect } from "effect"
 import type { Schema } from "effect"
+import { Schema as SchemaModule } from "effect"
+import { InvalidRouteSpec } from "./SimnetError.ts"
 import { compileMatcher, type MatcherInput } from "./registry/matcher.ts"
 import type { Route as RouteValue } from "./registry/route.ts"
+import type { McpServerDefinition } from "./mcp-route/definitions.ts"
+import { mcpRoute } from "./mcp-route/route.ts"
 import { faultResponder, type Fault } from "./routes/fault.ts"
 import { handlerResponder, type Handler } from "./routes/handler.ts"
 import { jsonSchemaResponder, type JsonSchemaOptions } from "./routes/jsonSchema/jsonSchema.ts"
@@ -18,6 +22,16 @@ import { make, type RouteOptions } from "./routes/make.ts"
 import { bytesResponder, statusResponder, textResponder, type StaticResponseOptions } from "./routes/static.ts"
 
 export type { MatcherInput, MatcherObject, ValueMatcher } from "./registry/matcher.ts"
+export type {
+  McpContent,
+  McpPrompt,
+  McpPromptArgument,
+  McpResource,
+  McpServerDefinition,
+  McpTool,
+  McpToolAnswer,
+  McpToolContext
+} from "./mcp-route/definitions.ts"
 export { isRoute } from "./registry/route.ts"
 export type { RespondContext, Responder, RouteFields, SimRequest, SyncResponder } from "./registry/route.ts"
 export type { Fault } from "./routes/fault.ts"
@@ -26,6 +40,9 @@ export type { JsonSchemaOptions } from "./routes/jsonSchema/jsonSchema.ts"
 export { make, refused } from "./routes/make.ts"
 export type { RouteOptions, RouteParts } from "./routes/make.ts"
 export type { StaticResponseOptions } from "./routes/static.ts"
+
+/** Options a responder can read: anything but an object reads as none (`make` refuses it at registration). */
+const usable = <O extends object>(options: O): O => (typeof options === "object" && options !== null ? options : ({} as O))
 
 /**
  * A route: a matcher, an answer, and the options that govern its use. A plain value: tagged
@@ -44,7 +61,11 @@ export type Route = RouteValue
  */
 export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions = {}): Route => {
   const matcher = compileMatcher(match)
-  const parts = jsonSchemaResponder(schema as unknown as Schema.Codec<unknown, unknown>, options, options.id ?? `jsonSchema ${matcher.source}`)
+  if (!SchemaModule.isSchema(schema)) {
+    const error = new InvalidRouteSpec({ path: "schema", message: `Route.json needs an Effect Schema, got ${schema === null ? "null" : typeof schema}` })
+    return make("jsonSchema", matcher, { respond: () => Effect.fail(error), prepare: Effect.fail(error) }, options)
+  }
+  const parts = jsonSchemaResponder(schema as unknown as Schema.Codec<unknown, unknown>, usable(options), usable(options).id ?? `jsonSchema ${matcher.source}`)
   return make("jsonSchema", matcher, parts, options)
 }
 
@@ -54,13 +75,13 @@ export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, optio
  * @example Route.text("GET https://api.example.com/health", "ok")
  */
 export const text = (match: MatcherInput, body: string, options: RouteOptions & StaticResponseOptions = {}): Route =>
-  make("text", match, textResponder(body, options), options)
+  make("text", match, textResponder(body, usable(options)), options)
 
 /**
  * Answers with fixed bytes.
  */
 export const bytes = (match: MatcherInput, body: Uint8Array, options: RouteOptions & StaticResponseOptions = {}): Route =>
-  make("bytes", match, bytesResponder(body, options), options)
+  make("bytes", match, bytesResponder(body, usable(options)), options)
 
 /**
  * Answers with a status, optional headers and an empty body.
@@ -71,7 +92,7 @@ export const status = (
   match: MatcherInput,
   code: number,
   options: RouteOptions & { readonly headers?: Readonly<Record<string, string>> | undefined; readonly body?: string | undefined } = {}
-): Route => make("status", match, statusResponder(code, options), options)
+): Route => make("status", match, statusResponder(code, usable(options)), options)
 
 /**
  * Answers with code. The handler sees the request (with `params` from the path pattern) and
@@ -81,7 +102,7 @@ export const status = (
  * @example Route.handler("GET https://api.example.com/items/:id", (req) => Response.json({ id: req.params.id }))
  */
 export const handler = (match: MatcherInput, fn: Handler, options: RouteOptions = {}): Route =>
-  make("handler", match, { respond: handlerResponder(fn, options.id ?? "handler") }, options)
+  make("handler", match, { respond: handlerResponder(fn, usable(options).id ?? "handler") }, options)
 
 /**
  * Breaks the way a real network breaks: `reset` (connection drops mid-body), `timeout` (no answer
@@ -101,7 +122,23 @@ const anyLoopback = (url: URL) => isLoopbackHost(url.hostname)
 export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Route => {
   const matcher = compileMatcher(match ?? { url: anyLoopback })
   return make("loopback", matcher, {
-    respond: loopbackResponder(options.id ?? `loopback ${matcher.source}`),
+    respond: loopbackResponder(usable(options).id ?? `loopback ${matcher.source}`),
     prepare: matcher.hostname !== undefined && !isLoopbackHost(matcher.hostname) ? Effect.fail(loopbackDenied(matcher.hostname)) : undefined
   }, options)
 }
+
+/**
+ * An MCP server over Streamable HTTP at `url` (kind `mcp`), built from tool, resource and prompt
+ * definitions: `POST` JSON-RPC (`initialize`, `ping`, `tools/list`, `tools/call`,
+ * `resources/list`, `resources/read`, `prompts/list`, `prompts/get`), sessions (or
+ * `stateless: true`), `DELETE` to end a session. A tool is answered by its `handler`, its fixed
+ * `result`, or a value generated from its output schema with the network's seed. Every call is in
+ * the log with its method and tool (`record.detail`); `network.mcp` reads counts and changes the
+ * definitions while the app runs. Sessions and counts live in the network (`McpServers`), so one
+ * route value can serve several networks. A definition that does not compile fails the
+ * registration, naming its path.
+ *
+ * @example Route.mcp("https://mcp.example.com/mcp", { name: "docs", version: "1.0.0", tools: [{ name: "search", input: Query, handler: (q) => `found ${q.text}` }] })
+ */
+export const mcp = (url: string, server: McpServerDefinition, options: RouteOptions = {}): Route =>
+  mcpRoute({ url }, server, options)

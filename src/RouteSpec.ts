@@ -7,15 +7,18 @@ import { Effect, Result, type Schema } from "effect"
 import type { MatcherInput, MatcherObject } from "./registry/matcher.ts"
 import { withFields, type Route } from "./registry/route.ts"
 import { decodeAt, joinPath as join } from "./registry/schemaPath.ts"
-import { errorMessage, isJsonObject } from "./registry/util.ts"
+import { LinearRegExp } from "./registry/linearRegExp.ts"
+import { bounded } from "./registry/redact.ts"
+import { depthExceeds, isJsonObject, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "./registry/util.ts"
 import * as R from "./Route.ts"
 import { FamilySpec, RouteSpec, RouteSpecHead, type Respond } from "./schemas/routeSpec.ts"
 import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
 
 /**
- * A route family that fixtures can name: `{ "family": NAME, "baseUrl" }`.
+ * A route family that fixtures can name: `{ "family": NAME, "baseUrl" }`, given the reference as
+ * `FamilySpec` decoded it.
  */
-export type FamilyFactory = (spec: { readonly baseUrl?: string | undefined; readonly [key: string]: unknown }) => ReadonlyArray<Route>
+export type FamilyFactory = (spec: FamilySpec) => ReadonlyArray<Route>
 
 /**
  * Decoders for the kinds whose routes are built by other modules (`jsonSchema`, `mcp`): they
@@ -58,15 +61,17 @@ const decodeMatch = (match: RouteSpec["match"], path: string): Result.Result<Mat
   if (match.url !== undefined && match.regex !== undefined) return Result.fail(invalid(at("regex"), "give either url or regex, not both"))
   let url: MatcherObject["url"]
   if (match.regex !== undefined) {
-    try {
-      url = new RegExp(match.regex)
-    } catch (error) {
-      return Result.fail(invalid(at("regex"), `invalid regular expression: ${errorMessage(error)}`))
-    }
+    // A pattern from data runs on RE2 (linear time), never on the backtracking engine.
+    const compiled = LinearRegExp.compile(match.regex)
+    if (typeof compiled === "string") return Result.fail(invalid(at("regex"), `invalid regular expression (RE2 syntax: no lookaround or backreferences): ${bounded(compiled)}`))
+    url = compiled
   } else if (match.url !== undefined) {
     url = match.url
   } else {
     return Result.fail(invalid(join(path, "match"), "a matcher object needs url or regex"))
+  }
+  if (match.json !== undefined && depthExceeds(match.json, MAX_MATCH_DEPTH)) {
+    return Result.fail(invalid(at("json"), `a JSON body matcher may nest at most ${MAX_MATCH_DEPTH} levels deep`))
   }
   return Result.succeed({ method: match.method, url, query: match.query, headers: match.headers, body: match.json })
 }
@@ -145,10 +150,16 @@ const withSpec = (route: Route, spec: Readonly<Record<string, unknown>>): Route 
 
 const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, SimnetError> => {
   if (!isJsonObject(json)) return Effect.fail(invalid(path || "$", "a route spec is a JSON object"))
-  const spec: Readonly<Record<string, unknown>> = structuredClone(json)
-  return Effect.map(
+  return Effect.flatMap(
     "family" in json ? decodeFamily(json, path, context) : Effect.map(decodeRoute(json, path, context), (route) => [route]),
-    (routes) => routes.map((route) => withSpec(route, spec))
+    (routes) => {
+      // Decoding refuses deep matchers with their path; what is left deep is refused whole, before it is copied.
+      if (depthExceeds(json, MAX_JSON_DEPTH)) {
+        return Effect.fail(invalid(path || "$", `a route spec nested deeper than ${MAX_JSON_DEPTH} levels is refused`))
+      }
+      const spec: Readonly<Record<string, unknown>> = structuredClone(json)
+      return Effect.succeed(routes.map((route) => withSpec(route, spec)))
+    }
   )
 }
 

@@ -7,6 +7,8 @@
 export { account } from "./routes/families/account.ts"
 export { defaultDecodeContext, FAMILIES } from "./routes/families/index.ts"
 export { installation } from "./routes/families/installation.ts"
+export { codesearch, EXA_URL, mcpFromConfig, websearch } from "./mcp-route/families.ts"
+export type { McpConfigEntry, McpConfigRoutes, NotSimulated, SearchOptions, SearchResult } from "./mcp-route/families.ts"
 export { models } from "./routes/families/models.ts"
 export { share } from "./routes/families/share.ts"
 export { skillFileText, skills } from "./routes/families/skills.ts"

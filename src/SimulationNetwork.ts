@@ -7,11 +7,14 @@
 import { Context, Effect, Layer, Option } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
+import type { McpServerDefinition } from "./mcp-route/definitions.ts"
+import { McpServers, type McpServersApi, type McpServerView } from "./mcp-route/state.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
 import { makeFetch } from "./registry/fetch.ts"
 import { makeHttpClient } from "./registry/httpClient.ts"
 import { Network, type RouteInfo } from "./registry/network.ts"
-import type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
+import { defaultRedactor, Redactor, type RedactOptions } from "./registry/redact.ts"
+import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "./registry/requestLog.ts"
 import { isRoute, type Route } from "./registry/route.ts"
 import { normalizeRunSeed } from "./registry/seed.ts"
 import type { Handler } from "./Route.ts"
@@ -34,12 +37,19 @@ export { CONTROL_BASE, SimulationControl, type ControlEvent, type ControlOptions
  * - `seed`: the run seed (number or string, default 0); generated answers derive from it.
  * - `routes`: routes to register at start (and again on `reset`).
  * - `logLimit`: how many request records the ring keeps (default 10 000); counters stay exact.
+ * - `logBytes`: how many bytes of records the ring keeps at most (default 16 MiB; records hold
+ *   body previews, never whole bodies); the oldest go first.
  * - `handlers`: named handlers that RouteSpec JSON can refer to (`{ kind: "handler", name }`).
+ * - `redact`: header, query parameter and JSON body field names to redact on top of the
+ *   documented defaults (`Redaction.CREDENTIAL_HEADERS`, `CREDENTIAL_QUERY`,
+ *   `CREDENTIAL_BODY_FIELDS`), wherever this network shows a request.
  */
 export interface NetworkOptions {
   readonly seed?: number | string | undefined
   readonly routes?: Iterable<Route> | undefined
   readonly logLimit?: number | undefined
+  readonly logBytes?: number | undefined
+  readonly redact?: RedactOptions | undefined
   readonly handlers?: Readonly<Record<string, Handler>> | undefined
   /** Scripts to queue on the simulated model at start (and again on `reset`). */
   readonly llm?: Iterable<LlmScript> | undefined
@@ -110,10 +120,17 @@ export interface SimulationNetworkApi {
   readonly regenerate: (record: RequestRecord) => Effect.Effect<string, SimnetError>
   /** The simulated model behind `Routes.openai`: script queue, rules, log, counters, driver. */
   readonly llm: SimulatedProviderApi
+  /**
+   * The MCP servers of `Route.mcp` and the MCP families, by route id: definitions, sessions,
+   * counts per tool, and changes while the app runs. Reset with the network.
+   */
+  readonly mcp: McpServersApi
   /** A WHATWG `fetch` answering from this network. */
   readonly fetch: typeof globalThis.fetch
   /** An Effect `HttpClient` answering from this network. */
   readonly httpClient: HttpClient.HttpClient
+  /** How this network shows requests (credentials redacted, lengths bounded): for servers that echo a request. */
+  readonly redactor: Redactor
 }
 
 const pathsFor = (routes: ReadonlyArray<Route>, batch: boolean): ReadonlyArray<string> =>
@@ -129,6 +146,23 @@ const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRoute
   })
 }
 
+/** The `redact` option as a redactor, or the refusal naming the bad field. */
+const checkRedact = (redact: unknown): Redactor | InvalidNetworkOption => {
+  if (redact === undefined) return defaultRedactor
+  if (typeof redact !== "object" || redact === null) return new InvalidNetworkOption({ option: "redact", detail: "must be an object { headers?, query?, bodyFields? }" })
+  const record = redact as Record<string, unknown>
+  for (const field of Object.keys(record)) {
+    const names = record[field]
+    if (field !== "headers" && field !== "query" && field !== "bodyFields") {
+      return new InvalidNetworkOption({ option: `redact.${field}`, detail: "unknown field (expected headers, query or bodyFields)" })
+    }
+    if (names !== undefined && (!Array.isArray(names) || !names.every((name) => typeof name === "string" && name !== ""))) {
+      return new InvalidNetworkOption({ option: `redact.${field}`, detail: "must be an array of non-empty names" })
+    }
+  }
+  return new Redactor(redact as RedactOptions)
+}
+
 /**
  * Builds a network with the services of the current context (its `Clock` among them). The
  * network's simulated model is the `SimulatedProvider` of the context when there is one (say from
@@ -141,9 +175,26 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     if (typeof logLimit !== "number" || !Number.isInteger(logLimit) || logLimit < 0) {
       return yield* new InvalidNetworkOption({ option: "logLimit", detail: `must be a whole number of at least 0, got ${String(logLimit)}` })
     }
+    const logBytes = options.logBytes ?? DEFAULT_LOG_BYTES
+    if (typeof logBytes !== "number" || !Number.isInteger(logBytes) || logBytes < 0) {
+      return yield* new InvalidNetworkOption({ option: "logBytes", detail: `must be a whole number of at least 0, got ${String(logBytes)}` })
+    }
+    const redact = checkRedact(options.redact)
+    if (redact instanceof InvalidNetworkOption) return yield* redact
     const provided = yield* Effect.serviceOption(SimulatedProvider)
     const llm = Option.isSome(provided) ? provided.value : SimulatedProvider.make({ logLimit, drive: options.drive })
-    const network = new Network(normalizeRunSeed(options.seed), logLimit, context, Context.make(SimulatedProvider, llm) as Context.Context<never>)
+    const mcp = McpServers.make((id) => {
+      const entry = network.registry.entries.get(id)
+      return entry === undefined ? undefined : { identity: entry.identity, route: entry.route }
+    })
+    const services = Context.make(SimulatedProvider, llm).pipe(Context.add(McpServers, mcp))
+    const network: Network = new Network(
+      normalizeRunSeed(options.seed),
+      { limit: logLimit, bytes: logBytes },
+      redact,
+      context,
+      services as Context.Context<never>
+    )
     const initial = options.routes === undefined ? [] : Array.from(options.routes)
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
@@ -177,6 +228,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         network.registry.clear()
         network.clearState()
         llm.reset()
+        mcp.reset()
         return Effect.asVoid(registerInitial)
       }),
       routes: Effect.sync(() => network.routes()),
@@ -196,12 +248,15 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {
         network.registry.clear()
+        mcp.reset()
         // A provider handed in through the context belongs to its giver, who may hand it on.
         if (Option.isNone(provided)) llm.reset()
       }),
       llm,
+      mcp,
       fetch: makeFetch(network),
-      httpClient: makeHttpClient(network)
+      httpClient: makeHttpClient(network),
+      redactor: network.redactor
     } satisfies SimulationNetworkApi
   })
 
@@ -213,6 +268,12 @@ export interface NetworkHandle {
   readonly network: SimulationNetworkApi
   readonly fetch: typeof globalThis.fetch
   readonly llm: SimulatedProviderApi
+  /** The MCP servers by route id, as `SimulationNetworkApi.mcp` with a promise from `update`. */
+  readonly mcp: {
+    readonly get: (id: string) => McpServerView | undefined
+    readonly counts: (id: string) => Readonly<Record<string, number>>
+    readonly update: (id: string, change: (current: McpServerDefinition) => McpServerDefinition) => Promise<void>
+  }
   readonly register: (routes: Route | ReadonlyArray<Route>) => Promise<ReadonlyArray<string>>
   readonly registerSpec: (json: unknown) => Promise<ReadonlyArray<string>>
   readonly unregister: (id: string) => boolean
@@ -292,6 +353,11 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       network,
       fetch: network.fetch,
       llm: network.llm,
+      mcp: {
+        get: (id) => network.mcp.get(id),
+        counts: (id) => network.mcp.counts(id),
+        update: (id, change) => run(network.mcp.update(id, change))
+      },
       register: (routes) => run(network.register(routes)),
       registerSpec: (json) => run(network.registerSpec(json)),
       unregister: (id) => Effect.runSync(network.unregister(id)),

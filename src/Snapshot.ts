@@ -15,6 +15,7 @@
  */
 import { Duration, Effect, Result, Schema } from "effect"
 import type { LlmLogEntry, SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
+import { KeyCounts } from "./registry/keyCounts.ts"
 import type { Network } from "./registry/network.ts"
 import type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
 import type { Route } from "./registry/route.ts"
@@ -50,7 +51,8 @@ const RequestRecordJson = Schema.Struct({
   denial: Schema.optional(Schema.String),
   status: Schema.optional(Schema.Int),
   seed: Schema.optional(Schema.Finite),
-  occurrence: Schema.optional(Schema.Int)
+  occurrence: Schema.optional(Schema.Int),
+  detail: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
 })
 
 const CountersJson = Schema.Struct({ requests: Schema.Int, answered: Schema.Int, denied: Schema.Int })
@@ -136,7 +138,7 @@ export const capture = (network: Network, llm: SimulatedProviderApi, counters: R
     usage[entry.id] = {
       hits: entry.hits,
       remaining: entry.route.times === undefined ? undefined : entry.remaining,
-      occurrences: entry.occurrences === undefined ? undefined : Object.fromEntries(entry.occurrences)
+      occurrences: entry.occurrences === undefined ? undefined : entry.occurrences.toRecord()
     }
   }
   const rules: Array<typeof RuleJson.Type> = []
@@ -223,7 +225,7 @@ export const restore = (
       return yield* registered
     }
     if (state.log !== undefined || state.counters !== undefined) {
-      const records = (state.log ?? []).map((r): RequestRecord => ({ body: undefined, route: undefined, denial: undefined, status: undefined, seed: undefined, occurrence: undefined, ...r }))
+      const records = (state.log ?? []).map((r): RequestRecord => ({ body: undefined, route: undefined, denial: undefined, status: undefined, seed: undefined, occurrence: undefined, detail: undefined, ...r }))
       network.log.restore(records, state.counters ?? { requests: state.log?.at(-1)?.seq ?? 0, answered: 0, denied: 0 })
     }
     for (const [id, usage] of Object.entries(state.usage ?? {})) {
@@ -231,7 +233,7 @@ export const restore = (
       if (entry === undefined) continue
       entry.hits = usage.hits
       if (usage.remaining !== undefined) entry.remaining = usage.remaining
-      if (usage.occurrences !== undefined) entry.occurrences = new Map(Object.entries(usage.occurrences))
+      if (usage.occurrences !== undefined) entry.occurrences = KeyCounts.fromRecord(usage.occurrences)
     }
     yield* applyModel(llm)
   })

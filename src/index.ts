@@ -2,6 +2,7 @@
  * simnet: a simulated network for Effect apps and their tests.
  */
 export * as Fixture from "./Fixture.ts"
+export * as Redaction from "./Redaction.ts"
 export * as Route from "./Route.ts"
 export * as Routes from "./Routes.ts"
 export * as RouteSpec from "./RouteSpec.ts"
@@ -11,6 +12,8 @@ export { SimulationNetwork } from "./SimulationNetwork.ts"
 export type { NetworkHandle, NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./SimulationNetwork.ts"
 export type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
 export { SimulatedProvider, SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
+export { McpServers, McpServersApi } from "./mcp-route/state.ts"
+export type { McpServerView, McpSession } from "./mcp-route/state.ts"
 export type {
   DriverFinish,
   LlmAnswer,

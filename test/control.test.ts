@@ -274,7 +274,7 @@ describe("snapshots and traces", () => {
       ["GET", "https://gen.example/thing", "gen", "answered", 200],
       ["GET", "https://gen.example/thing", "gen", "answered", 200],
       ["POST", "https://gen.example/search", "search", "answered", 200],
-      ["POST", "https://gen.example/login?api_key=%3Credacted%3E", "login", "answered", 200],
+      ["POST", "https://gen.example/login?api_key=<redacted>", "login", "answered", 200],
       ["POST", "https://api.openai.com/v1/chat/completions", "openai.chat", "answered", 200],
       ["POST", "https://api.openai.com/v1/chat/completions", "openai.chat", "answered", 200],
       ["POST", "https://gen.example/search", undefined, "UnregisteredRequest", 502]

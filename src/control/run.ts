@@ -6,6 +6,7 @@ import { Console, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import { CONTROL_BASE, controlRoutes, type ControlledNetwork } from "./endpoint.ts"
+import { INSPECTOR_PATH, inspectorRoutes, type InspectedNetwork } from "./inspector.ts"
 import { controlLine, reportRequests, requestLine, traceFile, type ReportedNetwork } from "./trace.ts"
 
 /**
@@ -21,7 +22,7 @@ export interface ControlRuntimeOptions {
  * layers to mount beside the network and the lines that announce the control URLs.
  */
 export const controlRuntime = (
-  network: ControlledNetwork & ReportedNetwork & { readonly seed: number },
+  network: ControlledNetwork & ReportedNetwork & InspectedNetwork,
   options: ControlRuntimeOptions
 ): Effect.Effect<{ readonly routes: Layer.Layer<never, never, HttpRouter.HttpRouter>; readonly announce: (base: string) => Effect.Effect<void> }, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -36,11 +37,12 @@ export const controlRuntime = (
         print?.(requestLine(line))
       }, { bodies: trace !== undefined })
     return {
-      routes: Layer.mergeAll(control, reporting),
+      routes: Layer.mergeAll(control, reporting, inspectorRoutes(network)),
       announce: (base: string) =>
         Effect.gen(function*() {
           yield* Console.log(`  control:  ${base}${CONTROL_BASE}/   (reset, network/register, network/routes, network/log, llm/enqueue, llm/pending, snapshot)`)
           yield* Console.log(`  driver:   ${base.replace(/^http/, "ws")}${CONTROL_BASE}/drive   (JSON-RPC 2.0)`)
+          yield* Console.log(`  inspector: ${base}${INSPECTOR_PATH}${process.env["SIMNET_TOKEN"] ? "   (append #token=$SIMNET_TOKEN, or enter it on the page)" : ""}`)
           if (options.trace !== undefined) yield* Console.log(`  trace:    ${options.trace}`)
         })
     }

@@ -7,7 +7,12 @@
  *
  * A request no route answers gets `502` with `{ "error": { "tag", "message", "method", "url",
  * "candidates" } }`, so a process on the other side of the socket still learns which request
- * failed and which routes came closest.
+ * failed and which routes came closest. Every error body shows the request through the network's
+ * redactor: no credential header, userinfo or credential-like query value is sent back.
+ *
+ * A client that goes away interrupts its request (the network logs it as `Interrupted`), and
+ * closing the server's scope (SIGTERM, SIGINT) destroys the connections in flight instead of
+ * waiting for them.
  */
 import * as http from "node:http"
 import { Effect, Layer, Option, Stream } from "effect"
@@ -21,6 +26,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Redaction from "../Redaction.ts"
 import { isSimnetError, type SimnetError } from "../SimnetError.ts"
 import type { SimulationNetworkApi } from "../SimulationNetwork.ts"
 
@@ -138,34 +144,39 @@ const transportCause = (error: HttpClientError.HttpClientError): SimnetError | u
 /**
  * The handler that forwards one request into the network.
  */
-export const forward = (network: SimulationNetworkApi) => (request: HttpServerRequest.HttpServerRequest) => {
-  const target = targetUrl(request.url)
-  if (target === undefined) {
-    return Effect.succeed(HttpServerResponse.jsonUnsafe(
-      { error: { tag: "BadRequest", message: `expected /HOST/PATH (e.g. /api.openai.com/v1/models), got ${request.url}` } },
-      { status: 400 }
-    ))
-  }
-  const { host: _host, ...headers } = request.headers
-  const hasBody = request.method !== "GET" && request.method !== "HEAD"
-  // The server hands over whatever method the client sent; the network decides whether a route takes it.
-  const outgoing = HttpClientRequest.make(request.method as HttpMethod.HttpMethod)(target, {
-    headers,
-    body: hasBody ? HttpBody.stream(request.stream, headers["content-type"]) : undefined
-  })
-  return network.httpClient.execute(outgoing).pipe(
-    Effect.provideService(HttpClient.TracerDisabledWhen, untraced),
-    Effect.flatMap((response) => relay(request.method, response)),
-    Effect.catchTag("HttpClientError", (error) => {
-      const cause = transportCause(error)
-      return Effect.succeed(
-        cause === undefined
-          ? HttpServerResponse.jsonUnsafe({ error: { tag: "RouteFailed", message: error.message, method: request.method, url: target } }, { status: 502 })
-          : refusal(cause, request.method, target)
+export const forward = (network: SimulationNetworkApi) => (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const target = targetUrl(request.url)
+    if (target === undefined) {
+      return HttpServerResponse.jsonUnsafe(
+        { error: { tag: "BadRequest", message: `expected /HOST/PATH (e.g. /api.openai.com/v1/models), got ${Redaction.bounded(request.url.split("?")[0])}` } },
+        { status: 400 }
       )
+    }
+    const { host: _host, ...headers } = request.headers
+    const hasBody = request.method !== "GET" && request.method !== "HEAD"
+    // The server hands over whatever method the client sent; the network decides whether a route takes it.
+    const outgoing = HttpClientRequest.make(request.method as HttpMethod.HttpMethod)(target, {
+      headers,
+      body: hasBody ? HttpBody.stream(request.stream, headers["content-type"]) : undefined
     })
-  )
-}
+    return yield* network.httpClient.execute(outgoing).pipe(
+      Effect.provideService(HttpClient.TracerDisabledWhen, untraced),
+      Effect.flatMap((response) => relay(request.method, response)),
+      Effect.catchTag("HttpClientError", (error) => {
+        const cause = transportCause(error)
+        const shown = network.redactor.url(target)
+        const method = Redaction.bounded(request.method)
+        if (cause !== undefined) return Effect.succeed(refusal(cause, method, shown))
+        const reason = error.reason as { readonly _tag: string; readonly cause?: unknown }
+        const detail = reason.cause instanceof Error ? `: ${Redaction.bounded(reason.cause.message)}` : ""
+        return Effect.succeed(HttpServerResponse.jsonUnsafe(
+          { error: { tag: "RouteFailed", message: `simnet: ${reason._tag} answering ${method} ${shown}${detail}`, method, url: shown } },
+          { status: 502 }
+        ))
+      })
+    )
+  })
 
 /**
  * The router layer of `simnet serve`: every path not claimed by a more specific route (such as
@@ -174,10 +185,29 @@ export const forward = (network: SimulationNetworkApi) => (request: HttpServerRe
 export const networkRoutes = (network: SimulationNetworkApi) => HttpRouter.add("*", "/*", forward(network))
 
 /**
+ * Stops the server at once when its scope closes: no new connections, and every open one is
+ * destroyed, so the requests in flight (a hanging route, a delay, a stalled upload) are
+ * interrupted and logged as `Interrupted` rather than waited for. A simulated network has no
+ * work worth a graceful drain, and SIGTERM/SIGINT must exit promptly.
+ */
+const stopAtOnce = (server: http.Server) =>
+  Layer.effectDiscard(Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      if (server.listening) server.close()
+      server.closeAllConnections()
+    })
+  ))
+
+/**
  * A layer serving the network on 127.0.0.1 at `port` (0 for any free port), with `routes` (more
- * router layers, such as the control endpoint) mounted beside the network.
+ * router layers, such as the control endpoint) mounted beside the network. Closing its scope
+ * returns promptly whatever is in flight.
  */
 export const serveLayer = (network: SimulationNetworkApi, port: number, routes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty) =>
-  HttpRouter.serve(Layer.mergeAll(networkRoutes(network), routes), { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => http.createServer(), { port, host: "127.0.0.1" }))
-  )
+  Layer.unwrap(Effect.sync(() => {
+    const server = http.createServer()
+    return stopAtOnce(server).pipe(
+      Layer.provideMerge(HttpRouter.serve(Layer.mergeAll(networkRoutes(network), routes), { disableLogger: true, disableListenLog: true })),
+      Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host: "127.0.0.1", gracefulShutdownTimeout: 0 }))
+    )
+  }))

@@ -12,6 +12,7 @@ import * as fs from "node:fs"
 import { Clock, Effect, Layer, Stream } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as Redaction from "../Redaction.ts"
 import { CONTROL_BASE, type ControlEvent } from "./endpoint.ts"
 import { targetUrl } from "./serve.ts"
 
@@ -30,6 +31,7 @@ interface LoggedRequest {
  * What the reporter needs of a network.
  */
 export interface ReportedNetwork {
+  readonly redactor: Redaction.Redactor
   readonly logSince: (seq: number) => Effect.Effect<ReadonlyArray<LoggedRequest>>
   readonly counters: Effect.Effect<{ readonly requests: number }>
 }
@@ -63,63 +65,23 @@ export type TracedBody =
 /** The largest request body a trace holds whole. */
 const TRACED_BODY_LIMIT = 1024 * 1024
 
-const REDACTED = "<redacted>"
-const CREDENTIAL = /^(authorization|api[-_]?key|x[-_]api[-_]?key|access[-_]?token|refresh[-_]?token|id[-_]?token|token|client[-_]?secret|secret|password|passwd|session|cookie|signature|sig|key)$/i
-
-/** `url` with credential-like query parameters and userinfo redacted. */
-export const redactUrl = (url: string): string => {
-  if (!url.includes("?") && !url.includes("@")) return url
-  try {
-    const parsed = new URL(url)
-    if (parsed.username !== "" || parsed.password !== "") {
-      parsed.username = REDACTED
-      parsed.password = ""
-    }
-    for (const name of [...parsed.searchParams.keys()]) if (CREDENTIAL.test(name)) parsed.searchParams.set(name, REDACTED)
-    return parsed.href
-  } catch {
-    return url
-  }
-}
-
-const redactJson = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(redactJson)
-  if (typeof value !== "object" || value === null) return value
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, CREDENTIAL.test(k) ? REDACTED : redactJson(v)]))
-}
-
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
-/** A request body for a trace: JSON and form fields that look like credentials are redacted. */
-export const traceBody = (bytes: Uint8Array, contentType: string | undefined, truncated: boolean): TracedBody => {
+/** A request body for a trace: UTF-8 text with credential-like JSON and form fields redacted, else base64. */
+export const traceBody = (bytes: Uint8Array, redactor: Redaction.Redactor, truncated: boolean): TracedBody => {
   const more = truncated ? { truncated: true } : {}
-  let text: string
   try {
-    text = utf8.decode(bytes)
+    return { text: redactor.bodyText(utf8.decode(bytes)), ...more }
   } catch {
     return { base64: Buffer.from(bytes).toString("base64"), ...more }
   }
-  const type = (contentType ?? "").split(";")[0].trim().toLowerCase()
-  if (!truncated && (type === "application/json" || type.endsWith("+json"))) {
-    try {
-      return { text: JSON.stringify(redactJson(JSON.parse(text))), ...more }
-    } catch {
-      return { text, ...more }
-    }
-  }
-  if (type === "application/x-www-form-urlencoded") {
-    const form = new URLSearchParams(text)
-    for (const name of [...form.keys()]) if (CREDENTIAL.test(name)) form.set(name, REDACTED)
-    return { text: form.toString(), ...more }
-  }
-  return { text, ...more }
 }
 
 /**
  * The request as the handlers see it, its body copied (up to the limit) as it is read, so the
  * trace holds what the network was sent without reading it twice.
  */
-const tapped = (request: HttpServerRequest.HttpServerRequest) => {
+const tapped = (request: HttpServerRequest.HttpServerRequest, redactor: Redaction.Redactor) => {
   const chunks: Array<Uint8Array> = []
   let size = 0
   let truncated = false
@@ -134,7 +96,7 @@ const tapped = (request: HttpServerRequest.HttpServerRequest) => {
         })
     }
   })
-  return { view, body: () => (size === 0 ? undefined : traceBody(Buffer.concat(chunks), request.headers["content-type"], truncated)) }
+  return { view, body: () => (size === 0 ? undefined : traceBody(Buffer.concat(chunks), redactor, truncated)) }
 }
 
 /**
@@ -172,13 +134,15 @@ export const reportRequests = (
         const started = yield* Clock.currentTimeMillis
         const before = (yield* network.counters).requests
         const control = request.url.startsWith(CONTROL_BASE)
-        const copy = options.bodies === true && !control ? tapped(request) : undefined
+        const copy = options.bodies === true && !control ? tapped(request, network.redactor) : undefined
         const response = yield* (copy === undefined ? effect : Effect.provideService(effect, HttpServerRequest.HttpServerRequest, copy.view))
         const ms = (yield* Clock.currentTimeMillis) - started
         const target = control ? request.url : targetUrl(request.url)
+        // The log shows URLs through the network's redactor.
+        const shown = control || target === undefined ? undefined : network.redactor.url(target)
         let record: LoggedRequest | undefined
-        if (!control && target !== undefined) {
-          record = (yield* network.logSince(before)).find((r) => !claimed.has(r.seq) && r.method === request.method && r.url === target)
+        if (shown !== undefined) {
+          record = (yield* network.logSince(before)).find((r) => !claimed.has(r.seq) && r.method === request.method && r.url === shown)
           if (record !== undefined) {
             claimed.add(record.seq)
             if (claimed.size > 10_000) claimed.clear()
@@ -188,7 +152,7 @@ export const reportRequests = (
           type: "request",
           seq: record?.seq,
           method: request.method,
-          url: redactUrl(target ?? request.url),
+          url: shown ?? (control ? request.url.split("?")[0] : network.redactor.url(request.url)),
           route: control ? "control" : record?.route?.id,
           status: response.status,
           outcome: record?.denial ?? (response.status >= 400 ? "refused" : "answered"),

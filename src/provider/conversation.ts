@@ -54,7 +54,7 @@ const KEY_FIELDS = [
 ] as const
 
 /**
- * The logical key of a chat request body: a digest of its model, messages, tools and sampling
+ * The logical key of a chat request body (`llm_` and 16 hex digits: 64 bits of a SHA-256), a digest of its model, messages, tools and sampling
  * parameters with object keys in canonical order. Transport choices (`stream`,
  * `stream_options`, `user`, `metadata`) are left out, so the streamed and the non-streamed form
  * of one question share a key.
@@ -63,7 +63,7 @@ export const requestKeyOf = (body: unknown): string => {
   const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {}
   const material: Record<string, unknown> = {}
   for (const field of KEY_FIELDS) if (record[field] !== undefined) material[field] = record[field]
-  return `llm_${createHash("sha256").update(canonicalJson(material)).digest("hex").slice(0, 24)}`
+  return `llm_${createHash("sha256").update(canonicalJson(material)).digest("hex").slice(0, 16)}`
 }
 
 /**

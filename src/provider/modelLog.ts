@@ -1,7 +1,9 @@
 /**
  * The provider's request log and counts: a bounded ring of entries, recorded as requests arrive,
- * and exact counts per canonical request key.
+ * and exact counts per canonical request key, kept compactly (the key's 64 bits and a count, a
+ * few dozen bytes per distinct key).
  */
+import { KeyCounts } from "../registry/keyCounts.ts"
 import { Ring } from "../registry/ring.ts"
 import type { Outcome } from "./plan.ts"
 
@@ -36,7 +38,7 @@ export class ModelLog {
   readonly #ring: Ring<LlmLogEntry>
   /** The ring's entries in call order, built on first read after a change. */
   #view: ReadonlyArray<LlmLogEntry> | undefined
-  #counts = new Map<string, number>()
+  #counts = new KeyCounts()
 
   /** `limit`: how many entries the ring keeps (at least 1). */
   constructor(limit: number) {
@@ -52,7 +54,9 @@ export class ModelLog {
   record(entry: LlmLogEntry): void {
     this.#ring.push(Object.freeze(entry))
     this.#view = undefined
-    this.#counts.set(entry.key, (this.#counts.get(entry.key) ?? 0) + 1)
+    const bits = keyBits(entry.key)
+    if (bits !== undefined) this.#counts.incrementHash(bits[0], bits[1])
+    else this.#counts.increment(entry.key)
   }
 
   /** The entries held, oldest first; a snapshot later requests do not change. */
@@ -62,12 +66,15 @@ export class ModelLog {
 
   /** How many requests had `key`. */
   countFor(key: string): number {
-    return this.#counts.get(key) ?? 0
+    const bits = keyBits(key)
+    return bits !== undefined ? this.#counts.getHash(bits[0], bits[1]) : this.#counts.get(key)
   }
 
   /** Every key seen, with its count. */
   counts(): ReadonlyMap<string, number> {
-    return new Map(this.#counts)
+    const out = new Map<string, number>()
+    for (const [hi, lo, count] of this.#counts.entries()) out.set(`llm_${hex8(hi)}${hex8(lo)}`, count)
+    return out
   }
 
   /**
@@ -77,13 +84,25 @@ export class ModelLog {
   restore(entries: ReadonlyArray<LlmLogEntry>, counts: ReadonlyMap<string, number>, latest: number): void {
     this.#ring.restore(entries.map((entry) => Object.freeze({ ...entry })), latest)
     this.#view = undefined
-    this.#counts = new Map(counts)
+    const record: Record<string, number> = {}
+    for (const [key, count] of counts) if (KEY.test(key)) record[key.slice(4)] = count
+    this.#counts = KeyCounts.fromRecord(record)
   }
 
   /** Forgets every entry, count and the numbering. */
   clear(): void {
     this.#ring.clear()
     this.#view = undefined
-    this.#counts = new Map()
+    this.#counts = new KeyCounts()
   }
 }
+
+const KEY = /^llm_([0-9a-f]{8})([0-9a-f]{8})$/
+
+/** The 64 bits of a model request key (`llm_` and 16 hex digits), or undefined for any other string. */
+const keyBits = (key: string): readonly [number, number] | undefined => {
+  const m = KEY.exec(key)
+  return m === null ? undefined : [parseInt(m[1], 16), parseInt(m[2], 16)]
+}
+
+const hex8 = (n: number) => n.toString(16).padStart(8, "0")

@@ -6,13 +6,13 @@
 import { Effect } from "effect"
 import type { Network } from "./network.ts"
 import { makeSimRequest, type SimRequest } from "./request.ts"
-import { abortReason, fetchFailed } from "./transport.ts"
+import { abortableResponse, abortReason, fetchFailed, refusedRequest } from "./transport.ts"
 
 const encoder = new TextEncoder()
 
 type BodyResult = Uint8Array | undefined | Promise<{ body: Uint8Array | undefined; contentType: string | null }>
 
-const readBody = (body: BodyInit | null | undefined, url: string, method: string, headers: Headers): BodyResult => {
+const readBody = (body: BodyInit | null | undefined, url: string, method: string, headers: Headers, signal: AbortSignal | null | undefined): BodyResult => {
   if (body === null || body === undefined) return undefined
   if (typeof body === "string") {
     if (!headers.has("content-type")) headers.set("content-type", "text/plain;charset=UTF-8")
@@ -21,11 +21,67 @@ const readBody = (body: BodyInit | null | undefined, url: string, method: string
   if (body instanceof Uint8Array) return body
   if (body instanceof ArrayBuffer) return new Uint8Array(body)
   if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength)
+  if (body instanceof ReadableStream) return readStream(body, signal).then((bytes) => ({ body: bytes, contentType: null }))
   const request = new Request(url, { method, body, duplex: "half" } as RequestInit)
   return request.arrayBuffer().then((buffer) => ({
     body: new Uint8Array(buffer),
     contentType: request.headers.get("content-type")
   }))
+}
+
+/** Reads a streamed upload to its end; chunks that are not bytes fail it, as in undici. */
+const readStream = async (stream: ReadableStream<unknown>, signal: AbortSignal | null | undefined): Promise<Uint8Array> => {
+  const reader = stream.getReader()
+  // An abort cancels the upload at its source (`awaitBody` has already rejected the fetch).
+  const onAbort = () => reader.cancel(abortReason(signal!)).catch(() => undefined)
+  signal?.addEventListener("abort", onAbort, { once: true })
+  try {
+    return await readAll(reader)
+  } finally {
+    signal?.removeEventListener("abort", onAbort)
+  }
+}
+
+const readAll = async (reader: ReadableStreamDefaultReader<unknown>): Promise<Uint8Array> => {
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    if (!(value instanceof Uint8Array)) {
+      const error = new TypeError("Received non-Uint8Array chunk")
+      await reader.cancel(error).catch(() => undefined)
+      throw error
+    }
+    chunks.push(value)
+    size += value.length
+  }
+  if (chunks.length === 1) return chunks[0]
+  const out = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    out.set(chunk, offset)
+    offset += chunk.length
+  }
+  return out
+}
+
+/**
+ * Waits for a streamed body as undici does: an abort while it is pending rejects with the abort
+ * reason (and cancels the stream), and a stream that errors rejects `TypeError("fetch failed")`
+ * whose `cause` is the stream's error.
+ */
+const awaitBody = <A>(read: Promise<A>, signal: AbortSignal | null | undefined): Promise<A> => {
+  const failed = (error: unknown) => {
+    if (signal?.aborted) throw abortReason(signal)
+    throw fetchFailed(error instanceof Error ? error : new Error(String(error)))
+  }
+  if (signal === undefined || signal === null) return read.catch(failed)
+  return new Promise<A>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal))
+    signal.addEventListener("abort", onAbort, { once: true })
+    read.catch(failed).then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort))
+  })
 }
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308])
@@ -53,14 +109,17 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
     const dispatched = network.dispatch(request)
     switch (dispatched._tag) {
       case "Response":
-        return dispatched.response
+        return abortableResponse(dispatched.response, signal ?? undefined)
       case "Denied":
         return Promise.reject(fetchFailed(dispatched.error))
       case "Effect":
-        return network.run(Effect.mapError(dispatched.effect, fetchFailed), signal ?? undefined).catch((error) => {
-          if (signal?.aborted) throw abortReason(signal)
-          throw error
-        })
+        return network.run(Effect.mapError(dispatched.effect, fetchFailed), signal ?? undefined).then(
+          (response) => abortableResponse(response, signal ?? undefined),
+          (error) => {
+            if (signal?.aborted) throw abortReason(signal)
+            throw error
+          }
+        )
     }
   }
 
@@ -73,12 +132,15 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
     let redirect: RequestRedirect = init?.redirect ?? "follow"
     if (typeof input === "string" || input instanceof URL) {
       url = typeof input === "string" ? input : input.href
-      method = init?.method ?? "GET"
+      method = init?.method === undefined ? "GET" : String(init.method)
       signal = init?.signal
       headers = init?.headers
+      // What undici's `Request` constructor refuses, refused here with its own errors.
+      const refused = refusedRequest(method, init?.body !== undefined && init.body !== null)
+      if (refused !== undefined) throw refused
       if (init?.body !== undefined && init.body !== null) {
         const mutable = new Headers(headers)
-        body = readBody(init.body, url, method, mutable)
+        body = readBody(init.body, url, method, mutable, signal)
         headers = mutable
       }
     } else {
@@ -88,11 +150,12 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
       headers = new Headers(request.headers)
       signal = request.signal
       redirect = request.redirect
-      body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer())
+      if (signal.aborted) throw abortReason(signal)
+      body = request.body === null ? undefined : new Uint8Array(await awaitBody(request.arrayBuffer(), signal))
     }
     if (signal?.aborted) throw abortReason(signal)
     if (body instanceof Promise) {
-      const read = await body
+      const read = await awaitBody(body, signal)
       const mutable = headers as Headers
       if (read.contentType !== null && !mutable.has("content-type")) mutable.set("content-type", read.contentType)
       body = read.body

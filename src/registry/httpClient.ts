@@ -10,6 +10,7 @@ import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import type { SimnetError } from "../SimnetError.ts"
 import type { Network } from "./network.ts"
 import { makeSimRequest } from "./request.ts"
+import { refusedRequest } from "./transport.ts"
 
 const encoder = new TextEncoder()
 
@@ -50,8 +51,17 @@ const requestBody = (request: HttpClientRequest.HttpClientRequest): Effect.Effec
  * `HttpClientError` (a `TransportError`) whose `cause` is the `UnregisteredRequest`.
  */
 export const makeHttpClient = (network: Network): HttpClient.HttpClient =>
-  HttpClient.make((request, url, signal) =>
-    Effect.flatMap(requestBody(request), ({ body, contentType }) => {
+  HttpClient.make((request, url, signal) => {
+    // What undici's `fetch` refuses (a method that is not a token, CONNECT/TRACE/TRACK, a body
+    // with GET or HEAD) fails as Effect's `FetchHttpClient` would report it: a `TransportError`
+    // whose cause is undici's own `TypeError`.
+    const refused = refusedRequest(String(request.method), request.body._tag !== "Empty")
+    if (refused !== undefined) {
+      return Effect.fail(new HttpClientError.HttpClientError({
+        reason: new HttpClientError.TransportError({ request, cause: refused, description: refused.message })
+      }))
+    }
+    return Effect.flatMap(requestBody(request), ({ body, contentType }) => {
       const headers = contentType !== undefined && request.headers["content-type"] === undefined
         ? { ...request.headers, "content-type": contentType }
         : request.headers
@@ -72,4 +82,4 @@ export const makeHttpClient = (network: Network): HttpClient.HttpClient =>
           })
       }
     })
-  )
+  })

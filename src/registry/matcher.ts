@@ -5,8 +5,10 @@
  */
 import { match as pathMatch, parse as parsePath, PathError, type Token } from "path-to-regexp"
 import { InvalidRouteSpec, type MissReason } from "../SimnetError.ts"
+import { LinearRegExp } from "./linearRegExp.ts"
+import { bounded, defaultRedactor, MAX_SHOWN_TEXT, MAX_SHOWN_URL, REDACTED, type Redactor } from "./redact.ts"
 import type { SimRequest } from "./request.ts"
-import { isJsonObject, normalizePath } from "./util.ts"
+import { depthExceeds, isJsonObject, MAX_MATCH_DEPTH, normalizePath } from "./util.ts"
 
 /**
  * A header or query value to match: an exact string or a RegExp.
@@ -20,7 +22,7 @@ export type ValueMatcher = string | RegExp
  */
 export interface MatcherObject {
   readonly method?: string | undefined
-  readonly url: string | RegExp | ((url: URL, request: SimRequest) => boolean)
+  readonly url: string | RegExp | LinearRegExp | ((url: URL, request: SimRequest) => boolean)
   readonly query?: Readonly<Record<string, ValueMatcher | true>> | undefined
   readonly headers?: Readonly<Record<string, ValueMatcher>> | undefined
   readonly body?: unknown
@@ -131,7 +133,20 @@ const encodePathPattern = (path: string): string =>
 
 const PATH_SYNTAX = /[:*{}()\\]/
 
+/** Any value as a bounded string, never throwing (a Symbol, an object whose `toString` throws). */
+const safeString = (u: unknown): string => {
+  try {
+    return bounded(typeof u === "symbol" ? u.toString() : String(u))
+  } catch {
+    return `<${typeof u}>`
+  }
+}
+
 const short = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
+
+/** A matcher's query pair as its label shows it: a credential-like parameter's value is not shown. */
+const showPair = ([k, v]: readonly [string, ValueMatcher | true]): string =>
+  v === true ? k : `${k}=${defaultRedactor.isCredentialQuery(k) ? REDACTED : String(v)}`
 
 interface UrlPattern {
   readonly origin: string
@@ -159,9 +174,9 @@ const parseOrigin = (base: string): { readonly origin: string; readonly hostname
 
 const splitUrlPattern = (url: string): UrlPattern | string => {
   const m = /^(https?|wss?):\/\/([^/?#]+)([^?#]*)(\?[^#]*)?$/i.exec(url)
-  if (m === null) return `expected an absolute http(s) URL such as "https://host/path", got "${url}"`
+  if (m === null) return `expected an absolute http(s) URL such as "https://host/path", got "${short(url)}"`
   const parsed = parseOrigin(`${m[1]}://${m[2]}/`)
-  if (parsed === undefined) return `"${m[2]}" is not a valid host`
+  if (parsed === undefined) return `"${short(m[2])}" is not a valid host`
   const query: Record<string, ValueMatcher | true> = {}
   if (m[4] !== undefined && m[4].length > 1) {
     for (const part of m[4].slice(1).split("&")) {
@@ -222,7 +237,7 @@ export class CompiledMatcher {
    */
   readonly plain: boolean
   readonly invalid: InvalidRouteSpec | undefined
-  private readonly url: string | RegExp | ((url: URL, request: SimRequest) => boolean) | undefined
+  private readonly url: string | RegExp | LinearRegExp | ((url: URL, request: SimRequest) => boolean) | undefined
   private readonly exactPath: string | undefined
   private readonly matchPath: ReturnType<typeof pathMatch> | undefined
   private readonly query: Pairs
@@ -236,7 +251,7 @@ export class CompiledMatcher {
     readonly hostname?: string | undefined
     readonly index?: IndexKey | undefined
     readonly invalid?: InvalidRouteSpec | undefined
-    readonly url?: string | RegExp | ((url: URL, request: SimRequest) => boolean) | undefined
+    readonly url?: string | RegExp | LinearRegExp | ((url: URL, request: SimRequest) => boolean) | undefined
     readonly exactPath?: string | undefined
     readonly matchPath?: ReturnType<typeof pathMatch> | undefined
     readonly query?: Pairs | undefined
@@ -261,34 +276,39 @@ export class CompiledMatcher {
 
   test(request: SimRequest): MatchOutcome {
     if (this.invalid !== undefined) return undefined
-    const result = this.evaluate(request, false)
+    const result = this.evaluate(request, false, defaultRedactor)
     return isMiss(result) ? undefined : result
   }
 
-  explain(request: SimRequest): Miss | undefined {
+  /**
+   * Why the matcher misses `request`, or undefined when it matches. The detail never shows the
+   * value of a header or query parameter that `redactor` counts as a credential, and is bounded
+   * in length.
+   */
+  explain(request: SimRequest, redactor: Redactor = defaultRedactor): Miss | undefined {
     if (this.invalid !== undefined) return undefined
-    const result = this.evaluate(request, true)
+    const result = this.evaluate(request, true, redactor)
     return isMiss(result) ? result : undefined
   }
 
   private testUrl(u: URL, request: SimRequest): MatchOutcome | Miss {
     const url = this.url
     if (typeof url === "string") {
-      if (u.origin !== this.origin) return new MissValue("host", `expects ${this.origin}, got ${u.origin}`, 0)
+      if (u.origin !== this.origin) return new MissValue("host", `expects ${short(this.origin!)}, got ${short(u.origin)}`, 0)
       if (this.exactPath !== undefined) {
         return normalizePath(u.pathname) === this.exactPath ? NO_PARAMS : pathMiss(url, u.pathname)
       }
       const result = this.matchPath!(u.pathname)
       return result === false ? pathMiss(url, u.pathname) : (result.params as Record<string, string>)
     }
-    if (url instanceof RegExp) {
-      url.lastIndex = 0
-      return url.test(u.href) ? NO_PARAMS : new MissValue("path", `URL does not match ${url}`, 0)
+    if (url instanceof RegExp || url instanceof LinearRegExp) {
+      if (url instanceof RegExp) url.lastIndex = 0
+      return url.test(u.href) ? NO_PARAMS : new MissValue("path", `URL does not match ${short(String(url))}`, 0)
     }
     return url!(u, request) ? NO_PARAMS : new MissValue("predicate", "the URL predicate returned false", 0)
   }
 
-  private evaluate(request: SimRequest, full: boolean): MatchOutcome | Miss {
+  private evaluate(request: SimRequest, full: boolean, redactor: Redactor): MatchOutcome | Miss {
     let score = 0
     let firstMiss: Miss | undefined
     const miss = (reason: MissReason, detail: string): boolean => {
@@ -313,8 +333,10 @@ export class CompiledMatcher {
       const values = request.url.searchParams.getAll(name)
       if (!values.some((value) => testValue(expected, value))) {
         const detail = values.length === 0
-          ? `query parameter "${name}" is missing`
-          : `query parameter "${name}" expects ${showValue(expected)}, got "${short(values[0])}"`
+          ? `query parameter "${short(name)}" is missing`
+          : redactor.isCredentialQuery(name)
+          ? `query parameter "${short(name)}" differs (values of credential parameters are not shown)`
+          : `query parameter "${short(name)}" expects ${short(showValue(expected))}, got "${short(values[0])}"`
         if (!miss("query", detail)) return firstMiss
       } else score += 1
     }
@@ -323,7 +345,9 @@ export class CompiledMatcher {
       if (!testValue(expected, actual)) {
         const detail = actual === null
           ? `header "${name}" is missing`
-          : `header "${name}" expects ${showValue(expected)}, got "${short(actual)}"`
+          : redactor.isCredentialHeader(name)
+          ? `header "${name}" differs (values of credential headers are not shown)`
+          : `header "${name}" expects ${short(showValue(expected))}, got "${short(actual)}"`
         if (!miss("header", detail)) return firstMiss
       } else score += 1
     }
@@ -334,7 +358,7 @@ export class CompiledMatcher {
       if (!ok) {
         const detail = typeof bodyPattern === "function"
           ? "the body predicate returned false"
-          : `JSON body does not contain ${short(JSON.stringify(bodyPattern))}`
+          : `JSON body does not contain ${short(redactor.bodyText(short(JSON.stringify(bodyPattern), MAX_SHOWN_TEXT)))}`
         if (!miss("body", detail)) return firstMiss
       } else score += 1
     }
@@ -361,28 +385,33 @@ export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMat
   } else if (isJsonObject(input)) {
     object = input as MatcherObject
   } else {
-    return invalidMatcher(path, "a matcher is a string such as \"GET https://host/path\" or an object with a url", String(input))
+    return invalidMatcher(path, "a matcher is a string such as \"GET https://host/path\" or an object with a url", safeString(input))
   }
 
-  const method = object.method === undefined || object.method === "*" ? undefined : String(object.method).toUpperCase()
+  if (object.method !== undefined && typeof object.method !== "string") {
+    return invalidMatcher(`${path}.method`, `method must be a string, got ${safeString(object.method)}`, safeString(object.method))
+  }
+  const method = object.method === undefined || object.method === "*" ? undefined : object.method.toUpperCase()
   if (method !== undefined && !HTTP_METHODS.has(method)) {
     return invalidMatcher(
       typeof input === "string" ? path : `${path}.method`,
-      `"${object.method}" is not an HTTP method a client sends (expected one of GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, QUERY, or a WebDAV method)`,
-      String(object.method)
+      `"${short(object.method!)}" is not an HTTP method a client sends (expected one of GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, QUERY, or a WebDAV method)`,
+      short(object.method!)
     )
   }
+  const refusedPart = checkParts(object, path)
+  if (refusedPart !== undefined) return refusedPart
   const headers = object.headers === undefined
     ? NO_PAIRS
     : Object.entries(object.headers).map(([k, v]) => [k.toLowerCase(), v] as const)
   const queryExtra: Pairs = object.query === undefined ? NO_PAIRS : Object.entries(object.query)
   const url = object.url
   const label = (urlLabel: string, query: Pairs) =>
-    `${method ?? "*"} ${urlLabel}${query.length === 0 ? "" : "?" + query.map(([k, v]) => (v === true ? k : `${k}=${String(v)}`)).join("&")}`
+    bounded(`${method ?? "*"} ${urlLabel}${query.length === 0 ? "" : "?" + query.map(showPair).join("&")}`, MAX_SHOWN_URL)
 
   if (typeof url === "string") {
     const pattern = splitUrlPattern(url)
-    if (typeof pattern === "string") return invalidMatcher(urlPath, pattern, url)
+    if (typeof pattern === "string") return invalidMatcher(urlPath, pattern, short(url))
     let tokens: ReadonlyArray<Token> = [{ type: "text", value: pattern.pathname }]
     let matchPath: ReturnType<typeof pathMatch> | undefined
     if (PATH_SYNTAX.test(pattern.pathname)) {
@@ -391,7 +420,7 @@ export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMat
         matchPath = pathMatch(pattern.pathname, { sensitive: true, decode: safeDecode })
       } catch (error) {
         const message = error instanceof PathError ? error.message : String(error)
-        return invalidMatcher(urlPath, `invalid path pattern "${pattern.pathname}": ${message}`, url)
+        return invalidMatcher(urlPath, `invalid path pattern "${short(pattern.pathname)}": ${short(message, MAX_SHOWN_TEXT)}`, short(url))
       }
     }
     const origin = pattern.origin
@@ -418,15 +447,47 @@ export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMat
       body: object.body
     })
   }
-  if (url instanceof RegExp || typeof url === "function") {
-    const urlLabel = url instanceof RegExp ? String(url) : url.name ? `<predicate ${url.name}>` : "<predicate>"
+  if (url instanceof RegExp || url instanceof LinearRegExp || typeof url === "function") {
+    const urlLabel = url instanceof RegExp || url instanceof LinearRegExp ? bounded(String(url), MAX_SHOWN_URL) : url.name ? `<predicate ${url.name}>` : "<predicate>"
     return new CompiledMatcher({ source: label(urlLabel, queryExtra), method, url, query: queryExtra, headers, body: object.body })
   }
-  return invalidMatcher(urlPath, "url must be a string, a RegExp or a function", String(url))
+  return invalidMatcher(urlPath, "url must be a string, a RegExp or a function", safeString(url))
+}
+
+const isValueMatcher = (v: unknown, presence: boolean): boolean =>
+  typeof v === "string" || v instanceof RegExp || v instanceof LinearRegExp || (presence && v === true)
+
+/**
+ * The first malformed part of a matcher object, refused: headers and query that are not records
+ * of strings or RegExps (`true` for "present" in a query), a JSON body pattern nested deeper than
+ * `MAX_MATCH_DEPTH` (or cyclic).
+ */
+const checkParts = (object: MatcherObject, path: string): CompiledMatcher | undefined => {
+  for (const [field, presence] of [["headers", false], ["query", true]] as const) {
+    const record: unknown = object[field]
+    if (record === undefined) continue
+    if (!isJsonObject(record)) return invalidMatcher(`${path}.${field}`, `${field} must be an object of names to values`, safeString(record))
+    for (const [name, value] of Object.entries(record)) {
+      if (!isValueMatcher(value, presence)) {
+        return invalidMatcher(
+          `${path}.${field}.${name}`,
+          `a ${field === "headers" ? "header" : "query"} value must be a string${presence ? ", true" : ""} or a RegExp, got ${safeString(value)}`,
+          safeString(value)
+        )
+      }
+      if (field === "headers" && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+        return invalidMatcher(`${path}.headers`, `"${short(name)}" is not a header name`, short(name))
+      }
+    }
+  }
+  if (object.body !== undefined && typeof object.body !== "function" && depthExceeds(object.body, MAX_MATCH_DEPTH)) {
+    return invalidMatcher(`${path}.body`, `a JSON body matcher may nest at most ${MAX_MATCH_DEPTH} levels deep`, "<deep body matcher>")
+  }
+  return undefined
 }
 
 const pathMiss = (expected: string, actual: string): Miss => {
   let common = 0
   while (common < expected.length && common < actual.length && expected[common] === actual[common]) common++
-  return new MissValue("path", `expects ${expected}, got ${actual}`, Math.min(3, Math.floor(common / 4)))
+  return new MissValue("path", `expects ${short(expected)}, got ${short(actual)}`, Math.min(3, Math.floor(common / 4)))
 }

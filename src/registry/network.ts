@@ -4,6 +4,8 @@
  * static route answers a `fetch` without entering the Effect runtime.
  */
 import { Cause, Clock, Context, Effect, Exit, Result } from "effect"
+import { KeyCounts } from "./keyCounts.ts"
+import { bounded, type Redactor } from "./redact.ts"
 import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "./requestLog.ts"
 import { InvalidRouteSpec, LoopbackDenied, RouteFailed, UnregisteredRequest, type SimnetError } from "../SimnetError.ts"
 import { Registry, planIds, type Entry } from "./routeTable.ts"
@@ -55,6 +57,8 @@ export class Network {
   runSeed: number
   readonly registry = new Registry()
   readonly log: RequestLog
+  /** What of a request may be shown: in the log, error messages and candidates. */
+  readonly redactor: Redactor
   private readonly clock: Clock.Clock
   private readonly context: Context.Context<never>
   /** What routes find in `RespondContext.services`: the state of stateful route kinds. */
@@ -63,10 +67,18 @@ export class Network {
   /**
    * `context` holds the services the network runs Effects with (its `Clock` among them);
    * `services` the network's own services that routes look up (the simulated model, MCP servers).
+   * The log keeps at most `log.limit` records and `log.bytes` bytes of them.
    */
-  constructor(runSeed: number, logLimit: number, context: Context.Context<never>, services: Context.Context<never>) {
+  constructor(
+    runSeed: number,
+    log: { readonly limit: number; readonly bytes: number },
+    redactor: Redactor,
+    context: Context.Context<never>,
+    services: Context.Context<never>
+  ) {
     this.runSeed = runSeed
-    this.log = new RequestLog(logLimit)
+    this.redactor = redactor
+    this.log = new RequestLog(log.limit, log.bytes, redactor)
     this.context = context
     this.services = services
     this.clock = Context.get(context, Clock.Clock)
@@ -132,7 +144,7 @@ export class Network {
     } catch (cause) {
       const error = new RouteFailed({
         route: record.route?.id ?? "(matching)",
-        message: `answering ${request.method} ${request.url.href} threw: ${errorMessage(cause)}`,
+        message: `answering ${bounded(request.method)} ${this.redactor.url(request.url)} threw: ${bounded(errorMessage(cause))}`,
         cause
       })
       this.log.deny(record, error._tag)
@@ -144,9 +156,9 @@ export class Network {
     const found = this.registry.find(request)
     if (found === undefined) {
       const error = new UnregisteredRequest({
-        method: request.method,
-        url: request.url.href,
-        candidates: this.registry.candidates(request)
+        method: bounded(request.method),
+        url: this.redactor.url(request.url),
+        candidates: this.registry.candidates(request, this.redactor)
       })
       this.log.deny(record, error._tag)
       return { _tag: "Denied", error }
@@ -169,21 +181,37 @@ export class Network {
     }
     let effect = route.respond(routed, context)
     if (route.delay !== undefined) effect = Effect.andThen(Effect.sleep(route.delay), effect)
-    return { _tag: "Effect", effect: observe(effect, record, this.log) }
+    return { _tag: "Effect", effect: observe(effect, record, this.log, routed.signal) }
   }
 
   private contextFor(entry: Entry, request: SimRequest, record: PendingRecord): RespondContext {
     if (entry.route.seeded !== true) {
-      return (entry.context ??= { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services })
+      // An annotating route never caches a context, so a route that has one is asked nothing more.
+      if (entry.context !== undefined) return entry.context
+      if (entry.route.annotated) return this.annotating(entry.identity, 0, 0, record)
+      return (entry.context = { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services })
     }
     const key = requestKey(request)
-    const occurrences = (entry.occurrences ??= new Map())
-    const occurrence = occurrences.get(key) ?? 0
-    occurrences.set(key, occurrence + 1)
+    const occurrence = (entry.occurrences ??= new KeyCounts()).increment(key)
     const seed = deriveSeed(this.runSeed, entry.identity, key, occurrence)
     record.seed = seed
     record.occurrence = occurrence
+    if (entry.route.annotated) return this.annotating(entry.identity, seed, occurrence, record)
     return { identity: entry.identity, seed, occurrence, runSeed: this.runSeed, services: this.services }
+  }
+
+  /** A context of its own for one request of an annotating route, writing into that request's record. */
+  private annotating(identity: string, seed: number, occurrence: number, record: PendingRecord): RespondContext {
+    return {
+      identity,
+      seed,
+      occurrence,
+      runSeed: this.runSeed,
+      services: this.services,
+      annotate: (detail) => {
+        record.detail = detail
+      }
+    }
   }
 
   /** Clears the log and the per-route counts of removed routes. */
@@ -209,16 +237,22 @@ export class Network {
   }
 }
 
+/**
+ * Logs how an answer ended. A request whose client gave up (its signal aborted, or the fiber
+ * interrupted) is logged as `Interrupted`, whatever error the route raised on the way out.
+ */
 const observe = (
   effect: Effect.Effect<Response, SimnetError>,
   record: PendingRecord,
-  log: RequestLog
+  log: RequestLog,
+  signal: AbortSignal | undefined
 ): Effect.Effect<Response, SimnetError> =>
   Effect.onExit(effect, (exit) =>
     Effect.sync(() => {
       if (Exit.isSuccess(exit)) return log.answer(record, exit.value.status)
       const error = Cause.findErrorOption(exit.cause)
-      if (error._tag === "Some") log.deny(record, error.value._tag)
+      if (signal?.aborted === true) log.deny(record, "Interrupted")
+      else if (error._tag === "Some") log.deny(record, error.value._tag)
       else log.deny(record, Cause.hasInterruptsOnly(exit.cause) ? "Interrupted" : "RouteFailed")
     })
   )

@@ -1,6 +1,7 @@
 /**
  * Building the `SimRequest` a route sees from the parts of an incoming request.
  */
+import { depthExceeds, MAX_JSON_DEPTH } from "./util.ts"
 
 /**
  * A request as a route sees it: method upper-cased, URL parsed, headers as WHATWG `Headers`,
@@ -16,7 +17,10 @@ export interface SimRequest {
   readonly signal: AbortSignal | undefined
   /** The body decoded as UTF-8 ("" when there is none). */
   text(): string
-  /** The body parsed as JSON (`undefined` when absent or not JSON). */
+  /**
+   * The body parsed as JSON (`undefined` when absent, not JSON, or nested deeper than
+   * `MAX_JSON_DEPTH`).
+   */
   json(): unknown
 }
 
@@ -51,6 +55,11 @@ class SimRequestImpl implements SimRequest {
     this.params = params
   }
 
+  /** The headers as given, or the `Headers` built from them. */
+  headersSource(): Headers | HeadersInit | undefined {
+    return this.headersCache ?? this.headersInit
+  }
+
   /** Built on first use: most static routes never look at headers. */
   get headers(): Headers {
     if (this.headersCache === undefined) {
@@ -71,6 +80,7 @@ class SimRequestImpl implements SimRequest {
       if (this.body !== undefined && this.body.length > 0) {
         try {
           value = JSON.parse(this.text())
+          if (depthExceeds(value, MAX_JSON_DEPTH)) value = undefined
         } catch {
           value = undefined
         }
@@ -113,3 +123,10 @@ export const withParams = (request: SimRequest, params: Readonly<Record<string, 
   }
   return { ...request, params, text: () => request.text(), json: () => request.json() }
 }
+
+/**
+ * The headers of a request as they were given (a `Headers`, a record or pairs), without building
+ * a `Headers` when none was built yet: the log keeps this and builds one only when it is read.
+ */
+export const headersSource = (request: SimRequest): Headers | HeadersInit | undefined =>
+  request instanceof SimRequestImpl ? request.headersSource() : request.headers

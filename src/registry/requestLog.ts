@@ -1,27 +1,28 @@
 /**
  * The request log: a bounded ring of request records with exact counters. Every request the
- * network sees is recorded, answered or denied. Credentials are redacted when a record is read;
- * records keep references to the request's own headers and body so that logging costs nothing
- * on the hot path.
+ * network sees is recorded, answered or denied. A record keeps what it will show and no more: the
+ * URL, a reference to the request's headers, the body's size and a copy of its first bytes (never
+ * the whole body). The ring is bounded in records (`logLimit`) and in bytes (`logBytes`): the
+ * oldest records are dropped first. Credentials are redacted by the network's `Redactor` when a
+ * record is read.
  */
+import { bounded, MAX_SHOWN_URL, type Redactor } from "./redact.ts"
+import { Ring } from "./ring.ts"
+import { headersSource, type SimRequest } from "./request.ts"
+
+/** Characters of body shown in a record. */
+const BODY_SUMMARY_LIMIT = 256
+/** Bytes of body a record copies: enough for `BODY_SUMMARY_LIMIT` characters of UTF-8. */
+const BODY_COPY_BYTES = BODY_SUMMARY_LIMIT * 4
+/** What a record costs besides its URL, headers and body copy (fields, objects), as counted against `logBytes`. */
+const RECORD_OVERHEAD = 256
+const decoder = new TextDecoder()
 
 /**
- * Header names whose values never appear in the log.
+ * The default bound of the log in bytes (16 MiB): records, URLs, headers and body previews as
+ * counted by the log.
  */
-export const REDACTED_HEADERS: ReadonlySet<string> = new Set([
-  "authorization",
-  "proxy-authorization",
-  "x-api-key",
-  "api-key",
-  "cookie",
-  "set-cookie"
-])
-
-import { Ring } from "./ring.ts"
-import type { SimRequest } from "./request.ts"
-
-const BODY_SUMMARY_LIMIT = 256
-const decoder = new TextDecoder()
+export const DEFAULT_LOG_BYTES = 16 * 1024 * 1024
 
 /**
  * One request as the log shows it.
@@ -46,6 +47,11 @@ export interface RequestRecord {
   readonly seed: number | undefined
   /** How many earlier requests with the same canonical key the route had answered. */
   readonly occurrence: number | undefined
+  /**
+   * What the route said about the request, for kinds that say something (an MCP route:
+   * `{ method, tool?, session? }`); see `RespondContext.annotate`.
+   */
+  readonly detail: Readonly<Record<string, unknown>> | undefined
 }
 
 /**
@@ -60,47 +66,76 @@ export interface RequestCounters {
   readonly byRoute: Readonly<Record<string, number>>
 }
 
+/** What a request's headers cost the log, as counted against `logBytes`. */
+const headerBytes = (headers: Headers | HeadersInit | undefined): number => {
+  if (headers === undefined) return 0
+  let bytes = 0
+  const add = (name: string, value: string) => {
+    bytes += 2 * (String(name).length + String(value).length) + 32
+  }
+  if (headers instanceof Headers) headers.forEach((value, name) => add(name, value))
+  else if (Array.isArray(headers)) for (const pair of headers) add(pair[0], pair[1])
+  else for (const name in headers) add(name, (headers as Record<string, string>)[name])
+  return bytes
+}
+
 /**
  * A record being filled in while the request is answered. Internal to the network.
  */
 export class PendingRecord {
   readonly seq: number
   readonly time: number
-  readonly request: SimRequest
+  readonly method: string
+  /** The URL, or for a very long one its redacted, bounded form (the URL itself is not kept). */
+  readonly url: URL | string
+  /** The request's headers as given; a `Headers` is built from them when the record is read. */
+  readonly headers: Headers | HeadersInit | undefined
+  readonly bodySize: number | undefined
+  readonly bodyHead: Uint8Array | undefined
+  /** What the record costs, as counted against the log's byte bound. */
+  readonly bytes: number
   route: RequestRecord["route"] = undefined
   denial: string | undefined = undefined
   status: number | undefined = undefined
   seed: number | undefined = undefined
   occurrence: number | undefined = undefined
+  detail: Readonly<Record<string, unknown>> | undefined = undefined
 
-  constructor(seq: number, time: number, request: SimRequest) {
+  constructor(seq: number, time: number, request: SimRequest, redactor: Redactor) {
     this.seq = seq
     this.time = time
-    this.request = request
+    this.method = request.method.length > 64 ? bounded(request.method, 64) : request.method
+    const href = request.url.href
+    this.url = href.length > MAX_SHOWN_URL ? redactor.url(request.url) : request.url
+    this.headers = headersSource(request)
+    let bytes = RECORD_OVERHEAD + 2 * Math.min(href.length, MAX_SHOWN_URL + 64) + headerBytes(this.headers)
+    const body = request.body
+    if (body !== undefined) {
+      this.bodySize = body.length
+      this.bodyHead = body.slice(0, BODY_COPY_BYTES)
+      bytes += this.bodyHead.length
+    }
+    this.bytes = bytes
   }
 
   /** The record as users see it, with credentials redacted. */
-  toRecord(): RequestRecord {
-    const headers: Record<string, string> = {}
-    const request = this.request
-    request.headers.forEach((value, name) => {
-      headers[name] = REDACTED_HEADERS.has(name) ? "<redacted>" : value
-    })
-    const bytes = request.body
+  toRecord(redactor: Redactor): RequestRecord {
+    const head = this.bodyHead
     return {
       seq: this.seq,
       time: this.time,
-      method: request.method,
-      url: request.url.href,
-      headers,
-      body: bytes === undefined
+      method: this.method,
+      url: typeof this.url === "string" ? this.url : redactor.url(this.url),
+      headers: redactor.headers(this.headers instanceof Headers ? this.headers : new Headers(this.headers)),
+      body: head === undefined
         ? undefined
-        : { size: bytes.length, preview: decoder.decode(bytes.subarray(0, BODY_SUMMARY_LIMIT * 4)).slice(0, BODY_SUMMARY_LIMIT) },
+        : { size: this.bodySize!, preview: redactor.bodyText(decoder.decode(head)).slice(0, BODY_SUMMARY_LIMIT) },
       route: this.route,
       denial: this.denial,
       status: this.status,
       seed: this.seed,
-      occurrence: this.occurrence
+      occurrence: this.occurrence,
+      detail: this.detail
     }
   }
 }
@@ -111,27 +146,35 @@ export class PendingRecord {
 class RestoredRecord {
   readonly seq: number
   readonly record: RequestRecord
+  readonly bytes: number
 
   constructor(record: RequestRecord) {
     this.seq = record.seq
     this.record = record
+    this.bytes = RECORD_OVERHEAD + 2 * JSON.stringify(record).length
   }
 
-  toRecord(): RequestRecord {
+  toRecord(_redactor: Redactor): RequestRecord {
     return this.record
   }
 }
 
 /**
- * The ring itself: the last `limit` records, and counters over every request ever seen.
+ * The ring itself: the last `limit` records within `byteLimit` bytes, and counters over every
+ * request ever seen.
  */
 export class RequestLog {
   private ring: Ring<PendingRecord | RestoredRecord>
   private answered = 0
   private denied = 0
+  private bytes = 0
+  readonly byteLimit: number
+  readonly redactor: Redactor
 
-  constructor(limit: number) {
+  constructor(limit: number, byteLimit: number, redactor: Redactor) {
     this.ring = new Ring(limit)
+    this.byteLimit = byteLimit
+    this.redactor = redactor
   }
 
   /** How many records the ring keeps. */
@@ -139,10 +182,24 @@ export class RequestLog {
     return this.ring.limit
   }
 
+  /** The bytes the records held are counted as (at most `byteLimit`, past one oversized record). */
+  get size(): { readonly records: number; readonly bytes: number } {
+    return { records: this.ring.size, bytes: this.bytes }
+  }
+
   /** Starts a record for a new request. */
   open(time: number, request: SimRequest): PendingRecord {
-    const record = new PendingRecord(this.ring.latest + 1, time, request)
-    this.ring.push(record)
+    const record = new PendingRecord(this.ring.latest + 1, time, request, this.redactor)
+    if (this.ring.limit === 0) {
+      this.ring.push(record)
+      return record
+    }
+    const evicted = this.ring.push(record)
+    this.bytes += record.bytes - (evicted?.bytes ?? 0)
+    while (this.bytes > this.byteLimit && this.ring.size > 1) {
+      const dropped = this.ring.dropOldest()
+      if (dropped !== undefined) this.bytes -= dropped.bytes
+    }
     return record
   }
 
@@ -165,7 +222,7 @@ export class RequestLog {
 
   /** The records still in the ring with `seq > since`, oldest first. */
   records(since = 0): ReadonlyArray<RequestRecord> {
-    return this.ring.since(since).map((record) => record.toRecord())
+    return this.ring.since(since).map((record) => record.toRecord(this.redactor))
   }
 
   /** Exact counters since the network was made or last reset. */
@@ -183,6 +240,11 @@ export class RequestLog {
    */
   restore(records: ReadonlyArray<RequestRecord>, counters: Omit<RequestCounters, "byRoute">): void {
     this.ring.restore(records.map((record) => new RestoredRecord(record)), counters.requests)
+    this.bytes = this.ring.since(0).reduce((sum, record) => sum + record.bytes, 0)
+    while (this.bytes > this.byteLimit && this.ring.size > 1) {
+      const dropped = this.ring.dropOldest()
+      if (dropped !== undefined) this.bytes -= dropped.bytes
+    }
     this.answered = counters.answered
     this.denied = counters.denied
   }
@@ -192,5 +254,6 @@ export class RequestLog {
     this.ring.clear()
     this.answered = 0
     this.denied = 0
+    this.bytes = 0
   }
 }

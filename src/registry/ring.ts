@@ -1,12 +1,16 @@
 /**
  * A bounded ring of numbered entries: entry `seq` (1, 2, 3, ...) sits in slot `(seq - 1) % limit`,
  * so recording one costs a single store once the ring is full, and the newest `limit` entries are
- * read back oldest first. The request log and the model's log both keep their entries here.
+ * read back oldest first. The oldest entries can also be dropped early (`dropOldest`), for logs
+ * bounded in bytes as well as in entries. The request log and the model's log both keep their
+ * entries here.
  */
 export class Ring<A extends { readonly seq: number }> {
   readonly limit: number
   private slots: Array<A | undefined> = []
   private last = 0
+  /** The lowest sequence number still held (`last + 1` when none is). */
+  private first = 1
 
   constructor(limit: number) {
     this.limit = Math.max(0, Math.floor(limit))
@@ -17,20 +21,47 @@ export class Ring<A extends { readonly seq: number }> {
     return this.last
   }
 
-  /** Records an entry; its `seq` must be the previous one plus 1. */
-  push(entry: A): void {
+  /** How many entries the ring holds. */
+  get size(): number {
+    return this.last - this.first + 1
+  }
+
+  /**
+   * Records an entry; its `seq` must be the previous one plus 1. Returns the entry it pushed out
+   * of the ring, if any.
+   */
+  push(entry: A): A | undefined {
     this.last = entry.seq
-    if (this.limit === 0) return
+    if (this.limit === 0) {
+      this.first = this.last + 1
+      return undefined
+    }
     const slot = (entry.seq - 1) % this.limit
+    let evicted: A | undefined
     if (slot === this.slots.length) this.slots.push(entry)
-    else this.slots[slot] = entry
+    else {
+      evicted = this.slots[slot]
+      this.slots[slot] = entry
+    }
+    if (this.last - this.first + 1 > this.limit) this.first = this.last - this.limit + 1
+    return evicted
+  }
+
+  /** Drops the oldest entry held and returns it (undefined when the ring is empty). */
+  dropOldest(): A | undefined {
+    if (this.first > this.last || this.limit === 0) return undefined
+    const slot = (this.first - 1) % this.limit
+    const entry = this.slots[slot]
+    this.slots[slot] = undefined
+    this.first++
+    return entry
   }
 
   /** The entries still held with `seq > since`, oldest first. */
   since(since = 0): Array<A> {
     const out: Array<A> = []
     if (this.limit === 0) return out
-    const first = Math.max(since + 1, this.last - this.limit + 1, 1)
+    const first = Math.max(since + 1, this.first, 1)
     for (let seq = first; seq <= this.last; seq++) {
       const entry = this.slots[(seq - 1) % this.limit]
       if (entry !== undefined && entry.seq === seq) out.push(entry)
@@ -44,13 +75,16 @@ export class Ring<A extends { readonly seq: number }> {
    */
   restore(entries: ReadonlyArray<A>, latest: number): void {
     this.clear()
-    for (const entry of entries.slice(-Math.max(1, this.limit))) this.push(entry)
+    const kept = this.limit === 0 ? [] : entries.slice(-this.limit)
+    for (const entry of kept) this.push(entry)
     this.last = Math.max(this.last, latest)
+    this.first = kept.length === 0 ? this.last + 1 : kept[0].seq
   }
 
   /** Forgets every entry and the numbering. */
   clear(): void {
     this.slots = []
     this.last = 0
+    this.first = 1
   }
 }

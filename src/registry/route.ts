@@ -28,6 +28,11 @@ export interface RespondContext {
    * servers), looked up with `routeService`.
    */
   readonly services: Context.Context<never>
+  /**
+   * Sets the `detail` of this request's log record (an MCP call's method and tool). Present only
+   * for routes made with `annotated: true`; other routes share one context for every request.
+   */
+  readonly annotate?: ((detail: Readonly<Record<string, unknown>>) => void) | undefined
 }
 
 /**
@@ -90,6 +95,8 @@ export interface RouteFields {
   readonly specPath: string | undefined
   /** Extra fields for the route listing (`routes`, `GET network/routes`). */
   readonly describe: Readonly<Record<string, unknown>> | undefined
+  /** Whether the route writes a `detail` into its requests' log records (`RespondContext.annotate`). */
+  readonly annotated: boolean
 }
 
 /**
@@ -101,9 +108,47 @@ export interface Route extends RouteFields, Pipeable {
   readonly [TypeId]: typeof TypeId
 }
 
-const RouteProto = {
-  _tag: "Route",
-  [TypeId]: TypeId,
+class RouteValue implements Route {
+  readonly _tag = "Route" as const
+  readonly id: string | undefined
+  readonly kind: string
+  readonly matcher: CompiledMatcher
+  readonly times: number | undefined
+  readonly priority: number
+  readonly delay: Duration.Duration | undefined
+  readonly source: string
+  readonly respond: Responder
+  readonly respondSync: SyncResponder | undefined
+  readonly prepare: Effect.Effect<void, SimnetError>
+  readonly seeded: boolean
+  readonly regenerate: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
+  readonly specPath: string | undefined
+  readonly describe: Readonly<Record<string, unknown>> | undefined
+  readonly annotated: boolean
+
+  constructor(fields: RouteFields) {
+    this.id = fields.id
+    this.kind = fields.kind
+    this.matcher = fields.matcher
+    this.times = fields.times
+    this.priority = fields.priority
+    this.delay = fields.delay
+    this.source = fields.source
+    this.respond = fields.respond
+    this.respondSync = fields.respondSync
+    this.prepare = fields.prepare
+    this.seeded = fields.seeded
+    this.regenerate = fields.regenerate
+    this.specPath = fields.specPath
+    this.describe = fields.describe
+    this.annotated = fields.annotated
+  }
+
+  /** On the prototype, so a spread copy of a route is not taken for a route. */
+  get [TypeId](): typeof TypeId {
+    return TypeId
+  }
+
   pipe() {
     return pipeArguments(this, arguments)
   }
@@ -112,7 +157,7 @@ const RouteProto = {
 /**
  * Makes a route value from its fields.
  */
-export const makeRoute = (fields: RouteFields): Route => Object.assign(Object.create(RouteProto), fields)
+export const makeRoute = (fields: RouteFields): Route => new RouteValue(fields)
 
 /**
  * The same route with some fields changed.
@@ -133,6 +178,7 @@ export const withFields = (route: Route, patch: Partial<RouteFields>): Route =>
     regenerate: route.regenerate,
     specPath: route.specPath,
     describe: route.describe,
+    annotated: route.annotated,
     ...patch
   })
 

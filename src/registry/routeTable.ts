@@ -5,6 +5,8 @@
  * that apply to a request wins.
  */
 import { InvalidRouteSpec, type Candidate } from "../SimnetError.ts"
+import type { KeyCounts } from "./keyCounts.ts"
+import { bounded, type Redactor } from "./redact.ts"
 import type { RespondContext, Route, SimRequest } from "./route.ts"
 import { normalizePath } from "./util.ts"
 
@@ -22,8 +24,8 @@ export interface Entry {
   readonly seq: number
   hits: number
   remaining: number
-  /** Occurrences per canonical request key (seeded routes only; made at the first request). */
-  occurrences: Map<string, number> | undefined
+  /** Occurrences per canonical request key, by 64-bit hash (seeded routes only; made at the first request). */
+  occurrences: KeyCounts | undefined
   /** The route as log records name it. */
   readonly info: { readonly id: string; readonly kind: string; readonly source: string }
   /** The respond context of a route that is not seeded: the same for every request. */
@@ -101,6 +103,8 @@ export class Registry {
   private readonly segment = new Map<string, Array<Entry>>()
   private readonly origin = new Map<string, Array<Entry>>()
   private readonly side: Array<Entry> = []
+  /** The routes with a URL pattern, by origin: where candidates for an unmatched request are looked for first. */
+  private readonly byOrigin = new Map<string, Set<Entry>>()
   /** Every entry by id, in registration order. */
   readonly entries = new Map<string, Entry>()
   /** Uses of routes no longer registered, by id, so per-route counts stay exact. */
@@ -125,6 +129,12 @@ export class Registry {
         context: undefined
       }
       this.entries.set(entry.id, entry)
+      const origin = route.matcher.origin
+      if (origin !== undefined) {
+        const set = this.byOrigin.get(origin)
+        if (set === undefined) this.byOrigin.set(origin, new Set([entry]))
+        else set.add(entry)
+      }
       const index = route.matcher.index
       switch (index._tag) {
         case "Exact":
@@ -154,6 +164,12 @@ export class Registry {
     if (entry === undefined) return false
     this.retire(entry)
     this.entries.delete(id)
+    const origin = entry.route.matcher.origin
+    if (origin !== undefined) {
+      const set = this.byOrigin.get(origin)
+      set?.delete(entry)
+      if (set?.size === 0) this.byOrigin.delete(origin)
+    }
     const index = entry.route.matcher.index
     switch (index._tag) {
       case "Exact":
@@ -193,6 +209,7 @@ export class Registry {
     this.segment.clear()
     this.origin.clear()
     this.side.length = 0
+    this.byOrigin.clear()
     this.entries.clear()
   }
 
@@ -210,34 +227,58 @@ export class Registry {
     return best
   }
 
-  /** Up to `limit` nearest routes for a request nothing matched, each with why it missed. */
-  candidates(request: SimRequest, limit = 3): ReadonlyArray<Candidate> {
+  /**
+   * Up to `limit` nearest routes for a request nothing matched, each with why it missed. The
+   * search is bounded so that it costs the same with 10 routes or 10 000: it weighs at most
+   * `CANDIDATE_SCAN` routes, those filed under the request's origin and path first, then its
+   * origin's first segment, its origin, the RegExp and predicate routes, the rest of its origin,
+   * and other origins last. Details never show credential values (`redactor`).
+   */
+  candidates(request: SimRequest, redactor: Redactor, limit = 3): ReadonlyArray<Candidate> {
     const scored: Array<{ entry: Entry; candidate: Candidate; score: number }> = []
-    for (const entry of this.entries.values()) {
-      const miss = entry.route.matcher.explain(request)
+    const seen = new Set<Entry>()
+    const weigh = (entry: Entry): boolean => {
+      if (seen.size >= CANDIDATE_SCAN) return false
+      if (seen.has(entry)) return true
+      seen.add(entry)
+      const miss = entry.route.matcher.explain(request, redactor)
+      const match = bounded(entry.route.matcher.source)
       if (miss !== undefined) {
-        scored.push({
-          entry,
-          score: miss.score,
-          candidate: { id: entry.id, match: entry.route.matcher.source, reason: miss.reason, detail: miss.detail }
-        })
+        scored.push({ entry, score: miss.score, candidate: { id: bounded(entry.id), match, reason: miss.reason, detail: miss.detail } })
       } else if (entry.remaining <= 0) {
         scored.push({
           entry,
           score: 100,
-          candidate: {
-            id: entry.id,
-            match: entry.route.matcher.source,
-            reason: "exhausted",
-            detail: `used ${entry.hits} of ${entry.route.times} times`
-          }
+          candidate: { id: bounded(entry.id), match, reason: "exhausted", detail: `used ${entry.hits} of ${entry.route.times} times` }
         })
       }
+      return true
     }
+    const weighAll = (entries: Iterable<Entry> | undefined): boolean => {
+      if (entries === undefined) return true
+      for (const entry of entries) if (!weigh(entry)) return false
+      return true
+    }
+    const url = request.url
+    const origin = url.origin
+    const path = normalizePath(url.pathname)
+    const slash = path.indexOf("/", 1)
+    // Each step runs only while the scan has room left (`weighAll` is false once it is full).
+    void (weighAll(this.exact.get(origin + path)) &&
+      (slash === -1 || weighAll(this.segment.get(origin + path.slice(0, slash)))) &&
+      weighAll(this.origin.get(origin)) &&
+      weighAll(this.side) &&
+      weighAll(this.byOrigin.get(origin)) &&
+      (scored.length >= limit || weighAll(this.entries.values())))
     scored.sort((a, b) => b.score - a.score || b.entry.seq - a.entry.seq)
     return scored.slice(0, limit).map((s) => s.candidate)
   }
 }
+
+/**
+ * How many routes `candidates` weighs at most for one unmatched request.
+ */
+export const CANDIDATE_SCAN = 256
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
 

@@ -40,3 +40,68 @@ export const untilAborted = (signal: AbortSignal | undefined, route: string, wha
     signal.addEventListener("abort", abort, { once: true })
     return Effect.sync(() => signal.removeEventListener("abort", abort))
   })
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const FORBIDDEN_METHODS: ReadonlySet<string> = new Set(["CONNECT", "TRACE", "TRACK"])
+const NORMALIZED_METHODS: ReadonlySet<string> = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"])
+
+/**
+ * The `TypeError` undici's `fetch` (its `Request` constructor) throws for a method it refuses, or
+ * for a body sent with GET or HEAD; undefined when the request may be sent. The messages are
+ * undici's own: `'G ET' is not a valid HTTP method.`, `'TRACE' HTTP method is unsupported.`,
+ * `Request with GET/HEAD method cannot have body.`
+ */
+export const refusedRequest = (method: string, hasBody: boolean): TypeError | undefined => {
+  if (!TOKEN.test(method)) return new TypeError(`'${method}' is not a valid HTTP method.`)
+  const upper = method.toUpperCase()
+  if (FORBIDDEN_METHODS.has(upper)) return new TypeError(`'${method}' HTTP method is unsupported.`)
+  const normalized = NORMALIZED_METHODS.has(upper) ? upper : method
+  if (hasBody && (normalized === "GET" || normalized === "HEAD")) return new TypeError("Request with GET/HEAD method cannot have body.")
+  return undefined
+}
+
+/**
+ * A response whose body errors with the abort reason when `signal` aborts before the body has
+ * been read, as undici's does; the body it wraps is cancelled, so whatever feeds it (a loopback
+ * upstream, a driven invocation) stops. Without a signal, or without a body, the response is
+ * returned as it is.
+ */
+export const abortableResponse = (response: Response, signal: AbortSignal | undefined): Response => {
+  if (signal === undefined || response.body === null) return response
+  const reader = response.body.getReader()
+  let onAbort: (() => void) | undefined
+  const detach = () => {
+    if (onAbort !== undefined) signal.removeEventListener("abort", onAbort)
+    onAbort = undefined
+  }
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      onAbort = () => {
+        detach()
+        const reason = abortReason(signal)
+        controller.error(reason)
+        reader.cancel(reason).catch(() => undefined)
+      }
+      if (signal.aborted) onAbort()
+      else signal.addEventListener("abort", onAbort, { once: true })
+    },
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read()
+        if (signal.aborted) return
+        if (done) {
+          detach()
+          controller.close()
+        } else controller.enqueue(value)
+      } catch (error) {
+        detach()
+        if (!signal.aborted) controller.error(error)
+      }
+    },
+    cancel(reason) {
+      detach()
+      return reader.cancel(reason)
+    }
+  })
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+}

@@ -22,3 +22,42 @@ export const normalizePath = (path: string): string => (path.length > 1 && path.
  * The message of a thrown value: an `Error`'s message, anything else as a string.
  */
 export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/**
+ * How deep a request body's JSON may nest (arrays and objects) and still be read as JSON. A body
+ * nested deeper is treated as text: it has no JSON value (`SimRequest.json()` is `undefined`), so
+ * its canonical key is its exact text, JSON body matchers miss it and model routes answer it as
+ * an invalid request. Nothing that reads a body recurses deeper than this.
+ */
+export const MAX_JSON_DEPTH = 512
+
+/**
+ * How deep a JSON body matcher (`match.json`, `body`) may nest. A deeper one is refused when the
+ * route is registered.
+ */
+export const MAX_MATCH_DEPTH = 64
+
+/**
+ * Whether a value nests arrays and objects more than `limit` deep, found without recursion (a
+ * cyclic value counts as too deep).
+ */
+export const depthExceeds = (value: unknown, limit: number): boolean => {
+  if (typeof value !== "object" || value === null) return false
+  const stack: Array<unknown> = [value]
+  const depths: Array<number> = [1]
+  let visited = 0
+  while (stack.length > 0) {
+    const node = stack.pop() as object
+    const depth = depths.pop()!
+    if (depth > limit) return true
+    if (++visited > 10_000_000) return true
+    const children = Array.isArray(node) ? node : Object.values(node)
+    for (const child of children) {
+      if (typeof child === "object" && child !== null) {
+        stack.push(child)
+        depths.push(depth + 1)
+      }
+    }
+  }
+  return false
+}

@@ -10,6 +10,7 @@ import { Readable } from "node:stream"
 import { Effect } from "effect"
 import { LoopbackDenied, RouteFailed } from "../SimnetError.ts"
 import type { Responder } from "../registry/route.ts"
+import { bounded, defaultRedactor } from "../registry/redact.ts"
 import { NULL_BODY_STATUSES } from "../registry/util.ts"
 
 /**
@@ -73,7 +74,7 @@ export const loopbackResponder = (label: string): Responder => (request) => {
       }
     )
     outgoing.on("error", (cause) =>
-      resume(Effect.fail(new RouteFailed({ route: label, message: `loopback ${request.method} ${url.href} failed: ${cause.message}`, cause })))
+      resume(Effect.fail(new RouteFailed({ route: label, message: `loopback ${bounded(request.method)} ${defaultRedactor.url(url)} failed: ${bounded(cause.message)}`, cause })))
     )
     outgoing.end(request.body)
     return Effect.sync(() => outgoing.destroy())

@@ -34,20 +34,31 @@ export interface RouteParts {
   readonly seeded?: boolean | undefined
   readonly regenerate?: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
   readonly describe?: Readonly<Record<string, unknown>> | undefined
+  /** The route writes a `detail` into its log records through `RespondContext.annotate`. */
+  readonly annotated?: boolean | undefined
 }
 
 const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, message })
 
 const toDuration = (input: Duration.Input | undefined): Duration.Duration | undefined | InvalidRouteSpec => {
   if (input === undefined) return undefined
-  const refused = invalid(
-    "delay",
-    `delay must be a finite, non-negative duration (such as "2 seconds" or a number of milliseconds), got ${JSON.stringify(String(input))}`
-  )
-  if (typeof input === "number" && (!Number.isFinite(input) || input < 0)) return refused
-  const parsed = Duration.fromInput(input)
-  if (parsed._tag === "None" || !Duration.isFinite(parsed.value) || Duration.isNegative(parsed.value)) return refused
-  return Duration.isZero(parsed.value) ? undefined : parsed.value
+  const refused = () => {
+    let shown: string
+    try {
+      shown = JSON.stringify(String(input)).slice(0, 200)
+    } catch {
+      shown = `<${typeof input}>`
+    }
+    return invalid("delay", `delay must be a finite, non-negative duration (such as "2 seconds" or a number of milliseconds), got ${shown}`)
+  }
+  if (typeof input === "number" && (!Number.isFinite(input) || input < 0)) return refused()
+  try {
+    const parsed = Duration.fromInput(input)
+    if (parsed._tag === "None" || !Duration.isFinite(parsed.value) || Duration.isNegative(parsed.value)) return refused()
+    return Duration.isZero(parsed.value) ? undefined : parsed.value
+  } catch {
+    return refused()
+  }
 }
 
 /**
@@ -80,8 +91,10 @@ export const make = (
   options: RouteOptions = {}
 ): Route => {
   const matcher = match instanceof CompiledMatcher ? match : compileMatcher(match)
+  const badOptions = typeof options !== "object" || options === null ? invalid("options", `options must be an object, got ${options === null ? "null" : typeof options}`) : undefined
+  if (badOptions !== undefined) options = {}
   const delay = toDuration(options.delay)
-  const problem = matcher.invalid ?? checkOptions(options, delay)
+  const problem = matcher.invalid ?? badOptions ?? checkOptions(options, delay)
   return makeRoute({
     id: options.id,
     kind,
@@ -96,7 +109,8 @@ export const make = (
     seeded: parts.seeded ?? false,
     regenerate: parts.regenerate,
     specPath: undefined,
-    describe: parts.describe
+    describe: parts.describe,
+    annotated: parts.annotated ?? false
   })
 }
 

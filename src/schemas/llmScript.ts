@@ -87,11 +87,11 @@ export type LlmFinish = typeof LlmFinish.Type
 
 /**
  * A script of the provider's queue: step N answers the call that follows N tool-result rounds
- * (counted after the last user message). `usage` is reported on every step; `finish` sets how
+ * (counted after the last user message); a script has at least one step. `usage` is reported on every step; `finish` sets how
  * the last step ends (otherwise `tool-calls` when the step calls tools, else `stop`).
  */
 export const LlmScript = Schema.Struct({
-  steps: Schema.Array(Schema.Array(LlmAction)),
+  steps: Schema.Array(Schema.Array(LlmAction)).check(Schema.isMinLength(1, { expected: "at least one step" })),
   usage: Schema.optional(LlmUsage),
   finish: Schema.optional(LlmFinish)
 })

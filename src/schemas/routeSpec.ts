@@ -81,10 +81,71 @@ export const JsonSchemaRespond = Schema.Struct({
   seedOffset: Schema.optional(Schema.Int)
 })
 
+const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
+
+/** One item of a tool result's `content`: its `type` and the fields that type has (`text`, `data`, ...), kept as given. */
+export const McpContentSpec = Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [JsonObject])
+
+/** A tool of an MCP server: JSON Schemas for its input and output, and an optional fixed `result`. */
+export const McpToolSpec = Schema.Struct({
+  name: Schema.String,
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  inputSchema: Schema.optional(JsonObject),
+  outputSchema: Schema.optional(JsonObject),
+  result: Schema.optional(Schema.Union([
+    Schema.String,
+    Schema.Struct({
+      content: Schema.optional(Schema.Array(McpContentSpec)),
+      structuredContent: Schema.optional(JsonObject),
+      isError: Schema.optional(Schema.Boolean)
+    })
+  ]))
+})
+
+/** A resource of an MCP server: `text`, or `blob` in base64. */
+export const McpResourceSpec = Schema.Struct({
+  uri: Schema.String,
+  name: Schema.String,
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  mimeType: Schema.optional(Schema.String),
+  text: Schema.optional(Schema.String),
+  blob: Schema.optional(Schema.String)
+})
+
+/** A prompt of an MCP server: its arguments and message templates (`{{argument}}`). */
+export const McpPromptSpec = Schema.Struct({
+  name: Schema.String,
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  arguments: Schema.optional(Schema.Array(Schema.Struct({
+    name: Schema.String,
+    description: Schema.optional(Schema.String),
+    required: Schema.optional(Schema.Boolean)
+  }))),
+  messages: Schema.Array(Schema.Struct({ role: Schema.Literals(["user", "assistant"]), text: Schema.String }))
+})
+
+/** An MCP server in JSON. */
+export const McpServerSpec = Schema.Struct({
+  name: Schema.String,
+  version: Schema.String,
+  title: Schema.optional(Schema.String),
+  instructions: Schema.optional(Schema.String),
+  stateless: Schema.optional(Schema.Boolean),
+  sse: Schema.optional(Schema.Literals(["progress", "always"])),
+  allowedOrigins: Schema.optional(Schema.Array(Schema.String)),
+  pageSize: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
+  tools: Schema.optional(Schema.Array(McpToolSpec)),
+  resources: Schema.optional(Schema.Array(McpResourceSpec)),
+  prompts: Schema.optional(Schema.Array(McpPromptSpec))
+})
+
 /** `{ kind: "mcp", server }` */
 export const McpRespond = Schema.Struct({
   kind: Schema.Literal("mcp"),
-  server: Schema.Unknown
+  server: McpServerSpec
 })
 
 /**
@@ -128,14 +189,33 @@ export const RouteSpec = Schema.Struct({
 })
 export type RouteSpec = typeof RouteSpec.Type
 
+/** One entry of an opencode-style `mcp` configuration: a remote server at a URL, or a local (stdio) one. */
+export const McpConfigEntrySpec = Schema.Union([
+  Schema.Struct({
+    type: Schema.Literal("remote"),
+    url: Schema.String,
+    headers: Schema.optional(Schema.Record(Schema.String, Schema.String)),
+    enabled: Schema.optional(Schema.Boolean)
+  }),
+  Schema.Struct({
+    type: Schema.Literal("local"),
+    command: Schema.Array(Schema.String),
+    environment: Schema.optional(Schema.Record(Schema.String, Schema.String)),
+    enabled: Schema.optional(Schema.Boolean)
+  })
+])
+
 /**
  * A reference to a route family: `{ "family": "models", "baseUrl": "https://models.dev" }`.
- * The `openapi` family also takes the OpenAPI `document`.
+ * The `openapi` family also takes the OpenAPI `document`; `mcpFromConfig` takes the app's `mcp`
+ * `config` and the `servers` to answer with, by entry name.
  */
 export const FamilySpec = Schema.Struct({
   family: Schema.String,
   baseUrl: Schema.optional(Schema.String),
-  document: Schema.optional(Schema.Unknown)
+  document: Schema.optional(Schema.Unknown),
+  config: Schema.optional(Schema.Record(Schema.String, McpConfigEntrySpec)),
+  servers: Schema.optional(Schema.Record(Schema.String, McpServerSpec))
 })
 export type FamilySpec = typeof FamilySpec.Type
 

@@ -2,6 +2,8 @@
  * The one table of families a fixture can name (`{ "family": NAME, ... }`), and what RouteSpec
  * JSON can refer to by default: every family, and the kinds built outside `RouteSpec.ts`.
  */
+import { codesearch, mcpFromConfig, websearch } from "../../mcp-route/families.ts"
+import { mcpKind } from "../../mcp-route/spec.ts"
 import type { DecodeContext, FamilyFactory } from "../../RouteSpec.ts"
 import { jsonSchemaKind } from "../jsonSchema/spec.ts"
 import { openaiRoutes } from "../openai.ts"
@@ -23,13 +25,16 @@ export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, Fami
   ["skills", (spec) => skills(spec.baseUrl ?? "")],
   ["installation", () => installation()],
   ["openai", (spec) => openaiRoutes({ baseUrl: spec.baseUrl })],
-  ["openapi", (spec) => openapi(spec.document, { baseUrl: spec.baseUrl })]
+  ["openapi", (spec) => openapi(spec.document, { baseUrl: spec.baseUrl })],
+  ["mcpFromConfig", (spec) => mcpFromConfig(spec.config ?? {}, spec.servers)],
+  ["websearch", () => websearch()],
+  ["codesearch", () => codesearch()]
 ])
 
 /**
- * What RouteSpec JSON can refer to by default: every family, and the `jsonSchema` kind.
+ * What RouteSpec JSON can refer to by default: every family, and the `jsonSchema` and `mcp` kinds.
  */
 export const defaultDecodeContext: DecodeContext = {
   families: FAMILIES,
-  kinds: new Map([["jsonSchema", jsonSchemaKind]])
+  kinds: new Map([["jsonSchema", jsonSchemaKind], ["mcp", mcpKind]])
 }

@@ -1,0 +1,259 @@
+/**
+ * The inspector: a live page at `/experimental/simulation/ui` to watch the network and drive the
+ * model by hand, served by simnet itself (one HTML document with its style and script inline; no
+ * CDN, nothing to build). Its data comes from paths beside it:
+ *
+ * | method and path                     | does                                                   |
+ * |-------------------------------------|--------------------------------------------------------|
+ * | `GET ui`                            | the page                                               |
+ * | `GET ui/events`                     | server-sent events: `hello`, `batch` (rows), `state`, `reset` |
+ * | `GET ui/state`                      | routes and model as the panels show them               |
+ * | `GET ui/requests/:seq`              | one request: redacted headers, body preview, refusal   |
+ * | `POST ui/requests/:seq/regenerate`  | the body a seeded route served, generated again        |
+ * | `POST ui/ticket`                    | a one-use ticket for the page's driver socket          |
+ * | `GET ui/drive?ticket=T`             | the driver socket (`driver.ts`), for the page          |
+ *
+ * The page changes the network through the control endpoint itself (register, remove, enqueue,
+ * reset, snapshot) and drives the model over the driver socket's protocol, so it is one more
+ * driver: the last attach wins.
+ *
+ * Checks: every path answers loopback peers only, and only when the `Host` names this machine (a
+ * web page elsewhere cannot rebind a name to 127.0.0.1 and read it). Every data path takes the
+ * control endpoint's token check (`Authorization: Bearer`, `SIMNET_TOKEN`). The page itself holds
+ * no data and is served without the token — a browser cannot send a header when it opens a URL —
+ * and reads the token from the URL's fragment (`#token=…`, never sent to the server) or asks for
+ * it. A browser cannot set headers on a WebSocket either, so the page first asks for a ticket
+ * (with the token) and opens the socket with it; a ticket works once, within 30 seconds.
+ */
+import { randomBytes } from "node:crypto"
+import { Clock, Effect, Layer, Option, Queue, Schedule, Stream } from "effect"
+import * as Sse from "effect/encoding/Sse"
+import * as HttpBody from "effect/http/HttpBody"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type { SimnetError } from "../SimnetError.ts"
+import { driverSocket, type DrivenNetwork } from "./driver.ts"
+import { CONTROL_BASE, controlRouter, type ControlOptions } from "./endpoint.ts"
+import { Feed, type FedNetwork, type LogRecord, type Refusal } from "./inspector/feed.ts"
+import { inspectorPage } from "./inspector/page.ts"
+import { viewOf, type ViewedNetwork } from "./inspector/state.ts"
+import { targetUrl } from "./serve.ts"
+
+/**
+ * The path of the inspector's page.
+ */
+export const INSPECTOR_PATH = `${CONTROL_BASE}/ui`
+
+/**
+ * What the inspector needs of a network (a `SimulationNetworkApi` has all of it).
+ */
+export interface InspectedNetwork extends FedNetwork, ViewedNetwork, DrivenNetwork {
+  readonly logSince: (seq: number) => Effect.Effect<ReadonlyArray<LogRecord>>
+  readonly regenerate: (record: LogRecord) => Effect.Effect<string, SimnetError>
+}
+
+/** How often the feed is read while a page listens, and how often the panels' view is compared. */
+const TICK_MS = 100
+const VIEW_EVERY = 5
+const PING_EVERY = 150
+/** How many server-sent messages wait for a slow page before later ones are dropped. */
+const PAGE_QUEUE = 512
+const TICKET_MS = 30_000
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"])
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"])
+
+const refuse = (status: number, tag: string, message: string, path?: string) =>
+  HttpServerResponse.jsonUnsafe({ error: { tag, message, ...(path === undefined ? {} : { path }) } }, { status })
+
+/** Whether the peer is this machine and the `Host` header names it. */
+const local = (request: HttpServerRequest.HttpServerRequest): boolean => {
+  const peer = Option.getOrUndefined(request.remoteAddress)
+  if (peer !== undefined && !LOOPBACK.has(peer)) return false
+  const host = (request.headers["host"] ?? "").toLowerCase().replace(/:\d+$/, "")
+  return LOOPBACK_HOSTS.has(host)
+}
+
+const localOnly = <E, R>(handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+(request: HttpServerRequest.HttpServerRequest) =>
+  local(request) ? handler(request) : Effect.succeed(refuse(403, "Forbidden", "the inspector answers this machine only (a loopback peer and Host)"))
+
+/** The body of a refusal the server answered with (its 502 JSON), if this response is one. */
+const refusalOf = (response: HttpServerResponse.HttpServerResponse): Refusal | undefined => {
+  if (response.status !== 502 || response.body._tag !== "Uint8Array") return undefined
+  try {
+    const json = JSON.parse(new TextDecoder().decode(response.body.body)) as { error?: { tag?: unknown; message?: unknown; candidates?: unknown } }
+    const error = json.error
+    if (typeof error?.tag !== "string") return undefined
+    return {
+      tag: error.tag,
+      message: typeof error.message === "string" ? error.message : "",
+      candidates: Array.isArray(error.candidates) ? error.candidates : undefined
+    }
+  } catch {
+    return undefined
+  }
+}
+
+const elapsed = (started: bigint) => Effect.map(Clock.currentTimeNanos, (now) => Math.round(Number(now - started) / 100_000) / 10)
+
+/**
+ * A router middleware that tells the feed, while a page listens, how long each forwarded request
+ * took and what the server answered a refused one.
+ */
+const observeRequests = (feed: Feed): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+  HttpRouter.use((router) =>
+    router.addGlobalMiddleware((effect) =>
+      Effect.gen(function*() {
+        if (!feed.active) return yield* effect
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const target = request.url.startsWith(CONTROL_BASE) ? undefined : targetUrl(request.url)
+        if (target === undefined || !URL.canParse(target)) return yield* effect
+        const started = yield* Clock.currentTimeNanos
+        const observation = feed.observe(request.method, new URL(target).href)
+        const response = yield* effect
+        const ttfb = yield* elapsed(started)
+        yield* feed.started(observation, response.status, ttfb, refusalOf(response))
+        const body = response.body
+        if (body._tag !== "Stream") {
+          feed.ended(observation, ttfb)
+          return response
+        }
+        const stream = Stream.ensuring(body.stream, Effect.flatMap(elapsed(started), (ms) => Effect.sync(() => feed.ended(observation, ms))))
+        return HttpServerResponse.setBody(response, HttpBody.stream(stream, body.contentType, body.contentLength))
+      })
+    ))
+
+/** One-use tickets for the page's driver socket. */
+class Tickets {
+  readonly #issued = new Map<string, number>()
+
+  issue(now: number): string {
+    for (const [ticket, expires] of this.#issued) if (expires <= now) this.#issued.delete(ticket)
+    const ticket = randomBytes(24).toString("base64url")
+    this.#issued.set(ticket, now + TICKET_MS)
+    return ticket
+  }
+
+  redeem(ticket: string | null, now: number): boolean {
+    if (ticket === null) return false
+    const expires = this.#issued.get(ticket)
+    this.#issued.delete(ticket)
+    return expires !== undefined && expires > now
+  }
+}
+
+const sseEvent = (event: string, data: string) => new TextEncoder().encode(Sse.encoder.write({ _tag: "Event", event, id: undefined, data }))
+
+const json = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status, headers: { "cache-control": "no-store" } })
+
+/**
+ * The inspector's routes for a network (the page, its event stream and its data paths), the
+ * middleware that times forwarded requests, and the fiber that feeds open pages. Mount it beside
+ * the control endpoint.
+ */
+export const inspectorRoutes = (network: InspectedNetwork, options: ControlOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
+  const feed = new Feed(network)
+  const tickets = new Tickets()
+  const control = controlRouter(options)
+  const at = (path: string) => `${INSPECTOR_PATH}${path}` as `/${string}`
+  const page = inspectorPage()
+  let view = ""
+
+  const readView = Effect.map(viewOf(network), (value) => JSON.stringify(value))
+
+  const feeding = Effect.gen(function*() {
+    let n = 0
+    yield* Effect.repeat(
+      Effect.gen(function*() {
+        n++
+        if (!feed.active) return
+        yield* feed.tick
+        if (n % VIEW_EVERY === 0) {
+          const next = yield* readView
+          if (next !== view || n % PING_EVERY === 0) {
+            view = next
+            feed.broadcast("state", next)
+          }
+        }
+      }),
+      Schedule.spaced(TICK_MS)
+    )
+  })
+
+  const events = () =>
+    Effect.succeed(HttpServerResponse.stream(
+      Stream.callback<Uint8Array>((queue) =>
+        Effect.gen(function*() {
+          const send = (event: string, data: string) => void Queue.offerUnsafe(queue, sseEvent(event, data))
+          const stop = yield* feed.listen(send)
+          yield* Effect.addFinalizer(() => Effect.sync(stop))
+          view = yield* readView
+          send("state", view)
+        }), { bufferSize: PAGE_QUEUE, strategy: "dropping" }),
+      { contentType: "text/event-stream", headers: { "cache-control": "no-store", "x-accel-buffering": "no" } }
+    ))
+
+  /** The request number in a path `ui/requests/:seq[/...]`. */
+  const seqOf = (request: HttpServerRequest.HttpServerRequest) => {
+    const raw = /\/ui\/requests\/([^/?]*)/.exec(request.url)?.[1] ?? ""
+    return /^\d{1,15}$/.test(raw) ? Number(raw) : undefined
+  }
+
+  /** A logged request: the network's record when its ring still holds it, else the feed's copy. */
+  const recordOf = (seq: number) =>
+    Effect.map(network.logSince(seq - 1), (records) => {
+      const fresh = records[0]?.seq === seq ? records[0] : undefined
+      const kept = feed.entry(seq)
+      return { record: fresh ?? kept?.record, extra: kept?.extra ?? {} }
+    })
+
+  const unknownRequest = (seq: number | undefined) =>
+    refuse(404, "UnknownRequest", `no request ${seq === undefined ? "with that number" : seq} is kept in the log`, "seq")
+
+  return Layer.mergeAll(
+    observeRequests(feed),
+    Layer.effectDiscard(Effect.forkScoped(feeding)),
+    HttpRouter.add("GET", INSPECTOR_PATH as `/${string}`, localOnly(() =>
+      Effect.succeed(HttpServerResponse.text(page.html, {
+        contentType: "text/html; charset=utf-8",
+        headers: {
+          "content-security-policy": page.csp,
+          "cache-control": "no-store",
+          "referrer-policy": "no-referrer",
+          "x-content-type-options": "nosniff",
+          "x-frame-options": "DENY"
+        }
+      })))),
+    HttpRouter.add("GET", at("/drive"), localOnly((request) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        tickets.redeem(new URL(request.url, "http://inspector").searchParams.get("ticket"), now)
+          ? driverSocket(network, request)
+          : Effect.succeed(refuse(401, "Unauthorized", "the page's driver socket needs a ticket from POST ui/ticket"))))),
+    control.add("GET", "ui/events", localOnly(events)),
+    control.add("GET", "ui/state", localOnly(() => Effect.map(viewOf(network), (value) => json(value)))),
+    control.add("POST", "ui/ticket", localOnly(() => Effect.map(Clock.currentTimeMillis, (now) => json({ ticket: tickets.issue(now) }, 201)))),
+    control.add("GET", "ui/requests/:seq", localOnly((request) =>
+      Effect.suspend(() => {
+        const seq = seqOf(request)
+        return seq === undefined
+          ? Effect.succeed(unknownRequest(seq))
+          : Effect.map(recordOf(seq), ({ record, extra }) =>
+            record === undefined ? unknownRequest(seq) : json({ record, extra, regenerable: record.seed !== undefined }))
+      }))),
+    control.add("POST", "ui/requests/:seq/regenerate", localOnly((request) =>
+      Effect.suspend(() => {
+        const seq = seqOf(request)
+        return seq === undefined
+          ? Effect.succeed(unknownRequest(seq))
+          : Effect.flatMap(recordOf(seq), ({ record }) =>
+            record === undefined
+              ? Effect.succeed(unknownRequest(seq))
+              : network.regenerate(record).pipe(
+                Effect.map((body) => json({ seq, seed: record.seed, occurrence: record.occurrence, body })),
+                Effect.catch((error) => Effect.succeed(refuse(400, error._tag, error.message, "path" in error && typeof error.path === "string" ? error.path : undefined)))
+              ))
+      })))
+  )
+}

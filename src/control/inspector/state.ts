@@ -1,0 +1,123 @@
+/**
+ * What the inspector's Routes and Model panels show, read from the network in one go: the routes
+ * with their use counts, and the simulated model's queue, rules, counts per request key, log and
+ * pending invocations. Every value is plain JSON (a rule's RegExp or predicate is shown as text),
+ * and large parts are bounded so a page stays light.
+ */
+import { Effect } from "effect"
+import type { SimulatedProviderApi } from "../../SimulatedProvider.ts"
+
+/**
+ * What the panels need of a network.
+ */
+export interface ViewedNetwork {
+  readonly seed: number
+  readonly routes: Effect.Effect<ReadonlyArray<RouteView & Record<string, unknown>>>
+  readonly counters: Effect.Effect<{ readonly requests: number; readonly answered: number; readonly denied: number }>
+  readonly llm: SimulatedProviderApi
+}
+
+/**
+ * One route as the Routes panel lists it.
+ */
+export interface RouteView {
+  readonly id: string
+  readonly kind: string
+  readonly match: string
+  readonly source: string
+  readonly priority: number
+  readonly times: number | undefined
+  readonly hits: number
+  readonly remaining: number | undefined
+}
+
+/** How many routes, model log entries and request keys the panels are sent. */
+const ROUTES_LIMIT = 2_000
+const MODEL_LOG_LIMIT = 200
+const KEYS_LIMIT = 200
+/** The largest pending request body sent whole, in characters of JSON. */
+const BODY_LIMIT = 256 * 1024
+
+/**
+ * A value as JSON can carry it: RegExps, functions, bytes and other non-plain values become text.
+ */
+export const plain = (value: unknown, depth = 0): unknown => {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value
+  if (typeof value === "number") return Number.isFinite(value) ? value : String(value)
+  if (value === undefined) return undefined
+  if (typeof value === "function") return `[function ${value.name || "predicate"}]`
+  if (value instanceof RegExp) return String(value)
+  if (value instanceof Uint8Array) return `[${value.byteLength} bytes]`
+  if (typeof value !== "object") return String(value)
+  if (depth > 20) return "[…]"
+  if (Array.isArray(value)) return value.map((v) => plain(v, depth + 1))
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) {
+    const json = (value as { toJSON?: () => unknown }).toJSON
+    return typeof json === "function" ? plain(json.call(value), depth + 1) : String(value)
+  }
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = plain(v, depth + 1)
+  return out
+}
+
+const bounded = (body: unknown): unknown => {
+  const text = JSON.stringify(plain(body)) ?? "null"
+  return text.length <= BODY_LIMIT ? JSON.parse(text) : { truncated: true, preview: text.slice(0, BODY_LIMIT) }
+}
+
+/**
+ * The panels' view of a network now.
+ */
+export const viewOf = (network: ViewedNetwork): Effect.Effect<Record<string, unknown>> =>
+  Effect.gen(function*() {
+    const routes = yield* network.routes
+    const counters = yield* network.counters
+    const llm = network.llm
+    const log = llm.log
+    const lastMessage = new Map<string, string | undefined>()
+    for (const entry of log) lastMessage.set(entry.key, entry.lastUserMessage)
+    const counts = Array.from(llm.counts, ([key, count]) => ({ key, count, lastUserMessage: lastMessage.get(key) }))
+      .sort((a, b) => b.count - a.count)
+    const scripts = llm.state.scripts
+    return {
+      seed: network.seed,
+      counters: { requests: counters.requests, answered: counters.answered, denied: counters.denied },
+      routes: routes.slice(0, ROUTES_LIMIT).map((route) => ({
+        id: route.id,
+        kind: route.kind,
+        match: route.match,
+        source: route.source,
+        priority: route.priority,
+        times: route.times,
+        hits: route.hits,
+        remaining: route.remaining
+      })),
+      routeCount: routes.length,
+      llm: {
+        attached: llm.attached,
+        callCount: llm.callCount,
+        queued: scripts.queued.map((script) => plain(script)),
+        current: plain(scripts.current),
+        consumed: scripts.consumed,
+        rules: llm.rules.map((rule) => ({ id: rule.id, match: plain(rule.match), behaviour: plain(rule.behaviour), times: rule.times, uses: rule.uses })),
+        counts: counts.slice(0, KEYS_LIMIT),
+        keyCount: counts.length,
+        log: log.slice(-MODEL_LOG_LIMIT).map((entry) => ({
+          seq: entry.seq,
+          id: entry.id,
+          at: entry.at,
+          model: entry.model,
+          stream: entry.stream,
+          key: entry.key,
+          lastUserMessage: entry.lastUserMessage,
+          toolResultRounds: entry.toolResultRounds,
+          source: entry.source,
+          rule: entry.rule,
+          step: entry.step,
+          outcome: entry.outcome,
+          status: entry.status
+        })),
+        pending: llm.pending.map((invocation) => ({ ...invocation, body: bounded(invocation.body) }))
+      }
+    }
+  })

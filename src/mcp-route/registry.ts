@@ -1,0 +1,14 @@
+/**
+ * The one door from the MCP route to the rest of simnet's machinery: the seeded generator, the
+ * JSON Schema → Schema conversion, seeds and canonical JSON, the route builder and the shapes a
+ * route answers with. When those modules move, only these imports change.
+ */
+export { canonicalJson, deriveSeed, hashString } from "../registry/seed.ts"
+export { joinPath } from "../registry/schemaPath.ts"
+export { errorMessage, isJsonObject } from "../registry/util.ts"
+export { routeService } from "../registry/route.ts"
+export type { RespondContext, Responder, Route, SimRequest } from "../registry/route.ts"
+export type { MatcherInput } from "../registry/matcher.ts"
+export { compileGenerator, type CompiledGenerator } from "../routes/jsonSchema/generate.ts"
+export { make, refused, type RouteOptions } from "../routes/make.ts"
+export { fromJsonSchema } from "../schemas/jsonSchemaDocument.ts"

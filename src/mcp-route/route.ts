@@ -1,0 +1,53 @@
+/**
+ * The `mcp` route: a responder that finds its server's state in the network's `McpServers` and
+ * hands the request to the engine. The route value carries only the compiled definitions; a
+ * definition that does not compile is refused at registration, naming its path.
+ */
+import { Effect, Result } from "effect"
+import { RouteFailed } from "../SimnetError.ts"
+import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
+import { answer } from "./engine.ts"
+import { errorMessage, make, type MatcherInput, refused, type Responder, type Route, type RouteOptions, routeService } from "./registry.ts"
+import { defineServer, McpServers } from "./state.ts"
+
+const noop = () => {}
+
+/** An `mcp` route serving already compiled definitions. */
+export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, options: RouteOptions = {}): Route => {
+  const label = options.id ?? "mcp"
+  const respond: Responder = (request, context) =>
+    Effect.flatMap(routeService(context, McpServers), (servers) => {
+      const state = servers.server(context.identity, compiled)
+      return Effect.flatMap(Effect.context<never>(), (services) =>
+        Effect.tryPromise({
+          try: () =>
+            answer(state, request, {
+              runSeed: context.runSeed,
+              identity: context.identity,
+              annotate: context.annotate ?? noop,
+              run: (effect, signal) => Effect.runPromiseWith(services)(effect, { signal })
+            }),
+          catch: (cause) => new RouteFailed({ route: label, message: `the MCP server failed: ${errorMessage(cause)}`, cause })
+        }))
+    })
+  defineServer(respond, compiled)
+  const definition = compiled.definition
+  return make("mcp", match, {
+    respond,
+    annotated: true,
+    describe: {
+      server: definition.name,
+      version: definition.version,
+      mode: definition.stateless === true ? "stateless" : "stateful"
+    }
+  }, options)
+}
+
+/**
+ * An `mcp` route from definitions; `base` is the JSON path of the definition in errors. A
+ * definition that does not compile makes a route whose registration fails naming the field.
+ */
+export const mcpRoute = (match: MatcherInput, definition: McpServerDefinition, options: RouteOptions = {}, base = "server"): Route => {
+  const compiled = compileServer(definition, base)
+  return Result.isFailure(compiled) ? refused("mcp", compiled.failure, options.source) : mcpRouteOf(match, compiled.success, options)
+}

@@ -1,0 +1,43 @@
+/**
+ * Regular expressions that arrive as data (a fixture's or the control endpoint's `match.regex`)
+ * run on RE2 (the `re2js` port), whose matching time is linear in the input: a pattern such as
+ * `(a+)+$` cannot block the event loop. RE2 has no lookaround and no backreferences; a pattern
+ * that uses them is refused when it is compiled. `RegExp`s written in code stay native: they are
+ * the author's own.
+ */
+import { RE2JS } from "re2js"
+
+/**
+ * A pattern compiled by RE2, tested like a `RegExp` (`test` finds a match anywhere in the input).
+ */
+export class LinearRegExp {
+  readonly source: string
+  readonly #compiled: RE2JS
+
+  private constructor(source: string, compiled: RE2JS) {
+    this.source = source
+    this.#compiled = compiled
+  }
+
+  /**
+   * Compiles `source`, or returns the compiler's message when RE2 refuses it (bad syntax,
+   * lookaround, backreferences).
+   */
+  static compile(source: string): LinearRegExp | string {
+    try {
+      return new LinearRegExp(source, RE2JS.compile(source))
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error)
+    }
+  }
+
+  /** Whether the pattern matches somewhere in `input`. */
+  test(input: string): boolean {
+    return this.#compiled.matcher(input).find()
+  }
+
+  /** The pattern as `/source/`, as a `RegExp` prints. */
+  toString(): string {
+    return `/${this.source}/`
+  }
+}

@@ -1,0 +1,116 @@
+import { Effect, Exit, Layer, Scope } from "effect"
+import * as HttpServer from "effect/http/HttpServer"
+import { describe, expect, it } from "vitest"
+import { serveLayer } from "../../src/control/serve.ts"
+import { Redaction, Route, SimulationNetwork, type UnregisteredRequest } from "simnet"
+
+const SECRET = "sk-live-0123456789abcdef"
+
+const credentialHeaders = Object.fromEntries(
+  ["authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "x-auth-token", "private-token", "x-amz-security-token", "cookie"]
+    .map((name) => [name, `${name === "authorization" ? "Bearer " : ""}${SECRET}`])
+)
+
+const rejection = async (promise: Promise<unknown>) => (await promise.then(() => undefined, (e: Error) => e.cause)) as UnregisteredRequest
+
+describe("credentials stay out of everything a request is shown in", () => {
+  it("the log redacts credential headers, URL userinfo, credential query values and body fields", async () => {
+    const network = await SimulationNetwork.start({ routes: [Route.text("https://api.example.com/{*path}", "ok")] })
+    await network.fetch(`https://user:${SECRET}@api.example.com/a?access_token=${SECRET}&page=2&sig=${SECRET}`, {
+      method: "POST",
+      headers: { ...credentialHeaders, "x-trace": "visible" },
+      body: JSON.stringify({ user: "ann", password: SECRET, nested: { refresh_token: SECRET, client_secret: SECRET }, note: "visible" })
+    })
+    await network.fetch("https://api.example.com/form", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `grant_type=password&username=ann&password=${SECRET}&client_secret=${SECRET}`
+    })
+    const log = network.log()
+    expect(JSON.stringify(log)).not.toContain(SECRET)
+    expect(log[0].url).toBe("https://api.example.com/a?access_token=<redacted>&page=2&sig=<redacted>")
+    expect(log[0].headers["x-trace"]).toBe("visible")
+    for (const name of Object.keys(credentialHeaders)) expect(log[0].headers[name]).toBe("<redacted>")
+    expect(log[0].body!.preview).toContain('"note":"visible"')
+    expect(log[0].body!.preview).toContain('"password":"<redacted>"')
+    expect(log[1].body!.preview).toBe("grant_type=password&username=ann&password=<redacted>&client_secret=<redacted>")
+  })
+
+  it("a candidate says which header or query parameter differs, never its value; the message carries no credential", async () => {
+    const network = await SimulationNetwork.start({
+      routes: [
+        Route.text({ url: "https://api.example.com/me", headers: { authorization: "Bearer test-token" } }, "me"),
+        Route.text({ url: "https://api.example.com/search", query: { api_key: "expected-key" } }, "found")
+      ]
+    })
+    const me = await rejection(network.fetch("https://api.example.com/me", { headers: { authorization: `Bearer ${SECRET}` } }))
+    expect(me._tag).toBe("UnregisteredRequest")
+    expect(me.candidates[0]).toMatchObject({ reason: "header", detail: expect.stringContaining('header "authorization" differs') })
+    const search = await rejection(network.fetch(`https://api.example.com/search?api_key=${SECRET}`))
+    expect(search.candidates[0]).toMatchObject({ reason: "query", detail: expect.stringContaining('"api_key" differs') })
+    expect(search.url).toBe("https://api.example.com/search?api_key=<redacted>")
+    for (const error of [me, search]) {
+      expect(error.message).not.toContain(SECRET)
+      expect(JSON.stringify(error.candidates)).not.toContain(SECRET)
+      expect(error.message).not.toContain("test-token")
+      expect(error.message).not.toContain("expected-key")
+    }
+  })
+
+  it("the lists extend per network", async () => {
+    const network = await SimulationNetwork.start({
+      redact: { headers: ["X-Session"], query: ["sessionid"], bodyFields: ["pin"] },
+      routes: [Route.text({ url: "https://api.example.com/x", headers: { "x-session": "a" } }, "ok")]
+    })
+    const error = await rejection(network.fetch(`https://api.example.com/x?sessionid=${SECRET}`, {
+      method: "POST",
+      headers: { "x-session": SECRET },
+      body: JSON.stringify({ pin: SECRET })
+    }))
+    expect(error.message).not.toContain(SECRET)
+    expect(JSON.stringify(network.log())).not.toContain(SECRET)
+    expect(network.log()[0].headers["x-session"]).toBe("<redacted>")
+    await expect(SimulationNetwork.start({ redact: { headers: "authorization" } as never })).rejects.toMatchObject({
+      _tag: "InvalidNetworkOption",
+      option: "redact.headers"
+    })
+  })
+
+  it("messages are bounded: an 8M-character URL makes a short message", async () => {
+    const network = await SimulationNetwork.start({ routes: [Route.text("GET https://api.example.com/a", "ok")] })
+    const error = await rejection(network.fetch(`https://api.example.com/${"x".repeat(8_000_000)}`))
+    expect(error.message.length).toBeLessThan(4 * Redaction.MAX_SHOWN_URL)
+    expect(error.url.length).toBeLessThan(Redaction.MAX_SHOWN_URL + 32)
+    expect(network.log()[0].url.length).toBeLessThan(Redaction.MAX_SHOWN_URL + 32)
+  })
+
+  it("a RouteFailed message shows the redacted URL", async () => {
+    const network = await SimulationNetwork.start({
+      routes: [Route.text({ url: () => { throw new Error("predicate broke") } }, "never")]
+    })
+    const error = (await network.fetch(`https://api.example.com/?token=${SECRET}`).then(() => undefined, (e: Error) => e.cause)) as Error
+    expect(error).toMatchObject({ _tag: "RouteFailed" })
+    expect(error.message).toContain("token=<redacted>")
+    expect(error.message).not.toContain(SECRET)
+  })
+
+  it("simnet serve's 502 bodies carry no credential", async () => {
+    const network = await Effect.runPromise(SimulationNetwork.make({
+      routes: [Route.text({ url: "https://api.example.com/me", headers: { authorization: "Bearer test-token" } }, "me")]
+    }))
+    const scope = Effect.runSync(Scope.make())
+    const context = await Effect.runPromise(Layer.buildWithScope(serveLayer(network, 0), scope))
+    const server = Effect.runSync(Effect.provide(Effect.service(HttpServer.HttpServer), Layer.succeedContext(context)))
+    const base = HttpServer.formatAddress(server.address)
+    try {
+      const response = await fetch(`${base}/api.example.com/me?access_token=${SECRET}`, { headers: { authorization: `Bearer ${SECRET}`, cookie: `s=${SECRET}` } })
+      expect(response.status).toBe(502)
+      const text = await response.text()
+      expect(text).not.toContain(SECRET)
+      expect(text).not.toContain("test-token")
+      expect(JSON.parse(text).error).toMatchObject({ tag: "UnregisteredRequest", url: "https://api.example.com/me?access_token=<redacted>" })
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+})

@@ -1,0 +1,149 @@
+import { Route, Routes, SimulationNetwork } from "simnet"
+import { describe, expect, it } from "vitest"
+
+const URL_ = "https://mcp.example.com/mcp"
+const ACCEPT = "application/json, text/event-stream"
+
+const server = { name: "raw", version: "1.0.0", tools: [{ name: "echo", handler: (args: { text?: string }) => String(args.text) }] }
+
+const post = (network: { fetch: typeof fetch }, body: unknown, headers: Record<string, string> = {}) =>
+  network.fetch(URL_, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: ACCEPT, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body)
+  })
+
+const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }
+
+const open = async () => {
+  const network = await SimulationNetwork.start({ routes: [Route.mcp(URL_, server, { id: "raw" })] })
+  const response = await post(network, initialize)
+  const session = response.headers.get("mcp-session-id")!
+  return { network, session, headers: { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" } }
+}
+
+describe("MCP route: what clients never send", () => {
+  it("refuses a bad Accept (406) and a non-JSON content type (415)", async () => {
+    const { network, headers } = await open()
+    const notAcceptable = await post(network, { jsonrpc: "2.0", id: 2, method: "ping" }, { ...headers, accept: "application/json" })
+    expect(notAcceptable.status).toBe(406)
+    expect((await notAcceptable.json()).error.message).toMatch(/Not Acceptable/)
+    const unsupported = await post(network, { jsonrpc: "2.0", id: 2, method: "ping" }, { ...headers, "content-type": "text/plain" })
+    expect(unsupported.status).toBe(415)
+  })
+
+  it("needs a session after initialize: 400 without, 404 for an unknown one", async () => {
+    const { network, session } = await open()
+    expect(session).toMatch(/^[0-9a-f-]{36}$/)
+    const without = await post(network, { jsonrpc: "2.0", id: 2, method: "tools/list" })
+    expect(without.status).toBe(400)
+    expect(await without.json()).toEqual({ jsonrpc: "2.0", error: { code: -32000, message: "Bad Request: Mcp-Session-Id header is required" }, id: null })
+    const unknown = await post(network, { jsonrpc: "2.0", id: 2, method: "tools/list" }, { "mcp-session-id": "00000000-0000-4000-a000-000000000000" })
+    expect(unknown.status).toBe(404)
+    expect((await unknown.json()).error).toEqual({ code: -32001, message: "Session not found" })
+  })
+
+  it("checks MCP-Protocol-Version", async () => {
+    const { network, headers } = await open()
+    const response = await post(network, { jsonrpc: "2.0", id: 2, method: "ping" }, { ...headers, "mcp-protocol-version": "2024-11-05" })
+    expect(response.status).toBe(400)
+    expect((await response.json()).error.message).toMatch(/Unsupported protocol version: 2024-11-05/)
+  })
+
+  it("answers malformed JSON with -32700, a bad message with -32600 or -32700, an unknown method with -32601, bad params with -32602", async () => {
+    const { network, headers } = await open()
+    const malformed = await post(network, "{not json", headers)
+    expect(malformed.status).toBe(400)
+    expect((await malformed.json()).error.code).toBe(-32700)
+    const invalid = await post(network, { jsonrpc: "1.0", id: 2 }, headers)
+    expect(invalid.status).toBe(400)
+    expect([-32600, -32700]).toContain((await invalid.json()).error.code)
+    const unknown = await (await post(network, { jsonrpc: "2.0", id: 3, method: "tools/destroy" }, headers)).json()
+    expect(unknown).toEqual({ jsonrpc: "2.0", id: 3, error: { code: -32601, message: "Method not found" } })
+    const badParams = await (await post(network, { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: 7 } }, headers)).json()
+    expect(badParams.error.code).toBe(-32602)
+  })
+
+  it("answers a notification with 202 and no body, GET with 405 and Allow, a foreign Origin with 403", async () => {
+    const { network, headers } = await open()
+    const notified = await post(network, { jsonrpc: "2.0", method: "notifications/initialized" }, headers)
+    expect(notified.status).toBe(202)
+    expect(await notified.text()).toBe("")
+    const get = await network.fetch(URL_, { headers: { accept: "text/event-stream", ...headers } })
+    expect(get.status).toBe(405)
+    expect(get.headers.get("allow")).toBe("POST, DELETE")
+    const foreign = await post(network, { jsonrpc: "2.0", id: 5, method: "ping" }, { ...headers, origin: "https://evil.example" })
+    expect(foreign.status).toBe(403)
+    const same = await post(network, { jsonrpc: "2.0", id: 6, method: "ping" }, { ...headers, origin: "https://mcp.example.com" })
+    expect(await same.json()).toEqual({ jsonrpc: "2.0", id: 6, result: {} })
+  })
+
+  it("DELETE ends the session; later requests with it get 404", async () => {
+    const { network, headers } = await open()
+    const ended = await network.fetch(URL_, { method: "DELETE", headers })
+    expect(ended.status).toBe(200)
+    expect((await post(network, { jsonrpc: "2.0", id: 2, method: "ping" }, headers)).status).toBe(404)
+    expect((await network.fetch(URL_, { method: "DELETE", headers })).status).toBe(404)
+    expect(network.log().map((r) => r.detail?.method)).toEqual(["initialize", "DELETE", "ping", "DELETE"])
+  })
+
+  it("a stateless server needs no initialize and issues no session", async () => {
+    const network = await SimulationNetwork.start({ routes: [Route.mcp(URL_, { ...server, stateless: true })] })
+    const response = await post(network, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } })
+    expect(response.headers.get("mcp-session-id")).toBeNull()
+    expect(await response.json()).toEqual({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "hi" }] } })
+    const del = await network.fetch(URL_, { method: "DELETE" })
+    expect(del.status).toBe(405)
+    expect(del.headers.get("allow")).toBe("POST")
+  })
+})
+
+/** The way coding agents read a hosted search answer: the first SSE `data:` line's `result.content[0].text`. */
+const hostedCall = async (network: { fetch: typeof fetch }, name: string, args: Record<string, unknown>) => {
+  const response = await network.fetch("https://mcp.exa.ai/mcp", {
+    method: "POST",
+    headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } })
+  })
+  expect(response.headers.get("content-type")).toBe("text/event-stream")
+  const text = await response.text()
+  for (const line of text.split("\n")) {
+    if (line.startsWith("data: ")) return { raw: text, text: JSON.parse(line.substring(6)).result.content[0].text as string }
+  }
+  throw new Error(`no data line in ${text}`)
+}
+
+describe("hosted search (Routes.websearch, Routes.codesearch)", () => {
+  it("answers one tools/call without a session over SSE, seeded and pinnable", async () => {
+    const network = await SimulationNetwork.start({
+      seed: 1,
+      routes: [
+        ...Routes.websearch({ results: { "pinned query": [{ title: "Pinned", url: "https://example.com/pinned", text: "Exactly this." }] } }),
+        ...Routes.codesearch()
+      ]
+    })
+    const web = await hostedCall(network, "web_search_exa", { query: "effect layers", numResults: 3 })
+    expect(web.text.split("\n\n")).toHaveLength(3)
+    expect(web.text).toMatch(/^Title: .*effect layers.*\nURL: https:\/\/[a-z.]+\/.*effect-layers\nText: /)
+    expect((await hostedCall(network, "web_search_exa", { query: "pinned query" })).text).toBe("Title: Pinned\nURL: https://example.com/pinned\nText: Exactly this.")
+    const code = await hostedCall(network, "get_code_context_exa", { query: "Schema.Struct", tokensNum: 5000 })
+    expect(code.text).toMatch(/^## Code context for: Schema.Struct/)
+    expect(code.text).toMatch(/Source: https:\/\//)
+    expect(network.mcp.counts("websearch")).toEqual({ web_search_exa: 2 })
+    expect(network.mcp.counts("codesearch")).toEqual({ get_code_context_exa: 1 })
+    expect(network.log().map((r) => r.detail?.tool)).toEqual(["web_search_exa", "web_search_exa", "get_code_context_exa"])
+  })
+
+  it("is deterministic: same seed, same bytes; another seed, other results", async () => {
+    const run = async (seed: number) => {
+      const network = await SimulationNetwork.start({ seed, routes: Routes.websearch() })
+      const out: Array<string> = []
+      for (const query of ["effect", "vitest", "effect"]) out.push((await hostedCall(network, "web_search_exa", { query })).raw)
+      return out
+    }
+    const [a, b, c] = await Promise.all([run(5), run(5), run(6)])
+    expect(a).toEqual(b)
+    expect(a[0]).not.toEqual(a[2]) // the second call of a query is its own occurrence
+    expect(c).not.toEqual(a)
+  })
+})
