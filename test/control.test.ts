@@ -4,6 +4,8 @@ import * as net from "node:net"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import OpenAI from "openai"
 import { afterEach, describe, expect, it } from "vitest"
 
@@ -129,6 +131,30 @@ describe("control endpoint over HTTP", () => {
     const d = await driver(`${ws}/drive?token=s3cret`)
     expect((await d.call("llm.pending")).result).toEqual([])
     d.ws.close()
+  })
+})
+
+describe("MCP through simnet serve", () => {
+  it("the default fixture's MCP server answers the MCP SDK's client: tools (static and generated), a resource, a prompt", async () => {
+    const { base, control } = await serve(["--quiet"])
+    const client = new Client({ name: "control-test", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp.example.com/mcp`)))
+    try {
+      expect(client.getServerVersion()).toMatchObject({ name: "docs", version: "1.0.0" })
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["search", "get_page"])
+      const searched = await client.callTool({ name: "search", arguments: { query: "install" } })
+      expect(searched.content).toEqual([{ type: "text", text: "3 pages match (simulated)" }])
+      const page = await client.callTool({ name: "get_page", arguments: { slug: "intro" } })
+      expect(page.structuredContent).toMatchObject({ slug: expect.any(String), title: expect.any(String), words: expect.any(Number) })
+      const readme = await client.readResource({ uri: "docs://readme" })
+      expect(readme.contents[0]).toMatchObject({ uri: "docs://readme", text: "# Docs\nServed by simnet.\n" })
+      const prompt = await client.getPrompt({ name: "summarize", arguments: { slug: "intro" } })
+      expect(prompt.messages[0].content).toMatchObject({ type: "text", text: "Summarize the page intro" })
+    } finally {
+      await client.close()
+    }
+    const log = await (await fetch(`${control}/network/log?since=0`)).json() as { records: Array<{ url: string; route?: { id: string } }> }
+    expect(log.records.some((r) => r.route?.id === "docs-mcp")).toBe(true)
   })
 })
 
