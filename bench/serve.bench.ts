@@ -1,87 +1,197 @@
 /**
  * `simnet serve` requests/second for a static JSON route over loopback, 32 keep-alive
- * connections, against a bare `node:http` server in its own process writing the same bytes (the
- * floor) and, when installed, `mockttp` serving the same route. The load generator is written
- * here: a bounded number of requests (`--quick`: fewer), 127.0.0.1 only.
+ * connections, side by side with the peers serving the same route: `mockttp` and
+ * `@mockoon/cli` (WireMock when `WIREMOCK_JAR` names a jar and `java` runs; nothing is
+ * downloaded), and a bare `node:http` server writing the same bytes (the floor). Every server
+ * runs in its own process and so does the load generator (`bench/load.ts`, raw sockets,
+ * 127.0.0.1 only, bounded in requests and time). Rounds are interleaved and each server keeps its
+ * best round, so a busy moment on a shared machine does not decide a ratio.
+ *
+ * `simnet serve` is measured twice: `--quiet`, and printing its line per request to a pipe this
+ * process drains.
  */
-import { spawn, type ChildProcess } from "node:child_process"
-import * as http from "node:http"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { spawn, spawnSync, type ChildProcess } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 const quick = process.argv.includes("--quick")
-const REQUESTS = quick ? 5_000 : 40_000
+const REQUESTS = quick ? 10_000 : 40_000
+const ROUNDS = quick ? 2 : 4
+const MAX_MS = 20_000
 const CONNECTIONS = 32
 const BODY = JSON.stringify({ id: "sim-item", name: "Simulated item" })
 
-const load = async (port: number, path: string): Promise<number> => {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS })
-  const one = () =>
-    new Promise<void>((resolve, reject) => {
-      http.get({ host: "127.0.0.1", port, path, agent }, (res) => {
-        res.resume()
-        res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))))
-      }).on("error", reject)
-    })
-  let next = 0
-  const worker = async () => {
-    while (next < REQUESTS) {
-      next++
-      await one()
-    }
-  }
-  for (let i = 0; i < 500; i++) await one()
-  next = 0
-  const start = performance.now()
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker))
-  const rate = (REQUESTS * 1000) / (performance.now() - start)
-  agent.destroy()
-  return rate
-}
+const dir = mkdtempSync(join(tmpdir(), "simnet-bench-"))
 
-const started = (child: ChildProcess, pattern: RegExp) =>
-  new Promise<number>((resolve, reject) => {
-    let out = ""
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString()
-      const m = pattern.exec(out)
-      if (m) resolve(Number(m[1]))
+/** A free loopback port, for servers that need one named. */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
     })
-    child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)))
   })
 
-const dir = mkdtempSync(join(tmpdir(), "simnet-bench-"))
+/** Resolves once the server answers a GET of `path` on `port`. */
+const answering = async (child: ChildProcess, port: number, path: string, name: string) => {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`)
+    const ok = await fetch(`http://127.0.0.1:${port}${path}`).then((r) => r.ok, () => false)
+    if (ok) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${name} did not answer on ${port}`)
+}
+
+interface Server {
+  readonly name: string
+  readonly child: ChildProcess
+  readonly port: number
+  readonly path: string
+}
+
+/** Starts `command` and waits until it answers; its output is drained (and discarded). */
+const start = async (name: string, command: string, args: ReadonlyArray<string>, port: number, path: string): Promise<Server> => {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] })
+  child.stdout!.resume()
+  let errors = ""
+  child.stderr!.on("data", (d: Buffer) => (errors = (errors + d.toString()).slice(-2000)))
+  try {
+    await answering(child, port, path, name)
+  } catch (error) {
+    child.kill("SIGKILL")
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${errors}`)
+  }
+  return { name, child, port, path }
+}
+
 const fixture = join(dir, "static.json")
 writeFileSync(fixture, JSON.stringify({ routes: [{ id: "item", match: "GET https://api.example.com/item", respond: { kind: "text", body: BODY, contentType: "application/json" } }] }))
 
 const floorSource = `const http = require("node:http"); const body = Buffer.from(${JSON.stringify(BODY)});
-const s = http.createServer((q, r) => { r.writeHead(200, { "content-type": "application/json", "content-length": body.length }); r.end(body) });
-s.listen(0, "127.0.0.1", () => console.log("port " + s.address().port))`
+http.createServer((q, r) => { r.writeHead(200, { "content-type": "application/json", "content-length": body.length }); r.end(body) }).listen(${"PORT"}, "127.0.0.1")`
 
-const results: Array<{ name: string; rate: number }> = []
-const simnet = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", "--quiet", "--fixture", fixture], { stdio: ["ignore", "pipe", "inherit"] })
-const floor = spawn(process.execPath, ["-e", floorSource], { stdio: ["ignore", "pipe", "inherit"] })
-try {
-  const simnetPort = await started(simnet, /127\.0\.0\.1:(\d+)\/HOST/)
-  const floorPort = await started(floor, /port (\d+)/)
-  results.push({ name: "node:http floor (own process)", rate: await load(floorPort, "/item") })
-  results.push({ name: "simnet serve", rate: await load(simnetPort, "/api.example.com/item") })
-  try {
-    const mockttp = await import("mockttp" as string)
-    const server = mockttp.getLocal()
-    await server.start()
-    await server.forGet("/item").thenReply(200, BODY, { "content-type": "application/json" })
-    results.push({ name: "mockttp (same process as the load)", rate: await load(server.port, "/item") })
-    await server.stop()
-  } catch {
-    console.log("mockttp: not installed here (no registry access); not measured")
-  }
-  console.log("@mockoon/cli: not installed here (no registry access); not measured")
-} finally {
-  simnet.kill("SIGTERM")
-  floor.kill("SIGTERM")
+/** mockttp sends no length for a reply given headers, and then closes the connection: it is given one. */
+const mockttpSource = `import * as mockttp from "mockttp"
+const server = mockttp.getLocal()
+await server.start(${"PORT"})
+await server.forGet("/item").thenReply(200, ${JSON.stringify(BODY)}, { "content-type": "application/json", "content-length": "${Buffer.byteLength(BODY)}" })`
+
+/** A Mockoon environment serving the route (migration 33, the schema of @mockoon/cli 9). */
+const mockoonEnvironment = {
+  uuid: "simnet-bench",
+  lastMigration: 33,
+  name: "simnet bench",
+  endpointPrefix: "",
+  latency: 0,
+  port: 3000,
+  hostname: "127.0.0.1",
+  folders: [],
+  routes: [{
+    uuid: "item",
+    type: "http",
+    documentation: "",
+    method: "get",
+    endpoint: "item",
+    responses: [{
+      uuid: "item-200",
+      body: BODY,
+      latency: 0,
+      statusCode: 200,
+      label: "",
+      headers: [{ key: "content-type", value: "application/json" }],
+      bodyType: "INLINE",
+      filePath: "",
+      databucketID: "",
+      sendFileAsBody: false,
+      rules: [],
+      rulesOperator: "OR",
+      disableTemplating: true,
+      fallbackTo404: false,
+      default: true,
+      crudKey: "id",
+      callbacks: []
+    }],
+    responseMode: null,
+    streamingMode: null,
+    streamingInterval: 0
+  }],
+  rootChildren: [{ type: "route", uuid: "item" }],
+  proxyMode: false,
+  proxyHost: "",
+  proxyRemovePrefix: false,
+  tlsOptions: { enabled: false, type: "CERT", pfxPath: "", certPath: "", keyPath: "", caPath: "", passphrase: "" },
+  cors: false,
+  headers: [],
+  proxyReqHeaders: [],
+  proxyResHeaders: [],
+  data: [],
+  callbacks: []
 }
-const simnetRate = results.find((r) => r.name === "simnet serve")!.rate
-console.log(`\nserve bench: ${REQUESTS} GETs of a static JSON route, ${CONNECTIONS} keep-alive connections over 127.0.0.1`)
-for (const r of results) console.log(`  ${r.name.padEnd(38)} ${r.rate.toFixed(0).padStart(8)} req/s   simnet/this ${(simnetRate / r.rate).toFixed(2)}x`)
+
+const node = process.execPath
+const servers: Array<Server> = []
+const notMeasured: Array<string> = []
+const attempt = async (name: string, make: (port: number) => Promise<Server>) => {
+  try {
+    servers.push(await make(await freePort()))
+  } catch (error) {
+    notMeasured.push(`${name}: not measured (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`)
+  }
+}
+
+try {
+  await attempt("node:http floor", (port) => start("node:http floor (own process)", node, ["-e", floorSource.replace("PORT", String(port))], port, "/item"))
+  await attempt("simnet serve --quiet", (port) =>
+    start("simnet serve --quiet", node, ["bin/simnet.js", "serve", "--port", String(port), "--quiet", "--fixture", fixture], port, "/api.example.com/item"))
+  await attempt("simnet serve", (port) =>
+    start("simnet serve (a line per request)", node, ["bin/simnet.js", "serve", "--port", String(port), "--fixture", fixture], port, "/api.example.com/item"))
+  await attempt("mockttp", (port) =>
+    start("mockttp", node, ["--input-type=module", "-e", mockttpSource.replace("PORT", String(port))], port, "/item"))
+  await attempt("@mockoon/cli", (port) => {
+    const file = join(dir, "mockoon.json")
+    writeFileSync(file, JSON.stringify(mockoonEnvironment))
+    const cli = join("node_modules", "@mockoon", "cli", "bin", "run.js")
+    if (!existsSync(cli)) throw new Error("@mockoon/cli is not installed")
+    return start("@mockoon/cli", node, [cli, "start", "--data", file, "--port", String(port), "--hostname", "127.0.0.1", "--disable-log-to-file", "--disable-admin-api"], port, "/item")
+  })
+  const jar = process.env["WIREMOCK_JAR"]
+  const java = spawnSync("java", ["-version"]).status === 0
+  if (jar === undefined || !existsSync(jar) || !java) {
+    notMeasured.push(`WireMock: not measured (${java ? "java runs, but" : "no java and"} no WireMock jar on this machine: set WIREMOCK_JAR; nothing is downloaded)`)
+  } else {
+    await attempt("WireMock", async (port) => {
+      const root = join(dir, "wiremock")
+      const mappings = join(root, "mappings")
+      mkdirSync(mappings, { recursive: true })
+      writeFileSync(join(mappings, "item.json"), JSON.stringify({ request: { method: "GET", url: "/item" }, response: { status: 200, body: BODY, headers: { "content-type": "application/json" } } }))
+      return start("WireMock", "java", ["-jar", jar, "--port", String(port), "--bind-address", "127.0.0.1", "--root-dir", root, "--disable-banner", "--no-request-journal"], port, "/item")
+    })
+  }
+
+  const best = new Map<string, number>()
+  const load = (server: Server) => {
+    const result = spawnSync(node, ["bench/load.ts", String(server.port), server.path, String(CONNECTIONS), String(REQUESTS), String(MAX_MS)], { encoding: "utf8" })
+    if (result.status !== 0) throw new Error(`load generator failed against ${server.name}: ${result.stderr}`)
+    const { requests, rate, errors } = JSON.parse(result.stdout) as { requests: number; rate: number; errors: number }
+    if (errors > 0) throw new Error(`${server.name}: ${errors} of ${requests} answers were not 200`)
+    return rate
+  }
+  for (const server of servers) load(server) // warm-up: JIT and caches
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const server of servers) best.set(server.name, Math.max(best.get(server.name) ?? 0, load(server)))
+  }
+
+  const simnet = best.get("simnet serve --quiet") ?? Number.NaN
+  const floor = best.get("node:http floor (own process)") ?? Number.NaN
+  const peers = [...best].filter(([name]) => !name.startsWith("simnet") && !name.startsWith("node:http"))
+  const bestPeer = peers.reduce((a, b) => (b[1] > a[1] ? b : a), ["none", 0] as [string, number])
+  console.log(`\nserve bench: GET of a static JSON route, ${CONNECTIONS} keep-alive connections over 127.0.0.1, up to ${REQUESTS} requests a round, best of ${ROUNDS} interleaved rounds, every server and the load generator in its own process`)
+  for (const [name, rate] of best) console.log(`  ${name.padEnd(36)} ${Math.round(rate).toLocaleString("en-US").padStart(8)} req/s   simnet --quiet / this ${(simnet / rate).toFixed(2)}x`)
+  for (const line of notMeasured) console.log(`  ${line}`)
+  console.log(`  goals: >= 3x the best peer (${bestPeer[0]}): ${(simnet / bestPeer[1]).toFixed(2)}x; >= 0.5x the floor: ${(simnet / floor).toFixed(2)}x`)
+} finally {
+  for (const server of servers) server.child.kill("SIGTERM")
+}

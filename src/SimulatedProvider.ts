@@ -12,5 +12,6 @@ export type {
   LlmInvocationNotice,
   PendingInvocation,
   ProviderOptions,
-  ProviderState
+  ProviderState,
+  RuleState
 } from "./provider/SimulatedProvider.ts"

@@ -4,15 +4,17 @@
  * byte-identical bodies. A snapshot holds the seed, the routes as RouteSpecs (with their use
  * counts and, for seeded routes, the occurrences per request key), the routes that cannot be
  * written as RouteSpecs (registered in code), the model's call count, script queue (waiting,
- * under way, consumed) and rules, and for reading only the model's counts, the request log and
- * the counters.
+ * under way, consumed) and rules, the model's log and counts, the request log and the counters.
+ *
+ * Restoring brings back the request log and its counters, the model's log and its counts per
+ * request key, and each rule's progress (uses left, failures a `failThenRespond` rule has served).
  *
  * Gotchas: a route registered in code (a handler, a `Routes.*` family built in code) cannot be
  * serialized; it is listed under `unserializable` and not restored. The same holds for model
- * rules with a RegExp, a predicate or raw bytes. The request log is not restored.
+ * rules with a RegExp, a predicate or raw bytes.
  */
 import { Duration, Effect, Result, Schema } from "effect"
-import type { SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
+import type { LlmLogEntry, SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
 import { KeyCounts } from "./registry/keyCounts.ts"
 import type { Network } from "./registry/network.ts"
 import type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
@@ -34,7 +36,46 @@ const RuleJson = Schema.Struct({
   match: Schema.Unknown,
   behaviour: Schema.Unknown,
   latencyMs: Schema.optional(Schema.Finite),
-  times: Schema.optional(Schema.Int)
+  times: Schema.optional(Schema.Int),
+  failures: Schema.optional(Schema.Int)
+})
+
+const RequestRecordJson = Schema.Struct({
+  seq: Schema.Int,
+  time: Schema.Finite,
+  method: Schema.String,
+  url: Schema.String,
+  headers: Schema.Record(Schema.String, Schema.String),
+  body: Schema.optional(Schema.Struct({ size: Schema.Int, preview: Schema.String })),
+  route: Schema.optional(Schema.Struct({ id: Schema.String, kind: Schema.String, source: Schema.String })),
+  denial: Schema.optional(Schema.String),
+  status: Schema.optional(Schema.Int),
+  seed: Schema.optional(Schema.Finite),
+  occurrence: Schema.optional(Schema.Int),
+  detail: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
+})
+
+const CountersJson = Schema.Struct({ requests: Schema.Int, answered: Schema.Int, denied: Schema.Int })
+
+/** A model log entry: the fields its restore needs are checked, the rest kept as written. */
+const LlmLogEntryJson = Schema.Struct({
+  seq: Schema.Int,
+  id: Schema.String,
+  at: Schema.Finite,
+  api: Schema.optional(Schema.Literals(["openai.chat", "openai.responses", "anthropic.messages", "gemini"])),
+  url: Schema.String,
+  model: Schema.String,
+  stream: Schema.Boolean,
+  key: Schema.String,
+  toolResultRounds: Schema.Int,
+  lastUserMessage: Schema.optional(Schema.String),
+  body: Schema.optional(Schema.Unknown),
+  source: Schema.Literals(["script", "rule", "driver", "none"]),
+  rule: Schema.optional(Schema.String),
+  step: Schema.optional(Schema.Int),
+  outcome: Schema.String,
+  status: Schema.optional(Schema.Int),
+  rawSha256: Schema.optional(Schema.String)
 })
 
 /**
@@ -47,14 +88,18 @@ export const SnapshotState = Schema.Struct({
   llm: Schema.optional(Schema.Struct({
     callCount: Schema.Int,
     scripts: Schema.Struct({ queued: Schema.Array(LlmScript), current: Schema.optional(LlmScript), consumed: Schema.Int }),
-    rules: Schema.Array(RuleJson)
-  }))
+    rules: Schema.Array(RuleJson),
+    log: Schema.optional(Schema.Array(LlmLogEntryJson))
+  })),
+  llmCounts: Schema.optional(Schema.Record(Schema.String, Schema.Int)),
+  log: Schema.optional(Schema.Array(RequestRecordJson)),
+  counters: Schema.optional(CountersJson)
 })
 export type SnapshotState = typeof SnapshotState.Type
 
 /**
- * A snapshot: the restorable state, what could not be serialized, and for reading the model's
- * counts, the request log and the counters.
+ * A snapshot: the restorable state (with the request log, its counters and the model's counts
+ * per request key) and what could not be serialized.
  */
 export interface NetworkState extends SnapshotState {
   readonly unserializable: ReadonlyArray<{ readonly id: string; readonly kind: string; readonly source: string; readonly match: string }>
@@ -110,7 +155,8 @@ export const capture = (network: Network, llm: SimulatedProviderApi, counters: R
       match: rule.match,
       behaviour: rule.behaviour,
       latencyMs: rule.latency === undefined ? undefined : Duration.toMillis(rule.latency),
-      times: rule.times === undefined ? undefined : rule.times - rule.uses
+      times: rule.times === undefined ? undefined : rule.times - rule.uses,
+      failures: rule.failures === 0 ? undefined : rule.failures
     })
   }
   const state = llm.state
@@ -118,10 +164,10 @@ export const capture = (network: Network, llm: SimulatedProviderApi, counters: R
     seed: network.runSeed,
     routes,
     usage,
-    llm: { callCount: state.callCount, scripts: state.scripts, rules },
+    llm: { callCount: state.callCount, scripts: state.scripts, rules, log: state.log },
     unserializable,
     llmUnserializableRules,
-    llmCounts: Object.fromEntries(llm.counts),
+    llmCounts: state.counts ?? {},
     log: network.records(),
     counters
   }
@@ -158,14 +204,12 @@ export const restore = (
       Effect.gen(function*() {
         target.reset()
         if (state.llm === undefined) return
-        yield* target.restore({ callCount: state.llm.callCount, scripts: { ...state.llm.scripts, current: state.llm.scripts.current } })
-        yield* Effect.try({
-          try: () => {
-            for (const rule of rules) {
-              target.rule(rule.match as never, rule.behaviour as never, { id: rule.id, latency: rule.latencyMs, times: rule.times })
-            }
-          },
-          catch: (error) => error as SimnetError
+        yield* target.restore({
+          callCount: state.llm.callCount,
+          scripts: { ...state.llm.scripts, current: state.llm.scripts.current },
+          rules,
+          log: state.llm.log as ReadonlyArray<LlmLogEntry> | undefined,
+          counts: state.llmCounts
         })
       })
     yield* applyModel(scratch)
@@ -180,6 +224,10 @@ export const restore = (
       network.runSeed = previousSeed
       yield* Effect.ignore(register(previous))
       return yield* registered
+    }
+    if (state.log !== undefined || state.counters !== undefined) {
+      const records = (state.log ?? []).map((r): RequestRecord => ({ body: undefined, route: undefined, denial: undefined, status: undefined, seed: undefined, occurrence: undefined, detail: undefined, ...r }))
+      network.log.restore(records, state.counters ?? { requests: state.log?.at(-1)?.seq ?? 0, answered: 0, denied: 0 })
     }
     for (const [id, usage] of Object.entries(state.usage ?? {})) {
       const entry = network.registry.entries.get(id)

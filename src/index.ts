@@ -35,4 +35,6 @@ export type {
 } from "./provider/SimulatedProvider.ts"
 export type { LlmAction, LlmDriverItem, LlmScript } from "./schemas/llmScript.ts"
 export { decodeFixture, loadFixture } from "./Fixture.ts"
+export { replayOver, replayTrace } from "./Trace.ts"
+export type { ReplayStep, RequestReport, TraceReplay, TracedBody } from "./Trace.ts"
 export type { GlobalOptions, RestoreGlobal } from "./registry/global.ts"

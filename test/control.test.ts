@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process"
 import { once } from "node:events"
+import * as net from "node:net"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import OpenAI from "openai"
 import { afterEach, describe, expect, it } from "vitest"
 
@@ -108,6 +111,50 @@ describe("control endpoint over HTTP", () => {
     expect((await fetch(`${control}/network/routes`)).status).toBe(401)
     expect((await fetch(`${control}/network/routes`, { headers: { authorization: "Bearer wrong" } })).status).toBe(401)
     expect((await fetch(`${control}/network/routes`, { headers: { authorization: "Bearer s3cret" } })).status).toBe(200)
+    expect((await fetch(`${control}/network/routes?token=s3cret`)).status).toBe(401)
+
+    // The driver socket takes the token in the Authorization header or, for browsers, in ?token=.
+    const ws = control.replace("http", "ws")
+    const opens = (url: string, init?: { headers: Record<string, string> }) =>
+      new Promise<boolean>((resolve) => {
+        const socket = new WebSocket(url, init as never)
+        socket.onopen = () => {
+          socket.close()
+          resolve(true)
+        }
+        socket.onerror = () => resolve(false)
+      })
+    expect(await opens(`${ws}/drive`)).toBe(false)
+    expect(await opens(`${ws}/drive?token=wrong`)).toBe(false)
+    expect(await opens(`${ws}/drive?token=s3cret`)).toBe(true)
+    expect(await opens(`${ws}/drive`, { headers: { authorization: "Bearer s3cret" } })).toBe(true)
+    const d = await driver(`${ws}/drive?token=s3cret`)
+    expect((await d.call("llm.pending")).result).toEqual([])
+    d.ws.close()
+  })
+})
+
+describe("MCP through simnet serve", () => {
+  it("the default fixture's MCP server answers the MCP SDK's client: tools (static and generated), a resource, a prompt", async () => {
+    const { base, control } = await serve(["--quiet"])
+    const client = new Client({ name: "control-test", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp.example.com/mcp`)))
+    try {
+      expect(client.getServerVersion()).toMatchObject({ name: "docs", version: "1.0.0" })
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["search", "get_page"])
+      const searched = await client.callTool({ name: "search", arguments: { query: "install" } })
+      expect(searched.content).toEqual([{ type: "text", text: "3 pages match (simulated)" }])
+      const page = await client.callTool({ name: "get_page", arguments: { slug: "intro" } })
+      expect(page.structuredContent).toMatchObject({ slug: expect.any(String), title: expect.any(String), words: expect.any(Number) })
+      const readme = await client.readResource({ uri: "docs://readme" })
+      expect(readme.contents[0]).toMatchObject({ uri: "docs://readme", text: "# Docs\nServed by simnet.\n" })
+      const prompt = await client.getPrompt({ name: "summarize", arguments: { slug: "intro" } })
+      expect(prompt.messages[0].content).toMatchObject({ type: "text", text: "Summarize the page intro" })
+    } finally {
+      await client.close()
+    }
+    const log = await (await fetch(`${control}/network/log?since=0`)).json() as { records: Array<{ url: string; route?: { id: string } }> }
+    expect(log.records.some((r) => r.route?.id === "docs-mcp")).toBe(true)
   })
 })
 
@@ -182,41 +229,89 @@ describe("driver socket", () => {
   })
 })
 
+/** The model's `created` is the wall-clock second of the answer: the one field two runs may not share. */
+const sameSecond = (body: string) => body.replace(/"created":\d+/g, '"created":0')
+
 describe("snapshots and traces", () => {
-  it("a snapshot restored in a fresh process answers the same requests with byte-identical bodies; so does a trace", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "simnet-trace-"))
-    const traceFile = join(dir, "trace.jsonl")
-    const a = await serve(["--quiet", "--seed", "7", "--trace", traceFile])
+  it("a snapshot restored in a fresh process answers the same requests with byte-identical bodies and brings back the logs", async () => {
+    const a = await serve(["--quiet", "--seed", "7"])
     await a.post("network/register", { id: "gen", match: "GET https://gen.example/thing", respond: { kind: "jsonSchema", schema: { jsonSchema: { type: "object", properties: { n: { type: "integer" }, s: { type: "string" } }, required: ["n", "s"] } } } })
     await a.post("llm/enqueue", [{ steps: [[{ type: "text", content: "queued one" }]] }, { steps: [[{ type: "text", content: "queued two" }]] }])
-    const firstGen = await fetch(`${a.base}/gen.example/thing`).then((r) => r.text())
-    const snapshot = await (await fetch(`${a.control}/snapshot`)).json() as { unserializable: Array<unknown>; seed: number }
+    await fetch(`${a.base}/gen.example/thing`).then((r) => r.text())
+    const snapshot = await (await fetch(`${a.control}/snapshot`)).json() as { unserializable: Array<unknown>; seed: number; log: Array<unknown>; llmCounts: unknown }
     expect(snapshot.seed).toBe(7)
     expect(snapshot.unserializable).toEqual([])
     const sameRequests = async (base: string) => [
       await (await fetch(`${base}/gen.example/thing`)).text(),
       await (await fetch(`${base}/gen.example/thing`)).text(),
-      (await chat(base).chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "q" }] })).choices[0].message.content
+      sameSecond(await (await fetch(`${base}/api.openai.com/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "q" }] })
+      })).text())
     ]
-    const expected = await sameRequests(a.base)
-    expect(expected[2]).toBe("Hello from simnet. This answer came from the default fixture's script queue.")
-
     const b = await serve(["--quiet"])
     expect((await b.post("snapshot", snapshot)).status).toBe(200)
+    const restored = await (await fetch(`${b.control}/snapshot`)).json() as typeof snapshot
+    expect(restored.log).toEqual(snapshot.log)
+    expect(restored.llmCounts).toEqual(snapshot.llmCounts)
+    const expected = await sameRequests(a.base)
+    expect(expected[2]).toContain("Hello from simnet. This answer came from the default fixture's script queue.")
     expect(await sameRequests(b.base)).toEqual(expected)
     const refused = await b.post("snapshot", { seed: "x", routes: [] })
     expect(refused.status).toBe(400)
     expect((await refused.json() as { error: { path: string } }).error.path).toBe("seed")
+  }, 60_000)
 
-    // The trace holds the start and every control change: replayed into a fresh process, the
-    // same requests from the start get the same bodies.
-    const { replayTrace } = await import("../src/control/trace.ts")
-    const trace = replayTrace(readFileSync(traceFile, "utf8"))
-    expect(trace.requests.map((r) => r.url)).toContain("https://gen.example/thing")
+  it("a trace carries every request with its route, outcome, headers and body (credentials redacted); replayed in a fresh process it gets byte-identical bodies", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-trace-"))
+    const traceFile = join(dir, "trace.jsonl")
+    const a = await serve(["--quiet", "--seed", "7", "--trace", traceFile])
+    const answers: Array<string> = []
+    const send = async (path: string, init?: RequestInit) => {
+      const response = await fetch(`${a.base}/${path}`, init)
+      answers.push(`${response.status} ${sameSecond(await response.text())}`)
+    }
+    await send("gen.example/thing")
+    await a.post("network/register", [
+      { id: "gen", match: "GET https://gen.example/thing", respond: { kind: "jsonSchema", schema: { jsonSchema: { type: "object", properties: { n: { type: "integer" }, s: { type: "string" } }, required: ["n", "s"] } } } },
+      { id: "search", match: "POST https://gen.example/search", respond: { kind: "jsonSchema", schema: { jsonSchema: { type: "array", items: { type: "string" } } } } },
+      { id: "login", match: "POST https://gen.example/login", respond: { kind: "text", body: "welcome" } }
+    ])
+    await send("gen.example/thing")
+    await send("gen.example/thing")
+    await send("gen.example/search", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ q: "shoes", page: 2 }) })
+    await send("gen.example/login?api_key=k-123", { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer s3cret" }, body: JSON.stringify({ user: "ada", password: "hunter2" }) })
+    await a.post("llm/enqueue", { steps: [[{ type: "text", content: "queued over HTTP" }]] })
+    const chatBody = JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "q" }] })
+    await send("api.openai.com/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-test" }, body: chatBody })
+    await send("api.openai.com/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-test" }, body: chatBody })
+    await fetch(`${a.control}/network/routes/search`, { method: "DELETE" })
+    await send("gen.example/search", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ q: "shoes", page: 2 }) })
+    a.child.kill("SIGTERM")
+    await once(a.child, "exit")
+
+    const text = readFileSync(traceFile, "utf8")
+    for (const secret of ["s3cret", "hunter2", "k-123", "sk-test"]) expect(text).not.toContain(secret)
+    const { replayOver, replayTrace } = await import("simnet")
+    const replay = replayTrace(text)
+    expect(replay.requests.map((r) => [r.method, r.url, r.route, r.outcome, r.status])).toEqual([
+      ["GET", "https://gen.example/thing", undefined, "UnregisteredRequest", 502],
+      ["GET", "https://gen.example/thing", "gen", "answered", 200],
+      ["GET", "https://gen.example/thing", "gen", "answered", 200],
+      ["POST", "https://gen.example/search", "search", "answered", 200],
+      ["POST", "https://gen.example/login?api_key=<redacted>", "login", "answered", 200],
+      ["POST", "https://api.openai.com/v1/chat/completions", "openai.chat", "answered", 200],
+      ["POST", "https://api.openai.com/v1/chat/completions", "openai.chat", "answered", 200],
+      ["POST", "https://gen.example/search", undefined, "UnregisteredRequest", 502]
+    ])
+    expect(replay.requests[3].body).toEqual({ text: JSON.stringify({ q: "shoes", page: 2 }) })
+    expect(replay.requests[4].body).toEqual({ text: JSON.stringify({ user: "ada", password: "<redacted>" }) })
+    expect(replay.requests[4].headers?.["authorization"]).toBe("<redacted>")
+
     const c = await serve(["--quiet"])
-    expect((await c.post("snapshot", trace.snapshot)).status).toBe(200)
-    expect(await (await fetch(`${c.base}/gen.example/thing`)).text()).toBe(firstGen)
-    expect(await sameRequests(c.base)).toEqual(expected)
+    const replayed = await replayOver(replay, c.base)
+    expect(replayed.map((r) => `${r.status} ${sameSecond(r.body)}`)).toEqual(answers)
   }, 60_000)
 })
 
@@ -239,6 +334,58 @@ describe("load and faults", () => {
     const load = log.records.filter((r) => r.url.startsWith("https://load.example/"))
     expect(load.length).toBe(1000)
     expect(load.every((r) => r.status !== undefined || r.denial !== undefined)).toBe(true)
+  }, 60_000)
+
+  it("slow clients (headers and a body trickled byte by byte), garbage and oversized headers on raw sockets do not harm other clients", async () => {
+    const { base, control } = await serve(["--quiet"])
+    const port = Number(new URL(base).port)
+    const connect = () =>
+      new Promise<net.Socket>((resolve, reject) => {
+        const socket = net.connect({ host: "127.0.0.1", port }, () => resolve(socket))
+        socket.on("error", reject)
+      })
+    const answerOf = (socket: net.Socket) =>
+      new Promise<string>((resolve) => {
+        let text = ""
+        socket.setEncoding("latin1")
+        socket.on("data", (d: string) => (text += d))
+        socket.on("close", () => resolve(text))
+        socket.on("error", () => undefined)
+      })
+    // Slowloris: headers that never end, and a declared body that arrives a byte at a time.
+    const slow = await Promise.all(Array.from({ length: 40 }, () => connect()))
+    slow.forEach((socket, i) => {
+      socket.on("error", () => undefined)
+      socket.write(i % 2 === 0
+        ? "GET /api.example.com/health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        : "POST /api.example.com/items/1 HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{")
+    })
+    const trickle = setInterval(() => slow.forEach((socket, i) => socket.write(i % 2 === 0 ? "x-slow: 1\r\n" : " ")), 50)
+    try {
+      // Garbage and a header block past Node's limit are refused, each on its own socket.
+      const garbage = await connect()
+      const garbageAnswer = answerOf(garbage)
+      garbage.end(Buffer.from([0, 1, 2, 255, 13, 10, 13, 10]))
+      expect(await garbageAnswer).toMatch(/^HTTP\/1\.1 400/)
+      const huge = await connect()
+      const hugeAnswer = answerOf(huge)
+      huge.write(`GET /api.example.com/health HTTP/1.1\r\nHost: 127.0.0.1\r\nx-big: ${"a".repeat(64 * 1024)}\r\n\r\n`)
+      expect(await hugeAnswer).toMatch(/^HTTP\/1\.1 431/)
+
+      // Meanwhile every other client is served, promptly.
+      const started = performance.now()
+      const statuses = await Promise.all(Array.from({ length: 100 }, () => fetch(`${base}/api.example.com/health`).then((r) => r.arrayBuffer().then(() => r.status))))
+      expect(statuses.every((s) => s === 200)).toBe(true)
+      expect(performance.now() - started).toBeLessThan(10_000)
+      expect((await fetch(`${control}/llm/pending`)).status).toBe(200)
+    } finally {
+      clearInterval(trickle)
+      slow.forEach((socket) => socket.destroy())
+    }
+    // The slow clients never reached the network: no half-read request was dispatched.
+    const log = await (await fetch(`${control}/network/log?since=0`)).json() as { records: Array<{ method: string; url: string }> }
+    expect(log.records.filter((r) => r.method === "POST").length).toBe(0)
+    expect((await fetch(`${base}/api.example.com/health`)).status).toBe(200)
   }, 60_000)
 
   it("a client that disconnects mid-SSE releases its invocation; SIGTERM exits 0", async () => {

@@ -18,7 +18,8 @@
  * | `GET drive`                | the driver socket (WebSocket, JSON-RPC 2.0; `driver.ts`)    |
  *
  * Refusals: 400 `{error: {tag, message, path}}` (`path` is the JSON path of the bad field), 401
- * without the bearer token when one is set (compared in constant time), 403 from a peer that is
+ * without the bearer token when one is set (compared in constant time; the driver socket also
+ * takes it as `?token=`, for browsers, whose `WebSocket` cannot set headers), 403 from a peer that is
  * not loopback, 404 for an unknown id or path, 413 past the body limit (1 MiB unless told), 415
  * for a body that is not JSON.
  */
@@ -71,7 +72,7 @@ export type ControlEvent =
   | { readonly type: "unregister"; readonly id: string }
   | { readonly type: "enqueue"; readonly scripts: ReadonlyArray<unknown> }
   | { readonly type: "reset" }
-  | { readonly type: "restore" }
+  | { readonly type: "restore"; readonly state: unknown }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
@@ -84,11 +85,16 @@ const badRequest = (error: SimnetError) =>
 
 const digest = (text: string) => createHash("sha256").update(text).digest()
 
-/** Whether the request carries the bearer token; both sides are hashed first so the comparison takes the same time whatever they hold. */
-const authorized = (request: HttpServerRequest.HttpServerRequest, token: string | undefined): boolean => {
+/**
+ * Whether the request carries the bearer token: in `Authorization: Bearer …`, or for the driver
+ * socket (`query`) in a `?token=` query parameter too, since a browser's `WebSocket` cannot set
+ * headers. Both sides are hashed first so the comparison takes the same time whatever they hold.
+ */
+const authorized = (request: HttpServerRequest.HttpServerRequest, token: string | undefined, query: boolean): boolean => {
   if (token === undefined || token === "") return true
   const header = request.headers["authorization"] ?? ""
-  const given = header.startsWith("Bearer ") ? header.slice(7) : ""
+  const fromQuery = query && request.url.includes("?") ? new URL(request.url, "http://control").searchParams.get("token") ?? "" : ""
+  const given = header.startsWith("Bearer ") ? header.slice(7) : fromQuery
   return timingSafeEqual(digest(given), digest(token))
 }
 
@@ -99,11 +105,14 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"])
  */
 const guarded = <E, R>(
   token: string | undefined,
-  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  options: { readonly queryToken?: boolean } = {}
 ) => (request: HttpServerRequest.HttpServerRequest) => {
   const peer = Option.getOrUndefined(request.remoteAddress)
   if (peer !== undefined && !LOOPBACK.has(peer)) return Effect.succeed(refuse(403, "Forbidden", "the control endpoint answers loopback peers only"))
-  if (!authorized(request, token)) return Effect.succeed(refuse(401, "Unauthorized", "missing or wrong Authorization: Bearer token (SIMNET_TOKEN)"))
+  if (!authorized(request, token, options.queryToken === true)) {
+    return Effect.succeed(refuse(401, "Unauthorized", `missing or wrong Authorization: Bearer token (SIMNET_TOKEN)${options.queryToken === true ? " or ?token=" : ""}`))
+  }
   return handler(request)
 }
 
@@ -210,10 +219,10 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
     HttpRouter.route("GET", at("snapshot"), guarded(token, () => Effect.map(network.state, (state) => ok(state)))),
     HttpRouter.route("POST", at("snapshot"), guarded(token, withJson(limit, (json) =>
       recovered(Effect.map(network.restore(json), () => {
-        tell({ type: "restore" })
+        tell({ type: "restore", state: json })
         return ok({ restored: true })
       }))))),
-    HttpRouter.route("GET", at("drive"), guarded(token, (request) => driverSocket(network, request))),
+    HttpRouter.route("GET", at("drive"), guarded(token, (request) => driverSocket(network, request), { queryToken: true })),
     HttpRouter.route("*", at("*"), guarded(token, (request) =>
       Effect.succeed(refuse(404, "NotFound", `no control endpoint ${request.method} ${request.url.split("?")[0]}`))))
   ])

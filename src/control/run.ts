@@ -35,7 +35,7 @@ export const controlRuntime = (
       : reportRequests(network, (line) => {
         trace?.write(line)
         print?.(requestLine(line))
-      })
+      }, { bodies: trace !== undefined })
     return {
       routes: Layer.mergeAll(control, reporting, inspectorRoutes(network)),
       announce: (base: string) =>

@@ -15,12 +15,13 @@
  * waiting for them.
  */
 import * as http from "node:http"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option, Stream } from "effect"
 import * as HttpBody from "effect/http/HttpBody"
+import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpMethod from "effect/http/HttpMethod"
-import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -60,11 +61,82 @@ const refusal = (error: SimnetError, method: string, url: string) =>
     { status: 502 }
   )
 
-/** The network's answer as the server's response, its body streamed as it arrives. */
-const relay = (method: string, response: HttpClientResponse.HttpClientResponse) =>
-  bodiless(method, response.status)
-    ? HttpServerResponse.empty({ status: response.status, headers: response.headers })
-    : HttpServerResponse.stream(response.stream, { status: response.status, headers: response.headers })
+/** The largest body sent in one write; a longer one is streamed. */
+const WHOLE_BODY_LIMIT = 64 * 1024
+
+const STILL_ARRIVING = Symbol("stillArriving")
+
+/** The read's result when it settles before the event loop turns, else `STILL_ARRIVING`. */
+const readNow = (read: Promise<ReadableStreamReadResult<Uint8Array>>) =>
+  new Promise<ReadableStreamReadResult<Uint8Array> | typeof STILL_ARRIVING>((resolve) => {
+    const turn = setImmediate(resolve, STILL_ARRIVING)
+    read.then((result) => {
+      clearImmediate(turn)
+      resolve(result)
+    }, () => resolve(STILL_ARRIVING))
+  })
+
+/**
+ * What a web body holds before the event loop turns: every chunk, and whether the body ended. A
+ * body still arriving (a model's stream fed by a driver, a delayed route) or past the limit is
+ * left with the read under way, for the stream that relays the rest.
+ */
+const takeReady = async (reader: ReadableStreamDefaultReader<Uint8Array>) => {
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const read = reader.read()
+    const result = await readNow(read)
+    if (result === STILL_ARRIVING) return { chunks, ended: false, read }
+    if (result.done) return { chunks, ended: true, read: undefined }
+    chunks.push(result.value)
+    size += result.value.byteLength
+    if (size > WHOLE_BODY_LIMIT) return { chunks, ended: false, read: undefined }
+  }
+}
+
+/** The chunks taken, then the rest of the body as it arrives; cancelling it cancels the body. */
+const rest = (reader: ReadableStreamDefaultReader<Uint8Array>, taken: ReadonlyArray<Uint8Array>, read: Promise<ReadableStreamReadResult<Uint8Array>> | undefined) => {
+  let next = read
+  return Stream.fromReadableStream({
+    evaluate: () =>
+      new ReadableStream<Uint8Array>({
+        start: (controller) => taken.forEach((chunk) => controller.enqueue(chunk)),
+        pull: async (controller) => {
+          const result = await (next ?? reader.read())
+          next = undefined
+          if (result.done) controller.close()
+          else controller.enqueue(result.value)
+        },
+        cancel: (reason) => reader.cancel(reason)
+      }),
+    onError: (cause) => cause
+  })
+}
+
+const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))
+
+/**
+ * The network's answer as the server's response. A body the network produced whole (a static
+ * or generated route) is written at once with its `content-length`; a body still arriving (a
+ * model's stream) is relayed as it arrives.
+ */
+const relay = (method: string, response: HttpClientResponse.HttpClientResponse) => {
+  const options = { status: response.status, headers: response.headers }
+  if (bodiless(method, response.status)) return Effect.succeed(HttpServerResponse.empty(options))
+  const web = HttpClientResponse.toWeb(response)
+  if (Option.isNone(web)) return Effect.succeed(HttpServerResponse.stream(response.stream, options))
+  const body = web.value.body
+  if (body === null) return Effect.succeed(HttpServerResponse.empty(options))
+  const reader = body.getReader()
+  return Effect.map(Effect.promise(() => takeReady(reader)), ({ chunks, ended, read }) =>
+    ended
+      ? HttpServerResponse.uint8Array(concat(chunks), options)
+      : HttpServerResponse.stream(rest(reader, chunks, read), options))
+}
+
+/** The forwarder opens no client span per request: `simnet serve` reports requests its own way. */
+const untraced = () => true
 
 const transportCause = (error: HttpClientError.HttpClientError): SimnetError | undefined =>
   error.reason._tag === "TransportError" && isSimnetError(error.reason.cause) ? error.reason.cause : undefined
@@ -89,7 +161,8 @@ export const forward = (network: SimulationNetworkApi) => (request: HttpServerRe
       body: hasBody ? HttpBody.stream(request.stream, headers["content-type"]) : undefined
     })
     return yield* network.httpClient.execute(outgoing).pipe(
-      Effect.map((response) => relay(request.method, response)),
+      Effect.provideService(HttpClient.TracerDisabledWhen, untraced),
+      Effect.flatMap((response) => relay(request.method, response)),
       Effect.catchTag("HttpClientError", (error) => {
         const cause = transportCause(error)
         const shown = network.redactor.url(target)

@@ -90,12 +90,29 @@ export interface ProviderOptions {
 export type DriverMethod = "llm.chunk" | "llm.finish" | "llm.fail" | "llm.disconnect"
 
 /**
- * The state of the provider that decides later answers, as a snapshot records it: how many
- * calls arrived (ids are numbered from it) and the script queue.
+ * A rule as a snapshot records it: its matcher, behaviour and options, the uses left (`times`)
+ * and the failures a `failThenRespond` rule has served so far.
+ */
+export interface RuleState {
+  readonly id: string
+  readonly match: unknown
+  readonly behaviour: unknown
+  readonly latencyMs?: number | undefined
+  readonly times?: number | undefined
+  readonly failures?: number | undefined
+}
+
+/**
+ * The state of the provider, as a snapshot records it: how many calls arrived (ids are numbered
+ * from it), the script queue, and the request log with its counts per request key. `restore`
+ * also takes `rules` (with their progress); `state` lists none, as `rules` does that.
  */
 export interface ProviderState {
   readonly callCount: number
   readonly scripts: ScriptQueueState
+  readonly log?: ReadonlyArray<LlmLogEntry> | undefined
+  readonly counts?: Readonly<Record<string, number>> | undefined
+  readonly rules?: ReadonlyArray<RuleState> | undefined
 }
 
 /**
@@ -106,7 +123,7 @@ export interface ProviderState {
  */
 export class SimulatedProviderApi {
   readonly #scripts = new ScriptQueue()
-  readonly #rules = new Rules()
+  #rules = new Rules()
   readonly #log: ModelLog
   readonly #drivers: Drivers
   readonly #epoch: number | "clock"
@@ -291,17 +308,18 @@ export class SimulatedProviderApi {
   }
 
   /**
-   * The state that decides later answers (call count and script queue), for snapshots. Rules are
+   * The provider's state, for snapshots: call count, script queue, log and counts. Rules are
    * listed by `rules`.
    */
   get state(): ProviderState {
-    return { callCount: this.#seq, scripts: this.#scripts.state }
+    return { callCount: this.#seq, scripts: this.#scripts.state, log: this.#log.entries, counts: Object.fromEntries(this.#log.counts()) }
   }
 
   /**
-   * Restores a state taken with `state` (in this process or another): the call count and the
-   * script queue, each script decoded again. Bad input is an `InvalidLlmInput` and changes
-   * nothing.
+   * Restores a state taken with `state` (in this process or another), all or nothing: the call
+   * count, the script queue (each script decoded again), the log and counts when given, and the
+   * rules when given (each checked as `rule` checks it, then given its progress). Bad input is
+   * an `InvalidLlmInput` and changes nothing.
    */
   restore(state: ProviderState): Effect.Effect<void, InvalidLlmInput> {
     return Effect.suspend(() => {
@@ -309,7 +327,16 @@ export class SimulatedProviderApi {
       try {
         const queued = state.scripts.queued.map((script, i) => decode(script, `scripts.queued[${i}]`))
         const current = state.scripts.current === undefined ? undefined : decode(state.scripts.current, "scripts.current")
+        const rules = new Rules()
+        for (const rule of state.rules ?? []) {
+          const id = Result.getOrThrow(rules.add(rule.match, rule.behaviour, { id: rule.id, latency: rule.latencyMs, times: rule.times }))
+          rules.resume(id, rule.failures ?? 0)
+        }
         this.#scripts.restore({ queued, current, consumed: state.scripts.consumed })
+        if (state.rules !== undefined) this.#rules = rules
+        if (state.log !== undefined || state.counts !== undefined) {
+          this.#log.restore(state.log ?? [], new Map(Object.entries(state.counts ?? {})), state.callCount)
+        }
         this.#seq = state.callCount
         return Effect.void
       } catch (error) {

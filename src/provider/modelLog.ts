@@ -80,6 +80,18 @@ export class ModelLog {
     return out
   }
 
+  /**
+   * Replaces the entries and counts with a snapshot's; later entries are numbered after
+   * `latest`.
+   */
+  restore(entries: ReadonlyArray<LlmLogEntry>, counts: ReadonlyMap<string, number>, latest: number): void {
+    this.#ring.restore(entries.map((entry) => Object.freeze({ ...entry })), latest)
+    this.#view = undefined
+    const record: Record<string, number> = {}
+    for (const [key, count] of counts) if (KEY.test(key)) record[key.slice(4)] = count
+    this.#counts = KeyCounts.fromRecord(record)
+  }
+
   /** Forgets every entry, count and the numbering. */
   clear(): void {
     this.#ring.clear()

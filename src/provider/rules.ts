@@ -41,6 +41,8 @@ export interface LlmRule {
   readonly times: number | undefined
   /** Requests this rule has taken. */
   readonly uses: number
+  /** Failures a `failThenRespond` rule has served so far (it answers once they reach its `times`). */
+  readonly failures: number
 }
 
 /**
@@ -72,7 +74,7 @@ export class Rules {
 
   /** The registered rules, copied. */
   list(): ReadonlyArray<LlmRule> {
-    return this.#rules.map(({ failures: _, ...rule }) => rule)
+    return this.#rules.map((rule) => ({ ...rule }))
   }
 
   /**
@@ -110,6 +112,16 @@ export class Rules {
         failures: 0
       }
     })
+  }
+
+  /**
+   * Sets a rule's progress, as a restored snapshot does: how many failures a `failThenRespond`
+   * rule has served. Whether the rule existed.
+   */
+  resume(id: string, failures: number): boolean {
+    const rule = this.#rules.find((r) => r.id === id)
+    if (rule !== undefined) rule.failures = failures
+    return rule !== undefined
   }
 
   /** Removes a rule; whether it existed. */

@@ -157,11 +157,30 @@ export class PendingRecord {
 }
 
 /**
+ * A record brought back from a snapshot: already redacted, shown as it was.
+ */
+class RestoredRecord {
+  readonly seq: number
+  readonly record: RequestRecord
+  readonly bytes: number
+
+  constructor(record: RequestRecord) {
+    this.seq = record.seq
+    this.record = record
+    this.bytes = RECORD_OVERHEAD + 2 * JSON.stringify(record).length
+  }
+
+  toRecord(_redactor: Redactor): RequestRecord {
+    return this.record
+  }
+}
+
+/**
  * The ring itself: the last `limit` records within `byteLimit` bytes, and counters over every
  * request ever seen.
  */
 export class RequestLog {
-  private ring: Ring<PendingRecord>
+  private ring: Ring<PendingRecord | RestoredRecord>
   private answered = 0
   private denied = 0
   private bytes = 0
@@ -229,6 +248,21 @@ export class RequestLog {
       answered: this.answered,
       denied: this.denied
     }
+  }
+
+  /**
+   * Replaces the records and counters with a snapshot's (records oldest first); later requests
+   * are numbered after `counters.requests`.
+   */
+  restore(records: ReadonlyArray<RequestRecord>, counters: Omit<RequestCounters, "byRoute">): void {
+    this.ring.restore(records.map((record) => new RestoredRecord(record)), counters.requests)
+    this.bytes = this.ring.since(0).reduce((sum, record) => sum + record.bytes, 0)
+    while (this.bytes > this.byteLimit && this.ring.size > 1) {
+      const dropped = this.ring.dropOldest()
+      if (dropped !== undefined) this.bytes -= dropped.bytes
+    }
+    this.answered = counters.answered
+    this.denied = counters.denied
   }
 
   /** Forgets every record and counter. */

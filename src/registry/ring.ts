@@ -69,6 +69,18 @@ export class Ring<A extends { readonly seq: number }> {
     return out
   }
 
+  /**
+   * Replaces the ring's content with `entries` (in `seq` order; gaps allowed) and continues the
+   * numbering after `latest` (at least the last entry's `seq`), as a restored snapshot does.
+   */
+  restore(entries: ReadonlyArray<A>, latest: number): void {
+    this.clear()
+    const kept = this.limit === 0 ? [] : entries.slice(-this.limit)
+    for (const entry of kept) this.push(entry)
+    this.last = Math.max(this.last, latest)
+    this.first = kept.length === 0 ? this.last + 1 : kept[0].seq
+  }
+
   /** Forgets every entry and the numbering. */
   clear(): void {
     this.slots = []
