@@ -22,9 +22,7 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
-  isJSONRPCErrorResponse,
   isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
   type JSONRPCRequest,
   ListPromptsRequestSchema,
@@ -36,7 +34,7 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
 import { Effect, Result } from "effect"
 import type { CompiledServer, CompiledTool, McpToolAnswer } from "./definitions.ts"
-import { canonicalJson, deriveSeed, type SimRequest } from "./registry.ts"
+import { bufferedResponse, canonicalJson, deriveSeed, type SimRequest } from "./registry.ts"
 import type { McpServerState, McpSession } from "./state.ts"
 
 /** The protocol revisions served, newest first: 2025-11-25 negotiating back to 2025-03-26. */
@@ -57,7 +55,7 @@ export interface McpEnv {
 
 let validator: AjvJsonSchemaValidator | undefined
 
-const JSON_HEADERS = { "content-type": "application/json" }
+const JSON_INIT: ResponseInit = { status: 200, headers: { "content-type": "application/json" } }
 
 const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
@@ -252,7 +250,8 @@ class DirectTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message) || message.id === undefined) return
+    // The server sends replies it built itself (and, on this path, nothing else that needs one).
+    if (!("result" in message || "error" in message) || message.id === undefined) return
     const resolve = this.pending.get(message.id)
     this.pending.delete(message.id)
     resolve?.(message)
@@ -304,7 +303,27 @@ const forgetSession = (state: McpServerState, id: string): void => {
 const direct = (request: SimRequest, message: unknown): message is JSONRPCRequest => {
   const accept = request.headers.get("accept")
   return accept !== null && accept.includes("application/json") && accept.includes("text/event-stream") &&
-    isJsonContentType(request.headers.get("content-type")) && isJSONRPCRequest(message)
+    isJsonContentType(request.headers.get("content-type")) && (plainRequest(message) || isJSONRPCRequest(message))
+}
+
+/**
+ * A JSON-RPC request of the plainest shape, which the SDK's `JSONRPCRequestSchema` accepts: only
+ * `jsonrpc`, `id` (a string or an integer), `method` and `params` (an object without `_meta`).
+ * Checked by hand because the schema's parse costs more than the rest of a call; anything else is
+ * left to the schema.
+ */
+const plainRequest = (message: unknown): boolean => {
+  if (!isObject(message) || message.jsonrpc !== "2.0" || typeof message.method !== "string") return false
+  const id = message.id
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return false
+  let keys = 3
+  const params = message.params
+  if (params !== undefined) {
+    if (!isObject(params) || params._meta !== undefined) return false
+    keys++
+  }
+  for (const _ in message) if (--keys < 0) return false
+  return keys === 0
 }
 
 /** The method (and tool) of one JSON-RPC message, for the log. */
@@ -392,7 +411,7 @@ export const answer = async (state: McpServerState, request: SimRequest, env: Mc
     const transport = found instanceof DirectTransport ? found : await found
     if (!transport.busy(parsed.id)) {
       const reply = await transport.request(parsed)
-      return new Response(JSON.stringify(reply), { status: 200, headers: JSON_HEADERS })
+      return bufferedResponse(JSON.stringify(reply), JSON_INIT, request.signal)
     }
   }
   const server = sdkServer(compiled, state, env, session)

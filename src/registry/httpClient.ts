@@ -80,6 +80,11 @@ export const makeHttpClient = (network: Network): HttpClient.HttpClient =>
             onFailure: transportError,
             onSuccess: (response) => HttpClientResponse.fromWeb(request, response)
           })
+        case "Promise":
+          return Effect.map(
+            Effect.tryPromise({ try: () => dispatched.promise, catch: (error) => transportError(error as SimnetError) }),
+            (response) => HttpClientResponse.fromWeb(request, response)
+          )
       }
     })
   })

@@ -33,6 +33,11 @@ export interface RespondContext {
    * for routes made with `annotated: true`; other routes share one context for every request.
    */
   readonly annotate?: ((detail: Readonly<Record<string, unknown>>) => void) | undefined
+  /**
+   * Runs an Effect with the services the network was built with (its `Clock` among them), until
+   * `signal` aborts: for routes answering through `respondAsync` that call Effect code.
+   */
+  readonly run: <A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal) => Promise<A>
 }
 
 /**
@@ -57,6 +62,13 @@ export type Responder = (request: SimRequest, context: RespondContext) => Effect
  */
 export type SyncResponder = (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
 
+/**
+ * How a route answers outside Effect: a promise of the response that rejects with a
+ * `SimnetError`. For kinds whose engine is promise-based (the MCP route), so a request does not
+ * pay for a fiber.
+ */
+export type AsyncResponder = (request: SimRequest, context: RespondContext) => Promise<Response>
+
 const TypeId = "~simnet/Route" as const
 
 /**
@@ -78,6 +90,12 @@ export interface RouteFields {
    * as `respond` would.
    */
   readonly respondSync: SyncResponder | undefined
+  /**
+   * Fast path for answers that run outside Effect: when present (and no `respondSync`) and the
+   * route has no `delay`, the registry calls it instead of `respond`. It must answer exactly as
+   * `respond` would, rejecting with the `SimnetError` that `respond` fails with.
+   */
+  readonly respondAsync: AsyncResponder | undefined
   /**
    * Everything checked when the route is registered: the matcher, the options, and the kind's own
    * work (compile a generator, check a host). Route constructors never throw; a failure here
@@ -119,6 +137,7 @@ class RouteValue implements Route {
   readonly source: string
   readonly respond: Responder
   readonly respondSync: SyncResponder | undefined
+  readonly respondAsync: AsyncResponder | undefined
   readonly prepare: Effect.Effect<void, SimnetError>
   readonly seeded: boolean
   readonly regenerate: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
@@ -136,6 +155,7 @@ class RouteValue implements Route {
     this.source = fields.source
     this.respond = fields.respond
     this.respondSync = fields.respondSync
+    this.respondAsync = fields.respondAsync
     this.prepare = fields.prepare
     this.seeded = fields.seeded
     this.regenerate = fields.regenerate
@@ -173,6 +193,7 @@ export const withFields = (route: Route, patch: Partial<RouteFields>): Route =>
     source: route.source,
     respond: route.respond,
     respondSync: route.respondSync,
+    respondAsync: route.respondAsync,
     prepare: route.prepare,
     seeded: route.seeded,
     regenerate: route.regenerate,
