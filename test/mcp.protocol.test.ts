@@ -169,6 +169,29 @@ describe("MCP route: the fast path behaves as the wire", () => {
     expect(network.mcp.counts("raw")).toEqual({ echo: 2 })
   })
 
+  it("a plain tools/call (answered without the SDK's Protocol round) answers byte for byte as the SDK's Server does", async () => {
+    const tools = [
+      ...server.tools,
+      { name: "image", handler: () => ({ content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] }) },
+      { name: "bogus", handler: () => ({ content: [{ type: "bogus" }] }) },
+      { name: "structured", handler: () => ({ structuredContent: { a: 1 } }) },
+      { name: "thrown", handler: () => { throw new Error("no") } },
+      { name: "fixed", result: { content: [{ type: "text", text: "fixed", annotations: { priority: 1 } }], isError: true } }
+    ]
+    const network = await SimulationNetwork.start({ routes: [Route.mcp(URL_, { ...server, tools }, { id: "raw" })] })
+    const session = (await post(network, initialize)).headers.get("mcp-session-id")!
+    const headers = { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }
+    for (const [i, name] of ["echo", "image", "bogus", "structured", "thrown", "fixed", "missing"].entries()) {
+      const params = { name, arguments: { text: "hi" } }
+      const fast = await (await post(network, { jsonrpc: "2.0", id: i, method: "tools/call", params }, headers)).text()
+      // A `_meta` the fast path leaves to the SDK's schema: the same call through the SDK's Protocol.
+      const sdk = await (await post(network, { jsonrpc: "2.0", id: i, method: "tools/call", params: { ...params, _meta: {} } }, headers)).text()
+      expect(fast).toBe(sdk)
+    }
+    expect(JSON.parse((await (await post(network, { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "bogus", arguments: {} } }, headers)).text())).error)
+      .toMatchObject({ code: -32602, message: expect.stringMatching(/Invalid tools\/call result/) })
+  })
+
   it("an abort after the answer's headers errors its body with the abort reason; an abort while it is answered rejects and is logged Interrupted", async () => {
     let release: () => void = () => {}
     const slow = { name: "slow", handler: () => new Promise<string>((resolve) => (release = () => resolve("late"))) }
