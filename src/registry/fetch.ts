@@ -86,21 +86,14 @@ const awaitBody = <A>(read: Promise<A>, signal: AbortSignal | null | undefined):
 
 /**
  * A route's promised answer as `fetch` resolves it: the response made abortable, a rejection as
- * `TypeError("fetch failed")`, and an abort while it is pending as the abort reason.
+ * `TypeError("fetch failed")`, and an abort while it is pending (the network rejects the promise
+ * at once) as the abort reason.
  */
-const untilAnswered = (promise: Promise<Response>, signal: AbortSignal | undefined): Promise<Response> => {
-  const answered = promise.then((response) => abortableResponse(response, signal), (error) => {
+const untilAnswered = (promise: Promise<Response>, signal: AbortSignal | undefined): Promise<Response> =>
+  promise.then((response) => abortableResponse(response, signal), (error) => {
     if (signal?.aborted) throw abortReason(signal)
     throw fetchFailed(error)
   })
-  if (signal === undefined) return answered
-  if (signal.aborted) return Promise.reject(abortReason(signal))
-  return new Promise<Response>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal))
-    signal.addEventListener("abort", onAbort, { once: true })
-    answered.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort))
-  })
-}
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308])
 const MAX_REDIRECTS = 20

@@ -16,7 +16,8 @@ import { errorMessage } from "./util.ts"
 
 /**
  * What one dispatch produced: a response at once, an Effect or a promise (rejecting with a
- * `SimnetError`) that will produce it, or a denial.
+ * `SimnetError`, or with the abort reason once the request's signal aborts) that will produce
+ * it, or a denial.
  */
 export type Dispatched =
   | { readonly _tag: "Response"; readonly response: Response }
@@ -268,8 +269,9 @@ const observe = (
 
 /**
  * `observe` for a route answering with a promise: logs how it ended, once. A client that gives
- * up (its signal aborts) is logged as `Interrupted` at once; a rejection that is not a
- * `SimnetError` becomes a `RouteFailed` naming the route.
+ * up (its signal aborts) is logged as `Interrupted` at once, and the promise rejects then with
+ * the signal's reason (the route's own answer, when it comes, is dropped); a rejection that is
+ * not a `SimnetError` becomes a `RouteFailed` naming the route.
  */
 const settle = (
   promise: Promise<Response>,
@@ -278,32 +280,52 @@ const settle = (
   signal: AbortSignal | undefined,
   label: string
 ): Promise<Response> => {
-  let done = false
-  const end = (tag: string | undefined, status?: number) => {
-    if (done) return
-    done = true
-    signal?.removeEventListener("abort", onAbort)
-    if (tag === undefined) log.answer(record, status!)
-    else log.deny(record, tag)
+  const failed = (error: unknown): SimnetError =>
+    isSimnetError(error) ? error : new RouteFailed({ route: label, message: `the route failed: ${errorMessage(error)}`, cause: error })
+  if (signal === undefined) {
+    return promise.then(
+      (response) => {
+        log.answer(record, response.status)
+        return response
+      },
+      (error: unknown) => {
+        const failure = failed(error)
+        log.deny(record, failure._tag)
+        throw failure
+      }
+    )
   }
-  const onAbort = () => end("Interrupted")
-  if (signal !== undefined) {
-    if (signal.aborted) onAbort()
-    else signal.addEventListener("abort", onAbort, { once: true })
+  if (signal.aborted) {
+    log.deny(record, "Interrupted")
+    promise.catch(() => undefined)
+    return Promise.reject(signal.reason)
   }
-  return promise.then(
-    (response) => {
-      end(signal?.aborted === true ? "Interrupted" : undefined, response.status)
-      return response
-    },
-    (error: unknown) => {
-      const failure = isSimnetError(error)
-        ? error
-        : new RouteFailed({ route: label, message: `the route failed: ${errorMessage(error)}`, cause: error })
-      end(signal?.aborted === true ? "Interrupted" : failure._tag)
-      throw failure
+  return new Promise<Response>((resolve, reject) => {
+    let done = false
+    const onAbort = () => {
+      done = true
+      log.deny(record, "Interrupted")
+      reject(signal.reason)
     }
-  )
+    signal.addEventListener("abort", onAbort, { once: true })
+    promise.then(
+      (response) => {
+        if (done) return
+        done = true
+        signal.removeEventListener("abort", onAbort)
+        log.answer(record, response.status)
+        resolve(response)
+      },
+      (error: unknown) => {
+        if (done) return
+        done = true
+        signal.removeEventListener("abort", onAbort)
+        const failure = failed(error)
+        log.deny(record, failure._tag)
+        reject(failure)
+      }
+    )
+  })
 }
 
 const prefixPath = (error: SimnetError, path: string): SimnetError => {
