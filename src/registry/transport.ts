@@ -141,10 +141,13 @@ export const bufferedResponse = (body: string | Uint8Array, init: ResponseInit, 
       onAbort = undefined
       bytes = undefined
     }
-  }, { highWaterMark: 0 })
+  }, PULL_ON_READ)
   const response = new Response(stream, init)
   abortAware.add(response)
   return response
 }
 
 const encoder = new TextEncoder()
+
+/** A queue that holds nothing: the body is pulled only when read, so an abort before then errors it. */
+const PULL_ON_READ: QueuingStrategy<Uint8Array> = { highWaterMark: 0 }
