@@ -103,7 +103,7 @@ export const status = (
  * @example Route.handler("GET https://api.example.com/items/:id", (req) => Response.json({ id: req.params.id }))
  */
 export const handler = (match: MatcherInput, fn: Handler, options: RouteOptions = {}): Route =>
-  make("handler", match, { respond: handlerResponder(fn, usable(options).id ?? "handler") }, options)
+  make("handler", match, handlerResponder(fn, usable(options).id ?? "handler"), options)
 
 /**
  * Breaks the way a real network breaks: `reset` (connection drops mid-body), `timeout` (no answer

@@ -89,6 +89,9 @@ const serve = Command.make(
         const base = HttpServer.formatAddress(server.address)
         const routes = yield* network.routes
         yield* Console.log(`simnet serving ${routes.length} routes from ${file} (seed ${network.seed})`)
+        for (const route of routes) {
+          if (route.simulated === false) yield* Console.log(`  not simulated: ${route.id}: ${String(route.message ?? route.match)}`)
+        }
         yield* Console.log(`  network:  ${base}/HOST/PATH  ->  https://HOST/PATH`)
         yield* Console.log(`  example:  ${base}/api.openai.com/v1`)
         yield* control.announce(base)

@@ -1,3 +1,6 @@
+import { Effect } from "effect"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { Route, Routes, SimulationNetwork } from "simnet"
 import { describe, expect, it } from "vitest"
 
@@ -145,5 +148,80 @@ describe("hosted search (Routes.websearch, Routes.codesearch)", () => {
     expect(a).toEqual(b)
     expect(a[0]).not.toEqual(a[2]) // the second call of a query is its own occurrence
     expect(c).not.toEqual(a)
+  })
+})
+
+describe("MCP route: the fast path behaves as the wire", () => {
+  const call = (id: number | string, extra: Record<string, unknown> = {}) =>
+    ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } }, ...extra })
+
+  it("a plain request and one the SDK's schema must judge answer alike; a bad id or an extra field is refused as the SDK refuses it", async () => {
+    const { network, headers } = await open()
+    const plain = await (await post(network, call(2), headers)).json()
+    const withMeta = await (await post(network, { ...call(3), params: { name: "echo", arguments: { text: "hi" }, _meta: { note: 1 } } }, headers)).json()
+    expect(plain).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "hi" }] } })
+    expect(withMeta).toEqual({ ...plain, id: 3 })
+    for (const bad of [call(1.5), call(4, { extra: true }), { ...call(5), jsonrpc: "1.0" }, { ...call(6), params: [] }]) {
+      const response = await post(network, bad, headers)
+      expect(response.status).toBe(400)
+      expect([-32600, -32700]).toContain((await response.json()).error.code)
+    }
+    expect(network.mcp.counts("raw")).toEqual({ echo: 2 })
+  })
+
+  it("a plain tools/call (answered without the SDK's Protocol round) answers byte for byte as the SDK's Server does", async () => {
+    const tools = [
+      ...server.tools,
+      { name: "image", handler: () => ({ content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] }) },
+      { name: "bogus", handler: () => ({ content: [{ type: "bogus" }] }) },
+      { name: "structured", handler: () => ({ structuredContent: { a: 1 } }) },
+      { name: "thrown", handler: () => { throw new Error("no") } },
+      { name: "fixed", result: { content: [{ type: "text", text: "fixed", annotations: { priority: 1 } }], isError: true } }
+    ]
+    const network = await SimulationNetwork.start({ routes: [Route.mcp(URL_, { ...server, tools }, { id: "raw" })] })
+    const session = (await post(network, initialize)).headers.get("mcp-session-id")!
+    const headers = { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }
+    for (const [i, name] of ["echo", "image", "bogus", "structured", "thrown", "fixed", "missing"].entries()) {
+      const params = { name, arguments: { text: "hi" } }
+      const fast = await (await post(network, { jsonrpc: "2.0", id: i, method: "tools/call", params }, headers)).text()
+      // A `_meta` the fast path leaves to the SDK's schema: the same call through the SDK's Protocol.
+      const sdk = await (await post(network, { jsonrpc: "2.0", id: i, method: "tools/call", params: { ...params, _meta: {} } }, headers)).text()
+      expect(fast).toBe(sdk)
+    }
+    expect(JSON.parse((await (await post(network, { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "bogus", arguments: {} } }, headers)).text())).error)
+      .toMatchObject({ code: -32602, message: expect.stringMatching(/Invalid tools\/call result/) })
+  })
+
+  it("an abort after the answer's headers errors its body with the abort reason; an abort while it is answered rejects and is logged Interrupted", async () => {
+    let release: () => void = () => {}
+    const slow = { name: "slow", handler: () => new Promise<string>((resolve) => (release = () => resolve("late"))) }
+    const network = await SimulationNetwork.start({ routes: [Route.mcp(URL_, { ...server, stateless: true, tools: [...server.tools, slow] }, { id: "raw" })] })
+    const send = (body: unknown, signal: AbortSignal) =>
+      network.fetch(URL_, { method: "POST", headers: { "content-type": "application/json", accept: ACCEPT }, body: JSON.stringify(body), signal })
+    const first = new AbortController()
+    const response = await send(call(1), first.signal)
+    expect(response.status).toBe(200)
+    first.abort()
+    await expect(response.text()).rejects.toMatchObject({ name: "AbortError" })
+
+    const second = new AbortController()
+    const pending = send({ ...call(2), params: { name: "slow", arguments: {} } }, second.signal)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    second.abort()
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" })
+    release()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(network.log().map((r) => [r.status, r.denial])).toEqual([[200, undefined], [undefined, "Interrupted"]])
+  })
+
+  it("a notification's 202 reaches Effect's HttpClient with an empty body it can read (as simnet serve relays it)", async () => {
+    const { network, headers } = await open()
+    const request = HttpClientRequest.post(URL_).pipe(
+      HttpClientRequest.setHeaders({ accept: ACCEPT, ...headers }),
+      HttpClientRequest.bodyJsonUnsafe({ jsonrpc: "2.0", method: "notifications/initialized" })
+    )
+    const response = await Effect.runPromise(HttpClient.execute(request).pipe(Effect.provideService(HttpClient.HttpClient, network.network.httpClient)))
+    expect(response.status).toBe(202)
+    expect(await Effect.runPromise(response.text)).toBe("")
   })
 })

@@ -85,6 +85,11 @@ describe("MCP servers from RouteSpec JSON and configuration", () => {
     )
     expect(routes.notSimulated.map((n) => [n.name, n.reason])).toEqual([["git", "local"], ["old", "disabled"]])
     const network = await SimulationNetwork.start({ routes })
+    expect(network.routes().map((r) => [r.id, r.match, r.simulated])).toEqual([
+      ["mcp:docs", "* https://mcp.docs.example/mcp", undefined],
+      ["mcp:git", "(not simulated: local) stdio: uvx", false],
+      ["mcp:old", "(not simulated: disabled) https://old.example/mcp", false]
+    ])
     expect(JSON.stringify(network.routes())).not.toContain("secret-value")
     const client = await sdkClient(network.fetch, "https://mcp.docs.example/mcp?key=secret-value")
     expect((await client.callTool({ name: "lookup", arguments: {} })).content).toEqual([{ type: "text", text: "page" }])
@@ -99,7 +104,7 @@ describe("MCP servers from RouteSpec JSON and configuration", () => {
       config: { docs: { type: "remote", url: "https://mcp.docs.example/mcp" }, git: { type: "local", command: ["uvx", "mcp-server-git"] } },
       servers: { docs: { name: "docs", version: "2.0.0", tools: [{ name: "lookup", inputSchema: { type: "object" }, result: "page" }] } }
     })
-    expect(network.routes().map((r) => [r.id, r.source])).toEqual([["mcp:docs", "mcpFromConfig"]])
+    expect(network.routes().map((r) => [r.id, r.source])).toEqual([["mcp:docs", "mcpFromConfig"], ["mcp:git", "mcpFromConfig"]])
     const client = await sdkClient(network.fetch, "https://mcp.docs.example/mcp")
     expect((await client.callTool({ name: "lookup", arguments: {} })).content).toEqual([{ type: "text", text: "page" }])
     await client.close()
@@ -107,6 +112,31 @@ describe("MCP servers from RouteSpec JSON and configuration", () => {
       _tag: "InvalidRouteSpec",
       path: "config.x.url"
     })
+  })
+
+  it("a fixture's mcpFromConfig reports local and disabled entries as not simulated routes, which match nothing and are never candidates", async () => {
+    const network = await SimulationNetwork.start()
+    await network.registerSpec({
+      family: "mcpFromConfig",
+      config: {
+        git: { type: "local", command: ["uvx", "mcp-server-git", "--token=sk-secret"] },
+        old: { type: "remote", url: "https://old.example/mcp?key=sk-secret", enabled: false }
+      }
+    })
+    const listed = network.routes()
+    expect(listed.map((r) => ({ id: r.id, kind: r.kind, simulated: r.simulated, reason: r.reason }))).toEqual([
+      { id: "mcp:git", kind: "mcp", simulated: false, reason: "local" },
+      { id: "mcp:old", kind: "mcp", simulated: false, reason: "disabled" }
+    ])
+    expect(String(listed[0].message)).toContain("is local")
+    expect(JSON.stringify(listed.map((r) => [r.match, r.message]))).not.toContain("sk-secret")
+    const refused = await network.fetch("https://old.example/mcp", { method: "POST", body: "{}" }).catch((error: TypeError) => error.cause)
+    expect(refused).toMatchObject({ _tag: "UnregisteredRequest", candidates: [] })
+    expect(network.unused().map((r) => r.id)).toEqual(["mcp:git", "mcp:old"])
+    const state = await Effect.runPromise(network.network.state)
+    await network.reset()
+    await Effect.runPromise(network.network.restore(state))
+    expect(network.routes().map((r) => r.id)).toEqual(["mcp:git", "mcp:old"])
   })
 
   it("same seed, same bytes for the same tools/call sequence through a session; another seed differs", async () => {

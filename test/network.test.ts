@@ -69,6 +69,37 @@ describe("SimulationNetwork through Effect's HttpClient", () => {
       routes: [Route.text(`GET ${base}/slow`, `{"slow":true}`, { delay: "2 seconds", contentType: "application/json" })]
     }))))
 
+  it.effect("a handler's Effect runs with the network's services: its sleep waits for TestClock", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.forkChild(getJson(`${base}/later`))
+      yield* TestClock.adjust("999 millis")
+      expect(fiber.pollUnsafe()).toBeUndefined()
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Fiber.join(fiber)).toEqual({ later: true })
+    }).pipe(Effect.provide(SimulationNetwork.layer({
+      routes: [Route.handler(`GET ${base}/later`, () => Effect.as(Effect.sleep("1 second"), Response.json({ later: true })))]
+    }))))
+
+  it.effect("a handler that throws, rejects or fails is a RouteFailed naming the route, through HttpClient and fetch alike", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      for (const path of ["throws", "rejects", "dies"]) {
+        const error = yield* Effect.flip(HttpClient.get(`${base}/${path}`))
+        expect(error.reason).toMatchObject({ _tag: "TransportError", cause: { _tag: "RouteFailed", route: path, message: `handler failed: ${path}` } })
+        const viaFetch = yield* Effect.promise(() => network.fetch(`${base}/${path}`).catch((e: TypeError) => e))
+        expect(viaFetch).toMatchObject({ message: "fetch failed", cause: { _tag: "RouteFailed", message: `handler failed: ${path}` } })
+      }
+      expect((yield* network.log).map((r) => r.denial)).toEqual(Array(6).fill("RouteFailed"))
+    }).pipe(Effect.provide(SimulationNetwork.layer({
+      routes: [
+        Route.handler(`GET ${base}/throws`, () => {
+          throw new Error("throws")
+        }, { id: "throws" }),
+        Route.handler(`GET ${base}/rejects`, () => Promise.reject(new Error("rejects")), { id: "rejects" }),
+        Route.handler(`GET ${base}/dies`, () => Effect.die(new Error("dies")), { id: "dies" })
+      ]
+    }))))
+
   it.effect("a timeout fault never answers, so the client's own timeout fires on TestClock", () =>
     Effect.gen(function*() {
       const client = (yield* HttpClient.HttpClient).pipe(HttpClient.transformResponse(Effect.timeout("5 seconds")))

@@ -1,10 +1,14 @@
 /**
  * The engine behind an MCP route: Streamable HTTP answered by the official SDK's `Server`.
  *
- * Two ways in. The hot path — a POST of one JSON-RPC request (not `initialize`) in a session, with
- * the headers the transport requires and a JSON answer — goes to an SDK `Server` kept per session
- * (per route for a stateless server) and fed through a direct in-process transport, so a
- * `tools/call` costs no `Request`, no transport and no handler registration. Everything else —
+ * Three ways in. The hot path — a POST of one JSON-RPC request (not `initialize`) in a session,
+ * with the headers the transport requires and a JSON answer — goes to an SDK `Server` kept per
+ * session (per route for a stateless server) and fed through a direct in-process transport, so a
+ * request costs no `Request`, no transport and no handler registration. A plain `tools/call` on
+ * that path (a name and arguments, no progress token) skips the SDK's `Protocol` round too: the
+ * engine does what the SDK's `Server` does for it (`fastCall`: the same handler, the same result
+ * check, the same reply and errors) without the zod type guards and parses that cost more than
+ * the call itself. Everything else —
  * `initialize`, notifications, batches, event streams, anything malformed — goes to a fresh
  * `Server` behind the SDK's `WebStandardStreamableHTTPServerTransport`, which does the wire:
  * `Accept` (406), `Content-Type` (415), JSON and JSON-RPC checks (-32700, -32600),
@@ -20,11 +24,10 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js"
 import {
   CallToolRequestSchema,
+  CallToolResultSchema,
   ErrorCode,
   GetPromptRequestSchema,
-  isJSONRPCErrorResponse,
   isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
   type JSONRPCRequest,
   ListPromptsRequestSchema,
@@ -36,7 +39,7 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
 import { Effect, Result } from "effect"
 import type { CompiledServer, CompiledTool, McpToolAnswer } from "./definitions.ts"
-import { canonicalJson, deriveSeed, type SimRequest } from "./registry.ts"
+import { bufferedResponse, canonicalJson, deriveSeed, type SimRequest } from "./registry.ts"
 import type { McpServerState, McpSession } from "./state.ts"
 
 /** The protocol revisions served, newest first: 2025-11-25 negotiating back to 2025-03-26. */
@@ -57,7 +60,7 @@ export interface McpEnv {
 
 let validator: AjvJsonSchemaValidator | undefined
 
-const JSON_HEADERS = { "content-type": "application/json" }
+const JSON_INIT: ResponseInit = { status: 200, headers: { "content-type": "application/json" } }
 
 const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
@@ -140,6 +143,144 @@ type RequestSchema =
   | typeof ListToolsRequestSchema
   | typeof ReadResourceRequestSchema
 
+/** What a `tools/call` handler gets besides the request: the SDK's `extra`, or its stand-in on the fast path. */
+interface CallExtra {
+  readonly signal: AbortSignal
+  readonly sendNotification: (notification: { method: string; params: Record<string, unknown> }) => Promise<void>
+}
+
+/**
+ * Answers a `tools/call` from `compiled`: counts it, decodes its arguments, and answers with the
+ * tool's handler, fixed result or a generated value. The SDK `Server` of `sdkServer` calls it, and
+ * so does the fast path (`fastCall`).
+ */
+const callTool = async (
+  compiled: CompiledServer,
+  state: McpServerState,
+  env: McpEnv,
+  session: McpSession | undefined,
+  params: Record<string, any>,
+  extra: CallExtra
+): Promise<any> => {
+  const name: string = params.name
+  const args = params.arguments ?? {}
+  const key = `${name}\u0000${canonicalJson(args)}`
+  const occurrence = state.count(name, key)
+  const tool = compiled.tools.get(name)
+  if (tool === undefined) return toolError(new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`).message)
+  const decoded = tool.decodeInput(args)
+  if (Result.isFailure(decoded)) {
+    return toolError(`MCP error -32602: Input validation error: Invalid arguments for tool ${name}: ${decoded.failure}`)
+  }
+  const seed = deriveSeed(env.runSeed, env.identity, `tools/call\u0000${key}`, occurrence)
+  const { handler, result } = tool.tool
+  if (handler !== undefined) {
+    const token = params._meta?.progressToken
+    const context = {
+      seed,
+      occurrence,
+      session: session?.id,
+      signal: extra.signal,
+      progress: async (progress: number, total?: number, message?: string) => {
+        if (token === undefined) return
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }
+        })
+      }
+    }
+    try {
+      const answer = handler(decoded.success, context)
+      return toResult(Effect.isEffect(answer) ? await env.run(answer, extra.signal) : await answer, tool)
+    } catch (error) {
+      return toolError(messageOf(error))
+    }
+  }
+  if (result !== undefined) return toResult(result, tool)
+  const generated = tool.generator!.generate(seed)
+  if (Result.isFailure(generated)) throw new McpError(ErrorCode.InternalError, generated.failure.message)
+  return { content: [{ type: "text", text: generated.success }], structuredContent: JSON.parse(generated.success) }
+}
+
+/** Params of a `tools/call` the SDK's `CallToolRequestSchema` accepts as they are: a name and arguments, nothing else. */
+const plainCall = (params: unknown): params is { readonly name: string; readonly arguments?: Record<string, unknown> } => {
+  if (!isObject(params) || typeof params.name !== "string") return false
+  let keys = 1
+  if (params.arguments !== undefined) {
+    if (!isObject(params.arguments)) return false
+    keys++
+  }
+  for (const _ in params) if (--keys < 0) return false
+  return keys === 0
+}
+
+/** A text content item exactly as `TextContentSchema` outputs it. */
+const plainText = (item: unknown): boolean => {
+  if (!isObject(item) || item.type !== "text" || typeof item.text !== "string") return false
+  let keys = 2
+  for (const _ in item) if (--keys < 0) return false
+  return true
+}
+
+/**
+ * A tool result `CallToolResultSchema` accepts and outputs unchanged: text content, an object of
+ * structured content, an `isError` flag. The results this engine builds itself are of this shape;
+ * a handler's own `content` of another shape is checked by the schema.
+ */
+const plainResult = (result: Record<string, unknown>): boolean => {
+  const content = result.content
+  if (!Array.isArray(content) || !content.every(plainText)) return false
+  let keys = 1
+  if (result.structuredContent !== undefined) {
+    if (!isObject(result.structuredContent)) return false
+    keys++
+  }
+  if (result.isError !== undefined) {
+    if (typeof result.isError !== "boolean") return false
+    keys++
+  }
+  for (const _ in result) if (--keys < 0) return false
+  return true
+}
+
+const NEVER_ABORTED = new AbortController().signal
+const noNotifications = async () => {}
+
+/**
+ * The fast path of a plain `tools/call` (see `plainCall`; no progress token, no task): what the
+ * SDK `Server` answers for it — its request and result checks and its reply, an error thrown
+ * becoming a JSON-RPC error as the SDK's `Protocol` makes it — without a round through the
+ * `Protocol`, whose type guards and parses cost more than the call.
+ */
+const fastCall = async (
+  compiled: CompiledServer,
+  state: McpServerState,
+  env: McpEnv,
+  session: McpSession | undefined,
+  message: JSONRPCRequest & { readonly params: { readonly name: string } },
+  signal: AbortSignal | undefined
+): Promise<Record<string, unknown>> => {
+  try {
+    let result = await callTool(compiled, state, env, session, message.params, { signal: signal ?? NEVER_ABORTED, sendNotification: noNotifications })
+    if (!plainResult(result)) {
+      const checked = CallToolResultSchema.safeParse(result)
+      if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`)
+      result = checked.data
+    }
+    return { result, jsonrpc: "2.0", id: message.id }
+  } catch (error: any) {
+    return {
+      jsonrpc: "2.0",
+      id: message.id,
+      error: {
+        code: Number.isSafeInteger(error?.code) ? error.code : ErrorCode.InternalError,
+        message: error?.message ?? "Internal error",
+        ...(error?.data !== undefined ? { data: error.data } : {})
+      }
+    }
+  }
+}
+
 /** An SDK server answering from `compiled`, the route's definitions at one revision. */
 const sdkServer = (compiled: CompiledServer, state: McpServerState, env: McpEnv, session: McpSession | undefined): Server => {
   const definition = compiled.definition
@@ -156,46 +297,7 @@ const sdkServer = (compiled: CompiledServer, state: McpServerState, env: McpEnv,
     const { items, nextCursor } = page(compiled.toolList, request.params?.cursor, size)
     return { tools: items.map((tool) => tool.listing) as any, ...(nextCursor === undefined ? {} : { nextCursor }) }
   })
-  on(server, CallToolRequestSchema, async (request, extra) => {
-    const name: string = request.params.name
-    const args = request.params.arguments ?? {}
-    const key = `${name}\u0000${canonicalJson(args)}`
-    const occurrence = state.count(name, key)
-    const tool = compiled.tools.get(name)
-    if (tool === undefined) return toolError(new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`).message)
-    const decoded = tool.decodeInput(args)
-    if (Result.isFailure(decoded)) {
-      return toolError(`MCP error -32602: Input validation error: Invalid arguments for tool ${name}: ${decoded.failure}`)
-    }
-    const seed = deriveSeed(env.runSeed, env.identity, `tools/call\u0000${key}`, occurrence)
-    const { handler, result } = tool.tool
-    if (handler !== undefined) {
-      const token = request.params._meta?.progressToken
-      const context = {
-        seed,
-        occurrence,
-        session: session?.id,
-        signal: extra.signal,
-        progress: async (progress: number, total?: number, message?: string) => {
-          if (token === undefined) return
-          await extra.sendNotification({
-            method: "notifications/progress",
-            params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }
-          })
-        }
-      }
-      try {
-        const answer = handler(decoded.success, context)
-        return toResult(Effect.isEffect(answer) ? await env.run(answer, extra.signal) : await answer, tool) as any
-      } catch (error) {
-        return toolError(messageOf(error))
-      }
-    }
-    if (result !== undefined) return toResult(result, tool) as any
-    const generated = tool.generator!.generate(seed)
-    if (Result.isFailure(generated)) throw new McpError(ErrorCode.InternalError, generated.failure.message)
-    return { content: [{ type: "text", text: generated.success }], structuredContent: JSON.parse(generated.success) }
-  })
+  on(server, CallToolRequestSchema, (request, extra) => callTool(compiled, state, env, session, request.params, extra))
   on(server, ListResourcesRequestSchema, (request) => {
     const { items, nextCursor } = page(Array.from(compiled.resources.values()), request.params?.cursor, size)
     const resources = items.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType }))
@@ -252,7 +354,8 @@ class DirectTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message) || message.id === undefined) return
+    // The server sends replies it built itself (and, on this path, nothing else that needs one).
+    if (!("result" in message || "error" in message) || message.id === undefined) return
     const resolve = this.pending.get(message.id)
     this.pending.delete(message.id)
     resolve?.(message)
@@ -304,7 +407,27 @@ const forgetSession = (state: McpServerState, id: string): void => {
 const direct = (request: SimRequest, message: unknown): message is JSONRPCRequest => {
   const accept = request.headers.get("accept")
   return accept !== null && accept.includes("application/json") && accept.includes("text/event-stream") &&
-    isJsonContentType(request.headers.get("content-type")) && isJSONRPCRequest(message)
+    isJsonContentType(request.headers.get("content-type")) && (plainRequest(message) || isJSONRPCRequest(message))
+}
+
+/**
+ * A JSON-RPC request of the plainest shape, which the SDK's `JSONRPCRequestSchema` accepts: only
+ * `jsonrpc`, `id` (a string or an integer), `method` and `params` (an object without `_meta`).
+ * Checked by hand because the schema's parse costs more than the rest of a call; anything else is
+ * left to the schema.
+ */
+const plainRequest = (message: unknown): boolean => {
+  if (!isObject(message) || message.jsonrpc !== "2.0" || typeof message.method !== "string") return false
+  const id = message.id
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return false
+  let keys = 3
+  const params = message.params
+  if (params !== undefined) {
+    if (!isObject(params) || params._meta !== undefined) return false
+    keys++
+  }
+  for (const _ in message) if (--keys < 0) return false
+  return keys === 0
 }
 
 /** The method (and tool) of one JSON-RPC message, for the log. */
@@ -388,11 +511,14 @@ export const answer = async (state: McpServerState, request: SimRequest, env: Mc
     compiled.tools.get(m.params?.name)?.tool.handler !== undefined
   )
   if (!streams && !initialize && !Array.isArray(parsed) && direct(request, parsed)) {
+    if (parsed.method === "tools/call" && plainCall(parsed.params)) {
+      return bufferedResponse(JSON.stringify(await fastCall(compiled, state, env, session, parsed as any, request.signal)), JSON_INIT, request.signal)
+    }
     const found = directServer(state, env, session)
     const transport = found instanceof DirectTransport ? found : await found
     if (!transport.busy(parsed.id)) {
       const reply = await transport.request(parsed)
-      return new Response(JSON.stringify(reply), { status: 200, headers: JSON_HEADERS })
+      return bufferedResponse(JSON.stringify(reply), JSON_INIT, request.signal)
     }
   }
   const server = sdkServer(compiled, state, env, session)

@@ -2,9 +2,10 @@
  * MCP route families: the remote servers of an app's MCP configuration, and the hosted search
  * endpoint coding agents call for web and code search.
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { RouteFailed } from "../SimnetError.ts"
 import type { McpServerDefinition } from "./definitions.ts"
-import { hashString, type Route } from "./registry.ts"
+import { hashString, make, matchNothing, type Route, withFields } from "./registry.ts"
 import { mcpRoute } from "./route.ts"
 
 /** One entry of an opencode-style `mcp` configuration. */
@@ -31,16 +32,34 @@ export interface NotSimulated {
 
 /**
  * The routes of `mcpFromConfig`: an array to hand to `register`, and `notSimulated`, the entries
- * it registered nothing for (local stdio servers run as processes, not over the network;
+ * it simulates no server for (local stdio servers run as processes, not over the network;
  * disabled entries; entries whose URL does not parse).
  */
 export type McpConfigRoutes = ReadonlyArray<Route> & { readonly notSimulated: ReadonlyArray<NotSimulated> }
 
 /**
+ * The route that stands for an entry simnet does not simulate, so the route listing (and
+ * `GET network/routes`, the inspector, `simnet serve`'s banner) shows it: id `mcp:NAME`, a match
+ * that says why (`(not simulated: local) stdio: uvx`; arguments, which may carry keys, are left out), `simulated: false` with `reason`
+ * and `message`. It matches no request and is never named as a nearest candidate.
+ */
+const notSimulatedRoute = (entry: NotSimulated, shown: string): Route => {
+  const failed = new RouteFailed({ route: `mcp:${entry.name}`, message: entry.message })
+  const route = make("mcp", { url: () => false }, {
+    respond: () => Effect.fail(failed),
+    describe: { server: entry.name, mode: "not simulated", simulated: false, reason: entry.reason, message: entry.message }
+  }, { id: `mcp:${entry.name}`, source: "mcpFromConfig" })
+  return withFields(route, { matcher: matchNothing(`(not simulated: ${entry.reason}) ${shown}`) })
+}
+
+/**
  * One `Route.mcp` per remote entry of an opencode-style `mcp` configuration, at the entry's URL
  * (its origin and path; query parameters, which may carry keys, are not part of the match) with
  * the route id `mcp:NAME`, served from `servers[NAME]` (an empty server named after the entry
- * when none is given). Local (stdio) and disabled entries are listed in `notSimulated`.
+ * when none is given). Local (stdio), disabled and unparsable entries are not simulated, and not
+ * skipped silently: each is listed in `notSimulated`, and the array holds a route for each that
+ * matches nothing but shows in the route listing as `simulated: false` with the reason (see
+ * `notSimulatedRoute`), so a fixture that names the family reports them too.
  *
  * @example
  * const routes = Routes.mcpFromConfig(config.mcp, { docs: { name: "docs", version: "1.0.0", tools } })
@@ -54,22 +73,31 @@ export const mcpFromConfig = (
   const routes: Array<Route> = []
   const notSimulated: Array<NotSimulated> = []
   for (const [name, entry] of Object.entries(config)) {
+    const skip = (reason: NotSimulated["reason"], message: string, shown: string) => {
+      const entry = { name, reason, message }
+      notSimulated.push(entry)
+      routes.push(notSimulatedRoute(entry, shown))
+    }
+    const shown = entry.type === "local" ? `stdio: ${entry.command[0] ?? ""}` : redactedUrl(entry.url)
     if (entry.enabled === false) {
-      notSimulated.push({ name, reason: "disabled", message: `mcp server "${name}" is disabled in the configuration` })
+      skip("disabled", `mcp server "${name}" is disabled in the configuration`, shown)
     } else if (entry.type === "local") {
-      notSimulated.push({
-        name,
-        reason: "local",
-        message: `mcp server "${name}" is local (runs ${JSON.stringify(entry.command[0] ?? "")} over stdio); simnet simulates network servers only`
-      })
+      skip("local", `mcp server "${name}" is local (runs ${JSON.stringify(entry.command[0] ?? "")} over stdio); simnet simulates network servers only`, shown)
     } else if (!URL.canParse(entry.url)) {
-      notSimulated.push({ name, reason: "invalid-url", message: `mcp server "${name}" has a URL that does not parse` })
+      skip("invalid-url", `mcp server "${name}" has a URL that does not parse`, "")
     } else {
       const url = new URL(entry.url)
       routes.push(mcpRoute({ url: `${url.origin}${url.pathname}` }, servers[name] ?? { name, version: "0.0.0" }, { id: `mcp:${name}`, source: "mcpFromConfig" }))
     }
   }
   return Object.assign(routes, { notSimulated })
+}
+
+/** A configured URL as the listing shows it: origin and path (query parameters may carry keys). */
+const redactedUrl = (url: string): string => {
+  if (!URL.canParse(url)) return ""
+  const parsed = new URL(url)
+  return `${parsed.origin}${parsed.pathname}`
 }
 
 /** One search result. */

@@ -1,13 +1,14 @@
 /**
  * The `mcp` route: a responder that finds its server's state in the network's `McpServers` and
- * hands the request to the engine. The route value carries only the compiled definitions; a
- * definition that does not compile is refused at registration, naming its path.
+ * hands the request to the engine. The engine is promise-based, so the route answers through
+ * `respondAsync` and a request costs no fiber. The route value carries only the compiled
+ * definitions; a definition that does not compile is refused at registration, naming its path.
  */
-import { Effect, Result } from "effect"
+import { Context, Effect, Option, Result } from "effect"
 import { RouteFailed } from "../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
 import { answer } from "./engine.ts"
-import { errorMessage, make, type MatcherInput, refused, type Responder, type Route, type RouteOptions, routeService } from "./registry.ts"
+import { type AsyncResponder, errorMessage, make, type MatcherInput, refused, type Responder, type Route, type RouteOptions } from "./registry.ts"
 import { defineServer, McpServers } from "./state.ts"
 
 const noop = () => {}
@@ -15,25 +16,24 @@ const noop = () => {}
 /** An `mcp` route serving already compiled definitions. */
 export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, options: RouteOptions = {}): Route => {
   const label = options.id ?? "mcp"
-  const respond: Responder = (request, context) =>
-    Effect.flatMap(routeService(context, McpServers), (servers) => {
-      const state = servers.server(context.identity, compiled)
-      return Effect.flatMap(Effect.context<never>(), (services) =>
-        Effect.tryPromise({
-          try: () =>
-            answer(state, request, {
-              runSeed: context.runSeed,
-              identity: context.identity,
-              annotate: context.annotate ?? noop,
-              run: (effect, signal) => Effect.runPromiseWith(services)(effect, { signal })
-            }),
-          catch: (cause) => new RouteFailed({ route: label, message: `the MCP server failed: ${errorMessage(cause)}`, cause })
-        }))
-    })
+  const failed = (cause: unknown) => new RouteFailed({ route: label, message: `the MCP server failed: ${errorMessage(cause)}`, cause })
+  const respondAsync: AsyncResponder = (request, context) => {
+    const servers = Context.getOption(context.services as Context.Context<McpServers>, McpServers)
+    if (Option.isNone(servers)) return Promise.reject(new RouteFailed({ route: context.identity, message: `simnet: this network has no ${McpServers.key}` }))
+    const state = servers.value.server(context.identity, compiled)
+    return answer(state, request, {
+      runSeed: context.runSeed,
+      identity: context.identity,
+      annotate: context.annotate ?? noop,
+      run: context.run
+    }).catch((cause) => Promise.reject(failed(cause)))
+  }
+  const respond: Responder = (request, context) => Effect.tryPromise({ try: () => respondAsync(request, context), catch: (error) => error as RouteFailed })
   defineServer(respond, compiled)
   const definition = compiled.definition
   return make("mcp", match, {
     respond,
+    respondAsync,
     annotated: true,
     describe: {
       server: definition.name,

@@ -84,6 +84,17 @@ const awaitBody = <A>(read: Promise<A>, signal: AbortSignal | null | undefined):
   })
 }
 
+/**
+ * A route's promised answer as `fetch` resolves it: the response made abortable, a rejection as
+ * `TypeError("fetch failed")`, and an abort while it is pending (the network rejects the promise
+ * at once) as the abort reason.
+ */
+const untilAnswered = (promise: Promise<Response>, signal: AbortSignal | undefined): Promise<Response> =>
+  promise.then((response) => abortableResponse(response, signal), (error) => {
+    if (signal?.aborted) throw abortReason(signal)
+    throw fetchFailed(error)
+  })
+
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308])
 const MAX_REDIRECTS = 20
 
@@ -120,6 +131,8 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
             throw error
           }
         )
+      case "Promise":
+        return untilAnswered(dispatched.promise, signal ?? undefined)
     }
   }
 
@@ -139,7 +152,9 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
       const refused = refusedRequest(method, init?.body !== undefined && init.body !== null)
       if (refused !== undefined) throw refused
       if (init?.body !== undefined && init.body !== null) {
-        const mutable = new Headers(headers)
+        // A string body needs a content type when none is given; a `Headers` that has one is
+        // kept as it is (as a request without a body keeps its headers).
+        const mutable = headers instanceof Headers && headers.has("content-type") ? headers : new Headers(headers)
         body = readBody(init.body, url, method, mutable, signal)
         headers = mutable
       }

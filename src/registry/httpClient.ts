@@ -11,8 +11,23 @@ import type { SimnetError } from "../SimnetError.ts"
 import type { Network } from "./network.ts"
 import { makeSimRequest } from "./request.ts"
 import { refusedRequest } from "./transport.ts"
+import { NULL_BODY_STATUSES } from "./util.ts"
 
 const encoder = new TextEncoder()
+
+/**
+ * A route's response as a client receives it over HTTP: one built with no body (`new
+ * Response(null, { status: 202 })`, as the MCP SDK answers a notification) for a status and
+ * method that carry one arrives with an empty body, as undici delivers it, so reading its stream
+ * (as `simnet serve` does to relay it) yields nothing rather than failing.
+ */
+const received = (request: HttpClientRequest.HttpClientRequest, response: Response): HttpClientResponse.HttpClientResponse =>
+  HttpClientResponse.fromWeb(
+    request,
+    response.body === null && request.method !== "HEAD" && !NULL_BODY_STATUSES.has(response.status) && response.status >= 200
+      ? new Response(new Uint8Array(0), { status: response.status, statusText: response.statusText, headers: response.headers })
+      : response
+  )
 
 const requestBody = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<
   { body: Uint8Array | undefined; contentType: string | undefined },
@@ -72,14 +87,19 @@ export const makeHttpClient = (network: Network): HttpClient.HttpClient =>
         })
       switch (dispatched._tag) {
         case "Response":
-          return Effect.succeed(HttpClientResponse.fromWeb(request, dispatched.response))
+          return Effect.succeed(received(request, dispatched.response))
         case "Denied":
           return Effect.fail(transportError(dispatched.error))
         case "Effect":
           return Effect.mapBoth(dispatched.effect, {
             onFailure: transportError,
-            onSuccess: (response) => HttpClientResponse.fromWeb(request, response)
+            onSuccess: (response) => received(request, response)
           })
+        case "Promise":
+          return Effect.map(
+            Effect.tryPromise({ try: () => dispatched.promise, catch: (error) => transportError(error as SimnetError) }),
+            (response) => received(request, response)
+          )
       }
     })
   })

@@ -275,7 +275,7 @@ export class CompiledMatcher {
   }
 
   test(request: SimRequest): MatchOutcome {
-    if (this.invalid !== undefined) return undefined
+    if (this.invalid !== undefined || this.url === NOTHING) return undefined
     const result = this.evaluate(request, false, defaultRedactor)
     return isMiss(result) ? undefined : result
   }
@@ -286,7 +286,7 @@ export class CompiledMatcher {
    * in length.
    */
   explain(request: SimRequest, redactor: Redactor = defaultRedactor): Miss | undefined {
-    if (this.invalid !== undefined) return undefined
+    if (this.invalid !== undefined || this.url === NOTHING) return undefined
     const result = this.evaluate(request, true, redactor)
     return isMiss(result) ? result : undefined
   }
@@ -366,6 +366,16 @@ export class CompiledMatcher {
     return params
   }
 }
+
+/** The URL test of `matchNothing`. */
+const NOTHING = (): boolean => false
+
+/**
+ * A matcher that matches no request and is never named as a candidate: for a listed route that
+ * stands for something simnet does not simulate (an MCP config's local server). `source` is what
+ * the route listing shows as its match.
+ */
+export const matchNothing = (source: string): CompiledMatcher => new CompiledMatcher({ source: bounded(source, MAX_SHOWN_URL), url: NOTHING })
 
 const invalidMatcher = (path: string, message: string, source: string): CompiledMatcher =>
   new CompiledMatcher({ source, invalid: new InvalidRouteSpec({ path, message }) })

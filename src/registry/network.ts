@@ -7,7 +7,7 @@ import { Cause, Clock, Context, Effect, Exit, Result } from "effect"
 import { KeyCounts } from "./keyCounts.ts"
 import { bounded, type Redactor } from "./redact.ts"
 import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "./requestLog.ts"
-import { InvalidRouteSpec, LoopbackDenied, RouteFailed, UnregisteredRequest, type SimnetError } from "../SimnetError.ts"
+import { InvalidRouteSpec, isSimnetError, LoopbackDenied, RouteFailed, UnregisteredRequest, type SimnetError } from "../SimnetError.ts"
 import { Registry, planIds, type Entry } from "./routeTable.ts"
 import { withParams } from "./request.ts"
 import { deriveSeed, requestKey } from "./seed.ts"
@@ -15,11 +15,14 @@ import type { RespondContext, Route, SimRequest } from "./route.ts"
 import { errorMessage } from "./util.ts"
 
 /**
- * What one dispatch produced: a response at once, an Effect that will produce it, or a denial.
+ * What one dispatch produced: a response at once, an Effect or a promise (rejecting with a
+ * `SimnetError`, or with the abort reason once the request's signal aborts) that will produce
+ * it, or a denial.
  */
 export type Dispatched =
   | { readonly _tag: "Response"; readonly response: Response }
   | { readonly _tag: "Effect"; readonly effect: Effect.Effect<Response, SimnetError> }
+  | { readonly _tag: "Promise"; readonly promise: Promise<Response> }
   | { readonly _tag: "Denied"; readonly error: SimnetError }
 
 /**
@@ -88,6 +91,9 @@ export class Network {
   run<A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal): Promise<A> {
     return Effect.runPromiseWith(this.context)(effect, signal === undefined ? undefined : { signal })
   }
+
+  /** `run`, bound, as route contexts carry it. */
+  private readonly runner = <A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal): Promise<A> => this.run(effect, signal)
 
   /**
    * Registers routes, all or none. `paths[i]` is the JSON path of route `i` for error messages
@@ -179,6 +185,9 @@ export class Network {
       this.log.answer(record, result.success.status)
       return { _tag: "Response", response: result.success }
     }
+    if (route.respondAsync !== undefined && route.delay === undefined) {
+      return { _tag: "Promise", promise: settle(route.respondAsync(routed, context), record, this.log, routed.signal, route.id ?? route.kind) }
+    }
     let effect = route.respond(routed, context)
     if (route.delay !== undefined) effect = Effect.andThen(Effect.sleep(route.delay), effect)
     return { _tag: "Effect", effect: observe(effect, record, this.log, routed.signal) }
@@ -189,7 +198,7 @@ export class Network {
       // An annotating route never caches a context, so a route that has one is asked nothing more.
       if (entry.context !== undefined) return entry.context
       if (entry.route.annotated) return this.annotating(entry.identity, 0, 0, record)
-      return (entry.context = { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services })
+      return (entry.context = { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services, run: this.runner })
     }
     const key = requestKey(request)
     const occurrence = (entry.occurrences ??= new KeyCounts()).increment(key)
@@ -203,6 +212,7 @@ export class Network {
       occurrence,
       runSeed: this.runSeed,
       services: this.services,
+      run: this.runner,
       recordViolations: (violations) => {
         record.violations = violations
       }
@@ -217,6 +227,7 @@ export class Network {
       occurrence,
       runSeed: this.runSeed,
       services: this.services,
+      run: this.runner,
       annotate: (detail) => {
         record.detail = detail
       },
@@ -268,6 +279,67 @@ const observe = (
       else log.deny(record, Cause.hasInterruptsOnly(exit.cause) ? "Interrupted" : "RouteFailed")
     })
   )
+
+/**
+ * `observe` for a route answering with a promise: logs how it ended, once. A client that gives
+ * up (its signal aborts) is logged as `Interrupted` at once, and the promise rejects then with
+ * the signal's reason (the route's own answer, when it comes, is dropped); a rejection that is
+ * not a `SimnetError` becomes a `RouteFailed` naming the route.
+ */
+const settle = (
+  promise: Promise<Response>,
+  record: PendingRecord,
+  log: RequestLog,
+  signal: AbortSignal | undefined,
+  label: string
+): Promise<Response> => {
+  const failed = (error: unknown): SimnetError =>
+    isSimnetError(error) ? error : new RouteFailed({ route: label, message: `the route failed: ${errorMessage(error)}`, cause: error })
+  if (signal === undefined) {
+    return promise.then(
+      (response) => {
+        log.answer(record, response.status)
+        return response
+      },
+      (error: unknown) => {
+        const failure = failed(error)
+        log.deny(record, failure._tag)
+        throw failure
+      }
+    )
+  }
+  if (signal.aborted) {
+    log.deny(record, "Interrupted")
+    promise.catch(() => undefined)
+    return Promise.reject(signal.reason)
+  }
+  return new Promise<Response>((resolve, reject) => {
+    let done = false
+    const onAbort = () => {
+      done = true
+      log.deny(record, "Interrupted")
+      reject(signal.reason)
+    }
+    signal.addEventListener("abort", onAbort, { once: true })
+    promise.then(
+      (response) => {
+        if (done) return
+        done = true
+        signal.removeEventListener("abort", onAbort)
+        log.answer(record, response.status)
+        resolve(response)
+      },
+      (error: unknown) => {
+        if (done) return
+        done = true
+        signal.removeEventListener("abort", onAbort)
+        const failure = failed(error)
+        log.deny(record, failure._tag)
+        reject(failure)
+      }
+    )
+  })
+}
 
 const prefixPath = (error: SimnetError, path: string): SimnetError => {
   if (path === "") return error

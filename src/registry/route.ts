@@ -40,6 +40,11 @@ export interface RespondContext {
    * per request.
    */
   readonly recordViolations?: ((violations: ReadonlyArray<RequestViolation>) => void) | undefined
+  /**
+   * Runs an Effect with the services the network was built with (its `Clock` among them), until
+   * `signal` aborts: for routes answering through `respondAsync` that call Effect code.
+   */
+  readonly run: <A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal) => Promise<A>
 }
 
 /**
@@ -64,6 +69,13 @@ export type Responder = (request: SimRequest, context: RespondContext) => Effect
  */
 export type SyncResponder = (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
 
+/**
+ * How a route answers outside Effect: a promise of the response that rejects with a
+ * `SimnetError`. For kinds whose engine is promise-based (the MCP route), so a request does not
+ * pay for a fiber.
+ */
+export type AsyncResponder = (request: SimRequest, context: RespondContext) => Promise<Response>
+
 const TypeId = "~simnet/Route" as const
 
 /**
@@ -85,6 +97,12 @@ export interface RouteFields {
    * as `respond` would.
    */
   readonly respondSync: SyncResponder | undefined
+  /**
+   * Fast path for answers that run outside Effect: when present (and no `respondSync`) and the
+   * route has no `delay`, the registry calls it instead of `respond`. It must answer exactly as
+   * `respond` would, rejecting with the `SimnetError` that `respond` fails with.
+   */
+  readonly respondAsync: AsyncResponder | undefined
   /**
    * Everything checked when the route is registered: the matcher, the options, and the kind's own
    * work (compile a generator, check a host). Route constructors never throw; a failure here
@@ -126,6 +144,7 @@ class RouteValue implements Route {
   readonly source: string
   readonly respond: Responder
   readonly respondSync: SyncResponder | undefined
+  readonly respondAsync: AsyncResponder | undefined
   readonly prepare: Effect.Effect<void, SimnetError>
   readonly seeded: boolean
   readonly regenerate: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
@@ -143,6 +162,7 @@ class RouteValue implements Route {
     this.source = fields.source
     this.respond = fields.respond
     this.respondSync = fields.respondSync
+    this.respondAsync = fields.respondAsync
     this.prepare = fields.prepare
     this.seeded = fields.seeded
     this.regenerate = fields.regenerate
@@ -180,6 +200,7 @@ export const withFields = (route: Route, patch: Partial<RouteFields>): Route =>
     source: route.source,
     respond: route.respond,
     respondSync: route.respondSync,
+    respondAsync: route.respondAsync,
     prepare: route.prepare,
     seeded: route.seeded,
     regenerate: route.regenerate,

@@ -5,7 +5,7 @@
  */
 import { Duration, Effect } from "effect"
 import { CompiledMatcher, compileMatcher, type MatcherInput } from "../registry/matcher.ts"
-import { makeRoute, type Responder, type Route, type SyncResponder } from "../registry/route.ts"
+import { makeRoute, type AsyncResponder, type Responder, type Route, type SyncResponder } from "../registry/route.ts"
 import { InvalidRouteSpec, type SimnetError } from "../SimnetError.ts"
 
 /**
@@ -30,6 +30,7 @@ export interface RouteOptions {
 export interface RouteParts {
   readonly respond: Responder
   readonly respondSync?: SyncResponder | undefined
+  readonly respondAsync?: AsyncResponder | undefined
   readonly prepare?: Effect.Effect<void, SimnetError> | undefined
   readonly seeded?: boolean | undefined
   readonly regenerate?: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
@@ -105,6 +106,7 @@ export const make = (
     source: options.source ?? "code",
     respond: parts.respond,
     respondSync: parts.respondSync,
+    respondAsync: parts.respondAsync,
     prepare: problem !== undefined ? Effect.fail(problem) : parts.prepare ?? Effect.void,
     seeded: parts.seeded ?? false,
     regenerate: parts.regenerate,

@@ -24,7 +24,7 @@ const bodyAt = (schema: Schema.Top, seed: number, narrow?: Schema.Top): string =
   return result.success
 }
 
-const context = (seed: number): RespondContext => ({ identity: "r", seed, occurrence: 0, runSeed: 0, services: Context.empty() })
+const context = (seed: number): RespondContext => ({ identity: "r", seed, occurrence: 0, runSeed: 0, services: Context.empty(), run: (effect) => Effect.runPromise(effect) })
 
 const hasLoneSurrogate = (text: string): boolean => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)
 

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import chromium from "@sparticuz/chromium"
 import OpenAI from "openai"
 import puppeteer, { type Browser, type Page } from "puppeteer-core"
@@ -328,7 +330,7 @@ describe("the inspector in a browser", () => {
         response.writeHead(200, { "content-type": "text/event-stream" })
         const send = (event: string, data: unknown) => response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
         send("hello", { latest: 0, rows: [] })
-        send("state", { seed: 0, counters: { requests: 0, answered: 0, denied: 0 }, routes: [], routeCount: 0, llm: { attached: false, callCount: 0, queued: [], consumed: 0, rules: [], counts: [], keyCount: 0, log: [], pending: [] } })
+        send("state", { seed: 0, counters: { requests: 0, answered: 0, denied: 0 }, routes: [], routeCount: 0, mcp: [], llm: { attached: false, callCount: 0, queued: [], consumed: 0, rules: [], counts: [], keyCount: 0, log: [], pending: [] } })
         const timer = setInterval(() => {
           const rows = Array.from({ length: 100 }, () => {
             seq++
@@ -381,6 +383,53 @@ describe("the inspector in a browser", () => {
     expect(open?.ms).toBeTypeOf("number")
     expect(closed).toBeDefined()
     expect(closed?.ms).toBeUndefined()
+  }, LONG)
+
+  it("the MCP panel lists each MCP route's server, its tools and calls per tool; a call from the MCP SDK client shows in the count", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-inspector-mcp-"))
+    const fixture = join(dir, "mcp.json")
+    writeFileSync(fixture, JSON.stringify({
+      routes: [{
+        family: "mcpFromConfig",
+        config: {
+          docs: { type: "remote", url: "https://mcp.docs.example/mcp" },
+          git: { type: "local", command: ["uvx", "mcp-server-git"] }
+        },
+        servers: {
+          docs: {
+            name: "docs-server",
+            version: "2.1.0",
+            tools: [
+              { name: "lookup", description: "Looks a page up", inputSchema: { type: "object" }, result: "page" },
+              { name: "outline", description: "Outlines a page", inputSchema: { type: "object" }, result: "outline" }
+            ]
+          }
+        }
+      }]
+    }))
+    const mcp = await serve(["--fixture", fixture])
+    const { page } = await open(mcp.ui)
+    await page.click("#tab-mcp")
+    await page.waitForSelector('[data-mcp-route="mcp:docs"] tr[data-tool="lookup"]', { timeout: 5_000 })
+    const server = await page.$eval('[data-mcp-route="mcp:docs"]', (e) => e.textContent ?? "")
+    expect(server).toContain("docs-server")
+    expect(server).toContain("v2.1.0")
+    expect(await page.$$eval('[data-mcp-route="mcp:docs"] tr[data-tool]', (trs) => trs.map((tr) => Array.from(tr.children).map((td) => td.textContent))))
+      .toEqual([["lookup", "Looks a page up", "0"], ["outline", "Outlines a page", "0"]])
+    // The local entry is not a server here; it is listed as not simulated (banner and routes).
+    expect(await page.$$eval("[data-mcp-route]", (cards) => cards.map((c) => c.getAttribute("data-mcp-route")))).toEqual(["mcp:docs"])
+    expect(mcp.output()).toContain("not simulated: mcp:git:")
+
+    const client = new Client({ name: "inspector-test", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${mcp.base}/mcp.docs.example/mcp`)))
+    expect((await client.callTool({ name: "lookup", arguments: {} })).content).toEqual([{ type: "text", text: "page" }])
+    await client.callTool({ name: "lookup", arguments: { again: true } })
+    await page.waitForFunction(() => document.querySelector('[data-mcp-route="mcp:docs"] tr[data-tool="lookup"] .calls')?.textContent === "2", { timeout: 5_000 })
+    expect(await page.$eval('[data-mcp-route="mcp:docs"] tr[data-tool="outline"] .calls', (e) => e.textContent)).toBe("0")
+    expect(await page.$eval("#mcp-summary", (e) => e.textContent)).toContain("2 tool calls")
+    expect(await page.$eval('[data-mcp-route="mcp:docs"]', (e) => e.textContent)).toContain("1 open session")
+    await client.close()
+    await page.close()
   }, LONG)
 
   it("resets the network, downloads a snapshot and restores it from a file", async () => {

@@ -30,6 +30,7 @@ const BODY = String.raw`
   <button type="button" role="tab" id="tab-requests" aria-controls="panel-requests" aria-selected="true">Requests</button>
   <button type="button" role="tab" id="tab-routes" aria-controls="panel-routes" aria-selected="false" tabindex="-1">Routes</button>
   <button type="button" role="tab" id="tab-model" aria-controls="panel-model" aria-selected="false" tabindex="-1">Model</button>
+  <button type="button" role="tab" id="tab-mcp" aria-controls="panel-mcp" aria-selected="false" tabindex="-1">MCP</button>
 </nav>
 <main id="panels">
   <section role="tabpanel" id="panel-requests" aria-labelledby="tab-requests">
@@ -134,6 +135,10 @@ const BODY = String.raw`
       <h2>Model log</h2>
       <div id="model-log" class="tablewrap"></div>
     </div>
+  </section>
+  <section role="tabpanel" id="panel-mcp" aria-labelledby="tab-mcp" hidden>
+    <p id="mcp-summary" class="muted" role="status"></p>
+    <div id="mcp-servers" class="stack"></div>
   </section>
 </main>
 `

@@ -1,8 +1,9 @@
 /**
- * What the inspector's Routes and Model panels show, read from the network in one go: the routes
- * with their use counts, and the simulated model's queue, rules, counts per request key, log and
- * pending invocations. Every value is plain JSON (a rule's RegExp or predicate is shown as text),
- * and large parts are bounded so a page stays light.
+ * What the inspector's Routes, Model and MCP panels show, read from the network in one go: the
+ * routes with their use counts; the simulated model's queue, rules, counts per request key, log
+ * and pending invocations; and each MCP route's server with its tools and calls per tool. Every
+ * value is plain JSON (a rule's RegExp or predicate is shown as text), and large parts are
+ * bounded so a page stays light.
  */
 import { Effect } from "effect"
 import type { SimulatedProviderApi } from "../../SimulatedProvider.ts"
@@ -15,6 +16,24 @@ export interface ViewedNetwork {
   readonly routes: Effect.Effect<ReadonlyArray<RouteView & Record<string, unknown>>>
   readonly counters: Effect.Effect<{ readonly requests: number; readonly answered: number; readonly denied: number }>
   readonly llm: SimulatedProviderApi
+  /** The MCP servers by route id (`SimulationNetworkApi.mcp`). */
+  readonly mcp: { readonly get: (id: string) => McpServerSeen | undefined }
+}
+
+/**
+ * What the MCP panel reads of one server (an `McpServerView`): its current definition, its open
+ * sessions and the calls each tool has had.
+ */
+export interface McpServerSeen {
+  readonly definition: {
+    readonly name: string
+    readonly version: string
+    readonly title?: string | undefined
+    readonly stateless?: boolean | undefined
+    readonly tools?: ReadonlyArray<{ readonly name: string; readonly title?: string | undefined; readonly description?: string | undefined }> | undefined
+  }
+  readonly sessions: ReadonlyArray<unknown>
+  readonly counts: Readonly<Record<string, number>>
 }
 
 /**
@@ -35,6 +54,9 @@ export interface RouteView {
 const ROUTES_LIMIT = 2_000
 const MODEL_LOG_LIMIT = 200
 const KEYS_LIMIT = 200
+/** How many MCP servers, and tools per server, the MCP panel is sent. */
+const MCP_SERVERS_LIMIT = 100
+const MCP_TOOLS_LIMIT = 500
 /** The largest pending request body sent whole, in characters of JSON. */
 const BODY_LIMIT = 256 * 1024
 
@@ -66,6 +88,41 @@ const bounded = (body: unknown): unknown => {
 }
 
 /**
+ * The MCP panel's servers: one per simulated `mcp` route (a route `mcpFromConfig` lists as not
+ * simulated has no server), with its tools and calls per tool. Calls of a tool the server does
+ * not define (the client asked for an unknown name) are listed after its tools.
+ */
+const mcpServers = (network: ViewedNetwork, routes: ReadonlyArray<RouteView & Record<string, unknown>>) =>
+  routes.filter((route) => route.kind === "mcp" && route.simulated !== false).slice(0, MCP_SERVERS_LIMIT).flatMap((route) => {
+    const server = network.mcp.get(route.id)
+    if (server === undefined) return []
+    const definition = server.definition
+    const tools = (definition.tools ?? []).map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      calls: server.counts[tool.name] ?? 0,
+      defined: true
+    }))
+    const defined = new Set(tools.map((tool) => tool.name))
+    for (const [name, calls] of Object.entries(server.counts)) {
+      if (!defined.has(name)) tools.push({ name, title: undefined, description: undefined, calls, defined: false })
+    }
+    return [{
+      route: route.id,
+      match: route.match,
+      name: definition.name,
+      title: definition.title,
+      version: definition.version,
+      mode: definition.stateless === true ? "stateless" : "stateful",
+      sessions: server.sessions.length,
+      calls: Object.values(server.counts).reduce((sum, n) => sum + n, 0),
+      tools: tools.slice(0, MCP_TOOLS_LIMIT),
+      toolCount: tools.length
+    }]
+  })
+
+/**
  * The panels' view of a network now.
  */
 export const viewOf = (network: ViewedNetwork): Effect.Effect<Record<string, unknown>> =>
@@ -93,6 +150,7 @@ export const viewOf = (network: ViewedNetwork): Effect.Effect<Record<string, unk
         remaining: route.remaining
       })),
       routeCount: routes.length,
+      mcp: mcpServers(network, routes),
       llm: {
         attached: llm.attached,
         callCount: llm.callCount,
