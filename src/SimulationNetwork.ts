@@ -188,7 +188,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     const llm = Option.isSome(provided)
       ? provided.value
       : yield* Effect.try({
-        try: () => SimulatedProvider.make({ logLimit, epoch: options.epoch, drive: options.drive }),
+        try: () => SimulatedProvider.make({ logLimit, logBytes, epoch: options.epoch, drive: options.drive }),
         catch: (error) => error as InvalidLlmInput
       })
     const mcp = McpServers.make((id) => {

@@ -36,7 +36,7 @@ import { InvocationNotPending, NoScriptQueued, UnmatchedLlmRequest } from "../Si
 import type { LlmApi, LlmRequest } from "./conversation.ts"
 import { deepFreeze, requestKeyOf, sha256Hex, summarize } from "./conversation.ts"
 import { Drivers, type DriverNotices, type LlmInvocationNotice, type PendingInvocation } from "./drivers.ts"
-import { ModelLog, type LlmLogEntry } from "./modelLog.ts"
+import { DEFAULT_MODEL_LOG_BYTES, ModelLog, type LlmLogEntry } from "./modelLog.ts"
 import type { Decision, LlmBehaviour, LlmMatch, LlmReply } from "./plan.ts"
 import { outcomeOf } from "./plan.ts"
 import { Rules, type LlmRule, type LlmRuleOptions } from "./rules.ts"
@@ -80,6 +80,8 @@ export const DEFAULT_EPOCH = 1_767_225_600
  */
 export interface ProviderOptions {
   readonly logLimit?: number | undefined
+  /** What the log's entries may hold in all, in bytes (default 16 MiB; each counted as its body plus a fixed overhead). */
+  readonly logBytes?: number | undefined
   readonly epoch?: number | "clock" | undefined
   readonly drive?: boolean | undefined
 }
@@ -138,7 +140,11 @@ export class SimulatedProviderApi {
     if (!Number.isInteger(limit) || limit < 0) {
       throw invalidInput("provider option", "logLimit", `logLimit must be a whole number of at least 0, got ${limit}`)
     }
-    this.#log = new ModelLog(limit)
+    const bytes = options.logBytes ?? DEFAULT_MODEL_LOG_BYTES
+    if (!Number.isInteger(bytes) || bytes < 0) {
+      throw invalidInput("provider option", "logBytes", `logBytes must be a whole number of at least 0, got ${bytes}`)
+    }
+    this.#log = new ModelLog(limit, bytes)
     const epoch = options.epoch ?? DEFAULT_EPOCH
     if (epoch !== "clock" && (!Number.isInteger(epoch) || epoch < 0)) {
       throw invalidInput("provider option", "epoch", `epoch must be a whole number of seconds of at least 0 or "clock", got ${String(epoch)}`)
@@ -368,7 +374,7 @@ export class SimulatedProviderApi {
    * `undefined` when it is not JSON). It is logged with outcome `invalid-request` and status 400
    * and counted like any other request; returns its sequence number.
    */
-  recordInvalid(url: string, raw: unknown, api: LlmApi = "openai.chat"): Effect.Effect<number> {
+  recordInvalid(url: string, raw: unknown, api: LlmApi = "openai.chat", bodySize = 0): Effect.Effect<number> {
     return Effect.map(Clock.currentTimeMillis, (now) => {
       const seq = ++this.#seq
       const body: { readonly model?: unknown; readonly stream?: unknown } = typeof raw === "object" && raw !== null ? raw : {}
@@ -390,7 +396,7 @@ export class SimulatedProviderApi {
         outcome: "invalid-request",
         status: 400,
         rawSha256: undefined
-      })
+      }, bodySize)
       return seq
     })
   }
@@ -432,7 +438,7 @@ export class SimulatedProviderApi {
         outcome: outcomeOf(plan),
         status: plan._tag === "HttpError" ? plan.status : plan._tag === "Raw" ? plan.status : undefined,
         rawSha256: plan._tag === "Raw" ? sha256Hex(plan.bytes) : undefined
-      })
+      }, request.bodySize)
       if (plan._tag === "Refuse") return Effect.fail(plan.error)
       const reply = Effect.sync((): LlmInvocation => {
         if (plan._tag === "Drive") {

@@ -51,6 +51,8 @@ export interface LlmRequest {
   readonly material: string
   /** The logical request key (see `requestKeyOf`). */
   readonly key: string
+  /** The size of the request body in bytes, as the model's log counts it against its byte bound. */
+  readonly bodySize: number
 }
 
 /**
@@ -135,6 +137,8 @@ export interface ConversationInput {
   readonly turns: ReadonlyArray<LlmTurn>
   readonly tools: ReadonlyArray<string>
   readonly key: string
+  /** The body's size in bytes (0 when unknown). */
+  readonly bodySize?: number | undefined
 }
 
 /**
@@ -167,7 +171,8 @@ export const readConversation = (input: ConversationInput): LlmRequest => {
     toolResultRounds: countRounds(turns, lastUser + 1),
     lastUserMessage: lastUser === -1 ? undefined : turns[lastUser].text,
     material: lines.join("\n"),
-    key: input.key
+    key: input.key,
+    bodySize: input.bodySize ?? 0
   }
 }
 

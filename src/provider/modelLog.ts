@@ -37,15 +37,35 @@ export interface LlmLogEntry {
 /**
  * The log and the counts.
  */
+/**
+ * The default bound of the model's log in bytes (16 MiB): entries are counted as their request
+ * body's size plus a fixed overhead, and the oldest are dropped past the bound (the latest entry
+ * is always kept). Counts stay exact whatever is dropped.
+ */
+export const DEFAULT_MODEL_LOG_BYTES = 16 * 1024 * 1024
+
+/** What an entry costs besides its body (fields, strings, objects). */
+const ENTRY_OVERHEAD = 512
+
 export class ModelLog {
   readonly #ring: Ring<LlmLogEntry>
+  readonly #byteLimit: number
+  /** The bytes each held entry is counted as, by `seq`. */
+  readonly #sizes = new Map<number, number>()
+  #bytes = 0
   /** The ring's entries in call order, built on first read after a change. */
   #view: ReadonlyArray<LlmLogEntry> | undefined
   #counts = new KeyCounts()
 
-  /** `limit`: how many entries the ring keeps (at least 1). */
-  constructor(limit: number) {
+  /** `limit`: how many entries the ring keeps (at least 1); `byteLimit`: what they may hold in all. */
+  constructor(limit: number, byteLimit: number = DEFAULT_MODEL_LOG_BYTES) {
     this.#ring = new Ring(Math.max(1, limit))
+    this.#byteLimit = byteLimit
+  }
+
+  /** The bytes the held entries are counted as. */
+  get bytes(): number {
+    return this.#bytes
   }
 
   /** How many requests were recorded, whatever became of them. */
@@ -53,13 +73,30 @@ export class ModelLog {
     return this.#ring.latest
   }
 
-  /** Records the entry of the latest request and counts its key. */
-  record(entry: LlmLogEntry): void {
-    this.#ring.push(Object.freeze(entry))
+  /**
+   * Records the entry of the latest request and counts its key. `bodySize` (the request body's
+   * bytes) counts against the byte bound; the oldest entries are dropped past it.
+   */
+  record(entry: LlmLogEntry, bodySize = 0): void {
+    const cost = ENTRY_OVERHEAD + 2 * bodySize
+    const evicted = this.#ring.push(Object.freeze(entry))
+    if (evicted !== undefined) this.#forget(evicted.seq)
+    this.#sizes.set(entry.seq, cost)
+    this.#bytes += cost
+    while (this.#bytes > this.#byteLimit && this.#ring.size > 1) {
+      const dropped = this.#ring.dropOldest()
+      if (dropped === undefined) break
+      this.#forget(dropped.seq)
+    }
     this.#view = undefined
     const bits = keyBits(entry.key)
     if (bits !== undefined) this.#counts.incrementHash(bits[0], bits[1])
     else this.#counts.increment(entry.key)
+  }
+
+  #forget(seq: number): void {
+    this.#bytes -= this.#sizes.get(seq) ?? 0
+    this.#sizes.delete(seq)
   }
 
   /** The entries held, oldest first; a snapshot later requests do not change. */
@@ -86,6 +123,12 @@ export class ModelLog {
    */
   restore(entries: ReadonlyArray<LlmLogEntry>, counts: ReadonlyMap<string, number>, latest: number): void {
     this.#ring.restore(entries.map((entry) => Object.freeze({ ...entry })), latest)
+    this.#sizes.clear()
+    this.#bytes = 0
+    for (const entry of entries) {
+      this.#sizes.set(entry.seq, ENTRY_OVERHEAD)
+      this.#bytes += ENTRY_OVERHEAD
+    }
     this.#view = undefined
     const record: Record<string, number> = {}
     for (const [key, count] of counts) if (KEY.test(key)) record[key.slice(4)] = count
@@ -95,6 +138,8 @@ export class ModelLog {
   /** Forgets every entry, count and the numbering. */
   clear(): void {
     this.#ring.clear()
+    this.#sizes.clear()
+    this.#bytes = 0
     this.#view = undefined
     this.#counts = new KeyCounts()
   }

@@ -192,10 +192,10 @@ export const modelResponder = (wire: ModelWire): Responder => (request, context)
     const raw = request.json()
     const read = wire.read(request, raw)
     if (Result.isFailure(read)) {
-      return Effect.map(provider.recordInvalid(request.url.href, raw, wire.api), (seq) =>
+      return Effect.map(provider.recordInvalid(request.url.href, raw, wire.api, request.body?.length ?? 0), (seq) =>
         jsonResponse(wire.errorBody(400, `simnet: ${read.failure}`, undefined), 400, { [wire.requestIdHeader]: `req_sim_${seq}` }))
     }
-    return provider.invoke(readConversation(read.success), request.signal).pipe(
+    return provider.invoke(readConversation({ ...read.success, bodySize: request.body?.length ?? 0 }), request.signal).pipe(
       Effect.flatMap((invocation) => new Renderer(wire, invocation, request.signal).render()),
       Effect.catchTags({
         NoScriptQueued: (error) => Effect.succeed(refusal(wire, provider, error._tag, error.message)),
