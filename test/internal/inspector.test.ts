@@ -204,7 +204,7 @@ describe("the inspector in a browser", () => {
     await page.waitForSelector('tr[data-route="from-page"]', { timeout: 5_000 })
     expect((await routesOf(server.control)).some((r) => r.id === "from-page")).toBe(true)
     expect(await page.$eval('tr[data-route="from-page"]', (tr) => tr.textContent)).toContain("unused")
-    await page.click('button[aria-label="Remove route from-page"]')
+    await page.$eval('button[aria-label="Remove route from-page"]', (button) => (button as HTMLButtonElement).click())
     await page.waitForFunction(() => document.querySelector('tr[data-route="from-page"]') === null, { timeout: 5_000 })
     expect((await routesOf(server.control)).some((r) => r.id === "from-page")).toBe(false)
     await page.close()

@@ -488,6 +488,12 @@ export const SCRIPT = String.raw`
     });
     var unused = state.routes.filter(function (r) { return r.hits === 0; }).length;
     say("route-count", state.routeCount + " routes, " + unused + " unused" + (state.routeCount > state.routes.length ? " (first " + state.routes.length + " listed)" : ""));
+    // Rebuild only when something shown changed, and give focus back to the same control, so a
+    // refresh never takes a button away from under the keyboard or the pointer.
+    var shown = JSON.stringify([list, state.routes.length]);
+    if (shown === routesShown) return;
+    routesShown = shown;
+    var focused = document.activeElement && $("routes-body").contains(document.activeElement) ? document.activeElement.getAttribute("aria-label") : null;
     var body = clear($("routes-body"));
     list.forEach(function (r) {
       body.appendChild(el("tr", { class: r.hits === 0 ? "unused" : "", "data-route": r.id },
@@ -501,7 +507,12 @@ export const SCRIPT = String.raw`
         el("td", {}, el("button", { type: "button", class: "danger", "aria-label": "Remove route " + r.id, onclick: function () { removeRoute(r.id); } }, "Remove"))));
     });
     if (list.length === 0) body.appendChild(el("tr", {}, el("td", { colspan: "8", class: "muted", text: state.routes.length === 0 ? "No routes." : "No route matches the filter." })));
+    if (focused) {
+      var again = Array.prototype.find.call(body.querySelectorAll("button"), function (b) { return b.getAttribute("aria-label") === focused; });
+      if (again) again.focus();
+    }
   }
+  var routesShown = "";
   ["route-filter", "unused-only"].forEach(function (id) { $(id).addEventListener("input", function () { if (state) renderRoutes(); }); });
   function removeRoute(id) {
     api("DELETE", "/network/routes/" + encodeURIComponent(id)).then(function (res) {
