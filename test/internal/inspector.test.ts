@@ -272,7 +272,7 @@ describe("the inspector in a browser", () => {
     expect(record.seed).toBeTypeOf("number")
     const seq = record.seq
     await page.waitForSelector(`#req-${seq}`, { timeout: 5_000 })
-    await page.click(`#req-${seq}`)
+    await page.$eval(`#req-${seq}`, (row) => (row as HTMLElement).click())
     await page.waitForFunction(() => Array.from(document.querySelectorAll("#detail button")).some((b) => b.textContent === "Regenerate body"), { timeout: 5_000 })
     expect(await page.$eval("#detail", (d) => d.textContent)).toMatch(/Seed/)
     const button = (await page.$$("#detail button")).at(-1)!
