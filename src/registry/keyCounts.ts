@@ -7,16 +7,9 @@
  * ten million for a million keys).
  */
 
-const FNV_PRIME = 0x01000193
+import { avalanche } from "./seed.ts"
 
-const avalanche = (h: number): number => {
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h >>> 0
-}
+const FNV_PRIME = 0x01000193
 
 /**
  * A 64-bit hash of a string as two unsigned 32-bit halves: FNV-1a over its UTF-16 code units from

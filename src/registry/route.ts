@@ -133,42 +133,14 @@ export interface Route extends RouteFields, Pipeable {
   readonly [TypeId]: typeof TypeId
 }
 
+// The fields are declared once, in `RouteFields`; the class only sets them.
+interface RouteValue extends RouteFields {}
+
 class RouteValue implements Route {
   readonly _tag = "Route" as const
-  readonly id: string | undefined
-  readonly kind: string
-  readonly matcher: CompiledMatcher
-  readonly times: number | undefined
-  readonly priority: number
-  readonly delay: Duration.Duration | undefined
-  readonly source: string
-  readonly respond: Responder
-  readonly respondSync: SyncResponder | undefined
-  readonly respondAsync: AsyncResponder | undefined
-  readonly prepare: Effect.Effect<void, SimnetError>
-  readonly seeded: boolean
-  readonly regenerate: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
-  readonly specPath: string | undefined
-  readonly describe: Readonly<Record<string, unknown>> | undefined
-  readonly annotated: boolean
 
   constructor(fields: RouteFields) {
-    this.id = fields.id
-    this.kind = fields.kind
-    this.matcher = fields.matcher
-    this.times = fields.times
-    this.priority = fields.priority
-    this.delay = fields.delay
-    this.source = fields.source
-    this.respond = fields.respond
-    this.respondSync = fields.respondSync
-    this.respondAsync = fields.respondAsync
-    this.prepare = fields.prepare
-    this.seeded = fields.seeded
-    this.regenerate = fields.regenerate
-    this.specPath = fields.specPath
-    this.describe = fields.describe
-    this.annotated = fields.annotated
+    Object.assign(this, fields)
   }
 
   /** On the prototype, so a spread copy of a route is not taken for a route. */
@@ -189,26 +161,7 @@ export const makeRoute = (fields: RouteFields): Route => new RouteValue(fields)
 /**
  * The same route with some fields changed.
  */
-export const withFields = (route: Route, patch: Partial<RouteFields>): Route =>
-  makeRoute({
-    id: route.id,
-    kind: route.kind,
-    matcher: route.matcher,
-    times: route.times,
-    priority: route.priority,
-    delay: route.delay,
-    source: route.source,
-    respond: route.respond,
-    respondSync: route.respondSync,
-    respondAsync: route.respondAsync,
-    prepare: route.prepare,
-    seeded: route.seeded,
-    regenerate: route.regenerate,
-    specPath: route.specPath,
-    describe: route.describe,
-    annotated: route.annotated,
-    ...patch
-  })
+export const withFields = (route: Route, patch: Partial<RouteFields>): Route => makeRoute({ ...route, ...patch })
 
 /**
  * Whether a value is a route made by a `Route` constructor or a family.

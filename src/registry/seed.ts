@@ -22,6 +22,14 @@ export const hashString = (input: string): number => {
     h ^= input.charCodeAt(i)
     h = Math.imul(h, FNV_PRIME)
   }
+  return avalanche(h)
+}
+
+/**
+ * The murmur3 finaliser: mixes every bit of a 32-bit hash into every other, so inputs that differ
+ * in one character give unrelated results. Returns an unsigned 32-bit integer.
+ */
+export const avalanche = (h: number): number => {
   h ^= h >>> 16
   h = Math.imul(h, 0x85ebca6b)
   h ^= h >>> 13
