@@ -28,7 +28,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Redaction from "../Redaction.ts"
 import { isSimnetError, type SimnetError } from "../SimnetError.ts"
-import type { SimulationNetworkApi } from "../SimulationNetwork.ts"
+import { takeHeldBody, type SimulationNetworkApi } from "../SimulationNetwork.ts"
 
 /**
  * Maps a loopback path `/HOST/PATH?QUERY` to `https://HOST/PATH?QUERY`, or undefined when the
@@ -117,8 +117,9 @@ const rest = (reader: ReadableStreamDefaultReader<Uint8Array>, taken: ReadonlyAr
 const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))
 
 /**
- * The network's answer as the server's response. A body the network produced whole (a static
- * or generated route) is written at once with its `content-length`; a body still arriving (a
+ * The network's answer as the server's response. A body the network held whole (a static or
+ * generated route) is written at once with its `content-length`, without a turn of the event
+ * loop; so is any other body that is complete before the loop turns; a body still arriving (a
  * model's stream) is relayed as it arrives.
  */
 const relay = (method: string, response: HttpClientResponse.HttpClientResponse) => {
@@ -126,6 +127,8 @@ const relay = (method: string, response: HttpClientResponse.HttpClientResponse) 
   if (bodiless(method, response.status)) return Effect.succeed(HttpServerResponse.empty(options))
   const web = HttpClientResponse.toWeb(response)
   if (Option.isNone(web)) return Effect.succeed(HttpServerResponse.stream(response.stream, options))
+  const held = takeHeldBody(web.value)
+  if (held !== undefined) return Effect.succeed(HttpServerResponse.uint8Array(held, options))
   const body = web.value.body
   if (body === null) return Effect.succeed(HttpServerResponse.empty(options))
   const reader = body.getReader()
