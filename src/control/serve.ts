@@ -144,42 +144,56 @@ const untraced = () => true
 const transportCause = (error: HttpClientError.HttpClientError): SimnetError | undefined =>
   error.reason._tag === "TransportError" && isSimnetError(error.reason.cause) ? error.reason.cause : undefined
 
+/** The request's headers without `host`: the network sees the target's host in the URL. */
+const withoutHost = (headers: Readonly<Record<string, string>>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const name in headers) if (name !== "host") out[name] = headers[name]
+  return out
+}
+
 /**
- * The handler that forwards one request into the network.
+ * The handler that forwards one request into the network. A route that answers at once (a
+ * static one) is answered without the fiber yielding: no promise, no turn of the event loop.
  */
-export const forward = (network: SimulationNetworkApi) => (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function*() {
+export const forward = (network: SimulationNetworkApi) => {
+  const client = network.httpClient
+  return (request: HttpServerRequest.HttpServerRequest) => {
     const target = targetUrl(request.url)
     if (target === undefined) {
-      return HttpServerResponse.jsonUnsafe(
+      return Effect.succeed(HttpServerResponse.jsonUnsafe(
         { error: { tag: "BadRequest", message: `expected /HOST/PATH (e.g. /api.openai.com/v1/models), got ${Redaction.bounded(request.url.split("?")[0])}` } },
         { status: 400 }
-      )
+      ))
     }
-    const { host: _host, ...headers } = request.headers
-    const hasBody = request.method !== "GET" && request.method !== "HEAD"
+    const method = request.method
+    const headers = withoutHost(request.headers)
+    const hasBody = method !== "GET" && method !== "HEAD"
     // The server hands over whatever method the client sent; the network decides whether a route takes it.
-    const outgoing = HttpClientRequest.make(request.method as HttpMethod.HttpMethod)(target, {
+    const outgoing = HttpClientRequest.make(method as HttpMethod.HttpMethod)(target, {
       headers,
       body: hasBody ? HttpBody.stream(request.stream, headers["content-type"]) : undefined
     })
-    return yield* network.httpClient.execute(outgoing).pipe(
+    return client.execute(outgoing).pipe(
       Effect.provideService(HttpClient.TracerDisabledWhen, untraced),
-      Effect.flatMap((response) => relay(request.method, response)),
-      Effect.catchTag("HttpClientError", (error) => {
-        const cause = transportCause(error)
-        const shown = network.redactor.url(target)
-        const method = Redaction.bounded(request.method)
-        if (cause !== undefined) return Effect.succeed(refusal(cause, method, shown))
-        const reason = error.reason as { readonly _tag: string; readonly cause?: unknown }
-        const detail = reason.cause instanceof Error ? `: ${Redaction.bounded(reason.cause.message)}` : ""
-        return Effect.succeed(HttpServerResponse.jsonUnsafe(
-          { error: { tag: "RouteFailed", message: `simnet: ${reason._tag} answering ${method} ${shown}${detail}`, method, url: shown } },
-          { status: 502 }
-        ))
-      })
+      Effect.flatMap((response) => relay(method, response)),
+      Effect.catchTag("HttpClientError", (error) => Effect.succeed(failed(network, error, method, target)))
     )
-  })
+  }
+}
+
+/** The 502 of a request the network refused (by tag) or a route that failed on the way. */
+const failed = (network: SimulationNetworkApi, error: HttpClientError.HttpClientError, requestMethod: string, target: string) => {
+  const cause = transportCause(error)
+  const shown = network.redactor.url(target)
+  const method = Redaction.bounded(requestMethod)
+  if (cause !== undefined) return refusal(cause, method, shown)
+  const reason = error.reason as { readonly _tag: string; readonly cause?: unknown }
+  const detail = reason.cause instanceof Error ? `: ${Redaction.bounded(reason.cause.message)}` : ""
+  return HttpServerResponse.jsonUnsafe(
+    { error: { tag: "RouteFailed", message: `simnet: ${reason._tag} answering ${method} ${shown}${detail}`, method, url: shown } },
+    { status: 502 }
+  )
+}
 
 /**
  * The router layer of `simnet serve`: every path not claimed by a more specific route (such as
