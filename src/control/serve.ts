@@ -95,21 +95,47 @@ const takeReady = async (reader: ReadableStreamDefaultReader<Uint8Array>) => {
   }
 }
 
-/** The chunks taken, then the rest of the body as it arrives; cancelling it cancels the body. */
+const SETTLED_LATER = Symbol("settledLater")
+const settledLater = Promise.resolve(SETTLED_LATER)
+
+/**
+ * The chunks taken, then the rest of the body as it arrives; cancelling it cancels the body.
+ * Whatever the body already holds when a chunk arrives (a driver's deltas received before the
+ * server's next write) goes out with it in one write: the bytes, and so the events, are the
+ * same, in fewer writes.
+ */
 const rest = (reader: ReadableStreamDefaultReader<Uint8Array>, taken: ReadonlyArray<Uint8Array>, read: Promise<ReadableStreamReadResult<Uint8Array>> | undefined) => {
   let next = read
+  let ended = false
   return Stream.fromReadableStream({
     evaluate: () =>
       new ReadableStream<Uint8Array>({
-        start: (controller) => taken.forEach((chunk) => controller.enqueue(chunk)),
+        start: (controller) => {
+          if (taken.length > 0) controller.enqueue(concat(taken))
+        },
         pull: async (controller) => {
-          const result = await (next ?? reader.read())
+          if (ended) return controller.close()
+          const first = await (next ?? reader.read())
           next = undefined
-          if (result.done) controller.close()
-          else controller.enqueue(result.value)
+          if (first.done) return controller.close()
+          const chunks = [first.value]
+          for (;;) {
+            const pending = reader.read()
+            const result = await Promise.race([pending, settledLater])
+            if (result === SETTLED_LATER) {
+              next = pending
+              break
+            }
+            if (result.done) {
+              ended = true
+              break
+            }
+            chunks.push(result.value)
+          }
+          controller.enqueue(concat(chunks))
         },
         cancel: (reason) => reader.cancel(reason)
-      }),
+      }, { highWaterMark: 0 }),
     onError: (cause) => cause
   })
 }
