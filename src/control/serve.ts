@@ -95,6 +95,9 @@ const takeReady = async (reader: ReadableStreamDefaultReader<Uint8Array>) => {
   }
 }
 
+/** The most bytes of a still-arriving body gathered into one write. */
+const COALESCE_LIMIT = 16 * 1024
+
 const SETTLED_LATER = Symbol("settledLater")
 const settledLater = Promise.resolve(SETTLED_LATER)
 
@@ -102,7 +105,7 @@ const settledLater = Promise.resolve(SETTLED_LATER)
  * The chunks taken, then the rest of the body as it arrives; cancelling it cancels the body.
  * Whatever the body already holds when a chunk arrives (a driver's deltas received before the
  * server's next write) goes out with it in one write: the bytes, and so the events, are the
- * same, in fewer writes.
+ * same, in fewer writes of at most `COALESCE_LIMIT` bytes.
  */
 const rest = (reader: ReadableStreamDefaultReader<Uint8Array>, taken: ReadonlyArray<Uint8Array>, read: Promise<ReadableStreamReadResult<Uint8Array>> | undefined) => {
   let next = read
@@ -119,7 +122,8 @@ const rest = (reader: ReadableStreamDefaultReader<Uint8Array>, taken: ReadonlyAr
           next = undefined
           if (first.done) return controller.close()
           const chunks = [first.value]
-          for (;;) {
+          let size = first.value.byteLength
+          while (size < COALESCE_LIMIT) {
             const pending = reader.read()
             const result = await Promise.race([pending, settledLater])
             if (result === SETTLED_LATER) {
@@ -131,6 +135,7 @@ const rest = (reader: ReadableStreamDefaultReader<Uint8Array>, taken: ReadonlyAr
               break
             }
             chunks.push(result.value)
+            size += result.value.byteLength
           }
           controller.enqueue(concat(chunks))
         },
