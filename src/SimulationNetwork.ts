@@ -30,6 +30,15 @@ import { capture, restore, type NetworkState } from "./Snapshot.ts"
 
 export type { RouteInfo } from "./registry/network.ts"
 export type { NetworkState } from "./Snapshot.ts"
+/**
+ * The whole body of a response the network answered from a body it held (a static or generated
+ * route), as bytes, marking the response's body used; undefined for any other response or one
+ * whose body was already read. A fast accessor for servers that relay the network's answers
+ * (`simnet serve` writes such an answer in one go instead of reading it back through a
+ * `ReadableStream`). Gotcha: it takes the WHATWG `Response` (`HttpClientResponse.toWeb`), and the
+ * bytes are the response's own: write them, do not change them.
+ */
+export { takeHeldBody } from "./registry/heldResponse.ts"
 export { CONTROL_BASE, SimulationControl, type ControlEvent, type ControlOptions, type ControlRouter } from "./control/endpoint.ts"
 
 /**

@@ -59,6 +59,8 @@ const fromSimnet = (error: SimnetError): RpcError => {
   }
 }
 
+const decoder = new TextDecoder()
+
 const COMMANDS = new Set(["llm.chunk", "llm.finish", "llm.fail", "llm.disconnect"])
 
 /**
@@ -85,7 +87,7 @@ class Connection {
     }
     let message: unknown
     try {
-      message = JSON.parse(typeof frame === "string" ? frame : new TextDecoder().decode(frame))
+      message = JSON.parse(typeof frame === "string" ? frame : decoder.decode(frame))
     } catch (error) {
       return Effect.succeed({ reply: failure(null, { code: -32700, message: `Parse error: ${error instanceof Error ? error.message : String(error)}` }), after: Effect.void })
     }
@@ -171,9 +173,12 @@ export const driverSocket = (network: DrivenNetwork, request: HttpServerRequest.
     const send = (message: unknown) => Effect.ignore(writer.write(JSON.stringify(message)))
     const connection = new Connection(network, scope, send)
     const inbox = yield* Queue.bounded<string | Uint8Array>(INBOX)
+    const handle = (frame: string | Uint8Array) =>
+      Effect.flatMap(connection.frame(frame), ({ reply, after }) => reply === undefined ? after : Effect.andThen(send(reply), after))
+    // Every frame already received is handled before the fiber yields, so the deltas of a burst
+    // reach the model's stream together and the server relays them in one write.
     yield* Effect.forkScoped(Effect.forever(
-      Effect.flatMap(Queue.take(inbox), (frame) =>
-        Effect.flatMap(connection.frame(frame), ({ reply, after }) => Effect.andThen(reply === undefined ? Effect.void : send(reply), after)))
+      Effect.flatMap(Queue.takeAll(inbox), (frames) => Effect.forEach(frames, handle, { discard: true }))
     ))
     yield* Effect.ignore(Effect.forever(Effect.flatMap(reader.pull, (frames) => Queue.offerAll(inbox, frames))))
     return HttpServerResponse.empty()

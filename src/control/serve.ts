@@ -28,7 +28,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Redaction from "../Redaction.ts"
 import { isSimnetError, type SimnetError } from "../SimnetError.ts"
-import type { SimulationNetworkApi } from "../SimulationNetwork.ts"
+import { takeHeldBody, type SimulationNetworkApi } from "../SimulationNetwork.ts"
 
 /**
  * Maps a loopback path `/HOST/PATH?QUERY` to `https://HOST/PATH?QUERY`, or undefined when the
@@ -95,21 +95,52 @@ const takeReady = async (reader: ReadableStreamDefaultReader<Uint8Array>) => {
   }
 }
 
-/** The chunks taken, then the rest of the body as it arrives; cancelling it cancels the body. */
+/** The most bytes of a still-arriving body gathered into one write. */
+const COALESCE_LIMIT = 16 * 1024
+
+const SETTLED_LATER = Symbol("settledLater")
+const settledLater = Promise.resolve(SETTLED_LATER)
+
+/**
+ * The chunks taken, then the rest of the body as it arrives; cancelling it cancels the body.
+ * Whatever the body already holds when a chunk arrives (a driver's deltas received before the
+ * server's next write) goes out with it in one write: the bytes, and so the events, are the
+ * same, in fewer writes of at most `COALESCE_LIMIT` bytes.
+ */
 const rest = (reader: ReadableStreamDefaultReader<Uint8Array>, taken: ReadonlyArray<Uint8Array>, read: Promise<ReadableStreamReadResult<Uint8Array>> | undefined) => {
   let next = read
+  let ended = false
   return Stream.fromReadableStream({
     evaluate: () =>
       new ReadableStream<Uint8Array>({
-        start: (controller) => taken.forEach((chunk) => controller.enqueue(chunk)),
+        start: (controller) => {
+          if (taken.length > 0) controller.enqueue(concat(taken))
+        },
         pull: async (controller) => {
-          const result = await (next ?? reader.read())
+          if (ended) return controller.close()
+          const first = await (next ?? reader.read())
           next = undefined
-          if (result.done) controller.close()
-          else controller.enqueue(result.value)
+          if (first.done) return controller.close()
+          const chunks = [first.value]
+          let size = first.value.byteLength
+          while (size < COALESCE_LIMIT) {
+            const pending = reader.read()
+            const result = await Promise.race([pending, settledLater])
+            if (result === SETTLED_LATER) {
+              next = pending
+              break
+            }
+            if (result.done) {
+              ended = true
+              break
+            }
+            chunks.push(result.value)
+            size += result.value.byteLength
+          }
+          controller.enqueue(concat(chunks))
         },
         cancel: (reason) => reader.cancel(reason)
-      }),
+      }, { highWaterMark: 0 }),
     onError: (cause) => cause
   })
 }
@@ -117,8 +148,9 @@ const rest = (reader: ReadableStreamDefaultReader<Uint8Array>, taken: ReadonlyAr
 const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))
 
 /**
- * The network's answer as the server's response. A body the network produced whole (a static
- * or generated route) is written at once with its `content-length`; a body still arriving (a
+ * The network's answer as the server's response. A body the network held whole (a static or
+ * generated route) is written at once with its `content-length`, without a turn of the event
+ * loop; so is any other body that is complete before the loop turns; a body still arriving (a
  * model's stream) is relayed as it arrives.
  */
 const relay = (method: string, response: HttpClientResponse.HttpClientResponse) => {
@@ -126,6 +158,8 @@ const relay = (method: string, response: HttpClientResponse.HttpClientResponse) 
   if (bodiless(method, response.status)) return Effect.succeed(HttpServerResponse.empty(options))
   const web = HttpClientResponse.toWeb(response)
   if (Option.isNone(web)) return Effect.succeed(HttpServerResponse.stream(response.stream, options))
+  const held = takeHeldBody(web.value)
+  if (held !== undefined) return Effect.succeed(HttpServerResponse.uint8Array(held, options))
   const body = web.value.body
   if (body === null) return Effect.succeed(HttpServerResponse.empty(options))
   const reader = body.getReader()
@@ -141,42 +175,56 @@ const untraced = () => true
 const transportCause = (error: HttpClientError.HttpClientError): SimnetError | undefined =>
   error.reason._tag === "TransportError" && isSimnetError(error.reason.cause) ? error.reason.cause : undefined
 
+/** The request's headers without `host`: the network sees the target's host in the URL. */
+const withoutHost = (headers: Readonly<Record<string, string>>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const name in headers) if (name !== "host") out[name] = headers[name]
+  return out
+}
+
 /**
- * The handler that forwards one request into the network.
+ * The handler that forwards one request into the network. A route that answers at once (a
+ * static one) is answered without the fiber yielding: no promise, no turn of the event loop.
  */
-export const forward = (network: SimulationNetworkApi) => (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function*() {
+export const forward = (network: SimulationNetworkApi) => {
+  const client = network.httpClient
+  return (request: HttpServerRequest.HttpServerRequest) => {
     const target = targetUrl(request.url)
     if (target === undefined) {
-      return HttpServerResponse.jsonUnsafe(
+      return Effect.succeed(HttpServerResponse.jsonUnsafe(
         { error: { tag: "BadRequest", message: `expected /HOST/PATH (e.g. /api.openai.com/v1/models), got ${Redaction.bounded(request.url.split("?")[0])}` } },
         { status: 400 }
-      )
+      ))
     }
-    const { host: _host, ...headers } = request.headers
-    const hasBody = request.method !== "GET" && request.method !== "HEAD"
+    const method = request.method
+    const headers = withoutHost(request.headers)
+    const hasBody = method !== "GET" && method !== "HEAD"
     // The server hands over whatever method the client sent; the network decides whether a route takes it.
-    const outgoing = HttpClientRequest.make(request.method as HttpMethod.HttpMethod)(target, {
+    const outgoing = HttpClientRequest.make(method as HttpMethod.HttpMethod)(target, {
       headers,
       body: hasBody ? HttpBody.stream(request.stream, headers["content-type"]) : undefined
     })
-    return yield* network.httpClient.execute(outgoing).pipe(
+    return client.execute(outgoing).pipe(
       Effect.provideService(HttpClient.TracerDisabledWhen, untraced),
-      Effect.flatMap((response) => relay(request.method, response)),
-      Effect.catchTag("HttpClientError", (error) => {
-        const cause = transportCause(error)
-        const shown = network.redactor.url(target)
-        const method = Redaction.bounded(request.method)
-        if (cause !== undefined) return Effect.succeed(refusal(cause, method, shown))
-        const reason = error.reason as { readonly _tag: string; readonly cause?: unknown }
-        const detail = reason.cause instanceof Error ? `: ${Redaction.bounded(reason.cause.message)}` : ""
-        return Effect.succeed(HttpServerResponse.jsonUnsafe(
-          { error: { tag: "RouteFailed", message: `simnet: ${reason._tag} answering ${method} ${shown}${detail}`, method, url: shown } },
-          { status: 502 }
-        ))
-      })
+      Effect.flatMap((response) => relay(method, response)),
+      Effect.catchTag("HttpClientError", (error) => Effect.succeed(failed(network, error, method, target)))
     )
-  })
+  }
+}
+
+/** The 502 of a request the network refused (by tag) or a route that failed on the way. */
+const failed = (network: SimulationNetworkApi, error: HttpClientError.HttpClientError, requestMethod: string, target: string) => {
+  const cause = transportCause(error)
+  const shown = network.redactor.url(target)
+  const method = Redaction.bounded(requestMethod)
+  if (cause !== undefined) return refusal(cause, method, shown)
+  const reason = error.reason as { readonly _tag: string; readonly cause?: unknown }
+  const detail = reason.cause instanceof Error ? `: ${Redaction.bounded(reason.cause.message)}` : ""
+  return HttpServerResponse.jsonUnsafe(
+    { error: { tag: "RouteFailed", message: `simnet: ${reason._tag} answering ${method} ${shown}${detail}`, method, url: shown } },
+    { status: 502 }
+  )
+}
 
 /**
  * The router layer of `simnet serve`: every path not claimed by a more specific route (such as

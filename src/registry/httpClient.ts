@@ -2,14 +2,16 @@
  * The `HttpClient` door into a network: an Effect `HttpClient` whose unregistered requests fail
  * with an `HttpClientError` (a `TransportError`) whose `cause` is the typed error.
  */
-import { Effect, Stream } from "effect"
+import { Effect, Option, Result, Stream } from "effect"
+import * as Tracer from "effect/Tracer"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Url from "effect/http/Url"
 import type { SimnetError } from "../SimnetError.ts"
-import type { Network } from "./network.ts"
-import { makeSimRequest } from "./request.ts"
+import type { Dispatched, Network } from "./network.ts"
+import { LazySignal, makeSimRequest } from "./request.ts"
 import { refusedRequest } from "./transport.ts"
 import { NULL_BODY_STATUSES } from "./util.ts"
 
@@ -61,12 +63,64 @@ const requestBody = (request: HttpClientRequest.HttpClientRequest): Effect.Effec
   }
 }
 
+const transportError = (request: HttpClientRequest.HttpClientRequest, error: SimnetError) =>
+  new HttpClientError.HttpClientError({
+    reason: new HttpClientError.TransportError({ request, cause: error, description: error.message })
+  })
+
+const withContentType = (request: HttpClientRequest.HttpClientRequest, contentType: string | undefined) =>
+  contentType !== undefined && request.headers["content-type"] === undefined
+    ? { ...request.headers, "content-type": contentType }
+    : request.headers
+
+/** The Effect a dispatch stands for, its web response wrapped for the request. */
+const answerOf = (request: HttpClientRequest.HttpClientRequest, dispatched: Dispatched): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
+  switch (dispatched._tag) {
+    case "Response":
+      return Effect.succeed(received(request, dispatched.response))
+    case "Denied":
+      return Effect.fail(transportError(request, dispatched.error))
+    case "Effect":
+      return Effect.mapBoth(dispatched.effect, {
+        onFailure: (error) => transportError(request, error),
+        onSuccess: (response) => received(request, response)
+      })
+    case "Promise": {
+      const promise = dispatched.promise
+      return Effect.map(
+        Effect.tryPromise({ try: () => promise, catch: (error) => transportError(request, error as SimnetError) }),
+        (response) => received(request, response)
+      )
+    }
+  }
+}
+
+/** A dispatch already made by the fast path, handed to `HttpClient.make` for its abort wiring. */
+interface HandedOver {
+  readonly dispatched: Dispatched
+  readonly signal: LazySignal
+}
+
 /**
  * An Effect `HttpClient` that answers from the network. Unregistered requests fail with an
  * `HttpClientError` (a `TransportError`) whose `cause` is the `UnregisteredRequest`.
+ *
+ * A request whose body is at hand (none, bytes or a string) and whose client span is disabled
+ * (`HttpClient.TracerDisabledWhen`, as `simnet serve` sets it) is dispatched at once, with an
+ * abort signal made only if the route asks for one: a route that answers at once (a static
+ * route) costs no `AbortController`, no response tracking and no interruption wiring. Every
+ * other answer (one still to come, or traced) goes through `HttpClient.make`, whose abort on
+ * interruption (of the request, or of reading the body) reaches the route's signal.
  */
-export const makeHttpClient = (network: Network): HttpClient.HttpClient =>
-  HttpClient.make((request, url, signal) => {
+export const makeHttpClient = (network: Network): HttpClient.HttpClient => {
+  const handedOver = new WeakMap<HttpClientRequest.HttpClientRequest, HandedOver>()
+  const general = HttpClient.make((request, url, signal) => {
+    const handed = handedOver.get(request)
+    if (handed !== undefined) {
+      handedOver.delete(request)
+      signal.addEventListener("abort", () => handed.signal.abort(signal.reason), { once: true })
+      return answerOf(request, handed.dispatched)
+    }
     // What undici's `fetch` refuses (a method that is not a token, CONNECT/TRACE/TRACK, a body
     // with GET or HEAD) fails as Effect's `FetchHttpClient` would report it: a `TransportError`
     // whose cause is undici's own `TypeError`.
@@ -76,30 +130,52 @@ export const makeHttpClient = (network: Network): HttpClient.HttpClient =>
         reason: new HttpClientError.TransportError({ request, cause: refused, description: refused.message })
       }))
     }
-    return Effect.flatMap(requestBody(request), ({ body, contentType }) => {
-      const headers = contentType !== undefined && request.headers["content-type"] === undefined
-        ? { ...request.headers, "content-type": contentType }
-        : request.headers
-      const dispatched = network.dispatch(makeSimRequest({ method: request.method, url, headers: headers as Record<string, string>, body, signal }))
-      const transportError = (error: SimnetError) =>
-        new HttpClientError.HttpClientError({
-          reason: new HttpClientError.TransportError({ request, cause: error, description: error.message })
-        })
-      switch (dispatched._tag) {
-        case "Response":
-          return Effect.succeed(received(request, dispatched.response))
-        case "Denied":
-          return Effect.fail(transportError(dispatched.error))
-        case "Effect":
-          return Effect.mapBoth(dispatched.effect, {
-            onFailure: transportError,
-            onSuccess: (response) => received(request, response)
-          })
-        case "Promise":
-          return Effect.map(
-            Effect.tryPromise({ try: () => dispatched.promise, catch: (error) => transportError(error as SimnetError) }),
-            (response) => received(request, response)
-          )
-      }
-    })
+    return Effect.flatMap(requestBody(request), ({ body, contentType }) =>
+      answerOf(request, network.dispatch(makeSimRequest({ method: request.method, url, headers: withContentType(request, contentType) as Record<string, string>, body, signal }))))
   })
+  const postprocess = general.postprocess
+  return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
+    (effect) =>
+      Effect.flatMap(effect, (request) =>
+        Effect.withFiber((fiber) => {
+          const body = bodyAtHand(request)
+          if (body === undefined || !(fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(HttpClient.TracerDisabledWhen)(request))) {
+            return postprocess(Effect.succeed(request))
+          }
+          if (refusedRequest(String(request.method), request.body._tag !== "Empty") !== undefined) return postprocess(Effect.succeed(request))
+          const url = Url.make(request.url, request.urlParams, Option.getOrUndefined(request.hash))
+          if (Result.isFailure(url)) return postprocess(Effect.succeed(request))
+          const signal = new LazySignal()
+          const dispatched = network.dispatch(makeSimRequest({
+            method: request.method,
+            url: url.success,
+            headers: withContentType(request, body.contentType) as Record<string, string>,
+            body: body.body,
+            signal
+          }))
+          if (dispatched._tag !== "Effect" && !signal.used) return answerOf(request, dispatched)
+          handedOver.set(request, { dispatched, signal })
+          return postprocess(Effect.succeed(request))
+        })),
+    Effect.succeed
+  )
+}
+
+/** The body of a request when it is at hand without waiting; undefined when it must be read. */
+const bodyAtHand = (request: HttpClientRequest.HttpClientRequest): { body: Uint8Array | undefined; contentType: string | undefined } | undefined => {
+  const body = request.body
+  switch (body._tag) {
+    case "Empty":
+      return NO_BODY
+    case "Uint8Array":
+      return { body: body.body, contentType: body.contentType }
+    case "Raw":
+      if (typeof body.body === "string") return { body: encoder.encode(body.body), contentType: body.contentType }
+      if (body.body instanceof Uint8Array) return { body: body.body, contentType: body.contentType }
+      return undefined
+    default:
+      return undefined
+  }
+}
+
+const NO_BODY = { body: undefined, contentType: undefined }

@@ -24,6 +24,28 @@ export interface SimRequest {
   json(): unknown
 }
 
+/**
+ * An abort signal made the first time a route asks for it. A route answered at once never
+ * looks, and so the request needs no `AbortController` (the `HttpClient` door's fast path).
+ */
+export class LazySignal {
+  #controller: AbortController | undefined
+
+  /** Whether a route has asked for the signal. */
+  get used(): boolean {
+    return this.#controller !== undefined
+  }
+
+  get signal(): AbortSignal {
+    return (this.#controller ??= new AbortController()).signal
+  }
+
+  /** Aborts the signal, if a route has asked for it. */
+  abort(reason?: unknown): void {
+    this.#controller?.abort(reason)
+  }
+}
+
 const decoder = new TextDecoder()
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
 
@@ -31,8 +53,8 @@ class SimRequestImpl implements SimRequest {
   readonly method: string
   readonly url: URL
   readonly body: Uint8Array | undefined
-  readonly signal: AbortSignal | undefined
   params: Readonly<Record<string, string>>
+  private signalSource: AbortSignal | LazySignal | undefined
   private headersInit: HeadersInit | undefined
   private headersCache: Headers | undefined
   private textCache: string | undefined
@@ -43,7 +65,7 @@ class SimRequestImpl implements SimRequest {
     url: URL,
     headers: HeadersInit | undefined,
     body: Uint8Array | undefined,
-    signal: AbortSignal | undefined,
+    signal: AbortSignal | LazySignal | undefined,
     params: Readonly<Record<string, string>>
   ) {
     this.method = method
@@ -51,8 +73,13 @@ class SimRequestImpl implements SimRequest {
     if (headers instanceof Headers) this.headersCache = headers
     else this.headersInit = headers
     this.body = body
-    this.signal = signal
+    this.signalSource = signal
     this.params = params
+  }
+
+  get signal(): AbortSignal | undefined {
+    const source = this.signalSource
+    return source instanceof LazySignal ? source.signal : source
   }
 
   /** The headers as given, or the `Headers` built from them. */
@@ -99,7 +126,7 @@ export const makeSimRequest = (options: {
   readonly url: string | URL
   readonly headers?: HeadersInit | undefined
   readonly body?: string | Uint8Array | undefined
-  readonly signal?: AbortSignal | undefined
+  readonly signal?: AbortSignal | LazySignal | undefined
   readonly params?: Readonly<Record<string, string>> | undefined
 }): SimRequest =>
   new SimRequestImpl(

@@ -6,6 +6,7 @@ import { Effect, Result } from "effect"
 import type { Responder, SyncResponder } from "../registry/route.ts"
 import { NULL_BODY_STATUSES } from "../registry/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
+import { bytesResponse, textResponse } from "../registry/heldResponse.ts"
 
 /**
  * Response options shared by the static kinds.
@@ -82,7 +83,7 @@ const headersWith = (options: StaticResponseOptions, defaultType: string | undef
 export const textResponder = (body: string, options: StaticResponseOptions = {}): StaticResponder => {
   const status = options.status ?? 200
   const headers = headersWith(options, "text/plain; charset=utf-8")
-  return fromSync(status, headers, true, () => new Response(body, { status, headers }))
+  return fromSync(status, headers, true, () => textResponse(body, { status, headers }))
 }
 
 /**
@@ -93,7 +94,7 @@ export const bytesResponder = (body: Uint8Array, options: StaticResponseOptions 
   const status = options.status ?? 200
   const headers = headersWith(options, "application/octet-stream")
   const bytes = body.slice()
-  return fromSync(status, headers, true, () => new Response(bytes.slice(), { status, headers }))
+  return fromSync(status, headers, true, () => bytesResponse(bytes.slice(), { status, headers }))
 }
 
 
@@ -103,5 +104,5 @@ export const bytesResponder = (body: Uint8Array, options: StaticResponseOptions 
 export const statusResponder = (status: number, options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } = {}): StaticResponder => {
   const headers = headersWith({ headers: options.headers }, options.body === undefined ? undefined : "text/plain; charset=utf-8")
   const body = options.body ?? null
-  return fromSync(status, headers, body !== null, () => new Response(body, { status, headers }))
+  return fromSync(status, headers, body !== null, () => (body === null ? new Response(null, { status, headers }) : textResponse(body, { status, headers })))
 }

@@ -6,7 +6,7 @@
 import { Effect, Result, type Schema } from "effect"
 import { compileGenerator, type CompiledGenerator } from "./generate.ts"
 import type { FieldHints } from "./realism.ts"
-import { textResponse } from "./textResponse.ts"
+import { textResponse } from "../../registry/heldResponse.ts"
 import { offsetSeed } from "../../registry/seed.ts"
 import { checkResponseParts } from "../static.ts"
 import type { RespondContext, Responder, SimRequest, SyncResponder } from "../../registry/route.ts"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { textResponse } from "../../src/routes/jsonSchema/textResponse.ts"
+import { bytesResponse, takeHeldBody, textResponse } from "../../src/registry/heldResponse.ts"
 
 const make = () => textResponse('{"a":1}', { status: 201, headers: { "content-type": "application/json" } })
 
@@ -33,5 +33,19 @@ describe("textResponse", () => {
     expect(copy.headers.get("content-type")).toBe("application/json")
     expect(new TextDecoder().decode(await copy.bytes())).toBe('{"a":1}')
     expect(await (await response.blob()).text()).toBe('{"a":1}')
+  })
+
+  it("hands its body over whole once, and not after it was streamed or for another response", async () => {
+    const response = make()
+    expect(new TextDecoder().decode(takeHeldBody(response))).toBe('{"a":1}')
+    expect(response.bodyUsed).toBe(true)
+    expect(takeHeldBody(response)).toBeUndefined()
+    const bytes = bytesResponse(new Uint8Array([1, 2, 3]), { status: 200 })
+    expect(Array.from(await bytes.clone().bytes())).toEqual([1, 2, 3])
+    expect(Array.from(takeHeldBody(bytes)!)).toEqual([1, 2, 3])
+    const streamed = make()
+    void streamed.body
+    expect(takeHeldBody(streamed)).toBeUndefined()
+    expect(takeHeldBody(new Response("plain"))).toBeUndefined()
   })
 })

@@ -1,0 +1,111 @@
+/**
+ * A WHATWG `Response` for a body simnet already holds whole, as a string (a generated JSON body,
+ * a static text route) or as bytes (a static bytes route). A `Response` built from a body in
+ * undici pushes it through a `ReadableStream` that `text()` and `json()` then read back chunk by
+ * chunk; that costs more than generating a 20-field body. This one hands the body over directly
+ * when it is read as text or JSON, or taken whole by `takeHeldBody` (how `simnet serve` writes a
+ * static answer in one go), and builds the stream only when someone asks for `body`,
+ * `arrayBuffer()`, `bytes()`, `blob()`, `formData()` or a clone. It is a `Response`
+ * (`instanceof Response`), and a body reads once, as any other.
+ */
+
+const unusable = () => new TypeError("Body is unusable: Body has already been read")
+const decoder = new TextDecoder()
+const encoder = new TextEncoder()
+
+class HeldResponse extends Response {
+  #held: string | Uint8Array
+  #used = false
+  #full: Response | undefined = undefined
+
+  constructor(held: string | Uint8Array, init: ResponseInit) {
+    super(null, init)
+    this.#held = held
+  }
+
+  /** The same response as undici builds it, made the first time the body is needed as a stream. */
+  #stream(): Response {
+    return (this.#full ??= new Response(this.#held as BodyInit, { status: this.status, statusText: this.statusText, headers: this.headers }))
+  }
+
+  #text(): string {
+    return typeof this.#held === "string" ? this.#held : decoder.decode(this.#held)
+  }
+
+  /** The held body as bytes, once, unless it was read or streamed already. */
+  take(): Uint8Array | undefined {
+    if (this.#used || this.#full !== undefined) return undefined
+    this.#used = true
+    return typeof this.#held === "string" ? encoder.encode(this.#held) : this.#held
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+    return this.#used ? null : this.#stream().body
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#used || (this.#full?.bodyUsed ?? false)
+  }
+
+  override text(): Promise<string> {
+    if (this.#full !== undefined) return this.#full.text()
+    if (this.#used) return Promise.reject(unusable())
+    this.#used = true
+    return Promise.resolve(this.#text())
+  }
+
+  override json(): Promise<any> {
+    if (this.#full !== undefined) return this.#full.json()
+    if (this.#used) return Promise.reject(unusable())
+    this.#used = true
+    try {
+      return Promise.resolve(JSON.parse(this.#text()))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return this.#used ? Promise.reject(unusable()) : this.#stream().arrayBuffer()
+  }
+
+  override bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return this.#used ? Promise.reject(unusable()) : this.#stream().bytes()
+  }
+
+  override blob(): Promise<Blob> {
+    return this.#used ? Promise.reject(unusable()) : this.#stream().blob()
+  }
+
+  override formData(): Promise<FormData> {
+    return this.#used ? Promise.reject(unusable()) : this.#stream().formData()
+  }
+
+  override clone(): Response {
+    if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.")
+    if (this.#full !== undefined) return this.#full.clone()
+    const copy = new HeldResponse(typeof this.#held === "string" ? this.#held : this.#held.slice(), { status: this.status, statusText: this.statusText, headers: this.headers })
+    if (Object.prototype.hasOwnProperty.call(this, "url")) Object.defineProperty(copy, "url", { value: this.url })
+    return copy
+  }
+}
+
+/**
+ * A `Response` whose body is `text` (not for the statuses that carry no body: 204, 205, 304).
+ */
+export const textResponse = (text: string, init: ResponseInit): Response => new HeldResponse(text, init)
+
+/**
+ * A `Response` whose body is `bytes`, which it owns from now on (not for the statuses that carry
+ * no body: 204, 205, 304).
+ */
+export const bytesResponse = (bytes: Uint8Array, init: ResponseInit): Response => new HeldResponse(bytes, init)
+
+/**
+ * The whole body of a response simnet built from a body it held (a static or generated route),
+ * handed over as bytes and marking the response's body used; undefined for any other response,
+ * or when its body was read or streamed already. Lets a server write such an answer in one go
+ * without reading it back through a `ReadableStream`.
+ */
+export const takeHeldBody = (response: Response): Uint8Array | undefined =>
+  response instanceof HeldResponse ? response.take() : undefined
