@@ -12,25 +12,12 @@
  * requests with the same method and URL in flight at once may have their durations swapped.
  */
 import { Effect } from "effect"
+import type { RequestRecord } from "../../Log.ts"
 
 /**
- * A record of the network's log, as the feed reads it (a `RequestRecord`).
+ * A record of the network's log, as the feed reads it.
  */
-export interface LogRecord {
-  readonly seq: number
-  readonly time: number
-  readonly method: string
-  readonly url: string
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: { readonly size: number; readonly preview: string } | undefined
-  readonly route: { readonly id: string; readonly kind: string; readonly source: string } | undefined
-  readonly denial: string | undefined
-  readonly status: number | undefined
-  readonly seed: number | undefined
-  readonly occurrence: number | undefined
-  /** What the route added (an MCP call's method and tool, say). */
-  readonly detail: Readonly<Record<string, unknown>> | undefined
-}
+export type LogRecord = RequestRecord
 
 /**
  * What the feed needs of a network.

@@ -7,6 +7,7 @@
  */
 import { Effect } from "effect"
 import type { SimulatedProviderApi } from "../../SimulatedProvider.ts"
+import type { RouteInfo } from "../../Log.ts"
 
 /**
  * What the panels need of a network.
@@ -39,16 +40,7 @@ export interface McpServerSeen {
 /**
  * One route as the Routes panel lists it.
  */
-export interface RouteView {
-  readonly id: string
-  readonly kind: string
-  readonly match: string
-  readonly source: string
-  readonly priority: number
-  readonly times: number | undefined
-  readonly hits: number
-  readonly remaining: number | undefined
-}
+export type RouteView = RouteInfo
 
 /** How many routes, model log entries and request keys the panels are sent. */
 const ROUTES_LIMIT = 2_000
