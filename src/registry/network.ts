@@ -197,7 +197,7 @@ export class Network {
     if (entry.route.seeded !== true) {
       // An annotating route never caches a context, so a route that has one is asked nothing more.
       if (entry.context !== undefined) return entry.context
-      if (entry.route.annotated) return this.annotating(entry.identity, 0, 0, record)
+      if (entry.route.annotated) return this.perRequest(entry.identity, 0, 0, record)
       return (entry.context = { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services, run: this.runner })
     }
     const key = requestKey(request)
@@ -205,22 +205,14 @@ export class Network {
     const seed = deriveSeed(this.runSeed, entry.identity, key, occurrence)
     record.seed = seed
     record.occurrence = occurrence
-    if (entry.route.annotated) return this.annotating(entry.identity, seed, occurrence, record)
-    return {
-      identity: entry.identity,
-      seed,
-      occurrence,
-      runSeed: this.runSeed,
-      services: this.services,
-      run: this.runner,
-      recordViolations: (violations) => {
-        record.violations = violations
-      }
-    }
+    return this.perRequest(entry.identity, seed, occurrence, record)
   }
 
-  /** A context of its own for one request of an annotating route, writing into that request's record. */
-  private annotating(identity: string, seed: number, occurrence: number, record: PendingRecord): RespondContext {
+  /**
+   * A context of its own for one request (a seeded or annotating route), whose `annotate` and
+   * `recordViolations` write into that request's record.
+   */
+  private perRequest(identity: string, seed: number, occurrence: number, record: PendingRecord): RespondContext {
     return {
       identity,
       seed,

@@ -30,8 +30,9 @@ export interface RespondContext {
    */
   readonly services: Context.Context<never>
   /**
-   * Sets the `detail` of this request's log record (an MCP call's method and tool). Present only
-   * for routes made with `annotated: true`; other routes share one context for every request.
+   * Sets the `detail` of this request's log record (an MCP call's method and tool). Present for
+   * annotated and seeded routes, whose context is made per request; other routes share one
+   * context for every request.
    */
   readonly annotate?: ((detail: Readonly<Record<string, unknown>>) => void) | undefined
   /**

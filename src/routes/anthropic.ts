@@ -8,7 +8,7 @@
  * `overloaded_error`, other 5xx `api_error` — the ones its SDK retries and classifies.
  */
 import { createHash } from "node:crypto"
-import { Effect, Exit, Result, Schema } from "effect"
+import { Effect } from "effect"
 import type { Responder, Route } from "../registry/route.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
@@ -29,7 +29,7 @@ import type {
 import { MessagesRequest } from "../schemas/anthropic.ts"
 import type { CompletionUsage } from "../schemas/openai.ts"
 import { make as makeRoute } from "./make.ts"
-import { jsonResponse, modelResponder, type ModelWire } from "./model.ts"
+import { jsonResponse, modelResponder, type ModelWire, readWith } from "./model.ts"
 
 /**
  * The base URL `Routes.anthropic` serves when none is given (the SDK's `baseURL`; the paths add
@@ -307,7 +307,6 @@ class AnthropicWriter implements StreamWriter {
   }
 }
 
-const decode = Schema.decodeUnknownExit(MessagesRequest)
 
 /**
  * The Anthropic Messages wire format.
@@ -316,21 +315,13 @@ export const anthropicWire: ModelWire = {
   api: "anthropic.messages",
   name: "anthropic",
   requestIdHeader: "request-id",
-  read: (request, raw) => {
-    const decoded = decode(raw)
-    if (Exit.isFailure(decoded)) return Result.fail(`the body is not a Messages request: ${String(decoded.cause)}`)
-    const body = decoded.value
-    return Result.succeed({
-      api: "anthropic.messages",
-      url: request.url.href,
-      raw,
-      model: body.model,
-      stream: body.stream === true,
-      turns: turnsOf(body),
-      tools: (body.tools ?? []).map((tool) => tool.name),
-      key: requestKeyOf(raw, KEY_FIELDS)
-    })
-  },
+  read: readWith("anthropic.messages", MessagesRequest, "Messages", (body, _request, raw) => ({
+    model: body.model,
+    stream: body.stream === true,
+    turns: turnsOf(body),
+    tools: (body.tools ?? []).map((tool) => tool.name),
+    key: requestKeyOf(raw, KEY_FIELDS)
+  })),
   writer: (invocation, usage) => new AnthropicWriter(invocation, usage),
   answer: (invocation, parts, finish, usage) => messageOf(invocation, contentOf(parts), stopReason(finish), usageBlock(usage)),
   errorBody: anthropicErrorBody

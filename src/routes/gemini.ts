@@ -6,7 +6,7 @@
  * Step N of a script answers the call after N user turns of `functionResponse` parts. Errors
  * carry Google's body (`{error: {code, message, status}}`; 429 `RESOURCE_EXHAUSTED`).
  */
-import { Effect, Exit, Result, Schema } from "effect"
+import { Effect, Exit, Schema } from "effect"
 import type { Responder, Route, SimRequest } from "../registry/route.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
@@ -28,7 +28,7 @@ import { GenerateContentRequest } from "../schemas/gemini.ts"
 import type { CompletionUsage } from "../schemas/openai.ts"
 import { defaultDimensions, embed, vectorNumbers } from "./embeddings.ts"
 import { make as makeRoute } from "./make.ts"
-import { jsonResponse, modelResponder, type ModelWire } from "./model.ts"
+import { jsonResponse, modelResponder, type ModelWire, readWith } from "./model.ts"
 
 /**
  * The base URL `Routes.gemini` serves when none is given (paths add `/v1beta`).
@@ -184,7 +184,6 @@ class GeminiWriter implements StreamWriter {
   }
 }
 
-const decode = Schema.decodeUnknownExit(GenerateContentRequest)
 
 /**
  * The `{model}:{method}` of a request's last path segment.
@@ -202,25 +201,19 @@ export const geminiWire: ModelWire = {
   api: "gemini",
   name: "gemini",
   requestIdHeader: "x-request-id",
-  read: (request, raw) => {
-    const decoded = decode(raw)
-    if (Exit.isFailure(decoded)) return Result.fail(`the body is not a generateContent request: ${String(decoded.cause)}`)
-    const body = decoded.value
+  read: readWith("gemini", GenerateContentRequest, "generateContent", (body, request, raw) => {
     const { model, method } = callOf(request)
     const turns: Array<LlmTurn> = []
     if (body.systemInstruction !== undefined) turns.push({ role: "system", text: partsText(body.systemInstruction.parts) })
     for (const content of body.contents) turns.push(turnOf(content))
-    return Result.succeed({
-      api: "gemini",
-      url: request.url.href,
-      raw,
+    return {
       model,
       stream: method === "streamGenerateContent",
       turns,
       tools: (body.tools ?? []).flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration) => declaration.name)),
       key: requestKeyOf(raw, KEY_FIELDS, { model })
-    })
-  },
+    }
+  }),
   writer: (invocation) => new GeminiWriter(invocation),
   answer: (invocation, parts, finish, usage) => {
     const { text, reasoning } = gather(parts)

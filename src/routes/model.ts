@@ -5,7 +5,7 @@
  * of this (how to read a body, write a stream, a whole answer and an error); `modelResponder`
  * is the rest, the same for all.
  */
-import { Effect, Exit, Result } from "effect"
+import { Effect, Exit, Result, Schema } from "effect"
 import { routeService, type Responder, type SimRequest } from "../registry/route.ts"
 import { untilAborted } from "../registry/transport.ts"
 import { framesBody, scriptedFrames, splitEvents } from "../provider/body.ts"
@@ -44,6 +44,25 @@ export interface ModelWire {
    * (`NoScriptQueued`, `UnmatchedLlmRequest`), undefined for a simulated failure.
    */
   errorBody(status: number, message: string, reason: string | undefined): unknown
+}
+
+/**
+ * The `read` of a wire format: the body decoded with the API's request Schema (a mismatch is the
+ * reason it is not a `what` request), then `fields` reads what is particular to the API; the
+ * API, the URL and the raw body are filled in here.
+ */
+export const readWith = <S extends Schema.Top>(
+  api: LlmApi,
+  schema: S,
+  what: string,
+  fields: (body: S["Type"], request: SimRequest, raw: unknown) => Omit<ConversationInput, "api" | "url" | "raw">
+): ModelWire["read"] => {
+  const decode = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"], unknown>)
+  return (request, raw) => {
+    const decoded = decode(raw)
+    if (Exit.isFailure(decoded)) return Result.fail(`the body is not a ${what} request: ${String(decoded.cause)}`)
+    return Result.succeed({ api, url: request.url.href, raw, ...fields(decoded.value, request, raw) })
+  }
 }
 
 const jsonHeaders = { "content-type": "application/json" }

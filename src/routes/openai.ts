@@ -5,7 +5,7 @@
  * decoding, tool-argument accumulation, retries — runs for real in the app's own client; these
  * responders only speak the wire format.
  */
-import { Effect, Exit, Result, Schema } from "effect"
+import { Effect } from "effect"
 import type { Responder, Route } from "../registry/route.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
@@ -14,7 +14,7 @@ import type { ChatMessage, ModelList } from "../schemas/openai.ts"
 import { ChatCompletionRequest } from "../schemas/openai.ts"
 import { embeddingsRoute } from "./embeddings.ts"
 import { make as makeRoute } from "./make.ts"
-import { jsonResponse, modelResponder, type ModelWire } from "./model.ts"
+import { jsonResponse, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { responsesRoute } from "./openaiResponses.ts"
 
 /**
@@ -66,7 +66,6 @@ const chatTurn = (message: ChatMessage): LlmTurn => {
   }
 }
 
-const decodeChat = Schema.decodeUnknownExit(ChatCompletionRequest)
 
 /**
  * The Chat Completions wire format.
@@ -75,22 +74,14 @@ export const chatWire: ModelWire = {
   api: "openai.chat",
   name: "openai",
   requestIdHeader: "x-request-id",
-  read: (request, raw) => {
-    const decoded = decodeChat(raw)
-    if (Exit.isFailure(decoded)) return Result.fail(`the body is not a chat completion request: ${String(decoded.cause)}`)
-    const body = decoded.value
-    return Result.succeed({
-      api: "openai.chat",
-      url: request.url.href,
-      raw,
-      model: body.model,
-      stream: body.stream === true,
-      includeUsage: body.stream_options?.include_usage === true,
-      turns: body.messages.map(chatTurn),
-      tools: (body.tools ?? []).map((tool) => tool.function.name),
-      key: requestKeyOf(raw)
-    })
-  },
+  read: readWith("openai.chat", ChatCompletionRequest, "chat completion", (body, _request, raw) => ({
+    model: body.model,
+    stream: body.stream === true,
+    includeUsage: body.stream_options?.include_usage === true,
+    turns: body.messages.map(chatTurn),
+    tools: (body.tools ?? []).map((tool) => tool.function.name),
+    key: requestKeyOf(raw)
+  })),
   writer: (invocation) =>
     new ChunkWriter(
       { id: `chatcmpl-sim-${invocation.seq}`, created: invocation.created, model: invocation.request.model },

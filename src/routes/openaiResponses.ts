@@ -7,7 +7,6 @@
  * `function_call` item. Step N answers the call whose `input` holds N runs of
  * `function_call_output` items after the last user message.
  */
-import { Exit, Result, Schema } from "effect"
 import type { Route } from "../registry/route.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
@@ -28,7 +27,7 @@ import type {
 } from "../schemas/openaiResponses.ts"
 import { ResponsesRequest } from "../schemas/openaiResponses.ts"
 import { make as makeRoute } from "./make.ts"
-import { modelResponder, type ModelWire } from "./model.ts"
+import { modelResponder, type ModelWire, readWith } from "./model.ts"
 
 const KEY_FIELDS = [
   "model",
@@ -370,7 +369,6 @@ class ResponsesWriter implements StreamWriter {
   }
 }
 
-const decode = Schema.decodeUnknownExit(ResponsesRequest)
 
 /**
  * The Responses wire format.
@@ -379,21 +377,13 @@ export const responsesWire: ModelWire = {
   api: "openai.responses",
   name: "openai",
   requestIdHeader: "x-request-id",
-  read: (request, raw) => {
-    const decoded = decode(raw)
-    if (Exit.isFailure(decoded)) return Result.fail(`the body is not a Responses request: ${String(decoded.cause)}`)
-    const body = decoded.value
-    return Result.succeed({
-      api: "openai.responses",
-      url: request.url.href,
-      raw,
-      model: body.model,
-      stream: body.stream === true,
-      turns: inputTurns(body.input, body.instructions),
-      tools: (body.tools ?? []).flatMap((tool) => (tool.name === undefined ? [] : [tool.name])),
-      key: requestKeyOf(raw, KEY_FIELDS)
-    })
-  },
+  read: readWith("openai.responses", ResponsesRequest, "Responses", (body, _request, raw) => ({
+    model: body.model,
+    stream: body.stream === true,
+    turns: inputTurns(body.input, body.instructions),
+    tools: (body.tools ?? []).flatMap((tool) => (tool.name === undefined ? [] : [tool.name])),
+    key: requestKeyOf(raw, KEY_FIELDS)
+  })),
   writer: (invocation) => new ResponsesWriter(invocation),
   answer: (invocation, parts, finish, usage) => {
     const reasoningTokens = parts.filter((part) => part.kind === "reasoning").length
