@@ -85,3 +85,19 @@ export const itemBody = (i: number): string =>
     inStock: true,
     updatedAt: "2026-11-30T00:00:00.000Z"
   })
+
+/**
+ * A bare `fetch` answering every call with `events`, one per read: the floor the SDK benches
+ * measure against (an SDK reading prebuilt events as fast as it can).
+ */
+export const perEventFetch = (events: ReadonlyArray<Uint8Array>, contentType = "text/event-stream"): typeof globalThis.fetch =>
+  async () => {
+    let i = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (i < events.length) controller.enqueue(events[i++])
+        else controller.close()
+      }
+    }, { highWaterMark: 0 })
+    return new Response(body, { headers: { "content-type": contentType } })
+  }

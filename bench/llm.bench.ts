@@ -12,6 +12,7 @@
  */
 import OpenAI from "openai"
 import { Routes, SimulationNetwork } from "../src/index.ts"
+import { perEventFetch } from "./harness.ts"
 
 const numeric = process.argv.slice(2).find((a) => /^\d+$/.test(a))
 const TOKENS = numeric !== undefined ? Number(numeric) : process.argv.includes("--quick") ? 20_000 : 100_000
@@ -34,17 +35,6 @@ const prebuiltEvents = (tokens: number): Array<Uint8Array> => {
   for (let i = 0; i < tokens; i++) events.push(encoder.encode(chunkEvent(" tok")))
   events.push(encoder.encode(chunkEvent("", "stop")), encoder.encode("data: [DONE]\n\n"))
   return events
-}
-
-const perEventFetch = (events: ReadonlyArray<Uint8Array>): typeof globalThis.fetch => async () => {
-  let i = 0
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (i < events.length) controller.enqueue(events[i++])
-      else controller.close()
-    }
-  }, { highWaterMark: 0 })
-  return new Response(body, { headers: { "content-type": "text/event-stream" } })
 }
 
 const oneBufferFetch = (events: ReadonlyArray<Uint8Array>): typeof globalThis.fetch => {

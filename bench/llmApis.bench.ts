@@ -14,6 +14,7 @@ import Anthropic from "@anthropic-ai/sdk"
 import { GoogleGenAI } from "@google/genai"
 import OpenAI from "openai"
 import { Routes, SimulationNetwork, type NetworkHandle } from "../src/index.ts"
+import { perEventFetch } from "./harness.ts"
 
 const numeric = process.argv.slice(2).find((a) => /^\d+$/.test(a))
 const TOKENS = numeric !== undefined ? Number(numeric) : process.argv.includes("--quick") ? 5_000 : 20_000
@@ -87,18 +88,6 @@ const capture = async (handle: NetworkHandle, api: Api): Promise<Array<Uint8Arra
     if (done) return events
     events.push(value)
   }
-}
-
-/** A bare `fetch` answering every call with `events`, one per read. */
-const perEventFetch = (events: ReadonlyArray<Uint8Array>, contentType: string): Fetch => async () => {
-  let i = 0
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (i < events.length) controller.enqueue(events[i++])
-      else controller.close()
-    }
-  }, { highWaterMark: 0 })
-  return new Response(body, { headers: { "content-type": contentType } })
 }
 
 const tokensPerSecond = async (api: Api, fetch: Fetch): Promise<number> => {
