@@ -7,11 +7,13 @@
 import { Context, Effect, Layer, Option } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpMethod from "effect/http/HttpMethod"
 import type { McpServerDefinition } from "./mcp-route/definitions.ts"
 import { McpServers, type McpServersApi, type McpServerView } from "./mcp-route/state.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
 import { makeFetch } from "./registry/fetch.ts"
-import { makeHttpClient } from "./registry/httpClient.ts"
+import { type AtOnce, makeHttpDoor } from "./registry/httpClient.ts"
 import { Network, type RouteInfo } from "./registry/network.ts"
 import { defaultRedactor, Redactor, type RedactOptions } from "./registry/redact.ts"
 import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "./registry/requestLog.ts"
@@ -232,7 +234,8 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       })
     const registerInitial = Effect.andThen(register(initial), Effect.forEach(scripts, enqueue, { discard: true }))
     yield* registerInitial
-    return {
+    const door = makeHttpDoor(network)
+    const api: SimulationNetworkApi = {
       get seed() {
         return network.runSeed
       },
@@ -272,10 +275,29 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       llm,
       mcp,
       fetch: makeFetch(network),
-      httpClient: makeHttpClient(network),
+      httpClient: door.client,
       redactor: network.redactor
-    } satisfies SimulationNetworkApi
+    }
+    serverDoors.set(api, door.atOnce)
+    return api
   })
+
+const serverDoors = new WeakMap<SimulationNetworkApi, (method: string, url: URL, headers: Readonly<Record<string, string>>) => AtOnce>()
+
+/**
+ * For a server in front of a network (`simnet serve`): dispatches a request that has no body at
+ * once and returns the answer when the network held it whole, or else the request to execute
+ * through `network.httpClient` (dispatched already, when it was dispatched: executing it picks
+ * that up). A network not made by `make` hands every request over undispatched.
+ */
+export const answerAtOnce = (network: SimulationNetworkApi, method: string, url: URL, headers: Readonly<Record<string, string>>): AtOnce => {
+  const door = serverDoors.get(network)
+  return door !== undefined
+    ? door(method, url, headers)
+    : { _tag: "HandedOver", request: HttpClientRequest.make(method as HttpMethod.HttpMethod)(url, { headers }) }
+}
+
+export type { AtOnce } from "./registry/httpClient.ts"
 
 /**
  * A handle on a network for code that is not written in Effect (a vitest suite driving the

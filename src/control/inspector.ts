@@ -153,7 +153,18 @@ const json = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body
  * middleware that times forwarded requests, and the fiber that feeds open pages. Mount it beside
  * the control endpoint.
  */
-export const inspectorRoutes = (network: InspectedNetwork, options: ControlOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
+export const inspectorRoutes = (network: InspectedNetwork, options: ControlOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+  inspector(network, options).layer
+
+/**
+ * The inspector's routes (as `inspectorRoutes`) and `watching`: whether a page listens now, and so
+ * whether the server must send every forwarded request through the router for the middleware to
+ * time it.
+ */
+export const inspector = (network: InspectedNetwork, options: ControlOptions = {}): {
+  readonly layer: Layer.Layer<never, never, HttpRouter.HttpRouter>
+  readonly watching: () => boolean
+} => {
   const feed = new Feed(network)
   const tickets = new Tickets()
   const control = controlRouter(options)
@@ -212,7 +223,7 @@ export const inspectorRoutes = (network: InspectedNetwork, options: ControlOptio
   const unknownRequest = (seq: number | undefined) =>
     refuse(404, "UnknownRequest", `no request ${seq === undefined ? "with that number" : seq} is kept in the log`, "seq")
 
-  return Layer.mergeAll(
+  const layer = Layer.mergeAll(
     observeRequests(feed),
     Layer.effectDiscard(Effect.forkScoped(feeding)),
     HttpRouter.add("GET", INSPECTOR_PATH as `/${string}`, localOnly(() =>
@@ -256,4 +267,5 @@ export const inspectorRoutes = (network: InspectedNetwork, options: ControlOptio
               ))
       })))
   )
+  return { layer, watching: () => feed.active }
 }

@@ -6,7 +6,8 @@ import { Console, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import { CONTROL_BASE, controlRoutes, type ControlledNetwork } from "./endpoint.ts"
-import { INSPECTOR_PATH, inspectorRoutes, type InspectedNetwork } from "./inspector.ts"
+import { INSPECTOR_PATH, inspector, type InspectedNetwork } from "./inspector.ts"
+import type { LaneReport } from "./serve.ts"
 import { controlLine, reportRequests, requestLine, traceFile, type ReportedNetwork } from "./trace.ts"
 
 /**
@@ -19,25 +20,36 @@ export interface ControlRuntimeOptions {
 
 /**
  * Opens the trace (for the life of the scope, its start line written) and returns the router
- * layers to mount beside the network and the lines that announce the control URLs.
+ * layers to mount beside the network, the report of the requests the lane answers, and the lines
+ * that announce the control URLs.
  */
 export const controlRuntime = (
   network: ControlledNetwork & ReportedNetwork & InspectedNetwork,
   options: ControlRuntimeOptions
-): Effect.Effect<{ readonly routes: Layer.Layer<never, never, HttpRouter.HttpRouter>; readonly announce: (base: string) => Effect.Effect<void> }, never, Scope.Scope> =>
+): Effect.Effect<{
+  readonly routes: Layer.Layer<never, never, HttpRouter.HttpRouter>
+  /** Told of the requests the server's lane answers before the router (see `serveLayer`). */
+  readonly report: LaneReport | undefined
+  /** Whether an inspector page listens: the lane then leaves every request to the router, whose middleware times it. */
+  readonly watched: () => boolean
+  readonly announce: (base: string) => Effect.Effect<void>
+}, never, Scope.Scope> =>
   Effect.gen(function*() {
     const trace = options.trace === undefined ? undefined : yield* traceFile(options.trace)
     if (trace !== undefined) trace.write({ type: "start", seed: network.seed, state: yield* network.state })
     const print = options.quiet === true ? undefined : (line: string) => process.stdout.write(`${line}\n`)
     const control = controlRoutes(network, { onChange: trace === undefined ? undefined : (event) => trace.write(controlLine(event)) })
     const reporting = trace === undefined && print === undefined
-      ? Layer.empty
+      ? undefined
       : reportRequests(network, (line) => {
         trace?.write(line)
         print?.(requestLine(line))
       }, { bodies: trace !== undefined })
+    const page = inspector(network)
     return {
-      routes: Layer.mergeAll(control, reporting, inspectorRoutes(network)),
+      routes: Layer.mergeAll(control, reporting?.layer ?? Layer.empty, page.layer),
+      report: reporting?.lane,
+      watched: page.watching,
       announce: (base: string) =>
         Effect.gen(function*() {
           yield* Console.log(`  control:  ${base}${CONTROL_BASE}/   (reset, network/register, network/routes, network/log, llm/enqueue, llm/pending, snapshot)`)

@@ -28,7 +28,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Redaction from "../Redaction.ts"
 import { isSimnetError, type SimnetError } from "../SimnetError.ts"
-import { takeHeldBody, type SimulationNetworkApi } from "../SimulationNetwork.ts"
+import { answerAtOnce, takeHeldBody, type SimulationNetworkApi } from "../SimulationNetwork.ts"
 
 /**
  * Maps a loopback path `/HOST/PATH?QUERY` to `https://HOST/PATH?QUERY`, or undefined when the
@@ -155,17 +155,22 @@ const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => (chunks.length
  */
 const relay = (method: string, response: HttpClientResponse.HttpClientResponse) => {
   const options = { status: response.status, headers: response.headers }
+  // A body whose route named no type goes out without one (not as application/octet-stream).
+  const whole = (bytes: Uint8Array) =>
+    options.headers["content-type"] === undefined
+      ? HttpServerResponse.raw(bytes, { ...options, contentLength: bytes.byteLength })
+      : HttpServerResponse.uint8Array(bytes, options)
   if (bodiless(method, response.status)) return Effect.succeed(HttpServerResponse.empty(options))
   const web = HttpClientResponse.toWeb(response)
   if (Option.isNone(web)) return Effect.succeed(HttpServerResponse.stream(response.stream, options))
   const held = takeHeldBody(web.value)
-  if (held !== undefined) return Effect.succeed(HttpServerResponse.uint8Array(held, options))
+  if (held !== undefined) return Effect.succeed(whole(held))
   const body = web.value.body
   if (body === null) return Effect.succeed(HttpServerResponse.empty(options))
   const reader = body.getReader()
   return Effect.map(Effect.promise(() => takeReady(reader)), ({ chunks, ended, read }) =>
     ended
-      ? HttpServerResponse.uint8Array(concat(chunks), options)
+      ? whole(concat(chunks))
       : HttpServerResponse.stream(rest(reader, chunks, read), options))
 }
 
@@ -186,9 +191,11 @@ const withoutHost = (headers: Readonly<Record<string, string>>): Record<string, 
  * The handler that forwards one request into the network. A route that answers at once (a
  * static one) is answered without the fiber yielding: no promise, no turn of the event loop.
  */
-export const forward = (network: SimulationNetworkApi) => {
+export const forward = (network: SimulationNetworkApi, lane?: Lane) => {
   const client = network.httpClient
   return (request: HttpServerRequest.HttpServerRequest) => {
+    const handed = lane?.take(request.source)
+    if (handed !== undefined) return answer(network, client, handed.method, handed.target, handed.request)
     const target = targetUrl(request.url)
     if (target === undefined) {
       return Effect.succeed(HttpServerResponse.jsonUnsafe(
@@ -204,11 +211,123 @@ export const forward = (network: SimulationNetworkApi) => {
       headers,
       body: hasBody ? HttpBody.stream(request.stream, headers["content-type"]) : undefined
     })
-    return client.execute(outgoing).pipe(
-      Effect.provideService(HttpClient.TracerDisabledWhen, untraced),
-      Effect.flatMap((response) => relay(method, response)),
-      Effect.catchTag("HttpClientError", (error) => Effect.succeed(failed(network, error, method, target)))
-    )
+    return answer(network, client, method, target, outgoing)
+  }
+}
+
+/** The network's answer to one request, relayed; a refusal or a failed route as its 502. */
+const answer = (network: SimulationNetworkApi, client: HttpClient.HttpClient, method: string, target: string, outgoing: HttpClientRequest.HttpClientRequest) =>
+  client.execute(outgoing).pipe(
+    Effect.provideService(HttpClient.TracerDisabledWhen, untraced),
+    Effect.flatMap((response) => relay(method, response)),
+    Effect.catchTag("HttpClientError", (error) => Effect.succeed(failed(network, error, method, target)))
+  )
+
+/** A request the lane dispatched but did not answer, for the router's handler to finish. */
+interface HandedOver {
+  readonly method: string
+  readonly target: string
+  readonly request: HttpClientRequest.HttpClientRequest
+}
+
+/** Told of every request the lane answered itself, for the line per request and the trace. */
+export type LaneReport = (request: { readonly method: string; readonly path: string; readonly url: string }, status: number, startedMs: number, before: number) => void
+
+/**
+ * The lane in front of the router. A request for the network that has no body is dispatched as
+ * soon as Node has parsed it; when the network answered it whole (a static or generated route),
+ * the answer is written at once, with no fiber, no router and no web `Response` read back. Any
+ * other answer (a refusal, a stream, one still to come) is handed to the router's handler, which
+ * executes the request through `network.httpClient`: the dispatch already made is picked up,
+ * never repeated. Requests with a body, the control endpoint and paths that name no host go to
+ * the router untouched.
+ */
+interface Lane {
+  readonly handle: (request: http.IncomingMessage, response: http.ServerResponse) => boolean
+  readonly take: (source: object) => HandedOver | undefined
+}
+
+const makeLane = (network: SimulationNetworkApi, prefix: string, report: LaneReport | undefined, watched: (() => boolean) | undefined): Lane => {
+  const handedOver = new WeakMap<object, HandedOver>()
+  const requestsSoFar = () => Effect.runSync(network.counters).requests
+  return {
+    take: (source) => {
+      const handed = handedOver.get(source)
+      if (handed !== undefined) handedOver.delete(source)
+      return handed
+    },
+    handle: (req, res) => {
+      const path = req.url
+      const incoming = req.headers
+      if (path === undefined || path.startsWith(prefix) || watched?.() === true || incoming["content-length"] !== undefined || incoming["transfer-encoding"] !== undefined) return false
+      const target = targetUrl(path)
+      if (target === undefined) return false
+      let url: URL
+      try {
+        url = new URL(target)
+      } catch {
+        return false
+      }
+      const method = req.method ?? "GET"
+      const headers: Record<string, string> = {}
+      for (const name in incoming) {
+        const value = incoming[name]
+        if (name !== "host" && value !== undefined) headers[name] = typeof value === "string" ? value : value.join(", ")
+      }
+      const started = report === undefined ? 0 : Date.now()
+      const before = report === undefined ? 0 : requestsSoFar()
+      const answered = answerAtOnce(network, method, url, headers)
+      if (answered._tag === "HandedOver") {
+        handedOver.set(req, { method, target, request: answered.request })
+        if (report !== undefined) countsBefore.set(req, before)
+        return false
+      }
+      const status = answered.status
+      const body = bodiless(method, status) ? undefined : answered.body ?? EMPTY
+      res.writeHead(status, nodeHeaders(answered.headers, body))
+      res.end(body)
+      report?.({ method, path, url: target }, status, started, before)
+      return true
+    }
+  }
+}
+
+const EMPTY = new Uint8Array(0)
+
+/** The network's request count before the lane dispatched a request it then handed to the router. */
+const countsBefore = new WeakMap<object, number>()
+
+/**
+ * For a request the lane dispatched and handed to the router (by its Node request, the server
+ * request's `source`): the network's request count before that dispatch, which a reporter needs to
+ * find its record; undefined for a request the router dispatches itself.
+ */
+export const requestsBefore = (source: object): number | undefined => countsBefore.get(source)
+
+/** A response's headers as Node writes them, with the body's length when there is a body. */
+const nodeHeaders = (headers: Readonly<Record<string, string>> | Headers, body: Uint8Array | undefined): Record<string, string | number | Array<string>> => {
+  const out: Record<string, string | number | Array<string>> = {}
+  if (headers instanceof Headers) {
+    headers.forEach((value, name) => {
+      if (name !== "set-cookie") out[name] = value
+    })
+    const cookies = headers.getSetCookie()
+    if (cookies.length > 0) out["set-cookie"] = cookies
+  } else {
+    for (const name in headers) out[name] = headers[name]
+  }
+  delete out["transfer-encoding"]
+  if (body !== undefined) out["content-length"] = body.byteLength
+  else delete out["content-length"]
+  return out
+}
+
+/** A Node server whose requests pass the lane before the router sees them. */
+class LaneServer extends http.Server {
+  lane: Lane | undefined = undefined
+  override emit(event: string | symbol, ...args: Array<any>): boolean {
+    if (event === "request" && this.lane !== undefined && this.lane.handle(args[0], args[1])) return true
+    return super.emit(event as string, ...args)
   }
 }
 
@@ -230,7 +349,7 @@ const failed = (network: SimulationNetworkApi, error: HttpClientError.HttpClient
  * The router layer of `simnet serve`: every path not claimed by a more specific route (such as
  * the control endpoint) is forwarded into the network.
  */
-export const networkRoutes = (network: SimulationNetworkApi) => HttpRouter.add("*", "/*", forward(network))
+export const networkRoutes = (network: SimulationNetworkApi, lane?: Lane) => HttpRouter.add("*", "/*", forward(network, lane))
 
 /**
  * Stops the server at once when its scope closes: no new connections, and every open one is
@@ -246,16 +365,38 @@ const stopAtOnce = (server: http.Server) =>
     })
   ))
 
+/** The base under which the mounted routes (the control endpoint, the inspector) live. */
+const CONTROL_PREFIX = "/experimental/simulation"
+
+/**
+ * Options of `serveLayer`: `routerPrefix`, the path under which every mounted route lives (the
+ * lane leaves those paths to the router; default `/experimental/simulation`), and `report`, told
+ * of each request the lane answered (the router's middleware sees the others), and `watched`.
+ */
+export interface ServeOptions {
+  readonly routerPrefix?: string | undefined
+  readonly report?: LaneReport | undefined
+  /** While this answers true (an inspector page listens), the lane leaves every request to the router. */
+  readonly watched?: (() => boolean) | undefined
+}
+
 /**
  * A layer serving the network on 127.0.0.1 at `port` (0 for any free port), with `routes` (more
  * router layers, such as the control endpoint) mounted beside the network. Closing its scope
  * returns promptly whatever is in flight.
  */
-export const serveLayer = (network: SimulationNetworkApi, port: number, routes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty) =>
+export const serveLayer = (
+  network: SimulationNetworkApi,
+  port: number,
+  routes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty,
+  options: ServeOptions = {}
+) =>
   Layer.unwrap(Effect.sync(() => {
-    const server = http.createServer()
+    const server = new LaneServer()
+    const lane = makeLane(network, options.routerPrefix ?? CONTROL_PREFIX, options.report, options.watched)
+    server.lane = lane
     return stopAtOnce(server).pipe(
-      Layer.provideMerge(HttpRouter.serve(Layer.mergeAll(networkRoutes(network), routes), { disableLogger: true, disableListenLog: true })),
+      Layer.provideMerge(HttpRouter.serve(Layer.mergeAll(networkRoutes(network, lane), routes), { disableLogger: true, disableListenLog: true })),
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host: "127.0.0.1", gracefulShutdownTimeout: 0 }))
     )
   }))

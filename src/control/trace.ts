@@ -14,7 +14,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Redaction from "../Redaction.ts"
 import { CONTROL_BASE, type ControlEvent } from "./endpoint.ts"
-import { targetUrl } from "./serve.ts"
+import { requestsBefore, targetUrl, type LaneReport } from "./serve.ts"
 
 /** A record of the network's log, as the reporter reads it. */
 interface LoggedRequest {
@@ -117,51 +117,60 @@ export const traceFile = (file: string) =>
 export const controlLine = (event: ControlEvent) => ({ ...event, type: `control.${event.type}` })
 
 /**
- * A router layer that reports every request once its response starts: `report` receives the
- * request's method, the URL it was dispatched to, the network route (from the network's log)
- * and the status; with `bodies`, also its headers and body for a replay.
+ * Reports every request once its response starts: `report` receives the request's method, the
+ * URL it was dispatched to, the network route (from the network's log) and the status; with
+ * `bodies`, also its headers and body for a replay. `layer` is a router middleware that sees the
+ * requests the router answers; `lane` is told of those `simnet serve`'s lane answered before the
+ * router (requests with no body, so no body to copy).
  */
 export const reportRequests = (
   network: ReportedNetwork,
   report: (line: RequestReport) => void,
   options: { readonly bodies?: boolean } = {}
-): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
+): { readonly layer: Layer.Layer<never, never, HttpRouter.HttpRouter>; readonly lane: LaneReport } => {
   const claimed = new Set<number>()
-  return HttpRouter.use((router) =>
+  /** The line of one request; `before` is the network's request count before it was dispatched. */
+  const emit = (method: string, path: string, target: string | undefined, status: number, ms: number, before: number, body: (() => TracedBody | undefined) | undefined) => {
+    const control = path.startsWith(CONTROL_BASE)
+    // The log shows URLs through the network's redactor.
+    const shown = control || target === undefined ? undefined : network.redactor.url(target)
+    let record: LoggedRequest | undefined
+    if (shown !== undefined) {
+      record = Effect.runSync(network.logSince(before)).find((r) => !claimed.has(r.seq) && r.method === method && r.url === shown)
+      if (record !== undefined) {
+        claimed.add(record.seq)
+        if (claimed.size > 10_000) claimed.clear()
+      }
+    }
+    report({
+      type: "request",
+      seq: record?.seq,
+      method,
+      url: shown ?? (control ? path.split("?")[0] : network.redactor.url(path)),
+      route: control ? "control" : record?.route?.id,
+      status,
+      outcome: record?.denial ?? (status >= 400 ? "refused" : "answered"),
+      ms,
+      ...(options.bodies === true && !control ? { headers: record?.headers ?? {}, body: body?.() } : {})
+    })
+  }
+  const layer = HttpRouter.use((router) =>
     router.addGlobalMiddleware((effect) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const started = yield* Clock.currentTimeMillis
-        const before = (yield* network.counters).requests
+        const before = requestsBefore(request.source) ?? (yield* network.counters).requests
         const control = request.url.startsWith(CONTROL_BASE)
         const copy = options.bodies === true && !control ? tapped(request, network.redactor) : undefined
         const response = yield* (copy === undefined ? effect : Effect.provideService(effect, HttpServerRequest.HttpServerRequest, copy.view))
         const ms = (yield* Clock.currentTimeMillis) - started
-        const target = control ? request.url : targetUrl(request.url)
-        // The log shows URLs through the network's redactor.
-        const shown = control || target === undefined ? undefined : network.redactor.url(target)
-        let record: LoggedRequest | undefined
-        if (shown !== undefined) {
-          record = (yield* network.logSince(before)).find((r) => !claimed.has(r.seq) && r.method === request.method && r.url === shown)
-          if (record !== undefined) {
-            claimed.add(record.seq)
-            if (claimed.size > 10_000) claimed.clear()
-          }
-        }
-        report({
-          type: "request",
-          seq: record?.seq,
-          method: request.method,
-          url: shown ?? (control ? request.url.split("?")[0] : network.redactor.url(request.url)),
-          route: control ? "control" : record?.route?.id,
-          status: response.status,
-          outcome: record?.denial ?? (response.status >= 400 ? "refused" : "answered"),
-          ms,
-          ...(copy === undefined ? {} : { headers: record?.headers ?? {}, body: copy.body() })
-        })
+        emit(request.method, request.url, control ? undefined : targetUrl(request.url), response.status, ms, before, copy?.body)
         return response
       })
     ))
+  const lane: LaneReport = (request, status, startedMs, before) =>
+    emit(request.method, request.path, request.url, status, Date.now() - startedMs, before, undefined)
+  return { layer, lane }
 }
 
 /**

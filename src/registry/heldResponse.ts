@@ -17,10 +17,19 @@ class HeldResponse extends Response {
   #held: string | Uint8Array
   #used = false
   #full: Response | undefined = undefined
+  /** The headers as the route gave them, when it gave a plain record: a server writes them as they are. */
+  readonly #record: Readonly<Record<string, string>> | undefined
 
   constructor(held: string | Uint8Array, init: ResponseInit) {
     super(null, init)
     this.#held = held
+    const headers = init.headers
+    this.#record = headers !== undefined && !(headers instanceof Headers) && !Array.isArray(headers) ? headers as Record<string, string> : undefined
+  }
+
+  /** The record the headers were made from, unless someone may have changed them since. */
+  get record(): Readonly<Record<string, string>> | undefined {
+    return this.#used || this.#full !== undefined ? undefined : this.#record
   }
 
   /** The same response as undici builds it, made the first time the body is needed as a stream. */
@@ -101,6 +110,9 @@ export const textResponse = (text: string, init: ResponseInit): Response => new 
  */
 export const bytesResponse = (bytes: Uint8Array, init: ResponseInit): Response => new HeldResponse(bytes, init)
 
+/** Whether `response` holds its body whole (and so has one, without building its stream to ask). */
+export const isHeld = (response: Response): boolean => response instanceof HeldResponse
+
 /**
  * The whole body of a response simnet built from a body it held (a static or generated route),
  * handed over as bytes and marking the response's body used; undefined for any other response,
@@ -109,3 +121,15 @@ export const bytesResponse = (bytes: Uint8Array, init: ResponseInit): Response =
  */
 export const takeHeldBody = (response: Response): Uint8Array | undefined =>
   response instanceof HeldResponse ? response.take() : undefined
+
+/**
+ * A held response's body (as `takeHeldBody`) with the header record it was built from, when it
+ * was built from one: what a server writes without reading the `Headers` back. Undefined as for
+ * `takeHeldBody`.
+ */
+export const takeHeld = (response: Response): { readonly body: Uint8Array; readonly headers: Readonly<Record<string, string>> | undefined } | undefined => {
+  if (!(response instanceof HeldResponse)) return undefined
+  const headers = response.record
+  const body = response.take()
+  return body === undefined ? undefined : { body, headers }
+}

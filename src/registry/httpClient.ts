@@ -6,11 +6,13 @@ import { Effect, Option, Result, Stream } from "effect"
 import * as Tracer from "effect/Tracer"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
-import type * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpMethod from "effect/http/HttpMethod"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Url from "effect/http/Url"
 import type { SimnetError } from "../SimnetError.ts"
 import type { Dispatched, Network } from "./network.ts"
+import { isHeld, takeHeld } from "./heldResponse.ts"
 import { LazySignal, makeSimRequest } from "./request.ts"
 import { refusedRequest } from "./transport.ts"
 import { NULL_BODY_STATUSES } from "./util.ts"
@@ -26,7 +28,8 @@ const encoder = new TextEncoder()
 const received = (request: HttpClientRequest.HttpClientRequest, response: Response): HttpClientResponse.HttpClientResponse =>
   HttpClientResponse.fromWeb(
     request,
-    response.body === null && request.method !== "HEAD" && !NULL_BODY_STATUSES.has(response.status) && response.status >= 200
+    // A held body is a body: asking a held response for `body` would build the stream it saves.
+    !isHeld(response) && response.body === null && request.method !== "HEAD" && !NULL_BODY_STATUSES.has(response.status) && response.status >= 200
       ? new Response(new Uint8Array(0), { status: response.status, statusText: response.statusText, headers: response.headers })
       : response
   )
@@ -112,7 +115,27 @@ interface HandedOver {
  * other answer (one still to come, or traced) goes through `HttpClient.make`, whose abort on
  * interruption (of the request, or of reading the body) reaches the route's signal.
  */
-export const makeHttpClient = (network: Network): HttpClient.HttpClient => {
+export const makeHttpClient = (network: Network): HttpClient.HttpClient => makeHttpDoor(network).client
+
+/**
+ * What a server gets when it asks the network for an answer at once: the answer itself, when the
+ * route held it whole (a static or generated body, or no body), or the request to execute through
+ * the door's `HttpClient` for anything else (an answer still to come, a refusal, a stream). A
+ * request handed over has been dispatched already: executing it picks up that dispatch.
+ */
+export type AtOnce =
+  | { readonly _tag: "Answered"; readonly status: number; readonly headers: Readonly<Record<string, string>> | Headers; readonly body: Uint8Array | undefined }
+  | { readonly _tag: "HandedOver"; readonly request: HttpClientRequest.HttpClientRequest }
+
+/**
+ * The `HttpClient` door and, beside it, the way in for a server that has a request with no body
+ * in hand: `atOnce` dispatches it at once, without an Effect, a client request or a web
+ * `Response` read back, and answers it when the network answered it whole.
+ */
+export const makeHttpDoor = (network: Network): {
+  readonly client: HttpClient.HttpClient
+  readonly atOnce: (method: string, url: URL, headers: Readonly<Record<string, string>>) => AtOnce
+} => {
   const handedOver = new WeakMap<HttpClientRequest.HttpClientRequest, HandedOver>()
   const general = HttpClient.make((request, url, signal) => {
     const handed = handedOver.get(request)
@@ -134,10 +157,12 @@ export const makeHttpClient = (network: Network): HttpClient.HttpClient => {
       answerOf(request, network.dispatch(makeSimRequest({ method: request.method, url, headers: withContentType(request, contentType) as Record<string, string>, body, signal }))))
   })
   const postprocess = general.postprocess
-  return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
+  const client = HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
     (effect) =>
       Effect.flatMap(effect, (request) =>
         Effect.withFiber((fiber) => {
+          // A request `atOnce` dispatched already is answered by that dispatch.
+          if (handedOver.has(request)) return postprocess(Effect.succeed(request))
           const body = bodyAtHand(request)
           if (body === undefined || !(fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(HttpClient.TracerDisabledWhen)(request))) {
             return postprocess(Effect.succeed(request))
@@ -159,6 +184,29 @@ export const makeHttpClient = (network: Network): HttpClient.HttpClient => {
         })),
     Effect.succeed
   )
+  const atOnce = (method: string, url: URL, headers: Readonly<Record<string, string>>): AtOnce => {
+    const clientRequest = () => HttpClientRequest.make(method as HttpMethod.HttpMethod)(url, { headers })
+    // What undici refuses is refused by the client, undispatched.
+    if (refusedRequest(method, false) !== undefined) return { _tag: "HandedOver", request: clientRequest() }
+    const signal = new LazySignal()
+    const dispatched = network.dispatchHeld(makeSimRequest({ method, url, headers, body: undefined, signal }))
+    if (dispatched._tag === "Held") {
+      const answer = dispatched.answer
+      return { _tag: "Answered", status: answer.status, headers: answer.headers, body: method === "HEAD" ? undefined : answer.body }
+    }
+    if (dispatched._tag === "Response" && !signal.used) {
+      const response = dispatched.response
+      const held = takeHeld(response)
+      if (held !== undefined) {
+        return { _tag: "Answered", status: response.status, headers: held.headers ?? response.headers, body: method === "HEAD" ? undefined : held.body }
+      }
+      if (response.body === null) return { _tag: "Answered", status: response.status, headers: response.headers, body: undefined }
+    }
+    const request = clientRequest()
+    handedOver.set(request, { dispatched, signal })
+    return { _tag: "HandedOver", request }
+  }
+  return { client, atOnce }
 }
 
 /** The body of a request when it is at hand without waiting; undefined when it must be read. */

@@ -11,7 +11,7 @@ import { InvalidRouteSpec, isSimnetError, LoopbackDenied, RouteFailed, Unregiste
 import { Registry, planIds, type Entry } from "./routeTable.ts"
 import { withParams } from "./request.ts"
 import { deriveSeed, requestKey } from "./seed.ts"
-import type { RespondContext, Route, SimRequest } from "./route.ts"
+import type { HeldAnswer, RespondContext, Route, SimRequest } from "./route.ts"
 import { errorMessage } from "./util.ts"
 
 /**
@@ -144,9 +144,22 @@ export class Network {
    * synchronous answer that throws denies the request with `RouteFailed`.
    */
   dispatch(request: SimRequest): Dispatched {
+    return this.dispatchAny(request, false) as Dispatched
+  }
+
+  /**
+   * `dispatch` for a server in front of the network: a route whose answer is the same for every
+   * request (`RouteFields.held`) answers with that answer itself, logged and counted as any other,
+   * and no `Response` is built.
+   */
+  dispatchHeld(request: SimRequest): Dispatched | { readonly _tag: "Held"; readonly answer: HeldAnswer } {
+    return this.dispatchAny(request, true)
+  }
+
+  private dispatchAny(request: SimRequest, held: boolean): Dispatched | { readonly _tag: "Held"; readonly answer: HeldAnswer } {
     const record = this.log.open(this.clock.currentTimeMillisUnsafe(), request)
     try {
-      return this.dispatchRecorded(request, record)
+      return this.dispatchRecorded(request, record, held)
     } catch (cause) {
       const error = new RouteFailed({
         route: record.route?.id ?? "(matching)",
@@ -158,7 +171,7 @@ export class Network {
     }
   }
 
-  private dispatchRecorded(request: SimRequest, record: PendingRecord): Dispatched {
+  private dispatchRecorded(request: SimRequest, record: PendingRecord, held: boolean): Dispatched | { readonly _tag: "Held"; readonly answer: HeldAnswer } {
     const found = this.registry.find(request)
     if (found === undefined) {
       const error = new UnregisteredRequest({
@@ -174,6 +187,10 @@ export class Network {
     entry.remaining--
     const route = entry.route
     this.log.match(record, entry.info)
+    if (held && route.held !== undefined && route.delay === undefined) {
+      this.log.answer(record, route.held.status)
+      return { _tag: "Held", answer: route.held }
+    }
     const routed = withParams(request, params)
     const context = this.contextFor(entry, routed, record)
     if (route.respondSync !== undefined && route.delay === undefined) {

@@ -77,6 +77,17 @@ export type SyncResponder = (request: SimRequest, context: RespondContext) => Re
  */
 export type AsyncResponder = (request: SimRequest, context: RespondContext) => Promise<Response>
 
+/**
+ * A route's answer when it is the same for every request (the static kinds): what a server in
+ * front of the network writes as it is, without building a `Response`. The body is shared by
+ * every request and must not be changed.
+ */
+export interface HeldAnswer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Uint8Array
+}
+
 const TypeId = "~simnet/Route" as const
 
 /**
@@ -104,6 +115,12 @@ export interface RouteFields {
    * `respond` would, rejecting with the `SimnetError` that `respond` fails with.
    */
   readonly respondAsync: AsyncResponder | undefined
+  /**
+   * The answer itself, when it is the same for every request (the static kinds): with
+   * `respondSync`, and exactly what it answers. A server may write it instead (see
+   * `Network.dispatchHeld`).
+   */
+  readonly held: HeldAnswer | undefined
   /**
    * Everything checked when the route is registered: the matcher, the options, and the kind's own
    * work (compile a generator, check a host). Route constructors never throw; a failure here

@@ -5,7 +5,7 @@
  */
 import { Duration, Effect } from "effect"
 import { CompiledMatcher, compileMatcher, type MatcherInput } from "../registry/matcher.ts"
-import { makeRoute, type AsyncResponder, type Responder, type Route, type SyncResponder } from "../registry/route.ts"
+import { makeRoute, type AsyncResponder, type HeldAnswer, type Responder, type Route, type SyncResponder } from "../registry/route.ts"
 import { InvalidRouteSpec, type SimnetError } from "../SimnetError.ts"
 
 /**
@@ -31,6 +31,8 @@ export interface RouteParts {
   readonly respond: Responder
   readonly respondSync?: SyncResponder | undefined
   readonly respondAsync?: AsyncResponder | undefined
+  /** The answer itself, when it is the same for every request (see `RouteFields.held`). */
+  readonly held?: HeldAnswer | undefined
   readonly prepare?: Effect.Effect<void, SimnetError> | undefined
   readonly seeded?: boolean | undefined
   readonly regenerate?: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
@@ -107,6 +109,7 @@ export const make = (
     respond: parts.respond,
     respondSync: parts.respondSync,
     respondAsync: parts.respondAsync,
+    held: problem === undefined ? parts.held : undefined,
     prepare: problem !== undefined ? Effect.fail(problem) : parts.prepare ?? Effect.void,
     seeded: parts.seeded ?? false,
     regenerate: parts.regenerate,

@@ -3,7 +3,7 @@
  * offer the registry a synchronous fast path.
  */
 import { Effect, Result } from "effect"
-import type { Responder, SyncResponder } from "../registry/route.ts"
+import type { HeldAnswer, Responder, SyncResponder } from "../registry/route.ts"
 import { NULL_BODY_STATUSES } from "../registry/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { bytesResponse, textResponse } from "../registry/heldResponse.ts"
@@ -23,6 +23,8 @@ export interface StaticResponseOptions {
 export interface StaticResponder {
   readonly respond: Responder
   readonly respondSync: SyncResponder
+  /** The answer as it is, the same for every request. */
+  readonly held?: HeldAnswer | undefined
   /** Present when the status or headers are invalid: fails the registration. */
   readonly prepare?: Effect.Effect<never, InvalidRouteSpec> | undefined
 }
@@ -59,15 +61,18 @@ export const checkResponseParts = (
 const fromSync = (
   status: number,
   headers: Readonly<Record<string, string>>,
-  hasBody: boolean,
+  body: Uint8Array | undefined,
   make: () => Response
 ): StaticResponder => {
-  const invalid = checkResponseParts(status, headers, hasBody)
+  const invalid = checkResponseParts(status, headers, body !== undefined)
   if (invalid !== undefined) {
     return { respondSync: () => Result.fail(invalid), respond: () => Effect.fail(invalid), prepare: Effect.fail(invalid) }
   }
-  return { respondSync: () => Result.succeed(make()), respond: () => Effect.sync(make) }
+  return { respondSync: () => Result.succeed(make()), respond: () => Effect.sync(make), held: { status, headers, body: body ?? EMPTY } }
 }
+
+const EMPTY = new Uint8Array(0)
+const encoder = new TextEncoder()
 
 const headersWith = (options: StaticResponseOptions, defaultType: string | undefined): Record<string, string> => {
   const headers: Record<string, string> = {}
@@ -83,7 +88,7 @@ const headersWith = (options: StaticResponseOptions, defaultType: string | undef
 export const textResponder = (body: string, options: StaticResponseOptions = {}): StaticResponder => {
   const status = options.status ?? 200
   const headers = headersWith(options, "text/plain; charset=utf-8")
-  return fromSync(status, headers, true, () => textResponse(body, { status, headers }))
+  return fromSync(status, headers, encoder.encode(body), () => textResponse(body, { status, headers }))
 }
 
 /**
@@ -94,7 +99,7 @@ export const bytesResponder = (body: Uint8Array, options: StaticResponseOptions 
   const status = options.status ?? 200
   const headers = headersWith(options, "application/octet-stream")
   const bytes = body.slice()
-  return fromSync(status, headers, true, () => bytesResponse(bytes.slice(), { status, headers }))
+  return fromSync(status, headers, bytes, () => bytesResponse(bytes.slice(), { status, headers }))
 }
 
 
@@ -104,5 +109,5 @@ export const bytesResponder = (body: Uint8Array, options: StaticResponseOptions 
 export const statusResponder = (status: number, options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } = {}): StaticResponder => {
   const headers = headersWith({ headers: options.headers }, options.body === undefined ? undefined : "text/plain; charset=utf-8")
   const body = options.body ?? null
-  return fromSync(status, headers, body !== null, () => (body === null ? new Response(null, { status, headers }) : textResponse(body, { status, headers })))
+  return fromSync(status, headers, body === null ? undefined : encoder.encode(body), () => (body === null ? new Response(null, { status, headers }) : textResponse(body, { status, headers })))
 }
