@@ -2,10 +2,11 @@
  * `tools/call` round trips per second with the official `@modelcontextprotocol/sdk` client:
  * through simnet in process (`Route.mcp` behind `network.fetch`, one session, JSON answers) side
  * by side with the floor, the SDK's own `McpServer` behind `InMemoryTransport` (no HTTP at all).
- * A third line shows what HTTP itself costs: the same client against a `Route.handler` that
- * answers every call with a canned JSON-RPC reply (no MCP server at all), the ceiling any MCP
- * route behind `network.fetch` can reach. Rounds alternate and the best of each counts, so load
- * on the machine hits all three.
+ * A third line is a reference: the same client against a `Route.handler` that answers every call
+ * with a canned JSON-RPC reply in a plain `new Response(...)` (no MCP server at all, but a body
+ * undici streams): what a hand-written route costs, where the MCP route answers with a body it
+ * holds whole. Rounds alternate and the best of each counts, so load on the machine hits all
+ * three.
  *
  * Run: npm run bench -- mcp (or node bench/mcp.bench.ts [--quick])
  */
@@ -85,7 +86,7 @@ const keep = (m: Measure) => {
 for (let round = 0; round < ROUNDS; round++) {
   keep(await measure("floor: SDK McpServer over InMemoryTransport", call(floor), { warmup: 500, minMs: MIN_MS }))
   keep(await measure("simnet: Route.mcp over network.fetch", call(simnet), { warmup: 500, minMs: MIN_MS }))
-  keep(await measure("ceiling: canned reply from Route.handler over network.fetch", call(canned), { warmup: 500, minMs: MIN_MS }))
+  keep(await measure("reference: canned new Response from Route.handler", call(canned), { warmup: 500, minMs: MIN_MS }))
 }
 report("tools/call round trips with the official MCP client (best of each)", [...best.values()], "floor: SDK McpServer over InMemoryTransport")
 await floor.close()

@@ -198,11 +198,24 @@ describe("MCP route: the fast path behaves as the wire", () => {
     const network = await SimulationNetwork.start({ routes: [Route.mcp(URL_, { ...server, stateless: true, tools: [...server.tools, slow] }, { id: "raw" })] })
     const send = (body: unknown, signal: AbortSignal) =>
       network.fetch(URL_, { method: "POST", headers: { "content-type": "application/json", accept: ACCEPT }, body: JSON.stringify(body), signal })
-    const first = new AbortController()
-    const response = await send(call(1), first.signal)
-    expect(response.status).toBe(200)
-    first.abort()
-    await expect(response.text()).rejects.toMatchObject({ name: "AbortError" })
+    const reads: ReadonlyArray<(response: Response) => Promise<unknown>> = [
+      (response) => response.text(),
+      (response) => response.json(),
+      (response) => response.arrayBuffer(),
+      (response) => response.body!.getReader().read()
+    ]
+    for (const read of reads) {
+      const first = new AbortController()
+      const response = await send(call(1), first.signal)
+      expect(response.status).toBe(200)
+      first.abort()
+      await expect(read(response)).rejects.toMatchObject({ name: "AbortError" })
+    }
+    // Read before the abort, the body is whole.
+    const kept = new AbortController()
+    const whole = await (await send(call(1), kept.signal)).json()
+    kept.abort()
+    expect(whole).toMatchObject({ jsonrpc: "2.0", id: 1 })
 
     const second = new AbortController()
     const pending = send({ ...call(2), params: { name: "slow", arguments: {} } }, second.signal)
@@ -211,7 +224,7 @@ describe("MCP route: the fast path behaves as the wire", () => {
     await expect(pending).rejects.toMatchObject({ name: "AbortError" })
     release()
     await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(network.log().map((r) => [r.status, r.denial])).toEqual([[200, undefined], [undefined, "Interrupted"]])
+    expect(network.log().map((r) => [r.status, r.denial])).toEqual([...reads.map(() => [200, undefined]), [200, undefined], [undefined, "Interrupted"]])
   })
 
   it("a notification's 202 reaches Effect's HttpClient with an empty body it can read (as simnet serve relays it)", async () => {

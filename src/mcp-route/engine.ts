@@ -154,14 +154,14 @@ interface CallExtra {
  * tool's handler, fixed result or a generated value. The SDK `Server` of `sdkServer` calls it, and
  * so does the fast path (`fastCall`).
  */
-const callTool = async (
+const callTool = (
   compiled: CompiledServer,
   state: McpServerState,
   env: McpEnv,
   session: McpSession | undefined,
   params: Record<string, any>,
   extra: CallExtra
-): Promise<any> => {
+): any => {
   const name: string = params.name
   const args = params.arguments ?? {}
   const key = `${name}\u0000${canonicalJson(args)}`
@@ -189,11 +189,15 @@ const callTool = async (
         })
       }
     }
+    // A handler that answers at once is answered at once; a promise or an Effect is waited for.
+    const failed = (error: unknown) => toolError(messageOf(error))
     try {
       const answer = handler(decoded.success, context)
-      return toResult(Effect.isEffect(answer) ? await env.run(answer, extra.signal) : await answer, tool)
+      if (Effect.isEffect(answer)) return env.run(answer, extra.signal).then((value) => toResult(value, tool)).catch(failed)
+      if (isThenable(answer)) return Promise.resolve(answer).then((value) => toResult(value, tool)).catch(failed)
+      return toResult(answer, tool)
     } catch (error) {
-      return toolError(messageOf(error))
+      return failed(error)
     }
   }
   if (result !== undefined) return toResult(result, tool)
@@ -201,6 +205,9 @@ const callTool = async (
   if (Result.isFailure(generated)) throw new McpError(ErrorCode.InternalError, generated.failure.message)
   return { content: [{ type: "text", text: generated.success }], structuredContent: JSON.parse(generated.success) }
 }
+
+const isThenable = (u: unknown): u is PromiseLike<unknown> =>
+  typeof u === "object" && u !== null && typeof (u as { then?: unknown }).then === "function"
 
 /** Params of a `tools/call` the SDK's `CallToolRequestSchema` accepts as they are: a name and arguments, nothing else. */
 const plainCall = (params: unknown): params is { readonly name: string; readonly arguments?: Record<string, unknown> } => {
@@ -252,32 +259,36 @@ const noNotifications = async () => {}
  * becoming a JSON-RPC error as the SDK's `Protocol` makes it — without a round through the
  * `Protocol`, whose type guards and parses cost more than the call.
  */
-const fastCall = async (
+const fastCall = (
   compiled: CompiledServer,
   state: McpServerState,
   env: McpEnv,
   session: McpSession | undefined,
   message: JSONRPCRequest & { readonly params: { readonly name: string } },
   signal: AbortSignal | undefined
-): Promise<Record<string, unknown>> => {
-  try {
-    let result = await callTool(compiled, state, env, session, message.params, { signal: signal ?? NEVER_ABORTED, sendNotification: noNotifications })
+): Record<string, unknown> | Promise<Record<string, unknown>> => {
+  const reply = (result: any): Record<string, unknown> => {
     if (!plainResult(result)) {
       const checked = CallToolResultSchema.safeParse(result)
       if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`)
       result = checked.data
     }
     return { result, jsonrpc: "2.0", id: message.id }
-  } catch (error: any) {
-    return {
-      jsonrpc: "2.0",
-      id: message.id,
-      error: {
-        code: Number.isSafeInteger(error?.code) ? error.code : ErrorCode.InternalError,
-        message: error?.message ?? "Internal error",
-        ...(error?.data !== undefined ? { data: error.data } : {})
-      }
+  }
+  const failure = (error: any): Record<string, unknown> => ({
+    jsonrpc: "2.0",
+    id: message.id,
+    error: {
+      code: Number.isSafeInteger(error?.code) ? error.code : ErrorCode.InternalError,
+      message: error?.message ?? "Internal error",
+      ...(error?.data !== undefined ? { data: error.data } : {})
     }
+  })
+  try {
+    const result = callTool(compiled, state, env, session, message.params, { signal: signal ?? NEVER_ABORTED, sendNotification: noNotifications })
+    return result instanceof Promise ? result.then(reply).catch(failure) : reply(result)
+  } catch (error) {
+    return failure(error)
   }
 }
 
@@ -463,7 +474,7 @@ const replyOf = (text: string, contentType: string | null): unknown => {
 /**
  * Answers one HTTP request to an MCP route.
  */
-export const answer = async (state: McpServerState, request: SimRequest, env: McpEnv): Promise<Response> => {
+export const answer = (state: McpServerState, request: SimRequest, env: McpEnv): Response | Promise<Response> => {
   const compiled = state.current
   const definition = compiled.definition
   const stateful = definition.stateless !== true
@@ -512,15 +523,47 @@ export const answer = async (state: McpServerState, request: SimRequest, env: Mc
   )
   if (!streams && !initialize && !Array.isArray(parsed) && direct(request, parsed)) {
     if (parsed.method === "tools/call" && plainCall(parsed.params)) {
-      return bufferedResponse(JSON.stringify(await fastCall(compiled, state, env, session, parsed as any, request.signal)), JSON_INIT, request.signal)
+      const reply = fastCall(compiled, state, env, session, parsed as any, request.signal)
+      const respond = (value: Record<string, unknown>) => bufferedResponse(JSON.stringify(value), JSON_INIT, request.signal)
+      return reply instanceof Promise ? reply.then(respond) : respond(reply)
     }
-    const found = directServer(state, env, session)
-    const transport = found instanceof DirectTransport ? found : await found
-    if (!transport.busy(parsed.id)) {
-      const reply = await transport.request(parsed)
-      return bufferedResponse(JSON.stringify(reply), JSON_INIT, request.signal)
-    }
+    return viaDirectServer(compiled, state, request, env, session, parsed, initialize, streams)
   }
+  return viaSdk(compiled, state, request, env, session, parsed, initialize, streams)
+}
+
+/** A request the SDK server of its session answers in process, unless that server is busy with its id. */
+const viaDirectServer = async (
+  compiled: CompiledServer,
+  state: McpServerState,
+  request: SimRequest,
+  env: McpEnv,
+  session: McpSession | undefined,
+  parsed: JSONRPCRequest,
+  initialize: boolean,
+  streams: boolean
+): Promise<Response> => {
+  const found = directServer(state, env, session)
+  const transport = found instanceof DirectTransport ? found : await found
+  if (!transport.busy(parsed.id)) {
+    const reply = await transport.request(parsed)
+    return bufferedResponse(JSON.stringify(reply), JSON_INIT, request.signal)
+  }
+  return viaSdk(compiled, state, request, env, session, parsed, initialize, streams)
+}
+
+/** A request answered by a fresh SDK server behind the SDK's web-standard transport. */
+const viaSdk = async (
+  compiled: CompiledServer,
+  state: McpServerState,
+  request: SimRequest,
+  env: McpEnv,
+  session: McpSession | undefined,
+  parsed: unknown,
+  initialize: boolean,
+  streams: boolean
+): Promise<Response> => {
+  const stateful = compiled.definition.stateless !== true
   const server = sdkServer(compiled, state, env, session)
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !streams, keepAliveMs: 0 })
   await server.connect(transport)

@@ -6,7 +6,7 @@
 export { canonicalJson, deriveSeed, hashString } from "../registry/seed.ts"
 export { joinPath } from "../registry/schemaPath.ts"
 export { errorMessage, isJsonObject } from "../registry/util.ts"
-export { bufferedResponse } from "../registry/transport.ts"
+export { bufferedResponse } from "../registry/heldResponse.ts"
 export type { AsyncResponder, RespondContext, Responder, Route, SimRequest } from "../registry/route.ts"
 export { matchNothing, type MatcherInput } from "../registry/matcher.ts"
 export { withFields } from "../registry/route.ts"

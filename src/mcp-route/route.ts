@@ -21,14 +21,24 @@ export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, option
     const servers = Context.getOption(context.services as Context.Context<McpServers>, McpServers)
     if (Option.isNone(servers)) return Promise.reject(new RouteFailed({ route: context.identity, message: `simnet: this network has no ${McpServers.key}` }))
     const state = servers.value.server(context.identity, compiled)
-    return answer(state, request, {
-      runSeed: context.runSeed,
-      identity: context.identity,
-      annotate: context.annotate ?? noop,
-      run: context.run
-    }).catch((cause) => Promise.reject(failed(cause)))
+    let answered: Response | Promise<Response>
+    try {
+      answered = answer(state, request, {
+        runSeed: context.runSeed,
+        identity: context.identity,
+        annotate: context.annotate ?? noop,
+        run: context.run
+      })
+    } catch (cause) {
+      return Promise.reject(failed(cause))
+    }
+    return answered instanceof Response ? answered : answered.catch((cause) => Promise.reject(failed(cause)))
   }
-  const respond: Responder = (request, context) => Effect.tryPromise({ try: () => respondAsync(request, context), catch: (error) => error as RouteFailed })
+  const respond: Responder = (request, context) =>
+    Effect.suspend(() => {
+      const answered = respondAsync(request, context)
+      return answered instanceof Response ? Effect.succeed(answered) : Effect.tryPromise({ try: () => answered, catch: (error) => error as RouteFailed })
+    })
   defineServer(respond, compiled)
   const definition = compiled.definition
   return make("mcp", match, {

@@ -9,6 +9,8 @@
  * (`instanceof Response`), and a body reads once, as any other.
  */
 
+import { ABORT_AWARE, abortReason } from "./transport.ts"
+
 const unusable = () => new TypeError("Body is unusable: Body has already been read")
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
@@ -20,9 +22,13 @@ class HeldResponse extends Response {
   /** The headers as the route gave them, when it gave a plain record: a server writes them as they are. */
   readonly #record: Readonly<Record<string, string>> | undefined
 
-  constructor(held: string | Uint8Array, init: ResponseInit) {
+  /** The request's signal: once it aborts, a body not yet read errors with its reason. */
+  readonly #signal: AbortSignal | undefined
+
+  constructor(held: string | Uint8Array, init: ResponseInit, signal?: AbortSignal) {
     super(null, init)
     this.#held = held
+    this.#signal = signal
     const headers = init.headers
     this.#record = headers !== undefined && !(headers instanceof Headers) && !Array.isArray(headers) ? headers as Record<string, string> : undefined
   }
@@ -34,7 +40,18 @@ class HeldResponse extends Response {
 
   /** The same response as undici builds it, made the first time the body is needed as a stream. */
   #stream(): Response {
-    return (this.#full ??= new Response(this.#held as BodyInit, { status: this.status, statusText: this.statusText, headers: this.headers }))
+    const init = { status: this.status, statusText: this.statusText, headers: this.headers }
+    return (this.#full ??= this.#signal === undefined ? new Response(this.#held as BodyInit, init) : abortableBody(this.#held, init, this.#signal))
+  }
+
+  /** A body with a signal errors on its abort already (see `abortableResponse`). */
+  get [ABORT_AWARE](): boolean {
+    return this.#signal !== undefined
+  }
+
+  /** The abort reason, when the request was aborted before the body was read. */
+  #aborted(): unknown {
+    return this.#signal?.aborted === true ? abortReason(this.#signal) : undefined
   }
 
   #text(): string {
@@ -43,7 +60,7 @@ class HeldResponse extends Response {
 
   /** The held body as bytes, once, unless it was read or streamed already. */
   take(): Uint8Array | undefined {
-    if (this.#used || this.#full !== undefined) return undefined
+    if (this.#used || this.#full !== undefined || this.#signal?.aborted === true) return undefined
     this.#used = true
     return typeof this.#held === "string" ? encoder.encode(this.#held) : this.#held
   }
@@ -59,6 +76,7 @@ class HeldResponse extends Response {
   override text(): Promise<string> {
     if (this.#full !== undefined) return this.#full.text()
     if (this.#used) return Promise.reject(unusable())
+    if (this.#signal?.aborted === true) return Promise.reject(this.#aborted())
     this.#used = true
     return Promise.resolve(this.#text())
   }
@@ -66,6 +84,7 @@ class HeldResponse extends Response {
   override json(): Promise<any> {
     if (this.#full !== undefined) return this.#full.json()
     if (this.#used) return Promise.reject(unusable())
+    if (this.#signal?.aborted === true) return Promise.reject(this.#aborted())
     this.#used = true
     try {
       return Promise.resolve(JSON.parse(this.#text()))
@@ -93,10 +112,55 @@ class HeldResponse extends Response {
   override clone(): Response {
     if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.")
     if (this.#full !== undefined) return this.#full.clone()
-    const copy = new HeldResponse(typeof this.#held === "string" ? this.#held : this.#held.slice(), { status: this.status, statusText: this.statusText, headers: this.headers })
+    const copy = new HeldResponse(typeof this.#held === "string" ? this.#held : this.#held.slice(), { status: this.status, statusText: this.statusText, headers: this.headers }, this.#signal)
     if (Object.prototype.hasOwnProperty.call(this, "url")) Object.defineProperty(copy, "url", { value: this.url })
     return copy
   }
+}
+
+/**
+ * A body made a stream that errors with the abort reason when `signal` aborts before it is read.
+ */
+const abortableBody = (held: string | Uint8Array, init: ResponseInit, signal: AbortSignal): Response => {
+  let bytes: Uint8Array | undefined = typeof held === "string" ? encoder.encode(held) : held
+  let onAbort: (() => void) | undefined
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      onAbort = () => {
+        onAbort = undefined
+        bytes = undefined
+        controller.error(abortReason(signal))
+      }
+      if (signal.aborted) onAbort()
+      else signal.addEventListener("abort", onAbort, { once: true })
+    },
+    pull(controller) {
+      if (onAbort !== undefined) signal.removeEventListener("abort", onAbort)
+      onAbort = undefined
+      if (bytes !== undefined && bytes.length > 0) controller.enqueue(bytes)
+      bytes = undefined
+      controller.close()
+    },
+    cancel() {
+      if (onAbort !== undefined) signal.removeEventListener("abort", onAbort)
+      onAbort = undefined
+      bytes = undefined
+    }
+  }, PULL_ON_READ)
+  return new Response(stream, init)
+}
+
+/** A queue that holds nothing: the body is pulled only when read, so an abort before then errors it. */
+const PULL_ON_READ: QueuingStrategy<Uint8Array> = { highWaterMark: 0 }
+
+/**
+ * A response with an in-memory body that answers a request with `signal` as `abortableResponse`
+ * would make it: its body errors with the abort reason when the signal aborts before the body is
+ * read. Held, so read as text or JSON it is handed over directly. For route kinds that hold the
+ * whole body (the MCP engine's JSON answers).
+ */
+export const bufferedResponse = (body: string | Uint8Array, init: ResponseInit, signal: AbortSignal | undefined): Response => {
+  return new HeldResponse(body, init, signal)
 }
 
 /**

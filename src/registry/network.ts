@@ -203,7 +203,12 @@ export class Network {
       return { _tag: "Response", response: result.success }
     }
     if (route.respondAsync !== undefined && route.delay === undefined) {
-      return { _tag: "Promise", promise: settle(route.respondAsync(routed, context), record, this.log, routed.signal, route.id ?? route.kind) }
+      const answered = route.respondAsync(routed, context)
+      if (answered instanceof Response) {
+        this.log.answer(record, answered.status)
+        return { _tag: "Response", response: answered }
+      }
+      return { _tag: "Promise", promise: settle(answered, record, this.log, routed.signal, route.id ?? route.kind) }
     }
     let effect = route.respond(routed, context)
     if (route.delay !== undefined) effect = Effect.andThen(Effect.sleep(route.delay), effect)

@@ -71,11 +71,12 @@ export type Responder = (request: SimRequest, context: RespondContext) => Effect
 export type SyncResponder = (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
 
 /**
- * How a route answers outside Effect: a promise of the response that rejects with a
- * `SimnetError`. For kinds whose engine is promise-based (the MCP route), so a request does not
- * pay for a fiber.
+ * How a route answers outside Effect: the response itself when it is ready at once, else a
+ * promise of it that rejects with a `SimnetError`. For kinds whose engine is promise-based (the
+ * MCP route, handlers), so a request does not pay for a fiber, nor for a promise when the answer
+ * is ready.
  */
-export type AsyncResponder = (request: SimRequest, context: RespondContext) => Promise<Response>
+export type AsyncResponder = (request: SimRequest, context: RespondContext) => Response | Promise<Response>
 
 /**
  * A route's answer when it is the same for every request (the static kinds): what a server in

@@ -67,7 +67,7 @@ export const refusedRequest = (method: string, hasBody: boolean): TypeError | un
  * returned as it is.
  */
 export const abortableResponse = (response: Response, signal: AbortSignal | undefined): Response => {
-  if (signal === undefined || response.body === null || abortAware.has(response)) return response
+  if (signal === undefined || (response as { [ABORT_AWARE]?: boolean })[ABORT_AWARE] === true || response.body === null) return response
   const reader = response.body.getReader()
   let onAbort: (() => void) | undefined
   const detach = () => {
@@ -106,48 +106,10 @@ export const abortableResponse = (response: Response, signal: AbortSignal | unde
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
-/** Responses made by `bufferedResponse`, whose bodies already error on their request's abort. */
-const abortAware = new WeakSet<Response>()
-
 /**
- * A response with an in-memory body that answers a request with `signal` as `abortableResponse`
- * would make it (its body errors with the abort reason when the signal aborts before the body is
- * read), built as one stream rather than a stream read through another. For route kinds that
- * hold the whole body (the MCP engine's JSON answers).
+ * Present (and true) on a response whose body already errors on its request's abort
+ * (`bufferedResponse`'s): `abortableResponse` leaves it as it is.
  */
-export const bufferedResponse = (body: string | Uint8Array, init: ResponseInit, signal: AbortSignal | undefined): Response => {
-  if (signal === undefined) return new Response(body as BodyInit, init)
-  let bytes: Uint8Array | undefined = typeof body === "string" ? encoder.encode(body) : body
-  let onAbort: (() => void) | undefined
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      onAbort = () => {
-        onAbort = undefined
-        bytes = undefined
-        controller.error(abortReason(signal))
-      }
-      if (signal.aborted) onAbort()
-      else signal.addEventListener("abort", onAbort, { once: true })
-    },
-    pull(controller) {
-      if (onAbort !== undefined) signal.removeEventListener("abort", onAbort)
-      onAbort = undefined
-      if (bytes !== undefined && bytes.length > 0) controller.enqueue(bytes)
-      bytes = undefined
-      controller.close()
-    },
-    cancel() {
-      if (onAbort !== undefined) signal.removeEventListener("abort", onAbort)
-      onAbort = undefined
-      bytes = undefined
-    }
-  }, PULL_ON_READ)
-  const response = new Response(stream, init)
-  abortAware.add(response)
-  return response
-}
+export const ABORT_AWARE: unique symbol = Symbol.for("simnet/abortAware")
 
-const encoder = new TextEncoder()
 
-/** A queue that holds nothing: the body is pulled only when read, so an abort before then errors it. */
-const PULL_ON_READ: QueuingStrategy<Uint8Array> = { highWaterMark: 0 }

@@ -39,7 +39,7 @@ export const handlerResponder = (fn: Handler, label: string): { readonly respond
     } catch (cause) {
       return Promise.reject(fail(cause))
     }
-    if (result instanceof Response) return Promise.resolve(result)
+    if (result instanceof Response) return result
     if (Effect.isEffect(result)) return context.run(Effect.catchDefect(result, (cause) => Effect.fail(fail(cause))), request.signal)
     return Promise.resolve(result).catch((cause) => Promise.reject(fail(cause)))
   }
