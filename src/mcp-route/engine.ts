@@ -527,42 +527,36 @@ export const answer = (state: McpServerState, request: SimRequest, env: McpEnv):
       const respond = (value: Record<string, unknown>) => bufferedResponse(JSON.stringify(value), JSON_INIT, request.signal)
       return reply instanceof Promise ? reply.then(respond) : respond(reply)
     }
-    return viaDirectServer(compiled, state, request, env, session, parsed, initialize, streams)
+    return viaDirectServer({ compiled, state, request, env, session, parsed, initialize, streams })
   }
-  return viaSdk(compiled, state, request, env, session, parsed, initialize, streams)
+  return viaSdk({ compiled, state, request, env, session, parsed, initialize, streams })
+}
+
+/** One POST past the checks, on its way to an SDK server. */
+interface Call {
+  readonly compiled: CompiledServer
+  readonly state: McpServerState
+  readonly request: SimRequest
+  readonly env: McpEnv
+  readonly session: McpSession | undefined
+  readonly parsed: unknown
+  readonly initialize: boolean
+  readonly streams: boolean
 }
 
 /** A request the SDK server of its session answers in process, unless that server is busy with its id. */
-const viaDirectServer = async (
-  compiled: CompiledServer,
-  state: McpServerState,
-  request: SimRequest,
-  env: McpEnv,
-  session: McpSession | undefined,
-  parsed: JSONRPCRequest,
-  initialize: boolean,
-  streams: boolean
-): Promise<Response> => {
-  const found = directServer(state, env, session)
+const viaDirectServer = async (call: Call & { readonly parsed: JSONRPCRequest }): Promise<Response> => {
+  const found = directServer(call.state, call.env, call.session)
   const transport = found instanceof DirectTransport ? found : await found
-  if (!transport.busy(parsed.id)) {
-    const reply = await transport.request(parsed)
-    return bufferedResponse(JSON.stringify(reply), JSON_INIT, request.signal)
+  if (!transport.busy(call.parsed.id)) {
+    const reply = await transport.request(call.parsed)
+    return bufferedResponse(JSON.stringify(reply), JSON_INIT, call.request.signal)
   }
-  return viaSdk(compiled, state, request, env, session, parsed, initialize, streams)
+  return viaSdk(call)
 }
 
 /** A request answered by a fresh SDK server behind the SDK's web-standard transport. */
-const viaSdk = async (
-  compiled: CompiledServer,
-  state: McpServerState,
-  request: SimRequest,
-  env: McpEnv,
-  session: McpSession | undefined,
-  parsed: unknown,
-  initialize: boolean,
-  streams: boolean
-): Promise<Response> => {
+const viaSdk = async ({ compiled, state, request, env, session, parsed, initialize, streams }: Call): Promise<Response> => {
   const stateful = compiled.definition.stateless !== true
   const server = sdkServer(compiled, state, env, session)
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !streams, keepAliveMs: 0 })
