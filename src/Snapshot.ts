@@ -20,6 +20,7 @@ import type { Network } from "./registry/network.ts"
 import type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
 import type { Route } from "./registry/route.ts"
 import { decodeAt } from "./registry/schemaPath.ts"
+import { isPlainJson } from "./registry/util.ts"
 import { defaultDecodeContext } from "./routes/families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "./RouteSpec.ts"
 import { LlmScript } from "./schemas/llmScript.ts"
@@ -107,16 +108,6 @@ export interface NetworkState extends SnapshotState {
   readonly llmCounts: Readonly<Record<string, number>>
   readonly log: ReadonlyArray<RequestRecord>
   readonly counters: RequestCounters
-}
-
-const isPlainJson = (value: unknown): boolean => {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return true
-  if (typeof value === "number") return Number.isFinite(value)
-  if (Array.isArray(value)) return value.every(isPlainJson)
-  if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.values(value as object).every((v) => v === undefined || isPlainJson(v))
-  }
-  return false
 }
 
 /**
