@@ -261,9 +261,9 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         log: network.records(),
         counters: network.counters()
       })),
-      state: Effect.sync(() => capture(network, llm, network.counters())),
+      state: Effect.sync(() => capture(network, llm, mcp, network.counters())),
       restore: (state) =>
-        restore(network, llm, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
+        restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
       unused: Effect.sync(() => network.unused()),
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {

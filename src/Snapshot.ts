@@ -14,6 +14,7 @@
  * rules with a RegExp, a predicate or raw bytes.
  */
 import { Duration, Effect, Result, Schema } from "effect"
+import { McpServerJson, prepareServers, type McpServersApi } from "./mcp-route/state.ts"
 import type { LlmLogEntry, SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
 import { KeyCounts } from "./registry/keyCounts.ts"
 import type { Network } from "./registry/network.ts"
@@ -94,7 +95,8 @@ export const SnapshotState = Schema.Struct({
   })),
   llmCounts: Schema.optional(Schema.Record(Schema.String, Schema.Int)),
   log: Schema.optional(Schema.Array(RequestRecordJson)),
-  counters: Schema.optional(CountersJson)
+  counters: Schema.optional(CountersJson),
+  mcp: Schema.optional(Schema.Array(McpServerJson))
 })
 export type SnapshotState = typeof SnapshotState.Type
 
@@ -103,20 +105,26 @@ export type SnapshotState = typeof SnapshotState.Type
  * per request key) and what could not be serialized.
  */
 export interface NetworkState extends SnapshotState {
-  readonly unserializable: ReadonlyArray<{ readonly id: string; readonly kind: string; readonly source: string; readonly match: string }>
+  /**
+   * What the snapshot leaves out, by route: a route registered in code (its `kind`), or an MCP
+   * route's definition changed to one with code in it (`kind: "mcp-definition"`, with `message`).
+   */
+  readonly unserializable: ReadonlyArray<{ readonly id: string; readonly kind: string; readonly source: string; readonly match: string; readonly message?: string }>
   readonly llmUnserializableRules: ReadonlyArray<string>
   readonly llmCounts: Readonly<Record<string, number>>
   readonly log: ReadonlyArray<RequestRecord>
   readonly counters: RequestCounters
+  readonly mcp: ReadonlyArray<McpServerJson>
 }
 
 /**
  * The network's state now.
  */
-export const capture = (network: Network, llm: SimulatedProviderApi, counters: RequestCounters): NetworkState => {
+export const capture = (network: Network, llm: SimulatedProviderApi, mcp: McpServersApi, counters: RequestCounters): NetworkState => {
   const routes: Array<{ source: string; spec: unknown }> = []
   const unserializable: Array<NetworkState["unserializable"][number]> = []
   const usage: Record<string, typeof Usage.Type> = {}
+  const servers: Array<McpServerJson> = []
   let lastSpec: unknown
   for (const entry of network.registry.entries.values()) {
     const spec = entry.route.describe?.spec
@@ -131,6 +139,12 @@ export const capture = (network: Network, llm: SimulatedProviderApi, counters: R
       hits: entry.hits,
       remaining: entry.route.times === undefined ? undefined : entry.remaining,
       occurrences: entry.occurrences === undefined ? undefined : entry.occurrences.toRecord()
+    }
+    const server = mcp.toJson(entry.id)
+    if (server === undefined) continue
+    servers.push(server.json)
+    if (server.unserializable !== undefined) {
+      unserializable.push({ id: entry.id, kind: "mcp-definition", source: entry.route.source, match: entry.route.matcher.source, message: server.unserializable })
     }
   }
   const rules: Array<typeof RuleJson.Type> = []
@@ -160,7 +174,8 @@ export const capture = (network: Network, llm: SimulatedProviderApi, counters: R
     llmUnserializableRules,
     llmCounts: state.counts ?? {},
     log: network.records(),
-    counters
+    counters,
+    mcp: servers
   }
 }
 
@@ -168,14 +183,16 @@ const atPath = (error: SimnetError, prefix: string): SimnetError =>
   error instanceof InvalidRouteSpec ? new InvalidRouteSpec({ path: `${prefix}${error.path === "$" || error.path === "" ? "" : error.path.startsWith("[") ? error.path : `.${error.path}`}`, message: error.message }) : error
 
 /**
- * Restores a snapshot, all or nothing: every route spec is decoded and every model rule and
- * script checked on a scratch model before the network changes. The routes then replace the
- * network's routes, with their use counts and occurrences; the seed becomes the snapshot's; the
+ * Restores a snapshot, all or nothing: every route spec is decoded, every changed MCP definition
+ * compiled and every model rule and script checked on a scratch model before the network changes.
+ * The routes then replace the network's routes, with their use counts and occurrences, and the
+ * MCP servers get their sessions, counts and definitions; the seed becomes the snapshot's; the
  * model is reset to the snapshot's call count, queue and rules.
  */
 export const restore = (
   network: Network,
   llm: SimulatedProviderApi,
+  mcp: McpServersApi,
   scratch: SimulatedProviderApi,
   json: unknown,
   context: DecodeContext,
@@ -190,6 +207,8 @@ export const restore = (
         Effect.map(decodeRouteSpecs(item.spec, { ...defaultDecodeContext, ...context, source: item.source }), (d) => d.routes),
         (error) => atPath(error, `routes[${i}].spec`)
       ))
+    const servers = prepareServers(state.mcp ?? [], "mcp")
+    if (Result.isFailure(servers)) return yield* servers.failure
     const rules = state.llm?.rules ?? []
     const applyModel = (target: SimulatedProviderApi) =>
       Effect.gen(function*() {
@@ -227,5 +246,6 @@ export const restore = (
       if (usage.remaining !== undefined) entry.remaining = usage.remaining
       if (usage.occurrences !== undefined) entry.occurrences = KeyCounts.fromRecord(usage.occurrences)
     }
+    mcp.restore(servers.success)
     yield* applyModel(llm)
   })
