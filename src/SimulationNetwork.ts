@@ -115,7 +115,8 @@ export interface SimulationNetworkApi {
   /**
    * The state that decides later answers, as JSON (see `Snapshot.ts`): seed, routes as
    * RouteSpecs with their use counts, the routes that cannot be serialized (listed, not dropped),
-   * the model's queue, rules and counters, and the log. `GET snapshot` serves it.
+   * the MCP servers' sessions, counts and changed definitions, the model's queue, rules and
+   * counters, and the log. `GET snapshot` serves it.
    */
   readonly state: Effect.Effect<NetworkState>
   /**

@@ -3,15 +3,26 @@
  * a network restored from it — in this process or a fresh one — answers the same requests with
  * byte-identical bodies. A snapshot holds the seed, the routes as RouteSpecs (with their use
  * counts and, for seeded routes, the occurrences per request key), the routes that cannot be
- * written as RouteSpecs (registered in code), the model's call count, script queue (waiting,
- * under way, consumed) and rules, the model's log and counts, the request log and the counters.
+ * written as RouteSpecs (registered in code), the state of each MCP server that has answered
+ * (`mcp`: the session ids it has issued and those still open, calls per tool, occurrences per
+ * call, and a definition changed with `network.mcp.update`), the model's call count, script queue
+ * (waiting, under way, consumed) and rules, the model's log and counts, the request log and the
+ * counters.
  *
  * Restoring brings back the request log and its counters, the model's log and its counts per
- * request key, and each rule's progress (uses left, failures a `failThenRespond` rule has served).
+ * request key, each rule's progress (uses left, failures a `failThenRespond` rule has served),
+ * and the MCP servers' state: sessions opened before the snapshot are still accepted, the next
+ * session id is the one the original would have issued, and a generated tool result goes on with
+ * the next occurrence.
  *
  * Gotchas: a route registered in code (a handler, a `Routes.*` family built in code) cannot be
- * serialized; it is listed under `unserializable` and not restored. The same holds for model
- * rules with a RegExp, a predicate or raw bytes.
+ * serialized; it is listed under `unserializable` and not restored (nor is its MCP state). The
+ * same holds for model rules with a RegExp, a predicate or raw bytes, and for an MCP definition
+ * changed to one with a handler, an Effect Schema or bytes in it: listed as `mcp-definition`
+ * with a `message`, it comes back as the route's RouteSpec definition, with the rest of the
+ * server's state. An unchanged MCP definition is not written: its route's RouteSpec brings it
+ * back. An `mcp` entry naming no MCP route among the snapshot's routes is ignored, as a `usage`
+ * entry is.
  */
 import { Duration, Effect, Result, Schema } from "effect"
 import { McpServerJson, prepareServers, type McpServersApi } from "./mcp-route/state.ts"
