@@ -115,7 +115,8 @@ export interface SimulationNetworkApi {
   /**
    * The state that decides later answers, as JSON (see `Snapshot.ts`): seed, routes as
    * RouteSpecs with their use counts, the routes that cannot be serialized (listed, not dropped),
-   * the model's queue, rules and counters, and the log. `GET snapshot` serves it.
+   * the MCP servers' sessions, counts and changed definitions, the model's queue, rules and
+   * counters, and the log. `GET snapshot` serves it.
    */
   readonly state: Effect.Effect<NetworkState>
   /**
@@ -261,9 +262,9 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         log: network.records(),
         counters: network.counters()
       })),
-      state: Effect.sync(() => capture(network, llm, network.counters())),
+      state: Effect.sync(() => capture(network, llm, mcp, network.counters())),
       restore: (state) =>
-        restore(network, llm, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
+        restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
       unused: Effect.sync(() => network.unused()),
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {

@@ -3,23 +3,36 @@
  * a network restored from it — in this process or a fresh one — answers the same requests with
  * byte-identical bodies. A snapshot holds the seed, the routes as RouteSpecs (with their use
  * counts and, for seeded routes, the occurrences per request key), the routes that cannot be
- * written as RouteSpecs (registered in code), the model's call count, script queue (waiting,
- * under way, consumed) and rules, the model's log and counts, the request log and the counters.
+ * written as RouteSpecs (registered in code), the state of each MCP server that has answered
+ * (`mcp`: the session ids it has issued and those still open, calls per tool, occurrences per
+ * call, and a definition changed with `network.mcp.update`), the model's call count, script queue
+ * (waiting, under way, consumed) and rules, the model's log and counts, the request log and the
+ * counters.
  *
  * Restoring brings back the request log and its counters, the model's log and its counts per
- * request key, and each rule's progress (uses left, failures a `failThenRespond` rule has served).
+ * request key, each rule's progress (uses left, failures a `failThenRespond` rule has served),
+ * and the MCP servers' state: sessions opened before the snapshot are still accepted, the next
+ * session id is the one the original would have issued, and a generated tool result goes on with
+ * the next occurrence.
  *
  * Gotchas: a route registered in code (a handler, a `Routes.*` family built in code) cannot be
- * serialized; it is listed under `unserializable` and not restored. The same holds for model
- * rules with a RegExp, a predicate or raw bytes.
+ * serialized; it is listed under `unserializable` and not restored (nor is its MCP state). The
+ * same holds for model rules with a RegExp, a predicate or raw bytes, and for an MCP definition
+ * changed to one with a handler, an Effect Schema or bytes in it: listed as `mcp-definition`
+ * with a `message`, it comes back as the route's RouteSpec definition, with the rest of the
+ * server's state. An unchanged MCP definition is not written: its route's RouteSpec brings it
+ * back. An `mcp` entry naming no MCP route among the snapshot's routes is ignored, as a `usage`
+ * entry is.
  */
 import { Duration, Effect, Result, Schema } from "effect"
+import { McpServerJson, prepareServers, type McpServersApi } from "./mcp-route/state.ts"
 import type { LlmLogEntry, SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
 import { KeyCounts } from "./registry/keyCounts.ts"
 import type { Network } from "./registry/network.ts"
 import type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
 import type { Route } from "./registry/route.ts"
 import { decodeAt } from "./registry/schemaPath.ts"
+import { isPlainJson } from "./registry/util.ts"
 import { defaultDecodeContext } from "./routes/families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "./RouteSpec.ts"
 import { LlmScript } from "./schemas/llmScript.ts"
@@ -93,7 +106,8 @@ export const SnapshotState = Schema.Struct({
   })),
   llmCounts: Schema.optional(Schema.Record(Schema.String, Schema.Int)),
   log: Schema.optional(Schema.Array(RequestRecordJson)),
-  counters: Schema.optional(CountersJson)
+  counters: Schema.optional(CountersJson),
+  mcp: Schema.optional(Schema.Array(McpServerJson))
 })
 export type SnapshotState = typeof SnapshotState.Type
 
@@ -102,30 +116,26 @@ export type SnapshotState = typeof SnapshotState.Type
  * per request key) and what could not be serialized.
  */
 export interface NetworkState extends SnapshotState {
-  readonly unserializable: ReadonlyArray<{ readonly id: string; readonly kind: string; readonly source: string; readonly match: string }>
+  /**
+   * What the snapshot leaves out, by route: a route registered in code (its `kind`), or an MCP
+   * route's definition changed to one with code in it (`kind: "mcp-definition"`, with `message`).
+   */
+  readonly unserializable: ReadonlyArray<{ readonly id: string; readonly kind: string; readonly source: string; readonly match: string; readonly message?: string }>
   readonly llmUnserializableRules: ReadonlyArray<string>
   readonly llmCounts: Readonly<Record<string, number>>
   readonly log: ReadonlyArray<RequestRecord>
   readonly counters: RequestCounters
-}
-
-const isPlainJson = (value: unknown): boolean => {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return true
-  if (typeof value === "number") return Number.isFinite(value)
-  if (Array.isArray(value)) return value.every(isPlainJson)
-  if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.values(value as object).every((v) => v === undefined || isPlainJson(v))
-  }
-  return false
+  readonly mcp: ReadonlyArray<McpServerJson>
 }
 
 /**
  * The network's state now.
  */
-export const capture = (network: Network, llm: SimulatedProviderApi, counters: RequestCounters): NetworkState => {
+export const capture = (network: Network, llm: SimulatedProviderApi, mcp: McpServersApi, counters: RequestCounters): NetworkState => {
   const routes: Array<{ source: string; spec: unknown }> = []
   const unserializable: Array<NetworkState["unserializable"][number]> = []
   const usage: Record<string, typeof Usage.Type> = {}
+  const servers: Array<McpServerJson> = []
   let lastSpec: unknown
   for (const entry of network.registry.entries.values()) {
     const spec = entry.route.describe?.spec
@@ -140,6 +150,12 @@ export const capture = (network: Network, llm: SimulatedProviderApi, counters: R
       hits: entry.hits,
       remaining: entry.route.times === undefined ? undefined : entry.remaining,
       occurrences: entry.occurrences === undefined ? undefined : entry.occurrences.toRecord()
+    }
+    const server = mcp.toJson(entry.id)
+    if (server === undefined) continue
+    servers.push(server.json)
+    if (server.unserializable !== undefined) {
+      unserializable.push({ id: entry.id, kind: "mcp-definition", source: entry.route.source, match: entry.route.matcher.source, message: server.unserializable })
     }
   }
   const rules: Array<typeof RuleJson.Type> = []
@@ -169,7 +185,8 @@ export const capture = (network: Network, llm: SimulatedProviderApi, counters: R
     llmUnserializableRules,
     llmCounts: state.counts ?? {},
     log: network.records(),
-    counters
+    counters,
+    mcp: servers
   }
 }
 
@@ -177,14 +194,16 @@ const atPath = (error: SimnetError, prefix: string): SimnetError =>
   error instanceof InvalidRouteSpec ? new InvalidRouteSpec({ path: `${prefix}${error.path === "$" || error.path === "" ? "" : error.path.startsWith("[") ? error.path : `.${error.path}`}`, message: error.message }) : error
 
 /**
- * Restores a snapshot, all or nothing: every route spec is decoded and every model rule and
- * script checked on a scratch model before the network changes. The routes then replace the
- * network's routes, with their use counts and occurrences; the seed becomes the snapshot's; the
+ * Restores a snapshot, all or nothing: every route spec is decoded, every changed MCP definition
+ * compiled and every model rule and script checked on a scratch model before the network changes.
+ * The routes then replace the network's routes, with their use counts and occurrences, and the
+ * MCP servers get their sessions, counts and definitions; the seed becomes the snapshot's; the
  * model is reset to the snapshot's call count, queue and rules.
  */
 export const restore = (
   network: Network,
   llm: SimulatedProviderApi,
+  mcp: McpServersApi,
   scratch: SimulatedProviderApi,
   json: unknown,
   context: DecodeContext,
@@ -199,6 +218,8 @@ export const restore = (
         Effect.map(decodeRouteSpecs(item.spec, { ...defaultDecodeContext, ...context, source: item.source }), (d) => d.routes),
         (error) => atPath(error, `routes[${i}].spec`)
       ))
+    const servers = prepareServers(state.mcp ?? [], "mcp")
+    if (Result.isFailure(servers)) return yield* servers.failure
     const rules = state.llm?.rules ?? []
     const applyModel = (target: SimulatedProviderApi) =>
       Effect.gen(function*() {
@@ -236,5 +257,6 @@ export const restore = (
       if (usage.remaining !== undefined) entry.remaining = usage.remaining
       if (usage.occurrences !== undefined) entry.occurrences = KeyCounts.fromRecord(usage.occurrences)
     }
+    mcp.restore(servers.success)
     yield* applyModel(llm)
   })

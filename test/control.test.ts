@@ -232,15 +232,36 @@ describe("driver socket", () => {
 /** The model's `created` is the wall-clock second of the answer: the one field two runs may not share. */
 const sameSecond = (body: string) => body.replace(/"created":\d+/g, '"created":0')
 
+/** A JSON-RPC post to the default fixture's MCP server behind `base`: its status, session header and body. */
+const mcpPost = async (base: string, message: Record<string, unknown>, session?: string) => {
+  const response = await fetch(`${base}/mcp.example.com/mcp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(session === undefined ? {} : { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" })
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 7, ...message })
+  })
+  return { status: response.status, session: response.headers.get("mcp-session-id"), body: await response.text() }
+}
+
 describe("snapshots and traces", () => {
   it("a snapshot restored in a fresh process answers the same requests with byte-identical bodies and brings back the logs", async () => {
     const a = await serve(["--quiet", "--seed", "7"])
     await a.post("network/register", { id: "gen", match: "GET https://gen.example/thing", respond: { kind: "jsonSchema", schema: { jsonSchema: { type: "object", properties: { n: { type: "integer" }, s: { type: "string" } }, required: ["n", "s"] } } } })
     await a.post("llm/enqueue", [{ steps: [[{ type: "text", content: "queued one" }]] }, { steps: [[{ type: "text", content: "queued two" }]] }])
     await fetch(`${a.base}/gen.example/thing`).then((r) => r.text())
-    const snapshot = await (await fetch(`${a.control}/snapshot`)).json() as { unserializable: Array<unknown>; seed: number; log: Array<unknown>; llmCounts: unknown }
+    // The default fixture's MCP server, through the official client: `get_page` is generated from its output schema.
+    const client = new Client({ name: "control-test", version: "1.0.0" })
+    const transport = new StreamableHTTPClientTransport(new URL(`${a.base}/mcp.example.com/mcp`))
+    await client.connect(transport)
+    const session = transport.sessionId!
+    for (let i = 0; i < 2; i++) await client.callTool({ name: "get_page", arguments: { slug: "intro" } })
+    const snapshot = await (await fetch(`${a.control}/snapshot`)).json() as { unserializable: Array<unknown>; seed: number; log: Array<unknown>; llmCounts: unknown; mcp: Array<{ id: string }> }
     expect(snapshot.seed).toBe(7)
     expect(snapshot.unserializable).toEqual([])
+    expect(snapshot.mcp.map((server) => server.id)).toEqual(["docs-mcp"])
     const sameRequests = async (base: string) => [
       await (await fetch(`${base}/gen.example/thing`)).text(),
       await (await fetch(`${base}/gen.example/thing`)).text(),
@@ -248,7 +269,10 @@ describe("snapshots and traces", () => {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "q" }] })
-      })).text())
+      })).text()),
+      // The session opened before the snapshot, and the third call of a generated tool.
+      (await mcpPost(base, { method: "tools/call", params: { name: "get_page", arguments: { slug: "intro" } } }, session)).body,
+      (await mcpPost(base, { method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } })).session
     ]
     const b = await serve(["--quiet"])
     expect((await b.post("snapshot", snapshot)).status).toBe(200)
@@ -257,6 +281,9 @@ describe("snapshots and traces", () => {
     expect(restored.llmCounts).toEqual(snapshot.llmCounts)
     const expected = await sameRequests(a.base)
     expect(expected[2]).toContain("Hello from simnet. This answer came from the default fixture's script queue.")
+    expect(JSON.parse(expected[3]!).result.structuredContent).toMatchObject({ slug: expect.any(String), words: expect.any(Number) })
+    expect(expected[4]).not.toBe(session)
+    await client.close()
     expect(await sameRequests(b.base)).toEqual(expected)
     const refused = await b.post("snapshot", { seed: "x", routes: [] })
     expect(refused.status).toBe(400)

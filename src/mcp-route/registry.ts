@@ -1,11 +1,12 @@
 /**
  * The one door from the MCP route to the rest of simnet's machinery: the seeded generator, the
  * JSON Schema → Schema conversion, seeds and canonical JSON, the route builder and the shapes a
- * route answers with. When those modules move, only these imports change.
+ * route answers with, and the RouteSpec Schema of a server (which a snapshot's definitions decode
+ * under). When those modules move, only these imports change.
  */
 export { canonicalJson, deriveSeed, hashString } from "../registry/seed.ts"
-export { joinPath } from "../registry/schemaPath.ts"
-export { errorMessage, isJsonObject } from "../registry/util.ts"
+export { decodeAt, joinPath } from "../registry/schemaPath.ts"
+export { errorMessage, isJsonObject, isPlainJson } from "../registry/util.ts"
 export { bufferedResponse } from "../registry/heldResponse.ts"
 export type { AsyncResponder, RespondContext, Responder, Route, SimRequest } from "../registry/route.ts"
 export { matchNothing, type MatcherInput } from "../registry/matcher.ts"
@@ -13,3 +14,4 @@ export { withFields } from "../registry/route.ts"
 export { compileGenerator, type CompiledGenerator } from "../routes/jsonSchema/generate.ts"
 export { make, refused, type RouteOptions } from "../routes/make.ts"
 export { fromJsonSchema } from "../schemas/jsonSchemaDocument.ts"
+export { McpServerSpec } from "../schemas/routeSpec.ts"

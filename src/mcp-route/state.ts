@@ -3,12 +3,14 @@
  * and puts in the services its routes look up (as it does the simulated model). It holds, per MCP
  * route, the current definitions, the open sessions and the calls each tool has had. The route
  * value holds only its compiled initial definitions, so one route registered in two networks
- * shares nothing between them.
+ * shares nothing between them. A snapshot writes each server's state as JSON (`McpServerJson`)
+ * and a restore sets it back, so a restored network goes on issuing the same session ids and
+ * generating the same tool results.
  */
-import { Context, Effect, Result } from "effect"
+import { Context, Effect, Result, Schema } from "effect"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
-import { errorMessage, hashString, type Responder, type Route } from "./registry.ts"
+import { decodeAt, errorMessage, hashString, isPlainJson, McpServerSpec, type Responder, type Route } from "./registry.ts"
 
 /** One open session. */
 export interface McpSession {
@@ -29,6 +31,53 @@ export interface McpServerView {
 
 const hex = (n: number) => n.toString(16).padStart(8, "0")
 
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
+/**
+ * One MCP route's server state as a snapshot writes it, under the route's id: how many session
+ * ids it has issued (the next id follows from that count), the open sessions, the calls per tool,
+ * the occurrences per canonical call (they seed generated tool results), and — only when
+ * `network.mcp.update` changed it and it can be written as JSON — the definition it serves. An
+ * unchanged definition is left out: the route's RouteSpec brings it back.
+ */
+export const McpServerJson = Schema.Struct({
+  id: Schema.String,
+  issued: Count,
+  sessions: Schema.Array(Schema.Struct({
+    id: Schema.String,
+    protocolVersion: Schema.String,
+    client: Schema.optional(Schema.Struct({ name: Schema.String, version: Schema.String }))
+  })),
+  calls: Schema.Record(Schema.String, Count),
+  occurrences: Schema.Record(Schema.String, Count),
+  definition: Schema.optional(McpServerSpec)
+})
+export type McpServerJson = typeof McpServerJson.Type
+
+/**
+ * A server's state as JSON, and why its changed definition was left out when it was
+ * (`unserializable`).
+ */
+export interface McpServerSnapshot {
+  readonly json: McpServerJson
+  readonly unserializable: string | undefined
+}
+
+/**
+ * A changed definition as RouteSpec JSON, or why it cannot be: code and bytes have no JSON form,
+ * and JSON that a RouteSpec server does not decode would make the snapshot refused on restore.
+ */
+const definitionJson = (definition: McpServerDefinition): Result.Result<typeof McpServerSpec.Type, string> => {
+  const lost = "a restored network serves the route's RouteSpec definition instead"
+  if (!isPlainJson(definition)) {
+    return Result.fail(`the definition set with network.mcp.update holds code (a handler, an Effect Schema) or bytes, which JSON cannot carry; ${lost}`)
+  }
+  return Result.mapError(
+    decodeAt(McpServerSpec, definition, "server"),
+    (issue) => `the definition set with network.mcp.update is not a RouteSpec server (${issue.path}: ${issue.message}); ${lost}`
+  )
+}
+
 /**
  * The state behind one MCP route in one network. Internal to the MCP route.
  */
@@ -46,6 +95,21 @@ export class McpServerState {
   constructor(compiled: CompiledServer) {
     this.initial = compiled
     this.current = compiled
+  }
+
+  /**
+   * The state a snapshot wrote, on the route whose compiled definitions are `compiled`; `current`
+   * is the snapshot's changed definition, compiled. A new state has no per-session servers built
+   * at an older revision, so `revision` starts afresh.
+   */
+  static fromJson(compiled: CompiledServer, json: McpServerJson, current: CompiledServer | undefined): McpServerState {
+    const state = new McpServerState(compiled)
+    if (current !== undefined) state.current = current
+    state.issued = json.issued
+    for (const session of json.sessions) state.sessions.set(session.id, { id: session.id, protocolVersion: session.protocolVersion, client: session.client })
+    for (const [tool, n] of Object.entries(json.calls)) state.calls.set(tool, n)
+    for (const [key, n] of Object.entries(json.occurrences)) state.occurrences.set(key, n)
+    return state
   }
 
   /** Swaps in a new definition, or fails leaving the current one. */
@@ -96,7 +160,55 @@ export class McpServerState {
   view(): McpServerView {
     return { definition: this.current.definition, sessions: Array.from(this.sessions.values()), counts: Object.fromEntries(this.calls) }
   }
+
+  /** This state as JSON under route `id`, for a snapshot. */
+  toJson(id: string): McpServerSnapshot {
+    let definition: typeof McpServerSpec.Type | undefined
+    let unserializable: string | undefined
+    if (this.current !== this.initial) {
+      const written = definitionJson(this.current.definition)
+      if (Result.isSuccess(written)) definition = written.success
+      else unserializable = written.failure
+    }
+    const json: McpServerJson = {
+      id,
+      issued: this.issued,
+      sessions: Array.from(this.sessions.values(), (session) =>
+        session.client === undefined
+          ? { id: session.id, protocolVersion: session.protocolVersion }
+          : { id: session.id, protocolVersion: session.protocolVersion, client: { name: session.client.name, version: session.client.version } }),
+      calls: Object.fromEntries(this.calls),
+      occurrences: Object.fromEntries(this.occurrences),
+      ...(definition === undefined ? {} : { definition })
+    }
+    return { json, unserializable }
+  }
 }
+
+/** A snapshot's server state, checked and with its changed definition compiled, for `McpServersApi.restore`. */
+export interface PreparedServer {
+  readonly json: McpServerJson
+  readonly current: CompiledServer | undefined
+}
+
+/**
+ * Checks a snapshot's server states before anything changes, so that a restore refused here
+ * leaves the network as it was: each changed definition must compile, and a route has one state.
+ * A problem is an `InvalidRouteSpec` whose path starts at `base` (`mcp[0].definition.tools[1].name`).
+ */
+export const prepareServers = (servers: ReadonlyArray<McpServerJson>, base: string): Result.Result<ReadonlyArray<PreparedServer>, InvalidRouteSpec> =>
+  Result.gen(function*() {
+    const prepared: Array<PreparedServer> = []
+    const seen = new Set<string>()
+    for (const [i, json] of servers.entries()) {
+      const at = `${base}[${i}]`
+      if (seen.has(json.id)) return yield* Result.fail(new InvalidRouteSpec({ path: `${at}.id`, message: `a second state for the MCP route "${json.id}"` }))
+      seen.add(json.id)
+      const current = json.definition === undefined ? undefined : yield* compileServer(json.definition, `${at}.definition`)
+      prepared.push({ json, current })
+    }
+    return prepared
+  })
 
 /**
  * The compiled initial definitions of every MCP route value, by its responder (which every copy
@@ -127,6 +239,8 @@ export interface RegisteredRoute {
  *   and the server keeps the one it had.
  * - `reset()`: every server back to its route's definitions, with no sessions and no counts
  *   (`network.reset` calls it).
+ * - `toJson(id)` and `restore(servers)`: what `network.state` and `network.restore` write and set
+ *   back (see `Snapshot.ts`).
  */
 export class McpServersApi {
   private readonly states = new Map<string, McpServerState>()
@@ -148,11 +262,17 @@ export class McpServersApi {
     return fresh
   }
 
-  private find(id: string): McpServerState | undefined {
+  /** The identity and compiled definitions of the MCP route with this id. */
+  private locate(id: string): { readonly identity: string; readonly compiled: CompiledServer } | undefined {
     const found = this.lookup(id)
     if (found === undefined) return undefined
     const compiled = compiledByResponder.get(found.route.respond)
-    return compiled === undefined ? undefined : this.server(found.identity, compiled)
+    return compiled === undefined ? undefined : { identity: found.identity, compiled }
+  }
+
+  private find(id: string): McpServerState | undefined {
+    const found = this.locate(id)
+    return found === undefined ? undefined : this.server(found.identity, found.compiled)
   }
 
   get(id: string): McpServerView | undefined {
@@ -173,6 +293,31 @@ export class McpServersApi {
 
   reset(): void {
     this.states.clear()
+  }
+
+  /**
+   * For a snapshot (`network.state`): the state of the MCP route with this id as JSON, or
+   * undefined when it has none yet (no request reached it) or is not an MCP route. Reading makes
+   * no state.
+   */
+  toJson(id: string): McpServerSnapshot | undefined {
+    const found = this.locate(id)
+    if (found === undefined) return undefined
+    const state = this.states.get(found.identity)
+    return state === undefined || state.initial !== found.compiled ? undefined : state.toJson(id)
+  }
+
+  /**
+   * For a restore (`network.restore`), once the snapshot's routes are registered: every server
+   * gets the state `servers` has for its route id, or none. A state whose id names no MCP route is
+   * ignored, as a snapshot's use counts for an unknown route are.
+   */
+  restore(servers: ReadonlyArray<PreparedServer>): void {
+    this.states.clear()
+    for (const { json, current } of servers) {
+      const found = this.locate(json.id)
+      if (found !== undefined) this.states.set(found.identity, McpServerState.fromJson(found.compiled, json, current))
+    }
   }
 }
 

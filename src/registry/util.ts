@@ -61,3 +61,41 @@ export const depthExceeds = (value: unknown, limit: number): boolean => {
   }
   return false
 }
+
+/**
+ * Whether a value is plain JSON data — null, strings, booleans, finite numbers, and arrays and
+ * plain objects of them (a property set to `undefined` counts as absent) — nested at most `limit`
+ * deep: what a snapshot can write and read back unchanged. Functions, class instances (an Effect
+ * Schema, a `RegExp`, bytes) and cyclic values are not. Checked without recursion.
+ */
+export const isPlainJson = (value: unknown, limit: number = MAX_JSON_DEPTH): boolean => {
+  const stack: Array<unknown> = [value]
+  const depths: Array<number> = [0]
+  let visited = 0
+  while (stack.length > 0) {
+    const node = stack.pop()
+    const depth = depths.pop()!
+    if (node === null || typeof node === "string" || typeof node === "boolean") continue
+    if (typeof node === "number") {
+      if (Number.isFinite(node)) continue
+      return false
+    }
+    if (typeof node !== "object") return false
+    // A cyclic value never ends: it is refused as too deep.
+    if (depth >= limit || ++visited > 10_000_000) return false
+    if (Array.isArray(node)) {
+      for (const item of node) {
+        stack.push(item)
+        depths.push(depth + 1)
+      }
+      continue
+    }
+    if (Object.getPrototypeOf(node) !== Object.prototype) return false
+    for (const item of Object.values(node)) {
+      if (item === undefined) continue
+      stack.push(item)
+      depths.push(depth + 1)
+    }
+  }
+  return true
+}
