@@ -234,16 +234,29 @@ export const restore = (
         })
       })
     yield* applyModel(scratch)
-    const previous = Array.from(network.registry.entries.values(), (entry) => entry.route)
+    // What a refused registration puts back: the routes with their use, the log, the seed.
+    const previousEntries = Array.from(network.registry.entries.values())
     const previousSeed = network.runSeed
+    const previousRetired = new Map(network.registry.retired)
     network.registry.clear()
-    network.clearState()
+    const putBackLog = network.log.setAside()
+    network.registry.retired.clear()
     network.runSeed = Math.trunc(state.seed)
     const registered = yield* Effect.exit(register(routes.flat()))
     if (registered._tag === "Failure") {
       network.registry.clear()
       network.runSeed = previousSeed
-      yield* Effect.ignore(register(previous))
+      yield* Effect.ignore(register(previousEntries.map((entry) => entry.route)))
+      for (const before of previousEntries) {
+        const entry = network.registry.entries.get(before.id)
+        if (entry === undefined) continue
+        entry.hits = before.hits
+        entry.remaining = before.remaining
+        entry.occurrences = before.occurrences
+      }
+      network.registry.retired.clear()
+      for (const [id, hits] of previousRetired) network.registry.retired.set(id, hits)
+      putBackLog()
       return yield* registered
     }
     if (state.log !== undefined || state.counters !== undefined) {

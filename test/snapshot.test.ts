@@ -210,3 +210,37 @@ describe("snapshots", () => {
       expect((yield* call(b, "forecast", { city: "Oslo" })).body).toBe((yield* call(fresh, "forecast", { city: "Oslo" })).body)
     }))
 })
+
+describe("a restore whose routes are refused", () => {
+  it.effect("puts back the routes with their use, the log, the counters and the seed", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork.make({ seed: 9 })
+      yield* network.registerSpec([
+        { id: "once", match: "GET https://api.example.com/once", times: 2, respond: { kind: "text", body: "one" } },
+        { id: "user", match: "GET https://api.example.com/users/:id", respond: { kind: "jsonSchema", schema: { jsonSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } } } }
+      ])
+      yield* Effect.promise(() => network.fetch("https://api.example.com/once"))
+      const first = yield* Effect.promise(() => network.fetch("https://api.example.com/users/1").then((r) => r.text()))
+      yield* Effect.promise(() => network.fetch("https://api.example.com/nothing").catch(() => undefined))
+      const state = JSON.parse(JSON.stringify(yield* network.state))
+      const before = { log: yield* network.log, counters: yield* network.counters, routes: yield* network.routes }
+
+      // Two routes under one id: refused when they are registered, after the decoding passed.
+      const duplicate = { ...state, routes: [...state.routes, state.routes[0]] }
+      const refused = yield* Effect.flip(network.restore(duplicate))
+      expect(refused).toMatchObject({ _tag: "InvalidRouteSpec" })
+
+      expect(network.seed).toBe(9)
+      expect(yield* network.log).toEqual(before.log)
+      expect(yield* network.counters).toEqual(before.counters)
+      expect(yield* network.routes).toEqual(before.routes)
+      // The route's use and the generated route's occurrences carry on from where they were.
+      expect((yield* Effect.promise(() => network.fetch("https://api.example.com/once"))).status).toBe(200)
+      expect(yield* Effect.flip(Effect.tryPromise(() => network.fetch("https://api.example.com/once")))).toBeDefined()
+      const second = yield* Effect.promise(() => network.fetch("https://api.example.com/users/1").then((r) => r.text()))
+      const fresh = yield* SimulationNetwork.make({ seed: 9 })
+      yield* fresh.restore(state)
+      expect(second).toBe(yield* Effect.promise(() => fresh.fetch("https://api.example.com/users/1").then((r) => r.text())))
+      expect(second).not.toBe(first)
+    }))
+})
