@@ -92,7 +92,8 @@ describe("the packed package", { timeout: 180_000 }, () => {
   })
 
   it("npx simnet serve --port 0 starts from any directory on the package's own fixture and answers a request", async () => {
-    const child = spawn("npx", ["--no-install", "simnet", "serve", "--port", "0"], { cwd: project, env, stdio: ["ignore", "pipe", "pipe"] })
+    // A process group of its own: SIGTERM to `npx` alone would leave its `simnet serve` running.
+    const child = spawn("npx", ["--no-install", "simnet", "serve", "--port", "0"], { cwd: project, env, stdio: ["ignore", "pipe", "pipe"], detached: true })
     try {
       let out = ""
       const base = await new Promise<string>((resolve, reject) => {
@@ -110,7 +111,9 @@ describe("the packed package", { timeout: 180_000 }, () => {
       expect(item.status).toBe(200)
       expect(await item.json()).toEqual({ id: "sim-item", name: "Simulated item" })
     } finally {
-      child.kill("SIGTERM")
+      const exited = new Promise((resolve) => child.once("exit", resolve))
+      process.kill(-child.pid!, "SIGTERM")
+      await exited
     }
   })
 
