@@ -357,6 +357,9 @@ describe("bad input and edge cases", () => {
         [Route.status(`GET ${base}/a`, 1000), "respond.status"],
         [Route.text(`GET ${base}/a`, "x", { status: 99 }), "respond.status"],
         [Route.text(`GET ${base}/a`, "x", { headers: { "bad header": "x" } }), "respond.headers.bad header"],
+        // Past 0xFF and control characters: undici or Node's server would refuse to write them.
+        [Route.text(`GET ${base}/a`, "x", { headers: { "x-cup": "tea \u2615" } }), "respond.headers.x-cup"],
+        [Route.status(`GET ${base}/a`, 200, { headers: { "x-bell": "a\u0007b" } }), "respond.headers.x-bell"],
         [Route.text(`GET ${base}/a`, "x", { delay: "soon" as never }), "delay"],
         [Route.text(`GET ${base}/a`, "x", { delay: -5 }), "delay"],
         [Route.json(`GET ${base}/a`, Item, { status: 1000 }), "respond.status"],

@@ -282,10 +282,19 @@ const makeLane = (network: SimulationNetworkApi, prefix: string, report: LaneRep
         if (report !== undefined) countsBefore.set(req, before)
         return false
       }
-      const status = answered.status
+      let status = answered.status
       const body = bodiless(method, status) ? undefined : answered.body ?? EMPTY
-      res.writeHead(status, nodeHeaders(answered.headers, body))
-      res.end(body)
+      try {
+        res.writeHead(status, nodeHeaders(answered.headers, body))
+        res.end(body)
+      } catch (cause) {
+        // Node refused the answer's head (a route whose headers it will not write): the client
+        // learns as much, as the router would tell it, and the server goes on.
+        status = 502
+        const message = `simnet: Node refused the answer to ${Redaction.bounded(method)} ${network.redactor.url(target)}: ${Redaction.bounded(cause instanceof Error ? cause.message : String(cause))}`
+        res.writeHead(status, { "content-type": "application/json" })
+        res.end(JSON.stringify({ error: { tag: "RouteFailed", message, method: Redaction.bounded(method), url: network.redactor.url(target) } }))
+      }
       report?.({ method, path, url: target }, status, started, before)
       return true
     }

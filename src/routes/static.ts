@@ -31,8 +31,12 @@ export interface StaticResponder {
 
 /** An RFC 9110 token. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
-/** Field content: no CR, LF or NUL, no leading or trailing white space. */
-const HEADER_VALUE = /^(?:[^\0\r\n\t ](?:[^\0\r\n]*[^\0\r\n\t ])?)?$/
+/**
+ * An RFC 9110 field value: visible ASCII and obs-text (bytes 0x80-0xFF) with spaces and tabs
+ * inside, none at either end. What both undici's `Headers` and Node's server write: a character
+ * past 0xFF (undici takes values as byte strings) or a control character other than a tab is refused.
+ */
+const HEADER_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/
 
 /**
  * Checks what a WHATWG `Response` would refuse at request time: a status outside 200–599 and
