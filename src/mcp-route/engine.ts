@@ -573,7 +573,8 @@ const viaSdk = async ({ compiled, state, request, env, session, parsed, initiali
   const reply = replyOf(text, response.headers.get("content-type"))
   if (!isObject(reply) || !isObject(reply.result)) return new Response(text, response)
   const clientInfo = (body as Record<string, any>).params?.clientInfo
-  const opened = state.open(env.runSeed, env.identity, String(reply.result.protocolVersion), isObject(clientInfo) ? { name: String(clientInfo.name), version: String(clientInfo.version) } : undefined)
+  const { session: opened, ended } = state.open(env.runSeed, env.identity, String(reply.result.protocolVersion), isObject(clientInfo) ? { name: String(clientInfo.name), version: String(clientInfo.version) } : undefined)
+  if (ended !== undefined) forgetSession(state, ended)
   const headers = new Headers(response.headers)
   headers.set("mcp-session-id", opened.id)
   return new Response(text, { status: response.status, headers })

@@ -5,6 +5,7 @@
  * under). When those modules move, only these imports change.
  */
 export { canonicalJson, deriveSeed, hashString } from "../registry/seed.ts"
+export { KeyCounts } from "../registry/keyCounts.ts"
 export { decodeAt, joinPath } from "../registry/schemaPath.ts"
 export { errorMessage, isJsonObject, isPlainJson } from "../registry/util.ts"
 export { bufferedResponse } from "../registry/heldResponse.ts"

@@ -10,7 +10,7 @@
 import { Context, Effect, Result, Schema } from "effect"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
-import { decodeAt, errorMessage, hashString, isPlainJson, McpServerSpec, type Responder, type Route } from "./registry.ts"
+import { decodeAt, errorMessage, hashString, isPlainJson, KeyCounts, McpServerSpec, type Responder, type Route } from "./registry.ts"
 
 /** One open session. */
 export interface McpSession {
@@ -31,12 +31,21 @@ export interface McpServerView {
 
 const hex = (n: number) => n.toString(16).padStart(8, "0")
 
+/** The most sessions a server keeps open; opening one more ends the oldest. */
+export const MAX_SESSIONS = 10_000
+/** The most distinct tool names counted one by one; calls of any other name count under `OTHER_TOOLS`. */
+const MAX_TOOL_NAMES = 1_024
+const OTHER_TOOLS = "(other tools)"
+/** The longest client name or version a session keeps. */
+const CLIENT_TEXT = 256
+
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 /**
  * One MCP route's server state as a snapshot writes it, under the route's id: how many session
  * ids it has issued (the next id follows from that count), the open sessions, the calls per tool,
- * the occurrences per canonical call (they seed generated tool results), and — only when
+ * the occurrences per canonical call, by its 64-bit hash in hex (they seed generated tool
+ * results), and — only when
  * `network.mcp.update` changed it and it can be written as JSON — the definition it serves. An
  * unchanged definition is left out: the route's RouteSpec brings it back.
  */
@@ -87,9 +96,11 @@ export class McpServerState {
   current: CompiledServer
   /** Bumped whenever `current` changes, so per-session engines know to rebuild. */
   revision = 0
+  /** Open sessions, oldest first (a `Map` keeps the order they were opened in). */
   private readonly sessions = new Map<string, McpSession>()
   private readonly calls = new Map<string, number>()
-  private readonly occurrences = new Map<string, number>()
+  /** By a 64-bit hash of each call's key: a key holds the call's arguments, of any size. */
+  private occurrences = new KeyCounts()
   private issued = 0
 
   constructor(compiled: CompiledServer) {
@@ -108,7 +119,7 @@ export class McpServerState {
     state.issued = json.issued
     for (const session of json.sessions) state.sessions.set(session.id, { id: session.id, protocolVersion: session.protocolVersion, client: session.client })
     for (const [tool, n] of Object.entries(json.calls)) state.calls.set(tool, n)
-    for (const [key, n] of Object.entries(json.occurrences)) state.occurrences.set(key, n)
+    state.occurrences = KeyCounts.fromRecord(json.occurrences)
     return state
   }
 
@@ -130,14 +141,21 @@ export class McpServerState {
    * Opens a session. Its id is a pure function of the run seed, the route and how many sessions
    * the route has issued: the same run issues the same ids.
    */
-  open(runSeed: number, identity: string, protocolVersion: string, client: McpSession["client"]): McpSession {
+  open(runSeed: number, identity: string, protocolVersion: string, client: McpSession["client"]): { readonly session: McpSession; readonly ended: string | undefined } {
     const n = this.issued++
     const part = (k: number) => hex(hashString(`simnet/mcp-session/v1\u0000${runSeed}\u0000${identity}\u0000${n}\u0000${k}`))
     const raw = `${part(0)}${part(1)}${part(2)}${part(3)}`
     const id = `${raw.slice(0, 8)}-${raw.slice(8, 12)}-4${raw.slice(13, 16)}-a${raw.slice(17, 20)}-${raw.slice(20, 32)}`
-    const session = { id, protocolVersion, client }
+    const session = { id, protocolVersion, client: client === undefined ? undefined : { name: client.name.slice(0, CLIENT_TEXT), version: client.version.slice(0, CLIENT_TEXT) } }
     this.sessions.set(id, session)
-    return session
+    // Clients that never end their sessions do not grow the server without bound: past the limit
+    // the oldest session ends, as a real server expires one (its next request gets 404).
+    let ended: string | undefined
+    if (this.sessions.size > MAX_SESSIONS) {
+      ended = this.sessions.keys().next().value
+      if (ended !== undefined) this.sessions.delete(ended)
+    }
+    return { session, ended }
   }
 
   session(id: string): McpSession | undefined {
@@ -151,10 +169,10 @@ export class McpServerState {
 
   /** Counts a call of `tool` with canonical arguments `key`; returns the occurrence of that call. */
   count(tool: string, key: string): number {
-    this.calls.set(tool, (this.calls.get(tool) ?? 0) + 1)
-    const occurrence = this.occurrences.get(key) ?? 0
-    this.occurrences.set(key, occurrence + 1)
-    return occurrence
+    // Names past the limit (a client calling made-up tools) are counted together.
+    const name = this.calls.has(tool) || this.calls.size < MAX_TOOL_NAMES ? tool : OTHER_TOOLS
+    this.calls.set(name, (this.calls.get(name) ?? 0) + 1)
+    return this.occurrences.increment(key)
   }
 
   view(): McpServerView {
@@ -178,7 +196,7 @@ export class McpServerState {
           ? { id: session.id, protocolVersion: session.protocolVersion }
           : { id: session.id, protocolVersion: session.protocolVersion, client: { name: session.client.name, version: session.client.version } }),
       calls: Object.fromEntries(this.calls),
-      occurrences: Object.fromEntries(this.occurrences),
+      occurrences: this.occurrences.toRecord(),
       ...(definition === undefined ? {} : { definition })
     }
     return { json, unserializable }
