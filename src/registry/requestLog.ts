@@ -100,8 +100,12 @@ export class PendingRecord {
   readonly seq: number
   readonly time: number
   readonly method: string
-  /** The URL, or for a very long one its redacted, bounded form (the URL itself is not kept). */
-  readonly url: URL | string
+  /**
+   * The URL as sent (its `href`: a string costs the log less than the parsed `URL`), or for a
+   * very long one its redacted, bounded form; `shown` says which.
+   */
+  readonly url: string
+  readonly shown: boolean
   /** The request's headers as given; a `Headers` is built from them when the record is read. */
   readonly headers: Headers | HeadersInit | undefined
   readonly bodySize: number | undefined
@@ -121,7 +125,8 @@ export class PendingRecord {
     this.time = time
     this.method = request.method.length > 64 ? bounded(request.method, 64) : request.method
     const href = request.url.href
-    this.url = href.length > MAX_SHOWN_URL ? redactor.url(request.url) : request.url
+    this.shown = href.length > MAX_SHOWN_URL
+    this.url = this.shown ? redactor.url(request.url) : href
     this.headers = headersSource(request)
     let bytes = RECORD_OVERHEAD + 2 * Math.min(href.length, MAX_SHOWN_URL + 64) + headerBytes(this.headers)
     const body = request.body
@@ -140,7 +145,7 @@ export class PendingRecord {
       seq: this.seq,
       time: this.time,
       method: this.method,
-      url: typeof this.url === "string" ? this.url : redactor.url(this.url),
+      url: this.shown ? this.url : redactor.url(this.url),
       headers: redactor.headers(this.headers instanceof Headers ? this.headers : new Headers(this.headers)),
       body: head === undefined
         ? undefined
