@@ -450,10 +450,8 @@ const describe = (message: unknown): Record<string, unknown> => {
     : { method }
 }
 
-const parseBody = (request: SimRequest): unknown => {
-  if (request.body === undefined || request.body.length === 0) return undefined
-  return request.json()
-}
+/** The body as JSON; undefined when there is none or it is not JSON (read as text: a string body is never encoded). */
+const parseBody = (request: SimRequest): unknown => request.json()
 
 /** The initialize request with a revision this server speaks (the newest when it speaks none offered). */
 const negotiate = (message: Record<string, any>) =>
