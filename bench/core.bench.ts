@@ -65,6 +65,13 @@ const simnet = async (n: number): Promise<Measure> => {
   return fetchLoop(`simnet fetch, ${n} routes`, net.fetch, urls(n))
 }
 
+/** As an SDK calls it: every request with an `AbortSignal` (the openai SDK makes one per request). */
+const simnetWithSignal = async (n: number): Promise<Measure> => {
+  const net = await SimulationNetwork.start({ routes: simnetRoutes(n) })
+  const signal = new AbortController().signal
+  return fetchLoop(`simnet fetch, ${n} routes, with a signal`, (url) => net.fetch(url, { signal }), urls(n))
+}
+
 const mockAgent = async (n: number): Promise<Measure> => {
   const agent = new MockAgent()
   agent.disableNetConnect()
@@ -252,21 +259,22 @@ const run = async (): Promise<void> => {
     if (only.includes("keys")) await perKey()
     return
   }
-  const rounds: Array<Array<Measure>> = [[], [], [], []]
+  const rounds: Array<Array<Measure>> = [[], [], [], [], []]
   for (let round = 0; round < 3; round++) {
     rounds[0].push(await floor())
     rounds[1].push(await simnet(10))
     rounds[2].push(await simnet(100))
     rounds[3].push(await simnet(10_000))
+    rounds[4].push(await simnetWithSignal(100))
   }
-  const [fl, s10, s100, s10k] = rounds.map(best)
+  const [fl, s10, s100, s10k, s100signal] = rounds.map(best)
   const ma100 = await mockAgent(100)
   const ma10k = await mockAgent(10_000)
   const msw100 = await msw(100)
   const msw10k = await msw(10_000)
   const nock100 = await nockBench(100)
   const nock10k = await nockBench(10_000)
-  report("fetch + json(), ~150-byte body, requests spread over N routes", [fl, s10, s100, s10k, ma100, ma10k, msw100, msw10k, nock100, nock10k], fl.name)
+  report("fetch + json(), ~150-byte body, requests spread over N routes", [fl, s10, s100, s10k, s100signal, ma100, ma10k, msw100, msw10k, nock100, nock10k], fl.name)
   console.log(`\n  simnet 100 routes vs MockAgent: ${(s100.opsPerSec / ma100.opsPerSec).toFixed(1)}×, vs msw: ${(s100.opsPerSec / msw100.opsPerSec).toFixed(1)}×, vs nock: ${(s100.opsPerSec / nock100.opsPerSec).toFixed(1)}×`)
   console.log(`  10 000 routes vs fewer: simnet ${(s10k.opsPerSec / s10.opsPerSec).toFixed(2)}× its 10-route figure; MockAgent ${(ma10k.opsPerSec / ma100.opsPerSec).toFixed(3)}×, msw ${(msw10k.opsPerSec / msw100.opsPerSec).toFixed(3)}×, nock ${(nock10k.opsPerSec / nock100.opsPerSec).toFixed(3)}× their 100-route figures`)
   const client = await effectClient()

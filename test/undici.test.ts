@@ -132,6 +132,29 @@ describe("aborts and uploads behave as in undici's fetch", () => {
     expect(sim.log().map((r) => r.route?.kind)).toEqual(["loopback"])
   })
 
+  it.each([
+    ["text", (response: Response) => response.text()],
+    ["json", (response: Response) => response.json()],
+    ["arrayBuffer", (response: Response) => response.arrayBuffer()],
+    ["body reader", (response: Response) => response.body!.getReader().read()]
+  ] as const)("an abort after the headers of a whole answer errors its body read by %s, as in undici", async (_, read) => {
+    const sim = await network()
+    const ref = new AbortController()
+    const expectedResponse = await reference("/whole", { signal: ref.signal })
+    ref.abort()
+    const expected = await settle(read(expectedResponse))
+    const controller = new AbortController()
+    const response = await sim.fetch("https://api.example.com/whole", { signal: controller.signal })
+    controller.abort()
+    expect(await settle(read(response))).toEqual(expected)
+    expect(expected).toMatchObject({ name: "AbortError" })
+    // Read before the abort, the body is whole on both.
+    const kept = new AbortController()
+    const whole = await (await sim.fetch("https://api.example.com/whole", { signal: kept.signal })).text()
+    kept.abort()
+    expect(whole).toBe(await (await reference("/whole")).text())
+  })
+
   it("an aborted openai SDK stream stops where the abort fell, as over undici (the SDK ends its loop on AbortError)", async () => {
     const consume = async (client: OpenAI) => {
       const controller = new AbortController()

@@ -9,7 +9,7 @@
  * (`instanceof Response`), and a body reads once, as any other.
  */
 
-import { ABORT_AWARE, abortReason } from "./transport.ts"
+import { ABORT_AWARE, abortReason, BIND_SIGNAL } from "./transport.ts"
 
 const unusable = () => new TypeError("Body is unusable: Body has already been read")
 const decoder = new TextDecoder()
@@ -23,7 +23,7 @@ class HeldResponse extends Response {
   readonly #record: Readonly<Record<string, string>> | undefined
 
   /** The request's signal: once it aborts, a body not yet read errors with its reason. */
-  readonly #signal: AbortSignal | undefined
+  #signal: AbortSignal | undefined
 
   constructor(held: string | Uint8Array, init: ResponseInit, signal?: AbortSignal) {
     super(null, init)
@@ -42,6 +42,16 @@ class HeldResponse extends Response {
   #stream(): Response {
     const init = { status: this.status, statusText: this.statusText, headers: this.headers }
     return (this.#full ??= this.#signal === undefined ? new Response(this.#held as BodyInit, init) : abortableBody(this.#held, init, this.#signal))
+  }
+
+  /**
+   * Takes the request's signal, when the body has not been read or streamed and has no signal yet:
+   * from then on it errors on that signal's abort, as `abortableResponse` would make it.
+   */
+  [BIND_SIGNAL](signal: AbortSignal): boolean {
+    if (this.#used || this.#full !== undefined || this.#signal !== undefined) return false
+    this.#signal = signal
+    return true
   }
 
   /** A body with a signal errors on its abort already (see `abortableResponse`). */

@@ -67,7 +67,10 @@ export const refusedRequest = (method: string, hasBody: boolean): TypeError | un
  * returned as it is.
  */
 export const abortableResponse = (response: Response, signal: AbortSignal | undefined): Response => {
-  if (signal === undefined || (response as { [ABORT_AWARE]?: boolean })[ABORT_AWARE] === true || response.body === null) return response
+  if (signal === undefined || (response as { [ABORT_AWARE]?: boolean })[ABORT_AWARE] === true) return response
+  const bind = (response as { [BIND_SIGNAL]?: (signal: AbortSignal) => boolean })[BIND_SIGNAL]
+  if (bind !== undefined && bind.call(response, signal)) return response
+  if (response.body === null) return response
   const reader = response.body.getReader()
   let onAbort: (() => void) | undefined
   const detach = () => {
@@ -111,5 +114,12 @@ export const abortableResponse = (response: Response, signal: AbortSignal | unde
  * (`bufferedResponse`'s): `abortableResponse` leaves it as it is.
  */
 export const ABORT_AWARE: unique symbol = Symbol.for("simnet/abortAware")
+
+/**
+ * A method of a response that can take its request's signal itself (a held response, whose body
+ * nobody has touched yet): called with the signal, it answers true when its body now errors on
+ * that signal's abort, so `abortableResponse` need not read it through a second stream.
+ */
+export const BIND_SIGNAL: unique symbol = Symbol.for("simnet/bindSignal")
 
 
