@@ -80,17 +80,47 @@ export interface RequestCounters {
   readonly byRoute: Readonly<Record<string, number>>
 }
 
-/** What a request's headers cost the log, as counted against `logBytes`. */
-const headerBytes = (headers: Headers | HeadersInit | undefined): number => {
-  if (headers === undefined) return 0
+/** What one header costs the log, as counted against `logBytes`. */
+const headerCost = (name: string, value: string) => 2 * (String(name).length + String(value).length) + 32
+
+/**
+ * A request's headers as the log keeps them, and what they cost it. Pairs and records are kept
+ * as given. A `Headers` is copied into a flat list of names and values while its size is counted
+ * (one walk either way): the record then holds two strings a header rather than the caller's
+ * `Headers` and its internals, which matters to the collector when thousands of records are kept.
+ */
+const headersForLog = (headers: Headers | HeadersInit | undefined): { readonly kept: KeptHeaders; readonly bytes: number } => {
+  if (headers === undefined) return { kept: undefined, bytes: 0 }
   let bytes = 0
-  const add = (name: string, value: string) => {
-    bytes += 2 * (String(name).length + String(value).length) + 32
+  if (headers instanceof Headers) {
+    const flat: Array<string> = []
+    headers.forEach((value, name) => {
+      flat.push(name, value)
+      bytes += headerCost(name, value)
+    })
+    return { kept: new FlatHeaders(flat), bytes }
   }
-  if (headers instanceof Headers) headers.forEach((value, name) => add(name, value))
-  else if (Array.isArray(headers)) for (const pair of headers) add(pair[0], pair[1])
-  else for (const name in headers) add(name, (headers as Record<string, string>)[name])
-  return bytes
+  if (Array.isArray(headers)) for (const pair of headers) bytes += headerCost(pair[0], pair[1])
+  else for (const name in headers) bytes += headerCost(name, (headers as Record<string, string>)[name])
+  return { kept: headers, bytes }
+}
+
+/** Names and values in turn, as a `Headers` walks them. */
+class FlatHeaders {
+  readonly list: ReadonlyArray<string>
+  constructor(list: ReadonlyArray<string>) {
+    this.list = list
+  }
+}
+
+type KeptHeaders = HeadersInit | FlatHeaders | undefined
+
+/** The headers a record kept, as a `Headers` again. */
+const headersOf = (kept: KeptHeaders): Headers => {
+  if (!(kept instanceof FlatHeaders)) return new Headers(kept)
+  const headers = new Headers()
+  for (let i = 0; i < kept.list.length; i += 2) headers.append(kept.list[i], kept.list[i + 1])
+  return headers
 }
 
 /**
@@ -106,8 +136,8 @@ export class PendingRecord {
    */
   readonly url: string
   readonly shown: boolean
-  /** The request's headers as given; a `Headers` is built from them when the record is read. */
-  readonly headers: Headers | HeadersInit | undefined
+  /** The request's headers (see `headersForLog`); a `Headers` is built from them when the record is read. */
+  readonly headers: KeptHeaders
   readonly bodySize: number | undefined
   readonly bodyHead: Uint8Array | undefined
   /** What the record costs, as counted against the log's byte bound. */
@@ -127,12 +157,15 @@ export class PendingRecord {
     const href = request.url.href
     this.shown = href.length > MAX_SHOWN_URL
     this.url = this.shown ? redactor.url(request.url) : href
-    this.headers = headersSource(request)
-    let bytes = RECORD_OVERHEAD + 2 * Math.min(href.length, MAX_SHOWN_URL + 64) + headerBytes(this.headers)
+    const headers = headersForLog(headersSource(request))
+    this.headers = headers.kept
+    let bytes = RECORD_OVERHEAD + 2 * Math.min(href.length, MAX_SHOWN_URL + 64) + headers.bytes
     const body = request.body
     if (body !== undefined) {
       this.bodySize = body.length
-      this.bodyHead = body.slice(0, BODY_COPY_BYTES)
+      // A copy (never the body itself), taken from Node's pool of small buffers: a kept record
+      // costs no buffer of its own.
+      this.bodyHead = Buffer.from(body.subarray(0, BODY_COPY_BYTES))
       bytes += this.bodyHead.length
     }
     this.bytes = bytes
@@ -146,7 +179,7 @@ export class PendingRecord {
       time: this.time,
       method: this.method,
       url: this.shown ? this.url : redactor.url(this.url),
-      headers: redactor.headers(this.headers instanceof Headers ? this.headers : new Headers(this.headers)),
+      headers: redactor.headers(headersOf(this.headers)),
       body: head === undefined
         ? undefined
         : { size: this.bodySize!, preview: redactor.bodyText(decoder.decode(head)).slice(0, BODY_SUMMARY_LIMIT) },
