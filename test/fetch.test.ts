@@ -154,6 +154,28 @@ describe("SimulationNetwork.start and its fetch", () => {
     expect(await (await net.fetch(request)).json()).toEqual({ got: "a=1", type: "application/x-www-form-urlencoded;charset=UTF-8" })
   })
 
+  it("a string body reaches the route as undici's Request reads it (text, bytes, JSON; a lone surrogate as U+FFFD), and the log counts its UTF-8 bytes", async () => {
+    const net = await SimulationNetwork.start({
+      routes: [
+        Route.handler("POST https://api.example.com/text", (req) => Response.json({ text: req.text(), json: req.json() ?? null })),
+        Route.handler("POST https://api.example.com/bytes", (req) => Response.json({ bytes: Array.from(req.body ?? []), text: req.text() }))
+      ]
+    })
+    for (const body of ["plain", "{\"a\": \"é☕\"}", "lone \ud800 surrogate", "x".repeat(5_000)]) {
+      const reference = new Request("https://api.example.com/", { method: "POST", body })
+      const expectedText = await reference.clone().text()
+      const expectedBytes = Array.from(new Uint8Array(await reference.arrayBuffer()))
+      const viaText = await (await net.fetch("https://api.example.com/text", { method: "POST", body })).json()
+      expect(viaText.text).toBe(expectedText)
+      const viaBytes = await (await net.fetch("https://api.example.com/bytes", { method: "POST", body })).json()
+      expect(viaBytes).toEqual({ bytes: expectedBytes, text: expectedText })
+      const [first, second] = net.log().slice(-2)
+      expect([first.body?.size, second.body?.size]).toEqual([expectedBytes.length, expectedBytes.length])
+      expect(first.body?.preview).toBe(expectedText.slice(0, 256))
+    }
+    expect((await (await net.fetch("https://api.example.com/text", { method: "POST", body: "{\"a\": 1}" })).json()).json).toEqual({ a: 1 })
+  })
+
   it("follows redirects like undici: 302 after POST becomes GET, 307 keeps method and body, authorization stays on its origin", async () => {
     const echo = (req: { method: string; text: () => string; headers: Headers; url: URL }) =>
       Response.json({ method: req.method, body: req.text(), auth: req.headers.get("authorization"), url: req.url.href })

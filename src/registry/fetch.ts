@@ -8,15 +8,14 @@ import type { Network } from "./network.ts"
 import { makeSimRequest, type SimRequest } from "./request.ts"
 import { abortableResponse, abortReason, fetchFailed, refusedRequest } from "./transport.ts"
 
-const encoder = new TextEncoder()
-
-type BodyResult = Uint8Array | undefined | Promise<{ body: Uint8Array | undefined; contentType: string | null }>
+/** A string body stays a string: the request encodes it only if a route asks for its bytes. */
+type BodyResult = Uint8Array | string | undefined | Promise<{ body: Uint8Array | undefined; contentType: string | null }>
 
 const readBody = (body: BodyInit | null | undefined, url: string, method: string, headers: Headers, signal: AbortSignal | null | undefined): BodyResult => {
   if (body === null || body === undefined) return undefined
   if (typeof body === "string") {
     if (!headers.has("content-type")) headers.set("content-type", "text/plain;charset=UTF-8")
-    return encoder.encode(body)
+    return body
   }
   if (body instanceof Uint8Array) return body
   if (body instanceof ArrayBuffer) return new Uint8Array(body)
@@ -209,7 +208,7 @@ export const makeFetch = (network: Network): typeof globalThis.fetch => {
       }
       parsed = next
       headers = nextHeaders
-      response = await answer(makeSimRequest({ method, url: parsed, headers, body: body as Uint8Array | undefined, signal: signal ?? undefined }), signal)
+      response = await answer(makeSimRequest({ method, url: parsed, headers, body: body as Uint8Array | string | undefined, signal: signal ?? undefined }), signal)
     }
     return asFetched(response, parsed.href, redirects > 0)
   }

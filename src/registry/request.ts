@@ -47,12 +47,20 @@ export class LazySignal {
 }
 
 const decoder = new TextDecoder()
+const encoder = new TextEncoder()
+
+/** A string as a UTF-8 round trip gives it back: lone surrogates become U+FFFD. */
+const wellFormed = (text: string): string => {
+  const string = text as string & { isWellFormed(): boolean; toWellFormed(): string }
+  return string.isWellFormed() ? text : string.toWellFormed()
+}
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
 
 class SimRequestImpl implements SimRequest {
   readonly method: string
   readonly url: URL
-  readonly body: Uint8Array | undefined
+  /** The body as given: a string (a `fetch` body, say) is encoded only when a route asks for bytes. */
+  #body: Uint8Array | string | undefined
   params: Readonly<Record<string, string>>
   private signalSource: AbortSignal | LazySignal | undefined
   private headersInit: HeadersInit | undefined
@@ -64,7 +72,7 @@ class SimRequestImpl implements SimRequest {
     method: string,
     url: URL,
     headers: HeadersInit | undefined,
-    body: Uint8Array | undefined,
+    body: Uint8Array | string | undefined,
     signal: AbortSignal | LazySignal | undefined,
     params: Readonly<Record<string, string>>
   ) {
@@ -72,7 +80,7 @@ class SimRequestImpl implements SimRequest {
     this.url = url
     if (headers instanceof Headers) this.headersCache = headers
     else this.headersInit = headers
-    this.body = body
+    this.#body = body
     this.signalSource = signal
     this.params = params
   }
@@ -96,15 +104,39 @@ class SimRequestImpl implements SimRequest {
     return this.headersCache
   }
 
+  get body(): Uint8Array | undefined {
+    const body = this.#body
+    if (typeof body !== "string") return body
+    const bytes = encoder.encode(body)
+    this.textCache ??= wellFormed(body)
+    this.#body = bytes
+    return bytes
+  }
+
   text(): string {
-    if (this.textCache === undefined) this.textCache = this.body === undefined ? "" : decoder.decode(this.body)
+    if (this.textCache === undefined) {
+      const body = this.#body
+      this.textCache = body === undefined ? "" : typeof body === "string" ? wellFormed(body) : decoder.decode(body)
+    }
     return this.textCache
+  }
+
+  /** The body's size in bytes and its first `bytes` bytes (a copy, or a short string body itself), without encoding a string body whole. */
+  bodyForLog(bytes: number): { readonly size: number; readonly head: Uint8Array | string } | undefined {
+    const body = this.#body
+    if (body === undefined) return undefined
+    if (typeof body !== "string") return { size: body.length, head: Buffer.from(body.subarray(0, bytes)) }
+    const size = Buffer.byteLength(body, "utf8")
+    // A short string is kept whole; a longer one is cut and copied, never kept as a slice that
+    // would hold the whole body alive.
+    return { size, head: size <= bytes ? wellFormed(body) : Buffer.from(body.slice(0, bytes), "utf8").subarray(0, bytes) }
   }
 
   json(): unknown {
     if (this.jsonCache === undefined) {
       let value: unknown = undefined
-      if (this.body !== undefined && this.body.length > 0) {
+      const body = this.#body
+      if (body !== undefined && body.length > 0) {
         try {
           value = JSON.parse(this.text())
           if (depthExceeds(value, MAX_JSON_DEPTH)) value = undefined
@@ -133,7 +165,7 @@ export const makeSimRequest = (options: {
     (options.method ?? "GET").toUpperCase(),
     typeof options.url === "string" ? new URL(options.url) : options.url,
     options.headers,
-    typeof options.body === "string" ? new TextEncoder().encode(options.body) : options.body,
+    options.body,
     options.signal,
     options.params ?? NO_PARAMS
   )
@@ -157,3 +189,10 @@ export const withParams = (request: SimRequest, params: Readonly<Record<string, 
  */
 export const headersSource = (request: SimRequest): Headers | HeadersInit | undefined =>
   request instanceof SimRequestImpl ? request.headersSource() : request.headers
+
+/** A request's body size and first bytes for its log record (see `SimRequestImpl.bodyForLog`). */
+export const bodyForLog = (request: SimRequest, bytes: number): { readonly size: number; readonly head: Uint8Array | string } | undefined => {
+  if (request instanceof SimRequestImpl) return request.bodyForLog(bytes)
+  const body = request.body
+  return body === undefined ? undefined : { size: body.length, head: Buffer.from(body.subarray(0, bytes)) }
+}

@@ -8,7 +8,7 @@
  */
 import { bounded, MAX_SHOWN_URL, type Redactor } from "./redact.ts"
 import { Ring } from "./ring.ts"
-import { headersSource, type SimRequest } from "./request.ts"
+import { bodyForLog, headersSource, type SimRequest } from "./request.ts"
 
 /** Characters of body shown in a record. */
 const BODY_SUMMARY_LIMIT = 256
@@ -139,7 +139,8 @@ export class PendingRecord {
   /** The request's headers (see `headersForLog`); a `Headers` is built from them when the record is read. */
   readonly headers: KeptHeaders
   readonly bodySize: number | undefined
-  readonly bodyHead: Uint8Array | undefined
+  /** The body's first bytes, copied (a short string body is kept as it is). */
+  readonly bodyHead: Uint8Array | string | undefined
   /** What the record costs, as counted against the log's byte bound. */
   readonly bytes: number
   route: RequestRecord["route"] = undefined
@@ -160,13 +161,13 @@ export class PendingRecord {
     const headers = headersForLog(headersSource(request))
     this.headers = headers.kept
     let bytes = RECORD_OVERHEAD + 2 * Math.min(href.length, MAX_SHOWN_URL + 64) + headers.bytes
-    const body = request.body
+    // A copy (never the body itself), taken from Node's pool of small buffers: a kept record
+    // costs no buffer of its own.
+    const body = bodyForLog(request, BODY_COPY_BYTES)
     if (body !== undefined) {
-      this.bodySize = body.length
-      // A copy (never the body itself), taken from Node's pool of small buffers: a kept record
-      // costs no buffer of its own.
-      this.bodyHead = Buffer.from(body.subarray(0, BODY_COPY_BYTES))
-      bytes += this.bodyHead.length
+      this.bodySize = body.size
+      this.bodyHead = body.head
+      bytes += typeof body.head === "string" ? 2 * body.head.length : body.head.length
     }
     this.bytes = bytes
   }
@@ -182,7 +183,7 @@ export class PendingRecord {
       headers: redactor.headers(headersOf(this.headers)),
       body: head === undefined
         ? undefined
-        : { size: this.bodySize!, preview: redactor.bodyText(decoder.decode(head)).slice(0, BODY_SUMMARY_LIMIT) },
+        : { size: this.bodySize!, preview: redactor.bodyText(typeof head === "string" ? head : decoder.decode(head)).slice(0, BODY_SUMMARY_LIMIT) },
       route: this.route,
       denial: this.denial,
       status: this.status,
