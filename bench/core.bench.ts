@@ -10,8 +10,8 @@
  * 10 000 routes, and the heap per distinct request key (occurrence counts of a generated route and
  * the model's per-key counts).
  *
- * Run: `npm run bench -- core` (or `node bench/core.bench.ts`); `--only=fetch,unmatched,keys` runs
- * the simnet fetch rounds and the last two sections alone.
+ * Run: `npm run bench -- core` (or `node bench/core.bench.ts`); `--only=fetch,unmatched,keys,log` runs
+ * the simnet fetch rounds and those sections alone.
  */
 import { Effect, Exit, Layer, Schema, Scope } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
@@ -193,6 +193,31 @@ const heapSoak = async (): Promise<void> => {
   console.log(`  growth ${((after - before) / 1024 / 1024).toFixed(1)} MB after GC; peak sample +${((peak - before) / 1024 / 1024).toFixed(1)} MB; log holds ${net.log().length} records`)
 }
 
+/**
+ * What the request log holds for an SDK-style POST (a `Headers` of five, a small JSON body): the
+ * heap and buffers of a network whose log keeps 10 000 such records, less those of one that keeps
+ * none, per record.
+ */
+const logRecordCost = async (): Promise<void> => {
+  const held = async (logLimit: number) => {
+    const net = await SimulationNetwork.start({ logLimit, logBytes: 1e9, routes: [Route.text(`POST ${ORIGIN}/chat`, "ok")] })
+    const send = async (i: number) => {
+      const headers = new Headers({ accept: "application/json", "content-type": "application/json", "user-agent": "sdk/1.0", "x-request-id": `id-${i}`, authorization: "Bearer sk-bench" })
+      await (await net.fetch(`${ORIGIN}/chat`, { method: "POST", headers, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: `hello ${i}` }] }) })).text()
+    }
+    for (let i = 0; i < 20_000; i++) await send(i)
+    globalThis.gc?.()
+    const usage = process.memoryUsage()
+    await net.close()
+    return usage.heapUsed + usage.arrayBuffers
+  }
+  const none = await held(0)
+  const kept = await held(10_000)
+  console.log(`
+request log, SDK-style POST (five headers in a Headers, a small JSON body), 10 000 records kept`)
+  console.log(`  ${Math.round((kept - none) / 10_000).toLocaleString("en-US")} bytes of heap and buffers per record${globalThis.gc ? "" : " (run with --expose-gc for exact heap)"}`)
+}
+
 const unmatched = async (): Promise<void> => {
   // An unmatched request fails closed and ranks its nearest candidates; with 10 000 routes of the
   // request's own origin that ranking is a bounded scan, so it costs what it costs with 10.
@@ -257,6 +282,7 @@ const run = async (): Promise<void> => {
     }
     if (only.includes("unmatched")) await unmatched()
     if (only.includes("keys")) await perKey()
+    if (only.includes("log")) await logRecordCost()
     return
   }
   const rounds: Array<Array<Measure>> = [[], [], [], [], []]
@@ -281,6 +307,7 @@ const run = async (): Promise<void> => {
   report("Effect HttpClient: get + json, 100 routes", client, client[0].name)
   await creation()
   await heapSoak()
+  await logRecordCost()
   await unmatched()
   await perKey()
 }

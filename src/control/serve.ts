@@ -28,7 +28,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Redaction from "../Redaction.ts"
 import { isSimnetError, type SimnetError } from "../SimnetError.ts"
-import { answerAtOnce, takeHeldBody, type SimulationNetworkApi } from "../SimulationNetwork.ts"
+import { answerAtOnce, CONTROL_BASE, takeHeldBody, type SimulationNetworkApi } from "../SimulationNetwork.ts"
 
 /**
  * Maps a loopback path `/HOST/PATH?QUERY` to `https://HOST/PATH?QUERY`, or undefined when the
@@ -180,10 +180,16 @@ const untraced = () => true
 const transportCause = (error: HttpClientError.HttpClientError): SimnetError | undefined =>
   error.reason._tag === "TransportError" && isSimnetError(error.reason.cause) ? error.reason.cause : undefined
 
-/** The request's headers without `host`: the network sees the target's host in the URL. */
-const withoutHost = (headers: Readonly<Record<string, string>>): Record<string, string> => {
+/**
+ * The request's headers without `host` (the network sees the target's host in the URL), from the
+ * router's request or straight from Node's (whose repeated headers come as arrays).
+ */
+const withoutHost = (headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): Record<string, string> => {
   const out: Record<string, string> = {}
-  for (const name in headers) if (name !== "host") out[name] = headers[name]
+  for (const name in headers) {
+    const value = headers[name]
+    if (name !== "host" && value !== undefined) out[name] = typeof value === "string" ? value : value.join(", ")
+  }
   return out
 }
 
@@ -191,10 +197,10 @@ const withoutHost = (headers: Readonly<Record<string, string>>): Record<string, 
  * The handler that forwards one request into the network. A route that answers at once (a
  * static one) is answered without the fiber yielding: no promise, no turn of the event loop.
  */
-export const forward = (network: SimulationNetworkApi, lane?: Lane) => {
+export const forward = (network: SimulationNetworkApi) => {
   const client = network.httpClient
   return (request: HttpServerRequest.HttpServerRequest) => {
-    const handed = lane?.take(request.source)
+    const handed = takeHandedOver(request.source)
     if (handed !== undefined) return answer(network, client, handed.method, handed.target, handed.request)
     const target = targetUrl(request.url)
     if (target === undefined) {
@@ -223,12 +229,19 @@ const answer = (network: SimulationNetworkApi, client: HttpClient.HttpClient, me
     Effect.catchTag("HttpClientError", (error) => Effect.succeed(failed(network, error, method, target)))
   )
 
-/** A request the lane dispatched but did not answer, for the router's handler to finish. */
+/**
+ * A request the lane dispatched but did not answer, for the router's handler to finish, and the
+ * network's request count before that dispatch (for a reporter to find its record).
+ */
 interface HandedOver {
   readonly method: string
   readonly target: string
   readonly request: HttpClientRequest.HttpClientRequest
+  readonly before: number | undefined
 }
+
+/** By Node's request (the router request's `source`); a request is handed over at most once. */
+const handedOver = new WeakMap<object, HandedOver>()
 
 /** Told of every request the lane answered itself, for the line per request and the trace. */
 export type LaneReport = (request: { readonly method: string; readonly path: string; readonly url: string }, status: number, startedMs: number, before: number) => void
@@ -240,78 +253,65 @@ export type LaneReport = (request: { readonly method: string; readonly path: str
  * other answer (a refusal, a stream, one still to come) is handed to the router's handler, which
  * executes the request through `network.httpClient`: the dispatch already made is picked up,
  * never repeated. Requests with a body, the control endpoint and paths that name no host go to
- * the router untouched.
+ * the router untouched. It answers whether it took the request.
  */
-interface Lane {
-  readonly handle: (request: http.IncomingMessage, response: http.ServerResponse) => boolean
-  readonly take: (source: object) => HandedOver | undefined
+type Lane = (request: http.IncomingMessage, response: http.ServerResponse) => boolean
+
+/** The request the lane handed over for this router request, taken (so it is finished once). */
+const takeHandedOver = (source: object): HandedOver | undefined => {
+  const handed = handedOver.get(source)
+  if (handed !== undefined) handedOver.delete(source)
+  return handed
 }
 
 const makeLane = (network: SimulationNetworkApi, prefix: string, report: LaneReport | undefined, watched: (() => boolean) | undefined): Lane => {
-  const handedOver = new WeakMap<object, HandedOver>()
   const requestsSoFar = () => Effect.runSync(network.counters).requests
-  return {
-    take: (source) => {
-      const handed = handedOver.get(source)
-      if (handed !== undefined) handedOver.delete(source)
-      return handed
-    },
-    handle: (req, res) => {
-      const path = req.url
-      const incoming = req.headers
-      if (path === undefined || path.startsWith(prefix) || watched?.() === true || incoming["content-length"] !== undefined || incoming["transfer-encoding"] !== undefined) return false
-      const target = targetUrl(path)
-      if (target === undefined) return false
-      let url: URL
-      try {
-        url = new URL(target)
-      } catch {
-        return false
-      }
-      const method = req.method ?? "GET"
-      const headers: Record<string, string> = {}
-      for (const name in incoming) {
-        const value = incoming[name]
-        if (name !== "host" && value !== undefined) headers[name] = typeof value === "string" ? value : value.join(", ")
-      }
-      const started = report === undefined ? 0 : Date.now()
-      const before = report === undefined ? 0 : requestsSoFar()
-      const answered = answerAtOnce(network, method, url, headers)
-      if (answered._tag === "HandedOver") {
-        handedOver.set(req, { method, target, request: answered.request })
-        if (report !== undefined) countsBefore.set(req, before)
-        return false
-      }
-      let status = answered.status
-      const body = bodiless(method, status) ? undefined : answered.body ?? EMPTY
-      try {
-        res.writeHead(status, nodeHeaders(answered.headers, body))
-        res.end(body)
-      } catch (cause) {
-        // Node refused the answer's head (a route whose headers it will not write): the client
-        // learns as much, as the router would tell it, and the server goes on.
-        status = 502
-        const message = `simnet: Node refused the answer to ${Redaction.bounded(method)} ${network.redactor.url(target)}: ${Redaction.bounded(cause instanceof Error ? cause.message : String(cause))}`
-        res.writeHead(status, { "content-type": "application/json" })
-        res.end(JSON.stringify({ error: { tag: "RouteFailed", message, method: Redaction.bounded(method), url: network.redactor.url(target) } }))
-      }
-      report?.({ method, path, url: target }, status, started, before)
-      return true
+  return (req, res) => {
+    const path = req.url
+    const incoming = req.headers
+    if (path === undefined || path.startsWith(prefix) || watched?.() === true || incoming["content-length"] !== undefined || incoming["transfer-encoding"] !== undefined) return false
+    const target = targetUrl(path)
+    if (target === undefined) return false
+    let url: URL
+    try {
+      url = new URL(target)
+    } catch {
+      return false
     }
+    const method = req.method ?? "GET"
+    const started = report === undefined ? 0 : Date.now()
+    const before = report === undefined ? 0 : requestsSoFar()
+    const answered = answerAtOnce(network, method, url, withoutHost(incoming))
+    if (answered._tag === "HandedOver") {
+      handedOver.set(req, { method, target, request: answered.request, before: report === undefined ? undefined : before })
+      return false
+    }
+    let status = answered.status
+    const body = bodiless(method, status) ? undefined : answered.body ?? EMPTY
+    try {
+      res.writeHead(status, nodeHeaders(answered.headers, body))
+      res.end(body)
+    } catch (cause) {
+      // Node refused the answer's head (a route whose headers it will not write): the client
+      // learns as much, as the router would tell it, and the server goes on.
+      status = 502
+      res.writeHead(status, { "content-type": "application/json" })
+      res.end(JSON.stringify(routeFailed(network, method, target, "Node refused the answer to", cause)))
+    }
+    report?.({ method, path, url: target }, status, started, before)
+    return true
   }
 }
 
 const EMPTY = new Uint8Array(0)
 
-/** The network's request count before the lane dispatched a request it then handed to the router. */
-const countsBefore = new WeakMap<object, number>()
-
 /**
  * For a request the lane dispatched and handed to the router (by its Node request, the server
  * request's `source`): the network's request count before that dispatch, which a reporter needs to
- * find its record; undefined for a request the router dispatches itself.
+ * find its record; undefined for a request the router dispatches itself. Read before the router's
+ * handler takes the request.
  */
-export const requestsBefore = (source: object): number | undefined => countsBefore.get(source)
+export const requestsBefore = (source: object): number | undefined => handedOver.get(source)?.before
 
 /** A response's headers as Node writes them, with the body's length when there is a body. */
 const nodeHeaders = (headers: Readonly<Record<string, string>> | Headers, body: Uint8Array | undefined): Record<string, string | number | Array<string>> => {
@@ -333,9 +333,14 @@ const nodeHeaders = (headers: Readonly<Record<string, string>> | Headers, body: 
 
 /** A Node server whose requests pass the lane before the router sees them. */
 class LaneServer extends http.Server {
-  lane: Lane | undefined = undefined
+  readonly #lane: Lane
+  constructor(lane: Lane) {
+    super()
+    this.#lane = lane
+  }
+
   override emit(event: string | symbol, ...args: Array<any>): boolean {
-    if (event === "request" && this.lane !== undefined && this.lane.handle(args[0], args[1])) return true
+    if (event === "request" && this.#lane(args[0], args[1])) return true
     return super.emit(event as string, ...args)
   }
 }
@@ -347,18 +352,22 @@ const failed = (network: SimulationNetworkApi, error: HttpClientError.HttpClient
   const method = Redaction.bounded(requestMethod)
   if (cause !== undefined) return refusal(cause, method, shown)
   const reason = error.reason as { readonly _tag: string; readonly cause?: unknown }
-  const detail = reason.cause instanceof Error ? `: ${Redaction.bounded(reason.cause.message)}` : ""
-  return HttpServerResponse.jsonUnsafe(
-    { error: { tag: "RouteFailed", message: `simnet: ${reason._tag} answering ${method} ${shown}${detail}`, method, url: shown } },
-    { status: 502 }
-  )
+  return HttpServerResponse.jsonUnsafe(routeFailed(network, requestMethod, target, `${reason._tag} answering`, reason.cause), { status: 502 })
+}
+
+/** The 502 body of a request that failed on its way back: what failed, for which request (redacted), and why. */
+const routeFailed = (network: SimulationNetworkApi, requestMethod: string, target: string, what: string, cause: unknown) => {
+  const shown = network.redactor.url(target)
+  const method = Redaction.bounded(requestMethod)
+  const detail = cause instanceof Error ? `: ${Redaction.bounded(cause.message)}` : ""
+  return { error: { tag: "RouteFailed", message: `simnet: ${what} ${method} ${shown}${detail}`, method, url: shown } }
 }
 
 /**
  * The router layer of `simnet serve`: every path not claimed by a more specific route (such as
  * the control endpoint) is forwarded into the network.
  */
-export const networkRoutes = (network: SimulationNetworkApi, lane?: Lane) => HttpRouter.add("*", "/*", forward(network, lane))
+export const networkRoutes = (network: SimulationNetworkApi) => HttpRouter.add("*", "/*", forward(network))
 
 /**
  * Stops the server at once when its scope closes: no new connections, and every open one is
@@ -374,12 +383,9 @@ const stopAtOnce = (server: http.Server) =>
     })
   ))
 
-/** The base under which the mounted routes (the control endpoint, the inspector) live. */
-const CONTROL_PREFIX = "/experimental/simulation"
-
 /**
  * Options of `serveLayer`: `routerPrefix`, the path under which every mounted route lives (the
- * lane leaves those paths to the router; default `/experimental/simulation`), and `report`, told
+ * lane leaves those paths to the router; default `CONTROL_BASE`), and `report`, told
  * of each request the lane answered (the router's middleware sees the others), and `watched`.
  */
 export interface ServeOptions {
@@ -401,11 +407,9 @@ export const serveLayer = (
   options: ServeOptions = {}
 ) =>
   Layer.unwrap(Effect.sync(() => {
-    const server = new LaneServer()
-    const lane = makeLane(network, options.routerPrefix ?? CONTROL_PREFIX, options.report, options.watched)
-    server.lane = lane
+    const server = new LaneServer(makeLane(network, options.routerPrefix ?? CONTROL_BASE, options.report, options.watched))
     return stopAtOnce(server).pipe(
-      Layer.provideMerge(HttpRouter.serve(Layer.mergeAll(networkRoutes(network, lane), routes), { disableLogger: true, disableListenLog: true })),
+      Layer.provideMerge(HttpRouter.serve(Layer.mergeAll(networkRoutes(network), routes), { disableLogger: true, disableListenLog: true })),
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host: "127.0.0.1", gracefulShutdownTimeout: 0 }))
     )
   }))

@@ -450,9 +450,6 @@ const describe = (message: unknown): Record<string, unknown> => {
     : { method }
 }
 
-/** The body as JSON; undefined when there is none or it is not JSON (read as text: a string body is never encoded). */
-const parseBody = (request: SimRequest): unknown => request.json()
-
 /** The initialize request with a revision this server speaks (the newest when it speaks none offered). */
 const negotiate = (message: Record<string, any>) =>
   PROTOCOL_VERSIONS.includes(message.params?.protocolVersion)
@@ -493,7 +490,8 @@ export const answer = (state: McpServerState, request: SimRequest, env: McpEnv):
     env.annotate({ method: request.method })
     return jsonRpcError(405, -32000, "Method not allowed.", { allow: stateful ? "POST, DELETE" : "POST" })
   }
-  const parsed = parseBody(request)
+  // Undefined when there is no body or it is not JSON (a string body is read without encoding it).
+  const parsed = request.json()
   const messages: ReadonlyArray<unknown> = parsed === undefined ? [] : Array.isArray(parsed) ? parsed : [parsed]
   const calls = messages.map(describe)
   const initialize = messages.some((m) => isObject(m) && m.method === "initialize")

@@ -9,7 +9,7 @@
  * (`instanceof Response`), and a body reads once, as any other.
  */
 
-import { ABORT_AWARE, abortReason, BIND_SIGNAL } from "./transport.ts"
+import { abortReason, BIND_SIGNAL } from "./transport.ts"
 
 const unusable = () => new TypeError("Body is unusable: Body has already been read")
 const decoder = new TextDecoder()
@@ -45,18 +45,15 @@ class HeldResponse extends Response {
   }
 
   /**
-   * Takes the request's signal, when the body has not been read or streamed and has no signal yet:
-   * from then on it errors on that signal's abort, as `abortableResponse` would make it.
+   * Whether the body errors on the request's abort by itself: it was made with the request's
+   * signal, or takes `signal` now (when nobody has read or streamed the body yet), as
+   * `abortableResponse` would make it.
    */
   [BIND_SIGNAL](signal: AbortSignal): boolean {
-    if (this.#used || this.#full !== undefined || this.#signal !== undefined) return false
+    if (this.#signal !== undefined) return true
+    if (this.#used || this.#full !== undefined) return false
     this.#signal = signal
     return true
-  }
-
-  /** A body with a signal errors on its abort already (see `abortableResponse`). */
-  get [ABORT_AWARE](): boolean {
-    return this.#signal !== undefined
   }
 
   /** The abort reason, when the request was aborted before the body was read. */
@@ -169,9 +166,8 @@ const PULL_ON_READ: QueuingStrategy<Uint8Array> = { highWaterMark: 0 }
  * read. Held, so read as text or JSON it is handed over directly. For route kinds that hold the
  * whole body (the MCP engine's JSON answers).
  */
-export const bufferedResponse = (body: string | Uint8Array, init: ResponseInit, signal: AbortSignal | undefined): Response => {
-  return new HeldResponse(body, init, signal)
-}
+export const bufferedResponse = (body: string | Uint8Array, init: ResponseInit, signal: AbortSignal | undefined): Response =>
+  new HeldResponse(body, init, signal)
 
 /**
  * A `Response` whose body is `text` (not for the statuses that carry no body: 204, 205, 304).

@@ -105,7 +105,7 @@ interface HandedOver {
 }
 
 /**
- * An Effect `HttpClient` that answers from the network. Unregistered requests fail with an
+ * The `HttpClient` door: an Effect `HttpClient` that answers from the network. Unregistered requests fail with an
  * `HttpClientError` (a `TransportError`) whose `cause` is the `UnregisteredRequest`.
  *
  * A request whose body is at hand (none, bytes or a string) and whose client span is disabled
@@ -115,11 +115,10 @@ interface HandedOver {
  * other answer (one still to come, or traced) goes through `HttpClient.make`, whose abort on
  * interruption (of the request, or of reading the body) reaches the route's signal.
  */
-export const makeHttpClient = (network: Network): HttpClient.HttpClient => makeHttpDoor(network).client
-
 /**
  * What a server gets when it asks the network for an answer at once: the answer itself, when the
- * route held it whole (a static or generated body, or no body), or the request to execute through
+ * route held it whole (a static or generated body, or no body; the server leaves the body out
+ * where the method or status carries none), or the request to execute through
  * the door's `HttpClient` for anything else (an answer still to come, a refusal, a stream). A
  * request handed over has been dispatched already: executing it picks up that dispatch.
  */
@@ -190,16 +189,11 @@ export const makeHttpDoor = (network: Network): {
     if (refusedRequest(method, false) !== undefined) return { _tag: "HandedOver", request: clientRequest() }
     const signal = new LazySignal()
     const dispatched = network.dispatchHeld(makeSimRequest({ method, url, headers, body: undefined, signal }))
-    if (dispatched._tag === "Held") {
-      const answer = dispatched.answer
-      return { _tag: "Answered", status: answer.status, headers: answer.headers, body: method === "HEAD" ? undefined : answer.body }
-    }
+    if (dispatched._tag === "Held") return { _tag: "Answered", ...dispatched.answer }
     if (dispatched._tag === "Response" && !signal.used) {
       const response = dispatched.response
       const held = takeHeld(response)
-      if (held !== undefined) {
-        return { _tag: "Answered", status: response.status, headers: held.headers ?? response.headers, body: method === "HEAD" ? undefined : held.body }
-      }
+      if (held !== undefined) return { _tag: "Answered", status: response.status, headers: held.headers ?? response.headers, body: held.body }
       if (response.body === null) return { _tag: "Answered", status: response.status, headers: response.headers, body: undefined }
     }
     const request = clientRequest()

@@ -121,7 +121,11 @@ class SimRequestImpl implements SimRequest {
     return this.textCache
   }
 
-  /** The body's size in bytes and its first `bytes` bytes (a copy, or a short string body itself), without encoding a string body whole. */
+  /**
+   * The body's size in bytes and its first `bytes` bytes, without encoding a string body whole:
+   * a copy taken from Node's pool of small buffers (a kept record costs no buffer of its own), or
+   * a short string body itself.
+   */
   bodyForLog(bytes: number): { readonly size: number; readonly head: Uint8Array | string } | undefined {
     const body = this.#body
     if (body === undefined) return undefined

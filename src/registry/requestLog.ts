@@ -161,8 +161,6 @@ export class PendingRecord {
     const headers = headersForLog(headersSource(request))
     this.headers = headers.kept
     let bytes = RECORD_OVERHEAD + 2 * Math.min(href.length, MAX_SHOWN_URL + 64) + headers.bytes
-    // A copy (never the body itself), taken from Node's pool of small buffers: a kept record
-    // costs no buffer of its own.
     const body = bodyForLog(request, BODY_COPY_BYTES)
     if (body !== undefined) {
       this.bodySize = body.size
@@ -306,16 +304,13 @@ export class RequestLog {
 
   /** Forgets every record and counter. */
   clear(): void {
-    this.ring.clear()
-    this.answered = 0
-    this.denied = 0
-    this.bytes = 0
+    this.setAside()
   }
 
   /**
-   * Empties the log as `clear` does, keeping what it held aside: the function returned puts it all
-   * back (records, numbering and counters), for a change that fails half way (a restore whose
-   * routes are refused).
+   * Empties the log (records, numbering, counters), keeping what it held aside: the function
+   * returned puts it all back, for a change that fails half way (a restore whose routes are
+   * refused).
    */
   setAside(): () => void {
     const { ring, answered, denied, bytes } = this

@@ -67,7 +67,7 @@ export const refusedRequest = (method: string, hasBody: boolean): TypeError | un
  * returned as it is.
  */
 export const abortableResponse = (response: Response, signal: AbortSignal | undefined): Response => {
-  if (signal === undefined || (response as { [ABORT_AWARE]?: boolean })[ABORT_AWARE] === true) return response
+  if (signal === undefined) return response
   const bind = (response as { [BIND_SIGNAL]?: (signal: AbortSignal) => boolean })[BIND_SIGNAL]
   if (bind !== undefined && bind.call(response, signal)) return response
   if (response.body === null) return response
@@ -110,15 +110,11 @@ export const abortableResponse = (response: Response, signal: AbortSignal | unde
 }
 
 /**
- * Present (and true) on a response whose body already errors on its request's abort
- * (`bufferedResponse`'s): `abortableResponse` leaves it as it is.
- */
-export const ABORT_AWARE: unique symbol = Symbol.for("simnet/abortAware")
-
-/**
- * A method of a response that can take its request's signal itself (a held response, whose body
- * nobody has touched yet): called with the signal, it answers true when its body now errors on
- * that signal's abort, so `abortableResponse` need not read it through a second stream.
+ * A method of a response whose body can error on its request's abort by itself (a held
+ * response): called with the request's signal, it answers true when the body does so (it was
+ * made with the signal, or takes it now, nobody having touched the body yet), and
+ * `abortableResponse` then leaves the response as it is rather than read it through a second
+ * stream.
  */
 export const BIND_SIGNAL: unique symbol = Symbol.for("simnet/bindSignal")
 
