@@ -167,9 +167,11 @@ describe("driver socket", () => {
     expect((await d.call("llm.nope")).error.code).toBe(-32601)
     d.send(JSON.stringify({ jsonrpc: "1.0", id: 7, method: "llm.pending" }))
     expect((await d.take((m) => m.id === 7)).error.code).toBe(-32600)
+    // Only the attached driver commands invocations (issue 18): before its attach, -32002.
+    expect((await d.call("llm.finish", { id: "inv_99" })).error).toMatchObject({ code: -32002 })
+    expect((await d.call("llm.attach")).result).toMatchObject({ attached: true })
     expect((await d.call("llm.chunk", { id: "inv_99", items: [{ type: "bogus" }] })).error).toMatchObject({ code: -32602, data: { path: "items[0]" } })
     expect((await d.call("llm.finish", { id: "inv_99" })).error).toMatchObject({ code: -32001, data: { id: "inv_99" } })
-    expect((await d.call("llm.attach")).result).toMatchObject({ attached: true })
 
     const openai = chat(base)
     await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "uses the fixture script" }] })

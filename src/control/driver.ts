@@ -6,12 +6,17 @@
  * Methods: `llm.attach` (subscribe to `llm.request {id, api, url, body}` notifications; the invocations
  * already pending are announced first; the last attach wins and the replaced socket is sent
  * `llm.replaced`), `llm.chunk {id, items}`, `llm.finish {id, reason?, usage?}`,
- * `llm.fail {id, status, message?}`, `llm.disconnect {id}`, `llm.pending`, `network.log {since?}`.
+ * `llm.fail {id, status, message?}`, `llm.disconnect {id}`, `llm.pending`, `network.log {since?, limit?}`
+ * (the oldest records after `since`: at most `limit`, 1 000 by default and at most, and at most
+ * `MAX_REPLY` bytes; page with `since`).
  *
  * Every command is decoded with the protocol's Schemas; a bad one gets a JSON-RPC error naming
  * the problem (`-32700` not JSON, `-32600` not a request or too large, `-32601` unknown method,
- * `-32602` bad params with the JSON path in `data.path`, `-32001` an invocation not pending), the
- * socket stays up and nothing else changes. Messages are handled one at a time, in order, through
+ * `-32602` bad params with the JSON path in `data.path`, `-32001` an invocation not pending,
+ * `-32002` a command from a socket that is not the attached driver: only the socket whose
+ * `llm.attach` is the latest commands invocations), the
+ * socket stays up and nothing else changes. A batch holds at most `MAX_BATCH` calls, and its
+ * replies at most `MAX_REPLY` bytes: the calls past that are not run and answer `-32000`. Messages are handled one at a time, in order, through
  * a bounded queue (reading stops while it is full). When the socket closes, its attach ends and
  * the invocations it was feeding are released as disconnected.
  */
@@ -19,7 +24,7 @@ import { Cause, Effect, Exit, Queue, Scope } from "effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { SimnetError } from "../SimnetError.ts"
-import type { SimulatedProviderApi } from "../SimulatedProvider.ts"
+import type { DriverNotices, SimulatedProviderApi } from "../SimulatedProvider.ts"
 
 /**
  * What the driver socket needs of a network.
@@ -34,6 +39,19 @@ export const MAX_MESSAGE = 1024 * 1024
 
 /** How many received messages wait to be handled before reading pauses. */
 const INBOX = 64
+
+/** The most calls one batch may hold. */
+export const MAX_BATCH = 100
+
+/**
+ * The most one reply may hold, in UTF-8 bytes of JSON: a batch's replies together, or one
+ * `network.log`'s records (a driver pages through a long log with `since`). Without it a 7 KB
+ * batch of `network.log` calls asked the server for gigabytes.
+ */
+export const MAX_REPLY = 4 * 1024 * 1024
+
+/** The most records one `network.log` call returns (fewer when `MAX_REPLY` is reached first). */
+export const MAX_LOG_RECORDS = 1000
 
 type Id = string | number | null
 
@@ -61,6 +79,26 @@ const fromSimnet = (error: SimnetError): RpcError => {
 
 const decoder = new TextDecoder()
 
+/** What a value costs as JSON, in UTF-8 bytes. */
+const byteLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? "")
+
+/**
+ * The oldest records of `records`, at most `limit` of them and at most `MAX_REPLY` bytes of JSON
+ * (at least one, so a driver paging with `since` always moves on).
+ */
+const firstRecords = <A>(records: ReadonlyArray<A>, limit: number): ReadonlyArray<A> => {
+  const out: Array<A> = []
+  let bytes = 2
+  for (const record of records) {
+    if (out.length >= limit) break
+    const size = byteLength(record) + 1
+    if (out.length > 0 && bytes + size > MAX_REPLY) break
+    bytes += size
+    out.push(record)
+  }
+  return out
+}
+
 const COMMANDS = new Set(["llm.chunk", "llm.finish", "llm.fail", "llm.disconnect"])
 
 /**
@@ -71,6 +109,7 @@ class Connection {
   readonly #scope: Scope.Scope
   readonly #send: (message: unknown) => Effect.Effect<void>
   #attach: Scope.Closeable | undefined
+  #notices: DriverNotices | undefined
 
   constructor(network: DrivenNetwork, scope: Scope.Scope, send: (message: unknown) => Effect.Effect<void>) {
     this.#network = network
@@ -93,8 +132,26 @@ class Connection {
     }
     if (!Array.isArray(message)) return Effect.map(this.#request(message), (r) => (r === undefined ? none : r))
     if (message.length === 0) return Effect.succeed({ reply: failure(null, { code: -32600, message: "Invalid Request: an empty batch" }), after: Effect.void })
-    return Effect.map(Effect.forEach(message, (m) => this.#request(m)), (results) => {
-      const answered = results.filter((r) => r !== undefined)
+    if (message.length > MAX_BATCH) {
+      return Effect.succeed({ reply: failure(null, { code: -32600, message: `Invalid Request: a batch of ${message.length} calls; the limit is ${MAX_BATCH}` }), after: Effect.void })
+    }
+    // The calls run in order while their replies fit in `MAX_REPLY`; past it, the rest are not
+    // run and each is told why.
+    const self = this
+    return Effect.gen(function*() {
+      const answered: Array<{ readonly reply: unknown; readonly after: Effect.Effect<void> }> = []
+      let bytes = 2
+      for (const m of message) {
+        if (bytes > MAX_REPLY) {
+          const id = isObject(m) && isId(m["id"]) ? m["id"] : null
+          answered.push({ reply: failure(id, { code: -32000, message: `Reply too large: this batch's replies passed ${MAX_REPLY} bytes, so this call was not run; send fewer calls per batch` }), after: Effect.void })
+          continue
+        }
+        const result = yield* self.#request(m)
+        if (result === undefined) continue
+        bytes += byteLength(result.reply) + 1
+        answered.push(result)
+      }
       return answered.length === 0 ? none : { reply: answered.map((r) => r.reply), after: Effect.all(answered.map((r) => r.after), { discard: true }) }
     })
   }
@@ -120,6 +177,14 @@ class Connection {
     const llm = this.#network.llm
     const plain = (result: unknown) => ({ result, after: Effect.void })
     if (COMMANDS.has(method)) {
+      if (this.#notices === undefined || !llm.isAttachedDriver(this.#notices)) {
+        return Effect.fail({
+          code: -32002,
+          message: this.#notices === undefined
+            ? `Not the attached driver: send llm.attach before ${method}`
+            : `Not the attached driver: another driver attached since; this socket no longer commands invocations`
+        })
+      }
       return Effect.mapError(Effect.as(llm.command(method as "llm.chunk", params), plain(true)), fromSimnet)
     }
     switch (method) {
@@ -132,7 +197,11 @@ class Connection {
         if (typeof since !== "number" || !Number.isInteger(since) || since < 0) {
           return Effect.fail({ code: -32602, message: "Invalid params: since must be a whole number of at least 0", data: { path: "since" } })
         }
-        return Effect.map(this.#network.logSince(since), (records) => plain(records))
+        const limit = isObject(params) ? params["limit"] ?? MAX_LOG_RECORDS : undefined
+        if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_LOG_RECORDS) {
+          return Effect.fail({ code: -32602, message: `Invalid params: limit must be a whole number from 1 to ${MAX_LOG_RECORDS}`, data: { path: "limit" } })
+        }
+        return Effect.map(this.#network.logSince(since), (records) => plain(firstRecords(records, limit)))
       }
       default:
         return Effect.fail({ code: -32601, message: `Method not found: ${JSON.stringify(method)}; methods: llm.attach, llm.chunk, llm.finish, llm.fail, llm.disconnect, llm.pending, network.log` })
@@ -150,6 +219,7 @@ class Connection {
       const notices = yield* Scope.provide(scope)(self.#network.llm.attach)
       const previous = self.#attach
       self.#attach = scope
+      self.#notices = notices
       if (previous !== undefined) yield* Scope.close(previous, Exit.void)
       const forward = Effect.forever(Effect.flatMap(Queue.take(notices), (notice) => self.#send(notification("llm.request", notice)))).pipe(
         Effect.catchTag("Done", () =>

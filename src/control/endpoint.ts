@@ -20,11 +20,10 @@
  * Refusals: 400 `{error: {tag, message, path}}` (`path` is the JSON path of the bad field), 401
  * without the bearer token when one is set (compared in constant time; the driver socket also
  * takes it as `?token=`, for browsers, whose `WebSocket` cannot set headers), 403 from a peer that is
- * not loopback, 404 for an unknown id or path, 413 past the body limit (1 MiB unless told), 415
+ * not loopback, for a `Host` that does not name this machine, or from another origin (`guard.ts`), 404 for an unknown id or path, 413 past the body limit (1 MiB unless told), 415
  * for a body that is not JSON.
  */
-import { createHash, timingSafeEqual } from "node:crypto"
-import { Context, Effect, Layer, Option, Stream } from "effect"
+import { Context, Effect, Layer, Stream } from "effect"
 import type { Scope } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -32,6 +31,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { SimnetError } from "../SimnetError.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "../SimulatedProvider.ts"
 import { driverSocket } from "./driver.ts"
+import { check } from "./guard.ts"
 
 /**
  * The base path of the control endpoint and the driver socket.
@@ -83,37 +83,17 @@ const refuse = (status: number, tag: string, message: string, path?: string) =>
 const badRequest = (error: SimnetError) =>
   refuse(400, error._tag, error.message, "path" in error && typeof error.path === "string" ? error.path : undefined)
 
-const digest = (text: string) => createHash("sha256").update(text).digest()
-
 /**
- * Whether the request carries the bearer token: in `Authorization: Bearer …`, or for the driver
- * socket (`query`) in a `?token=` query parameter too, since a browser's `WebSocket` cannot set
- * headers. Both sides are hashed first so the comparison takes the same time whatever they hold.
+ * Runs `handler` after the checks every control call passes (`guard.ts`): a loopback peer, a
+ * `Host` naming this machine, no foreign `Origin`, and the token.
  */
-const authorized = (request: HttpServerRequest.HttpServerRequest, token: string | undefined, query: boolean): boolean => {
-  if (token === undefined || token === "") return true
-  const header = request.headers["authorization"] ?? ""
-  const fromQuery = query && request.url.includes("?") ? new URL(request.url, "http://control").searchParams.get("token") ?? "" : ""
-  const given = header.startsWith("Bearer ") ? header.slice(7) : fromQuery
-  return timingSafeEqual(digest(given), digest(token))
-}
-
-const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"])
-
-/**
- * Runs `handler` after the checks every control call passes: a loopback peer and the token.
- */
-const guarded = <E, R>(
+export const guarded = <E, R>(
   token: string | undefined,
   handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
   options: { readonly queryToken?: boolean } = {}
 ) => (request: HttpServerRequest.HttpServerRequest) => {
-  const peer = Option.getOrUndefined(request.remoteAddress)
-  if (peer !== undefined && !LOOPBACK.has(peer)) return Effect.succeed(refuse(403, "Forbidden", "the control endpoint answers loopback peers only"))
-  if (!authorized(request, token, options.queryToken === true)) {
-    return Effect.succeed(refuse(401, "Unauthorized", `missing or wrong Authorization: Bearer token (SIMNET_TOKEN)${options.queryToken === true ? " or ?token=" : ""}`))
-  }
-  return handler(request)
+  const refused = check(request, token, options.queryToken === true)
+  return refused === undefined ? handler(request) : Effect.succeed(refuse(refused.status, refused.tag, refused.message))
 }
 
 class BodyTooLarge {

@@ -26,7 +26,7 @@
  * (with the token) and opens the socket with it; a ticket works once, within 30 seconds.
  */
 import { randomBytes } from "node:crypto"
-import { Clock, Effect, Layer, Option, Queue, Schedule, Stream } from "effect"
+import { Clock, Effect, Layer, Queue, Schedule, Stream } from "effect"
 import * as Sse from "effect/encoding/Sse"
 import * as HttpBody from "effect/http/HttpBody"
 import * as HttpRouter from "effect/http/HttpRouter"
@@ -35,6 +35,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { SimnetError } from "../SimnetError.ts"
 import { driverSocket, type DrivenNetwork } from "./driver.ts"
 import { CONTROL_BASE, controlRouter, type ControlOptions } from "./endpoint.ts"
+import { local } from "./guard.ts"
 import { Feed, type FedNetwork, type LogRecord, type Refusal } from "./inspector/feed.ts"
 import { inspectorPage } from "./inspector/page.ts"
 import { viewOf, type ViewedNetwork } from "./inspector/state.ts"
@@ -61,23 +62,15 @@ const PING_EVERY = 150
 const PAGE_QUEUE = 512
 const TICKET_MS = 30_000
 
-const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"])
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"])
-
 const refuse = (status: number, tag: string, message: string, path?: string) =>
   HttpServerResponse.jsonUnsafe({ error: { tag, message, ...(path === undefined ? {} : { path }) } }, { status })
 
-/** Whether the peer is this machine and the `Host` header names it. */
-const local = (request: HttpServerRequest.HttpServerRequest): boolean => {
-  const peer = Option.getOrUndefined(request.remoteAddress)
-  if (peer !== undefined && !LOOPBACK.has(peer)) return false
-  const host = (request.headers["host"] ?? "").toLowerCase().replace(/:\d+$/, "")
-  return LOOPBACK_HOSTS.has(host)
-}
-
+/** Runs `handler` for a request from this machine's own pages and tools only (`guard.local`). */
 const localOnly = <E, R>(handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-(request: HttpServerRequest.HttpServerRequest) =>
-  local(request) ? handler(request) : Effect.succeed(refuse(403, "Forbidden", "the inspector answers this machine only (a loopback peer and Host)"))
+(request: HttpServerRequest.HttpServerRequest) => {
+  const refused = local(request)
+  return refused === undefined ? handler(request) : Effect.succeed(refuse(refused.status, refused.tag, refused.message))
+}
 
 /** The body of a refusal the server answered with (its 502 JSON), if this response is one. */
 const refusalOf = (response: HttpServerResponse.HttpServerResponse): Refusal | undefined => {

@@ -262,6 +262,14 @@ export class SimulatedProviderApi {
   }
 
   /**
+   * Whether `notices` (the queue an `attach` returned) belong to the driver attached now, and not
+   * to one a later attach replaced: a socket may command invocations only while this holds.
+   */
+  isAttachedDriver(notices: DriverNotices): boolean {
+    return this.#drivers.isCurrent(notices)
+  }
+
+  /**
    * Sends items into a pending invocation (`llm.chunk`). The command is decoded first: an unknown
    * item type is an `InvalidLlmInput` at `items[N]` and nothing is sent.
    */

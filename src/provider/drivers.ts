@@ -71,6 +71,11 @@ export class Drivers {
     return this.#current !== undefined
   }
 
+  /** Whether `notices` (what an `attach` returned) belong to the driver attached now. */
+  isCurrent(notices: DriverNotices): boolean {
+    return this.#current !== undefined && this.#current === notices
+  }
+
   /** Whether a request no script or rule takes waits for a driver (one is attached, or the provider holds). */
   get waiting(): boolean {
     return this.#current !== undefined || this.#hold

@@ -5,11 +5,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import chromium from "@sparticuz/chromium"
 import OpenAI from "openai"
-import puppeteer, { type Browser, type Page } from "puppeteer-core"
+import type { Browser, Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { inspectorPage } from "../../src/control/inspector/page.ts"
+import { launchSecureChromium } from "../support/chromium.ts"
 
 // One browser for the whole file; each test opens its own page. Timeouts are generous: CI is a
 // loaded 2-core machine running the server, the browser and the test at once.
@@ -113,7 +113,7 @@ let server: Awaited<ReturnType<typeof serve>>
 
 beforeAll(async () => {
   ;[browser, server] = await Promise.all([
-    chromium.executablePath().then((executablePath) => puppeteer.launch({ executablePath, args: chromium.args, headless: true })),
+    launchSecureChromium(),
     serve()
   ])
 }, LONG)
