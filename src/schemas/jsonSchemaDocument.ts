@@ -7,6 +7,7 @@
 import { JsonSchema, Result, type Schema, SchemaRepresentation } from "effect"
 import { errorMessage, isJsonObject } from "../registry/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
+import { checkJsonSchema } from "./jsonSchemaBounds.ts"
 
 /** The dialects a document may be written in. */
 export type Dialect = "draft-2020-12" | "draft-07" | "openapi-3.1" | "openapi-3.0"
@@ -75,9 +76,10 @@ const toJsonSchema = (document: unknown): JsonSchema.JsonSchema | undefined =>
   typeof document === "boolean" ? (document ? {} : { not: {} }) : isJsonObject(document) ? document : undefined
 
 /**
- * Converts a JSON Schema document into an Effect schema. Patterns are applied (documents come
- * from the app's own fixtures and tests, so they are trusted). A document that does not convert
- * is an `InvalidRouteSpec` whose path ends in the JSON pointer of the offending keyword.
+ * Converts a JSON Schema document into an Effect schema. The document is checked first
+ * (`jsonSchemaBounds.ts`: its meta-schema, patterns on RE2, the size of its smallest value), then
+ * its patterns are applied. A document refused or that does not convert is an
+ * `InvalidRouteSpec` whose path ends in the JSON pointer of the offending keyword.
  */
 export const fromJsonSchema = (
   document: unknown,
@@ -89,8 +91,13 @@ export const fromJsonSchema = (
   if (source === undefined) {
     return Result.fail(new InvalidRouteSpec({ path, message: "a JSON Schema document is an object (or a boolean)" }))
   }
+  const dialect = options.dialect ?? dialectOf(source)
+  const issue = checkJsonSchema(source, dialect)
+  if (issue !== undefined) {
+    const pointer = `${prefix}${issue.pointer}`
+    return Result.fail(new InvalidRouteSpec({ path: `${path}#${pointer}`, message: `JSON Schema refused at #${pointer}: ${issue.message}` }))
+  }
   try {
-    const dialect = options.dialect ?? dialectOf(source)
     const converted = convertDialect(source, dialect)
     const definitions: Record<string, JsonSchema.JsonSchema> = { ...converted.definitions }
     for (const [name, definition] of Object.entries(options.definitions ?? {})) {

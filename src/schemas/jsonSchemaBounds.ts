@@ -1,0 +1,206 @@
+/**
+ * What a JSON Schema document that arrives as data (a fixture, the control endpoint, the
+ * inspector, an MCP definition) may ask of simnet, checked before it is converted:
+ *
+ * - it is a valid schema of its dialect (Ajv's meta-schema for draft 2020-12 or draft-07):
+ *   `{"type": "nope"}` is refused with its JSON pointer rather than served as `null`;
+ * - every `pattern` (and `patternProperties` key) compiles on the linear-time engine (RE2):
+ *   validation of requests runs on it (`routes/openapi/validate.ts`);
+ * - the smallest value it describes fits `GENERATION_LIMITS`: no `minItems: 5e7` that would take
+ *   the process to gigabytes, no `minLength` that takes the generator minutes. The estimate is a
+ *   lower bound in bytes of JSON, computed by a bounded walk (`maxDepth`, local `$ref`s followed
+ *   once per path).
+ */
+import Ajv2020 from "ajv/dist/2020.js"
+import AjvDraft07 from "ajv"
+import { LinearRegExp } from "../registry/linearRegExp.ts"
+
+/**
+ * The documented bounds of a JSON Schema that simnet generates values from.
+ * - `smallestBytes`: the smallest value it describes, in bytes of JSON (64 KiB);
+ * - `minLength`: the largest `minLength` of a string (1 024 characters);
+ * - `minItems`, `minProperties`: the largest lower bound of an array or object (1 000 / 256);
+ * - `depth`: the deepest nesting of schema objects walked (64).
+ */
+export const GENERATION_LIMITS = {
+  smallestBytes: 64 * 1024,
+  minLength: 1024,
+  minItems: 1000,
+  minProperties: 256,
+  depth: 64
+} as const
+
+/** A refusal: what is wrong, at which JSON pointer of the document. */
+export interface BoundsIssue {
+  readonly pointer: string
+  readonly message: string
+}
+
+type Json = Record<string, unknown>
+
+const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+const escapeToken = (token: string) => token.replace(/~/g, "~0").replace(/\//g, "~1")
+const count = (u: unknown): number => (typeof u === "number" && Number.isFinite(u) && u > 0 ? u : 0)
+
+class Refused {
+  readonly issue: BoundsIssue
+  constructor(issue: BoundsIssue) {
+    this.issue = issue
+  }
+}
+
+/** Resolves a local `$ref` (`#/$defs/A`, `#/definitions/A`, `#/components/schemas/A`), else undefined. */
+const resolveLocal = (root: unknown, ref: string): unknown => {
+  if (!ref.startsWith("#/")) return undefined
+  let node: unknown = root
+  for (const raw of ref.slice(2).split("/")) {
+    const token = raw.replace(/~1/g, "/").replace(/~0/g, "~")
+    if (!isObject(node)) return undefined
+    node = node[token]
+  }
+  return node
+}
+
+/**
+ * A lower bound of the JSON size of the smallest value `node` describes; throws `Refused` past a
+ * limit. `seen` holds the `$ref`s on the current path, so a recursive schema costs its base case.
+ */
+const smallest = (root: unknown, node: unknown, pointer: string, depth: number, seen: ReadonlySet<string>): number => {
+  if (!isObject(node)) return 1
+  if (depth > GENERATION_LIMITS.depth) {
+    throw new Refused({ pointer, message: `the schema is nested more than ${GENERATION_LIMITS.depth} deep` })
+  }
+  const at = (token: string) => `${pointer}/${escapeToken(token)}`
+  const limit = (key: "minLength" | "minItems" | "minProperties") => {
+    const value = count(node[key])
+    if (value > GENERATION_LIMITS[key]) {
+      throw new Refused({ pointer: at(key), message: `${key} ${value} is over simnet's limit of ${GENERATION_LIMITS[key]} (GENERATION_LIMITS.${key})` })
+    }
+    return value
+  }
+  const minLength = limit("minLength")
+  const minItems = limit("minItems")
+  const minProperties = limit("minProperties")
+  let size = 1
+  if (typeof node["$ref"] === "string") {
+    const ref = node["$ref"]
+    const target = seen.has(ref) ? undefined : resolveLocal(root, ref)
+    if (target !== undefined) size = Math.max(size, smallest(root, target, at("$ref"), depth + 1, new Set([...seen, ref])))
+  }
+  const type = node["type"]
+  const types = Array.isArray(type) ? type : [type]
+  if (types.includes("string") || minLength > 0) size = Math.max(size, minLength + 2)
+  if (types.includes("array") || minItems > 0 || Array.isArray(node["prefixItems"])) {
+    const prefix = Array.isArray(node["prefixItems"]) ? node["prefixItems"] : []
+    let array = 2
+    prefix.forEach((item, i) => (array += smallest(root, item, `${at("prefixItems")}/${i}`, depth + 1, seen) + 1))
+    const rest = Math.max(0, minItems - prefix.length)
+    if (rest > 0) array += rest * (smallest(root, node["items"], at("items"), depth + 1, seen) + 1)
+    size = Math.max(size, array)
+  }
+  if (types.includes("object") || isObject(node["properties"]) || minProperties > 0) {
+    const properties = isObject(node["properties"]) ? node["properties"] : {}
+    const required = Array.isArray(node["required"]) ? node["required"].filter((k): k is string => typeof k === "string") : []
+    let object = 2
+    for (const key of new Set(required)) {
+      object += key.length + 4 + smallest(root, properties[key], `${at("properties")}/${escapeToken(key)}`, depth + 1, seen)
+    }
+    object += Math.max(0, minProperties - required.length) * 6
+    size = Math.max(size, object)
+  }
+  for (const keyword of ["allOf"] as const) {
+    const all = node[keyword]
+    if (Array.isArray(all)) all.forEach((s, i) => (size = Math.max(size, smallest(root, s, `${at(keyword)}/${i}`, depth + 1, seen))))
+  }
+  for (const keyword of ["anyOf", "oneOf"] as const) {
+    const any = node[keyword]
+    if (Array.isArray(any) && any.length > 0) {
+      size = Math.max(size, Math.min(...any.map((s, i) => smallest(root, s, `${at(keyword)}/${i}`, depth + 1, seen))))
+    }
+  }
+  // Nested schemas that the smallest value may not reach still have their own limits checked.
+  for (const keyword of ["properties", "patternProperties", "$defs", "definitions"] as const) {
+    const map = node[keyword]
+    if (isObject(map)) for (const [k, s] of Object.entries(map)) checkOnly(root, s, `${at(keyword)}/${escapeToken(k)}`, depth + 1)
+  }
+  for (const keyword of ["items", "additionalProperties", "not", "contains", "propertyNames"] as const) {
+    if (isObject(node[keyword])) checkOnly(root, node[keyword], at(keyword), depth + 1)
+  }
+  if (size > GENERATION_LIMITS.smallestBytes) {
+    throw new Refused({ pointer: pointer === "" ? "" : pointer, message: `the smallest value this schema describes is at least ${size} bytes, over simnet's limit of ${GENERATION_LIMITS.smallestBytes} (GENERATION_LIMITS.smallestBytes)` })
+  }
+  return size
+}
+
+/** Checks a schema's limits where its size does not count toward the smallest value (optional parts). */
+const checkOnly = (root: unknown, node: unknown, pointer: string, depth: number) => {
+  smallest(root, node, pointer, depth, new Set())
+}
+
+/** Every `pattern` and `patternProperties` key in the document compiles on RE2 (bounded walk). */
+const checkPatterns = (node: unknown, pointer: string, depth: number): void => {
+  if (depth > GENERATION_LIMITS.depth * 2) return
+  if (Array.isArray(node)) {
+    node.forEach((item, i) => checkPatterns(item, `${pointer}/${i}`, depth + 1))
+    return
+  }
+  if (!isObject(node)) return
+  for (const [key, value] of Object.entries(node)) {
+    const at = `${pointer}/${escapeToken(key)}`
+    if (key === "pattern" && typeof value === "string") {
+      const compiled = LinearRegExp.compile(value)
+      if (typeof compiled === "string") throw new Refused({ pointer: at, message: `pattern ${JSON.stringify(value.slice(0, 200))} does not compile on the linear-time engine (RE2: no lookaround, no backreferences): ${compiled}` })
+    }
+    if (key === "patternProperties" && isObject(value)) {
+      for (const source of Object.keys(value)) {
+        const compiled = LinearRegExp.compile(source)
+        if (typeof compiled === "string") throw new Refused({ pointer: `${at}/${escapeToken(source)}`, message: `patternProperties key does not compile on the linear-time engine (RE2): ${compiled}` })
+      }
+    }
+    checkPatterns(value, at, depth + 1)
+  }
+}
+
+let metaValidators: { readonly draft2020: Ajv2020.default; readonly draft07: AjvDraft07.default } | undefined
+
+/** The meta-schema validators, made on first use. */
+const meta = () =>
+  (metaValidators ??= {
+    draft2020: new Ajv2020.default({ strict: false, validateFormats: false }),
+    draft07: new AjvDraft07.default({ strict: false, validateFormats: false })
+  })
+
+/**
+ * Whether `document` is a valid schema of `dialect` (draft 2020-12 or draft-07; OpenAPI
+ * dialects are checked by their own conversion), and within simnet's limits. Answers the first
+ * issue found, or undefined.
+ */
+export const checkJsonSchema = (document: unknown, dialect: "draft-2020-12" | "draft-07" | "openapi-3.1" | "openapi-3.0"): BoundsIssue | undefined => {
+  try {
+    checkPatterns(document, "", 0)
+    if (dialect === "draft-2020-12" || dialect === "draft-07") {
+      const ajv = dialect === "draft-07" ? meta().draft07 : meta().draft2020
+      const valid = ajv.validateSchema(stripSchemaId(document) as never) as boolean
+      if (!valid) {
+        const error = ajv.errors?.[0]
+        return {
+          pointer: error?.instancePath ?? "",
+          message: `not a valid JSON Schema (${dialect}): ${error?.instancePath === "" ? "the document" : error?.instancePath} ${error?.message ?? "is invalid"}`
+        }
+      }
+    }
+    smallest(document, document, "", 0, new Set())
+    return undefined
+  } catch (error) {
+    if (error instanceof Refused) return error.issue
+    if (error instanceof RangeError) return { pointer: "", message: "the schema is nested too deep to check" }
+    throw error
+  }
+}
+
+/** The document without `$schema`, so Ajv checks it against the meta-schema chosen here. */
+const stripSchemaId = (document: unknown): unknown => {
+  if (!isObject(document) || !("$schema" in document)) return document
+  const { $schema: _, ...rest } = document
+  return rest
+}
