@@ -14,7 +14,7 @@ import * as CliError from "effect/cli/CliError"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { serveLayer } from "./control/serve.ts"
+import { DEFAULT_BODY_LIMIT, serveLayer } from "./control/serve.ts"
 import { controlRuntime } from "./control/run.ts"
 import { loadFixture } from "./Fixture.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"
@@ -43,6 +43,13 @@ const parsePort = (raw: string): Effect.Effect<number, UsageError> => {
   return Number.isInteger(port) && port >= 0 && port <= 65_535
     ? Effect.succeed(port)
     : Effect.fail(new UsageError({ message: `invalid --port ${JSON.stringify(raw)}: expected a whole number from 0 to 65535` }))
+}
+
+const parseBytes = (flag: string) => (raw: string): Effect.Effect<number, UsageError> => {
+  const bytes = /^\d{1,12}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN
+  return Number.isSafeInteger(bytes) && bytes > 0
+    ? Effect.succeed(bytes)
+    : Effect.fail(new UsageError({ message: `invalid ${flag} ${JSON.stringify(raw)}: expected a whole number of bytes, at least 1` }))
 }
 
 const portError = (port: number, cause: unknown): PortUnavailable => {
@@ -74,11 +81,17 @@ const serve = Command.make(
       Flag.withDefault(false),
       Flag.withDescription("hold model requests no script or rule serves for a driver, even before one attaches")
     ),
+    bodyLimit: Flag.String("body-limit").pipe(
+      Flag.optional,
+      Flag.withMetavar("bytes"),
+      Flag.withDescription(`largest request body on a network path, in bytes (default: ${DEFAULT_BODY_LIMIT}); 413 past it`)
+    ),
     quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request"))
   },
   (config) =>
     Effect.gen(function*() {
       const port = yield* parsePort(config.port)
+      const bodyLimit = yield* Option.match(config.bodyLimit, { onNone: () => Effect.succeed(DEFAULT_BODY_LIMIT), onSome: parseBytes("--body-limit") })
       const file = Option.match(config.fixture, { onNone: () => DEFAULT_FIXTURE, onSome: (f) => path.resolve(process.cwd(), f) })
       const fixture = yield* loadFixture(file)
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
@@ -96,7 +109,7 @@ const serve = Command.make(
         yield* Console.log(`  example:  ${base}/api.openai.com/v1`)
         yield* control.announce(base)
       })
-      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, control.routes, { report: control.report, watched: control.watched })))).pipe(
+      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, control.routes, { report: control.report, watched: control.watched, bodyLimit })))).pipe(
         Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
       )
     }).pipe(Effect.scoped)

@@ -197,7 +197,7 @@ const withoutHost = (headers: Readonly<Record<string, string | ReadonlyArray<str
  * The handler that forwards one request into the network. A route that answers at once (a
  * static one) is answered without the fiber yielding: no promise, no turn of the event loop.
  */
-export const forward = (network: SimulationNetworkApi) => {
+export const forward = (network: SimulationNetworkApi, bodyLimit: number = DEFAULT_BODY_LIMIT) => {
   const client = network.httpClient
   return (request: HttpServerRequest.HttpServerRequest) => {
     const handed = takeHandedOver(request.source)
@@ -212,13 +212,55 @@ export const forward = (network: SimulationNetworkApi) => {
     const method = request.method
     const headers = withoutHost(request.headers)
     const hasBody = method !== "GET" && method !== "HEAD"
+    const declared = Number(headers["content-length"])
+    if (hasBody && Number.isFinite(declared) && declared > bodyLimit) return Effect.succeed(tooLarge(network, method, target, bodyLimit))
+    const limited = hasBody ? limitedStream(request.stream, bodyLimit) : undefined
     // The server hands over whatever method the client sent; the network decides whether a route takes it.
     const outgoing = HttpClientRequest.make(method as HttpMethod.HttpMethod)(target, {
       headers,
-      body: hasBody ? HttpBody.stream(request.stream, headers["content-type"]) : undefined
+      body: limited === undefined ? undefined : HttpBody.stream(limited.stream, headers["content-type"])
     })
-    return answer(network, client, method, target, outgoing)
+    const answered = answer(network, client, method, target, outgoing)
+    return limited === undefined ? answered : Effect.map(answered, (response) => (limited.over() ? tooLarge(network, method, target, bodyLimit) : response))
   }
+}
+
+/**
+ * The default largest request body `simnet serve` takes on a network path (32 MiB): past it the
+ * answer is 413 and the body is not kept. `--body-limit BYTES` changes it.
+ */
+export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
+
+/** A request body's stream that fails once more than `limit` bytes have arrived, and whether it did. */
+const limitedStream = <E>(stream: Stream.Stream<Uint8Array, E>, limit: number) => {
+  let size = 0
+  let over = false
+  return {
+    stream: Stream.mapEffect(stream, (chunk) => {
+      size += chunk.byteLength
+      if (size > limit) {
+        over = true
+        return Effect.fail(new BodyOverLimit())
+      }
+      return Effect.succeed(chunk)
+    }),
+    over: () => over
+  }
+}
+
+class BodyOverLimit {
+  readonly _tag = "BodyOverLimit"
+  readonly message = "the request body is over the body limit"
+}
+
+/** The 413 of a request whose body is over the limit: the request (redacted) and the limit. */
+const tooLarge = (network: SimulationNetworkApi, requestMethod: string, target: string, limit: number) => {
+  const url = network.redactor.url(target)
+  const method = Redaction.bounded(requestMethod)
+  return HttpServerResponse.jsonUnsafe(
+    { error: { tag: "PayloadTooLarge", message: `simnet: the body of ${method} ${url} is over the limit of ${limit} bytes (simnet serve --body-limit)`, method, url, limit } },
+    { status: 413, headers: { connection: "close" } }
+  )
 }
 
 /** The network's answer to one request, relayed; a refusal or a failed route as its 502. */
@@ -367,7 +409,7 @@ const routeFailed = (network: SimulationNetworkApi, requestMethod: string, targe
  * The router layer of `simnet serve`: every path not claimed by a more specific route (such as
  * the control endpoint) is forwarded into the network.
  */
-export const networkRoutes = (network: SimulationNetworkApi) => HttpRouter.add("*", "/*", forward(network))
+export const networkRoutes = (network: SimulationNetworkApi, bodyLimit?: number) => HttpRouter.add("*", "/*", forward(network, bodyLimit))
 
 /**
  * Stops the server at once when its scope closes: no new connections, and every open one is
@@ -393,6 +435,8 @@ export interface ServeOptions {
   readonly report?: LaneReport | undefined
   /** While this answers true (an inspector page listens), the lane leaves every request to the router. */
   readonly watched?: (() => boolean) | undefined
+  /** The largest request body taken on a network path, in bytes (default `DEFAULT_BODY_LIMIT`); 413 past it. */
+  readonly bodyLimit?: number | undefined
 }
 
 /**
@@ -409,7 +453,7 @@ export const serveLayer = (
   Layer.unwrap(Effect.sync(() => {
     const server = new LaneServer(makeLane(network, options.routerPrefix ?? CONTROL_BASE, options.report, options.watched))
     return stopAtOnce(server).pipe(
-      Layer.provideMerge(HttpRouter.serve(Layer.mergeAll(networkRoutes(network), routes), { disableLogger: true, disableListenLog: true })),
+      Layer.provideMerge(HttpRouter.serve(Layer.mergeAll(networkRoutes(network, options.bodyLimit), routes), { disableLogger: true, disableListenLog: true })),
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host: "127.0.0.1", gracefulShutdownTimeout: 0 }))
     )
   }))

@@ -149,6 +149,9 @@ interface CallExtra {
   readonly sendNotification: (notification: { method: string; params: Record<string, unknown> }) => Promise<void>
 }
 
+/** A tool name as an error shows it: at most 200 characters. */
+const boundedName = (name: string) => (name.length <= 200 ? name : `${name.slice(0, 200)}…(${name.length} chars)`)
+
 /**
  * Answers a `tools/call` from `compiled`: counts it, decodes its arguments, and answers with the
  * tool's handler, fixed result or a generated value. The SDK `Server` of `sdkServer` calls it, and
@@ -164,10 +167,15 @@ const callTool = (
 ): any => {
   const name: string = params.name
   const args = params.arguments ?? {}
+  const tool = compiled.tools.get(name)
+  if (tool === undefined) {
+    // A made-up name is counted (bounded by name), never given an occurrence: its calls hold no
+    // memory per distinct argument.
+    state.countUnknown(name)
+    return toolError(new McpError(ErrorCode.InvalidParams, `Tool ${boundedName(name)} not found`).message)
+  }
   const key = `${name}\u0000${canonicalJson(args)}`
   const occurrence = state.count(name, key)
-  const tool = compiled.tools.get(name)
-  if (tool === undefined) return toolError(new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`).message)
   const decoded = tool.decodeInput(args)
   if (Result.isFailure(decoded)) {
     return toolError(`MCP error -32602: Input validation error: Invalid arguments for tool ${name}: ${decoded.failure}`)

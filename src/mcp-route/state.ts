@@ -169,10 +169,17 @@ export class McpServerState {
 
   /** Counts a call of `tool` with canonical arguments `key`; returns the occurrence of that call. */
   count(tool: string, key: string): number {
-    // Names past the limit (a client calling made-up tools) are counted together.
-    const name = this.calls.has(tool) || this.calls.size < MAX_TOOL_NAMES ? tool : OTHER_TOOLS
-    this.calls.set(name, (this.calls.get(name) ?? 0) + 1)
+    this.countUnknown(tool)
     return this.occurrences.increment(key)
+  }
+
+  /**
+   * Counts a call of `tool` by name only (a tool the server does not have). Names past the limit
+   * (a client calling made-up tools) or longer than `CLIENT_TEXT` are counted together.
+   */
+  countUnknown(tool: string): void {
+    const name = tool.length <= CLIENT_TEXT && (this.calls.has(tool) || this.calls.size < MAX_TOOL_NAMES) ? tool : OTHER_TOOLS
+    this.calls.set(name, (this.calls.get(name) ?? 0) + 1)
   }
 
   view(): McpServerView {

@@ -40,12 +40,22 @@ export interface LlmLogEntry {
 /**
  * The default bound of the model's log in bytes (16 MiB): entries are counted as their request
  * body's size plus a fixed overhead, and the oldest are dropped past the bound (the latest entry
- * is always kept). Counts stay exact whatever is dropped.
+ * is always kept; one whose body alone passes the bound is kept without it). Counts stay exact
+ * whatever is dropped.
  */
 export const DEFAULT_MODEL_LOG_BYTES = 16 * 1024 * 1024
 
 /** What an entry costs besides its body (fields, strings, objects). */
 const ENTRY_OVERHEAD = 512
+
+/** How much of the last user message an entry whose body was omitted keeps. */
+const OMITTED_TEXT = 4096
+
+/**
+ * What an entry shows in place of a body too large for the log's bound:
+ * `{ "simnet": "body omitted", "bytes": N, "logBytes": L }`.
+ */
+const omittedBody = (bytes: number, logBytes: number) => Object.freeze({ simnet: "body omitted: over the model log's byte bound", bytes, logBytes })
 
 export class ModelLog {
   readonly #ring: Ring<LlmLogEntry>
@@ -77,8 +87,15 @@ export class ModelLog {
    * Records the entry of the latest request and counts its key. `bodySize` (the request body's
    * bytes) counts against the byte bound; the oldest entries are dropped past it.
    */
-  record(entry: LlmLogEntry, bodySize = 0): void {
-    const cost = ENTRY_OVERHEAD + 2 * bodySize
+  record(logged: LlmLogEntry, bodySize = 0): void {
+    let entry = logged
+    let cost = ENTRY_OVERHEAD + 2 * bodySize
+    if (cost > this.#byteLimit) {
+      // An entry that alone would pass the bound keeps its place and fields, not its body: the
+      // log holds no more than its bound, whatever one request brings.
+      entry = { ...logged, body: omittedBody(bodySize, this.#byteLimit), lastUserMessage: logged.lastUserMessage?.slice(0, OMITTED_TEXT) }
+      cost = ENTRY_OVERHEAD + 2 * OMITTED_TEXT
+    }
     const evicted = this.#ring.push(Object.freeze(entry))
     if (evicted !== undefined) this.#forget(evicted.seq)
     this.#sizes.set(entry.seq, cost)

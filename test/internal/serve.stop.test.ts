@@ -97,12 +97,17 @@ describe("simnet serve in process", () => {
     const log = await Effect.runPromise(network.log)
     expect(log.map((r) => r.body?.size)).toEqual(Array(15).fill(body.length))
     expect(log.every((r) => r.body!.preview.length <= 256)).toBe(true)
-    collect()
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    collect()
-    const after = process.memoryUsage()
-    // One body kept would be 20 MB, fifteen 300 MB; after full collections the heap is back within slack.
-    expect(after.arrayBuffers + after.heapUsed - before.arrayBuffers - before.heapUsed).toBeLessThan(15 * 1024 * 1024)
+    // One body kept would be 20 MB, fifteen 300 MB; after full collections the heap is back within
+    // slack. On a loaded machine the last connection's buffers take a few turns to be released, so
+    // the heap is read again (after a collection) until it is back, for at most 3 s.
+    const grown = async () => {
+      collect()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      collect()
+      const after = process.memoryUsage()
+      return after.arrayBuffers + after.heapUsed - before.arrayBuffers - before.heapUsed
+    }
+    await expect.poll(grown, { timeout: 3_000, interval: 100 }).toBeLessThan(15 * 1024 * 1024)
     await close()
   }, 60_000)
 })
