@@ -36,7 +36,7 @@ const decodeScript = (json: unknown, index: number): Effect.Effect<LlmScript, In
 export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effect.Effect<Fixture, SimnetError> =>
   Effect.gen(function*() {
     const file = yield* Effect.fromResult(
-      Result.mapError(decodeAt(FixtureFile, json, ""), (issue) => new InvalidRouteSpec({ path: issue.path || "$", message: `not a fixture file: ${issue.message}` }))
+      Result.mapError(decodeAt(FixtureFile, json, "", { onExcessProperty: "error" }), (issue) => new InvalidRouteSpec({ path: issue.path || "$", message: `not a fixture file: ${issue.message}` }))
     )
     const decoded = yield* decodeRouteSpecs(file.routes ?? [], { ...defaultDecodeContext, source: "fixture", ...context }).pipe(
       Effect.mapError((error) =>

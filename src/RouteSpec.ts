@@ -51,9 +51,16 @@ export interface DecodedRoutes {
 
 const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, message })
 
-/** Decodes `input` under `schema`, failing with an `InvalidRouteSpec` at the first issue's path below `base`. */
-const decode = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, input: unknown, base: string): Result.Result<S["Type"], InvalidRouteSpec> =>
-  Result.mapError(decodeAt(schema, input, base), (issue) => invalid(issue.path, issue.message))
+/**
+ * Decodes `input` under `schema`, failing with an `InvalidRouteSpec` at the first issue's path
+ * below `base`. A key the schema does not know is refused, with the nearest known name
+ * (`respond.delay: unknown key; did you mean delayMs?`): a typo must not register a route that
+ * matches more than its author meant.
+ */
+const decode = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, input: unknown, base: string, strict = true): Result.Result<S["Type"], InvalidRouteSpec> =>
+  Result.mapError(decodeAt(schema, input, base, strict ? STRICT : undefined), (issue) => invalid(issue.path, issue.message))
+
+const STRICT = { onExcessProperty: "error" } as const
 
 const decodeMatch = (match: RouteSpec["match"], path: string): Result.Result<MatcherInput, InvalidRouteSpec> => {
   if (typeof match === "string") return Result.succeed(match)
@@ -94,7 +101,7 @@ const decodeFamily = (json: unknown, path: string, context: DecodeContext): Effe
 }
 
 const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effect.Effect<Route, SimnetError> => {
-  const head = decode(RouteSpecHead, json, path)
+  const head = decode(RouteSpecHead, json, path, false)
   if (Result.isFailure(head)) return Effect.fail(head.failure)
   const decoded = decode(RouteSpec, json, path)
   if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)

@@ -32,16 +32,21 @@ import type { Network } from "./registry/network.ts"
 import type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
 import type { Route } from "./registry/route.ts"
 import { decodeAt } from "./registry/schemaPath.ts"
-import { isPlainJson } from "./registry/util.ts"
+import { depthExceeds, isPlainJson, MAX_JSON_DEPTH } from "./registry/util.ts"
 import { defaultDecodeContext } from "./routes/families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "./RouteSpec.ts"
 import { LlmScript } from "./schemas/llmScript.ts"
 import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
 
+/** A count or a number of steps: a whole number, never negative. */
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+/** A record's number in its log: a whole number from 1. */
+const Seq = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+
 const Usage = Schema.Struct({
-  hits: Schema.Int,
-  remaining: Schema.optional(Schema.Int),
-  occurrences: Schema.optional(Schema.Record(Schema.String, Schema.Int))
+  hits: Count,
+  remaining: Schema.optional(Count),
+  occurrences: Schema.optional(Schema.Record(Schema.String, Count))
 })
 
 const RuleJson = Schema.Struct({
@@ -49,30 +54,30 @@ const RuleJson = Schema.Struct({
   match: Schema.Unknown,
   behaviour: Schema.Unknown,
   latencyMs: Schema.optional(Schema.Finite),
-  times: Schema.optional(Schema.Int),
-  failures: Schema.optional(Schema.Int)
+  times: Schema.optional(Count),
+  failures: Schema.optional(Count)
 })
 
 const RequestRecordJson = Schema.Struct({
-  seq: Schema.Int,
+  seq: Seq,
   time: Schema.Finite,
   method: Schema.String,
   url: Schema.String,
   headers: Schema.Record(Schema.String, Schema.String),
-  body: Schema.optional(Schema.Struct({ size: Schema.Int, preview: Schema.String })),
+  body: Schema.optional(Schema.Struct({ size: Count, preview: Schema.String })),
   route: Schema.optional(Schema.Struct({ id: Schema.String, kind: Schema.String, source: Schema.String })),
   denial: Schema.optional(Schema.String),
-  status: Schema.optional(Schema.Int),
+  status: Schema.optional(Count),
   seed: Schema.optional(Schema.Finite),
-  occurrence: Schema.optional(Schema.Int),
+  occurrence: Schema.optional(Count),
   detail: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
 })
 
-const CountersJson = Schema.Struct({ requests: Schema.Int, answered: Schema.Int, denied: Schema.Int })
+const CountersJson = Schema.Struct({ requests: Count, answered: Count, denied: Count })
 
 /** A model log entry: the fields its restore needs are checked, the rest kept as written. */
 const LlmLogEntryJson = Schema.Struct({
-  seq: Schema.Int,
+  seq: Seq,
   id: Schema.String,
   at: Schema.Finite,
   api: Schema.optional(Schema.Literals(["openai.chat", "openai.responses", "anthropic.messages", "gemini"])),
@@ -80,14 +85,14 @@ const LlmLogEntryJson = Schema.Struct({
   model: Schema.String,
   stream: Schema.Boolean,
   key: Schema.String,
-  toolResultRounds: Schema.Int,
+  toolResultRounds: Count,
   lastUserMessage: Schema.optional(Schema.String),
   body: Schema.optional(Schema.Unknown),
   source: Schema.Literals(["script", "rule", "driver", "none"]),
   rule: Schema.optional(Schema.String),
-  step: Schema.optional(Schema.Int),
+  step: Schema.optional(Count),
   outcome: Schema.String,
-  status: Schema.optional(Schema.Int),
+  status: Schema.optional(Count),
   rawSha256: Schema.optional(Schema.String)
 })
 
@@ -99,12 +104,12 @@ export const SnapshotState = Schema.Struct({
   routes: Schema.Array(Schema.Struct({ source: Schema.String, spec: Schema.Unknown })),
   usage: Schema.optional(Schema.Record(Schema.String, Usage)),
   llm: Schema.optional(Schema.Struct({
-    callCount: Schema.Int,
-    scripts: Schema.Struct({ queued: Schema.Array(LlmScript), current: Schema.optional(LlmScript), consumed: Schema.Int }),
+    callCount: Count,
+    scripts: Schema.Struct({ queued: Schema.Array(LlmScript), current: Schema.optional(LlmScript), consumed: Count }),
     rules: Schema.Array(RuleJson),
     log: Schema.optional(Schema.Array(LlmLogEntryJson))
   })),
-  llmCounts: Schema.optional(Schema.Record(Schema.String, Schema.Int)),
+  llmCounts: Schema.optional(Schema.Record(Schema.String, Count)),
   log: Schema.optional(Schema.Array(RequestRecordJson)),
   counters: Schema.optional(CountersJson),
   mcp: Schema.optional(Schema.Array(McpServerJson))
@@ -190,6 +195,19 @@ export const capture = (network: Network, llm: SimulatedProviderApi, mcp: McpSer
   }
 }
 
+/**
+ * Refuses a log whose `seq`s do not increase (a repeated or earlier one): every record is found
+ * by its number, and a log restored out of order would read as empty.
+ */
+const increasing = (records: ReadonlyArray<{ readonly seq: number }>, at: string): InvalidRouteSpec | undefined => {
+  for (let i = 1; i < records.length; i++) {
+    if (records[i].seq <= records[i - 1].seq) {
+      return new InvalidRouteSpec({ path: `${at}[${i}].seq`, message: `not a snapshot simnet wrote: seq ${records[i].seq} follows ${records[i - 1].seq}; a log's seqs increase` })
+    }
+  }
+  return undefined
+}
+
 const atPath = (error: SimnetError, prefix: string): SimnetError =>
   error instanceof InvalidRouteSpec ? new InvalidRouteSpec({ path: `${prefix}${error.path === "$" || error.path === "" ? "" : error.path.startsWith("[") ? error.path : `.${error.path}`}`, message: error.message }) : error
 
@@ -210,9 +228,14 @@ export const restore = (
   register: (routes: ReadonlyArray<Route>) => Effect.Effect<ReadonlyArray<string>, SimnetError>
 ): Effect.Effect<void, SimnetError> =>
   Effect.gen(function*() {
+    if (depthExceeds(json, MAX_JSON_DEPTH)) {
+      return yield* new InvalidRouteSpec({ path: "$", message: `not a snapshot simnet wrote: it nests more than ${MAX_JSON_DEPTH} deep` })
+    }
     const decoded = decodeAt(SnapshotState, json, "")
     if (Result.isFailure(decoded)) return yield* new InvalidRouteSpec({ path: decoded.failure.path || "$", message: `not a snapshot: ${decoded.failure.message}` })
     const state = decoded.success
+    const unordered = increasing(state.log ?? [], "log") ?? increasing(state.llm?.log ?? [], "llm.log")
+    if (unordered !== undefined) return yield* unordered
     const routes = yield* Effect.forEach(state.routes, (item, i) =>
       Effect.mapError(
         Effect.map(decodeRouteSpecs(item.spec, { ...defaultDecodeContext, ...context, source: item.source }), (d) => d.routes),

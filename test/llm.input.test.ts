@@ -39,7 +39,8 @@ describe("enqueue decodes its script and refuses bad input with InvalidLlmInput,
     ["an http_error status above 599", { steps: [[{ type: "text", content: "x" }, { type: "http_error", status: 600, message: "m" }]] }, "steps[0][1].status", "between 400 and 599"],
     ["an http_error status below 400", { steps: [[{ type: "http_error", status: 200, message: "m" }]] }, "steps[0][0].status", "between 400 and 599"],
     ["a negative retryAfterMs", { steps: [[{ type: "http_error", status: 429, message: "m", retryAfterMs: -1 }]] }, "steps[0][0].retryAfterMs", "greater than or equal to 0"],
-    ["an unknown action type", { steps: [[], [{ type: "speak", content: "x" }]] }, "steps[1][0]", "an action of type"],
+    ["an unknown action type", { steps: [[{ type: "text", content: "x" }], [{ type: "speak", content: "x" }]] }, "steps[1][0]", "an action of type"],
+    ["a step with no action", { steps: [[{ type: "text", content: "x" }], []] }, "steps[1]", "at least one action"],
     ["not an object", 42, "$", "Expected"]
   ]
   for (const [name, script, path, message] of cases) {
@@ -84,7 +85,7 @@ describe("rule checks matcher, behaviour and options and refuses bad input with 
     ["a raw status Response cannot carry", "any", { type: "raw", body: "x", status: 99 }, {}, "behaviour.status", "between 200 and 599"],
     ["an unknown fault", "any", { type: "fault", fault: "explode" }, {}, "behaviour.fault", "Expected"],
     ["a matcher that is neither \"any\" nor an object", "all", respond, {}, "match", "\"any\" or a matcher object"],
-    ["a matcher with a misspelt field", { modle: "gpt-4o" }, respond, {}, "match.modle", "excess"],
+    ["a matcher with a misspelt field", { modle: "gpt-4o" }, respond, {}, "match.modle", "did you mean model?"],
     ["a matcher whose model is a number", { model: 4 }, respond, {}, "match.model", "Expected"]
   ]
   for (const [name, match, behaviour, options, path, message] of cases) {

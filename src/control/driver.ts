@@ -79,6 +79,17 @@ const fromSimnet = (error: SimnetError): RpcError => {
 
 const decoder = new TextDecoder()
 
+/**
+ * What a driver is told of a defect: its first line, bounded, with no stack trace and no file
+ * path of this machine.
+ */
+const internalMessage = (cause: Cause.Cause<unknown>): string => {
+  const defect = Cause.squash(cause)
+  const text = defect instanceof Error ? `${defect.name}: ${defect.message}` : String(defect)
+  const line = text.split("\n")[0].replace(/(?:file:\/\/)?\/[^\s:)]+/g, "<path>")
+  return `Internal error: ${line.length > 200 ? `${line.slice(0, 200)}…` : line}`
+}
+
 /** What a value costs as JSON, in UTF-8 bytes. */
 const byteLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? "")
 
@@ -169,7 +180,7 @@ class Connection {
       if (notify) return Exit.isSuccess(exit) ? { reply: undefined, after: exit.value.after } : undefined
       if (Exit.isSuccess(exit)) return { reply: success(id, exit.value.result), after: exit.value.after }
       const error = Cause.findErrorOption(exit.cause)
-      return { reply: failure(id, error._tag === "Some" ? error.value : { code: -32603, message: `Internal error: ${Cause.pretty(exit.cause)}` }), after: Effect.void }
+      return { reply: failure(id, error._tag === "Some" ? error.value : { code: -32603, message: internalMessage(exit.cause) }), after: Effect.void }
     })
   }
 

@@ -20,14 +20,15 @@
  * Refusals: 400 `{error: {tag, message, path}}` (`path` is the JSON path of the bad field), 401
  * without the bearer token when one is set (compared in constant time; the driver socket also
  * takes it as `?token=`, for browsers, whose `WebSocket` cannot set headers), 403 from a peer that is
- * not loopback, for a `Host` that does not name this machine, or from another origin (`guard.ts`), 404 for an unknown id or path, 413 past the body limit (1 MiB unless told), 415
- * for a body that is not JSON.
+ * not loopback, for a `Host` that does not name this machine, or from another origin (`guard.ts`), 404 for an unknown id or path, 413 past the body limit (1 MiB unless told; 128 MiB for
+ * `POST snapshot`), 415 for a body that is not JSON, 400 for JSON nested more than 512 deep.
  */
 import { Context, Effect, Layer, Stream } from "effect"
 import type { Scope } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { depthExceeds, MAX_JSON_DEPTH } from "../Redaction.ts"
 import type { SimnetError } from "../SimnetError.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "../SimulatedProvider.ts"
 import { driverSocket } from "./driver.ts"
@@ -55,12 +56,14 @@ export interface ControlledNetwork {
 /**
  * Options of the control plane.
  * - `token`: every call needs `Authorization: Bearer TOKEN` (default: `SIMNET_TOKEN` when set).
- * - `bodyLimit`: the largest body accepted, in bytes (default 1 MiB).
+ * - `bodyLimit`: the largest body accepted, in bytes (default 1 MiB), but by `POST snapshot`.
+ * - `snapshotLimit`: the largest snapshot `POST snapshot` takes (default 128 MiB).
  * - `onChange`: told of every change made through the endpoint (for `--trace`).
  */
 export interface ControlOptions {
   readonly token?: string | undefined
   readonly bodyLimit?: number | undefined
+  readonly snapshotLimit?: number | undefined
   readonly onChange?: ((event: ControlEvent) => void) | undefined
 }
 
@@ -75,6 +78,13 @@ export type ControlEvent =
   | { readonly type: "restore"; readonly state: unknown }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
+
+/**
+ * The largest snapshot `POST snapshot` restores (128 MiB): above what simnet writes for a full
+ * request log (16 MiB of records) and a full model log (16 MiB), so every snapshot it wrote comes
+ * back.
+ */
+export const DEFAULT_SNAPSHOT_LIMIT = 128 * 1024 * 1024
 
 const refuse = (status: number, tag: string, message: string, path?: string) =>
   HttpServerResponse.jsonUnsafe({ error: { tag, message, ...(path === undefined ? {} : { path }) } }, { status })
@@ -125,11 +135,15 @@ const readJson = (request: HttpServerRequest.HttpServerRequest, limit: number): 
         ? refuse(413, "PayloadTooLarge", `the body is over the limit of ${limit} bytes`)
         : refuse(400, "BadRequest", "the body could not be read")
     }
+    let json: unknown
     try {
-      return { json: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown }
+      json = JSON.parse(Buffer.concat(chunks).toString("utf8"))
     } catch (error) {
       return refuse(400, "NotJson", `the body is not JSON: ${error instanceof Error ? error.message : String(error)}`, "$")
     }
+    // Nothing deeper is applied, so every change applied can be written to the trace as well.
+    if (depthExceeds(json, MAX_JSON_DEPTH)) return refuse(400, "TooDeep", `the body nests arrays and objects more than ${MAX_JSON_DEPTH} deep`, "$")
+    return { json }
   })
 
 const withJson = (
@@ -160,6 +174,7 @@ const enqueueAll = (llm: SimulatedProviderApi, json: unknown): Effect.Effect<Rea
 export const controlRoutes = (network: ControlledNetwork, options: ControlOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const token = options.token ?? process.env["SIMNET_TOKEN"]
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const snapshotLimit = options.snapshotLimit ?? DEFAULT_SNAPSHOT_LIMIT
   const tell = options.onChange ?? (() => {})
   const at = (path: string) => `${CONTROL_BASE}/${path}` as `/${string}`
   const recovered = <E extends SimnetError>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E>) =>
@@ -197,7 +212,7 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
       }))))),
     HttpRouter.route("GET", at("llm/pending"), guarded(token, () => Effect.sync(() => ok({ pending: network.llm.pending })))),
     HttpRouter.route("GET", at("snapshot"), guarded(token, () => Effect.map(network.state, (state) => ok(state)))),
-    HttpRouter.route("POST", at("snapshot"), guarded(token, withJson(limit, (json) =>
+    HttpRouter.route("POST", at("snapshot"), guarded(token, withJson(snapshotLimit, (json) =>
       recovered(Effect.map(network.restore(json), () => {
         tell({ type: "restore", state: json })
         return ok({ restored: true })

@@ -6,6 +6,7 @@
 import { Result } from "effect"
 import type { Schema, SchemaAST } from "effect"
 import { decodeAt } from "../registry/schemaPath.ts"
+import { depthExceeds, MAX_JSON_DEPTH } from "../registry/util.ts"
 import { InvalidLlmInput, type LlmInputKind } from "../SimnetError.ts"
 
 /**
@@ -15,7 +16,9 @@ export const invalidInput = (input: LlmInputKind, path: string, detail: string):
   new InvalidLlmInput({ input, path: path === "" ? "$" : path, detail })
 
 /**
- * Decodes `input` under `schema`; a mismatch is refused at the first issue's path below `base`.
+ * Decodes `input` under `schema`; a mismatch is refused at the first issue's path below `base`,
+ * and so is an input nested more than `MAX_JSON_DEPTH` deep (it could not be logged, written to a
+ * snapshot or sent on the wire).
  */
 export const decodeInput = <S extends Schema.ConstraintDecoder<unknown>>(
   schema: S,
@@ -24,4 +27,6 @@ export const decodeInput = <S extends Schema.ConstraintDecoder<unknown>>(
   base: string,
   options?: SchemaAST.ParseOptions
 ): Result.Result<S["Type"], InvalidLlmInput> =>
-  Result.mapError(decodeAt(schema, input, base, options), ({ path, message }) => invalidInput(what, path, message))
+  depthExceeds(input, MAX_JSON_DEPTH)
+    ? Result.fail(invalidInput(what, base, `nested more than ${MAX_JSON_DEPTH} deep (arrays and objects); simnet takes JSON up to that depth`))
+    : Result.mapError(decodeAt(schema, input, base, options), ({ path, message }) => invalidInput(what, path, message))

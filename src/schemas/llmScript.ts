@@ -93,7 +93,7 @@ export type LlmFinish = typeof LlmFinish.Type
  * the last step ends (otherwise `tool-calls` when the step calls tools, else `stop`).
  */
 export const LlmScript = Schema.Struct({
-  steps: Schema.Array(Schema.Array(LlmAction)).check(Schema.isMinLength(1, { expected: "at least one step" })),
+  steps: Schema.Array(Schema.Array(LlmAction).check(Schema.isMinLength(1, { expected: "at least one action in a step" }))).check(Schema.isMinLength(1, { expected: "at least one step" })),
   usage: Schema.optional(LlmUsage),
   finish: Schema.optional(LlmFinish)
 })
