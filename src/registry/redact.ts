@@ -90,6 +90,53 @@ export const CREDENTIAL_BODY_FIELDS: ReadonlyArray<string> = [
 ]
 
 /**
+ * The words that make a name a credential wherever they stand in it, whatever its case and
+ * separators: `accessToken`, `x-api-token`, `ocp-apim-subscription-key`, `apiSecret`,
+ * `auth_token` and `pass\u0077ord` all name credentials. A name is split into words at
+ * separators and camelCase humps (after JSON escapes and percent-encoding are decoded); it is a
+ * credential when one of its words is in this list or ends in one of `CREDENTIAL_WORD_ENDINGS`
+ * (`authtoken`, `clientsecret`). Extend it per network with `redact.words`.
+ */
+export const CREDENTIAL_WORDS: ReadonlyArray<string> = [
+  "token",
+  "tokens",
+  "secret",
+  "secrets",
+  "password",
+  "passwd",
+  "passphrase",
+  "pass",
+  "pwd",
+  "credential",
+  "credentials",
+  "auth",
+  "authorization",
+  "authentication",
+  "bearer",
+  "jwt",
+  "key",
+  "apikey",
+  "session",
+  "sessionid",
+  "cookie",
+  "cookies",
+  "signature",
+  "sig",
+  "otp",
+  "csrf",
+  "xsrf"
+]
+
+/** Endings that make one word a credential (`authtoken`, `clientsecret`, `privatekey`). */
+export const CREDENTIAL_WORD_ENDINGS: ReadonlyArray<string> = ["token", "secret", "password", "passwd", "apikey", "privatekey", "accesskey", "secretkey", "signature", "credential", "credentials", "sessionid"]
+
+/**
+ * Names that hold a credential word but no credential, shown as they are (compared in lower
+ * case): request identities and protocol nonces that a reader needs to see.
+ */
+export const NOT_CREDENTIALS: ReadonlyArray<string> = ["idempotency-key", "x-idempotency-key", "sec-websocket-key", "sec-websocket-accept", "keep-alive", "x-request-id"]
+
+/**
  * What a redacted value is shown as.
  */
 export const REDACTED = "<redacted>"
@@ -107,12 +154,14 @@ export const MAX_SHOWN_URL = 2_048
 export const MAX_SHOWN_TEXT = 200
 
 /**
- * Names to redact on top of the defaults, per network.
+ * Names to redact on top of the defaults, per network: exact names (`headers`, `query`,
+ * `bodyFields`, compared in lower case) and credential `words` (matched as `CREDENTIAL_WORDS` are).
  */
 export interface RedactOptions {
   readonly headers?: ReadonlyArray<string> | undefined
   readonly query?: ReadonlyArray<string> | undefined
   readonly bodyFields?: ReadonlyArray<string> | undefined
+  readonly words?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -124,7 +173,65 @@ export const bounded = (s: string, max = MAX_SHOWN_TEXT): string =>
 const lowerSet = (base: ReadonlyArray<string>, extra: ReadonlyArray<string> | undefined): ReadonlySet<string> =>
   new Set([...base, ...(extra ?? [])].map((name) => name.toLowerCase()))
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")
+/** The words of a name: split at every character that is not a letter or digit, and at camelCase humps. */
+const wordsOf = (name: string): ReadonlyArray<string> =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== "")
+
+/** How many decided names a redactor remembers (names repeat: the same headers on every request). */
+const DECIDED = 4096
+
+/** A JSON string token (quotes included, possibly cut off) as the text it stands for. */
+const jsonStringValue = (token: string): string => {
+  try {
+    return JSON.parse(token.endsWith('"') && token.length > 1 ? token : `${token}"`) as string
+  } catch {
+    return token.slice(1, token.endsWith('"') ? -1 : undefined)
+  }
+}
+
+const isSpace = (c: string | undefined) => c === " " || c === "\t" || c === "\n" || c === "\r"
+
+/**
+ * Where a JSON value that starts at `i` ends (exclusive), found by one scan that steps over
+ * strings; a value cut off by the preview ends at the text's end.
+ */
+const valueEnd = (text: string, i: number): number => {
+  const first = text[i]
+  if (first === '"') return stringEnd(text, i)
+  if (first === "{" || first === "[") {
+    let depth = 0
+    let j = i
+    while (j < text.length) {
+      const c = text[j]
+      if (c === '"') {
+        j = stringEnd(text, j)
+        continue
+      }
+      if (c === "{" || c === "[") depth++
+      else if (c === "}" || c === "]") {
+        depth--
+        if (depth === 0) return j + 1
+      }
+      j++
+    }
+    return text.length
+  }
+  let j = i
+  while (j < text.length && text[j] !== "," && text[j] !== "}" && text[j] !== "]" && !isSpace(text[j])) j++
+  return j
+}
+
+/** Where the JSON string that starts at `i` (a quote) ends, exclusive. */
+const stringEnd = (text: string, i: number): number => {
+  let j = i + 1
+  while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1
+  return Math.min(j + 1, text.length)
+}
 
 /**
  * Decides what of a request may be shown. One per network; `defaultRedactor` for code that has
@@ -134,35 +241,48 @@ export class Redactor {
   readonly headerNames: ReadonlySet<string>
   readonly queryNames: ReadonlySet<string>
   readonly bodyFieldNames: ReadonlySet<string>
-  private readonly jsonField: RegExp
-  private readonly formField: RegExp
+  readonly words: ReadonlySet<string>
+  readonly #decided = new Map<string, boolean>()
 
   constructor(options: RedactOptions = {}) {
     this.headerNames = lowerSet(CREDENTIAL_HEADERS, options.headers)
     this.queryNames = lowerSet(CREDENTIAL_QUERY, options.query)
     this.bodyFieldNames = lowerSet(CREDENTIAL_BODY_FIELDS, options.bodyFields)
-    const fields = [...this.bodyFieldNames].map(escapeRegExp).join("|")
-    // A JSON member `"name": value`, value a string (possibly cut off by the preview) or a bare token.
-    this.jsonField = new RegExp(`("(?:${fields})"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*(?:"|\\\\?$)|[^,}\\]\\s]+)`, "gi")
-    const formNames = [...new Set([...this.bodyFieldNames, ...this.queryNames])].map(escapeRegExp).join("|")
-    this.formField = new RegExp(`(^|&)((?:${formNames})=)[^&]*`, "gi")
+    this.words = lowerSet(CREDENTIAL_WORDS, options.words)
+  }
+
+  /**
+   * Whether a name (of a header, a query parameter or a body field, decoded) names a credential:
+   * an exact name of `exact`, or a credential word in it (see `CREDENTIAL_WORDS`).
+   */
+  isCredentialName(name: string, exact: ReadonlySet<string> = this.bodyFieldNames): boolean {
+    const lower = name.toLowerCase()
+    if (exact.has(lower)) return true
+    const known = this.#decided.get(name)
+    if (known !== undefined) return known
+    const decided = !NOT_CREDENTIALS.includes(lower) && wordsOf(name.length > 256 ? name.slice(0, 256) : name).some((word) =>
+      this.words.has(word) || CREDENTIAL_WORD_ENDINGS.some((ending) => word.length > ending.length && word.endsWith(ending))
+    )
+    if (this.#decided.size >= DECIDED) this.#decided.clear()
+    this.#decided.set(name, decided)
+    return decided
   }
 
   /** Whether a header's value must not be shown. */
   isCredentialHeader(name: string): boolean {
-    return this.headerNames.has(name.toLowerCase())
+    return this.isCredentialName(name, this.headerNames)
   }
 
   /** Whether a query parameter's value must not be shown. */
   isCredentialQuery(name: string): boolean {
-    return this.queryNames.has(name.toLowerCase())
+    return this.isCredentialName(name, this.queryNames)
   }
 
   /** The headers as a plain object, credential values replaced by `"<redacted>"`, every value bounded. */
   headers(headers: Headers): Record<string, string> {
     const out: Record<string, string> = {}
     headers.forEach((value, name) => {
-      out[name] = this.headerNames.has(name) ? REDACTED : bounded(value, MAX_SHOWN_URL)
+      out[name] = this.isCredentialHeader(name) ? REDACTED : bounded(value, MAX_SHOWN_URL)
     })
     return out
   }
@@ -182,30 +302,61 @@ export class Redactor {
     const copy = new URL(url.href)
     copy.username = ""
     copy.password = ""
-    if (copy.search !== "") {
-      const search = copy.search.slice(1).split("&").map((part) => {
-        const eq = part.indexOf("=")
-        if (eq === -1) return part
-        let name: string
-        try {
-          name = decodeURIComponent(part.slice(0, eq).replace(/\+/g, " "))
-        } catch {
-          name = part.slice(0, eq)
-        }
-        return this.isCredentialQuery(name) ? `${part.slice(0, eq)}=${REDACTED}` : part
-      })
-      copy.search = search.join("&")
-    }
+    if (copy.search !== "") copy.search = this.#form(copy.search.slice(1), this.queryNames)
     // `URL` percent-encodes `<` and `>` in the search; show the marker as written.
     return bounded(copy.href.replaceAll("%3Credacted%3E", REDACTED), MAX_SHOWN_URL)
   }
 
+  /** `a=1&b=2` with credential values redacted; names are compared decoded. */
+  #form(text: string, exact: ReadonlySet<string>): string {
+    return text.split("&").map((part) => {
+      const eq = part.indexOf("=")
+      if (eq === -1) return part
+      let name: string
+      try {
+        name = decodeURIComponent(part.slice(0, eq).replace(/\+/g, " "))
+      } catch {
+        name = part.slice(0, eq)
+      }
+      return this.isCredentialName(name, exact) ? `${part.slice(0, eq)}=${REDACTED}` : part
+    }).join("&")
+  }
+
   /**
    * A body preview (possibly cut mid-value) with credential-like JSON members and form fields
-   * redacted.
+   * redacted. JSON members are found by one scan that steps over strings, so a key written with
+   * escapes (`"pass\u0077ord"`) is read as what it says; a credential member's whole value goes,
+   * an object or array included. Form fields (`a=1&password=2`) are matched by decoded name.
    */
   bodyText(text: string): string {
-    return text.replace(this.jsonField, `$1"${REDACTED}"`).replace(this.formField, `$1$2${REDACTED}`)
+    const start = text.trimStart()[0]
+    return start === "{" || start === "[" ? this.#json(text) : this.#form(this.#json(text), this.bodyFieldNames)
+  }
+
+  #json(text: string): string {
+    let out = ""
+    let last = 0
+    let i = 0
+    while (i < text.length) {
+      if (text[i] !== '"') {
+        i++
+        continue
+      }
+      const end = stringEnd(text, i)
+      let j = end
+      while (isSpace(text[j])) j++
+      if (text[j] !== ":" || !this.isCredentialName(jsonStringValue(text.slice(i, end)))) {
+        i = end
+        continue
+      }
+      j++
+      while (isSpace(text[j])) j++
+      const valueStop = valueEnd(text, j)
+      out += `${text.slice(last, j)}"${REDACTED}"`
+      last = valueStop
+      i = valueStop
+    }
+    return last === 0 ? text : out + text.slice(last)
   }
 }
 

@@ -114,3 +114,72 @@ describe("credentials stay out of everything a request is shown in", () => {
     }
   })
 })
+
+describe("credential names are matched by their words, whatever their case, separators or encoding", () => {
+  const camel = { accessToken: SECRET, clientSecret: SECRET, refreshToken: SECRET, privateKey: SECRET, apiSecret: SECRET, credentials: { user: "ann", value: SECRET }, visible: "shown", author: "Jane" }
+  const vendorHeaders = { "x-api-token": SECRET, "ocp-apim-subscription-key": SECRET, "x-rapidapi-key": SECRET, "X-Session-Id": SECRET, "idempotency-key": "shown-key" }
+  const query = `access-token=${SECRET}&auth_token=${SECRET}&apiSecret=${SECRET}&page=2`
+  // A JSON key written with an escape, and a percent-encoded form key.
+  const escaped = `{"pass\\u0077ord":"${SECRET}","acce\\u0073s_token":"${SECRET}","note":"shown"}`
+  const form = `user=ann&pass%77ord=${SECRET}&client%5Fsecret=${SECRET}&x=shown`
+
+  it("the log, the candidates and the snapshot show none of them", async () => {
+    const network = await SimulationNetwork.start({
+      routes: [
+        Route.text("https://api.example.com/{*path}", "ok"),
+        Route.text({ method: "POST", url: "https://match.example/login", body: { accessToken: "expected-secret-value", user: "ann" } }, "in")
+      ]
+    })
+    await network.fetch(`https://api.example.com/a?${query}`, { method: "POST", headers: { ...vendorHeaders, "content-type": "application/json" }, body: JSON.stringify(camel) })
+    await network.fetch("https://api.example.com/b", { method: "POST", headers: { "content-type": "application/json" }, body: escaped })
+    await network.fetch("https://api.example.com/c", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form })
+    const miss = await rejection(network.fetch("https://match.example/login", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ accessToken: SECRET, user: "bob" }) }))
+    const log = network.log()
+    const state = await Effect.runPromise(network.network.state)
+    for (const shown of [JSON.stringify(log), JSON.stringify(state), miss.message, JSON.stringify(miss.candidates)]) {
+      expect(shown).not.toContain(SECRET)
+      expect(shown).not.toContain("expected-secret-value")
+    }
+    expect(log[0].url).toBe("https://api.example.com/a?access-token=<redacted>&auth_token=<redacted>&apiSecret=<redacted>&page=2")
+    expect(log[0].headers["idempotency-key"]).toBe("shown-key")
+    for (const name of Object.keys(vendorHeaders).filter((n) => n !== "idempotency-key")) expect(log[0].headers[name.toLowerCase()]).toBe("<redacted>")
+    expect(log[0].body!.preview).toContain('"visible":"shown"')
+    expect(log[0].body!.preview).toContain('"author":"Jane"')
+    expect(log[0].body!.preview).toContain('"credentials":"<redacted>"')
+    expect(log[1].body!.preview).toContain('"note":"shown"')
+    expect(log[2].body!.preview).toBe("user=ann&pass%77ord=<redacted>&client%5Fsecret=<redacted>&x=shown")
+  })
+
+  it("words extend per network, and the matcher is the one redactor: Redaction.defaultRedactor decides names the same way", () => {
+    const redactor = new Redaction.Redactor({ words: ["pin"] })
+    expect(redactor.isCredentialName("cardPin")).toBe(true)
+    expect(Redaction.defaultRedactor.isCredentialName("cardPin")).toBe(false)
+    for (const name of ["accessToken", "client_secret", "X-Api-Token", "ocp-apim-subscription-key", "apiSecret", "AUTH-TOKEN", "privateKey", "sessionId", "x-amz-signature", "authtoken"]) {
+      expect([name, Redaction.defaultRedactor.isCredentialName(name)]).toEqual([name, true])
+    }
+    for (const name of ["author", "page", "keyboardLayout", "monkeys", "idempotency-key", "content-type", "tokenizer_model"]) {
+      expect([name, Redaction.defaultRedactor.isCredentialName(name)]).toEqual([name, false])
+    }
+  })
+
+  it("simnet serve's 502 body, its line per request, its trace, its snapshot and the inspector's request detail show none of them", async () => {
+    const { mkdtempSync, readFileSync } = await import("node:fs")
+    const { tmpdir } = await import("node:os")
+    const { join } = await import("node:path")
+    const { serve, raw, stopAll } = await import("../support/serve.ts")
+    const trace = join(mkdtempSync(join(tmpdir(), "simnet-redact-")), "trace.jsonl")
+    try {
+      const served = await serve(["--trace", trace])
+      const miss = await raw(served.port, "POST", `/nowhere.example/x?${query}`, { ...vendorHeaders, "content-type": "application/json" }, JSON.stringify(camel))
+      expect(miss.status).toBe(502)
+      await raw(served.port, "POST", "/api.example.com/items/1", { "content-type": "application/json" }, escaped)
+      const snapshot = await raw(served.port, "GET", "/experimental/simulation/snapshot")
+      const detail = await raw(served.port, "GET", "/experimental/simulation/ui/requests/1")
+      expect(detail.status).toBe(200)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      for (const shown of [miss.body, snapshot.body, detail.body, readFileSync(trace, "utf8"), served.output()]) expect(shown).not.toContain(SECRET)
+    } finally {
+      stopAll()
+    }
+  }, 30_000)
+})
