@@ -182,6 +182,22 @@ export class GlobalInstallConflict extends Schema.TaggedError<GlobalInstallConfl
 }) {}
 
 /**
+ * An outbound connection that the network guard refused while simnet answers the process
+ * (`installGlobal`, `--import simnet/register`): a TCP or TLS connection to a host that no
+ * allowance names, whatever library opened it. `host` and `port` name the destination.
+ */
+export class ConnectionDenied extends Schema.TaggedError<ConnectionDenied>()("ConnectionDenied", {
+  host: Schema.String,
+  port: Schema.optional(Schema.Number),
+  message: Schema.String
+}) {
+  /** The code a socket error carries, as Node's own connection errors do. */
+  get code(): string {
+    return "ECONNREFUSED"
+  }
+}
+
+/**
  * Every typed error simnet raises: for a request, a registration, a fixture, an option or the
  * simulated model's input.
  */
@@ -199,6 +215,7 @@ export type SimnetError =
   | RouteFailed
   | InvocationNotPending
   | GlobalInstallConflict
+  | ConnectionDenied
 
 const TAGS: ReadonlySet<string> = new Set([
   "UnregisteredRequest",
@@ -213,7 +230,8 @@ const TAGS: ReadonlySet<string> = new Set([
   "NoScriptQueued",
   "RouteFailed",
   "InvocationNotPending",
-  "GlobalInstallConflict"
+  "GlobalInstallConflict",
+  "ConnectionDenied"
 ] satisfies ReadonlyArray<SimnetError["_tag"]>)
 
 /**

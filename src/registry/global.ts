@@ -3,7 +3,9 @@
  * Node's built-in `fetch` and undici's own `request`/`fetch` consult) and `node:http` /
  * `node:https` (axios, got, `http.request`, through `@mswjs/interceptors`, the interceptor MSW
  * uses) are answered by one network's `fetch`. Unmatched requests fail closed as they do through
- * `network.fetch`; `onUnmatched: "passthrough"` lets listed hosts reach the real network.
+ * `network.fetch`; `onUnmatched: "passthrough"` lets listed hosts reach the real network. Any
+ * other connection the process opens (undici with its own `Agent`, `http2`, raw `net`/`tls`)
+ * meets the network guard (`guard.ts`) and fails with `ConnectionDenied`.
  *
  * Gotchas: one installation at a time per process; restoring puts back the very values that were
  * there (`globalThis.fetch`, undici's global dispatcher, the `http`/`https` functions).
@@ -14,6 +16,7 @@ import { ClientRequestInterceptor } from "@mswjs/interceptors/ClientRequest"
 import { Effect, type Scope } from "effect"
 import { Dispatcher, setGlobalDispatcher } from "undici"
 import { GlobalInstallConflict } from "../SimnetError.ts"
+import { hostAllowed, installGuard } from "./guard.ts"
 
 /**
  * How an installation treats a request no route answers.
@@ -23,9 +26,23 @@ import { GlobalInstallConflict } from "../SimnetError.ts"
  *   The network's log records them as unmatched. As MSW's `onUnhandledRequest: "bypass"`, but
  *   only for the hosts listed.
  */
-export type GlobalOptions =
+export type GlobalOptions = GuardOptions & (
   | { readonly onUnmatched?: "error" | undefined }
   | { readonly onUnmatched: "passthrough"; readonly passthroughHosts: ReadonlyArray<string | RegExp> }
+)
+
+/**
+ * The network guard of an installation (`guard.ts`): any other outbound TCP or TLS connection
+ * fails at once with `ConnectionDenied`.
+ * - `allowHosts`: hosts a connection may still reach (names, `host:port`, or RegExps tested
+ *   against the host), such as a test database on `127.0.0.1:5432`. Loopback is not allowed
+ *   unless listed, but for the loopback route's own forward.
+ * - `guard: false`: no guard (interception only, as before the guard existed).
+ */
+export interface GuardOptions {
+  readonly allowHosts?: ReadonlyArray<string | RegExp> | undefined
+  readonly guard?: boolean | undefined
+}
 
 /** Restores everything an installation replaced, exactly as it was. Safe to call twice. */
 export type RestoreGlobal = () => void
@@ -43,6 +60,7 @@ const causeOf = (error: unknown): Error => {
 }
 
 const LOOPBACK_URL = /^https?:\/\/(localhost|127\.|\[::1\]|\[0:0:0:0:0:0:0:1\])/i
+const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?|\[?0:0:0:0:0:0:0:1\]?|::ffff:127\.\d+\.\d+\.\d+)$/i
 
 /**
  * The loopback route kind forwards over `node:http`, which the interceptor below patches. A
@@ -294,9 +312,16 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
 
   const fallback = originalDispatcher ?? new Dispatcher()
   const dispatcher = new SimDispatcher(fetch, passthrough, fallback)
+  const allowHosts = options.allowHosts ?? []
+  const allowance = (host: string, port: number | undefined) =>
+    (forwarding.getStore() !== undefined && LOOPBACK_HOST.test(host)) ||
+    (passthroughHosts !== undefined && hostAllowed(passthroughHosts, host, port)) ||
+    hostAllowed(allowHosts, host, port)
   active = true
   let restored = false
+  let unguard: (() => void) | undefined
   try {
+    if (options.guard !== false) unguard = installGuard(allowance)
     Object.defineProperty(globalThis, "fetch", { value: simFetch, writable: true, enumerable: fetchDescriptor?.enumerable ?? true, configurable: true })
     // Both slots: undici 7+ reads the new one; Node's built-in fetch reads the legacy one, where
     // undici puts a wrapper that adapts the older handler interface.
@@ -311,6 +336,7 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
     if (restored) return
     restored = true
     try {
+      unguard?.()
       interceptor.dispose()
       syncBuiltinESMExports()
     } finally {
