@@ -80,6 +80,44 @@ describe("JSON Schemas are bounded and valid before they register", () => {
       expect(body).toHaveLength(3)
     }))
 
+  it.effect("schemas whose cost grew with depth or repetition register in milliseconds or are refused: 30 levels deep (minutes before), a $ref chain that doubles, a thousand 60-character strings (14 s before)", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork.make()
+      const timed = <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.gen(function*() {
+          const started = Date.now()
+          const exit = yield* Effect.exit(effect)
+          return { exit, ms: Date.now() - started }
+        })
+      const deep = JSON.parse('{"type":"object","required":["a"],"properties":{"a":'.repeat(30) + '{"type":"string"}' + "}}".repeat(30))
+      const nested = yield* timed(network.registerSpec({ match: "GET https://deep.example/", respond: { kind: "jsonSchema", schema: { jsonSchema: deep } } }))
+      expect(nested.exit._tag).toBe("Success")
+      expect(nested.ms).toBeLessThan(1_000)
+      const defs: Record<string, unknown> = { d25: { type: "string" } }
+      for (let i = 0; i < 25; i++) defs[`d${i}`] = { type: "object", required: ["a", "b"], properties: { a: { $ref: `#/$defs/d${i + 1}` }, b: { $ref: `#/$defs/d${i + 1}` } } }
+      const doubling = yield* timed(network.registerSpec(jsonSchemaRoute({ $ref: "#/$defs/d0", $defs: defs })))
+      expect(doubling.exit._tag).toBe("Failure")
+      expect(doubling.ms).toBeLessThan(500)
+      const strings = yield* timed(network.registerSpec({ match: "GET https://strings.example/", respond: { kind: "jsonSchema", schema: { jsonSchema: { type: "array", minItems: 1000, items: { type: "string", minLength: 60 } } } } }))
+      expect(strings.exit._tag).toBe("Success")
+      expect(strings.ms).toBeLessThan(3_000)
+      const body = yield* Effect.promise(() => network.fetch("https://strings.example/").then((r) => r.json() as Promise<Array<string>>))
+      expect(body.length).toBeGreaterThanOrEqual(1000)
+      expect(body.every((s) => s.length >= 60)).toBe(true)
+    }))
+
+  it("SIGTERM stops simnet serve at once while a registration runs", async () => {
+    const { port, child } = await serve(["--quiet"])
+    const registering = raw(port, "POST", `${CONTROL}/network/register`, JSON_TYPE, JSON.stringify(jsonSchemaRoute({ type: "object", minProperties: 256 }))).catch(() => undefined)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const started = Date.now()
+    child.kill("SIGTERM")
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve))
+    expect(code).toBe(0)
+    expect(Date.now() - started).toBeLessThan(3_000)
+    await registering
+  })
+
   it.effect("an invalid JSON Schema ({\"type\":\"nope\"}, at the top or in a property) is refused naming where", () =>
     Effect.gen(function*() {
       const network = yield* SimulationNetwork.make()
@@ -311,4 +349,17 @@ describe("bad input is refused, and a refusal changes nothing", () => {
     const again = JSON.parse((await raw(port, "GET", `${CONTROL}/snapshot`)).body) as { counters: { requests: number } }
     expect(again.counters.requests).toBe(10_000)
   }, 60_000)
+})
+
+describe("generation at serve time has a budget", () => {
+  it.effect("a schema written in code whose value is 9 MB is refused as GeneratedValueRejected naming the budget, not served", () =>
+    Effect.gen(function*() {
+      const { Route } = yield* Effect.promise(() => import("simnet"))
+      const { Schema } = yield* Effect.promise(() => import("effect"))
+      const network = yield* SimulationNetwork.make()
+      const error = yield* Effect.flip(network.register(Route.json("GET https://big.example/", Schema.Literal("x".repeat(9 * 1024 * 1024)))))
+      expect(error._tag).toBe("GeneratedValueRejected")
+      expect(error.message).toContain("GENERATION_BUDGET.bytes")
+      expect(yield* network.routes).toHaveLength(0)
+    }))
 })

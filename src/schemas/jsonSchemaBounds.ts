@@ -42,6 +42,16 @@ const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null 
 const escapeToken = (token: string) => token.replace(/~/g, "~0").replace(/\//g, "~1")
 const count = (u: unknown): number => (typeof u === "number" && Number.isFinite(u) && u > 0 ? u : 0)
 
+/** The most schema objects one check visits, `$ref`s expanded (each definition once). */
+const MAX_VISITS = 50_000
+
+/** One check's walk: the document, the sizes of the `$ref`s already walked, and how many nodes it visited. */
+interface Walk {
+  readonly document: unknown
+  readonly refs: Map<string, number>
+  visited: number
+}
+
 class Refused {
   readonly issue: BoundsIssue
   constructor(issue: BoundsIssue) {
@@ -65,8 +75,11 @@ const resolveLocal = (root: unknown, ref: string): unknown => {
  * A lower bound of the JSON size of the smallest value `node` describes; throws `Refused` past a
  * limit. `seen` holds the `$ref`s on the current path, so a recursive schema costs its base case.
  */
-const smallest = (root: unknown, node: unknown, pointer: string, depth: number, seen: ReadonlySet<string>): number => {
+const smallest = (root: Walk, node: unknown, pointer: string, depth: number, seen: ReadonlySet<string>): number => {
   if (!isObject(node)) return 1
+  if (++root.visited > MAX_VISITS) {
+    throw new Refused({ pointer, message: `the schema has more than ${MAX_VISITS} schema objects with its $refs expanded; simnet generates from smaller ones` })
+  }
   if (depth > GENERATION_LIMITS.depth) {
     throw new Refused({ pointer, message: `the schema is nested more than ${GENERATION_LIMITS.depth} deep` })
   }
@@ -84,18 +97,34 @@ const smallest = (root: unknown, node: unknown, pointer: string, depth: number, 
   let size = 1
   if (typeof node["$ref"] === "string") {
     const ref = node["$ref"]
-    const target = seen.has(ref) ? undefined : resolveLocal(root, ref)
-    if (target !== undefined) size = Math.max(size, smallest(root, target, at("$ref"), depth + 1, new Set([...seen, ref])))
+    const known = root.refs.get(ref)
+    if (known !== undefined) size = Math.max(size, known)
+    else {
+      const target = seen.has(ref) ? undefined : resolveLocal(root.document, ref)
+      if (target !== undefined) {
+        const refSize = smallest(root, target, at("$ref"), depth + 1, new Set([...seen, ref]))
+        // A definition's size is the same wherever it is referenced (a recursive one counts its base case).
+        root.refs.set(ref, refSize)
+        size = Math.max(size, refSize)
+      }
+    }
   }
   const type = node["type"]
   const types = Array.isArray(type) ? type : [type]
   if (types.includes("string") || minLength > 0) size = Math.max(size, minLength + 2)
+  // Each nested schema is walked once: for its size where the smallest value holds it, else for
+  // its own limits only (`walked` keeps the walk linear in the document, not exponential in depth).
+  const walked = new Set<unknown>()
+  const sizeOf = (child: unknown, pointerOf: string) => {
+    walked.add(child)
+    return smallest(root, child, pointerOf, depth + 1, seen)
+  }
   if (types.includes("array") || minItems > 0 || Array.isArray(node["prefixItems"])) {
     const prefix = Array.isArray(node["prefixItems"]) ? node["prefixItems"] : []
     let array = 2
-    prefix.forEach((item, i) => (array += smallest(root, item, `${at("prefixItems")}/${i}`, depth + 1, seen) + 1))
+    prefix.forEach((item, i) => (array += sizeOf(item, `${at("prefixItems")}/${i}`) + 1))
     const rest = Math.max(0, minItems - prefix.length)
-    if (rest > 0) array += rest * (smallest(root, node["items"], at("items"), depth + 1, seen) + 1)
+    if (rest > 0) array += rest * (sizeOf(node["items"], at("items")) + 1)
     size = Math.max(size, array)
   }
   if (types.includes("object") || isObject(node["properties"]) || minProperties > 0) {
@@ -103,28 +132,28 @@ const smallest = (root: unknown, node: unknown, pointer: string, depth: number, 
     const required = Array.isArray(node["required"]) ? node["required"].filter((k): k is string => typeof k === "string") : []
     let object = 2
     for (const key of new Set(required)) {
-      object += key.length + 4 + smallest(root, properties[key], `${at("properties")}/${escapeToken(key)}`, depth + 1, seen)
+      object += key.length + 4 + sizeOf(properties[key], `${at("properties")}/${escapeToken(key)}`)
     }
     object += Math.max(0, minProperties - required.length) * 6
     size = Math.max(size, object)
   }
-  for (const keyword of ["allOf"] as const) {
-    const all = node[keyword]
-    if (Array.isArray(all)) all.forEach((s, i) => (size = Math.max(size, smallest(root, s, `${at(keyword)}/${i}`, depth + 1, seen))))
-  }
+  const all = node["allOf"]
+  if (Array.isArray(all)) all.forEach((s, i) => (size = Math.max(size, sizeOf(s, `${at("allOf")}/${i}`))))
   for (const keyword of ["anyOf", "oneOf"] as const) {
     const any = node[keyword]
     if (Array.isArray(any) && any.length > 0) {
-      size = Math.max(size, Math.min(...any.map((s, i) => smallest(root, s, `${at(keyword)}/${i}`, depth + 1, seen))))
+      size = Math.max(size, Math.min(...any.map((s, i) => sizeOf(s, `${at(keyword)}/${i}`))))
     }
   }
   // Nested schemas that the smallest value may not reach still have their own limits checked.
   for (const keyword of ["properties", "patternProperties", "$defs", "definitions"] as const) {
     const map = node[keyword]
-    if (isObject(map)) for (const [k, s] of Object.entries(map)) checkOnly(root, s, `${at(keyword)}/${escapeToken(k)}`, depth + 1)
+    if (isObject(map)) {
+      for (const [k, s] of Object.entries(map)) if (!walked.has(s)) checkOnly(root, s, `${at(keyword)}/${escapeToken(k)}`, depth + 1)
+    }
   }
   for (const keyword of ["items", "additionalProperties", "not", "contains", "propertyNames"] as const) {
-    if (isObject(node[keyword])) checkOnly(root, node[keyword], at(keyword), depth + 1)
+    if (isObject(node[keyword]) && !walked.has(node[keyword])) checkOnly(root, node[keyword], at(keyword), depth + 1)
   }
   if (size > GENERATION_LIMITS.smallestBytes) {
     throw new Refused({ pointer: pointer === "" ? "" : pointer, message: `the smallest value this schema describes is at least ${size} bytes, over simnet's limit of ${GENERATION_LIMITS.smallestBytes} (GENERATION_LIMITS.smallestBytes)` })
@@ -133,7 +162,7 @@ const smallest = (root: unknown, node: unknown, pointer: string, depth: number, 
 }
 
 /** Checks a schema's limits where its size does not count toward the smallest value (optional parts). */
-const checkOnly = (root: unknown, node: unknown, pointer: string, depth: number) => {
+const checkOnly = (root: Walk, node: unknown, pointer: string, depth: number) => {
   smallest(root, node, pointer, depth, new Set())
 }
 
@@ -189,7 +218,7 @@ export const checkJsonSchema = (document: unknown, dialect: "draft-2020-12" | "d
         }
       }
     }
-    smallest(document, document, "", 0, new Set())
+    smallest({ document, refs: new Map(), visited: 0 }, document, "", 0, new Set())
     return undefined
   } catch (error) {
     if (error instanceof Refused) return error.issue

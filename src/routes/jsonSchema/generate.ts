@@ -27,6 +27,16 @@ const PROBE_SEEDS = [0, 1, 2, 3, 4, 5, 6, 7]
 const MAX_DISCARDS = 200
 
 /**
+ * What one generated body may cost: at most `bytes` of JSON (8 MiB) and `ms` of generation (2 s,
+ * wall clock). Past either it is a `GeneratedValueRejected`, never a body. The schema bounds
+ * checked at registration (`GENERATION_LIMITS`) keep every allowed schema far below both; the
+ * budget is the guard behind them, for what the estimate cannot see (a union of large branches,
+ * a recursive schema). The time budget is a guard, not part of the answer: within it the body is
+ * a pure function of the seed.
+ */
+export const GENERATION_BUDGET = { bytes: 8 * 1024 * 1024, ms: 2_000 } as const
+
+/**
  * A compiled generator: `generate(seed)` returns the JSON body for that seed, or the reason no
  * body can be served. Pure: the same seed always gives the same bytes.
  */
@@ -192,6 +202,7 @@ export const compileGenerator = (
 
   const pipeline = (arbitrary: Arbitrary.Arbitrary<unknown>) =>
   (seed: number): Result.Result<string, GeneratedValueRejected> => {
+    const started = performance.now()
     const sampled = sampleOne(arbitrary, seed, size)
     if (Exit.isFailure(sampled)) {
       return reject("$", `no value could be generated for seed ${seed} (every attempt was discarded by a refinement)`)
@@ -204,6 +215,13 @@ export const compileGenerator = (
       }
       const body = JSON.stringify(encoded.success)
       if (body === undefined) return reject("$", "the encoded value has no JSON form")
+      if (body.length > GENERATION_BUDGET.bytes) {
+        return reject("$", `the generated body is ${body.length} characters, over the budget of ${GENERATION_BUDGET.bytes} (GENERATION_BUDGET.bytes)`)
+      }
+      const took = performance.now() - started
+      if (took > GENERATION_BUDGET.ms) {
+        return reject("$", `generating the body took ${Math.round(took)} ms, over the budget of ${GENERATION_BUDGET.ms} ms (GENERATION_BUDGET.ms)`)
+      }
       const decoded = decode(isPlainJson(encoded.success) ? encoded.success : JSON.parse(body))
       if (Result.isFailure(decoded)) {
         const issue = issueOf(decoded.failure.issue)

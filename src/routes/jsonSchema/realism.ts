@@ -34,6 +34,27 @@ const WORDS: ReadonlyArray<string> = [
 ]
 /** Lower-case tokens, for strings whose length bounds no word fits. */
 const TEXT_PATTERN = "^[a-z][a-z0-9]*$"
+
+/**
+ * The longest `minLength` that gets realistic text. Generating from a pattern costs time
+ * quadratic in the length (`minLength: 1000` took about 30 ms a value, 60 such strings 9 s); a
+ * string required to be longer keeps Effect's own generator, linear and as realistic as such a
+ * string can be.
+ */
+const REALISTIC_TEXT_MAX = 64
+
+/**
+ * `TEXT_PATTERN` with the length bounds in its quantifier, so that every string it generates
+ * already fits them: with only `*`, strings came out at random lengths and the length check
+ * discarded the short ones, many attempts a value.
+ */
+const textPattern = (seen: Seen): string => {
+  const min = Math.max(1, seen.minLength ?? 1)
+  const max = seen.maxLength
+  if (min <= 1 && max === undefined) return TEXT_PATTERN
+  // Without an upper bound, realistic text runs a little past the lower one.
+  return `^[a-z][a-z0-9]{${min - 1},${Math.max(min, max ?? min + 16) - 1}}$`
+}
 /** Identifier-like record keys, likewise. */
 const KEY_PATTERN = "^[a-z][a-z0-9_-]*$"
 /** Bounds for numbers whose schema states none. */
@@ -134,7 +155,7 @@ const realisticString = (
   kind: (RealisticKind & { readonly explicit?: true }) | undefined
 ): SchemaAST.AST => {
   const seen = inspectChecks(ast.checks)
-  if (seen.opaque || seen.patterns || seen.maxLength === 0) return ast
+  if (seen.opaque || seen.patterns || seen.maxLength === 0 || (seen.minLength ?? 0) > REALISTIC_TEXT_MAX) return ast
   if (forKey) return new SchemaAST.String(ast.annotations, withChecks(ast, pattern(KEY_PATTERN)), undefined, ast.context)
   const format = ast.annotations?.format
   const formatKind = typeof format === "string" && format in FORMAT_KINDS ? REALISTIC_KINDS[FORMAT_KINDS[format]] : undefined
@@ -146,7 +167,7 @@ const realisticString = (
   }
   const words = WORDS.filter((w) => w.length >= (seen.minLength ?? 0) && w.length <= (seen.maxLength ?? Infinity))
   if (words.length > 0) return new SchemaAST.Union(wordGroups(words), undefined, ast.annotations, ast.checks, undefined, ast.context)
-  return new SchemaAST.String(ast.annotations, withChecks(ast, pattern(TEXT_PATTERN)), undefined, ast.context)
+  return new SchemaAST.String(ast.annotations, withChecks(ast, pattern(textPattern(seen))), undefined, ast.context)
 }
 
 /**
