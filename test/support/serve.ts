@@ -101,5 +101,7 @@ export const rpc = async (url: string, headers: Record<string, string> = {}) => 
     ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }))
     return take((m) => m.id === id)
   }
-  return { ws, call, take, send: (text: string) => ws.send(text) }
+  /** Every message received and not yet taken, taken now. */
+  const drain = () => inbox.splice(0)
+  return { ws, call, take, drain, send: (text: string) => ws.send(text) }
 }
