@@ -165,6 +165,32 @@ describe("patterns that arrive as data run on the linear-time engine", () => {
   })
 })
 
+describe("an MCP tool's input patterns run on the linear-time engine", () => {
+  it("a tools/call whose argument is a near miss of ^(a+)+$ is refused in milliseconds; a match is answered", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js")
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+    const handle = await SimulationNetwork.start()
+    await handle.registerSpec({
+      id: "mcp",
+      match: "https://mcp.example/mcp",
+      respond: { kind: "mcp", server: { name: "s", version: "1", tools: [{ name: "find", inputSchema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } }, required: ["q"] }, result: { content: [{ type: "text", text: "found" }] } }] } }
+    })
+    const client = new Client({ name: "t", version: "1" })
+    await client.connect(new StreamableHTTPClientTransport(new URL("https://mcp.example/mcp"), { fetch: handle.fetch }))
+    const started = performance.now()
+    const miss = await client.callTool({ name: "find", arguments: { q: `${"a".repeat(40)}!` } })
+    expect(performance.now() - started).toBeLessThan(500)
+    expect(miss.isError).toBe(true)
+    expect(JSON.stringify(miss.content)).toContain("pattern")
+    const hit = await client.callTool({ name: "find", arguments: { q: "aaaa" } })
+    expect(hit.content).toEqual([{ type: "text", text: "found" }])
+    // A structural error keeps Effect's message.
+    const wrong = await client.callTool({ name: "find", arguments: { q: 1 } })
+    expect(wrong.isError).toBe(true)
+    await client.close()
+  })
+})
+
 describe("bodies are bounded where simnet keeps or takes them", () => {
   it("simnet serve answers 413 past --body-limit, declared or streamed, on model and MCP paths alike, and its memory stays flat", async () => {
     const { port, child } = await serve(["--quiet", "--body-limit", String(1024 * 1024)])

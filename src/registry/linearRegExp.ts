@@ -41,3 +41,19 @@ export class LinearRegExp {
     return `/${this.source}/`
   }
 }
+
+/**
+ * `LinearRegExp` as Ajv's regular-expression engine (its `code.regExp` option), so that a JSON
+ * Schema's `pattern` and `patternProperties` run on RE2 when Ajv validates data with them. A
+ * pattern RE2 cannot compile fails the schema's compilation, as a malformed one does.
+ */
+export const linearAjvEngine: ((pattern: string) => { test: (input: string) => boolean }) & { readonly code: string } = Object.assign(
+  (pattern: string) => {
+    const compiled = LinearRegExp.compile(pattern)
+    if (typeof compiled === "string") {
+      throw new Error(`pattern ${JSON.stringify(pattern.slice(0, 200))} does not compile on the linear-time engine (RE2): ${compiled}`)
+    }
+    return compiled
+  },
+  { code: "simnet/LinearRegExp" }
+)

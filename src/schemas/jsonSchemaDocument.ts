@@ -5,6 +5,8 @@
  * that does not convert is an `InvalidRouteSpec` naming the JSON pointer of the offending keyword.
  */
 import { JsonSchema, Result, type Schema, SchemaRepresentation } from "effect"
+import { Ajv2020 } from "ajv/dist/2020.js"
+import { linearAjvEngine } from "../registry/linearRegExp.ts"
 import { errorMessage, isJsonObject } from "../registry/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { checkJsonSchema } from "./jsonSchemaBounds.ts"
@@ -70,6 +72,12 @@ export interface FromJsonSchemaOptions {
   readonly path?: string | undefined
   readonly pointerPrefix?: string | undefined
   readonly definitionsPointer?: string | undefined
+  /**
+   * `"apply"` (the default) checks patterns with Effect's own (native) check, right for values
+   * simnet generates from them; `"ignore"` leaves them out, for a schema that decodes data from
+   * outside, whose patterns are then checked on RE2 (`linearPatternCheck`).
+   */
+  readonly patterns?: "apply" | "ignore" | undefined
 }
 
 const toJsonSchema = (document: unknown): JsonSchema.JsonSchema | undefined =>
@@ -104,7 +112,7 @@ export const fromJsonSchema = (
       definitions[name] = convertDialect(toJsonSchema(definition) ?? {}, dialect).schema
     }
     return Result.succeed(
-      SchemaRepresentation.fromJsonSchemaDocument({ ...converted, definitions }, { patterns: "apply" }) as Schema.Codec<
+      SchemaRepresentation.fromJsonSchemaDocument({ ...converted, definitions }, { patterns: options.patterns ?? "apply" }) as Schema.Codec<
         unknown,
         unknown
       >
@@ -120,4 +128,31 @@ export const fromJsonSchema = (
       })
     )
   }
+}
+
+/**
+ * A check of data against the `pattern`s and `patternProperties` of a JSON Schema document, run
+ * on RE2 (Ajv with `linearAjvEngine`, the rest of the document validated too), or undefined when
+ * the document has none. For data from outside decoded by a schema converted with
+ * `patterns: "ignore"`: a hostile pattern (`^(a+)+$`) meets a near miss in linear time.
+ */
+export const linearPatternCheck = (document: unknown): ((data: unknown) => string | undefined) | undefined => {
+  if (!hasPatterns(document, 0)) return undefined
+  const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, logger: false, code: { regExp: linearAjvEngine as never } })
+  const validate = ajv.compile(document as object)
+  return (data) => {
+    if (validate(data) === true) return undefined
+    const error = validate.errors?.[0]
+    return `${error?.instancePath === "" || error?.instancePath === undefined ? "the arguments" : error.instancePath} ${error?.message ?? "are invalid"}`
+  }
+}
+
+const hasPatterns = (node: unknown, depth: number): boolean => {
+  if (depth > 256 || typeof node !== "object" || node === null) return false
+  if (Array.isArray(node)) return node.some((item) => hasPatterns(item, depth + 1))
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === "pattern" && typeof value === "string") || key === "patternProperties") return true
+    if (hasPatterns(value, depth + 1)) return true
+  }
+  return false
 }

@@ -9,10 +9,10 @@
  * `#/$defs/X`), then compiled once per operation.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js"
-import type { RegExpEngine, RegExpLike } from "ajv/dist/types/index.js"
+import type { RegExpEngine } from "ajv/dist/types/index.js"
 import formatsPlugin from "ajv-formats"
 import { JsonSchema } from "effect"
-import { LinearRegExp } from "../../registry/linearRegExp.ts"
+import { linearAjvEngine } from "../../registry/linearRegExp.ts"
 import { isJsonObject } from "../../registry/util.ts"
 import type { SimRequest } from "../../registry/request.ts"
 import type { RequestViolation } from "../../registry/requestLog.ts"
@@ -73,25 +73,14 @@ const ajvFor = (document: Dereferenced) => {
 }
 
 /**
- * Ajv's engine for `pattern` and `patternProperties`: RE2 (`LinearRegExp`), whose time is
- * linear in the input, instead of JavaScript's backtracking `RegExp` — a document's patterns
- * arrive as data, and `^(a+)+$` took 1.5 s on a 28-character query value, doubling per
- * character. A pattern RE2 cannot compile (lookaround, backreferences) fails the compile, as a
- * malformed one does (`UncompilableSchema`).
+ * Patterns run on RE2 (`linearAjvEngine`), whose time is linear in the input, instead of
+ * JavaScript's backtracking `RegExp`: a document's patterns arrive as data, and `^(a+)+$` took
+ * 1.5 s on a 28-character query value, doubling per character.
  */
-const linearEngine: RegExpEngine = Object.assign(
-  (pattern: string): RegExpLike => {
-    const compiled = LinearRegExp.compile(pattern)
-    if (typeof compiled === "string") throw new Error(`pattern ${JSON.stringify(pattern.slice(0, 200))} does not compile on the linear-time engine (RE2): ${compiled}`)
-    return compiled
-  },
-  { code: "simnet/LinearRegExp" }
-)
-
 const makeAjv = (coerce: boolean): Ajv2020 => {
   const ajv = new Ajv2020({
     strict: false,
-    code: { regExp: linearEngine },
+    code: { regExp: linearAjvEngine as RegExpEngine },
     allErrors: true,
     validateSchema: false,
     logger: false,
