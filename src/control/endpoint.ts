@@ -32,7 +32,7 @@ import { depthExceeds, MAX_JSON_DEPTH } from "../Redaction.ts"
 import type { SimnetError } from "../SimnetError.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "../SimulatedProvider.ts"
 import { driverSocket } from "./driver.ts"
-import { check } from "./guard.ts"
+import { behind, check } from "./guard.ts"
 
 /**
  * The base path of the control endpoint and the driver socket.
@@ -101,10 +101,7 @@ export const guarded = <E, R>(
   token: string | undefined,
   handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
   options: { readonly queryToken?: boolean } = {}
-) => (request: HttpServerRequest.HttpServerRequest) => {
-  const refused = check(request, token, options.queryToken === true)
-  return refused === undefined ? handler(request) : Effect.succeed(refuse(refused.status, refused.tag, refused.message))
-}
+) => behind((request) => check(request, token, options.queryToken === true), handler)
 
 class BodyTooLarge {
   readonly _tag = "BodyTooLarge"

@@ -17,8 +17,9 @@
  * case (RFC 9110 §11.1); the token in constant time.
  */
 import { createHash, timingSafeEqual } from "node:crypto"
-import { Option } from "effect"
+import { Effect, Option } from "effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 
 /** The peer addresses of this machine. */
 const LOOPBACK_PEERS = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"])
@@ -105,3 +106,17 @@ export const check = (request: HttpServerRequest.HttpServerRequest, token: strin
     (authorized(request, token, query)
       ? undefined
       : { status: 401, tag: "Unauthorized", message: `missing or wrong Authorization: Bearer token (SIMNET_TOKEN)${query ? " or ?token=" : ""}` })
+
+/** A refusal as the control plane answers it: `{error: {tag, message}}` with its status. */
+export const refusedResponse = (refused: Refused) =>
+  HttpServerResponse.jsonUnsafe({ error: { tag: refused.tag, message: refused.message } }, { status: refused.status })
+
+/** `handler` behind `test` (`local`, or `check` with a token): the refusal when it refuses. */
+export const behind = <E, R>(
+  test: (request: HttpServerRequest.HttpServerRequest) => Refused | undefined,
+  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) =>
+(request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
+  const refused = test(request)
+  return refused === undefined ? handler(request) : Effect.succeed(refusedResponse(refused))
+}

@@ -35,7 +35,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { SimnetError } from "../SimnetError.ts"
 import { driverSocket, type DrivenNetwork } from "./driver.ts"
 import { CONTROL_BASE, controlRouter, type ControlOptions } from "./endpoint.ts"
-import { local } from "./guard.ts"
+import { behind, local } from "./guard.ts"
 import { Feed, type FedNetwork, type LogRecord, type Refusal } from "./inspector/feed.ts"
 import { inspectorPage } from "./inspector/page.ts"
 import { viewOf, type ViewedNetwork } from "./inspector/state.ts"
@@ -67,10 +67,7 @@ const refuse = (status: number, tag: string, message: string, path?: string) =>
 
 /** Runs `handler` for a request from this machine's own pages and tools only (`guard.local`). */
 const localOnly = <E, R>(handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-(request: HttpServerRequest.HttpServerRequest) => {
-  const refused = local(request)
-  return refused === undefined ? handler(request) : Effect.succeed(refuse(refused.status, refused.tag, refused.message))
-}
+  behind(local, handler)
 
 /** The body of a refusal the server answered with (its 502 JSON), if this response is one. */
 const refusalOf = (response: HttpServerResponse.HttpServerResponse): Refusal | undefined => {

@@ -166,16 +166,18 @@ const checkOnly = (root: Walk, node: unknown, pointer: string, depth: number) =>
   smallest(root, node, pointer, depth, new Set())
 }
 
-/** Every `pattern` and `patternProperties` key in the document compiles on RE2 (bounded walk). */
-const checkPatterns = (node: unknown, pointer: string, depth: number): void => {
-  if (depth > GENERATION_LIMITS.depth * 2) return
-  if (Array.isArray(node)) {
-    node.forEach((item, i) => checkPatterns(item, `${pointer}/${i}`, depth + 1))
-    return
-  }
-  if (!isObject(node)) return
+/**
+ * Every `pattern` and `patternProperties` key in the document compiles on RE2 (a bounded walk);
+ * answers whether there is any.
+ */
+const checkPatterns = (node: unknown, pointer: string, depth: number): boolean => {
+  if (depth > GENERATION_LIMITS.depth * 2) return false
+  if (Array.isArray(node)) return node.reduce<boolean>((found, item, i) => checkPatterns(item, `${pointer}/${i}`, depth + 1) || found, false)
+  if (!isObject(node)) return false
+  let found = false
   for (const [key, value] of Object.entries(node)) {
     const at = `${pointer}/${escapeToken(key)}`
+    if ((key === "pattern" && typeof value === "string") || key === "patternProperties") found = true
     if (key === "pattern" && typeof value === "string") {
       const compiled = LinearRegExp.compile(value)
       if (typeof compiled === "string") throw new Refused({ pointer: at, message: `pattern ${JSON.stringify(value.slice(0, 200))} does not compile on the linear-time engine (RE2: no lookaround, no backreferences): ${compiled}` })
@@ -186,7 +188,17 @@ const checkPatterns = (node: unknown, pointer: string, depth: number): void => {
         if (typeof compiled === "string") throw new Refused({ pointer: `${at}/${escapeToken(source)}`, message: `patternProperties key does not compile on the linear-time engine (RE2): ${compiled}` })
       }
     }
-    checkPatterns(value, at, depth + 1)
+    if (checkPatterns(value, at, depth + 1)) found = true
+  }
+  return found
+}
+
+/** Whether a document has a `pattern` or `patternProperties` anywhere (one that does not compile counts). */
+export const hasPatterns = (document: unknown): boolean => {
+  try {
+    return checkPatterns(document, "", 0)
+  } catch {
+    return true
   }
 }
 

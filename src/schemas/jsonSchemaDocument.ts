@@ -9,7 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js"
 import { linearAjvEngine } from "../registry/linearRegExp.ts"
 import { errorMessage, isJsonObject } from "../registry/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import { checkJsonSchema } from "./jsonSchemaBounds.ts"
+import { checkJsonSchema, hasPatterns } from "./jsonSchemaBounds.ts"
 
 /** The dialects a document may be written in. */
 export type Dialect = "draft-2020-12" | "draft-07" | "openapi-3.1" | "openapi-3.0"
@@ -137,7 +137,7 @@ export const fromJsonSchema = (
  * `patterns: "ignore"`: a hostile pattern (`^(a+)+$`) meets a near miss in linear time.
  */
 export const linearPatternCheck = (document: unknown): ((data: unknown) => string | undefined) | undefined => {
-  if (!hasPatterns(document, 0)) return undefined
+  if (!hasPatterns(document)) return undefined
   const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, logger: false, code: { regExp: linearAjvEngine as never } })
   const validate = ajv.compile(document as object)
   return (data) => {
@@ -145,14 +145,4 @@ export const linearPatternCheck = (document: unknown): ((data: unknown) => strin
     const error = validate.errors?.[0]
     return `${error?.instancePath === "" || error?.instancePath === undefined ? "the arguments" : error.instancePath} ${error?.message ?? "are invalid"}`
   }
-}
-
-const hasPatterns = (node: unknown, depth: number): boolean => {
-  if (depth > 256 || typeof node !== "object" || node === null) return false
-  if (Array.isArray(node)) return node.some((item) => hasPatterns(item, depth + 1))
-  for (const [key, value] of Object.entries(node)) {
-    if ((key === "pattern" && typeof value === "string") || key === "patternProperties") return true
-    if (hasPatterns(value, depth + 1)) return true
-  }
-  return false
 }
