@@ -7,23 +7,32 @@
 import { Context, Effect, Option, Result } from "effect"
 import { RouteFailed } from "../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
-import { answer } from "./engine.ts"
+import type * as Engine from "./engine.ts"
 import { type AsyncResponder, errorMessage, make, type MatcherInput, refused, type Responder, type Route, type RouteOptions } from "./registry.ts"
 import { defineServer, McpServers } from "./state.ts"
 
 const noop = () => {}
+
+/**
+ * The engine, and with it the MCP SDK (about 65 ms and 10 MB to load), is loaded on the first MCP
+ * request rather than with simnet: a network without an MCP route never loads it.
+ */
+let engine: typeof Engine | undefined
+let loading: Promise<typeof Engine> | undefined
+const loadEngine = (): Promise<typeof Engine> => (loading ??= import("./engine.ts").then((module) => (engine = module)))
 
 /** An `mcp` route serving already compiled definitions. */
 export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, options: RouteOptions = {}): Route => {
   const label = options.id ?? "mcp"
   const failed = (cause: unknown) => new RouteFailed({ route: label, message: `the MCP server failed: ${errorMessage(cause)}`, cause })
   const respondAsync: AsyncResponder = (request, context) => {
+    if (engine === undefined) return loadEngine().then(() => respondAsync(request, context), (cause) => Promise.reject(failed(cause)))
     const servers = Context.getOption(context.services as Context.Context<McpServers>, McpServers)
     if (Option.isNone(servers)) return Promise.reject(new RouteFailed({ route: context.identity, message: `simnet: this network has no ${McpServers.key}` }))
     const state = servers.value.server(context.identity, compiled)
     let answered: Response | Promise<Response>
     try {
-      answered = answer(state, request, {
+      answered = engine.answer(state, request, {
         runSeed: context.runSeed,
         identity: context.identity,
         annotate: context.annotate ?? noop,

@@ -11,10 +11,11 @@
  * there (`globalThis.fetch`, undici's global dispatcher, the `http`/`https` functions).
  */
 import { AsyncLocalStorage } from "node:async_hooks"
-import { syncBuiltinESMExports } from "node:module"
-import { ClientRequestInterceptor } from "@mswjs/interceptors/ClientRequest"
+import { createRequire, syncBuiltinESMExports } from "node:module"
+import type * as Interceptors from "@mswjs/interceptors/ClientRequest"
 import { Effect, type Scope } from "effect"
-import { Dispatcher, setGlobalDispatcher } from "undici"
+import type * as Undici from "undici"
+import type { Dispatcher } from "undici"
 import { GlobalInstallConflict } from "../SimnetError.ts"
 import { hostAllowed, installGuard } from "./guard.ts"
 
@@ -180,7 +181,8 @@ class SimController implements Dispatcher.DispatchController {
  * (`undici.request` rejects with the `UnregisteredRequest`; a `fetch` with `TypeError("fetch
  * failed")` whose cause it is).
  */
-class SimDispatcher extends Dispatcher {
+const defineSimDispatcher = (Base: typeof Undici.Dispatcher) =>
+class SimDispatcher extends Base {
   readonly #fetch: typeof globalThis.fetch
   readonly #passthrough: ((url: URL) => boolean) | undefined
   readonly #original: Dispatcher
@@ -261,6 +263,24 @@ class SimDispatcher extends Dispatcher {
   }
 }
 
+/**
+ * undici and the `node:http` interceptor, loaded on the first installation rather than with
+ * simnet (about 65 ms together): most networks answer a `fetch` handed to an SDK and never
+ * install. Both ship CommonJS, so `installGlobal` stays synchronous.
+ */
+let modules: {
+  readonly undici: typeof Undici
+  readonly ClientRequestInterceptor: typeof Interceptors.ClientRequestInterceptor
+  readonly SimDispatcher: ReturnType<typeof defineSimDispatcher>
+} | undefined
+const load = () => {
+  if (modules !== undefined) return modules
+  const require = createRequire(import.meta.url)
+  const undici = require("undici") as typeof Undici
+  const { ClientRequestInterceptor } = require("@mswjs/interceptors/ClientRequest") as typeof Interceptors
+  return (modules = { undici, ClientRequestInterceptor, SimDispatcher: defineSimDispatcher(undici.Dispatcher) })
+}
+
 /** Runs a dispatch, marking loopback URLs so the loopback route's own forward is let through. */
 const dispatchIn = <A>(href: string, method: string, run: () => A): A =>
   LOOPBACK_URL.test(href) ? forwarding.run(`${method.toUpperCase()} ${href}`, run) : run()
@@ -296,6 +316,7 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
     })
   }
 
+  const { undici, ClientRequestInterceptor, SimDispatcher } = load()
   const interceptor = new ClientRequestInterceptor()
   interceptor.on("request", async ({ request, controller }) => {
     const key = `${request.method} ${request.url}`
@@ -310,7 +331,7 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
     }
   })
 
-  const fallback = originalDispatcher ?? new Dispatcher()
+  const fallback = originalDispatcher ?? new undici.Dispatcher()
   const dispatcher = new SimDispatcher(fetch, passthrough, fallback)
   const allowHosts = options.allowHosts ?? []
   const allowance = (host: string, port: number | undefined) =>
@@ -325,7 +346,7 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
     Object.defineProperty(globalThis, "fetch", { value: simFetch, writable: true, enumerable: fetchDescriptor?.enumerable ?? true, configurable: true })
     // Both slots: undici 7+ reads the new one; Node's built-in fetch reads the legacy one, where
     // undici puts a wrapper that adapts the older handler interface.
-    setGlobalDispatcher(dispatcher)
+    undici.setGlobalDispatcher(dispatcher)
     interceptor.apply()
     syncBuiltinESMExports()
   } catch (error) {

@@ -11,8 +11,9 @@
  *   lower bound in bytes of JSON, computed by a bounded walk (`maxDepth`, local `$ref`s followed
  *   once per path).
  */
-import Ajv2020 from "ajv/dist/2020.js"
-import AjvDraft07 from "ajv"
+import type { Ajv } from "ajv"
+import type { Ajv2020 } from "ajv/dist/2020.js"
+import { ajv2020, ajvDraft07 } from "./ajv.ts"
 import { LinearRegExp } from "../registry/linearRegExp.ts"
 
 /**
@@ -202,13 +203,13 @@ export const hasPatterns = (document: unknown): boolean => {
   }
 }
 
-let metaValidators: { readonly draft2020: Ajv2020.default; readonly draft07: AjvDraft07.default } | undefined
+let metaValidators: { readonly draft2020: Ajv2020; readonly draft07: Ajv } | undefined
 
 /** The meta-schema validators, made on first use. */
 const meta = () =>
   (metaValidators ??= {
-    draft2020: new Ajv2020.default({ strict: false, validateFormats: false }),
-    draft07: new AjvDraft07.default({ strict: false, validateFormats: false })
+    draft2020: new (ajv2020())({ strict: false, validateFormats: false }),
+    draft07: new (ajvDraft07())({ strict: false, validateFormats: false })
   })
 
 /**

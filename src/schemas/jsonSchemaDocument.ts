@@ -5,7 +5,7 @@
  * that does not convert is an `InvalidRouteSpec` naming the JSON pointer of the offending keyword.
  */
 import { JsonSchema, Result, type Schema, SchemaRepresentation } from "effect"
-import { Ajv2020 } from "ajv/dist/2020.js"
+import { ajv2020 } from "./ajv.ts"
 import { linearAjvEngine } from "../registry/linearRegExp.ts"
 import { errorMessage, isJsonObject } from "../registry/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
@@ -138,7 +138,7 @@ export const fromJsonSchema = (
  */
 export const linearPatternCheck = (document: unknown): ((data: unknown) => string | undefined) | undefined => {
   if (!hasPatterns(document)) return undefined
-  const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, logger: false, code: { regExp: linearAjvEngine as never } })
+  const ajv = new (ajv2020())({ strict: false, validateFormats: false, allErrors: false, logger: false, code: { regExp: linearAjvEngine as never } })
   const validate = ajv.compile(document as object)
   return (data) => {
     if (validate(data) === true) return undefined

@@ -4,7 +4,7 @@
  * document however many routes share it. External references (files, URLs) are never followed:
  * a simulated network reads nothing from outside.
  */
-import $RefParser, { JSONParserErrorGroup, type JSONParserError } from "@apidevtools/json-schema-ref-parser"
+import type * as RefParser from "@apidevtools/json-schema-ref-parser"
 import { Effect } from "effect"
 import { errorMessage, isJsonObject } from "../../registry/util.ts"
 import type { Dialect } from "../../schemas/jsonSchemaDocument.ts"
@@ -33,8 +33,12 @@ export interface Dereferenced {
 
 const refused = (pointer: string, message: string) => new InvalidRouteSpec({ path: `openapi#${pointer}`, message })
 
-const firstError = (error: unknown): InvalidRouteSpec => {
-  const errors: ReadonlyArray<JSONParserError> = error instanceof JSONParserErrorGroup ? error.errors : []
+/** The dereferencer, loaded with the first OpenAPI document rather than with simnet. */
+let refParser: Promise<typeof RefParser> | undefined
+const loadRefParser = () => (refParser ??= import("@apidevtools/json-schema-ref-parser"))
+
+const firstError = (module: typeof RefParser | undefined) => (error: unknown): InvalidRouteSpec => {
+  const errors: ReadonlyArray<RefParser.JSONParserError> = module !== undefined && error instanceof module.JSONParserErrorGroup ? error.errors : []
   const first = errors[0]
   if (first === undefined) return refused("", `the document cannot be dereferenced: ${errorMessage(error)}`)
   const at = `${pointerOf(first.path ?? [])}/$ref`
@@ -47,9 +51,10 @@ const firstError = (error: unknown): InvalidRouteSpec => {
  * (`openapi#/paths/~1pets/get/responses/200/$ref`).
  */
 export const dereference = (document: Record<string, unknown>, dialect: Dialect): Effect.Effect<Dereferenced, InvalidRouteSpec> =>
-  Effect.tryPromise({
+  Effect.flatMap(Effect.tryPromise({ try: loadRefParser, catch: firstError(undefined) }), (module) =>
+    Effect.tryPromise({
     try: async () => {
-      const parser = new $RefParser()
+      const parser = new module.default()
       const copy = structuredClone(document)
       const dereferenced = await parser.dereference(copy, {
         continueOnError: true,
@@ -58,8 +63,8 @@ export const dereference = (document: Record<string, unknown>, dialect: Dialect)
       })
       return { parser, dereferenced }
     },
-    catch: firstError
-  }).pipe(
+    catch: firstError(module)
+  })).pipe(
     Effect.map(({ dereferenced, parser }) => {
       const root = dereferenced as Record<string, unknown>
       const components = isJsonObject(root.components) ? root.components : {}

@@ -8,9 +8,9 @@
  * `fromSchemaOpenApi3_1` (`nullable`, boolean `exclusiveMinimum`, `#/components/schemas/X` →
  * `#/$defs/X`), then compiled once per operation.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js"
+import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js"
 import type { RegExpEngine } from "ajv/dist/types/index.js"
-import formatsPlugin from "ajv-formats"
+import { ajv2020, ajvFormats } from "../../schemas/ajv.ts"
 import { JsonSchema } from "effect"
 import { linearAjvEngine } from "../../registry/linearRegExp.ts"
 import { isJsonObject } from "../../registry/util.ts"
@@ -78,7 +78,7 @@ const ajvFor = (document: Dereferenced) => {
  * 1.5 s on a 28-character query value, doubling per character.
  */
 const makeAjv = (coerce: boolean): Ajv2020 => {
-  const ajv = new Ajv2020({
+  const ajv = new (ajv2020())({
     strict: false,
     code: { regExp: linearAjvEngine as RegExpEngine },
     allErrors: true,
@@ -86,7 +86,7 @@ const makeAjv = (coerce: boolean): Ajv2020 => {
     logger: false,
     coerceTypes: coerce ? "array" : false
   })
-  ;(formatsPlugin as unknown as (ajv: Ajv2020) => void)(ajv)
+  ;(ajvFormats() as unknown as (ajv: Ajv2020) => void)(ajv)
   for (const [name, format] of Object.entries(OPENAPI_FORMATS)) ajv.addFormat(name, format as never)
   return ajv
 }
