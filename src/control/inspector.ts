@@ -39,7 +39,7 @@ import { behind, local } from "./guard.ts"
 import { Feed, type FedNetwork, type LogRecord, type Refusal } from "./inspector/feed.ts"
 import { inspectorPage } from "./inspector/page.ts"
 import { viewOf, type ViewedNetwork } from "./inspector/state.ts"
-import { targetUrl } from "./serve.ts"
+import { targetUrl } from "./handover.ts"
 
 /**
  * The path of the inspector's page.

@@ -29,16 +29,9 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Redaction from "../Redaction.ts"
 import { isSimnetError, type SimnetError } from "../SimnetError.ts"
 import { answerAtOnce, CONTROL_BASE, takeHeldBody, type SimulationNetworkApi } from "../SimulationNetwork.ts"
+import { handOver, takeHandedOver, targetUrl } from "./handover.ts"
 
-/**
- * Maps a loopback path `/HOST/PATH?QUERY` to `https://HOST/PATH?QUERY`, or undefined when the
- * path names no host.
- */
-export const targetUrl = (path: string): string | undefined => {
-  const match = /^\/([^/?#]+)(\/[^?#]*)?(\?[^#]*)?$/.exec(path)
-  if (match === null || !/^[A-Za-z0-9.-]+(:\d+)?$/.test(match[1])) return undefined
-  return `https://${match[1]}${match[2] ?? "/"}${match[3] ?? ""}`
-}
+export { requestsBefore, targetUrl } from "./handover.ts"
 
 /** Statuses and methods whose responses carry no body. */
 const bodiless = (method: string, status: number) => method === "HEAD" || status === 204 || status === 205 || status === 304
@@ -271,20 +264,6 @@ const answer = (network: SimulationNetworkApi, client: HttpClient.HttpClient, me
     Effect.catchTag("HttpClientError", (error) => Effect.succeed(failed(network, error, method, target)))
   )
 
-/**
- * A request the lane dispatched but did not answer, for the router's handler to finish, and the
- * network's request count before that dispatch (for a reporter to find its record).
- */
-interface HandedOver {
-  readonly method: string
-  readonly target: string
-  readonly request: HttpClientRequest.HttpClientRequest
-  readonly before: number | undefined
-}
-
-/** By Node's request (the router request's `source`); a request is handed over at most once. */
-const handedOver = new WeakMap<object, HandedOver>()
-
 /** Told of every request the lane answered itself, for the line per request and the trace. */
 export type LaneReport = (request: { readonly method: string; readonly path: string; readonly url: string }, status: number, startedMs: number, before: number) => void
 
@@ -298,13 +277,6 @@ export type LaneReport = (request: { readonly method: string; readonly path: str
  * the router untouched. It answers whether it took the request.
  */
 type Lane = (request: http.IncomingMessage, response: http.ServerResponse) => boolean
-
-/** The request the lane handed over for this router request, taken (so it is finished once). */
-const takeHandedOver = (source: object): HandedOver | undefined => {
-  const handed = handedOver.get(source)
-  if (handed !== undefined) handedOver.delete(source)
-  return handed
-}
 
 const makeLane = (network: SimulationNetworkApi, prefix: string, report: LaneReport | undefined, watched: (() => boolean) | undefined): Lane => {
   const requestsSoFar = () => Effect.runSync(network.counters).requests
@@ -325,7 +297,7 @@ const makeLane = (network: SimulationNetworkApi, prefix: string, report: LaneRep
     const before = report === undefined ? 0 : requestsSoFar()
     const answered = answerAtOnce(network, method, url, withoutHost(incoming))
     if (answered._tag === "HandedOver") {
-      handedOver.set(req, { method, target, request: answered.request, before: report === undefined ? undefined : before })
+      handOver(req, { method, target, request: answered.request, before: report === undefined ? undefined : before })
       return false
     }
     let status = answered.status
@@ -346,14 +318,6 @@ const makeLane = (network: SimulationNetworkApi, prefix: string, report: LaneRep
 }
 
 const EMPTY = new Uint8Array(0)
-
-/**
- * For a request the lane dispatched and handed to the router (by its Node request, the server
- * request's `source`): the network's request count before that dispatch, which a reporter needs to
- * find its record; undefined for a request the router dispatches itself. Read before the router's
- * handler takes the request.
- */
-export const requestsBefore = (source: object): number | undefined => handedOver.get(source)?.before
 
 /** A response's headers as Node writes them, with the body's length when there is a body. */
 const nodeHeaders = (headers: Readonly<Record<string, string>> | Headers, body: Uint8Array | undefined): Record<string, string | number | Array<string>> => {

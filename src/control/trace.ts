@@ -14,7 +14,8 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Redaction from "../Redaction.ts"
 import { CONTROL_BASE, type ControlEvent } from "./endpoint.ts"
-import { requestsBefore, targetUrl, type LaneReport } from "./serve.ts"
+import { requestsBefore, targetUrl } from "./handover.ts"
+import type { LaneReport } from "./serve.ts"
 
 /** A record of the network's log, as the reporter reads it. */
 interface LoggedRequest {

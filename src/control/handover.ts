@@ -1,0 +1,50 @@
+/**
+ * What `simnet serve`'s lane hands to the router's handler, and how a path names its target: kept
+ * apart from the server (`serve.ts`) so that the trace, the inspector and `replayOver` use them
+ * without loading the HTTP server and its platform.
+ */
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
+
+/**
+ * Maps a loopback path `/HOST/PATH?QUERY` to `https://HOST/PATH?QUERY`, or undefined when the
+ * path names no host.
+ */
+export const targetUrl = (path: string): string | undefined => {
+  const match = /^\/([^/?#]+)(\/[^?#]*)?(\?[^#]*)?$/.exec(path)
+  if (match === null || !/^[A-Za-z0-9.-]+(:\d+)?$/.test(match[1])) return undefined
+  return `https://${match[1]}${match[2] ?? "/"}${match[3] ?? ""}`
+}
+
+/**
+ * A request the lane dispatched but did not answer, for the router's handler to finish, and the
+ * network's request count before that dispatch (for a reporter to find its record).
+ */
+export interface HandedOver {
+  readonly method: string
+  readonly target: string
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly before: number | undefined
+}
+
+/** By Node's request (the router request's `source`); a request is handed over at most once. */
+const handedOver = new WeakMap<object, HandedOver>()
+
+/** Hands `handed` over for the router request whose `source` is `source` (Node's request). */
+export const handOver = (source: object, handed: HandedOver): void => {
+  handedOver.set(source, handed)
+}
+
+/** The request the lane handed over for this router request, taken (so it is finished once). */
+export const takeHandedOver = (source: object): HandedOver | undefined => {
+  const handed = handedOver.get(source)
+  if (handed !== undefined) handedOver.delete(source)
+  return handed
+}
+
+/**
+ * For a request the lane dispatched and handed to the router (by its Node request, the server
+ * request's `source`): the network's request count before that dispatch, which a reporter needs to
+ * find its record; undefined for a request the router dispatches itself. Read before the router's
+ * handler takes the request.
+ */
+export const requestsBefore = (source: object): number | undefined => handedOver.get(source)?.before
