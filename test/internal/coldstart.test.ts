@@ -1,0 +1,87 @@
+/**
+ * What `import("simnet")` loads (issue 19's cold start): none of the heavy packages that only some
+ * features need — the MCP SDK, undici, the `node:http` interceptor, Ajv, the `$ref` dereferencer,
+ * the HTTP server's platform and `ws` — and each loads when its feature is first used. Each script
+ * runs in a fresh Node process with a resolve hook that records every module it loads.
+ */
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { describe, expect, it } from "vitest"
+
+const DEFERRED = {
+  "MCP SDK": "@modelcontextprotocol/sdk/",
+  undici: "/node_modules/undici/",
+  interceptors: "@mswjs/interceptors/",
+  Ajv: "/node_modules/ajv/",
+  "$ref dereferencer": "@apidevtools/json-schema-ref-parser/",
+  "platform-node": "@effect/platform-node/",
+  ws: "/node_modules/ws/"
+} as const
+type Deferred = keyof typeof DEFERRED
+
+const dir = mkdtempSync(join(tmpdir(), "simnet-cold-"))
+const hook = join(dir, "hook.mjs")
+writeFileSync(hook, `export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context)
+  if (r.url.startsWith("file:")) process.stderr.write("LOADED " + r.url + "\\n")
+  return r
+}
+`)
+const register = join(dir, "register.mjs")
+writeFileSync(register, `import { register } from "node:module"\nregister(${JSON.stringify(pathToFileURL(hook).href)})\n`)
+
+/** Which deferred packages running `body` (after `import("simnet")`) loaded, in load order of the check. */
+const loadedBy = (body: string): ReadonlyArray<Deferred> => {
+  // In the repository, so that `simnet` and its dependencies resolve as in a test.
+  const file = join(process.cwd(), `.coldstart-${process.pid}-${Math.random().toString(36).slice(2)}.mjs`)
+  // CommonJS loaded with `require` (undici, the interceptor, Ajv) passes no ESM hook: read the cache.
+  const report = `for (const path of Object.keys((await import("node:module")).createRequire(import.meta.url).cache)) process.stderr.write("LOADED file://" + path + "\\n")`
+  writeFileSync(file, `const simnet = await import("simnet")\n${body}\n${report}\n`)
+  try {
+    const result = spawnSync(process.execPath, ["--conditions=simnet-source", "--import", register, file], { encoding: "utf8", timeout: 60_000 })
+    if (result.status !== 0) throw new Error(`the script failed (${result.status}): ${result.stderr.split("\n").filter((l) => !l.startsWith("LOADED")).join("\n").slice(0, 2000)}`)
+    const urls = result.stderr.split("\n").filter((line) => line.startsWith("LOADED ")).map((line) => decodeURIComponent(line.slice(7)))
+    return (Object.keys(DEFERRED) as Array<Deferred>).filter((name) => urls.some((url) => url.includes(DEFERRED[name])))
+  } finally {
+    rmSync(file, { force: true })
+  }
+}
+
+describe("cold start: heavy packages load with the feature that needs them", () => {
+  it("import('simnet') and a network answering a text route load none of them", () => {
+    expect(loadedBy(`
+      const network = await simnet.SimulationNetwork.start({ routes: [simnet.Route.text("GET https://a.example/", "ok")] })
+      if ((await (await network.fetch("https://a.example/")).text()) !== "ok") throw new Error("no answer")
+    `)).toEqual([])
+  }, 60_000)
+
+  it("each loads on first use: an MCP request the SDK, installGlobal undici and the interceptor, a JSON Schema from data Ajv, an OpenAPI document the dereferencer", () => {
+    expect(loadedBy(`
+      const network = await simnet.SimulationNetwork.start()
+      await network.registerSpec({ match: "https://mcp.example/mcp", respond: { kind: "mcp", server: { name: "s", version: "1" } } })
+      await network.fetch("https://mcp.example/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" })
+    `)).toEqual(["MCP SDK", "Ajv"]) // the SDK's server validates with Ajv
+    expect(loadedBy(`
+      const network = await simnet.SimulationNetwork.start()
+      const restore = await network.installGlobal()
+      restore()
+    `)).toEqual(["undici", "interceptors"])
+    expect(loadedBy(`
+      const network = await simnet.SimulationNetwork.start()
+      await network.registerSpec({ match: "GET https://a.example/", respond: { kind: "jsonSchema", schema: { jsonSchema: { type: "string" } } } })
+    `)).toEqual(["Ajv"])
+    expect(loadedBy(`
+      const document = {
+        openapi: "3.1.0",
+        info: { title: "t", version: "1" },
+        paths: { "/a": { get: { responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/A" } } } } } } } },
+        components: { schemas: { A: { type: "object", properties: { id: { type: "string" } } } } }
+      }
+      const network = await simnet.SimulationNetwork.start({ routes: simnet.Routes.openapi(document, { baseUrl: "https://o.example" }) })
+      await (await network.fetch("https://o.example/a")).text()
+    `)).toContain("$ref dereferencer")
+  }, 120_000)
+})
