@@ -4,7 +4,9 @@
  * `SIMNET_FIXTURE` (none: an empty network, so every request fails closed and is logged) with
  * the seed in `SIMNET_SEED` (else the fixture's), and installed for the whole process: the global
  * `fetch`, undici and `node:http(s)`. When the process exits (or ends on SIGINT/SIGTERM), the
- * request log is written to `SIMNET_LOG` as JSON lines, one `RequestRecord` per line.
+ * request log is written to `SIMNET_LOG` as JSON lines, one `RequestRecord` per line. Any other
+ * outbound connection fails with `ConnectionDenied` but to the hosts in `SIMNET_ALLOW_HOSTS`
+ * (comma-separated `host` or `host:port`); `SIMNET_GUARD=off` turns that guard off.
  *
  * A fixture that cannot be read or decoded stops the process with one line on stderr (exit 1).
  */
@@ -31,7 +33,13 @@ const seed = rawSeed === undefined || rawSeed === "" ? fixture.seed : /^-?\d+$/.
 const network = await SimulationNetwork.start({ seed, routes: fixture.routes, llm: fixture.llm }).catch((error: { _tag?: string; message?: string }) =>
   fail(`${error._tag ?? "Error"}: ${error.message ?? String(error)}`)
 )
-await network.installGlobal()
+// The network guard (see `installGlobal`): `SIMNET_ALLOW_HOSTS` lists the hosts (`host` or
+// `host:port`, comma-separated) the process may still connect to, such as a local database;
+// `SIMNET_GUARD=off` turns the guard off.
+const allowHosts = (process.env.SIMNET_ALLOW_HOSTS ?? "").split(",").map((host) => host.trim()).filter((host) => host !== "")
+const guard = process.env.SIMNET_GUARD
+if (guard !== undefined && guard !== "" && guard !== "on" && guard !== "off") fail(`SIMNET_GUARD is "on" or "off", got ${JSON.stringify(guard)}`)
+await network.installGlobal({ allowHosts, guard: guard !== "off" })
 
 const logFile = process.env.SIMNET_LOG
 if (logFile !== undefined && logFile !== "") {

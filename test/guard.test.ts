@@ -116,8 +116,13 @@ describe("the network guard", () => {
       socket.on("error", (e) => { console.log(e._tag + " " + e.host); process.exit(0) })
     `
     const before = reached
-    const { stdout } = await promisify(execFile)(process.execPath, ["--conditions=simnet-source", "--import", "simnet/register", "-e", script], { cwd: process.cwd() })
-    expect(stdout.trim()).toBe("ConnectionDenied 127.0.0.1")
+    const run = (env: Record<string, string> = {}) =>
+      promisify(execFile)(process.execPath, ["--conditions=simnet-source", "--import", "simnet/register", "-e", script], { cwd: process.cwd(), env: { ...process.env, ...env } })
+    expect((await run()).stdout.trim()).toBe("ConnectionDenied 127.0.0.1")
     expect(reached).toBe(before)
+    // A local database, say, named in SIMNET_ALLOW_HOSTS; or the guard off.
+    expect((await run({ SIMNET_ALLOW_HOSTS: `localhost, 127.0.0.1:${port}` })).stdout.trim()).toBe("connected")
+    expect((await run({ SIMNET_GUARD: "off" })).stdout.trim()).toBe("connected")
+    expect(reached).toBe(before + 2)
   })
 })
