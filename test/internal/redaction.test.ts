@@ -182,4 +182,24 @@ describe("credential names are matched by their words, whatever their case, sepa
       stopAll()
     }
   }, 30_000)
+
+  it("SIMNET_LOG, written by an unmodified app under --import simnet/register, shows none of them", async () => {
+    const { execFileSync } = await import("node:child_process")
+    const { mkdtempSync, readFileSync, writeFileSync } = await import("node:fs")
+    const { tmpdir } = await import("node:os")
+    const { join } = await import("node:path")
+    const dir = mkdtempSync(join(tmpdir(), "simnet-log-"))
+    const fixture = join(dir, "fixture.json")
+    const log = join(dir, "requests.jsonl")
+    writeFileSync(fixture, JSON.stringify({ routes: [{ match: "POST https://api.example.com/{*rest}", respond: { kind: "text", body: "ok" } }] }))
+    const app = `
+      await fetch("https://api.example.com/a?${query}", { method: "POST", headers: ${JSON.stringify({ ...vendorHeaders, "content-type": "application/json" })}, body: ${JSON.stringify(JSON.stringify(camel))} })
+      await fetch("https://api.example.com/b", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: ${JSON.stringify(form)} })
+    `
+    execFileSync(process.execPath, ["--conditions=simnet-source", "--import", "simnet/register", "--input-type=module", "-e", app], { env: { ...process.env, SIMNET_FIXTURE: fixture, SIMNET_LOG: log }, cwd: process.cwd() })
+    const written = readFileSync(log, "utf8")
+    expect(written.trim().split("\n")).toHaveLength(2)
+    expect(written).not.toContain(SECRET)
+    expect(written).toContain("shown")
+  }, 30_000)
 })
