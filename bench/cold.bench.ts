@@ -1,11 +1,16 @@
 /**
  * Cold start: `import()` of simnet (the built package, as a user imports it), msw/node, nock and
  * effect, each in a fresh Node process, five runs each, interleaved; the median time and resident
- * memory after the import. Vitest runs each test file in a fresh worker, so a suite pays this once
- * a file. `npm run bench -- cold` (it builds `dist/` first when it is missing).
+ * memory after the import, and (in one more, untimed run with a resolve hook) how many modules
+ * the import loads, its own and its dependencies'. Vitest runs each test file in a fresh worker,
+ * so a suite pays this once a file. `npm run bench -- cold` (it builds `dist/` first when it is
+ * missing).
  */
 import { execFileSync, spawnSync } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 
 if (!existsSync("dist/index.js")) execFileSync("npm", ["run", "build"], { stdio: "ignore" })
 
@@ -24,10 +29,32 @@ for (let run = 0; run < RUNS; run++) {
     samples.get(target.name)!.push(JSON.parse(result.stdout.trim()) as { ms: number; rss: number })
   }
 }
+// How many modules an import loads: ES modules through a resolve hook, CommonJS from the cache.
+const hooks = mkdtempSync(join(tmpdir(), "simnet-cold-"))
+writeFileSync(join(hooks, "hook.mjs"), `export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context)
+  if (r.url.startsWith("file:")) process.stderr.write("LOADED " + r.url + "\\n")
+  return r
+}
+`)
+writeFileSync(join(hooks, "register.mjs"), `import { register } from "node:module"\nregister(${JSON.stringify(pathToFileURL(join(hooks, "hook.mjs")).href)})\n`)
+const counting = `await import(process.argv[1]); for (const path of Object.keys((await import("node:module")).createRequire(import.meta.url).cache)) process.stderr.write("LOADED file://" + path + "\\n")`
+const modulesLoaded = (specifier: string): number => {
+  const result = spawnSync(process.execPath, ["--import", join(hooks, "register.mjs"), "--input-type=module", "-e", counting, specifier], { encoding: "utf8" })
+  return new Set(result.stderr.split("\n").filter((line) => line.startsWith("LOADED "))).size
+}
+
 const median = (values: Array<number>) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]
-const figures = targets.map((t) => ({ name: t.name, ms: median(samples.get(t.name)!.map((s) => s.ms)), mb: median(samples.get(t.name)!.map((s) => s.rss)) / 1048576 }))
+const figures = targets.map((t) => ({
+  name: t.name,
+  ms: median(samples.get(t.name)!.map((s) => s.ms)),
+  mb: median(samples.get(t.name)!.map((s) => s.rss)) / 1048576,
+  modules: modulesLoaded(t.specifier)
+}))
 const effect = figures.find((f) => f.name === "effect")!
 console.log(`cold start: import() in a fresh process (node ${process.version}), median of ${RUNS}, interleaved`)
-for (const f of figures) console.log(`  ${f.name.padEnd(16)} ${f.ms.toFixed(0).padStart(5)} ms  ${f.mb.toFixed(0).padStart(4)} MB RSS  ${(f.ms / effect.ms).toFixed(2)}× effect`)
+for (const f of figures) {
+  console.log(`  ${f.name.padEnd(16)} ${f.ms.toFixed(0).padStart(5)} ms  ${f.mb.toFixed(0).padStart(4)} MB RSS  ${String(f.modules).padStart(4)} modules  ${(f.ms / effect.ms).toFixed(2)}× effect`)
+}
 const simnet = figures[0]
 console.log(`  goals: within 1.3× effect: ${(simnet.ms / effect.ms).toFixed(2)}×; under 100 MB: ${simnet.mb.toFixed(0)} MB`)

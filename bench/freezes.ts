@@ -10,9 +10,8 @@
  * Not part of `npm run bench` (it measures refusals, not speed against the anchors).
  */
 import { spawn, type ChildProcess } from "node:child_process"
-import { readFileSync } from "node:fs"
-import * as http from "node:http"
 import { join, resolve } from "node:path"
+import { peakMb, raw } from "../test/support/serve.ts"
 
 const repoAt = process.argv.indexOf("--repo")
 const repo = resolve(repoAt === -1 ? "." : process.argv[repoAt + 1])
@@ -34,24 +33,14 @@ const start = async (): Promise<{ child: ChildProcess; port: number }> => {
   return { child, port }
 }
 
-const peakMb = (pid: number) => {
+/** The server's peak resident memory in MB, or NaN once it is gone. */
+const peak = (pid: number) => {
   try {
-    return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024)
+    return Math.round(peakMb(pid))
   } catch {
     return Number.NaN
   }
 }
-
-const send = (port: number, method: string, path: string, headers: Record<string, string>, body?: string | Buffer) =>
-  new Promise<{ status: number; body: string }>((res, rej) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path, headers, agent: false }, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (c: Buffer) => chunks.push(c))
-      response.on("end", () => res({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8").slice(0, 300) }))
-    })
-    req.on("error", rej)
-    req.end(body)
-  })
 
 const driverBatch = (port: number) =>
   new Promise<{ status: number; body: string }>((res, rej) => {
@@ -81,11 +70,11 @@ interface Case {
 const fill = async (port: number, n: number, bodyBytes: number) => {
   const body = JSON.stringify({ text: "x".repeat(bodyBytes) })
   for (let i = 0; i < n; i += 250) {
-    await Promise.all(Array.from({ length: Math.min(250, n - i) }, (_, j) => send(port, "POST", `/api.example.com/items/${i + j}`, { ...JSON_TYPE, "x-filler": "y".repeat(1000) }, body)))
+    await Promise.all(Array.from({ length: Math.min(250, n - i) }, (_, j) => raw(port, "POST", `/api.example.com/items/${i + j}`, { ...JSON_TYPE, "x-filler": "y".repeat(1000) }, body)))
   }
 }
 
-const register = (port: number, spec: unknown) => send(port, "POST", `${CONTROL}/network/register`, JSON_TYPE, JSON.stringify(spec))
+const register = (port: number, spec: unknown) => raw(port, "POST", `${CONTROL}/network/register`, JSON_TYPE, JSON.stringify(spec))
 const jsonSchema = (document: unknown) => ({ match: "GET https://gen.example/", respond: { kind: "jsonSchema", schema: { jsonSchema: document } } })
 
 const cases: ReadonlyArray<Case> = [
@@ -97,20 +86,20 @@ const cases: ReadonlyArray<Case> = [
   {
     name: "OpenAPI query ^(a+)+$ against 28 characters",
     prepare: async (port) => void (await register(port, { family: "openapi", baseUrl: "https://redos.example", document: redosDocument })),
-    run: (port) => send(port, "GET", `/redos.example/search?q=${"a".repeat(27)}!`, {})
+    run: (port) => raw(port, "GET", `/redos.example/search?q=${"a".repeat(27)}!`, {})
   },
   {
     name: "model request of 200 MB",
-    run: (port) => send(port, "POST", "/api.openai.com/v1/chat/completions", JSON_TYPE, JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "x".repeat(200 * 1024 * 1024) }] }))
+    run: (port) => raw(port, "POST", "/api.openai.com/v1/chat/completions", JSON_TYPE, JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "x".repeat(200 * 1024 * 1024) }] }))
   },
-  { name: "MCP tools/call of 50 MB", run: (port) => send(port, "POST", "/mcp.example.com/mcp", { ...JSON_TYPE, accept: "application/json, text/event-stream" }, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "search", arguments: { q: "x".repeat(50 * 1024 * 1024) } } })) },
+  { name: "MCP tools/call of 50 MB", run: (port) => raw(port, "POST", "/mcp.example.com/mcp", { ...JSON_TYPE, accept: "application/json, text/event-stream" }, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "search", arguments: { q: "x".repeat(50 * 1024 * 1024) } } })) },
   {
     name: "llm/enqueue of a tool input nested 100 000 deep, then a model call",
     run: async (port) => {
       const deep = `${'{"d":'.repeat(100_000)}1${"}".repeat(100_000)}`
-      const enqueue = await send(port, "POST", `${CONTROL}/llm/enqueue`, JSON_TYPE, `{"steps":[[{"type":"tool_call","name":"f","input":${deep}}]]}`)
+      const enqueue = await raw(port, "POST", `${CONTROL}/llm/enqueue`, JSON_TYPE, `{"steps":[[{"type":"tool_call","name":"f","input":${deep}}]]}`)
       // The default fixture queues one answer first: the second call takes the enqueued script.
-      const call = () => send(port, "POST", "/api.openai.com/v1/chat/completions", JSON_TYPE, JSON.stringify({ model: "m", messages: [{ role: "user", content: "x" }] }))
+      const call = () => raw(port, "POST", "/api.openai.com/v1/chat/completions", JSON_TYPE, JSON.stringify({ model: "m", messages: [{ role: "user", content: "x" }] }))
       const first = await call()
       const second = await call()
       return { status: enqueue.status, body: `enqueue ${enqueue.status}; model calls ${first.status}, ${second.status} ${second.body.slice(0, 80)}` }
@@ -120,13 +109,8 @@ const cases: ReadonlyArray<Case> = [
     name: "snapshot round trip after 10 000 requests",
     prepare: (port) => fill(port, 10_000, 10),
     run: async (port) => {
-      const snapshot = await new Promise<string>((res) => http.get({ host: "127.0.0.1", port, path: `${CONTROL}/snapshot` }, (r) => {
-        let text = ""
-        r.setEncoding("utf8")
-        r.on("data", (c: string) => (text += c))
-        r.on("end", () => res(text))
-      }))
-      const restored = await send(port, "POST", `${CONTROL}/snapshot`, JSON_TYPE, snapshot)
+      const snapshot = (await raw(port, "GET", `${CONTROL}/snapshot`)).body
+      const restored = await raw(port, "POST", `${CONTROL}/snapshot`, JSON_TYPE, snapshot)
       return { status: restored.status, body: `snapshot ${Math.round(snapshot.length / 1024)} KB; restore ${restored.status}` }
     }
   }
@@ -144,10 +128,10 @@ for (const c of cases) {
       c.run(port).then((r) => ({ ...r, ms: Math.round(performance.now() - started) }), (e: unknown) => ({ status: 0, body: String(e), ms: Math.round(performance.now() - started) })),
       new Promise<undefined>((res) => setTimeout(res, LIMIT_MS, undefined))
     ])
-    const peak = peakMb(child.pid!)
+    const peakNow = peak(child.pid!)
     console.log(outcome === undefined
-      ? `${c.name}: still running after ${LIMIT_MS / 1000} s; peak ${peak} MB`
-      : `${c.name}: ${outcome.status} in ${outcome.ms} ms; peak ${peak} MB; ${outcome.body.replace(/\s+/g, " ").slice(0, 140)}`)
+      ? `${c.name}: still running after ${LIMIT_MS / 1000} s; peak ${peakNow} MB`
+      : `${c.name}: ${outcome.status} in ${outcome.ms} ms; peak ${peakNow} MB; ${outcome.body.replace(/\s+/g, " ").slice(0, 140)}`)
   } finally {
     child.kill("SIGKILL")
   }

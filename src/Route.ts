@@ -33,6 +33,8 @@ export type {
   McpToolContext
 } from "./mcp-route/definitions.ts"
 export { isRoute } from "./registry/route.ts"
+/** Whether a host names this machine (`localhost`, 127.0.0.0/8, `::1`): the hosts `Route.loopback` may reach. */
+export { isLoopbackHost } from "./registry/util.ts"
 export type { RespondContext, Responder, RouteFields, SimRequest, SyncResponder } from "./registry/route.ts"
 export type { Fault } from "./routes/fault.ts"
 export type { Handler, HandlerResult } from "./routes/handler.ts"

@@ -106,8 +106,8 @@ export interface SimulationNetworkApi {
   readonly routes: Effect.Effect<ReadonlyArray<RouteInfo>>
   /** The request log (the ring's records, oldest first). */
   readonly log: Effect.Effect<ReadonlyArray<RequestRecord>>
-  /** The records after a sequence number. */
-  readonly logSince: (seq: number) => Effect.Effect<ReadonlyArray<RequestRecord>>
+  /** The records after a sequence number, oldest first, at most `limit` of them. */
+  readonly logSince: (seq: number, limit?: number) => Effect.Effect<ReadonlyArray<RequestRecord>>
   /** Exact counters, unaffected by the ring's bound. */
   readonly counters: Effect.Effect<RequestCounters>
   /** Routes, log and counters at this moment. */
@@ -254,7 +254,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       }),
       routes: Effect.sync(() => network.routes()),
       log: Effect.sync(() => network.records()),
-      logSince: (seq) => Effect.sync(() => network.records(seq)),
+      logSince: (seq, limit) => Effect.sync(() => network.records(seq, limit)),
       counters: Effect.sync(() => network.counters()),
       snapshot: Effect.sync(() => ({
         seed: network.runSeed,

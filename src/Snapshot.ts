@@ -25,7 +25,7 @@
  * entry is.
  */
 import { Duration, Effect, Result, Schema } from "effect"
-import { McpServerJson, prepareServers, type McpServersApi } from "./mcp-route/state.ts"
+import { Count, McpServerJson, prepareServers, type McpServersApi } from "./mcp-route/state.ts"
 import type { LlmLogEntry, SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
 import { KeyCounts } from "./registry/keyCounts.ts"
 import type { Network } from "./registry/network.ts"
@@ -38,8 +38,6 @@ import { decodeRouteSpecs, type DecodeContext } from "./RouteSpec.ts"
 import { LlmScript } from "./schemas/llmScript.ts"
 import { InvalidRouteSpec, type SimnetError } from "./SimnetError.ts"
 
-/** A count or a number of steps: a whole number, never negative. */
-const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 /** A record's number in its log: a whole number from 1. */
 const Seq = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 

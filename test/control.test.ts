@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process"
 import { once } from "node:events"
 import * as net from "node:net"
 import { mkdtempSync, readFileSync } from "node:fs"
@@ -8,60 +7,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import OpenAI from "openai"
 import { afterEach, describe, expect, it } from "vitest"
+import { opens, rpc as driver, serve, stopAll } from "./support/serve.ts"
 
-const children: Array<ChildProcess> = []
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill("SIGTERM")
-})
-
-const serve = async (args: ReadonlyArray<string> = [], env: Record<string, string> = {}) => {
-  const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
-  children.push(child)
-  let out = ""
-  child.stdout.setEncoding("utf8")
-  child.stderr.on("data", (d: Buffer) => (out += d.toString()))
-  const base = await new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (d: string) => {
-      out += d
-      const m = /driver:\s+ws:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-      if (m) resolve(`http://127.0.0.1:${m[1]}`)
-    })
-    child.on("exit", (code) => reject(new Error(`simnet serve exited with ${code}: ${out}`)))
-  })
-  const control = `${base}/experimental/simulation`
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${control}/${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
-  return { child, base, control, post, output: () => out }
-}
-
-/** A JSON-RPC client over Node's own WebSocket. */
-const driver = async (url: string) => {
-  const ws = new WebSocket(url)
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve
-    ws.onerror = reject
-  })
-  const inbox: Array<any> = []
-  const waiters: Array<() => void> = []
-  ws.onmessage = (event) => {
-    inbox.push(JSON.parse(String(event.data)))
-    for (const w of waiters.splice(0)) w()
-  }
-  let next = 1
-  const take = async (pred: (m: any) => boolean) => {
-    for (;;) {
-      const i = inbox.findIndex(pred)
-      if (i >= 0) return inbox.splice(i, 1)[0]
-      await new Promise<void>((resolve) => waiters.push(resolve))
-    }
-  }
-  const call = async (method: string, params?: unknown) => {
-    const id = next++
-    ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }))
-    return take((m) => m.id === id)
-  }
-  return { ws, call, take, send: (text: string) => ws.send(text) }
-}
+afterEach(stopAll)
 
 const chat = (base: string) => new OpenAI({ apiKey: "sk-test", baseURL: `${base}/api.openai.com/v1`, maxRetries: 0 })
 
@@ -115,19 +63,10 @@ describe("control endpoint over HTTP", () => {
 
     // The driver socket takes the token in the Authorization header or, for browsers, in ?token=.
     const ws = control.replace("http", "ws")
-    const opens = (url: string, init?: { headers: Record<string, string> }) =>
-      new Promise<boolean>((resolve) => {
-        const socket = new WebSocket(url, init as never)
-        socket.onopen = () => {
-          socket.close()
-          resolve(true)
-        }
-        socket.onerror = () => resolve(false)
-      })
     expect(await opens(`${ws}/drive`)).toBe(false)
     expect(await opens(`${ws}/drive?token=wrong`)).toBe(false)
     expect(await opens(`${ws}/drive?token=s3cret`)).toBe(true)
-    expect(await opens(`${ws}/drive`, { headers: { authorization: "Bearer s3cret" } })).toBe(true)
+    expect(await opens(`${ws}/drive`, { authorization: "Bearer s3cret" })).toBe(true)
     const d = await driver(`${ws}/drive?token=s3cret`)
     expect((await d.call("llm.pending")).result).toEqual([])
     d.ws.close()

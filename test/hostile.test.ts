@@ -3,20 +3,17 @@
  * took the process to gigabytes or stalled it, now refused or bounded. Where the process is
  * `simnet serve`, its peak resident memory is read from `/proc/PID/status` (`VmHWM`).
  */
-import { readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
 import { SimulationNetwork } from "simnet"
-import { raw, rpc, serve, stopAll } from "./support/serve.ts"
+import { peakMb, raw, rpc, serve, stopAll } from "./support/serve.ts"
 
 afterAll(stopAll)
 
 const CONTROL = "/experimental/simulation"
 const JSON_TYPE = { "content-type": "application/json" }
 
-/** The peak resident memory of a process, in MB (Linux). */
-const peakMb = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024
 
 const jsonSchemaRoute = (jsonSchema: unknown) => ({ match: "GET https://gen.example/", respond: { kind: "jsonSchema", schema: { jsonSchema } } })
 

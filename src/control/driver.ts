@@ -30,7 +30,7 @@ import type { DriverNotices, SimulatedProviderApi } from "../SimulatedProvider.t
  * What the driver socket needs of a network.
  */
 export interface DrivenNetwork {
-  readonly logSince: (seq: number) => Effect.Effect<ReadonlyArray<{ readonly seq: number }>>
+  readonly logSince: (seq: number, limit?: number) => Effect.Effect<ReadonlyArray<{ readonly seq: number }>>
   readonly llm: SimulatedProviderApi
 }
 
@@ -61,9 +61,19 @@ interface RpcError {
   readonly data?: unknown
 }
 
-const failure = (id: Id, error: RpcError) => ({ jsonrpc: "2.0", id, error })
-const success = (id: Id, result: unknown) => ({ jsonrpc: "2.0", id, result })
-const notification = (method: string, params: unknown) => ({ jsonrpc: "2.0", method, params })
+/** A result already written as JSON (a page of the log), put into its reply as it is. */
+class Json {
+  readonly text: string
+  constructor(text: string) {
+    this.text = text
+  }
+}
+
+/** Replies and notifications, each serialized once, as the socket sends them. */
+const failure = (id: Id, error: RpcError): string => JSON.stringify({ jsonrpc: "2.0", id, error })
+const success = (id: Id, result: unknown): string =>
+  result instanceof Json ? `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.text}}` : JSON.stringify({ jsonrpc: "2.0", id, result })
+const notification = (method: string, params: unknown): string => JSON.stringify({ jsonrpc: "2.0", method, params })
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 const isId = (u: unknown): u is Id => u === null || typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
@@ -90,24 +100,21 @@ const internalMessage = (cause: Cause.Cause<unknown>): string => {
   return `Internal error: ${line.length > 200 ? `${line.slice(0, 200)}…` : line}`
 }
 
-/** What a value costs as JSON, in UTF-8 bytes. */
-const byteLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? "")
-
 /**
- * The oldest records of `records`, at most `limit` of them and at most `MAX_REPLY` bytes of JSON
- * (at least one, so a driver paging with `since` always moves on).
+ * A page of the log as JSON: the records in order while they fit in `MAX_REPLY` bytes (at least
+ * one, so a driver paging with `since` always moves on), each serialized once.
  */
-const firstRecords = <A>(records: ReadonlyArray<A>, limit: number): ReadonlyArray<A> => {
-  const out: Array<A> = []
+const page = (records: ReadonlyArray<unknown>): Json => {
+  const parts: Array<string> = []
   let bytes = 2
   for (const record of records) {
-    if (out.length >= limit) break
-    const size = byteLength(record) + 1
-    if (out.length > 0 && bytes + size > MAX_REPLY) break
+    const part = JSON.stringify(record)
+    const size = Buffer.byteLength(part) + 1
+    if (parts.length > 0 && bytes + size > MAX_REPLY) break
     bytes += size
-    out.push(record)
+    parts.push(part)
   }
-  return out
+  return new Json(`[${parts.join(",")}]`)
 }
 
 const COMMANDS = new Set(["llm.chunk", "llm.finish", "llm.fail", "llm.disconnect"])
@@ -118,18 +125,18 @@ const COMMANDS = new Set(["llm.chunk", "llm.finish", "llm.fail", "llm.disconnect
 class Connection {
   readonly #network: DrivenNetwork
   readonly #scope: Scope.Scope
-  readonly #send: (message: unknown) => Effect.Effect<void>
+  readonly #send: (text: string) => Effect.Effect<void>
   #attach: Scope.Closeable | undefined
   #notices: DriverNotices | undefined
 
-  constructor(network: DrivenNetwork, scope: Scope.Scope, send: (message: unknown) => Effect.Effect<void>) {
+  constructor(network: DrivenNetwork, scope: Scope.Scope, send: (text: string) => Effect.Effect<void>) {
     this.#network = network
     this.#scope = scope
     this.#send = send
   }
 
-  /** The reply to one received frame (undefined for notifications), then what to do once it is sent. */
-  frame(frame: string | Uint8Array): Effect.Effect<{ readonly reply: unknown; readonly after: Effect.Effect<void> }> {
+  /** The reply to one received frame, as JSON (undefined for notifications), then what to do once it is sent. */
+  frame(frame: string | Uint8Array): Effect.Effect<{ readonly reply: string | undefined; readonly after: Effect.Effect<void> }> {
     const size = typeof frame === "string" ? frame.length : frame.byteLength
     const none = { reply: undefined, after: Effect.void }
     if (size > MAX_MESSAGE) {
@@ -150,24 +157,29 @@ class Connection {
     // run and each is told why.
     const self = this
     return Effect.gen(function*() {
-      const answered: Array<{ readonly reply: unknown; readonly after: Effect.Effect<void> }> = []
+      const replies: Array<string> = []
+      const afters: Array<Effect.Effect<void>> = []
       let bytes = 2
       for (const m of message) {
         if (bytes > MAX_REPLY) {
           const id = isObject(m) && isId(m["id"]) ? m["id"] : null
-          answered.push({ reply: failure(id, { code: -32000, message: `Reply too large: this batch's replies passed ${MAX_REPLY} bytes, so this call was not run; send fewer calls per batch` }), after: Effect.void })
+          replies.push(failure(id, { code: -32000, message: `Reply too large: this batch's replies passed ${MAX_REPLY} bytes, so this call was not run; send fewer calls per batch` }))
           continue
         }
         const result = yield* self.#request(m)
         if (result === undefined) continue
-        bytes += byteLength(result.reply) + 1
-        answered.push(result)
+        afters.push(result.after)
+        // A notification has no entry in the batch's reply (JSON-RPC 2.0 §6).
+        if (result.reply === undefined) continue
+        bytes += Buffer.byteLength(result.reply) + 1
+        replies.push(result.reply)
       }
-      return answered.length === 0 ? none : { reply: answered.map((r) => r.reply), after: Effect.all(answered.map((r) => r.after), { discard: true }) }
+      const after = Effect.all(afters, { discard: true })
+      return replies.length === 0 ? { reply: undefined, after } : { reply: `[${replies.join(",")}]`, after }
     })
   }
 
-  #request(message: unknown): Effect.Effect<{ readonly reply: unknown; readonly after: Effect.Effect<void> } | undefined> {
+  #request(message: unknown): Effect.Effect<{ readonly reply: string; readonly after: Effect.Effect<void> } | { readonly reply: undefined; readonly after: Effect.Effect<void> } | undefined> {
     if (!isObject(message) || message["jsonrpc"] !== "2.0" || typeof message["method"] !== "string" || ("id" in message && !isId(message["id"]))) {
       const id = isObject(message) && isId(message["id"]) ? message["id"] : null
       return Effect.succeed({ reply: failure(id, { code: -32600, message: 'Invalid Request: expected {"jsonrpc": "2.0", "method": string, "id"?, "params"?}' }), after: Effect.void })
@@ -212,7 +224,7 @@ class Connection {
         if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_LOG_RECORDS) {
           return Effect.fail({ code: -32602, message: `Invalid params: limit must be a whole number from 1 to ${MAX_LOG_RECORDS}`, data: { path: "limit" } })
         }
-        return Effect.map(this.#network.logSince(since), (records) => plain(firstRecords(records, limit)))
+        return Effect.map(this.#network.logSince(since, limit), (records) => plain(page(records)))
       }
       default:
         return Effect.fail({ code: -32601, message: `Method not found: ${JSON.stringify(method)}; methods: llm.attach, llm.chunk, llm.finish, llm.fail, llm.disconnect, llm.pending, network.log` })
@@ -251,7 +263,7 @@ export const driverSocket = (network: DrivenNetwork, request: HttpServerRequest.
     const writer = yield* socket.writer
     const reader = yield* socket.reader
     const scope = yield* Effect.scope
-    const send = (message: unknown) => Effect.ignore(writer.write(JSON.stringify(message)))
+    const send = (text: string) => Effect.ignore(writer.write(text))
     const connection = new Connection(network, scope, send)
     const inbox = yield* Queue.bounded<string | Uint8Array>(INBOX)
     const handle = (frame: string | Uint8Array) =>

@@ -31,6 +31,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { depthExceeds, MAX_JSON_DEPTH } from "../Redaction.ts"
 import type { SimnetError } from "../SimnetError.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "../SimulatedProvider.ts"
+import { declaredOver, limitedStream } from "./body.ts"
 import { driverSocket } from "./driver.ts"
 import { behind, check } from "./guard.ts"
 
@@ -97,15 +98,11 @@ const badRequest = (error: SimnetError) =>
  * Runs `handler` after the checks every control call passes (`guard.ts`): a loopback peer, a
  * `Host` naming this machine, no foreign `Origin`, and the token.
  */
-export const guarded = <E, R>(
+const guarded = <E, R>(
   token: string | undefined,
   handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
   options: { readonly queryToken?: boolean } = {}
 ) => behind((request) => check(request, token, options.queryToken === true), handler)
-
-class BodyTooLarge {
-  readonly _tag = "BodyTooLarge"
-}
 
 /**
  * The JSON body of a request, or the response refusing it: 415 when it is not declared JSON,
@@ -117,18 +114,13 @@ const readJson = (request: HttpServerRequest.HttpServerRequest, limit: number): 
     if (type !== "application/json" && !type.endsWith("+json")) {
       return refuse(415, "UnsupportedMediaType", `expected a JSON body (content-type: application/json), got ${type === "" ? "none" : type}`)
     }
-    const declared = Number(request.headers["content-length"])
-    if (Number.isFinite(declared) && declared > limit) return refuse(413, "PayloadTooLarge", `the body is ${declared} bytes; the limit is ${limit}`)
+    const declared = request.headers["content-length"]
+    if (declaredOver(declared, limit)) return refuse(413, "PayloadTooLarge", `the body is ${declared} bytes; the limit is ${limit}`)
     const chunks: Array<Uint8Array> = []
-    let size = 0
-    const read = yield* Effect.exit(Stream.runForEach(request.stream, (chunk) => {
-      size += chunk.length
-      if (size > limit) return Effect.fail(new BodyTooLarge())
-      chunks.push(chunk)
-      return Effect.void
-    }))
+    const body = limitedStream(request.stream, limit)
+    const read = yield* Effect.exit(Stream.runForEach(body.stream, (chunk) => Effect.sync(() => void chunks.push(chunk))))
     if (read._tag === "Failure") {
-      return size > limit
+      return body.over()
         ? refuse(413, "PayloadTooLarge", `the body is over the limit of ${limit} bytes`)
         : refuse(400, "BadRequest", "the body could not be read")
     }

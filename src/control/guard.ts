@@ -20,23 +20,10 @@ import { createHash, timingSafeEqual } from "node:crypto"
 import { Effect, Option } from "effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { isLoopbackHost } from "../Route.ts"
 
-/** The peer addresses of this machine. */
-const LOOPBACK_PEERS = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"])
-
-/** Whether a peer address is this machine. */
-export const isLoopbackPeer = (address: string | undefined): boolean =>
-  address === undefined || LOOPBACK_PEERS.has(address) || /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address)
-
-/**
- * Whether a `Host` header (or an origin's host) names this machine: `localhost`, an address in
- * `127.0.0.0/8` or `[::1]`, with any port.
- */
-export const isLocalHost = (host: string | undefined): boolean => {
-  if (host === undefined) return false
-  const name = host.toLowerCase().replace(/:\d{1,5}$/, "")
-  return name === "localhost" || name === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name)
-}
+/** Whether a `Host` header names this machine (`Route.isLoopbackHost`, with any port). */
+const isLocalHost = (host: string | undefined): boolean => host !== undefined && isLoopbackHost(host.replace(/:\d{1,5}$/, ""))
 
 /**
  * Whether `origin` is the server's own for a request with this `Host`: the same host and port
@@ -73,10 +60,11 @@ const givenToken = (request: HttpServerRequest.HttpServerRequest, query: boolean
 /**
  * Whether the request may reach this machine's control plane at all: a loopback peer, a `Host`
  * naming this machine, and no foreign `Origin` or cross-site fetch metadata. The token is
- * `authorize`'s.
+ * `authorized`'s.
  */
 export const local = (request: HttpServerRequest.HttpServerRequest): Refused | undefined => {
-  if (!isLoopbackPeer(Option.getOrUndefined(request.remoteAddress))) {
+  const peer = Option.getOrUndefined(request.remoteAddress)
+  if (peer !== undefined && !isLoopbackHost(peer)) {
     return { status: 403, tag: "Forbidden", message: "the control plane answers loopback peers only" }
   }
   const host = request.headers["host"]
@@ -95,7 +83,7 @@ export const local = (request: HttpServerRequest.HttpServerRequest): Refused | u
 }
 
 /** Whether the request carries `token` (always true when no token is set). */
-export const authorized = (request: HttpServerRequest.HttpServerRequest, token: string | undefined, query: boolean): boolean =>
+const authorized = (request: HttpServerRequest.HttpServerRequest, token: string | undefined, query: boolean): boolean =>
   token === undefined || token === "" || timingSafeEqual(digest(givenToken(request, query)), digest(token))
 
 /**
@@ -108,7 +96,7 @@ export const check = (request: HttpServerRequest.HttpServerRequest, token: strin
       : { status: 401, tag: "Unauthorized", message: `missing or wrong Authorization: Bearer token (SIMNET_TOKEN)${query ? " or ?token=" : ""}` })
 
 /** A refusal as the control plane answers it: `{error: {tag, message}}` with its status. */
-export const refusedResponse = (refused: Refused) =>
+const refusedResponse = (refused: Refused) =>
   HttpServerResponse.jsonUnsafe({ error: { tag: refused.tag, message: refused.message } }, { status: refused.status })
 
 /** `handler` behind `test` (`local`, or `check` with a token): the refusal when it refuses. */

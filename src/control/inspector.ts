@@ -50,7 +50,7 @@ export const INSPECTOR_PATH = `${CONTROL_BASE}/ui`
  * What the inspector needs of a network (a `SimulationNetworkApi` has all of it).
  */
 export interface InspectedNetwork extends FedNetwork, ViewedNetwork, DrivenNetwork {
-  readonly logSince: (seq: number) => Effect.Effect<ReadonlyArray<LogRecord>>
+  readonly logSince: (seq: number, limit?: number) => Effect.Effect<ReadonlyArray<LogRecord>>
   readonly regenerate: (record: LogRecord) => Effect.Effect<string, SimnetError>
 }
 
@@ -204,7 +204,7 @@ export const inspector = (network: InspectedNetwork, options: ControlOptions = {
 
   /** A logged request: the network's record when its ring still holds it, else the feed's copy. */
   const recordOf = (seq: number) =>
-    Effect.map(network.logSince(seq - 1), (records) => {
+    Effect.map(network.logSince(seq - 1, 1), (records) => {
       const fresh = records[0]?.seq === seq ? records[0] : undefined
       const kept = feed.entry(seq)
       return { record: fresh ?? kept?.record, extra: kept?.extra ?? {} }

@@ -29,9 +29,8 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Redaction from "../Redaction.ts"
 import { isSimnetError, type SimnetError } from "../SimnetError.ts"
 import { answerAtOnce, CONTROL_BASE, takeHeldBody, type SimulationNetworkApi } from "../SimulationNetwork.ts"
+import { declaredOver, limitedStream } from "./body.ts"
 import { handOver, takeHandedOver, targetUrl } from "./handover.ts"
-
-export { requestsBefore, targetUrl } from "./handover.ts"
 
 /** Statuses and methods whose responses carry no body. */
 const bodiless = (method: string, status: number) => method === "HEAD" || status === 204 || status === 205 || status === 304
@@ -205,8 +204,7 @@ export const forward = (network: SimulationNetworkApi, bodyLimit: number = DEFAU
     const method = request.method
     const headers = withoutHost(request.headers)
     const hasBody = method !== "GET" && method !== "HEAD"
-    const declared = Number(headers["content-length"])
-    if (hasBody && Number.isFinite(declared) && declared > bodyLimit) return Effect.succeed(tooLarge(network, method, target, bodyLimit))
+    if (hasBody && declaredOver(headers["content-length"], bodyLimit)) return Effect.succeed(tooLarge(network, method, target, bodyLimit))
     const limited = hasBody ? limitedStream(request.stream, bodyLimit) : undefined
     // The server hands over whatever method the client sent; the network decides whether a route takes it.
     const outgoing = HttpClientRequest.make(method as HttpMethod.HttpMethod)(target, {
@@ -223,28 +221,6 @@ export const forward = (network: SimulationNetworkApi, bodyLimit: number = DEFAU
  * answer is 413 and the body is not kept. `--body-limit BYTES` changes it.
  */
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
-
-/** A request body's stream that fails once more than `limit` bytes have arrived, and whether it did. */
-const limitedStream = <E>(stream: Stream.Stream<Uint8Array, E>, limit: number) => {
-  let size = 0
-  let over = false
-  return {
-    stream: Stream.mapEffect(stream, (chunk) => {
-      size += chunk.byteLength
-      if (size > limit) {
-        over = true
-        return Effect.fail(new BodyOverLimit())
-      }
-      return Effect.succeed(chunk)
-    }),
-    over: () => over
-  }
-}
-
-class BodyOverLimit {
-  readonly _tag = "BodyOverLimit"
-  readonly message = "the request body is over the body limit"
-}
 
 /** The 413 of a request whose body is over the limit: the request (redacted) and the limit. */
 const tooLarge = (network: SimulationNetworkApi, requestMethod: string, target: string, limit: number) => {

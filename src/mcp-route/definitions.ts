@@ -7,7 +7,7 @@
 import { Effect, Result, Schema } from "effect"
 import { getJsonSchemaFromSchema } from "effect/ai/Tool"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import { compileGenerator, type CompiledGenerator, fromJsonSchema, joinPath, linearPatternCheck } from "./registry.ts"
+import { compileGenerator, type CompiledGenerator, fromJsonSchema, joinPath } from "./registry.ts"
 
 /** One item of a tool result's or prompt message's `content`: `{ type: "text", text }` and the like. */
 export type McpContent = { readonly type: string; readonly [key: string]: unknown }
@@ -164,7 +164,7 @@ const effectSchema = (
   schema: Schema.Top | undefined,
   json: Readonly<Record<string, unknown>> | undefined,
   path: string,
-  patterns: "apply" | "ignore" = "apply"
+  patterns: "apply" | "linear" = "apply"
 ): Result.Result<Schema.Codec<unknown, unknown> | undefined, InvalidRouteSpec> => {
   if (schema !== undefined) return Result.succeed(schema as Schema.Codec<unknown, unknown>)
   if (json === undefined) return Result.succeed(undefined)
@@ -180,12 +180,10 @@ const compileTool = (tool: McpTool, path: string): Result.Result<CompiledTool, I
     const outputPath = joinPath(path, tool.output === undefined ? "outputSchema" : "output")
     const inputJson = (yield* objectJsonSchema(tool.input, tool.inputSchema, inputPath)) ?? { type: "object" }
     const outputJson = yield* objectJsonSchema(tool.output, tool.outputSchema, outputPath)
-    // Arguments come from outside: a JSON input schema's patterns are checked on RE2, not by
-    // Effect's native check (a hostile `^(a+)+$` and a near miss would block the process).
-    const fromData = tool.input === undefined && tool.inputSchema !== undefined
-    const input = yield* effectSchema(tool.input, tool.inputSchema, inputPath, fromData ? "ignore" : "apply")
+    // Arguments come from outside: a JSON input schema's patterns run on RE2 (`"linear"`), not
+    // on a native `RegExp` (a hostile `^(a+)+$` and a near miss would block the process).
+    const input = yield* effectSchema(tool.input, tool.inputSchema, inputPath, "linear")
     const output = yield* effectSchema(tool.output, tool.outputSchema, outputPath)
-    const patterns = fromData ? linearPatternCheck(tool.inputSchema) : undefined
     const decode = input === undefined ? undefined : Schema.decodeUnknownResult(input)
     const decodeInput = (args: unknown): Result.Result<unknown, string> => {
       if (decode === undefined) {
@@ -193,9 +191,7 @@ const compileTool = (tool: McpTool, path: string): Result.Result<CompiledTool, I
           ? Result.succeed(args)
           : Result.fail("arguments must be an object")
       }
-      const decoded = Result.mapError(decode(args ?? {}), schemaIssue)
-      const issue = Result.isSuccess(decoded) && patterns !== undefined ? patterns(args ?? {}) : undefined
-      return issue === undefined ? decoded : Result.fail(issue)
+      return Result.mapError(decode(args ?? {}), schemaIssue)
     }
     const decodeOutput = output === undefined ? undefined : Schema.decodeUnknownResult(output)
     const checkOutput = decodeOutput === undefined

@@ -171,7 +171,7 @@ const callTool = (
   if (tool === undefined) {
     // A made-up name is counted (bounded by name), never given an occurrence: its calls hold no
     // memory per distinct argument.
-    state.countUnknown(name)
+    state.countName(name)
     return toolError(new McpError(ErrorCode.InvalidParams, `Tool ${boundedName(name)} not found`).message)
   }
   const key = `${name}\u0000${canonicalJson(args)}`

@@ -39,7 +39,8 @@ const OTHER_TOOLS = "(other tools)"
 /** The longest client name or version a session keeps. */
 const CLIENT_TEXT = 256
 
-const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+/** A count in a snapshot: a whole number, never negative (`Snapshot.ts` reads its counts with it too). */
+export const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 /**
  * One MCP route's server state as a snapshot writes it, under the route's id: how many session
@@ -169,15 +170,16 @@ export class McpServerState {
 
   /** Counts a call of `tool` with canonical arguments `key`; returns the occurrence of that call. */
   count(tool: string, key: string): number {
-    this.countUnknown(tool)
+    this.countName(tool)
     return this.occurrences.increment(key)
   }
 
   /**
-   * Counts a call of `tool` by name only (a tool the server does not have). Names past the limit
-   * (a client calling made-up tools) or longer than `CLIENT_TEXT` are counted together.
+   * Counts a call of `tool` by name only (all a call of a tool the server does not have gets).
+   * Names past the limit (a client calling made-up tools) or longer than `CLIENT_TEXT` are
+   * counted together.
    */
-  countUnknown(tool: string): void {
+  countName(tool: string): void {
     const name = tool.length <= CLIENT_TEXT && (this.calls.has(tool) || this.calls.size < MAX_TOOL_NAMES) ? tool : OTHER_TOOLS
     this.calls.set(name, (this.calls.get(name) ?? 0) + 1)
   }

@@ -18,6 +18,7 @@ import type * as Undici from "undici"
 import type { Dispatcher } from "undici"
 import { GlobalInstallConflict } from "../SimnetError.ts"
 import { hostAllowed, installGuard } from "./guard.ts"
+import { isLoopbackHost } from "./util.ts"
 
 /**
  * How an installation treats a request no route answers.
@@ -61,7 +62,6 @@ const causeOf = (error: unknown): Error => {
 }
 
 const LOOPBACK_URL = /^https?:\/\/(localhost|127\.|\[::1\]|\[0:0:0:0:0:0:0:1\])/i
-const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?|\[?0:0:0:0:0:0:0:1\]?|::ffff:127\.\d+\.\d+\.\d+)$/i
 
 /**
  * The loopback route kind forwards over `node:http`, which the interceptor below patches. A
@@ -71,12 +71,9 @@ const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?|\[?0:0:0:0:0:0:0
  */
 const forwarding = new AsyncLocalStorage<string>()
 
+/** Whether a URL's host is one of `hosts` (`hostAllowed` with the URL's name and port). */
 const matchesHost = (hosts: ReadonlyArray<string | RegExp>, url: URL): boolean =>
-  hosts.some((host) =>
-    typeof host === "string"
-      ? host.toLowerCase() === url.hostname.toLowerCase() || host.toLowerCase() === url.host.toLowerCase()
-      : host.test(url.hostname)
-  )
+  hostAllowed(hosts, url.hostname, url.port === "" ? undefined : Number(url.port))
 
 type Headers1 = Dispatcher.DispatchOptions["headers"]
 
@@ -335,7 +332,7 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
   const dispatcher = new SimDispatcher(fetch, passthrough, fallback)
   const allowHosts = options.allowHosts ?? []
   const allowance = (host: string, port: number | undefined) =>
-    (forwarding.getStore() !== undefined && LOOPBACK_HOST.test(host)) ||
+    (forwarding.getStore() !== undefined && isLoopbackHost(host)) ||
     (passthroughHosts !== undefined && hostAllowed(passthroughHosts, host, port)) ||
     hostAllowed(allowHosts, host, port)
   active = true

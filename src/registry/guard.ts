@@ -20,11 +20,9 @@ import * as net from "node:net"
 import { ConnectionDenied } from "../SimnetError.ts"
 
 /** Where a connection goes: a host and port, or a local path (a Unix socket, a pipe). */
-interface Destination {
-  readonly host: string | undefined
-  readonly port: number | undefined
-  readonly path: string | undefined
-}
+type Destination =
+  | { readonly host: string; readonly port: number | undefined }
+  | { readonly path: string }
 
 const numeric = (value: unknown): number | undefined => {
   const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value
@@ -36,23 +34,27 @@ const destinationOf = (args: ReadonlyArray<unknown>): Destination => {
   const first = Array.isArray(args[0]) ? args[0][0] : args[0]
   if (typeof first === "object" && first !== null) {
     const options = first as { host?: unknown; hostname?: unknown; port?: unknown; path?: unknown }
-    if (typeof options.path === "string") return { host: undefined, port: undefined, path: options.path }
+    if (typeof options.path === "string") return { path: options.path }
     const host = typeof options.host === "string" ? options.host : typeof options.hostname === "string" ? options.hostname : "localhost"
-    return { host, port: numeric(options.port), path: undefined }
+    return { host, port: numeric(options.port) }
   }
-  if (typeof first === "string" && numeric(first) === undefined) return { host: undefined, port: undefined, path: first }
-  return { host: typeof args[1] === "string" ? args[1] : "localhost", port: numeric(first), path: undefined }
+  if (typeof first === "string" && numeric(first) === undefined) return { path: first }
+  return { host: typeof args[1] === "string" ? args[1] : "localhost", port: numeric(first) }
 }
 
-/** Whether `host` (and `port`) is named by one of `allowed`. */
+/**
+ * Whether `host` (and `port`) is named by one of `allowed`: a name or `name:port` (in any case,
+ * IPv6 with or without brackets), or a RegExp tested against the host as given. Passthrough hosts
+ * and the guard's `allowHosts` are both read this way.
+ */
 export const hostAllowed = (allowed: ReadonlyArray<string | RegExp>, host: string, port: number | undefined): boolean => {
   const name = host.toLowerCase().replace(/^\[|\]$/g, "")
   return allowed.some((entry) => {
     if (typeof entry !== "string") {
       entry.lastIndex = 0
-      return entry.test(name)
+      return entry.test(host)
     }
-    const lower = entry.toLowerCase().replace(/^\[|\]$/g, "")
+    const lower = entry.toLowerCase().replace(/^\[(.*)\]/, "$1")
     return lower === name || (port !== undefined && lower === `${name}:${port}`)
   })
 }
@@ -60,38 +62,28 @@ export const hostAllowed = (allowed: ReadonlyArray<string | RegExp>, host: strin
 /** What the guard asks of an installation: whether a connection to `host:port` is allowed now. */
 export type Allowance = (host: string, port: number | undefined) => boolean
 
-let installed: { readonly original: typeof net.Socket.prototype.connect; allow: Allowance } | undefined
-
 /**
- * Puts the guard on `net.Socket.prototype.connect`; returns what takes it off. One at a time,
- * as `installGlobal` is.
+ * Puts the guard on `net.Socket.prototype.connect`; returns what takes it off. One at a time:
+ * `installGlobal`, its only caller, allows one installation per process.
  */
 export const installGuard = (allow: Allowance): (() => void) => {
-  if (installed !== undefined) {
-    installed.allow = allow
-  } else {
-    const original = net.Socket.prototype.connect
-    const state = { original, allow }
-    installed = state
-    net.Socket.prototype.connect = function guardedConnect(this: net.Socket, ...args: Array<unknown>) {
-      const destination = destinationOf(args)
-      if (destination.path !== undefined || state.allow(destination.host!, destination.port)) {
-        return (original as (...a: Array<unknown>) => net.Socket).apply(this, args)
-      }
-      const where = `${destination.host}${destination.port === undefined ? "" : `:${destination.port}`}`
-      const error = new ConnectionDenied({
-        host: destination.host!,
-        port: destination.port,
-        message: `simnet: connection to ${where} refused by the network guard: simnet answers this process, and no route, passthrough host or allowHosts entry names ${where}`
-      })
-      // As a refused connection fails: asynchronously, through the socket's 'error' event.
-      process.nextTick(() => this.destroy(error))
-      return this
-    } as typeof net.Socket.prototype.connect
-  }
+  const original = net.Socket.prototype.connect
+  net.Socket.prototype.connect = function guardedConnect(this: net.Socket, ...args: Array<unknown>) {
+    const destination = destinationOf(args)
+    if ("path" in destination || allow(destination.host, destination.port)) {
+      return (original as (...a: Array<unknown>) => net.Socket).apply(this, args)
+    }
+    const where = `${destination.host}${destination.port === undefined ? "" : `:${destination.port}`}`
+    const error = new ConnectionDenied({
+      host: destination.host,
+      port: destination.port,
+      message: `simnet: connection to ${where} refused by the network guard: simnet answers this process, and no route, passthrough host or allowHosts entry names ${where}`
+    })
+    // As a refused connection fails: asynchronously, through the socket's 'error' event.
+    process.nextTick(() => this.destroy(error))
+    return this
+  } as typeof net.Socket.prototype.connect
   return () => {
-    if (installed === undefined) return
-    net.Socket.prototype.connect = installed.original
-    installed = undefined
+    net.Socket.prototype.connect = original
   }
 }

@@ -129,9 +129,9 @@ export class Network {
     return out
   }
 
-  /** The log's records with `seq > since`. */
-  records(since?: number): ReadonlyArray<RequestRecord> {
-    return this.log.records(since)
+  /** The log's records with `seq > since`, at most `limit` of them. */
+  records(since?: number, limit?: number): ReadonlyArray<RequestRecord> {
+    return this.log.records(since, limit)
   }
 
   /** Exact counters. */

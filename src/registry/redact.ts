@@ -134,7 +134,7 @@ export const CREDENTIAL_WORD_ENDINGS: ReadonlyArray<string> = ["token", "secret"
  * Names that hold a credential word but no credential, shown as they are (compared in lower
  * case): request identities and protocol nonces that a reader needs to see.
  */
-export const NOT_CREDENTIALS: ReadonlyArray<string> = ["idempotency-key", "x-idempotency-key", "sec-websocket-key", "sec-websocket-accept", "keep-alive", "x-request-id"]
+export const NOT_CREDENTIALS: ReadonlyArray<string> = ["idempotency-key", "x-idempotency-key", "sec-websocket-key"]
 
 /**
  * What a redacted value is shown as.
@@ -241,6 +241,8 @@ export class Redactor {
   readonly headerNames: ReadonlySet<string>
   readonly queryNames: ReadonlySet<string>
   readonly bodyFieldNames: ReadonlySet<string>
+  /** The names a form body's fields are compared with: body fields and query parameters alike. */
+  readonly formFieldNames: ReadonlySet<string>
   readonly words: ReadonlySet<string>
   readonly #decided = new Map<string, boolean>()
 
@@ -248,6 +250,7 @@ export class Redactor {
     this.headerNames = lowerSet(CREDENTIAL_HEADERS, options.headers)
     this.queryNames = lowerSet(CREDENTIAL_QUERY, options.query)
     this.bodyFieldNames = lowerSet(CREDENTIAL_BODY_FIELDS, options.bodyFields)
+    this.formFieldNames = new Set([...this.bodyFieldNames, ...this.queryNames])
     this.words = lowerSet(CREDENTIAL_WORDS, options.words)
   }
 
@@ -329,8 +332,9 @@ export class Redactor {
    * an object or array included. Form fields (`a=1&password=2`) are matched by decoded name.
    */
   bodyText(text: string): string {
-    const start = text.trimStart()[0]
-    return start === "{" || start === "[" ? this.#json(text) : this.#form(this.#json(text), this.bodyFieldNames)
+    let i = 0
+    while (isSpace(text[i])) i++
+    return text[i] === "{" || text[i] === "[" ? this.#json(text) : this.#form(this.#json(text), this.formFieldNames)
   }
 
   #json(text: string): string {

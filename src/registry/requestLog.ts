@@ -273,9 +273,13 @@ export class RequestLog {
     this.denied++
   }
 
-  /** The records still in the ring with `seq > since`, oldest first. */
-  records(since = 0): ReadonlyArray<RequestRecord> {
-    return this.ring.since(since).map((record) => record.toRecord(this.redactor))
+  /**
+   * The records still in the ring with `seq > since`, oldest first, at most `limit` of them: only
+   * those are redacted into records.
+   */
+  records(since = 0, limit = Infinity): ReadonlyArray<RequestRecord> {
+    const held = this.ring.since(since)
+    return (held.length > limit ? held.slice(0, limit) : held).map((record) => record.toRecord(this.redactor))
   }
 
   /** Exact counters since the network was made or last reset. */

@@ -8,6 +8,23 @@
 export const isJsonObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
+ * Whether a host names this machine: `localhost`, an address in 127.0.0.0/8, or `::1`, as a URL
+ * hostname (`[::1]`), a `Host` header's name, or a socket's peer address (`::ffff:127.0.0.1`), in
+ * any case. The one test of "loopback" for loopback routes, the network guard and the control
+ * plane.
+ */
+export const isLoopbackHost = (hostname: string): boolean => {
+  const bare = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname
+  const host = bare.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "")
+  if (host === "localhost" || host === "::1" || host === "0:0:0:0:0:0:0:1") return true
+  const parts = host.split(".")
+  return parts.length === 4 && parts[0] === "127" && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)
+}
+
+/** A JSON pointer token, escaped (RFC 6901): `a/b~c` → `a~1b~0c`. */
+export const escapePointer = (token: string): string => token.replace(/~/g, "~0").replace(/\//g, "~1")
+
+/**
  * Statuses whose responses carry no body: a WHATWG `Response` with a body and one of these throws.
  */
 export const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304])

@@ -11,17 +11,9 @@ import { Effect } from "effect"
 import { LoopbackDenied, RouteFailed } from "../SimnetError.ts"
 import type { Responder } from "../registry/route.ts"
 import { bounded, defaultRedactor } from "../registry/redact.ts"
-import { NULL_BODY_STATUSES } from "../registry/util.ts"
+import { isLoopbackHost, NULL_BODY_STATUSES } from "../registry/util.ts"
 
-/**
- * Whether a URL hostname names this machine: `localhost`, an address in 127.0.0.0/8, or `::1`.
- */
-export const isLoopbackHost = (hostname: string): boolean => {
-  const host = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname
-  if (host === "localhost" || host === "::1" || host === "0:0:0:0:0:0:0:1") return true
-  const parts = host.split(".")
-  return parts.length === 4 && parts[0] === "127" && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)
-}
+export { isLoopbackHost }
 
 /**
  * The error for a loopback route or request aimed at another host.

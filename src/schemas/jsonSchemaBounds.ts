@@ -15,6 +15,7 @@ import type { Ajv } from "ajv"
 import type { Ajv2020 } from "ajv/dist/2020.js"
 import { ajv2020, ajvDraft07 } from "./ajv.ts"
 import { LinearRegExp } from "../registry/linearRegExp.ts"
+import { escapePointer, isJsonObject } from "../registry/util.ts"
 
 /**
  * The documented bounds of a JSON Schema that simnet generates values from.
@@ -37,10 +38,6 @@ export interface BoundsIssue {
   readonly message: string
 }
 
-type Json = Record<string, unknown>
-
-const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
-const escapeToken = (token: string) => token.replace(/~/g, "~0").replace(/\//g, "~1")
 const count = (u: unknown): number => (typeof u === "number" && Number.isFinite(u) && u > 0 ? u : 0)
 
 /** The most schema objects one check visits, `$ref`s expanded (each definition once). */
@@ -66,7 +63,7 @@ const resolveLocal = (root: unknown, ref: string): unknown => {
   let node: unknown = root
   for (const raw of ref.slice(2).split("/")) {
     const token = raw.replace(/~1/g, "/").replace(/~0/g, "~")
-    if (!isObject(node)) return undefined
+    if (!isJsonObject(node)) return undefined
     node = node[token]
   }
   return node
@@ -77,14 +74,14 @@ const resolveLocal = (root: unknown, ref: string): unknown => {
  * limit. `seen` holds the `$ref`s on the current path, so a recursive schema costs its base case.
  */
 const smallest = (root: Walk, node: unknown, pointer: string, depth: number, seen: ReadonlySet<string>): number => {
-  if (!isObject(node)) return 1
+  if (!isJsonObject(node)) return 1
   if (++root.visited > MAX_VISITS) {
     throw new Refused({ pointer, message: `the schema has more than ${MAX_VISITS} schema objects with its $refs expanded; simnet generates from smaller ones` })
   }
   if (depth > GENERATION_LIMITS.depth) {
     throw new Refused({ pointer, message: `the schema is nested more than ${GENERATION_LIMITS.depth} deep` })
   }
-  const at = (token: string) => `${pointer}/${escapeToken(token)}`
+  const at = (token: string) => `${pointer}/${escapePointer(token)}`
   const limit = (key: "minLength" | "minItems" | "minProperties") => {
     const value = count(node[key])
     if (value > GENERATION_LIMITS[key]) {
@@ -128,12 +125,12 @@ const smallest = (root: Walk, node: unknown, pointer: string, depth: number, see
     if (rest > 0) array += rest * (sizeOf(node["items"], at("items")) + 1)
     size = Math.max(size, array)
   }
-  if (types.includes("object") || isObject(node["properties"]) || minProperties > 0) {
-    const properties = isObject(node["properties"]) ? node["properties"] : {}
+  if (types.includes("object") || isJsonObject(node["properties"]) || minProperties > 0) {
+    const properties = isJsonObject(node["properties"]) ? node["properties"] : {}
     const required = Array.isArray(node["required"]) ? node["required"].filter((k): k is string => typeof k === "string") : []
     let object = 2
     for (const key of new Set(required)) {
-      object += key.length + 4 + sizeOf(properties[key], `${at("properties")}/${escapeToken(key)}`)
+      object += key.length + 4 + sizeOf(properties[key], `${at("properties")}/${escapePointer(key)}`)
     }
     object += Math.max(0, minProperties - required.length) * 6
     size = Math.max(size, object)
@@ -149,12 +146,12 @@ const smallest = (root: Walk, node: unknown, pointer: string, depth: number, see
   // Nested schemas that the smallest value may not reach still have their own limits checked.
   for (const keyword of ["properties", "patternProperties", "$defs", "definitions"] as const) {
     const map = node[keyword]
-    if (isObject(map)) {
-      for (const [k, s] of Object.entries(map)) if (!walked.has(s)) checkOnly(root, s, `${at(keyword)}/${escapeToken(k)}`, depth + 1)
+    if (isJsonObject(map)) {
+      for (const [k, s] of Object.entries(map)) if (!walked.has(s)) checkOnly(root, s, `${at(keyword)}/${escapePointer(k)}`, depth + 1)
     }
   }
   for (const keyword of ["items", "additionalProperties", "not", "contains", "propertyNames"] as const) {
-    if (isObject(node[keyword]) && !walked.has(node[keyword])) checkOnly(root, node[keyword], at(keyword), depth + 1)
+    if (isJsonObject(node[keyword]) && !walked.has(node[keyword])) checkOnly(root, node[keyword], at(keyword), depth + 1)
   }
   if (size > GENERATION_LIMITS.smallestBytes) {
     throw new Refused({ pointer: pointer === "" ? "" : pointer, message: `the smallest value this schema describes is at least ${size} bytes, over simnet's limit of ${GENERATION_LIMITS.smallestBytes} (GENERATION_LIMITS.smallestBytes)` })
@@ -169,38 +166,29 @@ const checkOnly = (root: Walk, node: unknown, pointer: string, depth: number) =>
 
 /**
  * Every `pattern` and `patternProperties` key in the document compiles on RE2 (a bounded walk);
- * answers whether there is any.
+ * answers whether there is any (`fromJsonSchema`'s `"linear"` mode checks them only then).
  */
 const checkPatterns = (node: unknown, pointer: string, depth: number): boolean => {
   if (depth > GENERATION_LIMITS.depth * 2) return false
   if (Array.isArray(node)) return node.reduce<boolean>((found, item, i) => checkPatterns(item, `${pointer}/${i}`, depth + 1) || found, false)
-  if (!isObject(node)) return false
+  if (!isJsonObject(node)) return false
   let found = false
   for (const [key, value] of Object.entries(node)) {
-    const at = `${pointer}/${escapeToken(key)}`
+    const at = `${pointer}/${escapePointer(key)}`
     if ((key === "pattern" && typeof value === "string") || key === "patternProperties") found = true
     if (key === "pattern" && typeof value === "string") {
       const compiled = LinearRegExp.compile(value)
       if (typeof compiled === "string") throw new Refused({ pointer: at, message: `pattern ${JSON.stringify(value.slice(0, 200))} does not compile on the linear-time engine (RE2: no lookaround, no backreferences): ${compiled}` })
     }
-    if (key === "patternProperties" && isObject(value)) {
+    if (key === "patternProperties" && isJsonObject(value)) {
       for (const source of Object.keys(value)) {
         const compiled = LinearRegExp.compile(source)
-        if (typeof compiled === "string") throw new Refused({ pointer: `${at}/${escapeToken(source)}`, message: `patternProperties key does not compile on the linear-time engine (RE2): ${compiled}` })
+        if (typeof compiled === "string") throw new Refused({ pointer: `${at}/${escapePointer(source)}`, message: `patternProperties key does not compile on the linear-time engine (RE2): ${compiled}` })
       }
     }
     if (checkPatterns(value, at, depth + 1)) found = true
   }
   return found
-}
-
-/** Whether a document has a `pattern` or `patternProperties` anywhere (one that does not compile counts). */
-export const hasPatterns = (document: unknown): boolean => {
-  try {
-    return checkPatterns(document, "", 0)
-  } catch {
-    return true
-  }
 }
 
 let metaValidators: { readonly draft2020: Ajv2020; readonly draft07: Ajv } | undefined
@@ -214,35 +202,39 @@ const meta = () =>
 
 /**
  * Whether `document` is a valid schema of `dialect` (draft 2020-12 or draft-07; OpenAPI
- * dialects are checked by their own conversion), and within simnet's limits. Answers the first
- * issue found, or undefined.
+ * dialects are checked by their own conversion), and within simnet's limits: the first issue
+ * found, or whether the document has any `pattern` (or `patternProperties`).
  */
-export const checkJsonSchema = (document: unknown, dialect: "draft-2020-12" | "draft-07" | "openapi-3.1" | "openapi-3.0"): BoundsIssue | undefined => {
+export const checkJsonSchema = (
+  document: unknown,
+  dialect: "draft-2020-12" | "draft-07" | "openapi-3.1" | "openapi-3.0"
+): { readonly issue: BoundsIssue } | { readonly issue?: undefined; readonly patterns: boolean } => {
+  const refused = (issue: BoundsIssue) => ({ issue })
   try {
-    checkPatterns(document, "", 0)
+    const patterns = checkPatterns(document, "", 0)
     if (dialect === "draft-2020-12" || dialect === "draft-07") {
       const ajv = dialect === "draft-07" ? meta().draft07 : meta().draft2020
       const valid = ajv.validateSchema(stripSchemaId(document) as never) as boolean
       if (!valid) {
         const error = ajv.errors?.[0]
-        return {
+        return refused({
           pointer: error?.instancePath ?? "",
           message: `not a valid JSON Schema (${dialect}): ${error?.instancePath === "" ? "the document" : error?.instancePath} ${error?.message ?? "is invalid"}`
-        }
+        })
       }
     }
     smallest({ document, refs: new Map(), visited: 0 }, document, "", 0, new Set())
-    return undefined
+    return { patterns }
   } catch (error) {
-    if (error instanceof Refused) return error.issue
-    if (error instanceof RangeError) return { pointer: "", message: "the schema is nested too deep to check" }
+    if (error instanceof Refused) return refused(error.issue)
+    if (error instanceof RangeError) return refused({ pointer: "", message: "the schema is nested too deep to check" })
     throw error
   }
 }
 
 /** The document without `$schema`, so Ajv checks it against the meta-schema chosen here. */
 const stripSchemaId = (document: unknown): unknown => {
-  if (!isObject(document) || !("$schema" in document)) return document
+  if (!isJsonObject(document) || !("$schema" in document)) return document
   const { $schema: _, ...rest } = document
   return rest
 }

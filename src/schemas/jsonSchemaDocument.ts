@@ -4,12 +4,12 @@
  * `SchemaRepresentation.fromJsonSchemaDocument`), never by a hand-written converter. A document
  * that does not convert is an `InvalidRouteSpec` naming the JSON pointer of the offending keyword.
  */
-import { JsonSchema, Result, type Schema, SchemaRepresentation } from "effect"
+import { JsonSchema, Result, type Schema, Schema as SchemaModule, SchemaRepresentation } from "effect"
 import { ajv2020 } from "./ajv.ts"
 import { linearAjvEngine } from "../registry/linearRegExp.ts"
-import { errorMessage, isJsonObject } from "../registry/util.ts"
+import { errorMessage, escapePointer, isJsonObject } from "../registry/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import { checkJsonSchema, hasPatterns } from "./jsonSchemaBounds.ts"
+import { checkJsonSchema } from "./jsonSchemaBounds.ts"
 
 /** The dialects a document may be written in. */
 export type Dialect = "draft-2020-12" | "draft-07" | "openapi-3.1" | "openapi-3.0"
@@ -21,7 +21,6 @@ export const dialectOf = (document: Record<string, unknown>): Dialect => {
   return typeof declared === "string" && /draft-0[4-7]/.test(declared) ? "draft-07" : "draft-2020-12"
 }
 
-const escapeToken = (token: string) => token.replace(/~/g, "~0").replace(/\//g, "~1")
 
 /**
  * Turns the path Effect reports (`["schema"]["properties"]["a"]["contains"]`) into a JSON
@@ -39,7 +38,7 @@ const pointerOf = (message: string, definitionsPointer: string): string => {
     }
   })
   const head = tokens.shift()
-  const rest = tokens.map((t) => `/${escapeToken(t)}`).join("")
+  const rest = tokens.map((t) => `/${escapePointer(t)}`).join("")
   return head === "definitions" ? `${definitionsPointer}${rest}` : rest
 }
 
@@ -73,11 +72,13 @@ export interface FromJsonSchemaOptions {
   readonly pointerPrefix?: string | undefined
   readonly definitionsPointer?: string | undefined
   /**
-   * `"apply"` (the default) checks patterns with Effect's own (native) check, right for values
-   * simnet generates from them; `"ignore"` leaves them out, for a schema that decodes data from
-   * outside, whose patterns are then checked on RE2 (`linearPatternCheck`).
+   * `"apply"` (the default) checks patterns with Effect's own check, a native `RegExp`: right for
+   * values simnet generates from them. `"linear"` checks them on RE2 instead, for a schema that
+   * decodes data from outside (an MCP tool's arguments), where a hostile `^(a+)+$` meets a near
+   * miss: the schema is converted without its patterns and carries one check, Ajv on
+   * `linearAjvEngine` over the whole document, added only when the document has patterns.
    */
-  readonly patterns?: "apply" | "ignore" | undefined
+  readonly patterns?: "apply" | "linear" | undefined
 }
 
 const toJsonSchema = (document: unknown): JsonSchema.JsonSchema | undefined =>
@@ -100,23 +101,23 @@ export const fromJsonSchema = (
     return Result.fail(new InvalidRouteSpec({ path, message: "a JSON Schema document is an object (or a boolean)" }))
   }
   const dialect = options.dialect ?? dialectOf(source)
-  const issue = checkJsonSchema(source, dialect)
-  if (issue !== undefined) {
-    const pointer = `${prefix}${issue.pointer}`
-    return Result.fail(new InvalidRouteSpec({ path: `${path}#${pointer}`, message: `JSON Schema refused at #${pointer}: ${issue.message}` }))
+  const checked = checkJsonSchema(source, dialect)
+  if (checked.issue !== undefined) {
+    const pointer = `${prefix}${checked.issue.pointer}`
+    return Result.fail(new InvalidRouteSpec({ path: `${path}#${pointer}`, message: `JSON Schema refused at #${pointer}: ${checked.issue.message}` }))
   }
+  const linear = options.patterns === "linear"
   try {
     const converted = convertDialect(source, dialect)
     const definitions: Record<string, JsonSchema.JsonSchema> = { ...converted.definitions }
     for (const [name, definition] of Object.entries(options.definitions ?? {})) {
       definitions[name] = convertDialect(toJsonSchema(definition) ?? {}, dialect).schema
     }
-    return Result.succeed(
-      SchemaRepresentation.fromJsonSchemaDocument({ ...converted, definitions }, { patterns: options.patterns ?? "apply" }) as Schema.Codec<
-        unknown,
-        unknown
-      >
-    )
+    const schema = SchemaRepresentation.fromJsonSchemaDocument({ ...converted, definitions }, { patterns: linear ? "ignore" : "apply" }) as Schema.Codec<
+      unknown,
+      unknown
+    >
+    return Result.succeed(linear && checked.patterns ? schema.check(linearPatterns(source)) : schema)
   } catch (error) {
     const message = errorMessage(error)
     const relative = pointerOf(message, options.definitionsPointer ?? "/$defs")
@@ -131,18 +132,15 @@ export const fromJsonSchema = (
 }
 
 /**
- * A check of data against the `pattern`s and `patternProperties` of a JSON Schema document, run
- * on RE2 (Ajv with `linearAjvEngine`, the rest of the document validated too), or undefined when
- * the document has none. For data from outside decoded by a schema converted with
- * `patterns: "ignore"`: a hostile pattern (`^(a+)+$`) meets a near miss in linear time.
+ * The check of `fromJsonSchema`'s `"linear"` mode: data against a document's `pattern`s and
+ * `patternProperties`, run on RE2 (Ajv with `linearAjvEngine`, which validates the rest of the
+ * document too). An instance of its own per document: documents may reuse an `$id`.
  */
-export const linearPatternCheck = (document: unknown): ((data: unknown) => string | undefined) | undefined => {
-  if (!hasPatterns(document)) return undefined
-  const ajv = new (ajv2020())({ strict: false, validateFormats: false, allErrors: false, logger: false, code: { regExp: linearAjvEngine as never } })
-  const validate = ajv.compile(document as object)
-  return (data) => {
-    if (validate(data) === true) return undefined
+const linearPatterns = (document: JsonSchema.JsonSchema) => {
+  const validate = new (ajv2020())({ strict: false, validateFormats: false, logger: false, code: { regExp: linearAjvEngine as never } }).compile(document)
+  return SchemaModule.makeFilter<unknown>((data) => {
+    if (validate(data) === true) return true
     const error = validate.errors?.[0]
     return `${error?.instancePath === "" || error?.instancePath === undefined ? "the arguments" : error.instancePath} ${error?.message ?? "are invalid"}`
-  }
+  })
 }

@@ -34,6 +34,8 @@ describe("credentials stay out of everything a request is shown in", () => {
     expect(log[0].body!.preview).toContain('"note":"visible"')
     expect(log[0].body!.preview).toContain('"password":"<redacted>"')
     expect(log[1].body!.preview).toBe("grant_type=password&username=ann&password=<redacted>&client_secret=<redacted>")
+    // A form's fields are read against the query parameters' names too: an OAuth `code`, a `sig`.
+    expect(Redaction.defaultRedactor.bodyText("grant_type=authorization_code&code=abc123&sig=zz&page=2")).toBe("grant_type=authorization_code&code=<redacted>&sig=<redacted>&page=2")
   })
 
   it("a candidate says which header or query parameter differs, never its value; the message carries no credential", async () => {

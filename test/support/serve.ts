@@ -3,6 +3,7 @@
  * (Node's `http.request`, so `Host`, `Origin` and `Sec-Fetch-Site` are sent as written).
  */
 import { spawn, type ChildProcess } from "node:child_process"
+import { readFileSync } from "node:fs"
 import * as http from "node:http"
 
 const children: Array<ChildProcess> = []
@@ -17,6 +18,8 @@ export interface Served {
   readonly port: number
   readonly base: string
   readonly control: string
+  /** A JSON `POST` to a control path (`llm/enqueue`), with `fetch`. */
+  readonly post: (path: string, body: unknown, headers?: Record<string, string>) => Promise<Response>
   readonly output: () => string
 }
 
@@ -36,7 +39,10 @@ export const serve = async (args: ReadonlyArray<string> = [], env: Record<string
     child.on("exit", (code) => reject(new Error(`simnet serve exited with ${code}: ${out}`)))
   })
   const base = `http://127.0.0.1:${port}`
-  return { child, port, base, control: `${base}/experimental/simulation`, output: () => out }
+  const control = `${base}/experimental/simulation`
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${control}/${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
+  return { child, port, base, control, post, output: () => out }
 }
 
 export interface RawResponse {
@@ -105,3 +111,7 @@ export const rpc = async (url: string, headers: Record<string, string> = {}) => 
   const drain = () => inbox.splice(0)
   return { ws, call, take, drain, send: (text: string) => ws.send(text) }
 }
+
+/** The peak resident memory of a process, in MB (Linux's `VmHWM`). */
+export const peakMb = (pid: number): number =>
+  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024

@@ -6,12 +6,9 @@
  */
 import type * as RefParser from "@apidevtools/json-schema-ref-parser"
 import { Effect } from "effect"
-import { errorMessage, isJsonObject } from "../../registry/util.ts"
+import { errorMessage, escapePointer, isJsonObject } from "../../registry/util.ts"
 import type { Dialect } from "../../schemas/jsonSchemaDocument.ts"
 import { InvalidRouteSpec } from "../../SimnetError.ts"
-
-/** A JSON pointer token, escaped (`/pets/{id}` → `~1pets~1{id}`). */
-export const escapePointer = (token: string): string => token.replace(/~/g, "~0").replace(/\//g, "~1")
 
 /** A JSON pointer from its tokens: `["paths", "/pets", "get"]` → `/paths/~1pets/get`. */
 export const pointerOf = (tokens: ReadonlyArray<string | number>): string =>

@@ -6,7 +6,7 @@
  * first (422 with the violations in Prism's shape).
  */
 import { Result, type Schema } from "effect"
-import { isJsonObject, NULL_BODY_STATUSES } from "../../registry/util.ts"
+import { escapePointer, isJsonObject, NULL_BODY_STATUSES } from "../../registry/util.ts"
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import { offsetSeed } from "../../registry/seed.ts"
 import { fromJsonSchema } from "../../schemas/jsonSchemaDocument.ts"
@@ -14,7 +14,7 @@ import { GeneratedValueRejected, type InvalidRouteSpec, RouteFailed, type Simnet
 import { compileGenerator, type CompiledGenerator } from "../jsonSchema/generate.ts"
 import type { FieldHints } from "../jsonSchema/realism.ts"
 import { textResponse } from "../../registry/heldResponse.ts"
-import { type Dereferenced, escapePointer, referencedSchemas } from "./document.ts"
+import { type Dereferenced, referencedSchemas } from "./document.ts"
 import { negotiate, parsePrefer, problem, unprocessable } from "./negotiate.ts"
 import { type BodySpec, compileRequestValidator, type ParameterSpec, type RequestCheck, UncompilableSchema, type Violation } from "./validate.ts"
 

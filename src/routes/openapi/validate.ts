@@ -13,10 +13,10 @@ import type { RegExpEngine } from "ajv/dist/types/index.js"
 import { ajv2020, ajvFormats } from "../../schemas/ajv.ts"
 import { JsonSchema } from "effect"
 import { linearAjvEngine } from "../../registry/linearRegExp.ts"
-import { isJsonObject } from "../../registry/util.ts"
+import { escapePointer, isJsonObject } from "../../registry/util.ts"
 import type { SimRequest } from "../../registry/request.ts"
 import type { RequestViolation } from "../../registry/requestLog.ts"
-import { type Dereferenced, escapePointer, referencedSchemas } from "./document.ts"
+import { type Dereferenced, referencedSchemas } from "./document.ts"
 
 /**
  * One way a request breaks its operation, in Prism's shape (the log records the same).
