@@ -1,9 +1,18 @@
 /**
- * The layout rule of simnet (see the README's "Layout" section): `registry/` is the floor and
- * imports no route kind, no provider, no MCP route and no control plane; `control/` and the CLI
- * use only the public faces; no import circles anywhere. `test/internal/layout.test.ts` runs it
- * in the suite, so a change that breaks it fails CI. Type-only imports count.
+ * The layout rule of simnet (see the README's "Layout" section). The folders under `src/` are the
+ * layers, each importing only the ones below it:
+ *
+ *   registry < schemas < provider < routes < spec < families < network < control
+ *
+ * `registry/` is the floor (the route table, dispatch, the request log). No folder imports a
+ * public face (`src/*.ts`) but `SimnetError.ts`: the faces sit on top and re-export. The network
+ * never imports `control/`. No import circles anywhere. `test/internal/layout.test.ts` runs it in
+ * the suite, so a change that breaks it fails CI. Type-only imports count.
  */
+const LAYERS = ["registry", "schemas", "provider", "routes", "spec", "families", "network", "control"]
+
+const above = (i) => LAYERS.slice(i + 1)
+
 module.exports = {
   forbidden: [
     {
@@ -13,19 +22,24 @@ module.exports = {
       from: { path: "^src/" },
       to: { circular: true }
     },
-    {
-      name: "registry-is-the-floor",
+    ...LAYERS.map((layer, i) => ({
+      name: `${layer}-imports-only-below`,
       severity: "error",
-      comment: "registry/ imports nothing from routes/, provider/, mcp-route/ or control/, and no public face but SimnetError.ts.",
-      from: { path: "^src/registry/" },
-      to: { path: "^src/(routes|provider|mcp-route|control|schemas)/|^src/(?!SimnetError\\.ts$)[^/]+\\.ts$" }
-    },
+      comment: `${layer}/ imports only ${LAYERS.slice(0, i).join(", ") || "itself"}, and no public face but SimnetError.ts.`,
+      from: { path: `^src/${layer}/` },
+      to: {
+        path: [
+          ...(above(i).length > 0 ? [`^src/(${above(i).join("|")})/`] : []),
+          "^src/(?!SimnetError\\.ts$)[^/]+\\.ts$"
+        ]
+      }
+    })),
     {
-      name: "control-uses-public-faces",
+      name: "folders-are-layers",
       severity: "error",
-      comment: "control/ and cli.ts use only the public faces (src/*.ts).",
-      from: { path: "^src/(control/|cli\\.ts$)" },
-      to: { path: "^src/(registry|routes|provider|mcp-route|schemas)/" }
+      comment: `Every folder under src/ is a layer: ${LAYERS.join(", ")}.`,
+      from: { path: "^src/" },
+      to: { path: `^src/(?!(${LAYERS.join("|")})/)[^/]+/` }
     }
   ],
   options: {

@@ -12,8 +12,8 @@ export { SimulationNetwork } from "./SimulationNetwork.ts"
 export type { NetworkHandle, NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./SimulationNetwork.ts"
 export type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
 export { DEFAULT_EPOCH, SimulatedProvider, SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
-export { McpServers, McpServersApi } from "./mcp-route/state.ts"
-export type { McpServerView, McpSession } from "./mcp-route/state.ts"
+export { McpServers, McpServersApi } from "./routes/mcp/state.ts"
+export type { McpServerView, McpSession } from "./routes/mcp/state.ts"
 export type {
   DriverFinish,
   LlmAnswer,

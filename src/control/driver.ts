@@ -24,7 +24,7 @@ import { Cause, Effect, Exit, Queue, Scope } from "effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { SimnetError } from "../SimnetError.ts"
-import type { DriverNotices, SimulatedProviderApi } from "../SimulatedProvider.ts"
+import type { DriverNotices, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
 
 /**
  * What the driver socket needs of a network.

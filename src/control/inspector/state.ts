@@ -6,8 +6,8 @@
  * bounded so a page stays light.
  */
 import { Effect } from "effect"
-import type { SimulatedProviderApi } from "../../SimulatedProvider.ts"
-import type { RouteInfo } from "../../Log.ts"
+import type { SimulatedProviderApi } from "../../provider/SimulatedProvider.ts"
+import type { RouteInfo } from "../../registry/network.ts"
 
 /**
  * What the panels need of a network.

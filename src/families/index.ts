@@ -1,0 +1,49 @@
+/**
+ * The one table of families a fixture can name (`{ "family": NAME, ... }`), and what RouteSpec
+ * JSON can refer to by default: every family, and the kinds built outside `RouteSpec.ts`.
+ */
+import { codesearch, mcpFromConfig, websearch } from "./mcp.ts"
+import { mcpKind } from "../spec/mcp.ts"
+import type { DecodeContext, FamilyFactory } from "../spec/decode.ts"
+import { anthropicRoutes } from "../routes/model/anthropic.ts"
+import { geminiRoutes } from "../routes/model/gemini.ts"
+import { jsonSchemaKind } from "../spec/jsonSchema.ts"
+import { openaiRoutes } from "../routes/model/openai.ts"
+import { openapi } from "./openapi.ts"
+import { account } from "./account.ts"
+import { installation } from "./installation.ts"
+import { models } from "./models.ts"
+import { share } from "./share.ts"
+import { skills } from "./skills.ts"
+
+/**
+ * Every family by name. A family given a bad `baseUrl` answers one refused route whose
+ * registration names the field.
+ */
+export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, FamilyFactory>([
+  ["models", (spec) => models(spec.baseUrl)],
+  ["account", (spec) => account(spec.baseUrl ?? "")],
+  ["share", (spec) => share(spec.baseUrl)],
+  ["skills", (spec) => skills(spec.baseUrl ?? "")],
+  ["installation", () => installation()],
+  ["openai", (spec) => openaiRoutes({ baseUrl: spec.baseUrl })],
+  ["anthropic", (spec) => anthropicRoutes({ baseUrl: spec.baseUrl })],
+  ["gemini", (spec) => geminiRoutes({ baseUrl: spec.baseUrl })],
+  ["openapi", (spec) =>
+    openapi(spec.document, {
+      baseUrl: spec.baseUrl,
+      examples: spec.examples === false ? false : undefined,
+      validate: spec.validate === false ? false : undefined
+    })],
+  ["mcpFromConfig", (spec) => mcpFromConfig(spec.config ?? {}, spec.servers)],
+  ["websearch", () => websearch()],
+  ["codesearch", () => codesearch()]
+])
+
+/**
+ * What RouteSpec JSON can refer to by default: every family, and the `jsonSchema` and `mcp` kinds.
+ */
+export const defaultDecodeContext: DecodeContext = {
+  families: FAMILIES,
+  kinds: new Map([["jsonSchema", jsonSchemaKind], ["mcp", mcpKind]])
+}

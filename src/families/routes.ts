@@ -1,0 +1,64 @@
+/**
+ * Route families: the routes a real app calls at startup, as plain routes a test can override
+ * one by one (the latest registration wins). Each is usable from code (`Routes.models()`) and
+ * from a fixture (`{ "family": "models", "baseUrl": "..." }`). Families never throw: a bad
+ * argument is refused, naming the field, when the routes are registered.
+ */
+export { account } from "./account.ts"
+export { defaultDecodeContext, FAMILIES } from "./index.ts"
+export { installation } from "./installation.ts"
+export { codesearch, EXA_URL, mcpFromConfig, websearch } from "./mcp.ts"
+export type { McpConfigEntry, McpConfigRoutes, NotSimulated, SearchOptions, SearchResult } from "./mcp.ts"
+export { models } from "./models.ts"
+export { share } from "./share.ts"
+export { skillFileText, skills } from "./skills.ts"
+export type { AnthropicRoutesOptions } from "../routes/model/anthropic.ts"
+export type { GeminiRoutesOptions } from "../routes/model/gemini.ts"
+export type { OpenAiRoutesOptions } from "../routes/model/openai.ts"
+export { openapi } from "./openapi.ts"
+export type { OpenApiOptions } from "./openapi.ts"
+
+import type { Route } from "../registry/route.ts"
+import { anthropicRoutes, type AnthropicRoutesOptions } from "../routes/model/anthropic.ts"
+import { geminiRoutes, type GeminiRoutesOptions } from "../routes/model/gemini.ts"
+import { DEFAULT_OPENAI_BASE_URL, openaiRoutes, type OpenAiRoutesOptions } from "../routes/model/openai.ts"
+import { responsesRoute } from "../routes/model/openaiResponses.ts"
+
+/**
+ * The OpenAI model API: `POST {base}/chat/completions` and `POST {base}/responses` (streaming and
+ * not), `POST {base}/embeddings` and `GET {base}/models`, answered by the network's `SimulatedProvider` (`network.llm`). Default
+ * base: `https://api.openai.com/v1`.
+ *
+ * @example
+ * const network = await SimulationNetwork.start({ routes: Routes.openai() })
+ * network.llm.enqueue({ steps: [[{ type: "text", content: "Hello!" }]] })
+ * const client = new OpenAI({ apiKey: "sk-test", fetch: network.fetch })
+ */
+export const openai = (options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> => openaiRoutes(options)
+
+/**
+ * The OpenAI Responses API alone: `POST {base}/responses` (streaming and not), answered by the
+ * network's `SimulatedProvider`. `Routes.openai()` includes it.
+ */
+export const openaiResponses = (options: { readonly baseUrl?: string | undefined } = {}): ReadonlyArray<Route> => {
+  const base = (options.baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, "")
+  return [responsesRoute(base, `openai.responses${options.baseUrl === undefined ? "" : ` ${base}`}`, "openai")]
+}
+
+/**
+ * The Anthropic Messages API: `POST {base}/v1/messages` (streaming and not) and
+ * `GET {base}/v1/models`, answered by the network's `SimulatedProvider`. Default base:
+ * `https://api.anthropic.com` (the `@anthropic-ai/sdk` client's `baseURL`).
+ *
+ * @example
+ * const network = await SimulationNetwork.start({ routes: Routes.anthropic() })
+ * const client = new Anthropic({ apiKey: "sk-ant-test", fetch: network.fetch })
+ */
+export const anthropic = (options: AnthropicRoutesOptions = {}): ReadonlyArray<Route> => anthropicRoutes(options)
+
+/**
+ * The Gemini API: `generateContent`, `streamGenerateContent?alt=sse`, `embedContent` and
+ * `batchEmbedContents` under `{base}/v1beta/models/{model}:…`, and `GET {base}/v1beta/models`.
+ * Default base: `https://generativelanguage.googleapis.com`.
+ */
+export const gemini = (options: GeminiRoutesOptions = {}): ReadonlyArray<Route> => geminiRoutes(options)

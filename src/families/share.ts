@@ -1,0 +1,21 @@
+/**
+ * The session-sharing family.
+ */
+import type { Route } from "../registry/route.ts"
+import * as R from "../routes/kinds.ts"
+import * as Share from "../schemas/share.ts"
+import { named, schemaOf, trimBase } from "./shared.ts"
+
+/**
+ * The session-sharing service: `POST {baseUrl}/api/share` creates a share (`{id, url, secret}`),
+ * `POST {baseUrl}/api/share/:id/sync` and `DELETE {baseUrl}/api/share/:id` answer 204.
+ */
+export const share = (baseUrl = "https://opncd.ai"): Array<Route> => {
+  const base = trimBase(baseUrl)
+  return [
+    named(`POST ${base}/api/share`, schemaOf(Share.ShareCreated, Share.ShareCreatedGenerated(base)), "share"),
+    R.status(`POST ${base}/api/share/:id/sync`, 204, { source: "share" }),
+    R.status(`DELETE ${base}/api/share/:id`, 204, { source: "share" })
+  ]
+}
+

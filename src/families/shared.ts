@@ -1,0 +1,53 @@
+/**
+ * What the families share: a named schema served as a `jsonSchema` route, and base URL checks.
+ */
+import { Result, type Schema } from "effect"
+import type { Route } from "../registry/route.ts"
+import * as R from "../routes/kinds.ts"
+import type { NamedSchema } from "../schemas/registry.ts"
+import { InvalidRouteSpec } from "../SimnetError.ts"
+import type { JsonSchemaOptions } from "../routes/jsonSchema/jsonSchema.ts"
+
+/**
+ * A `jsonSchema` route answering a named schema (and its narrowed generator) for a family.
+ */
+export const named = (match: string, entry: NamedSchema, source: string, options: JsonSchemaOptions = {}): Route =>
+  R.json(match, entry.schema, { narrow: entry.narrow, ...options, source })
+
+/**
+ * A schema and its optional narrowed generator, as a `NamedSchema`.
+ */
+export const schemaOf = (schema: Schema.Top, narrow?: Schema.Top): NamedSchema => ({
+  schema: schema as Schema.Codec<unknown, unknown>,
+  narrow
+})
+
+/**
+ * A base URL without trailing slashes.
+ */
+export const trimBase = (baseUrl: string): string => baseUrl.replace(/\/+$/, "")
+
+/**
+ * The base URL a family needs, checked: an `InvalidRouteSpec` at `baseUrl` when it is missing or
+ * not a URL.
+ */
+export const requireBase = (family: string, baseUrl: string | undefined): Result.Result<string, InvalidRouteSpec> => {
+  if (baseUrl === undefined || baseUrl === "") {
+    return Result.fail(new InvalidRouteSpec({ path: "baseUrl", message: `the ${family} family needs a baseUrl` }))
+  }
+  try {
+    return Result.succeed(trimBase(new URL(baseUrl).href))
+  } catch {
+    return Result.fail(new InvalidRouteSpec({ path: "baseUrl", message: `the ${family} family's baseUrl is not a URL: ${baseUrl}` }))
+  }
+}
+
+/**
+ * The routes of a family whose base URL checked out, or one refused route carrying the error
+ * (registering it fails, naming `baseUrl`): families never throw.
+ */
+export const withBase = (family: string, baseUrl: string | undefined, build: (base: string) => Array<Route>): Array<Route> =>
+  Result.match(requireBase(family, baseUrl), {
+    onFailure: (error) => [R.refused(family, error, family)],
+    onSuccess: build
+  })

@@ -1,0 +1,117 @@
+/**
+ * Fixture files: `{ "seed": 0, "routes": [RouteSpec...], "llm": [LlmScript...] }`. A fixture is
+ * decoded with the same Schema as the control endpoint, and every problem names what it is: a
+ * file that cannot be read (`FixtureUnreadable`), text that is not JSON (`FixtureNotJson`, with
+ * line and column), a bad route (`InvalidRouteSpec` at `routes[i]...`) or a bad script
+ * (`InvalidLlmInput` at `llm[i]...`).
+ */
+import * as fs from "node:fs/promises"
+import { Effect, Result } from "effect"
+import { withFields, type Route } from "../registry/route.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
+import { errorMessage } from "../registry/util.ts"
+import { defaultDecodeContext } from "../families/index.ts"
+import { decodeRouteSpecs, type DecodeContext } from "../spec/decode.ts"
+import { LlmScript } from "../schemas/llmScript.ts"
+import { FixtureFile } from "../schemas/routeSpec.ts"
+import { FixtureNotJson, FixtureUnreadable, InvalidLlmInput, InvalidRouteSpec, type SimnetError } from "../SimnetError.ts"
+
+/**
+ * A decoded fixture: its seed, its routes, and the LLM scripts to queue on the model.
+ */
+export interface Fixture {
+  readonly seed: number | string | undefined
+  readonly routes: ReadonlyArray<Route>
+  readonly llm: ReadonlyArray<LlmScript>
+}
+
+const decodeScript = (json: unknown, index: number): Effect.Effect<LlmScript, InvalidLlmInput> =>
+  Effect.fromResult(
+    Result.mapError(decodeAt(LlmScript, json, `llm[${index}]`), (issue) => new InvalidLlmInput({ input: "script", path: issue.path, detail: issue.message }))
+  )
+
+/**
+ * Decodes a fixture document.
+ */
+export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effect.Effect<Fixture, SimnetError> =>
+  Effect.gen(function*() {
+    const file = yield* Effect.fromResult(
+      Result.mapError(decodeAt(FixtureFile, json, "", { onExcessProperty: "error" }), (issue) => new InvalidRouteSpec({ path: issue.path || "$", message: `not a fixture file: ${issue.message}` }))
+    )
+    const decoded = yield* decodeRouteSpecs(file.routes ?? [], { ...defaultDecodeContext, source: "fixture", ...context }).pipe(
+      Effect.mapError((error) =>
+        error instanceof InvalidRouteSpec ? new InvalidRouteSpec({ path: `routes${error.path}`, message: error.message }) : error
+      )
+    )
+    const llm = yield* Effect.forEach(file.llm ?? [], decodeScript)
+    const routes = decoded.routes.map((route) => withFields(route, { specPath: `routes${route.specPath ?? ""}` }))
+    return { seed: file.seed, routes, llm }
+  })
+
+/**
+ * The offset of the first character `JSON.parse` cannot take in `text`, or `undefined` when the
+ * text is only cut short. V8 names a position for some errors but not for an unexpected token, so
+ * without one the offset is found by bisection: a prefix of valid JSON fails only for running
+ * out, and the shortest prefix that fails otherwise ends at the culprit.
+ */
+const badOffset = (text: string): number | undefined => {
+  const failure = (prefix: string): { readonly at: number | undefined; readonly short: boolean } | undefined => {
+    try {
+      JSON.parse(prefix)
+      return undefined
+    } catch (error) {
+      const message = errorMessage(error)
+      const at = /position (\d+)/.exec(message)
+      const offset = at === null ? undefined : Number(at[1])
+      const short = /end of JSON input|Unterminated/.test(message) || (offset !== undefined && offset >= prefix.length)
+      return { at: offset, short }
+    }
+  }
+  const whole = failure(text)
+  if (whole === undefined || whole.short) return whole === undefined ? undefined : text.length
+  if (whole.at !== undefined) return whole.at
+  let lo = 1
+  let hi = text.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const found = failure(text.slice(0, mid))
+    if (found !== undefined && !found.short) hi = mid
+    else lo = mid + 1
+  }
+  return lo - 1
+}
+
+/** Line and column (from 1) of an offset in `text`. */
+const lineColumn = (text: string, offset: number): { line: number; column: number } => {
+  const before = text.slice(0, offset)
+  return { line: before.split("\n").length, column: offset - before.lastIndexOf("\n") }
+}
+
+/**
+ * Parses fixture text: `FixtureNotJson` naming `file`, line and column when it is not JSON.
+ */
+export const parseFixtureText = (file: string, text: string): Result.Result<unknown, FixtureNotJson> => {
+  try {
+    return Result.succeed(JSON.parse(text) as unknown)
+  } catch (error) {
+    const { line, column } = lineColumn(text, badOffset(text) ?? text.length)
+    const detail = errorMessage(error).replace(/\s*\(line \d+ column \d+\)$/, "").replace(/, ".*" is not valid JSON$/s, "")
+    return Result.fail(new FixtureNotJson({ file, line, column, detail }))
+  }
+}
+
+/**
+ * Reads and decodes a fixture file.
+ */
+export const loadFixture = (file: string, context: DecodeContext = {}): Effect.Effect<Fixture, SimnetError> =>
+  Effect.tryPromise({
+    try: () => fs.readFile(file, "utf8"),
+    catch: (error) => {
+      const code = (error as { code?: unknown }).code
+      const reason = code === "ENOENT" ? "file not found" : code === "EISDIR" ? "is a directory" : code === "EACCES" ? "permission denied" : errorMessage(error)
+      return new FixtureUnreadable({ file, reason })
+    }
+  }).pipe(
+    Effect.flatMap((text) => Effect.fromResult(parseFixtureText(file, text))),
+    Effect.flatMap((json) => decodeFixture(json, context))
+  )

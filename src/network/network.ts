@@ -1,0 +1,294 @@
+/**
+ * The simulated network as a value: `make` builds one network (its route table, request log,
+ * simulated model and MCP servers) and returns its API. The `SimulationNetwork` service, its
+ * layers and the Promise handle are assembled from it in the public face (`SimulationNetwork.ts`).
+ */
+import { Context, Effect, Option } from "effect"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpMethod from "effect/http/HttpMethod"
+import { McpServers, type McpServersApi } from "../routes/mcp/state.ts"
+import { SimulatedProvider, type SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
+import { makeFetch } from "../registry/fetch.ts"
+import { type AtOnce, makeHttpDoor } from "../registry/httpClient.ts"
+import { Network, type RouteInfo } from "../registry/network.ts"
+import { defaultRedactor, Redactor, type RedactOptions } from "../registry/redact.ts"
+import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "../registry/requestLog.ts"
+import { isRoute, type Route } from "../registry/route.ts"
+import { normalizeRunSeed } from "../registry/seed.ts"
+import type { Handler } from "../routes/kinds.ts"
+import { defaultDecodeContext } from "../families/index.ts"
+import { decodeRouteSpecs } from "../spec/decode.ts"
+import type { LlmScript } from "../schemas/llmScript.ts"
+import { InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type SimnetError } from "../SimnetError.ts"
+import { capture, restore, type NetworkState } from "./snapshot.ts"
+
+export type { RouteInfo } from "../registry/network.ts"
+export type { NetworkState } from "./snapshot.ts"
+/**
+ * The whole body of a response the network answered from a body it held (a static or generated
+ * route), as bytes, marking the response's body used; undefined for any other response or one
+ * whose body was already read. A fast accessor for servers that relay the network's answers
+ * (`simnet serve` writes such an answer in one go instead of reading it back through a
+ * `ReadableStream`). Gotcha: it takes the WHATWG `Response` (`HttpClientResponse.toWeb`), and the
+ * bytes are the response's own: write them, do not change them.
+ */
+export { takeHeldBody } from "../registry/heldResponse.ts"
+
+/**
+ * Options for a new network.
+ * - `seed`: the run seed (number or string, default 0); generated answers derive from it.
+ * - `routes`: routes to register at start (and again on `reset`).
+ * - `logLimit`: how many request records the ring keeps (default 10 000); counters stay exact.
+ * - `logBytes`: how many bytes of records the ring keeps at most (default 16 MiB; records hold
+ *   body previews, never whole bodies); the oldest go first.
+ * - `handlers`: named handlers that RouteSpec JSON can refer to (`{ kind: "handler", name }`).
+ * - `epoch`: the `created` time (Unix seconds) the simulated model's answers report (default
+ *   `DEFAULT_EPOCH`, fixed so that runs serve identical bytes; `"clock"` follows Effect's Clock).
+ * - `redact`: header, query parameter and JSON body field names to redact on top of the
+ *   documented defaults (`Redaction.CREDENTIAL_HEADERS`, `CREDENTIAL_QUERY`,
+ *   `CREDENTIAL_BODY_FIELDS`), wherever this network shows a request.
+ */
+export interface NetworkOptions {
+  readonly seed?: number | string | undefined
+  readonly routes?: Iterable<Route> | undefined
+  readonly logLimit?: number | undefined
+  readonly logBytes?: number | undefined
+  readonly redact?: RedactOptions | undefined
+  readonly handlers?: Readonly<Record<string, Handler>> | undefined
+  /** Scripts to queue on the simulated model at start (and again on `reset`). */
+  readonly llm?: Iterable<LlmScript> | undefined
+  readonly epoch?: number | "clock" | undefined
+  /**
+   * Model requests that no script or rule takes wait for a driver even before one attaches
+   * (`simnet serve --drive`); a driver that attaches later is handed them.
+   */
+  readonly drive?: boolean | undefined
+}
+
+/**
+ * What a test can see of a network at one moment.
+ */
+export interface NetworkSnapshot {
+  readonly seed: number
+  readonly routes: ReadonlyArray<RouteInfo>
+  readonly log: ReadonlyArray<RequestRecord>
+  readonly counters: RequestCounters
+}
+
+/**
+ * The service. Effects describe state changes and reads; `fetch` and `httpClient` are plain
+ * values to hand to code under test.
+ */
+export interface SimulationNetworkApi {
+  /** The run seed, as a number. */
+  readonly seed: number
+  /** Registers one route or a batch, all or nothing; succeeds with the ids given. */
+  readonly register: (routes: Route | ReadonlyArray<Route>) => Effect.Effect<ReadonlyArray<string>, SimnetError>
+  /**
+   * Decodes RouteSpec JSON (one spec, an array, or a family reference) and registers it. The
+   * routes' `source` in the log is "code" unless told (the control endpoint says "control").
+   */
+  readonly registerSpec: (json: unknown, options?: { readonly source?: string }) => Effect.Effect<ReadonlyArray<string>, SimnetError>
+  /** Removes a route; false when no route has that id. */
+  readonly unregister: (id: string) => Effect.Effect<boolean>
+  /** Back to the start: the initial routes only, fresh use counts, an empty log. */
+  readonly reset: Effect.Effect<void, SimnetError>
+  /** Every registered route with its use count. */
+  readonly routes: Effect.Effect<ReadonlyArray<RouteInfo>>
+  /** The request log (the ring's records, oldest first). */
+  readonly log: Effect.Effect<ReadonlyArray<RequestRecord>>
+  /** The records after a sequence number, oldest first, at most `limit` of them. */
+  readonly logSince: (seq: number, limit?: number) => Effect.Effect<ReadonlyArray<RequestRecord>>
+  /** Exact counters, unaffected by the ring's bound. */
+  readonly counters: Effect.Effect<RequestCounters>
+  /** Routes, log and counters at this moment. */
+  readonly snapshot: Effect.Effect<NetworkSnapshot>
+  /**
+   * The state that decides later answers, as JSON (see `Snapshot.ts`): seed, routes as
+   * RouteSpecs with their use counts, the routes that cannot be serialized (listed, not dropped),
+   * the MCP servers' sessions, counts and changed definitions, the model's queue, rules and
+   * counters, and the log. `GET snapshot` serves it.
+   */
+  readonly state: Effect.Effect<NetworkState>
+  /**
+   * Restores a `state` (from this process or another), all or nothing: a bad snapshot fails with
+   * the JSON path of the field and changes nothing. `POST snapshot` calls it.
+   */
+  readonly restore: (state: unknown) => Effect.Effect<void, SimnetError>
+  /**
+   * Removes every route and, when the network built its own model, resets it (ending its pending
+   * invocations); later requests fail closed.
+   */
+  readonly close: Effect.Effect<void>
+  /** Routes never used (like undici's `pendingInterceptors`). */
+  readonly unused: Effect.Effect<ReadonlyArray<RouteInfo>>
+  /** Reproduces the body a seeded (`jsonSchema`) route served for a logged request. */
+  readonly regenerate: (record: RequestRecord) => Effect.Effect<string, SimnetError>
+  /** The simulated model behind `Routes.openai`: script queue, rules, log, counters, driver. */
+  readonly llm: SimulatedProviderApi
+  /**
+   * The MCP servers of `Route.mcp` and the MCP families, by route id: definitions, sessions,
+   * counts per tool, and changes while the app runs. Reset with the network.
+   */
+  readonly mcp: McpServersApi
+  /** A WHATWG `fetch` answering from this network. */
+  readonly fetch: typeof globalThis.fetch
+  /** An Effect `HttpClient` answering from this network. */
+  readonly httpClient: HttpClient.HttpClient
+  /** How this network shows requests (credentials redacted, lengths bounded): for servers that echo a request. */
+  readonly redactor: Redactor
+}
+
+const pathsFor = (routes: ReadonlyArray<Route>, batch: boolean): ReadonlyArray<string> =>
+  routes.map((route, i) => route.specPath ?? (batch ? `[${i}]` : ""))
+
+/** The first element of a batch that is not a route (say `undefined` or a bare object), refused at its index. */
+const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRouteSpec | undefined => {
+  const i = routes.findIndex((route) => !isRoute(route))
+  if (i === -1) return undefined
+  return new InvalidRouteSpec({
+    path: batch ? `[${i}]` : "$",
+    message: `not a route (got ${routes[i] === null ? "null" : typeof routes[i]}); build routes with Route.* or Routes.*`
+  })
+}
+
+/** The `redact` option as a redactor, or the refusal naming the bad field. */
+const checkRedact = (redact: unknown): Redactor | InvalidNetworkOption => {
+  if (redact === undefined) return defaultRedactor
+  if (typeof redact !== "object" || redact === null) return new InvalidNetworkOption({ option: "redact", detail: "must be an object { headers?, query?, bodyFields? }" })
+  const record = redact as Record<string, unknown>
+  for (const field of Object.keys(record)) {
+    const names = record[field]
+    if (field !== "headers" && field !== "query" && field !== "bodyFields") {
+      return new InvalidNetworkOption({ option: `redact.${field}`, detail: "unknown field (expected headers, query or bodyFields)" })
+    }
+    if (names !== undefined && (!Array.isArray(names) || !names.every((name) => typeof name === "string" && name !== ""))) {
+      return new InvalidNetworkOption({ option: `redact.${field}`, detail: "must be an array of non-empty names" })
+    }
+  }
+  return new Redactor(redact as RedactOptions)
+}
+
+/**
+ * Builds a network with the services of the current context (its `Clock` among them). The
+ * network's simulated model is the `SimulatedProvider` of the context when there is one (say from
+ * `SimulatedProvider.layer()`), else a new one.
+ */
+export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetworkApi, SimnetError> =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<never>()
+    const logLimit = options.logLimit ?? 10_000
+    if (typeof logLimit !== "number" || !Number.isInteger(logLimit) || logLimit < 0) {
+      return yield* new InvalidNetworkOption({ option: "logLimit", detail: `must be a whole number of at least 0, got ${String(logLimit)}` })
+    }
+    const logBytes = options.logBytes ?? DEFAULT_LOG_BYTES
+    if (typeof logBytes !== "number" || !Number.isInteger(logBytes) || logBytes < 0) {
+      return yield* new InvalidNetworkOption({ option: "logBytes", detail: `must be a whole number of at least 0, got ${String(logBytes)}` })
+    }
+    const redact = checkRedact(options.redact)
+    if (redact instanceof InvalidNetworkOption) return yield* redact
+    const provided = yield* Effect.serviceOption(SimulatedProvider)
+    const llm = Option.isSome(provided)
+      ? provided.value
+      : yield* Effect.try({
+        try: () => SimulatedProvider.make({ logLimit, logBytes, epoch: options.epoch, drive: options.drive }),
+        catch: (error) => error as InvalidLlmInput
+      })
+    const mcp = McpServers.make((id) => {
+      const entry = network.registry.entries.get(id)
+      return entry === undefined ? undefined : { identity: entry.identity, route: entry.route }
+    })
+    const services = Context.make(SimulatedProvider, llm).pipe(Context.add(McpServers, mcp))
+    const network: Network = new Network(
+      normalizeRunSeed(options.seed),
+      { limit: logLimit, bytes: logBytes },
+      redact,
+      context,
+      services as Context.Context<never>
+    )
+    const initial = options.routes === undefined ? [] : Array.from(options.routes)
+    const handlers = new Map(Object.entries(options.handlers ?? {}))
+    const scripts = options.llm === undefined ? [] : Array.from(options.llm)
+    const enqueue = (script: LlmScript, i: number) =>
+      Effect.try({
+        try: () => llm.enqueue(script),
+        catch: (error) =>
+          error instanceof InvalidLlmInput
+            ? new InvalidLlmInput({ input: "script", path: `llm[${i}]${error.path === "$" ? "" : `.${error.path}`}`, detail: error.detail })
+            : new InvalidLlmInput({ input: "script", path: `llm[${i}]`, detail: String(error) })
+      })
+    const register = (routes: Route | ReadonlyArray<Route>) =>
+      Effect.suspend(() => {
+        const batch = Array.isArray(routes)
+        const list: ReadonlyArray<Route> = batch ? routes : [routes as Route]
+        const refused = notARoute(list, batch)
+        return refused === undefined ? network.register(list, pathsFor(list, batch)) : Effect.fail(refused)
+      })
+    const registerInitial = Effect.andThen(register(initial), Effect.forEach(scripts, enqueue, { discard: true }))
+    yield* registerInitial
+    const door = makeHttpDoor(network)
+    const api: SimulationNetworkApi = {
+      get seed() {
+        return network.runSeed
+      },
+      register,
+      registerSpec: (json, specOptions) =>
+        Effect.flatMap(decodeRouteSpecs(json, { ...defaultDecodeContext, handlers, source: specOptions?.source ?? "code" }), (decoded) =>
+          network.register(decoded.routes, pathsFor(decoded.routes, false))),
+      unregister: (id) => Effect.sync(() => network.registry.remove(id)),
+      reset: Effect.suspend(() => {
+        network.registry.clear()
+        network.clearState()
+        llm.reset()
+        mcp.reset()
+        return Effect.asVoid(registerInitial)
+      }),
+      routes: Effect.sync(() => network.routes()),
+      log: Effect.sync(() => network.records()),
+      logSince: (seq, limit) => Effect.sync(() => network.records(seq, limit)),
+      counters: Effect.sync(() => network.counters()),
+      snapshot: Effect.sync(() => ({
+        seed: network.runSeed,
+        routes: network.routes(),
+        log: network.records(),
+        counters: network.counters()
+      })),
+      state: Effect.sync(() => capture(network, llm, mcp, network.counters())),
+      restore: (state) =>
+        restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
+      unused: Effect.sync(() => network.unused()),
+      regenerate: (record) => network.regenerate(record),
+      close: Effect.sync(() => {
+        network.registry.clear()
+        mcp.reset()
+        // A provider handed in through the context belongs to its giver, who may hand it on.
+        if (Option.isNone(provided)) llm.reset()
+      }),
+      llm,
+      mcp,
+      fetch: makeFetch(network),
+      httpClient: door.client,
+      redactor: network.redactor
+    }
+    serverDoors.set(api, door.atOnce)
+    return api
+  })
+
+const serverDoors = new WeakMap<SimulationNetworkApi, (method: string, url: URL, headers: Readonly<Record<string, string>>) => AtOnce>()
+
+/**
+ * For a server in front of a network (`simnet serve`): dispatches a request that has no body at
+ * once and returns the answer when the network held it whole, or else the request to execute
+ * through `network.httpClient` (dispatched already, when it was dispatched: executing it picks
+ * that up). A network not made by `make` hands every request over undispatched.
+ */
+export const answerAtOnce = (network: SimulationNetworkApi, method: string, url: URL, headers: Readonly<Record<string, string>>): AtOnce => {
+  const door = serverDoors.get(network)
+  return door !== undefined
+    ? door(method, url, headers)
+    : { _tag: "HandedOver", request: HttpClientRequest.make(method as HttpMethod.HttpMethod)(url, { headers }) }
+}
+
+export type { AtOnce } from "../registry/httpClient.ts"
+

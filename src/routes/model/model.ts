@@ -1,0 +1,224 @@
+/**
+ * What every model route shares: a request read by the route's wire format is served by the
+ * network's `SimulatedProvider`, and its answer — scripted parts, an HTTP error, raw bytes, a
+ * timeout or a driver's feed — is written back in that format. A `ModelWire` is one API's side
+ * of this (how to read a body, write a stream, a whole answer and an error); `modelResponder`
+ * is the rest, the same for all.
+ */
+import { Effect, Exit, Result, Schema } from "effect"
+import { routeService, type Responder, type SimRequest } from "../../registry/route.ts"
+import { untilAborted } from "../../registry/transport.ts"
+import { framesBody, scriptedFrames, splitEvents } from "../../provider/body.ts"
+import type { ConversationInput, LlmApi } from "../../provider/conversation.ts"
+import { readConversation } from "../../provider/conversation.ts"
+import type { DrivenInvocation, Opening } from "../../provider/invocation.ts"
+import type { Finish, Part, StreamWriter } from "../../provider/parts.ts"
+import { countOutputTokens, usageOf } from "../../provider/parts.ts"
+import type { LlmInvocation, SimulatedProviderApi } from "../../provider/SimulatedProvider.ts"
+import { SimulatedProvider } from "../../provider/SimulatedProvider.ts"
+import type { CompletionUsage } from "../../schemas/openai.ts"
+import { RouteFailed } from "../../SimnetError.ts"
+
+/**
+ * One model API's wire format as the shared responder needs it.
+ */
+export interface ModelWire {
+  /** The API, as the provider's log names it. */
+  readonly api: LlmApi
+  /** The route name errors carry (`openai`, `anthropic`, `gemini`). */
+  readonly name: string
+  /** The header that carries the request id (`x-request-id`, `request-id`). */
+  readonly requestIdHeader: string
+  /** Reads a request of this API; a failure is the reason it is not one (answered with a 400). */
+  read(request: SimRequest, raw: unknown): Result.Result<ConversationInput, string>
+  /**
+   * A writer for one streamed answer. `usage` is the usage a script gives, known before the
+   * stream starts (a driver's comes with its finish); a format that reports input tokens up front
+   * (Anthropic's `message_start`) uses it.
+   */
+  writer(invocation: LlmInvocation, usage: CompletionUsage | undefined): StreamWriter
+  /** The JSON body of a non-streamed answer. */
+  answer(invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: CompletionUsage): unknown
+  /**
+   * The JSON body of an error with `status`. `reason` is simnet's tag for a refusal
+   * (`NoScriptQueued`, `UnmatchedLlmRequest`), undefined for a simulated failure.
+   */
+  errorBody(status: number, message: string, reason: string | undefined): unknown
+}
+
+/**
+ * The `read` of a wire format: the body decoded with the API's request Schema (a mismatch is the
+ * reason it is not a `what` request), then `fields` reads what is particular to the API; the
+ * API, the URL and the raw body are filled in here.
+ */
+export const readWith = <S extends Schema.Top>(
+  api: LlmApi,
+  schema: S,
+  what: string,
+  fields: (body: S["Type"], request: SimRequest, raw: unknown) => Omit<ConversationInput, "api" | "url" | "raw">
+): ModelWire["read"] => {
+  const decode = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"], unknown>)
+  return (request, raw) => {
+    const decoded = decode(raw)
+    if (Exit.isFailure(decoded)) return Result.fail(`the body is not a ${what} request: ${String(decoded.cause)}`)
+    return Result.succeed({ api, url: request.url.href, raw, ...fields(decoded.value, request, raw) })
+  }
+}
+
+const jsonHeaders = { "content-type": "application/json" }
+
+/**
+ * A JSON response.
+ */
+export const jsonResponse = (value: unknown, status: number, headers: Readonly<Record<string, string>> = {}): Response =>
+  new Response(JSON.stringify(value), { status, headers: { ...jsonHeaders, ...headers } })
+
+/**
+ * The `retry-after-ms` and `retry-after` (whole seconds, rounded up) headers of a wait.
+ */
+export const retryHeaders = (retryAfterMs: number | undefined): Record<string, string> =>
+  retryAfterMs === undefined
+    ? {}
+    : { "retry-after-ms": String(retryAfterMs), "retry-after": String(Math.ceil(retryAfterMs / 1000)) }
+
+const sseHeaders = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" }
+
+const abortError = () => new DOMException("The client aborted the request.", "AbortError")
+
+class Renderer {
+  readonly wire: ModelWire
+  readonly invocation: LlmInvocation
+  readonly signal: AbortSignal | undefined
+  readonly requestId: string
+
+  constructor(wire: ModelWire, invocation: LlmInvocation, signal: AbortSignal | undefined) {
+    this.wire = wire
+    this.invocation = invocation
+    this.signal = signal
+    this.requestId = `req_sim_${invocation.seq}`
+  }
+
+  headers(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+    return { [this.wire.requestIdHeader]: this.requestId, ...extra }
+  }
+
+  error(status: number, message: string, extra: Readonly<Record<string, string>> = {}): Response {
+    return jsonResponse(this.wire.errorBody(status, message, undefined), status, this.headers(extra))
+  }
+
+  stream(body: ReadableStream<Uint8Array>): Response {
+    return new Response(body, { status: 200, headers: this.headers(sseHeaders) })
+  }
+
+  answer(parts: ReadonlyArray<Part>, finish: Finish, given: CompletionUsage | undefined): unknown {
+    const usage = usageOf(given, this.invocation.request.material, countOutputTokens(parts))
+    return this.wire.answer(this.invocation, parts, finish, usage)
+  }
+
+  reply(reply: Extract<LlmInvocation["reply"], { _tag: "Reply" }>): Response {
+    const request = this.invocation.request
+    if (request.stream) {
+      const frames = scriptedFrames(this.wire.writer(this.invocation, reply.usage), reply.parts, reply.finish, reply.usage, reply.fault)
+      return this.stream(framesBody(frames, { reset: reply.fault === "reset" }))
+    }
+    const failed = reply.parts.find((part) => part.kind === "error")
+    if (failed !== undefined && failed.kind === "error") return this.error(500, failed.message)
+    const value = this.answer(reply.parts, reply.finish, reply.usage)
+    if (reply.fault === undefined) return jsonResponse(value, 200, this.headers())
+    const whole = JSON.stringify(value)
+    const half = whole.slice(0, Math.floor(whole.length / 2))
+    return new Response(framesBody([half].values(), { reset: reply.fault === "reset" }), {
+      status: 200,
+      headers: this.headers(jsonHeaders)
+    })
+  }
+
+  opening(opening: Opening): Effect.Effect<Response, RouteFailed> {
+    switch (opening._tag) {
+      case "Stream":
+        return Effect.succeed(this.stream(opening.mailbox.body(this.wire.writer(this.invocation, undefined))))
+      case "Answer":
+        return Effect.succeed(jsonResponse(this.answer(opening.parts, opening.finish, opening.usage), 200, this.headers()))
+      case "HttpError":
+        return Effect.succeed(this.error(opening.status, opening.message))
+      case "Disconnected":
+        return Effect.fail(
+          new RouteFailed({ route: this.wire.name, message: `simnet: the driver disconnected ${this.invocation.id}` })
+        )
+    }
+  }
+
+  driven(driven: DrivenInvocation): Effect.Effect<Response, RouteFailed> {
+    const signal = this.signal
+    const opened = Effect.callback<Opening>((resume) => {
+      driven.whenOpen((opening) => resume(Effect.succeed(opening)))
+      return Effect.sync(() => driven.abandon(abortError()))
+    })
+    const waited = signal === undefined
+      ? opened
+      : Effect.raceFirst(opened, untilAborted(signal, this.wire.name, this.invocation.id))
+    return Effect.flatMap(
+      Effect.onExit(waited, (exit) => Exit.isFailure(exit) ? Effect.sync(() => driven.abandon(abortError())) : Effect.void),
+      (opening) => {
+        if (signal !== undefined && opening._tag === "Stream") {
+          const abandon = () => driven.abandon(signal.reason)
+          signal.addEventListener("abort", abandon, { once: true })
+          driven.whenClosed(() => signal.removeEventListener("abort", abandon))
+        }
+        return this.opening(opening)
+      }
+    )
+  }
+
+  render(): Effect.Effect<Response, RouteFailed> {
+    const reply = this.invocation.reply
+    switch (reply._tag) {
+      case "Reply":
+        return Effect.succeed(this.reply(reply))
+      case "HttpError":
+        return Effect.succeed(this.error(reply.status, reply.message, retryHeaders(reply.retryAfterMs)))
+      case "Raw": {
+        const headers = this.headers({ "content-type": reply.contentType })
+        if (!reply.contentType.startsWith("text/event-stream")) {
+          return Effect.succeed(new Response(reply.bytes as Uint8Array<ArrayBuffer>, { status: reply.status, headers }))
+        }
+        const events = splitEvents(new TextDecoder().decode(reply.bytes))
+        return Effect.succeed(new Response(framesBody(events[Symbol.iterator]()), { status: reply.status, headers }))
+      }
+      case "Hang":
+        return untilAborted(this.signal, this.wire.name, this.invocation.id)
+      case "Driven":
+        return this.driven(reply.invocation)
+    }
+  }
+}
+
+const refusal = (wire: ModelWire, provider: SimulatedProviderApi, tag: string, message: string): Response =>
+  jsonResponse(wire.errorBody(500, message, tag), 500, {
+    [wire.requestIdHeader]: `req_sim_${provider.callCount}`,
+    "x-should-retry": "false"
+  })
+
+/**
+ * The responder of a model endpoint in `wire`'s format, answered by the network's
+ * `SimulatedProvider`. A body that is not a request of the API is a 400, logged and counted by
+ * the provider with outcome `invalid-request`; a refusal (`NoScriptQueued`,
+ * `UnmatchedLlmRequest`) is a 500 whose error body names the reason, with `x-should-retry: false`
+ * since retrying cannot help.
+ */
+export const modelResponder = (wire: ModelWire): Responder => (request, context) =>
+  Effect.flatMap(routeService(context, SimulatedProvider), (provider) => {
+    const raw = request.json()
+    const read = wire.read(request, raw)
+    if (Result.isFailure(read)) {
+      return Effect.map(provider.recordInvalid(request.url.href, raw, wire.api, request.body?.length ?? 0), (seq) =>
+        jsonResponse(wire.errorBody(400, `simnet: ${read.failure}`, undefined), 400, { [wire.requestIdHeader]: `req_sim_${seq}` }))
+    }
+    return provider.invoke(readConversation({ ...read.success, bodySize: request.body?.length ?? 0 }), request.signal).pipe(
+      Effect.flatMap((invocation) => new Renderer(wire, invocation, request.signal).render()),
+      Effect.catchTags({
+        NoScriptQueued: (error) => Effect.succeed(refusal(wire, provider, error._tag, error.message)),
+        UnmatchedLlmRequest: (error) => Effect.succeed(refusal(wire, provider, error._tag, error.message))
+      })
+    )
+  })

@@ -1,0 +1,36 @@
+/**
+ * The `jsonSchema` kind of RouteSpec JSON: a schema that simnet ships (`{ "ref": NAME }`) or a
+ * JSON Schema document (`{ "jsonSchema": DOCUMENT }`), served as `Route.json` serves it.
+ */
+import { Effect, Result } from "effect"
+import * as R from "../routes/kinds.ts"
+import type { KindDecoder } from "./decode.ts"
+import { fromJsonSchema } from "../schemas/jsonSchemaDocument.ts"
+import { lookupSchema, type NamedSchema } from "../schemas/registry.ts"
+import { InvalidRouteSpec } from "../SimnetError.ts"
+
+/**
+ * The RouteSpec decoder of `{ "kind": "jsonSchema", "schema": { "ref" } | { "jsonSchema" } }`, for
+ * `DecodeContext.kinds`. An unknown `ref` lists the known names; a JSON Schema that does not
+ * convert names its JSON pointer (`[0].respond.schema.jsonSchema#/properties/a`).
+ */
+export const jsonSchemaKind: KindDecoder = (match, respond, options, path) =>
+  Effect.suspend(() => {
+    if (respond.kind !== "jsonSchema") {
+      return Effect.fail(new InvalidRouteSpec({ path: `${path}.respond.kind`, message: "not a jsonSchema route" }))
+    }
+    const at = (field: string) => (path === "" ? `respond.schema.${field}` : `${path}.respond.schema.${field}`)
+    const resolved: Result.Result<NamedSchema, InvalidRouteSpec> = "ref" in respond.schema
+      ? lookupSchema(respond.schema.ref, at("ref"))
+      : Result.map(fromJsonSchema(respond.schema.jsonSchema, { path: at("jsonSchema") }), (schema) => ({ schema }))
+    if (Result.isFailure(resolved)) return Effect.fail(resolved.failure)
+    return Effect.succeed(
+      R.json(match, resolved.success.schema, {
+        ...options,
+        narrow: resolved.success.narrow,
+        status: respond.status,
+        headers: respond.headers,
+        seedOffset: respond.seedOffset
+      })
+    )
+  })
