@@ -12,7 +12,10 @@
  * make a satisfiable schema unsatisfiable.
  */
 import { DateTime, Duration, Order, Result, Schema, SchemaAST, SchemaIssue, SchemaTransformation } from "effect"
-import { FORMAT_KINDS, kindOfName, REALISTIC_KINDS, type RealisticKind, type StringValues } from "./realisticValues.ts"
+import { FORMAT_KINDS, REALISTIC_KINDS, type RealisticKind, type StringValues } from "./realisticValues.ts"
+import { type FieldHints, fromValues, hintOf, isValuesHint, type Hint } from "./fieldHints.ts"
+
+export { checkFieldHints, type FieldHint, type FieldHints } from "./fieldHints.ts"
 
 type FilterConstraint = Schema.Annotations.ToArbitrary.FilterConstraint<unknown>
 
@@ -296,69 +299,6 @@ const roundTrip = (ast: SchemaAST.AST): SchemaAST.Filter<unknown> => {
     },
     { expected: "a value that survives the wire" }
   )
-}
-
-/**
- * A realistic-value override for one field: a kind of the table (`"email"`, `"fullName"`,
- * `"dateTime"`, ...; see `REALISTIC_KINDS`), `{ values }` to draw from, or `"plain"` for no
- * name-based value (format and words only).
- */
-export type FieldHint = string | { readonly values: ReadonlyArray<string | number | boolean> }
-
-/**
- * Overrides by field: a key without a dot names a field wherever it occurs (`email`); a dotted key
- * is a path of field names from the root, array elements skipped (`owner.email`, `items.name`).
- */
-export type FieldHints = Readonly<Record<string, FieldHint>>
-
-/**
- * What a field generates from: a kind of the table (`explicit` when a `fields` override names it,
- * which then outranks the field's `format`), fixed values, or nothing special.
- */
-type Hint = (RealisticKind & { readonly explicit?: true }) | { readonly values: ReadonlyArray<string | number | boolean> } | undefined
-
-const PLAIN: RealisticKind & { readonly explicit: true } = { explicit: true }
-
-/** The table's kinds as explicit overrides, made once. */
-const EXPLICIT_KINDS: ReadonlyMap<string, RealisticKind & { readonly explicit: true }> = new Map(
-  Object.entries(REALISTIC_KINDS).map(([name, kind]) => [name, { ...kind, explicit: true }] as const)
-)
-
-/**
- * The first override that names no known kind, if any: `[key, message]`.
- */
-export const checkFieldHints = (fields: FieldHints | undefined): readonly [string, string] | undefined => {
-  for (const [key, hint] of Object.entries(fields ?? {})) {
-    if (typeof hint === "string") {
-      if (hint !== "plain" && !(hint in REALISTIC_KINDS)) {
-        return [key, `unknown realistic kind "${hint}"; known: plain, ${Object.keys(REALISTIC_KINDS).join(", ")}`]
-      }
-    } else if (typeof hint !== "object" || hint === null || !Array.isArray(hint.values) || hint.values.length === 0) {
-      return [key, "an override is a kind name or { values: [...] } with at least one value"]
-    }
-  }
-  return undefined
-}
-
-const hintOf = (name: string, path: string, fields: FieldHints | undefined): Hint => {
-  const override = fields?.[path] ?? fields?.[name]
-  if (override !== undefined) {
-    if (typeof override !== "string") return override
-    return override === "plain" ? PLAIN : EXPLICIT_KINDS.get(override)
-  }
-  const kind = kindOfName(name)
-  return kind === undefined ? undefined : REALISTIC_KINDS[kind]
-}
-
-const isValuesHint = (hint: Hint): hint is { readonly values: ReadonlyArray<string | number | boolean> } =>
-  hint !== undefined && "values" in hint
-
-/** Fixed override values for a primitive node: those its type admits, as literals (its checks still apply). */
-const fromValues = (ast: SchemaAST.AST, values: ReadonlyArray<string | number | boolean>): SchemaAST.AST | undefined => {
-  const type = ast._tag === "String" ? "string" : ast._tag === "Number" ? "number" : ast._tag === "Boolean" ? "boolean" : undefined
-  const fitting = values.filter((v) => typeof v === type)
-  if (fitting.length === 0) return undefined
-  return new SchemaAST.Union(fitting.map((v) => new SchemaAST.Literal(v)), undefined, ast.annotations, ast.checks, undefined, ast.context)
 }
 
 /**

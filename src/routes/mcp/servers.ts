@@ -1,0 +1,198 @@
+/**
+ * The SDK `Server`s behind an MCP route: one built from the route's definitions (tools, resources,
+ * prompts, paging), and the direct servers kept per session and fed in process through
+ * `DirectTransport`, so a request on the hot path costs no `Request`, no web transport and no
+ * handler registration.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
+import type { CompiledServer } from "./definitions.ts"
+import type { McpServerState, McpSession } from "./state.ts"
+import { callTool, type McpEnv } from "./tools.ts"
+
+/** JSON-RPC error code of an unknown resource (the MCP specification's). */
+const RESOURCE_NOT_FOUND = -32002
+
+let validator: AjvJsonSchemaValidator | undefined
+
+const encodeCursor = (offset: number) => Buffer.from(`offset:${offset}`).toString("base64url")
+
+const decodeCursor = (cursor: string): number | undefined => {
+  const match = /^offset:(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString())
+  return match === null ? undefined : Number(match[1])
+}
+
+/** One page of a list, and the cursor of the next when there is one. */
+const page = <A>(items: ReadonlyArray<A>, cursor: string | undefined, size: number) => {
+  const start = cursor === undefined ? 0 : decodeCursor(cursor)
+  if (start === undefined || start > items.length) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${cursor}`)
+  const end = start + size
+  return { items: items.slice(start, end), nextCursor: end < items.length ? encodeCursor(end) : undefined }
+}
+
+
+const fillTemplate = (text: string, args: Readonly<Record<string, string>>) =>
+  text.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (_, key: string) => args[key] ?? "")
+
+/**
+ * Registers `handler` for the method of `schema`, answering params that do not fit the schema
+ * with -32602 (the SDK's `Protocol` reports a request that fails its schema as an internal
+ * error). `tools/call` is checked by the SDK's `Server` itself, which answers -32602, so its
+ * handler sees the request as sent.
+ */
+const on = <S extends RequestSchema>(
+  server: Server,
+  schema: S,
+  handler: (request: any, extra: any) => unknown
+): void => {
+  let lenient = lenientSchemas.get(schema)
+  if (lenient === undefined) lenientSchemas.set(schema, lenient = schema.pick({ method: true }).passthrough())
+  if (schema === CallToolRequestSchema) return server.setRequestHandler(lenient, handler as any)
+  server.setRequestHandler(lenient, (request, extra) => {
+    const parsed = schema.safeParse(request)
+    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`)
+    return handler(parsed.data, extra) as any
+  })
+}
+
+/** The method-only schemas `on` registers with, built once per request schema. */
+const lenientSchemas = new Map<RequestSchema, any>()
+
+type RequestSchema =
+  | typeof CallToolRequestSchema
+  | typeof GetPromptRequestSchema
+  | typeof ListPromptsRequestSchema
+  | typeof ListResourcesRequestSchema
+  | typeof ListToolsRequestSchema
+  | typeof ReadResourceRequestSchema
+
+/** An SDK server answering from `compiled`, the route's definitions at one revision. */
+export const sdkServer = (compiled: CompiledServer, state: McpServerState, env: McpEnv, session: McpSession | undefined): Server => {
+  const definition = compiled.definition
+  const size = definition.pageSize ?? 50
+  const server = new Server(
+    { name: definition.name, version: definition.version, ...(definition.title === undefined ? {} : { title: definition.title }) },
+    {
+      capabilities: { tools: {}, resources: {}, prompts: {} },
+      instructions: definition.instructions,
+      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator())
+    }
+  )
+  on(server, ListToolsRequestSchema, (request) => {
+    const { items, nextCursor } = page(compiled.toolList, request.params?.cursor, size)
+    return { tools: items.map((tool) => tool.listing) as any, ...(nextCursor === undefined ? {} : { nextCursor }) }
+  })
+  on(server, CallToolRequestSchema, (request, extra) => callTool(compiled, state, env, session, request.params, extra))
+  on(server, ListResourcesRequestSchema, (request) => {
+    const { items, nextCursor } = page(Array.from(compiled.resources.values()), request.params?.cursor, size)
+    const resources = items.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType }))
+    return { resources, ...(nextCursor === undefined ? {} : { nextCursor }) }
+  })
+  on(server, ReadResourceRequestSchema, (request) => {
+    const resource = compiled.resources.get(request.params.uri)
+    if (resource === undefined) throw new McpError(RESOURCE_NOT_FOUND, `Resource ${request.params.uri} not found`)
+    const { uri, mimeType, text, blob } = resource
+    return {
+      contents: [
+        text !== undefined
+          ? { uri, mimeType, text }
+          : { uri, mimeType, blob: typeof blob === "string" ? blob : Buffer.from(blob!).toString("base64") }
+      ]
+    }
+  })
+  on(server, ListPromptsRequestSchema, (request) => {
+    const { items, nextCursor } = page(Array.from(compiled.prompts.values()), request.params?.cursor, size)
+    const prompts = items.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args?.map((a) => ({ ...a })) }))
+    return { prompts, ...(nextCursor === undefined ? {} : { nextCursor }) }
+  })
+  on(server, GetPromptRequestSchema, (request) => {
+    const prompt = compiled.prompts.get(request.params.name)
+    if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `Prompt ${request.params.name} not found`)
+    const args = request.params.arguments ?? {}
+    for (const argument of prompt.arguments ?? []) {
+      if (argument.required === true && args[argument.name] === undefined) {
+        throw new McpError(ErrorCode.InvalidParams, `Missing required argument "${argument.name}" for prompt ${prompt.name}`)
+      }
+    }
+    return {
+      ...(prompt.description === undefined ? {} : { description: prompt.description }),
+      messages: prompt.messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: fillTemplate(m.text, args) } }))
+    }
+  })
+  return server
+}
+
+/**
+ * A transport that hands one JSON-RPC request to a connected SDK `Server` and resolves with its
+ * reply: what `InMemoryTransport` does for a client, done for an HTTP request already checked.
+ */
+export class DirectTransport implements Transport {
+  onmessage?: Transport["onmessage"]
+  onclose?: Transport["onclose"]
+  onerror?: Transport["onerror"]
+  private readonly pending = new Map<string | number, (reply: JSONRPCMessage) => void>()
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.onclose?.()
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    // The server sends replies it built itself (and, on this path, nothing else that needs one).
+    if (!("result" in message || "error" in message) || message.id === undefined) return
+    const resolve = this.pending.get(message.id)
+    this.pending.delete(message.id)
+    resolve?.(message)
+  }
+
+  /** Whether a request with this id is still being answered (ids must not collide). */
+  busy(id: string | number): boolean {
+    return this.pending.has(id)
+  }
+
+  request(message: JSONRPCRequest): Promise<JSONRPCMessage> {
+    return new Promise((resolve) => {
+      this.pending.set(message.id, resolve)
+      this.onmessage?.(message)
+    })
+  }
+}
+
+/** An SDK server fed directly, for one session at one revision of the definitions. */
+interface DirectServer {
+  readonly revision: number
+  readonly transport: DirectTransport
+}
+
+/** The direct servers of each route state, by session id ("" for a stateless server). */
+const directServers = new WeakMap<McpServerState, Map<string, DirectServer>>()
+
+/** The direct server of a session, made (and connected) when it has none for the current revision. */
+export const directServer = (state: McpServerState, env: McpEnv, session: McpSession | undefined): DirectTransport | Promise<DirectTransport> => {
+  let servers = directServers.get(state)
+  if (servers === undefined) directServers.set(state, servers = new Map())
+  const key = session?.id ?? ""
+  const found = servers.get(key)
+  if (found !== undefined && found.revision === state.revision) return found.transport
+  const transport = new DirectTransport()
+  servers.set(key, { revision: state.revision, transport })
+  return sdkServer(state.current, state, env, session).connect(transport).then(() => transport)
+}
+
+export const forgetSession = (state: McpServerState, id: string): void => {
+  directServers.get(state)?.delete(id)
+}

@@ -1,0 +1,150 @@
+/**
+ * Answering a `tools/call`: the tool's handler, fixed result or a value generated from its output
+ * schema, as a `CallToolResult` (checked against the output schema), and the fast path that
+ * answers a plain call without the SDK's `Protocol` round.
+ */
+import { CallToolResultSchema, ErrorCode, type JSONRPCRequest, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Result } from "effect"
+import type { CompiledServer, CompiledTool, McpToolAnswer } from "./definitions.ts"
+import { canonicalJson, deriveSeed } from "./floor.ts"
+import { plainResult, protocolFailure, toolFailures } from "./sdkCopies.ts"
+import type { McpServerState, McpSession } from "./state.ts"
+
+/** What one request needs from the network. */
+export interface McpEnv {
+  readonly runSeed: number
+  readonly identity: string
+  /** Adds the JSON-RPC method (and tool) to the request's log record. */
+  readonly annotate: (detail: Readonly<Record<string, unknown>>) => void
+  /** Runs a handler's Effect with the network's services, until `signal` aborts. */
+  readonly run: <A>(effect: Effect.Effect<A, unknown>, signal: AbortSignal) => Promise<A>
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+export const toolError = (text: string) => ({ content: [{ type: "text", text }], isError: true })
+
+/** A tool's answer as a `CallToolResult`, its structured content checked against the output schema. */
+export const toResult = (answer: McpToolAnswer, tool: CompiledTool) => {
+  if (typeof answer === "string") return { content: [{ type: "text", text: answer }] }
+  const name = tool.tool.name
+  const structured = answer.structuredContent
+  if (tool.checkOutput !== undefined && answer.isError !== true) {
+    if (structured === undefined) {
+      return toolError(toolFailures.noStructuredContent(name))
+    }
+    const issue = tool.checkOutput(structured)
+    if (issue !== undefined) return toolError(toolFailures.invalidStructuredContent(name, issue))
+  }
+  return {
+    content: answer.content ?? (structured === undefined ? [] : [{ type: "text", text: JSON.stringify(structured) }]),
+    ...(structured === undefined ? {} : { structuredContent: structured }),
+    ...(answer.isError === true ? { isError: true } : {})
+  }
+}
+
+
+/** What a `tools/call` handler gets besides the request: the SDK's `extra`, or its stand-in on the fast path. */
+export interface CallExtra {
+  readonly signal: AbortSignal
+  readonly sendNotification: (notification: { method: string; params: Record<string, unknown> }) => Promise<void>
+}
+
+/**
+ * Answers a `tools/call` from `compiled`: counts it, decodes its arguments, and answers with the
+ * tool's handler, fixed result or a generated value. The SDK `Server` of `sdkServer` calls it, and
+ * so does the fast path (`fastCall`).
+ */
+export const callTool = (
+  compiled: CompiledServer,
+  state: McpServerState,
+  env: McpEnv,
+  session: McpSession | undefined,
+  params: Record<string, any>,
+  extra: CallExtra
+): any => {
+  const name: string = params.name
+  const args = params.arguments ?? {}
+  const tool = compiled.tools.get(name)
+  if (tool === undefined) {
+    // A made-up name is counted (bounded by name), never given an occurrence: its calls hold no
+    // memory per distinct argument.
+    state.countName(name)
+    return toolError(toolFailures.notFound(name))
+  }
+  const key = `${name}\u0000${canonicalJson(args)}`
+  const occurrence = state.count(name, key)
+  const decoded = tool.decodeInput(args)
+  if (Result.isFailure(decoded)) {
+    return toolError(toolFailures.invalidArguments(name, decoded.failure))
+  }
+  const seed = deriveSeed(env.runSeed, env.identity, `tools/call\u0000${key}`, occurrence)
+  const { handler, result } = tool.tool
+  if (handler !== undefined) {
+    const token = params._meta?.progressToken
+    const context = {
+      seed,
+      occurrence,
+      session: session?.id,
+      signal: extra.signal,
+      progress: async (progress: number, total?: number, message?: string) => {
+        if (token === undefined) return
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }
+        })
+      }
+    }
+    // A handler that answers at once is answered at once; a promise or an Effect is waited for.
+    const failed = (error: unknown) => toolError(messageOf(error))
+    try {
+      const answer = handler(decoded.success, context)
+      if (Effect.isEffect(answer)) return env.run(answer, extra.signal).then((value) => toResult(value, tool)).catch(failed)
+      if (isThenable(answer)) return Promise.resolve(answer).then((value) => toResult(value, tool)).catch(failed)
+      return toResult(answer, tool)
+    } catch (error) {
+      return failed(error)
+    }
+  }
+  if (result !== undefined) return toResult(result, tool)
+  const generated = tool.generator!.generate(seed)
+  if (Result.isFailure(generated)) throw new McpError(ErrorCode.InternalError, generated.failure.message)
+  return { content: [{ type: "text", text: generated.success }], structuredContent: JSON.parse(generated.success) }
+}
+
+const isThenable = (u: unknown): u is PromiseLike<unknown> =>
+  typeof u === "object" && u !== null && typeof (u as { then?: unknown }).then === "function"
+
+const NEVER_ABORTED = new AbortController().signal
+const noNotifications = async () => {}
+
+/**
+ * The fast path of a plain `tools/call` (see `plainCall`; no progress token, no task): what the
+ * SDK `Server` answers for it — its request and result checks and its reply, an error thrown
+ * becoming a JSON-RPC error as the SDK's `Protocol` makes it — without a round through the
+ * `Protocol`, whose type guards and parses cost more than the call.
+ */
+export const fastCall = (
+  compiled: CompiledServer,
+  state: McpServerState,
+  env: McpEnv,
+  session: McpSession | undefined,
+  message: JSONRPCRequest & { readonly params: { readonly name: string } },
+  signal: AbortSignal | undefined
+): Record<string, unknown> | Promise<Record<string, unknown>> => {
+  const reply = (result: any): Record<string, unknown> => {
+    if (!plainResult(result)) {
+      const checked = CallToolResultSchema.safeParse(result)
+      if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`)
+      result = checked.data
+    }
+    return { result, jsonrpc: "2.0", id: message.id }
+  }
+  const failure = (error: unknown) => protocolFailure(message.id, error)
+  try {
+    const result = callTool(compiled, state, env, session, message.params, { signal: signal ?? NEVER_ABORTED, sendNotification: noNotifications })
+    return result instanceof Promise ? result.then(reply).catch(failure) : reply(result)
+  } catch (error) {
+    return failure(error)
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The MCP engine's copies of the SDK's behaviour (`src/routes/mcp/sdkCopies.ts`), checked against
+ * the SDK itself: what the hand-written checks accept, its schemas accept unchanged; the error
+ * reply of a throwing handler is the one the SDK's `Protocol` sends; a failed tool call reads as the
+ * SDK's `McpServer` writes it; the revisions served are the SDK's newest. An SDK update that moves
+ * any of these fails here.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ErrorCode,
+  JSONRPCRequestSchema,
+  LATEST_PROTOCOL_VERSION,
+  ListToolsRequestSchema,
+  McpError,
+  SUPPORTED_PROTOCOL_VERSIONS
+} from "@modelcontextprotocol/sdk/types.js"
+import { Schema } from "effect"
+import fc from "fast-check"
+import { Route, SimulationNetwork } from "simnet"
+import { describe, expect, it } from "vitest"
+import { z } from "zod"
+import { plainCall, plainRequest, plainResult, protocolFailure, PROTOCOL_VERSIONS, toolFailures } from "../../src/routes/mcp/sdkCopies.ts"
+
+/** Values near the shapes the checks look for: the right keys with right and wrong values, extra keys. */
+const scalar = fc.oneof(fc.string({ maxLength: 4 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined))
+const loose = fc.oneof(scalar, fc.dictionary(fc.constantFrom("a", "_meta", "text"), scalar, { maxKeys: 2 }), fc.array(scalar, { maxLength: 2 }))
+const maybe = <A>(arb: fc.Arbitrary<A>) => fc.option(arb, { nil: undefined })
+const withExtra = (base: fc.Arbitrary<Record<string, unknown>>) =>
+  fc.tuple(base, fc.option(fc.dictionary(fc.constantFrom("extra", "_meta", "x"), loose, { maxKeys: 1 }), { nil: undefined }))
+    .map(([value, extra]) => dropUndefined({ ...value, ...extra }))
+const dropUndefined = (value: Record<string, unknown>) => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined))
+
+const requests = withExtra(fc.record({
+  jsonrpc: fc.constantFrom("2.0", "1.0"),
+  id: fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.double(), fc.constant(null)),
+  method: fc.oneof(fc.constantFrom("tools/call", "ping"), fc.integer()),
+  params: maybe(fc.oneof(fc.dictionary(fc.constantFrom("name", "_meta", "cursor"), loose, { maxKeys: 2 }), loose))
+}))
+const calls = withExtra(fc.record({
+  name: fc.oneof(fc.string({ maxLength: 4 }), scalar),
+  arguments: maybe(loose)
+}))
+const texts = withExtra(fc.record({ type: fc.constantFrom("text", "image"), text: fc.oneof(fc.string({ maxLength: 4 }), scalar) }))
+const results = withExtra(fc.record({
+  content: fc.oneof(fc.array(texts, { maxLength: 2 }), loose),
+  structuredContent: maybe(loose),
+  isError: maybe(fc.oneof(fc.boolean(), scalar))
+}))
+
+/** Runs `check` over generated values; a value the copy accepts must pass the SDK unchanged. Returns how many it accepted. */
+const agrees = <A>(arb: fc.Arbitrary<A>, copy: (a: A) => boolean, sdk: (a: A) => { success: boolean; data?: unknown }) => {
+  let accepted = 0
+  fc.assert(fc.property(arb, (value) => {
+    if (!copy(value)) return
+    accepted++
+    const parsed = sdk(value)
+    expect(parsed.success).toBe(true)
+    expect(parsed.data).toEqual(value)
+  }), { numRuns: 3_000, seed: 19 })
+  return accepted
+}
+
+describe("the MCP engine's copies of the SDK", () => {
+  it("serves the SDK's newest protocol revisions, newest first", () => {
+    expect(PROTOCOL_VERSIONS[0]).toBe(LATEST_PROTOCOL_VERSION)
+    expect(SUPPORTED_PROTOCOL_VERSIONS.slice(0, PROTOCOL_VERSIONS.length)).toEqual(PROTOCOL_VERSIONS)
+  })
+
+  it("a request, call or result the hand-written checks accept passes the SDK's schema unchanged", () => {
+    // Each check must accept a real share of the values, or the property proves nothing.
+    expect(agrees(requests, plainRequest, (m) => JSONRPCRequestSchema.safeParse(m))).toBeGreaterThan(50)
+    expect(agrees(calls, plainCall, (params) => {
+      const parsed = CallToolRequestSchema.safeParse({ method: "tools/call", params })
+      return { success: parsed.success, data: parsed.data?.params }
+    })).toBeGreaterThan(50)
+    expect(agrees(results, plainResult, (r) => CallToolResultSchema.safeParse(r))).toBeGreaterThan(50)
+  })
+
+  it("a throwing handler's reply is the one the SDK's Protocol sends", async () => {
+    const thrown: ReadonlyArray<unknown> = [
+      new McpError(ErrorCode.InvalidParams, "bad", { field: "x" }),
+      new Error("plain"),
+      Object.assign(new Error("odd code"), { code: 1.5 }),
+      { code: 7, message: "object" },
+      "a string"
+    ]
+    const server = new Server({ name: "s", version: "1" }, { capabilities: { tools: {} } })
+    let next = 0
+    server.setRequestHandler(ListToolsRequestSchema, () => {
+      throw thrown[next++]
+    })
+    const [ours, theirs] = InMemoryTransport.createLinkedPair()
+    const replies: Array<unknown> = []
+    ours.onmessage = (message) => void replies.push(message)
+    await server.connect(theirs)
+    await ours.start()
+    for (let id = 0; id < thrown.length; id++) await ours.send({ jsonrpc: "2.0", id, method: "tools/list" })
+    await expect.poll(() => replies.length).toBe(thrown.length)
+    expect(replies).toEqual(thrown.map((error, id) => protocolFailure(id, error)))
+    await server.close()
+  })
+
+  it("a failed tool call reads as the SDK's McpServer writes it", async () => {
+    const sdk = new McpServer({ name: "s", version: "1" })
+    sdk.registerTool("lookup", { inputSchema: { term: z.string() } }, ({ term }) => ({ content: [{ type: "text", text: term }] }))
+    sdk.registerTool("weather", { outputSchema: { celsius: z.number() } }, () => ({ content: [{ type: "text", text: "warm" }] }))
+    sdk.registerTool("wrong", { outputSchema: { celsius: z.number() } }, () => ({ content: [], structuredContent: { celsius: "warm" } }))
+    const sdkClient = new Client({ name: "c", version: "1" })
+    const [a, b] = InMemoryTransport.createLinkedPair()
+    await sdk.connect(b)
+    await sdkClient.connect(a)
+
+    const network = await SimulationNetwork.start({
+      routes: [Route.mcp("https://mcp.example.com/mcp", {
+        name: "s",
+        version: "1",
+        tools: [
+          { name: "lookup", input: Schema.Struct({ term: Schema.String }), handler: (args: { term: string }) => args.term },
+          { name: "weather", output: Schema.Struct({ celsius: Schema.Number }), handler: () => ({ content: [{ type: "text", text: "warm" }] }) },
+          { name: "wrong", output: Schema.Struct({ celsius: Schema.Number }), handler: () => ({ content: [], structuredContent: { celsius: "warm" } }) }
+        ]
+      })]
+    })
+    const simClient = new Client({ name: "c", version: "1" })
+    await simClient.connect(new StreamableHTTPClientTransport(new URL("https://mcp.example.com/mcp"), { fetch: network.fetch }))
+
+    const text = async (client: Client, name: string, args: Record<string, unknown> = {}) => {
+      const result = await client.callTool({ name, arguments: args })
+      expect(result.isError).toBe(true)
+      return (result.content as ReadonlyArray<{ text: string }>)[0].text
+    }
+    for (const client of [sdkClient, simClient]) {
+      expect(await text(client, "nope")).toBe(toolFailures.notFound("nope"))
+      expect(await text(client, "weather")).toBe(toolFailures.noStructuredContent("weather"))
+      expect(await text(client, "lookup", { term: 3 })).toMatch(new RegExp(`^${escape(toolFailures.invalidArguments("lookup", ""))}.+`))
+      expect(await text(client, "wrong")).toMatch(new RegExp(`^${escape(toolFailures.invalidStructuredContent("wrong", ""))}.+`))
+    }
+    await sdkClient.close()
+    await simClient.close()
+    await network.close()
+  })
+})
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
