@@ -2,10 +2,22 @@
  * The inspector page: one HTML document with its style and script inline, and the
  * Content-Security-Policy that allows exactly those two (by hash) and connections to this server
  * only. Nothing is fetched from elsewhere, so the page works offline.
+ *
+ * The script is the files of `ui/` (plain browser JavaScript checked by `tsc -p
+ * tsconfig.inspector.json` against the server's own types), read once when the page is first
+ * asked for and joined in `UI_FILES` order into one strict function; its hash is taken then.
  */
 import { createHash } from "node:crypto"
-import { SCRIPT } from "./client.ts"
+import { readFileSync } from "node:fs"
 import { STYLE } from "./style.ts"
+
+/** The page's script files, in the order they run: shared helpers first, the start last. */
+export const UI_FILES = ["common.js", "requests.js", "details.js", "events.js", "routes.js", "model.js", "mcp.js", "driver.js", "main.js"] as const
+
+const readScript = (): string =>
+  `"use strict";\n(function () {\n${UI_FILES.map((file) => readFileSync(new URL(`./ui/${file}`, import.meta.url), "utf8").replace(/^\/\/ @ts-check\n/, "")).join("\n")}})();\n`
+
+let script: string | undefined
 
 const hash = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
 
@@ -147,6 +159,7 @@ const BODY = String.raw`
  * The page and the Content-Security-Policy it is served with.
  */
 export const inspectorPage = (): { readonly html: string; readonly csp: string } => {
+  const SCRIPT = (script ??= readScript())
   const html = `<!doctype html>
 <html lang="en">
 <head>

@@ -115,9 +115,10 @@ const mcpServers = (network: ViewedNetwork, routes: ReadonlyArray<RouteView & Re
   })
 
 /**
- * The panels' view of a network now.
+ * The panels' view of a network now (the page reads it as JSON: `ui/state` and the feed's
+ * `state` event; `ui/types.d.ts` names it for the page's script).
  */
-export const viewOf = (network: ViewedNetwork): Effect.Effect<Record<string, unknown>> =>
+export const viewOf = (network: ViewedNetwork) =>
   Effect.gen(function*() {
     const routes = yield* network.routes
     const counters = yield* network.counters
@@ -171,3 +172,6 @@ export const viewOf = (network: ViewedNetwork): Effect.Effect<Record<string, unk
       }
     }
   })
+
+/** The panels' view, as `viewOf` builds it. */
+export type PanelsView = Effect.Success<ReturnType<typeof viewOf>>

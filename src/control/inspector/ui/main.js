@@ -1,0 +1,4 @@
+// @ts-check
+// The page starts on the request list and opens the feed.
+showTab("requests", false);
+connect();
