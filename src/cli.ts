@@ -109,7 +109,7 @@ const serve = Command.make(
         yield* Console.log(`  example:  ${base}/api.openai.com/v1`)
         yield* control.announce(base)
       })
-      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, control.routes, { report: control.report, watched: control.watched, bodyLimit })))).pipe(
+      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, control.routes, { report: control.report, watched: control.watched, handovers: control.handovers, bodyLimit })))).pipe(
         Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
       )
     }).pipe(Effect.scoped)

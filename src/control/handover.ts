@@ -26,25 +26,32 @@ export interface HandedOver {
   readonly before: number | undefined
 }
 
-/** By Node's request (the router request's `source`); a request is handed over at most once. */
-const handedOver = new WeakMap<object, HandedOver>()
-
-/** Hands `handed` over for the router request whose `source` is `source` (Node's request). */
-export const handOver = (source: object, handed: HandedOver): void => {
-  handedOver.set(source, handed)
-}
-
-/** The request the lane handed over for this router request, taken (so it is finished once). */
-export const takeHandedOver = (source: object): HandedOver | undefined => {
-  const handed = handedOver.get(source)
-  if (handed !== undefined) handedOver.delete(source)
-  return handed
-}
-
 /**
- * For a request the lane dispatched and handed to the router (by its Node request, the server
- * request's `source`): the network's request count before that dispatch, which a reporter needs to
- * find its record; undefined for a request the router dispatches itself. Read before the router's
- * handler takes the request.
+ * The requests one server's lane handed to its router, by Node's request (the router request's
+ * `source`): made per server and shared by its lane, its router's handler and the reporter of its
+ * requests, so nothing outlives the server and no two servers share a table.
  */
-export const requestsBefore = (source: object): number | undefined => handedOver.get(source)?.before
+export class Handovers {
+  readonly #handed = new WeakMap<object, HandedOver>()
+
+  /** Hands `handed` over for the router request whose `source` is `source` (Node's request). */
+  handOver(source: object, handed: HandedOver): void {
+    this.#handed.set(source, handed)
+  }
+
+  /** The request the lane handed over for this router request, taken (so it is finished once). */
+  take(source: object): HandedOver | undefined {
+    const handed = this.#handed.get(source)
+    if (handed !== undefined) this.#handed.delete(source)
+    return handed
+  }
+
+  /**
+   * For a request the lane dispatched and handed to the router: the network's request count
+   * before that dispatch, which a reporter needs to find its record; undefined for a request the
+   * router dispatches itself. Read before the router's handler takes the request.
+   */
+  requestsBefore(source: object): number | undefined {
+    return this.#handed.get(source)?.before
+  }
+}

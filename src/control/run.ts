@@ -6,8 +6,9 @@ import { Console, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import { CONTROL_BASE, controlRoutes, type ControlledNetwork } from "./endpoint.ts"
+import { Handovers } from "./handover.ts"
 import { INSPECTOR_PATH, inspector, type InspectedNetwork } from "./inspector.ts"
-import type { LaneReport } from "./serve.ts"
+import type { LaneReport } from "./serve/lane.ts"
 import { controlLine, reportRequests, requestLine, traceFile, type ReportedNetwork } from "./trace.ts"
 
 /**
@@ -32,6 +33,8 @@ export const controlRuntime = (
   readonly report: LaneReport | undefined
   /** Whether an inspector page listens: the lane then leaves every request to the router, whose middleware times it. */
   readonly watched: () => boolean
+  /** The table the server's lane hands requests to its router through, shared with the reporter: give it to `serveLayer`. */
+  readonly handovers: Handovers
   readonly announce: (base: string) => Effect.Effect<void>
 }, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -39,17 +42,19 @@ export const controlRuntime = (
     if (trace !== undefined) trace.write({ type: "start", seed: network.seed, state: yield* network.state })
     const print = options.quiet === true ? undefined : (line: string) => process.stdout.write(`${line}\n`)
     const control = controlRoutes(network, { onChange: trace === undefined ? undefined : (event) => trace.write(controlLine(event)) })
+    const handovers = new Handovers()
     const reporting = trace === undefined && print === undefined
       ? undefined
       : reportRequests(network, (line) => {
         trace?.write(line)
         print?.(requestLine(line))
-      }, { bodies: trace !== undefined })
+      }, { bodies: trace !== undefined, handovers })
     const page = inspector(network)
     return {
       routes: Layer.mergeAll(control, reporting?.layer ?? Layer.empty, page.layer),
       report: reporting?.lane,
       watched: page.watching,
+      handovers,
       announce: (base: string) =>
         Effect.gen(function*() {
           yield* Console.log(`  control:  ${base}${CONTROL_BASE}/   (reset, network/register, network/routes, network/log, llm/enqueue, llm/pending, snapshot)`)

@@ -14,8 +14,8 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Redaction from "../registry/redact.ts"
 import { CONTROL_BASE, type ControlEvent } from "./endpoint.ts"
-import { requestsBefore, targetUrl } from "./handover.ts"
-import type { LaneReport } from "./serve.ts"
+import { type Handovers, targetUrl } from "./handover.ts"
+import type { LaneReport } from "./serve/lane.ts"
 
 /** A record of the network's log, as the reporter reads it. */
 interface LoggedRequest {
@@ -127,7 +127,7 @@ export const controlLine = (event: ControlEvent) => ({ ...event, type: `control.
 export const reportRequests = (
   network: ReportedNetwork,
   report: (line: RequestReport) => void,
-  options: { readonly bodies?: boolean } = {}
+  options: { readonly bodies?: boolean; readonly handovers?: Handovers | undefined } = {}
 ): { readonly layer: Layer.Layer<never, never, HttpRouter.HttpRouter>; readonly lane: LaneReport } => {
   const claimed = new Set<number>()
   /** The line of one request; `before` is the network's request count before it was dispatched. */
@@ -160,7 +160,7 @@ export const reportRequests = (
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const started = yield* Clock.currentTimeMillis
-        const before = requestsBefore(request.source) ?? (yield* network.counters).requests
+        const before = options.handovers?.requestsBefore(request.source) ?? (yield* network.counters).requests
         const control = request.url.startsWith(CONTROL_BASE)
         const copy = options.bodies === true && !control ? tapped(request, network.redactor) : undefined
         const response = yield* (copy === undefined ? effect : Effect.provideService(effect, HttpServerRequest.HttpServerRequest, copy.view))

@@ -10,7 +10,7 @@ import type * as HttpMethod from "effect/http/HttpMethod"
 import { McpServers, type McpServersApi } from "../routes/mcp/state.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
 import { makeFetch } from "../registry/fetch.ts"
-import { type AtOnce, makeHttpDoor } from "../registry/httpClient.ts"
+import { type AtOnce, makeHttpDoor, type ServerDoor, ServerDoorKey } from "../registry/httpClient.ts"
 import { Network, type RouteInfo } from "../registry/network.ts"
 import { defaultRedactor, Redactor, type RedactOptions } from "../registry/redact.ts"
 import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "../registry/requestLog.ts"
@@ -138,6 +138,11 @@ export interface SimulationNetworkApi {
   readonly httpClient: HttpClient.HttpClient
   /** How this network shows requests (credentials redacted, lengths bounded): for servers that echo a request. */
   readonly redactor: Redactor
+  /**
+   * Internal: the way in for a server in front of this network (`simnet serve`'s lane), owned by
+   * the instance; read through `answerAtOnce`. A network not made by `make` has none.
+   */
+  readonly [ServerDoorKey]?: ServerDoor | undefined
 }
 
 const pathsFor = (routes: ReadonlyArray<Route>, batch: boolean): ReadonlyArray<string> =>
@@ -269,13 +274,11 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       mcp,
       fetch: makeFetch(network),
       httpClient: door.client,
-      redactor: network.redactor
+      redactor: network.redactor,
+      [ServerDoorKey]: door.atOnce
     }
-    serverDoors.set(api, door.atOnce)
     return api
   })
-
-const serverDoors = new WeakMap<SimulationNetworkApi, (method: string, url: URL, headers: Readonly<Record<string, string>>) => AtOnce>()
 
 /**
  * For a server in front of a network (`simnet serve`): dispatches a request that has no body at
@@ -284,7 +287,7 @@ const serverDoors = new WeakMap<SimulationNetworkApi, (method: string, url: URL,
  * that up). A network not made by `make` hands every request over undispatched.
  */
 export const answerAtOnce = (network: SimulationNetworkApi, method: string, url: URL, headers: Readonly<Record<string, string>>): AtOnce => {
-  const door = serverDoors.get(network)
+  const door = network[ServerDoorKey]
   return door !== undefined
     ? door(method, url, headers)
     : { _tag: "HandedOver", request: HttpClientRequest.make(method as HttpMethod.HttpMethod)(url, { headers }) }

@@ -126,6 +126,15 @@ export type AtOnce =
   | { readonly _tag: "Answered"; readonly status: number; readonly headers: Readonly<Record<string, string>> | Headers; readonly body: Uint8Array | undefined }
   | { readonly _tag: "HandedOver"; readonly request: HttpClientRequest.HttpClientRequest }
 
+/** A server's way in to one network (see `makeHttpDoor`'s `atOnce`). */
+export type ServerDoor = (method: string, url: URL, headers: Readonly<Record<string, string>>) => AtOnce
+
+/**
+ * The key of a network instance's `ServerDoor`: the network owns its way in for servers, which
+ * is no part of its public API (`answerAtOnce` reads it).
+ */
+export const ServerDoorKey: unique symbol = Symbol.for("simnet/ServerDoor")
+
 /**
  * The `HttpClient` door and, beside it, the way in for a server that has a request with no body
  * in hand: `atOnce` dispatches it at once, without an Effect, a client request or a web
@@ -133,7 +142,7 @@ export type AtOnce =
  */
 export const makeHttpDoor = (network: Network): {
   readonly client: HttpClient.HttpClient
-  readonly atOnce: (method: string, url: URL, headers: Readonly<Record<string, string>>) => AtOnce
+  readonly atOnce: ServerDoor
 } => {
   const handedOver = new WeakMap<HttpClientRequest.HttpClientRequest, HandedOver>()
   const general = HttpClient.make((request, url, signal) => {

@@ -24,7 +24,7 @@ import { isJSONRPCRequest, type JSONRPCRequest } from "@modelcontextprotocol/sdk
 import type { CompiledServer } from "./definitions.ts"
 import { bufferedResponse, type SimRequest } from "./floor.ts"
 import { isObject, plainCall, plainRequest, PROTOCOL_VERSIONS } from "./sdkCopies.ts"
-import { DirectTransport, directServer, forgetSession, sdkServer } from "./servers.ts"
+import { DirectTransport, directServer, sdkServer } from "./servers.ts"
 import type { McpServerState, McpSession } from "./state.ts"
 import { fastCall, type McpEnv } from "./tools.ts"
 
@@ -92,7 +92,6 @@ export const answer = (state: McpServerState, request: SimRequest, env: McpEnv):
     env.annotate({ method: "DELETE", session: sessionId ?? undefined })
     if (sessionId === null) return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required")
     if (!state.end(sessionId)) return jsonRpcError(404, -32001, "Session not found")
-    forgetSession(state, sessionId)
     return new Response(null, { status: 200 })
   }
   if (request.method !== "POST") {
@@ -178,8 +177,7 @@ const viaSdk = async ({ compiled, state, request, env, session, parsed, initiali
   const reply = replyOf(text, response.headers.get("content-type"))
   if (!isObject(reply) || !isObject(reply.result)) return new Response(text, response)
   const clientInfo = (body as Record<string, any>).params?.clientInfo
-  const { session: opened, ended } = state.open(env.runSeed, env.identity, String(reply.result.protocolVersion), isObject(clientInfo) ? { name: String(clientInfo.name), version: String(clientInfo.version) } : undefined)
-  if (ended !== undefined) forgetSession(state, ended)
+  const { session: opened } = state.open(env.runSeed, env.identity, String(reply.result.protocolVersion), isObject(clientInfo) ? { name: String(clientInfo.name), version: String(clientInfo.version) } : undefined)
   const headers = new Headers(response.headers)
   headers.set("mcp-session-id", opened.id)
   return new Response(text, { status: response.status, headers })

@@ -20,7 +20,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
 import type { CompiledServer } from "./definitions.ts"
-import type { McpServerState, McpSession } from "./state.ts"
+import type { McpServerState, McpSession, SessionEngine } from "./state.ts"
 import { callTool, type McpEnv } from "./tools.ts"
 
 /** JSON-RPC error code of an unknown resource (the MCP specification's). */
@@ -173,26 +173,18 @@ export class DirectTransport implements Transport {
 }
 
 /** An SDK server fed directly, for one session at one revision of the definitions. */
-interface DirectServer {
-  readonly revision: number
+interface DirectServer extends SessionEngine {
   readonly transport: DirectTransport
 }
 
-/** The direct servers of each route state, by session id ("" for a stateless server). */
-const directServers = new WeakMap<McpServerState, Map<string, DirectServer>>()
-
 /** The direct server of a session, made (and connected) when it has none for the current revision. */
 export const directServer = (state: McpServerState, env: McpEnv, session: McpSession | undefined): DirectTransport | Promise<DirectTransport> => {
-  let servers = directServers.get(state)
-  if (servers === undefined) directServers.set(state, servers = new Map())
   const key = session?.id ?? ""
-  const found = servers.get(key)
+  // The state keeps what this module puts there: direct servers only.
+  const found = state.engines.get(key) as DirectServer | undefined
   if (found !== undefined && found.revision === state.revision) return found.transport
   const transport = new DirectTransport()
-  servers.set(key, { revision: state.revision, transport })
+  const made: DirectServer = { revision: state.revision, transport }
+  state.engines.set(key, made)
   return sdkServer(state.current, state, env, session).connect(transport).then(() => transport)
-}
-
-export const forgetSession = (state: McpServerState, id: string): void => {
-  directServers.get(state)?.delete(id)
 }

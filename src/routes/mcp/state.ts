@@ -91,6 +91,11 @@ const definitionJson = (definition: McpServerDefinition): Result.Result<typeof M
 /**
  * The state behind one MCP route in one network. Internal to the MCP route.
  */
+/** What the engine keeps for one session: at least the revision of the definitions it was built from. */
+export interface SessionEngine {
+  readonly revision: number
+}
+
 export class McpServerState {
   /** The compiled definitions of the route this state was made for. */
   readonly initial: CompiledServer
@@ -103,6 +108,12 @@ export class McpServerState {
   /** By a 64-bit hash of each call's key: a key holds the call's arguments, of any size. */
   private occurrences = new KeyCounts()
   private issued = 0
+  /**
+   * What the engine keeps per session (its SDK server at one revision of the definitions), by
+   * session id ("" for a stateless server): owned here, so it goes when its session ends or this
+   * state does. Opaque to this module, which loads without the engine.
+   */
+  readonly engines = new Map<string, SessionEngine>()
 
   constructor(compiled: CompiledServer) {
     this.initial = compiled
@@ -154,7 +165,7 @@ export class McpServerState {
     let ended: string | undefined
     if (this.sessions.size > MAX_SESSIONS) {
       ended = this.sessions.keys().next().value
-      if (ended !== undefined) this.sessions.delete(ended)
+      if (ended !== undefined) this.end(ended)
     }
     return { session, ended }
   }
@@ -165,6 +176,7 @@ export class McpServerState {
 
   /** Ends a session; false when it was not open. */
   end(id: string): boolean {
+    this.engines.delete(id)
     return this.sessions.delete(id)
   }
 
