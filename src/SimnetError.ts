@@ -3,7 +3,14 @@
  * fields needed to act on it: the request that was not matched, the JSON path of a bad route
  * specification, the schema issue of a rejected generated value.
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+
+/**
+ * What marks a value as one of simnet's typed errors (`isSimnetError`): every error class below
+ * carries it on its prototype.
+ */
+export const SimnetErrorTypeId: unique symbol = Symbol.for("simnet/SimnetError")
+export type SimnetErrorTypeId = typeof SimnetErrorTypeId
 
 /**
  * Why a registered route did not answer a request: the first part of the matcher that missed.
@@ -31,6 +38,9 @@ export class UnregisteredRequest extends Schema.TaggedError<UnregisteredRequest>
   url: Schema.String,
   candidates: Schema.Array(Candidate)
 }) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
   override get message(): string {
     const head = `simnet: no route for ${this.method} ${this.url}`
     if (this.candidates.length === 0) return `${head} (no routes registered for this method and host)`
@@ -46,7 +56,11 @@ export class UnregisteredRequest extends Schema.TaggedError<UnregisteredRequest>
 export class InvalidRouteSpec extends Schema.TaggedError<InvalidRouteSpec>()("InvalidRouteSpec", {
   path: Schema.String,
   message: Schema.String
-}) {}
+}) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
+}
 
 /**
  * What the simulated model was handed: a script, a rule, a driver command, or an option of the
@@ -64,6 +78,9 @@ export class InvalidLlmInput extends Schema.TaggedError<InvalidLlmInput>()("Inva
   path: Schema.String,
   detail: Schema.String
 }) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
   override get message(): string {
     return `simnet: invalid LLM ${this.input} at ${this.path}: ${this.detail}`
   }
@@ -76,6 +93,9 @@ export class InvalidNetworkOption extends Schema.TaggedError<InvalidNetworkOptio
   option: Schema.String,
   detail: Schema.String
 }) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
   override get message(): string {
     return `simnet: invalid network option ${this.option}: ${this.detail}`
   }
@@ -89,6 +109,9 @@ export class FixtureUnreadable extends Schema.TaggedError<FixtureUnreadable>()("
   file: Schema.String,
   reason: Schema.String
 }) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
   override get message(): string {
     return `simnet: cannot read fixture ${this.file}: ${this.reason}`
   }
@@ -104,6 +127,9 @@ export class FixtureNotJson extends Schema.TaggedError<FixtureNotJson>()("Fixtur
   column: Schema.Number,
   detail: Schema.String
 }) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
   override get message(): string {
     return `simnet: fixture ${this.file} is not JSON at line ${this.line}, column ${this.column}: ${this.detail}`
   }
@@ -121,6 +147,9 @@ export class GeneratedValueRejected extends Schema.TaggedError<GeneratedValueRej
     issue: Schema.String
   }
 ) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
   override get message(): string {
     return `simnet: generated value for route ${this.route} was rejected at ${this.path}: ${this.issue}`
   }
@@ -133,7 +162,11 @@ export class GeneratedValueRejected extends Schema.TaggedError<GeneratedValueRej
 export class LoopbackDenied extends Schema.TaggedError<LoopbackDenied>()("LoopbackDenied", {
   host: Schema.String,
   message: Schema.String
-}) {}
+}) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
+}
 
 /**
  * A model request that no rule of the simulated provider matches. `material` summarises the
@@ -143,7 +176,11 @@ export class UnmatchedLlmRequest extends Schema.TaggedError<UnmatchedLlmRequest>
   model: Schema.String,
   material: Schema.String,
   message: Schema.String
-}) {}
+}) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
+}
 
 /**
  * A model request that arrived while the provider had no script queued and no rule to fall
@@ -152,7 +189,11 @@ export class UnmatchedLlmRequest extends Schema.TaggedError<UnmatchedLlmRequest>
 export class NoScriptQueued extends Schema.TaggedError<NoScriptQueued>()("NoScriptQueued", {
   model: Schema.String,
   message: Schema.String
-}) {}
+}) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
+}
 
 /**
  * A driver command (`chunk`, `finish`, `fail`, `disconnect`) for a model invocation that is not
@@ -161,7 +202,11 @@ export class NoScriptQueued extends Schema.TaggedError<NoScriptQueued>()("NoScri
 export class InvocationNotPending extends Schema.TaggedError<InvocationNotPending>()("InvocationNotPending", {
   id: Schema.String,
   message: Schema.String
-}) {}
+}) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
+}
 
 /**
  * A route's own handler failed while answering. The network reports it as a transport failure
@@ -171,7 +216,11 @@ export class RouteFailed extends Schema.TaggedError<RouteFailed>()("RouteFailed"
   route: Schema.String,
   message: Schema.String,
   cause: Schema.optional(Schema.Defect())
-}) {}
+}) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
+}
 
 /**
  * A second whole-process installation while one is active: the process has one global `fetch`,
@@ -179,7 +228,11 @@ export class RouteFailed extends Schema.TaggedError<RouteFailed>()("RouteFailed"
  */
 export class GlobalInstallConflict extends Schema.TaggedError<GlobalInstallConflict>()("GlobalInstallConflict", {
   message: Schema.String
-}) {}
+}) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
+}
 
 /**
  * An outbound connection that the network guard refused while simnet answers the process
@@ -191,6 +244,9 @@ export class ConnectionDenied extends Schema.TaggedError<ConnectionDenied>()("Co
   port: Schema.optional(Schema.Number),
   message: Schema.String
 }) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
   /** The code a socket error carries, as Node's own connection errors do. */
   get code(): string {
     return "ECONNREFUSED"
@@ -198,8 +254,23 @@ export class ConnectionDenied extends Schema.TaggedError<ConnectionDenied>()("Co
 }
 
 /**
+ * A logged request whose body cannot be generated again: it was not answered by a seeded route
+ * (a generated or model-free static body), or that route is no longer registered. `seq` is the
+ * request's number in the log.
+ */
+export class NotRegenerable extends Schema.TaggedError<NotRegenerable>()("NotRegenerable", {
+  seq: Schema.Number,
+  message: Schema.String
+}) {
+  get [SimnetErrorTypeId](): SimnetErrorTypeId {
+    return SimnetErrorTypeId
+  }
+}
+
+/**
  * Every typed error simnet raises: for a request, a registration, a fixture, an option or the
- * simulated model's input.
+ * simulated model's input. Each operation names the part it can fail with (`RegisterError`,
+ * `MakeError`, ...).
  */
 export type SimnetError =
   | UnregisteredRequest
@@ -216,26 +287,39 @@ export type SimnetError =
   | InvocationNotPending
   | GlobalInstallConflict
   | ConnectionDenied
-
-const TAGS: ReadonlySet<string> = new Set([
-  "UnregisteredRequest",
-  "InvalidRouteSpec",
-  "InvalidLlmInput",
-  "InvalidNetworkOption",
-  "FixtureUnreadable",
-  "FixtureNotJson",
-  "GeneratedValueRejected",
-  "LoopbackDenied",
-  "UnmatchedLlmRequest",
-  "NoScriptQueued",
-  "RouteFailed",
-  "InvocationNotPending",
-  "GlobalInstallConflict",
-  "ConnectionDenied"
-] satisfies ReadonlyArray<SimnetError["_tag"]>)
+  | NotRegenerable
 
 /**
- * Whether a value is one of simnet's typed errors (by its `_tag`).
+ * What registering routes can fail with (`register`, `registerSpec`): a route that cannot be
+ * registered, a generator that cannot produce a value its schema accepts, a loopback route aimed
+ * elsewhere. Nothing is registered.
+ */
+export type RegisterError = InvalidRouteSpec | GeneratedValueRejected | LoopbackDenied
+
+/** What building a network can fail with: a bad option, a bad initial route or script. */
+export type MakeError = InvalidNetworkOption | InvalidLlmInput | RegisterError
+
+/**
+ * What restoring a state can fail with (a snapshot, or the start: `reset` registers the initial
+ * routes and scripts again): a bad state, route or script. Nothing changes.
+ */
+export type RestoreError = InvalidLlmInput | RegisterError
+
+/** What generating a logged request's body again can fail with. */
+export type RegenerateError = NotRegenerable | InvalidRouteSpec | GeneratedValueRejected | RouteFailed
+
+/** What reading a fixture can fail with: the file, its JSON, a route or a script in it. */
+export type FixtureError = FixtureUnreadable | FixtureNotJson | InvalidRouteSpec | InvalidLlmInput
+
+/**
+ * Fails with `error` when it is an `E` (`is`, such as `Schema.is(InvalidLlmInput)`), and dies with
+ * it otherwise: a throw that is not the typed error the caller expects is a defect, not an `E`.
+ */
+export const failAs = <E>(is: (u: unknown) => u is E, error: unknown): Effect.Effect<never, E> =>
+  is(error) ? Effect.fail(error) : Effect.die(error)
+
+/**
+ * Whether a value is one of simnet's typed errors (it carries `SimnetErrorTypeId`).
  */
 export const isSimnetError = (u: unknown): u is SimnetError =>
-  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && TAGS.has(u._tag) && u instanceof Error
+  typeof u === "object" && u !== null && SimnetErrorTypeId in u

@@ -20,7 +20,7 @@ import type { RouteInfo } from "./registry/network.ts"
 import type { Route } from "./registry/route.ts"
 import type { McpServerDefinition } from "./routes/mcp/definitions.ts"
 import type { McpServerView } from "./routes/mcp/state.ts"
-import type { GlobalInstallConflict, SimnetError } from "./SimnetError.ts"
+import type { GlobalInstallConflict, MakeError, SimnetError } from "./SimnetError.ts"
 
 export { answerAtOnce, make, takeHeldBody } from "./network/network.ts"
 export type { AtOnce, NetworkOptions, NetworkSnapshot, NetworkState, RouteInfo, SimulationNetworkApi } from "./network/network.ts"
@@ -61,7 +61,7 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    * Builds a network as a value, without a layer: for runners that make thousands of isolated
    * networks (property tests) and pass `network.fetch` or `network.httpClient` around.
    */
-  static make(options: NetworkOptions = {}): Effect.Effect<SimulationNetworkApi, SimnetError> {
+  static make(options: NetworkOptions = {}): Effect.Effect<SimulationNetworkApi, MakeError> {
     return make(options)
   }
 
@@ -71,7 +71,7 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    * @example
    * const TestNetwork = SimulationNetwork.layer({ seed: 1, routes: [Route.text("GET https://api.example.com/health", "ok")] })
    */
-  static layer(options: NetworkOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient, SimnetError> {
+  static layer(options: NetworkOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient, MakeError> {
     return Layer.effectContext(
       Effect.map(Effect.tap(make(options), (network) => Effect.addFinalizer(() => network.close)), (network) =>
         Context.make(SimulationNetwork, network).pipe(
@@ -85,7 +85,7 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    * As `layer`, and for the layer's lifetime the whole process's `fetch`, undici and
    * `node:http(s)` clients are answered by the network (see `installGlobal`).
    */
-  static layerGlobal(options: NetworkOptions & GlobalOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient, SimnetError | GlobalInstallConflict> {
+  static layerGlobal(options: NetworkOptions & GlobalOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient, MakeError | GlobalInstallConflict> {
     const install = Effect.flatMap(Effect.service(SimulationNetwork), (network) => installGlobalScoped(network.fetch, options))
     return Layer.provideMerge(Layer.effectDiscard(install), SimulationNetwork.layer(options))
   }

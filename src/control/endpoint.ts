@@ -23,17 +23,17 @@
  * not loopback, for a `Host` that does not name this machine, or from another origin (`guard.ts`), 404 for an unknown id or path, 413 past the body limit (1 MiB unless told; 128 MiB for
  * `POST snapshot`), 415 for a body that is not JSON, 400 for JSON nested more than 512 deep.
  */
-import { Context, Effect, Layer, Stream } from "effect"
+import { Context, Effect, Layer, Schema, Stream } from "effect"
 import type { Scope } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { depthExceeds, MAX_JSON_DEPTH } from "../registry/util.ts"
-import type { SimnetError } from "../SimnetError.ts"
+import { failAs, InvalidLlmInput, type SimnetError } from "../SimnetError.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
 import { declaredOver, limitedStream } from "./body.ts"
 import { driverSocket } from "./driver.ts"
-import { behind, check } from "./guard.ts"
+import { behind, check, refuse } from "./guard.ts"
 
 /**
  * The base path of the control endpoint and the driver socket.
@@ -86,9 +86,6 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024
  * back.
  */
 export const DEFAULT_SNAPSHOT_LIMIT = 128 * 1024 * 1024
-
-const refuse = (status: number, tag: string, message: string, path?: string) =>
-  HttpServerResponse.jsonUnsafe({ error: { tag, message, ...(path === undefined ? {} : { path }) } }, { status })
 
 /** The 400 of a typed error: its tag, message and, when it names one, the JSON path. */
 const badRequest = (error: SimnetError) =>
@@ -144,16 +141,17 @@ const withJson = (
 const ok = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
 
 /** Scripts queue all or nothing: each is tried on a scratch model first. */
-const enqueueAll = (llm: SimulatedProviderApi, json: unknown): Effect.Effect<ReadonlyArray<unknown>, SimnetError> =>
-  Effect.try({
-    try: () => {
+const enqueueAll = (llm: SimulatedProviderApi, json: unknown): Effect.Effect<ReadonlyArray<unknown>, InvalidLlmInput> =>
+  Effect.suspend(() => {
+    try {
       const scripts: ReadonlyArray<unknown> = Array.isArray(json) ? json : [json]
       const scratch = SimulatedProvider.make()
       scripts.forEach((script) => scratch.enqueue(script as never))
       scripts.forEach((script) => llm.enqueue(script as never))
-      return scripts
-    },
-    catch: (error) => error as SimnetError
+      return Effect.succeed(scripts)
+    } catch (error) {
+      return failAs(Schema.is(InvalidLlmInput), error)
+    }
   })
 
 /**

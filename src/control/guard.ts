@@ -95,9 +95,12 @@ export const check = (request: HttpServerRequest.HttpServerRequest, token: strin
       ? undefined
       : { status: 401, tag: "Unauthorized", message: `missing or wrong Authorization: Bearer token (SIMNET_TOKEN)${query ? " or ?token=" : ""}` })
 
-/** A refusal as the control plane answers it: `{error: {tag, message}}` with its status. */
-const refusedResponse = (refused: Refused) =>
-  HttpServerResponse.jsonUnsafe({ error: { tag: refused.tag, message: refused.message } }, { status: refused.status })
+/**
+ * A refusal as every control surface answers it (the endpoint, the inspector, the guard itself):
+ * `{ error: { tag, message, path? } }` with its status; `path` names the field when there is one.
+ */
+export const refuse = (status: number, tag: string, message: string, path?: string) =>
+  HttpServerResponse.jsonUnsafe({ error: { tag, message, ...(path === undefined ? {} : { path }) } }, { status })
 
 /** `handler` behind `test` (`local`, or `check` with a token): the refusal when it refuses. */
 export const behind = <E, R>(
@@ -106,5 +109,5 @@ export const behind = <E, R>(
 ) =>
 (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
   const refused = test(request)
-  return refused === undefined ? handler(request) : Effect.succeed(refusedResponse(refused))
+  return refused === undefined ? handler(request) : Effect.succeed(refuse(refused.status, refused.tag, refused.message))
 }

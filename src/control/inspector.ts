@@ -35,7 +35,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { SimnetError } from "../SimnetError.ts"
 import { driverSocket, type DrivenNetwork } from "./driver.ts"
 import { CONTROL_BASE, controlRouter, type ControlOptions } from "./endpoint.ts"
-import { behind, local } from "./guard.ts"
+import { behind, local, refuse } from "./guard.ts"
 import { Feed, type FedNetwork, type LogRecord, type Refusal } from "./inspector/feed.ts"
 import { inspectorPage } from "./inspector/page.ts"
 import { viewOf, type ViewedNetwork } from "./inspector/state.ts"
@@ -61,9 +61,6 @@ const PING_EVERY = 150
 /** How many server-sent messages wait for a slow page before later ones are dropped. */
 const PAGE_QUEUE = 512
 const TICKET_MS = 30_000
-
-const refuse = (status: number, tag: string, message: string, path?: string) =>
-  HttpServerResponse.jsonUnsafe({ error: { tag, message, ...(path === undefined ? {} : { path }) } }, { status })
 
 /** Runs `handler` for a request from this machine's own pages and tools only (`guard.local`). */
 const localOnly = <E, R>(handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>

@@ -10,7 +10,7 @@ import type { Route } from "../registry/route.ts"
 import { isJsonObject } from "../registry/util.ts"
 import * as R from "../routes/kinds.ts"
 import type { Dialect } from "../schemas/jsonSchemaDocument.ts"
-import { InvalidRouteSpec, RouteFailed, type SimnetError } from "../SimnetError.ts"
+import { InvalidRouteSpec, type RegenerateError, RouteFailed } from "../SimnetError.ts"
 import { requireBase, trimBase } from "./shared.ts"
 import { make } from "../routes/make.ts"
 import { dereference } from "../routes/openapi/document.ts"
@@ -168,10 +168,10 @@ const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Resul
       const id = typeof operation.operationId === "string" ? operation.operationId : undefined
       const label = id ?? `${method.toUpperCase()} ${path}`
       let compiled: CompiledOperation | undefined = undefined
-      const notReady = (): SimnetError => new RouteFailed({ route: label, message: `simnet: the openapi route ${label} was not registered` })
+      const notReady = (): RouteFailed => new RouteFailed({ route: label, message: `simnet: the openapi route ${label} was not registered` })
       const respondSync = (request: Parameters<CompiledOperation["answer"]>[0], context: Parameters<CompiledOperation["answer"]>[1]) =>
         compiled === undefined ? Result.fail(notReady()) : compiled.answer(request, context)
-      const body = (seed: number) => (compiled === undefined ? Result.fail(notReady()) : compiled.body(seed))
+      const body = (seed: number): Result.Result<string, RegenerateError> => (compiled === undefined ? Result.fail(notReady()) : compiled.body(seed))
       routes.push(make("openapi", `${method.toUpperCase()} ${base}${pattern}`, {
         respond: (request, context) => Effect.suspend(() => Effect.fromResult(respondSync(request, context))),
         respondSync,

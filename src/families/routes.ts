@@ -22,7 +22,8 @@ import type { Route } from "../registry/route.ts"
 import { anthropicRoutes, type AnthropicRoutesOptions } from "../routes/model/anthropic.ts"
 import { geminiRoutes, type GeminiRoutesOptions } from "../routes/model/gemini.ts"
 import { DEFAULT_OPENAI_BASE_URL, openaiRoutes, type OpenAiRoutesOptions } from "../routes/model/openai.ts"
-import { responsesRoute } from "../routes/model/openaiResponses.ts"
+import { modelApi } from "../routes/model/model.ts"
+import { responsesEndpoint } from "../routes/model/openaiResponses.ts"
 
 /**
  * The OpenAI model API: `POST {base}/chat/completions` and `POST {base}/responses` (streaming and
@@ -41,8 +42,7 @@ export const openai = (options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> 
  * network's `SimulatedProvider`. `Routes.openai()` includes it.
  */
 export const openaiResponses = (options: { readonly baseUrl?: string | undefined } = {}): ReadonlyArray<Route> => {
-  const base = (options.baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, "")
-  return [responsesRoute(base, `openai.responses${options.baseUrl === undefined ? "" : ` ${base}`}`, "openai")]
+  return modelApi("openai", DEFAULT_OPENAI_BASE_URL, options.baseUrl, [responsesEndpoint])
 }
 
 /**

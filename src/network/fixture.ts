@@ -14,7 +14,7 @@ import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "../spec/decode.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
 import { FixtureFile } from "../schemas/routeSpec.ts"
-import { FixtureNotJson, FixtureUnreadable, InvalidLlmInput, InvalidRouteSpec, type SimnetError } from "../SimnetError.ts"
+import { type FixtureError, FixtureNotJson, FixtureUnreadable, InvalidLlmInput, InvalidRouteSpec } from "../SimnetError.ts"
 
 /**
  * A decoded fixture: its seed, its routes, and the LLM scripts to queue on the model.
@@ -33,7 +33,7 @@ const decodeScript = (json: unknown, index: number): Effect.Effect<LlmScript, In
 /**
  * Decodes a fixture document.
  */
-export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effect.Effect<Fixture, SimnetError> =>
+export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effect.Effect<Fixture, FixtureError> =>
   Effect.gen(function*() {
     const file = yield* Effect.fromResult(
       Result.mapError(decodeAt(FixtureFile, json, "", { onExcessProperty: "error" }), (issue) => new InvalidRouteSpec({ path: issue.path || "$", message: `not a fixture file: ${issue.message}` }))
@@ -103,7 +103,7 @@ export const parseFixtureText = (file: string, text: string): Result.Result<unkn
 /**
  * Reads and decodes a fixture file.
  */
-export const loadFixture = (file: string, context: DecodeContext = {}): Effect.Effect<Fixture, SimnetError> =>
+export const loadFixture = (file: string, context: DecodeContext = {}): Effect.Effect<Fixture, FixtureError> =>
   Effect.tryPromise({
     try: () => fs.readFile(file, "utf8"),
     catch: (error) => {

@@ -3,7 +3,7 @@
  * simulated model and MCP servers) and returns its API. The `SimulationNetwork` service, its
  * layers and the Promise handle are assembled from it in the public face (`SimulationNetwork.ts`).
  */
-import { Context, Effect, Option } from "effect"
+import { Context, Effect, Option, Schema } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpMethod from "effect/http/HttpMethod"
@@ -20,7 +20,7 @@ import type { Handler } from "../routes/kinds.ts"
 import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs } from "../spec/decode.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
-import { InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type SimnetError } from "../SimnetError.ts"
+import { failAs, InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
 import { capture, restore, type NetworkState } from "./snapshot.ts"
 
 export type { RouteInfo } from "../registry/network.ts"
@@ -84,16 +84,16 @@ export interface SimulationNetworkApi {
   /** The run seed, as a number. */
   readonly seed: number
   /** Registers one route or a batch, all or nothing; succeeds with the ids given. */
-  readonly register: (routes: Route | ReadonlyArray<Route>) => Effect.Effect<ReadonlyArray<string>, SimnetError>
+  readonly register: (routes: Route | ReadonlyArray<Route>) => Effect.Effect<ReadonlyArray<string>, RegisterError>
   /**
    * Decodes RouteSpec JSON (one spec, an array, or a family reference) and registers it. The
    * routes' `source` in the log is "code" unless told (the control endpoint says "control").
    */
-  readonly registerSpec: (json: unknown, options?: { readonly source?: string }) => Effect.Effect<ReadonlyArray<string>, SimnetError>
+  readonly registerSpec: (json: unknown, options?: { readonly source?: string }) => Effect.Effect<ReadonlyArray<string>, RegisterError>
   /** Removes a route; false when no route has that id. */
   readonly unregister: (id: string) => Effect.Effect<boolean>
   /** Back to the start: the initial routes only, fresh use counts, an empty log. */
-  readonly reset: Effect.Effect<void, SimnetError>
+  readonly reset: Effect.Effect<void, RestoreError>
   /** Every registered route with its use count. */
   readonly routes: Effect.Effect<ReadonlyArray<RouteInfo>>
   /** The request log (the ring's records, oldest first). */
@@ -115,7 +115,7 @@ export interface SimulationNetworkApi {
    * Restores a `state` (from this process or another), all or nothing: a bad snapshot fails with
    * the JSON path of the field and changes nothing. `POST snapshot` calls it.
    */
-  readonly restore: (state: unknown) => Effect.Effect<void, SimnetError>
+  readonly restore: (state: unknown) => Effect.Effect<void, RestoreError>
   /**
    * Removes every route and, when the network built its own model, resets it (ending its pending
    * invocations); later requests fail closed.
@@ -124,7 +124,7 @@ export interface SimulationNetworkApi {
   /** Routes never used (like undici's `pendingInterceptors`). */
   readonly unused: Effect.Effect<ReadonlyArray<RouteInfo>>
   /** Reproduces the body a seeded (`jsonSchema`) route served for a logged request. */
-  readonly regenerate: (record: RequestRecord) => Effect.Effect<string, SimnetError>
+  readonly regenerate: (record: RequestRecord) => Effect.Effect<string, RegenerateError>
   /** The simulated model behind `Routes.openai`: script queue, rules, log, counters, driver. */
   readonly llm: SimulatedProviderApi
   /**
@@ -180,7 +180,7 @@ const checkRedact = (redact: unknown): Redactor | InvalidNetworkOption => {
  * network's simulated model is the `SimulatedProvider` of the context when there is one (say from
  * `SimulatedProvider.layer()`), else a new one.
  */
-export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetworkApi, SimnetError> =>
+export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetworkApi, MakeError> =>
   Effect.gen(function*() {
     const context = yield* Effect.context<never>()
     const logLimit = options.logLimit ?? 10_000
@@ -196,9 +196,12 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     const provided = yield* Effect.serviceOption(SimulatedProvider)
     const llm = Option.isSome(provided)
       ? provided.value
-      : yield* Effect.try({
-        try: () => SimulatedProvider.make({ logLimit, logBytes, epoch: options.epoch, drive: options.drive }),
-        catch: (error) => error as InvalidLlmInput
+      : yield* Effect.suspend(() => {
+        try {
+          return Effect.succeed(SimulatedProvider.make({ logLimit, logBytes, epoch: options.epoch, drive: options.drive }))
+        } catch (error) {
+          return failAs(Schema.is(InvalidLlmInput), error)
+        }
       })
     const mcp = McpServers.make((id) => {
       const entry = network.registry.entries.get(id)

@@ -36,7 +36,7 @@ import { depthExceeds, isPlainJson, MAX_JSON_DEPTH } from "../registry/util.ts"
 import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "../spec/decode.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
-import { InvalidRouteSpec, type SimnetError } from "../SimnetError.ts"
+import { InvalidRouteSpec, type RegisterError, type RestoreError } from "../SimnetError.ts"
 
 /** A record's number in its log: a whole number from 1. */
 const Seq = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
@@ -206,7 +206,7 @@ const increasing = (records: ReadonlyArray<{ readonly seq: number }>, at: string
   return undefined
 }
 
-const atPath = (error: SimnetError, prefix: string): SimnetError =>
+const atPath = <E extends RestoreError>(error: E, prefix: string): E | InvalidRouteSpec =>
   error instanceof InvalidRouteSpec ? new InvalidRouteSpec({ path: `${prefix}${error.path === "$" || error.path === "" ? "" : error.path.startsWith("[") ? error.path : `.${error.path}`}`, message: error.message }) : error
 
 /**
@@ -223,8 +223,8 @@ export const restore = (
   scratch: SimulatedProviderApi,
   json: unknown,
   context: DecodeContext,
-  register: (routes: ReadonlyArray<Route>) => Effect.Effect<ReadonlyArray<string>, SimnetError>
-): Effect.Effect<void, SimnetError> =>
+  register: (routes: ReadonlyArray<Route>) => Effect.Effect<ReadonlyArray<string>, RegisterError>
+): Effect.Effect<void, RestoreError> =>
   Effect.gen(function*() {
     if (depthExceeds(json, MAX_JSON_DEPTH)) {
       return yield* new InvalidRouteSpec({ path: "$", message: `not a snapshot simnet wrote: it nests more than ${MAX_JSON_DEPTH} deep` })

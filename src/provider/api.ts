@@ -26,11 +26,11 @@
  * same instance.
  */
 import type { Scope } from "effect"
-import { Clock, Effect, Result } from "effect"
+import { Clock, Effect, Result, Schema } from "effect"
 import { untilAborted } from "../registry/transport.ts"
 import { ChunkCommand, DisconnectCommand, FailCommand, FinishCommand } from "../schemas/driver.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
-import type { InvalidLlmInput, RouteFailed } from "../SimnetError.ts"
+import { failAs, InvalidLlmInput, type RouteFailed } from "../SimnetError.ts"
 import { InvocationNotPending, NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
 import type { LlmApi, LlmRequest } from "./conversation.ts"
 import { deepFreeze, requestKeyOf, sha256Hex, summarize } from "./conversation.ts"
@@ -280,7 +280,7 @@ export class SimulatedProviderApi {
         this.#seq = state.callCount
         return Effect.void
       } catch (error) {
-        return Effect.fail(error as InvalidLlmInput)
+        return failAs(Schema.is(InvalidLlmInput), error)
       }
     })
   }

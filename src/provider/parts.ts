@@ -165,6 +165,16 @@ export const parseArguments = (json: string): unknown => {
 export const namedFrame = (event: string, value: unknown): string => `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`
 
 /**
+ * A frame cut off halfway through its JSON, as a truncated write leaves it: what every writer's
+ * `malformed` sends, named (`event: NAME`) for the APIs that name their events, with the line
+ * ending its API uses.
+ */
+export const truncatedFrame = (value: unknown, event?: string, newline = "\n"): string => {
+  const whole = JSON.stringify(value)
+  return `${event === undefined ? "" : `event: ${event}${newline}`}data: ${whole.slice(0, Math.floor(whole.length / 2))}${newline}${newline}`
+}
+
+/**
  * The SSE frame of a driver's raw chunk (`{type: "raw", chunk}`), passed through exactly as
  * given: `data: JSON` for the APIs whose events are unnamed (Chat Completions, Gemini); for the
  * APIs that name each event after its `type` (Responses, Anthropic), `event: TYPE` first when the

@@ -10,7 +10,7 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpMethod from "effect/http/HttpMethod"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Url from "effect/http/Url"
-import type { SimnetError } from "../SimnetError.ts"
+import { isSimnetError, RouteFailed, type SimnetError } from "../SimnetError.ts"
 import type { Dispatched, Network } from "./network.ts"
 import { isHeld, takeHeld } from "./heldResponse.ts"
 import { LazySignal, makeSimRequest } from "./request.ts"
@@ -91,12 +91,16 @@ const answerOf = (request: HttpClientRequest.HttpClientRequest, dispatched: Disp
     case "Promise": {
       const promise = dispatched.promise
       return Effect.map(
-        Effect.tryPromise({ try: () => promise, catch: (error) => transportError(request, error as SimnetError) }),
+        Effect.tryPromise({ try: () => promise, catch: (error) => transportError(request, asSimnetError(error)) }),
         (response) => received(request, response)
       )
     }
   }
 }
+
+/** What a dispatch's promise rejects with: a typed error (the network wraps any other throw in a `RouteFailed`), or, should that ever break, a `RouteFailed` naming it. */
+const asSimnetError = (error: unknown): SimnetError =>
+  isSimnetError(error) ? error : new RouteFailed({ route: "(unknown)", message: "simnet: a route failed with an untyped error", cause: error })
 
 /** A dispatch already made by the fast path, handed to `HttpClient.make` for its abort wiring. */
 interface HandedOver {

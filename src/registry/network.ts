@@ -7,7 +7,7 @@ import { Cause, Clock, Context, Effect, Exit, Result } from "effect"
 import { KeyCounts } from "./keyCounts.ts"
 import { bounded, type Redactor } from "./redact.ts"
 import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "./requestLog.ts"
-import { InvalidRouteSpec, isSimnetError, LoopbackDenied, RouteFailed, UnregisteredRequest, type SimnetError } from "../SimnetError.ts"
+import { InvalidRouteSpec, isSimnetError, LoopbackDenied, NotRegenerable, RouteFailed, UnregisteredRequest, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import { Registry, planIds, type Entry } from "./routeTable.ts"
 import { withParams } from "./request.ts"
 import { deriveSeed, requestKey } from "./seed.ts"
@@ -99,9 +99,9 @@ export class Network {
    * Registers routes, all or none. `paths[i]` is the JSON path of route `i` for error messages
    * ("" for a single route registered from code).
    */
-  register(routes: ReadonlyArray<Route>, paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>, SimnetError> {
+  register(routes: ReadonlyArray<Route>, paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>, RegisterError> {
     return Effect.suspend(() => {
-      const prepares: Array<Effect.Effect<void, SimnetError>> = []
+      const prepares: Array<Effect.Effect<void, RegisterError>> = []
       for (let i = 0; i < routes.length; i++) {
         const prepare = routes[i].prepare
         if (prepare !== Effect.void) prepares.push(Effect.mapError(prepare, (error) => prefixPath(error, paths[i])))
@@ -260,13 +260,13 @@ export class Network {
   /**
    * The body a seeded route served for a logged request, regenerated from the record's seed.
    */
-  regenerate(record: RequestRecord): Effect.Effect<string, SimnetError> {
+  regenerate(record: RequestRecord): Effect.Effect<string, RegenerateError> {
     return Effect.suspend(() => {
       const entry = record.route === undefined ? undefined : this.registry.entries.get(record.route.id)
       if (entry === undefined || entry.route.regenerate === undefined || record.seed === undefined) {
-        return Effect.fail(new InvalidRouteSpec({
-          path: "record",
-          message: `request ${record.seq} was not answered by a seeded route that is still registered`
+        return Effect.fail(new NotRegenerable({
+          seq: record.seq,
+          message: `simnet: request ${record.seq} was not answered by a seeded route that is still registered`
         }))
       }
       return entry.route.regenerate(record.seed)
@@ -355,7 +355,7 @@ const settle = (
   })
 }
 
-const prefixPath = (error: SimnetError, path: string): SimnetError => {
+const prefixPath = (error: RegisterError, path: string): RegisterError => {
   if (path === "") return error
   if (error instanceof InvalidRouteSpec) return new InvalidRouteSpec({ path: `${path}.${error.path}`, message: error.message })
   if (error instanceof LoopbackDenied) return new LoopbackDenied({ host: error.host, message: `${path}: ${error.message}` })

@@ -5,7 +5,7 @@
 import { Context, Effect, Option, Result } from "effect"
 import type { Duration } from "effect"
 import { pipeArguments, type Pipeable } from "effect/Pipeable"
-import { RouteFailed, type SimnetError } from "../SimnetError.ts"
+import { RouteFailed, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
 import type { SimRequest } from "./request.ts"
 import type { RequestViolation } from "./requestLog.ts"
@@ -127,14 +127,14 @@ export interface RouteFields {
    * work (compile a generator, check a host). Route constructors never throw; a failure here
    * rejects the registration and leaves the network unchanged.
    */
-  readonly prepare: Effect.Effect<void, SimnetError>
+  readonly prepare: Effect.Effect<void, RegisterError>
   /** Whether the route needs a derived seed (generated responses): the registry then counts occurrences per request key. */
   readonly seeded: boolean
   /**
    * For generated responses: the body the route serves under a logged seed (`RequestRecord.seed`),
    * so any response can be reproduced from the log.
    */
-  readonly regenerate: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
+  readonly regenerate: ((seed: number) => Effect.Effect<string, RegenerateError>) | undefined
   /** Where the route stands in RouteSpec JSON (such as `routes[2]`), to name fields in errors. */
   readonly specPath: string | undefined
   /** Extra fields for the route listing (`routes`, `GET network/routes`). */

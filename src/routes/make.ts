@@ -6,7 +6,7 @@
 import { Duration, Effect } from "effect"
 import { CompiledMatcher, compileMatcher, type MatcherInput } from "../registry/matcher.ts"
 import { makeRoute, type AsyncResponder, type HeldAnswer, type Responder, type Route, type SyncResponder } from "../registry/route.ts"
-import { InvalidRouteSpec, type SimnetError } from "../SimnetError.ts"
+import { InvalidRouteSpec, type RegenerateError, type RegisterError } from "../SimnetError.ts"
 
 /**
  * Options every route kind takes.
@@ -33,9 +33,9 @@ export interface RouteParts {
   readonly respondAsync?: AsyncResponder | undefined
   /** The answer itself, when it is the same for every request (see `RouteFields.held`). */
   readonly held?: HeldAnswer | undefined
-  readonly prepare?: Effect.Effect<void, SimnetError> | undefined
+  readonly prepare?: Effect.Effect<void, RegisterError> | undefined
   readonly seeded?: boolean | undefined
-  readonly regenerate?: ((seed: number) => Effect.Effect<string, SimnetError>) | undefined
+  readonly regenerate?: ((seed: number) => Effect.Effect<string, RegenerateError>) | undefined
   readonly describe?: Readonly<Record<string, unknown>> | undefined
   /** The route writes a `detail` into its log records through `RespondContext.annotate`. */
   readonly annotated?: boolean | undefined
@@ -123,5 +123,5 @@ export const make = (
  * A route that cannot be built (a family given a bad base URL, an OpenAPI document that does not
  * convert): registering it fails with `error`, and it never matches a request.
  */
-export const refused = (kind: string, error: SimnetError, source = "code"): Route =>
+export const refused = (kind: string, error: RegisterError, source = "code"): Route =>
   make(kind, { url: () => false }, { respond: () => Effect.fail(error), prepare: Effect.fail(error) }, { source })

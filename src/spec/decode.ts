@@ -12,7 +12,7 @@ import { bounded } from "../registry/redact.ts"
 import { depthExceeds, isJsonObject, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../registry/util.ts"
 import * as R from "../routes/kinds.ts"
 import { FamilySpec, RouteSpec, RouteSpecHead, type Respond } from "../schemas/routeSpec.ts"
-import { InvalidRouteSpec, type SimnetError } from "../SimnetError.ts"
+import { InvalidRouteSpec } from "../SimnetError.ts"
 
 /**
  * A route family that fixtures can name: `{ "family": NAME, "baseUrl" }`, given the reference as
@@ -29,7 +29,7 @@ export type KindDecoder = (
   respond: Respond,
   options: R.RouteOptions,
   path: string
-) => Effect.Effect<Route, SimnetError>
+) => Effect.Effect<Route, InvalidRouteSpec>
 
 /**
  * What decoding may refer to: handlers registered in code, families, kind decoders, and the
@@ -88,7 +88,7 @@ const decodeBase64 = (text: string): Uint8Array | undefined => {
   return new Uint8Array(Buffer.from(text, "base64"))
 }
 
-const decodeFamily = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, SimnetError> => {
+const decodeFamily = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, InvalidRouteSpec> => {
   const decoded = decode(FamilySpec, json, path)
   if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
   const spec = decoded.success
@@ -100,7 +100,7 @@ const decodeFamily = (json: unknown, path: string, context: DecodeContext): Effe
   return Effect.succeed(factory(spec))
 }
 
-const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effect.Effect<Route, SimnetError> => {
+const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effect.Effect<Route, InvalidRouteSpec> => {
   const head = decode(RouteSpecHead, json, path, false)
   if (Result.isFailure(head)) return Effect.fail(head.failure)
   const decoded = decode(RouteSpec, json, path)
@@ -155,7 +155,7 @@ const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effec
 const withSpec = (route: Route, spec: Readonly<Record<string, unknown>>): Route =>
   withFields(route, { describe: { ...route.describe, spec } })
 
-const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, SimnetError> => {
+const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, InvalidRouteSpec> => {
   if (!isJsonObject(json)) return Effect.fail(invalid(path || "$", "a route spec is a JSON object"))
   return Effect.flatMap(
     "family" in json ? decodeFamily(json, path, context) : Effect.map(decodeRoute(json, path, context), (route) => [route]),
@@ -174,7 +174,7 @@ const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.
  * Decodes one RouteSpec, an array of them, or a family reference. Nothing is registered here;
  * the result goes to `register`, which is all or nothing.
  */
-export const decodeRouteSpecs = (json: unknown, context: DecodeContext = {}): Effect.Effect<DecodedRoutes, SimnetError> => {
+export const decodeRouteSpecs = (json: unknown, context: DecodeContext = {}): Effect.Effect<DecodedRoutes, InvalidRouteSpec> => {
   const items = Array.isArray(json) ? json : [json]
   const base = (i: number) => (Array.isArray(json) ? `[${i}]` : "")
   return Effect.map(

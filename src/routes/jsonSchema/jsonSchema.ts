@@ -12,6 +12,9 @@ import { checkResponseParts } from "../static.ts"
 import type { RespondContext, Responder, SimRequest, SyncResponder } from "../../registry/route.ts"
 import type { GeneratedValueRejected, InvalidRouteSpec, SimnetError } from "../../SimnetError.ts"
 
+/** What generating a body can fail with: a schema that does not compile, a value its schema refuses. */
+type GenerateError = InvalidRouteSpec | GeneratedValueRejected
+
 /**
  * Options of a `jsonSchema` route.
  * - `narrow`: a schema to generate from instead of the production one, for production schemas too
@@ -46,8 +49,8 @@ export interface JsonSchemaResponder {
    */
   readonly respondSync: SyncResponder
   readonly prepare: Effect.Effect<void, InvalidRouteSpec | GeneratedValueRejected>
-  readonly body: (seed: number) => Result.Result<string, SimnetError>
-  readonly regenerate: (seed: number) => Effect.Effect<string, SimnetError>
+  readonly body: (seed: number) => Result.Result<string, GenerateError>
+  readonly regenerate: (seed: number) => Effect.Effect<string, GenerateError>
   readonly seeded: true
   readonly describe: Readonly<Record<string, unknown>>
 }
@@ -67,7 +70,7 @@ export const jsonSchemaResponder = (
   const status = options.status ?? 200
   const headers: Record<string, string> = { "content-type": "application/json", ...options.headers }
 
-  const body = (seed: number): Result.Result<string, SimnetError> => {
+  const body = (seed: number): Result.Result<string, GenerateError> => {
     const generator = compile()
     return Result.isFailure(generator)
       ? Result.fail(generator.failure)

@@ -4,7 +4,7 @@
  * `respondAsync` and a request costs no fiber. The route value carries only the compiled
  * definitions; a definition that does not compile is refused at registration, naming its path.
  */
-import { Context, Effect, Option, Result } from "effect"
+import { Context, Effect, Option, Result, Schema } from "effect"
 import { RouteFailed } from "../../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
 import type * as Engine from "./engine.ts"
@@ -46,7 +46,7 @@ export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, option
   const respond: Responder = (request, context) =>
     Effect.suspend(() => {
       const answered = respondAsync(request, context)
-      return answered instanceof Response ? Effect.succeed(answered) : Effect.tryPromise({ try: () => answered, catch: (error) => error as RouteFailed })
+      return answered instanceof Response ? Effect.succeed(answered) : Effect.tryPromise({ try: () => answered, catch: (error) => (Schema.is(RouteFailed)(error) ? error : failed(error)) })
     })
   defineServer(respond, compiled)
   const definition = compiled.definition

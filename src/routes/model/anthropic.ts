@@ -13,7 +13,7 @@ import type { Responder, Route } from "../../registry/route.ts"
 import type { LlmTurn } from "../../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../../provider/parts.ts"
-import { namedFrame, parseArguments, partTokens, rawChunkFrame, usageOf } from "../../provider/parts.ts"
+import { namedFrame, parseArguments, partTokens, rawChunkFrame, truncatedFrame, usageOf } from "../../provider/parts.ts"
 import type { LlmInvocation } from "../../provider/SimulatedProvider.ts"
 import type {
   BlockDelta,
@@ -28,8 +28,7 @@ import type {
 } from "../../schemas/anthropic.ts"
 import { MessagesRequest } from "../../schemas/anthropic.ts"
 import type { CompletionUsage } from "../../schemas/openai.ts"
-import { make as makeRoute } from "../make.ts"
-import { jsonResponse, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
 
 /**
  * The base URL `Routes.anthropic` serves when none is given (the SDK's `baseURL`; the paths add
@@ -302,8 +301,7 @@ class AnthropicWriter implements StreamWriter {
   }
 
   malformed(): string {
-    const whole = JSON.stringify({ type: "content_block_delta", index: this.#blocks, delta: { type: "text_delta", text: "" } })
-    return `event: content_block_delta\ndata: ${whole.slice(0, Math.floor(whole.length / 2))}\n\n`
+    return truncatedFrame({ type: "content_block_delta", index: this.#blocks, delta: { type: "text_delta", text: "" } }, "content_block_delta")
   }
 }
 
@@ -347,16 +345,8 @@ const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
  * default), source `anthropic`.
  */
 export const anthropicRoutes = (options: AnthropicRoutesOptions = {}): ReadonlyArray<Route> => {
-  const base = (options.baseUrl ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, "")
-  const suffix = options.baseUrl === undefined ? "" : ` ${base}`
-  return [
-    makeRoute("anthropic", `POST ${base}/v1/messages`, {
-      respond: modelResponder(anthropicWire),
-      describe: { family: "anthropic", endpoint: "messages" }
-    }, { id: `anthropic.messages${suffix}`, source: "anthropic" }),
-    makeRoute("anthropic", `GET ${base}/v1/models`, {
-      respond: modelsResponder(options.models ?? DEFAULT_ANTHROPIC_MODELS),
-      describe: { family: "anthropic", endpoint: "models" }
-    }, { id: `anthropic.models${suffix}`, source: "anthropic" })
-  ]
+  return modelApi("anthropic", DEFAULT_ANTHROPIC_BASE_URL, options.baseUrl, [
+    { name: "messages", method: "POST", path: "/v1/messages", endpoint: "messages", parts: { respond: modelResponder(anthropicWire) } },
+    { name: "models", method: "GET", path: "/v1/models", endpoint: "models", parts: { respond: modelsResponder(options.models ?? DEFAULT_ANTHROPIC_MODELS) } }
+  ])
 }

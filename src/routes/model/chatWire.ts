@@ -13,7 +13,7 @@ import type {
   OpenAiErrorBody
 } from "../../schemas/openai.ts"
 import type { Finish, Part, StreamWriter } from "../../provider/parts.ts"
-import { gather, rawChunkFrame, usageOf } from "../../provider/parts.ts"
+import { gather, rawChunkFrame, truncatedFrame, usageOf } from "../../provider/parts.ts"
 
 /**
  * The fields every chunk of one completion repeats.
@@ -149,8 +149,7 @@ export class ChunkWriter implements StreamWriter {
 
   /** A frame that is not valid JSON, cut off where a real truncated write would be. */
   malformed(): string {
-    const whole = JSON.stringify(chunk(this.head, { content: "" }))
-    return `data: ${whole.slice(0, Math.floor(whole.length / 2))}\n\n`
+    return truncatedFrame(chunk(this.head, { content: "" }))
   }
 }
 

@@ -12,13 +12,12 @@
  */
 import { createHash } from "node:crypto"
 import { Effect, Exit, Result, Schema } from "effect"
-import type { RespondContext, Responder, Route, SimRequest } from "../../registry/route.ts"
+import type { RespondContext, Responder, SimRequest } from "../../registry/route.ts"
 import { estimateTokens } from "../../provider/parts.ts"
 import { openAiErrorBody } from "./chatWire.ts"
 import type { Embedding, EmbeddingList } from "../../schemas/embeddings.ts"
 import { EmbeddingRequest } from "../../schemas/embeddings.ts"
-import { make as makeRoute } from "../make.ts"
-import { jsonResponse } from "./model.ts"
+import { jsonResponse, type ModelEndpoint } from "./model.ts"
 
 /**
  * The length of a vector when the request does not ask for one: by model, else 1 536.
@@ -144,9 +143,10 @@ export const embeddingsResponder: Responder = (request, context) => Effect.sync(
 /**
  * The route of `POST {base}/embeddings` with `id` and `source`.
  */
-export const embeddingsRoute = (base: string, id: string, source: string): Route =>
-  makeRoute("openai", `POST ${base}/embeddings`, {
-    respond: embeddingsResponder,
-    respondSync: (request, context) => Result.succeed(answer(request, context)),
-    describe: { family: source, endpoint: "embeddings" }
-  }, { id, source })
+export const embeddingsEndpoint: ModelEndpoint = {
+  name: "embeddings",
+  method: "POST",
+  path: "/embeddings",
+  endpoint: "embeddings",
+  parts: { respond: embeddingsResponder, respondSync: (request, context) => Result.succeed(answer(request, context)) }
+}

@@ -11,7 +11,7 @@ import type { Responder, Route, SimRequest } from "../../registry/route.ts"
 import type { LlmTurn } from "../../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../../provider/parts.ts"
-import { gather, parseArguments, partTokens, usageOf } from "../../provider/parts.ts"
+import { gather, parseArguments, partTokens, truncatedFrame, usageOf } from "../../provider/parts.ts"
 import type { LlmInvocation } from "../../provider/SimulatedProvider.ts"
 import type { GeminiBatchEmbedResponse, GeminiEmbedRequest, GeminiEmbedResponse } from "../../schemas/embeddings.ts"
 import { GeminiBatchEmbedRequest, GeminiEmbedRequest as EmbedRequest } from "../../schemas/embeddings.ts"
@@ -27,8 +27,7 @@ import type {
 import { GenerateContentRequest } from "../../schemas/gemini.ts"
 import type { CompletionUsage } from "../../schemas/openai.ts"
 import { defaultDimensions, embed, vectorNumbers } from "./embeddings.ts"
-import { make as makeRoute } from "../make.ts"
-import { jsonResponse, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
 
 /**
  * The base URL `Routes.gemini` serves when none is given (paths add `/v1beta`).
@@ -179,8 +178,7 @@ class GeminiWriter implements StreamWriter {
   }
 
   malformed(): string {
-    const whole = JSON.stringify(response(this.#invocation, [{ text: "" }]))
-    return `data: ${whole.slice(0, Math.floor(whole.length / 2))}\r\n\r\n`
+    return truncatedFrame(response(this.#invocation, [{ text: "" }]), undefined, "\r\n")
   }
 }
 
@@ -288,16 +286,8 @@ const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
  * URL when it is not the default), source `gemini`.
  */
 export const geminiRoutes = (options: GeminiRoutesOptions = {}): ReadonlyArray<Route> => {
-  const base = (options.baseUrl ?? DEFAULT_GEMINI_BASE_URL).replace(/\/+$/, "")
-  const suffix = options.baseUrl === undefined ? "" : ` ${base}`
-  return [
-    makeRoute("gemini", `POST ${base}/v1beta/models/:call`, {
-      respond: geminiResponder,
-      describe: { family: "gemini", endpoint: "models/{model}:{method}" }
-    }, { id: `gemini.models.call${suffix}`, source: "gemini" }),
-    makeRoute("gemini", `GET ${base}/v1beta/models`, {
-      respond: modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS),
-      describe: { family: "gemini", endpoint: "models" }
-    }, { id: `gemini.models${suffix}`, source: "gemini" })
-  ]
+  return modelApi("gemini", DEFAULT_GEMINI_BASE_URL, options.baseUrl, [
+    { name: "models.call", method: "POST", path: "/v1beta/models/:call", endpoint: "models/{model}:{method}", parts: { respond: geminiResponder } },
+    { name: "models", method: "GET", path: "/v1beta/models", endpoint: "models", parts: { respond: modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS) } }
+  ])
 }

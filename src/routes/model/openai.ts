@@ -12,10 +12,9 @@ import { requestKeyOf } from "../../provider/conversation.ts"
 import { ChunkWriter, completion, openAiErrorBody } from "./chatWire.ts"
 import type { ChatMessage, ModelList } from "../../schemas/openai.ts"
 import { ChatCompletionRequest } from "../../schemas/openai.ts"
-import { embeddingsRoute } from "./embeddings.ts"
-import { make as makeRoute } from "../make.ts"
-import { jsonResponse, modelResponder, type ModelWire, readWith } from "./model.ts"
-import { responsesRoute } from "./openaiResponses.ts"
+import { embeddingsEndpoint } from "./embeddings.ts"
+import { jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { responsesEndpoint } from "./openaiResponses.ts"
 
 /**
  * The base URL `Routes.openai` serves when none is given.
@@ -118,19 +117,10 @@ export const modelsResponder = (models: ReadonlyArray<string> = DEFAULT_OPENAI_M
  * `openai.responses`, `openai.embeddings` and `openai.models` (suffixed by the base URL when it
  * is not the default) and source `openai`.
  */
-export const openaiRoutes = (options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> => {
-  const base = (options.baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, "")
-  const suffix = options.baseUrl === undefined ? "" : ` ${base}`
-  return [
-    makeRoute("openai", `POST ${base}/chat/completions`, {
-      respond: chatCompletionsResponder,
-      describe: { family: "openai", endpoint: "chat/completions" }
-    }, { id: `openai.chat${suffix}`, source: "openai" }),
-    responsesRoute(base, `openai.responses${suffix}`, "openai"),
-    embeddingsRoute(base, `openai.embeddings${suffix}`, "openai"),
-    makeRoute("openai", `GET ${base}/models`, {
-      respond: modelsResponder(options.models),
-      describe: { family: "openai", endpoint: "models" }
-    }, { id: `openai.models${suffix}`, source: "openai" })
-  ]
-}
+export const openaiRoutes = (options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> =>
+  modelApi("openai", DEFAULT_OPENAI_BASE_URL, options.baseUrl, [
+    { name: "chat", method: "POST", path: "/chat/completions", endpoint: "chat/completions", parts: { respond: chatCompletionsResponder } },
+    responsesEndpoint,
+    embeddingsEndpoint,
+    { name: "models", method: "GET", path: "/models", endpoint: "models", parts: { respond: modelsResponder(options.models) } }
+  ])

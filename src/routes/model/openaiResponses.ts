@@ -7,11 +7,10 @@
  * `function_call` item. Step N answers the call whose `input` holds N runs of
  * `function_call_output` items after the last user message.
  */
-import type { Route } from "../../registry/route.ts"
 import type { LlmTurn } from "../../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../../provider/parts.ts"
-import { namedFrame, partTokens, rawChunkFrame, usageOf } from "../../provider/parts.ts"
+import { namedFrame, partTokens, rawChunkFrame, truncatedFrame, usageOf } from "../../provider/parts.ts"
 import type { LlmInvocation } from "../../provider/SimulatedProvider.ts"
 import { openAiErrorBody } from "./chatWire.ts"
 import type { CompletionUsage } from "../../schemas/openai.ts"
@@ -26,8 +25,7 @@ import type {
   ResponseUsage
 } from "../../schemas/openaiResponses.ts"
 import { ResponsesRequest } from "../../schemas/openaiResponses.ts"
-import { make as makeRoute } from "../make.ts"
-import { modelResponder, type ModelWire, readWith } from "./model.ts"
+import { type ModelEndpoint, modelResponder, type ModelWire, readWith } from "./model.ts"
 
 const KEY_FIELDS = [
   "model",
@@ -364,8 +362,7 @@ class ResponsesWriter implements StreamWriter {
   }
 
   malformed(): string {
-    const whole = JSON.stringify({ type: "response.output_text.delta", delta: "", sequence_number: this.#sequence })
-    return `event: response.output_text.delta\ndata: ${whole.slice(0, Math.floor(whole.length / 2))}\n\n`
+    return truncatedFrame({ type: "response.output_text.delta", delta: "", sequence_number: this.#sequence }, "response.output_text.delta")
   }
 }
 
@@ -396,8 +393,10 @@ export const responsesWire: ModelWire = {
 /**
  * The route of `POST {base}/responses` with `id` and `source`.
  */
-export const responsesRoute = (base: string, id: string, source: string): Route =>
-  makeRoute("openai", `POST ${base}/responses`, {
-    respond: modelResponder(responsesWire),
-    describe: { family: source, endpoint: "responses" }
-  }, { id, source })
+export const responsesEndpoint: ModelEndpoint = {
+  name: "responses",
+  method: "POST",
+  path: "/responses",
+  endpoint: "responses",
+  parts: { respond: modelResponder(responsesWire) }
+}

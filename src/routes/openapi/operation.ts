@@ -11,6 +11,9 @@ import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import { offsetSeed } from "../../registry/seed.ts"
 import { fromJsonSchema } from "../../schemas/jsonSchemaDocument.ts"
 import { GeneratedValueRejected, type InvalidRouteSpec, RouteFailed, type SimnetError } from "../../SimnetError.ts"
+
+/** What generating a body can fail with: a schema that does not compile, a value its schema refuses. */
+type GenerateError = InvalidRouteSpec | GeneratedValueRejected
 import { compileGenerator, type CompiledGenerator } from "../jsonSchema/generate.ts"
 import type { FieldHints } from "../jsonSchema/realism.ts"
 import { textResponse } from "../../registry/heldResponse.ts"
@@ -60,13 +63,13 @@ interface MediaEntry {
   readonly raw: boolean
   readonly examples: ReadonlyArray<Example>
   readonly schema: Schema.Codec<unknown, unknown> | undefined
-  readonly generator: () => Result.Result<CompiledGenerator, SimnetError>
+  readonly generator: () => Result.Result<CompiledGenerator, GenerateError>
 }
 
 interface HeaderEntry {
   readonly name: string
   readonly example: Example | undefined
-  readonly generator: (() => Result.Result<CompiledGenerator, SimnetError>) | undefined
+  readonly generator: (() => Result.Result<CompiledGenerator, GenerateError>) | undefined
 }
 
 interface ResponseEntry {
@@ -128,7 +131,7 @@ const headerValue = (value: unknown): string =>
  */
 export interface CompiledOperation {
   readonly answer: (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
-  readonly body: (seed: number) => Result.Result<string, SimnetError>
+  readonly body: (seed: number) => Result.Result<string, GenerateError>
 }
 
 /**
@@ -156,7 +159,7 @@ export const compileOperation = (
       definitionsPointer: "/components/schemas"
     })
   const generatorFor = (schema: Schema.Codec<unknown, unknown>, label: string) =>
-    memo((): Result.Result<CompiledGenerator, SimnetError> => compileGenerator(schema, { label, fields: options.fields, allOptionals: true }))
+    memo((): Result.Result<CompiledGenerator, GenerateError> => compileGenerator(schema, { label, fields: options.fields, allOptionals: true }))
 
   const responses = new Map<string, ResponseEntry>()
   const declared = isJsonObject(operation.responses) ? operation.responses : {}
@@ -237,7 +240,7 @@ export const compileOperation = (
   const fallback = defaultCode([...responses.keys()])
 
   /** A body for a media type: the named or first example, else a generated value. */
-  const bodyOf = (media: MediaEntry, seed: number, example: string | undefined, dynamic: boolean): Result.Result<string, SimnetError> => {
+  const bodyOf = (media: MediaEntry, seed: number, example: string | undefined, dynamic: boolean): Result.Result<string, GenerateError> => {
     const chosen = example !== undefined ? media.examples.find((e) => e.name === example) : dynamic ? undefined : media.examples[0]
     if (chosen !== undefined) {
       return Result.succeed(media.json || typeof chosen.value !== "string" ? JSON.stringify(chosen.value) : chosen.value)
@@ -347,7 +350,7 @@ export const compileOperation = (
     })
   }
 
-  const body = (seed: number): Result.Result<string, SimnetError> => {
+  const body = (seed: number): Result.Result<string, GenerateError> => {
     const response = fallback === undefined ? undefined : responses.get(fallback)
     const media = response?.media.filter(servable) ?? []
     const chosen = media.find((m) => m.json) ?? media[0]

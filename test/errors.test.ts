@@ -1,0 +1,52 @@
+import { Effect, Exit, Schema } from "effect"
+import * as Errors from "simnet"
+import { InvalidLlmInput, NotRegenerable, Route, SimulationNetwork, type FixtureError, type MakeError, type RegenerateError, type RegisterError, type RestoreError, type SimulationNetworkApi } from "simnet"
+import { describe, expect, expectTypeOf, it } from "vitest"
+
+/** Every error class simnet exports, by name. */
+const errorClasses = Object.entries(Errors).filter(([, value]) =>
+  typeof value === "function" && value.prototype instanceof Error && Errors.isSimnetError(Object.create(value.prototype)))
+
+describe("simnet's errors", () => {
+  it("every error class carries the TypeId that isSimnetError checks; a look-alike does not", () => {
+    expect(errorClasses.map(([name]) => name).sort()).toEqual([
+      "ConnectionDenied", "FixtureNotJson", "FixtureUnreadable", "GeneratedValueRejected", "GlobalInstallConflict", "InvalidLlmInput",
+      "InvalidNetworkOption", "InvalidRouteSpec", "InvocationNotPending", "LoopbackDenied", "NoScriptQueued", "NotRegenerable",
+      "RouteFailed", "UnmatchedLlmRequest", "UnregisteredRequest"
+    ])
+    expect(Errors.isSimnetError(new InvalidLlmInput({ input: "script", path: "steps", detail: "empty" }))).toBe(true)
+    expect(Errors.isSimnetError(Object.assign(new Error("x"), { _tag: "InvalidRouteSpec", path: "", message: "x" }))).toBe(false)
+    expect(Errors.isSimnetError({ _tag: "RouteFailed", route: "r", message: "m" })).toBe(false)
+    expect(Errors.isSimnetError(null)).toBe(false)
+  })
+
+  it("failAs fails with the error it expects and dies with anything else", () => {
+    const typed = new InvalidLlmInput({ input: "rule", path: "match", detail: "no" })
+    expect(Effect.runSyncExit(Errors.failAs(Schema.is(InvalidLlmInput), typed))).toEqual(Exit.fail(typed))
+    const other = new TypeError("not ours")
+    expect(Effect.runSyncExit(Errors.failAs(Schema.is(InvalidLlmInput), other))).toEqual(Exit.die(other))
+  })
+
+  it("regenerating a request no seeded route answered fails with NotRegenerable naming the request", async () => {
+    const network = await SimulationNetwork.start({ routes: [Route.text("GET https://api.example.com/hello", "hi")] })
+    await network.fetch("https://api.example.com/hello")
+    const [record] = network.log()
+    const failure = await Effect.runPromise(Effect.flip(network.network.regenerate(record)))
+    expect(failure).toBeInstanceOf(NotRegenerable)
+    expect(failure).toMatchObject({ _tag: "NotRegenerable", seq: record.seq })
+    expect(failure.message).toContain(`request ${record.seq} was not answered by a seeded route`)
+    await network.close()
+  })
+
+  it("each operation names what it can fail with", () => {
+    type ErrorOf<T> = T extends Effect.Effect<any, infer E, any> ? E : never
+    expectTypeOf<ErrorOf<ReturnType<SimulationNetworkApi["register"]>>>().toEqualTypeOf<RegisterError>()
+    expectTypeOf<ErrorOf<ReturnType<SimulationNetworkApi["registerSpec"]>>>().toEqualTypeOf<RegisterError>()
+    expectTypeOf<ErrorOf<SimulationNetworkApi["reset"]>>().toEqualTypeOf<RestoreError>()
+    expectTypeOf<ErrorOf<ReturnType<SimulationNetworkApi["restore"]>>>().toEqualTypeOf<RestoreError>()
+    expectTypeOf<ErrorOf<ReturnType<SimulationNetworkApi["regenerate"]>>>().toEqualTypeOf<RegenerateError>()
+    expectTypeOf<ErrorOf<ReturnType<typeof SimulationNetwork.make>>>().toEqualTypeOf<MakeError>()
+    expectTypeOf<ErrorOf<ReturnType<typeof Errors.loadFixture>>>().toEqualTypeOf<FixtureError>()
+    expectTypeOf<ErrorOf<ReturnType<typeof Errors.RouteSpec.decodeRouteSpecs>>>().toEqualTypeOf<Errors.InvalidRouteSpec>()
+  })
+})
