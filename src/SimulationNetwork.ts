@@ -11,7 +11,8 @@ import { Context, Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpRouter from "effect/http/HttpRouter"
-import { controlRouter, controlRoutes, SimulationControl, type ControlOptions } from "./control/endpoint.ts"
+import type { ControlOptions } from "./control/endpoint.ts"
+import { SimulationControl } from "./control/service.ts"
 import { make, type NetworkOptions, type SimulationNetworkApi } from "./network/network.ts"
 import type { SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
 import { installGlobal, installGlobalScoped, type GlobalOptions, type RestoreGlobal } from "./registry/global.ts"
@@ -24,7 +25,8 @@ import type { GlobalInstallConflict, MakeError, SimnetError } from "./SimnetErro
 
 export { answerAtOnce, make, takeHeldBody } from "./network/network.ts"
 export type { AtOnce, NetworkOptions, NetworkSnapshot, NetworkState, RouteInfo, SimulationNetworkApi } from "./network/network.ts"
-export { CONTROL_BASE, SimulationControl, type ControlEvent, type ControlOptions, type ControlRouter } from "./control/endpoint.ts"
+export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./control/service.ts"
+export type { ControlEvent, ControlOptions } from "./control/endpoint.ts"
 
 /**
  * A handle on a network for code that is not written in Effect (a vitest suite driving the
@@ -102,10 +104,12 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    *   Layer.provide(SimulationNetwork.layer({ routes })), Layer.provide(NodeHttpServer.layer(http.createServer, { port: 0, host: "127.0.0.1" })))
    */
   static layerControl(options: ControlOptions = {}): Layer.Layer<SimulationControl, never, SimulationNetwork | HttpRouter.HttpRouter> {
-    return Layer.merge(
-      Layer.unwrap(Effect.map(Effect.service(SimulationNetwork), (network) => controlRoutes(network, options))),
-      Layer.succeed(SimulationControl, controlRouter(options))
-    )
+    // The endpoint and its router load when this layer is built, not with `import("simnet")`.
+    return Layer.unwrap(Effect.map(Effect.promise(() => import("./control/endpoint.ts")), (endpoint) =>
+      Layer.merge(
+        Layer.unwrap(Effect.map(Effect.service(SimulationNetwork), (network) => endpoint.controlRoutes(network, options))),
+        Layer.succeed(SimulationControl, endpoint.controlRouter(options))
+      )))
   }
 
   /**

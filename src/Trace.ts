@@ -8,5 +8,5 @@
  * const replay = replayTrace(readFileSync("trace.jsonl", "utf8"))
  * const answers = await replayOver(replay, "http://127.0.0.1:4747")
  */
-export { replayOver, replayTrace } from "./control/trace.ts"
-export type { ReplayStep, RequestReport, TraceReplay, TracedBody } from "./control/trace.ts"
+export { replayOver, replayTrace } from "./control/replay.ts"
+export type { ReplayStep, RequestReport, TraceReplay, TracedBody } from "./control/replay.ts"

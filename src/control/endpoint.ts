@@ -23,8 +23,7 @@
  * not loopback, for a `Host` that does not name this machine, or from another origin (`guard.ts`), 404 for an unknown id or path, 413 past the body limit (1 MiB unless told; 128 MiB for
  * `POST snapshot`), 415 for a body that is not JSON, 400 for JSON nested more than 512 deep.
  */
-import { Context, Effect, Layer, Schema, Stream } from "effect"
-import type { Scope } from "effect"
+import { Effect, Layer, Schema, Stream } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -34,11 +33,9 @@ import { SimulatedProvider, type SimulatedProviderApi } from "../provider/Simula
 import { declaredOver, limitedStream } from "./body.ts"
 import { driverSocket } from "./driver.ts"
 import { behind, check, refuse } from "./guard.ts"
+import { CONTROL_BASE, type ControlRouter } from "./service.ts"
 
-/**
- * The base path of the control endpoint and the driver socket.
- */
-export const CONTROL_BASE = "/experimental/simulation"
+export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./service.ts"
 
 /**
  * What the control plane needs of a network (a `SimulationNetworkApi` has all of it).
@@ -211,19 +208,6 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
 }
 
 /**
- * What the control layer exposes to the host app: `add` mounts the app's own endpoint under the
- * control base (behind the same loopback and token checks), such as `filesystem/seed`.
- */
-export interface ControlRouter {
-  readonly base: string
-  readonly add: <E, R>(
-    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
-    path: string,
-    handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-  ) => Layer.Layer<never, never, HttpRouter.HttpRouter | Exclude<R, Scope.Scope | HttpServerRequest.HttpServerRequest>>
-}
-
-/**
  * The router the control layer exposes for the host's own endpoints under the base.
  */
 export const controlRouter = (options: ControlOptions = {}): ControlRouter => {
@@ -234,9 +218,3 @@ export const controlRouter = (options: ControlOptions = {}): ControlRouter => {
       HttpRouter.add(method, `${CONTROL_BASE}/${path.replace(/^\/+/, "")}` as `/${string}`, guarded(token, handler)) as never
   }
 }
-
-/**
- * The service `SimulationNetwork.layerControl` provides: the router for the host app's own
- * endpoints under the control base.
- */
-export class SimulationControl extends Context.Service<SimulationControl, ControlRouter>()("simnet/SimulationControl") {}

@@ -5,7 +5,7 @@
  * `readConversation` counts the tool-result rounds since the last user message, keeps the text of
  * the conversation, and derives the logical request key. The provider never sees a wire format.
  */
-import { createHash } from "node:crypto"
+import { createHash } from "../registry/util.ts"
 import { canonicalJson } from "../registry/seed.ts"
 
 /**

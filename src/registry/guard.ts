@@ -16,7 +16,7 @@
  * processes, worker threads (each has its own `net`), and native addons that open sockets
  * themselves.
  */
-import * as net from "node:net"
+import type * as net from "node:net"
 import { ConnectionDenied } from "../SimnetError.ts"
 
 /** Where a connection goes: a host and port, or a local path (a Unix socket, a pipe). */
@@ -67,8 +67,9 @@ export type Allowance = (host: string, port: number | undefined) => boolean
  * `installGlobal`, its only caller, allows one installation per process.
  */
 export const installGuard = (allow: Allowance): (() => void) => {
-  const original = net.Socket.prototype.connect
-  net.Socket.prototype.connect = function guardedConnect(this: net.Socket, ...args: Array<unknown>) {
+  const Socket = (process.getBuiltinModule("node:net") as typeof net).Socket
+  const original = Socket.prototype.connect
+  Socket.prototype.connect = function guardedConnect(this: net.Socket, ...args: Array<unknown>) {
     const destination = destinationOf(args)
     if ("path" in destination || allow(destination.host, destination.port)) {
       return (original as (...a: Array<unknown>) => net.Socket).apply(this, args)
@@ -84,6 +85,6 @@ export const installGuard = (allow: Allowance): (() => void) => {
     return this
   } as typeof net.Socket.prototype.connect
   return () => {
-    net.Socket.prototype.connect = original
+    Socket.prototype.connect = original
   }
 }

@@ -15,119 +15,138 @@ const unusable = () => new TypeError("Body is unusable: Body has already been re
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
 
-class HeldResponse extends Response {
-  #held: string | Uint8Array
-  #used = false
-  #full: Response | undefined = undefined
-  /** The headers as the route gave them, when it gave a plain record: a server writes them as they are. */
-  readonly #record: Readonly<Record<string, string>> | undefined
+/**
+ * The class, made the first time a held response is: reading the global `Response` loads Node's
+ * fetch implementation (about 12 ms and 7 MB), which `import("simnet")` should not pay before a
+ * request needs it.
+ */
+const makeHeldResponse = () => {
+  class HeldResponse extends Response {
+    #held: string | Uint8Array
+    #used = false
+    #full: Response | undefined = undefined
+    /** The headers as the route gave them, when it gave a plain record: a server writes them as they are. */
+    readonly #record: Readonly<Record<string, string>> | undefined
 
-  /** The request's signal: once it aborts, a body not yet read errors with its reason. */
-  #signal: AbortSignal | undefined
+    /** The request's signal: once it aborts, a body not yet read errors with its reason. */
+    #signal: AbortSignal | undefined
 
-  constructor(held: string | Uint8Array, init: ResponseInit, signal?: AbortSignal) {
-    super(null, init)
-    this.#held = held
-    this.#signal = signal
-    const headers = init.headers
-    this.#record = headers !== undefined && !(headers instanceof Headers) && !Array.isArray(headers) ? headers as Record<string, string> : undefined
-  }
+    constructor(held: string | Uint8Array, init: ResponseInit, signal?: AbortSignal) {
+      super(null, init)
+      this.#held = held
+      this.#signal = signal
+      const headers = init.headers
+      this.#record = headers !== undefined && !(headers instanceof Headers) && !Array.isArray(headers) ? headers as Record<string, string> : undefined
+    }
 
-  /** The record the headers were made from, unless someone may have changed them since. */
-  get record(): Readonly<Record<string, string>> | undefined {
-    return this.#used || this.#full !== undefined ? undefined : this.#record
-  }
+    /** The record the headers were made from, unless someone may have changed them since. */
+    get record(): Readonly<Record<string, string>> | undefined {
+      return this.#used || this.#full !== undefined ? undefined : this.#record
+    }
 
-  /** The same response as undici builds it, made the first time the body is needed as a stream. */
-  #stream(): Response {
-    const init = { status: this.status, statusText: this.statusText, headers: this.headers }
-    return (this.#full ??= this.#signal === undefined ? new Response(this.#held as BodyInit, init) : abortableBody(this.#held, init, this.#signal))
-  }
+    /** The same response as undici builds it, made the first time the body is needed as a stream. */
+    #stream(): Response {
+      const init = { status: this.status, statusText: this.statusText, headers: this.headers }
+      return (this.#full ??= this.#signal === undefined ? new Response(this.#held as BodyInit, init) : abortableBody(this.#held, init, this.#signal))
+    }
 
-  /**
-   * Whether the body errors on the request's abort by itself: it was made with the request's
-   * signal, or takes `signal` now (when nobody has read or streamed the body yet), as
-   * `abortableResponse` would make it.
-   */
-  [BIND_SIGNAL](signal: AbortSignal): boolean {
-    if (this.#signal !== undefined) return true
-    if (this.#used || this.#full !== undefined) return false
-    this.#signal = signal
-    return true
-  }
+    /**
+     * Whether the body errors on the request's abort by itself: it was made with the request's
+     * signal, or takes `signal` now (when nobody has read or streamed the body yet), as
+     * `abortableResponse` would make it.
+     */
+    [BIND_SIGNAL](signal: AbortSignal): boolean {
+      if (this.#signal !== undefined) return true
+      if (this.#used || this.#full !== undefined) return false
+      this.#signal = signal
+      return true
+    }
 
-  /** The abort reason, when the request was aborted before the body was read. */
-  #aborted(): unknown {
-    return this.#signal?.aborted === true ? abortReason(this.#signal) : undefined
-  }
+    /** The abort reason, when the request was aborted before the body was read. */
+    #aborted(): unknown {
+      return this.#signal?.aborted === true ? abortReason(this.#signal) : undefined
+    }
 
-  #text(): string {
-    return typeof this.#held === "string" ? this.#held : decoder.decode(this.#held)
-  }
+    #text(): string {
+      return typeof this.#held === "string" ? this.#held : decoder.decode(this.#held)
+    }
 
-  /** The held body as bytes, once, unless it was read or streamed already. */
-  take(): Uint8Array | undefined {
-    if (this.#used || this.#full !== undefined || this.#signal?.aborted === true) return undefined
-    this.#used = true
-    return typeof this.#held === "string" ? encoder.encode(this.#held) : this.#held
-  }
+    /** The held body as bytes, once, unless it was read or streamed already. */
+    take(): Uint8Array | undefined {
+      if (this.#used || this.#full !== undefined || this.#signal?.aborted === true) return undefined
+      this.#used = true
+      return typeof this.#held === "string" ? encoder.encode(this.#held) : this.#held
+    }
 
-  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
-    return this.#used ? null : this.#stream().body
-  }
+    override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+      return this.#used ? null : this.#stream().body
+    }
 
-  override get bodyUsed(): boolean {
-    return this.#used || (this.#full?.bodyUsed ?? false)
-  }
+    override get bodyUsed(): boolean {
+      return this.#used || (this.#full?.bodyUsed ?? false)
+    }
 
-  override text(): Promise<string> {
-    if (this.#full !== undefined) return this.#full.text()
-    if (this.#used) return Promise.reject(unusable())
-    if (this.#signal?.aborted === true) return Promise.reject(this.#aborted())
-    this.#used = true
-    return Promise.resolve(this.#text())
-  }
+    override text(): Promise<string> {
+      if (this.#full !== undefined) return this.#full.text()
+      if (this.#used) return Promise.reject(unusable())
+      if (this.#signal?.aborted === true) return Promise.reject(this.#aborted())
+      this.#used = true
+      return Promise.resolve(this.#text())
+    }
 
-  override json(): Promise<any> {
-    if (this.#full !== undefined) return this.#full.json()
-    if (this.#used) return Promise.reject(unusable())
-    if (this.#signal?.aborted === true) return Promise.reject(this.#aborted())
-    this.#used = true
-    try {
-      return Promise.resolve(JSON.parse(this.#text()))
-    } catch (error) {
-      return Promise.reject(error)
+    override json(): Promise<any> {
+      if (this.#full !== undefined) return this.#full.json()
+      if (this.#used) return Promise.reject(unusable())
+      if (this.#signal?.aborted === true) return Promise.reject(this.#aborted())
+      this.#used = true
+      try {
+        return Promise.resolve(JSON.parse(this.#text()))
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
+
+    override arrayBuffer(): Promise<ArrayBuffer> {
+      return this.#used ? Promise.reject(unusable()) : this.#stream().arrayBuffer()
+    }
+
+    override bytes(): Promise<Uint8Array<ArrayBuffer>> {
+      return this.#used ? Promise.reject(unusable()) : this.#stream().bytes()
+    }
+
+    override blob(): Promise<Blob> {
+      return this.#used ? Promise.reject(unusable()) : this.#stream().blob()
+    }
+
+    override formData(): Promise<FormData> {
+      return this.#used ? Promise.reject(unusable()) : this.#stream().formData()
+    }
+
+    override clone(): Response {
+      if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.")
+      if (this.#full !== undefined) return this.#full.clone()
+      const copy = new HeldResponse(typeof this.#held === "string" ? this.#held : this.#held.slice(), { status: this.status, statusText: this.statusText, headers: this.headers }, this.#signal)
+      if (Object.prototype.hasOwnProperty.call(this, "url")) Object.defineProperty(copy, "url", { value: this.url })
+      return copy
     }
   }
 
-  override arrayBuffer(): Promise<ArrayBuffer> {
-    return this.#used ? Promise.reject(unusable()) : this.#stream().arrayBuffer()
-  }
-
-  override bytes(): Promise<Uint8Array<ArrayBuffer>> {
-    return this.#used ? Promise.reject(unusable()) : this.#stream().bytes()
-  }
-
-  override blob(): Promise<Blob> {
-    return this.#used ? Promise.reject(unusable()) : this.#stream().blob()
-  }
-
-  override formData(): Promise<FormData> {
-    return this.#used ? Promise.reject(unusable()) : this.#stream().formData()
-  }
-
-  override clone(): Response {
-    if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.")
-    if (this.#full !== undefined) return this.#full.clone()
-    const copy = new HeldResponse(typeof this.#held === "string" ? this.#held : this.#held.slice(), { status: this.status, statusText: this.statusText, headers: this.headers }, this.#signal)
-    if (Object.prototype.hasOwnProperty.call(this, "url")) Object.defineProperty(copy, "url", { value: this.url })
-    return copy
-  }
+  /**
+   * A body made a stream that errors with the abort reason when `signal` aborts before it is read.
+   */
+  return HeldResponse
 }
 
-/**
- * A body made a stream that errors with the abort reason when `signal` aborts before it is read.
- */
+type HeldResponse = InstanceType<ReturnType<typeof makeHeldResponse>>
+
+let HeldClass: ReturnType<typeof makeHeldResponse> | undefined
+
+/** The class of held responses (made on first use). */
+const held = (): ReturnType<typeof makeHeldResponse> => (HeldClass ??= makeHeldResponse())
+
+/** Whether `response` is a held response; false before the class exists (nothing can be one then). */
+const isHeldResponse = (response: Response): response is HeldResponse => HeldClass !== undefined && response instanceof HeldClass
+
 const abortableBody = (held: string | Uint8Array, init: ResponseInit, signal: AbortSignal): Response => {
   let bytes: Uint8Array | undefined = typeof held === "string" ? encoder.encode(held) : held
   let onAbort: (() => void) | undefined
@@ -167,21 +186,21 @@ const PULL_ON_READ: QueuingStrategy<Uint8Array> = { highWaterMark: 0 }
  * whole body (the MCP engine's JSON answers).
  */
 export const bufferedResponse = (body: string | Uint8Array, init: ResponseInit, signal: AbortSignal | undefined): Response =>
-  new HeldResponse(body, init, signal)
+  new (held())(body, init, signal)
 
 /**
  * A `Response` whose body is `text` (not for the statuses that carry no body: 204, 205, 304).
  */
-export const textResponse = (text: string, init: ResponseInit): Response => new HeldResponse(text, init)
+export const textResponse = (text: string, init: ResponseInit): Response => new (held())(text, init)
 
 /**
  * A `Response` whose body is `bytes`, which it owns from now on (not for the statuses that carry
  * no body: 204, 205, 304).
  */
-export const bytesResponse = (bytes: Uint8Array, init: ResponseInit): Response => new HeldResponse(bytes, init)
+export const bytesResponse = (bytes: Uint8Array, init: ResponseInit): Response => new (held())(bytes, init)
 
 /** Whether `response` holds its body whole (and so has one, without building its stream to ask). */
-export const isHeld = (response: Response): boolean => response instanceof HeldResponse
+export const isHeld = (response: Response): boolean => isHeldResponse(response)
 
 /**
  * The whole body of a response simnet built from a body it held (a static or generated route),
@@ -190,7 +209,7 @@ export const isHeld = (response: Response): boolean => response instanceof HeldR
  * without reading it back through a `ReadableStream`.
  */
 export const takeHeldBody = (response: Response): Uint8Array | undefined =>
-  response instanceof HeldResponse ? response.take() : undefined
+  isHeldResponse(response) ? response.take() : undefined
 
 /**
  * A held response's body (as `takeHeldBody`) with the header record it was built from, when it
@@ -198,7 +217,7 @@ export const takeHeldBody = (response: Response): Uint8Array | undefined =>
  * `takeHeldBody`.
  */
 export const takeHeld = (response: Response): { readonly body: Uint8Array; readonly headers: Readonly<Record<string, string>> | undefined } | undefined => {
-  if (!(response instanceof HeldResponse)) return undefined
+  if (!isHeldResponse(response)) return undefined
   const headers = response.record
   const body = response.take()
   return body === undefined ? undefined : { body, headers }

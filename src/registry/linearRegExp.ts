@@ -5,7 +5,13 @@
  * that uses them is refused when it is compiled. `RegExp`s written in code stay native: they are
  * the author's own.
  */
-import { RE2JS } from "re2js"
+import { createRequire } from "node:module"
+import type { RE2JS } from "re2js"
+
+let engine: typeof RE2JS | undefined
+
+/** RE2, loaded the first time a pattern from data is compiled (not with `import("simnet")`). */
+const re2 = (): typeof RE2JS => (engine ??= (createRequire(import.meta.url)("re2js") as typeof import("re2js")).RE2JS)
 
 /**
  * A pattern compiled by RE2, tested like a `RegExp` (`test` finds a match anywhere in the input).
@@ -25,7 +31,7 @@ export class LinearRegExp {
    */
   static compile(source: string): LinearRegExp | string {
     try {
-      return new LinearRegExp(source, RE2JS.compile(source))
+      return new LinearRegExp(source, re2().compile(source))
     } catch (error) {
       return error instanceof Error ? error.message : String(error)
     }

@@ -4,8 +4,8 @@
  * 127.0.0.0/8, `::1` or `localhost`, with the method, the headers (less hop-by-hop ones) and the
  * body (buffered, as matching needs it); the answer streams back as it arrives.
  */
-import * as http from "node:http"
-import * as https from "node:https"
+import type * as Http from "node:http"
+import type * as Https from "node:https"
 import { Readable } from "node:stream"
 import { Effect } from "effect"
 import { LoopbackDenied, RouteFailed } from "../SimnetError.ts"
@@ -41,7 +41,8 @@ export const loopbackResponder = (label: string): Responder => (request) => {
     headers["accept-encoding"] = "identity"
     if (request.body !== undefined) headers["content-length"] = String(request.body.length)
     const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
-    const transport = url.protocol === "https:" ? https : http
+    // Node's HTTP client loads with the first forward (about 12 ms and 8 MB), not with `import("simnet")`.
+    const transport: typeof Http | typeof Https = process.getBuiltinModule(url.protocol === "https:" ? "node:https" : "node:http")
     const outgoing = transport.request(
       {
         host: hostname,

@@ -1,7 +1,8 @@
 /**
  * What `import("simnet")` loads (issue 19's cold start): none of the heavy packages that only some
  * features need — the MCP SDK, undici, the `node:http` interceptor, Ajv, the `$ref` dereferencer,
- * the HTTP server's platform and `ws` — and each loads when its feature is first used. Each script
+ * the HTTP server's platform, `ws`, RE2, Effect's HTTP router (the control endpoint) and
+ * `effect/ai` — and each loads when its feature is first used. Each script
  * runs in a fresh Node process with a resolve hook that records every module it loads.
  */
 import { spawnSync } from "node:child_process"
@@ -18,7 +19,10 @@ const DEFERRED = {
   Ajv: "/node_modules/ajv/",
   "$ref dereferencer": "@apidevtools/json-schema-ref-parser/",
   "platform-node": "@effect/platform-node/",
-  ws: "/node_modules/ws/"
+  ws: "/node_modules/ws/",
+  RE2: "/node_modules/re2js/",
+  "HTTP router": "/effect/dist/http/HttpRouter.js",
+  "effect/ai": "/effect/dist/ai/"
 } as const
 type Deferred = keyof typeof DEFERRED
 
@@ -58,7 +62,7 @@ describe("cold start: heavy packages load with the feature that needs them", () 
     `)).toEqual([])
   }, 60_000)
 
-  it("each loads on first use: an MCP request the SDK, installGlobal undici and the interceptor, a JSON Schema from data Ajv, an OpenAPI document the dereferencer", () => {
+  it("each loads on first use: an MCP request the SDK, installGlobal undici and the interceptor, a JSON Schema from data Ajv, an OpenAPI document the dereferencer, a pattern from data RE2", () => {
     expect(loadedBy(`
       const network = await simnet.SimulationNetwork.start()
       await network.registerSpec({ match: "https://mcp.example/mcp", respond: { kind: "mcp", server: { name: "s", version: "1" } } })
@@ -83,5 +87,9 @@ describe("cold start: heavy packages load with the feature that needs them", () 
       const network = await simnet.SimulationNetwork.start({ routes: simnet.Routes.openapi(document, { baseUrl: "https://o.example" }) })
       await (await network.fetch("https://o.example/a")).text()
     `)).toContain("$ref dereferencer")
+    expect(loadedBy(`
+      const network = await simnet.SimulationNetwork.start()
+      await network.registerSpec({ match: { method: "GET", regex: "^https://a\\.example/[0-9]+$" }, respond: { kind: "text", body: "ok" } })
+    `)).toEqual(["RE2"])
   }, 120_000)
 })

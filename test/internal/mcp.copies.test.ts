@@ -1,9 +1,10 @@
 /**
- * The MCP engine's copies of the SDK's behaviour (`src/routes/mcp/sdkCopies.ts`), checked against
+ * The MCP engine's copies of the SDK's behaviour (`src/routes/mcp/copies.ts`), checked against
  * the SDK itself: what the hand-written checks accept, its schemas accept unchanged; the error
  * reply of a throwing handler is the one the SDK's `Protocol` sends; a failed tool call reads as the
- * SDK's `McpServer` writes it; the revisions served are the SDK's newest. An SDK update that moves
- * any of these fails here.
+ * SDK's `McpServer` writes it; the revisions served are the SDK's newest; its error codes and
+ * `McpError` messages are the SDK's; an Effect Schema's JSON Schema is `effect/ai/Tool`'s. A
+ * dependency update that moves any of these fails here.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -25,7 +26,8 @@ import fc from "fast-check"
 import { Route, SimulationNetwork } from "simnet"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { plainCall, plainRequest, plainResult, protocolFailure, PROTOCOL_VERSIONS, toolFailures } from "../../src/routes/mcp/sdkCopies.ts"
+import * as Tool from "effect/ai/Tool"
+import { ErrorCode as CopiedCodes, jsonSchemaOf, mcpErrorMessage, plainCall, plainRequest, plainResult, protocolFailure, PROTOCOL_VERSIONS, toolFailures } from "../../src/routes/mcp/copies.ts"
 
 /** Values near the shapes the checks look for: the right keys with right and wrong values, extra keys. */
 const scalar = fc.oneof(fc.string({ maxLength: 4 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined))
@@ -70,6 +72,26 @@ describe("the MCP engine's copies of the SDK", () => {
   it("serves the SDK's newest protocol revisions, newest first", () => {
     expect(PROTOCOL_VERSIONS[0]).toBe(LATEST_PROTOCOL_VERSION)
     expect(SUPPORTED_PROTOCOL_VERSIONS.slice(0, PROTOCOL_VERSIONS.length)).toEqual(PROTOCOL_VERSIONS)
+  })
+
+  it("the error codes and McpError messages are the SDK's", () => {
+    expect(CopiedCodes).toEqual({ InvalidParams: ErrorCode.InvalidParams, InternalError: ErrorCode.InternalError })
+    for (const [code, message] of [[ErrorCode.InvalidParams, "Tool x not found"], [ErrorCode.InternalError, ""], [-32002, "Resource r not found"]] as const) {
+      expect(mcpErrorMessage(code, message)).toBe(new McpError(code, message).message)
+    }
+  })
+
+  it("an Effect Schema's JSON Schema is effect/ai/Tool's", () => {
+    interface Node { readonly name: string; readonly children: ReadonlyArray<Node> }
+    const NodeSchema = Schema.Struct({ name: Schema.String, children: Schema.Array(Schema.suspend((): Schema.Codec<Node> => NodeSchema)) }).annotate({ identifier: "Node" })
+    const schemas: ReadonlyArray<Schema.Top> = [
+      Schema.Struct({ query: Schema.String, limit: Schema.optional(Schema.Int) }),
+      Schema.Struct({ sky: Schema.Literals(["clear", "rain"]), at: Schema.Union([Schema.Number, Schema.Null]) }),
+      Schema.Struct({ root: NodeSchema }),
+      Schema.Struct({ tags: Schema.Record(Schema.String, Schema.Array(Schema.String)) }).annotate({ description: "tags by name" })
+    ]
+    for (const schema of schemas) expect(jsonSchemaOf(schema)).toEqual(Tool.getJsonSchemaFromSchema(schema as Schema.Codec<unknown, unknown>))
+    expect(jsonSchemaOf(schemas[2])).toHaveProperty("$defs")
   })
 
   it("a request, call or result the hand-written checks accept passes the SDK's schema unchanged", () => {

@@ -5,8 +5,8 @@
  * schema). Compiling is where a bad definition is refused, naming its path.
  */
 import { Effect, Result, Schema } from "effect"
-import { getJsonSchemaFromSchema } from "effect/ai/Tool"
 import { InvalidRouteSpec } from "../../SimnetError.ts"
+import { jsonSchemaOf } from "./copies.ts"
 import { compileGenerator, type CompiledGenerator, fromJsonSchema, joinPath } from "./floor.ts"
 
 /** One item of a tool result's or prompt message's `content`: `{ type: "text", text }` and the like. */
@@ -147,7 +147,7 @@ const objectJsonSchema = (
   let document: Readonly<Record<string, unknown>> | undefined = json
   if (document === undefined && schema !== undefined) {
     try {
-      document = getJsonSchemaFromSchema(schema as Schema.Codec<unknown, unknown>) as Record<string, unknown>
+      document = jsonSchemaOf(schema)
     } catch (error) {
       return Result.fail(invalid(path, `the schema has no JSON Schema form: ${messageOf(error)}`))
     }

@@ -23,12 +23,12 @@ import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js
 import { isJSONRPCRequest, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js"
 import type { CompiledServer } from "./definitions.ts"
 import { bufferedResponse, type SimRequest } from "./floor.ts"
-import { isObject, plainCall, plainRequest, PROTOCOL_VERSIONS } from "./sdkCopies.ts"
+import { isObject, plainCall, plainRequest, PROTOCOL_VERSIONS } from "./copies.ts"
 import { DirectTransport, directServer, sdkServer } from "./servers.ts"
 import type { McpServerState, McpSession } from "./state.ts"
 import { fastCall, type McpEnv } from "./tools.ts"
 
-export { PROTOCOL_VERSIONS } from "./sdkCopies.ts"
+export { PROTOCOL_VERSIONS } from "./copies.ts"
 export type { McpEnv } from "./tools.ts"
 
 const JSON_INIT: ResponseInit = { status: 200, headers: { "content-type": "application/json" } }

@@ -7,7 +7,7 @@ import { CallToolResultSchema, ErrorCode, type JSONRPCRequest, McpError } from "
 import { Effect, Result } from "effect"
 import type { CompiledServer, CompiledTool, McpToolAnswer } from "./definitions.ts"
 import { canonicalJson, deriveSeed } from "./floor.ts"
-import { plainResult, protocolFailure, toolFailures } from "./sdkCopies.ts"
+import { plainResult, protocolFailure, toolFailures } from "./copies.ts"
 import type { McpServerState, McpSession } from "./state.ts"
 
 /** What one request needs from the network. */

@@ -7,7 +7,7 @@
  * `tool_result` blocks. Errors carry Anthropic's body and types: 429 `rate_limit_error`, 529
  * `overloaded_error`, other 5xx `api_error` — the ones its SDK retries and classifies.
  */
-import { createHash } from "node:crypto"
+import { createHash } from "../../registry/util.ts"
 import { Effect } from "effect"
 import type { Responder, Route } from "../../registry/route.ts"
 import type { LlmTurn } from "../../provider/conversation.ts"

@@ -10,7 +10,7 @@
  * shorter `dimensions` is the longer vector cut and renormalised, as OpenAI's
  * `text-embedding-3-*` models do.
  */
-import { createHash } from "node:crypto"
+import { createHash } from "../../registry/util.ts"
 import { Effect, Exit, Result, Schema } from "effect"
 import type { RespondContext, Responder, SimRequest } from "../../registry/route.ts"
 import { estimateTokens } from "../../provider/parts.ts"

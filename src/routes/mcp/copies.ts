@@ -1,13 +1,32 @@
 /**
- * Copies of the MCP SDK's behaviour, kept for speed. Each is a hand-written check or string that
- * must stay what the SDK does: the shapes its zod schemas accept unchanged (so a plain request or
- * result can skip the parse), the reply its `Protocol` builds from a thrown error, the messages its
- * `McpServer` gives a failed tool call, and the protocol revisions it speaks. Copies drift as the
- * SDK moves: `test/internal/mcp.copies.test.ts` checks each against the SDK itself (generated
- * inputs through its schemas; the same failures through its `McpServer`), so an SDK update that
- * changes one fails the suite.
+ * Copies of dependencies' behaviour, kept for speed: the MCP route's every copy is here, so none
+ * hides elsewhere. From the MCP SDK: the shapes its zod schemas accept unchanged (so a plain
+ * request or result can skip the parse), the reply its `Protocol` builds from a thrown error, the
+ * messages of its `McpError` and of its `McpServer` for a failed tool call, its error codes, and
+ * the protocol revisions it speaks. From Effect: `effect/ai/Tool`'s JSON Schema of an Effect
+ * Schema (its module and `AiError` cost a cold start 2.5 ms for three lines). This module imports
+ * neither at run time, so the route's definitions load without them.
+ *
+ * Copies drift as their sources move: `test/internal/mcp.copies.test.ts` checks each against the
+ * dependency itself (generated inputs through the SDK's schemas; the same failures through its
+ * `McpServer`; schemas through `Tool.getJsonSchemaFromSchema`), so an update that changes one
+ * fails the suite.
  */
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { Schema } from "effect"
+
+/** The JSON-RPC error codes the engine answers with (the SDK's `ErrorCode`). */
+export const ErrorCode = { InvalidParams: -32602, InternalError: -32603 } as const
+
+/** The message of the SDK's `new McpError(code, message)`. */
+export const mcpErrorMessage = (code: number, message: string): string => `MCP error ${code}: ${message}`
+
+/** `Tool.getJsonSchemaFromSchema` of `effect/ai` (without a transformer): the document's schema, its definitions as `$defs`. */
+export const jsonSchemaOf = (schema: Schema.Top): Record<string, unknown> => {
+  const document = Schema.toJsonSchemaDocument(schema)
+  const out = document.schema as Record<string, unknown>
+  if (Object.keys(document.definitions).length > 0) out.$defs = document.definitions
+  return out
+}
 
 /**
  * The protocol revisions served, newest first: 2025-11-25 negotiating back to 2025-03-26. A
@@ -100,11 +119,11 @@ export const boundedName = (name: string) => (name.length <= 200 ? name : `${nam
  * `McpError`'s message, so prefixed "MCP error -32602: ").
  */
 export const toolFailures = {
-  notFound: (name: string) => new McpError(ErrorCode.InvalidParams, `Tool ${boundedName(name)} not found`).message,
+  notFound: (name: string) => mcpErrorMessage(ErrorCode.InvalidParams, `Tool ${boundedName(name)} not found`),
   invalidArguments: (name: string, issue: string) =>
-    new McpError(ErrorCode.InvalidParams, `Input validation error: Invalid arguments for tool ${name}: ${issue}`).message,
+    mcpErrorMessage(ErrorCode.InvalidParams, `Input validation error: Invalid arguments for tool ${name}: ${issue}`),
   noStructuredContent: (name: string) =>
-    new McpError(ErrorCode.InvalidParams, `Output validation error: Tool ${name} has an output schema but no structured content was provided`).message,
+    mcpErrorMessage(ErrorCode.InvalidParams, `Output validation error: Tool ${name} has an output schema but no structured content was provided`),
   invalidStructuredContent: (name: string, issue: string) =>
-    new McpError(ErrorCode.InvalidParams, `Output validation error: Invalid structured content for tool ${name}: ${issue}`).message
+    mcpErrorMessage(ErrorCode.InvalidParams, `Output validation error: Invalid structured content for tool ${name}: ${issue}`)
 } as const
