@@ -22,17 +22,22 @@
  * takes it as `?token=`, for browsers, whose `WebSocket` cannot set headers), 403 from a peer that is
  * not loopback, for a `Host` that does not name this machine, or from another origin (`guard.ts`), 404 for an unknown id or path, 413 past the body limit (1 MiB unless told; 128 MiB for
  * `POST snapshot`), 415 for a body that is not JSON, 400 for JSON nested more than 512 deep.
+ *
+ * Every route (the endpoint's and the host app's under the base) runs behind one router
+ * middleware (`guard`): the checks first, then the route's failure (a `Refusal` of the request,
+ * or the network's typed error) as its answer. A route is written as what it does.
  */
-import { Effect, Layer, Schema, Stream } from "effect"
+import { Data, Effect, Layer, Schema, Stream } from "effect"
+import type { Types } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
-import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { depthExceeds, MAX_JSON_DEPTH } from "../registry/util.ts"
-import { failAs, InvalidLlmInput, type SimnetError } from "../SimnetError.ts"
+import { failAs, InvalidLlmInput, isSimnetError, type SimnetError } from "../SimnetError.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
 import { declaredOver, limitedStream } from "./body.ts"
 import { driverSocket } from "./driver.ts"
-import { behind, check, refuse } from "./guard.ts"
+import { check, refuse } from "./guard.ts"
 import { CONTROL_BASE, type ControlRouter } from "./service.ts"
 
 export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./service.ts"
@@ -84,56 +89,81 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024
  */
 export const DEFAULT_SNAPSHOT_LIMIT = 128 * 1024 * 1024
 
-/** The 400 of a typed error: its tag, message and, when it names one, the JSON path. */
-const badRequest = (error: SimnetError) =>
-  refuse(400, error._tag, error.message, "path" in error && typeof error.path === "string" ? error.path : undefined)
+/**
+ * A refusal of the request itself (not of what it asks the network): its status, tag, message and,
+ * when there is one, the field it names.
+ */
+class Refusal extends Data.TaggedError("Refusal")<{
+  readonly status: number
+  readonly tag: string
+  readonly message: string
+  readonly path?: string | undefined
+}> {}
+
+/** What a control route fails with: a refusal of the request, or the network's typed error. */
+type ControlFailure = Refusal | SimnetError
+
+const isControlFailure = (u: unknown): u is ControlFailure => u instanceof Refusal || isSimnetError(u)
 
 /**
- * Runs `handler` after the checks every control call passes (`guard.ts`): a loopback peer, a
- * `Host` naming this machine, no foreign `Origin`, and the token.
+ * The one middleware of every control route (the endpoint's and the host app's under the base):
+ * the checks every control call passes first (`guard.ts`: a loopback peer, a `Host` naming this
+ * machine, no foreign `Origin`, the token; the driver socket also takes the token as `?token=`),
+ * then a route's failure as its answer: a refusal with its status, a typed error as a 400 naming
+ * its tag and, when it has one, the JSON path.
  */
-const guarded = <E, R>(
-  token: string | undefined,
-  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
-  options: { readonly queryToken?: boolean } = {}
-) => behind((request) => check(request, token, options.queryToken === true), handler)
+const guard = (token: string | undefined) =>
+  // The route's effect is annotated: `catchIf` cannot narrow the union the router hands over as inferred.
+  HttpRouter.middleware<{ handles: ControlFailure }>()((httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, ControlFailure | Types.unhandled>) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const refused = check(request, token, request.url.split("?")[0] === `${CONTROL_BASE}/drive`)
+      if (refused !== undefined) return Effect.succeed(refuse(refused.status, refused.tag, refused.message))
+      return Effect.catchIf(httpEffect, isControlFailure, (error) =>
+        Effect.succeed(
+          error._tag === "Refusal"
+            ? refuse(error.status, error.tag, error.message, error.path)
+            : refuse(400, error._tag, error.message, "path" in error && typeof error.path === "string" ? error.path : undefined)
+        ))
+    })).layer
 
 /**
- * The JSON body of a request, or the response refusing it: 415 when it is not declared JSON,
- * 413 past `limit` bytes, 400 when it does not parse.
+ * The JSON body of the request, read up to `limit` bytes: 415 when it is not declared JSON, 413
+ * past the limit (declared or streamed), 400 when it does not parse or nests deeper than
+ * `MAX_JSON_DEPTH`. What it holds is decoded by the operation it is for (the RouteSpec, script or
+ * snapshot Schemas).
  */
-const readJson = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<{ readonly json: unknown } | HttpServerResponse.HttpServerResponse> =>
+const jsonBody = (limit: number): Effect.Effect<unknown, Refusal, HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
     const type = (request.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase()
     if (type !== "application/json" && !type.endsWith("+json")) {
-      return refuse(415, "UnsupportedMediaType", `expected a JSON body (content-type: application/json), got ${type === "" ? "none" : type}`)
+      return yield* new Refusal({ status: 415, tag: "UnsupportedMediaType", message: `expected a JSON body (content-type: application/json), got ${type === "" ? "none" : type}` })
     }
     const declared = request.headers["content-length"]
-    if (declaredOver(declared, limit)) return refuse(413, "PayloadTooLarge", `the body is ${declared} bytes; the limit is ${limit}`)
+    if (declaredOver(declared, limit)) return yield* new Refusal({ status: 413, tag: "PayloadTooLarge", message: `the body is ${declared} bytes; the limit is ${limit}` })
     const chunks: Array<Uint8Array> = []
     const body = limitedStream(request.stream, limit)
     const read = yield* Effect.exit(Stream.runForEach(body.stream, (chunk) => Effect.sync(() => void chunks.push(chunk))))
     if (read._tag === "Failure") {
-      return body.over()
-        ? refuse(413, "PayloadTooLarge", `the body is over the limit of ${limit} bytes`)
-        : refuse(400, "BadRequest", "the body could not be read")
+      return yield* (body.over()
+        ? new Refusal({ status: 413, tag: "PayloadTooLarge", message: `the body is over the limit of ${limit} bytes` })
+        : new Refusal({ status: 400, tag: "BadRequest", message: "the body could not be read" }))
     }
     let json: unknown
     try {
       json = JSON.parse(Buffer.concat(chunks).toString("utf8"))
     } catch (error) {
-      return refuse(400, "NotJson", `the body is not JSON: ${error instanceof Error ? error.message : String(error)}`, "$")
+      return yield* new Refusal({ status: 400, tag: "NotJson", message: `the body is not JSON: ${error instanceof Error ? error.message : String(error)}`, path: "$" })
     }
     // Nothing deeper is applied, so every change applied can be written to the trace as well.
-    if (depthExceeds(json, MAX_JSON_DEPTH)) return refuse(400, "TooDeep", `the body nests arrays and objects more than ${MAX_JSON_DEPTH} deep`, "$")
-    return { json }
+    if (depthExceeds(json, MAX_JSON_DEPTH)) {
+      return yield* new Refusal({ status: 400, tag: "TooDeep", message: `the body nests arrays and objects more than ${MAX_JSON_DEPTH} deep`, path: "$" })
+    }
+    return json
   })
 
-const withJson = (
-  limit: number,
-  f: (json: unknown, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse>
-) => (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.flatMap(readJson(request, limit), (body) => ("json" in body ? f(body.json, request) : Effect.succeed(body)))
+/** The query of `GET network/log`: `since`, a whole number (default 0). */
+const LogQuery = Schema.Struct({ since: Schema.optional(Schema.String.check(Schema.isPattern(/^\d+$/))) })
 
 const ok = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
 
@@ -161,50 +191,50 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
   const snapshotLimit = options.snapshotLimit ?? DEFAULT_SNAPSHOT_LIMIT
   const tell = options.onChange ?? (() => {})
   const at = (path: string) => `${CONTROL_BASE}/${path}` as `/${string}`
-  const recovered = <E extends SimnetError>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E>) =>
-    Effect.catch(effect, (error) => Effect.succeed(badRequest(error)))
   return HttpRouter.addAll([
-    HttpRouter.route("POST", at("reset"), guarded(token, () =>
-      recovered(Effect.map(network.reset, () => {
-        tell({ type: "reset" })
-        return ok({ reset: true })
-      })))),
-    HttpRouter.route("POST", at("network/register"), guarded(token, withJson(limit, (json) =>
-      recovered(Effect.map(network.registerSpec(json, { source: "control" }), (ids) => {
-        tell({ type: "register", specs: json, ids })
-        return ok({ ids }, 201)
-      }))))),
-    HttpRouter.route("GET", at("network/routes"), guarded(token, () => Effect.map(network.routes, (routes) => ok({ routes })))),
-    HttpRouter.route("DELETE", at("network/routes/:id"), guarded(token, () =>
-      Effect.flatMap(HttpRouter.params, (params) => {
-        const id = params["id"] ?? ""
-        return Effect.map(network.unregister(id), (removed) => {
-          if (!removed) return refuse(404, "UnknownRoute", `no route has id ${JSON.stringify(id)}`, "id")
-          tell({ type: "unregister", id })
-          return ok({ removed: id })
-        })
-      }))),
-    HttpRouter.route("GET", at("network/log"), guarded(token, (request) => {
-      const since = new URL(request.url, "http://control").searchParams.get("since") ?? "0"
-      if (!/^\d+$/.test(since)) return Effect.succeed(refuse(400, "BadRequest", `since must be a whole number, got ${JSON.stringify(since)}`, "since"))
-      return Effect.map(network.logSince(Number(since)), (records) => ok({ records }))
+    HttpRouter.route("POST", at("reset"), Effect.gen(function*() {
+      yield* network.reset
+      tell({ type: "reset" })
+      return ok({ reset: true })
     })),
-    HttpRouter.route("POST", at("llm/enqueue"), guarded(token, withJson(limit, (json) =>
-      recovered(Effect.map(enqueueAll(network.llm, json), (scripts) => {
-        tell({ type: "enqueue", scripts })
-        return ok({ queued: network.llm.queued }, 201)
-      }))))),
-    HttpRouter.route("GET", at("llm/pending"), guarded(token, () => Effect.sync(() => ok({ pending: network.llm.pending })))),
-    HttpRouter.route("GET", at("snapshot"), guarded(token, () => Effect.map(network.state, (state) => ok(state)))),
-    HttpRouter.route("POST", at("snapshot"), guarded(token, withJson(snapshotLimit, (json) =>
-      recovered(Effect.map(network.restore(json), () => {
-        tell({ type: "restore", state: json })
-        return ok({ restored: true })
-      }))))),
-    HttpRouter.route("GET", at("drive"), guarded(token, (request) => driverSocket(network, request), { queryToken: true })),
-    HttpRouter.route("*", at("*"), guarded(token, (request) =>
-      Effect.succeed(refuse(404, "NotFound", `no control endpoint ${request.method} ${request.url.split("?")[0]}`))))
-  ])
+    HttpRouter.route("POST", at("network/register"), Effect.gen(function*() {
+      const specs = yield* jsonBody(limit)
+      const ids = yield* network.registerSpec(specs, { source: "control" })
+      tell({ type: "register", specs, ids })
+      return ok({ ids }, 201)
+    })),
+    HttpRouter.route("GET", at("network/routes"), Effect.map(network.routes, (routes) => ok({ routes }))),
+    HttpRouter.route("DELETE", at("network/routes/:id"), Effect.gen(function*() {
+      const id = (yield* HttpRouter.params)["id"] ?? ""
+      if (!(yield* network.unregister(id))) return yield* new Refusal({ status: 404, tag: "UnknownRoute", message: `no route has id ${JSON.stringify(id)}`, path: "id" })
+      tell({ type: "unregister", id })
+      return ok({ removed: id })
+    })),
+    HttpRouter.route("GET", at("network/log"), Effect.gen(function*() {
+      const query = yield* HttpServerRequest.schemaSearchParams(LogQuery).pipe(
+        Effect.catchTag("SchemaError", () =>
+          Effect.flatMap(HttpServerRequest.ParsedSearchParams, (params) =>
+            new Refusal({ status: 400, tag: "BadRequest", message: `since must be a whole number, got ${JSON.stringify(params["since"])}`, path: "since" })))
+      )
+      return ok({ records: yield* network.logSince(Number(query.since ?? "0")) })
+    })),
+    HttpRouter.route("POST", at("llm/enqueue"), Effect.gen(function*() {
+      const scripts = yield* Effect.flatMap(jsonBody(limit), (json) => enqueueAll(network.llm, json))
+      tell({ type: "enqueue", scripts })
+      return ok({ queued: network.llm.queued }, 201)
+    })),
+    HttpRouter.route("GET", at("llm/pending"), Effect.sync(() => ok({ pending: network.llm.pending }))),
+    HttpRouter.route("GET", at("snapshot"), Effect.map(network.state, (state) => ok(state))),
+    HttpRouter.route("POST", at("snapshot"), Effect.gen(function*() {
+      const state = yield* jsonBody(snapshotLimit)
+      yield* network.restore(state)
+      tell({ type: "restore", state })
+      return ok({ restored: true })
+    })),
+    HttpRouter.route("GET", at("drive"), (request) => driverSocket(network, request)),
+    HttpRouter.route("*", at("*"), (request) =>
+      new Refusal({ status: 404, tag: "NotFound", message: `no control endpoint ${request.method} ${request.url.split("?")[0]}` }))
+  ]).pipe(Layer.provide(guard(token)))
 }
 
 /**
@@ -215,6 +245,6 @@ export const controlRouter = (options: ControlOptions = {}): ControlRouter => {
   return {
     base: CONTROL_BASE,
     add: (method, path, handler) =>
-      HttpRouter.add(method, `${CONTROL_BASE}/${path.replace(/^\/+/, "")}` as `/${string}`, guarded(token, handler)) as never
+      HttpRouter.add(method, `${CONTROL_BASE}/${path.replace(/^\/+/, "")}` as `/${string}`, handler).pipe(Layer.provide(guard(token))) as never
   }
 }

@@ -4,7 +4,7 @@
  * whole stream arrives in one buffer, so the shape of the reads is part of the fidelity. The
  * bodies are written by a `StreamWriter`, so every wire format streams the same way.
  */
-import type { CompletionUsage } from "../schemas/openai.ts"
+import type { TokenUsage } from "./parts.ts"
 import { connectionReset } from "../registry/transport.ts"
 import type { Finish, Part, StreamFault, StreamItem, StreamWriter } from "./parts.ts"
 
@@ -19,7 +19,7 @@ export function* scriptedFrames(
   writer: StreamWriter,
   parts: ReadonlyArray<Part>,
   finish: Finish,
-  usage: CompletionUsage | undefined,
+  usage: TokenUsage | undefined,
   fault: StreamFault | undefined
 ): Generator<string> {
   yield* writer.open()

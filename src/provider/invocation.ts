@@ -5,7 +5,7 @@
  * invocation speaks in parts; the model route it came through writes them in its wire format.
  */
 import type { LlmDriverItem, LlmFinish } from "../schemas/llmScript.ts"
-import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+import type { FinishReason, TokenUsage } from "./parts.ts"
 import { connectionReset } from "../registry/transport.ts"
 import { Mailbox } from "./body.ts"
 import type { LlmRequest } from "./conversation.ts"
@@ -22,7 +22,7 @@ export type Opening =
     readonly _tag: "Answer"
     readonly parts: ReadonlyArray<Part>
     readonly finish: Finish
-    readonly usage: CompletionUsage | undefined
+    readonly usage: TokenUsage | undefined
   }
   | { readonly _tag: "HttpError"; readonly status: number; readonly message: string }
   | { readonly _tag: "Disconnected" }
@@ -137,7 +137,7 @@ export class DrivenInvocation {
   }
 
   /** Ends the answer: the closing events of the stream, or the whole answer. */
-  finish(reason: DriverFinish | undefined, usage: CompletionUsage | undefined): void {
+  finish(reason: DriverFinish | undefined, usage: TokenUsage | undefined): void {
     if (reason === "error") return this.fail(500, "The model stopped with an error.")
     const finish: Finish =
       reason === undefined

@@ -5,7 +5,20 @@
  * one script, rule or driver answers on all of them alike.
  */
 import { Schema } from "effect"
-import type { CompletionUsage, FinishReason } from "../schemas/openai.ts"
+
+
+/**
+ * Token counts of one answer, whatever the API: the provider's own shape (each wire format writes
+ * it in its API's words; the names are those of Chat Completions, which the others map from).
+ */
+export interface TokenUsage {
+  readonly prompt_tokens: number
+  readonly completion_tokens: number
+  readonly total_tokens: number
+}
+
+/** How an answer ends, in the provider's words (each wire format maps them to its API's). */
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "function_call"
 
 /**
  * One piece of an answer, in the order it is sent. A `text` or `reasoning` part is one fragment
@@ -34,7 +47,7 @@ export type Finish = FinishReason | null
  */
 export type StreamItem =
   | Part
-  | { readonly kind: "finish"; readonly finish: Finish; readonly usage: CompletionUsage | undefined }
+  | { readonly kind: "finish"; readonly finish: Finish; readonly usage: TokenUsage | undefined }
 
 /**
  * How a scripted stream goes wrong instead of ending: a frame that is not JSON, a clean end
@@ -55,7 +68,7 @@ export interface StreamWriter {
   /** An error event, as the API sends one mid-stream; the stream ends after it. */
   error(message: string): ReadonlyArray<string>
   /** The closing frames: open blocks closed, finish reason, usage (the given one or the estimate). */
-  finish(finish: Finish, usage: CompletionUsage | undefined): ReadonlyArray<string>
+  finish(finish: Finish, usage: TokenUsage | undefined): ReadonlyArray<string>
   /** A frame that is not valid JSON, cut off where a real truncated write would be. */
   malformed(): string
 }
@@ -116,7 +129,7 @@ export const countOutputTokens = (parts: ReadonlyArray<Part>): number => {
  * The usage a response reports: the one given (a script's or a driver's), else the estimate
  * from the request material and the output tokens.
  */
-export const usageOf = (given: CompletionUsage | undefined, material: string, outputTokens: number): CompletionUsage => {
+export const usageOf = (given: TokenUsage | undefined, material: string, outputTokens: number): TokenUsage => {
   if (given !== undefined) return given
   const prompt = estimateTokens(material)
   return { prompt_tokens: prompt, completion_tokens: outputTokens, total_tokens: prompt + outputTokens }

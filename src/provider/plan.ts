@@ -5,7 +5,7 @@
 import { Schema } from "effect"
 import type { Duration } from "effect"
 import { LlmScript, RetryAfterMs } from "../schemas/llmScript.ts"
-import type { CompletionUsage } from "../schemas/openai.ts"
+import type { TokenUsage } from "./parts.ts"
 import type { NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { DrivenInvocation } from "./invocation.ts"
@@ -104,7 +104,7 @@ export type LlmReply =
     readonly parts: ReadonlyArray<Part>
     /** `null` for a finish the client cannot name (a script's `finish: "unknown"`). */
     readonly finish: Finish
-    readonly usage: CompletionUsage | undefined
+    readonly usage: TokenUsage | undefined
     readonly fault: StreamFault | undefined
   }
   | {
@@ -149,7 +149,7 @@ export type Outcome = "answer" | "http_error" | "fault" | "timeout" | "raw" | "d
 
 const encoder = new TextEncoder()
 
-const toUsage = (usage: LlmScript["usage"]): CompletionUsage | undefined =>
+const toUsage = (usage: LlmScript["usage"]): TokenUsage | undefined =>
   usage === undefined
     ? undefined
     : { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens }
