@@ -385,6 +385,19 @@ describe("bad input and edge cases", () => {
       expect(error.message).toBe("simnet: invalid network option logLimit: must be a whole number of at least 0, got NaN")
     }))
 
+  it.effect("the options that are data are decoded with a Schema: redact.words is taken, a typo names the nearest key, a bad name its index", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork.make({ redact: { words: ["pin"] } })
+      expect(network.redactor.isCredentialQuery("user_pin")).toBe(true)
+      const typo = yield* Effect.flip(SimulationNetwork.make({ redact: { header: ["x-a"] } as never }))
+      expect(typo).toMatchObject({ _tag: "InvalidNetworkOption", option: "redact.header" })
+      expect(typo.message).toContain("did you mean headers?")
+      const empty = yield* Effect.flip(SimulationNetwork.make({ redact: { words: ["pin", ""] } }))
+      expect(empty).toMatchObject({ _tag: "InvalidNetworkOption", option: "redact.words[1]" })
+      const bytes = yield* Effect.flip(SimulationNetwork.make({ logBytes: -1 }))
+      expect(bytes.message).toBe("simnet: invalid network option logBytes: must be a whole number of at least 0, got -1")
+    }))
+
   it.effect("a fixture's registration errors name routes[i], counting families as one entry", () =>
     Effect.gen(function*() {
       const fixture = yield* decodeFixture({

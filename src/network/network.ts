@@ -3,7 +3,7 @@
  * simulated model and MCP servers) and returns its API. The `SimulationNetwork` service, its
  * layers and the Promise handle are assembled from it in the public face (`SimulationNetwork.ts`).
  */
-import { Context, Effect, Option, Schema } from "effect"
+import { Context, Effect, Option, Result, Schema } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpMethod from "effect/http/HttpMethod"
@@ -16,6 +16,7 @@ import { defaultRedactor, Redactor, type RedactOptions } from "../registry/redac
 import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "../registry/requestLog.ts"
 import { isRoute, type Route } from "../registry/route.ts"
 import { normalizeRunSeed } from "../registry/seed.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
 import type { Handler } from "../routes/kinds.ts"
 import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs } from "../spec/decode.ts"
@@ -159,21 +160,33 @@ const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRoute
 }
 
 /** The `redact` option as a redactor, or the refusal naming the bad field. */
-const checkRedact = (redact: unknown): Redactor | InvalidNetworkOption => {
-  if (redact === undefined) return defaultRedactor
-  if (typeof redact !== "object" || redact === null) return new InvalidNetworkOption({ option: "redact", detail: "must be an object { headers?, query?, bodyFields? }" })
-  const record = redact as Record<string, unknown>
-  for (const field of Object.keys(record)) {
-    const names = record[field]
-    if (field !== "headers" && field !== "query" && field !== "bodyFields") {
-      return new InvalidNetworkOption({ option: `redact.${field}`, detail: "unknown field (expected headers, query or bodyFields)" })
-    }
-    if (names !== undefined && (!Array.isArray(names) || !names.every((name) => typeof name === "string" && name !== ""))) {
-      return new InvalidNetworkOption({ option: `redact.${field}`, detail: "must be an array of non-empty names" })
-    }
-  }
-  return new Redactor(redact as RedactOptions)
-}
+/** A count the network keeps at most: a whole number of at least 0. */
+const WholeNumber = Schema.Number.check(Schema.makeFilter((n: number) =>
+  Number.isInteger(n) && n >= 0 ? undefined : `must be a whole number of at least 0, got ${String(n)}`))
+
+const Names = Schema.Array(Schema.String.check(Schema.makeFilter((name: string) => name !== "" || "must be an array of non-empty names")))
+
+/**
+ * The options that are data (the rest are routes and handlers, checked when they register),
+ * decoded before anything is built: a bad one is an `InvalidNetworkOption` naming it
+ * (`logLimit`, `redact.words[1]`), an unknown key of `redact` with the nearest name.
+ */
+const NetworkOptionsData = Schema.Struct({
+  logLimit: Schema.optional(WholeNumber),
+  logBytes: Schema.optional(WholeNumber),
+  redact: Schema.optional(Schema.Struct({
+    headers: Schema.optional(Names),
+    query: Schema.optional(Names),
+    bodyFields: Schema.optional(Names),
+    words: Schema.optional(Names)
+  }))
+})
+
+const decodeOptions = (options: NetworkOptions): Result.Result<typeof NetworkOptionsData.Type, InvalidNetworkOption> =>
+  Result.mapError(
+    decodeAt(NetworkOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact }, "", { onExcessProperty: "error" }),
+    (issue) => new InvalidNetworkOption({ option: issue.path, detail: issue.message })
+  )
 
 /**
  * Builds a network with the services of the current context (its `Clock` among them). The
@@ -183,16 +196,11 @@ const checkRedact = (redact: unknown): Redactor | InvalidNetworkOption => {
 export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetworkApi, MakeError> =>
   Effect.gen(function*() {
     const context = yield* Effect.context<never>()
-    const logLimit = options.logLimit ?? 10_000
-    if (typeof logLimit !== "number" || !Number.isInteger(logLimit) || logLimit < 0) {
-      return yield* new InvalidNetworkOption({ option: "logLimit", detail: `must be a whole number of at least 0, got ${String(logLimit)}` })
-    }
-    const logBytes = options.logBytes ?? DEFAULT_LOG_BYTES
-    if (typeof logBytes !== "number" || !Number.isInteger(logBytes) || logBytes < 0) {
-      return yield* new InvalidNetworkOption({ option: "logBytes", detail: `must be a whole number of at least 0, got ${String(logBytes)}` })
-    }
-    const redact = checkRedact(options.redact)
-    if (redact instanceof InvalidNetworkOption) return yield* redact
+    const decoded = decodeOptions(options)
+    if (Result.isFailure(decoded)) return yield* decoded.failure
+    const logLimit = decoded.success.logLimit ?? 10_000
+    const logBytes = decoded.success.logBytes ?? DEFAULT_LOG_BYTES
+    const redact = decoded.success.redact === undefined ? defaultRedactor : new Redactor(decoded.success.redact)
     const provided = yield* Effect.serviceOption(SimulatedProvider)
     const llm = Option.isSome(provided)
       ? provided.value

@@ -40,8 +40,20 @@ import type { Decision, LlmBehaviour, LlmMatch } from "./plan.ts"
 import { outcomeOf } from "./plan.ts"
 import { Rules, type LlmRule, type LlmRuleOptions } from "./rules.ts"
 import { ScriptQueue } from "./scriptQueue.ts"
-import { decodeInput, invalidInput } from "./validate.ts"
+import { decodeInput } from "./validate.ts"
 import { DEFAULT_EPOCH, type DriverMethod, type LlmInvocation, type ProviderOptions, type ProviderState } from "./options.ts"
+
+/** A whole number of at least 0. */
+const WholeNumber = Schema.Number.check(Schema.makeFilter((n: number) =>
+  Number.isInteger(n) && n >= 0 ? undefined : `must be a whole number of at least 0, got ${String(n)}`))
+
+/** The provider's options, decoded before anything is built (`InvalidLlmInput`, input "provider option", naming the option). */
+const ProviderOptionsData = Schema.Struct({
+  logLimit: Schema.optional(WholeNumber),
+  logBytes: Schema.optional(WholeNumber),
+  epoch: Schema.optional(Schema.Union([Schema.Literal("clock"), WholeNumber])),
+  drive: Schema.optional(Schema.Boolean)
+})
 
 /**
  * The simulated model: the script queue, the rules, the request log and counts, and the driven
@@ -62,21 +74,10 @@ export class SimulatedProviderApi {
    * neither one nor `"clock"`.
    */
   constructor(options: ProviderOptions = {}) {
-    const limit = options.logLimit ?? 10_000
-    if (!Number.isInteger(limit) || limit < 0) {
-      throw invalidInput("provider option", "logLimit", `logLimit must be a whole number of at least 0, got ${limit}`)
-    }
-    const bytes = options.logBytes ?? DEFAULT_MODEL_LOG_BYTES
-    if (!Number.isInteger(bytes) || bytes < 0) {
-      throw invalidInput("provider option", "logBytes", `logBytes must be a whole number of at least 0, got ${bytes}`)
-    }
-    this.#log = new ModelLog(limit, bytes)
-    const epoch = options.epoch ?? DEFAULT_EPOCH
-    if (epoch !== "clock" && (!Number.isInteger(epoch) || epoch < 0)) {
-      throw invalidInput("provider option", "epoch", `epoch must be a whole number of seconds of at least 0 or "clock", got ${String(epoch)}`)
-    }
-    this.#epoch = epoch
-    this.#drivers = new Drivers(options.drive === true)
+    const decoded = Result.getOrThrow(decodeInput(ProviderOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, epoch: options.epoch, drive: options.drive }, "provider option", ""))
+    this.#log = new ModelLog(decoded.logLimit ?? 10_000, decoded.logBytes ?? DEFAULT_MODEL_LOG_BYTES)
+    this.#epoch = decoded.epoch ?? DEFAULT_EPOCH
+    this.#drivers = new Drivers(decoded.drive === true)
   }
 
   /**

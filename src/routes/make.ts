@@ -3,7 +3,8 @@
  * and the kind's own parts. Nothing here throws; whatever is wrong is carried in the route's
  * `prepare` and refused, with the JSON path of the field, when the route is registered.
  */
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Result, Schema, SchemaParser } from "effect"
+import { decodeAt } from "../registry/schemaPath.ts"
 import { CompiledMatcher, compileMatcher, type MatcherInput } from "../registry/matcher.ts"
 import { makeRoute, type AsyncResponder, type HeldAnswer, type Responder, type Route, type SyncResponder } from "../registry/route.ts"
 import { InvalidRouteSpec, type RegenerateError, type RegisterError } from "../SimnetError.ts"
@@ -64,21 +65,32 @@ const toDuration = (input: Duration.Input | undefined): Duration.Duration | unde
   }
 }
 
+/** A filter whose failure says what the option must be, showing what it got. */
+const must = <T>(holds: (value: T) => boolean, what: string) =>
+  Schema.makeFilter((value: T) => holds(value) || `${what}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`)
+
+/**
+ * The options every kind shares, as data (`delay` is a `Duration.Input`, read by `toDuration`):
+ * decoded when the route is built, so that a bad one is carried in the route and refused, naming
+ * it, when the route registers.
+ */
+const RouteOptionsData = Schema.Struct({
+  id: Schema.optional(Schema.String.check(must((id: string) => id !== "", "id must not be empty"))),
+  times: Schema.optional(Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 1, "times must be a whole number of at least 1"))),
+  priority: Schema.optional(Schema.Number.check(must((n: number) => Number.isFinite(n), "priority must be a finite number"))),
+  source: Schema.optional(Schema.String)
+})
+
+const decodeOptions = SchemaParser.decodeUnknownResult(RouteOptionsData, { onExcessProperty: "ignore" })
+
 /**
  * The first problem with the options every kind shares, if any.
  */
 const checkOptions = (options: RouteOptions, delay: Duration.Duration | undefined | InvalidRouteSpec): InvalidRouteSpec | undefined => {
-  if (options.id !== undefined && typeof options.id !== "string") {
-    return invalid("id", `id must be a string, got ${typeof options.id}`)
-  }
-  if (options.id === "") return invalid("id", "id must not be empty")
-  const times = options.times
-  if (times !== undefined && (typeof times !== "number" || !Number.isInteger(times) || times < 1)) {
-    return invalid("times", `times must be a whole number of at least 1, got ${String(times)}`)
-  }
-  const priority = options.priority
-  if (priority !== undefined && (typeof priority !== "number" || !Number.isFinite(priority))) {
-    return invalid("priority", `priority must be a finite number, got ${String(priority)}`)
+  if (Result.isFailure(decodeOptions(options))) {
+    // The failure again, through the formatter that names the field (only when there is one).
+    const named = decodeAt(RouteOptionsData, options, "")
+    if (Result.isFailure(named)) return invalid(named.failure.path, named.failure.message)
   }
   return delay instanceof InvalidRouteSpec ? delay : undefined
 }
