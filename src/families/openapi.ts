@@ -169,12 +169,12 @@ const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Resul
       const label = id ?? `${method.toUpperCase()} ${path}`
       let compiled: CompiledOperation | undefined = undefined
       const notReady = (): RouteFailed => new RouteFailed({ route: label, message: `simnet: the openapi route ${label} was not registered` })
-      const respondSync = (request: Parameters<CompiledOperation["answer"]>[0], context: Parameters<CompiledOperation["answer"]>[1]) =>
+      const answerAtOnce = (request: Parameters<CompiledOperation["answer"]>[0], context: Parameters<CompiledOperation["answer"]>[1]) =>
         compiled === undefined ? Result.fail(notReady()) : compiled.answer(request, context)
       const body = (seed: number): Result.Result<string, RegenerateError> => (compiled === undefined ? Result.fail(notReady()) : compiled.body(seed))
       routes.push(make("openapi", `${method.toUpperCase()} ${base}${pattern}`, {
-        respond: (request, context) => Effect.suspend(() => Effect.fromResult(respondSync(request, context))),
-        respondSync,
+        respond: (request, context) => Effect.suspend(() => Effect.fromResult(answerAtOnce(request, context))),
+        respondDirect: answerAtOnce,
         prepare: Effect.flatMap(dereferenced, (ready) =>
           Effect.suspend(() => {
             if (compiled !== undefined) return Effect.void

@@ -193,22 +193,16 @@ export class Network {
     }
     const routed = withParams(request, params)
     const context = this.contextFor(entry, routed, record)
-    if (route.respondSync !== undefined && route.delay === undefined) {
-      const result = route.respondSync(routed, context)
-      if (Result.isFailure(result)) {
-        this.log.deny(record, result.failure._tag)
-        return { _tag: "Denied", error: result.failure }
+    if (route.respondDirect !== undefined && route.delay === undefined) {
+      const answered = route.respondDirect(routed, context)
+      if (answered instanceof Promise) return { _tag: "Promise", promise: settle(answered, record, this.log, routed.signal, route.id ?? route.kind) }
+      if (!(answered instanceof Response) && Result.isFailure(answered)) {
+        this.log.deny(record, answered.failure._tag)
+        return { _tag: "Denied", error: answered.failure }
       }
-      this.log.answer(record, result.success.status)
-      return { _tag: "Response", response: result.success }
-    }
-    if (route.respondAsync !== undefined && route.delay === undefined) {
-      const answered = route.respondAsync(routed, context)
-      if (answered instanceof Response) {
-        this.log.answer(record, answered.status)
-        return { _tag: "Response", response: answered }
-      }
-      return { _tag: "Promise", promise: settle(answered, record, this.log, routed.signal, route.id ?? route.kind) }
+      const response = answered instanceof Response ? answered : answered.success
+      this.log.answer(record, response.status)
+      return { _tag: "Response", response }
     }
     let effect = route.respond(routed, context)
     if (route.delay !== undefined) effect = Effect.andThen(Effect.sleep(route.delay), effect)

@@ -43,7 +43,7 @@ export interface RespondContext {
   readonly recordViolations?: ((violations: ReadonlyArray<RequestViolation>) => void) | undefined
   /**
    * Runs an Effect with the services the network was built with (its `Clock` among them), until
-   * `signal` aborts: for routes answering through `respondAsync` that call Effect code.
+   * `signal` aborts: for routes answering through `respondDirect` that call Effect code.
    */
   readonly run: <A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal) => Promise<A>
 }
@@ -66,17 +66,20 @@ export const routeService = <I, S>(context: RespondContext, key: Context.Key<I, 
 export type Responder = (request: SimRequest, context: RespondContext) => Effect.Effect<Response, SimnetError>
 
 /**
- * The synchronous twin of a `Responder`, for answers that need no Effect.
+ * How a route answers outside Effect, its fast path: the response at once (a `Response`, or a
+ * `Result` that carries the typed error of a refusal), else a promise of it that rejects with a
+ * `SimnetError`. A static or generated body answers at once and costs no fiber; a kind whose
+ * engine is promise-based (the MCP route, handlers) costs no fiber either, nor a promise when its
+ * answer is ready.
+ *
+ * The answer modes, by design, are three: `held` (the answer as data, which a server in front of
+ * the network writes without a `Response`), `respondDirect` (this), and `respond` (an Effect: the
+ * general path, and the only one for a route with a `delay`).
  */
-export type SyncResponder = (request: SimRequest, context: RespondContext) => Result.Result<Response, SimnetError>
-
-/**
- * How a route answers outside Effect: the response itself when it is ready at once, else a
- * promise of it that rejects with a `SimnetError`. For kinds whose engine is promise-based (the
- * MCP route, handlers), so a request does not pay for a fiber, nor for a promise when the answer
- * is ready.
- */
-export type AsyncResponder = (request: SimRequest, context: RespondContext) => Response | Promise<Response>
+export type DirectResponder = (
+  request: SimRequest,
+  context: RespondContext
+) => Response | Result.Result<Response, SimnetError> | Promise<Response>
 
 /**
  * A route's answer when it is the same for every request (the static kinds): what a server in
@@ -105,20 +108,14 @@ export interface RouteFields {
   readonly source: string
   readonly respond: Responder
   /**
-   * Fast path for answers that need no Effect (static bodies, generated JSON): when present and
-   * the route has no `delay`, the registry calls it instead of `respond`. It must answer exactly
-   * as `respond` would.
+   * The fast path (`DirectResponder`): when present and the route has no `delay`, the registry
+   * calls it instead of `respond`. It must answer exactly as `respond` would, failing (or
+   * rejecting) with the `SimnetError` that `respond` fails with.
    */
-  readonly respondSync: SyncResponder | undefined
-  /**
-   * Fast path for answers that run outside Effect: when present (and no `respondSync`) and the
-   * route has no `delay`, the registry calls it instead of `respond`. It must answer exactly as
-   * `respond` would, rejecting with the `SimnetError` that `respond` fails with.
-   */
-  readonly respondAsync: AsyncResponder | undefined
+  readonly respondDirect: DirectResponder | undefined
   /**
    * The answer itself, when it is the same for every request (the static kinds): with
-   * `respondSync`, and exactly what it answers. A server may write it instead (see
+   * `respondDirect`, and exactly what it answers. A server may write it instead (see
    * `Network.dispatchHeld`).
    */
   readonly held: HeldAnswer | undefined

@@ -4,7 +4,7 @@
  * error or rejected promise becomes a `RouteFailed` for that request.
  */
 import { Effect } from "effect"
-import type { AsyncResponder, RespondContext, Responder, SimRequest } from "../registry/route.ts"
+import type { DirectResponder, RespondContext, Responder, SimRequest } from "../registry/route.ts"
 import { errorMessage } from "../registry/util.ts"
 import { RouteFailed, type SimnetError } from "../SimnetError.ts"
 
@@ -19,11 +19,11 @@ export type HandlerResult = Response | PromiseLike<Response> | Effect.Effect<Res
 export type Handler = (request: SimRequest, context: RespondContext) => HandlerResult
 
 /**
- * How a handler route answers; `label` names the route in errors. `respondAsync` answers outside
+ * How a handler route answers; `label` names the route in errors. `respondDirect` answers outside
  * Effect when the handler returns a `Response` or a promise (an Effect it returns runs with the
  * network's services), so most requests cost no fiber; `respond` is the same as an Effect.
  */
-export const handlerResponder = (fn: Handler, label: string): { readonly respond: Responder; readonly respondAsync: AsyncResponder } => {
+export const handlerResponder = (fn: Handler, label: string): { readonly respond: Responder; readonly respondDirect: DirectResponder } => {
   const fail = (cause: unknown) => new RouteFailed({ route: label, message: `handler failed: ${errorMessage(cause)}`, cause })
   const respond: Responder = (request, context) =>
     Effect.suspend(() => {
@@ -32,7 +32,7 @@ export const handlerResponder = (fn: Handler, label: string): { readonly respond
       if (Effect.isEffect(result)) return result
       return Effect.tryPromise({ try: () => Promise.resolve(result), catch: fail })
     }).pipe(Effect.catchDefect((cause) => Effect.fail(fail(cause))))
-  const respondAsync: AsyncResponder = (request, context) => {
+  const respondDirect = (request: SimRequest, context: RespondContext): Response | Promise<Response> => {
     let result: HandlerResult
     try {
       result = fn(request, context)
@@ -43,5 +43,5 @@ export const handlerResponder = (fn: Handler, label: string): { readonly respond
     if (Effect.isEffect(result)) return context.run(Effect.catchDefect(result, (cause) => Effect.fail(fail(cause))), request.signal)
     return Promise.resolve(result).catch((cause) => Promise.reject(fail(cause)))
   }
-  return { respond, respondAsync }
+  return { respond, respondDirect }
 }

@@ -35,7 +35,7 @@ export type {
 export { isRoute } from "../registry/route.ts"
 /** Whether a host names this machine (`localhost`, 127.0.0.0/8, `::1`): the hosts `Route.loopback` may reach. */
 export { isLoopbackHost } from "../registry/util.ts"
-export type { RespondContext, Responder, RouteFields, SimRequest, SyncResponder } from "../registry/route.ts"
+export type { DirectResponder, RespondContext, Responder, RouteFields, SimRequest } from "../registry/route.ts"
 export type { Fault } from "./fault.ts"
 export type { Handler, HandlerResult } from "./handler.ts"
 export type { JsonSchemaOptions } from "./jsonSchema/jsonSchema.ts"

@@ -6,7 +6,7 @@
 import { Duration, Effect, Result, Schema, SchemaParser } from "effect"
 import { decodeAt } from "../registry/schemaPath.ts"
 import { CompiledMatcher, compileMatcher, type MatcherInput } from "../registry/matcher.ts"
-import { makeRoute, type AsyncResponder, type HeldAnswer, type Responder, type Route, type SyncResponder } from "../registry/route.ts"
+import { makeRoute, type DirectResponder, type HeldAnswer, type Responder, type Route } from "../registry/route.ts"
 import { InvalidRouteSpec, type RegenerateError, type RegisterError } from "../SimnetError.ts"
 
 /**
@@ -30,8 +30,7 @@ export interface RouteOptions {
  */
 export interface RouteParts {
   readonly respond: Responder
-  readonly respondSync?: SyncResponder | undefined
-  readonly respondAsync?: AsyncResponder | undefined
+  readonly respondDirect?: DirectResponder | undefined
   /** The answer itself, when it is the same for every request (see `RouteFields.held`). */
   readonly held?: HeldAnswer | undefined
   readonly prepare?: Effect.Effect<void, RegisterError> | undefined
@@ -119,8 +118,7 @@ export const make = (
     delay: delay instanceof InvalidRouteSpec ? undefined : delay,
     source: options.source ?? "code",
     respond: parts.respond,
-    respondSync: parts.respondSync,
-    respondAsync: parts.respondAsync,
+    respondDirect: parts.respondDirect,
     held: problem === undefined ? parts.held : undefined,
     prepare: problem !== undefined ? Effect.fail(problem) : parts.prepare ?? Effect.void,
     seeded: parts.seeded ?? false,

@@ -3,7 +3,7 @@
  * offer the registry a synchronous fast path.
  */
 import { Effect, Result } from "effect"
-import type { HeldAnswer, Responder, SyncResponder } from "../registry/route.ts"
+import type { DirectResponder, HeldAnswer, Responder } from "../registry/route.ts"
 import { NULL_BODY_STATUSES } from "../registry/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { bytesResponse, textResponse } from "../registry/heldResponse.ts"
@@ -22,7 +22,7 @@ export interface StaticResponseOptions {
  */
 export interface StaticResponder {
   readonly respond: Responder
-  readonly respondSync: SyncResponder
+  readonly respondDirect: DirectResponder
   /** The answer as it is, the same for every request. */
   readonly held?: HeldAnswer | undefined
   /** Present when the status or headers are invalid: fails the registration. */
@@ -70,9 +70,9 @@ const fromSync = (
 ): StaticResponder => {
   const invalid = checkResponseParts(status, headers, body !== undefined)
   if (invalid !== undefined) {
-    return { respondSync: () => Result.fail(invalid), respond: () => Effect.fail(invalid), prepare: Effect.fail(invalid) }
+    return { respondDirect: () => Result.fail(invalid), respond: () => Effect.fail(invalid), prepare: Effect.fail(invalid) }
   }
-  return { respondSync: () => Result.succeed(make()), respond: () => Effect.sync(make), held: { status, headers, body: body ?? EMPTY } }
+  return { respondDirect: make, respond: () => Effect.sync(make), held: { status, headers, body: body ?? EMPTY } }
 }
 
 const EMPTY = new Uint8Array(0)

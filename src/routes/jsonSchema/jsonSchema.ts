@@ -9,7 +9,7 @@ import type { FieldHints } from "./realism.ts"
 import { textResponse } from "../../registry/heldResponse.ts"
 import { offsetSeed } from "../../registry/seed.ts"
 import { checkResponseParts } from "../static.ts"
-import type { RespondContext, Responder, SimRequest, SyncResponder } from "../../registry/route.ts"
+import type { DirectResponder, RespondContext, Responder, SimRequest } from "../../registry/route.ts"
 import type { GeneratedValueRejected, InvalidRouteSpec, SimnetError } from "../../SimnetError.ts"
 
 /** What generating a body can fail with: a schema that does not compile, a value its schema refuses. */
@@ -35,7 +35,7 @@ export interface JsonSchemaOptions {
 }
 
 /**
- * The parts of a `jsonSchema` route: `respond` for the registry (and `respondSync`, its
+ * The parts of a `jsonSchema` route: `respond` for the registry (and `respondDirect`, its
  * synchronous twin), `prepare` (compile once and prove
  * the schema generates; fails with `InvalidRouteSpec` naming the schema path, or
  * `GeneratedValueRejected`), `body(seed)` for the body alone, and `regenerate(seed)`, which
@@ -47,7 +47,7 @@ export interface JsonSchemaResponder {
    * The same answer as `respond`, without an Effect: for a registry fast path that derives the
    * seed and calls this directly (generation is synchronous).
    */
-  readonly respondSync: SyncResponder
+  readonly respondDirect: DirectResponder
   readonly prepare: Effect.Effect<void, InvalidRouteSpec | GeneratedValueRejected>
   readonly body: (seed: number) => Result.Result<string, GenerateError>
   readonly regenerate: (seed: number) => Effect.Effect<string, GenerateError>
@@ -77,7 +77,7 @@ export const jsonSchemaResponder = (
       : generator.success.generate(offsetSeed(seed, options.seedOffset))
   }
 
-  const respondSync = (_request: SimRequest, context: RespondContext): Result.Result<Response, SimnetError> =>
+  const answerAtOnce = (_request: SimRequest, context: RespondContext): Result.Result<Response, SimnetError> =>
     Result.map(body(context.seed), (text) => textResponse(text, { status, headers }))
 
   return {
@@ -87,8 +87,8 @@ export const jsonSchemaResponder = (
       return Result.match(compile(), { onFailure: Effect.fail, onSuccess: () => Effect.void })
     }),
     respond: (request, context) =>
-      Effect.suspend(() => Result.match(respondSync(request, context), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
-    respondSync,
+      Effect.suspend(() => Result.match(answerAtOnce(request, context), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
+    respondDirect: answerAtOnce,
     body,
     regenerate: (seed) => Effect.suspend(() => Result.match(body(seed), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
     seeded: true,

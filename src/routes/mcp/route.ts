@@ -1,14 +1,14 @@
 /**
  * The `mcp` route: a responder that finds its server's state in the network's `McpServers` and
  * hands the request to the engine. The engine is promise-based, so the route answers through
- * `respondAsync` and a request costs no fiber. The route value carries only the compiled
+ * `respondDirect` and a request costs no fiber. The route value carries only the compiled
  * definitions; a definition that does not compile is refused at registration, naming its path.
  */
 import { Context, Effect, Option, Result, Schema } from "effect"
 import { RouteFailed } from "../../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
 import type * as Engine from "./engine.ts"
-import { type AsyncResponder, errorMessage, make, type MatcherInput, refused, type Responder, type Route, type RouteOptions } from "./floor.ts"
+import { errorMessage, make, type MatcherInput, refused, type RespondContext, type Responder, type Route, type RouteOptions, type SimRequest } from "./floor.ts"
 import { defineServer, McpServers } from "./state.ts"
 
 const noop = () => {}
@@ -25,8 +25,8 @@ const loadEngine = (): Promise<typeof Engine> => (loading ??= import("./engine.t
 export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, options: RouteOptions = {}): Route => {
   const label = options.id ?? "mcp"
   const failed = (cause: unknown) => new RouteFailed({ route: label, message: `the MCP server failed: ${errorMessage(cause)}`, cause })
-  const respondAsync: AsyncResponder = (request, context) => {
-    if (engine === undefined) return loadEngine().then(() => respondAsync(request, context), (cause) => Promise.reject(failed(cause)))
+  const respondDirect = (request: SimRequest, context: RespondContext): Response | Promise<Response> => {
+    if (engine === undefined) return loadEngine().then(() => respondDirect(request, context), (cause) => Promise.reject(failed(cause)))
     const servers = Context.getOption(context.services as Context.Context<McpServers>, McpServers)
     if (Option.isNone(servers)) return Promise.reject(new RouteFailed({ route: context.identity, message: `simnet: this network has no ${McpServers.key}` }))
     const state = servers.value.server(context.identity, compiled)
@@ -45,14 +45,14 @@ export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, option
   }
   const respond: Responder = (request, context) =>
     Effect.suspend(() => {
-      const answered = respondAsync(request, context)
+      const answered = respondDirect(request, context)
       return answered instanceof Response ? Effect.succeed(answered) : Effect.tryPromise({ try: () => answered, catch: (error) => (Schema.is(RouteFailed)(error) ? error : failed(error)) })
     })
   defineServer(respond, compiled)
   const definition = compiled.definition
   return make("mcp", match, {
     respond,
-    respondAsync,
+    respondDirect,
     annotated: true,
     describe: {
       server: definition.name,

@@ -11,7 +11,7 @@
  * `text-embedding-3-*` models do.
  */
 import { createHash } from "../../registry/util.ts"
-import { Effect, Exit, Result, Schema } from "effect"
+import { Effect, Exit, Schema } from "effect"
 import type { RespondContext, Responder, SimRequest } from "../../registry/route.ts"
 import { estimateTokens } from "../../provider/parts.ts"
 import { openAiErrorBody } from "./chatWire.ts"
@@ -148,5 +148,5 @@ export const embeddingsEndpoint: ModelEndpoint = {
   method: "POST",
   path: "/embeddings",
   endpoint: "embeddings",
-  parts: { respond: embeddingsResponder, respondSync: (request, context) => Result.succeed(answer(request, context)) }
+  parts: { respond: embeddingsResponder, respondDirect: answer }
 }
