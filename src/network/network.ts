@@ -17,6 +17,7 @@ import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "../
 import { isRoute, type Route } from "../registry/route.ts"
 import { normalizeRunSeed } from "../registry/seed.ts"
 import { decodeAt } from "../registry/schemaPath.ts"
+import { NetworkOptionsData } from "../schemas/options.ts"
 import type { Handler } from "../routes/kinds.ts"
 import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs } from "../spec/decode.ts"
@@ -160,28 +161,6 @@ const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRoute
 }
 
 /** The `redact` option as a redactor, or the refusal naming the bad field. */
-/** A count the network keeps at most: a whole number of at least 0. */
-const WholeNumber = Schema.Number.check(Schema.makeFilter((n: number) =>
-  Number.isInteger(n) && n >= 0 ? undefined : `must be a whole number of at least 0, got ${String(n)}`))
-
-const Names = Schema.Array(Schema.String.check(Schema.makeFilter((name: string) => name !== "" || "must be an array of non-empty names")))
-
-/**
- * The options that are data (the rest are routes and handlers, checked when they register),
- * decoded before anything is built: a bad one is an `InvalidNetworkOption` naming it
- * (`logLimit`, `redact.words[1]`), an unknown key of `redact` with the nearest name.
- */
-const NetworkOptionsData = Schema.Struct({
-  logLimit: Schema.optional(WholeNumber),
-  logBytes: Schema.optional(WholeNumber),
-  redact: Schema.optional(Schema.Struct({
-    headers: Schema.optional(Names),
-    query: Schema.optional(Names),
-    bodyFields: Schema.optional(Names),
-    words: Schema.optional(Names)
-  }))
-})
-
 const decodeOptions = (options: NetworkOptions): Result.Result<typeof NetworkOptionsData.Type, InvalidNetworkOption> =>
   Result.mapError(
     decodeAt(NetworkOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact }, "", { onExcessProperty: "error" }),

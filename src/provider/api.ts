@@ -41,19 +41,8 @@ import { outcomeOf } from "./plan.ts"
 import { Rules, type LlmRule, type LlmRuleOptions } from "./rules.ts"
 import { ScriptQueue } from "./scriptQueue.ts"
 import { decodeInput } from "./validate.ts"
+import { ProviderOptionsData } from "../schemas/options.ts"
 import { DEFAULT_EPOCH, type DriverMethod, type LlmInvocation, type ProviderOptions, type ProviderState } from "./options.ts"
-
-/** A whole number of at least 0. */
-const WholeNumber = Schema.Number.check(Schema.makeFilter((n: number) =>
-  Number.isInteger(n) && n >= 0 ? undefined : `must be a whole number of at least 0, got ${String(n)}`))
-
-/** The provider's options, decoded before anything is built (`InvalidLlmInput`, input "provider option", naming the option). */
-const ProviderOptionsData = Schema.Struct({
-  logLimit: Schema.optional(WholeNumber),
-  logBytes: Schema.optional(WholeNumber),
-  epoch: Schema.optional(Schema.Union([Schema.Literal("clock"), WholeNumber])),
-  drive: Schema.optional(Schema.Boolean)
-})
 
 /**
  * The simulated model: the script queue, the rules, the request log and counts, and the driven

@@ -3,8 +3,9 @@
  * and the kind's own parts. Nothing here throws; whatever is wrong is carried in the route's
  * `prepare` and refused, with the JSON path of the field, when the route is registered.
  */
-import { Duration, Effect, Result, Schema, SchemaParser } from "effect"
+import { Duration, Effect, Result, SchemaParser } from "effect"
 import { decodeAt } from "../registry/schemaPath.ts"
+import { RouteOptionsData } from "../schemas/options.ts"
 import { CompiledMatcher, compileMatcher, type MatcherInput } from "../registry/matcher.ts"
 import { makeRoute, type DirectResponder, type HeldAnswer, type Responder, type Route } from "../registry/route.ts"
 import { InvalidRouteSpec, type RegenerateError, type RegisterError } from "../SimnetError.ts"
@@ -63,22 +64,6 @@ const toDuration = (input: Duration.Input | undefined): Duration.Duration | unde
     return refused()
   }
 }
-
-/** A filter whose failure says what the option must be, showing what it got. */
-const must = <T>(holds: (value: T) => boolean, what: string) =>
-  Schema.makeFilter((value: T) => holds(value) || `${what}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`)
-
-/**
- * The options every kind shares, as data (`delay` is a `Duration.Input`, read by `toDuration`):
- * decoded when the route is built, so that a bad one is carried in the route and refused, naming
- * it, when the route registers.
- */
-const RouteOptionsData = Schema.Struct({
-  id: Schema.optional(Schema.String.check(must((id: string) => id !== "", "id must not be empty"))),
-  times: Schema.optional(Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 1, "times must be a whole number of at least 1"))),
-  priority: Schema.optional(Schema.Number.check(must((n: number) => Number.isFinite(n), "priority must be a finite number"))),
-  source: Schema.optional(Schema.String)
-})
 
 const decodeOptions = SchemaParser.decodeUnknownResult(RouteOptionsData, { onExcessProperty: "ignore" })
 

@@ -1,0 +1,49 @@
+/**
+ * The options that are data, as Schemas: the network's, the simulated model's and every route's.
+ * Each is decoded before anything is built, so a bad option is refused naming itself
+ * (`logLimit`, `redact.words[1]`, `times`), with the nearest name for an unknown key.
+ */
+import { Schema } from "effect"
+
+/** A filter whose failure says what the value must be, showing what it got. */
+const must = <T>(holds: (value: T) => boolean, what: string) =>
+  Schema.makeFilter((value: T) => holds(value) || `${what}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`)
+
+/** A count kept at most, or a time in whole units: a whole number of at least 0. */
+export const WholeNumber = Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 0, "must be a whole number of at least 0"))
+
+const Names = Schema.Array(Schema.String.check(must((name: string) => name !== "", "must be an array of non-empty names")))
+
+/**
+ * The network's options that are data (the rest are routes and handlers, checked when they
+ * register).
+ */
+export const NetworkOptionsData = Schema.Struct({
+  logLimit: Schema.optional(WholeNumber),
+  logBytes: Schema.optional(WholeNumber),
+  redact: Schema.optional(Schema.Struct({
+    headers: Schema.optional(Names),
+    query: Schema.optional(Names),
+    bodyFields: Schema.optional(Names),
+    words: Schema.optional(Names)
+  }))
+})
+
+/** The simulated model's options. */
+export const ProviderOptionsData = Schema.Struct({
+  logLimit: Schema.optional(WholeNumber),
+  logBytes: Schema.optional(WholeNumber),
+  epoch: Schema.optional(Schema.Union([Schema.Literal("clock"), WholeNumber])),
+  drive: Schema.optional(Schema.Boolean)
+})
+
+/**
+ * The options every route kind shares, as data (`delay` is a `Duration.Input`, read apart): a bad
+ * one is carried in the route and refused, naming it, when the route registers.
+ */
+export const RouteOptionsData = Schema.Struct({
+  id: Schema.optional(Schema.String.check(must((id: string) => id !== "", "id must not be empty"))),
+  times: Schema.optional(Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 1, "times must be a whole number of at least 1"))),
+  priority: Schema.optional(Schema.Number.check(must((n: number) => Number.isFinite(n), "priority must be a finite number"))),
+  source: Schema.optional(Schema.String)
+})
