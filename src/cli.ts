@@ -95,7 +95,7 @@ const serve = Command.make(
       const file = Option.match(config.fixture, { onNone: () => DEFAULT_FIXTURE, onSome: (f) => path.resolve(process.cwd(), f) })
       const fixture = yield* loadFixture(file)
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
-      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm, drive: config.drive })
+      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive })
       const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: config.quiet })
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer

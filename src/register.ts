@@ -23,14 +23,14 @@ const fail = (message: string): never => {
 
 const fixtureFile = process.env.SIMNET_FIXTURE
 const fixture = fixtureFile === undefined || fixtureFile === ""
-  ? { seed: undefined, routes: [], llm: [] }
+  ? { seed: undefined, routes: [], llm: [], llmRules: [] }
   : await Effect.runPromise(Effect.result(loadFixture(path.resolve(fixtureFile)))).then((result) =>
     result._tag === "Success" ? result.success : fail(`${result.failure._tag}${"path" in result.failure ? ` at ${result.failure.path}` : ""}: ${result.failure.message}`)
   )
 const rawSeed = process.env.SIMNET_SEED
 const seed = rawSeed === undefined || rawSeed === "" ? fixture.seed : /^-?\d+$/.test(rawSeed) ? Number(rawSeed) : rawSeed
 
-const network = await SimulationNetwork.start({ seed, routes: fixture.routes, llm: fixture.llm }).catch((error: { _tag?: string; message?: string }) =>
+const network = await SimulationNetwork.start({ seed, routes: fixture.routes, llm: fixture.llm, llmRules: fixture.llmRules }).catch((error: { _tag?: string; message?: string }) =>
   fail(`${error._tag ?? "Error"}: ${error.message ?? String(error)}`)
 )
 // The network guard (see `installGlobal`): `SIMNET_ALLOW_HOSTS` lists the hosts (`host` or

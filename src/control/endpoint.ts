@@ -12,6 +12,9 @@
  * | `DELETE network/routes/:id`| `{removed}`; 404 for an unknown id                          |
  * | `GET network/log?since=N`  | `{records}` with `seq > N`                                  |
  * | `POST llm/enqueue`         | one LLM script or an array, all or nothing: 201 `{queued}`  |
+ * | `POST llm/rules`           | one LlmRuleSpec or an array, all or nothing: 201 `{ids}`    |
+ * | `GET llm/rules`            | `{rules}` in order, with their progress (`uses`, `failures`) |
+ * | `DELETE llm/rules/:id`     | `{removed}`; 404 for an unknown id                          |
  * | `GET llm/pending`          | `{pending}` invocations waiting for a driver                |
  * | `GET snapshot`             | the network's state (see `Snapshot.ts`)                     |
  * | `POST snapshot`            | restores a state, all or nothing                            |
@@ -27,14 +30,16 @@
  * middleware (`guard`): the checks first, then the route's failure (a `Refusal` of the request,
  * or the network's typed error) as its answer. A route is written as what it does.
  */
-import { Data, Effect, Layer, Schema, Stream } from "effect"
+import { Data, Duration, Effect, Layer, Schema, Stream } from "effect"
 import type { Types } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { depthExceeds, MAX_JSON_DEPTH } from "../registry/util.ts"
 import { failAs, InvalidLlmInput, isSimnetError, type SimnetError } from "../SimnetError.ts"
+import type { LlmRule } from "../provider/rules.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
+import { plain } from "./inspector/state.ts"
 import { declaredOver, limitedStream } from "./body.ts"
 import { driverSocket } from "./driver.ts"
 import { check, refuse } from "./guard.ts"
@@ -77,6 +82,8 @@ export type ControlEvent =
   | { readonly type: "register"; readonly specs: unknown; readonly ids: ReadonlyArray<string> }
   | { readonly type: "unregister"; readonly id: string }
   | { readonly type: "enqueue"; readonly scripts: ReadonlyArray<unknown> }
+  | { readonly type: "rules"; readonly specs: unknown; readonly ids: ReadonlyArray<string> }
+  | { readonly type: "unrule"; readonly id: string }
   | { readonly type: "reset" }
   | { readonly type: "restore"; readonly state: unknown }
 
@@ -181,6 +188,27 @@ const enqueueAll = (llm: SimulatedProviderApi, json: unknown): Effect.Effect<Rea
     }
   })
 
+/** Rules given as JSON, all or nothing. */
+const addRules = (llm: SimulatedProviderApi, specs: unknown): Effect.Effect<ReadonlyArray<string>, InvalidLlmInput> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(llm.addRules(specs))
+    } catch (error) {
+      return failAs(Schema.is(InvalidLlmInput), error)
+    }
+  })
+
+/** A rule as `GET llm/rules` lists it: JSON, with its progress (a matcher from code shows as text). */
+const ruleView = (rule: LlmRule) => ({
+  id: rule.id,
+  match: plain(rule.match),
+  behaviour: plain(rule.behaviour),
+  times: rule.times,
+  latencyMs: rule.latency === undefined ? undefined : Duration.toMillis(rule.latency),
+  uses: rule.uses,
+  failures: rule.failures
+})
+
 /**
  * The control endpoint's routes (and the driver socket) for a network, as a router layer: mount
  * it beside the app's own routes, or beside `simnet serve`'s network forwarder.
@@ -222,6 +250,19 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
       const scripts = yield* Effect.flatMap(jsonBody(limit), (json) => enqueueAll(network.llm, json))
       tell({ type: "enqueue", scripts })
       return ok({ queued: network.llm.queued }, 201)
+    })),
+    HttpRouter.route("POST", at("llm/rules"), Effect.gen(function*() {
+      const specs = yield* jsonBody(limit)
+      const ids = yield* addRules(network.llm, specs)
+      tell({ type: "rules", specs, ids })
+      return ok({ ids }, 201)
+    })),
+    HttpRouter.route("GET", at("llm/rules"), Effect.sync(() => ok({ rules: network.llm.rules.map(ruleView) }))),
+    HttpRouter.route("DELETE", at("llm/rules/:id"), Effect.gen(function*() {
+      const id = (yield* HttpRouter.params)["id"] ?? ""
+      if (!network.llm.removeRule(id)) return yield* new Refusal({ status: 404, tag: "UnknownRule", message: `no rule has id ${JSON.stringify(id)}`, path: "id" })
+      tell({ type: "unrule", id })
+      return ok({ removed: id })
     })),
     HttpRouter.route("GET", at("llm/pending"), Effect.sync(() => ok({ pending: network.llm.pending }))),
     HttpRouter.route("GET", at("snapshot"), Effect.map(network.state, (state) => ok(state))),

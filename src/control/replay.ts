@@ -64,10 +64,11 @@ export const replayTrace = (text: string): TraceReplay => {
   const start = startLine["state"] as Record<string, unknown> & {
     seed: number
     routes: Array<{ source: string; spec: unknown }>
-    llm?: { scripts: { queued: Array<unknown> } }
+    llm?: { scripts: { queued: Array<unknown> }; rules?: Array<{ id: string }> }
   }
   let routes = [...start.routes]
   let queued = [...(start.llm?.scripts.queued ?? [])]
+  let rules = [...(start.llm?.rules ?? [])]
   let restored: Record<string, unknown> | undefined
   const steps: Array<ReplayStep> = []
   const requests: Array<RequestReport> = []
@@ -85,10 +86,22 @@ export const replayTrace = (text: string): TraceReplay => {
         steps.push({ kind: "control", method: "POST", path: "llm/enqueue", body: line["scripts"] })
         queued.push(...(line["scripts"] as Array<unknown>))
         break
+      case "control.rules": {
+        steps.push({ kind: "control", method: "POST", path: "llm/rules", body: line["specs"] })
+        const specs = (Array.isArray(line["specs"]) ? line["specs"] : [line["specs"]]) as Array<Record<string, unknown>>
+        const ids = line["ids"] as Array<string>
+        rules.push(...specs.map((spec, i) => ({ ...spec, id: ids[i] })))
+        break
+      }
+      case "control.unrule":
+        steps.push({ kind: "control", method: "DELETE", path: `llm/rules/${encodeURIComponent(String(line["id"]))}` })
+        rules = rules.filter((rule) => rule.id !== line["id"])
+        break
       case "control.reset":
         steps.push({ kind: "control", method: "POST", path: "reset" })
         routes = [...start.routes]
         queued = [...(start.llm?.scripts.queued ?? [])]
+        rules = [...(start.llm?.rules ?? [])]
         restored = undefined
         break
       case "control.restore":
@@ -102,7 +115,7 @@ export const replayTrace = (text: string): TraceReplay => {
         break
     }
   }
-  const llm = start.llm === undefined ? undefined : { ...start.llm, scripts: { ...start.llm.scripts, queued } }
+  const llm = start.llm === undefined ? undefined : { ...start.llm, scripts: { ...start.llm.scripts, queued }, rules }
   return { start, steps, requests, snapshot: restored ?? { ...start, routes, llm } }
 }
 

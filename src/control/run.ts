@@ -57,7 +57,7 @@ export const controlRuntime = (
       handovers,
       announce: (base: string) =>
         Effect.gen(function*() {
-          yield* Console.log(`  control:  ${base}${CONTROL_BASE}/   (reset, network/register, network/routes, network/log, llm/enqueue, llm/pending, snapshot)`)
+          yield* Console.log(`  control:  ${base}${CONTROL_BASE}/   (reset, network/register, network/routes, network/log, llm/enqueue, llm/rules, llm/pending, snapshot)`)
           yield* Console.log(`  driver:   ${base.replace(/^http/, "ws")}${CONTROL_BASE}/drive   (JSON-RPC 2.0)`)
           yield* Console.log(`  inspector: ${base}${INSPECTOR_PATH}${process.env["SIMNET_TOKEN"] ? "   (append #token=$SIMNET_TOKEN, or enter it on the page)" : ""}`)
           if (options.trace !== undefined) yield* Console.log(`  trace:    ${options.trace}`)

@@ -6,7 +6,7 @@
  * (`InvalidLlmInput` at `llm[i]...`).
  */
 import * as fs from "node:fs/promises"
-import { Effect, Result } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { withFields, type Route } from "../registry/route.ts"
 import { decodeAt } from "../registry/schemaPath.ts"
 import { errorMessage } from "../registry/util.ts"
@@ -14,21 +14,41 @@ import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "../spec/decode.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
 import { FixtureFile } from "../schemas/routeSpec.ts"
-import { type FixtureError, FixtureNotJson, FixtureUnreadable, InvalidLlmInput, InvalidRouteSpec } from "../SimnetError.ts"
+import { failAs, type FixtureError, FixtureNotJson, FixtureUnreadable, InvalidLlmInput, InvalidRouteSpec } from "../SimnetError.ts"
+import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
 
 /**
- * A decoded fixture: its seed, its routes, and the LLM scripts to queue on the model.
+ * A decoded fixture: its seed, its routes, the LLM scripts to queue on the model and its rules
+ * (`LlmRuleSpec` JSON, checked). `llm` in the file is the queue (an array), or
+ * `{ "queue": [...], "rules": [...] }`.
  */
 export interface Fixture {
   readonly seed: number | string | undefined
   readonly routes: ReadonlyArray<Route>
   readonly llm: ReadonlyArray<LlmScript>
+  readonly llmRules: ReadonlyArray<unknown>
 }
 
-const decodeScript = (json: unknown, index: number): Effect.Effect<LlmScript, InvalidLlmInput> =>
+const decodeScript = (base: string) => (json: unknown, index: number): Effect.Effect<LlmScript, InvalidLlmInput> =>
   Effect.fromResult(
-    Result.mapError(decodeAt(LlmScript, json, `llm[${index}]`), (issue) => new InvalidLlmInput({ input: "script", path: issue.path, detail: issue.message }))
+    Result.mapError(decodeAt(LlmScript, json, `${base}[${index}]`), (issue) => new InvalidLlmInput({ input: "script", path: issue.path, detail: issue.message }))
   )
+
+/** Whether a fixture's `llm` is the queue alone (an array), as before `{ queue, rules }`. */
+const isQueue = (llm: unknown): llm is ReadonlyArray<unknown> => Array.isArray(llm)
+
+/** Checks rules on a model of their own, as `addRules` checks them: the first problem, named under `base`. */
+const checkRules = (rules: ReadonlyArray<unknown>, base: string): Effect.Effect<void, InvalidLlmInput> =>
+  Effect.suspend(() => {
+    try {
+      SimulatedProvider.make({ logLimit: 0 }).addRules(rules)
+      return Effect.void
+    } catch (error) {
+      return failAs(Schema.is(InvalidLlmInput), error).pipe(
+        Effect.mapError((invalid) => new InvalidLlmInput({ input: "rule", path: `${base}${invalid.path === "$" ? "" : invalid.path}`, detail: invalid.detail }))
+      )
+    }
+  })
 
 /**
  * Decodes a fixture document.
@@ -43,9 +63,13 @@ export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effec
         error instanceof InvalidRouteSpec ? new InvalidRouteSpec({ path: `routes${error.path}`, message: error.message }) : error
       )
     )
-    const llm = yield* Effect.forEach(file.llm ?? [], decodeScript)
+    const given = file.llm
+    const asQueue = isQueue(given)
+    const llm = yield* Effect.forEach(asQueue ? given : given?.queue ?? [], decodeScript(asQueue ? "llm" : "llm.queue"))
+    const llmRules = asQueue ? [] : given?.rules ?? []
+    yield* checkRules(llmRules, "llm.rules")
     const routes = decoded.routes.map((route) => withFields(route, { specPath: `routes${route.specPath ?? ""}` }))
-    return { seed: file.seed, routes, llm }
+    return { seed: file.seed, routes, llm, llmRules }
   })
 
 /**

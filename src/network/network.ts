@@ -60,6 +60,12 @@ export interface NetworkOptions {
   readonly handlers?: Readonly<Record<string, Handler>> | undefined
   /** Scripts to queue on the simulated model at start (and again on `reset`). */
   readonly llm?: Iterable<LlmScript> | undefined
+  /**
+   * Rules of the simulated model as JSON (`LlmRuleSpec`, as a fixture's `llm.rules` gives them),
+   * added at start (and again on `reset`) after the queue; a bad one is an `InvalidLlmInput`
+   * naming it (`llmRules[1].match.system`).
+   */
+  readonly llmRules?: ReadonlyArray<unknown> | undefined
   readonly epoch?: number | "clock" | undefined
   /**
    * Model requests that no script or rule takes wait for a driver even before one attaches
@@ -220,7 +226,18 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         const refused = notARoute(list, batch)
         return refused === undefined ? network.register(list, pathsFor(list, batch)) : Effect.fail(refused)
       })
-    const registerInitial = Effect.andThen(register(initial), Effect.forEach(scripts, enqueue, { discard: true }))
+    const rules = options.llmRules ?? []
+    const addRules = Effect.suspend(() => {
+      if (rules.length === 0) return Effect.void
+      try {
+        llm.addRules(rules)
+        return Effect.void
+      } catch (error) {
+        return Effect.mapError(failAs(Schema.is(InvalidLlmInput), error), (invalid) =>
+          new InvalidLlmInput({ input: "rule", path: `llmRules${invalid.path === "$" ? "" : invalid.path}`, detail: invalid.detail }))
+      }
+    })
+    const registerInitial = Effect.andThen(register(initial), Effect.andThen(Effect.forEach(scripts, enqueue, { discard: true }), addRules))
     yield* registerInitial
     const door = makeHttpDoor(network)
     const api: SimulationNetworkApi = {

@@ -29,7 +29,7 @@ import type { Scope } from "effect"
 import { Clock, Effect, Result, Schema } from "effect"
 import { untilAborted } from "../registry/transport.ts"
 import { ChunkCommand, DisconnectCommand, FailCommand, FinishCommand } from "../schemas/driver.ts"
-import { LlmScript } from "../schemas/llmScript.ts"
+import { LlmRuleSpec, LlmScript } from "../schemas/llmScript.ts"
 import { failAs, InvalidLlmInput, type RouteFailed } from "../SimnetError.ts"
 import { InvocationNotPending, NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
 import type { LlmApi, LlmRequest } from "./conversation.ts"
@@ -40,7 +40,7 @@ import type { Decision, LlmBehaviour, LlmMatch } from "./plan.ts"
 import { outcomeOf } from "./plan.ts"
 import { Rules, type LlmRule, type LlmRuleOptions } from "./rules.ts"
 import { ScriptQueue } from "./scriptQueue.ts"
-import { decodeInput } from "./validate.ts"
+import { decodeInput, invalidInput } from "./validate.ts"
 import { ProviderOptionsData } from "../schemas/options.ts"
 import { DEFAULT_EPOCH, type DriverMethod, type LlmInvocation, type ProviderOptions, type ProviderState } from "./options.ts"
 
@@ -105,6 +105,27 @@ export class SimulatedProviderApi {
    */
   rule(match: LlmMatch, behaviour: LlmBehaviour, options: LlmRuleOptions = {}): string {
     return Result.getOrThrow(this.#rules.add(match, behaviour, options))
+  }
+
+  /**
+   * Adds rules given as JSON (`LlmRuleSpec`: one, or an array), all or none, after the existing
+   * ones: the form fixtures (`llm.rules`) and the control endpoint (`POST llm/rules`) use, with the
+   * semantics of `rule`. Returns the ids. Bad input throws `InvalidLlmInput` naming the field
+   * (`[1].match.system.regex`) and adds nothing.
+   *
+   * @throws {InvalidLlmInput}
+   */
+  addRules(specs: unknown): ReadonlyArray<string> {
+    const list: ReadonlyArray<unknown> = Array.isArray(specs) ? specs : [specs]
+    const paths = list.map((_, i) => (Array.isArray(specs) ? `[${i}]` : ""))
+    const decoded = list.map((spec, i) => Result.getOrThrow(decodeInput(LlmRuleSpec, spec, "rule", paths[i], { onExcessProperty: "error" })))
+    const added = this.#rules.addAll(
+      decoded.map((spec) => ({ match: spec.match, behaviour: spec.behaviour, options: { id: spec.id, times: spec.times, latency: spec.latencyMs } })),
+      paths
+    )
+    // The options of `rule` are fields of the spec itself: `options.id` is `id`, `options.latency` is `latencyMs`.
+    return Result.getOrThrow(Result.mapError(added, (invalid) =>
+      invalidInput("rule", invalid.path.replace(/(^|\.)options\.(id|times|latency)\b/, (_, dot: string, field: string) => `${dot}${field === "latency" ? "latencyMs" : field}`), invalid.detail)))
   }
 
   /** Removes a rule; returns whether it existed. */

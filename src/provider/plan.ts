@@ -4,6 +4,7 @@
  */
 import { Schema } from "effect"
 import type { Duration } from "effect"
+import { LinearRegExp } from "../registry/linearRegExp.ts"
 import { LlmScript, RetryAfterMs } from "../schemas/llmScript.ts"
 import type { TokenUsage } from "./parts.ts"
 import type { NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
@@ -12,26 +13,45 @@ import type { DrivenInvocation } from "./invocation.ts"
 import type { Finish, Part } from "./parts.ts"
 import { naturalFinish, splitArguments, splitWords, StreamFault, wireFinish } from "./parts.ts"
 
-const TextPattern = Schema.Union([Schema.String, Schema.instanceOf(RegExp)])
+/**
+ * A text matcher: a string (exact, or a substring for `contains` and `system`), a `RegExp` (code
+ * only: the author's own), or `{ "regex": "…" }`, the JSON form, which runs on RE2 (linear time:
+ * a pattern from a fixture or the control endpoint cannot block the event loop).
+ */
+const TextPattern = Schema.Union([Schema.String, Schema.instanceOf(RegExp), Schema.Struct({ regex: Schema.String })])
+type TextPattern = typeof TextPattern.Type
 
 const isPredicate = (u: unknown): u is (request: LlmRequest) => boolean => typeof u === "function"
 
 /**
- * Which requests a rule takes: `"any"`, or an object whose given fields must all hold — `model`
- * (exact or RegExp), `contains` (a substring of the request material: every message's text and
- * tool calls), `lastUserMessage` (exact or RegExp), `toolResult` (whether tool results follow the
- * last user message) and `where` (a predicate).
+ * Which requests a rule takes: `"any"`, or an object whose given fields must all hold. Each text
+ * field is a `TextPattern` (a string, a `RegExp`, or `{ regex }` on RE2):
+ * - `model`: the requested model (a string matches exactly);
+ * - `contains`: the request material, every message's text and tool calls (a string matches as
+ *   a substring);
+ * - `lastUserMessage`: the text of the last user message (a string matches exactly);
+ * - `system`: the system or developer instructions, whatever the API (Chat Completions' system
+ *   and developer messages, the Responses API's `instructions`, Anthropic's `system`, Gemini's
+ *   `systemInstruction`), joined by newlines (a string matches as a substring);
+ * - `api`: the API the request came through, as drivers see it (`openai.chat`,
+ *   `openai.responses`, `anthropic.messages`, `gemini`; a string matches exactly);
+ * - `tool`: a tool the request offers (a string matches a name exactly);
+ * - `toolResult`: whether tool results follow the last user message;
+ * - `where`: a predicate (code only).
  */
 export const LlmMatch = Schema.Union([
   Schema.Literal("any"),
   Schema.Struct({
     model: Schema.optional(TextPattern),
-    contains: Schema.optional(Schema.String),
+    contains: Schema.optional(TextPattern),
     lastUserMessage: Schema.optional(TextPattern),
+    system: Schema.optional(TextPattern),
+    api: Schema.optional(TextPattern),
+    tool: Schema.optional(TextPattern),
     toolResult: Schema.optional(Schema.Boolean),
     where: Schema.optional(Schema.declare(isPredicate, { expected: "a function (request) => boolean" }))
   })
-]).annotate({ expected: '"any" or a matcher object { model, contains, lastUserMessage, toolResult, where }' })
+]).annotate({ expected: '"any" or a matcher object { model, contains, lastUserMessage, system, api, tool, toolResult, where }' })
 export type LlmMatch = typeof LlmMatch.Type
 
 const RateLimit = Schema.Struct({
@@ -261,20 +281,60 @@ export const answerPlan = (answer: LlmAnswer, request: LlmRequest, seq: number):
   }
 }
 
-const matchText = (pattern: string | RegExp, value: string | undefined): boolean =>
-  value !== undefined && (typeof pattern === "string" ? pattern === value : pattern.test(value))
+/** A compiled text matcher: whether it takes a value. */
+type TextTest = (value: string) => boolean
 
 /**
- * Whether a rule's matcher takes a request.
+ * Compiles a text matcher: a string exactly (or as a substring when `substring`), a `RegExp` as
+ * it is, `{ regex }` on RE2; the compiler's message when RE2 refuses the pattern.
  */
-export const matches = (match: LlmMatch, request: LlmRequest): boolean => {
-  if (match === "any") return true
-  if (match.model !== undefined && !matchText(match.model, request.model)) return false
-  if (match.contains !== undefined && !request.material.includes(match.contains)) return false
-  if (match.lastUserMessage !== undefined && !matchText(match.lastUserMessage, request.lastUserMessage)) return false
-  if (match.toolResult !== undefined && match.toolResult !== request.toolResultRounds > 0) return false
-  if (match.where !== undefined && !match.where(request)) return false
-  return true
+const compileText = (pattern: TextPattern, substring: boolean): TextTest | string => {
+  if (typeof pattern === "string") return substring ? (value) => value.includes(pattern) : (value) => value === pattern
+  if (pattern instanceof RegExp) {
+    return (value) => {
+      pattern.lastIndex = 0
+      return pattern.test(value)
+    }
+  }
+  const compiled = LinearRegExp.compile(pattern.regex)
+  return typeof compiled === "string" ? compiled : (value) => compiled.test(value)
+}
+
+/** The system or developer instructions of a request, joined by newlines. */
+const systemText = (request: LlmRequest): string => {
+  let text: string | undefined
+  for (const turn of request.messages) if (turn.role === "system") text = text === undefined ? turn.text : `${text}\n${turn.text}`
+  return text ?? ""
+}
+
+/**
+ * A rule's matcher compiled once: the test a request must pass, or the field whose pattern RE2
+ * refuses and why (`["system", "…"]`).
+ */
+export const compileMatch = (match: LlmMatch): ((request: LlmRequest) => boolean) | readonly [string, string] => {
+  if (match === "any") return () => true
+  const tests: Array<(request: LlmRequest) => boolean> = []
+  const text = (field: "model" | "contains" | "lastUserMessage" | "system" | "api" | "tool", substring: boolean, read: (request: LlmRequest, test: TextTest) => boolean) => {
+    const pattern = match[field]
+    if (pattern === undefined) return undefined
+    const compiled = compileText(pattern, substring)
+    if (typeof compiled === "string") return [typeof pattern === "object" && !(pattern instanceof RegExp) ? `${field}.regex` : field, compiled] as const
+    tests.push((request) => read(request, compiled))
+    return undefined
+  }
+  const refused =
+    text("model", false, (request, test) => test(request.model)) ??
+    text("contains", true, (request, test) => test(request.material)) ??
+    text("lastUserMessage", false, (request, test) => request.lastUserMessage !== undefined && test(request.lastUserMessage)) ??
+    text("system", true, (request, test) => test(systemText(request))) ??
+    text("api", false, (request, test) => test(request.api)) ??
+    text("tool", false, (request, test) => request.tools.some(test))
+  if (refused !== undefined) return refused
+  const toolResult = match.toolResult
+  if (toolResult !== undefined) tests.push((request) => toolResult === request.toolResultRounds > 0)
+  const where = match.where
+  if (where !== undefined) tests.push(where)
+  return (request) => tests.every((test) => test(request))
 }
 
 /**

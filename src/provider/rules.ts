@@ -5,7 +5,7 @@ import { Duration, Option, Result, Schema } from "effect"
 import { joinPath } from "../registry/schemaPath.ts"
 import type { InvalidLlmInput } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
-import { answerPlan, failurePlan, LlmBehaviour, LlmMatch, matches, type Decision } from "./plan.ts"
+import { answerPlan, compileMatch, failurePlan, LlmBehaviour, LlmMatch, type Decision } from "./plan.ts"
 import { decodeInput, invalidInput } from "./validate.ts"
 
 const isLatency = (u: unknown): u is Duration.Input => {
@@ -46,11 +46,12 @@ export interface LlmRule {
 }
 
 /**
- * A rule with its running counts.
+ * A rule with its running counts and its compiled matcher.
  */
 export interface MutableRule {
   readonly id: string
   readonly match: LlmMatch
+  readonly test: (request: LlmRequest) => boolean
   readonly behaviour: LlmBehaviour
   readonly latency: Duration.Duration | undefined
   readonly times: number | undefined
@@ -74,29 +75,54 @@ export class Rules {
 
   /** The registered rules, copied. */
   list(): ReadonlyArray<LlmRule> {
-    return this.#rules.map((rule) => ({ ...rule }))
+    return this.#rules.map(({ test: _, ...rule }) => rule)
   }
 
   /**
    * Checks and adds a rule after the existing ones; the rules are unchanged on a refusal.
    */
   add(match: unknown, behaviour: unknown, options: unknown): Result.Result<string, InvalidLlmInput> {
-    const checked = this.#check(match, behaviour, options)
-    if (Result.isFailure(checked)) return Result.fail(checked.failure)
-    if ((options as LlmRuleOptions | undefined)?.id === undefined) this.#seq++
-    this.#rules.push(checked.success)
-    return Result.succeed(checked.success.id)
+    return Result.map(this.addAll([{ match, behaviour, options }], [""]), (ids) => ids[0])
   }
 
-  #check(match: unknown, behaviour: unknown, options: unknown): Result.Result<MutableRule, InvalidLlmInput> {
-    const taken = (id: string) => this.#rules.some((rule) => rule.id === id)
+  /**
+   * Checks and adds rules after the existing ones, all or none (`paths[i]` is where rule `i`
+   * stands in its JSON, to name fields in a refusal); the ids given.
+   */
+  addAll(
+    rules: ReadonlyArray<{ readonly match: unknown; readonly behaviour: unknown; readonly options: unknown }>,
+    paths: ReadonlyArray<string>
+  ): Result.Result<ReadonlyArray<string>, InvalidLlmInput> {
+    const pending: Array<MutableRule> = []
+    let seq = this.#seq
+    for (let i = 0; i < rules.length; i++) {
+      const { match, behaviour, options } = rules[i]
+      const checked = this.#check(match, behaviour, options, pending, seq)
+      if (Result.isFailure(checked)) {
+        const failure = checked.failure
+        return Result.fail(paths[i] === "" ? failure : invalidInput("rule", failure.path === "$" ? paths[i] : `${paths[i]}.${failure.path}`, failure.detail))
+      }
+      if ((options as LlmRuleOptions | undefined)?.id === undefined) seq++
+      pending.push(checked.success)
+    }
+    this.#seq = seq
+    this.#rules.push(...pending)
+    return Result.succeed(pending.map((rule) => rule.id))
+  }
+
+  #check(match: unknown, behaviour: unknown, options: unknown, pending: ReadonlyArray<MutableRule>, seq: number): Result.Result<MutableRule, InvalidLlmInput> {
+    const taken = (id: string) => this.#rules.some((rule) => rule.id === id) || pending.some((rule) => rule.id === id)
     const nextId = () => {
-      let n = this.#seq + 1
+      let n = seq + 1
       while (taken(`rule_${n}`)) n++
       return `rule_${n}`
     }
     return Result.gen(function*() {
       const decodedMatch = yield* decodeInput(LlmMatch, match, "rule", "match", strict)
+      const test = compileMatch(decodedMatch)
+      if (typeof test !== "function") {
+        return yield* Result.fail(invalidInput("rule", joinPath("match", test[0]), `invalid regular expression (RE2 syntax: no lookaround or backreferences): ${test[1]}`))
+      }
       const decodedBehaviour = yield* decodeInput(LlmBehaviour, behaviour, "rule", "behaviour", strict)
       const decodedOptions = yield* decodeInput(LlmRuleOptions, options ?? {}, "rule", "options", strict)
       if (decodedOptions.id !== undefined && taken(decodedOptions.id)) {
@@ -105,6 +131,7 @@ export class Rules {
       return {
         id: decodedOptions.id ?? nextId(),
         match: decodedMatch,
+        test,
         behaviour: decodedBehaviour,
         latency: decodedOptions.latency === undefined ? undefined : Duration.fromInputUnsafe(decodedOptions.latency),
         times: decodedOptions.times,
@@ -135,7 +162,7 @@ export class Rules {
   take(request: LlmRequest, seq: number): Decision | undefined {
     for (const rule of this.#rules) {
       if (rule.times !== undefined && rule.uses >= rule.times) continue
-      if (!matches(rule.match, request)) continue
+      if (!rule.test(request)) continue
       rule.uses++
       const behaviour = rule.behaviour
       if (behaviour.type === "failThenRespond") {

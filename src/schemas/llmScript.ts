@@ -143,3 +143,19 @@ export const LlmDriverItem = Schema.Union([TextDeltaItem, ReasoningDeltaItem, To
   expected: 'an item of type "textDelta", "reasoningDelta", "toolCall" or "raw" (with chunk or data)'
 })
 export type LlmDriverItem = typeof LlmDriverItem.Type
+
+/**
+ * A rule of the simulated model as JSON (a fixture's `llm.rules`, `POST llm/rules`): what
+ * `network.llm.rule(match, behaviour, { id, times, latency })` takes in code. `match` is `"any"`
+ * or a matcher object whose text fields are strings or `{ "regex": "…" }` (RE2); `behaviour` is a
+ * rule behaviour (`respond`, `failThenRespond`, `rateLimit`, …); both are checked as `rule`
+ * checks them, naming the field.
+ */
+export const LlmRuleSpec = Schema.Struct({
+  id: Schema.optional(Schema.NonEmptyString),
+  match: Schema.Unknown,
+  behaviour: Schema.Unknown,
+  times: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
+  latencyMs: Schema.optional(RetryAfterMs)
+})
+export type LlmRuleSpec = typeof LlmRuleSpec.Type

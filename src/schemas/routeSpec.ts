@@ -228,6 +228,9 @@ export type FamilySpec = typeof FamilySpec.Type
 export const FixtureFile = Schema.Struct({
   seed: Schema.optional(Schema.Union([Schema.Number, Schema.String])),
   routes: Schema.optional(Schema.Array(Schema.Unknown)),
-  llm: Schema.optional(Schema.Array(Schema.Unknown))
+  llm: Schema.optional(Schema.Union([
+    Schema.Array(Schema.Unknown),
+    Schema.Struct({ queue: Schema.optional(Schema.Array(Schema.Unknown)), rules: Schema.optional(Schema.Array(Schema.Unknown)) })
+  ]))
 })
 export type FixtureFile = typeof FixtureFile.Type
