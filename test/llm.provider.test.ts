@@ -185,6 +185,29 @@ describe("SimulatedProvider's script queue", () => {
     }).pipe(withNetwork(llm))
   })
 
+  it.effect("a script whose last step calls a tool hands on: the next round, when no rule takes it, starts the next queued script", () => {
+    const llm = SimulatedProvider.make()
+    llm.enqueue({ steps: [[{ type: "tool_call", name: "transfer_to_billing", input: {} }]] })
+    llm.enqueue({ steps: [[{ type: "tool_call", name: "lookup", input: { q: "invoice" } }], [{ type: "text", content: "billing: paid" }]] })
+    llm.enqueue({ steps: [[{ type: "text", content: "next turn" }]] })
+    return Effect.gen(function*() {
+      const handoff = JSON.parse((yield* askRounds("my invoice?", 0)).text)
+      expect(handoff.choices[0].message.tool_calls[0].function.name).toBe("transfer_to_billing")
+      // Round 1 starts the second script at its step 0; round 2 is its step 1.
+      const lookup = JSON.parse((yield* askRounds("my invoice?", 1)).text)
+      expect(lookup.choices[0].message.tool_calls[0].function.name).toBe("lookup")
+      expect(llm.state.scripts).toMatchObject({ startRound: 1, consumed: 2 })
+      const answer = JSON.parse((yield* askRounds("my invoice?", 2)).text)
+      expect(answer.choices[0].message.content).toBe("billing: paid")
+      expect(llm.log.map((entry) => [entry.source, entry.step])).toEqual([["script", 0], ["script", 0], ["script", 1]])
+      // The last script ended with text: a further round hands nothing on, and the refusal says what waits.
+      const refused = yield* askRounds("my invoice?", 3)
+      expect(refused.status).toBe(500)
+      expect(JSON.parse(refused.text).error.message).toContain("1 LLM script(s) queued, but none takes this call")
+      expect(llm.queued).toBe(1)
+    }).pipe(withNetwork(llm))
+  })
+
   it.effect("a call past the script's last step goes to the rules; without rules it is NoScriptQueued naming the script", () => {
     const script = {
       steps: [[{ type: "tool_call" as const, name: "lookup", input: {} }], [{ type: "text" as const, content: "done" }]]

@@ -103,7 +103,7 @@ export const SnapshotState = Schema.Struct({
   usage: Schema.optional(Schema.Record(Schema.String, Usage)),
   llm: Schema.optional(Schema.Struct({
     callCount: Count,
-    scripts: Schema.Struct({ queued: Schema.Array(LlmScript), current: Schema.optional(LlmScript), consumed: Count }),
+    scripts: Schema.Struct({ queued: Schema.Array(LlmScript), current: Schema.optional(LlmScript), consumed: Count, startRound: Schema.optional(Count), handoff: Schema.optional(Schema.Boolean) }),
     rules: Schema.Array(RuleJson),
     log: Schema.optional(Schema.Array(LlmLogEntryJson))
   })),

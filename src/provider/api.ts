@@ -73,9 +73,12 @@ export class SimulatedProviderApi {
    * Adds a script to the end of the queue. A call with no tool results after its last user
    * message starts the next script (so a retried first call takes the next script, and a new
    * turn never continues an old one); a call after N tool-result rounds is answered by step N of
-   * the current script, and the script is done after its last step. A call after tool results
-   * with no script under way, or past the script's last step, is left to the rules and drivers
-   * (and refused when none takes it); it never starts the next script.
+   * the current script, and the script is done after its last step. A script whose last step
+   * calls a tool hands the conversation on: the tool-result round that follows, when no rule takes
+   * it, starts the next script (an agent handing off to another), whose step N answers N rounds
+   * after that. Any
+   * other call after tool results with no script under way, or past the script's last step, is
+   * left to the rules and drivers (and refused, saying how many scripts wait, when none takes it).
    *
    * The script is decoded with the `LlmScript` schema first. Bad input throws `InvalidLlmInput`
    * (synchronously; `path` names the field, such as `steps[0][1].status`) and leaves the queue
@@ -283,7 +286,7 @@ export class SimulatedProviderApi {
           const id = Result.getOrThrow(rules.add(rule.match, rule.behaviour, { id: rule.id, latency: rule.latencyMs, times: rule.times }))
           rules.resume(id, rule.failures ?? 0)
         }
-        this.#scripts.restore({ queued, current, consumed: state.scripts.consumed })
+        this.#scripts.restore({ queued, current, consumed: state.scripts.consumed, startRound: state.scripts.startRound, handoff: state.scripts.handoff })
         if (state.rules !== undefined) this.#rules = rules
         if (state.log !== undefined || state.counts !== undefined) {
           this.#log.restore(state.log ?? [], new Map(Object.entries(state.counts ?? {})), state.callCount)
@@ -301,11 +304,18 @@ export class SimulatedProviderApi {
     if (scripted !== undefined && scripted.plan._tag !== "Refuse") return scripted
     const decision = this.#rules.take(request, seq)
     if (decision !== undefined) return decision
+    const handed = this.#scripts.handOn(request, seq)
+    if (handed !== undefined) return handed
     if (this.#drivers.waiting) return { source: "driver", rule: undefined, step: undefined, plan: { _tag: "Drive", viaAttach: true } }
     if (scripted !== undefined && this.#rules.size === 0) return scripted
     const material = summarize(request)
     const error = this.#rules.size === 0
-      ? new NoScriptQueued({ model: request.model, message: `simnet: no LLM script queued for this call (${material})` })
+      ? new NoScriptQueued({
+        model: request.model,
+        message: this.#scripts.size === 0
+          ? `simnet: no LLM script queued for this call (${material})`
+          : `simnet: ${this.#scripts.size} LLM script(s) queued, but none takes this call: it follows tool results and no script is under way (a queued script starts at a new turn, or after a script whose last step calls a tool) (${material})`
+      })
       : new UnmatchedLlmRequest({
         model: request.model,
         material,
