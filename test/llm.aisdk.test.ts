@@ -123,3 +123,27 @@ describe("ai's streamText/generateText with @ai-sdk/openai .chat() against the s
     expect(kinds).toContain("error")
   })
 })
+
+describe("an unscripted call fails at once, saying why", () => {
+  it("with its default retries, the AI SDK does not retry: it fails at once with simnet's reason as the message (chat, Responses, Anthropic, Google)", async () => {
+    const { createAnthropic } = await import("@ai-sdk/anthropic")
+    const { createGoogleGenerativeAI } = await import("@ai-sdk/google")
+    const handle = await SimulationNetwork.start({ routes: [...Routes.openai(), ...Routes.anthropic(), ...Routes.gemini()] })
+    const openai = createOpenAI({ apiKey: "sk-test", fetch: handle.fetch })
+    const models = [
+      openai.chat("gpt-4o"),
+      openai.responses("gpt-4o"),
+      createAnthropic({ apiKey: "sk-ant-test", fetch: handle.fetch })("claude-sonnet-4-5"),
+      createGoogleGenerativeAI({ apiKey: "g-test", fetch: handle.fetch })("gemini-2.5-flash")
+    ]
+    for (const model of models) {
+      const error = await generateText({ model, prompt: "hi" }).catch((e: unknown) => e)
+      expect(APICallError.isInstance(error), String(error)).toBe(true)
+      expect((error as APICallError).statusCode).toBe(422)
+      expect((error as APICallError).isRetryable).toBe(false)
+      expect((error as Error).message).toContain("no LLM script queued")
+    }
+    // One call each: nothing was retried, so no backoff was waited (the AI SDK's first is 2 s).
+    expect(handle.llm.callCount).toBe(4)
+  })
+})

@@ -54,6 +54,21 @@ describe("driver commands", () => {
     expect(seen[1]).toEqual(chunk)
   })
 
+  it("llm.chunk takes the script's vocabulary too: text, thinking and tool_call mean textDelta, reasoningDelta and toolCall", async () => {
+    const net = await start()
+    net.llm.rule("any", { type: "drive" })
+    const answer = client(net.fetch).chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "x" }] })
+    await waitFor(() => net.llm.pending.length === 1)
+    await Effect.runPromise(net.llm.command("llm.chunk", {
+      id: "inv_1",
+      items: [{ type: "thinking", content: "hm" }, { type: "text", content: "Reading " }, { type: "textDelta", text: "it." }, { type: "tool_call", name: "read", input: { path: "notes.txt" } }]
+    }))
+    await Effect.runPromise(net.llm.finish({ id: "inv_1" }))
+    const message = (await answer).choices[0].message
+    expect(message.content).toBe("Reading it.")
+    expect(message.tool_calls?.map((call) => call.type === "function" ? [call.function.name, JSON.parse(call.function.arguments)] : undefined)).toEqual([["read", { path: "notes.txt" }]])
+  })
+
   it("a finish reason outside the protocol is refused at reason", async () => {
     const net = await start()
     const error = await Effect.runPromise(Effect.flip(net.llm.command("llm.finish", { id: "inv_9", reason: "done" })))

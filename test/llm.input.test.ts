@@ -63,7 +63,7 @@ describe("enqueue decodes its script and refuses bad input with InvalidLlmInput,
       const first = yield* ask("hi")
       expect(first.body.choices[0].message.content).toBe("kept")
       const second = yield* ask("hi")
-      expect([second.status, second.body.error.code]).toEqual([500, "NoScriptQueued"])
+      expect([second.status, second.body.error.code]).toEqual([422, "NoScriptQueued"])
     }).pipe(Effect.provide(SimulationNetwork.layer({ routes: Routes.openai() }).pipe(Layer.provide(Layer.succeed(SimulatedProvider, llm)))))
   })
 })

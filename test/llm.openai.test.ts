@@ -236,10 +236,10 @@ describe("the openai SDK against the simulated model", () => {
     expect(llm.countFor(llm.log[0].key)).toBe(3)
   })
 
-  it("no script and no rule is a 500 naming NoScriptQueued; no matching rule is a 500 naming UnmatchedLlmRequest", async () => {
+  it("no script and no rule is a 422 naming NoScriptQueued; no matching rule is a 422 naming UnmatchedLlmRequest", async () => {
     const { llm, client } = await setup({ maxRetries: 2 })
     const none = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }).catch((e) => e)
-    expect(none).toBeInstanceOf(OpenAI.InternalServerError)
+    expect(none).toBeInstanceOf(OpenAI.UnprocessableEntityError)
     expect(none.code).toBe("NoScriptQueued")
     expect(none.message).toContain("no LLM script queued")
     expect(llm.callCount).toBe(1)
@@ -247,7 +247,7 @@ describe("the openai SDK against the simulated model", () => {
     const unmatched = await client.chat.completions
       .create({ model: "gpt-4o", messages: [{ role: "user", content: "What is the capital of France?" }] })
       .catch((e) => e)
-    expect(unmatched.status).toBe(500)
+    expect(unmatched.status).toBe(422)
     expect(unmatched.code).toBe("UnmatchedLlmRequest")
     expect(unmatched.message).toContain('last user message: "What is the capital of France?"')
     expect(llm.log.map((entry) => entry.outcome)).toEqual(["refused", "refused"])

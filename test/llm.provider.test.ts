@@ -118,7 +118,7 @@ describe("SimulatedProvider's script queue", () => {
       expect(second.choices[0]).toMatchObject({ message: { content: "second script" }, finish_reason: "length" })
       expect(llm.queued).toBe(0)
       const none = yield* askText("hi")
-      expect(none.status).toBe(500)
+      expect(none.status).toBe(422)
       expect(JSON.parse(none.text).error.code).toBe("NoScriptQueued")
     }).pipe(withNetwork(llm))
   })
@@ -202,7 +202,7 @@ describe("SimulatedProvider's script queue", () => {
       expect(llm.log.map((entry) => [entry.source, entry.step])).toEqual([["script", 0], ["script", 0], ["script", 1]])
       // The last script ended with text: a further round hands nothing on, and the refusal says what waits.
       const refused = yield* askRounds("my invoice?", 3)
-      expect(refused.status).toBe(500)
+      expect(refused.status).toBe(422)
       expect(JSON.parse(refused.text).error.message).toContain("1 LLM script(s) queued, but none takes this call")
       expect(llm.queued).toBe(1)
     }).pipe(withNetwork(llm))
@@ -224,7 +224,7 @@ describe("SimulatedProvider's script queue", () => {
 
       yield* askRounds("go", 0).pipe(withNetwork(withoutRule))
       const refused = yield* askRounds("go", 2).pipe(withNetwork(withoutRule))
-      expect(refused.status).toBe(500)
+      expect(refused.status).toBe(422)
       const error = JSON.parse(refused.text).error
       expect(error.code).toBe("NoScriptQueued")
       expect(error.message).toContain("has 2 step(s) but this call follows 2 tool-result round(s)")

@@ -103,23 +103,23 @@ describe("one script answers on every model API", () => {
 })
 
 describe("refusals and read shapes on every API", () => {
-  it("no script and no rule is a 500 naming NoScriptQueued in each API's error body, and no SDK retries it", async () => {
+  it("no script and no rule is a 422 naming NoScriptQueued in each API's error body, and no SDK retries it", async () => {
     const handle = await SimulationNetwork.start({ routes: allRoutes() })
     const openai = new OpenAI({ apiKey: "sk-test", fetch: handle.fetch, maxRetries: 2 })
     const anthropic = new Anthropic({ apiKey: "sk-ant-test", fetch: handle.fetch, maxRetries: 2 })
     const responses = await openai.responses.create({ model: "gpt-4o", input: "q" }).catch((e) => e)
-    expect(responses.status).toBe(500)
+    expect(responses.status).toBe(422)
     expect(responses.error).toMatchObject({ type: "simnet_error", code: "NoScriptQueued" })
     const claude = await anthropic.messages.create({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "q" }] }).catch((e) => e)
-    expect(claude.status).toBe(500)
-    expect(claude.error.error.type).toBe("api_error")
+    expect(claude.status).toBe(422)
+    expect(claude.error.error.type).toBe("invalid_request_error")
     expect(claude.error.error.message).toContain("no LLM script queued")
     const gemini = await handle.fetch("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent", {
       method: "POST",
       body: JSON.stringify({ contents: [{ parts: [{ text: "q" }] }] })
     })
-    expect(gemini.status).toBe(500)
-    expect((await gemini.json()).error).toMatchObject({ code: 500, status: "INTERNAL" })
+    expect(gemini.status).toBe(422)
+    expect((await gemini.json()).error).toMatchObject({ code: 422, status: "FAILED_PRECONDITION" })
     expect(handle.llm.callCount).toBe(3)
   })
 

@@ -34,6 +34,15 @@ describe("simnet serve", () => {
     const body = (await missing.json()) as { error: { tag: string; url: string; method: string; candidates: Array<unknown> } }
     expect(body.error).toMatchObject({ tag: "UnregisteredRequest", method: "POST", url: "https://api.example.com/nothing?x=1" })
     expect(body.error.candidates.length).toBeGreaterThan(0)
+    // A refusal will not go away on a retry: the SDKs are told so.
+    expect([missing.headers.get("x-should-retry"), missing.headers.get("retry-after-ms")]).toEqual(["false", "0"])
+    const lost = new OpenAI({ apiKey: "sk-test", baseURL: `${base}/api.nowhere.example/v1` })
+    const unrouted = await lost.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e)
+    expect(unrouted).toBeInstanceOf(OpenAI.APIError)
+    expect((unrouted as InstanceType<typeof OpenAI.APIError>).status).toBe(502)
+    expect(String((unrouted as Error).message)).toContain("no route for POST https://api.nowhere.example/v1/chat/completions")
+    const log = (await (await fetch(`${base}/experimental/simulation/network/log?since=0`)).json()) as { records: Array<{ url: string }> }
+    expect(log.records.filter((record) => record.url.includes("api.nowhere.example")).length).toBe(1)
     const noHost = await fetch(`${base}/`)
     expect(noHost.status).toBe(400)
 
@@ -47,8 +56,8 @@ describe("simnet serve", () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? ""
     expect(text).toBe("Hello from simnet. This answer came from the default fixture's script queue.")
     const refused = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "again" }] }).catch((e: unknown) => e)
-    expect(refused).toBeInstanceOf(OpenAI.InternalServerError)
-    expect((refused as InstanceType<typeof OpenAI.InternalServerError>).code).toBe("NoScriptQueued")
+    expect(refused).toBeInstanceOf(OpenAI.UnprocessableEntityError)
+    expect((refused as InstanceType<typeof OpenAI.UnprocessableEntityError>).code).toBe("NoScriptQueued")
     expect(String((refused as Error).message)).toContain("no LLM script queued")
     child.kill("SIGTERM")
     const [code] = await once(child, "exit")

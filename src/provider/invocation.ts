@@ -47,6 +47,13 @@ const toPart = (item: LlmDriverItem, callId: () => string): Part => {
       }
     case "raw":
       return "chunk" in item ? { kind: "rawChunk", chunk: item.chunk } : { kind: "raw", data: item.data }
+    // The script's vocabulary, for drivers that write what scripts write.
+    case "text":
+      return { kind: "text", text: item.content }
+    case "thinking":
+      return { kind: "reasoning", text: item.content }
+    case "tool_call":
+      return { kind: "toolCall", id: callId(), name: item.name, fragments: splitArguments(JSON.stringify(item.input)) }
   }
 }
 

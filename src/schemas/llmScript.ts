@@ -137,10 +137,12 @@ export const RawChunkItem = Schema.Struct({ type: Schema.Literal("raw"), chunk: 
 export const RawItem = Schema.Struct({ type: Schema.Literal("raw"), data: Schema.String })
 
 /**
- * One item of `llm.chunk {id, items}`.
+ * One item of `llm.chunk {id, items}`: `textDelta`, `reasoningDelta`, `toolCall`, `raw`, or an
+ * action in the script's own words, which means the same: `text {content}` (a `textDelta`),
+ * `thinking {content}` (a `reasoningDelta`), `tool_call {name, input}` (a `toolCall`).
  */
-export const LlmDriverItem = Schema.Union([TextDeltaItem, ReasoningDeltaItem, ToolCallItem, RawChunkItem, RawItem]).annotate({
-  expected: 'an item of type "textDelta", "reasoningDelta", "toolCall" or "raw" (with chunk or data)'
+export const LlmDriverItem = Schema.Union([TextDeltaItem, ReasoningDeltaItem, ToolCallItem, RawChunkItem, RawItem, TextAction, ThinkingAction, ToolCallAction]).annotate({
+  expected: 'an item of type "textDelta", "reasoningDelta", "toolCall" or "raw" (with chunk or data), or a script action "text", "thinking" or "tool_call"'
 })
 export type LlmDriverItem = typeof LlmDriverItem.Type
 

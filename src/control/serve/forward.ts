@@ -19,6 +19,13 @@ import { type Handovers, targetUrl } from "../handover.ts"
 import { relay } from "./relay.ts"
 
 /**
+ * The headers of every 502 simnet serve answers: a refusal will not go away on a retry. The
+ * `openai` and Anthropic SDKs do not retry on `x-should-retry: false`; the AI SDK retries any 5xx
+ * but waits what `retry-after-ms` says, so its retries cost no time and the caller fails at once.
+ */
+export const NO_RETRY: Readonly<Record<string, string>> = { "x-should-retry": "false", "retry-after-ms": "0", "retry-after": "0" }
+
+/**
  * The 502 body of a request the network refused: the error's tag and message, the request, and
  * for an unregistered request its nearest candidates.
  */
@@ -33,7 +40,7 @@ const refusal = (error: SimnetError, method: string, url: string) =>
         ...(error._tag === "UnregisteredRequest" ? { candidates: error.candidates } : {})
       }
     },
-    { status: 502 }
+    { status: 502, headers: NO_RETRY }
   )
 
 /** The forwarder opens no client span per request: `simnet serve` reports requests its own way. */
@@ -117,7 +124,7 @@ const failed = (network: SimulationNetworkApi, error: HttpClientError.HttpClient
   const method = bounded(requestMethod)
   if (cause !== undefined) return refusal(cause, method, shown)
   const reason = error.reason as { readonly _tag: string; readonly cause?: unknown }
-  return HttpServerResponse.jsonUnsafe(routeFailed(network, requestMethod, target, `${reason._tag} answering`, reason.cause), { status: 502 })
+  return HttpServerResponse.jsonUnsafe(routeFailed(network, requestMethod, target, `${reason._tag} answering`, reason.cause), { status: 502, headers: NO_RETRY })
 }
 
 /** The 502 body of a request that failed on its way back: what failed, for which request (redacted), and why. */

@@ -6,7 +6,7 @@ import * as http from "node:http"
 import { Effect } from "effect"
 import { answerAtOnce, type SimulationNetworkApi } from "../../network/network.ts"
 import { type Handovers, targetUrl } from "../handover.ts"
-import { routeFailed, withoutHost } from "./forward.ts"
+import { NO_RETRY, routeFailed, withoutHost } from "./forward.ts"
 import { bodiless } from "./relay.ts"
 
 /** Told of every request the lane answered itself, for the line per request and the trace. */
@@ -54,7 +54,7 @@ export const makeLane = (network: SimulationNetworkApi, handovers: Handovers, pr
       // Node refused the answer's head (a route whose headers it will not write): the client
       // learns as much, as the router would tell it, and the server goes on.
       status = 502
-      res.writeHead(status, { "content-type": "application/json" })
+      res.writeHead(status, { "content-type": "application/json", ...NO_RETRY })
       res.end(JSON.stringify(routeFailed(network, method, target, "Node refused the answer to", cause)))
     }
     report?.({ method, path, url: target }, status, started, before)

@@ -157,7 +157,7 @@ const errorType = (status: number): string => {
 }
 
 /**
- * Anthropic's error body for a status (a refusal of simnet's is a 500 `api_error` whose message
+ * Anthropic's error body for a status (a refusal of simnet's is a 422 `invalid_request_error` whose message
  * names the reason).
  */
 export const anthropicErrorBody = (status: number, message: string): ErrorBody => ({

@@ -194,8 +194,16 @@ class Renderer {
   }
 }
 
+/**
+ * The status of a refusal: 422 (the request is well formed; the simulation has no answer for it).
+ * No SDK retries it — the `openai` and Anthropic SDKs retry 408, 409, 429 and 5xx (unless told
+ * `x-should-retry: false`), the AI SDK 408, 409, 429 and 5xx whatever the headers — so the caller
+ * fails at once, with the reason as the error's message.
+ */
+const REFUSAL_STATUS = 422
+
 const refusal = (wire: ModelWire, provider: SimulatedProviderApi, tag: string, message: string): Response =>
-  jsonResponse(wire.errorBody(500, message, tag), 500, {
+  jsonResponse(wire.errorBody(REFUSAL_STATUS, message, tag), REFUSAL_STATUS, {
     [wire.requestIdHeader]: `req_sim_${provider.callCount}`,
     "x-should-retry": "false"
   })
@@ -204,8 +212,8 @@ const refusal = (wire: ModelWire, provider: SimulatedProviderApi, tag: string, m
  * The responder of a model endpoint in `wire`'s format, answered by the network's
  * `SimulatedProvider`. A body that is not a request of the API is a 400, logged and counted by
  * the provider with outcome `invalid-request`; a refusal (`NoScriptQueued`,
- * `UnmatchedLlmRequest`) is a 500 whose error body names the reason, with `x-should-retry: false`
- * since retrying cannot help.
+ * `UnmatchedLlmRequest`) is a 422 whose error body names the reason, which no SDK retries
+ * (retrying cannot help).
  */
 export const modelResponder = (wire: ModelWire): Responder => (request, context) =>
   Effect.flatMap(routeService(context, SimulatedProvider), (provider) => {
