@@ -68,7 +68,7 @@ describe("@anthropic-ai/sdk against the simulated model", () => {
         { type: "tool_call", name: "get_weather", input: { city: "Paris", days: [1, 2] } }
       ]]
     })
-    const stream = client.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 1024, tools, messages: [{ role: "user", content: "Weather?" }] })
+    const stream = client.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 2048, thinking: { type: "enabled", budget_tokens: 1024 }, tools, messages: [{ role: "user", content: "Weather?" }] })
     const texts: Array<string> = []
     stream.on("text", (text) => texts.push(text))
     const message = await stream.finalMessage()
@@ -81,6 +81,27 @@ describe("@anthropic-ai/sdk against the simulated model", () => {
     const call = message.content[2]
     expect(call.type === "tool_use" && [call.name, call.input]).toEqual(["get_weather", { city: "Paris", days: [1, 2] }])
     expect(message.usage.output_tokens).toBeGreaterThan(0)
+  })
+
+  it("tool_use ids are in Anthropic's shape and the same on every run; thinking is sent only when the request enables it", async () => {
+    const script = { steps: [[{ type: "thinking" as const, content: "Hm." }, { type: "text" as const, content: "Checking." }, { type: "tool_call" as const, name: "get_weather", input: { city: "Oslo" } }]] }
+    const ids: Array<string> = []
+    for (const run of [1, 2]) {
+      const { llm, client } = await setup()
+      llm.enqueue(script)
+      llm.enqueue(script)
+      const plain = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 64, tools, messages: [{ role: "user", content: `Weather? ${run}` }] })
+      expect(plain.content.map((block) => block.type)).toEqual(["text", "tool_use"])
+      const thinking = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 2048, thinking: { type: "enabled", budget_tokens: 1024 }, tools, messages: [{ role: "user", content: "Weather?" }] })
+      expect(thinking.content.map((block) => block.type)).toEqual(["thinking", "text", "tool_use"])
+      for (const message of [plain, thinking]) {
+        const call = message.content.find((block) => block.type === "tool_use")
+        if (call?.type === "tool_use") ids.push(call.id)
+      }
+    }
+    for (const id of ids) expect(id).toMatch(/^toolu_01[0-9A-Za-z]{22}$/)
+    expect(ids[0]).not.toBe(ids[1])
+    expect(ids.slice(2)).toEqual(ids.slice(0, 2))
   })
 
   it("streams the real event sequence, one event per read, each decoding under the schema", async () => {
@@ -206,7 +227,8 @@ describe("ai's streamText with @ai-sdk/anthropic", () => {
       prompt: "Weather in Paris?",
       tools: { weather },
       stopWhen: stepCountIs(4),
-      maxRetries: 0
+      maxRetries: 0,
+      providerOptions: { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } }
     })
     expect(await result.text).toBe("It is sunny in Paris.")
     const steps = await result.steps

@@ -159,3 +159,21 @@ describe("ai's streamText with @ai-sdk/google", () => {
     expect(handle.llm.callCount).toBe(2)
   })
 })
+
+describe("@google/genai on the stable API version", () => {
+  it("serves /v1 beside /v1beta: generateContent, a stream and the model list, as @google/genai 3.x calls them", async () => {
+    const handle = await SimulationNetwork.start({ routes: Routes.gemini() })
+    const ai = new GoogleGenAI({ apiKey: "gemini-test", httpOptions: { fetch: handle.fetch, apiVersion: "v1" } })
+    handle.llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "from v1" }]] })
+    const answer = await ai.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" })
+    expect(answer.text).toBe("from v1")
+    let streamed = ""
+    for await (const chunk of await ai.models.generateContentStream({ model: "gemini-2.5-flash", contents: "hi" })) streamed += chunk.text ?? ""
+    expect(streamed).toBe("from v1")
+    const listed: Array<string> = []
+    for await (const model of await ai.models.list()) listed.push(model.name ?? "")
+    expect(listed.length).toBeGreaterThan(0)
+    expect(handle.log().map((record) => new URL(record.url).pathname.split("/")[1])).toEqual(["v1", "v1", "v1"])
+    expect(handle.log().map((record) => record.route?.id)).toEqual(["gemini.v1.models.call", "gemini.v1.models.call", "gemini.v1.models"])
+  })
+})

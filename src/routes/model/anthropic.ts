@@ -131,6 +131,31 @@ const usageBlock = (usage: CompletionUsage): Usage => ({
  */
 const signatureOf = (thinking: string): string => createHash("sha256").update(thinking).digest("base64")
 
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+/**
+ * A tool call's id in Anthropic's shape (`toolu_01` and 22 letters and digits), derived from the
+ * id the provider numbered it with (`call_N_I`), so the same call has the same id on every run;
+ * an id a driver gave is kept as given.
+ */
+const toolUseId = (id: string): string => {
+  if (!/^call_\d+_\d+$/.test(id)) return id
+  const digest = createHash("sha256").update(`simnet/toolu\u0000${id}`).digest()
+  let out = "toolu_01"
+  for (let i = 0; i < 22; i++) out += BASE62[digest[i] % 62]
+  return out
+}
+
+/**
+ * Whether the request asks for extended thinking (`thinking: { type: "enabled" | "adaptive" }`):
+ * without it, a script's thinking is not sent, as the API sends none.
+ */
+const thinks = (invocation: LlmInvocation): boolean => {
+  const body = invocation.request.raw as { readonly thinking?: { readonly type?: unknown } } | undefined
+  const type = body?.thinking?.type
+  return type === "enabled" || type === "adaptive"
+}
+
 const errorType = (status: number): string => {
   switch (status) {
     case 400:
@@ -181,7 +206,7 @@ const messageOf = (
   usage
 })
 
-const contentOf = (parts: ReadonlyArray<Part>): Array<ContentBlock> => {
+const contentOf = (parts: ReadonlyArray<Part>, thinking: boolean): Array<ContentBlock> => {
   const blocks: Array<ContentBlock> = []
   let run: { kind: "text" | "reasoning"; text: string } | undefined
   const flush = () => {
@@ -192,13 +217,14 @@ const contentOf = (parts: ReadonlyArray<Part>): Array<ContentBlock> => {
     run = undefined
   }
   for (const part of parts) {
+    if (part.kind === "reasoning" && !thinking) continue
     if (part.kind === "text" || part.kind === "reasoning") {
       if (run !== undefined && run.kind !== part.kind) flush()
       run ??= { kind: part.kind, text: "" }
       run.text += part.text
     } else if (part.kind === "toolCall") {
       flush()
-      blocks.push({ type: "tool_use", id: part.id, name: part.name, input: parseArguments(part.fragments.join("")) })
+      blocks.push({ type: "tool_use", id: toolUseId(part.id), name: part.name, input: parseArguments(part.fragments.join("")) })
     }
   }
   flush()
@@ -215,10 +241,12 @@ class AnthropicWriter implements StreamWriter {
   #blocks = 0
   #open: { readonly kind: "text" | "reasoning"; readonly index: number; text: string } | undefined
   #outputTokens = 0
+  readonly #thinking: boolean
 
   constructor(invocation: LlmInvocation, hint: CompletionUsage | undefined) {
     this.#invocation = invocation
     this.#hint = hint
+    this.#thinking = thinks(invocation)
   }
 
   #event(event: StreamEvent): string {
@@ -248,6 +276,7 @@ class AnthropicWriter implements StreamWriter {
   }
 
   part(part: Part): ReadonlyArray<string> {
+    if (part.kind === "reasoning" && !this.#thinking) return []
     this.#outputTokens += partTokens(part)
     switch (part.kind) {
       case "text":
@@ -272,7 +301,7 @@ class AnthropicWriter implements StreamWriter {
       case "toolCall": {
         const frames = this.#close()
         const index = this.#blocks++
-        frames.push(this.#event({ type: "content_block_start", index, content_block: { type: "tool_use", id: part.id, name: part.name, input: {} } }))
+        frames.push(this.#event({ type: "content_block_start", index, content_block: { type: "tool_use", id: toolUseId(part.id), name: part.name, input: {} } }))
         for (const fragment of part.fragments) frames.push(this.#delta(index, { type: "input_json_delta", partial_json: fragment }))
         frames.push(this.#event({ type: "content_block_stop", index }))
         return frames
@@ -321,7 +350,7 @@ export const anthropicWire: ModelWire = {
     key: requestKeyOf(raw, KEY_FIELDS)
   })),
   writer: (invocation, usage) => new AnthropicWriter(invocation, usage),
-  answer: (invocation, parts, finish, usage) => messageOf(invocation, contentOf(parts), stopReason(finish), usageBlock(usage)),
+  answer: (invocation, parts, finish, usage) => messageOf(invocation, contentOf(parts, thinks(invocation)), stopReason(finish), usageBlock(usage)),
   errorBody: anthropicErrorBody
 }
 

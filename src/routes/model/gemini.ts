@@ -282,12 +282,16 @@ const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
 /**
  * The Gemini routes: `POST {base}/v1beta/models/:call` (`{model}:generateContent`,
  * `:streamGenerateContent`, `:embedContent`, `:batchEmbedContents`) and
- * `GET {base}/v1beta/models`, ids `gemini.models.call` and `gemini.models` (suffixed by the base
- * URL when it is not the default), source `gemini`.
+ * `GET {base}/v1beta/models`, ids `gemini.models.call` and `gemini.models`, and the same under
+ * `/v1` (the stable version, which `@google/genai` 3.x calls), ids `gemini.v1.models.call` and
+ * `gemini.v1.models` (each suffixed by the base URL when it is not the default); source `gemini`.
  */
 export const geminiRoutes = (options: GeminiRoutesOptions = {}): ReadonlyArray<Route> => {
   return modelApi("gemini", DEFAULT_GEMINI_BASE_URL, options.baseUrl, [
     { name: "models.call", method: "POST", path: "/v1beta/models/:call", endpoint: "models/{model}:{method}", parts: { respond: geminiResponder } },
-    { name: "models", method: "GET", path: "/v1beta/models", endpoint: "models", parts: { respond: modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS) } }
+    { name: "models", method: "GET", path: "/v1beta/models", endpoint: "models", parts: { respond: modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS) } },
+    // The stable API version: @google/genai 3.x calls /v1 unless told apiVersion "v1beta".
+    { name: "v1.models.call", method: "POST", path: "/v1/models/:call", endpoint: "v1 models/{model}:{method}", parts: { respond: geminiResponder } },
+    { name: "v1.models", method: "GET", path: "/v1/models", endpoint: "v1 models", parts: { respond: modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS) } }
   ])
 }
