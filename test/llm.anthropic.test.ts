@@ -104,6 +104,15 @@ describe("@anthropic-ai/sdk against the simulated model", () => {
     expect(ids.slice(2)).toEqual(ids.slice(0, 2))
   })
 
+  it("answers carry Anthropic's anthropic-ratelimit-* headers, the reset an RFC 3339 time", async () => {
+    const { llm, client } = await setup()
+    llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
+    const { response } = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).withResponse()
+    expect(response.headers.get("anthropic-ratelimit-requests-limit")).toBe("10000")
+    expect(response.headers.get("anthropic-ratelimit-requests-remaining")).toBe("9999")
+    expect(response.headers.get("anthropic-ratelimit-tokens-reset")).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
+  })
+
   it("streams the real event sequence, one event per read, each decoding under the schema", async () => {
     const { llm, handle } = await setup()
     llm.enqueue({ steps: [[{ type: "text", content: "Hi there" }, { type: "tool_call", name: "get_weather", input: { city: "Oslo" } }]] })

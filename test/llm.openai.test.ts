@@ -461,3 +461,25 @@ describe("faults, each surfacing as the client's own error", () => {
     expect(llm.log.map((entry) => entry.outcome)).toEqual(["fault", "fault"])
   })
 })
+
+describe("rate-limit headers", () => {
+  it("every answer carries OpenAI's x-ratelimit-* headers, deterministic; a 429 reports none left and when to retry", async () => {
+    const { llm, client } = await setup()
+    llm.rule({ lastUserMessage: "busy" }, { type: "rateLimit", retryAfterMs: 1500 })
+    llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
+    const first = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }).withResponse()
+    const second = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }], stream: true }).withResponse()
+    for await (const _ of second.data) {
+      // drain the stream
+    }
+    const limited = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "busy" }] }).catch((e: unknown) => e)
+    const header = (headers: Headers, name: string) => headers.get(name)
+    expect(["limit-requests", "remaining-requests", "reset-requests", "limit-tokens"].map((n) => header(first.response.headers, `x-ratelimit-${n}`)))
+      .toEqual(["10000", "9999", "6ms", "30000000"])
+    expect(header(second.response.headers, "x-ratelimit-remaining-requests")).toBe("9998")
+    expect(Number(header(first.response.headers, "x-ratelimit-remaining-tokens"))).toBeLessThan(30_000_000)
+    expect(limited).toBeInstanceOf(OpenAI.RateLimitError)
+    const headers = (limited as InstanceType<typeof OpenAI.RateLimitError>).headers
+    expect([headers.get("x-ratelimit-remaining-requests"), headers.get("retry-after-ms"), headers.get("retry-after")]).toEqual(["0", "1500", "2"])
+  })
+})

@@ -28,7 +28,7 @@ import type {
 } from "../../schemas/anthropic.ts"
 import { MessagesRequest } from "../../schemas/anthropic.ts"
 import type { CompletionUsage } from "../../schemas/openai.ts"
-import { jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { anthropicRateLimits, jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
 
 /**
  * The base URL `Routes.anthropic` serves when none is given (the SDK's `baseURL`; the paths add
@@ -342,6 +342,7 @@ export const anthropicWire: ModelWire = {
   api: "anthropic.messages",
   name: "anthropic",
   requestIdHeader: "request-id",
+  rateLimits: anthropicRateLimits,
   read: readWith("anthropic.messages", MessagesRequest, "Messages", (body, _request, raw) => ({
     model: body.model,
     stream: body.stream === true,

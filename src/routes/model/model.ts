@@ -30,6 +30,11 @@ export interface ModelWire {
   readonly name: string
   /** The header that carries the request id (`x-request-id`, `request-id`). */
   readonly requestIdHeader: string
+  /**
+   * The rate-limit headers this API sends with every answer, for the call numbered `seq`
+   * (`exhausted` on a 429): see `openAiRateLimits` and `anthropicRateLimits`; none for Gemini.
+   */
+  readonly rateLimits?: ((invocation: LlmInvocation, exhausted: boolean) => Readonly<Record<string, string>>) | undefined
   /** Reads a request of this API; a failure is the reason it is not one (answered with a 400). */
   read(request: SimRequest, raw: unknown): Result.Result<ConversationInput, string>
   /**
@@ -99,12 +104,12 @@ class Renderer {
     this.requestId = `req_sim_${invocation.seq}`
   }
 
-  headers(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
-    return { [this.wire.requestIdHeader]: this.requestId, ...extra }
+  headers(extra: Readonly<Record<string, string>> = {}, exhausted = false): Record<string, string> {
+    return { [this.wire.requestIdHeader]: this.requestId, ...this.wire.rateLimits?.(this.invocation, exhausted), ...extra }
   }
 
   error(status: number, message: string, extra: Readonly<Record<string, string>> = {}): Response {
-    return jsonResponse(this.wire.errorBody(status, message, undefined), status, this.headers(extra))
+    return jsonResponse(this.wire.errorBody(status, message, undefined), status, this.headers(extra, status === 429))
   }
 
   stream(body: ReadableStream<Uint8Array>): Response {
@@ -191,6 +196,48 @@ class Renderer {
       case "Driven":
         return this.driven(reply.invocation)
     }
+  }
+}
+
+/** The requests and tokens a simulated key may use a minute, as the rate-limit headers report them. */
+const REQUESTS_PER_MINUTE = 10_000
+const TOKENS_PER_MINUTE = 30_000_000
+
+/** What is left of a minute's allowance before the call numbered `seq` (the first call sees the whole allowance less itself). */
+const remaining = (limit: number, used: number, exhausted: boolean): string => (exhausted ? "0" : String(Math.max(0, limit - used)))
+
+/** The tokens the call's prompt counts as (its material, four characters a token). */
+const promptTokens = (invocation: LlmInvocation): number => Math.ceil(invocation.request.material.length / 4)
+
+/**
+ * OpenAI's rate-limit headers (`x-ratelimit-limit-requests`, `-remaining-requests`,
+ * `-reset-requests` and the same for tokens), deterministic: the remaining requests fall by one a
+ * call within each minute's allowance, the remaining tokens by the prompt's; a 429 reports none
+ * left. Clients that pace themselves by them (or back off) can be tested.
+ */
+export const openAiRateLimits = (invocation: LlmInvocation, exhausted: boolean): Readonly<Record<string, string>> => ({
+  "x-ratelimit-limit-requests": String(REQUESTS_PER_MINUTE),
+  "x-ratelimit-limit-tokens": String(TOKENS_PER_MINUTE),
+  "x-ratelimit-remaining-requests": remaining(REQUESTS_PER_MINUTE, ((invocation.seq - 1) % REQUESTS_PER_MINUTE) + 1, exhausted),
+  "x-ratelimit-remaining-tokens": remaining(TOKENS_PER_MINUTE, promptTokens(invocation), exhausted),
+  "x-ratelimit-reset-requests": "6ms",
+  "x-ratelimit-reset-tokens": "0s"
+})
+
+/**
+ * Anthropic's rate-limit headers (`anthropic-ratelimit-requests-limit`, `-remaining`, `-reset`
+ * and the same for tokens), deterministic as OpenAI's; `reset` is an RFC 3339 time a minute
+ * after the answer's `created` (the fixed epoch unless the network follows the clock).
+ */
+export const anthropicRateLimits = (invocation: LlmInvocation, exhausted: boolean): Readonly<Record<string, string>> => {
+  const reset = new Date((invocation.created + 60) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
+  return {
+    "anthropic-ratelimit-requests-limit": String(REQUESTS_PER_MINUTE),
+    "anthropic-ratelimit-requests-remaining": remaining(REQUESTS_PER_MINUTE, ((invocation.seq - 1) % REQUESTS_PER_MINUTE) + 1, exhausted),
+    "anthropic-ratelimit-requests-reset": reset,
+    "anthropic-ratelimit-tokens-limit": String(TOKENS_PER_MINUTE),
+    "anthropic-ratelimit-tokens-remaining": remaining(TOKENS_PER_MINUTE, promptTokens(invocation), exhausted),
+    "anthropic-ratelimit-tokens-reset": reset
   }
 }
 

@@ -13,7 +13,7 @@ import { ChunkWriter, completion, openAiErrorBody } from "./chatWire.ts"
 import type { ChatMessage, ModelList } from "../../schemas/openai.ts"
 import { ChatCompletionRequest } from "../../schemas/openai.ts"
 import { embeddingsEndpoint } from "./embeddings.ts"
-import { jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { jsonResponse, modelApi, openAiRateLimits, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { responsesEndpoint } from "./openaiResponses.ts"
 
 /**
@@ -73,6 +73,7 @@ export const chatWire: ModelWire = {
   api: "openai.chat",
   name: "openai",
   requestIdHeader: "x-request-id",
+  rateLimits: openAiRateLimits,
   read: readWith("openai.chat", ChatCompletionRequest, "chat completion", (body, _request, raw) => ({
     model: body.model,
     stream: body.stream === true,

@@ -25,7 +25,7 @@ import type {
   ResponseUsage
 } from "../../schemas/openaiResponses.ts"
 import { ResponsesRequest } from "../../schemas/openaiResponses.ts"
-import { type ModelEndpoint, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { type ModelEndpoint, modelResponder, openAiRateLimits, type ModelWire, readWith } from "./model.ts"
 
 const KEY_FIELDS = [
   "model",
@@ -374,6 +374,7 @@ export const responsesWire: ModelWire = {
   api: "openai.responses",
   name: "openai",
   requestIdHeader: "x-request-id",
+  rateLimits: openAiRateLimits,
   read: readWith("openai.responses", ResponsesRequest, "Responses", (body, _request, raw) => ({
     model: body.model,
     stream: body.stream === true,
