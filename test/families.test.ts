@@ -20,36 +20,44 @@ const registrationError = (routes: ReadonlyArray<Route.Route>) =>
   Effect.runPromise(Effect.flip(Effect.flatMap(SimulationNetwork.make(), (network) => network.register(routes))))
 
 describe("Routes.models", () => {
-  it.effect("answers the models.dev catalog through HttpClient, decoding under the full schema", () =>
+  it.effect("answers the real catalog by default: well-known models as they are, decoding under the full schema, the same bytes on every run", () =>
     Effect.gen(function*() {
       const catalog = yield* HttpClient.get("https://models.dev/api.json").pipe(Effect.flatMap(decodeJson(Catalog)))
       expect(Object.keys(catalog)).toEqual(["openai", "anthropic", "google", "mistral"])
       for (const [key, provider] of Object.entries(catalog)) {
         expect(provider.id).toBe(key)
-        for (const [id, model] of Object.entries(provider.models)) expect(model.id).toBe(id)
+        for (const [id, model] of Object.entries(provider.models)) {
+          expect(model.id).toBe(id)
+          expect(model.cost?.output, id).toBeGreaterThan(0)
+          expect(model.modalities?.input, id).toContain("text")
+        }
       }
-      expect(catalog.openai.models["gpt-4o"].name).toBe("GPT-4o")
-      const network = yield* SimulationNetwork
-      const [record] = yield* network.log
-      expect(typeof record.seed).toBe("number")
+      const gpt4o = catalog.openai.models["gpt-4o"]
+      expect([gpt4o.name, gpt4o.tool_call, gpt4o.reasoning, gpt4o.limit.context, gpt4o.modalities?.input]).toEqual(["GPT-4o", true, false, 128_000, ["text", "image"]])
+      expect([catalog.openai.models["o3"].reasoning, catalog.openai.models["o3"].temperature]).toEqual([true, false])
+      expect(catalog.anthropic.models["claude-sonnet-4-5"]).toMatchObject({ reasoning: true, tool_call: true, cost: { input: 3, output: 15 } })
     }).pipe(Effect.provide(SimulationNetwork.layer({ routes: Routes.models() }))))
 
-  it("is byte-identical across networks with the same seed and differs with another seed", async () => {
-    const body = async (seed: number) => {
-      const handle = await SimulationNetwork.start({ seed, routes: Routes.models() })
+  it("the same catalog with every seed by default; { generated: true } varies with the seed and is byte-identical for one", async () => {
+    const body = async (seed: number, generated?: boolean) => {
+      const handle = await SimulationNetwork.start({ seed, routes: Routes.models(undefined, { generated }) })
       const text = await (await handle.fetch("https://models.dev/api.json")).text()
       await handle.close()
       return text
     }
-    expect(await body(1)).toBe(await body(1))
-    expect(await body(1)).not.toBe(await body(2))
+    expect(await body(1)).toBe(await body(2))
+    expect(await body(1, true)).toBe(await body(1, true))
+    expect(await body(1, true)).not.toBe(await body(2, true))
+    const fixture = await SimulationNetwork.start({ seed: 1, routes: [] })
+    await fixture.registerSpec({ family: "models", generated: true })
+    expect(await (await fixture.fetch("https://models.dev/api.json")).text()).toBe(await body(1, true))
   })
 
-  it("unrelated requests before, between or concurrently change nothing", async () => {
-    const routes = [...Routes.models(), ...Routes.share()]
+  it("generated: unrelated requests before, between or concurrently change nothing", async () => {
+    const routes = [...Routes.models(undefined, { generated: true }), ...Routes.share()]
     const quiet = await SimulationNetwork.start({ seed: 9, routes })
     const alone = await (await quiet.fetch("https://models.dev/api.json")).text()
-    const busy = await SimulationNetwork.start({ seed: 9, routes: [...Routes.share(), ...Routes.models()] })
+    const busy = await SimulationNetwork.start({ seed: 9, routes: [...Routes.share(), ...Routes.models(undefined, { generated: true })] })
     await busy.fetch("https://opncd.ai/api/share", { method: "POST" })
     const [first] = await Promise.all([
       busy.fetch("https://models.dev/api.json").then((r) => r.text()),
@@ -62,11 +70,11 @@ describe("Routes.models", () => {
     expect(await (await busy.fetch("https://models.dev/api.json")).text()).toBe(second)
   })
 
-  it("regenerate reproduces a logged body from its seed", async () => {
-    const handle = await SimulationNetwork.start({ seed: 3, routes: Routes.models() })
+  it("generated: regenerate reproduces a logged body from its seed", async () => {
+    const handle = await SimulationNetwork.start({ seed: 3, routes: Routes.models(undefined, { generated: true }) })
     const served = await (await handle.fetch("https://models.dev/api.json")).text()
     const [record] = handle.log()
-    const [route] = Routes.models()
+    const [route] = Routes.models(undefined, { generated: true })
     expect(await Effect.runPromise(route.regenerate!(record.seed!))).toBe(served)
   })
 })

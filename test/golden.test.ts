@@ -25,8 +25,8 @@ for (let i = 0; i < 20; i++) {
 }
 
 describe("golden bodies", () => {
-  it("the models.dev catalog served at run seed 0", async () => {
-    const handle = await SimulationNetwork.start({ seed: 0, routes: Routes.models() })
+  it("the models.dev catalog generated at run seed 0", async () => {
+    const handle = await SimulationNetwork.start({ seed: 0, routes: Routes.models(undefined, { generated: true }) })
     golden("models.catalog.seed0", await (await handle.fetch("https://models.dev/api.json")).text())
   })
 

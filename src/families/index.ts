@@ -21,7 +21,7 @@ import { skills } from "./skills.ts"
  * registration names the field.
  */
 export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, FamilyFactory>([
-  ["models", (spec) => models(spec.baseUrl)],
+  ["models", (spec) => models(spec.baseUrl, { generated: spec.generated })],
   ["account", (spec) => account(spec.baseUrl ?? "")],
   ["share", (spec) => share(spec.baseUrl)],
   ["skills", (spec) => skills(spec.baseUrl ?? "")],

@@ -218,7 +218,9 @@ export const FamilySpec = Schema.Struct({
   config: Schema.optional(Schema.Record(Schema.String, McpConfigEntrySpec)),
   servers: Schema.optional(Schema.Record(Schema.String, McpServerSpec)),
   examples: Schema.optional(Schema.Boolean),
-  validate: Schema.optional(Schema.Boolean)
+  validate: Schema.optional(Schema.Boolean),
+  /** `models`: a catalog generated with the seed instead of the real models. */
+  generated: Schema.optional(Schema.Boolean)
 })
 export type FamilySpec = typeof FamilySpec.Type
 

@@ -266,9 +266,16 @@ describe("the inspector in a browser", () => {
 
   it("a generated answer shows its seed and regenerates the same body", async () => {
     const { page } = await open(server.ui)
-    const served = await (await fetch(`${server.base}/models.dev/api.json`)).text()
+    // A catalog generated with the seed (the default models family serves the real, fixed one).
+    const registered = await fetch(`${server.control}/network/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ family: "models", baseUrl: "https://generated.models.example", generated: true })
+    })
+    expect(registered.status).toBe(201)
+    const served = await (await fetch(`${server.base}/generated.models.example/api.json`)).text()
     const log = ((await (await fetch(`${server.control}/network/log?since=0`)).json()) as { records: Array<{ seq: number; url: string; seed?: number }> }).records
-    const record = log.filter((r) => r.url === "https://models.dev/api.json").at(-1)!
+    const record = log.filter((r) => r.url === "https://generated.models.example/api.json").at(-1)!
     expect(record.seed).toBeTypeOf("number")
     const seq = record.seq
     await page.waitForSelector(`#req-${seq}`, { timeout: 5_000 })
