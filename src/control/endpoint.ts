@@ -36,7 +36,8 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { depthExceeds, MAX_JSON_DEPTH } from "../registry/util.ts"
-import { failAs, InvalidLlmInput, isSimnetError, type SimnetError } from "../SimnetError.ts"
+import { type InvalidLlmInput, isSimnetError, type SimnetError } from "../SimnetError.ts"
+import { attempt } from "../provider/validate.ts"
 import type { LlmRule } from "../provider/rules.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
 import { plain } from "./inspector/state.ts"
@@ -176,27 +177,17 @@ const ok = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, 
 
 /** Scripts queue all or nothing: each is tried on a scratch model first. */
 const enqueueAll = (llm: SimulatedProviderApi, json: unknown): Effect.Effect<ReadonlyArray<unknown>, InvalidLlmInput> =>
-  Effect.suspend(() => {
-    try {
-      const scripts: ReadonlyArray<unknown> = Array.isArray(json) ? json : [json]
-      const scratch = SimulatedProvider.make()
-      scripts.forEach((script) => scratch.enqueue(script as never))
-      scripts.forEach((script) => llm.enqueue(script as never))
-      return Effect.succeed(scripts)
-    } catch (error) {
-      return failAs(Schema.is(InvalidLlmInput), error)
-    }
+  attempt(() => {
+    const scripts: ReadonlyArray<unknown> = Array.isArray(json) ? json : [json]
+    const scratch = SimulatedProvider.make()
+    scripts.forEach((script) => scratch.enqueue(script as never))
+    scripts.forEach((script) => llm.enqueue(script as never))
+    return scripts
   })
 
 /** Rules given as JSON, all or nothing. */
 const addRules = (llm: SimulatedProviderApi, specs: unknown): Effect.Effect<ReadonlyArray<string>, InvalidLlmInput> =>
-  Effect.suspend(() => {
-    try {
-      return Effect.succeed(llm.addRules(specs))
-    } catch (error) {
-      return failAs(Schema.is(InvalidLlmInput), error)
-    }
-  })
+  attempt(() => llm.addRules(specs))
 
 /** A rule as `GET llm/rules` lists it: JSON, with its progress (a matcher from code shows as text). */
 const ruleView = (rule: LlmRule) => ({

@@ -6,7 +6,7 @@
  * (`InvalidLlmInput` at `llm[i]...`).
  */
 import * as fs from "node:fs/promises"
-import { Effect, Result, Schema } from "effect"
+import { Effect, Result } from "effect"
 import { withFields, type Route } from "../registry/route.ts"
 import { decodeAt } from "../registry/schemaPath.ts"
 import { errorMessage } from "../registry/util.ts"
@@ -14,8 +14,9 @@ import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "../spec/decode.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
 import { FixtureFile } from "../schemas/routeSpec.ts"
-import { failAs, type FixtureError, FixtureNotJson, FixtureUnreadable, InvalidLlmInput, InvalidRouteSpec } from "../SimnetError.ts"
+import { type FixtureError, FixtureNotJson, FixtureUnreadable, InvalidLlmInput, InvalidRouteSpec } from "../SimnetError.ts"
 import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
+import { attempt } from "../provider/validate.ts"
 
 /**
  * A decoded fixture: its seed, its routes, the LLM scripts to queue on the model and its rules
@@ -39,16 +40,7 @@ const isQueue = (llm: unknown): llm is ReadonlyArray<unknown> => Array.isArray(l
 
 /** Checks rules on a model of their own, as `addRules` checks them: the first problem, named under `base`. */
 const checkRules = (rules: ReadonlyArray<unknown>, base: string): Effect.Effect<void, InvalidLlmInput> =>
-  Effect.suspend(() => {
-    try {
-      SimulatedProvider.make({ logLimit: 0 }).addRules(rules)
-      return Effect.void
-    } catch (error) {
-      return failAs(Schema.is(InvalidLlmInput), error).pipe(
-        Effect.mapError((invalid) => new InvalidLlmInput({ input: "rule", path: `${base}${invalid.path === "$" ? "" : invalid.path}`, detail: invalid.detail }))
-      )
-    }
-  })
+  Effect.asVoid(attempt(() => SimulatedProvider.make({ logLimit: 0 }).addRules(rules), base))
 
 /**
  * Decodes a fixture document.

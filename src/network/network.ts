@@ -3,12 +3,13 @@
  * simulated model and MCP servers) and returns its API. The `SimulationNetwork` service, its
  * layers and the Promise handle are assembled from it in the public face (`SimulationNetwork.ts`).
  */
-import { Context, Effect, Option, Result, Schema } from "effect"
+import { Context, Effect, Option, Result } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpMethod from "effect/http/HttpMethod"
 import { McpServers, type McpServersApi } from "../routes/mcp/state.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
+import { attempt } from "../provider/validate.ts"
 import { makeFetch } from "../registry/fetch.ts"
 import { type AtOnce, makeHttpDoor, type ServerDoor, ServerDoorKey } from "../registry/httpClient.ts"
 import { Network, type RouteInfo } from "../registry/network.ts"
@@ -22,7 +23,7 @@ import type { Handler } from "../routes/kinds.ts"
 import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs } from "../spec/decode.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
-import { failAs, InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
+import { InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
 import { capture, restore, type NetworkState } from "./snapshot.ts"
 
 export type { RouteInfo } from "../registry/network.ts"
@@ -189,13 +190,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     const provided = yield* Effect.serviceOption(SimulatedProvider)
     const llm = Option.isSome(provided)
       ? provided.value
-      : yield* Effect.suspend(() => {
-        try {
-          return Effect.succeed(SimulatedProvider.make({ logLimit, logBytes, epoch: options.epoch, drive: options.drive }))
-        } catch (error) {
-          return failAs(Schema.is(InvalidLlmInput), error)
-        }
-      })
+      : yield* attempt(() => SimulatedProvider.make({ logLimit, logBytes, epoch: options.epoch, drive: options.drive }))
     const mcp = McpServers.make((id) => {
       const entry = network.registry.entries.get(id)
       return entry === undefined ? undefined : { identity: entry.identity, route: entry.route }
@@ -227,16 +222,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         return refused === undefined ? network.register(list, pathsFor(list, batch)) : Effect.fail(refused)
       })
     const rules = options.llmRules ?? []
-    const addRules = Effect.suspend(() => {
-      if (rules.length === 0) return Effect.void
-      try {
-        llm.addRules(rules)
-        return Effect.void
-      } catch (error) {
-        return Effect.mapError(failAs(Schema.is(InvalidLlmInput), error), (invalid) =>
-          new InvalidLlmInput({ input: "rule", path: `llmRules${invalid.path === "$" ? "" : invalid.path}`, detail: invalid.detail }))
-      }
-    })
+    const addRules = rules.length === 0 ? Effect.void : Effect.asVoid(attempt(() => llm.addRules(rules), "llmRules"))
     const registerInitial = Effect.andThen(register(initial), Effect.andThen(Effect.forEach(scripts, enqueue, { discard: true }), addRules))
     yield* registerInitial
     const door = makeHttpDoor(network)

@@ -4,9 +4,10 @@
  * decides its answers) and the shapes it takes and gives.
  */
 import type { Scope } from "effect"
-import { Cause, Context, Effect, Layer, Queue, Schema } from "effect"
+import { Cause, Context, Effect, Layer, Queue } from "effect"
 import { errorMessage } from "../registry/util.ts"
-import { failAs, InvalidLlmInput } from "../SimnetError.ts"
+import type { InvalidLlmInput } from "../SimnetError.ts"
+import { attempt } from "./validate.ts"
 import { SimulatedProviderApi } from "./api.ts"
 import type { LlmInvocationNotice } from "./drivers.ts"
 import type { ProviderOptions } from "./options.ts"
@@ -42,13 +43,7 @@ export class SimulatedProvider extends Context.Service<SimulatedProvider, Simula
    * their context when there is one, so a test can hold the model it hands the network.
    */
   static layer(options: ProviderOptions = {}): Layer.Layer<SimulatedProvider, InvalidLlmInput> {
-    return Layer.effect(SimulatedProvider, Effect.suspend(() => {
-      try {
-        return Effect.succeed(new SimulatedProviderApi(options))
-      } catch (error) {
-        return failAs(Schema.is(InvalidLlmInput), error)
-      }
-    }))
+    return Layer.effect(SimulatedProvider, attempt(() => new SimulatedProviderApi(options)))
   }
 
   /**
