@@ -5,7 +5,9 @@
  * bodies are written by a `StreamWriter`, so every wire format streams the same way.
  */
 import type { TokenUsage } from "./parts.ts"
+import { hashString } from "../registry/seed.ts"
 import { connectionReset } from "../registry/transport.ts"
+import type { LlmPace } from "../schemas/llmScript.ts"
 import type { Finish, Part, StreamFault, StreamItem, StreamWriter } from "./parts.ts"
 
 const encoder = new TextEncoder()
@@ -20,9 +22,10 @@ export function* scriptedFrames(
   parts: ReadonlyArray<Part>,
   finish: Finish,
   usage: TokenUsage | undefined,
-  fault: StreamFault | undefined
+  fault: StreamFault | undefined,
+  opening: ReadonlyArray<string> = writer.open()
 ): Generator<string> {
-  yield* writer.open()
+  yield* opening
   for (const part of parts) {
     yield* writer.part(part)
     if (part.kind === "error") return
@@ -94,6 +97,54 @@ export const framesBody = (
     },
     { highWaterMark: 0 }
   )
+}
+
+/**
+ * A body that hands over one frame of `frames` per read, each after its delay: `delayOf(i)`
+ * milliseconds before frame `i`, slept with `sleep` (the network's `Clock`, so `TestClock`
+ * controls it). As `framesBody`, a `reset` fails the last read with a connection reset.
+ */
+export const pacedBody = (
+  frames: Iterator<string>,
+  delayOf: (index: number) => number,
+  sleep: (ms: number) => Promise<void>,
+  options: { readonly reset?: boolean } = {}
+): ReadableStream<Uint8Array> => {
+  let index = 0
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = frames.next()
+        if (next.done === true) {
+          if (options.reset === true) controller.error(connectionReset())
+          else controller.close()
+          return
+        }
+        const ms = delayOf(index++)
+        if (ms > 0) await sleep(ms)
+        controller.enqueue(encoder.encode(next.value))
+      }
+    },
+    { highWaterMark: 0 }
+  )
+}
+
+/**
+ * The delay before each frame of a paced answer: none before the opening frames (`openFrames`
+ * of them), `ttftMs` before the first after them, then a token's time (`1000 / tokensPerSecond`)
+ * before each, varied by up to `jitter` of itself by a seeded draw per frame, so the same call
+ * streams at the same pace on every run.
+ */
+export const paceDelays = (pace: LlmPace, openFrames: number, seed: number): ((index: number) => number) => {
+  const gap = pace.tokensPerSecond === undefined ? 0 : 1000 / pace.tokensPerSecond
+  const jitter = pace.jitter ?? 0
+  return (index) => {
+    if (index < openFrames) return 0
+    if (index === openFrames) return pace.ttftMs ?? 0
+    if (gap === 0) return 0
+    const draw = hashString(`${seed}\u0000${index}`) / 0x1_0000_0000
+    return gap * (1 + jitter * (2 * draw - 1))
+  }
 }
 
 /**

@@ -5,7 +5,7 @@
 import { Schema } from "effect"
 import type { Duration } from "effect"
 import { LinearRegExp } from "../registry/linearRegExp.ts"
-import { LlmScript, RetryAfterMs } from "../schemas/llmScript.ts"
+import { type LlmPace, LlmScript, RetryAfterMs } from "../schemas/llmScript.ts"
 import type { TokenUsage } from "./parts.ts"
 import type { NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
@@ -126,6 +126,8 @@ export type LlmReply =
     readonly finish: Finish
     readonly usage: TokenUsage | undefined
     readonly fault: StreamFault | undefined
+    /** How fast it streams; undefined to send it at once. */
+    readonly pace?: LlmPace | undefined
   }
   | {
     readonly _tag: "HttpError"
@@ -225,7 +227,7 @@ export const stepPlan = (script: LlmScript, index: number, seq: number, request:
     if (script.finish === "error") parts.push({ kind: "error", message: "The model stopped with an error." })
     else finish = wireFinish(script.finish)
   }
-  return { _tag: "Reply", parts, finish, usage: toUsage(script.usage), fault }
+  return { _tag: "Reply", parts, finish, usage: toUsage(script.usage), fault, pace: script.pace }
 }
 
 /**

@@ -88,14 +88,29 @@ export const LlmFinish = Schema.Literals(["stop", "tool-calls", "error", "length
 export type LlmFinish = typeof LlmFinish.Type
 
 /**
+ * How fast an answer streams, on Effect's `Clock` (so `TestClock` controls it): `ttftMs` before
+ * the first content event, then `tokensPerSecond` (one event is a word, about a token), each gap
+ * varied by up to `jitter` of itself (0 to 1), seeded by the call so the same run keeps the same
+ * pace. A non-streamed answer waits the whole time before it is sent.
+ */
+export const LlmPace = Schema.Struct({
+  ttftMs: Schema.optional(RetryAfterMs),
+  tokensPerSecond: Schema.optional(Schema.Finite.check(Schema.isGreaterThan(0))),
+  jitter: Schema.optional(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 })))
+})
+export type LlmPace = typeof LlmPace.Type
+
+/**
  * A script of the provider's queue: step N answers the call that follows N tool-result rounds
  * (counted after the last user message); a script has at least one step. `usage` is reported on every step; `finish` sets how
- * the last step ends (otherwise `tool-calls` when the step calls tools, else `stop`).
+ * the last step ends (otherwise `tool-calls` when the step calls tools, else `stop`); `pace`
+ * how fast its answers stream (at once when not given).
  */
 export const LlmScript = Schema.Struct({
   steps: Schema.Array(Schema.Array(LlmAction).check(Schema.isMinLength(1, { expected: "at least one action in a step" }))).check(Schema.isMinLength(1, { expected: "at least one step" })),
   usage: Schema.optional(LlmUsage),
-  finish: Schema.optional(LlmFinish)
+  finish: Schema.optional(LlmFinish),
+  pace: Schema.optional(LlmPace)
 })
 export type LlmScript = typeof LlmScript.Type
 

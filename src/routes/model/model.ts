@@ -6,10 +6,10 @@
  * is the rest, the same for all.
  */
 import { Effect, Exit, Result, Schema } from "effect"
-import { routeService, type Responder, type Route, type SimRequest } from "../../registry/route.ts"
+import { type RespondContext, routeService, type Responder, type Route, type SimRequest } from "../../registry/route.ts"
 import { make as makeRoute, type RouteParts } from "../make.ts"
 import { untilAborted } from "../../registry/transport.ts"
-import { framesBody, scriptedFrames, splitEvents } from "../../provider/body.ts"
+import { framesBody, pacedBody, paceDelays, scriptedFrames, splitEvents } from "../../provider/body.ts"
 import type { ConversationInput, LlmApi } from "../../provider/conversation.ts"
 import { readConversation } from "../../provider/conversation.ts"
 import type { DrivenInvocation, Opening } from "../../provider/invocation.ts"
@@ -97,11 +97,15 @@ class Renderer {
   readonly signal: AbortSignal | undefined
   readonly requestId: string
 
-  constructor(wire: ModelWire, invocation: LlmInvocation, signal: AbortSignal | undefined) {
+  /** Sleeps on the network's `Clock` (a paced stream's gaps, outside any fiber). */
+  readonly sleep: (ms: number) => Promise<void>
+
+  constructor(wire: ModelWire, invocation: LlmInvocation, signal: AbortSignal | undefined, run: RespondContext["run"]) {
     this.wire = wire
     this.invocation = invocation
     this.signal = signal
     this.requestId = `req_sim_${invocation.seq}`
+    this.sleep = (ms) => run(Effect.sleep(ms), signal)
   }
 
   headers(extra: Readonly<Record<string, string>> = {}, exhausted = false): Record<string, string> {
@@ -124,8 +128,13 @@ class Renderer {
   reply(reply: Extract<LlmInvocation["reply"], { _tag: "Reply" }>): Response {
     const request = this.invocation.request
     if (request.stream) {
-      const frames = scriptedFrames(this.wire.writer(this.invocation, reply.usage), reply.parts, reply.finish, reply.usage, reply.fault)
-      return this.stream(framesBody(frames, { reset: reply.fault === "reset" }))
+      const writer = this.wire.writer(this.invocation, reply.usage)
+      if (reply.pace === undefined) {
+        return this.stream(framesBody(scriptedFrames(writer, reply.parts, reply.finish, reply.usage, reply.fault), { reset: reply.fault === "reset" }))
+      }
+      const opening = writer.open()
+      const frames = scriptedFrames(writer, reply.parts, reply.finish, reply.usage, reply.fault, opening)
+      return this.stream(pacedBody(frames, paceDelays(reply.pace, opening.length, this.invocation.seq), this.sleep, { reset: reply.fault === "reset" }))
     }
     const failed = reply.parts.find((part) => part.kind === "error")
     if (failed !== undefined && failed.kind === "error") return this.error(500, failed.message)
@@ -179,8 +188,13 @@ class Renderer {
   render(): Effect.Effect<Response, RouteFailed> {
     const reply = this.invocation.reply
     switch (reply._tag) {
-      case "Reply":
-        return Effect.succeed(this.reply(reply))
+      case "Reply": {
+        const pace = reply.pace
+        if (pace === undefined || this.invocation.request.stream) return Effect.succeed(this.reply(reply))
+        // A non-streamed answer waits what its stream would have taken: the first token, then one a gap.
+        const gaps = Math.max(0, reply.parts.length - 1) * (pace.tokensPerSecond === undefined ? 0 : 1000 / pace.tokensPerSecond)
+        return Effect.andThen(Effect.sleep((pace.ttftMs ?? 0) + gaps), Effect.sync(() => this.reply(reply)))
+      }
       case "HttpError":
         return Effect.succeed(this.error(reply.status, reply.message, retryHeaders(reply.retryAfterMs)))
       case "Raw": {
@@ -271,7 +285,7 @@ export const modelResponder = (wire: ModelWire): Responder => (request, context)
         jsonResponse(wire.errorBody(400, `simnet: ${read.failure}`, undefined), 400, { [wire.requestIdHeader]: `req_sim_${seq}` }))
     }
     return provider.invoke(readConversation({ ...read.success, bodySize: request.body?.length ?? 0 }), request.signal).pipe(
-      Effect.flatMap((invocation) => new Renderer(wire, invocation, request.signal).render()),
+      Effect.flatMap((invocation) => new Renderer(wire, invocation, request.signal, context.run).render()),
       Effect.catchTags({
         NoScriptQueued: (error) => Effect.succeed(refusal(wire, provider, error._tag, error.message)),
         UnmatchedLlmRequest: (error) => Effect.succeed(refusal(wire, provider, error._tag, error.message))
