@@ -97,15 +97,19 @@ class Renderer {
   readonly signal: AbortSignal | undefined
   readonly requestId: string
 
-  /** Sleeps on the network's `Clock` (a paced stream's gaps, outside any fiber). */
-  readonly sleep: (ms: number) => Promise<void>
+  readonly run: RespondContext["run"]
 
   constructor(wire: ModelWire, invocation: LlmInvocation, signal: AbortSignal | undefined, run: RespondContext["run"]) {
     this.wire = wire
     this.invocation = invocation
     this.signal = signal
     this.requestId = `req_sim_${invocation.seq}`
-    this.sleep = (ms) => run(Effect.sleep(ms), signal)
+    this.run = run
+  }
+
+  /** Sleeps on the network's `Clock` (a paced stream's gaps, outside any fiber). */
+  sleep(ms: number): Promise<void> {
+    return this.run(Effect.sleep(ms), this.signal)
   }
 
   headers(extra: Readonly<Record<string, string>> = {}, exhausted = false): Record<string, string> {
@@ -134,7 +138,7 @@ class Renderer {
       }
       const opening = writer.open()
       const frames = scriptedFrames(writer, reply.parts, reply.finish, reply.usage, reply.fault, opening)
-      return this.stream(pacedBody(frames, paceDelays(reply.pace, opening.length, this.invocation.seq), this.sleep, { reset: reply.fault === "reset" }))
+      return this.stream(pacedBody(frames, paceDelays(reply.pace, opening.length, this.invocation.seq), (ms) => this.sleep(ms), { reset: reply.fault === "reset" }))
     }
     const failed = reply.parts.find((part) => part.kind === "error")
     if (failed !== undefined && failed.kind === "error") return this.error(500, failed.message)
