@@ -283,6 +283,42 @@ describe("snapshots and traces", () => {
   }, 60_000)
 })
 
+describe("a driven session in a trace", () => {
+  it("records the driver's commands; replayed in a fresh process with no driver, each driven call gets the same answer", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-trace-"))
+    const traceFile = join(dir, "trace.jsonl")
+    const a = await serve(["--quiet", "--trace", traceFile])
+    const d = await driver(`${a.control.replace("http", "ws")}/drive`)
+    expect((await d.call("llm.attach")).result).toMatchObject({ attached: true })
+    const openai = chat(a.base)
+    // The default fixture's script answers the first call; the next two are driven.
+    const first = await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "scripted" }] })
+    const drive = async (content: string, items: ReadonlyArray<unknown>, reason?: string) => {
+      const answer = openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content }] })
+      const notice = await d.take((m) => m.method === "llm.request")
+      expect((await d.call("llm.chunk", { id: notice.params.id, items })).result).toBe(true)
+      expect((await d.call("llm.finish", reason === undefined ? { id: notice.params.id } : { id: notice.params.id, reason })).result).toBe(true)
+      return (await answer).choices[0].message
+    }
+    const text = await drive("drive me", [{ type: "textDelta", text: "Driven " }, { type: "textDelta", text: "answer." }])
+    const tool = await drive("call a tool", [{ type: "toolCall", name: "read", input: { path: "notes.txt" } }], "tool_calls")
+    a.child.kill("SIGTERM")
+    await once(a.child, "exit")
+
+    const { replayOver, replayTrace } = await import("simnet")
+    const trace = readFileSync(traceFile, "utf8")
+    expect(trace).toContain('"type":"control.drive"')
+    const replay = replayTrace(trace)
+    expect(replay.steps.map((step) => step.kind === "control" ? step.path : "request")).toEqual(["request", "llm/rules", "request", "llm/rules", "request"])
+    const c = await serve(["--quiet"])
+    const replayed = await replayOver(replay, c.base)
+    const messages = replayed.map((answer) => (JSON.parse(answer.body) as { choices: Array<{ message: { content: string | null; tool_calls?: Array<{ function: { name: string; arguments: string } }> } }> }).choices[0].message)
+    expect(messages.map((message) => message.content)).toEqual([first.choices[0].message.content, text.content, tool.content])
+    expect(messages[2].tool_calls?.map((call) => [call.function.name, JSON.parse(call.function.arguments)])).toEqual([["read", { path: "notes.txt" }]])
+    expect(replayed.every((answer) => answer.status === 200)).toBe(true)
+  }, 60_000)
+})
+
 describe("load and faults", () => {
   it("1 000 concurrent requests while routes are registered and removed: every one answered or denied and logged", async () => {
     const { base, control, post } = await serve(["--quiet"])

@@ -333,8 +333,9 @@ describe("bad input is refused, and a refusal changes nothing", () => {
     expect((await raw(port, "POST", `${CONTROL}/llm/enqueue`, JSON_TYPE, JSON.stringify({ steps: [[{ type: "tool_call", name: "f", input: ok }]] }))).status).toBe(201)
     expect((await raw(port, "GET", `${CONTROL}/snapshot`)).status).toBe(200)
     const lines = read(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type?: string })
-    // The refused enqueue and restore left no line; the applied one left its line.
-    expect(lines.filter((line) => line.type?.startsWith("control.")).map((line) => line.type)).toEqual(["control.enqueue"])
+    // The refused chunk, enqueue and restore left no line; the applied finish and enqueue left theirs.
+    expect(lines.filter((line) => line.type?.startsWith("control.")).map((line) => line.type)).toEqual(["control.drive", "control.enqueue"])
+    expect(lines.find((line) => line.type === "control.drive")).toMatchObject({ method: "llm.finish" })
   }, 60_000)
 
   it.effect("a restore with negative counts, a repeated seq or a deep model-log body is refused and changes nothing", () =>

@@ -120,19 +120,31 @@ const page = (records: ReadonlyArray<unknown>): Json => {
 const COMMANDS = new Set(["llm.chunk", "llm.finish", "llm.fail", "llm.disconnect"])
 
 /**
+ * A driver command that was carried out, as a trace records it: the method, its params, and the
+ * URL of the request it answered (how a replay finds that request again).
+ */
+export interface DriverCommand {
+  readonly method: string
+  readonly params: unknown
+  readonly url: string | undefined
+}
+
+/**
  * One driver connection: its attach (if any) and the replies it writes.
  */
 class Connection {
   readonly #network: DrivenNetwork
   readonly #scope: Scope.Scope
   readonly #send: (text: string) => Effect.Effect<void>
+  readonly #told: ((command: DriverCommand) => void) | undefined
   #attach: Scope.Closeable | undefined
   #notices: DriverNotices | undefined
 
-  constructor(network: DrivenNetwork, scope: Scope.Scope, send: (text: string) => Effect.Effect<void>) {
+  constructor(network: DrivenNetwork, scope: Scope.Scope, send: (text: string) => Effect.Effect<void>, told: ((command: DriverCommand) => void) | undefined) {
     this.#network = network
     this.#scope = scope
     this.#send = send
+    this.#told = told
   }
 
   /** The reply to one received frame, as JSON (undefined for notifications), then what to do once it is sent. */
@@ -208,7 +220,18 @@ class Connection {
             : `Not the attached driver: another driver attached since; this socket no longer commands invocations`
         })
       }
-      return Effect.mapError(Effect.as(llm.command(method as "llm.chunk", params), plain(true)), fromSimnet)
+      const told = this.#told
+      if (told === undefined) return Effect.mapError(Effect.as(llm.command(method as "llm.chunk", params), plain(true)), fromSimnet)
+      // The invocation's URL, read before the command (a finish ends the invocation).
+      const id = isObject(params) ? params["id"] : undefined
+      const url = llm.pending.find((invocation) => invocation.id === id)?.url
+      return Effect.mapError(
+        Effect.map(llm.command(method as "llm.chunk", params), () => {
+          told({ method, params, url })
+          return plain(true)
+        }),
+        fromSimnet
+      )
     }
     switch (method) {
       case "llm.attach":
@@ -257,14 +280,14 @@ class Connection {
  * Serves one driver socket for as long as it is open: upgrades the request, then reads frames
  * into a bounded inbox that one fiber handles in order.
  */
-export const driverSocket = (network: DrivenNetwork, request: HttpServerRequest.HttpServerRequest) =>
+export const driverSocket = (network: DrivenNetwork, request: HttpServerRequest.HttpServerRequest, told?: (command: DriverCommand) => void) =>
   Effect.scoped(Effect.gen(function*() {
     const socket = yield* request.upgrade
     const writer = yield* socket.writer
     const reader = yield* socket.reader
     const scope = yield* Effect.scope
     const send = (text: string) => Effect.ignore(writer.write(text))
-    const connection = new Connection(network, scope, send)
+    const connection = new Connection(network, scope, send, told)
     const inbox = yield* Queue.bounded<string | Uint8Array>(INBOX)
     const handle = (frame: string | Uint8Array) =>
       Effect.flatMap(connection.frame(frame), ({ reply, after }) => reply === undefined ? after : Effect.andThen(send(reply), after))

@@ -85,6 +85,7 @@ export type ControlEvent =
   | { readonly type: "enqueue"; readonly scripts: ReadonlyArray<unknown> }
   | { readonly type: "rules"; readonly specs: unknown; readonly ids: ReadonlyArray<string> }
   | { readonly type: "unrule"; readonly id: string }
+  | { readonly type: "drive"; readonly method: string; readonly params: unknown; readonly url: string | undefined }
   | { readonly type: "reset" }
   | { readonly type: "restore"; readonly state: unknown }
 
@@ -263,7 +264,8 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
       tell({ type: "restore", state })
       return ok({ restored: true })
     })),
-    HttpRouter.route("GET", at("drive"), (request) => driverSocket(network, request)),
+    HttpRouter.route("GET", at("drive"), (request) =>
+      driverSocket(network, request, options.onChange === undefined ? undefined : (command) => tell({ type: "drive", ...command }))),
     HttpRouter.route("*", at("*"), (request) =>
       new Refusal({ status: 404, tag: "NotFound", message: `no control endpoint ${request.method} ${request.url.split("?")[0]}` }))
   ]).pipe(Layer.provide(guard(token)))

@@ -69,6 +69,7 @@ export const replayTrace = (text: string): TraceReplay => {
   let routes = [...start.routes]
   let queued = [...(start.llm?.scripts.queued ?? [])]
   let rules = [...(start.llm?.rules ?? [])]
+  const driven = new DrivenAnswers()
   let restored: Record<string, unknown> | undefined
   const steps: Array<ReplayStep> = []
   const requests: Array<RequestReport> = []
@@ -108,15 +109,105 @@ export const replayTrace = (text: string): TraceReplay => {
         steps.push({ kind: "control", method: "POST", path: "snapshot", body: line["state"] })
         restored = line["state"] as Record<string, unknown>
         break
-      case "request":
+      case "control.drive":
+        driven.command(String(line["method"]), line["params"], typeof line["url"] === "string" ? line["url"] : undefined)
+        break
+      case "request": {
         if (line["route"] === "control") break
+        // A call a driver answered is answered again by a one-use rule with what the driver sent.
+        const answer = driven.take(String(line["url"]))
+        if (answer !== undefined) steps.push({ kind: "control", method: "POST", path: "llm/rules", body: answer })
         steps.push({ kind: "request", request: line as unknown as RequestReport })
         requests.push(line as unknown as RequestReport)
         break
+      }
     }
   }
   const llm = start.llm === undefined ? undefined : { ...start.llm, scripts: { ...start.llm.scripts, queued }, rules }
   return { start, steps, requests, snapshot: restored ?? { ...start, routes, llm } }
+}
+
+/**
+ * The answers a driver gave, read back from a trace's `control.drive` lines: each invocation's
+ * items, and once it ended, the rule that answers the same call the same way (`times: 1`), waiting
+ * for the traced request with its URL. Items become script actions (`textDelta` text, `toolCall`
+ * a tool call, …); a `raw` item has no script form and is left out. A driven answer streams
+ * word by word on replay, not in the driver's chunks: the same content, not the same bytes.
+ */
+class DrivenAnswers {
+  readonly #open = new Map<string, { url: string | undefined; actions: Array<Record<string, unknown>> }>()
+  readonly #ended: Array<{ readonly url: string | undefined; readonly rule: Record<string, unknown> }> = []
+
+  command(method: string, params: unknown, url: string | undefined): void {
+    const p = (typeof params === "object" && params !== null ? params : {}) as Record<string, unknown>
+    const id = String(p["id"])
+    const open = this.#open.get(id) ?? { url, actions: [] }
+    this.#open.set(id, open)
+    switch (method) {
+      case "llm.chunk":
+        for (const item of Array.isArray(p["items"]) ? p["items"] as Array<Record<string, unknown>> : []) {
+          const action = actionOf(item)
+          if (action !== undefined) open.actions.push(action)
+        }
+        return
+      case "llm.finish": {
+        const reason = p["reason"]
+        const finish = reason === "tool_calls" ? "tool-calls" : reason === "stop" || reason === "length" || reason === "tool-calls" || reason === "unknown" ? reason : undefined
+        this.#end(id, open, { type: "respond", steps: [open.actions.length > 0 ? open.actions : [{ type: "text", content: "" }]], ...(finish === undefined ? {} : { finish }) })
+        return
+      }
+      case "llm.fail": {
+        const status = Number(p["status"])
+        const message = typeof p["message"] === "string" ? p["message"] : undefined
+        this.#end(id, open, status === 429
+          ? { type: "rateLimit", ...(message === undefined ? {} : { message }) }
+          : status >= 500 && status <= 599
+          ? { type: "serverError", status, ...(message === undefined ? {} : { message }) }
+          : { type: "respond", steps: [[{ type: "http_error", status, message: message ?? `The model failed with status ${status} (simulated).` }]] })
+        return
+      }
+      case "llm.disconnect":
+        this.#end(id, open, { type: "fault", fault: "reset", steps: [open.actions.length > 0 ? open.actions : [{ type: "text", content: "" }]] })
+    }
+  }
+
+  #end(id: string, open: { url: string | undefined }, behaviour: Record<string, unknown>): void {
+    this.#open.delete(id)
+    this.#ended.push({ url: open.url, rule: { match: "any", times: 1, behaviour } })
+  }
+
+  /** The rule of the first ended answer to a call to `url`, taken. */
+  take(url: string): Record<string, unknown> | undefined {
+    const at = this.#ended.findIndex((answer) => answer.url === url)
+    return at === -1 ? undefined : this.#ended.splice(at, 1)[0].rule
+  }
+}
+
+/** A driver item as a script action; undefined for one with no script form (`raw`). */
+const actionOf = (item: Record<string, unknown>): Record<string, unknown> | undefined => {
+  switch (item["type"]) {
+    case "textDelta":
+      return { type: "text", content: String(item["text"]) }
+    case "reasoningDelta":
+      return { type: "thinking", content: String(item["text"]) }
+    case "toolCall": {
+      let input: unknown = item["input"] ?? {}
+      if (typeof item["arguments"] === "string") {
+        try {
+          input = JSON.parse(item["arguments"])
+        } catch {
+          input = {}
+        }
+      }
+      return { type: "tool_call", name: String(item["name"]), input }
+    }
+    case "text":
+    case "thinking":
+    case "tool_call":
+      return item
+    default:
+      return undefined
+  }
 }
 
 /** Headers that belong to one connection, not to the request: a replay does not send them again. */
