@@ -13,8 +13,9 @@ import type { Dialect } from "../schemas/jsonSchemaDocument.ts"
 import { InvalidRouteSpec, type RegenerateError, RouteFailed } from "../SimnetError.ts"
 import { requireBase, trimBase } from "./shared.ts"
 import { make } from "../routes/make.ts"
-import { dereference } from "../routes/openapi/document.ts"
-import { compileOperation, type CompiledOperation, type OperationOptions } from "../routes/openapi/operation.ts"
+import type * as Document from "../routes/openapi/document.ts"
+import type * as Operation from "../routes/openapi/operation.ts"
+import type { CompiledOperation, OperationOptions } from "../routes/openapi/operation.ts"
 
 export type { OperationOptions } from "../routes/openapi/operation.ts"
 
@@ -145,6 +146,17 @@ export const openapi = (document: unknown, options: OpenApiOptions = {}): Array<
     onSuccess: (routes) => routes
   })
 
+/**
+ * The OpenAPI engine (dereferencing, operations, validation), loaded when a document's routes
+ * are first prepared rather than with `import("simnet")`.
+ */
+let loading: Promise<{ readonly dereference: typeof Document.dereference; readonly compileOperation: typeof Operation.compileOperation }> | undefined
+const engine = Effect.promise(() =>
+  (loading ??= Promise.all([import("../routes/openapi/document.ts"), import("../routes/openapi/operation.ts")]).then(([document, operation]) => ({
+    dereference: document.dereference,
+    compileOperation: operation.compileOperation
+  }))))
+
 const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Result<Array<Route>, InvalidRouteSpec> => {
   if (!isJsonObject(document) || typeof document.openapi !== "string" || !isJsonObject(document.paths)) {
     return Result.fail(new InvalidRouteSpec({ path: "openapi", message: "not an OpenAPI 3.x document (needs openapi and paths)" }))
@@ -156,7 +168,7 @@ const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Resul
   const based = openapiBase(document, options.baseUrl)
   if (Result.isFailure(based)) return Result.fail(based.failure)
   const base = based.success
-  const dereferenced = Effect.runSync(Effect.cached(dereference(document, dialect)))
+  const dereferenced = Effect.runSync(Effect.cached(Effect.flatMap(engine, ({ dereference }) => dereference(document, dialect))))
   const routes: Array<Route> = []
   for (const [path, raw] of byGenerality(Object.entries(document.paths))) {
     const item = pathItemOf(document, raw)
@@ -175,7 +187,7 @@ const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Resul
       routes.push(make("openapi", `${method.toUpperCase()} ${base}${pattern}`, {
         respond: (request, context) => Effect.suspend(() => Effect.fromResult(answerAtOnce(request, context))),
         respondDirect: answerAtOnce,
-        prepare: Effect.flatMap(dereferenced, (ready) =>
+        prepare: Effect.flatMap(Effect.zip(dereferenced, engine), ([ready, { compileOperation }]) =>
           Effect.suspend(() => {
             if (compiled !== undefined) return Effect.void
             const result = compileOperation(ready, { path, method, patternNames: names, label }, options)

@@ -5,7 +5,7 @@
  * line and column), a bad route (`InvalidRouteSpec` at `routes[i]...`) or a bad script
  * (`InvalidLlmInput` at `llm[i]...`).
  */
-import * as fs from "node:fs/promises"
+import type * as Fs from "node:fs/promises"
 import { Effect, Result } from "effect"
 import { withFields, type Route } from "../registry/route.ts"
 import { decodeAt } from "../registry/schemaPath.ts"
@@ -121,7 +121,8 @@ export const parseFixtureText = (file: string, text: string): Result.Result<unkn
  */
 export const loadFixture = (file: string, context: DecodeContext = {}): Effect.Effect<Fixture, FixtureError> =>
   Effect.tryPromise({
-    try: () => fs.readFile(file, "utf8"),
+    // node:fs/promises loads with the first fixture read, not with import("simnet").
+    try: () => (process.getBuiltinModule("node:fs/promises") as typeof Fs).readFile(file, "utf8"),
     catch: (error) => {
       const code = (error as { code?: unknown }).code
       const reason = code === "ENOENT" ? "file not found" : code === "EISDIR" ? "is a directory" : code === "EACCES" ? "permission denied" : errorMessage(error)
