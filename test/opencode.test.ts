@@ -1,5 +1,6 @@
 /**
- * The judge (issue 20): opencode, as shipped (`opencode-ai`, its platform binary run directly),
+ * The judge (issue 20): opencode, as shipped (`opencode-ai`'s platform binary, run directly and
+ * installed by `test/support/opencode.ts`),
  * against `simnet serve` with a fixture alone — no control calls, no driver. `opencode run "read
  * notes.txt"`: its hidden title call is answered by one rule, the main call by a rule that calls
  * the `read` tool, and the round after it by a rule that quotes what the tool read. opencode must
@@ -11,31 +12,18 @@
  */
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { opencodeBinary } from "./support/opencode.ts"
 
-const require = createRequire(import.meta.url)
 const root = join(import.meta.dirname, "..")
 
-/** opencode's platform binary, as `opencode-ai` installs it (its postinstall only picks one). */
-const binary = ((): string | undefined => {
-  for (const name of [`opencode-${process.platform}-${process.arch}`, `opencode-${process.platform}-${process.arch}-baseline`]) {
-    try {
-      const path = join(dirname(require.resolve(`${name}/package.json`)), "bin", "opencode")
-      if (existsSync(path) && spawnSync(path, ["--version"], { encoding: "utf8", timeout: 30_000 }).status === 0) return path
-    } catch {
-      // not installed for this platform
-    }
-  }
-  return undefined
-})()
+const found = opencodeBinary()
+const binary = "path" in found ? found.path : undefined
 
 const namespaces = process.platform === "linux" && spawnSync("unshare", ["-n", "true"]).status === 0
-const why = binary === undefined
-  ? `opencode's binary does not run on ${process.platform}-${process.arch}`
-  : !namespaces ? "no network namespace here (unshare -n needs root on Linux)" : undefined
+const why = "why" in found ? found.why : !namespaces ? "no network namespace here (unshare -n needs root on Linux)" : undefined
 
 interface Traced {
   readonly type: string
