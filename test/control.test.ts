@@ -283,6 +283,27 @@ describe("snapshots and traces", () => {
   }, 60_000)
 })
 
+describe("the log tells what the client saw", () => {
+  it("a fault route's requests are traced, logged and counted as the fault, not as answered", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-trace-"))
+    const traceFile = join(dir, "trace.jsonl")
+    const a = await serve(["--quiet", "--trace", traceFile])
+    await a.post("network/register", [
+      { id: "reset", match: "GET https://faults.example/reset", respond: { kind: "fault", fault: "reset" } },
+      { id: "cut", match: "GET https://faults.example/cut", respond: { kind: "fault", fault: "malformed-body" } }
+    ])
+    const reset = await fetch(`${a.base}/faults.example/reset`).then((r) => r.text()).then(() => "read", (e: unknown) => String(e))
+    expect(reset).not.toBe("read")
+    expect(await (await fetch(`${a.base}/faults.example/cut`)).text()).not.toMatch(/}$/)
+    const log = (await (await fetch(`${a.control}/network/log?since=0`)).json()) as { records: Array<{ route?: { id: string }; fault?: string }> }
+    expect(log.records.map((record) => [record.route?.id, record.fault])).toEqual([["reset", "reset"], ["cut", "malformed"]])
+    a.child.kill("SIGTERM")
+    await once(a.child, "exit")
+    const lines = readFileSync(traceFile, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; route?: string; outcome?: string })
+    expect(lines.filter((line) => line.type === "request" && line.route !== "control").map((line) => [line.route, line.outcome])).toEqual([["reset", "reset"], ["cut", "malformed"]])
+  }, 60_000)
+})
+
 describe("a driven session in a trace", () => {
   it("records the driver's commands; replayed in a fresh process with no driver, each driven call gets the same answer", async () => {
     const dir = mkdtempSync(join(tmpdir(), "simnet-trace-"))

@@ -118,6 +118,10 @@ describe("SimulationNetwork through Effect's HttpClient", () => {
       expect(response.status).toBe(200)
       const parsed = yield* Effect.flip(response.json)
       expect(parsed.reason._tag).toBe("DecodeError")
+      // The log tells what the client saw: a reset and a cut-short body, faulted, not answered.
+      const network = yield* SimulationNetwork
+      expect((yield* network.log).map((record) => [record.route?.kind, record.fault])).toEqual([["fault", "reset"], ["fault", "malformed"]])
+      expect(yield* network.counters).toMatchObject({ requests: 2, answered: 0, denied: 0, faulted: 2 })
     }).pipe(Effect.provide(SimulationNetwork.layer({
       routes: [Route.fault(`GET ${base}/reset`, "reset"), Route.fault(`GET ${base}/malformed`, "malformed-body")]
     }))))
@@ -314,7 +318,7 @@ describe("the request log", () => {
       for (let i = 0; i < 25; i++) yield* HttpClient.get(`${base}/ping`)
       const log = yield* network.log
       expect(log.map((r) => r.seq)).toEqual([21, 22, 23, 24, 25])
-      expect(yield* network.counters).toEqual({ requests: 25, answered: 25, denied: 0, byRoute: { ping: 25 } })
+      expect(yield* network.counters).toEqual({ requests: 25, answered: 25, denied: 0, faulted: 0, byRoute: { ping: 25 } })
       expect((yield* network.logSince(23)).map((r) => r.seq)).toEqual([24, 25])
     }).pipe(Effect.provide(SimulationNetwork.layer({ logLimit: 5, routes: [Route.status(`GET ${base}/ping`, 204, { id: "ping" })] }))))
 
@@ -429,7 +433,7 @@ describe("bad input and edge cases", () => {
       const failed = yield* Effect.flip(HttpClient.get(`${base}/handler-fails`))
       expect(failed.cause).toMatchObject({ _tag: "RouteFailed", route: "fails" })
       yield* HttpClient.get(`${base}/ok`)
-      expect(yield* network.counters).toEqual({ requests: 3, answered: 1, denied: 2, byRoute: { fails: 1, ok: 1 } })
+      expect(yield* network.counters).toEqual({ requests: 3, answered: 1, denied: 2, faulted: 0, byRoute: { fails: 1, ok: 1 } })
       expect((yield* network.log).map((r) => r.denial ?? r.status)).toEqual(["RouteFailed", "RouteFailed", 200])
     }).pipe(Effect.provide(SimulationNetwork.layer({
       routes: [

@@ -30,6 +30,7 @@ interface LoggedRequest {
   readonly route: { readonly id: string } | undefined
   readonly status: number | undefined
   readonly denial: string | undefined
+  readonly fault?: string | undefined
 }
 
 /**
@@ -128,7 +129,7 @@ export const reportRequests = (
       url: shown ?? (control ? path.split("?")[0] : network.redactor.url(path)),
       route: control ? "control" : record?.route?.id,
       status,
-      outcome: record?.denial ?? (status >= 400 ? "refused" : "answered"),
+      outcome: record?.fault ?? record?.denial ?? (status >= 400 ? "refused" : "answered"),
       ms,
       ...(options.bodies === true && !control ? { headers: record?.headers ?? {}, body: body?.() } : {})
     })

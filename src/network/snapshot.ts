@@ -65,13 +65,14 @@ const RequestRecordJson = Schema.Struct({
   body: Schema.optional(Schema.Struct({ size: Count, preview: Schema.String })),
   route: Schema.optional(Schema.Struct({ id: Schema.String, kind: Schema.String, source: Schema.String })),
   denial: Schema.optional(Schema.String),
+  fault: Schema.optional(Schema.Literals(["reset", "timeout", "malformed"])),
   status: Schema.optional(Count),
   seed: Schema.optional(Schema.Finite),
   occurrence: Schema.optional(Count),
   detail: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
 })
 
-const CountersJson = Schema.Struct({ requests: Count, answered: Count, denied: Count })
+const CountersJson = Schema.Struct({ requests: Count, answered: Count, denied: Count, faulted: Schema.optional(Count) })
 
 /** A model log entry: the fields its restore needs are checked, the rest kept as written. */
 const LlmLogEntryJson = Schema.Struct({
@@ -282,7 +283,7 @@ export const restore = (
     }
     if (state.log !== undefined || state.counters !== undefined) {
       const records = (state.log ?? []).map((r): RequestRecord => ({ body: undefined, route: undefined, denial: undefined, status: undefined, seed: undefined, occurrence: undefined, detail: undefined, ...r }))
-      network.log.restore(records, state.counters ?? { requests: state.log?.at(-1)?.seq ?? 0, answered: 0, denied: 0 })
+      network.log.restore(records, state.counters === undefined ? { requests: state.log?.at(-1)?.seq ?? 0, answered: 0, denied: 0, faulted: 0 } : { ...state.counters, faulted: state.counters.faulted ?? 0 })
     }
     for (const [id, usage] of Object.entries(state.usage ?? {})) {
       const entry = network.registry.entries.get(id)

@@ -187,6 +187,7 @@ export class Network {
     entry.remaining--
     const route = entry.route
     this.log.match(record, entry.info)
+    if (route.fault !== undefined) this.log.fault(record, route.fault)
     if (held && route.held !== undefined && route.delay === undefined) {
       this.log.answer(record, route.held.status)
       return { _tag: "Held", answer: route.held }

@@ -53,6 +53,12 @@ export interface RequestRecord {
   readonly route: { readonly id: string; readonly kind: string; readonly source: string } | undefined
   /** The `_tag` of the error that denied the request (e.g. `UnregisteredRequest`), if any. */
   readonly denial: string | undefined
+  /**
+   * What the client saw when a fault route took the request: `reset` (the connection dropped
+   * mid-body), `timeout` (no answer) or `malformed` (a body cut short). Such a request is counted
+   * as `faulted`, neither answered nor denied.
+   */
+  readonly fault?: RequestFault | undefined
   /** The response status, once the route produced one. */
   readonly status: number | undefined
   /** The seed the route answered with (seeded routes only), to regenerate the response. */
@@ -70,13 +76,16 @@ export interface RequestRecord {
 
 /**
  * Exact counters that survive the ring's bound. Every request ends answered (a route produced a
- * response) or denied (an error), so `requests` is `answered + denied` plus those still in flight;
- * `byRoute` counts the requests each route matched, whatever became of them.
+ * response), denied (an error) or faulted (a fault route broke it as real networks break), so
+ * `requests` is `answered + denied + faulted` plus those still in flight; `byRoute` counts the
+ * requests each route matched, whatever became of them.
  */
 export interface RequestCounters {
   readonly requests: number
   readonly answered: number
   readonly denied: number
+  /** Requests a fault route took: the client saw a reset, no answer or a body cut short. */
+  readonly faulted: number
   readonly byRoute: Readonly<Record<string, number>>
 }
 
@@ -123,6 +132,9 @@ const headersOf = (kept: KeptHeaders): Headers => {
   return headers
 }
 
+/** What a client saw of a fault: the connection reset, no answer, or a body cut short. */
+export type RequestFault = "reset" | "timeout" | "malformed"
+
 /**
  * A record being filled in while the request is answered. Internal to the network.
  */
@@ -145,6 +157,7 @@ export class PendingRecord {
   readonly bytes: number
   route: RequestRecord["route"] = undefined
   denial: string | undefined = undefined
+  fault: RequestFault | undefined = undefined
   status: number | undefined = undefined
   seed: number | undefined = undefined
   occurrence: number | undefined = undefined
@@ -184,6 +197,7 @@ export class PendingRecord {
         : { size: this.bodySize!, preview: redactor.bodyText(typeof head === "string" ? head : decoder.decode(head)).slice(0, BODY_SUMMARY_LIMIT) },
       route: this.route,
       denial: this.denial,
+      ...(this.fault === undefined ? {} : { fault: this.fault }),
       status: this.status,
       seed: this.seed,
       occurrence: this.occurrence,
@@ -220,6 +234,7 @@ export class RequestLog {
   private ring: Ring<PendingRecord | RestoredRecord>
   private answered = 0
   private denied = 0
+  private faulted = 0
   private bytes = 0
   readonly byteLimit: number
   readonly redactor: Redactor
@@ -261,16 +276,22 @@ export class RequestLog {
     record.route = route
   }
 
-  /** Records the status a request was answered with, and counts it as answered. */
+  /** Records the status a request was answered with, and counts it as answered (unless a fault took it). */
   answer(record: PendingRecord, status: number): void {
     record.status = status
-    this.answered++
+    if (record.fault === undefined) this.answered++
   }
 
-  /** Counts a record as denied with the given error tag. */
+  /** Counts a record as denied with the given error tag (unless a fault took it). */
   deny(record: PendingRecord, tag: string): void {
     record.denial = tag
-    this.denied++
+    if (record.fault === undefined) this.denied++
+  }
+
+  /** Records what the client of a fault route sees, and counts the request as faulted. */
+  fault(record: PendingRecord, fault: RequestFault): void {
+    record.fault = fault
+    this.faulted++
   }
 
   /**
@@ -287,7 +308,8 @@ export class RequestLog {
     return {
       requests: this.ring.latest,
       answered: this.answered,
-      denied: this.denied
+      denied: this.denied,
+      faulted: this.faulted
     }
   }
 
@@ -304,6 +326,7 @@ export class RequestLog {
     }
     this.answered = counters.answered
     this.denied = counters.denied
+    this.faulted = counters.faulted ?? 0
   }
 
   /** Forgets every record and counter. */
@@ -317,15 +340,17 @@ export class RequestLog {
    * refused).
    */
   setAside(): () => void {
-    const { ring, answered, denied, bytes } = this
+    const { ring, answered, denied, faulted, bytes } = this
     this.ring = new Ring(ring.limit)
     this.answered = 0
     this.denied = 0
+    this.faulted = 0
     this.bytes = 0
     return () => {
       this.ring = ring
       this.answered = answered
       this.denied = denied
+      this.faulted = faulted
       this.bytes = bytes
     }
   }

@@ -8,7 +8,7 @@ import { pipeArguments, type Pipeable } from "effect/Pipeable"
 import { RouteFailed, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
 import type { SimRequest } from "./request.ts"
-import type { RequestViolation } from "./requestLog.ts"
+import type { RequestFault, RequestViolation } from "./requestLog.ts"
 
 export type { SimRequest } from "./request.ts"
 
@@ -138,6 +138,8 @@ export interface RouteFields {
   readonly describe: Readonly<Record<string, unknown>> | undefined
   /** Whether the route writes a `detail` into its requests' log records (`RespondContext.annotate`). */
   readonly annotated: boolean
+  /** What its client sees, for a route that breaks as networks break (the `fault` kind): logged as such, not as an answer. */
+  readonly fault?: RequestFault | undefined
 }
 
 /**

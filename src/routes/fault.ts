@@ -44,11 +44,11 @@ export const faultResponder = (fault: Fault): RouteParts => {
   const describe = { fault }
   switch (fault) {
     case "timeout":
-      return { respond: () => Effect.never, describe }
+      return { respond: () => Effect.never, describe, fault: "timeout" }
     case "malformed-body":
-      return { respond: () => Effect.sync(() => new Response(PARTIAL_BODY, { status: 200, headers: JSON_HEADERS })), describe }
+      return { respond: () => Effect.sync(() => new Response(PARTIAL_BODY, { status: 200, headers: JSON_HEADERS })), describe, fault: "malformed" }
     case "reset":
-      return { respond: () => Effect.sync(() => new Response(resetBody(), { status: 200, headers: JSON_HEADERS })), describe }
+      return { respond: () => Effect.sync(() => new Response(resetBody(), { status: 200, headers: JSON_HEADERS })), describe, fault: "reset" }
     default: {
       const error = new InvalidRouteSpec({ path: "respond.fault", message: `unknown fault "${String(fault)}"; expected one of ${FAULTS.join(", ")}` })
       return { respond: () => Effect.fail(error), prepare: Effect.fail(error), describe }

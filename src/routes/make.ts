@@ -7,6 +7,7 @@ import { Duration, Effect, Result, SchemaParser } from "effect"
 import { decodeAt } from "../registry/schemaPath.ts"
 import { RouteOptionsData } from "../schemas/options.ts"
 import { CompiledMatcher, compileMatcher, type MatcherInput } from "../registry/matcher.ts"
+import type { RequestFault } from "../registry/requestLog.ts"
 import { makeRoute, type DirectResponder, type HeldAnswer, type Responder, type Route } from "../registry/route.ts"
 import { InvalidRouteSpec, type RegenerateError, type RegisterError } from "../SimnetError.ts"
 
@@ -40,6 +41,8 @@ export interface RouteParts {
   readonly describe?: Readonly<Record<string, unknown>> | undefined
   /** The route writes a `detail` into its log records through `RespondContext.annotate`. */
   readonly annotated?: boolean | undefined
+  /** What the client sees, for a route that breaks (the `fault` kind). */
+  readonly fault?: RequestFault | undefined
 }
 
 const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, message })
@@ -110,7 +113,8 @@ export const make = (
     regenerate: parts.regenerate,
     specPath: undefined,
     describe: parts.describe,
-    annotated: parts.annotated ?? false
+    annotated: parts.annotated ?? false,
+    ...(parts.fault === undefined ? {} : { fault: parts.fault })
   })
 }
 

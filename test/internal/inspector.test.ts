@@ -337,7 +337,7 @@ describe("the inspector in a browser", () => {
         response.writeHead(200, { "content-type": "text/event-stream" })
         const send = (event: string, data: unknown) => response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
         send("hello", { latest: 0, rows: [] })
-        send("state", { seed: 0, counters: { requests: 0, answered: 0, denied: 0 }, routes: [], routeCount: 0, mcp: [], llm: { attached: false, callCount: 0, queued: [], consumed: 0, rules: [], counts: [], keyCount: 0, log: [], pending: [] } })
+        send("state", { seed: 0, counters: { requests: 0, answered: 0, denied: 0, faulted: 0 }, routes: [], routeCount: 0, mcp: [], llm: { attached: false, callCount: 0, queued: [], consumed: 0, rules: [], counts: [], keyCount: 0, log: [], pending: [] } })
         const timer = setInterval(() => {
           const rows = Array.from({ length: 100 }, () => {
             seq++

@@ -68,9 +68,11 @@ describe("simnet serve in process", () => {
     await expect.poll(async () => (await Effect.runPromise(network.log)).length, { timeout: 3_000 }).toBe(2)
     for (const drop of drops) drop()
     await expect.poll(async () => (await Effect.runPromise(network.log)).map((r) => r.denial), { timeout: 3_000 }).toEqual(["Interrupted", "Interrupted"])
-    // The stalled upload never reached the network: its body never ended.
+    // The stalled upload never reached the network: its body never ended. The hang is a timeout
+    // fault (what its client saw), the delayed answer a request denied by its interruption.
     const counters = await Effect.runPromise(network.counters)
-    expect(counters).toMatchObject({ requests: 2, answered: 0, denied: 2 })
+    expect(counters).toMatchObject({ requests: 2, answered: 0, denied: 1, faulted: 1 })
+    expect((await Effect.runPromise(network.log)).map((r) => r.fault)).toEqual(["timeout", undefined])
     await close()
   })
 

@@ -58,6 +58,8 @@ export interface Row {
   readonly kind: string | undefined
   readonly status: number | undefined
   readonly denial: string | undefined
+  /** What the client saw when a fault route took the request (`reset`, `timeout`, `malformed`). */
+  readonly fault: string | undefined
   readonly ttfb: number | undefined
   readonly ms: number | undefined
   readonly seeded: boolean
@@ -98,6 +100,7 @@ const rowOf = (entry: Entry): Row => {
     kind: record.route?.kind,
     status: record.status ?? extra.status,
     denial: record.denial ?? extra.refusal?.tag,
+    fault: record.fault,
     ttfb: extra.ttfb,
     ms: extra.ms,
     seeded: record.seed !== undefined

@@ -15,7 +15,7 @@ import type { RouteInfo } from "../../registry/network.ts"
 export interface ViewedNetwork {
   readonly seed: number
   readonly routes: Effect.Effect<ReadonlyArray<RouteView & Record<string, unknown>>>
-  readonly counters: Effect.Effect<{ readonly requests: number; readonly answered: number; readonly denied: number }>
+  readonly counters: Effect.Effect<{ readonly requests: number; readonly answered: number; readonly denied: number; readonly faulted: number }>
   readonly llm: SimulatedProviderApi
   /** The MCP servers by route id (`SimulationNetworkApi.mcp`). */
   readonly mcp: { readonly get: (id: string) => McpServerSeen | undefined }
@@ -131,7 +131,7 @@ export const viewOf = (network: ViewedNetwork) =>
     const scripts = llm.state.scripts
     return {
       seed: network.seed,
-      counters: { requests: counters.requests, answered: counters.answered, denied: counters.denied },
+      counters: { requests: counters.requests, answered: counters.answered, denied: counters.denied, faulted: counters.faulted },
       routes: routes.slice(0, ROUTES_LIMIT).map((route) => ({
         id: route.id,
         kind: route.kind,

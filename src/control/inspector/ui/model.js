@@ -99,7 +99,7 @@ function renderModel(view) {
 function renderState() {
   if (!state) return;
   const c = state.counters;
-  say("stats", c.requests + " requests · " + c.answered + " answered · " + c.denied + " refused · seed " + state.seed);
+  say("stats", c.requests + " requests · " + c.answered + " answered · " + c.denied + " refused" + (c.faulted > 0 ? " · " + c.faulted + " faulted" : "") + " · seed " + state.seed);
   renderRoutes(state);
   renderModel(state);
   renderMcp(state);

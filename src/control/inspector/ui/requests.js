@@ -23,9 +23,10 @@ const spacer = $("spacer");
 const pool = [];
 
 /** @param {Row} r */
-function isRefused(r) { return r.denial !== undefined && r.denial !== null; }
-/** @param {Row} r */
+function isRefused(r) { return (r.denial !== undefined && r.denial !== null) || (r.fault !== undefined && r.fault !== null); }
+/** What the client saw: a fault (`reset`, `timeout`, `malformed`), else the status. @param {Row} r */
 function statusText(r) {
+  if (r.fault !== undefined && r.fault !== null) return r.fault;
   if (r.status === undefined || r.status === null) return "…";
   return String(r.status);
 }
@@ -135,7 +136,7 @@ function render() {
     c[1].textContent = r.method;
     c[2].textContent = r.url.replace(/^https:\/\//, "");
     c[2].title = r.url;
-    c[3].textContent = isRefused(r) ? "✕ " + r.denial : r.route || "";
+    c[3].textContent = r.denial ? "✕ " + r.denial : r.route || "";
     c[3].title = c[3].textContent;
     c[4].textContent = r.kind || "";
     c[5].textContent = statusText(r);
