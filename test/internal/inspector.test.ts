@@ -162,6 +162,19 @@ describe("the inspector in a browser", () => {
     await page.close()
   }, LONG)
 
+  it("a request refused before the page opened shows as refused, not as still waiting", async () => {
+    const url = `https://api.example.com/before-${Date.now()}`
+    expect((await fetch(`${server.base}/${url.slice("https://".length)}`)).status).toBe(502)
+    const { page } = await open(server.ui)
+    const seen = await page.waitForFunction((u) => {
+      const row = Array.from(document.querySelectorAll("#rows .row")).find((r) => !(r as HTMLElement).hidden && (r.children[2] as HTMLElement).title === u)
+      return row?.children[5].textContent ?? false
+    }, { timeout: 5_000 }, url).then((handle) => handle.jsonValue() as Promise<string | false>).catch((e: unknown) => String(e))
+    await page.close()
+    // "refused" when no page watched it; its 502 when an earlier test's page still did. Never "…".
+    expect(["refused", "502"]).toContain(seen)
+  }, LONG)
+
   it("a refused request shows the nearest candidates and why each missed; the keyboard opens it", async () => {
     const { page } = await open(server.ui)
     const response = await fetch(`${server.base}/api.example.com/itemz/7`, { headers: { authorization: "Bearer sk-never-shown" } })

@@ -92,7 +92,7 @@ $("attach").addEventListener("click", () => {
   rpc("llm.attach", {}).then((result) => {
     attached = true;
     $("attach").textContent = "Detach";
-    driverStatus("Attached: model calls that no script or rule answers wait here" + (result.pending > 0 ? "; " + result.pending + " were already waiting." : "."));
+    driverStatus("Attached: model calls that no script or rule answers wait here" + (result.pending === 1 ? "; 1 was already waiting." : result.pending > 1 ? "; " + result.pending + " were already waiting." : "."));
     logLine("→ llm.attach");
     refreshState();
   }, consoleError);

@@ -24,11 +24,15 @@ const pool = [];
 
 /** @param {Row} r */
 function isRefused(r) { return (r.denial !== undefined && r.denial !== null) || (r.fault !== undefined && r.fault !== null); }
-/** What the client saw: a fault (`reset`, `timeout`, `malformed`), else the status. @param {Row} r */
+/**
+ * What the client saw: a fault (`reset`, `timeout`, `malformed`), else the status; a refusal the
+ * page did not see answered (made before it opened) says so rather than waiting forever.
+ * @param {Row} r
+ */
 function statusText(r) {
   if (r.fault !== undefined && r.fault !== null) return r.fault;
-  if (r.status === undefined || r.status === null) return "…";
-  return String(r.status);
+  if (r.status !== undefined && r.status !== null) return String(r.status);
+  return isRefused(r) ? "refused" : "…";
 }
 /** @param {Row} r */
 function durationText(r) {
