@@ -25,6 +25,7 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { SimnetError } from "../SimnetError.ts"
 import type { DriverNotices, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
+import { isJsonObject } from "../registry/util.ts"
 
 /**
  * What the driver socket needs of a network.
@@ -75,7 +76,6 @@ const success = (id: Id, result: unknown): string =>
   result instanceof Json ? `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.text}}` : JSON.stringify({ jsonrpc: "2.0", id, result })
 const notification = (method: string, params: unknown): string => JSON.stringify({ jsonrpc: "2.0", method, params })
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 const isId = (u: unknown): u is Id => u === null || typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
 
 const fromSimnet = (error: SimnetError): RpcError => {
@@ -120,8 +120,9 @@ const page = (records: ReadonlyArray<unknown>): Json => {
 const COMMANDS = new Set(["llm.chunk", "llm.finish", "llm.fail", "llm.disconnect"])
 
 /**
- * A driver command that was carried out, as a trace records it: the method, its params, and the
- * URL of the request it answered (how a replay finds that request again).
+ * A driver command that was carried out, as a trace records it: the method, its params, and for
+ * the command that ends an invocation, the URL of the request it answered (how a replay finds
+ * that request again).
  */
 export interface DriverCommand {
   readonly method: string
@@ -174,7 +175,7 @@ class Connection {
       let bytes = 2
       for (const m of message) {
         if (bytes > MAX_REPLY) {
-          const id = isObject(m) && isId(m["id"]) ? m["id"] : null
+          const id = isJsonObject(m) && isId(m["id"]) ? m["id"] : null
           replies.push(failure(id, { code: -32000, message: `Reply too large: this batch's replies passed ${MAX_REPLY} bytes, so this call was not run; send fewer calls per batch` }))
           continue
         }
@@ -192,8 +193,8 @@ class Connection {
   }
 
   #request(message: unknown): Effect.Effect<{ readonly reply: string; readonly after: Effect.Effect<void> } | { readonly reply: undefined; readonly after: Effect.Effect<void> } | undefined> {
-    if (!isObject(message) || message["jsonrpc"] !== "2.0" || typeof message["method"] !== "string" || ("id" in message && !isId(message["id"]))) {
-      const id = isObject(message) && isId(message["id"]) ? message["id"] : null
+    if (!isJsonObject(message) || message["jsonrpc"] !== "2.0" || typeof message["method"] !== "string" || ("id" in message && !isId(message["id"]))) {
+      const id = isJsonObject(message) && isId(message["id"]) ? message["id"] : null
       return Effect.succeed({ reply: failure(id, { code: -32600, message: 'Invalid Request: expected {"jsonrpc": "2.0", "method": string, "id"?, "params"?}' }), after: Effect.void })
     }
     const notify = !("id" in message)
@@ -222,9 +223,10 @@ class Connection {
       }
       const told = this.#told
       if (told === undefined) return Effect.mapError(Effect.as(llm.command(method as "llm.chunk", params), plain(true)), fromSimnet)
-      // The invocation's URL, read before the command (a finish ends the invocation).
-      const id = isObject(params) ? params["id"] : undefined
-      const url = llm.pending.find((invocation) => invocation.id === id)?.url
+      // The URL of the invocation an ending command answers, read before the command ends it;
+      // a chunk needs none, so the many chunks of a stream cost no lookup.
+      const id = method !== "llm.chunk" && isJsonObject(params) ? params["id"] : undefined
+      const url = id === undefined ? undefined : llm.pending.find((invocation) => invocation.id === id)?.url
       return Effect.mapError(
         Effect.map(llm.command(method as "llm.chunk", params), () => {
           told({ method, params, url })
@@ -239,11 +241,11 @@ class Connection {
       case "llm.pending":
         return Effect.sync(() => plain(llm.pending))
       case "network.log": {
-        const since = isObject(params) ? params["since"] ?? 0 : undefined
+        const since = isJsonObject(params) ? params["since"] ?? 0 : undefined
         if (typeof since !== "number" || !Number.isInteger(since) || since < 0) {
           return Effect.fail({ code: -32602, message: "Invalid params: since must be a whole number of at least 0", data: { path: "since" } })
         }
-        const limit = isObject(params) ? params["limit"] ?? MAX_LOG_RECORDS : undefined
+        const limit = isJsonObject(params) ? params["limit"] ?? MAX_LOG_RECORDS : undefined
         if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_LOG_RECORDS) {
           return Effect.fail({ code: -32602, message: `Invalid params: limit must be a whole number from 1 to ${MAX_LOG_RECORDS}`, data: { path: "limit" } })
         }

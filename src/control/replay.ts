@@ -135,45 +135,47 @@ export const replayTrace = (text: string): TraceReplay => {
  * word by word on replay, not in the driver's chunks: the same content, not the same bytes.
  */
 class DrivenAnswers {
-  readonly #open = new Map<string, { url: string | undefined; actions: Array<Record<string, unknown>> }>()
+  readonly #actions = new Map<string, Array<Record<string, unknown>>>()
   readonly #ended: Array<{ readonly url: string | undefined; readonly rule: Record<string, unknown> }> = []
 
+  /** One traced command; `url` comes with the command that ends its invocation. */
   command(method: string, params: unknown, url: string | undefined): void {
     const p = (typeof params === "object" && params !== null ? params : {}) as Record<string, unknown>
     const id = String(p["id"])
-    const open = this.#open.get(id) ?? { url, actions: [] }
-    this.#open.set(id, open)
+    const actions = this.#actions.get(id) ?? []
+    this.#actions.set(id, actions)
+    // What the driver had sent when the invocation ended (a step needs at least one action).
+    const sent = () => (actions.length > 0 ? actions : [{ type: "text", content: "" }])
+    const end = (behaviour: Record<string, unknown>) => {
+      this.#actions.delete(id)
+      this.#ended.push({ url, rule: { match: "any", times: 1, behaviour } })
+    }
     switch (method) {
       case "llm.chunk":
         for (const item of Array.isArray(p["items"]) ? p["items"] as Array<Record<string, unknown>> : []) {
           const action = actionOf(item)
-          if (action !== undefined) open.actions.push(action)
+          if (action !== undefined) actions.push(action)
         }
         return
       case "llm.finish": {
         const reason = p["reason"]
+        // A finish "error" fails the call with a 500, as the provider does.
+        if (reason === "error") return end({ type: "serverError", status: 500, message: "The model stopped with an error." })
         const finish = reason === "tool_calls" ? "tool-calls" : reason === "stop" || reason === "length" || reason === "tool-calls" || reason === "unknown" ? reason : undefined
-        this.#end(id, open, { type: "respond", steps: [open.actions.length > 0 ? open.actions : [{ type: "text", content: "" }]], ...(finish === undefined ? {} : { finish }) })
-        return
+        return end({ type: "respond", steps: [sent()], ...(finish === undefined ? {} : { finish }) })
       }
       case "llm.fail": {
         const status = Number(p["status"])
         const message = typeof p["message"] === "string" ? p["message"] : undefined
-        this.#end(id, open, status === 429
+        return end(status === 429
           ? { type: "rateLimit", ...(message === undefined ? {} : { message }) }
           : status >= 500 && status <= 599
           ? { type: "serverError", status, ...(message === undefined ? {} : { message }) }
           : { type: "respond", steps: [[{ type: "http_error", status, message: message ?? `The model failed with status ${status} (simulated).` }]] })
-        return
       }
       case "llm.disconnect":
-        this.#end(id, open, { type: "fault", fault: "reset", steps: [open.actions.length > 0 ? open.actions : [{ type: "text", content: "" }]] })
+        return end({ type: "fault", fault: "reset", steps: [sent()] })
     }
-  }
-
-  #end(id: string, open: { url: string | undefined }, behaviour: Record<string, unknown>): void {
-    this.#open.delete(id)
-    this.#ended.push({ url: open.url, rule: { match: "any", times: 1, behaviour } })
   }
 
   /** The rule of the first ended answer to a call to `url`, taken. */

@@ -23,7 +23,7 @@ import type { Handler } from "../routes/kinds.ts"
 import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs } from "../spec/decode.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
-import { InvalidLlmInput, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
+import { InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
 import { capture, restore, type NetworkState } from "./snapshot.ts"
 
 export type { RouteInfo } from "../registry/network.ts"
@@ -206,14 +206,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     const initial = options.routes === undefined ? [] : Array.from(options.routes)
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
-    const enqueue = (script: LlmScript, i: number) =>
-      Effect.try({
-        try: () => llm.enqueue(script),
-        catch: (error) =>
-          error instanceof InvalidLlmInput
-            ? new InvalidLlmInput({ input: "script", path: `llm[${i}]${error.path === "$" ? "" : `.${error.path}`}`, detail: error.detail })
-            : new InvalidLlmInput({ input: "script", path: `llm[${i}]`, detail: String(error) })
-      })
+    const enqueue = (script: LlmScript, i: number) => attempt(() => llm.enqueue(script), `llm[${i}]`)
     const register = (routes: Route | ReadonlyArray<Route>) =>
       Effect.suspend(() => {
         const batch = Array.isArray(routes)

@@ -40,7 +40,7 @@ import type { Decision, LlmBehaviour, LlmMatch } from "./plan.ts"
 import { outcomeOf } from "./plan.ts"
 import { Rules, type LlmRule, type LlmRuleOptions } from "./rules.ts"
 import { ScriptQueue } from "./scriptQueue.ts"
-import { decodeInput, invalidInput } from "./validate.ts"
+import { decodeInput } from "./validate.ts"
 import { ProviderOptionsData } from "../schemas/options.ts"
 import { DEFAULT_EPOCH, type DriverMethod, type LlmInvocation, type ProviderOptions, type ProviderState } from "./options.ts"
 
@@ -122,13 +122,12 @@ export class SimulatedProviderApi {
     const list: ReadonlyArray<unknown> = Array.isArray(specs) ? specs : [specs]
     const paths = list.map((_, i) => (Array.isArray(specs) ? `[${i}]` : ""))
     const decoded = list.map((spec, i) => Result.getOrThrow(decodeInput(LlmRuleSpec, spec, "rule", paths[i], { onExcessProperty: "error" })))
-    const added = this.#rules.addAll(
+    // A spec's options are its own fields (decoded above, `latencyMs` included), so a clash of ids names `id`.
+    return Result.getOrThrow(this.#rules.addAll(
       decoded.map((spec) => ({ match: spec.match, behaviour: spec.behaviour, options: { id: spec.id, times: spec.times, latency: spec.latencyMs } })),
-      paths
-    )
-    // The options of `rule` are fields of the spec itself: `options.id` is `id`, `options.latency` is `latencyMs`.
-    return Result.getOrThrow(Result.mapError(added, (invalid) =>
-      invalidInput("rule", invalid.path.replace(/(^|\.)options\.(id|times|latency)\b/, (_, dot: string, field: string) => `${dot}${field === "latency" ? "latencyMs" : field}`), invalid.detail)))
+      paths,
+      ""
+    ))
   }
 
   /** Removes a rule; returns whether it existed. */

@@ -6,7 +6,7 @@ import { joinPath } from "../registry/schemaPath.ts"
 import type { InvalidLlmInput } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
 import { answerPlan, compileMatch, failurePlan, LlmBehaviour, LlmMatch, type Decision } from "./plan.ts"
-import { decodeInput, invalidInput } from "./validate.ts"
+import { decodeInput, invalidInput, pathUnder } from "./validate.ts"
 
 const isLatency = (u: unknown): u is Duration.Input => {
   if (typeof u === "number" && Number.isNaN(u)) return false
@@ -87,20 +87,22 @@ export class Rules {
 
   /**
    * Checks and adds rules after the existing ones, all or none (`paths[i]` is where rule `i`
-   * stands in its JSON, to name fields in a refusal); the ids given.
+   * stands in its JSON, to name fields in a refusal; `optionsAt` where its options stand in it:
+   * `options` for `rule`'s argument, the rule itself for an `LlmRuleSpec`); the ids given.
    */
   addAll(
     rules: ReadonlyArray<{ readonly match: unknown; readonly behaviour: unknown; readonly options: unknown }>,
-    paths: ReadonlyArray<string>
+    paths: ReadonlyArray<string>,
+    optionsAt = "options"
   ): Result.Result<ReadonlyArray<string>, InvalidLlmInput> {
     const pending: Array<MutableRule> = []
     let seq = this.#seq
     for (let i = 0; i < rules.length; i++) {
       const { match, behaviour, options } = rules[i]
-      const checked = this.#check(match, behaviour, options, pending, seq)
+      const checked = this.#check(match, behaviour, options, optionsAt, pending, seq)
       if (Result.isFailure(checked)) {
         const failure = checked.failure
-        return Result.fail(paths[i] === "" ? failure : invalidInput("rule", failure.path === "$" ? paths[i] : `${paths[i]}.${failure.path}`, failure.detail))
+        return Result.fail(paths[i] === "" ? failure : invalidInput("rule", pathUnder(paths[i], failure.path), failure.detail))
       }
       if ((options as LlmRuleOptions | undefined)?.id === undefined) seq++
       pending.push(checked.success)
@@ -110,7 +112,7 @@ export class Rules {
     return Result.succeed(pending.map((rule) => rule.id))
   }
 
-  #check(match: unknown, behaviour: unknown, options: unknown, pending: ReadonlyArray<MutableRule>, seq: number): Result.Result<MutableRule, InvalidLlmInput> {
+  #check(match: unknown, behaviour: unknown, options: unknown, optionsAt: string, pending: ReadonlyArray<MutableRule>, seq: number): Result.Result<MutableRule, InvalidLlmInput> {
     const taken = (id: string) => this.#rules.some((rule) => rule.id === id) || pending.some((rule) => rule.id === id)
     const nextId = () => {
       let n = seq + 1
@@ -124,9 +126,9 @@ export class Rules {
         return yield* Result.fail(invalidInput("rule", joinPath("match", test[0]), `invalid regular expression (RE2 syntax: no lookaround or backreferences): ${test[1]}`))
       }
       const decodedBehaviour = yield* decodeInput(LlmBehaviour, behaviour, "rule", "behaviour", strict)
-      const decodedOptions = yield* decodeInput(LlmRuleOptions, options ?? {}, "rule", "options", strict)
+      const decodedOptions = yield* decodeInput(LlmRuleOptions, options ?? {}, "rule", optionsAt, strict)
       if (decodedOptions.id !== undefined && taken(decodedOptions.id)) {
-        return yield* Result.fail(invalidInput("rule", joinPath("options", "id"), `a rule with id "${decodedOptions.id}" is already registered`))
+        return yield* Result.fail(invalidInput("rule", joinPath(optionsAt, "id"), `a rule with id "${decodedOptions.id}" is already registered`))
       }
       return {
         id: decodedOptions.id ?? nextId(),

@@ -16,6 +16,13 @@ export const invalidInput = (input: LlmInputKind, path: string, detail: string):
   new InvalidLlmInput({ input, path: path === "" ? "$" : path, detail })
 
 /**
+ * A refusal's path below `base`: `llm` and `steps[0]` give `llm.steps[0]`, `llm.rules` and `[1].id`
+ * give `llm.rules[1].id`, and the input itself (`$`) is `base`.
+ */
+export const pathUnder = (base: string, path: string): string =>
+  base === "" ? path : path === "$" ? base : path.startsWith("[") ? `${base}${path}` : `${base}.${path}`
+
+/**
  * Runs one of the provider's methods that throw `InvalidLlmInput` (`enqueue`, `rule`,
  * `addRules`, its constructor) as an Effect: the refusal as the failure, its path under `base`
  * when given (`llm.rules` and `[1].match` give `llm.rules[1].match`); any other throw a defect.
@@ -26,7 +33,7 @@ export const attempt = <A>(f: () => A, base = ""): Effect.Effect<A, InvalidLlmIn
       return Effect.succeed(f())
     } catch (error) {
       const failed = failAs(Schema.is(InvalidLlmInput), error)
-      return base === "" ? failed : Effect.mapError(failed, (invalid) => invalidInput(invalid.input, `${base}${invalid.path === "$" ? "" : invalid.path}`, invalid.detail))
+      return base === "" ? failed : Effect.mapError(failed, (invalid) => invalidInput(invalid.input, pathUnder(base, invalid.path), invalid.detail))
     }
   })
 

@@ -3,7 +3,7 @@
  * and the kind's own parts. Nothing here throws; whatever is wrong is carried in the route's
  * `prepare` and refused, with the JSON path of the field, when the route is registered.
  */
-import { Duration, Effect, Result, SchemaParser } from "effect"
+import { Duration, Effect, Result } from "effect"
 import { decodeAt } from "../registry/schemaPath.ts"
 import { RouteOptionsData } from "../schemas/options.ts"
 import { CompiledMatcher, compileMatcher, type MatcherInput } from "../registry/matcher.ts"
@@ -68,17 +68,12 @@ const toDuration = (input: Duration.Input | undefined): Duration.Duration | unde
   }
 }
 
-const decodeOptions = SchemaParser.decodeUnknownResult(RouteOptionsData, { onExcessProperty: "ignore" })
-
 /**
  * The first problem with the options every kind shares, if any.
  */
 const checkOptions = (options: RouteOptions, delay: Duration.Duration | undefined | InvalidRouteSpec): InvalidRouteSpec | undefined => {
-  if (Result.isFailure(decodeOptions(options))) {
-    // The failure again, through the formatter that names the field (only when there is one).
-    const named = decodeAt(RouteOptionsData, options, "")
-    if (Result.isFailure(named)) return invalid(named.failure.path, named.failure.message)
-  }
+  const decoded = decodeAt(RouteOptionsData, options, "")
+  if (Result.isFailure(decoded)) return invalid(decoded.failure.path, decoded.failure.message)
   return delay instanceof InvalidRouteSpec ? delay : undefined
 }
 

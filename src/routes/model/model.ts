@@ -195,9 +195,11 @@ class Renderer {
       case "Reply": {
         const pace = reply.pace
         if (pace === undefined || this.invocation.request.stream) return Effect.succeed(this.reply(reply))
-        // A non-streamed answer waits what its stream would have taken: the first token, then one a gap.
-        const gaps = Math.max(0, reply.parts.length - 1) * (pace.tokensPerSecond === undefined ? 0 : 1000 / pace.tokensPerSecond)
-        return Effect.andThen(Effect.sleep((pace.ttftMs ?? 0) + gaps), Effect.sync(() => this.reply(reply)))
+        // A non-streamed answer waits what its parts would have taken to stream.
+        const delayOf = paceDelays(pace, 0, this.invocation.seq)
+        let wait = 0
+        for (let i = 0; i < reply.parts.length; i++) wait += delayOf(i)
+        return Effect.andThen(Effect.sleep(wait), Effect.sync(() => this.reply(reply)))
       }
       case "HttpError":
         return Effect.succeed(this.error(reply.status, reply.message, retryHeaders(reply.retryAfterMs)))
