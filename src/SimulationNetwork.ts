@@ -23,8 +23,7 @@ import type { McpServerDefinition } from "./routes/mcp/definitions.ts"
 import type { McpServerView } from "./routes/mcp/state.ts"
 import type { GlobalInstallConflict, MakeError, SimnetError } from "./SimnetError.ts"
 
-export { answerAtOnce, make, takeHeldBody } from "./network/network.ts"
-export type { AtOnce, NetworkOptions, NetworkSnapshot, NetworkState, RouteInfo, SimulationNetworkApi } from "./network/network.ts"
+export type { NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./network/network.ts"
 export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./control/service.ts"
 export type { ControlEvent, ControlOptions } from "./control/endpoint.ts"
 

@@ -28,15 +28,6 @@ import { capture, restore, type NetworkState } from "./snapshot.ts"
 
 export type { RouteInfo } from "../registry/network.ts"
 export type { NetworkState } from "./snapshot.ts"
-/**
- * The whole body of a response the network answered from a body it held (a static or generated
- * route), as bytes, marking the response's body used; undefined for any other response or one
- * whose body was already read. A fast accessor for servers that relay the network's answers
- * (`simnet serve` writes such an answer in one go instead of reading it back through a
- * `ReadableStream`). Gotcha: it takes the WHATWG `Response` (`HttpClientResponse.toWeb`), and the
- * bytes are the response's own: write them, do not change them.
- */
-export { takeHeldBody } from "../registry/heldResponse.ts"
 
 /**
  * Options for a new network.
@@ -167,7 +158,7 @@ const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRoute
   })
 }
 
-/** The `redact` option as a redactor, or the refusal naming the bad field. */
+/** The options that are data, decoded (`schemas/options.ts`), or the refusal naming the bad one. */
 const decodeOptions = (options: NetworkOptions): Result.Result<typeof NetworkOptionsData.Type, InvalidNetworkOption> =>
   Result.mapError(
     decodeAt(NetworkOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact }, "", { onExcessProperty: "error" }),
@@ -279,5 +270,4 @@ export const answerAtOnce = (network: SimulationNetworkApi, method: string, url:
     : { _tag: "HandedOver", request: HttpClientRequest.make(method as HttpMethod.HttpMethod)(url, { headers }) }
 }
 
-export type { AtOnce } from "../registry/httpClient.ts"
 

@@ -2,6 +2,7 @@
  * The provider's ordered rules: the first registered rule whose matcher takes a request serves it.
  */
 import { Duration, Option, Result, Schema } from "effect"
+import { LinearRegExp } from "../registry/linearRegExp.ts"
 import { joinPath } from "../registry/schemaPath.ts"
 import type { InvalidLlmInput } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
@@ -123,7 +124,7 @@ export class Rules {
       const decodedMatch = yield* decodeInput(LlmMatch, match, "rule", "match", strict)
       const test = compileMatch(decodedMatch)
       if (typeof test !== "function") {
-        return yield* Result.fail(invalidInput("rule", joinPath("match", test[0]), `invalid regular expression (RE2 syntax: no lookaround or backreferences): ${test[1]}`))
+        return yield* Result.fail(invalidInput("rule", joinPath("match", test[0]), LinearRegExp.refusal(test[1])))
       }
       const decodedBehaviour = yield* decodeInput(LlmBehaviour, behaviour, "rule", "behaviour", strict)
       const decodedOptions = yield* decodeInput(LlmRuleOptions, options ?? {}, "rule", optionsAt, strict)

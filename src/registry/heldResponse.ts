@@ -206,7 +206,8 @@ export const isHeld = (response: Response): boolean => isHeldResponse(response)
  * The whole body of a response simnet built from a body it held (a static or generated route),
  * handed over as bytes and marking the response's body used; undefined for any other response,
  * or when its body was read or streamed already. Lets a server write such an answer in one go
- * without reading it back through a `ReadableStream`.
+ * without reading it back through a `ReadableStream`. The bytes are the response's own: write them,
+ * do not change them.
  */
 export const takeHeldBody = (response: Response): Uint8Array | undefined =>
   isHeldResponse(response) ? response.take() : undefined

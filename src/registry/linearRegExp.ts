@@ -7,6 +7,7 @@
  */
 import { createRequire } from "node:module"
 import type { RE2JS } from "re2js"
+import { bounded } from "./redact.ts"
 
 let engine: typeof RE2JS | undefined
 
@@ -35,6 +36,11 @@ export class LinearRegExp {
     } catch (error) {
       return error instanceof Error ? error.message : String(error)
     }
+  }
+
+  /** How a refusal of `compile` reads where a matcher's pattern is named (the compiler's message, bounded). */
+  static refusal(detail: string): string {
+    return `invalid regular expression (RE2 syntax: no lookaround or backreferences): ${bounded(detail)}`
   }
 
   /** Whether the pattern matches somewhere in `input`. */

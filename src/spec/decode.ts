@@ -8,7 +8,6 @@ import type { MatcherInput, MatcherObject } from "../registry/matcher.ts"
 import { withFields, type Route } from "../registry/route.ts"
 import { decodeAt, joinPath as join } from "../registry/schemaPath.ts"
 import { LinearRegExp } from "../registry/linearRegExp.ts"
-import { bounded } from "../registry/redact.ts"
 import { depthExceeds, isJsonObject, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../registry/util.ts"
 import * as R from "../routes/kinds.ts"
 import { FamilySpec, RouteSpec, RouteSpecHead, type Respond } from "../schemas/routeSpec.ts"
@@ -70,7 +69,7 @@ const decodeMatch = (match: RouteSpec["match"], path: string): Result.Result<Mat
   if (match.regex !== undefined) {
     // A pattern from data runs on RE2 (linear time), never on the backtracking engine.
     const compiled = LinearRegExp.compile(match.regex)
-    if (typeof compiled === "string") return Result.fail(invalid(at("regex"), `invalid regular expression (RE2 syntax: no lookaround or backreferences): ${bounded(compiled)}`))
+    if (typeof compiled === "string") return Result.fail(invalid(at("regex"), LinearRegExp.refusal(compiled)))
     url = compiled
   } else if (match.url !== undefined) {
     url = match.url

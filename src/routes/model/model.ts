@@ -223,11 +223,17 @@ class Renderer {
 const REQUESTS_PER_MINUTE = 10_000
 const TOKENS_PER_MINUTE = 30_000_000
 
-/** What is left of a minute's allowance before the call numbered `seq` (the first call sees the whole allowance less itself). */
-const remaining = (limit: number, used: number, exhausted: boolean): string => (exhausted ? "0" : String(Math.max(0, limit - used)))
+/** What is left of a minute's allowance at the call numbered `seq`: requests by one a call, tokens by the prompt's (four characters a token); none on a 429. */
+const left = (invocation: LlmInvocation, exhausted: boolean): { readonly requests: string; readonly tokens: string } =>
+  exhausted
+    ? { requests: "0", tokens: "0" }
+    : {
+      requests: String(REQUESTS_PER_MINUTE - (((invocation.seq - 1) % REQUESTS_PER_MINUTE) + 1)),
+      tokens: String(Math.max(0, TOKENS_PER_MINUTE - Math.ceil(invocation.request.material.length / 4)))
+    }
 
-/** The tokens the call's prompt counts as (its material, four characters a token). */
-const promptTokens = (invocation: LlmInvocation): number => Math.ceil(invocation.request.material.length / 4)
+const REQUESTS_LIMIT = String(REQUESTS_PER_MINUTE)
+const TOKENS_LIMIT = String(TOKENS_PER_MINUTE)
 
 /**
  * OpenAI's rate-limit headers (`x-ratelimit-limit-requests`, `-remaining-requests`,
@@ -235,14 +241,20 @@ const promptTokens = (invocation: LlmInvocation): number => Math.ceil(invocation
  * call within each minute's allowance, the remaining tokens by the prompt's; a 429 reports none
  * left. Clients that pace themselves by them (or back off) can be tested.
  */
-export const openAiRateLimits = (invocation: LlmInvocation, exhausted: boolean): Readonly<Record<string, string>> => ({
-  "x-ratelimit-limit-requests": String(REQUESTS_PER_MINUTE),
-  "x-ratelimit-limit-tokens": String(TOKENS_PER_MINUTE),
-  "x-ratelimit-remaining-requests": remaining(REQUESTS_PER_MINUTE, ((invocation.seq - 1) % REQUESTS_PER_MINUTE) + 1, exhausted),
-  "x-ratelimit-remaining-tokens": remaining(TOKENS_PER_MINUTE, promptTokens(invocation), exhausted),
-  "x-ratelimit-reset-requests": "6ms",
-  "x-ratelimit-reset-tokens": "0s"
-})
+export const openAiRateLimits = (invocation: LlmInvocation, exhausted: boolean): Readonly<Record<string, string>> => {
+  const { requests, tokens } = left(invocation, exhausted)
+  return {
+    "x-ratelimit-limit-requests": REQUESTS_LIMIT,
+    "x-ratelimit-limit-tokens": TOKENS_LIMIT,
+    "x-ratelimit-remaining-requests": requests,
+    "x-ratelimit-remaining-tokens": tokens,
+    "x-ratelimit-reset-requests": "6ms",
+    "x-ratelimit-reset-tokens": "0s"
+  }
+}
+
+/** The last `reset` written and the `created` it was for: answers dated the same second share it. */
+let lastReset: { readonly created: number; readonly text: string } | undefined
 
 /**
  * Anthropic's rate-limit headers (`anthropic-ratelimit-requests-limit`, `-remaining`, `-reset`
@@ -250,13 +262,16 @@ export const openAiRateLimits = (invocation: LlmInvocation, exhausted: boolean):
  * after the answer's `created` (the fixed epoch unless the network follows the clock).
  */
 export const anthropicRateLimits = (invocation: LlmInvocation, exhausted: boolean): Readonly<Record<string, string>> => {
-  const reset = new Date((invocation.created + 60) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
+  const created = invocation.created
+  if (lastReset?.created !== created) lastReset = { created, text: new Date((created + 60) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z") }
+  const reset = lastReset.text
+  const { requests, tokens } = left(invocation, exhausted)
   return {
-    "anthropic-ratelimit-requests-limit": String(REQUESTS_PER_MINUTE),
-    "anthropic-ratelimit-requests-remaining": remaining(REQUESTS_PER_MINUTE, ((invocation.seq - 1) % REQUESTS_PER_MINUTE) + 1, exhausted),
+    "anthropic-ratelimit-requests-limit": REQUESTS_LIMIT,
+    "anthropic-ratelimit-requests-remaining": requests,
     "anthropic-ratelimit-requests-reset": reset,
-    "anthropic-ratelimit-tokens-limit": String(TOKENS_PER_MINUTE),
-    "anthropic-ratelimit-tokens-remaining": remaining(TOKENS_PER_MINUTE, promptTokens(invocation), exhausted),
+    "anthropic-ratelimit-tokens-limit": TOKENS_LIMIT,
+    "anthropic-ratelimit-tokens-remaining": tokens,
     "anthropic-ratelimit-tokens-reset": reset
   }
 }
