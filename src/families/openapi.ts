@@ -21,8 +21,12 @@ export type { OperationOptions } from "../routes/openapi/operation.ts"
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const
 
-/** Literal path text as path-to-regexp pattern text: its syntax characters escaped. */
-const literalPath = (text: string): string => text.replace(/[{}()[\]+?!:*\\]/g, "\\$&")
+/**
+ * Literal path text as path-to-regexp pattern text: `#` and `?`, which would end a URL's path,
+ * percent-encoded (`/cookies#formExploded` is served at `/cookies%23formExploded`, where a client
+ * that escapes the path sends it), and the pattern syntax characters escaped.
+ */
+const literalPath = (text: string): string => text.replace(/[#?]/g, encodeURIComponent).replace(/[{}()[\]+?!:*\\]/g, "\\$&")
 
 /**
  * An OpenAPI path template as a path-to-regexp pattern: `{petId}` becomes `:petId`, and literal
@@ -158,11 +162,17 @@ const engine = Effect.promise(() =>
   }))))
 
 const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Result<Array<Route>, InvalidRouteSpec> => {
-  if (!isJsonObject(document) || typeof document.openapi !== "string" || !isJsonObject(document.paths)) {
-    return Result.fail(new InvalidRouteSpec({ path: "openapi", message: "not an OpenAPI 3.x document (needs openapi and paths)" }))
+  if (!isJsonObject(document) || typeof document.openapi !== "string") {
+    return Result.fail(new InvalidRouteSpec({ path: "openapi", message: "not an OpenAPI 3.x document (needs openapi)" }))
   }
   if (!/^3\.[01]\./.test(document.openapi)) {
     return Result.fail(new InvalidRouteSpec({ path: "openapi#/openapi", message: `OpenAPI ${document.openapi} is not supported (3.0 and 3.1 are)` }))
+  }
+  // 3.1 makes `paths` optional: a document of only `webhooks` (requests the API sends, not ones it
+  // answers) or `components` serves no operation. 3.0 requires it.
+  const paths = isJsonObject(document.paths) ? document.paths : document.openapi.startsWith("3.1") && document.paths === undefined ? {} : undefined
+  if (paths === undefined) {
+    return Result.fail(new InvalidRouteSpec({ path: "openapi#/paths", message: "an OpenAPI 3.0 document needs paths (an object)" }))
   }
   const dialect: Dialect = document.openapi.startsWith("3.0") ? "openapi-3.0" : "openapi-3.1"
   const based = openapiBase(document, options.baseUrl)
@@ -170,7 +180,7 @@ const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Resul
   const base = based.success
   const dereferenced = Effect.runSync(Effect.cached(Effect.flatMap(engine, ({ dereference }) => dereference(document, dialect))))
   const routes: Array<Route> = []
-  for (const [path, raw] of byGenerality(Object.entries(document.paths))) {
+  for (const [path, raw] of byGenerality(Object.entries(paths))) {
     const item = pathItemOf(document, raw)
     if (item === undefined) continue
     const { names, pattern } = pathPattern(path)

@@ -107,16 +107,24 @@ export const fromJsonSchema = (
     return Result.fail(new InvalidRouteSpec({ path: `${path}#${pointer}`, message: `JSON Schema refused at #${pointer}: ${checked.issue.message}` }))
   }
   const linear = options.patterns === "linear"
+  const unevaluated = hasUnevaluated(source) || Object.values(options.definitions ?? {}).some(hasUnevaluated)
   try {
-    const converted = convertDialect(source, dialect)
+    const converted = convertDialect(unevaluated ? withoutUnevaluated(source) : source, dialect)
     const definitions: Record<string, JsonSchema.JsonSchema> = { ...converted.definitions }
     for (const [name, definition] of Object.entries(options.definitions ?? {})) {
-      definitions[name] = convertDialect(toJsonSchema(definition) ?? {}, dialect).schema
+      const part = toJsonSchema(definition) ?? {}
+      definitions[name] = convertDialect(unevaluated ? withoutUnevaluated(part) : part, dialect).schema
     }
     const schema = SchemaRepresentation.fromJsonSchemaDocument({ ...converted, definitions }, { patterns: linear ? "ignore" : "apply" }) as Schema.Codec<
       unknown,
       unknown
     >
+    if (unevaluated) {
+      // Effect has no `unevaluated*` constraint: the schema converts without those keywords, and
+      // one Ajv check of the whole document (in its own dialect, definitions included) keeps them.
+      const whole = options.definitions === undefined ? source : { ...source, $defs: { ...(isJsonObject(source.$defs) ? source.$defs : {}), ...options.definitions } }
+      return Result.succeed(schema.check(ajvCheck(rewriteComponentRefs(whole), linear)))
+    }
     return Result.succeed(linear && checked.patterns ? schema.check(linearPatterns(source)) : schema)
   } catch (error) {
     const message = errorMessage(error)
@@ -129,6 +137,64 @@ export const fromJsonSchema = (
       })
     )
   }
+}
+
+const UNEVALUATED = ["unevaluatedProperties", "unevaluatedItems"]
+
+/** Whether a schema uses `unevaluatedProperties` or `unevaluatedItems` anywhere (a cycle-safe walk). */
+const hasUnevaluated = (schema: unknown): boolean => {
+  const seen = new Set<unknown>()
+  const stack: Array<unknown> = [schema]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (typeof node !== "object" || node === null || seen.has(node)) continue
+    seen.add(node)
+    if (!Array.isArray(node) && UNEVALUATED.some((k) => k in node)) return true
+    for (const value of Object.values(node)) stack.push(value)
+  }
+  return false
+}
+
+/**
+ * A copy of a schema without `unevaluatedProperties`/`unevaluatedItems`, shared nodes copied once.
+ * Schemas reaching here passed `checkJsonSchema`, whose depth bound bounds this recursion.
+ */
+const withoutUnevaluated = <A>(schema: A, copies: Map<unknown, unknown> = new Map()): A => {
+  if (typeof schema !== "object" || schema === null) return schema
+  const done = copies.get(schema)
+  if (done !== undefined) return done as A
+  if (Array.isArray(schema)) {
+    const out: Array<unknown> = []
+    copies.set(schema, out)
+    for (const item of schema) out.push(withoutUnevaluated(item, copies))
+    return out as A
+  }
+  const out: Record<string, unknown> = {}
+  copies.set(schema, out)
+  for (const [key, value] of Object.entries(schema)) if (!UNEVALUATED.includes(key)) out[key] = withoutUnevaluated(value, copies)
+  return out as A
+}
+
+/** OpenAPI's `#/components/schemas/Name` references as `#/$defs/Name`, where `fromJsonSchema` puts shared definitions. */
+const rewriteComponentRefs = (schema: JsonSchema.JsonSchema): JsonSchema.JsonSchema =>
+  JSON.parse(JSON.stringify(schema).replace(/"#\/components\/schemas\//g, '"#/$defs/'))
+
+/**
+ * An Ajv check of data against a whole document (2020-12 semantics; patterns on RE2 when
+ * `linear`), for the constraints Effect's schemas cannot carry.
+ */
+const ajvCheck = (document: JsonSchema.JsonSchema, linear: boolean) => {
+  const validate = new (ajv2020())({
+    strict: false,
+    validateFormats: false,
+    logger: false,
+    ...(linear ? { code: { regExp: linearAjvEngine as never } } : {})
+  }).compile(document)
+  return SchemaModule.makeFilter<unknown>((data) => {
+    if (validate(data) === true) return true
+    const error = validate.errors?.[0]
+    return `${error?.instancePath === "" || error?.instancePath === undefined ? "the value" : error.instancePath} ${error?.message ?? "is invalid"}`
+  })
 }
 
 /**

@@ -65,14 +65,128 @@ export const dereference = (document: Record<string, unknown>, dialect: Dialect)
     Effect.map(({ dereferenced, parser }) => {
       const root = dereferenced as Record<string, unknown>
       const components = isJsonObject(root.components) ? root.components : {}
-      return {
-        document: root,
-        dialect,
-        schemas: isJsonObject(components.schemas) ? components.schemas : {},
-        circular: parser.$refs.circular
-      }
+      const schemas: Record<string, unknown> = { ...(isJsonObject(components.schemas) ? components.schemas : {}) }
+      settle(root, schemas, dialect)
+      return { document: root, dialect, schemas, circular: parser.$refs.circular }
     })
   )
+
+const SCHEMAS = "#/components/schemas/"
+
+/** The node a local JSON pointer (`#/paths/~1pets/get`) names in a document, if any. */
+const resolvePointer = (root: unknown, ref: string): unknown => {
+  let node: unknown = root
+  for (const token of ref.slice(2).split("/")) {
+    if (token === "" && ref === "#/") break
+    const key = decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~")
+    node = Array.isArray(node) ? node[Number(key)] : isJsonObject(node) ? node[key] : undefined
+    if (node === undefined) return undefined
+  }
+  return node
+}
+
+/**
+ * The last touches a dereferenced document needs before its schemas convert, made in place on
+ * the copy, each node once (shared nodes and cycles included):
+ * - a reference left in place (it closes a cycle) that points anywhere but
+ *   `#/components/schemas/Name` (`#/paths/~1pets/post/requestBody/…`, allowed by OpenAPI) is
+ *   given a name among `schemas` and pointed there, the only form JSON Schema converters take;
+ * - in a 3.1 document, the 3.0 spellings many carry over (`nullable`, boolean
+ *   `exclusiveMinimum`/`exclusiveMaximum`) are read as 3.0 meant them, as Prism reads them,
+ *   rather than refused by the validator;
+ * - a `oneOf`/`anyOf` with a `discriminator` gets OpenAPI's meaning: each branch accepts only the
+ *   discriminator values that name it (its `mapping` keys, and its own schema name), so a value
+ *   valid under two branches picks one by its discriminator, as clients and servers read it.
+ */
+const settle = (root: Record<string, unknown>, schemas: Record<string, unknown>, dialect: Dialect): void => {
+  const hoisted = new Map<string, string>()
+  const seen = new Set<unknown>()
+  const stack: Array<unknown> = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (typeof node !== "object" || node === null || seen.has(node)) continue
+    seen.add(node)
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item)
+      continue
+    }
+    const record = node as Record<string, unknown>
+    const ref = record.$ref
+    if (typeof ref === "string" && ref.startsWith("#/") && !ref.startsWith(SCHEMAS)) {
+      let name = hoisted.get(ref)
+      if (name === undefined) {
+        let target = resolvePointer(root, ref)
+        // A reference to a reference (`#/paths/…` → `#/components/schemas/X`) is the latter.
+        for (let hops = 0; hops < 32 && isJsonObject(target) && typeof target.$ref === "string" && target.$ref !== ref; hops++) {
+          if (target.$ref.startsWith(SCHEMAS)) break
+          target = resolvePointer(root, target.$ref)
+        }
+        if (isJsonObject(target) && typeof target.$ref === "string" && target.$ref.startsWith(SCHEMAS)) {
+          name = target.$ref.slice(SCHEMAS.length)
+        } else if (target !== undefined) {
+          name = `simnet-ref-${hoisted.size + 1}`
+          schemas[name] = target
+          stack.push(target)
+        }
+        if (name !== undefined) hoisted.set(ref, name)
+      }
+      if (name !== undefined) record.$ref = `${SCHEMAS}${name}`
+    }
+    if (isJsonObject(record.discriminator)) discriminate(record, schemas, root)
+    if (dialect === "openapi-3.1") lenient31(record)
+    for (const key in record) stack.push(record[key])
+  }
+}
+
+/** The 3.0 spellings of `settle`, for one schema of a 3.1 document. */
+const lenient31 = (schema: Record<string, unknown>): void => {
+  for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+    if (typeof schema[flag] !== "boolean") continue
+    if (schema[flag] === true && typeof schema[bound] === "number") {
+      schema[flag] = schema[bound]
+      delete schema[bound]
+    } else {
+      delete schema[flag]
+    }
+  }
+  if (typeof schema.nullable !== "boolean") return
+  const nullable = schema.nullable
+  delete schema.nullable
+  if (!nullable || schema.type === undefined) return
+  // `{ type: T, nullable: true, …}` is `{ anyOf: [{ type: T, … }, { type: "null" }] }`, in place.
+  const copy = { ...schema }
+  for (const key of Object.keys(schema)) delete schema[key]
+  schema.anyOf = [copy, { type: "null" }]
+}
+
+/** The discriminator rule of `settle`, for one schema. */
+const discriminate = (schema: Record<string, unknown>, schemas: Record<string, unknown>, root: Record<string, unknown>): void => {
+  const discriminator = schema.discriminator as Record<string, unknown>
+  const property = discriminator.propertyName
+  const key = Array.isArray(schema.oneOf) ? "oneOf" : Array.isArray(schema.anyOf) ? "anyOf" : undefined
+  if (typeof property !== "string" || key === undefined) return
+  const branches = schema[key] as Array<unknown>
+  const nameOf = (branch: unknown): string | undefined => {
+    if (isJsonObject(branch) && typeof branch.$ref === "string" && branch.$ref.startsWith(SCHEMAS)) return branch.$ref.slice(SCHEMAS.length)
+    return Object.keys(schemas).find((name) => schemas[name] === branch)
+  }
+  const targetOf = (value: string): unknown => (value.startsWith("#/") ? resolvePointer(root, value) : schemas[value])
+  const mapping = isJsonObject(discriminator.mapping) ? discriminator.mapping : {}
+  const values = branches.map((branch) => {
+    const name = nameOf(branch)
+    const mapped = Object.keys(mapping).filter((value) => {
+      const target = mapping[value]
+      if (typeof target !== "string") return false
+      return targetOf(target) === branch || (name !== undefined && (target === name || target === `${SCHEMAS}${name}`))
+    })
+    return name === undefined || mapped.includes(name) ? mapped : [...mapped, name]
+  })
+  // A branch no discriminator value names keeps the union as it was: better loose than unservable.
+  if (values.some((v) => v.length === 0)) return
+  schema[key] = branches.map((branch, i) => ({
+    allOf: [{ type: "object", required: [property], properties: { [property]: { type: "string", enum: values[i] } } }, branch]
+  }))
+}
 
 /**
  * The names of `components.schemas` a schema still refers to (cycles), transitively: the

@@ -5,7 +5,7 @@
  * with the request's seed, its declared headers generated likewise, and the request validated
  * first (422 with the violations in Prism's shape).
  */
-import { Result, type Schema } from "effect"
+import { Result, type Schema, Schema as SchemaModule } from "effect"
 import { escapePointer, isJsonObject, NULL_BODY_STATUSES } from "../../registry/util.ts"
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import { offsetSeed } from "../../registry/seed.ts"
@@ -62,6 +62,8 @@ interface MediaEntry {
   /** Served as the value itself (text, or a string-typed schema in another media type). */
   readonly raw: boolean
   readonly examples: ReadonlyArray<Example>
+  /** The example served by default: the first that conforms to the schema (or the first, without one). */
+  readonly served: Example | undefined
   readonly schema: Schema.Codec<unknown, unknown> | undefined
   readonly generator: () => Result.Result<CompiledGenerator, GenerateError>
 }
@@ -120,6 +122,30 @@ const examplesOf = (media: Record<string, unknown>): Array<Example> => {
   }
   if ("example" in media && media.example !== undefined) out.unshift({ name: undefined, value: media.example })
   return out
+}
+
+/**
+ * A JSON media type's examples made to serve their schema: one given as a string holding JSON
+ * (`"[{\"name\": \"Fluffy\"}]"` for an array schema, a common slip) is served as the JSON it holds
+ * when that, and not the string, conforms. The one served by default is the first that conforms;
+ * when none does, the body is generated from the schema. A named example is served by name as it is.
+ */
+const conforming = (
+  examples: ReadonlyArray<Example>,
+  schema: Schema.Codec<unknown, unknown> | undefined
+): { readonly examples: ReadonlyArray<Example>; readonly served: Example | undefined } => {
+  if (schema === undefined || examples.length === 0) return { examples, served: examples[0] }
+  const is = SchemaModule.is(SchemaModule.toType(schema) as Schema.Schema<unknown>)
+  const fixed = examples.map((example) => {
+    if (is(example.value) || typeof example.value !== "string") return { example, ok: is(example.value) }
+    try {
+      const parsed: unknown = JSON.parse(example.value)
+      return is(parsed) ? { example: { name: example.name, value: parsed }, ok: true } : { example, ok: false }
+    } catch {
+      return { example, ok: false }
+    }
+  })
+  return { examples: fixed.map((f) => f.example), served: fixed.find((f) => f.ok)?.example }
 }
 
 const headerValue = (value: unknown): string =>
@@ -181,7 +207,7 @@ export const compileOperation = (
         type,
         json,
         raw: !json && (isTextMedia(type) || stringSchema),
-        examples: useExamples ? examplesOf(entry) : [],
+        ...conforming(useExamples ? examplesOf(entry) : [], json ? schema : undefined),
         schema,
         generator: schema === undefined
           ? () => Result.fail(new GeneratedValueRejected({ route: source.label, path: "$", issue: `${type} declares no schema` }))
@@ -223,6 +249,7 @@ export const compileOperation = (
           required: parameter.required === true || where === "path",
           schema: parameter.schema,
           explode: typeof parameter.explode === "boolean" ? parameter.explode : style === "form",
+          style,
           patternName: where === "path" ? source.patternNames.get(parameter.name) : undefined
         })
       }
@@ -237,11 +264,17 @@ export const compileOperation = (
     check = compileRequestValidator(parameters, body, document, pointer)
   }
 
-  const fallback = defaultCode([...responses.keys()])
+  const fallback = defaultCode([...responses.keys()].filter((code) => !code.startsWith("1")))
+  /**
+   * An operation that documents only `1xx` responses: those are interim, never the final answer a
+   * client gets (and `fetch` cannot carry one), so it is answered `204 No Content` with
+   * `x-simnet-informational` naming the documented status.
+   */
+  const informational = fallback === undefined ? [...responses.keys()].find((code) => code.startsWith("1")) : undefined
 
   /** A body for a media type: the named or first example, else a generated value. */
   const bodyOf = (media: MediaEntry, seed: number, example: string | undefined, dynamic: boolean): Result.Result<string, GenerateError> => {
-    const chosen = example !== undefined ? media.examples.find((e) => e.name === example) : dynamic ? undefined : media.examples[0]
+    const chosen = example !== undefined ? media.examples.find((e) => e.name === example) : dynamic ? undefined : media.served
     if (chosen !== undefined) {
       return Result.succeed(media.json || typeof chosen.value !== "string" ? JSON.stringify(chosen.value) : chosen.value)
     }
@@ -325,7 +358,7 @@ export const compileOperation = (
     }
     let response: ResponseEntry | undefined
     let status: number
-    if (prefer.code !== undefined) {
+    if (prefer.code !== undefined && !prefer.code.startsWith("1")) {
       response = /^[1-5]\d\d$/.test(prefer.code) ? responseFor(responses, prefer.code) : responses.get(prefer.code)
       if (response === undefined) {
         return Result.succeed(problem(404, "NOT_FOUND", "The server cannot find the requested content", `Requested status code ${prefer.code} is not defined in the document.`))
@@ -334,6 +367,8 @@ export const compileOperation = (
     } else if (fallback !== undefined) {
       response = responses.get(fallback)!
       status = statusOf(fallback, undefined)
+    } else if (informational !== undefined) {
+      return Result.succeed(new Response(null, { status: 204, headers: { "x-simnet-informational": informational } }))
     } else {
       return Result.succeed(new Response(null, { status: 200 }))
     }

@@ -36,6 +36,11 @@ export interface ParameterSpec {
   readonly required: boolean
   readonly schema: unknown
   readonly explode: boolean
+  /**
+   * How the value is spelled (OpenAPI's `style`): `simple`, `label`, `matrix` (path); `form`,
+   * `spaceDelimited`, `pipeDelimited`, `deepObject` (query); `simple` (header); `form` (cookie).
+   */
+  readonly style?: string | undefined
   /** For path parameters: the name the route's pattern gives it (`{pet-id}` → `pet_id`). */
   readonly patternName?: string | undefined
 }
@@ -129,6 +134,94 @@ const declaredFor = (content: BodySpec["content"], contentType: string): readonl
 const splitArray = (values: ReadonlyArray<string>, explode: boolean): string | Array<string> =>
   explode ? (values.length === 1 ? values[0] : [...values]) : values.flatMap((v) => v.split(","))
 
+/** The shape a parameter's schema gives its value: what its text is split into. */
+const shapeOf = (schema: unknown): "array" | "object" | "primitive" => {
+  if (!isJsonObject(schema)) return "primitive"
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type]
+  if (types.includes("array") || (schema.type === undefined && schema.items !== undefined)) return "array"
+  if (types.includes("object") || (schema.type === undefined && isJsonObject(schema.properties))) return "object"
+  return "primitive"
+}
+
+/** `k,v,k2,v2` (or exploded `k=v,k2=v2`, split by `separator`) as an object. */
+const objectOf = (parts: ReadonlyArray<string>, exploded: boolean): Record<string, string> => {
+  const out: Record<string, string> = {}
+  if (exploded) {
+    for (const part of parts) {
+      const at = part.indexOf("=")
+      if (at > 0) out[part.slice(0, at)] = part.slice(at + 1)
+    }
+  } else {
+    for (let i = 0; i + 1 < parts.length; i += 2) out[parts[i]] = parts[i + 1]
+  }
+  return out
+}
+
+/**
+ * A path, header or cookie parameter's text read in its style (OpenAPI 3 "Style Values"): `simple`
+ * `a,b` / `k,v` / `k=v`; `label` `.a.b` / `.a,b`; `matrix` `;id=a;id=b` / `;id=a,b` / `;k=v`.
+ * `undefined` when the text does not have the style's shape (the value is then missing).
+ */
+const fromStyledText = (spec: ParameterSpec, text: string): unknown => {
+  const shape = shapeOf(spec.schema)
+  const style = spec.style ?? "simple"
+  let body = text
+  let separator = ","
+  if (style === "label") {
+    if (!body.startsWith(".")) return undefined
+    body = body.slice(1)
+    if (spec.explode) separator = "."
+  } else if (style === "matrix") {
+    if (!body.startsWith(";")) return undefined
+    if (spec.explode && shape !== "primitive") {
+      const parts = body.slice(1).split(";")
+      if (shape === "object") return objectOf(parts, true)
+      const prefix = `${spec.name}=`
+      return parts.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length))
+    }
+    const prefix = `;${spec.name}=`
+    if (!body.startsWith(prefix) && body !== `;${spec.name}`) return undefined
+    body = body.slice(prefix.length)
+  }
+  if (shape === "primitive") return body
+  const parts = body === "" ? [] : body.split(separator)
+  return shape === "array" ? parts : objectOf(parts, spec.explode && style !== "matrix")
+}
+
+/**
+ * A query parameter read in its style: `form` (exploded: repeated keys, or an object's own keys;
+ * else `a,b`), `spaceDelimited` (`a b`), `pipeDelimited` (`a|b`), `deepObject` (`id[k]=v`).
+ */
+const fromQuery = (spec: ParameterSpec, query: URLSearchParams): unknown => {
+  const shape = shapeOf(spec.schema)
+  const style = spec.style ?? "form"
+  if (shape === "object") {
+    if (style === "deepObject") {
+      const out: Record<string, string> = {}
+      const prefix = `${spec.name}[`
+      for (const [key, value] of query) if (key.startsWith(prefix) && key.endsWith("]")) out[key.slice(prefix.length, -1)] = value
+      return Object.keys(out).length === 0 ? undefined : out
+    }
+    if (spec.explode) {
+      const properties = isJsonObject(spec.schema) && isJsonObject(spec.schema.properties) ? Object.keys(spec.schema.properties) : []
+      const out: Record<string, string> = {}
+      for (const name of properties) {
+        const value = query.get(name)
+        if (value !== null) out[name] = value
+      }
+      return Object.keys(out).length === 0 ? undefined : out
+    }
+    const value = query.get(spec.name)
+    return value === null ? undefined : objectOf(value.split(style === "spaceDelimited" ? " " : style === "pipeDelimited" ? "|" : ","), false)
+  }
+  const all = query.getAll(spec.name)
+  if (all.length === 0) return undefined
+  if (shape === "primitive") return all.length === 1 ? all[0] : [...all]
+  if (spec.explode) return [...all]
+  const separator = style === "spaceDelimited" ? " " : style === "pipeDelimited" ? "|" : ","
+  return all.flatMap((v) => v.split(separator))
+}
+
 const cookiesOf = (header: string | null): Map<string, string> => {
   const out = new Map<string, string>()
   for (const part of (header ?? "").split(";")) {
@@ -192,14 +285,19 @@ export const compileRequestValidator = (
     const specs = parameters.filter((p) => p.in === where && !(where === "header" && IGNORED_HEADERS.has(p.name.toLowerCase())))
     if (specs.length === 0) continue
     const properties: Record<string, unknown> = {}
+    // The definitions every parameter's schema refers to (`#/$defs/Name`) sit at the root of the
+    // one schema that holds them all, where those references resolve.
+    const $defs: Record<string, unknown> = {}
     for (const spec of specs) {
-      properties[where === "header" ? spec.name.toLowerCase() : spec.name] = spec.schema === undefined ? {} : toJsonSchema2020(spec.schema, document)
+      const { $defs: own, ...schema } = spec.schema === undefined ? {} : toJsonSchema2020(spec.schema, document)
+      if (isJsonObject(own)) Object.assign($defs, own)
+      properties[where === "header" ? spec.name.toLowerCase() : spec.name] = schema
     }
     const required = specs.filter((s) => s.required).map((s) => (where === "header" ? s.name.toLowerCase() : s.name))
     locations.push({
       in: where,
       specs,
-      validate: lazy(true, { type: "object", properties, required }, `${pointer}/parameters`)
+      validate: lazy(true, { type: "object", properties, required, ...(Object.keys($defs).length > 0 ? { $defs } : {}) }, `${pointer}/parameters`)
     })
   }
   const media = (body?.content ?? []).map(([type, schema]) => ({
@@ -223,22 +321,23 @@ export const compileRequestValidator = (
         switch (location.in) {
           case "path": {
             const value = request.params[spec.patternName ?? spec.name]
-            if (value !== undefined) values[key] = splitArray([value], false)
+            const read = value === undefined ? undefined : fromStyledText(spec, value)
+            if (read !== undefined) values[key] = read
             break
           }
           case "query": {
-            const all = request.url.searchParams.getAll(spec.name)
-            if (all.length > 0) values[key] = splitArray(all, spec.explode)
+            const read = fromQuery(spec, request.url.searchParams)
+            if (read !== undefined) values[key] = read
             break
           }
           case "header": {
             const value = request.headers.get(spec.name)
-            if (value !== null) values[key] = splitArray([value], false)
+            if (value !== null) values[key] = fromStyledText({ ...spec, style: "simple" }, value)
             break
           }
           case "cookie": {
             const value = cookies!.get(spec.name)
-            if (value !== undefined) values[key] = value
+            if (value !== undefined) values[key] = shapeOf(spec.schema) === "primitive" ? value : fromStyledText({ ...spec, style: "simple", explode: false }, value)
             break
           }
         }
