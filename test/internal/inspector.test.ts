@@ -162,6 +162,23 @@ describe("the inspector in a browser", () => {
     await page.close()
   }, LONG)
 
+  it("a row found before the list redraws still opens its own request on element.click(): the virtual list is keyed", async () => {
+    const { page } = await open(server.ui)
+    const tag = `keyed-${Date.now()}`
+    // Enough rows that the list scrolls, so new ones move the window.
+    for (let i = 0; i < 60; i++) expect((await fetch(`${server.base}/api.example.com/items/${tag}-before-${i}`)).status).toBe(200)
+    expect((await fetch(`${server.base}/api.example.com/items/${tag}-first`)).status).toBe(200)
+    const url = `https://api.example.com/items/${tag}-first`
+    await page.waitForFunction((u) => Array.from(document.querySelectorAll("#rows .row .url")).some((c) => (c as HTMLElement).title === u), { timeout: 5_000 }, url)
+    const handle = await page.evaluateHandle((u) => Array.from(document.querySelectorAll("#rows .row")).find((x) => (x.querySelector(".url") as HTMLElement).title === u)!, url)
+    // More requests arrive and the list (following the tail) redraws under the found element.
+    for (let i = 0; i < 5; i++) expect((await fetch(`${server.base}/api.example.com/items/${tag}-${i}`)).status).toBe(200)
+    await page.waitForFunction((t) => Array.from(document.querySelectorAll("#rows .row .url")).some((c) => (c as HTMLElement).title.endsWith(`${t}-4`)), { timeout: 5_000 }, tag)
+    await page.evaluate((row) => (row as HTMLElement).click(), handle)
+    await page.waitForFunction((u) => (document.querySelector("#detail")?.textContent ?? "").includes(u), { timeout: 5_000 }, url)
+    await page.close()
+  }, LONG)
+
   it("a request refused before the page opened shows as refused, not as still waiting", async () => {
     const url = `https://api.example.com/before-${Date.now()}`
     expect((await fetch(`${server.base}/${url.slice("https://".length)}`)).status).toBe(502)

@@ -96,6 +96,7 @@ function rowNode() {
     el("span", { class: "time num" }), el("span", { class: "method" }), el("span", { class: "url" }),
     el("span", { class: "route" }), el("span", { class: "kind" }), el("span", { class: "status" }), el("span", { class: "dur num" }));
   node.addEventListener("click", () => {
+    if (node.hidden || node.dataset.seq === undefined) return;
     const seq = Number(node.dataset.seq);
     setActive(seq, false);
     openDetail(seq);
@@ -122,15 +123,30 @@ function render() {
   const last = Math.min(n, Math.ceil((top + height) / ROW_H) + 8);
   const count = Math.max(0, last - first);
   while (pool.length < count) { const node = rowNode(); pool.push(node); rowsBox.appendChild(node); }
+  // Keyed: a node that shows a request still in the window keeps showing it, so an element found
+  // before a redraw (by id, by a script's element.click(), by assistive technology) still names
+  // the same request after; only nodes whose request left the window take the new ones.
+  /** @type {Map<number, number>} */
+  const wanted = new Map();
+  for (let k = first; k < last; k++) wanted.set(view[k].seq, k);
+  /** @type {Array<HTMLElement>} */
+  const free = [];
+  /** @type {Array<[HTMLElement, number]>} */
+  const placed = [];
+  for (const node of pool) {
+    const k = node.hidden ? undefined : wanted.get(Number(node.dataset.seq));
+    if (k === undefined) free.push(node);
+    else { placed.push([node, k]); wanted.delete(view[k].seq); }
+  }
+  for (const k of wanted.values()) placed.push([/** @type {HTMLElement} */ (free.pop()), k]);
+  for (const node of free) { node.hidden = true; node.removeAttribute("id"); delete node.dataset.seq; }
   let activeId = "";
-  for (let i = 0; i < pool.length; i++) {
-    const node = pool[i];
-    if (i >= count) { node.hidden = true; continue; }
-    const r = view[first + i];
+  for (const [node, k] of placed) {
+    const r = view[k];
     node.hidden = false;
     node.dataset.seq = String(r.seq);
     node.id = "req-" + r.seq;
-    node.style.transform = "translateY(" + (first + i) * ROW_H + "px)";
+    node.style.transform = "translateY(" + k * ROW_H + "px)";
     const active = r.seq === activeSeq;
     node.className = "row cols" + (isRefused(r) ? " refused" : "") + (active ? " active" : "");
     node.setAttribute("aria-selected", active ? "true" : "false");
