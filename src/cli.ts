@@ -104,6 +104,7 @@ const serve = Command.make(
         yield* Console.log(`simnet serving ${routes.length} routes from ${file} (seed ${network.seed})`)
         for (const route of routes) {
           if (route.simulated === false) yield* Console.log(`  not simulated: ${route.id}: ${String(route.message ?? route.match)}`)
+          if (typeof route.refused === "string") yield* Console.log(`  not served:    ${route.id}: ${route.refused}`)
         }
         yield* Console.log(`  network:  ${base}/HOST/PATH  ->  https://HOST/PATH`)
         yield* Console.log(`  example:  ${base}/api.openai.com/v1`)

@@ -262,7 +262,7 @@ describe("registration", () => {
         }
       }
       const ids = yield* network.registerSpec([{ family: "openapi", document, baseUrl: "https://pets.example.com" }])
-      expect(ids).toEqual(["getPet"])
+      expect(ids).toEqual(["pets.example.com:getPet"])
       const pet = yield* HttpClient.get("https://pets.example.com/pets/7").pipe(Effect.flatMap((r) => r.json))
       expect(typeof (pet as { name: unknown }).name).toBe("string")
       const error = yield* Effect.flip(network.registerSpec([{ family: "models" }, { family: "account" }]))

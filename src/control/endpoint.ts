@@ -7,7 +7,7 @@
  * | method and path            | does                                                        |
  * |----------------------------|-------------------------------------------------------------|
  * | `POST reset`               | back to the initial routes and scripts                      |
- * | `POST network/register`    | one RouteSpec or an array, all or nothing: 201 `{ids}`      |
+ * | `POST network/register`    | one RouteSpec or an array, all or nothing: 201 `{ids}` (and `refused`, OpenAPI operations not served, with why) |
  * | `GET network/routes`       | `{routes}`                                                  |
  * | `DELETE network/routes/:id`| `{removed}`; 404 for an unknown id                          |
  * | `GET network/log?since=N`  | `{records}` with `seq > N`                                  |
@@ -221,7 +221,13 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
       const specs = yield* jsonBody(limit)
       const ids = yield* network.registerSpec(specs, { source: "control" })
       tell({ type: "register", specs, ids })
-      return ok({ ids }, 201)
+      // Operations of an OpenAPI document that cannot be served (the rest of it is), and why.
+      const added = new Set(ids)
+      const refused = (yield* network.routes).flatMap((route) => {
+        const info = route as { readonly id: string; readonly refused?: unknown }
+        return added.has(info.id) && typeof info.refused === "string" ? [{ id: info.id, reason: info.refused }] : []
+      })
+      return ok(refused.length === 0 ? { ids } : { ids, refused }, 201)
     })),
     HttpRouter.route("GET", at("network/routes"), Effect.map(network.routes, (routes) => ok({ routes }))),
     HttpRouter.route("DELETE", at("network/routes/:id"), Effect.gen(function*() {

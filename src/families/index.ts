@@ -33,7 +33,8 @@ export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, Fami
     openapi(spec.document, {
       baseUrl: spec.baseUrl,
       examples: spec.examples === false ? false : undefined,
-      validate: spec.validate === false ? false : undefined
+      validate: spec.validate === false ? false : undefined,
+      idPrefix: spec.idPrefix
     })],
   ["mcpFromConfig", (spec) => mcpFromConfig(spec.config ?? {}, spec.servers)],
   ["websearch", () => websearch()],

@@ -59,10 +59,10 @@ const removeFrom = (map: Map<string, Array<Entry>>, key: string, entry: Entry): 
 }
 
 /**
- * The identity of a route: its `id` when it has one, else its kind and matcher. Seeds derive
- * from it, so it never depends on registration order.
+ * The identity of a route: its `seedIdentity` or `id` when it has one, else its kind and matcher.
+ * Seeds derive from it, so it never depends on registration order.
  */
-export const identityOf = (route: Route): string => route.id ?? `${route.kind} ${route.matcher.source}`
+export const identityOf = (route: Route): string => route.seedIdentity ?? route.id ?? `${route.kind} ${route.matcher.source}`
 
 /**
  * Checks a batch of routes against the registry without changing it, and returns the ids they
@@ -85,7 +85,7 @@ export const planIds = (
       }
       id = route.id
     } else {
-      const base = identityOf(route)
+      const base = route.id ?? `${route.kind} ${route.matcher.source}`
       id = base
       for (let n = 2; existing.has(id) || taken.has(id); n++) id = `${base} #${n}`
     }

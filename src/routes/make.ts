@@ -43,6 +43,8 @@ export interface RouteParts {
   readonly annotated?: boolean | undefined
   /** What the client sees, for a route that breaks (the `fault` kind). */
   readonly fault?: RequestFault | undefined
+  /** What seeds derive from instead of the id (see `RouteFields.seedIdentity`). */
+  readonly seedIdentity?: string | undefined
 }
 
 const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, message })
@@ -109,7 +111,8 @@ export const make = (
     specPath: undefined,
     describe: parts.describe,
     annotated: parts.annotated ?? false,
-    ...(parts.fault === undefined ? {} : { fault: parts.fault })
+    ...(parts.fault === undefined ? {} : { fault: parts.fault }),
+    ...(parts.seedIdentity === undefined ? {} : { seedIdentity: parts.seedIdentity })
   })
 }
 

@@ -208,7 +208,8 @@ export const McpConfigEntrySpec = Schema.Union([
 /**
  * A reference to a route family: `{ "family": "models", "baseUrl": "https://models.dev" }`.
  * The `openapi` family also takes the OpenAPI `document`, and `examples` / `validate` (both
- * default true) to generate every body or to serve requests that break their operation;
+ * default true) to generate every body or to serve requests that break their operation, and
+ * `idPrefix` (what the operations' ids start with; see `Routes.openapi`);
  * `mcpFromConfig` takes the app's `mcp` `config` and the `servers` to answer with, by entry name.
  */
 export const FamilySpec = Schema.Struct({
@@ -219,6 +220,7 @@ export const FamilySpec = Schema.Struct({
   servers: Schema.optional(Schema.Record(Schema.String, McpServerSpec)),
   examples: Schema.optional(Schema.Boolean),
   validate: Schema.optional(Schema.Boolean),
+  idPrefix: Schema.optional(Schema.String),
   /** `models`: a catalog generated with the seed instead of the real models. */
   generated: Schema.optional(Schema.Boolean)
 })

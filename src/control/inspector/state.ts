@@ -140,7 +140,9 @@ export const viewOf = (network: ViewedNetwork) =>
         priority: route.priority,
         times: route.times,
         hits: route.hits,
-        remaining: route.remaining
+        remaining: route.remaining,
+        // An OpenAPI operation whose schemas cannot be served, and why.
+        refused: typeof route.refused === "string" ? route.refused : undefined
       })),
       routeCount: routes.length,
       mcp: mcpServers(network, routes),

@@ -101,13 +101,14 @@ const resolvePointer = (root: unknown, ref: string): unknown => {
 const settle = (root: Record<string, unknown>, schemas: Record<string, unknown>, dialect: Dialect): void => {
   const hoisted = new Map<string, string>()
   const seen = new Set<unknown>()
-  const stack: Array<unknown> = [root]
+  // Each node with whether its keys are names (`properties`, `schemas`, …) rather than keywords.
+  const stack: Array<readonly [unknown, boolean]> = [[root, false]]
   while (stack.length > 0) {
-    const node = stack.pop()
+    const [node, names] = stack.pop()!
     if (typeof node !== "object" || node === null || seen.has(node)) continue
     seen.add(node)
     if (Array.isArray(node)) {
-      for (const item of node) stack.push(item)
+      for (const item of node) stack.push([item, false])
       continue
     }
     const record = node as Record<string, unknown>
@@ -126,15 +127,70 @@ const settle = (root: Record<string, unknown>, schemas: Record<string, unknown>,
         } else if (target !== undefined) {
           name = `simnet-ref-${hoisted.size + 1}`
           schemas[name] = target
-          stack.push(target)
+          stack.push([target, false])
         }
         if (name !== undefined) hoisted.set(ref, name)
       }
       if (name !== undefined) record.$ref = `${SCHEMAS}${name}`
     }
+    if (names) {
+      for (const key in record) stack.push([record[key], false])
+      continue
+    }
     if (isJsonObject(record.discriminator)) discriminate(record, schemas, root)
     if (dialect === "openapi-3.1") lenient31(record)
-    for (const key in record) stack.push(record[key])
+    if (typeof record.pattern === "string") record.pattern = unicodePattern(record.pattern)
+    // Values are left as the document wrote them; the keys of name maps are not keywords.
+    for (const key in record) if (!VALUES.has(key)) stack.push([record[key], NAME_MAPS.has(key)])
+  }
+}
+
+const VALUES = new Set(["example", "examples", "default", "const", "enum"])
+const NAME_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "schemas", "paths", "responses", "content", "headers", "parameters", "requestBodies", "callbacks", "webhooks", "pathItems", "dependentSchemas"])
+
+/**
+ * A `pattern` as a Unicode-mode regular expression (how JSON Schema tools and Effect read
+ * patterns), when the document wrote it in JavaScript's legacy syntax: a `{` that starts no
+ * quantifier, a lone `}` or `]`, escaped (`^{[0-9a-f]{4}}$` → `^\{[0-9a-f]{4}\}$`, what Prism and
+ * legacy-mode JavaScript read). A pattern already valid, or still invalid after, is left as it is.
+ */
+export const unicodePattern = (pattern: string): string => {
+  if (compiles(pattern)) return pattern
+  let out = ""
+  let inClass = false
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]
+    if (c === "\\") {
+      out += c + (pattern[i + 1] ?? "")
+      i++
+    } else if (inClass) {
+      if (c === "]") inClass = false
+      out += c
+    } else if (c === "[") {
+      inClass = true
+      out += c
+    } else if (c === "{") {
+      const quantifier = /^\{\d+(,\d*)?\}/.exec(pattern.slice(i))
+      if (quantifier === null) out += "\\{"
+      else {
+        out += quantifier[0]
+        i += quantifier[0].length - 1
+      }
+    } else if (c === "}" || c === "]") {
+      out += `\\${c}`
+    } else {
+      out += c
+    }
+  }
+  return compiles(out) ? out : pattern
+}
+
+const compiles = (pattern: string): boolean => {
+  try {
+    new RegExp(pattern, "u")
+    return true
+  } catch {
+    return false
   }
 }
 

@@ -87,11 +87,15 @@ export const negotiate = (
   return (best as { type: string } | undefined)?.type
 }
 
-const PRISM_ERRORS = "https://stoplight.io/prism/errors#"
+/**
+ * simnet's own problem types, a URN (`urn:simnet:problem:UNPROCESSABLE_ENTITY`): never Prism's
+ * URI, so with Prism in front a client can still tell whose error it got.
+ */
+const PROBLEM_TYPES = "urn:simnet:problem:"
 
 /**
- * A problem+json response in Prism's shape (`type`, `title`, `status`, `detail`, and for an
- * invalid request the `validation` list).
+ * A problem+json response (RFC 9457) in the shape Prism's users parse (`type`, `title`,
+ * `status`, `detail`, and for an invalid request the `validation` list), in simnet's words.
  */
 export const problem = (
   status: number,
@@ -100,20 +104,20 @@ export const problem = (
   detail: string,
   extra: Readonly<Record<string, unknown>> = {}
 ): Response =>
-  new Response(JSON.stringify({ type: `${PRISM_ERRORS}${type}`, title, status, detail, ...extra }), {
+  new Response(JSON.stringify({ type: `${PROBLEM_TYPES}${type}`, title, status, detail, ...extra }), {
     status,
     headers: { "content-type": "application/problem+json" }
   })
 
 /**
- * Prism's answer to a request that breaks its operation when the operation documents no 422 or
- * 400 response of its own.
+ * The answer to a request that breaks its operation when the operation documents no 422 or 400
+ * response of its own.
  */
 export const unprocessable = (violations: ReadonlyArray<Violation>): Response =>
   problem(
     422,
     "UNPROCESSABLE_ENTITY",
     "Invalid request",
-    "Your request is not valid and no HTTP validation response was found in the spec, so Prism is generating this error for you.",
+    `simnet: the request breaks its OpenAPI operation (${violations.length} violation${violations.length === 1 ? "" : "s"}, listed in validation), and the operation documents no 422 or 400 response to answer with.`,
     { validation: violations }
   )

@@ -161,6 +161,13 @@ export interface CompiledOperation {
 }
 
 /**
+ * The answer of an operation simnet cannot serve (a schema of it does not convert): `501 Not
+ * Implemented`, a problem naming the operation and why. The rest of its document is served.
+ */
+export const notServed = (label: string, reason: string): Response =>
+  problem(501, "NOT_IMPLEMENTED", "Operation not served", `simnet cannot serve the operation ${label}: ${reason}`)
+
+/**
  * Compiles an operation of a dereferenced document: every schema it declares is converted now
  * (one that does not convert is an `InvalidRouteSpec` naming its JSON pointer); generators and
  * request validators are compiled at their first use, once per route.
