@@ -133,4 +133,18 @@ describe("Routes.openapi on the whole @readme/oas-examples corpus", () => {
     expect(unanswerable).toEqual(UNSATISFIABLE[name] ?? [])
     expect(network.log().filter((r) => r.status === undefined).map((r) => `${r.method} ${r.url}`)).toEqual([])
   }, 60_000)
+
+  it("every document on one network at once, with their default ids: none collide, each answers", async () => {
+    const all = CORPUS.map(([name, file]) => [name, JSON.parse(readFileSync(file, "utf8")) as Json] as const)
+    const routes = all.flatMap(([name, raw]) => Routes.openapi(raw, { baseUrl: originOf(name) }))
+    const network = await SimulationNetwork.start({ seed: 5, routes })
+    const ids = network.routes().map((r) => r.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    // Both Petstores declare `deletePet`; each is its own route.
+    expect(ids.filter((id) => id.endsWith(":deletePet")).length).toBeGreaterThanOrEqual(2)
+    for (const [name, raw] of all.filter(([n]) => n.endsWith("/petstore"))) {
+      const answer = await network.fetch(`${originOf(name)}${basePath(raw)}/pet/1`, { headers: { accept: "application/json" } })
+      expect(answer.status).toBe(200)
+    }
+  }, 60_000)
 })

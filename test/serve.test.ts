@@ -2,6 +2,7 @@ import { spawn } from "node:child_process"
 import { once } from "node:events"
 import OpenAI from "openai"
 import { describe, expect, it } from "vitest"
+import { serve as serveSupport, stopAll } from "./support/serve.ts"
 
 const startServe = async (args: ReadonlyArray<string>) => {
   const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] })
@@ -62,6 +63,33 @@ describe("simnet serve", () => {
     child.kill("SIGTERM")
     const [code] = await once(child, "exit")
     expect(code).toBe(0)
+  })
+
+  it("an OpenAPI operation that cannot be served: the banner names it and why, registering over control lists it, the rest is served", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs")
+    const { join } = await import("node:path")
+    const { tmpdir } = await import("node:os")
+    const document = (odd: string) => ({
+      openapi: "3.1.0",
+      info: { title: "odd", version: "1" },
+      paths: {
+        [`/${odd}`]: { get: { operationId: odd, responses: { "200": { description: "x", content: { "application/json": { schema: { type: "string", pattern: "((" } } } } } } },
+        "/fine": { get: { operationId: "fine", responses: { "200": { description: "y", content: { "application/json": { schema: { type: "string" } } } } } } }
+      }
+    })
+    const file = join(mkdtempSync(join(tmpdir(), "simnet-")), "openapi.json")
+    writeFileSync(file, JSON.stringify({ routes: [{ family: "openapi", document: document("odd"), baseUrl: "https://odd.example.com" }] }))
+    const { base, output, post } = await serveSupport(["--fixture", file])
+    expect(output()).toMatch(/not served: +odd\.example\.com:odd: openapi#\/paths\/~1odd\/get\/responses\/200\/content\/application~1json\/schema\/pattern: /)
+    expect((await fetch(`${base}/odd.example.com/odd`)).status).toBe(501)
+    expect((await fetch(`${base}/odd.example.com/fine`)).status).toBe(200)
+    const registered = await post("network/register", { family: "openapi", document: document("weird"), baseUrl: "https://weird.example.com" })
+    expect(registered.status).toBe(201)
+    expect(await registered.json()).toEqual({
+      ids: ["weird.example.com:weird", "weird.example.com:fine"],
+      refused: [{ id: "weird.example.com:weird", reason: expect.stringContaining("pattern") }]
+    })
+    stopAll()
   })
 
   it("a broken fixture names the field and exits non-zero", async () => {

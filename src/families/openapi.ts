@@ -207,13 +207,13 @@ const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Resul
       let compiled: CompiledOperation | undefined = undefined
       // Why this operation is not served, when its schemas cannot be (the document is served
       // all the same): shown in the route listing, `simnet serve`'s banner and the inspector.
-      const describe: Record<string, unknown> = { operation: `${method.toUpperCase()} ${path}` }
+      let refused: string | undefined = undefined
       let refusal: Response | undefined = undefined
       const notReady = (): RouteFailed => new RouteFailed({ route: label, message: `simnet: the openapi route ${label} was not registered` })
       const answerAtOnce = (request: Parameters<CompiledOperation["answer"]>[0], context: Parameters<CompiledOperation["answer"]>[1]) =>
         refusal !== undefined ? Result.succeed(refusal.clone()) : compiled === undefined ? Result.fail(notReady()) : compiled.answer(request, context)
       const body = (seed: number): Result.Result<string, RegenerateError> =>
-        compiled === undefined ? Result.fail(refusal === undefined ? notReady() : new RouteFailed({ route: label, message: String(describe.refused) })) : compiled.body(seed)
+        compiled === undefined ? Result.fail(refused === undefined ? notReady() : new RouteFailed({ route: label, message: refused })) : compiled.body(seed)
       routes.push(make("openapi", `${method.toUpperCase()} ${base}${pattern}`, {
         respond: (request, context) => Effect.suspend(() => Effect.fromResult(answerAtOnce(request, context))),
         respondDirect: answerAtOnce,
@@ -225,12 +225,13 @@ const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Resul
               compiled = result.success
               return
             }
-            describe.refused = `${result.failure.path}: ${result.failure.message}`
-            refusal = notServed(label, String(describe.refused))
+            refused = `${result.failure.path}: ${result.failure.message}`
+            refusal = notServed(label, refused)
           })),
         seeded: true,
         regenerate: (seed) => Effect.suspend(() => Effect.fromResult(body(seed))),
-        describe,
+        describe: { operation: `${method.toUpperCase()} ${path}` },
+        describeLater: () => (refused === undefined ? undefined : { refused }),
         seedIdentity: operationId
       }, { id, source: "openapi" }))
     }

@@ -42,6 +42,7 @@ export interface RouteInfo {
 
 const infoOf = (entry: Entry): RouteInfo => ({
   ...entry.route.describe,
+  ...entry.route.describeLater?.(),
   id: entry.id,
   kind: entry.route.kind,
   match: entry.route.matcher.source,

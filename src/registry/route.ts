@@ -136,6 +136,11 @@ export interface RouteFields {
   readonly specPath: string | undefined
   /** Extra fields for the route listing (`routes`, `GET network/routes`). */
   readonly describe: Readonly<Record<string, unknown>> | undefined
+  /**
+   * Extra listing fields known only once the route is prepared (an OpenAPI operation that turned
+   * out not to be servable: `refused`), read each time the route is listed.
+   */
+  readonly describeLater?: (() => Readonly<Record<string, unknown>> | undefined) | undefined
   /** Whether the route writes a `detail` into its requests' log records (`RespondContext.annotate`). */
   readonly annotated: boolean
   /**

@@ -45,6 +45,8 @@ export interface RouteParts {
   readonly fault?: RequestFault | undefined
   /** What seeds derive from instead of the id (see `RouteFields.seedIdentity`). */
   readonly seedIdentity?: string | undefined
+  /** Listing fields known once the route is prepared (see `RouteFields.describeLater`). */
+  readonly describeLater?: (() => Readonly<Record<string, unknown>> | undefined) | undefined
 }
 
 const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, message })
@@ -112,7 +114,8 @@ export const make = (
     describe: parts.describe,
     annotated: parts.annotated ?? false,
     ...(parts.fault === undefined ? {} : { fault: parts.fault }),
-    ...(parts.seedIdentity === undefined ? {} : { seedIdentity: parts.seedIdentity })
+    ...(parts.seedIdentity === undefined ? {} : { seedIdentity: parts.seedIdentity }),
+    ...(parts.describeLater === undefined ? {} : { describeLater: parts.describeLater })
   })
 }
 
