@@ -276,6 +276,27 @@ describe("the inspector in a browser", () => {
     await page.close()
   }, LONG)
 
+  it("an OpenAPI operation that cannot be served shows in the routes table as not served, with why", async () => {
+    const { page } = await open(server.ui)
+    const oddDocument = {
+      openapi: "3.1.0",
+      info: { title: "odd", version: "1" },
+      paths: { "/odd": { get: { operationId: "odd", responses: { "200": { description: "x", content: { "application/json": { schema: { type: "string", pattern: "((" } } } } } } } }
+    }
+    const registered = await fetch(`${server.control}/network/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ family: "openapi", document: oddDocument, baseUrl: "https://odd-inspected.example.com" })
+    })
+    expect(registered.status).toBe(201)
+    await page.click("#tab-routes")
+    await page.waitForFunction(() => {
+      const row = document.querySelector('[data-route="odd-inspected.example.com:odd"]')
+      return row !== null && /not served: .*pattern/.test(row.textContent ?? "")
+    }, { timeout: 5_000 })
+    await page.close()
+  }, LONG)
+
   it("the route table's use counts match GET network/routes", async () => {
     const { page } = await open(server.ui)
     await Promise.all([
