@@ -128,7 +128,7 @@ describe("MCP route through the official SDK client", () => {
     await client.close()
   })
 
-  it("negotiates back to 2025-03-26 and answers an older revision with the newest", async () => {
+  it("negotiates every revision the SDK speaks (2024-11-05 included) and answers an unknown one with the newest", async () => {
     const network = await SimulationNetwork.start({ routes: [Route.mcp(URL_, server())] })
     const init = (protocolVersion: string) =>
       network.fetch(URL_, {
@@ -138,8 +138,12 @@ describe("MCP route through the official SDK client", () => {
       }).then((r) => r.json())
     expect((await init("2025-03-26")).result.protocolVersion).toBe("2025-03-26")
     expect((await init("2025-06-18")).result.protocolVersion).toBe("2025-06-18")
-    expect((await init("2024-11-05")).result.protocolVersion).toBe("2025-11-25")
-    expect((await init("2025-11-25")).result).toMatchObject({ capabilities: { tools: {}, resources: {}, prompts: {} }, serverInfo: { name: "docs" } })
+    expect((await init("2024-11-05")).result.protocolVersion).toBe("2024-11-05")
+    expect((await init("1999-01-01")).result.protocolVersion).toBe("2025-11-25")
+    expect((await init("2025-11-25")).result).toMatchObject({
+      capabilities: { tools: { listChanged: true }, resources: { listChanged: true, subscribe: true }, prompts: { listChanged: true }, completions: {}, logging: {} },
+      serverInfo: { name: "docs" }
+    })
   })
 
   it("changing the definitions while the app runs shows in tools/list and tools/call", async () => {

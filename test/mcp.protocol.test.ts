@@ -46,11 +46,13 @@ describe("MCP route: what clients never send", () => {
     expect((await unknown.json()).error).toEqual({ code: -32001, message: "Session not found" })
   })
 
-  it("checks MCP-Protocol-Version", async () => {
+  it("checks MCP-Protocol-Version: every revision the SDK speaks, no other", async () => {
     const { network, headers } = await open()
-    const response = await post(network, { jsonrpc: "2.0", id: 2, method: "ping" }, { ...headers, "mcp-protocol-version": "2024-11-05" })
+    const older = await post(network, { jsonrpc: "2.0", id: 2, method: "ping" }, { ...headers, "mcp-protocol-version": "2024-11-05" })
+    expect(await older.json()).toEqual({ jsonrpc: "2.0", id: 2, result: {} })
+    const response = await post(network, { jsonrpc: "2.0", id: 3, method: "ping" }, { ...headers, "mcp-protocol-version": "1999-01-01" })
     expect(response.status).toBe(400)
-    expect((await response.json()).error.message).toMatch(/Unsupported protocol version: 2024-11-05/)
+    expect((await response.json()).error.message).toMatch(/Unsupported protocol version: 1999-01-01/)
   })
 
   it("answers malformed JSON with -32700, a bad message with -32600 or -32700, an unknown method with -32601, bad params with -32602", async () => {
@@ -67,18 +69,28 @@ describe("MCP route: what clients never send", () => {
     expect(badParams.error.code).toBe(-32602)
   })
 
-  it("answers a notification with 202 and no body, GET with 405 and Allow, a foreign Origin with 403", async () => {
+  it("answers a notification with 202 and no body, GET with the server's event stream, PUT with 405 and Allow, a foreign Origin with 403", async () => {
     const { network, headers } = await open()
     const notified = await post(network, { jsonrpc: "2.0", method: "notifications/initialized" }, headers)
     expect(notified.status).toBe(202)
     expect(await notified.text()).toBe("")
-    const get = await network.fetch(URL_, { headers: { accept: "text/event-stream", ...headers } })
-    expect(get.status).toBe(405)
-    expect(get.headers.get("allow")).toBe("POST, DELETE")
+    const abort = new AbortController()
+    const get = await network.fetch(URL_, { headers: { accept: "text/event-stream", ...headers }, signal: abort.signal })
+    expect(get.status).toBe(200)
+    expect(get.headers.get("content-type")).toBe("text/event-stream")
+    expect(get.headers.get("mcp-session-id")).toBe(headers["mcp-session-id"])
+    abort.abort()
+    const put = await network.fetch(URL_, { method: "PUT", headers })
+    expect(put.status).toBe(405)
+    expect(put.headers.get("allow")).toBe("GET, POST, DELETE")
     const foreign = await post(network, { jsonrpc: "2.0", id: 5, method: "ping" }, { ...headers, origin: "https://evil.example" })
     expect(foreign.status).toBe(403)
     const same = await post(network, { jsonrpc: "2.0", id: 6, method: "ping" }, { ...headers, origin: "https://mcp.example.com" })
     expect(await same.json()).toEqual({ jsonrpc: "2.0", id: 6, result: {} })
+    // A page on this machine (served by simnet serve or the app under test) is this machine: answered.
+    const local = await post(network, { jsonrpc: "2.0", id: 7, method: "ping" }, { ...headers, origin: "http://127.0.0.1:4321" })
+    expect(local.status).toBe(200)
+    expect(local.headers.get("mcp-session-id")).toBe(headers["mcp-session-id"])
   })
 
   it("DELETE ends the session; later requests with it get 404", async () => {

@@ -16,6 +16,7 @@
  * | `GET llm/rules`            | `{rules}` in order, with their progress (`uses`, `failures`) |
  * | `DELETE llm/rules/:id`     | `{removed}`; 404 for an unknown id                          |
  * | `GET llm/pending`          | `{pending}` invocations waiting for a driver                |
+ * | `POST mcp/:id`             | changes an MCP route's server: the given top-level fields of its definition (`tools`, `resources`, …) replace the current ones; sessions are told (`listChanged`, `resources/updated`) |
  * | `GET snapshot`             | the network's state (see `Snapshot.ts`)                     |
  * | `POST snapshot`            | restores a state, all or nothing                            |
  * | `GET drive`                | the driver socket (WebSocket, JSON-RPC 2.0; `driver.ts`)    |
@@ -36,7 +37,10 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { depthExceeds, MAX_JSON_DEPTH } from "../registry/util.ts"
-import { type InvalidLlmInput, isSimnetError, type SimnetError } from "../SimnetError.ts"
+import { type InvalidLlmInput, type InvalidRouteSpec, isSimnetError, type SimnetError } from "../SimnetError.ts"
+import type { McpServerDefinition } from "../routes/mcp/definitions.ts"
+import { McpServerSpec } from "../schemas/routeSpec.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
 import { attempt } from "../provider/validate.ts"
 import type { LlmRule } from "../provider/rules.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
@@ -60,6 +64,9 @@ export interface ControlledNetwork {
   readonly state: Effect.Effect<unknown>
   readonly restore: (state: unknown) => Effect.Effect<void, SimnetError>
   readonly llm: SimulatedProviderApi
+  readonly mcp: {
+    readonly update: (id: string, change: (current: McpServerDefinition) => McpServerDefinition) => Effect.Effect<void, InvalidRouteSpec>
+  }
 }
 
 /**
@@ -88,6 +95,7 @@ export type ControlEvent =
   | { readonly type: "drive"; readonly method: string; readonly params: unknown; readonly url: string | undefined }
   | { readonly type: "reset" }
   | { readonly type: "restore"; readonly state: unknown }
+  | { readonly type: "mcp"; readonly id: string; readonly server: unknown }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
@@ -263,6 +271,20 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
       return ok({ removed: id })
     })),
     HttpRouter.route("GET", at("llm/pending"), Effect.sync(() => ok({ pending: network.llm.pending }))),
+    HttpRouter.route("POST", at("mcp/:id"), Effect.gen(function*() {
+      const id = (yield* HttpRouter.params)["id"] ?? ""
+      const body = yield* jsonBody(limit)
+      if (typeof body !== "object" || body === null || Array.isArray(body)) {
+        return yield* new Refusal({ status: 400, tag: "InvalidRouteSpec", message: "an MCP server change is an object of definition fields (tools, resources, prompts, …)", path: "" })
+      }
+      // The fields given are checked as a whole server's would be (a name and version stand in).
+      const checked = decodeAt(McpServerSpec, { name: "-", version: "-", ...body }, "", { onExcessProperty: "error" })
+      if (checked._tag === "Failure") return yield* new Refusal({ status: 400, tag: "InvalidRouteSpec", message: checked.failure.message, path: checked.failure.path })
+      const fields = Object.fromEntries(Object.keys(body).map((key) => [key, (checked.success as Record<string, unknown>)[key]]))
+      yield* network.mcp.update(id, (current) => ({ ...current, ...fields }))
+      tell({ type: "mcp", id, server: body })
+      return ok({ updated: id })
+    })),
     HttpRouter.route("GET", at("snapshot"), Effect.map(network.state, (state) => ok(state))),
     HttpRouter.route("POST", at("snapshot"), Effect.gen(function*() {
       const state = yield* jsonBody(snapshotLimit)

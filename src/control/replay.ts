@@ -109,6 +109,9 @@ export const replayTrace = (text: string): TraceReplay => {
         steps.push({ kind: "control", method: "POST", path: "snapshot", body: line["state"] })
         restored = line["state"] as Record<string, unknown>
         break
+      case "control.mcp":
+        steps.push({ kind: "control", method: "POST", path: `mcp/${encodeURIComponent(String(line["id"]))}`, body: line["server"] })
+        break
       case "control.drive":
         driven.command(String(line["method"]), line["params"], typeof line["url"] === "string" ? line["url"] : undefined)
         break

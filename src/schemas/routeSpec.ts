@@ -86,13 +86,33 @@ const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
 /** One item of a tool result's `content`: its `type` and the fields that type has (`text`, `data`, ...), kept as given. */
 export const McpContentSpec = Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [JsonObject])
 
-/** A tool of an MCP server: JSON Schemas for its input and output, and an optional fixed `result`. */
+/** A `logging` level (RFC 5424's, as MCP names them). */
+export const McpLogLevel = Schema.Literals(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"])
+
+/**
+ * One step of a tool's scripted behaviour, run in order before it answers (see `McpStep` in
+ * `routes/mcp/definitions.ts`): a log message, a progress report, a request to the client
+ * (elicitation, sampling, roots) whose answer later steps and the result can use, a pause, or
+ * closing the answer's event stream so the client resumes it.
+ */
+export const McpStepSpec = Schema.Union([
+  Schema.Struct({ log: Schema.Struct({ level: McpLogLevel, data: Schema.Unknown, logger: Schema.optional(Schema.String) }) }),
+  Schema.Struct({ progress: Schema.Struct({ progress: Schema.Finite, total: Schema.optional(Schema.Finite), message: Schema.optional(Schema.String) }) }),
+  Schema.Struct({ elicit: Schema.Struct({ message: Schema.String, requestedSchema: JsonObject }) }),
+  Schema.Struct({ sample: JsonObject }),
+  Schema.Struct({ roots: Schema.Struct({}) }),
+  Schema.Struct({ waitMs: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(60_000)) }),
+  Schema.Struct({ closeStream: Schema.Literal(true) })
+])
+
+/** A tool of an MCP server: JSON Schemas for its input and output, its scripted `steps`, and an optional fixed `result`. */
 export const McpToolSpec = Schema.Struct({
   name: Schema.String,
   title: Schema.optional(Schema.String),
   description: Schema.optional(Schema.String),
   inputSchema: Schema.optional(JsonObject),
   outputSchema: Schema.optional(JsonObject),
+  steps: Schema.optional(Schema.Array(McpStepSpec)),
   result: Schema.optional(Schema.Union([
     Schema.String,
     Schema.Struct({
@@ -114,7 +134,27 @@ export const McpResourceSpec = Schema.Struct({
   blob: Schema.optional(Schema.String)
 })
 
-/** A prompt of an MCP server: its arguments and message templates (`{{argument}}`). */
+/**
+ * A resource template (`test://items/{id}`): listed by `resources/templates/list`; a read of a URI
+ * it matches answers `text` (or `blob`) with every `{variable}` replaced by what the URI holds
+ * there; `completions` offers values per variable to `completion/complete`.
+ */
+export const McpResourceTemplateSpec = Schema.Struct({
+  uriTemplate: Schema.String,
+  name: Schema.String,
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  mimeType: Schema.optional(Schema.String),
+  text: Schema.optional(Schema.String),
+  blob: Schema.optional(Schema.String),
+  completions: Schema.optional(Schema.Record(Schema.String, Schema.Array(Schema.String)))
+})
+
+/**
+ * A prompt of an MCP server: its arguments (with values `completion/complete` offers) and
+ * messages, each `text` or any `content` (image, audio, an embedded resource), where
+ * `{{argument}}` is replaced by the argument of that name.
+ */
 export const McpPromptSpec = Schema.Struct({
   name: Schema.String,
   title: Schema.optional(Schema.String),
@@ -122,9 +162,13 @@ export const McpPromptSpec = Schema.Struct({
   arguments: Schema.optional(Schema.Array(Schema.Struct({
     name: Schema.String,
     description: Schema.optional(Schema.String),
-    required: Schema.optional(Schema.Boolean)
+    required: Schema.optional(Schema.Boolean),
+    completions: Schema.optional(Schema.Array(Schema.String))
   }))),
-  messages: Schema.Array(Schema.Struct({ role: Schema.Literals(["user", "assistant"]), text: Schema.String }))
+  messages: Schema.Array(Schema.Union([
+    Schema.Struct({ role: Schema.Literals(["user", "assistant"]), text: Schema.String }),
+    Schema.Struct({ role: Schema.Literals(["user", "assistant"]), content: McpContentSpec })
+  ]))
 })
 
 /** An MCP server in JSON. */
@@ -139,6 +183,7 @@ export const McpServerSpec = Schema.Struct({
   pageSize: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
   tools: Schema.optional(Schema.Array(McpToolSpec)),
   resources: Schema.optional(Schema.Array(McpResourceSpec)),
+  resourceTemplates: Schema.optional(Schema.Array(McpResourceTemplateSpec)),
   prompts: Schema.optional(Schema.Array(McpPromptSpec))
 })
 

@@ -27,7 +27,8 @@ import { Route, SimulationNetwork } from "simnet"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import * as Tool from "effect/ai/Tool"
-import { ErrorCode as CopiedCodes, jsonSchemaOf, mcpErrorMessage, plainCall, plainRequest, plainResult, protocolFailure, PROTOCOL_VERSIONS, toolFailures } from "../../src/routes/mcp/copies.ts"
+import { adoptSession, streamFromNowOn, ErrorCode as CopiedCodes, jsonSchemaOf, mcpErrorMessage, plainCall, plainRequest, plainResult, protocolFailure, toolFailures } from "../../src/routes/mcp/copies.ts"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 
 /** Values near the shapes the checks look for: the right keys with right and wrong values, extra keys. */
 const scalar = fc.oneof(fc.string({ maxLength: 4 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined))
@@ -69,9 +70,29 @@ const agrees = <A>(arb: fc.Arbitrary<A>, copy: (a: A) => boolean, sdk: (a: A) =>
 }
 
 describe("the MCP engine's copies of the SDK", () => {
-  it("serves the SDK's newest protocol revisions, newest first", () => {
-    expect(PROTOCOL_VERSIONS[0]).toBe(LATEST_PROTOCOL_VERSION)
-    expect(SUPPORTED_PROTOCOL_VERSIONS.slice(0, PROTOCOL_VERSIONS.length)).toEqual(PROTOCOL_VERSIONS)
+  it("streamFromNowOn turns the SDK's transport from JSON to event streams; adoptSession takes an existing session", async () => {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => "s-1", keepAliveMs: 0, enableJsonResponse: true })
+    await new Server({ name: "t", version: "1" }, { capabilities: {} }).connect(transport)
+    const post = (body: unknown, session?: string) => new Request("http://x/mcp", {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json", ...(session ? { "mcp-session-id": session, "mcp-protocol-version": LATEST_PROTOCOL_VERSION } : {}) }
+    })
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "c", version: "1" } } }
+    const first = await transport.handleRequest(post(init), { parsedBody: init })
+    expect(first.headers.get("content-type")).toMatch(/application\/json/)
+    expect(first.headers.get("mcp-session-id")).toBe("s-1")
+    streamFromNowOn(transport)
+    const ping = { jsonrpc: "2.0", id: 2, method: "ping" }
+    const streamed = await transport.handleRequest(post(ping, "s-1"), { parsedBody: ping })
+    expect(streamed.headers.get("content-type")).toBe("text/event-stream")
+    expect(await streamed.text()).toContain(`"id":2`)
+    // A transport that never saw initialize, adopted under an existing session's id, answers in it.
+    const adopted = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => "s-2", keepAliveMs: 0, enableJsonResponse: true })
+    await new Server({ name: "t", version: "1" }, { capabilities: {} }).connect(adopted)
+    adoptSession(adopted, "s-2")
+    expect(await (await adopted.handleRequest(post(ping, "s-2"), { parsedBody: ping })).json()).toEqual({ jsonrpc: "2.0", id: 2, result: {} })
+    expect((await adopted.handleRequest(post(ping, "s-1"), { parsedBody: ping })).status).toBe(404)
+    expect(SUPPORTED_PROTOCOL_VERSIONS).toContain("2024-11-05")
   })
 
   it("the error codes and McpError messages are the SDK's", () => {

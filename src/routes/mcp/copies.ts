@@ -3,7 +3,7 @@
  * hides elsewhere. From the MCP SDK: the shapes its zod schemas accept unchanged (so a plain
  * request or result can skip the parse), the reply its `Protocol` builds from a thrown error, the
  * messages of its `McpError` and of its `McpServer` for a failed tool call, its error codes, and
- * the protocol revisions it speaks. From Effect: `effect/ai/Tool`'s JSON Schema of an Effect
+ * two settings of its web transport it has no option for (`streamFromNowOn`, `adoptSession`). From Effect: `effect/ai/Tool`'s JSON Schema of an Effect
  * Schema (its module and `AiError` cost a cold start 2.5 ms for three lines). This module imports
  * neither at run time, so the route's definitions load without them.
  *
@@ -29,10 +29,25 @@ export const jsonSchemaOf = (schema: Schema.Top): Record<string, unknown> => {
 }
 
 /**
- * The protocol revisions served, newest first: 2025-11-25 negotiating back to 2025-03-26. A
- * prefix of the SDK's `SUPPORTED_PROTOCOL_VERSIONS` (the older two are not served).
+ * Two settings of the SDK's `WebStandardStreamableHTTPServerTransport` it has no option for, set
+ * on its fields (checked against the SDK by `test/internal/mcp.copies.test.ts`):
+ *
+ * - `streamFromNowOn`: a session's transport answers `initialize` as JSON (as this engine always
+ *   has), then every request as an event stream, as the SDK's transport does by default. The
+ *   transport reads the flag per request and again when it sends, so it is flipped once, after
+ *   `initialize` is answered and before the client knows the session: no request is in flight.
+ * - `adoptSession`: a transport for a session opened before it existed (restored from a
+ *   snapshot): already initialized, under that session's id.
  */
-export const PROTOCOL_VERSIONS: ReadonlyArray<string> = ["2025-11-25", "2025-06-18", "2025-03-26"]
+export const streamFromNowOn = (transport: unknown): void => {
+  ;(transport as { _enableJsonResponse: boolean })._enableJsonResponse = false
+}
+
+export const adoptSession = (transport: unknown, sessionId: string): void => {
+  const fields = transport as { sessionId: string | undefined; _initialized: boolean }
+  fields.sessionId = sessionId
+  fields._initialized = true
+}
 
 export const isObject = (u: unknown): u is Record<string, any> => typeof u === "object" && u !== null && !Array.isArray(u)
 

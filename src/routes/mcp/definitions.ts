@@ -39,6 +39,38 @@ export interface McpToolContext {
   readonly progress: (progress: number, total?: number, message?: string) => Promise<void>
 }
 
+/** A `logging` level, lowest first (RFC 5424's severities, as MCP names them). */
+export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const
+export type McpLogLevel = (typeof LOG_LEVELS)[number]
+
+/**
+ * One step of a tool's scripted behaviour, run in order when the tool is called, before it
+ * answers. Strings anywhere in a step (and in the tool's `result`) may hold `{{path}}`, replaced
+ * by what the call has gathered: `arguments.x`, and the answers of earlier steps, `elicitation`
+ * (`{{elicitation.action}}`, `{{elicitation.content.email}}`), `sampling`
+ * (`{{sampling.content.text}}`), `roots` (`{{roots.roots}}`); an object or array is written as
+ * JSON.
+ * - `log`: a `notifications/message` at `level` (sent when the session's `logging/setLevel`
+ *   allows it; all levels before one is set).
+ * - `progress`: a `notifications/progress` (when the call carries a progress token).
+ * - `elicit`: asks the client `elicitation/create` with `message` and `requestedSchema`.
+ * - `sample`: asks the client `sampling/createMessage` with these params (`messages`,
+ *   `maxTokens`, …).
+ * - `roots`: asks the client `roots/list`.
+ * - `waitMs`: pauses, on the network's clock.
+ * - `closeStream`: closes the answer's event stream (the client resumes it with `GET` and
+ *   `Last-Event-ID`, and gets the rest there), as a server polling with SSE does.
+ * A tool with steps always answers as `text/event-stream`.
+ */
+export type McpStep =
+  | { readonly log: { readonly level: McpLogLevel; readonly data: unknown; readonly logger?: string | undefined } }
+  | { readonly progress: { readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined } }
+  | { readonly elicit: { readonly message: string; readonly requestedSchema: Readonly<Record<string, unknown>> } }
+  | { readonly sample: Readonly<Record<string, unknown>> }
+  | { readonly roots: Readonly<Record<string, never>> }
+  | { readonly waitMs: number }
+  | { readonly closeStream: true }
+
 /**
  * A tool. `input` is the Effect Schema its arguments decode under (or give `inputSchema`, a JSON
  * Schema); `output` (or `outputSchema`) the schema of its `structuredContent`. It is answered by
@@ -56,6 +88,7 @@ export interface McpTool {
   readonly handler?:
     | ((args: any, context: McpToolContext) => McpToolAnswer | PromiseLike<McpToolAnswer> | Effect.Effect<McpToolAnswer, unknown>)
     | undefined
+  readonly steps?: ReadonlyArray<McpStep> | undefined
   readonly result?: McpToolAnswer | undefined
 }
 
@@ -70,12 +103,34 @@ export interface McpResource {
   readonly blob?: string | Uint8Array | undefined
 }
 
-/** A prompt argument. */
+/**
+ * A resource template: `uriTemplate` (RFC 6570 level 1, `test://items/{id}`) listed by
+ * `resources/templates/list`; reading a URI it matches answers `text` (or `blob`) with each
+ * `{variable}` replaced by the URI's value for it. `completions` offers values per variable.
+ */
+export interface McpResourceTemplate {
+  readonly uriTemplate: string
+  readonly name: string
+  readonly title?: string | undefined
+  readonly description?: string | undefined
+  readonly mimeType?: string | undefined
+  readonly text?: string | undefined
+  readonly blob?: string | undefined
+  readonly completions?: Readonly<Record<string, ReadonlyArray<string>>> | undefined
+}
+
+/** A prompt argument; `completions` are the values `completion/complete` offers for it. */
 export interface McpPromptArgument {
   readonly name: string
   readonly description?: string | undefined
   readonly required?: boolean | undefined
+  readonly completions?: ReadonlyArray<string> | undefined
 }
+
+/** A prompt message: text, or any content (`image`, `audio`, an embedded `resource`). */
+export type McpPromptMessage =
+  | { readonly role: "user" | "assistant"; readonly text: string }
+  | { readonly role: "user" | "assistant"; readonly content: McpContent }
 
 /**
  * A prompt. `messages` are templates: `{{name}}` is replaced by the argument of that name.
@@ -85,7 +140,7 @@ export interface McpPrompt {
   readonly title?: string | undefined
   readonly description?: string | undefined
   readonly arguments?: ReadonlyArray<McpPromptArgument> | undefined
-  readonly messages: ReadonlyArray<{ readonly role: "user" | "assistant"; readonly text: string }>
+  readonly messages: ReadonlyArray<McpPromptMessage>
 }
 
 /**
@@ -104,6 +159,7 @@ export interface McpServerDefinition {
   readonly instructions?: string | undefined
   readonly tools?: ReadonlyArray<McpTool> | undefined
   readonly resources?: ReadonlyArray<McpResource> | undefined
+  readonly resourceTemplates?: ReadonlyArray<McpResourceTemplate> | undefined
   readonly prompts?: ReadonlyArray<McpPrompt> | undefined
   readonly stateless?: boolean | undefined
   readonly sse?: "progress" | "always" | undefined
@@ -127,7 +183,62 @@ export interface CompiledServer {
   readonly tools: ReadonlyMap<string, CompiledTool>
   readonly toolList: ReadonlyArray<CompiledTool>
   readonly resources: ReadonlyMap<string, McpResource>
+  readonly templates: ReadonlyArray<CompiledTemplate>
   readonly prompts: ReadonlyMap<string, McpPrompt>
+}
+
+/** A resource template ready to match: its variables, in order, and the expression that reads them. */
+export interface CompiledTemplate {
+  readonly template: McpResourceTemplate
+  readonly variables: ReadonlyArray<string>
+  readonly match: (uri: string) => Readonly<Record<string, string>> | undefined
+}
+
+const VARIABLE = /\{([A-Za-z0-9_.]+)\}/g
+
+/**
+ * A level-1 URI template as a matcher: each `{name}` takes the characters up to the literal text
+ * that follows it (at least one, never `/`), found by a scan that is linear in the URI.
+ */
+const compileTemplate = (template: McpResourceTemplate): CompiledTemplate | string => {
+  const parts: Array<{ readonly literal: string } | { readonly variable: string }> = []
+  let last = 0
+  for (const found of template.uriTemplate.matchAll(VARIABLE)) {
+    if (found.index > last) parts.push({ literal: template.uriTemplate.slice(last, found.index) })
+    else if (parts.length > 0) return "two variables need literal text between them"
+    parts.push({ variable: found[1] })
+    last = found.index + found[0].length
+  }
+  if (last < template.uriTemplate.length) parts.push({ literal: template.uriTemplate.slice(last) })
+  if (/[{}]/.test(template.uriTemplate.replace(VARIABLE, ""))) return `only {name} expressions are supported (RFC 6570 level 1), got ${JSON.stringify(template.uriTemplate)}`
+  const variables = parts.flatMap((part) => ("variable" in part ? [part.variable] : []))
+  if (new Set(variables).size !== variables.length) return "a variable appears twice"
+  const match = (uri: string): Readonly<Record<string, string>> | undefined => {
+    if (uri.length > 2048) return undefined
+    const values: Record<string, string> = {}
+    let at = 0
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]
+      if ("literal" in part) {
+        if (!uri.startsWith(part.literal, at)) return undefined
+        at += part.literal.length
+        continue
+      }
+      const next = parts[i + 1]
+      const end = next === undefined ? uri.length : uri.indexOf((next as { readonly literal: string }).literal, at + 1)
+      if (end < 0) return undefined
+      const raw = uri.slice(at, end)
+      if (raw === "" || raw.includes("/")) return undefined
+      try {
+        values[part.variable] = decodeURIComponent(raw)
+      } catch {
+        values[part.variable] = raw
+      }
+      at = end
+    }
+    return at === uri.length ? values : undefined
+  }
+  return { template, variables, match }
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
@@ -200,6 +311,12 @@ const compileTool = (tool: McpTool, path: string): Result.Result<CompiledTool, I
         const decoded = decodeOutput(structured)
         return Result.isFailure(decoded) ? schemaIssue(decoded.failure) : undefined
       }
+    if (tool.steps !== undefined) {
+      if (!Array.isArray(tool.steps) || tool.steps.length > MAX_STEPS) {
+        return yield* Result.fail(invalid(joinPath(path, "steps"), `steps are a list of at most ${MAX_STEPS}`))
+      }
+      if (tool.handler !== undefined) return yield* Result.fail(invalid(joinPath(path, "steps"), "a tool has a handler (code) or steps (a script), not both"))
+    }
     let generator: CompiledGenerator | undefined
     if (tool.handler === undefined && tool.result === undefined) {
       if (output === undefined) {
@@ -225,6 +342,9 @@ const compileTool = (tool: McpTool, path: string): Result.Result<CompiledTool, I
   })
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
+/** The most steps one tool's script has. */
+const MAX_STEPS = 256
 
 /**
  * Compiles a server definition: every tool's schemas and generator, unique names and URIs. A
@@ -254,6 +374,20 @@ export const compileServer = (definition: McpServerDefinition, base = "server"):
       if (typeof resource.blob === "string" && !BASE64.test(resource.blob)) return yield* Result.fail(invalid(joinPath(path, "blob"), "not valid base64"))
       resources.set(resource.uri, resource)
     }
+    const templates: Array<CompiledTemplate> = []
+    for (const [i, template] of (definition.resourceTemplates ?? []).entries()) {
+      const path = `${joinPath(base, "resourceTemplates")}[${i}]`
+      if (typeof template.uriTemplate !== "string" || template.uriTemplate.length > 2048) return yield* Result.fail(invalid(joinPath(path, "uriTemplate"), "a URI template is a string of at most 2048 characters"))
+      if (typeof template.name !== "string" || template.name === "") return yield* Result.fail(invalid(joinPath(path, "name"), "a resource template needs a name"))
+      if ((template.text === undefined) === (template.blob === undefined)) return yield* Result.fail(invalid(path, "a resource template has either text or blob"))
+      if (typeof template.blob === "string" && !BASE64.test(template.blob)) return yield* Result.fail(invalid(joinPath(path, "blob"), "not valid base64"))
+      const compiled = compileTemplate(template)
+      if (typeof compiled === "string") return yield* Result.fail(invalid(joinPath(path, "uriTemplate"), compiled))
+      for (const name of Object.keys(template.completions ?? {})) {
+        if (!compiled.variables.includes(name)) return yield* Result.fail(invalid(joinPath(joinPath(path, "completions"), name), `the template has no variable {${name}}`))
+      }
+      templates.push(compiled)
+    }
     const prompts = new Map<string, McpPrompt>()
     for (const [i, prompt] of (definition.prompts ?? []).entries()) {
       const path = `${joinPath(base, "prompts")}[${i}]`
@@ -261,5 +395,5 @@ export const compileServer = (definition: McpServerDefinition, base = "server"):
       if (prompts.has(prompt.name)) return yield* Result.fail(invalid(joinPath(path, "name"), `a second prompt named "${prompt.name}"`))
       prompts.set(prompt.name, prompt)
     }
-    return { definition, tools, toolList, resources, prompts }
+    return { definition, tools, toolList, resources, templates, prompts }
   })

@@ -8,20 +8,25 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   type JSONRPCMessage,
   type JSONRPCRequest,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
-  ReadResourceRequestSchema
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
-import type { CompiledServer } from "./definitions.ts"
-import type { McpServerState, McpSession, SessionEngine } from "./state.ts"
-import { callTool, type McpEnv } from "./tools.ts"
+import type { CompiledServer, McpContent, McpPromptMessage } from "./definitions.ts"
+import { MAX_SUBSCRIPTIONS, type McpServerState, type McpSession, type SessionEngine } from "./state.ts"
+import { callTool, type McpEnv, render } from "./tools.ts"
 
 /** JSON-RPC error code of an unknown resource (the MCP specification's). */
 const RESOURCE_NOT_FOUND = -32002
@@ -46,6 +51,24 @@ const page = <A>(items: ReadonlyArray<A>, cursor: string | undefined, size: numb
 
 const fillTemplate = (text: string, args: Readonly<Record<string, string>>) =>
   text.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (_, key: string) => args[key] ?? "")
+
+/** A prompt message with its arguments filled in: in its text, or in every string of its content. */
+const promptMessage = (message: McpPromptMessage, args: Readonly<Record<string, string>>) =>
+  "text" in message
+    ? { role: message.role, content: { type: "text" as const, text: fillTemplate(message.text, args) } }
+    : { role: message.role, content: render(message.content, (key) => args[key]) as McpContent }
+
+/** The values offered for an argument, those that start with what was typed first, at most 100 (the protocol's page). */
+const completion = (values: ReadonlyArray<string>, typed: string) => {
+  const matching = values.filter((v) => v.startsWith(typed))
+  return { completion: { values: matching.slice(0, 100), total: matching.length, hasMore: matching.length > 100 } }
+}
+
+/** The contents of a resource or of a URI a template matched. */
+const contentsOf = (uri: string, mimeType: string | undefined, text: string | undefined, blob: string | Uint8Array | undefined) =>
+  text !== undefined
+    ? { uri, ...(mimeType === undefined ? {} : { mimeType }), text }
+    : { uri, ...(mimeType === undefined ? {} : { mimeType }), blob: typeof blob === "string" ? blob : Buffer.from(blob!).toString("base64") }
 
 /**
  * Registers `handler` for the method of `schema`, answering params that do not fit the schema
@@ -73,53 +96,104 @@ const lenientSchemas = new Map<RequestSchema, any>()
 
 type RequestSchema =
   | typeof CallToolRequestSchema
+  | typeof CompleteRequestSchema
   | typeof GetPromptRequestSchema
   | typeof ListPromptsRequestSchema
   | typeof ListResourcesRequestSchema
+  | typeof ListResourceTemplatesRequestSchema
   | typeof ListToolsRequestSchema
   | typeof ReadResourceRequestSchema
+  | typeof SetLevelRequestSchema
+  | typeof SubscribeRequestSchema
+  | typeof UnsubscribeRequestSchema
 
-/** An SDK server answering from `compiled`, the route's definitions at one revision. */
-export const sdkServer = (compiled: CompiledServer, state: McpServerState, env: McpEnv, session: McpSession | undefined): Server => {
-  const definition = compiled.definition
-  const size = definition.pageSize ?? 50
+/**
+ * An SDK server answering from the route's definitions as `current` gives them (for a session's
+ * live server, always the newest; for a direct server, the revision it was built at). It speaks
+ * every capability a definition can use: tools, resources (templates, subscriptions), prompts,
+ * completions and logging, each list announcing `listChanged`.
+ */
+export const sdkServer = (current: () => CompiledServer, state: McpServerState, env: McpEnv, session: McpSession | undefined): Server => {
+  const definition = current().definition
+  const wishes = () => state.wishesOf(session?.id ?? "")
   const server = new Server(
     { name: definition.name, version: definition.version, ...(definition.title === undefined ? {} : { title: definition.title }) },
     {
-      capabilities: { tools: {}, resources: {}, prompts: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
+        prompts: { listChanged: true },
+        completions: {},
+        logging: {}
+      },
       instructions: definition.instructions,
       jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator())
     }
   )
+  const size = () => current().definition.pageSize ?? 50
   on(server, ListToolsRequestSchema, (request) => {
-    const { items, nextCursor } = page(compiled.toolList, request.params?.cursor, size)
+    const { items, nextCursor } = page(current().toolList, request.params?.cursor, size())
     return { tools: items.map((tool) => tool.listing) as any, ...(nextCursor === undefined ? {} : { nextCursor }) }
   })
-  on(server, CallToolRequestSchema, (request, extra) => callTool(compiled, state, env, session, request.params, extra))
+  on(server, CallToolRequestSchema, (request, extra) => callTool(current(), state, env, session, request.params, extra))
   on(server, ListResourcesRequestSchema, (request) => {
-    const { items, nextCursor } = page(Array.from(compiled.resources.values()), request.params?.cursor, size)
+    const { items, nextCursor } = page(Array.from(current().resources.values()), request.params?.cursor, size())
     const resources = items.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType }))
     return { resources, ...(nextCursor === undefined ? {} : { nextCursor }) }
   })
+  on(server, ListResourceTemplatesRequestSchema, (request) => {
+    const { items, nextCursor } = page(current().templates, request.params?.cursor, size())
+    const resourceTemplates = items.map(({ template: { uriTemplate, name, title, description, mimeType } }) => ({ uriTemplate, name, title, description, mimeType }))
+    return { resourceTemplates, ...(nextCursor === undefined ? {} : { nextCursor }) }
+  })
   on(server, ReadResourceRequestSchema, (request) => {
-    const resource = compiled.resources.get(request.params.uri)
-    if (resource === undefined) throw new McpError(RESOURCE_NOT_FOUND, `Resource ${request.params.uri} not found`)
-    const { uri, mimeType, text, blob } = resource
-    return {
-      contents: [
-        text !== undefined
-          ? { uri, mimeType, text }
-          : { uri, mimeType, blob: typeof blob === "string" ? blob : Buffer.from(blob!).toString("base64") }
-      ]
+    const uri: string = request.params.uri
+    const resource = current().resources.get(uri)
+    if (resource !== undefined) return { contents: [contentsOf(uri, resource.mimeType, resource.text, resource.blob)] }
+    for (const { match, template } of current().templates) {
+      const values = match(uri)
+      if (values === undefined) continue
+      const fill = (text: string) => text.replace(/\{([A-Za-z0-9_.]+)\}/g, (whole, name: string) => values[name] ?? whole)
+      return { contents: [contentsOf(uri, template.mimeType, template.text === undefined ? undefined : fill(template.text), template.blob)] }
     }
+    throw new McpError(RESOURCE_NOT_FOUND, `Resource ${uri} not found`)
+  })
+  on(server, SubscribeRequestSchema, (request) => {
+    const subscriptions = wishes().subscriptions
+    if (!subscriptions.has(request.params.uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      throw new McpError(ErrorCode.InvalidParams, `A session subscribes to at most ${MAX_SUBSCRIPTIONS} resources`)
+    }
+    subscriptions.add(request.params.uri)
+    return {}
+  })
+  on(server, UnsubscribeRequestSchema, (request) => {
+    wishes().subscriptions.delete(request.params.uri)
+    return {}
+  })
+  on(server, SetLevelRequestSchema, (request) => {
+    wishes().level = request.params.level
+    return {}
+  })
+  on(server, CompleteRequestSchema, (request) => {
+    const { ref, argument } = request.params
+    if (ref.type === "ref/prompt") {
+      const prompt = current().prompts.get(ref.name)
+      if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `Prompt ${ref.name} not found`)
+      return completion(prompt.arguments?.find((a) => a.name === argument.name)?.completions ?? [], argument.value)
+    }
+    const template = current().templates.find((t) => t.template.uriTemplate === ref.uri)
+    if (template === undefined) throw new McpError(ErrorCode.InvalidParams, `Resource template ${ref.uri} not found`)
+    return completion(template.template.completions?.[argument.name] ?? [], argument.value)
   })
   on(server, ListPromptsRequestSchema, (request) => {
-    const { items, nextCursor } = page(Array.from(compiled.prompts.values()), request.params?.cursor, size)
-    const prompts = items.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args?.map((a) => ({ ...a })) }))
+    const { items, nextCursor } = page(Array.from(current().prompts.values()), request.params?.cursor, size())
+    const prompts = items.map(({ name, title, description, arguments: args }) =>
+      ({ name, title, description, arguments: args?.map(({ name, description, required }) => ({ name, description, required })) })
+    )
     return { prompts, ...(nextCursor === undefined ? {} : { nextCursor }) }
   })
   on(server, GetPromptRequestSchema, (request) => {
-    const prompt = compiled.prompts.get(request.params.name)
+    const prompt = current().prompts.get(request.params.name)
     if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `Prompt ${request.params.name} not found`)
     const args = request.params.arguments ?? {}
     for (const argument of prompt.arguments ?? []) {
@@ -129,7 +203,7 @@ export const sdkServer = (compiled: CompiledServer, state: McpServerState, env: 
     }
     return {
       ...(prompt.description === undefined ? {} : { description: prompt.description }),
-      messages: prompt.messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: fillTemplate(m.text, args) } }))
+      messages: prompt.messages.map((m) => promptMessage(m, args))
     }
   })
   return server
@@ -186,5 +260,6 @@ export const directServer = (state: McpServerState, env: McpEnv, session: McpSes
   const transport = new DirectTransport()
   const made: DirectServer = { revision: state.revision, transport }
   state.engines.set(key, made)
-  return sdkServer(state.current, state, env, session).connect(transport).then(() => transport)
+  const compiled = state.current
+  return sdkServer(() => compiled, state, env, session).connect(transport).then(() => transport)
 }

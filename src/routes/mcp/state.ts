@@ -96,6 +96,23 @@ export interface SessionEngine {
   readonly revision: number
 }
 
+/**
+ * A session's live connection (its SDK server and transport, open streams included): kept until
+ * the session ends, across changes of the definitions, which it is told of.
+ */
+export interface SessionRuntime {
+  close(): void
+}
+
+/** What a session asked for: the least log level it wants (`logging/setLevel`), the resources it watches. */
+export interface SessionWishes {
+  level: string | undefined
+  readonly subscriptions: Set<string>
+}
+
+/** The most resources one session may subscribe to. */
+export const MAX_SUBSCRIPTIONS = 1_024
+
 export class McpServerState {
   /** The compiled definitions of the route this state was made for. */
   readonly initial: CompiledServer
@@ -114,6 +131,12 @@ export class McpServerState {
    * state does. Opaque to this module, which loads without the engine.
    */
   readonly engines = new Map<string, SessionEngine>()
+  /** Each session's live connection, by session id (`SessionRuntime`). */
+  readonly runtimes = new Map<string, SessionRuntime>()
+  /** Each session's log level and subscriptions, by session id ("" for a stateless server). */
+  private readonly wishes = new Map<string, SessionWishes>()
+  /** Told of every change of the definitions (`update`), with the definitions before and after. */
+  readonly watchers = new Set<(previous: CompiledServer, next: CompiledServer) => void>()
 
   constructor(compiled: CompiledServer) {
     this.initial = compiled
@@ -144,8 +167,10 @@ export class McpServerState {
       return Result.fail(new InvalidRouteSpec({ path: "server", message: `the change failed: ${errorMessage(error)}` }))
     }
     return Result.map(compileServer(next), (compiled) => {
+      const previous = this.current
       this.current = compiled
       this.revision++
+      for (const watcher of this.watchers) watcher(previous, compiled)
     })
   }
 
@@ -177,7 +202,27 @@ export class McpServerState {
   /** Ends a session; false when it was not open. */
   end(id: string): boolean {
     this.engines.delete(id)
+    this.wishes.delete(id)
+    const runtime = this.runtimes.get(id)
+    this.runtimes.delete(id)
+    runtime?.close()
     return this.sessions.delete(id)
+  }
+
+  /** Closes every session's live connection (the state is being dropped: reset or restore). */
+  closeAll(): void {
+    for (const runtime of this.runtimes.values()) runtime.close()
+    this.runtimes.clear()
+  }
+
+  /** What a session asked for (`""` for a stateless server, whose wishes last one request). */
+  wishesOf(id: string): SessionWishes {
+    let found = this.wishes.get(id)
+    if (found === undefined) {
+      found = { level: undefined, subscriptions: new Set() }
+      if (id !== "" && this.sessions.has(id)) this.wishes.set(id, found)
+    }
+    return found
   }
 
   /** Counts a call of `tool` with canonical arguments `key`; returns the occurrence of that call. */
@@ -296,6 +341,7 @@ export class McpServersApi {
   server(identity: string, compiled: CompiledServer): McpServerState {
     const state = this.states.get(identity)
     if (state !== undefined && state.initial === compiled) return state
+    state?.closeAll()
     const fresh = new McpServerState(compiled)
     this.states.set(identity, fresh)
     return fresh
@@ -331,6 +377,7 @@ export class McpServersApi {
   }
 
   reset(): void {
+    for (const state of this.states.values()) state.closeAll()
     this.states.clear()
   }
 
@@ -352,6 +399,7 @@ export class McpServersApi {
    * ignored, as a snapshot's use counts for an unknown route are.
    */
   restore(servers: ReadonlyArray<PreparedServer>): void {
+    for (const state of this.states.values()) state.closeAll()
     this.states.clear()
     for (const { json, current } of servers) {
       const found = this.locate(json.id)

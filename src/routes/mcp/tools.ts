@@ -3,9 +3,17 @@
  * schema, as a `CallToolResult` (checked against the output schema), and the fast path that
  * answers a plain call without the SDK's `Protocol` round.
  */
-import { CallToolResultSchema, ErrorCode, type JSONRPCRequest, McpError } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Result } from "effect"
-import type { CompiledServer, CompiledTool, McpToolAnswer } from "./definitions.ts"
+import {
+  CallToolResultSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  ErrorCode,
+  type JSONRPCRequest,
+  ListRootsResultSchema,
+  McpError
+} from "@modelcontextprotocol/sdk/types.js"
+import { Duration, Effect, Result } from "effect"
+import { type CompiledServer, type CompiledTool, LOG_LEVELS, type McpStep, type McpToolAnswer } from "./definitions.ts"
 import { canonicalJson, deriveSeed } from "./floor.ts"
 import { plainResult, protocolFailure, toolFailures } from "./copies.ts"
 import type { McpServerState, McpSession } from "./state.ts"
@@ -44,10 +52,97 @@ export const toResult = (answer: McpToolAnswer, tool: CompiledTool) => {
 }
 
 
-/** What a `tools/call` handler gets besides the request: the SDK's `extra`, or its stand-in on the fast path. */
+/**
+ * What a `tools/call` handler gets besides the request: the SDK's `extra`, or its stand-in on the
+ * fast path (which never serves a tool with steps, so it has no way to ask the client anything).
+ */
 export interface CallExtra {
   readonly signal: AbortSignal
   readonly sendNotification: (notification: { method: string; params: Record<string, unknown> }) => Promise<void>
+  readonly sendRequest?: ((request: { method: string; params: Record<string, unknown> }, schema: any) => Promise<any>) | undefined
+  readonly closeSSEStream?: (() => void) | undefined
+}
+
+/** The deepest a definition's value is walked when its `{{…}}` are filled in. */
+const RENDER_DEPTH = 64
+
+/**
+ * A definition's value with every `{{path}}` in its strings replaced by `lookup(path)`: a string
+ * as it is, anything else as JSON, nothing as "".
+ */
+export const render = (value: unknown, lookup: (path: string) => unknown, depth = 0): unknown => {
+  if (typeof value === "string") {
+    return value.replace(/\{\{\s*([A-Za-z0-9_.$-]+)\s*\}\}/g, (_, path: string) => {
+      const found = lookup(path)
+      return found === undefined ? "" : typeof found === "string" ? found : JSON.stringify(found)
+    })
+  }
+  if (depth >= RENDER_DEPTH || typeof value !== "object" || value === null) return value
+  if (Array.isArray(value)) return value.map((item) => render(item, lookup, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [key, item] of Object.entries(value)) out[key] = render(item, lookup, depth + 1)
+  return out
+}
+
+/** The value at a dotted path (`elicitation.content.email`) of what a call gathered. */
+const at = (scope: Readonly<Record<string, unknown>>, path: string): unknown => {
+  let node: unknown = scope
+  for (const key of path.split(".")) {
+    if (typeof node !== "object" || node === null || !Object.hasOwn(node, key)) return undefined
+    node = (node as Record<string, unknown>)[key]
+  }
+  return node
+}
+
+/**
+ * Runs a tool's steps in order (see `McpStep`), gathering what the client answered, then answers
+ * with its `result` (or generated value) filled in from what was gathered.
+ */
+const runSteps = async (
+  tool: CompiledTool,
+  steps: ReadonlyArray<McpStep>,
+  scope: Record<string, unknown>,
+  token: unknown,
+  level: () => string | undefined,
+  env: McpEnv,
+  extra: CallExtra,
+  answer: () => any
+): Promise<any> => {
+  const fill = (value: unknown) => render(value, (path) => at(scope, path))
+  const ask = (method: string, params: unknown, schema: unknown) => {
+    if (extra.sendRequest === undefined) throw new McpError(ErrorCode.InternalError, `${method} needs the session's event stream`)
+    return extra.sendRequest({ method, params: params as Record<string, unknown> }, schema)
+  }
+  for (const step of steps) {
+    if (extra.signal.aborted) throw new McpError(ErrorCode.InternalError, "the call was cancelled")
+    if ("log" in step) {
+      const wanted = level()
+      if (wanted !== undefined && LOG_LEVELS.indexOf(step.log.level) < LOG_LEVELS.indexOf(wanted as never)) continue
+      await extra.sendNotification({
+        method: "notifications/message",
+        params: { level: step.log.level, data: fill(step.log.data), ...(step.log.logger === undefined ? {} : { logger: step.log.logger }) }
+      })
+    } else if ("progress" in step) {
+      if (token === undefined) continue
+      const { progress, total, message } = step.progress
+      await extra.sendNotification({
+        method: "notifications/progress",
+        params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message: fill(message) }) }
+      })
+    } else if ("elicit" in step) {
+      scope.elicitation = await ask("elicitation/create", fill(step.elicit), ElicitResultSchema)
+    } else if ("sample" in step) {
+      scope.sampling = await ask("sampling/createMessage", fill(step.sample), CreateMessageResultSchema)
+    } else if ("roots" in step) {
+      scope.roots = await ask("roots/list", {}, ListRootsResultSchema)
+    } else if ("waitMs" in step) {
+      await env.run(Effect.sleep(Duration.millis(step.waitMs)), extra.signal)
+    } else if ("closeStream" in step) {
+      extra.closeSSEStream?.()
+    }
+  }
+  const result = tool.tool.result
+  return result === undefined ? answer() : toResult(fill(result) as McpToolAnswer, tool)
 }
 
 /**
@@ -79,7 +174,14 @@ export const callTool = (
     return toolError(toolFailures.invalidArguments(name, decoded.failure))
   }
   const seed = deriveSeed(env.runSeed, env.identity, `tools/call\u0000${key}`, occurrence)
-  const { handler, result } = tool.tool
+  const { handler, result, steps } = tool.tool
+  if (steps !== undefined) {
+    const scope: Record<string, unknown> = { arguments: decoded.success }
+    const wishes = () => state.wishesOf(session?.id ?? "").level
+    return runSteps(tool, steps, scope, params._meta?.progressToken, wishes, env, extra, () => generated(tool, seed)).catch((error) =>
+      error instanceof McpError ? Promise.reject(error) : toolError(messageOf(error))
+    )
+  }
   if (handler !== undefined) {
     const token = params._meta?.progressToken
     const context = {
@@ -107,9 +209,14 @@ export const callTool = (
     }
   }
   if (result !== undefined) return toResult(result, tool)
-  const generated = tool.generator!.generate(seed)
-  if (Result.isFailure(generated)) throw new McpError(ErrorCode.InternalError, generated.failure.message)
-  return { content: [{ type: "text", text: generated.success }], structuredContent: JSON.parse(generated.success) }
+  return generated(tool, seed)
+}
+
+/** A tool's answer generated from its output schema under `seed`. */
+const generated = (tool: CompiledTool, seed: number) => {
+  const value = tool.generator!.generate(seed)
+  if (Result.isFailure(value)) throw new McpError(ErrorCode.InternalError, value.failure.message)
+  return { content: [{ type: "text", text: value.success }], structuredContent: JSON.parse(value.success) }
 }
 
 const isThenable = (u: unknown): u is PromiseLike<unknown> =>
