@@ -14,6 +14,33 @@ afterEach(stopAll)
 const chat = (base: string) => new OpenAI({ apiKey: "sk-test", baseURL: `${base}/api.openai.com/v1`, maxRetries: 0 })
 
 describe("control endpoint over HTTP", () => {
+  it("POST mcp/:id changes a simulated MCP server while a client is connected: its subscribed resource is updated, a bad change is refused and changes nothing", async () => {
+    const { base, post } = await serve(["--fixture", "fixtures/mcp-everything.json", "--quiet"])
+    const client = new Client({ name: "c", version: "1" }, { capabilities: {} })
+    const updated: Array<string> = []
+    const { ResourceUpdatedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js")
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri))
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp.everything.example/mcp`)))
+    await client.subscribeResource({ uri: "test://watched-resource" })
+    const resources = (await client.listResources()).resources.map(({ uri, name, mimeType, description }) => ({ uri, name, mimeType, description, text: "x" }))
+    const bad = await post("mcp/everything", { resources: [{ uri: "test://watched-resource" }] })
+    expect(bad.status).toBe(400)
+    expect((await bad.json() as { error: { path: string } }).error.path).toBe("resources[0].name")
+    // Each change differs from the last, so one made once the client's GET stream is open is told.
+    let attempt = 0
+    await expect.poll(async () => {
+      attempt++
+      const changed = resources.map((r) => (r.uri === "test://watched-resource" ? { ...r, text: `changed ${attempt}` } : { ...r, text: "same" }))
+      const ok = await post("mcp/everything", { resources: changed })
+      expect(ok.status).toBe(200)
+      return updated.length > 0
+    }, { timeout: 5_000 }).toBe(true)
+    expect(updated[0]).toBe("test://watched-resource")
+    expect((await client.readResource({ uri: "test://watched-resource" })).contents[0]).toMatchObject({ text: `changed ${attempt}` })
+    expect((await post("mcp/nope", { resources: [] })).status).toBe(400)
+    await client.close()
+  })
+
   it("queues a second model answer, registers all or nothing, lists, removes, logs, and refuses bad bodies", async () => {
     const { base, control, post } = await serve()
     const openai = chat(base)

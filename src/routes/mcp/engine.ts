@@ -125,6 +125,16 @@ export const answer = (state: McpServerState, request: SimRequest, env: McpEnv):
   const initialize = messages.some((m) => isObject(m) && m.method === "initialize")
   const logged = calls.length === 1 ? calls[0] : { method: calls.length === 0 ? "(unparsed)" : "batch", calls }
   const version = request.headers.get("mcp-protocol-version")
+  // A revision the SDK does not speak (a draft such as 2026-07-28, which drops sessions) is named
+  // as such, before any session is asked for.
+  if (!initialize && version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    env.annotate(logged)
+    return jsonRpcError(
+      400,
+      -32000,
+      `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`
+    )
+  }
   let session: McpSession | undefined
   if (stateful && parsed !== undefined && !initialize) {
     env.annotate({ ...logged, session: sessionId ?? undefined })
@@ -133,13 +143,6 @@ export const answer = (state: McpServerState, request: SimRequest, env: McpEnv):
     if (session === undefined) return jsonRpcError(404, -32001, "Session not found")
   } else {
     env.annotate(logged)
-  }
-  if (!initialize && version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    return jsonRpcError(
-      400,
-      -32000,
-      `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`
-    )
   }
   const streams = definition.sse === "always" || messages.some((m) => {
     if (!isObject(m) || m.method !== "tools/call") return false

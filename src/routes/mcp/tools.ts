@@ -178,9 +178,9 @@ export const callTool = (
   if (steps !== undefined) {
     const scope: Record<string, unknown> = { arguments: decoded.success }
     const wishes = () => state.wishesOf(session?.id ?? "").level
-    return runSteps(tool, steps, scope, params._meta?.progressToken, wishes, env, extra, () => generated(tool, seed)).catch((error) =>
-      error instanceof McpError ? Promise.reject(error) : toolError(messageOf(error))
-    )
+    // A step the client refuses (no such capability, a failed answer) fails the tool, as a
+    // result the model reads, not the request.
+    return runSteps(tool, steps, scope, params._meta?.progressToken, wishes, env, extra, () => generated(tool, seed)).catch((error) => toolError(messageOf(error)))
   }
   if (handler !== undefined) {
     const token = params._meta?.progressToken
