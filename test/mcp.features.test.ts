@@ -201,20 +201,22 @@ describe("an MCP server written as JSON", () => {
     await client.close()
   })
 
-  it("Effect's McpClient speaks to it at 2025-11-25; its draft 2026-07-28 (no sessions, not in the official SDK) is refused by name", async () => {
+  it("Effect's McpClient speaks to it at 2025-11-25 and at its default, the draft 2026-07-28 (no sessions)", async () => {
     const run = (protocol: Parameters<typeof McpClient.layerHttp>[0]["protocol"]) =>
       Effect.runPromise(Effect.gen(function*() {
         const client = yield* McpClient.McpClient
         const tools = yield* client.listTools()
-        return tools.map((t) => t.name)
+        const done = yield* client.callTool({ tool: tools.find((t) => t.name === "chatty")!, arguments: { who: "effect" } })
+        return { names: tools.map((t) => t.name), server: client.serverInfo?.name, done: done.content }
       }).pipe(
         Effect.provide(McpClient.layerHttp({ name: "effect", version: "1", protocol, url: URL_ }).pipe(
           Layer.provide(Layer.effectDiscard(Effect.flatMap(SimulationNetwork, (sim) => sim.registerSpec({ id: "features", match: URL_, respond: { kind: "mcp", server } })))),
           Layer.provideMerge(SimulationNetwork.layer())
         ))
       ))
-    expect(await run(McpProtocol.v2025_11_25)).toEqual(["chatty", "ask", "slow"])
-    await expect(run(McpProtocol.v2026_07_28)).rejects.toThrow(/Unsupported protocol version: 2026-07-28/)
+    const expected = { names: ["chatty", "ask", "slow"], server: "features", done: [{ type: "text", text: "done for effect" }] }
+    expect(await run(McpProtocol.v2025_11_25)).toEqual(expected)
+    expect(await run(McpProtocol.v2026_07_28)).toEqual(expected)
   })
 
   it("refuses definitions that cannot be served, naming the field", async () => {

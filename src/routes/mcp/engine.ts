@@ -21,7 +21,8 @@
  * server answers each POST
  * with a fresh SDK server and transport, as the SDK's stateless mode does.
  *
- * This module adds what the SDK leaves to its host: `Origin` (403 for a foreign one: see
+ * Requests at the draft revision 2026-07-28 (no sessions) go to `modern.ts`, a facade over the
+ * same SDK server. This module adds what the SDK leaves to its host: `Origin` (403 for a foreign one: see
  * `allowedOrigin`), deterministic session ids, and the tools, resources and prompts themselves.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
@@ -31,6 +32,7 @@ import type { CompiledServer } from "./definitions.ts"
 import { bufferedResponse, type SimRequest } from "./floor.ts"
 import { isObject, plainCall, plainRequest } from "./copies.ts"
 import { DirectTransport, directServer, sdkServer } from "./servers.ts"
+import { answerModern, MODERN } from "./modern.ts"
 import { runtimeOf } from "./session.ts"
 import type { McpServerState, McpSession } from "./state.ts"
 import { fastCall, type McpEnv } from "./tools.ts"
@@ -105,6 +107,7 @@ export const answer = (state: McpServerState, request: SimRequest, env: McpEnv):
     env.annotate({ method: request.method, denied: "origin" })
     return jsonRpcError(403, -32000, `Forbidden: Origin ${origin} is not allowed`)
   }
+  if (request.headers.get("mcp-protocol-version") === MODERN) return answerModern(state, request, env)
   const sessionId = request.headers.get("mcp-session-id")
   if (request.method !== "POST") {
     env.annotate({ method: request.method, ...(sessionId === null ? {} : { session: sessionId }) })
@@ -125,8 +128,7 @@ export const answer = (state: McpServerState, request: SimRequest, env: McpEnv):
   const initialize = messages.some((m) => isObject(m) && m.method === "initialize")
   const logged = calls.length === 1 ? calls[0] : { method: calls.length === 0 ? "(unparsed)" : "batch", calls }
   const version = request.headers.get("mcp-protocol-version")
-  // A revision the SDK does not speak (a draft such as 2026-07-28, which drops sessions) is named
-  // as such, before any session is asked for.
+  // A revision neither the SDK nor `modern.ts` speaks is named as such, before any session is asked for.
   if (!initialize && version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
     env.annotate(logged)
     return jsonRpcError(
