@@ -7,14 +7,16 @@
  */
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Cause, Console, Data, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Console, Context, Data, Effect, Exit, Layer, Option } from "effect"
 import * as Runtime from "effect/Runtime"
-import { Command, Flag } from "effect/cli"
+import { Argument, Command, Flag } from "effect/cli"
 import * as CliError from "effect/cli/CliError"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { DEFAULT_BODY_LIMIT, serveLayer } from "./control/serve.ts"
+import { caDirectory, loadCa } from "./control/serve/ca.ts"
+import { proxyEnv, runChild } from "./control/serve/child.ts"
 import { controlRuntime } from "./control/run.ts"
 import { loadFixture } from "./Fixture.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"
@@ -62,6 +64,12 @@ const portError = (port: number, cause: unknown): PortUnavailable => {
   return new PortUnavailable({ port, message: `port ${port} on 127.0.0.1 ${reason}` })
 }
 
+const caDirFlag = Flag.String("ca-dir").pipe(
+  Flag.optional,
+  Flag.withMetavar("dir"),
+  Flag.withDescription("where the proxy's local CA lives (default: SIMNET_CA_DIR, else ~/.config/simnet/ca); made there on first use")
+)
+
 const serve = Command.make(
   "serve",
   {
@@ -86,7 +94,8 @@ const serve = Command.make(
       Flag.withMetavar("bytes"),
       Flag.withDescription(`largest request body on a network path, in bytes (default: ${DEFAULT_BODY_LIMIT}); 413 past it`)
     ),
-    quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request"))
+    quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request")),
+    caDir: caDirFlag
   },
   (config) =>
     Effect.gen(function*() {
@@ -110,15 +119,71 @@ const serve = Command.make(
         yield* Console.log(`  example:  ${base}/api.openai.com/v1`)
         yield* control.announce(base)
       })
-      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, control.routes, { report: control.report, watched: control.watched, handovers: control.handovers, bodyLimit })))).pipe(
+      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, control.routes, { report: control.report, watched: control.watched, handovers: control.handovers, bodyLimit, caDir: Option.getOrUndefined(config.caDir) })))).pipe(
         Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
       )
     }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("serve a fixture's simulated network over loopback HTTP"))
 
+const ca = Command.make(
+  "ca",
+  {
+    pem: Flag.Boolean("pem").pipe(Flag.withDefault(false), Flag.withDescription("print the certificate itself, not its path")),
+    caDir: caDirFlag
+  },
+  (config) =>
+    Effect.gen(function*() {
+      const authority = yield* Effect.try({ try: () => loadCa(caDirectory(Option.getOrUndefined(config.caDir))), catch: (cause) => new UsageError({ message: `cannot make or read the CA: ${cause instanceof Error ? cause.message : String(cause)}` }) })
+      yield* Console.log(config.pem ? authority.certPem.trimEnd() : authority.certFile)
+    })
+).pipe(Command.withDescription("print the path of the proxy's local CA certificate (made on first use), or with --pem the certificate"))
+
+const run = Command.make(
+  "run",
+  {
+    fixture: Flag.String("fixture").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("fixture file (default: simnet's own fixtures/default.json)")),
+    seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("run seed (default: the fixture's, else 0)")),
+    trace: Flag.String("trace").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("write a replay trace (JSON lines) to FILE")),
+    drive: Flag.Boolean("drive").pipe(Flag.withDefault(false), Flag.withDescription("hold model requests no script or rule serves for a driver")),
+    quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request (they go to standard error)")),
+    proxyLoopback: Flag.Boolean("proxy-loopback").pipe(Flag.withDefault(false), Flag.withDescription("send loopback traffic through the proxy too (default: NO_PROXY covers it)")),
+    caDir: caDirFlag,
+    command: Argument.String("command").pipe(Argument.variadic, Argument.withDescription("the command and its arguments, after --"))
+  },
+  (config) =>
+    Effect.gen(function*() {
+      const [command, ...args] = config.command as ReadonlyArray<string>
+      if (command === undefined) return yield* new UsageError({ message: "simnet run needs a command: simnet run [options] -- COMMAND ARGS..." })
+      const file = Option.match(config.fixture, { onNone: () => DEFAULT_FIXTURE, onSome: (f) => path.resolve(process.cwd(), f) })
+      const fixture = yield* loadFixture(file)
+      const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
+      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive })
+      const trace = Option.getOrUndefined(config.trace)
+      const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`) })
+      const caDir = caDirectory(Option.getOrUndefined(config.caDir))
+      const authority = yield* Effect.try({ try: () => loadCa(caDir), catch: (cause) => new UsageError({ message: `cannot make or read the CA in ${caDir}: ${cause instanceof Error ? cause.message : String(cause)}` }) })
+      const served = yield* Layer.build(serveLayer(network, 0, control.routes, { report: control.report, watched: control.watched, handovers: control.handovers, caDir }))
+      const address = Context.get(served, HttpServer.HttpServer).address
+      const proxyUrl = HttpServer.formatAddress(address)
+      const code = yield* runChild(command, args, proxyEnv(proxyUrl, authority.certFile, { proxyLoopback: config.proxyLoopback })).pipe(
+        Effect.mapError((error) => new UsageError({ message: error.message }))
+      )
+      const counters = yield* network.counters
+      const refused = (yield* network.log).find((record) => record.status === undefined || record.denial !== undefined)
+      const parts = [
+        `${counters.answered} answered`,
+        `${counters.denied} refused${refused === undefined ? "" : ` (first: ${refused.method} ${network.redactor.url(refused.url)})`}`,
+        ...(counters.faulted > 0 ? [`${counters.faulted} faulted`] : []),
+        `${network.llm.callCount} model call${network.llm.callCount === 1 ? "" : "s"}`
+      ]
+      process.stderr.write(`simnet: ${parts.join(", ")}${trace === undefined ? "" : `; trace: ${trace}`}\n`)
+      process.exitCode = code
+    }).pipe(Effect.scoped)
+).pipe(Command.withDescription("run a command with every HTTP(S) request it makes answered by a fixture's network (a proxy and its CA in its environment)"))
+
 const simnet = Command.make("simnet").pipe(
   Command.withDescription("a simulated network for Effect apps and their tests"),
-  Command.withSubcommands([serve])
+  Command.withSubcommands([serve, run, ca])
 )
 
 /** One line for the user and the exit code that goes with it. */

@@ -33,6 +33,18 @@ export interface HandedOver {
  */
 export class Handovers {
   readonly #handed = new WeakMap<object, HandedOver>()
+  /** The target of each request that came as a proxy request (absolute form, or through a `CONNECT` tunnel). */
+  readonly #proxied = new WeakMap<object, string>()
+
+  /** Records that Node's request `source` came through the proxy, for `target`. */
+  proxied(source: object, target: string): void {
+    this.#proxied.set(source, target)
+  }
+
+  /** The URL a request is for: its proxy target, else `/HOST/PATH` read as `https://HOST/PATH`. */
+  targetOf(source: object, path: string): string | undefined {
+    return this.#proxied.get(source) ?? targetUrl(path)
+  }
 
   /** Hands `handed` over for the router request whose `source` is `source` (Node's request). */
   handOver(source: object, handed: HandedOver): void {

@@ -39,7 +39,7 @@ import { behind, local, refuse } from "./guard.ts"
 import { Feed, type FedNetwork, type LogRecord, type Refusal } from "./inspector/feed.ts"
 import { inspectorPage } from "./inspector/page.ts"
 import { viewOf, type ViewedNetwork } from "./inspector/state.ts"
-import { targetUrl } from "./handover.ts"
+import { type Handovers, targetUrl } from "./handover.ts"
 
 /**
  * The path of the inspector's page.
@@ -89,13 +89,13 @@ const elapsed = (started: bigint) => Effect.map(Clock.currentTimeNanos, (now) =>
  * A router middleware that tells the feed, while a page listens, how long each forwarded request
  * took and what the server answered a refused one.
  */
-const observeRequests = (feed: Feed): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+const observeRequests = (feed: Feed, handovers: Handovers | undefined): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
   HttpRouter.use((router) =>
     router.addGlobalMiddleware((effect) =>
       Effect.gen(function*() {
         if (!feed.active) return yield* effect
         const request = yield* HttpServerRequest.HttpServerRequest
-        const target = request.url.startsWith(CONTROL_BASE) ? undefined : targetUrl(request.url)
+        const target = request.url.startsWith(CONTROL_BASE) ? undefined : handovers?.targetOf(request.source as object, request.url) ?? targetUrl(request.url)
         if (target === undefined || !URL.canParse(target)) return yield* effect
         const started = yield* Clock.currentTimeNanos
         const observation = feed.observe(request.method, new URL(target).href)
@@ -148,7 +148,7 @@ export const inspectorRoutes = (network: InspectedNetwork, options: ControlOptio
  * whether the server must send every forwarded request through the router for the middleware to
  * time it.
  */
-export const inspector = (network: InspectedNetwork, options: ControlOptions = {}): {
+export const inspector = (network: InspectedNetwork, options: ControlOptions = {}, handovers?: Handovers): {
   readonly layer: Layer.Layer<never, never, HttpRouter.HttpRouter>
   readonly watching: () => boolean
 } => {
@@ -211,7 +211,7 @@ export const inspector = (network: InspectedNetwork, options: ControlOptions = {
     refuse(404, "UnknownRequest", `no request ${seq === undefined ? "with that number" : seq} is kept in the log`, "seq")
 
   const layer = Layer.mergeAll(
-    observeRequests(feed),
+    observeRequests(feed, handovers),
     Layer.effectDiscard(Effect.forkScoped(feeding)),
     HttpRouter.add("GET", INSPECTOR_PATH as `/${string}`, localOnly(() =>
       Effect.succeed(HttpServerResponse.text(page.html, {

@@ -17,6 +17,8 @@ import { controlLine, reportRequests, requestLine, traceFile, type ReportedNetwo
 export interface ControlRuntimeOptions {
   readonly trace?: string | undefined
   readonly quiet?: boolean | undefined
+  /** Where the line per request goes (default: standard output; `simnet run` uses standard error, leaving the child's output alone). */
+  readonly out?: ((line: string) => void) | undefined
 }
 
 /**
@@ -40,7 +42,7 @@ export const controlRuntime = (
   Effect.gen(function*() {
     const trace = options.trace === undefined ? undefined : yield* traceFile(options.trace)
     if (trace !== undefined) trace.write({ type: "start", seed: network.seed, state: yield* network.state })
-    const print = options.quiet === true ? undefined : (line: string) => process.stdout.write(`${line}\n`)
+    const print = options.quiet === true ? undefined : options.out ?? ((line: string) => void process.stdout.write(`${line}\n`))
     const control = controlRoutes(network, { onChange: trace === undefined ? undefined : (event) => trace.write(controlLine(event)) })
     const handovers = new Handovers()
     const reporting = trace === undefined && print === undefined
@@ -49,7 +51,7 @@ export const controlRuntime = (
         trace?.write(line)
         print?.(requestLine(line))
       }, { bodies: trace !== undefined, handovers })
-    const page = inspector(network)
+    const page = inspector(network, {}, handovers)
     return {
       routes: Layer.mergeAll(control, reporting?.layer ?? Layer.empty, page.layer),
       report: reporting?.lane,

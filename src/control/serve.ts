@@ -5,6 +5,10 @@
  * It binds 127.0.0.1 only, and is built on `effect/http`'s router so that the control endpoint can
  * mount beside it.
  *
+ * The same port is a forward proxy (`serve/proxy.ts`): absolute-form requests and `CONNECT`
+ * tunnels (TLS terminated by a local CA) reach the same routes, so a process that only honours
+ * `HTTP_PROXY`/`HTTPS_PROXY` is simulated too (`simnet run`).
+ *
  * A request no route answers gets `502` with `{ "error": { "tag", "message", "method", "url",
  * "candidates" } }`, so a process on the other side of the socket still learns which request
  * failed and which routes came closest. Every error body shows the request through the network's
@@ -22,7 +26,9 @@ import type { SimulationNetworkApi } from "../network/network.ts"
 import { CONTROL_BASE } from "./endpoint.ts"
 import { Handovers } from "./handover.ts"
 import { forward } from "./serve/forward.ts"
+import { caDirectory, type CertificateAuthority, loadCa } from "./serve/ca.ts"
 import { LaneServer, makeLane, type LaneReport } from "./serve/lane.ts"
+import { makeProxy } from "./serve/proxy.ts"
 
 export { DEFAULT_BODY_LIMIT, forward } from "./serve/forward.ts"
 export type { LaneReport } from "./serve/lane.ts"
@@ -62,6 +68,11 @@ export interface ServeOptions {
   readonly bodyLimit?: number | undefined
   /** The table the lane hands requests to the router through; give the reporter's (`controlRuntime`) to share it. */
   readonly handovers?: Handovers | undefined
+  /**
+   * Where the proxy's local CA lives (see `serve/ca.ts`; default: `SIMNET_CA_DIR`, else the
+   * user's config directory). It is made there at the first `CONNECT`, not before.
+   */
+  readonly caDir?: string | undefined
 }
 
 /**
@@ -77,7 +88,10 @@ export const serveLayer = (
 ) =>
   Layer.unwrap(Effect.sync(() => {
     const handovers = options.handovers ?? new Handovers()
-    const server = new LaneServer(makeLane(network, handovers, options.routerPrefix ?? CONTROL_BASE, options.report, options.watched))
+    let ca: CertificateAuthority | undefined
+    const authority = () => (ca ??= loadCa(caDirectory(options.caDir)))
+    const lane = makeLane(network, handovers, options.routerPrefix ?? CONTROL_BASE, options.report, options.watched)
+    const server: LaneServer = new LaneServer(lane, makeProxy(handovers, authority, (socket) => server.emit("connection", socket)))
     return stopAtOnce(server).pipe(
       Layer.provideMerge(HttpRouter.serve(Layer.mergeAll(networkRoutes(network, handovers, options.bodyLimit), routes), { disableLogger: true, disableListenLog: true })),
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host: "127.0.0.1", gracefulShutdownTimeout: 0 }))

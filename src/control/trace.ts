@@ -144,7 +144,7 @@ export const reportRequests = (
         const copy = options.bodies === true && !control ? tapped(request, network.redactor) : undefined
         const response = yield* (copy === undefined ? effect : Effect.provideService(effect, HttpServerRequest.HttpServerRequest, copy.view))
         const ms = (yield* Clock.currentTimeMillis) - started
-        emit(request.method, request.url, control ? undefined : targetUrl(request.url), response.status, ms, before, copy?.body)
+        emit(request.method, request.url, control ? undefined : options.handovers?.targetOf(request.source as object, request.url) ?? targetUrl(request.url), response.status, ms, before, copy?.body)
         return response
       })
     ))

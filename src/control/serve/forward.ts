@@ -15,7 +15,7 @@ import type { SimulationNetworkApi } from "../../network/network.ts"
 import { bounded } from "../../registry/redact.ts"
 import { isSimnetError, type SimnetError } from "../../SimnetError.ts"
 import { declaredOver, limitedStream } from "../body.ts"
-import { type Handovers, targetUrl } from "../handover.ts"
+import type { Handovers } from "../handover.ts"
 import { relay } from "./relay.ts"
 
 /**
@@ -71,7 +71,7 @@ export const forward = (network: SimulationNetworkApi, handovers: Handovers, bod
   return (request: HttpServerRequest.HttpServerRequest) => {
     const handed = handovers.take(request.source)
     if (handed !== undefined) return answer(network, client, handed.method, handed.target, handed.request)
-    const target = targetUrl(request.url)
+    const target = handovers.targetOf(request.source as object, request.url)
     if (target === undefined) {
       return Effect.succeed(HttpServerResponse.jsonUnsafe(
         { error: { tag: "BadRequest", message: `expected /HOST/PATH (e.g. /api.openai.com/v1/models), got ${bounded(request.url.split("?")[0])}` } },

@@ -5,7 +5,7 @@
 import * as http from "node:http"
 import { Effect } from "effect"
 import { answerAtOnce, type SimulationNetworkApi } from "../../network/network.ts"
-import { type Handovers, targetUrl } from "../handover.ts"
+import type { Handovers } from "../handover.ts"
 import { NO_RETRY, routeFailed, withoutHost } from "./forward.ts"
 import { bodiless } from "./relay.ts"
 
@@ -29,7 +29,7 @@ export const makeLane = (network: SimulationNetworkApi, handovers: Handovers, pr
     const path = req.url
     const incoming = req.headers
     if (path === undefined || path.startsWith(prefix) || watched?.() === true || incoming["content-length"] !== undefined || incoming["transfer-encoding"] !== undefined) return false
-    const target = targetUrl(path)
+    const target = handovers.targetOf(req, path)
     if (target === undefined) return false
     let url: URL
     try {
@@ -85,12 +85,17 @@ const nodeHeaders = (headers: Readonly<Record<string, string>> | Headers, body: 
 /** A Node server whose requests pass the lane before the router sees them. */
 export class LaneServer extends http.Server {
   readonly #lane: Lane
-  constructor(lane: Lane) {
+  readonly #proxy: ((event: string, args: Array<any>) => boolean) | undefined
+  constructor(lane: Lane, proxy?: (event: string, args: Array<any>) => boolean) {
     super()
     this.#lane = lane
+    this.#proxy = proxy
+    // Node destroys a CONNECT's socket when the server has no `connect` listener; `emit` answers it.
+    if (proxy !== undefined) this.on("connect", () => {})
   }
 
   override emit(event: string | symbol, ...args: Array<any>): boolean {
+    if (this.#proxy !== undefined && (event === "request" || event === "connect") && this.#proxy(event, args)) return true
     if (event === "request" && this.#lane(args[0], args[1])) return true
     return super.emit(event as string, ...args)
   }

@@ -1,0 +1,70 @@
+/**
+ * `simnet run -- COMMAND`: the environment that points a process of any language at `simnet
+ * serve`'s proxy and its CA, and the child itself, with signals forwarded and its exit status
+ * kept.
+ */
+import { spawn } from "node:child_process"
+import { Effect } from "effect"
+
+/** Whether loopback traffic goes through the proxy too (`--proxy-loopback`); by default the app's own servers are reached directly. */
+export interface ProxyEnvOptions {
+  readonly proxyLoopback?: boolean | undefined
+}
+
+/**
+ * The variables the common stacks read: proxies (upper and lower case: curl, Python, Go, Ruby,
+ * git and npm read one or the other), `NO_PROXY` for loopback, `NODE_USE_ENV_PROXY=1` (Node's
+ * `fetch` and `http(s)` honour the proxy variables only with it), and the CA for OpenSSL-based
+ * tools (`SSL_CERT_FILE`), Node (`NODE_EXTRA_CA_CERTS`), Python's requests, curl, git and npm.
+ */
+export const proxyEnv = (proxyUrl: string, caFile: string, options: ProxyEnvOptions = {}): Record<string, string> => {
+  const env: Record<string, string> = {
+    NODE_USE_ENV_PROXY: "1",
+    NODE_EXTRA_CA_CERTS: caFile,
+    SSL_CERT_FILE: caFile,
+    REQUESTS_CA_BUNDLE: caFile,
+    CURL_CA_BUNDLE: caFile,
+    GIT_SSL_CAINFO: caFile,
+    npm_config_proxy: proxyUrl,
+    npm_config_https_proxy: proxyUrl,
+    npm_config_cafile: caFile
+  }
+  for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"]) {
+    env[name] = proxyUrl
+    env[name.toLowerCase()] = proxyUrl
+  }
+  const noProxy = options.proxyLoopback === true ? "" : "localhost,127.0.0.1,::1"
+  env["NO_PROXY"] = noProxy
+  env["no_proxy"] = noProxy
+  return env
+}
+
+/**
+ * Runs `command` with `args` and `env` added to this process's environment, its standard streams
+ * this process's, and SIGINT/SIGTERM/SIGHUP passed on. Succeeds with its exit code (128 plus the
+ * signal's number when a signal ended it); fails when it cannot be started.
+ */
+export const runChild = (command: string, args: ReadonlyArray<string>, env: Record<string, string>): Effect.Effect<number, Error> =>
+  Effect.callback<number, Error>((resume) => {
+    const child = spawn(command, args, { stdio: "inherit", env: { ...process.env, ...env } })
+    const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const
+    const forward = (signal: NodeJS.Signals) => () => void child.kill(signal)
+    const handlers = signals.map((signal) => [signal, forward(signal)] as const)
+    for (const [signal, handler] of handlers) process.on(signal, handler)
+    const done = () => {
+      for (const [signal, handler] of handlers) process.off(signal, handler)
+    }
+    child.once("error", (error) => {
+      done()
+      resume(Effect.fail(new Error(`cannot run ${command}: ${error.message}`)))
+    })
+    child.once("exit", (code, signal) => {
+      done()
+      const numbers: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 }
+      resume(Effect.succeed(code ?? 128 + (signal === null ? 0 : numbers[signal] ?? 0)))
+    })
+    return Effect.sync(() => {
+      done()
+      child.kill("SIGTERM")
+    })
+  })

@@ -1,0 +1,145 @@
+/**
+ * `simnet serve` as a forward proxy, and `simnet run -- COMMAND`: programs that simnet does not
+ * live in — curl, Python's standard library, Node children with no simnet import — reach the
+ * fixture's routes through `HTTP_PROXY`/`HTTPS_PROXY` and the local CA, over `http://` and
+ * `https://` (TLS terminated by simnet), streams included. Each runs inside a network namespace
+ * with loopback only (`unshare -n`), so a request simnet failed to catch fails at once instead of
+ * leaving the machine. A test is skipped, saying why, only where its tool is missing.
+ */
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import * as http from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { serve, stopAll } from "./support/serve.ts"
+
+const root = join(import.meta.dirname, "..")
+const has = (tool: string) => spawnSync("sh", ["-c", `command -v ${tool}`]).status === 0
+const namespaces = process.platform === "linux" && spawnSync("unshare", ["-n", "true"]).status === 0
+const dir = mkdtempSync(join(tmpdir(), "simnet-proxy-"))
+const caDir = join(dir, "ca")
+
+afterAll(() => stopAll())
+
+/**
+ * `simnet run [flags] -- COMMAND...` inside a fresh network namespace with only loopback up; its
+ * exit status, standard output and standard error.
+ */
+const simnetRun = (flags: ReadonlyArray<string>, command: ReadonlyArray<string>) => {
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
+  const line = [process.execPath, join(root, "bin/simnet.js"), "run", ...flags, "--", ...command].map(quote).join(" ")
+  const script = `set -u\nip link set lo up\nexport SIMNET_CA_DIR=${quote(caDir)}\ncd ${quote(root)}\nexec ${line}\n`
+  const run = spawnSync("unshare", ["-n", "bash", "-c", script], { encoding: "utf8", timeout: 60_000 })
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr }
+}
+
+const fixture = join(dir, "fixture.json")
+writeFileSync(fixture, JSON.stringify({
+  routes: [
+    { id: "item", match: "GET https://api.example.com/items/:id", respond: { kind: "text", body: "{\"id\":\"sim-item\"}", contentType: "application/json" } },
+    { id: "plain", match: "GET http://plain.example.com/hello", respond: { kind: "text", body: "hello over http" } },
+    { family: "openai" }
+  ],
+  llm: [{ steps: [[{ type: "text", content: "streamed through the proxy" }]] }]
+}))
+
+describe.skipIf(!namespaces)(`simnet run -- COMMAND${namespaces ? "" : " (skipped: no network namespace here; unshare -n needs root on Linux)"}`, () => {
+  it.skipIf(!has("curl"))("curl gets the route's body over https:// and http://; an unregistered host fails curl and the summary names it", () => {
+    const secure = simnetRun(["--fixture", fixture, "--quiet"], ["curl", "-sS", "https://api.example.com/items/1"])
+    expect(secure.status, secure.stderr).toBe(0)
+    expect(secure.stdout).toBe("{\"id\":\"sim-item\"}")
+    expect(secure.stderr).toMatch(/simnet: 1 answered, 0 refused, 0 model calls/)
+    const plain = simnetRun(["--fixture", fixture, "--quiet"], ["curl", "-sS", "http://plain.example.com/hello"])
+    expect(plain.stdout).toBe("hello over http")
+    const missing = simnetRun(["--fixture", fixture], ["curl", "-sSf", "https://nothing.example.org/x?token=secret-value"])
+    expect(missing.status).toBe(22) // curl -f: the 502 is an HTTP error
+    expect(missing.stderr).toMatch(/simnet: 0 answered, 1 refused \(first: GET https:\/\/nothing\.example\.org\/x\?token=/)
+    expect(missing.stderr).not.toContain("secret-value")
+    expect(missing.stderr).toMatch(/GET https:\/\/nothing\.example\.org\/x.* -> UnregisteredRequest 502/)
+  }, 90_000)
+
+  it.skipIf(!has("curl"))("a model's SSE stream passes through the proxy as it does through /HOST/PATH", () => {
+    const body = JSON.stringify({ model: "gpt-4o", stream: true, messages: [{ role: "user", content: "hi" }] })
+    const run = simnetRun(["--fixture", fixture, "--quiet"], [
+      "curl", "-sSN", "https://api.openai.com/v1/chat/completions", "-H", "content-type: application/json", "-H", "authorization: Bearer sk-test", "-d", body
+    ])
+    expect(run.status, run.stderr).toBe(0)
+    const text = run.stdout.split("\n").filter((l) => l.startsWith("data: {")).map((l) => JSON.parse(l.slice(6)).choices[0]?.delta?.content ?? "").join("")
+    expect(text).toBe("streamed through the proxy")
+    expect(run.stdout.trim().endsWith("data: [DONE]")).toBe(true)
+    expect(run.stderr).toMatch(/1 model call/)
+  }, 60_000)
+
+  it.skipIf(!has("python3"))("Python's urllib.request (standard library) over https://", () => {
+    const script = join(dir, "get.py")
+    writeFileSync(script, "import urllib.request\nprint(urllib.request.urlopen('https://api.example.com/items/7').read().decode())\n")
+    const run = simnetRun(["--fixture", fixture, "--quiet"], ["python3", script])
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.stdout.trim()).toBe("{\"id\":\"sim-item\"}")
+  }, 60_000)
+
+  it("a Node child with global fetch and one with node:https, neither importing simnet", () => {
+    const viaFetch = join(dir, "fetch.mjs")
+    writeFileSync(viaFetch, "const r = await fetch('https://api.example.com/items/2'); console.log(r.status, await r.text())\n")
+    const viaHttps = join(dir, "https.mjs")
+    writeFileSync(viaHttps, [
+      "import https from 'node:https'",
+      "https.get('https://api.example.com/items/3', (res) => { let b = ''; res.on('data', (d) => (b += d)); res.on('end', () => console.log(res.statusCode, b)) })",
+      "  .on('error', (e) => { console.error(e.message); process.exit(3) })"
+    ].join("\n"))
+    for (const script of [viaFetch, viaHttps]) {
+      const run = simnetRun(["--fixture", fixture, "--quiet"], [process.execPath, "--no-warnings", script])
+      expect(run.status, run.stderr).toBe(0)
+      expect(run.stdout.trim()).toBe("200 {\"id\":\"sim-item\"}")
+    }
+  }, 60_000)
+
+  it("exits with the command's status, and says so when the command cannot start", () => {
+    expect(simnetRun(["--fixture", fixture, "--quiet"], ["sh", "-c", "exit 7"]).status).toBe(7)
+    const missing = simnetRun(["--fixture", fixture, "--quiet"], ["no-such-command-here"])
+    expect(missing.status).not.toBe(0)
+    expect(missing.stderr).toMatch(/cannot run no-such-command-here/)
+  }, 60_000)
+})
+
+describe("simnet serve as a proxy", () => {
+  const raw = (port: number, method: string, path: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request({ host: "127.0.0.1", port, method, path, headers, agent: false }, (response) => {
+        let body = ""
+        response.on("data", (d: Buffer) => (body += d))
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+      })
+      request.on("error", reject)
+      request.end()
+    })
+
+  it("refuses a proxy request for its own control endpoint: it is a request for that host, which no route answers", async () => {
+    const { port } = await serve(["--quiet"], { SIMNET_CA_DIR: caDir })
+    const own = await raw(port, "GET", `http://127.0.0.1:${port}/experimental/simulation/network/routes`, { host: `127.0.0.1:${port}` })
+    expect(own.status).toBe(502)
+    expect(JSON.parse(own.body).error).toMatchObject({ tag: "UnregisteredRequest", url: `http://127.0.0.1:${port}/experimental/simulation/network/routes` })
+    // The same path asked directly is the control endpoint.
+    expect((await raw(port, "GET", "/experimental/simulation/network/routes")).status).toBe(200)
+  })
+
+  it("answers a CONNECT without host:port with 400; a CA is made on first use, its key for its owner only", async () => {
+    const { port } = await serve(["--quiet", "--ca-dir", join(dir, "ca2")])
+    const answer = await new Promise<string>((resolve, reject) => {
+      const request = http.request({ host: "127.0.0.1", port, method: "CONNECT", path: "no-port", agent: false })
+      request.on("response", (response) => resolve(String(response.statusCode)))
+      request.on("connect", (response) => resolve(String(response.statusCode)))
+      request.on("error", reject)
+      request.end()
+    })
+    expect(answer).toBe("400")
+    const ca = spawnSync(process.execPath, [join(root, "bin/simnet.js"), "ca", "--ca-dir", join(dir, "ca3")], { encoding: "utf8" })
+    expect(ca.stdout.trim()).toBe(join(dir, "ca3", "simnet-ca.pem"))
+    expect(readFileSync(ca.stdout.trim(), "utf8")).toMatch(/^-----BEGIN CERTIFICATE-----/)
+    const pem = spawnSync(process.execPath, [join(root, "bin/simnet.js"), "ca", "--pem", "--ca-dir", join(dir, "ca3")], { encoding: "utf8" })
+    expect(pem.stdout.trim()).toBe(readFileSync(ca.stdout.trim(), "utf8").trim())
+    const mode = spawnSync("stat", ["-c", "%a", join(dir, "ca3", "simnet-ca-key.pem")], { encoding: "utf8" }).stdout.trim()
+    expect(mode).toBe("600")
+  })
+})
