@@ -6,15 +6,30 @@
  * MAX_MS milliseconds, whichever comes first, and prints one JSON line
  * `{ requests, ms, rate, errors }`. Raw sockets and a minimal parser (content-length or chunked)
  * keep the generator cheap, so the server is what is measured. Every answer must be a 200.
+ *
+ * With `--tls HOST CA_FILE` each connection speaks HTTPS to HOST (trusting CA_FILE), and with
+ * `--proxy` too it first asks PORT to `CONNECT HOST:443` and speaks HTTPS inside the tunnel: the
+ * proxy phase of `serve.bench.ts`. Connections are set up before the clock starts.
  */
 import * as net from "node:net"
+import * as tls from "node:tls"
+import { readFileSync } from "node:fs"
 
-const [portArg, path = "/", connectionsArg = "32", requestsArg = "40000", maxMsArg = "20000"] = process.argv.slice(2)
+const argv = process.argv.slice(2)
+const flag = (name: string, arity: number): Array<string> | undefined => {
+  const at = argv.indexOf(name)
+  if (at < 0) return undefined
+  return argv.splice(at, arity + 1).slice(1)
+}
+const secure = flag("--tls", 2)
+const viaProxy = flag("--proxy", 0) !== undefined
+const [portArg, path = "/", connectionsArg = "32", requestsArg = "40000", maxMsArg = "20000"] = argv
 const port = Number(portArg)
 const connections = Number(connectionsArg)
 const total = Number(requestsArg)
 const maxMs = Number(maxMsArg)
-const request = Buffer.from(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\naccept: */*\r\n\r\n`)
+const host = secure === undefined ? `127.0.0.1:${port}` : secure[0]
+const request = Buffer.from(`GET ${path} HTTP/1.1\r\nhost: ${host}\r\naccept: */*\r\n\r\n`)
 
 let sent = 0
 let done = 0
@@ -59,11 +74,40 @@ const finish = (sockets: ReadonlyArray<net.Socket>) => {
 }
 
 const sockets: Array<net.Socket> = []
-const open = () =>
+const plain = () =>
   new Promise<net.Socket>((resolve, reject) => {
     const socket = net.connect({ host: "127.0.0.1", port, noDelay: true }, () => resolve(socket))
     socket.on("error", (error) => (finished ? undefined : reject(error)))
   })
+
+/** A socket to the proxy that has been answered `200` to `CONNECT HOST:443`. */
+const tunnel = async (target: string) => {
+  const socket = await plain()
+  return new Promise<net.Socket>((resolve, reject) => {
+    let head = ""
+    const onData = (chunk: Buffer) => {
+      head += chunk.toString("latin1")
+      if (!head.includes("\r\n\r\n")) return
+      socket.off("data", onData)
+      if (!/^HTTP\/1\.[01] 200/.test(head)) reject(new Error(`CONNECT refused: ${head.split("\r\n")[0]}`))
+      else resolve(socket)
+    }
+    socket.on("data", onData)
+    socket.write(`CONNECT ${target}:443 HTTP/1.1\r\nhost: ${target}:443\r\n\r\n`)
+  })
+}
+
+const open = async (): Promise<net.Socket> => {
+  if (secure === undefined) return plain()
+  const [name, caFile] = secure
+  const ca = readFileSync(caFile)
+  const carrier = viaProxy ? await tunnel(name) : undefined
+  return new Promise<net.Socket>((resolve, reject) => {
+    const socket = tls.connect({ ...(carrier === undefined ? { host: "127.0.0.1", port } : { socket: carrier }), servername: name, ca }, () => resolve(socket))
+    socket.setNoDelay(true)
+    socket.on("error", (error) => (finished ? undefined : reject(error)))
+  })
+}
 
 const drive = (socket: net.Socket) => {
   let buffer: Buffer = Buffer.alloc(0)

@@ -10,12 +10,18 @@
  *
  * `simnet serve` is measured twice: `--quiet`, and printing its line per request to a pipe this
  * process drains.
+ *
+ * Then the proxy phase: the same route as `https://api.example.com/item`, asked through a proxy
+ * over kept-alive `CONNECT` tunnels (TLS inside each, the client trusting a local CA): `simnet
+ * serve` against mockttp's HTTPS-intercepting proxy given the same CA, and a bare `node:https`
+ * server answered directly (the floor: TLS, no proxy). `--proxy-only` runs this phase alone.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { loadCa } from "../src/control/serve/ca.ts"
 
 const quick = process.argv.includes("--quick")
 const REQUESTS = quick ? 10_000 : 40_000
@@ -139,6 +145,72 @@ const bundledWireMock = (): string | undefined => {
   return jar === undefined ? undefined : join(build, jar)
 }
 
+/** Resolves once something accepts TCP connections on `port`. */
+const listening = async (child: ChildProcess, port: number, name: string) => {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`)
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host: "127.0.0.1", port }, () => (socket.destroy(), resolve(true)))
+      socket.on("error", () => resolve(false))
+    })
+    if (up) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${name} did not listen on ${port}`)
+}
+
+/**
+ * The proxy phase: HTTPS through kept-alive CONNECT tunnels, simnet serve against mockttp's
+ * HTTPS proxy, with a bare node:https server (no proxy) as the floor.
+ */
+const proxyPhase = async () => {
+  const caDir = join(dir, "ca")
+  const ca = loadCa(caDir)
+  const caFile = ca.certFile
+  const keyFile = join(caDir, "simnet-ca-key.pem")
+  const children: Array<{ readonly name: string; readonly child: ChildProcess; readonly port: number; readonly proxy: boolean }> = []
+  const launch = async (name: string, args: ReadonlyArray<string>, proxy: boolean, env: Record<string, string> = {}) => {
+    const port = await freePort()
+    const child = spawn(node, args.map((a) => a.replace("PORT", String(port))), { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
+    child.stdout!.resume()
+    child.stderr!.resume()
+    await listening(child, port, name)
+    children.push({ name, child, port, proxy })
+  }
+  const floorHttps = `import https from "node:https"; import { loadCa } from "./src/control/serve/ca.ts"
+const ca = loadCa(${JSON.stringify(caDir)}); const body = Buffer.from(${JSON.stringify(BODY)})
+https.createServer({ SNICallback: (name, done) => done(null, ca.contextFor(name)) }, (q, r) => { r.writeHead(200, { "content-type": "application/json", "content-length": body.length }); r.end(body) }).listen(PORT, "127.0.0.1")`
+  const mockttpProxy = `import * as mockttp from "mockttp"
+const server = mockttp.getLocal({ https: { keyPath: ${JSON.stringify(keyFile)}, certPath: ${JSON.stringify(caFile)} } })
+await server.start(PORT)
+await server.forGet("https://api.example.com/item").thenReply(200, ${JSON.stringify(BODY)}, { "content-type": "application/json", "content-length": "${Buffer.byteLength(BODY)}" })`
+  try {
+    await launch("node:https floor (direct, no proxy)", ["--input-type=module", "--conditions=simnet-source", "-e", floorHttps], false)
+    await launch("simnet serve --quiet (proxy)", ["bin/simnet.js", "serve", "--port", "PORT", "--quiet", "--fixture", fixture, "--ca-dir", caDir], true)
+    await launch("mockttp (HTTPS proxy)", ["--input-type=module", "-e", mockttpProxy], true)
+    const loadTls = (server: (typeof children)[number]) => {
+      const args = ["bench/load.ts", String(server.port), "/item", String(CONNECTIONS), String(REQUESTS), String(MAX_MS), "--tls", "api.example.com", caFile, ...(server.proxy ? ["--proxy"] : [])]
+      const result = spawnSync(node, args, { encoding: "utf8" })
+      if (result.status !== 0) throw new Error(`load generator failed against ${server.name}: ${result.stderr}`)
+      const { requests, rate, errors } = JSON.parse(result.stdout) as { requests: number; rate: number; errors: number }
+      if (errors > 0) throw new Error(`${server.name}: ${errors} of ${requests} answers were not 200`)
+      return rate
+    }
+    const best = new Map<string, number>()
+    for (const server of children) loadTls(server) // warm-up
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const server of children) best.set(server.name, Math.max(best.get(server.name) ?? 0, loadTls(server)))
+    }
+    const rate = (n: number) => Math.round(n).toLocaleString("en-US").padStart(8)
+    const simnet = best.get("simnet serve --quiet (proxy)") ?? Number.NaN
+    console.log(`\nproxy bench: GET https://api.example.com/item through kept-alive CONNECT tunnels (TLS inside), ${CONNECTIONS} connections, up to ${REQUESTS} requests a round, best of ${ROUNDS} interleaved rounds`)
+    for (const [name, r] of best) console.log(`  ${name.padEnd(36)} ${rate(r)} req/s   simnet / this ${(simnet / r).toFixed(2)}x`)
+    console.log(`  goals: >= 3x mockttp: ${(simnet / (best.get("mockttp (HTTPS proxy)") ?? Number.NaN)).toFixed(2)}x; >= 0.5x the node:https floor: ${(simnet / (best.get("node:https floor (direct, no proxy)") ?? Number.NaN)).toFixed(2)}x`)
+  } finally {
+    for (const { child } of children) child.kill("SIGTERM")
+  }
+}
+
 const node = process.execPath
 const servers: Array<Server> = []
 const notMeasured: Array<string> = []
@@ -148,6 +220,11 @@ const attempt = async (name: string, make: (port: number) => Promise<Server>) =>
   } catch (error) {
     notMeasured.push(`${name}: not measured (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`)
   }
+}
+
+if (process.argv.includes("--proxy-only")) {
+  await proxyPhase()
+  process.exit(0)
 }
 
 try {
@@ -226,3 +303,4 @@ try {
 } finally {
   for (const server of servers) server.child.kill("SIGTERM")
 }
+await proxyPhase()

@@ -105,3 +105,50 @@ describe.skipIf(why !== undefined)(`opencode against simnet serve, a fixture alo
 })
 
 if (why !== undefined) console.warn(`test/opencode.test.ts skipped: ${why}`)
+
+/**
+ * The judge of issue 22: opencode with a fresh home and no base-URL overrides at all, its built-in
+ * `openai` provider keyed by `OPENAI_API_KEY=sk-test`, under `simnet run` — every request it makes
+ * goes through simnet's proxy (its catalog, the npm registry, the model), and the namespace has
+ * nothing but loopback, so a request that went around the proxy would fail the run.
+ */
+describe.skipIf(why !== undefined)(`opencode under simnet run, no overrides${why === undefined ? "" : ` (skipped: ${why})`}`, () => {
+  it("prints the fixture's answer and exits 0; its catalog, registry and model calls are all in simnet's log", () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-opencode-run-"))
+    const home = join(dir, "home")
+    const work = join(dir, "work")
+    mkdirSync(home)
+    mkdirSync(work)
+    const fixture = join(dir, "fixture.json")
+    writeFileSync(fixture, JSON.stringify({
+      routes: [{ family: "models" }, { family: "models", baseUrl: "https://models.opencode.ai" }, { family: "openai" }],
+      llm: {
+        rules: [
+          { id: "title", match: { system: "title" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "Greeting" }]] } },
+          { id: "answer", match: "any", behaviour: { type: "respond", steps: [[{ type: "text", content: "Hello from the fixture, through the proxy." }]] } }
+        ]
+      }
+    }))
+    const trace = join(dir, "trace.jsonl")
+    const script = join(dir, "run.sh")
+    const env = [`HOME=${home}`, `XDG_CONFIG_HOME=${join(home, ".config")}`, `XDG_DATA_HOME=${join(home, ".local/share")}`, `XDG_CACHE_HOME=${join(home, ".cache")}`, `XDG_STATE_HOME=${join(home, ".local/state")}`, `SIMNET_CA_DIR=${join(dir, "ca")}`, "OPENAI_API_KEY=sk-test"]
+    writeFileSync(script, [
+      "set -u",
+      "ip link set lo up",
+      `cd ${JSON.stringify(work)}`,
+      ...env.map((e) => `export ${JSON.stringify(e)}`),
+      `timeout 90 ${JSON.stringify(process.execPath)} ${JSON.stringify(join(root, "bin/simnet.js"))} run --fixture ${JSON.stringify(fixture)} --trace ${JSON.stringify(trace)} -- ${JSON.stringify(binary!)} run "hi"`
+    ].join("\n"))
+    const run = spawnSync("unshare", ["-n", "bash", script], { encoding: "utf8", timeout: 110_000 })
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.stdout).toContain("Hello from the fixture, through the proxy.")
+    const requests = readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Traced).filter((line) => line.type === "request")
+    const answered = requests.filter((r) => r.outcome === "answered").map((r) => `${r.method} ${r.url}`)
+    expect(answered).toContain("POST https://api.openai.com/v1/responses")
+    expect(answered.some((r) => r.startsWith("GET https://models.opencode.ai/api.json"))).toBe(true)
+    // The npm registry is not simulated: its requests are refused by simnet, in the log, never sent.
+    expect(requests.some((r) => r.url.startsWith("https://registry.npmjs.org/") && r.outcome !== "answered")).toBe(true)
+    expect(requests.every((r) => r.url.startsWith("https://"))).toBe(true)
+    expect(run.stderr).toMatch(/simnet: \d+ answered, \d+ refused \(first: GET https:\/\/registry\.npmjs\.org\/.*\), 2 model calls; trace: /)
+  }, 120_000)
+})

@@ -124,6 +124,22 @@ describe("simnet serve as a proxy", () => {
     expect((await raw(port, "GET", "/experimental/simulation/network/routes")).status).toBe(200)
   })
 
+  it("a WebSocket client's handshake through a CONNECT tunnel reaches the network like any request: no route answers it, and it is refused by name", async () => {
+    const caDir4 = join(dir, "ca4")
+    spawnSync(process.execPath, [join(root, "bin/simnet.js"), "ca", "--ca-dir", caDir4])
+    const { port, output } = await serve(["--ca-dir", caDir4])
+    const { ProxyAgent, WebSocket } = await import("undici")
+    const dispatcher = new ProxyAgent({ uri: `http://127.0.0.1:${port}`, requestTls: { ca: readFileSync(join(caDir4, "simnet-ca.pem"), "utf8") } })
+    const outcome = await new Promise<string>((resolve) => {
+      const socket = new WebSocket("wss://ws.example.com/live", { dispatcher } as never)
+      socket.addEventListener("open", () => resolve("open"))
+      socket.addEventListener("error", () => resolve("error"))
+    })
+    expect(outcome).toBe("error")
+    await expect.poll(() => output()).toMatch(/GET https:\/\/ws\.example\.com\/live -> UnregisteredRequest 502/)
+    await dispatcher.close()
+  })
+
   it("answers a CONNECT without host:port with 400; a CA is made on first use, its key for its owner only", async () => {
     const { port } = await serve(["--quiet", "--ca-dir", join(dir, "ca2")])
     const answer = await new Promise<string>((resolve, reject) => {

@@ -95,7 +95,7 @@ export class LaneServer extends http.Server {
   }
 
   override emit(event: string | symbol, ...args: Array<any>): boolean {
-    if (this.#proxy !== undefined && (event === "request" || event === "connect") && this.#proxy(event, args)) return true
+    if (this.#proxy !== undefined && (event === "request" || event === "upgrade" || event === "connect") && this.#proxy(event, args)) return true
     if (event === "request" && this.#lane(args[0], args[1])) return true
     return super.emit(event as string, ...args)
   }

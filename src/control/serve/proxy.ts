@@ -61,8 +61,9 @@ interface Tunnel {
 }
 
 /**
- * The proxy half of a server: handles Node's `request` (absolute form, or inside a tunnel) and
- * `connect` events, and answers whether it took the event. `server` is told of each tunnel's
+ * The proxy half of a server: handles Node's `request` and `upgrade` (absolute form, or inside a
+ * tunnel: their target is recorded and their path replaced) and `connect` events, and answers
+ * whether it took the event (only a `connect`). `server` is told of each tunnel's
  * decrypted connection, as of any other.
  */
 export const makeProxy = (handovers: Handovers, ca: () => CertificateAuthority, connection: (socket: Duplex) => void) => {
