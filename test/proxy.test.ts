@@ -140,6 +140,17 @@ describe("simnet serve as a proxy", () => {
     await dispatcher.close()
   })
 
+  it("keeps the scheme the client used: http:// for an https:// route misses, and the route is named first, only the scheme differing", async () => {
+    const { port } = await serve(["--quiet", "--fixture", fixture], { SIMNET_CA_DIR: caDir })
+    const plain = await raw(port, "GET", "http://plain.example.com/hello", { host: "plain.example.com" })
+    expect([plain.status, plain.body]).toEqual([200, "hello over http"])
+    const missed = await raw(port, "GET", "http://api.example.com/items/1", { host: "api.example.com" })
+    expect(missed.status).toBe(502)
+    const error = JSON.parse(missed.body).error
+    expect(error.url).toBe("http://api.example.com/items/1")
+    expect(error.candidates[0]).toMatchObject({ id: "item", reason: "host", detail: expect.stringContaining("only the scheme differs") })
+  })
+
   it("answers a CONNECT without host:port with 400; a CA is made on first use, its key for its owner only", async () => {
     const { port } = await serve(["--quiet", "--ca-dir", join(dir, "ca2")])
     const answer = await new Promise<string>((resolve, reject) => {

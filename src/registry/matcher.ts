@@ -182,7 +182,13 @@ export class CompiledMatcher {
   private testUrl(u: URL, request: SimRequest): MatchOutcome | Miss {
     const url = this.url
     if (typeof url === "string") {
-      if (u.origin !== this.origin) return new MissValue("host", `expects ${short(this.origin!)}, got ${short(u.origin)}`, 0)
+      if (u.origin !== this.origin) {
+        // Only the scheme differs (`http://` through a proxy for an `https://` route): the nearest
+        // of misses when the path fits too, and said so.
+        const sameHost = this.origin!.slice(this.origin!.indexOf("//")) === u.origin.slice(u.origin.indexOf("//"))
+        const pathFits = sameHost && (this.exactPath !== undefined ? normalizePath(u.pathname) === this.exactPath : this.matchPath!(u.pathname) !== false)
+        return new MissValue("host", `expects ${short(this.origin!)}, got ${short(u.origin)}${sameHost ? " (only the scheme differs)" : ""}`, sameHost ? (pathFits ? HOST_SCORE + PATH_SCORE : HOST_SCORE) : 0)
+      }
       if (this.exactPath !== undefined) {
         return normalizePath(u.pathname) === this.exactPath ? NO_PARAMS : pathMiss(url, u.pathname)
       }
@@ -206,7 +212,7 @@ export class CompiledMatcher {
     const urlResult = this.testUrl(request.url, request)
     let params: Readonly<Record<string, string>> = NO_PARAMS
     if (isMiss(urlResult)) {
-      if (urlResult.reason !== "host") score += HOST_SCORE + urlResult.score
+      score += urlResult.reason === "host" ? urlResult.score : HOST_SCORE + urlResult.score
       if (!miss(urlResult.reason, urlResult.detail)) return firstMiss
     } else {
       score += HOST_SCORE + PATH_SCORE

@@ -269,6 +269,8 @@ export class Registry {
       weighAll(this.origin.get(origin)) &&
       weighAll(this.side) &&
       weighAll(this.byOrigin.get(origin)) &&
+      // The same host under the other scheme (`http://` asked through a proxy of an `https://` route).
+      weighAll(this.byOrigin.get(origin.startsWith("https:") ? `http:${origin.slice(6)}` : `https:${origin.slice(5)}`)) &&
       (scored.length >= limit || weighAll(this.entries.values())))
     scored.sort((a, b) => b.score - a.score || b.entry.seq - a.entry.seq)
     return scored.slice(0, limit).map((s) => s.candidate)
