@@ -24,6 +24,7 @@ import type { McpServerView } from "./routes/mcp/state.ts"
 import type { GlobalInstallConflict, MakeError, SimnetError } from "./SimnetError.ts"
 
 export type { NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./network/network.ts"
+export type { ChaosFault, ChaosHit, ChaosOptions } from "./registry/chaos.ts"
 export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./control/service.ts"
 export type { ControlEvent, ControlOptions } from "./control/endpoint.ts"
 
@@ -48,6 +49,8 @@ export interface NetworkHandle {
   readonly routes: () => ReadonlyArray<RouteInfo>
   readonly regenerate: (record: RequestRecord) => Promise<string>
   readonly unused: () => ReadonlyArray<RouteInfo>
+  /** Resolves when no request is in flight (see `SimulationNetworkApi.quiescent`). */
+  readonly quiescent: () => Promise<void>
   readonly reset: () => Promise<void>
   readonly close: () => Promise<void>
   /** Answers the whole process's `fetch`, undici and `node:http(s)` from this network; resolves to the restore function. */
@@ -72,6 +75,14 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    * @example
    * const TestNetwork = SimulationNetwork.layer({ seed: 1, routes: [Route.text("GET https://api.example.com/health", "ok")] })
    */
+  /**
+   * Completes when the network in context has no request in flight (see
+   * `SimulationNetworkApi.quiescent`): what a property-test runner waits for after each action.
+   */
+  static get quiescent(): Effect.Effect<void, never, SimulationNetwork> {
+    return Effect.flatMap(SimulationNetwork, (network: SimulationNetworkApi) => network.quiescent)
+  }
+
   static layer(options: NetworkOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient, MakeError> {
     return Layer.effectContext(
       Effect.map(Effect.tap(make(options), (network) => Effect.addFinalizer(() => network.close)), (network) =>
@@ -134,6 +145,7 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       routes: () => Effect.runSync(network.routes),
       regenerate: (record) => run(network.regenerate(record)),
       unused: () => Effect.runSync(network.unused),
+      quiescent: () => Effect.runPromise(network.quiescent),
       reset: () => run(network.reset),
       close: () => Effect.runPromise(network.close),
       installGlobal: async (global) => installGlobal(network.fetch, global)

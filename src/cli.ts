@@ -16,6 +16,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { DEFAULT_BODY_LIMIT, serveLayer } from "./control/serve.ts"
 import { caDirectory, loadCa } from "./control/serve/ca.ts"
+import type { ChaosOptions } from "./registry/chaos.ts"
 import { proxyEnv, runChild } from "./control/serve/child.ts"
 import { controlRuntime } from "./control/run.ts"
 import { loadFixture } from "./Fixture.ts"
@@ -64,6 +65,24 @@ const portError = (port: number, cause: unknown): PortUnavailable => {
   return new PortUnavailable({ port, message: `port ${port} on 127.0.0.1 ${reason}` })
 }
 
+const chaosFlag = Flag.String("chaos").pipe(
+  Flag.optional,
+  Flag.withMetavar("rate"),
+  Flag.withDescription("seeded chaos: hit this share of requests (0 to 1) with faults, as the fixture's chaos options say (default: every kind)")
+)
+
+/** The fixture's chaos with `--chaos RATE` over its rate. */
+const chaosOf = (flag: Option.Option<string>, fromFixture: ChaosOptions | undefined): Effect.Effect<ChaosOptions | undefined, UsageError> =>
+  Option.match(flag, {
+    onNone: () => Effect.succeed(fromFixture),
+    onSome: (raw) => {
+      const rate = /^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN
+      return Number.isFinite(rate)
+        ? Effect.succeed({ ...fromFixture, rate })
+        : Effect.fail(new UsageError({ message: `invalid --chaos ${JSON.stringify(raw)}: expected a rate from 0 to 1` }))
+    }
+  })
+
 const caDirFlag = Flag.String("ca-dir").pipe(
   Flag.optional,
   Flag.withMetavar("dir"),
@@ -95,7 +114,8 @@ const serve = Command.make(
       Flag.withDescription(`largest request body on a network path, in bytes (default: ${DEFAULT_BODY_LIMIT}); 413 past it`)
     ),
     quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request")),
-    caDir: caDirFlag
+    caDir: caDirFlag,
+    chaos: chaosFlag
   },
   (config) =>
     Effect.gen(function*() {
@@ -104,7 +124,8 @@ const serve = Command.make(
       const file = Option.match(config.fixture, { onNone: () => DEFAULT_FIXTURE, onSome: (f) => path.resolve(process.cwd(), f) })
       const fixture = yield* loadFixture(file)
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
-      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive })
+      const chaos = yield* chaosOf(config.chaos, fixture.chaos)
+      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos })
       const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: config.quiet })
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
@@ -148,6 +169,7 @@ const run = Command.make(
     quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request (they go to standard error)")),
     proxyLoopback: Flag.Boolean("proxy-loopback").pipe(Flag.withDefault(false), Flag.withDescription("send loopback traffic through the proxy too (default: NO_PROXY covers it)")),
     caDir: caDirFlag,
+    chaos: chaosFlag,
     command: Argument.String("command").pipe(Argument.variadic, Argument.withDescription("the command and its arguments, after --"))
   },
   (config) =>
@@ -157,7 +179,8 @@ const run = Command.make(
       const file = Option.match(config.fixture, { onNone: () => DEFAULT_FIXTURE, onSome: (f) => path.resolve(process.cwd(), f) })
       const fixture = yield* loadFixture(file)
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
-      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive })
+      const chaos = yield* chaosOf(config.chaos, fixture.chaos)
+      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos })
       const trace = Option.getOrUndefined(config.trace)
       const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`) })
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))

@@ -92,6 +92,22 @@ describe("simnet serve", () => {
     stopAll()
   })
 
+  it("--chaos RATE over the fixture's chaos options: every request hit as they say, the line per request and the trace say so", async () => {
+    const { mkdtempSync, readFileSync, writeFileSync } = await import("node:fs")
+    const { join } = await import("node:path")
+    const { tmpdir } = await import("node:os")
+    const dir = mkdtempSync(join(tmpdir(), "simnet-"))
+    const file = join(dir, "chaos.json")
+    const trace = join(dir, "trace.jsonl")
+    writeFileSync(file, JSON.stringify({ chaos: { rate: 0, faults: [{ status: 503 }] }, routes: [{ id: "hello", match: "GET https://api.example.com/hello", respond: { kind: "text", body: "hi" } }] }))
+    const { base, output } = await serveSupport(["--fixture", file, "--chaos", "1", "--trace", trace])
+    expect((await fetch(`${base}/api.example.com/hello`)).status).toBe(503)
+    await expect.poll(() => output()).toMatch(/GET https:\/\/api\.example\.com\/hello -> hello 503/)
+    const lines = readFileSync(trace, "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    expect(lines.find((l) => l.type === "request")).toMatchObject({ chaos: { effect: "status", status: 503 } })
+    stopAll()
+  })
+
   it("a broken fixture names the field and exits non-zero", async () => {
     const { writeFileSync, mkdtempSync } = await import("node:fs")
     const { join } = await import("node:path")

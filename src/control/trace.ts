@@ -31,6 +31,7 @@ interface LoggedRequest {
   readonly status: number | undefined
   readonly denial: string | undefined
   readonly fault?: string | undefined
+  readonly chaos?: unknown
 }
 
 /**
@@ -130,6 +131,7 @@ export const reportRequests = (
       route: control ? "control" : record?.route?.id,
       status,
       outcome: record?.fault ?? record?.denial ?? (status >= 400 ? "refused" : "answered"),
+      ...(record?.chaos === undefined ? {} : { chaos: record.chaos }),
       ms,
       ...(options.bodies === true && !control ? { headers: record?.headers ?? {}, body: body?.() } : {})
     })

@@ -6,6 +6,7 @@
  * (`InvalidLlmInput` at `llm[i]...`).
  */
 import type * as Fs from "node:fs/promises"
+import type { ChaosOptions } from "../registry/chaos.ts"
 import { Effect, Result } from "effect"
 import { withFields, type Route } from "../registry/route.ts"
 import { decodeAt } from "../registry/schemaPath.ts"
@@ -28,6 +29,8 @@ export interface Fixture {
   readonly routes: ReadonlyArray<Route>
   readonly llm: ReadonlyArray<LlmScript>
   readonly llmRules: ReadonlyArray<unknown>
+  /** Seeded chaos, when the fixture asks for it (`"chaos": { "rate": 0.1 }`). */
+  readonly chaos: ChaosOptions | undefined
 }
 
 const decodeScript = (base: string) => (json: unknown, index: number): Effect.Effect<LlmScript, InvalidLlmInput> =>
@@ -61,7 +64,7 @@ export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effec
     const llmRules = asQueue ? [] : given?.rules ?? []
     yield* checkRules(llmRules, "llm.rules")
     const routes = decoded.routes.map((route) => withFields(route, { specPath: `routes${route.specPath ?? ""}` }))
-    return { seed: file.seed, routes, llm, llmRules }
+    return { seed: file.seed, routes, llm, llmRules, chaos: file.chaos }
   })
 
 /**

@@ -12,6 +12,7 @@ import { SimulatedProvider, type SimulatedProviderApi } from "../provider/Simula
 import { attempt } from "../provider/validate.ts"
 import { makeFetch } from "../registry/fetch.ts"
 import { type AtOnce, makeHttpDoor, type ServerDoor, ServerDoorKey } from "../registry/httpClient.ts"
+import { Chaos, type ChaosOptions } from "../registry/chaos.ts"
 import { Network, type RouteInfo } from "../registry/network.ts"
 import { defaultRedactor, Redactor, type RedactOptions } from "../registry/redact.ts"
 import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "../registry/requestLog.ts"
@@ -64,6 +65,12 @@ export interface NetworkOptions {
    * (`simnet serve --drive`); a driver that attaches later is handed them.
    */
   readonly drive?: boolean | undefined
+  /**
+   * Seeded chaos (see `registry/chaos.ts`): `{ rate, faults?, latencyMs?, routes? }`. Whether a
+   * request is hit, and how, is a pure function of the seed, the route, the request and its
+   * occurrence; each hit is in its log record (`record.chaos`).
+   */
+  readonly chaos?: ChaosOptions | undefined
 }
 
 /**
@@ -123,6 +130,11 @@ export interface SimulationNetworkApi {
   readonly close: Effect.Effect<void>
   /** Routes never used (like undici's `pendingInterceptors`). */
   readonly unused: Effect.Effect<ReadonlyArray<RouteInfo>>
+  /**
+   * Completes when no request is in flight (every one answered or refused: no route working, no
+   * delay armed, no model call waiting): what a property-test runner waits for after an action.
+   */
+  readonly quiescent: Effect.Effect<void>
   /** Reproduces the body a seeded (`jsonSchema`) route served for a logged request. */
   readonly regenerate: (record: RequestRecord) => Effect.Effect<string, RegenerateError>
   /** The simulated model behind `Routes.openai`: script queue, rules, log, counters, driver. */
@@ -161,7 +173,7 @@ const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRoute
 /** The options that are data, decoded (`schemas/options.ts`), or the refusal naming the bad one. */
 const decodeOptions = (options: NetworkOptions): Result.Result<typeof NetworkOptionsData.Type, InvalidNetworkOption> =>
   Result.mapError(
-    decodeAt(NetworkOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact }, "", { onExcessProperty: "error" }),
+    decodeAt(NetworkOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact, chaos: options.chaos }, "", { onExcessProperty: "error" }),
     (issue) => new InvalidNetworkOption({ option: issue.path, detail: issue.message })
   )
 
@@ -194,6 +206,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       context,
       services as Context.Context<never>
     )
+    if (decoded.success.chaos !== undefined) network.chaos = new Chaos(decoded.success.chaos)
     const initial = options.routes === undefined ? [] : Array.from(options.routes)
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
@@ -240,6 +253,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       restore: (state) =>
         restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
       unused: Effect.sync(() => network.unused()),
+      quiescent: Effect.promise(() => network.quiescent()),
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {
         network.registry.clear()

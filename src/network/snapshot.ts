@@ -27,6 +27,7 @@
 import { Duration, Effect, Result, Schema } from "effect"
 import { Count, McpServerJson, prepareServers, type McpServersApi } from "../routes/mcp/state.ts"
 import type { LlmLogEntry, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
+import { Chaos } from "../registry/chaos.ts"
 import { KeyCounts } from "../registry/keyCounts.ts"
 import type { Network } from "../registry/network.ts"
 import type { RequestCounters, RequestRecord } from "../registry/requestLog.ts"
@@ -36,6 +37,7 @@ import { depthExceeds, isPlainJson, MAX_JSON_DEPTH } from "../registry/util.ts"
 import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "../spec/decode.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
+import { ChaosData } from "../schemas/options.ts"
 import { InvalidRouteSpec, type RegisterError, type RestoreError } from "../SimnetError.ts"
 
 /** A record's number in its log: a whole number from 1. */
@@ -44,7 +46,9 @@ const Seq = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const Usage = Schema.Struct({
   hits: Count,
   remaining: Schema.optional(Count),
-  occurrences: Schema.optional(Schema.Record(Schema.String, Count))
+  occurrences: Schema.optional(Schema.Record(Schema.String, Count)),
+  /** Occurrences per request key as seeded chaos counts them, so a restored network goes on drawing the same hits. */
+  chaosOccurrences: Schema.optional(Schema.Record(Schema.String, Count))
 })
 
 const RuleJson = Schema.Struct({
@@ -69,7 +73,13 @@ const RequestRecordJson = Schema.Struct({
   status: Schema.optional(Count),
   seed: Schema.optional(Schema.Finite),
   occurrence: Schema.optional(Count),
-  detail: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
+  detail: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
+  violations: Schema.optional(Schema.Array(Schema.Struct({ location: Schema.Array(Schema.String), severity: Schema.Literal("Error"), code: Schema.String, message: Schema.String }))),
+  chaos: Schema.optional(Schema.Union([
+    Schema.Struct({ effect: Schema.Literals(["reset", "timeout", "malformed", "streamCut"]) }),
+    Schema.Struct({ effect: Schema.Literal("status"), status: Count }),
+    Schema.Struct({ effect: Schema.Literal("latency"), ms: Count })
+  ]))
 })
 
 const CountersJson = Schema.Struct({ requests: Count, answered: Count, denied: Count, faulted: Schema.optional(Count) })
@@ -111,7 +121,8 @@ export const SnapshotState = Schema.Struct({
   llmCounts: Schema.optional(Schema.Record(Schema.String, Count)),
   log: Schema.optional(Schema.Array(RequestRecordJson)),
   counters: Schema.optional(CountersJson),
-  mcp: Schema.optional(Schema.Array(McpServerJson))
+  mcp: Schema.optional(Schema.Array(McpServerJson)),
+  chaos: Schema.optional(ChaosData)
 })
 export type SnapshotState = typeof SnapshotState.Type
 
@@ -153,7 +164,8 @@ export const capture = (network: Network, llm: SimulatedProviderApi, mcp: McpSer
     usage[entry.id] = {
       hits: entry.hits,
       remaining: entry.route.times === undefined ? undefined : entry.remaining,
-      occurrences: entry.occurrences === undefined ? undefined : entry.occurrences.toRecord()
+      occurrences: entry.occurrences === undefined ? undefined : entry.occurrences.toRecord(),
+      ...(entry.chaosCounts === undefined ? {} : { chaosOccurrences: entry.chaosCounts.toRecord() })
     }
     const server = mcp.toJson(entry.id)
     if (server === undefined) continue
@@ -190,7 +202,8 @@ export const capture = (network: Network, llm: SimulatedProviderApi, mcp: McpSer
     llmCounts: state.counts ?? {},
     log: network.records(),
     counters,
-    mcp: servers
+    mcp: servers,
+    ...(network.chaos === undefined ? {} : { chaos: network.chaos.options })
   }
 }
 
@@ -264,10 +277,13 @@ export const restore = (
     const putBackLog = network.log.setAside()
     network.registry.retired.clear()
     network.runSeed = Math.trunc(state.seed)
+    const previousChaos = network.chaos
+    network.chaos = state.chaos === undefined ? undefined : new Chaos(state.chaos)
     const registered = yield* Effect.exit(register(routes.flat()))
     if (registered._tag === "Failure") {
       network.registry.clear()
       network.runSeed = previousSeed
+      network.chaos = previousChaos
       yield* Effect.ignore(register(previousEntries.map((entry) => entry.route)))
       for (const before of previousEntries) {
         const entry = network.registry.entries.get(before.id)
@@ -291,6 +307,7 @@ export const restore = (
       entry.hits = usage.hits
       if (usage.remaining !== undefined) entry.remaining = usage.remaining
       if (usage.occurrences !== undefined) entry.occurrences = KeyCounts.fromRecord(usage.occurrences)
+      if (usage.chaosOccurrences !== undefined) entry.chaosCounts = KeyCounts.fromRecord(usage.chaosOccurrences)
     }
     mcp.restore(servers.success)
     yield* applyModel(llm)

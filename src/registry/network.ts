@@ -3,7 +3,9 @@
  * to its route, and the request log. Dispatch is synchronous up to the route's answer, so a
  * static route answers a `fetch` without entering the Effect runtime.
  */
-import { Cause, Clock, Context, Effect, Exit, Result } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Result } from "effect"
+import { type Chaos, type ChaosHit, cutAfter } from "./chaos.ts"
+import { cut, malformedAnswer, resetAnswer } from "./faultAnswer.ts"
 import { KeyCounts } from "./keyCounts.ts"
 import { bounded, type Redactor } from "./redact.ts"
 import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "./requestLog.ts"
@@ -189,6 +191,14 @@ export class Network {
     const route = entry.route
     this.log.match(record, entry.info)
     if (route.fault !== undefined) this.log.fault(record, route.fault)
+    const chaos = this.chaos
+    if (chaos !== undefined && chaos.covers(entry.id)) {
+      const drawn = this.chaosFor(chaos, entry, request)
+      if (drawn !== undefined) {
+        const routed = withParams(request, params)
+        return this.withChaos(drawn, entry, routed, this.contextFor(entry, routed, record), record)
+      }
+    }
     if (held && route.held !== undefined && route.delay === undefined) {
       this.log.answer(record, route.held.status)
       return { _tag: "Held", answer: route.held }
@@ -209,6 +219,74 @@ export class Network {
     let effect = route.respond(routed, context)
     if (route.delay !== undefined) effect = Effect.andThen(Effect.sleep(route.delay), effect)
     return { _tag: "Effect", effect: observe(effect, record, this.log, routed.signal) }
+  }
+
+  /** Callers of `quiescent`, told when the last request in flight settles. */
+  private idleWaiters: Array<() => void> = []
+
+  /**
+   * Resolves when no request is in flight: every one answered or refused — no route still
+   * working, no delay armed before an answer, no model call waiting for its script or driver.
+   * At once when none is. (A streamed body still flowing after its answer began is not waited for.)
+   */
+  quiescent(): Promise<void> {
+    if (this.log.inFlight === 0) return Promise.resolve()
+    this.log.onIdle ??= () => {
+      const waiting = this.idleWaiters
+      this.idleWaiters = []
+      for (const resolve of waiting) resolve()
+    }
+    return new Promise((resolve) => void this.idleWaiters.push(resolve))
+  }
+
+  /** The network's seeded chaos (`chaos.ts`), when it has any. */
+  chaos: Chaos | undefined = undefined
+
+  /** The chaos hit of one request at a route, its occurrence counted per canonical key. */
+  private chaosFor(chaos: Chaos, entry: Entry, request: SimRequest): { readonly hit: ChaosHit; readonly key: string; readonly occurrence: number } | undefined {
+    const key = requestKey(request)
+    const occurrence = (entry.chaosCounts ??= new KeyCounts()).increment(key)
+    const hit = chaos.decide(this.runSeed, entry.identity, key, occurrence)
+    return hit === undefined ? undefined : { hit, key, occurrence }
+  }
+
+  /** A request chaos hit: the fault, status or pause it drew instead of (or before) the route's answer. */
+  private withChaos(
+    drawn: { readonly hit: ChaosHit; readonly key: string; readonly occurrence: number },
+    entry: Entry,
+    request: SimRequest,
+    context: RespondContext,
+    record: PendingRecord
+  ): Dispatched {
+    const { hit } = drawn
+    record.chaos = hit
+    const route = entry.route
+    const own = () => {
+      const effect = route.respond(request, context)
+      return route.delay === undefined ? effect : Effect.andThen(Effect.sleep(route.delay), effect)
+    }
+    switch (hit.effect) {
+      case "timeout":
+        this.log.fault(record, "timeout")
+        return { _tag: "Effect", effect: observe(Effect.never, record, this.log, request.signal) }
+      case "reset":
+      case "malformed":
+        this.log.fault(record, hit.effect)
+        return { _tag: "Effect", effect: observe(Effect.sync(hit.effect === "reset" ? resetAnswer : malformedAnswer), record, this.log, request.signal) }
+      case "streamCut": {
+        this.log.fault(record, "reset")
+        const bytes = cutAfter(this.runSeed, entry.identity, drawn.key, drawn.occurrence)
+        return { _tag: "Effect", effect: observe(Effect.map(own(), (response) => cut(response, bytes)), record, this.log, request.signal) }
+      }
+      case "status": {
+        const body = JSON.stringify({ error: { type: "simnet_chaos", code: hit.status, message: `simnet chaos: ${hit.status} instead of the route's answer` } })
+        const headers: Record<string, string> = { "content-type": "application/json", ...(hit.status === 429 ? { "retry-after": "1" } : {}) }
+        this.log.answer(record, hit.status)
+        return { _tag: "Response", response: new Response(body, { status: hit.status, headers }) }
+      }
+      case "latency":
+        return { _tag: "Effect", effect: observe(Effect.andThen(Effect.sleep(Duration.millis(hit.ms)), own()), record, this.log, request.signal) }
+    }
   }
 
   private contextFor(entry: Entry, request: SimRequest, record: PendingRecord): RespondContext {

@@ -6,6 +6,7 @@
  * oldest records are dropped first. Credentials are redacted by the network's `Redactor` when a
  * record is read.
  */
+import type { ChaosHit } from "./chaos.ts"
 import { bounded, MAX_SHOWN_URL, type Redactor } from "./redact.ts"
 import { Ring } from "./ring.ts"
 import { bodyForLog, headersSource, type SimRequest } from "./request.ts"
@@ -72,6 +73,8 @@ export interface RequestRecord {
   readonly detail: Readonly<Record<string, unknown>> | undefined
   /** What was wrong with the request, when the route validated it and found violations. */
   readonly violations?: ReadonlyArray<RequestViolation> | undefined
+  /** What the network's seeded chaos did to the request, when it hit it (see `chaos.ts`). */
+  readonly chaos?: ChaosHit | undefined
 }
 
 /**
@@ -158,6 +161,9 @@ export class PendingRecord {
   route: RequestRecord["route"] = undefined
   denial: string | undefined = undefined
   fault: RequestFault | undefined = undefined
+  chaos: ChaosHit | undefined = undefined
+  /** Whether the request has been answered or refused (it no longer counts as in flight). */
+  settled = false
   status: number | undefined = undefined
   seed: number | undefined = undefined
   occurrence: number | undefined = undefined
@@ -198,6 +204,7 @@ export class PendingRecord {
       route: this.route,
       denial: this.denial,
       ...(this.fault === undefined ? {} : { fault: this.fault }),
+      ...(this.chaos === undefined ? {} : { chaos: this.chaos }),
       status: this.status,
       seed: this.seed,
       occurrence: this.occurrence,
@@ -258,6 +265,7 @@ export class RequestLog {
   /** Starts a record for a new request. */
   open(time: number, request: SimRequest): PendingRecord {
     const record = new PendingRecord(this.ring.latest + 1, time, request, this.redactor)
+    this.inFlight++
     if (this.ring.limit === 0) {
       this.ring.push(record)
       return record
@@ -280,12 +288,25 @@ export class RequestLog {
   answer(record: PendingRecord, status: number): void {
     record.status = status
     if (record.fault === undefined) this.answered++
+    this.settle(record)
   }
 
   /** Counts a record as denied with the given error tag (unless a fault took it). */
   deny(record: PendingRecord, tag: string): void {
     record.denial = tag
     if (record.fault === undefined) this.denied++
+    this.settle(record)
+  }
+
+  /** Requests opened whose answer (or refusal) has not come yet: a route still working, a delay armed, a model call waiting. */
+  inFlight = 0
+  /** Told each time the last request in flight settles. */
+  onIdle: (() => void) | undefined = undefined
+
+  private settle(record: PendingRecord): void {
+    if (record.settled) return
+    record.settled = true
+    if (--this.inFlight === 0) this.onIdle?.()
   }
 
   /** Records what the client of a fault route sees, and counts the request as faulted. */

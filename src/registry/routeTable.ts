@@ -26,6 +26,8 @@ export interface Entry {
   remaining: number
   /** Occurrences per canonical request key, by 64-bit hash (seeded routes only; made at the first request). */
   occurrences: KeyCounts | undefined
+  /** Occurrences per canonical request key for chaos (made at the first request while chaos is on). */
+  chaosCounts: KeyCounts | undefined
   /** The route as log records name it. */
   readonly info: { readonly id: string; readonly kind: string; readonly source: string }
   /** The respond context of a route that is not seeded: the same for every request. */
@@ -125,6 +127,7 @@ export class Registry {
         hits: 0,
         remaining: route.times ?? Infinity,
         occurrences: undefined,
+        chaosCounts: undefined,
         info: Object.freeze({ id: ids[i], kind: route.kind, source: route.source }),
         context: undefined
       }

@@ -5,7 +5,7 @@
  * - `malformed-body`: status 200, `application/json`, and a truncated JSON document.
  */
 import { Effect } from "effect"
-import { connectionReset } from "../registry/transport.ts"
+import { malformedAnswer, resetAnswer } from "../registry/faultAnswer.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import type { RouteParts } from "./make.ts"
 
@@ -19,24 +19,6 @@ export type Fault = "reset" | "timeout" | "malformed-body"
  */
 export const FAULTS: ReadonlyArray<Fault> = ["reset", "timeout", "malformed-body"]
 
-const encoder = new TextEncoder()
-const PARTIAL_BODY = '{"id":"sim_0001","object":"partial","data":[{"index":0,"value":"trunc'
-const JSON_HEADERS = { "content-type": "application/json" }
-
-const resetBody = (): ReadableStream<Uint8Array> => {
-  let sent = false
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (!sent) {
-        sent = true
-        controller.enqueue(encoder.encode(PARTIAL_BODY))
-      } else {
-        controller.error(connectionReset())
-      }
-    }
-  })
-}
-
 /**
  * The parts of a fault route. An unknown fault is refused at registration.
  */
@@ -46,9 +28,9 @@ export const faultResponder = (fault: Fault): RouteParts => {
     case "timeout":
       return { respond: () => Effect.never, describe, fault: "timeout" }
     case "malformed-body":
-      return { respond: () => Effect.sync(() => new Response(PARTIAL_BODY, { status: 200, headers: JSON_HEADERS })), describe, fault: "malformed" }
+      return { respond: () => Effect.sync(malformedAnswer), describe, fault: "malformed" }
     case "reset":
-      return { respond: () => Effect.sync(() => new Response(resetBody(), { status: 200, headers: JSON_HEADERS })), describe, fault: "reset" }
+      return { respond: () => Effect.sync(resetAnswer), describe, fault: "reset" }
     default: {
       const error = new InvalidRouteSpec({ path: "respond.fault", message: `unknown fault "${String(fault)}"; expected one of ${FAULTS.join(", ")}` })
       return { respond: () => Effect.fail(error), prepare: Effect.fail(error), describe }

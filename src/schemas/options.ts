@@ -18,6 +18,22 @@ const Names = Schema.Array(Schema.String.check(must((name: string) => name !== "
  * The network's options that are data (the rest are routes and handlers, checked when they
  * register).
  */
+/** One effect seeded chaos may have on a request (see `registry/chaos.ts`). */
+export const ChaosFaultData = Schema.Union([
+  Schema.Literals(["reset", "timeout", "malformed", "rateLimit", "serverError", "streamCut"]),
+  Schema.Struct({ status: Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 200 && n <= 599, "status must be a whole number from 200 to 599")) })
+])
+
+const NonNegative = Schema.Number.check(must((n: number) => Number.isFinite(n) && n >= 0 && n <= 600_000, "must be a number of milliseconds from 0 to 600000"))
+
+/** Seeded chaos: `rate` 0 to 1, `faults`, `latencyMs` `[min, max]`, `routes` (ids). */
+export const ChaosData = Schema.Struct({
+  rate: Schema.Number.check(must((n: number) => Number.isFinite(n) && n >= 0 && n <= 1, "rate must be a number from 0 to 1")),
+  faults: Schema.optional(Schema.Array(ChaosFaultData)),
+  latencyMs: Schema.optional(Schema.Tuple([NonNegative, NonNegative]).check(must((r: readonly [number, number]) => r[0] <= r[1], "latencyMs is [min, max] with min <= max"))),
+  routes: Schema.optional(Names)
+})
+
 export const NetworkOptionsData = Schema.Struct({
   logLimit: Schema.optional(WholeNumber),
   logBytes: Schema.optional(WholeNumber),
@@ -26,7 +42,8 @@ export const NetworkOptionsData = Schema.Struct({
     query: Schema.optional(Names),
     bodyFields: Schema.optional(Names),
     words: Schema.optional(Names)
-  }))
+  })),
+  chaos: Schema.optional(ChaosData)
 })
 
 /** The simulated model's options. */

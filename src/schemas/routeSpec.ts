@@ -3,6 +3,7 @@
  * the control endpoint, so the three can never drift.
  */
 import { Schema } from "effect"
+import { ChaosData } from "./options.ts"
 
 const Headers = Schema.Record(Schema.String, Schema.String)
 
@@ -272,10 +273,12 @@ export const FamilySpec = Schema.Struct({
 export type FamilySpec = typeof FamilySpec.Type
 
 /**
- * A file of fixtures: `{ seed, routes, llm }`.
+ * A file of fixtures: `{ seed, routes, llm, chaos }`.
  */
 export const FixtureFile = Schema.Struct({
   seed: Schema.optional(Schema.Union([Schema.Number, Schema.String])),
+  /** Seeded chaos for the network (see `registry/chaos.ts`). */
+  chaos: Schema.optional(ChaosData),
   routes: Schema.optional(Schema.Array(Schema.Unknown)),
   llm: Schema.optional(Schema.Union([
     Schema.Array(Schema.Unknown),

@@ -49,6 +49,8 @@ function openDetail(seq) {
         ["Source", rec.route ? rec.route.source : ""],
         ["Status", rec.status !== undefined ? rec.status : extra.status],
         ["Refused", denial],
+        ["Fault", rec.fault],
+        ["Chaos", rec.chaos ? (rec.chaos.effect === "status" ? "status " + rec.chaos.status : rec.chaos.effect === "latency" ? "a pause of " + rec.chaos.ms + " ms" : rec.chaos.effect) : undefined],
         ["First byte", duration(extra.ttfb)],
         ["Duration", extra.ms !== undefined ? duration(extra.ms) : extra.ttfb !== undefined ? "streaming…" : ""]
       ])
