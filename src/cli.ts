@@ -19,6 +19,11 @@ import { caDirectory, loadCa } from "./control/serve/ca.ts"
 import type { ChaosOptions } from "./registry/chaos.ts"
 import { proxyEnv, runChild } from "./control/serve/child.ts"
 import { controlRuntime } from "./control/run.ts"
+import { INSPECTOR_PATH, inspector } from "./control/inspector.ts"
+import { CONTROL_BASE } from "./control/endpoint.ts"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { readFileSync } from "node:fs"
 import { loadFixture } from "./Fixture.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"
 
@@ -204,9 +209,45 @@ const run = Command.make(
     }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("run a command with every HTTP(S) request it makes answered by a fixture's network (a proxy and its CA in its environment)"))
 
+const show = Command.make(
+  "show",
+  {
+    port: Flag.String("port").pipe(Flag.withDefault("0"), Flag.withMetavar("port"), Flag.withDescription("port on 127.0.0.1 (default: any free port)")),
+    file: Argument.String("file").pipe(Argument.withDescription("a failing case's file, as simnet/testing's property writes it"))
+  },
+  (config) =>
+    Effect.gen(function*() {
+      const port = yield* parsePort(config.port)
+      const file = path.resolve(process.cwd(), config.file)
+      const failure = yield* Effect.try({
+        try: () => JSON.parse(readFileSync(file, "utf8")) as { simnet?: string; name?: string; error?: string; end?: { seed?: number } },
+        catch: (cause) => new UsageError({ message: `cannot read ${file}: ${cause instanceof Error ? cause.message : String(cause)}` })
+      })
+      if (failure.simnet !== "property-failure/v1" || failure.end === undefined) {
+        return yield* new UsageError({ message: `${file} is not a failing case simnet/testing wrote (simnet: "property-failure/v1")` })
+      }
+      const network = yield* SimulationNetwork.make({ seed: failure.end.seed })
+      yield* network.restore(failure.end)
+      // Read-only: the inspector alone; every other control path answers 403, nothing can change.
+      const page = inspector(network)
+      const readOnly = HttpRouter.add("*", `${CONTROL_BASE}/*`, () =>
+        Effect.succeed(HttpServerResponse.jsonUnsafe({ error: { tag: "ReadOnly", message: "simnet show is read-only: it has no control endpoint" } }, { status: 403 })))
+      const announce = Effect.gen(function*() {
+        const server = yield* HttpServer.HttpServer
+        const base = HttpServer.formatAddress(server.address)
+        yield* Console.log(`simnet: the failing case of ${JSON.stringify(failure.name ?? "a property")} (${(yield* network.log).length} requests), read-only`)
+        yield* Console.log(`  error:     ${String(failure.error ?? "").split("\n")[0]}`)
+        yield* Console.log(`  inspector: ${base}${INSPECTOR_PATH}`)
+      })
+      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, Layer.merge(page.layer, readOnly), { watched: page.watching })))).pipe(
+        Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
+      )
+    }).pipe(Effect.scoped)
+).pipe(Command.withDescription("open a failing property case (simnet/testing) in the inspector, read-only"))
+
 const simnet = Command.make("simnet").pipe(
   Command.withDescription("a simulated network for Effect apps and their tests"),
-  Command.withSubcommands([serve, run, ca])
+  Command.withSubcommands([serve, run, ca, show])
 )
 
 /** One line for the user and the exit code that goes with it. */

@@ -1,0 +1,140 @@
+/**
+ * `simnet/testing`: fast-check arbitraries that make only values simnet accepts (model scripts and
+ * rules, chaos options, routes; `testing/arbitraries.ts`), and `property(name, arbitraries, body)`:
+ * a fast-check property with a fresh simulated network per
+ * case. When a case fails, fast-check shrinks it; the shrunk case is then run once more on a
+ * fresh network, and one file is written with everything needed to look at it: fast-check's seed
+ * and path (to run it again), the counterexample, the error, the network's state before and after
+ * (routes as RouteSpecs, chaos, the log) and its trace in the form `replayTrace` reads.
+ * `simnet show FILE` opens it in the inspector, read-only.
+ */
+import fc from "fast-check"
+import { mkdirSync, renameSync, writeFileSync } from "node:fs"
+import * as path from "node:path"
+import { Effect } from "effect"
+
+export { chaos, llmRule, llmScript, type OfferedTool, routeSpec } from "./testing/arbitraries.ts"
+import type { NetworkHandle, NetworkOptions } from "./SimulationNetwork.ts"
+import { SimulationNetwork } from "./SimulationNetwork.ts"
+
+/** Options of `property`. */
+export interface PropertyOptions<Values extends ReadonlyArray<unknown>> {
+  /** The network each case runs on, from the case's values (its routes, model scripts, chaos, seed). */
+  readonly network?: ((...values: Values) => NetworkOptions) | undefined
+  /** fast-check's own: `numRuns` (default 100), `seed`, `path` (to run one case again). */
+  readonly numRuns?: number | undefined
+  readonly seed?: number | undefined
+  readonly path?: string | undefined
+  /** Where the failing case's file goes (default `.simnet/failures` under the current directory). */
+  readonly failures?: string | undefined
+}
+
+/** The file a failing case writes (`simnet show` reads it). */
+export interface FailureFile {
+  readonly simnet: "property-failure/v1"
+  readonly name: string
+  readonly seed: number
+  readonly path: string | undefined
+  readonly counterexample: unknown
+  readonly error: string
+  /** The network's state when the case began, and when it had failed (its log included). */
+  readonly start: unknown
+  readonly end: unknown
+  /** The case's trace as JSON-lines objects: `replayTrace(trace.map(JSON.stringify).join("\n"))`. */
+  readonly trace: ReadonlyArray<Record<string, unknown>>
+}
+
+/** A value as JSON (functions and cycles as text), for the counterexample in the file. */
+const jsonable = (value: unknown): unknown => {
+  const seen = new WeakSet<object>()
+  return JSON.parse(JSON.stringify(value, (_, v: unknown) => {
+    if (typeof v === "function") return `[function ${v.name || "anonymous"}]`
+    if (typeof v === "bigint") return `${v}n`
+    if (typeof v === "object" && v !== null) {
+      if (seen.has(v)) return "[cycle]"
+      seen.add(v)
+    }
+    return v
+  }) ?? "null")
+}
+
+const message = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error))
+
+/** Runs `body` on a fresh network for `values`, and returns what the network looked like. */
+const runCase = async <Values extends ReadonlyArray<unknown>>(
+  options: PropertyOptions<Values>,
+  body: (network: NetworkHandle, ...values: Values) => unknown,
+  values: Values
+) => {
+  const network = await SimulationNetwork.start(options.network?.(...values) ?? {})
+  const start = Effect.runSync(network.network.state)
+  let failure: unknown = undefined
+  try {
+    await body(network, ...values)
+  } catch (error) {
+    failure = error
+  }
+  const end = Effect.runSync(network.network.state)
+  const log = network.log()
+  await network.close()
+  return { failure, start, end, log }
+}
+
+/**
+ * Runs the property; resolves when every case holds, rejects with fast-check's report and the
+ * failing case's file otherwise. Works inside `@effect/vitest`'s `it.prop`-style tests and any
+ * test runner: it is a Promise.
+ */
+export const property = async <Values extends ReadonlyArray<unknown>>(
+  name: string,
+  arbitraries: { readonly [K in keyof Values]: fc.Arbitrary<Values[K]> },
+  body: (network: NetworkHandle, ...values: Values) => unknown,
+  options: PropertyOptions<Values> = {}
+): Promise<void> => {
+  const check = fc.asyncProperty(...(arbitraries as unknown as [fc.Arbitrary<unknown>]), async (...values: Array<unknown>) => {
+    const { failure } = await runCase(options, body, values as unknown as Values)
+    if (failure !== undefined) throw failure
+  })
+  const details = await fc.check(check, {
+    numRuns: options.numRuns ?? 100,
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.path === undefined ? {} : { path: options.path })
+  })
+  if (!details.failed) return
+  const values = (details.counterexample ?? []) as unknown as Values
+  const again = await runCase(options, body, values)
+  const trace: Array<Record<string, unknown>> = [
+    { type: "start", seed: (again.start as { seed: number }).seed, state: again.start },
+    ...again.log.map((record) => ({
+      type: "request",
+      seq: record.seq,
+      method: record.method,
+      url: record.url,
+      route: record.route?.id,
+      status: record.status ?? 0,
+      outcome: record.fault ?? record.denial ?? "answered",
+      ...(record.chaos === undefined ? {} : { chaos: record.chaos }),
+      headers: record.headers,
+      ms: 0
+    }))
+  ]
+  const file: FailureFile = {
+    simnet: "property-failure/v1",
+    name,
+    seed: details.seed,
+    path: details.counterexamplePath ?? undefined,
+    counterexample: jsonable(values),
+    error: message(again.failure ?? details.errorInstance),
+    start: again.start,
+    end: again.end,
+    trace
+  }
+  const dir = options.failures ?? path.join(process.cwd(), ".simnet", "failures")
+  mkdirSync(dir, { recursive: true })
+  const target = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 80) || "property"}-${details.seed}.json`)
+  writeFileSync(`${target}.tmp`, `${JSON.stringify(file, null, 2)}\n`)
+  renameSync(`${target}.tmp`, target)
+  const error = new Error(`${fc.defaultReportMessage(details)}\n\nsimnet: the failing case is in ${target} (open it with: simnet show ${target})`)
+  ;(error as Error & { file?: string }).file = target
+  throw error
+}
