@@ -134,7 +134,7 @@ export const property = async <Values extends ReadonlyArray<unknown>>(
   const target = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 80) || "property"}-${details.seed}.json`)
   writeFileSync(`${target}.tmp`, `${JSON.stringify(file, null, 2)}\n`)
   renameSync(`${target}.tmp`, target)
-  const error = new Error(`${fc.defaultReportMessage(details)}\n\nsimnet: the failing case is in ${target} (open it with: simnet show ${target})`)
+  const error = new Error(`${fc.defaultReportMessage(details)}\n\nThe shrunk case failed with: ${file.error}\n\nsimnet: the failing case is in ${target} (open it with: simnet show ${target})`)
   ;(error as Error & { file?: string }).file = target
   throw error
 }
