@@ -187,6 +187,31 @@ export const compileGenerator = (
   schema: Schema.Codec<unknown, unknown>,
   options: GeneratorOptions
 ): Result.Result<CompiledGenerator, InvalidRouteSpec | GeneratedValueRejected> => {
+  // A compiled generator is a pure function of its schema and options: one compiled for a schema
+  // (a family's, registered again in every fresh network of a property test) is compiled once.
+  if (options.fields !== undefined) return compileGeneratorNow(schema, options)
+  let byNarrow = compiledBySchema.get(schema)
+  if (byNarrow === undefined) compiledBySchema.set(schema, byNarrow = new WeakMap())
+  const narrow = options.narrow ?? schema
+  let byOptions = byNarrow.get(narrow)
+  if (byOptions === undefined) byNarrow.set(narrow, byOptions = new Map())
+  const key = `${options.label}\u0000${options.size ?? ""}\u0000${options.allOptionals === true}`
+  let compiled = byOptions.get(key)
+  if (compiled === undefined) {
+    compiled = compileGeneratorNow(schema, options)
+    // Bounded per schema: labels are few per route, but a caller could vary them endlessly.
+    if (byOptions.size >= 64) byOptions.clear()
+    byOptions.set(key, compiled)
+  }
+  return compiled
+}
+
+const compiledBySchema = new WeakMap<object, WeakMap<object, Map<string, Result.Result<CompiledGenerator, InvalidRouteSpec | GeneratedValueRejected>>>>()
+
+const compileGeneratorNow = (
+  schema: Schema.Codec<unknown, unknown>,
+  options: GeneratorOptions
+): Result.Result<CompiledGenerator, InvalidRouteSpec | GeneratedValueRejected> => {
   const label = options.label
   const size = options.size ?? GENERATION_SIZE
   const badField = checkFieldHints(options.fields)
