@@ -17,6 +17,8 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { DEFAULT_BODY_LIMIT, serveLayer } from "./control/serve.ts"
 import { caDirectory, loadCa } from "./control/serve/ca.ts"
 import type { ChaosOptions } from "./registry/chaos.ts"
+import type { Route } from "./registry/route.ts"
+import { passthrough } from "./families/passthrough.ts"
 import { proxyEnv, runChild } from "./control/serve/child.ts"
 import { controlRuntime } from "./control/run.ts"
 import { INSPECTOR_PATH, inspector } from "./control/inspector.ts"
@@ -88,6 +90,31 @@ const chaosOf = (flag: Option.Option<string>, fromFixture: ChaosOptions | undefi
     }
   })
 
+const passthroughFlag = Flag.String("passthrough").pipe(
+  Flag.atLeast(0),
+  Flag.withMetavar("host"),
+  Flag.withDescription("send what no route answers for HOST (repeatable; * for every host) to the real network: the only way a request leaves")
+)
+const upstreamFlag = Flag.String("upstream").pipe(
+  Flag.atLeast(0),
+  Flag.withMetavar("host=url"),
+  Flag.withDescription("send HOST's passthrough requests to URL instead (repeatable)")
+)
+
+/** The passthrough routes `--passthrough` and `--upstream` ask for. */
+const passthroughRoutes = (hosts: ReadonlyArray<string>, upstreams: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Route>, UsageError> =>
+  Effect.gen(function*() {
+    const upstream: Record<string, string> = {}
+    for (const pair of upstreams) {
+      const at = pair.indexOf("=")
+      if (at <= 0) return yield* new UsageError({ message: `invalid --upstream ${JSON.stringify(pair)}: expected HOST=URL` })
+      upstream[pair.slice(0, at)] = pair.slice(at + 1)
+    }
+    const unused = Object.keys(upstream).filter((host) => !hosts.includes(host))
+    if (unused.length > 0) return yield* new UsageError({ message: `--upstream ${unused[0]}=… needs --passthrough ${unused[0]}` })
+    return passthrough(hosts, upstream)
+  })
+
 const caDirFlag = Flag.String("ca-dir").pipe(
   Flag.optional,
   Flag.withMetavar("dir"),
@@ -120,7 +147,9 @@ const serve = Command.make(
     ),
     quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request")),
     caDir: caDirFlag,
-    chaos: chaosFlag
+    chaos: chaosFlag,
+    passthrough: passthroughFlag,
+    upstream: upstreamFlag
   },
   (config) =>
     Effect.gen(function*() {
@@ -130,7 +159,8 @@ const serve = Command.make(
       const fixture = yield* loadFixture(file)
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
       const chaos = yield* chaosOf(config.chaos, fixture.chaos)
-      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos })
+      const forwarded = yield* passthroughRoutes(config.passthrough, config.upstream)
+      const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarded], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos })
       const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: config.quiet })
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
@@ -175,6 +205,8 @@ const run = Command.make(
     proxyLoopback: Flag.Boolean("proxy-loopback").pipe(Flag.withDefault(false), Flag.withDescription("send loopback traffic through the proxy too (default: NO_PROXY covers it)")),
     caDir: caDirFlag,
     chaos: chaosFlag,
+    passthrough: passthroughFlag,
+    upstream: upstreamFlag,
     command: Argument.String("command").pipe(Argument.variadic, Argument.withDescription("the command and its arguments, after --"))
   },
   (config) =>
@@ -185,7 +217,8 @@ const run = Command.make(
       const fixture = yield* loadFixture(file)
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
       const chaos = yield* chaosOf(config.chaos, fixture.chaos)
-      const network = yield* SimulationNetwork.make({ seed, routes: fixture.routes, llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos })
+      const forwarded = yield* passthroughRoutes(config.passthrough, config.upstream)
+      const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarded], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos })
       const trace = Option.getOrUndefined(config.trace)
       const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`) })
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))

@@ -151,6 +151,32 @@ describe("simnet serve as a proxy", () => {
     expect(error.candidates[0]).toMatchObject({ id: "item", reason: "host", detail: expect.stringContaining("only the scheme differs") })
   })
 
+  it("forwards nothing unless asked: --passthrough HOST sends only what no route answers for HOST, to --upstream here", async () => {
+    const seen: Array<string> = []
+    const upstream = http.createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`)
+      res.writeHead(200, { "content-type": "text/plain" })
+      res.end(`upstream saw ${req.url}`)
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve))
+    const upstreamPort = (upstream.address() as { port: number }).port
+    try {
+      const plain = await serve(["--quiet", "--fixture", fixture], { SIMNET_CA_DIR: caDir })
+      expect((await raw(plain.port, "GET", "/api.example.com/unknown")).status).toBe(502)
+      expect(seen).toEqual([])
+      const { port } = await serve(["--quiet", "--fixture", fixture, "--passthrough", "api.example.com", "--upstream", `api.example.com=http://127.0.0.1:${upstreamPort}`], { SIMNET_CA_DIR: caDir })
+      const passed = await raw(port, "GET", "/api.example.com/unknown?x=1")
+      expect([passed.status, passed.body]).toEqual([200, "upstream saw /unknown?x=1"])
+      // A route still answers what it matches; the upstream never sees it.
+      expect((await raw(port, "GET", "/api.example.com/items/1")).body).toBe("{\"id\":\"sim-item\"}")
+      // Another host is not passed through.
+      expect((await raw(port, "GET", "/other.example.com/x")).status).toBe(502)
+      expect(seen).toEqual(["GET /unknown?x=1"])
+    } finally {
+      upstream.close()
+    }
+  })
+
   it("answers a CONNECT without host:port with 400; a CA is made on first use, its key for its owner only", async () => {
     const { port } = await serve(["--quiet", "--ca-dir", join(dir, "ca2")])
     const answer = await new Promise<string>((resolve, reject) => {

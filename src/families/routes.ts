@@ -17,6 +17,7 @@ export type { AnthropicRoutesOptions } from "../routes/model/anthropic.ts"
 export type { GeminiRoutesOptions } from "../routes/model/gemini.ts"
 export type { OpenAiRoutesOptions } from "../routes/model/openai.ts"
 export { openapi } from "./openapi.ts"
+export { passthrough } from "./passthrough.ts"
 export type { OpenApiOptions } from "./openapi.ts"
 
 import type { Route } from "../registry/route.ts"

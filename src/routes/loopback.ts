@@ -33,7 +33,16 @@ const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "up
 export const loopbackResponder = (label: string): Responder => (request) => {
   const url = request.url
   if (!isLoopbackHost(url.hostname)) return Effect.fail(loopbackDenied(url.hostname))
-  return Effect.callback<Response, RouteFailed>((resume) => {
+  return forward(request, url, label, "loopback")
+}
+
+/**
+ * Sends `request` to `url` over `node:http`/`node:https` and answers with what comes back,
+ * streamed: the method, the headers less hop-by-hop ones, the body. `what` names the forward in
+ * errors (`loopback`, `passthrough`).
+ */
+export const forward = (request: Parameters<Responder>[0], url: URL, label: string, what: string): Effect.Effect<Response, RouteFailed> =>
+  Effect.callback<Response, RouteFailed>((resume) => {
     const headers: Record<string, string> = {}
     request.headers.forEach((value, name) => {
       if (!HOP_BY_HOP.has(name)) headers[name] = value
@@ -67,9 +76,8 @@ export const loopbackResponder = (label: string): Responder => (request) => {
       }
     )
     outgoing.on("error", (cause) =>
-      resume(Effect.fail(new RouteFailed({ route: label, message: `loopback ${bounded(request.method)} ${defaultRedactor.url(url)} failed: ${bounded(cause.message)}`, cause })))
+      resume(Effect.fail(new RouteFailed({ route: label, message: `${what} ${bounded(request.method)} ${defaultRedactor.url(url)} failed: ${bounded(cause.message)}`, cause })))
     )
     outgoing.end(request.body)
     return Effect.sync(() => outgoing.destroy())
   })
-}

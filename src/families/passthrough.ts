@@ -1,0 +1,47 @@
+/**
+ * The `passthrough` family: the one way a request leaves a simulated network, and only when asked
+ * for by name. A route at the lowest priority for each host given (or `*` for every host) sends
+ * what no other route answers to the real host — or to the `upstream` given for it, how tests
+ * reach a local server — and answers with what comes back, in the log like any answer (route id
+ * `passthrough HOST`). Without it nothing is ever forwarded.
+ */
+import { Effect } from "effect"
+import type { Route } from "../registry/route.ts"
+import { make } from "../routes/make.ts"
+import { forward } from "../routes/loopback.ts"
+import { InvalidRouteSpec } from "../SimnetError.ts"
+
+/** Below every route a user registers: a passthrough answers only what nothing else does. */
+const LOWEST = -1_000_000_000
+
+/**
+ * Routes that forward requests for `hosts` (names with an optional port, or `*`) to the real
+ * network; `upstream` maps a host to the base URL to send its requests to instead
+ * (`{ "api.example.com": "http://127.0.0.1:8080" }`).
+ */
+export const passthrough = (hosts: ReadonlyArray<string>, upstream: Readonly<Record<string, string>> = {}): Array<Route> =>
+  hosts.map((host) => {
+    const id = `passthrough ${host}`
+    const target = upstream[host]
+    const base = target === undefined ? undefined : URL.canParse(target) ? new URL(target) : undefined
+    const refused = target !== undefined && base === undefined
+      ? new InvalidRouteSpec({ path: `upstream.${host}`, message: `not a URL: ${JSON.stringify(target)}` })
+      : !/^(\*|[A-Za-z0-9.-]+(:\d{1,5})?)$/.test(host)
+      ? new InvalidRouteSpec({ path: "passthrough", message: `a host name (with an optional port) or *, got ${JSON.stringify(host)}` })
+      : undefined
+    return make(
+      "passthrough",
+      { url: (url: URL) => host === "*" || url.host === host },
+      {
+        respond: (request) => {
+          const to = base === undefined
+            ? request.url
+            : new URL(`${base.pathname.replace(/\/$/, "")}${request.url.pathname}${request.url.search}`, base)
+          return forward(request, to, id, "passthrough")
+        },
+        ...(refused === undefined ? {} : { prepare: Effect.fail(refused) }),
+        describe: { passthrough: host, ...(target === undefined ? {} : { upstream: target }) }
+      },
+      { id, priority: LOWEST, source: "passthrough" }
+    )
+  })
