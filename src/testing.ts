@@ -103,6 +103,22 @@ export const property = async <Values extends ReadonlyArray<unknown>>(
   if (!details.failed) return
   const values = (details.counterexample ?? []) as unknown as Values
   const again = await runCase(options, body, values)
+  const target = writeFailure(name, details.seed, details.counterexamplePath ?? undefined, values, again, details.errorInstance, options.failures)
+  const error = new Error(`${fc.defaultReportMessage(details)}\n\nThe shrunk case failed with: ${message(again.failure ?? details.errorInstance)}\n\nsimnet: the failing case is in ${target} (open it with: simnet show ${target})`)
+  ;(error as Error & { file?: string }).file = target
+  throw error
+}
+
+/** Writes the file of a failing case (atomically) and returns its path. */
+const writeFailure = (
+  name: string,
+  seed: number,
+  fcPath: string | undefined,
+  values: ReadonlyArray<unknown>,
+  again: Awaited<ReturnType<typeof runCase>>,
+  fallbackError: unknown,
+  failures: string | undefined
+): string => {
   const trace: Array<Record<string, unknown>> = [
     { type: "start", seed: (again.start as { seed: number }).seed, state: again.start },
     ...again.log.map((record) => ({
@@ -121,20 +137,39 @@ export const property = async <Values extends ReadonlyArray<unknown>>(
   const file: FailureFile = {
     simnet: "property-failure/v1",
     name,
-    seed: details.seed,
-    path: details.counterexamplePath ?? undefined,
+    seed,
+    path: fcPath,
     counterexample: jsonable(values),
-    error: message(again.failure ?? details.errorInstance),
+    error: message(again.failure ?? fallbackError),
     start: again.start,
     end: again.end,
     trace
   }
-  const dir = options.failures ?? path.join(process.cwd(), ".simnet", "failures")
+  const dir = failures ?? path.join(process.cwd(), ".simnet", "failures")
   mkdirSync(dir, { recursive: true })
-  const target = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 80) || "property"}-${details.seed}.json`)
+  const target = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 80) || "property"}-${seed}.json`)
   writeFileSync(`${target}.tmp`, `${JSON.stringify(file, null, 2)}\n`)
   renameSync(`${target}.tmp`, target)
-  const error = new Error(`${fc.defaultReportMessage(details)}\n\nThe shrunk case failed with: ${file.error}\n\nsimnet: the failing case is in ${target} (open it with: simnet show ${target})`)
-  ;(error as Error & { file?: string }).file = target
-  throw error
+  return target
 }
+
+/**
+ * For another property runner (`@effect/vitest`'s `it.effect.prop`, with Schemas such as
+ * `Schemas.LlmScript.LlmScript` or Effect `Arbitrary`s): the body of one case as an Effect, run
+ * on a fresh network. A failing case writes the same file `property` writes (under the runner's
+ * shrinking, the last one written is the smallest), then fails with the case's error, its
+ * message naming the file.
+ */
+export const onNetwork = <Values extends ReadonlyArray<unknown>>(
+  name: string,
+  body: (network: NetworkHandle, ...values: Values) => unknown,
+  options: Pick<PropertyOptions<Values>, "network" | "failures"> = {}
+) =>
+(...values: Values): Effect.Effect<void, Error> =>
+  Effect.flatMap(Effect.promise(() => runCase(options, body, values)), (outcome) => {
+    if (outcome.failure === undefined) return Effect.void
+    const target = writeFailure(name, 0, undefined, values, outcome, outcome.failure, options.failures)
+    const error = new Error(`${message(outcome.failure)}\n\nsimnet: the failing case is in ${target} (open it with: simnet show ${target})`)
+    ;(error as Error & { file?: string }).file = target
+    return Effect.fail(error)
+  })

@@ -11,8 +11,10 @@ import { join } from "node:path"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import fc from "fast-check"
 import OpenAI from "openai"
-import { replayTrace, Routes, SimulationNetwork } from "simnet"
-import { chaos, llmRule, llmScript, property, routeSpec } from "simnet/testing"
+import { replayTrace, Routes, Schemas, SimulationNetwork } from "simnet"
+import { chaos, llmRule, llmScript, onNetwork, property, routeSpec } from "simnet/testing"
+import { it as effectIt } from "@effect/vitest"
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 
 const tools = [
@@ -113,4 +115,39 @@ describe("property", () => {
       child.kill("SIGTERM")
     }
   }, 60_000)
+})
+
+describe("simnet/testing under @effect/vitest's it.effect.prop", () => {
+  // it.effect.prop derives cases from the Schema simnet decodes scripts with; onNetwork runs each
+  // case on a fresh network and writes the failing case's file as property does.
+  const answers = onNetwork("scripts answer the openai SDK", async (network, script: Schemas.LlmScript.LlmScript) => {
+    const client = new OpenAI({ apiKey: "sk-test", fetch: network.fetch, maxRetries: 0 })
+    const first = script.steps[0]
+    const answer = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }).catch((e: Error) => e)
+    await network.quiescent()
+    // A script whose first step fails (an error or HTTP error action) fails the call; any other answers with its text.
+    if (first.some((a) => a.type === "error" || a.type === "http_error")) return
+    if (answer instanceof Error) throw answer
+    const texts = first.filter((a) => a.type === "text").map((a) => (a as { content: string }).content).join("")
+    expect(answer.choices[0].message.content ?? "").toBe(texts)
+  }, {
+    // A script's pace is real time on this network's clock: generated pauses are left out.
+    network: (script) => ({ routes: Routes.openai(), llm: [{ ...script, pace: undefined }] })
+  })
+
+  effectIt.effect.prop("every script simnet decodes answers the openai SDK as it says", [Schemas.LlmScript.LlmScript], ([script]) => answers(script), {
+    arbitrary: { runs: 40, seed: 12 }
+  })
+
+  effectIt.effect("a failing case writes the file, and fails naming it", () =>
+    Effect.gen(function*() {
+      const failures = mkdtempSync(join(tmpdir(), "simnet-onnetwork-"))
+      const failing = onNetwork("always fails", async (network) => {
+        await network.fetch("https://nowhere.example/x")
+      }, { failures })
+      const error = yield* Effect.flip(failing())
+      expect(error.message).toMatch(/fetch failed[\s\S]*simnet: the failing case is in .*always-fails-0\.json/)
+      const file = JSON.parse(readFileSync((error as Error & { file: string }).file, "utf8"))
+      expect(file.trace.at(-1)).toMatchObject({ url: "https://nowhere.example/x", outcome: "UnregisteredRequest" })
+    }))
 })
