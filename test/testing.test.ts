@@ -44,10 +44,13 @@ describe("simnet/testing arbitraries", () => {
     const network = await SimulationNetwork.start()
     fc.assert(fc.property(llmRule({ tools }), (rule) => void network.llm.addRules([rule])), { numRuns: 200, seed: 2 })
     await fc.assert(fc.asyncProperty(chaos(), async (options) => void (await SimulationNetwork.start({ chaos: options }))), { numRuns: 200, seed: 3 })
-    await fc.assert(fc.asyncProperty(fc.uniqueArray(routeSpec(), { minLength: 1, maxLength: 8, selector: (r) => r.id }), async (specs) => {
-      const fresh = await SimulationNetwork.start()
+    const kinds = new Set<string>()
+    await fc.assert(fc.asyncProperty(fc.uniqueArray(routeSpec({ handlers: ["echo"] }), { minLength: 1, maxLength: 8, selector: (r) => r.id }), async (specs) => {
+      const fresh = await SimulationNetwork.start({ handlers: { echo: () => new Response("echo") } })
       expect(await fresh.registerSpec(specs)).toHaveLength(specs.length)
+      for (const spec of specs) kinds.add(spec.respond.kind)
     }), { numRuns: 100, seed: 4 })
+    expect([...kinds].sort()).toEqual(["bytes", "fault", "handler", "jsonSchema", "loopback", "mcp", "status", "text"])
   })
 })
 

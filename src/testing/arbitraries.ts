@@ -102,14 +102,15 @@ const segment = fc.constantFrom("items", "users", "v1", "search", "files", "heal
 const pathOf = fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => `/${parts.join("/")}`)
 
 /**
- * Routes as RouteSpec JSON, of every kind that is data: `text`, `bytes`, `status`, `jsonSchema`,
- * `fault` and `mcp` (a `handler` names code and a `loopback` a server of the app's, which a test
- * brings itself). Every value registers with `registerSpec`; the `id` is unique per draw when asked
- * for through `fc.uniqueArray(routeSpec(), { selector: (r) => r.id })`.
+ * Routes as RouteSpec JSON, of every kind: `text`, `bytes`, `status`, `jsonSchema`, `fault`,
+ * `mcp`, `loopback` (to `http://127.0.0.1:PORT/…` of the app's own server; nothing is sent at
+ * registration) and — when `handlers` names some, which the network must then be given as
+ * `NetworkOptions.handlers` — `handler`. Every value registers with `registerSpec`; ids are unique
+ * per draw through `fc.uniqueArray(routeSpec(), { selector: (r) => r.id })`.
  */
-export const routeSpec = () => {
-  const match = fc.tuple(fc.constantFrom("GET", "POST", "PUT", "DELETE"), hosts, pathOf).map(([method, host, path]) => `${method} https://${host}${path}`)
-  const respond = fc.oneof(
+export const routeSpec = (options: { readonly handlers?: ReadonlyArray<string> | undefined; readonly loopbackPort?: number | undefined } = {}) => {
+  const remote = fc.tuple(fc.constantFrom("GET", "POST", "PUT", "DELETE"), hosts, pathOf).map(([method, host, path]) => `${method} https://${host}${path}`)
+  const data = fc.oneof(
     words.map((body) => ({ kind: "text" as const, body })),
     fc.uint8Array({ maxLength: 64 }).map((bytes) => ({ kind: "bytes" as const, base64: Buffer.from(bytes).toString("base64") })),
     fc.constantFrom(200, 201, 204, 400, 404, 409, 500, 503).map((status) => ({ kind: "status" as const, status })),
@@ -119,7 +120,16 @@ export const routeSpec = () => {
       { type: "object", properties: { ok: { type: "boolean" }, at: { type: "string", format: "date-time" } } }
     ).map((jsonSchema) => ({ kind: "jsonSchema" as const, schema: { jsonSchema } })),
     fc.constantFrom("reset", "timeout", "malformed-body").map((fault) => ({ kind: "fault" as const, fault })),
-    words.map((text) => ({ kind: "mcp" as const, server: { name: "generated", version: "1.0.0", tools: [{ name: "echo", inputSchema: { type: "object" }, result: text }] } }))
+    words.map((text) => ({ kind: "mcp" as const, server: { name: "generated", version: "1.0.0", tools: [{ name: "echo", inputSchema: { type: "object" }, result: text }] } })),
+    ...(options.handlers === undefined || options.handlers.length === 0 ? [] : [fc.constantFrom(...options.handlers).map((name) => ({ kind: "handler" as const, name }))])
   )
-  return fc.record({ id: fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/), match, respond })
+  const loopback = fc.tuple(fc.constantFrom("GET", "POST"), pathOf).map(([method, path]) => ({
+    match: `${method} http://127.0.0.1:${options.loopbackPort ?? 3000}${path}`,
+    respond: { kind: "loopback" as const }
+  }))
+  const id = fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/)
+  return fc.oneof(
+    { weight: 7, arbitrary: fc.record({ id, match: remote, respond: data }) },
+    { weight: 1, arbitrary: fc.tuple(id, loopback).map(([i, spec]) => ({ id: i, ...spec })) }
+  )
 }

@@ -297,6 +297,19 @@ describe("the inspector in a browser", () => {
     await page.close()
   }, LONG)
 
+  it("a request seeded chaos hit says so in its details", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-chaos-ui-"))
+    const fixture = join(dir, "chaos.json")
+    writeFileSync(fixture, JSON.stringify({ chaos: { rate: 1, faults: [{ status: 503 }] }, routes: [{ id: "hello", match: "GET https://api.example.com/hello", respond: { kind: "text", body: "hi" } }] }))
+    const chaotic = await serve(["--fixture", fixture])
+    const { page } = await open(chaotic.ui)
+    expect((await fetch(`${chaotic.base}/api.example.com/hello`)).status).toBe(503)
+    await page.waitForSelector("#rows .row:not([hidden])", { timeout: 5_000 })
+    await page.$eval("#rows .row:not([hidden])", (row) => (row as HTMLElement).click())
+    await page.waitForFunction(() => /Chaos\s*status 503/.test(document.querySelector("#detail")?.textContent ?? ""), { timeout: 5_000 })
+    await page.close()
+  }, LONG)
+
   it("the route table's use counts match GET network/routes", async () => {
     const { page } = await open(server.ui)
     await Promise.all([
