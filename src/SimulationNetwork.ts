@@ -51,6 +51,8 @@ export interface NetworkHandle {
   readonly unused: () => ReadonlyArray<RouteInfo>
   /** Resolves when no request is in flight (see `SimulationNetworkApi.quiescent`). */
   readonly quiescent: () => Promise<void>
+  /** In record mode, what was recorded so far as a fixture (see `NetworkOptions.record`). */
+  readonly recording: () => { readonly routes: ReadonlyArray<Record<string, unknown>> }
   readonly reset: () => Promise<void>
   readonly close: () => Promise<void>
   /** Answers the whole process's `fetch`, undici and `node:http(s)` from this network; resolves to the restore function. */
@@ -146,6 +148,7 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       regenerate: (record) => run(network.regenerate(record)),
       unused: () => Effect.runSync(network.unused),
       quiescent: () => Effect.runPromise(network.quiescent),
+      recording: () => Effect.runSync(network.recording),
       reset: () => run(network.reset),
       close: () => Effect.runPromise(network.close),
       installGlobal: async (global) => installGlobal(network.fetch, global)

@@ -19,6 +19,8 @@ import { caDirectory, loadCa } from "./control/serve/ca.ts"
 import type { ChaosOptions } from "./registry/chaos.ts"
 import type { Route } from "./registry/route.ts"
 import { passthrough } from "./families/passthrough.ts"
+import { fixtureOf, type Recorded, recorder, writeRecording } from "./families/record.ts"
+import type { Redactor } from "./registry/redact.ts"
 import { proxyEnv, runChild } from "./control/serve/child.ts"
 import { controlRuntime } from "./control/run.ts"
 import { INSPECTOR_PATH, inspector } from "./control/inspector.ts"
@@ -101,19 +103,46 @@ const upstreamFlag = Flag.String("upstream").pipe(
   Flag.withDescription("send HOST's passthrough requests to URL instead (repeatable)")
 )
 
-/** The passthrough routes `--passthrough` and `--upstream` ask for. */
-const passthroughRoutes = (hosts: ReadonlyArray<string>, upstreams: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Route>, UsageError> =>
+const recordFlag = Flag.String("record").pipe(
+  Flag.optional,
+  Flag.withMetavar("file"),
+  Flag.withDescription("record mode: what no route answers is forwarded to its real host (or --upstream), answered, and written to FILE as a fixture when the server stops (merged with what FILE has)")
+)
+
+/**
+ * The routes `--passthrough`, `--record` and `--upstream` ask for, and at the end the recording to
+ * write (the scope's finalizer writes it).
+ */
+const forwardingRoutes = (
+  hosts: ReadonlyArray<string>,
+  upstreams: ReadonlyArray<string>,
+  record: Option.Option<string>
+): Effect.Effect<{ readonly routes: ReadonlyArray<Route>; readonly recorded: (() => ReadonlyArray<Recorded>) | undefined }, UsageError> =>
   Effect.gen(function*() {
     const upstream: Record<string, string> = {}
     for (const pair of upstreams) {
       const at = pair.indexOf("=")
-      if (at <= 0) return yield* new UsageError({ message: `invalid --upstream ${JSON.stringify(pair)}: expected HOST=URL` })
+      if (at <= 0 || !URL.canParse(pair.slice(at + 1))) return yield* new UsageError({ message: `invalid --upstream ${JSON.stringify(pair)}: expected HOST=URL` })
       upstream[pair.slice(0, at)] = pair.slice(at + 1)
     }
     const unused = Object.keys(upstream).filter((host) => !hosts.includes(host))
-    if (unused.length > 0) return yield* new UsageError({ message: `--upstream ${unused[0]}=… needs --passthrough ${unused[0]}` })
-    return passthrough(hosts, upstream)
+    if (unused.length > 0 && Option.isNone(record)) return yield* new UsageError({ message: `--upstream ${unused[0]}=… needs --passthrough ${unused[0]} or --record` })
+    const routes: Array<Route> = passthrough(hosts, Object.fromEntries(Object.entries(upstream).filter(([host]) => hosts.includes(host))))
+    if (Option.isNone(record)) return { routes, recorded: undefined }
+    const recording = recorder({ upstream })
+    return { routes: [...routes, recording.route], recorded: recording.recorded }
   })
+
+/** Writes the recording when the scope closes (the server stops). */
+const writeOnClose = (file: Option.Option<string>, recorded: (() => ReadonlyArray<Recorded>) | undefined, network: { readonly redactor: Redactor; readonly seed: number }) =>
+  Option.isNone(file) || recorded === undefined
+    ? Effect.void
+    : Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        const routes = fixtureOf(recorded(), network.redactor)
+        writeRecording(path.resolve(process.cwd(), file.value), routes, network.seed)
+        process.stderr.write(`simnet: recorded ${routes.length} route${routes.length === 1 ? "" : "s"} into ${file.value}\n`)
+      }))
 
 const caDirFlag = Flag.String("ca-dir").pipe(
   Flag.optional,
@@ -149,7 +178,8 @@ const serve = Command.make(
     caDir: caDirFlag,
     chaos: chaosFlag,
     passthrough: passthroughFlag,
-    upstream: upstreamFlag
+    upstream: upstreamFlag,
+    record: recordFlag
   },
   (config) =>
     Effect.gen(function*() {
@@ -159,8 +189,9 @@ const serve = Command.make(
       const fixture = yield* loadFixture(file)
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
       const chaos = yield* chaosOf(config.chaos, fixture.chaos)
-      const forwarded = yield* passthroughRoutes(config.passthrough, config.upstream)
-      const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarded], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos })
+      const forwarding = yield* forwardingRoutes(config.passthrough, config.upstream, config.record)
+      const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos })
+      yield* writeOnClose(config.record, forwarding.recorded, network)
       const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: config.quiet })
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
@@ -207,6 +238,7 @@ const run = Command.make(
     chaos: chaosFlag,
     passthrough: passthroughFlag,
     upstream: upstreamFlag,
+    record: recordFlag,
     command: Argument.String("command").pipe(Argument.variadic, Argument.withDescription("the command and its arguments, after --"))
   },
   (config) =>
@@ -217,8 +249,9 @@ const run = Command.make(
       const fixture = yield* loadFixture(file)
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
       const chaos = yield* chaosOf(config.chaos, fixture.chaos)
-      const forwarded = yield* passthroughRoutes(config.passthrough, config.upstream)
-      const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarded], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos })
+      const forwarding = yield* forwardingRoutes(config.passthrough, config.upstream, config.record)
+      const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos })
+      yield* writeOnClose(config.record, forwarding.recorded, network)
       const trace = Option.getOrUndefined(config.trace)
       const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`) })
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))

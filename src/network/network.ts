@@ -13,6 +13,7 @@ import { attempt } from "../provider/validate.ts"
 import { makeFetch } from "../registry/fetch.ts"
 import { type AtOnce, makeHttpDoor, type ServerDoor, ServerDoorKey } from "../registry/httpClient.ts"
 import { Chaos, type ChaosOptions } from "../registry/chaos.ts"
+import { fixtureOf, recorder, writeRecording } from "../families/record.ts"
 import { Network, type RouteInfo } from "../registry/network.ts"
 import { defaultRedactor, Redactor, type RedactOptions } from "../registry/redact.ts"
 import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "../registry/requestLog.ts"
@@ -71,6 +72,12 @@ export interface NetworkOptions {
    * occurrence; each hit is in its log record (`record.chaos`).
    */
   readonly chaos?: ChaosOptions | undefined
+  /**
+   * Record mode (`families/record.ts`): what no route answers is forwarded to its real host (or
+   * `upstream[host]`), answered and kept; `network.recording` is it as a fixture, written to
+   * `file` (merged) when the network closes. Without it nothing is ever forwarded.
+   */
+  readonly record?: { readonly file?: string | undefined; readonly upstream?: Readonly<Record<string, string>> | undefined; readonly cookies?: boolean | undefined } | undefined
 }
 
 /**
@@ -135,6 +142,8 @@ export interface SimulationNetworkApi {
    * delay armed, no model call waiting): what a property-test runner waits for after an action.
    */
   readonly quiescent: Effect.Effect<void>
+  /** In record mode, what was recorded so far as a fixture (`{ routes }`); `{ routes: [] }` otherwise. */
+  readonly recording: Effect.Effect<{ readonly routes: ReadonlyArray<Record<string, unknown>> }>
   /** Reproduces the body a seeded (`jsonSchema`) route served for a logged request. */
   readonly regenerate: (record: RequestRecord) => Effect.Effect<string, RegenerateError>
   /** The simulated model behind `Routes.openai`: script queue, rules, log, counters, driver. */
@@ -207,7 +216,8 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       services as Context.Context<never>
     )
     if (decoded.success.chaos !== undefined) network.chaos = new Chaos(decoded.success.chaos)
-    const initial = options.routes === undefined ? [] : Array.from(options.routes)
+    const recording = options.record === undefined ? undefined : recorder({ upstream: options.record.upstream, cookies: options.record.cookies })
+    const initial = [...(options.routes === undefined ? [] : Array.from(options.routes)), ...(recording === undefined ? [] : [recording.route])]
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
     const enqueue = (script: LlmScript, i: number) => attempt(() => llm.enqueue(script), `llm[${i}]`)
@@ -254,8 +264,11 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
       unused: Effect.sync(() => network.unused()),
       quiescent: Effect.promise(() => network.quiescent()),
+      recording: Effect.sync(() => ({ routes: recording === undefined ? [] : fixtureOf(recording.recorded(), network.redactor) })),
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {
+        const file = options.record?.file
+        if (recording !== undefined && file !== undefined) writeRecording(file, fixtureOf(recording.recorded(), network.redactor), network.runSeed)
         network.registry.clear()
         mcp.reset()
         // A provider handed in through the context belongs to its giver, who may hand it on.

@@ -1,0 +1,175 @@
+/**
+ * Record mode: a request no route answers is sent to its real upstream (or the one given for its
+ * host, how tests reach a local server), answered with what came back, and kept; `fixtureOf`
+ * turns what was kept into ordinary RouteSpec JSON — the fixture `simnet serve --fixture` reads —
+ * and `writeRecording` merges it into a file atomically. Requests that routes answer are never
+ * forwarded, and without record mode nothing is.
+ *
+ * What a recording holds, per distinct request (method, URL, and for a JSON body the body): the
+ * status, the headers that matter (no `date`, no hop-by-hop headers, `set-cookie` only when
+ * asked) and the body (text where it is text, base64 otherwise). Repeated identical requests with
+ * different answers become a sequence (each answer once, in order, the last one for good).
+ * Credentials are never written: query parameters with credential names are left out of the
+ * match, and no request header is recorded at all.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { Effect } from "effect"
+import type { Redactor } from "../registry/redact.ts"
+import type { Route } from "../registry/route.ts"
+import { make } from "../routes/make.ts"
+import { forward } from "../routes/loopback.ts"
+
+/** The largest answer body recorded (a bigger one is forwarded but not kept). */
+const MAX_RECORDED_BODY = 32 * 1024 * 1024
+
+/** One exchange the recorder forwarded. */
+export interface Recorded {
+  readonly method: string
+  readonly url: string
+  readonly requestBody: string | undefined
+  readonly requestType: string | undefined
+  readonly status: number
+  readonly headers: ReadonlyArray<readonly [string, string]>
+  readonly body: Uint8Array
+}
+
+/** Options of record mode: where each host's requests go instead of the real host, and whether cookies are kept. */
+export interface RecordOptions {
+  readonly upstream?: Readonly<Record<string, string>> | undefined
+  readonly cookies?: boolean | undefined
+}
+
+const DROPPED = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "age", "server", "x-request-id", "etag"])
+
+/** A recorder: the route that forwards and keeps what no other route answers, and what it kept so far. */
+export const recorder = (options: RecordOptions = {}): { readonly route: Route; readonly recorded: () => ReadonlyArray<Recorded> } => {
+  const kept: Array<Recorded> = []
+  const upstream = options.upstream ?? {}
+  const route = make(
+    "record",
+    { url: () => true },
+    {
+      respond: (request) => {
+        const base = upstream[request.url.host]
+        const target = base === undefined
+          ? request.url
+          : new URL(`${new URL(base).pathname.replace(/\/$/, "")}${request.url.pathname}${request.url.search}`, base)
+        return Effect.flatMap(forward(request, target, "record", "record"), (response) =>
+          Effect.promise(async () => {
+            const body = new Uint8Array(await response.arrayBuffer())
+            const headers: Array<readonly [string, string]> = []
+            response.headers.forEach((value, name) => {
+              if (!DROPPED.has(name) && (name !== "set-cookie" || options.cookies === true)) headers.push([name, value])
+            })
+            if (body.byteLength <= MAX_RECORDED_BODY) {
+              kept.push({
+                method: request.method,
+                url: request.url.href,
+                requestBody: request.body === undefined || request.body.length === 0 ? undefined : request.text(),
+                requestType: request.headers.get("content-type") ?? undefined,
+                status: response.status,
+                headers,
+                body
+              })
+            }
+            return new Response(body.byteLength === 0 && (response.status === 204 || response.status === 304) ? null : body, { status: response.status, headers: response.headers })
+          }))
+      },
+      describe: { record: "what no route answers is forwarded and recorded" }
+    },
+    { id: "record", priority: -2_000_000_000, source: "record" }
+  )
+  return { route, recorded: () => [...kept] }
+}
+
+/** Literal URL text as path-to-regexp pattern text: its syntax characters escaped. */
+const literal = (text: string) => text.replace(/[{}()[\]+?!:*\\]/g, "\\$&")
+
+const isText = (type: string | undefined, body: Uint8Array): boolean => {
+  if (type !== undefined && /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)|[^;]*\+(json|xml))/i.test(type)) return true
+  if (type !== undefined) return false
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(body)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * What was recorded as RouteSpec JSON: a route per distinct request (its answers in order when
+ * they differ), credentials left out (`redactor` names them).
+ */
+export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor): Array<Record<string, unknown>> => {
+  const groups = new Map<string, { readonly match: Record<string, unknown>; readonly answers: Array<Record<string, unknown>> }>()
+  for (const entry of recorded) {
+    const url = new URL(entry.url)
+    const query: Record<string, string> = {}
+    for (const [name, value] of url.searchParams) if (!redactor.isCredentialQuery(name)) query[name] = value
+    let json: unknown = undefined
+    if (entry.requestBody !== undefined && /json/i.test(entry.requestType ?? "")) {
+      try {
+        json = JSON.parse(entry.requestBody)
+      } catch {
+        json = undefined
+      }
+    }
+    const match: Record<string, unknown> = {
+      method: entry.method,
+      url: `${url.origin}${literal(url.pathname)}`,
+      ...(Object.keys(query).length === 0 ? {} : { query }),
+      ...(json === undefined ? {} : { json })
+    }
+    const type = entry.headers.find(([name]) => name === "content-type")?.[1]
+    const headers = Object.fromEntries(entry.headers.filter(([name]) => name !== "content-type"))
+    const common = { status: entry.status, ...(type === undefined ? {} : { contentType: type }), ...(Object.keys(headers).length === 0 ? {} : { headers }) }
+    const respond = isText(type, entry.body)
+      ? { kind: "text", body: new TextDecoder().decode(entry.body), ...common }
+      : { kind: "bytes", base64: Buffer.from(entry.body).toString("base64"), ...common }
+    const key = JSON.stringify(match)
+    const group = groups.get(key) ?? { match, answers: [] }
+    groups.set(key, group)
+    if (JSON.stringify(group.answers.at(-1)) !== JSON.stringify(respond)) group.answers.push(respond)
+  }
+  const routes: Array<Record<string, unknown>> = []
+  let n = 0
+  for (const { match, answers } of groups.values()) {
+    n++
+    const id = `recorded-${n}`
+    // A sequence: the first answer first, each once, the last for good (a higher priority answers first).
+    answers.forEach((respond, i) => {
+      const last = i === answers.length - 1
+      routes.push({
+        id: answers.length === 1 ? id : `${id}.${i + 1}`,
+        match,
+        respond,
+        ...(last ? {} : { times: 1 }),
+        ...(answers.length === 1 ? {} : { priority: answers.length - i })
+      })
+    })
+  }
+  return routes
+}
+
+/**
+ * Merges `routes` into the fixture at `file` (made when there is none): a route whose match and
+ * answer the file already has is not added again. Written whole or not at all.
+ */
+export const writeRecording = (file: string, routes: ReadonlyArray<Record<string, unknown>>, seed?: number): void => {
+  const existing = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { routes?: Array<Record<string, unknown>> } & Record<string, unknown>) : {}
+  const before = existing.routes ?? []
+  const seen = new Set(before.map((route) => JSON.stringify([route["match"], route["respond"]])))
+  const taken = new Set(before.map((route) => route["id"]))
+  const added: Array<Record<string, unknown>> = []
+  for (const route of routes) {
+    if (seen.has(JSON.stringify([route["match"], route["respond"]]))) continue
+    let id = String(route["id"])
+    for (let k = 2; taken.has(id); k++) id = `${String(route["id"])}-${k}`
+    taken.add(id)
+    added.push({ ...route, id })
+  }
+  const merged = { ...(seed === undefined || "seed" in existing ? {} : { seed }), ...existing, routes: [...before, ...added] }
+  const temporary = `${file}.${process.pid}.tmp`
+  writeFileSync(temporary, `${JSON.stringify(merged, null, 2)}\n`)
+  renameSync(temporary, file)
+}

@@ -1,0 +1,133 @@
+/**
+ * Record mode (issue 23, plain HTTP): `simnet serve --record FILE` forwards what no route answers
+ * to a local upstream (`--upstream HOST=URL`), answers with what came back, and writes a fixture
+ * when it stops. Replaying that fixture with the upstream gone serves the same statuses and bytes
+ * (JSON, text, binary, a POST whose answer depends on its body, a sequence of different answers).
+ * Credentials never reach the file; what a route answers is never forwarded; and without record
+ * mode nothing is.
+ */
+import { once } from "node:events"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import * as http from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { serve, stopAll } from "./support/serve.ts"
+
+afterAll(() => stopAll())
+
+const BINARY = Buffer.from([0, 1, 2, 250, 251, 252, 253, 254, 255])
+
+describe("record mode", () => {
+  it("records through a local upstream, then replays the same bytes with the upstream gone; no credential is written", async () => {
+    const seen: Array<string> = []
+    let counter = 0
+    const upstream = http.createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`)
+      const url = new URL(req.url ?? "/", "http://upstream.local")
+      if (url.pathname === "/json") {
+        res.writeHead(200, { "content-type": "application/json", "set-cookie": "session=secret-cookie", date: "Tue, 01 Dec 2026 00:00:00 GMT", "x-total": "3" })
+        res.end(JSON.stringify({ items: [1, 2, 3], q: url.searchParams.get("q") }))
+      } else if (url.pathname === "/text") {
+        res.writeHead(200, { "content-type": "text/plain; charset=utf-8" })
+        res.end("plain text, é and 🙂")
+      } else if (url.pathname === "/bin") {
+        res.writeHead(200, { "content-type": "application/octet-stream" })
+        res.end(BINARY)
+      } else if (url.pathname === "/price" && req.method === "POST") {
+        let body = ""
+        req.on("data", (d: Buffer) => (body += d))
+        req.on("end", () => {
+          const { sku } = JSON.parse(body) as { sku: string }
+          res.writeHead(sku === "a" ? 200 : 404, { "content-type": "application/json" })
+          res.end(JSON.stringify(sku === "a" ? { sku, price: 10 } : { error: "no such sku" }))
+        })
+        return
+      } else if (url.pathname === "/counter") {
+        counter++
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify({ n: counter }))
+      } else {
+        res.writeHead(404)
+        res.end()
+      }
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const port = (upstream.address() as { port: number }).port
+    const dir = mkdtempSync(join(tmpdir(), "simnet-record-"))
+    const file = join(dir, "recorded.json")
+    const fixture = join(dir, "routes.json")
+    writeFileSync(fixture, JSON.stringify({ routes: [{ id: "answered", match: "GET https://api.example.com/answered", respond: { kind: "text", body: "by a route" } }] }))
+
+    const exchanges = async (base: string) => {
+      const get = async (path: string, init: RequestInit = {}) => {
+        const response = await fetch(`${base}/api.example.com${path}`, init)
+        return [response.status, Buffer.from(await response.arrayBuffer()).toString("base64")] as const
+      }
+      const price = (sku: string) => get("/price", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sku }) })
+      return [
+        await get("/json?q=shoes&api_key=sk-live-123456", { headers: { authorization: "Bearer sk-live-abcdef" } }),
+        await get("/text"),
+        await get("/bin"),
+        await price("a"),
+        await price("b"),
+        await get("/counter"),
+        await get("/counter"),
+        await get("/counter"),
+        await get("/answered")
+      ]
+    }
+
+    const recording = await serve(["--quiet", "--fixture", fixture, "--record", file, "--upstream", `api.example.com=http://127.0.0.1:${port}`])
+    const recorded = await exchanges(recording.base)
+    expect(seen).not.toContain("GET /answered") // a route answered it: never forwarded
+    expect(seen.length).toBe(8)
+    recording.child.kill("SIGTERM")
+    await once(recording.child, "exit")
+    upstream.close()
+
+    const written = readFileSync(file, "utf8")
+    expect(written).not.toMatch(/sk-live|secret-cookie|authorization|Tue, 01 Dec/i)
+    const routes = (JSON.parse(written) as { routes: Array<{ id: string; respond: { kind: string } }> }).routes
+    expect(routes.find((r) => r.respond.kind === "bytes")).toBeDefined()
+
+    const replaying = await serve(["--quiet", "--fixture", file])
+    const replayed = await exchanges(replaying.base)
+    expect(replayed.slice(0, 8)).toEqual(recorded.slice(0, 8))
+    expect(JSON.parse(Buffer.from(replayed[7][1], "base64").toString())).toEqual({ n: 3 })
+    // The route the recording never saw is not in it: refused, not forwarded.
+    expect(replayed[8][0]).toBe(502)
+    expect(seen.length).toBe(8)
+
+    // Recording again into the same file merges without duplicates.
+    const before = routes.length
+    const again = await serve(["--quiet", "--fixture", file, "--record", file])
+    await fetch(`${again.base}/api.example.com/text`)
+    again.child.kill("SIGTERM")
+    await once(again.child, "exit")
+    expect((JSON.parse(readFileSync(file, "utf8")) as { routes: Array<unknown> }).routes.length).toBe(before)
+  }, 60_000)
+
+  it("in process: record: { upstream, file } keeps what no route answers, network.recording() is it as routes, and close writes the file", async () => {
+    const upstream = http.createServer((req, res) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify({ path: req.url }))
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const port = (upstream.address() as { port: number }).port
+    const file = join(mkdtempSync(join(tmpdir(), "simnet-record-")), "inproc.json")
+    const { SimulationNetwork } = await import("simnet")
+    const network = await SimulationNetwork.start({ record: { file, upstream: { "svc.example.com": `http://127.0.0.1:${port}` } } })
+    const live = await (await network.fetch("https://svc.example.com/a/b?x=1")).text()
+    expect(JSON.parse(live)).toEqual({ path: "/a/b?x=1" })
+    const { routes } = network.recording()
+    expect(routes).toMatchObject([{ match: { method: "GET", url: "https://svc.example.com/a/b", query: { x: "1" } }, respond: { kind: "text", body: live, status: 200 } }])
+    await network.close()
+    upstream.close()
+    const replay = await SimulationNetwork.start()
+    await replay.registerSpec((JSON.parse(readFileSync(file, "utf8")) as { routes: Array<unknown> }).routes)
+    expect(await (await replay.fetch("https://svc.example.com/a/b?x=1")).text()).toBe(live)
+  })
+})
