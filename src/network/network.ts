@@ -13,7 +13,7 @@ import { attempt } from "../provider/validate.ts"
 import { makeFetch } from "../registry/fetch.ts"
 import { type AtOnce, makeHttpDoor, type ServerDoor, ServerDoorKey } from "../registry/httpClient.ts"
 import { Chaos, type ChaosOptions } from "../registry/chaos.ts"
-import { fixtureOf, recorder, writeRecording } from "../families/record.ts"
+import type * as Record_ from "../families/record.ts"
 import { Network, type RouteInfo } from "../registry/network.ts"
 import { defaultRedactor, Redactor, type RedactOptions } from "../registry/redact.ts"
 import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "../registry/requestLog.ts"
@@ -216,7 +216,9 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       services as Context.Context<never>
     )
     if (decoded.success.chaos !== undefined) network.chaos = new Chaos(decoded.success.chaos)
-    const recording = options.record === undefined ? undefined : recorder({ upstream: options.record.upstream, cookies: options.record.cookies })
+    // Record mode's module loads only when a network records, not with `import("simnet")`.
+    const record: typeof Record_ | undefined = options.record === undefined ? undefined : yield* Effect.promise(() => import("../families/record.ts"))
+    const recording = options.record === undefined || record === undefined ? undefined : record.recorder({ upstream: options.record.upstream, cookies: options.record.cookies })
     const initial = [...(options.routes === undefined ? [] : Array.from(options.routes)), ...(recording === undefined ? [] : [recording.route])]
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
@@ -264,11 +266,11 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
       unused: Effect.sync(() => network.unused()),
       quiescent: Effect.promise(() => network.quiescent()),
-      recording: Effect.sync(() => ({ routes: recording === undefined ? [] : fixtureOf(recording.recorded(), network.redactor) })),
+      recording: Effect.sync(() => ({ routes: recording === undefined || record === undefined ? [] : record.fixtureOf(recording.recorded(), network.redactor) })),
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {
         const file = options.record?.file
-        if (recording !== undefined && file !== undefined) writeRecording(file, fixtureOf(recording.recorded(), network.redactor), network.runSeed)
+        if (record !== undefined && recording !== undefined && file !== undefined) record.writeRecording(file, record.fixtureOf(recording.recorded(), network.redactor), network.runSeed)
         network.registry.clear()
         mcp.reset()
         // A provider handed in through the context belongs to its giver, who may hand it on.
