@@ -19,7 +19,8 @@ import { caDirectory, loadCa } from "./control/serve/ca.ts"
 import type { ChaosOptions } from "./registry/chaos.ts"
 import type { Route } from "./registry/route.ts"
 import { passthrough } from "./families/passthrough.ts"
-import { fixtureOf, type Recorded, recorder, writeRecording } from "./families/record.ts"
+import { fixtureOf, fromHar, type Recorded, recorder, writeRecording } from "./families/record.ts"
+import { defaultRedactor } from "./registry/redact.ts"
 import type { Redactor } from "./registry/redact.ts"
 import { proxyEnv, runChild } from "./control/serve/child.ts"
 import { controlRuntime } from "./control/run.ts"
@@ -311,9 +312,25 @@ const show = Command.make(
     }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("open a failing property case (simnet/testing) in the inspector, read-only"))
 
+const harImport = Command.make(
+  "import",
+  { file: Argument.String("file").pipe(Argument.withDescription("a HAR 1.2 file")) },
+  (config) =>
+    Effect.gen(function*() {
+      const file = path.resolve(process.cwd(), config.file)
+      const fixture = yield* Effect.try({
+        try: () => ({ routes: fromHar(JSON.parse(readFileSync(file, "utf8")), defaultRedactor) }),
+        catch: (cause) => new UsageError({ message: `cannot import ${file}: ${cause instanceof Error ? cause.message : String(cause)}` })
+      })
+      yield* Console.log(JSON.stringify(fixture, null, 2))
+    })
+).pipe(Command.withDescription("print a HAR 1.2 file as a fixture (routes for each request, credentials left out)"))
+
+const har = Command.make("har").pipe(Command.withDescription("HAR files"), Command.withSubcommands([harImport]))
+
 const simnet = Command.make("simnet").pipe(
   Command.withDescription("a simulated network for Effect apps and their tests"),
-  Command.withSubcommands([serve, run, ca, show])
+  Command.withSubcommands([serve, run, ca, show, har])
 )
 
 /** One line for the user and the exit code that goes with it. */

@@ -131,3 +131,61 @@ describe("record mode", () => {
     expect(await (await replay.fetch("https://svc.example.com/a/b?x=1")).text()).toBe(live)
   })
 })
+
+describe("HAR import", () => {
+  /** A HAR 1.2 log as browsers' devtools write it (fields beyond the few read are ignored). */
+  const har = {
+    log: {
+      version: "1.2",
+      creator: { name: "WebInspector", version: "537.36" },
+      pages: [{ startedDateTime: "2026-12-01T00:00:00.000Z", id: "page_1", title: "http://localhost/", pageTimings: {} }],
+      entries: [
+        {
+          startedDateTime: "2026-12-01T00:00:00.100Z", time: 12, pageref: "page_1", _initiator: { type: "script" },
+          request: { method: "GET", url: "https://api.example.com/items?page=2&access_token=tok-secret", httpVersion: "h2", headers: [{ name: "authorization", value: "Bearer sk-live-zzz" }], queryString: [], cookies: [], headersSize: -1, bodySize: 0 },
+          response: { status: 200, statusText: "", httpVersion: "h2", headers: [{ name: "content-type", value: "application/json" }, { name: "set-cookie", value: "s=1" }, { name: "date", value: "x" }], cookies: [], content: { size: 22, mimeType: "application/json", text: "{\"items\":[1,2],\"page\":2}" }, redirectURL: "", headersSize: -1, bodySize: -1 },
+          cache: {}, timings: { send: 0, wait: 10, receive: 2 }
+        },
+        {
+          startedDateTime: "2026-12-01T00:00:00.200Z", time: 5,
+          request: { method: "POST", url: "https://api.example.com/cart", httpVersion: "h2", headers: [], queryString: [], cookies: [], headersSize: -1, bodySize: 12, postData: { mimeType: "application/json", text: "{\"sku\":\"a\"}" } },
+          response: { status: 201, statusText: "", httpVersion: "h2", headers: [{ name: "content-type", value: "application/json" }], cookies: [], content: { size: 11, mimeType: "application/json", text: "{\"ok\":true}" }, redirectURL: "", headersSize: -1, bodySize: -1 },
+          cache: {}, timings: { send: 0, wait: 5, receive: 0 }
+        },
+        {
+          startedDateTime: "2026-12-01T00:00:00.300Z", time: 1,
+          request: { method: "GET", url: "https://cdn.example.com/logo.png", httpVersion: "h2", headers: [], queryString: [], cookies: [], headersSize: -1, bodySize: 0 },
+          response: { status: 200, statusText: "", httpVersion: "h2", headers: [], cookies: [], content: { size: 4, mimeType: "image/png", text: "iVBORw==", encoding: "base64" }, redirectURL: "", headersSize: -1, bodySize: -1 },
+          cache: {}, timings: { send: 0, wait: 1, receive: 0 }
+        },
+        {
+          startedDateTime: "2026-12-01T00:00:00.400Z", time: 0,
+          request: { method: "GET", url: "https://blocked.example.com/x", httpVersion: "", headers: [], queryString: [], cookies: [], headersSize: -1, bodySize: 0 },
+          response: { status: 0, statusText: "", httpVersion: "", headers: [], cookies: [], content: { size: 0, mimeType: "x-unknown" }, redirectURL: "", headersSize: -1, bodySize: -1, _error: "net::ERR_BLOCKED_BY_CLIENT" },
+          cache: {}, timings: { send: 0, wait: 0, receive: 0 }
+        }
+      ]
+    }
+  }
+
+  it("Fixture.fromHar and simnet har import turn a HAR into routes that serve its answers; credentials and blocked entries left out", async () => {
+    const { Fixture, SimulationNetwork } = await import("simnet")
+    const fixture = await Fixture.fromHar(har)
+    expect(fixture.routes).toHaveLength(3)
+    expect(JSON.stringify(fixture)).not.toMatch(/tok-secret|sk-live|set-cookie/)
+    const network = await SimulationNetwork.start()
+    await network.registerSpec(fixture.routes)
+    const items = await network.fetch("https://api.example.com/items?page=2&access_token=anything")
+    expect([items.status, await items.text()]).toEqual([200, "{\"items\":[1,2],\"page\":2}"])
+    const cart = await network.fetch("https://api.example.com/cart", { method: "POST", headers: { "content-type": "application/json" }, body: "{\"sku\":\"a\"}" })
+    expect([cart.status, await cart.json()]).toEqual([201, { ok: true }])
+    expect(Buffer.from(await (await network.fetch("https://cdn.example.com/logo.png")).arrayBuffer()).toString("base64")).toBe("iVBORw==")
+    // The CLI prints the same fixture.
+    const file = join(mkdtempSync(join(tmpdir(), "simnet-har-")), "page.har")
+    writeFileSync(file, JSON.stringify(har))
+    const { execFileSync } = await import("node:child_process")
+    const printed = JSON.parse(execFileSync(process.execPath, [join(import.meta.dirname, "..", "bin/simnet.js"), "har", "import", file], { encoding: "utf8" }))
+    expect(printed).toEqual(JSON.parse(JSON.stringify(fixture)))
+    await expect(Fixture.fromHar({ nope: true })).rejects.toThrow(/log\.entries/)
+  })
+})

@@ -173,3 +173,52 @@ export const writeRecording = (file: string, routes: ReadonlyArray<Record<string
   writeFileSync(temporary, `${JSON.stringify(merged, null, 2)}\n`)
   renameSync(temporary, file)
 }
+
+/** The fields of a HAR 1.2 file `fromHar` reads (everything else is ignored). */
+interface HarEntry {
+  readonly request?: { readonly method?: string; readonly url?: string; readonly postData?: { readonly mimeType?: string; readonly text?: string } }
+  readonly response?: {
+    readonly status?: number
+    readonly headers?: ReadonlyArray<{ readonly name?: string; readonly value?: string }>
+    readonly content?: { readonly mimeType?: string; readonly text?: string; readonly encoding?: string }
+  }
+}
+
+/**
+ * A HAR 1.2 file (what every browser's devtools export) as the same fixture routes a recording
+ * makes: each entry a request and its answer, answers that differ for one request in sequence,
+ * credentials left out. Entries without a status the routes can serve (0: blocked or failed,
+ * 1xx) are skipped. A value that is not a HAR file is refused naming what is missing.
+ */
+export const fromHar = (har: unknown, redactor: Redactor): Array<Record<string, unknown>> => {
+  const entries = (har as { log?: { entries?: unknown } } | null)?.log?.entries
+  if (!Array.isArray(entries)) throw new Error("not a HAR file: expected log.entries, an array")
+  const recorded: Array<Recorded> = []
+  for (const entry of entries as ReadonlyArray<HarEntry>) {
+    const request = entry.request
+    const response = entry.response
+    const status = response?.status ?? 0
+    if (request?.method === undefined || request.url === undefined || !URL.canParse(request.url) || status < 200 || status > 599) continue
+    const content = response?.content
+    const body = content?.text === undefined
+      ? new Uint8Array(0)
+      : content.encoding === "base64"
+      ? new Uint8Array(Buffer.from(content.text, "base64"))
+      : new TextEncoder().encode(content.text)
+    const headers = (response?.headers ?? [])
+      .filter((h): h is { name: string; value: string } => typeof h.name === "string" && typeof h.value === "string")
+      .map((h) => [h.name.toLowerCase(), h.value] as const)
+      .filter(([name]) => !DROPPED.has(name) && name !== "set-cookie" && !name.startsWith(":"))
+    const type = content?.mimeType ?? headers.find(([name]) => name === "content-type")?.[1]
+    recorded.push({
+      method: request.method.toUpperCase(),
+      url: request.url,
+      requestBody: request.postData?.text,
+      requestType: request.postData?.mimeType,
+      status,
+      headers: [...headers.filter(([name]) => name !== "content-type"), ...(type === undefined || type === "" ? [] : [["content-type", type] as const])],
+      body
+    })
+  }
+  return fixtureOf(recorded, redactor)
+}
