@@ -132,6 +132,7 @@ describe("quiescence", () => {
       yield* Effect.yieldNow
       const waiting = yield* Effect.forkChild(network.quiescent)
       yield* TestClock.adjust(Duration.seconds(1))
+      for (let i = 0; i < 3; i++) yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
       expect(waiting.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust(Duration.seconds(1))
       yield* Fiber.join(waiting)
@@ -147,11 +148,37 @@ describe("quiescence", () => {
       yield* Effect.yieldNow
       const waiting = yield* Effect.forkChild(SimulationNetwork.quiescent)
       yield* TestClock.adjust(Duration.millis(299))
+      for (let i = 0; i < 3; i++) yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
       expect(waiting.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust(Duration.millis(1))
       yield* Fiber.join(waiting)
       expect(yield* Fiber.join(request)).toBe("after a pause")
       expect((yield* network.log).at(-1)?.chaos).toEqual({ effect: "latency", ms: 300 })
     }).pipe(Effect.provide(SimulationNetwork.layer({ chaos: { rate: 1, faults: [], latencyMs: [300, 300], routes: ["paused"] } })))
+  )
+
+  effectIt.effect("waits for a paced model stream's pause too, after its answer began", () =>
+    Effect.gen(function*() {
+      const network = yield* SimulationNetwork
+      yield* network.register(Routes.openai())
+      network.llm.enqueue({ steps: [[{ type: "text", content: "slowly" }]], pace: { ttftMs: 5_000 } })
+      const response = yield* Effect.promise(() =>
+        network.fetch("https://api.openai.com/v1/chat/completions", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "gpt-4o", stream: true, messages: [{ role: "user", content: "hi" }] })
+        })
+      )
+      expect(response.status).toBe(200)
+      const text = yield* Effect.forkChild(Effect.promise(() => response.text()))
+      yield* Effect.yieldNow
+      const waiting = yield* Effect.forkChild(network.quiescent)
+      // Let every promise settle that can without the clock moving.
+      for (let i = 0; i < 3; i++) yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      expect(waiting.pollUnsafe()).toBeUndefined()
+      yield* TestClock.adjust(Duration.seconds(5))
+      yield* Fiber.join(waiting)
+      expect(yield* Fiber.join(text)).toContain("slowly")
+    }).pipe(Effect.provide(SimulationNetwork.layer()))
   )
 })

@@ -90,10 +90,19 @@ export class Network {
     this.clock = Context.get(context, Clock.Clock)
   }
 
-  /** Runs an Effect with the services the network was built with (its `Clock` among them). */
+  /**
+   * Runs an Effect with the services the network was built with (its `Clock` among them). While
+   * one runs (a handler, a paced stream's pause, an MCP step's wait) the network is not quiescent.
+   */
   run<A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal): Promise<A> {
-    return Effect.runPromiseWith(this.context)(effect, signal === undefined ? undefined : { signal })
+    this.running++
+    return Effect.runPromiseWith(this.context)(effect, signal === undefined ? undefined : { signal }).finally(() => {
+      if (--this.running === 0 && this.log.inFlight === 0) this.wakeIdle()
+    })
   }
+
+  /** Effects `run` has started and not finished. */
+  private running = 0
 
   /** `run`, bound, as route contexts carry it. */
   private readonly runner = <A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal): Promise<A> => this.run(effect, signal)
@@ -225,18 +234,23 @@ export class Network {
   private idleWaiters: Array<() => void> = []
 
   /**
-   * Resolves when no request is in flight: every one answered or refused — no route still
-   * working, no delay armed before an answer, no model call waiting for its script or driver.
-   * At once when none is. (A streamed body still flowing after its answer began is not waited for.)
+   * Resolves when no request is in flight — every one answered or refused: no route still
+   * working, no delay armed before an answer, no model call waiting for its script or driver —
+   * and nothing the network runs is pending (a paced stream's next pause, an MCP step's wait).
+   * At once when so. A stream its reader stopped reading holds nothing armed.
    */
   quiescent(): Promise<void> {
-    if (this.log.inFlight === 0) return Promise.resolve()
+    if (this.log.inFlight === 0 && this.running === 0) return Promise.resolve()
     this.log.onIdle ??= () => {
-      const waiting = this.idleWaiters
-      this.idleWaiters = []
-      for (const resolve of waiting) resolve()
+      if (this.running === 0) this.wakeIdle()
     }
     return new Promise((resolve) => void this.idleWaiters.push(resolve))
+  }
+
+  private wakeIdle(): void {
+    const waiting = this.idleWaiters
+    this.idleWaiters = []
+    for (const resolve of waiting) resolve()
   }
 
   /** The network's seeded chaos (`chaos.ts`), when it has any. */
