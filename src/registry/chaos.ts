@@ -14,6 +14,8 @@
  * - `latency` (when `latencyMs` is given): the route's own answer, after a pause drawn from the
  *   range, on the network's clock.
  */
+import { Duration, Effect } from "effect"
+import { cut, malformedAnswer, resetAnswer } from "./faultAnswer.ts"
 import { avalanche, hashString } from "./seed.ts"
 
 /** An effect chaos may have on a request. */
@@ -82,3 +84,36 @@ export class Chaos {
 /** How many bytes of a route's own answer a `streamCut` lets through: a pure function of the hit's request. */
 export const cutAfter = (runSeed: number, identity: string, key: string, occurrence: number): number =>
   64 + (avalanche(hashString(`simnet/chaos-cut/v1\u0000${runSeed}\u0000${identity}\u0000${key}\u0000${occurrence}`)) % 448)
+
+/**
+ * What a hit answers: a response at once (a status), or an Effect (a fault, a pause, the route's
+ * own answer cut); `fault` is what the client sees of it, when it breaks. `own` is the route's
+ * answer, `cutBytes` how much of it a `streamCut` lets through.
+ */
+export const chaosAnswer = (
+  hit: ChaosHit,
+  own: () => Effect.Effect<Response, any>,
+  cutBytes: () => number
+):
+  | { readonly _tag: "Response"; readonly response: Response; readonly fault?: undefined }
+  | { readonly _tag: "Effect"; readonly effect: Effect.Effect<Response, any>; readonly fault: "reset" | "timeout" | "malformed" | undefined } => {
+  switch (hit.effect) {
+    case "timeout":
+      return { _tag: "Effect", effect: Effect.never, fault: "timeout" }
+    case "reset":
+      return { _tag: "Effect", effect: Effect.sync(resetAnswer), fault: "reset" }
+    case "malformed":
+      return { _tag: "Effect", effect: Effect.sync(malformedAnswer), fault: "malformed" }
+    case "streamCut": {
+      const bytes = cutBytes()
+      return { _tag: "Effect", effect: Effect.map(own(), (response) => cut(response, bytes)), fault: "reset" }
+    }
+    case "status": {
+      const body = JSON.stringify({ error: { type: "simnet_chaos", code: hit.status, message: `simnet chaos: ${hit.status} instead of the route's answer` } })
+      const headers: Record<string, string> = { "content-type": "application/json", ...(hit.status === 429 ? { "retry-after": "1" } : {}) }
+      return { _tag: "Response", response: new Response(body, { status: hit.status, headers }) }
+    }
+    case "latency":
+      return { _tag: "Effect", effect: Effect.andThen(Effect.sleep(Duration.millis(hit.ms)), own()), fault: undefined }
+  }
+}

@@ -3,9 +3,8 @@
  * to its route, and the request log. Dispatch is synchronous up to the route's answer, so a
  * static route answers a `fetch` without entering the Effect runtime.
  */
-import { Cause, Clock, Context, Duration, Effect, Exit, Result } from "effect"
-import { type Chaos, type ChaosHit, cutAfter } from "./chaos.ts"
-import { cut, malformedAnswer, resetAnswer } from "./faultAnswer.ts"
+import { Cause, Clock, Context, Effect, Exit, Result } from "effect"
+import { type Chaos, chaosAnswer, type ChaosHit, cutAfter } from "./chaos.ts"
 import { KeyCounts } from "./keyCounts.ts"
 import { bounded, type Redactor } from "./redact.ts"
 import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "./requestLog.ts"
@@ -272,35 +271,16 @@ export class Network {
     context: RespondContext,
     record: PendingRecord
   ): Dispatched {
-    const { hit } = drawn
-    record.chaos = hit
+    record.chaos = drawn.hit
     const route = entry.route
-    const own = () => {
-      const effect = route.respond(request, context)
-      return route.delay === undefined ? effect : Effect.andThen(Effect.sleep(route.delay), effect)
+    const own = () => (route.delay === undefined ? route.respond(request, context) : Effect.andThen(Effect.sleep(route.delay), route.respond(request, context)))
+    const answer = chaosAnswer(drawn.hit, own, () => cutAfter(this.runSeed, entry.identity, drawn.key, drawn.occurrence))
+    if (answer.fault !== undefined) this.log.fault(record, answer.fault)
+    if (answer._tag === "Response") {
+      this.log.answer(record, answer.response.status)
+      return answer
     }
-    switch (hit.effect) {
-      case "timeout":
-        this.log.fault(record, "timeout")
-        return { _tag: "Effect", effect: observe(Effect.never, record, this.log, request.signal) }
-      case "reset":
-      case "malformed":
-        this.log.fault(record, hit.effect)
-        return { _tag: "Effect", effect: observe(Effect.sync(hit.effect === "reset" ? resetAnswer : malformedAnswer), record, this.log, request.signal) }
-      case "streamCut": {
-        this.log.fault(record, "reset")
-        const bytes = cutAfter(this.runSeed, entry.identity, drawn.key, drawn.occurrence)
-        return { _tag: "Effect", effect: observe(Effect.map(own(), (response) => cut(response, bytes)), record, this.log, request.signal) }
-      }
-      case "status": {
-        const body = JSON.stringify({ error: { type: "simnet_chaos", code: hit.status, message: `simnet chaos: ${hit.status} instead of the route's answer` } })
-        const headers: Record<string, string> = { "content-type": "application/json", ...(hit.status === 429 ? { "retry-after": "1" } : {}) }
-        this.log.answer(record, hit.status)
-        return { _tag: "Response", response: new Response(body, { status: hit.status, headers }) }
-      }
-      case "latency":
-        return { _tag: "Effect", effect: observe(Effect.andThen(Effect.sleep(Duration.millis(hit.ms)), own()), record, this.log, request.signal) }
-    }
+    return { _tag: "Effect", effect: observe(answer.effect, record, this.log, request.signal) }
   }
 
   private contextFor(entry: Entry, request: SimRequest, record: PendingRecord): RespondContext {
