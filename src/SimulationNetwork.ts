@@ -52,7 +52,7 @@ export interface NetworkHandle {
   /** Resolves when no request is in flight (see `SimulationNetworkApi.quiescent`). */
   readonly quiescent: () => Promise<void>
   /** In record mode, what was recorded so far as a fixture (see `NetworkOptions.record`). */
-  readonly recording: () => { readonly routes: ReadonlyArray<Record<string, unknown>> }
+  readonly recording: () => { readonly routes: ReadonlyArray<Record<string, unknown>>; readonly llm?: { readonly rules: ReadonlyArray<Record<string, unknown>> } | undefined }
   readonly reset: () => Promise<void>
   readonly close: () => Promise<void>
   /** Answers the whole process's `fetch`, undici and `node:http(s)` from this network; resolves to the restore function. */

@@ -19,7 +19,7 @@ import { caDirectory, loadCa } from "./control/serve/ca.ts"
 import type { ChaosOptions } from "./registry/chaos.ts"
 import type { Route } from "./registry/route.ts"
 import { passthrough } from "./families/passthrough.ts"
-import { fixtureOf, fromHar, type Recorded, recorder, writeRecording } from "./families/record.ts"
+import { fromHar, type Recorded, recorder, recordingOf, writeRecording } from "./families/record.ts"
 import { defaultRedactor } from "./registry/redact.ts"
 import type { Redactor } from "./registry/redact.ts"
 import { proxyEnv, runChild } from "./control/serve/child.ts"
@@ -140,9 +140,10 @@ const writeOnClose = (file: Option.Option<string>, recorded: (() => ReadonlyArra
     ? Effect.void
     : Effect.addFinalizer(() =>
       Effect.sync(() => {
-        const routes = fixtureOf(recorded(), network.redactor)
-        writeRecording(path.resolve(process.cwd(), file.value), routes, network.seed)
-        process.stderr.write(`simnet: recorded ${routes.length} route${routes.length === 1 ? "" : "s"} into ${file.value}\n`)
+        const recording = recordingOf(recorded(), network.redactor)
+        writeRecording(path.resolve(process.cwd(), file.value), recording, network.seed)
+        const calls = recording.llm?.rules.length ?? 0
+        process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${file.value}\n`)
       }))
 
 const caDirFlag = Flag.String("ca-dir").pipe(

@@ -90,7 +90,7 @@ describe("record mode", () => {
     const written = readFileSync(file, "utf8")
     expect(written).not.toMatch(/sk-live|secret-cookie|authorization|Tue, 01 Dec/i)
     const routes = (JSON.parse(written) as { routes: Array<{ id: string; respond: { kind: string } }> }).routes
-    expect(routes.find((r) => r.respond.kind === "bytes")).toBeDefined()
+    expect(routes.find((r) => r.respond?.kind === "bytes")).toBeDefined()
 
     const replaying = await serve(["--quiet", "--fixture", file])
     const replayed = await exchanges(replaying.base)
@@ -188,4 +188,104 @@ describe("HAR import", () => {
     expect(printed).toEqual(JSON.parse(JSON.stringify(fixture)))
     await expect(Fixture.fromHar({ nope: true })).rejects.toThrow(/log\.entries/)
   })
+})
+
+describe("recording model calls", () => {
+  it("a tool-calling turn recorded through the openai SDK (streamed and not) replays through the openai SDK, @anthropic-ai/sdk and @google/genai", async () => {
+    // A local OpenAI-compatible upstream: a tool call first, then the answer quoting the tool's result.
+    const upstream = http.createServer((req, res) => {
+      let raw = ""
+      req.on("data", (d: Buffer) => (raw += d))
+      req.on("end", () => {
+        const body = JSON.parse(raw) as { stream?: boolean; messages: Array<{ role: string }> }
+        const toolRound = body.messages.some((m) => m.role === "tool")
+        if (body.stream === true) {
+          res.writeHead(200, { "content-type": "text/event-stream" })
+          const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "gpt-4o", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+          res.write(chunk({ role: "assistant", content: "" }))
+          res.write(chunk({ content: "It is sunny" }))
+          res.write(chunk({ content: " in Paris." }))
+          res.write(chunk({}, "stop"))
+          res.end("data: [DONE]\n\n")
+          return
+        }
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify({
+          id: "c0", object: "chat.completion", created: 0, model: "gpt-4o",
+          choices: [{ index: 0, finish_reason: toolRound ? "stop" : "tool_calls", message: toolRound
+            ? { role: "assistant", content: "It is sunny in Paris." }
+            : { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" } }] } }],
+          usage: { prompt_tokens: 20, completion_tokens: 8, total_tokens: 28 }
+        }))
+      })
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const port = (upstream.address() as { port: number }).port
+    const file = join(mkdtempSync(join(tmpdir(), "simnet-record-model-")), "calls.json")
+    const tools = [{ type: "function" as const, function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }]
+    const prompt = "What's the weather in Paris?"
+
+    const { default: OpenAI } = await import("openai")
+    // An empty fixture: the default one's model would answer these calls, and nothing would be forwarded.
+    const empty = join(mkdtempSync(join(tmpdir(), "simnet-empty-")), "empty.json")
+    writeFileSync(empty, JSON.stringify({ routes: [] }))
+    const recording = await serve(["--quiet", "--fixture", empty, "--record", file, "--upstream", `api.openai.com=http://127.0.0.1:${port}`])
+    const live = new OpenAI({ apiKey: "sk-live-do-not-write-me", baseURL: `${recording.base}/api.openai.com/v1`, maxRetries: 0 })
+    const first = await live.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: prompt }], tools })
+    const call = first.choices[0].message.tool_calls![0]
+    expect(call.type === "function" && call.function.name).toBe("get_weather")
+    const stream = await live.chat.completions.create({
+      model: "gpt-4o",
+      stream: true,
+      tools,
+      messages: [{ role: "user", content: prompt }, first.choices[0].message, { role: "tool", tool_call_id: call.id, content: "sunny" }]
+    })
+    let streamed = ""
+    for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? ""
+    expect(streamed).toBe("It is sunny in Paris.")
+    recording.child.kill("SIGTERM")
+    await once(recording.child, "exit")
+    upstream.close()
+
+    const written = readFileSync(file, "utf8")
+    expect(written).not.toContain("sk-live")
+    const fixture = JSON.parse(written) as { routes: Array<Record<string, unknown>>; llm: { rules: Array<Record<string, any>> } }
+    expect(fixture.routes).toEqual([{ family: "openai" }])
+    expect(fixture.llm.rules.map((r) => [r.match, r.behaviour.steps])).toEqual([
+      [{ lastUserMessage: prompt, toolResult: false }, [[{ type: "tool_call", name: "get_weather", input: { city: "Paris" } }]]],
+      [{ lastUserMessage: prompt, toolResult: true }, [[{ type: "text", content: "It is sunny in Paris." }]]]
+    ])
+    expect(fixture.llm.rules[1].behaviour.pace).toMatchObject({ ttftMs: expect.any(Number) })
+
+    // Replay: the recorded rules answer every API simnet speaks (with their families beside).
+    const replayFile = join(mkdtempSync(join(tmpdir(), "simnet-replay-")), "replay.json")
+    const noPace = fixture.llm.rules.map((rule) => ({ ...rule, behaviour: { ...rule.behaviour, pace: undefined } }))
+    writeFileSync(replayFile, JSON.stringify({ routes: [...fixture.routes, { family: "anthropic" }, { family: "gemini" }], llm: { rules: noPace } }))
+    const replay = await serve(["--quiet", "--fixture", replayFile])
+    const openai = new OpenAI({ apiKey: "sk-test", baseURL: `${replay.base}/api.openai.com/v1`, maxRetries: 0 })
+    const again = await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: prompt }], tools })
+    expect(again.choices[0].message.tool_calls?.[0]).toMatchObject({ function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" } })
+
+    const { default: Anthropic } = await import("@anthropic-ai/sdk")
+    const anthropic = new Anthropic({ apiKey: "sk-ant-test", baseURL: `${replay.base}/api.anthropic.com`, maxRetries: 0 })
+    const aTools = [{ name: "get_weather", input_schema: { type: "object" as const, properties: { city: { type: "string" } }, required: ["city"] } }]
+    const asked = await anthropic.messages.create({ model: "claude-sonnet-4-5", max_tokens: 100, tools: aTools, messages: [{ role: "user", content: prompt }] })
+    const use = asked.content.find((b) => b.type === "tool_use")
+    expect(use).toMatchObject({ name: "get_weather", input: { city: "Paris" } })
+    const answered = await anthropic.messages.create({
+      model: "claude-sonnet-4-5", max_tokens: 100, tools: aTools,
+      messages: [{ role: "user", content: prompt }, { role: "assistant", content: asked.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: (use as { id: string }).id, content: "sunny" }] }]
+    })
+    expect(answered.content.filter((b) => b.type === "text").map((b) => (b as { text: string }).text).join("")).toBe("It is sunny in Paris.")
+
+    const { GoogleGenAI } = await import("@google/genai")
+    const gemini = new GoogleGenAI({ apiKey: "gemini-test", httpOptions: { baseUrl: `${replay.base}/generativelanguage.googleapis.com` } })
+    const g = await gemini.models.generateContent({
+      model: "gemini-2.5-flash",
+      contents: prompt,
+      config: { tools: [{ functionDeclarations: [{ name: "get_weather", parametersJsonSchema: { type: "object", properties: { city: { type: "string" } } } }] }] }
+    })
+    expect(g.functionCalls?.[0]).toMatchObject({ name: "get_weather", args: { city: "Paris" } })
+  }, 60_000)
 })

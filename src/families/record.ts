@@ -18,6 +18,7 @@ import type { Redactor } from "../registry/redact.ts"
 import type { Route } from "../registry/route.ts"
 import { make } from "../routes/make.ts"
 import { forward } from "../routes/loopback.ts"
+import { familyFor, modelApiOf, ruleOf } from "./recordModel.ts"
 
 /** The largest answer body recorded (a bigger one is forwarded but not kept). */
 const MAX_RECORDED_BODY = 32 * 1024 * 1024
@@ -31,6 +32,14 @@ export interface Recorded {
   readonly status: number
   readonly headers: ReadonlyArray<readonly [string, string]>
   readonly body: Uint8Array
+  /** When the answer's head and its last byte came, from the request (a model stream's pace is read from it). */
+  readonly timing?: { readonly firstByteMs: number; readonly totalMs: number } | undefined
+}
+
+/** A recording as a fixture: routes, and the model calls as `llm` rules. */
+export interface Recording {
+  readonly routes: Array<Record<string, unknown>>
+  readonly llm?: { readonly rules: Array<Record<string, unknown>> } | undefined
 }
 
 /** Options of record mode: where each host's requests go instead of the real host, and whether cookies are kept. */
@@ -54,9 +63,12 @@ export const recorder = (options: RecordOptions = {}): { readonly route: Route; 
         const target = base === undefined
           ? request.url
           : new URL(`${new URL(base).pathname.replace(/\/$/, "")}${request.url.pathname}${request.url.search}`, base)
+        const started = performance.now()
         return Effect.flatMap(forward(request, target, "record", "record"), (response) =>
           Effect.promise(async () => {
+            const firstByteMs = performance.now() - started
             const body = new Uint8Array(await response.arrayBuffer())
+            const timing = { firstByteMs, totalMs: performance.now() - started }
             const headers: Array<readonly [string, string]> = []
             response.headers.forEach((value, name) => {
               if (!DROPPED.has(name) && (name !== "set-cookie" || options.cookies === true)) headers.push([name, value])
@@ -69,7 +81,8 @@ export const recorder = (options: RecordOptions = {}): { readonly route: Route; 
                 requestType: request.headers.get("content-type") ?? undefined,
                 status: response.status,
                 headers,
-                body
+                body,
+                timing
               })
             }
             return new Response(body.byteLength === 0 && (response.status === 204 || response.status === 304) ? null : body, { status: response.status, headers: response.headers })
@@ -152,23 +165,86 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
 }
 
 /**
+ * What was recorded as a fixture: model calls (OpenAI Chat Completions, Anthropic Messages) as
+ * `llm` rules and the family routes that answer them, everything else as routes (`fixtureOf`).
+ * Calls that got different answers for the same match become a sequence (each once, in order).
+ */
+export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor): Recording => {
+  const plain: Array<Recorded> = []
+  const families = new Map<string, Record<string, unknown>>()
+  const rules: Array<Record<string, unknown>> = []
+  for (const entry of recorded) {
+    const url = new URL(entry.url)
+    const api = modelApiOf(entry.method, url)
+    const type = entry.headers.find(([name]) => name === "content-type")?.[1]
+    const rule = api === undefined ? undefined : ruleOf(api, entry.requestBody, entry.status, type, new TextDecoder().decode(entry.body), entry.timing)
+    if (api === undefined || rule === undefined) {
+      plain.push(entry)
+      continue
+    }
+    const family = familyFor(api, url.origin)
+    families.set(JSON.stringify(family), family)
+    rules.push(rule)
+  }
+  // The same match answered differently: each answer once, in order (rules match first to last).
+  const byMatch = new Map<string, Array<Record<string, unknown>>>()
+  for (const rule of rules) {
+    const key = JSON.stringify(rule["match"])
+    const list = byMatch.get(key) ?? []
+    if (JSON.stringify(list.at(-1)?.["behaviour"]) !== JSON.stringify(rule["behaviour"])) list.push(rule)
+    byMatch.set(key, list)
+  }
+  const ordered: Array<Record<string, unknown>> = []
+  let n = 0
+  for (const list of byMatch.values()) {
+    n++
+    list.forEach((rule, i) => ordered.push({ id: list.length === 1 ? `recorded-call-${n}` : `recorded-call-${n}.${i + 1}`, ...rule, ...(i < list.length - 1 ? { times: 1 } : {}) }))
+  }
+  return {
+    routes: [...families.values(), ...fixtureOf(plain, redactor)],
+    ...(ordered.length === 0 ? {} : { llm: { rules: ordered } })
+  }
+}
+
+/**
  * Merges `routes` into the fixture at `file` (made when there is none): a route whose match and
  * answer the file already has is not added again. Written whole or not at all.
  */
-export const writeRecording = (file: string, routes: ReadonlyArray<Record<string, unknown>>, seed?: number): void => {
-  const existing = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { routes?: Array<Record<string, unknown>> } & Record<string, unknown>) : {}
+export const writeRecording = (file: string, recording: Recording, seed?: number): void => {
+  const routes = recording.routes
+  const existing = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { routes?: Array<Record<string, unknown>>; llm?: unknown } & Record<string, unknown>) : {}
   const before = existing.routes ?? []
-  const seen = new Set(before.map((route) => JSON.stringify([route["match"], route["respond"]])))
+  const seen = new Set(before.map((route) => JSON.stringify("family" in route ? route : [route["match"], route["respond"]])))
   const taken = new Set(before.map((route) => route["id"]))
   const added: Array<Record<string, unknown>> = []
   for (const route of routes) {
+    if ("family" in route) {
+      if (!seen.has(JSON.stringify(route))) added.push(route)
+      seen.add(JSON.stringify(route))
+      continue
+    }
     if (seen.has(JSON.stringify([route["match"], route["respond"]]))) continue
     let id = String(route["id"])
     for (let k = 2; taken.has(id); k++) id = `${String(route["id"])}-${k}`
     taken.add(id)
     added.push({ ...route, id })
   }
-  const merged = { ...(seed === undefined || "seed" in existing ? {} : { seed }), ...existing, routes: [...before, ...added] }
+  // Rules: those the file has, then the new ones it has not (by match and behaviour).
+  const given = existing.llm
+  const queue = Array.isArray(given) ? given : (given as { queue?: Array<unknown> } | undefined)?.queue
+  const rulesBefore = Array.isArray(given) ? [] : ((given as { rules?: Array<Record<string, unknown>> } | undefined)?.rules ?? [])
+  const ruleSeen = new Set(rulesBefore.map((rule) => JSON.stringify([rule["match"], rule["behaviour"]])))
+  const ruleIds = new Set(rulesBefore.map((rule) => rule["id"]))
+  const rulesAdded: Array<Record<string, unknown>> = []
+  for (const rule of recording.llm?.rules ?? []) {
+    if (ruleSeen.has(JSON.stringify([rule["match"], rule["behaviour"]]))) continue
+    let id = String(rule["id"])
+    for (let k = 2; ruleIds.has(id); k++) id = `${String(rule["id"])}-${k}`
+    ruleIds.add(id)
+    rulesAdded.push({ ...rule, id })
+  }
+  const llm = rulesBefore.length + rulesAdded.length === 0 ? given : { ...(queue === undefined ? {} : { queue }), rules: [...rulesBefore, ...rulesAdded] }
+  const merged = { ...(seed === undefined || "seed" in existing ? {} : { seed }), ...existing, routes: [...before, ...added], ...(llm === undefined ? {} : { llm }) }
   const temporary = `${file}.${process.pid}.tmp`
   writeFileSync(temporary, `${JSON.stringify(merged, null, 2)}\n`)
   renameSync(temporary, file)

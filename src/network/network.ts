@@ -143,7 +143,7 @@ export interface SimulationNetworkApi {
    */
   readonly quiescent: Effect.Effect<void>
   /** In record mode, what was recorded so far as a fixture (`{ routes }`); `{ routes: [] }` otherwise. */
-  readonly recording: Effect.Effect<{ readonly routes: ReadonlyArray<Record<string, unknown>> }>
+  readonly recording: Effect.Effect<{ readonly routes: ReadonlyArray<Record<string, unknown>>; readonly llm?: { readonly rules: ReadonlyArray<Record<string, unknown>> } | undefined }>
   /** Reproduces the body a seeded (`jsonSchema`) route served for a logged request. */
   readonly regenerate: (record: RequestRecord) => Effect.Effect<string, RegenerateError>
   /** The simulated model behind `Routes.openai`: script queue, rules, log, counters, driver. */
@@ -266,11 +266,11 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
       unused: Effect.sync(() => network.unused()),
       quiescent: Effect.promise(() => network.quiescent()),
-      recording: Effect.sync(() => ({ routes: recording === undefined || record === undefined ? [] : record.fixtureOf(recording.recorded(), network.redactor) })),
+      recording: Effect.sync(() => (recording === undefined || record === undefined ? { routes: [] } : record.recordingOf(recording.recorded(), network.redactor))),
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {
         const file = options.record?.file
-        if (record !== undefined && recording !== undefined && file !== undefined) record.writeRecording(file, record.fixtureOf(recording.recorded(), network.redactor), network.runSeed)
+        if (record !== undefined && recording !== undefined && file !== undefined) record.writeRecording(file, record.recordingOf(recording.recorded(), network.redactor), network.runSeed)
         network.registry.clear()
         mcp.reset()
         // A provider handed in through the context belongs to its giver, who may hand it on.
