@@ -289,3 +289,56 @@ describe("recording model calls", () => {
     expect(g.functionCalls?.[0]).toMatchObject({ name: "get_weather", args: { city: "Paris" } })
   }, 60_000)
 })
+
+describe("recording every model API", () => {
+  it("Responses, Anthropic Messages and Gemini calls are recorded as rules too, and each replays through Chat Completions", async () => {
+    const upstream = http.createServer((req, res) => {
+      let raw = ""
+      req.on("data", (d: Buffer) => (raw += d))
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" })
+        if (req.url?.startsWith("/v1/responses")) {
+          res.end(JSON.stringify({ id: "resp_1", object: "response", status: "completed", model: "gpt-4o", output: [{ type: "message", id: "m1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "from responses", annotations: [] }] }], usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 } }))
+        } else if (req.url?.startsWith("/v1/messages")) {
+          res.end(JSON.stringify({ id: "msg_1", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text: "from anthropic" }], stop_reason: "end_turn", usage: { input_tokens: 3, output_tokens: 2 } }))
+        } else {
+          res.end(JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text: "from gemini" }] }, finishReason: "STOP" }], usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 } }))
+        }
+      })
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const origin = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`
+    const dir = mkdtempSync(join(tmpdir(), "simnet-record-apis-"))
+    const file = join(dir, "calls.json")
+    const empty = join(dir, "empty.json")
+    writeFileSync(empty, JSON.stringify({ routes: [] }))
+    const recording = await serve(["--quiet", "--fixture", empty, "--record", file, "--upstream", `api.openai.com=${origin}`, "--upstream", `api.anthropic.com=${origin}`, "--upstream", `generativelanguage.googleapis.com=${origin}`])
+    const { default: OpenAI } = await import("openai")
+    const { default: Anthropic } = await import("@anthropic-ai/sdk")
+    const { GoogleGenAI } = await import("@google/genai")
+    const responses = await new OpenAI({ apiKey: "sk-test", baseURL: `${recording.base}/api.openai.com/v1`, maxRetries: 0 }).responses.create({ model: "gpt-4o", input: "ask responses" })
+    expect(responses.output_text).toBe("from responses")
+    const message = await new Anthropic({ apiKey: "sk-ant-test", baseURL: `${recording.base}/api.anthropic.com`, maxRetries: 0 }).messages.create({ model: "claude-sonnet-4-5", max_tokens: 10, messages: [{ role: "user", content: "ask anthropic" }] })
+    expect(message.content[0]).toMatchObject({ text: "from anthropic" })
+    const gemini = await new GoogleGenAI({ apiKey: "g-test", httpOptions: { baseUrl: `${recording.base}/generativelanguage.googleapis.com` } }).models.generateContent({ model: "gemini-2.5-flash", contents: "ask gemini" })
+    expect(gemini.text).toBe("from gemini")
+    recording.child.kill("SIGTERM")
+    await once(recording.child, "exit")
+    upstream.close()
+
+    const fixture = JSON.parse(readFileSync(file, "utf8")) as { routes: Array<Record<string, unknown>>; llm: { rules: Array<Record<string, any>> } }
+    expect(fixture.routes).toEqual([{ family: "openai" }, { family: "anthropic" }, { family: "gemini" }])
+    expect(fixture.llm.rules.map((r) => [r.match.lastUserMessage, r.behaviour.steps[0][0].content])).toEqual([
+      ["ask responses", "from responses"],
+      ["ask anthropic", "from anthropic"],
+      ["ask gemini", "from gemini"]
+    ])
+    const replay = await serve(["--quiet", "--fixture", file])
+    const chat = new OpenAI({ apiKey: "sk-test", baseURL: `${replay.base}/api.openai.com/v1`, maxRetries: 0 })
+    for (const [prompt, text] of [["ask responses", "from responses"], ["ask anthropic", "from anthropic"], ["ask gemini", "from gemini"]]) {
+      const answer = await chat.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: prompt }] })
+      expect(answer.choices[0].message.content).toBe(text)
+    }
+  }, 60_000)
+})

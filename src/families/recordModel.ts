@@ -1,21 +1,33 @@
 /**
- * Recording model calls: an OpenAI Chat Completions or Anthropic Messages call that record mode
- * forwarded (streamed or not) is read back into an `llm` rule — matched by the request's last
+ * Recording model calls: an OpenAI Chat Completions or Responses, Anthropic Messages or Gemini
+ * call that record mode forwarded (streamed or not) is read back into an `llm` rule — matched by the request's last
  * user message and whether it carries tool results, answered by a script of the text, thinking
  * and tool calls that came back, with the finish reason, usage and (for a stream) its pace. A
  * script replays through every API simnet speaks, so a call recorded through one replays through
- * all. Other model APIs are recorded as plain HTTP.
+ * all. Embeddings and other model APIs are recorded as plain HTTP (routes).
  */
 
+/** A model API record mode reads back. */
+export type RecordedApi = "openai.chat" | "openai.responses" | "anthropic.messages" | "gemini"
+
 /** The API a recorded call went through, from its method and path. */
-export const modelApiOf = (method: string, url: URL): "openai.chat" | "anthropic.messages" | undefined =>
-  method !== "POST" ? undefined : url.pathname.endsWith("/chat/completions") ? "openai.chat" : url.pathname.endsWith("/v1/messages") ? "anthropic.messages" : undefined
+export const modelApiOf = (method: string, url: URL): RecordedApi | undefined => {
+  if (method !== "POST") return undefined
+  const path = url.pathname
+  if (path.endsWith("/chat/completions")) return "openai.chat"
+  if (path.endsWith("/responses")) return "openai.responses"
+  if (path.endsWith("/v1/messages")) return "anthropic.messages"
+  if (/:(stream)?[gG]enerateContent$/.test(path)) return "gemini"
+  return undefined
+}
 
 /** The family a fixture registers to answer recorded calls of `api` at `origin`. */
-export const familyFor = (api: "openai.chat" | "anthropic.messages", origin: string): Record<string, unknown> =>
-  api === "openai.chat"
+export const familyFor = (api: RecordedApi, origin: string): Record<string, unknown> =>
+  api === "openai.chat" || api === "openai.responses"
     ? { family: "openai", ...(origin === "https://api.openai.com" ? {} : { baseUrl: `${origin}/v1` }) }
-    : { family: "anthropic", ...(origin === "https://api.anthropic.com" ? {} : { baseUrl: `${origin}/v1` }) }
+    : api === "anthropic.messages"
+    ? { family: "anthropic", ...(origin === "https://api.anthropic.com" ? {} : { baseUrl: `${origin}/v1` }) }
+    : { family: "gemini", ...(origin === "https://generativelanguage.googleapis.com" ? {} : { baseUrl: origin }) }
 
 type Action = { readonly type: "text" | "thinking"; readonly content: string } | { readonly type: "tool_call"; readonly name: string; readonly input: unknown }
 
@@ -33,8 +45,36 @@ const textOf = (content: unknown): string =>
     ? content.map((part) => (typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text" ? String((part as { text?: unknown }).text ?? "") : "")).join("")
     : ""
 
+/** The turns of a Responses API or Gemini body as `{ role, content, toolResult }`. */
+const turnsOf = (api: "openai.responses" | "gemini", body: unknown): Array<{ readonly role: string; readonly text: string; readonly toolResult: boolean }> => {
+  if (api === "openai.responses") {
+    const input = (body as { input?: unknown } | null)?.input
+    if (typeof input === "string") return [{ role: "user", text: input, toolResult: false }]
+    if (!Array.isArray(input)) return []
+    return input.map((item: any) => ({
+      role: typeof item?.role === "string" ? item.role : String(item?.type ?? ""),
+      text: typeof item?.content === "string" ? item.content : Array.isArray(item?.content) ? item.content.map((p: any) => (typeof p?.text === "string" ? p.text : "")).join("") : "",
+      toolResult: item?.type === "function_call_output"
+    }))
+  }
+  const contents = (body as { contents?: unknown } | null)?.contents
+  if (!Array.isArray(contents)) return []
+  return contents.map((c: any) => ({
+    role: String(c?.role ?? "user"),
+    text: Array.isArray(c?.parts) ? c.parts.map((p: any) => (typeof p?.text === "string" ? p.text : "")).join("") : "",
+    toolResult: Array.isArray(c?.parts) && c.parts.some((p: any) => p?.functionResponse !== undefined)
+  }))
+}
+
 /** The rule's match: the last user message's text, and whether tool results came after it. */
-export const matchOf = (api: "openai.chat" | "anthropic.messages", body: unknown): Record<string, unknown> | undefined => {
+export const matchOf = (api: RecordedApi, body: unknown): Record<string, unknown> | undefined => {
+  if (api === "openai.responses" || api === "gemini") {
+    const turns = turnsOf(api, body)
+    let last = -1
+    for (let i = turns.length - 1; i >= 0 && last === -1; i--) if (turns[i].role === "user" && turns[i].text !== "") last = i
+    if (last === -1) return undefined
+    return { lastUserMessage: turns[last].text, toolResult: turns.slice(last + 1).some((t) => t.toolResult) }
+  }
   const messages = (body as { messages?: unknown } | null)?.messages
   if (!Array.isArray(messages)) return undefined
   let last = -1
@@ -148,12 +188,70 @@ const anthropicAnswer = (text: string, streamed: boolean): Answer | undefined =>
   return { actions: fromBlocks(ordered), finish, usage: { inputTokens: input, outputTokens: output, totalTokens: input + output } }
 }
 
+const responsesAnswer = (text: string, streamed: boolean): Answer | undefined => {
+  const response = streamed
+    ? events(text).find((event) => event.type === "response.completed")?.response
+    : parseJson(text) as Record<string, any> | undefined
+  const output = response?.output
+  if (!Array.isArray(output)) return undefined
+  const actions: Array<Action> = []
+  for (const item of output) {
+    if (item?.type === "reasoning") {
+      const summary = Array.isArray(item.summary) ? item.summary.map((s: any) => s?.text ?? "").join("") : ""
+      if (summary !== "") actions.push({ type: "thinking", content: summary })
+    } else if (item?.type === "message") {
+      const content = Array.isArray(item.content) ? item.content.map((c: any) => (c?.type === "output_text" ? c.text ?? "" : "")).join("") : ""
+      if (content !== "") actions.push({ type: "text", content })
+    } else if (item?.type === "function_call") {
+      actions.push({ type: "tool_call", name: String(item.name ?? ""), input: parseJson(item.arguments ?? "{}") ?? {} })
+    }
+  }
+  const usage = response?.usage
+  const incomplete = response?.status === "incomplete"
+  return {
+    actions,
+    finish: incomplete ? "length" : actions.some((a) => a.type === "tool_call") ? "tool-calls" : "stop",
+    usage: usage === undefined ? undefined : { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0, totalTokens: usage.total_tokens ?? 0 }
+  }
+}
+
+const GEMINI_FINISH: Readonly<Record<string, string>> = { STOP: "stop", MAX_TOKENS: "length" }
+
+const geminiAnswer = (text: string, streamed: boolean): Answer | undefined => {
+  const chunks = streamed ? events(text) : [parseJson(text) as Record<string, any> | undefined].filter((c): c is Record<string, any> => c !== undefined)
+  if (chunks.length === 0) return undefined
+  let content = ""
+  let thought = ""
+  const calls: Array<Action> = []
+  let finish: string | undefined
+  let usage: Answer["usage"]
+  for (const chunk of chunks) {
+    const candidate = chunk.candidates?.[0]
+    for (const part of candidate?.content?.parts ?? []) {
+      if (typeof part?.text === "string") {
+        if (part.thought === true) thought += part.text
+        else content += part.text
+      }
+      if (part?.functionCall !== undefined) calls.push({ type: "tool_call", name: String(part.functionCall.name ?? ""), input: part.functionCall.args ?? {} })
+    }
+    if (typeof candidate?.finishReason === "string") finish = GEMINI_FINISH[candidate.finishReason]
+    const u = chunk.usageMetadata
+    if (u !== undefined) usage = { inputTokens: u.promptTokenCount ?? 0, outputTokens: u.candidatesTokenCount ?? 0, totalTokens: u.totalTokenCount ?? 0 }
+  }
+  const actions: Array<Action> = [
+    ...(thought === "" ? [] : [{ type: "thinking" as const, content: thought }]),
+    ...(content === "" ? [] : [{ type: "text" as const, content }]),
+    ...calls
+  ]
+  return { actions, finish: calls.length > 0 ? "tool-calls" : finish, usage }
+}
+
 /**
  * A recorded call as an `llm` rule (without an id), or undefined when its body is not an answer
  * this module reads (an error, an unexpected shape): the call is then recorded as plain HTTP.
  */
 export const ruleOf = (
-  api: "openai.chat" | "anthropic.messages",
+  api: RecordedApi,
   requestBody: string | undefined,
   status: number,
   contentType: string | undefined,
@@ -164,7 +262,13 @@ export const ruleOf = (
   const match = matchOf(api, parseJson(requestBody))
   if (match === undefined) return undefined
   const streamed = /event-stream/i.test(contentType ?? "")
-  const answer = api === "openai.chat" ? openaiAnswer(body, streamed) : anthropicAnswer(body, streamed)
+  const answer = api === "openai.chat"
+    ? openaiAnswer(body, streamed)
+    : api === "openai.responses"
+    ? responsesAnswer(body, streamed)
+    : api === "anthropic.messages"
+    ? anthropicAnswer(body, streamed)
+    : geminiAnswer(body, streamed)
   if (answer === undefined || answer.actions.length === 0) return undefined
   const words = answer.actions.reduce((n, a) => n + (a.type === "tool_call" ? 1 : a.content.split(/\s+/).filter(Boolean).length), 0)
   const streaming = streamed && timing !== undefined ? timing.totalMs - timing.firstByteMs : 0
