@@ -342,3 +342,59 @@ describe("recording every model API", () => {
     }
   }, 60_000)
 })
+
+describe("recording an MCP server", () => {
+  it("a session with an SDK-built server is recorded as an mcp route (tools with results per arguments, a resource, a prompt) and replayed to the SDK client", async () => {
+    const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js")
+    const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js")
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js")
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+    const { z } = await import("zod")
+    const build = () => {
+      const server = new McpServer({ name: "calc", version: "2.1.0" }, { instructions: "A calculator." })
+      server.registerTool("add", { description: "Adds", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }))
+      server.registerResource("readme", "calc://readme", { mimeType: "text/plain" }, async () => ({ contents: [{ uri: "calc://readme", mimeType: "text/plain", text: "How to add." }] }))
+      server.registerPrompt("explain", { description: "Explains a sum", argsSchema: { sum: z.string() } }, ({ sum }) => ({ messages: [{ role: "user", content: { type: "text", text: `Explain ${sum}` } }] }))
+      return server
+    }
+    const upstream = http.createServer(async (req, res) => {
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
+      await build().connect(transport)
+      await transport.handleRequest(req, res)
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const origin = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`
+    const dir = mkdtempSync(join(tmpdir(), "simnet-record-mcp-"))
+    const file = join(dir, "mcp.json")
+    const empty = join(dir, "empty.json")
+    writeFileSync(empty, JSON.stringify({ routes: [] }))
+
+    const recording = await serve(["--quiet", "--fixture", empty, "--record", file, "--upstream", `mcp.calc.example=${origin}`])
+    const live = new Client({ name: "judge", version: "1" })
+    await live.connect(new StreamableHTTPClientTransport(new URL(`${recording.base}/mcp.calc.example/mcp`)))
+    expect((await live.callTool({ name: "add", arguments: { a: 1, b: 2 } })).content).toEqual([{ type: "text", text: "3" }])
+    await live.listTools()
+    await live.readResource({ uri: "calc://readme" })
+    await live.getPrompt({ name: "explain", arguments: { sum: "1 + 2" } })
+    await live.close()
+    recording.child.kill("SIGTERM")
+    await once(recording.child, "exit")
+    upstream.close()
+
+    const fixture = JSON.parse(readFileSync(file, "utf8")) as { routes: Array<Record<string, any>> }
+    expect(fixture.routes).toHaveLength(1)
+    expect(fixture.routes[0]).toMatchObject({ match: "https://mcp.calc.example/mcp", respond: { kind: "mcp", server: { name: "calc", version: "2.1.0", instructions: "A calculator." } } })
+
+    const replay = await serve(["--quiet", "--fixture", file])
+    const client = new Client({ name: "judge", version: "1" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${replay.base}/mcp.calc.example/mcp`)))
+    expect(client.getServerVersion()).toMatchObject({ name: "calc", version: "2.1.0" })
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["add"])
+    expect((await client.callTool({ name: "add", arguments: { b: 2, a: 1 } })).content).toEqual([{ type: "text", text: "3" }])
+    expect((await client.callTool({ name: "add", arguments: { a: 5, b: 5 } })).isError).toBe(true)
+    expect((await client.readResource({ uri: "calc://readme" })).contents).toEqual([{ uri: "calc://readme", mimeType: "text/plain", text: "How to add." }])
+    expect((await client.getPrompt({ name: "explain", arguments: { sum: "1 + 2" } })).messages).toEqual([{ role: "user", content: { type: "text", text: "Explain 1 + 2" } }])
+    await client.close()
+  }, 60_000)
+})

@@ -19,22 +19,13 @@ import type { Route } from "../registry/route.ts"
 import { make } from "../routes/make.ts"
 import { forward } from "../routes/loopback.ts"
 import { familyFor, modelApiOf, ruleOf } from "./recordModel.ts"
+import { isMcp, mcpRoutesOf } from "./recordMcp.ts"
+import type { Recorded } from "./recorded.ts"
 
 /** The largest answer body recorded (a bigger one is forwarded but not kept). */
 const MAX_RECORDED_BODY = 32 * 1024 * 1024
 
-/** One exchange the recorder forwarded. */
-export interface Recorded {
-  readonly method: string
-  readonly url: string
-  readonly requestBody: string | undefined
-  readonly requestType: string | undefined
-  readonly status: number
-  readonly headers: ReadonlyArray<readonly [string, string]>
-  readonly body: Uint8Array
-  /** When the answer's head and its last byte came, from the request (a model stream's pace is read from it). */
-  readonly timing?: { readonly firstByteMs: number; readonly totalMs: number } | undefined
-}
+export type { Recorded } from "./recorded.ts"
 
 /** A recording as a fixture: routes, and the model calls as `llm` rules. */
 export interface Recording {
@@ -171,10 +162,17 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
  */
 export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor): Recording => {
   const plain: Array<Recorded> = []
+  const mcp: Array<Recorded> = []
+  const endpoints = new Set<string>()
   const families = new Map<string, Record<string, unknown>>()
   const rules: Array<Record<string, unknown>> = []
   for (const entry of recorded) {
     const url = new URL(entry.url)
+    if (entry.method === "POST" && isMcp(entry)) {
+      mcp.push(entry)
+      endpoints.add(`${url.origin}${url.pathname}`)
+      continue
+    }
     const api = modelApiOf(entry.method, url)
     const type = entry.headers.find(([name]) => name === "content-type")?.[1]
     const rule = api === undefined ? undefined : ruleOf(api, entry.requestBody, entry.status, type, new TextDecoder().decode(entry.body), entry.timing)
@@ -200,8 +198,13 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
     n++
     list.forEach((rule, i) => ordered.push({ id: list.length === 1 ? `recorded-call-${n}` : `recorded-call-${n}.${i + 1}`, ...rule, ...(i < list.length - 1 ? { times: 1 } : {}) }))
   }
+  // An MCP endpoint's GET (its event stream) and DELETE (a session's end) are its plumbing, not routes.
+  const rest = plain.filter((entry) => {
+    const url = new URL(entry.url)
+    return !endpoints.has(`${url.origin}${url.pathname}`)
+  })
   return {
-    routes: [...families.values(), ...fixtureOf(plain, redactor)],
+    routes: [...families.values(), ...mcpRoutesOf(mcp), ...fixtureOf(rest, redactor)],
     ...(ordered.length === 0 ? {} : { llm: { rules: ordered } })
   }
 }

@@ -106,6 +106,16 @@ export const McpStepSpec = Schema.Union([
   Schema.Struct({ closeStream: Schema.Literal(true) })
 ])
 
+/** What a tool answers: a string (one text item) or a `CallToolResult`. */
+const McpToolResultSpec = Schema.Union([
+  Schema.String,
+  Schema.Struct({
+    content: Schema.optional(Schema.Array(McpContentSpec)),
+    structuredContent: Schema.optional(JsonObject),
+    isError: Schema.optional(Schema.Boolean)
+  })
+])
+
 /** A tool of an MCP server: JSON Schemas for its input and output, its scripted `steps`, and an optional fixed `result`. */
 export const McpToolSpec = Schema.Struct({
   name: Schema.String,
@@ -114,14 +124,9 @@ export const McpToolSpec = Schema.Struct({
   inputSchema: Schema.optional(JsonObject),
   outputSchema: Schema.optional(JsonObject),
   steps: Schema.optional(Schema.Array(McpStepSpec)),
-  result: Schema.optional(Schema.Union([
-    Schema.String,
-    Schema.Struct({
-      content: Schema.optional(Schema.Array(McpContentSpec)),
-      structuredContent: Schema.optional(JsonObject),
-      isError: Schema.optional(Schema.Boolean)
-    })
-  ]))
+  /** Answers for given arguments (exactly those, in any key order), before `result`: what record mode writes. */
+  results: Schema.optional(Schema.Array(Schema.Struct({ arguments: JsonObject, result: McpToolResultSpec }))),
+  result: Schema.optional(McpToolResultSpec)
 })
 
 /** A resource of an MCP server: `text`, or `blob` in base64. */

@@ -89,6 +89,8 @@ export interface McpTool {
     | ((args: any, context: McpToolContext) => McpToolAnswer | PromiseLike<McpToolAnswer> | Effect.Effect<McpToolAnswer, unknown>)
     | undefined
   readonly steps?: ReadonlyArray<McpStep> | undefined
+  /** Answers for given arguments (compared as canonical JSON), before `result`: what record mode writes. */
+  readonly results?: ReadonlyArray<{ readonly arguments: Readonly<Record<string, unknown>>; readonly result: McpToolAnswer }> | undefined
   readonly result?: McpToolAnswer | undefined
 }
 
@@ -311,6 +313,9 @@ const compileTool = (tool: McpTool, path: string): Result.Result<CompiledTool, I
         const decoded = decodeOutput(structured)
         return Result.isFailure(decoded) ? schemaIssue(decoded.failure) : undefined
       }
+    if (tool.results !== undefined && (!Array.isArray(tool.results) || tool.results.length > 10_000)) {
+      return yield* Result.fail(invalid(joinPath(path, "results"), "results are a list of at most 10000 { arguments, result }"))
+    }
     if (tool.steps !== undefined) {
       if (!Array.isArray(tool.steps) || tool.steps.length > MAX_STEPS) {
         return yield* Result.fail(invalid(joinPath(path, "steps"), `steps are a list of at most ${MAX_STEPS}`))
@@ -318,7 +323,7 @@ const compileTool = (tool: McpTool, path: string): Result.Result<CompiledTool, I
       if (tool.handler !== undefined) return yield* Result.fail(invalid(joinPath(path, "steps"), "a tool has a handler (code) or steps (a script), not both"))
     }
     let generator: CompiledGenerator | undefined
-    if (tool.handler === undefined && tool.result === undefined) {
+    if (tool.handler === undefined && tool.result === undefined && (tool.results === undefined || tool.results.length === 0)) {
       if (output === undefined) {
         return yield* Result.fail(invalid(path, `tool "${tool.name}" needs a handler, a result, or an output schema to generate its answer from`))
       }

@@ -1,0 +1,121 @@
+/**
+ * Recording MCP sessions: the JSON-RPC exchanges record mode forwarded to one MCP endpoint (JSON
+ * or event-stream answers) read back into an `mcp` route whose server is what the upstream
+ * showed — its name, version and instructions from `initialize`, the tools, resources and
+ * prompts it listed, each `tools/call` result kept for its arguments (`results`), each resource's
+ * contents as read, each prompt's messages as got. Session ids and the stream plumbing are not
+ * part of it: the simulated server makes its own.
+ */
+import type { Recorded } from "./recorded.ts"
+
+const parse = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** The JSON-RPC messages of an answer: its JSON body, or the `data:` lines of its event stream. */
+const messagesOf = (text: string): Array<Record<string, any>> => {
+  const whole = parse(text)
+  const found = whole !== undefined
+    ? [whole]
+    : text.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => parse(line.slice(5).trim()))
+  return found.flat().filter((m): m is Record<string, any> => typeof m === "object" && m !== null)
+}
+
+/** Whether a recorded exchange is MCP: a JSON-RPC request posted to the endpoint. */
+export const isMcp = (entry: Recorded): boolean => {
+  if (entry.requestBody === undefined) return false
+  const body = parse(entry.requestBody)
+  const first = Array.isArray(body) ? body[0] : body
+  return typeof first === "object" && first !== null && (first as { jsonrpc?: unknown }).jsonrpc === "2.0" && typeof (first as { method?: unknown }).method === "string"
+}
+
+/** The `mcp` routes of the MCP exchanges, one per endpoint URL (query left out). */
+export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>): Array<Record<string, unknown>> => {
+  const byEndpoint = new Map<string, Array<Recorded>>()
+  for (const entry of entries) {
+    const url = new URL(entry.url)
+    const key = `${url.origin}${url.pathname}`
+    byEndpoint.set(key, [...(byEndpoint.get(key) ?? []), entry])
+  }
+  const routes: Array<Record<string, unknown>> = []
+  let n = 0
+  for (const [endpoint, exchanges] of byEndpoint) {
+    n++
+    let info: Record<string, any> = {}
+    let instructions: string | undefined
+    const tools = new Map<string, Record<string, any>>()
+    const results = new Map<string, Array<{ arguments: Record<string, unknown>; result: unknown }>>()
+    const resources = new Map<string, Record<string, any>>()
+    const prompts = new Map<string, Record<string, any>>()
+    for (const exchange of exchanges) {
+      const requests = [parse(exchange.requestBody ?? "")].flat().filter((r): r is Record<string, any> => typeof r === "object" && r !== null)
+      const replies = messagesOf(new TextDecoder().decode(exchange.body))
+      for (const request of requests) {
+        const reply = replies.find((m) => m.id !== undefined && m.id === request.id && "result" in m)
+        const result = reply?.result
+        if (result === undefined) continue
+        switch (request.method) {
+          case "initialize":
+            info = result.serverInfo ?? {}
+            instructions = typeof result.instructions === "string" ? result.instructions : undefined
+            break
+          case "tools/list":
+            for (const tool of result.tools ?? []) tools.set(tool.name, tool)
+            break
+          case "tools/call": {
+            const name = String(request.params?.name ?? "")
+            const args = (request.params?.arguments ?? {}) as Record<string, unknown>
+            const list = results.get(name) ?? []
+            if (!list.some((r) => JSON.stringify(r.arguments) === JSON.stringify(args))) {
+              list.push({ arguments: args, result: { content: result.content ?? [], ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }), ...(result.isError === true ? { isError: true } : {}) } })
+            }
+            results.set(name, list)
+            break
+          }
+          case "resources/list":
+            for (const resource of result.resources ?? []) resources.set(resource.uri, { ...resources.get(resource.uri), ...resource })
+            break
+          case "resources/read":
+            for (const content of result.contents ?? []) {
+              resources.set(content.uri, { name: content.uri, ...resources.get(content.uri), uri: content.uri, ...(content.mimeType === undefined ? {} : { mimeType: content.mimeType }), ...(content.text !== undefined ? { text: content.text } : { blob: content.blob }) })
+            }
+            break
+          case "prompts/list":
+            for (const prompt of result.prompts ?? []) prompts.set(prompt.name, { ...prompt, ...prompts.get(prompt.name) })
+            break
+          case "prompts/get": {
+            const name = String(request.params?.name ?? "")
+            const messages = (result.messages ?? []).map((m: Record<string, any>) => (m.content?.type === "text" ? { role: m.role, text: m.content.text } : { role: m.role, content: m.content }))
+            prompts.set(name, { name, ...prompts.get(name), messages })
+            break
+          }
+        }
+      }
+    }
+    const server = {
+      name: String(info.name ?? "recorded"),
+      version: String(info.version ?? "1.0.0"),
+      ...(instructions === undefined ? {} : { instructions }),
+      tools: [...new Set([...tools.keys(), ...results.keys()])].map((name) => {
+        const tool = tools.get(name) ?? { name }
+        return {
+          name,
+          ...(tool.description === undefined ? {} : { description: tool.description }),
+          ...(tool.inputSchema === undefined ? {} : { inputSchema: tool.inputSchema }),
+          ...(results.has(name) ? { results: results.get(name) } : {}),
+          // A tool listed but never called answers that it has nothing recorded.
+          ...(results.has(name) ? {} : { result: { content: [{ type: "text", text: `nothing was recorded for ${name}` }], isError: true } })
+        }
+      }),
+      // Listed resources never read have no contents to serve: only those read are kept.
+      resources: [...resources.values()].filter((r) => r.text !== undefined || r.blob !== undefined).map((r) => ({ uri: r.uri, name: String(r.name ?? r.uri), ...(r.description === undefined ? {} : { description: r.description }), ...(r.mimeType === undefined ? {} : { mimeType: r.mimeType }), ...(r.text !== undefined ? { text: r.text } : { blob: r.blob }) })),
+      prompts: [...prompts.values()].filter((p) => Array.isArray(p.messages)).map((p) => ({ name: p.name, ...(p.description === undefined ? {} : { description: p.description }), ...(p.arguments === undefined ? {} : { arguments: p.arguments }), messages: p.messages }))
+    }
+    routes.push({ id: `recorded-mcp-${n}`, match: endpoint, respond: { kind: "mcp", server } })
+  }
+  return routes
+}
