@@ -5,7 +5,7 @@
  */
 import { spawnSync } from "node:child_process"
 
-const all = ["core", "generate", "llm", "llmApis", "global", "serve", "driver", "mcp", "property", "cold"]
+const all = ["core", "generate", "llm", "llmApis", "global", "serve", "driver", "mcp", "property", "record", "cold"]
 const args = process.argv.slice(2)
 const chosen = args.filter((a) => all.includes(a))
 const rest = args.filter((a) => !all.includes(a))
