@@ -14,6 +14,7 @@ import type * as HttpRouter from "effect/http/HttpRouter"
 import type { ControlOptions } from "./control/endpoint.ts"
 import { SimulationControl } from "./control/service.ts"
 import { make, type NetworkOptions, type SimulationNetworkApi } from "./network/network.ts"
+import type { Har } from "./network/har.ts"
 import type { SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
 import { installGlobal, installGlobalScoped, type GlobalOptions, type RestoreGlobal } from "./registry/global.ts"
 import type { RequestRecord } from "./registry/requestLog.ts"
@@ -25,6 +26,7 @@ import type { GlobalInstallConflict, MakeError, SimnetError } from "./SimnetErro
 
 export type { NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./network/network.ts"
 export type { ChaosFault, ChaosHit, ChaosOptions } from "./registry/chaos.ts"
+export type { Har } from "./network/har.ts"
 export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./control/service.ts"
 export type { ControlEvent, ControlOptions } from "./control/endpoint.ts"
 
@@ -46,6 +48,8 @@ export interface NetworkHandle {
   readonly registerSpec: (json: unknown) => Promise<ReadonlyArray<string>>
   readonly unregister: (id: string) => boolean
   readonly log: () => ReadonlyArray<RequestRecord>
+  /** The log as a HAR 1.2 document (see `SimulationNetworkApi.har`). */
+  readonly har: (since?: number) => Har
   readonly routes: () => ReadonlyArray<RouteInfo>
   readonly regenerate: (record: RequestRecord) => Promise<string>
   readonly unused: () => ReadonlyArray<RouteInfo>
@@ -144,6 +148,7 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       registerSpec: (json) => run(network.registerSpec(json)),
       unregister: (id) => Effect.runSync(network.unregister(id)),
       log: () => Effect.runSync(network.log),
+      har: (since) => Effect.runSync(network.har(since)),
       routes: () => Effect.runSync(network.routes),
       regenerate: (record) => run(network.regenerate(record)),
       unused: () => Effect.runSync(network.unused),

@@ -81,6 +81,11 @@ const chaosFlag = Flag.String("chaos").pipe(
   Flag.withDescription("seeded chaos: hit this share of requests (0 to 1) with faults, as the fixture's chaos options say (default: every kind)")
 )
 
+const keepBodiesFlag = Flag.Boolean("keep-bodies").pipe(
+  Flag.withDefault(false),
+  Flag.withDescription("keep each exchange's bodies (1 MiB each at most) in the log, for its HAR export (GET network/log?format=har, the inspector's Export HAR)")
+)
+
 /** The fixture's chaos with `--chaos RATE` over its rate. */
 const chaosOf = (flag: Option.Option<string>, fromFixture: ChaosOptions | undefined): Effect.Effect<ChaosOptions | undefined, UsageError> =>
   Option.match(flag, {
@@ -181,7 +186,8 @@ const serve = Command.make(
     chaos: chaosFlag,
     passthrough: passthroughFlag,
     upstream: upstreamFlag,
-    record: recordFlag
+    record: recordFlag,
+    keepBodies: keepBodiesFlag
   },
   (config) =>
     Effect.gen(function*() {
@@ -192,7 +198,7 @@ const serve = Command.make(
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
       const chaos = yield* chaosOf(config.chaos, fixture.chaos)
       const forwarding = yield* forwardingRoutes(config.passthrough, config.upstream, config.record)
-      const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos })
+      const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos, keepBodies: config.keepBodies })
       yield* writeOnClose(config.record, forwarding.recorded, network)
       const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: config.quiet })
       const announce = Effect.gen(function*() {
@@ -241,6 +247,7 @@ const run = Command.make(
     passthrough: passthroughFlag,
     upstream: upstreamFlag,
     record: recordFlag,
+    keepBodies: keepBodiesFlag,
     command: Argument.String("command").pipe(Argument.variadic, Argument.withDescription("the command and its arguments, after --"))
   },
   (config) =>
@@ -252,7 +259,7 @@ const run = Command.make(
       const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
       const chaos = yield* chaosOf(config.chaos, fixture.chaos)
       const forwarding = yield* forwardingRoutes(config.passthrough, config.upstream, config.record)
-      const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos })
+      const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos, keepBodies: config.keepBodies })
       yield* writeOnClose(config.record, forwarding.recorded, network)
       const trace = Option.getOrUndefined(config.trace)
       const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`) })

@@ -10,7 +10,7 @@
  * | `POST network/register`    | one RouteSpec or an array, all or nothing: 201 `{ids}` (and `refused`, OpenAPI operations not served, with why) |
  * | `GET network/routes`       | `{routes}`                                                  |
  * | `DELETE network/routes/:id`| `{removed}`; 404 for an unknown id                          |
- * | `GET network/log?since=N`  | `{records}` with `seq > N`                                  |
+ * | `GET network/log?since=N`  | `{records}` with `seq > N`; `&format=har`: the same as a HAR 1.2 file (`network/har.ts`) |
  * | `POST llm/enqueue`         | one LLM script or an array, all or nothing: 201 `{queued}`  |
  * | `POST llm/rules`           | one LlmRuleSpec or an array, all or nothing: 201 `{ids}`    |
  * | `GET llm/rules`            | `{rules}` in order, with their progress (`uses`, `failures`) |
@@ -61,6 +61,8 @@ export interface ControlledNetwork {
   readonly reset: Effect.Effect<void, SimnetError>
   readonly routes: Effect.Effect<ReadonlyArray<unknown>>
   readonly logSince: (seq: number) => Effect.Effect<ReadonlyArray<{ readonly seq: number }>>
+  /** The log after `since` as a HAR 1.2 document. */
+  readonly har: (since?: number) => Effect.Effect<unknown>
   readonly state: Effect.Effect<unknown>
   readonly restore: (state: unknown) => Effect.Effect<void, SimnetError>
   readonly llm: SimulatedProviderApi
@@ -179,8 +181,11 @@ const jsonBody = (limit: number): Effect.Effect<unknown, Refusal, HttpServerRequ
     return json
   })
 
-/** The query of `GET network/log`: `since`, a whole number (default 0). */
-const LogQuery = Schema.Struct({ since: Schema.optional(Schema.String.check(Schema.isPattern(/^\d+$/))) })
+/** The query of `GET network/log`: `since`, a whole number (default 0), and `format` (`json`, the default, or `har`). */
+const LogQuery = Schema.Struct({
+  since: Schema.optional(Schema.String.check(Schema.isPattern(/^\d+$/))),
+  format: Schema.optional(Schema.Literals(["json", "har"]))
+})
 
 const ok = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
 
@@ -248,9 +253,16 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
       const query = yield* HttpServerRequest.schemaSearchParams(LogQuery).pipe(
         Effect.catchTag("SchemaError", () =>
           Effect.flatMap(HttpServerRequest.ParsedSearchParams, (params) =>
-            new Refusal({ status: 400, tag: "BadRequest", message: `since must be a whole number, got ${JSON.stringify(params["since"])}`, path: "since" })))
+            params["since"] !== undefined && !/^\d+$/.test(String(params["since"]))
+              ? new Refusal({ status: 400, tag: "BadRequest", message: `since must be a whole number, got ${JSON.stringify(params["since"])}`, path: "since" })
+              : new Refusal({ status: 400, tag: "BadRequest", message: `format must be json or har, got ${JSON.stringify(params["format"])}`, path: "format" })))
       )
-      return ok({ records: yield* network.logSince(Number(query.since ?? "0")) })
+      const since = Number(query.since ?? "0")
+      if (query.format !== "har") return ok({ records: yield* network.logSince(since) })
+      // A HAR is a file to save: devtools and HAR viewers open `.har`.
+      return HttpServerResponse.jsonUnsafe(yield* network.har(since), {
+        headers: { "content-disposition": `attachment; filename="simnet.har"` }
+      })
     })),
     HttpRouter.route("POST", at("llm/enqueue"), Effect.gen(function*() {
       const scripts = yield* Effect.flatMap(jsonBody(limit), (json) => enqueueAll(network.llm, json))

@@ -26,6 +26,7 @@ import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs } from "../spec/decode.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
 import { InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
+import { type Har, harOf } from "./har.ts"
 import { capture, restore, type NetworkState } from "./snapshot.ts"
 
 export type { RouteInfo } from "../registry/network.ts"
@@ -78,6 +79,12 @@ export interface NetworkOptions {
    * `file` (merged) when the network closes. Without it nothing is ever forwarded.
    */
   readonly record?: { readonly file?: string | undefined; readonly upstream?: Readonly<Record<string, string>> | undefined; readonly cookies?: boolean | undefined } | undefined
+  /**
+   * Keep each exchange's bodies (at most 1 MiB each) and its answer's headers in the log, for
+   * `har()` (`GET network/log?format=har`): off by default, as keeping reads every answer twice.
+   * What is kept counts against `logBytes`.
+   */
+  readonly keepBodies?: boolean | undefined
 }
 
 /**
@@ -114,6 +121,11 @@ export interface SimulationNetworkApi {
   readonly log: Effect.Effect<ReadonlyArray<RequestRecord>>
   /** The records after a sequence number, oldest first, at most `limit` of them. */
   readonly logSince: (seq: number, limit?: number) => Effect.Effect<ReadonlyArray<RequestRecord>>
+  /**
+   * The log (records after `since`) as a HAR 1.2 document (`network/har.ts`), redacted; with the
+   * bodies when the network keeps them (`keepBodies`).
+   */
+  readonly har: (since?: number) => Effect.Effect<Har>
   /** Exact counters, unaffected by the ring's bound. */
   readonly counters: Effect.Effect<RequestCounters>
   /** Routes, log and counters at this moment. */
@@ -182,7 +194,7 @@ const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRoute
 /** The options that are data, decoded (`schemas/options.ts`), or the refusal naming the bad one. */
 const decodeOptions = (options: NetworkOptions): Result.Result<typeof NetworkOptionsData.Type, InvalidNetworkOption> =>
   Result.mapError(
-    decodeAt(NetworkOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact, chaos: options.chaos }, "", { onExcessProperty: "error" }),
+    decodeAt(NetworkOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact, chaos: options.chaos, keepBodies: options.keepBodies }, "", { onExcessProperty: "error" }),
     (issue) => new InvalidNetworkOption({ option: issue.path, detail: issue.message })
   )
 
@@ -216,6 +228,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       services as Context.Context<never>
     )
     if (decoded.success.chaos !== undefined) network.chaos = new Chaos(decoded.success.chaos)
+    network.keepBodies = decoded.success.keepBodies === true
     // Record mode's module loads only when a network records, not with `import("simnet")`.
     const record: typeof Record_ | undefined = options.record === undefined ? undefined : yield* Effect.promise(() => import("../families/record.ts"))
     const recording = options.record === undefined || record === undefined ? undefined : record.recorder({ upstream: options.record.upstream, cookies: options.record.cookies })
@@ -254,6 +267,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       routes: Effect.sync(() => network.routes()),
       log: Effect.sync(() => network.records()),
       logSince: (seq, limit) => Effect.sync(() => network.records(seq, limit)),
+      har: (since) => Effect.sync(() => harOf(network.log.exchanges(since))),
       counters: Effect.sync(() => network.counters()),
       snapshot: Effect.sync(() => ({
         seed: network.runSeed,

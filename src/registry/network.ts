@@ -5,6 +5,7 @@
  */
 import { Cause, Clock, Context, Effect, Exit, Result } from "effect"
 import { type Chaos, chaosAnswer, type ChaosHit, cutAfter } from "./chaos.ts"
+import { keepAnswer, keepRequest } from "./keptBodies.ts"
 import { KeyCounts } from "./keyCounts.ts"
 import { bounded, type Redactor } from "./redact.ts"
 import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "./requestLog.ts"
@@ -170,7 +171,9 @@ export class Network {
   private dispatchAny(request: SimRequest, held: boolean): Dispatched | { readonly _tag: "Held"; readonly answer: HeldAnswer } {
     const record = this.log.open(this.clock.currentTimeMillisUnsafe(), request)
     try {
-      return this.dispatchRecorded(request, record, held)
+      if (!this.keepBodies) return this.dispatchRecorded(request, record, held)
+      keepRequest(this.log, record, request)
+      return keepAnswer(this.log, record, this.dispatchRecorded(request, record, held), () => this.clock.currentTimeMillisUnsafe())
     } catch (cause) {
       const error = new RouteFailed({
         route: record.route?.id ?? "(matching)",
@@ -251,6 +254,9 @@ export class Network {
     this.idleWaiters = []
     for (const resolve of waiting) resolve()
   }
+
+  /** Whether each exchange's bodies and answer headers are kept in its record (`keptBodies.ts`). */
+  keepBodies = false
 
   /** The network's seeded chaos (`chaos.ts`), when it has any. */
   chaos: Chaos | undefined = undefined

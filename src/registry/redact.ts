@@ -233,6 +233,8 @@ const stringEnd = (text: string, i: number): number => {
   return Math.min(j + 1, text.length)
 }
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
+
 /**
  * Decides what of a request may be shown. One per network; `defaultRedactor` for code that has
  * no network at hand.
@@ -323,6 +325,18 @@ export class Redactor {
       }
       return this.isCredentialName(name, exact) ? `${part.slice(0, eq)}=${REDACTED}` : part
     }).join("&")
+  }
+
+  /** A whole body with `bodyText`'s redaction when it is UTF-8 text; other bytes are returned as they are. */
+  bodyBytes(body: Uint8Array): Uint8Array {
+    let text: string
+    try {
+      text = strictUtf8.decode(body)
+    } catch {
+      return body
+    }
+    const shown = this.bodyText(text)
+    return shown === text ? body : new TextEncoder().encode(shown)
   }
 
   /**

@@ -135,6 +135,36 @@ const headersOf = (kept: KeptHeaders): Headers => {
   return headers
 }
 
+/** What a record holds of its exchange when the network keeps bodies (`keptBodies.ts`). */
+export interface KeptExchange {
+  readonly requestBody: Uint8Array | undefined
+  response: KeptResponse | undefined
+}
+
+/** An answer as kept: its head, its body (at most `KEPT_BODY` bytes: `cut` when longer), and when each came. */
+export interface KeptResponse {
+  readonly status: number
+  readonly headers: ReadonlyArray<readonly [string, string]>
+  readonly body: Uint8Array
+  readonly cut: boolean
+  /** Set when the body broke before its end (a fault, a reset): `body` is what arrived. */
+  readonly broken?: true
+  /** `Clock` milliseconds when the head came, and when the body ended. */
+  readonly headAt: number
+  readonly doneAt: number
+}
+
+/** A record with what was kept of its exchange (`RequestLog.exchanges`), for a HAR export. */
+export interface LoggedExchange {
+  readonly record: RequestRecord
+  /** The request's body, its text redacted when it is text (`undefined` when kept nowhere). */
+  readonly requestBody: Uint8Array | undefined
+  /** The answer, its headers redacted; `undefined` when none came or nothing was kept. */
+  readonly response: KeptResponse | undefined
+  /** Whether the network kept this exchange's bodies. */
+  readonly kept: boolean
+}
+
 /** What a client saw of a fault: the connection reset, no answer, or a body cut short. */
 export type RequestFault = "reset" | "timeout" | "malformed"
 
@@ -156,12 +186,14 @@ export class PendingRecord {
   readonly bodySize: number | undefined
   /** The body's first bytes, copied (a short string body is kept as it is). */
   readonly bodyHead: Uint8Array | string | undefined
-  /** What the record costs, as counted against the log's byte bound. */
-  readonly bytes: number
+  /** What the record costs, as counted against the log's byte bound (grows as bodies are kept). */
+  bytes: number
   route: RequestRecord["route"] = undefined
   denial: string | undefined = undefined
   fault: RequestFault | undefined = undefined
   chaos: ChaosHit | undefined = undefined
+  /** The exchange's bodies and the answer's headers, when the network keeps them (`keptBodies.ts`). */
+  kept: KeptExchange | undefined = undefined
   /** Whether the request has been answered or refused (it no longer counts as in flight). */
   settled = false
   status: number | undefined = undefined
@@ -279,6 +311,21 @@ export class RequestLog {
     return record
   }
 
+  /**
+   * Counts `bytes` more against `record` (kept bodies), dropping the oldest records past the byte
+   * bound. False when the record has already left the ring: nothing is then to be kept.
+   */
+  grow(record: PendingRecord, bytes: number): boolean {
+    if (!this.ring.holds(record)) return false
+    record.bytes += bytes
+    this.bytes += bytes
+    while (this.bytes > this.byteLimit && this.ring.size > 1) {
+      const dropped = this.ring.dropOldest()
+      if (dropped !== undefined) this.bytes -= dropped.bytes
+    }
+    return this.ring.holds(record)
+  }
+
   /** Names the route a request matched. */
   match(record: PendingRecord, route: NonNullable<RequestRecord["route"]>): void {
     record.route = route
@@ -322,6 +369,21 @@ export class RequestLog {
   records(since = 0, limit = Infinity): ReadonlyArray<RequestRecord> {
     const held = this.ring.since(since)
     return (held.length > limit ? held.slice(0, limit) : held).map((record) => record.toRecord(this.redactor))
+  }
+
+  /** `records`, each with what was kept of its exchange (redacted as records are). */
+  exchanges(since = 0, limit = Infinity): ReadonlyArray<LoggedExchange> {
+    const held = this.ring.since(since)
+    return (held.length > limit ? held.slice(0, limit) : held).map((entry) => {
+      const record = entry.toRecord(this.redactor)
+      const kept = entry instanceof PendingRecord ? entry.kept : undefined
+      if (kept === undefined) return { record, requestBody: undefined, response: undefined, kept: false }
+      const response = kept.response === undefined ? undefined : {
+        ...kept.response,
+        headers: Object.entries(this.redactor.headers(new Headers(kept.response.headers.filter(([name]) => name !== "set-cookie") as Array<[string, string]>)))
+      }
+      return { record, requestBody: kept.requestBody === undefined ? undefined : this.redactor.bodyBytes(kept.requestBody), response, kept: true }
+    })
   }
 
   /** Exact counters since the network was made or last reset. */

@@ -57,6 +57,11 @@ export class Ring<A extends { readonly seq: number }> {
     return entry
   }
 
+  /** Whether `entry` is still held. */
+  holds(entry: A): boolean {
+    return this.limit > 0 && entry.seq >= this.first && entry.seq <= this.last && this.slots[(entry.seq - 1) % this.limit] === entry
+  }
+
   /** The entries still held with `seq > since`, oldest first. */
   since(since = 0): Array<A> {
     const out: Array<A> = []

@@ -43,7 +43,8 @@ export const NetworkOptionsData = Schema.Struct({
     bodyFields: Schema.optional(Names),
     words: Schema.optional(Names)
   })),
-  chaos: Schema.optional(ChaosData)
+  chaos: Schema.optional(ChaosData),
+  keepBodies: Schema.optional(Schema.Boolean)
 })
 
 /** The simulated model's options. */

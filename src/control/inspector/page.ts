@@ -30,6 +30,7 @@ const BODY = String.raw`
   <span class="spacer"></span>
   <button type="button" id="reset" class="danger" aria-label="Reset the network to its initial routes and scripts">Reset</button>
   <button type="button" id="snapshot-download" aria-label="Download a snapshot of the network">Download snapshot</button>
+  <button type="button" id="har-download" aria-label="Export the request log as a HAR file">Export HAR</button>
   <label class="button file" aria-label="Restore a snapshot from a file">Restore snapshot<input type="file" id="snapshot-restore" accept="application/json,.json"></label>
 </header>
 <div id="header-message" class="error" role="alert"></div>

@@ -69,17 +69,24 @@ function headerMessage(text) { say("header-message", text); }
 $("reset").addEventListener("click", () => {
   api("POST", "/reset").then((res) => { headerMessage(res.ok ? "" : "Reset failed: " + errorText(res.json, res.status)); refreshState(); });
 });
-$("snapshot-download").addEventListener("click", () => {
-  api("GET", "/snapshot").then((res) => {
-    if (!res.ok) { headerMessage("Snapshot failed: " + errorText(res.json, res.status)); return; }
-    const blob = new Blob([JSON.stringify(res.json, null, 2)], { type: "application/json" });
-    const a = el("a", { href: URL.createObjectURL(blob), download: "simnet-snapshot-" + new Date().toISOString().replace(/[:.]/g, "-") + ".json" });
+/**
+ * Saves what a GET of the control endpoint answers as a file (`what` names it in a failure).
+ * @param {string} path @param {string} what @param {string} name @param {string} type
+ */
+function download(path, what, name, type) {
+  api("GET", path).then((res) => {
+    if (!res.ok) { headerMessage(what + " failed: " + errorText(res.json, res.status)); return; }
+    const blob = new Blob([JSON.stringify(res.json, null, 2)], { type });
+    const a = el("a", { href: URL.createObjectURL(blob), download: name + new Date().toISOString().replace(/[:.]/g, "-") + (type === "application/json" ? ".json" : ".har") });
     document.body.appendChild(a);
     a.click();
     setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
     headerMessage("");
   });
-});
+}
+$("snapshot-download").addEventListener("click", () => download("/snapshot", "Snapshot", "simnet-snapshot-", "application/json"));
+// HAR 1.2, what devtools open; with bodies when simnet serve runs with --keep-bodies.
+$("har-download").addEventListener("click", () => download("/network/log?format=har", "HAR export", "simnet-", "application/har+json"));
 $("snapshot-restore").addEventListener("change", () => {
   const chooser = input("snapshot-restore");
   const file = chooser.files && chooser.files[0];

@@ -1,0 +1,102 @@
+/**
+ * The request log as a HAR 1.2 file (`http://www.softwareishard.com/blog/har-12-spec/`), what
+ * browsers' devtools save and every HTTP tool reads: one entry per record still in the log,
+ * credentials redacted as the log redacts them (URL, request headers, request body), no
+ * `set-cookie`. Bodies are in it when the network kept them (`keepBodies`): answers as text when
+ * they are UTF-8 text, else base64, so `Fixture.fromHar` serves the same bytes again. A request
+ * no route answered has status 0 and its refusal in `_error`, as Chromium writes a failed one;
+ * what simnet knows besides (the route, the seed, a fault, chaos) is in `_simnet`.
+ */
+import { STATUS_CODES } from "node:http"
+import type { LoggedExchange } from "../registry/requestLog.ts"
+
+/** simnet's version, as the HAR's `creator` names it. */
+export const SIMNET_VERSION = "0.1.0"
+
+const strict = new TextDecoder("utf-8", { fatal: true })
+
+/** Bytes as HAR content: text when they are UTF-8, else base64. */
+const content = (bytes: Uint8Array): { readonly text: string; readonly encoding?: "base64" } => {
+  try {
+    return { text: strict.decode(bytes) }
+  } catch {
+    return { text: Buffer.from(bytes).toString("base64"), encoding: "base64" }
+  }
+}
+
+const pairs = (entries: Iterable<readonly [string, string]>) => Array.from(entries, ([name, value]) => ({ name, value }))
+
+const iso = (ms: number) => new Date(Number.isFinite(ms) ? ms : 0).toISOString()
+
+/** One exchange as a HAR entry. */
+const entryOf = (exchange: LoggedExchange) => {
+  const { record, requestBody, response } = exchange
+  const url = URL.canParse(record.url) ? new URL(record.url) : undefined
+  const requestType = Object.entries(record.headers).find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? ""
+  const posted = requestBody === undefined ? undefined : content(requestBody)
+  const requestSize = requestBody?.byteLength ?? record.body?.size ?? 0
+  const wait = response === undefined ? 0 : Math.max(0, response.headAt - record.time)
+  const receive = response === undefined ? 0 : Math.max(0, response.doneAt - response.headAt)
+  const type = response?.headers.find(([name]) => name === "content-type")?.[1] ?? ""
+  const body = response === undefined ? undefined : content(response.body)
+  const comments = [
+    ...(exchange.kept ? [] : ["bodies not kept: make the network with keepBodies (simnet serve --keep-bodies)"]),
+    ...(response?.cut === true ? [`body cut at ${response.body.byteLength} bytes`] : []),
+    ...(response?.broken === true ? ["the body broke before its end: what arrived"] : [])
+  ]
+  return {
+    startedDateTime: iso(record.time),
+    time: wait + receive,
+    request: {
+      method: record.method,
+      url: record.url,
+      httpVersion: "HTTP/1.1",
+      cookies: [],
+      headers: pairs(Object.entries(record.headers)),
+      queryString: url === undefined ? [] : pairs(url.searchParams),
+      ...(posted === undefined ? {} : {
+        postData: { mimeType: requestType, text: posted.text, ...(posted.encoding === undefined ? {} : { _encoding: posted.encoding }) }
+      }),
+      headersSize: -1,
+      bodySize: requestSize
+    },
+    response: {
+      status: response?.status ?? record.status ?? 0,
+      statusText: STATUS_CODES[response?.status ?? record.status ?? 0] ?? "",
+      httpVersion: "HTTP/1.1",
+      cookies: [],
+      headers: response === undefined ? [] : pairs(response.headers),
+      content: {
+        size: response?.body.byteLength ?? 0,
+        mimeType: type,
+        ...(body === undefined ? {} : body)
+      },
+      redirectURL: response?.headers.find(([name]) => name === "location")?.[1] ?? "",
+      headersSize: -1,
+      bodySize: response?.body.byteLength ?? -1
+    },
+    cache: {},
+    timings: { send: 0, wait, receive },
+    ...(comments.length === 0 ? {} : { comment: comments.join("; ") }),
+    ...(record.denial === undefined ? {} : { _error: record.denial }),
+    _simnet: {
+      seq: record.seq,
+      ...(record.route === undefined ? {} : { route: record.route.id }),
+      ...(record.seed === undefined ? {} : { seed: record.seed }),
+      ...(record.fault === undefined ? {} : { fault: record.fault }),
+      ...(record.chaos === undefined ? {} : { chaos: record.chaos })
+    }
+  }
+}
+
+/** The HAR 1.2 document of some logged exchanges (oldest first). */
+export const harOf = (exchanges: ReadonlyArray<LoggedExchange>) => ({
+  log: {
+    version: "1.2",
+    creator: { name: "simnet", version: SIMNET_VERSION },
+    entries: exchanges.map(entryOf)
+  }
+})
+
+/** A HAR document as `harOf` writes it. */
+export type Har = ReturnType<typeof harOf>

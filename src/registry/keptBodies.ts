@@ -1,0 +1,133 @@
+/**
+ * What a network keeps of each exchange when asked to (`NetworkOptions.keepBodies`), for a HAR
+ * export that imports back to the same bytes: the request's body, the answer's status, headers
+ * and body, each body at most `KEPT_BODY` bytes (a longer one is cut, and the record says so).
+ * What is kept counts against the log's byte bound like the rest of the record, so a long run
+ * drops its oldest records rather than growing. Off by default: keeping passes every answer's
+ * body through one more stream and copies its head.
+ */
+import { Effect } from "effect"
+import type { KeptExchange, KeptResponse, PendingRecord, RequestLog } from "./requestLog.ts"
+import type { HeldAnswer, SimRequest } from "./route.ts"
+
+/** The most bytes kept of one body. */
+export const KEPT_BODY = 1024 * 1024
+
+export type { KeptExchange }
+
+/** The answers of a dispatch this file keeps (`Dispatched`, and a held answer); others pass as they are. */
+type Answer =
+  | { readonly _tag: "Response"; readonly response: Response }
+  | { readonly _tag: "Promise"; readonly promise: Promise<Response> }
+  | { readonly _tag: "Effect"; readonly effect: Effect.Effect<Response, unknown> }
+  | { readonly _tag: "Held"; readonly answer: HeldAnswer }
+
+const cutTo = (bytes: Uint8Array) => (bytes.byteLength > KEPT_BODY ? bytes.slice(0, KEPT_BODY) : bytes.slice())
+
+/** Starts keeping `record`'s exchange: its request body now, its answer when one comes. */
+export const keepRequest = (log: RequestLog, record: PendingRecord, request: SimRequest): void => {
+  const body = request.body
+  const kept: KeptExchange = { requestBody: body === undefined ? undefined : cutTo(body), response: undefined }
+  if (log.grow(record, kept.requestBody?.byteLength ?? 0)) record.kept = kept
+}
+
+/** Keeps what `answer` will answer with, and returns it unchanged (a `Response` is teed, not consumed). */
+export const keepAnswer = <A extends { readonly _tag: string }>(log: RequestLog, record: PendingRecord, dispatched: A, now: () => number): A => {
+  if (record.kept === undefined) return dispatched
+  const answer = dispatched as unknown as Answer
+  switch (answer._tag) {
+    case "Response":
+      return { ...dispatched, response: keepResponse(log, record, answer.response, now) }
+    case "Promise":
+      return { ...dispatched, promise: answer.promise.then((response) => keepResponse(log, record, response, now)) }
+    case "Effect":
+      return { ...dispatched, effect: Effect.map(answer.effect, (response) => keepResponse(log, record, response, now)) }
+    case "Held": {
+      const body = cutTo(answer.answer.body)
+      const at = now()
+      keepHead(log, record, { status: answer.answer.status, headers: Object.entries(answer.answer.headers), body, cut: answer.answer.body.byteLength > KEPT_BODY, headAt: at, doneAt: at })
+      return dispatched
+    }
+    default:
+      return dispatched
+  }
+}
+
+const keepHead = (log: RequestLog, record: PendingRecord, response: KeptResponse): void => {
+  const kept = record.kept
+  if (kept === undefined) return
+  let bytes = response.body.byteLength
+  for (const [name, value] of response.headers) bytes += 2 * (name.length + value.length) + 32
+  if (log.grow(record, bytes)) kept.response = response
+  else record.kept = undefined
+}
+
+/**
+ * Keeps a `Response`'s head now and its body as the caller reads it: the caller gets a new
+ * `Response` (same status and headers) whose body passes the route's through, copying its first
+ * `KEPT_BODY` bytes. A caller that cancels cancels the route's body, as it would without keeping
+ * (a tee would hold a model stream open for its copy); what was read until then is kept.
+ */
+const keepResponse = (log: RequestLog, record: PendingRecord, response: Response, now: () => number): Response => {
+  const headers: Array<readonly [string, string]> = []
+  response.headers.forEach((value, name) => headers.push([name, value]))
+  const headAt = now()
+  const head: KeptResponse = { status: response.status, headers, body: new Uint8Array(0), cut: false, headAt, doneAt: headAt }
+  keepHead(log, record, head)
+  if (response.body === null || response.bodyUsed || record.kept === undefined) return response
+  const reader = response.body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  let cut = false
+  let ended = false
+  const end = (complete: boolean) => {
+    if (ended) return
+    ended = true
+    const kept = record.kept
+    const body = join(chunks, size)
+    chunks.length = 0
+    if (kept?.response === undefined || !log.grow(record, body.byteLength)) return
+    kept.response = { ...head, body, cut, doneAt: now(), ...(complete ? {} : { broken: true as const }) }
+  }
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let read: ReadableStreamReadResult<Uint8Array>
+      try {
+        read = await reader.read()
+      } catch (error) {
+        end(false)
+        controller.error(error)
+        return
+      }
+      if (read.done) {
+        end(true)
+        controller.close()
+        return
+      }
+      const chunk = read.value
+      if (!cut && !ended) {
+        const room = KEPT_BODY - size
+        if (chunk.byteLength > room) cut = true
+        const part = chunk.byteLength > room ? chunk.slice(0, room) : chunk.slice()
+        chunks.push(part)
+        size += part.byteLength
+      }
+      controller.enqueue(chunk)
+    },
+    cancel(reason) {
+      end(false)
+      return reader.cancel(reason)
+    }
+  })
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+}
+
+const join = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
+  const out = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    out.set(chunk.subarray(0, size - at), at)
+    at += Math.min(chunk.byteLength, size - at)
+  }
+  return out
+}
