@@ -398,3 +398,49 @@ describe("recording an MCP server", () => {
     await client.close()
   }, 60_000)
 })
+
+describe("recording embeddings", () => {
+  it("an embeddings call is recorded as a route for its input and replays the upstream's vector, beside the model family its chat call brought", async () => {
+    const vector = Float32Array.from([0.6, -0.8, 0])
+    const upstream = http.createServer((req, res) => {
+      let raw = ""
+      req.on("data", (d: Buffer) => (raw += d))
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" })
+        if (req.url === "/v1/embeddings") {
+          const body = JSON.parse(raw) as { input: string; encoding_format?: string }
+          const embedding = body.encoding_format === "base64" ? Buffer.from(vector.buffer).toString("base64") : Array.from(vector)
+          res.end(JSON.stringify({ object: "list", model: "text-embedding-3-small", data: [{ object: "embedding", index: 0, embedding }], usage: { prompt_tokens: 2, total_tokens: 2 } }))
+          return
+        }
+        res.end(JSON.stringify({ id: "c0", object: "chat.completion", created: 0, model: "gpt-4o", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "Recorded." } }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }))
+      })
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const port = (upstream.address() as { port: number }).port
+    const { SimulationNetwork } = await import("simnet")
+    const { default: OpenAI } = await import("openai")
+    const network = await SimulationNetwork.start({ record: { upstream: { "api.openai.com": `http://127.0.0.1:${port}` } } })
+    const live = new OpenAI({ apiKey: "sk-live-embeddings", fetch: network.fetch, maxRetries: 0 })
+    const recorded = await live.embeddings.create({ model: "text-embedding-3-small", input: "red shoes" })
+    expect(recorded.data[0]!.embedding.map((x) => Math.round(x * 10) / 10)).toEqual([0.6, -0.8, 0])
+    expect((await live.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })).choices[0]!.message.content).toBe("Recorded.")
+    const recording = network.recording()
+    await network.close()
+    upstream.close()
+    expect(JSON.stringify(recording)).not.toContain("sk-live")
+    expect(recording.routes).toContainEqual({ family: "openai" })
+    expect(recording.routes).toContainEqual(expect.objectContaining({ match: expect.objectContaining({ method: "POST", url: "https://api.openai.com/v1/embeddings", json: expect.objectContaining({ input: "red shoes" }) }) }))
+
+    // Replayed with the upstream gone: the recorded vector for the recorded input, simnet's own
+    // seeded vectors for any other, and the chat call from its rule.
+    const replay = await SimulationNetwork.start({ llmRules: recording.llm?.rules })
+    await replay.registerSpec(recording.routes)
+    const client = new OpenAI({ apiKey: "sk-test", fetch: replay.fetch, maxRetries: 0 })
+    expect((await client.embeddings.create({ model: "text-embedding-3-small", input: "red shoes" })).data[0]!.embedding).toEqual(recorded.data[0]!.embedding)
+    expect((await client.embeddings.create({ model: "text-embedding-3-small", input: "blue hats" })).data[0]!.embedding).toHaveLength(1536)
+    expect((await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })).choices[0]!.message.content).toBe("Recorded.")
+    await replay.close()
+  })
+})
