@@ -85,6 +85,15 @@ export interface NetworkOptions {
    * What is kept counts against `logBytes`.
    */
   readonly keepBodies?: boolean | undefined
+  /**
+   * What `network.fetch` does with a request the network refuses (unregistered, a route that
+   * failed): `"reject"` (the default) rejects `TypeError("fetch failed")` whose `cause` is the
+   * typed error, as undici's `fetch` does when it cannot connect; `"502"` resolves with the 502
+   * `simnet serve` answers (JSON `{ error: { tag, message, … } }`, `x-should-retry: false`), so a
+   * model SDK fails at once, without retries, with simnet's message first. `httpClient` is not
+   * affected: its refusals are typed errors.
+   */
+  readonly refusals?: "reject" | "502" | undefined
 }
 
 /**
@@ -194,7 +203,7 @@ const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRoute
 /** The options that are data, decoded (`schemas/options.ts`), or the refusal naming the bad one. */
 const decodeOptions = (options: NetworkOptions): Result.Result<typeof NetworkOptionsData.Type, InvalidNetworkOption> =>
   Result.mapError(
-    decodeAt(NetworkOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact, chaos: options.chaos, keepBodies: options.keepBodies }, "", { onExcessProperty: "error" }),
+    decodeAt(NetworkOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact, chaos: options.chaos, keepBodies: options.keepBodies, refusals: options.refusals }, "", { onExcessProperty: "error" }),
     (issue) => new InvalidNetworkOption({ option: issue.path, detail: issue.message })
   )
 
@@ -292,7 +301,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       }),
       llm,
       mcp,
-      fetch: makeFetch(network),
+      fetch: makeFetch(network, { refusals: decoded.success.refusals }),
       httpClient: door.client,
       redactor: network.redactor,
       [ServerDoorKey]: door.atOnce

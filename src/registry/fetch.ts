@@ -4,7 +4,10 @@
  * (`TypeError("fetch failed")` whose `cause` is the typed error).
  */
 import { Effect } from "effect"
+import { isSimnetError } from "../SimnetError.ts"
 import type { Network } from "./network.ts"
+import { bounded } from "./redact.ts"
+import { refusalResponse } from "./refusal.ts"
 import { makeSimRequest, type SimRequest } from "./request.ts"
 import { abortableResponse, abortReason, fetchFailed, refusedRequest } from "./transport.ts"
 
@@ -106,6 +109,47 @@ const asFetched = (response: Response, url: string, redirected: boolean): Respon
 
 const redirectFailed = (message: string): TypeError => new TypeError("fetch failed", { cause: new Error(message) })
 
+type Answer = (request: SimRequest, signal: AbortSignal | undefined | null) => Response | Promise<Response>
+
+/** How `fetch` takes one dispatch: a refusal rejects `TypeError("fetch failed")`, as undici's does when it cannot connect. */
+const answerOf = (network: Network): Answer => (request, signal) => {
+  const dispatched = network.dispatch(request)
+  switch (dispatched._tag) {
+    case "Response":
+      return abortableResponse(dispatched.response, signal ?? undefined)
+    case "Denied":
+      return Promise.reject(fetchFailed(dispatched.error))
+    case "Effect":
+      return network.run(Effect.mapError(dispatched.effect, fetchFailed), signal ?? undefined).then(
+        (response) => abortableResponse(response, signal ?? undefined),
+        (error) => {
+          if (signal?.aborted) throw abortReason(signal)
+          throw error
+        }
+      )
+    case "Promise":
+      return untilAnswered(dispatched.promise, signal ?? undefined)
+  }
+}
+
+/**
+ * `refusals: "502"`: a refusal (an unregistered request, a route that failed) resolves as
+ * `simnet serve`'s 502 (`refusal.ts`), which no SDK retries and whose message is simnet's.
+ */
+const answering502 = (network: Network, answer: Answer): Answer => (request, signal) => {
+  const refused = (error: unknown): Response => {
+    const cause = error instanceof TypeError && error.message === "fetch failed" ? error.cause : undefined
+    if (signal?.aborted || !isSimnetError(cause)) throw error
+    return refusalResponse(cause, bounded(request.method), network.redactor.url(request.url))
+  }
+  try {
+    const answered = answer(request, signal)
+    return answered instanceof Response ? answered : answered.catch(refused)
+  } catch (error) {
+    return refused(error)
+  }
+}
+
 /**
  * A WHATWG `fetch` that answers from the network. Unregistered requests reject with
  * `TypeError("fetch failed")` whose `cause` is the `UnregisteredRequest`. Like undici's fetch it
@@ -114,27 +158,8 @@ const redirectFailed = (message: string): TypeError => new TypeError("fetch fail
  * `redirect: "manual"`, and fails with `redirect: "error"`. Responses carry `url` and
  * `redirected`.
  */
-export const makeFetch = (network: Network): typeof globalThis.fetch => {
-  const answer = (request: SimRequest, signal: AbortSignal | undefined | null): Response | Promise<Response> => {
-    const dispatched = network.dispatch(request)
-    switch (dispatched._tag) {
-      case "Response":
-        return abortableResponse(dispatched.response, signal ?? undefined)
-      case "Denied":
-        return Promise.reject(fetchFailed(dispatched.error))
-      case "Effect":
-        return network.run(Effect.mapError(dispatched.effect, fetchFailed), signal ?? undefined).then(
-          (response) => abortableResponse(response, signal ?? undefined),
-          (error) => {
-            if (signal?.aborted) throw abortReason(signal)
-            throw error
-          }
-        )
-      case "Promise":
-        return untilAnswered(dispatched.promise, signal ?? undefined)
-    }
-  }
-
+export const makeFetch = (network: Network, options: { readonly refusals?: "reject" | "502" | undefined } = {}): typeof globalThis.fetch => {
+  const answer = options.refusals === "502" ? answering502(network, answerOf(network)) : answerOf(network)
   const simFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     let url: string
     let method: string

@@ -44,7 +44,8 @@ export const NetworkOptionsData = Schema.Struct({
     words: Schema.optional(Names)
   })),
   chaos: Schema.optional(ChaosData),
-  keepBodies: Schema.optional(Schema.Boolean)
+  keepBodies: Schema.optional(Schema.Boolean),
+  refusals: Schema.optional(Schema.Literals(["reject", "502"]))
 })
 
 /** The simulated model's options. */

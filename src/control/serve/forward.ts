@@ -13,35 +13,15 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { SimulationNetworkApi } from "../../network/network.ts"
 import { bounded } from "../../registry/redact.ts"
+import { NO_RETRY, refusalBody } from "../../registry/refusal.ts"
 import { isSimnetError, type SimnetError } from "../../SimnetError.ts"
 import { declaredOver, limitedStream } from "../body.ts"
 import type { Handovers } from "../handover.ts"
 import { relay } from "./relay.ts"
 
-/**
- * The headers of every 502 simnet serve answers: a refusal will not go away on a retry. The
- * `openai` and Anthropic SDKs do not retry on `x-should-retry: false`; the AI SDK retries any 5xx
- * but waits what `retry-after-ms` says, so its retries cost no time and the caller fails at once.
- */
-export const NO_RETRY: Readonly<Record<string, string>> = { "x-should-retry": "false", "retry-after-ms": "0", "retry-after": "0" }
-
-/**
- * The 502 body of a request the network refused: the error's tag and message, the request, and
- * for an unregistered request its nearest candidates.
- */
+/** The 502 of a request the network refused (`registry/refusal.ts`). */
 const refusal = (error: SimnetError, method: string, url: string) =>
-  HttpServerResponse.jsonUnsafe(
-    {
-      error: {
-        tag: error._tag,
-        message: error.message,
-        method,
-        url,
-        ...(error._tag === "UnregisteredRequest" ? { candidates: error.candidates } : {})
-      }
-    },
-    { status: 502, headers: NO_RETRY }
-  )
+  HttpServerResponse.jsonUnsafe(refusalBody(error, method, url), { status: 502, headers: NO_RETRY })
 
 /** The forwarder opens no client span per request: `simnet serve` reports requests its own way. */
 const untraced = () => true

@@ -6,7 +6,8 @@ import * as http from "node:http"
 import { Effect } from "effect"
 import { answerAtOnce, type SimulationNetworkApi } from "../../network/network.ts"
 import type { Handovers } from "../handover.ts"
-import { NO_RETRY, routeFailed, withoutHost } from "./forward.ts"
+import { NO_RETRY } from "../../registry/refusal.ts"
+import { routeFailed, withoutHost } from "./forward.ts"
 import { bodiless } from "./relay.ts"
 
 /** Told of every request the lane answered itself, for the line per request and the trace. */
