@@ -32,3 +32,22 @@ const run = (network: typeof replay) => async (i: number) => (await network.fetc
 const recordedMeasure = await measure("recorded routes (fixtureOf), 100 routes", run(replay), { minMs })
 const handMeasure = await measure("hand-written routes, 100 routes", run(hand), { minMs })
 report("replaying a recording vs hand-written routes, requests/s", [handMeasure, recordedMeasure], handMeasure.name)
+
+// What keeping bodies for a HAR export costs (`keepBodies`): the same hand-written routes, and a
+// handler whose answer is a plain `Response` (its body passed through and copied as it is read).
+const kept = await SimulationNetwork.start({
+  keepBodies: true,
+  routes: Array.from({ length: N }, (_, i) => Route.text(`GET https://api.example.com/items/${i}?view=full`, body(i), { contentType: "application/json" }))
+})
+const keptMeasure = await measure("hand-written routes, keepBodies", run(kept), { minMs })
+report("keepBodies on vs off, static routes, requests/s", [handMeasure, keptMeasure], handMeasure.name)
+const handler = (keepBodies: boolean) =>
+  SimulationNetwork.start({
+    keepBodies,
+    routes: [Route.handler("GET https://api.example.com/items/:id", (request) => new Response(body(Number(request.params["id"])), { headers: { "content-type": "application/json" } }))]
+  })
+const [plainHandler, keptHandler] = [await handler(false), await handler(true)]
+const plainHandlerMeasure = await measure("handler routes", run(plainHandler), { minMs })
+const keptHandlerMeasure = await measure("handler routes, keepBodies", run(keptHandler), { minMs })
+report("keepBodies on vs off, handler routes (streamed bodies), requests/s", [plainHandlerMeasure, keptHandlerMeasure], plainHandlerMeasure.name)
+await Promise.all([kept.close(), plainHandler.close(), keptHandler.close()])

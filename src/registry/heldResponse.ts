@@ -71,6 +71,11 @@ const makeHeldResponse = () => {
       return typeof this.#held === "string" ? this.#held : decoder.decode(this.#held)
     }
 
+    /** The held body, left unread (for a copy kept beside it), unless it was read or streamed already. */
+    peek(): string | Uint8Array | undefined {
+      return this.#used || this.#full !== undefined ? undefined : this.#held
+    }
+
     /** The held body as bytes, once, unless it was read or streamed already. */
     take(): Uint8Array | undefined {
       if (this.#used || this.#full !== undefined || this.#signal?.aborted === true) return undefined
@@ -201,6 +206,16 @@ export const bytesResponse = (bytes: Uint8Array, init: ResponseInit): Response =
 
 /** Whether `response` holds its body whole (and so has one, without building its stream to ask). */
 export const isHeld = (response: Response): boolean => isHeldResponse(response)
+
+/**
+ * What a held response holds, without reading it: its body and the header record it was built
+ * from (when it was). Undefined for any other response, or once its body was read or streamed.
+ */
+export const peekHeld = (response: Response): { readonly body: string | Uint8Array; readonly headers: Readonly<Record<string, string>> | undefined } | undefined => {
+  if (!isHeldResponse(response)) return undefined
+  const body = response.peek()
+  return body === undefined ? undefined : { body, headers: response.record }
+}
 
 /**
  * The whole body of a response simnet built from a body it held (a static or generated route),

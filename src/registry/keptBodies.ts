@@ -8,7 +8,11 @@
  */
 import { Effect } from "effect"
 import type { KeptExchange, KeptResponse, PendingRecord, RequestLog } from "./requestLog.ts"
+import { peekHeld } from "./heldResponse.ts"
 import type { HeldAnswer, SimRequest } from "./route.ts"
+
+const encoder = new TextEncoder()
+const EMPTY = new Uint8Array(0)
 
 /** The most bytes kept of one body. */
 export const KEPT_BODY = 1024 * 1024
@@ -69,12 +73,22 @@ const keepHead = (log: RequestLog, record: PendingRecord, response: KeptResponse
  * (a tee would hold a model stream open for its copy); what was read until then is kept.
  */
 const keepResponse = (log: RequestLog, record: PendingRecord, response: Response, now: () => number): Response => {
-  const headers: Array<readonly [string, string]> = []
-  response.headers.forEach((value, name) => headers.push([name, value]))
+  const held = peekHeld(response)
+  const headers: Array<readonly [string, string]> = held?.headers !== undefined ? Object.entries(held.headers) : []
+  if (held?.headers === undefined) response.headers.forEach((value, name) => headers.push([name, value]))
   const headAt = now()
-  const head: KeptResponse = { status: response.status, headers, body: new Uint8Array(0), cut: false, headAt, doneAt: headAt }
+  const head: KeptResponse = { status: response.status, headers, body: EMPTY, cut: false, headAt, doneAt: headAt }
   keepHead(log, record, head)
-  if (response.body === null || response.bodyUsed || record.kept === undefined) return response
+  if (record.kept === undefined) return response
+  if (held !== undefined) {
+    // A body simnet holds whole is kept as it is (never changed: the response owns it too), and
+    // the response stays as fast as it was.
+    const bytes = typeof held.body === "string" ? encoder.encode(held.body) : held.body
+    const body = bytes.byteLength > KEPT_BODY ? bytes.subarray(0, KEPT_BODY) : bytes
+    if (log.grow(record, body.byteLength)) record.kept.response = { ...head, body, cut: bytes.byteLength > KEPT_BODY }
+    return response
+  }
+  if (response.body === null || response.bodyUsed) return response
   const reader = response.body.getReader()
   const chunks: Array<Uint8Array> = []
   let size = 0
