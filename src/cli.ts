@@ -19,7 +19,7 @@ import { caDirectory, loadCa } from "./control/serve/ca.ts"
 import type { ChaosOptions } from "./registry/chaos.ts"
 import type { Route } from "./registry/route.ts"
 import { passthrough } from "./families/passthrough.ts"
-import { fromHar, type Recorded, recorder, recordingOf, writeRecording } from "./families/record.ts"
+import { fromHar, type Recorded, recorder, recordingOf, recordingTargetProblem, writeRecording } from "./families/record.ts"
 import { defaultRedactor } from "./registry/redact.ts"
 import type { Redactor } from "./registry/redact.ts"
 import { proxyEnv, runChild } from "./control/serve/child.ts"
@@ -135,6 +135,8 @@ const forwardingRoutes = (
     if (unused.length > 0 && Option.isNone(record)) return yield* new UsageError({ message: `--upstream ${unused[0]}=… needs --passthrough ${unused[0]} or --record` })
     const routes: Array<Route> = passthrough(hosts, Object.fromEntries(Object.entries(upstream).filter(([host]) => hosts.includes(host))))
     if (Option.isNone(record)) return { routes, recorded: undefined }
+    const problem = recordingTargetProblem(path.resolve(process.cwd(), record.value))
+    if (problem !== undefined) return yield* new UsageError({ message: `cannot record into --record ${record.value}: ${problem}` })
     const recording = recorder({ upstream })
     return { routes: [...routes, recording.route], recorded: recording.recorded }
   })
@@ -146,9 +148,11 @@ const writeOnClose = (file: Option.Option<string>, recorded: (() => ReadonlyArra
     : Effect.addFinalizer(() =>
       Effect.sync(() => {
         const recording = recordingOf(recorded(), network.redactor)
-        writeRecording(path.resolve(process.cwd(), file.value), recording, network.seed)
+        const target = path.resolve(process.cwd(), file.value)
+        const written = writeRecording(target, recording, network.seed)
         const calls = recording.llm?.rules.length ?? 0
-        process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${file.value}\n`)
+        const aside = written === target ? "" : ` (${file.value} could not be merged into any more)`
+        process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${written === target ? file.value : written}${aside}\n`)
       }))
 
 const caDirFlag = Flag.String("ca-dir").pipe(

@@ -444,3 +444,61 @@ describe("recording embeddings", () => {
     await replay.close()
   })
 })
+
+describe("recording loses nothing", () => {
+  it("a --record file that cannot be merged into is refused before anything is recorded, in process and by simnet serve, and left as it was", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-record-target-"))
+    const garbage = join(dir, "not-a-fixture.json")
+    writeFileSync(garbage, "{ this is not json")
+    const { Effect } = await import("effect")
+    const { SimulationNetwork } = await import("simnet")
+    const refused = await Effect.runPromise(Effect.flip(SimulationNetwork.make({ record: { file: garbage } })))
+    expect(refused).toMatchObject({ _tag: "InvalidNetworkOption", option: "record.file" })
+    expect(String((refused as { detail: string }).detail)).toContain("cannot be read as JSON")
+    const wrongRoutes = join(dir, "routes-object.json")
+    writeFileSync(wrongRoutes, JSON.stringify({ routes: { a: 1 } }))
+    expect(await Effect.runPromise(Effect.flip(SimulationNetwork.make({ record: { file: wrongRoutes } })))).toMatchObject({ option: "record.file", detail: `${wrongRoutes}: routes is not an array` })
+
+    const { spawnSync } = await import("node:child_process")
+    const cli = spawnSync(process.execPath, ["bin/simnet.js", "serve", "--port", "0", "--record", garbage], { encoding: "utf8", timeout: 30_000 })
+    expect(cli.status).not.toBe(0)
+    expect(cli.stderr).toContain(`cannot record into --record ${garbage}`)
+    expect(readFileSync(garbage, "utf8")).toBe("{ this is not json")
+  })
+
+  it("a file spoiled while recording gets the recording beside it (FILE.PID.recording.json), not lost", async () => {
+    const upstream = http.createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" })
+      res.end("from upstream")
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const port = (upstream.address() as { port: number }).port
+    const dir = mkdtempSync(join(tmpdir(), "simnet-record-spoiled-"))
+    const file = join(dir, "recording.json")
+    const { SimulationNetwork } = await import("simnet")
+    const network = await SimulationNetwork.start({ record: { file, upstream: { "svc.example.com": `http://127.0.0.1:${port}` } } })
+    expect(await (await network.fetch("https://svc.example.com/x")).text()).toBe("from upstream")
+    writeFileSync(file, "spoiled")
+    await network.close()
+    upstream.close()
+    expect(readFileSync(file, "utf8")).toBe("spoiled")
+    const aside = JSON.parse(readFileSync(`${file}.${process.pid}.recording.json`, "utf8")) as { routes: Array<{ respond: { body: string } }> }
+    expect(aside.routes.map((r) => r.respond.body)).toEqual(["from upstream"])
+  })
+
+  it("a HAR whose request bodies nest 50 000 deep is imported (those routes match without a body matcher) and registers", async () => {
+    const entry = (i: number, text: string) => ({
+      startedDateTime: "2026-12-01T00:00:00Z", time: 0, cache: {}, timings: { send: 0, wait: 0, receive: 0 },
+      request: { method: "POST", url: `https://deep.example.com/x${i}`, httpVersion: "", headers: [], queryString: [], cookies: [], headersSize: -1, bodySize: 0, postData: { mimeType: "application/json", text } },
+      response: { status: 200, statusText: "", httpVersion: "", headers: [], cookies: [], content: { size: 1, mimeType: "text/plain", text: `answer ${i}` }, redirectURL: "", headersSize: -1, bodySize: 1 }
+    })
+    const { Fixture, SimulationNetwork } = await import("simnet")
+    const { routes } = await Fixture.fromHar({ log: { entries: [entry(1, "[".repeat(50_000) + "]".repeat(50_000)), entry(2, "{\"a\":1}")] } })
+    expect(routes.map((r) => (r["match"] as Record<string, unknown>)["json"])).toEqual([undefined, { a: 1 }])
+    const network = await SimulationNetwork.start()
+    await network.registerSpec(routes)
+    expect(await (await network.fetch("https://deep.example.com/x1", { method: "POST", body: "[[]]" })).text()).toBe("answer 1")
+    await network.close()
+  })
+})

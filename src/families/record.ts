@@ -16,6 +16,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { Effect } from "effect"
 import type { Redactor } from "../registry/redact.ts"
 import type { Route } from "../registry/route.ts"
+import { depthExceeds, MAX_JSON_DEPTH } from "../registry/util.ts"
 import { make } from "../routes/make.ts"
 import { forward } from "../routes/loopback.ts"
 import { familyFor, modelApiOf, ruleOf } from "./recordModel.ts"
@@ -117,6 +118,8 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
       } catch {
         json = undefined
       }
+      // A body nested deeper than a request's `json()` reads is matched without it (as the network would see it).
+      if (depthExceeds(json, MAX_JSON_DEPTH)) json = undefined
     }
     const match: Record<string, unknown> = {
       method: entry.method,
@@ -213,7 +216,51 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
  * Merges `routes` into the fixture at `file` (made when there is none): a route whose match and
  * answer the file already has is not added again. Written whole or not at all.
  */
-export const writeRecording = (file: string, recording: Recording, seed?: number): void => {
+/**
+ * Why a recording cannot be merged into `file` (checked before anything is recorded, so that a
+ * session is not recorded for nothing): it exists and is not JSON, not an object, or has
+ * `routes` or `llm.rules` that are not arrays. Undefined when it can be (or does not exist).
+ */
+export const recordingTargetProblem = (file: string): string | undefined => {
+  if (!existsSync(file)) return undefined
+  let existing: unknown
+  try {
+    existing = JSON.parse(readFileSync(file, "utf8"))
+  } catch (cause) {
+    return `${file} exists and cannot be read as JSON (${cause instanceof Error ? cause.message : String(cause)})`
+  }
+  if (typeof existing !== "object" || existing === null || Array.isArray(existing)) return `${file} exists and is not a fixture (a JSON object)`
+  const fixture = existing as { routes?: unknown; llm?: unknown }
+  if (fixture.routes !== undefined && !Array.isArray(fixture.routes)) return `${file}: routes is not an array`
+  const llm = fixture.llm as { rules?: unknown } | undefined
+  if (llm !== undefined && !Array.isArray(llm) && (typeof llm !== "object" || llm === null || (llm.rules !== undefined && !Array.isArray(llm.rules)))) {
+    return `${file}: llm is neither a queue (an array) nor { queue, rules } with rules an array`
+  }
+  if (depthExceeds(existing, MAX_JSON_DEPTH)) return `${file} nests deeper than ${MAX_JSON_DEPTH}`
+  return undefined
+}
+
+/**
+ * Writes `recording` into `file`, merged with what it holds, atomically. When the file cannot be
+ * merged (it changed under the recorder since `recordingTargetProblem` passed it), the recording
+ * goes to `FILE.PID.recording.json` beside it instead, whose name is returned: what was recorded
+ * is never lost.
+ */
+export const writeRecording = (file: string, recording: Recording, seed?: number): string => {
+  if (recordingTargetProblem(file) === undefined) {
+    try {
+      mergeInto(file, recording, seed)
+      return file
+    } catch {
+      // Written beside it below.
+    }
+  }
+  const aside = `${file}.${process.pid}.recording.json`
+  mergeInto(aside, recording, seed)
+  return aside
+}
+
+const mergeInto = (file: string, recording: Recording, seed?: number): void => {
   const routes = recording.routes
   const existing = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { routes?: Array<Record<string, unknown>>; llm?: unknown } & Record<string, unknown>) : {}
   const before = existing.routes ?? []

@@ -240,6 +240,8 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     network.keepBodies = decoded.success.keepBodies === true
     // Record mode's module loads only when a network records, not with `import("simnet")`.
     const record: typeof Record_ | undefined = options.record === undefined ? undefined : yield* Effect.promise(() => import("../families/record.ts"))
+    const problem = options.record?.file === undefined || record === undefined ? undefined : record.recordingTargetProblem(options.record.file)
+    if (problem !== undefined) return yield* new InvalidNetworkOption({ option: "record.file", detail: problem })
     const recording = options.record === undefined || record === undefined ? undefined : record.recorder({ upstream: options.record.upstream, cookies: options.record.cookies })
     const initial = [...(options.routes === undefined ? [] : Array.from(options.routes)), ...(recording === undefined ? [] : [recording.route])]
     const handlers = new Map(Object.entries(options.handlers ?? {}))
