@@ -123,7 +123,7 @@ const forwardingRoutes = (
   hosts: ReadonlyArray<string>,
   upstreams: ReadonlyArray<string>,
   record: Option.Option<string>
-): Effect.Effect<{ readonly routes: ReadonlyArray<Route>; readonly recorded: (() => ReadonlyArray<Recorded>) | undefined }, UsageError> =>
+): Effect.Effect<{ readonly routes: ReadonlyArray<Route>; readonly recorded: Recorder | undefined }, UsageError> =>
   Effect.gen(function*() {
     const upstream: Record<string, string> = {}
     for (const pair of upstreams) {
@@ -138,21 +138,25 @@ const forwardingRoutes = (
     const problem = recordingTargetProblem(path.resolve(process.cwd(), record.value))
     if (problem !== undefined) return yield* new UsageError({ message: `cannot record into --record ${record.value}: ${problem}` })
     const recording = recorder({ upstream })
-    return { routes: [...routes, recording.route], recorded: recording.recorded }
+    return { routes: [...routes, recording.route], recorded: recording }
   })
 
 /** Writes the recording when the scope closes (the server stops). */
-const writeOnClose = (file: Option.Option<string>, recorded: (() => ReadonlyArray<Recorded>) | undefined, network: { readonly redactor: Redactor; readonly seed: number }) =>
-  Option.isNone(file) || recorded === undefined
+/** What the CLI reads of a recorder: what it kept, and how many exchanges it could not keep. */
+type Recorder = { readonly recorded: () => ReadonlyArray<Recorded>; readonly overflow: () => number }
+
+const writeOnClose = (file: Option.Option<string>, kept: Recorder | undefined, network: { readonly redactor: Redactor; readonly seed: number }) =>
+  Option.isNone(file) || kept === undefined
     ? Effect.void
     : Effect.addFinalizer(() =>
       Effect.sync(() => {
-        const recording = recordingOf(recorded(), network.redactor)
+        const recording = recordingOf(kept.recorded(), network.redactor)
+        const overflow = kept.overflow()
         const target = path.resolve(process.cwd(), file.value)
         const written = writeRecording(target, recording, network.seed)
         const calls = recording.llm?.rules.length ?? 0
         const aside = written === target ? "" : ` (${file.value} could not be merged into any more)`
-        process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${written === target ? file.value : written}${aside}\n`)
+        process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${written === target ? file.value : written}${aside}${overflow === 0 ? "" : `; ${overflow} more exchange${overflow === 1 ? " was" : "s were"} answered but not recorded (past the recording's 256 MiB, or a body over 32 MiB)`}\n`)
       }))
 
 const caDirFlag = Flag.String("ca-dir").pipe(

@@ -502,3 +502,30 @@ describe("recording loses nothing", () => {
     await network.close()
   })
 })
+
+describe("a recording's memory is bounded", () => {
+  it("repeated identical exchanges are kept once; an answer too large to record is still answered, and counted", async () => {
+    let n = 0
+    const big = Buffer.alloc(33 * 1024 * 1024, 7)
+    const upstream = http.createServer((req, res) => {
+      res.writeHead(200, { "content-type": req.url === "/big" ? "application/octet-stream" : "text/plain" })
+      res.end(req.url === "/big" ? big : req.url === "/changing" ? `answer ${++n}` : "same")
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const port = (upstream.address() as { port: number }).port
+    const { recorder } = await import("../src/families/record.ts")
+    const { SimulationNetwork } = await import("simnet")
+    const kept = recorder({ upstream: { "svc.example.com": `http://127.0.0.1:${port}` } })
+    const network = await SimulationNetwork.start({ routes: [kept.route] })
+    for (let i = 0; i < 50; i++) expect(await (await network.fetch("https://svc.example.com/same")).text()).toBe("same")
+    expect(kept.recorded()).toHaveLength(1)
+    for (let i = 0; i < 3; i++) await (await network.fetch("https://svc.example.com/changing")).text()
+    expect(kept.recorded()).toHaveLength(4)
+    expect((await (await network.fetch("https://svc.example.com/big")).arrayBuffer()).byteLength).toBe(big.length)
+    expect(kept.recorded()).toHaveLength(4)
+    expect(kept.overflow()).toBe(1)
+    await network.close()
+    upstream.close()
+  })
+})

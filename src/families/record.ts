@@ -16,7 +16,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { Effect } from "effect"
 import type { Redactor } from "../registry/redact.ts"
 import type { Route } from "../registry/route.ts"
-import { depthExceeds, MAX_JSON_DEPTH } from "../registry/util.ts"
+import { createHash, depthExceeds, MAX_JSON_DEPTH } from "../registry/util.ts"
 import { make } from "../routes/make.ts"
 import { forward } from "../routes/loopback.ts"
 import { familyFor, modelApiOf, ruleOf } from "./recordModel.ts"
@@ -25,6 +25,13 @@ import type { Recorded } from "./recorded.ts"
 
 /** The largest answer body recorded (a bigger one is forwarded but not kept). */
 const MAX_RECORDED_BODY = 32 * 1024 * 1024
+/**
+ * The most one recording keeps in memory until it is written (bodies, URLs and a per-exchange
+ * overhead): past it, exchanges are still forwarded and answered but not recorded, and counted
+ * (`overflow`), so a long session cannot grow without bound.
+ */
+const MAX_RECORDING_BYTES = 256 * 1024 * 1024
+const RECORD_OVERHEAD = 256
 
 export type { Recorded } from "./recorded.ts"
 
@@ -43,8 +50,11 @@ export interface RecordOptions {
 const DROPPED = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "age", "server", "x-request-id", "etag"])
 
 /** A recorder: the route that forwards and keeps what no other route answers, and what it kept so far. */
-export const recorder = (options: RecordOptions = {}): { readonly route: Route; readonly recorded: () => ReadonlyArray<Recorded> } => {
+export const recorder = (options: RecordOptions = {}): { readonly route: Route; readonly recorded: () => ReadonlyArray<Recorded>; readonly overflow: () => number } => {
   const kept: Array<Recorded> = []
+  const lastAnswer = new Map<string, string>()
+  let keptBytes = 0
+  let overflow = 0
   const upstream = options.upstream ?? {}
   const route = make(
     "record",
@@ -65,11 +75,23 @@ export const recorder = (options: RecordOptions = {}): { readonly route: Route; 
             response.headers.forEach((value, name) => {
               if (!DROPPED.has(name) && (name !== "set-cookie" || options.cookies === true)) headers.push([name, value])
             })
-            if (body.byteLength <= MAX_RECORDED_BODY) {
+            const requestBody = request.body === undefined || request.body.length === 0 ? undefined : request.text()
+            const cost = RECORD_OVERHEAD + 2 * request.url.href.length + 2 * (requestBody?.length ?? 0) + body.byteLength
+            // An answer the same request got last time adds nothing to the fixture (`fixtureOf`
+            // collapses it): repeated traffic does not grow the recording.
+            const requestKey = digest([request.method, request.url.href, requestBody ?? ""])
+            const answerKey = digest([String(response.status), JSON.stringify(headers)], body)
+            if (lastAnswer.get(requestKey) === answerKey) {
+              // Nothing new.
+            } else if (body.byteLength > MAX_RECORDED_BODY || keptBytes + cost > MAX_RECORDING_BYTES) {
+              overflow++
+            } else {
+              lastAnswer.set(requestKey, answerKey)
+              keptBytes += cost
               kept.push({
                 method: request.method,
                 url: request.url.href,
-                requestBody: request.body === undefined || request.body.length === 0 ? undefined : request.text(),
+                requestBody,
                 requestType: request.headers.get("content-type") ?? undefined,
                 status: response.status,
                 headers,
@@ -84,7 +106,15 @@ export const recorder = (options: RecordOptions = {}): { readonly route: Route; 
     },
     { id: "record", priority: -2_000_000_000, source: "record" }
   )
-  return { route, recorded: () => [...kept] }
+  return { route, recorded: () => [...kept], overflow: () => overflow }
+}
+
+/** A digest of some strings and bytes, for telling exchanges apart without keeping them twice. */
+const digest = (parts: ReadonlyArray<string>, bytes?: Uint8Array): string => {
+  const hash = createHash("sha256")
+  for (const part of parts) hash.update(part).update("\u0000")
+  if (bytes !== undefined) hash.update(bytes)
+  return hash.digest("base64")
 }
 
 /** Literal URL text as path-to-regexp pattern text: its syntax characters escaped. */
