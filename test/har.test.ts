@@ -98,6 +98,19 @@ describe("HAR export", () => {
     expect(har.log.entries.map((e) => e.response.status)).toEqual([200, 200, 201, 410])
   })
 
+  it("a log restored from a snapshot exports as valid HAR too, each entry saying its bodies are not in the snapshot", async () => {
+    const live = await SimulationNetwork.start({ keepBodies: true, routes: routes() })
+    await exchanges(live.fetch)
+    const state = await Effect.runPromise(live.network.state)
+    await live.close()
+    const restored = await SimulationNetwork.start({ keepBodies: true, routes: routes() })
+    await Effect.runPromise(restored.network.restore(JSON.parse(JSON.stringify(state))))
+    const har = restored.har()
+    await restored.close()
+    expect(await validHar(har)).toBe("valid")
+    expect(har.log.entries.map((e) => [e.response.status, e.comment])).toEqual([200, 200, 201, 410].map((status) => [status, "restored from a snapshot: its bodies are not in it"]))
+  })
+
   it("keeps at most 1 MiB of a body (and says it was cut), and kept bodies count against logBytes: the oldest records go", async () => {
     const big = new Uint8Array(3 * 1024 * 1024).fill(7)
     const live = await SimulationNetwork.start({ keepBodies: true, logBytes: 4 * 1024 * 1024, routes: [Route.bytes("GET https://big.example.com/:n", big, { id: "big" })] })

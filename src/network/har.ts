@@ -40,7 +40,7 @@ const entryOf = (exchange: LoggedExchange) => {
   const type = response?.headers.find(([name]) => name === "content-type")?.[1] ?? ""
   const body = response === undefined ? undefined : content(response.body)
   const comments = [
-    ...(exchange.kept ? [] : ["bodies not kept: make the network with keepBodies (simnet serve --keep-bodies)"]),
+    ...(exchange.kept ? [] : [exchange.restored ? "restored from a snapshot: its bodies are not in it" : "bodies not kept: make the network with keepBodies (simnet serve --keep-bodies)"]),
     ...(response?.cut === true ? [`body cut at ${response.body.byteLength} bytes`] : []),
     ...(response?.broken === true ? ["the body broke before its end: what arrived"] : [])
   ]

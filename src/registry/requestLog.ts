@@ -163,6 +163,8 @@ export interface LoggedExchange {
   readonly response: KeptResponse | undefined
   /** Whether the network kept this exchange's bodies. */
   readonly kept: boolean
+  /** Whether the record came from a snapshot (whose records never carry bodies). */
+  readonly restored: boolean
 }
 
 /** What a client saw of a fault: the connection reset, no answer, or a body cut short. */
@@ -377,12 +379,12 @@ export class RequestLog {
     return (held.length > limit ? held.slice(0, limit) : held).map((entry) => {
       const record = entry.toRecord(this.redactor)
       const kept = entry instanceof PendingRecord ? entry.kept : undefined
-      if (kept === undefined) return { record, requestBody: undefined, response: undefined, kept: false }
+      if (kept === undefined) return { record, requestBody: undefined, response: undefined, kept: false, restored: !(entry instanceof PendingRecord) }
       const response = kept.response === undefined ? undefined : {
         ...kept.response,
         headers: Object.entries(this.redactor.headers(new Headers(kept.response.headers.filter(([name]) => name !== "set-cookie") as Array<[string, string]>)))
       }
-      return { record, requestBody: kept.requestBody === undefined ? undefined : this.redactor.bodyBytes(kept.requestBody), response, kept: true }
+      return { record, requestBody: kept.requestBody === undefined ? undefined : this.redactor.bodyBytes(kept.requestBody), response, kept: true, restored: false }
     })
   }
 
