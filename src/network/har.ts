@@ -7,7 +7,6 @@
  * no route answered has status 0 and its refusal in `_error`, as Chromium writes a failed one;
  * what simnet knows besides (the route, the seed, a fault, chaos) is in `_simnet`.
  */
-import { STATUS_CODES } from "node:http"
 import type { LoggedExchange } from "../registry/requestLog.ts"
 
 /** simnet's version, as the HAR's `creator` names it. */
@@ -27,6 +26,12 @@ const content = (bytes: Uint8Array): { readonly text: string; readonly encoding?
 const pairs = (entries: Iterable<readonly [string, string]>) => Array.from(entries, ([name, value]) => ({ name, value }))
 
 const iso = (ms: number) => new Date(Number.isFinite(ms) ? ms : 0).toISOString()
+
+/**
+ * The reason phrase of a status, as Node names it. `node:http` is looked up when a HAR is made,
+ * not imported: `import("simnet")` does not load it.
+ */
+const statusText = (status: number): string => process.getBuiltinModule("node:http").STATUS_CODES[status] ?? ""
 
 /** One exchange as a HAR entry. */
 const entryOf = (exchange: LoggedExchange) => {
@@ -62,7 +67,7 @@ const entryOf = (exchange: LoggedExchange) => {
     },
     response: {
       status: response?.status ?? record.status ?? 0,
-      statusText: STATUS_CODES[response?.status ?? record.status ?? 0] ?? "",
+      statusText: statusText(response?.status ?? record.status ?? 0),
       httpVersion: "HTTP/1.1",
       cookies: [],
       headers: response === undefined ? [] : pairs(response.headers),

@@ -2,7 +2,8 @@
  * What `import("simnet")` loads (issue 19's cold start): none of the heavy packages that only some
  * features need — the MCP SDK, undici, the `node:http` interceptor, Ajv, the `$ref` dereferencer,
  * the HTTP server's platform, `ws`, RE2, Effect's HTTP router (the control endpoint) and
- * `effect/ai` — and each loads when its feature is first used. Each script
+ * `effect/ai`, and Node's own `node:http` (HAR export looks its status texts up when it runs) — and
+ * each loads when its feature is first used. Each script
  * runs in a fresh Node process with a resolve hook that records every module it loads.
  */
 import { spawnSync } from "node:child_process"
@@ -23,7 +24,8 @@ const DEFERRED = {
   RE2: "/node_modules/re2js/",
   "HTTP router": "/effect/dist/http/HttpRouter.js",
   "effect/ai": "/effect/dist/ai/",
-  "OpenAPI engine": "/routes/openapi/operation."
+  "OpenAPI engine": "/routes/openapi/operation.",
+  "node:http": "node:http"
 } as const
 type Deferred = keyof typeof DEFERRED
 
@@ -31,7 +33,7 @@ const dir = mkdtempSync(join(tmpdir(), "simnet-cold-"))
 const hook = join(dir, "hook.mjs")
 writeFileSync(hook, `export async function resolve(specifier, context, next) {
   const r = await next(specifier, context)
-  if (r.url.startsWith("file:")) process.stderr.write("LOADED " + r.url + "\\n")
+  if (r.url.startsWith("file:") || r.url === "node:http") process.stderr.write("LOADED " + r.url + "\\n")
   return r
 }
 `)
