@@ -353,6 +353,7 @@ describe("recording an MCP server", () => {
     const build = () => {
       const server = new McpServer({ name: "calc", version: "2.1.0" }, { instructions: "A calculator." })
       server.registerTool("add", { description: "Adds", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }))
+      server.registerTool("account", { description: "Reads an account", inputSchema: { id: z.string(), api_key: z.string() } }, async ({ id }) => ({ content: [{ type: "text", text: `account ${id}` }] }))
       server.registerResource("readme", "calc://readme", { mimeType: "text/plain" }, async () => ({ contents: [{ uri: "calc://readme", mimeType: "text/plain", text: "How to add." }] }))
       server.registerPrompt("explain", { description: "Explains a sum", argsSchema: { sum: z.string() } }, ({ sum }) => ({ messages: [{ role: "user", content: { type: "text", text: `Explain ${sum}` } }] }))
       return server
@@ -374,6 +375,7 @@ describe("recording an MCP server", () => {
     const live = new Client({ name: "judge", version: "1" })
     await live.connect(new StreamableHTTPClientTransport(new URL(`${recording.base}/mcp.calc.example/mcp`)))
     expect((await live.callTool({ name: "add", arguments: { a: 1, b: 2 } })).content).toEqual([{ type: "text", text: "3" }])
+    expect((await live.callTool({ name: "account", arguments: { id: "a1", api_key: "sk-live-mcp-arg-31" } })).content).toEqual([{ type: "text", text: "account a1" }])
     await live.listTools()
     await live.readResource({ uri: "calc://readme" })
     await live.getPrompt({ name: "explain", arguments: { sum: "1 + 2" } })
@@ -382,7 +384,10 @@ describe("recording an MCP server", () => {
     await once(recording.child, "exit")
     upstream.close()
 
-    const fixture = JSON.parse(readFileSync(file, "utf8")) as { routes: Array<Record<string, any>> }
+    const written = readFileSync(file, "utf8")
+    // A credential-named argument is kept by name, its value not: "<redacted>" matches any value on replay.
+    expect(written).not.toContain("sk-live-mcp-arg-31")
+    const fixture = JSON.parse(written) as { routes: Array<Record<string, any>> }
     expect(fixture.routes).toHaveLength(1)
     expect(fixture.routes[0]).toMatchObject({ match: "https://mcp.calc.example/mcp", respond: { kind: "mcp", server: { name: "calc", version: "2.1.0", instructions: "A calculator." } } })
 
@@ -390,7 +395,9 @@ describe("recording an MCP server", () => {
     const client = new Client({ name: "judge", version: "1" })
     await client.connect(new StreamableHTTPClientTransport(new URL(`${replay.base}/mcp.calc.example/mcp`)))
     expect(client.getServerVersion()).toMatchObject({ name: "calc", version: "2.1.0" })
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["add"])
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["add", "account"])
+    expect((await client.callTool({ name: "account", arguments: { id: "a1", api_key: "sk-test-other" } })).content).toEqual([{ type: "text", text: "account a1" }])
+    expect((await client.callTool({ name: "account", arguments: { id: "a2", api_key: "sk-test-other" } })).isError).toBe(true)
     expect((await client.callTool({ name: "add", arguments: { b: 2, a: 1 } })).content).toEqual([{ type: "text", text: "3" }])
     expect((await client.callTool({ name: "add", arguments: { a: 5, b: 5 } })).isError).toBe(true)
     expect((await client.readResource({ uri: "calc://readme" })).contents).toEqual([{ uri: "calc://readme", mimeType: "text/plain", text: "How to add." }])
@@ -527,5 +534,44 @@ describe("a recording's memory is bounded", () => {
     expect(kept.overflow()).toBe(1)
     await network.close()
     upstream.close()
+  })
+})
+
+describe("credentials in request bodies", () => {
+  it("a JSON body's credential members are left out of the recorded matcher (which still matches), and a HAR export with them redacted imports to routes that match", async () => {
+    const upstream = http.createServer((req, res) => {
+      let raw = ""
+      req.on("data", (d: Buffer) => (raw += d))
+      req.on("end", () => {
+        const body = JSON.parse(raw) as { user: string }
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify({ welcome: body.user }))
+      })
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const port = (upstream.address() as { port: number }).port
+    const { Fixture, SimulationNetwork } = await import("simnet")
+    const login = (user: string) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ user, password: "hunter2-secret", auth: { api_key: "sk-live-body-777" }, items: [{ token: "tok-in-array-9", n: 1 }] }) })
+    const network = await SimulationNetwork.start({ keepBodies: true, record: { upstream: { "auth.example.com": `http://127.0.0.1:${port}` } } })
+    expect(await (await network.fetch("https://auth.example.com/login", login("ada"))).json()).toEqual({ welcome: "ada" })
+    expect(await (await network.fetch("https://auth.example.com/login", login("bob"))).json()).toEqual({ welcome: "bob" })
+    const recording = network.recording()
+    const har = network.har()
+    await network.close()
+    upstream.close()
+    for (const text of [JSON.stringify(recording), JSON.stringify(har)]) {
+      for (const secret of ["hunter2-secret", "sk-live-body-777", "tok-in-array-9"]) expect(text).not.toContain(secret)
+    }
+    // `auth` is a credential name too: the whole member goes.
+    expect((recording.routes[0] as { match: { json: unknown } }).match.json).toEqual({ user: "ada", items: [{ n: 1 }] })
+
+    for (const routes of [recording.routes, (await Fixture.fromHar(har)).routes]) {
+      const replay = await SimulationNetwork.start()
+      await replay.registerSpec(routes)
+      expect(await (await replay.fetch("https://auth.example.com/login", login("bob"))).json()).toEqual({ welcome: "bob" })
+      expect(await (await replay.fetch("https://auth.example.com/login", login("ada"))).json()).toEqual({ welcome: "ada" })
+      await replay.close()
+    }
   })
 })

@@ -155,7 +155,7 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
       method: entry.method,
       url: `${url.origin}${literal(url.pathname)}`,
       ...(Object.keys(query).length === 0 ? {} : { query }),
-      ...(json === undefined ? {} : { json })
+      ...(json === undefined ? {} : { json: redactor.jsonMembers(json, "drop") })
     }
     const type = entry.headers.find(([name]) => name === "content-type")?.[1]
     const headers = Object.fromEntries(entry.headers.filter(([name]) => name !== "content-type"))
@@ -237,7 +237,7 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
     return !endpoints.has(`${url.origin}${url.pathname}`)
   })
   return {
-    routes: [...families.values(), ...mcpRoutesOf(mcp), ...fixtureOf(rest, redactor)],
+    routes: [...families.values(), ...mcpRoutesOf(mcp, redactor), ...fixtureOf(rest, redactor)],
     ...(ordered.length === 0 ? {} : { llm: { rules: ordered } })
   }
 }

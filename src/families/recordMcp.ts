@@ -7,6 +7,7 @@
  * part of it: the simulated server makes its own.
  */
 import type { Recorded } from "./recorded.ts"
+import type { Redactor } from "../registry/redact.ts"
 
 const parse = (text: string): unknown => {
   try {
@@ -34,7 +35,7 @@ export const isMcp = (entry: Recorded): boolean => {
 }
 
 /** The `mcp` routes of the MCP exchanges, one per endpoint URL (query left out). */
-export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>): Array<Record<string, unknown>> => {
+export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>, redactor: Redactor): Array<Record<string, unknown>> => {
   const byEndpoint = new Map<string, Array<Recorded>>()
   for (const entry of entries) {
     const url = new URL(entry.url)
@@ -68,7 +69,8 @@ export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>): Array<Record<stri
             break
           case "tools/call": {
             const name = String(request.params?.name ?? "")
-            const args = (request.params?.arguments ?? {}) as Record<string, unknown>
+            // Credential-named arguments are kept by name, their values "<redacted>" (which matches any value on replay).
+            const args = redactor.jsonMembers(request.params?.arguments ?? {}, "mark") as Record<string, unknown>
             const list = results.get(name) ?? []
             if (!list.some((r) => JSON.stringify(r.arguments) === JSON.stringify(args))) {
               list.push({ arguments: args, result: { content: result.content ?? [], ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }), ...(result.isError === true ? { isError: true } : {}) } })

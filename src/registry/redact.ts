@@ -14,6 +14,7 @@
  * bodyFields } })`); names are compared case-insensitively. Whatever is shown is also bounded in
  * length (`MAX_SHOWN_URL`, `MAX_SHOWN_TEXT`), so an 8 MB URL cannot make an 8 MB error message.
  */
+import { MAX_JSON_DEPTH } from "./util.ts"
 
 /**
  * The header names whose values are never shown (compared in lower case).
@@ -325,6 +326,24 @@ export class Redactor {
       }
       return this.isCredentialName(name, exact) ? `${part.slice(0, eq)}=${REDACTED}` : part
     }).join("&")
+  }
+
+  /**
+   * A JSON value (a recorded request's body or a tool's arguments) without its credential-named
+   * members, at any depth: `"drop"` leaves them out (for a partial matcher), `"mark"` keeps the
+   * name with the value `"<redacted>"` (for arguments a schema requires). Past `MAX_JSON_DEPTH`
+   * levels a value is replaced by `"<redacted>"` whole, which bounds the walk.
+   */
+  jsonMembers(value: unknown, how: "drop" | "mark", depth = 0): unknown {
+    if (depth > MAX_JSON_DEPTH) return REDACTED
+    if (Array.isArray(value)) return value.map((item) => this.jsonMembers(item, how, depth + 1))
+    if (typeof value !== "object" || value === null) return value
+    const out: Record<string, unknown> = {}
+    for (const [name, member] of Object.entries(value)) {
+      if (!this.isCredentialName(name)) out[name] = this.jsonMembers(member, how, depth + 1)
+      else if (how === "mark") out[name] = REDACTED
+    }
+    return out
   }
 
   /** A whole body with `bodyText`'s redaction when it is UTF-8 text; other bytes are returned as they are. */

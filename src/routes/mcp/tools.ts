@@ -14,9 +14,27 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { Duration, Effect, Result } from "effect"
 import { type CompiledServer, type CompiledTool, LOG_LEVELS, type McpStep, type McpToolAnswer } from "./definitions.ts"
+import { REDACTED } from "../../registry/redact.ts"
+import { MAX_JSON_DEPTH } from "../../registry/util.ts"
 import { canonicalJson, deriveSeed } from "./floor.ts"
 import { plainResult, protocolFailure, toolFailures } from "./copies.ts"
 import type { McpServerState, McpSession } from "./state.ts"
+
+/**
+ * Whether a call's arguments are those a result was recorded for: the same JSON in any key
+ * order, where a recorded `"<redacted>"` (a credential record mode did not write) stands for any
+ * value. Bounded by `MAX_JSON_DEPTH`.
+ */
+const sameArguments = (recorded: unknown, actual: unknown, depth: number): boolean => {
+  if (recorded === REDACTED) return true
+  if (depth > MAX_JSON_DEPTH) return false
+  if (Array.isArray(recorded)) return Array.isArray(actual) && actual.length === recorded.length && recorded.every((item, i) => sameArguments(item, actual[i], depth + 1))
+  if (typeof recorded !== "object" || recorded === null) return recorded === actual
+  if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return false
+  const names = Object.keys(recorded)
+  if (names.length !== Object.keys(actual).length) return false
+  return names.every((name) => Object.hasOwn(actual, name) && sameArguments((recorded as Record<string, unknown>)[name], (actual as Record<string, unknown>)[name], depth + 1))
+}
 
 /** What one request needs from the network. */
 export interface McpEnv {
@@ -176,8 +194,7 @@ export const callTool = (
   const seed = deriveSeed(env.runSeed, env.identity, `tools/call\u0000${key}`, occurrence)
   const { handler, result, steps, results } = tool.tool
   if (results !== undefined) {
-    const wanted = canonicalJson(decoded.success)
-    const found = results.find((entry) => canonicalJson(entry.arguments) === wanted)
+    const found = results.find((entry) => sameArguments(entry.arguments, decoded.success, 0))
     if (found !== undefined) return toResult(found.result, tool)
     if (handler === undefined && result === undefined && steps === undefined && tool.generator === undefined) {
       return toolError(`no result was recorded for ${name} with these arguments`)
