@@ -7,21 +7,17 @@
  * no route answered has status 0 and its refusal in `_error`, as Chromium writes a failed one;
  * what simnet knows besides (the route, the seed, a fault, chaos) is in `_simnet`.
  */
+import { isUtf8 } from "node:buffer"
 import type { LoggedExchange } from "../registry/requestLog.ts"
 
 /** simnet's version, as the HAR's `creator` names it. */
 export const SIMNET_VERSION = "0.1.0"
 
-const strict = new TextDecoder("utf-8", { fatal: true })
+const decoder = new TextDecoder()
 
 /** Bytes as HAR content: text when they are UTF-8, else base64. */
-const content = (bytes: Uint8Array): { readonly text: string; readonly encoding?: "base64" } => {
-  try {
-    return { text: strict.decode(bytes) }
-  } catch {
-    return { text: Buffer.from(bytes).toString("base64"), encoding: "base64" }
-  }
-}
+const content = (bytes: Uint8Array): { readonly text: string; readonly encoding?: "base64" } =>
+  isUtf8(bytes) ? { text: decoder.decode(bytes) } : { text: Buffer.from(bytes).toString("base64"), encoding: "base64" }
 
 const pairs = (entries: Iterable<readonly [string, string]>) => Array.from(entries, ([name, value]) => ({ name, value }))
 

@@ -14,6 +14,7 @@
  * bodyFields } })`); names are compared case-insensitively. Whatever is shown is also bounded in
  * length (`MAX_SHOWN_URL`, `MAX_SHOWN_TEXT`), so an 8 MB URL cannot make an 8 MB error message.
  */
+import { isUtf8 } from "node:buffer"
 import { MAX_JSON_DEPTH } from "./util.ts"
 
 /**
@@ -234,8 +235,6 @@ const stringEnd = (text: string, i: number): number => {
   return Math.min(j + 1, text.length)
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
-
 /**
  * Decides what of a request may be shown. One per network; `defaultRedactor` for code that has
  * no network at hand.
@@ -348,12 +347,8 @@ export class Redactor {
 
   /** A whole body with `bodyText`'s redaction when it is UTF-8 text; other bytes are returned as they are. */
   bodyBytes(body: Uint8Array): Uint8Array {
-    let text: string
-    try {
-      text = strictUtf8.decode(body)
-    } catch {
-      return body
-    }
+    if (!isUtf8(body)) return body
+    const text = new TextDecoder().decode(body)
     const shown = this.bodyText(text)
     return shown === text ? body : new TextEncoder().encode(shown)
   }
