@@ -14,9 +14,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { Duration, Effect, Result } from "effect"
 import { type CompiledServer, type CompiledTool, LOG_LEVELS, type McpStep, type McpToolAnswer } from "./definitions.ts"
-import { REDACTED } from "../../registry/redact.ts"
-import { MAX_JSON_DEPTH } from "../../registry/util.ts"
-import { canonicalJson, deriveSeed } from "./floor.ts"
+import { canonicalJson, deriveSeed, MAX_JSON_DEPTH, REDACTED } from "./floor.ts"
 import { plainResult, protocolFailure, toolFailures } from "./copies.ts"
 import type { McpServerState, McpSession } from "./state.ts"
 
