@@ -84,6 +84,35 @@ describe("HAR export", () => {
     await replay.close()
   })
 
+  it("an exchange a fault broke is exported as what the client saw and imported back as that fault", async () => {
+    const live = await SimulationNetwork.start({
+      keepBodies: true,
+      routes: [Route.fault("GET https://flaky.example.com/reset", "reset", { id: "reset" }), Route.fault("GET https://flaky.example.com/cut", "malformed-body", { id: "cut" })]
+    })
+    const outcome = async (fetch: typeof globalThis.fetch, path: string) => {
+      try {
+        const response = await fetch(`https://flaky.example.com/${path}`)
+        JSON.parse(await response.text())
+        return "ok"
+      } catch (error) {
+        return (error as Error).name
+      }
+    }
+    const before = [await outcome(live.fetch, "reset"), await outcome(live.fetch, "cut")]
+    expect(before.every((o) => o !== "ok")).toBe(true)
+    await live.quiescent()
+    const har = live.har()
+    await live.close()
+    expect(await validHar(har)).toBe("valid")
+    expect(har.log.entries.map((e) => e._simnet.fault)).toEqual(["reset", "malformed"])
+    const { routes } = await Fixture.fromHar(JSON.parse(JSON.stringify(har)))
+    expect(routes.map((r) => r["respond"])).toEqual([{ kind: "fault", fault: "reset" }, { kind: "fault", fault: "malformed-body" }])
+    const replay = await SimulationNetwork.start()
+    await replay.registerSpec(routes)
+    expect([await outcome(replay.fetch, "reset"), await outcome(replay.fetch, "cut")]).toEqual(before)
+    await replay.close()
+  })
+
   it("without keepBodies the HAR is still valid: heads, statuses and timings, and a comment saying the bodies were not kept", async () => {
     const live = await SimulationNetwork.start({ routes: routes() })
     await exchanges(live.fetch)

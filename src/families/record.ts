@@ -160,7 +160,9 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
     const type = entry.headers.find(([name]) => name === "content-type")?.[1]
     const headers = Object.fromEntries(entry.headers.filter(([name]) => name !== "content-type"))
     const common = { status: entry.status, ...(type === undefined ? {} : { contentType: type }), ...(Object.keys(headers).length === 0 ? {} : { headers }) }
-    const respond = isText(type, entry.body)
+    const respond = entry.fault !== undefined
+      ? { kind: "fault", fault: entry.fault }
+      : isText(type, entry.body)
       ? { kind: "text", body: new TextDecoder().decode(entry.body), ...common }
       : { kind: "bytes", base64: Buffer.from(entry.body).toString("base64"), ...common }
     const key = JSON.stringify(match)
@@ -330,8 +332,13 @@ const mergeInto = (file: string, recording: Recording, seed?: number): void => {
   renameSync(temporary, file)
 }
 
+/** The faults a HAR that simnet exported names (`_simnet.fault`), as the fault routes that replay them. */
+const FAULTS: Readonly<Record<string, "reset" | "timeout" | "malformed-body" | undefined>> = { reset: "reset", timeout: "timeout", malformed: "malformed-body" }
+
 /** The fields of a HAR 1.2 file `fromHar` reads (everything else is ignored). */
 interface HarEntry {
+  /** What simnet's own export adds: how the exchange broke, when it did. */
+  readonly _simnet?: { readonly fault?: unknown }
   readonly request?: { readonly method?: string; readonly url?: string; readonly postData?: { readonly mimeType?: string; readonly text?: string } }
   readonly response?: {
     readonly status?: number
@@ -354,7 +361,10 @@ export const fromHar = (har: unknown, redactor: Redactor): Array<Record<string, 
     const request = entry.request
     const response = entry.response
     const status = response?.status ?? 0
-    if (request?.method === undefined || request.url === undefined || !URL.canParse(request.url) || status < 200 || status > 599) continue
+    const named = String(entry._simnet?.fault)
+    const fault = Object.hasOwn(FAULTS, named) ? FAULTS[named] : undefined
+    if (request?.method === undefined || request.url === undefined || !URL.canParse(request.url)) continue
+    if (fault === undefined && (status < 200 || status > 599)) continue
     const content = response?.content
     const body = content?.text === undefined
       ? new Uint8Array(0)
@@ -373,7 +383,8 @@ export const fromHar = (har: unknown, redactor: Redactor): Array<Record<string, 
       requestType: request.postData?.mimeType,
       status,
       headers: [...headers.filter(([name]) => name !== "content-type"), ...(type === undefined || type === "" ? [] : [["content-type", type] as const])],
-      body
+      body,
+      fault
     })
   }
   return fixtureOf(recorded, redactor)

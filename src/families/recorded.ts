@@ -13,5 +13,7 @@ export interface Recorded {
   readonly body: Uint8Array
   /** When the answer's head and its last byte came, from the request (a model stream's pace is read from it). */
   readonly timing?: { readonly firstByteMs: number; readonly totalMs: number } | undefined
+  /** How the exchange broke, when it did (a HAR that simnet exported says so in `_simnet.fault`): replayed as that fault. */
+  readonly fault?: "reset" | "timeout" | "malformed-body" | undefined
 }
 
