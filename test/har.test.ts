@@ -210,7 +210,7 @@ describe("HAR export", () => {
 })
 
 describe("HAR over the control endpoint and in the inspector", () => {
-  it("GET network/log?format=har under simnet serve --keep-bodies is a valid HAR file; the inspector's Export HAR saves the same", async () => {
+  it("GET network/log?format=har under simnet serve --keep-bodies is a valid HAR file; the inspector's Export HAR saves the same, and a request's detail shows its answer", async () => {
     const server = await serve(["--keep-bodies", "--quiet"])
     expect((await server.post("network/register", { id: "hello", match: "GET https://api.example.com/hello", respond: { kind: "text", body: "hi there" } })).status).toBe(201)
     expect(await (await fetch(`${server.base}/api.example.com/hello?token=tok-live-1`)).text()).toBe("hi there")
@@ -243,6 +243,12 @@ describe("HAR over the control endpoint and in the inspector", () => {
       const saved = JSON.parse(readFileSync(join(downloads, file!), "utf8")) as typeof har
       expect(await validHar(saved)).toBe("valid")
       expect(saved.log.entries.map((e) => e.response.content.text)).toEqual(["hi there"])
+      // The request's detail shows the answer that was kept.
+      await page.waitForSelector("#rows .row", { timeout: 10_000 })
+      await page.click("#rows .row")
+      await page.waitForSelector("#detail pre.response-body", { timeout: 10_000 })
+      expect(await page.$eval("#detail pre.response-body", (e) => e.textContent)).toBe("hi there")
+      expect(await page.$eval("#detail", (e) => e.textContent)).toContain("text/plain")
     } finally {
       await browser.close()
     }

@@ -32,6 +32,7 @@ import * as HttpBody from "effect/http/HttpBody"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type { Har } from "../network/har.ts"
 import type { SimnetError } from "../SimnetError.ts"
 import { driverSocket, type DrivenNetwork } from "./driver.ts"
 import { CONTROL_BASE, controlRouter, type ControlOptions } from "./endpoint.ts"
@@ -52,7 +53,39 @@ export const INSPECTOR_PATH = `${CONTROL_BASE}/ui`
 export interface InspectedNetwork extends FedNetwork, ViewedNetwork, DrivenNetwork {
   readonly logSince: (seq: number, limit?: number) => Effect.Effect<ReadonlyArray<LogRecord>>
   readonly regenerate: (record: LogRecord) => Effect.Effect<string, SimnetError>
+  /** The log as HAR (`network/har.ts`), whose entries hold the answers a network keeping bodies kept. */
+  readonly har?: ((since?: number, limit?: number) => Effect.Effect<Har>) | undefined
 }
+
+/** The most characters of a kept answer's body a request's detail carries (the HAR export has it whole). */
+const SHOWN_BODY = 64 * 1024
+
+/**
+ * The answer a network keeping bodies kept for request `seq` (its HAR entry's response, the body
+ * cut to `SHOWN_BODY` characters), or undefined when none was kept.
+ */
+const keptAnswer = (network: InspectedNetwork, seq: number) => {
+  if (network.har === undefined) return Effect.succeed(undefined)
+  return Effect.map(network.har(seq - 1, 1), (har) => {
+    const entry = har.log.entries[0]
+    // No `text` at all: nothing was kept of this answer (an empty body kept is "").
+    if (entry === undefined || entry._simnet.seq !== seq || !("text" in entry.response.content)) return undefined
+    const content = entry.response.content as { readonly size: number; readonly mimeType: string; readonly text?: string; readonly encoding?: "base64" }
+    const text = content.text ?? ""
+    return {
+      status: entry.response.status,
+      headers: entry.response.headers,
+      size: content.size,
+      mimeType: content.mimeType,
+      ...(content.encoding === undefined ? { text: text.slice(0, SHOWN_BODY) } : { binary: true }),
+      ...(text.length > SHOWN_BODY && content.encoding === undefined ? { shownCut: true } : {}),
+      ...(entry.comment === undefined ? {} : { comment: entry.comment })
+    }
+  })
+}
+
+/** A kept answer as a request's detail shows it. */
+export type KeptAnswer = NonNullable<Effect.Success<ReturnType<typeof keptAnswer>>>
 
 /** How often the feed is read while a page listens, and how often the panels' view is compared. */
 const TICK_MS = 100
@@ -237,8 +270,11 @@ export const inspector = (network: InspectedNetwork, options: ControlOptions = {
         const seq = seqOf(request)
         return seq === undefined
           ? Effect.succeed(unknownRequest(seq))
-          : Effect.map(recordOf(seq), ({ record, extra }) =>
-            record === undefined ? unknownRequest(seq) : json({ record, extra, regenerable: record.seed !== undefined }))
+          : Effect.flatMap(recordOf(seq), ({ record, extra }) =>
+            record === undefined
+              ? Effect.succeed(unknownRequest(seq))
+              : Effect.map(keptAnswer(network, seq), (response) =>
+                json({ record, extra, regenerable: record.seed !== undefined, ...(response === undefined ? {} : { response }) })))
       }))),
     control.add("POST", "ui/requests/:seq/regenerate", localOnly((request) =>
       Effect.suspend(() => {

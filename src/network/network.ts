@@ -134,7 +134,7 @@ export interface SimulationNetworkApi {
    * The log (records after `since`) as a HAR 1.2 document (`network/har.ts`), redacted; with the
    * bodies when the network keeps them (`keepBodies`).
    */
-  readonly har: (since?: number) => Effect.Effect<Har>
+  readonly har: (since?: number, limit?: number) => Effect.Effect<Har>
   /** Exact counters, unaffected by the ring's bound. */
   readonly counters: Effect.Effect<RequestCounters>
   /** Routes, log and counters at this moment. */
@@ -278,7 +278,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       routes: Effect.sync(() => network.routes()),
       log: Effect.sync(() => network.records()),
       logSince: (seq, limit) => Effect.sync(() => network.records(seq, limit)),
-      har: (since) => Effect.sync(() => harOf(network.log.exchanges(since))),
+      har: (since, limit) => Effect.sync(() => harOf(network.log.exchanges(since, limit))),
       counters: Effect.sync(() => network.counters()),
       snapshot: Effect.sync(() => ({
         seed: network.runSeed,

@@ -1,6 +1,6 @@
 // @ts-check
 // One request's details: its headers, body, route, the routes that came closest when it was
-// refused, and its generated body again from its seed.
+// refused, its generated body again from its seed, and the answer when the network kept it.
 
 /** @type {number | null} */
 let detailSeq = null;
@@ -90,8 +90,31 @@ function openDetail(seq) {
       parts.push(el("p", { class: "muted", text: rec.body.size + " bytes" + (rec.body.size > rec.body.preview.length ? " (first " + rec.body.preview.length + " characters shown)" : "") }));
       parts.push(el("pre", { text: preview }));
     }
+    /** @type {KeptAnswer | undefined} */
+    const answer = res.json.response;
+    if (answer) parts.push(...answerParts(answer));
     showDetail(el("div", {}, parts));
   });
+}
+/**
+ * The answer the network kept (simnet serve --keep-bodies): status, headers and body.
+ * @param {KeptAnswer} answer @returns {Array<Node>}
+ */
+function answerParts(answer) {
+  /** @type {Array<Node>} */
+  const parts = [el("h3", { text: "Response" }), kv([["Status", answer.status], ["Type", answer.mimeType], ["Size", answer.size + " bytes"], ["Note", answer.comment]])];
+  if (answer.headers.length > 0) {
+    parts.push(el("table", { "aria-label": "Response headers" }, el("tbody", {}, answer.headers.map((h) =>
+      el("tr", {}, el("th", { scope: "row", class: "mono", text: h.name }), el("td", { class: "mono", text: h.value }))))));
+  }
+  if ("binary" in answer) parts.push(el("p", { class: "muted", text: "A binary body: Export HAR has it, as base64." }));
+  else {
+    let text = answer.text;
+    try { text = JSON.stringify(JSON.parse(text), null, 2); } catch { /* not JSON */ }
+    parts.push(el("pre", { class: "response-body", text }));
+    if ("shownCut" in answer) parts.push(el("p", { class: "muted", text: "The first 65 536 characters are shown; Export HAR has the whole body." }));
+  }
+  return parts;
 }
 /** @param {number} seq @param {HTMLElement} out */
 function regenerate(seq, out) {
