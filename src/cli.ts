@@ -19,7 +19,8 @@ import { caDirectory, loadCa } from "./control/serve/ca.ts"
 import type { ChaosOptions } from "./registry/chaos.ts"
 import type { Route } from "./registry/route.ts"
 import { passthrough } from "./families/passthrough.ts"
-import { fromHar, type Recorded, recorder, recordingOf, recordingTargetProblem, writeRecording } from "./families/record.ts"
+import { fromHar, MAX_RECORDED_BODY, MAX_RECORDING_BYTES, recorder, recordingOf, recordingTargetProblem, writeRecording } from "./families/record.ts"
+import { SIMNET_VERSION } from "./network/har.ts"
 import { defaultRedactor } from "./registry/redact.ts"
 import type { Redactor } from "./registry/redact.ts"
 import { proxyEnv, runChild } from "./control/serve/child.ts"
@@ -123,7 +124,7 @@ const forwardingRoutes = (
   hosts: ReadonlyArray<string>,
   upstreams: ReadonlyArray<string>,
   record: Option.Option<string>
-): Effect.Effect<{ readonly routes: ReadonlyArray<Route>; readonly recorded: Recorder | undefined }, UsageError> =>
+): Effect.Effect<{ readonly routes: ReadonlyArray<Route>; readonly recorder: Recorder | undefined }, UsageError> =>
   Effect.gen(function*() {
     const upstream: Record<string, string> = {}
     for (const pair of upstreams) {
@@ -134,17 +135,17 @@ const forwardingRoutes = (
     const unused = Object.keys(upstream).filter((host) => !hosts.includes(host))
     if (unused.length > 0 && Option.isNone(record)) return yield* new UsageError({ message: `--upstream ${unused[0]}=… needs --passthrough ${unused[0]} or --record` })
     const routes: Array<Route> = passthrough(hosts, Object.fromEntries(Object.entries(upstream).filter(([host]) => hosts.includes(host))))
-    if (Option.isNone(record)) return { routes, recorded: undefined }
+    if (Option.isNone(record)) return { routes, recorder: undefined }
     const problem = recordingTargetProblem(path.resolve(process.cwd(), record.value))
     if (problem !== undefined) return yield* new UsageError({ message: `cannot record into --record ${record.value}: ${problem}` })
     const recording = recorder({ upstream })
-    return { routes: [...routes, recording.route], recorded: recording }
+    return { routes: [...routes, recording.route], recorder: recording }
   })
 
-/** Writes the recording when the scope closes (the server stops). */
-/** What the CLI reads of a recorder: what it kept, and how many exchanges it could not keep. */
-type Recorder = { readonly recorded: () => ReadonlyArray<Recorded>; readonly overflow: () => number }
+/** A recorder (`families/record.ts`): its route, what it kept, and how many exchanges it could not keep. */
+type Recorder = ReturnType<typeof recorder>
 
+/** Writes the recording when the scope closes (the server stops). */
 const writeOnClose = (file: Option.Option<string>, kept: Recorder | undefined, network: { readonly redactor: Redactor; readonly seed: number }) =>
   Option.isNone(file) || kept === undefined
     ? Effect.void
@@ -156,7 +157,7 @@ const writeOnClose = (file: Option.Option<string>, kept: Recorder | undefined, n
         const written = writeRecording(target, recording, network.seed)
         const calls = recording.llm?.rules.length ?? 0
         const aside = written === target ? "" : ` (${file.value} could not be merged into any more)`
-        process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${written === target ? file.value : written}${aside}${overflow === 0 ? "" : `; ${overflow} more exchange${overflow === 1 ? " was" : "s were"} answered but not recorded (past the recording's 256 MiB, or a body over 32 MiB)`}\n`)
+        process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${written === target ? file.value : written}${aside}${overflow === 0 ? "" : `; ${overflow} more exchange${overflow === 1 ? " was" : "s were"} answered but not recorded (past the recording's ${MAX_RECORDING_BYTES / 1024 / 1024} MiB, or a body over ${MAX_RECORDED_BODY / 1024 / 1024} MiB)`}\n`)
       }))
 
 const caDirFlag = Flag.String("ca-dir").pipe(
@@ -207,7 +208,7 @@ const serve = Command.make(
       const chaos = yield* chaosOf(config.chaos, fixture.chaos)
       const forwarding = yield* forwardingRoutes(config.passthrough, config.upstream, config.record)
       const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos, keepBodies: config.keepBodies })
-      yield* writeOnClose(config.record, forwarding.recorded, network)
+      yield* writeOnClose(config.record, forwarding.recorder, network)
       const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: config.quiet })
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
@@ -268,7 +269,7 @@ const run = Command.make(
       const chaos = yield* chaosOf(config.chaos, fixture.chaos)
       const forwarding = yield* forwardingRoutes(config.passthrough, config.upstream, config.record)
       const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos, keepBodies: config.keepBodies })
-      yield* writeOnClose(config.record, forwarding.recorded, network)
+      yield* writeOnClose(config.record, forwarding.recorder, network)
       const trace = Option.getOrUndefined(config.trace)
       const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`) })
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))
@@ -373,7 +374,7 @@ const teardown: Runtime.Teardown = (exit, onExit) => {
   return Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 }
 
-Command.run(simnet, { version: "0.1.0" }).pipe(
+Command.run(simnet, { version: SIMNET_VERSION }).pipe(
   Effect.catch((error: unknown) => {
     const { line, code } = outcome(error)
     return Effect.andThen(line === undefined ? Effect.void : Console.error(line), Effect.sync(() => void (process.exitCode = code)))

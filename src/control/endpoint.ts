@@ -182,8 +182,9 @@ const jsonBody = (limit: number): Effect.Effect<unknown, Refusal, HttpServerRequ
   })
 
 /** The query of `GET network/log`: `since`, a whole number (default 0), and `format` (`json`, the default, or `har`). */
+const WHOLE_NUMBER = /^\d+$/
 const LogQuery = Schema.Struct({
-  since: Schema.optional(Schema.String.check(Schema.isPattern(/^\d+$/))),
+  since: Schema.optional(Schema.String.check(Schema.isPattern(WHOLE_NUMBER))),
   format: Schema.optional(Schema.Literals(["json", "har"]))
 })
 
@@ -253,7 +254,7 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
       const query = yield* HttpServerRequest.schemaSearchParams(LogQuery).pipe(
         Effect.catchTag("SchemaError", () =>
           Effect.flatMap(HttpServerRequest.ParsedSearchParams, (params) =>
-            params["since"] !== undefined && !/^\d+$/.test(String(params["since"]))
+            params["since"] !== undefined && !WHOLE_NUMBER.test(String(params["since"]))
               ? new Refusal({ status: 400, tag: "BadRequest", message: `since must be a whole number, got ${JSON.stringify(params["since"])}`, path: "since" })
               : new Refusal({ status: 400, tag: "BadRequest", message: `format must be json or har, got ${JSON.stringify(params["format"])}`, path: "format" })))
       )

@@ -9,14 +9,15 @@
  * status, the headers that matter (no `date`, no hop-by-hop headers, `set-cookie` only when
  * asked) and the body (text where it is text, base64 otherwise). Repeated identical requests with
  * different answers become a sequence (each answer once, in order, the last one for good).
- * Credentials are never written: query parameters with credential names are left out of the
- * match, and no request header is recorded at all.
+ * Credentials are never written: query parameters and JSON body members with credential names
+ * are left out of the match, and no request header is recorded at all.
  */
+import { isUtf8 } from "node:buffer"
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { Effect } from "effect"
 import type { Redactor } from "../registry/redact.ts"
 import type { Route } from "../registry/route.ts"
-import { createHash, depthExceeds, MAX_JSON_DEPTH } from "../registry/util.ts"
+import { createHash, depthExceeds, MAX_JSON_DEPTH, parseJson } from "../registry/util.ts"
 import { make } from "../routes/make.ts"
 import { forward } from "../routes/loopback.ts"
 import { familyFor, modelApiOf, ruleOf } from "./recordModel.ts"
@@ -24,13 +25,13 @@ import { isMcp, mcpRoutesOf } from "./recordMcp.ts"
 import type { Recorded } from "./recorded.ts"
 
 /** The largest answer body recorded (a bigger one is forwarded but not kept). */
-const MAX_RECORDED_BODY = 32 * 1024 * 1024
+export const MAX_RECORDED_BODY = 32 * 1024 * 1024
 /**
  * The most one recording keeps in memory until it is written (bodies, URLs and a per-exchange
  * overhead): past it, exchanges are still forwarded and answered but not recorded, and counted
  * (`overflow`), so a long session cannot grow without bound.
  */
-const MAX_RECORDING_BYTES = 256 * 1024 * 1024
+export const MAX_RECORDING_BYTES = 256 * 1024 * 1024
 const RECORD_OVERHEAD = 256
 
 export type { Recorded } from "./recorded.ts"
@@ -120,16 +121,9 @@ const digest = (parts: ReadonlyArray<string>, bytes?: Uint8Array): string => {
 /** Literal URL text as path-to-regexp pattern text: its syntax characters escaped. */
 const literal = (text: string) => text.replace(/[{}()[\]+?!:*\\]/g, "\\$&")
 
-const isText = (type: string | undefined, body: Uint8Array): boolean => {
-  if (type !== undefined && /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)|[^;]*\+(json|xml))/i.test(type)) return true
-  if (type !== undefined) return false
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(body)
-    return true
-  } catch {
-    return false
-  }
-}
+/** Whether a body is written as text: a textual content type, or, without one, UTF-8. */
+const isText = (type: string | undefined, body: Uint8Array): boolean =>
+  type === undefined ? isUtf8(body) : /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)|[^;]*\+(json|xml))/i.test(type)
 
 /**
  * What was recorded as RouteSpec JSON: a route per distinct request (its answers in order when
@@ -141,16 +135,8 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
     const url = new URL(entry.url)
     const query: Record<string, string> = {}
     for (const [name, value] of url.searchParams) if (!redactor.isCredentialQuery(name)) query[name] = value
-    let json: unknown = undefined
-    if (entry.requestBody !== undefined && /json/i.test(entry.requestType ?? "")) {
-      try {
-        json = JSON.parse(entry.requestBody)
-      } catch {
-        json = undefined
-      }
-      // A body nested deeper than a request's `json()` reads is matched without it (as the network would see it).
-      if (depthExceeds(json, MAX_JSON_DEPTH)) json = undefined
-    }
+    // A body nested deeper than a request's `json()` reads is matched without it (as the network would see it).
+    const json = entry.requestBody !== undefined && /json/i.test(entry.requestType ?? "") ? parseJson(entry.requestBody) : undefined
     const match: Record<string, unknown> = {
       method: entry.method,
       url: `${url.origin}${literal(url.pathname)}`,
@@ -191,8 +177,9 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
 }
 
 /**
- * What was recorded as a fixture: model calls (OpenAI Chat Completions, Anthropic Messages) as
- * `llm` rules and the family routes that answer them, everything else as routes (`fixtureOf`).
+ * What was recorded as a fixture: model calls (`recordModel.ts`) as `llm` rules and the family
+ * routes that answer them, MCP sessions as `mcp` routes (`recordMcp.ts`), everything else as
+ * routes (`fixtureOf`).
  * Calls that got different answers for the same match become a sequence (each once, in order).
  */
 export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor): Recording => {
@@ -244,72 +231,86 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
   }
 }
 
+/** A fixture file's content as record mode merges into it. */
+type Target = { readonly routes?: Array<Record<string, unknown>>; readonly llm?: unknown } & Record<string, unknown>
+
 /**
- * Merges `routes` into the fixture at `file` (made when there is none): a route whose match and
- * answer the file already has is not added again. Written whole or not at all.
+ * What `file` holds, to merge a recording into (`{}` when there is no file), or why it cannot be
+ * merged into: it is not JSON, not an object, or has `routes` or `llm.rules` that are not arrays.
  */
-/**
- * Why a recording cannot be merged into `file` (checked before anything is recorded, so that a
- * session is not recorded for nothing): it exists and is not JSON, not an object, or has
- * `routes` or `llm.rules` that are not arrays. Undefined when it can be (or does not exist).
- */
-export const recordingTargetProblem = (file: string): string | undefined => {
-  if (!existsSync(file)) return undefined
+const readTarget = (file: string): { readonly existing: Target } | { readonly problem: string } => {
+  if (!existsSync(file)) return { existing: {} }
   let existing: unknown
   try {
     existing = JSON.parse(readFileSync(file, "utf8"))
   } catch (cause) {
-    return `${file} exists and cannot be read as JSON (${cause instanceof Error ? cause.message : String(cause)})`
+    return { problem: `${file} exists and cannot be read as JSON (${cause instanceof Error ? cause.message : String(cause)})` }
   }
-  if (typeof existing !== "object" || existing === null || Array.isArray(existing)) return `${file} exists and is not a fixture (a JSON object)`
+  if (typeof existing !== "object" || existing === null || Array.isArray(existing)) return { problem: `${file} exists and is not a fixture (a JSON object)` }
   const fixture = existing as { routes?: unknown; llm?: unknown }
-  if (fixture.routes !== undefined && !Array.isArray(fixture.routes)) return `${file}: routes is not an array`
+  if (fixture.routes !== undefined && !Array.isArray(fixture.routes)) return { problem: `${file}: routes is not an array` }
   const llm = fixture.llm as { rules?: unknown } | undefined
   if (llm !== undefined && !Array.isArray(llm) && (typeof llm !== "object" || llm === null || (llm.rules !== undefined && !Array.isArray(llm.rules)))) {
-    return `${file}: llm is neither a queue (an array) nor { queue, rules } with rules an array`
+    return { problem: `${file}: llm is neither a queue (an array) nor { queue, rules } with rules an array` }
   }
-  if (depthExceeds(existing, MAX_JSON_DEPTH)) return `${file} nests deeper than ${MAX_JSON_DEPTH}`
-  return undefined
+  if (depthExceeds(existing, MAX_JSON_DEPTH)) return { problem: `${file} nests deeper than ${MAX_JSON_DEPTH}` }
+  return { existing: existing as Target }
+}
+
+/**
+ * Why a recording cannot be merged into `file` (checked before anything is recorded, so that a
+ * session is not recorded for nothing), or undefined when it can be (or does not exist).
+ */
+export const recordingTargetProblem = (file: string): string | undefined => {
+  const target = readTarget(file)
+  return "problem" in target ? target.problem : undefined
 }
 
 /**
  * Writes `recording` into `file`, merged with what it holds, atomically. When the file cannot be
- * merged (it changed under the recorder since `recordingTargetProblem` passed it), the recording
- * goes to `FILE.PID.recording.json` beside it instead, whose name is returned: what was recorded
- * is never lost.
+ * merged into (it changed under the recorder since `recordingTargetProblem` passed it) or written,
+ * the recording goes to `FILE.PID.recording.json` beside it instead, whose name is returned: what
+ * was recorded is never lost.
  */
 export const writeRecording = (file: string, recording: Recording, seed?: number): string => {
-  if (recordingTargetProblem(file) === undefined) {
+  const target = readTarget(file)
+  if ("existing" in target) {
     try {
-      mergeInto(file, recording, seed)
+      writeMerged(file, target.existing, recording, seed)
       return file
     } catch {
       // Written beside it below.
     }
   }
   const aside = `${file}.${process.pid}.recording.json`
-  mergeInto(aside, recording, seed)
+  const besides = readTarget(aside)
+  writeMerged(aside, "existing" in besides ? besides.existing : {}, recording, seed)
   return aside
 }
 
-const mergeInto = (file: string, recording: Recording, seed?: number): void => {
-  const routes = recording.routes
-  const existing = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { routes?: Array<Record<string, unknown>>; llm?: unknown } & Record<string, unknown>) : {}
+/** `base`, or `base-2`, `base-3`, … : the first that `taken` does not have (added to it). */
+const uniqueId = (base: string, taken: Set<unknown>): string => {
+  let id = base
+  for (let k = 2; taken.has(id); k++) id = `${base}-${k}`
+  taken.add(id)
+  return id
+}
+
+/**
+ * Merges `recording` into `existing` and writes the result to `file` whole or not at all: a
+ * route or rule the file already has (same match and answer) is not added again, nor a family twice.
+ */
+const writeMerged = (file: string, existing: Target, recording: Recording, seed?: number): void => {
   const before = existing.routes ?? []
   const seen = new Set(before.map((route) => JSON.stringify("family" in route ? route : [route["match"], route["respond"]])))
   const taken = new Set(before.map((route) => route["id"]))
   const added: Array<Record<string, unknown>> = []
-  for (const route of routes) {
-    if ("family" in route) {
-      if (!seen.has(JSON.stringify(route))) added.push(route)
-      seen.add(JSON.stringify(route))
-      continue
-    }
-    if (seen.has(JSON.stringify([route["match"], route["respond"]]))) continue
-    let id = String(route["id"])
-    for (let k = 2; taken.has(id); k++) id = `${String(route["id"])}-${k}`
-    taken.add(id)
-    added.push({ ...route, id })
+  for (const route of recording.routes) {
+    const key = JSON.stringify("family" in route ? route : [route["match"], route["respond"]])
+    if (seen.has(key)) continue
+    // A family once; a route as often as the recording has it (a sequence may answer alike twice).
+    if ("family" in route) seen.add(key)
+    added.push("family" in route ? route : { ...route, id: uniqueId(String(route["id"]), taken) })
   }
   // Rules: those the file has, then the new ones it has not (by match and behaviour).
   const given = existing.llm
@@ -320,10 +321,7 @@ const mergeInto = (file: string, recording: Recording, seed?: number): void => {
   const rulesAdded: Array<Record<string, unknown>> = []
   for (const rule of recording.llm?.rules ?? []) {
     if (ruleSeen.has(JSON.stringify([rule["match"], rule["behaviour"]]))) continue
-    let id = String(rule["id"])
-    for (let k = 2; ruleIds.has(id); k++) id = `${String(rule["id"])}-${k}`
-    ruleIds.add(id)
-    rulesAdded.push({ ...rule, id })
+    rulesAdded.push({ ...rule, id: uniqueId(String(rule["id"]), ruleIds) })
   }
   const llm = rulesBefore.length + rulesAdded.length === 0 ? given : { ...(queue === undefined ? {} : { queue }), rules: [...rulesBefore, ...rulesAdded] }
   const merged = { ...(seed === undefined || "seed" in existing ? {} : { seed }), ...existing, routes: [...before, ...added], ...(llm === undefined ? {} : { llm }) }
@@ -351,7 +349,8 @@ interface HarEntry {
  * A HAR 1.2 file (what every browser's devtools export) as the same fixture routes a recording
  * makes: each entry a request and its answer, answers that differ for one request in sequence,
  * credentials left out. Entries without a status the routes can serve (0: blocked or failed,
- * 1xx) are skipped. A value that is not a HAR file is refused naming what is missing.
+ * 1xx) are skipped, but for one simnet exported with the fault that broke it (`_simnet.fault`),
+ * which becomes that fault route. A value that is not a HAR file is refused naming what is missing.
  */
 export const fromHar = (har: unknown, redactor: Redactor): Array<Record<string, unknown>> => {
   const entries = (har as { log?: { entries?: unknown } } | null)?.log?.entries

@@ -6,30 +6,19 @@
  * contents as read, each prompt's messages as got. Session ids and the stream plumbing are not
  * part of it: the simulated server makes its own.
  */
-import type { Recorded } from "./recorded.ts"
+import { eventData, parseJson, type Recorded } from "./recorded.ts"
 import type { Redactor } from "../registry/redact.ts"
 
-const parse = (text: string): unknown => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
-
-/** The JSON-RPC messages of an answer: its JSON body, or the `data:` lines of its event stream. */
+/** The JSON-RPC messages of an answer: its JSON body (one message or a batch), or the `data:` lines of its event stream. */
 const messagesOf = (text: string): Array<Record<string, any>> => {
-  const whole = parse(text)
-  const found = whole !== undefined
-    ? [whole]
-    : text.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => parse(line.slice(5).trim()))
-  return found.flat().filter((m): m is Record<string, any> => typeof m === "object" && m !== null)
+  const whole = parseJson(text)
+  return (whole === undefined ? eventData(text) : [whole]).flat().filter((m): m is Record<string, any> => typeof m === "object" && m !== null)
 }
 
 /** Whether a recorded exchange is MCP: a JSON-RPC request posted to the endpoint. */
 export const isMcp = (entry: Recorded): boolean => {
   if (entry.requestBody === undefined) return false
-  const body = parse(entry.requestBody)
+  const body = parseJson(entry.requestBody)
   const first = Array.isArray(body) ? body[0] : body
   return typeof first === "object" && first !== null && (first as { jsonrpc?: unknown }).jsonrpc === "2.0" && typeof (first as { method?: unknown }).method === "string"
 }
@@ -53,7 +42,7 @@ export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>, redactor: Redactor
     const resources = new Map<string, Record<string, any>>()
     const prompts = new Map<string, Record<string, any>>()
     for (const exchange of exchanges) {
-      const requests = [parse(exchange.requestBody ?? "")].flat().filter((r): r is Record<string, any> => typeof r === "object" && r !== null)
+      const requests = [parseJson(exchange.requestBody ?? "")].flat().filter((r): r is Record<string, any> => typeof r === "object" && r !== null)
       const replies = messagesOf(new TextDecoder().decode(exchange.body))
       for (const request of requests) {
         const reply = replies.find((m) => m.id !== undefined && m.id === request.id && "result" in m)

@@ -6,6 +6,7 @@
  * script replays through every API simnet speaks, so a call recorded through one replays through
  * all. Embeddings and other model APIs are recorded as plain HTTP (routes).
  */
+import { eventData, parseJson } from "./recorded.ts"
 
 /** A model API record mode reads back. */
 export type RecordedApi = "openai.chat" | "openai.responses" | "anthropic.messages" | "gemini"
@@ -90,17 +91,6 @@ export const matchOf = (api: RecordedApi, body: unknown): Record<string, unknown
   return { lastUserMessage: textOf((messages[last] as { content?: unknown }).content), toolResult }
 }
 
-const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
-
-/** The `data:` payloads of an event stream, parsed (`[DONE]` and non-JSON left out). */
-const events = (text: string): Array<Record<string, any>> =>
-  text.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => parseJson(line.slice(5).trim())).filter((v): v is Record<string, any> => typeof v === "object" && v !== null)
 
 const OPENAI_FINISH: Readonly<Record<string, string>> = { stop: "stop", tool_calls: "tool-calls", length: "length", content_filter: "stop" }
 const ANTHROPIC_FINISH: Readonly<Record<string, string>> = { end_turn: "stop", tool_use: "tool-calls", max_tokens: "length", stop_sequence: "stop" }
@@ -125,7 +115,7 @@ const openaiAnswer = (text: string, streamed: boolean): Answer | undefined => {
   let finish: string | undefined
   let usage: Answer["usage"]
   const calls = new Map<number, { name: string; args: string }>()
-  for (const event of events(text)) {
+  for (const event of eventData(text)) {
     const choice = event.choices?.[0]
     if (typeof choice?.delta?.content === "string") content += choice.delta.content
     for (const call of choice?.delta?.tool_calls ?? []) {
@@ -167,7 +157,7 @@ const anthropicAnswer = (text: string, streamed: boolean): Answer | undefined =>
   let finish: string | undefined
   let input = 0
   let output = 0
-  for (const event of events(text)) {
+  for (const event of eventData(text)) {
     if (event.type === "message_start") input = event.message?.usage?.input_tokens ?? 0
     if (event.type === "content_block_start") blocks.set(event.index, { ...event.content_block, partial: "" })
     if (event.type === "content_block_delta") {
@@ -190,7 +180,7 @@ const anthropicAnswer = (text: string, streamed: boolean): Answer | undefined =>
 
 const responsesAnswer = (text: string, streamed: boolean): Answer | undefined => {
   const response = streamed
-    ? events(text).find((event) => event.type === "response.completed")?.response
+    ? eventData(text).find((event) => event.type === "response.completed")?.response
     : parseJson(text) as Record<string, any> | undefined
   const output = response?.output
   if (!Array.isArray(output)) return undefined
@@ -218,7 +208,7 @@ const responsesAnswer = (text: string, streamed: boolean): Answer | undefined =>
 const GEMINI_FINISH: Readonly<Record<string, string>> = { STOP: "stop", MAX_TOKENS: "length" }
 
 const geminiAnswer = (text: string, streamed: boolean): Answer | undefined => {
-  const chunks = streamed ? events(text) : [parseJson(text) as Record<string, any> | undefined].filter((c): c is Record<string, any> => c !== undefined)
+  const chunks = streamed ? eventData(text) : [parseJson(text) as Record<string, any> | undefined].filter((c): c is Record<string, any> => c !== undefined)
   if (chunks.length === 0) return undefined
   let content = ""
   let thought = ""

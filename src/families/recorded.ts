@@ -1,7 +1,15 @@
 /**
  * What record mode keeps of one forwarded exchange (`record.ts` makes it; `recordModel.ts` and
- * `recordMcp.ts` read it).
+ * `recordMcp.ts` read it), and how they read its bodies.
  */
+import { parseJson } from "../registry/util.ts"
+
+export { parseJson }
+
+/** The `data:` payloads of an event stream that are JSON objects (`[DONE]` and other text left out). */
+export const eventData = (text: string): Array<Record<string, any>> =>
+  text.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => parseJson(line.slice(5).trim())).filter((v): v is Record<string, any> => typeof v === "object" && v !== null)
+
 /** One exchange the recorder forwarded. */
 export interface Recorded {
   readonly method: string

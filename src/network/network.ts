@@ -81,8 +81,8 @@ export interface NetworkOptions {
   readonly record?: { readonly file?: string | undefined; readonly upstream?: Readonly<Record<string, string>> | undefined; readonly cookies?: boolean | undefined } | undefined
   /**
    * Keep each exchange's bodies (at most 1 MiB each) and its answer's headers in the log, for
-   * `har()` (`GET network/log?format=har`): off by default, as keeping reads every answer twice.
-   * What is kept counts against `logBytes`.
+   * `har()` (`GET network/log?format=har`): off by default, as keeping costs every answer a copy
+   * of its head and body (and a streamed body one more stream). What is kept counts against `logBytes`.
    */
   readonly keepBodies?: boolean | undefined
   /**
@@ -240,10 +240,13 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     network.keepBodies = decoded.success.keepBodies === true
     // Record mode's module loads only when a network records, not with `import("simnet")`.
     const record: typeof Record_ | undefined = options.record === undefined ? undefined : yield* Effect.promise(() => import("../families/record.ts"))
-    const problem = options.record?.file === undefined || record === undefined ? undefined : record.recordingTargetProblem(options.record.file)
+    const file = options.record?.file
+    const problem = file === undefined ? undefined : record?.recordingTargetProblem(file)
     if (problem !== undefined) return yield* new InvalidNetworkOption({ option: "record.file", detail: problem })
-    const recording = options.record === undefined || record === undefined ? undefined : record.recorder({ upstream: options.record.upstream, cookies: options.record.cookies })
-    const initial = [...(options.routes === undefined ? [] : Array.from(options.routes)), ...(recording === undefined ? [] : [recording.route])]
+    const recorder = record?.recorder({ upstream: options.record?.upstream, cookies: options.record?.cookies })
+    /** What was recorded so far, as a fixture. */
+    const recorded = () => (record === undefined || recorder === undefined ? { routes: [] } : record.recordingOf(recorder.recorded(), network.redactor))
+    const initial = [...(options.routes === undefined ? [] : Array.from(options.routes)), ...(recorder === undefined ? [] : [recorder.route])]
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
     const enqueue = (script: LlmScript, i: number) => attempt(() => llm.enqueue(script), `llm[${i}]`)
@@ -291,11 +294,10 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
       unused: Effect.sync(() => network.unused()),
       quiescent: Effect.promise(() => network.quiescent()),
-      recording: Effect.sync(() => (recording === undefined || record === undefined ? { routes: [] } : record.recordingOf(recording.recorded(), network.redactor))),
+      recording: Effect.sync(recorded),
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {
-        const file = options.record?.file
-        if (record !== undefined && recording !== undefined && file !== undefined) record.writeRecording(file, record.recordingOf(recording.recorded(), network.redactor), network.runSeed)
+        if (record !== undefined && file !== undefined) record.writeRecording(file, recorded(), network.runSeed)
         network.registry.clear()
         mcp.reset()
         // A provider handed in through the context belongs to its giver, who may hand it on.

@@ -4,7 +4,7 @@
  * (`TypeError("fetch failed")` whose `cause` is the typed error).
  */
 import { Effect } from "effect"
-import { isSimnetError } from "../SimnetError.ts"
+import { isSimnetError, type SimnetError } from "../SimnetError.ts"
 import type { Network } from "./network.ts"
 import { bounded } from "./redact.ts"
 import { refusalResponse } from "./refusal.ts"
@@ -111,42 +111,45 @@ const redirectFailed = (message: string): TypeError => new TypeError("fetch fail
 
 type Answer = (request: SimRequest, signal: AbortSignal | undefined | null) => Response | Promise<Response>
 
-/** How `fetch` takes one dispatch: a refusal rejects `TypeError("fetch failed")`, as undici's does when it cannot connect. */
-const answerOf = (network: Network): Answer => (request, signal) => {
-  const dispatched = network.dispatch(request)
-  switch (dispatched._tag) {
-    case "Response":
-      return abortableResponse(dispatched.response, signal ?? undefined)
-    case "Denied":
-      return Promise.reject(fetchFailed(dispatched.error))
-    case "Effect":
-      return network.run(Effect.mapError(dispatched.effect, fetchFailed), signal ?? undefined).then(
-        (response) => abortableResponse(response, signal ?? undefined),
-        (error) => {
-          if (signal?.aborted) throw abortReason(signal)
-          throw error
-        }
-      )
-    case "Promise":
-      return untilAnswered(dispatched.promise, signal ?? undefined)
-  }
-}
-
 /**
- * `refusals: "502"`: a refusal (an unregistered request, a route that failed) resolves as
- * `simnet serve`'s 502 (`refusal.ts`), which no SDK retries and whose message is simnet's.
+ * How `fetch` takes one dispatch. A refusal (an unregistered request, a route that failed)
+ * rejects `TypeError("fetch failed")` whose `cause` is the typed error, as undici's does when it
+ * cannot connect; with `refusals: "502"` it resolves as `simnet serve`'s 502 (`refusal.ts`),
+ * which no SDK retries and whose message is simnet's.
  */
-const answering502 = (network: Network, answer: Answer): Answer => (request, signal) => {
-  const refused = (error: unknown): Response => {
-    const cause = error instanceof TypeError && error.message === "fetch failed" ? error.cause : undefined
-    if (signal?.aborted || !isSimnetError(cause)) throw error
-    return refusalResponse(cause, bounded(request.method), network.redactor.url(request.url))
-  }
-  try {
-    const answered = answer(request, signal)
-    return answered instanceof Response ? answered : answered.catch(refused)
-  } catch (error) {
-    return refused(error)
+const answerOf = (network: Network, refusals: "reject" | "502" | undefined): Answer => {
+  const answered502 = refusals !== "502"
+    ? undefined
+    : (error: SimnetError, request: SimRequest): Response => refusalResponse(error, bounded(request.method), network.redactor.url(request.url))
+  return (request, signal) => {
+    const dispatched = network.dispatch(request)
+    switch (dispatched._tag) {
+      case "Response":
+        return abortableResponse(dispatched.response, signal ?? undefined)
+      case "Denied":
+        return answered502 === undefined ? Promise.reject(fetchFailed(dispatched.error)) : answered502(dispatched.error, request)
+      case "Effect": {
+        const effect = answered502 === undefined
+          ? Effect.mapError(dispatched.effect, fetchFailed)
+          : Effect.catch(dispatched.effect, (error) => Effect.succeed(answered502(error, request)))
+        return network.run(effect, signal ?? undefined).then(
+          (response) => abortableResponse(response, signal ?? undefined),
+          (error) => {
+            if (signal?.aborted) throw abortReason(signal)
+            throw error
+          }
+        )
+      }
+      case "Promise": {
+        const promise = answered502 === undefined
+          ? dispatched.promise
+          : dispatched.promise.catch((error: unknown) => {
+            if (signal?.aborted || !isSimnetError(error)) throw error
+            return answered502(error, request)
+          })
+        return untilAnswered(promise, signal ?? undefined)
+      }
+    }
   }
 }
 
@@ -159,7 +162,7 @@ const answering502 = (network: Network, answer: Answer): Answer => (request, sig
  * `redirected`.
  */
 export const makeFetch = (network: Network, options: { readonly refusals?: "reject" | "502" | undefined } = {}): typeof globalThis.fetch => {
-  const answer = options.refusals === "502" ? answering502(network, answerOf(network)) : answerOf(network)
+  const answer = answerOf(network, options.refusals)
   const simFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     let url: string
     let method: string

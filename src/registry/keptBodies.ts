@@ -17,8 +17,6 @@ const EMPTY = new Uint8Array(0)
 /** The most bytes kept of one body. */
 export const KEPT_BODY = 1024 * 1024
 
-export type { KeptExchange }
-
 /** The answers of a dispatch this file keeps (`Dispatched`, and a held answer); others pass as they are. */
 type Answer =
   | { readonly _tag: "Response"; readonly response: Response }
@@ -26,16 +24,17 @@ type Answer =
   | { readonly _tag: "Effect"; readonly effect: Effect.Effect<Response, unknown> }
   | { readonly _tag: "Held"; readonly answer: HeldAnswer }
 
-const cutTo = (bytes: Uint8Array) => (bytes.byteLength > KEPT_BODY ? bytes.slice(0, KEPT_BODY) : bytes.slice())
+/** At most `KEPT_BODY` bytes of a body simnet owns and never changes (a held answer): a view, not a copy. */
+const upTo = (bytes: Uint8Array) => (bytes.byteLength > KEPT_BODY ? bytes.subarray(0, KEPT_BODY) : bytes)
 
-/** Starts keeping `record`'s exchange: its request body now, its answer when one comes. */
+/** Starts keeping `record`'s exchange: its request body now (copied: the caller's bytes), its answer when one comes. */
 export const keepRequest = (log: RequestLog, record: PendingRecord, request: SimRequest): void => {
   const body = request.body
-  const kept: KeptExchange = { requestBody: body === undefined ? undefined : cutTo(body), response: undefined }
+  const kept: KeptExchange = { requestBody: body?.slice(0, KEPT_BODY), response: undefined }
   if (log.grow(record, kept.requestBody?.byteLength ?? 0)) record.kept = kept
 }
 
-/** Keeps what `answer` will answer with, and returns it unchanged (a `Response` is teed, not consumed). */
+/** Keeps what `dispatched` will answer with; a `Response` is handed on through `keepResponse`, the rest unchanged. */
 export const keepAnswer = <A extends { readonly _tag: string }>(log: RequestLog, record: PendingRecord, dispatched: A, now: () => number): A => {
   if (record.kept === undefined) return dispatched
   const answer = dispatched as unknown as Answer
@@ -47,7 +46,7 @@ export const keepAnswer = <A extends { readonly _tag: string }>(log: RequestLog,
     case "Effect":
       return { ...dispatched, effect: Effect.map(answer.effect, (response) => keepResponse(log, record, response, now)) }
     case "Held": {
-      const body = cutTo(answer.answer.body)
+      const body = upTo(answer.answer.body)
       const at = now()
       keepHead(log, record, { status: answer.answer.status, headers: Object.entries(answer.answer.headers), body, cut: answer.answer.body.byteLength > KEPT_BODY, headAt: at, doneAt: at })
       return dispatched
@@ -84,7 +83,7 @@ const keepResponse = (log: RequestLog, record: PendingRecord, response: Response
     // A body simnet holds whole is kept as it is (never changed: the response owns it too), and
     // the response stays as fast as it was.
     const bytes = typeof held.body === "string" ? encoder.encode(held.body) : held.body
-    const body = bytes.byteLength > KEPT_BODY ? bytes.subarray(0, KEPT_BODY) : bytes
+    const body = upTo(bytes)
     if (log.grow(record, body.byteLength)) record.kept.response = { ...head, body, cut: bytes.byteLength > KEPT_BODY }
     return response
   }

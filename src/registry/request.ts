@@ -1,7 +1,7 @@
 /**
  * Building the `SimRequest` a route sees from the parts of an incoming request.
  */
-import { depthExceeds, MAX_JSON_DEPTH } from "./util.ts"
+import { parseJson } from "./util.ts"
 
 /**
  * A request as a route sees it: method upper-cased, URL parsed, headers as WHATWG `Headers`,
@@ -138,17 +138,8 @@ class SimRequestImpl implements SimRequest {
 
   json(): unknown {
     if (this.jsonCache === undefined) {
-      let value: unknown = undefined
       const body = this.#body
-      if (body !== undefined && body.length > 0) {
-        try {
-          value = JSON.parse(this.text())
-          if (depthExceeds(value, MAX_JSON_DEPTH)) value = undefined
-        } catch {
-          value = undefined
-        }
-      }
-      this.jsonCache = { value }
+      this.jsonCache = { value: body !== undefined && body.length > 0 ? parseJson(this.text()) : undefined }
     }
     return this.jsonCache.value
   }

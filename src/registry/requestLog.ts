@@ -306,11 +306,16 @@ export class RequestLog {
     }
     const evicted = this.ring.push(record)
     this.bytes += record.bytes - (evicted?.bytes ?? 0)
+    this.dropPastBound()
+    return record
+  }
+
+  /** Drops the oldest records while the log is over its byte bound (the newest always stays). */
+  private dropPastBound(): void {
     while (this.bytes > this.byteLimit && this.ring.size > 1) {
       const dropped = this.ring.dropOldest()
       if (dropped !== undefined) this.bytes -= dropped.bytes
     }
-    return record
   }
 
   /**
@@ -321,10 +326,7 @@ export class RequestLog {
     if (!this.ring.holds(record)) return false
     record.bytes += bytes
     this.bytes += bytes
-    while (this.bytes > this.byteLimit && this.ring.size > 1) {
-      const dropped = this.ring.dropOldest()
-      if (dropped !== undefined) this.bytes -= dropped.bytes
-    }
+    this.dropPastBound()
     return this.ring.holds(record)
   }
 
@@ -369,14 +371,18 @@ export class RequestLog {
    * those are redacted into records.
    */
   records(since = 0, limit = Infinity): ReadonlyArray<RequestRecord> {
+    return this.held(since, limit).map((record) => record.toRecord(this.redactor))
+  }
+
+  /** The records still in the ring with `seq > since`, oldest first, at most `limit` of them, as held. */
+  private held(since: number, limit: number): ReadonlyArray<PendingRecord | RestoredRecord> {
     const held = this.ring.since(since)
-    return (held.length > limit ? held.slice(0, limit) : held).map((record) => record.toRecord(this.redactor))
+    return held.length > limit ? held.slice(0, limit) : held
   }
 
   /** `records`, each with what was kept of its exchange (redacted as records are). */
   exchanges(since = 0, limit = Infinity): ReadonlyArray<LoggedExchange> {
-    const held = this.ring.since(since)
-    return (held.length > limit ? held.slice(0, limit) : held).map((entry) => {
+    return this.held(since, limit).map((entry) => {
       const record = entry.toRecord(this.redactor)
       const kept = entry instanceof PendingRecord ? entry.kept : undefined
       if (kept === undefined) return { record, requestBody: undefined, response: undefined, kept: false, restored: !(entry instanceof PendingRecord) }
@@ -405,10 +411,7 @@ export class RequestLog {
   restore(records: ReadonlyArray<RequestRecord>, counters: Omit<RequestCounters, "byRoute">): void {
     this.ring.restore(records.map((record) => new RestoredRecord(record)), counters.requests)
     this.bytes = this.ring.since(0).reduce((sum, record) => sum + record.bytes, 0)
-    while (this.bytes > this.byteLimit && this.ring.size > 1) {
-      const dropped = this.ring.dropOldest()
-      if (dropped !== undefined) this.bytes -= dropped.bytes
-    }
+    this.dropPastBound()
     this.answered = counters.answered
     this.denied = counters.denied
     this.faulted = counters.faulted ?? 0

@@ -80,6 +80,19 @@ export const depthExceeds = (value: unknown, limit: number): boolean => {
 }
 
 /**
+ * `text` as JSON, or `undefined` when it is not JSON or nests deeper than `MAX_JSON_DEPTH`: how a
+ * request body is read as JSON (`SimRequest.json()`), and how recorded bodies are.
+ */
+export const parseJson = (text: string): unknown => {
+  try {
+    const value: unknown = JSON.parse(text)
+    return depthExceeds(value, MAX_JSON_DEPTH) ? undefined : value
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * Whether a value is plain JSON data — null, strings, booleans, finite numbers, and arrays and
  * plain objects of them (a property set to `undefined` counts as absent) — nested at most `limit`
  * deep: what a snapshot can write and read back unchanged. Functions, class instances (an Effect

@@ -70,23 +70,23 @@ $("reset").addEventListener("click", () => {
   api("POST", "/reset").then((res) => { headerMessage(res.ok ? "" : "Reset failed: " + errorText(res.json, res.status)); refreshState(); });
 });
 /**
- * Saves what a GET of the control endpoint answers as a file (`what` names it in a failure).
- * @param {string} path @param {string} what @param {string} name @param {string} type
+ * Saves what a GET of the control endpoint answers as a file NAME-time.EXTENSION (`what` names it in a failure).
+ * @param {string} path @param {string} what @param {string} name @param {string} extension @param {string} type
  */
-function download(path, what, name, type) {
+function download(path, what, name, extension, type) {
   api("GET", path).then((res) => {
     if (!res.ok) { headerMessage(what + " failed: " + errorText(res.json, res.status)); return; }
     const blob = new Blob([JSON.stringify(res.json, null, 2)], { type });
-    const a = el("a", { href: URL.createObjectURL(blob), download: name + new Date().toISOString().replace(/[:.]/g, "-") + (type === "application/json" ? ".json" : ".har") });
+    const a = el("a", { href: URL.createObjectURL(blob), download: name + new Date().toISOString().replace(/[:.]/g, "-") + extension });
     document.body.appendChild(a);
     a.click();
     setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
     headerMessage("");
   });
 }
-$("snapshot-download").addEventListener("click", () => download("/snapshot", "Snapshot", "simnet-snapshot-", "application/json"));
+$("snapshot-download").addEventListener("click", () => download("/snapshot", "Snapshot", "simnet-snapshot-", ".json", "application/json"));
 // HAR 1.2, what devtools open; with bodies when simnet serve runs with --keep-bodies.
-$("har-download").addEventListener("click", () => download("/network/log?format=har", "HAR export", "simnet-", "application/har+json"));
+$("har-download").addEventListener("click", () => download("/network/log?format=har", "HAR export", "simnet-", ".har", "application/har+json"));
 $("snapshot-restore").addEventListener("change", () => {
   const chooser = input("snapshot-restore");
   const file = chooser.files && chooser.files[0];
