@@ -8,7 +8,7 @@
 import { Effect } from "effect"
 import type { Route } from "../registry/route.ts"
 import { make } from "../routes/make.ts"
-import { forward } from "../routes/loopback.ts"
+import { forward, rebased } from "../routes/loopback.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 
 /** Below every route a user registers: a passthrough answers only what nothing else does. */
@@ -34,10 +34,7 @@ export const passthrough = (hosts: ReadonlyArray<string>, upstream: Readonly<Rec
       { url: (url: URL) => host === "*" || url.host === host },
       {
         respond: (request) => {
-          const to = base === undefined
-            ? request.url
-            : new URL(`${base.pathname.replace(/\/$/, "")}${request.url.pathname}${request.url.search}`, base)
-          return forward(request, to, id, "passthrough")
+          return forward(request, base === undefined ? request.url : rebased(request.url, base), id, "passthrough")
         },
         ...(refused === undefined ? {} : { prepare: Effect.fail(refused) }),
         describe: { passthrough: host, ...(target === undefined ? {} : { upstream: target }) }

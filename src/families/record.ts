@@ -19,7 +19,7 @@ import type { Redactor } from "../registry/redact.ts"
 import type { Route } from "../registry/route.ts"
 import { createHash, depthExceeds, MAX_JSON_DEPTH, parseJson } from "../registry/util.ts"
 import { make } from "../routes/make.ts"
-import { forward } from "../routes/loopback.ts"
+import { forward, rebased } from "../routes/loopback.ts"
 import { familyFor, modelApiOf, ruleOf } from "./recordModel.ts"
 import { isMcp, mcpRoutesOf } from "./recordMcp.ts"
 import type { Recorded } from "./recorded.ts"
@@ -63,9 +63,7 @@ export const recorder = (options: RecordOptions = {}): { readonly route: Route; 
     {
       respond: (request) => {
         const base = upstream[request.url.host]
-        const target = base === undefined
-          ? request.url
-          : new URL(`${new URL(base).pathname.replace(/\/$/, "")}${request.url.pathname}${request.url.search}`, base)
+        const target = base === undefined ? request.url : rebased(request.url, new URL(base))
         const started = performance.now()
         return Effect.flatMap(forward(request, target, "record", "record"), (response) =>
           Effect.promise(async () => {

@@ -30,7 +30,7 @@ import type { LlmLogEntry, SimulatedProviderApi } from "../provider/SimulatedPro
 import { Chaos } from "../registry/chaos.ts"
 import { KeyCounts } from "../registry/keyCounts.ts"
 import type { Network } from "../registry/network.ts"
-import type { RequestCounters, RequestRecord } from "../registry/requestLog.ts"
+import { REQUEST_FAULTS, type RequestCounters, type RequestRecord } from "../registry/requestLog.ts"
 import type { Route } from "../registry/route.ts"
 import { decodeAt } from "../registry/schemaPath.ts"
 import { depthExceeds, isPlainJson, MAX_JSON_DEPTH } from "../registry/util.ts"
@@ -69,7 +69,7 @@ const RequestRecordJson = Schema.Struct({
   body: Schema.optional(Schema.Struct({ size: Count, preview: Schema.String })),
   route: Schema.optional(Schema.Struct({ id: Schema.String, kind: Schema.String, source: Schema.String })),
   denial: Schema.optional(Schema.String),
-  fault: Schema.optional(Schema.Literals(["reset", "timeout", "malformed"])),
+  fault: Schema.optional(Schema.Literals(REQUEST_FAULTS)),
   status: Schema.optional(Count),
   seed: Schema.optional(Schema.Finite),
   occurrence: Schema.optional(Count),

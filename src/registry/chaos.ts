@@ -18,8 +18,11 @@ import { Duration, Effect } from "effect"
 import { cut, malformedAnswer, resetAnswer } from "./faultAnswer.ts"
 import { avalanche, hashString } from "./seed.ts"
 
+/** The named effects chaos may have on a request (besides `{ status }` and a pause): all of them by default. */
+export const CHAOS_FAULTS = ["reset", "timeout", "malformed", "rateLimit", "serverError", "streamCut"] as const
+
 /** An effect chaos may have on a request. */
-export type ChaosFault = "reset" | "timeout" | "malformed" | "rateLimit" | "serverError" | "streamCut" | { readonly status: number }
+export type ChaosFault = (typeof CHAOS_FAULTS)[number] | { readonly status: number }
 
 /**
  * The chaos options: `rate` (0 to 1, how many requests are hit), `faults` (the effects to pick
@@ -39,7 +42,7 @@ export type ChaosHit =
   | { readonly effect: "status"; readonly status: number }
   | { readonly effect: "latency"; readonly ms: number }
 
-export const DEFAULT_FAULTS: ReadonlyArray<ChaosFault> = ["reset", "timeout", "malformed", "rateLimit", "serverError", "streamCut"]
+export const DEFAULT_FAULTS: ReadonlyArray<ChaosFault> = CHAOS_FAULTS
 
 /** A uniform number in [0, 1) from a 32-bit hash. */
 const unit = (h: number) => (h >>> 0) / 4_294_967_296

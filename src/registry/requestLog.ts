@@ -167,8 +167,9 @@ export interface LoggedExchange {
   readonly restored: boolean
 }
 
-/** What a client saw of a fault: the connection reset, no answer, or a body cut short. */
-export type RequestFault = "reset" | "timeout" | "malformed"
+/** What a client can see of a fault: the connection reset, no answer, or a body cut short. */
+export const REQUEST_FAULTS = ["reset", "timeout", "malformed"] as const
+export type RequestFault = (typeof REQUEST_FAULTS)[number]
 
 /**
  * A record being filled in while the request is answered. Internal to the network.

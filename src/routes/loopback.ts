@@ -37,6 +37,13 @@ export const loopbackResponder = (label: string): Responder => (request) => {
 }
 
 /**
+ * Where a request for `url` goes when its host is sent to `base` instead (`--upstream
+ * HOST=URL`): `base`'s origin, its path before the request's path, the request's query.
+ */
+export const rebased = (url: URL, base: URL): URL =>
+  new URL(`${base.pathname.replace(/\/$/, "")}${url.pathname}${url.search}`, base)
+
+/**
  * Sends `request` to `url` over `node:http`/`node:https` and answers with what comes back,
  * streamed: the method, the headers less hop-by-hop ones, the body. `what` names the forward in
  * errors (`loopback`, `passthrough`).

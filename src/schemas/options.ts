@@ -4,6 +4,7 @@
  * (`logLimit`, `redact.words[1]`, `times`), with the nearest name for an unknown key.
  */
 import { Schema } from "effect"
+import { CHAOS_FAULTS } from "../registry/chaos.ts"
 
 /** A filter whose failure says what the value must be, showing what it got. */
 const must = <T>(holds: (value: T) => boolean, what: string) =>
@@ -14,13 +15,9 @@ export const WholeNumber = Schema.Number.check(must((n: number) => Number.isInte
 
 const Names = Schema.Array(Schema.String.check(must((name: string) => name !== "", "must be an array of non-empty names")))
 
-/**
- * The network's options that are data (the rest are routes and handlers, checked when they
- * register).
- */
 /** One effect seeded chaos may have on a request (see `registry/chaos.ts`). */
 export const ChaosFaultData = Schema.Union([
-  Schema.Literals(["reset", "timeout", "malformed", "rateLimit", "serverError", "streamCut"]),
+  Schema.Literals(CHAOS_FAULTS),
   Schema.Struct({ status: Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 200 && n <= 599, "status must be a whole number from 200 to 599")) })
 ])
 
@@ -34,6 +31,10 @@ export const ChaosData = Schema.Struct({
   routes: Schema.optional(Names)
 })
 
+/**
+ * The network's options that are data (the rest are routes and handlers, checked when they
+ * register).
+ */
 export const NetworkOptionsData = Schema.Struct({
   logLimit: Schema.optional(WholeNumber),
   logBytes: Schema.optional(WholeNumber),

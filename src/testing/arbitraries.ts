@@ -9,7 +9,8 @@ import { Result } from "effect"
 import { compileGenerator } from "../routes/jsonSchema/generate.ts"
 import { fromJsonSchema } from "../schemas/jsonSchemaDocument.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
-import type { ChaosFault, ChaosOptions } from "../registry/chaos.ts"
+import { CHAOS_FAULTS, type ChaosFault, type ChaosOptions } from "../registry/chaos.ts"
+import { FAULTS } from "../routes/fault.ts"
 
 /** A tool a model may call, as the app offers it: its name and the JSON Schema of its arguments. */
 export interface OfferedTool {
@@ -84,7 +85,7 @@ export const llmRule = (options: { readonly tools?: ReadonlyArray<OfferedTool> |
 /** Chaos options (`NetworkOptions.chaos`): a rate, some faults, sometimes a latency range. Every value is accepted by the network. */
 export const chaos = (options: { readonly maxRate?: number | undefined } = {}): fc.Arbitrary<ChaosOptions> => {
   const fault: fc.Arbitrary<ChaosFault> = fc.oneof(
-    fc.constantFrom<ChaosFault>("reset", "timeout", "malformed", "rateLimit", "serverError", "streamCut"),
+    fc.constantFrom<ChaosFault>(...CHAOS_FAULTS),
     fc.integer({ min: 400, max: 599 }).map((status) => ({ status }))
   )
   return fc.record(
@@ -119,7 +120,7 @@ export const routeSpec = (options: { readonly handlers?: ReadonlyArray<string> |
       { type: "array", maxItems: 5, items: { type: "string", format: "email" } },
       { type: "object", properties: { ok: { type: "boolean" }, at: { type: "string", format: "date-time" } } }
     ).map((jsonSchema) => ({ kind: "jsonSchema" as const, schema: { jsonSchema } })),
-    fc.constantFrom("reset", "timeout", "malformed-body").map((fault) => ({ kind: "fault" as const, fault })),
+    fc.constantFrom(...FAULTS).map((fault) => ({ kind: "fault" as const, fault })),
     words.map((text) => ({ kind: "mcp" as const, server: { name: "generated", version: "1.0.0", tools: [{ name: "echo", inputSchema: { type: "object" }, result: text }] } })),
     ...(options.handlers === undefined || options.handlers.length === 0 ? [] : [fc.constantFrom(...options.handlers).map((name) => ({ kind: "handler" as const, name }))])
   )
