@@ -15,7 +15,7 @@ import type { ControlOptions } from "./control/endpoint.ts"
 import { SimulationControl } from "./control/service.ts"
 import { make, type NetworkOptions, type SimulationNetworkApi } from "./network/network.ts"
 import type { Har } from "./network/har.ts"
-import type { SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
+import { SimulatedProvider, type SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
 import { installGlobal, installGlobalScoped, type GlobalOptions, type RestoreGlobal } from "./registry/global.ts"
 import type { RequestRecord } from "./registry/requestLog.ts"
 import type { RouteInfo } from "./registry/network.ts"
@@ -37,6 +37,7 @@ export type { ControlEvent, ControlOptions } from "./control/endpoint.ts"
 export interface NetworkHandle {
   readonly network: SimulationNetworkApi
   readonly fetch: typeof globalThis.fetch
+  /** The network's model; its `enqueue`, `rule` and `addRules` throw `InvalidLlmInput` on bad input and change nothing. */
   readonly llm: SimulatedProviderApi
   /** The MCP servers by route id, as `SimulationNetworkApi.mcp` with a promise from `update`. */
   readonly mcp: {
@@ -76,12 +77,6 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
   }
 
   /**
-   * A layer providing `SimulationNetwork`, `HttpClient.HttpClient` and `FetchHttpClient.Fetch`.
-   *
-   * @example
-   * const TestNetwork = SimulationNetwork.layer({ seed: 1, routes: [Route.text("GET https://api.example.com/health", "ok")] })
-   */
-  /**
    * Completes when the network in context has no request in flight (see
    * `SimulationNetworkApi.quiescent`): what a property-test runner waits for after each action.
    */
@@ -89,11 +84,19 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
     return Effect.flatMap(SimulationNetwork, (network: SimulationNetworkApi) => network.quiescent)
   }
 
-  static layer(options: NetworkOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient, MakeError> {
+  /**
+   * A layer providing `SimulationNetwork`, `HttpClient.HttpClient`, `FetchHttpClient.Fetch` and
+   * the network's model as `SimulatedProvider` (so `yield* SimulatedProvider.enqueue(script)` works).
+   *
+   * @example
+   * const TestNetwork = SimulationNetwork.layer({ seed: 1, routes: [Route.text("GET https://api.example.com/health", "ok")] })
+   */
+  static layer(options: NetworkOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient | SimulatedProvider, MakeError> {
     return Layer.effectContext(
       Effect.map(Effect.tap(make(options), (network) => Effect.addFinalizer(() => network.close)), (network) =>
         Context.make(SimulationNetwork, network).pipe(
           Context.add(HttpClient.HttpClient, network.httpClient),
+          Context.add(SimulatedProvider, network.llm),
           Context.add(FetchHttpClient.Fetch, network.fetch)
         ))
     )
@@ -103,7 +106,7 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    * As `layer`, and for the layer's lifetime the whole process's `fetch`, undici and
    * `node:http(s)` clients are answered by the network (see `installGlobal`).
    */
-  static layerGlobal(options: NetworkOptions & GlobalOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient, MakeError | GlobalInstallConflict> {
+  static layerGlobal(options: NetworkOptions & GlobalOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient | SimulatedProvider, MakeError | GlobalInstallConflict> {
     const install = Effect.flatMap(Effect.service(SimulationNetwork), (network) => installGlobalScoped(network.fetch, options))
     return Layer.provideMerge(Layer.effectDiscard(install), SimulationNetwork.layer(options))
   }

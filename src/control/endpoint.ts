@@ -41,9 +41,8 @@ import { type InvalidLlmInput, type InvalidRouteSpec, isSimnetError, type Simnet
 import type { McpServerDefinition } from "../routes/mcp/definitions.ts"
 import { McpServerSpec } from "../schemas/routeSpec.ts"
 import { decodeAt } from "../registry/schemaPath.ts"
-import { attempt } from "../provider/validate.ts"
 import type { LlmRule } from "../provider/rules.ts"
-import { SimulatedProvider, type SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
+import { SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
 import { plain } from "./inspector/state.ts"
 import { declaredOver, limitedStream } from "./body.ts"
 import { driverSocket } from "./driver.ts"
@@ -190,19 +189,11 @@ const LogQuery = Schema.Struct({
 
 const ok = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
 
-/** Scripts queue all or nothing: each is tried on a scratch model first. */
-const enqueueAll = (llm: SimulatedProviderApi, json: unknown): Effect.Effect<ReadonlyArray<unknown>, InvalidLlmInput> =>
-  attempt(() => {
-    const scripts: ReadonlyArray<unknown> = Array.isArray(json) ? json : [json]
-    const scratch = SimulatedProvider.make()
-    scripts.forEach((script) => scratch.enqueue(script as never))
-    scripts.forEach((script) => llm.enqueue(script as never))
-    return scripts
-  })
-
-/** Rules given as JSON, all or nothing. */
-const addRules = (llm: SimulatedProviderApi, specs: unknown): Effect.Effect<ReadonlyArray<string>, InvalidLlmInput> =>
-  attempt(() => llm.addRules(specs))
+/** Scripts queue all or nothing: one, or an array (a refusal names `[N]`). */
+const enqueueAll = (llm: SimulatedProviderApi, json: unknown): Effect.Effect<ReadonlyArray<unknown>, InvalidLlmInput> => {
+  const scripts: ReadonlyArray<unknown> = Array.isArray(json) ? json : [json]
+  return Effect.as(Array.isArray(json) ? SimulatedProviderApi.enqueueAll(llm, scripts) : SimulatedProviderApi.enqueue(llm, json as never), scripts)
+}
 
 /** A rule as `GET llm/rules` lists it: JSON, with its progress (a matcher from code shows as text). */
 const ruleView = (rule: LlmRule) => ({
@@ -272,7 +263,7 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
     })),
     HttpRouter.route("POST", at("llm/rules"), Effect.gen(function*() {
       const specs = yield* jsonBody(limit)
-      const ids = yield* addRules(network.llm, specs)
+      const ids = yield* SimulatedProviderApi.addRules(network.llm, specs)
       tell({ type: "rules", specs, ids })
       return ok({ ids }, 201)
     })),

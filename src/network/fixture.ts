@@ -16,8 +16,8 @@ import { decodeRouteSpecs, type DecodeContext } from "../spec/decode.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
 import { FixtureFile } from "../schemas/routeSpec.ts"
 import { type FixtureError, FixtureNotJson, FixtureUnreadable, InvalidLlmInput, InvalidRouteSpec } from "../SimnetError.ts"
-import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
-import { attempt } from "../provider/validate.ts"
+import { SimulatedProvider, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
+import { under } from "../provider/validate.ts"
 
 /**
  * A decoded fixture: its seed, its routes, the LLM scripts to queue on the model and its rules
@@ -43,7 +43,7 @@ const isQueue = (llm: unknown): llm is ReadonlyArray<unknown> => Array.isArray(l
 
 /** Checks rules on a model of their own, as `addRules` checks them: the first problem, named under `base`. */
 const checkRules = (rules: ReadonlyArray<unknown>, base: string): Effect.Effect<void, InvalidLlmInput> =>
-  Effect.asVoid(attempt(() => SimulatedProvider.make({ logLimit: 0 }).addRules(rules), base))
+  Effect.asVoid(under(SimulatedProviderApi.addRules(SimulatedProvider.make({ logLimit: 0 }), rules), base))
 
 /**
  * Decodes a fixture document.

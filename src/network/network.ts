@@ -8,8 +8,8 @@ import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpMethod from "effect/http/HttpMethod"
 import { McpServers, type McpServersApi } from "../routes/mcp/state.ts"
-import { SimulatedProvider, type SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
-import { attempt } from "../provider/validate.ts"
+import { SimulatedProvider, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
+import { under } from "../provider/validate.ts"
 import { makeFetch } from "../registry/fetch.ts"
 import { type AtOnce, makeHttpDoor, type ServerDoor, ServerDoorKey } from "../registry/httpClient.ts"
 import { Chaos, type ChaosOptions } from "../registry/chaos.ts"
@@ -167,7 +167,12 @@ export interface SimulationNetworkApi {
   readonly recording: Effect.Effect<{ readonly routes: ReadonlyArray<Record<string, unknown>>; readonly llm?: { readonly rules: ReadonlyArray<Record<string, unknown>> } | undefined }>
   /** Reproduces the body a seeded (`jsonSchema`) route served for a logged request. */
   readonly regenerate: (record: RequestRecord) => Effect.Effect<string, RegenerateError>
-  /** The simulated model behind `Routes.openai`: script queue, rules, log, counters, driver. */
+  /**
+   * The simulated model behind `Routes.openai`: script queue, rules, log, counters, driver. Its
+   * `enqueue`, `rule` and `addRules` are the plain face and throw `InvalidLlmInput`; Effect code
+   * uses `SimulatedProvider.enqueue(script)` (this model is the layer's `SimulatedProvider`) or
+   * `SimulatedProviderApi.enqueue(network.llm, script)`, which fail with it.
+   */
   readonly llm: SimulatedProviderApi
   /**
    * The MCP servers of `Route.mcp` and the MCP families, by route id: definitions, sessions,
@@ -223,7 +228,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     const provided = yield* Effect.serviceOption(SimulatedProvider)
     const llm = Option.isSome(provided)
       ? provided.value
-      : yield* attempt(() => SimulatedProvider.make({ logLimit, logBytes, epoch: options.epoch, drive: options.drive }))
+      : yield* SimulatedProviderApi.make({ logLimit, logBytes, epoch: options.epoch, drive: options.drive })
     const mcp = McpServers.make((id) => {
       const entry = network.registry.entries.get(id)
       return entry === undefined ? undefined : { identity: entry.identity, route: entry.route }
@@ -249,7 +254,6 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     const initial = [...(options.routes === undefined ? [] : Array.from(options.routes)), ...(recorder === undefined ? [] : [recorder.route])]
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
-    const enqueue = (script: LlmScript, i: number) => attempt(() => llm.enqueue(script), `llm[${i}]`)
     const register = (routes: Route | ReadonlyArray<Route>) =>
       Effect.suspend(() => {
         const batch = Array.isArray(routes)
@@ -258,8 +262,8 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
         return refused === undefined ? network.register(list, pathsFor(list, batch)) : Effect.fail(refused)
       })
     const rules = options.llmRules ?? []
-    const addRules = rules.length === 0 ? Effect.void : Effect.asVoid(attempt(() => llm.addRules(rules), "llmRules"))
-    const registerInitial = Effect.andThen(register(initial), Effect.andThen(Effect.forEach(scripts, enqueue, { discard: true }), addRules))
+    const addRules = rules.length === 0 ? Effect.void : Effect.asVoid(under(SimulatedProviderApi.addRules(llm, rules), "llmRules"))
+    const registerInitial = Effect.andThen(register(initial), Effect.andThen(under(SimulatedProviderApi.enqueueAll(llm, scripts), "llm"), addRules))
     yield* registerInitial
     const door = makeHttpDoor(network)
     const api: SimulationNetworkApi = {

@@ -7,10 +7,12 @@ import type { Scope } from "effect"
 import { Cause, Context, Effect, Layer, Queue } from "effect"
 import { errorMessage } from "../registry/util.ts"
 import type { InvalidLlmInput } from "../SimnetError.ts"
-import { attempt } from "./validate.ts"
 import { SimulatedProviderApi } from "./api.ts"
 import type { LlmInvocationNotice } from "./drivers.ts"
 import type { ProviderOptions } from "./options.ts"
+import type { LlmBehaviour, LlmMatch } from "./plan.ts"
+import type { LlmRuleOptions } from "./rules.ts"
+import type { LlmScript } from "../schemas/llmScript.ts"
 
 export { SimulatedProviderApi } from "./api.ts"
 export { DEFAULT_EPOCH } from "./options.ts"
@@ -26,11 +28,22 @@ export type { StreamFault } from "./parts.ts"
 
 /**
  * The simulated model as a service of the network. `SimulationNetwork.make` builds one per
- * network and provides it to the routes; the model routes look it up with `routeService`.
+ * network and provides it to the routes, which look it up with `routeService`;
+ * `SimulationNetwork.layer` provides it to the app too, so Effect code reaches the model with
+ * `yield* SimulatedProvider.enqueue(script)`.
+ *
+ * @example
+ * it.effect("answers from the queue", () =>
+ *   Effect.gen(function*() {
+ *     yield* SimulatedProvider.enqueue({ steps: [[{ type: "text", content: "Hello!" }]] })
+ *     yield* SimulatedProvider.rule({ lastUserMessage: "busy?" }, { type: "rateLimit" }, { times: 1 })
+ *     // ... the app's model calls
+ *   }).pipe(Effect.provide(SimulationNetwork.layer({ routes: Routes.openai() }))))
  */
 export class SimulatedProvider extends Context.Service<SimulatedProvider, SimulatedProviderApi>()("simnet/SimulatedProvider") {
   /**
-   * A provider on its own, outside any network (to test scripts and rules directly).
+   * A provider on its own, outside any network (to test scripts and rules directly). The plain
+   * face of `SimulatedProviderApi.make`.
    *
    * @throws {InvalidLlmInput} for a bad `logLimit`.
    */
@@ -43,7 +56,22 @@ export class SimulatedProvider extends Context.Service<SimulatedProvider, Simula
    * their context when there is one, so a test can hold the model it hands the network.
    */
   static layer(options: ProviderOptions = {}): Layer.Layer<SimulatedProvider, InvalidLlmInput> {
-    return Layer.effect(SimulatedProvider, attempt(() => new SimulatedProviderApi(options)))
+    return Layer.effect(SimulatedProvider, SimulatedProviderApi.make(options))
+  }
+
+  /** Adds a script to the queue of the context's provider (`llm.enqueue`); bad input fails with `InvalidLlmInput` and queues nothing. */
+  static enqueue(script: LlmScript): Effect.Effect<void, InvalidLlmInput, SimulatedProvider> {
+    return SimulatedProvider.use((llm) => SimulatedProviderApi.enqueue(llm, script))
+  }
+
+  /** Registers a rule on the context's provider (`llm.rule`): its id, or `InvalidLlmInput` with the rules unchanged. */
+  static rule(match: LlmMatch, behaviour: LlmBehaviour, options: LlmRuleOptions = {}): Effect.Effect<string, InvalidLlmInput, SimulatedProvider> {
+    return SimulatedProvider.use((llm) => SimulatedProviderApi.rule(llm, match, behaviour, options))
+  }
+
+  /** Adds rules given as JSON to the context's provider, all or none (`llm.addRules`): their ids, or `InvalidLlmInput`. */
+  static addRules(specs: unknown): Effect.Effect<ReadonlyArray<string>, InvalidLlmInput, SimulatedProvider> {
+    return SimulatedProvider.use((llm) => SimulatedProviderApi.addRules(llm, specs))
   }
 
   /**

@@ -18,19 +18,23 @@
  *
  * Scripts, rules and driver commands are checked before anything changes: bad input is an
  * `InvalidLlmInput` naming the input and the offending path (`steps[0][1].status`,
- * `options.times`), thrown by the plain methods (`enqueue`, `rule`) and failed by the effectful
- * ones (`fail`).
+ * `options.times`). Effects fail with it: the driver commands (`chunk`, `fail`, …), `restore`,
+ * and the Effect forms of the queue and the rules (`SimulatedProviderApi.enqueue(llm, script)`,
+ * `.rule`, `.addRules`, `.make`; `SimulatedProvider.enqueue(script)` and the others read the
+ * provider from the context). Only the plain face throws it: the instance methods `enqueue`, `rule`
+ * and `addRules` and the constructor, which code that is not written in Effect calls (the contract's
+ * `network.llm.enqueue(script)`), each a `Result.getOrThrow` over the same check.
  *
  * `SimulatedProvider` is a service: `SimulationNetwork.make` builds one per network and provides
  * it to the network's routes, which look it up from their respond context; `network.llm` is the
  * same instance.
  */
 import type { Scope } from "effect"
-import { Clock, Effect, Result, Schema } from "effect"
+import { Clock, Effect, Result } from "effect"
 import { untilAborted } from "../registry/transport.ts"
-import { ChunkCommand, DisconnectCommand, FailCommand, FinishCommand } from "../schemas/driver.ts"
+import type { ChunkCommand, DisconnectCommand, FailCommand, FinishCommand } from "../schemas/driver.ts"
 import { LlmRuleSpec, LlmScript } from "../schemas/llmScript.ts"
-import { failAs, InvalidLlmInput, type RouteFailed } from "../SimnetError.ts"
+import type { InvalidLlmInput, RouteFailed } from "../SimnetError.ts"
 import { InvocationNotPending, NoScriptQueued, UnmatchedLlmRequest } from "../SimnetError.ts"
 import type { LlmApi, LlmRequest } from "./conversation.ts"
 import { deepFreeze, requestKeyOf, sha256Hex, summarize } from "./conversation.ts"
@@ -43,6 +47,10 @@ import { ScriptQueue } from "./scriptQueue.ts"
 import { decodeInput } from "./validate.ts"
 import { ProviderOptionsData } from "../schemas/options.ts"
 import { DEFAULT_EPOCH, type DriverMethod, type LlmInvocation, type ProviderOptions, type ProviderState } from "./options.ts"
+
+/** The provider's options, checked: `InvalidLlmInput` naming the bad one. */
+const decodeOptions = (options: ProviderOptions) =>
+  decodeInput(ProviderOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, epoch: options.epoch, drive: options.drive }, "provider option", "")
 
 /**
  * The simulated model: the script queue, the rules, the request log and counts, and the driven
@@ -59,14 +67,47 @@ export class SimulatedProviderApi {
   #seq = 0
 
   /**
+   * The plain face of `SimulatedProviderApi.make`.
+   *
    * @throws {InvalidLlmInput} when `logLimit` is not a whole number of at least 0, or `epoch` is
    * neither one nor `"clock"`.
    */
   constructor(options: ProviderOptions = {}) {
-    const decoded = Result.getOrThrow(decodeInput(ProviderOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, epoch: options.epoch, drive: options.drive }, "provider option", ""))
+    const decoded = Result.getOrThrow(decodeOptions(options))
     this.#log = new ModelLog(decoded.logLimit ?? 10_000, decoded.logBytes ?? DEFAULT_MODEL_LOG_BYTES)
     this.#epoch = decoded.epoch ?? DEFAULT_EPOCH
     this.#drivers = new Drivers(decoded.drive === true)
+  }
+
+  /** A provider, or `InvalidLlmInput` naming the option (`logLimit`, `epoch`) when one is bad. */
+  static make(options: ProviderOptions = {}): Effect.Effect<SimulatedProviderApi, InvalidLlmInput> {
+    return Effect.suspend(() => Effect.map(Effect.fromResult(decodeOptions(options)), () => new SimulatedProviderApi(options)))
+  }
+
+  /**
+   * Adds a script to the end of the queue, as the plain `enqueue` does, as an Effect: bad input
+   * fails with `InvalidLlmInput` and leaves the queue as it was. Nothing happens until it runs.
+   */
+  static enqueue(llm: SimulatedProviderApi, script: LlmScript): Effect.Effect<void, InvalidLlmInput> {
+    return Effect.suspend(() => Effect.fromResult(llm.#enqueue([script], false)))
+  }
+
+  /**
+   * Adds scripts to the end of the queue, all or none: the first bad one fails with
+   * `InvalidLlmInput` at `[N]…` and nothing is queued (`POST llm/enqueue`, a fixture's queue).
+   */
+  static enqueueAll(llm: SimulatedProviderApi, scripts: ReadonlyArray<unknown>): Effect.Effect<void, InvalidLlmInput> {
+    return Effect.suspend(() => Effect.fromResult(llm.#enqueue(scripts, true)))
+  }
+
+  /** Registers a rule, as the plain `rule` does, as an Effect that succeeds with its id or fails with `InvalidLlmInput`. */
+  static rule(llm: SimulatedProviderApi, match: LlmMatch, behaviour: LlmBehaviour, options: LlmRuleOptions = {}): Effect.Effect<string, InvalidLlmInput> {
+    return Effect.suspend(() => Effect.fromResult(llm.#rules.add(match, behaviour, options)))
+  }
+
+  /** Adds rules given as JSON, all or none, as the plain `addRules` does, as an Effect that succeeds with their ids. */
+  static addRules(llm: SimulatedProviderApi, specs: unknown): Effect.Effect<ReadonlyArray<string>, InvalidLlmInput> {
+    return Effect.suspend(() => Effect.fromResult(llm.#addRules(specs)))
   }
 
   /**
@@ -82,12 +123,21 @@ export class SimulatedProviderApi {
    *
    * The script is decoded with the `LlmScript` schema first. Bad input throws `InvalidLlmInput`
    * (synchronously; `path` names the field, such as `steps[0][1].status`) and leaves the queue
-   * as it was.
+   * as it was. This is the plain face; Effect code writes `yield* SimulatedProvider.enqueue(script)`
+   * (or `SimulatedProviderApi.enqueue(llm, script)`), which fails with it instead.
    *
    * @throws {InvalidLlmInput}
    */
   enqueue(script: LlmScript): void {
-    this.#scripts.push(Result.getOrThrow(decodeInput(LlmScript, script, "script", "")))
+    Result.getOrThrow(this.#enqueue([script], false))
+  }
+
+  /** Decodes every script, then queues them all; the first bad one is refused at `[N]` (when `batch`) and nothing is queued. */
+  #enqueue(scripts: ReadonlyArray<unknown>, batch: boolean): Result.Result<void, InvalidLlmInput> {
+    return Result.map(
+      Result.all(scripts.map((script, i) => decodeInput(LlmScript, script, "script", batch ? `[${i}]` : ""))),
+      (decoded) => decoded.forEach((script) => this.#scripts.push(script))
+    )
   }
 
   /** Scripts waiting in the queue (not counting one that is part-way through). */
@@ -102,7 +152,7 @@ export class SimulatedProviderApi {
    * Matcher, behaviour and options are checked first (unknown fields are refused too). Bad input
    * throws `InvalidLlmInput` (synchronously; `path` names the field, such as
    * `behaviour.status` or `options.times`), as does an `id` already taken, and the rules are
-   * left as they were.
+   * left as they were. The plain face of `SimulatedProvider.rule`.
    *
    * @throws {InvalidLlmInput}
    */
@@ -114,20 +164,27 @@ export class SimulatedProviderApi {
    * Adds rules given as JSON (`LlmRuleSpec`: one, or an array), all or none, after the existing
    * ones: the form fixtures (`llm.rules`) and the control endpoint (`POST llm/rules`) use, with the
    * semantics of `rule`. Returns the ids. Bad input throws `InvalidLlmInput` naming the field
-   * (`[1].match.system.regex`) and adds nothing.
+   * (`[1].match.system.regex`) and adds nothing. The plain face of `SimulatedProvider.addRules`.
    *
    * @throws {InvalidLlmInput}
    */
   addRules(specs: unknown): ReadonlyArray<string> {
+    return Result.getOrThrow(this.#addRules(specs))
+  }
+
+  #addRules(specs: unknown): Result.Result<ReadonlyArray<string>, InvalidLlmInput> {
     const list: ReadonlyArray<unknown> = Array.isArray(specs) ? specs : [specs]
     const paths = list.map((_, i) => (Array.isArray(specs) ? `[${i}]` : ""))
-    const decoded = list.map((spec, i) => Result.getOrThrow(decodeInput(LlmRuleSpec, spec, "rule", paths[i], { onExcessProperty: "error" })))
-    // A spec's options are its own fields (decoded above, `latencyMs` included), so a clash of ids names `id`.
-    return Result.getOrThrow(this.#rules.addAll(
-      decoded.map((spec) => ({ match: spec.match, behaviour: spec.behaviour, options: { id: spec.id, times: spec.times, latency: spec.latencyMs } })),
-      paths,
-      ""
-    ))
+    return Result.flatMap(
+      Result.all(list.map((spec, i) => decodeInput(LlmRuleSpec, spec, "rule", paths[i], { onExcessProperty: "error" }))),
+      // A spec's options are its own fields (decoded above, `latencyMs` included), so a clash of ids names `id`.
+      (decoded) =>
+        this.#rules.addAll(
+          decoded.map((spec) => ({ match: spec.match, behaviour: spec.behaviour, options: { id: spec.id, times: spec.times, latency: spec.latencyMs } })),
+          paths,
+          ""
+        )
+    )
   }
 
   /** Removes a rule; returns whether it existed. */
@@ -235,29 +292,9 @@ export class SimulatedProviderApi {
     return this.command("llm.disconnect", params)
   }
 
-  /**
-   * One driver command on an invocation, as the driver socket receives it: `params` is decoded
-   * with the method's Schema (`InvalidLlmInput` naming the field), then the invocation is looked
-   * up (`InvocationNotPending`). A refused command changes nothing.
-   */
+  /** One driver command on an invocation, as the driver socket receives it; a refused one changes nothing. */
   command(method: DriverMethod, params: unknown): Effect.Effect<void, InvocationNotPending | InvalidLlmInput> {
-    return Effect.suspend(() => {
-      switch (method) {
-        case "llm.chunk":
-          return Effect.flatMap(Effect.fromResult(decodeInput(ChunkCommand, params, "driver command", "")), (command) =>
-            Effect.map(this.#drivers.invocation(command.id), (invocation) => invocation.chunk(command.items)))
-        case "llm.finish":
-          return Effect.flatMap(Effect.fromResult(decodeInput(FinishCommand, params, "driver command", "")), (command) =>
-            Effect.map(this.#drivers.invocation(command.id), (invocation) => invocation.finish(command.reason, command.usage)))
-        case "llm.fail":
-          return Effect.flatMap(Effect.fromResult(decodeInput(FailCommand, params, "driver command", "")), (command) =>
-            Effect.map(this.#drivers.invocation(command.id), (invocation) =>
-              invocation.fail(command.status, command.message ?? `The model failed with status ${command.status} (simulated).`)))
-        case "llm.disconnect":
-          return Effect.flatMap(Effect.fromResult(decodeInput(DisconnectCommand, params, "driver command", "")), (command) =>
-            Effect.map(this.#drivers.invocation(command.id), (invocation) => invocation.disconnect()))
-      }
-    })
+    return this.#drivers.command(method, params)
   }
 
   /**
@@ -275,26 +312,27 @@ export class SimulatedProviderApi {
    * an `InvalidLlmInput` and changes nothing.
    */
   restore(state: ProviderState): Effect.Effect<void, InvalidLlmInput> {
-    return Effect.suspend(() => {
-      const decode = (script: unknown, path: string) => Result.getOrThrow(decodeInput(LlmScript, script, "script", path))
-      try {
-        const queued = state.scripts.queued.map((script, i) => decode(script, `scripts.queued[${i}]`))
-        const current = state.scripts.current === undefined ? undefined : decode(state.scripts.current, "scripts.current")
-        const rules = new Rules()
-        for (const rule of state.rules ?? []) {
-          const id = Result.getOrThrow(rules.add(rule.match, rule.behaviour, { id: rule.id, latency: rule.latencyMs, times: rule.times }))
-          rules.resume(id, rule.failures ?? 0)
-        }
-        this.#scripts.restore({ queued, current, consumed: state.scripts.consumed, startRound: state.scripts.startRound, handoff: state.scripts.handoff })
-        if (state.rules !== undefined) this.#rules = rules
-        if (state.log !== undefined || state.counts !== undefined) {
-          this.#log.restore(state.log ?? [], new Map(Object.entries(state.counts ?? {})), state.callCount)
-        }
-        this.#seq = state.callCount
-        return Effect.void
-      } catch (error) {
-        return failAs(Schema.is(InvalidLlmInput), error)
+    return Effect.suspend(() => Effect.fromResult(this.#restore(state)))
+  }
+
+  #restore(state: ProviderState): Result.Result<void, InvalidLlmInput> {
+    const checked = Result.gen(function*() {
+      const queued = yield* Result.all(state.scripts.queued.map((script, i) => decodeInput(LlmScript, script, "script", `scripts.queued[${i}]`)))
+      const current = state.scripts.current === undefined ? undefined : yield* decodeInput(LlmScript, state.scripts.current, "script", "scripts.current")
+      const rules = new Rules()
+      for (const rule of state.rules ?? []) {
+        const id = yield* rules.add(rule.match, rule.behaviour, { id: rule.id, latency: rule.latencyMs, times: rule.times })
+        rules.resume(id, rule.failures ?? 0)
       }
+      return { queued, current, rules }
+    })
+    return Result.map(checked, ({ queued, current, rules }) => {
+      this.#scripts.restore({ queued, current, consumed: state.scripts.consumed, startRound: state.scripts.startRound, handoff: state.scripts.handoff })
+      if (state.rules !== undefined) this.#rules = rules
+      if (state.log !== undefined || state.counts !== undefined) {
+        this.#log.restore(state.log ?? [], new Map(Object.entries(state.counts ?? {})), state.callCount)
+      }
+      this.#seq = state.callCount
     })
   }
 

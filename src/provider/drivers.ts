@@ -9,10 +9,13 @@
  * or replacing driver misses nothing.
  */
 import { Cause, Effect, Queue } from "effect"
-import type { Scope } from "effect"
-import { InvocationNotPending } from "../SimnetError.ts"
+import type { Schema, Scope } from "effect"
+import { ChunkCommand, DisconnectCommand, FailCommand, FinishCommand } from "../schemas/driver.ts"
+import { type InvalidLlmInput, InvocationNotPending } from "../SimnetError.ts"
 import type { LlmApi, LlmRequest } from "./conversation.ts"
 import { DrivenInvocation } from "./invocation.ts"
+import type { DriverMethod } from "./options.ts"
+import { decodeInput } from "./validate.ts"
 
 /**
  * A pending invocation as `pending` lists it (and `llm.pending` sends it).
@@ -111,6 +114,30 @@ export class Drivers {
       return invocation === undefined || invocation.closed
         ? Effect.fail(new InvocationNotPending({ id, message: `simnet: no pending model invocation ${id}` }))
         : Effect.succeed(invocation)
+    })
+  }
+
+  /**
+   * One driver command on an invocation: `params` decoded with the method's Schema
+   * (`InvalidLlmInput` naming the field), then the invocation looked up (`InvocationNotPending`).
+   * A refused command changes nothing.
+   */
+  command(method: DriverMethod, params: unknown): Effect.Effect<void, InvocationNotPending | InvalidLlmInput> {
+    const run = <A extends { readonly id: string }>(schema: Schema.Codec<A, unknown>, act: (invocation: DrivenInvocation, command: A) => void) =>
+      Effect.flatMap(Effect.fromResult(decodeInput(schema, params, "driver command", "")), (command) =>
+        Effect.map(this.invocation(command.id), (invocation) => act(invocation, command)))
+    return Effect.suspend(() => {
+      switch (method) {
+        case "llm.chunk":
+          return run(ChunkCommand, (invocation, command) => invocation.chunk(command.items))
+        case "llm.finish":
+          return run(FinishCommand, (invocation, command) => invocation.finish(command.reason, command.usage))
+        case "llm.fail":
+          return run(FailCommand, (invocation, command) =>
+            invocation.fail(command.status, command.message ?? `The model failed with status ${command.status} (simulated).`))
+        case "llm.disconnect":
+          return run(DisconnectCommand, (invocation) => invocation.disconnect())
+      }
     })
   }
 

@@ -3,11 +3,11 @@
  * changes. A refusal is an `InvalidLlmInput` that says which input it was and whose `path` names
  * the offending field, such as `steps[0][1].status`.
  */
-import { Effect, Result, Schema } from "effect"
-import type { SchemaAST } from "effect"
+import { Effect, Result } from "effect"
+import type { Schema, SchemaAST } from "effect"
 import { decodeAt } from "../registry/schemaPath.ts"
 import { depthExceeds, MAX_JSON_DEPTH } from "../registry/util.ts"
-import { failAs, InvalidLlmInput, type LlmInputKind } from "../SimnetError.ts"
+import { InvalidLlmInput, type LlmInputKind } from "../SimnetError.ts"
 
 /**
  * The refusal of an input at `path` (`$` when empty).
@@ -23,19 +23,11 @@ export const pathUnder = (base: string, path: string): string =>
   base === "" ? path : path === "$" ? base : path.startsWith("[") ? `${base}${path}` : `${base}.${path}`
 
 /**
- * Runs one of the provider's methods that throw `InvalidLlmInput` (`enqueue`, `rule`,
- * `addRules`, its constructor) as an Effect: the refusal as the failure, its path under `base`
- * when given (`llm.rules` and `[1].match` give `llm.rules[1].match`); any other throw a defect.
+ * An effect whose `InvalidLlmInput` names its field under `base` (`llm.rules` and `[1].match` give
+ * `llm.rules[1].match`): for a network's or a fixture's scripts and rules.
  */
-export const attempt = <A>(f: () => A, base = ""): Effect.Effect<A, InvalidLlmInput> =>
-  Effect.suspend(() => {
-    try {
-      return Effect.succeed(f())
-    } catch (error) {
-      const failed = failAs(Schema.is(InvalidLlmInput), error)
-      return base === "" ? failed : Effect.mapError(failed, (invalid) => invalidInput(invalid.input, pathUnder(base, invalid.path), invalid.detail))
-    }
-  })
+export const under = <A, R>(effect: Effect.Effect<A, InvalidLlmInput, R>, base: string): Effect.Effect<A, InvalidLlmInput, R> =>
+  Effect.mapError(effect, (invalid) => invalidInput(invalid.input, pathUnder(base, invalid.path), invalid.detail))
 
 /**
  * Decodes `input` under `schema`; a mismatch is refused at the first issue's path below `base`,
