@@ -4,14 +4,23 @@
  * (`prepare`), so a plain Node script in a fresh clone can import simnet, and `npm run build &&
  * npm pack` builds once, not twice (`prepack` finds it up to date). `--force` builds regardless.
  *
- * What decides "changed": a hash of every file under `src/`, the TypeScript configs, the
- * package's `exports` and the TypeScript version, kept beside the build in node_modules/.cache
- * (not in `dist/`, which is shipped).
+ * What decides "changed": a hash of every file under `src/`, the TypeScript configs, this script,
+ * the package's `exports` and the TypeScript and rolldown versions, kept beside the build in
+ * node_modules/.cache (not in `dist/`, which is shipped).
+ *
+ * How: `tsc` writes the declarations and the modules, then rolldown bundles the modules from the
+ * package's entries (`index`, `register`, `testing`, `cli`) into one file each plus shared chunks
+ * (`dist/chunks/`), what loads on first use in chunks of its own. Node resolves and links each
+ * module of an import separately, so 110 files cost `import("simnet")` about 20 ms more than a
+ * few (`npm run bench -- cold`). Dependencies stay imports. The declarations stay one per source
+ * file. Two modules find files beside themselves with `import.meta.url`: `cli` (the default fixture,
+ * `../fixtures/`), which stays its entry's own file, and the inspector's page (`./ui/`), whose
+ * browser files are copied beside whichever chunk holds it.
  */
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { join, relative } from "node:path"
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { dirname, join, relative } from "node:path"
 
 const root = join(import.meta.dirname, "..")
 const stampFile = join(root, "node_modules", ".cache", "simnet-build.sha256")
@@ -24,12 +33,50 @@ const files = (dir: string): Array<string> =>
 
 const stamp = (): string => {
   const hash = createHash("sha256")
-  for (const file of [...files(join(root, "src")), join(root, "tsconfig.json"), join(root, "tsconfig.build.json")]) {
+  for (const file of [...files(join(root, "src")), join(root, "tsconfig.json"), join(root, "tsconfig.build.json"), join(root, "scripts", "build.ts")]) {
     hash.update(relative(root, file)).update("\0").update(readFileSync(file)).update("\0")
   }
   hash.update(JSON.stringify(require("package.json").exports))
   hash.update(String(require("node_modules/typescript/package.json").version))
+  hash.update(String(require("node_modules/rolldown/package.json").version))
   return hash.digest("hex")
+}
+
+/** The modules `tsc` wrote, bundled in place (see the top of this file); the declarations are left as they are. */
+async function bundle(): Promise<void> {
+  const { build } = await import("rolldown")
+  const dist = join(root, "dist")
+  const out = join(root, "node_modules", ".cache", "simnet-bundle")
+  rmSync(out, { recursive: true, force: true })
+  const entries = ["index", "register", "testing", "cli"]
+  const { output } = await build({
+    input: Object.fromEntries(entries.map((name) => [name, join(dist, `${name}.js`)])),
+    // Packages and Node's own modules stay imports: only simnet's files are bundled.
+    external: (id) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0"),
+    output: { dir: out, format: "esm", sourcemap: true, entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
+    logLevel: "warn"
+  })
+  for (const file of files(dist)) if (file.endsWith(".js") || file.endsWith(".js.map")) rmSync(file)
+  for (const file of files(out)) {
+    const target = join(dist, relative(out, file))
+    mkdirSync(dirname(target), { recursive: true })
+    renameSync(file, target)
+  }
+  rmSync(out, { recursive: true, force: true })
+  const page = join(dist, "control", "inspector", "page.js")
+  const withPage = output.filter((chunk) => chunk.type === "chunk" && chunk.moduleIds.includes(page))
+  const cli = output.find((chunk) => chunk.type === "chunk" && chunk.fileName === "cli.js")
+  if (withPage.length !== 1 || cli === undefined || cli.type !== "chunk" || !cli.moduleIds.includes(join(dist, "cli.js"))) {
+    throw new Error("simnet build: the inspector's page must be in one chunk and the CLI in its entry, for the files they find beside themselves")
+  }
+  // `cli` runs the command and `register` installs the interception when loaded: no other file may load them.
+  const entryFiles = entries.map((name) => `${name}.js`)
+  const loader = output.find((chunk) => chunk.type === "chunk" && [...chunk.imports, ...chunk.dynamicImports].some((file) => entryFiles.includes(file)))
+  if (loader !== undefined) throw new Error(`simnet build: ${loader.fileName} imports an entry; its shared modules belong in a chunk`)
+  cpSync(join(root, "src", "control", "inspector", "ui"), join(dist, dirname(withPage[0].fileName), "ui"), {
+    recursive: true,
+    filter: (file) => !file.endsWith(".d.ts")
+  })
 }
 
 const current = stamp()
@@ -40,10 +87,7 @@ if (fresh && !process.argv.includes("--force")) {
   rmSync(join(root, "dist"), { recursive: true, force: true })
   rmSync(stampFile, { force: true })
   execFileSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" })
-  cpSync(join(root, "src", "control", "inspector", "ui"), join(root, "dist", "control", "inspector", "ui"), {
-    recursive: true,
-    filter: (file) => !file.endsWith(".d.ts")
-  })
+  await bundle()
   mkdirSync(join(root, "node_modules", ".cache"), { recursive: true })
   writeFileSync(stampFile, current)
   console.error("simnet: built dist/")

@@ -91,7 +91,7 @@ describe("the packed package", { timeout: 180_000 }, () => {
     expect(records.map((r) => [r.url, r.status])).toEqual([["https://api.example.com/items/1", 200]])
   })
 
-  it("npx simnet serve --port 0 starts from any directory on the package's own fixture and answers a request", async () => {
+  it("npx simnet serve --port 0 starts from any directory on the package's own fixture, answers a request and serves the inspector", async () => {
     // A process group of its own: SIGTERM to `npx` alone would leave its `simnet serve` running.
     const child = spawn("npx", ["--no-install", "simnet", "serve", "--port", "0"], { cwd: project, env, stdio: ["ignore", "pipe", "pipe"], detached: true })
     try {
@@ -110,6 +110,10 @@ describe("the packed package", { timeout: 180_000 }, () => {
       const item = await fetch(`${base}/api.example.com/items/42`)
       expect(item.status).toBe(200)
       expect(await item.json()).toEqual({ id: "sim-item", name: "Simulated item" })
+      // The inspector's browser files, found beside the bundled chunk that serves the page.
+      const page = await fetch(`${base}/experimental/simulation/ui`)
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain("Export HAR")
     } finally {
       const exited = new Promise((resolve) => child.once("exit", resolve))
       process.kill(-child.pid!, "SIGTERM")
