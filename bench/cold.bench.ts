@@ -39,18 +39,21 @@ writeFileSync(join(hooks, "hook.mjs"), `export async function resolve(specifier,
 `)
 writeFileSync(join(hooks, "register.mjs"), `import { register } from "node:module"\nregister(${JSON.stringify(pathToFileURL(join(hooks, "hook.mjs")).href)})\n`)
 const counting = `await import(process.argv[1]); for (const path of Object.keys((await import("node:module")).createRequire(import.meta.url).cache)) process.stderr.write("LOADED file://" + path + "\\n")`
-const modulesLoaded = (specifier: string): number => {
+const modulesLoaded = (specifier: string): ReadonlySet<string> => {
   const result = spawnSync(process.execPath, ["--import", join(hooks, "register.mjs"), "--input-type=module", "-e", counting, specifier], { encoding: "utf8" })
-  return new Set(result.stderr.split("\n").filter((line) => line.startsWith("LOADED "))).size
+  return new Set(result.stderr.split("\n").filter((line) => line.startsWith("LOADED ")).map((line) => line.slice("LOADED ".length)))
 }
+/** The packages among `urls` (`node_modules/NAME/` or `node_modules/@SCOPE/NAME/`), each once. */
+const packagesOf = (urls: ReadonlySet<string>): ReadonlyArray<string> =>
+  [...new Set([...urls].flatMap((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []))].sort()
 
 const median = (values: Array<number>) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]
 const figures = targets.map((t) => ({
   name: t.name,
   ms: median(samples.get(t.name)!.map((s) => s.ms)),
   mb: median(samples.get(t.name)!.map((s) => s.rss)) / 1048576,
-  modules: modulesLoaded(t.specifier)
-}))
+  loaded: modulesLoaded(t.specifier)
+})).map((f) => ({ ...f, modules: f.loaded.size }))
 const effect = figures.find((f) => f.name === "effect")!
 console.log(`cold start: import() in a fresh process (node ${process.version}), median of ${RUNS}, interleaved`)
 for (const f of figures) {
@@ -58,3 +61,5 @@ for (const f of figures) {
 }
 const simnet = figures[0]
 console.log(`  goals: within 1.3× effect: ${(simnet.ms / effect.ms).toFixed(2)}×; under 100 MB: ${simnet.mb.toFixed(0)} MB`)
+// What loads on first use (the MCP SDK, Ajv, undici, RE2, …) must not load with the import.
+console.log(`  packages import("simnet") loads: ${packagesOf(simnet.loaded).join(", ")}`)

@@ -11,7 +11,7 @@
  * How: `tsc` writes the declarations and the modules, then rolldown bundles the modules from the
  * package's entries (`index`, `register`, `testing`, `cli`) into one file each plus shared chunks
  * (`dist/chunks/`), what loads on first use in chunks of its own. Node resolves and links each
- * module of an import separately, so 110 files cost `import("simnet")` about 20 ms more than a
+ * module of an import separately, so 109 files cost `import("simnet")` 10–15 ms more than a
  * few (`npm run bench -- cold`). Dependencies stay imports. The declarations stay one per source
  * file. Two modules find files beside themselves with `import.meta.url`: `cli` (the default fixture,
  * `../fixtures/`), which stays its entry's own file, and the inspector's page (`./ui/`), whose
@@ -48,7 +48,10 @@ async function bundle(): Promise<void> {
   const dist = join(root, "dist")
   const out = join(root, "node_modules", ".cache", "simnet-bundle")
   rmSync(out, { recursive: true, force: true })
-  const entries = ["index", "register", "testing", "cli"]
+  // The package's entries as its `exports` name them, and the CLI the bin loads.
+  const exported = Object.values(require("package.json").exports as Record<string, string | { readonly default: string }>)
+    .flatMap((target) => (typeof target === "object" && target.default.startsWith("./dist/") ? [target.default.slice("./dist/".length, -".js".length)] : []))
+  const entries = [...exported, "cli"]
   const { output } = await build({
     input: Object.fromEntries(entries.map((name) => [name, join(dist, `${name}.js`)])),
     // Packages and Node's own modules stay imports: only simnet's files are bundled.
@@ -56,6 +59,14 @@ async function bundle(): Promise<void> {
     output: { dir: out, format: "esm", sourcemap: true, entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
     logLevel: "warn"
   })
+  // `cli` runs the command and `register` installs the interception when loaded: no other file may
+  // load an entry. (An entry's own module is its file, so the CLI's `../fixtures/` still holds.)
+  const entryFiles = entries.map((name) => `${name}.js`)
+  const loader = output.find((chunk) => chunk.type === "chunk" && [...chunk.imports, ...chunk.dynamicImports].some((file) => entryFiles.includes(file)))
+  if (loader !== undefined) throw new Error(`simnet build: ${loader.fileName} imports an entry; its shared modules belong in a chunk`)
+  const page = join(dist, "control", "inspector", "page.js")
+  const withPage = output.filter((chunk) => chunk.type === "chunk" && chunk.moduleIds.includes(page))
+  if (withPage.length !== 1) throw new Error("simnet build: the inspector's page must be in one chunk, beside which its browser files go")
   for (const file of files(dist)) if (file.endsWith(".js") || file.endsWith(".js.map")) rmSync(file)
   for (const file of files(out)) {
     const target = join(dist, relative(out, file))
@@ -63,16 +74,6 @@ async function bundle(): Promise<void> {
     renameSync(file, target)
   }
   rmSync(out, { recursive: true, force: true })
-  const page = join(dist, "control", "inspector", "page.js")
-  const withPage = output.filter((chunk) => chunk.type === "chunk" && chunk.moduleIds.includes(page))
-  const cli = output.find((chunk) => chunk.type === "chunk" && chunk.fileName === "cli.js")
-  if (withPage.length !== 1 || cli === undefined || cli.type !== "chunk" || !cli.moduleIds.includes(join(dist, "cli.js"))) {
-    throw new Error("simnet build: the inspector's page must be in one chunk and the CLI in its entry, for the files they find beside themselves")
-  }
-  // `cli` runs the command and `register` installs the interception when loaded: no other file may load them.
-  const entryFiles = entries.map((name) => `${name}.js`)
-  const loader = output.find((chunk) => chunk.type === "chunk" && [...chunk.imports, ...chunk.dynamicImports].some((file) => entryFiles.includes(file)))
-  if (loader !== undefined) throw new Error(`simnet build: ${loader.fileName} imports an entry; its shared modules belong in a chunk`)
   cpSync(join(root, "src", "control", "inspector", "ui"), join(dist, dirname(withPage[0].fileName), "ui"), {
     recursive: true,
     filter: (file) => !file.endsWith(".d.ts")

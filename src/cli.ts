@@ -20,7 +20,7 @@ import type { ChaosOptions } from "./registry/chaos.ts"
 import type { Route } from "./registry/route.ts"
 import { passthrough } from "./families/passthrough.ts"
 import { fromHar, MAX_RECORDED_BODY, MAX_RECORDING_BYTES, recorder, recordingOf, recordingTargetProblem, writeRecording } from "./families/record.ts"
-import { SIMNET_VERSION } from "./network/har.ts"
+import { simnetVersion } from "./network/har.ts"
 import { defaultRedactor } from "./registry/redact.ts"
 import type { Redactor } from "./registry/redact.ts"
 import { proxyEnv, runChild } from "./control/serve/child.ts"
@@ -160,6 +160,38 @@ const writeOnClose = (file: Option.Option<string>, kept: Recorder | undefined, n
         process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${written === target ? file.value : written}${aside}${overflow === 0 ? "" : `; ${overflow} more exchange${overflow === 1 ? " was" : "s were"} answered but not recorded (past the recording's ${MAX_RECORDING_BYTES / 1024 / 1024} MiB, or a body over ${MAX_RECORDED_BODY / 1024 / 1024} MiB)`}\n`)
       }))
 
+/** The flags `serve` and `run` share that make the network. */
+interface NetworkFlags {
+  readonly fixture: Option.Option<string>
+  readonly seed: Option.Option<string>
+  readonly drive: boolean
+  readonly chaos: Option.Option<string>
+  readonly passthrough: ReadonlyArray<string>
+  readonly upstream: ReadonlyArray<string>
+  readonly record: Option.Option<string>
+  readonly keepBodies: boolean
+}
+
+/**
+ * The network `serve` and `run` answer from: the fixture (`--fixture`, else simnet's own) with
+ * the flags over it. In record mode the recording is written when the scope closes.
+ */
+const fixtureNetwork = (config: NetworkFlags) =>
+  Effect.gen(function*() {
+    const file = Option.match(config.fixture, { onNone: () => DEFAULT_FIXTURE, onSome: (f) => path.resolve(process.cwd(), f) })
+    const fixture = yield* loadFixture(file)
+    const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
+    const chaos = yield* chaosOf(config.chaos, fixture.chaos)
+    const forwarding = yield* forwardingRoutes(config.passthrough, config.upstream, config.record)
+    const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos, keepBodies: config.keepBodies })
+    yield* writeOnClose(config.record, forwarding.recorder, network)
+    return { file, network }
+  })
+
+/** The proxy's CA in `dir`, made there on first use; a usage error naming the directory when it cannot be. */
+const caIn = (dir: string) =>
+  Effect.try({ try: () => loadCa(dir), catch: (cause) => new UsageError({ message: `cannot make or read the CA in ${dir}: ${cause instanceof Error ? cause.message : String(cause)}` }) })
+
 const caDirFlag = Flag.String("ca-dir").pipe(
   Flag.optional,
   Flag.withMetavar("dir"),
@@ -202,13 +234,7 @@ const serve = Command.make(
     Effect.gen(function*() {
       const port = yield* parsePort(config.port)
       const bodyLimit = yield* Option.match(config.bodyLimit, { onNone: () => Effect.succeed(DEFAULT_BODY_LIMIT), onSome: parseBytes("--body-limit") })
-      const file = Option.match(config.fixture, { onNone: () => DEFAULT_FIXTURE, onSome: (f) => path.resolve(process.cwd(), f) })
-      const fixture = yield* loadFixture(file)
-      const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
-      const chaos = yield* chaosOf(config.chaos, fixture.chaos)
-      const forwarding = yield* forwardingRoutes(config.passthrough, config.upstream, config.record)
-      const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos, keepBodies: config.keepBodies })
-      yield* writeOnClose(config.record, forwarding.recorder, network)
+      const { file, network } = yield* fixtureNetwork(config)
       const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: config.quiet })
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
@@ -237,7 +263,7 @@ const ca = Command.make(
   },
   (config) =>
     Effect.gen(function*() {
-      const authority = yield* Effect.try({ try: () => loadCa(caDirectory(Option.getOrUndefined(config.caDir))), catch: (cause) => new UsageError({ message: `cannot make or read the CA: ${cause instanceof Error ? cause.message : String(cause)}` }) })
+      const authority = yield* caIn(caDirectory(Option.getOrUndefined(config.caDir)))
       yield* Console.log(config.pem ? authority.certPem.trimEnd() : authority.certFile)
     })
 ).pipe(Command.withDescription("print the path of the proxy's local CA certificate (made on first use), or with --pem the certificate"))
@@ -263,17 +289,11 @@ const run = Command.make(
     Effect.gen(function*() {
       const [command, ...args] = config.command as ReadonlyArray<string>
       if (command === undefined) return yield* new UsageError({ message: "simnet run needs a command: simnet run [options] -- COMMAND ARGS..." })
-      const file = Option.match(config.fixture, { onNone: () => DEFAULT_FIXTURE, onSome: (f) => path.resolve(process.cwd(), f) })
-      const fixture = yield* loadFixture(file)
-      const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
-      const chaos = yield* chaosOf(config.chaos, fixture.chaos)
-      const forwarding = yield* forwardingRoutes(config.passthrough, config.upstream, config.record)
-      const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos, keepBodies: config.keepBodies })
-      yield* writeOnClose(config.record, forwarding.recorder, network)
+      const { network } = yield* fixtureNetwork(config)
       const trace = Option.getOrUndefined(config.trace)
       const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`) })
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))
-      const authority = yield* Effect.try({ try: () => loadCa(caDir), catch: (cause) => new UsageError({ message: `cannot make or read the CA in ${caDir}: ${cause instanceof Error ? cause.message : String(cause)}` }) })
+      const authority = yield* caIn(caDir)
       const served = yield* Layer.build(serveLayer(network, 0, control.routes, { report: control.report, watched: control.watched, handovers: control.handovers, caDir }))
       const address = Context.get(served, HttpServer.HttpServer).address
       const proxyUrl = HttpServer.formatAddress(address)
@@ -374,7 +394,7 @@ const teardown: Runtime.Teardown = (exit, onExit) => {
   return Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 }
 
-Command.run(simnet, { version: SIMNET_VERSION }).pipe(
+Command.run(simnet, { version: simnetVersion() }).pipe(
   Effect.catch((error: unknown) => {
     const { line, code } = outcome(error)
     return Effect.andThen(line === undefined ? Effect.void : Console.error(line), Effect.sync(() => void (process.exitCode = code)))

@@ -67,6 +67,7 @@ describe("HAR export", () => {
     const text = JSON.stringify(har)
     for (const secret of ["sk-live-query-123", "sk-live-header-456", "s3cr3t-cookie"]) expect(text).not.toContain(secret)
     expect(har.log.creator.name).toBe("simnet")
+    expect(har.log.creator.version).toBe(JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")).version)
     expect(har.log.entries.map((e) => `${e.request.method} ${e.response.status}`)).toEqual(["GET 200", "GET 200", "POST 201", "GET 410", "GET 0"])
     const [item, blob, echo, , unknown] = har.log.entries
     expect(item!.request.headers).toContainEqual({ name: "authorization", value: "<redacted>" })

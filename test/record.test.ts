@@ -343,6 +343,37 @@ describe("recording every model API", () => {
   }, 60_000)
 })
 
+describe("a recorded model call is matched as the model routes read it", () => {
+  it("an Anthropic message of two text blocks replays: its rule holds the last user message as the route reads it (blocks joined by a newline)", async () => {
+    const upstream = http.createServer((req, res) => {
+      req.resume()
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify({ id: "msg_1", type: "message", role: "assistant", model: "claude-sonnet-4-6", content: [{ type: "text", text: "two blocks read" }], stop_reason: "end_turn", usage: { input_tokens: 3, output_tokens: 3 } }))
+      })
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const { SimulationNetwork } = await import("simnet")
+    const { default: Anthropic } = await import("@anthropic-ai/sdk")
+    const ask = (fetch: typeof globalThis.fetch) =>
+      new Anthropic({ apiKey: "sk-ant-test", fetch, maxRetries: 0 }).messages.create({
+        model: "claude-sonnet-4-6",
+        max_tokens: 10,
+        messages: [{ role: "user", content: [{ type: "text", text: "first block" }, { type: "text", text: "second block" }] }]
+      })
+    const network = await SimulationNetwork.start({ record: { upstream: { "api.anthropic.com": `http://127.0.0.1:${(upstream.address() as { port: number }).port}` } } })
+    expect((await ask(network.fetch)).content[0]).toMatchObject({ text: "two blocks read" })
+    const recording = network.recording()
+    await network.close()
+    upstream.close()
+    expect(recording.llm?.rules.map((rule) => rule["match"])).toEqual([{ lastUserMessage: "first block\nsecond block", toolResult: false }])
+    const replay = await SimulationNetwork.start({ llmRules: recording.llm?.rules })
+    await replay.registerSpec(recording.routes)
+    expect((await ask(replay.fetch)).content[0]).toMatchObject({ text: "two blocks read" })
+  })
+})
+
 describe("recording an MCP server", () => {
   it("a session with an SDK-built server is recorded as an mcp route (tools with results per arguments, a resource, a prompt) and replayed to the SDK client", async () => {
     const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js")

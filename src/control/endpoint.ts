@@ -37,12 +37,13 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { depthExceeds, MAX_JSON_DEPTH } from "../registry/util.ts"
-import { type InvalidLlmInput, type InvalidRouteSpec, isSimnetError, type SimnetError } from "../SimnetError.ts"
+import { type InvalidRouteSpec, isSimnetError, type SimnetError } from "../SimnetError.ts"
 import type { McpServerDefinition } from "../routes/mcp/definitions.ts"
 import { McpServerSpec } from "../schemas/routeSpec.ts"
 import { decodeAt } from "../registry/schemaPath.ts"
 import type { LlmRule } from "../provider/rules.ts"
 import { SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
+import { batchOf } from "../provider/validate.ts"
 import { plain } from "./inspector/state.ts"
 import { declaredOver, limitedStream } from "./body.ts"
 import { driverSocket } from "./driver.ts"
@@ -189,12 +190,6 @@ const LogQuery = Schema.Struct({
 
 const ok = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
 
-/** Scripts queue all or nothing: one, or an array (a refusal names `[N]`). */
-const enqueueAll = (llm: SimulatedProviderApi, json: unknown): Effect.Effect<ReadonlyArray<unknown>, InvalidLlmInput> => {
-  const scripts: ReadonlyArray<unknown> = Array.isArray(json) ? json : [json]
-  return Effect.as(Array.isArray(json) ? SimulatedProviderApi.enqueueAll(llm, scripts) : SimulatedProviderApi.enqueue(llm, json as never), scripts)
-}
-
 /** A rule as `GET llm/rules` lists it: JSON, with its progress (a matcher from code shows as text). */
 const ruleView = (rule: LlmRule) => ({
   id: rule.id,
@@ -257,8 +252,9 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
       })
     })),
     HttpRouter.route("POST", at("llm/enqueue"), Effect.gen(function*() {
-      const scripts = yield* Effect.flatMap(jsonBody(limit), (json) => enqueueAll(network.llm, json))
-      tell({ type: "enqueue", scripts })
+      const json = yield* jsonBody(limit)
+      yield* SimulatedProviderApi.enqueueAll(network.llm, json)
+      tell({ type: "enqueue", scripts: batchOf(json).list })
       return ok({ queued: network.llm.queued }, 201)
     })),
     HttpRouter.route("POST", at("llm/rules"), Effect.gen(function*() {

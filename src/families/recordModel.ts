@@ -6,6 +6,14 @@
  * script replays through every API simnet speaks, so a call recorded through one replays through
  * all. Embeddings and other model APIs are recorded as plain HTTP (routes).
  */
+import { Result } from "effect"
+import { readConversation } from "../provider/conversation.ts"
+import { makeSimRequest } from "../registry/request.ts"
+import { anthropicWire } from "../routes/model/anthropic.ts"
+import { geminiWire } from "../routes/model/gemini.ts"
+import type { ModelWire } from "../routes/model/model.ts"
+import { chatWire } from "../routes/model/openai.ts"
+import { responsesWire } from "../routes/model/openaiResponses.ts"
 import { eventData, parseJson } from "./recorded.ts"
 
 /** A model API record mode reads back. */
@@ -46,51 +54,25 @@ const textOf = (content: unknown): string =>
     ? content.map((part) => (typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text" ? String((part as { text?: unknown }).text ?? "") : "")).join("")
     : ""
 
-/** The turns of a Responses API or Gemini body as `{ role, content, toolResult }`. */
-const turnsOf = (api: "openai.responses" | "gemini", body: unknown): Array<{ readonly role: string; readonly text: string; readonly toolResult: boolean }> => {
-  if (api === "openai.responses") {
-    const input = (body as { input?: unknown } | null)?.input
-    if (typeof input === "string") return [{ role: "user", text: input, toolResult: false }]
-    if (!Array.isArray(input)) return []
-    return input.map((item: any) => ({
-      role: typeof item?.role === "string" ? item.role : String(item?.type ?? ""),
-      text: typeof item?.content === "string" ? item.content : Array.isArray(item?.content) ? item.content.map((p: any) => (typeof p?.text === "string" ? p.text : "")).join("") : "",
-      toolResult: item?.type === "function_call_output"
-    }))
-  }
-  const contents = (body as { contents?: unknown } | null)?.contents
-  if (!Array.isArray(contents)) return []
-  return contents.map((c: any) => ({
-    role: String(c?.role ?? "user"),
-    text: Array.isArray(c?.parts) ? c.parts.map((p: any) => (typeof p?.text === "string" ? p.text : "")).join("") : "",
-    toolResult: Array.isArray(c?.parts) && c.parts.some((p: any) => p?.functionResponse !== undefined)
-  }))
+const WIRES: Readonly<Record<RecordedApi, ModelWire>> = {
+  "openai.chat": chatWire,
+  "openai.responses": responsesWire,
+  "anthropic.messages": anthropicWire,
+  gemini: geminiWire
 }
 
-/** The rule's match: the last user message's text, and whether tool results came after it. */
-export const matchOf = (api: RecordedApi, body: unknown): Record<string, unknown> | undefined => {
-  if (api === "openai.responses" || api === "gemini") {
-    const turns = turnsOf(api, body)
-    let last = -1
-    for (let i = turns.length - 1; i >= 0 && last === -1; i--) if (turns[i].role === "user" && turns[i].text !== "") last = i
-    if (last === -1) return undefined
-    return { lastUserMessage: turns[last].text, toolResult: turns.slice(last + 1).some((t) => t.toolResult) }
-  }
-  const messages = (body as { messages?: unknown } | null)?.messages
-  if (!Array.isArray(messages)) return undefined
-  let last = -1
-  for (let i = messages.length - 1; i >= 0 && last === -1; i--) {
-    const m = messages[i] as { role?: unknown; content?: unknown }
-    if (m.role === "user" && textOf(m.content) !== "") last = i
-  }
-  if (last === -1) return undefined
-  const after = messages.slice(last + 1) as ReadonlyArray<{ role?: unknown; content?: unknown }>
-  const toolResult = api === "openai.chat"
-    ? after.some((m) => m.role === "tool")
-    : after.some((m) => m.role === "user" && Array.isArray(m.content) && m.content.some((b) => (b as { type?: unknown }).type === "tool_result"))
-  return { lastUserMessage: textOf((messages[last] as { content?: unknown }).content), toolResult }
+/**
+ * The rule's match: the last user message, and whether tool results follow it, as the model
+ * routes read the request when it is replayed (their own reading, so the rule matches then).
+ * Undefined when the body is not a request of its API or has no user message.
+ */
+const matchOf = (api: RecordedApi, url: string, requestBody: string): Record<string, unknown> | undefined => {
+  const request = makeSimRequest({ method: "POST", url, headers: { "content-type": "application/json" }, body: requestBody })
+  const read = WIRES[api].read(request, request.json())
+  if (Result.isFailure(read)) return undefined
+  const conversation = readConversation(read.success)
+  return conversation.lastUserMessage === undefined ? undefined : { lastUserMessage: conversation.lastUserMessage, toolResult: conversation.toolResultRounds > 0 }
 }
-
 
 const OPENAI_FINISH: Readonly<Record<string, string>> = { stop: "stop", tool_calls: "tool-calls", length: "length", content_filter: "stop" }
 const ANTHROPIC_FINISH: Readonly<Record<string, string>> = { end_turn: "stop", tool_use: "tool-calls", max_tokens: "length", stop_sequence: "stop" }
@@ -242,6 +224,7 @@ const geminiAnswer = (text: string, streamed: boolean): Answer | undefined => {
  */
 export const ruleOf = (
   api: RecordedApi,
+  url: string,
   requestBody: string | undefined,
   status: number,
   contentType: string | undefined,
@@ -249,7 +232,7 @@ export const ruleOf = (
   timing: { readonly firstByteMs: number; readonly totalMs: number } | undefined
 ): Record<string, unknown> | undefined => {
   if (status !== 200 || requestBody === undefined) return undefined
-  const match = matchOf(api, parseJson(requestBody))
+  const match = matchOf(api, url, requestBody)
   if (match === undefined) return undefined
   const streamed = /event-stream/i.test(contentType ?? "")
   const answer = api === "openai.chat"

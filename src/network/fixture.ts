@@ -17,7 +17,7 @@ import { LlmScript } from "../schemas/llmScript.ts"
 import { FixtureFile } from "../schemas/routeSpec.ts"
 import { type FixtureError, FixtureNotJson, FixtureUnreadable, InvalidLlmInput, InvalidRouteSpec } from "../SimnetError.ts"
 import { SimulatedProvider, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
-import { under } from "../provider/validate.ts"
+import { decodeInput, under } from "../provider/validate.ts"
 
 /**
  * A decoded fixture: its seed, its routes, the LLM scripts to queue on the model and its rules
@@ -34,9 +34,7 @@ export interface Fixture {
 }
 
 const decodeScript = (base: string) => (json: unknown, index: number): Effect.Effect<LlmScript, InvalidLlmInput> =>
-  Effect.fromResult(
-    Result.mapError(decodeAt(LlmScript, json, `${base}[${index}]`), (issue) => new InvalidLlmInput({ input: "script", path: issue.path, detail: issue.message }))
-  )
+  Effect.fromResult(decodeInput(LlmScript, json, "script", `${base}[${index}]`))
 
 /** Whether a fixture's `llm` is the queue alone (an array), as before `{ queue, rules }`. */
 const isQueue = (llm: unknown): llm is ReadonlyArray<unknown> => Array.isArray(llm)

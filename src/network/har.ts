@@ -8,10 +8,14 @@
  * what simnet knows besides (the route, the seed, a fault, chaos) is in `_simnet`.
  */
 import { isUtf8 } from "node:buffer"
+import { createRequire } from "node:module"
 import type { LoggedExchange } from "../registry/requestLog.ts"
 
-/** simnet's version, as the HAR's `creator` names it. */
-export const SIMNET_VERSION = "0.1.0"
+let version: string | undefined
+
+/** simnet's version as its package.json says (`simnet --version`, a HAR's `creator`), read when first asked. */
+export const simnetVersion = (): string =>
+  (version ??= (createRequire(import.meta.url)("simnet/package.json") as { readonly version: string }).version)
 
 const decoder = new TextDecoder()
 
@@ -94,7 +98,7 @@ const entryOf = (exchange: LoggedExchange) => {
 export const harOf = (exchanges: ReadonlyArray<LoggedExchange>) => ({
   log: {
     version: "1.2",
-    creator: { name: "simnet", version: SIMNET_VERSION },
+    creator: { name: "simnet", version: simnetVersion() },
     entries: exchanges.map(entryOf)
   }
 })

@@ -44,7 +44,7 @@ import type { Decision, LlmBehaviour, LlmMatch } from "./plan.ts"
 import { outcomeOf } from "./plan.ts"
 import { Rules, type LlmRule, type LlmRuleOptions } from "./rules.ts"
 import { ScriptQueue } from "./scriptQueue.ts"
-import { decodeInput } from "./validate.ts"
+import { type Batch, batchOf, decodeInput } from "./validate.ts"
 import { ProviderOptionsData } from "../schemas/options.ts"
 import { DEFAULT_EPOCH, type DriverMethod, type LlmInvocation, type ProviderOptions, type ProviderState } from "./options.ts"
 
@@ -89,15 +89,16 @@ export class SimulatedProviderApi {
    * fails with `InvalidLlmInput` and leaves the queue as it was. Nothing happens until it runs.
    */
   static enqueue(llm: SimulatedProviderApi, script: LlmScript): Effect.Effect<void, InvalidLlmInput> {
-    return Effect.suspend(() => Effect.fromResult(llm.#enqueue([script], false)))
+    return Effect.suspend(() => Effect.fromResult(llm.#enqueue({ list: [script], paths: [""] })))
   }
 
   /**
-   * Adds scripts to the end of the queue, all or none: the first bad one fails with
-   * `InvalidLlmInput` at `[N]…` and nothing is queued (`POST llm/enqueue`, a fixture's queue).
+   * Adds a script, or an array of them, to the end of the queue, all or none: the first bad one
+   * fails with `InvalidLlmInput` (at `[N]…` in an array) and nothing is queued (`POST llm/enqueue`,
+   * a network's `llm` option).
    */
-  static enqueueAll(llm: SimulatedProviderApi, scripts: ReadonlyArray<unknown>): Effect.Effect<void, InvalidLlmInput> {
-    return Effect.suspend(() => Effect.fromResult(llm.#enqueue(scripts, true)))
+  static enqueueAll(llm: SimulatedProviderApi, scripts: unknown): Effect.Effect<void, InvalidLlmInput> {
+    return Effect.suspend(() => Effect.fromResult(llm.#enqueue(batchOf(scripts))))
   }
 
   /** Registers a rule, as the plain `rule` does, as an Effect that succeeds with its id or fails with `InvalidLlmInput`. */
@@ -129,13 +130,13 @@ export class SimulatedProviderApi {
    * @throws {InvalidLlmInput}
    */
   enqueue(script: LlmScript): void {
-    Result.getOrThrow(this.#enqueue([script], false))
+    Result.getOrThrow(this.#enqueue({ list: [script], paths: [""] }))
   }
 
-  /** Decodes every script, then queues them all; the first bad one is refused at `[N]` (when `batch`) and nothing is queued. */
-  #enqueue(scripts: ReadonlyArray<unknown>, batch: boolean): Result.Result<void, InvalidLlmInput> {
+  /** Decodes every script, then queues them all; the first bad one is refused (at `paths[i]`) and nothing is queued. */
+  #enqueue({ list, paths }: Batch): Result.Result<void, InvalidLlmInput> {
     return Result.map(
-      Result.all(scripts.map((script, i) => decodeInput(LlmScript, script, "script", batch ? `[${i}]` : ""))),
+      Result.all(list.map((script, i) => decodeInput(LlmScript, script, "script", paths[i]))),
       (decoded) => decoded.forEach((script) => this.#scripts.push(script))
     )
   }
@@ -173,8 +174,7 @@ export class SimulatedProviderApi {
   }
 
   #addRules(specs: unknown): Result.Result<ReadonlyArray<string>, InvalidLlmInput> {
-    const list: ReadonlyArray<unknown> = Array.isArray(specs) ? specs : [specs]
-    const paths = list.map((_, i) => (Array.isArray(specs) ? `[${i}]` : ""))
+    const { list, paths } = batchOf(specs)
     return Result.flatMap(
       Result.all(list.map((spec, i) => decodeInput(LlmRuleSpec, spec, "rule", paths[i], { onExcessProperty: "error" }))),
       // A spec's options are its own fields (decoded above, `latencyMs` included), so a clash of ids names `id`.

@@ -7,7 +7,7 @@ import { joinPath } from "../registry/schemaPath.ts"
 import type { InvalidLlmInput } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
 import { answerPlan, compileMatch, failurePlan, LlmBehaviour, LlmMatch, type Decision } from "./plan.ts"
-import { decodeInput, invalidInput, pathUnder } from "./validate.ts"
+import { decodeInput, invalidInput, rebase } from "./validate.ts"
 
 const isLatency = (u: unknown): u is Duration.Input => {
   if (typeof u === "number" && Number.isNaN(u)) return false
@@ -103,7 +103,7 @@ export class Rules {
       const checked = this.#check(match, behaviour, options, optionsAt, pending, seq)
       if (Result.isFailure(checked)) {
         const failure = checked.failure
-        return Result.fail(paths[i] === "" ? failure : invalidInput("rule", pathUnder(paths[i], failure.path), failure.detail))
+        return Result.fail(rebase(failure, paths[i]))
       }
       if ((options as LlmRuleOptions | undefined)?.id === undefined) seq++
       pending.push(checked.success)

@@ -19,15 +19,32 @@ export const invalidInput = (input: LlmInputKind, path: string, detail: string):
  * A refusal's path below `base`: `llm` and `steps[0]` give `llm.steps[0]`, `llm.rules` and `[1].id`
  * give `llm.rules[1].id`, and the input itself (`$`) is `base`.
  */
-export const pathUnder = (base: string, path: string): string =>
+const pathUnder = (base: string, path: string): string =>
   base === "" ? path : path === "$" ? base : path.startsWith("[") ? `${base}${path}` : `${base}.${path}`
+
+/** A refusal with its path below `base` (see `pathUnder`), for an input that stands inside another. */
+export const rebase = (invalid: InvalidLlmInput, base: string): InvalidLlmInput =>
+  base === "" ? invalid : invalidInput(invalid.input, pathUnder(base, invalid.path), invalid.detail)
 
 /**
  * An effect whose `InvalidLlmInput` names its field under `base` (`llm.rules` and `[1].match` give
  * `llm.rules[1].match`): for a network's or a fixture's scripts and rules.
  */
 export const under = <A, R>(effect: Effect.Effect<A, InvalidLlmInput, R>, base: string): Effect.Effect<A, InvalidLlmInput, R> =>
-  Effect.mapError(effect, (invalid) => invalidInput(invalid.input, pathUnder(base, invalid.path), invalid.detail))
+  Effect.mapError(effect, (invalid) => rebase(invalid, base))
+
+/** Inputs with where each stands in the JSON they came in (`paths[i]`), to name fields in a refusal. */
+export interface Batch {
+  readonly list: ReadonlyArray<unknown>
+  readonly paths: ReadonlyArray<string>
+}
+
+/**
+ * One input or an array of them (scripts, rule specs), as a list with where each stands: `[i]`
+ * in an array, the input itself (`""`) otherwise.
+ */
+export const batchOf = (input: unknown): Batch =>
+  Array.isArray(input) ? { list: input, paths: input.map((_, i) => `[${i}]`) } : { list: [input], paths: [""] }
 
 /**
  * Decodes `input` under `schema`; a mismatch is refused at the first issue's path below `base`,

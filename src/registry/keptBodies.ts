@@ -135,12 +135,13 @@ const keepResponse = (log: RequestLog, record: PendingRecord, response: Response
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
+/** The kept chunks (already cut to `size` bytes in all) as one body. */
 const join = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
   const out = new Uint8Array(size)
   let at = 0
   for (const chunk of chunks) {
-    out.set(chunk.subarray(0, size - at), at)
-    at += Math.min(chunk.byteLength, size - at)
+    out.set(chunk, at)
+    at += chunk.byteLength
   }
   return out
 }

@@ -25,11 +25,7 @@ const AUTHORITY = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/
 /** The target of an absolute-form request line (`http://host/path`), or undefined. */
 const absoluteTarget = (url: string | undefined): string | undefined => {
   if (url === undefined || !/^https?:\/\//i.test(url)) return undefined
-  try {
-    return new URL(url).href
-  } catch {
-    return undefined
-  }
+  return URL.parse(url)?.href
 }
 
 /** A stream that yields `head`, then what `socket` reads, and writes to `socket`. */
