@@ -18,6 +18,7 @@ import { Effect } from "effect"
 import type { Redactor } from "../registry/redact.ts"
 import type { Route } from "../registry/route.ts"
 import { createHash, depthExceeds, MAX_JSON_DEPTH, parseJson } from "../registry/util.ts"
+import type { Fault } from "../routes/fault.ts"
 import { make } from "../routes/make.ts"
 import { forward, rebased } from "../routes/loopback.ts"
 import { familyFor, modelApiOf, ruleOf } from "./recordModel.ts"
@@ -34,8 +35,6 @@ export const MAX_RECORDED_BODY = 32 * 1024 * 1024
 export const MAX_RECORDING_BYTES = 256 * 1024 * 1024
 const RECORD_OVERHEAD = 256
 
-export type { Recorded } from "./recorded.ts"
-
 /** A recording as a fixture: routes, and the model calls as `llm` rules. */
 export interface Recording {
   readonly routes: Array<Record<string, unknown>>
@@ -47,6 +46,8 @@ export interface RecordOptions {
   readonly upstream?: Readonly<Record<string, string>> | undefined
   readonly cookies?: boolean | undefined
 }
+
+const decoder = new TextDecoder()
 
 const DROPPED = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "age", "server", "x-request-id", "etag"])
 
@@ -147,7 +148,7 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
     const respond = entry.fault !== undefined
       ? { kind: "fault", fault: entry.fault }
       : isText(type, entry.body)
-      ? { kind: "text", body: new TextDecoder().decode(entry.body), ...common }
+      ? { kind: "text", body: decoder.decode(entry.body), ...common }
       : { kind: "bytes", base64: Buffer.from(entry.body).toString("base64"), ...common }
     const key = JSON.stringify(match)
     const group = groups.get(key) ?? { match, answers: [] }
@@ -195,7 +196,7 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
     }
     const api = modelApiOf(entry.method, url)
     const type = entry.headers.find(([name]) => name === "content-type")?.[1]
-    const rule = api === undefined ? undefined : ruleOf(api, entry.url, entry.requestBody, entry.status, type, new TextDecoder().decode(entry.body), entry.timing)
+    const rule = api === undefined ? undefined : ruleOf(api, entry.url, entry.requestBody, entry.status, type, decoder.decode(entry.body), entry.timing)
     if (api === undefined || rule === undefined) {
       plain.push(entry)
       continue
@@ -329,7 +330,7 @@ const writeMerged = (file: string, existing: Target, recording: Recording, seed?
 }
 
 /** The faults a HAR that simnet exported names (`_simnet.fault`), as the fault routes that replay them. */
-const FAULTS: Readonly<Record<string, "reset" | "timeout" | "malformed-body" | undefined>> = { reset: "reset", timeout: "timeout", malformed: "malformed-body" }
+const FAULTS: Readonly<Record<string, Fault | undefined>> = { reset: "reset", timeout: "timeout", malformed: "malformed-body" }
 
 /** The fields of a HAR 1.2 file `fromHar` reads (everything else is ignored). */
 interface HarEntry {

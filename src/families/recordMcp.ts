@@ -6,8 +6,11 @@
  * contents as read, each prompt's messages as got. Session ids and the stream plumbing are not
  * part of it: the simulated server makes its own.
  */
-import { eventData, parseJson, type Recorded } from "./recorded.ts"
+import { parseJson } from "../registry/util.ts"
+import { eventData, type Recorded } from "./recorded.ts"
 import type { Redactor } from "../registry/redact.ts"
+
+const decoder = new TextDecoder()
 
 /** The JSON-RPC messages of an answer: its JSON body (one message or a batch), or the `data:` lines of its event stream. */
 const messagesOf = (text: string): Array<Record<string, any>> => {
@@ -29,7 +32,9 @@ export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>, redactor: Redactor
   for (const entry of entries) {
     const url = new URL(entry.url)
     const key = `${url.origin}${url.pathname}`
-    byEndpoint.set(key, [...(byEndpoint.get(key) ?? []), entry])
+    const list = byEndpoint.get(key)
+    if (list === undefined) byEndpoint.set(key, [entry])
+    else list.push(entry)
   }
   const routes: Array<Record<string, unknown>> = []
   let n = 0
@@ -43,7 +48,7 @@ export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>, redactor: Redactor
     const prompts = new Map<string, Record<string, any>>()
     for (const exchange of exchanges) {
       const requests = [parseJson(exchange.requestBody ?? "")].flat().filter((r): r is Record<string, any> => typeof r === "object" && r !== null)
-      const replies = messagesOf(new TextDecoder().decode(exchange.body))
+      const replies = messagesOf(decoder.decode(exchange.body))
       for (const request of requests) {
         const reply = replies.find((m) => m.id !== undefined && m.id === request.id && "result" in m)
         const result = reply?.result

@@ -14,7 +14,8 @@ import { geminiWire } from "../routes/model/gemini.ts"
 import type { ModelWire } from "../routes/model/model.ts"
 import { chatWire } from "../routes/model/openai.ts"
 import { responsesWire } from "../routes/model/openaiResponses.ts"
-import { eventData, parseJson } from "./recorded.ts"
+import { parseJson } from "../registry/util.ts"
+import { eventData } from "./recorded.ts"
 
 /** A model API record mode reads back. */
 export type RecordedApi = "openai.chat" | "openai.responses" | "anthropic.messages" | "gemini"

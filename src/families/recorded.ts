@@ -2,9 +2,8 @@
  * What record mode keeps of one forwarded exchange (`record.ts` makes it; `recordModel.ts` and
  * `recordMcp.ts` read it), and how they read its bodies.
  */
+import type { Fault } from "../routes/fault.ts"
 import { parseJson } from "../registry/util.ts"
-
-export { parseJson }
 
 /** The `data:` payloads of an event stream that are JSON objects (`[DONE]` and other text left out). */
 export const eventData = (text: string): Array<Record<string, any>> =>
@@ -22,6 +21,6 @@ export interface Recorded {
   /** When the answer's head and its last byte came, from the request (a model stream's pace is read from it). */
   readonly timing?: { readonly firstByteMs: number; readonly totalMs: number } | undefined
   /** How the exchange broke, when it did (a HAR that simnet exported says so in `_simnet.fault`): replayed as that fault. */
-  readonly fault?: "reset" | "timeout" | "malformed-body" | undefined
+  readonly fault?: Fault | undefined
 }
 

@@ -42,8 +42,6 @@ export type ChaosHit =
   | { readonly effect: "status"; readonly status: number }
   | { readonly effect: "latency"; readonly ms: number }
 
-export const DEFAULT_FAULTS: ReadonlyArray<ChaosFault> = CHAOS_FAULTS
-
 /** A uniform number in [0, 1) from a 32-bit hash. */
 const unit = (h: number) => (h >>> 0) / 4_294_967_296
 
@@ -58,7 +56,7 @@ export class Chaos {
 
   constructor(options: ChaosOptions) {
     this.options = options
-    this.effects = [...(options.faults ?? DEFAULT_FAULTS), ...(options.latencyMs === undefined ? [] : ["latency" as const])]
+    this.effects = [...(options.faults ?? CHAOS_FAULTS), ...(options.latencyMs === undefined ? [] : ["latency" as const])]
     this.routes = options.routes === undefined ? undefined : new Set(options.routes)
   }
 

@@ -17,6 +17,9 @@
 import { isUtf8 } from "node:buffer"
 import { MAX_JSON_DEPTH } from "./util.ts"
 
+const decoder = new TextDecoder()
+const encoder = new TextEncoder()
+
 /**
  * The header names whose values are never shown (compared in lower case).
  */
@@ -348,9 +351,9 @@ export class Redactor {
   /** A whole body with `bodyText`'s redaction when it is UTF-8 text; other bytes are returned as they are. */
   bodyBytes(body: Uint8Array): Uint8Array {
     if (!isUtf8(body)) return body
-    const text = new TextDecoder().decode(body)
+    const text = decoder.decode(body)
     const shown = this.bodyText(text)
-    return shown === text ? body : new TextEncoder().encode(shown)
+    return shown === text ? body : encoder.encode(shown)
   }
 
   /**
