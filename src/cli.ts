@@ -15,13 +15,15 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { DEFAULT_BODY_LIMIT, serveLayer } from "./control/serve.ts"
-import { caDirectory, loadCa } from "./control/serve/ca.ts"
+import { caDirectory, checkCa, loadCa } from "./control/serve/ca.ts"
 import type { ChaosOptions } from "./registry/chaos.ts"
 import type { Route } from "./registry/route.ts"
 import { passthrough } from "./families/passthrough.ts"
-import { fromHar, MAX_RECORDED_BODY, MAX_RECORDING_BYTES, recorder, recordingOf, recordingTargetProblem, writeRecording } from "./families/record.ts"
+import { MAX_RECORDED_BODY, MAX_RECORDING_BYTES, persist, recorder, recordingTargetProblem } from "./families/record.ts"
+import { fromHar } from "./families/harImport.ts"
 import { simnetVersion } from "./network/har.ts"
 import { defaultRedactor } from "./registry/redact.ts"
+import { printable } from "./registry/util.ts"
 import type { Redactor } from "./registry/redact.ts"
 import { proxyEnv, runChild } from "./control/serve/child.ts"
 import { controlRuntime } from "./control/run.ts"
@@ -145,20 +147,28 @@ const forwardingRoutes = (
 /** A recorder (`families/record.ts`): its route, what it kept, and how many exchanges it could not keep. */
 type Recorder = ReturnType<typeof recorder>
 
-/** Writes the recording when the scope closes (the server stops). */
-const writeOnClose = (file: Option.Option<string>, kept: Recorder | undefined, network: { readonly redactor: Redactor; readonly seed: number }) =>
-  Option.isNone(file) || kept === undefined
-    ? Effect.void
-    : Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        const recording = recordingOf(kept.recorded(), network.redactor)
-        const overflow = kept.overflow()
-        const target = path.resolve(process.cwd(), file.value)
-        const written = writeRecording(target, recording, network.seed)
-        const calls = recording.llm?.rules.length ?? 0
-        const aside = written === target ? "" : ` (${file.value} could not be merged into any more)`
-        process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${written === target ? file.value : written}${aside}${overflow === 0 ? "" : `; ${overflow} more exchange${overflow === 1 ? " was" : "s were"} answered but not recorded (past the recording's ${MAX_RECORDING_BYTES / 1024 / 1024} MiB, or a body over ${MAX_RECORDED_BODY / 1024 / 1024} MiB)`}\n`)
-      }))
+/** Writes the recording as it grows, and whole when the scope closes (the server stops), saying what it holds. */
+const writeOnClose = (file: Option.Option<string>, kept: Recorder | undefined, network: { readonly redactor: Redactor; readonly seed: number }) => {
+  if (Option.isNone(file) || kept === undefined) return Effect.void
+  const target = path.resolve(process.cwd(), file.value)
+  const persisted = persist(kept, target, network.redactor, network.seed)
+  return Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      let flushed: ReturnType<typeof persisted.flush>
+      try {
+        flushed = persisted.flush()
+      } catch (error) {
+        process.stderr.write(`simnet: could not write the recording into ${printable(file.value)}: ${printable(error instanceof Error ? error.message : String(error))}\n`)
+        process.exitCode = 1
+        return
+      }
+      const { written, recording } = flushed
+      const overflow = kept.overflow()
+      const calls = recording.llm?.rules.length ?? 0
+      const aside = written === target ? "" : ` (${printable(file.value)} could not be merged into any more)`
+      process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${printable(written === target ? file.value : written)}${aside}${overflow === 0 ? "" : `; ${overflow} more exchange${overflow === 1 ? " was" : "s were"} answered but not recorded (past the recording's ${MAX_RECORDING_BYTES / 1024 / 1024} MiB, or a body over ${MAX_RECORDED_BODY / 1024 / 1024} MiB)`}\n`)
+    }))
+}
 
 /** The flags `serve` and `run` share that make the network. */
 interface NetworkFlags {
@@ -188,9 +198,13 @@ const fixtureNetwork = (config: NetworkFlags) =>
     return { file, network }
   })
 
-/** The proxy's CA in `dir`, made there on first use; a usage error naming the directory when it cannot be. */
+/** The proxy's CA in `dir`, made there on first use; a usage error naming the directory and the fix when it cannot be used. */
 const caIn = (dir: string) =>
-  Effect.try({ try: () => loadCa(dir), catch: (cause) => new UsageError({ message: `cannot make or read the CA in ${dir}: ${cause instanceof Error ? cause.message : String(cause)}` }) })
+  Effect.try({ try: () => loadCa(dir), catch: (cause) => new UsageError({ message: `cannot use the CA in ${dir}: ${cause instanceof Error ? cause.message : String(cause)}` }) })
+
+/** The start-up check of a CA that is made at the first CONNECT: usable if there, else makeable. */
+const caChecked = (dir: string) =>
+  Effect.try({ try: () => checkCa(dir), catch: (cause) => new UsageError({ message: `cannot use the CA in ${dir}: ${cause instanceof Error ? cause.message : String(cause)}` }) })
 
 const caDirFlag = Flag.String("ca-dir").pipe(
   Flag.optional,
@@ -234,19 +248,20 @@ const serve = Command.make(
     Effect.gen(function*() {
       const port = yield* parsePort(config.port)
       const bodyLimit = yield* Option.match(config.bodyLimit, { onNone: () => Effect.succeed(DEFAULT_BODY_LIMIT), onSome: parseBytes("--body-limit") })
+      yield* caChecked(caDirectory(Option.getOrUndefined(config.caDir)))
       const { file, network } = yield* fixtureNetwork(config)
       const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: config.quiet })
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
         const base = HttpServer.formatAddress(server.address)
         const routes = yield* network.routes
-        yield* Console.log(`simnet serving ${routes.length} routes from ${file} (seed ${network.seed})`)
+        yield* Console.log(printable(`simnet serving ${routes.length} routes from ${file} (seed ${network.seed})`))
         for (const route of routes) {
-          if (route.simulated === false) yield* Console.log(`  not simulated: ${route.id}: ${String(route.message ?? route.match)}`)
-          if (typeof route.refused === "string") yield* Console.log(`  not served:    ${route.id}: ${route.refused}`)
+          if (route.simulated === false) yield* Console.log(printable(`  not simulated: ${route.id}: ${String(route.message ?? route.match)}`))
+          if (typeof route.refused === "string") yield* Console.log(printable(`  not served:    ${route.id}: ${route.refused}`))
         }
-        yield* Console.log(`  network:  ${base}/HOST/PATH  ->  https://HOST/PATH`)
-        yield* Console.log(`  example:  ${base}/api.openai.com/v1`)
+        yield* Console.log(printable(`  network:  ${base}/HOST/PATH  ->  https://HOST/PATH`))
+        yield* Console.log(printable(`  example:  ${base}/api.openai.com/v1`))
         yield* control.announce(base)
       })
       yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, control.routes, { report: control.report, watched: control.watched, handovers: control.handovers, bodyLimit, caDir: Option.getOrUndefined(config.caDir) })))).pipe(
@@ -264,7 +279,7 @@ const ca = Command.make(
   (config) =>
     Effect.gen(function*() {
       const authority = yield* caIn(caDirectory(Option.getOrUndefined(config.caDir)))
-      yield* Console.log(config.pem ? authority.certPem.trimEnd() : authority.certFile)
+      yield* Console.log(printable(config.pem ? authority.certPem.trimEnd() : authority.certFile))
     })
 ).pipe(Command.withDescription("print the path of the proxy's local CA certificate (made on first use), or with --pem the certificate"))
 
@@ -308,7 +323,7 @@ const run = Command.make(
         ...(counters.faulted > 0 ? [`${counters.faulted} faulted`] : []),
         `${network.llm.callCount} model call${network.llm.callCount === 1 ? "" : "s"}`
       ]
-      process.stderr.write(`simnet: ${parts.join(", ")}${trace === undefined ? "" : `; trace: ${trace}`}\n`)
+      process.stderr.write(`${printable(`simnet: ${parts.join(", ")}${trace === undefined ? "" : `; trace: ${trace}`}`)}\n`)
       process.exitCode = code
     }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("run a command with every HTTP(S) request it makes answered by a fixture's network (a proxy and its CA in its environment)"))
@@ -339,9 +354,9 @@ const show = Command.make(
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
         const base = HttpServer.formatAddress(server.address)
-        yield* Console.log(`simnet: the failing case of ${JSON.stringify(failure.name ?? "a property")} (${(yield* network.log).length} requests), read-only`)
-        yield* Console.log(`  error:     ${String(failure.error ?? "").split("\n")[0]}`)
-        yield* Console.log(`  inspector: ${base}${INSPECTOR_PATH}`)
+        yield* Console.log(printable(`simnet: the failing case of ${JSON.stringify(failure.name ?? "a property")} (${(yield* network.log).length} requests), read-only`))
+        yield* Console.log(printable(`  error:     ${String(failure.error ?? "").split("\n")[0]}`))
+        yield* Console.log(printable(`  inspector: ${base}${INSPECTOR_PATH}`))
       })
       yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, Layer.merge(page.layer, readOnly), { watched: page.watching })))).pipe(
         Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
@@ -355,13 +370,15 @@ const harImport = Command.make(
   (config) =>
     Effect.gen(function*() {
       const file = path.resolve(process.cwd(), config.file)
-      const fixture = yield* Effect.try({
-        try: () => ({ routes: fromHar(JSON.parse(readFileSync(file, "utf8")), defaultRedactor) }),
+      const imported = yield* Effect.try({
+        try: () => fromHar(JSON.parse(readFileSync(file, "utf8")), defaultRedactor),
         catch: (cause) => new UsageError({ message: `cannot import ${file}: ${cause instanceof Error ? cause.message : String(cause)}` })
       })
-      yield* Console.log(JSON.stringify(fixture, null, 2))
+      yield* Console.log(printable(JSON.stringify({ routes: imported.routes }, null, 2)))
+      for (const { reason } of imported.skipped) yield* Console.error(printable(`simnet: skipped ${reason}`))
+      yield* Console.error(printable(`simnet: imported ${imported.imported} of ${imported.imported + imported.skipped.length} entries as ${imported.routes.length} route${imported.routes.length === 1 ? "" : "s"}; ${imported.skipped.length} skipped`))
     })
-).pipe(Command.withDescription("print a HAR 1.2 file as a fixture (routes for each request, credentials left out)"))
+).pipe(Command.withDescription("print a HAR 1.2 file as a fixture (routes for each request, credentials left out); entries skipped, and why, on standard error"))
 
 const har = Command.make("har").pipe(Command.withDescription("HAR files"), Command.withSubcommands([harImport]))
 
@@ -397,7 +414,7 @@ const teardown: Runtime.Teardown = (exit, onExit) => {
 Command.run(simnet, { version: simnetVersion() }).pipe(
   Effect.catch((error: unknown) => {
     const { line, code } = outcome(error)
-    return Effect.andThen(line === undefined ? Effect.void : Console.error(line), Effect.sync(() => void (process.exitCode = code)))
+    return Effect.andThen(line === undefined ? Effect.void : Console.error(printable(line)), Effect.sync(() => void (process.exitCode = code)))
   }),
   Effect.provide(NodeServices.layer),
   (program) => NodeRuntime.runMain(program, { disableErrorReporting: true, teardown })

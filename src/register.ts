@@ -10,7 +10,7 @@
  *
  * A fixture that cannot be read or decoded stops the process with one line on stderr (exit 1).
  */
-import * as fs from "node:fs"
+import { writeFileAtomic } from "./registry/files.ts"
 import * as path from "node:path"
 import { Effect } from "effect"
 import { loadFixture } from "./Fixture.ts"
@@ -49,7 +49,7 @@ if (logFile !== undefined && logFile !== "") {
     if (written) return
     written = true
     const lines = network.log().map((record) => JSON.stringify(record))
-    fs.writeFileSync(target, lines.length === 0 ? "" : `${lines.join("\n")}\n`)
+    writeFileAtomic(target, lines.length === 0 ? "" : `${lines.join("\n")}\n`)
   }
   process.once("exit", writeLog)
   for (const signal of ["SIGINT", "SIGTERM"] as const) {

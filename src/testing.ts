@@ -9,11 +9,11 @@
  * `simnet show FILE` opens it in the inspector, read-only.
  */
 import fc from "fast-check"
-import { mkdirSync, renameSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { Effect } from "effect"
 
-export { chaos, llmRule, llmScript, type OfferedTool, routeSpec } from "./testing/arbitraries.ts"
+export { chaos, InvalidArbitraryOption, llmRule, llmScript, type OfferedTool, routeSpec } from "./testing/arbitraries.ts"
+import { makeDirectory, writeFileAtomic } from "./registry/files.ts"
 import type { NetworkHandle, NetworkOptions } from "./SimulationNetwork.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"
 
@@ -146,10 +146,9 @@ const writeFailure = (
     trace
   }
   const dir = failures ?? path.join(process.cwd(), ".simnet", "failures")
-  mkdirSync(dir, { recursive: true })
+  makeDirectory(dir)
   const target = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 80) || "property"}-${seed}.json`)
-  writeFileSync(`${target}.tmp`, `${JSON.stringify(file, null, 2)}\n`)
-  renameSync(`${target}.tmp`, target)
+  writeFileAtomic(target, `${JSON.stringify(file, null, 2)}\n`)
   return target
 }
 

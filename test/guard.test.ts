@@ -82,8 +82,27 @@ describe("the network guard", () => {
     expect(await (await request("https://api.example.com/ok")).body.text()).toBe("simulated")
   })
 
+  it("reads connect's arguments as Node does: { path: \"\" }, \" PORT\", \"0xPORT\" and \"PORT.0\" are TCP to localhost, and refused", async () => {
+    const network = await SimulationNetwork.start()
+    restore = await network.installGlobal()
+    const before = reached
+    // Each of these connects to localhost:PORT over TCP in Node; none is a pipe.
+    denied(await connectOutcome(net.connect({ path: "", port } as net.NetConnectOpts)), "localhost")
+    denied(await connectOutcome(new net.Socket().connect(` ${port}` as unknown as number)), "localhost")
+    denied(await connectOutcome(new net.Socket().connect(`0x${port.toString(16)}` as unknown as number)), "localhost")
+    denied(await connectOutcome(new net.Socket().connect(`${port}.0` as unknown as number)), "localhost")
+    denied(await connectOutcome(net.connect(`${port}` as unknown as number, "127.0.0.1")), "127.0.0.1")
+    expect(reached).toBe(before)
+    // Without the guard the same calls reach the server: they are TCP connections, not pipes.
+    restore()
+    restore = undefined
+    expect(await connectOutcome(new net.Socket().connect(` ${port}` as unknown as number))).toBe("connected")
+    expect(reached).toBe(before + 1)
+  })
+
   it("allowHosts and passthrough hosts let listed hosts through; restoring takes the guard off", async () => {
     const network = await SimulationNetwork.start()
+    const before = reached
     restore = await network.installGlobal({ allowHosts: [`127.0.0.1:${port}`] })
     expect(await connectOutcome(net.connect(port, "127.0.0.1"))).toBe("connected")
     denied(await connectOutcome(net.connect(port + 1 === 65536 ? 1 : port + 1, "127.0.0.1")), "127.0.0.1")
@@ -96,7 +115,7 @@ describe("the network guard", () => {
     restore()
     restore = undefined
     expect(await connectOutcome(net.connect(port, "127.0.0.1"))).toBe("connected")
-    expect(reached).toBe(4)
+    expect(reached).toBe(before + 4)
   })
 
   it("the loopback route's own forward reaches the app's local server under the guard", async () => {

@@ -299,6 +299,7 @@ describe("HAR import", () => {
 
     // The server is gone: the imported routes answer as it did.
     const fixture = await Fixture.fromHar(har)
+    expect(fixture.skipped).toEqual([])
     const replay = await SimulationNetwork.start()
     await replay.registerSpec(fixture.routes)
     const page = await replay.fetch(`${origin}/`)

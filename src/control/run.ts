@@ -10,6 +10,7 @@ import { Handovers } from "./handover.ts"
 import { INSPECTOR_PATH, inspector, type InspectedNetwork } from "./inspector.ts"
 import type { LaneReport } from "./serve/lane.ts"
 import { controlLine, reportRequests, requestLine, traceFile, type ReportedNetwork } from "./trace.ts"
+import { printable } from "../registry/util.ts"
 
 /**
  * Options of the serve-time control plane.
@@ -49,7 +50,7 @@ export const controlRuntime = (
       ? undefined
       : reportRequests(network, (line) => {
         trace?.write(line)
-        print?.(requestLine(line))
+        print?.(printable(requestLine(line)))
       }, { bodies: trace !== undefined, handovers })
     const page = inspector(network, {}, handovers)
     return {

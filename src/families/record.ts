@@ -13,12 +13,13 @@
  * are left out of the match, and no request header is recorded at all.
  */
 import { isUtf8 } from "node:buffer"
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { Effect } from "effect"
+import { writeFileAtomic } from "../registry/files.ts"
 import type { Redactor } from "../registry/redact.ts"
 import type { Route } from "../registry/route.ts"
+import type { SimRequest } from "../registry/request.ts"
 import { createHash, depthExceeds, MAX_JSON_DEPTH, parseJson } from "../registry/util.ts"
-import type { Fault } from "../routes/fault.ts"
 import { make } from "../routes/make.ts"
 import { forward, rebased } from "../routes/loopback.ts"
 import { familyFor, modelApiOf, ruleOf } from "./recordModel.ts"
@@ -49,15 +50,68 @@ export interface RecordOptions {
 
 const decoder = new TextDecoder()
 
-const DROPPED = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "age", "server", "x-request-id", "etag"])
+/** Answer headers a recording leaves out: the transport's, and what changes on every answer. */
+export const DROPPED: ReadonlySet<string> = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "age", "server", "x-request-id", "etag"])
 
 /** A recorder: the route that forwards and keeps what no other route answers, and what it kept so far. */
-export const recorder = (options: RecordOptions = {}): { readonly route: Route; readonly recorded: () => ReadonlyArray<Recorded>; readonly overflow: () => number } => {
+export interface Recorder {
+  readonly route: Route
+  /** What was kept so far, in order. */
+  readonly recorded: () => ReadonlyArray<Recorded>
+  /** How many exchanges were answered but not kept (a body past `MAX_RECORDED_BODY`, or the recording past `MAX_RECORDING_BYTES`). */
+  readonly overflow: () => number
+  /** Calls `onKept` after each exchange kept from now on (`persist` writes the recording from it). */
+  readonly listen: (onKept: () => void) => void
+}
+
+/**
+ * A recorder. The upstream's answer streams to the client as it arrives (read as fast as the
+ * client reads it); its bytes are kept beside it only up to `MAX_RECORDED_BODY`, past which they
+ * are let go and the exchange is counted in `overflow` instead. An exchange is kept when its
+ * answer has been read to the end; one the client or the upstream broke off is not.
+ */
+export const recorder = (options: RecordOptions = {}): Recorder => {
   const kept: Array<Recorded> = []
   const lastAnswer = new Map<string, string>()
   let keptBytes = 0
   let overflow = 0
+  let onKept: (() => void) | undefined
   const upstream = options.upstream ?? {}
+  /** Keeps one exchange whose whole answer was read (`body` undefined: it was too large to keep). */
+  const keep = (request: SimRequest, response: Response, body: Uint8Array | undefined, timing: { readonly firstByteMs: number; readonly totalMs: number }) => {
+    if (body === undefined) {
+      overflow++
+      return
+    }
+    const headers: Array<readonly [string, string]> = []
+    response.headers.forEach((value, name) => {
+      if (!DROPPED.has(name) && (name !== "set-cookie" || options.cookies === true)) headers.push([name, value])
+    })
+    const requestBody = request.body === undefined || request.body.length === 0 ? undefined : request.text()
+    const cost = RECORD_OVERHEAD + 2 * request.url.href.length + 2 * (requestBody?.length ?? 0) + body.byteLength
+    // An answer the same request got last time adds nothing to the fixture (`fixtureOf`
+    // collapses it): repeated traffic does not grow the recording.
+    const requestKey = digest([request.method, request.url.href, requestBody ?? ""])
+    const answerKey = digest([String(response.status), JSON.stringify(headers)], body)
+    if (lastAnswer.get(requestKey) === answerKey) return
+    if (keptBytes + cost > MAX_RECORDING_BYTES) {
+      overflow++
+      return
+    }
+    lastAnswer.set(requestKey, answerKey)
+    keptBytes += cost
+    kept.push({
+      method: request.method,
+      url: request.url.href,
+      requestBody,
+      requestType: request.headers.get("content-type") ?? undefined,
+      status: response.status,
+      headers,
+      body,
+      timing
+    })
+    onKept?.()
+  }
   const route = make(
     "record",
     { url: () => true },
@@ -66,47 +120,52 @@ export const recorder = (options: RecordOptions = {}): { readonly route: Route; 
         const base = upstream[request.url.host]
         const target = base === undefined ? request.url : rebased(request.url, new URL(base))
         const started = performance.now()
-        return Effect.flatMap(forward(request, target, "record", "record"), (response) =>
-          Effect.promise(async () => {
-            const firstByteMs = performance.now() - started
-            const body = new Uint8Array(await response.arrayBuffer())
-            const timing = { firstByteMs, totalMs: performance.now() - started }
-            const headers: Array<readonly [string, string]> = []
-            response.headers.forEach((value, name) => {
-              if (!DROPPED.has(name) && (name !== "set-cookie" || options.cookies === true)) headers.push([name, value])
-            })
-            const requestBody = request.body === undefined || request.body.length === 0 ? undefined : request.text()
-            const cost = RECORD_OVERHEAD + 2 * request.url.href.length + 2 * (requestBody?.length ?? 0) + body.byteLength
-            // An answer the same request got last time adds nothing to the fixture (`fixtureOf`
-            // collapses it): repeated traffic does not grow the recording.
-            const requestKey = digest([request.method, request.url.href, requestBody ?? ""])
-            const answerKey = digest([String(response.status), JSON.stringify(headers)], body)
-            if (lastAnswer.get(requestKey) === answerKey) {
-              // Nothing new.
-            } else if (body.byteLength > MAX_RECORDED_BODY || keptBytes + cost > MAX_RECORDING_BYTES) {
-              overflow++
-            } else {
-              lastAnswer.set(requestKey, answerKey)
-              keptBytes += cost
-              kept.push({
-                method: request.method,
-                url: request.url.href,
-                requestBody,
-                requestType: request.headers.get("content-type") ?? undefined,
-                status: response.status,
-                headers,
-                body,
-                timing
-              })
-            }
-            return new Response(body.byteLength === 0 && (response.status === 204 || response.status === 304) ? null : body, { status: response.status, headers: response.headers })
-          }))
+        return Effect.map(forward(request, target, "record", "record"), (response) => {
+          const firstByteMs = performance.now() - started
+          const upstreamBody = response.body
+          if (upstreamBody === null) {
+            keep(request, response, new Uint8Array(0), { firstByteMs, totalMs: firstByteMs })
+            return response
+          }
+          // The answer passes through as the client pulls it; a copy is kept while it is small enough.
+          const reader = upstreamBody.getReader()
+          let chunks: Array<Uint8Array> | undefined = []
+          let size = 0
+          const body = new ReadableStream<Uint8Array>({
+            pull: async (controller) => {
+              const next = await reader.read()
+              if (next.done) {
+                controller.close()
+                keep(request, response, chunks === undefined ? undefined : concat(chunks, size), { firstByteMs, totalMs: performance.now() - started })
+                return
+              }
+              size += next.value.byteLength
+              if (size > MAX_RECORDED_BODY) chunks = undefined
+              chunks?.push(next.value)
+              controller.enqueue(next.value)
+            },
+            cancel: (reason) => reader.cancel(reason)
+          }, { highWaterMark: 0 })
+          return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+        })
       },
       describe: { record: "what no route answers is forwarded and recorded" }
     },
     { id: "record", priority: -2_000_000_000, source: "record" }
   )
-  return { route, recorded: () => [...kept], overflow: () => overflow }
+  return { route, recorded: () => [...kept], overflow: () => overflow, listen: (listener) => void (onKept = listener) }
+}
+
+/** `chunks` (of `size` bytes in all) as one array. */
+const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
+  if (chunks.length === 1) return chunks[0]
+  const whole = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    whole.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return whole
 }
 
 /** A digest of some strings and bytes, for telling exchanges apart without keeping them twice. */
@@ -237,11 +296,12 @@ type Target = { readonly routes?: Array<Record<string, unknown>>; readonly llm?:
  * What `file` holds, to merge a recording into (`{}` when there is no file), or why it cannot be
  * merged into: it is not JSON, not an object, or has `routes` or `llm.rules` that are not arrays.
  */
-const readTarget = (file: string): { readonly existing: Target } | { readonly problem: string } => {
-  if (!existsSync(file)) return { existing: {} }
+const readTarget = (file: string): { readonly existing: Target; readonly text: string | undefined } | { readonly problem: string } => {
+  const text = contentOf(file)
+  if (text === undefined) return { existing: {}, text }
   let existing: unknown
   try {
-    existing = JSON.parse(readFileSync(file, "utf8"))
+    existing = JSON.parse(text)
   } catch (cause) {
     return { problem: `${file} exists and cannot be read as JSON (${cause instanceof Error ? cause.message : String(cause)})` }
   }
@@ -253,8 +313,11 @@ const readTarget = (file: string): { readonly existing: Target } | { readonly pr
     return { problem: `${file}: llm is neither a queue (an array) nor { queue, rules } with rules an array` }
   }
   if (depthExceeds(existing, MAX_JSON_DEPTH)) return { problem: `${file} nests deeper than ${MAX_JSON_DEPTH}` }
-  return { existing: existing as Target }
+  return { existing: existing as Target, text }
 }
+
+/** What `file` holds as text, or undefined when there is no such file. */
+const contentOf = (file: string): string | undefined => (existsSync(file) ? readFileSync(file, "utf8") : undefined)
 
 /**
  * Why a recording cannot be merged into `file` (checked before anything is recorded, so that a
@@ -265,26 +328,66 @@ export const recordingTargetProblem = (file: string): string | undefined => {
   return "problem" in target ? target.problem : undefined
 }
 
+/** The shortest time between two writes of a growing recording (and ten times the last write's duration, when longer). */
+export const MIN_WRITE_INTERVAL_MS = 1000
+
+/** A recording written as it grows: `flush` writes it now (and says where and what). */
+export interface Persisted {
+  readonly flush: () => { readonly written: string; readonly recording: Recording }
+}
+
 /**
- * Writes `recording` into `file`, merged with what it holds, atomically. When the file cannot be
- * merged into (it changed under the recorder since `recordingTargetProblem` passed it) or written,
- * the recording goes to `FILE.PID.recording.json` beside it instead, whose name is returned: what
- * was recorded is never lost.
+ * Writes what `recorder` keeps into `file` as it goes: merged with what `file` held when
+ * recording began, atomically, after the first exchange at once and then at most every
+ * `MIN_WRITE_INTERVAL_MS` (or ten times as long as the last write took, so that rewriting a large
+ * recording costs at most a tenth of the time), and by `flush` when the recording ends. What was
+ * recorded is never lost to what later exchanges do: a process that dies loses at most the last
+ * interval. When `file` cannot be merged into (it changed under the recorder since
+ * `recordingTargetProblem` passed it) or written, the recording goes to `FILE.PID.recording.json`
+ * beside it instead, and stays there.
  */
-export const writeRecording = (file: string, recording: Recording, seed?: number): string => {
+export const persist = (recorder: Recorder, file: string, redactor: Redactor, seed?: number): Persisted => {
   const target = readTarget(file)
-  if ("existing" in target) {
+  const aside = `${file}.${process.pid}.recording.json`
+  let where = "existing" in target ? file : aside
+  // What `file` holds as far as the recorder knows: what it held at the start, then what was last
+  // written. Anything else there was written by someone else, and is never written over.
+  let expected = "existing" in target ? target.text : undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let due = 0
+  const flush = () => {
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+    const started = performance.now()
+    const recording = recordingOf(recorder.recorded(), redactor)
+    if (where === file && "existing" in target) {
+      try {
+        if (contentOf(file) !== expected) throw new Error("changed under the recorder")
+        expected = writeMerged(file, target.existing, recording, seed)
+      } catch {
+        where = aside
+      }
+    }
+    if (where === aside) writeMerged(aside, {}, recording, seed)
+    const ended = performance.now()
+    due = ended + Math.max(MIN_WRITE_INTERVAL_MS, 10 * (ended - started))
+    return { written: where, recording }
+  }
+  // A write that fails here is tried again at the next one, and at the end (`flush`), which reports it.
+  const attempt = () => {
     try {
-      writeMerged(file, target.existing, recording, seed)
-      return file
+      flush()
     } catch {
-      // Written beside it below.
+      due = performance.now() + MIN_WRITE_INTERVAL_MS
     }
   }
-  const aside = `${file}.${process.pid}.recording.json`
-  const besides = readTarget(aside)
-  writeMerged(aside, "existing" in besides ? besides.existing : {}, recording, seed)
-  return aside
+  recorder.listen(() => {
+    if (timer !== undefined) return
+    const wait = due - performance.now()
+    if (wait <= 0) attempt()
+    else timer = setTimeout(attempt, wait).unref()
+  })
+  return { flush }
 }
 
 /** `base`, or `base-2`, `base-3`, … : the first that `taken` does not have (added to it). */
@@ -296,10 +399,11 @@ const uniqueId = (base: string, taken: Set<unknown>): string => {
 }
 
 /**
- * Merges `recording` into `existing` and writes the result to `file` whole or not at all: a
- * route or rule the file already has (same match and answer) is not added again, nor a family twice.
+ * Merges `recording` into `existing` and writes the result to `file` whole or not at all (and
+ * returns the text written): a route or rule the file already has (same match and answer) is not
+ * added again, nor a family twice.
  */
-const writeMerged = (file: string, existing: Target, recording: Recording, seed?: number): void => {
+const writeMerged = (file: string, existing: Target, recording: Recording, seed?: number): string => {
   const before = existing.routes ?? []
   const seen = new Set(before.map((route) => JSON.stringify("family" in route ? route : [route["match"], route["respond"]])))
   const taken = new Set(before.map((route) => route["id"]))
@@ -324,66 +428,7 @@ const writeMerged = (file: string, existing: Target, recording: Recording, seed?
   }
   const llm = rulesBefore.length + rulesAdded.length === 0 ? given : { ...(queue === undefined ? {} : { queue }), rules: [...rulesBefore, ...rulesAdded] }
   const merged = { ...(seed === undefined || "seed" in existing ? {} : { seed }), ...existing, routes: [...before, ...added], ...(llm === undefined ? {} : { llm }) }
-  const temporary = `${file}.${process.pid}.tmp`
-  writeFileSync(temporary, `${JSON.stringify(merged, null, 2)}\n`)
-  renameSync(temporary, file)
-}
-
-/** The faults a HAR that simnet exported names (`_simnet.fault`), as the fault routes that replay them. */
-const FAULTS: Readonly<Record<string, Fault | undefined>> = { reset: "reset", timeout: "timeout", malformed: "malformed-body" }
-
-/** The fields of a HAR 1.2 file `fromHar` reads (everything else is ignored). */
-interface HarEntry {
-  /** What simnet's own export adds: how the exchange broke, when it did. */
-  readonly _simnet?: { readonly fault?: unknown }
-  readonly request?: { readonly method?: string; readonly url?: string; readonly postData?: { readonly mimeType?: string; readonly text?: string } }
-  readonly response?: {
-    readonly status?: number
-    readonly headers?: ReadonlyArray<{ readonly name?: string; readonly value?: string }>
-    readonly content?: { readonly mimeType?: string; readonly text?: string; readonly encoding?: string }
-  }
-}
-
-/**
- * A HAR 1.2 file (what every browser's devtools export) as the same fixture routes a recording
- * makes: each entry a request and its answer, answers that differ for one request in sequence,
- * credentials left out. Entries without a status the routes can serve (0: blocked or failed,
- * 1xx) are skipped, but for one simnet exported with the fault that broke it (`_simnet.fault`),
- * which becomes that fault route. A value that is not a HAR file is refused naming what is missing.
- */
-export const fromHar = (har: unknown, redactor: Redactor): Array<Record<string, unknown>> => {
-  const entries = (har as { log?: { entries?: unknown } } | null)?.log?.entries
-  if (!Array.isArray(entries)) throw new Error("not a HAR file: expected log.entries, an array")
-  const recorded: Array<Recorded> = []
-  for (const entry of entries as ReadonlyArray<HarEntry>) {
-    const request = entry.request
-    const response = entry.response
-    const status = response?.status ?? 0
-    const named = String(entry._simnet?.fault)
-    const fault = Object.hasOwn(FAULTS, named) ? FAULTS[named] : undefined
-    if (request?.method === undefined || request.url === undefined || !URL.canParse(request.url)) continue
-    if (fault === undefined && (status < 200 || status > 599)) continue
-    const content = response?.content
-    const body = content?.text === undefined
-      ? new Uint8Array(0)
-      : content.encoding === "base64"
-      ? new Uint8Array(Buffer.from(content.text, "base64"))
-      : new TextEncoder().encode(content.text)
-    const headers = (response?.headers ?? [])
-      .filter((h): h is { name: string; value: string } => typeof h.name === "string" && typeof h.value === "string")
-      .map((h) => [h.name.toLowerCase(), h.value] as const)
-      .filter(([name]) => !DROPPED.has(name) && name !== "set-cookie" && !name.startsWith(":"))
-    const type = content?.mimeType ?? headers.find(([name]) => name === "content-type")?.[1]
-    recorded.push({
-      method: request.method.toUpperCase(),
-      url: request.url,
-      requestBody: request.postData?.text,
-      requestType: request.postData?.mimeType,
-      status,
-      headers: [...headers.filter(([name]) => name !== "content-type"), ...(type === undefined || type === "" ? [] : [["content-type", type] as const])],
-      body,
-      fault
-    })
-  }
-  return fixtureOf(recorded, redactor)
+  const text = `${JSON.stringify(merged, null, 2)}\n`
+  writeFileAtomic(file, text)
+  return text
 }

@@ -249,6 +249,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
     const problem = file === undefined ? undefined : record?.recordingTargetProblem(file)
     if (problem !== undefined) return yield* new InvalidNetworkOption({ option: "record.file", detail: problem })
     const recorder = record?.recorder({ upstream: options.record?.upstream, cookies: options.record?.cookies })
+    const persisted = record === undefined || recorder === undefined || file === undefined ? undefined : record.persist(recorder, file, network.redactor, network.runSeed)
     /** What was recorded so far, as a fixture. */
     const recorded = () => (record === undefined || recorder === undefined ? { routes: [] } : record.recordingOf(recorder.recorded(), network.redactor))
     const initial = [...(options.routes === undefined ? [] : Array.from(options.routes)), ...(recorder === undefined ? [] : [recorder.route])]
@@ -301,7 +302,7 @@ export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetw
       recording: Effect.sync(recorded),
       regenerate: (record) => network.regenerate(record),
       close: Effect.sync(() => {
-        if (record !== undefined && file !== undefined) record.writeRecording(file, recorded(), network.runSeed)
+        persisted?.flush()
         network.registry.clear()
         mcp.reset()
         // A provider handed in through the context belongs to its giver, who may hand it on.

@@ -13,8 +13,9 @@
  * the host; `localhost` and `127.0.0.1` are not allowed unless listed).
  *
  * Not covered (documented): UDP (`dgram`), DNS look-ups (no connection is made), child
- * processes, worker threads (each has its own `net`), and native addons that open sockets
- * themselves.
+ * processes, worker threads (each has its own `net`), Node's internal bindings
+ * (`process.binding("tcp_wrap")`, which `net` itself is built on), and native addons that open
+ * sockets themselves.
  */
 import type * as net from "node:net"
 import { ConnectionDenied } from "../SimnetError.ts"
@@ -24,22 +25,33 @@ type Destination =
   | { readonly host: string; readonly port: number | undefined }
   | { readonly path: string }
 
-const numeric = (value: unknown): number | undefined => {
-  const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value
-  return typeof n === "number" && Number.isFinite(n) ? n : undefined
+/** `net.Socket#connect`'s arguments as Node itself reads them (`(options)`, `(port, host?)`, `(path)`). */
+type NormalizeArgs = (args: ReadonlyArray<unknown>) => [Record<string, unknown>, unknown]
+
+/**
+ * The port Node connects to for `value`: what `validatePort` lets through (a number or a string
+ * that is a whole number from 0 to 65535 once read as a number: `" 80"`, `"0x50"`, `"80.0"`),
+ * then `port | 0`. Undefined for no port, or one Node itself refuses (its `connect` throws).
+ */
+const portOf = (value: unknown): number | undefined => {
+  if (typeof value !== "number" && typeof value !== "string") return undefined
+  if (typeof value === "string" && value.trim() === "") return undefined
+  const n = +value
+  return n === n >>> 0 && n <= 0xffff ? n | 0 : undefined
 }
 
-/** Reads `Socket#connect`'s arguments: `(options)`, `(port, host?)`, `(path)`, or Node's normalised array. */
-const destinationOf = (args: ReadonlyArray<unknown>): Destination => {
-  const first = Array.isArray(args[0]) ? args[0][0] : args[0]
-  if (typeof first === "object" && first !== null) {
-    const options = first as { host?: unknown; hostname?: unknown; port?: unknown; path?: unknown }
-    if (typeof options.path === "string") return { path: options.path }
-    const host = typeof options.host === "string" ? options.host : typeof options.hostname === "string" ? options.hostname : "localhost"
-    return { host, port: numeric(options.port) }
-  }
-  if (typeof first === "string" && numeric(first) === undefined) return { path: first }
-  return { host: typeof args[1] === "string" ? args[1] : "localhost", port: numeric(first) }
+/**
+ * Where `Socket#connect(...args)` goes, read as Node reads it: its arguments through Node's own
+ * `net._normalizeArgs` (or the array `net.connect` already normalised), then as `Socket#connect`
+ * does — a pipe when `path` is truthy (`{ path: "" }` is TCP), else `host || "localhost"` and
+ * the port `lookupAndConnect` takes.
+ */
+const destinationOf = (normalize: NormalizeArgs, marker: symbol | undefined, args: ReadonlyArray<unknown>): Destination => {
+  const given = args[0] as Record<symbol, unknown> | undefined
+  const normalized = Array.isArray(given) && marker !== undefined && given[marker] === true ? (given as unknown as ReturnType<NormalizeArgs>) : normalize(args)
+  const options = normalized[0] as { host?: unknown; port?: unknown; path?: unknown }
+  if (options.path) return { path: String(options.path) }
+  return { host: typeof options.host === "string" && options.host !== "" ? options.host : "localhost", port: portOf(options.port) }
 }
 
 /**
@@ -67,10 +79,13 @@ export type Allowance = (host: string, port: number | undefined) => boolean
  * `installGlobal`, its only caller, allows one installation per process.
  */
 export const installGuard = (allow: Allowance): (() => void) => {
-  const Socket = (process.getBuiltinModule("node:net") as typeof net).Socket
+  const module = process.getBuiltinModule("node:net") as typeof net & { readonly _normalizeArgs: NormalizeArgs }
+  // The mark Node puts on arguments it has normalised (what `net.connect` hands `Socket#connect`).
+  const marker = Object.getOwnPropertySymbols(module._normalizeArgs([]))[0]
+  const Socket = module.Socket
   const original = Socket.prototype.connect
   Socket.prototype.connect = function guardedConnect(this: net.Socket, ...args: Array<unknown>) {
-    const destination = destinationOf(args)
+    const destination = destinationOf(module._normalizeArgs, marker, args)
     if ("path" in destination || allow(destination.host, destination.port)) {
       return (original as (...a: Array<unknown>) => net.Socket).apply(this, args)
     }

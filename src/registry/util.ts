@@ -136,3 +136,19 @@ export const isPlainJson = (value: unknown, limit: number = MAX_JSON_DEPTH): boo
  */
 export const createHash = (algorithm: string): import("node:crypto").Hash =>
   (process.getBuiltinModule("node:crypto") as typeof import("node:crypto")).createHash(algorithm)
+
+/**
+ * Characters a terminal acts on rather than shows: C0 and C1 controls but tab, newline and a
+ * carriage return before a newline (a CRLF line end), DEL, and the bidirectional overrides.
+ */
+const UNPRINTABLE = /\r(?!\n)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+
+/**
+ * `text` safe to print on a terminal: every character a terminal would act on (an escape sequence
+ * that sets the title or clears the screen, a carriage return that overwrites the line, a
+ * bidirectional override) written as its JSON escape (`\u001b`). Tab, newline and CRLF stay. Text that
+ * is JSON stays JSON of the same value (such characters only appear inside its strings). Every
+ * line the command line prints goes through it.
+ */
+export const printable = (text: string): string =>
+  text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)

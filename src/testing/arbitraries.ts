@@ -5,7 +5,8 @@
  * simnet's own seeded generator from the tool's JSON Schema, so they are valid against it.
  */
 import fc from "fast-check"
-import { Result } from "effect"
+import { Data, Result, Schema } from "effect"
+import { decodeAt } from "../registry/schemaPath.ts"
 import { compileGenerator } from "../routes/jsonSchema/generate.ts"
 import { fromJsonSchema } from "../schemas/jsonSchemaDocument.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
@@ -16,6 +17,45 @@ import { FAULTS } from "../routes/fault.ts"
 export interface OfferedTool {
   readonly name: string
   readonly inputSchema?: Readonly<Record<string, unknown>> | undefined
+}
+
+/** An option of an arbitrary that would make values simnet refuses: which, and what it must be. */
+export class InvalidArbitraryOption extends Data.TaggedError("InvalidArbitraryOption")<{ readonly option: string; readonly detail: string }> {
+  override get message(): string {
+    return `${this.option}: ${this.detail}`
+  }
+}
+
+/** A filter whose failure says what the value must be, showing what it got. */
+const must = <T>(holds: (value: T) => boolean, what: string) =>
+  Schema.makeFilter((value: T) => holds(value) || `${what}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`)
+
+const Name = Schema.String.check(must((name: string) => name !== "", "must be a non-empty name"))
+/** A tool as the app offers it: a name and maybe a schema, and whatever else it carries (a description, annotations). */
+const Tools = Schema.Array(Schema.StructWithRest(
+  Schema.Struct({ name: Name, inputSchema: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)) }),
+  [Schema.Record(Schema.String, Schema.Unknown)]
+))
+
+/** The options of each arbitrary, as what simnet accepts of the values they lead to. */
+const ScriptOptions = Schema.Struct({
+  tools: Schema.optional(Tools),
+  maxSteps: Schema.optional(Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 1 && n <= 1000, "must be a whole number from 1 to 1000")))
+})
+const RuleOptions = Schema.Struct({ tools: Schema.optional(Tools) })
+const ChaosArbitraryOptions = Schema.Struct({
+  maxRate: Schema.optional(Schema.Number.check(must((n: number) => Number.isFinite(n) && n >= 0 && n <= 1, "must be a rate from 0 to 1")))
+})
+const RouteArbitraryOptions = Schema.Struct({
+  handlers: Schema.optional(Schema.Array(Name)),
+  loopbackPort: Schema.optional(Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 1 && n <= 65_535, "must be a port from 1 to 65535")))
+})
+
+/** `options` decoded by `schema` (unknown keys refused too), or an `InvalidArbitraryOption` thrown naming the first bad one. */
+const decodeOptions = <S extends Schema.Top & Schema.ConstraintDecoder<unknown>>(schema: S, options: unknown, arbitrary: string): S["Type"] => {
+  const decoded = decodeAt(schema, options ?? {}, arbitrary, { onExcessProperty: "error" })
+  if (Result.isFailure(decoded)) throw new InvalidArbitraryOption({ option: decoded.failure.path, detail: decoded.failure.message })
+  return decoded.success
 }
 
 /** Words for generated text: printable, so a failing case reads well when printed. */
@@ -42,7 +82,8 @@ const argumentsOf = (tool: OfferedTool): fc.Arbitrary<unknown> => {
  * calls of those tools with arguments valid against their schemas; sometimes a finish reason and a
  * usage whose total is the sum of its parts. Every value is accepted by `network.llm.enqueue`.
  */
-export const llmScript = (options: { readonly tools?: ReadonlyArray<OfferedTool> | undefined; readonly maxSteps?: number | undefined } = {}): fc.Arbitrary<LlmScript> => {
+export const llmScript = (given: { readonly tools?: ReadonlyArray<OfferedTool> | undefined; readonly maxSteps?: number | undefined } = {}): fc.Arbitrary<LlmScript> => {
+  const options = decodeOptions(ScriptOptions, given, "llmScript")
   const tools = options.tools ?? []
   const calls = tools.map((tool) => argumentsOf(tool).map((input) => ({ type: "tool_call" as const, name: tool.name, input: input as never })))
   const action = fc.oneof(
@@ -67,8 +108,9 @@ export const llmScript = (options: { readonly tools?: ReadonlyArray<OfferedTool>
  * user message, a tool it offers) and a `respond` behaviour from `llmScript`, sometimes limited
  * by `times`. Every value is accepted by `network.llm.addRules`.
  */
-export const llmRule = (options: { readonly tools?: ReadonlyArray<OfferedTool> | undefined } = {}) =>
-  fc.record(
+export const llmRule = (given: { readonly tools?: ReadonlyArray<OfferedTool> | undefined } = {}) => {
+  const options = decodeOptions(RuleOptions, given, "llmRule")
+  return fc.record(
     {
       match: fc.oneof(
         fc.constant("any" as const),
@@ -81,9 +123,11 @@ export const llmRule = (options: { readonly tools?: ReadonlyArray<OfferedTool> |
     },
     { requiredKeys: ["match", "behaviour"] }
   )
+}
 
 /** Chaos options (`NetworkOptions.chaos`): a rate, some faults, sometimes a latency range. Every value is accepted by the network. */
-export const chaos = (options: { readonly maxRate?: number | undefined } = {}): fc.Arbitrary<ChaosOptions> => {
+export const chaos = (given: { readonly maxRate?: number | undefined } = {}): fc.Arbitrary<ChaosOptions> => {
+  const options = decodeOptions(ChaosArbitraryOptions, given, "chaos")
   const fault: fc.Arbitrary<ChaosFault> = fc.oneof(
     fc.constantFrom<ChaosFault>(...CHAOS_FAULTS),
     fc.integer({ min: 400, max: 599 }).map((status) => ({ status }))
@@ -109,7 +153,8 @@ const pathOf = fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => 
  * `NetworkOptions.handlers` — `handler`. Every value registers with `registerSpec`; ids are unique
  * per draw through `fc.uniqueArray(routeSpec(), { selector: (r) => r.id })`.
  */
-export const routeSpec = (options: { readonly handlers?: ReadonlyArray<string> | undefined; readonly loopbackPort?: number | undefined } = {}) => {
+export const routeSpec = (given: { readonly handlers?: ReadonlyArray<string> | undefined; readonly loopbackPort?: number | undefined } = {}) => {
+  const options = decodeOptions(RouteArbitraryOptions, given, "routeSpec")
   const remote = fc.tuple(fc.constantFrom("GET", "POST", "PUT", "DELETE"), hosts, pathOf).map(([method, host, path]) => `${method} https://${host}${path}`)
   const data = fc.oneof(
     words.map((body) => ({ kind: "text" as const, body })),

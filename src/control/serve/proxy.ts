@@ -12,7 +12,8 @@
  * named, which only the network answers.
  */
 import type * as http from "node:http"
-import { Duplex } from "node:stream"
+import type { Socket } from "node:net"
+import type { Duplex } from "node:stream"
 import * as tls from "node:tls"
 import type { Handovers } from "../handover.ts"
 import type { CertificateAuthority } from "./ca.ts"
@@ -26,28 +27,6 @@ const AUTHORITY = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/
 const absoluteTarget = (url: string | undefined): string | undefined => {
   if (url === undefined || !/^https?:\/\//i.test(url)) return undefined
   return URL.parse(url)?.href
-}
-
-/** A stream that yields `head`, then what `socket` reads, and writes to `socket`. */
-const replaying = (socket: Duplex, head: Buffer): Duplex => {
-  const stream = new Duplex({
-    read: () => void socket.resume(),
-    write: (chunk, encoding, done) => void socket.write(chunk, encoding, done),
-    final: (done) => {
-      socket.end()
-      done()
-    },
-    destroy: (error, done) => {
-      socket.destroy(error ?? undefined)
-      done(error)
-    }
-  })
-  stream.push(head)
-  socket.on("data", (chunk: Buffer) => {
-    if (!stream.push(chunk)) socket.pause()
-  })
-  socket.on("end", () => stream.push(null))
-  return stream
 }
 
 /** Where a tunnel leads: the scheme spoken inside it and the authority as a URL writes it. */
@@ -85,10 +64,10 @@ export const makeProxy = (handovers: Handovers, ca: () => CertificateAuthority, 
     }
     const host = found[1]
     socket.on("error", () => socket.destroy())
-    socket.write("HTTP/1.1 200 Connection Established\r\n\r\n")
     // Port 80 tunnels plain HTTP (a WebSocket client's `ws://` through a proxy, say); any other
     // port is TLS, terminated here with a certificate for the host the tunnel names.
     if (port === 80) {
+      socket.write("HTTP/1.1 200 Connection Established\r\n\r\n")
       if (head.length > 0) socket.unshift(head)
       tunnels.set(socket, { scheme: "http", authority: host })
       connection(socket)
@@ -98,27 +77,37 @@ export const makeProxy = (handovers: Handovers, ca: () => CertificateAuthority, 
     try {
       authority = ca()
     } catch (error) {
-      socket.destroy(error as Error)
+      // A CA that cannot be made or used refuses the tunnel, saying why; the server goes on.
+      const message = `simnet: the proxy's CA cannot be used: ${error instanceof Error ? error.message : String(error)}\n`
+      socket.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(message)}\r\nconnection: close\r\n\r\n${message}`)
       return
     }
-    // Bytes that came with the CONNECT line are replayed through a stream the TLS layer reads;
-    // without any (what clients send), TLS takes the socket itself.
-    const carrier = head.length === 0 ? socket : replaying(socket, head)
-    const secure = new tls.TLSSocket(carrier, {
-      isServer: true,
-      secureContext: authority.contextFor(host.replace(/^\[|\]$/g, "")),
-      SNICallback: (name, done) => {
-        try {
-          done(null, authority.contextFor(name))
-        } catch (error) {
-          done(error as Error)
-        }
-      },
-      ALPNProtocols: ["http/1.1"]
-    })
-    secure.on("error", () => secure.destroy())
-    tunnels.set(secure, { scheme: "https", authority: port === 443 ? host : `${host}:${port}` })
-    connection(secure)
+    socket.write("HTTP/1.1 200 Connection Established\r\n\r\n")
+    const name = host.replace(/^\[|\]$/g, "")
+    const terminate = (context: tls.SecureContext): void => {
+      if (socket.destroyed) return
+      // Bytes that came with the CONNECT line go back into the socket; TLS takes the socket's own
+      // handle and reads what it holds first (Node's `initRead`), with what arrived while the
+      // host's certificate was being signed.
+      if (head.length > 0) socket.unshift(head)
+      const secure = new tls.TLSSocket(socket as Socket, {
+        isServer: true,
+        secureContext: context,
+        SNICallback: (sni, done) => {
+          const known = authority.cachedContext(sni)
+          if (known !== undefined) return done(null, known)
+          authority.contextFor(sni).then((made) => done(null, made), (error: Error) => done(error))
+        },
+        ALPNProtocols: ["http/1.1"]
+      })
+      secure.on("error", () => secure.destroy())
+      tunnels.set(secure, { scheme: "https", authority: port === 443 ? host : `${host}:${port}` })
+      connection(secure)
+    }
+    const known = authority.cachedContext(name)
+    if (known !== undefined) return terminate(known)
+    // A host seen first: its certificate is signed off the event loop; other requests go on meanwhile.
+    authority.contextFor(name).then(terminate, (error: Error) => socket.destroy(error))
   }
 
   return (event: string, args: Array<any>): boolean => {
