@@ -15,9 +15,18 @@
  * over kept-alive `CONNECT` tunnels (TLS inside each, the client trusting a local CA): `simnet
  * serve` against mockttp's HTTPS-intercepting proxy given the same CA, and a bare `node:https`
  * server answered directly (the floor: TLS, no proxy). `--proxy-only` runs this phase alone.
+ *
+ * Then the new-hosts phase (`--hosts-only` runs it alone): what a host seen for the first time
+ * costs — simnet's CA making its certificate (laid out by node-forge, signed by Node's crypto on
+ * the thread pool) against the same certificate signed by node-forge's JavaScript RSA (how simnet
+ * signed before), interleaved — and a flood of 200 new host names through `CONNECT` while a plain
+ * request is asked again and again on its own kept-alive connection: its latency during the flood,
+ * simnet serve against mockttp's HTTPS proxy given the same CA.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import * as http from "node:http"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -179,7 +188,7 @@ const proxyPhase = async () => {
   }
   const floorHttps = `import https from "node:https"; import { loadCa } from "./src/control/serve/ca.ts"
 const ca = loadCa(${JSON.stringify(caDir)}); const body = Buffer.from(${JSON.stringify(BODY)})
-https.createServer({ SNICallback: (name, done) => done(null, ca.contextFor(name)) }, (q, r) => { r.writeHead(200, { "content-type": "application/json", "content-length": body.length }); r.end(body) }).listen(PORT, "127.0.0.1")`
+https.createServer({ SNICallback: (name, done) => ca.contextFor(name).then((c) => done(null, c), done) }, (q, r) => { r.writeHead(200, { "content-type": "application/json", "content-length": body.length }); r.end(body) }).listen(PORT, "127.0.0.1")`
   const mockttpProxy = `import * as mockttp from "mockttp"
 const server = mockttp.getLocal({ https: { keyPath: ${JSON.stringify(keyFile)}, certPath: ${JSON.stringify(caFile)} } })
 await server.start(PORT)
@@ -211,7 +220,116 @@ await server.forGet("https://api.example.com/item").thenReply(200, ${JSON.string
   }
 }
 
+/** What a host seen first costs, and what a flood of them does to the other requests of a proxy. */
+const hostsPhase = async () => {
+  const caDir = join(dir, "ca-hosts")
+  const ca = loadCa(caDir)
+  const caPem = readFileSync(ca.certFile, "utf8")
+  const keyFile = join(caDir, "simnet-ca-key.pem")
+  type Forge = typeof import("node-forge")
+  const forge = createRequire(import.meta.url)("node-forge") as Forge
+  const caKey = forge.pki.privateKeyFromPem(readFileSync(keyFile, "utf8"))
+  const issuer = forge.pki.certificateFromPem(caPem)
+  const leaf = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 })
+  /** The old path: the same certificate, signed by node-forge's JavaScript RSA on the event loop. */
+  const forgeSigned = (host: string) => {
+    const cert = forge.pki.createCertificate()
+    cert.publicKey = leaf.publicKey
+    cert.serialNumber = "01"
+    cert.validity.notBefore = new Date()
+    cert.validity.notAfter = new Date(Date.now() + 365 * 24 * 3600_000)
+    cert.setSubject([{ name: "commonName", value: host }])
+    cert.setIssuer(issuer.subject.attributes)
+    cert.setExtensions([{ name: "subjectAltName", altNames: [{ type: 2, value: host }] }])
+    cert.sign(caKey, forge.md.sha256.create())
+    return forge.pki.certificateToPem(cert)
+  }
+  const HOSTS = quick ? 20 : 50
+  await ca.contextFor("warm-up.example") // the leaf key, made once
+  const perHost = { native: Number.POSITIVE_INFINITY, forge: Number.POSITIVE_INFINITY }
+  for (let round = 0; round < ROUNDS; round++) {
+    let started = performance.now()
+    for (let i = 0; i < HOSTS; i++) await ca.contextFor(`native-${round}-${i}.example`)
+    perHost.native = Math.min(perHost.native, (performance.now() - started) / HOSTS)
+    started = performance.now()
+    for (let i = 0; i < HOSTS; i++) forgeSigned(`forge-${round}-${i}.example`)
+    perHost.forge = Math.min(perHost.forge, (performance.now() - started) / HOSTS)
+  }
+  console.log(`
+new hosts: a certificate for a host seen first, ${HOSTS} hosts a round, best of ${ROUNDS} interleaved rounds`)
+  console.log(`  simnet's CA (forge layout, Node crypto signing on the thread pool)   ${perHost.native.toFixed(2)} ms a host`)
+  console.log(`  node-forge's JavaScript RSA (simnet before)                          ${perHost.forge.toFixed(2)} ms a host   ${(perHost.forge / perHost.native).toFixed(1)}x simnet`)
+
+  const launchProxy = async (name: string, args: ReadonlyArray<string>) => {
+    const port = await freePort()
+    const child = spawn(node, args.map((a) => a.replace("PORT", String(port))), { stdio: ["ignore", "pipe", "pipe"] })
+    child.stdout!.resume()
+    child.stderr!.resume()
+    await listening(child, port, name)
+    return { name, child, port }
+  }
+  const mockttpProxy = `import * as mockttp from "mockttp"
+const server = mockttp.getLocal({ https: { keyPath: ${JSON.stringify(keyFile)}, certPath: ${JSON.stringify(ca.certFile)} } })
+await server.start(PORT)
+await server.forGet("http://static.example/item").thenReply(200, ${JSON.stringify(BODY)}, { "content-type": "application/json", "content-length": "${Buffer.byteLength(BODY)}" })
+await server.forAnyRequest().thenReply(404, "no")`
+  writeFileSync(join(dir, "static-flood.json"), JSON.stringify({ routes: [{ id: "item", match: "GET http://static.example/item", respond: { kind: "text", body: BODY, contentType: "application/json" } }] }))
+  const proxies = [
+    await launchProxy("simnet serve --quiet (proxy)", ["bin/simnet.js", "serve", "--port", "PORT", "--quiet", "--fixture", join(dir, "static-flood.json"), "--ca-dir", caDir]),
+    await launchProxy("mockttp (HTTPS proxy)", ["--input-type=module", "-e", mockttpProxy])
+  ]
+  /** The flood, from a process of its own (its 200 handshakes must not slow the client that measures). */
+  const floodSource = `import * as http from "node:http"; const [port, round, ca] = [Number(process.argv[1]), process.argv[2], process.argv[3]]
+const tunnel = (host) => new Promise((resolve) => {
+  const connect = http.request({ host: "127.0.0.1", port, method: "CONNECT", path: host + ":443", agent: false })
+  connect.on("connect", (_res, socket) => https.get({ host, path: "/", socket, servername: host, ca, agent: false }, (res) => { res.resume(); res.on("end", resolve) }).on("error", resolve))
+  connect.on("error", resolve)
+  connect.end()
+})
+await Promise.all(Array.from({ length: 200 }, (_, i) => tunnel("flood-" + round + "-" + i + ".example")))`
+  /** One round: 200 new names tunnelled at once while the plain request repeats; its latencies in ms. */
+  const flood = async (port: number, round: number) => {
+    const plainAgent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    const plain = () =>
+      new Promise<number>((resolve, reject) => {
+        const started = performance.now()
+        http.get({ host: "127.0.0.1", port, path: "http://static.example/item", agent: plainAgent }, (res) => {
+          res.resume()
+          res.on("end", () => resolve(performance.now() - started))
+        }).on("error", reject)
+      })
+    await plain()
+    const flooding = spawn(node, ["--input-type=module", "-e", floodSource, String(port), String(round), caPem], { stdio: "ignore" })
+    let done = false
+    flooding.on("exit", () => void (done = true))
+    const latencies: Array<number> = []
+    while (!done) latencies.push(await plain())
+    plainAgent.destroy()
+    return latencies
+  }
+  const results = new Map<string, Array<number>>()
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const proxy of proxies) results.set(proxy.name, [...(results.get(proxy.name) ?? []), ...(await flood(proxy.port, round))])
+    }
+  } finally {
+    for (const { child } of proxies) child.kill("SIGTERM")
+  }
+  const quantile = (values: ReadonlyArray<number>, q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? Number.NaN
+  console.log(`
+CONNECT flood: 200 new host names at once through the proxy (sent by a process of their own), while one kept-alive connection asks a plain request again and again; ${ROUNDS} rounds`)
+  const simnetMax = quantile(results.get(proxies[0]!.name) ?? [], 1)
+  for (const [name, latencies] of results) {
+    const max = quantile(latencies, 1)
+    console.log(`  ${name.padEnd(30)} plain request: median ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms, slowest ${max.toFixed(1)} ms (${latencies.length} asked)   this / simnet (slowest) ${(max / simnetMax).toFixed(2)}x`)
+  }
+}
+
 const node = process.execPath
+if (process.argv.includes("--hosts-only")) {
+  await hostsPhase()
+  process.exit(0)
+}
 const servers: Array<Server> = []
 const notMeasured: Array<string> = []
 const attempt = async (name: string, make: (port: number) => Promise<Server>) => {
@@ -224,6 +342,7 @@ const attempt = async (name: string, make: (port: number) => Promise<Server>) =>
 
 if (process.argv.includes("--proxy-only")) {
   await proxyPhase()
+  await hostsPhase()
   process.exit(0)
 }
 
@@ -304,3 +423,4 @@ try {
   for (const server of servers) server.child.kill("SIGTERM")
 }
 await proxyPhase()
+await hostsPhase()
