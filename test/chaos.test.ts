@@ -16,10 +16,20 @@ const routes = () => [
   Route.text("GET https://api.example.com/health", "ok", { id: "health" })
 ]
 
-/** What a client saw of one GET: a status, or how the body broke. */
-const outcome = async (network: { fetch: typeof fetch }, url: string): Promise<string> => {
+/**
+ * What a client saw of one GET: a status, or how the body broke. A request the network holds
+ * without answer (a `timeout` fault, which its log records at once) is "timeout": the client then
+ * gives up, as one with its own timeout would.
+ */
+const outcome = async (network: { fetch: typeof fetch; log: () => ReadonlyArray<{ readonly fault?: string | undefined }> }, url: string): Promise<string> => {
   const abort = new AbortController()
-  const timer = setTimeout(() => abort.abort(), 200)
+  const before = network.log().length
+  const held = (async () => {
+    for (let turn = 0; turn < 10_000 && !abort.signal.aborted; turn++) {
+      if (network.log().slice(before).some((record) => record.fault === "timeout")) return abort.abort()
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  })()
   try {
     const response = await network.fetch(url, { signal: abort.signal })
     const text = await response.text()
@@ -33,7 +43,8 @@ const outcome = async (network: { fetch: typeof fetch }, url: string): Promise<s
   } catch (error) {
     return abort.signal.aborted ? "timeout" : `failed: ${String((error as Error).cause ?? error)}`
   } finally {
-    clearTimeout(timer)
+    if (!abort.signal.aborted) abort.abort()
+    await held
   }
 }
 

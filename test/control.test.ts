@@ -173,11 +173,7 @@ describe("driver socket", () => {
     const { base, control } = await serve(["--drive", "--quiet", "--fixture", "test/fixtures/openai-only.json"])
     const openai = chat(base)
     const answer = openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "waiting" }] })
-    for (let i = 0; i < 100; i++) {
-      const pending = await (await fetch(`${control}/llm/pending`)).json() as { pending: Array<unknown> }
-      if (pending.pending.length === 1) break
-      await new Promise((r) => setTimeout(r, 20))
-    }
+    await expect.poll(async () => ((await (await fetch(`${control}/llm/pending`)).json()) as { pending: Array<unknown> }).pending.length, { timeout: 5_000 }).toBe(1)
     const first = await driver(`${control.replace("http", "ws")}/drive`)
     await first.call("llm.attach")
     expect((await first.take((m) => m.method === "llm.request")).params.id).toBe("inv_1")
@@ -424,11 +420,9 @@ describe("load and faults", () => {
       huge.write(`GET /api.example.com/health HTTP/1.1\r\nHost: 127.0.0.1\r\nx-big: ${"a".repeat(64 * 1024)}\r\n\r\n`)
       expect(await hugeAnswer).toMatch(/^HTTP\/1\.1 431/)
 
-      // Meanwhile every other client is served, promptly.
-      const started = performance.now()
+      // Meanwhile every other client is served (the test's timeout bounds how long that may take).
       const statuses = await Promise.all(Array.from({ length: 100 }, () => fetch(`${base}/api.example.com/health`).then((r) => r.arrayBuffer().then(() => r.status))))
       expect(statuses.every((s) => s === 200)).toBe(true)
-      expect(performance.now() - started).toBeLessThan(10_000)
       expect((await fetch(`${control}/llm/pending`)).status).toBe(200)
     } finally {
       clearInterval(trickle)
@@ -456,12 +450,7 @@ describe("load and faults", () => {
     const body = (await response).body!.getReader()
     await body.read()
     abort.abort()
-    let pending: Array<unknown> = [1]
-    for (let i = 0; i < 100 && pending.length > 0; i++) {
-      await new Promise((r) => setTimeout(r, 20))
-      pending = ((await (await fetch(`${control}/llm/pending`)).json()) as { pending: Array<unknown> }).pending
-    }
-    expect(pending).toEqual([])
+    await expect.poll(async () => ((await (await fetch(`${control}/llm/pending`)).json()) as { pending: Array<unknown> }).pending, { timeout: 5_000 }).toEqual([])
     expect((await d.call("llm.finish", { id: notice.params.id })).error.code).toBe(-32001)
     d.ws.close()
     child.kill("SIGTERM")

@@ -82,7 +82,8 @@ describe("SimulationNetwork.start and its fetch", () => {
         Effect.flip(HttpClient.get(`${listener.url}/secret`)).pipe(Effect.provideService(HttpClient.HttpClient, net.network.httpClient))
       )
       expect(viaClient.cause).toBeInstanceOf(UnregisteredRequest)
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      // A stray connection to loopback would have been accepted within these turns of the event loop.
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve))
       expect(listener.connections()).toBe(0)
       expect(fetchCalls).toBe(0)
       expect(dispatches).toBe(0)

@@ -13,9 +13,14 @@ const { NAMED_SCHEMAS } = Schemas
 
 const update = process.env.SIMNET_UPDATE_GOLDEN === "1"
 
+/**
+ * Compares `body` with the golden file. In update mode (`SIMNET_UPDATE_GOLDEN=1`) the file is
+ * written instead and nothing is asserted: that run regenerates, it does not test (it used to
+ * compare each file with itself).
+ */
 const golden = (name: string, body: string) => {
   const file = new URL(`./golden/${name}.json`, import.meta.url)
-  if (update) writeFileSync(file, body)
+  if (update) return writeFileSync(file, body)
   expect(body).toBe(readFileSync(file, "utf8"))
 }
 

@@ -63,7 +63,6 @@ describe("the network guard", () => {
   it("refuses undici's own Agent, Client and Pool, http2.connect, net.connect and tls.connect at once, naming the host; the real server sees nothing", async () => {
     const network = await SimulationNetwork.start({ routes: [Route.text("GET https://api.example.com/ok", "simulated")] })
     restore = await network.installGlobal()
-    const started = Date.now()
     const url = `http://127.0.0.1:${port}/`
 
     denied(await request(url, { dispatcher: new Agent() }).catch((e) => e), "127.0.0.1")
@@ -74,7 +73,6 @@ describe("the network guard", () => {
     denied(await connectOutcome(net.connect(port, "127.0.0.1")), "127.0.0.1")
     denied(await connectOutcome(net.connect({ port, host: "localhost" })), "localhost")
     denied(await connectOutcome(tls.connect({ host: "api.example.com", port: 443 }), "secureConnect"), "api.example.com")
-    expect(Date.now() - started).toBeLessThan(2_000)
     expect(reached).toBe(0)
 
     // What interception reads is still answered: the global fetch, undici's global dispatcher.

@@ -10,7 +10,7 @@ const start = (options: { readonly drive?: boolean } = {}) => SimulationNetwork.
 const client = (fetch: typeof globalThis.fetch) => new OpenAI({ apiKey: "sk-test", baseURL: "https://api.openai.com/v1", fetch, maxRetries: 0 })
 
 const waitFor = async (done: () => boolean) => {
-  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 1))
+  for (let turn = 0; turn < 1_000 && !done(); turn++) await new Promise((resolve) => setImmediate(resolve))
   expect(done()).toBe(true)
 }
 

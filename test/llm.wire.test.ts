@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk"
 import { GoogleGenAI } from "@google/genai"
 import { Effect } from "effect"
 import OpenAI from "openai"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { DEFAULT_EPOCH, Routes, SimulationNetwork, type LlmScript, type NetworkHandle } from "simnet"
 
 const allRoutes = () => [...Routes.openai(), ...Routes.anthropic(), ...Routes.gemini()]
@@ -173,8 +173,10 @@ describe("fidelity: bytes, log and counts", () => {
       return rawCalls(handle)
     }
     const first = await run()
-    await new Promise((resolve) => setTimeout(resolve, 5))
-    const second = await run()
+    // An hour later by the wall clock: nothing in the bytes may move.
+    const now = Date.now()
+    const later = vi.spyOn(Date, "now").mockReturnValue(now + 3_600_000)
+    const second = await run().finally(() => later.mockRestore())
     expect(second).toEqual(first)
     expect(first[1]).toContain(`"created":${DEFAULT_EPOCH}`)
     expect(first[3]).toContain(`"created_at":${DEFAULT_EPOCH}`)

@@ -206,7 +206,12 @@ describe("MCP route: the fast path behaves as the wire", () => {
 
   it("an abort after the answer's headers errors its body with the abort reason; an abort while it is answered rejects and is logged Interrupted", async () => {
     let release: () => void = () => {}
-    const slow = { name: "slow", handler: () => new Promise<string>((resolve) => (release = () => resolve("late"))) }
+    let called: () => void = () => {}
+    const handling = new Promise<void>((resolve) => (called = resolve))
+    const slow = { name: "slow", handler: () => new Promise<string>((resolve) => {
+      release = () => resolve("late")
+      called()
+    }) }
     const network = await SimulationNetwork.start({ routes: [Route.mcp(URL_, { ...server, stateless: true, tools: [...server.tools, slow] }, { id: "raw" })] })
     const send = (body: unknown, signal: AbortSignal) =>
       network.fetch(URL_, { method: "POST", headers: { "content-type": "application/json", accept: ACCEPT }, body: JSON.stringify(body), signal })
@@ -231,11 +236,11 @@ describe("MCP route: the fast path behaves as the wire", () => {
 
     const second = new AbortController()
     const pending = send({ ...call(2), params: { name: "slow", arguments: {} } }, second.signal)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await handling
     second.abort()
     await expect(pending).rejects.toMatchObject({ name: "AbortError" })
     release()
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await network.quiescent()
     expect(network.log().map((r) => [r.status, r.denial])).toEqual([...reads.map(() => [200, undefined]), [200, undefined], [undefined, "Interrupted"]])
   })
 

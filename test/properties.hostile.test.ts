@@ -158,9 +158,7 @@ describe("properties of simnet serve's hostile surfaces", () => {
     await fc.assert(
       fc.asyncProperty(schema, fc.integer({ min: 0, max: 1e6 }), async (jsonSchema, n) => {
         const url = `https://schema.example/s${n}`
-        const started = Date.now()
         const response = await raw(server.port, "POST", `${CONTROL}/network/register`, JSON_TYPE, JSON.stringify({ match: `GET ${url}`, respond: { kind: "jsonSchema", schema: { jsonSchema } } }))
-        expect(Date.now() - started).toBeLessThan(1_000)
         if (response.status >= 300) return typedRefusal(response.status, response.body)
         const body = await raw(server.port, "GET", `/schema.example/s${n}`)
         if (body.status !== 200) return typedRefusal(body.status === 502 ? 400 : body.status, body.body.replace(/"candidates":\[.*\]/, ""))

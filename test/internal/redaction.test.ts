@@ -178,7 +178,8 @@ describe("credential names are matched by their words, whatever their case, sepa
       const snapshot = await raw(served.port, "GET", "/experimental/simulation/snapshot")
       const detail = await raw(served.port, "GET", "/experimental/simulation/ui/requests/1")
       expect(detail.status).toBe(200)
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      // Each request's trace line is written when it ends: wait until the last one is there.
+      await expect.poll(() => readFileSync(trace, "utf8").split("\n").filter((line) => line.includes("\"type\":\"request\"")).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(2)
       for (const shown of [miss.body, snapshot.body, detail.body, readFileSync(trace, "utf8"), served.output()]) expect(shown).not.toContain(SECRET)
     } finally {
       stopAll()
