@@ -149,3 +149,29 @@ describe("simnet serve", () => {
     expect(out).toContain(`simnet: fixture ${file} is not JSON at line 2, column 14`)
   })
 })
+
+describe("simnet serve sends a stream's head at once", () => {
+  it("an MCP GET event stream with no event yet gets its 200 text/event-stream, as the SDK's own transport sends it", async () => {
+    const served = await serveSupport(["--quiet"])
+    try {
+      const url = `${served.base}/mcp.example.com/mcp`
+      const accept = "application/json, text/event-stream"
+      const init = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })
+      })
+      const session = init.headers.get("mcp-session-id")!
+      expect(session).toBeTruthy()
+      await init.text()
+      await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" }, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })
+      const abort = new AbortController()
+      // No event is sent on this stream: only its head can resolve the fetch.
+      const stream = await fetch(url, { headers: { accept: "text/event-stream", "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" }, signal: abort.signal })
+      expect([stream.status, stream.headers.get("content-type")]).toEqual([200, "text/event-stream"])
+      abort.abort()
+    } finally {
+      stopAll()
+    }
+  })
+})

@@ -18,6 +18,7 @@ import { isSimnetError, type SimnetError } from "../../SimnetError.ts"
 import { declaredOver, limitedStream } from "../body.ts"
 import type { Handovers } from "../handover.ts"
 import { relay } from "./relay.ts"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 
 /** The 502 of a request the network refused (`registry/refusal.ts`). */
 const refusal = (error: SimnetError, method: string, url: string) =>
@@ -49,8 +50,12 @@ export const withoutHost = (headers: Readonly<Record<string, string | ReadonlyAr
 export const forward = (network: SimulationNetworkApi, handovers: Handovers, bodyLimit: number = DEFAULT_BODY_LIMIT) => {
   const client = network.httpClient
   return (request: HttpServerRequest.HttpServerRequest) => {
+    const flushHead = () => {
+      const response = NodeHttpServerRequest.toServerResponse(request)
+      if ("flushHeaders" in response) response.flushHeaders()
+    }
     const handed = handovers.take(request.source)
-    if (handed !== undefined) return answer(network, client, handed.method, handed.target, handed.request)
+    if (handed !== undefined) return answer(network, client, handed.method, handed.target, handed.request, flushHead)
     const target = handovers.targetOf(request.source as object, request.url)
     if (target === undefined) {
       return Effect.succeed(HttpServerResponse.jsonUnsafe(
@@ -68,7 +73,7 @@ export const forward = (network: SimulationNetworkApi, handovers: Handovers, bod
       headers,
       body: limited === undefined ? undefined : HttpBody.stream(limited.stream, headers["content-type"])
     })
-    const answered = answer(network, client, method, target, outgoing)
+    const answered = answer(network, client, method, target, outgoing, flushHead)
     return limited === undefined ? answered : Effect.map(answered, (response) => (limited.over() ? tooLarge(network, method, target, bodyLimit) : response))
   }
 }
@@ -90,10 +95,10 @@ const tooLarge = (network: SimulationNetworkApi, requestMethod: string, target: 
 }
 
 /** The network's answer to one request, relayed; a refusal or a failed route as its 502. */
-const answer = (network: SimulationNetworkApi, client: HttpClient.HttpClient, method: string, target: string, outgoing: HttpClientRequest.HttpClientRequest) =>
+const answer = (network: SimulationNetworkApi, client: HttpClient.HttpClient, method: string, target: string, outgoing: HttpClientRequest.HttpClientRequest, onHead: () => void) =>
   client.execute(outgoing).pipe(
     Effect.provideService(HttpClient.TracerDisabledWhen, untraced),
-    Effect.flatMap((response) => relay(method, response)),
+    Effect.flatMap((response) => relay(method, response, onHead)),
     Effect.catchTag("HttpClientError", (error) => Effect.succeed(failed(network, error, method, target)))
   )
 

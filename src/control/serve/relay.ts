@@ -58,14 +58,17 @@ const settledLater = Promise.resolve(SETTLED_LATER)
  * server's next write) goes out with it in one write: the bytes, and so the events, are the
  * same, in fewer writes of at most `COALESCE_LIMIT` bytes.
  */
-const rest = (reader: ReadableStreamDefaultReader<Uint8Array>, taken: ReadonlyArray<Uint8Array>, read: Promise<ReadableStreamReadResult<Uint8Array>> | undefined) => {
+const rest = (reader: ReadableStreamDefaultReader<Uint8Array>, taken: ReadonlyArray<Uint8Array>, read: Promise<ReadableStreamReadResult<Uint8Array>> | undefined, onHead: (() => void) | undefined) => {
   let next = read
   let ended = false
   return Stream.fromReadableStream({
     evaluate: () =>
       new ReadableStream<Uint8Array>({
         start: (controller) => {
+          // Run once the head is written: with no byte to send yet, the head goes out now (an
+          // event stream with no event yet is still a 200 its client can see).
           if (taken.length > 0) controller.enqueue(concat(taken))
+          else onHead?.()
         },
         pull: async (controller) => {
           if (ended) return controller.close()
@@ -102,9 +105,10 @@ export const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => (chunks
  * The network's answer as the server's response. A body the network held whole (a static or
  * generated route) is written at once with its `content-length`, without a turn of the event
  * loop; so is any other body that is complete before the loop turns; a body still arriving (a
- * model's stream) is relayed as it arrives.
+ * model's stream) is relayed as it arrives. `onHead` sends the head when nothing of such a body
+ * has come yet (Node holds a head until the first write otherwise).
  */
-export const relay = (method: string, response: HttpClientResponse.HttpClientResponse) => {
+export const relay = (method: string, response: HttpClientResponse.HttpClientResponse, onHead?: () => void) => {
   const options = { status: response.status, headers: response.headers }
   // A body whose route named no type goes out without one (not as application/octet-stream).
   const whole = (bytes: Uint8Array) =>
@@ -122,5 +126,5 @@ export const relay = (method: string, response: HttpClientResponse.HttpClientRes
   return Effect.map(Effect.promise(() => takeReady(reader)), ({ chunks, ended, read }) =>
     ended
       ? whole(concat(chunks))
-      : HttpServerResponse.stream(rest(reader, chunks, read), options))
+      : HttpServerResponse.stream(rest(reader, chunks, read, onHead), options))
 }
