@@ -8,8 +8,8 @@ import { Context, Effect, Option, Result, Schema } from "effect"
 import { RouteFailed } from "../../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
 import type * as Engine from "./engine.ts"
-import { errorMessage, make, type MatcherInput, refused, type RespondContext, type Responder, type Route, type RouteOptions, type SimRequest } from "./floor.ts"
-import { defineServer, McpServers } from "./state.ts"
+import { errorMessage, make, type MatcherInput, refused, type RespondContext, type Route, type RouteOptions, type SimRequest } from "./floor.ts"
+import { type McpResponder, McpServers } from "./state.ts"
 
 const noop = () => {}
 
@@ -43,12 +43,14 @@ export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, option
     }
     return answered instanceof Response ? answered : answered.catch((cause) => Promise.reject(failed(cause)))
   }
-  const respond: Responder = (request, context) =>
-    Effect.suspend(() => {
-      const answered = respondDirect(request, context)
-      return answered instanceof Response ? Effect.succeed(answered) : Effect.tryPromise({ try: () => answered, catch: (error) => (Schema.is(RouteFailed)(error) ? error : failed(error)) })
-    })
-  defineServer(respond, compiled)
+  const respond: McpResponder = Object.assign(
+    (request: SimRequest, context: RespondContext) =>
+      Effect.suspend(() => {
+        const answered = respondDirect(request, context)
+        return answered instanceof Response ? Effect.succeed(answered) : Effect.tryPromise({ try: () => answered, catch: (error) => (Schema.is(RouteFailed)(error) ? error : failed(error)) })
+      }),
+    { compiled }
+  )
   const definition = compiled.definition
   return make("mcp", match, {
     respond,

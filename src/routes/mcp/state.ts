@@ -295,15 +295,14 @@ export const prepareServers = (servers: ReadonlyArray<McpServerJson>, base: stri
   })
 
 /**
- * The compiled initial definitions of every MCP route value, by its responder (which every copy
- * of the route shares). Immutable data, so sharing it between networks shares no state.
+ * An MCP route's responder, carrying the compiled definitions it serves (every copy of the route
+ * shares the responder, and so them): how `McpServers` finds a route's server by id before it has
+ * answered anything, without a table kept beside the routes.
  */
-const compiledByResponder = new WeakMap<Responder, CompiledServer>()
+export type McpResponder = Responder & { readonly compiled: CompiledServer }
 
-/** Records the compiled definitions an MCP route's responder serves. */
-export const defineServer = (respond: Responder, compiled: CompiledServer): void => {
-  compiledByResponder.set(respond, compiled)
-}
+/** The compiled definitions a route's responder serves, when it is an MCP route's. */
+const compiledOf = (respond: Responder): CompiledServer | undefined => (respond as Partial<McpResponder>).compiled
 
 /**
  * A registered route as `McpServers` finds it by id: its identity (what its state is kept under)
@@ -351,7 +350,7 @@ export class McpServersApi {
   private locate(id: string): { readonly identity: string; readonly compiled: CompiledServer } | undefined {
     const found = this.lookup(id)
     if (found === undefined) return undefined
-    const compiled = compiledByResponder.get(found.route.respond)
+    const compiled = compiledOf(found.route.respond)
     return compiled === undefined ? undefined : { identity: found.identity, compiled }
   }
 
