@@ -2,7 +2,8 @@
  * Fixture files: routes as RouteSpec JSON, model scripts and rules, read and checked before
  * anything registers. A public face: reading lives in `network/fixture.ts`.
  */
-export * from "./network/fixture.ts"
+export { decodeFixture, loadFixture, parseFixtureText } from "./network/fixture.ts"
+export type { Fixture } from "./network/fixture.ts"
 
 import { defaultRedactor } from "./registry/redact.ts"
 

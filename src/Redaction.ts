@@ -22,4 +22,5 @@ export {
   Redactor
 } from "./registry/redact.ts"
 export type { RedactOptions } from "./registry/redact.ts"
-export { depthExceeds, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "./registry/util.ts"
+/** How deep a request body's JSON is read, and how deep a JSON body matcher may nest (see the README's limits). */
+export { MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "./registry/util.ts"

@@ -1,6 +1,30 @@
 /**
  * Routes: what answers a request. Each kind has a constructor here (`text`, `json`, `bytes`,
- * `status`, `handler`, `fault`, `loopback`, `mcp`); `make` builds a route of any kind from its
- * parts. A public face: the kinds live in `routes/`.
+ * `status`, `handler`, `fault`, `loopback`, `mcp`), `isRoute` tells a route, and the types their
+ * arguments take. A public face: the kinds live in `routes/`; what is public is named here.
  */
-export * from "./routes/kinds.ts"
+export { bytes, fault, handler, isRoute, json, loopback, mcp, status, text } from "./routes/kinds.ts"
+export type {
+  Fault,
+  FieldHint,
+  FieldHints,
+  Handler,
+  HandlerResult,
+  JsonSchemaOptions,
+  MatcherInput,
+  MatcherObject,
+  McpContent,
+  McpPrompt,
+  McpPromptArgument,
+  McpResource,
+  McpServerDefinition,
+  McpTool,
+  McpToolAnswer,
+  McpToolContext,
+  RespondContext,
+  Route,
+  RouteOptions,
+  SimRequest,
+  StaticResponseOptions,
+  ValueMatcher
+} from "./routes/kinds.ts"

@@ -3,4 +3,35 @@
  * installation), the model APIs (OpenAI, Anthropic, Gemini), MCP presets and OpenAPI documents,
  * each a function returning routes. A public face: the catalogue lives in `families/`.
  */
-export * from "./families/routes.ts"
+export {
+  account,
+  anthropic,
+  codesearch,
+  defaultDecodeContext,
+  EXA_URL,
+  FAMILIES,
+  gemini,
+  installation,
+  mcpFromConfig,
+  models,
+  openai,
+  openaiResponses,
+  openapi,
+  passthrough,
+  share,
+  skillFileText,
+  skills,
+  websearch
+} from "./families/routes.ts"
+export type {
+  AnthropicRoutesOptions,
+  GeminiRoutesOptions,
+  McpConfigEntry,
+  McpConfigRoutes,
+  ModelsOptions,
+  NotSimulated,
+  OpenAiRoutesOptions,
+  OpenApiOptions,
+  SearchOptions,
+  SearchResult
+} from "./families/routes.ts"

@@ -8,11 +8,10 @@
 import { Effect, Result } from "effect"
 import type { Route } from "../registry/route.ts"
 import { isJsonObject } from "../registry/util.ts"
-import * as R from "../routes/kinds.ts"
 import type { Dialect } from "../schemas/jsonSchemaDocument.ts"
 import { InvalidRouteSpec, type RegenerateError, RouteFailed } from "../SimnetError.ts"
 import { requireBase, trimBase } from "./shared.ts"
-import { make } from "../routes/make.ts"
+import { make, refused } from "../routes/make.ts"
 import type * as Document from "../routes/openapi/document.ts"
 import type * as Operation from "../routes/openapi/operation.ts"
 import type { CompiledOperation, OperationOptions } from "../routes/openapi/operation.ts"
@@ -154,7 +153,7 @@ const byGenerality = <A>(entries: ReadonlyArray<readonly [string, A]>): Array<re
  */
 export const openapi = (document: unknown, options: OpenApiOptions = {}): Array<Route> =>
   Result.match(openapiRoutes(document, options), {
-    onFailure: (error) => [R.refused("openapi", error, "openapi")],
+    onFailure: (error) => [refused("openapi", error, "openapi")],
     onSuccess: (routes) => routes
   })
 

@@ -4,6 +4,7 @@
 import { Result, type Schema } from "effect"
 import type { Route } from "../registry/route.ts"
 import * as R from "../routes/kinds.ts"
+import { refused } from "../routes/make.ts"
 import type { NamedSchema } from "../schemas/registry.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import type { JsonSchemaOptions } from "../routes/jsonSchema/jsonSchema.ts"
@@ -48,6 +49,6 @@ export const requireBase = (family: string, baseUrl: string | undefined): Result
  */
 export const withBase = (family: string, baseUrl: string | undefined, build: (base: string) => Array<Route>): Array<Route> =>
   Result.match(requireBase(family, baseUrl), {
-    onFailure: (error) => [R.refused(family, error, family)],
+    onFailure: (error) => [refused(family, error, family)],
     onSuccess: build
   })

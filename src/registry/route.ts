@@ -4,7 +4,6 @@
  */
 import { Context, Effect, Option, Result } from "effect"
 import type { Duration } from "effect"
-import { pipeArguments, type Pipeable } from "effect/Pipeable"
 import { RouteFailed, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
 import type { SimRequest } from "./request.ts"
@@ -154,9 +153,9 @@ export interface RouteFields {
 
 /**
  * A route: a matcher, an answer and the options that govern its use. A plain value: tagged
- * (`_tag: "Route"`), recognised by `isRoute`, and pipeable.
+ * (`_tag: "Route"`), recognised by `isRoute`.
  */
-export interface Route extends RouteFields, Pipeable {
+export interface Route extends RouteFields {
   readonly _tag: "Route"
   readonly [TypeId]: typeof TypeId
 }
@@ -174,10 +173,6 @@ class RouteValue implements Route {
   /** On the prototype, so a spread copy of a route is not taken for a route. */
   get [TypeId](): typeof TypeId {
     return TypeId
-  }
-
-  pipe() {
-    return pipeArguments(this, arguments)
   }
 }
 

@@ -33,15 +33,12 @@ export type {
   McpToolContext
 } from "./mcp/definitions.ts"
 export { isRoute } from "../registry/route.ts"
-/** Whether a host names this machine (`localhost`, 127.0.0.0/8, `::1`): the hosts `Route.loopback` may reach. */
-export { isLoopbackHost } from "../registry/util.ts"
-export type { DirectResponder, RespondContext, Responder, RouteFields, SimRequest } from "../registry/route.ts"
+export type { RespondContext, SimRequest } from "../registry/route.ts"
 export type { Fault } from "./fault.ts"
 export type { Handler, HandlerResult } from "./handler.ts"
 export type { JsonSchemaOptions } from "./jsonSchema/jsonSchema.ts"
 export type { FieldHint, FieldHints } from "./jsonSchema/realism.ts"
-export { make, refused } from "./make.ts"
-export type { RouteOptions, RouteParts } from "./make.ts"
+export type { RouteOptions } from "./make.ts"
 export type { StaticResponseOptions } from "./static.ts"
 
 /** Options a responder can read: anything but an object reads as none (`make` refuses it at registration). */
@@ -49,7 +46,7 @@ const usable = <O extends object>(options: O): O => (typeof options === "object"
 
 /**
  * A route: a matcher, an answer, and the options that govern its use. A plain value: tagged
- * (`_tag: "Route"`), recognised by `Route.isRoute`, and pipeable.
+ * (`_tag: "Route"`), recognised by `Route.isRoute`.
  */
 export type Route = RouteValue
 
