@@ -38,9 +38,6 @@ export class UnregisteredRequest extends Schema.TaggedError<UnregisteredRequest>
   url: Schema.String,
   candidates: Schema.Array(Candidate)
 }) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
-  }
   override get message(): string {
     const head = `simnet: no route for ${this.method} ${this.url}`
     if (this.candidates.length === 0) return `${head} (no routes registered for this method and host)`
@@ -56,11 +53,7 @@ export class UnregisteredRequest extends Schema.TaggedError<UnregisteredRequest>
 export class InvalidRouteSpec extends Schema.TaggedError<InvalidRouteSpec>()("InvalidRouteSpec", {
   path: Schema.String,
   message: Schema.String
-}) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
-  }
-}
+}) {}
 
 /**
  * What the simulated model was handed: a script, a rule, a driver command, or an option of the
@@ -78,9 +71,6 @@ export class InvalidLlmInput extends Schema.TaggedError<InvalidLlmInput>()("Inva
   path: Schema.String,
   detail: Schema.String
 }) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
-  }
   override get message(): string {
     return `simnet: invalid LLM ${this.input} at ${this.path}: ${this.detail}`
   }
@@ -93,9 +83,6 @@ export class InvalidNetworkOption extends Schema.TaggedError<InvalidNetworkOptio
   option: Schema.String,
   detail: Schema.String
 }) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
-  }
   override get message(): string {
     return `simnet: invalid network option ${this.option}: ${this.detail}`
   }
@@ -109,9 +96,6 @@ export class FixtureUnreadable extends Schema.TaggedError<FixtureUnreadable>()("
   file: Schema.String,
   reason: Schema.String
 }) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
-  }
   override get message(): string {
     return `simnet: cannot read fixture ${this.file}: ${this.reason}`
   }
@@ -127,9 +111,6 @@ export class FixtureNotJson extends Schema.TaggedError<FixtureNotJson>()("Fixtur
   column: Schema.Number,
   detail: Schema.String
 }) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
-  }
   override get message(): string {
     return `simnet: fixture ${this.file} is not JSON at line ${this.line}, column ${this.column}: ${this.detail}`
   }
@@ -147,9 +128,6 @@ export class GeneratedValueRejected extends Schema.TaggedError<GeneratedValueRej
     issue: Schema.String
   }
 ) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
-  }
   override get message(): string {
     return `simnet: generated value for route ${this.route} was rejected at ${this.path}: ${this.issue}`
   }
@@ -161,10 +139,11 @@ export class GeneratedValueRejected extends Schema.TaggedError<GeneratedValueRej
  */
 export class LoopbackDenied extends Schema.TaggedError<LoopbackDenied>()("LoopbackDenied", {
   host: Schema.String,
-  message: Schema.String
+  /** Where the route stands in RouteSpec JSON, when it came from there. */
+  at: Schema.optional(Schema.String)
 }) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
+  override get message(): string {
+    return `${this.at === undefined ? "" : `${this.at}: `}loopback routes reach only 127.0.0.0/8, ::1 and localhost; "${this.host}" is not this machine`
   }
 }
 
@@ -174,11 +153,10 @@ export class LoopbackDenied extends Schema.TaggedError<LoopbackDenied>()("Loopba
  */
 export class UnmatchedLlmRequest extends Schema.TaggedError<UnmatchedLlmRequest>()("UnmatchedLlmRequest", {
   model: Schema.String,
-  material: Schema.String,
-  message: Schema.String
+  material: Schema.String
 }) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
+  override get message(): string {
+    return `simnet: no LLM rule matches this call (${this.material})`
   }
 }
 
@@ -189,22 +167,17 @@ export class UnmatchedLlmRequest extends Schema.TaggedError<UnmatchedLlmRequest>
 export class NoScriptQueued extends Schema.TaggedError<NoScriptQueued>()("NoScriptQueued", {
   model: Schema.String,
   message: Schema.String
-}) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
-  }
-}
+}) {}
 
 /**
  * A driver command (`chunk`, `finish`, `fail`, `disconnect`) for a model invocation that is not
  * pending: it already ended, or its client went away. `id` is the invocation the command named.
  */
 export class InvocationNotPending extends Schema.TaggedError<InvocationNotPending>()("InvocationNotPending", {
-  id: Schema.String,
-  message: Schema.String
+  id: Schema.String
 }) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
+  override get message(): string {
+    return `simnet: no pending model invocation ${this.id}`
   }
 }
 
@@ -216,21 +189,15 @@ export class RouteFailed extends Schema.TaggedError<RouteFailed>()("RouteFailed"
   route: Schema.String,
   message: Schema.String,
   cause: Schema.optional(Schema.Defect())
-}) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
-  }
-}
+}) {}
 
 /**
  * A second whole-process installation while one is active: the process has one global `fetch`,
  * so one network answers it at a time. Restore the first one before installing another.
  */
-export class GlobalInstallConflict extends Schema.TaggedError<GlobalInstallConflict>()("GlobalInstallConflict", {
-  message: Schema.String
-}) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
+export class GlobalInstallConflict extends Schema.TaggedError<GlobalInstallConflict>()("GlobalInstallConflict", {}) {
+  override get message(): string {
+    return "a simulated network already answers this process's requests; restore it before installing another"
   }
 }
 
@@ -241,11 +208,11 @@ export class GlobalInstallConflict extends Schema.TaggedError<GlobalInstallConfl
  */
 export class ConnectionDenied extends Schema.TaggedError<ConnectionDenied>()("ConnectionDenied", {
   host: Schema.String,
-  port: Schema.optional(Schema.Number),
-  message: Schema.String
+  port: Schema.optional(Schema.Number)
 }) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
+  override get message(): string {
+    const where = `${this.host}${this.port === undefined ? "" : `:${this.port}`}`
+    return `simnet: connection to ${where} refused by the network guard: simnet answers this process, and no route, passthrough host or allowHosts entry names ${where}`
   }
   /** The code a socket error carries, as Node's own connection errors do. */
   get code(): string {
@@ -259,13 +226,32 @@ export class ConnectionDenied extends Schema.TaggedError<ConnectionDenied>()("Co
  * request's number in the log.
  */
 export class NotRegenerable extends Schema.TaggedError<NotRegenerable>()("NotRegenerable", {
-  seq: Schema.Number,
-  message: Schema.String
+  seq: Schema.Number
 }) {
-  get [SimnetErrorTypeId](): SimnetErrorTypeId {
-    return SimnetErrorTypeId
+  override get message(): string {
+    return `simnet: request ${this.seq} was not answered by a seeded route that is still registered`
   }
 }
+
+// The one definition of the mark `isSimnetError` reads: on each class's prototype, so a copy
+// spread into a plain object is not taken for a simnet error.
+for (const error of [
+  UnregisteredRequest,
+  InvalidRouteSpec,
+  InvalidLlmInput,
+  InvalidNetworkOption,
+  FixtureUnreadable,
+  FixtureNotJson,
+  GeneratedValueRejected,
+  LoopbackDenied,
+  UnmatchedLlmRequest,
+  NoScriptQueued,
+  InvocationNotPending,
+  RouteFailed,
+  GlobalInstallConflict,
+  ConnectionDenied,
+  NotRegenerable
+]) Object.defineProperty(error.prototype, SimnetErrorTypeId, { value: SimnetErrorTypeId })
 
 /**
  * Every typed error simnet raises: for a request, a registration, a fixture, an option or the

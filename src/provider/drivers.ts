@@ -112,7 +112,7 @@ export class Drivers {
     return Effect.suspend(() => {
       const invocation = this.#pending.get(id)
       return invocation === undefined || invocation.closed
-        ? Effect.fail(new InvocationNotPending({ id, message: `simnet: no pending model invocation ${id}` }))
+        ? Effect.fail(new InvocationNotPending({ id }))
         : Effect.succeed(invocation)
     })
   }

@@ -290,7 +290,7 @@ let active = false
  */
 export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOptions = {}): RestoreGlobal => {
   if (active) {
-    throw new GlobalInstallConflict({ message: "a simulated network already answers this process's requests; restore it before installing another" })
+    throw new GlobalInstallConflict()
   }
   const passthroughHosts = options.onUnmatched === "passthrough" ? options.passthroughHosts : undefined
   const passthrough = passthroughHosts === undefined ? undefined : (url: URL) => matchesHost(passthroughHosts, url)

@@ -89,12 +89,7 @@ export const installGuard = (allow: Allowance): (() => void) => {
     if ("path" in destination || allow(destination.host, destination.port)) {
       return (original as (...a: Array<unknown>) => net.Socket).apply(this, args)
     }
-    const where = `${destination.host}${destination.port === undefined ? "" : `:${destination.port}`}`
-    const error = new ConnectionDenied({
-      host: destination.host,
-      port: destination.port,
-      message: `simnet: connection to ${where} refused by the network guard: simnet answers this process, and no route, passthrough host or allowHosts entry names ${where}`
-    })
+    const error = new ConnectionDenied({ host: destination.host, port: destination.port })
     // As a refused connection fails: asynchronously, through the socket's 'error' event.
     process.nextTick(() => this.destroy(error))
     return this

@@ -338,10 +338,7 @@ export class Network {
     return Effect.suspend(() => {
       const entry = record.route === undefined ? undefined : this.registry.entries.get(record.route.id)
       if (entry === undefined || entry.route.regenerate === undefined || record.seed === undefined) {
-        return Effect.fail(new NotRegenerable({
-          seq: record.seq,
-          message: `simnet: request ${record.seq} was not answered by a seeded route that is still registered`
-        }))
+        return Effect.fail(new NotRegenerable({ seq: record.seq }))
       }
       return entry.route.regenerate(record.seed)
     })
@@ -432,6 +429,6 @@ const settle = (
 const prefixPath = (error: RegisterError, path: string): RegisterError => {
   if (path === "") return error
   if (error instanceof InvalidRouteSpec) return new InvalidRouteSpec({ path: `${path}.${error.path}`, message: error.message })
-  if (error instanceof LoopbackDenied) return new LoopbackDenied({ host: error.host, message: `${path}: ${error.message}` })
+  if (error instanceof LoopbackDenied) return new LoopbackDenied({ host: error.host, at: path })
   return error
 }

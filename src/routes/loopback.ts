@@ -19,10 +19,7 @@ export { isLoopbackHost }
  * The error for a loopback route or request aimed at another host.
  */
 export const loopbackDenied = (hostname: string): LoopbackDenied =>
-  new LoopbackDenied({
-    host: hostname,
-    message: `loopback routes reach only 127.0.0.0/8, ::1 and localhost; "${hostname}" is not this machine`
-  })
+  new LoopbackDenied({ host: hostname })
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "te", "trailer", "proxy-connection", "host", "content-length"])
 
