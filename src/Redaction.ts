@@ -22,5 +22,5 @@ export {
   Redactor
 } from "./registry/redact.ts"
 export type { RedactOptions } from "./registry/redact.ts"
-/** How deep a request body's JSON is read, and how deep a JSON body matcher may nest (see the README's limits). */
+/** How deep a request body's JSON is read, and how deep a JSON body matcher may nest (see docs/security.md). */
 export { MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "./registry/util.ts"

@@ -115,7 +115,7 @@ const upstreamFlag = Flag.String("upstream").pipe(
 const recordFlag = Flag.String("record").pipe(
   Flag.optional,
   Flag.withMetavar("file"),
-  Flag.withDescription("record mode: what no route answers is forwarded to its real host (or --upstream), answered, and written to FILE as a fixture when the server stops (merged with what FILE has)")
+  Flag.withDescription("record mode: what no route answers is forwarded to its real host (or --upstream), streamed back, and written to FILE as a fixture as it goes and when the server stops (merged with what FILE held)")
 )
 
 /**

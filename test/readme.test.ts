@@ -3,18 +3,25 @@ import * as path from "node:path"
 import { describe, it } from "vitest"
 
 const root = path.resolve(import.meta.dirname, "..")
-const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
-const blocks = Array.from(readme.matchAll(/```ts\n([\s\S]*?)```/g), (m) => m[1])
+/** The README and every page of docs/, each with its TypeScript blocks and the heading each stands under. */
+const pages = ["README.md", ...fs.readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)]
+const examples = pages.flatMap((page) => {
+  const text = fs.readFileSync(path.join(root, page), "utf8")
+  return Array.from(text.matchAll(/```ts\n([\s\S]*?)```/g), (m) => {
+    const heading = text.slice(0, m.index).match(/#{1,3} (.*)\n(?![\s\S]*\n#{1,3} )/)?.[1] ?? page
+    return { page, heading, code: m[1] }
+  })
+})
+const blocks = examples.map((example) => example.code)
 const dir = path.join(root, ".scratch", "readme")
 
-describe("README examples", () => {
+describe("README and docs examples", () => {
   it("has runnable examples", ({ expect }) => {
     expect(blocks.length).toBeGreaterThanOrEqual(5)
   })
 
-  blocks.forEach((code, i) => {
-    const heading = readme.slice(0, readme.indexOf(code)).match(/### (.*)\n(?![\s\S]*### )/)?.[1] ?? "README"
-    it(`example ${i + 1} (${heading}) runs and its assertions hold`, async () => {
+  examples.forEach(({ page, heading, code }, i) => {
+    it(`example ${i + 1} (${page}: ${heading}) runs and its assertions hold`, async () => {
       fs.mkdirSync(dir, { recursive: true })
       const file = path.join(dir, `example-${i + 1}.ts`)
       fs.writeFileSync(file, code)
@@ -23,7 +30,7 @@ describe("README examples", () => {
   })
 })
 
-describe("README examples typecheck", () => {
+describe("README and docs examples typecheck", () => {
   it("every example compiles against the public API", async ({ expect }) => {
     const ts = (await import("typescript")).default
     fs.mkdirSync(dir, { recursive: true })

@@ -1,29 +1,11 @@
-import { spawn } from "node:child_process"
 import { once } from "node:events"
 import OpenAI from "openai"
 import { describe, expect, it } from "vitest"
-import { serve as serveSupport, stopAll } from "./support/serve.ts"
-
-const startServe = async (args: ReadonlyArray<string>) => {
-  const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] })
-  let out = ""
-  child.stdout.setEncoding("utf8")
-  child.stderr.setEncoding("utf8")
-  child.stderr.on("data", (d: string) => (out += d))
-  const base = await new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (d: string) => {
-      out += d
-      const m = /network:\s+(http:\/\/127\.0\.0\.1:\d+)\/HOST\/PATH/.exec(out)
-      if (m) resolve(m[1])
-    })
-    child.on("exit", (code) => reject(new Error(`simnet serve exited with ${code}: ${out}`)))
-  })
-  return { child, base, output: () => out }
-}
+import { serve, serveToExit, stopAll } from "./support/serve.ts"
 
 describe("simnet serve", () => {
   it("serves the default fixture over loopback, maps /HOST/PATH, reports unmatched requests, exits cleanly on SIGTERM", async () => {
-    const { child, base, output } = await startServe([])
+    const { child, base, output } = await serve([])
     expect(output()).toMatch(/10 routes from \S*fixtures\/default\.json \(seed 0\)/)
     const item = await fetch(`${base}/api.example.com/items/42`)
     expect(item.status).toBe(200)
@@ -79,7 +61,7 @@ describe("simnet serve", () => {
     })
     const file = join(mkdtempSync(join(tmpdir(), "simnet-")), "openapi.json")
     writeFileSync(file, JSON.stringify({ routes: [{ family: "openapi", document: document("odd"), baseUrl: "https://odd.example.com" }] }))
-    const { base, output, post } = await serveSupport(["--fixture", file])
+    const { base, output, post } = await serve(["--fixture", file])
     expect(output()).toMatch(/not served: +odd\.example\.com:odd: openapi#\/paths\/~1odd\/get\/responses\/200\/content\/application~1json\/schema\/pattern: /)
     expect((await fetch(`${base}/odd.example.com/odd`)).status).toBe(501)
     expect((await fetch(`${base}/odd.example.com/fine`)).status).toBe(200)
@@ -100,7 +82,7 @@ describe("simnet serve", () => {
     const file = join(dir, "chaos.json")
     const trace = join(dir, "trace.jsonl")
     writeFileSync(file, JSON.stringify({ chaos: { rate: 0, faults: [{ status: 503 }] }, routes: [{ id: "hello", match: "GET https://api.example.com/hello", respond: { kind: "text", body: "hi" } }] }))
-    const { base, output } = await serveSupport(["--fixture", file, "--chaos", "1", "--trace", trace])
+    const { base, output } = await serve(["--fixture", file, "--chaos", "1", "--trace", trace])
     expect((await fetch(`${base}/api.example.com/hello`)).status).toBe(503)
     await expect.poll(() => output()).toMatch(/GET https:\/\/api\.example\.com\/hello -> hello 503/)
     const lines = readFileSync(trace, "utf8").trim().split("\n").map((l) => JSON.parse(l))
@@ -114,26 +96,13 @@ describe("simnet serve", () => {
     const { tmpdir } = await import("node:os")
     const file = join(mkdtempSync(join(tmpdir(), "simnet-")), "bad.json")
     writeFileSync(file, JSON.stringify({ routes: [{ match: "GET https://a.example.com/", respond: { kind: "text", body: "x" } }, { match: "GET https://a.example.com/b", respond: { kind: "nope" } }] }))
-    const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", "--fixture", file], { stdio: ["ignore", "pipe", "pipe"] })
-    let out = ""
-    child.stdout.on("data", (d) => (out += d))
-    child.stderr.on("data", (d) => (out += d))
-    const [code] = await once(child, "exit")
+    const { code, out } = await serveToExit(["--fixture", file])
     expect(code).not.toBe(0)
     expect(out).toContain("routes[1].respond.kind")
   })
 
-  const runToExit = async (args: ReadonlyArray<string>) => {
-    const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] })
-    let out = ""
-    child.stdout.on("data", (d) => (out += d))
-    child.stderr.on("data", (d) => (out += d))
-    const [code] = await once(child, "exit")
-    return { code, out }
-  }
-
   it("a missing fixture file is one line saying the file was not found", async () => {
-    const { code, out } = await runToExit(["--fixture", "missing.json"])
+    const { code, out } = await serveToExit(["--fixture", "missing.json"])
     expect(code).not.toBe(0)
     expect(out.trim()).toMatch(/^simnet: cannot read fixture \S*\/missing\.json: file not found$/)
   })
@@ -144,7 +113,7 @@ describe("simnet serve", () => {
     const { tmpdir } = await import("node:os")
     const file = join(mkdtempSync(join(tmpdir(), "simnet-")), "broken.json")
     writeFileSync(file, '{\n  "routes": [,]\n}\n')
-    const { code, out } = await runToExit(["--fixture", file])
+    const { code, out } = await serveToExit(["--fixture", file])
     expect(code).not.toBe(0)
     expect(out).toContain(`simnet: fixture ${file} is not JSON at line 2, column 14`)
   })
@@ -152,7 +121,7 @@ describe("simnet serve", () => {
 
 describe("simnet serve sends a stream's head at once", () => {
   it("an MCP GET event stream with no event yet gets its 200 text/event-stream, as the SDK's own transport sends it", async () => {
-    const served = await serveSupport(["--quiet"])
+    const served = await serve(["--quiet"])
     try {
       const url = `${served.base}/mcp.example.com/mcp`
       const accept = "application/json, text/event-stream"

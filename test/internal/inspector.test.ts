@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import { tmpdir } from "node:os"
@@ -10,35 +9,16 @@ import type { Browser, Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { inspectorPage } from "../../src/control/inspector/page.ts"
 import { launchSecureChromium } from "../support/chromium.ts"
+import { serve as serveChild, stopAll } from "../support/serve.ts"
 
 // One browser for the whole file; each test opens its own page. Timeouts are generous: CI is a
 // loaded 2-core machine running the server, the browser and the test at once.
 const LONG = 90_000
-const children: Array<ChildProcess> = []
 let browser: Browser
 const pageErrors: Array<string> = []
 
-const serve = async (args: ReadonlyArray<string> = [], env: Record<string, string> = {}) => {
-  const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", "--quiet", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, SIMNET_TOKEN: "", ...env }
-  })
-  children.push(child)
-  let out = ""
-  child.stdout.setEncoding("utf8")
-  child.stderr.on("data", (d: Buffer) => (out += d.toString()))
-  const ui = await new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (d: string) => {
-      out += d
-      const m = /inspector:\s+(http:\/\/127\.0\.0\.1:\d+\/experimental\/simulation\/ui)/.exec(out)
-      if (m) resolve(m[1])
-    })
-    child.on("exit", (code) => reject(new Error(`simnet serve exited with ${code}: ${out}`)))
-  })
-  const base = ui.replace(/\/experimental\/simulation\/ui$/, "")
-  const control = `${base}/experimental/simulation`
-  return { base, ui, control, output: () => out }
-}
+/** `simnet serve --quiet` with no token unless one is given (the shared helper, `test/support/serve.ts`). */
+const serve = (args: ReadonlyArray<string> = [], env: Record<string, string> = {}) => serveChild(["--quiet", ...args], { SIMNET_TOKEN: "", ...env })
 
 const open = async (url: string) => {
   const page = await browser.newPage()
@@ -120,7 +100,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close()
-  for (const child of children.splice(0)) child.kill("SIGTERM")
+  stopAll()
 })
 
 describe("the inspector in a browser", () => {

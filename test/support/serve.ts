@@ -3,6 +3,7 @@
  * (Node's `http.request`, so `Host`, `Origin` and `Sec-Fetch-Site` are sent as written).
  */
 import { spawn, type ChildProcess } from "node:child_process"
+import { once } from "node:events"
 import { readFileSync } from "node:fs"
 import * as http from "node:http"
 
@@ -18,6 +19,8 @@ export interface Served {
   readonly port: number
   readonly base: string
   readonly control: string
+  /** The inspector's page. */
+  readonly ui: string
   /** A JSON `POST` to a control path (`llm/enqueue`), with `fetch`. */
   readonly post: (path: string, body: unknown, headers?: Record<string, string>) => Promise<Response>
   readonly output: () => string
@@ -42,7 +45,18 @@ export const serve = async (args: ReadonlyArray<string> = [], env: Record<string
   const control = `${base}/experimental/simulation`
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${control}/${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
-  return { child, port, base, control, post, output: () => out }
+  return { child, port, base, control, ui: `${control}/ui`, post, output: () => out }
+}
+
+/** Runs `simnet serve --port 0 ARGS` until it exits by itself (a bad fixture, a bad flag): its code and everything it printed. */
+export const serveToExit = async (args: ReadonlyArray<string>): Promise<{ readonly code: number | null; readonly out: string }> => {
+  const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+  children.push(child)
+  let out = ""
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()))
+  child.stderr!.on("data", (d: Buffer) => (out += d.toString()))
+  const [code] = (await once(child, "exit")) as [number | null]
+  return { code, out }
 }
 
 export interface RawResponse {

@@ -13,7 +13,7 @@
  *
  * Certificates are laid out by `node-forge` (ASN.1 only) and signed by Node's crypto, the leaf's
  * asynchronously on libuv's thread pool: a flood of new host names does not hold up the requests
- * of others (about 43 ms of JavaScript RSA per host before; see the README's proxy figures).
+ * of others (about 43 ms of JavaScript RSA per host before; see docs/performance.md).
  */
 import { createPrivateKey, generateKeyPair, generateKeyPairSync, type KeyObject, randomBytes, sign, X509Certificate } from "node:crypto"
 import { existsSync, lstatSync, readFileSync, statSync } from "node:fs"
