@@ -7,7 +7,7 @@
  */
 import chromiumBinary from "@sparticuz/chromium"
 import { once } from "node:events"
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync } from "node:fs"
 import * as http from "node:http"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
@@ -17,7 +17,7 @@ import OpenAI from "openai"
 import { chromium } from "playwright-core"
 import { Fixture, Route, Routes, SimulationNetwork } from "simnet"
 import { afterAll, describe, expect, it } from "vitest"
-import { launchSecureChromium, secureArgs } from "./support/chromium.ts"
+import { download, launchSecureChromium, secureArgs } from "./support/chromium.ts"
 import { serve, stopAll } from "./support/serve.ts"
 
 afterAll(() => stopAll())
@@ -230,18 +230,8 @@ describe("HAR over the control endpoint and in the inspector", () => {
       const page = await browser.newPage()
       await page.goto(`${server.control}/ui`)
       await page.waitForFunction(() => document.getElementById("conn")?.textContent === "live", { timeout: 20_000 })
-      const downloads = mkdtempSync(join(tmpdir(), "simnet-har-"))
-      const cdp = await page.createCDPSession()
-      await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: downloads })
-      await page.click("#har-download")
-      const deadline = Date.now() + 10_000
-      let file: string | undefined
-      while (file === undefined && Date.now() < deadline) {
-        file = readdirSync(downloads).find((f) => f.startsWith("simnet-") && f.endsWith(".har"))
-        if (file === undefined) await new Promise((resolve) => setTimeout(resolve, 100))
-      }
-      expect(file).toBeDefined()
-      const saved = JSON.parse(readFileSync(join(downloads, file!), "utf8")) as typeof har
+      const file = await download(page, "#har-download", mkdtempSync(join(tmpdir(), "simnet-har-")))
+      const saved = JSON.parse(readFileSync(file, "utf8")) as typeof har
       expect(await validHar(saved)).toBe("valid")
       expect(saved.log.entries.map((e) => e.response.content.text)).toEqual(["hi there"])
       // The request's detail shows the answer that was kept.

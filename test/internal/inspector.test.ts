@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -8,7 +8,7 @@ import OpenAI from "openai"
 import type { Browser, Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { inspectorPage } from "../../src/control/inspector/page.ts"
-import { launchSecureChromium } from "../support/chromium.ts"
+import { download, launchSecureChromium } from "../support/chromium.ts"
 import { serve as serveChild, stopAll } from "../support/serve.ts"
 
 // One browser for the whole file; each test opens its own page. Timeouts are generous: CI is a
@@ -420,11 +420,21 @@ describe("the inspector in a browser", () => {
 
   it("times requests only while a page listens: a page that goes away releases the feed", async () => {
     const quiet = await serve()
+    /** The duration the server measured for the latest request (undefined: it was not timed). */
+    const latestMs = async () => {
+      const { records } = (await (await fetch(`${quiet.control}/network/log`)).json()) as { records: Array<{ seq: number }> }
+      const detail = (await (await fetch(`${quiet.control}/ui/requests/${records.at(-1)!.seq}`)).json()) as { extra?: { ms?: number } }
+      return detail.extra?.ms
+    }
     const first = await hello(quiet.control)
     await fetch(`${quiet.base}/api.example.com/items/while-open`)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await expect.poll(latestMs, { timeout: 10_000 }).toBeTypeOf("number")
     first.close()
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    // Released once the server has seen the page go: a request then is no longer timed.
+    await expect.poll(async () => {
+      await fetch(`${quiet.base}/api.example.com/items/probe`)
+      return latestMs()
+    }, { timeout: 10_000 }).toBeUndefined()
     await fetch(`${quiet.base}/api.example.com/items/after-close`)
     const second = await hello(quiet.control)
     second.close()
@@ -490,18 +500,8 @@ describe("the inspector in a browser", () => {
     await fetch(`${server.base}/snap.example/x`)
     await page.waitForFunction(() => Array.from(document.querySelectorAll("#rows .row .url")).some((c) => (c as HTMLElement).title === "https://snap.example/x"), { timeout: 5_000 })
 
-    const downloads = mkdtempSync(join(tmpdir(), "simnet-inspector-"))
-    const cdp = await page.createCDPSession()
-    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: downloads })
-    await page.click("#snapshot-download")
-    const deadline = Date.now() + 10_000
-    let file: string | undefined
-    while (file === undefined && Date.now() < deadline) {
-      file = readdirSync(downloads).find((f) => f.startsWith("simnet-snapshot-") && f.endsWith(".json"))
-      if (file === undefined) await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    expect(file).toBeDefined()
-    const snapshot = JSON.parse(readFileSync(join(downloads, file!), "utf8")) as { routes: Array<{ spec: { id?: string } }> }
+    const file = await download(page, "#snapshot-download", mkdtempSync(join(tmpdir(), "simnet-inspector-")))
+    const snapshot = JSON.parse(readFileSync(file, "utf8")) as { routes: Array<{ spec: { id?: string } }> }
     expect(snapshot.routes.some((r) => r.spec.id === "kept-in-snapshot")).toBe(true)
 
     await page.click("#reset")
@@ -509,7 +509,7 @@ describe("the inspector in a browser", () => {
     expect((await routesOf(server.control)).some((r) => r.id === "kept-in-snapshot")).toBe(false)
 
     const input = await page.$("#snapshot-restore")
-    await (input as unknown as { uploadFile: (path: string) => Promise<void> }).uploadFile(join(downloads, file!))
+    await (input as unknown as { uploadFile: (path: string) => Promise<void> }).uploadFile(file)
     await page.click("#tab-routes")
     await page.waitForSelector('tr[data-route="kept-in-snapshot"]', { timeout: 10_000 })
     expect((await routesOf(server.control)).find((r) => r.id === "kept-in-snapshot")?.hits).toBe(1)

@@ -6,7 +6,8 @@
  * something. `--single-process` goes too: it folds every site into one renderer.
  */
 import chromium from "@sparticuz/chromium"
-import puppeteer, { type Browser } from "puppeteer-core"
+import { join } from "node:path"
+import puppeteer, { type Browser, type Page } from "puppeteer-core"
 
 const WEAKENING = [
   /^--disable-web-security$/,
@@ -28,3 +29,20 @@ export const secureArgs = (extra: ReadonlyArray<string> = []): Array<string> => 
 /** Launches Chromium with `secureArgs(extra)`. */
 export const launchSecureChromium = async (extra: ReadonlyArray<string> = []): Promise<Browser> =>
   puppeteer.launch({ executablePath: await chromium.executablePath(), args: secureArgs(extra), headless: true })
+
+/**
+ * Clicks `selector` on `page` and resolves with the path of the file the click downloaded, once
+ * Chromium says it is complete (`Browser.downloadProgress`): an awaited event, not a folder polled.
+ */
+export const download = async (page: Page, selector: string, into: string): Promise<string> => {
+  const cdp = await page.createCDPSession()
+  await cdp.send("Browser.setDownloadBehavior", { behavior: "allowAndName", downloadPath: into, eventsEnabled: true })
+  const done = new Promise<string>((resolve, reject) => {
+    cdp.on("Browser.downloadProgress", (event) => {
+      if (event.state === "completed") resolve(join(into, event.guid))
+      if (event.state === "canceled") reject(new Error(`the download from ${selector} was canceled`))
+    })
+  })
+  await page.click(selector)
+  return done
+}
