@@ -3,4 +3,5 @@
  * endpoint take. A public face: decoding lives in `spec/`.
  */
 export { decodeRouteSpecs } from "./spec/decode.ts"
-export type { DecodeContext, DecodedRoutes, FamilyFactory, KindDecoder } from "./spec/decode.ts"
+export type { DecodeContext, DecodedRoutes, FamilyFactory } from "./spec/decode.ts"
+export type { KindContext } from "./spec/kind.ts"

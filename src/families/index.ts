@@ -3,11 +3,9 @@
  * JSON can refer to by default: every family, and the kinds built outside `RouteSpec.ts`.
  */
 import { codesearch, mcpFromConfig, websearch } from "./mcp.ts"
-import { mcpKind } from "../spec/mcp.ts"
 import type { DecodeContext, FamilyFactory } from "../spec/decode.ts"
 import { anthropicRoutes } from "../routes/model/anthropic.ts"
 import { geminiRoutes } from "../routes/model/gemini.ts"
-import { jsonSchemaKind } from "../spec/jsonSchema.ts"
 import { openaiRoutes } from "../routes/model/openai.ts"
 import { openapi } from "./openapi.ts"
 import { account } from "./account.ts"
@@ -42,9 +40,6 @@ export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, Fami
 ])
 
 /**
- * What RouteSpec JSON can refer to by default: every family, and the `jsonSchema` and `mcp` kinds.
+ * What RouteSpec JSON can refer to by default: every family (every kind is always there: `spec/kinds.ts`).
  */
-export const defaultDecodeContext: DecodeContext = {
-  families: FAMILIES,
-  kinds: new Map([["jsonSchema", jsonSchemaKind], ["mcp", mcpKind]])
-}
+export const defaultDecodeContext: DecodeContext = { families: FAMILIES }

@@ -200,9 +200,23 @@ export const McpRespond = Schema.Struct({
 })
 
 /**
- * Every `respond.kind`, for error messages.
+ * Every kind's `respond` Schema, by its kind: the one list the `Respond` union, the kinds named in
+ * errors (`RESPOND_KINDS`) and the table of builders (`spec/kinds.ts`, typed by it) derive from.
+ * A new kind is a Schema here and a builder there.
  */
-export const RESPOND_KINDS = ["jsonSchema", "text", "bytes", "status", "handler", "mcp", "loopback", "fault"] as const
+export const RESPONDS = {
+  jsonSchema: JsonSchemaRespond,
+  text: TextRespond,
+  bytes: BytesRespond,
+  status: StatusRespond,
+  handler: HandlerRespond,
+  mcp: McpRespond,
+  loopback: LoopbackRespond,
+  fault: FaultRespond
+} as const
+
+/** Every `respond.kind`, for error messages and the reference. */
+export const RESPOND_KINDS = Object.keys(RESPONDS) as ReadonlyArray<keyof typeof RESPONDS>
 
 /**
  * The head of a route spec: an object whose `respond` names a known kind. Decoded before the
@@ -215,16 +229,7 @@ export const RouteSpecHead = Schema.Struct({
 /**
  * What a route answers with.
  */
-export const Respond = Schema.Union([
-  TextRespond,
-  BytesRespond,
-  StatusRespond,
-  HandlerRespond,
-  FaultRespond,
-  LoopbackRespond,
-  JsonSchemaRespond,
-  McpRespond
-])
+export const Respond = Schema.Union(Object.values(RESPONDS))
 export type Respond = typeof Respond.Type
 
 /**

@@ -10,8 +10,10 @@ import { decodeAt, joinPath as join } from "../registry/schemaPath.ts"
 import { LinearRegExp } from "../registry/linearRegExp.ts"
 import { depthExceeds, isJsonObject, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../registry/util.ts"
 import * as R from "../routes/kinds.ts"
-import { FamilySpec, RouteSpec, RouteSpecHead, type Respond } from "../schemas/routeSpec.ts"
+import { FamilySpec, RouteSpec, RouteSpecHead } from "../schemas/routeSpec.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
+import type { KindContext } from "./kind.ts"
+import { buildKind } from "./kinds.ts"
 
 /**
  * A route family that fixtures can name: `{ "family": NAME, "baseUrl" }`, given the reference as
@@ -20,24 +22,11 @@ import { InvalidRouteSpec } from "../SimnetError.ts"
 export type FamilyFactory = (spec: FamilySpec) => ReadonlyArray<Route>
 
 /**
- * Decoders for the kinds whose routes are built by other modules (`jsonSchema`, `mcp`): they
- * receive the validated `respond` object and the route options.
+ * What decoding may refer to: handlers registered in code (`KindContext`), families, and the
+ * `source` the routes are recorded with. Every kind is in `spec/kinds.ts`.
  */
-export type KindDecoder = (
-  match: MatcherInput,
-  respond: Respond,
-  options: R.RouteOptions,
-  path: string
-) => Effect.Effect<Route, InvalidRouteSpec>
-
-/**
- * What decoding may refer to: handlers registered in code, families, kind decoders, and the
- * `source` the routes are recorded with.
- */
-export interface DecodeContext {
-  readonly handlers?: ReadonlyMap<string, R.Handler> | undefined
+export interface DecodeContext extends KindContext {
   readonly families?: ReadonlyMap<string, FamilyFactory> | undefined
-  readonly kinds?: ReadonlyMap<string, KindDecoder> | undefined
   readonly source?: string | undefined
 }
 
@@ -82,11 +71,6 @@ const decodeMatch = (match: RouteSpec["match"], path: string): Result.Result<Mat
   return Result.succeed({ method: match.method, url, query: match.query, headers: match.headers, body: match.json })
 }
 
-const decodeBase64 = (text: string): Uint8Array | undefined => {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text.replace(/\s+/g, ""))) return undefined
-  return new Uint8Array(Buffer.from(text, "base64"))
-}
-
 const decodeFamily = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, InvalidRouteSpec> => {
   const decoded = decode(FamilySpec, json, path)
   if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
@@ -114,37 +98,7 @@ const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effec
     delay: spec.delayMs,
     source: context.source ?? "fixture"
   }
-  const r: Respond = spec.respond
-  const at = (field: string) => join(join(path, "respond"), field)
-  switch (r.kind) {
-    case "text":
-      return Effect.succeed(R.text(match.success, r.body, { ...options, contentType: r.contentType, status: r.status, headers: r.headers }))
-    case "bytes": {
-      const bytes = decodeBase64(r.base64)
-      if (bytes === undefined) return Effect.fail(invalid(at("base64"), "not valid base64"))
-      return Effect.succeed(R.bytes(match.success, bytes, { ...options, contentType: r.contentType, status: r.status, headers: r.headers }))
-    }
-    case "status":
-      return Effect.succeed(R.status(match.success, r.status, { ...options, headers: r.headers, body: r.body }))
-    case "handler": {
-      const handler = context.handlers?.get(r.name)
-      if (handler === undefined) {
-        const known = [...(context.handlers?.keys() ?? [])].sort()
-        return Effect.fail(invalid(at("name"), `no handler named "${r.name}"; registered handlers: ${known.join(", ") || "(none)"}`))
-      }
-      return Effect.succeed(R.handler(match.success, handler, options))
-    }
-    case "fault":
-      return Effect.succeed(R.fault(match.success, r.fault, options))
-    case "loopback":
-      return Effect.succeed(R.loopback(match.success, options))
-    case "jsonSchema":
-    case "mcp": {
-      const decoder = context.kinds?.get(r.kind)
-      if (decoder === undefined) return Effect.fail(invalid(at("kind"), `kind "${r.kind}" is not available in this network`))
-      return decoder(match.success, r, options, path)
-    }
-  }
+  return buildKind(match.success, spec.respond, options, path, context)
 }
 
 /**

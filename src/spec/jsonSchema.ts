@@ -4,21 +4,19 @@
  */
 import { Effect, Result } from "effect"
 import * as R from "../routes/kinds.ts"
-import type { KindDecoder } from "./decode.ts"
+import type { KindBuilder } from "./kind.ts"
+import type { JsonSchemaRespond } from "../schemas/routeSpec.ts"
 import { fromJsonSchema } from "../schemas/jsonSchemaDocument.ts"
 import { lookupSchema, type NamedSchema } from "../schemas/registry.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 
 /**
- * The RouteSpec decoder of `{ "kind": "jsonSchema", "schema": { "ref" } | { "jsonSchema" } }`, for
- * `DecodeContext.kinds`. An unknown `ref` lists the known names; a JSON Schema that does not
- * convert names its JSON pointer (`[0].respond.schema.jsonSchema#/properties/a`).
+ * The route of `{ "kind": "jsonSchema", "schema": { "ref" } | { "jsonSchema" } }` (its entry in
+ * `spec/kinds.ts`). An unknown `ref` lists the known names; a JSON Schema that does not convert
+ * names its JSON pointer (`[0].respond.schema.jsonSchema#/properties/a`).
  */
-export const jsonSchemaKind: KindDecoder = (match, respond, options, path) =>
+export const jsonSchemaKind: KindBuilder<typeof JsonSchemaRespond.Type> = (match, respond, options, path) =>
   Effect.suspend(() => {
-    if (respond.kind !== "jsonSchema") {
-      return Effect.fail(new InvalidRouteSpec({ path: `${path}.respond.kind`, message: "not a jsonSchema route" }))
-    }
     const at = (field: string) => (path === "" ? `respond.schema.${field}` : `${path}.respond.schema.${field}`)
     const resolved: Result.Result<NamedSchema, InvalidRouteSpec> = "ref" in respond.schema
       ? lookupSchema(respond.schema.ref, at("ref"))
