@@ -9,35 +9,22 @@
 import { Result } from "effect"
 import { readConversation } from "../provider/conversation.ts"
 import { makeSimRequest } from "../registry/request.ts"
-import { anthropicWire } from "../routes/model/anthropic.ts"
-import { geminiWire } from "../routes/model/gemini.ts"
-import type { ModelWire } from "../routes/model/model.ts"
-import { chatWire } from "../routes/model/openai.ts"
-import { responsesWire } from "../routes/model/openaiResponses.ts"
+import type { LlmApi } from "../provider/conversation.ts"
+import { MODEL_APIS, modelApiOf } from "../routes/model/apis.ts"
 import { parseJson } from "../registry/util.ts"
 import { eventData } from "./recorded.ts"
 
-/** A model API record mode reads back. */
-export type RecordedApi = "openai.chat" | "openai.responses" | "anthropic.messages" | "gemini"
+/** A model API record mode reads back: every one simnet speaks. */
+export type RecordedApi = LlmApi
 
-/** The API a recorded call went through, from its method and path. */
-export const modelApiOf = (method: string, url: URL): RecordedApi | undefined => {
-  if (method !== "POST") return undefined
-  const path = url.pathname
-  if (path.endsWith("/chat/completions")) return "openai.chat"
-  if (path.endsWith("/responses")) return "openai.responses"
-  if (path.endsWith("/v1/messages")) return "anthropic.messages"
-  if (/:(stream)?[gG]enerateContent$/.test(path)) return "gemini"
-  return undefined
+export { modelApiOf }
+
+/** The family a fixture registers to answer recorded calls of `api` at `origin` (its base URL when not the API's default). */
+export const familyFor = (api: RecordedApi, origin: string): Record<string, unknown> => {
+  const wire = MODEL_APIS[api]
+  const baseUrl = wire.baseUrlAt(origin)
+  return { family: wire.name, ...(baseUrl === undefined ? {} : { baseUrl }) }
 }
-
-/** The family a fixture registers to answer recorded calls of `api` at `origin`. */
-export const familyFor = (api: RecordedApi, origin: string): Record<string, unknown> =>
-  api === "openai.chat" || api === "openai.responses"
-    ? { family: "openai", ...(origin === "https://api.openai.com" ? {} : { baseUrl: `${origin}/v1` }) }
-    : api === "anthropic.messages"
-    ? { family: "anthropic", ...(origin === "https://api.anthropic.com" ? {} : { baseUrl: `${origin}/v1` }) }
-    : { family: "gemini", ...(origin === "https://generativelanguage.googleapis.com" ? {} : { baseUrl: origin }) }
 
 type Action = { readonly type: "text" | "thinking"; readonly content: string } | { readonly type: "tool_call"; readonly name: string; readonly input: unknown }
 
@@ -55,12 +42,6 @@ const textOf = (content: unknown): string =>
     ? content.map((part) => (typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text" ? String((part as { text?: unknown }).text ?? "") : "")).join("")
     : ""
 
-const WIRES: Readonly<Record<RecordedApi, ModelWire>> = {
-  "openai.chat": chatWire,
-  "openai.responses": responsesWire,
-  "anthropic.messages": anthropicWire,
-  gemini: geminiWire
-}
 
 /**
  * The rule's match: the last user message, and whether tool results follow it, as the model
@@ -69,7 +50,7 @@ const WIRES: Readonly<Record<RecordedApi, ModelWire>> = {
  */
 const matchOf = (api: RecordedApi, url: string, requestBody: string): Record<string, unknown> | undefined => {
   const request = makeSimRequest({ method: "POST", url, headers: { "content-type": "application/json" }, body: requestBody })
-  const read = WIRES[api].read(request, request.json())
+  const read = MODEL_APIS[api].read(request, request.json())
   if (Result.isFailure(read)) return undefined
   const conversation = readConversation(read.success)
   return conversation.lastUserMessage === undefined ? undefined : { lastUserMessage: conversation.lastUserMessage, toolResult: conversation.toolResultRounds > 0 }
@@ -219,6 +200,14 @@ const geminiAnswer = (text: string, streamed: boolean): Answer | undefined => {
   return { actions, finish: calls.length > 0 ? "tool-calls" : finish, usage }
 }
 
+/** How each API's answer is read back, by its name: a table typed by `LLM_APIS`, so a new API without a reader does not compile. */
+const ANSWERS: { readonly [Api in LlmApi]: (text: string, streamed: boolean) => Answer | undefined } = {
+  "openai.chat": openaiAnswer,
+  "openai.responses": responsesAnswer,
+  "anthropic.messages": anthropicAnswer,
+  gemini: geminiAnswer
+}
+
 /**
  * A recorded call as an `llm` rule (without an id), or undefined when its body is not an answer
  * this module reads (an error, an unexpected shape): the call is then recorded as plain HTTP.
@@ -236,13 +225,7 @@ export const ruleOf = (
   const match = matchOf(api, url, requestBody)
   if (match === undefined) return undefined
   const streamed = /event-stream/i.test(contentType ?? "")
-  const answer = api === "openai.chat"
-    ? openaiAnswer(body, streamed)
-    : api === "openai.responses"
-    ? responsesAnswer(body, streamed)
-    : api === "anthropic.messages"
-    ? anthropicAnswer(body, streamed)
-    : geminiAnswer(body, streamed)
+  const answer = ANSWERS[api](body, streamed)
   if (answer === undefined || answer.actions.length === 0) return undefined
   const words = answer.actions.reduce((n, a) => n + (a.type === "tool_call" ? 1 : a.content.split(/\s+/).filter(Boolean).length), 0)
   const streaming = streamed && timing !== undefined ? timing.totalMs - timing.firstByteMs : 0

@@ -10,9 +10,13 @@ import { canonicalJson } from "../registry/seed.ts"
 
 /**
  * The model APIs simnet speaks: OpenAI Chat Completions and Responses, Anthropic Messages and
- * Gemini `generateContent`.
+ * Gemini `generateContent`. The one list of their names: the provider's log, snapshots and
+ * record mode read it; each API's wire (`routes/model/apis.ts`) is filed under it.
  */
-export type LlmApi = "openai.chat" | "openai.responses" | "anthropic.messages" | "gemini"
+export const LLM_APIS = ["openai.chat", "openai.responses", "anthropic.messages", "gemini"] as const
+
+/** One of `LLM_APIS`. */
+export type LlmApi = (typeof LLM_APIS)[number]
 
 /**
  * One turn of a conversation, read from any API: a system prompt, a user message, a model

@@ -28,7 +28,7 @@ import type {
 } from "../../schemas/anthropic.ts"
 import { MessagesRequest } from "../../schemas/anthropic.ts"
 import type { CompletionUsage } from "../../schemas/openai.ts"
-import { anthropicRateLimits, jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { anthropicRateLimits, baseUrlUnder, jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
 
 /**
  * The base URL `Routes.anthropic` serves when none is given (the SDK's `baseURL`; the paths add
@@ -341,6 +341,9 @@ class AnthropicWriter implements StreamWriter {
 export const anthropicWire: ModelWire = {
   api: "anthropic.messages",
   name: "anthropic",
+  defaultBaseUrl: DEFAULT_ANTHROPIC_BASE_URL,
+  calls: (method, pathname) => method === "POST" && pathname.endsWith("/v1/messages"),
+  baseUrlAt: baseUrlUnder(DEFAULT_ANTHROPIC_BASE_URL, "/v1"),
   requestIdHeader: "request-id",
   rateLimits: anthropicRateLimits,
   read: readWith("anthropic.messages", MessagesRequest, "Messages", (body, _request, raw) => ({

@@ -13,6 +13,11 @@ import type {
   OpenAiErrorBody
 } from "../../schemas/openai.ts"
 import type { Finish, Part, StreamWriter } from "../../provider/parts.ts"
+
+/**
+ * The base URL `Routes.openai` serves when none is given (Chat Completions and Responses alike).
+ */
+export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 import { gather, rawChunkFrame, truncatedFrame, usageOf } from "../../provider/parts.ts"
 
 /**

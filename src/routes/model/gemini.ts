@@ -27,7 +27,7 @@ import type {
 import { GenerateContentRequest } from "../../schemas/gemini.ts"
 import type { CompletionUsage } from "../../schemas/openai.ts"
 import { defaultDimensions, embed, vectorNumbers } from "./embeddings.ts"
-import { jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { baseUrlUnder, jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
 
 /**
  * The base URL `Routes.gemini` serves when none is given (paths add `/v1beta`).
@@ -198,6 +198,9 @@ const callOf = (request: SimRequest): { readonly model: string; readonly method:
 export const geminiWire: ModelWire = {
   api: "gemini",
   name: "gemini",
+  defaultBaseUrl: DEFAULT_GEMINI_BASE_URL,
+  calls: (method, pathname) => method === "POST" && /:(stream)?[gG]enerateContent$/.test(pathname),
+  baseUrlAt: baseUrlUnder(DEFAULT_GEMINI_BASE_URL, ""),
   requestIdHeader: "x-request-id",
   read: readWith("gemini", GenerateContentRequest, "generateContent", (body, request, raw) => {
     const { model, method } = callOf(request)

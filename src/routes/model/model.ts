@@ -26,8 +26,14 @@ import { RouteFailed } from "../../SimnetError.ts"
 export interface ModelWire {
   /** The API, as the provider's log names it. */
   readonly api: LlmApi
-  /** The route name errors carry (`openai`, `anthropic`, `gemini`). */
+  /** The route name errors carry, and the RouteSpec family that serves the API (`openai`, `anthropic`, `gemini`). */
   readonly name: string
+  /** The base URL its family serves by default (an SDK's default `baseURL`). */
+  readonly defaultBaseUrl: string
+  /** Whether a request (its method and path) is a model call of this API: how record mode tells them. */
+  readonly calls: (method: string, pathname: string) => boolean
+  /** The family's `baseUrl` for an upstream at `origin` (what record mode writes), undefined for the default one. */
+  readonly baseUrlAt: (origin: string) => string | undefined
   /** The header that carries the request id (`x-request-id`, `request-id`). */
   readonly requestIdHeader: string
   /**
@@ -69,6 +75,15 @@ export const readWith = <S extends Schema.Top>(
     if (Exit.isFailure(decoded)) return Result.fail(`the body is not a ${what} request: ${String(decoded.cause)}`)
     return Result.succeed({ api, url: request.url.href, raw, ...fields(decoded.value, request, raw) })
   }
+}
+
+/**
+ * A wire's `baseUrlAt`: undefined for its default origin, else `origin` with `path` (`/v1`), as
+ * the API's SDKs spell a base URL.
+ */
+export const baseUrlUnder = (defaultBaseUrl: string, path: string) => {
+  const home = new URL(defaultBaseUrl).origin
+  return (origin: string): string | undefined => (origin === home ? undefined : `${origin}${path}`)
 }
 
 const jsonHeaders = { "content-type": "application/json" }

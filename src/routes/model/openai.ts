@@ -9,17 +9,14 @@ import { Effect } from "effect"
 import type { Responder, Route } from "../../registry/route.ts"
 import type { LlmTurn } from "../../provider/conversation.ts"
 import { requestKeyOf } from "../../provider/conversation.ts"
-import { ChunkWriter, completion, openAiErrorBody } from "./chatWire.ts"
+import { ChunkWriter, completion, DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"
 import type { ChatMessage, ModelList } from "../../schemas/openai.ts"
 import { ChatCompletionRequest } from "../../schemas/openai.ts"
 import { embeddingsEndpoint } from "./embeddings.ts"
-import { jsonResponse, modelApi, openAiRateLimits, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { baseUrlUnder, jsonResponse, modelApi, openAiRateLimits, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { responsesEndpoint } from "./openaiResponses.ts"
 
-/**
- * The base URL `Routes.openai` serves when none is given.
- */
-export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+export { DEFAULT_OPENAI_BASE_URL }
 
 /**
  * The models `GET {base}/models` lists when none are given.
@@ -72,6 +69,9 @@ const chatTurn = (message: ChatMessage): LlmTurn => {
 export const chatWire: ModelWire = {
   api: "openai.chat",
   name: "openai",
+  defaultBaseUrl: DEFAULT_OPENAI_BASE_URL,
+  calls: (method, pathname) => method === "POST" && pathname.endsWith("/chat/completions"),
+  baseUrlAt: baseUrlUnder(DEFAULT_OPENAI_BASE_URL, "/v1"),
   requestIdHeader: "x-request-id",
   rateLimits: openAiRateLimits,
   read: readWith("openai.chat", ChatCompletionRequest, "chat completion", (body, _request, raw) => ({

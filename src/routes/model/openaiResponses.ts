@@ -12,7 +12,7 @@ import { requestKeyOf, textOf } from "../../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../../provider/parts.ts"
 import { namedFrame, partTokens, rawChunkFrame, truncatedFrame, usageOf } from "../../provider/parts.ts"
 import type { LlmInvocation } from "../../provider/SimulatedProvider.ts"
-import { openAiErrorBody } from "./chatWire.ts"
+import { DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"
 import type { CompletionUsage } from "../../schemas/openai.ts"
 import type {
   FunctionCallItem,
@@ -25,7 +25,7 @@ import type {
   ResponseUsage
 } from "../../schemas/openaiResponses.ts"
 import { ResponsesRequest } from "../../schemas/openaiResponses.ts"
-import { type ModelEndpoint, modelResponder, openAiRateLimits, type ModelWire, readWith } from "./model.ts"
+import { baseUrlUnder, type ModelEndpoint, modelResponder, openAiRateLimits, type ModelWire, readWith } from "./model.ts"
 
 const KEY_FIELDS = [
   "model",
@@ -373,6 +373,9 @@ class ResponsesWriter implements StreamWriter {
 export const responsesWire: ModelWire = {
   api: "openai.responses",
   name: "openai",
+  defaultBaseUrl: DEFAULT_OPENAI_BASE_URL,
+  calls: (method, pathname) => method === "POST" && pathname.endsWith("/responses"),
+  baseUrlAt: baseUrlUnder(DEFAULT_OPENAI_BASE_URL, "/v1"),
   requestIdHeader: "x-request-id",
   rateLimits: openAiRateLimits,
   read: readWith("openai.responses", ResponsesRequest, "Responses", (body, _request, raw) => ({
