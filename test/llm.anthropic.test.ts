@@ -1,7 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk"
 import type { MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages"
-import { createAnthropic } from "@ai-sdk/anthropic"
-import { jsonSchema, stepCountIs, streamText, tool } from "ai"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { Routes, Schemas, SimulationNetwork } from "simnet"
@@ -213,51 +211,5 @@ describe("@anthropic-ai/sdk against the simulated model", () => {
     const { client } = await setup()
     const page = await client.models.list()
     expect(page.data.map((model) => model.id)).toContain("claude-sonnet-4-6")
-  })
-})
-
-describe("ai's streamText with @ai-sdk/anthropic", () => {
-  it("runs a tool that executes and a second step that reads its result", async () => {
-    const handle = await SimulationNetwork.start({ routes: Routes.anthropic() })
-    const llm = handle.llm
-    const anthropic = createAnthropic({ apiKey: "sk-ant-test", fetch: handle.fetch })
-    llm.rule({ toolResult: false }, {
-      type: "respond",
-      steps: [[{ type: "thinking", content: "Look it up." }, { type: "tool_call", name: "weather", input: { city: "Paris" } }]]
-    })
-    llm.rule({ toolResult: true, contains: '"sky":"sunny"' }, { type: "respond", steps: [[{ type: "text", content: "It is sunny in Paris." }]] })
-    const weather = tool({
-      description: "Current weather in a city",
-      inputSchema: jsonSchema<{ city: string }>({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }),
-      execute: async ({ city }) => ({ city, sky: "sunny" })
-    })
-    const result = streamText({
-      model: anthropic("claude-sonnet-4-6"),
-      prompt: "Weather in Paris?",
-      tools: { weather },
-      stopWhen: stepCountIs(4),
-      maxRetries: 0,
-      providerOptions: { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } }
-    })
-    expect(await result.text).toBe("It is sunny in Paris.")
-    const steps = await result.steps
-    expect(steps.map((step) => step.finishReason)).toEqual(["tool-calls", "stop"])
-    expect(steps[0].reasoningText).toBe("Look it up.")
-    expect(steps[0].toolResults.map((r) => r.output)).toEqual([{ city: "Paris", sky: "sunny" }])
-    expect(llm.log.map((entry) => [entry.api, entry.toolResultRounds])).toEqual([["anthropic.messages", 0], ["anthropic.messages", 1]])
-  })
-
-  it("retries a 429 and counts every attempt", async () => {
-    const handle = await SimulationNetwork.start({ routes: Routes.anthropic() })
-    const anthropic = createAnthropic({ apiKey: "sk-ant-test", fetch: handle.fetch })
-    handle.llm.rule("any", {
-      type: "failThenRespond",
-      times: 2,
-      failure: { type: "rateLimit", retryAfterMs: 0 },
-      then: { type: "respond", steps: [[{ type: "text", content: "ok" }]] }
-    })
-    const result = streamText({ model: anthropic("claude-sonnet-4-6"), prompt: "hi", maxRetries: 2 })
-    expect(await result.text).toBe("ok")
-    expect(handle.llm.callCount).toBe(3)
   })
 })

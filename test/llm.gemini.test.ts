@@ -1,6 +1,4 @@
-import { createGoogleGenerativeAI } from "@ai-sdk/google"
 import { type Content, GoogleGenAI, type FunctionDeclaration } from "@google/genai"
-import { jsonSchema, stepCountIs, streamText, tool } from "ai"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { Routes, Schemas, SimulationNetwork } from "simnet"
@@ -116,47 +114,6 @@ describe("@google/genai against the simulated model", () => {
     expect(vectors.map((v) => v.length)).toEqual([64, 64])
     expect(vectors[0]).toEqual(vectors[1])
     expect(Math.hypot(...vectors[0])).toBeCloseTo(1, 5)
-  })
-})
-
-describe("ai's streamText with @ai-sdk/google", () => {
-  it("runs a tool that executes and a second step that reads its result", async () => {
-    const handle = await SimulationNetwork.start({ routes: Routes.gemini() })
-    const llm = handle.llm
-    const google = createGoogleGenerativeAI({ apiKey: "gemini-test", fetch: handle.fetch })
-    llm.rule({ toolResult: false }, { type: "respond", steps: [[{ type: "tool_call", name: "weather", input: { city: "Paris" } }]] })
-    llm.rule({ toolResult: true, contains: '"sky":"sunny"' }, { type: "respond", steps: [[{ type: "text", content: "It is sunny in Paris." }]] })
-    const weatherTool = tool({
-      description: "Current weather in a city",
-      inputSchema: jsonSchema<{ city: string }>({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }),
-      execute: async ({ city }) => ({ city, sky: "sunny" })
-    })
-    const result = streamText({
-      model: google("gemini-2.5-flash"),
-      prompt: "Weather in Paris?",
-      tools: { weather: weatherTool },
-      stopWhen: stepCountIs(4),
-      maxRetries: 0
-    })
-    expect(await result.text).toBe("It is sunny in Paris.")
-    const steps = await result.steps
-    expect(steps.map((step) => step.finishReason)).toEqual(["tool-calls", "stop"])
-    expect(steps[0].toolResults.map((r) => r.output)).toEqual([{ city: "Paris", sky: "sunny" }])
-    expect(llm.log.map((entry) => [entry.api, entry.toolResultRounds])).toEqual([["gemini", 0], ["gemini", 1]])
-  })
-
-  it("retries a 429 and counts every attempt", async () => {
-    const handle = await SimulationNetwork.start({ routes: Routes.gemini() })
-    const google = createGoogleGenerativeAI({ apiKey: "gemini-test", fetch: handle.fetch })
-    handle.llm.rule("any", {
-      type: "failThenRespond",
-      times: 1,
-      failure: { type: "rateLimit", retryAfterMs: 0 },
-      then: { type: "respond", steps: [[{ type: "text", content: "ok" }]] }
-    })
-    const result = streamText({ model: google("gemini-2.5-flash"), prompt: "hi", maxRetries: 2 })
-    expect(await result.text).toBe("ok")
-    expect(handle.llm.callCount).toBe(2)
   })
 })
 

@@ -1,5 +1,3 @@
-import { createOpenAI } from "@ai-sdk/openai"
-import { jsonSchema, stepCountIs, streamText, tool } from "ai"
 import { Schema } from "effect"
 import OpenAI from "openai"
 import type { ResponseInputItem } from "openai/resources/responses/responses"
@@ -131,40 +129,5 @@ describe("the openai SDK's responses API against the simulated model", () => {
     const related = await client.embeddings.create({ model: "text-embedding-3-small", input: ["the cat sat down"] })
     expect(cosine(a.data[0].embedding, related.data[0].embedding)).toBeGreaterThan(cosine(a.data[0].embedding, a.data[2].embedding))
     expect(a.usage.prompt_tokens).toBeGreaterThan(0)
-  })
-})
-
-describe("ai's streamText with @ai-sdk/openai's default (Responses) model", () => {
-  it("runs a tool that executes and a second step that reads its result", async () => {
-    const handle = await SimulationNetwork.start({ routes: Routes.openai() })
-    const llm = handle.llm
-    const openai = createOpenAI({ apiKey: "sk-test", fetch: handle.fetch })
-    llm.rule({ toolResult: false }, { type: "respond", steps: [[{ type: "tool_call", name: "weather", input: { city: "Paris" } }]] })
-    llm.rule({ toolResult: true, contains: '"sky":"sunny"' }, { type: "respond", steps: [[{ type: "text", content: "It is sunny in Paris." }]] })
-    const weather = tool({
-      description: "Current weather in a city",
-      inputSchema: jsonSchema<{ city: string }>({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }),
-      execute: async ({ city }) => ({ city, sky: "sunny" })
-    })
-    const result = streamText({ model: openai("gpt-4o"), prompt: "Weather in Paris?", tools: { weather }, stopWhen: stepCountIs(4), maxRetries: 0 })
-    expect(await result.text).toBe("It is sunny in Paris.")
-    const steps = await result.steps
-    expect(steps.map((step) => step.finishReason)).toEqual(["tool-calls", "stop"])
-    expect(steps[0].toolResults.map((r) => r.output)).toEqual([{ city: "Paris", sky: "sunny" }])
-    expect(llm.log.map((entry) => [entry.api, entry.toolResultRounds])).toEqual([["openai.responses", 0], ["openai.responses", 1]])
-  })
-
-  it("retries a 429 and counts every attempt", async () => {
-    const handle = await SimulationNetwork.start({ routes: Routes.openai() })
-    const openai = createOpenAI({ apiKey: "sk-test", fetch: handle.fetch })
-    handle.llm.rule("any", {
-      type: "failThenRespond",
-      times: 1,
-      failure: { type: "rateLimit", retryAfterMs: 0 },
-      then: { type: "respond", steps: [[{ type: "text", content: "ok" }]] }
-    })
-    const result = streamText({ model: openai("gpt-4o"), prompt: "hi", maxRetries: 2 })
-    expect(await result.text).toBe("ok")
-    expect(handle.llm.callCount).toBe(2)
   })
 })

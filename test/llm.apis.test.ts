@@ -1,0 +1,84 @@
+/**
+ * What every model API shares, run once per API from one table (the API names are simnet's own
+ * `LLM_APIS`, so an API added there without a row here fails): through the AI SDK's provider for
+ * it, a tool that executes and a second step that reads its result, and the SDK's retries of a
+ * 429 each counted. Each API's own wire details stay in its file (`llm.openai.test.ts`, …).
+ */
+import { createAnthropic } from "@ai-sdk/anthropic"
+import { createGoogleGenerativeAI } from "@ai-sdk/google"
+import { createOpenAI } from "@ai-sdk/openai"
+import { jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from "ai"
+import { describe, expect, it } from "vitest"
+import { type Route, Routes, SimulationNetwork } from "simnet"
+import { LLM_APIS, type LlmApi } from "../src/provider/conversation.ts"
+
+interface ApiRow {
+  readonly api: LlmApi
+  readonly routes: () => ReadonlyArray<Route.Route>
+  readonly model: (fetch: typeof globalThis.fetch) => LanguageModel
+  /** Provider options that ask for thinking, where the API sends it only when asked. */
+  readonly thinking?: Record<string, Record<string, unknown>>
+}
+
+const APIS: ReadonlyArray<ApiRow> = [
+  { api: "openai.chat", routes: () => Routes.openai(), model: (fetch) => createOpenAI({ apiKey: "sk-test", fetch }).chat("gpt-4o") },
+  { api: "openai.responses", routes: () => Routes.openai(), model: (fetch) => createOpenAI({ apiKey: "sk-test", fetch })("gpt-4o") },
+  {
+    api: "anthropic.messages",
+    routes: () => Routes.anthropic(),
+    model: (fetch) => createAnthropic({ apiKey: "sk-ant-test", fetch })("claude-sonnet-4-6"),
+    thinking: { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } }
+  },
+  { api: "gemini", routes: () => Routes.gemini(), model: (fetch) => createGoogleGenerativeAI({ apiKey: "gemini-test", fetch })("gemini-2.5-flash") }
+]
+
+describe("every model API", () => {
+  it("has a row here", () => {
+    expect(APIS.map((row) => row.api)).toEqual([...LLM_APIS])
+  })
+})
+
+describe.each(APIS)("$api through the AI SDK", (row) => {
+  it("runs a tool that executes and a second step that reads its result", async () => {
+    const handle = await SimulationNetwork.start({ routes: row.routes() })
+    const llm = handle.llm
+    llm.rule({ toolResult: false }, {
+      type: "respond",
+      steps: [[...(row.thinking === undefined ? [] : [{ type: "thinking" as const, content: "Look it up." }]), { type: "tool_call", name: "weather", input: { city: "Paris" } }]]
+    })
+    llm.rule({ toolResult: true, contains: '"sky":"sunny"' }, { type: "respond", steps: [[{ type: "text", content: "It is sunny in Paris." }]] })
+    const weather = tool({
+      description: "Current weather in a city",
+      inputSchema: jsonSchema<{ city: string }>({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }),
+      execute: async ({ city }) => ({ city, sky: "sunny" })
+    })
+    const result = streamText({
+      model: row.model(handle.fetch),
+      prompt: "Weather in Paris?",
+      tools: { weather },
+      stopWhen: stepCountIs(4),
+      maxRetries: 0,
+      ...(row.thinking === undefined ? {} : { providerOptions: row.thinking as never })
+    })
+    expect(await result.text).toBe("It is sunny in Paris.")
+    const steps = await result.steps
+    expect(steps.map((step) => step.finishReason)).toEqual(["tool-calls", "stop"])
+    if (row.thinking !== undefined) expect(steps[0]!.reasoningText).toBe("Look it up.")
+    expect(steps[0]!.toolResults.map((r) => r.output)).toEqual([{ city: "Paris", sky: "sunny" }])
+    expect(llm.log.map((entry) => [entry.api, entry.toolResultRounds])).toEqual([[row.api, 0], [row.api, 1]])
+  })
+
+  it("retries a 429 and counts every attempt", async () => {
+    const handle = await SimulationNetwork.start({ routes: row.routes() })
+    handle.llm.rule("any", {
+      type: "failThenRespond",
+      times: 2,
+      failure: { type: "rateLimit", retryAfterMs: 0 },
+      then: { type: "respond", steps: [[{ type: "text", content: "ok" }]] }
+    })
+    const result = streamText({ model: row.model(handle.fetch), prompt: "hi", maxRetries: 2 })
+    expect(await result.text).toBe("ok")
+    expect(handle.llm.callCount).toBe(3)
+    expect(handle.llm.log.map((entry) => entry.api)).toEqual([row.api, row.api, row.api])
+  })
+})
