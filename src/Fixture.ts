@@ -5,6 +5,17 @@
 export { decodeFixture, loadFixture, parseFixtureText } from "./network/fixture.ts"
 export type { Fixture } from "./network/fixture.ts"
 
+import { Effect } from "effect"
+import { loadFixture, type Fixture } from "./network/fixture.ts"
+
+/**
+ * A fixture file read and decoded, as a Promise (`loadFixture` is the Effect): its seed, routes,
+ * model scripts, rules and chaos, ready for `SimulationNetwork.start`. A file that cannot be read
+ * or decoded rejects with the typed error naming the file or the field. To start a network from a
+ * file, `SimulationNetwork.start({ fixture: PATH })` does both.
+ */
+export const load = (path: string): Promise<Fixture> => Effect.runPromise(loadFixture(path))
+
 import { defaultRedactor } from "./registry/redact.ts"
 
 /**

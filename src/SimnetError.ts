@@ -283,7 +283,7 @@ export type SimnetError =
 export type RegisterError = InvalidRouteSpec | GeneratedValueRejected | LoopbackDenied
 
 /** What building a network can fail with: a bad option, a bad initial route or script. */
-export type MakeError = InvalidNetworkOption | InvalidLlmInput | RegisterError
+export type MakeError = InvalidNetworkOption | InvalidLlmInput | RegisterError | FixtureUnreadable | FixtureNotJson
 
 /**
  * What restoring a state can fail with (a snapshot, or the start: `reset` registers the initial

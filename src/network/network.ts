@@ -3,7 +3,7 @@
  * simulated model and MCP servers) and returns its API. The `SimulationNetwork` service, its
  * layers and the Promise handle are assembled from it in the public face (`SimulationNetwork.ts`).
  */
-import { Context, Effect, Option, Result } from "effect"
+import { Context, Effect, Option, Result, Schema } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpMethod from "effect/http/HttpMethod"
@@ -25,7 +25,8 @@ import type { Handler } from "../routes/kinds.ts"
 import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs } from "../spec/decode.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
-import { InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
+import { type FixtureError, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
+import { loadFixture } from "./fixture.ts"
 import { type Har, harOf } from "./har.ts"
 import { capture, restore, type NetworkState } from "./snapshot.ts"
 
@@ -94,7 +95,40 @@ export interface NetworkOptions {
    * affected: its refusals are typed errors.
    */
   readonly refusals?: "reject" | "502" | undefined
+  /**
+   * A fixture file (a path, relative to the current directory) to start from, as `simnet serve
+   * --fixture` reads it: its routes and model scripts and rules come first, then those given
+   * here; its seed and chaos apply unless given here. A file that cannot be read or decoded is
+   * the make's error (`FixtureUnreadable`, `FixtureNotJson`, `InvalidRouteSpec` naming the field).
+   */
+  readonly fixture?: string | undefined
 }
+
+/** Every key `NetworkOptions` has: another one is refused, with the nearest known name. */
+const NetworkOptionKeys = Schema.Struct(Object.fromEntries(
+  ["seed", "routes", "logLimit", "logBytes", "redact", "handlers", "llm", "llmRules", "epoch", "drive", "chaos", "record", "keepBodies", "refusals", "fixture"].map((key) => [key, Schema.optional(Schema.Unknown)])
+))
+
+/**
+ * `given`, with the fixture it names read and put first (its seed and chaos unless given), after
+ * checking that it has no key `NetworkOptions` does not know (a typo must not be ignored).
+ */
+const withFixture = (given: NetworkOptions): Effect.Effect<NetworkOptions, InvalidNetworkOption | FixtureError> =>
+  Effect.gen(function*() {
+    const keys = decodeAt(NetworkOptionKeys, given, "", { onExcessProperty: "error" })
+    if (Result.isFailure(keys)) return yield* new InvalidNetworkOption({ option: keys.failure.path || "options", detail: keys.failure.message })
+    if (given.fixture === undefined) return given
+    if (typeof given.fixture !== "string") return yield* new InvalidNetworkOption({ option: "fixture", detail: "must be the path of a fixture file" })
+    const file = yield* loadFixture(given.fixture, { handlers: new Map(Object.entries(given.handlers ?? {})) })
+    return {
+      ...given,
+      seed: given.seed ?? file.seed,
+      routes: [...file.routes, ...(given.routes ?? [])],
+      llm: [...file.llm, ...(given.llm ?? [])],
+      llmRules: [...file.llmRules, ...(given.llmRules ?? [])],
+      chaos: given.chaos ?? file.chaos
+    }
+  })
 
 /**
  * What a test can see of a network at one moment.
@@ -217,8 +251,9 @@ const decodeOptions = (options: NetworkOptions): Result.Result<typeof NetworkOpt
  * network's simulated model is the `SimulatedProvider` of the context when there is one (say from
  * `SimulatedProvider.layer()`), else a new one.
  */
-export const make = (options: NetworkOptions = {}): Effect.Effect<SimulationNetworkApi, MakeError> =>
+export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetworkApi, MakeError> =>
   Effect.gen(function*() {
+    const options = yield* withFixture(given)
     const context = yield* Effect.context<never>()
     const decoded = decodeOptions(options)
     if (Result.isFailure(decoded)) return yield* decoded.failure
