@@ -46,6 +46,9 @@ export const DEFAULT_PORT = 4747
  */
 export const DEFAULT_FIXTURE = fileURLToPath(new URL("../fixtures/default.json", import.meta.url))
 
+/** How many refused requests `simnet run --strict` names one by one. */
+const STRICT_NAMED = 20
+
 /** A command line the user must correct (exit 2). */
 class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
 
@@ -292,6 +295,7 @@ const run = Command.make(
     drive: Flag.Boolean("drive").pipe(Flag.withDefault(false), Flag.withDescription("hold model requests no script or rule serves for a driver")),
     quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request (they go to standard error)")),
     proxyLoopback: Flag.Boolean("proxy-loopback").pipe(Flag.withDefault(false), Flag.withDescription("send loopback traffic through the proxy too (default: NO_PROXY covers it)")),
+    strict: Flag.Boolean("strict").pipe(Flag.withDefault(false), Flag.withDescription("exit 1 when the command succeeded but the network refused a request; each refused request is named on standard error")),
     caDir: caDirFlag,
     chaos: chaosFlag,
     passthrough: passthroughFlag,
@@ -316,7 +320,8 @@ const run = Command.make(
         Effect.mapError((error) => new UsageError({ message: error.message }))
       )
       const counters = yield* network.counters
-      const refused = (yield* network.log).find((record) => record.status === undefined || record.denial !== undefined)
+      const log = yield* network.log
+      const refused = log.find((record) => record.status === undefined || record.denial !== undefined)
       const parts = [
         `${counters.answered} answered`,
         `${counters.denied} refused${refused === undefined ? "" : ` (first: ${refused.method} ${network.redactor.url(refused.url)})`}`,
@@ -325,6 +330,14 @@ const run = Command.make(
       ]
       process.stderr.write(`${printable(`simnet: ${parts.join(", ")}${trace === undefined ? "" : `; trace: ${trace}`}`)}\n`)
       process.exitCode = code
+      if (config.strict && counters.denied > 0) {
+        // As nock's disableNetConnect: a refusal fails the run even when the command shrugged it off.
+        const denied = log.filter((record) => record.denial !== undefined)
+        for (const record of denied.slice(0, STRICT_NAMED)) process.stderr.write(`${printable(`simnet: refused ${record.method} ${network.redactor.url(record.url)} (${record.denial})`)}\n`)
+        if (denied.length > STRICT_NAMED) process.stderr.write(`simnet: and ${denied.length - STRICT_NAMED} more refused\n`)
+        process.stderr.write(`simnet: --strict: ${counters.denied} request${counters.denied === 1 ? " was" : "s were"} refused\n`)
+        if (code === 0) process.exitCode = 1
+      }
     }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("run a command with every HTTP(S) request it makes answered by a fixture's network (a proxy and its CA in its environment)"))
 

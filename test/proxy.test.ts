@@ -57,6 +57,16 @@ describe.skipIf(!namespaces)(`simnet run -- COMMAND${namespaces ? "" : " (skippe
     expect(missing.stderr).toMatch(/simnet: 0 answered, 1 refused \(first: GET https:\/\/nothing\.example\.org\/x\?token=/)
     expect(missing.stderr).not.toContain("secret-value")
     expect(missing.stderr).toMatch(/GET https:\/\/nothing\.example\.org\/x.* -> UnregisteredRequest 502/)
+    // curl -s shrugs the 502 off (exit 0); --strict does not.
+    const lenient = simnetRun(["--fixture", fixture, "--quiet"], ["curl", "-s", "-o", "/dev/null", "https://nothing.example.org/x"])
+    expect(lenient.status).toBe(0)
+    const strict = simnetRun(["--fixture", fixture, "--quiet", "--strict"], ["curl", "-s", "-o", "/dev/null", "https://nothing.example.org/x?token=secret-value"])
+    expect(strict.status).toBe(1)
+    expect(strict.stderr).toMatch(/simnet: refused GET https:\/\/nothing\.example\.org\/x\?token=<redacted> \(UnregisteredRequest\)/)
+    expect(strict.stderr).toMatch(/simnet: --strict: 1 request was refused/)
+    expect(strict.stderr).not.toContain("secret-value")
+    const answered = simnetRun(["--fixture", fixture, "--quiet", "--strict"], ["curl", "-sS", "https://api.example.com/items/1"])
+    expect(answered.status).toBe(0)
   }, 90_000)
 
   it.skipIf(!has("curl"))("a model's SSE stream passes through the proxy as it does through /HOST/PATH", () => {
