@@ -153,10 +153,13 @@ export class LoopbackDenied extends Schema.TaggedError<LoopbackDenied>()("Loopba
  */
 export class UnmatchedLlmRequest extends Schema.TaggedError<UnmatchedLlmRequest>()("UnmatchedLlmRequest", {
   model: Schema.String,
-  material: Schema.String
+  material: Schema.String,
+  /** The nearest rules (those that missed on the fewest fields) and why each missed, as HTTP refusals name their candidates. */
+  nearest: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, misses: Schema.Array(Schema.String) })))
 }) {
   override get message(): string {
-    return `simnet: no LLM rule matches this call (${this.material})`
+    const near = (this.nearest ?? []).map((rule) => `nearest rule "${rule.id}": ${rule.misses.join("; ")}`)
+    return `simnet: no LLM rule matches this call (${this.material})${near.length === 0 ? "" : `; ${near.join("; ")}`}`
   }
 }
 

@@ -157,3 +157,24 @@ describe("model rules in a trace", () => {
     expect((replay.snapshot as { llm: { rules: ReadonlyArray<{ id: string }> } }).llm.rules.map((rule) => rule.id)).toEqual(["title", "main"])
   })
 })
+
+describe("an unmatched model call names the nearest rules", () => {
+  it("in the error and the 422 the SDK reads: each near rule and why it missed, the closest first", async () => {
+    const network = await SimulationNetwork.start({ routes: Routes.openai() })
+    network.llm.addRules([
+      { id: "greet", match: { lastUserMessage: "hello" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "hi there" }]] } },
+      { id: "weather", match: { lastUserMessage: "weather?", tool: "forecast" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "sunny" }]] } },
+      { id: "once", match: { lastUserMessage: "hi" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "first" }]] }, times: 1 }
+    ])
+    const openai = new OpenAI({ apiKey: "sk-test", fetch: network.fetch, maxRetries: 0 })
+    expect((await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })).choices[0]!.message.content).toBe("first")
+    const refused = await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(OpenAI.UnprocessableEntityError)
+    const message = String((refused as Error).message)
+    expect(message).toContain('nearest rule "greet": lastUserMessage expects "hello", got "hi"')
+    expect(message).toContain('nearest rule "once": used up (times 1)')
+    expect(message).toContain('nearest rule "weather": lastUserMessage expects "weather?", got "hi"; tool expects "forecast", offered none')
+    // The closest first: one field missed before two.
+    expect(message.indexOf('"greet"')).toBeLessThan(message.indexOf('"weather"'))
+  })
+})

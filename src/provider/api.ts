@@ -353,7 +353,7 @@ export class SimulatedProviderApi {
           ? `simnet: no LLM script queued for this call (${material})`
           : `simnet: ${this.#scripts.size} LLM script(s) queued, but none takes this call: it follows tool results and no script is under way (a queued script starts at a new turn, or after a script whose last step calls a tool) (${material})`
       })
-      : new UnmatchedLlmRequest({ model: request.model, material })
+      : new UnmatchedLlmRequest({ model: request.model, material, nearest: this.#rules.nearest(request) })
     return { source: "none", rule: undefined, step: undefined, plan: { _tag: "Refuse", error } }
   }
 

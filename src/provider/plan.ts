@@ -309,34 +309,62 @@ const systemText = (request: LlmRequest): string => {
   return text ?? ""
 }
 
+/** A text matcher as a miss shows it: a string quoted, a pattern as written. */
+const shown = (pattern: TextPattern): string =>
+  typeof pattern === "string" ? JSON.stringify(short(pattern)) : pattern instanceof RegExp ? String(pattern) : `/${pattern.regex}/`
+
+/** A value of the request as a miss shows it, cut short. */
+const short = (text: string, n = 60): string => (text.length > n ? `${text.slice(0, n - 1)}…` : text)
+
 /**
- * A rule's matcher compiled once: the test a request must pass, or the field whose pattern RE2
- * refuses and why (`["system", "…"]`).
+ * A rule's matcher compiled once: `test`, whether a request passes (the hot path), and `misses`,
+ * why one does not, a line per field that missed (`lastUserMessage expects "hello", got "hi"`), for
+ * the nearest rules an unmatched call names. Or the field whose pattern RE2 refuses and why
+ * (`["system", "…"]`).
  */
-export const compileMatch = (match: LlmMatch): ((request: LlmRequest) => boolean) | readonly [string, string] => {
-  if (match === "any") return () => true
-  const tests: Array<(request: LlmRequest) => boolean> = []
-  const text = (field: "model" | "contains" | "lastUserMessage" | "system" | "api" | "tool", substring: boolean, read: (request: LlmRequest, test: TextTest) => boolean) => {
+export interface CompiledMatch {
+  readonly test: (request: LlmRequest) => boolean
+  readonly misses: (request: LlmRequest) => ReadonlyArray<string>
+}
+
+export const compileMatch = (match: LlmMatch): CompiledMatch | readonly [string, string] => {
+  if (match === "any") return { test: () => true, misses: () => [] }
+  const checks: Array<{ readonly test: (request: LlmRequest) => boolean; readonly miss: (request: LlmRequest) => string }> = []
+  const text = (
+    field: "model" | "contains" | "lastUserMessage" | "system" | "api" | "tool",
+    substring: boolean,
+    read: (request: LlmRequest, test: TextTest) => boolean,
+    got: (request: LlmRequest) => string
+  ) => {
     const pattern = match[field]
     if (pattern === undefined) return undefined
     const compiled = compileText(pattern, substring)
     if (typeof compiled === "string") return [typeof pattern === "object" && !(pattern instanceof RegExp) ? `${field}.regex` : field, compiled] as const
-    tests.push((request) => read(request, compiled))
+    checks.push({ test: (request) => read(request, compiled), miss: (request) => `${field} expects ${shown(pattern)}, ${got(request)}` })
     return undefined
   }
+  const quoted = (value: string | undefined) => (value === undefined ? "none" : JSON.stringify(short(value)))
   const refused =
-    text("model", false, (request, test) => test(request.model)) ??
-    text("contains", true, (request, test) => test(request.material)) ??
-    text("lastUserMessage", false, (request, test) => request.lastUserMessage !== undefined && test(request.lastUserMessage)) ??
-    text("system", true, (request, test) => test(systemText(request))) ??
-    text("api", false, (request, test) => test(request.api)) ??
-    text("tool", false, (request, test) => request.tools.some(test))
+    text("model", false, (request, test) => test(request.model), (request) => `got ${quoted(request.model)}`) ??
+    text("contains", true, (request, test) => test(request.material), () => "not in the request") ??
+    text("lastUserMessage", false, (request, test) => request.lastUserMessage !== undefined && test(request.lastUserMessage), (request) => `got ${quoted(request.lastUserMessage)}`) ??
+    text("system", true, (request, test) => test(systemText(request)), (request) => `got ${quoted(systemText(request) || undefined)}`) ??
+    text("api", false, (request, test) => test(request.api), (request) => `got ${quoted(request.api)}`) ??
+    text("tool", false, (request, test) => request.tools.some(test), (request) => `offered ${request.tools.length === 0 ? "none" : short(request.tools.join(", "))}`)
   if (refused !== undefined) return refused
   const toolResult = match.toolResult
-  if (toolResult !== undefined) tests.push((request) => toolResult === request.toolResultRounds > 0)
+  if (toolResult !== undefined) {
+    checks.push({
+      test: (request) => toolResult === request.toolResultRounds > 0,
+      miss: (request) => `toolResult expects ${toolResult}, got ${request.toolResultRounds > 0} (${request.toolResultRounds} tool-result rounds)`
+    })
+  }
   const where = match.where
-  if (where !== undefined) tests.push(where)
-  return (request) => tests.every((test) => test(request))
+  if (where !== undefined) checks.push({ test: where, miss: () => "where returned false" })
+  return {
+    test: (request) => checks.every((check) => check.test(request)),
+    misses: (request) => checks.filter((check) => !check.test(request)).map((check) => check.miss(request))
+  }
 }
 
 /**

@@ -6,7 +6,7 @@ import { LinearRegExp } from "../registry/linearRegExp.ts"
 import { joinPath } from "../registry/schemaPath.ts"
 import type { InvalidLlmInput } from "../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
-import { answerPlan, compileMatch, failurePlan, LlmBehaviour, LlmMatch, type Decision } from "./plan.ts"
+import { answerPlan, compileMatch, type CompiledMatch, failurePlan, LlmBehaviour, LlmMatch, type Decision } from "./plan.ts"
 import { decodeInput, invalidInput, rebase } from "./validate.ts"
 
 const isLatency = (u: unknown): u is Duration.Input => {
@@ -53,6 +53,8 @@ export interface MutableRule {
   readonly id: string
   readonly match: LlmMatch
   readonly test: (request: LlmRequest) => boolean
+  /** Why a request misses it, a line per field (`compileMatch`). */
+  readonly misses: (request: LlmRequest) => ReadonlyArray<string>
   readonly behaviour: LlmBehaviour
   readonly latency: Duration.Duration | undefined
   readonly times: number | undefined
@@ -122,10 +124,11 @@ export class Rules {
     }
     return Result.gen(function*() {
       const decodedMatch = yield* decodeInput(LlmMatch, match, "rule", "match", strict)
-      const test = compileMatch(decodedMatch)
-      if (typeof test !== "function") {
-        return yield* Result.fail(invalidInput("rule", joinPath("match", test[0]), LinearRegExp.refusal(test[1])))
+      const compiled = compileMatch(decodedMatch)
+      if (Array.isArray(compiled)) {
+        return yield* Result.fail(invalidInput("rule", joinPath("match", compiled[0]), LinearRegExp.refusal(compiled[1])))
       }
+      const { test, misses } = compiled as CompiledMatch
       const decodedBehaviour = yield* decodeInput(LlmBehaviour, behaviour, "rule", "behaviour", strict)
       const decodedOptions = yield* decodeInput(LlmRuleOptions, options ?? {}, "rule", optionsAt, strict)
       if (decodedOptions.id !== undefined && taken(decodedOptions.id)) {
@@ -135,6 +138,7 @@ export class Rules {
         id: decodedOptions.id ?? nextId(),
         match: decodedMatch,
         test,
+        misses,
         behaviour: decodedBehaviour,
         latency: decodedOptions.latency === undefined ? undefined : Duration.fromInputUnsafe(decodedOptions.latency),
         times: decodedOptions.times,
@@ -159,6 +163,18 @@ export class Rules {
     const before = this.#rules.length
     this.#rules = this.#rules.filter((rule) => rule.id !== id)
     return this.#rules.length !== before
+  }
+
+  /**
+   * The rules nearest to a request none took (at most `limit`): those that missed on the fewest
+   * fields first, each with why; a rule used up says so.
+   */
+  nearest(request: LlmRequest, limit = 3): Array<{ readonly id: string; readonly misses: ReadonlyArray<string> }> {
+    return this.#rules
+      .map((rule) => ({ id: rule.id, misses: rule.times !== undefined && rule.uses >= rule.times ? [`used up (times ${rule.times})`] : rule.misses(request) }))
+      .filter((near) => near.misses.length > 0)
+      .sort((a, b) => a.misses.length - b.misses.length)
+      .slice(0, limit)
   }
 
   /** The first live rule that takes the request, and what it answers; undefined when none does. */
