@@ -10,7 +10,7 @@
  */
 import fc from "fast-check"
 import * as path from "node:path"
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
 
 export { chaos, InvalidArbitraryOption, llmRule, llmScript, type OfferedTool, routeSpec } from "./testing/arbitraries.ts"
 import { makeDirectory, writeFileAtomic } from "./registry/files.ts"
@@ -27,7 +27,39 @@ export interface PropertyOptions<Values extends ReadonlyArray<unknown>> {
   readonly path?: string | undefined
   /** Where the failing case's file goes (default `.simnet/failures` under the current directory). */
   readonly failures?: string | undefined
+  /**
+   * How long one case may take before it fails as not settling (default `DEFAULT_CASE_TIMEOUT_MS`):
+   * a chaos `timeout` never answers, and a client without a timeout of its own would wait forever.
+   * The failure names the requests and model calls still pending and the chaos that hit them.
+   */
+  readonly timeoutMs?: number | undefined
 }
+
+/**
+ * The values a tuple of arbitraries draws, in order: what `property`'s body and `network` take
+ * (inferred from the arbitraries, so a body may leave out values it does not use).
+ */
+export type ValuesOf<Arbitraries extends ReadonlyArray<fc.Arbitrary<unknown>>> = {
+  -readonly [K in keyof Arbitraries]: Arbitraries[K] extends fc.Arbitrary<infer T> ? T : never
+}
+
+/** How long one case of `property` may take by default, in milliseconds. */
+export const DEFAULT_CASE_TIMEOUT_MS = 10_000
+
+/** A case that did not settle within its `timeoutMs`: what was still pending, and why it may be. */
+export class CaseTimedOut extends Data.TaggedError("CaseTimedOut")<{ readonly timeoutMs: number; readonly pending: ReadonlyArray<string> }> {
+  override get message(): string {
+    return `the case did not settle within ${this.timeoutMs} ms${this.pending.length === 0 ? "" : `; still pending:\n${this.pending.map((line) => `  - ${line}`).join("\n")}`}\n(a chaos "timeout" never answers: give the client a timeout of its own, or leave "timeout" out of the chaos faults)`
+  }
+}
+
+/** What a network still has pending: requests with no answer yet (with the chaos that hit them) and model calls waiting. */
+const pendingOf = (network: NetworkHandle): Array<string> => [
+  ...network.log()
+    .filter((record) => record.status === undefined && record.denial === undefined)
+    .map((record) => `${record.method} ${network.network.redactor.url(record.url)}${record.chaos === undefined ? "" : ` (chaos: ${record.chaos.effect})`}${record.fault === undefined ? "" : ` (fault: ${record.fault})`}`),
+  ...network.llm.pending.map((call) => `model call ${call.id} waiting for its script or driver`)
+]
 
 /** The file a failing case writes (`simnet show` reads it). */
 export interface FailureFile {
@@ -68,11 +100,20 @@ const runCase = async <Values extends ReadonlyArray<unknown>>(
 ) => {
   const network = await SimulationNetwork.start(options.network?.(...values) ?? {})
   const start = Effect.runSync(network.network.state)
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS
   let failure: unknown = undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
   try {
-    await body(network, ...values)
+    await Promise.race([
+      Promise.resolve().then(() => body(network, ...values)),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new CaseTimedOut({ timeoutMs, pending: pendingOf(network) })), timeoutMs)
+      })
+    ])
   } catch (error) {
     failure = error
+  } finally {
+    clearTimeout(timer)
   }
   const end = Effect.runSync(network.network.state)
   const log = network.log()
@@ -85,12 +126,13 @@ const runCase = async <Values extends ReadonlyArray<unknown>>(
  * failing case's file otherwise. Works inside `@effect/vitest`'s `it.prop`-style tests and any
  * test runner: it is a Promise.
  */
-export const property = async <Values extends ReadonlyArray<unknown>>(
+export const property = async <const Arbitraries extends ReadonlyArray<fc.Arbitrary<unknown>>>(
   name: string,
-  arbitraries: { readonly [K in keyof Values]: fc.Arbitrary<Values[K]> },
-  body: (network: NetworkHandle, ...values: Values) => unknown,
-  options: PropertyOptions<Values> = {}
+  arbitraries: Arbitraries,
+  body: (network: NetworkHandle, ...values: ValuesOf<Arbitraries>) => unknown,
+  options: PropertyOptions<ValuesOf<Arbitraries>> = {}
 ): Promise<void> => {
+  type Values = ValuesOf<Arbitraries>
   const check = fc.asyncProperty(...(arbitraries as unknown as [fc.Arbitrary<unknown>]), async (...values: Array<unknown>) => {
     const { failure } = await runCase(options, body, values as unknown as Values)
     if (failure !== undefined) throw failure
@@ -162,7 +204,7 @@ const writeFailure = (
 export const onNetwork = <Values extends ReadonlyArray<unknown>>(
   name: string,
   body: (network: NetworkHandle, ...values: Values) => unknown,
-  options: Pick<PropertyOptions<Values>, "network" | "failures"> = {}
+  options: Pick<PropertyOptions<Values>, "network" | "failures" | "timeoutMs"> = {}
 ) =>
 (...values: Values): Effect.Effect<void, Error> =>
   Effect.flatMap(Effect.promise(() => runCase(options, body, values)), (outcome) => {

@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import fc from "fast-check"
 import OpenAI from "openai"
-import { replayTrace, Routes, Schemas, SimulationNetwork } from "simnet"
+import { replayTrace, Route, Routes, Schemas, SimulationNetwork } from "simnet"
 import { chaos, llmRule, llmScript, onNetwork, property, routeSpec } from "simnet/testing"
 import { it as effectIt } from "@effect/vitest"
 import { Effect } from "effect"
@@ -153,4 +153,31 @@ describe("simnet/testing under @effect/vitest's it.effect.prop", () => {
       const file = JSON.parse(readFileSync((error as Error & { file: string }).file, "utf8"))
       expect(file.trace.at(-1)).toMatchObject({ url: "https://nowhere.example/x", outcome: "UnregisteredRequest" })
     }))
+})
+
+describe("a case that never settles", () => {
+  it("fails after timeoutMs naming what is pending and the chaos that hit it, and writes the failure file, instead of hanging", async () => {
+    const failures = mkdtempSync(join(tmpdir(), "simnet-timeout-"))
+    const run = property(
+      "a client without a timeout",
+      [fc.constant(1)],
+      async (network) => {
+        // No timeout of its own: under chaos "timeout" this waits forever.
+        await network.fetch("https://api.example.com/items/1")
+      },
+      {
+        network: () => ({ routes: [Route.text("GET https://api.example.com/items/:id", "item", { id: "item" })], chaos: { rate: 1, faults: ["timeout"] } }),
+        numRuns: 1,
+        timeoutMs: 300,
+        failures
+      }
+    )
+    const error = (await run.catch((e: unknown) => e)) as Error & { file?: string }
+    expect(error.message).toContain("did not settle within 300 ms")
+    expect(error.message).toContain("GET https://api.example.com/items/1 (chaos: timeout)")
+    expect(error.message).toContain('a chaos "timeout" never answers')
+    const file = JSON.parse(readFileSync(error.file!, "utf8")) as { error: string; name: string }
+    expect(file.name).toBe("a client without a timeout")
+    expect(file.error).toContain("CaseTimedOut")
+  })
 })
