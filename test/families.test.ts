@@ -394,3 +394,18 @@ describe("Routes.openapi", () => {
     expect((await network.fetch("https://x.example.com/y")).status).toBe(200)
   })
 })
+
+describe("installation at another registry", () => {
+  it("Routes.installation(registryUrl) and a fixture's baseUrl serve npm metadata there; a base that is not a URL is refused at registration", async () => {
+    const inCode = await SimulationNetwork.start({ routes: Routes.installation("https://npm.internal.example/") })
+    const packument = await inCode.fetch("https://npm.internal.example/simnet")
+    expect(packument.status).toBe(200)
+    expect(await packument.json()).toHaveProperty("dist-tags")
+    await expect(inCode.fetch("https://registry.npmjs.org/simnet")).rejects.toThrow()
+    const fromJson = await SimulationNetwork.start()
+    await fromJson.registerSpec({ family: "installation", baseUrl: "https://npm.internal.example" })
+    expect((await fromJson.fetch("https://npm.internal.example/simnet/latest")).status).toBe(200)
+    const bad = await SimulationNetwork.start()
+    expect(await bad.registerSpec({ family: "installation", baseUrl: "not a url" }).catch((e) => e)).toMatchObject({ _tag: "InvalidRouteSpec", path: "baseUrl" })
+  })
+})
