@@ -31,7 +31,7 @@ import { INSPECTOR_PATH, inspector } from "./control/inspector.ts"
 import { CONTROL_BASE } from "./control/endpoint.ts"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { loadFixture } from "./Fixture.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"
 
@@ -118,7 +118,7 @@ const upstreamFlag = Flag.String("upstream").pipe(
 const recordFlag = Flag.String("record").pipe(
   Flag.optional,
   Flag.withMetavar("file"),
-  Flag.withDescription("record mode: what no route answers is forwarded to its real host (or --upstream), streamed back, and written to FILE as a fixture as it goes and when the server stops (merged with what FILE held)")
+  Flag.withDescription("record mode: what no route answers is forwarded to its real host (or --upstream), streamed back, and written to FILE as a fixture as it goes and when the server stops (merged with what FILE held); without --fixture, what FILE already holds is served (replay what it has, record what it lacks)")
 )
 
 /**
@@ -167,6 +167,10 @@ const writeOnClose = (file: Option.Option<string>, kept: Recorder | undefined, n
       }
       const { written, recording } = flushed
       const overflow = kept.overflow()
+      if (written === undefined) {
+        process.stderr.write(`simnet: recorded nothing (no request was forwarded); ${printable(file.value)} was not written\n`)
+        return
+      }
       const calls = recording.llm?.rules.length ?? 0
       const aside = written === target ? "" : ` (${printable(file.value)} could not be merged into any more)`
       process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${printable(written === target ? file.value : written)}${aside}${overflow === 0 ? "" : `; ${overflow} more exchange${overflow === 1 ? " was" : "s were"} answered but not recorded (past the recording's ${MAX_RECORDING_BYTES / 1024 / 1024} MiB, or a body over ${MAX_RECORDED_BODY / 1024 / 1024} MiB)`}\n`)
@@ -191,11 +195,17 @@ interface NetworkFlags {
  */
 const fixtureNetwork = (config: NetworkFlags) =>
   Effect.gen(function*() {
-    const file = Option.match(config.fixture, { onNone: () => DEFAULT_FIXTURE, onSome: (f) => path.resolve(process.cwd(), f) })
+    // Replay or record in one flag, as Polly and nock.back do: `--record F` alone serves what F
+    // already holds and records what it lacks.
+    const recordFile = Option.map(config.record, (f) => path.resolve(process.cwd(), f))
+    const replaying = Option.isNone(config.fixture) && Option.isSome(recordFile) && existsSync(recordFile.value)
+    const file = Option.match(config.fixture, { onNone: () => (replaying ? Option.getOrThrow(recordFile) : DEFAULT_FIXTURE), onSome: (f) => path.resolve(process.cwd(), f) })
+    // The record file is checked before it is read as the fixture: a file that cannot be merged
+    // into is refused as a recording target, naming why.
+    const forwarding = yield* forwardingRoutes(config.passthrough, config.upstream, config.record)
     const fixture = yield* loadFixture(file)
     const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
     const chaos = yield* chaosOf(config.chaos, fixture.chaos)
-    const forwarding = yield* forwardingRoutes(config.passthrough, config.upstream, config.record)
     const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos, keepBodies: config.keepBodies })
     yield* writeOnClose(config.record, forwarding.recorder, network)
     return { file, network }

@@ -167,6 +167,7 @@ describe("files simnet writes follow no planted link", () => {
     writeFileSync(victim, "precious")
     // Record mode, in process.
     const file = join(dir, "recorded.json")
+    writeFileSync(file, "{}\n")
     symlinkSync(victim, `${file}.${process.pid}.tmp`)
     const network = await SimulationNetwork.start({ record: { file } })
     await network.close()

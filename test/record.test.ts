@@ -7,7 +7,7 @@
  * mode nothing is.
  */
 import { once } from "node:events"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -605,4 +605,51 @@ describe("credentials in request bodies", () => {
       await replay.close()
     }
   })
+})
+
+describe("record in one flag", () => {
+  it("--record F alone replays what F holds and records what it lacks; with the upstream down nothing is lost and no empty file is made", async () => {
+    let hits = 0
+    const upstream = http.createServer((req, res) => {
+      hits++
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify({ path: req.url, n: hits }))
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const port = (upstream.address() as { port: number }).port
+    const dir = mkdtempSync(join(tmpdir(), "simnet-record-one-flag-"))
+    const file = join(dir, "cassette.json")
+    const first = await serve(["--record", file, "--upstream", `api.example.com=http://127.0.0.1:${port}`, "--quiet"])
+    expect(await (await fetch(`${first.base}/api.example.com/a`)).json()).toEqual({ path: "/a", n: 1 })
+    first.child.kill("SIGTERM")
+    await once(first.child, "exit")
+    upstream.close()
+    await once(upstream, "close")
+
+    // The upstream is gone: what the cassette holds is replayed, what it lacks is refused by name.
+    const second = await serve(["--record", file, "--upstream", `api.example.com=http://127.0.0.1:${port}`, "--quiet"])
+    expect(await (await fetch(`${second.base}/api.example.com/a`)).json()).toEqual({ path: "/a", n: 1 })
+    const lacking = await fetch(`${second.base}/api.example.com/b`)
+    expect(lacking.status).toBe(502)
+    const refusal = (await lacking.json()) as { error: { tag: string; message: string } }
+    expect(refusal.error.tag).toBe("RouteFailed")
+    // The upstream that is down is named.
+    expect(refusal.error.message).toContain(`record GET http://127.0.0.1:${port}/b failed`)
+    expect(refusal.error.message).toMatch(/ECONNREFUSED/)
+    second.child.kill("SIGTERM")
+    await once(second.child, "exit")
+    expect(hits).toBe(1)
+    const kept = JSON.parse(readFileSync(file, "utf8")) as { routes: Array<{ match: { url: string } }> }
+    expect(kept.routes.map((route) => route.match.url)).toEqual(["https://api.example.com/a"])
+
+    // Nothing forwarded, no file before: none is made, and the summary says so.
+    const never = join(dir, "never.json")
+    const third = await serve(["--record", never, "--upstream", `api.example.com=http://127.0.0.1:${port}`])
+    expect((await fetch(`${third.base}/api.example.com/c`)).status).toBe(502)
+    third.child.kill("SIGTERM")
+    await once(third.child, "exit")
+    expect(existsSync(never)).toBe(false)
+    expect(third.output()).toContain(`recorded nothing (no request was forwarded); ${never} was not written`)
+  }, 60_000)
 })

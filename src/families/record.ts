@@ -333,7 +333,8 @@ export const MIN_WRITE_INTERVAL_MS = 1000
 
 /** A recording written as it grows: `flush` writes it now (and says where and what). */
 export interface Persisted {
-  readonly flush: () => { readonly written: string; readonly recording: Recording }
+  /** Writes the recording now: where (undefined when nothing was recorded and there was no file to merge into), and what. */
+  readonly flush: () => { readonly written: string | undefined; readonly recording: Recording }
 }
 
 /**
@@ -359,7 +360,10 @@ export const persist = (recorder: Recorder, file: string, redactor: Redactor, se
     if (timer !== undefined) clearTimeout(timer)
     timer = undefined
     const started = performance.now()
-    const recording = recordingOf(recorder.recorded(), redactor)
+    const kept = recorder.recorded()
+    const recording = recordingOf(kept, redactor)
+    // Nothing recorded and no file: no empty fixture is made (an upstream that was down, say).
+    if (kept.length === 0 && "existing" in target && target.text === undefined) return { written: undefined, recording }
     if (where === file && "existing" in target) {
       try {
         if (contentOf(file) !== expected) throw new Error("changed under the recorder")
