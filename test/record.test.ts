@@ -653,3 +653,26 @@ describe("record in one flag", () => {
     expect(third.output()).toContain(`recorded nothing (no request was forwarded); ${never} was not written`)
   }, 60_000)
 })
+
+describe("credentials in upstream answers", () => {
+  it("a token in a JSON answer is redacted in what is written, by meaning (max_tokens stays); the client got the real one", async () => {
+    const upstream = http.createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify({ access_token: "sk-live-123", refresh_token: "rt-456", user: "ann", max_tokens: 4096 }))
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const port = (upstream.address() as { port: number }).port
+    const file = join(mkdtempSync(join(tmpdir(), "simnet-record-secrets-")), "login.json")
+    const { SimulationNetwork } = await import("simnet")
+    const network = await SimulationNetwork.start({ record: { file, upstream: { "auth.example.com": `http://127.0.0.1:${port}` } } })
+    expect(await (await network.fetch("https://auth.example.com/login", { method: "POST" })).json()).toMatchObject({ access_token: "sk-live-123" })
+    await network.close()
+    upstream.close()
+    const written = readFileSync(file, "utf8")
+    expect(written).not.toContain("sk-live-123")
+    expect(written).not.toContain("rt-456")
+    const replay = await SimulationNetwork.start({ fixture: file })
+    expect(await (await replay.fetch("https://auth.example.com/login", { method: "POST" })).json()).toEqual({ access_token: "<redacted>", refresh_token: "<redacted>", user: "ann", max_tokens: 4096 })
+  })
+})

@@ -184,6 +184,14 @@ const isText = (type: string | undefined, body: Uint8Array): boolean =>
   type === undefined ? isUtf8(body) : /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)|[^;]*\+(json|xml))/i.test(type)
 
 /**
+ * An answer's text as a recording writes it: a JSON or form body with its credential members
+ * (`access_token`, `password`, … by meaning, not substring) redacted, as the log shows them, so
+ * a login's token never lands in a fixture; any other text as it came.
+ */
+const answerText = (type: string | undefined, text: string, redactor: Redactor): string =>
+  /json|x-www-form-urlencoded/i.test(type ?? "") ? redactor.bodyText(text) : text
+
+/**
  * What was recorded as RouteSpec JSON: a route per distinct request (its answers in order when
  * they differ), credentials left out (`redactor` names them).
  */
@@ -207,7 +215,7 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
     const respond = entry.fault !== undefined
       ? { kind: "fault", fault: entry.fault }
       : isText(type, entry.body)
-      ? { kind: "text", body: decoder.decode(entry.body), ...common }
+      ? { kind: "text", body: answerText(type, decoder.decode(entry.body), redactor), ...common }
       : { kind: "bytes", base64: Buffer.from(entry.body).toString("base64"), ...common }
     const key = JSON.stringify(match)
     const group = groups.get(key) ?? { match, answers: [] }

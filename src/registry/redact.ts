@@ -95,6 +95,16 @@ export const CREDENTIAL_BODY_FIELDS: ReadonlyArray<string> = [
 ]
 
 /**
+ * Words that make `token`/`tokens` in the same name a count of a model's tokens rather than a
+ * credential: `max_tokens`, `prompt_tokens`, `maxOutputTokens`, `token_count`, `budgetTokens`,
+ * `cached_tokens` are not secrets, and are shown. (`access_token`, `tokenSecret` still are.)
+ */
+export const TOKEN_COUNT_WORDS: ReadonlyArray<string> = [
+  "max", "min", "total", "prompt", "completion", "input", "output", "cached", "cache", "reasoning",
+  "thinking", "count", "limit", "budget", "used", "remaining", "num", "number", "per", "estimated", "usage"
+]
+
+/**
  * The words that make a name a credential wherever they stand in it, whatever its case and
  * separators: `accessToken`, `x-api-token`, `ocp-apim-subscription-key`, `apiSecret`,
  * `auth_token` and `pass\u0077ord` all name credentials. A name is split into words at
@@ -268,8 +278,12 @@ export class Redactor {
     if (exact.has(lower)) return true
     const known = this.#decided.get(name)
     if (known !== undefined) return known
-    const decided = !NOT_CREDENTIALS.includes(lower) && wordsOf(name.length > 256 ? name.slice(0, 256) : name).some((word) =>
-      this.words.has(word) || CREDENTIAL_WORD_ENDINGS.some((ending) => word.length > ending.length && word.endsWith(ending))
+    const words = wordsOf(name.length > 256 ? name.slice(0, 256) : name)
+    // "tokens" beside a word of counting is a count of a model's tokens, not a token: by meaning.
+    const counting = words.some((word) => TOKEN_COUNT_WORDS.includes(word))
+    const decided = !NOT_CREDENTIALS.includes(lower) && words.some((word) =>
+      !(counting && (word === "token" || word === "tokens")) &&
+      (this.words.has(word) || CREDENTIAL_WORD_ENDINGS.some((ending) => word.length > ending.length && word.endsWith(ending)))
     )
     if (this.#decided.size >= DECIDED) this.#decided.clear()
     this.#decided.set(name, decided)

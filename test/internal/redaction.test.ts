@@ -206,3 +206,15 @@ describe("credential names are matched by their words, whatever their case, sepa
     expect(written).toContain("shown")
   }, 30_000)
 })
+
+describe("redaction by meaning, not substring", () => {
+  it("a model's token counts are shown (max_tokens, prompt_tokens, maxOutputTokens, token_count); tokens that are credentials are not", () => {
+    for (const count of ["max_tokens", "maxTokens", "max_output_tokens", "maxOutputTokens", "prompt_tokens", "completion_tokens", "total_tokens", "input_tokens", "cached_tokens", "reasoning_tokens", "token_count", "budgetTokens", "tokens_per_second"]) {
+      expect(Redaction.defaultRedactor.isCredentialName(count), count).toBe(false)
+    }
+    for (const secret of ["access_token", "accessToken", "refresh_token", "id_token", "x-api-token", "tokens", "token", "tokenSecret", "max_secret"]) {
+      expect(Redaction.defaultRedactor.isCredentialName(secret), secret).toBe(true)
+    }
+    expect(Redaction.defaultRedactor.bodyText(JSON.stringify({ model: "gpt-4o", max_tokens: 256, access_token: "sk-live-1" }))).toBe(JSON.stringify({ model: "gpt-4o", max_tokens: 256, access_token: "<redacted>" }))
+  })
+})
