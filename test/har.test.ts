@@ -126,6 +126,14 @@ describe("HAR export", () => {
       expect(entry.response.content).not.toHaveProperty("text")
     }
     expect(har.log.entries.map((e) => e.response.status)).toEqual([200, 200, 201, 410])
+    // Imported back, no answer whose body is missing is served as an empty one: each is skipped, saying why.
+    const imported = await Fixture.fromHar(JSON.parse(JSON.stringify(har)))
+    expect(imported.routes).toEqual([])
+    expect(imported.skipped.map((s) => s.reason)).toEqual([0, 1, 2, 3].map((i) => `entries[${i}]: its body was not kept when simnet exported it (export from a network with keepBodies, simnet serve --keep-bodies)`))
+    // So is a browser's entry saved without its content.
+    const [first] = har.log.entries
+    const stripped = { ...first, _simnet: undefined, comment: undefined, response: { ...first!.response, content: { size: 12, mimeType: "text/plain" } } }
+    expect((await Fixture.fromHar({ log: { ...har.log, entries: [stripped] } })).skipped.map((s) => s.reason)).toEqual(["entries[0]: its body is not in the file (content.size 12, no content.text)"])
   })
 
   it("a log restored from a snapshot exports as valid HAR too, each entry saying its bodies are not in the snapshot", async () => {

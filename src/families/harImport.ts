@@ -28,8 +28,8 @@ const BREAK = /[\r\n\0]/
 
 /** A HAR entry as the schema has checked it (the fields read here). */
 interface HarEntry {
-  /** What simnet's own export adds: how the exchange broke, when it did. */
-  readonly _simnet?: { readonly fault?: unknown }
+  /** What simnet's own export adds: how the exchange broke, when it did, and whether its body is in the file. */
+  readonly _simnet?: { readonly fault?: unknown; readonly bodyKept?: unknown }
   readonly request: { readonly method: string; readonly url: string; readonly postData?: { readonly mimeType?: string; readonly text?: string } }
   readonly response: {
     readonly status: number
@@ -124,6 +124,20 @@ const recordedOf = (entry: HarEntry): Recorded | undefined => {
   }
 }
 
+/**
+ * Why an entry's answer cannot be served as it was: its body is not in the file (a HAR saved
+ * without content, or simnet's export of a network that did not keep bodies), which an import
+ * must not turn into an empty answer. Undefined for a fault, a bodiless status, or a body present.
+ */
+const missingBody = (entry: HarEntry, made: Recorded): string | undefined => {
+  if (made.fault !== undefined || made.status === 204 || made.status === 304 || entry.request.method.toUpperCase() === "HEAD") return undefined
+  if (entry.response.content.text !== undefined) return undefined
+  if (entry._simnet?.bodyKept === false) return "its body was not kept when simnet exported it (export from a network with keepBodies, simnet serve --keep-bodies)"
+  const size = (entry.response.content as { readonly size?: unknown }).size
+  if (typeof size === "number" && size > 0) return `its body is not in the file (content.size ${size}, no content.text)`
+  return undefined
+}
+
 /** Why the loader would refuse the routes `recorded` makes, or undefined when it takes them. */
 const loaderReason = (recorded: Recorded, redactor: Redactor): string | undefined => {
   const exit = Effect.runSyncExit(decodeRouteSpecs(fixtureOf([recorded], redactor)))
@@ -155,6 +169,8 @@ export const fromHar = (har: unknown, redactor: Redactor): HarImport => {
     if (invalid !== undefined) return skip(invalid)
     const made = recordedOf(valid)
     if (made === undefined) return skip(`status ${valid.response.status} cannot be served (a blocked or failed request, or an informational answer)`)
+    const missing = missingBody(valid, made)
+    if (missing !== undefined) return skip(missing)
     const refused = loaderReason(made, redactor)
     if (refused !== undefined) return skip(refused)
     recorded.push(made)

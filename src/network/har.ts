@@ -89,6 +89,8 @@ const entryOf = (exchange: LoggedExchange) => {
       ...(record.route === undefined ? {} : { route: record.route.id }),
       ...(record.seed === undefined ? {} : { seed: record.seed }),
       ...(record.fault === undefined ? {} : { fault: record.fault }),
+      // An answer whose body is not in this file: an import must not serve it as an empty body.
+      ...(exchange.kept || record.status === undefined ? {} : { bodyKept: false }),
       ...(record.chaos === undefined ? {} : { chaos: record.chaos })
     }
   }
