@@ -105,9 +105,8 @@ export interface NetworkOptions {
 }
 
 /** Every key `NetworkOptions` has: another one is refused, with the nearest known name. */
-const NetworkOptionKeys = Schema.Struct(Object.fromEntries(
-  ["seed", "routes", "logLimit", "logBytes", "redact", "handlers", "llm", "llmRules", "epoch", "drive", "chaos", "record", "keepBodies", "refusals", "fixture"].map((key) => [key, Schema.optional(Schema.Unknown)])
-))
+const NETWORK_OPTION_KEYS: ReadonlySet<string> = new Set(["seed", "routes", "logLimit", "logBytes", "redact", "handlers", "llm", "llmRules", "epoch", "drive", "chaos", "record", "keepBodies", "refusals", "fixture"])
+const NetworkOptionKeys = Schema.Struct(Object.fromEntries([...NETWORK_OPTION_KEYS].map((key) => [key, Schema.optional(Schema.Unknown)])))
 
 /**
  * `given`, with the fixture it names read and put first (its seed and chaos unless given), after
@@ -115,8 +114,12 @@ const NetworkOptionKeys = Schema.Struct(Object.fromEntries(
  */
 const withFixture = (given: NetworkOptions): Effect.Effect<NetworkOptions, InvalidNetworkOption | FixtureError> =>
   Effect.gen(function*() {
-    const keys = decodeAt(NetworkOptionKeys, given, "", { onExcessProperty: "error" })
-    if (Result.isFailure(keys)) return yield* new InvalidNetworkOption({ option: keys.failure.path || "options", detail: keys.failure.message })
+    // The keys checked by a set first (a network is made per property case); the Schema only
+    // names an unknown one and the nearest known name.
+    if (Object.keys(given).some((key) => !NETWORK_OPTION_KEYS.has(key))) {
+      const keys = decodeAt(NetworkOptionKeys, given, "", { onExcessProperty: "error" })
+      if (Result.isFailure(keys)) return yield* new InvalidNetworkOption({ option: keys.failure.path || "options", detail: keys.failure.message })
+    }
     if (given.fixture === undefined) return given
     if (typeof given.fixture !== "string") return yield* new InvalidNetworkOption({ option: "fixture", detail: "must be the path of a fixture file" })
     const file = yield* loadFixture(given.fixture, { handlers: new Map(Object.entries(given.handlers ?? {})) })
