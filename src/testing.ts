@@ -57,7 +57,7 @@ export class CaseTimedOut extends Data.TaggedError("CaseTimedOut")<{ readonly ti
 const pendingOf = (network: NetworkHandle): Array<string> => [
   ...network.log()
     .filter((record) => record.status === undefined && record.denial === undefined)
-    .map((record) => `${record.method} ${network.network.redactor.url(record.url)}${record.chaos === undefined ? "" : ` (chaos: ${record.chaos.effect})`}${record.fault === undefined ? "" : ` (fault: ${record.fault})`}`),
+    .map((record) => `${record.method} ${record.url}${record.chaos === undefined ? "" : ` (chaos: ${record.chaos.effect})`}${record.fault === undefined ? "" : ` (fault: ${record.fault})`}`),
   ...network.llm.pending.map((call) => `model call ${call.id} waiting for its script or driver`)
 ]
 

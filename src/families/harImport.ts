@@ -34,7 +34,7 @@ interface HarEntry {
   readonly response: {
     readonly status: number
     readonly headers: ReadonlyArray<{ readonly name: string; readonly value: string }>
-    readonly content: { readonly mimeType?: string; readonly text?: string; readonly encoding?: string }
+    readonly content: { readonly size?: number; readonly mimeType?: string; readonly text?: string; readonly encoding?: string }
   }
 }
 
@@ -133,8 +133,8 @@ const missingBody = (entry: HarEntry, made: Recorded): string | undefined => {
   if (made.fault !== undefined || made.status === 204 || made.status === 304 || entry.request.method.toUpperCase() === "HEAD") return undefined
   if (entry.response.content.text !== undefined) return undefined
   if (entry._simnet?.bodyKept === false) return "its body was not kept when simnet exported it (export from a network with keepBodies, simnet serve --keep-bodies)"
-  const size = (entry.response.content as { readonly size?: unknown }).size
-  if (typeof size === "number" && size > 0) return `its body is not in the file (content.size ${size}, no content.text)`
+  const size = entry.response.content.size
+  if (size !== undefined && size > 0) return `its body is not in the file (content.size ${size}, no content.text)`
   return undefined
 }
 

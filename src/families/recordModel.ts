@@ -14,13 +14,10 @@ import { MODEL_APIS, modelApiOf } from "../routes/model/apis.ts"
 import { parseJson } from "../registry/util.ts"
 import { eventData } from "./recorded.ts"
 
-/** A model API record mode reads back: every one simnet speaks. */
-export type RecordedApi = LlmApi
-
 export { modelApiOf }
 
 /** The family a fixture registers to answer recorded calls of `api` at `origin` (its base URL when not the API's default). */
-export const familyFor = (api: RecordedApi, origin: string): Record<string, unknown> => {
+export const familyFor = (api: LlmApi, origin: string): Record<string, unknown> => {
   const wire = MODEL_APIS[api]
   const baseUrl = wire.baseUrlAt(origin)
   return { family: wire.name, ...(baseUrl === undefined ? {} : { baseUrl }) }
@@ -48,7 +45,7 @@ const textOf = (content: unknown): string =>
  * routes read the request when it is replayed (their own reading, so the rule matches then).
  * Undefined when the body is not a request of its API or has no user message.
  */
-const matchOf = (api: RecordedApi, url: string, requestBody: string): Record<string, unknown> | undefined => {
+const matchOf = (api: LlmApi, url: string, requestBody: string): Record<string, unknown> | undefined => {
   const request = makeSimRequest({ method: "POST", url, headers: { "content-type": "application/json" }, body: requestBody })
   const read = MODEL_APIS[api].read(request, request.json())
   if (Result.isFailure(read)) return undefined
@@ -213,7 +210,7 @@ const ANSWERS: { readonly [Api in LlmApi]: (text: string, streamed: boolean) => 
  * this module reads (an error, an unexpected shape): the call is then recorded as plain HTTP.
  */
 export const ruleOf = (
-  api: RecordedApi,
+  api: LlmApi,
   url: string,
   requestBody: string | undefined,
   status: number,

@@ -168,11 +168,8 @@ const makeMaterial = (files: { readonly cert: string; readonly key: string }): C
  * a server that makes its CA at the first `CONNECT`, this is the start-up check.
  */
 export const checkCa = (dir: string): void => {
-  const files = caFiles(dir)
   if (existsSync(dir)) {
-    const problem = directoryProblem(dir)
-    if (problem !== undefined) throw new CaProblem(problem)
-    if (existsSync(files.cert) || existsSync(files.key)) readMaterial(files)
+    existingMaterial(dir)
     return
   }
   // Made later: its nearest existing ancestor must be a directory.
@@ -205,10 +202,15 @@ const SIGNING_AT_ONCE = 4
 export const loadCa = (dir: string): CertificateAuthority => {
   const files = caFiles(dir)
   if (!existsSync(dir)) makeDirectory(dir, 0o700)
+  return authorityOf(files.cert, existingMaterial(dir) ?? makeMaterial(files))
+}
+
+/** The CA an existing directory holds, checked (`checkCa`), or undefined when it holds none; a `CaProblem` when either cannot be used. */
+const existingMaterial = (dir: string): CaMaterial | undefined => {
   const problem = directoryProblem(dir)
   if (problem !== undefined) throw new CaProblem(problem)
-  const material = existsSync(files.cert) || existsSync(files.key) ? readMaterial(files) : makeMaterial(files)
-  return authorityOf(files.cert, material)
+  const files = caFiles(dir)
+  return existsSync(files.cert) || existsSync(files.key) ? readMaterial(files) : undefined
 }
 
 const authorityOf = (certFile: string, { certPem, key }: CaMaterial): CertificateAuthority => {
