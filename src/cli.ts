@@ -277,7 +277,7 @@ const serve = Command.make(
         yield* Console.log(printable(`  example:  ${base}/api.openai.com/v1`))
         yield* control.announce(base)
       })
-      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, control.routes, { report: control.report, watched: control.watched, handovers: control.handovers, bodyLimit, caDir: Option.getOrUndefined(config.caDir) })))).pipe(
+      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, control.routes, { watch: control.watch, bodyLimit, caDir: Option.getOrUndefined(config.caDir) })))).pipe(
         Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
       )
     }).pipe(Effect.scoped)
@@ -323,7 +323,7 @@ const run = Command.make(
       const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`) })
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))
       const authority = yield* caIn(caDir)
-      const served = yield* Layer.build(serveLayer(network, 0, control.routes, { report: control.report, watched: control.watched, handovers: control.handovers, caDir }))
+      const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, caDir }))
       const address = Context.get(served, HttpServer.HttpServer).address
       const proxyUrl = HttpServer.formatAddress(address)
       const code = yield* runChild(command, args, proxyEnv(proxyUrl, authority.certFile, { proxyLoopback: config.proxyLoopback })).pipe(
@@ -381,7 +381,7 @@ const show = Command.make(
         yield* Console.log(printable(`  error:     ${String(failure.error ?? "").split("\n")[0]}`))
         yield* Console.log(printable(`  inspector: ${base}${INSPECTOR_PATH}`))
       })
-      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, Layer.merge(page.layer, readOnly), { watched: page.watching })))).pipe(
+      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, Layer.merge(page.layer, readOnly), { watch: [page.watch] })))).pipe(
         Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
       )
     }).pipe(Effect.scoped)

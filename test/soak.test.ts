@@ -34,7 +34,7 @@ describe("a soak of 100 000 requests", () => {
     }))
     const scope = Effect.runSync(Scope.make())
     const control = await Effect.runPromise(Scope.provide(controlRuntime(network, { quiet: true }), scope))
-    const layer = serveLayer(network, 0, control.routes, { report: control.report, watched: control.watched, handovers: control.handovers })
+    const layer = serveLayer(network, 0, control.routes, { watch: control.watch })
     const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
     const server = Effect.runSync(Effect.provide(Effect.service(HttpServer.HttpServer), Layer.succeedContext(context)))
     const port = (server.address as { port: number }).port

@@ -28,7 +28,6 @@
 import { randomBytes } from "node:crypto"
 import { Clock, Effect, Layer, Queue, Schedule, Stream } from "effect"
 import * as Sse from "effect/encoding/Sse"
-import * as HttpBody from "effect/http/HttpBody"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -40,7 +39,7 @@ import { behind, local, refuse } from "./guard.ts"
 import { Feed, type FedNetwork, type LogRecord, type Refusal } from "./inspector/feed.ts"
 import { inspectorPage } from "./inspector/page.ts"
 import { viewOf, type ViewedNetwork } from "./inspector/state.ts"
-import { type Handovers, targetUrl } from "./handover.ts"
+import type { DoorWatch } from "./serve/door.ts"
 
 /**
  * The path of the inspector's page.
@@ -99,51 +98,23 @@ const TICKET_MS = 30_000
 const localOnly = <E, R>(handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   behind(local, handler)
 
-/** The body of a refusal the server answered with (its 502 JSON), if this response is one. */
-const refusalOf = (response: HttpServerResponse.HttpServerResponse): Refusal | undefined => {
-  if (response.status !== 502 || response.body._tag !== "Uint8Array") return undefined
-  try {
-    const json = JSON.parse(new TextDecoder().decode(response.body.body)) as { error?: { tag?: unknown; message?: unknown; candidates?: unknown } }
-    const error = json.error
-    if (typeof error?.tag !== "string") return undefined
-    return {
-      tag: error.tag,
-      message: typeof error.message === "string" ? error.message : "",
-      candidates: Array.isArray(error.candidates) ? error.candidates : undefined
-    }
-  } catch {
-    return undefined
+/**
+ * Tells the feed, while a page listens, how long each request for the network took and why a
+ * refused one was refused (the server's Node door says so with the request).
+ */
+const watchRequests = (feed: Feed): DoorWatch => (request) => {
+  if (!feed.active || request.url === undefined || !URL.canParse(request.url)) return undefined
+  const started = performance.now()
+  const observation = feed.observe(request.method, new URL(request.url).href)
+  const since = () => Math.round((performance.now() - started) * 10) / 10
+  return {
+    head: (status, refusal) => {
+      const shown: Refusal | undefined = refusal === undefined ? undefined : { tag: refusal.tag, message: refusal.message, candidates: "candidates" in refusal ? refusal.candidates : undefined }
+      Effect.runFork(feed.started(observation, status, since(), shown))
+    },
+    end: () => feed.ended(observation, since())
   }
 }
-
-const elapsed = (started: bigint) => Effect.map(Clock.currentTimeNanos, (now) => Math.round(Number(now - started) / 100_000) / 10)
-
-/**
- * A router middleware that tells the feed, while a page listens, how long each forwarded request
- * took and what the server answered a refused one.
- */
-const observeRequests = (feed: Feed, handovers: Handovers | undefined): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
-  HttpRouter.use((router) =>
-    router.addGlobalMiddleware((effect) =>
-      Effect.gen(function*() {
-        if (!feed.active) return yield* effect
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const target = request.url.startsWith(CONTROL_BASE) ? undefined : handovers?.targetOf(request.source as object, request.url) ?? targetUrl(request.url)
-        if (target === undefined || !URL.canParse(target)) return yield* effect
-        const started = yield* Clock.currentTimeNanos
-        const observation = feed.observe(request.method, new URL(target).href)
-        const response = yield* effect
-        const ttfb = yield* elapsed(started)
-        yield* feed.started(observation, response.status, ttfb, refusalOf(response))
-        const body = response.body
-        if (body._tag !== "Stream") {
-          feed.ended(observation, ttfb)
-          return response
-        }
-        const stream = Stream.ensuring(body.stream, Effect.flatMap(elapsed(started), (ms) => Effect.sync(() => feed.ended(observation, ms))))
-        return HttpServerResponse.setBody(response, HttpBody.stream(stream, body.contentType, body.contentLength))
-      })
-    ))
 
 /** One-use tickets for the page's driver socket. */
 class Tickets {
@@ -177,13 +148,13 @@ export const inspectorRoutes = (network: InspectedNetwork, options: ControlOptio
   inspector(network, options).layer
 
 /**
- * The inspector's routes (as `inspectorRoutes`) and `watching`: whether a page listens now, and so
- * whether the server must send every forwarded request through the router for the middleware to
- * time it.
+ * The inspector's routes (as `inspectorRoutes`) and `watch`, which times the requests for the
+ * network while a page listens (give it to `serveLayer`).
  */
-export const inspector = (network: InspectedNetwork, options: ControlOptions = {}, handovers?: Handovers): {
+export const inspector = (network: InspectedNetwork, options: ControlOptions = {}): {
   readonly layer: Layer.Layer<never, never, HttpRouter.HttpRouter>
-  readonly watching: () => boolean
+  /** Told by the server's Node door of each request for the network, timed while a page listens. */
+  readonly watch: DoorWatch
 } => {
   const feed = new Feed(network)
   const tickets = new Tickets()
@@ -244,7 +215,6 @@ export const inspector = (network: InspectedNetwork, options: ControlOptions = {
     refuse(404, "UnknownRequest", `no request ${seq === undefined ? "with that number" : seq} is kept in the log`, "seq")
 
   const layer = Layer.mergeAll(
-    observeRequests(feed, handovers),
     Layer.effectDiscard(Effect.forkScoped(feeding)),
     HttpRouter.add("GET", INSPECTOR_PATH as `/${string}`, localOnly(() =>
       Effect.succeed(HttpServerResponse.text(page.html, {
@@ -290,5 +260,5 @@ export const inspector = (network: InspectedNetwork, options: ControlOptions = {
               ))
       })))
   )
-  return { layer, watching: () => feed.active }
+  return { layer, watch: watchRequests(feed) }
 }

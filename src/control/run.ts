@@ -6,9 +6,8 @@ import { Console, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import { CONTROL_BASE, controlRoutes, type ControlledNetwork } from "./endpoint.ts"
-import { Handovers } from "./handover.ts"
 import { INSPECTOR_PATH, inspector, type InspectedNetwork } from "./inspector.ts"
-import type { LaneReport } from "./serve/lane.ts"
+import type { DoorWatch } from "./serve/door.ts"
 import { controlLine, reportRequests, requestLine, traceFile, type ReportedNetwork } from "./trace.ts"
 import { printable } from "../registry/util.ts"
 
@@ -24,7 +23,7 @@ export interface ControlRuntimeOptions {
 
 /**
  * Opens the trace (for the life of the scope, its start line written) and returns the router
- * layers to mount beside the network, the report of the requests the lane answers, and the lines
+ * layers to mount beside the network, the watchers of the requests for the network, and the lines
  * that announce the control URLs.
  */
 export const controlRuntime = (
@@ -32,12 +31,8 @@ export const controlRuntime = (
   options: ControlRuntimeOptions
 ): Effect.Effect<{
   readonly routes: Layer.Layer<never, never, HttpRouter.HttpRouter>
-  /** Told of the requests the server's lane answers before the router (see `serveLayer`). */
-  readonly report: LaneReport | undefined
-  /** Whether an inspector page listens: the lane then leaves every request to the router, whose middleware times it. */
-  readonly watched: () => boolean
-  /** The table the server's lane hands requests to its router through, shared with the reporter: give it to `serveLayer`. */
-  readonly handovers: Handovers
+  /** Told by the server's Node door of each request for the network (the trace, the line, the inspector): give it to `serveLayer`. */
+  readonly watch: ReadonlyArray<DoorWatch>
   readonly announce: (base: string) => Effect.Effect<void>
 }, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -45,19 +40,16 @@ export const controlRuntime = (
     if (trace !== undefined) trace.write({ type: "start", seed: network.seed, state: yield* network.state })
     const print = options.quiet === true ? undefined : options.out ?? ((line: string) => void process.stdout.write(`${line}\n`))
     const control = controlRoutes(network, { onChange: trace === undefined ? undefined : (event) => trace.write(controlLine(event)) })
-    const handovers = new Handovers()
     const reporting = trace === undefined && print === undefined
       ? undefined
       : reportRequests(network, (line) => {
         trace?.write(line)
         print?.(printable(requestLine(line)))
-      }, { bodies: trace !== undefined, handovers })
-    const page = inspector(network, {}, handovers)
+      }, { bodies: trace !== undefined })
+    const page = inspector(network, {})
     return {
       routes: Layer.mergeAll(control, reporting?.layer ?? Layer.empty, page.layer),
-      report: reporting?.lane,
-      watched: page.watching,
-      handovers,
+      watch: reporting === undefined ? [page.watch] : [reporting.watch, page.watch],
       announce: (base: string) =>
         Effect.gen(function*() {
           yield* Console.log(`  control:  ${base}${CONTROL_BASE}/   (reset, network/register, network/routes, network/log, llm/enqueue, llm/rules, llm/pending, snapshot)`)

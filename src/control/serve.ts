@@ -1,9 +1,9 @@
 /**
  * `simnet serve`: a loopback HTTP server that answers from a simulated network. A request to
  * `http://127.0.0.1:PORT/HOST/PATH?QUERY` is dispatched as `https://HOST/PATH?QUERY` through the
- * network's own `HttpClient`, so an SDK's base URL becomes `http://127.0.0.1:PORT/api.openai.com/v1`.
- * It binds 127.0.0.1 only, and is built on `effect/http`'s router so that the control endpoint can
- * mount beside it.
+ * network's Node door (`serve/door.ts`), so an SDK's base URL becomes
+ * `http://127.0.0.1:PORT/api.openai.com/v1`. It binds 127.0.0.1 only; the control endpoint and
+ * the inspector mount beside it on `effect/http`'s router.
  *
  * The same port is a forward proxy (`serve/proxy.ts`): absolute-form requests and `CONNECT`
  * tunnels (TLS terminated by a local CA) reach the same routes, so a process that only honours
@@ -19,26 +19,19 @@
  * waiting for them.
  */
 import * as http from "node:http"
+import type { Duplex } from "node:stream"
 import { Effect, Layer } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import type { SimulationNetworkApi } from "../network/network.ts"
+import { engineOf, type SimulationNetworkApi } from "../network/network.ts"
 import { CONTROL_BASE } from "./endpoint.ts"
-import { Handovers } from "./handover.ts"
-import { forward } from "./serve/forward.ts"
 import { caDirectory, type CertificateAuthority, loadCa } from "./serve/ca.ts"
-import { LaneServer, makeLane, type LaneReport } from "./serve/lane.ts"
-import { makeProxy } from "./serve/proxy.ts"
+import { type DoorWatch, makeNodeDoor, type NodeDoor, upgradeResponse } from "./serve/door.ts"
+import { makeProxy, type Proxy } from "./serve/proxy.ts"
+import { targetUrl } from "./target.ts"
 
-export { DEFAULT_BODY_LIMIT, forward } from "./serve/forward.ts"
-export type { LaneReport } from "./serve/lane.ts"
-
-/**
- * The router layer of `simnet serve`: every path not claimed by a more specific route (such as
- * the control endpoint) is forwarded into the network.
- */
-export const networkRoutes = (network: SimulationNetworkApi, handovers: Handovers, bodyLimit?: number) =>
-  HttpRouter.add("*", "/*", forward(network, handovers, bodyLimit))
+export { DEFAULT_BODY_LIMIT } from "./serve/door.ts"
+export type { DoorRequest, DoorWatch, RefusalShown, Watcher } from "./serve/door.ts"
 
 /**
  * Stops the server at once when its scope closes: no new connections, and every open one is
@@ -56,18 +49,14 @@ const stopAtOnce = (server: http.Server) =>
 
 /**
  * Options of `serveLayer`: `routerPrefix`, the path under which every mounted route lives (the
- * lane leaves those paths to the router; default `CONTROL_BASE`), and `report`, told
- * of each request the lane answered (the router's middleware sees the others), and `watched`.
+ * door leaves those paths to the router; default `CONTROL_BASE`), `watch` (told of every request
+ * for the network: the trace, the stdout line, the inspector) and `bodyLimit`.
  */
 export interface ServeOptions {
   readonly routerPrefix?: string | undefined
-  readonly report?: LaneReport | undefined
-  /** While this answers true (an inspector page listens), the lane leaves every request to the router. */
-  readonly watched?: (() => boolean) | undefined
+  readonly watch?: ReadonlyArray<DoorWatch> | undefined
   /** The largest request body taken on a network path, in bytes (default `DEFAULT_BODY_LIMIT`); 413 past it. */
   readonly bodyLimit?: number | undefined
-  /** The table the lane hands requests to the router through; give the reporter's (`controlRuntime`) to share it. */
-  readonly handovers?: Handovers | undefined
   /**
    * Where the proxy's local CA lives (see `serve/ca.ts`; default: `SIMNET_CA_DIR`, else the
    * user's config directory). It is made there at the first `CONNECT`, not before.
@@ -76,9 +65,45 @@ export interface ServeOptions {
 }
 
 /**
+ * A Node server whose requests for the network go through the Node door; the router (mounted by
+ * the platform on the same server) sees only the paths under `prefix`. The proxy takes
+ * `CONNECT`s and names the target of requests in proxy form or inside its tunnels.
+ */
+class DoorServer extends http.Server {
+  readonly door: NodeDoor
+  readonly prefix: string
+  readonly proxy: Proxy
+  constructor(door: NodeDoor, prefix: string, proxy: Proxy) {
+    super()
+    this.door = door
+    this.prefix = prefix
+    this.proxy = proxy
+    // Node destroys a CONNECT's socket when the server has no `connect` listener; `emit` answers it.
+    this.on("connect", () => {})
+  }
+
+  override emit(event: string | symbol, ...args: Array<any>): boolean {
+    if (event === "connect") {
+      this.proxy.connect(args[0], args[1], args[2])
+      return true
+    }
+    if (event === "request" || event === "upgrade") {
+      const req = args[0] as http.IncomingMessage
+      const proxied = this.proxy.targetOf(req)
+      const path = req.url ?? "/"
+      if (proxied === undefined && path.startsWith(this.prefix)) return super.emit(event, ...args)
+      const res = event === "request" ? args[1] as http.ServerResponse : upgradeResponse(req, args[1] as Duplex)
+      this.door(req, res, proxied ?? targetUrl(path))
+      return true
+    }
+    return super.emit(event as string, ...args)
+  }
+}
+
+/**
  * A layer serving the network on 127.0.0.1 at `port` (0 for any free port), with `routes` (more
  * router layers, such as the control endpoint) mounted beside the network. Closing its scope
- * returns promptly whatever is in flight.
+ * returns promptly whatever is in flight. The network must be one `SimulationNetwork` made.
  */
 export const serveLayer = (
   network: SimulationNetworkApi,
@@ -87,13 +112,14 @@ export const serveLayer = (
   options: ServeOptions = {}
 ) =>
   Layer.unwrap(Effect.sync(() => {
-    const handovers = options.handovers ?? new Handovers()
+    const engine = engineOf(network)
+    if (engine === undefined) throw new TypeError("simnet serve: the network was not made by SimulationNetwork")
     let ca: CertificateAuthority | undefined
     const authority = () => (ca ??= loadCa(caDirectory(options.caDir)))
-    const lane = makeLane(network, handovers, options.routerPrefix ?? CONTROL_BASE, options.report, options.watched)
-    const server: LaneServer = new LaneServer(lane, makeProxy(handovers, authority, (socket) => server.emit("connection", socket)))
+    const door = makeNodeDoor(engine, { bodyLimit: options.bodyLimit, watch: options.watch })
+    const server: DoorServer = new DoorServer(door, options.routerPrefix ?? CONTROL_BASE, makeProxy(authority, (socket) => server.emit("connection", socket)))
     return stopAtOnce(server).pipe(
-      Layer.provideMerge(HttpRouter.serve(Layer.mergeAll(networkRoutes(network, handovers, options.bodyLimit), routes), { disableLogger: true, disableListenLog: true })),
+      Layer.provideMerge(HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true })),
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host: "127.0.0.1", gracefulShutdownTimeout: 0 }))
     )
   }))

@@ -8,7 +8,7 @@
  * `replay.ts` reads a trace back and sends it to a fresh server.
  */
 import * as fs from "node:fs"
-import { Clock, Effect, Layer, Stream } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Redaction from "../registry/redact.ts"
@@ -18,8 +18,7 @@ import type { RequestReport, TracedBody } from "./replay.ts"
 export type { ReplayStep, RequestReport, TraceReplay, TracedBody } from "./replay.ts"
 export { replayOver, replayTrace } from "./replay.ts"
 import { CONTROL_BASE } from "./service.ts"
-import { type Handovers, targetUrl } from "./handover.ts"
-import type { LaneReport } from "./serve/lane.ts"
+import type { DoorWatch } from "./serve/door.ts"
 
 /** A record of the network's log, as the reporter reads it. */
 interface LoggedRequest {
@@ -59,28 +58,6 @@ export const traceBody = (bytes: Uint8Array, redactor: Redaction.Redactor, trunc
 }
 
 /**
- * The request as the handlers see it, its body copied (up to the limit) as it is read, so the
- * trace holds what the network was sent without reading it twice.
- */
-const tapped = (request: HttpServerRequest.HttpServerRequest, redactor: Redaction.Redactor) => {
-  const chunks: Array<Uint8Array> = []
-  let size = 0
-  let truncated = false
-  const view: HttpServerRequest.HttpServerRequest = Object.create(request, {
-    stream: {
-      get: () =>
-        Stream.map(request.stream, (chunk) => {
-          if (size + chunk.length <= TRACED_BODY_LIMIT) chunks.push(chunk)
-          else truncated = true
-          size += chunk.length
-          return chunk
-        })
-    }
-  })
-  return { view, body: () => (size === 0 ? undefined : traceBody(Buffer.concat(chunks), redactor, truncated)) }
-}
-
-/**
  * A sink of trace lines: a file opened for the life of the scope, written line by line in order.
  */
 export const traceFile = (file: string) =>
@@ -101,20 +78,19 @@ export const controlLine = (event: ControlEvent) => ({ ...event, type: `control.
  * Reports every request once its response starts: `report` receives the request's method, the
  * URL it was dispatched to, the network route (from the network's log) and the status; with
  * `bodies`, also its headers and body for a replay. `layer` is a router middleware that sees the
- * requests the router answers; `lane` is told of those `simnet serve`'s lane answered before the
- * router (requests with no body, so no body to copy).
+ * control requests; `watch` is told of the requests for the network by the server's Node door.
  */
 export const reportRequests = (
   network: ReportedNetwork,
   report: (line: RequestReport) => void,
-  options: { readonly bodies?: boolean; readonly handovers?: Handovers | undefined } = {}
-): { readonly layer: Layer.Layer<never, never, HttpRouter.HttpRouter>; readonly lane: LaneReport } => {
+  options: { readonly bodies?: boolean } = {}
+): { readonly layer: Layer.Layer<never, never, HttpRouter.HttpRouter>; readonly watch: DoorWatch } => {
   const claimed = new Set<number>()
   /** The line of one request; `before` is the network's request count before it was dispatched. */
-  const emit = (method: string, path: string, target: string | undefined, status: number, ms: number, before: number, body: (() => TracedBody | undefined) | undefined) => {
-    const control = path.startsWith(CONTROL_BASE)
+  const emit = (method: string, path: string, target: string | undefined, status: number, ms: number, before: number, body: TracedBody | undefined) => {
+    const control = target === undefined && path.startsWith(CONTROL_BASE)
     // The log shows URLs through the network's redactor.
-    const shown = control || target === undefined ? undefined : network.redactor.url(target)
+    const shown = target === undefined ? undefined : network.redactor.url(target)
     let record: LoggedRequest | undefined
     if (shown !== undefined) {
       record = Effect.runSync(network.logSince(before)).find((r) => !claimed.has(r.seq) && r.method === method && r.url === shown)
@@ -133,7 +109,7 @@ export const reportRequests = (
       outcome: record?.fault ?? record?.denial ?? (status >= 400 ? "refused" : "answered"),
       ...(record?.chaos === undefined ? {} : { chaos: record.chaos }),
       ms,
-      ...(options.bodies === true && !control ? { headers: record?.headers ?? {}, body: body?.() } : {})
+      ...(options.bodies === true && !control ? { headers: record?.headers ?? {}, body } : {})
     })
   }
   const layer = HttpRouter.use((router) =>
@@ -141,18 +117,25 @@ export const reportRequests = (
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const started = yield* Clock.currentTimeMillis
-        const before = options.handovers?.requestsBefore(request.source) ?? (yield* network.counters).requests
-        const control = request.url.startsWith(CONTROL_BASE)
-        const copy = options.bodies === true && !control ? tapped(request, network.redactor) : undefined
-        const response = yield* (copy === undefined ? effect : Effect.provideService(effect, HttpServerRequest.HttpServerRequest, copy.view))
-        const ms = (yield* Clock.currentTimeMillis) - started
-        emit(request.method, request.url, control ? undefined : options.handovers?.targetOf(request.source as object, request.url) ?? targetUrl(request.url), response.status, ms, before, copy?.body)
+        const response = yield* effect
+        emit(request.method, request.url, undefined, response.status, (yield* Clock.currentTimeMillis) - started, 0, undefined)
         return response
       })
     ))
-  const lane: LaneReport = (request, status, startedMs, before) =>
-    emit(request.method, request.path, request.url, status, Date.now() - startedMs, before, undefined)
-  return { layer, lane }
+  const watch: DoorWatch = (request) => {
+    const started = Date.now()
+    const before = request.url === undefined ? 0 : Effect.runSync(network.counters).requests
+    return {
+      head: (status) => {
+        const body = options.bodies === true && request.body !== undefined && request.body.byteLength > 0
+          ? traceBody(request.body.byteLength > TRACED_BODY_LIMIT ? request.body.subarray(0, TRACED_BODY_LIMIT) : request.body, network.redactor, request.body.byteLength > TRACED_BODY_LIMIT)
+          : undefined
+        emit(request.method, request.path, request.url, status, Date.now() - started, before, body)
+      },
+      end: () => {}
+    }
+  }
+  return { layer, watch }
 }
 
 /**

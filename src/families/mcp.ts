@@ -2,11 +2,12 @@
  * MCP route families: the remote servers of an app's MCP configuration, and the hosted search
  * endpoint coding agents call for web and code search.
  */
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { RouteFailed } from "../SimnetError.ts"
 import type { McpServerDefinition } from "../routes/mcp/definitions.ts"
 import { hashString, make, matchNothing, type Route, withFields } from "../routes/mcp/floor.ts"
 import { mcpRoute } from "../routes/mcp/route.ts"
+import { refused } from "../registry/answer.ts"
 
 /** One entry of an opencode-style `mcp` configuration. */
 export type McpConfigEntry =
@@ -46,7 +47,7 @@ export type McpConfigRoutes = ReadonlyArray<Route> & { readonly notSimulated: Re
 const notSimulatedRoute = (entry: NotSimulated, shown: string): Route => {
   const failed = new RouteFailed({ route: `mcp:${entry.name}`, message: entry.message })
   const route = make("mcp", { url: () => false }, {
-    respond: () => Effect.fail(failed),
+    answer: () => refused(failed),
     describe: { server: entry.name, mode: "not simulated", simulated: false, reason: entry.reason, message: entry.message }
   }, { id: `mcp:${entry.name}`, source: "mcpFromConfig" })
   return withFields(route, { matcher: matchNothing(`(not simulated: ${entry.reason}) ${shown}`) })

@@ -5,6 +5,7 @@
  * (`openapi/operation.ts`): request validation, `Prefer`, content negotiation, examples,
  * generated bodies and headers.
  */
+import { fromResponse, refused as refusedAnswer } from "../registry/answer.ts"
 import { Effect, Result } from "effect"
 import type { Route } from "../registry/route.ts"
 import { isJsonObject } from "../registry/util.ts"
@@ -214,8 +215,10 @@ const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Resul
       const body = (seed: number): Result.Result<string, RegenerateError> =>
         compiled === undefined ? Result.fail(refused === undefined ? notReady() : new RouteFailed({ route: label, message: refused })) : compiled.body(seed)
       routes.push(make("openapi", `${method.toUpperCase()} ${base}${pattern}`, {
-        respond: (request, context) => Effect.suspend(() => Effect.fromResult(answerAtOnce(request, context))),
-        respondDirect: answerAtOnce,
+        answer: (request, context) => {
+          const answered = answerAtOnce(request, context)
+          return Result.isFailure(answered) ? refusedAnswer(answered.failure) : fromResponse(answered.success)
+        },
         prepare: Effect.flatMap(Effect.zip(dereferenced, engine), ([ready, { compileOperation, notServed }]) =>
           Effect.sync(() => {
             if (compiled !== undefined || refusal !== undefined) return

@@ -6,7 +6,7 @@
  * `passthrough HOST`). Without it nothing is ever forwarded.
  */
 import { Effect } from "effect"
-import type { Route } from "../registry/route.ts"
+import { answerWith, type Route } from "../registry/route.ts"
 import { make } from "../routes/make.ts"
 import { forward, rebased } from "../routes/loopback.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
@@ -33,9 +33,7 @@ export const passthrough = (hosts: ReadonlyArray<string>, upstream: Readonly<Rec
       "passthrough",
       { url: (url: URL) => host === "*" || url.host === host },
       {
-        respond: (request) => {
-          return forward(request, base === undefined ? request.url : rebased(request.url, base), id, "passthrough")
-        },
+        answer: answerWith((request) => forward(request, base === undefined ? request.url : rebased(request.url, base), id, "passthrough")),
         ...(refused === undefined ? {} : { prepare: Effect.fail(refused) }),
         describe: { passthrough: host, ...(target === undefined ? {} : { upstream: target }) }
       },

@@ -17,7 +17,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { Effect } from "effect"
 import { writeFileAtomic } from "../registry/files.ts"
 import type { Redactor } from "../registry/redact.ts"
-import type { Route } from "../registry/route.ts"
+import { answerWith, type Route } from "../registry/route.ts"
 import type { SimRequest } from "../registry/request.ts"
 import { createHash, depthExceeds, MAX_JSON_DEPTH, parseJson } from "../registry/util.ts"
 import { make } from "../routes/make.ts"
@@ -116,7 +116,7 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
     "record",
     { url: () => true },
     {
-      respond: (request) => {
+      answer: answerWith((request) => {
         const base = upstream[request.url.host]
         const target = base === undefined ? request.url : rebased(request.url, new URL(base))
         const started = performance.now()
@@ -148,7 +148,7 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
           }, { highWaterMark: 0 })
           return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
         })
-      },
+      }),
       describe: { record: "what no route answers is forwarded and recorded" }
     },
     { id: "record", priority: -2_000_000_000, source: "record" }

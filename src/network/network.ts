@@ -5,13 +5,11 @@
  */
 import { Context, Effect, Option, Result, Schema } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
-import * as HttpClientRequest from "effect/http/HttpClientRequest"
-import type * as HttpMethod from "effect/http/HttpMethod"
 import { McpServers, type McpServersApi } from "../routes/mcp/state.ts"
 import { SimulatedProvider, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
 import { under } from "../provider/validate.ts"
 import { makeFetch } from "../registry/fetch.ts"
-import { type AtOnce, makeHttpDoor, type ServerDoor, ServerDoorKey } from "../registry/httpClient.ts"
+import { makeHttpClient } from "../registry/httpClient.ts"
 import { Chaos, type ChaosOptions } from "../registry/chaos.ts"
 import type * as Record_ from "../families/record.ts"
 import { Network, type RouteInfo } from "../registry/network.ts"
@@ -223,10 +221,10 @@ export interface SimulationNetworkApi {
   /** How this network shows requests (credentials redacted, lengths bounded): for servers that echo a request. */
   readonly redactor: Redactor
   /**
-   * Internal: the way in for a server in front of this network (`simnet serve`'s lane), owned by
-   * the instance; read through `answerAtOnce`. A network not made by `make` has none.
+   * Internal: the engine, for the doors simnet builds in front of a network (`simnet serve`'s
+   * Node door), read through `engineOf`. A network not made by `make` has none.
    */
-  readonly [ServerDoorKey]?: ServerDoor | undefined
+  readonly [EngineKey]?: Network | undefined
 }
 
 const pathsFor = (routes: ReadonlyArray<Route>, batch: boolean): ReadonlyArray<string> =>
@@ -304,7 +302,6 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
     const addRules = rules.length === 0 ? Effect.void : Effect.asVoid(under(SimulatedProviderApi.addRules(llm, rules), "llmRules"))
     const registerInitial = Effect.andThen(register(initial), Effect.andThen(under(SimulatedProviderApi.enqueueAll(llm, scripts), "llm"), addRules))
     yield* registerInitial
-    const door = makeHttpDoor(network)
     const api: SimulationNetworkApi = {
       get seed() {
         return network.runSeed
@@ -349,24 +346,15 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
       llm,
       mcp,
       fetch: makeFetch(network, { refusals: decoded.success.refusals }),
-      httpClient: door.client,
+      httpClient: makeHttpClient(network),
       redactor: network.redactor,
-      [ServerDoorKey]: door.atOnce
+      [EngineKey]: network
     }
     return api
   })
 
-/**
- * For a server in front of a network (`simnet serve`): dispatches a request that has no body at
- * once and returns the answer when the network held it whole, or else the request to execute
- * through `network.httpClient` (dispatched already, when it was dispatched: executing it picks
- * that up). A network not made by `make` hands every request over undispatched.
- */
-export const answerAtOnce = (network: SimulationNetworkApi, method: string, url: URL, headers: Readonly<Record<string, string>>): AtOnce => {
-  const door = network[ServerDoorKey]
-  return door !== undefined
-    ? door(method, url, headers)
-    : { _tag: "HandedOver", request: HttpClientRequest.make(method as HttpMethod.HttpMethod)(url, { headers }) }
-}
+/** The key of a network instance's engine: no part of its public API (`engineOf` reads it). */
+export const EngineKey: unique symbol = Symbol.for("simnet/Engine")
 
-
+/** The engine of a network made by `make`, for a door in front of it; undefined for any other. */
+export const engineOf = (network: SimulationNetworkApi): Network | undefined => network[EngineKey]

@@ -15,6 +15,8 @@
  *   range, on the network's clock.
  */
 import { Duration, Effect } from "effect"
+import { type Answer, pending, type Settled, streamed, toResponse, whole } from "./answer.ts"
+import type { SimnetError } from "../SimnetError.ts"
 import { cut, malformedAnswer, resetAnswer } from "./faultAnswer.ts"
 import { avalanche, hashString } from "./seed.ts"
 
@@ -93,28 +95,26 @@ export const cutAfter = (runSeed: number, identity: string, key: string, occurre
  */
 export const chaosAnswer = (
   hit: ChaosHit,
-  own: () => Effect.Effect<Response, any>,
+  own: () => Effect.Effect<Settled, SimnetError>,
   cutBytes: () => number
-):
-  | { readonly _tag: "Response"; readonly response: Response; readonly fault?: undefined }
-  | { readonly _tag: "Effect"; readonly effect: Effect.Effect<Response, any>; readonly fault: "reset" | "timeout" | "malformed" | undefined } => {
+): { readonly answer: Answer; readonly fault: "reset" | "timeout" | "malformed" | undefined } => {
   switch (hit.effect) {
     case "timeout":
-      return { _tag: "Effect", effect: Effect.never, fault: "timeout" }
+      return { answer: pending(Effect.never), fault: "timeout" }
     case "reset":
-      return { _tag: "Effect", effect: Effect.sync(resetAnswer), fault: "reset" }
+      return { answer: streamed(resetAnswer()), fault: "reset" }
     case "malformed":
-      return { _tag: "Effect", effect: Effect.sync(malformedAnswer), fault: "malformed" }
+      return { answer: streamed(malformedAnswer()), fault: "malformed" }
     case "streamCut": {
       const bytes = cutBytes()
-      return { _tag: "Effect", effect: Effect.map(own(), (response) => cut(response, bytes)), fault: "reset" }
+      return { answer: pending(Effect.map(own(), (answer) => streamed(cut(toResponse(answer), bytes)))), fault: "reset" }
     }
     case "status": {
       const body = JSON.stringify({ error: { type: "simnet_chaos", code: hit.status, message: `simnet chaos: ${hit.status} instead of the route's answer` } })
       const headers: Record<string, string> = { "content-type": "application/json", ...(hit.status === 429 ? { "retry-after": "1" } : {}) }
-      return { _tag: "Response", response: new Response(body, { status: hit.status, headers }) }
+      return { answer: whole(hit.status, headers, body), fault: undefined }
     }
     case "latency":
-      return { _tag: "Effect", effect: Effect.andThen(Effect.sleep(Duration.millis(hit.ms)), own()), fault: undefined }
+      return { answer: pending(Effect.andThen(Effect.sleep(Duration.millis(hit.ms)), own())), fault: undefined }
   }
 }

@@ -3,7 +3,8 @@
  * `SimRequest`, dispatches it, and reports denials as undici's `fetch` does
  * (`TypeError("fetch failed")` whose `cause` is the typed error).
  */
-import { Effect } from "effect"
+import type { Settled } from "./answer.ts"
+import { wholeResponse } from "./heldResponse.ts"
 import { isSimnetError, type SimnetError } from "../SimnetError.ts"
 import type { Network } from "./network.ts"
 import { bounded } from "./redact.ts"
@@ -86,17 +87,6 @@ const awaitBody = <A>(read: Promise<A>, signal: AbortSignal | null | undefined):
   })
 }
 
-/**
- * A route's promised answer as `fetch` resolves it: the response made abortable, a rejection as
- * `TypeError("fetch failed")`, and an abort while it is pending (the network rejects the promise
- * at once) as the abort reason.
- */
-const untilAnswered = (promise: Promise<Response>, signal: AbortSignal | undefined): Promise<Response> =>
-  promise.then((response) => abortableResponse(response, signal), (error) => {
-    if (signal?.aborted) throw abortReason(signal)
-    throw fetchFailed(error)
-  })
-
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308])
 const MAX_REDIRECTS = 20
 
@@ -109,46 +99,40 @@ const asFetched = (response: Response, url: string, redirected: boolean): Respon
 
 const redirectFailed = (message: string): TypeError => new TypeError("fetch failed", { cause: new Error(message) })
 
-type Answer = (request: SimRequest, signal: AbortSignal | undefined | null) => Response | Promise<Response>
+type Render = (request: SimRequest, signal: AbortSignal | undefined) => Response | Promise<Response>
+
+/** An answer had now as `fetch` resolves it. */
+const responseOf = (answer: Settled, signal: AbortSignal | undefined): Response =>
+  answer._tag === "Whole" ? wholeResponse(answer, signal) : abortableResponse(answer.response, signal)
 
 /**
- * How `fetch` takes one dispatch. A refusal (an unregistered request, a route that failed)
- * rejects `TypeError("fetch failed")` whose `cause` is the typed error, as undici's does when it
- * cannot connect; with `refusals: "502"` it resolves as `simnet serve`'s 502 (`refusal.ts`),
- * which no SDK retries and whose message is simnet's.
+ * The `fetch` door's rendering of an answer. A refusal (an unregistered request, a route that
+ * failed) rejects `TypeError("fetch failed")` whose `cause` is the typed error, as undici's does
+ * when it cannot connect; with `refusals: "502"` it resolves as `simnet serve`'s 502
+ * (`refusal.ts`), which no SDK retries and whose message is simnet's. An answer to come is
+ * awaited (its promise, or its Effect run with the network's services); an abort while it is
+ * pending rejects with the abort reason.
  */
-const answerOf = (network: Network, refusals: "reject" | "502" | undefined): Answer => {
-  const answered502 = refusals !== "502"
-    ? undefined
+const renderOf = (network: Network, refusals: "reject" | "502" | undefined): Render => {
+  const refusal = refusals !== "502"
+    ? (error: SimnetError): Promise<Response> => Promise.reject(fetchFailed(error))
     : (error: SimnetError, request: SimRequest): Response => refusalResponse(error, bounded(request.method), network.redactor.url(request.url))
   return (request, signal) => {
-    const dispatched = network.dispatch(request)
-    switch (dispatched._tag) {
-      case "Response":
-        return abortableResponse(dispatched.response, signal ?? undefined)
-      case "Denied":
-        return answered502 === undefined ? Promise.reject(fetchFailed(dispatched.error)) : answered502(dispatched.error, request)
-      case "Effect": {
-        const effect = answered502 === undefined
-          ? Effect.mapError(dispatched.effect, fetchFailed)
-          : Effect.catch(dispatched.effect, (error) => Effect.succeed(answered502(error, request)))
-        return network.run(effect, signal ?? undefined).then(
-          (response) => abortableResponse(response, signal ?? undefined),
-          (error) => {
+    const answer = network.dispatch(request)
+    switch (answer._tag) {
+      case "Whole":
+      case "Streamed":
+        return responseOf(answer, signal)
+      case "Refused":
+        return refusal(answer.error, request)
+      case "Pending":
+        return (answer.promise ?? network.run(answer.effect, signal)).then(
+          (settled) => responseOf(settled, signal),
+          (error: unknown) => {
             if (signal?.aborted) throw abortReason(signal)
-            throw error
+            return isSimnetError(error) ? refusal(error, request) : Promise.reject(fetchFailed(error instanceof Error ? error : new Error(String(error))))
           }
         )
-      }
-      case "Promise": {
-        const promise = answered502 === undefined
-          ? dispatched.promise
-          : dispatched.promise.catch((error: unknown) => {
-            if (signal?.aborted || !isSimnetError(error)) throw error
-            return answered502(error, request)
-          })
-        return untilAnswered(promise, signal ?? undefined)
-      }
     }
   }
 }
@@ -162,7 +146,7 @@ const answerOf = (network: Network, refusals: "reject" | "502" | undefined): Ans
  * `redirected`.
  */
 export const makeFetch = (network: Network, options: { readonly refusals?: "reject" | "502" | undefined } = {}): typeof globalThis.fetch => {
-  const answer = answerOf(network, options.refusals)
+  const answer = renderOf(network, options.refusals)
   const simFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     let url: string
     let method: string
@@ -208,7 +192,7 @@ export const makeFetch = (network: Network, options: { readonly refusals?: "reje
     } catch (cause) {
       throw new TypeError(`Failed to parse URL from ${url}`, { cause })
     }
-    const first = answer(makeSimRequest({ method, url: parsed, headers, body, signal: signal ?? undefined }), signal)
+    const first = answer(makeSimRequest({ method, url: parsed, headers, body, signal: signal ?? undefined }), signal ?? undefined)
     let response = first instanceof Response ? first : await first
     let redirects = 0
     while (redirect !== "manual" && REDIRECT_STATUS.has(response.status)) {
@@ -236,7 +220,7 @@ export const makeFetch = (network: Network, options: { readonly refusals?: "reje
       }
       parsed = next
       headers = nextHeaders
-      response = await answer(makeSimRequest({ method, url: parsed, headers, body: body as Uint8Array | string | undefined, signal: signal ?? undefined }), signal)
+      response = await answer(makeSimRequest({ method, url: parsed, headers, body: body as Uint8Array | string | undefined, signal: signal ?? undefined }), signal ?? undefined)
     }
     return asFetched(response, parsed.href, redirects > 0)
   }

@@ -3,8 +3,7 @@
  * a static text route) or as bytes (a static bytes route). A `Response` built from a body in
  * undici pushes it through a `ReadableStream` that `text()` and `json()` then read back chunk by
  * chunk; that costs more than generating a 20-field body. This one hands the body over directly
- * when it is read as text or JSON, or taken whole by `takeHeldBody` (how `simnet serve` writes a
- * static answer in one go), and builds the stream only when someone asks for `body`,
+ * when it is read as text or JSON, and builds the stream only when someone asks for `body`,
  * `arrayBuffer()`, `bytes()`, `blob()`, `formData()` or a clone. It is a `Response`
  * (`instanceof Response`), and a body reads once, as any other.
  */
@@ -74,13 +73,6 @@ const makeHeldResponse = () => {
     /** The held body, left unread (for a copy kept beside it), unless it was read or streamed already. */
     peek(): string | Uint8Array | undefined {
       return this.#used || this.#full !== undefined ? undefined : this.#held
-    }
-
-    /** The held body as bytes, once, unless it was read or streamed already. */
-    take(): Uint8Array | undefined {
-      if (this.#used || this.#full !== undefined || this.#signal?.aborted === true) return undefined
-      this.#used = true
-      return typeof this.#held === "string" ? encoder.encode(this.#held) : this.#held
     }
 
     override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
@@ -199,10 +191,13 @@ export const bufferedResponse = (body: string | Uint8Array, init: ResponseInit, 
 export const textResponse = (text: string, init: ResponseInit): Response => new (held())(text, init)
 
 /**
- * A `Response` whose body is `bytes`, which it owns from now on (not for the statuses that carry
- * no body: 204, 205, 304).
+ * A whole answer (`answer.ts`) as a `Response`: its body handed over without a stream when read
+ * as text or JSON; once `signal` aborts, a body not yet read errors with its reason.
  */
-export const bytesResponse = (bytes: Uint8Array, init: ResponseInit): Response => new (held())(bytes, init)
+export const wholeResponse = (answer: { readonly status: number; readonly headers: Readonly<Record<string, string>> | Headers; readonly body: Uint8Array | string | undefined; readonly text?: string | undefined }, signal: AbortSignal | undefined): Response => {
+  const init = { status: answer.status, headers: answer.headers as HeadersInit }
+  return answer.body === undefined ? new Response(null, init) : new (held())(answer.text ?? answer.body, init, signal)
+}
 
 /** Whether `response` holds its body whole (and so has one, without building its stream to ask). */
 export const isHeld = (response: Response): boolean => isHeldResponse(response)
@@ -215,26 +210,4 @@ export const peekHeld = (response: Response): { readonly body: string | Uint8Arr
   if (!isHeldResponse(response)) return undefined
   const body = response.peek()
   return body === undefined ? undefined : { body, headers: response.record }
-}
-
-/**
- * The whole body of a response simnet built from a body it held (a static or generated route),
- * handed over as bytes and marking the response's body used; undefined for any other response,
- * or when its body was read or streamed already. Lets a server write such an answer in one go
- * without reading it back through a `ReadableStream`. The bytes are the response's own: write them,
- * do not change them.
- */
-export const takeHeldBody = (response: Response): Uint8Array | undefined =>
-  isHeldResponse(response) ? response.take() : undefined
-
-/**
- * A held response's body (as `takeHeldBody`) with the header record it was built from, when it
- * was built from one: what a server writes without reading the `Headers` back. Undefined as for
- * `takeHeldBody`.
- */
-export const takeHeld = (response: Response): { readonly body: Uint8Array; readonly headers: Readonly<Record<string, string>> | undefined } | undefined => {
-  if (!isHeldResponse(response)) return undefined
-  const headers = response.record
-  const body = response.take()
-  return body === undefined ? undefined : { body, headers }
 }

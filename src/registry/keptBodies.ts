@@ -8,21 +8,15 @@
  */
 import { Effect } from "effect"
 import type { KeptExchange, KeptResponse, PendingRecord, RequestLog } from "./requestLog.ts"
-import { peekHeld } from "./heldResponse.ts"
-import type { HeldAnswer, SimRequest } from "./route.ts"
+import { type Answer, type Settled, streamed, type Whole } from "./answer.ts"
+import type { SimRequest } from "./route.ts"
+import type { SimnetError } from "../SimnetError.ts"
 
 const encoder = new TextEncoder()
 const EMPTY = new Uint8Array(0)
 
 /** The most bytes kept of one body. */
 export const KEPT_BODY = 1024 * 1024
-
-/** The answers of a dispatch this file keeps (`Dispatched`, and a held answer); others pass as they are. */
-type Answer =
-  | { readonly _tag: "Response"; readonly response: Response }
-  | { readonly _tag: "Promise"; readonly promise: Promise<Response> }
-  | { readonly _tag: "Effect"; readonly effect: Effect.Effect<Response, unknown> }
-  | { readonly _tag: "Held"; readonly answer: HeldAnswer }
 
 /** At most `KEPT_BODY` bytes of a body simnet owns and never changes (a held answer): a view, not a copy. */
 const upTo = (bytes: Uint8Array) => (bytes.byteLength > KEPT_BODY ? bytes.subarray(0, KEPT_BODY) : bytes)
@@ -34,26 +28,30 @@ export const keepRequest = (log: RequestLog, record: PendingRecord, request: Sim
   if (log.grow(record, kept.requestBody?.byteLength ?? 0)) record.kept = kept
 }
 
-/** Keeps what `dispatched` will answer with; a `Response` is handed on through `keepResponse`, the rest unchanged. */
-export const keepAnswer = <A extends { readonly _tag: string }>(log: RequestLog, record: PendingRecord, dispatched: A, now: () => number): A => {
-  if (record.kept === undefined) return dispatched
-  const answer = dispatched as unknown as Answer
+/** Keeps what `answer` answers with: a whole body as it is, a streamed one as the caller reads it. */
+export const keepAnswer = (log: RequestLog, record: PendingRecord, answer: Answer, now: () => number): Answer => {
+  if (record.kept === undefined) return answer
+  const keep = (settled: Settled): Settled => (settled._tag === "Whole" ? keepWhole(log, record, settled, now()) : streamed(keepResponse(log, record, settled.response, now)))
   switch (answer._tag) {
-    case "Response":
-      return { ...dispatched, response: keepResponse(log, record, answer.response, now) }
-    case "Promise":
-      return { ...dispatched, promise: answer.promise.then((response) => keepResponse(log, record, response, now)) }
-    case "Effect":
-      return { ...dispatched, effect: Effect.map(answer.effect, (response) => keepResponse(log, record, response, now)) }
-    case "Held": {
-      const body = upTo(answer.answer.body)
-      const at = now()
-      keepHead(log, record, { status: answer.answer.status, headers: Object.entries(answer.answer.headers), body, cut: answer.answer.body.byteLength > KEPT_BODY, headAt: at, doneAt: at })
-      return dispatched
+    case "Whole":
+    case "Streamed":
+      return keep(answer)
+    case "Pending": {
+      if (answer.promise === undefined) return { _tag: "Pending", effect: Effect.map(answer.effect, keep) }
+      const promise = answer.promise.then(keep)
+      return { _tag: "Pending", promise, effect: Effect.tryPromise({ try: () => promise, catch: (error) => error as SimnetError }) }
     }
-    default:
-      return dispatched
+    case "Refused":
+      return answer
   }
+}
+
+/** Keeps a whole answer's head and body (a view of it: simnet never changes a body it holds). */
+const keepWhole = (log: RequestLog, record: PendingRecord, answer: Whole, at: number): Whole => {
+  const bytes = answer.body === undefined ? EMPTY : typeof answer.body === "string" ? encoder.encode(answer.body) : answer.body
+  const headers: Array<readonly [string, string]> = answer.headers instanceof Headers ? [...answer.headers] : Object.entries(answer.headers)
+  keepHead(log, record, { status: answer.status, headers, body: upTo(bytes), cut: bytes.byteLength > KEPT_BODY, headAt: at, doneAt: at })
+  return answer
 }
 
 const keepHead = (log: RequestLog, record: PendingRecord, response: KeptResponse): void => {
@@ -72,21 +70,12 @@ const keepHead = (log: RequestLog, record: PendingRecord, response: KeptResponse
  * (a tee would hold a model stream open for its copy); what was read until then is kept.
  */
 const keepResponse = (log: RequestLog, record: PendingRecord, response: Response, now: () => number): Response => {
-  const held = peekHeld(response)
-  const headers: Array<readonly [string, string]> = held?.headers !== undefined ? Object.entries(held.headers) : []
-  if (held?.headers === undefined) response.headers.forEach((value, name) => headers.push([name, value]))
+  const headers: Array<readonly [string, string]> = []
+  response.headers.forEach((value, name) => headers.push([name, value]))
   const headAt = now()
   const head: KeptResponse = { status: response.status, headers, body: EMPTY, cut: false, headAt, doneAt: headAt }
   keepHead(log, record, head)
   if (record.kept === undefined) return response
-  if (held !== undefined) {
-    // A body simnet holds whole is kept as it is (never changed: the response owns it too), and
-    // the response stays as fast as it was.
-    const bytes = typeof held.body === "string" ? encoder.encode(held.body) : held.body
-    const body = upTo(bytes)
-    if (log.grow(record, body.byteLength)) record.kept.response = { ...head, body, cut: bytes.byteLength > KEPT_BODY }
-    return response
-  }
   if (response.body === null || response.bodyUsed) return response
   const reader = response.body.getReader()
   const chunks: Array<Uint8Array> = []

@@ -3,29 +3,19 @@
  * to its route, and the request log. Dispatch is synchronous up to the route's answer, so a
  * static route answers a `fetch` without entering the Effect runtime.
  */
-import { Cause, Clock, Context, Effect, Exit, Result } from "effect"
+import { Cause, Clock, Context, Effect, Exit } from "effect"
+import { type Answer, asSimnetError, pending, refused, type Settled, statusOf, toEffect } from "./answer.ts"
 import { type Chaos, chaosAnswer, type ChaosHit, cutAfter } from "./chaos.ts"
 import { keepAnswer, keepRequest } from "./keptBodies.ts"
 import { KeyCounts } from "./keyCounts.ts"
 import { bounded, type Redactor } from "./redact.ts"
 import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "./requestLog.ts"
-import { InvalidRouteSpec, isSimnetError, LoopbackDenied, NotRegenerable, RouteFailed, UnregisteredRequest, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
+import { InvalidRouteSpec, LoopbackDenied, NotRegenerable, RouteFailed, UnregisteredRequest, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import { Registry, planIds, type Entry } from "./routeTable.ts"
 import { withParams } from "./request.ts"
 import { deriveSeed, requestKey } from "./seed.ts"
-import type { HeldAnswer, RespondContext, Route, SimRequest } from "./route.ts"
+import type { RespondContext, Route, SimRequest } from "./route.ts"
 import { errorMessage } from "./util.ts"
-
-/**
- * What one dispatch produced: a response at once, an Effect or a promise (rejecting with a
- * `SimnetError`, or with the abort reason once the request's signal aborts) that will produce
- * it, or a denial.
- */
-export type Dispatched =
-  | { readonly _tag: "Response"; readonly response: Response }
-  | { readonly _tag: "Effect"; readonly effect: Effect.Effect<Response, SimnetError> }
-  | { readonly _tag: "Promise"; readonly promise: Promise<Response> }
-  | { readonly _tag: "Denied"; readonly error: SimnetError }
 
 /**
  * A route as the listing shows it.
@@ -152,28 +142,15 @@ export class Network {
   }
 
   /**
-   * Finds the route for a request and starts its answer. Never throws: a matcher predicate or a
-   * synchronous answer that throws denies the request with `RouteFailed`.
+   * Finds the route for a request and starts its answer (`answer.ts`), logged as it ends. Never
+   * throws: a matcher predicate or a route that throws refuses the request with `RouteFailed`.
    */
-  dispatch(request: SimRequest): Dispatched {
-    return this.dispatchAny(request, false) as Dispatched
-  }
-
-  /**
-   * `dispatch` for a server in front of the network: a route whose answer is the same for every
-   * request (`RouteFields.held`) answers with that answer itself, logged and counted as any other,
-   * and no `Response` is built.
-   */
-  dispatchHeld(request: SimRequest): Dispatched | { readonly _tag: "Held"; readonly answer: HeldAnswer } {
-    return this.dispatchAny(request, true)
-  }
-
-  private dispatchAny(request: SimRequest, held: boolean): Dispatched | { readonly _tag: "Held"; readonly answer: HeldAnswer } {
+  dispatch(request: SimRequest): Answer {
     const record = this.log.open(this.clock.currentTimeMillisUnsafe(), request)
     try {
-      if (!this.keepBodies) return this.dispatchRecorded(request, record, held)
+      if (!this.keepBodies) return this.dispatchRecorded(request, record)
       keepRequest(this.log, record, request)
-      return keepAnswer(this.log, record, this.dispatchRecorded(request, record, held), () => this.clock.currentTimeMillisUnsafe())
+      return keepAnswer(this.log, record, this.dispatchRecorded(request, record), () => this.clock.currentTimeMillisUnsafe())
     } catch (cause) {
       const error = new RouteFailed({
         route: record.route?.id ?? "(matching)",
@@ -181,11 +158,11 @@ export class Network {
         cause
       })
       this.log.deny(record, error._tag)
-      return { _tag: "Denied", error }
+      return refused(error)
     }
   }
 
-  private dispatchRecorded(request: SimRequest, record: PendingRecord, held: boolean): Dispatched | { readonly _tag: "Held"; readonly answer: HeldAnswer } {
+  private dispatchRecorded(request: SimRequest, record: PendingRecord): Answer {
     const found = this.registry.find(request)
     if (found === undefined) {
       const error = new UnregisteredRequest({
@@ -194,7 +171,7 @@ export class Network {
         candidates: this.registry.candidates(request, this.redactor)
       })
       this.log.deny(record, error._tag)
-      return { _tag: "Denied", error }
+      return refused(error)
     }
     const { entry, params } = found
     entry.hits++
@@ -202,34 +179,20 @@ export class Network {
     const route = entry.route
     this.log.match(record, entry.info)
     if (route.fault !== undefined) this.log.fault(record, route.fault)
+    const routed = withParams(request, params)
+    const context = this.contextFor(entry, routed, record)
     const chaos = this.chaos
     if (chaos !== undefined && chaos.covers(entry.id)) {
       const drawn = this.chaosFor(chaos, entry, request)
-      if (drawn !== undefined) {
-        const routed = withParams(request, params)
-        return this.withChaos(drawn, entry, routed, this.contextFor(entry, routed, record), record)
-      }
+      if (drawn !== undefined) return this.withChaos(drawn, entry, routed, context, record)
     }
-    if (held && route.held !== undefined && route.delay === undefined) {
-      this.log.answer(record, route.held.status)
-      return { _tag: "Held", answer: route.held }
-    }
-    const routed = withParams(request, params)
-    const context = this.contextFor(entry, routed, record)
-    if (route.respondDirect !== undefined && route.delay === undefined) {
-      const answered = route.respondDirect(routed, context)
-      if (answered instanceof Promise) return { _tag: "Promise", promise: settle(answered, record, this.log, routed.signal, route.id ?? route.kind) }
-      if (!(answered instanceof Response) && Result.isFailure(answered)) {
-        this.log.deny(record, answered.failure._tag)
-        return { _tag: "Denied", error: answered.failure }
-      }
-      const response = answered instanceof Response ? answered : answered.success
-      this.log.answer(record, response.status)
-      return { _tag: "Response", response }
-    }
-    let effect = route.respond(routed, context)
-    if (route.delay !== undefined) effect = Effect.andThen(Effect.sleep(route.delay), effect)
-    return { _tag: "Effect", effect: observe(effect, record, this.log, routed.signal) }
+    return logged(this.own(route, routed, context), record, this.log, routed.signal, route.id ?? route.kind)
+  }
+
+  /** The route's own answer, after its `delay` when it has one. */
+  private own(route: Route, request: SimRequest, context: RespondContext): Answer {
+    if (route.delay === undefined) return route.answer(request, context)
+    return pending(Effect.andThen(Effect.sleep(route.delay), Effect.suspend(() => toEffect(route.answer(request, context)))))
   }
 
   /** Callers of `quiescent`, told when the last request in flight settles. */
@@ -276,17 +239,12 @@ export class Network {
     request: SimRequest,
     context: RespondContext,
     record: PendingRecord
-  ): Dispatched {
+  ): Answer {
     record.chaos = drawn.hit
     const route = entry.route
-    const own = () => (route.delay === undefined ? route.respond(request, context) : Effect.andThen(Effect.sleep(route.delay), route.respond(request, context)))
-    const answer = chaosAnswer(drawn.hit, own, () => cutAfter(this.runSeed, entry.identity, drawn.key, drawn.occurrence))
-    if (answer.fault !== undefined) this.log.fault(record, answer.fault)
-    if (answer._tag === "Response") {
-      this.log.answer(record, answer.response.status)
-      return answer
-    }
-    return { _tag: "Effect", effect: observe(answer.effect, record, this.log, request.signal) }
+    const drew = chaosAnswer(drawn.hit, () => toEffect(this.own(route, request, context)), () => cutAfter(this.runSeed, entry.identity, drawn.key, drawn.occurrence))
+    if (drew.fault !== undefined) this.log.fault(record, drew.fault)
+    return logged(drew.answer, record, this.log, request.signal, route.id ?? route.kind)
   }
 
   private contextFor(entry: Entry, request: SimRequest, record: PendingRecord): RespondContext {
@@ -346,18 +304,37 @@ export class Network {
 }
 
 /**
- * Logs how an answer ended. A request whose client gave up (its signal aborted, or the fiber
- * interrupted) is logged as `Interrupted`, whatever error the route raised on the way out.
+ * `answer`, logged as it ends: at once for an answer had now, when it settles for one to come. A
+ * request whose client gave up (its signal aborted, or the fiber interrupted) is logged as
+ * `Interrupted`, whatever error the route raised on the way out.
  */
+const logged = (answer: Answer, record: PendingRecord, log: RequestLog, signal: AbortSignal | undefined, label: string): Answer => {
+  switch (answer._tag) {
+    case "Whole":
+    case "Streamed":
+      log.answer(record, statusOf(answer))
+      return answer
+    case "Refused":
+      log.deny(record, answer.error._tag)
+      return answer
+    case "Pending": {
+      if (answer.promise === undefined) return { _tag: "Pending", effect: observe(answer.effect, record, log, signal) }
+      const promise = settle(answer.promise, record, log, signal, label)
+      return { _tag: "Pending", promise, effect: Effect.tryPromise({ try: () => promise, catch: (error) => asSimnetError(error, label) }) }
+    }
+  }
+}
+
+/** Logs how an Effect answer ended. */
 const observe = (
-  effect: Effect.Effect<Response, SimnetError>,
+  effect: Effect.Effect<Settled, SimnetError>,
   record: PendingRecord,
   log: RequestLog,
   signal: AbortSignal | undefined
-): Effect.Effect<Response, SimnetError> =>
+): Effect.Effect<Settled, SimnetError> =>
   Effect.onExit(effect, (exit) =>
     Effect.sync(() => {
-      if (Exit.isSuccess(exit)) return log.answer(record, exit.value.status)
+      if (Exit.isSuccess(exit)) return log.answer(record, statusOf(exit.value))
       const error = Cause.findErrorOption(exit.cause)
       if (signal?.aborted === true) log.deny(record, "Interrupted")
       else if (error._tag === "Some") log.deny(record, error.value._tag)
@@ -366,25 +343,23 @@ const observe = (
   )
 
 /**
- * `observe` for a route answering with a promise: logs how it ended, once. A client that gives
- * up (its signal aborts) is logged as `Interrupted` at once, and the promise rejects then with
- * the signal's reason (the route's own answer, when it comes, is dropped); a rejection that is
- * not a `SimnetError` becomes a `RouteFailed` naming the route.
+ * Logs how a promised answer ended, once. A client that gives up (its signal aborts) is logged
+ * as `Interrupted` at once, and the promise rejects then with the signal's reason (the route's
+ * own answer, when it comes, is dropped).
  */
 const settle = (
-  promise: Promise<Response>,
+  promise: Promise<Settled>,
   record: PendingRecord,
   log: RequestLog,
   signal: AbortSignal | undefined,
   label: string
-): Promise<Response> => {
-  const failed = (error: unknown): SimnetError =>
-    isSimnetError(error) ? error : new RouteFailed({ route: label, message: `the route failed: ${errorMessage(error)}`, cause: error })
+): Promise<Settled> => {
+  const failed = (error: unknown): SimnetError => asSimnetError(error, label)
   if (signal === undefined) {
     return promise.then(
-      (response) => {
-        log.answer(record, response.status)
-        return response
+      (answer) => {
+        log.answer(record, statusOf(answer))
+        return answer
       },
       (error: unknown) => {
         const failure = failed(error)
@@ -398,7 +373,7 @@ const settle = (
     promise.catch(() => undefined)
     return Promise.reject(signal.reason)
   }
-  return new Promise<Response>((resolve, reject) => {
+  return new Promise<Settled>((resolve, reject) => {
     let done = false
     const onAbort = () => {
       done = true
@@ -407,12 +382,12 @@ const settle = (
     }
     signal.addEventListener("abort", onAbort, { once: true })
     promise.then(
-      (response) => {
+      (answer) => {
         if (done) return
         done = true
         signal.removeEventListener("abort", onAbort)
-        log.answer(record, response.status)
-        resolve(response)
+        log.answer(record, statusOf(answer))
+        resolve(answer)
       },
       (error: unknown) => {
         if (done) return

@@ -28,6 +28,12 @@ export const refusalBody = (error: SimnetError, method: string, url: string) => 
   }
 })
 
+/**
+ * The headers of a refusal's 502: `NO_RETRY`, and the refusal's tag in `x-simnet-refusal`, which a
+ * client that cannot read the body (a `HEAD`) still sees.
+ */
+export const refusalHeaders = (error: SimnetError): Readonly<Record<string, string>> => ({ ...NO_RETRY, "x-simnet-refusal": error._tag })
+
 /** `refusalBody` as a `Response`. */
 export const refusalResponse = (error: SimnetError, method: string, url: string): Response =>
-  new Response(JSON.stringify(refusalBody(error, method, url)), { status: 502, headers: { ...NO_RETRY, "content-type": "application/json" } })
+  new Response(JSON.stringify(refusalBody(error, method, url)), { status: 502, headers: { ...refusalHeaders(error), "content-type": "application/json" } })

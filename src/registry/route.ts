@@ -2,7 +2,8 @@
  * The shapes shared by the registry and every route kind: the request a route sees, the context
  * it answers in, and the route value itself. Public modules re-export what users need.
  */
-import { Context, Effect, Option, Result } from "effect"
+import { Context, Effect, Option } from "effect"
+import { type Answer, pending } from "./answer.ts"
 import type { Duration } from "effect"
 import { RouteFailed, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
@@ -42,7 +43,7 @@ export interface RespondContext {
   readonly recordViolations?: ((violations: ReadonlyArray<RequestViolation>) => void) | undefined
   /**
    * Runs an Effect with the services the network was built with (its `Clock` among them), until
-   * `signal` aborts: for routes answering through `respondDirect` that call Effect code.
+   * `signal` aborts: for routes answering outside Effect that call Effect code.
    */
   readonly run: <A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal) => Promise<A>
 }
@@ -59,37 +60,19 @@ export const routeService = <I, S>(context: RespondContext, key: Context.Key<I, 
 }
 
 /**
- * How a route produces its answer. It returns a WHATWG `Response`; the registry hands it to
- * `fetch` callers as is and wraps it for `HttpClient` callers.
+ * How a route kind authors an answer as an Effect of a WHATWG `Response` (`answerWith` makes it
+ * a route's `answer`).
  */
 export type Responder = (request: SimRequest, context: RespondContext) => Effect.Effect<Response, SimnetError>
 
 /**
- * How a route answers outside Effect, its fast path: the response at once (a `Response`, or a
- * `Result` that carries the typed error of a refusal), else a promise of it that rejects with a
- * `SimnetError`. A static or generated body answers at once and costs no fiber; a kind whose
- * engine is promise-based (the MCP route, handlers) costs no fiber either, nor a promise when its
- * answer is ready.
- *
- * The answer modes, by design, are three: `held` (the answer as data, which a server in front of
- * the network writes without a `Response`), `respondDirect` (this), and `respond` (an Effect: the
- * general path, and the only one for a route with a `delay`).
+ * How a route answers one request: one value (`answer.ts`) that every door renders. Never
+ * throws by contract; a throw is taken as the route failing (`RouteFailed`).
  */
-export type DirectResponder = (
-  request: SimRequest,
-  context: RespondContext
-) => Response | Result.Result<Response, SimnetError> | Promise<Response>
+export type Answerer = (request: SimRequest, context: RespondContext) => Answer
 
-/**
- * A route's answer when it is the same for every request (the static kinds): what a server in
- * front of the network writes as it is, without building a `Response`. The body is shared by
- * every request and must not be changed.
- */
-export interface HeldAnswer {
-  readonly status: number
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: Uint8Array
-}
+/** A route's answer from an Effect responder. */
+export const answerWith = (responder: Responder): Answerer => (request, context) => pending(responder(request, context))
 
 const TypeId = "~simnet/Route" as const
 
@@ -105,19 +88,8 @@ export interface RouteFields {
   readonly delay: Duration.Duration | undefined
   /** Who registered it: "code", "fixture", "control", or a family name. */
   readonly source: string
-  readonly respond: Responder
-  /**
-   * The fast path (`DirectResponder`): when present and the route has no `delay`, the registry
-   * calls it instead of `respond`. It must answer exactly as `respond` would, failing (or
-   * rejecting) with the `SimnetError` that `respond` fails with.
-   */
-  readonly respondDirect: DirectResponder | undefined
-  /**
-   * The answer itself, when it is the same for every request (the static kinds): with
-   * `respondDirect`, and exactly what it answers. A server may write it instead (see
-   * `Network.dispatchHeld`).
-   */
-  readonly held: HeldAnswer | undefined
+  /** How it answers a request (with no `delay`: the registry waits that out first). */
+  readonly answer: Answerer
   /**
    * Everything checked when the route is registered: the matcher, the options, and the kind's own
    * work (compile a generator, check a host). Route constructors never throw; a failure here

@@ -4,6 +4,7 @@
  * - `timeout`: no answer ever comes; the client's own timeout or abort decides;
  * - `malformed-body`: status 200, `application/json`, and a truncated JSON document.
  */
+import { pending, refused, streamed } from "../registry/answer.ts"
 import { Effect } from "effect"
 import { malformedAnswer, resetAnswer } from "../registry/faultAnswer.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
@@ -26,14 +27,14 @@ export const faultResponder = (fault: Fault): RouteParts => {
   const describe = { fault }
   switch (fault) {
     case "timeout":
-      return { respond: () => Effect.never, describe, fault: "timeout" }
+      return { answer: () => pending(Effect.never), describe, fault: "timeout" }
     case "malformed-body":
-      return { respond: () => Effect.sync(malformedAnswer), describe, fault: "malformed" }
+      return { answer: () => streamed(malformedAnswer()), describe, fault: "malformed" }
     case "reset":
-      return { respond: () => Effect.sync(resetAnswer), describe, fault: "reset" }
+      return { answer: () => streamed(resetAnswer()), describe, fault: "reset" }
     default: {
       const error = new InvalidRouteSpec({ path: "respond.fault", message: `unknown fault "${String(fault)}"; expected one of ${FAULTS.join(", ")}` })
-      return { respond: () => Effect.fail(error), prepare: Effect.fail(error), describe }
+      return { answer: () => refused(error), prepare: Effect.fail(error), describe }
     }
   }
 }

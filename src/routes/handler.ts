@@ -4,7 +4,8 @@
  * error or rejected promise becomes a `RouteFailed` for that request.
  */
 import { Effect } from "effect"
-import type { DirectResponder, RespondContext, Responder, SimRequest } from "../registry/route.ts"
+import { fromResponse, later, pending, refused } from "../registry/answer.ts"
+import type { Answerer, RespondContext, SimRequest } from "../registry/route.ts"
 import { errorMessage } from "../registry/util.ts"
 import { RouteFailed, type SimnetError } from "../SimnetError.ts"
 
@@ -19,29 +20,22 @@ export type HandlerResult = Response | PromiseLike<Response> | Effect.Effect<Res
 export type Handler = (request: SimRequest, context: RespondContext) => HandlerResult
 
 /**
- * How a handler route answers; `label` names the route in errors. `respondDirect` answers outside
- * Effect when the handler returns a `Response` or a promise (an Effect it returns runs with the
- * network's services), so most requests cost no fiber; `respond` is the same as an Effect.
+ * How a handler route answers; `label` names the route in errors. A `Response` answers at once
+ * and a promise is awaited outside Effect, so most requests cost no fiber; an Effect the handler
+ * returns is run by the door (in the caller's fiber for `HttpClient`).
  */
-export const handlerResponder = (fn: Handler, label: string): { readonly respond: Responder; readonly respondDirect: DirectResponder } => {
+export const handlerResponder = (fn: Handler, label: string): { readonly answer: Answerer } => {
   const fail = (cause: unknown) => new RouteFailed({ route: label, message: `handler failed: ${errorMessage(cause)}`, cause })
-  const respond: Responder = (request, context) =>
-    Effect.suspend(() => {
-      const result = fn(request, context)
-      if (result instanceof Response) return Effect.succeed(result)
-      if (Effect.isEffect(result)) return result
-      return Effect.tryPromise({ try: () => Promise.resolve(result), catch: fail })
-    }).pipe(Effect.catchDefect((cause) => Effect.fail(fail(cause))))
-  const respondDirect = (request: SimRequest, context: RespondContext): Response | Promise<Response> => {
+  const answer: Answerer = (request, context) => {
     let result: HandlerResult
     try {
       result = fn(request, context)
     } catch (cause) {
-      return Promise.reject(fail(cause))
+      return refused(fail(cause))
     }
-    if (result instanceof Response) return result
-    if (Effect.isEffect(result)) return context.run(Effect.catchDefect(result, (cause) => Effect.fail(fail(cause))), request.signal)
-    return Promise.resolve(result).catch((cause) => Promise.reject(fail(cause)))
+    if (result instanceof Response) return fromResponse(result)
+    if (Effect.isEffect(result)) return pending(Effect.catchDefect(result, (cause) => Effect.fail(fail(cause))))
+    return later(Promise.resolve(result).catch((cause) => Promise.reject(fail(cause))), label)
   }
-  return { respond, respondDirect }
+  return { answer }
 }

@@ -6,6 +6,8 @@
  * Constructors never throw: a malformed matcher or option is carried inside the route and
  * refused, with the JSON path of the field, when the route is registered.
  */
+import { refused } from "../registry/answer.ts"
+import { answerWith } from "../registry/route.ts"
 import { Effect } from "effect"
 import type { Schema } from "effect"
 import { Schema as SchemaModule } from "effect"
@@ -63,7 +65,7 @@ export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, optio
   const matcher = compileMatcher(match)
   if (!SchemaModule.isSchema(schema)) {
     const error = new InvalidRouteSpec({ path: "schema", message: `Route.json needs an Effect Schema, got ${schema === null ? "null" : typeof schema}` })
-    return make("jsonSchema", matcher, { respond: () => Effect.fail(error), prepare: Effect.fail(error) }, options)
+    return make("jsonSchema", matcher, { answer: () => refused(error), prepare: Effect.fail(error) }, options)
   }
   const parts = jsonSchemaResponder(schema as unknown as Schema.Codec<unknown, unknown>, usable(options), usable(options).id ?? `jsonSchema ${matcher.source}`)
   return make("jsonSchema", matcher, parts, options)
@@ -122,7 +124,7 @@ const anyLoopback = (url: URL) => isLoopbackHost(url.hostname)
 export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Route => {
   const matcher = compileMatcher(match ?? { url: anyLoopback })
   return make("loopback", matcher, {
-    respond: loopbackResponder(usable(options).id ?? `loopback ${matcher.source}`),
+    answer: answerWith(loopbackResponder(usable(options).id ?? `loopback ${matcher.source}`)),
     prepare: matcher.hostname !== undefined && !isLoopbackHost(matcher.hostname) ? Effect.fail(loopbackDenied(matcher.hostname)) : undefined
   }, options)
 }

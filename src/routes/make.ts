@@ -8,7 +8,8 @@ import { decodeAt } from "../registry/schemaPath.ts"
 import { RouteOptionsData } from "../schemas/options.ts"
 import { CompiledMatcher, compileMatcher, type MatcherInput } from "../registry/matcher.ts"
 import type { RequestFault } from "../registry/requestLog.ts"
-import { makeRoute, type DirectResponder, type HeldAnswer, type Responder, type Route } from "../registry/route.ts"
+import { type Answerer, makeRoute, type Route } from "../registry/route.ts"
+import { refused as refusal } from "../registry/answer.ts"
 import { InvalidRouteSpec, type RegenerateError, type RegisterError } from "../SimnetError.ts"
 
 /**
@@ -31,10 +32,7 @@ export interface RouteOptions {
  * What a route kind contributes: how it answers, and what it checks or compiles at registration.
  */
 export interface RouteParts {
-  readonly respond: Responder
-  readonly respondDirect?: DirectResponder | undefined
-  /** The answer itself, when it is the same for every request (see `RouteFields.held`). */
-  readonly held?: HeldAnswer | undefined
+  readonly answer: Answerer
   readonly prepare?: Effect.Effect<void, RegisterError> | undefined
   readonly seeded?: boolean | undefined
   readonly regenerate?: ((seed: number) => Effect.Effect<string, RegenerateError>) | undefined
@@ -104,9 +102,7 @@ export const make = (
     priority: options.priority ?? 0,
     delay: delay instanceof InvalidRouteSpec ? undefined : delay,
     source: options.source ?? "code",
-    respond: parts.respond,
-    respondDirect: parts.respondDirect,
-    held: problem === undefined ? parts.held : undefined,
+    answer: problem === undefined ? parts.answer : () => refusal(problem),
     prepare: problem !== undefined ? Effect.fail(problem) : parts.prepare ?? Effect.void,
     seeded: parts.seeded ?? false,
     regenerate: parts.regenerate,
@@ -124,4 +120,4 @@ export const make = (
  * convert): registering it fails with `error`, and it never matches a request.
  */
 export const refused = (kind: string, error: RegisterError, source = "code"): Route =>
-  make(kind, { url: () => false }, { respond: () => Effect.fail(error), prepare: Effect.fail(error) }, { source })
+  make(kind, { url: () => false }, { answer: () => refusal(error), prepare: Effect.fail(error) }, { source })

@@ -2,11 +2,11 @@
  * The static route kinds: `text`, `bytes` and `status`. Their answers need no Effect, so they
  * offer the registry a synchronous fast path.
  */
-import { Effect, Result } from "effect"
-import type { DirectResponder, HeldAnswer, Responder } from "../registry/route.ts"
+import { Effect } from "effect"
+import { refused, whole } from "../registry/answer.ts"
+import type { Answerer } from "../registry/route.ts"
 import { NULL_BODY_STATUSES } from "../registry/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import { bytesResponse, textResponse } from "../registry/heldResponse.ts"
 
 /**
  * Response options shared by the static kinds.
@@ -18,13 +18,10 @@ export interface StaticResponseOptions {
 }
 
 /**
- * A synchronous responder and its Effect form for a fixed body.
+ * The answer of a fixed body: the same `Whole` for every request.
  */
 export interface StaticResponder {
-  readonly respond: Responder
-  readonly respondDirect: DirectResponder
-  /** The answer as it is, the same for every request. */
-  readonly held?: HeldAnswer | undefined
+  readonly answer: Answerer
   /** Present when the status or headers are invalid: fails the registration. */
   readonly prepare?: Effect.Effect<never, InvalidRouteSpec> | undefined
 }
@@ -66,16 +63,14 @@ const fromSync = (
   status: number,
   headers: Readonly<Record<string, string>>,
   body: Uint8Array | undefined,
-  make: () => Response
+  text?: string
 ): StaticResponder => {
   const invalid = checkResponseParts(status, headers, body !== undefined)
-  if (invalid !== undefined) {
-    return { respondDirect: () => Result.fail(invalid), respond: () => Effect.fail(invalid), prepare: Effect.fail(invalid) }
-  }
-  return { respondDirect: make, respond: () => Effect.sync(make), held: { status, headers, body: body ?? EMPTY } }
+  if (invalid !== undefined) return { answer: () => refused(invalid), prepare: Effect.fail(invalid) }
+  const answer = whole(status, headers, body, text)
+  return { answer: () => answer }
 }
 
-const EMPTY = new Uint8Array(0)
 const encoder = new TextEncoder()
 
 const headersWith = (options: StaticResponseOptions, defaultType: string | undefined): Record<string, string> => {
@@ -92,7 +87,7 @@ const headersWith = (options: StaticResponseOptions, defaultType: string | undef
 export const textResponder = (body: string, options: StaticResponseOptions = {}): StaticResponder => {
   const status = options.status ?? 200
   const headers = headersWith(options, "text/plain; charset=utf-8")
-  return fromSync(status, headers, encoder.encode(body), () => textResponse(body, { status, headers }))
+  return fromSync(status, headers, encoder.encode(body), body)
 }
 
 /**
@@ -103,7 +98,7 @@ export const bytesResponder = (body: Uint8Array, options: StaticResponseOptions 
   const status = options.status ?? 200
   const headers = headersWith(options, "application/octet-stream")
   const bytes = body.slice()
-  return fromSync(status, headers, bytes, () => bytesResponse(bytes.slice(), { status, headers }))
+  return fromSync(status, headers, bytes)
 }
 
 
@@ -112,6 +107,6 @@ export const bytesResponder = (body: Uint8Array, options: StaticResponseOptions 
  */
 export const statusResponder = (status: number, options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } = {}): StaticResponder => {
   const headers = headersWith({ headers: options.headers }, options.body === undefined ? undefined : "text/plain; charset=utf-8")
-  const body = options.body ?? null
-  return fromSync(status, headers, body === null ? undefined : encoder.encode(body), () => (body === null ? new Response(null, { status, headers }) : textResponse(body, { status, headers })))
+  const body = options.body
+  return fromSync(status, headers, body === undefined ? undefined : encoder.encode(body), body)
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { bytesResponse, takeHeldBody, textResponse } from "../../src/registry/heldResponse.ts"
+import { fromResponse } from "../../src/registry/answer.ts"
+import { textResponse, wholeResponse } from "../../src/registry/heldResponse.ts"
 
 const make = () => textResponse('{"a":1}', { status: 201, headers: { "content-type": "application/json" } })
 
@@ -35,17 +36,17 @@ describe("textResponse", () => {
     expect(await (await response.blob()).text()).toBe('{"a":1}')
   })
 
-  it("hands its body over whole once, and not after it was streamed or for another response", async () => {
-    const response = make()
-    expect(new TextDecoder().decode(takeHeldBody(response))).toBe('{"a":1}')
-    expect(response.bodyUsed).toBe(true)
-    expect(takeHeldBody(response)).toBeUndefined()
-    const bytes = bytesResponse(new Uint8Array([1, 2, 3]), { status: 200 })
+  it("is taken back as a whole answer until its body is read or streamed; any other response is a stream", async () => {
+    expect(fromResponse(make())).toMatchObject({ _tag: "Whole", status: 201, body: '{"a":1}' })
+    const bytes = wholeResponse({ status: 200, headers: {}, body: new Uint8Array([1, 2, 3]) }, undefined)
     expect(Array.from(await bytes.clone().bytes())).toEqual([1, 2, 3])
-    expect(Array.from(takeHeldBody(bytes)!)).toEqual([1, 2, 3])
+    expect(fromResponse(bytes)).toMatchObject({ _tag: "Whole", body: new Uint8Array([1, 2, 3]) })
+    const read = make()
+    await read.text()
+    expect(fromResponse(read)._tag).toBe("Streamed")
     const streamed = make()
     void streamed.body
-    expect(takeHeldBody(streamed)).toBeUndefined()
-    expect(takeHeldBody(new Response("plain"))).toBeUndefined()
+    expect(fromResponse(streamed)._tag).toBe("Streamed")
+    expect(fromResponse(new Response("plain"))._tag).toBe("Streamed")
   })
 })

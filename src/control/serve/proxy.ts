@@ -7,19 +7,14 @@
  * `http://` and `https://` match as written. Nothing is ever forwarded beyond the network: a
  * request no route answers gets the usual 502 naming it.
  *
- * Proxy requests never reach the control endpoint, the driver socket or the inspector: their
- * path is replaced (`/.proxy/…`) before the router sees them, and their target is the host they
- * named, which only the network answers.
+ * Proxy requests never reach the control endpoint, the driver socket or the inspector: the
+ * server hands each to the Node door with the target it named, which only the network answers.
  */
 import type * as http from "node:http"
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import * as tls from "node:tls"
-import type { Handovers } from "../handover.ts"
 import type { CertificateAuthority } from "./ca.ts"
-
-/** The path a proxied request is given for the router: outside every mounted route. */
-const PROXY_PATH = "/.proxy"
 
 const AUTHORITY = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/
 
@@ -35,24 +30,26 @@ interface Tunnel {
   readonly authority: string
 }
 
+/** The proxy half of a server: the target of a request in proxy form, and `CONNECT` tunnels. */
+export interface Proxy {
+  /** The URL a request in absolute form, or inside a tunnel, is for; undefined for any other request. */
+  readonly targetOf: (req: http.IncomingMessage) => string | undefined
+  /** Opens a tunnel (TLS terminated with the local CA, but for port 80). */
+  readonly connect: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void
+}
+
 /**
- * The proxy half of a server: handles Node's `request` and `upgrade` (absolute form, or inside a
- * tunnel: their target is recorded and their path replaced) and `connect` events, and answers
- * whether it took the event (only a `connect`). `server` is told of each tunnel's
- * decrypted connection, as of any other.
+ * The proxy half of a server. `connection` is told of each tunnel's decrypted connection, as of
+ * any other; the requests inside it name their target through `targetOf`.
  */
-export const makeProxy = (handovers: Handovers, ca: () => CertificateAuthority, connection: (socket: Duplex) => void) => {
+export const makeProxy = (ca: () => CertificateAuthority, connection: (socket: Duplex) => void): Proxy => {
   const tunnels = new WeakMap<object, Tunnel>()
 
-  const request = (req: http.IncomingMessage): void => {
+  const targetOf = (req: http.IncomingMessage): string | undefined => {
     const tunnel = tunnels.get(req.socket)
-    const target = tunnel !== undefined && req.url?.startsWith("/") === true
+    return tunnel !== undefined && req.url?.startsWith("/") === true
       ? `${tunnel.scheme}://${tunnel.authority}${req.url}`
       : absoluteTarget(req.url)
-    if (target === undefined) return
-    handovers.proxied(req, target)
-    const url = new URL(target)
-    req.url = `${PROXY_PATH}${url.pathname}${url.search}`
   }
 
   const connect = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -110,12 +107,5 @@ export const makeProxy = (handovers: Handovers, ca: () => CertificateAuthority, 
     authority.contextFor(name).then(terminate, (error: Error) => socket.destroy(error))
   }
 
-  return (event: string, args: Array<any>): boolean => {
-    if (event === "connect") {
-      connect(args[0], args[1], args[2])
-      return true
-    }
-    request(args[0])
-    return false
-  }
+  return { targetOf, connect }
 }

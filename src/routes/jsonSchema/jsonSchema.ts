@@ -6,11 +6,11 @@
 import { Effect, Result, type Schema } from "effect"
 import { compileGenerator, type CompiledGenerator } from "./generate.ts"
 import type { FieldHints } from "./realism.ts"
-import { textResponse } from "../../registry/heldResponse.ts"
+import { type Answer, refused, whole } from "../../registry/answer.ts"
 import { offsetSeed } from "../../registry/seed.ts"
 import { checkResponseParts } from "../static.ts"
-import type { DirectResponder, RespondContext, Responder, SimRequest } from "../../registry/route.ts"
-import type { GeneratedValueRejected, InvalidRouteSpec, SimnetError } from "../../SimnetError.ts"
+import type { Answerer, RespondContext, SimRequest } from "../../registry/route.ts"
+import type { GeneratedValueRejected, InvalidRouteSpec } from "../../SimnetError.ts"
 
 /** What generating a body can fail with: a schema that does not compile, a value its schema refuses. */
 type GenerateError = InvalidRouteSpec | GeneratedValueRejected
@@ -35,19 +35,14 @@ export interface JsonSchemaOptions {
 }
 
 /**
- * The parts of a `jsonSchema` route: `respond` for the registry (and `respondDirect`, its
- * synchronous twin), `prepare` (compile once and prove
+ * The parts of a `jsonSchema` route: `answer` for the registry, `prepare` (compile once and prove
  * the schema generates; fails with `InvalidRouteSpec` naming the schema path, or
  * `GeneratedValueRejected`), `body(seed)` for the body alone, and `regenerate(seed)`, which
  * reproduces the body served under a logged seed.
  */
 export interface JsonSchemaResponder {
-  readonly respond: Responder
-  /**
-   * The same answer as `respond`, without an Effect: for a registry fast path that derives the
-   * seed and calls this directly (generation is synchronous).
-   */
-  readonly respondDirect: DirectResponder
+  /** The generated body, whole, for the request's seed (generation is synchronous). */
+  readonly answer: Answerer
   readonly prepare: Effect.Effect<void, InvalidRouteSpec | GeneratedValueRejected>
   readonly body: (seed: number) => Result.Result<string, GenerateError>
   readonly regenerate: (seed: number) => Effect.Effect<string, GenerateError>
@@ -77,8 +72,10 @@ export const jsonSchemaResponder = (
       : generator.success.generate(offsetSeed(seed, options.seedOffset))
   }
 
-  const answerAtOnce = (_request: SimRequest, context: RespondContext): Result.Result<Response, SimnetError> =>
-    Result.map(body(context.seed), (text) => textResponse(text, { status, headers }))
+  const answer = (_request: SimRequest, context: RespondContext): Answer => {
+    const generated = body(context.seed)
+    return Result.isFailure(generated) ? refused(generated.failure) : whole(status, headers, generated.success)
+  }
 
   return {
     prepare: Effect.suspend(() => {
@@ -86,9 +83,7 @@ export const jsonSchemaResponder = (
       if (invalid !== undefined) return Effect.fail(invalid)
       return Result.match(compile(), { onFailure: Effect.fail, onSuccess: () => Effect.void })
     }),
-    respond: (request, context) =>
-      Effect.suspend(() => Result.match(answerAtOnce(request, context), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
-    respondDirect: answerAtOnce,
+    answer,
     body,
     regenerate: (seed) => Effect.suspend(() => Result.match(body(seed), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
     seeded: true,

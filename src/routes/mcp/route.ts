@@ -1,15 +1,16 @@
 /**
  * The `mcp` route: a responder that finds its server's state in the network's `McpServers` and
  * hands the request to the engine. The engine is promise-based, so the route answers through
- * `respondDirect` and a request costs no fiber. The route value carries only the compiled
+ * a promise and a request costs no fiber. The route value carries only the compiled
  * definitions; a definition that does not compile is refused at registration, naming its path.
  */
-import { Context, Effect, Option, Result, Schema } from "effect"
+import { Context, Option, Result } from "effect"
 import { RouteFailed } from "../../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
 import type * as Engine from "./engine.ts"
 import { errorMessage, make, type MatcherInput, refused, type RespondContext, type Route, type RouteOptions, type SimRequest } from "./floor.ts"
-import { type McpResponder, McpServers } from "./state.ts"
+import { type McpAnswerer, McpServers } from "./state.ts"
+import { fromResult } from "../../registry/answer.ts"
 
 const noop = () => {}
 
@@ -25,8 +26,8 @@ const loadEngine = (): Promise<typeof Engine> => (loading ??= import("./engine.t
 export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, options: RouteOptions = {}): Route => {
   const label = options.id ?? "mcp"
   const failed = (cause: unknown) => new RouteFailed({ route: label, message: `the MCP server failed: ${errorMessage(cause)}`, cause })
-  const respondDirect = (request: SimRequest, context: RespondContext): Response | Promise<Response> => {
-    if (engine === undefined) return loadEngine().then(() => respondDirect(request, context), (cause) => Promise.reject(failed(cause)))
+  const engineAnswer = (request: SimRequest, context: RespondContext): Response | Promise<Response> => {
+    if (engine === undefined) return loadEngine().then(() => engineAnswer(request, context), (cause) => Promise.reject(failed(cause)))
     const servers = Context.getOption(context.services as Context.Context<McpServers>, McpServers)
     if (Option.isNone(servers)) return Promise.reject(new RouteFailed({ route: context.identity, message: `simnet: this network has no ${McpServers.key}` }))
     const state = servers.value.server(context.identity, compiled)
@@ -43,18 +44,10 @@ export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, option
     }
     return answered instanceof Response ? answered : answered.catch((cause) => Promise.reject(failed(cause)))
   }
-  const respond: McpResponder = Object.assign(
-    (request: SimRequest, context: RespondContext) =>
-      Effect.suspend(() => {
-        const answered = respondDirect(request, context)
-        return answered instanceof Response ? Effect.succeed(answered) : Effect.tryPromise({ try: () => answered, catch: (error) => (Schema.is(RouteFailed)(error) ? error : failed(error)) })
-      }),
-    { compiled }
-  )
+  const answer: McpAnswerer = Object.assign((request: SimRequest, context: RespondContext) => fromResult(engineAnswer(request, context), label), { compiled })
   const definition = compiled.definition
   return make("mcp", match, {
-    respond,
-    respondDirect,
+    answer,
     annotated: true,
     describe: {
       server: definition.name,

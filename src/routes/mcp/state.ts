@@ -10,7 +10,7 @@
 import { Context, Effect, Result, Schema } from "effect"
 import { InvalidRouteSpec } from "../../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
-import { decodeAt, errorMessage, hashString, isPlainJson, KeyCounts, McpServerSpec, type Responder, type Route } from "./floor.ts"
+import { decodeAt, errorMessage, hashString, isPlainJson, KeyCounts, McpServerSpec, type Answerer, type Route } from "./floor.ts"
 
 /** One open session. */
 export interface McpSession {
@@ -295,14 +295,14 @@ export const prepareServers = (servers: ReadonlyArray<McpServerJson>, base: stri
   })
 
 /**
- * An MCP route's responder, carrying the compiled definitions it serves (every copy of the route
- * shares the responder, and so them): how `McpServers` finds a route's server by id before it has
+ * An MCP route's answerer, carrying the compiled definitions it serves (every copy of the route
+ * shares the answerer, and so them): how `McpServers` finds a route's server by id before it has
  * answered anything, without a table kept beside the routes.
  */
-export type McpResponder = Responder & { readonly compiled: CompiledServer }
+export type McpAnswerer = Answerer & { readonly compiled: CompiledServer }
 
 /** The compiled definitions a route's responder serves, when it is an MCP route's. */
-const compiledOf = (respond: Responder): CompiledServer | undefined => (respond as Partial<McpResponder>).compiled
+const compiledOf = (answer: Answerer): CompiledServer | undefined => (answer as Partial<McpAnswerer>).compiled
 
 /**
  * A registered route as `McpServers` finds it by id: its identity (what its state is kept under)
@@ -350,7 +350,7 @@ export class McpServersApi {
   private locate(id: string): { readonly identity: string; readonly compiled: CompiledServer } | undefined {
     const found = this.lookup(id)
     if (found === undefined) return undefined
-    const compiled = compiledOf(found.route.respond)
+    const compiled = compiledOf(found.route.answer)
     return compiled === undefined ? undefined : { identity: found.identity, compiled }
   }
 

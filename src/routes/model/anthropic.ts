@@ -9,7 +9,7 @@
  */
 import { createHash } from "../../registry/util.ts"
 import { Effect } from "effect"
-import type { Responder, Route } from "../../registry/route.ts"
+import { answerWith, type Responder, type Route } from "../../registry/route.ts"
 import type { LlmTurn } from "../../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../../provider/parts.ts"
@@ -379,7 +379,7 @@ const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
  */
 export const anthropicRoutes = (options: AnthropicRoutesOptions = {}): ReadonlyArray<Route> => {
   return modelApi("anthropic", DEFAULT_ANTHROPIC_BASE_URL, options.baseUrl, [
-    { name: "messages", method: "POST", path: "/v1/messages", endpoint: "messages", parts: { respond: modelResponder(anthropicWire) } },
-    { name: "models", method: "GET", path: "/v1/models", endpoint: "models", parts: { respond: modelsResponder(options.models ?? DEFAULT_ANTHROPIC_MODELS) } }
+    { name: "messages", method: "POST", path: "/v1/messages", endpoint: "messages", parts: { answer: answerWith(modelResponder(anthropicWire)) } },
+    { name: "models", method: "GET", path: "/v1/models", endpoint: "models", parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_ANTHROPIC_MODELS)) } }
   ])
 }

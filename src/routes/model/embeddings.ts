@@ -11,8 +11,9 @@
  * `text-embedding-3-*` models do.
  */
 import { createHash } from "../../registry/util.ts"
-import { Effect, Exit, Schema } from "effect"
-import type { RespondContext, Responder, SimRequest } from "../../registry/route.ts"
+import { Exit, Schema } from "effect"
+import type { RespondContext, SimRequest } from "../../registry/route.ts"
+import { fromResponse } from "../../registry/answer.ts"
 import { estimateTokens } from "../../provider/parts.ts"
 import { openAiErrorBody } from "./chatWire.ts"
 import type { Embedding, EmbeddingList } from "../../schemas/embeddings.ts"
@@ -135,12 +136,6 @@ const answer = (request: SimRequest, context: RespondContext): Response => {
 }
 
 /**
- * The responder of OpenAI's `POST {base}/embeddings`. A body that is not an embeddings request
- * is a 400 with an OpenAI error body.
- */
-export const embeddingsResponder: Responder = (request, context) => Effect.sync(() => answer(request, context))
-
-/**
  * The route of `POST {base}/embeddings` with `id` and `source`.
  */
 export const embeddingsEndpoint: ModelEndpoint = {
@@ -148,5 +143,5 @@ export const embeddingsEndpoint: ModelEndpoint = {
   method: "POST",
   path: "/embeddings",
   endpoint: "embeddings",
-  parts: { respond: embeddingsResponder, respondDirect: answer }
+  parts: { answer: (request, context) => fromResponse(answer(request, context)) }
 }

@@ -7,7 +7,7 @@
  * carry Google's body (`{error: {code, message, status}}`; 429 `RESOURCE_EXHAUSTED`).
  */
 import { Effect, Exit, Schema } from "effect"
-import type { Responder, Route, SimRequest } from "../../registry/route.ts"
+import { answerWith, type Responder, type Route, type SimRequest } from "../../registry/route.ts"
 import type { LlmTurn } from "../../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../../provider/parts.ts"
@@ -291,10 +291,10 @@ const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
  */
 export const geminiRoutes = (options: GeminiRoutesOptions = {}): ReadonlyArray<Route> => {
   return modelApi("gemini", DEFAULT_GEMINI_BASE_URL, options.baseUrl, [
-    { name: "models.call", method: "POST", path: "/v1beta/models/:call", endpoint: "models/{model}:{method}", parts: { respond: geminiResponder } },
-    { name: "models", method: "GET", path: "/v1beta/models", endpoint: "models", parts: { respond: modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS) } },
+    { name: "models.call", method: "POST", path: "/v1beta/models/:call", endpoint: "models/{model}:{method}", parts: { answer: answerWith(geminiResponder) } },
+    { name: "models", method: "GET", path: "/v1beta/models", endpoint: "models", parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS)) } },
     // The stable API version: @google/genai 3.x calls /v1 unless told apiVersion "v1beta".
-    { name: "v1.models.call", method: "POST", path: "/v1/models/:call", endpoint: "v1 models/{model}:{method}", parts: { respond: geminiResponder } },
-    { name: "v1.models", method: "GET", path: "/v1/models", endpoint: "v1 models", parts: { respond: modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS) } }
+    { name: "v1.models.call", method: "POST", path: "/v1/models/:call", endpoint: "v1 models/{model}:{method}", parts: { answer: answerWith(geminiResponder) } },
+    { name: "v1.models", method: "GET", path: "/v1/models", endpoint: "v1 models", parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS)) } }
   ])
 }

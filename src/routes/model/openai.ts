@@ -6,7 +6,7 @@
  * responders only speak the wire format.
  */
 import { Effect } from "effect"
-import type { Responder, Route } from "../../registry/route.ts"
+import { answerWith, type Responder, type Route } from "../../registry/route.ts"
 import type { LlmTurn } from "../../provider/conversation.ts"
 import { requestKeyOf } from "../../provider/conversation.ts"
 import { ChunkWriter, completion, DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"
@@ -120,8 +120,8 @@ export const modelsResponder = (models: ReadonlyArray<string> = DEFAULT_OPENAI_M
  */
 export const openaiRoutes = (options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> =>
   modelApi("openai", DEFAULT_OPENAI_BASE_URL, options.baseUrl, [
-    { name: "chat", method: "POST", path: "/chat/completions", endpoint: "chat/completions", parts: { respond: chatCompletionsResponder } },
+    { name: "chat", method: "POST", path: "/chat/completions", endpoint: "chat/completions", parts: { answer: answerWith(chatCompletionsResponder) } },
     responsesEndpoint,
     embeddingsEndpoint,
-    { name: "models", method: "GET", path: "/models", endpoint: "models", parts: { respond: modelsResponder(options.models) } }
+    { name: "models", method: "GET", path: "/models", endpoint: "models", parts: { answer: answerWith(modelsResponder(options.models)) } }
   ])

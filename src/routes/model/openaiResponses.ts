@@ -25,6 +25,7 @@ import type {
   ResponseUsage
 } from "../../schemas/openaiResponses.ts"
 import { ResponsesRequest } from "../../schemas/openaiResponses.ts"
+import { answerWith } from "../../registry/route.ts"
 import { baseUrlUnder, type ModelEndpoint, modelResponder, openAiRateLimits, type ModelWire, readWith } from "./model.ts"
 
 const KEY_FIELDS = [
@@ -402,5 +403,5 @@ export const responsesEndpoint: ModelEndpoint = {
   method: "POST",
   path: "/responses",
   endpoint: "responses",
-  parts: { respond: modelResponder(responsesWire) }
+  parts: { answer: answerWith(modelResponder(responsesWire)) }
 }
