@@ -1,11 +1,11 @@
 /**
  * Runs the benchmarks, each in its own Node process (msw and nock patch globals, and a fresh heap
  * keeps figures honest): `npm run bench` runs them all; `npm run bench -- core` (or `generate`, `global`,
- * `llm`, `llmApis`, `serve`, `driver`, `mcp`, `property`, `record`, `refusals`, `cold`) runs one. Other arguments (such as `--quick`) are passed on.
+ * `llm`, `llmApis`, `serve`, `serveModel`, `driver`, `mcp`, `property`, `record`, `refusals`, `cold`) runs one. Other arguments (such as `--quick`) are passed on.
  */
 import { spawnSync } from "node:child_process"
 
-const all = ["core", "generate", "llm", "llmApis", "global", "serve", "driver", "mcp", "property", "record", "refusals", "cold"]
+const all = ["core", "generate", "llm", "llmApis", "global", "serve", "serveModel", "driver", "mcp", "property", "record", "refusals", "cold"]
 const args = process.argv.slice(2)
 const chosen = args.filter((a) => all.includes(a))
 const rest = args.filter((a) => !all.includes(a))
