@@ -131,7 +131,7 @@ export class Drivers {
         case "llm.chunk":
           return run(ChunkCommand, (invocation, command) => invocation.chunk(command.items))
         case "llm.finish":
-          return run(FinishCommand, (invocation, command) => invocation.finish(command.reason, command.usage))
+          return run(FinishCommand, (invocation, command) => invocation.finish(command.reason, command.usage === undefined ? undefined : { inputTokens: command.usage.prompt_tokens, outputTokens: command.usage.completion_tokens, totalTokens: command.usage.total_tokens }))
         case "llm.fail":
           return run(FailCommand, (invocation, command) =>
             invocation.fail(command.status, command.message ?? `The model failed with status ${command.status} (simulated).`))

@@ -8,13 +8,14 @@ import { Schema } from "effect"
 
 
 /**
- * Token counts of one answer, whatever the API: the provider's own shape (each wire format writes
- * it in its API's words; the names are those of Chat Completions, which the others map from).
+ * Token counts of one answer, whatever the API: the provider's own shape, in a script's words
+ * (`LlmScript.usage`). Each wire format writes it in its API's (`prompt_tokens`,
+ * `input_tokens`, `promptTokenCount`, …); a driver's `llm.finish` usage is read into it.
  */
 export interface TokenUsage {
-  readonly prompt_tokens: number
-  readonly completion_tokens: number
-  readonly total_tokens: number
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly totalTokens: number
 }
 
 /** How an answer ends, in the provider's words (each wire format maps them to its API's). */
@@ -132,7 +133,7 @@ export const countOutputTokens = (parts: ReadonlyArray<Part>): number => {
 export const usageOf = (given: TokenUsage | undefined, material: string, outputTokens: number): TokenUsage => {
   if (given !== undefined) return given
   const prompt = estimateTokens(material)
-  return { prompt_tokens: prompt, completion_tokens: outputTokens, total_tokens: prompt + outputTokens }
+  return { inputTokens: prompt, outputTokens, totalTokens: prompt + outputTokens }
 }
 
 /**

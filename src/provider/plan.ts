@@ -174,7 +174,7 @@ const encoder = new TextEncoder()
 const toUsage = (usage: LlmScript["usage"]): TokenUsage | undefined =>
   usage === undefined
     ? undefined
-    : { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens }
+    : { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: usage.totalTokens }
 
 const stepParts = (actions: LlmScript["steps"][number], seq: number, request: LlmRequest | undefined): Array<Part> => {
   const parts: Array<Part> = []

@@ -27,7 +27,7 @@ import type {
   Usage
 } from "../../schemas/anthropic.ts"
 import { MessagesRequest } from "../../schemas/anthropic.ts"
-import type { CompletionUsage } from "../../schemas/openai.ts"
+import type { TokenUsage } from "../../provider/parts.ts"
 import { anthropicRateLimits, baseUrlUnder, jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
 
 /**
@@ -118,9 +118,9 @@ const stopReason = (finish: Finish): StopReason | null => {
   }
 }
 
-const usageBlock = (usage: CompletionUsage): Usage => ({
-  input_tokens: usage.prompt_tokens,
-  output_tokens: usage.completion_tokens,
+const usageBlock = (usage: TokenUsage): Usage => ({
+  input_tokens: usage.inputTokens,
+  output_tokens: usage.outputTokens,
   cache_creation_input_tokens: 0,
   cache_read_input_tokens: 0
 })
@@ -237,13 +237,13 @@ const contentOf = (parts: ReadonlyArray<Part>, thinking: boolean): Array<Content
  */
 class AnthropicWriter implements StreamWriter {
   readonly #invocation: LlmInvocation
-  readonly #hint: CompletionUsage | undefined
+  readonly #hint: TokenUsage | undefined
   #blocks = 0
   #open: { readonly kind: "text" | "reasoning"; readonly index: number; text: string } | undefined
   #outputTokens = 0
   readonly #thinking: boolean
 
-  constructor(invocation: LlmInvocation, hint: CompletionUsage | undefined) {
+  constructor(invocation: LlmInvocation, hint: TokenUsage | undefined) {
     this.#invocation = invocation
     this.#hint = hint
     this.#thinking = thinks(invocation)
@@ -319,7 +319,7 @@ class AnthropicWriter implements StreamWriter {
     return [this.#event({ type: "error", error: { type: "api_error", message } })]
   }
 
-  finish(finish: Finish, given: CompletionUsage | undefined): ReadonlyArray<string> {
+  finish(finish: Finish, given: TokenUsage | undefined): ReadonlyArray<string> {
     const frames = this.#close()
     const usage = usageBlock(usageOf(given ?? this.#hint, this.#invocation.request.material, this.#outputTokens))
     frames.push(

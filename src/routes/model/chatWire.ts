@@ -12,7 +12,7 @@ import type {
   FinishReason,
   OpenAiErrorBody
 } from "../../schemas/openai.ts"
-import type { Finish, Part, StreamWriter } from "../../provider/parts.ts"
+import type { Finish, Part, StreamWriter, TokenUsage } from "../../provider/parts.ts"
 
 /**
  * The base URL `Routes.openai` serves when none is given (Chat Completions and Responses alike).
@@ -134,7 +134,7 @@ export class ChunkWriter implements StreamWriter {
   }
 
   /** The finish chunk, the usage chunk when asked for, and `[DONE]`. */
-  finish(reason: Finish, given: CompletionUsage | undefined): ReadonlyArray<string> {
+  finish(reason: Finish, given: TokenUsage | undefined): ReadonlyArray<string> {
     const usage = usageOf(given, this.material, this.#outputTokens)
     const frames = [frame(chunk(this.head, {}, reason))]
     if (this.includeUsage) {
@@ -144,7 +144,7 @@ export class ChunkWriter implements StreamWriter {
         created: this.head.created,
         model: this.head.model,
         choices: [],
-        usage
+        usage: chatUsage(usage)
       }
       frames.push(frame(usageChunk))
     }
@@ -166,7 +166,7 @@ export const completion = (
   head: ChunkHead,
   parts: ReadonlyArray<Part>,
   finish: Finish,
-  usage: CompletionUsage
+  usage: TokenUsage
 ): ChatCompletion => {
   const { text, reasoning, toolCalls } = gather(parts)
   const calls: Array<ChatToolCall> = toolCalls.map((call) => ({
@@ -193,6 +193,9 @@ export const completion = (
         finish_reason: finish
       }
     ],
-    usage
+    usage: chatUsage(usage)
   }
 }
+
+/** Token counts in Chat Completions' words. */
+const chatUsage = (usage: TokenUsage): CompletionUsage => ({ prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens })

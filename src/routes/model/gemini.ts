@@ -25,7 +25,7 @@ import type {
   UsageMetadata
 } from "../../schemas/gemini.ts"
 import { GenerateContentRequest } from "../../schemas/gemini.ts"
-import type { CompletionUsage } from "../../schemas/openai.ts"
+import type { TokenUsage } from "../../provider/parts.ts"
 import { defaultDimensions, embed, vectorNumbers } from "./embeddings.ts"
 import { baseUrlUnder, jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
 
@@ -109,11 +109,11 @@ const finishReason = (finish: Finish): GeminiFinish =>
         ? "SAFETY"
         : "STOP"
 
-const usageMetadata = (usage: CompletionUsage, thoughts: number): UsageMetadata => ({
-  promptTokenCount: usage.prompt_tokens,
-  candidatesTokenCount: usage.completion_tokens,
-  totalTokenCount: usage.total_tokens,
-  ...(thoughts > 0 ? { thoughtsTokenCount: Math.min(thoughts, usage.completion_tokens) } : {})
+const usageMetadata = (usage: TokenUsage, thoughts: number): UsageMetadata => ({
+  promptTokenCount: usage.inputTokens,
+  candidatesTokenCount: usage.outputTokens,
+  totalTokenCount: usage.totalTokens,
+  ...(thoughts > 0 ? { thoughtsTokenCount: Math.min(thoughts, usage.outputTokens) } : {})
 })
 
 const response = (
@@ -172,7 +172,7 @@ class GeminiWriter implements StreamWriter {
     return [frame(geminiErrorBody(500, message))]
   }
 
-  finish(finish: Finish, given: CompletionUsage | undefined): ReadonlyArray<string> {
+  finish(finish: Finish, given: TokenUsage | undefined): ReadonlyArray<string> {
     const usage = usageMetadata(usageOf(given, this.#invocation.request.material, this.#outputTokens), this.#thoughts)
     return [frame(response(this.#invocation, [{ text: "" }], { finish: finishReason(finish), usage }))]
   }

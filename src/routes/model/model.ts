@@ -17,7 +17,7 @@ import type { Finish, Part, StreamWriter } from "../../provider/parts.ts"
 import { countOutputTokens, usageOf } from "../../provider/parts.ts"
 import type { LlmInvocation, SimulatedProviderApi } from "../../provider/SimulatedProvider.ts"
 import { SimulatedProvider } from "../../provider/SimulatedProvider.ts"
-import type { CompletionUsage } from "../../schemas/openai.ts"
+import type { TokenUsage } from "../../provider/parts.ts"
 import { RouteFailed } from "../../SimnetError.ts"
 
 /**
@@ -48,9 +48,9 @@ export interface ModelWire {
    * stream starts (a driver's comes with its finish); a format that reports input tokens up front
    * (Anthropic's `message_start`) uses it.
    */
-  writer(invocation: LlmInvocation, usage: CompletionUsage | undefined): StreamWriter
+  writer(invocation: LlmInvocation, usage: TokenUsage | undefined): StreamWriter
   /** The JSON body of a non-streamed answer. */
-  answer(invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: CompletionUsage): unknown
+  answer(invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): unknown
   /**
    * The JSON body of an error with `status`. `reason` is simnet's tag for a refusal
    * (`NoScriptQueued`, `UnmatchedLlmRequest`), undefined for a simulated failure.
@@ -139,7 +139,7 @@ class Renderer {
     return new Response(body, { status: 200, headers: this.headers(sseHeaders) })
   }
 
-  answer(parts: ReadonlyArray<Part>, finish: Finish, given: CompletionUsage | undefined): unknown {
+  answer(parts: ReadonlyArray<Part>, finish: Finish, given: TokenUsage | undefined): unknown {
     const usage = usageOf(given, this.invocation.request.material, countOutputTokens(parts))
     return this.wire.answer(this.invocation, parts, finish, usage)
   }

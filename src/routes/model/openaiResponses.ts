@@ -13,7 +13,7 @@ import type { Finish, Part, StreamWriter } from "../../provider/parts.ts"
 import { namedFrame, partTokens, rawChunkFrame, truncatedFrame, usageOf } from "../../provider/parts.ts"
 import type { LlmInvocation } from "../../provider/SimulatedProvider.ts"
 import { DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"
-import type { CompletionUsage } from "../../schemas/openai.ts"
+import type { TokenUsage } from "../../provider/parts.ts"
 import type {
   FunctionCallItem,
   InputItem,
@@ -69,12 +69,12 @@ const inputTurns = (input: ResponsesRequest["input"], instructions: string | nul
   return turns
 }
 
-const responseUsage = (usage: CompletionUsage, reasoningTokens: number): ResponseUsage => ({
-  input_tokens: usage.prompt_tokens,
+const responseUsage = (usage: TokenUsage, reasoningTokens: number): ResponseUsage => ({
+  input_tokens: usage.inputTokens,
   input_tokens_details: { cached_tokens: 0 },
-  output_tokens: usage.completion_tokens,
-  output_tokens_details: { reasoning_tokens: Math.min(reasoningTokens, usage.completion_tokens) },
-  total_tokens: usage.total_tokens
+  output_tokens: usage.outputTokens,
+  output_tokens_details: { reasoning_tokens: Math.min(reasoningTokens, usage.outputTokens) },
+  total_tokens: usage.totalTokens
 })
 
 const field = <A>(raw: unknown, name: string, guard: (u: unknown) => u is A): A | undefined => {
@@ -352,7 +352,7 @@ class ResponsesWriter implements StreamWriter {
     return [this.#event({ type: "error", code: "server_error", message, param: null, sequence_number: this.#next() })]
   }
 
-  finish(finish: Finish, given: CompletionUsage | undefined): ReadonlyArray<string> {
+  finish(finish: Finish, given: TokenUsage | undefined): ReadonlyArray<string> {
     const frames = this.#close()
     const usage = responseUsage(usageOf(given, this.#invocation.request.material, this.#outputTokens), this.#reasoningTokens)
     const end = endOf(finish)
