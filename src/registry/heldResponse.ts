@@ -199,9 +199,6 @@ export const wholeResponse = (answer: { readonly status: number; readonly header
   return answer.body === undefined ? new Response(null, init) : new (held())(answer.text ?? answer.body, init, signal)
 }
 
-/** Whether `response` holds its body whole (and so has one, without building its stream to ask). */
-export const isHeld = (response: Response): boolean => isHeldResponse(response)
-
 /**
  * What a held response holds, without reading it: its body and the header record it was built
  * from (when it was). Undefined for any other response, or once its body was read or streamed.

@@ -68,7 +68,7 @@ const WHOLE_BODY_LIMIT = 64 * 1024
  * The request's headers without `host` (the network sees the target's host in the URL), as Node
  * gives them (repeated headers as arrays).
  */
-export const withoutHost = (headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): Record<string, string> => {
+const withoutHost = (headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const name in headers) {
     const value = headers[name]
@@ -78,7 +78,7 @@ export const withoutHost = (headers: Readonly<Record<string, string | ReadonlyAr
 }
 
 /** The 502 body of a request that failed on its way back: what failed, for which request (redacted), and why. */
-export const routeFailed = (redactor: Redactor, requestMethod: string, target: string, what: string, cause: unknown) => {
+const routeFailed = (redactor: Redactor, requestMethod: string, target: string, what: string, cause: unknown) => {
   const shown = redactor.url(target)
   const method = bounded(requestMethod)
   const detail = cause instanceof Error ? `: ${bounded(cause.message)}` : ""
