@@ -200,18 +200,32 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
     const method = req.method ?? "GET"
     const hasBody = method !== "GET" && method !== "HEAD" && (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined)
     if (!hasBody) return answer(req, res, target, headers, undefined)
-    if (declaredOver(headers["content-length"], limit)) return tooLarge(res, method, target)
+    if (declaredOver(headers["content-length"], limit)) return tooLarge(req, res, method, target)
     readBody(req, limit).then(
-      (body) => (body === OVER ? tooLarge(res, method, target) : answer(req, res, target, headers, body)),
+      (body) => (body === OVER ? tooLarge(req, res, method, target) : answer(req, res, target, headers, body)),
       () => res.destroy()
     )
   }
 
-  /** The 413 of a request whose body is over the limit: the request (redacted) and the limit; the connection closes. */
-  function tooLarge(res: http.ServerResponse, requestMethod: string, target: string) {
+  /**
+   * The 413 of a request whose body is over the limit: the request (redacted) and the limit. The
+   * rest of the body is read and dropped first, so a client still sending sees the answer rather
+   * than a broken pipe; past `DISCARD_LIMIT` more bytes the connection is closed.
+   */
+  function tooLarge(req: http.IncomingMessage, res: http.ServerResponse, requestMethod: string, target: string) {
     const url = redactor.url(target)
     const method = bounded(requestMethod)
-    json(res, 413, { error: { tag: "PayloadTooLarge", message: `simnet: the body of ${method} ${url} is over the limit of ${limit} bytes (simnet serve --body-limit)`, method, url, limit } }, { connection: "close" })
+    const answer = () => json(res, 413, { error: { tag: "PayloadTooLarge", message: `simnet: the body of ${method} ${url} is over the limit of ${limit} bytes (simnet serve --body-limit)`, method, url, limit } })
+    if (req.complete) return answer()
+    let left = DISCARD_LIMIT
+    req.on("data", (chunk: Buffer) => {
+      left -= chunk.byteLength
+      if (left >= 0) return
+      answer()
+      req.socket.destroy()
+    })
+    req.once("end", answer)
+    req.resume()
   }
 
   function badPath(res: http.ServerResponse, path: string, watchers: ReadonlyArray<Watcher>) {
@@ -224,6 +238,8 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
 }
 
 const NONE: ReadonlyArray<Watcher> = []
+/** The most bytes of a body over the limit read and dropped before its connection is closed. */
+const DISCARD_LIMIT = 256 * 1024 * 1024
 const EMPTY = new Uint8Array(0)
 const OVER = Symbol("over")
 
