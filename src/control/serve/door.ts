@@ -437,11 +437,7 @@ const drained = (res: http.ServerResponse): Promise<void> =>
     res.once("close", done)
   })
 
-/**
- * A Node response written on an upgrade request's socket, for the door to answer a WebSocket
- * handshake to a network path as any request (no route kind answers an upgrade yet: a route may
- * answer it plainly, else it is refused as any request is); the socket closes after it.
- */
+/** A Node response on an upgrade's socket: the door answers a WebSocket handshake as any request, then closes. */
 export const upgradeResponse = (req: http.IncomingMessage, socket: Duplex): http.ServerResponse => {
   const res = new ServerResponse(req)
   res.shouldKeepAlive = false
