@@ -19,6 +19,7 @@
  * waiting for them.
  */
 import * as http from "node:http"
+import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { Effect, Layer } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
@@ -26,7 +27,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { engineOf, type SimulationNetworkApi } from "../network/network.ts"
 import { CONTROL_BASE } from "./endpoint.ts"
 import { caDirectory, type CertificateAuthority, loadCa } from "./serve/ca.ts"
-import { type DoorWatch, makeNodeDoor, type NodeDoor, upgradeResponse } from "./serve/door.ts"
+import { type DoorWatch, makeNodeDoor, type NodeDoor } from "./serve/door.ts"
 import { makeProxy, type Proxy } from "./serve/proxy.ts"
 import { targetUrl } from "./target.ts"
 
@@ -98,6 +99,18 @@ class DoorServer extends http.Server {
     }
     return super.emit(event as string, ...args)
   }
+}
+
+/** A Node response on an upgrade's socket: the door answers a WebSocket handshake as any request, then closes. */
+const upgradeResponse = (req: http.IncomingMessage, socket: Duplex): http.ServerResponse => {
+  const res = new http.ServerResponse(req)
+  res.shouldKeepAlive = false
+  res.assignSocket(socket as Socket)
+  res.once("finish", () => {
+    res.detachSocket(socket as Socket)
+    socket.end()
+  })
+  return res
 }
 
 /**

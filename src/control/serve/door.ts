@@ -9,9 +9,6 @@
  * the control paths.
  */
 import type * as http from "node:http"
-import type { Duplex } from "node:stream"
-import { ServerResponse } from "node:http"
-import type { Socket } from "node:net"
 import type { Settled, Whole } from "../../registry/answer.ts"
 import type { Network } from "../../registry/network.ts"
 import { bounded, type Redactor } from "../../registry/redact.ts"
@@ -103,13 +100,6 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
   const watches = options.watch ?? []
   const redactor = engine.redactor
 
-  const json = (res: http.ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}) => {
-    const text = JSON.stringify(body)
-    if (res.headersSent || res.destroyed) return
-    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers })
-    res.end(text)
-  }
-
   const watchersOf = (request: DoorRequest): ReadonlyArray<Watcher> => {
     if (watches.length === 0) return NONE
     const out: Array<Watcher> = []
@@ -126,7 +116,7 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
     try {
       res.writeHead(answer.status, nodeHeaders(answer.headers, body === undefined ? undefined : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength))
     } catch (cause) {
-      json(res, 502, routeFailed(redactor, method, target, "Node refused the answer to", cause), NO_RETRY)
+      refusedHead(res, redactor, method, target, cause)
       return 502
     }
     res.end(body)
@@ -237,6 +227,18 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
   }
 }
 
+/** A JSON answer, unless the head went out already or the client is gone. */
+const json = (res: http.ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}) => {
+  const text = JSON.stringify(body)
+  if (res.headersSent || res.destroyed) return
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers })
+  res.end(text)
+}
+
+/** The 502 of an answer whose head Node refused to write (a route's header it will not send). */
+const refusedHead = (res: http.ServerResponse, redactor: Redactor, method: string, target: string, cause: unknown) =>
+  json(res, 502, routeFailed(redactor, method, target, "Node refused the answer to", cause), NO_RETRY)
+
 const NONE: ReadonlyArray<Watcher> = []
 /** The most bytes of a body over the limit read and dropped before its connection is closed. */
 const DISCARD_LIMIT = 256 * 1024 * 1024
@@ -328,9 +330,7 @@ const relay = (
       return true
     } catch (cause) {
       void body?.cancel().catch(() => undefined)
-      const text = JSON.stringify(routeFailed(redactor, method, target, "Node refused the answer to", cause))
-      res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...NO_RETRY })
-      res.end(text)
+      refusedHead(res, redactor, method, target, cause)
       head(502)
       end()
       return false
@@ -436,15 +436,3 @@ const drained = (res: http.ServerResponse): Promise<void> =>
     res.once("drain", done)
     res.once("close", done)
   })
-
-/** A Node response on an upgrade's socket: the door answers a WebSocket handshake as any request, then closes. */
-export const upgradeResponse = (req: http.IncomingMessage, socket: Duplex): http.ServerResponse => {
-  const res = new ServerResponse(req)
-  res.shouldKeepAlive = false
-  res.assignSocket(socket as Socket)
-  res.once("finish", () => {
-    res.detachSocket(socket as Socket)
-    socket.end()
-  })
-  return res
-}
