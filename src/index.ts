@@ -34,6 +34,8 @@ export type {
   StreamFault
 } from "./provider/SimulatedProvider.ts"
 export type { LlmAction, LlmDriverItem, LlmScript } from "./schemas/llmScript.ts"
+/** A model family a network can be given beyond simnet's own (`NetworkOptions.models`), and its APIs' wire. */
+export type { ModelFamily, ModelWire } from "./routes/model/model.ts"
 export { decodeFixture, loadFixture } from "./Fixture.ts"
 export { replayOver, replayTrace } from "./Trace.ts"
 export type { ReplayStep, RequestReport, TraceReplay, TracedBody } from "./Trace.ts"

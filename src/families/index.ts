@@ -4,9 +4,7 @@
  */
 import { codesearch, mcpFromConfig, websearch } from "./mcp.ts"
 import type { DecodeContext, FamilyFactory } from "../spec/decode.ts"
-import { anthropicRoutes } from "../routes/model/anthropic.ts"
-import { geminiRoutes } from "../routes/model/gemini.ts"
-import { openaiRoutes } from "../routes/model/openai.ts"
+import { DEFAULT_MODEL_APIS, type ModelApis } from "../routes/model/apis.ts"
 import { openapi } from "./openapi.ts"
 import { account } from "./account.ts"
 import { installation } from "./installation.ts"
@@ -15,18 +13,15 @@ import { share } from "./share.ts"
 import { skills } from "./skills.ts"
 
 /**
- * Every family by name. A family given a bad `baseUrl` answers one refused route whose
- * registration names the field.
+ * Every family by name but the model families (`routes/model/apis.ts`). A family given a bad
+ * `baseUrl` answers one refused route whose registration names the field.
  */
-export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, FamilyFactory>([
+const OTHER_FAMILIES: ReadonlyArray<readonly [string, FamilyFactory]> = [
   ["models", (spec) => models(spec.baseUrl, { generated: spec.generated })],
   ["account", (spec) => account(spec.baseUrl ?? "")],
   ["share", (spec) => share(spec.baseUrl)],
   ["skills", (spec) => skills(spec.baseUrl ?? "")],
   ["installation", (spec) => installation(spec.baseUrl)],
-  ["openai", (spec) => openaiRoutes({ baseUrl: spec.baseUrl })],
-  ["anthropic", (spec) => anthropicRoutes({ baseUrl: spec.baseUrl })],
-  ["gemini", (spec) => geminiRoutes({ baseUrl: spec.baseUrl })],
   ["openapi", (spec) =>
     openapi(spec.document, {
       baseUrl: spec.baseUrl,
@@ -37,7 +32,14 @@ export const FAMILIES: ReadonlyMap<string, FamilyFactory> = new Map<string, Fami
   ["mcpFromConfig", (spec) => mcpFromConfig(spec.config ?? {}, spec.servers)],
   ["websearch", () => websearch()],
   ["codesearch", () => codesearch()]
-])
+]
+
+/** The families of a network that speaks `models`: every family above, and a model family of each. */
+export const familiesWith = (models: ModelApis): ReadonlyMap<string, FamilyFactory> =>
+  new Map<string, FamilyFactory>([...OTHER_FAMILIES, ...models.families.map((family): [string, FamilyFactory] => [family.name, family.routes])])
+
+/** Every family by name, simnet's model families included. */
+export const FAMILIES: ReadonlyMap<string, FamilyFactory> = familiesWith(DEFAULT_MODEL_APIS)
 
 /**
  * What RouteSpec JSON can refer to by default: every family (every kind is always there: `spec/kinds.ts`).

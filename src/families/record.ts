@@ -22,7 +22,8 @@ import type { SimRequest } from "../registry/request.ts"
 import { createHash, depthExceeds, MAX_JSON_DEPTH, parseJson } from "../registry/util.ts"
 import { make } from "../routes/make.ts"
 import { forward, rebased } from "../routes/loopback.ts"
-import { familyFor, modelApiOf, ruleOf } from "./recordModel.ts"
+import { DEFAULT_MODEL_APIS, type ModelApis } from "../routes/model/apis.ts"
+import { familyFor, ruleOf } from "./recordModel.ts"
 import { isMcp, mcpRoutesOf } from "./recordMcp.ts"
 import type { Recorded } from "./recorded.ts"
 
@@ -248,7 +249,7 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
  * routes (`fixtureOf`).
  * Calls that got different answers for the same match become a sequence (each once, in order).
  */
-export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor): Recording => {
+export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor, models: ModelApis = DEFAULT_MODEL_APIS): Recording => {
   const plain: Array<Recorded> = []
   const mcp: Array<Recorded> = []
   const endpoints = new Set<string>()
@@ -261,7 +262,7 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
       endpoints.add(`${url.origin}${url.pathname}`)
       continue
     }
-    const api = modelApiOf(entry.method, url)
+    const api = models.apiOf(entry.method, url)
     const type = entry.headers.find(([name]) => name === "content-type")?.[1]
     const rule = api === undefined ? undefined : ruleOf(api, entry.url, entry.requestBody, entry.status, type, decoder.decode(entry.body), entry.timing)
     if (api === undefined || rule === undefined) {
@@ -355,7 +356,7 @@ export interface Persisted {
  * `recordingTargetProblem` passed it) or written, the recording goes to `FILE.PID.recording.json`
  * beside it instead, and stays there.
  */
-export const persist = (recorder: Recorder, file: string, redactor: Redactor, seed?: number): Persisted => {
+export const persist = (recorder: Recorder, file: string, redactor: Redactor, seed?: number, models: ModelApis = DEFAULT_MODEL_APIS): Persisted => {
   const target = readTarget(file)
   const aside = `${file}.${process.pid}.recording.json`
   let where = "existing" in target ? file : aside
@@ -369,7 +370,7 @@ export const persist = (recorder: Recorder, file: string, redactor: Redactor, se
     timer = undefined
     const started = performance.now()
     const kept = recorder.recorded()
-    const recording = recordingOf(kept, redactor)
+    const recording = recordingOf(kept, redactor, models)
     // Nothing recorded and no file: no empty fixture is made (an upstream that was down, say).
     if (kept.length === 0 && "existing" in target && target.text === undefined) return { written: undefined, recording }
     if (where === file && "existing" in target) {

@@ -20,7 +20,9 @@ import { normalizeRunSeed } from "../registry/seed.ts"
 import { decodeAt } from "../registry/schemaPath.ts"
 import { NetworkOptionsData } from "../schemas/options.ts"
 import type { Handler } from "../routes/kinds.ts"
-import { defaultDecodeContext } from "../families/index.ts"
+import { familiesWith } from "../families/index.ts"
+import { withModels } from "../routes/model/apis.ts"
+import type { ModelFamily } from "../routes/model/model.ts"
 import { decodeRouteSpecs } from "../spec/decode.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
 import { type FixtureError, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
@@ -100,10 +102,17 @@ export interface NetworkOptions {
    * the make's error (`FixtureUnreadable`, `FixtureNotJson`, `InvalidRouteSpec` naming the field).
    */
   readonly fixture?: string | undefined
+  /**
+   * Model families this network speaks beyond simnet's own (`ModelFamily`: a family name, its
+   * model APIs' wires and its routes; one of the same name replaces simnet's): fixtures and
+   * `registerSpec` can name them, record mode reads their calls back into model rules, and they
+   * are answered by the network's one `SimulatedProvider` like the built-in APIs.
+   */
+  readonly models?: ReadonlyArray<ModelFamily> | undefined
 }
 
 /** Every key `NetworkOptions` has: another one is refused, with the nearest known name. */
-const NETWORK_OPTION_KEYS: ReadonlySet<string> = new Set(["seed", "routes", "logLimit", "logBytes", "redact", "handlers", "llm", "llmRules", "epoch", "drive", "chaos", "record", "keepBodies", "refusals", "fixture"])
+const NETWORK_OPTION_KEYS: ReadonlySet<string> = new Set(["seed", "routes", "logLimit", "logBytes", "redact", "handlers", "llm", "llmRules", "epoch", "drive", "chaos", "record", "keepBodies", "refusals", "fixture", "models"])
 const NetworkOptionKeys = Schema.Struct(Object.fromEntries([...NETWORK_OPTION_KEYS].map((key) => [key, Schema.optional(Schema.Unknown)])))
 
 /**
@@ -120,7 +129,7 @@ const withFixture = (given: NetworkOptions): Effect.Effect<NetworkOptions, Inval
     }
     if (given.fixture === undefined) return given
     if (typeof given.fixture !== "string") return yield* new InvalidNetworkOption({ option: "fixture", detail: "must be the path of a fixture file" })
-    const file = yield* loadFixture(given.fixture, { handlers: new Map(Object.entries(given.handlers ?? {})) })
+    const file = yield* loadFixture(given.fixture, { handlers: new Map(Object.entries(given.handlers ?? {})), families: familiesWith(withModels(given.models)) })
     return {
       ...given,
       seed: given.seed ?? file.seed,
@@ -281,13 +290,15 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
     network.keepBodies = decoded.success.keepBodies === true
     // Record mode's module loads only when a network records, not with `import("simnet")`.
     const record: typeof Record_ | undefined = options.record === undefined ? undefined : yield* Effect.promise(() => import("../families/record.ts"))
+    const models = withModels(options.models)
+    const families = familiesWith(models)
     const file = options.record?.file
     const problem = file === undefined ? undefined : record?.recordingTargetProblem(file)
     if (problem !== undefined) return yield* new InvalidNetworkOption({ option: "record.file", detail: problem })
     const recorder = record?.recorder({ upstream: options.record?.upstream, cookies: options.record?.cookies })
-    const persisted = record === undefined || recorder === undefined || file === undefined ? undefined : record.persist(recorder, file, network.redactor, network.runSeed)
+    const persisted = record === undefined || recorder === undefined || file === undefined ? undefined : record.persist(recorder, file, network.redactor, network.runSeed, models)
     /** What was recorded so far, as a fixture. */
-    const recorded = () => (record === undefined || recorder === undefined ? { routes: [] } : record.recordingOf(recorder.recorded(), network.redactor))
+    const recorded = () => (record === undefined || recorder === undefined ? { routes: [] } : record.recordingOf(recorder.recorded(), network.redactor, models))
     const initial = [...(options.routes === undefined ? [] : Array.from(options.routes)), ...(recorder === undefined ? [] : [recorder.route])]
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
@@ -308,7 +319,7 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
       },
       register,
       registerSpec: (json, specOptions) =>
-        Effect.flatMap(decodeRouteSpecs(json, { ...defaultDecodeContext, handlers, source: specOptions?.source ?? "code" }), (decoded) =>
+        Effect.flatMap(decodeRouteSpecs(json, { families, handlers, source: specOptions?.source ?? "code" }), (decoded) =>
           network.register(decoded.routes, pathsFor(decoded.routes, false))),
       unregister: (id) => Effect.sync(() => network.registry.remove(id)),
       reset: Effect.suspend(() => {
@@ -331,7 +342,7 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
       })),
       state: Effect.sync(() => capture(network, llm, mcp, network.counters())),
       restore: (state) =>
-        restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers }, (routes) => network.register(routes, pathsFor(routes, false))),
+        restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers, families }, (routes) => network.register(routes, pathsFor(routes, false))),
       unused: Effect.sync(() => network.unused()),
       quiescent: Effect.promise(() => network.quiescent()),
       recording: Effect.sync(recorded),

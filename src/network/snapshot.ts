@@ -27,7 +27,6 @@
 import { Duration, Effect, Result, Schema } from "effect"
 import { Count, McpServerJson, prepareServers, type McpServersApi } from "../routes/mcp/state.ts"
 import type { LlmLogEntry, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
-import { LLM_APIS } from "../provider/conversation.ts"
 import { Chaos } from "../registry/chaos.ts"
 import { KeyCounts } from "../registry/keyCounts.ts"
 import type { Network } from "../registry/network.ts"
@@ -90,7 +89,7 @@ const LlmLogEntryJson = Schema.Struct({
   seq: Seq,
   id: Schema.String,
   at: Schema.Finite,
-  api: Schema.optional(Schema.Literals(LLM_APIS)),
+  api: Schema.optional(Schema.String),
   url: Schema.String,
   model: Schema.String,
   stream: Schema.Boolean,

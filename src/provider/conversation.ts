@@ -9,14 +9,14 @@ import { createHash } from "../registry/util.ts"
 import { canonicalJson } from "../registry/seed.ts"
 
 /**
- * The model APIs simnet speaks: OpenAI Chat Completions and Responses, Anthropic Messages and
- * Gemini `generateContent`. The one list of their names: the provider's log, snapshots and
- * record mode read it; each API's wire (`routes/model/apis.ts`) is filed under it.
+ * The model APIs simnet speaks out of the box: OpenAI Chat Completions and Responses, Anthropic
+ * Messages and Gemini `generateContent`. Each is a wire in `routes/model/apis.ts`, which a
+ * network can add to (`NetworkOptions.models`).
  */
 export const LLM_APIS = ["openai.chat", "openai.responses", "anthropic.messages", "gemini"] as const
 
-/** One of `LLM_APIS`. */
-export type LlmApi = (typeof LLM_APIS)[number]
+/** The name of a model API: one of `LLM_APIS`, or one a network was given (`NetworkOptions.models`). */
+export type LlmApi = (typeof LLM_APIS)[number] | (string & {})
 
 /**
  * One turn of a conversation, read from any API: a system prompt, a user message, a model

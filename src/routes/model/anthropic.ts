@@ -29,6 +29,7 @@ import type {
 import { MessagesRequest } from "../../schemas/anthropic.ts"
 import type { TokenUsage } from "../../provider/parts.ts"
 import { anthropicRateLimits, baseUrlUnder, jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { anthropicReadBack } from "./readBack.ts"
 
 /**
  * The base URL `Routes.anthropic` serves when none is given (the SDK's `baseURL`; the paths add
@@ -355,7 +356,8 @@ export const anthropicWire: ModelWire = {
   })),
   writer: (invocation, usage) => new AnthropicWriter(invocation, usage),
   answer: (invocation, parts, finish, usage) => messageOf(invocation, contentOf(parts, thinks(invocation)), stopReason(finish), usageBlock(usage)),
-  errorBody: anthropicErrorBody
+  errorBody: anthropicErrorBody,
+  readBack: anthropicReadBack
 }
 
 /**

@@ -28,6 +28,7 @@ import { GenerateContentRequest } from "../../schemas/gemini.ts"
 import type { TokenUsage } from "../../provider/parts.ts"
 import { defaultDimensions, embed, vectorNumbers } from "./embeddings.ts"
 import { baseUrlUnder, jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { geminiReadBack } from "./readBack.ts"
 
 /**
  * The base URL `Routes.gemini` serves when none is given (paths add `/v1beta`).
@@ -225,7 +226,8 @@ export const geminiWire: ModelWire = {
     const thoughts = parts.filter((part) => part.kind === "reasoning").length
     return response(invocation, out, { finish: finishReason(finish), usage: usageMetadata(usage, thoughts) })
   },
-  errorBody: geminiErrorBody
+  errorBody: geminiErrorBody,
+  readBack: geminiReadBack
 }
 
 const generate = modelResponder(geminiWire)

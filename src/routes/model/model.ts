@@ -18,6 +18,8 @@ import { countOutputTokens, usageOf } from "../../provider/parts.ts"
 import type { LlmInvocation, SimulatedProviderApi } from "../../provider/SimulatedProvider.ts"
 import { SimulatedProvider } from "../../provider/SimulatedProvider.ts"
 import type { TokenUsage } from "../../provider/parts.ts"
+import type { FamilySpec } from "../../schemas/routeSpec.ts"
+import type { ReadBack } from "./readBack.ts"
 import { RouteFailed } from "../../SimnetError.ts"
 
 /**
@@ -56,6 +58,23 @@ export interface ModelWire {
    * (`NoScriptQueued`, `UnmatchedLlmRequest`), undefined for a simulated failure.
    */
   errorBody(status: number, message: string, reason: string | undefined): unknown
+  /** Reads an answer of this API back from the bytes a real provider sent (record mode); undefined when it is not one. */
+  readBack(text: string, streamed: boolean): ReadBack | undefined
+}
+
+/**
+ * A model family: the RouteSpec family (`{ "family": NAME, "baseUrl"? }`, `Routes.*`) that serves
+ * one or more model APIs at a base URL, and its routes. `MODEL_FAMILIES` (`apis.ts`) holds
+ * simnet's own; a network given more (`NetworkOptions.models`) answers, records and lists
+ * theirs the same way.
+ */
+export interface ModelFamily {
+  /** The family's name, as a fixture names it; each of its APIs' wire carries it as `name`. */
+  readonly name: string
+  /** The model APIs it serves. */
+  readonly apis: ReadonlyArray<ModelWire>
+  /** Its routes for a family reference (`baseUrl` and what else its spec gives). */
+  readonly routes: (spec: FamilySpec) => ReadonlyArray<Route>
 }
 
 /**

@@ -15,6 +15,7 @@ import { ChatCompletionRequest } from "../../schemas/openai.ts"
 import { embeddingsEndpoint } from "./embeddings.ts"
 import { baseUrlUnder, jsonResponse, modelApi, openAiRateLimits, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { responsesEndpoint } from "./openaiResponses.ts"
+import { openaiReadBack } from "./readBack.ts"
 
 export { DEFAULT_OPENAI_BASE_URL }
 
@@ -90,7 +91,8 @@ export const chatWire: ModelWire = {
     ),
   answer: (invocation, parts, finish, usage) =>
     completion({ id: `chatcmpl-sim-${invocation.seq}`, created: invocation.created, model: invocation.request.model }, parts, finish, usage),
-  errorBody: openAiErrorBody
+  errorBody: openAiErrorBody,
+  readBack: openaiReadBack
 }
 
 /**

@@ -27,6 +27,7 @@ import type {
 import { ResponsesRequest } from "../../schemas/openaiResponses.ts"
 import { answerWith } from "../../registry/route.ts"
 import { baseUrlUnder, type ModelEndpoint, modelResponder, openAiRateLimits, type ModelWire, readWith } from "./model.ts"
+import { responsesReadBack } from "./readBack.ts"
 
 const KEY_FIELDS = [
   "model",
@@ -392,7 +393,8 @@ export const responsesWire: ModelWire = {
     const output = outputItems(invocation.seq, parts)
     return responseObject(invocation, endOf(finish), output, responseUsage(usage, reasoningTokens))
   },
-  errorBody: openAiErrorBody
+  errorBody: openAiErrorBody,
+  readBack: responsesReadBack
 }
 
 /**
