@@ -1,13 +1,14 @@
 /**
- * The layout rule of simnet (see the README's "Layout" section). The folders under `src/` are the
- * layers, each importing only the ones below it:
+ * The layout rule of simnet (see CONTRIBUTING.md, "Layout"). The folders under `src/` are the
+ * layers, each importing only the ones below it (`scripts/layers.cjs`, which names each):
  *
- *   registry < schemas < provider < routes < spec < families < network < control
+ *   core < doors < schemas < kinds < models < routeSpec < families < network < control < serve < testing
  *
- * `registry/` is the floor (the route table, dispatch, the request log). No folder imports a
- * public face (`src/*.ts`) but `SimnetError.ts`: the faces sit on top and re-export. The network
- * never imports `control/`. No import circles anywhere. `test/internal/layout.test.ts` runs it in
- * the suite, so a change that breaks it fails CI. Type-only imports count.
+ * `core/` is the floor (the route table, dispatch to one answer, the request log); `doors/` render
+ * that answer to whoever asked. No folder imports a public face (`src/*.ts`) but `SimnetError.ts`:
+ * the faces sit on top and re-export. Within `models/`, the simulated model (`provider/`) knows no
+ * wire format (`apis/`). No import circles anywhere. `test/internal/layout.test.ts` runs it in the
+ * suite, so a change that breaks it fails CI. Type-only imports count.
  */
 const LAYERS = require("./scripts/layers.cjs")
 
@@ -34,6 +35,13 @@ module.exports = {
         ]
       }
     })),
+    {
+      name: "provider-knows-no-wire",
+      severity: "error",
+      comment: "The simulated model (models/provider/) imports no model API's wire (models/apis/).",
+      from: { path: "^src/models/provider/" },
+      to: { path: "^src/models/apis/" }
+    },
     {
       name: "folders-are-layers",
       severity: "error",

@@ -5,7 +5,7 @@
  */
 import { Route, SimulationNetwork } from "simnet"
 import { fixtureOf } from "../src/families/record.ts"
-import { defaultRedactor } from "../src/registry/redact.ts"
+import { defaultRedactor } from "../src/core/redact.ts"
 import { measure, report } from "./harness.ts"
 
 const quick = process.argv.includes("--quick")

@@ -30,7 +30,7 @@ import * as http from "node:http"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { loadCa } from "../src/control/serve/ca.ts"
+import { loadCa } from "../src/serve/ca.ts"
 
 const quick = process.argv.includes("--quick")
 const REQUESTS = quick ? 10_000 : 40_000
@@ -186,7 +186,7 @@ const proxyPhase = async () => {
     await listening(child, port, name)
     children.push({ name, child, port, proxy })
   }
-  const floorHttps = `import https from "node:https"; import { loadCa } from "./src/control/serve/ca.ts"
+  const floorHttps = `import https from "node:https"; import { loadCa } from "./src/serve/ca.ts"
 const ca = loadCa(${JSON.stringify(caDir)}); const body = Buffer.from(${JSON.stringify(BODY)})
 https.createServer({ SNICallback: (name, done) => ca.contextFor(name).then((c) => done(null, c), done) }, (q, r) => { r.writeHead(200, { "content-type": "application/json", "content-length": body.length }); r.end(body) }).listen(PORT, "127.0.0.1")`
   const mockttpProxy = `import * as mockttp from "mockttp"

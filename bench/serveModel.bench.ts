@@ -6,7 +6,7 @@
 import * as http from "node:http"
 import { Effect, Exit, Layer, Scope } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
-import { serveLayer } from "../src/control/serve.ts"
+import { serveLayer } from "../src/serve/serve.ts"
 import { Routes, SimulationNetwork } from "../src/index.ts"
 
 const quick = process.argv.includes("--quick")

@@ -1,5 +1,18 @@
 /**
  * The layers of simnet, bottom first: the folders under `src/`, each importing only the ones
  * before it. Read by `.dependency-cruiser.cjs` (the rules) and `scripts/look.ts` (the picture).
+ *
+ * core      the network itself: route table, matching, dispatch to one `Answer`, the request log
+ * doors     the ways a request comes in and its answer goes out: fetch, HttpClient, the Node server's
+ *           door, whole-process interception and its guard
+ * schemas   production-shaped Schemas, wire formats, RouteSpec, the LLM script
+ * kinds     the route kinds (static, handler, fault, loopback, jsonSchema, openapi, mcp)
+ * models    the simulated model (provider/) and the model APIs' wires and routes (apis/)
+ * routeSpec RouteSpec decoding: one table of every kind's builder
+ * families  the presets a user names, record mode, HAR import
+ * network   the network as a value: make, snapshots, fixtures
+ * control   the control endpoint, the driver socket, the trace, the inspector
+ * serve     `simnet serve` and `simnet run`: the server, its proxy and CA, the child process
+ * testing   arbitraries for property tests
  */
-module.exports = ["registry", "schemas", "provider", "routes", "spec", "families", "network", "control", "testing"]
+module.exports = ["core", "doors", "schemas", "kinds", "models", "routeSpec", "families", "network", "control", "serve", "testing"]

@@ -1,9 +1,9 @@
 /**
  * Routes: what answers a request. Each kind has a constructor here (`text`, `json`, `bytes`,
  * `status`, `handler`, `fault`, `loopback`, `mcp`), `isRoute` tells a route, and the types their
- * arguments take. A public face: the kinds live in `routes/`; what is public is named here.
+ * arguments take. A public face: the kinds live in `kinds/`; what is public is named here.
  */
-export { bytes, fault, handler, isRoute, json, loopback, mcp, status, text } from "./routes/kinds.ts"
+export { bytes, fault, handler, isRoute, json, loopback, mcp, status, text } from "./kinds/kinds.ts"
 export type {
   Fault,
   FieldHint,
@@ -27,4 +27,4 @@ export type {
   SimRequest,
   StaticResponseOptions,
   ValueMatcher
-} from "./routes/kinds.ts"
+} from "./kinds/kinds.ts"

@@ -1,7 +1,7 @@
 /**
  * RouteSpec JSON: routes as data, the form fixture files, `network.registerSpec` and the control
- * endpoint take. A public face: decoding lives in `spec/`.
+ * endpoint take. A public face: decoding lives in `routeSpec/`.
  */
-export { decodeRouteSpecs } from "./spec/decode.ts"
-export type { DecodeContext, DecodedRoutes, FamilyFactory } from "./spec/decode.ts"
-export type { KindContext } from "./spec/kind.ts"
+export { decodeRouteSpecs } from "./routeSpec/decode.ts"
+export type { DecodeContext, DecodedRoutes, FamilyFactory } from "./routeSpec/decode.ts"
+export type { KindContext } from "./routeSpec/kind.ts"

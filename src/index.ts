@@ -10,10 +10,10 @@ export * as Schemas from "./schemas/index.ts"
 export * from "./SimnetError.ts"
 export { SimulationNetwork } from "./SimulationNetwork.ts"
 export type { NetworkHandle, NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./SimulationNetwork.ts"
-export type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
-export { DEFAULT_EPOCH, SimulatedProvider, SimulatedProviderApi } from "./provider/SimulatedProvider.ts"
-export { McpServers, McpServersApi } from "./routes/mcp/state.ts"
-export type { McpServerView, McpSession } from "./routes/mcp/state.ts"
+export type { RequestCounters, RequestRecord } from "./core/requestLog.ts"
+export { DEFAULT_EPOCH, SimulatedProvider, SimulatedProviderApi } from "./models/provider/SimulatedProvider.ts"
+export { McpServers, McpServersApi } from "./kinds/mcp/state.ts"
+export type { McpServerView, McpSession } from "./kinds/mcp/state.ts"
 export type {
   DriverFinish,
   LlmAnswer,
@@ -32,11 +32,11 @@ export type {
   PendingInvocation,
   ProviderOptions,
   StreamFault
-} from "./provider/SimulatedProvider.ts"
+} from "./models/provider/SimulatedProvider.ts"
 export type { LlmAction, LlmDriverItem, LlmScript } from "./schemas/llmScript.ts"
 /** A model family a network can be given beyond simnet's own (`NetworkOptions.models`), and its APIs' wire. */
-export type { ModelFamily, ModelWire } from "./routes/model/model.ts"
+export type { ModelFamily, ModelWire } from "./models/apis/model.ts"
 export { decodeFixture, loadFixture } from "./Fixture.ts"
 export { replayOver, replayTrace } from "./Trace.ts"
 export type { ReplayStep, RequestReport, TraceReplay, TracedBody } from "./Trace.ts"
-export type { GlobalOptions, RestoreGlobal } from "./registry/global.ts"
+export type { GlobalOptions, RestoreGlobal } from "./doors/global.ts"

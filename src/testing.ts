@@ -13,7 +13,7 @@ import * as path from "node:path"
 import { Data, Effect } from "effect"
 
 export { chaos, InvalidArbitraryOption, llmRule, llmScript, type OfferedTool, routeSpec } from "./testing/arbitraries.ts"
-import { makeDirectory, writeFileAtomic } from "./registry/files.ts"
+import { makeDirectory, writeFileAtomic } from "./core/files.ts"
 import type { NetworkHandle, NetworkOptions } from "./SimulationNetwork.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"
 

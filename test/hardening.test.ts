@@ -19,8 +19,8 @@ import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
 import { Fixture, SimulationNetwork } from "simnet"
 import { chaos, llmRule, llmScript, routeSpec } from "simnet/testing"
-import { checkCa, loadCa } from "../src/control/serve/ca.ts"
-import { writeFileAtomic } from "../src/registry/files.ts"
+import { checkCa, loadCa } from "../src/serve/ca.ts"
+import { writeFileAtomic } from "../src/core/files.ts"
 import { serve, stopAll } from "./support/serve.ts"
 
 afterAll(() => stopAll())

@@ -1,6 +1,6 @@
 /**
  * What every model API shares, run once per API from one table (the APIs are simnet's own model
- * table, `routes/model/apis.ts`, so an API added there without a row here fails): through the AI SDK's provider for
+ * table, `models/apis/apis.ts`, so an API added there without a row here fails): through the AI SDK's provider for
  * it, a tool that executes and a second step that reads its result, and the SDK's retries of a
  * 429 each counted. Each API's own wire details stay in its file (`llm.openai.test.ts`, …).
  */
@@ -10,8 +10,8 @@ import { createOpenAI } from "@ai-sdk/openai"
 import { jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from "ai"
 import { describe, expect, it } from "vitest"
 import { type Route, Routes, SimulationNetwork } from "simnet"
-import type { LlmApi } from "../src/provider/conversation.ts"
-import { DEFAULT_MODEL_APIS } from "../src/routes/model/apis.ts"
+import type { LlmApi } from "../src/models/provider/conversation.ts"
+import { DEFAULT_MODEL_APIS } from "../src/models/apis/apis.ts"
 
 interface ApiRow {
   readonly api: LlmApi

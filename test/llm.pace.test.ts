@@ -46,7 +46,7 @@ describe("paced answers", () => {
 
   it.effect("jitter varies each gap within its bound, the same way on every run; a non-streamed answer waits the whole time", () =>
     Effect.gen(function*() {
-      const { paceDelays } = yield* Effect.promise(() => import("../src/provider/body.ts"))
+      const { paceDelays } = yield* Effect.promise(() => import("../src/models/provider/body.ts"))
       const delays = (seed: number) => Array.from({ length: 8 }, (_, i) => paceDelays({ ttftMs: 200, tokensPerSecond: 20, jitter: 0.5 }, 1, seed)(i))
       expect(delays(3)).toEqual(delays(3))
       expect(delays(3)).not.toEqual(delays(4))

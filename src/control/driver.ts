@@ -24,8 +24,8 @@ import { Cause, Effect, Exit, Queue, Scope } from "effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { SimnetError } from "../SimnetError.ts"
-import type { DriverNotices, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
-import { isJsonObject } from "../registry/util.ts"
+import type { DriverNotices, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
+import { isJsonObject } from "../core/util.ts"
 
 /**
  * What the driver socket needs of a network.

@@ -35,11 +35,11 @@ import type { Har } from "../network/har.ts"
 import type { SimnetError } from "../SimnetError.ts"
 import { driverSocket, type DrivenNetwork } from "./driver.ts"
 import { CONTROL_BASE, controlRouter, type ControlOptions } from "./endpoint.ts"
-import { behind, local, refuse } from "./guard.ts"
+import { behind, local, refuse } from "./access.ts"
 import { Feed, type FedNetwork, type LogRecord, type Refusal } from "./inspector/feed.ts"
 import { inspectorPage } from "./inspector/page.ts"
 import { viewOf, type ViewedNetwork } from "./inspector/state.ts"
-import type { DoorWatch } from "./serve/door.ts"
+import type { DoorWatch } from "../doors/node.ts"
 
 /**
  * The path of the inspector's page.

@@ -11,14 +11,14 @@ import * as fs from "node:fs"
 import { Clock, Effect, Layer } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import * as Redaction from "../registry/redact.ts"
+import * as Redaction from "../core/redact.ts"
 import type { ControlEvent } from "./endpoint.ts"
 import type { RequestReport, TracedBody } from "./replay.ts"
 
 export type { ReplayStep, RequestReport, TraceReplay, TracedBody } from "./replay.ts"
 export { replayOver, replayTrace } from "./replay.ts"
 import { CONTROL_BASE } from "./service.ts"
-import type { DoorWatch } from "./serve/door.ts"
+import type { DoorWatch } from "../doors/node.ts"
 
 /** A record of the network's log, as the reporter reads it. */
 interface LoggedRequest {

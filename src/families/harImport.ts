@@ -10,10 +10,10 @@
 import { createRequire } from "node:module"
 import { Effect, Exit } from "effect"
 import type { ErrorObject, ValidateFunction } from "ajv"
-import type { Redactor } from "../registry/redact.ts"
+import type { Redactor } from "../core/redact.ts"
 import { ajvDraft07 } from "../schemas/ajv.ts"
-import type { Fault } from "../routes/fault.ts"
-import { decodeRouteSpecs } from "../spec/decode.ts"
+import type { Fault } from "../kinds/fault.ts"
+import { decodeRouteSpecs } from "../routeSpec/decode.ts"
 import { DROPPED, fixtureOf } from "./record.ts"
 import type { Recorded } from "./recorded.ts"
 

@@ -3,8 +3,8 @@
  * JSON can refer to by default: every family, and the kinds built outside `RouteSpec.ts`.
  */
 import { codesearch, mcpFromConfig, websearch } from "./mcp.ts"
-import type { DecodeContext, FamilyFactory } from "../spec/decode.ts"
-import { DEFAULT_MODEL_APIS, type ModelApis } from "../routes/model/apis.ts"
+import type { DecodeContext, FamilyFactory } from "../routeSpec/decode.ts"
+import { DEFAULT_MODEL_APIS, type ModelApis } from "../models/apis/apis.ts"
 import { openapi } from "./openapi.ts"
 import { account } from "./account.ts"
 import { installation } from "./installation.ts"
@@ -13,7 +13,7 @@ import { share } from "./share.ts"
 import { skills } from "./skills.ts"
 
 /**
- * Every family by name but the model families (`routes/model/apis.ts`). A family given a bad
+ * Every family by name but the model families (`models/apis/apis.ts`). A family given a bad
  * `baseUrl` answers one refused route whose registration names the field.
  */
 const OTHER_FAMILIES: ReadonlyArray<readonly [string, FamilyFactory]> = [
@@ -42,6 +42,6 @@ export const familiesWith = (models: ModelApis): ReadonlyMap<string, FamilyFacto
 export const FAMILIES: ReadonlyMap<string, FamilyFactory> = familiesWith(DEFAULT_MODEL_APIS)
 
 /**
- * What RouteSpec JSON can refer to by default: every family (every kind is always there: `spec/kinds.ts`).
+ * What RouteSpec JSON can refer to by default: every family (every kind is always there: `routeSpec/kinds.ts`).
  */
 export const defaultDecodeContext: DecodeContext = { families: FAMILIES }

@@ -7,9 +7,9 @@
  * all. Embeddings and other model APIs are recorded as plain HTTP (routes).
  */
 import { Result } from "effect"
-import { readConversation } from "../provider/conversation.ts"
-import { makeSimRequest } from "../registry/request.ts"
-import type { ModelWire } from "../routes/model/model.ts"
+import { readConversation } from "../models/provider/conversation.ts"
+import { makeSimRequest } from "../core/request.ts"
+import type { ModelWire } from "../models/apis/model.ts"
 
 /** The family a fixture registers to answer recorded calls of `api` at `origin` (its base URL when not the API's default). */
 export const familyFor = (wire: ModelWire, origin: string): Record<string, unknown> => {

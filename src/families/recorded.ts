@@ -2,8 +2,8 @@
  * What record mode keeps of one forwarded exchange (`record.ts` makes it; `recordModel.ts` and
  * `recordMcp.ts` read it), and how they read its bodies.
  */
-import type { Fault } from "../routes/fault.ts"
-import { parseJson } from "../registry/util.ts"
+import type { Fault } from "../kinds/fault.ts"
+import { parseJson } from "../core/util.ts"
 
 /** The `data:` payloads of an event stream that are JSON objects (`[DONE]` and other text left out). */
 export const eventData = (text: string): Array<Record<string, any>> =>

@@ -1,8 +1,8 @@
 /**
  * The session-sharing family.
  */
-import type { Route } from "../registry/route.ts"
-import * as R from "../routes/kinds.ts"
+import type { Route } from "../core/route.ts"
+import * as R from "../kinds/kinds.ts"
 import * as Share from "../schemas/share.ts"
 import { named, schemaOf, trimBase } from "./shared.ts"
 

@@ -2,12 +2,12 @@
  * What the families share: a named schema served as a `jsonSchema` route, and base URL checks.
  */
 import { Result, type Schema } from "effect"
-import type { Route } from "../registry/route.ts"
-import * as R from "../routes/kinds.ts"
-import { refused } from "../routes/make.ts"
+import type { Route } from "../core/route.ts"
+import * as R from "../kinds/kinds.ts"
+import { refused } from "../kinds/make.ts"
 import type { NamedSchema } from "../schemas/registry.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import type { JsonSchemaOptions } from "../routes/jsonSchema/jsonSchema.ts"
+import type { JsonSchemaOptions } from "../kinds/jsonSchema/jsonSchema.ts"
 
 /**
  * A `jsonSchema` route answering a named schema (and its narrowed generator) for a family.

@@ -6,18 +6,18 @@
  * (`InvalidLlmInput` at `llm[i]...`).
  */
 import type * as Fs from "node:fs/promises"
-import type { ChaosOptions } from "../registry/chaos.ts"
+import type { ChaosOptions } from "../core/chaos.ts"
 import { Effect, Result } from "effect"
-import { withFields, type Route } from "../registry/route.ts"
-import { decodeAt } from "../registry/schemaPath.ts"
-import { errorMessage } from "../registry/util.ts"
+import { withFields, type Route } from "../core/route.ts"
+import { decodeAt } from "../core/schemaPath.ts"
+import { errorMessage } from "../core/util.ts"
 import { defaultDecodeContext } from "../families/index.ts"
-import { decodeRouteSpecs, type DecodeContext } from "../spec/decode.ts"
+import { decodeRouteSpecs, type DecodeContext } from "../routeSpec/decode.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
 import { FixtureFile } from "../schemas/routeSpec.ts"
 import { type FixtureError, FixtureNotJson, FixtureUnreadable, InvalidLlmInput, InvalidRouteSpec } from "../SimnetError.ts"
-import { SimulatedProvider, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
-import { decodeInput, under } from "../provider/validate.ts"
+import { SimulatedProvider, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
+import { decodeInput, under } from "../models/provider/validate.ts"
 
 /**
  * A decoded fixture: its seed, its routes, the LLM scripts to queue on the model and its rules

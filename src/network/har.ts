@@ -9,7 +9,7 @@
  */
 import { isUtf8 } from "node:buffer"
 import { createRequire } from "node:module"
-import type { LoggedExchange } from "../registry/requestLog.ts"
+import type { LoggedExchange } from "../core/requestLog.ts"
 
 let version: string | undefined
 

@@ -5,32 +5,32 @@
  */
 import { Context, Effect, Option, Result, Schema } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
-import { McpServers, type McpServersApi } from "../routes/mcp/state.ts"
-import { SimulatedProvider, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
-import { under } from "../provider/validate.ts"
-import { makeFetch } from "../registry/fetch.ts"
-import { makeHttpClient } from "../registry/httpClient.ts"
-import { Chaos, type ChaosOptions } from "../registry/chaos.ts"
+import { McpServers, type McpServersApi } from "../kinds/mcp/state.ts"
+import { SimulatedProvider, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
+import { under } from "../models/provider/validate.ts"
+import { makeFetch } from "../doors/fetch.ts"
+import { makeHttpClient } from "../doors/httpClient.ts"
+import { Chaos, type ChaosOptions } from "../core/chaos.ts"
 import type * as Record_ from "../families/record.ts"
-import { Network, type RouteInfo } from "../registry/network.ts"
-import { defaultRedactor, Redactor, type RedactOptions } from "../registry/redact.ts"
-import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "../registry/requestLog.ts"
-import { isRoute, type Route } from "../registry/route.ts"
-import { normalizeRunSeed } from "../registry/seed.ts"
-import { decodeAt } from "../registry/schemaPath.ts"
+import { Network, type RouteInfo } from "../core/engine.ts"
+import { defaultRedactor, Redactor, type RedactOptions } from "../core/redact.ts"
+import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "../core/requestLog.ts"
+import { isRoute, type Route } from "../core/route.ts"
+import { normalizeRunSeed } from "../core/seed.ts"
+import { decodeAt } from "../core/schemaPath.ts"
 import { NetworkOptionsData } from "../schemas/options.ts"
-import type { Handler } from "../routes/kinds.ts"
+import type { Handler } from "../kinds/kinds.ts"
 import { familiesWith } from "../families/index.ts"
-import { withModels } from "../routes/model/apis.ts"
-import type { ModelFamily } from "../routes/model/model.ts"
-import { decodeRouteSpecs } from "../spec/decode.ts"
+import { withModels } from "../models/apis/apis.ts"
+import type { ModelFamily } from "../models/apis/model.ts"
+import { decodeRouteSpecs } from "../routeSpec/decode.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
 import { type FixtureError, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
 import { loadFixture } from "./fixture.ts"
 import { type Har, harOf } from "./har.ts"
 import { capture, restore, type NetworkState } from "./snapshot.ts"
 
-export type { RouteInfo } from "../registry/network.ts"
+export type { RouteInfo } from "../core/engine.ts"
 export type { NetworkState } from "./snapshot.ts"
 
 /**
@@ -69,7 +69,7 @@ export interface NetworkOptions {
    */
   readonly drive?: boolean | undefined
   /**
-   * Seeded chaos (see `registry/chaos.ts`): `{ rate, faults?, latencyMs?, routes? }`. Whether a
+   * Seeded chaos (see `core/chaos.ts`): `{ rate, faults?, latencyMs?, routes? }`. Whether a
    * request is hit, and how, is a pure function of the seed, the route, the request and its
    * occurrence; each hit is in its log record (`record.chaos`).
    */

@@ -92,7 +92,7 @@ export const McpLogLevel = Schema.Literals(["debug", "info", "notice", "warning"
 
 /**
  * One step of a tool's scripted behaviour, run in order before it answers (see `McpStep` in
- * `routes/mcp/definitions.ts`): a log message, a progress report, a request to the client
+ * `kinds/mcp/definitions.ts`): a log message, a progress report, a request to the client
  * (elicitation, sampling, roots) whose answer later steps and the result can use, a pause, or
  * closing the answer's event stream so the client resumes it.
  */
@@ -201,7 +201,7 @@ export const McpRespond = Schema.Struct({
 
 /**
  * Every kind's `respond` Schema, by its kind: the one list the `Respond` union, the kinds named in
- * errors (`RESPOND_KINDS`) and the table of builders (`spec/kinds.ts`, typed by it) derive from.
+ * errors (`RESPOND_KINDS`) and the table of builders (`routeSpec/kinds.ts`, typed by it) derive from.
  * A new kind is a Schema here and a builder there.
  */
 export const RESPONDS = {
@@ -287,7 +287,7 @@ export type FamilySpec = typeof FamilySpec.Type
  */
 export const FixtureFile = Schema.Struct({
   seed: Schema.optional(Schema.Union([Schema.Number, Schema.String])),
-  /** Seeded chaos for the network (see `registry/chaos.ts`). */
+  /** Seeded chaos for the network (see `core/chaos.ts`). */
   chaos: Schema.optional(ChaosData),
   routes: Schema.optional(Schema.Array(Schema.Unknown)),
   llm: Schema.optional(Schema.Union([

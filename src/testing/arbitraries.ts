@@ -6,12 +6,12 @@
  */
 import fc from "fast-check"
 import { Data, Result, Schema } from "effect"
-import { decodeAt } from "../registry/schemaPath.ts"
-import { compileGenerator } from "../routes/jsonSchema/generate.ts"
+import { decodeAt } from "../core/schemaPath.ts"
+import { compileGenerator } from "../kinds/jsonSchema/generate.ts"
 import { fromJsonSchema } from "../schemas/jsonSchemaDocument.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
-import { CHAOS_FAULTS, type ChaosFault, type ChaosOptions } from "../registry/chaos.ts"
-import { FAULTS } from "../routes/fault.ts"
+import { CHAOS_FAULTS, type ChaosFault, type ChaosOptions } from "../core/chaos.ts"
+import { FAULTS } from "../kinds/fault.ts"
 
 /** A tool a model may call, as the app offers it: its name and the JSON Schema of its arguments. */
 export interface OfferedTool {

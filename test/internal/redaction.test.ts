@@ -1,7 +1,7 @@
 import { Effect, Exit, Layer, Scope } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import { describe, expect, it } from "vitest"
-import { serveLayer } from "../../src/control/serve.ts"
+import { serveLayer } from "../../src/serve/serve.ts"
 import { Redaction, Route, SimulationNetwork, type UnregisteredRequest } from "simnet"
 
 const SECRET = "sk-live-0123456789abcdef"

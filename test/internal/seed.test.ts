@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { makeSimRequest } from "../../src/registry/request.ts"
+import { makeSimRequest } from "../../src/core/request.ts"
 import {
   canonicalJson,
   canonicalRequestKey,
@@ -9,7 +9,7 @@ import {
   normalizeRunSeed,
   offsetSeed,
   requestKey
-} from "../../src/registry/seed.ts"
+} from "../../src/core/seed.ts"
 
 describe("seed", () => {
   it("hashString is a stable 32-bit unsigned hash", () => {

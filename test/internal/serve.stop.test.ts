@@ -14,7 +14,7 @@ import * as vm from "node:vm"
 import { Effect, Exit, Layer, Scope } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import { describe, expect, it } from "vitest"
-import { serveLayer } from "../../src/control/serve.ts"
+import { serveLayer } from "../../src/serve/serve.ts"
 import { Route, SimulationNetwork } from "simnet"
 
 const routes = [

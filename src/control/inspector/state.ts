@@ -6,8 +6,8 @@
  * bounded so a page stays light.
  */
 import { Effect } from "effect"
-import type { SimulatedProviderApi } from "../../provider/SimulatedProvider.ts"
-import type { RouteInfo } from "../../registry/network.ts"
+import type { SimulatedProviderApi } from "../../models/provider/SimulatedProvider.ts"
+import type { RouteInfo } from "../../core/engine.ts"
 
 /**
  * What the panels need of a network.

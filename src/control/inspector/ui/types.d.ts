@@ -10,7 +10,7 @@ type LogRecord = import("../feed.ts").LogRecord
 type PanelsView = import("../state.ts").PanelsView
 type RouteRow = PanelsView["routes"][number]
 type McpServerRow = PanelsView["mcp"][number]
-type PendingRow = import("../../../provider/drivers.ts").PendingInvocation
+type PendingRow = import("../../../models/provider/drivers.ts").PendingInvocation
 type KeptAnswer = import("../../inspector.ts").KeptAnswer
 
 /** An error body of the control endpoint: `{ error: { tag, path?, message } }`. */

@@ -1,0 +1,438 @@
+/**
+ * The Node door of a network: how `simnet serve` (and its proxy) answers a request for the
+ * network, straight from Node's request to Node's response. It reads the body (up to the limit),
+ * dispatches, and renders the network's answer (`core/answer.ts`): a whole body in one write
+ * with its `content-length`; a streamed body relayed as it arrives, its head sent as soon as it
+ * is known (an event stream with no event yet is a `200` its client sees), whatever the body
+ * already holds gathered into each write; a refusal as its 502 JSON (the request redacted). A
+ * client that goes away aborts the route's signal and cancels its body. The router keeps only
+ * the control paths.
+ */
+import type * as http from "node:http"
+import type { Settled, Whole } from "../core/answer.ts"
+import type { Network } from "../core/engine.ts"
+import { bounded, type Redactor } from "../core/redact.ts"
+import { NO_RETRY, refusalBody, refusalHeaders } from "../core/refusal.ts"
+import { LazySignal, makeSimRequest } from "../core/request.ts"
+import { isSimnetError, type SimnetError } from "../SimnetError.ts"
+import { declaredOver } from "./body.ts"
+
+/** One request for the network, as the door tells a watcher of it. */
+export interface DoorRequest {
+  readonly method: string
+  /** The path of the request line (`/HOST/PATH`), or the proxy target. */
+  readonly path: string
+  /** The URL the request is for; undefined for a path that names no host (answered 400). */
+  readonly url: string | undefined
+  readonly headers: Readonly<Record<string, string>>
+  /** The body, when the request had one. */
+  readonly body: Uint8Array | undefined
+}
+
+/** What a watcher is told of one request's answer. */
+export interface Watcher {
+  /** The head was written: its status, and the refusal behind a 502 the network answered with. */
+  readonly head: (status: number, refusal: RefusalShown | undefined) => void
+  /** The body ended, or broke off. */
+  readonly end: () => void
+}
+
+/** A refusal as the 502 body shows it: the request redacted. */
+export type RefusalShown = ReturnType<typeof refusalBody>["error"]
+
+/**
+ * Told of each request for the network before it is dispatched; answers the watcher of its
+ * answer, or undefined to leave it unwatched (the trace, the stdout line, an open inspector page).
+ */
+export type DoorWatch = (request: DoorRequest) => Watcher | undefined
+
+/**
+ * The default largest request body `simnet serve` takes on a network path (32 MiB): past it the
+ * answer is 413 and the body is not kept. `--body-limit BYTES` changes it.
+ */
+export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
+
+/** Statuses and methods whose responses carry no body. */
+export const bodiless = (method: string, status: number) => method === "HEAD" || status === 204 || status === 205 || status === 304
+
+/** The most bytes of a still-arriving body gathered into one write. */
+const COALESCE_LIMIT = 16 * 1024
+
+/** The largest body a streamed answer complete before the event loop turns is sent as in one write. */
+const WHOLE_BODY_LIMIT = 64 * 1024
+
+/**
+ * The request's headers without `host` (the network sees the target's host in the URL), as Node
+ * gives them (repeated headers as arrays).
+ */
+const withoutHost = (headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const name in headers) {
+    const value = headers[name]
+    if (name !== "host" && value !== undefined) out[name] = typeof value === "string" ? value : value.join(", ")
+  }
+  return out
+}
+
+/** The 502 body of a request that failed on its way back: what failed, for which request (redacted), and why. */
+const routeFailed = (redactor: Redactor, requestMethod: string, target: string, what: string, cause: unknown) => {
+  const shown = redactor.url(target)
+  const method = bounded(requestMethod)
+  const detail = cause instanceof Error ? `: ${bounded(cause.message)}` : ""
+  return { error: { tag: "RouteFailed", message: `simnet: ${what} ${method} ${shown}${detail}`, method, url: shown } }
+}
+
+export interface NodeDoorOptions {
+  /** The largest request body taken, in bytes (default `DEFAULT_BODY_LIMIT`); 413 past it. */
+  readonly bodyLimit?: number | undefined
+  /** Told of every request (see `DoorWatch`). */
+  readonly watch?: ReadonlyArray<DoorWatch> | undefined
+}
+
+/**
+ * The Node door: `(req, res, target)` answers one request for the network. `target` is the URL
+ * it is for (from `/HOST/PATH`, or the proxy's), undefined for a path that names no host.
+ */
+export type NodeDoor = (req: http.IncomingMessage, res: http.ServerResponse, target: string | undefined) => void
+
+export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): NodeDoor => {
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const watches = options.watch ?? []
+  const redactor = engine.redactor
+
+  const watchersOf = (request: DoorRequest): ReadonlyArray<Watcher> => {
+    if (watches.length === 0) return NONE
+    const out: Array<Watcher> = []
+    for (const watch of watches) {
+      const watcher = watch(request)
+      if (watcher !== undefined) out.push(watcher)
+    }
+    return out
+  }
+
+  /** Writes a whole answer; Node refusing its head (a route's header it will not write) is a 502 saying so. */
+  const writeWhole = (res: http.ServerResponse, method: string, target: string, answer: Whole): number => {
+    const body = bodiless(method, answer.status) ? undefined : answer.body ?? EMPTY
+    try {
+      res.writeHead(answer.status, nodeHeaders(answer.headers, body === undefined ? undefined : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength))
+    } catch (cause) {
+      refusedHead(res, redactor, method, target, cause)
+      return 502
+    }
+    res.end(body)
+    return answer.status
+  }
+
+  const answer = (req: http.IncomingMessage, res: http.ServerResponse, target: string, headers: Record<string, string>, body: Uint8Array | undefined) => {
+    const method = req.method ?? "GET"
+    const watchers = watchersOf({ method, path: req.url ?? "/", url: target, headers, body })
+    const head = (status: number, refusal?: RefusalShown) => {
+      for (const watcher of watchers) watcher.head(status, refusal)
+    }
+    const end = () => {
+      for (const watcher of watchers) watcher.end()
+    }
+    const refuse = (error: SimnetError) => {
+      const shown = refusalBody(error, bounded(method), redactor.url(target))
+      json(res, 502, shown, refusalHeaders(error))
+      head(502, shown.error)
+      end()
+    }
+    let url: URL
+    try {
+      url = new URL(target)
+    } catch {
+      return badPath(res, req.url ?? "/", watchers)
+    }
+    const signal = new LazySignal()
+    const answered = engine.dispatch(makeSimRequest({ method, url, headers, body, signal }))
+    const settled = (settled: Settled) => {
+      if (settled._tag === "Whole") {
+        head(writeWhole(res, method, target, settled))
+        return end()
+      }
+      relay(res, method, target, settled.response, head, end, redactor)
+    }
+    if (answered._tag === "Pending" || answered._tag === "Streamed") {
+      // A client that goes away aborts the route's signal (and so its answer, its stream).
+      res.once("close", () => {
+        if (!res.writableFinished) signal.abort(new DOMException("The client went away", "AbortError"))
+      })
+    }
+    switch (answered._tag) {
+      case "Whole":
+      case "Streamed":
+        return settled(answered)
+      case "Refused":
+        return refuse(answered.error)
+      case "Pending": {
+        ;(answered.promise ?? engine.run(answered.effect, signal.signal)).then(
+          (value) => {
+            if (res.destroyed) return value._tag === "Streamed" ? void value.response.body?.cancel().catch(() => undefined) : undefined
+            settled(value)
+          },
+          (error: unknown) => {
+            if (res.destroyed) return
+            if (isSimnetError(error)) return refuse(error)
+            json(res, 502, routeFailed(redactor, method, target, "answering", error), NO_RETRY)
+            head(502)
+            end()
+          }
+        )
+      }
+    }
+  }
+
+  return (req, res, target) => {
+    const path = req.url ?? "/"
+    if (target === undefined) return badPath(res, path, watchersOf({ method: req.method ?? "GET", path, url: undefined, headers: {}, body: undefined }))
+    const headers = withoutHost(req.headers)
+    const method = req.method ?? "GET"
+    const hasBody = method !== "GET" && method !== "HEAD" && (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined)
+    if (!hasBody) return answer(req, res, target, headers, undefined)
+    if (declaredOver(headers["content-length"], limit)) return tooLarge(req, res, method, target)
+    readBody(req, limit).then(
+      (body) => (body === OVER ? tooLarge(req, res, method, target) : answer(req, res, target, headers, body)),
+      () => res.destroy()
+    )
+  }
+
+  /**
+   * The 413 of a request whose body is over the limit: the request (redacted) and the limit. The
+   * rest of the body is read and dropped first, so a client still sending sees the answer rather
+   * than a broken pipe; past `DISCARD_LIMIT` more bytes the connection is closed.
+   */
+  function tooLarge(req: http.IncomingMessage, res: http.ServerResponse, requestMethod: string, target: string) {
+    const url = redactor.url(target)
+    const method = bounded(requestMethod)
+    const answer = () => json(res, 413, { error: { tag: "PayloadTooLarge", message: `simnet: the body of ${method} ${url} is over the limit of ${limit} bytes (simnet serve --body-limit)`, method, url, limit } })
+    if (req.complete) return answer()
+    let left = DISCARD_LIMIT
+    req.on("data", (chunk: Buffer) => {
+      left -= chunk.byteLength
+      if (left >= 0) return
+      answer()
+      req.socket.destroy()
+    })
+    req.once("end", answer)
+    req.resume()
+  }
+
+  function badPath(res: http.ServerResponse, path: string, watchers: ReadonlyArray<Watcher>) {
+    json(res, 400, { error: { tag: "BadRequest", message: `expected /HOST/PATH (e.g. /api.openai.com/v1/models), got ${bounded(path.split("?")[0])}` } })
+    for (const watcher of watchers) {
+      watcher.head(400, undefined)
+      watcher.end()
+    }
+  }
+}
+
+/** A JSON answer, unless the head went out already or the client is gone. */
+const json = (res: http.ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}) => {
+  const text = JSON.stringify(body)
+  if (res.headersSent || res.destroyed) return
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers })
+  res.end(text)
+}
+
+/** The 502 of an answer whose head Node refused to write (a route's header it will not send). */
+const refusedHead = (res: http.ServerResponse, redactor: Redactor, method: string, target: string, cause: unknown) =>
+  json(res, 502, routeFailed(redactor, method, target, "Node refused the answer to", cause), NO_RETRY)
+
+const NONE: ReadonlyArray<Watcher> = []
+/** The most bytes of a body over the limit read and dropped before its connection is closed. */
+const DISCARD_LIMIT = 256 * 1024 * 1024
+const EMPTY = new Uint8Array(0)
+const OVER = Symbol("over")
+
+/** A request's body, whole, or `OVER` once more than `limit` bytes arrived (the rest is not read). */
+const readBody = (req: http.IncomingMessage, limit: number): Promise<Uint8Array | typeof OVER> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength
+      if (size > limit) {
+        req.off("data", onData)
+        req.pause()
+        chunks.length = 0
+        return resolve(OVER)
+      }
+      chunks.push(chunk)
+    }
+    req.on("data", onData)
+    req.once("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)))
+    req.once("error", reject)
+    req.once("aborted", () => reject(new Error("aborted")))
+  })
+
+/** A response's headers as Node writes them, with the body's length when the body is whole. */
+const nodeHeaders = (headers: Readonly<Record<string, string>> | Headers, length: number | undefined): Record<string, string | number | Array<string>> => {
+  const out: Record<string, string | number | Array<string>> = {}
+  if (headers instanceof Headers) {
+    headers.forEach((value, name) => {
+      if (name !== "set-cookie") out[name] = value
+    })
+    const cookies = headers.getSetCookie()
+    if (cookies.length > 0) out["set-cookie"] = cookies
+  } else {
+    for (const name in headers) out[name] = headers[name]
+  }
+  delete out["transfer-encoding"]
+  if (length !== undefined) out["content-length"] = length
+  else delete out["content-length"]
+  return out
+}
+
+const STILL_ARRIVING = Symbol("stillArriving")
+
+/** The read's result when it settles before the event loop turns, else `STILL_ARRIVING`. */
+const readNow = (read: Promise<ReadableStreamReadResult<Uint8Array>>) =>
+  new Promise<ReadableStreamReadResult<Uint8Array> | typeof STILL_ARRIVING>((resolve, reject) => {
+    const turn = setImmediate(resolve, STILL_ARRIVING)
+    read.then((result) => {
+      clearImmediate(turn)
+      resolve(result)
+    }, (error: unknown) => {
+      clearImmediate(turn)
+      reject(error)
+    })
+  })
+
+const SETTLED_LATER = Symbol("settledLater")
+const settledLater = Promise.resolve(SETTLED_LATER)
+
+const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))
+
+/**
+ * Relays a web response's body. What the body holds before the event loop turns, when it ends
+ * there, goes out in one write with its `content-length`; otherwise the head goes out at once
+ * (with the first bytes, if any) and the rest as it arrives, what is ready gathered into writes
+ * of at most `COALESCE_LIMIT` bytes, waiting for the client to drain. A body that breaks
+ * destroys the connection (its client sees a reset, as from a server that died); a client that
+ * goes away cancels the body.
+ */
+const relay = (
+  res: http.ServerResponse,
+  method: string,
+  target: string,
+  response: Response,
+  head: (status: number) => void,
+  end: () => void,
+  redactor: Redactor
+): void => {
+  const status = response.status
+  const body = response.body
+  const writeHead = (length: number | undefined): boolean => {
+    try {
+      res.writeHead(status, nodeHeaders(response.headers, length))
+      head(status)
+      return true
+    } catch (cause) {
+      void body?.cancel().catch(() => undefined)
+      refusedHead(res, redactor, method, target, cause)
+      head(502)
+      end()
+      return false
+    }
+  }
+  if (bodiless(method, status) || body === null) {
+    void body?.cancel().catch(() => undefined)
+    if (writeHead(bodiless(method, status) ? undefined : 0)) {
+      res.end()
+      end()
+    }
+    return
+  }
+  const reader = body.getReader()
+  let finished = false
+  const finish = () => {
+    if (finished) return
+    finished = true
+    end()
+  }
+  res.once("close", () => {
+    if (!res.writableFinished) void reader.cancel(new DOMException("The client went away", "AbortError")).catch(() => undefined)
+    finish()
+  })
+  const broke = () => {
+    res.destroy()
+    finish()
+  }
+  void (async () => {
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined
+    // What is there before the loop turns: a whole body (a model's JSON answer) goes out in one write.
+    try {
+      for (;;) {
+        const read = reader.read()
+        const result = await readNow(read)
+        if (result === STILL_ARRIVING) {
+          pending = read
+          break
+        }
+        if (result.done) {
+          if (writeHead(size)) {
+            res.end(size === 0 ? undefined : concat(chunks))
+            finish()
+          }
+          return
+        }
+        chunks.push(result.value)
+        size += result.value.byteLength
+        if (size > WHOLE_BODY_LIMIT) break
+      }
+    } catch {
+      if (writeHead(undefined)) broke()
+      return
+    }
+    if (!writeHead(undefined)) return
+    if (chunks.length > 0) res.write(concat(chunks))
+    else res.flushHeaders()
+    try {
+      for (;;) {
+        if (res.destroyed) return
+        const first = await (pending ?? reader.read())
+        pending = undefined
+        if (first.done) break
+        const batch = [first.value]
+        let batched = first.value.byteLength
+        let ended = false
+        while (batched < COALESCE_LIMIT) {
+          const next = reader.read()
+          const result = await Promise.race([next, settledLater])
+          if (result === SETTLED_LATER) {
+            pending = next
+            break
+          }
+          if (result.done) {
+            ended = true
+            break
+          }
+          batch.push(result.value)
+          batched += result.value.byteLength
+        }
+        if (res.destroyed) return
+        if (!res.write(concat(batch))) await drained(res)
+        if (ended) break
+      }
+    } catch {
+      return broke()
+    }
+    if (!res.destroyed) res.end()
+    finish()
+  })()
+}
+
+/** Until the client has taken what was written, or gone. */
+const drained = (res: http.ServerResponse): Promise<void> =>
+  new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done)
+      res.off("close", done)
+      resolve()
+    }
+    res.once("drain", done)
+    res.once("close", done)
+  })

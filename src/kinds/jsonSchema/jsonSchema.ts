@@ -1,0 +1,96 @@
+/**
+ * The `jsonSchema` route kind: answers with a JSON body generated from the app's own production
+ * schema, seeded by the registry (`RespondContext.seed`) and proven to decode under that schema
+ * before it is served. `Route.json` builds on `jsonSchemaResponder`.
+ */
+import { Effect, Result, type Schema } from "effect"
+import { compileGenerator, type CompiledGenerator } from "./generate.ts"
+import type { FieldHints } from "./realism.ts"
+import { type Answer, refused, whole } from "../../core/answer.ts"
+import { offsetSeed } from "../../core/seed.ts"
+import { checkResponseParts } from "../static.ts"
+import type { Answerer, RespondContext, SimRequest } from "../../core/route.ts"
+import type { GeneratedValueRejected, InvalidRouteSpec } from "../../SimnetError.ts"
+
+/** What generating a body can fail with: a schema that does not compile, a value its schema refuses. */
+type GenerateError = InvalidRouteSpec | GeneratedValueRejected
+
+/**
+ * Options of a `jsonSchema` route.
+ * - `narrow`: a schema to generate from instead of the production one, for production schemas too
+ *   broad to generate well (open JSON fields, unbounded records). Its values must encode and
+ *   decode under the production schema; registration fails if they do not.
+ * - `status` (default 200) and `headers` of the response (`content-type` defaults to JSON).
+ * - `seedOffset`: shifts every seed of the route, to get other values for the same requests.
+ * - `fields`: realistic-value overrides by field name (`{ email: "email", nickname: "plain",
+ *   tier: { values: ["free", "pro"] } }`) or dotted path (`"owner.email"`); kinds are those of
+ *   the table in `realisticValues.ts`. Values must still decode under the schema.
+ */
+export interface JsonSchemaOptions {
+  readonly narrow?: Schema.Top | undefined
+  readonly fields?: FieldHints | undefined
+  readonly status?: number | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  readonly seedOffset?: number | undefined
+}
+
+/**
+ * The parts of a `jsonSchema` route: `answer` for the registry, `prepare` (compile once and prove
+ * the schema generates; fails with `InvalidRouteSpec` naming the schema path, or
+ * `GeneratedValueRejected`), `body(seed)` for the body alone, and `regenerate(seed)`, which
+ * reproduces the body served under a logged seed.
+ */
+export interface JsonSchemaResponder {
+  /** The generated body, whole, for the request's seed (generation is synchronous). */
+  readonly answer: Answerer
+  readonly prepare: Effect.Effect<void, InvalidRouteSpec | GeneratedValueRejected>
+  readonly body: (seed: number) => Result.Result<string, GenerateError>
+  readonly regenerate: (seed: number) => Effect.Effect<string, GenerateError>
+  readonly seeded: true
+  readonly describe: Readonly<Record<string, unknown>>
+}
+
+/**
+ * Builds the responder of a `jsonSchema` route for a production schema. The generator (the
+ * arbitrary, the encoder and the decoder) is compiled once, by `prepare` or at the first request,
+ * never per request. `label` names the route in errors.
+ */
+export const jsonSchemaResponder = (
+  schema: Schema.Codec<unknown, unknown>,
+  options: JsonSchemaOptions,
+  label: string
+): JsonSchemaResponder => {
+  let compiled: Result.Result<CompiledGenerator, InvalidRouteSpec | GeneratedValueRejected> | undefined
+  const compile = () => (compiled ??= compileGenerator(schema, { narrow: options.narrow, label, fields: options.fields }))
+  const status = options.status ?? 200
+  const headers: Record<string, string> = { "content-type": "application/json", ...options.headers }
+
+  const body = (seed: number): Result.Result<string, GenerateError> => {
+    const generator = compile()
+    return Result.isFailure(generator)
+      ? Result.fail(generator.failure)
+      : generator.success.generate(offsetSeed(seed, options.seedOffset))
+  }
+
+  const answer = (_request: SimRequest, context: RespondContext): Answer => {
+    const generated = body(context.seed)
+    return Result.isFailure(generated) ? refused(generated.failure) : whole(status, headers, generated.success)
+  }
+
+  return {
+    prepare: Effect.suspend(() => {
+      const invalid = checkResponseParts(status, headers, true)
+      if (invalid !== undefined) return Effect.fail(invalid)
+      return Result.match(compile(), { onFailure: Effect.fail, onSuccess: () => Effect.void })
+    }),
+    answer,
+    body,
+    regenerate: (seed) => Effect.suspend(() => Result.match(body(seed), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
+    seeded: true,
+    describe: {
+      status,
+      ...(options.seedOffset === undefined ? {} : { seedOffset: options.seedOffset }),
+      ...(options.narrow === undefined ? {} : { narrowed: true })
+    }
+  }
+}

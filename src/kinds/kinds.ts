@@ -1,0 +1,146 @@
+/**
+ * Route constructors. Each takes a matcher first (`"GET https://host/path/:id"` or an object
+ * `{ method, url, query, headers, body }`), then what to answer, then options shared by every
+ * kind: `id`, `times`, `priority`, `delay`.
+ *
+ * Constructors never throw: a malformed matcher or option is carried inside the route and
+ * refused, with the JSON path of the field, when the route is registered.
+ */
+import { refused } from "../core/answer.ts"
+import { answerWith } from "../core/route.ts"
+import { Effect } from "effect"
+import type { Schema } from "effect"
+import { Schema as SchemaModule } from "effect"
+import { InvalidRouteSpec } from "../SimnetError.ts"
+import { compileMatcher, type MatcherInput } from "../core/matcher.ts"
+import type { Route as RouteValue } from "../core/route.ts"
+import type { McpServerDefinition } from "./mcp/definitions.ts"
+import { mcpRoute } from "./mcp/route.ts"
+import { faultResponder, type Fault } from "./fault.ts"
+import { handlerResponder, type Handler } from "./handler.ts"
+import { jsonSchemaResponder, type JsonSchemaOptions } from "./jsonSchema/jsonSchema.ts"
+import { isLoopbackHost, loopbackDenied, loopbackResponder } from "./loopback.ts"
+import { make, type RouteOptions } from "./make.ts"
+import { bytesResponder, statusResponder, textResponder, type StaticResponseOptions } from "./static.ts"
+
+export type { MatcherInput, MatcherObject, ValueMatcher } from "../core/matcher.ts"
+export type {
+  McpContent,
+  McpPrompt,
+  McpPromptArgument,
+  McpResource,
+  McpServerDefinition,
+  McpTool,
+  McpToolAnswer,
+  McpToolContext
+} from "./mcp/definitions.ts"
+export { isRoute } from "../core/route.ts"
+export type { RespondContext, SimRequest } from "../core/route.ts"
+export type { Fault } from "./fault.ts"
+export type { Handler, HandlerResult } from "./handler.ts"
+export type { JsonSchemaOptions } from "./jsonSchema/jsonSchema.ts"
+export type { FieldHint, FieldHints } from "./jsonSchema/realism.ts"
+export type { RouteOptions } from "./make.ts"
+export type { StaticResponseOptions } from "./static.ts"
+
+/** Options a responder can read: anything but an object reads as none (`make` refuses it at registration). */
+const usable = <O extends object>(options: O): O => (typeof options === "object" && options !== null ? options : ({} as O))
+
+/**
+ * A route: a matcher, an answer, and the options that govern its use. A plain value: tagged
+ * (`_tag: "Route"`), recognised by `Route.isRoute`.
+ */
+export type Route = RouteValue
+
+/**
+ * Answers with JSON generated from the app's own production schema (kind `jsonSchema`). Values
+ * come from `narrow ?? schema`, are encoded with `schema` (so wire transformations such as
+ * seconds → `Duration` hold) and are proven to decode under it before they are served. The body
+ * is a pure function of the run seed, the route's identity, the canonical request and its
+ * occurrence. A schema that cannot be generated fails the registration, naming the schema path.
+ *
+ * @example Route.json("GET https://api.example.com/users/:id", User)
+ */
+export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions = {}): Route => {
+  const matcher = compileMatcher(match)
+  if (!SchemaModule.isSchema(schema)) {
+    const error = new InvalidRouteSpec({ path: "schema", message: `Route.json needs an Effect Schema, got ${schema === null ? "null" : typeof schema}` })
+    return make("jsonSchema", matcher, { answer: () => refused(error), prepare: Effect.fail(error) }, options)
+  }
+  const parts = jsonSchemaResponder(schema as unknown as Schema.Codec<unknown, unknown>, usable(options), usable(options).id ?? `jsonSchema ${matcher.source}`)
+  return make("jsonSchema", matcher, parts, options)
+}
+
+/**
+ * Answers with a fixed text body.
+ *
+ * @example Route.text("GET https://api.example.com/health", "ok")
+ */
+export const text = (match: MatcherInput, body: string, options: RouteOptions & StaticResponseOptions = {}): Route =>
+  make("text", match, textResponder(body, usable(options)), options)
+
+/**
+ * Answers with fixed bytes.
+ */
+export const bytes = (match: MatcherInput, body: Uint8Array, options: RouteOptions & StaticResponseOptions = {}): Route =>
+  make("bytes", match, bytesResponder(body, usable(options)), options)
+
+/**
+ * Answers with a status, optional headers and an empty body.
+ *
+ * @example Route.status("DELETE https://api.example.com/items/:id", 204)
+ */
+export const status = (
+  match: MatcherInput,
+  code: number,
+  options: RouteOptions & { readonly headers?: Readonly<Record<string, string>> | undefined; readonly body?: string | undefined } = {}
+): Route => make("status", match, statusResponder(code, usable(options)), options)
+
+/**
+ * Answers with code. The handler sees the request (with `params` from the path pattern) and
+ * returns a `Response`, a promise of one, or an Effect. A thrown error or rejected promise
+ * becomes a `RouteFailed` for that request.
+ *
+ * @example Route.handler("GET https://api.example.com/items/:id", (req) => Response.json({ id: req.params.id }))
+ */
+export const handler = (match: MatcherInput, fn: Handler, options: RouteOptions = {}): Route =>
+  make("handler", match, handlerResponder(fn, usable(options).id ?? "handler"), options)
+
+/**
+ * Breaks the way a real network breaks: `reset` (connection drops mid-body), `timeout` (no answer
+ * ever comes; the client's timeout decides), `malformed-body` (200 with truncated JSON).
+ */
+export const fault = (match: MatcherInput, kind: Fault, options: RouteOptions = {}): Route =>
+  make("fault", match, faultResponder(kind), options)
+
+const anyLoopback = (url: URL) => isLoopbackHost(url.hostname)
+
+/**
+ * Lets requests through to the app's own local server. Without a matcher it matches every request
+ * to a loopback host. Registering one for any other host is a `LoopbackDenied` error.
+ *
+ * @example Route.loopback("http://127.0.0.1:4096/{*path}")
+ */
+export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Route => {
+  const matcher = compileMatcher(match ?? { url: anyLoopback })
+  return make("loopback", matcher, {
+    answer: answerWith(loopbackResponder(usable(options).id ?? `loopback ${matcher.source}`)),
+    prepare: matcher.hostname !== undefined && !isLoopbackHost(matcher.hostname) ? Effect.fail(loopbackDenied(matcher.hostname)) : undefined
+  }, options)
+}
+
+/**
+ * An MCP server over Streamable HTTP at `url` (kind `mcp`), built from tool, resource and prompt
+ * definitions: `POST` JSON-RPC (`initialize`, `ping`, `tools/list`, `tools/call`,
+ * `resources/list`, `resources/read`, `prompts/list`, `prompts/get`), sessions (or
+ * `stateless: true`), `DELETE` to end a session. A tool is answered by its `handler`, its fixed
+ * `result`, or a value generated from its output schema with the network's seed. Every call is in
+ * the log with its method and tool (`record.detail`); `network.mcp` reads counts and changes the
+ * definitions while the app runs. Sessions and counts live in the network (`McpServers`), so one
+ * route value can serve several networks. A definition that does not compile fails the
+ * registration, naming its path.
+ *
+ * @example Route.mcp("https://mcp.example.com/mcp", { name: "docs", version: "1.0.0", tools: [{ name: "search", input: Query, handler: (q) => `found ${q.text}` }] })
+ */
+export const mcp = (url: string, server: McpServerDefinition, options: RouteOptions = {}): Route =>
+  mcpRoute({ url }, server, options)

@@ -1,0 +1,87 @@
+/**
+ * The `loopback` route kind: the app's own local server, and nothing else. Requests are forwarded
+ * over `node:http` / `node:https` (never through the global `fetch` or undici's dispatcher) to
+ * 127.0.0.0/8, `::1` or `localhost`, with the method, the headers (less hop-by-hop ones) and the
+ * body (buffered, as matching needs it); the answer streams back as it arrives.
+ */
+import type * as Http from "node:http"
+import type * as Https from "node:https"
+import { Readable } from "node:stream"
+import { Effect } from "effect"
+import { LoopbackDenied, RouteFailed } from "../SimnetError.ts"
+import type { Responder } from "../core/route.ts"
+import { bounded, defaultRedactor } from "../core/redact.ts"
+import { isLoopbackHost, NULL_BODY_STATUSES } from "../core/util.ts"
+
+export { isLoopbackHost }
+
+/**
+ * The error for a loopback route or request aimed at another host.
+ */
+export const loopbackDenied = (hostname: string): LoopbackDenied =>
+  new LoopbackDenied({ host: hostname })
+
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "te", "trailer", "proxy-connection", "host", "content-length"])
+
+
+/**
+ * Forwards the request to the loopback server its URL names. `label` names the route in errors.
+ */
+export const loopbackResponder = (label: string): Responder => (request) => {
+  const url = request.url
+  if (!isLoopbackHost(url.hostname)) return Effect.fail(loopbackDenied(url.hostname))
+  return forward(request, url, label, "loopback")
+}
+
+/**
+ * Where a request for `url` goes when its host is sent to `base` instead (`--upstream
+ * HOST=URL`): `base`'s origin, its path before the request's path, the request's query.
+ */
+export const rebased = (url: URL, base: URL): URL =>
+  new URL(`${base.pathname.replace(/\/$/, "")}${url.pathname}${url.search}`, base)
+
+/**
+ * Sends `request` to `url` over `node:http`/`node:https` and answers with what comes back,
+ * streamed: the method, the headers less hop-by-hop ones, the body. `what` names the forward in
+ * errors (`loopback`, `passthrough`).
+ */
+export const forward = (request: Parameters<Responder>[0], url: URL, label: string, what: string): Effect.Effect<Response, RouteFailed> =>
+  Effect.callback<Response, RouteFailed>((resume) => {
+    const headers: Record<string, string> = {}
+    request.headers.forEach((value, name) => {
+      if (!HOP_BY_HOP.has(name)) headers[name] = value
+    })
+    headers["accept-encoding"] = "identity"
+    if (request.body !== undefined) headers["content-length"] = String(request.body.length)
+    const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+    // Node's HTTP client loads with the first forward (about 12 ms and 8 MB), not with `import("simnet")`.
+    const transport: typeof Http | typeof Https = process.getBuiltinModule(url.protocol === "https:" ? "node:https" : "node:http")
+    const outgoing = transport.request(
+      {
+        host: hostname,
+        port: url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port),
+        path: url.pathname + url.search,
+        method: request.method,
+        headers,
+        agent: false
+      },
+      (incoming) => {
+        const responseHeaders = new Headers()
+        const raw = incoming.rawHeaders
+        for (let i = 0; i < raw.length; i += 2) {
+          if (!HOP_BY_HOP.has(raw[i].toLowerCase())) responseHeaders.append(raw[i], raw[i + 1])
+        }
+        const status = incoming.statusCode ?? 502
+        const body = status < 200 || NULL_BODY_STATUSES.has(status) || request.method === "HEAD"
+          ? null
+          : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>)
+        if (body === null) incoming.resume()
+        resume(Effect.succeed(new Response(body, { status, statusText: incoming.statusMessage ?? "", headers: responseHeaders })))
+      }
+    )
+    outgoing.on("error", (cause) =>
+      resume(Effect.fail(new RouteFailed({ route: label, message: `${what} ${bounded(request.method)} ${defaultRedactor.url(url)} failed: ${bounded(cause.message)}`, cause })))
+    )
+    outgoing.end(request.body)
+    return Effect.sync(() => outgoing.destroy())
+  })

@@ -1,0 +1,19 @@
+/**
+ * The one door from the MCP route to the rest of simnet's machinery: the seeded generator, the
+ * JSON Schema → Schema conversion, seeds and canonical JSON, the route builder and the shapes a
+ * route answers with, and the RouteSpec Schema of a server (which a snapshot's definitions decode
+ * under). When those modules move, only these imports change.
+ */
+export { canonicalJson, deriveSeed, hashString } from "../../core/seed.ts"
+export { KeyCounts } from "../../core/keyCounts.ts"
+export { decodeAt, joinPath } from "../../core/schemaPath.ts"
+export { errorMessage, isJsonObject, isPlainJson, MAX_JSON_DEPTH } from "../../core/util.ts"
+export { REDACTED } from "../../core/redact.ts"
+export { bufferedResponse } from "../../core/heldResponse.ts"
+export type { Answerer, RespondContext, Route, SimRequest } from "../../core/route.ts"
+export { matchNothing, type MatcherInput } from "../../core/matcher.ts"
+export { withFields } from "../../core/route.ts"
+export { compileGenerator, type CompiledGenerator } from "../jsonSchema/generate.ts"
+export { make, refused, type RouteOptions } from "../make.ts"
+export { fromJsonSchema } from "../../schemas/jsonSchemaDocument.ts"
+export { McpServerSpec } from "../../schemas/routeSpec.ts"

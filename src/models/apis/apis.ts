@@ -1,0 +1,47 @@
+/**
+ * Every model API simnet speaks, in one table: the families (`MODEL_FAMILIES`: `openai`,
+ * `anthropic`, `gemini`), each with the APIs it serves (their wire, `ModelWire`: how a request is
+ * read and an answer written, its errors, its family and default base URL, how a call of it is
+ * told from other requests and how its answer is read back) and its routes. The model routes
+ * answer through the wires; record mode, RouteSpec families and the snapshot derive from the
+ * table. A network can speak more (`NetworkOptions.models`): `withModels` adds them.
+ */
+import type { FamilySpec } from "../../schemas/routeSpec.ts"
+import type { Route } from "../../core/route.ts"
+import { anthropicRoutes, anthropicWire } from "./anthropic.ts"
+import { geminiRoutes, geminiWire } from "./gemini.ts"
+import type { ModelFamily, ModelWire } from "./model.ts"
+import { chatWire, openaiRoutes } from "./openai.ts"
+import { responsesWire } from "./openaiResponses.ts"
+
+/** simnet's own model families. */
+export const MODEL_FAMILIES: ReadonlyArray<ModelFamily> = [
+  { name: "openai", apis: [chatWire, responsesWire], routes: (spec: FamilySpec): ReadonlyArray<Route> => openaiRoutes({ baseUrl: spec.baseUrl }) },
+  { name: "anthropic", apis: [anthropicWire], routes: (spec) => anthropicRoutes({ baseUrl: spec.baseUrl }) },
+  { name: "gemini", apis: [geminiWire], routes: (spec) => geminiRoutes({ baseUrl: spec.baseUrl }) }
+]
+
+/**
+ * The model APIs a network speaks: simnet's own and `more` (a family given again by name
+ * replaces simnet's). Record mode reads calls through them, first match first.
+ */
+export interface ModelApis {
+  readonly families: ReadonlyArray<ModelFamily>
+  readonly apis: ReadonlyArray<ModelWire>
+  /** The API a request (its method and URL) is a model call of, or undefined. */
+  readonly apiOf: (method: string, url: URL) => ModelWire | undefined
+}
+
+const tableOf = (families: ReadonlyArray<ModelFamily>): ModelApis => {
+  const apis = families.flatMap((family) => family.apis)
+  return { families, apis, apiOf: (method, url) => apis.find((wire) => wire.calls(method, url.pathname)) }
+}
+
+/** simnet's own model APIs. */
+export const DEFAULT_MODEL_APIS: ModelApis = tableOf(MODEL_FAMILIES)
+
+/** simnet's model APIs with `more` added (a family of the same name replaces simnet's). */
+export const withModels = (more: ReadonlyArray<ModelFamily> | undefined): ModelApis =>
+  more === undefined || more.length === 0
+    ? DEFAULT_MODEL_APIS
+    : tableOf([...MODEL_FAMILIES.filter((family) => !more.some((m) => m.name === family.name)), ...more])

@@ -1,0 +1,382 @@
+/**
+ * What every model route shares: a request read by the route's wire format is served by the
+ * network's `SimulatedProvider`, and its answer — scripted parts, an HTTP error, raw bytes, a
+ * timeout or a driver's feed — is written back in that format. A `ModelWire` is one API's side
+ * of this (how to read a body, write a stream, a whole answer and an error); `modelResponder`
+ * is the rest, the same for all.
+ */
+import { Effect, Exit, Result, Schema } from "effect"
+import { type RespondContext, routeService, type Responder, type Route, type SimRequest } from "../../core/route.ts"
+import { make as makeRoute, type RouteParts } from "../../kinds/make.ts"
+import { untilAborted } from "../../core/transport.ts"
+import { framesBody, pacedBody, paceDelays, scriptedFrames, splitEvents } from "../provider/body.ts"
+import type { ConversationInput, LlmApi } from "../provider/conversation.ts"
+import { readConversation } from "../provider/conversation.ts"
+import type { DrivenInvocation, Opening } from "../provider/invocation.ts"
+import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
+import { countOutputTokens, usageOf } from "../provider/parts.ts"
+import type { LlmInvocation, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
+import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
+import type { TokenUsage } from "../provider/parts.ts"
+import type { FamilySpec } from "../../schemas/routeSpec.ts"
+import type { ReadBack } from "./readBack.ts"
+import { RouteFailed } from "../../SimnetError.ts"
+
+/**
+ * One model API's wire format as the shared responder needs it.
+ */
+export interface ModelWire {
+  /** The API, as the provider's log names it. */
+  readonly api: LlmApi
+  /** The route name errors carry, and the RouteSpec family that serves the API (`openai`, `anthropic`, `gemini`). */
+  readonly name: string
+  /** The base URL its family serves by default (an SDK's default `baseURL`). */
+  readonly defaultBaseUrl: string
+  /** Whether a request (its method and path) is a model call of this API: how record mode tells them. */
+  readonly calls: (method: string, pathname: string) => boolean
+  /** The family's `baseUrl` for an upstream at `origin` (what record mode writes), undefined for the default one. */
+  readonly baseUrlAt: (origin: string) => string | undefined
+  /** The header that carries the request id (`x-request-id`, `request-id`). */
+  readonly requestIdHeader: string
+  /**
+   * The rate-limit headers this API sends with every answer, for the call numbered `seq`
+   * (`exhausted` on a 429): see `openAiRateLimits` and `anthropicRateLimits`; none for Gemini.
+   */
+  readonly rateLimits?: ((invocation: LlmInvocation, exhausted: boolean) => Readonly<Record<string, string>>) | undefined
+  /** Reads a request of this API; a failure is the reason it is not one (answered with a 400). */
+  read(request: SimRequest, raw: unknown): Result.Result<ConversationInput, string>
+  /**
+   * A writer for one streamed answer. `usage` is the usage a script gives, known before the
+   * stream starts (a driver's comes with its finish); a format that reports input tokens up front
+   * (Anthropic's `message_start`) uses it.
+   */
+  writer(invocation: LlmInvocation, usage: TokenUsage | undefined): StreamWriter
+  /** The JSON body of a non-streamed answer. */
+  answer(invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): unknown
+  /**
+   * The JSON body of an error with `status`. `reason` is simnet's tag for a refusal
+   * (`NoScriptQueued`, `UnmatchedLlmRequest`), undefined for a simulated failure.
+   */
+  errorBody(status: number, message: string, reason: string | undefined): unknown
+  /** Reads an answer of this API back from the bytes a real provider sent (record mode); undefined when it is not one. */
+  readBack(text: string, streamed: boolean): ReadBack | undefined
+}
+
+/**
+ * A model family: the RouteSpec family (`{ "family": NAME, "baseUrl"? }`, `Routes.*`) that serves
+ * one or more model APIs at a base URL, and its routes. `MODEL_FAMILIES` (`apis.ts`) holds
+ * simnet's own; a network given more (`NetworkOptions.models`) answers, records and lists
+ * theirs the same way.
+ */
+export interface ModelFamily {
+  /** The family's name, as a fixture names it; each of its APIs' wire carries it as `name`. */
+  readonly name: string
+  /** The model APIs it serves. */
+  readonly apis: ReadonlyArray<ModelWire>
+  /** Its routes for a family reference (`baseUrl` and what else its spec gives). */
+  readonly routes: (spec: FamilySpec) => ReadonlyArray<Route>
+}
+
+/**
+ * The `read` of a wire format: the body decoded with the API's request Schema (a mismatch is the
+ * reason it is not a `what` request), then `fields` reads what is particular to the API; the
+ * API, the URL and the raw body are filled in here.
+ */
+export const readWith = <S extends Schema.Top>(
+  api: LlmApi,
+  schema: S,
+  what: string,
+  fields: (body: S["Type"], request: SimRequest, raw: unknown) => Omit<ConversationInput, "api" | "url" | "raw">
+): ModelWire["read"] => {
+  const decode = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"], unknown>)
+  return (request, raw) => {
+    const decoded = decode(raw)
+    if (Exit.isFailure(decoded)) return Result.fail(`the body is not a ${what} request: ${String(decoded.cause)}`)
+    return Result.succeed({ api, url: request.url.href, raw, ...fields(decoded.value, request, raw) })
+  }
+}
+
+/**
+ * A wire's `baseUrlAt`: undefined for its default origin, else `origin` with `path` (`/v1`), as
+ * the API's SDKs spell a base URL.
+ */
+export const baseUrlUnder = (defaultBaseUrl: string, path: string) => {
+  const home = new URL(defaultBaseUrl).origin
+  return (origin: string): string | undefined => (origin === home ? undefined : `${origin}${path}`)
+}
+
+const jsonHeaders = { "content-type": "application/json" }
+
+/**
+ * A JSON response.
+ */
+export const jsonResponse = (value: unknown, status: number, headers: Readonly<Record<string, string>> = {}): Response =>
+  new Response(JSON.stringify(value), { status, headers: { ...jsonHeaders, ...headers } })
+
+/**
+ * The `retry-after-ms` and `retry-after` (whole seconds, rounded up) headers of a wait.
+ */
+export const retryHeaders = (retryAfterMs: number | undefined): Record<string, string> =>
+  retryAfterMs === undefined
+    ? {}
+    : { "retry-after-ms": String(retryAfterMs), "retry-after": String(Math.ceil(retryAfterMs / 1000)) }
+
+const sseHeaders = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" }
+
+const abortError = () => new DOMException("The client aborted the request.", "AbortError")
+
+class Renderer {
+  readonly wire: ModelWire
+  readonly invocation: LlmInvocation
+  readonly signal: AbortSignal | undefined
+  readonly requestId: string
+
+  readonly run: RespondContext["run"]
+
+  constructor(wire: ModelWire, invocation: LlmInvocation, signal: AbortSignal | undefined, run: RespondContext["run"]) {
+    this.wire = wire
+    this.invocation = invocation
+    this.signal = signal
+    this.requestId = `req_sim_${invocation.seq}`
+    this.run = run
+  }
+
+  /** Sleeps on the network's `Clock` (a paced stream's gaps, outside any fiber). */
+  sleep(ms: number): Promise<void> {
+    return this.run(Effect.sleep(ms), this.signal)
+  }
+
+  headers(extra: Readonly<Record<string, string>> = {}, exhausted = false): Record<string, string> {
+    return { [this.wire.requestIdHeader]: this.requestId, ...this.wire.rateLimits?.(this.invocation, exhausted), ...extra }
+  }
+
+  error(status: number, message: string, extra: Readonly<Record<string, string>> = {}): Response {
+    return jsonResponse(this.wire.errorBody(status, message, undefined), status, this.headers(extra, status === 429))
+  }
+
+  stream(body: ReadableStream<Uint8Array>): Response {
+    return new Response(body, { status: 200, headers: this.headers(sseHeaders) })
+  }
+
+  answer(parts: ReadonlyArray<Part>, finish: Finish, given: TokenUsage | undefined): unknown {
+    const usage = usageOf(given, this.invocation.request.material, countOutputTokens(parts))
+    return this.wire.answer(this.invocation, parts, finish, usage)
+  }
+
+  reply(reply: Extract<LlmInvocation["reply"], { _tag: "Reply" }>): Response {
+    const request = this.invocation.request
+    if (request.stream) {
+      const writer = this.wire.writer(this.invocation, reply.usage)
+      if (reply.pace === undefined) {
+        return this.stream(framesBody(scriptedFrames(writer, reply.parts, reply.finish, reply.usage, reply.fault), { reset: reply.fault === "reset" }))
+      }
+      const opening = writer.open()
+      const frames = scriptedFrames(writer, reply.parts, reply.finish, reply.usage, reply.fault, opening)
+      return this.stream(pacedBody(frames, paceDelays(reply.pace, opening.length, this.invocation.seq), (ms) => this.sleep(ms), { reset: reply.fault === "reset" }))
+    }
+    const failed = reply.parts.find((part) => part.kind === "error")
+    if (failed !== undefined && failed.kind === "error") return this.error(500, failed.message)
+    const value = this.answer(reply.parts, reply.finish, reply.usage)
+    if (reply.fault === undefined) return jsonResponse(value, 200, this.headers())
+    const whole = JSON.stringify(value)
+    const half = whole.slice(0, Math.floor(whole.length / 2))
+    return new Response(framesBody([half].values(), { reset: reply.fault === "reset" }), {
+      status: 200,
+      headers: this.headers(jsonHeaders)
+    })
+  }
+
+  opening(opening: Opening): Effect.Effect<Response, RouteFailed> {
+    switch (opening._tag) {
+      case "Stream":
+        return Effect.succeed(this.stream(opening.mailbox.body(this.wire.writer(this.invocation, undefined))))
+      case "Answer":
+        return Effect.succeed(jsonResponse(this.answer(opening.parts, opening.finish, opening.usage), 200, this.headers()))
+      case "HttpError":
+        return Effect.succeed(this.error(opening.status, opening.message))
+      case "Disconnected":
+        return Effect.fail(
+          new RouteFailed({ route: this.wire.name, message: `simnet: the driver disconnected ${this.invocation.id}` })
+        )
+    }
+  }
+
+  driven(driven: DrivenInvocation): Effect.Effect<Response, RouteFailed> {
+    const signal = this.signal
+    const opened = Effect.callback<Opening>((resume) => {
+      driven.whenOpen((opening) => resume(Effect.succeed(opening)))
+      return Effect.sync(() => driven.abandon(abortError()))
+    })
+    const waited = signal === undefined
+      ? opened
+      : Effect.raceFirst(opened, untilAborted(signal, this.wire.name, this.invocation.id))
+    return Effect.flatMap(
+      Effect.onExit(waited, (exit) => Exit.isFailure(exit) ? Effect.sync(() => driven.abandon(abortError())) : Effect.void),
+      (opening) => {
+        if (signal !== undefined && opening._tag === "Stream") {
+          const abandon = () => driven.abandon(signal.reason)
+          signal.addEventListener("abort", abandon, { once: true })
+          driven.whenClosed(() => signal.removeEventListener("abort", abandon))
+        }
+        return this.opening(opening)
+      }
+    )
+  }
+
+  render(): Effect.Effect<Response, RouteFailed> {
+    const reply = this.invocation.reply
+    switch (reply._tag) {
+      case "Reply": {
+        const pace = reply.pace
+        if (pace === undefined || this.invocation.request.stream) return Effect.succeed(this.reply(reply))
+        // A non-streamed answer waits what its parts would have taken to stream.
+        const delayOf = paceDelays(pace, 0, this.invocation.seq)
+        let wait = 0
+        for (let i = 0; i < reply.parts.length; i++) wait += delayOf(i)
+        return Effect.andThen(Effect.sleep(wait), Effect.sync(() => this.reply(reply)))
+      }
+      case "HttpError":
+        return Effect.succeed(this.error(reply.status, reply.message, retryHeaders(reply.retryAfterMs)))
+      case "Raw": {
+        const headers = this.headers({ "content-type": reply.contentType })
+        if (!reply.contentType.startsWith("text/event-stream")) {
+          return Effect.succeed(new Response(reply.bytes as Uint8Array<ArrayBuffer>, { status: reply.status, headers }))
+        }
+        const events = splitEvents(new TextDecoder().decode(reply.bytes))
+        return Effect.succeed(new Response(framesBody(events[Symbol.iterator]()), { status: reply.status, headers }))
+      }
+      case "Hang":
+        return untilAborted(this.signal, this.wire.name, this.invocation.id)
+      case "Driven":
+        return this.driven(reply.invocation)
+    }
+  }
+}
+
+/** The requests and tokens a simulated key may use a minute, as the rate-limit headers report them. */
+const REQUESTS_PER_MINUTE = 10_000
+const TOKENS_PER_MINUTE = 30_000_000
+
+/** What is left of a minute's allowance at the call numbered `seq`: requests by one a call, tokens by the prompt's (four characters a token); none on a 429. */
+const left = (invocation: LlmInvocation, exhausted: boolean): { readonly requests: string; readonly tokens: string } =>
+  exhausted
+    ? { requests: "0", tokens: "0" }
+    : {
+      requests: String(REQUESTS_PER_MINUTE - (((invocation.seq - 1) % REQUESTS_PER_MINUTE) + 1)),
+      tokens: String(Math.max(0, TOKENS_PER_MINUTE - Math.ceil(invocation.request.material.length / 4)))
+    }
+
+const REQUESTS_LIMIT = String(REQUESTS_PER_MINUTE)
+const TOKENS_LIMIT = String(TOKENS_PER_MINUTE)
+
+/**
+ * OpenAI's rate-limit headers (`x-ratelimit-limit-requests`, `-remaining-requests`,
+ * `-reset-requests` and the same for tokens), deterministic: the remaining requests fall by one a
+ * call within each minute's allowance, the remaining tokens by the prompt's; a 429 reports none
+ * left. Clients that pace themselves by them (or back off) can be tested.
+ */
+export const openAiRateLimits = (invocation: LlmInvocation, exhausted: boolean): Readonly<Record<string, string>> => {
+  const { requests, tokens } = left(invocation, exhausted)
+  return {
+    "x-ratelimit-limit-requests": REQUESTS_LIMIT,
+    "x-ratelimit-limit-tokens": TOKENS_LIMIT,
+    "x-ratelimit-remaining-requests": requests,
+    "x-ratelimit-remaining-tokens": tokens,
+    "x-ratelimit-reset-requests": "6ms",
+    "x-ratelimit-reset-tokens": "0s"
+  }
+}
+
+/** The last `reset` written and the `created` it was for: answers dated the same second share it. */
+let lastReset: { readonly created: number; readonly text: string } | undefined
+
+/**
+ * Anthropic's rate-limit headers (`anthropic-ratelimit-requests-limit`, `-remaining`, `-reset`
+ * and the same for tokens), deterministic as OpenAI's; `reset` is an RFC 3339 time a minute
+ * after the answer's `created` (the fixed epoch unless the network follows the clock).
+ */
+export const anthropicRateLimits = (invocation: LlmInvocation, exhausted: boolean): Readonly<Record<string, string>> => {
+  const created = invocation.created
+  if (lastReset?.created !== created) lastReset = { created, text: new Date((created + 60) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z") }
+  const reset = lastReset.text
+  const { requests, tokens } = left(invocation, exhausted)
+  return {
+    "anthropic-ratelimit-requests-limit": REQUESTS_LIMIT,
+    "anthropic-ratelimit-requests-remaining": requests,
+    "anthropic-ratelimit-requests-reset": reset,
+    "anthropic-ratelimit-tokens-limit": TOKENS_LIMIT,
+    "anthropic-ratelimit-tokens-remaining": tokens,
+    "anthropic-ratelimit-tokens-reset": reset
+  }
+}
+
+/**
+ * The status of a refusal: 422 (the request is well formed; the simulation has no answer for it).
+ * No SDK retries it — the `openai` and Anthropic SDKs retry 408, 409, 429 and 5xx (unless told
+ * `x-should-retry: false`), the AI SDK 408, 409, 429 and 5xx whatever the headers — so the caller
+ * fails at once, with the reason as the error's message.
+ */
+const REFUSAL_STATUS = 422
+
+const refusal = (wire: ModelWire, provider: SimulatedProviderApi, tag: string, message: string): Response =>
+  jsonResponse(wire.errorBody(REFUSAL_STATUS, message, tag), REFUSAL_STATUS, {
+    [wire.requestIdHeader]: `req_sim_${provider.callCount}`,
+    "x-should-retry": "false"
+  })
+
+/**
+ * The responder of a model endpoint in `wire`'s format, answered by the network's
+ * `SimulatedProvider`. A body that is not a request of the API is a 400, logged and counted by
+ * the provider with outcome `invalid-request`; a refusal (`NoScriptQueued`,
+ * `UnmatchedLlmRequest`) is a 422 whose error body names the reason, which no SDK retries
+ * (retrying cannot help).
+ */
+export const modelResponder = (wire: ModelWire): Responder => (request, context) =>
+  Effect.flatMap(routeService(context, SimulatedProvider), (provider) => {
+    const raw = request.json()
+    const read = wire.read(request, raw)
+    if (Result.isFailure(read)) {
+      return Effect.map(provider.recordInvalid(request.url.href, raw, wire.api, request.body?.length ?? 0), (seq) =>
+        jsonResponse(wire.errorBody(400, `simnet: ${read.failure}`, undefined), 400, { [wire.requestIdHeader]: `req_sim_${seq}` }))
+    }
+    return provider.invoke(readConversation({ ...read.success, bodySize: request.body?.length ?? 0 }), request.signal).pipe(
+      Effect.flatMap((invocation) => new Renderer(wire, invocation, request.signal, context.run).render()),
+      Effect.catchTags({
+        NoScriptQueued: (error) => Effect.succeed(refusal(wire, provider, error._tag, error.message)),
+        UnmatchedLlmRequest: (error) => Effect.succeed(refusal(wire, provider, error._tag, error.message))
+      })
+    )
+  })
+
+/**
+ * One endpoint of a model API: the last part of its route id (`chat` in `openai.chat`), its
+ * method and path under the base, the endpoint its listing names, and how it answers.
+ */
+export interface ModelEndpoint {
+  readonly name: string
+  readonly method: "GET" | "POST"
+  readonly path: string
+  readonly endpoint: string
+  readonly parts: Omit<RouteParts, "describe">
+}
+
+/**
+ * The routes of one model API (`family`: openai, anthropic, gemini) at `baseUrl` (default
+ * `defaultBase`; trailing slashes dropped): each endpoint's route has kind and source `family`,
+ * id `family.name` (followed by the base when one is given, so two bases can be registered side
+ * by side) and the endpoint in its listing.
+ */
+export const modelApi = (
+  family: string,
+  defaultBase: string,
+  baseUrl: string | undefined,
+  endpoints: ReadonlyArray<ModelEndpoint>
+): ReadonlyArray<Route> => {
+  const base = (baseUrl ?? defaultBase).replace(/\/+$/, "")
+  const suffix = baseUrl === undefined ? "" : ` ${base}`
+  return endpoints.map((endpoint) =>
+    makeRoute(family, `${endpoint.method} ${base}${endpoint.path}`, {
+      ...endpoint.parts,
+      describe: { family, endpoint: endpoint.endpoint }
+    }, { id: `${family}.${endpoint.name}${suffix}`, source: family }))
+}

@@ -1,0 +1,139 @@
+/**
+ * Decoding RouteSpec JSON into routes. Fixture files, `registerSpec` and the control endpoint all
+ * come through here, with the one Schema of `schemas/routeSpec.ts`. Every problem is an
+ * `InvalidRouteSpec` naming the JSON path of the field, such as `[2].match.regex`.
+ */
+import { Effect, Result, type Schema } from "effect"
+import type { MatcherInput, MatcherObject } from "../core/matcher.ts"
+import { withFields, type Route } from "../core/route.ts"
+import { decodeAt, joinPath as join } from "../core/schemaPath.ts"
+import { LinearRegExp } from "../core/linearRegExp.ts"
+import { depthExceeds, isJsonObject, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../core/util.ts"
+import * as R from "../kinds/kinds.ts"
+import { FamilySpec, RouteSpec, RouteSpecHead } from "../schemas/routeSpec.ts"
+import { InvalidRouteSpec } from "../SimnetError.ts"
+import type { KindContext } from "./kind.ts"
+import { buildKind } from "./kinds.ts"
+
+/**
+ * A route family that fixtures can name: `{ "family": NAME, "baseUrl" }`, given the reference as
+ * `FamilySpec` decoded it.
+ */
+export type FamilyFactory = (spec: FamilySpec) => ReadonlyArray<Route>
+
+/**
+ * What decoding may refer to: handlers registered in code (`KindContext`), families, and the
+ * `source` the routes are recorded with. Every kind is in `routeSpec/kinds.ts`.
+ */
+export interface DecodeContext extends KindContext {
+  readonly families?: ReadonlyMap<string, FamilyFactory> | undefined
+  readonly source?: string | undefined
+}
+
+/**
+ * Decoded routes, each carrying its JSON path (`specPath`) so later errors name the field.
+ */
+export interface DecodedRoutes {
+  readonly routes: ReadonlyArray<Route>
+}
+
+const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, message })
+
+/**
+ * Decodes `input` under `schema`, failing with an `InvalidRouteSpec` at the first issue's path
+ * below `base`. A key the schema does not know is refused, with the nearest known name
+ * (`respond.delay: unknown key; did you mean delayMs?`): a typo must not register a route that
+ * matches more than its author meant.
+ */
+const decode = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, input: unknown, base: string, strict = true): Result.Result<S["Type"], InvalidRouteSpec> =>
+  Result.mapError(decodeAt(schema, input, base, strict ? STRICT : undefined), (issue) => invalid(issue.path, issue.message))
+
+const STRICT = { onExcessProperty: "error" } as const
+
+const decodeMatch = (match: RouteSpec["match"], path: string): Result.Result<MatcherInput, InvalidRouteSpec> => {
+  if (typeof match === "string") return Result.succeed(match)
+  const at = (field: string) => join(join(path, "match"), field)
+  if (match.url !== undefined && match.regex !== undefined) return Result.fail(invalid(at("regex"), "give either url or regex, not both"))
+  let url: MatcherObject["url"]
+  if (match.regex !== undefined) {
+    // A pattern from data runs on RE2 (linear time), never on the backtracking engine.
+    const compiled = LinearRegExp.compile(match.regex)
+    if (typeof compiled === "string") return Result.fail(invalid(at("regex"), LinearRegExp.refusal(compiled)))
+    url = compiled
+  } else if (match.url !== undefined) {
+    url = match.url
+  } else {
+    return Result.fail(invalid(join(path, "match"), "a matcher object needs url or regex"))
+  }
+  if (match.json !== undefined && depthExceeds(match.json, MAX_MATCH_DEPTH)) {
+    return Result.fail(invalid(at("json"), `a JSON body matcher may nest at most ${MAX_MATCH_DEPTH} levels deep`))
+  }
+  return Result.succeed({ method: match.method, url, query: match.query, headers: match.headers, body: match.json })
+}
+
+const decodeFamily = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, InvalidRouteSpec> => {
+  const decoded = decode(FamilySpec, json, path)
+  if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
+  const spec = decoded.success
+  const factory = context.families?.get(spec.family)
+  if (factory === undefined) {
+    const known = [...(context.families?.keys() ?? [])].sort()
+    return Effect.fail(invalid(join(path, "family"), `unknown family "${spec.family}"; known families: ${known.join(", ") || "(none)"}`))
+  }
+  return Effect.succeed(factory(spec))
+}
+
+const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effect.Effect<Route, InvalidRouteSpec> => {
+  const head = decode(RouteSpecHead, json, path, false)
+  if (Result.isFailure(head)) return Effect.fail(head.failure)
+  const decoded = decode(RouteSpec, json, path)
+  if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
+  const spec = decoded.success
+  const match = decodeMatch(spec.match, path)
+  if (Result.isFailure(match)) return Effect.fail(match.failure)
+  const options: R.RouteOptions = {
+    id: spec.id,
+    times: spec.times,
+    priority: spec.priority,
+    delay: spec.delayMs,
+    source: context.source ?? "fixture"
+  }
+  return buildKind(match.success, spec.respond, options, path, context)
+}
+
+/**
+ * The RouteSpec JSON a route was built from, kept in its listing (`spec`) so that a snapshot can
+ * write it back. A family reference's routes all carry the one reference object.
+ */
+const withSpec = (route: Route, spec: Readonly<Record<string, unknown>>): Route =>
+  withFields(route, { describe: { ...route.describe, spec } })
+
+const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, InvalidRouteSpec> => {
+  if (!isJsonObject(json)) return Effect.fail(invalid(path || "$", "a route spec is a JSON object"))
+  return Effect.flatMap(
+    "family" in json ? decodeFamily(json, path, context) : Effect.map(decodeRoute(json, path, context), (route) => [route]),
+    (routes) => {
+      // Decoding refuses deep matchers with their path; what is left deep is refused whole, before it is copied.
+      if (depthExceeds(json, MAX_JSON_DEPTH)) {
+        return Effect.fail(invalid(path || "$", `a route spec nested deeper than ${MAX_JSON_DEPTH} levels is refused`))
+      }
+      const spec: Readonly<Record<string, unknown>> = structuredClone(json)
+      return Effect.succeed(routes.map((route) => withSpec(route, spec)))
+    }
+  )
+}
+
+/**
+ * Decodes one RouteSpec, an array of them, or a family reference. Nothing is registered here;
+ * the result goes to `register`, which is all or nothing.
+ */
+export const decodeRouteSpecs = (json: unknown, context: DecodeContext = {}): Effect.Effect<DecodedRoutes, InvalidRouteSpec> => {
+  const items = Array.isArray(json) ? json : [json]
+  const base = (i: number) => (Array.isArray(json) ? `[${i}]` : "")
+  return Effect.map(
+    Effect.forEach(items, (item, i) =>
+      Effect.map(decodeOne(item, base(i), context), (routes) =>
+        base(i) === "" ? routes : routes.map((route) => withFields(route, { specPath: base(i) })))),
+    (decoded) => ({ routes: decoded.flat() })
+  )
+}

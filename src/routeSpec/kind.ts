@@ -1,0 +1,29 @@
+/**
+ * What a route kind of RouteSpec JSON is to the decoder: a function from its decoded `respond`
+ * object (the kind's own Schema in `schemas/routeSpec.ts`, `RESPONDS`) to its route. The table
+ * of every kind is `routeSpec/kinds.ts`; this file holds only the types, so a kind's module and the
+ * table can both name them.
+ */
+import type { Effect } from "effect"
+import type { MatcherInput } from "../core/matcher.ts"
+import type { Route } from "../core/route.ts"
+import type * as R from "../kinds/kinds.ts"
+import type { Respond } from "../schemas/routeSpec.ts"
+import type { InvalidRouteSpec } from "../SimnetError.ts"
+
+/** What a kind's builder may refer to: the handlers registered in code, by name. */
+export interface KindContext {
+  readonly handlers?: ReadonlyMap<string, R.Handler> | undefined
+}
+
+/**
+ * Builds the route of one kind from its decoded `respond` object; `path` is where the route
+ * stands in the JSON (`[2]`), for errors that name a field (`[2].respond.base64`).
+ */
+export type KindBuilder<Spec extends Respond = Respond> = (
+  match: MatcherInput,
+  respond: Spec,
+  options: R.RouteOptions,
+  path: string,
+  context: KindContext
+) => Effect.Effect<Route, InvalidRouteSpec>

@@ -1,0 +1,61 @@
+/**
+ * The control plane of `simnet serve`: the control endpoint and driver socket beside the network,
+ * the line per request (unless `quiet`) and the replay trace (`trace`).
+ */
+import { Console, Effect, Layer } from "effect"
+import type { Scope } from "effect"
+import type * as HttpRouter from "effect/http/HttpRouter"
+import { CONTROL_BASE, controlRoutes, type ControlledNetwork } from "../control/endpoint.ts"
+import { INSPECTOR_PATH, inspector, type InspectedNetwork } from "../control/inspector.ts"
+import type { DoorWatch } from "../doors/node.ts"
+import { controlLine, reportRequests, requestLine, traceFile, type ReportedNetwork } from "../control/trace.ts"
+import { printable } from "../core/util.ts"
+
+/**
+ * Options of the serve-time control plane.
+ */
+export interface ControlRuntimeOptions {
+  readonly trace?: string | undefined
+  readonly quiet?: boolean | undefined
+  /** Where the line per request goes (default: standard output; `simnet run` uses standard error, leaving the child's output alone). */
+  readonly out?: ((line: string) => void) | undefined
+}
+
+/**
+ * Opens the trace (for the life of the scope, its start line written) and returns the router
+ * layers to mount beside the network, the watchers of the requests for the network, and the lines
+ * that announce the control URLs.
+ */
+export const controlRuntime = (
+  network: ControlledNetwork & ReportedNetwork & InspectedNetwork,
+  options: ControlRuntimeOptions
+): Effect.Effect<{
+  readonly routes: Layer.Layer<never, never, HttpRouter.HttpRouter>
+  /** Told by the server's Node door of each request for the network (the trace, the line, the inspector): give it to `serveLayer`. */
+  readonly watch: ReadonlyArray<DoorWatch>
+  readonly announce: (base: string) => Effect.Effect<void>
+}, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const trace = options.trace === undefined ? undefined : yield* traceFile(options.trace)
+    if (trace !== undefined) trace.write({ type: "start", seed: network.seed, state: yield* network.state })
+    const print = options.quiet === true ? undefined : options.out ?? ((line: string) => void process.stdout.write(`${line}\n`))
+    const control = controlRoutes(network, { onChange: trace === undefined ? undefined : (event) => trace.write(controlLine(event)) })
+    const reporting = trace === undefined && print === undefined
+      ? undefined
+      : reportRequests(network, (line) => {
+        trace?.write(line)
+        print?.(printable(requestLine(line)))
+      }, { bodies: trace !== undefined })
+    const page = inspector(network, {})
+    return {
+      routes: Layer.mergeAll(control, reporting?.layer ?? Layer.empty, page.layer),
+      watch: reporting === undefined ? [page.watch] : [reporting.watch, page.watch],
+      announce: (base: string) =>
+        Effect.gen(function*() {
+          yield* Console.log(`  control:  ${base}${CONTROL_BASE}/   (reset, network/register, network/routes, network/log, llm/enqueue, llm/rules, llm/pending, snapshot)`)
+          yield* Console.log(`  driver:   ${base.replace(/^http/, "ws")}${CONTROL_BASE}/drive   (JSON-RPC 2.0)`)
+          yield* Console.log(`  inspector: ${base}${INSPECTOR_PATH}${process.env["SIMNET_TOKEN"] ? "   (append #token=$SIMNET_TOKEN, or enter it on the page)" : ""}`)
+          if (options.trace !== undefined) yield* Console.log(`  trace:    ${options.trace}`)
+        })
+    }
+  })

@@ -1,0 +1,138 @@
+/**
+ * `simnet serve`: a loopback HTTP server that answers from a simulated network. A request to
+ * `http://127.0.0.1:PORT/HOST/PATH?QUERY` is dispatched as `https://HOST/PATH?QUERY` through the
+ * network's Node door (`serve/door.ts`), so an SDK's base URL becomes
+ * `http://127.0.0.1:PORT/api.openai.com/v1`. It binds 127.0.0.1 only; the control endpoint and
+ * the inspector mount beside it on `effect/http`'s router.
+ *
+ * The same port is a forward proxy (`serve/proxy.ts`): absolute-form requests and `CONNECT`
+ * tunnels (TLS terminated by a local CA) reach the same routes, so a process that only honours
+ * `HTTP_PROXY`/`HTTPS_PROXY` is simulated too (`simnet run`).
+ *
+ * A request no route answers gets `502` with `{ "error": { "tag", "message", "method", "url",
+ * "candidates" } }`, so a process on the other side of the socket still learns which request
+ * failed and which routes came closest. Every error body shows the request through the network's
+ * redactor: no credential header, userinfo or credential-like query value is sent back.
+ *
+ * A client that goes away interrupts its request (the network logs it as `Interrupted`), and
+ * closing the server's scope (SIGTERM, SIGINT) destroys the connections in flight instead of
+ * waiting for them.
+ */
+import * as http from "node:http"
+import type { Socket } from "node:net"
+import type { Duplex } from "node:stream"
+import { Effect, Layer } from "effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { engineOf, type SimulationNetworkApi } from "../network/network.ts"
+import { CONTROL_BASE } from "../control/endpoint.ts"
+import { caDirectory, type CertificateAuthority, loadCa } from "./ca.ts"
+import { type DoorWatch, makeNodeDoor, type NodeDoor } from "../doors/node.ts"
+import { makeProxy, type Proxy } from "./proxy.ts"
+import { targetUrl } from "./target.ts"
+
+export { DEFAULT_BODY_LIMIT } from "../doors/node.ts"
+export type { DoorRequest, DoorWatch, RefusalShown, Watcher } from "../doors/node.ts"
+
+/**
+ * Stops the server at once when its scope closes: no new connections, and every open one is
+ * destroyed, so the requests in flight (a hanging route, a delay, a stalled upload) are
+ * interrupted and logged as `Interrupted` rather than waited for. A simulated network has no
+ * work worth a graceful drain, and SIGTERM/SIGINT must exit promptly.
+ */
+const stopAtOnce = (server: http.Server) =>
+  Layer.effectDiscard(Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      if (server.listening) server.close()
+      server.closeAllConnections()
+    })
+  ))
+
+/**
+ * Options of `serveLayer`: `routerPrefix`, the path under which every mounted route lives (the
+ * door leaves those paths to the router; default `CONTROL_BASE`), `watch` (told of every request
+ * for the network: the trace, the stdout line, the inspector) and `bodyLimit`.
+ */
+export interface ServeOptions {
+  readonly routerPrefix?: string | undefined
+  readonly watch?: ReadonlyArray<DoorWatch> | undefined
+  /** The largest request body taken on a network path, in bytes (default `DEFAULT_BODY_LIMIT`); 413 past it. */
+  readonly bodyLimit?: number | undefined
+  /**
+   * Where the proxy's local CA lives (see `serve/ca.ts`; default: `SIMNET_CA_DIR`, else the
+   * user's config directory). It is made there at the first `CONNECT`, not before.
+   */
+  readonly caDir?: string | undefined
+}
+
+/**
+ * A Node server whose requests for the network go through the Node door; the router (mounted by
+ * the platform on the same server) sees only the paths under `prefix`. The proxy takes
+ * `CONNECT`s and names the target of requests in proxy form or inside its tunnels.
+ */
+class DoorServer extends http.Server {
+  readonly door: NodeDoor
+  readonly prefix: string
+  readonly proxy: Proxy
+  constructor(door: NodeDoor, prefix: string, proxy: Proxy) {
+    super()
+    this.door = door
+    this.prefix = prefix
+    this.proxy = proxy
+    // Node destroys a CONNECT's socket when the server has no `connect` listener; `emit` answers it.
+    this.on("connect", () => {})
+  }
+
+  override emit(event: string | symbol, ...args: Array<any>): boolean {
+    if (event === "connect") {
+      this.proxy.connect(args[0], args[1], args[2])
+      return true
+    }
+    if (event === "request" || event === "upgrade") {
+      const req = args[0] as http.IncomingMessage
+      const proxied = this.proxy.targetOf(req)
+      const path = req.url ?? "/"
+      if (proxied === undefined && path.startsWith(this.prefix)) return super.emit(event, ...args)
+      const res = event === "request" ? args[1] as http.ServerResponse : upgradeResponse(req, args[1] as Duplex)
+      this.door(req, res, proxied ?? targetUrl(path))
+      return true
+    }
+    return super.emit(event as string, ...args)
+  }
+}
+
+/** A Node response on an upgrade's socket: the door answers a WebSocket handshake as any request, then closes. */
+const upgradeResponse = (req: http.IncomingMessage, socket: Duplex): http.ServerResponse => {
+  const res = new http.ServerResponse(req)
+  res.shouldKeepAlive = false
+  res.assignSocket(socket as Socket)
+  res.once("finish", () => {
+    res.detachSocket(socket as Socket)
+    socket.end()
+  })
+  return res
+}
+
+/**
+ * A layer serving the network on 127.0.0.1 at `port` (0 for any free port), with `routes` (more
+ * router layers, such as the control endpoint) mounted beside the network. Closing its scope
+ * returns promptly whatever is in flight. The network must be one `SimulationNetwork` made.
+ */
+export const serveLayer = (
+  network: SimulationNetworkApi,
+  port: number,
+  routes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty,
+  options: ServeOptions = {}
+) =>
+  Layer.unwrap(Effect.sync(() => {
+    const engine = engineOf(network)
+    if (engine === undefined) throw new TypeError("simnet serve: the network was not made by SimulationNetwork")
+    let ca: CertificateAuthority | undefined
+    const authority = () => (ca ??= loadCa(caDirectory(options.caDir)))
+    const door = makeNodeDoor(engine, { bodyLimit: options.bodyLimit, watch: options.watch })
+    const server: DoorServer = new DoorServer(door, options.routerPrefix ?? CONTROL_BASE, makeProxy(authority, (socket) => server.emit("connection", socket)))
+    return stopAtOnce(server).pipe(
+      Layer.provideMerge(HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true })),
+      Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host: "127.0.0.1", gracefulShutdownTimeout: 0 }))
+    )
+  }))
