@@ -89,15 +89,23 @@ export class InvalidNetworkOption extends Schema.TaggedError<InvalidNetworkOptio
 }
 
 /**
- * A fixture file that cannot be read: missing, a directory, not permitted. `file` is the path as
- * given.
+ * Why a fixture file cannot be read (`FixtureUnreadable.reason`): it is not there, it is a
+ * directory, reading it is not permitted, or reading it failed otherwise (`detail` says how).
+ */
+export const FixtureUnreadableReason = Schema.Literals(["file not found", "is a directory", "permission denied", "unreadable"])
+export type FixtureUnreadableReason = typeof FixtureUnreadableReason.Type
+
+/**
+ * A fixture file that cannot be read; `reason` says why (`FixtureUnreadableReason`), for callers
+ * that branch on it (a missing file is where a recording starts). `file` is the path as given.
  */
 export class FixtureUnreadable extends Schema.TaggedError<FixtureUnreadable>()("FixtureUnreadable", {
   file: Schema.String,
-  reason: Schema.String
+  reason: FixtureUnreadableReason,
+  detail: Schema.optional(Schema.String)
 }) {
   override get message(): string {
-    return `simnet: cannot read fixture ${this.file}: ${this.reason}`
+    return `simnet: cannot read fixture ${this.file}: ${this.reason}${this.detail === undefined ? "" : `: ${this.detail}`}`
   }
 }
 
@@ -185,11 +193,27 @@ export class InvocationNotPending extends Schema.TaggedError<InvocationNotPendin
 }
 
 /**
- * A route's own handler failed while answering. The network reports it as a transport failure
- * of that request.
+ * Why a route failed to answer (`RouteFailed.reason`), for callers that branch on it:
+ * - `handler`: the route's own code (a handler, an MCP server, a matcher predicate) threw or failed;
+ * - `upstream`: a loopback route, or record mode, got no answer from the real server;
+ * - `service`: the network lacks a service the route needs (a route used outside `SimulationNetwork`);
+ * - `driver`: the driver of a driven model call went away before finishing it;
+ * - `abandoned`: the client went away before the answer;
+ * - `misconfigured`: the route cannot answer as it stands (an OpenAPI schema that does not
+ *   compile, an operation that was not registered, an answer head Node refuses);
+ * - `unsimulated`: the route stands for a server simnet does not simulate (an MCP server of a
+ *   config that is neither local nor known).
+ */
+export const RouteFailedReason = Schema.Literals(["handler", "upstream", "service", "driver", "abandoned", "misconfigured", "unsimulated"])
+export type RouteFailedReason = typeof RouteFailedReason.Type
+
+/**
+ * A route failed while answering; `reason` says how (`RouteFailedReason`). The network reports
+ * it as a transport failure of that request (a 502 from `simnet serve`, naming the reason).
  */
 export class RouteFailed extends Schema.TaggedError<RouteFailed>()("RouteFailed", {
   route: Schema.String,
+  reason: RouteFailedReason,
   message: Schema.String,
   cause: Schema.optional(Schema.Defect())
 }) {}

@@ -1,3 +1,4 @@
+import { createServer } from "node:net"
 import { Effect, Exit, Schema } from "effect"
 import * as Errors from "simnet"
 import { InvalidLlmInput, NotRegenerable, Route, SimulationNetwork, type FixtureError, type MakeError, type RegenerateError, type RegisterError, type RestoreError, type SimulationNetworkApi } from "simnet"
@@ -18,6 +19,33 @@ describe("simnet's errors", () => {
     expect(Errors.isSimnetError(Object.assign(new Error("x"), { _tag: "InvalidRouteSpec", path: "", message: "x" }))).toBe(false)
     expect(Errors.isSimnetError({ _tag: "RouteFailed", route: "r", message: "m" })).toBe(false)
     expect(Errors.isSimnetError(null)).toBe(false)
+  })
+
+  it("a RouteFailed says why in its reason, in the error and in the 502 that names it", async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const port = (server.address() as { port: number }).port
+        server.close(() => resolve(port))
+      })
+    })
+    const network = await SimulationNetwork.start({
+      refusals: "502",
+      routes: [
+        Route.handler("GET https://api.example.com/throws", () => { throw new Error("boom") }),
+        Route.loopback(`GET http://127.0.0.1:${closed}/down`)
+      ]
+    })
+    const reasons = await Promise.all(["https://api.example.com/throws", `http://127.0.0.1:${closed}/down`].map(async (url) => {
+      const answer = await network.fetch(url)
+      expect([answer.status, answer.headers.get("x-simnet-refusal")]).toEqual([502, "RouteFailed"])
+      return ((await answer.json()) as { error: { reason: Errors.RouteFailedReason } }).error.reason
+    }))
+    expect(reasons).toEqual(["handler", "upstream"])
+    const direct = await SimulationNetwork.start({ routes: [Route.handler("GET https://api.example.com/throws", () => { throw new Error("boom") })] })
+    const rejected = await direct.fetch("https://api.example.com/throws").catch((error: unknown) => (error as { cause: unknown }).cause)
+    expect(rejected).toMatchObject({ _tag: "RouteFailed", reason: "handler", message: "handler failed: boom" })
+    expect(Errors.RouteFailedReason.literals).toContain("abandoned")
+    await Promise.all([network.close(), direct.close()])
   })
 
   it("failAs fails with the error it expects and dies with anything else", () => {

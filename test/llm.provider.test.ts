@@ -358,6 +358,7 @@ describe("SimulatedProvider driven invocations", () => {
       const early = yield* Effect.flip(Fiber.join(before))
       expect(early._tag).toBe("HttpClientError")
       expect(early.cause).toBeInstanceOf(RouteFailed)
+      expect(early.cause).toMatchObject({ reason: "driver" })
 
       const after = yield* Effect.forkChild(askText("b", { stream: true }))
       yield* settle(() => llm.pending.length === 1)

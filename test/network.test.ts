@@ -85,7 +85,7 @@ describe("SimulationNetwork through Effect's HttpClient", () => {
       const network = yield* SimulationNetwork
       for (const path of ["throws", "rejects", "dies"]) {
         const error = yield* Effect.flip(HttpClient.get(`${base}/${path}`))
-        expect(error.reason).toMatchObject({ _tag: "TransportError", cause: { _tag: "RouteFailed", route: path, message: `handler failed: ${path}` } })
+        expect(error.reason).toMatchObject({ _tag: "TransportError", cause: { _tag: "RouteFailed", route: path, reason: "handler", message: `handler failed: ${path}` } })
         const viaFetch = yield* Effect.promise(() => network.fetch(`${base}/${path}`).catch((e: TypeError) => e))
         expect(viaFetch).toMatchObject({ message: "fetch failed", cause: { _tag: "RouteFailed", message: `handler failed: ${path}` } })
       }

@@ -632,8 +632,9 @@ describe("record in one flag", () => {
     expect(await (await fetch(`${second.base}/api.example.com/a`)).json()).toEqual({ path: "/a", n: 1 })
     const lacking = await fetch(`${second.base}/api.example.com/b`)
     expect(lacking.status).toBe(502)
-    const refusal = (await lacking.json()) as { error: { tag: string; message: string } }
+    const refusal = (await lacking.json()) as { error: { tag: string; message: string; reason: string } }
     expect(refusal.error.tag).toBe("RouteFailed")
+    expect(refusal.error.reason).toBe("upstream")
     // The upstream that is down is named.
     expect(refusal.error.message).toContain(`record GET http://127.0.0.1:${port}/b failed`)
     expect(refusal.error.message).toMatch(/ECONNREFUSED/)

@@ -90,6 +90,9 @@ describe("fixture files say what is wrong with them", () => {
       const error = yield* Effect.flip(loadFixture("/nonexistent/missing.json"))
       expect(error).toMatchObject({ _tag: "FixtureUnreadable", file: "/nonexistent/missing.json", reason: "file not found" })
       expect(error.message).toBe("simnet: cannot read fixture /nonexistent/missing.json: file not found")
+      const directory = yield* Effect.flip(loadFixture("/tmp"))
+      expect(directory).toMatchObject({ _tag: "FixtureUnreadable", file: "/tmp", reason: "is a directory" })
+      expect(directory.detail).toBeUndefined()
     }))
 
   it.effect("a file that is not JSON is FixtureNotJson naming line and column", () =>

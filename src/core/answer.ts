@@ -93,7 +93,7 @@ export const later = (promise: PromiseLike<Response | Settled>, route: string): 
 
 /** A rejection as a typed error: itself when it is one, else a `RouteFailed` naming `route`. */
 export const asSimnetError = (error: unknown, route: string): SimnetError =>
-  isSimnetError(error) ? error : new RouteFailed({ route, message: `the route failed: ${error instanceof Error ? error.message : String(error)}`, cause: error })
+  isSimnetError(error) ? error : new RouteFailed({ route, reason: "handler", message: `the route failed: ${error instanceof Error ? error.message : String(error)}`, cause: error })
 
 /** An answer from what a route's engine returned: a `Response` now, or a promise of one. */
 export const fromResult = (result: Response | PromiseLike<Response>, route: string): Answer =>

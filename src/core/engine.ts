@@ -154,6 +154,7 @@ export class Network {
     } catch (cause) {
       const error = new RouteFailed({
         route: record.route?.id ?? "(matching)",
+        reason: "handler",
         message: `answering ${bounded(request.method)} ${this.redactor.url(request.url)} threw: ${bounded(errorMessage(cause))}`,
         cause
       })

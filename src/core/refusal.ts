@@ -16,7 +16,8 @@ export const NO_RETRY: Readonly<Record<string, string>> = { "x-should-retry": "f
 
 /**
  * The 502 body of a request the network refused: the error's tag and message, the request
- * (`url` as shown: redacted), and for an unregistered request its nearest candidates.
+ * (`url` as shown: redacted), for an unregistered request its nearest candidates, and for a
+ * route that failed its reason (`RouteFailedReason`).
  */
 export const refusalBody = (error: SimnetError, method: string, url: string) => ({
   error: {
@@ -24,7 +25,8 @@ export const refusalBody = (error: SimnetError, method: string, url: string) => 
     message: error.message,
     method,
     url,
-    ...(error._tag === "UnregisteredRequest" ? { candidates: error.candidates } : {})
+    ...(error._tag === "UnregisteredRequest" ? { candidates: error.candidates } : {}),
+    ...(error._tag === "RouteFailed" ? { reason: error.reason } : {})
   }
 })
 

@@ -56,7 +56,7 @@ export const routeService = <I, S>(context: RespondContext, key: Context.Key<I, 
   const found = Context.getOption(context.services as Context.Context<I>, key)
   return Option.isSome(found)
     ? Effect.succeed(found.value)
-    : Effect.fail(new RouteFailed({ route: context.identity, message: `simnet: this network has no ${key.key}` }))
+    : Effect.fail(new RouteFailed({ route: context.identity, reason: "service", message: `simnet: this network has no ${key.key}` }))
 }
 
 /**

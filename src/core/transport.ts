@@ -35,7 +35,7 @@ export const abortReason = (signal: AbortSignal): unknown =>
 export const untilAborted = (signal: AbortSignal | undefined, route: string, what: string): Effect.Effect<never, RouteFailed> =>
   Effect.callback<never, RouteFailed>((resume) => {
     if (signal === undefined) return
-    const abort = () => resume(Effect.fail(new RouteFailed({ route, message: `simnet: the client abandoned ${what}` })))
+    const abort = () => resume(Effect.fail(new RouteFailed({ route, reason: "abandoned", message: `simnet: the client abandoned ${what}` })))
     if (signal.aborted) return abort()
     signal.addEventListener("abort", abort, { once: true })
     return Effect.sync(() => signal.removeEventListener("abort", abort))

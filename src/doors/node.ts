@@ -14,7 +14,7 @@ import type { Network } from "../core/engine.ts"
 import { bounded, type Redactor } from "../core/redact.ts"
 import { NO_RETRY, refusalBody, refusalHeaders } from "../core/refusal.ts"
 import { LazySignal, makeSimRequest } from "../core/request.ts"
-import { isSimnetError, type SimnetError } from "../SimnetError.ts"
+import { isSimnetError, type RouteFailedReason, type SimnetError } from "../SimnetError.ts"
 import { declaredOver } from "./body.ts"
 
 /** One request for the network, as the door tells a watcher of it. */
@@ -75,12 +75,15 @@ const withoutHost = (headers: Readonly<Record<string, string | ReadonlyArray<str
 }
 
 /** The 502 body of a request that failed on its way back: what failed, for which request (redacted), and why. */
-const routeFailed = (redactor: Redactor, requestMethod: string, target: string, what: string, cause: unknown) => {
+const routeFailed = (redactor: Redactor, requestMethod: string, target: string, what: string, reason: RouteFailedReason, cause: unknown) => {
   const shown = redactor.url(target)
   const method = bounded(requestMethod)
   const detail = cause instanceof Error ? `: ${bounded(cause.message)}` : ""
-  return { error: { tag: "RouteFailed", message: `simnet: ${what} ${method} ${shown}${detail}`, method, url: shown } }
+  return { error: { tag: "RouteFailed", message: `simnet: ${what} ${method} ${shown}${detail}`, method, url: shown, reason } }
 }
+
+/** The headers of such a 502, as a refusal's (`refusalHeaders`). */
+const ROUTE_FAILED_HEADERS: Readonly<Record<string, string>> = { ...NO_RETRY, "x-simnet-refusal": "RouteFailed" }
 
 export interface NodeDoorOptions {
   /** The largest request body taken, in bytes (default `DEFAULT_BODY_LIMIT`); 413 past it. */
@@ -174,7 +177,7 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
           (error: unknown) => {
             if (res.destroyed) return
             if (isSimnetError(error)) return refuse(error)
-            json(res, 502, routeFailed(redactor, method, target, "answering", error), NO_RETRY)
+            json(res, 502, routeFailed(redactor, method, target, "answering", "handler", error), ROUTE_FAILED_HEADERS)
             head(502)
             end()
           }
@@ -237,7 +240,7 @@ const json = (res: http.ServerResponse, status: number, body: unknown, headers: 
 
 /** The 502 of an answer whose head Node refused to write (a route's header it will not send). */
 const refusedHead = (res: http.ServerResponse, redactor: Redactor, method: string, target: string, cause: unknown) =>
-  json(res, 502, routeFailed(redactor, method, target, "Node refused the answer to", cause), NO_RETRY)
+  json(res, 502, routeFailed(redactor, method, target, "Node refused the answer to", "misconfigured", cause), ROUTE_FAILED_HEADERS)
 
 const NONE: ReadonlyArray<Watcher> = []
 /** The most bytes of a body over the limit read and dropped before its connection is closed. */

@@ -45,7 +45,7 @@ export type McpConfigRoutes = ReadonlyArray<Route> & { readonly notSimulated: Re
  * and `message`. It matches no request and is never named as a nearest candidate.
  */
 const notSimulatedRoute = (entry: NotSimulated, shown: string): Route => {
-  const failed = new RouteFailed({ route: `mcp:${entry.name}`, message: entry.message })
+  const failed = new RouteFailed({ route: `mcp:${entry.name}`, reason: "unsimulated", message: entry.message })
   const route = make("mcp", { url: () => false }, {
     answer: () => refused(failed),
     describe: { server: entry.name, mode: "not simulated", simulated: false, reason: entry.reason, message: entry.message }

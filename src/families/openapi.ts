@@ -209,11 +209,11 @@ const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Resul
       // all the same): shown in the route listing, `simnet serve`'s banner and the inspector.
       let refused: string | undefined = undefined
       let refusal: Response | undefined = undefined
-      const notReady = (): RouteFailed => new RouteFailed({ route: label, message: `simnet: the openapi route ${label} was not registered` })
+      const notReady = (): RouteFailed => new RouteFailed({ route: label, reason: "misconfigured", message: `simnet: the openapi route ${label} was not registered` })
       const answerAtOnce = (request: Parameters<CompiledOperation["answer"]>[0], context: Parameters<CompiledOperation["answer"]>[1]) =>
         refusal !== undefined ? Result.succeed(refusal.clone()) : compiled === undefined ? Result.fail(notReady()) : compiled.answer(request, context)
       const body = (seed: number): Result.Result<string, RegenerateError> =>
-        compiled === undefined ? Result.fail(refused === undefined ? notReady() : new RouteFailed({ route: label, message: refused })) : compiled.body(seed)
+        compiled === undefined ? Result.fail(refused === undefined ? notReady() : new RouteFailed({ route: label, reason: "misconfigured", message: refused })) : compiled.body(seed)
       routes.push(make("openapi", `${method.toUpperCase()} ${base}${pattern}`, {
         answer: (request, context) => {
           const answered = answerAtOnce(request, context)

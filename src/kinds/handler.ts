@@ -25,7 +25,7 @@ export type Handler = (request: SimRequest, context: RespondContext) => HandlerR
  * returns is run by the door (in the caller's fiber for `HttpClient`).
  */
 export const handlerResponder = (fn: Handler, label: string): { readonly answer: Answerer } => {
-  const fail = (cause: unknown) => new RouteFailed({ route: label, message: `handler failed: ${errorMessage(cause)}`, cause })
+  const fail = (cause: unknown) => new RouteFailed({ route: label, reason: "handler", message: `handler failed: ${errorMessage(cause)}`, cause })
   const answer: Answerer = (request, context) => {
     let result: HandlerResult
     try {

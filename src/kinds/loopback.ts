@@ -80,7 +80,7 @@ export const forward = (request: Parameters<Responder>[0], url: URL, label: stri
       }
     )
     outgoing.on("error", (cause) =>
-      resume(Effect.fail(new RouteFailed({ route: label, message: `${what} ${bounded(request.method)} ${defaultRedactor.url(url)} failed: ${bounded(cause.message)}`, cause })))
+      resume(Effect.fail(new RouteFailed({ route: label, reason: "upstream", message: `${what} ${bounded(request.method)} ${defaultRedactor.url(url)} failed: ${bounded(cause.message)}`, cause })))
     )
     outgoing.end(request.body)
     return Effect.sync(() => outgoing.destroy())

@@ -126,8 +126,8 @@ export const loadFixture = (file: string, context: DecodeContext = {}): Effect.E
     try: () => (process.getBuiltinModule("node:fs/promises") as typeof Fs).readFile(file, "utf8"),
     catch: (error) => {
       const code = (error as { code?: unknown }).code
-      const reason = code === "ENOENT" ? "file not found" : code === "EISDIR" ? "is a directory" : code === "EACCES" ? "permission denied" : errorMessage(error)
-      return new FixtureUnreadable({ file, reason })
+      const reason = code === "ENOENT" ? "file not found" : code === "EISDIR" ? "is a directory" : code === "EACCES" ? "permission denied" : "unreadable"
+      return new FixtureUnreadable({ file, reason, ...(reason === "unreadable" ? { detail: errorMessage(error) } : {}) })
     }
   }).pipe(
     Effect.flatMap((text) => Effect.fromResult(parseFixtureText(file, text))),

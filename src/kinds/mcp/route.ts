@@ -25,11 +25,11 @@ const loadEngine = (): Promise<typeof Engine> => (loading ??= import("./engine.t
 /** An `mcp` route serving already compiled definitions. */
 export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, options: RouteOptions = {}): Route => {
   const label = options.id ?? "mcp"
-  const failed = (cause: unknown) => new RouteFailed({ route: label, message: `the MCP server failed: ${errorMessage(cause)}`, cause })
+  const failed = (cause: unknown) => new RouteFailed({ route: label, reason: "handler", message: `the MCP server failed: ${errorMessage(cause)}`, cause })
   const engineAnswer = (request: SimRequest, context: RespondContext): Response | Promise<Response> => {
     if (engine === undefined) return loadEngine().then(() => engineAnswer(request, context), (cause) => Promise.reject(failed(cause)))
     const servers = Context.getOption(context.services as Context.Context<McpServers>, McpServers)
-    if (Option.isNone(servers)) return Promise.reject(new RouteFailed({ route: context.identity, message: `simnet: this network has no ${McpServers.key}` }))
+    if (Option.isNone(servers)) return Promise.reject(new RouteFailed({ route: context.identity, reason: "service", message: `simnet: this network has no ${McpServers.key}` }))
     const state = servers.value.server(context.identity, compiled)
     let answered: Response | Promise<Response>
     try {

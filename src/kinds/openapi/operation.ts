@@ -350,6 +350,7 @@ export const compileOperation = (
       } catch (error) {
         return Result.fail(new RouteFailed({
           route: source.label,
+          reason: "misconfigured",
           message: error instanceof UncompilableSchema
             ? `the request schema at openapi#${error.pointer} does not compile: ${error.message}`
             : `validating the request threw: ${String(error)}`,

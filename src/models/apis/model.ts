@@ -196,7 +196,7 @@ class Renderer {
         return Effect.succeed(this.error(opening.status, opening.message))
       case "Disconnected":
         return Effect.fail(
-          new RouteFailed({ route: this.wire.name, message: `simnet: the driver disconnected ${this.invocation.id}` })
+          new RouteFailed({ route: this.wire.name, reason: "driver", message: `simnet: the driver disconnected ${this.invocation.id}` })
         )
     }
   }
