@@ -5,13 +5,17 @@
  */
 import { spawnSync } from "node:child_process"
 
-const all = ["core", "generate", "llm", "llmApis", "global", "serve", "serveModel", "driver", "mcp", "property", "record", "refusals", "cold"]
-const args = process.argv.slice(2)
-const chosen = args.filter((a) => all.includes(a))
-const rest = args.filter((a) => !all.includes(a))
-let failed = false
-for (const name of chosen.length === 0 ? all : chosen) {
-  const result = spawnSync(process.execPath, ["--expose-gc", `bench/${name}.bench.ts`, ...rest], { stdio: "inherit" })
-  if (result.status !== 0) failed = true
+/** Every bench, in the order a full run takes them (`scripts/benchDoc.ts` writes them in this order too). */
+export const ALL_BENCHES: ReadonlyArray<string> = ["core", "generate", "llm", "llmApis", "global", "serve", "serveModel", "driver", "mcp", "property", "record", "refusals", "cold"]
+
+if (import.meta.main) {
+  const args = process.argv.slice(2)
+  const chosen = args.filter((a) => ALL_BENCHES.includes(a))
+  const rest = args.filter((a) => !ALL_BENCHES.includes(a))
+  let failed = false
+  for (const name of chosen.length === 0 ? ALL_BENCHES : chosen) {
+    const result = spawnSync(process.execPath, ["--expose-gc", `bench/${name}.bench.ts`, ...rest], { stdio: "inherit" })
+    if (result.status !== 0) failed = true
+  }
+  process.exitCode = failed ? 1 : 0
 }
-process.exitCode = failed ? 1 : 0
