@@ -92,7 +92,7 @@ describe("fixture files say what is wrong with them", () => {
       expect(error.message).toBe("simnet: cannot read fixture /nonexistent/missing.json: file not found")
       const directory = yield* Effect.flip(loadFixture("/tmp"))
       expect(directory).toMatchObject({ _tag: "FixtureUnreadable", file: "/tmp", reason: "is a directory" })
-      expect(directory.detail).toBeUndefined()
+      expect(directory.message).toBe("simnet: cannot read fixture /tmp: is a directory")
     }))
 
   it.effect("a file that is not JSON is FixtureNotJson naming line and column", () =>
