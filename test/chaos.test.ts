@@ -105,6 +105,50 @@ describe("seeded chaos", () => {
     expect(model.log()[0].chaos).toEqual({ effect: "streamCut" })
   })
 
+  it("malformed breaks what the client parses: a frame of a model's stream, an NDJSON record, a JSON document; the same bytes for the same seed", async () => {
+    const answer = "A long answer whose stream the network will break at one of its frames, well before the end of it."
+    const start = () => SimulationNetwork.start({ routes: Routes.openai(), llmRules: [{ match: "any", behaviour: { type: "respond", steps: [[{ type: "text", content: answer }]] } }], chaos: { rate: 1, faults: ["malformed"] } })
+    const model = await start()
+    const client = new OpenAI({ apiKey: "sk-test", fetch: model.fetch, maxRetries: 0 })
+    let text = ""
+    const streamed = await (async () => {
+      const stream = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }], stream: true })
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? ""
+    })().then(() => undefined, (error: unknown) => error)
+    // The SDK's own SSE parser meets a frame whose JSON is cut short, and says so.
+    expect(streamed).toBeInstanceOf(SyntaxError)
+    expect(answer.startsWith(text)).toBe(true)
+    expect(text.length).toBeLessThan(answer.length)
+    const whole = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }).then(() => undefined, (error: unknown) => error)
+    expect(whole).toBeInstanceOf(SyntaxError)
+    expect(model.log().map((record) => [record.chaos?.effect, record.fault])).toEqual([["malformed", "malformed"], ["malformed", "malformed"]])
+
+    // The same seed breaks the same bytes (two fresh networks, each its first call).
+    const [again, third] = [await start(), await start()]
+    const raw = async (network: typeof model) =>
+      (await network.fetch("https://api.openai.com/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-4o", stream: true, messages: [{ role: "user", content: "hi" }] }) })).text()
+    const bytes = await raw(again)
+    expect(await raw(third)).toBe(bytes)
+    const frames = bytes.split("\n\n").filter((frame) => frame !== "")
+    expect(frames.slice(0, -1).every((frame) => JSON.parse(frame.slice(6)) !== undefined)).toBe(true)
+    expect(() => JSON.parse(frames.at(-1)!.slice(6))).toThrow()
+
+    const lines = Array.from({ length: 40 }, (_, i) => JSON.stringify({ line: i, text: "a record of an NDJSON stream" })).join("\n") + "\n"
+    const other = await SimulationNetwork.start({
+      routes: [
+        Route.text("GET https://api.example.com/events", lines, { contentType: "application/x-ndjson" }),
+        Route.text("GET https://api.example.com/doc", JSON.stringify({ items: Array.from({ length: 50 }, (_, i) => ({ i })) }), { contentType: "application/json" })
+      ],
+      chaos: { rate: 1, faults: ["malformed"] }
+    })
+    const records = (await (await other.fetch("https://api.example.com/events")).text()).split("\n").filter((line) => line !== "")
+    expect(records.length).toBeGreaterThan(0)
+    expect(records.slice(0, -1).map((line) => (JSON.parse(line) as { line: number }).line)).toEqual(records.slice(0, -1).map((_, i) => i))
+    expect(() => JSON.parse(records.at(-1)!)).toThrow()
+    expect(await outcome(other, "https://api.example.com/doc")).toBe("malformed")
+    await Promise.all([model.close(), again.close(), third.close(), other.close()])
+  })
+
   it("a snapshot carries chaos and its counts: a restored network draws what the original would have drawn next", async () => {
     const chaos = { rate: 0.5, faults: ["serverError" as const] }
     // Routes as RouteSpec JSON: a snapshot holds those (a route built in code is not in one).

@@ -5,8 +5,9 @@
  * any order of unrelated requests; nothing is drawn from `Math.random`.
  *
  * A hit is one of the effects asked for, picked by the same hash:
- * - `reset`, `timeout`, `malformed`: the fault kinds (`fault.ts`): the connection drops mid-body,
- *   no answer comes, a body cut short;
+ * - `reset`, `timeout`: the fault kinds (`fault.ts`): the connection drops mid-body, no answer comes;
+ * - `malformed`: the route's own answer broken where its client parses it (`broken`): a streamed
+ *   answer's frames up to a seeded point, then one frame cut short; any other body cut short;
  * - `{ status: N }`: an answer with that status and a JSON error body (`rateLimit` is 429 with
  *   `retry-after`, `serverError` 500);
  * - `streamCut`: the route's own answer, cut mid-way (its first bytes arrive, then the connection
@@ -17,7 +18,7 @@
 import { Duration, Effect } from "effect"
 import { type Answer, pending, type Settled, streamed, toResponse, whole } from "./answer.ts"
 import type { SimnetError } from "../SimnetError.ts"
-import { cut, malformedAnswer, resetAnswer } from "./faultAnswer.ts"
+import { broken, cut, resetAnswer } from "./faultAnswer.ts"
 import { avalanche, hashString } from "./seed.ts"
 
 /** The named effects chaos may have on a request (besides `{ status }` and a pause): all of them by default. */
@@ -90,8 +91,8 @@ export const cutAfter = (runSeed: number, identity: string, key: string, occurre
 
 /**
  * What a hit answers: a response at once (a status), or an Effect (a fault, a pause, the route's
- * own answer cut); `fault` is what the client sees of it, when it breaks. `own` is the route's
- * answer, `cutBytes` how much of it a `streamCut` lets through.
+ * own answer cut or broken); `fault` is what the client sees of it, when it breaks. `own` is the
+ * route's answer, `cutBytes` how much of it a `streamCut` or a `malformed` lets through.
  */
 export const chaosAnswer = (
   hit: ChaosHit,
@@ -103,8 +104,10 @@ export const chaosAnswer = (
       return { answer: pending(Effect.never), fault: "timeout" }
     case "reset":
       return { answer: streamed(resetAnswer()), fault: "reset" }
-    case "malformed":
-      return { answer: streamed(malformedAnswer()), fault: "malformed" }
+    case "malformed": {
+      const bytes = cutBytes()
+      return { answer: pending(Effect.map(own(), (answer) => streamed(broken(toResponse(answer), bytes)))), fault: "malformed" }
+    }
     case "streamCut": {
       const bytes = cutBytes()
       return { answer: pending(Effect.map(own(), (answer) => streamed(cut(toResponse(answer), bytes)))), fault: "reset" }
