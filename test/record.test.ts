@@ -130,6 +130,29 @@ describe("record mode", () => {
     await replay.registerSpec((JSON.parse(readFileSync(file, "utf8")) as { routes: Array<unknown> }).routes)
     expect(await (await replay.fetch("https://svc.example.com/a/b?x=1")).text()).toBe(live)
   })
+
+  it("with cookies: true a set-cookie is recorded with its name and attributes, its value redacted, whatever its name", async () => {
+    const upstream = http.createServer((_req, res) => {
+      res.setHeader("set-cookie", ["session=secret-cookie-value; Path=/; HttpOnly; Max-Age=3600", "theme=dark"])
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify({ ok: true }))
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const port = (upstream.address() as { port: number }).port
+    const { SimulationNetwork } = await import("simnet")
+    const network = await SimulationNetwork.start({ record: { cookies: true, upstream: { "svc.example.com": `http://127.0.0.1:${port}` } } })
+    const live = await network.fetch("https://svc.example.com/login")
+    expect(live.headers.getSetCookie()).toEqual(["session=secret-cookie-value; Path=/; HttpOnly; Max-Age=3600", "theme=dark"])
+    await live.text()
+    const recording = network.recording()
+    await network.close()
+    upstream.close()
+    expect(JSON.stringify(recording)).not.toContain("secret-cookie-value")
+    expect(JSON.stringify(recording)).not.toContain("dark")
+    const headers = (recording.routes[0] as { respond: { headers: Record<string, string> } }).respond.headers
+    expect(headers["set-cookie"]).toBe("session=<redacted>; Path=/; HttpOnly; Max-Age=3600, theme=<redacted>")
+  })
 })
 
 describe("HAR import", () => {

@@ -7,7 +7,7 @@
  *
  * What a recording holds, per distinct request (method, URL, and for a JSON body the body): the
  * status, the headers that matter (no `date`, no hop-by-hop headers, `set-cookie` only when
- * asked) and the body (text where it is text, base64 otherwise). Repeated identical requests with
+ * asked, and then with its value redacted) and the body (text where it is text, base64 otherwise). Repeated identical requests with
  * different answers become a sequence (each answer once, in order, the last one for good).
  * Credentials are never written: query parameters and JSON body members with credential names
  * are left out of the match, and no request header is recorded at all.
@@ -25,7 +25,7 @@ import { forward, rebased } from "../kinds/loopback.ts"
 import { DEFAULT_MODEL_APIS, type ModelApis } from "../models/apis/apis.ts"
 import { familyFor, ruleOf } from "./recordModel.ts"
 import { isMcp, mcpRoutesOf } from "./recordMcp.ts"
-import type { Recorded } from "./recorded.ts"
+import { type Recorded, redactedCookie } from "./recorded.ts"
 
 /** The largest answer body recorded (a bigger one is forwarded but not kept). */
 export const MAX_RECORDED_BODY = 32 * 1024 * 1024
@@ -86,7 +86,7 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
     }
     const headers: Array<readonly [string, string]> = []
     response.headers.forEach((value, name) => {
-      if (!DROPPED.has(name) && (name !== "set-cookie" || options.cookies === true)) headers.push([name, value])
+      if (!DROPPED.has(name) && (name !== "set-cookie" || options.cookies === true)) headers.push([name, name === "set-cookie" ? redactedCookie(value) : value])
     })
     const requestBody = request.body === undefined || request.body.length === 0 ? undefined : request.text()
     const cost = RECORD_OVERHEAD + 2 * request.url.href.length + 2 * (requestBody?.length ?? 0) + body.byteLength
@@ -211,7 +211,9 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
       ...(json === undefined ? {} : { json: redactor.jsonMembers(json, "drop") })
     }
     const type = entry.headers.find(([name]) => name === "content-type")?.[1]
-    const headers = Object.fromEntries(entry.headers.filter(([name]) => name !== "content-type"))
+    // A header sent more than once (`set-cookie`) keeps every value, joined as `Headers.get` joins them.
+    const headers: Record<string, string> = {}
+    for (const [name, value] of entry.headers) if (name !== "content-type") headers[name] = name in headers ? `${headers[name]}, ${value}` : value
     const common = { status: entry.status, ...(type === undefined ? {} : { contentType: type }), ...(Object.keys(headers).length === 0 ? {} : { headers }) }
     const respond = entry.fault !== undefined
       ? { kind: "fault", fault: entry.fault }

@@ -1,13 +1,11 @@
 /**
  * What record mode keeps of one forwarded exchange (`record.ts` makes it; `recordModel.ts` and
- * `recordMcp.ts` read it), and how they read its bodies.
+ * `recordMcp.ts` read it), how they read its bodies, and how a cookie it keeps is redacted.
  */
 import type { Fault } from "../kinds/fault.ts"
-import { parseJson } from "../core/util.ts"
+import { REDACTED } from "../core/redact.ts"
 
-/** The `data:` payloads of an event stream that are JSON objects (`[DONE]` and other text left out). */
-export const eventData = (text: string): Array<Record<string, any>> =>
-  text.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => parseJson(line.slice(5).trim())).filter((v): v is Record<string, any> => typeof v === "object" && v !== null)
+export { eventData } from "../models/apis/readBack.ts"
 
 /** One exchange the recorder forwarded. */
 export interface Recorded {
@@ -24,3 +22,14 @@ export interface Recorded {
   readonly fault?: Fault | undefined
 }
 
+/**
+ * A `set-cookie` value as a recording keeps it: the cookie's name and attributes (`Path`,
+ * `HttpOnly`, `Max-Age`, …), its value redacted, whatever its name: a cookie is a credential by
+ * what it does, so none reaches a file.
+ */
+export const redactedCookie = (value: string): string => {
+  const eq = value.indexOf("=")
+  const semi = value.indexOf(";")
+  if (eq === -1 || (semi !== -1 && semi < eq)) return value
+  return `${value.slice(0, eq)}=${REDACTED}${semi === -1 ? "" : value.slice(semi)}`
+}
