@@ -19,12 +19,12 @@ import { caDirectory, checkCa, loadCa } from "./serve/ca.ts"
 import type { ChaosOptions } from "./core/chaos.ts"
 import type { Route } from "./core/route.ts"
 import { passthrough } from "./families/passthrough.ts"
-import { MAX_RECORDED_BODY, MAX_RECORDING_BYTES, persist, recorder, recordingTargetProblem } from "./families/record.ts"
+import { type Recorder, recorder, recordingTargetProblem } from "./families/record.ts"
+import { writeOnClose } from "./serve/recording.ts"
 import { fromHar } from "./families/harImport.ts"
 import { simnetVersion } from "./network/har.ts"
 import { defaultRedactor } from "./core/redact.ts"
 import { printable } from "./core/util.ts"
-import type { Redactor } from "./core/redact.ts"
 import { proxyEnv, runChild } from "./serve/child.ts"
 import { controlRuntime } from "./serve/run.ts"
 import { INSPECTOR_PATH, inspector } from "./control/inspector.ts"
@@ -121,6 +121,11 @@ const recordFlag = Flag.String("record").pipe(
   Flag.withDescription("record mode: what no route answers is forwarded to its real host (or --upstream), streamed back, and written to FILE as a fixture as it goes and when the server stops (merged with what FILE held); without --fixture, what FILE already holds is served (replay what it has, record what it lacks)")
 )
 
+const recordModeFlag = Flag.Literals("record-mode", ["new", "all", "none"]).pipe(
+  Flag.withDefault("new"),
+  Flag.withDescription("with --record FILE: new (replay what FILE holds, record what it lacks), all (replay nothing, record everything, FILE replaced by the new recording), none (replay FILE only, forward nothing)")
+)
+
 /**
  * The routes `--passthrough`, `--record` and `--upstream` ask for, and at the end the recording to
  * write (the scope's finalizer writes it).
@@ -147,36 +152,6 @@ const forwardingRoutes = (
     return { routes: [...routes, recording.route], recorder: recording }
   })
 
-/** A recorder (`families/record.ts`): its route, what it kept, and how many exchanges it could not keep. */
-type Recorder = ReturnType<typeof recorder>
-
-/** Writes the recording as it grows, and whole when the scope closes (the server stops), saying what it holds. */
-const writeOnClose = (file: Option.Option<string>, kept: Recorder | undefined, network: { readonly redactor: Redactor; readonly seed: number }) => {
-  if (Option.isNone(file) || kept === undefined) return Effect.void
-  const target = path.resolve(process.cwd(), file.value)
-  const persisted = persist(kept, target, network.redactor, network.seed)
-  return Effect.addFinalizer(() =>
-    Effect.sync(() => {
-      let flushed: ReturnType<typeof persisted.flush>
-      try {
-        flushed = persisted.flush()
-      } catch (error) {
-        process.stderr.write(`simnet: could not write the recording into ${printable(file.value)}: ${printable(error instanceof Error ? error.message : String(error))}\n`)
-        process.exitCode = 1
-        return
-      }
-      const { written, recording } = flushed
-      const overflow = kept.overflow()
-      if (written === undefined) {
-        process.stderr.write(`simnet: recorded nothing (no request was forwarded); ${printable(file.value)} was not written\n`)
-        return
-      }
-      const calls = recording.llm?.rules.length ?? 0
-      const aside = written === target ? "" : ` (${printable(file.value)} could not be merged into any more)`
-      process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${printable(written === target ? file.value : written)}${aside}${overflow === 0 ? "" : `; ${overflow} more exchange${overflow === 1 ? " was" : "s were"} answered but not recorded (past the recording's ${MAX_RECORDING_BYTES / 1024 / 1024} MiB, or a body over ${MAX_RECORDED_BODY / 1024 / 1024} MiB)`}\n`)
-    }))
-}
-
 /** The flags `serve` and `run` share that make the network. */
 interface NetworkFlags {
   readonly fixture: Option.Option<string>
@@ -186,6 +161,7 @@ interface NetworkFlags {
   readonly passthrough: ReadonlyArray<string>
   readonly upstream: ReadonlyArray<string>
   readonly record: Option.Option<string>
+  readonly recordMode: "new" | "all" | "none"
   readonly keepBodies: boolean
 }
 
@@ -196,18 +172,21 @@ interface NetworkFlags {
 const fixtureNetwork = (config: NetworkFlags) =>
   Effect.gen(function*() {
     // Replay or record in one flag, as Polly and nock.back do: `--record F` alone serves what F
-    // already holds and records what it lacks.
+    // already holds and records what it lacks (`--record-mode new`); `all` serves nothing and
+    // records everything; `none` serves F and forwards nothing. Recording never starts from
+    // simnet's own fixture, whose model families would answer what is to be recorded.
     const recordFile = Option.map(config.record, (f) => path.resolve(process.cwd(), f))
-    const replaying = Option.isNone(config.fixture) && Option.isSome(recordFile) && existsSync(recordFile.value)
-    const file = Option.match(config.fixture, { onNone: () => (replaying ? Option.getOrThrow(recordFile) : DEFAULT_FIXTURE), onSome: (f) => path.resolve(process.cwd(), f) })
+    const mode = Option.isSome(recordFile) ? config.recordMode : undefined
+    const replayed = Option.isSome(recordFile) && mode !== "all" && (mode === "none" || existsSync(recordFile.value)) ? recordFile.value : undefined
+    const file = Option.match(config.fixture, { onNone: () => replayed ?? (mode === undefined ? DEFAULT_FIXTURE : undefined), onSome: (f) => path.resolve(process.cwd(), f) })
     // The record file is checked before it is read as the fixture: a file that cannot be merged
     // into is refused as a recording target, naming why.
-    const forwarding = yield* forwardingRoutes(config.passthrough, config.upstream, config.record)
-    const fixture = yield* loadFixture(file)
+    const forwarding = yield* forwardingRoutes(config.passthrough, mode === "none" ? [] : config.upstream, mode === "none" ? Option.none() : config.record)
+    const fixture = file === undefined ? { seed: undefined, routes: [], llm: [], llmRules: [], chaos: undefined } : yield* loadFixture(file)
     const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
     const chaos = yield* chaosOf(config.chaos, fixture.chaos)
     const network = yield* SimulationNetwork.make({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos, keepBodies: config.keepBodies })
-    yield* writeOnClose(config.record, forwarding.recorder, network)
+    yield* writeOnClose(config.record, forwarding.recorder, network, mode === "all")
     return { file, network }
   })
 
@@ -255,6 +234,7 @@ const serve = Command.make(
     passthrough: passthroughFlag,
     upstream: upstreamFlag,
     record: recordFlag,
+    recordMode: recordModeFlag,
     keepBodies: keepBodiesFlag
   },
   (config) =>
@@ -268,7 +248,7 @@ const serve = Command.make(
         const server = yield* HttpServer.HttpServer
         const base = HttpServer.formatAddress(server.address)
         const routes = yield* network.routes
-        yield* Console.log(printable(`simnet serving ${routes.length} routes from ${file} (seed ${network.seed})`))
+        yield* Console.log(printable(`simnet serving ${routes.length} routes from ${file ?? "no fixture (--record-mode all)"} (seed ${network.seed})`))
         for (const route of routes) {
           if (route.simulated === false) yield* Console.log(printable(`  not simulated: ${route.id}: ${String(route.message ?? route.match)}`))
           if (typeof route.refused === "string") yield* Console.log(printable(`  not served:    ${route.id}: ${route.refused}`))
@@ -311,6 +291,7 @@ const run = Command.make(
     passthrough: passthroughFlag,
     upstream: upstreamFlag,
     record: recordFlag,
+    recordMode: recordModeFlag,
     keepBodies: keepBodiesFlag,
     command: Argument.String("command").pipe(Argument.variadic, Argument.withDescription("the command and its arguments, after --"))
   },

@@ -676,6 +676,59 @@ describe("record in one flag", () => {
     expect(existsSync(never)).toBe(false)
     expect(third.output()).toContain(`recorded nothing (no request was forwarded); ${never} was not written`)
   }, 60_000)
+
+  it("--record-mode all records everything afresh and replaces F; none replays F and forwards nothing; a new F starts empty, so model calls are recorded, not answered by simnet's own fixture", async () => {
+    let hits = 0
+    const upstream = http.createServer((req, res) => {
+      hits++
+      res.writeHead(200, { "content-type": "application/json" })
+      if (req.url === "/v1/chat/completions") {
+        res.end(JSON.stringify({ id: "c1", object: "chat.completion", created: 0, model: "gpt-4o", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "From upstream." } }], usage: { prompt_tokens: 2, completion_tokens: 2, total_tokens: 4 } }))
+        return
+      }
+      res.end(JSON.stringify({ path: req.url, n: hits }))
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const port = (upstream.address() as { port: number }).port
+    const file = join(mkdtempSync(join(tmpdir(), "simnet-record-modes-")), "cassette.json")
+    const routesOf = () => (JSON.parse(readFileSync(file, "utf8")) as { routes: Array<Record<string, any>>; llm?: { rules: Array<Record<string, any>> } })
+    const run = async (mode: string, paths: ReadonlyArray<string>) => {
+      const server = await serve(["--record", file, "--record-mode", mode, "--upstream", `api.example.com=http://127.0.0.1:${port}`, "--upstream", `api.openai.com=http://127.0.0.1:${port}`, "--quiet"])
+      const answers = []
+      for (const p of paths) {
+        const answer = await fetch(`${server.base}/api.example.com${p}`)
+        answers.push(answer.status === 200 ? await answer.json() : answer.status)
+      }
+      return { server, answers, stop: async () => { server.child.kill("SIGTERM"); await once(server.child, "exit") } }
+    }
+
+    // new (the default), on no file: a model call is forwarded and recorded, not answered by simnet's openai family.
+    const first = await run("new", ["/a"])
+    const { default: OpenAI } = await import("openai")
+    const client = new OpenAI({ apiKey: "sk-live-modes", baseURL: `${first.server.base}/api.openai.com/v1`, maxRetries: 0 })
+    expect((await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hello" }] })).choices[0]!.message.content).toBe("From upstream.")
+    await first.stop()
+    expect(first.answers).toEqual([{ path: "/a", n: 1 }])
+    expect(routesOf().routes).toContainEqual({ family: "openai" })
+    expect(routesOf().llm?.rules).toMatchObject([{ match: { lastUserMessage: "hello" } }])
+
+    // all: nothing replayed (the upstream answers /a again), and F holds only this session.
+    const second = await run("all", ["/a", "/b"])
+    await second.stop()
+    expect(second.answers).toEqual([{ path: "/a", n: 3 }, { path: "/b", n: 4 }])
+    expect(routesOf().routes.map((route) => [route["match"]?.url, JSON.parse(route["respond"]?.body ?? "null")?.n])).toEqual([["https://api.example.com/a", 3], ["https://api.example.com/b", 4]])
+    expect(routesOf().llm).toBeUndefined()
+
+    // none: F replayed, and what it lacks refused, never forwarded; F untouched.
+    const before = readFileSync(file, "utf8")
+    const third = await run("none", ["/a", "/c"])
+    await third.stop()
+    expect(third.answers).toEqual([{ path: "/a", n: 3 }, 502])
+    expect(hits).toBe(4)
+    expect(readFileSync(file, "utf8")).toBe(before)
+    upstream.close()
+  }, 60_000)
 })
 
 describe("credentials in upstream answers", () => {

@@ -13,19 +13,21 @@
  * are left out of the match, and no request header is recorded at all.
  */
 import { isUtf8 } from "node:buffer"
-import { existsSync, readFileSync } from "node:fs"
 import { Effect } from "effect"
-import { writeFileAtomic } from "../core/files.ts"
 import type { Redactor } from "../core/redact.ts"
 import { answerWith, type Route } from "../core/route.ts"
 import type { SimRequest } from "../core/request.ts"
-import { createHash, depthExceeds, MAX_JSON_DEPTH, parseJson } from "../core/util.ts"
+import { createHash, parseJson } from "../core/util.ts"
 import { make } from "../kinds/make.ts"
 import { forward, rebased } from "../kinds/loopback.ts"
 import { DEFAULT_MODEL_APIS, type ModelApis } from "../models/apis/apis.ts"
 import { familyFor, ruleOf } from "./recordModel.ts"
 import { isMcp, mcpRoutesOf } from "./recordMcp.ts"
-import { type Recorded, redactedCookie } from "./recorded.ts"
+import { type Recorded, type Recording, redactedCookie } from "./recorded.ts"
+import { contentOf, readTarget, writeMerged } from "./recordFile.ts"
+
+export type { Recording } from "./recorded.ts"
+export { recordingTargetProblem } from "./recordFile.ts"
 
 /** The largest answer body recorded (a bigger one is forwarded but not kept). */
 export const MAX_RECORDED_BODY = 32 * 1024 * 1024
@@ -36,12 +38,6 @@ export const MAX_RECORDED_BODY = 32 * 1024 * 1024
  */
 export const MAX_RECORDING_BYTES = 256 * 1024 * 1024
 const RECORD_OVERHEAD = 256
-
-/** A recording as a fixture: routes, and the model calls as `llm` rules. */
-export interface Recording {
-  readonly routes: Array<Record<string, unknown>>
-  readonly llm?: { readonly rules: Array<Record<string, unknown>> } | undefined
-}
 
 /** Options of record mode: where each host's requests go instead of the real host, and whether cookies are kept. */
 export interface RecordOptions {
@@ -300,47 +296,16 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
   }
 }
 
-/** A fixture file's content as record mode merges into it. */
-type Target = { readonly routes?: Array<Record<string, unknown>>; readonly llm?: unknown } & Record<string, unknown>
-
-/**
- * What `file` holds, to merge a recording into (`{}` when there is no file), or why it cannot be
- * merged into: it is not JSON, not an object, or has `routes` or `llm.rules` that are not arrays.
- */
-const readTarget = (file: string): { readonly existing: Target; readonly text: string | undefined } | { readonly problem: string } => {
-  const text = contentOf(file)
-  if (text === undefined) return { existing: {}, text }
-  let existing: unknown
-  try {
-    existing = JSON.parse(text)
-  } catch (cause) {
-    return { problem: `${file} exists and cannot be read as JSON (${cause instanceof Error ? cause.message : String(cause)})` }
-  }
-  if (typeof existing !== "object" || existing === null || Array.isArray(existing)) return { problem: `${file} exists and is not a fixture (a JSON object)` }
-  const fixture = existing as { routes?: unknown; llm?: unknown }
-  if (fixture.routes !== undefined && !Array.isArray(fixture.routes)) return { problem: `${file}: routes is not an array` }
-  const llm = fixture.llm as { rules?: unknown } | undefined
-  if (llm !== undefined && !Array.isArray(llm) && (typeof llm !== "object" || llm === null || (llm.rules !== undefined && !Array.isArray(llm.rules)))) {
-    return { problem: `${file}: llm is neither a queue (an array) nor { queue, rules } with rules an array` }
-  }
-  if (depthExceeds(existing, MAX_JSON_DEPTH)) return { problem: `${file} nests deeper than ${MAX_JSON_DEPTH}` }
-  return { existing: existing as Target, text }
-}
-
-/** What `file` holds as text, or undefined when there is no such file. */
-const contentOf = (file: string): string | undefined => (existsSync(file) ? readFileSync(file, "utf8") : undefined)
-
-/**
- * Why a recording cannot be merged into `file` (checked before anything is recorded, so that a
- * session is not recorded for nothing), or undefined when it can be (or does not exist).
- */
-export const recordingTargetProblem = (file: string): string | undefined => {
-  const target = readTarget(file)
-  return "problem" in target ? target.problem : undefined
-}
-
 /** The shortest time between two writes of a growing recording (and ten times the last write's duration, when longer). */
 export const MIN_WRITE_INTERVAL_MS = 1000
+
+/** How `persist` writes: the network's redactor, seed and model APIs, and whether the file is replaced (`fresh`) rather than merged into. */
+export interface PersistOptions {
+  readonly redactor: Redactor
+  readonly seed?: number | undefined
+  readonly models?: ModelApis | undefined
+  readonly fresh?: boolean | undefined
+}
 
 /** A recording written as it grows: `flush` writes it now (and says where and what). */
 export interface Persisted {
@@ -356,10 +321,14 @@ export interface Persisted {
  * recorded is never lost to what later exchanges do: a process that dies loses at most the last
  * interval. When `file` cannot be merged into (it changed under the recorder since
  * `recordingTargetProblem` passed it) or written, the recording goes to `FILE.PID.recording.json`
- * beside it instead, and stays there.
+ * beside it instead, and stays there. With `fresh` (`--record-mode all`), what `file` held is
+ * replaced by the recording instead of merged with it — once something was recorded: a session
+ * that recorded nothing leaves the file as it was.
  */
-export const persist = (recorder: Recorder, file: string, redactor: Redactor, seed?: number, models: ModelApis = DEFAULT_MODEL_APIS): Persisted => {
-  const target = readTarget(file)
+export const persist = (recorder: Recorder, file: string, options: PersistOptions): Persisted => {
+  const { redactor, seed, models = DEFAULT_MODEL_APIS } = options
+  const read = readTarget(file)
+  const target = options.fresh === true && "existing" in read ? { existing: {}, text: read.text } : read
   const aside = `${file}.${process.pid}.recording.json`
   let where = "existing" in target ? file : aside
   // What `file` holds as far as the recorder knows: what it held at the start, then what was last
@@ -374,7 +343,8 @@ export const persist = (recorder: Recorder, file: string, redactor: Redactor, se
     const kept = recorder.recorded()
     const recording = recordingOf(kept, redactor, models)
     // Nothing recorded and no file: no empty fixture is made (an upstream that was down, say).
-    if (kept.length === 0 && "existing" in target && target.text === undefined) return { written: undefined, recording }
+    // Nor is a file replaced (`fresh`) by a recording of nothing.
+    if (kept.length === 0 && "existing" in target && (target.text === undefined || options.fresh === true)) return { written: undefined, recording }
     if (where === file && "existing" in target) {
       try {
         if (contentOf(file) !== expected) throw new Error("changed under the recorder")
@@ -403,47 +373,4 @@ export const persist = (recorder: Recorder, file: string, redactor: Redactor, se
     else timer = setTimeout(attempt, wait).unref()
   })
   return { flush }
-}
-
-/** `base`, or `base-2`, `base-3`, … : the first that `taken` does not have (added to it). */
-const uniqueId = (base: string, taken: Set<unknown>): string => {
-  let id = base
-  for (let k = 2; taken.has(id); k++) id = `${base}-${k}`
-  taken.add(id)
-  return id
-}
-
-/**
- * Merges `recording` into `existing` and writes the result to `file` whole or not at all (and
- * returns the text written): a route or rule the file already has (same match and answer) is not
- * added again, nor a family twice.
- */
-const writeMerged = (file: string, existing: Target, recording: Recording, seed?: number): string => {
-  const before = existing.routes ?? []
-  const seen = new Set(before.map((route) => JSON.stringify("family" in route ? route : [route["match"], route["respond"]])))
-  const taken = new Set(before.map((route) => route["id"]))
-  const added: Array<Record<string, unknown>> = []
-  for (const route of recording.routes) {
-    const key = JSON.stringify("family" in route ? route : [route["match"], route["respond"]])
-    if (seen.has(key)) continue
-    // A family once; a route as often as the recording has it (a sequence may answer alike twice).
-    if ("family" in route) seen.add(key)
-    added.push("family" in route ? route : { ...route, id: uniqueId(String(route["id"]), taken) })
-  }
-  // Rules: those the file has, then the new ones it has not (by match and behaviour).
-  const given = existing.llm
-  const queue = Array.isArray(given) ? given : (given as { queue?: Array<unknown> } | undefined)?.queue
-  const rulesBefore = Array.isArray(given) ? [] : ((given as { rules?: Array<Record<string, unknown>> } | undefined)?.rules ?? [])
-  const ruleSeen = new Set(rulesBefore.map((rule) => JSON.stringify([rule["match"], rule["behaviour"]])))
-  const ruleIds = new Set(rulesBefore.map((rule) => rule["id"]))
-  const rulesAdded: Array<Record<string, unknown>> = []
-  for (const rule of recording.llm?.rules ?? []) {
-    if (ruleSeen.has(JSON.stringify([rule["match"], rule["behaviour"]]))) continue
-    rulesAdded.push({ ...rule, id: uniqueId(String(rule["id"]), ruleIds) })
-  }
-  const llm = rulesBefore.length + rulesAdded.length === 0 ? given : { ...(queue === undefined ? {} : { queue }), rules: [...rulesBefore, ...rulesAdded] }
-  const merged = { ...(seed === undefined || "seed" in existing ? {} : { seed }), ...existing, routes: [...before, ...added], ...(llm === undefined ? {} : { llm }) }
-  const text = `${JSON.stringify(merged, null, 2)}\n`
-  writeFileAtomic(file, text)
-  return text
 }

@@ -7,6 +7,12 @@ import { REDACTED } from "../core/redact.ts"
 
 export { eventData } from "../models/apis/readBack.ts"
 
+/** A recording as a fixture: routes, and the model calls as `llm` rules. */
+export interface Recording {
+  readonly routes: Array<Record<string, unknown>>
+  readonly llm?: { readonly rules: Array<Record<string, unknown>> } | undefined
+}
+
 /** One exchange the recorder forwarded. */
 export interface Recorded {
   readonly method: string

@@ -296,7 +296,7 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
     const problem = file === undefined ? undefined : record?.recordingTargetProblem(file)
     if (problem !== undefined) return yield* new InvalidNetworkOption({ option: "record.file", detail: problem })
     const recorder = record?.recorder({ upstream: options.record?.upstream, cookies: options.record?.cookies })
-    const persisted = record === undefined || recorder === undefined || file === undefined ? undefined : record.persist(recorder, file, network.redactor, network.runSeed, models)
+    const persisted = record === undefined || recorder === undefined || file === undefined ? undefined : record.persist(recorder, file, { redactor: network.redactor, seed: network.runSeed, models })
     /** What was recorded so far, as a fixture. */
     const recorded = () => (record === undefined || recorder === undefined ? { routes: [] } : record.recordingOf(recorder.recorded(), network.redactor, models))
     const initial = [...(options.routes === undefined ? [] : Array.from(options.routes)), ...(recorder === undefined ? [] : [recorder.route])]
