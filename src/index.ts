@@ -1,6 +1,8 @@
 /**
  * simnet: a simulated network for Effect apps and their tests.
  */
+// First: on a Node too old, the import fails here, naming the version simnet needs.
+import "./core/nodeVersion.ts"
 export * as Fixture from "./Fixture.ts"
 export * as Redaction from "./Redaction.ts"
 export * as Route from "./Route.ts"

@@ -10,6 +10,7 @@
  *
  * A fixture that cannot be read or decoded stops the process with one line on stderr (exit 1).
  */
+import "./core/nodeVersion.ts"
 import { writeFileAtomic } from "./core/files.ts"
 import * as path from "node:path"
 import { Effect } from "effect"

@@ -8,6 +8,7 @@
  * (routes as RouteSpecs, chaos, the log) and its trace in the form `replayTrace` reads.
  * `simnet show FILE` opens it in the inspector, read-only.
  */
+import "./core/nodeVersion.ts"
 import fc from "fast-check"
 import * as path from "node:path"
 import { Data, Effect } from "effect"
