@@ -260,6 +260,26 @@ export class NotRegenerable extends Schema.TaggedError<NotRegenerable>()("NotReg
   }
 }
 
+/**
+ * A strict network (`strict: true`, `simnet run --strict`) that was not clean when checked (at
+ * `close`, or by `verify`): requests were refused, or routes marked `required` were never used.
+ * `denied` counts every refusal; `refused` names up to 20 of them (the URL redacted), `unused`
+ * every required route that went unused.
+ */
+export class StrictViolation extends Schema.TaggedError<StrictViolation>()("StrictViolation", {
+  denied: Schema.Number,
+  refused: Schema.Array(Schema.Struct({ method: Schema.String, url: Schema.String, tag: Schema.String })),
+  unused: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    const parts = [
+      ...(this.denied === 0 ? [] : [`${this.denied} request${this.denied === 1 ? " was" : "s were"} refused (${this.refused.map((r) => `${r.method} ${r.url}: ${r.tag}`).join("; ")}${this.refused.length < this.denied ? "; …" : ""})`]),
+      ...(this.unused.length === 0 ? [] : [`${this.unused.length} required route${this.unused.length === 1 ? " was" : "s were"} never used (${this.unused.join(", ")})`])
+    ]
+    return `simnet: strict: ${parts.join("; and ")}`
+  }
+}
+
 // The one definition of the mark `isSimnetError` reads: on each class's prototype, so a copy
 // spread into a plain object is not taken for a simnet error.
 for (const error of [
@@ -277,7 +297,8 @@ for (const error of [
   RouteFailed,
   GlobalInstallConflict,
   ConnectionDenied,
-  NotRegenerable
+  NotRegenerable,
+  StrictViolation
 ]) Object.defineProperty(error.prototype, SimnetErrorTypeId, { value: SimnetErrorTypeId })
 
 /**
@@ -301,6 +322,7 @@ export type SimnetError =
   | GlobalInstallConflict
   | ConnectionDenied
   | NotRegenerable
+  | StrictViolation
 
 /**
  * What registering routes can fail with (`register`, `registerSpec`): a route that cannot be

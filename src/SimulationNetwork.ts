@@ -7,7 +7,7 @@
  * A public face: the network itself is built in `network/`, the control plane in `control/`;
  * this file assembles the service and its layers from them.
  */
-import { Context, Effect, Layer } from "effect"
+import { Cause, Context, Effect, Exit, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpRouter from "effect/http/HttpRouter"
@@ -59,10 +59,22 @@ export interface NetworkHandle {
   /** In record mode, what was recorded so far as a fixture (see `NetworkOptions.record`). */
   readonly recording: () => { readonly routes: ReadonlyArray<Record<string, unknown>>; readonly llm?: { readonly rules: ReadonlyArray<Record<string, unknown>> } | undefined }
   readonly reset: () => Promise<void>
+  /** Rejects with `StrictViolation` when a request was refused or a `required` route went unused (see `SimulationNetworkApi.verify`). */
+  readonly verify: () => Promise<void>
+  /** Closes the network; a `strict` one then rejects with `StrictViolation` when it was not clean. */
   readonly close: () => Promise<void>
   /** Answers the whole process's `fetch`, undici and `node:http(s)` from this network; resolves to the restore function. */
   readonly installGlobal: (options?: GlobalOptions) => Promise<RestoreGlobal>
 }
+
+/**
+ * Closes `network`; a strict one is checked first (before its routes go) and dies with the
+ * `StrictViolation` after closing, so the test that owned it fails, naming what was refused or unused.
+ */
+const closeChecked = (network: SimulationNetworkApi): Effect.Effect<void> =>
+  network.strict
+    ? Effect.flatMap(Effect.exit(network.verify), (checked) => Effect.andThen(network.close, Exit.isFailure(checked) ? Effect.die(Cause.squash(checked.cause)) : Effect.void))
+    : network.close
 
 /**
  * The simulated network service.
@@ -93,7 +105,7 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    */
   static layer(options: NetworkOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient | SimulatedProvider, MakeError> {
     return Layer.effectContext(
-      Effect.map(Effect.tap(make(options), (network) => Effect.addFinalizer(() => network.close)), (network) =>
+      Effect.map(Effect.tap(make(options), (network) => Effect.addFinalizer(() => closeChecked(network))), (network) =>
         Context.make(SimulationNetwork, network).pipe(
           Context.add(HttpClient.HttpClient, network.httpClient),
           Context.add(SimulatedProvider, network.llm),
@@ -158,7 +170,12 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       quiescent: () => Effect.runPromise(network.quiescent),
       recording: () => Effect.runSync(network.recording),
       reset: () => run(network.reset),
-      close: () => Effect.runPromise(network.close),
+      verify: () => run(network.verify),
+      close: async () => {
+        const checked = network.strict ? await Effect.runPromise(Effect.exit(network.verify)) : undefined
+        await Effect.runPromise(network.close)
+        if (checked !== undefined && Exit.isFailure(checked)) throw Cause.squash(checked.cause)
+      },
       installGlobal: async (global) => installGlobal(network.fetch, global)
     }
   }

@@ -46,8 +46,6 @@ export const DEFAULT_PORT = 4747
  */
 export const DEFAULT_FIXTURE = fileURLToPath(new URL("../fixtures/default.json", import.meta.url))
 
-/** How many refused requests `simnet run --strict` names one by one. */
-const STRICT_NAMED = 20
 
 /** A command line the user must correct (exit 2). */
 class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
@@ -285,7 +283,7 @@ const run = Command.make(
     drive: Flag.Boolean("drive").pipe(Flag.withDefault(false), Flag.withDescription("hold model requests no script or rule serves for a driver")),
     quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request (they go to standard error)")),
     proxyLoopback: Flag.Boolean("proxy-loopback").pipe(Flag.withDefault(false), Flag.withDescription("send loopback traffic through the proxy too (default: NO_PROXY covers it)")),
-    strict: Flag.Boolean("strict").pipe(Flag.withDefault(false), Flag.withDescription("exit 1 when the command succeeded but the network refused a request; each refused request is named on standard error")),
+    strict: Flag.Boolean("strict").pipe(Flag.withDefault(false), Flag.withDescription("exit 1 when the command succeeded but the network refused a request or a route marked required was never used; each is named on standard error")),
     caDir: caDirFlag,
     chaos: chaosFlag,
     passthrough: passthroughFlag,
@@ -321,12 +319,15 @@ const run = Command.make(
       ]
       process.stderr.write(`${printable(`simnet: ${parts.join(", ")}${trace === undefined ? "" : `; trace: ${trace}`}`)}\n`)
       process.exitCode = code
-      if (config.strict && counters.denied > 0) {
-        // As nock's disableNetConnect: a refusal fails the run even when the command shrugged it off.
-        const denied = log.filter((record) => record.denial !== undefined)
-        for (const record of denied.slice(0, STRICT_NAMED)) process.stderr.write(`${printable(`simnet: refused ${record.method} ${network.redactor.url(record.url)} (${record.denial})`)}\n`)
-        if (denied.length > STRICT_NAMED) process.stderr.write(`simnet: and ${denied.length - STRICT_NAMED} more refused\n`)
-        process.stderr.write(`simnet: --strict: ${counters.denied} request${counters.denied === 1 ? " was" : "s were"} refused\n`)
+      // As nock's disableNetConnect with done(): a refusal, or a required route never used, fails
+      // the run even when the command shrugged it off.
+      const checked = config.strict ? yield* Effect.flip(network.verify).pipe(Effect.option) : Option.none()
+      if (Option.isSome(checked)) {
+        const { denied, refused, unused } = checked.value
+        for (const record of refused) process.stderr.write(`${printable(`simnet: refused ${record.method} ${record.url} (${record.tag})`)}\n`)
+        if (denied > refused.length) process.stderr.write(`simnet: and ${denied - refused.length} more refused\n`)
+        for (const id of unused) process.stderr.write(`${printable(`simnet: required route ${id} was never used`)}\n`)
+        process.stderr.write(`simnet: --strict: ${[...(denied === 0 ? [] : [`${denied} request${denied === 1 ? " was" : "s were"} refused`]), ...(unused.length === 0 ? [] : [`${unused.length} required route${unused.length === 1 ? " was" : "s were"} never used`])].join(", ")}\n`)
         if (code === 0) process.exitCode = 1
       }
     }).pipe(Effect.scoped)

@@ -13,7 +13,7 @@ describe("simnet's errors", () => {
     expect(errorClasses.map(([name]) => name).sort()).toEqual([
       "ConnectionDenied", "FixtureNotJson", "FixtureUnreadable", "GeneratedValueRejected", "GlobalInstallConflict", "InvalidLlmInput",
       "InvalidNetworkOption", "InvalidRouteSpec", "InvocationNotPending", "LoopbackDenied", "NoScriptQueued", "NotRegenerable",
-      "RouteFailed", "UnmatchedLlmRequest", "UnregisteredRequest"
+      "RouteFailed", "StrictViolation", "UnmatchedLlmRequest", "UnregisteredRequest"
     ])
     expect(Errors.isSimnetError(new InvalidLlmInput({ input: "script", path: "steps", detail: "empty" }))).toBe(true)
     expect(Errors.isSimnetError(Object.assign(new Error("x"), { _tag: "InvalidRouteSpec", path: "", message: "x" }))).toBe(false)

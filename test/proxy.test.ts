@@ -67,6 +67,18 @@ describe.skipIf(!namespaces)(`simnet run -- COMMAND${namespaces ? "" : " (skippe
     expect(strict.stderr).not.toContain("secret-value")
     const answered = simnetRun(["--fixture", fixture, "--quiet", "--strict"], ["curl", "-sS", "https://api.example.com/items/1"])
     expect(answered.status).toBe(0)
+    // A route marked required that the command never called fails --strict too, by name.
+    const required = join(dir, "required.json")
+    writeFileSync(required, JSON.stringify({ routes: [
+      { id: "item", match: "GET https://api.example.com/items/:id", respond: { kind: "text", body: "{}" } },
+      { id: "health", match: "GET https://api.example.com/health", respond: { kind: "text", body: "ok" }, required: true }
+    ] }))
+    const unused = simnetRun(["--fixture", required, "--quiet", "--strict"], ["curl", "-sS", "https://api.example.com/items/1"])
+    expect(unused.status).toBe(1)
+    expect(unused.stderr).toMatch(/simnet: required route health was never used/)
+    expect(unused.stderr).toMatch(/simnet: --strict: 1 required route was never used/)
+    const used = simnetRun(["--fixture", required, "--quiet", "--strict"], ["curl", "-sS", "https://api.example.com/health"])
+    expect(used.status, used.stderr).toBe(0)
   }, 90_000)
 
   it.skipIf(!has("curl"))("a model's SSE stream passes through the proxy as it does through /HOST/PATH", () => {

@@ -35,6 +35,7 @@ export interface RouteInfo {
 const infoOf = (entry: Entry): RouteInfo => ({
   ...entry.route.describe,
   ...entry.route.describeLater?.(),
+  ...(entry.route.required === true ? { required: true } : {}),
   id: entry.id,
   kind: entry.route.kind,
   match: entry.route.matcher.source,

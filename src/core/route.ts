@@ -121,6 +121,8 @@ export interface RouteFields {
   readonly seedIdentity?: string | undefined
   /** What its client sees, for a route that breaks as networks break (the `fault` kind): logged as such, not as an answer. */
   readonly fault?: RequestFault | undefined
+  /** Whether a strict network fails when the route was never used (`RouteOptions.required`). */
+  readonly required?: boolean | undefined
 }
 
 /**

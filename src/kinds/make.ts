@@ -19,6 +19,8 @@ import { InvalidRouteSpec, type RegenerateError, type RegisterError } from "../S
  * - `priority`: higher first (default 0); within a priority the latest registration wins.
  * - `delay`: wait this long on Effect's `Clock` before answering (`TestClock` controls it).
  * - `source`: who registers the route (default "code"); families set their own name.
+ * - `required`: a strict network (`strict: true`, `simnet run --strict`) fails when the route was
+ *   never used, as nock's `done()` does for a pending interceptor.
  */
 export interface RouteOptions {
   readonly id?: string | undefined
@@ -26,6 +28,7 @@ export interface RouteOptions {
   readonly priority?: number | undefined
   readonly delay?: Duration.Input | undefined
   readonly source?: string | undefined
+  readonly required?: boolean | undefined
 }
 
 /**
@@ -111,7 +114,8 @@ export const make = (
     annotated: parts.annotated ?? false,
     ...(parts.fault === undefined ? {} : { fault: parts.fault }),
     ...(parts.seedIdentity === undefined ? {} : { seedIdentity: parts.seedIdentity }),
-    ...(parts.describeLater === undefined ? {} : { describeLater: parts.describeLater })
+    ...(parts.describeLater === undefined ? {} : { describeLater: parts.describeLater }),
+    ...(options.required === true ? { required: true } : {})
   })
 }
 

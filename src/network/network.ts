@@ -25,7 +25,7 @@ import { withModels } from "../models/apis/apis.ts"
 import type { ModelFamily } from "../models/apis/model.ts"
 import { decodeRouteSpecs } from "../routeSpec/decode.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
-import { type FixtureError, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
+import { StrictViolation, type FixtureError, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
 import { loadFixture } from "./fixture.ts"
 import { type Har, harOf } from "./har.ts"
 import { capture, restore, type NetworkState } from "./snapshot.ts"
@@ -109,10 +109,19 @@ export interface NetworkOptions {
    * are answered by the network's one `SimulatedProvider` like the built-in APIs.
    */
   readonly models?: ReadonlyArray<ModelFamily> | undefined
+  /**
+   * As nock's `disableNetConnect` with `done()`: the network is checked when it closes (the
+   * handle's `close`, the layer's end), and fails the test with `StrictViolation` when a request
+   * was refused or a route marked `required` was never used. `verify` checks it at any time.
+   */
+  readonly strict?: boolean | undefined
 }
 
+/** How many refused requests a `StrictViolation` names one by one. */
+const STRICT_NAMED = 20
+
 /** Every key `NetworkOptions` has: another one is refused, with the nearest known name. */
-const NETWORK_OPTION_KEYS: ReadonlySet<string> = new Set(["seed", "routes", "logLimit", "logBytes", "redact", "handlers", "llm", "llmRules", "epoch", "drive", "chaos", "record", "keepBodies", "refusals", "fixture", "models"])
+const NETWORK_OPTION_KEYS: ReadonlySet<string> = new Set(["seed", "routes", "logLimit", "logBytes", "redact", "handlers", "llm", "llmRules", "epoch", "drive", "chaos", "record", "keepBodies", "refusals", "fixture", "models", "strict"])
 const NetworkOptionKeys = Schema.Struct(Object.fromEntries([...NETWORK_OPTION_KEYS].map((key) => [key, Schema.optional(Schema.Unknown)])))
 
 /**
@@ -203,6 +212,13 @@ export interface SimulationNetworkApi {
   /** Routes never used (like undici's `pendingInterceptors`). */
   readonly unused: Effect.Effect<ReadonlyArray<RouteInfo>>
   /**
+   * Fails with `StrictViolation` when a request was refused or a route marked `required` was never
+   * used (as nock's `done()`); a network made with `strict: true` checks it when it closes.
+   */
+  readonly verify: Effect.Effect<void, StrictViolation>
+  /** Whether the network was made with `strict: true`. */
+  readonly strict: boolean
+  /**
    * Completes when no request is in flight (every one answered or refused: no route working, no
    * delay armed, no model call waiting): what a property-test runner waits for after an action.
    */
@@ -252,7 +268,7 @@ const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRoute
 /** The options that are data, decoded (`schemas/options.ts`), or the refusal naming the bad one. */
 const decodeOptions = (options: NetworkOptions): Result.Result<typeof NetworkOptionsData.Type, InvalidNetworkOption> =>
   Result.mapError(
-    decodeAt(NetworkOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact, chaos: options.chaos, keepBodies: options.keepBodies, refusals: options.refusals }, "", { onExcessProperty: "error" }),
+    decodeAt(NetworkOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact, chaos: options.chaos, keepBodies: options.keepBodies, refusals: options.refusals, strict: options.strict }, "", { onExcessProperty: "error" }),
     (issue) => new InvalidNetworkOption({ option: issue.path, detail: issue.message })
   )
 
@@ -344,6 +360,15 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
       restore: (state) =>
         restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers, families }, (routes) => network.register(routes, pathsFor(routes, false))),
       unused: Effect.sync(() => network.unused()),
+      verify: Effect.suspend(() => {
+        const denied = network.counters().denied
+        const unused = network.unused().filter((route) => route.required === true).map((route) => route.id)
+        if (denied === 0 && unused.length === 0) return Effect.void
+        const refused = network.records().filter((record) => record.denial !== undefined).slice(0, STRICT_NAMED)
+          .map((record) => ({ method: record.method, url: network.redactor.url(record.url), tag: record.denial ?? "" }))
+        return Effect.fail(new StrictViolation({ denied, refused, unused }))
+      }),
+      strict: decoded.success.strict === true,
       quiescent: Effect.promise(() => network.quiescent()),
       recording: Effect.sync(recorded),
       regenerate: (record) => network.regenerate(record),

@@ -96,7 +96,8 @@ const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effec
     times: spec.times,
     priority: spec.priority,
     delay: spec.delayMs,
-    source: context.source ?? "fixture"
+    source: context.source ?? "fixture",
+    required: spec.required
   }
   return buildKind(match.success, spec.respond, options, path, context)
 }

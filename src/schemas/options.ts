@@ -46,7 +46,8 @@ export const NetworkOptionsData = Schema.Struct({
   })),
   chaos: Schema.optional(ChaosData),
   keepBodies: Schema.optional(Schema.Boolean),
-  refusals: Schema.optional(Schema.Literals(["reject", "502"]))
+  refusals: Schema.optional(Schema.Literals(["reject", "502"])),
+  strict: Schema.optional(Schema.Boolean)
 })
 
 /** The simulated model's options. */
@@ -65,5 +66,6 @@ export const RouteOptionsData = Schema.Struct({
   id: Schema.optional(Schema.String.check(must((id: string) => id !== "", "id must not be empty"))),
   times: Schema.optional(Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 1, "times must be a whole number of at least 1"))),
   priority: Schema.optional(Schema.Number.check(must((n: number) => Number.isFinite(n), "priority must be a finite number"))),
-  source: Schema.optional(Schema.String)
+  source: Schema.optional(Schema.String),
+  required: Schema.optional(Schema.Boolean)
 })

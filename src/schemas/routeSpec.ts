@@ -241,7 +241,9 @@ export const RouteSpec = Schema.Struct({
   respond: Respond,
   times: Schema.optional(Schema.Number),
   priority: Schema.optional(Schema.Number),
-  delayMs: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)))
+  delayMs: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))),
+  /** A strict network fails when the route was never used. */
+  required: Schema.optional(Schema.Boolean)
 })
 export type RouteSpec = typeof RouteSpec.Type
 
