@@ -12,7 +12,7 @@ import * as http from "node:http"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import OpenAI from "openai"
 import { chromium } from "playwright-core"
 import { Fixture, Route, Routes, SimulationNetwork } from "simnet"
@@ -111,6 +111,27 @@ describe("HAR export", () => {
     const replay = await SimulationNetwork.start()
     await replay.registerSpec(routes)
     expect([await outcome(replay.fetch, "reset"), await outcome(replay.fetch, "cut")]).toEqual(before)
+    await replay.close()
+  })
+
+  it("without keepBodies a seeded route's answers are generated again from their seeds: the same bytes, valid HAR, imported back as served", async () => {
+    const Item = Schema.Struct({ id: Schema.Number, name: Schema.String, tags: Schema.Array(Schema.String) })
+    const live = await SimulationNetwork.start({ seed: 7, routes: [Route.json("GET https://api.example.com/things/:id", Item, { id: "things" }), ...routes()] })
+    const served = await Promise.all(["1", "2", "1"].map(async (id) => (await live.fetch(`https://api.example.com/things/${id}`)).text()))
+    await live.fetch("https://api.example.com/gone")
+    const har = live.har()
+    await live.close()
+    expect(await validHar(har)).toBe("valid")
+    const [a, b, c, gone] = har.log.entries
+    expect([a, b, c].map((entry) => entry!.response.content)).toEqual(served.map((text) => ({ size: Buffer.byteLength(text), mimeType: "application/json", text })))
+    expect(a!.comment).toMatch(/^body generated again from seed \d+ \(not kept\)$/)
+    expect(a!._simnet).toMatchObject({ route: "things", bodyRegenerated: true })
+    expect(gone!._simnet).toMatchObject({ bodyKept: false })
+    const imported = await Fixture.fromHar(JSON.parse(JSON.stringify(har)))
+    expect(imported.skipped.map((s) => s.reason)).toEqual(["entries[3]: its body was not kept when simnet exported it (export from a network with keepBodies, simnet serve --keep-bodies)"])
+    const replay = await SimulationNetwork.start()
+    await replay.registerSpec(imported.routes)
+    expect(await Promise.all(["1", "2"].map(async (id) => (await replay.fetch(`https://api.example.com/things/${id}`)).text()))).toEqual([served[0], served[1]])
     await replay.close()
   })
 

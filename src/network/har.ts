@@ -3,7 +3,10 @@
  * browsers' devtools save and every HTTP tool reads: one entry per record still in the log,
  * credentials redacted as the log redacts them (URL, request headers, request body), no
  * `set-cookie`. Bodies are in it when the network kept them (`keepBodies`): answers as text when
- * they are UTF-8 text, else base64, so `Fixture.fromHar` serves the same bytes again. A request
+ * they are UTF-8 text, else base64, so `Fixture.fromHar` serves the same bytes again. Without
+ * `keepBodies`, the answer of a seeded route (a pure function of seed, route, request key and
+ * occurrence) is generated again from its logged seed (`regenerated`), and says so; any other
+ * answer's entry says its body is not there (`_simnet.bodyKept: false`), which an import refuses. A request
  * no route answered has status 0 and its refusal in `_error`, as Chromium writes a failed one;
  * what simnet knows besides (the route, the seed, a fault, chaos) is in `_simnet`.
  */
@@ -33,9 +36,10 @@ const iso = (ms: number) => new Date(Number.isFinite(ms) ? ms : 0).toISOString()
  */
 const statusText = (status: number): string => process.getBuiltinModule("node:http").STATUS_CODES[status] ?? ""
 
-/** One exchange as a HAR entry. */
-const entryOf = (exchange: LoggedExchange) => {
-  const { record, requestBody, response } = exchange
+/** One exchange as a HAR entry; `regenerated` is its answer's body made again from its seed, when it was not kept. */
+const entryOf = (exchange: LoggedExchange, regenerated: string | undefined) => {
+  const { record, requestBody } = exchange
+  const response = exchange.response ?? (regenerated === undefined ? undefined : regeneratedResponse(record, regenerated))
   const url = URL.canParse(record.url) ? new URL(record.url) : undefined
   const requestType = Object.entries(record.headers).find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? ""
   const posted = requestBody === undefined ? undefined : content(requestBody)
@@ -45,7 +49,7 @@ const entryOf = (exchange: LoggedExchange) => {
   const type = response?.headers.find(([name]) => name === "content-type")?.[1] ?? ""
   const body = response === undefined ? undefined : content(response.body)
   const comments = [
-    ...(exchange.kept ? [] : [exchange.restored ? "restored from a snapshot: its bodies are not in it" : "bodies not kept: make the network with keepBodies (simnet serve --keep-bodies)"]),
+    ...(regenerated !== undefined ? [`body generated again from seed ${record.seed} (not kept)`] : exchange.kept ? [] : [exchange.restored ? "restored from a snapshot: its bodies are not in it" : "bodies not kept: make the network with keepBodies (simnet serve --keep-bodies)"]),
     ...(response?.cut === true ? [`body cut at ${response.body.byteLength} bytes`] : []),
     ...(response?.broken === true ? ["the body broke before its end: what arrived"] : [])
   ]
@@ -90,18 +94,34 @@ const entryOf = (exchange: LoggedExchange) => {
       ...(record.seed === undefined ? {} : { seed: record.seed }),
       ...(record.fault === undefined ? {} : { fault: record.fault }),
       // An answer whose body is not in this file: an import must not serve it as an empty body.
-      ...(exchange.kept || record.status === undefined ? {} : { bodyKept: false }),
+      ...(exchange.kept || regenerated !== undefined || record.status === undefined ? {} : { bodyKept: false }),
+      ...(regenerated === undefined ? {} : { bodyRegenerated: true }),
       ...(record.chaos === undefined ? {} : { chaos: record.chaos })
     }
   }
 }
 
-/** The HAR 1.2 document of some logged exchanges (oldest first). */
-export const harOf = (exchanges: ReadonlyArray<LoggedExchange>) => ({
+/** A seeded answer generated again: its status, a JSON or text content type, the body, no time spent. */
+const regeneratedResponse = (record: LoggedExchange["record"], body: string): NonNullable<LoggedExchange["response"]> => {
+  let json = true
+  try {
+    JSON.parse(body)
+  } catch {
+    json = false
+  }
+  const bytes = new TextEncoder().encode(body)
+  return { status: record.status ?? 200, headers: [["content-type", json ? "application/json" : "text/plain; charset=utf-8"]], body: bytes, cut: false, headAt: record.time, doneAt: record.time }
+}
+
+/**
+ * The HAR 1.2 document of some logged exchanges (oldest first); `regenerated` holds, by `seq`,
+ * the bodies of seeded answers that were not kept, generated again.
+ */
+export const harOf = (exchanges: ReadonlyArray<LoggedExchange>, regenerated: ReadonlyMap<number, string> = new Map()) => ({
   log: {
     version: "1.2",
     creator: { name: "simnet", version: simnetVersion() },
-    entries: exchanges.map(entryOf)
+    entries: exchanges.map((exchange) => entryOf(exchange, exchange.kept ? undefined : regenerated.get(exchange.record.seq)))
   }
 })
 

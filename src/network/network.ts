@@ -348,7 +348,18 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
       routes: Effect.sync(() => network.routes()),
       log: Effect.sync(() => network.records()),
       logSince: (seq, limit) => Effect.sync(() => network.records(seq, limit)),
-      har: (since, limit) => Effect.sync(() => harOf(network.log.exchanges(since, limit))),
+      har: (since, limit) =>
+        Effect.gen(function*() {
+          // Bodies not kept, of seeded answers the client got whole: generated again from their seeds.
+          const exchanges = network.log.exchanges(since, limit)
+          const regenerated = new Map<number, string>()
+          for (const { kept, record } of exchanges) {
+            if (kept || record.seed === undefined || record.status === undefined || record.fault !== undefined || (record.chaos !== undefined && record.chaos.effect !== "latency")) continue
+            const body = yield* Effect.option(network.regenerate(record))
+            if (Option.isSome(body)) regenerated.set(record.seq, body.value)
+          }
+          return harOf(exchanges, regenerated)
+        }),
       counters: Effect.sync(() => network.counters()),
       snapshot: Effect.sync(() => ({
         seed: network.runSeed,
