@@ -5,12 +5,12 @@
  * with the request's seed, its declared headers generated likewise, and the request validated
  * first (422 with the violations in Prism's shape).
  */
-import { Result, type Schema, Schema as SchemaModule } from "effect"
+import { Result, type Schema, Schema as SchemaModule, type SchemaAST } from "effect"
 import { escapePointer, isJsonObject, NULL_BODY_STATUSES } from "../../core/util.ts"
 import type { RespondContext, SimRequest } from "../../core/route.ts"
 import { offsetSeed } from "../../core/seed.ts"
 import { fromJsonSchema } from "../../schemas/jsonSchemaDocument.ts"
-import { GeneratedValueRejected, type InvalidRouteSpec, RouteFailed, type SimnetError } from "../../SimnetError.ts"
+import { GeneratedValueRejected, InvalidRouteSpec as InvalidRouteSpecError, type InvalidRouteSpec, RouteFailed, type SimnetError } from "../../SimnetError.ts"
 
 /** What generating a body can fail with: a schema that does not compile, a value its schema refuses. */
 type GenerateError = InvalidRouteSpec | GeneratedValueRejected
@@ -78,6 +78,20 @@ interface ResponseEntry {
   readonly code: string
   readonly media: ReadonlyArray<MediaEntry>
   readonly headers: ReadonlyArray<HeaderEntry>
+}
+
+/** Whether a schema refers to itself somewhere (its AST holds a `Suspend`): a walk over the nodes, each once. */
+const recursive = (ast: SchemaAST.AST): boolean => {
+  const seen = new Set<unknown>()
+  const stack: Array<unknown> = [ast]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (typeof node !== "object" || node === null || seen.has(node)) continue
+    seen.add(node)
+    if ((node as { _tag?: unknown })._tag === "Suspend") return true
+    for (const value of Object.values(node)) if (typeof value === "object" && value !== null) stack.push(value)
+  }
+  return false
 }
 
 const memo = <A>(f: () => A): (() => A) => {
@@ -210,15 +224,27 @@ export const compileOperation = (
       }
       const json = isJsonMedia(type)
       const stringSchema = isJsonObject(entry.schema) && entry.schema.type === "string"
+      const generator = schema === undefined
+        ? () => Result.fail(new GeneratedValueRejected({ route: source.label, path: "$", issue: `${type} declares no schema` }))
+        : generatorFor(schema, `${source.label} ${code} ${type}`)
+      // A recursive schema is compiled now, not at its first answer: one that requires itself has
+      // no finite value, and the operation is refused at registration, saying so.
+      if (schema !== undefined && recursive(schema.ast)) {
+        const compiled = generator()
+        if (Result.isFailure(compiled) && compiled.failure._tag === "InvalidRouteSpec") {
+          return Result.fail(new InvalidRouteSpecError({
+            path: `openapi#${at}/content/${escapePointer(type)}/schema`,
+            message: `no finite value exists for this schema: it requires itself (a required property, or an array that may not be empty, leads back to it), so no answer can be generated`
+          }))
+        }
+      }
       media.push({
         type,
         json,
         raw: !json && (isTextMedia(type) || stringSchema),
         ...conforming(useExamples ? examplesOf(entry) : [], json ? schema : undefined),
         schema,
-        generator: schema === undefined
-          ? () => Result.fail(new GeneratedValueRejected({ route: source.label, path: "$", issue: `${type} declares no schema` }))
-          : generatorFor(schema, `${source.label} ${code} ${type}`)
+        generator
       })
     }
     const headers: Array<HeaderEntry> = []
