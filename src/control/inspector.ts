@@ -36,7 +36,7 @@ import type { SimnetError } from "../SimnetError.ts"
 import { driverSocket, type DrivenNetwork } from "./driver.ts"
 import { CONTROL_BASE, controlRouter, type ControlOptions } from "./endpoint.ts"
 import { behind, local, refuse } from "./access.ts"
-import { Feed, type FedNetwork, type LogRecord, type Refusal } from "./inspector/feed.ts"
+import { extraOf, Feed, type FedNetwork, type LogRecord, type Refusal } from "./inspector/feed.ts"
 import { inspectorPage } from "./inspector/page.ts"
 import { viewOf, type ViewedNetwork } from "./inspector/state.ts"
 import type { DoorWatch } from "../doors/node.ts"
@@ -59,16 +59,21 @@ export interface InspectedNetwork extends FedNetwork, ViewedNetwork, DrivenNetwo
 /** The most characters of a kept answer's body a request's detail carries (the HAR export has it whole). */
 const SHOWN_BODY = 64 * 1024
 
+/** Why a request's detail shows no answer body: the HAR entry's own comment, or the rule. */
+const NOT_KEPT = "the answer's body is not kept: start the network with keepBodies (simnet serve --keep-bodies) to see it"
+
 /**
  * The answer a network keeping bodies kept for request `seq` (its HAR entry's response, the body
- * cut to `SHOWN_BODY` characters), or undefined when none was kept.
+ * cut to `SHOWN_BODY` characters; a seeded route's answer is generated again from its seed), or
+ * why there is none (`note`), or undefined when the request had no answer.
  */
 const keptAnswer = (network: InspectedNetwork, seq: number) => {
   if (network.har === undefined) return Effect.succeed(undefined)
   return Effect.map(network.har(seq - 1, 1), (har) => {
     const entry = har.log.entries[0]
+    if (entry === undefined || entry._simnet.seq !== seq || entry.response.status === 0) return undefined
     // No `text` at all: nothing was kept of this answer (an empty body kept is "").
-    if (entry === undefined || entry._simnet.seq !== seq || !("text" in entry.response.content)) return undefined
+    if (!("text" in entry.response.content)) return { note: entry.comment?.startsWith("restored") === true ? entry.comment : NOT_KEPT }
     const content = entry.response.content as { readonly size: number; readonly mimeType: string; readonly text?: string; readonly encoding?: "base64" }
     const text = content.text ?? ""
     return {
@@ -84,7 +89,7 @@ const keptAnswer = (network: InspectedNetwork, seq: number) => {
 }
 
 /** A kept answer as a request's detail shows it. */
-export type KeptAnswer = NonNullable<Effect.Success<ReturnType<typeof keptAnswer>>>
+export type KeptAnswer = Exclude<NonNullable<Effect.Success<ReturnType<typeof keptAnswer>>>, { readonly note: string }>
 
 /** How often the feed is read while a page listens, and how often the panels' view is compared. */
 const TICK_MS = 100
@@ -208,7 +213,8 @@ export const inspector = (network: InspectedNetwork, options: ControlOptions = {
     Effect.map(network.logSince(seq - 1, 1), (records) => {
       const fresh = records[0]?.seq === seq ? records[0] : undefined
       const kept = feed.entry(seq)
-      return { record: fresh ?? kept?.record, extra: kept?.extra ?? {} }
+      const record = fresh ?? kept?.record
+      return { record, extra: record === undefined ? {} : extraOf(record, kept?.extra) }
     })
 
   const unknownRequest = (seq: number | undefined) =>
@@ -244,7 +250,7 @@ export const inspector = (network: InspectedNetwork, options: ControlOptions = {
             record === undefined
               ? Effect.succeed(unknownRequest(seq))
               : Effect.map(keptAnswer(network, seq), (response) =>
-                json({ record, extra, regenerable: record.seed !== undefined, ...(response === undefined ? {} : { response }) })))
+                json({ record, extra, regenerable: record.seed !== undefined, ...(response === undefined ? {} : "note" in response ? { bodyNote: response.note } : { response }) })))
       }))),
     control.add("POST", "ui/requests/:seq/regenerate", localOnly((request) =>
       Effect.suspend(() => {

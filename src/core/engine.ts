@@ -79,6 +79,7 @@ export class Network {
     this.context = context
     this.services = services
     this.clock = Context.get(context, Clock.Clock)
+    this.log.now = () => this.clock.currentTimeMillisUnsafe()
   }
 
   /**
@@ -159,7 +160,7 @@ export class Network {
         message: `answering ${bounded(request.method)} ${this.redactor.url(request.url)} threw: ${bounded(errorMessage(cause))}`,
         cause
       })
-      this.log.deny(record, error._tag)
+      this.log.deny(record, error._tag, error)
       return refused(error)
     }
   }
@@ -172,7 +173,7 @@ export class Network {
         url: this.redactor.url(request.url),
         candidates: this.registry.candidates(request, this.redactor)
       })
-      this.log.deny(record, error._tag)
+      this.log.deny(record, error._tag, error)
       return refused(error)
     }
     const { entry, params } = found
@@ -317,7 +318,7 @@ const logged = (answer: Answer, record: PendingRecord, log: RequestLog, signal: 
       log.answer(record, statusOf(answer))
       return answer
     case "Refused":
-      log.deny(record, answer.error._tag)
+      log.deny(record, answer.error._tag, answer.error)
       return answer
     case "Pending": {
       if (answer.promise === undefined) return { _tag: "Pending", effect: observe(answer.effect, record, log, signal) }
@@ -339,7 +340,7 @@ const observe = (
       if (Exit.isSuccess(exit)) return log.answer(record, statusOf(exit.value))
       const error = Cause.findErrorOption(exit.cause)
       if (signal?.aborted === true) log.deny(record, "Interrupted")
-      else if (error._tag === "Some") log.deny(record, error.value._tag)
+      else if (error._tag === "Some") log.deny(record, error.value._tag, error.value)
       else log.deny(record, Cause.hasInterruptsOnly(exit.cause) ? "Interrupted" : "RouteFailed")
     })
   )
@@ -365,7 +366,7 @@ const settle = (
       },
       (error: unknown) => {
         const failure = failed(error)
-        log.deny(record, failure._tag)
+        log.deny(record, failure._tag, failure)
         throw failure
       }
     )
@@ -396,7 +397,7 @@ const settle = (
         done = true
         signal.removeEventListener("abort", onAbort)
         const failure = failed(error)
-        log.deny(record, failure._tag)
+        log.deny(record, failure._tag, failure)
         reject(failure)
       }
     )

@@ -7,10 +7,14 @@
  * record is read.
  */
 import type { ChaosHit } from "./chaos.ts"
+import type { KeptExchange, LoggedExchange, RequestCounters, RequestFault, RequestRecord, RequestViolation } from "./requestRecord.ts"
 import { bounded, MAX_SHOWN_URL, type Redactor } from "./redact.ts"
 import { Ring } from "./ring.ts"
+import type { SimnetError } from "../SimnetError.ts"
 import { bodyForLog, headersSource, type SimRequest } from "./request.ts"
 
+/** Characters of a refusal's message a record keeps. */
+const MAX_REFUSAL_MESSAGE = 2_000
 /** Characters of body shown in a record. */
 const BODY_SUMMARY_LIMIT = 256
 /** Bytes of body a record copies: enough for `BODY_SUMMARY_LIMIT` characters of UTF-8. */
@@ -25,72 +29,8 @@ const decoder = new TextDecoder()
  */
 export const DEFAULT_LOG_BYTES = 16 * 1024 * 1024
 
-/**
- * One way a request broke the operation it was sent to (an OpenAPI route validates requests), in
- * Prism's shape: where (`["query", "limit"]`, `["body", "tags", "0"]`), severity, the keyword
- * that failed and its message.
- */
-export interface RequestViolation {
-  readonly location: ReadonlyArray<string>
-  readonly severity: "Error"
-  readonly code: string
-  readonly message: string
-}
-
-/**
- * One request as the log shows it.
- */
-export interface RequestRecord {
-  readonly seq: number
-  /** Milliseconds from Effect's `Clock` when the request arrived. */
-  readonly time: number
-  readonly method: string
-  readonly url: string
-  /** Request headers, credentials replaced by `"<redacted>"`. */
-  readonly headers: Readonly<Record<string, string>>
-  /** The first 256 characters of the body, and its size in bytes. */
-  readonly body: { readonly size: number; readonly preview: string } | undefined
-  /** The route that answered, when one did. */
-  readonly route: { readonly id: string; readonly kind: string; readonly source: string } | undefined
-  /** The `_tag` of the error that denied the request (e.g. `UnregisteredRequest`), if any. */
-  readonly denial: string | undefined
-  /**
-   * What the client saw when a fault route took the request: `reset` (the connection dropped
-   * mid-body), `timeout` (no answer) or `malformed` (a body cut short). Such a request is counted
-   * as `faulted`, neither answered nor denied.
-   */
-  readonly fault?: RequestFault | undefined
-  /** The response status, once the route produced one. */
-  readonly status: number | undefined
-  /** The seed the route answered with (seeded routes only), to regenerate the response. */
-  readonly seed: number | undefined
-  /** How many earlier requests with the same canonical key the route had answered. */
-  readonly occurrence: number | undefined
-  /**
-   * What the route said about the request, for kinds that say something (an MCP route:
-   * `{ method, tool?, session? }`); see `RespondContext.annotate`.
-   */
-  readonly detail: Readonly<Record<string, unknown>> | undefined
-  /** What was wrong with the request, when the route validated it and found violations. */
-  readonly violations?: ReadonlyArray<RequestViolation> | undefined
-  /** What the network's seeded chaos did to the request, when it hit it (see `chaos.ts`). */
-  readonly chaos?: ChaosHit | undefined
-}
-
-/**
- * Exact counters that survive the ring's bound. Every request ends answered (a route produced a
- * response), denied (an error) or faulted (a fault route broke it as real networks break), so
- * `requests` is `answered + denied + faulted` plus those still in flight; `byRoute` counts the
- * requests each route matched, whatever became of them.
- */
-export interface RequestCounters {
-  readonly requests: number
-  readonly answered: number
-  readonly denied: number
-  /** Requests a fault route took: the client saw a reset, no answer or a body cut short. */
-  readonly faulted: number
-  readonly byRoute: Readonly<Record<string, number>>
-}
+export { REQUEST_FAULTS } from "./requestRecord.ts"
+export type { KeptExchange, KeptResponse, LoggedExchange, RequestCounters, RequestFault, RequestRecord, RequestViolation } from "./requestRecord.ts"
 
 /** What one header costs the log, as counted against `logBytes`. */
 const headerCost = (name: string, value: string) => 2 * (String(name).length + String(value).length) + 32
@@ -135,42 +75,6 @@ const headersOf = (kept: KeptHeaders): Headers => {
   return headers
 }
 
-/** What a record holds of its exchange when the network keeps bodies (`keptBodies.ts`). */
-export interface KeptExchange {
-  readonly requestBody: Uint8Array | undefined
-  response: KeptResponse | undefined
-}
-
-/** An answer as kept: its head, its body (at most `KEPT_BODY` bytes: `cut` when longer), and when each came. */
-export interface KeptResponse {
-  readonly status: number
-  readonly headers: ReadonlyArray<readonly [string, string]>
-  readonly body: Uint8Array
-  readonly cut: boolean
-  /** Set when the body broke before its end (a fault, a reset): `body` is what arrived. */
-  readonly broken?: true
-  /** `Clock` milliseconds when the head came, and when the body ended. */
-  readonly headAt: number
-  readonly doneAt: number
-}
-
-/** A record with what was kept of its exchange (`RequestLog.exchanges`), for a HAR export. */
-export interface LoggedExchange {
-  readonly record: RequestRecord
-  /** The request's body, its text redacted when it is text (`undefined` when kept nowhere). */
-  readonly requestBody: Uint8Array | undefined
-  /** The answer, its headers redacted; `undefined` when none came or nothing was kept. */
-  readonly response: KeptResponse | undefined
-  /** Whether the network kept this exchange's bodies. */
-  readonly kept: boolean
-  /** Whether the record came from a snapshot (whose records never carry bodies). */
-  readonly restored: boolean
-}
-
-/** What a client can see of a fault: the connection reset, no answer, or a body cut short. */
-export const REQUEST_FAULTS = ["reset", "timeout", "malformed"] as const
-export type RequestFault = (typeof REQUEST_FAULTS)[number]
-
 /**
  * A record being filled in while the request is answered. Internal to the network.
  */
@@ -204,6 +108,8 @@ export class PendingRecord {
   occurrence: number | undefined = undefined
   detail: Readonly<Record<string, unknown>> | undefined = undefined
   violations: ReadonlyArray<RequestViolation> | undefined = undefined
+  refusal: RequestRecord["refusal"] = undefined
+  answeredAt: number | undefined = undefined
 
   constructor(seq: number, time: number, request: SimRequest, redactor: Redactor) {
     this.seq = seq
@@ -244,7 +150,9 @@ export class PendingRecord {
       seed: this.seed,
       occurrence: this.occurrence,
       detail: this.detail,
-      ...(this.violations === undefined ? {} : { violations: this.violations })
+      ...(this.violations === undefined ? {} : { violations: this.violations }),
+      ...(this.refusal === undefined ? {} : { refusal: this.refusal }),
+      ...(this.answeredAt === undefined ? {} : { answeredMs: Math.max(0, this.answeredAt - this.time) })
     }
   }
 }
@@ -336,19 +244,33 @@ export class RequestLog {
     record.route = route
   }
 
-  /** Records the status a request was answered with, and counts it as answered (unless a fault took it). */
-  answer(record: PendingRecord, status: number): void {
+  /** Records the status a request was answered with (at `at`, the `Clock`'s milliseconds), and counts it as answered (unless a fault took it). */
+  answer(record: PendingRecord, status: number, at?: number): void {
     record.status = status
+    record.answeredAt = at ?? this.now?.()
     if (record.fault === undefined) this.answered++
     this.settle(record)
   }
 
-  /** Counts a record as denied with the given error tag (unless a fault took it). */
-  deny(record: PendingRecord, tag: string): void {
+  /**
+   * Counts a record as denied with the given error tag (unless a fault took it), keeping why
+   * (`error`'s message and candidates, counted against the byte bound).
+   */
+  deny(record: PendingRecord, tag: string, error?: SimnetError): void {
     record.denial = tag
+    if (error !== undefined) {
+      const message = error.message.length > MAX_REFUSAL_MESSAGE ? `${error.message.slice(0, MAX_REFUSAL_MESSAGE)}…` : error.message
+      const candidates = error._tag === "UnregisteredRequest" && error.candidates.length > 0 ? error.candidates : undefined
+      record.refusal = candidates === undefined ? { message } : { message, candidates }
+      // Counted against the byte bound; past it, the oldest records go (this one is kept).
+      this.grow(record, 2 * message.length + (candidates === undefined ? 0 : 2 * JSON.stringify(candidates).length))
+    }
     if (record.fault === undefined) this.denied++
     this.settle(record)
   }
+
+  /** The `Clock`'s milliseconds, when the network gives it: when each answer's head came. */
+  now: (() => number) | undefined = undefined
 
   /** Requests opened whose answer (or refusal) has not come yet: a route still working, a delay armed, a model call waiting. */
   inFlight = 0

@@ -171,6 +171,27 @@ describe("the inspector in a browser", () => {
     expect(["refused", "502"]).toContain(seen)
   }, LONG)
 
+  it("a request made before the page opened is explained after the fact: its nearest candidates, when its answer came, and that its body is not kept", async () => {
+    const fresh = await serve()
+    expect((await fetch(`${fresh.base}/api.example.com/itemz/9`)).status).toBe(502)
+    expect((await fetch(`${fresh.base}/api.example.com/items/1`)).status).toBe(200)
+    const { page } = await open(fresh.ui)
+    const show = async (url: string, text: string) => {
+      await page.waitForFunction((u) => Array.from(document.querySelectorAll("#rows .row .url")).some((c) => (c as HTMLElement).title === u), { timeout: 5_000 }, url)
+      await page.evaluate((u) => (Array.from(document.querySelectorAll("#rows .row")).find((x) => (x.querySelector(".url") as HTMLElement).title === u) as HTMLElement).click(), url)
+      await page.waitForFunction((t) => (document.querySelector("#detail")?.textContent ?? "").includes(t), { timeout: 5_000 }, text)
+      return page.$eval("#detail", (d) => d.textContent ?? "")
+    }
+    const refused = await show("https://api.example.com/itemz/9", "Why it was refused")
+    expect(refused).not.toContain("captured for requests made while this page is open")
+    const candidates = await page.$$eval("#detail table.candidates tbody tr", (trs) => trs.map((tr) => Array.from(tr.children).map((td) => td.textContent)))
+    expect(candidates.find((c) => c[0] === "item")?.[2]).toMatch(/^path/)
+    const answered = await show("https://api.example.com/items/1", "Body: ")
+    expect(answered).toMatch(/First byte\s*\d/)
+    expect(answered).toContain("Body: the answer's body is not kept: start the network with keepBodies (simnet serve --keep-bodies) to see it.")
+    await page.close()
+  }, LONG)
+
   it("a refused request shows the nearest candidates and why each missed; the keyboard opens it", async () => {
     const { page } = await open(server.ui)
     const response = await fetch(`${server.base}/api.example.com/itemz/7`, { headers: { authorization: "Bearer sk-never-shown" } })

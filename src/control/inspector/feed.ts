@@ -89,8 +89,20 @@ const BACKLOG = 2_000
 /** How many observations wait for their record before the oldest is dropped. */
 const WAITING_LIMIT = 5_000
 
+/**
+ * What the record itself says of its answer's head and its refusal (the network keeps them with
+ * every record), under what the HTTP side saw while a page listened (`extra`): so a request made
+ * before the page opened is explained too.
+ */
+export const extraOf = (record: LogRecord, extra: Extra = {}): Extra => ({
+  ...(record.answeredMs === undefined ? {} : { ttfb: record.answeredMs }),
+  ...(record.refusal === undefined || record.denial === undefined ? {} : { refusal: { tag: record.denial, ...record.refusal } }),
+  ...extra
+})
+
 const rowOf = (entry: Entry): Row => {
-  const { record, extra } = entry
+  const record = entry.record
+  const extra = extraOf(record, entry.extra)
   return {
     seq: record.seq,
     time: record.time,

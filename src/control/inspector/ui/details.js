@@ -65,7 +65,7 @@ function openDetail(seq) {
           el("tbody", {}, candidates.map((c) =>
             el("tr", {}, el("td", { class: "mono", text: c.id }), el("td", { class: "mono", text: c.match }), el("td", { text: c.reason + (c.detail ? ": " + c.detail : "") }))))));
       } else if (!refusal) {
-        parts.push(el("p", { class: "muted", text: "The candidates are captured for requests made while this page is open." }));
+        parts.push(el("p", { class: "muted", text: rec.denial === "Interrupted" ? "The client gave up before the answer came." : "This record carries no account of its refusal (it was restored from a snapshot)." }));
       } else if (rec.denial === "UnregisteredRequest") {
         parts.push(el("p", { class: "muted", text: "No route came close." }));
       }
@@ -93,6 +93,7 @@ function openDetail(seq) {
     /** @type {KeptAnswer | undefined} */
     const answer = res.json.response;
     if (answer) parts.push(...answerParts(answer));
+    else if (res.json.bodyNote) parts.push(el("h3", { text: "Response" }), el("p", { class: "muted note-not-kept", text: "Body: " + res.json.bodyNote + "." }));
     showDetail(el("div", {}, parts));
   });
 }
