@@ -38,7 +38,7 @@ import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "../routeSpec/decode.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
 import { ChaosData } from "../schemas/options.ts"
-import { InvalidRouteSpec, type RegisterError, type RestoreError } from "../SimnetError.ts"
+import { Candidate, InvalidRouteSpec, type RegisterError, type RestoreError } from "../SimnetError.ts"
 
 /** A record's number in its log: a whole number from 1. */
 const Seq = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
@@ -79,7 +79,12 @@ const RequestRecordJson = Schema.Struct({
     Schema.Struct({ effect: Schema.Literals(["reset", "timeout", "malformed", "streamCut"]) }),
     Schema.Struct({ effect: Schema.Literal("status"), status: Count }),
     Schema.Struct({ effect: Schema.Literal("latency"), ms: Count })
-  ]))
+  ])),
+  refusal: Schema.optional(Schema.Struct({
+    message: Schema.String.check(Schema.isMaxLength(4_000)),
+    candidates: Schema.optional(Schema.Array(Candidate).check(Schema.isMaxLength(16)))
+  })),
+  answeredMs: Schema.optional(Schema.Finite)
 })
 
 const CountersJson = Schema.Struct({ requests: Count, answered: Count, denied: Count, faulted: Schema.optional(Count) })
