@@ -344,7 +344,7 @@ const show = Command.make(
       const port = yield* parsePort(config.port)
       const file = path.resolve(process.cwd(), config.file)
       const failure = yield* Effect.try({
-        try: () => JSON.parse(readFileSync(file, "utf8")) as { simnet?: string; name?: string; error?: string; end?: { seed?: number } },
+        try: () => JSON.parse(readFileSync(file, "utf8")) as { simnet?: string; name?: string; error?: string; seed?: number; path?: string; counterexample?: unknown; end?: { seed?: number } },
         catch: (cause) => new UsageError({ message: `cannot read ${file}: ${cause instanceof Error ? cause.message : String(cause)}` })
       })
       if (failure.simnet !== "property-failure/v1" || failure.end === undefined) {
@@ -352,8 +352,11 @@ const show = Command.make(
       }
       const network = yield* SimulationNetwork.make({ seed: failure.end.seed })
       yield* network.restore(failure.end)
-      // Read-only: the inspector alone; every other control path answers 403, nothing can change.
-      const page = inspector(network)
+      // Read-only: the inspector alone, the case first; every other control path answers 403.
+      const log = yield* network.log
+      const failed = [...log].reverse().find((r) => r.denial !== undefined || (r.status ?? 0) >= 500) ?? log.at(-1)
+      const step = failed === undefined ? undefined : `#${failed.seq} ${failed.method} ${failed.url} → ${failed.denial ?? failed.fault ?? failed.status ?? "no answer"}`
+      const page = inspector(network, {}, { name: failure.name ?? "a property", error: String(failure.error ?? ""), seed: failure.seed ?? failure.end.seed ?? 0, path: failure.path, counterexample: failure.counterexample, step })
       const readOnly = HttpRouter.add("*", `${CONTROL_BASE}/*`, () =>
         Effect.succeed(HttpServerResponse.jsonUnsafe({ error: { tag: "ReadOnly", message: "simnet show is read-only: it has no control endpoint" } }, { status: 403 })))
       const announce = Effect.gen(function*() {

@@ -16,6 +16,7 @@ import { chaos, llmRule, llmScript, onNetwork, property, routeSpec } from "simne
 import { it as effectIt } from "@effect/vitest"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
+import { launchSecureChromium } from "./support/chromium.ts"
 
 const tools = [
   { name: "read", inputSchema: { type: "object", required: ["filePath"], properties: { filePath: { type: "string", pattern: "^[a-z]{1,8}(/[a-z]{1,8}){0,2}\\.md$" } }, additionalProperties: false } },
@@ -114,6 +115,25 @@ describe("property", () => {
       const state = await (await fetch(`${ui}/state`)).json() as { routes: Array<{ id: string }> }
       expect(state.routes.map((r) => r.id)).toContain("files")
       expect((await fetch(`${base}/experimental/simulation/reset`, { method: "POST" })).status).toBe(403)
+      // In real headless Chromium, web security on: the case first, the page read-only.
+      const browser = await launchSecureChromium()
+      try {
+        const page = await browser.newPage()
+        await page.goto(ui)
+        await page.waitForSelector("#case:not([hidden])", { timeout: 20_000 })
+        await page.waitForFunction(() => document.getElementById("conn")?.textContent === "read-only", { timeout: 20_000 })
+        const banner = await page.$eval("#case", (section) => section.textContent ?? "")
+        expect(banner).toContain("Failing case: agent reads files, buggy")
+        expect(banner).toContain(file.error.split("\n")[0])
+        expect(banner).toContain(`Seed${file.seed}`)
+        expect(banner).toMatch(/Failing step#\d+ GET https:\/\/files\.example\.com\/read\/.* → UnregisteredRequest/)
+        expect(banner).toContain(JSON.stringify(input.filePath))
+        const shown = await page.$$eval("#reset, #register-form, label.file, #attach", (nodes) => nodes.map((n) => (n as HTMLElement).offsetParent !== null))
+        expect(shown).toEqual([false, false, false, false])
+        expect(await page.$eval("#har-download", (n) => (n as HTMLElement).offsetParent !== null)).toBe(true)
+      } finally {
+        await browser.close()
+      }
     } finally {
       child.kill("SIGTERM")
     }

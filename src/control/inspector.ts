@@ -10,6 +10,7 @@
  * | `GET ui/state`                      | routes and model as the panels show them               |
  * | `GET ui/requests/:seq`              | one request: redacted headers, body preview, refusal   |
  * | `POST ui/requests/:seq/regenerate`  | the body a seeded route served, generated again        |
+ * | `GET ui/case`                       | the failing case `simnet show` opened (`null` else)    |
  * | `POST ui/ticket`                    | a one-use ticket for the page's driver socket          |
  * | `GET ui/drive?ticket=T`             | the driver socket (`driver.ts`), for the page          |
  *
@@ -88,6 +89,20 @@ const keptAnswer = (network: InspectedNetwork, seq: number) => {
   })
 }
 
+/**
+ * A failing property case, as `simnet show` opens it (from the file `simnet/testing` wrote): the
+ * page shows it first, in a banner, and reads read-only.
+ */
+export interface FailingCase {
+  readonly name: string
+  readonly error: string
+  readonly seed: number
+  readonly path: string | undefined
+  readonly counterexample: unknown
+  /** The request the case failed at (its last refused or failed one, else its last), as one line. */
+  readonly step: string | undefined
+}
+
 /** A kept answer as a request's detail shows it. */
 export type KeptAnswer = Exclude<NonNullable<Effect.Success<ReturnType<typeof keptAnswer>>>, { readonly note: string }>
 
@@ -156,7 +171,7 @@ export const inspectorRoutes = (network: InspectedNetwork, options: ControlOptio
  * The inspector's routes (as `inspectorRoutes`) and `watch`, which times the requests for the
  * network while a page listens (give it to `serveLayer`).
  */
-export const inspector = (network: InspectedNetwork, options: ControlOptions = {}): {
+export const inspector = (network: InspectedNetwork, options: ControlOptions = {}, failing?: FailingCase): {
   readonly layer: Layer.Layer<never, never, HttpRouter.HttpRouter>
   /** Told by the server's Node door of each request for the network, timed while a page listens. */
   readonly watch: DoorWatch
@@ -241,6 +256,7 @@ export const inspector = (network: InspectedNetwork, options: ControlOptions = {
     control.add("GET", "ui/events", localOnly(events)),
     control.add("GET", "ui/state", localOnly(() => Effect.map(viewOf(network), (value) => json(value)))),
     control.add("POST", "ui/ticket", localOnly(() => Effect.map(Clock.currentTimeMillis, (now) => json({ ticket: tickets.issue(now) }, 201)))),
+    control.add("GET", "ui/case", localOnly(() => Effect.succeed(json({ case: failing ?? null })))),
     control.add("GET", "ui/requests/:seq", localOnly((request) =>
       Effect.suspend(() => {
         const seq = seqOf(request)

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs"
 import { STYLE } from "./style.ts"
 
 /** The page's script files, in the order they run: shared helpers first, the start last. */
-export const UI_FILES = ["common.js", "requests.js", "details.js", "events.js", "routes.js", "model.js", "mcp.js", "driver.js", "main.js"] as const
+export const UI_FILES = ["common.js", "requests.js", "details.js", "events.js", "case.js", "routes.js", "model.js", "mcp.js", "driver.js", "main.js"] as const
 
 const readScript = (): string =>
   `"use strict";\n(function () {\n${UI_FILES.map((file) => readFileSync(new URL(`./ui/${file}`, import.meta.url), "utf8").replace(/^\/\/ @ts-check\n/, "")).join("\n")}})();\n`
@@ -28,12 +28,18 @@ const BODY = String.raw`
   <span id="conn" class="conn" role="status" aria-live="polite">connecting…</span>
   <span id="stats" class="stats" aria-live="off"></span>
   <span class="spacer"></span>
-  <button type="button" id="reset" class="danger" aria-label="Reset the network to its initial routes and scripts">Reset</button>
+  <button type="button" id="reset" class="danger mutates" aria-label="Reset the network to its initial routes and scripts">Reset</button>
   <button type="button" id="snapshot-download" aria-label="Download a snapshot of the network">Download snapshot</button>
   <button type="button" id="har-download" aria-label="Export the request log as a HAR file">Export HAR</button>
-  <label class="button file" aria-label="Restore a snapshot from a file">Restore snapshot<input type="file" id="snapshot-restore" accept="application/json,.json"></label>
+  <label class="button file mutates" aria-label="Restore a snapshot from a file">Restore snapshot<input type="file" id="snapshot-restore" accept="application/json,.json"></label>
 </header>
 <div id="header-message" class="error" role="alert"></div>
+<section id="case" class="card case" aria-labelledby="case-title" hidden>
+  <h2 id="case-title">Failing case</h2>
+  <dl id="case-facts" class="kv"></dl>
+  <h3>Counterexample</h3>
+  <pre id="case-counterexample"></pre>
+</section>
 <form id="token-form" class="card token" hidden>
   <h2>Token required</h2>
   <p class="muted">This server checks a token (SIMNET_TOKEN). Enter it to continue; it is kept in this tab only.</p>
@@ -80,7 +86,7 @@ const BODY = String.raw`
         <tbody id="routes-body"></tbody>
       </table>
     </div>
-    <form id="register-form" class="card stack">
+    <form id="register-form" class="card stack mutates">
       <h2>Register a route</h2>
       <label class="field" for="register-json">RouteSpec JSON (one spec or an array; all or nothing)</label>
       <textarea id="register-json" rows="7" spellcheck="false">{ "id": "hello", "match": "GET https://api.example.com/hello", "respond": { "kind": "text", "body": "hi" } }</textarea>
@@ -92,14 +98,14 @@ const BODY = String.raw`
     <div class="grid2">
       <div class="card stack">
         <h2>Pending invocations</h2>
-        <div class="inline">
+        <div class="inline mutates">
           <button type="button" id="attach" class="primary">Attach as driver</button>
           <span id="driver-status" class="muted" role="status" aria-live="polite">Not attached. Attach to receive model calls that no script or rule answers (the last driver to attach wins).</span>
         </div>
         <div id="pending" class="pending-list" role="group" aria-label="Pending invocations"></div>
         <div id="invocation"></div>
       </div>
-      <div class="card stack" id="console" aria-labelledby="console-title">
+      <div class="card stack mutates" id="console" aria-labelledby="console-title">
         <h2 id="console-title">Driver console</h2>
         <p id="console-target" class="muted">Select a pending invocation.</p>
         <label class="field" for="reply">Reply text</label>
@@ -132,9 +138,11 @@ const BODY = String.raw`
       <div class="card stack">
         <h2>Script queue</h2>
         <div id="scripts"></div>
-        <label class="field" for="enqueue-json">Queue a script (LLM script JSON)</label>
-        <textarea id="enqueue-json" rows="3" spellcheck="false">{ "steps": [[{ "type": "text", "content": "A queued answer." }]] }</textarea>
-        <div class="inline"><button type="button" id="enqueue">Queue script</button><span id="enqueue-note" class="note" role="status"></span></div>
+        <div class="stack mutates">
+          <label class="field" for="enqueue-json">Queue a script (LLM script JSON)</label>
+          <textarea id="enqueue-json" rows="3" spellcheck="false">{ "steps": [[{ "type": "text", "content": "A queued answer." }]] }</textarea>
+          <div class="inline"><button type="button" id="enqueue">Queue script</button><span id="enqueue-note" class="note" role="status"></span></div>
+        </div>
         <div id="enqueue-error" class="error" role="alert"></div>
         <h3>Rules</h3>
         <div id="rules"></div>

@@ -27,6 +27,9 @@ header .stats { color: var(--muted); font-variant-numeric: tabular-nums; }
 header .spacer { flex: 1; }
 .conn { font-size: 12px; padding: 2px 8px; border-radius: 10px; background: var(--warn-bg); color: var(--warn); }
 .conn.live { background: var(--accent-bg); color: var(--ok); }
+body.read-only .mutates { display: none !important; }
+.case { border-left: 4px solid var(--bad); margin: 12px 16px; }
+.case pre { max-height: 240px; overflow: auto; }
 button, .button { font: inherit; padding: 4px 10px; border: 1px solid var(--line); border-radius: 4px; background: var(--panel); color: var(--fg); cursor: pointer; }
 button:hover, .button:hover { border-color: var(--accent); }
 button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }

@@ -12,8 +12,10 @@ let retry = null;
 /** @param {boolean} live @param {string} text */
 function setConn(live, text) {
   const c = $("conn");
-  c.className = "conn" + (live ? " live" : "");
-  c.textContent = text;
+  const readOnly = document.body.classList.contains("read-only");
+  c.className = "conn" + (live && !readOnly ? " live" : "");
+  // A failing case (simnet show) is a record, not a running network: never "live".
+  c.textContent = readOnly && live ? "read-only" : text;
 }
 /** @param {string} event @param {string} data */
 function dispatch(event, data) {

@@ -33,7 +33,7 @@ function renderRoutes(view) {
       el("td", { class: "num", text: r.priority }),
       el("td", { class: "num uses", text: r.hits }),
       el("td", { class: "num", text: r.remaining === undefined || r.remaining === null ? "" : r.remaining }),
-      el("td", {}, el("button", { type: "button", class: "danger", "aria-label": "Remove route " + r.id, onclick: () => removeRoute(r.id) }, "Remove"))));
+      el("td", {}, el("button", { type: "button", class: "danger mutates", "aria-label": "Remove route " + r.id, onclick: () => removeRoute(r.id) }, "Remove"))));
   });
   if (list.length === 0) body.appendChild(el("tr", {}, el("td", { colspan: "8", class: "muted", text: view.routes.length === 0 ? "No routes." : "No route matches the filter." })));
   if (focused) {

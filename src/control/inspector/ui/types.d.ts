@@ -12,6 +12,7 @@ type RouteRow = PanelsView["routes"][number]
 type McpServerRow = PanelsView["mcp"][number]
 type PendingRow = import("../../../models/provider/drivers.ts").PendingInvocation
 type KeptAnswer = import("../../inspector.ts").KeptAnswer
+type FailingCase = import("../../inspector.ts").FailingCase
 
 /** An error body of the control endpoint: `{ error: { tag, path?, message } }`. */
 interface ErrorBody {
