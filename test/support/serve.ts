@@ -26,9 +26,12 @@ export interface Served {
   readonly output: () => string
 }
 
-/** Starts `simnet serve --port 0 ARGS` and waits for its URLs. */
-export const serve = async (args: ReadonlyArray<string> = [], env: Record<string, string> = {}): Promise<Served> => {
-  const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
+/**
+ * Starts `simnet serve --port 0 ARGS` and waits for its URLs: this checkout's command, or `bin`
+ * (an installed package's) run in `cwd`.
+ */
+export const serve = async (args: ReadonlyArray<string> = [], env: Record<string, string> = {}, where: { readonly bin?: string; readonly cwd?: string } = {}): Promise<Served> => {
+  const child = spawn(process.execPath, [where.bin ?? "bin/simnet.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env }, cwd: where.cwd })
   children.push(child)
   let out = ""
   child.stdout!.setEncoding("utf8")
