@@ -172,13 +172,40 @@ export class UnmatchedLlmRequest extends Schema.TaggedError<UnmatchedLlmRequest>
 }
 
 /**
- * A model request that arrived while the provider had no script queued and no rule to fall
- * back on.
+ * Why no script took a model call (`NoScriptQueued.reason`): none was queued (`empty`); scripts
+ * were queued but the call follows tool results and none is under way (`handoff`: a queued script
+ * starts at a new turn); or the script under way has no step for this round (`exhausted`).
+ */
+export const NoScriptReason = Schema.Literals(["empty", "handoff", "exhausted"])
+export type NoScriptReason = typeof NoScriptReason.Type
+
+/**
+ * A model request that no script takes, with no rule to fall back on; `reason` says why
+ * (`NoScriptReason`), `material` summarises the call. `queued` is how many scripts wait
+ * (`handoff`); `steps`, `rounds` and `startRound` describe the script under way (`exhausted`).
  */
 export class NoScriptQueued extends Schema.TaggedError<NoScriptQueued>()("NoScriptQueued", {
   model: Schema.String,
-  message: Schema.String
-}) {}
+  reason: NoScriptReason,
+  material: Schema.String,
+  queued: Schema.optional(Schema.Number),
+  steps: Schema.optional(Schema.Number),
+  rounds: Schema.optional(Schema.Number),
+  startRound: Schema.optional(Schema.Number)
+}) {
+  override get message(): string {
+    switch (this.reason) {
+      case "empty":
+        return `simnet: no LLM script queued for this call (${this.material})`
+      case "handoff":
+        return `simnet: ${this.queued ?? 0} LLM script(s) queued, but none takes this call: it follows tool results and no script is under way (a queued script starts at a new turn, or after a script whose last step calls a tool) (${this.material})`
+      case "exhausted": {
+        const started = (this.startRound ?? 0) === 0 ? "" : ` (started at tool-result round ${this.startRound})`
+        return `simnet: the current LLM script has ${this.steps ?? 0} step(s)${started} but this call follows ${this.rounds ?? 0} tool-result round(s) (${this.material})`
+      }
+    }
+  }
+}
 
 /**
  * A driver command (`chunk`, `finish`, `fail`, `disconnect`) for a model invocation that is not

@@ -1,7 +1,7 @@
 import { createServer } from "node:net"
 import { Effect, Exit, Schema } from "effect"
 import * as Errors from "simnet"
-import { InvalidLlmInput, NotRegenerable, Route, SimulationNetwork, type FixtureError, type MakeError, type RegenerateError, type RegisterError, type RestoreError, type SimulationNetworkApi } from "simnet"
+import { InvalidLlmInput, NotRegenerable, Route, Routes, SimulationNetwork, type FixtureError, type MakeError, type RegenerateError, type RegisterError, type RestoreError, type SimulationNetworkApi } from "simnet"
 import { describe, expect, expectTypeOf, it } from "vitest"
 
 /** Every error class simnet exports, by name. */
@@ -46,6 +46,19 @@ describe("simnet's errors", () => {
     expect(rejected).toMatchObject({ _tag: "RouteFailed", reason: "handler", message: "handler failed: boom" })
     expect(Errors.RouteFailedReason.literals).toContain("abandoned")
     await Promise.all([network.close(), direct.close()])
+  })
+
+  it("NoScriptQueued says why in its reason, and its message is made from its fields", async () => {
+    const material = 'model gpt-4o, last user message "hi"'
+    expect(new Errors.NoScriptQueued({ model: "gpt-4o", reason: "empty", material }).message).toBe(`simnet: no LLM script queued for this call (${material})`)
+    expect(new Errors.NoScriptQueued({ model: "gpt-4o", reason: "handoff", material, queued: 2 }).message).toMatch(/^simnet: 2 LLM script\(s\) queued, but none takes this call: it follows tool results/)
+    expect(new Errors.NoScriptQueued({ model: "gpt-4o", reason: "exhausted", material, steps: 1, rounds: 3, startRound: 2 }).message)
+      .toBe(`simnet: the current LLM script has 1 step(s) (started at tool-result round 2) but this call follows 3 tool-result round(s) (${material})`)
+    const network = await SimulationNetwork.start({ routes: Routes.openai() })
+    const body = (await (await network.fetch("https://api.openai.com/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }) })).json()) as { error: { code: string; message: string } }
+    expect(body.error.code).toBe("NoScriptQueued")
+    expect(body.error.message).toMatch(/^simnet: no LLM script queued for this call \(/)
+    await network.close()
   })
 
   it("failAs fails with the error it expects and dies with anything else", () => {

@@ -347,12 +347,9 @@ export class SimulatedProviderApi {
     if (scripted !== undefined && this.#rules.size === 0) return scripted
     const material = summarize(request)
     const error = this.#rules.size === 0
-      ? new NoScriptQueued({
-        model: request.model,
-        message: this.#scripts.size === 0
-          ? `simnet: no LLM script queued for this call (${material})`
-          : `simnet: ${this.#scripts.size} LLM script(s) queued, but none takes this call: it follows tool results and no script is under way (a queued script starts at a new turn, or after a script whose last step calls a tool) (${material})`
-      })
+      ? new NoScriptQueued(this.#scripts.size === 0
+        ? { model: request.model, reason: "empty", material }
+        : { model: request.model, reason: "handoff", material, queued: this.#scripts.size })
       : new UnmatchedLlmRequest({ model: request.model, material, nearest: this.#rules.nearest(request) })
     return { source: "none", rule: undefined, step: undefined, plan: { _tag: "Refuse", error } }
   }

@@ -103,9 +103,8 @@ export class ScriptQueue {
     if (step < 0 || step >= script.steps.length) {
       this.#current = undefined
       this.#handoff = false
-      const started = this.#startRound === 0 ? "" : ` (started at tool-result round ${this.#startRound})`
-      const message = `simnet: the current LLM script has ${script.steps.length} step(s)${started} but this call follows ${rounds} tool-result round(s) (${summarize(request)})`
-      return { source: "script", rule: undefined, step, plan: { _tag: "Refuse", error: new NoScriptQueued({ model: request.model, message }) } }
+      const error = new NoScriptQueued({ model: request.model, reason: "exhausted", material: summarize(request), steps: script.steps.length, rounds, startRound: this.#startRound })
+      return { source: "script", rule: undefined, step, plan: { _tag: "Refuse", error } }
     }
     if (step === script.steps.length - 1) {
       this.#current = undefined
