@@ -36,6 +36,13 @@ module.exports = {
       }
     })),
     {
+      name: "control-through-the-public-api",
+      severity: "error",
+      comment: "control/ and the CLI use the network through its public API (SimulationNetworkApi, SimulatedProviderApi and the types the faces export), never the engine, routes' internals or dispatch: those are the doors' and the network's.",
+      from: { path: "^src/(control/|cli\\.ts$)" },
+      to: { path: "^src/core/(engine|route|routeTable|answer|matcher|matcherParts|keptBodies|keyCounts|chaos|faultAnswer|heldResponse|transport)\\.ts$" }
+    },
+    {
       name: "provider-knows-no-wire",
       severity: "error",
       comment: "The simulated model (models/provider/) imports no model API's wire (models/apis/).",

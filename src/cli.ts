@@ -16,8 +16,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { DEFAULT_BODY_LIMIT, serveLayer } from "./serve/serve.ts"
 import { caDirectory, checkCa, loadCa } from "./serve/ca.ts"
-import type { ChaosOptions } from "./core/chaos.ts"
-import type { Route } from "./core/route.ts"
+import type { Route } from "./Route.ts"
 import { passthrough } from "./families/passthrough.ts"
 import { type Recorder, recorder, recordingTargetProblem } from "./families/record.ts"
 import { writeOnClose } from "./serve/recording.ts"
@@ -33,7 +32,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { existsSync, readFileSync } from "node:fs"
 import { loadFixture } from "./Fixture.ts"
-import { SimulationNetwork } from "./SimulationNetwork.ts"
+import { type ChaosOptions, SimulationNetwork } from "./SimulationNetwork.ts"
 
 /**
  * The port `simnet serve` listens on when `--port` is not given.

@@ -7,7 +7,7 @@
  */
 import { Effect } from "effect"
 import type { SimulatedProviderApi } from "../../models/provider/SimulatedProvider.ts"
-import type { RouteInfo } from "../../core/engine.ts"
+import type { RouteInfo } from "../../network/network.ts"
 
 /**
  * What the panels need of a network.
