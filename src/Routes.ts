@@ -6,6 +6,7 @@
 export {
   account,
   anthropic,
+  claudeCode,
   codesearch,
   defaultDecodeContext,
   EXA_URL,

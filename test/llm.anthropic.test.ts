@@ -37,6 +37,20 @@ const rawEvents = async (fetch: typeof globalThis.fetch, body: unknown) => {
 }
 
 describe("@anthropic-ai/sdk against the simulated model", () => {
+  it("a system turn inside messages (Claude Code's models send one) is read as system instructions, not refused", async () => {
+    const handle = await SimulationNetwork.start({ routes: Routes.anthropic() })
+    handle.llm.rule({ system: "mid-conversation note", lastUserMessage: "hi" }, { type: "respond", steps: [[{ type: "text", content: "seen" }]] })
+    const client = new Anthropic({ apiKey: "sk-ant-test", fetch: handle.fetch, maxRetries: 0, logLevel: "off" })
+    const messages = [
+      { role: "user", content: "hi" },
+      { role: "system", content: [{ type: "text", text: "A mid-conversation note." }] }
+    ] as unknown as Array<MessageParam>
+    const answer = await client.messages.create({ model: "claude-opus-5-5", max_tokens: 64, messages })
+    expect(answer.content).toEqual([{ type: "text", text: "seen" }])
+    expect(handle.llm.log[0]).toMatchObject({ api: "anthropic.messages", lastUserMessage: "hi", outcome: "answer" })
+    await handle.close()
+  })
+
   it("messages.create answers a message with thinking, text and usage that decodes under the wire schema", async () => {
     const { llm, client } = await setup()
     llm.enqueue({

@@ -7,6 +7,7 @@ import type { DecodeContext, FamilyFactory } from "../routeSpec/decode.ts"
 import { DEFAULT_MODEL_APIS, type ModelApis } from "../models/apis/apis.ts"
 import { openapi } from "./openapi.ts"
 import { account } from "./account.ts"
+import { claudeCode } from "./agents.ts"
 import { installation } from "./installation.ts"
 import { models } from "./models.ts"
 import { share } from "./share.ts"
@@ -31,7 +32,8 @@ const OTHER_FAMILIES: ReadonlyArray<readonly [string, FamilyFactory]> = [
     })],
   ["mcpFromConfig", (spec) => mcpFromConfig(spec.config ?? {}, spec.servers)],
   ["websearch", () => websearch()],
-  ["codesearch", () => codesearch()]
+  ["codesearch", () => codesearch()],
+  ["claude-code", (spec) => claudeCode(spec.baseUrl)]
 ]
 
 /** The families of a network that speaks `models`: every family above, and a model family of each. */

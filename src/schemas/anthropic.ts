@@ -22,10 +22,11 @@ export const RequestBlock = Schema.Struct({
 export type RequestBlock = typeof RequestBlock.Type
 
 /**
- * A message of a request.
+ * A message of a request. `system` is a system turn inside the conversation, as Claude Code's
+ * models send one (a mid-conversation system message) besides the top-level `system`.
  */
 export const RequestMessage = Schema.Struct({
-  role: Schema.Literals(["user", "assistant"]),
+  role: Schema.Literals(["user", "assistant", "system"]),
   content: Schema.Union([Schema.String, Schema.Array(RequestBlock)])
 })
 export type RequestMessage = typeof RequestMessage.Type

@@ -87,7 +87,9 @@ const turnsOf = (body: MessagesRequest): Array<LlmTurn> => {
       continue
     }
     const text = content.map(blockText).filter((t) => t.length > 0).join("\n")
-    if (message.role === "assistant") {
+    if (message.role === "system") {
+      turns.push({ role: "system", text })
+    } else if (message.role === "assistant") {
       const calls = content.flatMap((block) =>
         block.type === "tool_use" ? [{ name: block.name ?? "", arguments: textOf(block.input ?? {}) }] : []
       )
