@@ -40,6 +40,15 @@ export const ErrorAction = Schema.Struct({ type: Schema.Literal("error"), messag
 export const ListToolsAction = Schema.Struct({ type: Schema.Literal("list_tools") })
 
 /**
+ * An answer to a structured-output call (JSON mode, a JSON Schema the request asks the answer to
+ * follow: Gemini's `responseJsonSchema`, Chat Completions' `response_format`, the Responses API's
+ * `text.format`, Anthropic's `output_format`): `value` as JSON text, or, without one, a value
+ * generated from the schema the request gives (seeded, proven to decode under it; `{}` for JSON
+ * mode without a schema).
+ */
+export const JsonAction = Schema.Struct({ type: Schema.Literal("json"), value: Schema.optional(Schema.Unknown) })
+
+/**
  * A wait a client is told to observe before retrying, in milliseconds: finite and not negative.
  */
 export const RetryAfterMs = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
@@ -64,8 +73,8 @@ export const HttpErrorAction = Schema.Struct({
 /**
  * One thing the simulated model does within a step.
  */
-export const LlmAction = Schema.Union([TextAction, ThinkingAction, ToolCallAction, ListToolsAction, ErrorAction, HttpErrorAction]).annotate({
-  expected: 'an action of type "text", "thinking", "tool_call", "list_tools", "error" or "http_error"'
+export const LlmAction = Schema.Union([TextAction, ThinkingAction, ToolCallAction, ListToolsAction, JsonAction, ErrorAction, HttpErrorAction]).annotate({
+  expected: 'an action of type "text", "thinking", "tool_call", "list_tools", "json", "error" or "http_error"'
 })
 export type LlmAction = typeof LlmAction.Type
 

@@ -30,6 +30,7 @@ import { MessagesRequest } from "../../schemas/anthropic.ts"
 import type { TokenUsage } from "../provider/parts.ts"
 import { anthropicRateLimits, baseUrlUnder, jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { anthropicReadBack } from "./readBack.ts"
+import { anthropicStructured } from "./structured.ts"
 
 /**
  * The base URL `Routes.anthropic` serves when none is given (the SDK's `baseURL`; the paths add
@@ -354,7 +355,8 @@ export const anthropicWire: ModelWire = {
     stream: body.stream === true,
     turns: turnsOf(body),
     tools: (body.tools ?? []).map((tool) => tool.name),
-    key: requestKeyOf(raw, KEY_FIELDS)
+    key: requestKeyOf(raw, KEY_FIELDS),
+    structured: anthropicStructured(raw)
   })),
   writer: (invocation, usage) => new AnthropicWriter(invocation, usage),
   answer: (invocation, parts, finish, usage) => messageOf(invocation, contentOf(parts, thinks(invocation)), stopReason(finish), usageBlock(usage)),

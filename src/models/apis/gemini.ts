@@ -29,6 +29,7 @@ import type { TokenUsage } from "../provider/parts.ts"
 import { defaultDimensions, embed, vectorNumbers } from "./embeddings.ts"
 import { baseUrlUnder, jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { geminiReadBack } from "./readBack.ts"
+import { geminiStructured } from "./structured.ts"
 
 /**
  * The base URL `Routes.gemini` serves when none is given (paths add `/v1beta`).
@@ -213,7 +214,8 @@ export const geminiWire: ModelWire = {
       stream: method === "streamGenerateContent",
       turns,
       tools: (body.tools ?? []).flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration) => declaration.name)),
-      key: requestKeyOf(raw, KEY_FIELDS, { model })
+      key: requestKeyOf(raw, KEY_FIELDS, { model }),
+      structured: geminiStructured(raw)
     }
   }),
   writer: (invocation) => new GeminiWriter(invocation),

@@ -16,6 +16,7 @@ import { embeddingsEndpoint } from "./embeddings.ts"
 import { baseUrlUnder, jsonResponse, modelApi, openAiRateLimits, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { responsesEndpoint } from "./openaiResponses.ts"
 import { openaiReadBack } from "./readBack.ts"
+import { chatStructured } from "./structured.ts"
 
 export { DEFAULT_OPENAI_BASE_URL }
 
@@ -81,7 +82,8 @@ export const chatWire: ModelWire = {
     includeUsage: body.stream_options?.include_usage === true,
     turns: body.messages.map(chatTurn),
     tools: (body.tools ?? []).map((tool) => tool.function.name),
-    key: requestKeyOf(raw)
+    key: requestKeyOf(raw),
+    structured: chatStructured(raw)
   })),
   writer: (invocation) =>
     new ChunkWriter(

@@ -28,6 +28,7 @@ import { ResponsesRequest } from "../../schemas/openaiResponses.ts"
 import { answerWith } from "../../core/route.ts"
 import { baseUrlUnder, type ModelEndpoint, modelResponder, openAiRateLimits, type ModelWire, readWith } from "./model.ts"
 import { responsesReadBack } from "./readBack.ts"
+import { responsesStructured } from "./structured.ts"
 
 const KEY_FIELDS = [
   "model",
@@ -385,7 +386,8 @@ export const responsesWire: ModelWire = {
     stream: body.stream === true,
     turns: inputTurns(body.input, body.instructions),
     tools: (body.tools ?? []).flatMap((tool) => (tool.name === undefined ? [] : [tool.name])),
-    key: requestKeyOf(raw, KEY_FIELDS)
+    key: requestKeyOf(raw, KEY_FIELDS),
+    structured: responsesStructured(raw)
   })),
   writer: (invocation) => new ResponsesWriter(invocation),
   answer: (invocation, parts, finish, usage) => {

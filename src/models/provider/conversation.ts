@@ -57,6 +57,16 @@ export interface LlmRequest {
   readonly key: string
   /** The size of the request body in bytes, as the model's log counts it against its byte bound. */
   readonly bodySize: number
+  /**
+   * What a structured-output call asks the answer to be: JSON (`schema` undefined: JSON mode), or
+   * JSON following `schema` (the JSON Schema the request gives). Undefined for a free-text call.
+   */
+  readonly structured: Structured | undefined
+}
+
+/** A structured-output request: JSON, following `schema` when one is given. */
+export interface Structured {
+  readonly schema: unknown
 }
 
 /**
@@ -143,6 +153,8 @@ export interface ConversationInput {
   readonly key: string
   /** The body's size in bytes (0 when unknown). */
   readonly bodySize?: number | undefined
+  /** What a structured-output call asks for (see `LlmRequest.structured`). */
+  readonly structured?: Structured | undefined
 }
 
 /**
@@ -176,7 +188,8 @@ export const readConversation = (input: ConversationInput): LlmRequest => {
     lastUserMessage: lastUser === -1 ? undefined : turns[lastUser].text,
     material: lines.join("\n"),
     key: input.key,
-    bodySize: input.bodySize ?? 0
+    bodySize: input.bodySize ?? 0,
+    structured: input.structured
   }
 }
 

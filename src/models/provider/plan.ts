@@ -2,7 +2,7 @@
  * The provider's behaviours as data, and how each becomes a plan for one request: rule matchers,
  * script steps turned into wire parts, failures, faults and raw bytes.
  */
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import type { Duration } from "effect"
 import { LinearRegExp } from "../../core/linearRegExp.ts"
 import { type LlmPace, LlmScript, RetryAfterMs } from "../../schemas/llmScript.ts"
@@ -12,6 +12,7 @@ import type { LlmRequest } from "./conversation.ts"
 import type { DrivenInvocation } from "./invocation.ts"
 import type { Finish, Part } from "./parts.ts"
 import { naturalFinish, splitArguments, splitWords, StreamFault, wireFinish } from "./parts.ts"
+import { jsonAnswer } from "./structuredValue.ts"
 
 /**
  * A text matcher: a string (exact, or a substring for `contains` and `system`), a `RegExp` (code
@@ -37,6 +38,7 @@ const isPredicate = (u: unknown): u is (request: LlmRequest) => boolean => typeo
  *   `openai.responses`, `anthropic.messages`, `gemini`; a string matches exactly);
  * - `tool`: a tool the request offers (a string matches a name exactly);
  * - `toolResult`: whether tool results follow the last user message;
+ * - `structured`: whether the call asks for structured output (JSON mode or a JSON Schema);
  * - `where`: a predicate (code only).
  */
 export const LlmMatch = Schema.Union([
@@ -49,9 +51,10 @@ export const LlmMatch = Schema.Union([
     api: Schema.optional(TextPattern),
     tool: Schema.optional(TextPattern),
     toolResult: Schema.optional(Schema.Boolean),
+    structured: Schema.optional(Schema.Boolean),
     where: Schema.optional(Schema.declare(isPredicate, { expected: "a function (request) => boolean" }))
   })
-]).annotate({ expected: '"any" or a matcher object { model, contains, lastUserMessage, system, api, tool, toolResult, where }' })
+]).annotate({ expected: '"any" or a matcher object { model, contains, lastUserMessage, system, api, tool, toolResult, structured, where }' })
 export type LlmMatch = typeof LlmMatch.Type
 
 const RateLimit = Schema.Struct({
@@ -198,6 +201,12 @@ const stepParts = (actions: LlmScript["steps"][number], seq: number, request: Ll
       case "list_tools":
         for (const text of splitWords((request?.tools ?? []).join("\n"))) parts.push({ kind: "text", text })
         break
+      case "json": {
+        const answer = jsonAnswer(action.value, request, seq)
+        if (Result.isFailure(answer)) parts.push({ kind: "error", message: answer.failure })
+        else for (const text of splitWords(answer.success)) parts.push({ kind: "text", text })
+        break
+      }
       case "error":
         parts.push({ kind: "error", message: action.message })
         break
@@ -357,6 +366,13 @@ export const compileMatch = (match: LlmMatch): CompiledMatch | readonly [string,
     checks.push({
       test: (request) => toolResult === request.toolResultRounds > 0,
       miss: (request) => `toolResult expects ${toolResult}, got ${request.toolResultRounds > 0} (${request.toolResultRounds} tool-result rounds)`
+    })
+  }
+  const structured = match.structured
+  if (structured !== undefined) {
+    checks.push({
+      test: (request) => structured === (request.structured !== undefined),
+      miss: (request) => `structured expects ${structured}, got ${request.structured !== undefined}`
     })
   }
   const where = match.where
