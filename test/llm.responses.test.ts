@@ -101,6 +101,30 @@ describe("the openai SDK's responses API against the simulated model", () => {
     expect(sent.filter((item) => item.type === "function_call_output")).toHaveLength(2)
   })
 
+  it("a custom (freeform) tool call, Codex's way: tools in an additional_tools item, a string input answered as a custom_tool_call, its output read as a tool result", async () => {
+    const { handle, llm, client } = await setup()
+    const code = 'const r = await tools.exec_command({ cmd: "echo hi" }); text(r)'
+    llm.rule({ tool: "exec", toolResult: false }, { type: "respond", steps: [[{ type: "tool_call", name: "exec", input: code }]] })
+    llm.rule({ toolResult: true, contains: "hi from the tool" }, { type: "respond", steps: [[{ type: "text", content: "done" }]] })
+    const additional = { type: "additional_tools", role: "developer", tools: [{ type: "namespace", name: "functions", tools: [{ type: "custom", name: "exec", description: "Run JavaScript" }, { type: "function", name: "wait", parameters: {} }] }] }
+    const user = { type: "message", role: "user", content: [{ type: "input_text", text: "say hi through the tool" }] }
+    const first = await client.responses.create({ model: "gpt-6", input: [additional, user] as unknown as Array<ResponseInputItem> })
+    expect(first.output).toEqual([{ type: "custom_tool_call", id: expect.stringMatching(/^ctc_sim_/), call_id: expect.any(String), name: "exec", input: code, status: "completed" }])
+    const { output_text: _text, ...wire } = first
+    expect(Schema.decodeUnknownSync(ResponseObject)(wire, strict).output[0]).toMatchObject({ type: "custom_tool_call" })
+    const call = first.output[0] as { call_id: string }
+    // Streamed, the same call: its input in custom_tool_call_input events, every event decoding under the schema.
+    const raw = await handle.fetch("https://api.openai.com/v1/responses", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-6", stream: true, input: [additional, { ...user, content: [{ type: "input_text", text: "again" }] }] }) })
+    const events = (await raw.text()).split("\n").filter((line) => line.startsWith("data: ")).map((line) => Schema.decodeUnknownSync(ResponseStreamEvent)(JSON.parse(line.slice(6)), strict))
+    expect(events.filter((e) => e.type.startsWith("response.custom_tool_call_input")).map((e) => e.type)).toEqual(["response.custom_tool_call_input.delta", "response.custom_tool_call_input.done"])
+    const second = await client.responses.create({
+      model: "gpt-6",
+      input: [additional, user, { type: "custom_tool_call", call_id: call.call_id, name: "exec", input: code }, { type: "custom_tool_call_output", call_id: call.call_id, output: "hi from the tool" }] as unknown as Array<ResponseInputItem>
+    })
+    expect(second.output_text).toBe("done")
+    expect(llm.log.map((entry) => [entry.toolResultRounds, entry.outcome])).toEqual([[0, "answer"], [0, "answer"], [1, "answer"]])
+  })
+
   it("the SDK's retries on 429 are counted exactly", async () => {
     const { llm, client } = await setup(2)
     llm.rule("any", {

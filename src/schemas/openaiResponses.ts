@@ -27,7 +27,11 @@ export const InputItem = Schema.Struct({
   call_id: Schema.optional(Schema.String),
   name: Schema.optional(Schema.String),
   arguments: Schema.optional(Schema.String),
-  output: Schema.optional(Schema.Unknown)
+  /** A `custom_tool_call`'s freeform input. */
+  input: Schema.optional(Schema.String),
+  output: Schema.optional(Schema.Unknown),
+  /** An `additional_tools` item's tools (Codex sends its tools this way, in `namespace` groups). */
+  tools: Schema.optional(Schema.Unknown)
 })
 export type InputItem = typeof InputItem.Type
 
@@ -108,10 +112,21 @@ export const FunctionCallItem = Schema.Struct({
 })
 export type FunctionCallItem = typeof FunctionCallItem.Type
 
+/** A call of a custom (freeform) tool: its `input` is text, not JSON arguments. */
+export const CustomToolCallItem = Schema.Struct({
+  type: Schema.Literal("custom_tool_call"),
+  id: Schema.String,
+  call_id: Schema.String,
+  name: Schema.String,
+  input: Schema.String,
+  status: ItemStatus
+})
+export type CustomToolCallItem = typeof CustomToolCallItem.Type
+
 /**
  * An item of a response's `output`.
  */
-export const OutputItem = Schema.Union([OutputMessage, ReasoningItem, FunctionCallItem])
+export const OutputItem = Schema.Union([OutputMessage, ReasoningItem, FunctionCallItem, CustomToolCallItem])
 export type OutputItem = typeof OutputItem.Type
 
 /**
@@ -255,6 +270,12 @@ export const FunctionCallArgumentsDoneEvent = Schema.Struct({
   ...seq
 })
 
+/** `response.custom_tool_call_input.delta` and `.done`: a custom tool call's input, streamed. */
+export const CustomToolCallInputEvent = Schema.Union([
+  Schema.Struct({ type: Schema.Literal("response.custom_tool_call_input.delta"), item_id: Schema.String, output_index: Schema.Int, delta: Schema.String, ...seq }),
+  Schema.Struct({ type: Schema.Literal("response.custom_tool_call_input.done"), item_id: Schema.String, output_index: Schema.Int, input: Schema.String, ...seq })
+])
+
 /** `error`: the stream failed; it ends after this event. */
 export const ResponseErrorEvent = Schema.Struct({
   type: Schema.Literal("error"),
@@ -278,6 +299,7 @@ export const ResponseStreamEvent = Schema.Union([
   ReasoningSummaryTextDoneEvent,
   FunctionCallArgumentsDeltaEvent,
   FunctionCallArgumentsDoneEvent,
+  CustomToolCallInputEvent,
   ResponseErrorEvent
 ])
 export type ResponseStreamEvent = typeof ResponseStreamEvent.Type

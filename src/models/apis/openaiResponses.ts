@@ -7,16 +7,15 @@
  * `function_call` item. Step N answers the call whose `input` holds N runs of
  * `function_call_output` items after the last user message.
  */
-import type { LlmTurn } from "../provider/conversation.ts"
-import { requestKeyOf, textOf } from "../provider/conversation.ts"
+import { requestKeyOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
 import { namedFrame, partTokens, rawChunkFrame, truncatedFrame, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import { DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"
 import type { TokenUsage } from "../provider/parts.ts"
 import type {
+  CustomToolCallItem,
   FunctionCallItem,
-  InputItem,
   OutputItem,
   OutputMessage,
   ReasoningItem,
@@ -29,6 +28,7 @@ import { answerWith } from "../../core/route.ts"
 import { baseUrlUnder, type ModelEndpoint, modelResponder, openAiRateLimits, type ModelWire, readWith } from "./model.ts"
 import { responsesReadBack } from "./readBack.ts"
 import { responsesStructured } from "./structured.ts"
+import { inputTurns, offeredTools } from "./responsesInput.ts"
 
 const KEY_FIELDS = [
   "model",
@@ -45,31 +45,6 @@ const KEY_FIELDS = [
   "previous_response_id",
   "truncation"
 ]
-
-const inputText = (content: InputItem["content"]): string =>
-  content === undefined ? "" : typeof content === "string" ? content : content.map((part) => part.text ?? "").join("")
-
-const inputTurns = (input: ResponsesRequest["input"], instructions: string | null | undefined): Array<LlmTurn> => {
-  const turns: Array<LlmTurn> = []
-  if (typeof instructions === "string") turns.push({ role: "system", text: instructions })
-  if (input === undefined) return turns
-  if (typeof input === "string") {
-    turns.push({ role: "user", text: input })
-    return turns
-  }
-  for (const item of input) {
-    if (item.type === "function_call_output") turns.push({ role: "tool", text: textOf(item.output) })
-    else if (item.type === "function_call") {
-      turns.push({ role: "assistant", text: "", calls: [{ name: item.name ?? "", arguments: item.arguments ?? "" }] })
-    } else if ((item.type === undefined || item.type === "message") && item.role !== undefined) {
-      const text = inputText(item.content)
-      if (item.role === "user") turns.push({ role: "user", text })
-      else if (item.role === "assistant") turns.push({ role: "assistant", text })
-      else turns.push({ role: "system", text })
-    }
-  }
-  return turns
-}
 
 const responseUsage = (usage: TokenUsage, reasoningTokens: number): ResponseUsage => ({
   input_tokens: usage.inputTokens,
@@ -141,7 +116,7 @@ const responseObject = (
   }
 }
 
-const itemId = (kind: "msg" | "rs" | "fc", seq: number, index: number) => `${kind}_sim_${seq}_${index}`
+const itemId = (kind: "msg" | "rs" | "fc" | "ctc", seq: number, index: number) => `${kind}_sim_${seq}_${index}`
 
 const message = (id: string, text: string, status: OutputMessage["status"]): OutputMessage => ({
   type: "message",
@@ -157,6 +132,15 @@ const functionCall = (id: string, callId: string, name: string, args: string, st
   call_id: callId,
   name,
   arguments: args,
+  status
+})
+
+const customCall = (id: string, callId: string, name: string, input: string, status: CustomToolCallItem["status"]): CustomToolCallItem => ({
+  type: "custom_tool_call",
+  id,
+  call_id: callId,
+  name,
+  input,
   status
 })
 
@@ -187,7 +171,8 @@ const outputItems = (seq: number, parts: ReadonlyArray<Part>): Array<OutputItem>
       run.text += part.text
     } else if (part.kind === "toolCall") {
       flush()
-      items.push(functionCall(itemId("fc", seq, items.length), part.id, part.name, part.fragments.join(""), "completed"))
+      const id = itemId(part.custom === undefined ? "fc" : "ctc", seq, items.length)
+      items.push(part.custom === undefined ? functionCall(id, part.id, part.name, part.fragments.join(""), "completed") : customCall(id, part.id, part.name, part.custom, "completed"))
     }
   }
   flush()
@@ -225,6 +210,22 @@ class ResponsesWriter implements StreamWriter {
       this.#event({ type: "response.created", response, sequence_number: this.#next() }),
       this.#event({ type: "response.in_progress", response, sequence_number: this.#next() })
     ]
+  }
+
+  /** A custom tool call: its item, its input in one delta and done, then the item done. */
+  #custom(callId: string, name: string, input: string): Array<string> {
+    const frames = this.#close()
+    const index = this.#output.length
+    const id = itemId("ctc", this.#invocation.seq, index)
+    const item = customCall(id, callId, name, input, "completed")
+    this.#output.push(item)
+    frames.push(
+      this.#event({ type: "response.output_item.added", output_index: index, item: customCall(id, callId, name, "", "in_progress"), sequence_number: this.#next() }),
+      this.#event({ type: "response.custom_tool_call_input.delta", item_id: id, output_index: index, delta: input, sequence_number: this.#next() }),
+      this.#event({ type: "response.custom_tool_call_input.done", item_id: id, output_index: index, input, sequence_number: this.#next() }),
+      this.#event({ type: "response.output_item.done", output_index: index, item, sequence_number: this.#next() })
+    )
+    return frames
   }
 
   #close(): Array<string> {
@@ -320,6 +321,7 @@ class ResponsesWriter implements StreamWriter {
         return frames
       }
       case "toolCall": {
+        if (part.custom !== undefined) return this.#custom(part.id, part.name, part.custom)
         const frames = this.#close()
         const index = this.#output.length
         const id = itemId("fc", this.#invocation.seq, index)
@@ -385,7 +387,7 @@ export const responsesWire: ModelWire = {
     model: body.model,
     stream: body.stream === true,
     turns: inputTurns(body.input, body.instructions),
-    tools: (body.tools ?? []).flatMap((tool) => (tool.name === undefined ? [] : [tool.name])),
+    tools: offeredTools(body),
     key: requestKeyOf(raw, KEY_FIELDS),
     structured: responsesStructured(raw)
   })),

@@ -130,6 +130,9 @@ export const responsesReadBack = (text: string, streamed: boolean): ReadBack | u
       if (content !== "") actions.push({ type: "text", content })
     } else if (item?.type === "function_call") {
       actions.push({ type: "tool_call", name: String(item.name ?? ""), input: parseJson(item.arguments ?? "{}") ?? {} })
+    } else if (item?.type === "custom_tool_call") {
+      // A custom tool's input is text: a tool_call whose input is a string replays as one.
+      actions.push({ type: "tool_call", name: String(item.name ?? ""), input: String(item.input ?? "") })
     }
   }
   const usage = response?.usage

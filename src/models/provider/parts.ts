@@ -30,7 +30,15 @@ export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" |
 export type Part =
   | { readonly kind: "text"; readonly text: string }
   | { readonly kind: "reasoning"; readonly text: string }
-  | { readonly kind: "toolCall"; readonly id: string; readonly name: string; readonly fragments: ReadonlyArray<string> }
+  | {
+    readonly kind: "toolCall"
+    readonly id: string
+    readonly name: string
+    /** The arguments as JSON text, in fragments. */
+    readonly fragments: ReadonlyArray<string>
+    /** For a custom (freeform) tool call, the raw string input: the Responses API sends it as a `custom_tool_call`. */
+    readonly custom?: string | undefined
+  }
   | { readonly kind: "error"; readonly message: string }
   | { readonly kind: "raw"; readonly data: string }
   | { readonly kind: "rawChunk"; readonly chunk: unknown }

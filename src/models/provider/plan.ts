@@ -195,7 +195,9 @@ const stepParts = (actions: LlmScript["steps"][number], seq: number, request: Ll
           kind: "toolCall",
           id: `call_${seq}_${calls++}`,
           name: action.name,
-          fragments: splitArguments(JSON.stringify(action.input))
+          fragments: splitArguments(JSON.stringify(action.input)),
+          // A string input is a custom (freeform) tool's: its text as given, not a JSON object.
+          ...(typeof action.input === "string" ? { custom: action.input } : {})
         })
         break
       case "list_tools":
