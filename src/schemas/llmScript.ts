@@ -46,7 +46,7 @@ export const ListToolsAction = Schema.Struct({ type: Schema.Literal("list_tools"
  * generated from the schema the request gives (seeded, proven to decode under it; `{}` for JSON
  * mode without a schema).
  */
-export const JsonAction = Schema.Struct({ type: Schema.Literal("json"), value: Schema.optional(Schema.Unknown) })
+export const JsonAction = Schema.Struct({ type: Schema.Literal("json"), value: Schema.optional(Schema.Json) })
 
 /**
  * A wait a client is told to observe before retrying, in milliseconds: finite and not negative.
