@@ -93,6 +93,12 @@ describe("structured output, Gemini's own spelling and the near miss", () => {
     const client = new OpenAI({ apiKey: "sk-test", fetch: strict.fetch, maxRetries: 0 })
     const miss = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }).catch((error: Error) => error)
     expect((miss as Error).message).toContain(`nearest rule "only-json": structured expects true, got false`)
+    // A given value that does not fit the requested schema is refused, naming where.
+    const misfit = await SimulationNetwork.start({ routes: Routes.openai(), llmRules: [{ id: "bad", match: { structured: true }, behaviour: { type: "respond", steps: [[{ type: "json", value: { complexity_reasoning: "x", complexity_score: "high" } }]] } }] })
+    const misfitClient = new OpenAI({ apiKey: "sk-test", fetch: misfit.fetch, maxRetries: 0 })
+    const refused = await misfitClient.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }], response_format: { type: "json_schema", json_schema: { name: "route", schema: SCHEMA } } }).then((a) => a.choices[0]!.message.content, (error: Error) => error.message)
+    expect(refused).toMatch(/the json action's value does not fit the schema this call asks for, at .*complexity_score/)
+    await misfit.close()
     const jsonMode = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }], response_format: { type: "json_object" } })
     expect(jsonMode.choices[0]!.message.content).toBe("{}")
     await Promise.all([network.close(), strict.close()])

@@ -42,7 +42,8 @@ export const ListToolsAction = Schema.Struct({ type: Schema.Literal("list_tools"
 /**
  * An answer to a structured-output call (JSON mode, a JSON Schema the request asks the answer to
  * follow: Gemini's `responseJsonSchema`, Chat Completions' `response_format`, the Responses API's
- * `text.format`, Anthropic's `output_format`): `value` as JSON text, or, without one, a value
+ * `text.format`, Anthropic's `output_format`): `value` as JSON text, checked against the schema
+ * the request gives (a mismatch is refused, naming the path), or, without one, a value
  * generated from the schema the request gives (seeded, proven to decode under it; `{}` for JSON
  * mode without a schema).
  */

@@ -3,7 +3,8 @@
  * generated from the JSON Schema the call asks for (seeded by the call, proven to decode under the
  * schema, as a `jsonSchema` route's answers are), or `{}` in JSON mode without a schema.
  */
-import { Result } from "effect"
+import { Result, type Schema } from "effect"
+import { decodeAt } from "../../core/schemaPath.ts"
 import { deriveSeed } from "../../core/seed.ts"
 import { compileGenerator, type CompiledGenerator } from "../../kinds/jsonSchema/generate.ts"
 import { fromJsonSchema } from "../../schemas/jsonSchemaDocument.ts"
@@ -16,8 +17,14 @@ const MAX_CACHED_SCHEMA = 64 * 1024
 /** How many compiled generators are kept, most recent last. */
 const CACHE_LIMIT = 64
 
-/** Generators by their schema's JSON text: a bounded, pure memo (a schema always compiles alike). */
-const compiled = new Map<string, Result.Result<CompiledGenerator, string>>()
+/** A requested schema, converted, and its generator: what a `json` action checks a value against and generates from. */
+interface Compiled {
+  readonly schema: Schema.Codec<unknown, unknown>
+  readonly generator: CompiledGenerator
+}
+
+/** Compiled schemas by their JSON text: a bounded, pure memo (a schema always compiles alike). */
+const compiled = new Map<string, Result.Result<Compiled, string>>()
 
 /**
  * A Gemini schema as JSON Schema: its type names upper-case (`OBJECT`, `STRING`), as Gemini's
@@ -37,7 +44,7 @@ const normalized = (schema: unknown, depth = 0): unknown => {
   return out
 }
 
-const generatorFor = (schema: unknown): Result.Result<CompiledGenerator, string> => {
+const compiledFor = (schema: unknown): Result.Result<Compiled, string> => {
   let text: string
   try {
     text = JSON.stringify(normalized(schema))
@@ -47,9 +54,12 @@ const generatorFor = (schema: unknown): Result.Result<CompiledGenerator, string>
   const cached = compiled.get(text)
   if (cached !== undefined) return cached
   const converted = fromJsonSchema(JSON.parse(text), { path: "structured" })
-  const result = Result.isFailure(converted)
+  const result: Result.Result<Compiled, string> = Result.isFailure(converted)
     ? Result.fail(converted.failure.message)
-    : Result.mapError(compileGenerator(converted.success, { label: "structured output", allOptionals: true }), (error) => error.message)
+    : Result.match(compileGenerator(converted.success, { label: "structured output", allOptionals: true }), {
+      onFailure: (error) => Result.fail(error.message),
+      onSuccess: (generator) => Result.succeed({ schema: converted.success, generator })
+    })
   if (text.length <= MAX_CACHED_SCHEMA) {
     if (compiled.size >= CACHE_LIMIT) compiled.delete(compiled.keys().next().value!)
     compiled.set(text, result)
@@ -59,14 +69,20 @@ const generatorFor = (schema: unknown): Result.Result<CompiledGenerator, string>
 
 /**
  * The answer text of a `json` action for `request` (call number `seq`): `value` as JSON when
- * given; else a value of the schema the call asks for, or `{}`. A failure is why no value can be
- * made (the call then gets an error event in its API's shape).
+ * given, once checked against the schema the call asks for (a mismatch is refused, naming the
+ * path); else a value of that schema, or `{}`. A failure is why (the call then gets an error
+ * event in its API's shape).
  */
 export const jsonAnswer = (value: unknown, request: LlmRequest | undefined, seq: number): Result.Result<string, string> => {
-  if (value !== undefined) return Result.succeed(JSON.stringify(value))
   const schema = request?.structured?.schema
-  if (schema === undefined) return Result.succeed("{}")
-  const generator = generatorFor(schema)
-  if (Result.isFailure(generator)) return Result.fail(`simnet: no value can be generated for the schema this call asks for: ${generator.failure}`)
-  return Result.mapError(generator.success.generate(deriveSeed(0, "structured", request?.key ?? "", seq)), (error) => error.message)
+  if (schema === undefined) return Result.succeed(value === undefined ? "{}" : JSON.stringify(value))
+  const ready = compiledFor(schema)
+  if (Result.isFailure(ready)) return value === undefined ? Result.fail(`simnet: no value can be generated for the schema this call asks for: ${ready.failure}`) : Result.succeed(JSON.stringify(value))
+  if (value !== undefined) {
+    const checked = decodeAt(ready.success.schema, value, "$")
+    return Result.isSuccess(checked)
+      ? Result.succeed(JSON.stringify(value))
+      : Result.fail(`simnet: the json action's value does not fit the schema this call asks for, at ${checked.failure.path}: ${checked.failure.message}`)
+  }
+  return Result.mapError(ready.success.generator.generate(deriveSeed(0, "structured", request?.key ?? "", seq)), (error) => error.message)
 }
