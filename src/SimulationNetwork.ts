@@ -7,7 +7,7 @@
  * A public face: the network itself is built in `network/`, the control plane in `control/`;
  * this file assembles the service and its layers from them.
  */
-import { Cause, Context, Effect, Exit, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpRouter from "effect/http/HttpRouter"
@@ -22,7 +22,7 @@ import type { RouteInfo } from "./core/engine.ts"
 import type { Route } from "./core/route.ts"
 import type { McpServerDefinition } from "./kinds/mcp/definitions.ts"
 import type { McpServerView } from "./kinds/mcp/state.ts"
-import type { GlobalInstallConflict, MakeError, SimnetError } from "./SimnetError.ts"
+import type { GlobalInstallConflict, MakeError, SimnetError, StrictViolation } from "./SimnetError.ts"
 
 export type { NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./network/network.ts"
 export type { ChaosFault, ChaosHit, ChaosOptions } from "./core/chaos.ts"
@@ -68,12 +68,12 @@ export interface NetworkHandle {
 }
 
 /**
- * Closes `network`; a strict one is checked first (before its routes go) and dies with the
+ * Closes `network`; a strict one is checked first (before its routes go) and fails with the
  * `StrictViolation` after closing, so the test that owned it fails, naming what was refused or unused.
  */
-const closeChecked = (network: SimulationNetworkApi): Effect.Effect<void> =>
+const closeChecked = (network: SimulationNetworkApi): Effect.Effect<void, StrictViolation> =>
   network.strict
-    ? Effect.flatMap(Effect.exit(network.verify), (checked) => Effect.andThen(network.close, Exit.isFailure(checked) ? Effect.die(Cause.squash(checked.cause)) : Effect.void))
+    ? Effect.flatMap(Effect.exit(network.verify), (checked) => Effect.andThen(network.close, checked))
     : network.close
 
 /**
@@ -105,7 +105,7 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    */
   static layer(options: NetworkOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient | SimulatedProvider, MakeError> {
     return Layer.effectContext(
-      Effect.map(Effect.tap(make(options), (network) => Effect.addFinalizer(() => closeChecked(network))), (network) =>
+      Effect.map(Effect.tap(make(options), (network) => Effect.addFinalizer(() => Effect.orDie(closeChecked(network)))), (network) =>
         Context.make(SimulationNetwork, network).pipe(
           Context.add(HttpClient.HttpClient, network.httpClient),
           Context.add(SimulatedProvider, network.llm),
@@ -171,11 +171,7 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       recording: () => Effect.runSync(network.recording),
       reset: () => run(network.reset),
       verify: () => run(network.verify),
-      close: async () => {
-        const checked = network.strict ? await Effect.runPromise(Effect.exit(network.verify)) : undefined
-        await Effect.runPromise(network.close)
-        if (checked !== undefined && Exit.isFailure(checked)) throw Cause.squash(checked.cause)
-      },
+      close: () => run(closeChecked(network)),
       installGlobal: async (global) => installGlobal(network.fetch, global)
     }
   }

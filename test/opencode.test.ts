@@ -11,10 +11,11 @@
  * machine. Skipped, saying why, where the binary or the namespace cannot be had.
  */
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { judgeRun, namespaces, type Traced } from "./support/agentJudge.ts"
 import { opencodeBinary } from "./support/opencode.ts"
 
 const root = join(import.meta.dirname, "..")
@@ -22,69 +23,42 @@ const root = join(import.meta.dirname, "..")
 const found = opencodeBinary()
 const binary = "path" in found ? found.path : undefined
 
-const namespaces = process.platform === "linux" && spawnSync("unshare", ["-n", "true"]).status === 0
 const why = "why" in found ? found.why : !namespaces ? "no network namespace here (unshare -n needs root on Linux)" : undefined
 
-interface Traced {
-  readonly type: string
-  readonly method: string
-  readonly url: string
-  readonly route?: string
-  readonly status: number
-  readonly outcome: string
-}
-
-/** Runs `opencode run PROMPT` against `simnet serve` with `fixture`, both in a loopback-only namespace. */
-const judge = (provider: { readonly id: string; readonly baseURL: string; readonly apiKey: string; readonly model: string }) => {
-  const dir = mkdtempSync(join(tmpdir(), "simnet-opencode-"))
-  const work = join(dir, "work")
-  const home = join(dir, "home")
-  mkdirSync(work)
-  mkdirSync(home)
-  const notes = join(work, "notes.txt")
-  writeFileSync(notes, "buy milk\n")
-  writeFileSync(join(work, "opencode.json"), JSON.stringify({
-    $schema: "https://opencode.ai/config.json",
-    provider: { [provider.id]: { options: { baseURL: provider.baseURL, apiKey: provider.apiKey } } },
-    model: provider.model,
-    autoupdate: false,
-    share: "disabled"
-  }))
-  const fixture = join(dir, "fixture.json")
-  writeFileSync(fixture, JSON.stringify({
-    routes: [{ family: "models" }, { family: "openai" }, { family: "anthropic" }],
-    llm: {
-      rules: [
-        { id: "title", match: { system: "title" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "Reading notes" }]] } },
-        { id: "read", match: { tool: "read", toolResult: false }, behaviour: { type: "respond", steps: [[{ type: "tool_call", name: "read", input: { filePath: notes } }]] } },
-        { id: "answer", match: { toolResult: true, contains: "buy milk" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "The notes say: buy milk." }]] } }
-      ]
-    }
-  }))
-  const trace = join(dir, "trace.jsonl")
-  const script = join(dir, "run.sh")
-  writeFileSync(script, [
-    "set -u",
-    "ip link set lo up",
-    `cd ${JSON.stringify(root)}`,
-    `${JSON.stringify(process.execPath)} bin/simnet.js serve --port 4747 --quiet --fixture ${JSON.stringify(fixture)} --trace ${JSON.stringify(trace)} > ${JSON.stringify(join(dir, "serve.log"))} 2>&1 &`,
-    "SERVE=$!",
-    `for i in $(seq 1 100); do grep -q "driver:" ${JSON.stringify(join(dir, "serve.log"))} && break; sleep 0.1; done`,
-    `cd ${JSON.stringify(work)}`,
-    `export HOME=${JSON.stringify(home)} XDG_CONFIG_HOME=${JSON.stringify(join(home, ".config"))} XDG_DATA_HOME=${JSON.stringify(join(home, ".local/share"))} XDG_CACHE_HOME=${JSON.stringify(join(home, ".cache"))} XDG_STATE_HOME=${JSON.stringify(join(home, ".local/state"))}`,
-    "export OPENCODE_MODELS_URL=http://127.0.0.1:4747/models.dev OPENCODE_DISABLE_AUTOUPDATE=1",
-    `timeout 90 ${JSON.stringify(binary!)} run "read notes.txt"`,
-    "CODE=$?",
-    "kill $SERVE",
-    "wait $SERVE",
-    "exit $CODE"
-  ].join("\n"))
-  const run = spawnSync("unshare", ["-n", "bash", script], { encoding: "utf8", timeout: 110_000 })
-  const requests = existsSync(trace)
-    ? readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Traced).filter((line) => line.type === "request")
-    : []
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr, requests }
-}
+/** Runs `opencode run PROMPT` against `simnet serve` with its fixture, both in a loopback-only namespace (`judgeRun`). */
+const judge = (provider: { readonly id: string; readonly baseURL: string; readonly apiKey: string; readonly model: string }) =>
+  judgeRun({
+    prepare: ({ work }) => {
+      writeFileSync(join(work, "notes.txt"), "buy milk\n")
+      writeFileSync(join(work, "opencode.json"), JSON.stringify({
+        $schema: "https://opencode.ai/config.json",
+        provider: { [provider.id]: { options: { baseURL: provider.baseURL, apiKey: provider.apiKey } } },
+        model: provider.model,
+        autoupdate: false,
+        share: "disabled"
+      }))
+    },
+    fixture: ({ work }) => ({
+      routes: [{ family: "models" }, { family: "openai" }, { family: "anthropic" }],
+      llm: {
+        rules: [
+          { id: "title", match: { system: "title" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "Reading notes" }]] } },
+          { id: "read", match: { tool: "read", toolResult: false }, behaviour: { type: "respond", steps: [[{ type: "tool_call", name: "read", input: { filePath: join(work, "notes.txt") } }]] } },
+          { id: "answer", match: { toolResult: true, contains: "buy milk" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "The notes say: buy milk." }]] } }
+        ]
+      }
+    }),
+    env: ({ home }) => ({
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_DATA_HOME: join(home, ".local/share"),
+      XDG_CACHE_HOME: join(home, ".cache"),
+      XDG_STATE_HOME: join(home, ".local/state"),
+      OPENCODE_MODELS_URL: "http://127.0.0.1:4747/models.dev",
+      OPENCODE_DISABLE_AUTOUPDATE: "1"
+    }),
+    command: `${JSON.stringify(binary!)} run "read notes.txt"`
+  })
 
 describe.skipIf(why !== undefined)(`opencode against simnet serve, a fixture alone${why === undefined ? "" : ` (skipped: ${why})`}`, () => {
   const check = (seen: ReturnType<typeof judge>, api: string) => {

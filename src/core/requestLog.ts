@@ -244,10 +244,10 @@ export class RequestLog {
     record.route = route
   }
 
-  /** Records the status a request was answered with (at `at`, the `Clock`'s milliseconds), and counts it as answered (unless a fault took it). */
-  answer(record: PendingRecord, status: number, at?: number): void {
+  /** Records the status a request was answered with, and when (`now`), and counts it as answered (unless a fault took it). */
+  answer(record: PendingRecord, status: number): void {
     record.status = status
-    record.answeredAt = at ?? this.now?.()
+    record.answeredAt = this.now?.()
     if (record.fault === undefined) this.answered++
     this.settle(record)
   }

@@ -36,12 +36,17 @@ const OTHER_FAMILIES: ReadonlyArray<readonly [string, FamilyFactory]> = [
   ["claude-code", (spec) => claudeCode(spec.baseUrl)]
 ]
 
-/** The families of a network that speaks `models`: every family above, and a model family of each. */
-export const familiesWith = (models: ModelApis): ReadonlyMap<string, FamilyFactory> =>
+const tableOf = (models: ModelApis): ReadonlyMap<string, FamilyFactory> =>
   new Map<string, FamilyFactory>([...OTHER_FAMILIES, ...models.families.map((family): [string, FamilyFactory] => [family.name, family.routes])])
 
 /** Every family by name, simnet's model families included. */
-export const FAMILIES: ReadonlyMap<string, FamilyFactory> = familiesWith(DEFAULT_MODEL_APIS)
+export const FAMILIES: ReadonlyMap<string, FamilyFactory> = tableOf(DEFAULT_MODEL_APIS)
+
+/**
+ * The families of a network that speaks `models`: every family above, and a model family of each
+ * (`FAMILIES` itself for simnet's own, so a network made per property case builds no table).
+ */
+export const familiesWith = (models: ModelApis): ReadonlyMap<string, FamilyFactory> => (models === DEFAULT_MODEL_APIS ? FAMILIES : tableOf(models))
 
 /**
  * What RouteSpec JSON can refer to by default: every family (every kind is always there: `routeSpec/kinds.ts`).

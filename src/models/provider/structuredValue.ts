@@ -45,15 +45,16 @@ const normalized = (schema: unknown, depth = 0): unknown => {
 }
 
 const compiledFor = (schema: unknown): Result.Result<Compiled, string> => {
-  let text: string
+  let document: unknown
   try {
-    text = JSON.stringify(normalized(schema))
+    document = normalized(schema)
   } catch (error) {
     return Result.fail(error instanceof Error ? error.message : String(error))
   }
+  const text = JSON.stringify(document)
   const cached = compiled.get(text)
   if (cached !== undefined) return cached
-  const converted = fromJsonSchema(JSON.parse(text), { path: "structured" })
+  const converted = fromJsonSchema(document, { path: "structured" })
   const result: Result.Result<Compiled, string> = Result.isFailure(converted)
     ? Result.fail(converted.failure.message)
     : Result.match(compileGenerator(converted.success, { label: "structured output", allOptionals: true }), {
