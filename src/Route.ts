@@ -1,12 +1,13 @@
 /**
  * Routes: what answers a request. Each kind has a constructor here (`text`, `json`, `bytes`,
- * `status`, `handler`, `fault`, `loopback`, `mcp`), `isRoute` tells a route, and the types their
+ * `status`, `handler`, `fault`, `loopback`, `mcp`, `webSocket`), `isRoute` tells a route, and the types their
  * arguments take. A public face: the kinds live in `kinds/`; what is public is named here.
  */
-export { bytes, fault, handler, isRoute, json, loopback, mcp, status, text } from "./kinds/kinds.ts"
+export { bytes, fault, handler, isRoute, json, loopback, mcp, status, text, webSocket } from "./kinds/kinds.ts"
 export type {
   Fault,
   FieldHint,
+  Frame,
   FieldHints,
   Handler,
   HandlerResult,
@@ -24,7 +25,12 @@ export type {
   RespondContext,
   Route,
   RouteOptions,
+  ScriptFrame,
   SimRequest,
+  SocketPeer,
   StaticResponseOptions,
-  ValueMatcher
+  ValueMatcher,
+  WebSocketHandler,
+  WebSocketReply,
+  WebSocketScript
 } from "./kinds/kinds.ts"

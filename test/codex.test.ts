@@ -59,4 +59,33 @@ describe.skipIf(why !== undefined)(`Codex from a fixture alone${why === undefine
     expect(first!.input.some((item) => item.type === "additional_tools")).toBe(true)
     expect(second!.input.map((item) => item.type)).toEqual(expect.arrayContaining(["custom_tool_call", "custom_tool_call_output"]))
   }, 240_000)
+
+  it("speaks the Responses WebSocket when its provider supports it, with no HTTPS fallback", () => {
+    const run = judgeRun({
+      prepare: ({ home }) => {
+        mkdirSync(join(home, ".codex"))
+        writeFileSync(join(home, ".codex", "config.toml"), [
+          `model_provider = "simnet"`,
+          `[model_providers.simnet]`,
+          `name = "simnet"`,
+          `base_url = "http://127.0.0.1:4747/api.openai.com/v1"`,
+          `env_key = "OPENAI_API_KEY"`,
+          `wire_api = "responses"`,
+          `supports_websockets = true`
+        ].join("\n"))
+      },
+      fixture: () => ({
+        routes: [{ family: "openai" }],
+        llm: {
+          rules: [
+            { id: "run", match: { tool: "exec", toolResult: false }, behaviour: { type: "respond", steps: [[{ type: "tool_call", name: "exec", input: EXEC }]] } },
+            { id: "answer", match: { toolResult: true, contains: "simnet-marker-42" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "The command printed simnet-marker-42." }]] } }
+          ]
+        }
+      }),
+      env: ({ home }) => ({ HOME: home, CODEX_HOME: join(home, ".codex"), OPENAI_API_KEY: "sk-simnet-judge" }),
+      command: `${JSON.stringify(binary!)} exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox "run the marker command"`
+    })
+    expect(run.status, `${run.stdout}\n${run.stderr}\n${run.served}`).toBe(0)
+  }, 240_000)
 })

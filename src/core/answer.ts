@@ -5,7 +5,9 @@
  * interception through the `fetch` door. Four cases:
  *
  * - `Whole`: the status, headers and body at once (a static or generated route). A body held
- *   whole is handed to a server as it is and to `fetch` without a stream.
+ *   whole is handed to a server as it is and to `fetch` without a stream. A `101` to a request
+ *   that asked for a WebSocket carries the session (`upgrade`): the Node door hands it the
+ *   upgraded socket; a door that cannot upgrade (`fetch`, `HttpClient`) renders its `refused`.
  * - `Streamed`: a web `Response` whose body arrives as it is read (a model's stream, a handler's
  *   own `Response`).
  * - `Pending`: an Effect that yields a `Whole` or `Streamed` later (a delay, a model waiting for
@@ -15,6 +17,7 @@
 import { Effect } from "effect"
 import { isSimnetError, RouteFailed, type SimnetError } from "../SimnetError.ts"
 import { peekHeld } from "./heldResponse.ts"
+import type { SocketSession } from "./socket.ts"
 
 export interface Whole {
   readonly _tag: "Whole"
@@ -25,6 +28,8 @@ export interface Whole {
   readonly body: Uint8Array | string | undefined
   /** The same body as text, when the route has it so (what `fetch`'s `text()` hands back). */
   readonly text?: string | undefined
+  /** For a `101`: the WebSocket session, and what a door that cannot upgrade answers instead (a `426`). */
+  readonly upgrade?: { readonly accept: SocketSession; readonly refused: Whole } | undefined
 }
 
 export interface Streamed {
@@ -55,6 +60,12 @@ export type Answer = Whole | Streamed | Pending | Refused
 
 export const whole = (status: number, headers: Readonly<Record<string, string>> | Headers, body: Uint8Array | string | undefined, text?: string): Whole =>
   text === undefined ? { _tag: "Whole", status, headers, body } : { _tag: "Whole", status, headers, body, text }
+
+/** A `101` that upgrades to a WebSocket and runs `accept` on it; `refused` where no upgrade can happen. */
+export const upgraded = (accept: SocketSession, refused: Whole): Whole => ({ _tag: "Whole", status: 101, headers: {}, body: undefined, upgrade: { accept, refused } })
+
+/** What a door that cannot upgrade renders for an answer had now: a WebSocket's `refused`, else the answer. */
+export const withoutUpgrade = <A extends Settled>(answer: A): A | Whole => (answer._tag === "Whole" && answer.upgrade !== undefined ? answer.upgrade.refused : answer)
 
 export const streamed = (response: Response): Streamed => ({ _tag: "Streamed", response })
 

@@ -3,6 +3,7 @@
  * it: the declared length is checked before anything is read, and the stream fails as soon as
  * more than `limit` bytes have arrived, so nothing past the limit is ever held.
  */
+import type * as http from "node:http"
 import { Effect, Stream } from "effect"
 
 /** The failure of a body stream past its limit. */
@@ -31,3 +32,27 @@ export const limitedStream = <E>(stream: Stream.Stream<Uint8Array, E>, limit: nu
     over: () => over
   }
 }
+
+/** What `readBody` gives for a body over its limit. */
+export const OVER = Symbol("over")
+
+/** A request's body, whole, or `OVER` once more than `limit` bytes arrived (the rest is not read). */
+export const readBody = (req: http.IncomingMessage, limit: number): Promise<Uint8Array | typeof OVER> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength
+      if (size > limit) {
+        req.off("data", onData)
+        req.pause()
+        chunks.length = 0
+        return resolve(OVER)
+      }
+      chunks.push(chunk)
+    }
+    req.on("data", onData)
+    req.once("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)))
+    req.once("error", reject)
+    req.once("aborted", () => reject(new Error("aborted")))
+  })

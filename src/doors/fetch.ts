@@ -3,7 +3,7 @@
  * `SimRequest`, dispatches it, and reports denials as undici's `fetch` does
  * (`TypeError("fetch failed")` whose `cause` is the typed error).
  */
-import type { Settled } from "../core/answer.ts"
+import { type Settled, withoutUpgrade } from "../core/answer.ts"
 import { wholeResponse } from "../core/heldResponse.ts"
 import { isSimnetError, type SimnetError } from "../SimnetError.ts"
 import type { Network } from "../core/engine.ts"
@@ -102,8 +102,10 @@ const redirectFailed = (message: string): TypeError => new TypeError("fetch fail
 type Render = (request: SimRequest, signal: AbortSignal | undefined) => Response | Promise<Response>
 
 /** An answer had now as `fetch` resolves it. */
-const responseOf = (answer: Settled, signal: AbortSignal | undefined): Response =>
-  answer._tag === "Whole" ? wholeResponse(answer, signal) : abortableResponse(answer.response, signal)
+const responseOf = (settled: Settled, signal: AbortSignal | undefined): Response => {
+  const answer = withoutUpgrade(settled)
+  return answer._tag === "Whole" ? wholeResponse(answer, signal) : abortableResponse(answer.response, signal)
+}
 
 /**
  * The `fetch` door's rendering of an answer. A refusal (an unregistered request, a route that

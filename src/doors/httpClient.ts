@@ -8,7 +8,7 @@ import * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import type { SimnetError } from "../SimnetError.ts"
-import type { Answer, Settled } from "../core/answer.ts"
+import { type Answer, type Settled, withoutUpgrade } from "../core/answer.ts"
 import type { Network } from "../core/engine.ts"
 import { wholeResponse } from "../core/heldResponse.ts"
 import { makeSimRequest } from "../core/request.ts"
@@ -23,7 +23,8 @@ const encoder = new TextEncoder()
  * arrives with an empty body, as undici delivers it, so reading its stream yields nothing
  * rather than failing.
  */
-const received = (request: HttpClientRequest.HttpClientRequest, answer: Settled): HttpClientResponse.HttpClientResponse => {
+const received = (request: HttpClientRequest.HttpClientRequest, settled: Settled): HttpClientResponse.HttpClientResponse => {
+  const answer = withoutUpgrade(settled)
   if (answer._tag === "Whole") {
     // No body, for a status and method that carry one, arrives empty, as undici delivers it.
     const body = answer.body === undefined && request.method !== "HEAD" && !NULL_BODY_STATUSES.has(answer.status) ? EMPTY : answer.body

@@ -9,13 +9,17 @@
  * the control paths.
  */
 import type * as http from "node:http"
+import type { Socket } from "node:net"
 import type { Settled, Whole } from "../core/answer.ts"
 import type { Network } from "../core/engine.ts"
 import { bounded, type Redactor } from "../core/redact.ts"
 import { NO_RETRY, refusalBody, refusalHeaders } from "../core/refusal.ts"
 import { LazySignal, makeSimRequest } from "../core/request.ts"
 import { isSimnetError, type RouteFailedReason, type SimnetError } from "../SimnetError.ts"
-import { declaredOver } from "./body.ts"
+import { declaredOver, OVER, readBody } from "./body.ts"
+import { type Upgrading, webSocketAcceptor } from "./webSocket.ts"
+
+export type { Upgrading } from "./webSocket.ts"
 
 /** One request for the network, as the door tells a watcher of it. */
 export interface DoorRequest {
@@ -94,14 +98,18 @@ export interface NodeDoorOptions {
 
 /**
  * The Node door: `(req, res, target)` answers one request for the network. `target` is the URL
- * it is for (from `/HOST/PATH`, or the proxy's), undefined for a path that names no host.
+ * it is for (from `/HOST/PATH`, or the proxy's), undefined for a path that names no host. An
+ * upgrade request (Node's `upgrade` event) comes with its socket and the bytes read past its
+ * head (`upgrade`): a WebSocket route's `101` is completed on it (`doors/webSocket.ts`); any
+ * other answer is written through `res`, which the server put on that socket.
  */
-export type NodeDoor = (req: http.IncomingMessage, res: http.ServerResponse, target: string | undefined) => void
+export type NodeDoor = (req: http.IncomingMessage, res: http.ServerResponse, target: string | undefined, upgrade?: Upgrading) => void
 
 export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): NodeDoor => {
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const watches = options.watch ?? []
   const redactor = engine.redactor
+  const acceptor = webSocketAcceptor(limit)
 
   const watchersOf = (request: DoorRequest): ReadonlyArray<Watcher> => {
     if (watches.length === 0) return NONE
@@ -126,7 +134,7 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
     return answer.status
   }
 
-  const answer = (req: http.IncomingMessage, res: http.ServerResponse, target: string, headers: Record<string, string>, body: Uint8Array | undefined) => {
+  const answer = (req: http.IncomingMessage, res: http.ServerResponse, target: string, headers: Record<string, string>, body: Uint8Array | undefined, upgrade: Upgrading | undefined) => {
     const method = req.method ?? "GET"
     const watchers = watchersOf({ method, path: req.url ?? "/", url: target, headers, body })
     const head = (status: number, refusal?: RefusalShown) => {
@@ -150,6 +158,14 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
     const signal = new LazySignal()
     const answered = engine.dispatch(makeSimRequest({ method, url, headers, body, signal }))
     const settled = (settled: Settled) => {
+      if (settled._tag === "Whole" && settled.upgrade !== undefined) {
+        if (upgrade === undefined) settled = settled.upgrade.refused
+        else {
+          res.detachSocket(upgrade.socket as Socket)
+          head(101)
+          return acceptor(req, upgrade, settled.upgrade.accept, end)
+        }
+      }
       if (settled._tag === "Whole") {
         head(writeWhole(res, method, target, settled))
         return end()
@@ -186,16 +202,16 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
     }
   }
 
-  return (req, res, target) => {
+  return (req, res, target, upgrade) => {
     const path = req.url ?? "/"
     if (target === undefined) return badPath(res, path, watchersOf({ method: req.method ?? "GET", path, url: undefined, headers: {}, body: undefined }))
     const headers = withoutHost(req.headers)
     const method = req.method ?? "GET"
     const hasBody = method !== "GET" && method !== "HEAD" && (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined)
-    if (!hasBody) return answer(req, res, target, headers, undefined)
+    if (!hasBody) return answer(req, res, target, headers, undefined, upgrade)
     if (declaredOver(headers["content-length"], limit)) return tooLarge(req, res, method, target)
     readBody(req, limit).then(
-      (body) => (body === OVER ? tooLarge(req, res, method, target) : answer(req, res, target, headers, body)),
+      (body) => (body === OVER ? tooLarge(req, res, method, target) : answer(req, res, target, headers, body, upgrade)),
       () => res.destroy()
     )
   }
@@ -246,28 +262,6 @@ const NONE: ReadonlyArray<Watcher> = []
 /** The most bytes of a body over the limit read and dropped before its connection is closed. */
 const DISCARD_LIMIT = 256 * 1024 * 1024
 const EMPTY = new Uint8Array(0)
-const OVER = Symbol("over")
-
-/** A request's body, whole, or `OVER` once more than `limit` bytes arrived (the rest is not read). */
-const readBody = (req: http.IncomingMessage, limit: number): Promise<Uint8Array | typeof OVER> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const onData = (chunk: Buffer) => {
-      size += chunk.byteLength
-      if (size > limit) {
-        req.off("data", onData)
-        req.pause()
-        chunks.length = 0
-        return resolve(OVER)
-      }
-      chunks.push(chunk)
-    }
-    req.on("data", onData)
-    req.once("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)))
-    req.once("error", reject)
-    req.once("aborted", () => reject(new Error("aborted")))
-  })
 
 /** A response's headers as Node writes them, with the body's length when the body is whole. */
 const nodeHeaders = (headers: Readonly<Record<string, string>> | Headers, length: number | undefined): Record<string, string | number | Array<string>> => {

@@ -22,6 +22,7 @@ import { jsonSchemaResponder, type JsonSchemaOptions } from "./jsonSchema/jsonSc
 import { isLoopbackHost, loopbackDenied, loopbackResponder } from "./loopback.ts"
 import { make, type RouteOptions } from "./make.ts"
 import { bytesResponder, statusResponder, textResponder, type StaticResponseOptions } from "./static.ts"
+import { scriptedSession, type WebSocketHandler, type WebSocketScript, webSocketMatch, webSocketResponder } from "./webSocket.ts"
 
 export type { MatcherInput, MatcherObject, ValueMatcher } from "../core/matcher.ts"
 export type {
@@ -42,6 +43,7 @@ export type { JsonSchemaOptions } from "./jsonSchema/jsonSchema.ts"
 export type { FieldHint, FieldHints } from "./jsonSchema/realism.ts"
 export type { RouteOptions } from "./make.ts"
 export type { StaticResponseOptions } from "./static.ts"
+export type { Frame, ScriptFrame, SocketPeer, WebSocketHandler, WebSocketReply, WebSocketScript } from "./webSocket.ts"
 
 /** Options a responder can read: anything but an object reads as none (`make` refuses it at registration). */
 const usable = <O extends object>(options: O): O => (typeof options === "object" && options !== null ? options : ({} as O))
@@ -144,3 +146,15 @@ export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Rout
  */
 export const mcp = (url: string, server: McpServerDefinition, options: RouteOptions = {}): Route =>
   mcpRoute({ url }, server, options)
+
+/**
+ * Answers WebSocket connections (kind `webSocket`): a request that asks to upgrade gets `101` and
+ * `handler` runs on the socket (frames out with `send`, in with `onMessage`, `close`); any other
+ * request gets `426 Upgrade Required`. Upgrades happen through `simnet serve` (also as a proxy and
+ * in its tunnels) and `network.createConnection` in process; `fetch` cannot upgrade. A matcher
+ * without a method matches `GET`.
+ *
+ * @example Route.webSocket("wss://echo.example.com/ws", (socket) => socket.onMessage((frame) => socket.send(frame)))
+ */
+export const webSocket = (match: MatcherInput, handler: WebSocketHandler | WebSocketScript, options: RouteOptions = {}): Route =>
+  make("webSocket", webSocketMatch(match), webSocketResponder(typeof handler === "function" ? handler : scriptedSession(handler)), options)

@@ -10,6 +10,9 @@ import { SimulatedProvider, SimulatedProviderApi } from "../models/provider/Simu
 import { under } from "../models/provider/validate.ts"
 import { makeFetch } from "../doors/fetch.ts"
 import { makeHttpClient } from "../doors/httpClient.ts"
+import { type ConnectionOptions, makeConnectionDoor } from "../doors/connection.ts"
+import { makeNodeDoor } from "../doors/node.ts"
+import type { Socket } from "node:net"
 import { Chaos, type ChaosOptions } from "../core/chaos.ts"
 import type * as Record_ from "../families/record.ts"
 import { Network, type RouteInfo } from "../core/engine.ts"
@@ -243,6 +246,14 @@ export interface SimulationNetworkApi {
   readonly fetch: typeof globalThis.fetch
   /** An Effect `HttpClient` answering from this network. */
   readonly httpClient: HttpClient.HttpClient
+  /**
+   * A Node `createConnection` whose connections lead into this network: hand it to a client that
+   * takes one (`new WebSocket(url, { createConnection })` of `ws`, the `openai` SDK's
+   * `ResponsesWS`, `http.request`, an `http.Agent`) and its HTTP requests and WebSocket upgrades
+   * are answered by the routes, in process, with no socket of the machine. The target is the
+   * request's `Host` under `https` for port 443 or a TLS option, else `http`.
+   */
+  readonly createConnection: (options?: ConnectionOptions | unknown) => Socket
   /** How this network shows requests (credentials redacted, lengths bounded): for servers that echo a request. */
   readonly redactor: Redactor
   /**
@@ -394,11 +405,18 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
       mcp,
       fetch: makeFetch(network, { refusals: decoded.success.refusals }),
       httpClient: makeHttpClient(network),
+      createConnection: lazyConnection(network),
       redactor: network.redactor,
       [EngineKey]: network
     }
     return api
   })
+
+/** The connection door of `network`, its Node door made on the first connection. */
+const lazyConnection = (network: Network): SimulationNetworkApi["createConnection"] => {
+  let connect: SimulationNetworkApi["createConnection"] | undefined
+  return (options) => (connect ??= makeConnectionDoor(makeNodeDoor(network)))(options)
+}
 
 /** The key of a network instance's engine: no part of its public API (`engineOf` reads it). */
 export const EngineKey: unique symbol = Symbol.for("simnet/Engine")

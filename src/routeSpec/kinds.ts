@@ -39,7 +39,14 @@ export const KINDS: { readonly [K in Respond["kind"]]: KindBuilder<Extract<Respo
   fault: (match, r, options) => Effect.succeed(R.fault(match, r.fault, options)),
   loopback: (match, _r, options) => Effect.succeed(R.loopback(match, options)),
   jsonSchema: jsonSchemaKind,
-  mcp: mcpKind
+  mcp: mcpKind,
+  webSocket: (match, r, options, path) => {
+    const frames = [...(r.open ?? []).map((frame, i) => [`open[${i}]`, frame] as const), ...(r.replies ?? []).flatMap((reply, i) => (reply.send ?? []).map((frame, j) => [`replies[${i}].send[${j}]`, frame] as const))]
+    const bad = frames.find(([, frame]) => typeof frame !== "string" && decodeBase64(frame.base64) === undefined)
+    return bad !== undefined
+      ? Effect.fail(new InvalidRouteSpec({ path: at(path, `${bad[0]}.base64`), message: "not valid base64" }))
+      : Effect.succeed(R.webSocket(match, { open: r.open, replies: r.replies, echo: r.echo }, options))
+  }
 }
 
 /** The route of a decoded `respond`, built by its kind's entry in `KINDS`. */

@@ -193,6 +193,34 @@ export const McpServerSpec = Schema.Struct({
   prompts: Schema.optional(Schema.Array(McpPromptSpec))
 })
 
+/** One frame of a scripted WebSocket: text, or `{ base64 }` for a binary frame. */
+const WebSocketFrame = Schema.Union([Schema.String, Schema.Struct({ base64: Schema.String })])
+
+/** A close code a server may send: 1000–1003, 1007–1014, or an application's 3000–4999. */
+const CloseCode = Schema.Union([
+  Schema.Literals([1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014]),
+  Schema.Int.check(Schema.isBetween({ minimum: 3000, maximum: 4999 }))
+])
+
+/**
+ * `{ kind: "webSocket", open?, replies?, echo? }`: frames sent when the socket opens; replies to
+ * incoming frames (`when: { equals?, contains? }`, first match first: `send` frames, then
+ * `close` if given); `echo` sends back a frame no reply matches.
+ */
+export const WebSocketRespond = Schema.Struct({
+  kind: Schema.Literal("webSocket"),
+  open: Schema.optional(Schema.Array(WebSocketFrame)),
+  replies: Schema.optional(Schema.Array(Schema.Struct({
+    when: Schema.optional(Schema.Struct({ equals: Schema.optional(Schema.String), contains: Schema.optional(Schema.String) })),
+    send: Schema.optional(Schema.Array(WebSocketFrame)),
+    close: Schema.optional(Schema.Struct({
+      code: Schema.optional(CloseCode),
+      reason: Schema.optional(Schema.String.check(Schema.isMaxLength(123)))
+    }))
+  }))),
+  echo: Schema.optional(Schema.Boolean)
+})
+
 /** `{ kind: "mcp", server }` */
 export const McpRespond = Schema.Struct({
   kind: Schema.Literal("mcp"),
@@ -212,7 +240,8 @@ export const RESPONDS = {
   handler: HandlerRespond,
   mcp: McpRespond,
   loopback: LoopbackRespond,
-  fault: FaultRespond
+  fault: FaultRespond,
+  webSocket: WebSocketRespond
 } as const
 
 /** Every `respond.kind`, for error messages and the reference. */

@@ -19,7 +19,6 @@
  * waiting for them.
  */
 import * as http from "node:http"
-import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { Effect, Layer } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
@@ -29,6 +28,7 @@ import { CONTROL_BASE } from "../control/endpoint.ts"
 import { caDirectory, type CertificateAuthority, loadCa } from "./ca.ts"
 import { type DoorWatch, makeNodeDoor, type NodeDoor } from "../doors/node.ts"
 import { makeProxy, type Proxy } from "./proxy.ts"
+import { upgradeResponse } from "../doors/webSocket.ts"
 import { targetUrl } from "./target.ts"
 
 export { DEFAULT_BODY_LIMIT } from "../doors/node.ts"
@@ -93,24 +93,13 @@ class DoorServer extends http.Server {
       const proxied = this.proxy.targetOf(req)
       const path = req.url ?? "/"
       if (proxied === undefined && path.startsWith(this.prefix)) return super.emit(event, ...args)
-      const res = event === "request" ? args[1] as http.ServerResponse : upgradeResponse(req, args[1] as Duplex)
-      this.door(req, res, proxied ?? targetUrl(path))
+      const target = proxied ?? targetUrl(path)
+      if (event === "request") this.door(req, args[1] as http.ServerResponse, target)
+      else this.door(req, upgradeResponse(req, args[1] as Duplex), target, { socket: args[1] as Duplex, head: args[2] as Buffer })
       return true
     }
     return super.emit(event as string, ...args)
   }
-}
-
-/** A Node response on an upgrade's socket: the door answers a WebSocket handshake as any request, then closes. */
-const upgradeResponse = (req: http.IncomingMessage, socket: Duplex): http.ServerResponse => {
-  const res = new http.ServerResponse(req)
-  res.shouldKeepAlive = false
-  res.assignSocket(socket as Socket)
-  res.once("finish", () => {
-    res.detachSocket(socket as Socket)
-    socket.end()
-  })
-  return res
 }
 
 /**

@@ -15,6 +15,7 @@ import { ChatCompletionRequest } from "../../schemas/openai.ts"
 import { embeddingsEndpoint } from "./embeddings.ts"
 import { baseUrlUnder, jsonResponse, modelApi, openAiRateLimits, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { responsesEndpoint } from "./openaiResponses.ts"
+import { responsesSocketEndpoint } from "./responsesSocket.ts"
 import { openaiReadBack } from "./readBack.ts"
 import { chatStructured } from "./structured.ts"
 
@@ -126,6 +127,7 @@ export const openaiRoutes = (options: OpenAiRoutesOptions = {}): ReadonlyArray<R
   modelApi("openai", DEFAULT_OPENAI_BASE_URL, options.baseUrl, [
     { name: "chat", method: "POST", path: "/chat/completions", endpoint: "chat/completions", parts: { answer: answerWith(chatCompletionsResponder) } },
     responsesEndpoint,
+    responsesSocketEndpoint,
     embeddingsEndpoint,
     { name: "models", method: "GET", path: "/models", endpoint: "models", parts: { answer: answerWith(modelsResponder(options.models)) } }
   ])

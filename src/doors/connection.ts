@@ -1,0 +1,119 @@
+/**
+ * The in-process connection door (`network.createConnection`): what a Node client that takes a
+ * `createConnection` (`ws`, `http.request`, an `http.Agent`) is handed so that its connection
+ * leads into the network instead of the machine's. Each call returns one end of an in-memory
+ * socket pair; the other end goes to a private Node server (never listening) whose requests and
+ * upgrades the Node door answers, so HTTP/1.1 and WebSockets (`ws`'s handshake, framing, close)
+ * are spoken for real, only without a kernel socket. The request's target is its `Host` header
+ * under the scheme the connection was opened for (`https` for port 443, a `servername` or an
+ * `https:`/`wss:` protocol; TLS itself is not spoken in process).
+ */
+import * as http from "node:http"
+import type { Socket } from "node:net"
+import { Duplex } from "node:stream"
+import type { NodeDoor } from "./node.ts"
+import { upgradeResponse } from "./webSocket.ts"
+
+/** What Node passes a `createConnection`: the options of the request or socket being opened. */
+export interface ConnectionOptions {
+  readonly host?: string | null | undefined
+  readonly hostname?: string | null | undefined
+  readonly port?: number | string | null | undefined
+  readonly servername?: string | undefined
+  readonly protocol?: string | null | undefined
+}
+
+/**
+ * One end of an in-memory socket pair. Writes wait for the other end to take what it was given
+ * (no unbounded buffering); destroying one end closes the other, as a reset does. The socket
+ * methods Node clients call on a TCP socket (`setNoDelay`, `setTimeout`, …) are accepted.
+ */
+class End extends Duplex {
+  other: End | undefined
+  private waiting: (() => void) | undefined
+  readonly remoteAddress = "127.0.0.1"
+  readonly remotePort = 0
+  readonly localAddress = "127.0.0.1"
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    const other = this.other
+    if (other === undefined || other.destroyed) return done(new Error("simnet: the connection is closed"))
+    if (other.push(chunk)) return done()
+    other.waiting = () => done()
+  }
+
+  override _final(done: (error?: Error | null) => void): void {
+    this.other?.push(null)
+    done()
+  }
+
+  override _read(): void {
+    const waiting = this.other?.waiting
+    if (this.other !== undefined) this.other.waiting = undefined
+    waiting?.()
+  }
+
+  override _destroy(error: Error | null, done: (error?: Error | null) => void): void {
+    const other = this.other
+    this.other = undefined
+    if (other !== undefined && !other.destroyed) other.destroy()
+    done(error)
+  }
+
+  setNoDelay(): this {
+    return this
+  }
+  setTimeout(): this {
+    return this
+  }
+  setKeepAlive(): this {
+    return this
+  }
+  ref(): this {
+    return this
+  }
+  unref(): this {
+    return this
+  }
+}
+
+const pair = (): readonly [End, End] => {
+  const a = new End()
+  const b = new End()
+  a.other = b
+  b.other = a
+  return [a, b]
+}
+
+const secure = (options: ConnectionOptions): boolean =>
+  options.protocol === "https:" || options.protocol === "wss:" || (options.servername !== undefined && options.servername !== "") || Number(options.port) === 443
+
+/**
+ * A `createConnection` for `door`. The server behind it is made on first use and holds no
+ * socket of the machine.
+ */
+export const makeConnectionDoor = (door: NodeDoor): ((options?: ConnectionOptions | unknown) => Socket) => {
+  const schemes = new WeakMap<object, "http" | "https">()
+  let server: http.Server | undefined
+  const target = (req: http.IncomingMessage): string | undefined => {
+    const host = req.headers.host
+    const scheme = schemes.get(req.socket)
+    if (host === undefined || scheme === undefined || req.url?.startsWith("/") !== true) return undefined
+    return URL.parse(`${scheme}://${host}${req.url}`)?.href
+  }
+  const serverOf = (): http.Server => {
+    if (server !== undefined) return server
+    const made = http.createServer()
+    made.on("request", (req, res) => door(req, res, target(req)))
+    made.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      door(req, upgradeResponse(req, socket), target(req), { socket, head })
+    })
+    return (server = made)
+  }
+  return (options = {}) => {
+    const [client, inside] = pair()
+    schemes.set(inside, secure(typeof options === "object" && options !== null ? options as ConnectionOptions : {}) ? "https" : "http")
+    serverOf().emit("connection", inside)
+    return client as unknown as Socket
+  }
+}

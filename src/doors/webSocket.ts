@@ -1,0 +1,87 @@
+/**
+ * The WebSocket half of the Node door: a `101` that carries a session (`Whole.upgrade`, from a
+ * `webSocket` route or a model API that speaks WebSocket) is completed on the upgrade's socket by
+ * `ws` (the handshake, framing, masking, ping/pong, close codes), and the session gets the socket
+ * as a `SocketPeer`. Frames a session has not started listening for yet are held for it.
+ */
+import * as http from "node:http"
+import type { Socket } from "node:net"
+import type { Duplex } from "node:stream"
+import { type RawData, type WebSocket, WebSocketServer } from "ws"
+import type { Frame, SocketPeer, SocketSession } from "../core/socket.ts"
+
+/**
+ * A Node response on an upgrade's socket, for an answer that is not a WebSocket: the door writes
+ * it as any response, then the socket closes.
+ */
+export const upgradeResponse = (req: http.IncomingMessage, socket: Duplex): http.ServerResponse => {
+  const res = new http.ServerResponse(req)
+  res.shouldKeepAlive = false
+  res.assignSocket(socket as Socket)
+  res.once("finish", () => {
+    res.detachSocket(socket as Socket)
+    socket.end()
+  })
+  return res
+}
+
+/** An upgrade request's socket and the bytes that came after its head. */
+export interface Upgrading {
+  readonly socket: Duplex
+  readonly head: Buffer
+}
+
+const bytesOf = (data: RawData): Uint8Array =>
+  Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data
+
+/** A `ws` socket as a route's `SocketPeer`. */
+export const peerOf = (ws: WebSocket): SocketPeer => {
+  let held: Array<Frame> | undefined = []
+  let listener: ((frame: Frame) => void) | undefined
+  ws.on("message", (data, isBinary) => {
+    const frame: Frame = isBinary ? bytesOf(data) : bytesOf(data).toString()
+    if (listener !== undefined) listener(frame)
+    else held?.push(frame)
+  })
+  ws.on("error", () => ws.terminate())
+  const open = () => ws.readyState === ws.OPEN
+  return {
+    send: (frame) => {
+      if (open()) ws.send(frame, { binary: typeof frame !== "string" })
+    },
+    close: (code = 1000, reason = "") => {
+      if (ws.readyState === ws.CONNECTING || open()) ws.close(code, reason)
+    },
+    onMessage: (next) => {
+      listener = next
+      const waiting = held ?? []
+      held = undefined
+      for (const frame of waiting) next(frame)
+    },
+    onClose: (next) => {
+      if (ws.readyState === ws.CLOSED) return next(1006, "")
+      ws.once("close", (code, reason) => next(code, reason.toString()))
+    },
+    closed: () => !open()
+  }
+}
+
+/**
+ * Completes upgrades for a door whose requests may carry up to `maxPayload` bytes: the handshake
+ * on the socket, then `session` runs on the peer; `ended` is called when the socket closes. A
+ * handshake `ws` refuses (a bad key or version) gets its 400 from `ws` and ends at once.
+ */
+export const webSocketAcceptor = (maxPayload: number) => {
+  const server = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload, clientTracking: false })
+  return (req: http.IncomingMessage, upgrade: Upgrading, session: SocketSession, ended: () => void): void => {
+    upgrade.socket.once("close", ended)
+    server.handleUpgrade(req, upgrade.socket, upgrade.head, (ws) => {
+      const peer = peerOf(ws)
+      try {
+        session(peer)
+      } catch {
+        peer.close(1011, "simnet: the route's session failed")
+      }
+    })
+  }
+}
