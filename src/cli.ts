@@ -201,6 +201,21 @@ const caDirFlag = Flag.String("ca-dir").pipe(
   Flag.withDescription("where the proxy's local CA lives (default: SIMNET_CA_DIR, else ~/.config/simnet/ca); made there on first use")
 )
 
+/** `--refusal-status CODE`: the status a refused request is answered with. */
+const refusalStatusFlag = (fallback: number, why: string) =>
+  Flag.String("refusal-status").pipe(
+    Flag.withDefault(String(fallback)),
+    Flag.withMetavar("code"),
+    Flag.withDescription(`the status a request no route answers gets, 400-599 (default: ${fallback}${why}); the body names the request and the nearest routes either way`)
+  )
+
+const parseRefusalStatus = (text: string) => {
+  const code = Number(text)
+  return Number.isInteger(code) && code >= 400 && code <= 599
+    ? Effect.succeed(code)
+    : Effect.fail(new UsageError({ message: `--refusal-status must be a status from 400 to 599, got ${JSON.stringify(text.slice(0, 40))}` }))
+}
+
 const serve = Command.make(
   "serve",
   {
@@ -226,6 +241,7 @@ const serve = Command.make(
       Flag.withDescription(`largest request body on a network path, in bytes (default: ${DEFAULT_BODY_LIMIT}); 413 past it`)
     ),
     quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request")),
+    refusalStatus: refusalStatusFlag(502, ""),
     caDir: caDirFlag,
     chaos: chaosFlag,
     passthrough: passthroughFlag,
@@ -238,6 +254,7 @@ const serve = Command.make(
     Effect.gen(function*() {
       const port = yield* parsePort(config.port)
       const bodyLimit = yield* Option.match(config.bodyLimit, { onNone: () => Effect.succeed(DEFAULT_BODY_LIMIT), onSome: parseBytes("--body-limit") })
+      const refusalStatus = yield* parseRefusalStatus(config.refusalStatus)
       yield* caChecked(caDirectory(Option.getOrUndefined(config.caDir)))
       const { file, network } = yield* fixtureNetwork(config)
       const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: config.quiet })
@@ -254,7 +271,7 @@ const serve = Command.make(
         yield* Console.log(printable(`  example:  ${base}/api.openai.com/v1`))
         yield* control.announce(base)
       })
-      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, control.routes, { watch: control.watch, bodyLimit, caDir: Option.getOrUndefined(config.caDir) })))).pipe(
+      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, control.routes, { watch: control.watch, bodyLimit, refusalStatus, caDir: Option.getOrUndefined(config.caDir) })))).pipe(
         Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
       )
     }).pipe(Effect.scoped)
@@ -282,6 +299,7 @@ const run = Command.make(
     drive: Flag.Boolean("drive").pipe(Flag.withDefault(false), Flag.withDescription("hold model requests no script or rule serves for a driver")),
     quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request (they go to standard error)")),
     proxyLoopback: Flag.Boolean("proxy-loopback").pipe(Flag.withDefault(false), Flag.withDescription("send loopback traffic through the proxy too (default: NO_PROXY covers it)")),
+    refusalStatus: refusalStatusFlag(404, ", which no common client retries: a refused side call costs the command one round trip"),
     strict: Flag.Boolean("strict").pipe(Flag.withDefault(false), Flag.withDescription("exit 1 when the command succeeded but the network refused a request or a route marked required was never used; each is named on standard error")),
     caDir: caDirFlag,
     chaos: chaosFlag,
@@ -296,12 +314,13 @@ const run = Command.make(
     Effect.gen(function*() {
       const [command, ...args] = config.command as ReadonlyArray<string>
       if (command === undefined) return yield* new UsageError({ message: "simnet run needs a command: simnet run [options] -- COMMAND ARGS..." })
+      const refusalStatus = yield* parseRefusalStatus(config.refusalStatus)
       const { network } = yield* fixtureNetwork(config)
       const trace = Option.getOrUndefined(config.trace)
       const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`) })
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))
       const authority = yield* caIn(caDir)
-      const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, caDir }))
+      const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, caDir, refusalStatus }))
       const address = Context.get(served, HttpServer.HttpServer).address
       const proxyUrl = HttpServer.formatAddress(address)
       const code = yield* runChild(command, args, proxyEnv(proxyUrl, authority.certFile, { proxyLoopback: config.proxyLoopback })).pipe(

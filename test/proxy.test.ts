@@ -53,11 +53,15 @@ describe.skipIf(!namespaces)(`simnet run -- COMMAND${namespaces ? "" : " (skippe
     const plain = simnetRun(["--fixture", fixture, "--quiet"], ["curl", "-sS", "http://plain.example.com/hello"])
     expect(plain.stdout).toBe("hello over http")
     const missing = simnetRun(["--fixture", fixture], ["curl", "-sSf", "https://nothing.example.org/x?token=secret-value"])
-    expect(missing.status).toBe(22) // curl -f: the 502 is an HTTP error
+    expect(missing.status).toBe(22) // curl -f: the refusal's 404 (simnet run's, which no client retries) is an HTTP error
     expect(missing.stderr).toMatch(/simnet: 0 answered, 1 refused \(first: GET https:\/\/nothing\.example\.org\/x\?token=/)
     expect(missing.stderr).not.toContain("secret-value")
-    expect(missing.stderr).toMatch(/GET https:\/\/nothing\.example\.org\/x.* -> UnregisteredRequest 502/)
-    // curl -s shrugs the 502 off (exit 0); --strict does not.
+    expect(missing.stderr).toMatch(/GET https:\/\/nothing\.example\.org\/x.* -> UnregisteredRequest 404/)
+    // --refusal-status gives serve's 502 back.
+    const gateway = simnetRun(["--fixture", fixture, "--refusal-status", "502"], ["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "https://nothing.example.org/x"])
+    expect(gateway.stdout).toBe("502")
+    expect(simnetRun(["--refusal-status", "200"], ["true"]).stderr).toMatch(/--refusal-status must be a status from 400 to 599, got "200"/)
+    // curl -s shrugs the refusal off (exit 0); --strict does not.
     const lenient = simnetRun(["--fixture", fixture, "--quiet"], ["curl", "-s", "-o", "/dev/null", "https://nothing.example.org/x"])
     expect(lenient.status).toBe(0)
     const strict = simnetRun(["--fixture", fixture, "--quiet", "--strict"], ["curl", "-s", "-o", "/dev/null", "https://nothing.example.org/x?token=secret-value"])

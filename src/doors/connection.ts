@@ -8,7 +8,7 @@
  * under the scheme the connection was opened for (`https` for port 443, a `servername` or an
  * `https:`/`wss:` protocol; TLS itself is not spoken in process).
  */
-import * as http from "node:http"
+import type * as http from "node:http"
 import type { Socket } from "node:net"
 import { Duplex } from "node:stream"
 import type { NodeDoor } from "./node.ts"
@@ -103,7 +103,7 @@ export const makeConnectionDoor = (door: NodeDoor): ((options?: ConnectionOption
   }
   const serverOf = (): http.Server => {
     if (server !== undefined) return server
-    const made = http.createServer()
+    const made = (process.getBuiltinModule("node:http") as typeof http).createServer()
     made.on("request", (req, res) => door(req, res, target(req)))
     made.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
       door(req, upgradeResponse(req, socket), target(req), { socket, head })

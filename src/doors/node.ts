@@ -94,6 +94,12 @@ export interface NodeDoorOptions {
   readonly bodyLimit?: number | undefined
   /** Told of every request (see `DoorWatch`). */
   readonly watch?: ReadonlyArray<DoorWatch> | undefined
+  /**
+   * The status a refusal is answered with (default 502). `simnet run` answers 404, which no common
+   * client retries (the `openai` and Anthropic SDKs, axios retry helpers, Google's clients retry
+   * 5xx): an app's refused side call costs it one round trip, not its retry schedule.
+   */
+  readonly refusalStatus?: number | undefined
 }
 
 /**
@@ -110,6 +116,7 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
   const watches = options.watch ?? []
   const redactor = engine.redactor
   const acceptor = webSocketAcceptor(limit)
+  const refusalStatus = options.refusalStatus ?? 502
 
   const watchersOf = (request: DoorRequest): ReadonlyArray<Watcher> => {
     if (watches.length === 0) return NONE
@@ -145,8 +152,8 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
     }
     const refuse = (error: SimnetError) => {
       const shown = refusalBody(error, bounded(method), redactor.url(target))
-      json(res, 502, shown, refusalHeaders(error))
-      head(502, shown.error)
+      json(res, refusalStatus, shown, refusalHeaders(error))
+      head(refusalStatus, shown.error)
       end()
     }
     let url: URL

@@ -4,10 +4,12 @@
  * `ws` (the handshake, framing, masking, ping/pong, close codes), and the session gets the socket
  * as a `SocketPeer`. Frames a session has not started listening for yet are held for it.
  */
-import * as http from "node:http"
+import type * as http from "node:http"
+import { createRequire } from "node:module"
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
-import { type RawData, type WebSocket, WebSocketServer } from "ws"
+import type * as Ws from "ws"
+import type { RawData, WebSocket } from "ws"
 import type { Frame, SocketPeer, SocketSession } from "../core/socket.ts"
 
 /**
@@ -15,7 +17,7 @@ import type { Frame, SocketPeer, SocketSession } from "../core/socket.ts"
  * it as any response, then the socket closes.
  */
 export const upgradeResponse = (req: http.IncomingMessage, socket: Duplex): http.ServerResponse => {
-  const res = new http.ServerResponse(req)
+  const res = new (process.getBuiltinModule("node:http") as typeof http).ServerResponse(req)
   res.shouldKeepAlive = false
   res.assignSocket(socket as Socket)
   res.once("finish", () => {
@@ -72,9 +74,11 @@ export const peerOf = (ws: WebSocket): SocketPeer => {
  * handshake `ws` refuses (a bad key or version) gets its 400 from `ws` and ends at once.
  */
 export const webSocketAcceptor = (maxPayload: number) => {
-  const server = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload, clientTracking: false })
+  // `ws` is loaded with the first upgrade: a network that never upgrades never loads it.
+  let server: Ws.WebSocketServer | undefined
   return (req: http.IncomingMessage, upgrade: Upgrading, session: SocketSession, ended: () => void): void => {
     upgrade.socket.once("close", ended)
+    server ??= new (createRequire(import.meta.url)("ws") as typeof Ws).WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload, clientTracking: false })
     server.handleUpgrade(req, upgrade.socket, upgrade.head, (ws) => {
       const peer = peerOf(ws)
       try {

@@ -1,7 +1,12 @@
 /**
  * The side calls of today's coding-agent CLIs, besides their model calls (issue 33): what each
  * app sends on its own before or beside talking to the model, so a run from a fixture alone meets
- * no refusal. The model itself is its API's family (`anthropic`, `openai`, `gemini`).
+ * no refusal. The model itself is its API's family (`anthropic`, `openai`, `gemini`). Each answer
+ * is the shape the app's own code reads (read from the shipped bundle of the pinned version:
+ * Claude Code 2.1.332, Codex 0.171.0, Gemini CLI 0.61.0), chosen to mean "nothing configured":
+ * no managed settings, no policy restrictions, no feature flags, no fast mode, no curated
+ * plugins, metrics logging off. Telemetry is accepted (and so counted in the log) and never
+ * forwarded anywhere.
  */
 import type { Route } from "../core/route.ts"
 import * as R from "../kinds/kinds.ts"
@@ -10,13 +15,73 @@ import { withBase } from "./shared.ts"
 /** The Anthropic API Claude Code talks to unless `ANTHROPIC_BASE_URL` says otherwise. */
 export const CLAUDE_CODE_API = "https://api.anthropic.com"
 
+const JSON_TYPE = "application/json"
+
 /**
- * Claude Code's side calls at `baseUrl` (its `ANTHROPIC_BASE_URL`; default the Anthropic API):
- * the connectivity check it sends before its first model call (`HEAD` and `GET {base}/api/hello`),
- * answered 200. Route ids `claude-code.hello` (and `claude-code.hello.get`), source `claude-code`.
+ * Claude Code's side calls at `baseUrl` (its `ANTHROPIC_BASE_URL`; default the Anthropic API),
+ * route ids `claude-code.*`, source `claude-code`:
+ * - `HEAD`/`GET /api/hello`: the connectivity check, 200;
+ * - `GET /api/claude_code/settings`: 204 with a `request-id` (no managed settings, which Claude
+ *   Code reads as "none configured" only when Anthropic's request id is there);
+ * - `GET /api/claude_code/policy_limits`: `{ restrictions: {} }`;
+ * - `GET /api/claude_code/organizations/metrics_enabled`: `{ metrics_logging_enabled: false }`;
+ * - `GET /api/claude_code_penguin_mode`: `{ enabled: false, disabled_reason: "preference" }` (fast mode off);
+ * - `GET /api/claude_cli/bootstrap`: `{}` (every field of its schema is optional);
+ * - `GET /api/directory/server-urls`: `{ urls: [] }`; `GET /mcp-registry/v0/servers`: no servers;
+ * - `POST /api/eval/:clientKey` (GrowthBook remote evaluation): `{ features: {} }`;
+ * - `POST /api/event_logging/v2/batch`: telemetry, accepted with `{}`;
+ * - `HEAD /`: 200.
  */
 export const claudeCode = (baseUrl: string = CLAUDE_CODE_API): Array<Route> =>
-  withBase("claude-code", baseUrl, (base) => [
-    R.status(`HEAD ${base}/api/hello`, 200, { id: "claude-code.hello", source: "claude-code" }),
-    R.text(`GET ${base}/api/hello`, "{}", { id: "claude-code.hello.get", source: "claude-code", contentType: "application/json" })
-  ])
+  withBase("claude-code", baseUrl, (base) => {
+    const source = "claude-code"
+    const json = (match: string, id: string, body: unknown) => R.text(match, JSON.stringify(body), { id: `claude-code.${id}`, source, contentType: JSON_TYPE, headers: { "request-id": "req_simnet" } })
+    return [
+      R.status(`HEAD ${base}/api/hello`, 200, { id: "claude-code.hello", source }),
+      json(`GET ${base}/api/hello`, "hello.get", {}),
+      R.status(`GET ${base}/api/claude_code/settings`, 204, { id: "claude-code.settings", source, headers: { "request-id": "req_simnet" } }),
+      json(`GET ${base}/api/claude_code/policy_limits`, "policy_limits", { restrictions: {} }),
+      json(`GET ${base}/api/claude_code/organizations/metrics_enabled`, "metrics_enabled", { metrics_logging_enabled: false }),
+      json(`GET ${base}/api/claude_code_penguin_mode`, "penguin_mode", { enabled: false, disabled_reason: "preference" }),
+      json(`GET ${base}/api/claude_cli/bootstrap`, "bootstrap", {}),
+      json(`GET ${base}/api/directory/server-urls`, "server_urls", { urls: [] }),
+      json(`GET ${base}/mcp-registry/v0/servers`, "mcp_registry", { servers: [], metadata: { count: 0 } }),
+      json(`POST ${base}/api/eval/:clientKey`, "eval", { features: {} }),
+      json(`POST ${base}/api/event_logging/v2/batch`, "event_logging", {}),
+      R.status(`HEAD ${base}/`, 200, { id: "claude-code.root", source })
+    ]
+  })
+
+/**
+ * Codex's side calls (its hosts are fixed), route ids `codex.*`, source `codex`:
+ * - `POST https://ab.chatgpt.com/otlp/v1/{metrics,traces,logs}`: OTLP/HTTP export, accepted with
+ *   an empty export response (protobuf, or `{}` for a JSON export);
+ * - `GET https://chatgpt.com/backend-api/codex/models`: `{ models: [] }` (Codex keeps its own catalog);
+ * - its curated-plugins sync (`git ls-remote` of `github.com/openai/plugins.git`, then the GitHub
+ *   API's `repos/openai/plugins`, then `chatgpt.com/backend-api/plugins/export/curated`): each a
+ *   404 as the service sends for a repository or export that is not there, which Codex takes as
+ *   "no curated plugins" without retrying.
+ */
+export const codex = (): Array<Route> => {
+  const source = "codex"
+  const otlp = R.handler("POST https://ab.chatgpt.com/otlp/v1/:signal", (request) =>
+    (request.headers.get("content-type") ?? "").includes("json")
+      ? new Response("{}", { headers: { "content-type": JSON_TYPE } })
+      : new Response(new Uint8Array(0), { headers: { "content-type": "application/x-protobuf" } }), { id: "codex.otlp", source })
+  return [
+    otlp,
+    R.text("GET https://chatgpt.com/backend-api/codex/models", JSON.stringify({ models: [] }), { id: "codex.models", source, contentType: JSON_TYPE }),
+    R.text("GET https://github.com/openai/plugins.git/info/refs", "Repository not found.\n", { id: "codex.plugins.git", source, status: 404, contentType: "text/plain; charset=utf-8" }),
+    R.text("GET https://api.github.com/repos/openai/plugins", JSON.stringify({ message: "Not Found", documentation_url: "https://docs.github.com/rest/repos/repos#get-a-repository", status: "404" }), { id: "codex.plugins.github", source, status: 404, contentType: JSON_TYPE }),
+    R.text("GET https://chatgpt.com/backend-api/plugins/export/curated", JSON.stringify({ detail: "Not Found" }), { id: "codex.plugins.export", source, status: 404, contentType: JSON_TYPE })
+  ]
+}
+
+/**
+ * Gemini CLI's side calls, route ids `gemini-cli.*`, source `gemini-cli`: its usage statistics
+ * (`POST https://play.googleapis.com/log`, Clearcut), accepted with the JSON answer whose first
+ * element it reads as the wait before its next flush (15 minutes).
+ */
+export const geminiCli = (): Array<Route> => [
+  R.text("POST https://play.googleapis.com/log", JSON.stringify(["900000"]), { id: "gemini-cli.log", source: "gemini-cli", contentType: JSON_TYPE })
+]

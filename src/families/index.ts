@@ -7,7 +7,7 @@ import type { DecodeContext, FamilyFactory } from "../routeSpec/decode.ts"
 import { DEFAULT_MODEL_APIS, type ModelApis } from "../models/apis/apis.ts"
 import { openapi } from "./openapi.ts"
 import { account } from "./account.ts"
-import { claudeCode } from "./agents.ts"
+import { claudeCode, codex, geminiCli } from "./agents.ts"
 import { installation } from "./installation.ts"
 import { models } from "./models.ts"
 import { share } from "./share.ts"
@@ -33,7 +33,9 @@ const OTHER_FAMILIES: ReadonlyArray<readonly [string, FamilyFactory]> = [
   ["mcpFromConfig", (spec) => mcpFromConfig(spec.config ?? {}, spec.servers)],
   ["websearch", () => websearch()],
   ["codesearch", () => codesearch()],
-  ["claude-code", (spec) => claudeCode(spec.baseUrl)]
+  ["claude-code", (spec) => claudeCode(spec.baseUrl)],
+  ["codex", () => codex()],
+  ["gemini-cli", () => geminiCli()]
 ]
 
 const tableOf = (models: ModelApis): ReadonlyMap<string, FamilyFactory> =>

@@ -7,7 +7,7 @@
 export { account } from "./account.ts"
 export { defaultDecodeContext, FAMILIES } from "./index.ts"
 export { installation } from "./installation.ts"
-export { claudeCode } from "./agents.ts"
+export { claudeCode, codex, geminiCli } from "./agents.ts"
 export { codesearch, EXA_URL, mcpFromConfig, websearch } from "./mcp.ts"
 export type { McpConfigEntry, McpConfigRoutes, NotSimulated, SearchOptions, SearchResult } from "./mcp.ts"
 export { models } from "./models.ts"

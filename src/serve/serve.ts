@@ -63,6 +63,8 @@ export interface ServeOptions {
    * user's config directory). It is made there at the first `CONNECT`, not before.
    */
   readonly caDir?: string | undefined
+  /** The status of a refusal's answer (default 502; see `NodeDoorOptions.refusalStatus`). */
+  readonly refusalStatus?: number | undefined
 }
 
 /**
@@ -118,7 +120,7 @@ export const serveLayer = (
     if (engine === undefined) throw new TypeError("simnet serve: the network was not made by SimulationNetwork")
     let ca: CertificateAuthority | undefined
     const authority = () => (ca ??= loadCa(caDirectory(options.caDir)))
-    const door = makeNodeDoor(engine, { bodyLimit: options.bodyLimit, watch: options.watch })
+    const door = makeNodeDoor(engine, { bodyLimit: options.bodyLimit, watch: options.watch, refusalStatus: options.refusalStatus })
     const server: DoorServer = new DoorServer(door, options.routerPrefix ?? CONTROL_BASE, makeProxy(authority, (socket) => server.emit("connection", socket)))
     return stopAtOnce(server).pipe(
       Layer.provideMerge(HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true })),
