@@ -37,6 +37,8 @@ export type { ControlEvent, ControlOptions } from "./control/endpoint.ts"
 export interface NetworkHandle {
   readonly network: SimulationNetworkApi
   readonly fetch: typeof globalThis.fetch
+  /** A Node `createConnection` leading into the network (see `SimulationNetworkApi.createConnection`): for `ws`, `ResponsesWS`, `http.request`. */
+  readonly createConnection: SimulationNetworkApi["createConnection"]
   /** The network's model; its `enqueue`, `rule` and `addRules` throw `InvalidLlmInput` on bad input and change nothing. */
   readonly llm: SimulatedProviderApi
   /** The MCP servers by route id, as `SimulationNetworkApi.mcp` with a promise from `update`. */
@@ -153,6 +155,7 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
     return {
       network,
       fetch: network.fetch,
+      createConnection: network.createConnection,
       llm: network.llm,
       mcp: {
         get: (id) => network.mcp.get(id),

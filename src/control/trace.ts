@@ -106,7 +106,8 @@ export const reportRequests = (
       url: shown ?? (control ? path.split("?")[0] : network.redactor.url(path)),
       route: control ? "control" : record?.route?.id,
       status,
-      outcome: record?.fault ?? record?.denial ?? (status >= 400 ? "refused" : "answered"),
+      // A route's own 4xx or 5xx is an answer; only a request no route took (a bad path, a body over the limit) is refused by status.
+      outcome: record?.fault ?? record?.denial ?? (record?.route !== undefined || status < 400 ? "answered" : "refused"),
       ...(record?.chaos === undefined ? {} : { chaos: record.chaos }),
       ms,
       ...(options.bodies === true && !control ? { headers: record?.headers ?? {}, body } : {})

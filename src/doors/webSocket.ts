@@ -37,7 +37,7 @@ const bytesOf = (data: RawData): Uint8Array =>
   Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data
 
 /** A `ws` socket as a route's `SocketPeer`. */
-export const peerOf = (ws: WebSocket): SocketPeer => {
+const peerOf = (ws: WebSocket): SocketPeer => {
   let held: Array<Frame> | undefined = []
   let listener: ((frame: Frame) => void) | undefined
   ws.on("message", (data, isBinary) => {

@@ -1,5 +1,5 @@
 /**
- * What the agent judges share (`claudeCode.test.ts`, `geminiCli.test.ts`): an app installed once
+ * What the agent judges share (`agents.test.ts`, `opencode.test.ts`): an app installed once
  * into `node_modules/.cache/NAME` from the npm registry with its version pinned (not a dev
  * dependency: its platform binaries or its tree would land in every contributor's lock file), and
  * one run of it against `simnet serve` with a fixture, both in a network namespace with loopback
@@ -41,9 +41,12 @@ export interface Traced {
 /**
  * Runs `command` (a shell line) in `work` with `env` against `simnet serve --port 4747` on
  * `fixture`, both in a loopback-only namespace; `prepare` writes what the app needs into the run's
- * directory first (its home at `home`, files in `work`). Its status and output, and the trace.
+ * directory first (its home at `home`, files in `work`). With `via: "run"` the command runs under
+ * `simnet run` instead (the proxy and CA environment, no base URL). Its status, output, wall time
+ * in milliseconds, the run's directories, and the trace.
  */
 export const judgeRun = (options: {
+  readonly via?: "serve" | "run" | undefined
   readonly fixture: (dirs: { readonly work: string; readonly home: string }) => unknown
   readonly prepare?: (dirs: { readonly work: string; readonly home: string }) => void
   readonly env: (dirs: { readonly work: string; readonly home: string }) => Readonly<Record<string, string>>
@@ -59,17 +62,25 @@ export const judgeRun = (options: {
   const trace = join(dir, "trace.jsonl")
   const log = join(dir, "serve.log")
   const script = join(dir, "run.sh")
-  writeFileSync(script, [
+  const simnet = `${JSON.stringify(process.execPath)} bin/simnet.js`
+  const timed = (line: string) => ["START=$(date +%s%N)", line, "CODE=$?", `echo $(( ($(date +%s%N) - START) / 1000000 )) > ${JSON.stringify(join(dir, "ms"))}`]
+  writeFileSync(script, options.via === "run" ? [
+    "set -u",
+    "ip link set lo up",
+    ...Object.entries(options.env(dirs)).map(([name, value]) => `export ${name}=${JSON.stringify(value)}`),
+    `cd ${JSON.stringify(dirs.work)}`,
+    ...timed(`timeout 120 ${JSON.stringify(process.execPath)} ${JSON.stringify(join(root, "bin/simnet.js"))} run --quiet --fixture ${JSON.stringify(fixture)} --trace ${JSON.stringify(trace)} -- ${options.command}`),
+    "exit $CODE"
+  ].join("\n") : [
     "set -u",
     "ip link set lo up",
     `cd ${JSON.stringify(root)}`,
-    `${JSON.stringify(process.execPath)} bin/simnet.js serve --port 4747 --quiet --fixture ${JSON.stringify(fixture)} --trace ${JSON.stringify(trace)} > ${JSON.stringify(log)} 2>&1 &`,
+    `${simnet} serve --port 4747 --quiet --fixture ${JSON.stringify(fixture)} --trace ${JSON.stringify(trace)} > ${JSON.stringify(log)} 2>&1 &`,
     "SERVE=$!",
     `for i in $(seq 1 100); do grep -q "driver:" ${JSON.stringify(log)} && break; sleep 0.1; done`,
     `cd ${JSON.stringify(dirs.work)}`,
     ...Object.entries(options.env(dirs)).map(([name, value]) => `export ${name}=${JSON.stringify(value)}`),
-    `timeout 120 ${options.command}`,
-    "CODE=$?",
+    ...timed(`timeout 120 ${options.command}`),
     "kill $SERVE",
     "wait $SERVE",
     "exit $CODE"
@@ -78,5 +89,6 @@ export const judgeRun = (options: {
   const requests = existsSync(trace)
     ? readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Traced).filter((entry) => entry.type === "request")
     : []
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr, served: existsSync(log) ? readFileSync(log, "utf8") : "", requests }
+  const ms = existsSync(join(dir, "ms")) ? Number(readFileSync(join(dir, "ms"), "utf8")) : Number.NaN
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr, served: existsSync(log) ? readFileSync(log, "utf8") : run.stderr, requests, ms, dirs }
 }

@@ -1,0 +1,172 @@
+/**
+ * The judges of issue 33: Claude Code, Codex and Gemini CLI as shipped and unmodified (each
+ * pinned, installed by the repo into `node_modules/.cache`), each on its default model, from a
+ * fixture that holds only its model family, its side-call family and rules in the script
+ * vocabulary (no raw streams). Every run is in a network namespace with loopback only, so a
+ * request simnet does not catch fails at once instead of leaving the machine.
+ *
+ * For each app: a one-shot "hi" through `simnet run` (no configuration: the proxy and CA
+ * environment) and through the app's base-URL setting, each exiting 0 with the scripted answer
+ * and 0 refused requests; and a tool round in which the app's own tool (Claude Code's `Write`,
+ * Codex's `exec`, Gemini CLI's `write_file`) creates `hello.txt` with the scripted content, the
+ * next model call carries the tool's result, and the scripted answer is printed. Codex speaks the
+ * Responses WebSocket, with no HTTPS fallback. Skipped, saying why, where an app's platform binary
+ * or the namespace cannot be had.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { judgeRun, namespaces, type Traced } from "./support/agentJudge.ts"
+import { claudeCodeBinary } from "./support/claudeCode.ts"
+import { codexBinary } from "./support/codex.ts"
+import { geminiCliEntry } from "./support/geminiCli.ts"
+
+type Dirs = { readonly work: string; readonly home: string }
+type Via = "run" | "serve"
+
+const HELLO = "hello from simnet\n"
+const say = (content: string) => ({ type: "respond", steps: [[{ type: "text", content }]] })
+const call = (name: string, input: unknown) => ({ type: "respond", steps: [[{ type: "tool_call", name, input }]] })
+
+/** One app under judgement: how it is installed, configured and run, and how its tool round goes. */
+interface App {
+  readonly name: string
+  readonly found: { readonly path: string } | { readonly why: string }
+  readonly families: ReadonlyArray<string>
+  /** Rules every run of the app needs before its own (Gemini CLI's router call). */
+  readonly preamble?: ReadonlyArray<unknown>
+  readonly prepare: (dirs: Dirs, via: Via, extra?: string) => void
+  readonly env: (dirs: Dirs, via: Via) => Readonly<Record<string, string>>
+  readonly command: (path: string, prompt: string) => string
+  /** The tool call that writes `hello.txt`, and what the next call's body shows of its result. */
+  readonly write: (dirs: Dirs) => { readonly rule: unknown; readonly result: RegExp }
+  /** The route ids of its model calls. */
+  readonly modelRoutes: RegExp
+  /** What its first model call's body shows of the wire as the app speaks it today (issue 33's findings). */
+  readonly firstCall: (body: any) => void
+}
+
+const CODEX_EXEC = `const r = await tools.exec_command({ cmd: "printf 'hello from simnet\\\\n' > hello.txt && echo simnet-wrote" }); text(r)`
+
+const apps: ReadonlyArray<App> = [
+  {
+    name: "Claude Code",
+    found: claudeCodeBinary(),
+    families: ["anthropic", "claude-code"],
+    prepare: () => {},
+    env: ({ home }, via) => ({ HOME: home, ANTHROPIC_API_KEY: "sk-ant-simnet-judge", ...(via === "serve" ? { ANTHROPIC_BASE_URL: "http://127.0.0.1:4747/api.anthropic.com" } : {}) }),
+    command: (path, prompt) => `${JSON.stringify(path)} -p ${JSON.stringify(prompt)} --allowedTools Write`,
+    write: ({ work }) => ({ rule: { id: "write", match: { tool: "Write", toolResult: false }, behaviour: call("Write", { file_path: join(work, "hello.txt"), content: HELLO }) }, result: /"type":"tool_result"/ }),
+    modelRoutes: /^anthropic\.messages$/,
+    // Its default model sends a `role: "system"` turn inside `messages`: read, not refused.
+    firstCall: (body) => expect(body.messages.map((m: { role: string }) => m.role)).toContain("system")
+  },
+  {
+    name: "Codex",
+    found: codexBinary(),
+    families: ["openai", "codex"],
+    prepare: ({ home }, via, extra = "") => {
+      mkdirSync(join(home, ".codex"), { recursive: true })
+      if (via === "serve") {
+        writeFileSync(join(home, ".codex", "config.toml"), [
+          `model_provider = "simnet"`,
+          `[model_providers.simnet]`,
+          `name = "simnet"`,
+          `base_url = "http://127.0.0.1:4747/api.openai.com/v1"`,
+          `env_key = "OPENAI_API_KEY"`,
+          `wire_api = "responses"`,
+          extra
+        ].join("\n"))
+      }
+    },
+    env: ({ home }) => ({ HOME: home, CODEX_HOME: join(home, ".codex"), OPENAI_API_KEY: "sk-simnet-judge" }),
+    command: (path, prompt) => `${JSON.stringify(path)} exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox ${JSON.stringify(prompt)}`,
+    write: () => ({ rule: { id: "write", match: { tool: "exec", toolResult: false }, behaviour: call("exec", CODEX_EXEC) }, result: /"type":"custom_tool_call_output"/ }),
+    modelRoutes: /^openai\.responses(\.socket)?$/,
+    // No `tools` field: its tools come in an `additional_tools` input item.
+    firstCall: (body) => {
+      expect(body.tools ?? null).toBeNull()
+      expect(body.input.some((item: { type?: string }) => item.type === "additional_tools")).toBe(true)
+    }
+  },
+  {
+    name: "Gemini CLI",
+    found: geminiCliEntry(),
+    families: ["gemini", "gemini-cli"],
+    preamble: [{ id: "router", match: { structured: true }, behaviour: { type: "respond", steps: [[{ type: "json" }]] } }],
+    prepare: ({ home }) => {
+      mkdirSync(join(home, ".gemini"), { recursive: true })
+      writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }))
+    },
+    env: ({ home }, via) => ({
+      HOME: home,
+      GEMINI_API_KEY: "gm-simnet-judge",
+      GEMINI_CLI_TRUST_WORKSPACE: "true",
+      ...(via === "serve" ? { GOOGLE_GEMINI_BASE_URL: "http://127.0.0.1:4747/generativelanguage.googleapis.com" } : {})
+    }),
+    command: (path, prompt) => `${JSON.stringify(process.execPath)} ${JSON.stringify(path)} -p ${JSON.stringify(prompt)} --yolo`,
+    write: ({ work }) => ({ rule: { id: "write", match: { tool: "write_file", toolResult: false }, behaviour: call("write_file", { file_path: join(work, "hello.txt"), content: HELLO }) }, result: /"functionResponse"/ }),
+    modelRoutes: /^gemini\.models\.call$/,
+    // Its hidden router call asks for JSON in Gemini's spelling; the `structured` rule answers it.
+    firstCall: (body) => expect(body.generationConfig).toMatchObject({ responseMimeType: "application/json", responseJsonSchema: { type: "OBJECT" } })
+  }
+]
+
+const refusals = (requests: ReadonlyArray<Traced>) => requests.filter((r) => r.outcome !== "answered").map((r) => `${r.method} ${r.url} ${r.outcome}`)
+
+/** One run of `app` with `rules` after its preamble, via `simnet run` or its base URL. */
+const judge = (app: App, via: Via, prompt: string, rules: (dirs: Dirs) => ReadonlyArray<unknown>, extra?: string) =>
+  judgeRun({
+    via,
+    prepare: (dirs) => app.prepare(dirs, via, extra),
+    fixture: (dirs) => ({ routes: app.families.map((family) => ({ family })), llm: { rules: [...(app.preamble ?? []), ...rules(dirs)] } }),
+    env: (dirs) => app.env(dirs, via),
+    command: app.command((app.found as { path: string }).path, prompt)
+  })
+
+for (const app of apps) {
+  const why = "why" in app.found ? app.found.why : !namespaces ? "no network namespace here (unshare -n needs root on Linux)" : undefined
+  describe.skipIf(why !== undefined)(`${app.name}, unmodified, from a fixture alone${why === undefined ? "" : ` (skipped: ${why})`}`, () => {
+    for (const via of ["run", "serve"] as const) {
+      it(`says hi through ${via === "run" ? "simnet run, with no configuration" : "its base-URL setting"}: the scripted answer, nothing refused`, () => {
+        const run = judge(app, via, "hi", () => [{ id: "hi", match: {}, behaviour: say("Hello from simnet.") }])
+        expect(run.status, `${run.stdout}\n${run.stderr}\n${run.served}`).toBe(0)
+        expect(run.stdout.trim().split("\n").at(-1)).toBe("Hello from simnet.")
+        expect(refusals(run.requests)).toEqual([])
+        expect(run.requests.some((r) => app.modelRoutes.test(r.route ?? ""))).toBe(true)
+        const first = run.requests.find((r) => app.modelRoutes.test(r.route ?? "") && r.method === "POST")
+        if (via === "serve") app.firstCall(JSON.parse(first!.body!.text!))
+        if (app.name === "Codex" && via === "run") {
+          // With no configuration Codex speaks the Responses WebSocket, through the proxy's tunnel, and never falls back.
+          expect(run.requests.filter((r) => r.url.endsWith("/v1/responses")).map((r) => `${r.method} ${r.status}`)).toEqual(expect.arrayContaining(["GET 101"]))
+          expect(run.requests.some((r) => r.method === "POST" && r.url.endsWith("/v1/responses"))).toBe(false)
+        }
+      }, 240_000)
+    }
+
+    it("creates hello.txt with its own tool for a rule; the next call carries the result and the answer is printed", () => {
+      // The answer comes only from a call that carries the tool's result (Codex's: the command's own output).
+      const done = { id: "done", match: { toolResult: true, ...(app.name === "Codex" ? { contains: "simnet-wrote" } : {}) }, behaviour: say("Wrote hello.txt.") }
+      const run = judge(app, "run", "write hello.txt", (dirs) => [app.write(dirs).rule, done])
+      expect(run.status, `${run.stdout}\n${run.stderr}\n${run.served}`).toBe(0)
+      expect(run.stdout.trim().split("\n").at(-1)).toBe("Wrote hello.txt.")
+      expect(existsSync(join(run.dirs.work, "hello.txt")) ? readFileSync(join(run.dirs.work, "hello.txt"), "utf8") : "(none)").toBe(HELLO)
+      expect(refusals(run.requests)).toEqual([])
+      // Over HTTP the trace holds the call's body; Codex's calls went over the WebSocket, where the `done` rule's match is the proof.
+      const calls = run.requests.filter((r) => app.modelRoutes.test(r.route ?? "") && r.method === "POST")
+      if (app.name !== "Codex") expect(calls.at(-1)?.body?.text ?? "").toMatch(app.write(run.dirs).result)
+    }, 240_000)
+
+    if (app.name === "Codex") {
+      it("speaks the Responses WebSocket at its base URL when its provider supports it, with no HTTPS fallback", () => {
+        const run = judge(app, "serve", "write hello.txt", (dirs) => [app.write(dirs).rule, { id: "done", match: { toolResult: true, contains: "simnet-wrote" }, behaviour: say("Wrote hello.txt.") }], "supports_websockets = true")
+        expect(run.status, `${run.stdout}\n${run.stderr}\n${run.served}`).toBe(0)
+        expect(run.stdout.trim().split("\n").at(-1)).toBe("Wrote hello.txt.")
+        expect(readFileSync(join(run.dirs.work, "hello.txt"), "utf8")).toBe(HELLO)
+        expect(refusals(run.requests)).toEqual([])
+        expect(run.requests.map((r) => `${r.method} ${r.route} ${r.status}`).filter((line) => line.includes("openai."))).toEqual(expect.arrayContaining(["GET openai.responses.socket 101"]))
+        expect(run.requests.some((r) => r.route === "openai.responses")).toBe(false)
+      }, 240_000)
+    }
+  })
+}
