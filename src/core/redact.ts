@@ -146,6 +146,27 @@ export const CREDENTIAL_WORDS: ReadonlyArray<string> = [
 export const CREDENTIAL_WORD_ENDINGS: ReadonlyArray<string> = ["token", "secret", "password", "passwd", "apikey", "privatekey", "accesskey", "secretkey", "signature", "credential", "credentials", "sessionid"]
 
 /**
+ * Words that make `key` or `signature` in the same name an identity or a model's own state rather
+ * than a credential, by meaning: `prompt_cache_key`, `cache_key`, `idempotency_key`,
+ * `partition_key` name what a request is filed under; `thoughtSignature` and a thinking block's
+ * signature are what a model hands back to be sent again. (`api_key`, `secret_key`,
+ * `x-amz-signature` still are credentials.)
+ */
+export const NOT_SECRET_QUALIFIERS: ReadonlyArray<string> = [
+  "cache", "idempotency", "dedup", "dedupe", "deduplication", "partition", "sort", "routing", "lookup", "primary", "foreign", "thought", "thinking", "reasoning"
+]
+
+/** The credential words a `NOT_SECRET_QUALIFIERS` word makes harmless. */
+const QUALIFIABLE = new Set(["key", "keys", "signature", "sig"])
+
+/**
+ * Words that are credentials in a URL or a header (a presigned URL's `signature`, a webhook's
+ * `x-hub-signature`) and not as a JSON body's field, where a signature travels with what it
+ * signs (Anthropic's thinking blocks carry one the next request must send back as it was).
+ */
+const URL_ONLY = new Set(["signature", "sig"])
+
+/**
  * Names that hold a credential word but no credential, shown as they are (compared in lower
  * case): request identities and protocol nonces that a reader needs to see.
  */
@@ -271,22 +292,28 @@ export class Redactor {
 
   /**
    * Whether a name (of a header, a query parameter or a body field, decoded) names a credential:
-   * an exact name of `exact`, or a credential word in it (see `CREDENTIAL_WORDS`).
+   * an exact name of `exact`, or a credential word in it (see `CREDENTIAL_WORDS`). `inBody`: the
+   * name is a JSON body's field, where a signature is not a credential.
    */
-  isCredentialName(name: string, exact: ReadonlySet<string> = this.bodyFieldNames): boolean {
+  isCredentialName(name: string, exact: ReadonlySet<string> = this.bodyFieldNames, inBody = false): boolean {
     const lower = name.toLowerCase()
     if (exact.has(lower)) return true
-    const known = this.#decided.get(name)
+    const cached = inBody ? name : `\u0000${name}`
+    const known = this.#decided.get(cached)
     if (known !== undefined) return known
     const words = wordsOf(name.length > 256 ? name.slice(0, 256) : name)
     // "tokens" beside a word of counting is a count of a model's tokens, not a token: by meaning.
     const counting = words.some((word) => TOKEN_COUNT_WORDS.includes(word))
+    // So is a cache's or a model's key or signature, and a signature in a JSON body.
+    const qualified = words.some((word) => NOT_SECRET_QUALIFIERS.includes(word))
     const decided = !NOT_CREDENTIALS.includes(lower) && words.some((word) =>
       !(counting && (word === "token" || word === "tokens")) &&
+      !(qualified && QUALIFIABLE.has(word)) &&
+      !(inBody && URL_ONLY.has(word)) &&
       (this.words.has(word) || CREDENTIAL_WORD_ENDINGS.some((ending) => word.length > ending.length && word.endsWith(ending)))
     )
     if (this.#decided.size >= DECIDED) this.#decided.clear()
-    this.#decided.set(name, decided)
+    this.#decided.set(cached, decided)
     return decided
   }
 
@@ -356,7 +383,7 @@ export class Redactor {
     if (typeof value !== "object" || value === null) return value
     const out: Record<string, unknown> = {}
     for (const [name, member] of Object.entries(value)) {
-      if (!this.isCredentialName(name)) out[name] = this.jsonMembers(member, how, depth + 1)
+      if (!this.isCredentialName(name, this.bodyFieldNames, true)) out[name] = this.jsonMembers(member, how, depth + 1)
       else if (how === "mark") out[name] = REDACTED
     }
     return out
@@ -394,7 +421,7 @@ export class Redactor {
       const end = stringEnd(text, i)
       let j = end
       while (isSpace(text[j])) j++
-      if (text[j] !== ":" || !this.isCredentialName(jsonStringValue(text.slice(i, end)))) {
+      if (text[j] !== ":" || !this.isCredentialName(jsonStringValue(text.slice(i, end)), this.bodyFieldNames, true)) {
         i = end
         continue
       }

@@ -217,4 +217,24 @@ describe("redaction by meaning, not substring", () => {
     }
     expect(Redaction.defaultRedactor.bodyText(JSON.stringify({ model: "gpt-4o", max_tokens: 256, access_token: "sk-live-1" }))).toBe(JSON.stringify({ model: "gpt-4o", max_tokens: 256, access_token: "<redacted>" }))
   })
+
+  it("a cache's key and a model's signatures are shown, so a trace sends the same bodies again; keys and URL signatures that grant access are not", () => {
+    const r = Redaction.defaultRedactor
+    const model = {
+      model: "gpt-5",
+      max_output_tokens: 64,
+      prompt_cache_key: "session-42",
+      contents: [{ parts: [{ text: "hi", thoughtSignature: "CiQB0e2Kb==" }] }],
+      messages: [{ role: "assistant", content: [{ type: "thinking", thinking: "…", signature: "EqQBCkYIBxgC" }] }],
+      idempotency_key: "op-7"
+    }
+    // Every field of a model request is shown as it was: the body round-trips.
+    expect(r.bodyText(JSON.stringify(model))).toBe(JSON.stringify(model))
+    for (const secret of ["api_key", "apiKey", "password", "authorization", "x-api-key", "secret_key", "private_key", "session_key", "client_secret"]) {
+      expect(r.bodyText(JSON.stringify({ [secret]: "s3cr3t" })), secret).toBe(JSON.stringify({ [secret]: "<redacted>" }))
+    }
+    // In a URL or a header a signature grants access (a presigned URL, a webhook): hidden there.
+    expect(r.url("https://bucket.example.com/o?X-Amz-Signature=abc&signature=def&prompt_cache_key=k")).toBe("https://bucket.example.com/o?X-Amz-Signature=<redacted>&signature=<redacted>&prompt_cache_key=k")
+    expect(r.headers(new Headers({ "x-hub-signature-256": "sha256=abc", "x-api-key": "k", "idempotency-key": "op-7" }))).toEqual({ "x-hub-signature-256": "<redacted>", "x-api-key": "<redacted>", "idempotency-key": "op-7" })
+  })
 })
