@@ -104,3 +104,24 @@ describe("structured output, Gemini's own spelling and the near miss", () => {
     await Promise.all([network.close(), strict.close()])
   })
 })
+
+describe("scripted text for a structured call", () => {
+  it("is sent as scripted, and flagged in the model log (and the inspector's view) when it is not JSON or does not fit the schema, naming the path", async () => {
+    const network = await SimulationNetwork.start({ routes: Routes.openai() })
+    network.llm.enqueue({ steps: [[{ type: "text", content: "sure, here you go" }]] })
+    network.llm.enqueue({ steps: [[{ type: "text", content: JSON.stringify({ complexity_reasoning: "x", complexity_score: "high" }) }]] })
+    network.llm.enqueue({ steps: [[{ type: "text", content: JSON.stringify({ complexity_reasoning: "x", complexity_score: 3 }) }]] })
+    network.llm.enqueue({ steps: [[{ type: "text", content: "not asked for JSON" }]] })
+    const client = new OpenAI({ apiKey: "sk-test", fetch: network.fetch, maxRetries: 0 })
+    const format = { type: "json_schema" as const, json_schema: { name: "route", schema: SCHEMA } }
+    expect((await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "a" }], response_format: format })).choices[0]!.message.content).toBe("sure, here you go")
+    await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "b" }], response_format: format })
+    await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "c" }], response_format: format })
+    await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "d" }] })
+    const flags = network.llm.log.map((entry) => entry.structuredMismatch)
+    expect(flags[0]).toBe("the scripted text is not JSON, and the call asks for JSON")
+    expect(flags[1]).toMatch(/^the scripted text does not fit the schema the call asks for, at .*complexity_score/)
+    expect(flags.slice(2)).toEqual([undefined, undefined])
+    await network.close()
+  })
+})

@@ -276,6 +276,17 @@ describe("the inspector in a browser", () => {
     await page.close()
   }, LONG)
 
+  it("a structured call answered with scripted text that is not JSON is flagged in the model log", async () => {
+    expect((await server.post("llm/enqueue", { steps: [[{ type: "text", content: "plain words, not JSON" }]] })).ok).toBe(true)
+    const openai = new OpenAI({ apiKey: "sk-test", baseURL: `${server.base}/api.openai.com/v1`, maxRetries: 0 })
+    await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "route this" }], response_format: { type: "json_object" } })
+    const { page } = await open(server.ui)
+    await page.click("#tab-model")
+    await page.waitForFunction(() => (document.getElementById("model-log")?.textContent ?? "").includes("is not JSON"), { timeout: 10_000 })
+    expect(await page.$eval("#model-log td.flagged", (e) => e.textContent ?? "")).toContain("the scripted text is not JSON, and the call asks for JSON")
+    await page.close()
+  }, LONG)
+
   it("an OpenAPI operation that cannot be served shows in the routes table as not served, with why", async () => {
     const { page } = await open(server.ui)
     const oddDocument = {

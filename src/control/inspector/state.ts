@@ -168,7 +168,8 @@ export const viewOf = (network: ViewedNetwork) =>
           rule: entry.rule,
           step: entry.step,
           outcome: entry.outcome,
-          status: entry.status
+          status: entry.status,
+          structuredMismatch: entry.structuredMismatch
         })),
         pending: llm.pending.map((invocation) => ({ ...invocation, body: bounded(invocation.body) }))
       }

@@ -79,6 +79,7 @@ td.mono { word-break: break-all; }
 tr.unused td { color: var(--muted); }
 .badge { display: inline-block; font-size: 11px; padding: 0 6px; border-radius: 8px; background: var(--warn-bg); color: var(--warn); margin-left: 6px; }
 .badge.bad { background: var(--bad-bg); color: var(--bad); }
+td.flagged { color: var(--bad); }
 .error { color: var(--bad); background: var(--bad-bg); border-radius: 4px; padding: 6px 8px; font-size: 13px; }
 .error:empty, .note:empty { display: none; }
 .note { color: var(--ok); font-size: 13px; }

@@ -42,6 +42,7 @@ import { Drivers, type DriverNotices, type PendingInvocation } from "./drivers.t
 import { DEFAULT_MODEL_LOG_BYTES, ModelLog, type LlmLogEntry } from "./modelLog.ts"
 import type { Decision, LlmBehaviour, LlmMatch } from "./plan.ts"
 import { outcomeOf } from "./plan.ts"
+import { structuredMismatch } from "./structuredValue.ts"
 import { Rules, type LlmRule, type LlmRuleOptions } from "./rules.ts"
 import { ScriptQueue } from "./scriptQueue.ts"
 import { type Batch, batchOf, decodeInput } from "./validate.ts"
@@ -422,7 +423,8 @@ export class SimulatedProviderApi {
         step: decision.step,
         outcome: outcomeOf(plan),
         status: plan._tag === "HttpError" ? plan.status : plan._tag === "Raw" ? plan.status : undefined,
-        rawSha256: plan._tag === "Raw" ? sha256Hex(plan.bytes) : undefined
+        rawSha256: plan._tag === "Raw" ? sha256Hex(plan.bytes) : undefined,
+        ...(plan._tag === "Reply" && request.structured !== undefined ? { structuredMismatch: structuredMismatch(request, plan.parts) } : {})
       }, request.bodySize)
       if (plan._tag === "Refuse") return Effect.fail(plan.error)
       const reply = Effect.sync((): LlmInvocation => {

@@ -32,6 +32,12 @@ export interface LlmLogEntry {
   readonly outcome: Outcome
   readonly status: number | undefined
   readonly rawSha256: string | undefined
+  /**
+   * For a call that asks for structured output and got scripted text: why that text is not what
+   * the call asks for (not JSON, or not valid against its schema, naming the path). The answer is
+   * sent as scripted; this flags it, in the log and the inspector.
+   */
+  readonly structuredMismatch?: string | undefined
 }
 
 /**

@@ -9,6 +9,7 @@ import { deriveSeed } from "../../core/seed.ts"
 import { compileGenerator, type CompiledGenerator } from "../../kinds/jsonSchema/generate.ts"
 import { fromJsonSchema } from "../../schemas/jsonSchemaDocument.ts"
 import type { LlmRequest } from "./conversation.ts"
+import type { Part } from "./parts.ts"
 
 /** The deepest a requested schema is walked to normalize it; deeper is refused, not recursed into. */
 const MAX_SCHEMA_DEPTH = 64
@@ -86,4 +87,27 @@ export const jsonAnswer = (value: unknown, request: LlmRequest | undefined, seq:
       : Result.fail(`simnet: the json action's value does not fit the schema this call asks for, at ${checked.failure.path}: ${checked.failure.message}`)
   }
   return Result.mapError(ready.success.generator.generate(deriveSeed(0, "structured", request?.key ?? "", seq)), (error) => error.message)
+}
+
+/**
+ * Why the text `parts` answer a structured-output call with does not fit what it asks for (JSON,
+ * or JSON valid against its schema, naming the path), or undefined when it does, when the call
+ * asks for nothing, or when the answer has no text (a tool call is not the structured answer).
+ */
+export const structuredMismatch = (request: LlmRequest, parts: ReadonlyArray<Part>): string | undefined => {
+  if (request.structured === undefined) return undefined
+  let text = ""
+  for (const part of parts) if (part.kind === "text") text += part.text
+  if (text === "") return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return "the scripted text is not JSON, and the call asks for JSON"
+  }
+  if (request.structured.schema === undefined) return undefined
+  const ready = compiledFor(request.structured.schema)
+  if (Result.isFailure(ready)) return undefined
+  const checked = decodeAt(ready.success.schema, value, "$")
+  return Result.isSuccess(checked) ? undefined : `the scripted text does not fit the schema the call asks for, at ${checked.failure.path}: ${checked.failure.message}`
 }

@@ -92,7 +92,7 @@ function renderModel(view) {
   clear($("counts")).appendChild(table("Calls per request key", ["Key", "Last user message", "Calls"], llm.counts, (c) =>
     [[c.key.slice(0, 16), "mono"], [c.lastUserMessage], [c.count, "num"]]));
   clear($("model-log")).appendChild(table("Model log", ["#", "Time", "Model", "Last user message", "Source", "Outcome", "Status"], llm.log.slice().reverse(), (e) =>
-    [[e.id, "mono"], [clock(e.at)], [e.model], [e.lastUserMessage], [e.source + (e.rule ? " " + e.rule : "") + (e.step !== undefined && e.step !== null ? " step " + e.step : "")], [e.outcome], [e.status, "num"]]));
+    [[e.id, "mono"], [clock(e.at)], [e.model], [e.lastUserMessage], [e.source + (e.rule ? " " + e.rule : "") + (e.step !== undefined && e.step !== null ? " step " + e.step : "")], [e.outcome + (e.structuredMismatch ? " \u26a0 " + e.structuredMismatch : ""), e.structuredMismatch ? "flagged" : undefined], [e.status, "num"]]));
   renderPending();
   if (!attached && llm.attached && driverText.indexOf("Another") < 0) say("driver-status", "Another driver is attached. Attach here to take over.");
 }
