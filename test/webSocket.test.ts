@@ -13,7 +13,7 @@ import { join } from "node:path"
 import * as tls from "node:tls"
 import OpenAI from "openai"
 import { ResponsesWS } from "openai/resources/responses/ws"
-import WebSocket from "ws"
+import WebSocket, { WebSocketServer } from "ws"
 import { Route, Routes, SimulationNetwork } from "../src/index.ts"
 import { serve, stopAll } from "./support/serve.ts"
 
@@ -91,6 +91,49 @@ describe("the webSocket kind", () => {
     const code = await Effect.runPromise(Effect.flip(SimulationNetwork.make({ routes: [] }).pipe(Effect.flatMap((net) => net.registerSpec([{ match: "wss://x.example.com/", respond: { kind: "webSocket", replies: [{ close: { code: 1005 } }] } }])))))
     expect(code._tag).toBe("InvalidRouteSpec")
     expect((code as { path?: string }).path).toContain("replies[0].close.code")
+  })
+})
+
+describe("record mode and WebSockets", () => {
+  it("relays a WebSocket no route answers to its upstream, keeps what was said as a webSocket script, and the script replays it with the upstream gone", async () => {
+    const upstream = new WebSocketServer({ host: "127.0.0.1", port: 0 })
+    await once(upstream, "listening")
+    const seen: Array<string | undefined> = []
+    upstream.on("connection", (socket, request) => {
+      seen.push(request.headers.authorization)
+      socket.send("welcome")
+      socket.on("message", (data) => socket.send(`pong: ${data.toString()}`))
+    })
+    const port = (upstream.address() as { port: number }).port
+    const recording = await SimulationNetwork.start({ record: { upstream: { "live.example.com": `http://127.0.0.1:${port}` } } })
+    const talk = async (createConnection: typeof recording.createConnection) => {
+      const socket = new WebSocket("wss://live.example.com/feed", { createConnection, headers: { authorization: "Bearer sk-live-secret" } })
+      // A conversation: each frame sent once the answer to the one before came.
+      const received: Array<string> = []
+      const next = () => new Promise<void>((resolve) => socket.once("message", (data) => resolve(void received.push(data.toString()))))
+      const welcome = next()
+      await once(socket, "open")
+      await welcome
+      for (const frame of ["ping", "again"]) {
+        const answered = next()
+        socket.send(frame)
+        await answered
+      }
+      socket.close()
+      await once(socket, "close")
+      return received
+    }
+    expect(await talk(recording.createConnection)).toEqual(["welcome", "pong: ping", "pong: again"])
+    // The client's credentials reach the upstream, and are in no recording.
+    expect(seen).toEqual(["Bearer sk-live-secret"])
+    await expect.poll(() => recording.recording().routes.length).toBe(1)
+    const { routes } = recording.recording()
+    expect(JSON.stringify(routes)).not.toContain("sk-live-secret")
+    expect(routes[0]).toMatchObject({ match: { method: "GET", url: "https://live.example.com/feed" }, respond: { kind: "webSocket", open: ["welcome"], replies: [{ when: { equals: "ping" }, send: ["pong: ping"] }, { when: { equals: "again" }, send: ["pong: again"] }] } })
+    upstream.close()
+    const replay = await SimulationNetwork.start({ routes: [] })
+    await replay.registerSpec(routes)
+    expect(await talk(replay.createConnection)).toEqual(["welcome", "pong: ping", "pong: again"])
   })
 })
 

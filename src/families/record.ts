@@ -15,7 +15,9 @@
 import { isUtf8 } from "node:buffer"
 import { Effect } from "effect"
 import type { Redactor } from "../core/redact.ts"
-import { answerWith, type Route } from "../core/route.ts"
+import { later, pending } from "../core/answer.ts"
+import type { Route } from "../core/route.ts"
+import { asksForWebSocket } from "../core/socket.ts"
 import type { SimRequest } from "../core/request.ts"
 import { createHash, parseJson } from "../core/util.ts"
 import { make } from "../kinds/make.ts"
@@ -25,6 +27,7 @@ import { familyFor, ruleOf } from "./recordModel.ts"
 import { isMcp, mcpRoutesOf } from "./recordMcp.ts"
 import { type Recorded, type Recording, redactedCookie } from "./recorded.ts"
 import { contentOf, readTarget, writeMerged } from "./recordFile.ts"
+import { recordSocket, socketScript } from "./recordSocket.ts"
 
 export type { Recording } from "./recorded.ts"
 export { recordingTargetProblem } from "./recordFile.ts"
@@ -109,15 +112,24 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
     })
     onKept?.()
   }
+  /** Keeps a WebSocket session that ended (`recordSocket.ts`). */
+  const keepSocket = (request: SimRequest, session: NonNullable<Recorded["webSocket"]>) => {
+    const cost = RECORD_OVERHEAD + 2 * request.url.href.length + session.open.length + session.replies.reduce((n, r) => n + r.server.length + 1, 0) * RECORD_OVERHEAD
+    if (keptBytes + cost > MAX_RECORDING_BYTES) return void overflow++
+    keptBytes += cost
+    kept.push({ method: "GET", url: request.url.href, requestBody: undefined, requestType: undefined, status: 101, headers: [], body: new Uint8Array(0), webSocket: session })
+    onKept?.()
+  }
   const route = make(
     "record",
     { url: () => true },
     {
-      answer: answerWith((request) => {
+      answer: (request) => {
         const base = upstream[request.url.host]
         const target = base === undefined ? request.url : rebased(request.url, new URL(base))
+        if (asksForWebSocket(request.headers)) return later(recordSocket(request, target, MAX_RECORDED_BODY, (session) => keepSocket(request, session)), "record")
         const started = performance.now()
-        return Effect.map(forward(request, target, "record", "record"), (response) => {
+        return pending(Effect.map(forward(request, target, "record", "record"), (response) => {
           const firstByteMs = performance.now() - started
           const upstreamBody = response.body
           if (upstreamBody === null) {
@@ -144,8 +156,8 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
             cancel: (reason) => reader.cancel(reason)
           }, { highWaterMark: 0 })
           return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
-        })
-      }),
+        }))
+      },
       describe: { record: "what no route answers is forwarded and recorded" }
     },
     { id: "record", priority: -2_000_000_000, source: "record" }
@@ -211,7 +223,9 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
     const headers: Record<string, string> = {}
     for (const [name, value] of entry.headers) if (name !== "content-type") headers[name] = name in headers ? `${headers[name]}, ${value}` : value
     const common = { status: entry.status, ...(type === undefined ? {} : { contentType: type }), ...(Object.keys(headers).length === 0 ? {} : { headers }) }
-    const respond = entry.fault !== undefined
+    const respond = entry.webSocket !== undefined
+      ? { kind: "webSocket", ...socketScript(entry.webSocket, redactor) }
+      : entry.fault !== undefined
       ? { kind: "fault", fault: entry.fault }
       : isText(type, entry.body)
       ? { kind: "text", body: answerText(type, decoder.decode(entry.body), redactor), ...common }

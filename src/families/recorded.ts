@@ -4,6 +4,7 @@
  */
 import type { Fault } from "../kinds/fault.ts"
 import { REDACTED } from "../core/redact.ts"
+import type { RecordedSocket } from "./recordSocket.ts"
 
 export { eventData } from "../models/apis/readBack.ts"
 
@@ -26,6 +27,8 @@ export interface Recorded {
   readonly timing?: { readonly firstByteMs: number; readonly totalMs: number } | undefined
   /** How the exchange broke, when it did (a HAR that simnet exported says so in `_simnet.fault`): replayed as that fault. */
   readonly fault?: Fault | undefined
+  /** For an upgrade to a WebSocket: what was said on it (`recordSocket.ts`), replayed as a `webSocket` script. */
+  readonly webSocket?: RecordedSocket | undefined
 }
 
 /**

@@ -1,0 +1,96 @@
+/**
+ * Record mode for WebSockets: an upgrade no route answers is opened to its real upstream (or the
+ * one given for its host) with the client's headers, the client's upgrade is completed only once
+ * the upstream's is (an upstream that refuses gets the client the same status), and every frame
+ * is relayed both ways as it comes. What was said is kept as a `webSocket` script: the frames the
+ * upstream sent before the client's first (`open`), then per client frame the frames that
+ * answered it (`replies`, matched by the client frame's text). A session is kept when it closes,
+ * bounded as any recording; no request header is kept.
+ */
+import { createRequire } from "node:module"
+import type * as Ws from "ws"
+import { whole, upgraded, type Whole } from "../core/answer.ts"
+import type { Redactor } from "../core/redact.ts"
+import type { SimRequest } from "../core/request.ts"
+import type { Frame, SocketPeer } from "../core/socket.ts"
+import type { ScriptFrame, WebSocketReply, WebSocketScript } from "../kinds/webSocket.ts"
+
+/** A WebSocket session as record mode keeps it. */
+export interface RecordedSocket {
+  readonly open: ReadonlyArray<Frame>
+  readonly replies: ReadonlyArray<{ readonly client: Frame; readonly server: ReadonlyArray<Frame> }>
+}
+
+/** The request headers a WebSocket client's own handshake makes: not passed on to the upstream. */
+const HANDSHAKE = new Set(["host", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "content-length", "transfer-encoding"])
+
+const sizeOf = (frame: Frame) => (typeof frame === "string" ? frame.length * 2 : frame.byteLength)
+
+/**
+ * The answer of record mode to an upgrade request for `target`: the upstream's upgrade, then the
+ * relay. `keep` is given the session when it ends, if it stayed under `limit` bytes.
+ */
+export const recordSocket = (request: SimRequest, target: URL, limit: number, keep: (session: RecordedSocket) => void): Promise<Whole> =>
+  new Promise((resolve) => {
+    const ws = createRequire(import.meta.url)("ws") as typeof Ws
+    const headers: Record<string, string> = {}
+    request.headers.forEach((value, name) => {
+      if (!HANDSHAKE.has(name)) headers[name] = value
+    })
+    const protocols = request.headers.get("sec-websocket-protocol")?.split(",").map((p) => p.trim()).filter((p) => p !== "")
+    delete headers["sec-websocket-protocol"]
+    const url = new URL(target)
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:"
+    const upstream = new ws.WebSocket(url, protocols, { headers, perMessageDeflate: false })
+    const failed = (status: number, text: string) => resolve(whole(status, { "content-type": "text/plain; charset=utf-8" }, text))
+    upstream.once("unexpected-response", (_req, res) => {
+      upstream.terminate()
+      failed(res.statusCode ?? 502, `simnet record: the upstream refused the WebSocket (${res.statusCode})\n`)
+    })
+    upstream.once("error", (error) => failed(502, `simnet record: the upstream WebSocket failed: ${error.message}\n`))
+    upstream.once("open", () => {
+      const session = { open: [] as Array<Frame>, replies: [] as Array<{ client: Frame; server: Array<Frame> }> }
+      let size = 0
+      const note = (frame: Frame) => {
+        size += sizeOf(frame)
+        return size <= limit
+      }
+      // Frames that came before the client's socket was handed over are sent first.
+      let peer: SocketPeer | undefined
+      const early: Array<Frame> = []
+      upstream.on("message", (data, isBinary) => {
+        const frame: Frame = isBinary ? new Uint8Array(Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data as Buffer)])) : data.toString()
+        if (note(frame)) (session.replies.at(-1)?.server ?? session.open).push(frame)
+        if (peer === undefined) early.push(frame)
+        else peer.send(frame)
+      })
+      resolve(upgraded((socket) => {
+        peer = socket
+        for (const frame of early.splice(0)) socket.send(frame)
+        socket.onMessage((frame) => {
+          if (note(frame)) session.replies.push({ client: frame, server: [] })
+          if (upstream.readyState === upstream.OPEN) upstream.send(frame, { binary: typeof frame !== "string" })
+        })
+        socket.onClose((code) => {
+          if (upstream.readyState === upstream.OPEN) upstream.close(code === 1005 || code === 1006 ? 1000 : code)
+          if (size <= limit) keep(session)
+        })
+        upstream.once("close", (code, reason) => socket.close(code === 1005 || code === 1006 ? 1000 : code, reason.toString()))
+      }, whole(426, { "content-type": "text/plain; charset=utf-8" }, "simnet record: this request asked for a WebSocket\n")))
+    })
+  })
+
+const scriptFrame = (frame: Frame): ScriptFrame => (typeof frame === "string" ? frame : { base64: Buffer.from(frame).toString("base64") })
+
+/**
+ * A recorded session as a `webSocket` script: its open frames, and a reply to each client frame
+ * by its text (a frame whose text held a credential, which the redactor changes, matches any).
+ */
+export const socketScript = (session: RecordedSocket, redactor: Redactor): WebSocketScript => ({
+  open: session.open.map(scriptFrame),
+  replies: session.replies.map(({ client, server }): WebSocketReply => {
+    const text = typeof client === "string" ? client : undefined
+    const shown = text === undefined ? undefined : redactor.bodyText(text)
+    return { ...(text !== undefined && shown === text ? { when: { equals: text } } : {}), send: server.map((frame) => scriptFrame(typeof frame === "string" ? redactor.bodyText(frame) : frame)) }
+  })
+})
