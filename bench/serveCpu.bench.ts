@@ -1,0 +1,111 @@
+/**
+ * Model calls over loopback, server CPU per call (issue 38): `simnet serve` against aimock
+ * (`@copilotkit/aimock`), each in a process of its own, driven by the official `openai` and
+ * `@anthropic-ai/sdk` clients from this process (keep-alive, 8 concurrent), non-streamed and
+ * streamed (a 200-word answer, pacing off). The measure is calls per server CPU-second, read from
+ * each server process (on two cores the SDK client is the bottleneck, so wall rates of two fast
+ * servers come out near 1×); wall calls per second are printed too. Rounds interleave the two
+ * servers; the range over rounds is printed. `npm run bench -- serveCpu` (`--quick`: fewer calls).
+ */
+import Anthropic from "@anthropic-ai/sdk"
+import { fork, type ChildProcess } from "node:child_process"
+import { join } from "node:path"
+import OpenAI from "openai"
+
+const quick = process.argv.includes("--quick")
+const CALLS = quick ? 600 : 2_000
+const ROUNDS = quick ? 3 : 5
+const CONCURRENCY = 8
+
+interface Server {
+  readonly name: string
+  readonly child: ChildProcess
+  readonly base: string
+  readonly cpu: () => Promise<number>
+}
+
+const start = (name: "simnet" | "aimock"): Promise<Server> =>
+  new Promise((resolve, reject) => {
+    const child = fork(join(import.meta.dirname, "servers", "modelServer.ts"), [name, "200"], { stdio: ["ignore", "pipe", "inherit", "ipc"] })
+    child.once("exit", (code) => reject(new Error(`${name} exited with ${code}`)))
+    let out = ""
+    child.stdout!.on("data", (data: Buffer) => {
+      out += data.toString()
+      const port = /PORT (\d+)/.exec(out)?.[1]
+      if (port === undefined) return
+      const cpu = () => new Promise<number>((done) => {
+        child.once("message", (message) => done((message as { readonly cpu: number }).cpu))
+        child.send("cpu")
+      })
+      resolve({ name, child, base: `http://127.0.0.1:${port}`, cpu })
+    })
+  })
+
+type Kind = "openai" | "openai stream" | "anthropic" | "anthropic stream"
+const KINDS: ReadonlyArray<Kind> = ["openai", "openai stream", "anthropic", "anthropic stream"]
+
+const caller = (server: Server, kind: Kind): (() => Promise<void>) => {
+  // simnet serve takes /HOST/PATH; aimock answers the API paths at its root.
+  const prefix = server.name === "simnet" ? (kind.startsWith("openai") ? "/api.openai.com" : "/api.anthropic.com") : ""
+  if (kind.startsWith("openai")) {
+    const client = new OpenAI({ apiKey: "sk-bench", baseURL: `${server.base}${prefix}/v1`, maxRetries: 0 })
+    const stream = kind === "openai stream"
+    return async () => {
+      if (!stream) {
+        await client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] })
+        return
+      }
+      for await (const _chunk of await client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], stream: true })) {
+        // read to the end
+      }
+    }
+  }
+  const client = new Anthropic({ apiKey: "sk-ant-bench", baseURL: `${server.base}${prefix}`, maxRetries: 0 })
+  const stream = kind === "anthropic stream"
+  return async () => {
+    if (!stream) {
+      await client.messages.create({ model: "claude-opus-5-5", max_tokens: 512, messages: [{ role: "user", content: "hi" }] })
+      return
+    }
+    for await (const _event of await client.messages.create({ model: "claude-opus-5-5", max_tokens: 512, messages: [{ role: "user", content: "hi" }], stream: true })) {
+      // read to the end
+    }
+  }
+}
+
+/** One round: `CALLS` calls, 8 at a time; the server's CPU microseconds and the wall milliseconds it took. */
+const round = async (server: Server, call: () => Promise<void>) => {
+  const cpu = await server.cpu()
+  const started = performance.now()
+  let i = 0
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (i++ < CALLS) await call()
+  }))
+  const wall = performance.now() - started
+  return { cpuUs: (await server.cpu()) - cpu, wallMs: wall }
+}
+
+const servers = [await start("simnet"), await start("aimock")]
+console.log(`\nmodel calls over loopback, server CPU per call (${CALLS} calls a round, ${CONCURRENCY} concurrent, ${ROUNDS} rounds interleaved after a warm-up)`)
+console.log(`  ${"call".padEnd(17)} ${"server".padEnd(7)} ${"calls/server-CPU-s".padStart(19)} ${"µs CPU/call".padStart(12)} ${"wall calls/s".padStart(13)}`)
+for (const kind of KINDS) {
+  const calls = servers.map((server) => caller(server, kind))
+  for (const [i, server] of servers.entries()) await round(server, calls[i]!)
+  const rates: Array<Array<number>> = servers.map(() => [])
+  const walls: Array<Array<number>> = servers.map(() => [])
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
+      const { cpuUs, wallMs } = await round(servers[i]!, calls[i]!)
+      rates[i]!.push(CALLS / (cpuUs / 1e6))
+      walls[i]!.push(CALLS / (wallMs / 1e3))
+    }
+  }
+  const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  for (const [i, server] of servers.entries()) {
+    const rate = median(rates[i]!)
+    console.log(`  ${kind.padEnd(17)} ${server.name.padEnd(7)} ${rate.toFixed(0).padStart(19)} ${(1e6 / rate).toFixed(0).padStart(12)} ${median(walls[i]!).toFixed(0).padStart(13)}`)
+  }
+  const ratios = rates[0]!.map((rate, r) => rate / rates[1]![r]!)
+  console.log(`  ${kind.padEnd(17)} simnet/aimock per server CPU-s: ${median(ratios).toFixed(2)}x (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}x); wall ${(median(walls[0]!) / median(walls[1]!)).toFixed(2)}x`)
+}
+for (const server of servers) server.child.kill()
