@@ -21,6 +21,7 @@ import type { TokenUsage } from "../provider/parts.ts"
 import type { FamilySpec } from "../../schemas/routeSpec.ts"
 import type { ReadBack } from "./readBack.ts"
 import { RouteFailed } from "../../SimnetError.ts"
+import { wholeResponse } from "../../core/heldResponse.ts"
 
 /**
  * One model API's wire format as the shared responder needs it.
@@ -108,10 +109,12 @@ export const baseUrlUnder = (defaultBaseUrl: string, path: string) => {
 const jsonHeaders = { "content-type": "application/json" }
 
 /**
- * A JSON response.
+ * A JSON response, held whole (`core/heldResponse.ts`): the doors take its text as it is (the
+ * Node door writes it in one write with its length, `fetch` hands it to `json()`), never through
+ * a stream.
  */
 export const jsonResponse = (value: unknown, status: number, headers: Readonly<Record<string, string>> = {}): Response =>
-  new Response(JSON.stringify(value), { status, headers: { ...jsonHeaders, ...headers } })
+  wholeResponse({ status, headers: { ...jsonHeaders, ...headers }, body: JSON.stringify(value) }, undefined)
 
 /**
  * The `retry-after-ms` and `retry-after` (whole seconds, rounded up) headers of a wait.
