@@ -17,9 +17,11 @@ import { NO_RETRY, refusalBody, refusalHeaders } from "../core/refusal.ts"
 import { LazySignal, makeSimRequest } from "../core/request.ts"
 import { isSimnetError, type RouteFailedReason, type SimnetError } from "../SimnetError.ts"
 import { declaredOver, OVER, readBody } from "./body.ts"
+import { bodiless, nodeHeaders, relay } from "./relay.ts"
 import { type Upgrading, webSocketAcceptor } from "./webSocket.ts"
 
 export type { Upgrading } from "./webSocket.ts"
+export { bodiless } from "./relay.ts"
 
 /** One request for the network, as the door tells a watcher of it. */
 export interface DoorRequest {
@@ -55,15 +57,6 @@ export type DoorWatch = (request: DoorRequest) => Watcher | undefined
  * answer is 413 and the body is not kept. `--body-limit BYTES` changes it.
  */
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
-
-/** Statuses and methods whose responses carry no body. */
-export const bodiless = (method: string, status: number) => method === "HEAD" || status === 204 || status === 205 || status === 304
-
-/** The most bytes of a still-arriving body gathered into one write. */
-const COALESCE_LIMIT = 16 * 1024
-
-/** The largest body a streamed answer complete before the event loop turns is sent as in one write. */
-const WHOLE_BODY_LIMIT = 64 * 1024
 
 /**
  * The request's headers without `host` (the network sees the target's host in the URL), as Node
@@ -177,7 +170,7 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
         head(writeWhole(res, method, target, settled))
         return end()
       }
-      relay(res, method, target, settled.response, head, end, redactor)
+      relay(res, method, settled.response, head, end, (cause) => refusedHead(res, redactor, method, target, cause))
     }
     if (answered._tag === "Pending" || answered._tag === "Streamed") {
       // A client that goes away aborts the route's signal (and so its answer, its stream).
@@ -269,174 +262,3 @@ const NONE: ReadonlyArray<Watcher> = []
 /** The most bytes of a body over the limit read and dropped before its connection is closed. */
 const DISCARD_LIMIT = 256 * 1024 * 1024
 const EMPTY = new Uint8Array(0)
-
-/** A response's headers as Node writes them, with the body's length when the body is whole. */
-const nodeHeaders = (headers: Readonly<Record<string, string>> | Headers, length: number | undefined): Record<string, string | number | Array<string>> => {
-  const out: Record<string, string | number | Array<string>> = {}
-  if (headers instanceof Headers) {
-    headers.forEach((value, name) => {
-      if (name !== "set-cookie") out[name] = value
-    })
-    const cookies = headers.getSetCookie()
-    if (cookies.length > 0) out["set-cookie"] = cookies
-  } else {
-    for (const name in headers) out[name] = headers[name]
-  }
-  delete out["transfer-encoding"]
-  if (length !== undefined) out["content-length"] = length
-  else delete out["content-length"]
-  return out
-}
-
-const STILL_ARRIVING = Symbol("stillArriving")
-
-/** The read's result when it settles before the event loop turns, else `STILL_ARRIVING`. */
-const readNow = (read: Promise<ReadableStreamReadResult<Uint8Array>>) =>
-  new Promise<ReadableStreamReadResult<Uint8Array> | typeof STILL_ARRIVING>((resolve, reject) => {
-    const turn = setImmediate(resolve, STILL_ARRIVING)
-    read.then((result) => {
-      clearImmediate(turn)
-      resolve(result)
-    }, (error: unknown) => {
-      clearImmediate(turn)
-      reject(error)
-    })
-  })
-
-const SETTLED_LATER = Symbol("settledLater")
-const settledLater = Promise.resolve(SETTLED_LATER)
-
-const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))
-
-/**
- * Relays a web response's body. What the body holds before the event loop turns, when it ends
- * there, goes out in one write with its `content-length`; otherwise the head goes out at once
- * (with the first bytes, if any) and the rest as it arrives, what is ready gathered into writes
- * of at most `COALESCE_LIMIT` bytes, waiting for the client to drain. A body that breaks
- * destroys the connection (its client sees a reset, as from a server that died); a client that
- * goes away cancels the body.
- */
-const relay = (
-  res: http.ServerResponse,
-  method: string,
-  target: string,
-  response: Response,
-  head: (status: number) => void,
-  end: () => void,
-  redactor: Redactor
-): void => {
-  const status = response.status
-  const body = response.body
-  const writeHead = (length: number | undefined): boolean => {
-    try {
-      res.writeHead(status, nodeHeaders(response.headers, length))
-      head(status)
-      return true
-    } catch (cause) {
-      void body?.cancel().catch(() => undefined)
-      refusedHead(res, redactor, method, target, cause)
-      head(502)
-      end()
-      return false
-    }
-  }
-  if (bodiless(method, status) || body === null) {
-    void body?.cancel().catch(() => undefined)
-    if (writeHead(bodiless(method, status) ? undefined : 0)) {
-      res.end()
-      end()
-    }
-    return
-  }
-  const reader = body.getReader()
-  let finished = false
-  const finish = () => {
-    if (finished) return
-    finished = true
-    end()
-  }
-  res.once("close", () => {
-    if (!res.writableFinished) void reader.cancel(new DOMException("The client went away", "AbortError")).catch(() => undefined)
-    finish()
-  })
-  const broke = () => {
-    res.destroy()
-    finish()
-  }
-  void (async () => {
-    const chunks: Array<Uint8Array> = []
-    let size = 0
-    let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined
-    // What is there before the loop turns: a whole body (a model's JSON answer) goes out in one write.
-    try {
-      for (;;) {
-        const read = reader.read()
-        const result = await readNow(read)
-        if (result === STILL_ARRIVING) {
-          pending = read
-          break
-        }
-        if (result.done) {
-          if (writeHead(size)) {
-            res.end(size === 0 ? undefined : concat(chunks))
-            finish()
-          }
-          return
-        }
-        chunks.push(result.value)
-        size += result.value.byteLength
-        if (size > WHOLE_BODY_LIMIT) break
-      }
-    } catch {
-      if (writeHead(undefined)) broke()
-      return
-    }
-    if (!writeHead(undefined)) return
-    if (chunks.length > 0) res.write(concat(chunks))
-    else res.flushHeaders()
-    try {
-      for (;;) {
-        if (res.destroyed) return
-        const first = await (pending ?? reader.read())
-        pending = undefined
-        if (first.done) break
-        const batch = [first.value]
-        let batched = first.value.byteLength
-        let ended = false
-        while (batched < COALESCE_LIMIT) {
-          const next = reader.read()
-          const result = await Promise.race([next, settledLater])
-          if (result === SETTLED_LATER) {
-            pending = next
-            break
-          }
-          if (result.done) {
-            ended = true
-            break
-          }
-          batch.push(result.value)
-          batched += result.value.byteLength
-        }
-        if (res.destroyed) return
-        if (!res.write(concat(batch))) await drained(res)
-        if (ended) break
-      }
-    } catch {
-      return broke()
-    }
-    if (!res.destroyed) res.end()
-    finish()
-  })()
-}
-
-/** Until the client has taken what was written, or gone. */
-const drained = (res: http.ServerResponse): Promise<void> =>
-  new Promise((resolve) => {
-    const done = () => {
-      res.off("drain", done)
-      res.off("close", done)
-      resolve()
-    }
-    res.once("drain", done)
-    res.once("close", done)
-  })

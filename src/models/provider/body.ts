@@ -7,6 +7,7 @@
 import type { TokenUsage } from "./parts.ts"
 import { hashString } from "../../core/seed.ts"
 import { connectionReset } from "../../core/transport.ts"
+import { registerFrames } from "../../core/frames.ts"
 import type { LlmPace } from "../../schemas/llmScript.ts"
 import type { Finish, Part, StreamFault, StreamItem, StreamWriter } from "./parts.ts"
 
@@ -78,7 +79,7 @@ export const framesBody = (
     batch = encoder.encode(text)
     return true
   }
-  return new ReadableStream<Uint8Array>(
+  const body = new ReadableStream<Uint8Array>(
     {
       pull(controller) {
         if (at < ends.length || refill()) {
@@ -97,6 +98,9 @@ export const framesBody = (
     },
     { highWaterMark: 0 }
   )
+  // The Node door may write these frames itself (`core/frames.ts`); a body that breaks is always read.
+  if (options.reset !== true) registerFrames(body, { frames, end })
+  return body
 }
 
 /**
