@@ -87,7 +87,8 @@ export const pending = (effect: Effect.Effect<Response | Settled, SimnetError>):
   effect: Effect.map(effect, settle)
 })
 
-const settle = (value: Response | Settled): Settled => (value instanceof Response ? fromResponse(value) : value)
+/** A `Response` as an answer had now (`fromResponse`); an answer as it is. */
+export const settle = (value: Response | Settled): Settled => (value instanceof Response ? fromResponse(value) : value)
 
 /**
  * An answer to come from a promise of a `Response` (or of an answer), rejecting with a

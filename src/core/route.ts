@@ -3,7 +3,7 @@
  * it answers in, and the route value itself. Public modules re-export what users need.
  */
 import { Context, Effect, Option } from "effect"
-import { type Answer, pending } from "./answer.ts"
+import { type Answer, pending, type Settled } from "./answer.ts"
 import type { Duration } from "effect"
 import { RouteFailed, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
@@ -60,10 +60,11 @@ export const routeService = <I, S>(context: RespondContext, key: Context.Key<I, 
 }
 
 /**
- * How a route kind authors an answer as an Effect of a WHATWG `Response` (`answerWith` makes it
- * a route's `answer`).
+ * How a route kind authors an answer as an Effect of a WHATWG `Response`, or of an answer had
+ * now (`Settled`: a body it holds whole goes to the doors as it is) (`answerWith` makes it a
+ * route's `answer`).
  */
-export type Responder = (request: SimRequest, context: RespondContext) => Effect.Effect<Response, SimnetError>
+export type Responder = (request: SimRequest, context: RespondContext) => Effect.Effect<Response | Settled, SimnetError>
 
 /**
  * How a route answers one request: one value (`answer.ts`) that every door renders. Never

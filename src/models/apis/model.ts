@@ -22,6 +22,7 @@ import type { FamilySpec } from "../../schemas/routeSpec.ts"
 import type { ReadBack } from "./readBack.ts"
 import { RouteFailed } from "../../SimnetError.ts"
 import { wholeResponse } from "../../core/heldResponse.ts"
+import { whole, type Whole } from "../../core/answer.ts"
 
 /**
  * One model API's wire format as the shared responder needs it.
@@ -116,6 +117,10 @@ const jsonHeaders = { "content-type": "application/json" }
 export const jsonResponse = (value: unknown, status: number, headers: Readonly<Record<string, string>> = {}): Response =>
   wholeResponse({ status, headers: { ...jsonHeaders, ...headers }, body: JSON.stringify(value) }, undefined)
 
+/** A JSON answer as the doors take it (`Whole`), with no `Response` made for it. */
+export const jsonWhole = (value: unknown, status: number, headers: Readonly<Record<string, string>> = {}): Whole =>
+  whole(status, { ...jsonHeaders, ...headers }, JSON.stringify(value))
+
 /**
  * The `retry-after-ms` and `retry-after` (whole seconds, rounded up) headers of a wait.
  */
@@ -153,8 +158,8 @@ class Renderer {
     return { [this.wire.requestIdHeader]: this.requestId, ...this.wire.rateLimits?.(this.invocation, exhausted), ...extra }
   }
 
-  error(status: number, message: string, extra: Readonly<Record<string, string>> = {}): Response {
-    return jsonResponse(this.wire.errorBody(status, message, undefined), status, this.headers(extra, status === 429))
+  error(status: number, message: string, extra: Readonly<Record<string, string>> = {}): Whole {
+    return jsonWhole(this.wire.errorBody(status, message, undefined), status, this.headers(extra, status === 429))
   }
 
   stream(body: ReadableStream<Uint8Array>): Response {
@@ -166,7 +171,7 @@ class Renderer {
     return this.wire.answer(this.invocation, parts, finish, usage)
   }
 
-  reply(reply: Extract<LlmInvocation["reply"], { _tag: "Reply" }>): Response {
+  reply(reply: Extract<LlmInvocation["reply"], { _tag: "Reply" }>): Response | Whole {
     const request = this.invocation.request
     if (request.stream) {
       const writer = this.wire.writer(this.invocation, reply.usage)
@@ -180,7 +185,7 @@ class Renderer {
     const failed = reply.parts.find((part) => part.kind === "error")
     if (failed !== undefined && failed.kind === "error") return this.error(500, failed.message)
     const value = this.answer(reply.parts, reply.finish, reply.usage)
-    if (reply.fault === undefined) return jsonResponse(value, 200, this.headers())
+    if (reply.fault === undefined) return jsonWhole(value, 200, this.headers())
     const whole = JSON.stringify(value)
     const half = whole.slice(0, Math.floor(whole.length / 2))
     return new Response(framesBody([half].values(), { reset: reply.fault === "reset" }), {
@@ -189,12 +194,12 @@ class Renderer {
     })
   }
 
-  opening(opening: Opening): Effect.Effect<Response, RouteFailed> {
+  opening(opening: Opening): Effect.Effect<Response | Whole, RouteFailed> {
     switch (opening._tag) {
       case "Stream":
         return Effect.succeed(this.stream(opening.mailbox.body(this.wire.writer(this.invocation, undefined))))
       case "Answer":
-        return Effect.succeed(jsonResponse(this.answer(opening.parts, opening.finish, opening.usage), 200, this.headers()))
+        return Effect.succeed(jsonWhole(this.answer(opening.parts, opening.finish, opening.usage), 200, this.headers()))
       case "HttpError":
         return Effect.succeed(this.error(opening.status, opening.message))
       case "Disconnected":
@@ -204,7 +209,7 @@ class Renderer {
     }
   }
 
-  driven(driven: DrivenInvocation): Effect.Effect<Response, RouteFailed> {
+  driven(driven: DrivenInvocation): Effect.Effect<Response | Whole, RouteFailed> {
     const signal = this.signal
     const opened = Effect.callback<Opening>((resume) => {
       driven.whenOpen((opening) => resume(Effect.succeed(opening)))
@@ -226,7 +231,7 @@ class Renderer {
     )
   }
 
-  render(): Effect.Effect<Response, RouteFailed> {
+  render(): Effect.Effect<Response | Whole, RouteFailed> {
     const reply = this.invocation.reply
     switch (reply._tag) {
       case "Reply": {
@@ -321,8 +326,8 @@ export const anthropicRateLimits = (invocation: LlmInvocation, exhausted: boolea
  */
 const REFUSAL_STATUS = 422
 
-const refusal = (wire: ModelWire, provider: SimulatedProviderApi, tag: string, message: string): Response =>
-  jsonResponse(wire.errorBody(REFUSAL_STATUS, message, tag), REFUSAL_STATUS, {
+const refusal = (wire: ModelWire, provider: SimulatedProviderApi, tag: string, message: string): Whole =>
+  jsonWhole(wire.errorBody(REFUSAL_STATUS, message, tag), REFUSAL_STATUS, {
     [wire.requestIdHeader]: `req_sim_${provider.callCount}`,
     "x-should-retry": "false"
   })
@@ -340,7 +345,7 @@ export const modelResponder = (wire: ModelWire): Responder => (request, context)
     const read = wire.read(request, raw)
     if (Result.isFailure(read)) {
       return Effect.map(provider.recordInvalid(request.url.href, raw, wire.api, request.body?.length ?? 0), (seq) =>
-        jsonResponse(wire.errorBody(400, `simnet: ${read.failure}`, undefined), 400, { [wire.requestIdHeader]: `req_sim_${seq}` }))
+        jsonWhole(wire.errorBody(400, `simnet: ${read.failure}`, undefined), 400, { [wire.requestIdHeader]: `req_sim_${seq}` }))
     }
     return provider.invoke(readConversation({ ...read.success, bodySize: request.body?.length ?? 0 }), request.signal).pipe(
       Effect.flatMap((invocation) => new Renderer(wire, invocation, request.signal, context.run).render()),

@@ -8,6 +8,7 @@
  * frame that is not JSON or not a `response.create`, and an error the HTTP route would answer
  * with, are an `error` event frame (`{ type: "error", status, error }`), and the socket stays open.
  */
+import { settle, toResponse } from "../../core/answer.ts"
 import { makeSimRequest } from "../../core/request.ts"
 import type { RespondContext, SimRequest } from "../../core/route.ts"
 import type { Frame, SocketPeer } from "../../core/socket.ts"
@@ -93,7 +94,7 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
       input = [...before, ...input]
     }
     const request = makeSimRequest({ method: "POST", url: upgrade.url, headers, body: JSON.stringify({ ...body, input, stream: true }), signal: closed.signal })
-    const response = await context.run(answer(request, context), closed.signal)
+    const response = toResponse(settle(await context.run(answer(request, context), closed.signal)))
     if (response.status !== 200 || response.body === null) {
       const text = await response.text()
       let error: unknown = { message: text }
