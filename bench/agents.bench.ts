@@ -7,11 +7,7 @@
  * platform binary cannot be had, and everything where no namespace can be made.
  */
 import { judgeRun, namespaces } from "../test/support/agentJudge.ts"
-import { claudeCodeBinary } from "../test/support/claudeCode.ts"
-import { codexBinary } from "../test/support/codex.ts"
-import { geminiCliEntry } from "../test/support/geminiCli.ts"
-import { mkdirSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { AGENT_APPS } from "../test/support/agentApps.ts"
 
 const quick = process.argv.includes("--quick")
 const ROUNDS = quick ? 2 : 5
@@ -19,72 +15,39 @@ const ROUNDS = quick ? 2 : 5
 const json = (match: string, body: unknown, status = 200) => ({ match, respond: { kind: "text", body: JSON.stringify(body), status, contentType: "application/json" } })
 const A = "https://api.anthropic.com"
 
-/** Each app: its model family, its side-call family, the same side calls written by hand, and how it is run. */
-const apps = [
-  {
-    name: "Claude Code",
-    found: claudeCodeBinary(),
-    model: "anthropic",
-    family: "claude-code",
-    byHand: [
-      { match: `HEAD ${A}/api/hello`, respond: { kind: "status", status: 200 } },
-      json(`GET ${A}/api/hello`, {}),
-      { match: `GET ${A}/api/claude_code/settings`, respond: { kind: "status", status: 204, headers: { "request-id": "req_bench" } } },
-      json(`GET ${A}/api/claude_code/policy_limits`, { restrictions: {} }),
-      json(`GET ${A}/api/claude_code/organizations/metrics_enabled`, { metrics_logging_enabled: false }),
-      json(`GET ${A}/api/claude_code_penguin_mode`, { enabled: false, disabled_reason: "preference" }),
-      json(`GET ${A}/api/claude_cli/bootstrap`, {}),
-      json(`GET ${A}/api/directory/server-urls`, { urls: [] }),
-      json(`GET ${A}/mcp-registry/v0/servers`, { servers: [], metadata: { count: 0 } }),
-      json(`POST ${A}/api/eval/:key`, { features: {} }),
-      json(`POST ${A}/api/event_logging/v2/batch`, {}),
-      { match: `HEAD ${A}/`, respond: { kind: "status", status: 200 } }
-    ],
-    prepare: () => {},
-    env: (home: string) => ({ HOME: home, ANTHROPIC_API_KEY: "sk-ant-bench" }),
-    command: (path: string) => `${JSON.stringify(path)} -p hi`
-  },
-  {
-    name: "Codex",
-    found: codexBinary(),
-    model: "openai",
-    family: "codex",
-    byHand: [
-      { match: "POST https://ab.chatgpt.com/otlp/v1/:signal", respond: { kind: "bytes", base64: "", contentType: "application/x-protobuf" } },
-      json("GET https://chatgpt.com/backend-api/codex/models", { models: [] }),
-      { match: "GET https://github.com/openai/plugins.git/info/refs", respond: { kind: "text", body: "Repository not found.\n", status: 404 } },
-      json("GET https://api.github.com/repos/openai/plugins", { message: "Not Found" }, 404),
-      json("GET https://chatgpt.com/backend-api/plugins/export/curated", { detail: "Not Found" }, 404)
-    ],
-    prepare: (home: string) => mkdirSync(join(home, ".codex"), { recursive: true }),
-    env: (home: string) => ({ HOME: home, CODEX_HOME: join(home, ".codex"), OPENAI_API_KEY: "sk-bench" }),
-    command: (path: string) => `${JSON.stringify(path)} exec --skip-git-repo-check hi`
-  },
-  {
-    name: "Gemini CLI",
-    found: geminiCliEntry(),
-    model: "gemini",
-    family: "gemini-cli",
-    byHand: [json("POST https://play.googleapis.com/log", ["900000"])],
-    prepare: (home: string) => {
-      mkdirSync(join(home, ".gemini"), { recursive: true })
-      writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }))
-    },
-    env: (home: string) => ({ HOME: home, GEMINI_API_KEY: "gm-bench", GEMINI_CLI_TRUST_WORKSPACE: "true" }),
-    command: (path: string) => `${JSON.stringify(process.execPath)} ${JSON.stringify(path)} -p hi`
-  }
-]
+/** Each app's side calls written by hand, as its family answers them. */
+const BY_HAND: Readonly<Record<string, ReadonlyArray<unknown>>> = {
+  "Claude Code": [
+    { match: `HEAD ${A}/api/hello`, respond: { kind: "status", status: 200 } },
+    json(`GET ${A}/api/hello`, {}),
+    { match: `GET ${A}/api/claude_code/settings`, respond: { kind: "status", status: 204, headers: { "request-id": "req_bench" } } },
+    json(`GET ${A}/api/claude_code/policy_limits`, { restrictions: {} }),
+    json(`GET ${A}/api/claude_code/organizations/metrics_enabled`, { metrics_logging_enabled: false }),
+    json(`GET ${A}/api/claude_code_penguin_mode`, { enabled: false, disabled_reason: "preference" }),
+    json(`GET ${A}/api/claude_cli/bootstrap`, {}),
+    json(`GET ${A}/api/directory/server-urls`, { urls: [] }),
+    json(`GET ${A}/mcp-registry/v0/servers`, { servers: [], metadata: { count: 0 } }),
+    json(`POST ${A}/api/eval/:key`, { features: {} }),
+    json(`POST ${A}/api/event_logging/v2/batch`, {}),
+    { match: `HEAD ${A}/`, respond: { kind: "status", status: 200 } }
+  ],
+  Codex: [
+    { match: "POST https://ab.chatgpt.com/otlp/v1/:signal", respond: { kind: "bytes", base64: "", contentType: "application/x-protobuf" } },
+    json("GET https://chatgpt.com/backend-api/codex/models", { models: [] }),
+    { match: "GET https://github.com/openai/plugins.git/info/refs", respond: { kind: "text", body: "Repository not found.\n", status: 404 } },
+    json("GET https://api.github.com/repos/openai/plugins", { message: "Not Found" }, 404),
+    json("GET https://chatgpt.com/backend-api/plugins/export/curated", { detail: "Not Found" }, 404)
+  ],
+  "Gemini CLI": [json("POST https://play.googleapis.com/log", ["900000"])]
+}
 
-const RULES = [
-  { id: "router", match: { structured: true }, behaviour: { type: "respond", steps: [[{ type: "json" }]] } },
-  { id: "hi", match: {}, behaviour: { type: "respond", steps: [[{ type: "text", content: "Hello from simnet." }]] } }
-]
+const HI = { id: "hi", match: {}, behaviour: { type: "respond", steps: [[{ type: "text", content: "Hello from simnet." }]] } }
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 console.log(`\nagent CLIs, one-shot "hi" under simnet run, wall ms (median of ${ROUNDS}, interleaved)`)
 if (!namespaces) console.log("  skipped: no network namespace here (unshare -n needs root on Linux)")
-for (const app of namespaces ? apps : []) {
+for (const app of namespaces ? AGENT_APPS : []) {
   if (!("path" in app.found)) {
     console.log(`  ${app.name}: skipped (${app.found.why})`)
     continue
@@ -92,7 +55,7 @@ for (const app of namespaces ? apps : []) {
   const path = app.found.path
   const variants = {
     family: [{ family: app.model }, { family: app.family }],
-    "by hand": [{ family: app.model }, ...app.byHand],
+    "by hand": [{ family: app.model }, ...BY_HAND[app.name]!],
     refused: [{ family: app.model }]
   }
   const times: Record<string, Array<number>> = { family: [], "by hand": [], refused: [] }
@@ -101,10 +64,10 @@ for (const app of namespaces ? apps : []) {
     for (const [variant, routes] of Object.entries(variants)) {
       const run = judgeRun({
         via: "run",
-        prepare: ({ home }) => app.prepare(home),
-        fixture: () => ({ routes, llm: { rules: RULES } }),
-        env: ({ home }) => app.env(home),
-        command: app.command(path)
+        prepare: (dirs) => app.prepare(dirs, "run"),
+        fixture: () => ({ routes, llm: { rules: [...app.preamble, HI] } }),
+        env: (dirs) => app.env(dirs, "run"),
+        command: app.command(path, "hi")
       })
       if (run.status !== 0 || !run.stdout.includes("Hello from simnet.")) throw new Error(`${app.name} (${variant}) failed: ${run.status}\n${run.stdout}\n${run.stderr.slice(-2000)}`)
       times[variant]!.push(run.ms)

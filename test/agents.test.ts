@@ -13,31 +13,20 @@
  * Responses WebSocket, with no HTTPS fallback. Skipped, saying why, where an app's platform binary
  * or the namespace cannot be had.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { judgeRun, namespaces, type Traced } from "./support/agentJudge.ts"
-import { claudeCodeBinary } from "./support/claudeCode.ts"
-import { codexBinary } from "./support/codex.ts"
-import { geminiCliEntry } from "./support/geminiCli.ts"
-
-type Dirs = { readonly work: string; readonly home: string }
-type Via = "run" | "serve"
+import { AGENT_APPS, type AgentApp, type Dirs, type Via } from "./support/agentApps.ts"
 
 const HELLO = "hello from simnet\n"
 const say = (content: string) => ({ type: "respond", steps: [[{ type: "text", content }]] })
 const call = (name: string, input: unknown) => ({ type: "respond", steps: [[{ type: "tool_call", name, input }]] })
 
-/** One app under judgement: how it is installed, configured and run, and how its tool round goes. */
-interface App {
-  readonly name: string
-  readonly found: { readonly path: string } | { readonly why: string }
-  readonly families: ReadonlyArray<string>
-  /** Rules every run of the app needs before its own (Gemini CLI's router call). */
-  readonly preamble?: ReadonlyArray<unknown>
-  readonly prepare: (dirs: Dirs, via: Via, extra?: string) => void
-  readonly env: (dirs: Dirs, via: Via) => Readonly<Record<string, string>>
-  readonly command: (path: string, prompt: string) => string
+const CODEX_EXEC = `const r = await tools.exec_command({ cmd: "printf 'hello from simnet\\\\n' > hello.txt && echo simnet-wrote" }); text(r)`
+
+/** What each app is judged on besides running: its tool round and the wire as it speaks it today. */
+interface Judged {
   /** The tool call that writes `hello.txt`, and what the next call's body shows of its result. */
   readonly write: (dirs: Dirs) => { readonly rule: unknown; readonly result: RegExp }
   /** The route ids of its model calls. */
@@ -46,41 +35,14 @@ interface App {
   readonly firstCall: (body: any) => void
 }
 
-const CODEX_EXEC = `const r = await tools.exec_command({ cmd: "printf 'hello from simnet\\\\n' > hello.txt && echo simnet-wrote" }); text(r)`
-
-const apps: ReadonlyArray<App> = [
-  {
-    name: "Claude Code",
-    found: claudeCodeBinary(),
-    families: ["anthropic", "claude-code"],
-    prepare: () => {},
-    env: ({ home }, via) => ({ HOME: home, ANTHROPIC_API_KEY: "sk-ant-simnet-judge", ...(via === "serve" ? { ANTHROPIC_BASE_URL: "http://127.0.0.1:4747/api.anthropic.com" } : {}) }),
-    command: (path, prompt) => `${JSON.stringify(path)} -p ${JSON.stringify(prompt)} --allowedTools Write`,
+const JUDGED: Readonly<Record<string, Judged>> = {
+  "Claude Code": {
     write: ({ work }) => ({ rule: { id: "write", match: { tool: "Write", toolResult: false }, behaviour: call("Write", { file_path: join(work, "hello.txt"), content: HELLO }) }, result: /"type":"tool_result"/ }),
     modelRoutes: /^anthropic\.messages$/,
     // Its default model sends a `role: "system"` turn inside `messages`: read, not refused.
     firstCall: (body) => expect(body.messages.map((m: { role: string }) => m.role)).toContain("system")
   },
-  {
-    name: "Codex",
-    found: codexBinary(),
-    families: ["openai", "codex"],
-    prepare: ({ home }, via, extra = "") => {
-      mkdirSync(join(home, ".codex"), { recursive: true })
-      if (via === "serve") {
-        writeFileSync(join(home, ".codex", "config.toml"), [
-          `model_provider = "simnet"`,
-          `[model_providers.simnet]`,
-          `name = "simnet"`,
-          `base_url = "http://127.0.0.1:4747/api.openai.com/v1"`,
-          `env_key = "OPENAI_API_KEY"`,
-          `wire_api = "responses"`,
-          extra
-        ].join("\n"))
-      }
-    },
-    env: ({ home }) => ({ HOME: home, CODEX_HOME: join(home, ".codex"), OPENAI_API_KEY: "sk-simnet-judge" }),
-    command: (path, prompt) => `${JSON.stringify(path)} exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox ${JSON.stringify(prompt)}`,
+  Codex: {
     write: () => ({ rule: { id: "write", match: { tool: "exec", toolResult: false }, behaviour: call("exec", CODEX_EXEC) }, result: /"type":"custom_tool_call_output"/ }),
     modelRoutes: /^openai\.responses(\.socket)?$/,
     // No `tools` field: its tools come in an `additional_tools` input item.
@@ -89,28 +51,16 @@ const apps: ReadonlyArray<App> = [
       expect(body.input.some((item: { type?: string }) => item.type === "additional_tools")).toBe(true)
     }
   },
-  {
-    name: "Gemini CLI",
-    found: geminiCliEntry(),
-    families: ["gemini", "gemini-cli"],
-    preamble: [{ id: "router", match: { structured: true }, behaviour: { type: "respond", steps: [[{ type: "json" }]] } }],
-    prepare: ({ home }) => {
-      mkdirSync(join(home, ".gemini"), { recursive: true })
-      writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }))
-    },
-    env: ({ home }, via) => ({
-      HOME: home,
-      GEMINI_API_KEY: "gm-simnet-judge",
-      GEMINI_CLI_TRUST_WORKSPACE: "true",
-      ...(via === "serve" ? { GOOGLE_GEMINI_BASE_URL: "http://127.0.0.1:4747/generativelanguage.googleapis.com" } : {})
-    }),
-    command: (path, prompt) => `${JSON.stringify(process.execPath)} ${JSON.stringify(path)} -p ${JSON.stringify(prompt)} --yolo`,
+  "Gemini CLI": {
     write: ({ work }) => ({ rule: { id: "write", match: { tool: "write_file", toolResult: false }, behaviour: call("write_file", { file_path: join(work, "hello.txt"), content: HELLO }) }, result: /"functionResponse"/ }),
     modelRoutes: /^gemini\.models\.call$/,
     // Its hidden router call asks for JSON in Gemini's spelling; the `structured` rule answers it.
     firstCall: (body) => expect(body.generationConfig).toMatchObject({ responseMimeType: "application/json", responseJsonSchema: { type: "OBJECT" } })
   }
-]
+}
+
+type App = AgentApp & Judged
+const apps: ReadonlyArray<App> = AGENT_APPS.map((app) => ({ ...app, ...JUDGED[app.name]! }))
 
 const refusals = (requests: ReadonlyArray<Traced>) => requests.filter((r) => r.outcome !== "answered").map((r) => `${r.method} ${r.url} ${r.outcome}`)
 
@@ -119,7 +69,7 @@ const judge = (app: App, via: Via, prompt: string, rules: (dirs: Dirs) => Readon
   judgeRun({
     via,
     prepare: (dirs) => app.prepare(dirs, via, extra),
-    fixture: (dirs) => ({ routes: app.families.map((family) => ({ family })), llm: { rules: [...(app.preamble ?? []), ...rules(dirs)] } }),
+    fixture: (dirs) => ({ routes: [{ family: app.model }, { family: app.family }], llm: { rules: [...app.preamble, ...rules(dirs)] } }),
     env: (dirs) => app.env(dirs, via),
     command: app.command((app.found as { path: string }).path, prompt)
   })

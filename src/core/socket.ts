@@ -24,6 +24,15 @@ export interface SocketPeer {
 /** What a route does with an accepted socket: runs its session until the socket closes. */
 export type SocketSession = (peer: SocketPeer) => void
 
+/**
+ * The request headers of a WebSocket client's own handshake: not passed on when the request is
+ * sent on in another form (to an upstream by record mode, as an HTTP call by the Responses
+ * WebSocket).
+ */
+export const HANDSHAKE_HEADERS: ReadonlySet<string> = new Set([
+  "host", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "sec-websocket-protocol", "content-length", "transfer-encoding"
+])
+
 /** Whether a request asks to be upgraded to a WebSocket (`Upgrade: websocket` and a key). */
 export const asksForWebSocket = (headers: Headers | Readonly<Record<string, string>>): boolean => {
   const get = (name: string) => (headers instanceof Headers ? headers.get(name) : headers[name]) ?? undefined

@@ -12,17 +12,14 @@ import type * as Ws from "ws"
 import { whole, upgraded, type Whole } from "../core/answer.ts"
 import type { Redactor } from "../core/redact.ts"
 import type { SimRequest } from "../core/request.ts"
-import type { Frame, SocketPeer } from "../core/socket.ts"
-import type { ScriptFrame, WebSocketReply, WebSocketScript } from "../kinds/webSocket.ts"
+import { type Frame, HANDSHAKE_HEADERS, type SocketPeer } from "../core/socket.ts"
+import { type ScriptFrame, upgradeRequired, type WebSocketReply, type WebSocketScript } from "../kinds/webSocket.ts"
 
 /** A WebSocket session as record mode keeps it. */
 export interface RecordedSocket {
   readonly open: ReadonlyArray<Frame>
   readonly replies: ReadonlyArray<{ readonly client: Frame; readonly server: ReadonlyArray<Frame> }>
 }
-
-/** The request headers a WebSocket client's own handshake makes: not passed on to the upstream. */
-const HANDSHAKE = new Set(["host", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "content-length", "transfer-encoding"])
 
 const sizeOf = (frame: Frame) => (typeof frame === "string" ? frame.length * 2 : frame.byteLength)
 
@@ -35,10 +32,9 @@ export const recordSocket = (request: SimRequest, target: URL, limit: number, ke
     const ws = createRequire(import.meta.url)("ws") as typeof Ws
     const headers: Record<string, string> = {}
     request.headers.forEach((value, name) => {
-      if (!HANDSHAKE.has(name)) headers[name] = value
+      if (!HANDSHAKE_HEADERS.has(name)) headers[name] = value
     })
     const protocols = request.headers.get("sec-websocket-protocol")?.split(",").map((p) => p.trim()).filter((p) => p !== "")
-    delete headers["sec-websocket-protocol"]
     const url = new URL(target)
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:"
     const upstream = new ws.WebSocket(url, protocols, { headers, perMessageDeflate: false })
@@ -76,7 +72,7 @@ export const recordSocket = (request: SimRequest, target: URL, limit: number, ke
           if (size <= limit) keep(session)
         })
         upstream.once("close", (code, reason) => socket.close(code === 1005 || code === 1006 ? 1000 : code, reason.toString()))
-      }, whole(426, { "content-type": "text/plain; charset=utf-8" }, "simnet record: this request asked for a WebSocket\n")))
+      }, upgradeRequired))
     })
   })
 

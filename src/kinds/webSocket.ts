@@ -30,7 +30,7 @@ export type WebSocketHandler = (
 ) => void | PromiseLike<void> | Effect.Effect<void, unknown>
 
 /** What a client that did not ask to upgrade gets from a WebSocket route. */
-const upgradeRequired = whole(426, { "content-type": "text/plain; charset=utf-8", upgrade: "websocket", connection: "Upgrade" }, "simnet: this route answers WebSocket connections only (Upgrade: websocket)\n")
+export const upgradeRequired = whole(426, { "content-type": "text/plain; charset=utf-8", upgrade: "websocket", connection: "Upgrade" }, "simnet: this route answers WebSocket connections only (Upgrade: websocket)\n")
 
 const failed = (socket: SocketPeer) => () => socket.close(1011, "simnet: the route's session failed")
 

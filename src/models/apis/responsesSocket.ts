@@ -11,7 +11,7 @@
 import { settle, toResponse } from "../../core/answer.ts"
 import { makeSimRequest } from "../../core/request.ts"
 import type { RespondContext, SimRequest } from "../../core/route.ts"
-import type { Frame, SocketPeer } from "../../core/socket.ts"
+import { type Frame, HANDSHAKE_HEADERS, type SocketPeer } from "../../core/socket.ts"
 import { webSocketResponder } from "../../kinds/webSocket.ts"
 import type { ModelEndpoint } from "./model.ts"
 import { modelResponder } from "./model.ts"
@@ -28,7 +28,7 @@ const errorFrame = (status: number, code: string, message: string) =>
 /** The headers of the upgrade that the HTTP request of a frame keeps (its credentials, its betas), without the handshake's. */
 const requestHeaders = (upgrade: SimRequest): Headers => {
   const headers = new Headers(upgrade.headers)
-  for (const name of ["upgrade", "connection", "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "sec-websocket-protocol"]) headers.delete(name)
+  for (const name of HANDSHAKE_HEADERS) headers.delete(name)
   headers.set("content-type", "application/json")
   return headers
 }
