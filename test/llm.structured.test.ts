@@ -1,12 +1,14 @@
 /**
  * Structured-output calls (issue 33): a call that asks for JSON, following a JSON Schema or not,
  * in each API's own way — Chat Completions' `response_format`, the Responses API's `text.format`,
- * Anthropic's `output_format`, Gemini's `generationConfig.responseJsonSchema` (upper-case type
+ * Anthropic's `output_config.format` (and `output_format`), Gemini's `generationConfig.responseJsonSchema` (upper-case type
  * names included, as Gemini CLI's hidden router call sends them) — is told by the rule matcher
  * `structured`, and the `json` action answers it: `value` as given, or a value generated from the
  * requested schema that Ajv (a validator independent of simnet) accepts, the same on every run.
  */
 import { Ajv } from "ajv"
+import Anthropic from "@anthropic-ai/sdk"
+import { GoogleGenAI } from "@google/genai"
 import OpenAI from "openai"
 import { Routes, SimulationNetwork } from "simnet"
 import { describe, expect, it } from "vitest"
@@ -30,9 +32,6 @@ const start = () =>
     ]
   })
 
-const post = async (fetch: typeof globalThis.fetch, url: string, body: unknown) =>
-  (await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json() as Promise<any>
-
 /** The text each API answers for a call asking `schema` (structured) or not, with user message `message`. */
 const ask = {
   "openai.chat": async (network: Awaited<ReturnType<typeof start>>, message: string, schema: unknown) => {
@@ -54,20 +53,23 @@ const ask = {
     return answer.output_text
   },
   "anthropic.messages": async (network: Awaited<ReturnType<typeof start>>, message: string, schema: unknown) => {
-    const body = await post(network.fetch, "https://api.anthropic.com/v1/messages", {
+    const client = new Anthropic({ apiKey: "sk-ant-test", fetch: network.fetch, maxRetries: 0 })
+    const answer = await client.messages.create({
       model: "claude-opus-5-5",
       max_tokens: 256,
       messages: [{ role: "user", content: message }],
-      ...(schema === undefined ? {} : { output_format: { type: "json_schema", schema } })
+      ...(schema === undefined ? {} : { output_config: { format: { type: "json_schema", schema: schema as Record<string, unknown> } } })
     })
-    return body.content.map((block: { text?: string }) => block.text ?? "").join("")
+    return answer.content.map((block) => (block.type === "text" ? block.text : "")).join("")
   },
   gemini: async (network: Awaited<ReturnType<typeof start>>, message: string, schema: unknown) => {
-    const body = await post(network.fetch, "https://generativelanguage.googleapis.com/v1beta/models/gemini-3.5-flash-lite:generateContent", {
-      contents: [{ role: "user", parts: [{ text: message }] }],
-      ...(schema === undefined ? {} : { generationConfig: { responseMimeType: "application/json", responseJsonSchema: schema } })
+    const client = new GoogleGenAI({ apiKey: "gm-test", httpOptions: { fetch: network.fetch } })
+    const answer = await client.models.generateContent({
+      model: "gemini-3.5-flash-lite",
+      contents: message,
+      ...(schema === undefined ? {} : { config: { responseMimeType: "application/json", responseJsonSchema: schema } })
     })
-    return body.candidates[0].content.parts.map((part: { text?: string }) => part.text ?? "").join("")
+    return answer.text ?? ""
   }
 }
 
