@@ -87,6 +87,39 @@ const microsPerCall = async (openai: OpenAI): Promise<number> => {
   return ((performance.now() - start) * 1000) / CALLS
 }
 
+/** A non-streamed completion as the OpenAI API writes it, prebuilt: the floor of a non-streamed call. */
+const COMPLETION = JSON.stringify({
+  id: "chatcmpl-floor",
+  object: "chat.completion",
+  created: 0,
+  model: "gpt-4o",
+  choices: [{ index: 0, message: { role: "assistant", content: "Hi", refusal: null }, logprobs: null, finish_reason: "stop" }],
+  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }
+})
+const prebuiltAnswer: typeof globalThis.fetch = async () => new Response(COMPLETION, { headers: { "content-type": "application/json" } })
+
+const complete = (openai: OpenAI) => openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
+
+const microsPerCompletion = async (openai: OpenAI): Promise<number> => {
+  for (let i = 0; i < 200; i++) await complete(openai)
+  const start = performance.now()
+  for (let i = 0; i < CALLS; i++) await complete(openai)
+  return ((performance.now() - start) * 1000) / CALLS
+}
+
+/** The first model call on each of `n` fresh networks (making the network not counted), µs on average. */
+const firstCallMicros = async (n: number): Promise<number> => {
+  let total = 0
+  for (let i = 0; i < n; i++) {
+    const fresh = await simnet("Hi")
+    const start = performance.now()
+    await complete(fresh.openai)
+    total += performance.now() - start
+    await fresh.handle.close()
+  }
+  return (total * 1000) / n
+}
+
 const simnet = async (text: string) => {
   const handle = await SimulationNetwork.start({ routes: Routes.openai() })
   const llm = handle.llm
@@ -122,6 +155,14 @@ const main = async () => {
   const floorCall = await microsPerCall(floorOne)
   const simCall = await microsPerCall(one.openai)
 
+  const floorAnswer = client(prebuiltAnswer)
+  await microsPerCompletion(floorAnswer)
+  await microsPerCompletion(one.openai)
+  const floorCompletion = await microsPerCompletion(floorAnswer)
+  const simCompletion = await microsPerCompletion(one.openai)
+  await firstCallMicros(20)
+  const firstCall = await firstCallMicros(200)
+
   const text = " tok".repeat(TOKENS)
   const events = prebuiltEvents(TOKENS)
   const floorClient = client(perEventFetch(events))
@@ -145,6 +186,10 @@ const main = async () => {
   console.log(`per-call overhead, one-chunk streamed completion (${fmt(CALLS)} sequential calls)`)
   console.log(`  floor   ${floorCall.toFixed(1).padStart(7)} µs/call`)
   console.log(`  simnet  ${simCall.toFixed(1).padStart(7)} µs/call   (+${(simCall - floorCall).toFixed(1)} µs for routing, logging, rendering)`)
+  console.log(`per call, non-streamed completion (${fmt(CALLS)} sequential calls)`)
+  console.log(`  floor   ${floorCompletion.toFixed(1).padStart(7)} µs/call   the SDK reading a prebuilt answer`)
+  console.log(`  simnet  ${simCompletion.toFixed(1).padStart(7)} µs/call   ${(floorCompletion / simCompletion).toFixed(2)}x the floor's rate (target >= 0.5x)`)
+  console.log(`  first   ${firstCall.toFixed(1).padStart(7)} µs/call   the first call on a fresh network, ${(firstCall / simCompletion).toFixed(2)}x a warm one (target <= 2x; 200 networks)`)
   await handle.close()
   await one.handle.close()
 }
