@@ -105,7 +105,8 @@ afterAll(async () => {
 
 describe("the inspector in a browser", () => {
   it("serve prints the inspector URL; the page loads with no console errors and works offline (no request leaves the server)", async () => {
-    expect(server.output()).toContain(`inspector: ${server.ui}`)
+    // The line comes after the driver's, which is what the helper waits for: it may be a write behind.
+    await expect.poll(() => server.output()).toContain(`inspector: ${server.ui}`)
     const { page, consoleErrors } = await open(server.ui)
     const foreign: Array<string> = []
     page.on("request", (request) => {
