@@ -33,15 +33,21 @@ export interface Upgrading {
   readonly head: Buffer
 }
 
-const bytesOf = (data: RawData): Uint8Array =>
-  Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data
+/** A frame `ws` delivered, as a route sees it: text decoded as UTF-8, binary as bytes. */
+export const frameOf = (data: RawData, isBinary: boolean): Frame => {
+  const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data)
+  return isBinary ? new Uint8Array(bytes) : bytes.toString("utf8")
+}
+
+/** A close code as one side can send it on: `1005` (none given) and `1006` (dropped) are only ever reported, so they go on as `1000`. */
+export const sendableClose = (code: number): number => (code === 1005 || code === 1006 ? 1000 : code)
 
 /** A `ws` socket as a route's `SocketPeer`. */
 const peerOf = (ws: WebSocket): SocketPeer => {
   let held: Array<Frame> | undefined = []
   let listener: ((frame: Frame) => void) | undefined
   ws.on("message", (data, isBinary) => {
-    const frame: Frame = isBinary ? bytesOf(data) : bytesOf(data).toString()
+    const frame = frameOf(data, isBinary)
     if (listener !== undefined) listener(frame)
     else held?.push(frame)
   })

@@ -113,8 +113,8 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
     onKept?.()
   }
   /** Keeps a WebSocket session that ended (`recordSocket.ts`). */
-  const keepSocket = (request: SimRequest, session: NonNullable<Recorded["webSocket"]>) => {
-    const cost = RECORD_OVERHEAD + 2 * request.url.href.length + session.open.length + session.replies.reduce((n, r) => n + r.server.length + 1, 0) * RECORD_OVERHEAD
+  const keepSocket = (request: SimRequest, session: NonNullable<Recorded["webSocket"]>, bytes: number) => {
+    const cost = RECORD_OVERHEAD + 2 * request.url.href.length + bytes
     if (keptBytes + cost > MAX_RECORDING_BYTES) return void overflow++
     keptBytes += cost
     kept.push({ method: "GET", url: request.url.href, requestBody: undefined, requestType: undefined, status: 101, headers: [], body: new Uint8Array(0), webSocket: session })
@@ -127,7 +127,7 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
       answer: (request) => {
         const base = upstream[request.url.host]
         const target = base === undefined ? request.url : rebased(request.url, new URL(base))
-        if (asksForWebSocket(request.headers)) return later(recordSocket(request, target, MAX_RECORDED_BODY, (session) => keepSocket(request, session)), "record")
+        if (asksForWebSocket(request.headers)) return later(recordSocket(request, target, MAX_RECORDED_BODY, (session, bytes) => keepSocket(request, session, bytes)), "record")
         const started = performance.now()
         return pending(Effect.map(forward(request, target, "record", "record"), (response) => {
           const firstByteMs = performance.now() - started

@@ -13,6 +13,7 @@ import { whole, upgraded, type Whole } from "../core/answer.ts"
 import type { Redactor } from "../core/redact.ts"
 import type { SimRequest } from "../core/request.ts"
 import { type Frame, HANDSHAKE_HEADERS, type SocketPeer } from "../core/socket.ts"
+import { frameOf, sendableClose } from "../doors/webSocket.ts"
 import { type ScriptFrame, upgradeRequired, type WebSocketReply, type WebSocketScript } from "../kinds/webSocket.ts"
 
 /** A WebSocket session as record mode keeps it. */
@@ -25,9 +26,9 @@ const sizeOf = (frame: Frame) => (typeof frame === "string" ? frame.length * 2 :
 
 /**
  * The answer of record mode to an upgrade request for `target`: the upstream's upgrade, then the
- * relay. `keep` is given the session when it ends, if it stayed under `limit` bytes.
+ * relay. `keep` is given the session and its frames' size when it ends, if it stayed under `limit` bytes.
  */
-export const recordSocket = (request: SimRequest, target: URL, limit: number, keep: (session: RecordedSocket) => void): Promise<Whole> =>
+export const recordSocket = (request: SimRequest, target: URL, limit: number, keep: (session: RecordedSocket, bytes: number) => void): Promise<Whole> =>
   new Promise((resolve) => {
     const ws = createRequire(import.meta.url)("ws") as typeof Ws
     const headers: Record<string, string> = {}
@@ -55,7 +56,7 @@ export const recordSocket = (request: SimRequest, target: URL, limit: number, ke
       let peer: SocketPeer | undefined
       const early: Array<Frame> = []
       upstream.on("message", (data, isBinary) => {
-        const frame: Frame = isBinary ? new Uint8Array(Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data as Buffer)])) : data.toString()
+        const frame = frameOf(data, isBinary)
         if (note(frame)) (session.replies.at(-1)?.server ?? session.open).push(frame)
         if (peer === undefined) early.push(frame)
         else peer.send(frame)
@@ -68,10 +69,10 @@ export const recordSocket = (request: SimRequest, target: URL, limit: number, ke
           if (upstream.readyState === upstream.OPEN) upstream.send(frame, { binary: typeof frame !== "string" })
         })
         socket.onClose((code) => {
-          if (upstream.readyState === upstream.OPEN) upstream.close(code === 1005 || code === 1006 ? 1000 : code)
-          if (size <= limit) keep(session)
+          if (upstream.readyState === upstream.OPEN) upstream.close(sendableClose(code))
+          if (size <= limit) keep(session, size)
         })
-        upstream.once("close", (code, reason) => socket.close(code === 1005 || code === 1006 ? 1000 : code, reason.toString()))
+        upstream.once("close", (code, reason) => socket.close(sendableClose(code), reason.toString()))
       }, upgradeRequired))
     })
   })

@@ -28,7 +28,7 @@ import type {
 } from "../../schemas/anthropic.ts"
 import { MessagesRequest } from "../../schemas/anthropic.ts"
 import type { TokenUsage } from "../provider/parts.ts"
-import { anthropicRateLimits, baseUrlUnder, jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { anthropicRateLimits, baseUrlUnder, jsonWhole, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { anthropicReadBack } from "./readBack.ts"
 import { anthropicStructured } from "./structured.ts"
 
@@ -375,7 +375,7 @@ const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
       first_id: models[0] ?? null,
       last_id: models.at(-1) ?? null
     }
-    return jsonResponse(list, 200)
+    return jsonWhole(list, 200)
   })
 
 /**

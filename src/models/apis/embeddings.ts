@@ -13,12 +13,12 @@
 import { createHash } from "../../core/util.ts"
 import { Exit, Schema } from "effect"
 import type { RespondContext, SimRequest } from "../../core/route.ts"
-import { fromResponse } from "../../core/answer.ts"
 import { estimateTokens } from "../provider/parts.ts"
 import { openAiErrorBody } from "./chatWire.ts"
 import type { Embedding, EmbeddingList } from "../../schemas/embeddings.ts"
 import { EmbeddingRequest } from "../../schemas/embeddings.ts"
-import { jsonResponse, type ModelEndpoint } from "./model.ts"
+import { jsonWhole, type ModelEndpoint } from "./model.ts"
+import type { Whole } from "../../core/answer.ts"
 
 /**
  * The length of a vector when the request does not ask for one: by model, else 1 536.
@@ -117,10 +117,10 @@ const inputs = (input: EmbeddingRequest["input"]): ReadonlyArray<string> => {
 
 const decode = Schema.decodeUnknownExit(EmbeddingRequest)
 
-const answer = (request: SimRequest, context: RespondContext): Response => {
+const answer = (request: SimRequest, context: RespondContext): Whole => {
   const decoded = decode(request.json())
   if (Exit.isFailure(decoded)) {
-    return jsonResponse(openAiErrorBody(400, `simnet: the body is not an embeddings request: ${String(decoded.cause)}`, undefined), 400)
+    return jsonWhole(openAiErrorBody(400, `simnet: the body is not an embeddings request: ${String(decoded.cause)}`, undefined), 400)
   }
   const body = decoded.value
   const texts = inputs(body.input)
@@ -132,7 +132,7 @@ const answer = (request: SimRequest, context: RespondContext): Response => {
     return { object: "embedding", index, embedding: body.encoding_format === "base64" ? base64(vector) : vectorNumbers(vector) }
   })
   const list: EmbeddingList = { object: "list", data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } }
-  return jsonResponse(list, 200)
+  return jsonWhole(list, 200)
 }
 
 /**
@@ -143,5 +143,5 @@ export const embeddingsEndpoint: ModelEndpoint = {
   method: "POST",
   path: "/embeddings",
   endpoint: "embeddings",
-  parts: { answer: (request, context) => fromResponse(answer(request, context)) }
+  parts: { answer }
 }

@@ -27,7 +27,7 @@ import type {
 import { GenerateContentRequest } from "../../schemas/gemini.ts"
 import type { TokenUsage } from "../provider/parts.ts"
 import { defaultDimensions, embed, vectorNumbers } from "./embeddings.ts"
-import { baseUrlUnder, jsonResponse, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { baseUrlUnder, jsonWhole, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { geminiReadBack } from "./readBack.ts"
 import { geminiStructured } from "./structured.ts"
 
@@ -240,7 +240,7 @@ const vectorOf = (seed: number, model: string, request: GeminiEmbedRequest) => (
   values: vectorNumbers(embed(seed, partsText(request.content.parts), request.outputDimensionality ?? defaultDimensions(model)))
 })
 
-const badRequest = (message: string) => jsonResponse(geminiErrorBody(400, `simnet: ${message}`), 400)
+const badRequest = (message: string) => jsonWhole(geminiErrorBody(400, `simnet: ${message}`), 400)
 
 /**
  * The responder of `POST {base}/v1beta/models/{model}:{method}`: `generateContent` and
@@ -258,7 +258,7 @@ export const geminiResponder: Responder = (request, context) => {
         const decoded = decodeEmbed(request.json())
         if (Exit.isFailure(decoded)) return badRequest(`the body is not an embedContent request: ${String(decoded.cause)}`)
         const answer: GeminiEmbedResponse = { embedding: vectorOf(context.runSeed, model, decoded.value) }
-        return jsonResponse(answer, 200)
+        return jsonWhole(answer, 200)
       })
     case "batchEmbedContents":
       return Effect.sync(() => {
@@ -267,10 +267,10 @@ export const geminiResponder: Responder = (request, context) => {
         const answer: GeminiBatchEmbedResponse = {
           embeddings: decoded.value.requests.map((one) => vectorOf(context.runSeed, model, one))
         }
-        return jsonResponse(answer, 200)
+        return jsonWhole(answer, 200)
       })
     default:
-      return Effect.succeed(jsonResponse(geminiErrorBody(404, `simnet: models/${model}:${method} is not a method simnet serves`), 404))
+      return Effect.succeed(jsonWhole(geminiErrorBody(404, `simnet: models/${model}:${method} is not a method simnet serves`), 404))
   }
 }
 
@@ -283,7 +283,7 @@ const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
         supportedGenerationMethods: id.includes("embedding") ? ["embedContent", "batchEmbedContents"] : ["generateContent", "countTokens"]
       }))
     }
-    return jsonResponse(list, 200)
+    return jsonWhole(list, 200)
   })
 
 /**

@@ -21,7 +21,6 @@ import type { TokenUsage } from "../provider/parts.ts"
 import type { FamilySpec } from "../../schemas/routeSpec.ts"
 import type { ReadBack } from "./readBack.ts"
 import { RouteFailed } from "../../SimnetError.ts"
-import { wholeResponse } from "../../core/heldResponse.ts"
 import { whole, type Whole } from "../../core/answer.ts"
 
 /**
@@ -110,14 +109,9 @@ export const baseUrlUnder = (defaultBaseUrl: string, path: string) => {
 const jsonHeaders = { "content-type": "application/json" }
 
 /**
- * A JSON response, held whole (`core/heldResponse.ts`): the doors take its text as it is (the
- * Node door writes it in one write with its length, `fetch` hands it to `json()`), never through
- * a stream.
+ * A JSON answer as the doors take it (`Whole`), with no `Response` made for it: the Node door
+ * writes it in one write with its length, `fetch` hands its text to `json()`.
  */
-export const jsonResponse = (value: unknown, status: number, headers: Readonly<Record<string, string>> = {}): Response =>
-  wholeResponse({ status, headers: { ...jsonHeaders, ...headers }, body: JSON.stringify(value) }, undefined)
-
-/** A JSON answer as the doors take it (`Whole`), with no `Response` made for it. */
 export const jsonWhole = (value: unknown, status: number, headers: Readonly<Record<string, string>> = {}): Whole =>
   whole(status, { ...jsonHeaders, ...headers }, JSON.stringify(value))
 

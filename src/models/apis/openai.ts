@@ -13,7 +13,7 @@ import { ChunkWriter, completion, DEFAULT_OPENAI_BASE_URL, openAiErrorBody } fro
 import type { ChatMessage, ModelList } from "../../schemas/openai.ts"
 import { ChatCompletionRequest } from "../../schemas/openai.ts"
 import { embeddingsEndpoint } from "./embeddings.ts"
-import { baseUrlUnder, jsonResponse, modelApi, openAiRateLimits, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { baseUrlUnder, jsonWhole, modelApi, openAiRateLimits, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { responsesEndpoint } from "./openaiResponses.ts"
 import { responsesSocketEndpoint } from "./responsesSocket.ts"
 import { openaiReadBack } from "./readBack.ts"
@@ -113,7 +113,7 @@ export const modelsResponder = (models: ReadonlyArray<string> = DEFAULT_OPENAI_M
       object: "list",
       data: models.map((id) => ({ id, object: "model", created: 1_715_367_049, owned_by: "simnet" }))
     }
-    return jsonResponse(list, 200, {})
+    return jsonWhole(list, 200, {})
   })
 
 /**
