@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config"
 
 // `simnet` (and `simnet/register`) resolve to the TypeScript sources in this repository through
 // the package's "simnet-source" export condition; the published package resolves to `dist/`.
-const conditions = ["simnet-source", "node", "import", "module", "default"]
+const conditions = ["simnet-source", "node", "import", "default"]
 
 export default defineConfig({
   resolve: { conditions },

@@ -6,6 +6,7 @@
 export {
   account,
   anthropic,
+  bedrock,
   claudeCode,
   codesearch,
   codex,
@@ -28,6 +29,7 @@ export {
 } from "./families/routes.ts"
 export type {
   AnthropicRoutesOptions,
+  BedrockRoutesOptions,
   GeminiRoutesOptions,
   McpConfigEntry,
   McpConfigRoutes,

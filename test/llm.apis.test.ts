@@ -7,6 +7,8 @@
 import { createAnthropic } from "@ai-sdk/anthropic"
 import { createGoogleGenerativeAI } from "@ai-sdk/google"
 import { createOpenAI } from "@ai-sdk/openai"
+import { createAmazonBedrock } from "@ai-sdk/amazon-bedrock"
+import { createBedrockAnthropic } from "@ai-sdk/amazon-bedrock/anthropic"
 import { jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from "ai"
 import { describe, expect, it } from "vitest"
 import { type Route, Routes, SimulationNetwork } from "simnet"
@@ -21,6 +23,8 @@ interface ApiRow {
   readonly thinking?: Record<string, Record<string, unknown>>
 }
 
+const AWS = { accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" }
+
 const APIS: ReadonlyArray<ApiRow> = [
   { api: "openai.chat", routes: () => Routes.openai(), model: (fetch) => createOpenAI({ apiKey: "sk-test", fetch }).chat("gpt-4o") },
   { api: "openai.responses", routes: () => Routes.openai(), model: (fetch) => createOpenAI({ apiKey: "sk-test", fetch })("gpt-4o") },
@@ -30,7 +34,18 @@ const APIS: ReadonlyArray<ApiRow> = [
     model: (fetch) => createAnthropic({ apiKey: "sk-ant-test", fetch })("claude-sonnet-4-6"),
     thinking: { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } }
   },
-  { api: "gemini", routes: () => Routes.gemini(), model: (fetch) => createGoogleGenerativeAI({ apiKey: "gemini-test", fetch })("gemini-2.5-flash") }
+  { api: "gemini", routes: () => Routes.gemini(), model: (fetch) => createGoogleGenerativeAI({ apiKey: "gemini-test", fetch })("gemini-2.5-flash") },
+  {
+    api: "bedrock.converse",
+    routes: () => Routes.bedrock(),
+    model: (fetch) => createAmazonBedrock({ region: "us-east-1", ...AWS, fetch })("anthropic.claude-3-5-sonnet-20240620-v1:0")
+  },
+  {
+    api: "bedrock.invoke",
+    routes: () => Routes.bedrock(),
+    model: (fetch) => createBedrockAnthropic({ region: "us-east-1", ...AWS, fetch })("anthropic.claude-3-5-sonnet-20240620-v1:0"),
+    thinking: { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } }
+  }
 ]
 
 describe("every model API", () => {

@@ -16,6 +16,7 @@ export { share } from "./share.ts"
 export { skillFileText, skills } from "./skills.ts"
 export type { AnthropicRoutesOptions } from "../models/apis/anthropic.ts"
 export type { GeminiRoutesOptions } from "../models/apis/gemini.ts"
+export type { BedrockRoutesOptions } from "../models/apis/bedrock.ts"
 export type { OpenAiRoutesOptions } from "../models/apis/openai.ts"
 export { openapi } from "./openapi.ts"
 export { passthrough } from "./passthrough.ts"
@@ -24,6 +25,7 @@ export type { OpenApiOptions } from "./openapi.ts"
 import type { Route } from "../core/route.ts"
 import { anthropicRoutes, type AnthropicRoutesOptions } from "../models/apis/anthropic.ts"
 import { geminiRoutes, type GeminiRoutesOptions } from "../models/apis/gemini.ts"
+import { bedrockRoutes, type BedrockRoutesOptions } from "../models/apis/bedrock.ts"
 import { DEFAULT_OPENAI_BASE_URL, openaiRoutes, type OpenAiRoutesOptions } from "../models/apis/openai.ts"
 import { modelApi } from "../models/apis/model.ts"
 import { responsesEndpoint } from "../models/apis/openaiResponses.ts"
@@ -65,3 +67,11 @@ export const anthropic = (options: AnthropicRoutesOptions = {}): ReadonlyArray<R
  * Default base: `https://generativelanguage.googleapis.com`.
  */
 export const gemini = (options: GeminiRoutesOptions = {}): ReadonlyArray<Route> => geminiRoutes(options)
+
+/**
+ * Amazon Bedrock's runtime API (`converse`, `converse-stream`, `invoke`,
+ * `invoke-with-response-stream` under `/model/{modelId}/`), answered by the network's
+ * `SimulatedProvider` in Bedrock's wire format and AWS event streams. Default base: the
+ * `us-east-1` runtime endpoint; another region's is `https://bedrock-runtime.REGION.amazonaws.com`.
+ */
+export const bedrock = (options: BedrockRoutesOptions = {}): ReadonlyArray<Route> => bedrockRoutes(options)

@@ -246,15 +246,17 @@ class AnthropicWriter implements StreamWriter {
   #open: { readonly kind: "text" | "reasoning"; readonly index: number; text: string } | undefined
   #outputTokens = 0
   readonly #thinking: boolean
+  readonly #frame: (event: StreamEvent) => string
 
-  constructor(invocation: LlmInvocation, hint: TokenUsage | undefined) {
+  constructor(invocation: LlmInvocation, hint: TokenUsage | undefined, frame: (event: StreamEvent) => string) {
     this.#invocation = invocation
     this.#hint = hint
     this.#thinking = thinks(invocation)
+    this.#frame = frame
   }
 
   #event(event: StreamEvent): string {
-    return namedFrame(event.type, event)
+    return this.#frame(event)
   }
 
   #delta(index: number, delta: BlockDelta): string {
@@ -338,6 +340,23 @@ class AnthropicWriter implements StreamWriter {
   }
 }
 
+const sseEvent = (event: StreamEvent): string => namedFrame(event.type, event)
+
+/**
+ * The Messages body wherever it travels (the Messages API, and Claude on Bedrock and Vertex AI,
+ * which carry the same body with the model in the URL): its turns, the fields of its key, the
+ * `message` answer and a stream writer whose events are framed by `frame` (SSE by default; one
+ * JSON event a frame for a transport that wraps them itself).
+ */
+export const messagesBody = {
+  keyFields: KEY_FIELDS,
+  turns: (body: MessagesRequest): Array<LlmTurn> => turnsOf(body),
+  answer: (invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): Message =>
+    messageOf(invocation, contentOf(parts, thinks(invocation)), stopReason(finish), usageBlock(usage)),
+  writer: (invocation: LlmInvocation, usage: TokenUsage | undefined, frame: (event: StreamEvent) => string = sseEvent): StreamWriter =>
+    new AnthropicWriter(invocation, usage, frame)
+}
+
 
 /**
  * The Anthropic Messages wire format.
@@ -358,8 +377,8 @@ export const anthropicWire: ModelWire = {
     key: requestKeyOf(raw, KEY_FIELDS),
     structured: anthropicStructured(raw)
   })),
-  writer: (invocation, usage) => new AnthropicWriter(invocation, usage),
-  answer: (invocation, parts, finish, usage) => messageOf(invocation, contentOf(parts, thinks(invocation)), stopReason(finish), usageBlock(usage)),
+  writer: (invocation, usage) => messagesBody.writer(invocation, usage),
+  answer: messagesBody.answer,
   errorBody: anthropicErrorBody,
   readBack: anthropicReadBack
 }

@@ -13,12 +13,14 @@ import { geminiRoutes, geminiWire } from "./gemini.ts"
 import type { ModelFamily, ModelWire } from "./model.ts"
 import { chatWire, openaiRoutes } from "./openai.ts"
 import { responsesWire } from "./openaiResponses.ts"
+import { bedrockRoutes, converseWire, invokeWire } from "./bedrock.ts"
 
 /** simnet's own model families. */
 export const MODEL_FAMILIES: ReadonlyArray<ModelFamily> = [
   { name: "openai", apis: [chatWire, responsesWire], routes: (spec: FamilySpec): ReadonlyArray<Route> => openaiRoutes({ baseUrl: spec.baseUrl }) },
   { name: "anthropic", apis: [anthropicWire], routes: (spec) => anthropicRoutes({ baseUrl: spec.baseUrl }) },
-  { name: "gemini", apis: [geminiWire], routes: (spec) => geminiRoutes({ baseUrl: spec.baseUrl }) }
+  { name: "gemini", apis: [geminiWire], routes: (spec) => geminiRoutes({ baseUrl: spec.baseUrl }) },
+  { name: "bedrock", apis: [converseWire, invokeWire], routes: (spec) => bedrockRoutes({ baseUrl: spec.baseUrl }) }
 ]
 
 /**

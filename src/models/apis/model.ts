@@ -9,7 +9,7 @@ import { Effect, Exit, Result, Schema } from "effect"
 import { type RespondContext, routeService, type Responder, type Route, type SimRequest } from "../../core/route.ts"
 import { make as makeRoute, type RouteParts } from "../../kinds/make.ts"
 import { untilAborted } from "../../core/transport.ts"
-import { framesBody, pacedBody, paceDelays, scriptedFrames, splitEvents } from "../provider/body.ts"
+import { type FrameEncoder, framesBody, pacedBody, paceDelays, scriptedFrames, splitEvents } from "../provider/body.ts"
 import type { ConversationInput, LlmApi } from "../provider/conversation.ts"
 import { readConversation } from "../provider/conversation.ts"
 import type { DrivenInvocation, Opening } from "../provider/invocation.ts"
@@ -59,6 +59,11 @@ export interface ModelWire {
    * (`NoScriptQueued`, `UnmatchedLlmRequest`), undefined for a simulated failure.
    */
   errorBody(status: number, message: string, reason: string | undefined): unknown
+  /**
+   * How a streamed answer goes on the wire when it is not SSE: its content type (NDJSON,
+   * `application/vnd.amazon.eventstream`) and, for a binary framing, each frame's bytes.
+   */
+  readonly streaming?: { readonly contentType: string; readonly encode?: FrameEncoder | undefined } | undefined
   /** Reads an answer of this API back from the bytes a real provider sent (record mode); undefined when it is not one. */
   readBack(text: string, streamed: boolean): ReadBack | undefined
 }
@@ -157,7 +162,9 @@ class Renderer {
   }
 
   stream(body: ReadableStream<Uint8Array>): Response {
-    return new Response(body, { status: 200, headers: this.headers(sseHeaders) })
+    const streaming = this.wire.streaming
+    const headers = streaming === undefined ? sseHeaders : { "content-type": streaming.contentType }
+    return new Response(body, { status: 200, headers: this.headers(headers) })
   }
 
   answer(parts: ReadonlyArray<Part>, finish: Finish, given: TokenUsage | undefined): unknown {
@@ -169,12 +176,13 @@ class Renderer {
     const request = this.invocation.request
     if (request.stream) {
       const writer = this.wire.writer(this.invocation, reply.usage)
+      const encode = this.wire.streaming?.encode
       if (reply.pace === undefined) {
-        return this.stream(framesBody(scriptedFrames(writer, reply.parts, reply.finish, reply.usage, reply.fault), { reset: reply.fault === "reset" }))
+        return this.stream(framesBody(scriptedFrames(writer, reply.parts, reply.finish, reply.usage, reply.fault), { reset: reply.fault === "reset", encode }))
       }
       const opening = writer.open()
       const frames = scriptedFrames(writer, reply.parts, reply.finish, reply.usage, reply.fault, opening)
-      return this.stream(pacedBody(frames, paceDelays(reply.pace, opening.length, this.invocation.seq), (ms) => this.sleep(ms), { reset: reply.fault === "reset" }))
+      return this.stream(pacedBody(frames, paceDelays(reply.pace, opening.length, this.invocation.seq), (ms) => this.sleep(ms), { reset: reply.fault === "reset", encode }))
     }
     const failed = reply.parts.find((part) => part.kind === "error")
     if (failed !== undefined && failed.kind === "error") return this.error(500, failed.message)
@@ -191,7 +199,7 @@ class Renderer {
   opening(opening: Opening): Effect.Effect<Response | Whole, RouteFailed> {
     switch (opening._tag) {
       case "Stream":
-        return Effect.succeed(this.stream(opening.mailbox.body(this.wire.writer(this.invocation, undefined))))
+        return Effect.succeed(this.stream(opening.mailbox.body(this.wire.writer(this.invocation, undefined), this.wire.streaming?.encode)))
       case "Answer":
         return Effect.succeed(jsonWhole(this.answer(opening.parts, opening.finish, opening.usage), 200, this.headers()))
       case "HttpError":

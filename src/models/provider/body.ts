@@ -14,6 +14,14 @@ import type { Finish, Part, StreamFault, StreamItem, StreamWriter } from "./part
 const encoder = new TextEncoder()
 
 /**
+ * How a frame goes on the wire: UTF-8 text (SSE, NDJSON) unless a wire frames its stream in
+ * binary (Bedrock's AWS event stream), when it gives its own.
+ */
+export type FrameEncoder = (frame: string) => Uint8Array
+
+const utf8: FrameEncoder = (frame) => encoder.encode(frame)
+
+/**
  * The frames of a scripted stream, produced lazily: the opening frames, each part, then the
  * closing frames — or, with a `fault`, a malformed frame (`malformed`) or nothing more
  * (`truncate`, `reset`). An `error` part ends the stream right after its error event.
@@ -46,8 +54,9 @@ const BATCH = 64
  */
 export const framesBody = (
   frames: Iterator<string>,
-  options: { readonly reset?: boolean; readonly onEnd?: () => void } = {}
+  options: { readonly reset?: boolean; readonly onEnd?: () => void; readonly encode?: FrameEncoder | undefined } = {}
 ): ReadableStream<Uint8Array> => {
+  if (options.encode !== undefined) return encodedBody(frames, options.encode, options.reset === true)
   let ended = false
   let exhausted = false
   let batch: Uint8Array = new Uint8Array(0)
@@ -103,6 +112,20 @@ export const framesBody = (
   return body
 }
 
+/** A body of frames in a binary framing: one encoded frame a read, as `framesBody`. */
+const encodedBody = (frames: Iterator<string>, encode: FrameEncoder, reset: boolean): ReadableStream<Uint8Array> =>
+  new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        const next = frames.next()
+        if (next.done !== true) return controller.enqueue(encode(next.value))
+        if (reset) controller.error(connectionReset())
+        else controller.close()
+      }
+    },
+    { highWaterMark: 0 }
+  )
+
 /**
  * A body that hands over one frame of `frames` per read, each after its delay: `delayOf(i)`
  * milliseconds before frame `i`, slept with `sleep` (the network's `Clock`, so `TestClock`
@@ -112,8 +135,9 @@ export const pacedBody = (
   frames: Iterator<string>,
   delayOf: (index: number) => number,
   sleep: (ms: number) => Promise<void>,
-  options: { readonly reset?: boolean } = {}
+  options: { readonly reset?: boolean; readonly encode?: FrameEncoder | undefined } = {}
 ): ReadableStream<Uint8Array> => {
+  const encode = options.encode ?? utf8
   let index = 0
   return new ReadableStream<Uint8Array>(
     {
@@ -126,7 +150,7 @@ export const pacedBody = (
         }
         const ms = delayOf(index++)
         if (ms > 0) await sleep(ms)
-        controller.enqueue(encoder.encode(next.value))
+        controller.enqueue(encode(next.value))
       }
     },
     { highWaterMark: 0 }
@@ -207,8 +231,8 @@ export class Mailbox {
     wake?.()
   }
 
-  /** The body that reads this mailbox, written by `writer`. */
-  body(writer: StreamWriter): ReadableStream<Uint8Array> {
+  /** The body that reads this mailbox, written by `writer`, each frame encoded by `encode`. */
+  body(writer: StreamWriter, encode: FrameEncoder = utf8): ReadableStream<Uint8Array> {
     const frames: Array<string> = [...writer.open()]
     let at = 0
     const take = (): string | undefined => {
@@ -225,7 +249,7 @@ export class Mailbox {
     const pull = (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> | void => {
       const next = take()
       if (next !== undefined) {
-        controller.enqueue(encoder.encode(next))
+        controller.enqueue(encode(next))
         return
       }
       const end = this.#end

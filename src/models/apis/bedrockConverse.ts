@@ -1,0 +1,305 @@
+/**
+ * Amazon Bedrock's runtime API, answered by the network's `SimulatedProvider`:
+ * - **Converse** (`POST /model/{modelId}/converse`) and **ConverseStream** (`…/converse-stream`),
+ *   the same for every model: Converse's messages in, its `output.message` out, and, streamed,
+ *   `messageStart`, `contentBlockStart`/`Delta`/`Stop`, `messageStop` and `metadata` events;
+ * - **InvokeModel** (`…/invoke`) and **InvokeModelWithResponseStream**
+ *   (`…/invoke-with-response-stream`), carrying the model's own body: Anthropic's Messages body
+ *   (Claude), Amazon Nova's (the Converse shapes) or Meta Llama's (a prompt); streamed, each of
+ *   the model's events goes in a `chunk` event as base64 `bytes`.
+ *
+ * Streams are AWS event streams (binary frames with their CRCs), encoded by Smithy's own codec
+ * (`@smithy/core/event-streams`), loaded on the first stream. Errors carry Bedrock's body
+ * (`message`) and the exception's name (`ThrottlingException` for a 429, …) where the AWS SDK
+ * reads it. The SigV4 `authorization` and `x-amz-security-token` headers are accepted as sent,
+ * and redacted as credentials everywhere simnet writes a request down.
+ */
+import { createRequire } from "node:module"
+import type { SimRequest } from "../../core/route.ts"
+import type { LlmTurn } from "../provider/conversation.ts"
+import { requestKeyOf, textOf } from "../provider/conversation.ts"
+import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
+import { parseArguments, partTokens, usageOf } from "../provider/parts.ts"
+import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
+import type {
+  BedrockErrorBody,
+  ConverseAnswerBlock,
+  ConverseBlock,
+  ConverseRequest as ConverseRequestType,
+  ConverseResponse,
+  ConverseStopReason,
+  ConverseStreamEvent,
+  ConverseUsage
+} from "../../schemas/bedrock.ts"
+import { ConverseRequest } from "../../schemas/bedrock.ts"
+import { type ModelWire, readWith } from "./model.ts"
+
+/** The base URL `Routes.bedrock` serves when none is given: the runtime endpoint of `us-east-1`. */
+export const DEFAULT_BEDROCK_BASE_URL = "https://bedrock-runtime.us-east-1.amazonaws.com"
+
+interface Codec {
+  encode(message: { readonly headers: Record<string, { readonly type: "string"; readonly value: string }>; readonly body: Uint8Array }): Uint8Array
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+let codec: Codec | undefined
+const codecOf = (): Codec => {
+  if (codec !== undefined) return codec
+  const { EventStreamCodec } = createRequire(import.meta.url)("@smithy/core/event-streams") as {
+    readonly EventStreamCodec: new (toUtf8: (bytes: Uint8Array) => string, fromUtf8: (text: string) => Uint8Array) => Codec
+  }
+  codec = new EventStreamCodec((bytes) => decoder.decode(bytes), (text) => encoder.encode(text))
+  return codec
+}
+
+const header = (value: string) => ({ type: "string" as const, value })
+
+/** One event-stream message: an event, or (its name ending in `Exception`) an exception. */
+const message = (type: string, payload: unknown): Uint8Array => {
+  const exception = type.endsWith("Exception")
+  return codecOf().encode({
+    headers: exception
+      ? { ":message-type": header("exception"), ":exception-type": header(type), ":content-type": header("application/json") }
+      : { ":message-type": header("event"), ":event-type": header(type), ":content-type": header("application/json") },
+    body: encoder.encode(JSON.stringify(payload))
+  })
+}
+
+/** A frame as a truncated write leaves it: a message whose last bytes (its CRC) are wrong. */
+const broken = (frame: string): Uint8Array => {
+  const bytes = message("chunk", { bytes: Buffer.from(frame).toString("base64") })
+  bytes[bytes.length - 1] ^= 0xff
+  return bytes
+}
+
+/** A Converse frame (`{ "messageStop": {…} }`, one key) as its event-stream message. */
+export const converseFrame = (frame: string): Uint8Array => {
+  let event: Record<string, unknown>
+  try {
+    event = JSON.parse(frame) as Record<string, unknown>
+  } catch {
+    return broken(frame)
+  }
+  const type = Object.keys(event)[0] ?? "chunk"
+  return message(type, event[type])
+}
+
+/** A model's own stream event, as `InvokeModelWithResponseStream` carries it: a `chunk` of base64 `bytes`. */
+export const chunkFrame = (frame: string): Uint8Array =>
+  frame.startsWith("{")
+    ? frame.startsWith('{"internalServerException"') ? converseFrame(frame) : message("chunk", { bytes: Buffer.from(frame).toString("base64") })
+    : broken(frame)
+
+const EXCEPTIONS: Readonly<Record<number, string>> = {
+  400: "ValidationException",
+  403: "AccessDeniedException",
+  404: "ResourceNotFoundException",
+  408: "ModelTimeoutException",
+  424: "ModelErrorException",
+  429: "ThrottlingException",
+  503: "ServiceUnavailableException"
+}
+
+/** Bedrock's error body for a status, the exception named as the AWS SDK reads it. */
+export const bedrockErrorBody = (status: number, text: string): BedrockErrorBody => ({
+  message: text,
+  __type: EXCEPTIONS[status] ?? (status >= 500 ? "InternalServerException" : "ValidationException")
+})
+
+/** The model id of a runtime URL (`/model/{modelId}/…`, the id percent-encoded as the SDK sends it). */
+export const modelIdOf = (request: SimRequest): string => {
+  const segments = request.url.pathname.split("/")
+  const at = segments.indexOf("model")
+  const id = at < 0 ? undefined : segments[at + 1]
+  if (id === undefined) return ""
+  try {
+    return decodeURIComponent(id)
+  } catch {
+    return id
+  }
+}
+
+export const streamedUrl = (request: SimRequest): boolean => request.url.pathname.endsWith("-stream")
+
+
+const blockText = (block: ConverseBlock): string =>
+  block.text ?? (block.toolResult?.content ?? []).map((part) => part.text ?? (part.json === undefined ? "" : textOf(part.json))).join("")
+
+const converseTurns = (body: ConverseRequestType): Array<LlmTurn> => {
+  const turns: Array<LlmTurn> = []
+  const system = (body.system ?? []).map((block) => block.text ?? "").join("\n")
+  if (system.length > 0) turns.push({ role: "system", text: system })
+  for (const message of body.messages) {
+    const text = message.content.map(blockText).filter((t) => t.length > 0).join("\n")
+    if (message.role === "assistant") {
+      const calls = message.content.flatMap((block) => block.toolUse === undefined ? [] : [{ name: block.toolUse.name, arguments: textOf(block.toolUse.input ?? {}) }])
+      turns.push({ role: "assistant", text, calls })
+    } else {
+      turns.push({ role: message.content.some((block) => block.toolResult !== undefined) ? "tool" : "user", text })
+    }
+  }
+  return turns
+}
+
+const converseStop = (finish: Finish, parts: ReadonlyArray<Part> = []): ConverseStopReason => {
+  switch (finish) {
+    case "length":
+      return "max_tokens"
+    case "tool_calls":
+    case "function_call":
+      return "tool_use"
+    case "content_filter":
+      return "content_filtered"
+    default:
+      return parts.some((part) => part.kind === "toolCall") ? "tool_use" : "end_turn"
+  }
+}
+
+const converseUsage = (usage: TokenUsage): ConverseUsage => ({
+  inputTokens: usage.inputTokens,
+  outputTokens: usage.outputTokens,
+  totalTokens: usage.totalTokens
+})
+
+/** A tool call's id as Bedrock spells them (`tooluse_` and 22 characters), the same for the same call on every run. */
+const toolUseId = (id: string): string => /^call_\d+_\d+$/.test(id) ? `tooluse_${Buffer.from(`simnet/${id}`).toString("base64url").slice(0, 22).padEnd(22, "0")}` : id
+
+const converseContent = (parts: ReadonlyArray<Part>): Array<ConverseAnswerBlock> => {
+  const blocks: Array<ConverseAnswerBlock> = []
+  let run: { kind: "text" | "reasoning"; text: string } | undefined
+  const flush = () => {
+    if (run === undefined) return
+    blocks.push(run.kind === "text" ? { text: run.text } : { reasoningContent: { reasoningText: { text: run.text, signature: "" } } })
+    run = undefined
+  }
+  for (const part of parts) {
+    if (part.kind === "text" || part.kind === "reasoning") {
+      if (run !== undefined && run.kind !== part.kind) flush()
+      run ??= { kind: part.kind, text: "" }
+      run.text += part.text
+    } else if (part.kind === "toolCall") {
+      flush()
+      blocks.push({ toolUse: { toolUseId: toolUseId(part.id), name: part.name, input: parseArguments(part.fragments.join("")) } })
+    }
+  }
+  flush()
+  return blocks
+}
+
+export const converseAnswer = (parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): ConverseResponse => ({
+  output: { message: { role: "assistant", content: converseContent(parts) } },
+  stopReason: converseStop(finish, parts),
+  usage: converseUsage(usage),
+  metrics: { latencyMs: 0 }
+})
+
+export const converseEvent = (value: ConverseStreamEvent): string => JSON.stringify(value)
+
+/** Writes a ConverseStream answer (and Nova's streamed chunks): one JSON event a frame, keyed by its type. */
+export class ConverseWriter implements StreamWriter {
+  readonly #invocation: LlmInvocation
+  readonly #hint: TokenUsage | undefined
+  #blocks = 0
+  #open: { readonly kind: "text" | "reasoning"; readonly index: number } | undefined
+  #outputTokens = 0
+  #calls = false
+
+  constructor(invocation: LlmInvocation, hint: TokenUsage | undefined) {
+    this.#invocation = invocation
+    this.#hint = hint
+  }
+
+  open(): ReadonlyArray<string> {
+    return [converseEvent({ messageStart: { role: "assistant" } })]
+  }
+
+  #close(): Array<string> {
+    const open = this.#open
+    if (open === undefined) return []
+    this.#open = undefined
+    return [converseEvent({ contentBlockStop: { contentBlockIndex: open.index } })]
+  }
+
+  part(part: Part): ReadonlyArray<string> {
+    this.#outputTokens += partTokens(part)
+    switch (part.kind) {
+      case "text":
+      case "reasoning": {
+        const frames: Array<string> = []
+        if (this.#open?.kind !== part.kind) {
+          frames.push(...this.#close())
+          this.#open = { kind: part.kind, index: this.#blocks++ }
+        }
+        const contentBlockIndex = this.#open!.index
+        frames.push(converseEvent({ contentBlockDelta: { contentBlockIndex, delta: part.kind === "text" ? { text: part.text } : { reasoningContent: { text: part.text } } } }))
+        return frames
+      }
+      case "toolCall": {
+        this.#calls = true
+        const frames = this.#close()
+        const contentBlockIndex = this.#blocks++
+        frames.push(converseEvent({ contentBlockStart: { contentBlockIndex, start: { toolUse: { toolUseId: toolUseId(part.id), name: part.name } } } }))
+        for (const input of part.fragments) frames.push(converseEvent({ contentBlockDelta: { contentBlockIndex, delta: { toolUse: { input } } } }))
+        frames.push(converseEvent({ contentBlockStop: { contentBlockIndex } }))
+        return frames
+      }
+      case "error":
+        return this.error(part.message)
+      case "raw":
+        return [part.data]
+      case "rawChunk":
+        return [JSON.stringify(part.chunk)]
+    }
+  }
+
+  error(text: string): ReadonlyArray<string> {
+    return [converseEvent({ internalServerException: { message: text } })]
+  }
+
+  finish(finish: Finish, given: TokenUsage | undefined): ReadonlyArray<string> {
+    const usage = usageOf(given ?? this.#hint, this.#invocation.request.material, this.#outputTokens)
+    const stopReason = finish === "stop" && this.#calls ? "tool_use" : converseStop(finish)
+    return [
+      ...this.#close(),
+      converseEvent({ messageStop: { stopReason } }),
+      converseEvent({ metadata: { usage: converseUsage(usage), metrics: { latencyMs: 0 } } })
+    ]
+  }
+
+  malformed(): string {
+    return '{"contentBlockDelta":{"contentBlockIndex":0,"delta":{"te'
+  }
+}
+
+const CONVERSE_KEY = ["messages", "system", "toolConfig", "inferenceConfig", "additionalModelRequestFields"]
+
+export const converseInput = (body: ConverseRequestType, request: SimRequest, raw: unknown, stream: boolean) => ({
+  model: modelIdOf(request),
+  stream,
+  turns: converseTurns(body),
+  tools: (body.toolConfig?.tools ?? []).flatMap((tool) => tool.toolSpec === undefined ? [] : [tool.toolSpec.name]),
+  key: requestKeyOf(raw, CONVERSE_KEY, { model: modelIdOf(request) })
+})
+
+export const isRuntimeCall = (method: string, pathname: string, ends: ReadonlyArray<string>): boolean =>
+  method === "POST" && pathname.includes("/model/") && ends.some((end) => pathname.endsWith(end))
+
+export const baseUrlAt = (origin: string): string | undefined => (origin === DEFAULT_BEDROCK_BASE_URL ? undefined : origin)
+
+/** The Converse wire (`converse` and `converse-stream`). */
+export const converseWire: ModelWire = {
+  api: "bedrock.converse",
+  name: "bedrock",
+  defaultBaseUrl: DEFAULT_BEDROCK_BASE_URL,
+  calls: (method, pathname) => isRuntimeCall(method, pathname, ["/converse", "/converse-stream"]),
+  baseUrlAt,
+  requestIdHeader: "x-amzn-requestid",
+  streaming: { contentType: "application/vnd.amazon.eventstream", encode: converseFrame },
+  read: readWith("bedrock.converse", ConverseRequest, "Converse", (body, request, raw) => converseInput(body, request, raw, streamedUrl(request))),
+  writer: (invocation, usage) => new ConverseWriter(invocation, usage),
+  answer: (_invocation, parts, finish, usage) => converseAnswer(parts, finish, usage),
+  errorBody: bedrockErrorBody,
+  readBack: () => undefined
+}
+
