@@ -9,6 +9,10 @@ import { createGoogleGenerativeAI } from "@ai-sdk/google"
 import { createOpenAI } from "@ai-sdk/openai"
 import { createAmazonBedrock } from "@ai-sdk/amazon-bedrock"
 import { createBedrockAnthropic } from "@ai-sdk/amazon-bedrock/anthropic"
+import { createAzure } from "@ai-sdk/azure"
+import { createCohere } from "@ai-sdk/cohere"
+import { createOpenRouter } from "@openrouter/ai-sdk-provider"
+import { createOllama } from "ollama-ai-provider-v2"
 import { jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from "ai"
 import { describe, expect, it } from "vitest"
 import { type Route, Routes, SimulationNetwork } from "simnet"
@@ -45,12 +49,22 @@ const APIS: ReadonlyArray<ApiRow> = [
     routes: () => Routes.bedrock(),
     model: (fetch) => createBedrockAnthropic({ region: "us-east-1", ...AWS, fetch })("anthropic.claude-3-5-sonnet-20240620-v1:0"),
     thinking: { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } }
-  }
+  },
+  { api: "azure-openai.chat", routes: () => Routes.azureOpenai(), model: (fetch) => createAzure({ resourceName: "simnet", apiKey: "azure-test", fetch }).chat("gpt-4o") },
+  { api: "azure-openai.responses", routes: () => Routes.azureOpenai(), model: (fetch) => createAzure({ resourceName: "simnet", apiKey: "azure-test", fetch })("gpt-4o") },
+  { api: "openrouter.chat", routes: () => Routes.openrouter(), model: (fetch) => createOpenRouter({ apiKey: "sk-or-test", fetch }).chat("openai/gpt-4o") },
+  { api: "ollama.chat", routes: () => Routes.ollama(), model: (fetch) => createOllama({ baseURL: "http://127.0.0.1:11434/api", fetch })("llama3.2") },
+  { api: "cohere.chat", routes: () => Routes.cohere(), model: (fetch) => createCohere({ apiKey: "co-test", fetch })("command-a-03-2025") }
 ]
+
+/** APIs no AI SDK provider calls, each judged by its own client elsewhere. */
+const NO_AI_SDK_PROVIDER: Readonly<Record<string, string>> = {
+  "ollama.generate": "no AI SDK provider calls /api/generate; the ollama client judges it in llm.providers.test.ts"
+}
 
 describe("every model API", () => {
   it("has a row here", () => {
-    expect(APIS.map((row) => row.api)).toEqual(DEFAULT_MODEL_APIS.apis.map((wire) => wire.api))
+    expect(APIS.map((row) => row.api).sort()).toEqual(DEFAULT_MODEL_APIS.apis.map((wire) => wire.api).filter((api) => NO_AI_SDK_PROVIDER[api] === undefined).sort())
   })
 })
 

@@ -17,6 +17,9 @@ export { skillFileText, skills } from "./skills.ts"
 export type { AnthropicRoutesOptions } from "../models/apis/anthropic.ts"
 export type { GeminiRoutesOptions } from "../models/apis/gemini.ts"
 export type { BedrockRoutesOptions } from "../models/apis/bedrock.ts"
+export type { OllamaRoutesOptions } from "../models/apis/ollama.ts"
+export type { CohereRoutesOptions } from "../models/apis/cohere.ts"
+export type { OpenAiDialectOptions } from "../models/apis/openaiDialects.ts"
 export type { OpenAiRoutesOptions } from "../models/apis/openai.ts"
 export { openapi } from "./openapi.ts"
 export { passthrough } from "./passthrough.ts"
@@ -26,6 +29,9 @@ import type { Route } from "../core/route.ts"
 import { anthropicRoutes, type AnthropicRoutesOptions } from "../models/apis/anthropic.ts"
 import { geminiRoutes, type GeminiRoutesOptions } from "../models/apis/gemini.ts"
 import { bedrockRoutes, type BedrockRoutesOptions } from "../models/apis/bedrock.ts"
+import { ollamaRoutes, type OllamaRoutesOptions } from "../models/apis/ollama.ts"
+import { cohereRoutes, type CohereRoutesOptions } from "../models/apis/cohere.ts"
+import { azureOpenaiRoutes, type OpenAiDialectOptions, openrouterRoutes } from "../models/apis/openaiDialects.ts"
 import { DEFAULT_OPENAI_BASE_URL, openaiRoutes, type OpenAiRoutesOptions } from "../models/apis/openai.ts"
 import { modelApi } from "../models/apis/model.ts"
 import { responsesEndpoint } from "../models/apis/openaiResponses.ts"
@@ -75,3 +81,30 @@ export const gemini = (options: GeminiRoutesOptions = {}): ReadonlyArray<Route> 
  * `us-east-1` runtime endpoint; another region's is `https://bedrock-runtime.REGION.amazonaws.com`.
  */
 export const bedrock = (options: BedrockRoutesOptions = {}): ReadonlyArray<Route> => bedrockRoutes(options)
+
+/**
+ * Ollama's API (`/api/chat` and `/api/generate`, NDJSON streams; `/api/embed`, `/api/tags`,
+ * `/api/show`, `/api/version`), answered by the network's `SimulatedProvider`. Default base:
+ * `http://127.0.0.1:11434`.
+ */
+export const ollama = (options: OllamaRoutesOptions = {}): ReadonlyArray<Route> => ollamaRoutes(options)
+
+/**
+ * Azure OpenAI: the deployment paths (`/openai/deployments/{deployment}/chat/completions`,
+ * `/embeddings`), `/openai/responses` and the v1 paths (`/openai/v1/…`), answered by the
+ * network's `SimulatedProvider` in OpenAI's wire format. Default base
+ * `https://simnet.openai.azure.com`; give your resource's (`https://RESOURCE.openai.azure.com`).
+ */
+export const azureOpenai = (options: OpenAiDialectOptions = {}): ReadonlyArray<Route> => azureOpenaiRoutes(options)
+
+/**
+ * OpenRouter: Chat Completions, embeddings and its model list under `https://openrouter.ai/api/v1`,
+ * answered by the network's `SimulatedProvider`.
+ */
+export const openrouter = (options: OpenAiDialectOptions = {}): ReadonlyArray<Route> => openrouterRoutes(options)
+
+/**
+ * Cohere's v2 API (`/v2/chat`, streamed and not; `/v2/embed`; `/v2/rerank`, seeded), answered
+ * by the network's `SimulatedProvider`. Default base: `https://api.cohere.com`.
+ */
+export const cohere = (options: CohereRoutesOptions = {}): ReadonlyArray<Route> => cohereRoutes(options)

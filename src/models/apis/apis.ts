@@ -14,13 +14,24 @@ import type { ModelFamily, ModelWire } from "./model.ts"
 import { chatWire, openaiRoutes } from "./openai.ts"
 import { responsesWire } from "./openaiResponses.ts"
 import { bedrockRoutes, converseWire, invokeWire } from "./bedrock.ts"
+import { ollamaChatWire, ollamaGenerateWire, ollamaRoutes } from "./ollama.ts"
+import { cohereChatWire, cohereRoutes } from "./cohere.ts"
+import { azureChatWire, azureOpenaiRoutes, azureResponsesWire, openrouterChatWire, openrouterRoutes } from "./openaiDialects.ts"
 
-/** simnet's own model families. */
+/**
+ * simnet's own model families. A family whose calls another's would also take (Azure's and
+ * OpenRouter's Chat Completions end as OpenAI's do) comes first: record mode reads a call through
+ * the first API that takes it.
+ */
 export const MODEL_FAMILIES: ReadonlyArray<ModelFamily> = [
+  { name: "azure-openai", apis: [azureChatWire, azureResponsesWire], routes: (spec) => azureOpenaiRoutes({ baseUrl: spec.baseUrl }) },
+  { name: "openrouter", apis: [openrouterChatWire], routes: (spec) => openrouterRoutes({ baseUrl: spec.baseUrl }) },
   { name: "openai", apis: [chatWire, responsesWire], routes: (spec: FamilySpec): ReadonlyArray<Route> => openaiRoutes({ baseUrl: spec.baseUrl }) },
   { name: "anthropic", apis: [anthropicWire], routes: (spec) => anthropicRoutes({ baseUrl: spec.baseUrl }) },
   { name: "gemini", apis: [geminiWire], routes: (spec) => geminiRoutes({ baseUrl: spec.baseUrl }) },
-  { name: "bedrock", apis: [converseWire, invokeWire], routes: (spec) => bedrockRoutes({ baseUrl: spec.baseUrl }) }
+  { name: "bedrock", apis: [converseWire, invokeWire], routes: (spec) => bedrockRoutes({ baseUrl: spec.baseUrl }) },
+  { name: "ollama", apis: [ollamaChatWire, ollamaGenerateWire], routes: (spec) => ollamaRoutes({ baseUrl: spec.baseUrl }) },
+  { name: "cohere", apis: [cohereChatWire], routes: (spec) => cohereRoutes({ baseUrl: spec.baseUrl }) }
 ]
 
 /**

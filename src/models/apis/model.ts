@@ -69,6 +69,20 @@ export interface ModelWire {
 }
 
 /**
+ * `wire` spoken under another name: an API that takes the same bodies at other paths (Azure
+ * OpenAI's deployments, OpenRouter's Chat Completions) is the same wire with its own `api` (as the
+ * model's log names it), family, base URL and way of telling its calls.
+ */
+export const dialectOf = (
+  wire: ModelWire,
+  as: Pick<ModelWire, "api" | "name" | "defaultBaseUrl" | "calls" | "baseUrlAt"> & { readonly rateLimits?: ModelWire["rateLimits"] }
+): ModelWire => ({
+  ...wire,
+  ...as,
+  read: (request, raw) => Result.map(wire.read(request, raw), (input) => ({ ...input, api: as.api }))
+})
+
+/**
  * A model family: the RouteSpec family (`{ "family": NAME, "baseUrl"? }`, `Routes.*`) that serves
  * one or more model APIs at a base URL, and its routes. `MODEL_FAMILIES` (`apis.ts`) holds
  * simnet's own; a network given more (`NetworkOptions.models`) answers, records and lists
