@@ -29,6 +29,7 @@ export {
   share,
   skillFileText,
   skills,
+  vertex,
   websearch
 } from "./families/routes.ts"
 export type {
@@ -45,5 +46,6 @@ export type {
   OpenAiRoutesOptions,
   OpenApiOptions,
   SearchOptions,
-  SearchResult
+  SearchResult,
+  VertexRoutesOptions
 } from "./families/routes.ts"

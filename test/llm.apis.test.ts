@@ -13,6 +13,8 @@ import { createAzure } from "@ai-sdk/azure"
 import { createCohere } from "@ai-sdk/cohere"
 import { createOpenRouter } from "@openrouter/ai-sdk-provider"
 import { createOllama } from "ollama-ai-provider-v2"
+import { createVertex } from "@ai-sdk/google-vertex"
+import { createVertexAnthropic } from "@ai-sdk/google-vertex/anthropic"
 import { jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from "ai"
 import { describe, expect, it } from "vitest"
 import { type Route, Routes, SimulationNetwork } from "simnet"
@@ -54,6 +56,13 @@ const APIS: ReadonlyArray<ApiRow> = [
   { api: "azure-openai.responses", routes: () => Routes.azureOpenai(), model: (fetch) => createAzure({ resourceName: "simnet", apiKey: "azure-test", fetch })("gpt-4o") },
   { api: "openrouter.chat", routes: () => Routes.openrouter(), model: (fetch) => createOpenRouter({ apiKey: "sk-or-test", fetch }).chat("openai/gpt-4o") },
   { api: "ollama.chat", routes: () => Routes.ollama(), model: (fetch) => createOllama({ baseURL: "http://127.0.0.1:11434/api", fetch })("llama3.2") },
+  { api: "vertex.gemini", routes: () => Routes.vertex(), model: (fetch) => createVertex({ apiKey: "vertex-express-key", fetch })("gemini-2.5-flash") },
+  {
+    api: "vertex.anthropic",
+    routes: () => Routes.vertex(),
+    model: (fetch) => createVertexAnthropic({ project: "my-project", location: "us-central1", generateAuthToken: async () => "ya29.test", fetch })("claude-sonnet-4@20250514"),
+    thinking: { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } }
+  },
   { api: "cohere.chat", routes: () => Routes.cohere(), model: (fetch) => createCohere({ apiKey: "co-test", fetch })("command-a-03-2025") }
 ]
 

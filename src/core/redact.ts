@@ -91,7 +91,10 @@ export const CREDENTIAL_BODY_FIELDS: ReadonlyArray<string> = [
   "private_key",
   "device_code",
   "code_verifier",
-  "authorization"
+  "authorization",
+  // OAuth's signed JWT grants (RFC 7523): a service account's token request carries one.
+  "assertion",
+  "client_assertion"
 ]
 
 /**

@@ -19,6 +19,7 @@ export type { GeminiRoutesOptions } from "../models/apis/gemini.ts"
 export type { BedrockRoutesOptions } from "../models/apis/bedrock.ts"
 export type { OllamaRoutesOptions } from "../models/apis/ollama.ts"
 export type { CohereRoutesOptions } from "../models/apis/cohere.ts"
+export type { VertexRoutesOptions } from "../models/apis/vertex.ts"
 export type { OpenAiDialectOptions } from "../models/apis/openaiDialects.ts"
 export type { OpenAiRoutesOptions } from "../models/apis/openai.ts"
 export { openapi } from "./openapi.ts"
@@ -31,6 +32,7 @@ import { geminiRoutes, type GeminiRoutesOptions } from "../models/apis/gemini.ts
 import { bedrockRoutes, type BedrockRoutesOptions } from "../models/apis/bedrock.ts"
 import { ollamaRoutes, type OllamaRoutesOptions } from "../models/apis/ollama.ts"
 import { cohereRoutes, type CohereRoutesOptions } from "../models/apis/cohere.ts"
+import { vertexRoutes, type VertexRoutesOptions } from "../models/apis/vertex.ts"
 import { azureOpenaiRoutes, type OpenAiDialectOptions, openrouterRoutes } from "../models/apis/openaiDialects.ts"
 import { DEFAULT_OPENAI_BASE_URL, openaiRoutes, type OpenAiRoutesOptions } from "../models/apis/openai.ts"
 import { modelApi } from "../models/apis/model.ts"
@@ -108,3 +110,11 @@ export const openrouter = (options: OpenAiDialectOptions = {}): ReadonlyArray<Ro
  * by the network's `SimulatedProvider`. Default base: `https://api.cohere.com`.
  */
 export const cohere = (options: CohereRoutesOptions = {}): ReadonlyArray<Route> => cohereRoutes(options)
+
+/**
+ * Google Vertex AI: Gemini (`…/publishers/google/models/{model}:generateContent`,
+ * `:streamGenerateContent`, with or without a project) and Claude (`…/publishers/anthropic/models/{model}:rawPredict`,
+ * `:streamRawPredict`), answered by the network's `SimulatedProvider`, and Google's OAuth token
+ * endpoint. Default base: `https://us-central1-aiplatform.googleapis.com`.
+ */
+export const vertex = (options: VertexRoutesOptions = {}): ReadonlyArray<Route> => vertexRoutes(options)

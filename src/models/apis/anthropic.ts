@@ -8,9 +8,9 @@
  * `overloaded_error`, other 5xx `api_error` — the ones its SDK retries and classifies.
  */
 import { createHash } from "../../core/util.ts"
-import { Effect } from "effect"
-import { answerWith, type Responder, type Route } from "../../core/route.ts"
-import type { LlmTurn } from "../provider/conversation.ts"
+import { Effect, Exit, Result, Schema } from "effect"
+import { answerWith, type Responder, type Route, type SimRequest } from "../../core/route.ts"
+import type { ConversationInput, LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
 import { namedFrame, parseArguments, partTokens, rawChunkFrame, truncatedFrame, usageOf } from "../provider/parts.ts"
@@ -341,6 +341,7 @@ class AnthropicWriter implements StreamWriter {
 }
 
 const sseEvent = (event: StreamEvent): string => namedFrame(event.type, event)
+const decodeMessages = Schema.decodeUnknownExit(MessagesRequest)
 
 /**
  * The Messages body wherever it travels (the Messages API, and Claude on Bedrock and Vertex AI,
@@ -351,6 +352,26 @@ const sseEvent = (event: StreamEvent): string => namedFrame(event.type, event)
 export const messagesBody = {
   keyFields: KEY_FIELDS,
   turns: (body: MessagesRequest): Array<LlmTurn> => turnsOf(body),
+  /**
+   * Reads a Messages body sent to `model` named in the URL (the body has none), as `api`; streamed
+   * when `stream` says so, or else when the body does.
+   */
+  readAt: (api: string, request: SimRequest, raw: unknown, model: string, stream?: boolean): Result.Result<ConversationInput, string> => {
+    const decoded = decodeMessages(typeof raw === "object" && raw !== null ? { ...raw, model } : raw)
+    if (Exit.isFailure(decoded)) return Result.fail(`the body is not an Anthropic Messages request: ${String(decoded.cause)}`)
+    const body = decoded.value
+    return Result.succeed({
+      api,
+      url: request.url.href,
+      raw,
+      model,
+      stream: stream ?? body.stream === true,
+      turns: turnsOf(body),
+      tools: (body.tools ?? []).map((tool) => tool.name),
+      key: requestKeyOf(raw, KEY_FIELDS, { model }),
+      structured: anthropicStructured(raw)
+    })
+  },
   answer: (invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): Message =>
     messageOf(invocation, contentOf(parts, thinks(invocation)), stopReason(finish), usageBlock(usage)),
   writer: (invocation: LlmInvocation, usage: TokenUsage | undefined, frame: (event: StreamEvent) => string = sseEvent): StreamWriter =>

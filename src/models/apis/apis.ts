@@ -16,16 +16,18 @@ import { responsesWire } from "./openaiResponses.ts"
 import { bedrockRoutes, converseWire, invokeWire } from "./bedrock.ts"
 import { ollamaChatWire, ollamaGenerateWire, ollamaRoutes } from "./ollama.ts"
 import { cohereChatWire, cohereRoutes } from "./cohere.ts"
+import { vertexAnthropicWire, vertexGeminiWire, vertexRoutes } from "./vertex.ts"
 import { azureChatWire, azureOpenaiRoutes, azureResponsesWire, openrouterChatWire, openrouterRoutes } from "./openaiDialects.ts"
 
 /**
  * simnet's own model families. A family whose calls another's would also take (Azure's and
- * OpenRouter's Chat Completions end as OpenAI's do) comes first: record mode reads a call through
+ * OpenRouter's Chat Completions end as OpenAI's do, Vertex's Gemini calls as Gemini's) comes first: record mode reads a call through
  * the first API that takes it.
  */
 export const MODEL_FAMILIES: ReadonlyArray<ModelFamily> = [
   { name: "azure-openai", apis: [azureChatWire, azureResponsesWire], routes: (spec) => azureOpenaiRoutes({ baseUrl: spec.baseUrl }) },
   { name: "openrouter", apis: [openrouterChatWire], routes: (spec) => openrouterRoutes({ baseUrl: spec.baseUrl }) },
+  { name: "vertex", apis: [vertexGeminiWire, vertexAnthropicWire], routes: (spec) => vertexRoutes({ baseUrl: spec.baseUrl }) },
   { name: "openai", apis: [chatWire, responsesWire], routes: (spec: FamilySpec): ReadonlyArray<Route> => openaiRoutes({ baseUrl: spec.baseUrl }) },
   { name: "anthropic", apis: [anthropicWire], routes: (spec) => anthropicRoutes({ baseUrl: spec.baseUrl }) },
   { name: "gemini", apis: [geminiWire], routes: (spec) => geminiRoutes({ baseUrl: spec.baseUrl }) },

@@ -10,12 +10,10 @@ import { requestKeyOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 import { parseArguments, partTokens, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
-import { MessagesRequest } from "../../schemas/anthropic.ts"
 import type { LlamaResponse } from "../../schemas/bedrock.ts"
 import { ConverseRequest, LlamaRequest } from "../../schemas/bedrock.ts"
 import { messagesBody } from "./anthropic.ts"
 import type { ModelWire } from "./model.ts"
-import { anthropicStructured } from "./structured.ts"
 import {
   baseUrlAt,
   bedrockErrorBody,
@@ -39,7 +37,6 @@ const dialectOf = (modelId: string): Dialect | undefined => {
   return provider === "anthropic" ? "anthropic" : provider === "amazon" ? "nova" : provider === "meta" ? "llama" : undefined
 }
 
-const decodeMessages = Schema.decodeUnknownExit(MessagesRequest)
 const decodeConverse = Schema.decodeUnknownExit(ConverseRequest)
 const decodeLlama = Schema.decodeUnknownExit(LlamaRequest)
 
@@ -59,18 +56,8 @@ const readInvoke: ModelWire["read"] = (request, raw) => {
   const stream = streamedUrl(request)
   const base = { api: "bedrock.invoke", url: request.url.href, raw, model, stream }
   switch (dialectOf(model)) {
-    case "anthropic": {
-      const decoded = decodeMessages(typeof raw === "object" && raw !== null ? { ...raw, model } : raw)
-      if (Exit.isFailure(decoded)) return invalid("an Anthropic Messages", decoded.cause)
-      const body = decoded.value
-      return Result.succeed({
-        ...base,
-        turns: messagesBody.turns(body),
-        tools: (body.tools ?? []).map((tool) => tool.name),
-        key: requestKeyOf(raw, messagesBody.keyFields, { model }),
-        structured: anthropicStructured(raw)
-      })
-    }
+    case "anthropic":
+      return messagesBody.readAt("bedrock.invoke", request, raw, model, stream)
     case "nova": {
       const decoded = decodeConverse(raw)
       if (Exit.isFailure(decoded)) return invalid("an Amazon Nova", decoded.cause)

@@ -7,7 +7,7 @@
  * carry Google's body (`{error: {code, message, status}}`; 429 `RESOURCE_EXHAUSTED`).
  */
 import { Effect, Exit, Schema } from "effect"
-import { answerWith, type Responder, type Route, type SimRequest } from "../../core/route.ts"
+import { answerWith, type RespondContext, type Responder, type Route, type SimRequest } from "../../core/route.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
@@ -188,7 +188,7 @@ class GeminiWriter implements StreamWriter {
 /**
  * The `{model}:{method}` of a request's last path segment.
  */
-const callOf = (request: SimRequest): { readonly model: string; readonly method: string } => {
+export const callOf = (request: SimRequest): { readonly model: string; readonly method: string } => {
   const last = decodeURIComponent(request.url.pathname.slice(request.url.pathname.lastIndexOf("/") + 1))
   const colon = last.lastIndexOf(":")
   return colon === -1 ? { model: last, method: "" } : { model: last.slice(0, colon), method: last.slice(colon + 1) }
@@ -232,7 +232,6 @@ export const geminiWire: ModelWire = {
   readBack: geminiReadBack
 }
 
-const generate = modelResponder(geminiWire)
 const decodeEmbed = Schema.decodeUnknownExit(EmbedRequest)
 const decodeBatch = Schema.decodeUnknownExit(GeminiBatchEmbedRequest)
 
@@ -247,7 +246,12 @@ const badRequest = (message: string) => jsonWhole(geminiErrorBody(400, `simnet: 
  * `streamGenerateContent` are answered by the network's `SimulatedProvider`, `embedContent` and
  * `batchEmbedContents` from the run seed; any other method is a 404.
  */
-export const geminiResponder: Responder = (request, context) => {
+export const geminiResponderFor = (wire: ModelWire): Responder => {
+  const generate = modelResponder(wire)
+  return (request, context) => answerGemini(generate, request, context)
+}
+
+const answerGemini = (generate: Responder, request: SimRequest, context: RespondContext) => {
   const { model, method } = callOf(request)
   switch (method) {
     case "generateContent":
@@ -273,6 +277,9 @@ export const geminiResponder: Responder = (request, context) => {
       return Effect.succeed(jsonWhole(geminiErrorBody(404, `simnet: models/${model}:${method} is not a method simnet serves`), 404))
   }
 }
+
+/** The responder of Gemini's `models/{model}:{method}` (see `geminiResponderFor`). */
+export const geminiResponder: Responder = geminiResponderFor(geminiWire)
 
 const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
   Effect.sync(() => {
