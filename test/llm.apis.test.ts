@@ -68,7 +68,9 @@ const APIS: ReadonlyArray<ApiRow> = [
 
 /** APIs no AI SDK provider calls, each judged by its own client elsewhere. */
 const NO_AI_SDK_PROVIDER: Readonly<Record<string, string>> = {
-  "ollama.generate": "no AI SDK provider calls /api/generate; the ollama client judges it in llm.providers.test.ts"
+  "ollama.generate": "no AI SDK provider calls /api/generate; the ollama client judges it in llm.providers.test.ts",
+  "openai.realtime": "a WebSocket API no AI SDK provider speaks; OpenAIRealtimeWS judges it in llm.realtime.test.ts",
+  "gemini.live": "a WebSocket API no AI SDK provider speaks; @google/genai's live client judges it in llm.realtime.test.ts"
 }
 
 describe("every model API", () => {

@@ -9,10 +9,11 @@
 import type { FamilySpec } from "../../schemas/routeSpec.ts"
 import type { Route } from "../../core/route.ts"
 import { anthropicRoutes, anthropicWire } from "./anthropic.ts"
-import { geminiRoutes, geminiWire } from "./gemini.ts"
+import { geminiLiveWire, geminiRoutes, geminiWire } from "./gemini.ts"
 import type { ModelFamily, ModelWire } from "./model.ts"
 import { chatWire, openaiRoutes } from "./openai.ts"
 import { responsesWire } from "./openaiResponses.ts"
+import { realtimeWire } from "./realtime.ts"
 import { bedrockRoutes, converseWire, invokeWire } from "./bedrock.ts"
 import { ollamaChatWire, ollamaGenerateWire, ollamaRoutes } from "./ollama.ts"
 import { cohereChatWire, cohereRoutes } from "./cohere.ts"
@@ -28,9 +29,9 @@ export const MODEL_FAMILIES: ReadonlyArray<ModelFamily> = [
   { name: "azure-openai", apis: [azureChatWire, azureResponsesWire], routes: (spec) => azureOpenaiRoutes({ baseUrl: spec.baseUrl }) },
   { name: "openrouter", apis: [openrouterChatWire], routes: (spec) => openrouterRoutes({ baseUrl: spec.baseUrl }) },
   { name: "vertex", apis: [vertexGeminiWire, vertexAnthropicWire], routes: (spec) => vertexRoutes({ baseUrl: spec.baseUrl }) },
-  { name: "openai", apis: [chatWire, responsesWire], routes: (spec: FamilySpec): ReadonlyArray<Route> => openaiRoutes({ baseUrl: spec.baseUrl }) },
+  { name: "openai", apis: [chatWire, responsesWire, realtimeWire], routes: (spec: FamilySpec): ReadonlyArray<Route> => openaiRoutes({ baseUrl: spec.baseUrl }) },
   { name: "anthropic", apis: [anthropicWire], routes: (spec) => anthropicRoutes({ baseUrl: spec.baseUrl }) },
-  { name: "gemini", apis: [geminiWire], routes: (spec) => geminiRoutes({ baseUrl: spec.baseUrl }) },
+  { name: "gemini", apis: [geminiWire, geminiLiveWire], routes: (spec) => geminiRoutes({ baseUrl: spec.baseUrl }) },
   { name: "bedrock", apis: [converseWire, invokeWire], routes: (spec) => bedrockRoutes({ baseUrl: spec.baseUrl }) },
   { name: "ollama", apis: [ollamaChatWire, ollamaGenerateWire], routes: (spec) => ollamaRoutes({ baseUrl: spec.baseUrl }) },
   { name: "cohere", apis: [cohereChatWire], routes: (spec) => cohereRoutes({ baseUrl: spec.baseUrl }) }

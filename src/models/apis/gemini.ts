@@ -30,6 +30,7 @@ import { defaultDimensions, embed, vectorNumbers } from "./embeddings.ts"
 import { baseUrlUnder, jsonWhole, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { geminiReadBack } from "./readBack.ts"
 import { geminiStructured } from "./structured.ts"
+import { liveEndpoints, liveWireOf } from "./geminiLive.ts"
 
 /**
  * The base URL `Routes.gemini` serves when none is given (paths add `/v1beta`).
@@ -281,6 +282,9 @@ const answerGemini = (generate: Responder, request: SimRequest, context: Respond
 /** The responder of Gemini's `models/{model}:{method}` (see `geminiResponderFor`). */
 export const geminiResponder: Responder = geminiResponderFor(geminiWire)
 
+/** Gemini Live's wire (`geminiLive.ts`). */
+export const geminiLiveWire: ModelWire = liveWireOf(geminiWire)
+
 const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
   Effect.sync(() => {
     const list: ModelList = {
@@ -306,6 +310,7 @@ export const geminiRoutes = (options: GeminiRoutesOptions = {}): ReadonlyArray<R
     { name: "models", method: "GET", path: "/v1beta/models", endpoint: "models", parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS)) } },
     // The stable API version: @google/genai 3.x calls /v1 unless told apiVersion "v1beta".
     { name: "v1.models.call", method: "POST", path: "/v1/models/:call", endpoint: "v1 models/{model}:{method}", parts: { answer: answerWith(geminiResponder) } },
-    { name: "v1.models", method: "GET", path: "/v1/models", endpoint: "v1 models", parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS)) } }
+    { name: "v1.models", method: "GET", path: "/v1/models", endpoint: "v1 models", parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS)) } },
+    ...liveEndpoints(geminiLiveWire)
   ])
 }

@@ -16,6 +16,7 @@ import { embeddingsEndpoint } from "./embeddings.ts"
 import { baseUrlUnder, jsonWhole, modelApi, openAiRateLimits, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { responsesEndpoint } from "./openaiResponses.ts"
 import { responsesSocketEndpoint } from "./responsesSocket.ts"
+import { realtimeEndpoint } from "./realtime.ts"
 import { openaiReadBack } from "./readBack.ts"
 import { chatStructured } from "./structured.ts"
 
@@ -128,6 +129,7 @@ export const openaiRoutes = (options: OpenAiRoutesOptions = {}): ReadonlyArray<R
     { name: "chat", method: "POST", path: "/chat/completions", endpoint: "chat/completions", parts: { answer: answerWith(chatCompletionsResponder) } },
     responsesEndpoint,
     responsesSocketEndpoint,
+    realtimeEndpoint,
     embeddingsEndpoint,
     { name: "models", method: "GET", path: "/models", endpoint: "models", parts: { answer: answerWith(modelsResponder(options.models)) } }
   ])

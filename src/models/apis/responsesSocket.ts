@@ -8,10 +8,9 @@
  * frame that is not JSON or not a `response.create`, and an error the HTTP route would answer
  * with, are an `error` event frame (`{ type: "error", status, error }`), and the socket stays open.
  */
-import { settle, toResponse } from "../../core/answer.ts"
-import { makeSimRequest } from "../../core/request.ts"
 import type { RespondContext, SimRequest } from "../../core/route.ts"
-import { type Frame, HANDSHAKE_HEADERS, type SocketPeer } from "../../core/socket.ts"
+import type { Frame, SocketPeer } from "../../core/socket.ts"
+import { answerTurn, eachSseData, jsonFrame, turnError, turnHeaders } from "./socketCalls.ts"
 import { webSocketResponder } from "../../kinds/webSocket.ts"
 import type { ModelEndpoint } from "./model.ts"
 import { modelResponder } from "./model.ts"
@@ -25,41 +24,15 @@ const answer = modelResponder(responsesWire)
 const errorFrame = (status: number, code: string, message: string) =>
   JSON.stringify({ type: "error", status, error: { type: status >= 500 ? "server_error" : "invalid_request_error", code, message } })
 
-/** The headers of the upgrade that the HTTP request of a frame keeps (its credentials, its betas), without the handshake's. */
-const requestHeaders = (upgrade: SimRequest): Headers => {
-  const headers = new Headers(upgrade.headers)
-  for (const name of HANDSHAKE_HEADERS) headers.delete(name)
-  headers.set("content-type", "application/json")
-  return headers
-}
-
 /** Sends each event of a Responses event stream as one frame, as it arrives; the completed response, if any. */
 const relayEvents = async (body: ReadableStream<Uint8Array>, socket: SocketPeer): Promise<Record<string, unknown> | undefined> => {
-  const decoder = new TextDecoder()
-  let buffered = ""
   let completed: Record<string, unknown> | undefined
-  const flush = (block: string) => {
-    const data = block.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(line.startsWith("data: ") ? 6 : 5)).join("\n")
-    if (data === "" || data === "[DONE]") return
+  await eachSseData(body, (data) => {
     socket.send(data)
     if (data.includes("\"response.completed\"") || data.includes("\"response.incomplete\"") || data.includes("\"response.failed\"")) {
-      const event = JSON.parse(data) as { readonly response?: Record<string, unknown> }
-      completed = event.response
+      completed = (JSON.parse(data) as { readonly response?: Record<string, unknown> }).response
     }
-  }
-  const reader = body.getReader()
-  for (;;) {
-    const read = await reader.read()
-    if (read.done) break
-    buffered += decoder.decode(read.value, { stream: true })
-    let end = buffered.indexOf("\n\n")
-    while (end >= 0) {
-      flush(buffered.slice(0, end))
-      buffered = buffered.slice(end + 2)
-      end = buffered.indexOf("\n\n")
-    }
-  }
-  if (buffered.trim() !== "") flush(buffered)
+  })
   return completed
 }
 
@@ -70,19 +43,13 @@ const asItems = (input: unknown): ReadonlyArray<unknown> =>
 const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContext): void => {
   const kept = new Map<string, ReadonlyArray<unknown>>()
   const closed = new AbortController()
-  const headers = requestHeaders(upgrade)
+  const headers = turnHeaders(upgrade)
   let turn = Promise.resolve()
   socket.onClose(() => closed.abort(new DOMException("The WebSocket closed", "AbortError")))
 
   const respond = async (frame: Frame): Promise<void> => {
-    let event: Record<string, unknown>
-    try {
-      const parsed: unknown = JSON.parse(typeof frame === "string" ? frame : Buffer.from(frame).toString("utf8"))
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not an object")
-      event = parsed as Record<string, unknown>
-    } catch {
-      return socket.send(errorFrame(400, "invalid_json", "simnet: a frame of the Responses WebSocket is a JSON object"))
-    }
+    const event = jsonFrame(frame)
+    if (event === undefined) return socket.send(errorFrame(400, "invalid_json", "simnet: a frame of the Responses WebSocket is a JSON object"))
     if (event.type !== "response.create") {
       return socket.send(errorFrame(400, "unsupported_event", `simnet: the Responses WebSocket takes response.create events, got ${JSON.stringify(String(event.type)).slice(0, 80)}`))
     }
@@ -93,17 +60,9 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
       if (before === undefined) return socket.send(errorFrame(400, "previous_response_not_found", `Previous response with id '${String(previous).slice(0, 80)}' not found.`))
       input = [...before, ...input]
     }
-    const request = makeSimRequest({ method: "POST", url: upgrade.url, headers, body: JSON.stringify({ ...body, input, stream: true }), signal: closed.signal })
-    const response = toResponse(settle(await context.run(answer(request, context), closed.signal)))
+    const response = await answerTurn(answer, context, { url: upgrade.url, headers, body: { ...body, input, stream: true }, signal: closed.signal })
     if (response.status !== 200 || response.body === null) {
-      const text = await response.text()
-      let error: unknown = { message: text }
-      try {
-        error = (JSON.parse(text) as { readonly error?: unknown }).error ?? error
-      } catch {
-        // not JSON: its text is the message
-      }
-      return socket.send(JSON.stringify({ type: "error", status: response.status, error }))
+      return socket.send(JSON.stringify({ type: "error", status: response.status, error: await turnError(response) }))
     }
     const completed = await relayEvents(response.body, socket)
     if (completed !== undefined && typeof completed.id === "string") {
