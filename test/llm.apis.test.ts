@@ -70,7 +70,9 @@ const APIS: ReadonlyArray<ApiRow> = [
 const NO_AI_SDK_PROVIDER: Readonly<Record<string, string>> = {
   "ollama.generate": "no AI SDK provider calls /api/generate; the ollama client judges it in llm.providers.test.ts",
   "openai.realtime": "a WebSocket API no AI SDK provider speaks; OpenAIRealtimeWS judges it in llm.realtime.test.ts",
-  "gemini.live": "a WebSocket API no AI SDK provider speaks; @google/genai's live client judges it in llm.realtime.test.ts"
+  "gemini.live": "a WebSocket API no AI SDK provider speaks; @google/genai's live client judges it in llm.realtime.test.ts",
+  "openai.transcription": "not a language model; the openai SDK and the AI SDK's transcribe judge it in llm.media.test.ts",
+  "openai.translation": "not a language model; the openai SDK judges it in llm.media.test.ts"
 }
 
 describe("every model API", () => {

@@ -14,6 +14,7 @@ import type { ModelFamily, ModelWire } from "./model.ts"
 import { chatWire, openaiRoutes } from "./openai.ts"
 import { responsesWire } from "./openaiResponses.ts"
 import { realtimeWire } from "./realtime.ts"
+import { transcriptionWire, translationWire } from "./transcription.ts"
 import { bedrockRoutes, converseWire, invokeWire } from "./bedrock.ts"
 import { ollamaChatWire, ollamaGenerateWire, ollamaRoutes } from "./ollama.ts"
 import { cohereChatWire, cohereRoutes } from "./cohere.ts"
@@ -29,7 +30,7 @@ export const MODEL_FAMILIES: ReadonlyArray<ModelFamily> = [
   { name: "azure-openai", apis: [azureChatWire, azureResponsesWire], routes: (spec) => azureOpenaiRoutes({ baseUrl: spec.baseUrl }) },
   { name: "openrouter", apis: [openrouterChatWire], routes: (spec) => openrouterRoutes({ baseUrl: spec.baseUrl }) },
   { name: "vertex", apis: [vertexGeminiWire, vertexAnthropicWire], routes: (spec) => vertexRoutes({ baseUrl: spec.baseUrl }) },
-  { name: "openai", apis: [chatWire, responsesWire, realtimeWire], routes: (spec: FamilySpec): ReadonlyArray<Route> => openaiRoutes({ baseUrl: spec.baseUrl }) },
+  { name: "openai", apis: [chatWire, responsesWire, realtimeWire, transcriptionWire, translationWire], routes: (spec: FamilySpec): ReadonlyArray<Route> => openaiRoutes({ baseUrl: spec.baseUrl }) },
   { name: "anthropic", apis: [anthropicWire], routes: (spec) => anthropicRoutes({ baseUrl: spec.baseUrl }) },
   { name: "gemini", apis: [geminiWire, geminiLiveWire], routes: (spec) => geminiRoutes({ baseUrl: spec.baseUrl }) },
   { name: "bedrock", apis: [converseWire, invokeWire], routes: (spec) => bedrockRoutes({ baseUrl: spec.baseUrl }) },

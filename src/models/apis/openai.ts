@@ -17,6 +17,8 @@ import { baseUrlUnder, jsonWhole, modelApi, openAiRateLimits, modelResponder, ty
 import { responsesEndpoint } from "./openaiResponses.ts"
 import { responsesSocketEndpoint } from "./responsesSocket.ts"
 import { realtimeEndpoint } from "./realtime.ts"
+import { mediaEndpoints } from "./media.ts"
+import { transcriptionEndpoints } from "./transcription.ts"
 import { openaiReadBack } from "./readBack.ts"
 import { chatStructured } from "./structured.ts"
 
@@ -131,5 +133,7 @@ export const openaiRoutes = (options: OpenAiRoutesOptions = {}): ReadonlyArray<R
     responsesSocketEndpoint,
     realtimeEndpoint,
     embeddingsEndpoint,
+    ...mediaEndpoints,
+    ...transcriptionEndpoints,
     { name: "models", method: "GET", path: "/models", endpoint: "models", parts: { answer: answerWith(modelsResponder(options.models)) } }
   ])
