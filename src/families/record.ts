@@ -276,7 +276,7 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
     }
     const api = models.apiOf(entry.method, url)
     const type = entry.headers.find(([name]) => name === "content-type")?.[1]
-    const rule = api === undefined ? undefined : ruleOf(api, entry.url, entry.requestBody, entry.status, type, decoder.decode(entry.body), entry.timing)
+    const rule = api === undefined ? undefined : ruleOf(api, entry.url, entry.requestBody, entry.status, type, entry.body, entry.timing)
     if (api === undefined || rule === undefined) {
       plain.push(entry)
       continue

@@ -1,6 +1,6 @@
 /**
- * Recording model calls: an OpenAI Chat Completions or Responses, Anthropic Messages or Gemini
- * call that record mode forwarded (streamed or not) is read back into an `llm` rule — matched by the request's last
+ * Recording model calls: a call of any model API simnet speaks (OpenAI, Anthropic, Gemini,
+ * Bedrock, Vertex, Azure, OpenRouter, Ollama, Cohere) that record mode forwarded (streamed or not) is read back into an `llm` rule — matched by the request's last
  * user message and whether it carries tool results, answered by a script of the text, thinking
  * and tool calls that came back, with the finish reason, usage and (for a stream) its pace. A
  * script replays through every API simnet speaks, so a call recorded through one replays through
@@ -10,6 +10,8 @@ import { Result } from "effect"
 import { readConversation } from "../models/provider/conversation.ts"
 import { makeSimRequest } from "../core/request.ts"
 import type { ModelWire } from "../models/apis/model.ts"
+
+const decoder = new TextDecoder()
 
 /** The family a fixture registers to answer recorded calls of `api` at `origin` (its base URL when not the API's default). */
 export const familyFor = (wire: ModelWire, origin: string): Record<string, unknown> => {
@@ -40,13 +42,15 @@ export const ruleOf = (
   requestBody: string | undefined,
   status: number,
   contentType: string | undefined,
-  body: string,
+  bytes: Uint8Array,
   timing: { readonly firstByteMs: number; readonly totalMs: number } | undefined
 ): Record<string, unknown> | undefined => {
   if (status !== 200 || requestBody === undefined) return undefined
   const match = matchOf(wire, url, requestBody)
   if (match === undefined) return undefined
-  const streamed = /event-stream/i.test(contentType ?? "")
+  const framing = wire.streaming
+  const streamed = /event-stream/i.test(contentType ?? "") || (framing !== undefined && (contentType ?? "").toLowerCase().startsWith(framing.contentType))
+  const body = streamed && framing?.decode !== undefined ? framing.decode(bytes) : decoder.decode(bytes)
   const answer = wire.readBack(body, streamed)
   if (answer === undefined || answer.actions.length === 0) return undefined
   const words = answer.actions.reduce((n, a) => n + (a.type === "tool_call" ? 1 : a.content.split(/\s+/).filter(Boolean).length), 0)

@@ -33,12 +33,19 @@ import type {
 } from "../../schemas/bedrock.ts"
 import { ConverseRequest } from "../../schemas/bedrock.ts"
 import { type ModelWire, readWith } from "./model.ts"
+import { converseReadBack } from "./readBack.ts"
 
 /** The base URL `Routes.bedrock` serves when none is given: the runtime endpoint of `us-east-1`. */
 export const DEFAULT_BEDROCK_BASE_URL = "https://bedrock-runtime.us-east-1.amazonaws.com"
 
+interface CodecMessage {
+  readonly headers: Record<string, { readonly type: string; readonly value: unknown }>
+  readonly body: Uint8Array
+}
+
 interface Codec {
-  encode(message: { readonly headers: Record<string, { readonly type: "string"; readonly value: string }>; readonly body: Uint8Array }): Uint8Array
+  encode(message: CodecMessage): Uint8Array
+  decode(message: ArrayBufferView): CodecMessage
 }
 
 const encoder = new TextEncoder()
@@ -65,6 +72,45 @@ const message = (type: string, payload: unknown): Uint8Array => {
     body: encoder.encode(JSON.stringify(payload))
   })
 }
+
+/**
+ * An event stream read back (record mode): each message as one line of JSON, `{ TYPE: payload }`
+ * (an exception's name for its type); a message that does not decode ends the reading.
+ */
+const decodeStream = (bytes: Uint8Array, each: (type: string, payload: unknown) => string): string => {
+  const lines: Array<string> = []
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  for (let at = 0; at + 12 <= bytes.length;) {
+    const length = view.getUint32(at)
+    if (length < 16 || at + length > bytes.length) break
+    let message: CodecMessage
+    try {
+      message = codecOf().decode(bytes.subarray(at, at + length))
+    } catch {
+      break
+    }
+    at += length
+    const type = String(message.headers[":event-type"]?.value ?? message.headers[":exception-type"]?.value ?? "")
+    let payload: unknown
+    try {
+      payload = JSON.parse(decoder.decode(message.body))
+    } catch {
+      continue
+    }
+    lines.push(each(type, payload))
+  }
+  return lines.join("\n")
+}
+
+/** A ConverseStream read back: `{ "contentBlockDelta": … }` a line. */
+export const converseLines = (bytes: Uint8Array): string => decodeStream(bytes, (type, payload) => JSON.stringify({ [type]: payload }))
+
+/** An InvokeModelWithResponseStream read back: each chunk's model event a line. */
+export const chunkLines = (bytes: Uint8Array): string =>
+  decodeStream(bytes, (type, payload) => {
+    const chunk = (payload as { readonly bytes?: unknown }).bytes
+    return type === "chunk" && typeof chunk === "string" ? Buffer.from(chunk, "base64").toString("utf8") : JSON.stringify({ [type]: payload })
+  })
 
 /** A frame as a truncated write leaves it: a message whose last bytes (its CRC) are wrong. */
 const broken = (frame: string): Uint8Array => {
@@ -295,11 +341,11 @@ export const converseWire: ModelWire = {
   calls: (method, pathname) => isRuntimeCall(method, pathname, ["/converse", "/converse-stream"]),
   baseUrlAt,
   requestIdHeader: "x-amzn-requestid",
-  streaming: { contentType: "application/vnd.amazon.eventstream", encode: converseFrame },
+  streaming: { contentType: "application/vnd.amazon.eventstream", encode: converseFrame, decode: converseLines },
   read: readWith("bedrock.converse", ConverseRequest, "Converse", (body, request, raw) => converseInput(body, request, raw, streamedUrl(request))),
   writer: (invocation, usage) => new ConverseWriter(invocation, usage),
   answer: (_invocation, parts, finish, usage) => converseAnswer(parts, finish, usage),
   errorBody: bedrockErrorBody,
-  readBack: () => undefined
+  readBack: converseReadBack
 }
 

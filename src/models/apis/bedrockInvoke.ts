@@ -14,10 +14,12 @@ import type { LlamaResponse } from "../../schemas/bedrock.ts"
 import { ConverseRequest, LlamaRequest } from "../../schemas/bedrock.ts"
 import { messagesBody } from "./anthropic.ts"
 import type { ModelWire } from "./model.ts"
+import { invokeReadBack } from "./readBack.ts"
 import {
   baseUrlAt,
   bedrockErrorBody,
   chunkFrame,
+  chunkLines,
   converseAnswer,
   converseEvent,
   converseInput,
@@ -143,7 +145,7 @@ export const invokeWire: ModelWire = {
   calls: (method, pathname) => isRuntimeCall(method, pathname, ["/invoke", "/invoke-with-response-stream"]),
   baseUrlAt,
   requestIdHeader: "x-amzn-requestid",
-  streaming: { contentType: "application/vnd.amazon.eventstream", encode: chunkFrame },
+  streaming: { contentType: "application/vnd.amazon.eventstream", encode: chunkFrame, decode: chunkLines },
   read: readInvoke,
   writer: (invocation, usage) => {
     switch (dialectOf(invocation.request.model)) {
@@ -166,6 +168,6 @@ export const invokeWire: ModelWire = {
     }
   },
   errorBody: bedrockErrorBody,
-  readBack: () => undefined
+  readBack: invokeReadBack
 }
 

@@ -27,6 +27,7 @@ import {
 } from "../../schemas/cohere.ts"
 import { embed, vectorNumbers } from "./embeddings.ts"
 import { baseUrlUnder, jsonWhole, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { cohereReadBack } from "./readBack.ts"
 
 /** The base URL `Routes.cohere` serves when none is given (the `cohere-ai` client's). */
 export const DEFAULT_COHERE_BASE_URL = "https://api.cohere.com"
@@ -185,7 +186,7 @@ export const cohereChatWire: ModelWire = {
     usage: usageBlock(usage)
   }),
   errorBody: cohereErrorBody,
-  readBack: () => undefined
+  readBack: cohereReadBack
 }
 
 const badRequest = (what: string, cause: unknown): Whole => jsonWhole(cohereErrorBody(400, `simnet: the body is not ${what} request: ${String(cause)}`), 400)

@@ -63,7 +63,12 @@ export interface ModelWire {
    * How a streamed answer goes on the wire when it is not SSE: its content type (NDJSON,
    * `application/vnd.amazon.eventstream`) and, for a binary framing, each frame's bytes.
    */
-  readonly streaming?: { readonly contentType: string; readonly encode?: FrameEncoder | undefined } | undefined
+  readonly streaming?: {
+    readonly contentType: string
+    readonly encode?: FrameEncoder | undefined
+    /** A binary stream read back as text its `readBack` reads (record mode): Bedrock's events as JSON lines. */
+    readonly decode?: ((bytes: Uint8Array) => string) | undefined
+  } | undefined
   /** Reads an answer of this API back from the bytes a real provider sent (record mode); undefined when it is not one. */
   readBack(text: string, streamed: boolean): ReadBack | undefined
 }

@@ -28,6 +28,7 @@ import {
 } from "../../schemas/ollama.ts"
 import { embed, vectorNumbers } from "./embeddings.ts"
 import { baseUrlUnder, jsonWhole, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { ollamaReadBack } from "./readBack.ts"
 
 /** The base URL `Routes.ollama` serves when none is given (the `ollama` client's default host). */
 export const DEFAULT_OLLAMA_BASE_URL = "http://127.0.0.1:11434"
@@ -201,7 +202,7 @@ export const ollamaChatWire: ModelWire = {
   writer: (invocation, usage) => new OllamaWriter(invocation, usage, "chat"),
   answer: chatAnswer,
   errorBody: ollamaErrorBody,
-  readBack: () => undefined
+  readBack: ollamaReadBack
 }
 
 /** `/api/generate`. */
@@ -227,7 +228,7 @@ export const ollamaGenerateWire: ModelWire = {
   writer: (invocation, usage) => new OllamaWriter(invocation, usage, "generate"),
   answer: generateAnswer,
   errorBody: ollamaErrorBody,
-  readBack: () => undefined
+  readBack: ollamaReadBack
 }
 
 const decodeEmbed = Schema.decodeUnknownExit(OllamaEmbedRequest)

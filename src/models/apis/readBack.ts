@@ -175,3 +175,145 @@ export const geminiReadBack = (text: string, streamed: boolean): ReadBack | unde
   return { actions, finish: calls.length > 0 ? "tool-calls" : finish, usage }
 }
 
+
+/** The JSON objects of an NDJSON body (Ollama's streams; Bedrock's decoded event streams). */
+export const jsonLines = (text: string): Array<Record<string, any>> =>
+  text.split(/\r?\n/).map((line) => parseJson(line.trim())).filter((v): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v))
+
+const CONVERSE_FINISH: Readonly<Record<string, string>> = { end_turn: "stop", tool_use: "tool-calls", max_tokens: "length", stop_sequence: "stop" }
+
+/** Bedrock's Converse answer (and Nova's), whole or as decoded stream events (`{ "contentBlockDelta": … }` a line). */
+export const converseReadBack = (text: string, streamed: boolean): ReadBack | undefined => {
+  if (!streamed) {
+    const body = parseJson(text) as Record<string, any> | undefined
+    const content = body?.output?.message?.content
+    if (!Array.isArray(content)) return undefined
+    const actions = content.flatMap((block: Record<string, any>): Array<ReadBackAction> =>
+      typeof block.text === "string"
+        ? [{ type: "text", content: block.text }]
+        : block.reasoningContent?.reasoningText !== undefined
+        ? [{ type: "thinking", content: String(block.reasoningContent.reasoningText.text ?? "") }]
+        : block.toolUse !== undefined
+        ? [{ type: "tool_call", name: String(block.toolUse.name ?? ""), input: block.toolUse.input ?? {} }]
+        : []
+    )
+    const usage = body?.usage
+    return { actions, finish: CONVERSE_FINISH[body?.stopReason ?? ""], usage: usage === undefined ? undefined : { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0, totalTokens: usage.totalTokens ?? 0 } }
+  }
+  const blocks = new Map<number, { kind: "text" | "thinking" | "tool"; text: string; name: string }>()
+  let finish: string | undefined
+  let usage: ReadBack["usage"]
+  let seen = false
+  for (const event of jsonLines(text)) {
+    if (event.messageStart !== undefined) seen = true
+    const start = event.contentBlockStart
+    if (start?.start?.toolUse !== undefined) blocks.set(start.contentBlockIndex ?? 0, { kind: "tool", text: "", name: String(start.start.toolUse.name ?? "") })
+    const delta = event.contentBlockDelta
+    if (delta !== undefined) {
+      const index = delta.contentBlockIndex ?? 0
+      const kind = delta.delta?.toolUse !== undefined ? "tool" : delta.delta?.reasoningContent !== undefined ? "thinking" : "text"
+      const block = blocks.get(index) ?? { kind, text: "", name: "" }
+      block.text += delta.delta?.toolUse?.input ?? delta.delta?.reasoningContent?.text ?? delta.delta?.text ?? ""
+      blocks.set(index, block)
+    }
+    if (event.messageStop !== undefined) finish = CONVERSE_FINISH[event.messageStop.stopReason ?? ""]
+    const u = event.metadata?.usage
+    if (u !== undefined) usage = { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, totalTokens: u.totalTokens ?? 0 }
+  }
+  if (!seen) return undefined
+  const actions = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]): ReadBackAction =>
+    block.kind === "tool" ? { type: "tool_call", name: block.name, input: parseJson(block.text) ?? {} } : { type: block.kind, content: block.text }
+  )
+  return { actions, finish, usage }
+}
+
+/** Bedrock's InvokeModel answer in its model's own body: Claude's, Nova's or Llama's. */
+export const invokeReadBack = (text: string, streamed: boolean): ReadBack | undefined => {
+  if (!streamed) {
+    const body = parseJson(text) as Record<string, any> | undefined
+    if (typeof body?.generation === "string") {
+      return { actions: body.generation === "" ? [] : [{ type: "text", content: body.generation }], finish: body.stop_reason === "length" ? "length" : "stop", usage: { inputTokens: body.prompt_token_count ?? 0, outputTokens: body.generation_token_count ?? 0, totalTokens: (body.prompt_token_count ?? 0) + (body.generation_token_count ?? 0) } }
+    }
+    return anthropicReadBack(text, false) ?? converseReadBack(text, false)
+  }
+  const lines = jsonLines(text)
+  if (lines.some((line) => typeof line.type === "string")) return anthropicReadBack(lines.map((line) => `data: ${JSON.stringify(line)}\n\n`).join(""), true)
+  if (lines.some((line) => typeof line.generation === "string")) {
+    const content = lines.map((line) => String(line.generation ?? "")).join("")
+    const last = lines.at(-1)
+    return { actions: content === "" ? [] : [{ type: "text", content }], finish: last?.stop_reason === "length" ? "length" : "stop", usage: { inputTokens: last?.prompt_token_count ?? 0, outputTokens: last?.generation_token_count ?? 0, totalTokens: (last?.prompt_token_count ?? 0) + (last?.generation_token_count ?? 0) } }
+  }
+  return converseReadBack(text, true)
+}
+
+/** Ollama's `/api/chat` and `/api/generate` answers, whole or NDJSON. */
+export const ollamaReadBack = (text: string, streamed: boolean): ReadBack | undefined => {
+  const lines = streamed ? jsonLines(text) : [parseJson(text) as Record<string, any> | undefined].filter((v): v is Record<string, any> => v !== undefined)
+  if (!lines.some((line) => line.message !== undefined || typeof line.response === "string")) return undefined
+  let content = ""
+  let thinking = ""
+  const calls: Array<ReadBackAction> = []
+  for (const line of lines) {
+    content += line.message?.content ?? line.response ?? ""
+    thinking += line.message?.thinking ?? line.thinking ?? ""
+    for (const call of line.message?.tool_calls ?? []) calls.push({ type: "tool_call", name: String(call.function?.name ?? ""), input: call.function?.arguments ?? {} })
+  }
+  const last = lines.at(-1)
+  const actions: Array<ReadBackAction> = [
+    ...(thinking === "" ? [] : [{ type: "thinking" as const, content: thinking }]),
+    ...(content === "" ? [] : [{ type: "text" as const, content }]),
+    ...calls
+  ]
+  const input = last?.prompt_eval_count ?? 0
+  const output = last?.eval_count ?? 0
+  return { actions, finish: calls.length > 0 ? "tool-calls" : last?.done_reason === "length" ? "length" : "stop", usage: { inputTokens: input, outputTokens: output, totalTokens: input + output } }
+}
+
+const COHERE_FINISH: Readonly<Record<string, string>> = { COMPLETE: "stop", TOOL_CALL: "tool-calls", MAX_TOKENS: "length", STOP_SEQUENCE: "stop" }
+
+/** Cohere's v2 chat answer, whole or as its stream events. */
+export const cohereReadBack = (text: string, streamed: boolean): ReadBack | undefined => {
+  const usageOf = (usage: Record<string, any> | undefined) => {
+    const tokens = usage?.tokens ?? usage?.billed_units
+    return tokens === undefined ? undefined : { inputTokens: tokens.input_tokens ?? 0, outputTokens: tokens.output_tokens ?? 0, totalTokens: (tokens.input_tokens ?? 0) + (tokens.output_tokens ?? 0) }
+  }
+  if (!streamed) {
+    const body = parseJson(text) as Record<string, any> | undefined
+    const message = body?.message
+    if (message === undefined) return undefined
+    const actions: Array<ReadBackAction> = []
+    for (const part of message.content ?? []) {
+      if (part?.type === "thinking") actions.push({ type: "thinking", content: String(part.thinking ?? "") })
+      if (part?.type === "text") actions.push({ type: "text", content: String(part.text ?? "") })
+    }
+    for (const call of message.tool_calls ?? []) actions.push({ type: "tool_call", name: String(call.function?.name ?? ""), input: parseJson(call.function?.arguments ?? "{}") ?? {} })
+    return { actions, finish: COHERE_FINISH[body?.finish_reason ?? ""], usage: usageOf(body?.usage) }
+  }
+  const contents = new Map<number, { kind: "text" | "thinking"; text: string }>()
+  const calls = new Map<number, { name: string; args: string }>()
+  let finish: string | undefined
+  let usage: ReadBack["usage"]
+  for (const event of eventData(text)) {
+    const message = event.delta?.message
+    if (event.type === "content-start") contents.set(event.index ?? 0, { kind: message?.content?.type === "thinking" ? "thinking" : "text", text: "" })
+    if (event.type === "content-delta") {
+      const found = contents.get(event.index ?? 0)
+      if (found !== undefined) found.text += message?.content?.text ?? message?.content?.thinking ?? ""
+    }
+    if (event.type === "tool-call-start") calls.set(event.index ?? 0, { name: String(message?.tool_calls?.function?.name ?? ""), args: String(message?.tool_calls?.function?.arguments ?? "") })
+    if (event.type === "tool-call-delta") {
+      const found = calls.get(event.index ?? 0)
+      if (found !== undefined) found.args += message?.tool_calls?.function?.arguments ?? ""
+    }
+    if (event.type === "message-end") {
+      finish = COHERE_FINISH[event.delta?.finish_reason ?? ""]
+      usage = usageOf(event.delta?.usage)
+    }
+  }
+  if (contents.size === 0 && calls.size === 0) return undefined
+  const actions: Array<ReadBackAction> = [
+    ...[...contents.entries()].sort(([a], [b]) => a - b).map(([, c]): ReadBackAction => ({ type: c.kind, content: c.text })),
+    ...[...calls.entries()].sort(([a], [b]) => a - b).map(([, c]): ReadBackAction => ({ type: "tool_call", name: c.name, input: parseJson(c.args) ?? {} }))
+  ]
+  return { actions, finish, usage }
+}
