@@ -285,6 +285,8 @@ describe("the inspector in a browser", () => {
     await page.click("#tab-model")
     await page.waitForFunction(() => (document.getElementById("model-log")?.textContent ?? "").includes("is not JSON"), { timeout: 10_000 })
     expect(await page.$eval("#model-log td.flagged", (e) => e.textContent ?? "")).toContain("the scripted text is not JSON, and the call asks for JSON")
+    // Each call shows the surface it came through.
+    expect(await page.$eval("#model-log td.surface", (e) => e.textContent ?? "")).toBe("openai.chat")
     await page.close()
   }, LONG)
 

@@ -159,6 +159,7 @@ export const viewOf = (network: ViewedNetwork) =>
           seq: entry.seq,
           id: entry.id,
           at: entry.at,
+          api: entry.api,
           model: entry.model,
           stream: entry.stream,
           key: entry.key,

@@ -91,8 +91,8 @@ function renderModel(view) {
     [[r.id, "mono"], [JSON.stringify(r.match), "mono"], [JSON.stringify(r.behaviour), "mono"], [r.uses + (r.times !== undefined && r.times !== null ? " / " + r.times : ""), "num"]]));
   clear($("counts")).appendChild(table("Calls per request key", ["Key", "Last user message", "Calls"], llm.counts, (c) =>
     [[c.key.slice(0, 16), "mono"], [c.lastUserMessage], [c.count, "num"]]));
-  clear($("model-log")).appendChild(table("Model log", ["#", "Time", "Model", "Last user message", "Source", "Outcome", "Status"], llm.log.slice().reverse(), (e) =>
-    [[e.id, "mono"], [clock(e.at)], [e.model], [e.lastUserMessage], [e.source + (e.rule ? " " + e.rule : "") + (e.step !== undefined && e.step !== null ? " step " + e.step : "")], [e.outcome + (e.structuredMismatch ? " \u26a0 " + e.structuredMismatch : ""), e.structuredMismatch ? "flagged" : undefined], [e.status, "num"]]));
+  clear($("model-log")).appendChild(table("Model log", ["#", "Time", "Surface", "Model", "Last user message", "Source", "Outcome", "Status"], llm.log.slice().reverse(), (e) =>
+    [[e.id, "mono"], [clock(e.at)], [e.api, "mono surface"], [e.model], [e.lastUserMessage], [e.source + (e.rule ? " " + e.rule : "") + (e.step !== undefined && e.step !== null ? " step " + e.step : "")], [e.outcome + (e.structuredMismatch ? " \u26a0 " + e.structuredMismatch : ""), e.structuredMismatch ? "flagged" : undefined], [e.status, "num"]]));
   renderPending();
   if (!attached && llm.attached && driverText.indexOf("Another") < 0) say("driver-status", "Another driver is attached. Attach here to take over.");
 }
