@@ -26,20 +26,20 @@ const binary = "path" in found ? found.path : undefined
 const why = "why" in found ? found.why : !namespaces ? "no network namespace here (unshare -n needs root on Linux)" : undefined
 
 /** Runs `opencode run PROMPT` against `simnet serve` with its fixture, both in a loopback-only namespace (`judgeRun`). */
-const judge = (provider: { readonly id: string; readonly baseURL: string; readonly apiKey: string; readonly model: string }) =>
+const judge = (provider: { readonly id: string; readonly baseURL: string; readonly apiKey?: string; readonly model: string; readonly env?: Readonly<Record<string, string>> }) =>
   judgeRun({
     prepare: ({ work }) => {
       writeFileSync(join(work, "notes.txt"), "buy milk\n")
       writeFileSync(join(work, "opencode.json"), JSON.stringify({
         $schema: "https://opencode.ai/config.json",
-        provider: { [provider.id]: { options: { baseURL: provider.baseURL, apiKey: provider.apiKey } } },
+        provider: { [provider.id]: { options: { baseURL: provider.baseURL, ...(provider.apiKey === undefined ? {} : { apiKey: provider.apiKey }) } } },
         model: provider.model,
         autoupdate: false,
         share: "disabled"
       }))
     },
     fixture: ({ work }) => ({
-      routes: [{ family: "models" }, { family: "openai" }, { family: "anthropic" }],
+      routes: [{ family: "models" }, { family: "openai" }, { family: "anthropic" }, { family: "bedrock" }],
       llm: {
         rules: [
           { id: "title", match: { system: "title" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "Reading notes" }]] } },
@@ -55,7 +55,8 @@ const judge = (provider: { readonly id: string; readonly baseURL: string; readon
       XDG_CACHE_HOME: join(home, ".cache"),
       XDG_STATE_HOME: join(home, ".local/state"),
       OPENCODE_MODELS_URL: "http://127.0.0.1:4747/models.dev",
-      OPENCODE_DISABLE_AUTOUPDATE: "1"
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      ...provider.env
     }),
     command: `${JSON.stringify(binary!)} run "read notes.txt"`
   })
@@ -75,6 +76,17 @@ describe.skipIf(why !== undefined)(`opencode against simnet serve, a fixture alo
 
   it("over the Anthropic provider (Messages): the same turn", () => {
     check(judge({ id: "anthropic", baseURL: "http://127.0.0.1:4747/api.anthropic.com/v1", apiKey: "sk-ant-test", model: "anthropic/claude-sonnet-4-5" }), "api.anthropic.com/v1/messages")
+  }, 120_000)
+
+  it("over Amazon Bedrock (its amazon-bedrock provider, ConverseStream signed with SigV4): the same turn", () => {
+    const seen = judge({
+      id: "amazon-bedrock",
+      baseURL: "http://127.0.0.1:4747/bedrock-runtime.us-east-1.amazonaws.com",
+      model: "amazon-bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0",
+      env: { AWS_ACCESS_KEY_ID: "AKIAIOSFODNN7EXAMPLE", AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", AWS_REGION: "us-east-1" }
+    })
+    check(seen, "bedrock-runtime.us-east-1.amazonaws.com/model/")
+    expect(seen.requests.filter((request) => request.url.includes("/model/")).every((request) => request.url.endsWith("/converse-stream"))).toBe(true)
   }, 120_000)
 })
 

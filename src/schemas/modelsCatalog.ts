@@ -1,5 +1,5 @@
 /**
- * The models.dev catalog as the default `Routes.models()` serves it: well-known models of four
+ * The models.dev catalog as the default `Routes.models()` serves it: well-known models of five
  * providers as they are (ids, names, release dates, tool calling, reasoning, modalities, context
  * and output limits, prices in USD per million tokens), so that an app that sizes its requests
  * or enables reasoning from the catalog does what it does against the real one. Fixed data: the
@@ -75,6 +75,16 @@ export const REAL_CATALOG: Catalog = {
     models: byId([
       model("gemini-2.5-pro", "Gemini 2.5 Pro", "gemini-pro", "2025-06-17", thinking, { input: 1.25, output: 10, cache_read: 0.31 }, { context: 1_048_576, output: 65_536 }, ["text", "image", "audio", "video", "pdf"]),
       model("gemini-2.5-flash", "Gemini 2.5 Flash", "gemini-flash", "2025-06-17", thinking, { input: 0.3, output: 2.5, cache_read: 0.075 }, { context: 1_048_576, output: 65_536 }, ["text", "image", "audio", "video", "pdf"])
+    ])
+  },
+  "amazon-bedrock": {
+    id: "amazon-bedrock",
+    name: "Amazon Bedrock",
+    env: ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_BEARER_TOKEN_BEDROCK"],
+    npm: "@ai-sdk/amazon-bedrock",
+    models: byId([
+      model("anthropic.claude-sonnet-4-5-20250929-v1:0", "Claude Sonnet 4.5", "claude-sonnet", "2025-09-29", thinking, { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 }, { context: 200_000, output: 64_000 }, ["text", "image", "pdf"]),
+      model("amazon.nova-pro-v1:0", "Nova Pro", "nova-pro", "2024-12-03", chat, { input: 0.8, output: 3.2, cache_read: 0.2 }, { context: 300_000, output: 8_192 }, ["text", "image", "video"])
     ])
   },
   mistral: {
