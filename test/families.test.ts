@@ -23,7 +23,7 @@ describe("Routes.models", () => {
   it.effect("answers the real catalog by default: well-known models as they are, decoding under the full schema, the same bytes on every run", () =>
     Effect.gen(function*() {
       const catalog = yield* HttpClient.get("https://models.dev/api.json").pipe(Effect.flatMap(decodeJson(Catalog)))
-      expect(Object.keys(catalog)).toEqual(["openai", "anthropic", "google", "mistral"])
+      expect(Object.keys(catalog)).toEqual(["openai", "anthropic", "google", "amazon-bedrock", "mistral"])
       for (const [key, provider] of Object.entries(catalog)) {
         expect(provider.id).toBe(key)
         for (const [id, model] of Object.entries(provider.models)) {
