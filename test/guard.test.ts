@@ -60,7 +60,7 @@ const denied = (error: unknown, host: string) => {
 }
 
 describe("the network guard", () => {
-  it("refuses undici's own Agent, Client and Pool, http2.connect, net.connect and tls.connect at once, naming the host; the real server sees nothing", async () => {
+  it("refuses undici's own Agent, Client and Pool, net.connect and tls.connect at once, naming the host, and answers http2.connect from the network; the real server sees nothing", async () => {
     const network = await SimulationNetwork.start({ routes: [Route.text("GET https://api.example.com/ok", "simulated")] })
     restore = await network.installGlobal()
     const url = `http://127.0.0.1:${port}/`
@@ -68,8 +68,26 @@ describe("the network guard", () => {
     denied(await request(url, { dispatcher: new Agent() }).catch((e) => e), "127.0.0.1")
     denied(await new Client(url).request({ path: "/", method: "GET" }).catch((e) => e), "127.0.0.1")
     denied(await new Pool(url).request({ path: "/", method: "GET" }).catch((e) => e), "127.0.0.1")
-    const session = http2.connect(url)
-    denied(await new Promise((resolve) => session.once("error", resolve)), "127.0.0.1")
+    // HTTP/2 is answered by the network over an in-memory session: a route's answer, or a 404 naming the request.
+    const h2 = async (origin: string, path: string) => {
+      const session = http2.connect(origin)
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const stream = session.request({ ":path": path })
+        let status = 0
+        let body = ""
+        stream.on("response", (headers) => (status = Number(headers[":status"])))
+        stream.setEncoding("utf8")
+        stream.on("data", (chunk: string) => (body += chunk))
+        stream.on("end", () => resolve({ status, body }))
+        stream.on("error", reject)
+      })
+      session.close()
+      return answer
+    }
+    const refusedH2 = await h2(url, "/")
+    expect(refusedH2.status).toBe(404)
+    expect(refusedH2.body).toContain(`no route for GET http://127.0.0.1:${port}/`)
+    expect(await h2("https://api.example.com", "/ok")).toEqual({ status: 200, body: "simulated" })
     denied(await connectOutcome(net.connect(port, "127.0.0.1")), "127.0.0.1")
     denied(await connectOutcome(net.connect({ port, host: "localhost" })), "localhost")
     denied(await connectOutcome(tls.connect({ host: "api.example.com", port: 443 }), "secureConnect"), "api.example.com")

@@ -2,8 +2,8 @@
  * Amazon Bedrock, judged by its official clients in this process (`installGlobal`): the AWS
  * SDK's `BedrockRuntimeClient` (Converse with a tool round, ConverseStream, InvokeModel and its
  * stream for Claude, Nova and Llama bodies, a 429 as its `ThrottlingException`) and
- * `@anthropic-ai/bedrock-sdk` (create and stream). The AWS SDK is given its HTTP/1.1 handler:
- * its default is HTTP/2, which `installGlobal` refuses at once (asserted below).
+ * `@anthropic-ai/bedrock-sdk` (create and stream). The AWS SDK runs with its HTTP/1.1 handler
+ * and with its default, HTTP/2, which `installGlobal` answers over an in-memory session.
  */
 import {
   BedrockRuntimeClient,
@@ -130,12 +130,22 @@ describe("Bedrock through the AWS SDK", () => {
     expect(JSON.stringify(handle.log())).not.toContain(credentials.sessionToken)
   })
 
-  it("refuses the SDK's default HTTP/2 connection at once, naming the host", async () => {
-    await start()
-    const failed = await new BedrockRuntimeClient({ region: "us-east-1", credentials, maxAttempts: 1 })
-      .send(new ConverseCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "x" }] }] }))
-      .catch((error: unknown) => error)
-    expect(String((failed as { cause?: unknown }).cause ?? failed)).toContain("bedrock-runtime.us-east-1.amazonaws.com:443")
+  it("answers the SDK as it ships (HTTP/2), streams included; a region with no route gets a 404 naming the request", async () => {
+    const handle = await start()
+    handle.llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "Over HTTP/2." }]] })
+    const h2 = new BedrockRuntimeClient({ region: "us-east-1", credentials, maxAttempts: 1 })
+    const answer = await h2.send(new ConverseCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "hi" }] }] }))
+    expect(answer.output?.message?.content).toEqual([{ text: "Over HTTP/2." }])
+    const streamed = await h2.send(new ConverseStreamCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "hi" }] }] }))
+    let text = ""
+    for await (const event of streamed.stream!) text += event.contentBlockDelta?.delta?.text ?? ""
+    expect(text).toBe("Over HTTP/2.")
+    const elsewhere = new BedrockRuntimeClient({ region: "eu-west-1", credentials, maxAttempts: 1 })
+    const failed = await elsewhere.send(new ConverseCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "x" }] }] })).catch((error: unknown) => error)
+    expect(failed).toMatchObject({ $metadata: { httpStatusCode: 404 } })
+    expect(String((failed as Error).message)).toContain("no route for POST https://bedrock-runtime.eu-west-1.amazonaws.com/model/")
+    h2.destroy()
+    elsewhere.destroy()
   })
 })
 

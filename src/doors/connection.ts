@@ -77,6 +77,12 @@ class End extends Duplex {
   }
 }
 
+/** An in-memory socket pair: what one end writes, the other reads; destroying one closes both. */
+export const inMemoryPair = (): readonly [Socket, Socket] => {
+  const [a, b] = pair()
+  return [a as unknown as Socket, b as unknown as Socket]
+}
+
 const pair = (): readonly [End, End] => {
   const a = new End()
   const b = new End()

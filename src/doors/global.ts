@@ -4,8 +4,9 @@
  * `node:https` (axios, got, `http.request`, through `@mswjs/interceptors`, the interceptor MSW
  * uses) are answered by one network's `fetch`. Unmatched requests fail closed as they do through
  * `network.fetch`; `onUnmatched: "passthrough"` lets listed hosts reach the real network. Any
- * other connection the process opens (undici with its own `Agent`, `http2`, raw `net`/`tls`)
- * meets the network guard (`guard.ts`) and fails with `ConnectionDenied`.
+ * other connection the process opens (undici with its own `Agent`, raw `net`/`tls`)
+ * meets the network guard (`guard.ts`) and fails with `ConnectionDenied` — but `http2.connect`,
+ * whose sessions are answered by the same `fetch` over an in-memory connection (`http2.ts`).
  *
  * Gotchas: one installation at a time per process; restoring puts back the very values that were
  * there (`globalThis.fetch`, undici's global dispatcher, the `http`/`https` functions).
@@ -18,6 +19,7 @@ import type * as Undici from "undici"
 import type { Dispatcher } from "undici"
 import { GlobalInstallConflict } from "../SimnetError.ts"
 import { hostAllowed, installGuard } from "./guard.ts"
+import { installHttp2 } from "./http2.ts"
 import { isLoopbackHost } from "../core/util.ts"
 
 /**
@@ -338,8 +340,10 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
   active = true
   let restored = false
   let unguard: (() => void) | undefined
+  let unhttp2: (() => void) | undefined
   try {
     if (options.guard !== false) unguard = installGuard(allowance)
+    unhttp2 = installHttp2(fetch, (url) => allowance(url.hostname, url.port === "" ? (url.protocol === "http:" ? 80 : 443) : Number(url.port)))
     Object.defineProperty(globalThis, "fetch", { value: simFetch, writable: true, enumerable: fetchDescriptor?.enumerable ?? true, configurable: true })
     // Both slots: undici 7+ reads the new one; Node's built-in fetch reads the legacy one, where
     // undici puts a wrapper that adapts the older handler interface.
@@ -355,6 +359,7 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
     restored = true
     try {
       unguard?.()
+      unhttp2?.()
       interceptor.dispose()
       syncBuiltinESMExports()
     } finally {

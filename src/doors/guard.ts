@@ -5,7 +5,7 @@
  * with `ConnectionDenied` naming the host, whatever library opened it. Interception answers the
  * requests simnet knows how to read (fetch, undici's global dispatcher, `node:http(s)`); the
  * guard closes what it cannot read: undici with its own `Agent`, a direct `Client` or `Pool`,
- * `http2.connect`, raw `net.connect`/`tls.connect`, database drivers.
+ * raw `net.connect`/`tls.connect`, database drivers (`http2.connect` is answered instead: `http2.ts`).
  *
  * Allowed: Unix sockets and named pipes (no network), the loopback route's own forward to the
  * app's local server (recognised by the request simnet is answering), hosts listed for
