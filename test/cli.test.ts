@@ -99,7 +99,7 @@ describe("simnet command line", () => {
         child.stderr.on("data", onData)
         child.on("exit", () => reject(new Error(out)))
       })
-    expect(await serveOnce([])).toContain(`11 routes from ${path.join(root, "fixtures", "default.json")}`)
+    expect(await serveOnce([])).toContain(`18 routes from ${path.join(root, "fixtures", "default.json")}`)
     expect(await serveOnce(["--fixture", "mine.json"])).toContain(`1 routes from ${path.join(fs.realpathSync(dir), "mine.json")}`)
     const missing = await simnet(["serve", "--port", "0", "--fixture", "absent.json"], dir)
     expect(missing.code).toBe(1)

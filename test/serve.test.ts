@@ -6,7 +6,7 @@ import { serve, serveToExit, stopAll } from "./support/serve.ts"
 describe("simnet serve", () => {
   it("serves the default fixture over loopback, maps /HOST/PATH, reports unmatched requests, exits cleanly on SIGTERM", async () => {
     const { child, base, output } = await serve([])
-    expect(output()).toMatch(/11 routes from \S*fixtures\/default\.json \(seed 0\)/)
+    expect(output()).toMatch(/18 routes from \S*fixtures\/default\.json \(seed 0\)/)
     const item = await fetch(`${base}/api.example.com/items/42`)
     expect(item.status).toBe(200)
     expect(await item.json()).toEqual({ id: "sim-item", name: "Simulated item" })
