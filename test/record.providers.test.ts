@@ -7,15 +7,23 @@
  * recorder reads is what that API's wire sends.
  */
 import { once } from "node:events"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { GoogleGenAI, type LiveServerMessage, Modality } from "@google/genai"
+import { OpenAIRealtimeWS } from "openai/realtime/ws"
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, InvokeModelCommand } from "@aws-sdk/client-bedrock-runtime"
 import { FetchHttpHandler } from "@smithy/fetch-http-handler"
 import { CohereClientV2 } from "cohere-ai"
 import { Ollama } from "ollama"
 import OpenAI, { AzureOpenAI } from "openai"
 import AnthropicVertex from "@anthropic-ai/vertex-sdk"
-import { describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { Routes, SimulationNetwork } from "simnet"
+import { serve, stopAll } from "./support/serve.ts"
+
+afterAll(stopAll)
 
 const HOSTS = ["bedrock-runtime.us-east-1.amazonaws.com", "us-central1-aiplatform.googleapis.com", "simnet.openai.azure.com", "openrouter.ai", "api.cohere.com"]
 
@@ -94,4 +102,84 @@ describe("recording the other providers", () => {
     }
     await replay.close()
   })
+})
+
+describe("recording the model APIs spoken over a WebSocket", () => {
+  it("a Realtime and a Live session, each a tool round, become rules that replay through Chat Completions", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-record-sockets-"))
+    const upstreamFixture = join(dir, "upstream.json")
+    writeFileSync(upstreamFixture, JSON.stringify({
+      routes: [{ family: "openai" }, { family: "gemini" }],
+      llm: {
+        rules: [
+          { match: { toolResult: false }, behaviour: { type: "respond", steps: [[{ type: "tool_call", name: "read", input: { path: "a.txt" } }]] } },
+          { match: { toolResult: true }, behaviour: { type: "respond", steps: [[{ type: "text", content: "It says hello." }]] } }
+        ]
+      }
+    }))
+    const upstream = await serve(["--quiet", "--fixture", upstreamFixture])
+    const file = join(dir, "sockets.json")
+    const empty = join(dir, "empty.json")
+    writeFileSync(empty, JSON.stringify({ routes: [] }))
+    // Realtime recorded in process (its client always dials wss://: the network's createConnection
+    // takes it), Live by simnet serve (its client dials the base URL it is given).
+    const inProcess = await SimulationNetwork.start({ record: { upstream: { "api.openai.com": `${upstream.base}/api.openai.com` } } })
+    const recording = await serve(["--quiet", "--fixture", empty, "--record", file, "--upstream", `generativelanguage.googleapis.com=${upstream.base}/generativelanguage.googleapis.com`])
+
+    const realtime = new OpenAIRealtimeWS({ model: "gpt-realtime", options: { createConnection: inProcess.createConnection as never } }, new OpenAI({ apiKey: "sk-test" }))
+    const events: Array<{ type: string; response?: { output?: Array<Record<string, unknown>> } }> = []
+    let wake = () => {}
+    realtime.on("event", (event) => {
+      events.push(event as never)
+      wake()
+    })
+    const until = async (found: () => boolean) => {
+      while (!found()) await new Promise<void>((resolve) => (wake = resolve))
+    }
+    await until(() => events.some((event) => event.type === "session.created"))
+    realtime.send({ type: "session.update", session: { type: "realtime", output_modalities: ["text"] } })
+    realtime.send({ type: "conversation.item.create", item: { type: "message", role: "user", content: [{ type: "input_text", text: "realtime: read a.txt" }] } })
+    realtime.send({ type: "response.create" })
+    await until(() => events.filter((event) => event.type === "response.done").length === 1)
+    const call = events.find((event) => event.type === "response.done")!.response!.output![0]!
+    realtime.send({ type: "conversation.item.create", item: { type: "function_call_output", call_id: String(call.call_id), output: "hello" } })
+    realtime.send({ type: "response.create" })
+    await until(() => events.filter((event) => event.type === "response.done").length === 2)
+    realtime.close()
+
+    const ai = new GoogleGenAI({ apiKey: "live-key", httpOptions: { baseUrl: `${recording.base}/generativelanguage.googleapis.com` } })
+    const messages: Array<LiveServerMessage> = []
+    let liveWake = () => {}
+    const session = await ai.live.connect({ model: "gemini-live-2.5-flash-preview", config: { responseModalities: [Modality.TEXT] }, callbacks: { onmessage: (message) => { messages.push(message); liveWake() } } })
+    const liveUntil = async (found: () => boolean) => {
+      while (!found()) await new Promise<void>((resolve) => (liveWake = resolve))
+    }
+    session.sendClientContent({ turns: [{ role: "user", parts: [{ text: "live: read a.txt" }] }], turnComplete: true })
+    await liveUntil(() => messages.some((message) => message.toolCall !== undefined))
+    const liveCall = messages.find((message) => message.toolCall !== undefined)!.toolCall!.functionCalls![0]!
+    session.sendToolResponse({ functionResponses: [{ id: liveCall.id!, name: "read", response: { output: "hello" } }] })
+    await liveUntil(() => messages.some((message) => message.serverContent?.turnComplete === true))
+    session.close()
+    recording.child.kill("SIGTERM")
+    await once(recording.child, "exit")
+
+    const realtimeRecording = inProcess.recording()
+    await inProcess.close()
+    const fixture = JSON.parse(readFileSync(file, "utf8")) as { routes: Array<Record<string, unknown>>; llm: { rules: Array<Record<string, any>> } }
+    expect(realtimeRecording.routes).toEqual([{ family: "openai" }])
+    expect(fixture.routes).toEqual([{ family: "gemini" }])
+    const rules = [...(realtimeRecording.llm?.rules ?? []), ...fixture.llm.rules] as Array<Record<string, any>>
+    expect(rules.map((rule) => [rule.match.lastUserMessage, rule.match.toolResult, rule.behaviour.steps[0][0]])).toEqual([
+      ["realtime: read a.txt", false, { type: "tool_call", name: "read", input: { path: "a.txt" } }],
+      ["realtime: read a.txt", true, { type: "text", content: "It says hello." }],
+      ["live: read a.txt", false, { type: "tool_call", name: "read", input: { path: "a.txt" } }],
+      ["live: read a.txt", true, { type: "text", content: "It says hello." }]
+    ])
+    const replay = await SimulationNetwork.start({ routes: Routes.openai() })
+    replay.llm.addRules(fixture.llm.rules as never)
+    const chat = new OpenAI({ apiKey: "sk-test", fetch: replay.fetch })
+    const first = await chat.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "live: read a.txt" }] })
+    expect(first.choices[0]!.message.tool_calls?.[0]).toMatchObject({ function: { name: "read", arguments: '{"path":"a.txt"}' } })
+    await replay.close()
+  }, 60_000)
 })

@@ -27,7 +27,8 @@ import { familyFor, ruleOf } from "./recordModel.ts"
 import { isMcp, mcpRoutesOf } from "./recordMcp.ts"
 import { type Recorded, type Recording, redactedCookie } from "./recorded.ts"
 import { contentOf, readTarget, writeMerged } from "./recordFile.ts"
-import { recordSocket, socketScript } from "./recordSocket.ts"
+import { type RecordedSocket, recordSocket, type SocketWatch, socketScript } from "./recordSocket.ts"
+import { socketCalls } from "./recordRealtime.ts"
 
 export type { Recording } from "./recorded.ts"
 export { recordingTargetProblem } from "./recordFile.ts"
@@ -112,6 +113,13 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
     })
     onKept?.()
   }
+  /** The WebSocket sessions relayed now, with their upgrade requests. */
+  const open = new Map<RecordedSocket, SimRequest>()
+  const watchSocket = (request: SimRequest): SocketWatch => ({
+    opened: (session) => void open.set(session, request),
+    changed: () => onKept?.(),
+    closed: (session) => void open.delete(session)
+  })
   /** Keeps a WebSocket session that ended (`recordSocket.ts`). */
   const keepSocket = (request: SimRequest, session: NonNullable<Recorded["webSocket"]>, bytes: number) => {
     const cost = RECORD_OVERHEAD + 2 * request.url.href.length + bytes
@@ -127,7 +135,7 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
       answer: (request) => {
         const base = upstream[request.url.host]
         const target = base === undefined ? request.url : rebased(request.url, new URL(base))
-        if (asksForWebSocket(request.headers)) return later(recordSocket(request, target, MAX_RECORDED_BODY, (session, bytes) => keepSocket(request, session, bytes)), "record")
+        if (asksForWebSocket(request.headers)) return later(recordSocket(request, target, MAX_RECORDED_BODY, (session, bytes) => keepSocket(request, session, bytes), watchSocket(request)), "record")
         const started = performance.now()
         return pending(Effect.map(forward(request, target, "record", "record"), (response) => {
           const firstByteMs = performance.now() - started
@@ -162,7 +170,21 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
     },
     { id: "record", priority: -2_000_000_000, source: "record" }
   )
-  return { route, recorded: () => [...kept], overflow: () => overflow, listen: (listener) => void (onKept = listener) }
+  // A session still open when a recording is made (a process told to stop mid-session) is in it as it stands.
+  const recorded = (): Array<Recorded> => [
+    ...kept,
+    ...[...open].map(([session, request]): Recorded => ({
+      method: "GET",
+      url: request.url.href,
+      requestBody: undefined,
+      requestType: undefined,
+      status: 101,
+      headers: [],
+      body: new Uint8Array(0),
+      webSocket: { open: [...session.open], replies: session.replies.map((reply) => ({ client: reply.client, server: [...reply.server] })) }
+    }))
+  ]
+  return { route, recorded, overflow: () => overflow, listen: (listener) => void (onKept = listener) }
 }
 
 /** `chunks` (of `size` bytes in all) as one array. */
@@ -272,6 +294,12 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
     if (entry.method === "POST" && isMcp(entry)) {
       mcp.push(entry)
       endpoints.add(`${url.origin}${url.pathname}`)
+      continue
+    }
+    const calls = entry.webSocket === undefined ? undefined : socketCalls(url, entry.webSocket)
+    if (calls !== undefined) {
+      families.set(JSON.stringify(calls.family), calls.family)
+      rules.push(...calls.rules)
       continue
     }
     const api = models.apiOf(entry.method, url)

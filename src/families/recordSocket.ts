@@ -24,11 +24,19 @@ export interface RecordedSocket {
 
 const sizeOf = (frame: Frame) => (typeof frame === "string" ? frame.length * 2 : frame.byteLength)
 
+/** What the recorder is told of a session while it is open, so a recording made meanwhile holds it as it stands. */
+export interface SocketWatch {
+  readonly opened: (session: RecordedSocket) => void
+  readonly changed: () => void
+  readonly closed: (session: RecordedSocket) => void
+}
+
 /**
  * The answer of record mode to an upgrade request for `target`: the upstream's upgrade, then the
- * relay. `keep` is given the session and its frames' size when it ends, if it stayed under `limit` bytes.
+ * relay. `keep` is given the session and its frames' size when it ends, if it stayed under `limit`
+ * bytes; `watch` hears of it while it is open (a recording written before it ends holds it).
  */
-export const recordSocket = (request: SimRequest, target: URL, limit: number, keep: (session: RecordedSocket, bytes: number) => void): Promise<Whole> =>
+export const recordSocket = (request: SimRequest, target: URL, limit: number, keep: (session: RecordedSocket, bytes: number) => void, watch?: SocketWatch): Promise<Whole> =>
   new Promise((resolve) => {
     const ws = createRequire(import.meta.url)("ws") as typeof Ws
     const headers: Record<string, string> = {}
@@ -50,8 +58,10 @@ export const recordSocket = (request: SimRequest, target: URL, limit: number, ke
       let size = 0
       const note = (frame: Frame) => {
         size += sizeOf(frame)
+        if (size <= limit) watch?.changed()
         return size <= limit
       }
+      watch?.opened(session)
       // Frames that came before the client's socket was handed over are sent first.
       let peer: SocketPeer | undefined
       const early: Array<Frame> = []
@@ -70,6 +80,7 @@ export const recordSocket = (request: SimRequest, target: URL, limit: number, ke
         })
         socket.onClose((code) => {
           if (upstream.readyState === upstream.OPEN) upstream.close(sendableClose(code))
+          watch?.closed(session)
           if (size <= limit) keep(session, size)
         })
         upstream.once("close", (code, reason) => socket.close(sendableClose(code), reason.toString()))
