@@ -103,8 +103,12 @@ class OllamaWriter implements StreamWriter {
     this.#thinking = thinks(invocation)
   }
 
+  #head: { readonly model: string; readonly created_at: string } | undefined
+  /** A text part's line, the most frequent, written from a prefix made once. */
+  #textPrefix: string | undefined
+
   #line(text: string, extra: { readonly thinking?: string; readonly tool_calls?: ReadonlyArray<ReturnType<typeof callOf>> } = {}, end?: Partial<OllamaChatResponse>): string {
-    const head = { model: this.#invocation.request.model, created_at: createdAt(this.#invocation) }
+    const head = (this.#head ??= { model: this.#invocation.request.model, created_at: createdAt(this.#invocation) })
     if (this.#endpoint === "generate") {
       const value: OllamaGenerateResponse = { ...head, response: text, ...(extra.thinking === undefined ? {} : { thinking: extra.thinking }), done: false, ...end }
       return line(value)
@@ -120,8 +124,11 @@ class OllamaWriter implements StreamWriter {
   part(part: Part): ReadonlyArray<string> {
     this.#outputTokens += partTokens(part)
     switch (part.kind) {
-      case "text":
-        return [this.#line(part.text)]
+      case "text": {
+        // The same bytes `#line(part.text)` writes: {"model","created_at", then the text where it goes, "done":false}.
+        this.#textPrefix ??= `${JSON.stringify(this.#head ??= { model: this.#invocation.request.model, created_at: createdAt(this.#invocation) }).slice(0, -1)},${this.#endpoint === "chat" ? '"message":{"role":"assistant","content":' : '"response":'}`
+        return [`${this.#textPrefix}${JSON.stringify(part.text)}${this.#endpoint === "chat" ? "}" : ""},"done":false}\n`]
+      }
       case "reasoning":
         return this.#thinking ? [this.#line("", { thinking: part.text })] : []
       case "toolCall":
