@@ -101,3 +101,19 @@ export const perEventFetch = (events: ReadonlyArray<Uint8Array>, contentType = "
     }, { highWaterMark: 0 })
     return new Response(body, { headers: { "content-type": contentType } })
   }
+
+/** The `fetch` this process started with, before any bench swaps it. */
+export const realFetch: typeof globalThis.fetch = globalThis.fetch
+
+/**
+ * Runs `run` with `fetch` as `globalThis.fetch` (the AWS SDK's fetch handler reads it there), then
+ * puts the real one back. Never run two at once.
+ */
+export const withGlobalFetch = async <A>(fetch: typeof globalThis.fetch, run: () => Promise<A>): Promise<A> => {
+  globalThis.fetch = fetch
+  try {
+    return await run()
+  } finally {
+    globalThis.fetch = realFetch
+  }
+}

@@ -24,7 +24,7 @@ import { CohereClientV2 } from "cohere-ai"
 import { Ollama } from "ollama"
 import OpenAI, { AzureOpenAI } from "openai"
 import { Routes, SimulationNetwork, type NetworkHandle } from "../src/index.ts"
-import { perEventFetch } from "./harness.ts"
+import { perEventFetch, withGlobalFetch } from "./harness.ts"
 
 const numeric = process.argv.slice(2).find((a) => /^\d+$/.test(a))
 const TOKENS = numeric !== undefined ? Number(numeric) : process.argv.includes("--quick") ? 5_000 : 20_000
@@ -41,17 +41,6 @@ interface Api {
   readonly contentType?: string
   /** Streams one answer through the API's SDK over `fetch`; returns the text fragments seen. */
   readonly stream: (fetch: Fetch) => Promise<number>
-}
-
-const realFetch = globalThis.fetch
-/** The AWS SDK reads `globalThis.fetch` through its fetch handler: the call runs with `fetch` there. */
-const withGlobalFetch = async <A>(fetch: Fetch, run: () => Promise<A>): Promise<A> => {
-  globalThis.fetch = fetch
-  try {
-    return await run()
-  } finally {
-    globalThis.fetch = realFetch
-  }
 }
 
 const CLAUDE_ON_BEDROCK = "anthropic.claude-3-5-sonnet-20240620-v1:0"

@@ -20,6 +20,7 @@ import { CohereClientV2 } from "cohere-ai"
 import { Ollama } from "ollama"
 import OpenAI, { AzureOpenAI } from "openai"
 import { Routes, SimulationNetwork } from "../src/index.ts"
+import { realFetch, withGlobalFetch } from "./harness.ts"
 
 type Fetch = typeof globalThis.fetch
 const QUICK = process.argv.includes("--quick")
@@ -35,16 +36,8 @@ interface Surface {
   readonly aimock: boolean
 }
 
-const realFetch = globalThis.fetch
 /** The AWS SDK reads `globalThis.fetch` through its fetch handler: each call runs with `fetch` there. */
-const withGlobalFetch = (fetch: Fetch, call: () => Promise<unknown>) => async () => {
-  globalThis.fetch = fetch
-  try {
-    return await call()
-  } finally {
-    globalThis.fetch = realFetch
-  }
-}
+const callWithGlobalFetch = (fetch: Fetch, call: () => Promise<unknown>) => () => withGlobalFetch(fetch, call)
 
 const user = "count"
 const surfaces: ReadonlyArray<Surface> = [
@@ -57,7 +50,7 @@ const surfaces: ReadonlyArray<Surface> = [
     aimock: true,
     call: (fetch, base) => {
       const c = new BedrockRuntimeClient({ region: "us-east-1", credentials: { accessKeyId: "A", secretAccessKey: "s" }, requestHandler: new FetchHttpHandler({}), ...(base === undefined ? {} : { endpoint: base }) })
-      return withGlobalFetch(fetch, () => c.send(new ConverseCommand({ modelId: "anthropic.claude-3-5-sonnet-20240620-v1:0", messages: [{ role: "user", content: [{ text: user }] }] })))
+      return callWithGlobalFetch(fetch, () => c.send(new ConverseCommand({ modelId: "anthropic.claude-3-5-sonnet-20240620-v1:0", messages: [{ role: "user", content: [{ text: user }] }] })))
     }
   },
   {
@@ -66,7 +59,7 @@ const surfaces: ReadonlyArray<Surface> = [
     call: (fetch, base) => {
       const c = new BedrockRuntimeClient({ region: "us-east-1", credentials: { accessKeyId: "A", secretAccessKey: "s" }, requestHandler: new FetchHttpHandler({}), ...(base === undefined ? {} : { endpoint: base }) })
       const body = JSON.stringify({ anthropic_version: "bedrock-2023-05-31", max_tokens: 64, messages: [{ role: "user", content: user }] })
-      return withGlobalFetch(fetch, () => c.send(new InvokeModelCommand({ modelId: "anthropic.claude-3-5-sonnet-20240620-v1:0", body })))
+      return callWithGlobalFetch(fetch, () => c.send(new InvokeModelCommand({ modelId: "anthropic.claude-3-5-sonnet-20240620-v1:0", body })))
     }
   },
   {

@@ -9,6 +9,7 @@
  */
 import type { Frame } from "../core/socket.ts"
 import type { ReadBackAction } from "../models/apis/readBack.ts"
+import { parseArguments } from "../models/provider/parts.ts"
 import type { RecordedSocket } from "./recordSocket.ts"
 
 const decoder = new TextDecoder()
@@ -19,14 +20,6 @@ const json = (frame: Frame): Record<string, any> | undefined => {
     return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, any> : undefined
   } catch {
     return undefined
-  }
-}
-
-const parseArguments = (text: unknown): unknown => {
-  try {
-    return JSON.parse(String(text ?? "{}"))
-  } catch {
-    return {}
   }
 }
 
@@ -72,7 +65,7 @@ const realtimeRules = (session: RecordedSocket): Array<Rule> => {
           const text = (item.content ?? []).map((part: Record<string, any>) => String(part.text ?? part.transcript ?? "")).join("")
           if (text !== "") actions.push({ type: "text", content: text })
         }
-        if (item.type === "function_call") actions.push({ type: "tool_call", name: String(item.name ?? ""), input: parseArguments(item.arguments) })
+        if (item.type === "function_call") actions.push({ type: "tool_call", name: String(item.name ?? ""), input: parseArguments(String(item.arguments ?? "{}")) })
       }
       if (actions.length > 0) rules.push(rule(lastUser, toolResult, actions))
     }
