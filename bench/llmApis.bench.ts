@@ -223,7 +223,7 @@ const streaming = async () => {
   handle.llm.rule("any", { type: "respond", steps: [[{ type: "text", content: " tok".repeat(TOKENS) }]] })
   console.log(`simnet model APIs bench (node ${process.version}, ${fmt(TOKENS)} text tokens per stream, best of ${RUNS} interleaved runs)`)
   let worst = Number.POSITIVE_INFINITY
-  let chat: number | undefined
+  let chat: { readonly ratio: number; readonly cost: number } | undefined
   const behind: Array<string> = []
   for (const api of apis) {
     const events = await capture(handle, api)
@@ -237,12 +237,15 @@ const streaming = async () => {
       simulated = Math.max(simulated, await tokensPerSecond(api, handle.fetch))
     }
     worst = Math.min(worst, simulated / floor)
-    chat ??= simulated / floor
-    const versus = simulated / floor / chat
-    if (versus < 0.8) behind.push(`${api.name} ${versus.toFixed(2)}x`)
-    console.log(`  ${api.name.padEnd(40)} floor ${fmt(floor).padStart(9)} tokens/s   simnet ${fmt(simulated).padStart(9)} tokens/s   ${(simulated / floor).toFixed(2)}x floor, ${versus.toFixed(2)}x chat's ratio (${events.length} events)`)
+    // What simnet itself spends on a token: its time over the floor's. An SDK much faster than the
+    // openai SDK (Ollama's) lowers the ratio for the same work, so both are set beside chat's.
+    const cost = 1e6 / simulated - 1e6 / floor
+    chat ??= { ratio: simulated / floor, cost }
+    const versus = simulated / floor / chat.ratio
+    if (versus < 0.8 && cost > 1.2 * chat.cost) behind.push(`${api.name} ${versus.toFixed(2)}x`)
+    console.log(`  ${api.name.padEnd(40)} floor ${fmt(floor).padStart(9)} tokens/s   simnet ${fmt(simulated).padStart(9)} tokens/s   ${(simulated / floor).toFixed(2)}x floor, ${versus.toFixed(2)}x chat's ratio, ${cost.toFixed(2)} µs/token over the floor (${events.length} events)`)
   }
-  console.log(`  lowest ratio ${worst.toFixed(2)}x (target >= 0.5x); ${behind.length === 0 ? "every surface within 20% of Chat Completions' ratio" : `below 0.8x chat's ratio: ${behind.join(", ")}`}`)
+  console.log(`  lowest ratio ${worst.toFixed(2)}x (target >= 0.5x); ${behind.length === 0 ? "every surface within 20% of Chat Completions' ratio, or spending no more than 1.2x its µs a token" : `behind Chat Completions on both counts: ${behind.join(", ")}`}`)
   await handle.close()
   return worst
 }

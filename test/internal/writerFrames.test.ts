@@ -1,0 +1,49 @@
+/**
+ * The frames two writers build from a prefix for speed (Anthropic's `text_delta` events, Ollama's
+ * text lines) against the same frames made the plain way, from the event object by
+ * `JSON.stringify`: byte for byte, for any text (quotes, escapes, Unicode, lone surrogates), in
+ * any content block.
+ */
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { messagesBody } from "../../src/models/apis/anthropic.ts"
+import { ollamaChatWire, ollamaGenerateWire } from "../../src/models/apis/ollama.ts"
+import type { LlmInvocation } from "../../src/models/provider/SimulatedProvider.ts"
+
+const invocation = (model: string, raw: unknown = {}) => ({ seq: 1, created: 1_700_000_000, request: { model, raw, material: "hi", stream: true } }) as unknown as LlmInvocation
+
+describe("frames built from a prefix", () => {
+  it("Anthropic's text_delta events are what namedFrame writes from the event", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" })), { minLength: 1, maxLength: 4 }), fc.boolean(), (texts, callFirst) => {
+        const writer = messagesBody.writer(invocation("claude-sonnet-4-6"), undefined)
+        writer.open()
+        let index = 0
+        if (callFirst) {
+          writer.part({ kind: "toolCall", id: "call_1_0", name: "read", fragments: ["{}"] })
+          index = 1
+        }
+        for (const [i, text] of texts.entries()) {
+          const frames = writer.part({ kind: "text", text })
+          const delta = frames.at(-1)!
+          expect(delta).toBe(`event: content_block_delta\ndata: ${JSON.stringify({ type: "content_block_delta", index, delta: { type: "text_delta", text } })}\n\n`)
+          if (i === 0) expect(frames).toHaveLength(2)
+        }
+      }),
+      { numRuns: 300, seed: 43 }
+    )
+  })
+
+  it("Ollama's text lines are the JSON of the line object, for /api/chat and /api/generate", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), fc.string(), (text, model) => {
+        const head = { model, created_at: new Date(1_700_000_000 * 1000).toISOString() }
+        const chat = ollamaChatWire.writer(invocation(model), undefined)
+        expect(chat.part({ kind: "text", text })).toEqual([`${JSON.stringify({ ...head, message: { role: "assistant", content: text }, done: false })}\n`])
+        const generate = ollamaGenerateWire.writer(invocation(model), undefined)
+        expect(generate.part({ kind: "text", text })).toEqual([`${JSON.stringify({ ...head, response: text, done: false })}\n`])
+      }),
+      { numRuns: 300, seed: 43 }
+    )
+  })
+})
