@@ -18,7 +18,7 @@ import { createVertexAnthropic } from "@ai-sdk/google-vertex/anthropic"
 import { jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from "ai"
 import { describe, expect, it } from "vitest"
 import { type Route, Routes, SimulationNetwork } from "simnet"
-import type { LlmApi } from "../src/models/provider/conversation.ts"
+import { type LlmApi, LLM_APIS } from "../src/models/provider/conversation.ts"
 import { DEFAULT_MODEL_APIS } from "../src/models/apis/apis.ts"
 
 interface ApiRow {
@@ -76,6 +76,10 @@ const NO_AI_SDK_PROVIDER: Readonly<Record<string, string>> = {
 }
 
 describe("every model API", () => {
+  it("is named in LLM_APIS", () => {
+    expect([...LLM_APIS].sort()).toEqual(DEFAULT_MODEL_APIS.apis.map((wire) => wire.api).sort())
+  })
+
   it("has a row here", () => {
     expect(APIS.map((row) => row.api).sort()).toEqual(DEFAULT_MODEL_APIS.apis.map((wire) => wire.api).filter((api) => NO_AI_SDK_PROVIDER[api] === undefined).sort())
   })

@@ -65,7 +65,6 @@ export const codecOf = (): Codec => {
 
 const header = (value: string) => ({ type: "string" as const, value })
 
-/** One event-stream message: an event, or (its name ending in `Exception`) an exception. */
 /** The headers of an event (or, its name ending in `Exception`, an exception) of `type`. */
 export const eventHeaders = (type: string): CodecMessage["headers"] =>
   type.endsWith("Exception")
@@ -101,9 +100,8 @@ export const eventMessage = (type: string, json: string): Uint8Array => {
   return out
 }
 
-const messageOf = eventMessage
-
-const message = (type: string, payload: unknown): Uint8Array => messageOf(type, JSON.stringify(payload))
+/** One event-stream message of `type` carrying `payload` as JSON. */
+const message = (type: string, payload: unknown): Uint8Array => eventMessage(type, JSON.stringify(payload))
 
 /**
  * An event stream read back (record mode): each message as one line of JSON, `{ TYPE: payload }`
@@ -156,7 +154,7 @@ export const converseFrame = (frame: string): Uint8Array => {
   // The writer's own frames are `{"TYPE":PAYLOAD}`: split without parsing them again.
   const close = frame.indexOf('":')
   if (frame.startsWith('{"') && close > 2 && frame.endsWith("}") && /^[A-Za-z]+$/.test(frame.slice(2, close))) {
-    return messageOf(frame.slice(2, close), frame.slice(close + 2, -1))
+    return eventMessage(frame.slice(2, close), frame.slice(close + 2, -1))
   }
   let event: Record<string, unknown>
   try {
@@ -357,13 +355,16 @@ export class ConverseWriter implements StreamWriter {
 
 const CONVERSE_KEY = ["messages", "system", "toolConfig", "inferenceConfig", "additionalModelRequestFields"]
 
-export const converseInput = (body: ConverseRequestType, request: SimRequest, raw: unknown, stream: boolean) => ({
-  model: modelIdOf(request),
-  stream,
-  turns: converseTurns(body),
-  tools: (body.toolConfig?.tools ?? []).flatMap((tool) => tool.toolSpec === undefined ? [] : [tool.toolSpec.name]),
-  key: requestKeyOf(raw, CONVERSE_KEY, { model: modelIdOf(request) })
-})
+export const converseInput = (body: ConverseRequestType, request: SimRequest, raw: unknown, stream: boolean) => {
+  const model = modelIdOf(request)
+  return {
+    model,
+    stream,
+    turns: converseTurns(body),
+    tools: (body.toolConfig?.tools ?? []).flatMap((tool) => tool.toolSpec === undefined ? [] : [tool.toolSpec.name]),
+    key: requestKeyOf(raw, CONVERSE_KEY, { model })
+  }
+}
 
 export const isRuntimeCall = (method: string, pathname: string, ends: ReadonlyArray<string>): boolean =>
   method === "POST" && pathname.includes("/model/") && ends.some((end) => pathname.endsWith(end))

@@ -9,11 +9,15 @@ import { createHash } from "../../core/util.ts"
 import { canonicalJson } from "../../core/seed.ts"
 
 /**
- * The model APIs simnet speaks out of the box: OpenAI Chat Completions and Responses, Anthropic
- * Messages and Gemini `generateContent`. Each is a wire in `models/apis/apis.ts`, which a
- * network can add to (`NetworkOptions.models`).
+ * The model APIs simnet speaks out of the box, as the model's log names them. Each is a wire in
+ * `models/apis/apis.ts` (`test/llm.apis.test.ts` holds this list to that table), which a network
+ * can add to (`NetworkOptions.models`).
  */
-export const LLM_APIS = ["openai.chat", "openai.responses", "anthropic.messages", "gemini"] as const
+export const LLM_APIS = [
+  "openai.chat", "openai.responses", "openai.realtime", "openai.transcription", "openai.translation",
+  "anthropic.messages", "gemini", "gemini.live", "bedrock.converse", "bedrock.invoke", "vertex.gemini", "vertex.anthropic",
+  "azure-openai.chat", "azure-openai.responses", "openrouter.chat", "ollama.chat", "ollama.generate", "cohere.chat"
+] as const
 
 /** The name of a model API: one of `LLM_APIS`, or one a network was given (`NetworkOptions.models`). */
 export type LlmApi = (typeof LLM_APIS)[number] | (string & {})
