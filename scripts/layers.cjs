@@ -3,6 +3,7 @@
  * before it. Read by `.dependency-cruiser.cjs` (the rules) and `scripts/look.ts` (the picture).
  *
  * core      the network itself: route table, matching, dispatch to one `Answer`, the request log
+ * terminal  a program in a pseudo-terminal, its screen as a person sees it (issue 36)
  * doors     the ways a request comes in and its answer goes out: fetch, HttpClient, the Node server's
  *           door, whole-process interception and its guard
  * schemas   production-shaped Schemas, wire formats, RouteSpec, the LLM script
@@ -15,4 +16,4 @@
  * serve     `simnet serve` and `simnet run`: the server, its proxy and CA, the child process
  * testing   arbitraries for property tests
  */
-module.exports = ["core", "doors", "schemas", "kinds", "models", "routeSpec", "families", "network", "control", "serve", "testing"]
+module.exports = ["core", "terminal", "doors", "schemas", "kinds", "models", "routeSpec", "families", "network", "control", "serve", "testing"]

@@ -1,0 +1,220 @@
+/**
+ * A program in a pseudo-terminal, seen as a person would see it (issue 36's first piece): the
+ * command runs in a PTY (`@lydell/node-pty`, prebuilt) whose output a headless terminal emulator
+ * (`@xterm/headless`) reads, so `screen()` is the visible screen — its lines, the cursor, the size —
+ * after every escape sequence the program wrote. `type` sends text, `press` a named key
+ * (`enter`, `tab`, `escape`, arrows, `ctrl+c`, …), `resize` the window; `wait` waits until a text is
+ * on screen or the screen has been still for a while, on Effect's `Clock`. The process belongs to
+ * the `Scope` that spawned it: closing the scope kills it. Both packages load on first use.
+ */
+import { createRequire } from "node:module"
+import { Clock, Data, Effect, Scope } from "effect"
+import type * as Pty from "@lydell/node-pty"
+import type * as Xterm from "@xterm/headless"
+
+/** What the terminal shows: its lines (trailing blanks trimmed), the cursor, and its size. */
+export interface TerminalScreen {
+  readonly lines: ReadonlyArray<string>
+  readonly cursor: { readonly x: number; readonly y: number }
+  readonly cols: number
+  readonly rows: number
+}
+
+/** How a terminal's program ended. */
+export interface TerminalExit {
+  readonly code: number
+  readonly signal: number | undefined
+}
+
+/** A key `press` knows, by name. */
+export const KEYS: Readonly<Record<string, string>> = {
+  enter: "\r",
+  return: "\r",
+  tab: "\t",
+  "shift+tab": "\x1b[Z",
+  escape: "\x1b",
+  esc: "\x1b",
+  backspace: "\x7f",
+  delete: "\x1b[3~",
+  space: " ",
+  up: "\x1b[A",
+  down: "\x1b[B",
+  right: "\x1b[C",
+  left: "\x1b[D",
+  home: "\x1b[H",
+  end: "\x1b[F",
+  pageup: "\x1b[5~",
+  pagedown: "\x1b[6~"
+}
+
+/** The bytes of a named key: one of `KEYS`, or `ctrl+LETTER`; undefined for a name it does not know. */
+export const keyBytes = (name: string): string | undefined => {
+  const key = name.trim().toLowerCase()
+  const known = KEYS[key]
+  if (known !== undefined) return known
+  const ctrl = /^ctrl\+([a-z@[\\\]^_])$/.exec(key)
+  return ctrl === null ? undefined : String.fromCharCode(ctrl[1]!.toUpperCase().charCodeAt(0) & 0x1f)
+}
+
+/** A terminal that could not start, a key it does not know, or a `wait` that ran out of time. */
+export class TerminalError extends Data.TaggedError("TerminalError")<{
+  readonly reason: "spawn" | "key" | "size" | "timeout" | "exited"
+  readonly message: string
+}> {}
+
+/** Options of `spawnTerminal`. */
+export interface TerminalOptions {
+  readonly cols?: number | undefined
+  readonly rows?: number | undefined
+  readonly cwd?: string | undefined
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
+}
+
+/** What `wait` waits for: `text` on screen, or the screen still for `quietMs`; at most `timeoutMs`. */
+export interface WaitOptions {
+  readonly text?: string | undefined
+  readonly quietMs?: number | undefined
+  readonly timeoutMs?: number | undefined
+}
+
+/** A program in a terminal (see the module's comment). */
+export interface Terminal {
+  readonly pid: number
+  readonly screen: () => TerminalScreen
+  readonly type: (text: string) => Effect.Effect<void, TerminalError>
+  readonly press: (key: string) => Effect.Effect<void, TerminalError>
+  readonly resize: (cols: number, rows: number) => Effect.Effect<void, TerminalError>
+  readonly wait: (options: WaitOptions) => Effect.Effect<TerminalScreen, TerminalError>
+  /** How the program ended, once it has. */
+  readonly exit: () => TerminalExit | undefined
+  /** Waits for the program to end: how it ended. */
+  readonly exited: Effect.Effect<TerminalExit>
+}
+
+const MAX_SIDE = 1_000
+const DEFAULT_TIMEOUT_MS = 10_000
+const POLL_MS = 10
+
+const checkSize = (cols: number, rows: number): TerminalError | undefined =>
+  Number.isInteger(cols) && Number.isInteger(rows) && cols > 0 && rows > 0 && cols <= MAX_SIDE && rows <= MAX_SIDE
+    ? undefined
+    : new TerminalError({ reason: "size", message: `simnet: a terminal is 1-${MAX_SIDE} columns by 1-${MAX_SIDE} rows, got ${String(cols)}x${String(rows)}` })
+
+let loaded: { readonly pty: typeof Pty; readonly xterm: typeof Xterm } | undefined
+const load = () => {
+  if (loaded !== undefined) return loaded
+  const require = createRequire(import.meta.url)
+  return (loaded = { pty: require("@lydell/node-pty") as typeof Pty, xterm: require("@xterm/headless") as typeof Xterm })
+}
+
+/**
+ * Runs `command` with `args` in a pseudo-terminal of `cols`×`rows` (default 100×30), read by a
+ * headless terminal. The process is killed when the scope closes.
+ */
+export const spawnTerminal = (command: string, args: ReadonlyArray<string>, options: TerminalOptions = {}): Effect.Effect<Terminal, TerminalError, Scope.Scope> => {
+  const cols = options.cols ?? 100
+  const rows = options.rows ?? 30
+  const bad = checkSize(cols, rows)
+  if (bad !== undefined) return Effect.fail(bad)
+  return Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        const { pty, xterm } = load()
+        const screenOf = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 })
+        const env = Object.fromEntries(Object.entries({ ...process.env, TERM: "xterm-256color", ...options.env }).filter((entry): entry is [string, string] => entry[1] !== undefined))
+        const child = pty.spawn(command, [...args], { name: "xterm-256color", cols, rows, cwd: options.cwd ?? process.cwd(), env })
+        let exited: TerminalExit | undefined
+        let ended: (exit: TerminalExit) => void = () => undefined
+        const ending = new Promise<TerminalExit>((resolve) => (ended = resolve))
+        let generation = 0
+        let writes = 0
+        child.onData((data) => {
+          writes++
+          screenOf.write(data, () => {
+            writes--
+          })
+        })
+        screenOf.onWriteParsed(() => {
+          generation++
+        })
+        child.onExit(({ exitCode, signal }) => {
+          exited = { code: exitCode, signal: signal === 0 ? undefined : signal }
+          ended(exited)
+        })
+        return { child, screenOf, exit: () => exited, ending, generation: () => generation, pending: () => writes }
+      },
+      catch: (cause) => new TerminalError({ reason: "spawn", message: `simnet: could not start ${command} in a terminal: ${cause instanceof Error ? cause.message : String(cause)}` })
+    }),
+    ({ child, screenOf, exit }) =>
+      Effect.sync(() => {
+        if (exit() === undefined) {
+          try {
+            child.kill("SIGKILL")
+          } catch {
+            // already gone
+          }
+        }
+        screenOf.dispose()
+      })
+  ).pipe(Effect.map(({ child, screenOf, exit, ending, generation, pending }): Terminal => {
+    const screen = (): TerminalScreen => {
+      const buffer = screenOf.buffer.active
+      const lines: Array<string> = []
+      // Trailing spaces are not seen, whether never written or written over (a backspace leaves one).
+      for (let y = 0; y < screenOf.rows; y++) lines.push((buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? "").trimEnd())
+      return { lines, cursor: { x: buffer.cursorX, y: buffer.cursorY }, cols: screenOf.cols, rows: screenOf.rows }
+    }
+    const write = (data: string) =>
+      Effect.suspend(() =>
+        exit() !== undefined
+          ? Effect.fail(new TerminalError({ reason: "exited", message: `simnet: the program has exited (code ${exit()!.code})` }))
+          : Effect.sync(() => child.write(data))
+      )
+    const wait = (options: WaitOptions): Effect.Effect<TerminalScreen, TerminalError> =>
+      Effect.gen(function*() {
+        const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+        const quiet = options.quietMs ?? 200
+        const started = yield* Clock.currentTimeMillis
+        // The screen is still while no output is being parsed and none was since `stillSince`.
+        let seen = -1
+        let stillSince = started
+        for (;;) {
+          const shown = screen()
+          const now = yield* Clock.currentTimeMillis
+          if (options.text !== undefined && shown.lines.join("\n").includes(options.text)) return shown
+          if (generation() !== seen || pending() > 0) {
+            seen = generation()
+            stillSince = now
+          } else if (options.text === undefined && now - stillSince >= quiet) {
+            return shown
+          }
+          if (now - started >= timeoutMs) {
+            const what = options.text === undefined ? `the screen to be still for ${options.quietMs ?? 200} ms` : JSON.stringify(options.text)
+            return yield* Effect.fail(new TerminalError({ reason: "timeout", message: `simnet: waited ${timeoutMs} ms for ${what}; the screen shows:\n${shown.lines.join("\n").trimEnd()}` }))
+          }
+          yield* Effect.sleep(POLL_MS)
+        }
+      })
+    return {
+      pid: child.pid,
+      screen,
+      type: (text) => write(text),
+      press: (key) => {
+        const bytes = keyBytes(key)
+        return bytes === undefined
+          ? Effect.fail(new TerminalError({ reason: "key", message: `simnet: no key named ${JSON.stringify(key).slice(0, 40)}; known: ${Object.keys(KEYS).join(", ")}, ctrl+LETTER` }))
+          : write(bytes)
+      },
+      resize: (newCols, newRows) => {
+        const invalid = checkSize(newCols, newRows)
+        return invalid !== undefined ? Effect.fail(invalid) : Effect.sync(() => {
+          child.resize(newCols, newRows)
+          screenOf.resize(newCols, newRows)
+        })
+      },
+      wait,
+      exit,
+      exited: Effect.promise(() => ending)
+    }
+  }))
+}

@@ -1,0 +1,87 @@
+/**
+ * A program in a pseudo-terminal (`src/terminal/terminal.ts`, the first piece of issue 36): a
+ * raw-mode app (`test/fixtures/tty/prompt.mjs`) is typed into and read back as a person sees its
+ * screen — text, cursor, size —, keys by name, a resize the app hears, waiting for text or for a
+ * still screen, typed errors, and the process killed with its scope.
+ */
+import { join } from "node:path"
+import { Effect, Exit } from "effect"
+import { describe, expect, it } from "vitest"
+import { keyBytes, spawnTerminal } from "../src/terminal/terminal.ts"
+
+const app = join(import.meta.dirname, "fixtures", "tty", "prompt.mjs")
+const run = <A, E>(effect: Effect.Effect<A, E, import("effect").Scope.Scope>) => Effect.runPromise(Effect.scoped(effect))
+
+describe("a program in a terminal", () => {
+  it("shows what a person sees: typed text, Enter, backspace and arrows as keys, the cursor", async () => {
+    await run(Effect.gen(function*() {
+      const terminal = yield* spawnTerminal(process.execPath, [app], { cols: 40, rows: 10 })
+      yield* terminal.wait({ text: "ready" })
+      yield* terminal.type("helloo")
+      yield* terminal.press("backspace")
+      const typed = yield* terminal.wait({ text: "> hello" })
+      expect(typed.cursor).toEqual({ x: 7, y: 1 })
+      yield* terminal.press("enter")
+      const answered = yield* terminal.wait({ text: "you typed: hello" })
+      expect(answered.lines.slice(0, 4)).toEqual(["ready", "> hello", "you typed: hello", ">"])
+      expect(answered).toMatchObject({ cols: 40, rows: 10, cursor: { x: 2, y: 3 } })
+      yield* terminal.press("up")
+      yield* terminal.wait({ text: "(up)" })
+    }))
+  })
+
+  it("resizes (the app hears it), waits for a still screen, and ends on Ctrl+C; typing after that fails", async () => {
+    await run(Effect.gen(function*() {
+      const terminal = yield* spawnTerminal(process.execPath, [app], { cols: 40, rows: 10 })
+      yield* terminal.wait({ text: "ready" })
+      yield* terminal.resize(60, 20)
+      const resized = yield* terminal.wait({ text: "size 60x20" })
+      expect([resized.cols, resized.rows]).toEqual([60, 20])
+      const still = yield* terminal.wait({ quietMs: 100 })
+      expect(still.lines.join("\n")).toContain("size 60x20")
+      yield* terminal.press("ctrl+c")
+      yield* terminal.wait({ text: "bye" })
+      expect(yield* terminal.exited).toEqual({ code: 0, signal: undefined })
+      expect(terminal.exit()).toEqual({ code: 0, signal: undefined })
+      const after = yield* Effect.exit(terminal.type("x"))
+      expect(Exit.isFailure(after) && JSON.stringify(after.cause)).toContain("exited")
+    }))
+  })
+
+  it("refuses an unknown key, a bad size and a wait that runs out, each with a typed error that says why", async () => {
+    await run(Effect.gen(function*() {
+      const terminal = yield* spawnTerminal(process.execPath, [app], { cols: 30, rows: 5 })
+      yield* terminal.wait({ text: "ready" })
+      const key = yield* Effect.flip(terminal.press("hyper+q"))
+      expect(key).toMatchObject({ _tag: "TerminalError", reason: "key" })
+      expect(key.message).toContain("ctrl+LETTER")
+      const size = yield* Effect.flip(terminal.resize(0, 10))
+      expect(size).toMatchObject({ _tag: "TerminalError", reason: "size" })
+      const waited = yield* Effect.flip(terminal.wait({ text: "never shown", timeoutMs: 150 }))
+      expect(waited).toMatchObject({ _tag: "TerminalError", reason: "timeout" })
+      expect(waited.message).toContain("ready")
+    }))
+    expect(await Effect.runPromise(Effect.flip(Effect.scoped(spawnTerminal(process.execPath, [app], { cols: 5000 }))))).toMatchObject({ reason: "size" })
+  })
+
+  it("kills the program when its scope closes", async () => {
+    const pid = await run(Effect.gen(function*() {
+      const terminal = yield* spawnTerminal(process.execPath, ["-e", "setInterval(() => {}, 1000)"])
+      return terminal.pid
+    }))
+    let alive = true
+    for (let i = 0; i < 200 && alive; i++) {
+      try {
+        process.kill(pid, 0)
+        await new Promise((resolve) => setImmediate(resolve))
+      } catch {
+        alive = false
+      }
+    }
+    expect(alive).toBe(false)
+  })
+
+  it("names keys as bytes: Enter, arrows, Ctrl+letters", () => {
+    expect([keyBytes("enter"), keyBytes("Up"), keyBytes("ctrl+c"), keyBytes("ctrl+d"), keyBytes("nope")]).toEqual(["\r", "\x1b[A", "\x03", "\x04", undefined])
+  })
+})
