@@ -24,7 +24,8 @@ import { fromHar } from "./families/harImport.ts"
 import { simnetVersion } from "./network/har.ts"
 import { defaultRedactor } from "./core/redact.ts"
 import { printable } from "./core/util.ts"
-import { proxyEnv, runChild } from "./serve/child.ts"
+import { runCommand, runEnv } from "./serve/child.ts"
+import type { Terminal } from "./terminal/terminal.ts"
 import { controlRuntime } from "./serve/run.ts"
 import { INSPECTOR_PATH, inspector } from "./control/inspector.ts"
 import { CONTROL_BASE } from "./control/endpoint.ts"
@@ -308,6 +309,9 @@ const run = Command.make(
     record: recordFlag,
     recordMode: recordModeFlag,
     keepBodies: keepBodiesFlag,
+    tty: Flag.Boolean("tty").pipe(Flag.withDefault(false), Flag.withDescription("run the command in a pseudo-terminal that the driver socket's ui.* methods see and type into (its URL is printed, and in the command's SIMNET_DRIVER_URL)")),
+    cols: Flag.Int("cols").pipe(Flag.withDefault(100), Flag.withDescription("the terminal's width with --tty")),
+    rows: Flag.Int("rows").pipe(Flag.withDefault(30), Flag.withDescription("the terminal's height with --tty")),
     command: Argument.String("command").pipe(Argument.variadic, Argument.withDescription("the command and its arguments, after --"))
   },
   (config) =>
@@ -317,15 +321,14 @@ const run = Command.make(
       const refusalStatus = yield* parseRefusalStatus(config.refusalStatus)
       const { network } = yield* fixtureNetwork(config)
       const trace = Option.getOrUndefined(config.trace)
-      const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`) })
+      let terminal: Terminal | undefined
+      const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`), terminal: () => terminal })
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))
       const authority = yield* caIn(caDir)
       const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, caDir, refusalStatus }))
-      const address = Context.get(served, HttpServer.HttpServer).address
-      const proxyUrl = HttpServer.formatAddress(address)
-      const code = yield* runChild(command, args, proxyEnv(proxyUrl, authority.certFile, { proxyLoopback: config.proxyLoopback })).pipe(
-        Effect.mapError((error) => new UsageError({ message: error.message }))
-      )
+      const { env, driverUrl } = runEnv(HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address), authority.certFile, { proxyLoopback: config.proxyLoopback })
+      const tty = config.tty ? { cols: config.cols, rows: config.rows, driverUrl, opened: (made: Terminal) => void (terminal = made) } : undefined
+      const code = yield* runCommand(command, args, env, tty).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
       const counters = yield* network.counters
       const log = yield* network.log
       const refused = log.find((record) => record.status === undefined || record.denial !== undefined)

@@ -4,7 +4,10 @@
  * screen — text, cursor, size —, keys by name, a resize the app hears, waiting for text or for a
  * still screen, typed errors, and the process killed with its scope.
  */
+import { spawn } from "node:child_process"
+import { once } from "node:events"
 import { join } from "node:path"
+import { WebSocket } from "ws"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { keyBytes, spawnTerminal } from "../src/terminal/terminal.ts"
@@ -84,4 +87,53 @@ describe("a program in a terminal", () => {
   it("names keys as bytes: Enter, arrows, Ctrl+letters", () => {
     expect([keyBytes("enter"), keyBytes("Up"), keyBytes("ctrl+c"), keyBytes("ctrl+d"), keyBytes("nope")]).toEqual(["\r", "\x1b[A", "\x03", "\x04", undefined])
   })
+})
+
+describe("simnet run --tty", () => {
+  it("runs the command in a terminal the driver socket sees and types into; the run ends with the command", async () => {
+    const root = join(import.meta.dirname, "..")
+    const child = spawn(process.execPath, [join(root, "bin", "simnet.js"), "run", "--quiet", "--tty", "--cols", "40", "--rows", "10", "--", process.execPath, app], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    let err = ""
+    const driverUrl = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on("data", (data: Buffer) => {
+        err += data.toString()
+        const found = /driver: (ws:\/\/\S+)/.exec(err)
+        if (found !== null) resolve(found[1]!)
+      })
+      child.once("exit", () => reject(new Error(err)))
+    })
+    const socket = new WebSocket(driverUrl)
+    await once(socket, "open")
+    let id = 0
+    const call = (method: string, params: unknown = {}) =>
+      new Promise<{ result?: { lines: Array<string>; cursor: { x: number; y: number }; cols: number; rows: number }; error?: { code: number; message: string; data?: { reason?: string } } }>((resolve) => {
+        const mine = ++id
+        const listen = (data: Buffer) => {
+          const reply = JSON.parse(data.toString()) as { id: number }
+          if (reply.id !== mine) return
+          socket.off("message", listen)
+          resolve(reply as never)
+        }
+        socket.on("message", listen)
+        socket.send(JSON.stringify({ jsonrpc: "2.0", id: mine, method, params }))
+      })
+    // The command's own output may come first (Node warns that NODE_USE_ENV_PROXY is experimental).
+    expect((await call("ui.wait", { text: "ready" })).result?.lines).toContain("ready")
+    expect((await call("ui.type", { text: "hello" })).result).toMatchObject({ cols: 40, rows: 10 })
+    await call("ui.press", { key: "enter" })
+    const answered = await call("ui.wait", { text: "you typed: hello", timeoutMs: 5000 })
+    const lines = answered.result!.lines
+    const at = lines.indexOf("ready")
+    expect(lines.slice(at, at + 4)).toEqual(["ready", "> hello", "you typed: hello", ">"])
+    expect((await call("ui.screen")).result?.cursor).toEqual({ x: 2, y: at + 3 })
+    const bad = await call("ui.press", { key: "hyper+q" })
+    expect(bad.error).toMatchObject({ code: -32004, data: { reason: "key" } })
+    expect((await call("ui.type", { text: 42 })).error).toMatchObject({ code: -32602, data: { path: "text" } })
+    const exit = once(child, "exit")
+    await call("ui.press", { key: "ctrl+c" })
+    const [code] = await exit
+    socket.close()
+    expect(code).toBe(0)
+    expect(err).toContain("runs in a 40x10 terminal")
+  }, 30_000)
 })

@@ -8,7 +8,8 @@
  * `llm.replaced`), `llm.chunk {id, items}`, `llm.finish {id, reason?, usage?}`,
  * `llm.fail {id, status, message?}`, `llm.disconnect {id}`, `llm.pending`, `network.log {since?, limit?}`
  * (the oldest records after `since`: at most `limit`, 1 000 by default and at most, and at most
- * `MAX_REPLY` bytes; page with `since`).
+ * `MAX_REPLY` bytes; page with `since`), and the `ui.*` methods of `simnet run --tty`'s terminal
+ * (`ui.ts`).
  *
  * Every command is decoded with the protocol's Schemas; a bad one gets a JSON-RPC error naming
  * the problem (`-32700` not JSON, `-32600` not a request or too large, `-32601` unknown method,
@@ -26,6 +27,8 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { SimnetError } from "../SimnetError.ts"
 import type { DriverNotices, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import { isJsonObject } from "../core/util.ts"
+import type { Terminal } from "../terminal/terminal.ts"
+import { UI_METHODS, uiCall } from "./ui.ts"
 
 /**
  * What the driver socket needs of a network.
@@ -138,14 +141,16 @@ class Connection {
   readonly #scope: Scope.Scope
   readonly #send: (text: string) => Effect.Effect<void>
   readonly #told: ((command: DriverCommand) => void) | undefined
+  readonly #terminal: (() => Terminal | undefined) | undefined
   #attach: Scope.Closeable | undefined
   #notices: DriverNotices | undefined
 
-  constructor(network: DrivenNetwork, scope: Scope.Scope, send: (text: string) => Effect.Effect<void>, told: ((command: DriverCommand) => void) | undefined) {
+  constructor(network: DrivenNetwork, scope: Scope.Scope, send: (text: string) => Effect.Effect<void>, told: ((command: DriverCommand) => void) | undefined, terminal: (() => Terminal | undefined) | undefined) {
     this.#network = network
     this.#scope = scope
     this.#send = send
     this.#told = told
+    this.#terminal = terminal
   }
 
   /** The reply to one received frame, as JSON (undefined for notifications), then what to do once it is sent. */
@@ -235,6 +240,7 @@ class Connection {
         fromSimnet
       )
     }
+    if (method.startsWith("ui.")) return Effect.map(uiCall(this.#terminal?.(), method, params), plain)
     switch (method) {
       case "llm.attach":
         return this.#attachDriver()
@@ -252,7 +258,7 @@ class Connection {
         return Effect.map(this.#network.logSince(since, limit), (records) => plain(page(records)))
       }
       default:
-        return Effect.fail({ code: -32601, message: `Method not found: ${JSON.stringify(method)}; methods: llm.attach, llm.chunk, llm.finish, llm.fail, llm.disconnect, llm.pending, network.log` })
+        return Effect.fail({ code: -32601, message: `Method not found: ${JSON.stringify(method)}; methods: llm.attach, llm.chunk, llm.finish, llm.fail, llm.disconnect, llm.pending, network.log, ${UI_METHODS.join(", ")}` })
     }
   }
 
@@ -282,14 +288,14 @@ class Connection {
  * Serves one driver socket for as long as it is open: upgrades the request, then reads frames
  * into a bounded inbox that one fiber handles in order.
  */
-export const driverSocket = (network: DrivenNetwork, request: HttpServerRequest.HttpServerRequest, told?: (command: DriverCommand) => void) =>
+export const driverSocket = (network: DrivenNetwork, request: HttpServerRequest.HttpServerRequest, told?: (command: DriverCommand) => void, terminal?: () => Terminal | undefined) =>
   Effect.scoped(Effect.gen(function*() {
     const socket = yield* request.upgrade
     const writer = yield* socket.writer
     const reader = yield* socket.reader
     const scope = yield* Effect.scope
     const send = (text: string) => Effect.ignore(writer.write(text))
-    const connection = new Connection(network, scope, send, told)
+    const connection = new Connection(network, scope, send, told, terminal)
     const inbox = yield* Queue.bounded<string | Uint8Array>(INBOX)
     const handle = (frame: string | Uint8Array) =>
       Effect.flatMap(connection.frame(frame), ({ reply, after }) => reply === undefined ? after : Effect.andThen(send(reply), after))

@@ -49,6 +49,7 @@ import { declaredOver, limitedStream } from "../doors/body.ts"
 import { driverSocket } from "./driver.ts"
 import { check, refuse } from "./access.ts"
 import { CONTROL_BASE, type ControlRouter } from "./service.ts"
+import type { Terminal } from "../terminal/terminal.ts"
 
 export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./service.ts"
 
@@ -83,6 +84,11 @@ export interface ControlOptions {
   readonly bodyLimit?: number | undefined
   readonly snapshotLimit?: number | undefined
   readonly onChange?: ((event: ControlEvent) => void) | undefined
+}
+
+/** What `simnet run` adds to the control plane: the terminal its command runs in (`--tty`), for the `ui.*` methods. */
+export interface RunControlOptions extends ControlOptions {
+  readonly terminal?: (() => Terminal | undefined) | undefined
 }
 
 /**
@@ -205,7 +211,7 @@ const ruleView = (rule: LlmRule) => ({
  * The control endpoint's routes (and the driver socket) for a network, as a router layer: mount
  * it beside the app's own routes, or beside `simnet serve`'s network forwarder.
  */
-export const controlRoutes = (network: ControlledNetwork, options: ControlOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
+export const controlRoutes = (network: ControlledNetwork, options: RunControlOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const token = options.token ?? process.env["SIMNET_TOKEN"]
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const snapshotLimit = options.snapshotLimit ?? DEFAULT_SNAPSHOT_LIMIT
@@ -293,7 +299,7 @@ export const controlRoutes = (network: ControlledNetwork, options: ControlOption
       return ok({ restored: true })
     })),
     HttpRouter.route("GET", at("drive"), (request) =>
-      driverSocket(network, request, options.onChange === undefined ? undefined : (command) => tell({ type: "drive", ...command }))),
+      driverSocket(network, request, options.onChange === undefined ? undefined : (command) => tell({ type: "drive", ...command }), options.terminal)),
     HttpRouter.route("*", at("*"), (request) =>
       new Refusal({ status: 404, tag: "NotFound", message: `no control endpoint ${request.method} ${request.url.split("?")[0]}` }))
   ]).pipe(Layer.provide(guard(token)))

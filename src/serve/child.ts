@@ -4,7 +4,10 @@
  * kept.
  */
 import { spawn } from "node:child_process"
-import { Effect } from "effect"
+import { Effect, type Scope } from "effect"
+import { printable } from "../core/util.ts"
+import { CONTROL_BASE } from "../control/service.ts"
+import { spawnTerminal, type Terminal } from "../terminal/terminal.ts"
 
 /** Whether loopback traffic goes through the proxy too (`--proxy-loopback`); by default the app's own servers are reached directly. */
 export interface ProxyEnvOptions {
@@ -40,6 +43,15 @@ export const proxyEnv = (proxyUrl: string, caFile: string, options: ProxyEnvOpti
 }
 
 /**
+ * The environment of `simnet run`'s command: the proxy's (`proxyEnv`), and where the control
+ * endpoint and the driver socket are (`SIMNET_CONTROL_URL`, `SIMNET_DRIVER_URL`).
+ */
+export const runEnv = (proxyUrl: string, caFile: string, options: ProxyEnvOptions = {}): { readonly env: Record<string, string>; readonly driverUrl: string } => {
+  const driverUrl = `${proxyUrl.replace(/^http/, "ws")}${CONTROL_BASE}/drive`
+  return { env: { ...proxyEnv(proxyUrl, caFile, options), SIMNET_CONTROL_URL: `${proxyUrl}${CONTROL_BASE}`, SIMNET_DRIVER_URL: driverUrl }, driverUrl }
+}
+
+/**
  * Runs `command` with `args` and `env` added to this process's environment, its standard streams
  * this process's, and SIGINT/SIGTERM/SIGHUP passed on. Succeeds with its exit code (128 plus the
  * signal's number when a signal ended it); fails when it cannot be started.
@@ -68,3 +80,25 @@ export const runChild = (command: string, args: ReadonlyArray<string>, env: Reco
       child.kill("SIGTERM")
     })
   })
+
+/**
+ * Runs the command of `simnet run`: with `tty`, in a pseudo-terminal of its size whose screen the
+ * driver socket's `ui.*` methods see (`opened` is handed the terminal; the driver's URL is
+ * printed on standard error), killed when the scope closes; else with this process's standard
+ * streams (`runChild`). Succeeds with its exit code.
+ */
+export const runCommand = (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  tty: { readonly cols: number; readonly rows: number; readonly driverUrl: string; readonly opened: (terminal: Terminal) => void } | undefined
+): Effect.Effect<number, Error, Scope.Scope> =>
+  tty === undefined
+    ? runChild(command, args, env)
+    : Effect.gen(function*() {
+      const terminal = yield* spawnTerminal(command, args, { cols: tty.cols, rows: tty.rows, env })
+      tty.opened(terminal)
+      process.stderr.write(`${printable(`simnet: ${command} runs in a ${tty.cols}x${tty.rows} terminal; driver: ${tty.driverUrl} (ui.screen, ui.type, ui.press, ui.resize, ui.wait)`)}\n`)
+      const ended = yield* terminal.exited
+      return ended.signal === undefined ? ended.code : 128 + ended.signal
+    }).pipe(Effect.mapError((error) => new Error(error.message)))

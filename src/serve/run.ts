@@ -10,6 +10,7 @@ import { INSPECTOR_PATH, inspector, type InspectedNetwork } from "../control/ins
 import type { DoorWatch } from "../doors/node.ts"
 import { controlLine, reportRequests, requestLine, traceFile, type ReportedNetwork } from "../control/trace.ts"
 import { printable } from "../core/util.ts"
+import type { Terminal } from "../terminal/terminal.ts"
 
 /**
  * Options of the serve-time control plane.
@@ -19,6 +20,8 @@ export interface ControlRuntimeOptions {
   readonly quiet?: boolean | undefined
   /** Where the line per request goes (default: standard output; `simnet run` uses standard error, leaving the child's output alone). */
   readonly out?: ((line: string) => void) | undefined
+  /** The terminal `simnet run --tty` runs its command in, for the driver socket's `ui.*` methods. */
+  readonly terminal?: (() => Terminal | undefined) | undefined
 }
 
 /**
@@ -39,7 +42,7 @@ export const controlRuntime = (
     const trace = options.trace === undefined ? undefined : yield* traceFile(options.trace)
     if (trace !== undefined) trace.write({ type: "start", seed: network.seed, state: yield* network.state })
     const print = options.quiet === true ? undefined : options.out ?? ((line: string) => void process.stdout.write(`${line}\n`))
-    const control = controlRoutes(network, { onChange: trace === undefined ? undefined : (event) => trace.write(controlLine(event)) })
+    const control = controlRoutes(network, { onChange: trace === undefined ? undefined : (event) => trace.write(controlLine(event)), terminal: options.terminal })
     const reporting = trace === undefined && print === undefined
       ? undefined
       : reportRequests(network, (line) => {
