@@ -6,6 +6,8 @@
  */
 import { spawn } from "node:child_process"
 import { once } from "node:events"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { WebSocket } from "ws"
 import { Effect, Exit } from "effect"
@@ -92,7 +94,8 @@ describe("a program in a terminal", () => {
 describe("simnet run --tty", () => {
   it("runs the command in a terminal the driver socket sees and types into; the run ends with the command", async () => {
     const root = join(import.meta.dirname, "..")
-    const child = spawn(process.execPath, [join(root, "bin", "simnet.js"), "run", "--quiet", "--tty", "--cols", "40", "--rows", "10", "--", process.execPath, app], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    const trace = join(mkdtempSync(join(tmpdir(), "simnet-tty-")), "trace.jsonl")
+    const child = spawn(process.execPath, [join(root, "bin", "simnet.js"), "run", "--quiet", "--tty", "--cols", "40", "--rows", "10", "--trace", trace, "--", process.execPath, app], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
     let err = ""
     const driverUrl = await new Promise<string>((resolve, reject) => {
       child.stderr!.on("data", (data: Buffer) => {
@@ -129,11 +132,23 @@ describe("simnet run --tty", () => {
     const bad = await call("ui.press", { key: "hyper+q" })
     expect(bad.error).toMatchObject({ code: -32004, data: { reason: "key" } })
     expect((await call("ui.type", { text: 42 })).error).toMatchObject({ code: -32602, data: { path: "text" } })
+    // The whole app at rest: no request in flight, and the screen still.
+    expect((await call("ui.wait", { quiescent: true, quietMs: 50 })).result?.lines).toContain("you typed: hello")
+    // The same through the control endpoint.
+    const control = driverUrl.replace(/^ws/, "http").replace(/\/drive$/, "")
+    const typed = await fetch(`${control}/ui/type`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "again" }) })
+    expect(typed.status).toBe(200)
+    expect(((await (await fetch(`${control}/ui/screen`)).json()) as { lines: Array<string> }).lines).toContain("> again")
+    expect((await fetch(`${control}/ui/press`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: "nope" }) })).status).toBe(409)
     const exit = once(child, "exit")
     await call("ui.press", { key: "ctrl+c" })
     const [code] = await exit
     socket.close()
     expect(code).toBe(0)
     expect(err).toContain("runs in a 40x10 terminal")
+    // Every ui call is in the trace, with the screen after it.
+    const uiLines = readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; method?: string; screen?: { lines: Array<string> } }).filter((line) => line.type === "control.ui")
+    expect(uiLines.map((line) => line.method)).toEqual(["ui.wait", "ui.type", "ui.press", "ui.wait", "ui.screen", "ui.wait", "ui.type", "ui.screen", "ui.press"])
+    expect(uiLines[3]!.screen!.lines).toContain("you typed: hello")
   }, 30_000)
 })

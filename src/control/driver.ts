@@ -36,6 +36,8 @@ import { UI_METHODS, uiCall } from "./ui.ts"
 export interface DrivenNetwork {
   readonly logSince: (seq: number, limit?: number) => Effect.Effect<ReadonlyArray<{ readonly seq: number }>>
   readonly llm: SimulatedProviderApi
+  /** Completes when no request is in flight (`ui.wait`'s `quiescent: true`). */
+  readonly quiescent?: Effect.Effect<void> | undefined
 }
 
 /** The largest message the socket takes, in UTF-8 bytes or characters. */
@@ -133,6 +135,13 @@ export interface DriverCommand {
   readonly url: string | undefined
 }
 
+/** A `ui.*` call the driver made, and the screen after it (what the trace records). */
+export interface UiCommand {
+  readonly method: string
+  readonly params: unknown
+  readonly screen: unknown
+}
+
 /**
  * One driver connection: its attach (if any) and the replies it writes.
  */
@@ -140,12 +149,12 @@ class Connection {
   readonly #network: DrivenNetwork
   readonly #scope: Scope.Scope
   readonly #send: (text: string) => Effect.Effect<void>
-  readonly #told: ((command: DriverCommand) => void) | undefined
+  readonly #told: ((command: DriverCommand | UiCommand) => void) | undefined
   readonly #terminal: (() => Terminal | undefined) | undefined
   #attach: Scope.Closeable | undefined
   #notices: DriverNotices | undefined
 
-  constructor(network: DrivenNetwork, scope: Scope.Scope, send: (text: string) => Effect.Effect<void>, told: ((command: DriverCommand) => void) | undefined, terminal: (() => Terminal | undefined) | undefined) {
+  constructor(network: DrivenNetwork, scope: Scope.Scope, send: (text: string) => Effect.Effect<void>, told: ((command: DriverCommand | UiCommand) => void) | undefined, terminal: (() => Terminal | undefined) | undefined) {
     this.#network = network
     this.#scope = scope
     this.#send = send
@@ -240,7 +249,12 @@ class Connection {
         fromSimnet
       )
     }
-    if (method.startsWith("ui.")) return Effect.map(uiCall(this.#terminal?.(), method, params), plain)
+    if (method.startsWith("ui.")) {
+      return Effect.map(uiCall(this.#terminal?.(), method, params, this.#network.quiescent), (screen) => {
+        this.#told?.({ method, params, screen })
+        return plain(screen)
+      })
+    }
     switch (method) {
       case "llm.attach":
         return this.#attachDriver()
@@ -288,7 +302,7 @@ class Connection {
  * Serves one driver socket for as long as it is open: upgrades the request, then reads frames
  * into a bounded inbox that one fiber handles in order.
  */
-export const driverSocket = (network: DrivenNetwork, request: HttpServerRequest.HttpServerRequest, told?: (command: DriverCommand) => void, terminal?: () => Terminal | undefined) =>
+export const driverSocket = (network: DrivenNetwork, request: HttpServerRequest.HttpServerRequest, told?: (command: DriverCommand | UiCommand) => void, terminal?: () => Terminal | undefined) =>
   Effect.scoped(Effect.gen(function*() {
     const socket = yield* request.upgrade
     const writer = yield* socket.writer

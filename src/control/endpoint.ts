@@ -50,6 +50,7 @@ import { driverSocket } from "./driver.ts"
 import { check, refuse } from "./access.ts"
 import { CONTROL_BASE, type ControlRouter } from "./service.ts"
 import type { Terminal } from "../terminal/terminal.ts"
+import { uiCall } from "./ui.ts"
 
 export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./service.ts"
 
@@ -70,6 +71,7 @@ export interface ControlledNetwork {
   readonly mcp: {
     readonly update: (id: string, change: (current: McpServerDefinition) => McpServerDefinition) => Effect.Effect<void, InvalidRouteSpec>
   }
+  readonly quiescent?: Effect.Effect<void> | undefined
 }
 
 /**
@@ -101,6 +103,7 @@ export type ControlEvent =
   | { readonly type: "rules"; readonly specs: unknown; readonly ids: ReadonlyArray<string> }
   | { readonly type: "unrule"; readonly id: string }
   | { readonly type: "drive"; readonly method: string; readonly params: unknown; readonly url: string | undefined }
+  | { readonly type: "ui"; readonly method: string; readonly params: unknown; readonly screen: unknown }
   | { readonly type: "reset" }
   | { readonly type: "restore"; readonly state: unknown }
   | { readonly type: "mcp"; readonly id: string; readonly server: unknown }
@@ -196,6 +199,22 @@ const LogQuery = Schema.Struct({
 
 const ok = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
 
+/** A `ui/ACTION` call: the screen after it, or the terminal's refusal (404 without a terminal, 400 bad params, 409 refused). */
+const uiRoute = <R>(network: ControlledNetwork, options: RunControlOptions, action: string, body: Effect.Effect<unknown, Refusal, R>) =>
+  Effect.gen(function*() {
+    const params = yield* body
+    const method = `ui.${action}`
+    const screen = yield* Effect.mapError(uiCall(options.terminal?.(), method, params, network.quiescent), (error) =>
+      new Refusal({
+        status: error.code === -32003 ? 404 : error.code === -32602 || error.code === -32601 ? 400 : 409,
+        tag: error.code === -32003 ? "NoTerminal" : error.code === -32004 ? "TerminalError" : "InvalidParams",
+        message: error.message,
+        path: typeof (error.data as { path?: unknown } | undefined)?.path === "string" ? (error.data as { path: string }).path : undefined
+      }))
+    options.onChange?.({ type: "ui", method, params, screen })
+    return ok(screen)
+  })
+
 /** A rule as `GET llm/rules` lists it: JSON, with its progress (a matcher from code shows as text). */
 const ruleView = (rule: LlmRule) => ({
   id: rule.id,
@@ -257,6 +276,9 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
         headers: { "content-disposition": `attachment; filename="simnet.har"` }
       })
     })),
+    // The terminal of `simnet run --tty`, as the driver socket's `ui.*` methods (`ui.ts`) see it.
+    HttpRouter.route("GET", at("ui/screen"), uiRoute(network, options, "screen", Effect.succeed({}))),
+    HttpRouter.route("POST", at("ui/:action"), Effect.flatMap(HttpRouter.params, (params) => uiRoute(network, options, params["action"] ?? "", jsonBody(limit)))),
     HttpRouter.route("POST", at("llm/enqueue"), Effect.gen(function*() {
       const json = yield* jsonBody(limit)
       yield* SimulatedProviderApi.enqueueAll(network.llm, json)
@@ -299,7 +321,7 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
       return ok({ restored: true })
     })),
     HttpRouter.route("GET", at("drive"), (request) =>
-      driverSocket(network, request, options.onChange === undefined ? undefined : (command) => tell({ type: "drive", ...command }), options.terminal)),
+      driverSocket(network, request, options.onChange === undefined ? undefined : (command) => tell("screen" in command ? { type: "ui", ...command } : { type: "drive", ...command }), options.terminal)),
     HttpRouter.route("*", at("*"), (request) =>
       new Refusal({ status: 404, tag: "NotFound", message: `no control endpoint ${request.method} ${request.url.split("?")[0]}` }))
   ]).pipe(Layer.provide(guard(token)))

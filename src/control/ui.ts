@@ -2,7 +2,10 @@
  * The driver socket's `ui.*` methods: the terminal of `simnet run --tty` seen and typed into —
  * `ui.screen` → `{ lines, cursor: { x, y }, cols, rows }`; `ui.type { text }`, `ui.press { key }`,
  * `ui.resize { cols, rows }` (each answering with the screen after it); `ui.wait { text?,
- * quietMs?, timeoutMs? }` (until the text is on screen, or the screen has been still that long).
+ * quietMs?, timeoutMs?, quiescent? }` (until the text is on screen, or the screen has been still
+ * that long; with `quiescent: true`, the whole app at rest: no request in flight, no model call
+ * pending, no delay armed, and the screen still for `quietMs` — what a runner waits for after
+ * each action).
  * Without a terminal each is `-32003`; a terminal's refusal (an unknown key, a bad size, a wait
  * that ran out, a program that has exited) is `-32004` with its reason in `data.reason`.
  */
@@ -38,8 +41,8 @@ const optionalMs = (params: unknown, name: string): number | undefined | UiError
 
 const isError = (value: unknown): value is UiError => isJsonObject(value) && typeof value["code"] === "number"
 
-/** Answers one `ui.*` call on `terminal`: the screen (after the action). */
-export const uiCall = (terminal: Terminal | undefined, method: string, params: unknown): Effect.Effect<TerminalScreen, UiError> => {
+/** Answers one `ui.*` call on `terminal`: the screen (after the action). `quiescent` is the network's (`ui.wait`'s `quiescent: true`). */
+export const uiCall = (terminal: Terminal | undefined, method: string, params: unknown, quiescent: Effect.Effect<void> = Effect.void): Effect.Effect<TerminalScreen, UiError> => {
   if (terminal === undefined) return Effect.fail({ code: -32003, message: `No terminal: ${method} needs a command run with simnet run --tty` })
   const then = (action: Effect.Effect<void, TerminalError>) => Effect.mapError(Effect.as(action, terminal.screen()), refused).pipe(Effect.map(() => terminal.screen()))
   switch (method) {
@@ -68,7 +71,21 @@ export const uiCall = (terminal: Terminal | undefined, method: string, params: u
       const timeoutMs = optionalMs(params, "timeoutMs")
       if (isError(quietMs)) return Effect.fail(quietMs)
       if (isError(timeoutMs)) return Effect.fail(timeoutMs)
-      return Effect.mapError(terminal.wait({ text, quietMs, timeoutMs }), refused)
+      const whole = field(params, "quiescent")
+      if (whole !== undefined && typeof whole !== "boolean") return Effect.fail(invalid("quiescent", "must be true or false"))
+      if (whole !== true) return Effect.mapError(terminal.wait({ text, quietMs, timeoutMs }), refused)
+      // The network at rest, then the screen still; once more if a request started meanwhile.
+      const limit = timeoutMs ?? 10_000
+      const settle = Effect.andThen(quiescent, Effect.mapError(terminal.wait({ quietMs, timeoutMs: limit }), refused))
+      return Effect.gen(function*() {
+        for (let round = 0; round < 10; round++) {
+          const screen = yield* settle
+          if (yield* Effect.map(Effect.timeoutOption(quiescent, 0), (done) => done._tag === "Some")) return screen
+        }
+        return terminal.screen()
+      }).pipe(
+        Effect.timeoutOrElse({ duration: limit, orElse: () => Effect.fail<UiError>({ code: -32004, message: `simnet: the app was not at rest within ${limit} ms`, data: { reason: "timeout" } }) })
+      )
     }
     default:
       return Effect.fail({ code: -32601, message: `Method not found: ${JSON.stringify(method)}; ui methods: ${UI_METHODS.join(", ")}` })
