@@ -67,6 +67,8 @@ describe("a program in a terminal", () => {
       expect(waited.message).toContain("ready")
     }))
     expect(await Effect.runPromise(Effect.flip(Effect.scoped(spawnTerminal(process.execPath, [app], { cols: 5000 }))))).toMatchObject({ reason: "size" })
+    const missing = await Effect.runPromise(Effect.flip(Effect.scoped(spawnTerminal("no-such-command-simnet", []))))
+    expect(missing).toMatchObject({ reason: "spawn", message: 'simnet: "no-such-command-simnet" was not found on PATH' })
   })
 
   it("kills the program when its scope closes", async () => {

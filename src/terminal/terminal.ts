@@ -100,6 +100,21 @@ const checkSize = (cols: number, rows: number): TerminalError | undefined =>
     ? undefined
     : new TerminalError({ reason: "size", message: `simnet: a terminal is 1-${MAX_SIDE} columns by 1-${MAX_SIDE} rows, got ${String(cols)}x${String(rows)}` })
 
+/** Whether `command` names a program that can run: a path to an executable file, or a name on `PATH`. */
+const findable = (command: string, path: string | undefined): boolean => {
+  const fs = process.getBuiltinModule("node:fs")
+  const runnable = (file: string) => {
+    try {
+      fs.accessSync(file, fs.constants.X_OK)
+      return fs.statSync(file).isFile()
+    } catch {
+      return false
+    }
+  }
+  if (command.includes("/")) return runnable(command)
+  return (path ?? "").split(":").some((dir) => dir !== "" && runnable(`${dir}/${command}`))
+}
+
 let loaded: { readonly pty: typeof Pty; readonly xterm: typeof Xterm } | undefined
 const load = () => {
   if (loaded !== undefined) return loaded
@@ -116,6 +131,11 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
   const rows = options.rows ?? 30
   const bad = checkSize(cols, rows)
   if (bad !== undefined) return Effect.fail(bad)
+  // A PTY starts a program it cannot find as a child that exits at once: say so instead.
+  const path = options.env?.["PATH"] ?? process.env["PATH"]
+  if (process.platform !== "win32" && !findable(command, path)) {
+    return Effect.fail(new TerminalError({ reason: "spawn", message: `simnet: ${JSON.stringify(command).slice(0, 200)} was not found${command.includes("/") ? " (or is not an executable file)" : " on PATH"}` }))
+  }
   return Effect.acquireRelease(
     Effect.try({
       try: () => {
