@@ -44,7 +44,7 @@ const isError = (value: unknown): value is UiError => isJsonObject(value) && typ
 /** Answers one `ui.*` call on `terminal`: the screen (after the action). `quiescent` is the network's (`ui.wait`'s `quiescent: true`). */
 export const uiCall = (terminal: Terminal | undefined, method: string, params: unknown, quiescent: Effect.Effect<void> = Effect.void): Effect.Effect<TerminalScreen, UiError> => {
   if (terminal === undefined) return Effect.fail({ code: -32003, message: `No terminal: ${method} needs a command run with simnet run --tty` })
-  const then = (action: Effect.Effect<void, TerminalError>) => Effect.mapError(Effect.as(action, terminal.screen()), refused).pipe(Effect.map(() => terminal.screen()))
+  const then = (action: Effect.Effect<void, TerminalError>) => Effect.map(Effect.mapError(action, refused), () => terminal.screen())
   switch (method) {
     case "ui.screen":
       return Effect.sync(() => terminal.screen())
