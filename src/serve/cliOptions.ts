@@ -1,0 +1,195 @@
+/**
+ * What `simnet serve`, `simnet run` and `simnet mcp` share on the command line: the usage error
+ * (exit 2), the network flags and the network made from them (the fixture, record mode, chaos,
+ * passthrough and upstreams), the CA and the refusal status.
+ */
+import { existsSync } from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { Data, Effect, Option } from "effect"
+import { Flag } from "effect/cli"
+import { checkCa, loadCa } from "./ca.ts"
+import type { Route } from "../core/route.ts"
+import { passthrough } from "../families/passthrough.ts"
+import { type Recorder, recorder, recordingTargetProblem } from "../families/record.ts"
+import { writeOnClose } from "./recording.ts"
+import { loadFixture } from "../network/fixture.ts"
+import { make as makeNetwork } from "../network/network.ts"
+import type { ChaosOptions } from "../core/chaos.ts"
+
+/**
+ * The fixture `simnet serve` serves when `--fixture` is not given: the package's own
+ * `fixtures/default.json`, wherever the command is run from.
+ */
+export const DEFAULT_FIXTURE = fileURLToPath(new URL("../../fixtures/default.json", import.meta.url))
+
+/** A command line the user must correct (exit 2). */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+
+/** The port asked for is taken or not ours to bind (exit 1). */
+export class PortUnavailable extends Data.TaggedError("PortUnavailable")<{ readonly port: number; readonly message: string }> {}
+
+export const parseSeed = (seed: string): number | string => (/^-?\d+$/.test(seed) ? Number(seed) : seed)
+
+export const parsePort = (raw: string): Effect.Effect<number, UsageError> => {
+  const port = /^\d{1,5}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN
+  return Number.isInteger(port) && port >= 0 && port <= 65_535
+    ? Effect.succeed(port)
+    : Effect.fail(new UsageError({ message: `invalid --port ${JSON.stringify(raw)}: expected a whole number from 0 to 65535` }))
+}
+
+export const parseBytes = (flag: string) => (raw: string): Effect.Effect<number, UsageError> => {
+  const bytes = /^\d{1,12}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN
+  return Number.isSafeInteger(bytes) && bytes > 0
+    ? Effect.succeed(bytes)
+    : Effect.fail(new UsageError({ message: `invalid ${flag} ${JSON.stringify(raw)}: expected a whole number of bytes, at least 1` }))
+}
+
+export const portError = (port: number, cause: unknown): PortUnavailable => {
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
+  const reason = code === "EADDRINUSE"
+    ? "is already in use"
+    : code === "EACCES"
+    ? "may not be bound by this user"
+    : `cannot be bound (${cause instanceof Error ? cause.message : String(cause)})`
+  return new PortUnavailable({ port, message: `port ${port} on 127.0.0.1 ${reason}` })
+}
+
+export const chaosFlag = Flag.String("chaos").pipe(
+  Flag.optional,
+  Flag.withMetavar("rate"),
+  Flag.withDescription("seeded chaos: hit this share of requests (0 to 1) with faults, as the fixture's chaos options say (default: every kind)")
+)
+
+export const keepBodiesFlag = Flag.Boolean("keep-bodies").pipe(
+  Flag.withDefault(false),
+  Flag.withDescription("keep each exchange's bodies (1 MiB each at most) in the log, for its HAR export (GET network/log?format=har, the inspector's Export HAR)")
+)
+
+/** The fixture's chaos with `--chaos RATE` over its rate. */
+export const chaosOf = (flag: Option.Option<string>, fromFixture: ChaosOptions | undefined): Effect.Effect<ChaosOptions | undefined, UsageError> =>
+  Option.match(flag, {
+    onNone: () => Effect.succeed(fromFixture),
+    onSome: (raw) => {
+      const rate = /^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN
+      return Number.isFinite(rate)
+        ? Effect.succeed({ ...fromFixture, rate })
+        : Effect.fail(new UsageError({ message: `invalid --chaos ${JSON.stringify(raw)}: expected a rate from 0 to 1` }))
+    }
+  })
+
+export const passthroughFlag = Flag.String("passthrough").pipe(
+  Flag.atLeast(0),
+  Flag.withMetavar("host"),
+  Flag.withDescription("send what no route answers for HOST (repeatable; * for every host) to the real network: the only way a request leaves")
+)
+export const upstreamFlag = Flag.String("upstream").pipe(
+  Flag.atLeast(0),
+  Flag.withMetavar("host=url"),
+  Flag.withDescription("send HOST's passthrough requests to URL instead (repeatable)")
+)
+
+export const recordFlag = Flag.String("record").pipe(
+  Flag.optional,
+  Flag.withMetavar("file"),
+  Flag.withDescription("record mode: what no route answers is forwarded to its real host (or --upstream), streamed back, and written to FILE as a fixture as it goes and when the server stops (merged with what FILE held); without --fixture, what FILE already holds is served (replay what it has, record what it lacks)")
+)
+
+export const recordModeFlag = Flag.Literals("record-mode", ["new", "all", "none"]).pipe(
+  Flag.withDefault("new"),
+  Flag.withDescription("with --record FILE: new (replay what FILE holds, record what it lacks), all (replay nothing, record everything, FILE replaced by the new recording), none (replay FILE only, forward nothing)")
+)
+
+/**
+ * The routes `--passthrough`, `--record` and `--upstream` ask for, and at the end the recording to
+ * write (the scope's finalizer writes it).
+ */
+export const forwardingRoutes = (
+  hosts: ReadonlyArray<string>,
+  upstreams: ReadonlyArray<string>,
+  record: Option.Option<string>
+): Effect.Effect<{ readonly routes: ReadonlyArray<Route>; readonly recorder: Recorder | undefined }, UsageError> =>
+  Effect.gen(function*() {
+    const upstream: Record<string, string> = {}
+    for (const pair of upstreams) {
+      const at = pair.indexOf("=")
+      if (at <= 0 || !URL.canParse(pair.slice(at + 1))) return yield* new UsageError({ message: `invalid --upstream ${JSON.stringify(pair)}: expected HOST=URL` })
+      upstream[pair.slice(0, at)] = pair.slice(at + 1)
+    }
+    const unused = Object.keys(upstream).filter((host) => !hosts.includes(host))
+    if (unused.length > 0 && Option.isNone(record)) return yield* new UsageError({ message: `--upstream ${unused[0]}=… needs --passthrough ${unused[0]} or --record` })
+    const routes: Array<Route> = passthrough(hosts, Object.fromEntries(Object.entries(upstream).filter(([host]) => hosts.includes(host))))
+    if (Option.isNone(record)) return { routes, recorder: undefined }
+    const problem = recordingTargetProblem(path.resolve(process.cwd(), record.value))
+    if (problem !== undefined) return yield* new UsageError({ message: `cannot record into --record ${record.value}: ${problem}` })
+    const recording = recorder({ upstream })
+    return { routes: [...routes, recording.route], recorder: recording }
+  })
+
+/** The flags `serve` and `run` share that make the network. */
+export interface NetworkFlags {
+  readonly fixture: Option.Option<string>
+  readonly seed: Option.Option<string>
+  readonly drive: boolean
+  readonly chaos: Option.Option<string>
+  readonly passthrough: ReadonlyArray<string>
+  readonly upstream: ReadonlyArray<string>
+  readonly record: Option.Option<string>
+  readonly recordMode: "new" | "all" | "none"
+  readonly keepBodies: boolean
+}
+
+/**
+ * The network `serve` and `run` answer from: the fixture (`--fixture`, else simnet's own) with
+ * the flags over it. In record mode the recording is written when the scope closes.
+ */
+export const fixtureNetwork = (config: NetworkFlags) =>
+  Effect.gen(function*() {
+    // Replay or record in one flag, as Polly and nock.back do: `--record F` alone serves what F
+    // already holds and records what it lacks (`--record-mode new`); `all` serves nothing and
+    // records everything; `none` serves F and forwards nothing. Recording never starts from
+    // simnet's own fixture, whose model families would answer what is to be recorded.
+    const recordFile = Option.map(config.record, (f) => path.resolve(process.cwd(), f))
+    const mode = Option.isSome(recordFile) ? config.recordMode : undefined
+    const replayed = Option.isSome(recordFile) && mode !== "all" && (mode === "none" || existsSync(recordFile.value)) ? recordFile.value : undefined
+    const file = Option.match(config.fixture, { onNone: () => replayed ?? (mode === undefined ? DEFAULT_FIXTURE : undefined), onSome: (f) => path.resolve(process.cwd(), f) })
+    // The record file is checked before it is read as the fixture: a file that cannot be merged
+    // into is refused as a recording target, naming why.
+    const forwarding = yield* forwardingRoutes(config.passthrough, mode === "none" ? [] : config.upstream, mode === "none" ? Option.none() : config.record)
+    const fixture = file === undefined ? { seed: undefined, routes: [], llm: [], llmRules: [], chaos: undefined } : yield* loadFixture(file)
+    const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
+    const chaos = yield* chaosOf(config.chaos, fixture.chaos)
+    const network = yield* makeNetwork({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos, keepBodies: config.keepBodies })
+    yield* writeOnClose(config.record, forwarding.recorder, network, mode === "all")
+    return { file, network }
+  })
+
+/** The proxy's CA in `dir`, made there on first use; a usage error naming the directory and the fix when it cannot be used. */
+export const caIn = (dir: string) =>
+  Effect.try({ try: () => loadCa(dir), catch: (cause) => new UsageError({ message: `cannot use the CA in ${dir}: ${cause instanceof Error ? cause.message : String(cause)}` }) })
+
+/** The start-up check of a CA that is made at the first CONNECT: usable if there, else makeable. */
+export const caChecked = (dir: string) =>
+  Effect.try({ try: () => checkCa(dir), catch: (cause) => new UsageError({ message: `cannot use the CA in ${dir}: ${cause instanceof Error ? cause.message : String(cause)}` }) })
+
+export const caDirFlag = Flag.String("ca-dir").pipe(
+  Flag.optional,
+  Flag.withMetavar("dir"),
+  Flag.withDescription("where the proxy's local CA lives (default: SIMNET_CA_DIR, else ~/.config/simnet/ca); made there on first use")
+)
+
+/** `--refusal-status CODE`: the status a refused request is answered with. */
+export const refusalStatusFlag = (fallback: number, why: string) =>
+  Flag.String("refusal-status").pipe(
+    Flag.withDefault(String(fallback)),
+    Flag.withMetavar("code"),
+    Flag.withDescription(`the status a request no route answers gets, 400-599 (default: ${fallback}${why}); the body names the request and the nearest routes either way`)
+  )
+
+export const parseRefusalStatus = (text: string) => {
+  const code = Number(text)
+  return Number.isInteger(code) && code >= 400 && code <= 599
+    ? Effect.succeed(code)
+    : Effect.fail(new UsageError({ message: `--refusal-status must be a status from 400 to 599, got ${JSON.stringify(text.slice(0, 40))}` }))
+}
+
