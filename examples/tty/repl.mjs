@@ -24,7 +24,13 @@ process.stdin.setRawMode(true)
 process.stdin.setEncoding("utf8")
 out("repl ready: type a question, Enter to ask, Ctrl+C to quit\r\n")
 prompt()
+// Input arrives as the terminal hands it over: several keys may come in one read (typed text and
+// Enter together). Each is handled in turn; an escape sequence (an arrow) is one key.
+const keys = (data) => data.match(/\x1b\[[0-9;]*[A-Za-z~]|\x1b.|[\s\S]/g) ?? []
 process.stdin.on("data", (data) => {
+  for (const key of keys(data)) handle(key)
+})
+const handle = (data) => {
   if (data === "\x03") {
     out("\r\nbye\r\n")
     process.exit(0)
@@ -51,4 +57,4 @@ process.stdin.on("data", (data) => {
   if (data.startsWith("\x1b")) return
   line += data
   out(data)
-})
+}
