@@ -6,6 +6,7 @@
  * an unknown command or flag), 1 for anything else (one line naming the problem).
  */
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { Cause, Console, Context, Effect, Exit, Layer, Option } from "effect"
 import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
@@ -28,7 +29,6 @@ import {
   caDirFlag,
   caIn,
   chaosFlag,
-  DEFAULT_FIXTURE,
   fixtureNetwork,
   keepBodiesFlag,
   parseBytes,
@@ -54,7 +54,12 @@ import { SimulationNetwork } from "./SimulationNetwork.ts"
  */
 export const DEFAULT_PORT = 4747
 
-export { DEFAULT_FIXTURE }
+/**
+ * The fixture `simnet serve` serves when `--fixture` is not given: the package's own
+ * `fixtures/default.json`, wherever the command is run from. (Here, in the CLI's own file: the
+ * build keeps this entry a file of its own beside `../fixtures/`.)
+ */
+export const DEFAULT_FIXTURE = fileURLToPath(new URL("../fixtures/default.json", import.meta.url))
 
 
 const serve = Command.make(
@@ -97,7 +102,7 @@ const serve = Command.make(
       const bodyLimit = yield* Option.match(config.bodyLimit, { onNone: () => Effect.succeed(DEFAULT_BODY_LIMIT), onSome: parseBytes("--body-limit") })
       const refusalStatus = yield* parseRefusalStatus(config.refusalStatus)
       yield* caChecked(caDirectory(Option.getOrUndefined(config.caDir)))
-      const { file, network } = yield* fixtureNetwork(config)
+      const { file, network } = yield* fixtureNetwork(config, DEFAULT_FIXTURE)
       const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: config.quiet })
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
@@ -159,7 +164,7 @@ const run = Command.make(
       const [command, ...args] = config.command as ReadonlyArray<string>
       if (command === undefined) return yield* new UsageError({ message: "simnet run needs a command: simnet run [options] -- COMMAND ARGS..." })
       const refusalStatus = yield* parseRefusalStatus(config.refusalStatus)
-      const { network } = yield* fixtureNetwork(config)
+      const { network } = yield* fixtureNetwork(config, DEFAULT_FIXTURE)
       const trace = Option.getOrUndefined(config.trace)
       let terminal: Terminal | undefined
       const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`), terminal: () => terminal })
@@ -268,7 +273,7 @@ const mcp = Command.make(
   },
   (config) =>
     Effect.scoped(Effect.gen(function*() {
-      const { network } = yield* fixtureNetwork(config)
+      const { network } = yield* fixtureNetwork(config, DEFAULT_FIXTURE)
       let terminal: Terminal | undefined
       const control = yield* controlRuntime(network, { quiet: true, terminal: () => terminal })
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))

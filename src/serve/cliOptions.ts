@@ -5,7 +5,6 @@
  */
 import { existsSync } from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { Data, Effect, Option } from "effect"
 import { Flag } from "effect/cli"
 import { checkCa, loadCa } from "./ca.ts"
@@ -16,12 +15,6 @@ import { writeOnClose } from "./recording.ts"
 import { loadFixture } from "../network/fixture.ts"
 import { make as makeNetwork } from "../network/network.ts"
 import type { ChaosOptions } from "../core/chaos.ts"
-
-/**
- * The fixture `simnet serve` serves when `--fixture` is not given: the package's own
- * `fixtures/default.json`, wherever the command is run from.
- */
-export const DEFAULT_FIXTURE = fileURLToPath(new URL("../../fixtures/default.json", import.meta.url))
 
 /** A command line the user must correct (exit 2). */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
@@ -143,7 +136,7 @@ export interface NetworkFlags {
  * The network `serve` and `run` answer from: the fixture (`--fixture`, else simnet's own) with
  * the flags over it. In record mode the recording is written when the scope closes.
  */
-export const fixtureNetwork = (config: NetworkFlags) =>
+export const fixtureNetwork = (config: NetworkFlags, defaultFixture: string) =>
   Effect.gen(function*() {
     // Replay or record in one flag, as Polly and nock.back do: `--record F` alone serves what F
     // already holds and records what it lacks (`--record-mode new`); `all` serves nothing and
@@ -152,7 +145,7 @@ export const fixtureNetwork = (config: NetworkFlags) =>
     const recordFile = Option.map(config.record, (f) => path.resolve(process.cwd(), f))
     const mode = Option.isSome(recordFile) ? config.recordMode : undefined
     const replayed = Option.isSome(recordFile) && mode !== "all" && (mode === "none" || existsSync(recordFile.value)) ? recordFile.value : undefined
-    const file = Option.match(config.fixture, { onNone: () => replayed ?? (mode === undefined ? DEFAULT_FIXTURE : undefined), onSome: (f) => path.resolve(process.cwd(), f) })
+    const file = Option.match(config.fixture, { onNone: () => replayed ?? (mode === undefined ? defaultFixture : undefined), onSome: (f) => path.resolve(process.cwd(), f) })
     // The record file is checked before it is read as the fixture: a file that cannot be merged
     // into is refused as a recording target, naming why.
     const forwarding = yield* forwardingRoutes(config.passthrough, mode === "none" ? [] : config.upstream, mode === "none" ? Option.none() : config.record)
