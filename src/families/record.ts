@@ -65,6 +65,18 @@ export interface Recorder {
   readonly listen: (onKept: () => void) => void
 }
 
+/** A WebSocket session as a recorded exchange: its upgrade request, and the session. */
+const socketEntry = (request: SimRequest, session: RecordedSocket): Recorded => ({
+  method: "GET",
+  url: request.url.href,
+  requestBody: undefined,
+  requestType: undefined,
+  status: 101,
+  headers: [],
+  body: new Uint8Array(0),
+  webSocket: session
+})
+
 /**
  * A recorder. The upstream's answer streams to the client as it arrives (read as fast as the
  * client reads it); its bytes are kept beside it only up to `MAX_RECORDED_BODY`, past which they
@@ -125,7 +137,7 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
     const cost = RECORD_OVERHEAD + 2 * request.url.href.length + bytes
     if (keptBytes + cost > MAX_RECORDING_BYTES) return void overflow++
     keptBytes += cost
-    kept.push({ method: "GET", url: request.url.href, requestBody: undefined, requestType: undefined, status: 101, headers: [], body: new Uint8Array(0), webSocket: session })
+    kept.push(socketEntry(request, session))
     onKept?.()
   }
   const route = make(
@@ -173,16 +185,8 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
   // A session still open when a recording is made (a process told to stop mid-session) is in it as it stands.
   const recorded = (): Array<Recorded> => [
     ...kept,
-    ...[...open].map(([session, request]): Recorded => ({
-      method: "GET",
-      url: request.url.href,
-      requestBody: undefined,
-      requestType: undefined,
-      status: 101,
-      headers: [],
-      body: new Uint8Array(0),
-      webSocket: { open: [...session.open], replies: session.replies.map((reply) => ({ client: reply.client, server: [...reply.server] })) }
-    }))
+    ...[...open].map(([session, request]) =>
+      socketEntry(request, { open: [...session.open], replies: session.replies.map((reply) => ({ client: reply.client, server: [...reply.server] })) }))
   ]
   return { route, recorded, overflow: () => overflow, listen: (listener) => void (onKept = listener) }
 }

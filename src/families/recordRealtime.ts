@@ -8,20 +8,10 @@
  * with no answered turn: it is then recorded as a `webSocket` script.
  */
 import type { Frame } from "../core/socket.ts"
+import { jsonFrame } from "../models/apis/socketCalls.ts"
 import type { ReadBackAction } from "../models/apis/readBack.ts"
 import { parseArguments } from "../models/provider/parts.ts"
 import type { RecordedSocket } from "./recordSocket.ts"
-
-const decoder = new TextDecoder()
-
-const json = (frame: Frame): Record<string, any> | undefined => {
-  try {
-    const value: unknown = JSON.parse(typeof frame === "string" ? frame : decoder.decode(frame))
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, any> : undefined
-  } catch {
-    return undefined
-  }
-}
 
 type Rule = Record<string, unknown>
 
@@ -34,7 +24,7 @@ const rule = (lastUserMessage: string, toolResult: boolean, actions: ReadonlyArr
 const framesOf = (session: RecordedSocket): Array<{ readonly from: "client" | "server"; readonly message: Record<string, any> }> => {
   const out: Array<{ from: "client" | "server"; message: Record<string, any> }> = []
   const add = (from: "client" | "server", frame: Frame) => {
-    const message = json(frame)
+    const message = jsonFrame(frame) as Record<string, any> | undefined
     if (message !== undefined) out.push({ from, message })
   }
   for (const frame of session.open) add("server", frame)
