@@ -33,6 +33,7 @@ import {
   keepBodiesFlag,
   parseBytes,
   parsePort,
+  parseSeed,
   parseRefusalStatus,
   passthroughFlag,
   portError,
@@ -42,7 +43,7 @@ import {
   upstreamFlag,
   UsageError
 } from "./serve/cliOptions.ts"
-import { INSPECTOR_PATH, inspector } from "./control/inspector.ts"
+import { type FailingCase, INSPECTOR_PATH, inspector } from "./control/inspector.ts"
 import { CONTROL_BASE } from "./control/endpoint.ts"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -199,22 +200,53 @@ const run = Command.make(
     }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("run a command with every HTTP(S) request it makes answered by a fixture's network (a proxy and its CA in its environment)"))
 
+/** A file `simnet show` opens: a failing property case, or a failing run of `simnet explore`. */
+interface ShownFile {
+  readonly simnet?: string
+  readonly name?: string
+  readonly error?: string
+  readonly seed?: number | string
+  readonly path?: string
+  readonly counterexample?: unknown
+  readonly end?: { readonly seed?: number }
+  readonly command?: ReadonlyArray<string>
+  readonly case?: unknown
+  readonly failure?: { readonly step: number; readonly action: string; readonly reason: string }
+  readonly steps?: ReadonlyArray<{ readonly step: number; readonly action: string; readonly screen: { readonly lines: ReadonlyArray<string>; readonly cursor: { readonly x: number; readonly y: number } }; readonly requests: ReadonlyArray<number> }>
+}
+
+/** A failing run of `simnet explore` as the inspector shows it: its steps as frames, the failing one marked. */
+const exploredCase = (file: string, shown: ShownFile): FailingCase => {
+  const command = (shown.command ?? []).join(" ")
+  const failure = shown.failure ?? { step: 0, action: "start", reason: "" }
+  return {
+    name: `simnet explore -- ${command}`,
+    error: failure.reason,
+    seed: typeof shown.seed === "number" ? shown.seed : 0,
+    path: undefined,
+    counterexample: shown.case,
+    step: `step ${failure.step}: ${failure.action}`,
+    replay: `simnet explore --replay ${file} -- ${command}`,
+    frames: (shown.steps ?? []).map((step) => ({ step: step.step, action: step.action, lines: step.screen.lines, cursor: step.screen.cursor, requests: step.requests, failed: step.step === failure.step }))
+  }
+}
+
 const show = Command.make(
   "show",
   {
     port: Flag.String("port").pipe(Flag.withDefault("0"), Flag.withMetavar("port"), Flag.withDescription("port on 127.0.0.1 (default: any free port)")),
-    file: Argument.String("file").pipe(Argument.withDescription("a failing case's file, as simnet/testing's property writes it"))
+    file: Argument.String("file").pipe(Argument.withDescription("a failing case's file, as simnet/testing's property or simnet explore writes it"))
   },
   (config) =>
     Effect.gen(function*() {
       const port = yield* parsePort(config.port)
       const file = path.resolve(process.cwd(), config.file)
       const failure = yield* Effect.try({
-        try: () => JSON.parse(readFileSync(file, "utf8")) as { simnet?: string; name?: string; error?: string; seed?: number; path?: string; counterexample?: unknown; end?: { seed?: number } },
+        try: () => JSON.parse(readFileSync(file, "utf8")) as ShownFile,
         catch: (cause) => new UsageError({ message: `cannot read ${file}: ${cause instanceof Error ? cause.message : String(cause)}` })
       })
-      if (failure.simnet !== "property-failure/v1" || failure.end === undefined) {
-        return yield* new UsageError({ message: `${file} is not a failing case simnet/testing wrote (simnet: "property-failure/v1")` })
+      if ((failure.simnet !== "property-failure/v1" && failure.simnet !== "explore-failure/v1") || failure.end === undefined) {
+        return yield* new UsageError({ message: `${file} is not a failing case simnet/testing or simnet explore wrote (simnet: "property-failure/v1" or "explore-failure/v1")` })
       }
       const network = yield* SimulationNetwork.make({ seed: failure.end.seed })
       yield* network.restore(failure.end)
@@ -222,21 +254,22 @@ const show = Command.make(
       const log = yield* network.log
       const failed = [...log].reverse().find((r) => r.denial !== undefined || (r.status ?? 0) >= 500) ?? log.at(-1)
       const step = failed === undefined ? undefined : `#${failed.seq} ${failed.method} ${failed.url} → ${failed.denial ?? failed.fault ?? failed.status ?? "no answer"}`
-      const page = inspector(network, {}, { name: failure.name ?? "a property", error: String(failure.error ?? ""), seed: failure.seed ?? failure.end.seed ?? 0, path: failure.path, counterexample: failure.counterexample, step })
+      const page = inspector(network, {}, failure.simnet === "explore-failure/v1" ? exploredCase(file, failure) : { name: failure.name ?? "a property", error: String(failure.error ?? ""), seed: failure.seed as number ?? failure.end.seed ?? 0, path: failure.path, counterexample: failure.counterexample, step })
       const readOnly = HttpRouter.add("*", `${CONTROL_BASE}/*`, () =>
         Effect.succeed(HttpServerResponse.jsonUnsafe({ error: { tag: "ReadOnly", message: "simnet show is read-only: it has no control endpoint" } }, { status: 403 })))
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
         const base = HttpServer.formatAddress(server.address)
-        yield* Console.log(printable(`simnet: the failing case of ${JSON.stringify(failure.name ?? "a property")} (${(yield* network.log).length} requests), read-only`))
-        yield* Console.log(printable(`  error:     ${String(failure.error ?? "").split("\n")[0]}`))
+        const name = failure.simnet === "explore-failure/v1" ? `simnet explore -- ${(failure.command ?? []).join(" ")}` : failure.name ?? "a property"
+        yield* Console.log(printable(`simnet: the failing case of ${JSON.stringify(name)} (${(yield* network.log).length} requests), read-only`))
+        yield* Console.log(printable(`  error:     ${String(failure.failure?.reason ?? failure.error ?? "").split("\n")[0]}`))
         yield* Console.log(printable(`  inspector: ${base}${INSPECTOR_PATH}`))
       })
       yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, Layer.merge(page.layer, readOnly), { watch: [page.watch] })))).pipe(
         Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
       )
     }).pipe(Effect.scoped)
-).pipe(Command.withDescription("open a failing property case (simnet/testing) in the inspector, read-only"))
+).pipe(Command.withDescription("open a failing property case (simnet/testing) or explored run (simnet explore: its screens step by step) in the inspector, read-only"))
 
 const harImport = Command.make(
   "import",
@@ -287,11 +320,65 @@ const mcp = Command.make(
     }))
 ).pipe(Command.withDescription("an MCP server over stdio that lets an agent observe and drive the simulation: the command's terminal, the network and the model"))
 
+const explore = Command.make(
+  "explore",
+  {
+    fixture: Flag.String("fixture").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("fixture file (default: simnet's own fixtures/default.json); its prompts are typed among the generated text")),
+    runs: Flag.Int("runs").pipe(Flag.withDefault(20), Flag.withDescription("how many runs")),
+    seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("the seed of the runs (default: the fixture's, else 0); the same seed writes the same file")),
+    actions: Flag.Int("actions").pipe(Flag.withDefault(10), Flag.withDescription("at most this many actions per run")),
+    out: Flag.String("out").pipe(Flag.withDefault(path.join(".simnet", "explore")), Flag.withMetavar("dir"), Flag.withDescription("where the failing run's file goes")),
+    replay: Flag.String("replay").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("run a failing run's file again (its fixture, seed, size and actions); exit 1 when it fails again")),
+    cols: Flag.Int("cols").pipe(Flag.withDefault(100), Flag.withDescription("the terminal's width")),
+    rows: Flag.Int("rows").pipe(Flag.withDefault(30), Flag.withDescription("the terminal's height")),
+    quietMs: Flag.Int("quiet-ms").pipe(Flag.withDefault(150), Flag.withDescription("how long the screen must be still, the network at rest, after each action")),
+    chaosRate: Flag.String("chaos-rate").pipe(Flag.withDefault("0"), Flag.withMetavar("rate"), Flag.withDescription("the highest seeded chaos rate a run draws, 0 to 1 (default 0: none)")),
+    noScripts: Flag.Boolean("no-scripts").pipe(Flag.withDefault(false), Flag.withDescription("queue no generated model scripts: the fixture answers every model call")),
+    caDir: caDirFlag,
+    command: Argument.String("command").pipe(Argument.variadic, Argument.withDescription("the command and its arguments, after --"))
+  },
+  (config) =>
+    Effect.gen(function*() {
+      const command = config.command as ReadonlyArray<string>
+      const caDir = Option.getOrUndefined(config.caDir)
+      // fast-check and the terminal load with this command only.
+      const { exploreResult, replayExplore } = yield* Effect.promise(() => import("./testing/explore.ts"))
+      const say = (line: string) => Console.log(printable(line))
+      if (Option.isSome(config.replay)) {
+        const file = config.replay.value
+        const replayed = yield* Effect.tryPromise({ try: () => replayExplore(file, { command, caDir }), catch: (cause) => new UsageError({ message: cause instanceof Error ? cause.message : String(cause) }) })
+        const expected = replayed.expected
+        if (replayed.failure === undefined) return yield* say(`simnet explore --replay: every step held (the file's failure was at step ${expected.step}, ${expected.action}: ${expected.reason})`)
+        yield* say(`simnet explore --replay: failed again at step ${replayed.failure.step} (${replayed.steps[replayed.failure.step]?.action ?? "start"}): ${replayed.failure.reason}`)
+        process.exitCode = 1
+        return
+      }
+      if (command.length === 0) return yield* new UsageError({ message: "simnet explore needs a command: simnet explore [options] -- COMMAND ARGS..." })
+      const chaosRate = Number(config.chaosRate)
+      if (!(chaosRate >= 0 && chaosRate <= 1)) return yield* new UsageError({ message: `--chaos-rate must be a rate from 0 to 1, got ${JSON.stringify(config.chaosRate.slice(0, 40))}` })
+      if (config.runs < 1 || config.actions < 1) return yield* new UsageError({ message: "--runs and --actions must be at least 1" })
+      const seed = Option.getOrUndefined(Option.map(config.seed, parseSeed))
+      const result = yield* Effect.tryPromise({
+        try: () => exploreResult(command, { fixture: Option.getOrElse(config.fixture, () => DEFAULT_FIXTURE), runs: config.runs, seed, actions: config.actions, out: config.out, cols: config.cols, rows: config.rows, quietMs: config.quietMs, chaosRate, scripts: !config.noScripts, caDir }),
+        catch: (cause) => new UsageError({ message: cause instanceof Error ? cause.message.replace(/^simnet explore: /, "") : String(cause) })
+      })
+      if (result.failure === undefined) return yield* say(`simnet explore: ${result.runs} runs of up to ${config.actions} actions, no failure (seed ${String(result.seed)})`)
+      const failure = result.failure
+      const again = `simnet explore --replay ${failure.file} -- ${command.join(" ")}`
+      yield* say(`simnet explore: a run failed: ${failure.reason}`)
+      yield* say(`  shrunk (${failure.shrinks} shrinks) to ${failure.actions.length} action${failure.actions.length === 1 ? "" : "s"}; it fails at step ${failure.step}: ${failure.action}`)
+      yield* say(`  file:          ${failure.file}`)
+      yield* say(`  open it:       simnet show ${failure.file}`)
+      yield* say(`  run it again:  ${again}`)
+      process.exitCode = 1
+    })
+).pipe(Command.withDescription("run a command in a terminal under seeded generated actions, check after each that it does not crash, and shrink a failing run to a file"))
+
 const har = Command.make("har").pipe(Command.withDescription("HAR files"), Command.withSubcommands([harImport]))
 
 const simnet = Command.make("simnet").pipe(
   Command.withDescription("a simulated network for Effect apps and their tests"),
-  Command.withSubcommands([serve, run, mcp, ca, show, har])
+  Command.withSubcommands([serve, run, explore, mcp, ca, show, har])
 )
 
 /** One line for the user and the exit code that goes with it. */

@@ -14,6 +14,21 @@ import * as path from "node:path"
 import { Data, Effect } from "effect"
 
 export { chaos, InvalidArbitraryOption, llmRule, llmScript, type OfferedTool, routeSpec } from "./testing/arbitraries.ts"
+export {
+  explore,
+  type ExploreAction,
+  type ExploreCase,
+  ExploreFailed,
+  type ExploreFile,
+  type ExploreObservation,
+  type ExploreOptions,
+  type ExploreProperty,
+  type ExploreResult,
+  exploreResult,
+  type ExploreStep,
+  replayExplore,
+  type ReplayResult
+} from "./testing/explore.ts"
 import { makeDirectory, writeFileAtomic } from "./core/files.ts"
 import type { NetworkHandle, NetworkOptions } from "./SimulationNetwork.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"

@@ -101,6 +101,17 @@ export interface FailingCase {
   readonly counterexample: unknown
   /** The request the case failed at (its last refused or failed one, else its last), as one line. */
   readonly step: string | undefined
+  /** How to run it again, when not `property(…, { seed, path })`. */
+  readonly replay?: string | undefined
+  /** A run of `simnet explore`: the screen after each step, the requests it caused, the failing step marked. */
+  readonly frames?: ReadonlyArray<{
+    readonly step: number
+    readonly action: string
+    readonly lines: ReadonlyArray<string>
+    readonly cursor: { readonly x: number; readonly y: number }
+    readonly requests: ReadonlyArray<number>
+    readonly failed: boolean
+  }> | undefined
 }
 
 /** A kept answer as a request's detail shows it. */

@@ -31,7 +31,24 @@ export interface Fixture {
   readonly llmRules: ReadonlyArray<unknown>
   /** Seeded chaos, when the fixture asks for it (`"chaos": { "rate": 0.1 }`). */
   readonly chaos: ChaosOptions | undefined
+  /**
+   * What a person might type into the app (`simnet explore` types them among its generated
+   * text): the fixture's `prompts`, then the texts its model rules match on (`contains`,
+   * `lastUserMessage`), each once.
+   */
+  readonly prompts: ReadonlyArray<string>
 }
+
+/** The texts model rules match on (`contains`, `lastUserMessage`): prompts the fixture expects. */
+const ruleTexts = (rules: ReadonlyArray<unknown>): Array<string> =>
+  rules.flatMap((rule) => {
+    const match = typeof rule === "object" && rule !== null ? (rule as { match?: unknown }).match : undefined
+    if (typeof match !== "object" || match === null) return []
+    return ["contains", "lastUserMessage"].flatMap((key) => {
+      const text = (match as Record<string, unknown>)[key]
+      return typeof text === "string" && text !== "" ? [text] : []
+    })
+  })
 
 const decodeScript = (base: string) => (json: unknown, index: number): Effect.Effect<LlmScript, InvalidLlmInput> =>
   Effect.fromResult(decodeInput(LlmScript, json, "script", `${base}[${index}]`))
@@ -62,7 +79,8 @@ export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effec
     const llmRules = asQueue ? [] : given?.rules ?? []
     yield* checkRules(llmRules, "llm.rules")
     const routes = decoded.routes.map((route) => withFields(route, { specPath: `routes${route.specPath ?? ""}` }))
-    return { seed: file.seed, routes, llm, llmRules, chaos: file.chaos }
+    const prompts = [...new Set([...(file.prompts ?? []), ...ruleTexts(llmRules)])]
+    return { seed: file.seed, routes, llm, llmRules, chaos: file.chaos, prompts }
   })
 
 /**

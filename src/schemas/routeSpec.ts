@@ -321,6 +321,8 @@ export const FixtureFile = Schema.Struct({
   /** Seeded chaos for the network (see `core/chaos.ts`). */
   chaos: Schema.optional(ChaosData),
   routes: Schema.optional(Schema.Array(Schema.Unknown)),
+  /** What a person might type into the app: `simnet explore` types these among its generated text. */
+  prompts: Schema.optional(Schema.Array(Schema.String.check(Schema.isMaxLength(4096)))),
   llm: Schema.optional(Schema.Union([
     Schema.Array(Schema.Unknown),
     Schema.Struct({ queue: Schema.optional(Schema.Array(Schema.Unknown)), rules: Schema.optional(Schema.Array(Schema.Unknown)) })

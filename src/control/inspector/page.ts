@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs"
 import { STYLE } from "./style.ts"
 
 /** The page's script files, in the order they run: shared helpers first, the start last. */
-export const UI_FILES = ["common.js", "requests.js", "details.js", "events.js", "case.js", "routes.js", "model.js", "mcp.js", "driver.js", "main.js"] as const
+export const UI_FILES = ["common.js", "requests.js", "details.js", "events.js", "case.js", "routes.js", "model.js", "mcp.js", "screen.js", "driver.js", "main.js"] as const
 
 const readScript = (): string =>
   `"use strict";\n(function () {\n${UI_FILES.map((file) => readFileSync(new URL(`./ui/${file}`, import.meta.url), "utf8").replace(/^\/\/ @ts-check\n/, "")).join("\n")}})();\n`
@@ -50,6 +50,7 @@ const BODY = String.raw`
   <button type="button" role="tab" id="tab-routes" aria-controls="panel-routes" aria-selected="false" tabindex="-1">Routes</button>
   <button type="button" role="tab" id="tab-model" aria-controls="panel-model" aria-selected="false" tabindex="-1">Model</button>
   <button type="button" role="tab" id="tab-mcp" aria-controls="panel-mcp" aria-selected="false" tabindex="-1">MCP</button>
+  <button type="button" role="tab" id="tab-screen" aria-controls="panel-screen" aria-selected="false" tabindex="-1">Screen</button>
 </nav>
 <main id="panels">
   <section role="tabpanel" id="panel-requests" aria-labelledby="tab-requests">
@@ -160,6 +161,17 @@ const BODY = String.raw`
   <section role="tabpanel" id="panel-mcp" aria-labelledby="tab-mcp" hidden>
     <p id="mcp-summary" class="muted" role="status"></p>
     <div id="mcp-servers" class="stack"></div>
+  </section>
+  <section role="tabpanel" id="panel-screen" aria-labelledby="tab-screen" hidden>
+    <p id="screen-status" class="muted" role="status"></p>
+    <ol id="frames" class="frames" aria-label="Steps: the screen after each action"></ol>
+    <div class="split screen-split">
+      <pre id="screen" class="screen" aria-label="The terminal's screen"></pre>
+      <aside class="detail" aria-label="The requests this screen's step caused">
+        <h3 id="screen-requests-title">Requests</h3>
+        <ul id="screen-requests" class="plain"></ul>
+      </aside>
+    </div>
   </section>
 </main>
 `

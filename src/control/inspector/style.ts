@@ -30,6 +30,13 @@ header .spacer { flex: 1; }
 body.read-only .mutates { display: none !important; }
 .case { border-left: 4px solid var(--bad); margin: 12px 16px; }
 .case pre { max-height: 240px; overflow: auto; }
+.screen { background: #111; color: #ddd; padding: 8px; margin: 0; line-height: 1.2; overflow: auto; min-height: 120px; white-space: pre; }
+.screen .cursor { background: #ddd; color: #111; }
+.split.screen-split { grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); }
+.frames { display: flex; flex-wrap: wrap; gap: 4px; list-style: none; padding: 0; margin: 8px 16px; }
+.frames button[aria-current="true"] { outline: 2px solid var(--accent, #36c); }
+.frames button.failed { border-color: var(--bad); color: var(--bad); font-weight: 600; }
+.plain { list-style: none; padding: 0; margin: 0; }
 button, .button { font: inherit; padding: 4px 10px; border: 1px solid var(--line); border-radius: 4px; background: var(--panel); color: var(--fg); cursor: pointer; }
 button:hover, .button:hover { border-color: var(--accent); }
 button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }

@@ -122,7 +122,7 @@ $("token-form").addEventListener("submit", (event) => {
 });
 
 // ---- tabs --------------------------------------------------------------------------------
-const tabs = ["requests", "routes", "model", "mcp"];
+const tabs = ["requests", "routes", "model", "mcp", "screen"];
 /** @param {string} name @param {boolean} focus */
 function showTab(name, focus) {
   tabs.forEach((t) => {
@@ -134,6 +134,7 @@ function showTab(name, focus) {
     if (on && focus) tab.focus();
   });
   if (name === "requests") schedule();
+  screenShown(name === "screen");
 }
 tabs.forEach((t, i) => {
   const tab = $("tab-" + t);

@@ -13,6 +13,7 @@ type McpServerRow = PanelsView["mcp"][number]
 type PendingRow = import("../../../models/provider/drivers.ts").PendingInvocation
 type KeptAnswer = import("../../inspector.ts").KeptAnswer
 type FailingCase = import("../../inspector.ts").FailingCase
+type Frame = NonNullable<FailingCase["frames"]>[number]
 
 /** An error body of the control endpoint: `{ error: { tag, path?, message } }`. */
 interface ErrorBody {

@@ -1,0 +1,138 @@
+/**
+ * `simnet explore` against the terminal agent (`repl.mjs`), in a network namespace with loopback
+ * only: with a crash planted on one input it finds the crash, shrinks the run to the one action
+ * that causes it and writes the file; the same seed writes the same bytes; `--replay` fails again
+ * where the bug is and holds where it is not; `simnet show` opens the file in headless Chromium
+ * (web security on) with the screens as frames, the failing step marked. Without the bug the
+ * agent passes 50 runs. And `explore()` from `simnet/testing` checks a property of the caller's.
+ */
+import { spawn } from "node:child_process"
+import { once } from "node:events"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { explore, ExploreFailed } from "../../src/testing.ts"
+import { namespaces } from "../../test/support/agentJudge.ts"
+import { launchSecureChromium } from "../../test/support/chromium.ts"
+
+const root = join(import.meta.dirname, "..", "..")
+const repl = join(import.meta.dirname, "repl.mjs")
+const simnet = join(root, "bin", "simnet.js")
+const dir = mkdtempSync(join(tmpdir(), "simnet-explore-"))
+const caDir = join(dir, "ca")
+const fixture = join(dir, "fixture.json")
+writeFileSync(fixture, JSON.stringify({
+  routes: [{ family: "openai" }],
+  prompts: ["What is the capital of France?", "crash"],
+  llm: { rules: [{ match: { contains: "capital of France" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "Paris." }]] } }] }
+}))
+
+/** Runs `simnet ARGS` in a namespace of its own with loopback only: its exit code and output. */
+const inNamespace = async (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const quoted = [process.execPath, simnet, ...args].map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(" ")
+  const child = spawn("unshare", ["-n", "bash", "-c", `ip link set lo up && exec ${quoted}`], {
+    cwd: root,
+    // The agent's own Node warnings carry its pid: left out, so that two runs show the same screens.
+    env: { ...process.env, NODE_NO_WARNINGS: "1", SIMNET_CA_DIR: caDir, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let out = ""
+  child.stdout!.on("data", (data: Buffer) => (out += data.toString()))
+  child.stderr!.on("data", (data: Buffer) => (out += data.toString()))
+  const [code] = await once(child, "exit")
+  return { code: code as number, out }
+}
+
+const exploreArgs = (out: string, runs: number, actions: number) =>
+  ["explore", "--fixture", fixture, "--seed", "7", "--runs", String(runs), "--actions", String(actions), "--quiet-ms", "100", "--cols", "80", "--rows", "16", "--out", out, "--", process.execPath, repl]
+
+describe.skipIf(!namespaces)(`simnet explore on a terminal agent${namespaces ? "" : " (skipped: no network namespace here)"}`, () => {
+  it("finds a planted crash, shrinks it to one action, writes the same file for the same seed, replays it and shows it", async () => {
+    const first = await inNamespace(exploreArgs(join(dir, "a"), 20, 4), { REPL_CRASH_ON: "crash" })
+    expect(first.code, first.out).toBe(1)
+    expect(first.out).toContain("simnet explore: a run failed: the program exited with code 1")
+    expect(first.out).toContain(`to 1 action; it fails at step 1: submit "crash"`)
+    const file = join(dir, "a", "explore-7.json")
+    expect(first.out).toContain(`simnet show ${file}`)
+    const saved = JSON.parse(readFileSync(file, "utf8"))
+    expect(saved).toMatchObject({ simnet: "explore-failure/v1", seed: 7, case: { actions: [{ type: "submit", text: "crash" }] }, failure: { step: 1, action: "submit \"crash\"" } })
+    expect(saved.steps[1].screen.lines.join("\n")).toContain("TypeError: cannot read the answer to crash")
+    expect(saved.steps[1].exit).toEqual({ code: 1 })
+
+    // The same seed, the same bytes.
+    const second = await inNamespace(exploreArgs(join(dir, "b"), 20, 4), { REPL_CRASH_ON: "crash" })
+    expect(second.code, second.out).toBe(1)
+    expect(readFileSync(join(dir, "b", "explore-7.json"), "utf8")).toBe(readFileSync(file, "utf8"))
+
+    // --replay: the bug is still there, then gone.
+    const again = await inNamespace(["explore", "--replay", file, "--", process.execPath, repl], { REPL_CRASH_ON: "crash" })
+    expect(again.code, again.out).toBe(1)
+    expect(again.out).toContain(`failed again at step 1 (submit "crash"): the program exited with code 1`)
+    const fixed = await inNamespace(["explore", "--replay", file])
+    expect(fixed.code, fixed.out).toBe(0)
+    expect(fixed.out).toContain("every step held")
+
+    // simnet show: the screens as frames, the failing step marked and shown first.
+    const shown = spawn(process.execPath, [simnet, "show", file], { stdio: ["ignore", "pipe", "pipe"] })
+    try {
+      const ui = await new Promise<string>((resolve, reject) => {
+        let out = ""
+        shown.stdout.on("data", (d: Buffer) => {
+          out += d
+          const found = /inspector:\s+(\S+)/.exec(out)
+          if (found) resolve(found[1]!)
+        })
+        shown.on("exit", (code) => reject(new Error(`simnet show exited ${code}: ${out}`)))
+      })
+      const browser = await launchSecureChromium()
+      try {
+        const page = await browser.newPage()
+        await page.goto(ui)
+        await page.waitForSelector("#panel-screen:not([hidden]) #frames button.failed", { timeout: 20_000 })
+        const frames = await page.$$eval("#frames button", (nodes) => nodes.map((n) => `${n.textContent}${n.classList.contains("failed") ? " (failed)" : ""}`))
+        expect(frames).toEqual(["0 start", "1 submit \"crash\" (failed)"])
+        expect(await page.$eval("#screen", (n) => n.textContent ?? "")).toContain("TypeError: cannot read the answer to crash")
+        expect(await page.$eval("#case", (n) => n.textContent ?? "")).toContain(`simnet explore --replay ${file}`)
+        // The start frame, with the request list beside it (none before the first action).
+        await page.click("#frames li:first-child button")
+        expect(await page.$eval("#screen", (n) => n.textContent ?? "")).toContain("repl ready")
+        expect(await page.$eval("#screen-status", (n) => n.textContent ?? "")).toBe("Step 0: start")
+      } finally {
+        await browser.close()
+      }
+    } finally {
+      shown.kill("SIGTERM")
+    }
+  }, 180_000)
+
+  it("the agent without the bug passes 50 runs", async () => {
+    const passed = await inNamespace(exploreArgs(join(dir, "c"), 50, 3))
+    expect(passed.code, passed.out).toBe(0)
+    expect(passed.out).toContain("simnet explore: 50 runs of up to 3 actions, no failure (seed 7)")
+  }, 180_000)
+})
+
+describe("explore() in simnet/testing", () => {
+  it("checks the caller's property after each step, and a failing one is shrunk and written", async () => {
+    // The property: the agent never shows a model error. Chaos makes the model answer 5xx.
+    const error = await explore([process.execPath, repl], {
+      fixture: { routes: [{ family: "openai" }], prompts: ["hello"], chaos: { rate: 1, faults: ["serverError"] } },
+      runs: 5,
+      actions: 3,
+      seed: 3,
+      scripts: false,
+      quietMs: 100,
+      out: join(dir, "d"),
+      caDir,
+      env: { NODE_NO_WARNINGS: "1" },
+      property: ({ screen }) => !screen.lines.some((line) => line.includes("agent> (error")) || "the agent showed a model error"
+    }).then(() => undefined, (e: unknown) => e)
+    expect(error).toBeInstanceOf(ExploreFailed)
+    const failed = (error as ExploreFailed).result.failure
+    expect(failed.reason).toBe("the agent showed a model error")
+    expect(failed.actions).toHaveLength(1)
+    expect(failed.actions[0]!.type).toBe("submit")
+    expect(JSON.parse(readFileSync((error as ExploreFailed).file, "utf8")).trace.filter((line: { type: string }) => line.type === "request").length).toBeGreaterThan(0)
+  }, 120_000)
+})

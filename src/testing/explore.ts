@@ -1,0 +1,307 @@
+/**
+ * `explore(command, options)` (and `simnet explore`): the whole app under generated actions, as
+ * seed 003 plans it. Each run starts the command in a terminal on a fresh simulated network, does
+ * a drawn sequence of actions (typed text from a small grammar and the fixture's prompts, lines
+ * submitted, keys, resizes), with model scripts and chaos from `simnet/testing`'s arbitraries,
+ * waits for the whole app to be at rest after each, and checks that the app does not crash — the
+ * process alive or exited 0, no uncaught-error output on its terminal — and the caller's own
+ * properties. fast-check draws the runs from the seed and shrinks a failing one (fewer actions,
+ * shorter text, fewer scripts, less chaos); the shrunk run is done once more and written to one
+ * file: the seed, the fixture, the case, each step's screen and the requests it caused, the
+ * trace, the network's end state. `simnet show FILE` opens it; `replayExplore(FILE)` (`simnet
+ * explore --replay FILE`) runs it again. The same seed writes the same file.
+ */
+import fc from "fast-check"
+import * as path from "node:path"
+import { readFileSync } from "node:fs"
+import { Effect } from "effect"
+import { makeDirectory, writeFileAtomic } from "../core/files.ts"
+import type { RequestRecord } from "../core/requestRecord.ts"
+import { actionLabel, caseArbitrary, type ExploreAction, type ExploreCase } from "./exploreActions.ts"
+import { type ExploreProperty, type ExploreStep, runCase, type RunOutcome, type RunSetup } from "./exploreRun.ts"
+import { decodeFixture } from "../network/fixture.ts"
+
+export type { ExploreAction, ExploreCase } from "./exploreActions.ts"
+export type { ExploreObservation, ExploreProperty, ExploreStep } from "./exploreRun.ts"
+
+/** Options of `explore`. */
+export interface ExploreOptions {
+  /** The fixture: a path (relative to the current directory) or its JSON. Its `prompts` are typed among the generated text. */
+  readonly fixture?: string | Readonly<Record<string, unknown>> | undefined
+  /** How many runs (default 20). */
+  readonly runs?: number | undefined
+  /** The seed of the runs and of their networks (default: the fixture's, else 0). */
+  readonly seed?: number | string | undefined
+  /** At most this many actions per run (default 10). */
+  readonly actions?: number | undefined
+  /** Where the failing run's file goes (default `.simnet/explore` under the current directory). */
+  readonly out?: string | undefined
+  readonly cols?: number | undefined
+  readonly rows?: number | undefined
+  /** How long the screen must be still for the app to be at rest (default 150 ms). */
+  readonly quietMs?: number | undefined
+  /** The longest one step may take to come to rest (default 10 s); a step that does not goes on. */
+  readonly timeoutMs?: number | undefined
+  /** Queue generated model scripts before the fixture's answers (default true). */
+  readonly scripts?: boolean | undefined
+  /** The highest seeded chaos rate drawn (default 0: no chaos). */
+  readonly chaosRate?: number | undefined
+  /** Properties checked after each step, beside "the app does not crash". */
+  readonly property?: ExploreProperty | ReadonlyArray<ExploreProperty> | undefined
+  /** Variables added to the command's environment (never written to the file). */
+  readonly env?: Readonly<Record<string, string>> | undefined
+  readonly cwd?: string | undefined
+  /** Where the proxy's CA lives (default as `simnet run`). */
+  readonly caDir?: string | undefined
+}
+
+/** The file of a failing run (`simnet show` opens it, `replayExplore` runs it again). */
+export interface ExploreFile {
+  readonly simnet: "explore-failure/v1"
+  readonly command: ReadonlyArray<string>
+  readonly seed: number | string
+  readonly cols: number
+  readonly rows: number
+  readonly quietMs: number
+  readonly timeoutMs: number
+  readonly fixture: unknown
+  /** The shrunk case: its actions, the model scripts queued first, its chaos. */
+  readonly case: ExploreCase
+  readonly failure: { readonly step: number; readonly action: string; readonly reason: string }
+  /** Each step's screen and the requests it caused; step 0 is the start. */
+  readonly steps: ReadonlyArray<ExploreStep>
+  /** The run's trace as JSON-lines objects (the start, each request), as `replayTrace` reads it. */
+  readonly trace: ReadonlyArray<Record<string, unknown>>
+  /** The network's state when the run ended, times zeroed (`simnet show` restores it). */
+  readonly end: unknown
+}
+
+/** What an exploration came to. */
+export interface ExploreResult {
+  readonly runs: number
+  readonly seed: number | string
+  /** The shrunk failing run, when one failed. */
+  readonly failure?: {
+    readonly file: string
+    readonly step: number
+    readonly action: string
+    readonly reason: string
+    readonly actions: ReadonlyArray<ExploreAction>
+    readonly shrinks: number
+  } | undefined
+}
+
+/** An exploration that found a failing run: the error `explore` rejects with (the run's file in `file`). */
+export class ExploreFailed extends Error {
+  readonly result: ExploreResult & { readonly failure: NonNullable<ExploreResult["failure"]> }
+  constructor(result: ExploreResult & { readonly failure: NonNullable<ExploreResult["failure"]> }) {
+    super(`simnet explore: ${result.failure.reason}, at step ${result.failure.step} (${result.failure.action}), after shrinking ${result.failure.shrinks} times to ${result.failure.actions.length} action${result.failure.actions.length === 1 ? "" : "s"}\nsimnet: the failing run is in ${result.failure.file} (open it: simnet show ${result.failure.file}; run it again: simnet explore --replay ${result.failure.file} -- COMMAND)`)
+    this.name = "ExploreFailed"
+    this.result = result
+  }
+  get file(): string {
+    return this.result.failure.file
+  }
+}
+
+const DEFAULTS = { runs: 20, actions: 10, cols: 100, rows: 30, quietMs: 150, timeoutMs: 10_000 }
+
+/** A seed as fast-check takes it: a number as is (to 32 bits), a string by its FNV-1a hash. */
+const fcSeed = (seed: number | string): number => {
+  if (typeof seed === "number") return seed | 0
+  let hash = 0x811c9dc5
+  for (let i = 0; i < seed.length; i++) hash = Math.imul(hash ^ seed.charCodeAt(i), 0x01000193)
+  return hash | 0
+}
+
+/** The fixture's JSON: read from a path, or as given. */
+const fixtureJson = (fixture: ExploreOptions["fixture"]): unknown => {
+  if (fixture === undefined) return {}
+  if (typeof fixture !== "string") return fixture
+  const file = path.resolve(process.cwd(), fixture)
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as unknown
+  } catch (error) {
+    throw new Error(`simnet explore: cannot read the fixture ${file}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+/** Times that differ between two runs of the same case, zeroed so that the same seed writes the same file. */
+const TIMES = new Set(["time", "answeredMs", "headAt", "doneAt", "at", "startedAt", "endedAt", "ms", "durationMs"])
+const stable = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value, (key, v: unknown) => (TIMES.has(key) && typeof v === "number" ? 0 : v)) ?? "null")
+
+/** A request as a trace line (as `simnet serve --trace` writes it, its time left out). */
+const traceLine = (record: RequestRecord): Record<string, unknown> => ({
+  type: "request",
+  seq: record.seq,
+  method: record.method,
+  url: record.url,
+  route: record.route?.id,
+  status: record.status ?? 0,
+  outcome: record.fault ?? record.denial ?? "answered",
+  ...(record.chaos === undefined ? {} : { chaos: record.chaos }),
+  headers: record.headers,
+  ms: 0
+})
+
+/** The setup of every run, from the command and the options. */
+const setupOf = (command: ReadonlyArray<string>, options: ExploreOptions, fixture: unknown, seed: number | string): RunSetup => {
+  const [program, ...args] = command
+  if (program === undefined || program === "") throw new Error("simnet explore: no command to explore (give it after --)")
+  const properties = options.property === undefined ? [] : Array.isArray(options.property) ? options.property as ReadonlyArray<ExploreProperty> : [options.property as ExploreProperty]
+  return {
+    command: program,
+    args,
+    fixture,
+    seed,
+    cols: options.cols ?? DEFAULTS.cols,
+    rows: options.rows ?? DEFAULTS.rows,
+    quietMs: options.quietMs ?? DEFAULTS.quietMs,
+    timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+    env: options.env,
+    cwd: options.cwd,
+    caDir: options.caDir,
+    properties
+  }
+}
+
+/** Writes the file of a failing run (atomically); returns its path. */
+const writeFile = (setup: RunSetup, command: ReadonlyArray<string>, input: ExploreCase, outcome: RunOutcome, out: string | undefined): string => {
+  const failure = outcome.failure!
+  const file: ExploreFile = {
+    simnet: "explore-failure/v1",
+    command,
+    seed: setup.seed,
+    cols: setup.cols,
+    rows: setup.rows,
+    quietMs: setup.quietMs,
+    timeoutMs: setup.timeoutMs,
+    fixture: setup.fixture,
+    case: input,
+    failure: { step: failure.step, action: outcome.steps[failure.step]?.action ?? "start", reason: failure.reason },
+    steps: outcome.steps,
+    trace: [{ type: "start", seed: setup.seed, state: stable(outcome.start) }, ...outcome.log.map(traceLine)],
+    end: stable(outcome.end)
+  }
+  const dir = path.resolve(process.cwd(), out ?? path.join(".simnet", "explore"))
+  makeDirectory(dir)
+  const target = path.join(dir, `explore-${String(setup.seed).replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60)}.json`)
+  writeFileAtomic(target, `${JSON.stringify(file, null, 2)}\n`)
+  return target
+}
+
+/**
+ * The shrinking fast-check cannot do, after it: its array shrinking keeps an array's tail, but a
+ * run stops at its failing step, so the actions after it are dropped; text typed and then Enter
+ * pressed become one line submitted; and each action left is dropped in turn when the run still
+ * fails without it. Every candidate is run; it is kept only when it fails too. So a failure that
+ * needs one line entered shrinks to the one action that enters it.
+ */
+const minimise = async (setup: RunSetup, input: ExploreCase): Promise<{ readonly input: ExploreCase; readonly outcome: RunOutcome | undefined }> => {
+  let outcome = await run(setup, input)
+  if (outcome.failure === undefined) return { input, outcome: undefined }
+  const upTo = (c: ExploreCase, o: RunOutcome) => ({ ...c, actions: c.actions.slice(0, Math.max(o.failure!.step, 0)) })
+  let current = upTo(input, outcome)
+  const attempt = async (candidate: ExploreCase) => {
+    const tried = await run(setup, candidate)
+    if (tried.failure === undefined) return false
+    current = upTo(candidate, tried)
+    outcome = tried
+    return true
+  }
+  for (let i = 0; i < current.actions.length - 1; i++) {
+    const [first, second] = [current.actions[i]!, current.actions[i + 1]!]
+    if (first.type !== "type" || second.type !== "press" || second.key !== "enter") continue
+    await attempt({ ...current, actions: [...current.actions.slice(0, i), { type: "submit", text: first.text }, ...current.actions.slice(i + 2)] })
+  }
+  for (let i = current.actions.length - 1; i >= 0 && current.actions.length > 1; i--) {
+    if (i < current.actions.length) await attempt({ ...current, actions: current.actions.filter((_, j) => j !== i) })
+  }
+  return { input: current, outcome }
+}
+
+/** Runs one case as a Promise. */
+const run = (setup: RunSetup, input: ExploreCase): Promise<RunOutcome> => Effect.runPromise(runCase(setup, input))
+
+/**
+ * Explores `command` (see the module's comment). Resolves with the runs done when every run held;
+ * when one failed, writes its file and rejects with `ExploreFailed` (its `file`, and the shrunk
+ * run in `result.failure`). `exploreResult` is the same without the rejection.
+ */
+export const explore = async (command: string | ReadonlyArray<string>, options: ExploreOptions = {}): Promise<ExploreResult> => {
+  const result = await exploreResult(command, options)
+  if (result.failure !== undefined) throw new ExploreFailed({ ...result, failure: result.failure })
+  return result
+}
+
+/** As `explore`, resolving with the failure (and its file) rather than rejecting. */
+export const exploreResult = async (command: string | ReadonlyArray<string>, options: ExploreOptions = {}): Promise<ExploreResult> => {
+  const argv = typeof command === "string" ? [command] : [...command]
+  const json = fixtureJson(options.fixture)
+  const fixture = await Effect.runPromise(Effect.mapError(decodeFixture(json), (error) => new Error(`simnet explore: the fixture: ${error.message}`)))
+  const seed = options.seed ?? fixture.seed ?? 0
+  const setup = setupOf(argv, options, json, seed)
+  const runs = options.runs ?? DEFAULTS.runs
+  const arbitrary = caseArbitrary({ actions: options.actions ?? DEFAULTS.actions, prompts: fixture.prompts, scripts: options.scripts, chaosRate: options.chaosRate })
+  let started: Error | undefined
+  const details = await fc.check(
+    fc.asyncProperty(arbitrary, async (input) => {
+      const outcome = await run(setup, input).catch((error: unknown) => {
+        // A run that cannot start (the command is not found) ends the exploration: no case could pass.
+        started ??= error instanceof Error ? error : new Error(String(error))
+        throw started
+      })
+      if (outcome.failure !== undefined) throw new Error(outcome.failure.reason)
+    }),
+    { numRuns: runs, seed: fcSeed(seed) }
+  )
+  if (started !== undefined) throw started
+  if (!details.failed) return { runs: details.numRuns, seed }
+  const shrunk = await minimise(setup, details.counterexample![0])
+  const input = shrunk.input
+  const again = shrunk.outcome ?? await run(setup, input)
+  if (again.failure === undefined) {
+    throw new Error(`simnet explore: a run failed (${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}) but passed when run again: the app is not deterministic under the same actions (seed ${String(seed)})`)
+  }
+  const file = writeFile(setup, argv, input, again, options.out)
+  return {
+    runs: details.numRuns,
+    seed,
+    failure: { file, step: again.failure.step, action: again.steps[again.failure.step]?.action ?? "start", reason: again.failure.reason, actions: input.actions, shrinks: details.numShrinks }
+  }
+}
+
+/** What a replay came to: whether the file's failure happened again, and the run's steps. */
+export interface ReplayResult {
+  readonly reproduced: boolean
+  readonly failure: RunOutcome["failure"]
+  readonly expected: ExploreFile["failure"]
+  readonly steps: ReadonlyArray<ExploreStep>
+}
+
+/** Reads an exploration's file, or fails naming why it is not one. */
+export const readExploreFile = (file: string): ExploreFile => {
+  const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<ExploreFile>
+  if (parsed.simnet !== "explore-failure/v1" || parsed.case === undefined || !Array.isArray(parsed.command)) {
+    throw new Error(`${file} is not a failing run simnet explore wrote (simnet: "explore-failure/v1")`)
+  }
+  return parsed as ExploreFile
+}
+
+/**
+ * Runs a failing run's file again: its fixture, seed, terminal size and case, with `command` (by
+ * default the file's). Resolves with whether it failed again.
+ */
+export const replayExplore = async (
+  file: string,
+  options: Pick<ExploreOptions, "env" | "cwd" | "caDir" | "property"> & { readonly command?: ReadonlyArray<string> | undefined } = {}
+): Promise<ReplayResult> => {
+  const saved = readExploreFile(path.resolve(process.cwd(), file))
+  const command = options.command !== undefined && options.command.length > 0 ? options.command : saved.command
+  const setup = setupOf(command, { ...options, cols: saved.cols, rows: saved.rows, quietMs: saved.quietMs, timeoutMs: saved.timeoutMs }, saved.fixture, saved.seed)
+  const outcome = await run(setup, saved.case)
+  return { reproduced: outcome.failure !== undefined, failure: outcome.failure, expected: saved.failure, steps: outcome.steps }
+}
+
+export { actionLabel }
