@@ -21,7 +21,7 @@ import { simnetVersion } from "./network/har.ts"
 import { defaultRedactor } from "./core/redact.ts"
 import { printable } from "./core/util.ts"
 import { runCommand, runEnv } from "./serve/child.ts"
-import { spawnTerminal, type Terminal } from "./terminal/terminal.ts"
+import { spawnTerminal, type StyledRun, type Terminal } from "./terminal/terminal.ts"
 import { serveMcp } from "./serve/mcp.ts"
 import { controlRuntime } from "./serve/run.ts"
 import {
@@ -212,7 +212,7 @@ interface ShownFile {
   readonly command?: ReadonlyArray<string>
   readonly case?: unknown
   readonly failure?: { readonly step: number; readonly action: string; readonly reason: string }
-  readonly steps?: ReadonlyArray<{ readonly step: number; readonly action: string; readonly screen: { readonly lines: ReadonlyArray<string>; readonly cursor: { readonly x: number; readonly y: number } }; readonly requests: ReadonlyArray<number> }>
+  readonly steps?: ReadonlyArray<{ readonly step: number; readonly action: string; readonly screen: { readonly lines: ReadonlyArray<string>; readonly cursor: { readonly x: number; readonly y: number }; readonly styles?: ReadonlyArray<StyledRun> }; readonly requests: ReadonlyArray<number> }>
 }
 
 /** A failing run of `simnet explore` as the inspector shows it: its steps as frames, the failing one marked. */
@@ -227,7 +227,7 @@ const exploredCase = (file: string, shown: ShownFile): FailingCase => {
     counterexample: shown.case,
     step: `step ${failure.step}: ${failure.action}`,
     replay: `simnet explore --replay ${file} -- ${command}`,
-    frames: (shown.steps ?? []).map((step) => ({ step: step.step, action: step.action, lines: step.screen.lines, cursor: step.screen.cursor, requests: step.requests, failed: step.step === failure.step }))
+    frames: (shown.steps ?? []).map((step) => ({ step: step.step, action: step.action, lines: step.screen.lines, cursor: step.screen.cursor, styles: step.screen.styles, requests: step.requests, failed: step.step === failure.step }))
   }
 }
 

@@ -2,7 +2,8 @@
  * A program in a pseudo-terminal (`src/terminal/terminal.ts`, the first piece of issue 36): a
  * raw-mode app (`test/fixtures/tty/prompt.mjs`) is typed into and read back as a person sees its
  * screen — text, cursor, size —, keys by name, a resize the app hears, waiting for text or for a
- * still screen, typed errors, and the process killed with its scope.
+ * still screen, colours, typed errors, and the process killed with its scope; under `simnet run
+ * --tty`, the driver socket, the control endpoint and the inspector's live Screen tab.
  */
 import { spawn } from "node:child_process"
 import { once } from "node:events"
@@ -13,12 +14,13 @@ import { WebSocket } from "ws"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { keyBytes, spawnTerminal } from "../src/terminal/terminal.ts"
+import { launchSecureChromium } from "./support/chromium.ts"
 
 const app = join(import.meta.dirname, "fixtures", "tty", "prompt.mjs")
 const run = <A, E>(effect: Effect.Effect<A, E, import("effect").Scope.Scope>) => Effect.runPromise(Effect.scoped(effect))
 
 describe("a program in a terminal", () => {
-  it("shows what a person sees: typed text, Enter, backspace and arrows as keys, the cursor", async () => {
+  it("shows what a person sees: typed text, Enter, backspace and arrows as keys, the cursor, colours", async () => {
     await run(Effect.gen(function*() {
       const terminal = yield* spawnTerminal(process.execPath, [app], { cols: 40, rows: 10 })
       yield* terminal.wait({ text: "ready" })
@@ -30,8 +32,16 @@ describe("a program in a terminal", () => {
       expect(typed.cursor).toEqual({ x: 7, y: 1 })
       yield* terminal.press("enter")
       const answered = yield* terminal.wait({ text: "you typed: hello" })
-      expect(answered.lines.slice(0, 4)).toEqual(["ready", "> hello", "you typed: hello", ">"])
+      expect(answered.lines.slice(0, 4)).toEqual(["ready  bar", "> hello", "you typed: hello", ">"])
       expect(answered).toMatchObject({ cols: 40, rows: 10, cursor: { x: 2, y: 3 } })
+      // Colours and attributes, as a person sees them: the true-colour bold banner, the inverse
+      // bar (its blanks kept: they are seen), the green prompts (palette 2); plain text unlisted.
+      expect(answered.styles).toEqual([
+        { y: 0, x: 0, text: "ready", fg: "#ff8800", bold: true },
+        { y: 0, x: 6, text: " bar ", inverse: true },
+        { y: 1, x: 0, text: ">", fg: 2 },
+        { y: 3, x: 0, text: ">", fg: 2 }
+      ])
       yield* terminal.press("up")
       yield* terminal.wait({ text: "(up)" })
     }))
@@ -86,7 +96,7 @@ describe("a program in a terminal", () => {
 })
 
 describe("simnet run --tty", () => {
-  it("runs the command in a terminal the driver socket sees and types into; the run ends with the command", async () => {
+  it("runs the command in a terminal the driver socket and the inspector see and types into; the run ends with the command", async () => {
     const root = join(import.meta.dirname, "..")
     const trace = join(mkdtempSync(join(tmpdir(), "simnet-tty-")), "trace.jsonl")
     const child = spawn(process.execPath, [join(root, "bin", "simnet.js"), "run", "--quiet", "--tty", "--cols", "40", "--rows", "10", "--trace", trace, "--", process.execPath, app], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
@@ -115,13 +125,13 @@ describe("simnet run --tty", () => {
         socket.send(JSON.stringify({ jsonrpc: "2.0", id: mine, method, params }))
       })
     // The command's own output may come first (Node warns that NODE_USE_ENV_PROXY is experimental).
-    expect((await call("ui.wait", { text: "ready" })).result?.lines).toContain("ready")
+    expect((await call("ui.wait", { text: "ready" })).result?.lines).toContain("ready  bar")
     expect((await call("ui.type", { text: "hello" })).result).toMatchObject({ cols: 40, rows: 10 })
     await call("ui.press", { key: "enter" })
     const answered = await call("ui.wait", { text: "you typed: hello", timeoutMs: 5000 })
     const lines = answered.result!.lines
-    const at = lines.indexOf("ready")
-    expect(lines.slice(at, at + 4)).toEqual(["ready", "> hello", "you typed: hello", ">"])
+    const at = lines.indexOf("ready  bar")
+    expect(lines.slice(at, at + 4)).toEqual(["ready  bar", "> hello", "you typed: hello", ">"])
     expect((await call("ui.screen")).result?.cursor).toEqual({ x: 2, y: at + 3 })
     const bad = await call("ui.press", { key: "hyper+q" })
     expect(bad.error).toMatchObject({ code: -32004, data: { reason: "key" } })
@@ -134,6 +144,21 @@ describe("simnet run --tty", () => {
     expect(typed.status).toBe(200)
     expect(((await (await fetch(`${control}/ui/screen`)).json()) as { lines: Array<string> }).lines).toContain("> again")
     expect((await fetch(`${control}/ui/press`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: "nope" }) })).status).toBe(409)
+    // The inspector's Screen tab, in headless Chromium: the live screen, in its colours, beside
+    // the requests; reading it is not an action, so the trace below does not grow.
+    const browser = await launchSecureChromium()
+    try {
+      const page = await browser.newPage()
+      await page.goto(`${control}/ui`)
+      await page.click("#tab-screen")
+      await page.waitForFunction(() => (document.getElementById("screen")?.textContent ?? "").includes("> again"), { timeout: 20_000 })
+      expect(await page.$eval("#screen-status", (n) => n.textContent)).toBe("Live: 40×10")
+      const banner = await page.$$eval("#screen span", (spans) => spans.map((s) => [s.textContent, (s as HTMLElement).style.color, (s as HTMLElement).style.fontWeight]))
+      expect(banner).toContainEqual(["ready", "rgb(255, 136, 0)", "700"])
+      expect(banner).toContainEqual([">", "rgb(0, 205, 0)", ""])
+    } finally {
+      await browser.close()
+    }
     const exit = once(child, "exit")
     await call("ui.press", { key: "ctrl+c" })
     const [code] = await exit

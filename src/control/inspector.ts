@@ -11,6 +11,7 @@
  * | `GET ui/requests/:seq`              | one request: redacted headers, body preview, refusal   |
  * | `POST ui/requests/:seq/regenerate`  | the body a seeded route served, generated again        |
  * | `GET ui/case`                       | the failing case `simnet show` opened (`null` else)    |
+ * | `GET ui/terminal`                   | the screen of `simnet run --tty`'s terminal (untraced) |
  * | `POST ui/ticket`                    | a one-use ticket for the page's driver socket          |
  * | `GET ui/drive?ticket=T`             | the driver socket (`driver.ts`), for the page          |
  *
@@ -35,12 +36,13 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { Har } from "../network/har.ts"
 import type { SimnetError } from "../SimnetError.ts"
 import { driverSocket, type DrivenNetwork } from "./driver.ts"
-import { CONTROL_BASE, controlRouter, type ControlOptions } from "./endpoint.ts"
+import { CONTROL_BASE, controlRouter, type ControlOptions, type RunControlOptions } from "./endpoint.ts"
 import { behind, local, refuse } from "./access.ts"
 import { extraOf, Feed, type FedNetwork, type LogRecord, type Refusal } from "./inspector/feed.ts"
 import { inspectorPage } from "./inspector/page.ts"
 import { viewOf, type ViewedNetwork } from "./inspector/state.ts"
 import type { DoorWatch } from "../doors/node.ts"
+import type { StyledRun } from "../terminal/terminal.ts"
 
 /**
  * The path of the inspector's page.
@@ -109,6 +111,7 @@ export interface FailingCase {
     readonly action: string
     readonly lines: ReadonlyArray<string>
     readonly cursor: { readonly x: number; readonly y: number }
+    readonly styles?: ReadonlyArray<StyledRun> | undefined
     readonly requests: ReadonlyArray<number>
     readonly failed: boolean
   }> | undefined
@@ -182,7 +185,7 @@ export const inspectorRoutes = (network: InspectedNetwork, options: ControlOptio
  * The inspector's routes (as `inspectorRoutes`) and `watch`, which times the requests for the
  * network while a page listens (give it to `serveLayer`).
  */
-export const inspector = (network: InspectedNetwork, options: ControlOptions = {}, failing?: FailingCase): {
+export const inspector = (network: InspectedNetwork, options: RunControlOptions = {}, failing?: FailingCase): {
   readonly layer: Layer.Layer<never, never, HttpRouter.HttpRouter>
   /** Told by the server's Node door of each request for the network, timed while a page listens. */
   readonly watch: DoorWatch
@@ -268,6 +271,12 @@ export const inspector = (network: InspectedNetwork, options: ControlOptions = {
     control.add("GET", "ui/state", localOnly(() => Effect.map(viewOf(network), (value) => json(value)))),
     control.add("POST", "ui/ticket", localOnly(() => Effect.map(Clock.currentTimeMillis, (now) => json({ ticket: tickets.issue(now) }, 201)))),
     control.add("GET", "ui/case", localOnly(() => Effect.succeed(json({ case: failing ?? null })))),
+    // The terminal's screen for the Screen tab: read, not an action, so not in the trace as ui.screen is.
+    control.add("GET", "ui/terminal", localOnly(() =>
+      Effect.sync(() => {
+        const terminal = options.terminal?.()
+        return terminal === undefined ? refuse(404, "NoTerminal", "no terminal: run the command with simnet run --tty") : json(terminal.screen())
+      }))),
     control.add("GET", "ui/requests/:seq", localOnly((request) =>
       Effect.suspend(() => {
         const seq = seqOf(request)

@@ -49,7 +49,7 @@ export const controlRuntime = (
         trace?.write(line)
         print?.(printable(requestLine(line)))
       }, { bodies: trace !== undefined })
-    const page = inspector(network, {})
+    const page = inspector(network, { terminal: options.terminal })
     return {
       routes: Layer.mergeAll(control, reporting?.layer ?? Layer.empty, page.layer),
       watch: reporting === undefined ? [page.watch] : [reporting.watch, page.watch],

@@ -12,12 +12,35 @@ import { Clock, Data, Effect, Scope } from "effect"
 import type * as Pty from "@lydell/node-pty"
 import type * as Xterm from "@xterm/headless"
 
-/** What the terminal shows: its lines (trailing blanks trimmed), the cursor, and its size. */
+/**
+ * A run of cells drawn alike other than in the terminal's default style: where it starts (row
+ * `y`, column `x`), its text, and its colours — a palette index (0–255: the 16 ANSI colours, the
+ * 256-colour cube and greys) or `#rrggbb` — and attributes; what is default is left out.
+ */
+export interface StyledRun {
+  readonly y: number
+  readonly x: number
+  readonly text: string
+  readonly fg?: number | string
+  readonly bg?: number | string
+  readonly bold?: true
+  readonly dim?: true
+  readonly italic?: true
+  readonly underline?: true
+  readonly inverse?: true
+  readonly strikethrough?: true
+}
+
+/**
+ * What the terminal shows: its lines (trailing blanks trimmed), the cursor, its size, and the
+ * styled runs (`styles`: colours and attributes, in reading order; what is plain is not listed).
+ */
 export interface TerminalScreen {
   readonly lines: ReadonlyArray<string>
   readonly cursor: { readonly x: number; readonly y: number }
   readonly cols: number
   readonly rows: number
+  readonly styles: ReadonlyArray<StyledRun>
 }
 
 /** How a terminal's program ended. */
@@ -115,6 +138,59 @@ const findable = (command: string, path: string | undefined): boolean => {
   return (path ?? "").split(":").some((dir) => dir !== "" && runnable(`${dir}/${command}`))
 }
 
+/** A cell's colour: its palette index, `#rrggbb`, or undefined for the default. */
+const colourOf = (palette: boolean, rgb: boolean, value: number): number | string | undefined =>
+  palette ? value : rgb ? `#${value.toString(16).padStart(6, "0")}` : undefined
+
+/** A cell's style as a `StyledRun` without its place and text; undefined when it is all default. */
+const styleOf = (cell: Xterm.IBufferCell): Omit<StyledRun, "x" | "y" | "text"> | undefined => {
+  if (cell.isAttributeDefault()) return undefined
+  const fg = colourOf(cell.isFgPalette(), cell.isFgRGB(), cell.getFgColor())
+  const bg = colourOf(cell.isBgPalette(), cell.isBgRGB(), cell.getBgColor())
+  const style = {
+    ...(fg === undefined ? {} : { fg }),
+    ...(bg === undefined ? {} : { bg }),
+    ...(cell.isBold() ? { bold: true as const } : {}),
+    ...(cell.isDim() ? { dim: true as const } : {}),
+    ...(cell.isItalic() ? { italic: true as const } : {}),
+    ...(cell.isUnderline() ? { underline: true as const } : {}),
+    ...(cell.isInverse() ? { inverse: true as const } : {}),
+    ...(cell.isStrikethrough() ? { strikethrough: true as const } : {})
+  }
+  return Object.keys(style).length === 0 ? undefined : style
+}
+
+/** The styled runs of the visible screen, in reading order; runs of one style on a row are one. */
+const stylesOf = (terminal: Xterm.Terminal): Array<StyledRun> => {
+  const buffer = terminal.buffer.active
+  const runs: Array<StyledRun> = []
+  const cell = buffer.getNullCell()
+  for (let y = 0; y < terminal.rows; y++) {
+    const line = buffer.getLine(buffer.viewportY + y)
+    if (line === undefined) continue
+    let open: { x: number; key: string; style: Omit<StyledRun, "x" | "y" | "text">; text: string } | undefined
+    const close = () => {
+      if (open === undefined) return
+      // Blank cells are seen only through a background (a bar, a selection); else trailing ones go.
+      const shaded = open.style.bg !== undefined || open.style.inverse === true
+      const text = shaded ? open.text : open.text.trimEnd()
+      if (text !== "") runs.push({ y, x: open.x, text, ...open.style })
+      open = undefined
+    }
+    for (let x = 0; x < terminal.cols; x++) {
+      if (line.getCell(x, cell) === undefined || cell.getWidth() === 0) continue
+      const style = styleOf(cell)
+      const key = style === undefined ? "" : JSON.stringify(style)
+      if (open !== undefined && open.key !== key) close()
+      if (style === undefined) continue
+      open ??= { x, key, style, text: "" }
+      open.text += cell.getChars() || " "
+    }
+    close()
+  }
+  return runs
+}
+
 let loaded: { readonly pty: typeof Pty; readonly xterm: typeof Xterm } | undefined
 const load = () => {
   if (loaded !== undefined) return loaded
@@ -177,12 +253,16 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         screenOf.dispose()
       })
   ).pipe(Effect.map(({ child, screenOf, exit, ending, generation, pending }): Terminal => {
-    const screen = (): TerminalScreen => {
+    const linesOf = (): Array<string> => {
       const buffer = screenOf.buffer.active
       const lines: Array<string> = []
       // Trailing spaces are not seen, whether never written or written over (a backspace leaves one).
       for (let y = 0; y < screenOf.rows; y++) lines.push((buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? "").trimEnd())
-      return { lines, cursor: { x: buffer.cursorX, y: buffer.cursorY }, cols: screenOf.cols, rows: screenOf.rows }
+      return lines
+    }
+    const screen = (): TerminalScreen => {
+      const buffer = screenOf.buffer.active
+      return { lines: linesOf(), cursor: { x: buffer.cursorX, y: buffer.cursorY }, cols: screenOf.cols, rows: screenOf.rows, styles: stylesOf(screenOf) }
     }
     const write = (data: string) =>
       Effect.suspend(() =>
@@ -199,18 +279,18 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         let seen = -1
         let stillSince = started
         for (;;) {
-          const shown = screen()
+          const shown = linesOf()
           const now = yield* Clock.currentTimeMillis
-          if (options.text !== undefined && shown.lines.join("\n").includes(options.text)) return shown
+          if (options.text !== undefined && shown.join("\n").includes(options.text)) return screen()
           if (generation() !== seen || pending() > 0) {
             seen = generation()
             stillSince = now
           } else if (options.text === undefined && now - stillSince >= quiet) {
-            return shown
+            return screen()
           }
           if (now - started >= timeoutMs) {
             const what = options.text === undefined ? `the screen to be still for ${options.quietMs ?? 200} ms` : JSON.stringify(options.text)
-            return yield* Effect.fail(new TerminalError({ reason: "timeout", message: `simnet: waited ${timeoutMs} ms for ${what}; the screen shows:\n${shown.lines.join("\n").trimEnd()}` }))
+            return yield* Effect.fail(new TerminalError({ reason: "timeout", message: `simnet: waited ${timeoutMs} ms for ${what}; the screen shows:\n${shown.join("\n").trimEnd()}` }))
           }
           yield* Effect.sleep(POLL_MS)
         }

@@ -41,7 +41,7 @@ export type ExploreProperty = (observation: ExploreObservation) => boolean | str
 export interface ExploreStep {
   readonly step: number
   readonly action: string
-  readonly screen: { readonly lines: ReadonlyArray<string>; readonly cursor: { readonly x: number; readonly y: number }; readonly cols: number; readonly rows: number }
+  readonly screen: TerminalScreen
   /** The `seq` of each request the step caused. */
   readonly requests: ReadonlyArray<number>
   /** False when the app did not come to rest within the wait (the step went on anyway). */
@@ -182,7 +182,7 @@ const steps = (setup: RunSetup, input: ExploreCase, network: SimulationNetworkAp
       kept.push({
         step: index,
         action: action === undefined ? "start" : actionLabel(action),
-        screen: { lines: screen.lines, cursor: screen.cursor, cols: screen.cols, rows: screen.rows },
+        screen,
         requests: requests.map((record) => record.seq),
         settled,
         ...(exit === undefined ? {} : { exit })

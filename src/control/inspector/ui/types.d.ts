@@ -14,6 +14,7 @@ type PendingRow = import("../../../models/provider/drivers.ts").PendingInvocatio
 type KeptAnswer = import("../../inspector.ts").KeptAnswer
 type FailingCase = import("../../inspector.ts").FailingCase
 type Frame = NonNullable<FailingCase["frames"]>[number]
+type StyledRun = import("../../../terminal/terminal.ts").StyledRun
 
 /** An error body of the control endpoint: `{ error: { tag, path?, message } }`. */
 interface ErrorBody {
