@@ -327,11 +327,13 @@ const explore = Command.make(
     runs: Flag.Int("runs").pipe(Flag.withDefault(20), Flag.withDescription("how many runs")),
     seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("the seed of the runs (default: the fixture's, else 0); the same seed writes the same file")),
     actions: Flag.Int("actions").pipe(Flag.withDefault(10), Flag.withDescription("at most this many actions per run")),
+    minActions: Flag.Int("min-actions").pipe(Flag.withDefault(1), Flag.withDescription("at least this many actions per run")),
     out: Flag.String("out").pipe(Flag.withDefault(path.join(".simnet", "explore")), Flag.withMetavar("dir"), Flag.withDescription("where the failing run's file goes")),
     replay: Flag.String("replay").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("run a failing run's file again (its fixture, seed, size and actions); exit 1 when it fails again")),
     cols: Flag.Int("cols").pipe(Flag.withDefault(100), Flag.withDescription("the terminal's width")),
     rows: Flag.Int("rows").pipe(Flag.withDefault(30), Flag.withDescription("the terminal's height")),
     quietMs: Flag.Int("quiet-ms").pipe(Flag.withDefault(150), Flag.withDescription("how long the screen must be still, the network at rest, after each action")),
+    ready: Flag.String("ready").pipe(Flag.optional, Flag.withMetavar("text"), Flag.withDescription("text the app shows once it takes input, waited for before the first action (default: anything on screen)")),
     chaosRate: Flag.String("chaos-rate").pipe(Flag.withDefault("0"), Flag.withMetavar("rate"), Flag.withDescription("the highest seeded chaos rate a run draws, 0 to 1 (default 0: none)")),
     noScripts: Flag.Boolean("no-scripts").pipe(Flag.withDefault(false), Flag.withDescription("queue no generated model scripts: the fixture answers every model call")),
     caDir: caDirFlag,
@@ -356,13 +358,13 @@ const explore = Command.make(
       if (command.length === 0) return yield* new UsageError({ message: "simnet explore needs a command: simnet explore [options] -- COMMAND ARGS..." })
       const chaosRate = Number(config.chaosRate)
       if (!(chaosRate >= 0 && chaosRate <= 1)) return yield* new UsageError({ message: `--chaos-rate must be a rate from 0 to 1, got ${JSON.stringify(config.chaosRate.slice(0, 40))}` })
-      if (config.runs < 1 || config.actions < 1) return yield* new UsageError({ message: "--runs and --actions must be at least 1" })
+      if (config.runs < 1 || config.actions < 1 || config.minActions > config.actions) return yield* new UsageError({ message: "--runs and --actions must be at least 1, and --min-actions at most --actions" })
       const seed = Option.getOrUndefined(Option.map(config.seed, parseSeed))
       const result = yield* Effect.tryPromise({
-        try: () => exploreResult(command, { fixture: Option.getOrElse(config.fixture, () => DEFAULT_FIXTURE), runs: config.runs, seed, actions: config.actions, out: config.out, cols: config.cols, rows: config.rows, quietMs: config.quietMs, chaosRate, scripts: !config.noScripts, caDir }),
+        try: () => exploreResult(command, { fixture: Option.getOrElse(config.fixture, () => DEFAULT_FIXTURE), runs: config.runs, seed, actions: config.actions, minActions: config.minActions, out: config.out, cols: config.cols, rows: config.rows, quietMs: config.quietMs, ready: Option.getOrUndefined(config.ready), chaosRate, scripts: !config.noScripts, caDir }),
         catch: (cause) => new UsageError({ message: cause instanceof Error ? cause.message.replace(/^simnet explore: /, "") : String(cause) })
       })
-      if (result.failure === undefined) return yield* say(`simnet explore: ${result.runs} runs of up to ${config.actions} actions, no failure (seed ${String(result.seed)})`)
+      if (result.failure === undefined) return yield* say(`simnet explore: ${result.runs} runs, ${result.actions} actions, no failure (seed ${String(result.seed)})`)
       const failure = result.failure
       const again = `simnet explore --replay ${failure.file} -- ${command.join(" ")}`
       yield* say(`simnet explore: a run failed: ${failure.reason}`)

@@ -39,7 +39,7 @@ describe.skipIf(!namespaces)(`a terminal agent driven through ui.*${namespaces ?
     expect(seen.code, seen.stderr).toBe(0)
     expect(seen.stderr).toContain("1 answered, 0 refused")
     const lines = readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; method?: string; screen?: { lines: Array<string> }; url?: string })
-    expect(lines.filter((line) => line.type === "control.ui").map((line) => line.method)).toEqual(["ui.wait", "ui.type", "ui.press", "ui.wait", "ui.press"])
+    expect(lines.filter((line) => line.type === "control.ui").map((line) => line.method)).toEqual(["ui.wait", "ui.type", "ui.press", "ui.wait", "ui.wait", "ui.press"])
     expect(lines.find((line) => line.type === "control.ui" && line.method === "ui.wait" && line.screen?.lines.some((text) => text.startsWith("agent> Paris")))).toBeDefined()
     expect(lines.some((line) => line.url === "https://api.openai.com/v1/chat/completions")).toBe(true)
   }, 60_000)

@@ -34,6 +34,8 @@ export interface ExploreOptions {
   readonly seed?: number | string | undefined
   /** At most this many actions per run (default 10). */
   readonly actions?: number | undefined
+  /** At least this many actions per run (default 1); a shrunk run may have fewer. */
+  readonly minActions?: number | undefined
   /** Where the failing run's file goes (default `.simnet/explore` under the current directory). */
   readonly out?: string | undefined
   readonly cols?: number | undefined
@@ -42,6 +44,8 @@ export interface ExploreOptions {
   readonly quietMs?: number | undefined
   /** The longest one step may take to come to rest (default 10 s); a step that does not goes on. */
   readonly timeoutMs?: number | undefined
+  /** Text the app shows once it takes input, waited for before the first action (default: anything on screen). */
+  readonly ready?: string | undefined
   /** Queue generated model scripts before the fixture's answers (default true). */
   readonly scripts?: boolean | undefined
   /** The highest seeded chaos rate drawn (default 0: no chaos). */
@@ -64,6 +68,7 @@ export interface ExploreFile {
   readonly rows: number
   readonly quietMs: number
   readonly timeoutMs: number
+  readonly ready?: string | undefined
   readonly fixture: unknown
   /** The shrunk case: its actions, the model scripts queued first, its chaos. */
   readonly case: ExploreCase
@@ -79,6 +84,8 @@ export interface ExploreFile {
 /** What an exploration came to. */
 export interface ExploreResult {
   readonly runs: number
+  /** The actions done over every run (not counting shrinking's). */
+  readonly actions: number
   readonly seed: number | string
   /** The shrunk failing run, when one failed. */
   readonly failure?: {
@@ -159,6 +166,7 @@ const setupOf = (command: ReadonlyArray<string>, options: ExploreOptions, fixtur
     rows: options.rows ?? DEFAULTS.rows,
     quietMs: options.quietMs ?? DEFAULTS.quietMs,
     timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+    ready: options.ready,
     env: options.env,
     cwd: options.cwd,
     caDir: options.caDir,
@@ -177,6 +185,7 @@ const writeFile = (setup: RunSetup, command: ReadonlyArray<string>, input: Explo
     rows: setup.rows,
     quietMs: setup.quietMs,
     timeoutMs: setup.timeoutMs,
+    ...(setup.ready === undefined ? {} : { ready: setup.ready }),
     fixture: setup.fixture,
     case: input,
     failure: { step: failure.step, action: outcome.steps[failure.step]?.action ?? "start", reason: failure.reason },
@@ -243,8 +252,10 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
   const seed = options.seed ?? fixture.seed ?? 0
   const setup = setupOf(argv, options, json, seed)
   const runs = options.runs ?? DEFAULTS.runs
-  const arbitrary = caseArbitrary({ actions: options.actions ?? DEFAULTS.actions, prompts: fixture.prompts, scripts: options.scripts, chaosRate: options.chaosRate })
+  const arbitrary = caseArbitrary({ actions: options.actions ?? DEFAULTS.actions, minActions: options.minActions, prompts: fixture.prompts, scripts: options.scripts, chaosRate: options.chaosRate })
   let started: Error | undefined
+  let done = 0
+  let shrinking = false
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (input) => {
       const outcome = await run(setup, input).catch((error: unknown) => {
@@ -252,12 +263,16 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
         started ??= error instanceof Error ? error : new Error(String(error))
         throw started
       })
-      if (outcome.failure !== undefined) throw new Error(outcome.failure.reason)
+      if (!shrinking) done += outcome.steps.length - 1
+      if (outcome.failure !== undefined) {
+        shrinking = true
+        throw new Error(outcome.failure.reason)
+      }
     }),
     { numRuns: runs, seed: fcSeed(seed) }
   )
   if (started !== undefined) throw started
-  if (!details.failed) return { runs: details.numRuns, seed }
+  if (!details.failed) return { runs: details.numRuns, actions: done, seed }
   const shrunk = await minimise(setup, details.counterexample![0])
   const input = shrunk.input
   const again = shrunk.outcome ?? await run(setup, input)
@@ -267,6 +282,7 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
   const file = writeFile(setup, argv, input, again, options.out)
   return {
     runs: details.numRuns,
+    actions: done,
     seed,
     failure: { file, step: again.failure.step, action: again.steps[again.failure.step]?.action ?? "start", reason: again.failure.reason, actions: input.actions, shrinks: details.numShrinks }
   }
@@ -299,7 +315,7 @@ export const replayExplore = async (
 ): Promise<ReplayResult> => {
   const saved = readExploreFile(path.resolve(process.cwd(), file))
   const command = options.command !== undefined && options.command.length > 0 ? options.command : saved.command
-  const setup = setupOf(command, { ...options, cols: saved.cols, rows: saved.rows, quietMs: saved.quietMs, timeoutMs: saved.timeoutMs }, saved.fixture, saved.seed)
+  const setup = setupOf(command, { ...options, cols: saved.cols, rows: saved.rows, quietMs: saved.quietMs, timeoutMs: saved.timeoutMs, ready: saved.ready }, saved.fixture, saved.seed)
   const outcome = await run(setup, saved.case)
   return { reproduced: outcome.failure !== undefined, failure: outcome.failure, expected: saved.failure, steps: outcome.steps }
 }

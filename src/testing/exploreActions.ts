@@ -47,6 +47,8 @@ export const actionLabel = (action: ExploreAction): string => {
 export interface CaseArbitraryOptions {
   /** At most this many actions per run (at least 1). */
   readonly actions: number
+  /** At least this many (default 1). */
+  readonly minActions?: number | undefined
   /** Texts to type among the generated ones (the fixture's prompts). */
   readonly prompts: ReadonlyArray<string>
   /** Queue generated model scripts before the fixture's answers (default true). */
@@ -91,7 +93,7 @@ export const caseArbitrary = (options: CaseArbitraryOptions): fc.Arbitrary<Explo
       { nil: undefined }
     )
   return fc.record({
-    actions: fc.array(actionArbitrary(options.prompts), { minLength: 1, maxLength: Math.max(1, options.actions) }),
+    actions: fc.array(actionArbitrary(options.prompts), { minLength: Math.max(1, Math.min(options.minActions ?? 1, options.actions)), maxLength: Math.max(1, options.actions) }),
     scripts: options.scripts === false ? fc.constant([]) : fc.array(llmScript(), { maxLength: 2 }),
     chaos
   })

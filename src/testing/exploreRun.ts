@@ -6,7 +6,7 @@
  * the screen after it and the requests it caused. Everything is released with the run's scope:
  * the child is killed, the server closed.
  */
-import { Context, Effect, Layer, type Scope } from "effect"
+import { Context, Effect, Layer, Schedule, type Scope } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import type { ChaosOptions } from "../core/chaos.ts"
 import type { RequestRecord } from "../core/requestRecord.ts"
@@ -71,6 +71,8 @@ export interface RunSetup {
   readonly quietMs: number
   /** The longest one step may take to come to rest. */
   readonly timeoutMs: number
+  /** Text the app shows when it is ready for input: waited for before the first action (else: anything on screen). */
+  readonly ready?: string | undefined
   readonly env?: Readonly<Record<string, string>> | undefined
   readonly cwd?: string | undefined
   readonly caDir?: string | undefined
@@ -171,6 +173,13 @@ const steps = (setup: RunSetup, input: ExploreCase, network: SimulationNetworkAp
       onFailure: () => ({ screen: terminal.screen(), settled: false }),
       onSuccess: (screen) => ({ screen, settled: true })
     })
+    // Ready for input: the ready text on screen, or anything at all (a TUI that boots slowly shows
+    // a blank, still screen first); a program that exits before it is seen by the first check.
+    const blank = () => terminal.screen().lines.every((line) => line === "")
+    yield* Effect.ignore(terminal.wait({ text: setup.ready, timeoutMs: setup.timeoutMs }).pipe(
+      Effect.repeat({ until: () => setup.ready !== undefined || !blank() || terminal.exit() !== undefined, schedule: Schedule.spaced(20) }),
+      Effect.timeout(setup.timeoutMs)
+    ))
     for (let index = 0; index <= input.actions.length && failure === undefined; index++) {
       const action = index === 0 ? undefined : input.actions[index - 1]!
       if (action !== undefined && !(yield* perform(terminal, action))) break
