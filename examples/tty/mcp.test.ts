@@ -54,3 +54,66 @@ describe.skipIf(!namespaces)(`simnet mcp through the MCP SDK client${namespaces 
     }
   }, 60_000)
 })
+
+/**
+ * The same tools on `simnet run --tty` at its loopback path (`/experimental/simulation/mcp`, MCP's
+ * Streamable HTTP), through the SDK's HTTP client: an agent attaches to a simulation already
+ * running rather than starting one. `simnet serve` serves the path as well (no terminal: the screen
+ * tools say so).
+ */
+describe("the simnet mcp tools over Streamable HTTP, on a running simulation", () => {
+  it("drives the app of simnet run --tty: types, presses, reads the screen and the log; without a terminal the screen tools say why", async () => {
+    const { spawn } = await import("node:child_process")
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+    const fixture = join(mkdtempSync(join(tmpdir(), "simnet-mcp-http-")), "fixture.json")
+    writeFileSync(fixture, JSON.stringify({ routes: [{ family: "openai" }], llm: { rules: [{ match: "any", behaviour: { type: "respond", steps: [[{ type: "text", content: "Shakespeare." }]] } }] } }))
+    const app = join(import.meta.dirname, "..", "..", "test", "fixtures", "tty", "prompt.mjs")
+    const run = spawn(process.execPath, [join(root, "bin", "simnet.js"), "run", "--quiet", "--tty", "--cols", "60", "--rows", "12", "--fixture", fixture, "--", process.execPath, app], { cwd: root, stdio: ["ignore", "ignore", "pipe"] })
+    const serve = spawn(process.execPath, [join(root, "bin", "simnet.js"), "serve", "--port", "0", "--quiet", "--fixture", fixture], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    const shown = (child: typeof run, stream: "stdout" | "stderr", pattern: RegExp) =>
+      new Promise<string>((resolve, reject) => {
+        let out = ""
+        child[stream]!.on("data", (data: Buffer) => {
+          out += data.toString()
+          const found = pattern.exec(out)
+          if (found !== null) resolve(found[1]!)
+        })
+        child.once("exit", () => reject(new Error(out)))
+      })
+    try {
+      const driver = await shown(run, "stderr", /driver: (ws:\/\/\S+)/)
+      const client = new Client({ name: "judge", version: "1.0.0" })
+      await client.connect(new StreamableHTTPClientTransport(new URL(driver.replace(/^ws/, "http").replace(/\/drive$/, "/mcp"))))
+      try {
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("llm_respond")
+        await client.callTool({ name: "wait", arguments: { text: "ready" } })
+        await client.callTool({ name: "type", arguments: { text: "hi" } })
+        await client.callTool({ name: "press", arguments: { key: "enter" } })
+        expect(text(await client.callTool({ name: "wait", arguments: { text: "you typed: hi" } }))).toContain("you typed: hi")
+        expect(JSON.parse(text(await client.callTool({ name: "screen", arguments: {} }))).lines).toContain("you typed: hi")
+        expect(JSON.parse(text(await client.callTool({ name: "network_log", arguments: {} }))).records).toEqual([])
+      } finally {
+        await client.close()
+      }
+      // simnet serve: the same path, no terminal.
+      const mcp = (await shown(serve, "stdout", /mcp:\s+(\S+)/))
+      const other = new Client({ name: "judge", version: "1.0.0" })
+      await other.connect(new StreamableHTTPClientTransport(new URL(mcp)))
+      try {
+        const screen = await other.callTool({ name: "screen", arguments: {} })
+        expect(screen.isError).toBe(true)
+        expect(text(screen)).toContain("simnet run --tty")
+        const ids = JSON.parse(text(await other.callTool({ name: "register_routes", arguments: { specs: { id: "hello", match: "GET https://api.example.com/hello", respond: { kind: "text", body: "hi" } } } })))
+        expect(ids).toEqual({ ids: ["hello"] })
+      } finally {
+        await other.close()
+      }
+      // A page elsewhere cannot reach it: the control endpoint's checks hold (a foreign Origin).
+      const refused = await fetch(mcp, { method: "POST", headers: { origin: "https://evil.example", "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" })
+      expect(refused.status).toBe(403)
+    } finally {
+      run.kill("SIGTERM")
+      serve.kill("SIGTERM")
+    }
+  }, 60_000)
+})

@@ -5,10 +5,18 @@
  * and the model (`llm_enqueue`, `llm_rules`, `llm_pending`, and `llm_respond`: a held call
  * answered with text in one step, the driver's chunk and finish). `files` answers that there is no
  * workspace until a sealed run has one. A tool's refusal is a result with `isError`, naming why.
+ * `simnet serve` and `simnet run` serve the same tools over Streamable HTTP at `MCP_PATH`.
  */
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Server as McpServer } from "@modelcontextprotocol/sdk/server/index.js"
 import { createRequire } from "node:module"
+import type * as HttpRouter from "effect/http/HttpRouter"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { behind, local } from "../control/access.ts"
+import { CONTROL_BASE, controlRouter, type ControlOptions } from "../control/endpoint.ts"
 import type { SimulationNetworkApi } from "../network/network.ts"
 import { uiCall } from "../control/ui.ts"
 import type { Terminal } from "../terminal/terminal.ts"
@@ -86,6 +94,29 @@ export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal
   }
 }
 
+type Sdk = {
+  readonly Server: typeof McpServer
+  readonly types: typeof import("@modelcontextprotocol/sdk/types.js")
+}
+
+/** The MCP SDK's server, loaded on first use. */
+const sdk = (): Sdk => {
+  const require = createRequire(import.meta.url)
+  return {
+    Server: (require("@modelcontextprotocol/sdk/server/index.js") as { readonly Server: typeof McpServer }).Server,
+    types: require("@modelcontextprotocol/sdk/types.js") as Sdk["types"]
+  }
+}
+
+/** An MCP server (the SDK's) with the tools, for one transport. */
+const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string): McpServer => {
+  const { Server, types } = sdk()
+  const server = new Server({ name: "simnet", version }, { capabilities: { tools: {} } })
+  server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: MCP_TOOLS.map((tool) => ({ ...tool, inputSchema: tool.inputSchema as never })) }))
+  server.setRequestHandler(types.CallToolRequestSchema, (request) => callTool(network, terminal, request.params.name, request.params.arguments ?? {}) as never)
+  return server
+}
+
 /**
  * Serves the tools over stdio until the client goes away (its stdin ends). Standard output is the
  * protocol's: nothing else may write there.
@@ -93,15 +124,43 @@ export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal
 export const serveMcp = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
     const require = createRequire(import.meta.url)
-    const { Server } = require("@modelcontextprotocol/sdk/server/index.js") as { readonly Server: typeof McpServer }
     const { StdioServerTransport } = require("@modelcontextprotocol/sdk/server/stdio.js") as typeof import("@modelcontextprotocol/sdk/server/stdio.js")
-    const types = require("@modelcontextprotocol/sdk/types.js") as typeof import("@modelcontextprotocol/sdk/types.js")
-    const server = new Server({ name: "simnet", version }, { capabilities: { tools: {} } })
-    server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: MCP_TOOLS.map((tool) => ({ ...tool, inputSchema: tool.inputSchema as never })) }))
-    server.setRequestHandler(types.CallToolRequestSchema, (request) => callTool(network, terminal, request.params.name, request.params.arguments ?? {}) as never)
+    const server = toolServer(network, terminal, version)
     const transport = new StdioServerTransport()
     transport.onclose = () => resume(Effect.void)
     process.stdin.once("end", () => void server.close())
     void server.connect(transport)
     return Effect.promise(() => server.close())
   })
+
+/** Where `simnet serve` (and `simnet run`) serve the same tools over MCP's Streamable HTTP. */
+export const MCP_PATH = `${CONTROL_BASE}/mcp`
+
+/**
+ * The tools over MCP's Streamable HTTP at `MCP_PATH`, behind the control endpoint's checks (this
+ * machine only, its token): stateless, a server and transport of the SDK's for each request, as
+ * the SDK serves a stateless endpoint. Mount it beside the control endpoint.
+ */
+export const mcpRoutes = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, options: ControlOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
+  const handle = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.promise(async () => {
+      const require = createRequire(import.meta.url)
+      const { StreamableHTTPServerTransport } = require("@modelcontextprotocol/sdk/server/streamableHttp.js") as typeof import("@modelcontextprotocol/sdk/server/streamableHttp.js")
+      const req = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage
+      const res = NodeHttpServerRequest.toServerResponse(request) as ServerResponse
+      const server = toolServer(network, terminal, version)
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+      const done = new Promise<void>((resolve) => {
+        res.once("close", resolve)
+        res.once("finish", resolve)
+      })
+      await server.connect(transport as never)
+      await transport.handleRequest(req, res)
+      await done
+      await server.close()
+      // The transport has answered on the socket; this response is not written.
+      return HttpServerResponse.empty()
+    })
+  const control = controlRouter(options)
+  return Layer.mergeAll(control.add("POST", "mcp", behind(local, handle)), control.add("GET", "mcp", behind(local, handle)), control.add("DELETE", "mcp", behind(local, handle)))
+}

@@ -5,12 +5,15 @@
 import { Console, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import type * as HttpRouter from "effect/http/HttpRouter"
-import { CONTROL_BASE, controlRoutes, type ControlledNetwork } from "../control/endpoint.ts"
-import { INSPECTOR_PATH, inspector, type InspectedNetwork } from "../control/inspector.ts"
+import { CONTROL_BASE, controlRoutes } from "../control/endpoint.ts"
+import { INSPECTOR_PATH, inspector } from "../control/inspector.ts"
 import type { DoorWatch } from "../doors/node.ts"
-import { controlLine, reportRequests, requestLine, traceFile, type ReportedNetwork } from "../control/trace.ts"
+import { controlLine, reportRequests, requestLine, traceFile } from "../control/trace.ts"
 import { printable } from "../core/util.ts"
 import type { Terminal } from "../terminal/terminal.ts"
+import type { SimulationNetworkApi } from "../network/network.ts"
+import { simnetVersion } from "../network/har.ts"
+import { MCP_PATH, mcpRoutes } from "./mcp.ts"
 
 /**
  * Options of the serve-time control plane.
@@ -30,7 +33,7 @@ export interface ControlRuntimeOptions {
  * that announce the control URLs.
  */
 export const controlRuntime = (
-  network: ControlledNetwork & ReportedNetwork & InspectedNetwork,
+  network: SimulationNetworkApi,
   options: ControlRuntimeOptions
 ): Effect.Effect<{
   readonly routes: Layer.Layer<never, never, HttpRouter.HttpRouter>
@@ -50,14 +53,16 @@ export const controlRuntime = (
         print?.(printable(requestLine(line)))
       }, { bodies: trace !== undefined })
     const page = inspector(network, { terminal: options.terminal })
+    const mcp = mcpRoutes(network, options.terminal ?? (() => undefined), simnetVersion())
     return {
-      routes: Layer.mergeAll(control, reporting?.layer ?? Layer.empty, page.layer),
+      routes: Layer.mergeAll(control, reporting?.layer ?? Layer.empty, page.layer, mcp),
       watch: reporting === undefined ? [page.watch] : [reporting.watch, page.watch],
       announce: (base: string) =>
         Effect.gen(function*() {
           yield* Console.log(`  control:  ${base}${CONTROL_BASE}/   (reset, network/register, network/routes, network/log, llm/enqueue, llm/rules, llm/pending, snapshot)`)
           yield* Console.log(`  driver:   ${base.replace(/^http/, "ws")}${CONTROL_BASE}/drive   (JSON-RPC 2.0)`)
           yield* Console.log(`  inspector: ${base}${INSPECTOR_PATH}${process.env["SIMNET_TOKEN"] ? "   (append #token=$SIMNET_TOKEN, or enter it on the page)" : ""}`)
+          yield* Console.log(`  mcp:      ${base}${MCP_PATH}   (MCP over Streamable HTTP: the tools of simnet mcp)`)
           if (options.trace !== undefined) yield* Console.log(`  trace:    ${options.trace}`)
         })
     }
