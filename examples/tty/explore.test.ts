@@ -136,3 +136,24 @@ describe("explore() in simnet/testing", () => {
     expect(JSON.parse(readFileSync((error as ExploreFailed).file, "utf8")).trace.filter((line: { type: string }) => line.type === "request").length).toBeGreaterThan(0)
   }, 120_000)
 })
+
+describe("simnet explore refuses bad input, naming it (exit 2)", () => {
+  it("a command that is not found, a fixture's bad field, a file it did not write, a rate out of range", async () => {
+    const bad = join(dir, "bad.json")
+    writeFileSync(bad, JSON.stringify({ routes: [{ match: "GET https://api.example.com/x" }] }))
+    const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+      [["explore", "--runs", "2", "--", "/nonexistent/agent"], `"/nonexistent/agent" was not found`],
+      [["explore", "--fixture", bad, "--", process.execPath, repl], "the fixture: routes[0].respond: Missing key"],
+      [["explore", "--replay", bad], "is not a failing run simnet explore wrote"],
+      [["explore", "--chaos-rate", "2", "--", process.execPath, repl], "--chaos-rate must be a rate from 0 to 1"],
+      [["explore"], "simnet explore needs a command"]
+    ]
+    for (const [args, said] of cases) {
+      const child = spawn(process.execPath, [simnet, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+      let err = ""
+      child.stderr!.on("data", (data: Buffer) => (err += data.toString()))
+      const [code] = await once(child, "exit")
+      expect([code, err]).toEqual([2, expect.stringContaining(said)])
+    }
+  }, 60_000)
+})

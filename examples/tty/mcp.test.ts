@@ -70,7 +70,7 @@ describe("the simnet mcp tools over Streamable HTTP, on a running simulation", (
     const app = join(import.meta.dirname, "..", "..", "test", "fixtures", "tty", "prompt.mjs")
     const run = spawn(process.execPath, [join(root, "bin", "simnet.js"), "run", "--quiet", "--tty", "--cols", "60", "--rows", "12", "--fixture", fixture, "--", process.execPath, app], { cwd: root, stdio: ["ignore", "ignore", "pipe"] })
     const serve = spawn(process.execPath, [join(root, "bin", "simnet.js"), "serve", "--port", "0", "--quiet", "--fixture", fixture], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
-    const shown = (child: typeof run, stream: "stdout" | "stderr", pattern: RegExp) =>
+    const shown = (child: import("node:child_process").ChildProcess, stream: "stdout" | "stderr", pattern: RegExp) =>
       new Promise<string>((resolve, reject) => {
         let out = ""
         child[stream]!.on("data", (data: Buffer) => {

@@ -63,6 +63,8 @@ export interface ServeOptions {
    * user's config directory). It is made there at the first `CONNECT`, not before.
    */
   readonly caDir?: string | undefined
+  /** A CA already loaded (its hosts' certificates made once for every server given it), in place of `caDir`'s. */
+  readonly ca?: CertificateAuthority | undefined
   /** The status of a refusal's answer (default 502; see `NodeDoorOptions.refusalStatus`). */
   readonly refusalStatus?: number | undefined
 }
@@ -119,7 +121,7 @@ export const serveLayer = (
     const engine = engineOf(network)
     if (engine === undefined) throw new TypeError("simnet serve: the network was not made by SimulationNetwork")
     let ca: CertificateAuthority | undefined
-    const authority = () => (ca ??= loadCa(caDirectory(options.caDir)))
+    const authority = () => (ca ??= options.ca ?? loadCa(caDirectory(options.caDir)))
     const door = makeNodeDoor(engine, { bodyLimit: options.bodyLimit, watch: options.watch, refusalStatus: options.refusalStatus })
     const server: DoorServer = new DoorServer(door, options.routerPrefix ?? CONTROL_BASE, makeProxy(authority, (socket) => server.emit("connection", socket)))
     return stopAtOnce(server).pipe(

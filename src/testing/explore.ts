@@ -20,6 +20,7 @@ import type { RequestRecord } from "../core/requestRecord.ts"
 import { actionLabel, caseArbitrary, type ExploreAction, type ExploreCase } from "./exploreActions.ts"
 import { type ExploreProperty, type ExploreStep, runCase, type RunOutcome, type RunSetup } from "./exploreRun.ts"
 import { decodeFixture } from "../network/fixture.ts"
+import { caDirectory, loadCa } from "../serve/ca.ts"
 
 export type { ExploreAction, ExploreCase } from "./exploreActions.ts"
 export type { ExploreObservation, ExploreProperty, ExploreStep } from "./exploreRun.ts"
@@ -170,6 +171,7 @@ const setupOf = (command: ReadonlyArray<string>, options: ExploreOptions, fixtur
     env: options.env,
     cwd: options.cwd,
     caDir: options.caDir,
+    authority: loadCa(caDirectory(options.caDir)),
     properties
   }
 }
@@ -248,7 +250,8 @@ export const explore = async (command: string | ReadonlyArray<string>, options: 
 export const exploreResult = async (command: string | ReadonlyArray<string>, options: ExploreOptions = {}): Promise<ExploreResult> => {
   const argv = typeof command === "string" ? [command] : [...command]
   const json = fixtureJson(options.fixture)
-  const fixture = await Effect.runPromise(Effect.mapError(decodeFixture(json), (error) => new Error(`simnet explore: the fixture: ${error.message}`)))
+  const fixture = await Effect.runPromise(Effect.mapError(decodeFixture(json), (error) =>
+    new Error(`simnet explore: the fixture: ${"path" in error && typeof error.path === "string" ? `${error.path}: ` : ""}${error.message}`)))
   const seed = options.seed ?? fixture.seed ?? 0
   const setup = setupOf(argv, options, json, seed)
   const runs = options.runs ?? DEFAULTS.runs

@@ -14,7 +14,7 @@ import { uiCall } from "../control/ui.ts"
 import { decodeFixture } from "../network/fixture.ts"
 import { make as makeNetwork, type SimulationNetworkApi } from "../network/network.ts"
 import type { NetworkState } from "../network/snapshot.ts"
-import { caDirectory, loadCa } from "../serve/ca.ts"
+import { caDirectory, type CertificateAuthority, loadCa } from "../serve/ca.ts"
 import { runEnv } from "../serve/child.ts"
 import { controlRuntime } from "../serve/run.ts"
 import { serveLayer } from "../serve/serve.ts"
@@ -76,6 +76,8 @@ export interface RunSetup {
   readonly env?: Readonly<Record<string, string>> | undefined
   readonly cwd?: string | undefined
   readonly caDir?: string | undefined
+  /** The proxy's CA, loaded once for every run (each host's certificate made once). */
+  readonly authority?: CertificateAuthority | undefined
   readonly properties: ReadonlyArray<ExploreProperty>
 }
 
@@ -154,9 +156,8 @@ export const runCase = (setup: RunSetup, input: ExploreCase): Effect.Effect<RunO
       const start = yield* network.state
       let terminal: Terminal | undefined
       const control = yield* controlRuntime(network, { quiet: true, terminal: () => terminal })
-      const caDir = caDirectory(setup.caDir)
-      const authority = loadCa(caDir)
-      const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, caDir }))
+      const authority = setup.authority ?? loadCa(caDirectory(setup.caDir))
+      const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, ca: authority }))
       const { env } = runEnv(HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address), authority.certFile)
       const shell = yield* spawnTerminal(setup.command, setup.args, { cols: setup.cols, rows: setup.rows, env: { ...env, ...setup.env }, cwd: setup.cwd })
       terminal = shell
