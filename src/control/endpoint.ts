@@ -36,7 +36,8 @@ import type { Types } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { depthExceeds, MAX_JSON_DEPTH } from "../core/util.ts"
+import { depthExceeds, isJsonObject, MAX_JSON_DEPTH } from "../core/util.ts"
+import { type FileContent, layOut, readWorkspace } from "../core/workspace.ts"
 import { type InvalidRouteSpec, isSimnetError, type SimnetError } from "../SimnetError.ts"
 import type { McpServerDefinition } from "../kinds/mcp/definitions.ts"
 import { McpServerSpec } from "../schemas/routeSpec.ts"
@@ -88,9 +89,13 @@ export interface ControlOptions {
   readonly onChange?: ((event: ControlEvent) => void) | undefined
 }
 
-/** What `simnet run` adds to the control plane: the terminal its command runs in (`--tty`), for the `ui.*` methods. */
+/**
+ * What `simnet run` adds to the control plane: the terminal its command runs in (`--tty`), for
+ * the `ui.*` methods; the workspace directory of a sealed run (`--isolate`), for `filesystem`.
+ */
 export interface RunControlOptions extends ControlOptions {
   readonly terminal?: (() => Terminal | undefined) | undefined
+  readonly workspace?: (() => string | undefined) | undefined
 }
 
 /**
@@ -98,6 +103,7 @@ export interface RunControlOptions extends ControlOptions {
  */
 export type ControlEvent =
   | { readonly type: "register"; readonly specs: unknown; readonly ids: ReadonlyArray<string> }
+  | { readonly type: "filesystem.seed"; readonly files: Readonly<Record<string, unknown>> }
   | { readonly type: "unregister"; readonly id: string }
   | { readonly type: "enqueue"; readonly scripts: ReadonlyArray<unknown> }
   | { readonly type: "rules"; readonly specs: unknown; readonly ids: ReadonlyArray<string> }
@@ -199,6 +205,8 @@ const LogQuery = Schema.Struct({
 
 const ok = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
 
+const noWorkspace = new Refusal({ status: 404, tag: "NoWorkspace", message: "no workspace: the files of a run are its own only under simnet run --isolate" })
+
 /** A `ui/ACTION` call: the screen after it, or the terminal's refusal (404 without a terminal, 400 bad params, 409 refused). */
 const uiRoute = <R>(network: ControlledNetwork, options: RunControlOptions, action: string, body: Effect.Effect<unknown, Refusal, R>) =>
   Effect.gen(function*() {
@@ -275,6 +283,31 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
       return HttpServerResponse.jsonUnsafe(yield* network.har(since), {
         headers: { "content-disposition": `attachment; filename="simnet.har"` }
       })
+    })),
+    // The workspace of a sealed run (`simnet run --isolate`): its files, and files added to it.
+    HttpRouter.route("GET", at("filesystem"), Effect.suspend(() => {
+      const dir = options.workspace?.()
+      if (dir === undefined) return Effect.fail(noWorkspace)
+      const read = readWorkspace(dir)
+      return Effect.succeed(ok({ files: read.files, ...(read.truncated ? { truncated: true } : {}) }))
+    })),
+    HttpRouter.route("POST", at("filesystem/seed"), Effect.gen(function*() {
+      const dir = options.workspace?.()
+      if (dir === undefined) return yield* noWorkspace
+      const body = yield* jsonBody(limit)
+      const files = isJsonObject(body) && isJsonObject(body["files"]) ? body["files"] : undefined
+      if (files === undefined) return yield* new Refusal({ status: 400, tag: "BadRequest", message: "expected { files: { PATH: text | { base64 } } }", path: "files" })
+      for (const [path, content] of Object.entries(files)) {
+        if (typeof content !== "string" && !(isJsonObject(content) && typeof content["base64"] === "string")) {
+          return yield* new Refusal({ status: 400, tag: "BadRequest", message: "a file is its text, or { base64 }", path: `files[${JSON.stringify(path.slice(0, 200))}]` })
+        }
+      }
+      yield* Effect.try({
+        try: () => layOut(dir, files as Record<string, FileContent>),
+        catch: (error) => new Refusal({ status: 400, tag: "BadRequest", message: error instanceof Error ? error.message : String(error), path: "files" })
+      })
+      tell({ type: "filesystem.seed", files })
+      return ok({ seeded: Object.keys(files) }, 201)
     })),
     // The terminal of `simnet run --tty`, as the driver socket's `ui.*` methods (`ui.ts`) see it.
     HttpRouter.route("GET", at("ui/screen"), uiRoute(network, options, "screen", Effect.succeed({}))),

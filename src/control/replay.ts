@@ -47,6 +47,13 @@ export type ReplayStep =
  */
 export interface TraceReplay {
   readonly start: Record<string, unknown>
+  /**
+   * A sealed run's workspace (`simnet run --isolate`): the files it was seeded with, those added
+   * while it ran (`filesystem/seed`) over them — what a replay lays out first —, and what the
+   * run changed in it (`created`, `changed`, `deleted`), when the trace says.
+   */
+  readonly files: Readonly<Record<string, string | { readonly base64: string }>>
+  readonly workspace?: { readonly created: ReadonlyArray<string>; readonly changed: ReadonlyArray<string>; readonly deleted: ReadonlyArray<string> } | undefined
   readonly steps: ReadonlyArray<ReplayStep>
   readonly requests: ReadonlyArray<RequestReport>
   readonly snapshot: Record<string, unknown>
@@ -73,8 +80,17 @@ export const replayTrace = (text: string): TraceReplay => {
   let restored: Record<string, unknown> | undefined
   const steps: Array<ReplayStep> = []
   const requests: Array<RequestReport> = []
+  const files: Record<string, string | { readonly base64: string }> = {}
+  let workspace: TraceReplay["workspace"]
   for (const line of lines) {
     switch (line["type"]) {
+      case "filesystem.seed":
+      case "control.filesystem.seed":
+        Object.assign(files, line["files"])
+        break
+      case "filesystem":
+        workspace = { created: line["created"] as Array<string>, changed: line["changed"] as Array<string>, deleted: line["deleted"] as Array<string> }
+        break
       case "control.register":
         steps.push({ kind: "control", method: "POST", path: "network/register", body: line["specs"] })
         routes.push(...(Array.isArray(line["specs"]) ? line["specs"] : [line["specs"]]).map((spec) => ({ source: "control", spec })))
@@ -127,7 +143,7 @@ export const replayTrace = (text: string): TraceReplay => {
     }
   }
   const llm = start.llm === undefined ? undefined : { ...start.llm, scripts: { ...start.llm.scripts, queued }, rules }
-  return { start, steps, requests, snapshot: restored ?? { ...start, routes, llm } }
+  return { start, files, ...(workspace === undefined ? {} : { workspace }), steps, requests, snapshot: restored ?? { ...start, routes, llm } }
 }
 
 /**

@@ -321,6 +321,8 @@ export const FixtureFile = Schema.Struct({
   /** Seeded chaos for the network (see `core/chaos.ts`). */
   chaos: Schema.optional(ChaosData),
   routes: Schema.optional(Schema.Array(Schema.Unknown)),
+  /** The files of a sealed run's workspace (`simnet run --isolate`): each path's text, or its bytes in base64. */
+  files: Schema.optional(Schema.Record(Schema.String, Schema.Union([Schema.String, Schema.Struct({ base64: Schema.String })]))),
   /** What a person might type into the app: `simnet explore` types these among its generated text. */
   prompts: Schema.optional(Schema.Array(Schema.String.check(Schema.isMaxLength(4096)))),
   llm: Schema.optional(Schema.Union([

@@ -149,12 +149,12 @@ export const fixtureNetwork = (config: NetworkFlags, defaultFixture: string) =>
     // The record file is checked before it is read as the fixture: a file that cannot be merged
     // into is refused as a recording target, naming why.
     const forwarding = yield* forwardingRoutes(config.passthrough, mode === "none" ? [] : config.upstream, mode === "none" ? Option.none() : config.record)
-    const fixture = file === undefined ? { seed: undefined, routes: [], llm: [], llmRules: [], chaos: undefined } : yield* loadFixture(file)
+    const fixture = file === undefined ? { seed: undefined, routes: [], llm: [], llmRules: [], chaos: undefined, prompts: [], files: {} } : yield* loadFixture(file)
     const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
     const chaos = yield* chaosOf(config.chaos, fixture.chaos)
     const network = yield* makeNetwork({ seed, routes: [...fixture.routes, ...forwarding.routes], llm: fixture.llm, llmRules: fixture.llmRules, drive: config.drive, chaos, keepBodies: config.keepBodies })
     yield* writeOnClose(config.record, forwarding.recorder, network, mode === "all")
-    return { file, network }
+    return { file, network, files: fixture.files }
   })
 
 /** The proxy's CA in `dir`, made there on first use; a usage error naming the directory and the fix when it cannot be used. */

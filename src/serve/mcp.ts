@@ -17,6 +17,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { behind, local } from "../control/access.ts"
 import { CONTROL_BASE, controlRouter, type ControlOptions } from "../control/endpoint.ts"
+import { readWorkspace } from "../core/workspace.ts"
 import type { SimulationNetworkApi } from "../network/network.ts"
 import { uiCall } from "../control/ui.ts"
 import type { Terminal } from "../terminal/terminal.ts"
@@ -44,7 +45,7 @@ export const MCP_TOOLS: ReadonlyArray<Tool> = [
   { name: "llm_rules", description: "Adds LLM rules ([{ match, behaviour }]); returns their ids.", inputSchema: object({ rules: { type: "array" } }, ["rules"]) },
   { name: "llm_pending", description: "The model calls waiting for a driver (run with --drive).", inputSchema: object() },
   { name: "llm_respond", description: "Answers a pending model call with text (and finishes it).", inputSchema: object({ id: str, text: str }, ["id", "text"]) },
-  { name: "files", description: "The app's workspace files (a sealed run's; none here).", inputSchema: object() },
+  { name: "files", description: "The app's workspace files under simnet run --isolate: { files: { PATH: { size, sha256, text? } } }.", inputSchema: object() },
   { name: "snapshot", description: "The network's restorable state.", inputSchema: object() },
   { name: "reset", description: "Resets the network to its start: routes, model queue and rules, logs.", inputSchema: object() }
 ]
@@ -56,7 +57,7 @@ const refused = (message: string): Result => ({ content: [{ type: "text", text: 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : typeof error === "object" && error !== null && "message" in error ? String((error as { message: unknown }).message) : String(error))
 
 /** Runs one tool call against the network and the terminal. */
-export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, name: string, args: Record<string, unknown>): Promise<Result> => {
+export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, name: string, args: Record<string, unknown>, workspace: () => string | undefined = () => undefined): Promise<Result> => {
   const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.match(effect, { onFailure: (error) => refused(messageOf(error)), onSuccess: ok }))
   switch (name) {
     case "screen":
@@ -83,8 +84,10 @@ export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal
       if (typeof id !== "string" || typeof text !== "string") return Promise.resolve(refused("llm_respond needs an id and a text"))
       return run(Effect.as(Effect.andThen(network.llm.command("llm.chunk", { id, items: [{ type: "text", content: text }] }), network.llm.command("llm.finish", { id })), { answered: id }))
     }
-    case "files":
-      return Promise.resolve(refused("simnet: no workspace: this run's files are the host's (a sealed run, simnet run --isolate, has one)"))
+    case "files": {
+      const dir = workspace()
+      return Promise.resolve(dir === undefined ? refused("simnet: no workspace: this run's files are the host's (a sealed run, simnet run --isolate, has one)") : ok(readWorkspace(dir)))
+    }
     case "snapshot":
       return run(network.state)
     case "reset":
@@ -109,11 +112,11 @@ const sdk = (): Sdk => {
 }
 
 /** An MCP server (the SDK's) with the tools, for one transport. */
-const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string): McpServer => {
+const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, workspace?: () => string | undefined): McpServer => {
   const { Server, types } = sdk()
   const server = new Server({ name: "simnet", version }, { capabilities: { tools: {} } })
   server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: MCP_TOOLS.map((tool) => ({ ...tool, inputSchema: tool.inputSchema as never })) }))
-  server.setRequestHandler(types.CallToolRequestSchema, (request) => callTool(network, terminal, request.params.name, request.params.arguments ?? {}) as never)
+  server.setRequestHandler(types.CallToolRequestSchema, (request) => callTool(network, terminal, request.params.name, request.params.arguments ?? {}, workspace) as never)
   return server
 }
 
@@ -141,14 +144,14 @@ export const MCP_PATH = `${CONTROL_BASE}/mcp`
  * machine only, its token): stateless, a server and transport of the SDK's for each request, as
  * the SDK serves a stateless endpoint. Mount it beside the control endpoint.
  */
-export const mcpRoutes = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, options: ControlOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
+export const mcpRoutes = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, options: ControlOptions = {}, workspace?: () => string | undefined): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const handle = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.promise(async () => {
       const require = createRequire(import.meta.url)
       const { StreamableHTTPServerTransport } = require("@modelcontextprotocol/sdk/server/streamableHttp.js") as typeof import("@modelcontextprotocol/sdk/server/streamableHttp.js")
       const req = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage
       const res = NodeHttpServerRequest.toServerResponse(request) as ServerResponse
-      const server = toolServer(network, terminal, version)
+      const server = toolServer(network, terminal, version, workspace)
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       const done = new Promise<void>((resolve) => {
         res.once("close", resolve)

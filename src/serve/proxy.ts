@@ -24,10 +24,20 @@ const absoluteTarget = (url: string | undefined): string | undefined => {
   return URL.parse(url)?.href
 }
 
-/** Where a tunnel leads: the scheme spoken inside it and the authority as a URL writes it. */
+/**
+ * Where a tunnel leads: the scheme spoken inside it and the authority as a URL writes it; for a
+ * connection adopted from a sealed run (`adopt`), no authority: each request's `Host` names it.
+ */
 interface Tunnel {
   readonly scheme: "http" | "https"
-  readonly authority: string
+  readonly authority: string | undefined
+}
+
+/** A request's `Host` as the authority of its URL: the scheme's default port left out. */
+const hostAuthority = (req: http.IncomingMessage, scheme: "http" | "https"): string => {
+  const host = (req.headers.host ?? "").trim().toLowerCase()
+  const named = AUTHORITY.exec(host) !== null || /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(host) ? host : "localhost"
+  return named.replace(scheme === "https" ? /:443$/ : /:80$/, "")
 }
 
 /** The proxy half of a server: the target of a request in proxy form, and `CONNECT` tunnels. */
@@ -36,6 +46,12 @@ export interface Proxy {
   readonly targetOf: (req: http.IncomingMessage) => string | undefined
   /** Opens a tunnel (TLS terminated with the local CA, but for port 80). */
   readonly connect: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void
+  /**
+   * Takes a connection a sealed run's program opened to port 80 or 443 of a name simnet resolved
+   * (`isolate.ts`): plain HTTP on 80, TLS on any other port, terminated with a certificate for
+   * the name the client sent (SNI); each request is for the host its `Host` names.
+   */
+  readonly adopt: (socket: Socket, port: number) => void
 }
 
 /**
@@ -48,8 +64,48 @@ export const makeProxy = (ca: () => CertificateAuthority, connection: (socket: D
   const targetOf = (req: http.IncomingMessage): string | undefined => {
     const tunnel = tunnels.get(req.socket)
     return tunnel !== undefined && req.url?.startsWith("/") === true
-      ? `${tunnel.scheme}://${tunnel.authority}${req.url}`
+      ? `${tunnel.scheme}://${tunnel.authority ?? hostAuthority(req, tunnel.scheme)}${req.url}`
       : absoluteTarget(req.url)
+  }
+
+  /** TLS terminated on `socket` with the certificate for the name the client sends (`localhost` when it sends none). */
+  const secured = (socket: Socket, authority: CertificateAuthority, context: tls.SecureContext): tls.TLSSocket => {
+    const secure = new tls.TLSSocket(socket, {
+      isServer: true,
+      secureContext: context,
+      SNICallback: (sni, done) => {
+        const known = authority.cachedContext(sni)
+        if (known !== undefined) return done(null, known)
+        authority.contextFor(sni).then((made) => done(null, made), (error: Error) => done(error))
+      },
+      ALPNProtocols: ["http/1.1"]
+    })
+    secure.on("error", () => secure.destroy())
+    return secure
+  }
+
+  const adopt = (socket: Socket, port: number): void => {
+    socket.on("error", () => socket.destroy())
+    if (port === 80) {
+      tunnels.set(socket, { scheme: "http", authority: undefined })
+      connection(socket)
+      socket.resume()
+      return
+    }
+    let authority: CertificateAuthority
+    try {
+      authority = ca()
+    } catch {
+      socket.destroy()
+      return
+    }
+    authority.contextFor("localhost").then((context) => {
+      if (socket.destroyed) return
+      const secure = secured(socket, authority, context)
+      tunnels.set(secure, { scheme: "https", authority: undefined })
+      connection(secure)
+      socket.resume()
+    }, () => socket.destroy())
   }
 
   const connect = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -87,17 +143,7 @@ export const makeProxy = (ca: () => CertificateAuthority, connection: (socket: D
       // handle and reads what it holds first (Node's `initRead`), with what arrived while the
       // host's certificate was being signed.
       if (head.length > 0) socket.unshift(head)
-      const secure = new tls.TLSSocket(socket as Socket, {
-        isServer: true,
-        secureContext: context,
-        SNICallback: (sni, done) => {
-          const known = authority.cachedContext(sni)
-          if (known !== undefined) return done(null, known)
-          authority.contextFor(sni).then((made) => done(null, made), (error: Error) => done(error))
-        },
-        ALPNProtocols: ["http/1.1"]
-      })
-      secure.on("error", () => secure.destroy())
+      const secure = secured(socket as Socket, authority, context)
       tunnels.set(secure, { scheme: "https", authority: port === 443 ? host : `${host}:${port}` })
       connection(secure)
     }
@@ -107,5 +153,5 @@ export const makeProxy = (ca: () => CertificateAuthority, connection: (socket: D
     authority.contextFor(name).then(terminate, (error: Error) => socket.destroy(error))
   }
 
-  return { targetOf, connect }
+  return { targetOf, connect, adopt }
 }

@@ -25,6 +25,8 @@ export interface ControlRuntimeOptions {
   readonly out?: ((line: string) => void) | undefined
   /** The terminal `simnet run --tty` runs its command in, for the driver socket's `ui.*` methods. */
   readonly terminal?: (() => Terminal | undefined) | undefined
+  /** The workspace of `simnet run --isolate`, for the `filesystem` paths and the `files` tool. */
+  readonly workspace?: (() => string | undefined) | undefined
 }
 
 /**
@@ -39,13 +41,15 @@ export const controlRuntime = (
   readonly routes: Layer.Layer<never, never, HttpRouter.HttpRouter>
   /** Told by the server's Node door of each request for the network (the trace, the line, the inspector): give it to `serveLayer`. */
   readonly watch: ReadonlyArray<DoorWatch>
+  /** Writes a line to the trace, when there is one. */
+  readonly traceLine: (line: Record<string, unknown>) => void
   readonly announce: (base: string) => Effect.Effect<void>
 }, never, Scope.Scope> =>
   Effect.gen(function*() {
     const trace = options.trace === undefined ? undefined : yield* traceFile(options.trace)
     if (trace !== undefined) trace.write({ type: "start", seed: network.seed, state: yield* network.state })
     const print = options.quiet === true ? undefined : options.out ?? ((line: string) => void process.stdout.write(`${line}\n`))
-    const control = controlRoutes(network, { onChange: trace === undefined ? undefined : (event) => trace.write(controlLine(event)), terminal: options.terminal })
+    const control = controlRoutes(network, { onChange: trace === undefined ? undefined : (event) => trace.write(controlLine(event)), terminal: options.terminal, workspace: options.workspace })
     const reporting = trace === undefined && print === undefined
       ? undefined
       : reportRequests(network, (line) => {
@@ -53,10 +57,11 @@ export const controlRuntime = (
         print?.(printable(requestLine(line)))
       }, { bodies: trace !== undefined })
     const page = inspector(network, { terminal: options.terminal })
-    const mcp = mcpRoutes(network, options.terminal ?? (() => undefined), simnetVersion())
+    const mcp = mcpRoutes(network, options.terminal ?? (() => undefined), simnetVersion(), {}, options.workspace)
     return {
       routes: Layer.mergeAll(control, reporting?.layer ?? Layer.empty, page.layer, mcp),
       watch: reporting === undefined ? [page.watch] : [reporting.watch, page.watch],
+      traceLine: (line) => trace?.write(line),
       announce: (base: string) =>
         Effect.gen(function*() {
           yield* Console.log(`  control:  ${base}${CONTROL_BASE}/   (reset, network/register, network/routes, network/log, llm/enqueue, llm/rules, llm/pending, snapshot)`)

@@ -19,6 +19,7 @@
  * waiting for them.
  */
 import * as http from "node:http"
+import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { Effect, Layer } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
@@ -65,6 +66,8 @@ export interface ServeOptions {
   readonly caDir?: string | undefined
   /** A CA already loaded (its hosts' certificates made once for every server given it), in place of `caDir`'s. */
   readonly ca?: CertificateAuthority | undefined
+  /** Told, once the server is made, how to hand it connections from a sealed run's room (`isolate.ts`). */
+  readonly room?: ((hooks: { readonly adopt: (socket: Socket, port: number) => void; readonly connection: (socket: Socket) => void }) => void) | undefined
   /** The status of a refusal's answer (default 502; see `NodeDoorOptions.refusalStatus`). */
   readonly refusalStatus?: number | undefined
 }
@@ -124,6 +127,7 @@ export const serveLayer = (
     const authority = () => (ca ??= options.ca ?? loadCa(caDirectory(options.caDir)))
     const door = makeNodeDoor(engine, { bodyLimit: options.bodyLimit, watch: options.watch, refusalStatus: options.refusalStatus })
     const server: DoorServer = new DoorServer(door, options.routerPrefix ?? CONTROL_BASE, makeProxy(authority, (socket) => server.emit("connection", socket)))
+    options.room?.({ adopt: server.proxy.adopt, connection: (socket) => void server.emit("connection", socket) })
     return stopAtOnce(server).pipe(
       Layer.provideMerge(HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true })),
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host: "127.0.0.1", gracefulShutdownTimeout: 0 }))
