@@ -180,7 +180,7 @@ const run = Command.make(
       const { env, driverUrl } = runEnv(base, authority.certFile, { proxyLoopback: config.proxyLoopback })
       let target = { command, args: args as ReadonlyArray<string>, env }
       if (config.isolate) {
-        sealed = yield* sealRun(files, Number(new URL(base).port), room!)
+        sealed = yield* sealRun(files, Number(new URL(base).port), room!, authority.certPem)
         control.traceLine({ type: "filesystem.seed", files })
         target = { ...sealed.enter(command, args), env: { ...env, ...sealed.env } }
         process.stderr.write(`${printable(`simnet: ${command} runs sealed: every name resolves to simnet, every connection is simnet's or refused; workspace ${sealed.sandbox.work} (${Object.keys(files).length} files), the rest of the host read-only`)}\n`)

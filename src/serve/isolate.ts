@@ -1,8 +1,9 @@
 /**
  * `simnet run --isolate` (Linux): the command in a sealed room. A holder process makes a network
  * namespace with loopback only and a mount namespace (user namespaces too when not root), and in
- * them: the host's file systems read-only but for the run's sandbox, a private `/tmp` and
- * `/dev/shm`, and a `resolv.conf` naming 127.0.0.1. A small relay started there listens on ports
+ * them: the host's file systems read-only but for the run's sandbox; `/tmp` the host's with what
+ * the command writes there kept in the sandbox (an overlay; a fresh one where overlays cannot be
+ * mounted), a fresh `/dev/shm`; and a `resolv.conf` naming 127.0.0.1. A small relay started there listens on ports
  * 80 and 443 of 127.0.0.1 and ::1 and on simnet's own port (so its proxy, control endpoint and
  * driver keep their URLs inside), hands each listening socket to simnet over Node's IPC channel,
  * and answers DNS on UDP 53 (a datagram socket does not survive the handing over). Every name
@@ -56,8 +57,8 @@ const sandboxBase = (): string => {
   }
 }
 
-/** A fresh sandbox with `files` laid out in its workspace, removed when the scope closes. */
-export const makeSandbox = (files: Readonly<Record<string, FileContent>>): Effect.Effect<Sandbox, Error, Scope.Scope> =>
+/** A fresh sandbox with `files` laid out in its workspace (and the proxy's CA beside it, `ca.pem`), removed when the scope closes. */
+export const makeSandbox = (files: Readonly<Record<string, FileContent>>, caPem = ""): Effect.Effect<Sandbox, Error, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.try({
       try: () => {
@@ -65,6 +66,7 @@ export const makeSandbox = (files: Readonly<Record<string, FileContent>>): Effec
         const sandbox = { root, work: join(root, "work"), home: join(root, "home"), tmp: join(root, "tmp") }
         for (const dir of [sandbox.work, sandbox.home, sandbox.tmp]) mkdirSync(dir, { mode: 0o755 })
         writeFileSync(join(root, "resolv.conf"), "nameserver 127.0.0.1\noptions attempts:1 timeout:1\n")
+        writeFileSync(join(root, "ca.pem"), caPem)
         try {
           layOut(sandbox.work, files)
         } catch (error) {
@@ -87,7 +89,8 @@ mount --bind "$S" "$S"
 for m in $(awk '{print $2}' /proc/self/mounts | sort -u); do
   case "$m" in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*|"$S"|"$S"/*) ;; *) mount -o remount,bind,ro "$m" 2>/dev/null || true ;; esac
 done
-mount -t tmpfs -o mode=1777 tmpfs /tmp
+mkdir -p "$S/.tmp/upper" "$S/.tmp/work"
+mount -t overlay overlay -o "lowerdir=/tmp,upperdir=$S/.tmp/upper,workdir=$S/.tmp/work" /tmp 2>/dev/null || mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mount --bind "$S/resolv.conf" /etc/resolv.conf
 exec "$SIMNET_NODE" --input-type=module -e "$SIMNET_RELAY"
@@ -198,6 +201,8 @@ export const openRoom = (sandbox: Sandbox, port: number, hooks: RoomHooks): Effe
         args: ["--target", String(holder.pid!), ...(root ? [] : ["--user", "--preserve-credentials"]), "--net", "--mount", `--wd=${sandbox.work}`, "--", command, ...args]
       }),
       env: {
+        // The CA where the room surely sees it (the host's copy may be where the room cannot read).
+        ...Object.fromEntries(["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO", "npm_config_cafile"].map((name) => [name, join(sandbox.root, "ca.pem")])),
         HOME: sandbox.home,
         TMPDIR: sandbox.tmp,
         XDG_CONFIG_HOME: join(sandbox.home, ".config"),
@@ -219,9 +224,9 @@ export interface SealedRun {
 }
 
 /** A sandbox seeded with `files` and the sealed room around it (`openRoom`), for the scope; an `IsolationError` naming why when either cannot be had. */
-export const sealRun = (files: Readonly<Record<string, FileContent>>, port: number, hooks: RoomHooks): Effect.Effect<SealedRun, IsolationError, Scope.Scope> =>
+export const sealRun = (files: Readonly<Record<string, FileContent>>, port: number, hooks: RoomHooks, caPem: string): Effect.Effect<SealedRun, IsolationError, Scope.Scope> =>
   Effect.gen(function*() {
-    const sandbox = yield* makeSandbox(files)
+    const sandbox = yield* makeSandbox(files, caPem)
     const room = yield* openRoom(sandbox, port, hooks)
     const seeded = statesOf(files)
     return {

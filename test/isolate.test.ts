@@ -1,0 +1,134 @@
+/**
+ * The sealed run (issue 35): `simnet run --isolate`, itself run in a network namespace with
+ * loopback only as every third-party test is. curl with `--noproxy '*'` and Python's urllib with
+ * proxies disabled are answered by the fixture's routes (port 443 by SNI and Host, port 80 by
+ * Host); an unregistered host is refused by name at once; without `--isolate` the same commands are
+ * not answered. A child reads the fixture's files, writes into its workspace, its home and /tmp:
+ * the trace records the workspace's changes and nothing lands on the host. The workspace is
+ * seen and seeded through the control endpoint while the command runs; a planted symbolic link
+ * and a path that escapes are refused, naming them.
+ */
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { homedir, tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { replayTrace } from "../src/Trace.ts"
+import { isolationProblem } from "../src/serve/isolate.ts"
+import { namespaces } from "./support/agentJudge.ts"
+
+const root = join(import.meta.dirname, "..")
+const simnet = join(root, "bin", "simnet.js")
+const why = !namespaces ? "no network namespace here (unshare -n needs root on Linux)" : isolationProblem()
+const python = spawnSync("python3", ["-c", "print(1)"], { encoding: "utf8" }).stdout?.trim() === "1"
+
+const fixture = {
+  routes: [
+    { id: "item", match: "GET https://api.example.com/items/:id", respond: { kind: "text", body: "{\"id\":1,\"name\":\"widget\"}", contentType: "application/json" } },
+    { id: "plain", match: "GET http://plain.example.com/hi", respond: { kind: "text", body: "hi over port 80" } }
+  ],
+  files: { "notes.txt": "buy milk\n", "src/app.js": "console.log(1)\n", "bin/blob": { base64: "AAECAw==" } }
+}
+
+/** Runs `simnet run [--isolate] --fixture F --trace T -- sh -c SCRIPT` in a loopback-only namespace: its status, output and trace. */
+const sealed = (script: string, isolate = true) => {
+  const dir = mkdtempSync(join(tmpdir(), "simnet-isolate-"))
+  const file = join(dir, "fixture.json")
+  writeFileSync(file, JSON.stringify(fixture))
+  const trace = join(dir, "trace.jsonl")
+  const run = [process.execPath, simnet, "run", ...(isolate ? ["--isolate"] : []), "--fixture", file, "--trace", trace, "--", "sh", "-c", script]
+  const quoted = run.map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(" ")
+  const result = spawnSync("unshare", ["-n", "bash", "-c", `ip link set lo up && SIMNET_CA_DIR=${JSON.stringify(join(dir, "ca"))} exec ${quoted}`], { cwd: root, encoding: "utf8", timeout: 60_000 })
+  const lines = existsSync(trace) ? readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>) : []
+  return { ...result, lines, trace }
+}
+
+const URLLIB = `import urllib.request as u
+print(u.build_opener(u.ProxyHandler({})).open("https://api.example.com/items/2").read().decode())`
+
+describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? "" : ` (skipped: ${why})`}`, () => {
+  it("answers programs that ignore the proxy, by SNI and Host on 443 and Host on 80; refuses an unknown host by name at once", () => {
+    const run = sealed([
+      `curl -sS -m 5 --noproxy '*' https://api.example.com/items/1; echo`,
+      `curl -sS -m 5 --noproxy '*' http://plain.example.com/hi; echo`,
+      // -m 1: refused within a second, by curl's own clock.
+      `curl -sS -m 1 --noproxy '*' -o /dev/null -w 'status %{http_code}\\n' https://nowhere.example.org/x`,
+      ...(python ? [`python3 -c '${URLLIB}'`] : [])
+    ].join("; "))
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.stdout).toContain(`{"id":1,"name":"widget"}\nhi over port 80\nstatus 404`)
+    if (python) expect(run.stdout.match(/"widget"/g)).toHaveLength(2)
+    const requests = run.lines.filter((line) => line["type"] === "request").map((line) => `${line["method"]} ${line["url"]} ${line["outcome"]}`)
+    expect(requests).toContain("GET https://api.example.com/items/1 answered")
+    expect(requests).toContain("GET http://plain.example.com/hi answered")
+    expect(requests).toContain("GET https://nowhere.example.org/x UnregisteredRequest")
+    expect(run.stderr).toContain("runs sealed")
+  }, 90_000)
+
+  it("without --isolate the same requests are not answered: they go around simnet and fail", () => {
+    const run = sealed(`curl -sS -m 2 --noproxy '*' https://api.example.com/items/1; echo "curl $?"${python ? `; python3 -c '${URLLIB}' 2>/dev/null; echo "python $?"` : ""}`, false)
+    expect(run.stdout).toMatch(/curl (6|7|28)\b/)
+    if (python) expect(run.stdout).toMatch(/python 1\b/)
+    expect(run.lines.filter((line) => line["type"] === "request")).toEqual([])
+  }, 90_000)
+
+  it("the child reads the fixture's files and writes its workspace, home and /tmp: the trace records the workspace, the host sees nothing", () => {
+    const probe = `simnet-probe-${process.pid}-${Date.now()}`
+    const run = sealed([
+      "cat notes.txt",
+      "echo done > out.txt",
+      "rm src/app.js",
+      "echo changed >> notes.txt",
+      `echo home > "$HOME/${probe}"`,
+      `echo tmp > /tmp/${probe}`,
+      `echo tmpdir > "$TMPDIR/${probe}"`,
+      `touch ${JSON.stringify(join(homedir(), probe))} 2>/dev/null || echo "host home: read-only"`,
+      // The workspace through the control endpoint, while the command runs (its URL works inside).
+      `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"seeded/by/control.txt":"from the control endpoint"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`,
+      "cat seeded/by/control.txt; echo",
+      `curl -sS "$SIMNET_CONTROL_URL/filesystem" > listing.json`,
+      "ln -s /etc planted",
+      `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"planted/passwd":"x"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`,
+      `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"../escape.txt":"x"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`
+    ].join("; "))
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.stdout).toContain("buy milk\n")
+    expect(run.stdout).toContain("host home: read-only")
+    expect(run.stdout).toContain(`{"seeded":["seeded/by/control.txt"]}`)
+    expect(run.stdout).toContain("from the control endpoint")
+    expect(run.stdout).toContain(`files[\\"planted/passwd\\"]: \\"planted\\" is a symbolic link in the workspace: refused`)
+    expect(run.stdout).toContain("must stay inside the workspace")
+    const end = run.lines.find((line) => line["type"] === "filesystem") as { created: Array<string>; changed: Array<string>; deleted: Array<string>; files: Record<string, { text?: string; link?: string }>; home: Array<string> }
+    expect(end.created).toEqual(["listing.json", "out.txt", "planted", "seeded/by/control.txt"])
+    expect(end.changed).toEqual(["notes.txt"])
+    expect(end.deleted).toEqual(["src/app.js"])
+    expect(end.files["out.txt"]!.text).toBe("done\n")
+    expect(end.files["planted"]!.link).toBe("/etc")
+    expect(end.files["bin/blob"]).toMatchObject({ size: 4 })
+    expect(end.files["bin/blob"]!.text).toBeUndefined()
+    expect(end.home).toContain(probe)
+    // The listing the child fetched while it ran: the files with their size, hash and text.
+    const listing = JSON.parse(end.files["listing.json"]!.text!) as { files: Record<string, { size: number; sha256: string; text?: string }> }
+    expect(listing.files["seeded/by/control.txt"]).toMatchObject({ size: 25, text: "from the control endpoint" })
+    expect(listing.files["notes.txt"]!.sha256).toMatch(/^[0-9a-f]{64}$/)
+    // Nothing on the host: not in its /tmp, not in this user's home, and the sandbox is gone.
+    expect(existsSync(join("/tmp", probe))).toBe(false)
+    expect(existsSync(join(homedir(), probe))).toBe(false)
+    expect(readdirSync("/var/tmp").filter((name) => name.startsWith("simnet-sandbox-")).length).toBe(0)
+    // The trace replays with the same files laid out first, and says what the run changed.
+    const replay = replayTrace(readFileSync(run.trace, "utf8"))
+    expect(Object.keys(replay.files).sort()).toEqual(["bin/blob", "notes.txt", "seeded/by/control.txt", "src/app.js"])
+    expect(replay.workspace?.deleted).toEqual(["src/app.js"])
+  }, 90_000)
+
+  it("a fixture's file that escapes the workspace is refused naming it; nothing runs", () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-isolate-bad-"))
+    const file = join(dir, "fixture.json")
+    writeFileSync(file, JSON.stringify({ files: { "../outside.txt": "x" } }))
+    const run = spawnSync(process.execPath, [simnet, "run", "--isolate", "--fixture", file, "--", "sh", "-c", "echo ran"], { encoding: "utf8" })
+    expect(run.status).not.toBe(0)
+    expect(run.stdout).not.toContain("ran")
+    expect(run.stderr).toContain(`files["../outside.txt"]`)
+    expect(run.stderr).toContain("must stay inside the workspace")
+  }, 30_000)
+})
