@@ -132,3 +132,62 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
     expect(run.stderr).toContain("must stay inside the workspace")
   }, 30_000)
 })
+
+describe("simnet run --isolate where it cannot be had", () => {
+  it("says what is missing and runs nothing, never a run without the isolation", () => {
+    // A PATH without util-linux: simnet names the first tool it lacks.
+    const run = spawnSync(process.execPath, [simnet, "run", "--isolate", "--", "/bin/sh", "-c", "echo ran"], { encoding: "utf8", env: { ...process.env, PATH: "/nonexistent" } })
+    expect(run.status).toBe(1)
+    expect(run.stdout).not.toContain("ran")
+    expect(run.stderr).toMatch(/simnet: run --isolate needs (unshare|nsenter|ip|mount) \(util-linux/)
+  }, 30_000)
+})
+
+describe.skipIf(why !== undefined)(`simnet run --isolate --tty${why === undefined ? "" : ` (skipped: ${why})`}`, () => {
+  it("composes: the sealed command runs in a terminal the driver sees, its requests answered without a proxy", async () => {
+    const { spawn } = await import("node:child_process")
+    const { once } = await import("node:events")
+    const { WebSocket } = await import("ws")
+    const dir = mkdtempSync(join(tmpdir(), "simnet-isolate-tty-"))
+    const file = join(dir, "fixture.json")
+    writeFileSync(file, JSON.stringify(fixture))
+    const child = spawn(process.execPath, [simnet, "run", "--quiet", "--isolate", "--tty", "--cols", "80", "--rows", "10", "--fixture", file, "--", "sh", "-c", "read line; curl -sS --noproxy '*' https://api.example.com/items/1; echo; cat notes.txt; read done"], {
+      cwd: root,
+      env: { ...process.env, SIMNET_CA_DIR: join(dir, "ca") },
+      stdio: ["ignore", "ignore", "pipe"]
+    })
+    let err = ""
+    const driverUrl = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on("data", (data: Buffer) => {
+        err += data.toString()
+        const found = /driver: (ws:\/\/\S+)/.exec(err)
+        if (found !== null) resolve(found[1]!)
+      })
+      child.once("exit", () => reject(new Error(err)))
+    })
+    const socket = new WebSocket(driverUrl)
+    await once(socket, "open")
+    let id = 0
+    const call = (method: string, params: unknown) =>
+      new Promise<{ result?: { lines: Array<string> }; error?: unknown }>((resolve) => {
+        const mine = ++id
+        socket.on("message", function listen(data: Buffer) {
+          const reply = JSON.parse(data.toString()) as { id: number }
+          if (reply.id !== mine) return
+          socket.off("message", listen)
+          resolve(reply as never)
+        })
+        socket.send(JSON.stringify({ jsonrpc: "2.0", id: mine, method, params }))
+      })
+    await call("ui.type", { text: "go" })
+    await call("ui.press", { key: "enter" })
+    const shown = await call("ui.wait", { text: "buy milk", timeoutMs: 10_000 })
+    expect(shown.error).toBeUndefined()
+    expect(shown.result!.lines).toContain(`{"id":1,"name":"widget"}`)
+    const exit = once(child, "exit")
+    await call("ui.press", { key: "enter" })
+    const [code] = await exit
+    socket.close()
+    expect(code).toBe(0)
+  }, 30_000)
+})

@@ -11,7 +11,7 @@
  * machine. Skipped, saying why, where the binary or the namespace cannot be had.
  */
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -136,5 +136,44 @@ describe.skipIf(why !== undefined)(`opencode under simnet run, no overrides${why
     expect(requests.some((r) => r.url.startsWith("https://registry.npmjs.org/") && r.outcome !== "answered")).toBe(true)
     expect(requests.every((r) => r.url.startsWith("https://"))).toBe(true)
     expect(run.stderr).toMatch(/simnet: \d+ answered, \d+ refused \(first: GET https:\/\/registry\.npmjs\.org\/.*\), 2 model calls; trace: /)
+  }, 120_000)
+})
+
+/**
+ * The judge of issue 35: opencode under `simnet run --isolate`, a fresh home given by the sealed
+ * room (the HOME simnet was started with stays untouched): it answers from the fixture, and its
+ * config and state land in the sandbox's home, which the trace lists.
+ */
+describe.skipIf(why !== undefined)(`opencode under simnet run --isolate${why === undefined ? "" : ` (skipped: ${why})`}`, () => {
+  it("answers from the fixture; its config and state are in the sandbox's home, listed in the trace; the host's home is untouched", () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-opencode-isolate-"))
+    const home = join(dir, "home")
+    mkdirSync(home)
+    const fixture = join(dir, "fixture.json")
+    writeFileSync(fixture, JSON.stringify({
+      routes: [{ family: "models" }, { family: "models", baseUrl: "https://models.opencode.ai" }, { family: "openai" }],
+      files: { "README.md": "# a project\n" },
+      llm: { rules: [
+        { id: "title", match: { system: "title" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "Greeting" }]] } },
+        { id: "answer", match: "any", behaviour: { type: "respond", steps: [[{ type: "text", content: "Hello from the sealed room." }]] } }
+      ] }
+    }))
+    const trace = join(dir, "trace.jsonl")
+    const script = join(dir, "run.sh")
+    writeFileSync(script, [
+      "set -u",
+      "ip link set lo up",
+      `export HOME=${JSON.stringify(home)} SIMNET_CA_DIR=${JSON.stringify(join(dir, "ca"))} OPENAI_API_KEY=sk-test OPENCODE_DISABLE_AUTOUPDATE=1`,
+      `timeout 90 ${JSON.stringify(process.execPath)} ${JSON.stringify(join(root, "bin/simnet.js"))} run --isolate --fixture ${JSON.stringify(fixture)} --trace ${JSON.stringify(trace)} -- ${JSON.stringify(binary!)} run "hi"`
+    ].join("\n"))
+    const run = spawnSync("unshare", ["-n", "bash", script], { encoding: "utf8", timeout: 110_000 })
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.stdout).toContain("Hello from the sealed room.")
+    const lines = readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
+    const workspace = lines.find((line) => line["type"] === "filesystem") as { home: Array<string>; files: Record<string, unknown> }
+    expect(workspace.files["README.md"]).toBeDefined()
+    expect(workspace.home.some((path) => path.startsWith(".local/share/opencode/"))).toBe(true)
+    // The home simnet was started with: opencode wrote nothing there.
+    expect(readdirSync(home)).toEqual([])
   }, 120_000)
 })
