@@ -8,7 +8,9 @@
  * seen and seeded through the control endpoint while the command runs; a planted symbolic link
  * and a path that escapes are refused, naming them.
  */
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
+import { once } from "node:events"
+import { WebSocket } from "ws"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -145,9 +147,6 @@ describe("simnet run --isolate where it cannot be had", () => {
 
 describe.skipIf(why !== undefined)(`simnet run --isolate --tty${why === undefined ? "" : ` (skipped: ${why})`}`, () => {
   it("composes: the sealed command runs in a terminal the driver sees, its requests answered without a proxy", async () => {
-    const { spawn } = await import("node:child_process")
-    const { once } = await import("node:events")
-    const { WebSocket } = await import("ws")
     const dir = mkdtempSync(join(tmpdir(), "simnet-isolate-tty-"))
     const file = join(dir, "fixture.json")
     writeFileSync(file, JSON.stringify(fixture))

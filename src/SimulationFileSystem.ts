@@ -1,0 +1,45 @@
+/**
+ * `SimulationFileSystem`: Effect's own `FileSystem.FileSystem` from memory, for an Effect app's
+ * files in a test (issue 35). `SimulationFileSystem.layer({ files })` provides both the
+ * `FileSystem` the app uses and this service, whose `files` is what the file system holds now, as
+ * a fixture's `files` (`{ PATH: text | { base64 } }`): keep it, and a fresh process given it lays
+ * out the same files. Behaviour and refusals: `core/memoryFs.ts`. A public face.
+ */
+import { Clock, Context, Effect, FileSystem, Layer } from "effect"
+import { makeMemoryFs } from "./core/memoryFs.ts"
+import type { FileContent } from "./core/workspace.ts"
+
+export type { FileContent } from "./core/workspace.ts"
+
+/** Options of `SimulationFileSystem.layer`. */
+export interface SimulationFileSystemOptions {
+  /** The files it starts with, by path from its root (`notes.txt`, `src/app.ts`): text, or `{ base64 }`. */
+  readonly files?: Readonly<Record<string, FileContent>> | undefined
+}
+
+/** The in-memory file system's own view: what it holds now. */
+export interface SimulationFileSystemApi {
+  /** Every file it holds, as a fixture's `files`: text when UTF-8, else `{ base64 }`. */
+  readonly files: Effect.Effect<Record<string, FileContent>>
+}
+
+/** The in-memory file system (see the module's comment). */
+export class SimulationFileSystem extends Context.Service<SimulationFileSystem, SimulationFileSystemApi>()("simnet/SimulationFileSystem") {
+  /**
+   * Provides `FileSystem.FileSystem` from memory, seeded with `options.files`, and this service.
+   * A path that escapes the root in `files` is a defect naming it, as a fixture's is refused.
+   */
+  static layer(options: SimulationFileSystemOptions = {}): Layer.Layer<FileSystem.FileSystem | SimulationFileSystem> {
+    return Layer.effectContext(
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        const memory = makeMemoryFs(options.files ?? {}, now)
+        return Context.make(FileSystem.FileSystem, memory.fileSystem).pipe(
+          Context.add(SimulationFileSystem, { files: Effect.sync(memory.files) })
+        )
+      })
+    )
+  }
+
+  /** What the file system holds now (`SimulationFileSystemApi.files`). */
+  static readonly files: Effect.Effect<Record<string, FileContent>, never, SimulationFileSystem> = SimulationFileSystem.use((fs) => fs.files)
+}
