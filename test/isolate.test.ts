@@ -91,7 +91,12 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
       `curl -sS "$SIMNET_CONTROL_URL/filesystem" > listing.json`,
       "ln -s /etc planted",
       `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"planted/passwd":"x"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`,
-      `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"../escape.txt":"x"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`
+      `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"../escape.txt":"x"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`,
+      // A snapshot carries the workspace's files; restoring it lays them out again.
+      `curl -sS "$SIMNET_CONTROL_URL/snapshot" > "$TMPDIR/snap.json"`,
+      "mv notes.txt gone.txt",
+      `curl -sS -X POST -H 'content-type: application/json' --data-binary @"$TMPDIR/snap.json" "$SIMNET_CONTROL_URL/snapshot"; echo`,
+      "echo restored: $(head -1 notes.txt); rm gone.txt"
     ].join("; "))
     expect(run.status, run.stderr).toBe(0)
     expect(run.stdout).toContain("buy milk\n")
@@ -100,6 +105,7 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
     expect(run.stdout).toContain("from the control endpoint")
     expect(run.stdout).toContain(`files[\\"planted/passwd\\"]: \\"planted\\" is a symbolic link in the workspace: refused`)
     expect(run.stdout).toContain("must stay inside the workspace")
+    expect(run.stdout).toContain(`{"restored":true}\nrestored: buy milk`)
     const end = run.lines.find((line) => line["type"] === "filesystem") as { created: Array<string>; changed: Array<string>; deleted: Array<string>; files: Record<string, { text?: string; link?: string }>; home: Array<string> }
     expect(end.created).toEqual(["listing.json", "out.txt", "planted", "seeded/by/control.txt"])
     expect(end.changed).toEqual(["notes.txt"])

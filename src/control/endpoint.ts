@@ -37,7 +37,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { depthExceeds, isJsonObject, MAX_JSON_DEPTH } from "../core/util.ts"
-import { type FileContent, layOut, readWorkspace } from "../core/workspace.ts"
+import { type FileContent, layOut, readWorkspace, workspaceFiles } from "../core/workspace.ts"
 import { type InvalidRouteSpec, isSimnetError, type SimnetError } from "../SimnetError.ts"
 import type { McpServerDefinition } from "../kinds/mcp/definitions.ts"
 import { McpServerSpec } from "../schemas/routeSpec.ts"
@@ -346,11 +346,25 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
       tell({ type: "mcp", id, server: body })
       return ok({ updated: id })
     })),
-    HttpRouter.route("GET", at("snapshot"), Effect.map(network.state, (state) => ok(state))),
+    // A sealed run's snapshot carries its workspace's files; restoring one lays them out again.
+    HttpRouter.route("GET", at("snapshot"), Effect.map(network.state, (state) => {
+      const dir = options.workspace?.()
+      return ok(dir === undefined ? state : Object.assign({}, state, { files: workspaceFiles(dir) }))
+    })),
     HttpRouter.route("POST", at("snapshot"), Effect.gen(function*() {
-      const state = yield* jsonBody(snapshotLimit)
-      yield* network.restore(state)
-      tell({ type: "restore", state })
+      const given = yield* jsonBody(snapshotLimit)
+      const { files, ...state } = isJsonObject(given) ? given : { files: undefined }
+      const dir = options.workspace?.()
+      if (files !== undefined && dir === undefined) return yield* new Refusal({ status: 409, tag: "NoWorkspace", message: "the snapshot carries a workspace's files, and this run has no workspace to lay them out in (simnet run --isolate has one)", path: "files" })
+      yield* network.restore(isJsonObject(given) ? state : given)
+      if (files !== undefined && dir !== undefined) {
+        if (!isJsonObject(files)) return yield* new Refusal({ status: 400, tag: "BadRequest", message: "files must be { PATH: text | { base64 } }", path: "files" })
+        yield* Effect.try({
+          try: () => layOut(dir, files as Record<string, FileContent>),
+          catch: (error) => new Refusal({ status: 400, tag: "BadRequest", message: error instanceof Error ? error.message : String(error), path: "files" })
+        })
+      }
+      tell({ type: "restore", state: given })
       return ok({ restored: true })
     })),
     HttpRouter.route("GET", at("drive"), (request) =>

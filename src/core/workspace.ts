@@ -156,3 +156,18 @@ export const changesOf = (before: Readonly<Record<string, FileState>>, after: Re
 /** The states of a fixture's files, as the workspace will show them once laid out. */
 export const statesOf = (files: Readonly<Record<string, FileContent>>): Record<string, FileState> =>
   Object.fromEntries(Object.entries(files).map(([path, content]) => [path, stateOf(contentBytes(content))]))
+
+/**
+ * The files under `root` as a fixture's `files` (text when UTF-8 without NUL, else base64), to
+ * carry in a snapshot; links and files past the walk's limits are left out.
+ */
+export const workspaceFiles = (root: string): Record<string, FileContent> => {
+  const f = fs()
+  const out: Record<string, FileContent> = {}
+  for (const [path, state] of Object.entries(readWorkspace(root).files)) {
+    if (state.link !== undefined || state.sha256 === "") continue
+    const bytes = f.readFileSync(`${root}/${path}`)
+    out[path] = state.text !== undefined ? state.text : { base64: bytes.toString("base64") }
+  }
+  return out
+}
