@@ -3,9 +3,13 @@
  * files in a test (issue 35). `SimulationFileSystem.layer({ files })` provides both the
  * `FileSystem` the app uses and this service, whose `files` is what the file system holds now, as
  * a fixture's `files` (`{ PATH: text | { base64 } }`): keep it, and a fresh process given it lays
- * out the same files. Behaviour and refusals: `core/memoryFs.ts`. A public face.
+ * out the same files. Given a `SimulationNetwork` (`Layer.provide`), the network's snapshot
+ * carries the files and restoring one lays them out. Behaviour and refusals: `core/memoryFs.ts`.
+ * A public face.
  */
-import { Clock, Context, Effect, FileSystem, Layer } from "effect"
+import { Clock, Context, Effect, FileSystem, Layer, Option } from "effect"
+import { InvalidRouteSpec } from "./SimnetError.ts"
+import { SimulationNetwork } from "./SimulationNetwork.ts"
 import { makeMemoryFs } from "./core/memoryFs.ts"
 import type { FileContent } from "./core/workspace.ts"
 
@@ -31,8 +35,21 @@ export class SimulationFileSystem extends Context.Service<SimulationFileSystem, 
    */
   static layer(options: SimulationFileSystemOptions = {}): Layer.Layer<FileSystem.FileSystem | SimulationFileSystem> {
     return Layer.effectContext(
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        const memory = makeMemoryFs(options.files ?? {}, now)
+      Effect.gen(function*() {
+        const memory = makeMemoryFs(options.files ?? {}, yield* Clock.currentTimeMillis)
+        // Given a network (`Layer.provide(SimulationNetwork.layer(…))`), its snapshot carries these files.
+        const network = yield* Effect.serviceOption(SimulationNetwork)
+        if (Option.isSome(network)) {
+          yield* network.value.attachFiles({
+            files: memory.files,
+            restore: (files) =>
+              Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                Effect.try({
+                  try: () => memory.replace(files, now),
+                  catch: (error) => new InvalidRouteSpec({ path: "files", message: error instanceof Error ? error.message : String(error) })
+                }))
+          })
+        }
         return Context.make(FileSystem.FileSystem, memory.fileSystem).pipe(
           Context.add(SimulationFileSystem, { files: Effect.sync(memory.files) })
         )

@@ -9,9 +9,10 @@ import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, FileSystem, Option } from "effect"
+import { Duration, Effect, FileSystem, Layer, Option } from "effect"
 import * as TestClock from "effect/testing/TestClock"
 import { SimulationFileSystem } from "../src/SimulationFileSystem.ts"
+import { SimulationNetwork } from "../src/SimulationNetwork.ts"
 
 const seeded = SimulationFileSystem.layer({ files: { "notes.txt": "buy milk\n", "src/app.ts": "export {}\n", "assets/logo.bin": { base64: "AAECAw==" } } })
 
@@ -65,6 +66,23 @@ describe("SimulationFileSystem.layer", () => {
       // Paths outside the root stay inside it: "/.." is "/".
       expect(yield* fs.readFileString("../../notes.txt")).toBe("buy milk\n")
     }).pipe(Effect.provide(seeded)))
+
+  it.effect("given a network, the network's snapshot carries the files, and restoring it lays them out; a bad one changes nothing", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const network = yield* SimulationNetwork
+      yield* fs.writeFileString("out.txt", "written")
+      const state = yield* network.state
+      expect((state as unknown as { files: Record<string, unknown> }).files).toEqual({ "notes.txt": "buy milk\n", "out.txt": "written" })
+      yield* fs.remove("out.txt")
+      yield* fs.writeFileString("notes.txt", "changed")
+      const bad = yield* Effect.flip(network.restore({ ...state, files: { "../x": "escape" } }))
+      expect(bad).toMatchObject({ _tag: "InvalidRouteSpec", path: `files["../x"]` })
+      expect(yield* fs.readFileString("notes.txt")).toBe("changed")
+      yield* network.restore(state)
+      expect(yield* fs.readFileString("out.txt")).toBe("written")
+      expect(yield* fs.readFileString("notes.txt")).toBe("buy milk\n")
+    }).pipe(Effect.provide(Layer.provideMerge(SimulationFileSystem.layer({ files: { "notes.txt": "buy milk\n" } }), SimulationNetwork.layer({ seed: 1 })))))
 
   it("a path that escapes in the seed is refused, naming it", () => {
     expect(() => Effect.runSync(Effect.provide(Effect.void, SimulationFileSystem.layer({ files: { "../etc/passwd": "x" } })))).toThrow(`files["../etc/passwd"]: must stay inside the workspace`)

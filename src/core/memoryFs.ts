@@ -23,6 +23,8 @@ export interface MemoryFs {
   readonly fileSystem: FileSystem.FileSystem
   /** Every file, as a fixture's `files` would give it (text when UTF-8, else base64), by path from the root without its leading `/`. */
   readonly files: () => Record<string, FileContent>
+  /** Replaces every file and directory with `files`, made at `now` (a snapshot restored); a bad path throws naming it, changing nothing. */
+  readonly replace: (files: Readonly<Record<string, FileContent>>, now: number) => void
 }
 
 const MODULE = "SimulationFileSystem"
@@ -33,7 +35,6 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>, now: 
   let inodes = 0
   let temps = 0
   const dir = (at: number): Entry => ({ kind: "directory", mtime: at, mode: 0o755, ino: ++inodes, birth: at })
-  entries.set("/", dir(now))
   const notFound = (method: string, path: string) => PlatformError.systemError({ _tag: "NotFound", module: MODULE, method, pathOrDescriptor: path, description: `no such file or directory: ${path}` })
   const exists = (method: string, path: string) => PlatformError.systemError({ _tag: "AlreadyExists", module: MODULE, method, pathOrDescriptor: path, description: `already exists: ${path}` })
   const wrongKind = (method: string, path: string, what: string) => PlatformError.systemError({ _tag: "BadResource", module: MODULE, method, pathOrDescriptor: path, description: `${path} is ${what}` })
@@ -61,17 +62,26 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>, now: 
   }
 
   // The seed: every file's directories made first, in path order, so inode numbers do not depend on the object's order.
-  for (const [file, content] of Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const problem = pathProblem(file)
-    if (problem !== undefined) throw new Error(`files[${JSON.stringify(file)}]: ${problem}`)
-    const path = norm(file)
-    const parts = path.split("/").slice(1, -1)
-    for (let i = 1; i <= parts.length; i++) {
-      const at = `/${parts.slice(0, i).join("/")}`
-      if (!entries.has(at)) entries.set(at, dir(now))
+  const seed = (given: Readonly<Record<string, FileContent>>, at: number) => {
+    const sorted = Object.entries(given).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    for (const [file] of sorted) {
+      const problem = pathProblem(file)
+      if (problem !== undefined) throw new Error(`files[${JSON.stringify(file)}]: ${problem}`)
     }
-    writeAt(path, new Uint8Array(contentBytes(content)), now)
+    entries.clear()
+    inodes = 0
+    entries.set("/", dir(at))
+    for (const [file, content] of sorted) {
+      const path = norm(file)
+      const parts = path.split("/").slice(1, -1)
+      for (let i = 1; i <= parts.length; i++) {
+        const step = `/${parts.slice(0, i).join("/")}`
+        if (!entries.has(step)) entries.set(step, dir(at))
+      }
+      writeAt(path, new Uint8Array(contentBytes(content)), at)
+    }
   }
+  seed(files, now)
 
   const info = (entry: Entry): FileSystem.File.Info => ({
     type: entry.kind === "file" ? "File" : "Directory",
@@ -248,5 +258,5 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>, now: 
     return out
   }
 
-  return { fileSystem, files: snapshot }
+  return { fileSystem, files: snapshot, replace: seed }
 }

@@ -8,6 +8,7 @@
  */
 import { createHash } from "node:crypto"
 import type * as Fs from "node:fs"
+import { InvalidRouteSpec } from "../SimnetError.ts"
 
 /** A file as a fixture gives it: its text, or its bytes in base64. */
 export type FileContent = string | { readonly base64: string }
@@ -44,6 +45,22 @@ export const pathProblem = (file: string): string | undefined => {
   const parts = file.split(/[\\/]/)
   if (parts.some((part) => part === "..")) return "must stay inside the workspace (no ..)"
   if (parts.some((part) => part === "" || part === ".")) return "must be normalised (no empty or . segments)"
+  return undefined
+}
+
+/** Why `files` cannot seed a workspace — too many, a path that escapes, base64 that is not — as the error naming the first, or undefined. */
+export const filesRefusal = (files: Readonly<Record<string, FileContent>>, base = "files"): InvalidRouteSpec | undefined => {
+  const entries = Object.entries(files)
+  if (entries.length > MAX_FILES) return new InvalidRouteSpec({ path: base, message: `at most ${MAX_FILES} files, got ${entries.length}` })
+  for (const [file, content] of entries) {
+    const at = `${base}[${JSON.stringify(file.slice(0, 200))}]`
+    const problem = pathProblem(file)
+    if (problem !== undefined) return new InvalidRouteSpec({ path: at, message: `the path ${problem}` })
+    if (typeof content === "string") continue
+    if (typeof content !== "object" || content === null || typeof content.base64 !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(content.base64.replace(/\s+/g, ""))) {
+      return new InvalidRouteSpec({ path: `${at}.base64`, message: "is not base64" })
+    }
+  }
   return undefined
 }
 

@@ -10,7 +10,7 @@ import type { ChaosOptions } from "../core/chaos.ts"
 import { Effect, Result } from "effect"
 import { withFields, type Route } from "../core/route.ts"
 import { decodeAt } from "../core/schemaPath.ts"
-import { type FileContent, MAX_FILES, pathProblem } from "../core/workspace.ts"
+import { type FileContent, filesRefusal } from "../core/workspace.ts"
 import { errorMessage } from "../core/util.ts"
 import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "../routeSpec/decode.ts"
@@ -40,20 +40,6 @@ export interface Fixture {
   readonly prompts: ReadonlyArray<string>
   /** The files a sealed run's workspace starts with (`files`), their paths checked. */
   readonly files: Readonly<Record<string, FileContent>>
-}
-
-/** A fixture's `files`, each path inside the workspace and each base64 valid; the first that is not, named. */
-const checkFiles = (files: Readonly<Record<string, FileContent>>): Effect.Effect<Readonly<Record<string, FileContent>>, InvalidRouteSpec> => {
-  const entries = Object.entries(files)
-  if (entries.length > MAX_FILES) return Effect.fail(new InvalidRouteSpec({ path: "files", message: `at most ${MAX_FILES} files, got ${entries.length}` }))
-  for (const [file, content] of entries) {
-    const problem = pathProblem(file)
-    if (problem !== undefined) return Effect.fail(new InvalidRouteSpec({ path: `files[${JSON.stringify(file.slice(0, 200))}]`, message: `the path ${problem}` }))
-    if (typeof content !== "string" && !/^[A-Za-z0-9+/]*={0,2}$/.test(content.base64.replace(/\s+/g, ""))) {
-      return Effect.fail(new InvalidRouteSpec({ path: `files[${JSON.stringify(file.slice(0, 200))}].base64`, message: "is not base64" }))
-    }
-  }
-  return Effect.succeed(files)
 }
 
 /** The texts model rules match on (`contains`, `lastUserMessage`): prompts the fixture expects. */
@@ -97,7 +83,9 @@ export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effec
     yield* checkRules(llmRules, "llm.rules")
     const routes = decoded.routes.map((route) => withFields(route, { specPath: `routes${route.specPath ?? ""}` }))
     const prompts = [...new Set([...(file.prompts ?? []), ...ruleTexts(llmRules)])]
-    const files = yield* checkFiles(file.files ?? {})
+    const files = file.files ?? {}
+    const refused = filesRefusal(files)
+    if (refused !== undefined) return yield* refused
     return { seed: file.seed, routes, llm, llmRules, chaos: file.chaos, prompts, files }
   })
 

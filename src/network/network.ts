@@ -29,12 +29,19 @@ import type { ModelFamily } from "../models/apis/model.ts"
 import { decodeRouteSpecs } from "../routeSpec/decode.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
 import { StrictViolation, type FixtureError, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
+import { type FileContent, filesRefusal } from "../core/workspace.ts"
 import { loadFixture } from "./fixture.ts"
 import { type Har, harOf } from "./har.ts"
 import { capture, restore, type NetworkState } from "./snapshot.ts"
 
 export type { RouteInfo } from "../core/engine.ts"
 export type { NetworkState } from "./snapshot.ts"
+
+/** A file system a network's state carries (`attachFiles`): its files now, and how to lay a snapshot's out in it. */
+export interface AttachedFiles {
+  readonly files: () => Record<string, FileContent>
+  readonly restore: (files: Readonly<Record<string, FileContent>>) => Effect.Effect<void, RestoreError>
+}
 
 /**
  * Options for a new network.
@@ -207,6 +214,8 @@ export interface SimulationNetworkApi {
    * the JSON path of the field and changes nothing. `POST snapshot` calls it.
    */
   readonly restore: (state: unknown) => Effect.Effect<void, RestoreError>
+  /** A file system made part of the state (`SimulationFileSystem.layer` attaches itself): `state` carries its `files`, `restore` lays them out, checked first. */
+  readonly attachFiles: (files: AttachedFiles) => Effect.Effect<void>
   /**
    * Removes every route and, when the network built its own model, resets it (ending its pending
    * invocations); later requests fail closed.
@@ -323,6 +332,7 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
     const problem = file === undefined ? undefined : record?.recordingTargetProblem(file)
     if (problem !== undefined) return yield* new InvalidNetworkOption({ option: "record.file", detail: problem })
     const recorder = record?.recorder({ upstream: options.record?.upstream, cookies: options.record?.cookies })
+    let attached: AttachedFiles | undefined
     const persisted = record === undefined || recorder === undefined || file === undefined ? undefined : record.persist(recorder, file, { redactor: network.redactor, seed: network.runSeed, models })
     /** What was recorded so far, as a fixture. */
     const recorded = () => (record === undefined || recorder === undefined ? { routes: [] } : record.recordingOf(recorder.recorded(), network.redactor, models))
@@ -378,9 +388,21 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
         log: network.records(),
         counters: network.counters()
       })),
-      state: Effect.sync(() => capture(network, llm, mcp, network.counters())),
+      state: Effect.sync(() => {
+        const state = capture(network, llm, mcp, network.counters())
+        return attached === undefined ? state : { ...state, files: attached.files() }
+      }),
       restore: (state) =>
-        restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers, families }, (routes) => network.register(routes, pathsFor(routes, false))),
+        Effect.suspend(() => {
+          const files = attached === undefined ? undefined : (state as { files?: Readonly<Record<string, FileContent>> } | null)?.files
+          const refused = files === undefined ? undefined : filesRefusal(files)
+          if (refused !== undefined) return Effect.fail(refused)
+          return Effect.andThen(
+            restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers, families }, (routes) => network.register(routes, pathsFor(routes, false))),
+            files === undefined ? Effect.void : attached!.restore(files)
+          )
+        }),
+      attachFiles: (files) => Effect.sync(() => void (attached = files)),
       unused: Effect.sync(() => network.unused()),
       verify: Effect.suspend(() => {
         const denied = network.counters().denied
