@@ -125,7 +125,8 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
     expect(readdirSync("/var/tmp").filter((name) => name.startsWith("simnet-sandbox-")).length).toBe(0)
     // The trace replays with the same files laid out first, and says what the run changed.
     const replay = replayTrace(readFileSync(run.trace, "utf8"))
-    expect(Object.keys(replay.files).sort()).toEqual(["bin/blob", "notes.txt", "seeded/by/control.txt", "src/app.js"])
+    expect(Object.keys(replay.files).sort()).toEqual(["bin/blob", "notes.txt", "src/app.js"])
+    expect(replay.steps.filter((step) => step.kind === "control").map((step) => step.kind === "control" && step.path)).toEqual(["filesystem/seed", "snapshot"])
     expect(replay.workspace?.deleted).toEqual(["src/app.js"])
   }, 90_000)
 

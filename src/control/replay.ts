@@ -48,8 +48,8 @@ export type ReplayStep =
 export interface TraceReplay {
   readonly start: Record<string, unknown>
   /**
-   * A sealed run's workspace (`simnet run --isolate`): the files it was seeded with, those added
-   * while it ran (`filesystem/seed`) over them — what a replay lays out first —, and what the
+   * A sealed run's workspace (`simnet run --isolate`): the files it was seeded with — what a
+   * replay lays out first; files added while it ran (`filesystem/seed`) are steps — and what the
    * run changed in it (`created`, `changed`, `deleted`), when the trace says.
    */
   readonly files: Readonly<Record<string, string | { readonly base64: string }>>
@@ -85,8 +85,10 @@ export const replayTrace = (text: string): TraceReplay => {
   for (const line of lines) {
     switch (line["type"]) {
       case "filesystem.seed":
-      case "control.filesystem.seed":
         Object.assign(files, line["files"])
+        break
+      case "control.filesystem.seed":
+        steps.push({ kind: "control", method: "POST", path: "filesystem/seed", body: { files: line["files"] } })
         break
       case "filesystem":
         workspace = { created: line["created"] as Array<string>, changed: line["changed"] as Array<string>, deleted: line["deleted"] as Array<string> }
@@ -262,6 +264,8 @@ export const replayOver = async (
     if (!response.ok) throw new Error(`replay: ${method} ${path} answered ${response.status}: ${await response.text()}`)
   }
   await control("POST", "snapshot", replay.start)
+  // A sealed run's files first, as it began (a server without a workspace refuses them, saying so).
+  if (Object.keys(replay.files).length > 0) await control("POST", "filesystem/seed", { files: replay.files })
   const answers: Array<{ method: string; url: string; status: number; body: string }> = []
   for (const step of replay.steps) {
     if (step.kind === "control") {
