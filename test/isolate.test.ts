@@ -11,7 +11,7 @@
 import { spawn, spawnSync } from "node:child_process"
 import { once } from "node:events"
 import { WebSocket } from "ws"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -196,4 +196,23 @@ describe.skipIf(why !== undefined)(`simnet run --isolate --tty${why === undefine
     socket.close()
     expect(code).toBe(0)
   }, 30_000)
+})
+
+/** Whether an ordinary user (nobody, become through setpriv as root) can make a user namespace here. */
+const userNamespaces = process.getuid?.() === 0 && spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "unshare", "--user", "--map-root-user", "--net", "--mount", "true"]).status === 0
+describe.skipIf(why !== undefined || !userNamespaces)(`simnet run --isolate as an ordinary user${why === undefined && userNamespaces ? "" : " (skipped: no user namespaces for an ordinary user here, or no root to become one)"}`, () => {
+  it("seals the command through a user namespace: answered by the routes, the host read-only", () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-isolate-user-"))
+    chmodSync(dir, 0o755)
+    const file = join(dir, "fixture.json")
+    writeFileSync(file, JSON.stringify(fixture), { mode: 0o644 })
+    const ca = join(dir, "ca")
+    mkdirSync(ca, { mode: 0o700 })
+    chownSync(ca, 65534, 65534)
+    const run = [process.execPath, simnet, "run", "--quiet", "--isolate", "--fixture", file, "--", "sh", "-c", `curl -sS -m 5 --noproxy '*' https://api.example.com/items/1; echo; cat notes.txt; touch /etc/simnet-probe 2>&1 | grep -o 'Read-only file system'`]
+    const quoted = run.map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(" ")
+    const result = spawnSync("unshare", ["-n", "bash", "-c", `ip link set lo up && exec setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=${JSON.stringify(dir)} SIMNET_CA_DIR=${JSON.stringify(join(ca, "simnet"))} ${quoted}`], { cwd: root, encoding: "utf8", timeout: 60_000 })
+    expect(result.status, result.stderr).toBe(0)
+    expect(result.stdout).toBe(`{"id":1,"name":"widget"}\nbuy milk\nRead-only file system\n`)
+  }, 60_000)
 })
