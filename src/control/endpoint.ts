@@ -37,7 +37,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { depthExceeds, isJsonObject, MAX_JSON_DEPTH } from "../core/util.ts"
-import { type FileContent, layOut, readWorkspace, workspaceFiles } from "../core/workspace.ts"
+import { type FileContent, filesRefusal, layOut, readWorkspace, workspaceFiles } from "../core/workspace.ts"
 import { type InvalidRouteSpec, isSimnetError, type SimnetError } from "../SimnetError.ts"
 import type { McpServerDefinition } from "../kinds/mcp/definitions.ts"
 import { McpServerSpec } from "../schemas/routeSpec.ts"
@@ -244,7 +244,37 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
   const snapshotLimit = options.snapshotLimit ?? DEFAULT_SNAPSHOT_LIMIT
   const tell = options.onChange ?? (() => {})
   const at = (path: string) => `${CONTROL_BASE}/${path}` as `/${string}`
+  // The workspace of a sealed run (`simnet run --isolate`): its files, and files added to it.
+  // Mounted only by `simnet run`: an app serving its own `filesystem/*` paths through
+  // `SimulationControl` keeps them.
+  const filesystem = options.workspace === undefined ? [] : [
+    HttpRouter.route("GET", at("filesystem"), Effect.suspend(() => {
+      const dir = options.workspace?.()
+      if (dir === undefined) return Effect.fail(noWorkspace)
+      const read = readWorkspace(dir)
+      return Effect.succeed(ok({ files: read.files, ...(read.truncated ? { truncated: true } : {}) }))
+    })),
+    HttpRouter.route("POST", at("filesystem/seed"), Effect.gen(function*() {
+      const dir = options.workspace?.()
+      if (dir === undefined) return yield* noWorkspace
+      const body = yield* jsonBody(limit)
+      const files = isJsonObject(body) && isJsonObject(body["files"]) ? body["files"] : undefined
+      if (files === undefined) return yield* new Refusal({ status: 400, tag: "BadRequest", message: "expected { files: { PATH: text | { base64 } } }", path: "files" })
+      for (const [path, content] of Object.entries(files)) {
+        if (typeof content !== "string" && !(isJsonObject(content) && typeof content["base64"] === "string")) {
+          return yield* new Refusal({ status: 400, tag: "BadRequest", message: "a file is its text, or { base64 }", path: `files[${JSON.stringify(path.slice(0, 200))}]` })
+        }
+      }
+      yield* Effect.try({
+        try: () => layOut(dir, files as Record<string, FileContent>),
+        catch: (error) => new Refusal({ status: 400, tag: "BadRequest", message: error instanceof Error ? error.message : String(error), path: "files" })
+      })
+      tell({ type: "filesystem.seed", files })
+      return ok({ seeded: Object.keys(files) }, 201)
+    }))
+  ]
   return HttpRouter.addAll([
+    ...filesystem,
     HttpRouter.route("POST", at("reset"), Effect.gen(function*() {
       yield* network.reset
       tell({ type: "reset" })
@@ -283,31 +313,6 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
       return HttpServerResponse.jsonUnsafe(yield* network.har(since), {
         headers: { "content-disposition": `attachment; filename="simnet.har"` }
       })
-    })),
-    // The workspace of a sealed run (`simnet run --isolate`): its files, and files added to it.
-    HttpRouter.route("GET", at("filesystem"), Effect.suspend(() => {
-      const dir = options.workspace?.()
-      if (dir === undefined) return Effect.fail(noWorkspace)
-      const read = readWorkspace(dir)
-      return Effect.succeed(ok({ files: read.files, ...(read.truncated ? { truncated: true } : {}) }))
-    })),
-    HttpRouter.route("POST", at("filesystem/seed"), Effect.gen(function*() {
-      const dir = options.workspace?.()
-      if (dir === undefined) return yield* noWorkspace
-      const body = yield* jsonBody(limit)
-      const files = isJsonObject(body) && isJsonObject(body["files"]) ? body["files"] : undefined
-      if (files === undefined) return yield* new Refusal({ status: 400, tag: "BadRequest", message: "expected { files: { PATH: text | { base64 } } }", path: "files" })
-      for (const [path, content] of Object.entries(files)) {
-        if (typeof content !== "string" && !(isJsonObject(content) && typeof content["base64"] === "string")) {
-          return yield* new Refusal({ status: 400, tag: "BadRequest", message: "a file is its text, or { base64 }", path: `files[${JSON.stringify(path.slice(0, 200))}]` })
-        }
-      }
-      yield* Effect.try({
-        try: () => layOut(dir, files as Record<string, FileContent>),
-        catch: (error) => new Refusal({ status: 400, tag: "BadRequest", message: error instanceof Error ? error.message : String(error), path: "files" })
-      })
-      tell({ type: "filesystem.seed", files })
-      return ok({ seeded: Object.keys(files) }, 201)
     })),
     // The terminal of `simnet run --tty`, as the driver socket's `ui.*` methods (`ui.ts`) see it.
     HttpRouter.route("GET", at("ui/screen"), uiRoute(network, options, "screen", Effect.succeed({}))),
@@ -353,12 +358,14 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
     })),
     HttpRouter.route("POST", at("snapshot"), Effect.gen(function*() {
       const given = yield* jsonBody(snapshotLimit)
-      const { files, ...state } = isJsonObject(given) ? given : { files: undefined }
       const dir = options.workspace?.()
-      if (files !== undefined && dir === undefined) return yield* new Refusal({ status: 409, tag: "NoWorkspace", message: "the snapshot carries a workspace's files, and this run has no workspace to lay them out in (simnet run --isolate has one)", path: "files" })
-      yield* network.restore(isJsonObject(given) ? state : given)
+      const { files, ...state } = dir !== undefined && isJsonObject(given) ? given : { files: undefined }
+      // The files are checked before anything changes. Without a workspace, the network restores
+      // what it carries (an attached SimulationFileSystem's files).
+      const refused = files === undefined ? undefined : isJsonObject(files) ? filesRefusal(files as Record<string, FileContent>) : { path: "files", message: "must be { PATH: text | { base64 } }" }
+      if (refused !== undefined) return yield* new Refusal({ status: 400, tag: "BadRequest", message: refused.message, path: refused.path })
+      yield* network.restore(files === undefined ? given : state)
       if (files !== undefined && dir !== undefined) {
-        if (!isJsonObject(files)) return yield* new Refusal({ status: 400, tag: "BadRequest", message: "files must be { PATH: text | { base64 } }", path: "files" })
         yield* Effect.try({
           try: () => layOut(dir, files as Record<string, FileContent>),
           catch: (error) => new Refusal({ status: 400, tag: "BadRequest", message: error instanceof Error ? error.message : String(error), path: "files" })
