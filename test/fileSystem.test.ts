@@ -88,30 +88,33 @@ describe("SimulationFileSystem.layer", () => {
     expect(() => Effect.runSync(Effect.provide(Effect.void, SimulationFileSystem.layer({ files: { "../etc/passwd": "x" } })))).toThrow(`files["../etc/passwd"]: must stay inside the workspace`)
   })
 
-  it("its files, kept and given to a fresh process, lay out the same files there", async () => {
-    const files = await Effect.runPromise(Effect.gen(function*() {
+  it("the network's snapshot, restored in a fresh process, lays out the same files there", async () => {
+    const { files, state } = await Effect.runPromise(Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       yield* fs.makeDirectory("made")
       yield* fs.writeFileString("made/here.txt", "in the first process")
-      return yield* SimulationFileSystem.files
-    }).pipe(Effect.provide(seeded)))
+      return { files: yield* SimulationFileSystem.files, state: yield* (yield* SimulationNetwork).state }
+    }).pipe(Effect.provide(Layer.provideMerge(seeded, SimulationNetwork.layer({ seed: 3 })))))
     // Beside the repository's node_modules, so that the fresh process finds effect as an app would.
     const cache = join(import.meta.dirname, "..", "node_modules", ".cache")
     mkdirSync(cache, { recursive: true })
     const dir = mkdtempSync(join(cache, "simnet-fs-"))
-    const kept = join(dir, "files.json")
-    writeFileSync(kept, JSON.stringify(files))
+    const kept = join(dir, "snapshot.json")
+    writeFileSync(kept, JSON.stringify(state))
     const script = join(dir, "fresh.mjs")
     writeFileSync(script, `
 import { readFileSync } from "node:fs"
 import { Effect, FileSystem } from "effect"
+import { Layer } from "effect"
 import { SimulationFileSystem } from ${JSON.stringify(join(import.meta.dirname, "..", "src", "SimulationFileSystem.ts"))}
-const files = JSON.parse(readFileSync(${JSON.stringify(kept)}, "utf8"))
+import { SimulationNetwork } from ${JSON.stringify(join(import.meta.dirname, "..", "src", "SimulationNetwork.ts"))}
+const snapshot = JSON.parse(readFileSync(${JSON.stringify(kept)}, "utf8"))
 const listed = await Effect.runPromise(Effect.gen(function*() {
+  yield* (yield* SimulationNetwork).restore(snapshot)
   const fs = yield* FileSystem.FileSystem
   const paths = yield* fs.readDirectory("/", { recursive: true })
   return { paths, here: yield* fs.readFileString("made/here.txt"), again: yield* SimulationFileSystem.files }
-}).pipe(Effect.provide(SimulationFileSystem.layer({ files }))))
+}).pipe(Effect.provide(Layer.provideMerge(SimulationFileSystem.layer(), SimulationNetwork.layer()))))
 process.stdout.write(JSON.stringify(listed))
 `)
     const run = spawnSync(process.execPath, [script], { cwd: join(import.meta.dirname, ".."), encoding: "utf8" })
