@@ -144,7 +144,7 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>, now: 
 
   const copyTree = (method: string, from: string, to: string, overwrite: boolean) =>
     Effect.flatMap(Clock.currentTimeMillis, (at) =>
-      Effect.flatMap(get(method, from), ({ path, entry }) =>
+      Effect.flatMap(get(method, from), ({ path }) =>
         Effect.suspend(() => {
           const target = norm(to)
           if (entries.has(target) && !overwrite) return Effect.fail(exists(method, to))
@@ -155,11 +155,10 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>, now: 
               if (it.kind === "file") writeAt(destination, it.bytes.slice(), at)
               else if (!entries.has(destination)) entries.set(destination, { ...dir(at), mode: it.mode })
             }
-            void entry
           })
         })))
 
-  const temp = (method: string, options: { readonly directory?: string | undefined; readonly prefix?: string | undefined; readonly suffix?: string | undefined } | undefined, kind: "file" | "directory") =>
+  const temp = (options: { readonly directory?: string | undefined; readonly prefix?: string | undefined; readonly suffix?: string | undefined } | undefined, kind: "file" | "directory") =>
     Effect.gen(function*() {
       const base = norm(options?.directory ?? "/tmp")
       yield* makeDirectory(base, { recursive: true })
@@ -167,7 +166,6 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>, now: 
       const at = yield* Clock.currentTimeMillis
       if (kind === "directory") entries.set(path, dir(at))
       else writeAt(path, new Uint8Array(), at)
-      void method
       return path
     })
 
@@ -180,10 +178,10 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>, now: 
     link: () => Effect.fail(unsupported("link", "hard links")),
     lstat: (path) => Effect.map(get("lstat", path), ({ entry }) => info(entry)),
     makeDirectory,
-    makeTempDirectory: (options) => temp("makeTempDirectory", options, "directory"),
-    makeTempDirectoryScoped: (options) => Effect.acquireRelease(temp("makeTempDirectoryScoped", options, "directory"), (path) => Effect.ignore(remove(path, { recursive: true }))),
-    makeTempFile: (options) => temp("makeTempFile", options, "file"),
-    makeTempFileScoped: (options) => Effect.acquireRelease(temp("makeTempFileScoped", options, "file"), (path) => Effect.ignore(remove(path))),
+    makeTempDirectory: (options) => temp(options, "directory"),
+    makeTempDirectoryScoped: (options) => Effect.acquireRelease(temp(options, "directory"), (path) => Effect.ignore(remove(path, { recursive: true }))),
+    makeTempFile: (options) => temp(options, "file"),
+    makeTempFileScoped: (options) => Effect.acquireRelease(temp(options, "file"), (path) => Effect.ignore(remove(path))),
     open: () => Effect.fail(unsupported("open", "open file handles (nor stream and sink, built on them): read and write whole files")),
     readDirectory: (given, options) =>
       Effect.flatMap(get("readDirectory", given), ({ path, entry }) => {

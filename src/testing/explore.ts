@@ -17,7 +17,7 @@ import { readFileSync } from "node:fs"
 import { Effect } from "effect"
 import { makeDirectory, writeFileAtomic } from "../core/files.ts"
 import type { RequestRecord } from "../core/requestRecord.ts"
-import { actionLabel, caseArbitrary, type ExploreAction, type ExploreCase } from "./exploreActions.ts"
+import { caseArbitrary, type ExploreAction, type ExploreCase } from "./exploreActions.ts"
 import { type ExploreProperty, type ExploreStep, runCase, type RunOutcome, type RunSetup } from "./exploreRun.ts"
 import { decodeFixture } from "../network/fixture.ts"
 import { caDirectory, loadCa } from "../serve/ca.ts"
@@ -323,4 +323,3 @@ export const replayExplore = async (
   return { reproduced: outcome.failure !== undefined, failure: outcome.failure, expected: saved.failure, steps: outcome.steps }
 }
 
-export { actionLabel }
