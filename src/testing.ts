@@ -30,6 +30,7 @@ export {
   type ReplayResult
 } from "./testing/explore.ts"
 import { makeDirectory, writeFileAtomic } from "./core/files.ts"
+import { requestTraceLine } from "./testing/traceLines.ts"
 import type { NetworkHandle, NetworkOptions } from "./SimulationNetwork.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"
 
@@ -179,18 +180,7 @@ const writeFailure = (
 ): string => {
   const trace: Array<Record<string, unknown>> = [
     { type: "start", seed: (again.start as { seed: number }).seed, state: again.start },
-    ...again.log.map((record) => ({
-      type: "request",
-      seq: record.seq,
-      method: record.method,
-      url: record.url,
-      route: record.route?.id,
-      status: record.status ?? 0,
-      outcome: record.fault ?? record.denial ?? "answered",
-      ...(record.chaos === undefined ? {} : { chaos: record.chaos }),
-      headers: record.headers,
-      ms: 0
-    }))
+    ...again.log.map(requestTraceLine)
   ]
   const file: FailureFile = {
     simnet: "property-failure/v1",

@@ -16,10 +16,10 @@ import * as path from "node:path"
 import { readFileSync } from "node:fs"
 import { Effect } from "effect"
 import { makeDirectory, writeFileAtomic } from "../core/files.ts"
-import type { RequestRecord } from "../core/requestRecord.ts"
 import { caseArbitrary, type ExploreAction, type ExploreCase } from "./exploreActions.ts"
 import { type ExploreProperty, type ExploreStep, runCase, type RunOutcome, type RunSetup } from "./exploreRun.ts"
 import { decodeFixture } from "../network/fixture.ts"
+import { requestTraceLine } from "./traceLines.ts"
 import { caDirectory, loadCa } from "../serve/ca.ts"
 
 export type { ExploreAction, ExploreCase } from "./exploreActions.ts"
@@ -139,20 +139,6 @@ const TIMES = new Set(["time", "answeredMs", "headAt", "doneAt", "at", "startedA
 const stable = (value: unknown): unknown =>
   JSON.parse(JSON.stringify(value, (key, v: unknown) => (TIMES.has(key) && typeof v === "number" ? 0 : v)) ?? "null")
 
-/** A request as a trace line (as `simnet serve --trace` writes it, its time left out). */
-const traceLine = (record: RequestRecord): Record<string, unknown> => ({
-  type: "request",
-  seq: record.seq,
-  method: record.method,
-  url: record.url,
-  route: record.route?.id,
-  status: record.status ?? 0,
-  outcome: record.fault ?? record.denial ?? "answered",
-  ...(record.chaos === undefined ? {} : { chaos: record.chaos }),
-  headers: record.headers,
-  ms: 0
-})
-
 /** The setup of every run, from the command and the options. */
 const setupOf = (command: ReadonlyArray<string>, options: ExploreOptions, fixture: unknown, seed: number | string): RunSetup => {
   const [program, ...args] = command
@@ -192,7 +178,7 @@ const writeFile = (setup: RunSetup, command: ReadonlyArray<string>, input: Explo
     case: input,
     failure: { step: failure.step, action: outcome.steps[failure.step]?.action ?? "start", reason: failure.reason },
     steps: outcome.steps,
-    trace: [{ type: "start", seed: setup.seed, state: stable(outcome.start) }, ...outcome.log.map(traceLine)],
+    trace: [{ type: "start", seed: setup.seed, state: stable(outcome.start) }, ...outcome.log.map(requestTraceLine)],
     end: stable(outcome.end)
   }
   const dir = path.resolve(process.cwd(), out ?? path.join(".simnet", "explore"))
