@@ -15,7 +15,7 @@ import { FixtureFile, RESPOND_KINDS } from "../src/schemas/routeSpec.ts"
 const root = path.resolve(import.meta.dirname, "..")
 
 /** The commands the reference documents, as they are typed. */
-const COMMANDS = [[], ["serve"], ["run"], ["ca"], ["show"], ["har"], ["har", "import"]] as const
+const COMMANDS = [[], ["serve"], ["run"], ["explore"], ["mcp"], ["ca"], ["show"], ["har"], ["har", "import"]] as const
 
 /** One command's help, as `simnet … --help` prints it (the global flags once, at the top). */
 const help = (command: ReadonlyArray<string>): string => {
