@@ -22,7 +22,9 @@ import { defaultRedactor } from "./core/redact.ts"
 import { printable } from "./core/util.ts"
 import { runCommand, runEnv } from "./serve/child.ts"
 import { type RoomHooks, type SealedRun, sealRun } from "./serve/isolate.ts"
-import { spawnTerminal, type StyledRun, type Terminal } from "./terminal/terminal.ts"
+import { spawnTerminal, type Terminal } from "./terminal/terminal.ts"
+import type { FailureFile } from "./testing.ts"
+import type { ExploreFile } from "./testing/explore.ts"
 import { serveMcp } from "./serve/mcp.ts"
 import { controlRuntime } from "./serve/run.ts"
 import {
@@ -177,11 +179,14 @@ const run = Command.make(
       const authority = yield* caIn(caDir)
       const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, caDir, refusalStatus, room: config.isolate ? (hooks) => void (room = hooks) : undefined }))
       const base = HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address)
-      const { env, driverUrl } = runEnv(base, authority.certFile, { proxyLoopback: config.proxyLoopback })
-      let target = { command, args: args as ReadonlyArray<string>, env }
       if (config.isolate) {
         sealed = yield* sealRun(files, Number(new URL(base).port), room!, authority.certPem)
         control.traceLine({ type: "filesystem.seed", files })
+      }
+      // A sealed command reads the CA from its sandbox: the host's copy may be where the room cannot see.
+      const { env, driverUrl } = runEnv(base, sealed?.sandbox.ca ?? authority.certFile, { proxyLoopback: config.proxyLoopback })
+      let target = { command, args: args as ReadonlyArray<string>, env }
+      if (sealed !== undefined) {
         target = { ...sealed.enter(command, args), env: { ...env, ...sealed.env } }
         process.stderr.write(`${printable(`simnet: ${command} runs sealed: every name resolves to simnet, every connection is simnet's or refused; workspace ${sealed.sandbox.work} (${Object.keys(files).length} files), the rest of the host read-only`)}\n`)
       }
@@ -218,19 +223,10 @@ const run = Command.make(
     }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("run a command with every HTTP(S) request it makes answered by a fixture's network (a proxy and its CA in its environment)"))
 
-/** A file `simnet show` opens: a failing property case, or a failing run of `simnet explore`. */
-interface ShownFile {
+/** A file `simnet show` opens: a failing property case, or a failing run of `simnet explore` (each file's own type, its fields as read: unchecked). */
+type ShownFile = Partial<Omit<FailureFile, "simnet" | "end">> & Partial<Omit<ExploreFile, "simnet" | "end" | "seed" | "trace">> & {
   readonly simnet?: string
-  readonly name?: string
-  readonly error?: string
-  readonly seed?: number | string
-  readonly path?: string
-  readonly counterexample?: unknown
   readonly end?: { readonly seed?: number }
-  readonly command?: ReadonlyArray<string>
-  readonly case?: unknown
-  readonly failure?: { readonly step: number; readonly action: string; readonly reason: string }
-  readonly steps?: ReadonlyArray<{ readonly step: number; readonly action: string; readonly screen: { readonly lines: ReadonlyArray<string>; readonly cursor: { readonly x: number; readonly y: number }; readonly styles?: ReadonlyArray<StyledRun> }; readonly requests: ReadonlyArray<number> }>
 }
 
 /** A failing run of `simnet explore` as the inspector shows it: its steps as frames, the failing one marked. */
@@ -272,15 +268,17 @@ const show = Command.make(
       const log = yield* network.log
       const failed = [...log].reverse().find((r) => r.denial !== undefined || (r.status ?? 0) >= 500) ?? log.at(-1)
       const step = failed === undefined ? undefined : `#${failed.seq} ${failed.method} ${failed.url} → ${failed.denial ?? failed.fault ?? failed.status ?? "no answer"}`
-      const page = inspector(network, {}, failure.simnet === "explore-failure/v1" ? exploredCase(file, failure) : { name: failure.name ?? "a property", error: String(failure.error ?? ""), seed: failure.seed as number ?? failure.end.seed ?? 0, path: failure.path, counterexample: failure.counterexample, step })
+      const failing = failure.simnet === "explore-failure/v1"
+        ? exploredCase(file, failure)
+        : { name: failure.name ?? "a property", error: String(failure.error ?? ""), seed: failure.seed ?? failure.end.seed ?? 0, path: failure.path, counterexample: failure.counterexample, step }
+      const page = inspector(network, {}, failing)
       const readOnly = HttpRouter.add("*", `${CONTROL_BASE}/*`, () =>
         Effect.succeed(HttpServerResponse.jsonUnsafe({ error: { tag: "ReadOnly", message: "simnet show is read-only: it has no control endpoint" } }, { status: 403 })))
       const announce = Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
         const base = HttpServer.formatAddress(server.address)
-        const name = failure.simnet === "explore-failure/v1" ? `simnet explore -- ${(failure.command ?? []).join(" ")}` : failure.name ?? "a property"
-        yield* Console.log(printable(`simnet: the failing case of ${JSON.stringify(name)} (${(yield* network.log).length} requests), read-only`))
-        yield* Console.log(printable(`  error:     ${String(failure.failure?.reason ?? failure.error ?? "").split("\n")[0]}`))
+        yield* Console.log(printable(`simnet: the failing case of ${JSON.stringify(failing.name)} (${(yield* network.log).length} requests), read-only`))
+        yield* Console.log(printable(`  error:     ${failing.error.split("\n")[0]}`))
         yield* Console.log(printable(`  inspector: ${base}${INSPECTOR_PATH}`))
       })
       yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, Layer.merge(page.layer, readOnly), { watch: [page.watch] })))).pipe(

@@ -205,6 +205,20 @@ const LogQuery = Schema.Struct({
 
 const ok = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
 
+/** `files` as a workspace takes them (`{ PATH: text | { base64 } }`, each path inside), or the 400 naming the first that is not. */
+const checkedFiles = (files: unknown): Effect.Effect<void, Refusal> => {
+  if (!isJsonObject(files)) return Effect.fail(new Refusal({ status: 400, tag: "BadRequest", message: "expected { files: { PATH: text | { base64 } } }", path: "files" }))
+  const refused = filesRefusal(files as Record<string, FileContent>)
+  return refused === undefined ? Effect.void : Effect.fail(new Refusal({ status: 400, tag: "BadRequest", message: refused.message, path: refused.path }))
+}
+
+/** Lays `files` out in the workspace `dir`, or the 400 naming what could not be written (a link planted there, a file where a directory goes). */
+const layOutIn = (dir: string, files: Readonly<Record<string, FileContent>>): Effect.Effect<void, Refusal> =>
+  Effect.try({
+    try: () => layOut(dir, files),
+    catch: (error) => new Refusal({ status: 400, tag: "BadRequest", message: error instanceof Error ? error.message : String(error), path: "files" })
+  })
+
 const noWorkspace = new Refusal({ status: 404, tag: "NoWorkspace", message: "no workspace: the files of a run are its own only under simnet run --isolate" })
 
 /** A `ui/ACTION` call: the screen after it, or the terminal's refusal (404 without a terminal, 400 bad params, 409 refused). */
@@ -258,17 +272,10 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
       const dir = options.workspace?.()
       if (dir === undefined) return yield* noWorkspace
       const body = yield* jsonBody(limit)
-      const files = isJsonObject(body) && isJsonObject(body["files"]) ? body["files"] : undefined
-      if (files === undefined) return yield* new Refusal({ status: 400, tag: "BadRequest", message: "expected { files: { PATH: text | { base64 } } }", path: "files" })
-      for (const [path, content] of Object.entries(files)) {
-        if (typeof content !== "string" && !(isJsonObject(content) && typeof content["base64"] === "string")) {
-          return yield* new Refusal({ status: 400, tag: "BadRequest", message: "a file is its text, or { base64 }", path: `files[${JSON.stringify(path.slice(0, 200))}]` })
-        }
-      }
-      yield* Effect.try({
-        try: () => layOut(dir, files as Record<string, FileContent>),
-        catch: (error) => new Refusal({ status: 400, tag: "BadRequest", message: error instanceof Error ? error.message : String(error), path: "files" })
-      })
+      const given = isJsonObject(body) ? body["files"] : undefined
+      yield* checkedFiles(given)
+      const files = given as Record<string, FileContent>
+      yield* layOutIn(dir, files)
       tell({ type: "filesystem.seed", files })
       return ok({ seeded: Object.keys(files) }, 201)
     }))
@@ -362,15 +369,9 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
       const { files, ...state } = dir !== undefined && isJsonObject(given) ? given : { files: undefined }
       // The files are checked before anything changes. Without a workspace, the network restores
       // what it carries (an attached SimulationFileSystem's files).
-      const refused = files === undefined ? undefined : isJsonObject(files) ? filesRefusal(files as Record<string, FileContent>) : { path: "files", message: "must be { PATH: text | { base64 } }" }
-      if (refused !== undefined) return yield* new Refusal({ status: 400, tag: "BadRequest", message: refused.message, path: refused.path })
+      if (files !== undefined) yield* checkedFiles(files)
       yield* network.restore(files === undefined ? given : state)
-      if (files !== undefined && dir !== undefined) {
-        yield* Effect.try({
-          try: () => layOut(dir, files as Record<string, FileContent>),
-          catch: (error) => new Refusal({ status: 400, tag: "BadRequest", message: error instanceof Error ? error.message : String(error), path: "files" })
-        })
-      }
+      if (files !== undefined && dir !== undefined) yield* layOutIn(dir, files as Record<string, FileContent>)
       tell({ type: "restore", state: given })
       return ok({ restored: true })
     })),

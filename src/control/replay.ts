@@ -3,6 +3,7 @@
  * `replayOver` sends it to a fresh server, which answers the same requests with the same bodies.
  * Kept apart from the recording (`trace.ts`) so that replaying loads no server or router.
  */
+import type { FileContent } from "../core/workspace.ts"
 import { CONTROL_BASE } from "./service.ts"
 
 /**
@@ -52,7 +53,7 @@ export interface TraceReplay {
    * replay lays out first; files added while it ran (`filesystem/seed`) are steps — and what the
    * run changed in it (`created`, `changed`, `deleted`), when the trace says.
    */
-  readonly files: Readonly<Record<string, string | { readonly base64: string }>>
+  readonly files: Readonly<Record<string, FileContent>>
   readonly workspace?: { readonly created: ReadonlyArray<string>; readonly changed: ReadonlyArray<string>; readonly deleted: ReadonlyArray<string> } | undefined
   readonly steps: ReadonlyArray<ReplayStep>
   readonly requests: ReadonlyArray<RequestReport>
@@ -80,7 +81,7 @@ export const replayTrace = (text: string): TraceReplay => {
   let restored: Record<string, unknown> | undefined
   const steps: Array<ReplayStep> = []
   const requests: Array<RequestReport> = []
-  const files: Record<string, string | { readonly base64: string }> = {}
+  const files: Record<string, FileContent> = {}
   let workspace: TraceReplay["workspace"]
   for (const line of lines) {
     switch (line["type"]) {

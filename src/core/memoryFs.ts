@@ -12,7 +12,7 @@
 import { ByteSize, Clock, Effect, FileSystem, Option, Stream } from "effect"
 import * as PlatformError from "effect/PlatformError"
 import * as posix from "node:path/posix"
-import { contentBytes, type FileContent, pathProblem } from "./workspace.ts"
+import { contentBytes, type FileContent, pathProblem, textOf } from "./workspace.ts"
 
 type Entry =
   | { readonly kind: "file"; bytes: Uint8Array; mtime: number; mode: number; readonly ino: number; readonly birth: number }
@@ -245,13 +245,7 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>, now: 
     const out: Record<string, FileContent> = {}
     for (const [path, entry] of [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (entry.kind !== "file") continue
-      let text: string | undefined
-      try {
-        text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(entry.bytes)
-      } catch {
-        text = undefined
-      }
-      out[path.slice(1)] = text === undefined || text.includes("\0") ? { base64: Buffer.from(entry.bytes).toString("base64") } : text
+      out[path.slice(1)] = textOf(entry.bytes) ?? { base64: Buffer.from(entry.bytes).toString("base64") }
     }
     return out
   }

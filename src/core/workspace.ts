@@ -29,9 +29,9 @@ export interface WorkspaceChanges {
 }
 
 /** The most files a workspace is read or seeded with, the deepest it is walked, the largest text shown. */
-export const MAX_FILES = 10_000
+const MAX_FILES = 10_000
 const MAX_DEPTH = 64
-export const TEXT_LIMIT = 64 * 1024
+const TEXT_LIMIT = 64 * 1024
 /** The most bytes a walk hashes; past it a file shows its size and no hash. */
 const HASH_LIMIT = 64 * 1024 * 1024
 
@@ -103,18 +103,23 @@ export const layOut = (root: string, files: Readonly<Record<string, FileContent>
   }
 }
 
-/** The state of one file's bytes. */
-export const stateOf = (bytes: Buffer): FileState => {
-  const text = bytes.length <= TEXT_LIMIT ? new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }) : undefined
-  let decoded: string | undefined
+/**
+ * `bytes` as text when they are UTF-8 without a NUL (text that holds one is binary that happens
+ * to decode), else undefined.
+ */
+export const textOf = (bytes: Uint8Array): string | undefined => {
   try {
-    decoded = text?.decode(bytes)
+    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes)
+    return text.includes("\0") ? undefined : text
   } catch {
-    decoded = undefined
+    return undefined
   }
-  // Text that holds a NUL is binary that happens to be valid UTF-8: its bytes are not shown.
-  const shown = decoded === undefined || decoded.includes("\0") ? undefined : decoded
-  return { size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex"), ...(shown === undefined ? {} : { text: shown }) }
+}
+
+/** The state of one file's bytes: its text shown when it is text of at most `TEXT_LIMIT` bytes. */
+export const stateOf = (bytes: Buffer): FileState => {
+  const text = bytes.length <= TEXT_LIMIT ? textOf(bytes) : undefined
+  return { size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex"), ...(text === undefined ? {} : { text }) }
 }
 
 /**

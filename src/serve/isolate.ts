@@ -31,20 +31,20 @@ export class IsolationError extends Data.TaggedError("IsolationError")<{ readonl
 /** Why this machine cannot isolate a command, or undefined when it can. */
 export const isolationProblem = (): string | undefined => {
   if (process.platform !== "linux") return `simnet run --isolate needs Linux (network and mount namespaces); this is ${process.platform}`
-  for (const tool of ["unshare", "nsenter", "ip", "mount"]) {
-    if (spawnSync("sh", ["-c", `command -v ${tool}`], { stdio: "ignore" }).status !== 0) {
-      return `simnet run --isolate needs ${tool} (util-linux${tool === "ip" ? "; ip is iproute2's" : ""}), which is not on PATH`
-    }
-  }
-  return undefined
+  // One shell asks for every tool and names the first it lacks.
+  const missing = spawnSync("/bin/sh", ["-c", "for t in unshare nsenter ip mount; do command -v $t >/dev/null || { echo $t; exit 1; }; done"], { encoding: "utf8" })
+  if (missing.status === 0) return undefined
+  const tool = missing.stdout?.trim() || "/bin/sh"
+  return `simnet run --isolate needs ${tool} (util-linux${tool === "ip" ? "; ip is iproute2's" : ""}), which is not on PATH`
 }
 
-/** A run's sandbox: its root, the workspace the command starts in, its home and temporary directory. */
+/** A run's sandbox: its root, the workspace the command starts in, its home and temporary directory, and the proxy's CA where the room surely reads it. */
 export interface Sandbox {
   readonly root: string
   readonly work: string
   readonly home: string
   readonly tmp: string
+  readonly ca: string
 }
 
 /** Where sandboxes go: `/var/tmp` (outside `/tmp`, which the sealed room replaces), else the system's temporary directory. */
@@ -63,10 +63,10 @@ export const makeSandbox = (files: Readonly<Record<string, FileContent>>, caPem 
     Effect.try({
       try: () => {
         const root = mkdtempSync(join(sandboxBase(), "simnet-sandbox-"))
-        const sandbox = { root, work: join(root, "work"), home: join(root, "home"), tmp: join(root, "tmp") }
+        const sandbox = { root, work: join(root, "work"), home: join(root, "home"), tmp: join(root, "tmp"), ca: join(root, "ca.pem") }
         for (const dir of [sandbox.work, sandbox.home, sandbox.tmp]) mkdirSync(dir, { mode: 0o755 })
         writeFileSync(join(root, "resolv.conf"), "nameserver 127.0.0.1\noptions attempts:1 timeout:1\n")
-        writeFileSync(join(root, "ca.pem"), caPem)
+        writeFileSync(sandbox.ca, caPem)
         try {
           layOut(sandbox.work, files)
         } catch (error) {
@@ -146,7 +146,7 @@ export interface RoomHooks {
 export interface Room {
   /** The program and arguments that run `command` inside the room, in the workspace. */
   readonly enter: (command: string, args: ReadonlyArray<string>) => { readonly command: string; readonly args: ReadonlyArray<string> }
-  /** The environment the command gets on top of simnet run's: its home, its temporary directory. */
+  /** The environment the command gets on top of simnet run's (whose CA is `Sandbox.ca`): its home, its temporary directory. */
   readonly env: Readonly<Record<string, string>>
 }
 
@@ -201,8 +201,6 @@ export const openRoom = (sandbox: Sandbox, port: number, hooks: RoomHooks): Effe
         args: ["--target", String(holder.pid!), ...(root ? [] : ["--user", "--preserve-credentials"]), "--net", "--mount", `--wd=${sandbox.work}`, "--", command, ...args]
       }),
       env: {
-        // The CA where the room surely sees it (the host's copy may be where the room cannot read).
-        ...Object.fromEntries(["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO", "npm_config_cafile"].map((name) => [name, join(sandbox.root, "ca.pem")])),
         HOME: sandbox.home,
         TMPDIR: sandbox.tmp,
         XDG_CONFIG_HOME: join(sandbox.home, ".config"),

@@ -18,7 +18,7 @@ import { Effect } from "effect"
 import { makeDirectory, writeFileAtomic } from "../core/files.ts"
 import { caseArbitrary, type ExploreAction, type ExploreCase } from "./exploreActions.ts"
 import { type ExploreProperty, type ExploreStep, runCase, type RunOutcome, type RunSetup } from "./exploreRun.ts"
-import { decodeFixture } from "../network/fixture.ts"
+import { decodeFixture, type Fixture } from "../network/fixture.ts"
 import { requestTraceLine } from "./traceLines.ts"
 import { caDirectory, loadCa } from "../serve/ca.ts"
 
@@ -134,13 +134,18 @@ const fixtureJson = (fixture: ExploreOptions["fixture"]): unknown => {
   }
 }
 
-/** Times that differ between two runs of the same case, zeroed so that the same seed writes the same file. */
-const TIMES = new Set(["time", "answeredMs", "headAt", "doneAt", "at", "startedAt", "endedAt", "ms", "durationMs"])
+/** The Clock times a network's state holds (a request's, its answer's, a model call's), zeroed so that the same seed writes the same file. */
+const TIMES = new Set(["time", "answeredMs", "at"])
 const stable = (value: unknown): unknown =>
   JSON.parse(JSON.stringify(value, (key, v: unknown) => (TIMES.has(key) && typeof v === "number" ? 0 : v)) ?? "null")
 
+/** A fixture's JSON decoded, once for every run; an `Error` naming the bad field. */
+const decoded = (json: unknown): Promise<Fixture> =>
+  Effect.runPromise(Effect.mapError(decodeFixture(json), (error) =>
+    new Error(`simnet explore: the fixture: ${"path" in error && typeof error.path === "string" ? `${error.path}: ` : ""}${error.message}`)))
+
 /** The setup of every run, from the command and the options. */
-const setupOf = (command: ReadonlyArray<string>, options: ExploreOptions, fixture: unknown, seed: number | string): RunSetup => {
+const setupOf = (command: ReadonlyArray<string>, options: ExploreOptions, fixture: Fixture, seed: number | string): RunSetup => {
   const [program, ...args] = command
   if (program === undefined || program === "") throw new Error("simnet explore: no command to explore (give it after --)")
   const properties = options.property === undefined ? [] : Array.isArray(options.property) ? options.property as ReadonlyArray<ExploreProperty> : [options.property as ExploreProperty]
@@ -156,14 +161,13 @@ const setupOf = (command: ReadonlyArray<string>, options: ExploreOptions, fixtur
     ready: options.ready,
     env: options.env,
     cwd: options.cwd,
-    caDir: options.caDir,
     authority: loadCa(caDirectory(options.caDir)),
     properties
   }
 }
 
 /** Writes the file of a failing run (atomically); returns its path. */
-const writeFile = (setup: RunSetup, command: ReadonlyArray<string>, input: ExploreCase, outcome: RunOutcome, out: string | undefined): string => {
+const writeFile = (setup: RunSetup, fixture: unknown, command: ReadonlyArray<string>, input: ExploreCase, outcome: RunOutcome, out: string | undefined): string => {
   const failure = outcome.failure!
   const file: ExploreFile = {
     simnet: "explore-failure/v1",
@@ -174,7 +178,7 @@ const writeFile = (setup: RunSetup, command: ReadonlyArray<string>, input: Explo
     quietMs: setup.quietMs,
     timeoutMs: setup.timeoutMs,
     ...(setup.ready === undefined ? {} : { ready: setup.ready }),
-    fixture: setup.fixture,
+    fixture,
     case: input,
     failure: { step: failure.step, action: outcome.steps[failure.step]?.action ?? "start", reason: failure.reason },
     steps: outcome.steps,
@@ -236,10 +240,9 @@ export const explore = async (command: string | ReadonlyArray<string>, options: 
 export const exploreResult = async (command: string | ReadonlyArray<string>, options: ExploreOptions = {}): Promise<ExploreResult> => {
   const argv = typeof command === "string" ? [command] : [...command]
   const json = fixtureJson(options.fixture)
-  const fixture = await Effect.runPromise(Effect.mapError(decodeFixture(json), (error) =>
-    new Error(`simnet explore: the fixture: ${"path" in error && typeof error.path === "string" ? `${error.path}: ` : ""}${error.message}`)))
+  const fixture = await decoded(json)
   const seed = options.seed ?? fixture.seed ?? 0
-  const setup = setupOf(argv, options, json, seed)
+  const setup = setupOf(argv, options, fixture, seed)
   const runs = options.runs ?? DEFAULTS.runs
   const arbitrary = caseArbitrary({ actions: options.actions ?? DEFAULTS.actions, minActions: options.minActions, prompts: fixture.prompts, scripts: options.scripts, chaosRate: options.chaosRate })
   let started: Error | undefined
@@ -268,7 +271,7 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
   if (again.failure === undefined) {
     throw new Error(`simnet explore: a run failed (${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}) but passed when run again: the app is not deterministic under the same actions (seed ${String(seed)})`)
   }
-  const file = writeFile(setup, argv, input, again, options.out)
+  const file = writeFile(setup, json, argv, input, again, options.out)
   return {
     runs: details.numRuns,
     actions: done,
@@ -286,7 +289,7 @@ export interface ReplayResult {
 }
 
 /** Reads an exploration's file, or fails naming why it is not one. */
-export const readExploreFile = (file: string): ExploreFile => {
+const readExploreFile = (file: string): ExploreFile => {
   const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<ExploreFile>
   if (parsed.simnet !== "explore-failure/v1" || parsed.case === undefined || !Array.isArray(parsed.command)) {
     throw new Error(`${file} is not a failing run simnet explore wrote (simnet: "explore-failure/v1")`)
@@ -304,7 +307,7 @@ export const replayExplore = async (
 ): Promise<ReplayResult> => {
   const saved = readExploreFile(path.resolve(process.cwd(), file))
   const command = options.command !== undefined && options.command.length > 0 ? options.command : saved.command
-  const setup = setupOf(command, { ...options, cols: saved.cols, rows: saved.rows, quietMs: saved.quietMs, timeoutMs: saved.timeoutMs, ready: saved.ready }, saved.fixture, saved.seed)
+  const setup = setupOf(command, { ...options, cols: saved.cols, rows: saved.rows, quietMs: saved.quietMs, timeoutMs: saved.timeoutMs, ready: saved.ready }, await decoded(saved.fixture), saved.seed)
   const outcome = await run(setup, saved.case)
   return { reproduced: outcome.failure !== undefined, failure: outcome.failure, expected: saved.failure, steps: outcome.steps }
 }

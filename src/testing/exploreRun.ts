@@ -8,13 +8,12 @@
  */
 import { Context, Effect, Layer, Schedule, type Scope } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
-import type { ChaosOptions } from "../core/chaos.ts"
 import type { RequestRecord } from "../core/requestRecord.ts"
 import { uiCall } from "../control/ui.ts"
-import { decodeFixture } from "../network/fixture.ts"
+import type { Fixture } from "../network/fixture.ts"
 import { make as makeNetwork, type SimulationNetworkApi } from "../network/network.ts"
 import type { NetworkState } from "../network/snapshot.ts"
-import { caDirectory, type CertificateAuthority, loadCa } from "../serve/ca.ts"
+import type { CertificateAuthority } from "../serve/ca.ts"
 import { runEnv } from "../serve/child.ts"
 import { controlRuntime } from "../serve/run.ts"
 import { serveLayer } from "../serve/serve.ts"
@@ -63,7 +62,8 @@ export interface RunOutcome {
 export interface RunSetup {
   readonly command: string
   readonly args: ReadonlyArray<string>
-  readonly fixture: unknown
+  /** The fixture, decoded once for every run. */
+  readonly fixture: Fixture
   readonly seed: number | string
   readonly cols: number
   readonly rows: number
@@ -75,9 +75,8 @@ export interface RunSetup {
   readonly ready?: string | undefined
   readonly env?: Readonly<Record<string, string>> | undefined
   readonly cwd?: string | undefined
-  readonly caDir?: string | undefined
   /** The proxy's CA, loaded once for every run (each host's certificate made once). */
-  readonly authority?: CertificateAuthority | undefined
+  readonly authority: CertificateAuthority
   readonly properties: ReadonlyArray<ExploreProperty>
 }
 
@@ -139,14 +138,13 @@ const perform = (terminal: Terminal, action: ExploreAction): Effect.Effect<boole
 
 /** The network of a run: the fixture's, its scripts after the case's, the case's chaos over the fixture's. */
 const networkOf = (setup: RunSetup, input: ExploreCase) =>
-  Effect.flatMap(decodeFixture(setup.fixture), (fixture) =>
-    makeNetwork({
-      seed: setup.seed,
-      routes: fixture.routes,
-      llm: [...input.scripts, ...fixture.llm],
-      llmRules: fixture.llmRules,
-      chaos: input.chaos ?? fixture.chaos as ChaosOptions | undefined
-    }))
+  makeNetwork({
+    seed: setup.seed,
+    routes: setup.fixture.routes,
+    llm: [...input.scripts, ...setup.fixture.llm],
+    llmRules: setup.fixture.llmRules,
+    chaos: input.chaos ?? setup.fixture.chaos
+  })
 
 /** Runs one case (see the module's comment). */
 export const runCase = (setup: RunSetup, input: ExploreCase): Effect.Effect<RunOutcome, Error> =>
@@ -156,9 +154,8 @@ export const runCase = (setup: RunSetup, input: ExploreCase): Effect.Effect<RunO
       const start = yield* network.state
       let terminal: Terminal | undefined
       const control = yield* controlRuntime(network, { quiet: true, terminal: () => terminal })
-      const authority = setup.authority ?? loadCa(caDirectory(setup.caDir))
-      const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, ca: authority }))
-      const { env } = runEnv(HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address), authority.certFile)
+      const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, ca: setup.authority }))
+      const { env } = runEnv(HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address), setup.authority.certFile)
       const shell = yield* spawnTerminal(setup.command, setup.args, { cols: setup.cols, rows: setup.rows, env: { ...env, ...setup.env }, cwd: setup.cwd })
       terminal = shell
       return yield* steps(setup, input, network, shell, start)
@@ -168,7 +165,7 @@ export const runCase = (setup: RunSetup, input: ExploreCase): Effect.Effect<RunO
 const steps = (setup: RunSetup, input: ExploreCase, network: SimulationNetworkApi, terminal: Terminal, start: NetworkState): Effect.Effect<RunOutcome, never, Scope.Scope> =>
   Effect.gen(function*() {
     const kept: Array<ExploreStep> = []
-    let seen = 0
+    const log: Array<RequestRecord> = []
     let failure: RunOutcome["failure"]
     const settle = Effect.match(uiCall(terminal, "ui.wait", { quiescent: true, quietMs: setup.quietMs, timeoutMs: setup.timeoutMs }, network.quiescent), {
       onFailure: () => ({ screen: terminal.screen(), settled: false }),
@@ -185,9 +182,8 @@ const steps = (setup: RunSetup, input: ExploreCase, network: SimulationNetworkAp
       const action = index === 0 ? undefined : input.actions[index - 1]!
       if (action !== undefined && !(yield* perform(terminal, action))) break
       const { screen, settled } = yield* settle
-      const log = yield* network.log
-      const requests = log.filter((record) => record.seq > seen)
-      seen = log.at(-1)?.seq ?? seen
+      const requests = yield* network.logSince(log.at(-1)?.seq ?? 0)
+      log.push(...requests)
       const exit = terminal.exit()
       kept.push({
         step: index,
