@@ -93,6 +93,30 @@ export class Network {
     })
   }
 
+  /**
+   * `run`, but an Effect that ends without waiting (a model's answer had now) ends here: its
+   * `Exit` comes back at once, with no promise or turn of the event loop; one that waits comes
+   * back as `run`'s promise.
+   */
+  runNow<A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal): Exit.Exit<A, E> | Promise<A> {
+    this.running++
+    const fiber = Effect.runForkWith(this.context)(effect, signal === undefined ? undefined : { signal })
+    const done = () => {
+      if (--this.running === 0 && this.log.inFlight === 0) this.wakeIdle()
+    }
+    const exit = fiber.pollUnsafe()
+    if (exit !== undefined) {
+      done()
+      return exit
+    }
+    return new Promise<A>((resolve, reject) =>
+      fiber.addObserver((exit) => {
+        done()
+        if (Exit.isSuccess(exit)) resolve(exit.value)
+        else reject(Cause.squash(exit.cause))
+      }))
+  }
+
   /** Effects `run` has started and not finished. */
   private running = 0
 

@@ -111,13 +111,19 @@ export class PendingRecord {
   refusal: RequestRecord["refusal"] = undefined
   answeredAt: number | undefined = undefined
 
-  constructor(seq: number, time: number, request: SimRequest, redactor: Redactor) {
+  /** `kept`: whether the log holds records; a log that holds none keeps no headers or body of one. */
+  constructor(seq: number, time: number, request: SimRequest, redactor: Redactor, kept = true) {
     this.seq = seq
     this.time = time
     this.method = request.method.length > 64 ? bounded(request.method, 64) : request.method
     const href = request.url.href
     this.shown = href.length > MAX_SHOWN_URL
     this.url = this.shown ? redactor.url(request.url) : href
+    if (!kept) {
+      this.headers = undefined
+      this.bytes = RECORD_OVERHEAD
+      return
+    }
     const headers = headersForLog(headersSource(request))
     this.headers = headers.kept
     let bytes = RECORD_OVERHEAD + 2 * Math.min(href.length, MAX_SHOWN_URL + 64) + headers.bytes
@@ -207,7 +213,7 @@ export class RequestLog {
 
   /** Starts a record for a new request. */
   open(time: number, request: SimRequest): PendingRecord {
-    const record = new PendingRecord(this.ring.latest + 1, time, request, this.redactor)
+    const record = new PendingRecord(this.ring.latest + 1, time, request, this.redactor, this.ring.limit > 0)
     this.inFlight++
     if (this.ring.limit === 0) {
       this.ring.push(record)

@@ -60,13 +60,22 @@ export const canonicalJson = (value: unknown): string => {
     return encoded === undefined ? "null" : encoded
   }
   if (Array.isArray(value)) {
-    return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`
+    let out = "["
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i]
+      out += (i === 0 ? "" : ",") + (item === undefined ? "null" : canonicalJson(item))
+    }
+    return out + "]"
   }
   const record = value as Record<string, unknown>
-  const keys = Object.keys(record)
-    .filter((key) => record[key] !== undefined)
-    .sort()
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(",")}}`
+  const keys = Object.keys(record).sort()
+  let out = "{"
+  for (const key of keys) {
+    const item = record[key]
+    if (item === undefined) continue
+    out += (out.length === 1 ? "" : ",") + JSON.stringify(key) + ":" + canonicalJson(item)
+  }
+  return out + "}"
 }
 
 /**

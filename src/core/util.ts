@@ -137,6 +137,10 @@ export const isPlainJson = (value: unknown, limit: number = MAX_JSON_DEPTH): boo
 export const createHash = (algorithm: string): import("node:crypto").Hash =>
   (process.getBuiltinModule("node:crypto") as typeof import("node:crypto")).createHash(algorithm)
 
+/** The SHA-256 of `data` in hex, in one call (`crypto.hash`: no `Hash` object made for it). */
+export const sha256Hex = (data: string | Uint8Array): string =>
+  (process.getBuiltinModule("node:crypto") as typeof import("node:crypto")).hash("sha256", data, "hex")
+
 /**
  * Characters a terminal acts on rather than shows: C0 and C1 controls but tab, newline and a
  * carriage return before a newline (a CRLF line end), DEL, and the bidirectional overrides.

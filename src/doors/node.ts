@@ -9,6 +9,7 @@
  * the control paths.
  */
 import type * as http from "node:http"
+import { Cause, Exit } from "effect"
 import type { Socket } from "node:net"
 import type { Settled, Whole } from "../core/answer.ts"
 import type { Network } from "../core/engine.ts"
@@ -172,31 +173,40 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
       }
       relay(res, method, settled.response, head, end, (cause) => refusedHead(res, redactor, method, target, cause))
     }
-    if (answered._tag === "Pending" || answered._tag === "Streamed") {
-      // A client that goes away aborts the route's signal (and so its answer, its stream).
+    // A client that goes away aborts the route's signal (and so its answer, its stream).
+    const watchClose = () =>
       res.once("close", () => {
         if (!res.writableFinished) signal.abort(new DOMException("The client went away", "AbortError"))
       })
+    const failed = (error: unknown) => {
+      if (res.destroyed) return
+      if (isSimnetError(error)) return refuse(error)
+      json(res, 502, routeFailed(redactor, method, target, "answering", "handler", error), ROUTE_FAILED_HEADERS)
+      head(502)
+      end()
     }
     switch (answered._tag) {
       case "Whole":
+        return settled(answered)
       case "Streamed":
+        watchClose()
         return settled(answered)
       case "Refused":
         return refuse(answered.error)
       case "Pending": {
-        ;(answered.promise ?? engine.run(answered.effect, signal.signal)).then(
+        const now = answered.promise ?? engine.runNow(answered.effect, signal.signal)
+        if (Exit.isExit(now)) {
+          if (Exit.isFailure(now)) return failed(Cause.squash(now.cause))
+          if (now.value._tag === "Streamed") watchClose()
+          return settled(now.value)
+        }
+        watchClose()
+        now.then(
           (value) => {
             if (res.destroyed) return value._tag === "Streamed" ? void value.response.body?.cancel().catch(() => undefined) : undefined
             settled(value)
           },
-          (error: unknown) => {
-            if (res.destroyed) return
-            if (isSimnetError(error)) return refuse(error)
-            json(res, 502, routeFailed(redactor, method, target, "answering", "handler", error), ROUTE_FAILED_HEADERS)
-            head(502)
-            end()
-          }
+          failed
         )
       }
     }

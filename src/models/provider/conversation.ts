@@ -5,7 +5,7 @@
  * `readConversation` counts the tool-result rounds since the last user message, keeps the text of
  * the conversation, and derives the logical request key. The provider never sees a wire format.
  */
-import { createHash } from "../../core/util.ts"
+import { sha256Hex } from "../../core/util.ts"
 import { canonicalJson } from "../../core/seed.ts"
 
 /**
@@ -112,7 +112,7 @@ export const requestKeyOf = (
   const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {}
   const material: Record<string, unknown> = { ...extra }
   for (const field of fields) if (record[field] !== undefined) material[field] = record[field]
-  return `llm_${createHash("sha256").update(canonicalJson(material)).digest("hex").slice(0, 16)}`
+  return `llm_${sha256Hex(canonicalJson(material)).slice(0, 16)}`
 }
 
 /**
@@ -213,7 +213,4 @@ export const summarize = (request: LlmRequest): string => {
   return `model=${request.model}; last user message: ${quoted}; tool-result rounds: ${request.toolResultRounds}`
 }
 
-/**
- * The sha256 digest of bytes, in hex.
- */
-export const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
+export { sha256Hex }

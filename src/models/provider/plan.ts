@@ -179,16 +179,33 @@ const toUsage = (usage: LlmScript["usage"]): TokenUsage | undefined =>
     ? undefined
     : { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: usage.totalTokens }
 
-const stepParts = (actions: LlmScript["steps"][number], seq: number, request: LlmRequest | undefined): Array<Part> => {
+/**
+ * The parts of a script's text or thinking action, split once per action: a rule answers every
+ * call from the same action, and its words are the same each time. No reader changes the list or
+ * a part (not frozen: V8 reads a frozen array's elements several times slower).
+ */
+const wordParts = new WeakMap<object, ReadonlyArray<Part>>()
+const wordsOf = (action: { readonly content: string }, kind: "text" | "reasoning"): ReadonlyArray<Part> => {
+  let parts = wordParts.get(action)
+  if (parts === undefined) {
+    parts = splitWords(action.content).map((text): Part => ({ kind, text }))
+    wordParts.set(action, parts)
+  }
+  return parts
+}
+
+const stepParts = (actions: LlmScript["steps"][number], seq: number, request: LlmRequest | undefined): ReadonlyArray<Part> => {
+  // The common step, one text: its words as split once.
+  if (actions.length === 1 && actions[0].type === "text") return wordsOf(actions[0], "text")
   const parts: Array<Part> = []
   let calls = 0
   for (const action of actions) {
     switch (action.type) {
       case "text":
-        for (const text of splitWords(action.content)) parts.push({ kind: "text", text })
+        for (const part of wordsOf(action, "text")) parts.push(part)
         break
       case "thinking":
-        for (const text of splitWords(action.content)) parts.push({ kind: "reasoning", text })
+        for (const part of wordsOf(action, "reasoning")) parts.push(part)
         break
       case "tool_call":
         parts.push({
@@ -231,11 +248,11 @@ export const stepPlan = (script: LlmScript, index: number, seq: number, request:
       return { _tag: "HttpError", status: action.status, message: action.message, retryAfterMs: action.retryAfterMs }
     }
   }
-  const parts = stepParts(actions, seq, request)
+  let parts = stepParts(actions, seq, request)
   const last = index === script.steps.length - 1
   let finish: Finish = naturalFinish(parts)
   if (last && script.finish !== undefined) {
-    if (script.finish === "error") parts.push({ kind: "error", message: "The model stopped with an error." })
+    if (script.finish === "error") parts = [...parts, { kind: "error", message: "The model stopped with an error." }]
     else finish = wireFinish(script.finish)
   }
   return { _tag: "Reply", parts, finish, usage: toUsage(script.usage), fault, pace: script.pace }
