@@ -6,12 +6,15 @@
  * order), at 10, 100 and 1 000 routes, in this one process:
  * - the global `fetch` through `SimulationNetwork.layerGlobal` against undici's `MockAgent`
  *   installed with `setGlobalDispatcher` (and `network.fetch` itself: the interception overhead);
- * - axios (its Node http adapter) through simnet against axios through msw's `setupServer` and
- *   through nock.
+ * - axios (its Node http adapter) through simnet against axios through msw's `setupServer`, through
+ *   nock, and against a real `node:http` server on 127.0.0.1 in this process answering the same
+ *   bytes (keep-alive, as axios's default agent keeps it).
  *
  * Run: `npm run bench -- global` (or `node bench/global.bench.ts`; `--quick` for shorter runs).
  */
 import axios from "axios"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { http as mswHttp, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
@@ -97,28 +100,45 @@ const nockAxios = async (n: number): Promise<Measure> => {
   }
 }
 
+/** A real loopback server answering each URL's bytes, started once for every round. */
+const loopbackServer = async (): Promise<{ readonly origin: string; readonly close: () => void }> => {
+  const server = http.createServer((req, res) => {
+    const body = bodies[Number(req.url?.slice("/items/".length))] ?? "{}"
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+    res.end(body)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() }
+}
+
+const loopbackAxios = (n: number, origin: string) =>
+  axiosLoop(`axios to a real loopback server, ${n} routes`, urls(n).map((url) => url.replace(ORIGIN, origin)))
+
 const run = async (): Promise<void> => {
+  const local = await loopbackServer()
   console.log(`global interception bench (node ${process.version}${quick ? ", --quick" : ""}); every figure is the best of 3 interleaved rounds`)
   const verdicts: Array<string> = []
   for (const n of SIZES) {
     // Every figure is the best of 3 interleaved rounds, so a burst of load on this shared machine
     // does not land on one tool only.
-    const rounds: Array<Array<Measure>> = [[], [], [], [], [], []]
+    const rounds: Array<Array<Measure>> = [[], [], [], [], [], [], []]
     for (let round = 0; round < 3; round++) {
       rounds[0].push(await simnetDirect(n))
       rounds[1].push(await simnetGlobalFetch(n))
       rounds[2].push(await mockAgent(n))
       rounds[3].push(await simnetAxios(n))
-      rounds[4].push(await mswAxios(n))
-      rounds[5].push(await nockAxios(n))
+      rounds[4].push(await loopbackAxios(n, local.origin))
+      rounds[5].push(await mswAxios(n))
+      rounds[6].push(await nockAxios(n))
     }
-    const [d, g, ma, a, ms, nk] = rounds.map(best)
-    report(`${n} routes: fetch + json() / axios.get, ~150-byte body`, [d, g, ma, a, ms, nk], d.name)
+    const [d, g, ma, a, lo, ms, nk] = rounds.map(best)
+    report(`${n} routes: fetch + json() / axios.get, ~150-byte body`, [d, g, ma, a, lo, ms, nk], d.name)
     const ratio = (x: Measure, y: Measure) => `${(x.opsPerSec / y.opsPerSec).toFixed(2)}×`
     verdicts.push(
-      `  ${String(n).padStart(5)} routes: global fetch vs MockAgent ${ratio(g, ma)}; axios vs msw ${ratio(a, ms)}, vs nock ${ratio(a, nk)}; interception overhead: global fetch runs at ${ratio(g, d)} of network.fetch`
+      `  ${String(n).padStart(5)} routes: global fetch vs MockAgent ${ratio(g, ma)}; axios vs a real loopback server ${ratio(a, lo)}, vs msw ${ratio(a, ms)}, vs nock ${ratio(a, nk)}; interception overhead: global fetch runs at ${ratio(g, d)} of network.fetch`
     )
   }
+  local.close()
   console.log(`\nsummary (simnet's throughput as a multiple of each peer's)`)
   for (const line of verdicts) console.log(line)
 }

@@ -13,10 +13,11 @@ import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import type { ControlOptions } from "./control/endpoint.ts"
 import { SimulationControl } from "./control/service.ts"
-import { make, type NetworkOptions, type SimulationNetworkApi } from "./network/network.ts"
+import { engineOf, make, type NetworkOptions, type SimulationNetworkApi } from "./network/network.ts"
 import type { Har } from "./network/har.ts"
 import { SimulatedProvider, type SimulatedProviderApi } from "./models/provider/SimulatedProvider.ts"
 import { installGlobal, installGlobalScoped, type GlobalOptions, type RestoreGlobal } from "./doors/global.ts"
+import { globalDoor } from "./doors/http1.ts"
 import type { RequestRecord } from "./core/requestLog.ts"
 import type { RouteInfo } from "./core/engine.ts"
 import type { Route } from "./core/route.ts"
@@ -121,7 +122,7 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    * `node:http(s)` clients are answered by the network (see `installGlobal`).
    */
   static layerGlobal(options: NetworkOptions & GlobalOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient | SimulatedProvider, MakeError | GlobalInstallConflict> {
-    const install = Effect.flatMap(Effect.service(SimulationNetwork), (network) => installGlobalScoped(network.fetch, options))
+    const install = Effect.flatMap(Effect.service(SimulationNetwork), (network) => installGlobalScoped(network.fetch, options, doorOf(network)))
     return Layer.provideMerge(Layer.effectDiscard(install), SimulationNetwork.layer(options))
   }
 
@@ -175,7 +176,13 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       reset: () => run(network.reset),
       verify: () => run(network.verify),
       close: () => run(closeChecked(network)),
-      installGlobal: async (global) => installGlobal(network.fetch, global)
+      installGlobal: async (global) => installGlobal(network.fetch, global, doorOf(network))
     }
   }
+}
+
+/** The Node door `node:http` clients are answered by under `installGlobal` (none for a network not made by `make`). */
+const doorOf = (network: SimulationNetworkApi) => {
+  const engine = engineOf(network)
+  return engine === undefined ? undefined : globalDoor(engine)
 }

@@ -77,6 +77,17 @@ class End extends Duplex {
   }
 }
 
+/**
+ * Fails the client's end of the in-memory connection whose server end is `inside` with `error`
+ * (its request emits it, as a refused `fetch` rejects with it); false for any other socket.
+ */
+export const failClient = (inside: unknown, error: Error): boolean => {
+  const client = inside instanceof End ? inside.other : undefined
+  if (client === undefined || client.destroyed) return false
+  client.destroy(error)
+  return true
+}
+
 /** An in-memory socket pair: what one end writes, the other reads; destroying one closes both. */
 export const inMemoryPair = (): readonly [Socket, Socket] => {
   const [a, b] = pair()

@@ -1,8 +1,9 @@
 /**
- * Whole-process interception: the global `fetch`, undici (through its global dispatcher, which
- * Node's built-in `fetch` and undici's own `request`/`fetch` consult) and `node:http` /
- * `node:https` (axios, got, `http.request`, through `@mswjs/interceptors`, the interceptor MSW
- * uses) are answered by one network's `fetch`. Unmatched requests fail closed as they do through
+ * Whole-process interception: the global `fetch` and undici (through its global dispatcher, which
+ * Node's built-in `fetch` and undici's own `request`/`fetch` consult) are answered by one
+ * network's `fetch`; `node:http` / `node:https` (axios, got, `http.request`, `ws`) by its Node
+ * door over kept-alive in-memory connections (`http1.ts`), or in passthrough mode through
+ * `@mswjs/interceptors`, the interceptor MSW uses. Unmatched requests fail closed as they do through
  * `network.fetch`; `onUnmatched: "passthrough"` lets listed hosts reach the real network. Any
  * other connection the process opens (undici with its own `Agent`, raw `net`/`tls`)
  * meets the network guard (`guard.ts`) and fails with `ConnectionDenied` — but `http2.connect`,
@@ -19,7 +20,9 @@ import type * as Undici from "undici"
 import type { Dispatcher } from "undici"
 import { GlobalInstallConflict } from "../SimnetError.ts"
 import { hostAllowed, installGuard } from "./guard.ts"
+import { installHttp1 } from "./http1.ts"
 import { installHttp2 } from "./http2.ts"
+import type { NodeDoor } from "./node.ts"
 import { isLoopbackHost } from "../core/util.ts"
 
 /**
@@ -288,9 +291,11 @@ let active = false
 
 /**
  * Routes the whole process through `fetch` (a network's `fetch`): the global `fetch`, undici's
- * global dispatcher, and `node:http`/`node:https`. Returns the function that restores them.
+ * global dispatcher, and `node:http`/`node:https` — through `door` (the same network's Node
+ * door, `http1.ts`'s `globalDoor`) when one is given, else through the interceptor. Returns the
+ * function that restores them.
  */
-export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOptions = {}): RestoreGlobal => {
+export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOptions = {}, door?: NodeDoor): RestoreGlobal => {
   if (active) {
     throw new GlobalInstallConflict()
   }
@@ -316,8 +321,11 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
   }
 
   const { undici, ClientRequestInterceptor, SimDispatcher } = load()
-  const interceptor = new ClientRequestInterceptor()
-  interceptor.on("request", async ({ request, controller }) => {
+  // node:http over kept-alive in-memory connections into the Node door (`http1.ts`), but for
+  // passthrough, where an unmatched request must still leave: the interceptor, as MSW does it.
+  const viaDoor = door !== undefined && passthrough === undefined
+  const interceptor = viaDoor ? undefined : new ClientRequestInterceptor()
+  interceptor?.on("request", async ({ request, controller }) => {
     const key = `${request.method} ${request.url}`
     if (forwarding.getStore() === key) return // the loopback route's forward: on to the local server
     const copy = passthrough?.(new URL(request.url)) ? request.clone() : undefined
@@ -341,6 +349,7 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
   let restored = false
   let unguard: (() => void) | undefined
   let unhttp2: (() => void) | undefined
+  let unhttp1: (() => void) | undefined
   try {
     if (options.guard !== false) unguard = installGuard(allowance)
     unhttp2 = installHttp2(fetch, (url) => allowance(url.hostname, url.port === "" ? (url.protocol === "http:" ? 80 : 443) : Number(url.port)))
@@ -348,7 +357,12 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
     // Both slots: undici 7+ reads the new one; Node's built-in fetch reads the legacy one, where
     // undici puts a wrapper that adapts the older handler interface.
     undici.setGlobalDispatcher(dispatcher)
-    interceptor.apply()
+    if (viaDoor) {
+      // A request for a loopback URL is marked as `fetch`'s are, so the loopback route's forward leaves.
+      const marked: NodeDoor = (req, res, target, upgrade) => dispatchIn(target ?? "", req.method ?? "GET", () => door(req, res, target, upgrade))
+      unhttp1 = installHttp1(marked, () => forwarding.getStore() !== undefined)
+    }
+    interceptor?.apply()
     syncBuiltinESMExports()
   } catch (error) {
     restore()
@@ -360,7 +374,8 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
     try {
       unguard?.()
       unhttp2?.()
-      interceptor.dispose()
+      unhttp1?.()
+      interceptor?.dispose()
       syncBuiltinESMExports()
     } finally {
       if (fetchDescriptor === undefined) delete (globalThis as { fetch?: unknown }).fetch
@@ -379,12 +394,13 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
  */
 export const installGlobalScoped = (
   fetch: typeof globalThis.fetch,
-  options: GlobalOptions = {}
+  options: GlobalOptions = {},
+  door?: NodeDoor
 ): Effect.Effect<RestoreGlobal, GlobalInstallConflict, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.suspend(() => {
       try {
-        return Effect.succeed(installGlobal(fetch, options))
+        return Effect.succeed(installGlobal(fetch, options, door))
       } catch (error) {
         return error instanceof GlobalInstallConflict ? Effect.fail(error) : Effect.die(error)
       }

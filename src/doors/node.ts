@@ -94,6 +94,11 @@ export interface NodeDoorOptions {
    * 5xx): an app's refused side call costs it one round trip, not its retry schedule.
    */
   readonly refusalStatus?: number | undefined
+  /**
+   * Takes a refusal in place of its answer: true when it was handled (whole-process interception
+   * fails the client's in-memory connection with the typed error itself, as `fetch` rejects).
+   */
+  readonly onRefusal?: ((error: SimnetError, res: http.ServerResponse) => boolean) | undefined
 }
 
 /**
@@ -145,6 +150,10 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
       for (const watcher of watchers) watcher.end()
     }
     const refuse = (error: SimnetError) => {
+      if (options.onRefusal?.(error, res) === true) {
+        head(refusalStatus, undefined)
+        return end()
+      }
       const shown = refusalBody(error, bounded(method), redactor.url(target))
       json(res, refusalStatus, shown, refusalHeaders(error))
       head(refusalStatus, shown.error)
