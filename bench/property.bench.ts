@@ -1,19 +1,25 @@
 /**
- * Property cases per second: what one case of a property test costs in network set-up and
- * traffic. A simnet case is a fresh network with the startup families, the OpenAI-compatible
- * model (one script queued) and an MCP route, then 10 requests to an HTTP route and one model
- * call through the `openai` SDK, then the network closed. Beside it, the same case's HTTP part
- * with msw: a `setupServer` per case (the HTTP route and a canned chat completion), listened and
- * closed, the same 10 requests and one POST, through the patched global `fetch`.
+ * Property cases per second: what one case of a fast-check property costs in network set-up and
+ * traffic, each case run by `fc.assert(fc.asyncProperty(...))` as a property test runs it.
+ *
+ * At equal work, simnet and msw each set up a fresh network per case with an item route and a
+ * chat-completions answer, serve 10 GETs of the item route and one model call through the
+ * `openai` SDK, and tear the network down: simnet a `SimulationNetwork.start` (the route, the
+ * OpenAI family, one script queued), msw a `setupServer` listened and closed (two handlers, a
+ * canned completion) through the patched global `fetch`. A third row is simnet's richer case
+ * (the account and models families too, and an MCP route registered from a route spec).
+ * Rounds interleave the contenders after a warm-up; each figure is the best round, with the range.
  */
+import fc from "fast-check"
 import { http, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
 import OpenAI from "openai"
-import { Routes, SimulationNetwork } from "simnet"
-import { measure, report } from "./harness.ts"
+import { Route, Routes, SimulationNetwork } from "../src/index.ts"
+import type { Measure } from "./harness.ts"
 
 const quick = process.argv.includes("--quick")
-const minMs = quick ? 800 : 3_000
+const RUNS = quick ? 200 : 500
+const ROUNDS = quick ? 3 : 5
 const ITEM = JSON.stringify({ id: "sim-item", name: "Simulated item" })
 const COMPLETION = {
   id: "chatcmpl-1",
@@ -24,7 +30,24 @@ const COMPLETION = {
   usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }
 }
 
-const simnetCase = async () => {
+/** The traffic of one case: 10 GETs of the item route (ids from the case's value), one model call. */
+const traffic = async (fetch: typeof globalThis.fetch | undefined, ids: ReadonlyArray<number>) => {
+  for (const id of ids) await (await (fetch ?? globalThis.fetch)(`https://api.example.com/items/${id}`)).text()
+  const openai = new OpenAI({ apiKey: "sk-test", maxRetries: 0, ...(fetch === undefined ? {} : { fetch }) })
+  await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
+}
+
+const simnetEqual = async (ids: ReadonlyArray<number>) => {
+  const network = await SimulationNetwork.start({
+    seed: 1,
+    routes: [Route.text("GET https://api.example.com/items/:id", ITEM, { contentType: "application/json" }), ...Routes.openai()],
+    llm: [{ steps: [[{ type: "text", content: "done" }]] }]
+  })
+  await traffic(network.fetch, ids)
+  await network.close()
+}
+
+const simnetRich = async (ids: ReadonlyArray<number>) => {
   const network = await SimulationNetwork.start({
     seed: 1,
     routes: [...Routes.openai(), ...Routes.account("https://account.example.com"), ...Routes.models()],
@@ -34,27 +57,49 @@ const simnetCase = async () => {
     { id: "item", match: "GET https://api.example.com/items/:id", respond: { kind: "text", body: ITEM, contentType: "application/json" } },
     { id: "docs", match: "https://mcp.example.com/mcp", respond: { kind: "mcp", server: { name: "docs", version: "1", tools: [{ name: "search", inputSchema: { type: "object" }, result: "found" }] } } }
   ])
-  for (let i = 0; i < 10; i++) await (await network.fetch(`https://api.example.com/items/${i}`)).text()
-  const openai = new OpenAI({ apiKey: "sk-test", fetch: network.fetch, maxRetries: 0 })
-  await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
+  await traffic(network.fetch, ids)
   await network.close()
 }
 
-const mswCase = async () => {
+const mswEqual = async (ids: ReadonlyArray<number>) => {
   const server = setupServer(
     http.get("https://api.example.com/items/:id", () => new HttpResponse(ITEM, { headers: { "content-type": "application/json" } })),
     http.post("https://api.openai.com/v1/chat/completions", () => HttpResponse.json(COMPLETION))
   )
   server.listen({ onUnhandledRequest: "error" })
   try {
-    for (let i = 0; i < 10; i++) await (await fetch(`https://api.example.com/items/${i}`)).text()
-    const openai = new OpenAI({ apiKey: "sk-test", maxRetries: 0 })
-    await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
+    await traffic(undefined, ids)
   } finally {
     server.close()
   }
 }
 
-const simnet = await measure("simnet: fresh network (families, model, MCP route), 10 requests, 1 model call", simnetCase, { warmup: 20, minMs, minIterations: 50 })
-const msw = await measure("msw: setupServer per case (HTTP part only), 10 requests, 1 POST", mswCase, { warmup: 20, minMs, minIterations: 50 })
-report("property cases per second (one case: set up a network, 11 requests, tear it down)", [simnet, msw], msw.name)
+/** `runs` cases of a fast-check property whose cases are `body`; cases per second. */
+const property = async (name: string, body: (ids: ReadonlyArray<number>) => Promise<void>, runs: number): Promise<Measure> => {
+  const started = performance.now()
+  await fc.assert(fc.asyncProperty(fc.array(fc.nat({ max: 999 }), { minLength: 10, maxLength: 10 }), body), { numRuns: runs, seed: 42 })
+  return { name, opsPerSec: (runs * 1000) / (performance.now() - started), iterations: runs }
+}
+
+const CONTENDERS = [
+  ["simnet, equal work: fresh network (item route, OpenAI family, a script), 10 GETs, 1 model call", simnetEqual],
+  ["msw, equal work: setupServer per case (item and completion handlers), 10 GETs, 1 model call", mswEqual],
+  ["simnet, richer case: + account and models families, an MCP route from a route spec", simnetRich]
+] as const
+
+const fmt = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 0 })
+
+console.log(`property bench (node ${process.version}${quick ? ", --quick" : ""}): fast-check properties of ${RUNS} cases, ${ROUNDS} rounds interleaved after a warm-up round; best round with the range`)
+for (const [name, body] of CONTENDERS) await property(name, body, 50)
+const rounds = CONTENDERS.map(() => [] as Array<number>)
+for (let round = 0; round < ROUNDS; round++) {
+  for (let i = 0; i < CONTENDERS.length; i++) rounds[i].push((await property(CONTENDERS[i][0], CONTENDERS[i][1], RUNS)).opsPerSec)
+}
+const width = Math.max(...CONTENDERS.map(([name]) => name.length))
+const best = rounds.map((r) => Math.max(...r))
+console.log(`\nproperty cases per second`)
+CONTENDERS.forEach(([name], i) => {
+  console.log(`  ${name.padEnd(width)}  ${fmt(best[i]).padStart(6)} cases/s  (rounds ${fmt(Math.min(...rounds[i]))}–${fmt(best[i])})  ${(1e6 / best[i]).toFixed(0)} µs a case`)
+})
+const ratios = rounds[0].map((simnet, i) => simnet / rounds[1][i])
+console.log(`  simnet / msw at equal work: ${(best[0] / best[1]).toFixed(2)}× (best rounds; round by round ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×); the richer case ${(best[2] / best[1]).toFixed(2)}× msw's equal-work case`)

@@ -3,7 +3,7 @@
  * routes `fixtureOf` writes from recorded exchanges (object matchers with the exact query, text
  * bodies with the recorded headers) and by the equivalent routes written by hand as strings.
  */
-import { Route, SimulationNetwork } from "simnet"
+import { Route, SimulationNetwork } from "../src/index.ts"
 import { fixtureOf } from "../src/families/record.ts"
 import { defaultRedactor } from "../src/core/redact.ts"
 import { measure, report } from "./harness.ts"

@@ -5,7 +5,7 @@
  * network, how long until the SDK gave up, and the error it threw. Three runs each.
  */
 import OpenAI from "openai"
-import { SimulationNetwork } from "simnet"
+import { SimulationNetwork } from "../src/index.ts"
 
 console.log("\na refused request through the openai SDK, default retries (3 runs)")
 for (const refusals of ["reject", "502"] as const) {

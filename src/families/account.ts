@@ -3,7 +3,9 @@
  */
 import type { Route } from "../core/route.ts"
 import * as Account from "../schemas/account.ts"
-import { named, schemaOf, withBase } from "./shared.ts"
+import { named, perBase, schemaOf, withBase } from "./shared.ts"
+
+const deviceCodeGenerated = perBase(Account.DeviceCodeGenerated)
 
 /**
  * An account service at `baseUrl`: device authorization (`POST /auth/device/code`, then
@@ -15,7 +17,7 @@ import { named, schemaOf, withBase } from "./shared.ts"
  */
 export const account = (baseUrl: string): Array<Route> =>
   withBase("account", baseUrl, (base) => [
-    named(`POST ${base}/auth/device/code`, schemaOf(Account.DeviceCode, Account.DeviceCodeGenerated(base)), "account"),
+    named(`POST ${base}/auth/device/code`, schemaOf(Account.DeviceCode, deviceCodeGenerated(base)), "account"),
     named(`POST ${base}/auth/device/token`, schemaOf(Account.DeviceTokenResponse, Account.TokenGenerated), "account"),
     named(`POST ${base}/auth/token`, schemaOf(Account.TokenSuccess, Account.TokenGenerated), "account"),
     named(`GET ${base}/api/user`, schemaOf(Account.User), "account"),

@@ -4,7 +4,9 @@
 import type { Route } from "../core/route.ts"
 import * as R from "../kinds/kinds.ts"
 import * as Share from "../schemas/share.ts"
-import { named, schemaOf, trimBase } from "./shared.ts"
+import { named, perBase, schemaOf, trimBase } from "./shared.ts"
+
+const shareCreatedGenerated = perBase(Share.ShareCreatedGenerated)
 
 /**
  * The session-sharing service: `POST {baseUrl}/api/share` creates a share (`{id, url, secret}`),
@@ -13,7 +15,7 @@ import { named, schemaOf, trimBase } from "./shared.ts"
 export const share = (baseUrl = "https://opncd.ai"): Array<Route> => {
   const base = trimBase(baseUrl)
   return [
-    named(`POST ${base}/api/share`, schemaOf(Share.ShareCreated, Share.ShareCreatedGenerated(base)), "share"),
+    named(`POST ${base}/api/share`, schemaOf(Share.ShareCreated, shareCreatedGenerated(base)), "share"),
     R.status(`POST ${base}/api/share/:id/sync`, 204, { source: "share" }),
     R.status(`DELETE ${base}/api/share/:id`, 204, { source: "share" })
   ]

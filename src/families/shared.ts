@@ -52,3 +52,20 @@ export const withBase = (family: string, baseUrl: string | undefined, build: (ba
     onFailure: (error) => [refused(family, error, family)],
     onSuccess: build
   })
+
+/**
+ * `make` for a base URL, made once per base: a family registered in network after fresh network
+ * (a property test's cases) hands each the same schema, whose generator is then compiled once
+ * (`compileGenerator` keys on the schema). At most 64 bases are kept.
+ */
+export const perBase = <A>(make: (base: string) => A): ((base: string) => A) => {
+  const made = new Map<string, A>()
+  return (base) => {
+    let value = made.get(base)
+    if (value === undefined) {
+      if (made.size >= 64) made.clear()
+      made.set(base, (value = make(base)))
+    }
+    return value
+  }
+}

@@ -94,6 +94,33 @@ export const fromJsonSchema = (
   document: unknown,
   options: FromJsonSchemaOptions = {}
 ): Result.Result<Schema.Codec<unknown, unknown>, InvalidRouteSpec> => {
+  // A document converted before (the same route spec in network after fresh network: a property
+  // test's cases) is converted once, and so hands back the same schema, whose generator is then
+  // compiled once too. Documents whose JSON passes CONVERTED_KEY_LIMIT are converted every time.
+  let key: string | undefined
+  try {
+    key = JSON.stringify([document, options.dialect, options.definitions, options.path, options.pointerPrefix, options.definitionsPointer, options.patterns])
+  } catch {
+    // Cyclic or too deep to key: converted (and refused) below.
+  }
+  if (key === undefined || key.length > CONVERTED_KEY_LIMIT) return convert(document, options)
+  let converted = convertedByKey.get(key)
+  if (converted === undefined) {
+    if (convertedByKey.size >= CONVERTED_LIMIT) convertedByKey.clear()
+    convertedByKey.set(key, (converted = convert(document, options)))
+  }
+  return converted
+}
+
+/** The conversions kept (each keyed by its document's JSON, at most `CONVERTED_KEY_LIMIT` characters). */
+const convertedByKey = new Map<string, Result.Result<Schema.Codec<unknown, unknown>, InvalidRouteSpec>>()
+const CONVERTED_LIMIT = 256
+const CONVERTED_KEY_LIMIT = 64 * 1024
+
+const convert = (
+  document: unknown,
+  options: FromJsonSchemaOptions
+): Result.Result<Schema.Codec<unknown, unknown>, InvalidRouteSpec> => {
   const path = options.path ?? "respond.schema.jsonSchema"
   const prefix = options.pointerPrefix ?? ""
   const source = toJsonSchema(document)
