@@ -120,6 +120,9 @@ export class Network {
   /** Effects `run` has started and not finished. */
   private running = 0
 
+  /** The network's clock, as route contexts carry it. */
+  private readonly now = (): number => this.clock.currentTimeMillisUnsafe()
+
   /** `run`, bound, as route contexts carry it. */
   private readonly runner = <A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal): Promise<A> => this.run(effect, signal)
 
@@ -279,7 +282,7 @@ export class Network {
       // An annotating route never caches a context, so a route that has one is asked nothing more.
       if (entry.context !== undefined) return entry.context
       if (entry.route.annotated) return this.perRequest(entry.identity, 0, 0, record)
-      return (entry.context = { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services, run: this.runner })
+      return (entry.context = { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services, run: this.runner, now: this.now })
     }
     const key = requestKey(request)
     const occurrence = (entry.occurrences ??= new KeyCounts()).increment(key)
@@ -301,6 +304,7 @@ export class Network {
       runSeed: this.runSeed,
       services: this.services,
       run: this.runner,
+      now: this.now,
       annotate: (detail) => {
         record.detail = detail
       },

@@ -46,6 +46,8 @@ export interface RespondContext {
    * `signal` aborts: for routes answering outside Effect that call Effect code.
    */
   readonly run: <A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal) => Promise<A>
+  /** The network's `Clock` now, in milliseconds: for a route that answers at once, outside Effect. */
+  readonly now?: (() => number) | undefined
 }
 
 /**

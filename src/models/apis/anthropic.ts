@@ -28,7 +28,7 @@ import type {
 } from "../../schemas/anthropic.ts"
 import { MessagesRequest } from "../../schemas/anthropic.ts"
 import type { TokenUsage } from "../provider/parts.ts"
-import { anthropicRateLimits, baseUrlUnder, jsonWhole, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { anthropicRateLimits, baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "./model.ts"
 import { anthropicReadBack } from "./readBack.ts"
 import { anthropicStructured } from "./structured.ts"
 
@@ -210,7 +210,20 @@ const messageOf = (
   usage
 })
 
-const contentOf = (parts: ReadonlyArray<Part>, thinking: boolean): Array<ContentBlock> => {
+/**
+ * The content blocks of an answer's parts. A list of parts never changes once made, so its
+ * blocks are kept with it (a rule's step, split once, is gathered once); nothing changes a block.
+ */
+const contentOf = (parts: ReadonlyArray<Part>, thinking: boolean): ReadonlyArray<ContentBlock> => {
+  let kept = contentKept.get(parts)
+  if (kept === undefined) contentKept.set(parts, (kept = {}))
+  const key = thinking ? "thinking" : "plain"
+  return kept[key] ?? (kept[key] = contentNow(parts, thinking))
+}
+
+const contentKept = new WeakMap<ReadonlyArray<Part>, { thinking?: ReadonlyArray<ContentBlock>; plain?: ReadonlyArray<ContentBlock> }>()
+
+const contentNow = (parts: ReadonlyArray<Part>, thinking: boolean): Array<ContentBlock> => {
   const blocks: Array<ContentBlock> = []
   let run: { kind: "text" | "reasoning"; text: string } | undefined
   const flush = () => {
@@ -432,7 +445,7 @@ const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
  */
 export const anthropicRoutes = (options: AnthropicRoutesOptions = {}): ReadonlyArray<Route> => {
   return modelApi("anthropic", DEFAULT_ANTHROPIC_BASE_URL, options.baseUrl, [
-    { name: "messages", method: "POST", path: "/v1/messages", endpoint: "messages", parts: { answer: answerWith(modelResponder(anthropicWire)) } },
+    { name: "messages", method: "POST", path: "/v1/messages", endpoint: "messages", parts: { answer: modelAnswerer(anthropicWire) } },
     { name: "models", method: "GET", path: "/v1/models", endpoint: "models", parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_ANTHROPIC_MODELS)) } }
   ])
 }

@@ -2,10 +2,10 @@
  * Amazon Bedrock's runtime API as a model family: Converse (`bedrockConverse.ts`) and
  * InvokeModel (`bedrockInvoke.ts`) under `/model/{modelId}/`, streamed as AWS event streams.
  */
-import { answerWith, type Route } from "../../core/route.ts"
+import type { Route } from "../../core/route.ts"
 import { converseWire, DEFAULT_BEDROCK_BASE_URL } from "./bedrockConverse.ts"
 import { invokeWire } from "./bedrockInvoke.ts"
-import { modelApi, modelResponder } from "./model.ts"
+import { modelApi, modelAnswerer } from "./model.ts"
 
 export { converseWire, DEFAULT_BEDROCK_BASE_URL, invokeWire }
 
@@ -21,8 +21,8 @@ export interface BedrockRoutesOptions {
  * `bedrock.invoke-stream`, source `bedrock`.
  */
 export const bedrockRoutes = (options: BedrockRoutesOptions = {}): ReadonlyArray<Route> => {
-  const converse = answerWith(modelResponder(converseWire))
-  const invoke = answerWith(modelResponder(invokeWire))
+  const converse = modelAnswerer(converseWire)
+  const invoke = modelAnswerer(invokeWire)
   return modelApi("bedrock", DEFAULT_BEDROCK_BASE_URL, options.baseUrl, [
     { name: "converse", method: "POST", path: "/model/:modelId/converse", endpoint: "converse", parts: { answer: converse } },
     { name: "converse-stream", method: "POST", path: "/model/:modelId/converse-stream", endpoint: "converse-stream", parts: { answer: converse } },

@@ -7,7 +7,7 @@
  * same query ranks the same documents alike on every run). Errors carry Cohere's `{ id, message }`.
  */
 import { Exit, Schema } from "effect"
-import { answerWith, type RespondContext, type Route, type SimRequest } from "../../core/route.ts"
+import type { RespondContext, Route, SimRequest } from "../../core/route.ts"
 import type { Whole } from "../../core/answer.ts"
 import type { LlmTurn, Structured } from "../provider/conversation.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
@@ -26,7 +26,7 @@ import {
   type CohereUsage
 } from "../../schemas/cohere.ts"
 import { embed, vectorNumbers } from "./embeddings.ts"
-import { baseUrlUnder, jsonWhole, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "./model.ts"
 import { cohereReadBack } from "./readBack.ts"
 
 /** The base URL `Routes.cohere` serves when none is given (the `cohere-ai` client's). */
@@ -253,7 +253,7 @@ export const rerankAnswer = (request: SimRequest, context: RespondContext): Whol
  */
 export const cohereRoutes = (options: CohereRoutesOptions = {}): ReadonlyArray<Route> =>
   modelApi("cohere", DEFAULT_COHERE_BASE_URL, options.baseUrl, [
-    { name: "chat", method: "POST", path: "/v2/chat", endpoint: "v2/chat", parts: { answer: answerWith(modelResponder(cohereChatWire)) } },
+    { name: "chat", method: "POST", path: "/v2/chat", endpoint: "v2/chat", parts: { answer: modelAnswerer(cohereChatWire) } },
     { name: "embed", method: "POST", path: "/v2/embed", endpoint: "v2/embed", parts: { answer: embedAnswer } },
     { name: "rerank", method: "POST", path: "/v2/rerank", endpoint: "v2/rerank", parts: { answer: rerankAnswer } }
   ])

@@ -5,8 +5,8 @@
  * of this (how to read a body, write a stream, a whole answer and an error); `modelResponder`
  * is the rest, the same for all.
  */
-import { Effect, Exit, Result, Schema } from "effect"
-import { type RespondContext, routeService, type Responder, type Route, type SimRequest } from "../../core/route.ts"
+import { Context, Effect, Exit, Result, Schema } from "effect"
+import { type Answerer, type RespondContext, routeService, type Responder, type Route, type SimRequest } from "../../core/route.ts"
 import { make as makeRoute, type RouteParts } from "../../kinds/make.ts"
 import { untilAborted } from "../../core/transport.ts"
 import { type FrameEncoder, framesBody, pacedBody, paceDelays, scriptedFrames, splitEvents } from "../provider/body.ts"
@@ -20,8 +20,8 @@ import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
 import type { TokenUsage } from "../provider/parts.ts"
 import type { FamilySpec } from "../../schemas/routeSpec.ts"
 import type { ReadBack } from "./readBack.ts"
-import { RouteFailed } from "../../SimnetError.ts"
-import { whole, type Whole } from "../../core/answer.ts"
+import { type NoScriptQueued, RouteFailed, type UnmatchedLlmRequest } from "../../SimnetError.ts"
+import { fromResponse, pending, whole, type Whole } from "../../core/answer.ts"
 
 /**
  * One model API's wire format as the shared responder needs it.
@@ -252,6 +252,13 @@ class Renderer {
     )
   }
 
+  /** The answer when it is had now (a reply with no pacing, an HTTP error), else undefined: `render` then. */
+  renderNow(): Response | Whole | undefined {
+    const reply = this.invocation.reply
+    if (reply._tag === "HttpError") return this.error(reply.status, reply.message, retryHeaders(reply.retryAfterMs))
+    return reply._tag === "Reply" && reply.pace === undefined ? this.reply(reply) : undefined
+  }
+
   render(): Effect.Effect<Response | Whole, RouteFailed> {
     const reply = this.invocation.reply
     switch (reply._tag) {
@@ -370,12 +377,39 @@ export const modelResponder = (wire: ModelWire): Responder => (request, context)
     }
     return provider.invoke(readConversation({ ...read.success, bodySize: request.body?.length ?? 0 }), request.signal).pipe(
       Effect.flatMap((invocation) => new Renderer(wire, invocation, request.signal, context.run).render()),
-      Effect.catchTags({
-        NoScriptQueued: (error) => Effect.succeed(refusal(wire, provider, error._tag, error.message)),
-        UnmatchedLlmRequest: (error) => Effect.succeed(refusal(wire, provider, error._tag, error.message))
-      })
+      refusals(wire, provider)
     )
   })
+
+/** A refused model call (`NoScriptQueued`, `UnmatchedLlmRequest`) answered as its 422. */
+const refusals = (wire: ModelWire, provider: SimulatedProviderApi) => {
+  const answer = (error: NoScriptQueued | UnmatchedLlmRequest) => Effect.succeed(refusal(wire, provider, error._tag, error.message))
+  return <A>(effect: Effect.Effect<A, NoScriptQueued | UnmatchedLlmRequest | RouteFailed>): Effect.Effect<A | Whole, RouteFailed> =>
+    Effect.catchTags(effect, { NoScriptQueued: answer, UnmatchedLlmRequest: answer })
+}
+
+/**
+ * `modelResponder` as a route's answer, had at once where nothing waits (the provider's answer
+ * decided now, a reply with no pacing or an HTTP error): a `Whole` or streamed answer with no
+ * fiber run for it. Anything that waits (a rule's latency, a driver, a hang, pacing) and a body
+ * that is not a request of the API go through the responder's Effect, as before.
+ */
+export const modelAnswerer = (wire: ModelWire): Answerer => {
+  const responder = modelResponder(wire)
+  return (request, context) => {
+    const provider = context.now === undefined ? undefined : Context.getOption(context.services, SimulatedProvider)
+    if (provider === undefined || provider._tag === "None") return pending(responder(request, context))
+    const raw = request.json()
+    const read = wire.read(request, raw)
+    if (Result.isFailure(read)) return pending(responder(request, context))
+    const served = provider.value.invokeAt(readConversation({ ...read.success, bodySize: request.body?.length ?? 0 }), context.now!(), request.signal)
+    if (Effect.isEffect(served)) return pending(Effect.flatMap(served, (invocation) => new Renderer(wire, invocation, request.signal, context.run).render()).pipe(refusals(wire, provider.value)))
+    if ("_tag" in served) return refusal(wire, provider.value, served._tag, served.message)
+    const renderer = new Renderer(wire, served, request.signal, context.run)
+    const now = renderer.renderNow()
+    return now === undefined ? pending(renderer.render()) : now instanceof Response ? fromResponse(now) : now
+  }
+}
 
 /**
  * One endpoint of a model API: the last part of its route id (`chat` in `openai.chat`), its

@@ -27,7 +27,7 @@ import {
   type OllamaModel
 } from "../../schemas/ollama.ts"
 import { embed, vectorNumbers } from "./embeddings.ts"
-import { baseUrlUnder, jsonWhole, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "./model.ts"
 import { ollamaReadBack } from "./readBack.ts"
 
 /** The base URL `Routes.ollama` serves when none is given (the `ollama` client's default host). */
@@ -296,8 +296,8 @@ const showAnswer = (models: ReadonlyArray<string>) => (request: SimRequest): Who
 export const ollamaRoutes = (options: OllamaRoutesOptions = {}): ReadonlyArray<Route> => {
   const models = options.models ?? DEFAULT_OLLAMA_MODELS
   return modelApi("ollama", DEFAULT_OLLAMA_BASE_URL, options.baseUrl, [
-    { name: "chat", method: "POST", path: "/api/chat", endpoint: "api/chat", parts: { answer: answerWith(modelResponder(ollamaChatWire)) } },
-    { name: "generate", method: "POST", path: "/api/generate", endpoint: "api/generate", parts: { answer: answerWith(modelResponder(ollamaGenerateWire)) } },
+    { name: "chat", method: "POST", path: "/api/chat", endpoint: "api/chat", parts: { answer: modelAnswerer(ollamaChatWire) } },
+    { name: "generate", method: "POST", path: "/api/generate", endpoint: "api/generate", parts: { answer: modelAnswerer(ollamaGenerateWire) } },
     { name: "embed", method: "POST", path: "/api/embed", endpoint: "api/embed", parts: { answer: embedAnswer } },
     { name: "tags", method: "GET", path: "/api/tags", endpoint: "api/tags", parts: { answer: answerWith(tagsAnswer(models)) } },
     { name: "show", method: "POST", path: "/api/show", endpoint: "api/show", parts: { answer: showAnswer(models) } },

@@ -13,7 +13,7 @@ import { ChunkWriter, completion, DEFAULT_OPENAI_BASE_URL, openAiErrorBody } fro
 import type { ChatMessage, ModelList } from "../../schemas/openai.ts"
 import { ChatCompletionRequest } from "../../schemas/openai.ts"
 import { embeddingsEndpoint } from "./embeddings.ts"
-import { baseUrlUnder, jsonWhole, modelApi, openAiRateLimits, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { baseUrlUnder, jsonWhole, modelApi, openAiRateLimits, modelAnswerer, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { responsesEndpoint } from "./openaiResponses.ts"
 import { responsesSocketEndpoint } from "./responsesSocket.ts"
 import { realtimeEndpoint } from "./realtime.ts"
@@ -128,7 +128,7 @@ export const modelsResponder = (models: ReadonlyArray<string> = DEFAULT_OPENAI_M
  */
 export const openaiRoutes = (options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> =>
   modelApi("openai", DEFAULT_OPENAI_BASE_URL, options.baseUrl, [
-    { name: "chat", method: "POST", path: "/chat/completions", endpoint: "chat/completions", parts: { answer: answerWith(chatCompletionsResponder) } },
+    { name: "chat", method: "POST", path: "/chat/completions", endpoint: "chat/completions", parts: { answer: modelAnswerer(chatWire) } },
     responsesEndpoint,
     responsesSocketEndpoint,
     realtimeEndpoint,

@@ -15,7 +15,7 @@
 import { Effect } from "effect"
 import { answerWith, type Route } from "../../core/route.ts"
 import { embeddingsEndpoint } from "./embeddings.ts"
-import { dialectOf, jsonWhole, modelApi, type ModelEndpoint, modelResponder, type ModelWire } from "./model.ts"
+import { dialectOf, jsonWhole, modelApi, type ModelEndpoint, modelAnswerer, type ModelWire } from "./model.ts"
 import { chatWire, modelsResponder } from "./openai.ts"
 import { responsesWire } from "./openaiResponses.ts"
 
@@ -71,8 +71,8 @@ const endpoint = (name: string, method: "GET" | "POST", path: string, parts: Mod
  * `v1.models` under `/openai/v1/`.
  */
 export const azureOpenaiRoutes = (options: OpenAiDialectOptions = {}): ReadonlyArray<Route> => {
-  const chat = { answer: answerWith(modelResponder(azureChatWire)) }
-  const responses = { answer: answerWith(modelResponder(azureResponsesWire)) }
+  const chat = { answer: modelAnswerer(azureChatWire) }
+  const responses = { answer: modelAnswerer(azureResponsesWire) }
   return modelApi("azure-openai", DEFAULT_AZURE_OPENAI_BASE_URL, options.baseUrl, [
     endpoint("chat", "POST", "/openai/deployments/:deployment/chat/completions", chat),
     endpoint("embeddings", "POST", "/openai/deployments/:deployment/embeddings", embeddingsEndpoint.parts),
@@ -111,7 +111,7 @@ const openrouterModels = (models: ReadonlyArray<string>) => () =>
  */
 export const openrouterRoutes = (options: OpenAiDialectOptions = {}): ReadonlyArray<Route> =>
   modelApi("openrouter", DEFAULT_OPENROUTER_BASE_URL, options.baseUrl, [
-    endpoint("chat", "POST", "/chat/completions", { answer: answerWith(modelResponder(openrouterChatWire)) }),
+    endpoint("chat", "POST", "/chat/completions", { answer: modelAnswerer(openrouterChatWire) }),
     endpoint("embeddings", "POST", "/embeddings", embeddingsEndpoint.parts),
     endpoint("models", "GET", "/models", { answer: answerWith(openrouterModels(options.models ?? DEFAULT_OPENROUTER_MODELS)) })
   ])

@@ -24,8 +24,7 @@ import type {
   ResponseUsage
 } from "../../schemas/openaiResponses.ts"
 import { ResponsesRequest } from "../../schemas/openaiResponses.ts"
-import { answerWith } from "../../core/route.ts"
-import { baseUrlUnder, type ModelEndpoint, modelResponder, openAiRateLimits, type ModelWire, readWith } from "./model.ts"
+import { baseUrlUnder, type ModelEndpoint, modelAnswerer, openAiRateLimits, type ModelWire, readWith } from "./model.ts"
 import { responsesReadBack } from "./readBack.ts"
 import { responsesStructured } from "./structured.ts"
 import { inputTurns, offeredTools } from "./responsesInput.ts"
@@ -409,5 +408,5 @@ export const responsesEndpoint: ModelEndpoint = {
   method: "POST",
   path: "/responses",
   endpoint: "responses",
-  parts: { answer: answerWith(modelResponder(responsesWire)) }
+  parts: { answer: modelAnswerer(responsesWire) }
 }

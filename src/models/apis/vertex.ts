@@ -16,7 +16,7 @@ import { answerWith, type Route } from "../../core/route.ts"
 import { make as makeRoute } from "../../kinds/make.ts"
 import { anthropicErrorBody, messagesBody } from "./anthropic.ts"
 import { callOf, geminiResponderFor, geminiWire } from "./gemini.ts"
-import { dialectOf, jsonWhole, modelApi, modelResponder, type ModelWire } from "./model.ts"
+import { dialectOf, jsonWhole, modelApi, modelAnswerer, type ModelWire } from "./model.ts"
 import { anthropicReadBack } from "./readBack.ts"
 
 /** The base URL `Routes.vertex` serves when none is given: the `us-central1` endpoint. */
@@ -77,7 +77,7 @@ const tokenRoute = (): Route =>
  */
 export const vertexRoutes = (options: VertexRoutesOptions = {}): ReadonlyArray<Route> => {
   const gemini = { answer: answerWith(geminiResponderFor(vertexGeminiWire)) }
-  const anthropic = { answer: answerWith(modelResponder(vertexAnthropicWire)) }
+  const anthropic = { answer: modelAnswerer(vertexAnthropicWire) }
   const at = (baseUrl: string | undefined) =>
     modelApi("vertex", DEFAULT_VERTEX_BASE_URL, baseUrl, [
       { name: "gemini", method: "POST", path: `${PROJECT}/google/models/:call`, endpoint: "publishers/google/models/{model}:{method}", parts: gemini },

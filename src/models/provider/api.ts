@@ -397,47 +397,57 @@ export class SimulatedProviderApi {
     request: LlmRequest,
     signal?: AbortSignal
   ): Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
-    return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<
-      LlmInvocation,
-      NoScriptQueued | UnmatchedLlmRequest | RouteFailed
-    > => {
-      const seq = ++this.#seq
-      const id = `inv_${seq}`
-      const created = this.#epoch === "clock" ? Math.floor(now / 1000) : this.#epoch
-      const decision = this.#decide(request, seq)
-      const plan = decision.plan
-      this.#log.record({
-        seq,
-        id,
-        at: now,
-        api: request.api,
-        url: request.url,
-        model: request.model,
-        stream: request.stream,
-        key: request.key,
-        toolResultRounds: request.toolResultRounds,
-        lastUserMessage: request.lastUserMessage,
-        body: request.raw,
-        source: decision.source,
-        rule: decision.rule?.id,
-        step: decision.step,
-        outcome: outcomeOf(plan),
-        status: plan._tag === "HttpError" ? plan.status : plan._tag === "Raw" ? plan.status : undefined,
-        rawSha256: plan._tag === "Raw" ? sha256Hex(plan.bytes) : undefined,
-        ...(plan._tag === "Reply" && request.structured !== undefined ? { structuredMismatch: structuredMismatch(request, plan.parts) } : {})
-      }, request.bodySize)
-      if (plan._tag === "Refuse") return Effect.fail(plan.error)
-      const reply = Effect.sync((): LlmInvocation => {
-        if (plan._tag === "Drive") {
-          const invocation = this.#drivers.open(seq, request, plan.viaAttach)
-          return { seq, id, created, request, reply: { _tag: "Driven", invocation } }
-        }
-        return { seq, id, created, request, reply: plan }
-      })
-      const latency = decision.rule?.latency
-      if (latency === undefined) return reply
-      const served = Effect.andThen(Effect.sleep(latency), reply)
-      return signal === undefined ? served : Effect.raceFirst(served, untilAborted(signal, request.api, id))
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const served = this.invokeAt(request, now, signal)
+      return Effect.isEffect(served) ? served : "_tag" in served ? Effect.fail(served) : Effect.succeed(served)
     })
+  }
+
+  /**
+   * `invoke` at the time `now` (the network's clock), done at once where nothing waits: the
+   * invocation, or the refusal; an Effect for what must wait (a rule's latency, a driver).
+   */
+  invokeAt(
+    request: LlmRequest,
+    now: number,
+    signal?: AbortSignal
+  ): LlmInvocation | NoScriptQueued | UnmatchedLlmRequest | Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
+    const seq = ++this.#seq
+    const id = `inv_${seq}`
+    const created = this.#epoch === "clock" ? Math.floor(now / 1000) : this.#epoch
+    const decision = this.#decide(request, seq)
+    const plan = decision.plan
+    this.#log.record({
+      seq,
+      id,
+      at: now,
+      api: request.api,
+      url: request.url,
+      model: request.model,
+      stream: request.stream,
+      key: request.key,
+      toolResultRounds: request.toolResultRounds,
+      lastUserMessage: request.lastUserMessage,
+      body: request.raw,
+      source: decision.source,
+      rule: decision.rule?.id,
+      step: decision.step,
+      outcome: outcomeOf(plan),
+      status: plan._tag === "HttpError" ? plan.status : plan._tag === "Raw" ? plan.status : undefined,
+      rawSha256: plan._tag === "Raw" ? sha256Hex(plan.bytes) : undefined,
+      ...(plan._tag === "Reply" && request.structured !== undefined ? { structuredMismatch: structuredMismatch(request, plan.parts) } : {})
+    }, request.bodySize)
+    if (plan._tag === "Refuse") return plan.error
+    const reply = (): LlmInvocation => {
+      if (plan._tag === "Drive") {
+        const invocation = this.#drivers.open(seq, request, plan.viaAttach)
+        return { seq, id, created, request, reply: { _tag: "Driven", invocation } }
+      }
+      return { seq, id, created, request, reply: plan }
+    }
+    const latency = decision.rule?.latency
+    if (latency === undefined) return reply()
+    const served = Effect.andThen(Effect.sleep(latency), Effect.sync(reply))
+    return signal === undefined ? served : Effect.raceFirst(served, untilAborted(signal, request.api, id))
   }
 }

@@ -155,9 +155,18 @@ export interface Gathered {
 }
 
 /**
- * Gathers the parts of a non-streamed answer.
+ * Gathers the parts of a non-streamed answer. A list of parts is never changed once made, so its
+ * gathering is kept with it: a rule's step, split once (`plan.ts`), is joined once too.
  */
 export const gather = (parts: ReadonlyArray<Part>): Gathered => {
+  let gathered = gatheredOf.get(parts)
+  if (gathered === undefined) gatheredOf.set(parts, (gathered = gatherNow(parts)))
+  return gathered
+}
+
+const gatheredOf = new WeakMap<ReadonlyArray<Part>, Gathered>()
+
+const gatherNow = (parts: ReadonlyArray<Part>): Gathered => {
   let text: string | undefined
   let reasoning: string | undefined
   const toolCalls: Array<{ readonly id: string; readonly name: string; readonly arguments: string }> = []
