@@ -60,6 +60,20 @@ const floor = async (): Promise<Measure> => {
   return fetchLoop("floor: bare fetch, prebuilt Response", bare, urls(100))
 }
 
+/**
+ * The lookup floor: a bare `Map` from each of `n` URLs to its held answer, whose `json()` parses
+ * the held text (no `Response` made: nothing but the lookup and the parse). Over 10 000 URLs it
+ * reads slower than over one (caches), as any lookup does.
+ */
+const mapFloor = async (n: number): Promise<Measure> => {
+  const order = urls(n)
+  const held = new Map(order.map((url) => {
+    const text = bodyOf(Number(url.slice(url.lastIndexOf("/") + 1)))
+    return [url, { json: () => Promise.resolve(JSON.parse(text) as unknown) } as unknown as Response]
+  }))
+  return fetchLoop(`floor: bare Map of held answers, ${n} URLs`, (url) => Promise.resolve(held.get(url)!), order)
+}
+
 const simnet = async (n: number): Promise<Measure> => {
   const net = await SimulationNetwork.start({ routes: simnetRoutes(n) })
   return fetchLoop(`simnet fetch, ${n} routes`, net.fetch, urls(n))
@@ -267,42 +281,57 @@ const perKey = async (): Promise<void> => {
   console.log(`  model, distinct calls: ${shown(model)}`)
 }
 
+/** Route lookup flat: what simnet loses over 10 000 routes against one, beside what a bare Map loses. */
+const lookupLine = (s1: Measure, s10k: Measure, map1: Measure, map10k: Measure) => {
+  const simnetSpread = s10k.opsPerSec / s1.opsPerSec
+  const floorSpread = map10k.opsPerSec / map1.opsPerSec
+  console.log(`\n  route lookup over 10 000 URLs against one: simnet ${simnetSpread.toFixed(2)}× its one-route rate, a bare Map of held answers ${floorSpread.toFixed(2)}× its one-URL rate; simnet keeps ${(simnetSpread / floorSpread).toFixed(2)}× the floor's ratio (goal >= 0.85)`)
+}
+
 const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length).split(",")
 
 const run = async (): Promise<void> => {
   console.log(`core bench (node ${process.version}${quick ? ", --quick" : ""}); simnet figures are the best of 3 interleaved rounds`)
   if (only !== undefined) {
     if (only.includes("fetch")) {
-      const rounds: Array<Array<Measure>> = [[], [], []]
+      const rounds: Array<Array<Measure>> = [[], [], [], [], [], []]
       for (let round = 0; round < 3; round++) {
         rounds[0].push(await floor())
         rounds[1].push(await simnet(100))
         rounds[2].push(await simnet(10_000))
+        rounds[3].push(await simnet(1))
+        rounds[4].push(await mapFloor(1))
+        rounds[5].push(await mapFloor(10_000))
       }
       const measured = rounds.map(best)
       report("fetch + json(), ~150-byte body, requests spread over N routes", measured, measured[0].name)
+      lookupLine(measured[3], measured[2], measured[4], measured[5])
     }
     if (only.includes("unmatched")) await unmatched()
     if (only.includes("keys")) await perKey()
     if (only.includes("log")) await logRecordCost()
     return
   }
-  const rounds: Array<Array<Measure>> = [[], [], [], [], []]
+  const rounds: Array<Array<Measure>> = [[], [], [], [], [], [], [], []]
   for (let round = 0; round < 3; round++) {
     rounds[0].push(await floor())
     rounds[1].push(await simnet(10))
     rounds[2].push(await simnet(100))
     rounds[3].push(await simnet(10_000))
     rounds[4].push(await simnetWithSignal(100))
+    rounds[5].push(await simnet(1))
+    rounds[6].push(await mapFloor(1))
+    rounds[7].push(await mapFloor(10_000))
   }
-  const [fl, s10, s100, s10k, s100signal] = rounds.map(best)
+  const [fl, s10, s100, s10k, s100signal, s1, map1, map10k] = rounds.map(best)
   const ma100 = await mockAgent(100)
   const ma10k = await mockAgent(10_000)
   const msw100 = await msw(100)
   const msw10k = await msw(10_000)
   const nock100 = await nockBench(100)
   const nock10k = await nockBench(10_000)
-  report("fetch + json(), ~150-byte body, requests spread over N routes", [fl, s10, s100, s10k, s100signal, ma100, ma10k, msw100, msw10k, nock100, nock10k], fl.name)
+  report("fetch + json(), ~150-byte body, requests spread over N routes", [fl, s1, s10, s100, s10k, s100signal, map1, map10k, ma100, ma10k, msw100, msw10k, nock100, nock10k], fl.name)
+  lookupLine(s1, s10k, map1, map10k)
   console.log(`\n  simnet 100 routes vs MockAgent: ${(s100.opsPerSec / ma100.opsPerSec).toFixed(1)}×, vs msw: ${(s100.opsPerSec / msw100.opsPerSec).toFixed(1)}×, vs nock: ${(s100.opsPerSec / nock100.opsPerSec).toFixed(1)}×`)
   console.log(`  10 000 routes vs fewer: simnet ${(s10k.opsPerSec / s10.opsPerSec).toFixed(2)}× its 10-route figure; MockAgent ${(ma10k.opsPerSec / ma100.opsPerSec).toFixed(3)}×, msw ${(msw10k.opsPerSec / msw100.opsPerSec).toFixed(3)}×, nock ${(nock10k.opsPerSec / nock100.opsPerSec).toFixed(3)}× their 100-route figures`)
   const client = await effectClient()

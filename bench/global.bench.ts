@@ -36,8 +36,10 @@ const simnetRoutes = (n: number) =>
 
 const fetchLoop = (name: string, doFetch: (url: string) => Promise<Response>, order: ReadonlyArray<string>, opts = {}) =>
   measure(name, async (i) => (await doFetch(order[i % order.length])).json(), { minMs, ...opts })
+// 500 requests to warm up: each contender starts cold (a fresh installation, server or
+// interceptor), and a path through node:http takes a few hundred requests to settle.
 const axiosLoop = (name: string, order: ReadonlyArray<string>) =>
-  measure(name, async (i) => (await axios.get(order[i % order.length])).data, { minMs, warmup: 200, minIterations: 200 })
+  measure(name, async (i) => (await axios.get(order[i % order.length])).data, { minMs, warmup: 500, minIterations: 300 })
 
 /** Runs `body` with the network installed for the whole process (the scoped layer), then restores. */
 const withGlobal = async <A>(n: number, body: () => Promise<A>): Promise<A> => {

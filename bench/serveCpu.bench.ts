@@ -13,8 +13,10 @@ import { join } from "node:path"
 import OpenAI from "openai"
 
 const quick = process.argv.includes("--quick")
-const CALLS = quick ? 600 : 2_000
-const ROUNDS = quick ? 3 : 5
+const CALLS = quick ? 1_000 : 2_000
+const ROUNDS = quick ? 5 : 9
+/** Rounds run and dropped first: a server's JIT and heap settle over several thousand calls. */
+const WARMUP_ROUNDS = quick ? 3 : 4
 const CONCURRENCY = 8
 
 interface Server {
@@ -86,11 +88,11 @@ const round = async (server: Server, call: () => Promise<void>) => {
 }
 
 const servers = [await start("simnet"), await start("aimock")]
-console.log(`\nmodel calls over loopback, server CPU per call (${CALLS} calls a round, ${CONCURRENCY} concurrent, ${ROUNDS} rounds interleaved after a warm-up)`)
+console.log(`\nmodel calls over loopback, server CPU per call (${CALLS} calls a round, ${CONCURRENCY} concurrent, ${ROUNDS} rounds interleaved after ${WARMUP_ROUNDS} to warm up; medians, and the median of the rounds' ratios with their range)`)
 console.log(`  ${"call".padEnd(17)} ${"server".padEnd(7)} ${"calls/server-CPU-s".padStart(19)} ${"µs CPU/call".padStart(12)} ${"wall calls/s".padStart(13)}`)
 for (const kind of KINDS) {
   const calls = servers.map((server) => caller(server, kind))
-  for (const [i, server] of servers.entries()) await round(server, calls[i]!)
+  for (let w = 0; w < WARMUP_ROUNDS; w++) for (const [i, server] of servers.entries()) await round(server, calls[i]!)
   const rates: Array<Array<number>> = servers.map(() => [])
   const walls: Array<Array<number>> = servers.map(() => [])
   for (let r = 0; r < ROUNDS; r++) {

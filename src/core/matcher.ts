@@ -279,6 +279,24 @@ const invalidMatcher = (path: string, message: string, source: string): Compiled
  * name the field of an `InvalidRouteSpec`.
  */
 export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMatcher => {
+  // A string matcher compiles to the same immutable matcher every time: a family's routes,
+  // registered again in every fresh network of a property test, are compiled once.
+  if (typeof input !== "string" || input.length > MAX_KEPT_SOURCE) return compileNow(input, path)
+  const key = `${path}\u0000${input}`
+  let compiled = keptMatchers.get(key)
+  if (compiled === undefined) {
+    if (keptMatchers.size >= MAX_KEPT_MATCHERS) keptMatchers.clear()
+    keptMatchers.set(key, (compiled = compileNow(input, path)))
+  }
+  return compiled
+}
+
+/** The string matchers compiled so far (at most `MAX_KEPT_MATCHERS`, each at most `MAX_KEPT_SOURCE` characters). */
+const keptMatchers = new Map<string, CompiledMatcher>()
+const MAX_KEPT_MATCHERS = 4096
+const MAX_KEPT_SOURCE = 2048
+
+const compileNow = (input: MatcherInput, path: string): CompiledMatcher => {
   let object: MatcherObject
   let urlPath = `${path}.url`
   if (typeof input === "string") {
