@@ -217,8 +217,7 @@ const messageOf = (
 const contentOf = (parts: ReadonlyArray<Part>, thinking: boolean): ReadonlyArray<ContentBlock> => {
   let kept = contentKept.get(parts)
   if (kept === undefined) contentKept.set(parts, (kept = {}))
-  const key = thinking ? "thinking" : "plain"
-  return kept[key] ?? (kept[key] = contentNow(parts, thinking))
+  return thinking ? (kept.thinking ??= contentNow(parts, true)) : (kept.plain ??= contentNow(parts, false))
 }
 
 const contentKept = new WeakMap<ReadonlyArray<Part>, { thinking?: ReadonlyArray<ContentBlock>; plain?: ReadonlyArray<ContentBlock> }>()

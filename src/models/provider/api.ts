@@ -393,10 +393,7 @@ export class SimulatedProviderApi {
    * `NoScriptQueued` / `UnmatchedLlmRequest`; a client that gives up (`signal`) fails it with
    * `RouteFailed`. A driven reply's invocation is removed if this effect is interrupted.
    */
-  invoke(
-    request: LlmRequest,
-    signal?: AbortSignal
-  ): Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
+  invoke(request: LlmRequest, signal?: AbortSignal): Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
     return Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const served = this.invokeAt(request, now, signal)
       return Effect.isEffect(served) ? served : "_tag" in served ? Effect.fail(served) : Effect.succeed(served)
@@ -407,11 +404,7 @@ export class SimulatedProviderApi {
    * `invoke` at the time `now` (the network's clock), done at once where nothing waits: the
    * invocation, or the refusal; an Effect for what must wait (a rule's latency, a driver).
    */
-  invokeAt(
-    request: LlmRequest,
-    now: number,
-    signal?: AbortSignal
-  ): LlmInvocation | NoScriptQueued | UnmatchedLlmRequest | Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
+  invokeAt(request: LlmRequest, now: number, signal?: AbortSignal): LlmInvocation | NoScriptQueued | UnmatchedLlmRequest | Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
     const seq = ++this.#seq
     const id = `inv_${seq}`
     const created = this.#epoch === "clock" ? Math.floor(now / 1000) : this.#epoch
