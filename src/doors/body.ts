@@ -36,23 +36,31 @@ export const limitedStream = <E>(stream: Stream.Stream<Uint8Array, E>, limit: nu
 /** What `readBody` gives for a body over its limit. */
 export const OVER = Symbol("over")
 
-/** A request's body, whole, or `OVER` once more than `limit` bytes arrived (the rest is not read). */
-export const readBody = (req: http.IncomingMessage, limit: number): Promise<Uint8Array | typeof OVER> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const onData = (chunk: Buffer) => {
-      size += chunk.byteLength
-      if (size > limit) {
-        req.off("data", onData)
-        req.pause()
-        chunks.length = 0
-        return resolve(OVER)
-      }
-      chunks.push(chunk)
+/**
+ * Reads a request's body: `done` is told the body, whole, or `OVER` once more than `limit` bytes
+ * arrived (the rest is not read); `failed` that the request broke off first. Each is told once.
+ */
+export const readBody = (req: http.IncomingMessage, limit: number, done: (body: Uint8Array | typeof OVER) => void, failed: () => void): void => {
+  const chunks: Array<Buffer> = []
+  let size = 0
+  let settled = false
+  const settle = (then: () => void) => {
+    if (settled) return
+    settled = true
+    then()
+  }
+  const onData = (chunk: Buffer) => {
+    size += chunk.byteLength
+    if (size > limit) {
+      req.off("data", onData)
+      req.pause()
+      chunks.length = 0
+      return settle(() => done(OVER))
     }
-    req.on("data", onData)
-    req.once("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)))
-    req.once("error", reject)
-    req.once("aborted", () => reject(new Error("aborted")))
-  })
+    chunks.push(chunk)
+  }
+  req.on("data", onData)
+  req.once("end", () => settle(() => done(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))))
+  req.once("error", () => settle(failed))
+  req.once("aborted", () => settle(failed))
+}

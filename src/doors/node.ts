@@ -60,30 +60,17 @@ export type DoorWatch = (request: DoorRequest) => Watcher | undefined
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
 
 /**
- * The request's headers without `host` (the network sees the target's host in the URL), read
- * from its raw lines by Node's own rules for a repeated header (`IncomingMessage.headers`): those
- * in `FIRST_ONLY` keep their first value, `cookie`s join with "; ", any other joins with ", ".
- * Node's object is not built (it is made on first read of `req.headers`).
+ * The request's headers without `host` (the network sees the target's host in the URL), as Node
+ * gives them (Node builds `req.headers` for every request anyway; repeated `set-cookie`s joined).
  */
-const withoutHost = (raw: ReadonlyArray<string>): Record<string, string> => {
+const withoutHost = (headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): Record<string, string> => {
   const out: Record<string, string> = {}
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i].toLowerCase()
-    if (name === "host") continue
-    const value = raw[i + 1]
-    const had = out[name]
-    if (had === undefined) out[name] = value
-    else if (!FIRST_ONLY.has(name)) out[name] = `${had}${name === "cookie" ? "; " : ", "}${value}`
+  for (const name in headers) {
+    const value = headers[name]
+    if (name !== "host" && value !== undefined) out[name] = typeof value === "string" ? value : value.join(", ")
   }
   return out
 }
-
-/** The headers whose repeats Node drops (`matchKnownFields` in Node's `_http_incoming`). */
-const FIRST_ONLY: ReadonlySet<string> = new Set([
-  "age", "authorization", "content-length", "content-type", "etag", "expires", "from", "host", "if-modified-since",
-  "if-unmodified-since", "last-modified", "location", "max-forwards", "proxy-authorization", "referer", "retry-after",
-  "server", "user-agent"
-])
 
 /** The 502 body of a request that failed on its way back: what failed, for which request (redacted), and why. */
 const routeFailed = (redactor: Redactor, requestMethod: string, target: string, what: string, reason: RouteFailedReason, cause: unknown) => {
@@ -237,12 +224,14 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
   return (req, res, target, upgrade) => {
     const path = req.url ?? "/"
     if (target === undefined) return badPath(res, path, watchersOf({ method: req.method ?? "GET", path, url: undefined, headers: {}, body: undefined }))
-    const headers = withoutHost(req.rawHeaders)
+    const headers = withoutHost(req.headers)
     const method = req.method ?? "GET"
     const hasBody = method !== "GET" && method !== "HEAD" && (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined)
     if (!hasBody) return answer(req, res, target, headers, undefined, upgrade)
     if (declaredOver(headers["content-length"], limit)) return tooLarge(req, res, method, target)
-    readBody(req, limit).then(
+    readBody(
+      req,
+      limit,
       (body) => (body === OVER ? tooLarge(req, res, method, target) : answer(req, res, target, headers, body, upgrade)),
       () => res.destroy()
     )

@@ -25,11 +25,13 @@ export const nodeHeaders = (headers: Readonly<Record<string, string>> | Headers,
     const cookies = headers.getSetCookie()
     if (cookies.length > 0) out["set-cookie"] = cookies
   } else {
-    for (const name in headers) out[name] = headers[name]
+    // Copied without the framing headers rather than deleted after: a `delete` would turn the
+    // object into a slow dictionary for Node to read.
+    for (const name in headers) if (name !== "transfer-encoding" && name !== "content-length") out[name] = headers[name]
   }
-  delete out["transfer-encoding"]
+  if (out["transfer-encoding"] !== undefined) delete out["transfer-encoding"]
   if (length !== undefined) out["content-length"] = length
-  else delete out["content-length"]
+  else if (out["content-length"] !== undefined) delete out["content-length"]
   return out
 }
 

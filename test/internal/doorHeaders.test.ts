@@ -1,9 +1,8 @@
 /**
- * The Node door reads a request's headers from its raw lines (not from Node's `req.headers`,
- * which it no longer builds): judged against Node itself. The same raw request, repeated headers
- * and odd casing included, is sent to a plain `node:http` server and to `simnet serve`; what the
- * route sees must be what Node's `req.headers` holds, less `host`, repeats joined as the door
- * always joined them.
+ * The headers a route sees through the Node door, judged against Node itself: the same raw
+ * request, repeated headers and odd casing included, is sent to a plain `node:http` server and to
+ * `simnet serve`; what the route sees must be what Node's `req.headers` holds, less `host`, with
+ * repeated `set-cookie`s joined.
  */
 import { Effect, Layer, Scope } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
