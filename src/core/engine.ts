@@ -216,7 +216,7 @@ export class Network {
       const drawn = this.chaosFor(chaos, entry, request)
       if (drawn !== undefined) return this.withChaos(drawn, entry, routed, context, record)
     }
-    return logged(this.own(route, routed, context), record, this.log, routed.signal, route.id ?? route.kind)
+    return logged(this.own(route, routed, context), record, this.log, routed, route.id ?? route.kind)
   }
 
   /** The route's own answer, after its `delay` when it has one. */
@@ -274,7 +274,7 @@ export class Network {
     const route = entry.route
     const drew = chaosAnswer(drawn.hit, () => toEffect(this.own(route, request, context)), () => cutAfter(this.runSeed, entry.identity, drawn.key, drawn.occurrence))
     if (drew.fault !== undefined) this.log.fault(record, drew.fault)
-    return logged(drew.answer, record, this.log, request.signal, route.id ?? route.kind)
+    return logged(drew.answer, record, this.log, request, route.id ?? route.kind)
   }
 
   private contextFor(entry: Entry, request: SimRequest, record: PendingRecord): RespondContext {
@@ -339,7 +339,7 @@ export class Network {
  * request whose client gave up (its signal aborted, or the fiber interrupted) is logged as
  * `Interrupted`, whatever error the route raised on the way out.
  */
-const logged = (answer: Answer, record: PendingRecord, log: RequestLog, signal: AbortSignal | undefined, label: string): Answer => {
+const logged = (answer: Answer, record: PendingRecord, log: RequestLog, request: SimRequest, label: string): Answer => {
   switch (answer._tag) {
     case "Whole":
     case "Streamed":
@@ -349,6 +349,8 @@ const logged = (answer: Answer, record: PendingRecord, log: RequestLog, signal: 
       log.deny(record, answer.error._tag, answer.error)
       return answer
     case "Pending": {
+      // The signal is asked for here only: an answer had now needs none made for it.
+      const signal = request.signal
       if (answer.promise === undefined) return { _tag: "Pending", effect: observe(answer.effect, record, log, signal) }
       const promise = settle(answer.promise, record, log, signal, label)
       return { _tag: "Pending", promise, effect: Effect.tryPromise({ try: () => promise, catch: (error) => asSimnetError(error, label) }) }

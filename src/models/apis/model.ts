@@ -154,15 +154,19 @@ const abortError = () => new DOMException("The client aborted the request.", "Ab
 class Renderer {
   readonly wire: ModelWire
   readonly invocation: LlmInvocation
-  readonly signal: AbortSignal | undefined
+  /** The request's signal, asked for only where it is needed (a signal made for nothing costs an AbortController). */
+  readonly #signal: () => AbortSignal | undefined
+  get signal(): AbortSignal | undefined {
+    return this.#signal()
+  }
   readonly requestId: string
 
   readonly run: RespondContext["run"]
 
-  constructor(wire: ModelWire, invocation: LlmInvocation, signal: AbortSignal | undefined, run: RespondContext["run"]) {
+  constructor(wire: ModelWire, invocation: LlmInvocation, signal: () => AbortSignal | undefined, run: RespondContext["run"]) {
     this.wire = wire
     this.invocation = invocation
-    this.signal = signal
+    this.#signal = signal
     this.requestId = `req_sim_${invocation.seq}`
     this.run = run
   }
@@ -376,7 +380,7 @@ export const modelResponder = (wire: ModelWire): Responder => (request, context)
         jsonWhole(wire.errorBody(400, `simnet: ${read.failure}`, undefined), 400, { [wire.requestIdHeader]: `req_sim_${seq}` }))
     }
     return provider.invoke(readConversation({ ...read.success, bodySize: request.body?.length ?? 0 }), request.signal).pipe(
-      Effect.flatMap((invocation) => new Renderer(wire, invocation, request.signal, context.run).render()),
+      Effect.flatMap((invocation) => new Renderer(wire, invocation, () => request.signal, context.run).render()),
       refusals(wire, provider)
     )
   })
@@ -402,10 +406,11 @@ export const modelAnswerer = (wire: ModelWire): Answerer => {
     const raw = request.json()
     const read = wire.read(request, raw)
     if (Result.isFailure(read)) return pending(responder(request, context))
-    const served = provider.value.invokeAt(readConversation({ ...read.success, bodySize: request.body?.length ?? 0 }), context.now!(), request.signal)
-    if (Effect.isEffect(served)) return pending(Effect.flatMap(served, (invocation) => new Renderer(wire, invocation, request.signal, context.run).render()).pipe(refusals(wire, provider.value)))
+    const signal = () => request.signal
+    const served = provider.value.invokeAt(readConversation({ ...read.success, bodySize: request.body?.length ?? 0 }), context.now!(), signal)
+    if (Effect.isEffect(served)) return pending(Effect.flatMap(served, (invocation) => new Renderer(wire, invocation, signal, context.run).render()).pipe(refusals(wire, provider.value)))
     if ("_tag" in served) return refusal(wire, provider.value, served._tag, served.message)
-    const renderer = new Renderer(wire, served, request.signal, context.run)
+    const renderer = new Renderer(wire, served, signal, context.run)
     const now = renderer.renderNow()
     return now === undefined ? pending(renderer.render()) : now instanceof Response ? fromResponse(now) : now
   }

@@ -395,16 +395,17 @@ export class SimulatedProviderApi {
    */
   invoke(request: LlmRequest, signal?: AbortSignal): Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
     return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const served = this.invokeAt(request, now, signal)
+      const served = this.invokeAt(request, now, () => signal)
       return Effect.isEffect(served) ? served : "_tag" in served ? Effect.fail(served) : Effect.succeed(served)
     })
   }
 
   /**
    * `invoke` at the time `now` (the network's clock), done at once where nothing waits: the
-   * invocation, or the refusal; an Effect for what must wait (a rule's latency, a driver).
+   * invocation, or the refusal; an Effect for what must wait (a rule's latency, a driver). The
+   * request's signal is asked for only when a latency is waited out.
    */
-  invokeAt(request: LlmRequest, now: number, signal?: AbortSignal): LlmInvocation | NoScriptQueued | UnmatchedLlmRequest | Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
+  invokeAt(request: LlmRequest, now: number, signalOf: () => AbortSignal | undefined): LlmInvocation | NoScriptQueued | UnmatchedLlmRequest | Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
     const seq = ++this.#seq
     const id = `inv_${seq}`
     const created = this.#epoch === "clock" ? Math.floor(now / 1000) : this.#epoch
@@ -441,6 +442,7 @@ export class SimulatedProviderApi {
     const latency = decision.rule?.latency
     if (latency === undefined) return reply()
     const served = Effect.andThen(Effect.sleep(latency), Effect.sync(reply))
+    const signal = signalOf()
     return signal === undefined ? served : Effect.raceFirst(served, untilAborted(signal, request.api, id))
   }
 }
