@@ -7,7 +7,8 @@
  * carry Google's body (`{error: {code, message, status}}`; 429 `RESOURCE_EXHAUSTED`).
  */
 import { Effect, Exit, Schema } from "effect"
-import { answerWith, type RespondContext, type Responder, type Route, type SimRequest } from "../../core/route.ts"
+import { type Answerer, answerWith, type RespondContext, type Responder, type Route, type SimRequest } from "../../core/route.ts"
+import { pending } from "../../core/answer.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
@@ -27,7 +28,7 @@ import type {
 import { GenerateContentRequest } from "../../schemas/gemini.ts"
 import type { TokenUsage } from "../provider/parts.ts"
 import { defaultDimensions, embed, vectorNumbers } from "./embeddings.ts"
-import { baseUrlUnder, jsonWhole, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { baseUrlUnder, jsonWhole, modelAnswerer, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
 import { geminiReadBack } from "./readBack.ts"
 import { geminiStructured } from "./structured.ts"
 import { liveEndpoints, liveWireOf } from "./geminiLive.ts"
@@ -282,6 +283,16 @@ const answerGemini = (generate: Responder, request: SimRequest, context: Respond
 /** The responder of Gemini's `models/{model}:{method}` (see `geminiResponderFor`). */
 export const geminiResponder: Responder = geminiResponderFor(geminiWire)
 
+/** `geminiResponderFor` as a route's answer, a generate call had at once where nothing waits (`modelAnswerer`). */
+export const geminiAnswererFor = (wire: ModelWire): Answerer => {
+  const generate = modelAnswerer(wire)
+  const responder = geminiResponderFor(wire)
+  return (request, context) => {
+    const { method } = callOf(request)
+    return method === "generateContent" || method === "streamGenerateContent" ? generate(request, context) : pending(responder(request, context))
+  }
+}
+
 /** Gemini Live's wire (`geminiLive.ts`). */
 export const geminiLiveWire: ModelWire = liveWireOf(geminiWire)
 
@@ -306,10 +317,10 @@ const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
  */
 export const geminiRoutes = (options: GeminiRoutesOptions = {}): ReadonlyArray<Route> => {
   return modelApi("gemini", DEFAULT_GEMINI_BASE_URL, options.baseUrl, [
-    { name: "models.call", method: "POST", path: "/v1beta/models/:call", endpoint: "models/{model}:{method}", parts: { answer: answerWith(geminiResponder) } },
+    { name: "models.call", method: "POST", path: "/v1beta/models/:call", endpoint: "models/{model}:{method}", parts: { answer: geminiAnswererFor(geminiWire) } },
     { name: "models", method: "GET", path: "/v1beta/models", endpoint: "models", parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS)) } },
     // The stable API version: @google/genai 3.x calls /v1 unless told apiVersion "v1beta".
-    { name: "v1.models.call", method: "POST", path: "/v1/models/:call", endpoint: "v1 models/{model}:{method}", parts: { answer: answerWith(geminiResponder) } },
+    { name: "v1.models.call", method: "POST", path: "/v1/models/:call", endpoint: "v1 models/{model}:{method}", parts: { answer: geminiAnswererFor(geminiWire) } },
     { name: "v1.models", method: "GET", path: "/v1/models", endpoint: "v1 models", parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS)) } },
     ...liveEndpoints(geminiLiveWire)
   ])

@@ -15,7 +15,7 @@ import { Effect } from "effect"
 import { answerWith, type Route } from "../../core/route.ts"
 import { make as makeRoute } from "../../kinds/make.ts"
 import { anthropicErrorBody, messagesBody } from "./anthropic.ts"
-import { callOf, geminiResponderFor, geminiWire } from "./gemini.ts"
+import { callOf, geminiAnswererFor, geminiWire } from "./gemini.ts"
 import { dialectOf, jsonWhole, modelApi, modelAnswerer, type ModelWire } from "./model.ts"
 import { anthropicReadBack } from "./readBack.ts"
 
@@ -76,7 +76,7 @@ const tokenRoute = (): Route =>
  * the global endpoint too when no base is given), and `token` (Google's OAuth token endpoint).
  */
 export const vertexRoutes = (options: VertexRoutesOptions = {}): ReadonlyArray<Route> => {
-  const gemini = { answer: answerWith(geminiResponderFor(vertexGeminiWire)) }
+  const gemini = { answer: geminiAnswererFor(vertexGeminiWire) }
   const anthropic = { answer: modelAnswerer(vertexAnthropicWire) }
   const at = (baseUrl: string | undefined) =>
     modelApi("vertex", DEFAULT_VERTEX_BASE_URL, baseUrl, [
