@@ -8,7 +8,7 @@ import { InvalidRouteSpec, type MissReason } from "../SimnetError.ts"
 import { LinearRegExp } from "./linearRegExp.ts"
 import { bounded, defaultRedactor, MAX_SHOWN_TEXT, MAX_SHOWN_URL, type Redactor } from "./redact.ts"
 import type { SimRequest } from "./request.ts"
-import { depthExceeds, isJsonObject, MAX_MATCH_DEPTH, normalizePath } from "./util.ts"
+import { boundedMemo, depthExceeds, isJsonObject, MAX_MATCH_DEPTH, normalizePath } from "./util.ts"
 import {
   containsJson,
   firstSegment,
@@ -282,18 +282,11 @@ export const compileMatcher = (input: MatcherInput, path = "match"): CompiledMat
   // A string matcher compiles to the same immutable matcher every time: a family's routes,
   // registered again in every fresh network of a property test, are compiled once.
   if (typeof input !== "string" || input.length > MAX_KEPT_SOURCE) return compileNow(input, path)
-  const key = `${path}\u0000${input}`
-  let compiled = keptMatchers.get(key)
-  if (compiled === undefined) {
-    if (keptMatchers.size >= MAX_KEPT_MATCHERS) keptMatchers.clear()
-    keptMatchers.set(key, (compiled = compileNow(input, path)))
-  }
-  return compiled
+  return keptMatcher(`${path}\u0000${input}`, () => compileNow(input, path))
 }
 
-/** The string matchers compiled so far (at most `MAX_KEPT_MATCHERS`, each at most `MAX_KEPT_SOURCE` characters). */
-const keptMatchers = new Map<string, CompiledMatcher>()
-const MAX_KEPT_MATCHERS = 4096
+/** The string matchers compiled so far (at most 4 096, each at most `MAX_KEPT_SOURCE` characters). */
+const keptMatcher = boundedMemo<CompiledMatcher>(4096)
 const MAX_KEPT_SOURCE = 2048
 
 const compileNow = (input: MatcherInput, path: string): CompiledMatcher => {

@@ -156,3 +156,20 @@ const UNPRINTABLE = /\r(?!\n)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u00
  */
 export const printable = (text: string): string =>
   text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/**
+ * A bounded memo of values made from string keys: `kept(key, make)` hands back the value made
+ * for `key` before, else makes and keeps it. Past `limit` keys it forgets them all and starts
+ * again (the kept values are caches: nothing depends on one staying).
+ */
+export const boundedMemo = <A>(limit: number): ((key: string, make: () => A) => A) => {
+  const kept = new Map<string, A>()
+  return (key, make) => {
+    let value = kept.get(key)
+    if (value === undefined) {
+      if (kept.size >= limit) kept.clear()
+      kept.set(key, (value = make()))
+    }
+    return value
+  }
+}

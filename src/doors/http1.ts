@@ -22,12 +22,19 @@ import { makeNodeDoor, type NodeDoor } from "./node.ts"
 
 type RequestFunction = typeof Http.request
 
-/** The host a `http.request`'s arguments name (`(url, options?, callback?)` or `(options, callback?)`). */
-const hostOf = (args: ReadonlyArray<unknown>): string | undefined => {
+/** The options among a `http.request`'s arguments (`(url, options?, callback?)` or `(options, callback?)`). */
+const optionsOf = (args: ReadonlyArray<unknown>): Http.RequestOptions | undefined => {
   const [first, second] = args
-  const options = typeof first === "object" && first !== null && !(first instanceof URL) ? first as Http.RequestOptions : typeof second === "object" && second !== null ? second as Http.RequestOptions : undefined
+  const options = typeof first === "object" && first !== null && !(first instanceof URL) ? first : second
+  return typeof options === "object" && options !== null ? options as Http.RequestOptions : undefined
+}
+
+/** The host a `http.request`'s arguments name. */
+const hostOf = (args: ReadonlyArray<unknown>): string | undefined => {
+  const options = optionsOf(args)
   const named = options?.hostname ?? options?.host
   if (typeof named === "string") return named
+  const first = args[0]
   if (typeof first === "string") return URL.parse(first)?.hostname
   return first instanceof URL ? first.hostname : undefined
 }
@@ -40,13 +47,6 @@ const withAgent = (args: ReadonlyArray<unknown>, agent: Http.Agent): Array<unkno
     return second === undefined ? [first, { agent }] : [first, { agent }, second, ...rest]
   }
   return [{ ...(first as object | undefined), agent }, ...(second === undefined ? [] : [second]), ...rest]
-}
-
-/** The agent a request's arguments name: what `options.agent` holds, or undefined. */
-const agentOf = (args: ReadonlyArray<unknown>): unknown => {
-  const [first, second] = args
-  const options = typeof first === "object" && first !== null && !(first instanceof URL) ? first : second
-  return typeof options === "object" && options !== null ? (options as { agent?: unknown }).agent : undefined
 }
 
 /**
@@ -87,7 +87,7 @@ export const installHttp1 = (door: NodeDoor, forwarding: () => boolean): (() => 
     function (this: unknown, ...args: Array<unknown>) {
       const host = hostOf(args)
       if (forwarding() && host !== undefined && isLoopbackHost(host)) return Reflect.apply(original, this, args)
-      return Reflect.apply(original, this, withAgent(args, agentFor(agentOf(args), secure)))
+      return Reflect.apply(original, this, withAgent(args, agentFor(optionsOf(args)?.agent, secure)))
     } as RequestFunction
   const patched = {
     httpRequest: wrap(originals.httpRequest, false),

@@ -3,6 +3,7 @@
  */
 import { Result, type Schema } from "effect"
 import type { Route } from "../core/route.ts"
+import { boundedMemo } from "../core/util.ts"
 import * as R from "../kinds/kinds.ts"
 import { refused } from "../kinds/make.ts"
 import type { NamedSchema } from "../schemas/registry.ts"
@@ -59,13 +60,6 @@ export const withBase = (family: string, baseUrl: string | undefined, build: (ba
  * (`compileGenerator` keys on the schema). At most 64 bases are kept.
  */
 export const perBase = <A>(make: (base: string) => A): ((base: string) => A) => {
-  const made = new Map<string, A>()
-  return (base) => {
-    let value = made.get(base)
-    if (value === undefined) {
-      if (made.size >= 64) made.clear()
-      made.set(base, (value = make(base)))
-    }
-    return value
-  }
+  const kept = boundedMemo<A>(64)
+  return (base) => kept(base, () => make(base))
 }

@@ -7,7 +7,7 @@
 import { JsonSchema, Result, type Schema, Schema as SchemaModule, SchemaRepresentation } from "effect"
 import { ajv2020 } from "./ajv.ts"
 import { linearAjvEngine } from "../core/linearRegExp.ts"
-import { errorMessage, escapePointer, isJsonObject } from "../core/util.ts"
+import { boundedMemo, errorMessage, escapePointer, isJsonObject } from "../core/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { checkJsonSchema } from "./jsonSchemaBounds.ts"
 
@@ -104,17 +104,11 @@ export const fromJsonSchema = (
     // Cyclic or too deep to key: converted (and refused) below.
   }
   if (key === undefined || key.length > CONVERTED_KEY_LIMIT) return convert(document, options)
-  let converted = convertedByKey.get(key)
-  if (converted === undefined) {
-    if (convertedByKey.size >= CONVERTED_LIMIT) convertedByKey.clear()
-    convertedByKey.set(key, (converted = convert(document, options)))
-  }
-  return converted
+  return keptConversion(key, () => convert(document, options))
 }
 
-/** The conversions kept (each keyed by its document's JSON, at most `CONVERTED_KEY_LIMIT` characters). */
-const convertedByKey = new Map<string, Result.Result<Schema.Codec<unknown, unknown>, InvalidRouteSpec>>()
-const CONVERTED_LIMIT = 256
+/** The conversions kept (at most 256, each keyed by its document's JSON of at most `CONVERTED_KEY_LIMIT` characters). */
+const keptConversion = boundedMemo<Result.Result<Schema.Codec<unknown, unknown>, InvalidRouteSpec>>(256)
 const CONVERTED_KEY_LIMIT = 64 * 1024
 
 const convert = (
