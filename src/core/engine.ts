@@ -87,10 +87,9 @@ export class Network {
    * one runs (a handler, a paced stream's pause, an MCP step's wait) the network is not quiescent.
    */
   run<A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal): Promise<A> {
-    this.running++
-    return Effect.runPromiseWith(this.context)(effect, signal === undefined ? undefined : { signal }).finally(() => {
-      if (--this.running === 0 && this.log.inFlight === 0) this.wakeIdle()
-    })
+    const now = this.runNow(effect, signal)
+    if (!Exit.isExit(now)) return now
+    return Exit.isSuccess(now) ? Promise.resolve(now.value) : Promise.reject(Cause.squash(now.cause))
   }
 
   /**

@@ -11,7 +11,7 @@
  */
 import { Arbitrary, Effect, Exit, Result, Schema, SchemaAST, SchemaIssue } from "effect"
 import { GeneratedValueRejected, InvalidRouteSpec } from "../../SimnetError.ts"
-import { errorMessage } from "../../core/util.ts"
+import { boundedMemo, errorMessage } from "../../core/util.ts"
 import { checkFieldHints, type FieldHints, realisticAst } from "./realism.ts"
 
 /**
@@ -194,19 +194,13 @@ export const compileGenerator = (
   if (byNarrow === undefined) compiledBySchema.set(schema, byNarrow = new WeakMap())
   const narrow = options.narrow ?? schema
   let byOptions = byNarrow.get(narrow)
-  if (byOptions === undefined) byNarrow.set(narrow, byOptions = new Map())
-  const key = `${options.label}\u0000${options.size ?? ""}\u0000${options.allOptionals === true}`
-  let compiled = byOptions.get(key)
-  if (compiled === undefined) {
-    compiled = compileGeneratorNow(schema, options)
-    // Bounded per schema: labels are few per route, but a caller could vary them endlessly.
-    if (byOptions.size >= 64) byOptions.clear()
-    byOptions.set(key, compiled)
-  }
-  return compiled
+  // Bounded per schema: labels are few per route, but a caller could vary them endlessly.
+  if (byOptions === undefined) byNarrow.set(narrow, byOptions = boundedMemo(64))
+  return byOptions(`${options.label}\u0000${options.size ?? ""}\u0000${options.allOptionals === true}`, () => compileGeneratorNow(schema, options))
 }
 
-const compiledBySchema = new WeakMap<object, WeakMap<object, Map<string, Result.Result<CompiledGenerator, InvalidRouteSpec | GeneratedValueRejected>>>>()
+type Compiled = Result.Result<CompiledGenerator, InvalidRouteSpec | GeneratedValueRejected>
+const compiledBySchema = new WeakMap<object, WeakMap<object, (key: string, make: () => Compiled) => Compiled>>()
 
 const compileGeneratorNow = (
   schema: Schema.Codec<unknown, unknown>,

@@ -280,9 +280,6 @@ const answerGemini = (generate: Responder, request: SimRequest, context: Respond
   }
 }
 
-/** The responder of Gemini's `models/{model}:{method}` (see `geminiResponderFor`). */
-export const geminiResponder: Responder = geminiResponderFor(geminiWire)
-
 /** `geminiResponderFor` as a route's answer, a generate call had at once where nothing waits (`modelAnswerer`). */
 export const geminiAnswererFor = (wire: ModelWire): Answerer => {
   const generate = modelAnswerer(wire)

@@ -13,7 +13,7 @@ import { ChunkWriter, completion, DEFAULT_OPENAI_BASE_URL, openAiErrorBody } fro
 import type { ChatMessage, ModelList } from "../../schemas/openai.ts"
 import { ChatCompletionRequest } from "../../schemas/openai.ts"
 import { embeddingsEndpoint } from "./embeddings.ts"
-import { baseUrlUnder, jsonWhole, modelApi, openAiRateLimits, modelAnswerer, modelResponder, type ModelWire, readWith } from "./model.ts"
+import { baseUrlUnder, jsonWhole, modelApi, openAiRateLimits, modelAnswerer, type ModelWire, readWith } from "./model.ts"
 import { responsesEndpoint } from "./openaiResponses.ts"
 import { responsesSocketEndpoint } from "./responsesSocket.ts"
 import { realtimeEndpoint } from "./realtime.ts"
@@ -100,12 +100,6 @@ export const chatWire: ModelWire = {
   errorBody: openAiErrorBody,
   readBack: openaiReadBack
 }
-
-/**
- * The responder of `POST {base}/chat/completions`, answered by the network's `SimulatedProvider`
- * (see `modelResponder`).
- */
-export const chatCompletionsResponder: Responder = modelResponder(chatWire)
 
 /**
  * The responder of `GET {base}/models`: the configured model ids as an OpenAI model list.
