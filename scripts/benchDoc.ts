@@ -44,12 +44,14 @@ const blockOf = (name: string): string => {
   ].join("\n")
 }
 
+// The benches run first and the page is read after, so an edit made to it meanwhile is kept.
+const made = new Map((chosen.length === 0 ? ALL_BENCHES : chosen).map((name) => [name, blockOf(name)] as const))
 const text = readFileSync(page, "utf8")
 const at = text.indexOf(START)
 const section = at === -1 ? "" : text.slice(at + START.length, text.indexOf(END))
 const blocks = new Map<string, string>()
 for (const match of section.matchAll(/<!-- bench:(\w+) -->[\s\S]*?<!-- \/bench:\1 -->/g)) blocks.set(match[1], match[0])
-for (const name of chosen.length === 0 ? ALL_BENCHES : chosen) blocks.set(name, blockOf(name))
+for (const [name, block] of made) blocks.set(name, block)
 const body = `${START}\n${ALL_BENCHES.flatMap((name) => (blocks.has(name) ? [blocks.get(name)!] : [])).join("\n\n")}\n${END}`
 const intro = "## Latest run\n\nWritten by `npm run bench:doc` (`scripts/benchDoc.ts`): what each bench printed, with the command that made it. The sections after it are earlier runs, kept with their commands and the analysis they came with.\n\n"
 const next = at === -1

@@ -213,4 +213,3 @@ export const summarize = (request: LlmRequest): string => {
   return `model=${request.model}; last user message: ${quoted}; tool-result rounds: ${request.toolResultRounds}`
 }
 
-export { sha256Hex }
