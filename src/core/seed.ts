@@ -50,6 +50,26 @@ export const normalizeRunSeed = (seed: number | string | undefined): number => {
 }
 
 /**
+ * An object's own keys in `Array.prototype.sort`'s default order (UTF-16 code units). A body's
+ * objects have a few keys each: they are sorted in place by insertion, which allocates nothing,
+ * where `sort()` makes a work area of its own on every call.
+ */
+const sortedKeys = (record: object): Array<string> => {
+  const keys = Object.keys(record)
+  if (keys.length > 16) return keys.sort()
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]
+    let j = i - 1
+    while (j >= 0 && keys[j] > key) {
+      keys[j + 1] = keys[j]
+      j--
+    }
+    keys[j + 1] = key
+  }
+  return keys
+}
+
+/**
  * Serialises a JSON value with object keys sorted at every depth, so two bodies that differ only
  * in key order have the same canonical form. `undefined` members are dropped as `JSON.stringify`
  * drops them; non-finite numbers become `null`, as in JSON.
@@ -67,13 +87,20 @@ export const canonicalJson = (value: unknown): string => {
     }
     return out + "]"
   }
-  const record = value as Record<string, unknown>
-  const keys = Object.keys(record).sort()
+  return canonicalMembers(value as Record<string, unknown>, sortedKeys(value))
+}
+
+/**
+ * The canonical JSON of the members of `record` named by `keys` (already in canonical order),
+ * those that are undefined left out. `members`, when given, holds each key's `"key":` as
+ * `JSON.stringify` writes it (for a list of keys used again and again).
+ */
+export const canonicalMembers = (record: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>, members?: ReadonlyArray<string>): string => {
   let out = "{"
-  for (const key of keys) {
-    const item = record[key]
+  for (let i = 0; i < keys.length; i++) {
+    const item = record[keys[i]]
     if (item === undefined) continue
-    out += (out.length === 1 ? "" : ",") + JSON.stringify(key) + ":" + canonicalJson(item)
+    out += (out.length === 1 ? "" : ",") + (members === undefined ? JSON.stringify(keys[i]) + ":" : members[i]) + canonicalJson(item)
   }
   return out + "}"
 }

@@ -1,4 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import { createHash } from "node:crypto"
+import fc from "fast-check"
+import { CHAT_KEY_FIELDS, requestKeyOf } from "../../src/models/provider/conversation.ts"
 import { makeSimRequest } from "../../src/core/request.ts"
 import {
   canonicalJson,
@@ -67,5 +70,40 @@ describe("seed", () => {
     expect(offsetSeed(7, 0)).toBe(7)
     expect(offsetSeed(7, undefined)).toBe(7)
     expect(offsetSeed(7, 1)).not.toBe(7)
+  })
+
+  // canonicalJson sorts keys by insertion below 17 keys and requestKeyOf reads a body's members in
+  // place: both must write exactly what sorting with Array#sort and copying the members wrote.
+  const reference = (value: unknown): string => {
+    if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
+    if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : reference(item))).join(",")}]`
+    const record = value as Record<string, unknown>
+    return `{${Object.keys(record).sort().filter((key) => record[key] !== undefined).map((key) => `${JSON.stringify(key)}:${reference(record[key])}`).join(",")}}`
+  }
+  const keyName = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom(...CHAT_KEY_FIELDS), fc.constantFrom("é", "Z", "a", "aa", "_", "10", "2", "\u{1F600}"))
+  const json = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: "small" }, fc.constant(null), fc.boolean(), fc.double(), fc.string(), fc.array(tie("value"), { maxLength: 4 }), tie("object")),
+    object: fc.dictionary(keyName, fc.oneof(tie("value"), fc.constant(undefined)), { maxKeys: 24 })
+  })).value
+
+  it("canonical JSON is what sorting every object's keys with Array#sort writes", () => {
+    fc.assert(fc.property(json, (value) => {
+      expect(canonicalJson(value)).toBe(reference(value))
+    }), { numRuns: 500, seed: 38 })
+  })
+
+  it("a model request's key is the digest of its key fields copied out and written canonically", () => {
+    const keyOf = (body: Record<string, unknown>, fields: ReadonlyArray<string>) => {
+      const material: Record<string, unknown> = {}
+      for (const field of fields) if (body[field] !== undefined) material[field] = body[field]
+      return `llm_${createHash("sha256").update(reference(material)).digest("hex").slice(0, 16)}`
+    }
+    const body = fc.dictionary(keyName, json, { maxKeys: 12 })
+    fc.assert(fc.property(body, (value) => {
+      expect(requestKeyOf(value)).toBe(keyOf(value, CHAT_KEY_FIELDS))
+    }), { numRuns: 300, seed: 38 })
+    const fields = ["b", "a", "b", "messages"]
+    expect(requestKeyOf({ a: 1, b: [2], c: 3 }, fields)).toBe(keyOf({ a: 1, b: [2], c: 3 }, fields))
+    expect(requestKeyOf({ a: 1 }, fields, { a: 0, model: "m" })).toBe(`llm_${createHash("sha256").update(reference({ a: 1, model: "m" })).digest("hex").slice(0, 16)}`)
   })
 })

@@ -6,7 +6,7 @@
  * the conversation, and derives the logical request key. The provider never sees a wire format.
  */
 import { sha256Hex } from "../../core/util.ts"
-import { canonicalJson } from "../../core/seed.ts"
+import { canonicalJson, canonicalMembers } from "../../core/seed.ts"
 
 /**
  * The model APIs simnet speaks out of the box, as the model's log names them. Each is a wire in
@@ -76,7 +76,7 @@ export interface Structured {
 /**
  * The sampling and content fields of a chat completions body that make up its key.
  */
-const CHAT_KEY_FIELDS: ReadonlyArray<string> = [
+export const CHAT_KEY_FIELDS: ReadonlyArray<string> = [
   "model",
   "messages",
   "tools",
@@ -107,12 +107,30 @@ const CHAT_KEY_FIELDS: ReadonlyArray<string> = [
 export const requestKeyOf = (
   body: unknown,
   fields: ReadonlyArray<string> = CHAT_KEY_FIELDS,
-  extra: Readonly<Record<string, unknown>> = {}
+  extra?: Readonly<Record<string, unknown>>
 ): string => {
   const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {}
+  if (extra === undefined) {
+    // The body's own members under the fields, in canonical order: no copy of them is made.
+    const sorted = sortedFields(fields)
+    return `llm_${sha256Hex(canonicalMembers(record, sorted.keys, sorted.members)).slice(0, 16)}`
+  }
   const material: Record<string, unknown> = { ...extra }
   for (const field of fields) if (record[field] !== undefined) material[field] = record[field]
   return `llm_${sha256Hex(canonicalJson(material)).slice(0, 16)}`
+}
+
+/** Each list of key fields (the APIs' constants), sorted once with its members' `"key":`. */
+const sortedLists = new WeakMap<ReadonlyArray<string>, { readonly keys: ReadonlyArray<string>; readonly members: ReadonlyArray<string> }>()
+
+const sortedFields = (fields: ReadonlyArray<string>) => {
+  let sorted = sortedLists.get(fields)
+  if (sorted === undefined) {
+    const keys = [...new Set(fields)].sort()
+    sorted = { keys, members: keys.map((key) => `${JSON.stringify(key)}:`) }
+    sortedLists.set(fields, sorted)
+  }
+  return sorted
 }
 
 /**
@@ -126,7 +144,12 @@ export const deepFreeze = <A>(value: A): A => {
     const next = stack.pop()
     if (typeof next !== "object" || next === null || Object.isFrozen(next)) continue
     Object.freeze(next)
-    for (const key of Object.keys(next)) stack.push((next as Record<string, unknown>)[key])
+    if (Array.isArray(next)) {
+      for (let i = 0; i < next.length; i++) stack.push(next[i])
+      continue
+    }
+    // `for…in` walks the object's enumeration cache where `Object.keys` makes an array each time.
+    for (const key in next) if (Object.hasOwn(next, key)) stack.push((next as Record<string, unknown>)[key])
   }
   return value
 }

@@ -154,7 +154,7 @@ export class ModelLog {
     }
     this.#view = undefined
     const record: Record<string, number> = {}
-    for (const [key, count] of counts) if (KEY.test(key)) record[key.slice(4)] = count
+    for (const [key, count] of counts) if (keyBits(key) !== undefined) record[key.slice(4)] = count
     this.#counts = KeyCounts.fromRecord(record)
   }
 
@@ -168,12 +168,33 @@ export class ModelLog {
   }
 }
 
-const KEY = /^llm_([0-9a-f]{8})([0-9a-f]{8})$/
+/** The value of the hex digit at `i` in `key` (lower case, as keys are written), or -1. */
+const hexAt = (key: string, i: number): number => {
+  const c = key.charCodeAt(i)
+  return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1
+}
 
-/** The 64 bits of a model request key (`llm_` and 16 hex digits), or undefined for any other string. */
+/** The 32 bits of the 8 hex digits at `from`, or -1 when one is not a digit. */
+const word = (key: string, from: number): number => {
+  let n = 0
+  for (let i = from; i < from + 8; i++) {
+    const digit = hexAt(key, i)
+    if (digit < 0) return -1
+    n = n * 16 + digit
+  }
+  return n
+}
+
+/**
+ * The 64 bits of a model request key (`llm_` and 16 hex digits), or undefined for any other
+ * string. Read digit by digit: this runs on every call, where a regular expression's match and
+ * its groups were strings made to be thrown away.
+ */
 const keyBits = (key: string): readonly [number, number] | undefined => {
-  const m = KEY.exec(key)
-  return m === null ? undefined : [parseInt(m[1], 16), parseInt(m[2], 16)]
+  if (key.length !== 20 || !key.startsWith("llm_")) return undefined
+  const hi = word(key, 4)
+  const lo = word(key, 12)
+  return hi < 0 || lo < 0 ? undefined : [hi, lo]
 }
 
 const hex8 = (n: number) => n.toString(16).padStart(8, "0")
