@@ -5,7 +5,7 @@
  * streamed (a 200-word answer, pacing off). The measure is calls per server CPU-second, read from
  * each server process (on two cores the SDK client is the bottleneck, so wall rates of two fast
  * servers come out near 1×); wall calls per second are printed too. Rounds interleave the two
- * servers; the range over rounds is printed. `npm run bench -- serveCpu` (`--quick`: fewer calls).
+ * servers; the spread over rounds is printed. `npm run bench -- serveCpu` (`--quick`: fewer calls).
  */
 import Anthropic from "@anthropic-ai/sdk"
 import { fork, type ChildProcess } from "node:child_process"
@@ -13,10 +13,16 @@ import { join } from "node:path"
 import OpenAI from "openai"
 
 const quick = process.argv.includes("--quick")
-const CALLS = quick ? 1_000 : 2_000
-const ROUNDS = quick ? 5 : 9
+/**
+ * Short rounds, many of them: this shared machine's speed drifts over seconds, and a ratio of two
+ * rounds run far apart measured the drift (rounds of 2 000 calls gave ratios from 0.5× to 2× for
+ * one pair of servers). Rounds of 500 calls, alternating, give each ratio two rounds run side by
+ * side; the total work is what it was (9 rounds of 2 000 calls, 4 of them to warm up).
+ */
+const CALLS = quick ? 250 : 500
+const ROUNDS = quick ? 20 : 36
 /** Rounds run and dropped first: a server's JIT and heap settle over several thousand calls. */
-const WARMUP_ROUNDS = quick ? 3 : 4
+const WARMUP_ROUNDS = quick ? 12 : 16
 const CONCURRENCY = 8
 
 interface Server {
@@ -88,7 +94,7 @@ const round = async (server: Server, call: () => Promise<void>) => {
 }
 
 const servers = [await start("simnet"), await start("aimock")]
-console.log(`\nmodel calls over loopback, server CPU per call (${CALLS} calls a round, ${CONCURRENCY} concurrent, ${ROUNDS} rounds interleaved after ${WARMUP_ROUNDS} to warm up; medians, and the median of the rounds' ratios with their range)`)
+console.log(`\nmodel calls over loopback, server CPU per call (${CALLS} calls a round, ${CONCURRENCY} concurrent, ${ROUNDS} rounds interleaved after ${WARMUP_ROUNDS} to warm up; medians, and the median of the rounds' ratios with their spread)`)
 console.log(`  ${"call".padEnd(17)} ${"server".padEnd(7)} ${"calls/server-CPU-s".padStart(19)} ${"µs CPU/call".padStart(12)} ${"wall calls/s".padStart(13)}`)
 for (const kind of KINDS) {
   const calls = servers.map((server) => caller(server, kind))
@@ -107,7 +113,8 @@ for (const kind of KINDS) {
     const rate = median(rates[i]!)
     console.log(`  ${kind.padEnd(17)} ${server.name.padEnd(7)} ${rate.toFixed(0).padStart(19)} ${(1e6 / rate).toFixed(0).padStart(12)} ${median(walls[i]!).toFixed(0).padStart(13)}`)
   }
-  const ratios = rates[0]!.map((rate, r) => rate / rates[1]![r]!)
-  console.log(`  ${kind.padEnd(17)} simnet/aimock per server CPU-s: ${median(ratios).toFixed(2)}x (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}x); wall ${(median(walls[0]!) / median(walls[1]!)).toFixed(2)}x`)
+  const ratios = rates[0]!.map((rate, r) => rate / rates[1]![r]!).sort((a, b) => a - b)
+  const quartile = (q: number) => ratios[Math.round(q * (ratios.length - 1))]!.toFixed(2)
+  console.log(`  ${kind.padEnd(17)} simnet/aimock per server CPU-s: ${median(ratios).toFixed(2)}x (middle half of rounds ${quartile(0.25)}–${quartile(0.75)}x, all ${quartile(0)}–${quartile(1)}x); wall ${(median(walls[0]!) / median(walls[1]!)).toFixed(2)}x`)
 }
 for (const server of servers) server.child.kill()

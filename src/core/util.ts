@@ -134,12 +134,16 @@ export const isPlainJson = (value: unknown, limit: number = MAX_JSON_DEPTH): boo
  * `crypto.createHash`, with `node:crypto` loaded at the first hash rather than with
  * `import("simnet")` (2 ms of a cold start).
  */
-export const createHash = (algorithm: string): import("node:crypto").Hash =>
-  (process.getBuiltinModule("node:crypto") as typeof import("node:crypto")).createHash(algorithm)
+export const createHash = (algorithm: string): import("node:crypto").Hash => nodeCrypto().createHash(algorithm)
 
 /** The SHA-256 of `data` in hex, in one call (`crypto.hash`: no `Hash` object made for it). */
-export const sha256Hex = (data: string | Uint8Array): string =>
-  (process.getBuiltinModule("node:crypto") as typeof import("node:crypto")).hash("sha256", data, "hex")
+export const sha256Hex = (data: string | Uint8Array): string => nodeCrypto().hash("sha256", data, "hex")
+
+let loadedCrypto: typeof import("node:crypto") | undefined
+
+/** `node:crypto`, loaded once, when first asked for (every model call hashes its request). */
+const nodeCrypto = (): typeof import("node:crypto") =>
+  (loadedCrypto ??= process.getBuiltinModule("node:crypto") as typeof import("node:crypto"))
 
 /**
  * Characters a terminal acts on rather than shows: C0 and C1 controls but tab, newline and a
