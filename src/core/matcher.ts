@@ -164,6 +164,8 @@ export class CompiledMatcher {
 
   test(request: SimRequest): MatchOutcome {
     if (this.invalid !== undefined || this.url === NOTHING) return undefined
+    // A miss of any part is a miss: the method, the cheapest to tell, first.
+    if (this.method !== undefined && this.method !== request.method) return undefined
     const result = this.evaluate(request, false, defaultRedactor)
     return isMiss(result) ? undefined : result
   }

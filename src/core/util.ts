@@ -79,6 +79,9 @@ export const depthExceeds = (value: unknown, limit: number): boolean => {
   return false
 }
 
+/** The longest text that cannot hold JSON nested past `MAX_JSON_DEPTH`. */
+const SHALLOW_TEXT = 2 * MAX_JSON_DEPTH + 1
+
 /**
  * `text` as JSON, or `undefined` when it is not JSON or nests deeper than `MAX_JSON_DEPTH`: how a
  * request body is read as JSON (`SimRequest.json()`), and how recorded bodies are.
@@ -86,7 +89,9 @@ export const depthExceeds = (value: unknown, limit: number): boolean => {
 export const parseJson = (text: string): unknown => {
   try {
     const value: unknown = JSON.parse(text)
-    return depthExceeds(value, MAX_JSON_DEPTH) ? undefined : value
+    // JSON nested past the limit opens and closes more than `MAX_JSON_DEPTH` arrays or objects,
+    // two characters each: a shorter text cannot (most bodies; no walk over their values).
+    return text.length > SHALLOW_TEXT && depthExceeds(value, MAX_JSON_DEPTH) ? undefined : value
   } catch {
     return undefined
   }

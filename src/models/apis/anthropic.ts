@@ -7,28 +7,20 @@
  * `tool_result` blocks. Errors carry Anthropic's body and types: 429 `rate_limit_error`, 529
  * `overloaded_error`, other 5xx `api_error` — the ones its SDK retries and classifies.
  */
+import { compiledDecoder } from "../../schemas/compiled.ts"
 import { createHash } from "../../core/util.ts"
-import { Effect, Exit, Result, Schema } from "effect"
+import { Effect, Exit, Result } from "effect"
 import { answerWith, type Responder, type Route, type SimRequest } from "../../core/route.ts"
 import type { ConversationInput, LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
-import { namedFrame, parseArguments, partTokens, rawChunkFrame, truncatedFrame, usageOf } from "../provider/parts.ts"
+import { jsonText, namedFrame, parseArguments, partTokens, rawChunkFrame, truncatedFrame, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
-import type {
-  BlockDelta,
-  ContentBlock,
-  ErrorBody,
-  Message,
-  ModelList,
-  RequestBlock,
-  StopReason,
-  StreamEvent,
-  Usage
-} from "../../schemas/anthropic.ts"
+import type { BlockDelta, ContentBlock, ErrorBody, Message, ModelList, RequestBlock, StopReason, StreamEvent, Usage } from "../../schemas/anthropic.ts"
 import { MessagesRequest } from "../../schemas/anthropic.ts"
 import type { TokenUsage } from "../provider/parts.ts"
-import { anthropicRateLimits, baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "./model.ts"
+import { baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "./model.ts"
+import { anthropicRateLimits } from "./rateLimits.ts"
 import { anthropicReadBack } from "./readBack.ts"
 import { anthropicStructured } from "./structured.ts"
 
@@ -211,8 +203,8 @@ const messageOf = (
 })
 
 /**
- * The content blocks of an answer's parts. A list of parts never changes once made, so its
- * blocks are kept with it (a rule's step, split once, is gathered once); nothing changes a block.
+ * The content blocks of an answer's parts, kept with the list (it never changes once made), its
+ * text escaped once (`jsonText`): a rule's step, split once, is gathered once. Nothing changes a block.
  */
 const contentOf = (parts: ReadonlyArray<Part>, thinking: boolean): ReadonlyArray<ContentBlock> => {
   let kept = contentKept.get(parts)
@@ -228,7 +220,7 @@ const contentNow = (parts: ReadonlyArray<Part>, thinking: boolean): Array<Conten
   const flush = () => {
     if (run === undefined) return
     blocks.push(run.kind === "text"
-      ? { type: "text", text: run.text }
+      ? { type: "text", text: jsonText(run.text) }
       : { type: "thinking", thinking: run.text, signature: signatureOf(run.text) })
     run = undefined
   }
@@ -360,7 +352,7 @@ class AnthropicWriter implements StreamWriter {
 }
 
 const sseEvent = (event: StreamEvent): string => namedFrame(event.type, event)
-const decodeMessages = Schema.decodeUnknownExit(MessagesRequest)
+const decodeMessages = compiledDecoder(MessagesRequest)
 
 /**
  * The Messages body wherever it travels (the Messages API, and Claude on Bedrock and Vertex AI,

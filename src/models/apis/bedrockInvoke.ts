@@ -4,7 +4,8 @@
  * Amazon Nova's (the Converse shapes) or Meta Llama's (a prompt) — answered in that body;
  * streamed, each of the model's events goes in a `chunk` event as base64 `bytes`.
  */
-import { Exit, Result, Schema } from "effect"
+import { compiledDecoder } from "../../schemas/compiled.ts"
+import { Exit, Result } from "effect"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
@@ -39,8 +40,8 @@ const dialectOf = (modelId: string): Dialect | undefined => {
   return provider === "anthropic" ? "anthropic" : provider === "amazon" ? "nova" : provider === "meta" ? "llama" : undefined
 }
 
-const decodeConverse = Schema.decodeUnknownExit(ConverseRequest)
-const decodeLlama = Schema.decodeUnknownExit(LlamaRequest)
+const decodeConverse = compiledDecoder(ConverseRequest)
+const decodeLlama = compiledDecoder(LlamaRequest)
 
 /** The last user message of a Llama chat-template prompt, or the whole prompt when it has none. */
 const llamaTurns = (prompt: string): Array<LlmTurn> => {

@@ -168,7 +168,7 @@ export const completion = (
   finish: Finish,
   usage: TokenUsage
 ): ChatCompletion => {
-  const { text, reasoning, toolCalls } = gather(parts)
+  const { textJson, reasoning, toolCalls } = gather(parts)
   const calls: Array<ChatToolCall> = toolCalls.map((call) => ({
     id: call.id,
     type: "function",
@@ -184,7 +184,7 @@ export const completion = (
         index: 0,
         message: {
           role: "assistant",
-          content: text ?? null,
+          content: textJson ?? null,
           ...(reasoning === undefined ? {} : { reasoning_content: reasoning }),
           refusal: null,
           ...(calls.length === 0 ? {} : { tool_calls: calls })

@@ -6,7 +6,8 @@
  * `POST /v2/rerank` (each document scored by how near its seeded vector is to the query's, so the
  * same query ranks the same documents alike on every run). Errors carry Cohere's `{ id, message }`.
  */
-import { Exit, Schema } from "effect"
+import { compiledDecoder } from "../../schemas/compiled.ts"
+import { Exit } from "effect"
 import type { RespondContext, Route, SimRequest } from "../../core/route.ts"
 import type { Whole } from "../../core/answer.ts"
 import type { LlmTurn, Structured } from "../provider/conversation.ts"
@@ -194,7 +195,7 @@ const badRequest = (what: string, cause: unknown): Whole => jsonWhole(cohereErro
 /** The dimensions of a Cohere embedding model (`embed-v4.0`: 1536; the v3 models: 1024, their light ones 384). */
 const dimensionsOf = (model: string): number => (model.includes("light") ? 384 : model.includes("v3") ? 1024 : 1536)
 
-const decodeEmbed = Schema.decodeUnknownExit(CohereEmbedRequest)
+const decodeEmbed = compiledDecoder(CohereEmbedRequest)
 const embedAnswer = (request: SimRequest, context: RespondContext): Whole => {
   const decoded = decodeEmbed(request.json())
   if (Exit.isFailure(decoded)) return badRequest("an embed", decoded.cause)
@@ -223,7 +224,7 @@ const cosine = (a: Float32Array, b: Float32Array): number => {
 }
 
 const RERANK_DIMENSIONS = 256
-const decodeRerank = Schema.decodeUnknownExit(CohereRerankRequest)
+const decodeRerank = compiledDecoder(CohereRerankRequest)
 
 /**
  * Scores each document by the cosine of its seeded vector and the query's, mapped to [0, 1]

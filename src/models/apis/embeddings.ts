@@ -10,8 +10,9 @@
  * shorter `dimensions` is the longer vector cut and renormalised, as OpenAI's
  * `text-embedding-3-*` models do.
  */
+import { compiledDecoder } from "../../schemas/compiled.ts"
 import { createHash } from "../../core/util.ts"
-import { Exit, Schema } from "effect"
+import { Exit } from "effect"
 import type { RespondContext, SimRequest } from "../../core/route.ts"
 import { estimateTokens } from "../provider/parts.ts"
 import { openAiErrorBody } from "./chatWire.ts"
@@ -115,7 +116,7 @@ const inputs = (input: EmbeddingRequest["input"]): ReadonlyArray<string> => {
   return (input as ReadonlyArray<ReadonlyArray<number>>).map((tokens) => tokens.join(" "))
 }
 
-const decode = Schema.decodeUnknownExit(EmbeddingRequest)
+const decode = compiledDecoder(EmbeddingRequest)
 
 const answer = (request: SimRequest, context: RespondContext): Whole => {
   const decoded = decode(request.json())

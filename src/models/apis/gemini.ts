@@ -6,7 +6,8 @@
  * Step N of a script answers the call after N user turns of `functionResponse` parts. Errors
  * carry Google's body (`{error: {code, message, status}}`; 429 `RESOURCE_EXHAUSTED`).
  */
-import { Effect, Exit, Schema } from "effect"
+import { compiledDecoder } from "../../schemas/compiled.ts"
+import { Effect, Exit } from "effect"
 import { type Answerer, answerWith, type RespondContext, type Responder, type Route, type SimRequest } from "../../core/route.ts"
 import { pending } from "../../core/answer.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
@@ -222,10 +223,10 @@ export const geminiWire: ModelWire = {
   }),
   writer: (invocation) => new GeminiWriter(invocation),
   answer: (invocation, parts, finish, usage) => {
-    const { text, reasoning } = gather(parts)
+    const { textJson, reasoning } = gather(parts)
     const out: Array<ResponsePart> = []
     if (reasoning !== undefined) out.push({ text: reasoning, thought: true })
-    if (text !== undefined) out.push({ text })
+    if (textJson !== undefined) out.push({ text: textJson })
     for (const part of parts) if (part.kind === "toolCall") out.push(callPart(part))
     const thoughts = parts.filter((part) => part.kind === "reasoning").length
     return response(invocation, out, { finish: finishReason(finish), usage: usageMetadata(usage, thoughts) })
@@ -234,8 +235,8 @@ export const geminiWire: ModelWire = {
   readBack: geminiReadBack
 }
 
-const decodeEmbed = Schema.decodeUnknownExit(EmbedRequest)
-const decodeBatch = Schema.decodeUnknownExit(GeminiBatchEmbedRequest)
+const decodeEmbed = compiledDecoder(EmbedRequest)
+const decodeBatch = compiledDecoder(GeminiBatchEmbedRequest)
 
 const vectorOf = (seed: number, model: string, request: GeminiEmbedRequest) => ({
   values: vectorNumbers(embed(seed, partsText(request.content.parts), request.outputDimensionality ?? defaultDimensions(model)))

@@ -14,11 +14,12 @@ import type { ConversationInput, LlmApi } from "../provider/conversation.ts"
 import { readConversation } from "../provider/conversation.ts"
 import type { DrivenInvocation, Opening } from "../provider/invocation.ts"
 import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
-import { countOutputTokens, usageOf } from "../provider/parts.ts"
+import { gather, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation, SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
 import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
 import type { TokenUsage } from "../provider/parts.ts"
 import type { FamilySpec } from "../../schemas/routeSpec.ts"
+import { compiledDecoder } from "../../schemas/compiled.ts"
 import type { ReadBack } from "./readBack.ts"
 import { type NoScriptQueued, RouteFailed, type UnmatchedLlmRequest } from "../../SimnetError.ts"
 import { fromResponse, pending, whole, type Whole } from "../../core/answer.ts"
@@ -113,7 +114,7 @@ export const readWith = <S extends Schema.Top>(
   what: string,
   fields: (body: S["Type"], request: SimRequest, raw: unknown) => Omit<ConversationInput, "api" | "url" | "raw">
 ): ModelWire["read"] => {
-  const decode = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"], unknown>)
+  const decode = compiledDecoder(schema)
   return (request, raw) => {
     const decoded = decode(raw)
     if (Exit.isFailure(decoded)) return Result.fail(`the body is not a ${what} request: ${String(decoded.cause)}`)
@@ -130,7 +131,8 @@ export const baseUrlUnder = (defaultBaseUrl: string, path: string) => {
   return (origin: string): string | undefined => (origin === home ? undefined : `${origin}${path}`)
 }
 
-const jsonHeaders = { "content-type": "application/json" }
+const jsonHeaders: Readonly<Record<string, string>> = { "content-type": "application/json" }
+const NO_HEADERS: Readonly<Record<string, string>> = {}
 
 /**
  * A JSON answer as the doors take it (`Whole`), with no `Response` made for it: the Node door
@@ -176,12 +178,28 @@ class Renderer {
     return this.run(Effect.sleep(ms), this.signal)
   }
 
-  headers(extra: Readonly<Record<string, string>> = {}, exhausted = false): Record<string, string> {
-    return { [this.wire.requestIdHeader]: this.requestId, ...this.wire.rateLimits?.(this.invocation, exhausted), ...extra }
+  /**
+   * The answer's headers: `first` (its content type), the request id, the API's rate limits and
+   * `extra`, in that order; one object written once (a model call answers several thousand times a
+   * second, and spreads made two more).
+   */
+  headers(first: Readonly<Record<string, string>> | undefined, extra: Readonly<Record<string, string>> = NO_HEADERS, exhausted = false): Record<string, string> {
+    const out: Record<string, string> = {}
+    if (first !== undefined) for (const name in first) out[name] = first[name]
+    out[this.wire.requestIdHeader] = this.requestId
+    const limits = this.wire.rateLimits?.(this.invocation, exhausted)
+    if (limits !== undefined) for (const name in limits) out[name] = limits[name]
+    for (const name in extra) out[name] = extra[name]
+    return out
   }
 
-  error(status: number, message: string, extra: Readonly<Record<string, string>> = {}): Whole {
-    return jsonWhole(this.wire.errorBody(status, message, undefined), status, this.headers(extra, status === 429))
+  /** A JSON answer with this call's headers. */
+  json(value: unknown, status: number, extra: Readonly<Record<string, string>> = NO_HEADERS, exhausted = false): Whole {
+    return whole(status, this.headers(jsonHeaders, extra, exhausted), JSON.stringify(value))
+  }
+
+  error(status: number, message: string, extra: Readonly<Record<string, string>> = NO_HEADERS): Whole {
+    return this.json(this.wire.errorBody(status, message, undefined), status, extra, status === 429)
   }
 
   stream(body: ReadableStream<Uint8Array>): Response {
@@ -191,7 +209,7 @@ class Renderer {
   }
 
   answer(parts: ReadonlyArray<Part>, finish: Finish, given: TokenUsage | undefined): unknown {
-    const usage = usageOf(given, this.invocation.request.material, countOutputTokens(parts))
+    const usage = usageOf(given, this.invocation.request.material, gather(parts).outputTokens)
     return this.wire.answer(this.invocation, parts, finish, usage)
   }
 
@@ -207,10 +225,10 @@ class Renderer {
       const frames = scriptedFrames(writer, reply.parts, reply.finish, reply.usage, reply.fault, opening)
       return this.stream(pacedBody(frames, paceDelays(reply.pace, opening.length, this.invocation.seq), (ms) => this.sleep(ms), { reset: reply.fault === "reset", encode }))
     }
-    const failed = reply.parts.find((part) => part.kind === "error")
-    if (failed !== undefined && failed.kind === "error") return this.error(500, failed.message)
+    const failed = gather(reply.parts).error
+    if (failed !== undefined) return this.error(500, failed)
     const value = this.answer(reply.parts, reply.finish, reply.usage)
-    if (reply.fault === undefined) return jsonWhole(value, 200, this.headers())
+    if (reply.fault === undefined) return this.json(value, 200)
     const whole = JSON.stringify(value)
     const half = whole.slice(0, Math.floor(whole.length / 2))
     return new Response(framesBody([half].values(), { reset: reply.fault === "reset" }), {
@@ -224,7 +242,7 @@ class Renderer {
       case "Stream":
         return Effect.succeed(this.stream(opening.mailbox.body(this.wire.writer(this.invocation, undefined), this.wire.streaming?.encode)))
       case "Answer":
-        return Effect.succeed(jsonWhole(this.answer(opening.parts, opening.finish, opening.usage), 200, this.headers()))
+        return Effect.succeed(this.json(this.answer(opening.parts, opening.finish, opening.usage), 200))
       case "HttpError":
         return Effect.succeed(this.error(opening.status, opening.message))
       case "Disconnected":
@@ -293,63 +311,6 @@ class Renderer {
   }
 }
 
-/** The requests and tokens a simulated key may use a minute, as the rate-limit headers report them. */
-const REQUESTS_PER_MINUTE = 10_000
-const TOKENS_PER_MINUTE = 30_000_000
-
-/** What is left of a minute's allowance at the call numbered `seq`: requests by one a call, tokens by the prompt's (four characters a token); none on a 429. */
-const left = (invocation: LlmInvocation, exhausted: boolean): { readonly requests: string; readonly tokens: string } =>
-  exhausted
-    ? { requests: "0", tokens: "0" }
-    : {
-      requests: String(REQUESTS_PER_MINUTE - (((invocation.seq - 1) % REQUESTS_PER_MINUTE) + 1)),
-      tokens: String(Math.max(0, TOKENS_PER_MINUTE - Math.ceil(invocation.request.material.length / 4)))
-    }
-
-const REQUESTS_LIMIT = String(REQUESTS_PER_MINUTE)
-const TOKENS_LIMIT = String(TOKENS_PER_MINUTE)
-
-/**
- * OpenAI's rate-limit headers (`x-ratelimit-limit-requests`, `-remaining-requests`,
- * `-reset-requests` and the same for tokens), deterministic: the remaining requests fall by one a
- * call within each minute's allowance, the remaining tokens by the prompt's; a 429 reports none
- * left. Clients that pace themselves by them (or back off) can be tested.
- */
-export const openAiRateLimits = (invocation: LlmInvocation, exhausted: boolean): Readonly<Record<string, string>> => {
-  const { requests, tokens } = left(invocation, exhausted)
-  return {
-    "x-ratelimit-limit-requests": REQUESTS_LIMIT,
-    "x-ratelimit-limit-tokens": TOKENS_LIMIT,
-    "x-ratelimit-remaining-requests": requests,
-    "x-ratelimit-remaining-tokens": tokens,
-    "x-ratelimit-reset-requests": "6ms",
-    "x-ratelimit-reset-tokens": "0s"
-  }
-}
-
-/** The last `reset` written and the `created` it was for: answers dated the same second share it. */
-let lastReset: { readonly created: number; readonly text: string } | undefined
-
-/**
- * Anthropic's rate-limit headers (`anthropic-ratelimit-requests-limit`, `-remaining`, `-reset`
- * and the same for tokens), deterministic as OpenAI's; `reset` is an RFC 3339 time a minute
- * after the answer's `created` (the fixed epoch unless the network follows the clock).
- */
-export const anthropicRateLimits = (invocation: LlmInvocation, exhausted: boolean): Readonly<Record<string, string>> => {
-  const created = invocation.created
-  if (lastReset?.created !== created) lastReset = { created, text: new Date((created + 60) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z") }
-  const reset = lastReset.text
-  const { requests, tokens } = left(invocation, exhausted)
-  return {
-    "anthropic-ratelimit-requests-limit": REQUESTS_LIMIT,
-    "anthropic-ratelimit-requests-remaining": requests,
-    "anthropic-ratelimit-requests-reset": reset,
-    "anthropic-ratelimit-tokens-limit": TOKENS_LIMIT,
-    "anthropic-ratelimit-tokens-remaining": tokens,
-    "anthropic-ratelimit-tokens-reset": reset
-  }
-}
-
 /**
  * The status of a refusal: 422 (the request is well formed; the simulation has no answer for it).
  * No SDK retries it — the `openai` and Anthropic SDKs retry 408, 409, 429 and 5xx (unless told
@@ -407,7 +368,7 @@ export const modelAnswerer = (wire: ModelWire): Answerer => {
     const read = wire.read(request, raw)
     if (Result.isFailure(read)) return pending(responder(request, context))
     const signal = () => request.signal
-    const served = provider.value.invokeAt(readConversation({ ...read.success, bodySize: request.body?.length ?? 0 }), context.now!(), signal)
+    const served = provider.value.invokeAt(readConversation(read.success, request.body?.length ?? 0), context.now!(), signal)
     if (Effect.isEffect(served)) return pending(Effect.flatMap(served, (invocation) => new Renderer(wire, invocation, signal, context.run).render()).pipe(refusals(wire, provider.value)))
     if ("_tag" in served) return refusal(wire, provider.value, served._tag, served.message)
     const renderer = new Renderer(wire, served, signal, context.run)

@@ -6,7 +6,8 @@
  * `POST /api/embed` (seeded vectors, as OpenAI's embeddings), `GET /api/tags`, `POST /api/show`,
  * `GET /api/version`. Errors are Ollama's `{ "error": "…" }`, a line of the same shape mid-stream.
  */
-import { Effect, Exit, Schema } from "effect"
+import { compiledDecoder } from "../../schemas/compiled.ts"
+import { Effect, Exit } from "effect"
 import { answerWith, type RespondContext, type Route, type SimRequest } from "../../core/route.ts"
 import type { Whole } from "../../core/answer.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
@@ -238,7 +239,7 @@ export const ollamaGenerateWire: ModelWire = {
   readBack: ollamaReadBack
 }
 
-const decodeEmbed = Schema.decodeUnknownExit(OllamaEmbedRequest)
+const decodeEmbed = compiledDecoder(OllamaEmbedRequest)
 const DEFAULT_DIMENSIONS = 768
 
 const embedAnswer = (request: SimRequest, context: RespondContext): Whole => {

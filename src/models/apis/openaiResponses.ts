@@ -24,7 +24,8 @@ import type {
   ResponseUsage
 } from "../../schemas/openaiResponses.ts"
 import { ResponsesRequest } from "../../schemas/openaiResponses.ts"
-import { baseUrlUnder, type ModelEndpoint, modelAnswerer, openAiRateLimits, type ModelWire, readWith } from "./model.ts"
+import { baseUrlUnder, type ModelEndpoint, modelAnswerer, type ModelWire, readWith } from "./model.ts"
+import { openAiRateLimits } from "./rateLimits.ts"
 import { responsesReadBack } from "./readBack.ts"
 import { responsesStructured } from "./structured.ts"
 import { inputTurns, offeredTools } from "./responsesInput.ts"

@@ -186,9 +186,9 @@ export interface ConversationInput {
 
 /**
  * The request the provider serves: rounds counted after the last user turn, the material joined,
- * the raw body frozen.
+ * the raw body frozen. `bodySize` is the body's size in bytes (default: the input's).
  */
-export const readConversation = (input: ConversationInput): LlmRequest => {
+export const readConversation = (input: ConversationInput, bodySize: number = input.bodySize ?? 0): LlmRequest => {
   const turns = input.turns
   let lastUser = -1
   for (let i = turns.length - 1; i >= 0; i--) {
@@ -215,7 +215,7 @@ export const readConversation = (input: ConversationInput): LlmRequest => {
     lastUserMessage: lastUser === -1 ? undefined : turns[lastUser].text,
     material: lines.join("\n"),
     key: input.key,
-    bodySize: input.bodySize ?? 0,
+    bodySize,
     structured: input.structured
   }
 }
