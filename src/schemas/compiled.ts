@@ -6,11 +6,12 @@
  * `new Function`) or a Schema is outside what the compiler takes, the interpreter runs, as before.
  * A model call over loopback spent about a tenth of its server CPU in the interpreter.
  */
+import type { Exit } from "effect"
 import { Schema } from "effect"
 import { SchemaJITCompiler } from "effect/schema"
 
 /** `Schema.decodeUnknownExit(schema)`, compiled. */
-export const compiledDecoder = <S extends Schema.Top>(schema: S): ((input: unknown) => ReturnType<ReturnType<typeof Schema.decodeUnknownExit<Schema.Codec<S["Type"], unknown>>>>) => {
+export const compiledDecoder = <S extends Schema.Top>(schema: S): ((input: unknown) => Exit.Exit<S["Type"], Schema.SchemaError>) => {
   SchemaJITCompiler.enable(schema.ast)
   return Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"], unknown>)
 }
