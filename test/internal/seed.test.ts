@@ -92,6 +92,20 @@ describe("seed", () => {
     }), { numRuns: 500, seed: 38 })
   })
 
+  it("a string, number or other primitive is written exactly as JSON.stringify writes it", () => {
+    const primitive = fc.oneof(
+      fc.string({ unit: "binary" }),
+      fc.string({ unit: fc.constantFrom("\"", "\\", "\u0000", "\u001f", " ", "a", "\u2028", "\ud800", "\udc00", "\u{1F600}", "é") }),
+      fc.double(),
+      fc.integer(),
+      fc.constantFrom(-0, 1e21, 1e-7, Number.MAX_VALUE, true, false, null, undefined)
+    )
+    fc.assert(fc.property(primitive, (value) => {
+      expect(canonicalJson(value)).toBe(JSON.stringify(value) ?? "null")
+      expect(canonicalJson({ [String(value)]: value })).toBe(reference({ [String(value)]: value }))
+    }), { numRuns: 2000, seed: 38 })
+  })
+
   it("a model request's key is the digest of its key fields copied out and written canonically", () => {
     const keyOf = (body: Record<string, unknown>, fields: ReadonlyArray<string>) => {
       const material: Record<string, unknown> = {}
