@@ -44,7 +44,7 @@ export interface ModelWire {
    * The rate-limit headers this API sends with every answer, for the call numbered `seq`
    * (`exhausted` on a 429): see `openAiRateLimits` and `anthropicRateLimits`; none for Gemini.
    */
-  readonly rateLimits?: ((invocation: LlmInvocation, exhausted: boolean) => Readonly<Record<string, string>>) | undefined
+  readonly rateLimits?: ((invocation: LlmInvocation, exhausted: boolean, into: Record<string, string>) => void) | undefined
   /** Reads a request of this API; a failure is the reason it is not one (answered with a 400). */
   read(request: SimRequest, raw: unknown): Result.Result<ConversationInput, string>
   /**
@@ -131,7 +131,8 @@ export const baseUrlUnder = (defaultBaseUrl: string, path: string) => {
   return (origin: string): string | undefined => (origin === home ? undefined : `${origin}${path}`)
 }
 
-const jsonHeaders: Readonly<Record<string, string>> = { "content-type": "application/json" }
+const JSON_TYPE = "application/json"
+const jsonHeaders: Readonly<Record<string, string>> = { "content-type": JSON_TYPE }
 const NO_HEADERS: Readonly<Record<string, string>> = {}
 
 /**
@@ -140,10 +141,16 @@ const NO_HEADERS: Readonly<Record<string, string>> = {}
  */
 export const jsonWhole = (value: unknown, status: number, headers: Readonly<Record<string, string>> = NO_HEADERS): Whole => {
   // Copied member by member: a spread of two objects made a third on every model call.
-  const all: Record<string, string> = { "content-type": "application/json" }
+  const all: Record<string, string> = { "content-type": JSON_TYPE }
   for (const name in headers) all[name] = headers[name]
-  return whole(status, all, JSON.stringify(value))
+  return jsonOn(value, status, all)
 }
+
+/**
+ * `jsonWhole` on headers made for this answer alone, its content type among them: they become
+ * the answer's as they are (a model call's answer copied its headers once more for nothing).
+ */
+const jsonOn = (value: unknown, status: number, headers: Record<string, string>): Whole => whole(status, headers, JSON.stringify(value))
 
 /**
  * The `retry-after-ms` and `retry-after` (whole seconds, rounded up) headers of a wait.
@@ -182,17 +189,20 @@ class Renderer {
     return this.run(Effect.sleep(ms), this.signal)
   }
 
-  /** The answer's headers: the request id, the API's rate limits and `extra`, copied member by member (no spreads). */
-  headers(extra: Readonly<Record<string, string>> = NO_HEADERS, exhausted = false): Record<string, string> {
-    const out: Record<string, string> = { [this.wire.requestIdHeader]: this.requestId }
-    const limits = this.wire.rateLimits?.(this.invocation, exhausted)
-    if (limits !== undefined) for (const name in limits) out[name] = limits[name]
+  /**
+   * The answer's headers: `contentType` when given (a JSON answer's, first as `jsonWhole` puts
+   * it), the request id, the API's rate limits and `extra`, copied member by member (no spreads).
+   */
+  headers(extra: Readonly<Record<string, string>> = NO_HEADERS, exhausted = false, contentType?: string): Record<string, string> {
+    const out: Record<string, string> = contentType === undefined ? {} : { "content-type": contentType }
+    out[this.wire.requestIdHeader] = this.requestId
+    this.wire.rateLimits?.(this.invocation, exhausted, out)
     for (const name in extra) out[name] = extra[name]
     return out
   }
 
   error(status: number, message: string, extra: Readonly<Record<string, string>> = NO_HEADERS): Whole {
-    return jsonWhole(this.wire.errorBody(status, message, undefined), status, this.headers(extra, status === 429))
+    return jsonOn(this.wire.errorBody(status, message, undefined), status, this.headers(extra, status === 429, JSON_TYPE))
   }
 
   stream(body: ReadableStream<Uint8Array>): Response {
@@ -221,7 +231,7 @@ class Renderer {
     const failed = gather(reply.parts).error
     if (failed !== undefined) return this.error(500, failed)
     const value = this.answer(reply.parts, reply.finish, reply.usage)
-    if (reply.fault === undefined) return jsonWhole(value, 200, this.headers())
+    if (reply.fault === undefined) return jsonOn(value, 200, this.headers(NO_HEADERS, false, JSON_TYPE))
     const whole = JSON.stringify(value)
     const half = whole.slice(0, Math.floor(whole.length / 2))
     return new Response(framesBody([half].values(), { reset: reply.fault === "reset" }), {
@@ -235,7 +245,7 @@ class Renderer {
       case "Stream":
         return Effect.succeed(this.stream(opening.mailbox.body(this.wire.writer(this.invocation, undefined), this.wire.streaming?.encode)))
       case "Answer":
-        return Effect.succeed(jsonWhole(this.answer(opening.parts, opening.finish, opening.usage), 200, this.headers()))
+        return Effect.succeed(jsonOn(this.answer(opening.parts, opening.finish, opening.usage), 200, this.headers(NO_HEADERS, false, JSON_TYPE)))
       case "HttpError":
         return Effect.succeed(this.error(opening.status, opening.message))
       case "Disconnected":

@@ -412,7 +412,7 @@ export class SimulatedProviderApi {
     const created = this.#epoch === "clock" ? Math.floor(now / 1000) : this.#epoch
     const decision = this.#decide(request, seq)
     const plan = decision.plan
-    this.#log.record({
+    const entry: { -readonly [K in keyof LlmLogEntry]: LlmLogEntry[K] } = { // structuredMismatch set after: a spread made every entry slowly
       seq,
       id,
       at: now,
@@ -428,10 +428,11 @@ export class SimulatedProviderApi {
       rule: decision.rule?.id,
       step: decision.step,
       outcome: outcomeOf(plan),
-      status: plan._tag === "HttpError" ? plan.status : plan._tag === "Raw" ? plan.status : undefined,
-      rawSha256: plan._tag === "Raw" ? sha256Hex(plan.bytes) : undefined,
-      ...(plan._tag === "Reply" && request.structured !== undefined ? { structuredMismatch: structuredMismatch(request, plan.parts) } : {})
-    }, request.bodySize)
+      status: plan._tag === "HttpError" || plan._tag === "Raw" ? plan.status : undefined,
+      rawSha256: plan._tag === "Raw" ? sha256Hex(plan.bytes) : undefined
+    }
+    if (plan._tag === "Reply" && request.structured !== undefined) entry.structuredMismatch = structuredMismatch(request, plan.parts)
+    this.#log.record(entry, request.bodySize)
     if (plan._tag === "Refuse") return plan.error
     const reply = (): LlmInvocation => {
       if (plan._tag === "Drive") {
