@@ -15,23 +15,23 @@ const WHOLE_BODY_LIMIT = 64 * 1024
 /** Statuses and methods whose responses carry no body. */
 export const bodiless = (method: string, status: number) => method === "HEAD" || status === 204 || status === 205 || status === 304
 
-/** A response's headers as Node writes them, with the body's length when the body is whole. */
-export const nodeHeaders = (headers: Readonly<Record<string, string>> | Headers, length: number | undefined): Record<string, string | number | Array<string>> => {
-  const out: Record<string, string | number | Array<string>> = {}
+/**
+ * A response's headers as Node writes them, with the body's length when the body is whole: the
+ * flat `[name, value, …]` list `writeHead` takes (pushed, where an object built name by name
+ * cost a store Node then read back), without the framing headers Node sets itself.
+ */
+export const nodeHeaders = (headers: Readonly<Record<string, string>> | Headers, length: number | undefined): Array<string | number | Array<string>> => {
+  const out: Array<string | number | Array<string>> = []
   if (headers instanceof Headers) {
     headers.forEach((value, name) => {
-      if (name !== "set-cookie") out[name] = value
+      if (name !== "set-cookie" && name !== "transfer-encoding" && name !== "content-length") out.push(name, value)
     })
     const cookies = headers.getSetCookie()
-    if (cookies.length > 0) out["set-cookie"] = cookies
+    if (cookies.length > 0) out.push("set-cookie", cookies)
   } else {
-    // Copied without the framing headers rather than deleted after: a `delete` would turn the
-    // object into a slow dictionary for Node to read.
-    for (const name in headers) if (name !== "transfer-encoding" && name !== "content-length") out[name] = headers[name]
+    for (const name in headers) if (name !== "transfer-encoding" && name !== "content-length") out.push(name, headers[name])
   }
-  if (out["transfer-encoding"] !== undefined) delete out["transfer-encoding"]
-  if (length !== undefined) out["content-length"] = length
-  else if (out["content-length"] !== undefined) delete out["content-length"]
+  if (length !== undefined) out.push("content-length", length)
   return out
 }
 
