@@ -41,8 +41,9 @@ export interface ModelWire {
   /** The header that carries the request id (`x-request-id`, `request-id`). */
   readonly requestIdHeader: string
   /**
-   * The rate-limit headers this API sends with every answer, for the call numbered `seq`
-   * (`exhausted` on a 429): see `openAiRateLimits` and `anthropicRateLimits`; none for Gemini.
+   * Writes into `into` (the answer's headers as they are built) the rate-limit headers this API
+   * sends with every answer, for the call numbered `seq` (`exhausted` on a 429): see
+   * `openAiRateLimits` and `anthropicRateLimits`; none for Gemini.
    */
   readonly rateLimits?: ((invocation: LlmInvocation, exhausted: boolean, into: Record<string, string>) => void) | undefined
   /** Reads a request of this API; a failure is the reason it is not one (answered with a 400). */
