@@ -3,7 +3,7 @@
  * (seconds here drift by a third between runs; `serveCpu`'s ratios by a tenth): valgrind's
  * callgrind counts what `bench/servers/modelCalls.ts` executes, non-streamed OpenAI and Anthropic
  * calls dispatched in process as `simnet serve`'s Node door dispatches them, against the same
- * request answered by a static route (the network's own floor: routing, the request, the log).
+ * request answered by a static route (the network's own floor: the request, its route, its answer).
  * Each figure is the count of a run of `FEW + MORE` calls less a run of `FEW`, over `MORE`: what
  * start-up, compiling and warming up cost falls out. V8 runs single-threaded (`--single-threaded`:
  * no compiler or GC thread racing the main one), so a run repeats its count to within a few

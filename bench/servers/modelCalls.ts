@@ -2,8 +2,8 @@
  * The loop `bench/instructions.bench.ts` counts under valgrind: one network (the OpenAI and
  * Anthropic families and a rule answering every call with the same 200-word text, or a static
  * route answering the same JSON), and `calls` model calls dispatched to it in process after 3 000
- * to warm up, as `simnet serve`'s Node door dispatches them (the request as the official SDK sends
- * it; the answer had at once). `node bench/servers/modelCalls.ts openai|anthropic|static CALLS`.
+ * to warm up, as `simnet serve`'s Node door dispatches them (the SDK's body, headers like its
+ * own; the answer had at once). `node bench/servers/modelCalls.ts openai|anthropic|static CALLS`.
  */
 import { Effect } from "effect"
 import { makeSimRequest, LazySignal } from "../../src/core/request.ts"
@@ -25,7 +25,7 @@ const body = Buffer.from(JSON.stringify(anthropic
   ? { model: "claude-opus-5-5", max_tokens: 512, messages: [{ role: "user", content: "hi" }] }
   : { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }))
 const url = anthropic ? "https://api.anthropic.com/v1/messages" : "https://api.openai.com/v1/chat/completions"
-// The headers the SDKs send (as Node's `req.headers` gives them, `host` left out by the door).
+// Headers like the SDKs' (lower-cased, as Node's `req.headers` gives them; `host` left out by the door).
 const headers: Record<string, string> = {
   connection: "keep-alive", accept: "application/json", "user-agent": anthropic ? "Anthropic/JS 1.16.0" : "OpenAI/JS 6.49.0",
   "x-stainless-retry-count": "0", "x-stainless-lang": "js", "x-stainless-os": "Linux", "x-stainless-arch": "x64",

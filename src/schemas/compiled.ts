@@ -6,8 +6,7 @@
  * `new Function`) or a Schema is outside what the compiler takes, the interpreter runs, as before.
  * A model call over loopback spent about a tenth of its server CPU in the interpreter.
  */
-import type { Exit } from "effect"
-import { Schema } from "effect"
+import { type Exit, Schema } from "effect"
 import { SchemaJITCompiler } from "effect/schema"
 
 /** `Schema.decodeUnknownExit(schema)`, compiled. */

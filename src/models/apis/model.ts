@@ -192,7 +192,7 @@ class Renderer {
 
   /**
    * The answer's headers: `contentType` when given (a JSON answer's, first as `jsonWhole` puts
-   * it), the request id, the API's rate limits and `extra`, copied member by member (no spreads).
+   * it; see `json`), the request id, the API's rate limits and `extra`, copied member by member (no spreads).
    */
   headers(extra: Readonly<Record<string, string>> = NO_HEADERS, exhausted = false, contentType?: string): Record<string, string> {
     const out: Record<string, string> = contentType === undefined ? {} : { "content-type": contentType }
@@ -202,8 +202,13 @@ class Renderer {
     return out
   }
 
+  /** A JSON answer with this call's headers, made for it alone (`jsonOn`: no copy of them). */
+  json(value: unknown, status: number, extra: Readonly<Record<string, string>> = NO_HEADERS, exhausted = false): Whole {
+    return jsonOn(value, status, this.headers(extra, exhausted, JSON_TYPE))
+  }
+
   error(status: number, message: string, extra: Readonly<Record<string, string>> = NO_HEADERS): Whole {
-    return jsonOn(this.wire.errorBody(status, message, undefined), status, this.headers(extra, status === 429, JSON_TYPE))
+    return this.json(this.wire.errorBody(status, message, undefined), status, extra, status === 429)
   }
 
   stream(body: ReadableStream<Uint8Array>): Response {
@@ -232,7 +237,7 @@ class Renderer {
     const failed = gather(reply.parts).error
     if (failed !== undefined) return this.error(500, failed)
     const value = this.answer(reply.parts, reply.finish, reply.usage)
-    if (reply.fault === undefined) return jsonOn(value, 200, this.headers(NO_HEADERS, false, JSON_TYPE))
+    if (reply.fault === undefined) return this.json(value, 200)
     const whole = JSON.stringify(value)
     const half = whole.slice(0, Math.floor(whole.length / 2))
     return new Response(framesBody([half].values(), { reset: reply.fault === "reset" }), {
@@ -246,7 +251,7 @@ class Renderer {
       case "Stream":
         return Effect.succeed(this.stream(opening.mailbox.body(this.wire.writer(this.invocation, undefined), this.wire.streaming?.encode)))
       case "Answer":
-        return Effect.succeed(jsonOn(this.answer(opening.parts, opening.finish, opening.usage), 200, this.headers(NO_HEADERS, false, JSON_TYPE)))
+        return Effect.succeed(this.json(this.answer(opening.parts, opening.finish, opening.usage), 200))
       case "HttpError":
         return Effect.succeed(this.error(opening.status, opening.message))
       case "Disconnected":

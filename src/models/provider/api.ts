@@ -29,7 +29,7 @@
  * it to the network's routes, which look it up from their respond context; `network.llm` is the
  * same instance.
  */
-import type { Scope } from "effect"
+import type { Scope, Types } from "effect"
 import { Clock, Effect, Result } from "effect"
 import { untilAborted } from "../../core/transport.ts"
 import type { ChunkCommand, DisconnectCommand, FailCommand, FinishCommand } from "../../schemas/driver.ts"
@@ -412,7 +412,7 @@ export class SimulatedProviderApi {
     const created = this.#epoch === "clock" ? Math.floor(now / 1000) : this.#epoch
     const decision = this.#decide(request, seq)
     const plan = decision.plan
-    const entry: { -readonly [K in keyof LlmLogEntry]: LlmLogEntry[K] } = { // structuredMismatch set after: a spread made every entry slowly
+    const entry: Types.Mutable<LlmLogEntry> = { // structuredMismatch is set after: a spread made every entry slowly
       seq,
       id,
       at: now,
