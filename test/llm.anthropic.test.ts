@@ -226,4 +226,33 @@ describe("@anthropic-ai/sdk against the simulated model", () => {
     const page = await client.models.list()
     expect(page.data.map((model) => model.id)).toContain("claude-sonnet-4-6")
   })
+
+  it("a whole answer is the message's JSON in the API's member order, each call with its own id, stop and counts, whatever its text holds", async () => {
+    const { handle, llm } = await setup()
+    // A text that escapes, and one that holds the marker of a hole after the content (the stop reason's).
+    const texts = ["say \"hi\"\n\u2028ok", "\u0000simnet-hole-2\u0000"]
+    for (const text of texts) llm.rule({ lastUserMessage: text }, { type: "respond", steps: [[{ type: "text", content: text }]] })
+    const ask = async (text: string, model: string) => {
+      const response = await handle.fetch("https://api.anthropic.com/v1/messages", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model, max_tokens: 16, messages: [{ role: "user", content: text }] })
+      })
+      return response.text()
+    }
+    const expected = (seq: number, model: string, text: string, input: number, output: number) => JSON.stringify({
+      id: `msg_sim_${seq}`,
+      type: "message",
+      role: "assistant",
+      model,
+      content: [{ type: "text", text }],
+      stop_reason: "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: input, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
+    })
+    expect(await ask(texts[0], "claude-opus-5-5")).toBe(expected(1, "claude-opus-5-5", texts[0], 3, 3))
+    expect(await ask(texts[0], "claude \"quoted\"")).toBe(expected(2, "claude \"quoted\"", texts[0], 3, 3))
+    expect(await ask(texts[1], "claude-opus-5-5")).toBe(expected(3, "claude-opus-5-5", texts[1], 4, 1))
+    await handle.close()
+  })
 })

@@ -482,4 +482,32 @@ describe("rate-limit headers", () => {
     const headers = (limited as InstanceType<typeof OpenAI.RateLimitError>).headers
     expect([headers.get("x-ratelimit-remaining-requests"), headers.get("retry-after-ms"), headers.get("retry-after")]).toEqual(["0", "1500", "2"])
   })
+
+  it("a whole chat completion is its JSON in the API's member order, each call with its own id, finish and counts, whatever its text holds", async () => {
+    const { handle, llm } = await setup()
+    // A text that escapes, and one that holds the marker of a hole after the content (the finish's).
+    const texts = ["say \"hi\"\n\u2028ok", "\u0000simnet-hole-3\u0000"]
+    for (const text of texts) llm.rule({ lastUserMessage: text }, { type: "respond", steps: [[{ type: "text", content: text }]] })
+    const ask = async (text: string) => {
+      const response = await handle.fetch("https://api.openai.com/v1/chat/completions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: text }] })
+      })
+      return response.text()
+    }
+    const expected = (body: string, seq: number, text: string, input: number, output: number) => JSON.stringify({
+      id: `chatcmpl-sim-${seq}`,
+      object: "chat.completion",
+      created: (JSON.parse(body) as { created: number }).created,
+      model: "gpt-4o-mini",
+      choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, logprobs: null, finish_reason: "stop" }],
+      usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }
+    })
+    for (const [seq, text, input, output] of [[1, texts[0], 3, 3], [2, texts[0], 3, 3], [3, texts[1], 4, 1]] as const) {
+      const body = await ask(text)
+      expect(body).toBe(expected(body, seq, text, input, output))
+    }
+    await handle.close()
+  })
 })

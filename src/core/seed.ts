@@ -80,7 +80,7 @@ const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/
  * escape, and a number, are written here: `JSON.stringify`'s own set-up cost more than the
  * writing, several times over on every model call's key.
  */
-const primitiveJson = (value: unknown): string => {
+export const primitiveJson = (value: unknown): string => {
   if (typeof value === "string") return ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : "null"
   if (typeof value === "boolean") return value ? "true" : "false"

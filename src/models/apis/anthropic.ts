@@ -10,6 +10,7 @@
 import { compiledDecoder } from "../../schemas/compiled.ts"
 import { createHash } from "../../core/util.ts"
 import { Effect, Exit, Result } from "effect"
+import { JsonTemplates, type JsonText } from "../../core/jsonTemplate.ts"
 import { answerWith, type Responder, type Route, type SimRequest } from "../../core/route.ts"
 import type { ConversationInput, LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
@@ -98,20 +99,14 @@ const turnsOf = (body: MessagesRequest): Array<LlmTurn> => {
  * The `stop_reason` of a finish; `null` (a finish the client cannot name) stays `null`, which the
  * AI SDK reports as "other".
  */
-const stopReason = (finish: Finish): StopReason | null => {
-  switch (finish) {
-    case null:
-      return null
-    case "stop":
-      return "end_turn"
-    case "length":
-      return "max_tokens"
-    case "tool_calls":
-    case "function_call":
-      return "tool_use"
-    case "content_filter":
-      return "refusal"
-  }
+const stopReason = (finish: Finish): StopReason | null => (finish === null ? null : STOP_REASONS[finish])
+
+const STOP_REASONS: Readonly<Record<Exclude<Finish, null>, StopReason>> = {
+  stop: "end_turn",
+  length: "max_tokens",
+  tool_calls: "tool_use",
+  function_call: "tool_use",
+  content_filter: "refusal"
 }
 
 const usageBlock = (usage: TokenUsage): Usage => ({
@@ -152,30 +147,20 @@ const thinks = (invocation: LlmInvocation): boolean => {
   return type === "enabled" || type === "adaptive"
 }
 
-const errorType = (status: number): string => {
-  switch (status) {
-    case 400:
-      return "invalid_request_error"
-    case 401:
-      return "authentication_error"
-    case 402:
-      return "billing_error"
-    case 403:
-      return "permission_error"
-    case 404:
-      return "not_found_error"
-    case 413:
-      return "request_too_large"
-    case 429:
-      return "rate_limit_error"
-    case 504:
-      return "timeout_error"
-    case 529:
-      return "overloaded_error"
-    default:
-      return status >= 500 ? "api_error" : "invalid_request_error"
-  }
+/** The error `type` of a status Anthropic names; any other is an `api_error` (5xx) or an `invalid_request_error`. */
+const ERROR_TYPES: Readonly<Record<number, string>> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  402: "billing_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  504: "timeout_error",
+  529: "overloaded_error"
 }
+
+const errorType = (status: number): string => ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error")
 
 /**
  * Anthropic's error body for a status (a refusal of simnet's is a 422 `invalid_request_error` whose message
@@ -186,16 +171,20 @@ export const anthropicErrorBody = (status: number, message: string): ErrorBody =
   error: { type: errorType(status), message }
 })
 
+/** A message's id: the call's number. */
+const messageId = (invocation: LlmInvocation): string => `msg_sim_${invocation.seq}`
+
 const messageOf = (
-  invocation: LlmInvocation,
+  id: string,
+  model: string,
   content: ReadonlyArray<ContentBlock>,
   stop: StopReason | null,
   usage: Usage
 ): Message => ({
-  id: `msg_sim_${invocation.seq}`,
+  id,
   type: "message",
   role: "assistant",
-  model: invocation.request.model,
+  model,
   content,
   stop_reason: stop,
   stop_sequence: null,
@@ -211,6 +200,17 @@ const contentOf = (parts: ReadonlyArray<Part>, thinking: boolean): ReadonlyArray
   if (kept === undefined) contentKept.set(parts, (kept = {}))
   return thinking ? (kept.thinking ??= contentNow(parts, true)) : (kept.plain ??= contentNow(parts, false))
 }
+
+/**
+ * The whole message of an answer's parts as a template (`JsonTemplate`), kept with the list as its
+ * content is, with or without its thinking: the call's id, model, stop reason and token counts are
+ * its holes.
+ */
+const messageTemplates = (thinking: boolean) =>
+  new JsonTemplates<ReadonlyArray<Part>>(5, (parts, [id, model, stop, input, output]) =>
+    messageOf(id, model, contentOf(parts, thinking), stop, usageBlock({ inputTokens: input, outputTokens: output, totalTokens: 0 })))
+const plainTemplates = messageTemplates(false)
+const thinkingTemplates = messageTemplates(true)
 
 const contentKept = new WeakMap<ReadonlyArray<Part>, { thinking?: ReadonlyArray<ContentBlock>; plain?: ReadonlyArray<ContentBlock> }>()
 
@@ -271,7 +271,7 @@ class AnthropicWriter implements StreamWriter {
   open(): ReadonlyArray<string> {
     const usage = usageBlock(usageOf(this.#hint, this.#invocation.request.material, 0))
     return [
-      this.#event({ type: "message_start", message: messageOf(this.#invocation, [], null, { ...usage, output_tokens: 1 }) }),
+      this.#event({ type: "message_start", message: messageOf(messageId(this.#invocation), this.#invocation.request.model, [], null, { ...usage, output_tokens: 1 }) }),
       this.#event({ type: "ping" })
     ]
   }
@@ -383,8 +383,15 @@ export const messagesBody = {
       structured: anthropicStructured(raw)
     })
   },
-  answer: (invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): Message =>
-    messageOf(invocation, contentOf(parts, thinks(invocation)), stopReason(finish), usageBlock(usage)),
+  answer: (invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): Message | JsonText => {
+    const thinking = thinks(invocation)
+    const template = (thinking ? thinkingTemplates : plainTemplates).of(parts)
+    const id = messageId(invocation)
+    const stop = stopReason(finish)
+    return template === undefined
+      ? messageOf(id, invocation.request.model, contentOf(parts, thinking), stop, usageBlock(usage))
+      : template.fill([id, invocation.request.model, stop, usage.inputTokens, usage.outputTokens])
+  },
   writer: (invocation: LlmInvocation, usage: TokenUsage | undefined, frame: (event: StreamEvent) => string = sseEvent): StreamWriter =>
     new AnthropicWriter(invocation, usage, frame)
 }

@@ -19,6 +19,7 @@ import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.t
  */
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 import { gather, rawChunkFrame, truncatedFrame, usageOf } from "../provider/parts.ts"
+import { JsonTemplates, type JsonText } from "../../core/jsonTemplate.ts"
 
 /**
  * The fields every chunk of one completion repeats.
@@ -162,7 +163,7 @@ export class ChunkWriter implements StreamWriter {
  * The `chat.completion` object of a non-streamed answer: text joined, reasoning joined, tool
  * calls with their whole arguments.
  */
-export const completion = (
+const completionOf = (
   head: ChunkHead,
   parts: ReadonlyArray<Part>,
   finish: Finish,
@@ -196,6 +197,21 @@ export const completion = (
     usage: chatUsage(usage)
   }
 }
+
+/**
+ * The `chat.completion` of a non-streamed answer as its JSON text, from a template kept with the
+ * parts (`JsonTemplates`: the head, the finish and the token counts are its holes); the object
+ * itself when the parts make no template.
+ */
+export const completion = (head: ChunkHead, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): ChatCompletion | JsonText => {
+  const template = completionTemplates.of(parts)
+  return template === undefined
+    ? completionOf(head, parts, finish, usage)
+    : template.fill([head.id, head.created, head.model, finish, usage.inputTokens, usage.outputTokens, usage.totalTokens])
+}
+
+const completionTemplates = new JsonTemplates<ReadonlyArray<Part>>(7, (parts, [id, created, model, finish, input, output, total]) =>
+  completionOf({ id, created, model }, parts, finish, { inputTokens: input, outputTokens: output, totalTokens: total }))
 
 /** Token counts in Chat Completions' words. */
 const chatUsage = (usage: TokenUsage): CompletionUsage => ({ prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens })

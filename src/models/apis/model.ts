@@ -23,6 +23,7 @@ import { compiledDecoder } from "../../schemas/compiled.ts"
 import type { ReadBack } from "./readBack.ts"
 import { type NoScriptQueued, RouteFailed, type UnmatchedLlmRequest } from "../../SimnetError.ts"
 import { fromResponse, pending, whole, type Whole } from "../../core/answer.ts"
+import { JsonText } from "../../core/jsonTemplate.ts"
 
 /**
  * One model API's wire format as the shared responder needs it.
@@ -54,7 +55,7 @@ export interface ModelWire {
    * (Anthropic's `message_start`) uses it.
    */
   writer(invocation: LlmInvocation, usage: TokenUsage | undefined): StreamWriter
-  /** The JSON body of a non-streamed answer. */
+  /** The JSON body of a non-streamed answer: the value, or its text written already (`JsonText`, from a template). */
   answer(invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): unknown
   /**
    * The JSON body of an error with `status`. `reason` is simnet's tag for a refusal
@@ -151,7 +152,7 @@ export const jsonWhole = (value: unknown, status: number, headers: Readonly<Reco
  * `jsonWhole` on headers made for this answer alone, its content type among them: they become
  * the answer's as they are (a model call's answer copied its headers once more for nothing).
  */
-const jsonOn = (value: unknown, status: number, headers: Record<string, string>): Whole => whole(status, headers, JSON.stringify(value))
+const jsonOn = (value: unknown, status: number, headers: Record<string, string>): Whole => whole(status, headers, JsonText.of(value))
 
 /**
  * The `retry-after-ms` and `retry-after` (whole seconds, rounded up) headers of a wait.
@@ -238,7 +239,7 @@ class Renderer {
     if (failed !== undefined) return this.error(500, failed)
     const value = this.answer(reply.parts, reply.finish, reply.usage)
     if (reply.fault === undefined) return this.json(value, 200)
-    const whole = JSON.stringify(value)
+    const whole = JsonText.of(value)
     const half = whole.slice(0, Math.floor(whole.length / 2))
     return new Response(framesBody([half].values(), { reset: reply.fault === "reset" }), {
       status: 200,
