@@ -252,7 +252,9 @@ describe("@anthropic-ai/sdk against the simulated model", () => {
     })
     expect(await ask(texts[0], "claude-opus-5-5")).toBe(expected(1, "claude-opus-5-5", texts[0], 3, 3))
     expect(await ask(texts[0], "claude \"quoted\"")).toBe(expected(2, "claude \"quoted\"", texts[0], 3, 3))
+    // Asked twice: a kept answer's template is made the second time.
     expect(await ask(texts[1], "claude-opus-5-5")).toBe(expected(3, "claude-opus-5-5", texts[1], 4, 1))
+    expect(await ask(texts[1], "claude-opus-5-5")).toBe(expected(4, "claude-opus-5-5", texts[1], 4, 1))
     await handle.close()
   })
 })

@@ -504,7 +504,7 @@ describe("rate-limit headers", () => {
       choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, logprobs: null, finish_reason: "stop" }],
       usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }
     })
-    for (const [seq, text, input, output] of [[1, texts[0], 3, 3], [2, texts[0], 3, 3], [3, texts[1], 4, 1]] as const) {
+    for (const [seq, text, input, output] of [[1, texts[0], 3, 3], [2, texts[0], 3, 3], [3, texts[1], 4, 1], [4, texts[1], 4, 1]] as const) {
       const body = await ask(text)
       expect(body).toBe(expected(body, seq, text, input, output))
     }

@@ -66,11 +66,12 @@ export class JsonTemplate {
 
 /**
  * Templates kept with the values they are made from (a list of an answer's parts, which never
- * changes once made): each made on first use by `build`, with `holes` holes (see
- * `JsonTemplate.of`).
+ * changes once made), with `holes` holes (see `JsonTemplate.of`), each made by `build` the second
+ * time its value is asked for: a value written once (the first call of a fresh network's rule,
+ * as a property test makes thousands) costs no template.
  */
 export class JsonTemplates<K extends object> {
-  readonly #kept = new WeakMap<K, JsonTemplate | null>()
+  readonly #kept = new WeakMap<K, JsonTemplate | typeof SEEN | null>()
   readonly #holes: number
   readonly #build: (key: K, holes: ReadonlyArray<never>) => unknown
 
@@ -79,13 +80,23 @@ export class JsonTemplates<K extends object> {
     this.#build = build
   }
 
-  /** The template of `key`; undefined when its value makes none (`JsonTemplate.of`). */
+  /** The template of `key`; undefined the first time it is asked for, and when its value makes none. */
   of(key: K): JsonTemplate | undefined {
-    let template = this.#kept.get(key)
-    if (template === undefined) this.#kept.set(key, (template = JsonTemplate.of(this.#holes, (holes) => this.#build(key, holes)) ?? null))
-    return template ?? undefined
+    const kept = this.#kept.get(key)
+    if (kept instanceof JsonTemplate) return kept
+    if (kept === null) return undefined
+    if (kept === undefined) {
+      this.#kept.set(key, SEEN)
+      return undefined
+    }
+    const template = JsonTemplate.of(this.#holes, (holes) => this.#build(key, holes))
+    this.#kept.set(key, template ?? null)
+    return template
   }
 }
+
+/** A key asked for once: its template is made the next time. */
+const SEEN = "seen"
 
 /**
  * A value's JSON text, written already (a template's `fill`): what a model route answers with in

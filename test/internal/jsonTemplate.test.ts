@@ -54,16 +54,23 @@ describe("JsonTemplate", () => {
     )
   })
 
-  it("keeps one template for each key, made on first use", () => {
+  it("keeps one template for each key, made the second time it is asked for", () => {
     let made = 0
     const templates = new JsonTemplates<{ readonly text: string }>(1, (key, [id]) => {
       made++
       return { id, text: key.text }
     })
     const key = { text: "a \"quoted\" word" }
+    // The first time: no template (a value written once costs none); the caller writes it whole.
+    expect(templates.of(key)).toBeUndefined()
+    expect(made).toBe(0)
     expect(templates.of(key)?.fill([7]).text).toBe("{\"id\":7,\"text\":\"a \\\"quoted\\\" word\"}")
     expect(templates.of(key)?.fill(["x"]).text).toBe("{\"id\":\"x\",\"text\":\"a \\\"quoted\\\" word\"}")
     expect(made).toBe(1)
+    // A key whose value makes none is asked for again without a second try.
+    const marked = { text: "\u0000simnet-hole-0\u0000" }
+    for (let i = 0; i < 3; i++) expect(templates.of(marked)).toBeUndefined()
+    expect(made).toBe(2)
   })
 
   it("a JsonText is written as the value it stands for, by JsonText.of and by JSON.stringify", () => {
