@@ -66,16 +66,18 @@ export class JsonTemplate {
 
 /**
  * Templates kept with the values they are made from (a list of an answer's parts, which never
- * changes once made), with `holes` holes (see `JsonTemplate.of`), each made by `build` the second
- * time its value is asked for: a value written once (the first call of a fresh network's rule,
- * as a property test makes thousands) costs no template.
+ * changes once made), with `holes` holes (see `JsonTemplate.of`): `build` makes a key's value of
+ * its leaves, the call's own or the holes' markers, so one function writes the value either way.
+ * A template is made the second time its key is asked for: a value written once (the first call
+ * of a fresh network's rule, as a property test makes thousands, or a list of parts made for one
+ * call) costs no template.
  */
-export class JsonTemplates<K extends object> {
+export class JsonTemplates<K extends object, L extends ReadonlyArray<Leaf> = ReadonlyArray<Leaf>, V = unknown> {
   readonly #kept = new WeakMap<K, JsonTemplate | typeof SEEN | null>()
   readonly #holes: number
-  readonly #build: (key: K, holes: ReadonlyArray<never>) => unknown
+  readonly #build: (key: K, leaves: L) => V
 
-  constructor(holes: number, build: (key: K, holes: ReadonlyArray<never>) => unknown) {
+  constructor(holes: number, build: (key: K, leaves: L) => V) {
     this.#holes = holes
     this.#build = build
   }
@@ -89,9 +91,15 @@ export class JsonTemplates<K extends object> {
       this.#kept.set(key, SEEN)
       return undefined
     }
-    const template = JsonTemplate.of(this.#holes, (holes) => this.#build(key, holes))
+    const template = JsonTemplate.of(this.#holes, (markers) => this.#build(key, markers as unknown as L))
     this.#kept.set(key, template ?? null)
     return template
+  }
+
+  /** `key`'s value with `leaves`: its template's text when it has one, else the value `build` makes. */
+  write(key: K, leaves: L): V | JsonText {
+    const template = this.of(key)
+    return template === undefined ? this.#build(key, leaves) : template.fill(leaves)
   }
 }
 

@@ -207,8 +207,8 @@ const contentOf = (parts: ReadonlyArray<Part>, thinking: boolean): ReadonlyArray
  * its holes.
  */
 const messageTemplates = (thinking: boolean) =>
-  new JsonTemplates<ReadonlyArray<Part>>(5, (parts, [id, model, stop, input, output]) =>
-    messageOf(id, model, contentOf(parts, thinking), stop, usageBlock({ inputTokens: input, outputTokens: output, totalTokens: 0 })))
+  new JsonTemplates<ReadonlyArray<Part>, readonly [string, string, StopReason | null, number, number], Message>(5, (parts, [id, model, stop, input, output]) =>
+    messageOf(id, model, contentOf(parts, thinking), stop, usageBlock({ inputTokens: input, outputTokens: output, totalTokens: input + output })))
 const plainTemplates = messageTemplates(false)
 const thinkingTemplates = messageTemplates(true)
 
@@ -384,13 +384,8 @@ export const messagesBody = {
     })
   },
   answer: (invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): Message | JsonText => {
-    const thinking = thinks(invocation)
-    const template = (thinking ? thinkingTemplates : plainTemplates).of(parts)
-    const id = messageId(invocation)
-    const stop = stopReason(finish)
-    return template === undefined
-      ? messageOf(id, invocation.request.model, contentOf(parts, thinking), stop, usageBlock(usage))
-      : template.fill([id, invocation.request.model, stop, usage.inputTokens, usage.outputTokens])
+    const templates = thinks(invocation) ? thinkingTemplates : plainTemplates
+    return templates.write(parts, [messageId(invocation), invocation.request.model, stopReason(finish), usage.inputTokens, usage.outputTokens])
   },
   writer: (invocation: LlmInvocation, usage: TokenUsage | undefined, frame: (event: StreamEvent) => string = sseEvent): StreamWriter =>
     new AnthropicWriter(invocation, usage, frame)

@@ -156,8 +156,6 @@ export interface Gathered {
   readonly textJson: string | undefined
   /** The output tokens of the parts (`countOutputTokens`). */
   readonly outputTokens: number
-  /** How the parts end when nothing says otherwise (`naturalFinish`). */
-  readonly finish: FinishReason
   /** The message of the first error part, when one fails the answer. */
   readonly error: string | undefined
 }
@@ -194,7 +192,7 @@ const gatherNow = (parts: ReadonlyArray<Part>): Gathered => {
     else if (part.kind === "toolCall") toolCalls.push({ id: part.id, name: part.name, arguments: part.fragments.join("") })
     else if (part.kind === "error" && error === undefined) error = part.message
   }
-  return { text, reasoning, toolCalls, textJson: text === undefined ? undefined : jsonText(text), outputTokens: countOutputTokens(parts), finish: naturalFinish(parts), error }
+  return { text, reasoning, toolCalls, textJson: text === undefined ? undefined : jsonText(text), outputTokens: countOutputTokens(parts), error }
 }
 
 /**

@@ -11,7 +11,7 @@ import type { NoScriptQueued, UnmatchedLlmRequest } from "../../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { DrivenInvocation } from "./invocation.ts"
 import type { Finish, Part } from "./parts.ts"
-import { gather, splitArguments, splitWords, StreamFault, wireFinish } from "./parts.ts"
+import { naturalFinish, splitArguments, splitWords, StreamFault, wireFinish } from "./parts.ts"
 import { jsonAnswer } from "./structuredValue.ts"
 
 /**
@@ -194,9 +194,13 @@ const wordsOf = (action: { readonly content: string }, kind: "text" | "reasoning
   return parts
 }
 
-const stepParts = (actions: LlmScript["steps"][number], seq: number, request: LlmRequest | undefined): ReadonlyArray<Part> => {
-  // The common step, one text: its words as split once.
-  if (actions.length === 1 && actions[0].type === "text") return wordsOf(actions[0], "text")
+/**
+ * A step's parts and how they end when nothing says otherwise. The common step, one text, is its
+ * words as split once, which hold no tool call: it ends with `stop` without a scan of its words on
+ * every call. A step built part by part is scanned (`naturalFinish`) as it was built.
+ */
+const stepParts = (actions: LlmScript["steps"][number], seq: number, request: LlmRequest | undefined): { readonly parts: ReadonlyArray<Part>; readonly finish: Finish } => {
+  if (actions.length === 1 && actions[0].type === "text") return { parts: wordsOf(actions[0], "text"), finish: "stop" }
   const parts: Array<Part> = []
   let calls = 0
   for (const action of actions) {
@@ -233,7 +237,7 @@ const stepParts = (actions: LlmScript["steps"][number], seq: number, request: Ll
         break
     }
   }
-  return parts
+  return { parts, finish: naturalFinish(parts) }
 }
 
 /**
@@ -248,11 +252,10 @@ export const stepPlan = (script: LlmScript, index: number, seq: number, request:
       return { _tag: "HttpError", status: action.status, message: action.message, retryAfterMs: action.retryAfterMs }
     }
   }
-  let parts = stepParts(actions, seq, request)
+  const step = stepParts(actions, seq, request)
+  let parts = step.parts
+  let finish = step.finish
   const last = index === script.steps.length - 1
-  // Read from the parts' gathering, kept with the list: a rule's step is split once, and a scan of
-  // its parts on every call (a word each) was about 3 600 of a 200-word answer's 64 000 instructions.
-  let finish: Finish = gather(parts).finish
   if (last && script.finish !== undefined) {
     if (script.finish === "error") parts = [...parts, { kind: "error", message: "The model stopped with an error." }]
     else finish = wireFinish(script.finish)
