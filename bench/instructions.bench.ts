@@ -6,8 +6,8 @@
  * request answered by a static route (the network's own floor: the request, its route, its answer).
  * Each figure is the count of a run of `FEW + MORE` calls less a run of `FEW`, over `MORE`: what
  * start-up, compiling and warming up cost falls out. V8 runs single-threaded (`--single-threaded`:
- * no compiler or GC thread racing the main one): a model call's count repeats to within a few
- * hundred instructions a call, the static route's to within about a tenth of its small count. Needs valgrind (`apt-get install valgrind`); without it, says so.
+ * no compiler or GC thread racing the main one): a model call's count repeats to within about 4%
+ * (2 000 instructions a call), the static route's to within about a tenth of its small count. Needs valgrind (`apt-get install valgrind`); without it, says so.
  * `npm run bench -- instructions` (`--quick`: fewer calls).
  */
 import { spawn, spawnSync } from "node:child_process"
