@@ -170,6 +170,35 @@ describe("one answer, many doors", () => {
     }
   })
 
+  it("the Node door hands the client's headers (less host, repeats joined) to whatever reads them: a header matcher, a handler, the log, a watcher", async () => {
+    const watched: Array<DoorRequest> = []
+    const node = await served(watched)
+    try {
+      await Effect.runPromise(node.net.register(Route.handler({ method: "POST", url: "https://api.example.com/team", headers: { "x-team": "blue" } }, (request) =>
+        new Response(JSON.stringify({ team: request.headers.get("x-team"), host: request.headers.get("host"), tags: request.headers.get("x-tag") }), { headers: { "content-type": "application/json" } }))))
+      const ask = (team: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const request = http.request(`${node.base}/api.example.com/team`, { method: "POST", agent: false, headers: ["host", "127.0.0.1", "x-team", team, "x-tag", "a", "x-tag", "b", "content-type", "text/plain"] }, (response) => {
+            let body = ""
+            response.on("data", (chunk: Buffer) => (body += chunk.toString()))
+            response.on("end", () => resolve({ status: response.statusCode!, body }))
+          })
+          request.on("error", reject)
+          request.end("x")
+        })
+      const blue = await ask("blue")
+      expect(blue.status).toBe(200)
+      expect(JSON.parse(blue.body)).toEqual({ team: "blue", host: null, tags: "a, b" })
+      expect((await ask("red")).status).toBe(502)
+      const log = await Effect.runPromise(node.net.log)
+      const logged = log.filter((record) => record.url === "https://api.example.com/team").map((record) => record.headers)
+      expect(logged.map((headers) => [headers["x-team"], headers["x-tag"], headers.host])).toEqual([["blue", "a, b", undefined], ["red", "a, b", undefined]])
+      expect(watched.filter((request) => request.url === "https://api.example.com/team").map((request) => [request.headers["x-team"], request.headers.host])).toEqual([["blue", undefined], ["red", undefined]])
+    } finally {
+      await node.close()
+    }
+  })
+
   it("a client that goes away while its answer is pending is logged as interrupted, by every door", async () => {
     const hanging = () => Route.text("GET https://api.example.com/hang", "never", { delay: "1 hour" })
     const interrupted = async (net: SimulationNetworkApi) => {

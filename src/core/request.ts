@@ -63,7 +63,7 @@ class SimRequestImpl implements SimRequest {
   #body: Uint8Array | string | undefined
   params: Readonly<Record<string, string>>
   private signalSource: AbortSignal | LazySignal | undefined
-  private headersInit: HeadersInit | undefined
+  private headersInit: HeadersInit | LazyHeaders | undefined
   private headersCache: Headers | undefined
   private textCache: string | undefined
   private jsonCache: { value: unknown } | undefined
@@ -71,7 +71,7 @@ class SimRequestImpl implements SimRequest {
   constructor(
     method: string,
     url: URL,
-    headers: HeadersInit | undefined,
+    headers: HeadersInit | LazyHeaders | undefined,
     body: Uint8Array | string | undefined,
     signal: AbortSignal | LazySignal | undefined,
     params: Readonly<Record<string, string>>
@@ -90,15 +90,17 @@ class SimRequestImpl implements SimRequest {
     return source instanceof LazySignal ? source.signal : source
   }
 
-  /** The headers as given, or the `Headers` built from them. */
+  /** The headers as given (read from a `LazyHeaders` now), or the `Headers` built from them. */
   headersSource(): Headers | HeadersInit | undefined {
-    return this.headersCache ?? this.headersInit
+    if (this.headersCache !== undefined) return this.headersCache
+    const init = this.headersInit
+    return typeof init === "function" ? (this.headersInit = init()) : init
   }
 
   /** Built on first use: most static routes never look at headers. */
   get headers(): Headers {
     if (this.headersCache === undefined) {
-      this.headersCache = new Headers(this.headersInit)
+      this.headersCache = new Headers(this.headersSource() as HeadersInit | undefined)
       this.headersInit = undefined
     }
     return this.headersCache
@@ -146,12 +148,18 @@ class SimRequestImpl implements SimRequest {
 }
 
 /**
+ * Headers read the first time anything asks for them: a door whose client's headers come in
+ * another form (Node's `req.headers`) copies them only for a route, matcher or log that reads them.
+ */
+export type LazyHeaders = () => Record<string, string>
+
+/**
  * Makes a `SimRequest`. `body` may be a string (encoded as UTF-8) or bytes.
  */
 export const makeSimRequest = (options: {
   readonly method?: string | undefined
   readonly url: string | URL
-  readonly headers?: HeadersInit | undefined
+  readonly headers?: HeadersInit | LazyHeaders | undefined
   readonly body?: string | Uint8Array | undefined
   readonly signal?: AbortSignal | LazySignal | undefined
   readonly params?: Readonly<Record<string, string>> | undefined

@@ -140,9 +140,12 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
     return answer.status
   }
 
-  const answer = (req: http.IncomingMessage, res: http.ServerResponse, target: string, headers: Record<string, string>, body: Uint8Array | undefined, upgrade: Upgrading | undefined) => {
+  const answer = (req: http.IncomingMessage, res: http.ServerResponse, target: string, body: Uint8Array | undefined, upgrade: Upgrading | undefined) => {
     const method = req.method ?? "GET"
-    const watchers = watchersOf({ method, path: req.url ?? "/", url: target, headers, body })
+    // Copied from Node's (without `host`) the first time a watcher, route, matcher or log reads them.
+    let copied: Record<string, string> | undefined
+    const headers = () => (copied ??= withoutHost(req.headers))
+    const watchers = watches.length === 0 ? NONE : watchersOf({ method, path: req.url ?? "/", url: target, headers: headers(), body })
     const head = (status: number, refusal?: RefusalShown) => {
       for (const watcher of watchers) watcher.head(status, refusal)
     }
@@ -224,15 +227,15 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
   return (req, res, target, upgrade) => {
     const path = req.url ?? "/"
     if (target === undefined) return badPath(res, path, watchersOf({ method: req.method ?? "GET", path, url: undefined, headers: {}, body: undefined }))
-    const headers = withoutHost(req.headers)
     const method = req.method ?? "GET"
-    const hasBody = method !== "GET" && method !== "HEAD" && (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined)
-    if (!hasBody) return answer(req, res, target, headers, undefined, upgrade)
-    if (declaredOver(headers["content-length"], limit)) return tooLarge(req, res, method, target)
+    const length = req.headers["content-length"]
+    const hasBody = method !== "GET" && method !== "HEAD" && (length !== undefined || req.headers["transfer-encoding"] !== undefined)
+    if (!hasBody) return answer(req, res, target, undefined, upgrade)
+    if (declaredOver(length, limit)) return tooLarge(req, res, method, target)
     readBody(
       req,
       limit,
-      (body) => (body === OVER ? tooLarge(req, res, method, target) : answer(req, res, target, headers, body, upgrade)),
+      (body) => (body === OVER ? tooLarge(req, res, method, target) : answer(req, res, target, body, upgrade)),
       () => res.destroy()
     )
   }
