@@ -66,8 +66,8 @@ const omittedBody = (bytes: number, logBytes: number) => Object.freeze({ simnet:
 export class ModelLog {
   readonly #ring: Ring<LlmLogEntry>
   readonly #byteLimit: number
-  /** The bytes each held entry is counted as, by `seq`. */
-  readonly #sizes = new Map<number, number>()
+  /** The bytes each held entry is counted as, in its ring slot (`(seq - 1) % limit`). */
+  #sizes: Array<number> = []
   #bytes = 0
   /** The ring's entries in call order, built on first read after a change. */
   #view: ReadonlyArray<LlmLogEntry> | undefined
@@ -104,7 +104,7 @@ export class ModelLog {
     }
     const evicted = this.#ring.push(Object.freeze(entry))
     if (evicted !== undefined) this.#forget(evicted.seq)
-    this.#sizes.set(entry.seq, cost)
+    this.#sizes[this.#slot(entry.seq)] = cost
     this.#bytes += cost
     while (this.#bytes > this.#byteLimit && this.#ring.size > 1) {
       const dropped = this.#ring.dropOldest()
@@ -117,9 +117,14 @@ export class ModelLog {
     else this.#counts.increment(entry.key)
   }
 
+  #slot(seq: number): number {
+    return (seq - 1) % this.#ring.limit
+  }
+
   #forget(seq: number): void {
-    this.#bytes -= this.#sizes.get(seq) ?? 0
-    this.#sizes.delete(seq)
+    const slot = this.#slot(seq)
+    this.#bytes -= this.#sizes[slot] ?? 0
+    this.#sizes[slot] = 0
   }
 
   /** The entries held, oldest first; a snapshot later requests do not change. */
@@ -146,10 +151,10 @@ export class ModelLog {
    */
   restore(entries: ReadonlyArray<LlmLogEntry>, counts: ReadonlyMap<string, number>, latest: number): void {
     this.#ring.restore(entries.map((entry) => Object.freeze({ ...entry })), latest)
-    this.#sizes.clear()
+    this.#sizes = []
     this.#bytes = 0
-    for (const entry of entries) {
-      this.#sizes.set(entry.seq, ENTRY_OVERHEAD)
+    for (const entry of this.#ring.since(0)) {
+      this.#sizes[this.#slot(entry.seq)] = ENTRY_OVERHEAD
       this.#bytes += ENTRY_OVERHEAD
     }
     this.#view = undefined
@@ -161,7 +166,7 @@ export class ModelLog {
   /** Forgets every entry, count and the numbering. */
   clear(): void {
     this.#ring.clear()
-    this.#sizes.clear()
+    this.#sizes = []
     this.#bytes = 0
     this.#view = undefined
     this.#counts = new KeyCounts()
