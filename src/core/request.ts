@@ -100,7 +100,7 @@ class SimRequestImpl implements SimRequest {
   /** Built on first use: most static routes never look at headers. */
   get headers(): Headers {
     if (this.headersCache === undefined) {
-      this.headersCache = new Headers(this.headersSource() as HeadersInit | undefined)
+      this.headersCache = new Headers(this.headersSource())
       this.headersInit = undefined
     }
     return this.headersCache

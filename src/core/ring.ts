@@ -36,7 +36,7 @@ export class Ring<A extends { readonly seq: number }> {
       this.first = this.last + 1
       return undefined
     }
-    const slot = (entry.seq - 1) % this.limit
+    const slot = this.slotOf(entry.seq)
     let evicted: A | undefined
     if (slot === this.slots.length) this.slots.push(entry)
     else {
@@ -47,10 +47,18 @@ export class Ring<A extends { readonly seq: number }> {
     return evicted
   }
 
+  /**
+   * The slot entry `seq` sits in (the ring must keep at least one entry): a log that keeps
+   * something per entry beside the ring keeps it in a list laid out alike.
+   */
+  slotOf(seq: number): number {
+    return (seq - 1) % this.limit
+  }
+
   /** Drops the oldest entry held and returns it (undefined when the ring is empty). */
   dropOldest(): A | undefined {
     if (this.first > this.last || this.limit === 0) return undefined
-    const slot = (this.first - 1) % this.limit
+    const slot = this.slotOf(this.first)
     const entry = this.slots[slot]
     this.slots[slot] = undefined
     this.first++
@@ -59,7 +67,7 @@ export class Ring<A extends { readonly seq: number }> {
 
   /** Whether `entry` is still held. */
   holds(entry: A): boolean {
-    return this.limit > 0 && entry.seq >= this.first && entry.seq <= this.last && this.slots[(entry.seq - 1) % this.limit] === entry
+    return this.limit > 0 && entry.seq >= this.first && entry.seq <= this.last && this.slots[this.slotOf(entry.seq)] === entry
   }
 
   /** The entries still held with `seq > since`, oldest first. */
@@ -68,7 +76,7 @@ export class Ring<A extends { readonly seq: number }> {
     if (this.limit === 0) return out
     const first = Math.max(since + 1, this.first, 1)
     for (let seq = first; seq <= this.last; seq++) {
-      const entry = this.slots[(seq - 1) % this.limit]
+      const entry = this.slots[this.slotOf(seq)]
       if (entry !== undefined && entry.seq === seq) out.push(entry)
     }
     return out

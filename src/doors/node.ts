@@ -117,11 +117,13 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
   const acceptor = webSocketAcceptor(limit)
   const refusalStatus = options.refusalStatus ?? 502
 
-  const watchersOf = (request: DoorRequest): ReadonlyArray<Watcher> => {
+  /** The watchers of a request; `request` is made only when something watches (its headers are copied for it). */
+  const watchersOf = (request: () => DoorRequest): ReadonlyArray<Watcher> => {
     if (watches.length === 0) return NONE
+    const shown = request()
     const out: Array<Watcher> = []
     for (const watch of watches) {
-      const watcher = watch(request)
+      const watcher = watch(shown)
       if (watcher !== undefined) out.push(watcher)
     }
     return out
@@ -145,7 +147,7 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
     // Copied from Node's (without `host`) the first time a watcher, route, matcher or log reads them.
     let copied: Record<string, string> | undefined
     const headers = () => (copied ??= withoutHost(req.headers))
-    const watchers = watches.length === 0 ? NONE : watchersOf({ method, path: req.url ?? "/", url: target, headers: headers(), body })
+    const watchers = watchersOf(() => ({ method, path: req.url ?? "/", url: target, headers: headers(), body }))
     const head = (status: number, refusal?: RefusalShown) => {
       for (const watcher of watchers) watcher.head(status, refusal)
     }
@@ -226,7 +228,7 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
 
   return (req, res, target, upgrade) => {
     const path = req.url ?? "/"
-    if (target === undefined) return badPath(res, path, watchersOf({ method: req.method ?? "GET", path, url: undefined, headers: {}, body: undefined }))
+    if (target === undefined) return badPath(res, path, watchersOf(() => ({ method: req.method ?? "GET", path, url: undefined, headers: {}, body: undefined })))
     const method = req.method ?? "GET"
     const length = req.headers["content-length"]
     const hasBody = method !== "GET" && method !== "HEAD" && (length !== undefined || req.headers["transfer-encoding"] !== undefined)

@@ -66,7 +66,7 @@ const omittedBody = (bytes: number, logBytes: number) => Object.freeze({ simnet:
 export class ModelLog {
   readonly #ring: Ring<LlmLogEntry>
   readonly #byteLimit: number
-  /** The bytes each held entry is counted as, in its ring slot (`(seq - 1) % limit`). */
+  /** The bytes each held entry is counted as, in its ring slot (`Ring.slotOf`). */
   #sizes: Array<number> = []
   #bytes = 0
   /** The ring's entries in call order, built on first read after a change. */
@@ -104,7 +104,7 @@ export class ModelLog {
     }
     const evicted = this.#ring.push(Object.freeze(entry))
     if (evicted !== undefined) this.#forget(evicted.seq)
-    this.#sizes[this.#slot(entry.seq)] = cost
+    this.#sizes[this.#ring.slotOf(entry.seq)] = cost
     this.#bytes += cost
     while (this.#bytes > this.#byteLimit && this.#ring.size > 1) {
       const dropped = this.#ring.dropOldest()
@@ -117,12 +117,8 @@ export class ModelLog {
     else this.#counts.increment(entry.key)
   }
 
-  #slot(seq: number): number {
-    return (seq - 1) % this.#ring.limit
-  }
-
   #forget(seq: number): void {
-    const slot = this.#slot(seq)
+    const slot = this.#ring.slotOf(seq)
     this.#bytes -= this.#sizes[slot] ?? 0
     this.#sizes[slot] = 0
   }
@@ -154,7 +150,7 @@ export class ModelLog {
     this.#sizes = []
     this.#bytes = 0
     for (const entry of this.#ring.since(0)) {
-      this.#sizes[this.#slot(entry.seq)] = ENTRY_OVERHEAD
+      this.#sizes[this.#ring.slotOf(entry.seq)] = ENTRY_OVERHEAD
       this.#bytes += ENTRY_OVERHEAD
     }
     this.#view = undefined
