@@ -20,13 +20,12 @@
  * call high. Needs valgrind (`apt-get install valgrind`); without it, says so.
  * `npm run bench -- instructions` (`--quick`: fewer calls).
  */
-import Anthropic from "@anthropic-ai/sdk"
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import OpenAI from "openai"
 import { Agent, fetch as undiciFetch } from "undici"
+import { sdkCall } from "./servers/sdkCall.ts"
 
 const quick = process.argv.includes("--quick")
 const FEW = quick ? 2_000 : 10_000
@@ -76,18 +75,10 @@ for (const kind of ["openai", "anthropic"]) {
 const SERVED_WARM = 8_000
 const SERVED_CALLS = quick ? 1_000 : 2_000
 
-/** Non-streamed calls of `kind` to `base` through the official SDK, 8 at a time over `agent`'s connections. */
-const sdkCalls = (kind: "openai" | "anthropic", base: string, agent: Agent) => {
+/** `calls` non-streamed calls of `kind` to `server` at `base`, 8 at a time over `agent`'s connections. */
+const sdkCalls = (kind: "openai" | "anthropic", server: string, base: string, agent: Agent) => {
   const fetch = ((input: string, init: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof globalThis.fetch
-  const call = kind === "openai"
-    ? (() => {
-        const client = new OpenAI({ apiKey: "sk-bench", baseURL: `${base}/v1`, maxRetries: 0, timeout: 600_000, fetch })
-        return () => client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] })
-      })()
-    : (() => {
-        const client = new Anthropic({ apiKey: "sk-ant-bench", baseURL: base, maxRetries: 0, timeout: 600_000, fetch })
-        return () => client.messages.create({ model: "claude-opus-5-5", max_tokens: 512, messages: [{ role: "user", content: "hi" }] })
-      })()
+  const call = sdkCall(kind, server, base, fetch)
   return async (calls: number) => {
     let i = 0
     await Promise.all(Array.from({ length: 8 }, async () => {
@@ -116,8 +107,7 @@ const servedPerCall = async (server: "simnet" | "aimock" | "bare", kind: "openai
       })
       child.once("exit", (code) => reject(new Error(`${server} under callgrind exited ${code}: ${err.slice(-400)}`)))
     })
-    const prefix = server !== "simnet" ? "" : kind === "openai" ? "/api.openai.com" : "/api.anthropic.com"
-    const run = sdkCalls(kind, `http://127.0.0.1:${port}${prefix}`, agent)
+    const run = sdkCalls(kind, server, `http://127.0.0.1:${port}`, agent)
     const control = (...args: Array<string>) => execFileSync("callgrind_control", [...args, String(child.pid)], { stdio: "ignore" })
     await run(SERVED_WARM)
     control("--instr=on")

@@ -7,10 +7,9 @@
  * servers come out near 1×); wall calls per second are printed too. Rounds interleave the two
  * servers; the spread over rounds is printed. `npm run bench -- serveCpu` (`--quick`: fewer calls).
  */
-import Anthropic from "@anthropic-ai/sdk"
 import { fork, type ChildProcess } from "node:child_process"
 import { join } from "node:path"
-import OpenAI from "openai"
+import { type Kind, sdkCall } from "./servers/sdkCall.ts"
 
 const quick = process.argv.includes("--quick")
 /**
@@ -49,37 +48,7 @@ const start = (name: "simnet" | "aimock"): Promise<Server> =>
     })
   })
 
-type Kind = "openai" | "openai stream" | "anthropic" | "anthropic stream"
 const KINDS: ReadonlyArray<Kind> = ["openai", "openai stream", "anthropic", "anthropic stream"]
-
-const caller = (server: Server, kind: Kind): (() => Promise<void>) => {
-  // simnet serve takes /HOST/PATH; aimock answers the API paths at its root.
-  const prefix = server.name === "simnet" ? (kind.startsWith("openai") ? "/api.openai.com" : "/api.anthropic.com") : ""
-  if (kind.startsWith("openai")) {
-    const client = new OpenAI({ apiKey: "sk-bench", baseURL: `${server.base}${prefix}/v1`, maxRetries: 0 })
-    const stream = kind === "openai stream"
-    return async () => {
-      if (!stream) {
-        await client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] })
-        return
-      }
-      for await (const _chunk of await client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], stream: true })) {
-        // read to the end
-      }
-    }
-  }
-  const client = new Anthropic({ apiKey: "sk-ant-bench", baseURL: `${server.base}${prefix}`, maxRetries: 0 })
-  const stream = kind === "anthropic stream"
-  return async () => {
-    if (!stream) {
-      await client.messages.create({ model: "claude-opus-5-5", max_tokens: 512, messages: [{ role: "user", content: "hi" }] })
-      return
-    }
-    for await (const _event of await client.messages.create({ model: "claude-opus-5-5", max_tokens: 512, messages: [{ role: "user", content: "hi" }], stream: true })) {
-      // read to the end
-    }
-  }
-}
 
 /** One round: `CALLS` calls, 8 at a time; the server's CPU microseconds and the wall milliseconds it took. */
 const round = async (server: Server, call: () => Promise<void>) => {
@@ -97,7 +66,7 @@ const servers = [await start("simnet"), await start("aimock")]
 console.log(`\nmodel calls over loopback, server CPU per call (${CALLS} calls a round, ${CONCURRENCY} concurrent, ${ROUNDS} rounds interleaved after ${WARMUP_ROUNDS} to warm up; medians, and the median of the rounds' ratios with their spread)`)
 console.log(`  ${"call".padEnd(17)} ${"server".padEnd(7)} ${"calls/server-CPU-s".padStart(19)} ${"µs CPU/call".padStart(12)} ${"wall calls/s".padStart(13)}`)
 for (const kind of KINDS) {
-  const calls = servers.map((server) => caller(server, kind))
+  const calls = servers.map((server) => sdkCall(kind, server.name, server.base))
   for (let w = 0; w < WARMUP_ROUNDS; w++) for (const [i, server] of servers.entries()) await round(server, calls[i]!)
   const rates: Array<Array<number>> = servers.map(() => [])
   const walls: Array<Array<number>> = servers.map(() => [])
