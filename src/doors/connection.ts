@@ -11,6 +11,7 @@
 import type * as http from "node:http"
 import type { Socket } from "node:net"
 import { Duplex } from "node:stream"
+import { doorIncomingMessage } from "./incoming.ts"
 import type { NodeDoor } from "./node.ts"
 import { upgradeResponse } from "./webSocket.ts"
 
@@ -120,7 +121,8 @@ export const makeConnectionDoor = (door: NodeDoor): ((options?: ConnectionOption
   }
   const serverOf = (): http.Server => {
     if (server !== undefined) return server
-    const made = (process.getBuiltinModule("node:http") as typeof http).createServer()
+    const node = process.getBuiltinModule("node:http") as typeof http
+    const made = node.createServer({ IncomingMessage: doorIncomingMessage(node) })
     made.on("request", (req, res) => door(req, res, target(req)))
     made.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
       door(req, upgradeResponse(req, socket), target(req), { socket, head })

@@ -29,6 +29,7 @@ import { CONTROL_BASE } from "../control/endpoint.ts"
 import { caDirectory, type CertificateAuthority, loadCa } from "./ca.ts"
 import { type DoorWatch, makeNodeDoor, type NodeDoor } from "../doors/node.ts"
 import { makeProxy, type Proxy } from "./proxy.ts"
+import { doorIncomingMessage } from "../doors/incoming.ts"
 import { upgradeResponse } from "../doors/webSocket.ts"
 import { targetUrl } from "./target.ts"
 
@@ -82,7 +83,7 @@ class DoorServer extends http.Server {
   readonly prefix: string
   readonly proxy: Proxy
   constructor(door: NodeDoor, prefix: string, proxy: Proxy) {
-    super()
+    super({ IncomingMessage: doorIncomingMessage(http) })
     this.door = door
     this.prefix = prefix
     this.proxy = proxy
