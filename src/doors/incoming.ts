@@ -62,7 +62,10 @@ export const quickHeaders = (raw: ReadonlyArray<string>): http.IncomingHttpHeade
   return Object.keys(out).length * 2 === raw.length ? out : undefined
 }
 
-/** The names of the last request read, as sent and as keys (`set-cookie` never among them). */
+/**
+ * The names of the last request read, as sent and as keys (`set-cookie` never among them): names
+ * only, never a value, and no more than Node's header size limit lets a request send.
+ */
 const sentNames: Array<string> = []
 const keyNames: Array<string> = []
 /** The most names kept of a request. */
