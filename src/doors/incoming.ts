@@ -43,7 +43,7 @@ export const doorIncomingMessage = (node: typeof http): typeof http.IncomingMess
  * names of the last request read are kept, as sent and lower-cased, and a name sent as it was
  * then takes the key it took then (a key already looked up, and an object the shape of the last).
  */
-export const quickHeaders = (raw: ReadonlyArray<string>): http.IncomingHttpHeaders | undefined => {
+const quickHeaders = (raw: ReadonlyArray<string>): http.IncomingHttpHeaders | undefined => {
   const out: Record<string, string> = {}
   for (let i = 0; i < raw.length; i += 2) {
     const sent = raw[i]
