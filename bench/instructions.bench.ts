@@ -25,7 +25,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Agent, fetch as undiciFetch } from "undici"
-import { sdkCall } from "./servers/sdkCall.ts"
+import { callsAtOnce, sdkCall } from "./servers/sdkCall.ts"
 
 const quick = process.argv.includes("--quick")
 const FEW = quick ? 2_000 : 10_000
@@ -79,12 +79,7 @@ const SERVED_CALLS = quick ? 1_000 : 2_000
 const sdkCalls = (kind: "openai" | "anthropic", server: string, base: string, agent: Agent) => {
   const fetch = ((input: string, init: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof globalThis.fetch
   const call = sdkCall(kind, server, base, fetch)
-  return async (calls: number) => {
-    let i = 0
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (i++ < calls) await call()
-    }))
-  }
+  return (calls: number) => callsAtOnce(call, calls, 8)
 }
 
 /** The user-space instructions a served call of `kind` costs `server`, counted over a window after the warm-up. */

@@ -9,7 +9,7 @@
  */
 import { fork, type ChildProcess } from "node:child_process"
 import { join } from "node:path"
-import { type Kind, sdkCall } from "./servers/sdkCall.ts"
+import { callsAtOnce, type Kind, sdkCall } from "./servers/sdkCall.ts"
 
 const quick = process.argv.includes("--quick")
 /**
@@ -54,10 +54,7 @@ const KINDS: ReadonlyArray<Kind> = ["openai", "openai stream", "anthropic", "ant
 const round = async (server: Server, call: () => Promise<void>) => {
   const cpu = await server.cpu()
   const started = performance.now()
-  let i = 0
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (i++ < CALLS) await call()
-  }))
+  await callsAtOnce(call, CALLS, CONCURRENCY)
   const wall = performance.now() - started
   return { cpuUs: (await server.cpu()) - cpu, wallMs: wall }
 }

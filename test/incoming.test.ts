@@ -12,10 +12,12 @@ import { doorIncomingMessage } from "../src/doors/incoming.ts"
 
 type Lines = Array<string>
 const DoorIncoming = doorIncomingMessage(http)
+/** The socket every message here is read on (never connected: a message keeps no more of it). */
+const socket = new Socket()
 
 /** What a message of `Class` reads from the parser's `lines`, as the parser hands them. */
 const read = (Class: typeof http.IncomingMessage, lines: Lines) => {
-  const message = new Class(new Socket()) as http.IncomingMessage & { _addHeaderLines: (lines: Lines, n: number) => void }
+  const message = new Class(socket) as http.IncomingMessage & { _addHeaderLines: (lines: Lines, n: number) => void }
   message._addHeaderLines(lines, lines.length)
   const headers = message.headers
   return { headers, keys: Object.keys(headers), prototype: Object.getPrototypeOf(headers), again: message.headers === headers }
@@ -56,7 +58,7 @@ describe("the Node door's request headers", () => {
   })
 
   it("can be set, as Node's can", () => {
-    const message = new DoorIncoming(new Socket())
+    const message = new DoorIncoming(socket)
     message.headers = { a: "1" }
     expect(message.headers).toEqual({ a: "1" })
   })

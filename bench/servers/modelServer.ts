@@ -13,6 +13,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import { LLMock } from "@copilotkit/aimock"
 import { serveLayer } from "../../src/serve/serve.ts"
 import { Routes, SimulationNetwork } from "../../src/index.ts"
+import { ANTHROPIC_MESSAGES, OPENAI_CHAT } from "./requests.ts"
 
 const [which, words] = [process.argv[2], Number(process.argv[3] ?? 200)]
 /** The answer: `words` words, one token each. */
@@ -35,8 +36,8 @@ const answerOf = async (url: string, body: unknown) => {
 let port: number
 if (which === "bare") {
   const answers = new Map([
-    ["/v1/chat/completions", await answerOf("https://api.openai.com/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] })],
-    ["/v1/messages", await answerOf("https://api.anthropic.com/v1/messages", { model: "claude-opus-5-5", max_tokens: 512, messages: [{ role: "user", content: "hi" }] })]
+    ["/v1/chat/completions", await answerOf("https://api.openai.com/v1/chat/completions", OPENAI_CHAT)],
+    ["/v1/messages", await answerOf("https://api.anthropic.com/v1/messages", ANTHROPIC_MESSAGES)]
   ])
   const server = http.createServer((req, res) => {
     const chunks: Array<Buffer> = []

@@ -6,6 +6,7 @@
  */
 import Anthropic from "@anthropic-ai/sdk"
 import OpenAI from "openai"
+import { ANTHROPIC_MESSAGES, OPENAI_CHAT } from "./requests.ts"
 
 export type Kind = "openai" | "openai stream" | "anthropic" | "anthropic stream"
 
@@ -15,7 +16,7 @@ export const sdkCall = (kind: Kind, server: string, base: string, fetch?: typeof
   const stream = kind.endsWith("stream")
   if (openai) {
     const client = new OpenAI({ apiKey: "sk-bench", baseURL: `${base}${prefix}/v1`, maxRetries: 0, timeout: 600_000, ...(fetch === undefined ? {} : { fetch }) })
-    const body = { model: "gpt-4o-mini", messages: [{ role: "user" as const, content: "hi" }] }
+    const body = OPENAI_CHAT
     return async () => {
       if (!stream) {
         await client.chat.completions.create(body)
@@ -27,7 +28,7 @@ export const sdkCall = (kind: Kind, server: string, base: string, fetch?: typeof
     }
   }
   const client = new Anthropic({ apiKey: "sk-ant-bench", baseURL: `${base}${prefix}`, maxRetries: 0, timeout: 600_000, ...(fetch === undefined ? {} : { fetch }) })
-  const body = { model: "claude-opus-5-5", max_tokens: 512, messages: [{ role: "user" as const, content: "hi" }] }
+  const body = ANTHROPIC_MESSAGES
   return async () => {
     if (!stream) {
       await client.messages.create(body)
@@ -37,4 +38,12 @@ export const sdkCall = (kind: Kind, server: string, base: string, fetch?: typeof
       // read to the end
     }
   }
+}
+
+/** `calls` calls of `call`, `concurrency` at a time (each of those waits for its last before the next). */
+export const callsAtOnce = async (call: () => Promise<void>, calls: number, concurrency: number): Promise<void> => {
+  let i = 0
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (i++ < calls) await call()
+  }))
 }
