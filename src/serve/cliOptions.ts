@@ -1,7 +1,7 @@
 /**
  * What `simnet serve`, `simnet run` and `simnet mcp` share on the command line: the usage error
  * (exit 2), the network flags and the network made from them (the fixture, record mode, chaos,
- * passthrough and upstreams), the CA and the refusal status.
+ * passthrough and upstreams), the CA, the refusal status, and `--isolate` with its bounds.
  */
 import { existsSync } from "node:fs"
 import * as path from "node:path"
@@ -15,6 +15,7 @@ import { writeOnClose } from "./recording.ts"
 import { loadFixture } from "../network/fixture.ts"
 import { make as makeNetwork } from "../network/network.ts"
 import type { ChaosOptions } from "../core/chaos.ts"
+import { ISOLATE_DEFAULTS, type IsolateOptions } from "./isolate.ts"
 
 /** A command line the user must correct (exit 2). */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
@@ -186,3 +187,45 @@ export const parseRefusalStatus = (text: string) => {
     : Effect.fail(new UsageError({ message: `--refusal-status must be a status from 400 to 599, got ${JSON.stringify(text.slice(0, 40))}` }))
 }
 
+
+/** A size in bytes, or with a binary suffix: `k`, `m`, `g` (`512m`, `2g`), at least `least`. */
+const parseSize = (flag: string, raw: string, least: number): Effect.Effect<number, UsageError> => {
+  const found = /^(\d{1,12})([kmg]?)$/i.exec(raw.trim())
+  const bytes = found === null ? Number.NaN : Number(found[1]) * 1024 ** " kmg".indexOf((found[2] || " ").toLowerCase())
+  return Number.isSafeInteger(bytes) && bytes >= least
+    ? Effect.succeed(bytes)
+    : Effect.fail(new UsageError({ message: `invalid ${flag} ${JSON.stringify(raw.slice(0, 40))}: expected a size of at least ${least} bytes, in bytes or with k, m or g (512m, 2g)` }))
+}
+
+/** The fewest processes a room may be bounded to: its relay alone runs a dozen threads. */
+const LEAST_PIDS = 32
+
+/** `--isolate` and its bounds (`isolate.ts`): one set of flags for every command that seals. */
+export const isolateFlags = {
+  isolate: Flag.Boolean("isolate").pipe(Flag.withDefault(false), Flag.withDescription("seal the command off (Linux): its own network, mount, PID and IPC namespaces, where every name resolves to simnet and every connection is simnet's or refused; its own workspace seeded from the fixture's files, HOME and temporary directory in a sized tmpfs; the rest of the host read-only, a minimal /dev, no capabilities; everything in it ends with simnet")),
+  isolatePids: Flag.Int("isolate-pids").pipe(Flag.optional, Flag.withMetavar("n"), Flag.withDescription(`with --isolate: the most processes (threads included) the room holds (default: ${ISOLATE_DEFAULTS.pids}; at least ${LEAST_PIDS})`)),
+  isolateDisk: Flag.String("isolate-disk").pipe(Flag.optional, Flag.withMetavar("size"), Flag.withDescription("with --isolate: the size of the sandbox's tmpfs, which holds the workspace, HOME, TMPDIR and what /tmp gets (default: 2g)")),
+  isolateShm: Flag.String("isolate-shm").pipe(Flag.optional, Flag.withMetavar("size"), Flag.withDescription("with --isolate: the size of /dev/shm (default: 512m)")),
+  isolateControl: Flag.Literals("isolate-control", ["room", "none", "host"]).pipe(Flag.optional, Flag.withDescription("with --isolate: what the command may do through the control endpoint, driver and MCP: room (default: all but registering a route that forwards to the host's network, without the host's token), none, or host (as the host, its SIMNET_TOKEN passed in)"))
+}
+
+/** The `--isolate-*` flags as `IsolateOptions` (their defaults where not given); undefined without `--isolate`, whose bounds are then a usage error. */
+export const isolateOptions = (config: {
+  readonly isolate: boolean
+  readonly isolatePids: Option.Option<number>
+  readonly isolateDisk: Option.Option<string>
+  readonly isolateShm: Option.Option<string>
+  readonly isolateControl: Option.Option<IsolateOptions["control"]>
+}): Effect.Effect<IsolateOptions | undefined, UsageError> =>
+  Effect.gen(function*() {
+    const given = [config.isolatePids, config.isolateDisk, config.isolateShm, config.isolateControl].some((option: Option.Option<unknown>) => Option.isSome(option))
+    if (!config.isolate) return given ? yield* new UsageError({ message: "the --isolate-* flags bound a sealed run: add --isolate" }) : undefined
+    const pids = Option.getOrElse(config.isolatePids, () => ISOLATE_DEFAULTS.pids)
+    if (pids < LEAST_PIDS) return yield* new UsageError({ message: `invalid --isolate-pids ${pids}: at least ${LEAST_PIDS}` })
+    return {
+      pids,
+      disk: yield* Option.match(config.isolateDisk, { onNone: () => Effect.succeed(ISOLATE_DEFAULTS.disk), onSome: (raw) => parseSize("--isolate-disk", raw, 1024 * 1024) }),
+      shm: yield* Option.match(config.isolateShm, { onNone: () => Effect.succeed(ISOLATE_DEFAULTS.shm), onSome: (raw) => parseSize("--isolate-shm", raw, 4096) }),
+      control: Option.getOrElse(config.isolateControl, () => ISOLATE_DEFAULTS.control)
+    }
+  })

@@ -15,7 +15,7 @@ import type * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { behind, local } from "../control/access.ts"
+import { behind, HOST_FORWARDING, hostForwarding, local, type RoomAccess, roomAccess } from "../control/access.ts"
 import { CONTROL_BASE, controlRouter, type ControlOptions } from "../control/endpoint.ts"
 import { readWorkspace } from "../core/workspace.ts"
 import type { SimulationNetworkApi } from "../network/network.ts"
@@ -56,8 +56,8 @@ const ok = (value: unknown): Result => ({ content: [{ type: "text", text: JSON.s
 const refused = (message: string): Result => ({ content: [{ type: "text", text: message }], isError: true })
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : typeof error === "object" && error !== null && "message" in error ? String((error as { message: unknown }).message) : String(error))
 
-/** Runs one tool call against the network and the terminal. */
-export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, name: string, args: Record<string, unknown>, workspace: () => string | undefined = () => undefined): Promise<Result> => {
+/** Runs one tool call against the network and the terminal; `access`, a sealed command's (see `RoomAccess`), when it is the caller. */
+export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, name: string, args: Record<string, unknown>, workspace: () => string | undefined = () => undefined, access?: RoomAccess): Promise<Result> => {
   const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.match(effect, { onFailure: (error) => refused(messageOf(error)), onSuccess: ok }))
   switch (name) {
     case "screen":
@@ -71,6 +71,7 @@ export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal
       return run(Effect.map(network.logSince(since, 200), (records) => ({ records })))
     }
     case "register_routes":
+      if (access === "room" && hostForwarding(args["specs"]) !== undefined) return Promise.resolve(refused(`simnet: ${HOST_FORWARDING}`))
       return run(Effect.map(network.registerSpec(args["specs"]), (ids) => ({ ids })))
     case "llm_enqueue":
       return run(Effect.map(Effect.try(() => network.llm.enqueue(args["script"] as never)), () => ({ queued: network.llm.queued })))
@@ -112,11 +113,11 @@ const sdk = (): Sdk => {
 }
 
 /** An MCP server (the SDK's) with the tools, for one transport. */
-const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, workspace?: () => string | undefined): McpServer => {
+const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, workspace?: () => string | undefined, access?: RoomAccess): McpServer => {
   const { Server, types } = sdk()
   const server = new Server({ name: "simnet", version }, { capabilities: { tools: {} } })
   server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: MCP_TOOLS.map((tool) => ({ ...tool, inputSchema: tool.inputSchema as never })) }))
-  server.setRequestHandler(types.CallToolRequestSchema, (request) => callTool(network, terminal, request.params.name, request.params.arguments ?? {}, workspace) as never)
+  server.setRequestHandler(types.CallToolRequestSchema, (request) => callTool(network, terminal, request.params.name, request.params.arguments ?? {}, workspace, access) as never)
   return server
 }
 
@@ -151,7 +152,7 @@ export const mcpRoutes = (network: SimulationNetworkApi, terminal: () => Termina
       const { StreamableHTTPServerTransport } = require("@modelcontextprotocol/sdk/server/streamableHttp.js") as typeof import("@modelcontextprotocol/sdk/server/streamableHttp.js")
       const req = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage
       const res = NodeHttpServerRequest.toServerResponse(request) as ServerResponse
-      const server = toolServer(network, terminal, version, workspace)
+      const server = toolServer(network, terminal, version, workspace, roomAccess(request))
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       const done = new Promise<void>((resolve) => {
         res.once("close", resolve)
