@@ -224,6 +224,23 @@ describe.skipIf(sealedWhy !== undefined)(`the sealed room${sealedWhy === undefin
     expect(registered.map((line) => line["ids"])).toEqual([["t"]])
   }, 90_000)
 
+  it("record mode and --passthrough '*' forward none of the room's requests to the host's own network, by address or by name", () => {
+    const { dir } = prepared("root")
+    // A service of the host's, on its loopback: what the room must not reach.
+    const before = `${process.execPath} -e 'require("http").createServer((q, s) => s.end("the host secret")).listen(5999, "127.0.0.1")' >/dev/null 2>&1 & until (exec 3<>/dev/tcp/127.0.0.1/5999) 2>/dev/null; do :; done`
+    const script = [
+      "echo \"port-80: $(curl -s --noproxy '*' -H 'Host: 127.0.0.1:5999' http://127.0.0.1/)\"",
+      "echo \"by-name: $(curl -s --noproxy '*' -H 'Host: localhost:5999' http://127.0.0.1/)\"",
+      "echo \"proxy: $(curl -s --noproxy '' --proxy \"$HTTP_PROXY\" http://127.0.0.1:5999/)\""
+    ].join("\n")
+    for (const flags of [["--record", join(dir, "recording.json"), "--record-mode", "all"], ["--passthrough", "*"]]) {
+      const run = runSealed("root", dir, ["run", "--isolate", "--quiet", ...flags, "--", "sh", "-c", script], { before })
+      expect(run.status, run.stderr).toBe(0)
+      expect(run.stdout, flags.join(" ")).not.toContain("the host secret")
+      for (const [key, value] of Object.entries(said(run.stdout))) expect(value, `${flags.join(" ")}: ${key}`).toContain("is on the host's own network")
+    }
+  }, 90_000)
+
   it("--isolate-control none: no control URL inside, and every control path refuses the room; --isolate-control host: the host's token and what it may do", () => {
     const { dir, file } = prepared("root")
     const none = runSealed("root", dir, ["run", "--isolate", "--quiet", "--isolate-control", "none", "--fixture", file, "--", "sh", "-c", [

@@ -96,12 +96,14 @@ export const recordModeFlag = Flag.Literals("record-mode", ["new", "all", "none"
 
 /**
  * The routes `--passthrough`, `--record` and `--upstream` ask for, and at the end the recording to
- * write (the scope's finalizer writes it).
+ * write (the scope's finalizer writes it). For a `sealed` run, what they forward for a host the
+ * user did not name reaches no address on the host's own networks.
  */
 export const forwardingRoutes = (
   hosts: ReadonlyArray<string>,
   upstreams: ReadonlyArray<string>,
-  record: Option.Option<string>
+  record: Option.Option<string>,
+  sealed = false
 ): Effect.Effect<{ readonly routes: ReadonlyArray<Route>; readonly recorder: Recorder | undefined }, UsageError> =>
   Effect.gen(function*() {
     const upstream: Record<string, string> = {}
@@ -112,11 +114,11 @@ export const forwardingRoutes = (
     }
     const unused = Object.keys(upstream).filter((host) => !hosts.includes(host))
     if (unused.length > 0 && Option.isNone(record)) return yield* new UsageError({ message: `--upstream ${unused[0]}=… needs --passthrough ${unused[0]} or --record` })
-    const routes: Array<Route> = passthrough(hosts, Object.fromEntries(Object.entries(upstream).filter(([host]) => hosts.includes(host))))
+    const routes: Array<Route> = passthrough(hosts, Object.fromEntries(Object.entries(upstream).filter(([host]) => hosts.includes(host))), sealed)
     if (Option.isNone(record)) return { routes, recorder: undefined }
     const problem = recordingTargetProblem(path.resolve(process.cwd(), record.value))
     if (problem !== undefined) return yield* new UsageError({ message: `cannot record into --record ${record.value}: ${problem}` })
-    const recording = recorder({ upstream })
+    const recording = recorder({ upstream, sealed })
     return { routes: [...routes, recording.route], recorder: recording }
   })
 
@@ -131,6 +133,8 @@ export interface NetworkFlags {
   readonly record: Option.Option<string>
   readonly recordMode: "new" | "all" | "none"
   readonly keepBodies: boolean
+  /** A sealed run's network (`--isolate`): see `forwardingRoutes`. */
+  readonly isolate?: boolean | undefined
 }
 
 /**
@@ -149,7 +153,7 @@ export const fixtureNetwork = (config: NetworkFlags, defaultFixture: string) =>
     const file = Option.match(config.fixture, { onNone: () => replayed ?? (mode === undefined ? defaultFixture : undefined), onSome: (f) => path.resolve(process.cwd(), f) })
     // The record file is checked before it is read as the fixture: a file that cannot be merged
     // into is refused as a recording target, naming why.
-    const forwarding = yield* forwardingRoutes(config.passthrough, mode === "none" ? [] : config.upstream, mode === "none" ? Option.none() : config.record)
+    const forwarding = yield* forwardingRoutes(config.passthrough, mode === "none" ? [] : config.upstream, mode === "none" ? Option.none() : config.record, config.isolate === true)
     const fixture = file === undefined ? { seed: undefined, routes: [], llm: [], llmRules: [], chaos: undefined, prompts: [], files: {} } : yield* loadFixture(file)
     const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
     const chaos = yield* chaosOf(config.chaos, fixture.chaos)

@@ -56,11 +56,18 @@ export const scratch = (as: As, name = "simnet-isolate-", base = tmpdir()): stri
 export const nodeFor = (as: As): string =>
   as === "user" && process.execPath.startsWith(`${root}/`) ? `${sharedClone()}${process.execPath.slice(root.length)}` : process.execPath
 
+/** Where simnet starts (default: the run's directory), what it is given in its environment, and shell lines run before it in its namespace (as root: a server of the host's, say). */
+export interface SealedOptions {
+  readonly cwd?: string
+  readonly env?: Readonly<Record<string, string>>
+  readonly before?: string
+}
+
 /**
  * The `unshare` arguments that run `simnet ARGS` in a loopback-only network namespace as `as`,
  * in `cwd`, with the CA and home under `dir` and `env` added.
  */
-export const sealedCommand = (as: As, dir: string, args: ReadonlyArray<string>, options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {}): ReadonlyArray<string> => {
+export const sealedCommand = (as: As, dir: string, args: ReadonlyArray<string>, options: SealedOptions = {}): ReadonlyArray<string> => {
   const clone = as === "user" ? sharedClone() : root
   const node = nodeFor(as)
   const env = { SIMNET_CA_DIR: join(dir, "ca"), ...(as === "user" ? { HOME: dir } : {}), ...options.env }
@@ -73,15 +80,17 @@ export const sealedCommand = (as: As, dir: string, args: ReadonlyArray<string>, 
     "set -e",
     ...(as === "user" ? ["mount --make-rprivate /", `mount --bind ${quote(root)} ${quote(clone)}`] : []),
     "ip link set lo up",
+    ...(options.before === undefined ? [] : [options.before]),
     `cd ${quote(options.cwd ?? dir)}`,
-    `exec ${line}`
+    // simnet is the process spawned, but for a run with processes before it, which end after it.
+    options.before === undefined ? `exec ${line}` : `${line}; s=$?; kill $(jobs -p) 2>/dev/null; exit $s`
   ].join("\n")
   return [as === "user" ? "-nm" : "-n", "bash", "-c", script]
 }
 
 /** `simnet ARGS` run to its end (see `sealedCommand`): status, output, error. */
-export const runSealed = (as: As, dir: string, args: ReadonlyArray<string>, options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>>; readonly input?: string } = {}) =>
-  spawnSync("unshare", sealedCommand(as, dir, args, options), { encoding: "utf8", timeout: 90_000, input: options.input })
+export const runSealed = (as: As, dir: string, args: ReadonlyArray<string>, options: SealedOptions = {}) =>
+  spawnSync("unshare", sealedCommand(as, dir, args, options), { encoding: "utf8", timeout: 90_000 })
 
 /** The pids of the processes whose command line is exactly `words` (`/proc/PID/cmdline`). */
 export const processesRunning = (words: ReadonlyArray<string>): Array<number> => {
