@@ -21,7 +21,7 @@ import { simnetVersion } from "./network/har.ts"
 import { defaultRedactor } from "./core/redact.ts"
 import { printable } from "./core/util.ts"
 import { runCommand, runEnv } from "./serve/child.ts"
-import { outcomeLines, resolveCommand, type RoomHooks, type SealedRun, sealRun } from "./serve/isolate.ts"
+import { resolveCommand, type RoomHooks, type SealedRun, sealRun } from "./serve/isolate.ts"
 import { spawnTerminal, type Terminal } from "./terminal/terminal.ts"
 import type { FailureFile } from "./testing.ts"
 import type { ExploreFile } from "./testing/explore.ts"
@@ -185,26 +185,14 @@ const run = Command.make(
       const authority = yield* caIn(caDir)
       const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, caDir, refusalStatus, room: isolate === undefined ? undefined : (hooks) => void (room = hooks) }))
       const base = HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address)
-      if (isolate !== undefined) {
-        sealed = yield* sealRun(files, Number(new URL(base).port), room!, authority.certPem, isolate)
-        control.traceLine({ type: "filesystem.seed", files })
-      }
+      if (isolate !== undefined) sealed = yield* sealRun(files, Number(new URL(base).port), room!, authority.certPem, isolate, control.traceLine)
       // A sealed command reads the CA from its sandbox: the host's copy may be where the room cannot see.
       const { env, driverUrl } = runEnv(base, sealed?.ca ?? authority.certFile, { proxyLoopback: config.proxyLoopback })
-      let target: { readonly command: string; readonly args: ReadonlyArray<string>; readonly env: Record<string, string | undefined> } = { command, args, env }
-      if (sealed !== undefined) {
-        target = { ...sealed.enter(program, args), env: sealed.env(env) }
-        process.stderr.write(`${printable(`simnet: ${command} runs sealed: every name resolves to simnet, every connection is simnet's or refused; workspace ${sealed.work} (${Object.keys(files).length} files), the rest of the host read-only`)}\n`)
-      }
+      const target = sealed?.target(program, args, env, config.tty) ?? { command, args, env }
       const tty = config.tty ? { cols: config.cols, rows: config.rows, driverUrl, opened: (made: Terminal) => void (terminal = made) } : undefined
       // A sealed command is held by its room; any other by a PID namespace of its own.
       const code = yield* runCommand(target.command, target.args, target.env, tty, sealed === undefined).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
-      if (sealed !== undefined) {
-        const outcome = sealed.outcome()
-        control.traceLine({ type: "filesystem", ...outcome.changes, files: outcome.files, home: outcome.home, tmp: outcome.tmp, ...(outcome.truncated ? { truncated: true } : {}) })
-        control.traceLine({ type: "blocked", ...outcome.blocked })
-        for (const line of outcomeLines(outcome)) process.stderr.write(`${line}\n`)
-      }
+      sealed?.finish()
       const counters = yield* network.counters
       const log = yield* network.log
       const refused = log.find((record) => record.status === undefined || record.denial !== undefined)

@@ -93,6 +93,8 @@ describe.skipIf(sealedWhy !== undefined)(`the sealed room${sealedWhy === undefin
         `[ -e /proc/${host.pid} ] && echo "host-process: seen" || echo "host-process: hidden"`,
         `( kill -0 ${host.pid} ) 2>/dev/null && echo "host-signal: sent" || echo "host-signal: refused"`,
         "echo \"run: $(ls -A /run | wc -l)\"",
+        // A session of its own (bubblewrap's --new-session): no terminal of simnet's to push input into.
+        "[ \"$(awk '{ print $6 }' /proc/$$/stat)\" = \"$$\" ] && echo \"session: own\" || echo \"session: shared\"",
         `${node} -e 'for (const [name, path] of [["run-socket", ${JSON.stringify(runSocket)}], ["tmp-socket", ${JSON.stringify(tmpSocket)}]]) require("net").connect(path).on("connect", () => console.log(name + ": reached")).on("error", (e) => console.log(name + ": " + e.code))'`,
         "echo written > /tmp/simnet-written",
         // One connection refused, one with no route, one datagram to a port nothing listens on.
@@ -121,6 +123,7 @@ describe.skipIf(sealedWhy !== undefined)(`the sealed room${sealedWhy === undefin
         "host-process": "hidden",
         "host-signal": "refused",
         run: "0",
+        session: "own",
         "run-socket": "ENOENT",
         "tmp-socket": "ECONNREFUSED"
       })

@@ -210,7 +210,7 @@ export const isolateFlags = {
   isolatePids: Flag.Int("isolate-pids").pipe(Flag.optional, Flag.withMetavar("n"), Flag.withDescription(`with --isolate: the most processes (threads included) the room holds (default: ${ISOLATE_DEFAULTS.pids}; at least ${LEAST_PIDS})`)),
   isolateDisk: Flag.String("isolate-disk").pipe(Flag.optional, Flag.withMetavar("size"), Flag.withDescription("with --isolate: the size of the sandbox's tmpfs, which holds the workspace, HOME, TMPDIR and what /tmp gets (default: 2g)")),
   isolateShm: Flag.String("isolate-shm").pipe(Flag.optional, Flag.withMetavar("size"), Flag.withDescription("with --isolate: the size of /dev/shm (default: 512m)")),
-  isolateControl: Flag.Literals("isolate-control", ["room", "none", "host"]).pipe(Flag.optional, Flag.withDescription("with --isolate: what the command may do through the control endpoint, driver and MCP: room (default: all but registering a route that forwards to the host's network, without the host's token), none, or host (as the host, its SIMNET_TOKEN passed in)"))
+  isolateControl: Flag.Literals("isolate-control", ["room", "none", "host"]).pipe(Flag.optional, Flag.withMetavar("who"), Flag.withDescription("with --isolate: what the command may do through the control endpoint, driver and MCP: room (default: all but registering a route that forwards to the host's network, without the host's token), none, or host (as the host, its SIMNET_TOKEN passed in)"))
 }
 
 /** The `--isolate-*` flags as `IsolateOptions` (their defaults where not given); undefined without `--isolate`, whose bounds are then a usage error. */

@@ -24,7 +24,7 @@ export type { RoomHooks } from "./room.ts"
 export class IsolationError extends Data.TaggedError("IsolationError")<{ readonly message: string }> {}
 
 /** The tools the room is made with (util-linux's, iproute2's `ip`, and the shell's `awk`). */
-const TOOLS = ["unshare", "nsenter", "setpriv", "prlimit", "mount", "ip", "awk"]
+const TOOLS = ["unshare", "nsenter", "setpriv", "prlimit", "setsid", "mount", "ip", "awk"]
 
 /** Why this machine cannot isolate a command, or undefined when it can. */
 export const isolationProblem = (): string | undefined => {
@@ -79,19 +79,21 @@ export interface SealedOutcome {
   readonly blocked: Blocked
 }
 
-/** A sealed run, ready: how to run the command in it, its environment, its workspace, and what became of it. */
+/** A sealed run, ready: how to run the command in it, its workspace, and what became of it. */
 export interface SealedRun {
-  /** The program and arguments that run `command` (resolved: `resolveCommand`) in the room, in the workspace. */
-  readonly enter: (command: string, args: ReadonlyArray<string>) => { readonly command: string; readonly args: ReadonlyArray<string> }
-  /** `env` (simnet run's) as the room's command gets it: its home, temporary and runtime directories; the host's token and, with `none` access, the control URLs taken out. */
-  readonly env: (env: Readonly<Record<string, string>>) => Record<string, string | undefined>
-  /** The workspace as the command sees it. */
-  readonly work: string
+  /**
+   * What runs `command` (resolved: `resolveCommand`) in the room, in the workspace — in a session
+   * of its own unless it runs in simnet's terminal (`tty`) — with `env` (simnet run's) as the
+   * room's command gets it: its home, temporary and runtime directories; the host's token and,
+   * with `none` access, the control URLs taken out. Says on standard error that it runs sealed.
+   */
+  readonly target: (command: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>>, tty: boolean) => { readonly command: string; readonly args: ReadonlyArray<string>; readonly env: Record<string, string | undefined> }
   /** The proxy's CA, where the command surely reads it: in the sandbox. */
   readonly ca: string
   /** The workspace as simnet reaches it (for the control endpoint's `filesystem` paths and the `files` tool). */
   readonly workspace: string
-  readonly outcome: () => SealedOutcome
+  /** Writes the outcome to the trace (a `filesystem` line, then a `blocked` one) and its closing lines to standard error. */
+  readonly finish: () => void
 }
 
 /** A fresh directory for a room's sandbox, named for its owner (`sandboxes.ts`), removed when the scope closes. */
@@ -110,9 +112,10 @@ const sandboxDir = Effect.acquireRelease(
 
 /**
  * The sealed room (`room.ts`) around a fresh sandbox whose workspace is seeded with `files` (and
- * the proxy's CA beside it), for the scope; an `IsolationError` naming why when either cannot be had.
+ * the proxy's CA beside it), for the scope; an `IsolationError` naming why when either cannot be
+ * had. `traceLine` writes to the run's trace: the seeded files now, the outcome at `finish`.
  */
-export const sealRun = (files: Readonly<Record<string, FileContent>>, port: number, hooks: RoomHooks, caPem: string, options: IsolateOptions): Effect.Effect<SealedRun, IsolationError, Scope.Scope> =>
+export const sealRun = (files: Readonly<Record<string, FileContent>>, port: number, hooks: RoomHooks, caPem: string, options: IsolateOptions, traceLine: (line: Record<string, unknown>) => void): Effect.Effect<SealedRun, IsolationError, Scope.Scope> =>
   Effect.gen(function*() {
     const problem = isolationProblem()
     if (problem !== undefined) return yield* Effect.fail(new Error(problem))
@@ -134,29 +137,38 @@ export const sealRun = (files: Readonly<Record<string, FileContent>>, port: numb
       },
       catch: (cause) => new Error(cause instanceof Error ? cause.message : String(cause))
     })
+    traceLine({ type: "filesystem.seed", files })
     const seeded = statesOf(files)
     const paths = (root: string) => Object.keys(readWorkspace(root).files)
+    const outcome = (): SealedOutcome => {
+      const now = readWorkspace(host.work)
+      return { ...now, changes: changesOf(seeded, now.files), home: paths(host.home), tmp: paths(host.tmp), blocked: room.blocked() }
+    }
     const run: SealedRun = {
-      enter: (command, args) => room.enter(command, args, inside.work),
-      env: (env) => ({
-        ...env,
-        HOME: inside.home,
-        TMPDIR: inside.tmp,
-        XDG_CONFIG_HOME: join(inside.home, ".config"),
-        XDG_DATA_HOME: join(inside.home, ".local", "share"),
-        XDG_CACHE_HOME: join(inside.home, ".cache"),
-        XDG_STATE_HOME: join(inside.home, ".local", "state"),
-        XDG_RUNTIME_DIR: inside.run,
-        PWD: inside.work,
-        ...(options.control === "host" ? {} : { SIMNET_TOKEN: undefined }),
-        ...(options.control === "none" ? { SIMNET_CONTROL_URL: undefined, SIMNET_DRIVER_URL: undefined } : {})
-      }),
-      work: inside.work,
+      target: (command, args, env, tty) => {
+        process.stderr.write(`${printable(`simnet: ${command} runs sealed: every name resolves to simnet, every connection is simnet's or refused; workspace ${inside.work} (${Object.keys(files).length} files), the rest of the host read-only`)}\n`)
+        const environment = {
+          ...env,
+          HOME: inside.home,
+          TMPDIR: inside.tmp,
+          XDG_CONFIG_HOME: join(inside.home, ".config"),
+          XDG_DATA_HOME: join(inside.home, ".local", "share"),
+          XDG_CACHE_HOME: join(inside.home, ".cache"),
+          XDG_STATE_HOME: join(inside.home, ".local", "state"),
+          XDG_RUNTIME_DIR: inside.run,
+          PWD: inside.work,
+          ...(options.control === "host" ? {} : { SIMNET_TOKEN: undefined }),
+          ...(options.control === "none" ? { SIMNET_CONTROL_URL: undefined, SIMNET_DRIVER_URL: undefined } : {})
+        }
+        return { ...room.enter(command, args, inside.work, !tty), env: environment }
+      },
       ca: inside.ca,
       workspace: host.work,
-      outcome: () => {
-        const now = readWorkspace(host.work)
-        return { ...now, changes: changesOf(seeded, now.files), home: paths(host.home), tmp: paths(host.tmp), blocked: room.blocked() }
+      finish: () => {
+        const end = outcome()
+        traceLine({ type: "filesystem", ...end.changes, files: end.files, home: end.home, tmp: end.tmp, ...(end.truncated ? { truncated: true } : {}) })
+        traceLine({ type: "blocked", ...end.blocked })
+        for (const line of outcomeLines(end)) process.stderr.write(`${line}\n`)
       }
     }
     return run

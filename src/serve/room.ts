@@ -25,7 +25,8 @@
  * pipe from simnet closes.
  *
  * The command joins with `nsenter` (`--wdns`: its working directory resolved inside, so it holds
- * no handle on a host directory), under `prlimit --nproc` (an ordinary user's bound on processes;
+ * no handle on a host directory), in a session of its own unless it runs in simnet's terminal
+ * (`setsid`: bubblewrap's `--new-session`), under `prlimit --nproc` (an ordinary user's bound on processes;
  * root's is a pids cgroup, `sandboxes.ts`) and `setpriv --no-new-privs` with every capability
  * dropped from its bounding, inheritable and ambient sets, so nothing set up can be undone.
  */
@@ -156,8 +157,12 @@ export interface Blocked {
 
 /** A sealed room, ready. */
 export interface Room {
-  /** The program and arguments that run `command` inside the room, in `cwd` (a path inside). */
-  readonly enter: (command: string, args: ReadonlyArray<string>, cwd: string) => { readonly command: string; readonly args: ReadonlyArray<string> }
+  /**
+   * The program and arguments that run `command` inside the room, in `cwd` (a path inside); with
+   * `session`, in a session of its own (`setsid`: a terminal it was handed is then not its
+   * controlling terminal, so it cannot push input into it with TIOCSTI).
+   */
+  readonly enter: (command: string, args: ReadonlyArray<string>, cwd: string, session: boolean) => { readonly command: string; readonly args: ReadonlyArray<string> }
   /** The sandbox as simnet reaches it from the host: a path through a handle on the room's tmpfs (see `workspace.ts`). */
   readonly sandbox: string
   /** What the room's network blocked so far. */
@@ -265,9 +270,10 @@ export const openRoom = (options: RoomOptions, hooks: RoomHooks): Effect.Effect<
     ]
     const drop = ["setpriv", "--no-new-privs", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--"]
     return {
-      enter: (command, args, cwd) => {
+      enter: (command, args, cwd, session) => {
         const [program, ...rest] = inCgroup(options.cgroup, [
           ...nsenter, `--wdns=${cwd}`, "--",
+          ...(session ? ["setsid", "--wait"] : []),
           ...(options.cgroup === undefined ? ["prlimit", `--nproc=${options.pids}:${options.pids}`, "--"] : []),
           ...drop, command, ...args
         ])
