@@ -61,7 +61,7 @@ const readmeInstall = (): { readonly checkout: ReadonlyArray<string>; readonly p
   return { checkout, project }
 }
 
-/** The highest of versions without prerelease parts (`npm view` lists them oldest first, but says nothing of order). */
+/** The highest of versions without prerelease parts (`npm view` promises no order). */
 const highest = (versions: ReadonlyArray<string>): string =>
   versions.reduce((best, v) => {
     const [a, b] = [v, best].map((x) => x.split(".").map(Number))
