@@ -112,9 +112,22 @@ describe("generation pipeline", () => {
     }
   })
 
-  it("a value with no JSON form is rejected, never served", () => {
-    const compiled = compile(Schema.Struct({ big: Schema.BigInt }))
-    expect(Result.isFailure(compiled) && compiled.failure._tag).toBe("GeneratedValueRejected")
+  it("a value with no JSON form is rejected, never served; one with a JSON codec travels by it", () => {
+    class Handle {
+      readonly fd: number
+      constructor(fd: number) {
+        this.fd = fd
+      }
+    }
+    const generatedOnly = Schema.declare((u): u is Handle => u instanceof Handle, {
+      toCodecArbitrary: () => Schema.link<Handle>()(Schema.Int, SchemaTransformation.transform({ decode: (n: number) => new Handle(n), encode: (h: Handle) => h.fd }))
+    })
+    const compiled = compile(Schema.Struct({ handle: generatedOnly }))
+    expect(Result.isFailure(compiled) && compiled.failure).toMatchObject({ _tag: "GeneratedValueRejected", path: "$.handle" })
+    // A bigint has a JSON codec (Effect's `toCodecJson`: a string), which the app's `schemaBodyJson` reads.
+    const big = JSON.parse(bodyAt(Schema.Struct({ big: Schema.BigInt }), 1))
+    expect(typeof big.big).toBe("string")
+    expect(typeof Schema.decodeUnknownSync(Schema.toCodecJson(Schema.Struct({ big: Schema.BigInt })))(big).big).toBe("bigint")
   })
 
   it("a declaration without an arbitrary fails at compile time, naming the schema path", () => {
