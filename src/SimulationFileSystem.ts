@@ -31,12 +31,14 @@ export interface SimulationFileSystemApi {
 export class SimulationFileSystem extends Context.Service<SimulationFileSystem, SimulationFileSystemApi>()("simnet/SimulationFileSystem") {
   /**
    * Provides `FileSystem.FileSystem` from memory, seeded with `options.files`, and this service.
-   * A path that escapes the root in `files` is a defect naming it, as a fixture's is refused.
+   * The seeded files are written at the first use, on the `Clock` of the fiber that uses them, so
+   * a `TestClock` merged beside the layer sets their times. A path that escapes the root in
+   * `files` is a defect naming it, as a fixture's is refused.
    */
   static layer(options: SimulationFileSystemOptions = {}): Layer.Layer<FileSystem.FileSystem | SimulationFileSystem> {
     return Layer.effectContext(
       Effect.gen(function*() {
-        const memory = makeMemoryFs(options.files ?? {}, yield* Clock.currentTimeMillis)
+        const memory = makeMemoryFs(options.files ?? {})
         // Given a network (`Layer.provide(SimulationNetwork.layer(…))`), its snapshot carries these files.
         const network = yield* Effect.serviceOption(SimulationNetwork)
         if (Option.isSome(network)) {
