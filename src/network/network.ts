@@ -30,7 +30,7 @@ import { decodeRouteSpecs } from "../routeSpec/decode.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
 import { StrictViolation, type FixtureError, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
 import { type FileContent, filesRefusal } from "../core/workspace.ts"
-import { loadFixture } from "./fixture.ts"
+import { type Fixture, loadFixture } from "./fixture.ts"
 import { type Har, harOf } from "./har.ts"
 import { capture, restore, type NetworkState } from "./snapshot.ts"
 
@@ -106,12 +106,24 @@ export interface NetworkOptions {
    */
   readonly refusals?: "reject" | "502" | undefined
   /**
-   * A fixture file (a path, relative to the current directory) to start from, as `simnet serve
-   * --fixture` reads it: its routes and model scripts and rules come first, then those given
-   * here; its seed and chaos apply unless given here. A file that cannot be read or decoded is
-   * the make's error (`FixtureUnreadable`, `FixtureNotJson`, `InvalidRouteSpec` naming the field).
+   * A fixture to start from: the path of a fixture file (relative to the current directory), read
+   * as `simnet serve --fixture` reads it, or a fixture already loaded (`Fixture.load`). Its routes,
+   * model scripts and rules come first, then those given here; its seed and chaos apply unless
+   * given here; its prompts and files are added to these. A file that cannot be read or decoded
+   * is the make's error (`FixtureUnreadable`, `FixtureNotJson`, `InvalidRouteSpec` naming the field).
    */
-  readonly fixture?: string | undefined
+  readonly fixture?: string | Fixture | undefined
+  /**
+   * What a person might type into the app (a fixture's `prompts`): `simnet explore` types them.
+   * A network takes them, so that a loaded fixture is network options, and answers nothing by them.
+   */
+  readonly prompts?: ReadonlyArray<string> | undefined
+  /**
+   * Files to start with (a fixture's `files`: `{ PATH: text | { base64 } }`, paths inside the
+   * root): a `SimulationFileSystem.layer()` given this network lays them out, and the network
+   * keeps them as `files`. A path that leaves the root is refused, naming it.
+   */
+  readonly files?: Readonly<Record<string, FileContent>> | undefined
   /**
    * Model families this network speaks beyond simnet's own (`ModelFamily`: a family name, its
    * model APIs' wires and its routes; one of the same name replaces simnet's): fixtures and
@@ -131,11 +143,22 @@ export interface NetworkOptions {
 const STRICT_NAMED = 20
 
 /** Every key `NetworkOptions` has: another one is refused, with the nearest known name. */
-const NETWORK_OPTION_KEYS: ReadonlySet<string> = new Set(["seed", "routes", "logLimit", "logBytes", "redact", "handlers", "llm", "llmRules", "epoch", "drive", "chaos", "record", "keepBodies", "refusals", "fixture", "models", "strict"])
+const NETWORK_OPTION_KEYS: ReadonlySet<string> = new Set(["seed", "routes", "logLimit", "logBytes", "redact", "handlers", "llm", "llmRules", "epoch", "drive", "chaos", "record", "keepBodies", "refusals", "fixture", "models", "strict", "prompts", "files"])
 const NetworkOptionKeys = Schema.Struct(Object.fromEntries([...NETWORK_OPTION_KEYS].map((key) => [key, Schema.optional(Schema.Unknown)])))
 
 /**
- * `given`, with the fixture it names read and put first (its seed and chaos unless given), after
+ * Whether a value is a fixture as `Fixture.load` gives it: routes built, scripts and rules as
+ * lists, prompts and files. What is in them is checked as the same options given alone are.
+ */
+const isLoadedFixture = (value: unknown): value is Fixture => {
+  if (typeof value !== "object" || value === null) return false
+  const fixture = value as Partial<Record<keyof Fixture, unknown>>
+  return Array.isArray(fixture.routes) && fixture.routes.every(isRoute) && Array.isArray(fixture.llm) && Array.isArray(fixture.llmRules) &&
+    Array.isArray(fixture.prompts) && typeof fixture.files === "object" && fixture.files !== null
+}
+
+/**
+ * `given`, with the fixture it names (a path) or holds (a loaded fixture) put first, after
  * checking that it has no key `NetworkOptions` does not know (a typo must not be ignored).
  */
 const withFixture = (given: NetworkOptions): Effect.Effect<NetworkOptions, InvalidNetworkOption | FixtureError> =>
@@ -147,17 +170,24 @@ const withFixture = (given: NetworkOptions): Effect.Effect<NetworkOptions, Inval
       if (Result.isFailure(keys)) return yield* new InvalidNetworkOption({ option: keys.failure.path || "options", detail: keys.failure.message })
     }
     if (given.fixture === undefined) return given
-    if (typeof given.fixture !== "string") return yield* new InvalidNetworkOption({ option: "fixture", detail: "must be the path of a fixture file" })
-    const file = yield* loadFixture(given.fixture, { handlers: new Map(Object.entries(given.handlers ?? {})), families: familiesWith(withModels(given.models)) })
-    return {
-      ...given,
-      seed: given.seed ?? file.seed,
-      routes: [...file.routes, ...(given.routes ?? [])],
-      llm: [...file.llm, ...(given.llm ?? [])],
-      llmRules: [...file.llmRules, ...(given.llmRules ?? [])],
-      chaos: given.chaos ?? file.chaos
+    if (typeof given.fixture === "string") {
+      return fixtureFirst(given, yield* loadFixture(given.fixture, { handlers: new Map(Object.entries(given.handlers ?? {})), families: familiesWith(withModels(given.models)) }))
     }
+    if (isLoadedFixture(given.fixture)) return fixtureFirst(given, given.fixture)
+    return yield* new InvalidNetworkOption({ option: "fixture", detail: "must be the path of a fixture file or a fixture Fixture.load gave" })
   })
+
+/** `given` over `file`: the fixture's routes, scripts, rules, prompts and files first; its seed and chaos unless given. */
+const fixtureFirst = (given: NetworkOptions, file: Fixture): NetworkOptions => ({
+  ...given,
+  seed: given.seed ?? file.seed,
+  routes: [...file.routes, ...(given.routes ?? [])],
+  llm: [...file.llm, ...(given.llm ?? [])],
+  llmRules: [...file.llmRules, ...(given.llmRules ?? [])],
+  chaos: given.chaos ?? file.chaos,
+  prompts: [...new Set([...file.prompts, ...(given.prompts ?? [])])],
+  files: { ...file.files, ...given.files }
+})
 
 /**
  * What a test can see of a network at one moment.
@@ -216,6 +246,11 @@ export interface SimulationNetworkApi {
   readonly restore: (state: unknown) => Effect.Effect<void, RestoreError>
   /** A file system made part of the state (`SimulationFileSystem.layer` attaches itself): `state` carries its `files`, `restore` lays them out, checked first. */
   readonly attachFiles: (files: AttachedFiles) => Effect.Effect<void>
+  /**
+   * The files the network was started with (`files`, a fixture's `files`): what a
+   * `SimulationFileSystem.layer()` given this network starts with, under the files given to it.
+   */
+  readonly files: Readonly<Record<string, FileContent>>
   /**
    * Removes every route and, when the network built its own model, resets it (ending its pending
    * invocations); later requests fail closed.
@@ -288,7 +323,12 @@ const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRoute
 /** The options that are data, decoded (`schemas/options.ts`), or the refusal naming the bad one. */
 const decodeOptions = (options: NetworkOptions): Result.Result<typeof NetworkOptionsData.Type, InvalidNetworkOption> =>
   Result.mapError(
-    decodeAt(NetworkOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact, chaos: options.chaos, keepBodies: options.keepBodies, refusals: options.refusals, strict: options.strict }, "", { onExcessProperty: "error" }),
+    decodeAt(
+      NetworkOptionsData,
+      { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact, chaos: options.chaos, keepBodies: options.keepBodies, refusals: options.refusals, strict: options.strict, prompts: options.prompts, files: options.files },
+      "",
+      { onExcessProperty: "error" }
+    ),
     (issue) => new InvalidNetworkOption({ option: issue.path, detail: issue.message })
   )
 
@@ -303,6 +343,9 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
     const context = yield* Effect.context<never>()
     const decoded = decodeOptions(options)
     if (Result.isFailure(decoded)) return yield* decoded.failure
+    const files = decoded.success.files ?? {}
+    const badFile = filesRefusal(files)
+    if (badFile !== undefined) return yield* new InvalidNetworkOption({ option: badFile.path, detail: badFile.message })
     const logLimit = decoded.success.logLimit ?? 10_000
     const logBytes = decoded.success.logBytes ?? DEFAULT_LOG_BYTES
     const redact = decoded.success.redact === undefined ? defaultRedactor : new Redactor(decoded.success.redact)
@@ -403,6 +446,7 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
           )
         }),
       attachFiles: (files) => Effect.sync(() => void (attached = files)),
+      files,
       unused: Effect.sync(() => network.unused()),
       verify: Effect.suspend(() => {
         const denied = network.counters().denied
