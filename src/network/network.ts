@@ -17,7 +17,8 @@ import { Chaos } from "../core/chaos.ts"
 import type * as Record_ from "../families/record.ts"
 import { Network, type RouteInfo } from "../core/engine.ts"
 import { defaultRedactor, Redactor } from "../core/redact.ts"
-import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "../core/requestLog.ts"
+import { wholeResponse } from "../core/keptBodies.ts"
+import { DEFAULT_LOG_BYTES, type KeptResponse, type RequestCounters, type RequestRecord } from "../core/requestLog.ts"
 import { isRoute, type Route } from "../core/route.ts"
 import { normalizeRunSeed } from "../core/seed.ts"
 import { familiesWith } from "../families/index.ts"
@@ -255,15 +256,23 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
       logSince: (seq, limit) => Effect.sync(() => network.records(seq, limit)),
       har: (since, limit) =>
         Effect.gen(function*() {
-          // Bodies not kept, of seeded answers the client got whole: generated again from their seeds.
+          // Answers not kept that are a pure function of their route and seed (text, bytes, a
+          // status, generated JSON) are made again whole; an OpenAPI operation's body is
+          // generated again from its seed. Any other answer's body is said to be missing.
           const exchanges = network.log.exchanges(since, limit)
-          const regenerated = new Map<number, string>()
+          const again = new Map<number, KeptResponse | string>()
           for (const { kept, record } of exchanges) {
-            if (kept || record.seed === undefined || record.status === undefined || record.fault !== undefined || (record.chaos !== undefined && record.chaos.effect !== "latency")) continue
-            const body = yield* Effect.option(network.regenerate(record))
-            if (Option.isSome(body)) regenerated.set(record.seq, body.value)
+            if (kept || record.status === undefined || record.fault !== undefined || (record.chaos !== undefined && record.chaos.effect !== "latency")) continue
+            const route = record.route === undefined ? undefined : network.registry.entries.get(record.route.id)?.route
+            if (route?.reproduce !== undefined && route.kind === record.route?.kind && (!route.seeded || record.seed !== undefined)) {
+              const answer = yield* Effect.option(route.reproduce(record.seed ?? 0))
+              if (Option.isSome(answer)) again.set(record.seq, network.log.shown(wholeResponse(answer.value, record.time)))
+            } else if (record.seed !== undefined) {
+              const body = yield* Effect.option(network.regenerate(record))
+              if (Option.isSome(body)) again.set(record.seq, body.value)
+            }
           }
-          return harOf(exchanges, regenerated)
+          return harOf(exchanges, again)
         }),
       counters: Effect.sync(() => network.counters()),
       snapshot: Effect.sync(() => ({

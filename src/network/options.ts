@@ -70,6 +70,9 @@ export interface NetworkOptions {
    * Keep each exchange's bodies (at most 1 MiB each) and its answer's headers in the log, for
    * `har()` (`GET network/log?format=har`): off by default, as keeping costs every answer a copy
    * of its head and body (and a streamed body one more stream). What is kept counts against `logBytes`.
+   * Without it a HAR still carries every answer that is a pure function of its route and seed
+   * (text, bytes, a status, generated JSON), made again at export; a handler's, the model's, an
+   * MCP server's are only there with it.
    */
   readonly keepBodies?: boolean | undefined
   /**
