@@ -7,7 +7,7 @@
  * record is read.
  */
 import type { ChaosHit } from "./chaos.ts"
-import type { KeptExchange, LoggedExchange, RequestCounters, RequestFault, RequestRecord, RequestViolation } from "./requestRecord.ts"
+import type { KeptExchange, KeptResponse, LoggedExchange, RequestCounters, RequestFault, RequestRecord, RequestViolation } from "./requestRecord.ts"
 import { bounded, MAX_SHOWN_URL, type Redactor } from "./redact.ts"
 import { Ring } from "./ring.ts"
 import type { SimnetError } from "../SimnetError.ts"
@@ -315,12 +315,14 @@ export class RequestLog {
       const record = entry.toRecord(this.redactor)
       const kept = entry instanceof PendingRecord ? entry.kept : undefined
       if (kept === undefined) return { record, requestBody: undefined, response: undefined, kept: false, restored: !(entry instanceof PendingRecord) }
-      const response = kept.response === undefined ? undefined : {
-        ...kept.response,
-        headers: Object.entries(this.redactor.headers(new Headers(kept.response.headers.filter(([name]) => name !== "set-cookie") as Array<[string, string]>)))
-      }
+      const response = kept.response === undefined ? undefined : this.shown(kept.response)
       return { record, requestBody: kept.requestBody === undefined ? undefined : this.redactor.bodyBytes(kept.requestBody), response, kept: true, restored: false }
     })
+  }
+
+  /** An answer as the log shows it: its headers redacted, no `set-cookie`. */
+  shown(response: KeptResponse): KeptResponse {
+    return { ...response, headers: Object.entries(this.redactor.headers(new Headers(response.headers.filter(([name]) => name !== "set-cookie") as Array<[string, string]>))) }
   }
 
   /** Exact counters since the network was made or last reset. */

@@ -56,7 +56,7 @@ export const chaosFlag = Flag.String("chaos").pipe(
 
 export const keepBodiesFlag = Flag.Boolean("keep-bodies").pipe(
   Flag.withDefault(false),
-  Flag.withDescription("keep each exchange's bodies (1 MiB each at most) in the log, for its HAR export (GET network/log?format=har, the inspector's Export HAR)")
+  Flag.withDescription("keep each exchange's bodies (1 MiB each at most) in the log, for its HAR export (GET network/log?format=har, the inspector's Export HAR); without it the export carries only the answers of text, bytes, status and generated routes, made again")
 )
 
 /** The fixture's chaos with `--chaos RATE` over its rate. */

@@ -172,10 +172,11 @@ describe("the inspector in a browser", () => {
     expect(["refused", "502"]).toContain(seen)
   }, LONG)
 
-  it("a request made before the page opened is explained after the fact: its nearest candidates, when its answer came, and that its body is not kept", async () => {
+  it("a request made before the page opened is explained after the fact: its nearest candidates, when its answer came, a static route's answer made again, and that a model's body is not kept", async () => {
     const fresh = await serve()
     expect((await fetch(`${fresh.base}/api.example.com/itemz/9`)).status).toBe(502)
     expect((await fetch(`${fresh.base}/api.example.com/items/1`)).status).toBe(200)
+    expect((await fetch(`${fresh.base}/api.openai.com/v1/models`)).status).toBe(200)
     const { page } = await open(fresh.ui)
     const show = async (url: string, text: string) => {
       await page.waitForFunction((u) => Array.from(document.querySelectorAll("#rows .row .url")).some((c) => (c as HTMLElement).title === u), { timeout: 5_000 }, url)
@@ -187,9 +188,12 @@ describe("the inspector in a browser", () => {
     expect(refused).not.toContain("captured for requests made while this page is open")
     const candidates = await page.$$eval("#detail table.candidates tbody tr", (trs) => trs.map((tr) => Array.from(tr.children).map((td) => td.textContent)))
     expect(candidates.find((c) => c[0] === "item")?.[2]).toMatch(/^path/)
-    const answered = await show("https://api.example.com/items/1", "Body: ")
+    // A text route's answer is a pure function of the route: made again, though nothing was kept.
+    const answered = await show("https://api.example.com/items/1", "sim-item")
     expect(answered).toMatch(/First byte\s*\d/)
-    expect(answered).toContain("Body: the answer's body is not kept: start the network with keepBodies (simnet serve --keep-bodies) to see it.")
+    expect(answered).toContain("answer made again from route item (not kept)")
+    const model = await show("https://api.openai.com/v1/models", "Body: ")
+    expect(model).toContain("Body: the answer's body is not kept: start the network with keepBodies (simnet serve --keep-bodies) to see it.")
     await page.close()
   }, LONG)
 
