@@ -14,6 +14,7 @@ import * as path from "node:path"
 import { Data, Effect } from "effect"
 
 export { chaos, InvalidArbitraryOption, llmRule, llmScript, type OfferedTool, routeSpec } from "./testing/arbitraries.ts"
+export { DEFAULT_HOSTILE, HOSTILE_STRINGS, hostileString } from "./testing/hostile.ts"
 export {
   explore,
   type ExploreAction,
