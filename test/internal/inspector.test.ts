@@ -359,6 +359,28 @@ describe("the inspector in a browser", () => {
     await page.close()
   }, LONG)
 
+  it("the page brings its own icon, and the browser's /favicon.ico is answered by the server, never listed as a request", async () => {
+    const fresh = await serve()
+    const asked: Array<string> = []
+    const page = await browser.newPage()
+    page.on("request", (request) => void asked.push(new URL(request.url()).pathname))
+    await page.goto(fresh.ui)
+    await page.waitForFunction(() => document.getElementById("conn")?.textContent === "live", { timeout: 20_000 })
+    expect(await page.$eval("link[rel=icon]", (link) => (link as HTMLLinkElement).href)).toMatch(/^data:image\/svg\+xml,/)
+    // A tab on a control path's JSON has no icon of its own: the browser may ask the server for one.
+    await page.goto(`${fresh.control}/network/routes`)
+    const icon = await fetch(`${fresh.base}/favicon.ico`)
+    expect([icon.status, await icon.text()]).toEqual([204, ""])
+    await page.goto(fresh.ui)
+    await page.waitForFunction(() => document.getElementById("conn")?.textContent === "live", { timeout: 20_000 })
+    await page.waitForFunction(() => (document.getElementById("stats")?.textContent ?? "").includes("seed"), { timeout: 10_000 })
+    const log = (await (await fetch(`${fresh.control}/network/log?since=0`)).json()) as { records: Array<{ url: string }> }
+    expect(log.records.map((r) => r.url)).toEqual([])
+    expect(await page.$$eval("#rows .row:not([hidden]) .url", (cells) => cells.map((c) => (c as HTMLElement).title))).toEqual([])
+    expect(asked.filter((path) => path === "/favicon.ico").length).toBeLessThanOrEqual(1)
+    await page.close()
+  }, LONG)
+
   it("the route table's use counts match GET network/routes", async () => {
     const { page } = await open(server.ui)
     await Promise.all([
