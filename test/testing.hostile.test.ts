@@ -56,6 +56,8 @@ describe("hostile draws", () => {
     expect(seen((i) => i.path.startsWith("/"))).toBe(true)
     expect(seen((i) => i.path.startsWith("~"))).toBe(true)
     expect(inputs.every((i) => [...i.path].length <= 24)).toBe(true)
+    // A string too long for maxLength is tried again shorter: a long climb still comes, cut to fit.
+    expect(seen((i) => i.path.length > 12 && /^(\.\.\/){4}/.test(i.path))).toBe(true)
     // Unbounded strings: empty, very long, NUL and escapes, lone surrogates, format strings.
     expect(seen((i) => i.content === "")).toBe(true)
     expect(seen((i) => i.content.length >= 10_000)).toBe(true)

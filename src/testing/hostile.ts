@@ -212,10 +212,22 @@ const made = (old: unknown, make: "empty" | "large"): unknown => {
 }
 
 /**
+ * What to try in a place for a choice, in order: the choice itself, then for a string its first
+ * half, quarter, … (a `maxLength` then still gets as long, as far up the path, as it allows).
+ */
+const attempts = (choice: Choice): ReadonlyArray<Choice> => {
+  if (!("put" in choice) || typeof choice.put !== "string") return [choice]
+  const out: Array<Choice> = [choice]
+  for (let length = choice.put.length >> 1; length > 0; length >>= 1) out.push({ put: choice.put.slice(0, length) })
+  return out
+}
+
+/**
  * Hostile variants of `value` (an ordinary value of a schema): each of its strings, numbers,
  * arrays and objects is, with probability `weight`, replaced by a hostile one, kept only when the
- * whole still satisfies `valid` (the schema), else left as it was. Children are tried before
- * their parent, so an object made empty or large is judged with what its fields became.
+ * whole still satisfies `valid` (the schema), else left as it was; a string too long for the
+ * schema is tried again shorter (`attempts`). Children are tried before their parent, so an
+ * object made empty or large is judged with what its fields became.
  */
 export const hostileVariant = (value: unknown, weight: number, valid: (value: unknown) => boolean): fc.Arbitrary<unknown> => {
   const slots = slotsOf(value)
@@ -225,8 +237,13 @@ export const hostileVariant = (value: unknown, weight: number, valid: (value: un
     let current = value
     choices.forEach((choice, i) => {
       if (choice === undefined) return
-      const next = setAt(current, slots[i].path, (old) => ("put" in choice ? choice.put : made(old, choice.make)))
-      if (valid(next)) current = next
+      for (const attempt of attempts(choice)) {
+        const next = setAt(current, slots[i].path, (old) => ("put" in attempt ? attempt.put : made(old, attempt.make)))
+        if (valid(next)) {
+          current = next
+          return
+        }
+      }
     })
     return current
   })
