@@ -111,6 +111,10 @@ describe("hostile draws", () => {
     expect(rules.flatMap((r) => callsOf([r.behaviour])).every((c) => hostile.has(c.input.path))).toBe(true)
     expect(() => llmScript({ hostile: 2 })).toThrow(/llmScript\.hostile: must be a weight from 0 to 1, got 2/)
     expect(() => routeSpec({ hostile: -0.1 })).toThrow(expect.objectContaining({ _tag: "InvalidArbitraryOption", option: "routeSpec.hostile" }))
+    // A schema simnet generates from but Ajv cannot judge (one $id twice) is refused by name when hostile values are asked for.
+    const twice = { name: "twice", inputSchema: { type: "object", properties: { a: { $id: "https://x.example/same", type: "string" }, b: { $id: "https://x.example/same", type: "string" } } } }
+    expect(() => llmScript({ tools: [twice] })).toThrow(expect.objectContaining({ _tag: "InvalidArbitraryOption", option: "tools.twice.inputSchema" }))
+    expect(fc.sample(llmScript({ tools: [twice], hostile: 0 }), { numRuns: 5, seed: 1 })).toHaveLength(5)
   })
 })
 

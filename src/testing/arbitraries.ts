@@ -9,6 +9,7 @@
 import fc from "fast-check"
 import { Data, Result, Schema } from "effect"
 import { decodeAt } from "../core/schemaPath.ts"
+import { errorMessage } from "../core/util.ts"
 import { compileGenerator } from "../kinds/jsonSchema/generate.ts"
 import { fromJsonSchema } from "../schemas/jsonSchemaDocument.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
@@ -90,7 +91,12 @@ const argumentsOf = (tool: OfferedTool, hostile: number): fc.Arbitrary<unknown> 
     return JSON.parse(generated.success) as unknown
   })
   if (hostile <= 0) return ordinary
-  const valid = schemaJudge(schema)
+  let valid: (value: unknown) => boolean
+  try {
+    valid = schemaJudge(schema)
+  } catch (error) {
+    throw new InvalidArbitraryOption({ option: `tools.${tool.name}.inputSchema`, detail: `Ajv cannot judge values against it: ${errorMessage(error)}` })
+  }
   return ordinary.chain((value) => hostileVariant(value, hostile, valid))
 }
 
