@@ -200,7 +200,7 @@ const run = Command.make(
       }
       const counters = yield* network.counters
       const log = yield* network.log
-      const refused = log.find((record) => record.status === undefined || record.denial !== undefined)
+      const refused = log.find((record) => record.denial !== undefined)
       const parts = [
         `${counters.answered} answered`,
         `${counters.denied} refused${refused === undefined ? "" : ` (first: ${refused.method} ${network.redactor.url(refused.url)})`}`,

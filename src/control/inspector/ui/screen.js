@@ -74,7 +74,7 @@ function screenRequests(seqs, title) {
   if (seqs.length === 0) list.appendChild(el("li", { class: "muted", text: "none" }));
   seqs.forEach((seq) => {
     const row = bySeq.get(seq);
-    const label = "#" + seq + (row ? " " + row.method + " " + row.url + " → " + (row.status ?? "…") : "");
+    const label = "#" + seq + (row ? " " + row.method + " " + row.url + " → " + statusText(row) : "");
     list.appendChild(el("li", {}, el("button", { type: "button", class: "link mono", text: label, onclick: () => { showTab("requests", false); openDetail(seq); } })));
   });
 }
