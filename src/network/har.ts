@@ -14,7 +14,7 @@
  */
 import { isUtf8 } from "node:buffer"
 import { createRequire } from "node:module"
-import type { KeptResponse, LoggedExchange } from "../core/requestLog.ts"
+import { type KeptResponse, type LoggedExchange, wasReset } from "../core/requestLog.ts"
 
 let version: string | undefined
 
@@ -58,6 +58,8 @@ const entryOf = (exchange: LoggedExchange, again: KeptResponse | string | undefi
     ...(response?.cut === true ? [`body cut at ${response.body.byteLength} bytes`] : []),
     ...(response?.broken === true ? ["the body broke before its end: what arrived"] : [])
   ]
+  // A reset had no status, whatever head was kept before it (Chromium writes a failed request as 0).
+  const status = wasReset(record) ? 0 : (response?.status ?? record.status ?? 0)
   return {
     startedDateTime: iso(record.time),
     time: wait + receive,
@@ -75,8 +77,8 @@ const entryOf = (exchange: LoggedExchange, again: KeptResponse | string | undefi
       bodySize: requestSize
     },
     response: {
-      status: response?.status ?? record.status ?? 0,
-      statusText: statusText(response?.status ?? record.status ?? 0),
+      status,
+      statusText: statusText(status),
       httpVersion: "HTTP/1.1",
       cookies: [],
       headers: response === undefined ? [] : pairs(response.headers),
