@@ -351,7 +351,7 @@ const mcp = Command.make(
 const explore = Command.make(
   "explore",
   {
-    fixture: Flag.String("fixture").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("fixture file (default: simnet's own fixtures/default.json); its prompts are typed among the generated text")),
+    fixture: Flag.String("fixture").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("fixture file (default: simnet's own fixtures/default.json); its prompts are typed among the generated text, and its files are each run's working directory")),
     runs: Flag.Int("runs").pipe(Flag.withDefault(20), Flag.withDescription("how many runs (default: 20)")),
     seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("the seed of the runs (default: the fixture's, else 0); the same seed writes the same file")),
     actions: Flag.Int("actions").pipe(Flag.withDefault(10), Flag.withDescription("at most this many actions per run (default: 10)")),
@@ -379,7 +379,7 @@ const explore = Command.make(
         const replayed = yield* Effect.tryPromise({ try: () => replayExplore(file, { command, caDir }), catch: (cause) => new UsageError({ message: cause instanceof Error ? cause.message : String(cause) }) })
         const expected = replayed.expected
         if (replayed.failure === undefined) return yield* say(`simnet explore --replay: every step held (the file's failure was at step ${expected.step}, ${expected.action}: ${expected.reason})`)
-        yield* say(`simnet explore --replay: failed again at step ${replayed.failure.step} (${replayed.steps[replayed.failure.step]?.action ?? "start"}): ${replayed.failure.reason}`)
+        yield* say(`simnet explore --replay: failed again at step ${replayed.failure.step} (${replayed.steps[replayed.failure.step]?.action ?? "start"}): ${replayed.failure.reason}${replayed.workspace === undefined ? "" : `; its files: ${replayed.workspace}`}`)
         process.exitCode = 1
         return
       }
@@ -398,11 +398,12 @@ const explore = Command.make(
       yield* say(`simnet explore: a run failed: ${failure.reason}`)
       yield* say(`  shrunk (${failure.shrinks} shrinks) to ${failure.actions.length} action${failure.actions.length === 1 ? "" : "s"}; it fails at step ${failure.step}: ${failure.action}`)
       yield* say(`  file:          ${failure.file}`)
+      if (failure.workspace !== undefined) yield* say(`  workspace:     ${failure.workspace}   (the run's files as it left them)`)
       yield* say(`  open it:       simnet show ${failure.file}`)
       yield* say(`  run it again:  ${again}`)
       process.exitCode = 1
     })
-).pipe(Command.withDescription("run a command in a terminal under seeded generated actions, check after each that it does not crash, and shrink a failing run to a file"))
+).pipe(Command.withDescription("run a command in a terminal under seeded generated actions, check after each that it does not crash, and shrink a failing run to a file; exit 1 for a failing run, 2 when a run took no action (the command exited first, or never showed --ready's text)"))
 
 const har = Command.make("har").pipe(Command.withDescription("HAR files"), Command.withSubcommands([harImport]))
 

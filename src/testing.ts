@@ -19,6 +19,7 @@ export {
   type ExploreAction,
   type ExploreCase,
   ExploreFailed,
+  ExploreNoAction,
   type ExploreFile,
   type ExploreObservation,
   type ExploreOptions,
