@@ -179,13 +179,14 @@ describe("simnet explore: a run that took no action exits 2, saying why", () => 
     const [exited, crashed, notReady] = await Promise.all([
       simnetHere(["explore", "--runs", "3", "--out", join(dir, "idle"), "--", "true"]),
       simnetHere(["explore", "--runs", "3", "--out", join(dir, "idle"), "--", process.execPath, "-e", "console.log('cannot start'); process.exit(4)"]),
-      // The timeout of a step (10 s) bounds the wait for the ready text.
-      simnetHere(["explore", "--fixture", showsFile, "--runs", "3", "--ready", "never shown", "--out", join(dir, "idle"), "--", process.execPath, join(fixtures, "workspace.mjs")])
+      // The timeout of a step (--timeout-ms) bounds the wait for the ready text.
+      simnetHere(["explore", "--fixture", showsFile, "--runs", "3", "--ready", "never shown", "--timeout-ms", "2000", "--out", join(dir, "idle"), "--", process.execPath, join(fixtures, "workspace.mjs")])
     ])
     expect(exited).toEqual({ code: 2, out: "simnet: a run took no action: before its first action, the program exited with code 0; its last screen:\n(a blank screen)\n" })
     expect(crashed).toEqual({ code: 2, out: "simnet: a run took no action: before its first action, the program exited with code 4; its last screen:\ncannot start\n" })
     expect(notReady.code, notReady.out).toBe(2)
-    expect(notReady.out).toMatch(/^simnet: a run took no action: the ready text \(--ready\) "never shown" did not appear within 10000 ms; the screen shows:\nhello from the workspace\ncwd \S+\n>\n$/)
+    // What the screen shows by then depends on the machine's speed: the message ends with it.
+    expect(notReady.out).toMatch(/^simnet: a run took no action: the ready text \(--ready\) "never shown" did not appear within 2000 ms; the screen shows:\n/)
     expect(existsSync(join(dir, "idle"))).toBe(false)
   }, 60_000)
 })
