@@ -16,9 +16,9 @@
  */
 import fc from "fast-check"
 import * as path from "node:path"
-import { readFileSync, rmSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { Effect } from "effect"
-import { makeDirectory, writeFileAtomic } from "../core/files.ts"
+import { makeDirectory, removeTree, writeFileAtomic } from "../core/files.ts"
 import { caseArbitrary, type ExploreAction, type ExploreCase } from "./exploreActions.ts"
 import { type ExploreProperty, type ExploreStep, type NoAction, runCase, type RunOutcome, type RunSetup } from "./exploreRun.ts"
 import { decodeFixture, type Fixture } from "../network/fixture.ts"
@@ -228,7 +228,7 @@ const minimise = async (setup: RunSetup, input: ExploreCase): Promise<{ readonly
   const attempt = async (candidate: ExploreCase) => {
     const tried = await run(setup, candidate, true)
     if (tried.failure === undefined) return false
-    if (outcome.workspace !== undefined) rmSync(outcome.workspace, { recursive: true, force: true })
+    if (outcome.workspace !== undefined) removeTree(outcome.workspace)
     current = upTo(candidate, tried)
     outcome = tried
     return true

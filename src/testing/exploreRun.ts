@@ -9,12 +9,13 @@
  * the child is killed, the server closed, the working directory removed (unless kept: the
  * directory of a failing run asked to keep it).
  */
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { Context, Effect, Layer, Schedule, type Scope } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import type { RequestRecord } from "../core/requestRecord.ts"
+import { removeTree } from "../core/files.ts"
 import { layOut } from "../core/workspace.ts"
 import { uiCall } from "../control/ui.ts"
 import type { Fixture } from "../network/fixture.ts"
@@ -181,14 +182,14 @@ const workspaceOf = (files: RunSetup["fixture"]["files"], kept: () => boolean): 
           try {
             layOut(dir, files)
           } catch (error) {
-            rmSync(dir, { recursive: true, force: true })
+            removeTree(dir)
             throw error
           }
           return dir
         },
         catch: (error) => new Error(`simnet explore: cannot lay out the fixture's files: ${reasonOf(error)}`)
       }),
-      (dir) => Effect.sync(() => void (kept() || rmSync(dir, { recursive: true, force: true })))
+      (dir) => Effect.sync(() => void (kept() || removeTree(dir)))
     )
 
 /**
