@@ -12,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { describe, expect, it, vi } from "vitest"
 import { namespaces } from "../../test/support/agentJudge.ts"
+import { launchSecureChromium } from "../../test/support/chromium.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 
@@ -182,6 +183,18 @@ describe("simnet mcp: bad arguments and an app that exits", () => {
       const { endpoints } = JSON.parse(readFileSync(manifest, "utf8")) as { endpoints: Record<string, string> }
       const shown = await (await fetch(`${endpoints.inspector}/terminal`)).json() as { lines: Array<string>; exit?: unknown }
       expect(shown).toMatchObject({ lines: ["crash ready", "agent>", "boom: the agent died", "", "", ""], exit: { code: 3 } })
+      // The page itself, in headless Chromium: its Screen tab says so beside the last screen.
+      const browser = await launchSecureChromium()
+      try {
+        const page = await browser.newPage()
+        await page.goto(endpoints.inspector!)
+        await page.click("#tab-screen")
+        await page.waitForFunction(() => (document.getElementById("screen-status")?.textContent ?? "").startsWith("Exited"), { timeout: 20_000 })
+        expect(await page.$eval("#screen-status", (n) => n.textContent)).toBe("Exited with code 3: its last screen, 40×6")
+        expect(await page.$eval("#screen", (n) => n.textContent ?? "")).toContain("boom: the agent died")
+      } finally {
+        await browser.close()
+      }
     } finally {
       await client.close()
     }
