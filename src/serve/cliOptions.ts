@@ -197,7 +197,7 @@ export const parseRefusalStatus = (text: string) => {
     : Effect.fail(new UsageError({ message: `--refusal-status must be a status from 400 to 599, got ${JSON.stringify(text.slice(0, 40))}` }))
 }
 
-
+/** `--manifest FILE` on `serve`, `run` and `mcp`: where the endpoints' URLs are written (`writeManifest`). */
 export const manifestFlag = Flag.String("manifest").pipe(
   Flag.optional,
   Flag.withMetavar("file"),
