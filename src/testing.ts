@@ -20,6 +20,7 @@ export {
   type ExploreAction,
   type ExploreCase,
   ExploreFailed,
+  ExploreNoAction,
   type ExploreFile,
   type ExploreObservation,
   type ExploreOptions,
