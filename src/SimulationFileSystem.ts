@@ -30,15 +30,19 @@ export interface SimulationFileSystemApi {
 /** The in-memory file system (see the module's comment). */
 export class SimulationFileSystem extends Context.Service<SimulationFileSystem, SimulationFileSystemApi>()("simnet/SimulationFileSystem") {
   /**
-   * Provides `FileSystem.FileSystem` from memory, seeded with `options.files`, and this service.
-   * A path that escapes the root in `files` is a defect naming it, as a fixture's is refused.
+   * Provides `FileSystem.FileSystem` from memory, seeded with `options.files` (over the `files`
+   * of the network it is given, a fixture's among them), and this service. The seeded files are
+   * written at the first use, on the `Clock` of the fiber that uses them, so a `TestClock` merged
+   * beside the layer sets their times. A path that escapes the root in `files` is a defect naming
+   * it, as a fixture's is refused.
    */
   static layer(options: SimulationFileSystemOptions = {}): Layer.Layer<FileSystem.FileSystem | SimulationFileSystem> {
     return Layer.effectContext(
       Effect.gen(function*() {
-        const memory = makeMemoryFs(options.files ?? {}, yield* Clock.currentTimeMillis)
-        // Given a network (`Layer.provide(SimulationNetwork.layer(…))`), its snapshot carries these files.
+        // Given a network (`Layer.provide(SimulationNetwork.layer(…))`), the files it was started
+        // with come first, and its snapshot carries these files.
         const network = yield* Effect.serviceOption(SimulationNetwork)
+        const memory = makeMemoryFs(Option.isSome(network) ? { ...network.value.files, ...options.files } : options.files ?? {})
         if (Option.isSome(network)) {
           yield* network.value.attachFiles({
             files: memory.files,

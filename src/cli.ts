@@ -20,13 +20,13 @@ import { fromHar } from "./families/harImport.ts"
 import { simnetVersion } from "./network/har.ts"
 import { defaultRedactor } from "./core/redact.ts"
 import { printable } from "./core/util.ts"
-import { runCommand, runEnv } from "./serve/child.ts"
+import { RUN_REFUSAL_STATUS, runCommand, runEnv } from "./serve/child.ts"
 import { resolveCommand, type RoomHooks, type SealedRun, sealRun } from "./serve/isolate.ts"
 import { spawnTerminal, type Terminal } from "./terminal/terminal.ts"
 import type { FailureFile } from "./testing.ts"
 import type { ExploreFile } from "./testing/explore.ts"
 import { serveMcp } from "./serve/mcp.ts"
-import { controlRuntime } from "./serve/run.ts"
+import { controlRuntime, endpointsOf } from "./serve/run.ts"
 import {
   caChecked,
   caDirFlag,
@@ -36,17 +36,20 @@ import {
   isolateFlags,
   isolateOptions,
   keepBodiesFlag,
+  manifestFlag,
   parseBytes,
   parsePort,
   parseSeed,
   parseRefusalStatus,
   passthroughFlag,
   portError,
+  portFlag,
   recordFlag,
   recordModeFlag,
   refusalStatusFlag,
   upstreamFlag,
-  UsageError
+  UsageError,
+  writeManifest
 } from "./serve/cliOptions.ts"
 import { type FailingCase, INSPECTOR_PATH, inspector } from "./control/inspector.ts"
 import { CONTROL_BASE } from "./control/endpoint.ts"
@@ -76,11 +79,7 @@ const serve = Command.make(
       Flag.withMetavar("file"),
       Flag.withDescription("fixture file, relative to the current directory (default: simnet's own fixtures/default.json)")
     ),
-    port: Flag.String("port").pipe(
-      Flag.withDefault(String(DEFAULT_PORT)),
-      Flag.withMetavar("port"),
-      Flag.withDescription(`port on 127.0.0.1 (default: ${DEFAULT_PORT}; 0: any free port)`)
-    ),
+    port: portFlag(DEFAULT_PORT),
     seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("run seed (default: the fixture's, else 0)")),
     trace: Flag.String("trace").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("write a replay trace (JSON lines) to FILE")),
     drive: Flag.Boolean("drive").pipe(
@@ -100,7 +99,8 @@ const serve = Command.make(
     upstream: upstreamFlag,
     record: recordFlag,
     recordMode: recordModeFlag,
-    keepBodies: keepBodiesFlag
+    keepBodies: keepBodiesFlag,
+    manifest: manifestFlag
   },
   (config) =>
     Effect.gen(function*() {
@@ -114,6 +114,7 @@ const serve = Command.make(
         const server = yield* HttpServer.HttpServer
         const base = HttpServer.formatAddress(server.address)
         const routes = yield* network.routes
+        yield* writeManifest(config.manifest, endpointsOf(base))
         yield* Console.log(printable(`simnet serving ${routes.length} routes from ${file ?? "no fixture (--record-mode all)"} (seed ${network.seed})`))
         for (const route of routes) {
           if (route.simulated === false) yield* Console.log(printable(`  not simulated: ${route.id}: ${String(route.message ?? route.match)}`))
@@ -146,12 +147,13 @@ const run = Command.make(
   "run",
   {
     fixture: Flag.String("fixture").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("fixture file (default: simnet's own fixtures/default.json)")),
+    port: portFlag(0),
     seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("run seed (default: the fixture's, else 0)")),
     trace: Flag.String("trace").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("write a replay trace (JSON lines) to FILE")),
-    drive: Flag.Boolean("drive").pipe(Flag.withDefault(false), Flag.withDescription("hold model requests no script or rule serves for a driver")),
+    drive: Flag.Boolean("drive").pipe(Flag.withDefault(false), Flag.withDescription("hold model requests no script or rule serves for a driver (the driver socket's URL is printed on standard error)")),
     quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("no line per request (they go to standard error)")),
     proxyLoopback: Flag.Boolean("proxy-loopback").pipe(Flag.withDefault(false), Flag.withDescription("send loopback traffic through the proxy too (default: NO_PROXY covers it)")),
-    refusalStatus: refusalStatusFlag(404, ", which no common client retries: a refused side call costs the command one round trip"),
+    refusalStatus: refusalStatusFlag(RUN_REFUSAL_STATUS, ", which no common client retries: a refused side call costs the command one round trip"),
     strict: Flag.Boolean("strict").pipe(Flag.withDefault(false), Flag.withDescription("exit 1 when the command succeeded but the network refused a request or a route marked required was never used; each is named on standard error")),
     caDir: caDirFlag,
     chaos: chaosFlag,
@@ -160,6 +162,7 @@ const run = Command.make(
     record: recordFlag,
     recordMode: recordModeFlag,
     keepBodies: keepBodiesFlag,
+    manifest: manifestFlag,
     tty: Flag.Boolean("tty").pipe(Flag.withDefault(false), Flag.withDescription("run the command in a pseudo-terminal that the driver socket's ui.* methods see and type into (its URL is printed, and in the command's SIMNET_DRIVER_URL)")),
     cols: Flag.Int("cols").pipe(Flag.withDefault(100), Flag.withDescription("the terminal's width with --tty")),
     rows: Flag.Int("rows").pipe(Flag.withDefault(30), Flag.withDescription("the terminal's height with --tty")),
@@ -170,6 +173,7 @@ const run = Command.make(
     Effect.gen(function*() {
       const [command, ...args] = config.command as ReadonlyArray<string>
       if (command === undefined) return yield* new UsageError({ message: "simnet run needs a command: simnet run [options] -- COMMAND ARGS..." })
+      const port = yield* parsePort(config.port)
       const refusalStatus = yield* parseRefusalStatus(config.refusalStatus)
       const isolate = yield* isolateOptions(config)
       // A path is resolved from the directory simnet was started in: the sealed command starts in its workspace.
@@ -183,19 +187,24 @@ const run = Command.make(
       const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`), terminal: () => terminal, workspace: () => sealed?.workspace })
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))
       const authority = yield* caIn(caDir)
-      const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, caDir, refusalStatus, room: isolate === undefined ? undefined : (hooks) => void (room = hooks) }))
+      const served = yield* Layer.build(serveLayer(network, port, control.routes, { watch: control.watch, caDir, refusalStatus, room: isolate === undefined ? undefined : (hooks) => void (room = hooks) })).pipe(
+        Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
+      )
       const base = HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address)
+      yield* writeManifest(config.manifest, endpointsOf(base))
       if (isolate !== undefined) sealed = yield* sealRun(files, Number(new URL(base).port), room!, authority.certPem, isolate, control.traceLine)
       // A sealed command reads the CA from its sandbox: the host's copy may be where the room cannot see.
       const { env, driverUrl } = runEnv(base, sealed?.ca ?? authority.certFile, { proxyLoopback: config.proxyLoopback })
       const target = sealed?.target(program, args, env, config.tty) ?? { command, args, env }
-      const tty = config.tty ? { cols: config.cols, rows: config.rows, driverUrl, opened: (made: Terminal) => void (terminal = made) } : undefined
+      const tty = config.tty ? { cols: config.cols, rows: config.rows, driverUrl, opened: (made: Terminal) => void (terminal = made), told: control.exitsTold, traceLine: control.traceLine } : undefined
+      // Under --tty the terminal's line names the driver; a driven run without one names it here.
+      if (tty === undefined && config.drive) process.stderr.write(`${printable(`simnet: driver: ${driverUrl} (llm.attach, llm.chunk, llm.finish, ...)`)}\n`)
       // A sealed command is held by its room; any other by a PID namespace of its own.
       const code = yield* runCommand(target.command, target.args, target.env, tty, sealed === undefined).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
       sealed?.finish()
       const counters = yield* network.counters
       const log = yield* network.log
-      const refused = log.find((record) => record.status === undefined || record.denial !== undefined)
+      const refused = log.find((record) => record.denial !== undefined)
       const parts = [
         `${counters.answered} answered`,
         `${counters.denied} refused${refused === undefined ? "" : ` (first: ${refused.method} ${network.redactor.url(refused.url)})`}`,
@@ -243,7 +252,7 @@ const exploredCase = (file: string, shown: ShownFile): FailingCase => {
 const show = Command.make(
   "show",
   {
-    port: Flag.String("port").pipe(Flag.withDefault("0"), Flag.withMetavar("port"), Flag.withDescription("port on 127.0.0.1 (default: any free port)")),
+    port: portFlag(0),
     file: Argument.String("file").pipe(Argument.withDescription("a failing case's file, as simnet/testing's property or simnet explore writes it"))
   },
   (config) =>
@@ -313,6 +322,7 @@ const mcp = Command.make(
     record: recordFlag,
     recordMode: recordModeFlag,
     keepBodies: keepBodiesFlag,
+    manifest: manifestFlag,
     command: Argument.String("command").pipe(Argument.variadic, Argument.withDescription("a command to run in a terminal the tools see and type into, after --"))
   },
   (config) =>
@@ -323,7 +333,9 @@ const mcp = Command.make(
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))
       const authority = yield* caIn(caDir)
       const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, caDir }))
-      const { env, driverUrl } = runEnv(HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address), authority.certFile)
+      const base = HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address)
+      yield* writeManifest(config.manifest, endpointsOf(base))
+      const { env, driverUrl } = runEnv(base, authority.certFile)
       const [command, ...args] = config.command as ReadonlyArray<string>
       if (command !== undefined) terminal = yield* spawnTerminal(command, args, { cols: config.cols, rows: config.rows, env }).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
       process.stderr.write(`${printable(`simnet mcp: tools over stdio${command === undefined ? "" : `; ${command} runs in a ${config.cols}x${config.rows} terminal`}; driver: ${driverUrl}`)}\n`)
@@ -334,7 +346,7 @@ const mcp = Command.make(
 const explore = Command.make(
   "explore",
   {
-    fixture: Flag.String("fixture").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("fixture file (default: simnet's own fixtures/default.json); its prompts are typed among the generated text")),
+    fixture: Flag.String("fixture").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("fixture file (default: simnet's own fixtures/default.json); its prompts are typed among the generated text, and its files are each run's working directory")),
     runs: Flag.Int("runs").pipe(Flag.withDefault(20), Flag.withDescription("how many runs (default: 20)")),
     seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("the seed of the runs (default: the fixture's, else 0); the same seed writes the same file")),
     actions: Flag.Int("actions").pipe(Flag.withDefault(10), Flag.withDescription("at most this many actions per run (default: 10)")),
@@ -344,6 +356,7 @@ const explore = Command.make(
     cols: Flag.Int("cols").pipe(Flag.withDefault(100), Flag.withDescription("the terminal's width (default: 100)")),
     rows: Flag.Int("rows").pipe(Flag.withDefault(30), Flag.withDescription("the terminal's height (default: 30)")),
     quietMs: Flag.Int("quiet-ms").pipe(Flag.withDefault(150), Flag.withDescription("how long the screen must be still, the network at rest, after each action (default: 150)")),
+    timeoutMs: Flag.Int("timeout-ms").pipe(Flag.withDefault(10_000), Flag.withDescription("the longest a step may take to come to rest, and the app to show --ready's text (default: 10000)")),
     ready: Flag.String("ready").pipe(Flag.optional, Flag.withMetavar("text"), Flag.withDescription("text the app shows once it takes input, waited for before the first action (default: anything on screen)")),
     chaosRate: Flag.String("chaos-rate").pipe(Flag.withDefault("0"), Flag.withMetavar("rate"), Flag.withDescription("the highest seeded chaos rate a run draws, 0 to 1 (default 0: none)")),
     noScripts: Flag.Boolean("no-scripts").pipe(Flag.withDefault(false), Flag.withDescription("queue no generated model scripts: the fixture answers every model call")),
@@ -362,7 +375,7 @@ const explore = Command.make(
         const replayed = yield* Effect.tryPromise({ try: () => replayExplore(file, { command, caDir }), catch: (cause) => new UsageError({ message: cause instanceof Error ? cause.message : String(cause) }) })
         const expected = replayed.expected
         if (replayed.failure === undefined) return yield* say(`simnet explore --replay: every step held (the file's failure was at step ${expected.step}, ${expected.action}: ${expected.reason})`)
-        yield* say(`simnet explore --replay: failed again at step ${replayed.failure.step} (${replayed.steps[replayed.failure.step]?.action ?? "start"}): ${replayed.failure.reason}`)
+        yield* say(`simnet explore --replay: failed again at step ${replayed.failure.step} (${replayed.steps[replayed.failure.step]?.action ?? "start"}): ${replayed.failure.reason}${replayed.workspace === undefined ? "" : `; its files: ${replayed.workspace}`}`)
         process.exitCode = 1
         return
       }
@@ -370,9 +383,10 @@ const explore = Command.make(
       const chaosRate = Number(config.chaosRate)
       if (!(chaosRate >= 0 && chaosRate <= 1)) return yield* new UsageError({ message: `--chaos-rate must be a rate from 0 to 1, got ${JSON.stringify(config.chaosRate.slice(0, 40))}` })
       if (config.runs < 1 || config.actions < 1 || config.minActions > config.actions) return yield* new UsageError({ message: "--runs and --actions must be at least 1, and --min-actions at most --actions" })
+      if (!(config.timeoutMs >= 1 && config.timeoutMs <= 600_000)) return yield* new UsageError({ message: `--timeout-ms must be from 1 to 600000 milliseconds, got ${config.timeoutMs}` })
       const seed = Option.getOrUndefined(Option.map(config.seed, parseSeed))
       const result = yield* Effect.tryPromise({
-        try: () => exploreResult(command, { fixture: Option.getOrElse(config.fixture, () => DEFAULT_FIXTURE), runs: config.runs, seed, actions: config.actions, minActions: config.minActions, out: config.out, cols: config.cols, rows: config.rows, quietMs: config.quietMs, ready: Option.getOrUndefined(config.ready), chaosRate, scripts: !config.noScripts, caDir }),
+        try: () => exploreResult(command, { fixture: Option.getOrElse(config.fixture, () => DEFAULT_FIXTURE), runs: config.runs, seed, actions: config.actions, minActions: config.minActions, out: config.out, cols: config.cols, rows: config.rows, quietMs: config.quietMs, timeoutMs: config.timeoutMs, ready: Option.getOrUndefined(config.ready), chaosRate, scripts: !config.noScripts, caDir }),
         catch: (cause) => new UsageError({ message: cause instanceof Error ? cause.message.replace(/^simnet explore: /, "") : String(cause) })
       })
       if (result.failure === undefined) return yield* say(`simnet explore: ${result.runs} runs, ${result.actions} actions, no failure (seed ${String(result.seed)})`)
@@ -381,11 +395,12 @@ const explore = Command.make(
       yield* say(`simnet explore: a run failed: ${failure.reason}`)
       yield* say(`  shrunk (${failure.shrinks} shrinks) to ${failure.actions.length} action${failure.actions.length === 1 ? "" : "s"}; it fails at step ${failure.step}: ${failure.action}`)
       yield* say(`  file:          ${failure.file}`)
+      if (failure.workspace !== undefined) yield* say(`  workspace:     ${failure.workspace}   (the run's files as it left them)`)
       yield* say(`  open it:       simnet show ${failure.file}`)
       yield* say(`  run it again:  ${again}`)
       process.exitCode = 1
     })
-).pipe(Command.withDescription("run a command in a terminal under seeded generated actions, check after each that it does not crash, and shrink a failing run to a file"))
+).pipe(Command.withDescription("run a command in a terminal under seeded generated actions, check after each that it does not crash, and shrink a failing run to a file; exit 1 for a failing run, 2 when a run took no action (the command exited first, or never showed --ready's text)"))
 
 const har = Command.make("har").pipe(Command.withDescription("HAR files"), Command.withSubcommands([harImport]))
 

@@ -14,11 +14,13 @@ import * as path from "node:path"
 import { Data, Effect } from "effect"
 
 export { chaos, InvalidArbitraryOption, llmRule, llmScript, type OfferedTool, routeSpec } from "./testing/arbitraries.ts"
+export { DEFAULT_HOSTILE, HOSTILE_STRINGS, hostileString } from "./testing/hostile.ts"
 export {
   explore,
   type ExploreAction,
   type ExploreCase,
   ExploreFailed,
+  ExploreNoAction,
   type ExploreFile,
   type ExploreObservation,
   type ExploreOptions,
@@ -31,6 +33,7 @@ export {
 } from "./testing/explore.ts"
 import { makeDirectory, writeFileAtomic } from "./core/files.ts"
 import { requestTraceLine } from "./testing/traceLines.ts"
+import { wasReset } from "./core/requestRecord.ts"
 import type { NetworkHandle, NetworkOptions } from "./SimulationNetwork.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"
 
@@ -73,7 +76,7 @@ export class CaseTimedOut extends Data.TaggedError("CaseTimedOut")<{ readonly ti
 /** What a network still has pending: requests with no answer yet (with the chaos that hit them) and model calls waiting. */
 const pendingOf = (network: NetworkHandle): Array<string> => [
   ...network.log()
-    .filter((record) => record.status === undefined && record.denial === undefined)
+    .filter((record) => record.status === undefined && record.denial === undefined && !wasReset(record))
     .map((record) => `${record.method} ${record.url}${record.chaos === undefined ? "" : ` (chaos: ${record.chaos.effect})`}${record.fault === undefined ? "" : ` (fault: ${record.fault})`}`),
   ...network.llm.pending.map((call) => `model call ${call.id} waiting for its script or driver`)
 ]

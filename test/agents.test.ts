@@ -13,7 +13,9 @@
  * Responses WebSocket, with no HTTPS fallback. Skipped, saying why, where an app's platform binary
  * or the namespace cannot be had.
  */
-import { existsSync, readFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { judgeRun, namespaces, type Traced } from "./support/agentJudge.ts"
@@ -120,3 +122,62 @@ for (const app of apps) {
     }
   })
 }
+
+/** The Claude Code fixture docs/agents.md gives (its first JSON block under "### Claude Code"), as a user copies it. */
+const docsFixture = (): unknown => {
+  const page = readFileSync(join(import.meta.dirname, "..", "docs", "agents.md"), "utf8")
+  const block = /```json\n([\s\S]*?)```/.exec(page.slice(page.indexOf("### Claude Code")))
+  return JSON.parse(block![1])
+}
+
+const claude = apps.find((app) => app.name === "Claude Code")!
+const claudeWhy = "why" in claude.found ? claude.found.why : !namespaces ? "no network namespace here (unshare -n needs root on Linux)" : undefined
+describe.skipIf(claudeWhy !== undefined)(`Claude Code's interactive UI, unmodified${claudeWhy === undefined ? "" : ` (skipped: ${claudeWhy})`}`, () => {
+  it("starts under simnet run --tty with docs/agents.md's fixture, through its first-run screens, and waits at its input prompt; nothing refused", () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-claude-tty-"))
+    const dirs = { work: join(dir, "work"), home: join(dir, "home") }
+    mkdirSync(dirs.work)
+    mkdirSync(dirs.home)
+    const fixture = join(dir, "claude.json")
+    writeFileSync(fixture, JSON.stringify(docsFixture()))
+    const trace = join(dir, "trace.jsonl")
+    // A screen is answered once it is on screen and still, as a person reads it before a key: keys
+    // sent while a dialog is still being drawn are lost.
+    const wait = (text: string) => [{ method: "ui.wait", params: { text, timeoutMs: 60_000 } }, { method: "ui.wait", params: { quietMs: 500, timeoutMs: 30_000 } }]
+    const press = (key: string) => ({ method: "ui.press", params: { key } })
+    // What a person meets on a first start with ANTHROPIC_API_KEY set: a theme, the key (its default
+    // is "No"), the security notes, the folder's trust (its default is "No, exit"); then the prompt.
+    const steps = [
+      ...wait("Choose the text style"), press("enter"),
+      ...wait("Do you want to use this API key?"), press("up"), press("enter"),
+      ...wait("Press Enter to continue"), press("enter"),
+      ...wait("Yes, I trust this folder"), press("down"), press("enter"),
+      ...wait("shift+tab to cycle"),
+      { method: "ui.type", params: { text: "typed into the prompt" } }, ...wait("typed into the prompt"),
+      { method: "ui.wait", params: { quiescent: true, quietMs: 500, timeoutMs: 30_000 } }
+    ]
+    const driver = [process.execPath, join(import.meta.dirname, "support", "ttySteps.ts"), JSON.stringify(steps), "--", "--quiet", "--cols", "120", "--rows", "40", "--fixture", fixture, "--trace", trace, "--", (claude.found as { path: string }).path]
+    const script = join(dir, "run.sh")
+    writeFileSync(script, [
+      "set -u",
+      "ip link set lo up",
+      ...Object.entries(claude.env(dirs, "run")).map(([name, value]) => `export ${name}=${JSON.stringify(value)}`),
+      `cd ${JSON.stringify(dirs.work)}`,
+      `timeout 200 ${driver.map((part) => JSON.stringify(part)).join(" ")}`
+    ].join("\n"))
+    const run = spawnSync("unshare", ["-n", "bash", script], { encoding: "utf8", timeout: 230_000 })
+    expect(run.status, run.stderr).toBe(0)
+    const seen = JSON.parse(run.stdout.trim()) as { replies: Array<{ method: string; error?: unknown; result?: { lines: Array<string> } }>; running: boolean; stderr: string }
+    const failed = seen.replies.find((reply) => reply.error !== undefined)
+    expect(failed, `${JSON.stringify(failed)}\n${seen.stderr}`).toBeUndefined()
+    expect(seen.replies).toHaveLength(steps.length)
+    expect(seen.running).toBe(true)
+    // The text sits on the prompt's line, after its "❯".
+    expect(seen.replies.at(-1)!.result!.lines.find((line) => line.includes("typed into the prompt"))).toMatch(/^❯\s+typed into the prompt\s*$/)
+    const requests = readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Traced).filter((line) => line.type === "request")
+    expect(refusals(requests)).toEqual([])
+    // The preflight that exited 1 before: both of its hellos answered 200.
+    expect(requests.filter((r) => r.route === "claude-code.hello.get" || r.route === "claude-code.oauth_hello").map((r) => `${r.route} ${r.status}`).sort())
+      .toEqual(["claude-code.hello.get 200", "claude-code.oauth_hello 200"])
+  }, 240_000)
+})

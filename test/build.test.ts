@@ -8,6 +8,7 @@ import { execFileSync, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { HEAVY_WORK } from "./support/timeouts.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 /** Runs the build script; what it says (on stderr, so `npm pack --json` keeps a clean stdout). */
@@ -21,7 +22,7 @@ const scratch = mkdtempSync(path.join(root, ".scratch", "build-"))
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
-describe("dist/ from a fresh clone", { timeout: 120_000 }, () => {
+describe("dist/ from a fresh clone", { timeout: HEAVY_WORK }, () => {
   it("a build with nothing changed builds nothing, and says so", () => {
     build()
     expect(build()).toMatch(/dist\/ is up to date with src\//)

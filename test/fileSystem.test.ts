@@ -84,6 +84,24 @@ describe("SimulationFileSystem.layer", () => {
       expect(yield* fs.readFileString("notes.txt")).toBe("buy milk\n")
     }).pipe(Effect.provide(Layer.provideMerge(SimulationFileSystem.layer({ files: { "notes.txt": "buy milk\n" } }), SimulationNetwork.layer({ seed: 1 })))))
 
+  it("merged beside a TestClock, the seeded files' times are the TestClock's, not the wall clock's", async () => {
+    const program = Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      yield* TestClock.adjust(Duration.seconds(30))
+      const notes = yield* fs.stat("notes.txt")
+      const root = yield* fs.stat("/")
+      yield* TestClock.adjust(Duration.minutes(1))
+      yield* fs.writeFileString("later.txt", "x")
+      const later = yield* fs.stat("later.txt")
+      const again = yield* fs.stat("notes.txt")
+      const ms = (date: Option.Option<Date>) => Option.getOrThrow(date).getTime()
+      return [ms(notes.mtime), ms(notes.birthtime), ms(root.mtime), ms(later.mtime), ms(again.mtime)]
+    })
+    // The file system's layer is built where no TestClock is; the program runs on the TestClock.
+    const times = await Effect.runPromise(program.pipe(Effect.provide(Layer.merge(seeded, TestClock.layer()))))
+    expect(times).toEqual([30_000, 30_000, 30_000, 90_000, 30_000])
+  })
+
   it("a path that escapes in the seed is refused, naming it", () => {
     expect(() => Effect.runSync(Effect.provide(Effect.void, SimulationFileSystem.layer({ files: { "../etc/passwd": "x" } })))).toThrow(`files["../etc/passwd"]: must stay inside the workspace`)
   })

@@ -106,6 +106,8 @@ describe("HAR export", () => {
     await live.close()
     expect(await validHar(har)).toBe("valid")
     expect(har.log.entries.map((e) => e._simnet.fault)).toEqual(["reset", "malformed"])
+    // A reset had no status (as Chromium writes a failed request: 0); a cut body did.
+    expect(har.log.entries.map((e) => e.response.status)).toEqual([0, 200])
     const { routes } = await Fixture.fromHar(JSON.parse(JSON.stringify(har)))
     expect(routes.map((r) => r["respond"])).toEqual([{ kind: "fault", fault: "reset" }, { kind: "fault", fault: "malformed-body" }])
     const replay = await SimulationNetwork.start()
@@ -118,15 +120,16 @@ describe("HAR export", () => {
     const Item = Schema.Struct({ id: Schema.Number, name: Schema.String, tags: Schema.Array(Schema.String) })
     const live = await SimulationNetwork.start({ seed: 7, routes: [Route.json("GET https://api.example.com/things/:id", Item, { id: "things" }), ...routes()] })
     const served = await Promise.all(["1", "2", "1"].map(async (id) => (await live.fetch(`https://api.example.com/things/${id}`)).text()))
-    await live.fetch("https://api.example.com/gone")
+    await live.fetch("https://api.example.com/echo", { method: "POST", body: "{}" })
     const har = live.har()
     await live.close()
     expect(await validHar(har)).toBe("valid")
-    const [a, b, c, gone] = har.log.entries
+    const [a, b, c, echo] = har.log.entries
     expect([a, b, c].map((entry) => entry!.response.content)).toEqual(served.map((text) => ({ size: Buffer.byteLength(text), mimeType: "application/json", text })))
     expect(a!.comment).toMatch(/^body generated again from seed \d+ \(not kept\)$/)
     expect(a!._simnet).toMatchObject({ route: "things", bodyRegenerated: true })
-    expect(gone!._simnet).toMatchObject({ bodyKept: false })
+    // A handler's answer depends on what it was sent and on code: not made again.
+    expect(echo!._simnet).toMatchObject({ bodyKept: false })
     const imported = await Fixture.fromHar(JSON.parse(JSON.stringify(har)))
     expect(imported.skipped.map((s) => s.reason)).toEqual(["entries[3]: its body was not kept when simnet exported it (export from a network with keepBodies, simnet serve --keep-bodies)"])
     const replay = await SimulationNetwork.start()
@@ -135,22 +138,70 @@ describe("HAR export", () => {
     await replay.close()
   })
 
-  it("without keepBodies the HAR is still valid: heads, statuses and timings, and a comment saying the bodies were not kept", async () => {
+  it("without keepBodies every deterministic route's answer is carried whole (text, bytes, statuses, generated JSON), credentials redacted; imported back, a new network answers the same bytes", async () => {
+    const Order = Schema.Struct({ id: Schema.String, total: Schema.Number, placedAt: Schema.Date })
+    const deterministic = () => [
+      Route.text("GET https://api.example.com/notes", "buy milk\n", { id: "notes", status: 203, headers: { "x-total": "1", "set-cookie": "session=s3cr3t-cookie", "x-api-key": "sk-live-response-123" } }),
+      Route.text("POST https://api.example.com/search", "{\"hits\":[]}", { id: "search", contentType: "application/json" }),
+      Route.bytes("GET https://cdn.example.com/logo.png", BINARY, { id: "logo", contentType: "image/png" }),
+      Route.status("DELETE https://api.example.com/items/:id", 204, { id: "deleted" }),
+      Route.status("GET https://api.example.com/old", 410, { id: "old", body: "gone for good" }),
+      Route.json("GET https://api.example.com/orders/:id", Order, { id: "orders", status: 202, headers: { "x-source": "sim" }, seedOffset: 3 })
+    ]
+    const requests: ReadonlyArray<readonly [string, RequestInit?]> = [
+      ["https://api.example.com/notes", { headers: { authorization: "Bearer sk-live-header-456" } }],
+      ["https://api.example.com/search", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ q: "milk" }) }],
+      ["https://cdn.example.com/logo.png"],
+      ["https://api.example.com/items/9", { method: "DELETE" }],
+      ["https://api.example.com/old"],
+      ["https://api.example.com/orders/1"],
+      ["https://api.example.com/orders/2"],
+      // The same request again: a generated route gives its next occurrence, which must come back in order.
+      ["https://api.example.com/orders/1"]
+    ]
+    const seen = async (fetch: typeof globalThis.fetch) => {
+      const out: Array<string> = []
+      for (const [url, init] of requests) {
+        const response = await fetch(url, init)
+        const body = Buffer.from(await response.arrayBuffer()).toString("base64")
+        out.push(`${response.status} ${response.headers.get("content-type")} ${response.headers.get("x-total") ?? response.headers.get("x-source") ?? "-"} ${body}`)
+      }
+      return out
+    }
+    const live = await SimulationNetwork.start({ seed: 5, routes: deterministic() })
+    const before = await seen(live.fetch)
+    const har = live.har()
+    await live.close()
+    expect(await validHar(har)).toBe("valid")
+    expect(har.log.entries.map((entry) => entry._simnet)).not.toContainEqual(expect.objectContaining({ bodyKept: false }))
+    const text = JSON.stringify(har)
+    for (const secret of ["s3cr3t-cookie", "sk-live-response-123", "sk-live-header-456"]) expect(text).not.toContain(secret)
+
+    const imported = await Fixture.fromHar(JSON.parse(text))
+    expect(imported.skipped).toEqual([])
+    const replay = await SimulationNetwork.start({ seed: 99, routes: [] })
+    await replay.registerSpec(imported.routes)
+    expect(await seen(replay.fetch)).toEqual(before)
+    await replay.close()
+  })
+
+  it("without keepBodies the HAR is still valid: heads, statuses and timings, and a comment on the answer whose body was not kept", async () => {
     const live = await SimulationNetwork.start({ routes: routes() })
     await exchanges(live.fetch)
     const har = live.har()
     await live.close()
     expect(await validHar(har)).toBe("valid")
     expect(har.log.entries).toHaveLength(4)
-    for (const entry of har.log.entries) {
-      expect(entry.comment).toContain("bodies not kept")
-      expect(entry.response.content).not.toHaveProperty("text")
-    }
     expect(har.log.entries.map((e) => e.response.status)).toEqual([200, 200, 201, 410])
-    // Imported back, no answer whose body is missing is served as an empty one: each is skipped, saying why.
+    // The handler's answer (the third) is not made again: its entry says the body was not kept.
+    const [item, blob, echo, gone] = har.log.entries
+    expect(echo!.comment).toContain("bodies not kept")
+    expect(echo!.response.content).not.toHaveProperty("text")
+    for (const entry of [item, blob, gone]) expect(entry!.comment).toBe(`answer made again from route ${entry!._simnet.route} (not kept)`)
+    // Imported back, no answer whose body is missing is served as an empty one: it is skipped, saying why.
     const imported = await Fixture.fromHar(JSON.parse(JSON.stringify(har)))
-    expect(imported.routes).toEqual([])
-    expect(imported.skipped.map((s) => s.reason)).toEqual([0, 1, 2, 3].map((i) => `entries[${i}]: its body was not kept when simnet exported it (export from a network with keepBodies, simnet serve --keep-bodies)`))
+    expect(imported.routes).toHaveLength(3)
+    expect(imported.skipped.map((s) => s.reason)).toEqual(["entries[2]: its body was not kept when simnet exported it (export from a network with keepBodies, simnet serve --keep-bodies)"])
     // So is a browser's entry saved without its content.
     const [first] = har.log.entries
     const stripped = { ...first, _simnet: undefined, comment: undefined, response: { ...first!.response, content: { size: 12, mimeType: "text/plain" } } }

@@ -2,14 +2,15 @@
  * The fourth audit's cases (issue 31), each as the user meets it: a CA directory that cannot be
  * trusted is refused at start with how to fix it, never a crash at the first CONNECT; new host
  * certificates are signed off the event loop and cached; no file simnet writes follows a planted
- * link; a path that cannot exist fails at once; HAR import skips bad entries naming each; the
+ * link, and a run's directory is removed whatever its program did to it; a path that cannot exist
+ * fails at once; HAR import skips bad entries naming each; the
  * command line never prints a terminal escape it was handed; `simnet/testing` refuses options
  * that would make values the network refuses.
  */
 import { spawn, spawnSync } from "node:child_process"
 import { generateKeyPairSync } from "node:crypto"
 import { once } from "node:events"
-import { chmodSync, chownSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import * as https from "node:https"
 import { tmpdir } from "node:os"
@@ -20,7 +21,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { Fixture, SimulationNetwork } from "simnet"
 import { chaos, llmRule, llmScript, routeSpec } from "simnet/testing"
 import { checkCa, loadCa } from "../src/serve/ca.ts"
-import { writeFileAtomic } from "../src/core/files.ts"
+import { removeTree, writeFileAtomic } from "../src/core/files.ts"
 import { serve, stopAll } from "./support/serve.ts"
 
 afterAll(() => stopAll())
@@ -188,6 +189,32 @@ describe("files simnet writes follow no planted link", () => {
     expect(readFileSync(linked, "utf8")).toBe("{}")
     // Nothing is left behind.
     expect(readdirSync(dir).filter((name) => name.endsWith(".tmp") && !name.includes(String(process.pid)))).toEqual([])
+  })
+
+  // A program handed a directory (an explored run's) may close it to its own owner: as root that
+  // stops nothing, so the removal runs as an ordinary user, the tree that user's.
+  const asUser = process.platform === "linux" && process.getuid?.() === 0 && typeof process.seteuid === "function"
+  it.runIf(asUser)("a run's directory is removed whatever the program did to its modes, no link followed", () => {
+    const victim = join(dir, "outside.txt")
+    writeFileSync(victim, "precious")
+    chmodSync(victim, 0o600)
+    const tree = mkdtempSync(join(tmpdir(), "simnet-tree-"))
+    mkdirSync(join(tree, "closed", "deeper"), { recursive: true })
+    writeFileSync(join(tree, "closed", "deeper", "file.txt"), "x")
+    symlinkSync(victim, join(tree, "closed", "link"))
+    for (const path of [tree, join(tree, "closed"), join(tree, "closed", "deeper"), join(tree, "closed", "deeper", "file.txt")]) chownSync(path, 65534, 65534)
+    chmodSync(join(tree, "closed", "deeper"), 0o000)
+    chmodSync(join(tree, "closed"), 0o000)
+    process.seteuid!(65534)
+    let removed: boolean
+    try {
+      removed = removeTree(tree)
+    } finally {
+      process.seteuid!(0)
+    }
+    expect(removed).toBe(true)
+    expect(existsSync(tree)).toBe(false)
+    expect([readFileSync(victim, "utf8"), statSync(victim).mode & 0o777]).toEqual(["precious", 0o600])
   })
 })
 

@@ -20,6 +20,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { serve, stopAll } from "./support/serve.ts"
+import { HEAVY_WORK } from "./support/timeouts.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 const node = process.execPath
@@ -54,14 +55,14 @@ beforeAll(() => {
     ],
     llm: { rules: [{ id: "greet", match: { lastUserMessage: "hello" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "Hello from the fixture." }]] } }] }
   }))
-}, 240_000)
+}, HEAVY_WORK)
 
 afterAll(() => {
   stopAll()
   if (work !== "") fs.rmSync(work, { recursive: true, force: true })
 }, 60_000)
 
-describe("a new user's journeys, from the packed package in a fresh folder", { timeout: 120_000 }, () => {
+describe("a new user's journeys, from the packed package in a fresh folder", { timeout: HEAVY_WORK }, () => {
   it("1. an Effect program: the app's Schema answers, an unregistered request names the nearest route and why", () => {
     const result = script("effect.mjs", [
       `import { Effect, Schema } from "effect"`,

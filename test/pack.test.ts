@@ -1,18 +1,24 @@
 /**
- * The package as its users get it: `npm pack` (which builds `dist/` through `prepack`), then the
- * tarball installed with `effect` into a fresh project outside this repository, and used there on
- * plain Node 22 (the Node running this test): from a `node` ESM script, through `npx simnet serve`,
- * under `node --import simnet/register`, and from TypeScript with the config `tsc --init` writes.
+ * The package as its users get it, installed by the README's own commands: `npm pack` in this
+ * checkout (which builds `dist/` through `prepack`), then the tarball installed into a fresh
+ * project outside this repository beside the newest `effect` the peer range allows (asked of the
+ * registry when the test runs, so a new `effect` release is met here first). The project must hold
+ * one copy of `effect`; the package is used there on plain Node 22 (the Node running this test):
+ * from a TypeScript program run by `node` (`Route.json` over `Schema.Int` fields through
+ * `SimulationNetwork.layer` and the app's `HttpClient`), a `node` ESM script, `npx simnet serve`,
+ * `node --import simnet/register`, and `tsc` with the config `tsc --init` writes.
  *
- * The install goes through the npm registry client (`--prefer-offline`: the cache `npm ci` filled
- * answers it without the network when the versions match). Linking this repository's
- * node_modules instead would be faster but would hide a dependency missing from `dependencies`.
+ * The install goes through the npm registry client, as a user's does (`--prefer-online`: the
+ * metadata is asked again, so "newest" means newest now; the tarballs come from npm's cache when
+ * it holds them). Linking this repository's node_modules instead would be faster but would hide a
+ * dependency missing from `dependencies`, and a second copy of `effect`.
  */
 import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { HEAVY_WORK } from "./support/timeouts.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 const node = process.execPath
@@ -20,11 +26,13 @@ const nodeDir = path.dirname(node)
 // npm and the `simnet` bin (`#!/usr/bin/env node`) run on the Node running this test.
 const env = { ...process.env, PATH: `${nodeDir}${path.delimiter}${process.env.PATH ?? ""}`, npm_config_update_notifier: "false" }
 const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc")
-const effectVersion = (JSON.parse(fs.readFileSync(path.join(root, "node_modules", "effect", "package.json"), "utf8")) as { version: string }).version
+const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string; peerDependencies: { effect: string } }
 
 let work = ""
 let project = ""
 let tarball = ""
+/** The newest `effect` in the package's peer range, as the registry answered when the test ran. */
+let newestEffect = ""
 
 const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
   execFileSync(command, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
@@ -39,29 +47,73 @@ const typecheck = (config: object): string => {
   }
 }
 
+/**
+ * The README's install commands: the lines of the first two `sh` blocks of its "Install" section,
+ * comments and blank lines left out. The first runs in a checkout of simnet, the second in the
+ * user's project.
+ */
+const readmeInstall = (): { readonly checkout: ReadonlyArray<string>; readonly project: ReadonlyArray<string> } => {
+  const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
+  const from = readme.indexOf("\n## Install\n")
+  const section = readme.slice(from, readme.indexOf("\n## ", from + 1))
+  const [checkout = [], project = []] = Array.from(section.matchAll(/```sh\n([\s\S]*?)```/g), (m) =>
+    m[1].split("\n").map((line) => line.replace(/#.*/, "").trim()).filter((line) => line !== ""))
+  return { checkout, project }
+}
+
+/** The highest of versions without prerelease parts (`npm view` promises no order). */
+const highest = (versions: ReadonlyArray<string>): string =>
+  versions.reduce((best, v) => {
+    const [a, b] = [v, best].map((x) => x.split(".").map(Number))
+    const later = a[0] - b[0] || a[1] - b[1] || a[2] - b[2]
+    return later > 0 ? v : best
+  })
+
 beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "simnet-pack-"))
+  const commands = readmeInstall()
+  // This repository is a checkout whose `npm install` has run (the suite runs in it): `npm pack`
+  // is what remains, written beside the project rather than into the checkout.
+  expect(commands.checkout, "the README's commands in a checkout").toEqual(["npm install", "npm pack"])
   const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", work], root)) as Array<{ filename: string; files: Array<{ path: string }> }>
   tarball = path.join(work, packed[0].filename)
   fs.writeFileSync(path.join(work, "files.json"), JSON.stringify(packed[0].files.map((f) => f.path)))
+  const viewed = JSON.parse(run("npm", ["view", `effect@${manifest.peerDependencies.effect}`, "version", "--json"], work)) as string | Array<string>
+  newestEffect = highest(typeof viewed === "string" ? [viewed] : viewed)
+  // The README's one line in the user's project, with the tarball's path where it names the file.
+  expect(commands.project, "the README's command in the project").toHaveLength(1)
+  const [command, ...args] = commands.project[0].split(/\s+/)
+  expect(command).toBe("npm")
+  expect(args, "the README installs the tarball npm pack wrote, with effect in the peer range").toEqual(
+    expect.arrayContaining([expect.stringMatching(new RegExp(`(^|/)${packed[0].filename.replaceAll(".", "\\.")}$`)), `effect@${manifest.peerDependencies.effect}`])
+  )
   project = path.join(work, "consumer")
   fs.mkdirSync(project)
   fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
-  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball, `effect@${effectVersion}`], project)
-}, 240_000)
+  const install = args.map((arg) => (arg.endsWith(packed[0].filename) ? tarball : arg))
+  run("npm", [...install, "--prefer-online", "--no-audit", "--no-fund"], project)
+}, HEAVY_WORK)
 
 afterAll(() => {
   if (work !== "") fs.rmSync(work, { recursive: true, force: true })
-}, 60_000)
+}, HEAVY_WORK)
 
-// Each step runs tsc, npm or a child Node: generous timeouts for a loaded 2-core machine.
-describe("the packed package", { timeout: 180_000 }, () => {
+// Each step runs tsc, npm or a child Node.
+describe("the packed package", { timeout: HEAVY_WORK }, () => {
   it("ships dist/, fixtures/, the bin, README and LICENSE, and no sources, tests, benches or CI", () => {
     const files = JSON.parse(fs.readFileSync(path.join(work, "files.json"), "utf8")) as Array<string>
     for (const f of ["dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/register.js", "dist/cli.js", "fixtures/default.json", "bin/simnet.js", "README.md", "LICENSE", "package.json"]) {
       expect(files).toContain(f)
     }
-    expect(files.filter((f) => /^(src|test|bench|\.ci)\//.test(f))).toEqual([])
+    expect(files.filter((f) => /^(src|test|bench|\.ci|\.github)\//.test(f))).toEqual([])
+  })
+
+  it("the README's install gives the project one copy of effect, the newest in the peer range", () => {
+    // `npm ls` exits non-zero on an invalid tree (a peer range unmet), and lists every copy.
+    const copies = new Set(run("npm", ["ls", "effect", "--all", "--parseable"], project).trim().split("\n"))
+    expect([...copies]).toEqual([path.join(fs.realpathSync(project), "node_modules", "effect")])
+    const installed = JSON.parse(fs.readFileSync(path.join(project, "node_modules", "effect", "package.json"), "utf8")) as { version: string }
+    expect(installed.version).toBe(newestEffect)
   })
 
   it("a plain node ESM script imports simnet and gets an answer through network.fetch", () => {
@@ -121,23 +173,34 @@ describe("the packed package", { timeout: 180_000 }, () => {
     }
   })
 
-  describe("typechecks in a consumer project", () => {
+  describe("a TypeScript app in a consumer project", () => {
+    // The app's own Schema, with `Int` fields (the first thing two copies of effect broke), served
+    // by Route.json and decoded by the app's HttpClient; and the types an app names.
     const consumer = [
       `import { Effect, Schema } from "effect"`,
       `import * as HttpClient from "effect/http/HttpClient"`,
       `import * as HttpClientResponse from "effect/http/HttpClientResponse"`,
       `import { GlobalInstallConflict, InvalidRouteSpec, Route, SimulationNetwork, UnregisteredRequest, type SimnetError } from "simnet"`,
       ``,
-      `const User = Schema.Struct({ id: Schema.String, name: Schema.String })`,
-      `const TestNetwork = SimulationNetwork.layer({ seed: 1, routes: [Route.json("GET https://api.example.com/users/:id", User)] })`,
-      `const program = HttpClient.get("https://api.example.com/users/1").pipe(Effect.flatMap(HttpClientResponse.schemaBodyJson(User)))`,
-      `export const user: Effect.Effect<{ readonly id: string; readonly name: string }, unknown> = program.pipe(Effect.provide(TestNetwork))`,
+      `const Order = Schema.Struct({ id: Schema.Int, quantity: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 99 })), customer: Schema.String })`,
+      `const TestNetwork = SimulationNetwork.layer({ seed: 1, routes: [Route.json("GET https://shop.example.com/orders/:id", Order)] })`,
+      `const program = HttpClient.get("https://shop.example.com/orders/1").pipe(Effect.flatMap(HttpClientResponse.schemaBodyJson(Order)))`,
+      `export const order: Effect.Effect<{ readonly id: number; readonly quantity: number; readonly customer: string }, unknown> = program.pipe(Effect.provide(TestNetwork))`,
       `export const describe = (error: SimnetError | GlobalInstallConflict): string =>`,
       `  error instanceof UnregisteredRequest ? error.candidates.map((c) => c.reason).join(",") : error instanceof InvalidRouteSpec ? error.path : error._tag`,
-      `export const global = SimulationNetwork.layerGlobal({ onUnmatched: "passthrough", passthroughHosts: ["localhost"] })`
+      `export const global = SimulationNetwork.layerGlobal({ onUnmatched: "passthrough", passthroughHosts: ["localhost"] })`,
+      `console.log(JSON.stringify(await Effect.runPromise(order)))`
     ].join("\n")
 
-    it("with the config tsc --init writes (strict, module/moduleResolution nodenext)", () => {
+    it("runs on node: Route.json answers the app's Schema with Int fields through SimulationNetwork.layer and its HttpClient", () => {
+      fs.writeFileSync(path.join(project, "consumer.ts"), consumer)
+      const order = JSON.parse(run(node, ["consumer.ts"], project)) as { id: number; quantity: number; customer: string }
+      expect(Number.isInteger(order.id)).toBe(true)
+      expect(Number.isInteger(order.quantity) && order.quantity >= 1 && order.quantity <= 99).toBe(true)
+      expect(typeof order.customer).toBe("string")
+    })
+
+    it("typechecks with the config tsc --init writes (strict, module/moduleResolution nodenext)", () => {
       fs.writeFileSync(path.join(project, "consumer.ts"), consumer)
       fs.rmSync(path.join(project, "tsconfig.json"), { force: true })
       run(node, [tsc, "--init"], project)
@@ -147,7 +210,7 @@ describe("the packed package", { timeout: 180_000 }, () => {
       expect(run(node, [tsc, "--noEmit", "-p", "tsconfig.json"], project)).toBe("")
     })
 
-    it("with moduleResolution bundler, and without skipLibCheck", () => {
+    it("typechecks with moduleResolution bundler, and without skipLibCheck", () => {
       const base = { compilerOptions: { module: "preserve", moduleResolution: "bundler", target: "esnext", strict: true, types: [], noEmit: true, skipLibCheck: true }, files: ["consumer.ts"] }
       expect(typecheck(base)).toBe("")
       // Without skipLibCheck every .d.ts is checked: simnet's own declarations must hold (errors
@@ -155,5 +218,39 @@ describe("the packed package", { timeout: 180_000 }, () => {
       const strictLibs = typecheck({ ...base, compilerOptions: { ...base.compilerOptions, skipLibCheck: false, types: ["node"] } })
       expect(strictLibs.split("\n").filter((line) => line.includes("node_modules/simnet/"))).toEqual([])
     })
+  })
+
+  // Last in the file: it gives the installed package a copy of effect of its own for a while.
+  it("given a second copy of effect, a Schema of the app's copy is refused (Route.json's schema and narrow, an MCP tool's input) with an InvalidRouteSpec naming both copies and the fix", () => {
+    // What the package once installed (effect as its own dependency), made by hand.
+    const nested = path.join(project, "node_modules", "simnet", "node_modules")
+    fs.cpSync(path.join(project, "node_modules", "effect"), path.join(nested, "effect"), { recursive: true })
+    try {
+      fs.writeFileSync(
+        path.join(project, "copies.mjs"),
+        [
+          `import { Schema } from "effect"`,
+          `import { Schema as SimnetsSchema } from "./node_modules/simnet/node_modules/effect/dist/index.js"`,
+          `import { Route, SimulationNetwork } from "simnet"`,
+          `const Order = Schema.Struct({ id: Schema.Int })`,
+          `const refusal = (route) => SimulationNetwork.start({ routes: [route] }).then(() => ({}), (e) => ({ tag: e._tag, path: e.path, message: e.message }))`,
+          `console.log(JSON.stringify([`,
+          `  await refusal(Route.json("GET https://shop.example.com/orders/:id", Order)),`,
+          `  await refusal(Route.json("GET https://shop.example.com/orders/:id", SimnetsSchema.Struct({ id: SimnetsSchema.Int }), { narrow: Order })),`,
+          `  await refusal(Route.mcp("https://mcp.example.com/mcp", { name: "shop", version: "1.0.0", tools: [{ name: "order", input: Order, result: "ok" }] }))`,
+          `]))`
+        ].join("\n")
+      )
+      const [refused, narrow, tool] = JSON.parse(run(node, ["copies.mjs"], project)) as Array<{ tag: string; path: string; message: string }>
+      expect(refused).toMatchObject({ tag: "InvalidRouteSpec", path: "[0].schema" })
+      expect(narrow).toMatchObject({ tag: "InvalidRouteSpec", path: "[0].narrow" })
+      expect(tool).toMatchObject({ tag: "InvalidRouteSpec", path: expect.stringMatching(/tools\[0\]\.input$/) })
+      const real = fs.realpathSync(project)
+      expect(refused.message).toContain(`two copies of effect are loaded (simnet's: effect ${newestEffect} at ${path.join(real, "node_modules", "simnet", "node_modules", "effect")}; this project's: effect ${newestEffect} at ${path.join(real, "node_modules", "effect")})`)
+      expect(refused.message).toContain("simnet takes effect as a peer dependency")
+      expect(refused.message).toContain("`npm ls effect`")
+    } finally {
+      fs.rmSync(nested, { recursive: true, force: true })
+    }
   })
 })

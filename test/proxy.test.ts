@@ -26,10 +26,11 @@ afterAll(() => stopAll())
  * `simnet run [flags] -- COMMAND...` inside a fresh network namespace with only loopback up; its
  * exit status, standard output and standard error.
  */
-const simnetRun = (flags: ReadonlyArray<string>, command: ReadonlyArray<string>) => {
+const simnetRun = (flags: ReadonlyArray<string>, command: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}) => {
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
   const line = [process.execPath, join(root, "bin/simnet.js"), "run", ...flags, "--", ...command].map(quote).join(" ")
-  const script = `set -u\nip link set lo up\nexport SIMNET_CA_DIR=${quote(caDir)}\ncd ${quote(root)}\nexec ${line}\n`
+  const exports = Object.entries(env).map(([name, value]) => `export ${name}=${quote(value)}\n`).join("")
+  const script = `set -u\nip link set lo up\nexport SIMNET_CA_DIR=${quote(caDir)}\n${exports}cd ${quote(root)}\nexec ${line}\n`
   const run = spawnSync("unshare", ["-n", "bash", "-c", script], { encoding: "utf8", timeout: 60_000 })
   return { status: run.status, stdout: run.stdout, stderr: run.stderr }
 }
@@ -105,20 +106,28 @@ describe.skipIf(!namespaces)(`simnet run -- COMMAND${namespaces ? "" : " (skippe
     expect(run.stdout.trim()).toBe("{\"id\":\"sim-item\"}")
   }, 60_000)
 
-  it("a Node child with global fetch and one with node:https, neither importing simnet", () => {
+  it("a Node child with global fetch and one with node:https, neither importing simnet; nothing simnet sets prints into them, their own warnings print", () => {
     const viaFetch = join(dir, "fetch.mjs")
-    writeFileSync(viaFetch, "const r = await fetch('https://api.example.com/items/2'); console.log(r.status, await r.text())\n")
+    writeFileSync(viaFetch, [
+      "process.emitWarning('the app\\'s own', { code: 'APP-1' })",
+      "const r = await fetch('https://api.example.com/items/2'); console.log(r.status, await r.text())"
+    ].join("\n"))
     const viaHttps = join(dir, "https.mjs")
     writeFileSync(viaHttps, [
       "import https from 'node:https'",
       "https.get('https://api.example.com/items/3', (res) => { let b = ''; res.on('data', (d) => (b += d)); res.on('end', () => console.log(res.statusCode, b)) })",
       "  .on('error', (e) => { console.error(e.message); process.exit(3) })"
     ].join("\n"))
+    // The caller's NODE_OPTIONS is kept: simnet adds its flag after it.
     for (const script of [viaFetch, viaHttps]) {
-      const run = simnetRun(["--fixture", fixture, "--quiet"], [process.execPath, "--no-warnings", script])
+      const run = simnetRun(["--fixture", fixture, "--quiet"], [process.execPath, script], { NODE_OPTIONS: "--max-http-header-size=32768" })
       expect(run.status, run.stderr).toBe(0)
       expect(run.stdout.trim()).toBe("200 {\"id\":\"sim-item\"}")
+      expect(run.stderr).not.toContain("UNDICI-EHPA")
+      expect(run.stderr.includes("[APP-1] Warning: the app's own")).toBe(script === viaFetch)
     }
+    const kept = simnetRun(["--quiet"], [process.execPath, "-p", "process.env.NODE_OPTIONS"], { NODE_OPTIONS: "--max-http-header-size=32768" })
+    expect(kept.stdout.trim()).toBe("--max-http-header-size=32768 --disable-warning=UNDICI-EHPA")
   }, 60_000)
 
   it("exits with the command's status, and says so when the command cannot start", () => {

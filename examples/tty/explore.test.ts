@@ -5,14 +5,16 @@
  * where the bug is and holds where it is not; `simnet show` opens the file in headless Chromium
  * (web security on) with the screens as frames, the failing step marked. Without the bug the
  * agent passes 50 runs. And `explore()` from `simnet/testing` checks a property of the caller's.
+ * A run that takes no action exits 2 saying why; the fixture's files are each run's working
+ * directory; a refusal is answered as under `simnet run`.
  */
 import { spawn } from "node:child_process"
 import { once } from "node:events"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { explore, ExploreFailed } from "../../src/testing.ts"
+import { explore, ExploreFailed, exploreResult } from "../../src/testing.ts"
 import { namespaces } from "../../test/support/agentJudge.ts"
 import { launchSecureChromium } from "../../test/support/chromium.ts"
 
@@ -33,8 +35,9 @@ const inNamespace = async (args: ReadonlyArray<string>, env: Record<string, stri
   const quoted = [process.execPath, simnet, ...args].map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(" ")
   const child = spawn("unshare", ["-n", "bash", "-c", `ip link set lo up && exec ${quoted}`], {
     cwd: root,
-    // The agent's own Node warnings carry its pid: left out, so that two runs show the same screens.
-    env: { ...process.env, NODE_NO_WARNINGS: "1", SIMNET_CA_DIR: caDir, ...env },
+    // Node's warnings are left on: nothing simnet sets may make the app print one (its pid would
+    // make two runs' screens differ).
+    env: { ...process.env, SIMNET_CA_DIR: caDir, ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""
@@ -125,7 +128,6 @@ describe("explore() in simnet/testing", () => {
       quietMs: 100,
       out: join(dir, "d"),
       caDir,
-      env: { NODE_NO_WARNINGS: "1" },
       property: ({ screen }) => !screen.lines.some((line) => line.includes("agent> (error")) || "the agent showed a model error"
     }).then(() => undefined, (e: unknown) => e)
     expect(error).toBeInstanceOf(ExploreFailed)
@@ -154,6 +156,107 @@ describe("simnet explore refuses bad input, naming it (exit 2)", () => {
       child.stderr!.on("data", (data: Buffer) => (err += data.toString()))
       const [code] = await once(child, "exit")
       expect([code, err]).toEqual([2, expect.stringContaining(said)])
+    }
+  }, 60_000)
+})
+
+/** Runs `simnet ARGS` here: its exit code and output. */
+const simnetHere = async (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const child = spawn(process.execPath, [simnet, ...args], { cwd: root, env: { ...process.env, SIMNET_CA_DIR: caDir, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  let out = ""
+  child.stdout!.on("data", (data: Buffer) => (out += data.toString()))
+  child.stderr!.on("data", (data: Buffer) => (out += data.toString()))
+  const [code] = await once(child, "exit")
+  return { code: code as number, out }
+}
+
+const fixtures = join(root, "test", "fixtures", "tty")
+
+describe("simnet explore: a run that took no action exits 2, saying why", () => {
+  it("a command that exits before the first action (its code and last screen), and a ready text that never appears (named)", async () => {
+    const showsFile = join(dir, "shows.json")
+    writeFileSync(showsFile, JSON.stringify({ files: { "notes/hello.txt": "hello from the workspace" } }))
+    const [exited, crashed, notReady] = await Promise.all([
+      simnetHere(["explore", "--runs", "3", "--out", join(dir, "idle"), "--", "true"]),
+      simnetHere(["explore", "--runs", "3", "--out", join(dir, "idle"), "--", process.execPath, "-e", "console.log('cannot start'); process.exit(4)"]),
+      // The timeout of a step (--timeout-ms) bounds the wait for the ready text.
+      simnetHere(["explore", "--fixture", showsFile, "--runs", "3", "--ready", "never shown", "--timeout-ms", "2000", "--out", join(dir, "idle"), "--", process.execPath, join(fixtures, "workspace.mjs")])
+    ])
+    expect(exited).toEqual({ code: 2, out: "simnet: a run took no action: before its first action, the program exited with code 0; its last screen:\n(a blank screen)\n" })
+    expect(crashed).toEqual({ code: 2, out: "simnet: a run took no action: before its first action, the program exited with code 4; its last screen:\ncannot start\n" })
+    expect(notReady.code, notReady.out).toBe(2)
+    // What the screen shows by then depends on the machine's speed: the message ends with it.
+    expect(notReady.out).toMatch(/^simnet: a run took no action: the ready text \(--ready\) "never shown" did not appear within 2000 ms; the screen shows:\n/)
+    expect(existsSync(join(dir, "idle"))).toBe(false)
+  }, 60_000)
+})
+
+describe("simnet explore: the fixture's files are each run's working directory", () => {
+  it("a program shows a file of its workspace; each run's directory is removed after it, a failing run's kept", async () => {
+    const files = { "notes/hello.txt": "hello from the workspace" }
+    const fixture = join(dir, "files.json")
+    writeFileSync(fixture, JSON.stringify({ files }))
+    // Without the file in its working directory the program cannot start: the run would take no action.
+    const shown = await simnetHere(["explore", "--fixture", fixture, "--runs", "2", "--actions", "1", "--ready", "hello from the workspace", "--quiet-ms", "50", "--out", join(dir, "files"), "--", process.execPath, join(fixtures, "workspace.mjs")])
+    expect(shown.code, shown.out).toBe(0)
+    expect(shown.out).toContain("simnet explore: 2 runs, 2 actions, no failure")
+
+    // In code: each run's own directory, gone after the run.
+    const seen = new Set<string>()
+    await explore([process.execPath, join(fixtures, "workspace.mjs")], {
+      fixture: { files },
+      runs: 3,
+      actions: 1,
+      quietMs: 50,
+      caDir,
+      ready: "hello from the workspace",
+      property: ({ screen, shows }) => {
+        const cwd = screen.lines.find((line) => line.startsWith("cwd "))?.slice(4)
+        if (cwd !== undefined) seen.add(cwd)
+        return shows("> ") || "no prompt at the end of the line"
+      }
+    })
+    expect(seen.size).toBe(3)
+    for (const cwd of seen) expect(existsSync(cwd)).toBe(false)
+
+    // A failing run's directory is kept as the program left it, and named.
+    const failed = await exploreResult([process.execPath, join(fixtures, "workspace.mjs")], {
+      fixture: { files },
+      runs: 5,
+      actions: 3,
+      quietMs: 50,
+      caDir,
+      seed: 5,
+      out: join(dir, "kept"),
+      env: { WORKSPACE_FAIL: "1" },
+      ready: "hello from the workspace"
+    })
+    const workspace = failed.failure?.workspace
+    expect(failed.failure?.reason).toBe("the program exited with code 1")
+    expect(workspace).toBeDefined()
+    expect([readFileSync(join(workspace!, "notes", "hello.txt"), "utf8"), readFileSync(join(workspace!, "left.txt"), "utf8")]).toEqual(["hello from the workspace", "left behind"])
+    expect(JSON.parse(readFileSync(failed.failure!.file, "utf8")).steps[0].screen.lines[1]).toBe(`cwd ${workspace}`)
+  }, 120_000)
+})
+
+describe.skipIf(!namespaces)(`simnet explore answers refusals as simnet run does${namespaces ? "" : " (skipped: no network namespace here)"}`, () => {
+  it("the same status and the same body for a request no route answers", async () => {
+    const fixture = join(dir, "no-routes.json")
+    writeFileSync(fixture, JSON.stringify({ routes: [] }))
+    const program = join(fixtures, "refused.mjs")
+    const seen = async (args: ReadonlyArray<string>, out: string) => {
+      const done = await inNamespace(args, { REFUSAL_OUT: out })
+      expect(done.code, done.out).toBe(0)
+      return JSON.parse(readFileSync(out, "utf8")) as unknown
+    }
+    const underRun = await seen(["run", "--fixture", fixture, "--", process.execPath, program], join(dir, "refused-run.json"))
+    const underExplore = await seen(["explore", "--fixture", fixture, "--runs", "1", "--actions", "1", "--ready", "asked", "--out", join(dir, "refused"), "--", process.execPath, program], join(dir, "refused-explore.json"))
+    // One expectation for both.
+    for (const answer of [underRun, underExplore]) {
+      expect(answer).toEqual({
+        status: 404,
+        body: { error: { tag: "UnregisteredRequest", message: "simnet: no route for GET https://nowhere.example/refused (no routes registered for this method and host)", method: "GET", url: "https://nowhere.example/refused", candidates: [] } }
+      })
     }
   }, 60_000)
 })

@@ -5,13 +5,14 @@
  * answer on screen (`wait`), and finds the call in `network_log`. Bad input is a tool error that
  * says why. Run in a network namespace with loopback only.
  */
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { namespaces } from "../../test/support/agentJudge.ts"
+import { launchSecureChromium } from "../../test/support/chromium.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 
@@ -115,5 +116,89 @@ describe("the simnet mcp tools over Streamable HTTP, on a running simulation", (
       run.kill("SIGTERM")
       serve.kill("SIGTERM")
     }
+  }, 60_000)
+})
+
+/**
+ * Bad input and a dead app, through the SDK's client over stdio: each tool decodes its arguments
+ * by its Schema and answers bad ones naming the field and what it must be; once the command has
+ * exited, every screen tool names the exit and the last screen, and the inspector shows it.
+ */
+describe("simnet mcp: bad arguments and an app that exits", () => {
+  it("every tool refuses bad arguments naming what is wrong; a command's exit is every screen tool's answer", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-mcp-bad-"))
+    const manifest = join(dir, "endpoints.json")
+    const fixture = join(dir, "fixture.json")
+    writeFileSync(fixture, JSON.stringify({ routes: [] }))
+    const crash = join(root, "test", "fixtures", "tty", "crash.mjs")
+    const transport = new StdioClientTransport({ command: process.execPath, args: [join(root, "bin", "simnet.js"), "mcp", "--fixture", fixture, "--manifest", manifest, "--cols", "40", "--rows", "6", "--", process.execPath, crash], cwd: root, stderr: "pipe" })
+    const client = new Client({ name: "judge", version: "1.0.0" })
+    await client.connect(transport)
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name, arguments: args })
+      return { isError: result.isError === true, text: text(result) }
+    }
+    try {
+      const tools = (await client.listTools()).tools
+      // The listing is the Schemas' JSON Schema: an object, its required keys, no other keys.
+      expect(tools.find((tool) => tool.name === "llm_respond")?.inputSchema).toMatchObject({ type: "object", required: ["id", "text"], additionalProperties: false })
+      expect(tools.find((tool) => tool.name === "reset")?.inputSchema).toEqual({ type: "object", properties: {}, additionalProperties: false })
+      const bad: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
+        ["screen", { lines: 1 }, `simnet: bad arguments to screen: lines: unknown key "lines"`],
+        ["type", {}, "simnet: bad arguments to type: text: Missing key"],
+        ["type", { text: 42 }, "simnet: bad arguments to type: text: Expected string"],
+        ["press", { key: ["enter"] }, "simnet: bad arguments to press: key: Expected string"],
+        ["resize", { cols: "wide", rows: 10 }, "simnet: bad arguments to resize: cols: Expected number"],
+        ["wait", { timeoutMs: -1 }, "simnet: bad arguments to wait: timeoutMs: Expected a value between 0 and 600000"],
+        ["wait", { timeout: 100 }, `simnet: bad arguments to wait: timeout: unknown key "timeout"; did you mean timeoutMs?`],
+        ["network_log", { since: "yesterday" }, "simnet: bad arguments to network_log: since: Expected number"],
+        ["register_routes", {}, "simnet: bad arguments to register_routes: specs: Missing key"],
+        ["register_routes", { specs: { match: "GET https://api.example.com/x" } }, "simnet: InvalidRouteSpec at respond: Missing key"],
+        ["llm_enqueue", {}, "simnet: bad arguments to llm_enqueue: script: Missing key"],
+        ["llm_enqueue", { script: { steps: "hello" } }, "simnet: invalid LLM script at steps"],
+        ["llm_rules", {}, "simnet: bad arguments to llm_rules: rules: Missing key"],
+        ["llm_rules", { rules: [{ match: "any" }] }, "simnet: invalid LLM rule at [0].behaviour"],
+        ["llm_pending", { all: true }, `simnet: bad arguments to llm_pending: all: unknown key "all"`],
+        ["llm_respond", { id: "inv_1" }, "simnet: bad arguments to llm_respond: text: Missing key"],
+        ["llm_respond", { id: "inv_1", text: "hi" }, "inv_1"],
+        ["files", { path: "/" }, `simnet: bad arguments to files: path: unknown key "path"`],
+        ["snapshot", { full: 1 }, `simnet: bad arguments to snapshot: full: unknown key "full"`],
+        ["reset", { hard: true }, `simnet: bad arguments to reset: hard: unknown key "hard"`],
+        ["nope", {}, "simnet: no tool named \"nope\""]
+      ]
+      for (const [name, args, said] of bad) expect({ name, ...(await call(name, args)) }).toEqual({ name, isError: true, text: expect.stringContaining(said) })
+      // Every tool named at least once, each refusal changing nothing: good arguments still work.
+      expect(new Set(bad.map(([name]) => name))).toEqual(new Set([...tools.map((tool) => tool.name), "nope"]))
+      expect(await call("llm_enqueue", { script: { steps: [[{ type: "text", content: "hi" }]] } })).toEqual({ isError: false, text: expect.stringContaining(`"queued": 1`) })
+
+      // The app dies; every screen tool says so, with the last screen.
+      expect((await call("wait", { text: "agent> " })).isError).toBe(false)
+      expect((await call("type", { text: "x" })).isError).toBe(false)
+      const died = "simnet: the program exited with code 3; its last screen:\ncrash ready\nagent>\nboom: the agent died"
+      await vi.waitFor(async () => expect(await call("screen", {})).toEqual({ isError: true, text: died }), { timeout: 10_000, interval: 20 })
+      for (const [name, args] of [["type", { text: "again" }], ["press", { key: "enter" }], ["wait", { text: "agent> " }], ["resize", { cols: 50, rows: 10 }]] as const) {
+        expect(await call(name, args)).toEqual({ isError: true, text: died })
+      }
+      // The inspector's screen shows the last screen and how the program ended.
+      const { endpoints } = JSON.parse(readFileSync(manifest, "utf8")) as { endpoints: Record<string, string> }
+      const shown = await (await fetch(`${endpoints.inspector}/terminal`)).json() as { lines: Array<string>; exit?: unknown }
+      expect(shown).toMatchObject({ lines: ["crash ready", "agent>", "boom: the agent died", "", "", ""], exit: { code: 3 } })
+      // The page itself, in headless Chromium: its Screen tab says so beside the last screen.
+      const browser = await launchSecureChromium()
+      try {
+        const page = await browser.newPage()
+        await page.goto(endpoints.inspector!)
+        await page.click("#tab-screen")
+        await page.waitForFunction(() => (document.getElementById("screen-status")?.textContent ?? "").startsWith("Exited"), { timeout: 20_000 })
+        expect(await page.$eval("#screen-status", (n) => n.textContent)).toBe("Exited with code 3: its last screen, 40×6")
+        expect(await page.$eval("#screen", (n) => n.textContent ?? "")).toContain("boom: the agent died")
+      } finally {
+        await browser.close()
+      }
+    } finally {
+      await client.close()
+    }
+    // The client gone, simnet mcp ends and its manifest with it.
+    await vi.waitFor(() => expect(existsSync(manifest)).toBe(false), { timeout: 10_000, interval: 20 })
   }, 60_000)
 })

@@ -9,7 +9,10 @@
  * `llm.fail {id, status, message?}`, `llm.disconnect {id}`, `llm.pending`, `network.log {since?, limit?}`
  * (the oldest records after `since`: at most `limit`, 1 000 by default and at most, and at most
  * `MAX_REPLY` bytes; page with `since`), and the `ui.*` methods of `simnet run --tty`'s terminal
- * (`ui.ts`).
+ * (`ui.ts`). When that terminal's program exits, every socket open then or later is sent the
+ * notification `ui.exit {code, signal?, screen}` (the last screen), once, after the replies to the
+ * calls it had made (each answered at once by the exit); `ExitNotices` tells the run when every
+ * open socket has been told, so that it does not close them first.
  *
  * Every command is decoded with the protocol's Schemas; a bad one gets a JSON-RPC error naming
  * the problem (`-32700` not JSON, `-32600` not a request or too large, `-32601` unknown method,
@@ -27,7 +30,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { SimnetError } from "../SimnetError.ts"
 import type { DriverNotices, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import { isJsonObject } from "../core/util.ts"
-import type { Terminal } from "../terminal/terminal.ts"
+import type { Terminal, TerminalExit } from "../terminal/terminal.ts"
 import { UI_METHODS, uiCall } from "./ui.ts"
 
 /**
@@ -135,6 +138,37 @@ export interface DriverCommand {
   readonly url: string | undefined
 }
 
+/**
+ * The driver sockets that watch a terminal, counted until each has been told of its program's
+ * exit (or has closed): `simnet run --tty` waits for `told` before it closes them, so a driver
+ * whose `ui.wait` was under way when the program died reads the answer and the notification.
+ */
+export class ExitNotices {
+  #untold = 0
+  readonly #waiting = new Set<() => void>()
+
+  /** One socket more to tell; the function given back marks it told (or gone), once. */
+  open(): () => void {
+    this.#untold++
+    let done = false
+    return () => {
+      if (done) return
+      done = true
+      if (--this.#untold > 0) return
+      for (const wake of this.#waiting) wake()
+      this.#waiting.clear()
+    }
+  }
+
+  /** Completes once every socket watching has been told or has closed. */
+  readonly told: Effect.Effect<void> = Effect.callback<void>((resume) => {
+    if (this.#untold === 0) return resume(Effect.void)
+    const wake = () => resume(Effect.void)
+    this.#waiting.add(wake)
+    return Effect.sync(() => void this.#waiting.delete(wake))
+  })
+}
+
 /** A `ui.*` call the driver made, and the screen after it (what the trace records). */
 export interface UiCommand {
   readonly method: string
@@ -151,15 +185,46 @@ class Connection {
   readonly #send: (text: string) => Effect.Effect<void>
   readonly #told: ((command: DriverCommand | UiCommand) => void) | undefined
   readonly #terminal: (() => Terminal | undefined) | undefined
+  readonly #exits: ExitNotices | undefined
+  /** Runs an effect in order with the frames received (after the one being handled). */
+  readonly #inOrder: (job: Effect.Effect<void>) => Effect.Effect<void>
   #attach: Scope.Closeable | undefined
   #notices: DriverNotices | undefined
+  #watching = false
 
-  constructor(network: DrivenNetwork, scope: Scope.Scope, send: (text: string) => Effect.Effect<void>, told: ((command: DriverCommand | UiCommand) => void) | undefined, terminal: (() => Terminal | undefined) | undefined) {
+  constructor(
+    network: DrivenNetwork,
+    scope: Scope.Scope,
+    send: (text: string) => Effect.Effect<void>,
+    told: ((command: DriverCommand | UiCommand) => void) | undefined,
+    terminal: (() => Terminal | undefined) | undefined,
+    exits: ExitNotices | undefined,
+    inOrder: (job: Effect.Effect<void>) => Effect.Effect<void>
+  ) {
     this.#network = network
     this.#scope = scope
     this.#send = send
     this.#told = told
     this.#terminal = terminal
+    this.#exits = exits
+    this.#inOrder = inOrder
+  }
+
+  /**
+   * Tells this socket, once, when the terminal's program exits (`ui.exit`, with the last screen),
+   * in order after the frames already received: watched from the first moment a terminal is
+   * seen, at once when it has already exited.
+   */
+  watchExit(): Effect.Effect<void> {
+    const terminal = this.#terminal?.()
+    if (terminal === undefined || this.#watching) return Effect.void
+    this.#watching = true
+    const done = this.#exits?.open() ?? (() => {})
+    const tell = (exit: TerminalExit) => Effect.ensuring(this.#send(notification("ui.exit", { ...exit, screen: terminal.screen() })), Effect.sync(done))
+    return Effect.andThen(
+      Scope.addFinalizer(this.#scope, Effect.sync(done)),
+      Effect.forkIn(Effect.flatMap(terminal.exited, (exit) => this.#inOrder(tell(exit))), this.#scope)
+    )
   }
 
   /** The reply to one received frame, as JSON (undefined for notifications), then what to do once it is sent. */
@@ -250,10 +315,13 @@ class Connection {
       )
     }
     if (method.startsWith("ui.")) {
-      return Effect.map(uiCall(this.#terminal?.(), method, params, this.#network.quiescent), (screen) => {
-        this.#told?.({ method, params, screen })
-        return plain(screen)
-      })
+      return Effect.andThen(
+        this.watchExit(),
+        Effect.map(uiCall(this.#terminal?.(), method, params, this.#network.quiescent), (screen) => {
+          this.#told?.({ method, params, screen })
+          return plain(screen)
+        })
+      )
     }
     switch (method) {
       case "llm.attach":
@@ -302,17 +370,27 @@ class Connection {
  * Serves one driver socket for as long as it is open: upgrades the request, then reads frames
  * into a bounded inbox that one fiber handles in order.
  */
-export const driverSocket = (network: DrivenNetwork, request: HttpServerRequest.HttpServerRequest, told?: (command: DriverCommand | UiCommand) => void, terminal?: () => Terminal | undefined) =>
+export const driverSocket = (
+  network: DrivenNetwork,
+  request: HttpServerRequest.HttpServerRequest,
+  told?: (command: DriverCommand | UiCommand) => void,
+  terminal?: () => Terminal | undefined,
+  exits?: ExitNotices
+) =>
   Effect.scoped(Effect.gen(function*() {
     const socket = yield* request.upgrade
     const writer = yield* socket.writer
     const reader = yield* socket.reader
     const scope = yield* Effect.scope
     const send = (text: string) => Effect.ignore(writer.write(text))
-    const connection = new Connection(network, scope, send, told, terminal)
-    const inbox = yield* Queue.bounded<string | Uint8Array>(INBOX)
-    const handle = (frame: string | Uint8Array) =>
-      Effect.flatMap(connection.frame(frame), ({ reply, after }) => reply === undefined ? after : Effect.andThen(send(reply), after))
+    // Frames, and the jobs that must follow the frames before them (the exit's notice).
+    const inbox = yield* Queue.bounded<string | Uint8Array | Effect.Effect<void>>(INBOX)
+    const connection = new Connection(network, scope, send, told, terminal, exits, (job) => Effect.asVoid(Queue.offer(inbox, job)))
+    yield* connection.watchExit()
+    const handle = (frame: string | Uint8Array | Effect.Effect<void>) =>
+      typeof frame !== "string" && !(frame instanceof Uint8Array)
+        ? frame
+        : Effect.flatMap(connection.frame(frame), ({ reply, after }) => reply === undefined ? after : Effect.andThen(send(reply), after))
     // Every frame already received is handled before the fiber yields, so the deltas of a burst
     // reach the model's stream together and the server relays them in one write.
     yield* Effect.forkScoped(Effect.forever(

@@ -47,7 +47,7 @@ import { SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import { batchOf } from "../models/provider/validate.ts"
 import { plain } from "./inspector/state.ts"
 import { declaredOver, limitedStream } from "../doors/body.ts"
-import { driverSocket } from "./driver.ts"
+import { driverSocket, type ExitNotices } from "./driver.ts"
 import { check, HOST_FORWARDING, hostForwarding, refuse, roomAccess } from "./access.ts"
 import { CONTROL_BASE, type ControlRouter } from "./service.ts"
 import type { Terminal } from "../terminal/terminal.ts"
@@ -91,10 +91,12 @@ export interface ControlOptions {
 
 /**
  * What `simnet run` adds to the control plane: the terminal its command runs in (`--tty`), for
- * the `ui.*` methods; the workspace directory of a sealed run (`--isolate`), for `filesystem`.
+ * the `ui.*` methods, and the count of driver sockets still to be told of its exit (`exits`); the
+ * workspace directory of a sealed run (`--isolate`), for `filesystem`.
  */
 export interface RunControlOptions extends ControlOptions {
   readonly terminal?: (() => Terminal | undefined) | undefined
+  readonly exits?: ExitNotices | undefined
   readonly workspace?: (() => string | undefined) | undefined
 }
 
@@ -406,7 +408,7 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
       return ok({ restored: true })
     })),
     HttpRouter.route("GET", at("drive"), (request) =>
-      driverSocket(network, request, options.onChange === undefined ? undefined : (command) => tell("screen" in command ? { type: "ui", ...command } : { type: "drive", ...command }), options.terminal)),
+      driverSocket(network, request, options.onChange === undefined ? undefined : (command) => tell("screen" in command ? { type: "ui", ...command } : { type: "drive", ...command }), options.terminal, options.exits)),
     HttpRouter.route("*", at("*"), (request) =>
       new Refusal({ status: 404, tag: "NotFound", message: `no control endpoint ${request.method} ${request.url.split("?")[0]}` }))
   ]).pipe(Layer.provide(guard(token)))

@@ -11,7 +11,7 @@
  * | `GET ui/requests/:seq`              | one request: redacted headers, body preview, refusal   |
  * | `POST ui/requests/:seq/regenerate`  | the body a seeded route served, generated again        |
  * | `GET ui/case`                       | the failing case `simnet show` opened (`null` else)    |
- * | `GET ui/terminal`                   | the screen of `simnet run --tty`'s terminal (untraced) |
+ * | `GET ui/terminal`                   | the screen of `simnet run --tty`'s terminal (untraced), with `exit` once its program ended |
  * | `POST ui/ticket`                    | a one-use ticket for the page's driver socket          |
  * | `GET ui/drive?ticket=T`             | the driver socket (`driver.ts`), for the page          |
  *
@@ -275,7 +275,10 @@ export const inspector = (network: InspectedNetwork, options: RunControlOptions 
     control.add("GET", "ui/terminal", localOnly(() =>
       Effect.sync(() => {
         const terminal = options.terminal?.()
-        return terminal === undefined ? refuse(404, "NoTerminal", "no terminal: run the command with simnet run --tty") : json(terminal.screen())
+        if (terminal === undefined) return refuse(404, "NoTerminal", "no terminal: run the command with simnet run --tty")
+        // Once the program has exited, the last screen and how it ended.
+        const exit = terminal.exit()
+        return json(exit === undefined ? terminal.screen() : { ...terminal.screen(), exit })
       }))),
     control.add("GET", "ui/requests/:seq", localOnly((request) =>
       Effect.suspend(() => {

@@ -18,7 +18,8 @@ export interface RequestReport {
   readonly method: string
   readonly url: string
   readonly route: string | undefined
-  readonly status: number
+  /** The status the client saw; none for a reset (`outcome: "reset"`). */
+  readonly status?: number | undefined
   readonly outcome: string
   readonly ms: number
   readonly headers?: Readonly<Record<string, string>> | undefined

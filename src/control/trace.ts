@@ -12,6 +12,7 @@ import { Clock, Effect, Layer } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Redaction from "../core/redact.ts"
+import { wasReset } from "../core/requestRecord.ts"
 import type { ControlEvent } from "./endpoint.ts"
 import type { RequestReport, TracedBody } from "./replay.ts"
 
@@ -105,7 +106,8 @@ export const reportRequests = (
       method,
       url: shown ?? (control ? path.split("?")[0] : network.redactor.url(path)),
       route: control ? "control" : record?.route?.id,
-      status,
+      // A reset has no status, whatever head went out before the drop.
+      ...(record !== undefined && wasReset(record) ? {} : { status }),
       // A route's own 4xx or 5xx is an answer; only a request no route took (a bad path, a body over the limit) is refused by status.
       outcome: record?.fault ?? record?.denial ?? (record?.route !== undefined || status < 400 ? "answered" : "refused"),
       ...(record?.chaos === undefined ? {} : { chaos: record.chaos }),
@@ -140,7 +142,7 @@ export const reportRequests = (
 }
 
 /**
- * The stdout line of a request.
+ * The stdout line of a request: its route and status, or what broke it when it has no status (a reset).
  */
 export const requestLine = (line: RequestReport): string =>
-  `${line.method} ${line.url} -> ${line.route ?? (line.outcome === "answered" ? "-" : line.outcome)} ${line.status} ${line.ms}ms`
+  `${line.method} ${line.url} -> ${line.route ?? (line.outcome === "answered" ? "-" : line.outcome)} ${line.status ?? line.outcome} ${line.ms}ms`

@@ -8,10 +8,11 @@
  *   through it);
  * - a directory is made one level at a time from its nearest existing ancestor, so a path that
  *   cannot exist (`/proc/nope/ca`, a path through a regular file) fails at once with a message,
- *   where `mkdirSync(…, { recursive: true })` can retry forever.
+ *   where `mkdirSync(…, { recursive: true })` can retry forever;
+ * - a directory handed to a program is removed whatever the program did to its modes (`removeTree`).
  */
 import { randomBytes } from "node:crypto"
-import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs"
+import { chmodSync, closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs"
 import * as path from "node:path"
 import { errorMessage } from "./util.ts"
 
@@ -90,4 +91,39 @@ export const makeDirectory = (dir: string, mode: number = 0o755): void => {
       throw new Error(`cannot make ${dir}: ${part}: ${reason(error)}`)
     }
   }
+}
+
+/** The most entries `removeTree` opens up when a first removal fails, and the deepest it goes. */
+const OPEN_UP_LIMIT = 100_000
+const OPEN_UP_DEPTH = 64
+
+/**
+ * Removes a directory simnet made and handed to a program (a run's working directory), with all it
+ * holds, never following a link. When the program left directories its owner cannot read or
+ * write into (mode 000), they are opened up to the owner (a bounded walk: links not followed) and
+ * the removal tried again. Never throws: false when something is left.
+ */
+export const removeTree = (dir: string): boolean => {
+  const remove = () => {
+    try {
+      rmSync(dir, { recursive: true, force: true })
+      return true
+    } catch {
+      return false
+    }
+  }
+  if (remove()) return true
+  let opened = 0
+  const openUp = (at: string, depth: number): void => {
+    if (depth > OPEN_UP_DEPTH || opened++ > OPEN_UP_LIMIT) return
+    try {
+      if (!lstatSync(at).isDirectory()) return
+      chmodSync(at, 0o700)
+      for (const name of readdirSync(at)) openUp(path.join(at, name), depth + 1)
+    } catch {
+      // Gone, or not ours to open: the removal below says what is left.
+    }
+  }
+  openUp(dir, 0)
+  return remove()
 }

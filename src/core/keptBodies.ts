@@ -46,11 +46,17 @@ export const keepAnswer = (log: RequestLog, record: PendingRecord, answer: Answe
   }
 }
 
-/** Keeps a whole answer's head and body (a view of it: simnet never changes a body it holds). */
-const keepWhole = (log: RequestLog, record: PendingRecord, answer: Whole, at: number): Whole => {
-  const bytes = answer.body === undefined ? EMPTY : typeof answer.body === "string" ? encoder.encode(answer.body) : answer.body
+/** A whole answer as the log keeps one, its body whole (a view of it: simnet never changes a body it holds), no time spent. */
+export const wholeResponse = (answer: Whole, at: number): KeptResponse => {
+  const body = answer.body === undefined ? EMPTY : typeof answer.body === "string" ? encoder.encode(answer.body) : answer.body
   const headers: Array<readonly [string, string]> = answer.headers instanceof Headers ? [...answer.headers] : Object.entries(answer.headers)
-  keepHead(log, record, { status: answer.status, headers, body: upTo(bytes), cut: bytes.byteLength > KEPT_BODY, headAt: at, doneAt: at })
+  return { status: answer.status, headers, body, cut: false, headAt: at, doneAt: at }
+}
+
+/** Keeps a whole answer's head and body, at most `KEPT_BODY` of it. */
+const keepWhole = (log: RequestLog, record: PendingRecord, answer: Whole, at: number): Whole => {
+  const response = wholeResponse(answer, at)
+  keepHead(log, record, { ...response, body: upTo(response.body), cut: response.body.byteLength > KEPT_BODY })
   return answer
 }
 

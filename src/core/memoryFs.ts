@@ -3,7 +3,10 @@
  * of directories and files seeded from a fixture's `files`, changed only through the service.
  * Paths are POSIX; a relative one is taken from the root (`/`). `stat` is deterministic: the
  * times are the Effect `Clock`'s when the entry was last written (a `TestClock` makes them
- * exact), inode numbers count up in the order entries were made, owner 0. What the real one
+ * exact), inode numbers count up in the order entries were made, owner 0. The seeded entries are
+ * written at the first use of the file system, on the `Clock` of the fiber that uses it: the layer
+ * may be built where no `TestClock` is (merged beside one, `Layer.merge(fsLayer, TestClock.layer())`),
+ * and its seed must not carry the wall clock's time into a test that reads times. What the real one
  * would refuse is refused with the same `PlatformError` reason — `NotFound`, `AlreadyExists`,
  * `BadResource` (a directory read as a file, or a file as a directory), `Busy` (a directory that
  * is not empty) —, and what this one does not do (links, `open` and what is built on it: `stream`,
@@ -15,8 +18,8 @@ import * as posix from "node:path/posix"
 import { contentBytes, type FileContent, pathProblem, textOf } from "./workspace.ts"
 
 type Entry =
-  | { readonly kind: "file"; bytes: Uint8Array; mtime: number; mode: number; readonly ino: number; readonly birth: number }
-  | { readonly kind: "directory"; mtime: number; mode: number; readonly ino: number; readonly birth: number }
+  | { readonly kind: "file"; bytes: Uint8Array; mtime: number; mode: number; readonly ino: number; birth: number }
+  | { readonly kind: "directory"; mtime: number; mode: number; readonly ino: number; birth: number }
 
 /** The in-memory file system's own state, beside the `FileSystem` it serves. */
 export interface MemoryFs {
@@ -27,10 +30,16 @@ export interface MemoryFs {
   readonly replace: (files: Readonly<Record<string, FileContent>>, now: number) => void
 }
 
+/** The time of a seeded entry until the file system is first used (see the module's comment). */
+const UNSTAMPED = 0
+
 const MODULE = "SimulationFileSystem"
 
-/** Makes the in-memory file system, seeded with `files` (paths relative to the root; each checked as a fixture's are). */
-export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>, now: number): MemoryFs => {
+/**
+ * Makes the in-memory file system, seeded with `files` (paths relative to the root; each checked
+ * as a fixture's are; a bad one throws naming it), whose times are stamped at its first use.
+ */
+export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>): MemoryFs => {
   const entries = new Map<string, Entry>()
   let inodes = 0
   let temps = 0
@@ -81,7 +90,23 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>, now: 
       writeAt(path, new Uint8Array(contentBytes(content)), at)
     }
   }
-  seed(files, now)
+  seed(files, UNSTAMPED)
+  /** The seeded entries, until the first use of the file system writes them at its `Clock`'s time. */
+  let unstamped: Array<Entry> = [...entries.values()]
+  const stampSeed = Effect.suspend(() =>
+    unstamped.length === 0 ? Effect.void : Effect.map(Clock.currentTimeMillis, (at) => {
+      for (const entry of unstamped) entry.mtime = entry.birth = at
+      unstamped = []
+    }))
+  /** Every method of `methods`, running `stampSeed` before its own work when it is an Effect. */
+  const afterStamp = <T extends object>(methods: T): T =>
+    Object.fromEntries(Object.entries(methods).map(([name, method]) => [
+      name,
+      (...args: Array<unknown>) => {
+        const out: unknown = (method as (...args: Array<unknown>) => unknown)(...args)
+        return Effect.isEffect(out) ? Effect.andThen(stampSeed, out) : out
+      }
+    ])) as T
 
   const info = (entry: Entry): FileSystem.File.Info => ({
     type: entry.kind === "file" ? "File" : "Directory",
@@ -169,7 +194,7 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>, now: 
       return path
     })
 
-  const fileSystem = FileSystem.make({
+  const fileSystem = FileSystem.make(afterStamp({
     access: (path) => Effect.asVoid(get("access", path)),
     chmod: (path, mode) => Effect.map(get("chmod", path), ({ entry }) => void (entry.mode = mode)),
     chown: (path) => Effect.asVoid(get("chown", path)),
@@ -239,7 +264,7 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>, now: 
             if (options?.mode !== undefined) (entries.get(path) as Entry).mode = options.mode
           })
         }))
-  })
+  }))
 
   const snapshot = (): Record<string, FileContent> => {
     const out: Record<string, FileContent> = {}
@@ -250,5 +275,10 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>, now: 
     return out
   }
 
-  return { fileSystem, files: snapshot, replace: seed }
+  const replace = (given: Readonly<Record<string, FileContent>>, now: number) => {
+    seed(given, now)
+    unstamped = []
+  }
+
+  return { fileSystem, files: snapshot, replace }
 }

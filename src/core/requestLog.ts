@@ -7,7 +7,7 @@
  * record is read.
  */
 import type { ChaosHit } from "./chaos.ts"
-import type { KeptExchange, LoggedExchange, RequestCounters, RequestFault, RequestRecord, RequestViolation } from "./requestRecord.ts"
+import { type KeptExchange, type KeptResponse, type LoggedExchange, type RequestCounters, type RequestFault, type RequestRecord, type RequestViolation, wasReset } from "./requestRecord.ts"
 import { bounded, MAX_SHOWN_URL, type Redactor } from "./redact.ts"
 import { Ring } from "./ring.ts"
 import type { SimnetError } from "../SimnetError.ts"
@@ -29,7 +29,7 @@ const decoder = new TextDecoder()
  */
 export const DEFAULT_LOG_BYTES = 16 * 1024 * 1024
 
-export { REQUEST_FAULTS } from "./requestRecord.ts"
+export { REQUEST_FAULTS, wasReset } from "./requestRecord.ts"
 export type { KeptExchange, KeptResponse, LoggedExchange, RequestCounters, RequestFault, RequestRecord, RequestViolation } from "./requestRecord.ts"
 
 /** What one header costs the log, as counted against `logBytes`. */
@@ -250,10 +250,15 @@ export class RequestLog {
     record.route = route
   }
 
-  /** Records the status a request was answered with, and when (`now`), and counts it as answered (unless a fault took it). */
+  /**
+   * Records the status a request was answered with, and when (`now`), and counts it as answered
+   * (unless a fault took it). A reset request keeps neither (`wasReset`): it is only settled.
+   */
   answer(record: PendingRecord, status: number): void {
-    record.status = status
-    record.answeredAt = this.now?.()
+    if (!wasReset(record)) {
+      record.status = status
+      record.answeredAt = this.now?.()
+    }
     if (record.fault === undefined) this.answered++
     this.settle(record)
   }
@@ -315,12 +320,14 @@ export class RequestLog {
       const record = entry.toRecord(this.redactor)
       const kept = entry instanceof PendingRecord ? entry.kept : undefined
       if (kept === undefined) return { record, requestBody: undefined, response: undefined, kept: false, restored: !(entry instanceof PendingRecord) }
-      const response = kept.response === undefined ? undefined : {
-        ...kept.response,
-        headers: Object.entries(this.redactor.headers(new Headers(kept.response.headers.filter(([name]) => name !== "set-cookie") as Array<[string, string]>)))
-      }
+      const response = kept.response === undefined ? undefined : this.shown(kept.response)
       return { record, requestBody: kept.requestBody === undefined ? undefined : this.redactor.bodyBytes(kept.requestBody), response, kept: true, restored: false }
     })
+  }
+
+  /** An answer as the log shows it: its headers redacted, no `set-cookie`. */
+  shown(response: KeptResponse): KeptResponse {
+    return { ...response, headers: Object.entries(this.redactor.headers(new Headers(response.headers.filter(([name]) => name !== "set-cookie") as Array<[string, string]>))) }
   }
 
   /** Exact counters since the network was made or last reset. */

@@ -116,3 +116,12 @@ export interface LoggedExchange {
 export const REQUEST_FAULTS = ["reset", "timeout", "malformed"] as const
 export type RequestFault = (typeof REQUEST_FAULTS)[number]
 
+/**
+ * Whether a request's connection was reset (a `reset` fault route, chaos `reset` or `streamCut`).
+ * The one rule of every view of a request (the log, serve's line, the trace, the inspector's list
+ * and details): such a request has no status and no time of answer, `fault: "reset"` instead, and
+ * is over. Its client got no whole answer, whatever head went out before the drop (over a socket,
+ * usually none at all).
+ */
+export const wasReset = (record: { readonly fault?: string | undefined }): boolean => record.fault === "reset"
+

@@ -3,7 +3,7 @@
  * it answers in, and the route value itself. Public modules re-export what users need.
  */
 import { Context, Effect, Option } from "effect"
-import { type Answer, pending, type Settled } from "./answer.ts"
+import { type Answer, pending, type Settled, type Whole } from "./answer.ts"
 import type { Duration } from "effect"
 import { RouteFailed, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
@@ -106,6 +106,12 @@ export interface RouteFields {
    * so any response can be reproduced from the log.
    */
   readonly regenerate: ((seed: number) => Effect.Effect<string, RegenerateError>) | undefined
+  /**
+   * For a route whose whole answer is a pure function of its seed (the static kinds, generated
+   * JSON): that answer again, under the seed a logged request was answered with (any seed for a
+   * route that is not seeded). A HAR exported without kept bodies carries it.
+   */
+  readonly reproduce?: ((seed: number) => Effect.Effect<Whole, RegenerateError>) | undefined
   /** Where the route stands in RouteSpec JSON (such as `routes[2]`), to name fields in errors. */
   readonly specPath: string | undefined
   /** Extra fields for the route listing (`routes`, `GET network/routes`). */

@@ -75,29 +75,38 @@ export const contentBytes = (content: FileContent): Buffer =>
  * and `O_DIRECTORY` through `/proc/self/fd/N/NAME` (Node has no `openat`; the magic link is the
  * directory already open, so a name swapped for a link after it was listed is refused when it is
  * opened, not followed), each file with `O_NOFOLLOW` and `O_NONBLOCK` (a FIFO planted where a
- * file goes does not block) and checked by `fstat` to be a regular file. Linux only, as the
- * sealed run these workspaces belong to.
+ * file goes does not block) and checked by `fstat` to be a regular file. Where there is no
+ * `/proc` (not Linux: no sealed run either; `simnet explore` lays out a fixture's files there), a
+ * directory's name is its path: each last component is still not followed.
  */
-const at = (dir: number, name: string): string => `/proc/self/fd/${dir}/${name}`
+const HANDLES = process.platform === "linux"
+
+/** The paths of the directories open, where there are no handles to go through. */
+const opened = new Map<number, string>()
+
+/** The name `name` in the open directory `dir`. */
+const at = (dir: number, name: string): string => `${listing(dir)}/${name}`
+
+/** What names the open directory `dir` itself (to list it). */
+const listing = (dir: number): string => (HANDLES ? `/proc/self/fd/${dir}` : opened.get(dir)!)
 
 /** The directory `path` (its last component not followed), open; throws as `open` does (`ENOTDIR` for a link or a file). */
-const openDirectory = (path: string): number => {
+const openDirectory = (path: string, follow = false): number => {
   const f = fs()
-  return f.openSync(path, f.constants.O_RDONLY | f.constants.O_DIRECTORY | f.constants.O_NOFOLLOW)
+  const fd = f.openSync(path, f.constants.O_RDONLY | f.constants.O_DIRECTORY | (follow ? 0 : f.constants.O_NOFOLLOW))
+  if (!HANDLES) opened.set(fd, path)
+  return fd
 }
 
 /** The directory a walk starts from: `path` as `openDirectory` opens it, but for a handle simnet holds already (`/proc/self/fd/N`), which is followed. */
-const openRoot = (path: string): number => {
-  if (!/^\/proc\/self\/fd\/\d+$/.test(path)) return openDirectory(path)
-  const f = fs()
-  return f.openSync(path, f.constants.O_RDONLY | f.constants.O_DIRECTORY)
-}
+const openRoot = (path: string): number => openDirectory(path, /^\/proc\/self\/fd\/\d+$/.test(path))
 
 /** Runs `use` with `fd` and closes it after, whatever happens. */
 const closing = <A>(fd: number, use: (fd: number) => A): A => {
   try {
     return use(fd)
   } finally {
+    opened.delete(fd)
     fs().closeSync(fd)
   }
 }
@@ -132,27 +141,26 @@ export const layOut = (root: string, files: Readonly<Record<string, FileContent>
       const refuse = (index: number, path: string, why?: string): never => {
         throw new Error(`files[${JSON.stringify(file)}]: ${JSON.stringify(parts.slice(0, index + 1).join("/"))} ${why ?? standing(path)}`)
       }
-      const opened: Array<number> = []
-      try {
-        let dir = top
-        for (const [index, part] of parts.slice(0, -1).entries()) {
-          const path = at(dir, part)
-          let next: number | undefined
-          for (let attempt = 0; next === undefined; attempt++) {
+      // The file's directory, a component at a time, each held open while the next is opened.
+      const into = (dir: number, index: number): void => {
+        if (index === parts.length - 1) return write(dir)
+        const path = at(dir, parts[index]!)
+        let next: number | undefined
+        for (let attempt = 0; next === undefined; attempt++) {
+          try {
+            next = openDirectory(path)
+          } catch (error) {
+            if (codeOf(error) !== "ENOENT" || attempt > 2) refuse(index, path)
             try {
-              next = openDirectory(path)
-            } catch (error) {
-              if (codeOf(error) !== "ENOENT" || attempt > 2) refuse(index, path)
-              try {
-                f.mkdirSync(path, 0o755)
-              } catch (made) {
-                if (codeOf(made) !== "EEXIST") throw made
-              }
+              f.mkdirSync(path, 0o755)
+            } catch (made) {
+              if (codeOf(made) !== "EEXIST") throw made
             }
           }
-          opened.push(next)
-          dir = next
         }
+        closing(next, (sub) => into(sub, index + 1))
+      }
+      const write = (dir: number): void => {
         const path = at(dir, parts.at(-1)!)
         let fd: number
         try {
@@ -165,9 +173,8 @@ export const layOut = (root: string, files: Readonly<Record<string, FileContent>
           f.ftruncateSync(fd, 0)
           f.writeSync(fd, contentBytes(content))
         })
-      } finally {
-        for (const fd of opened) f.closeSync(fd)
       }
+      into(top, 0)
     }
   })
 }
@@ -233,7 +240,7 @@ export const readWorkspace = (root: string, onFile?: (path: string, bytes: Buffe
   const walk = (dir: number, prefix: string, depth: number): void => {
     let entries: Array<Fs.Dirent>
     try {
-      entries = f.readdirSync(`/proc/self/fd/${dir}`, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      entries = f.readdirSync(listing(dir), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     } catch {
       return
     }
@@ -322,7 +329,7 @@ export const keepOnly = (root: string, keep: ReadonlySet<string>): Array<string>
   const empty = (dir: number, depth: number): void => {
     let names: Array<string>
     try {
-      names = f.readdirSync(`/proc/self/fd/${dir}`)
+      names = f.readdirSync(listing(dir))
     } catch {
       return
     }
@@ -351,7 +358,7 @@ export const keepOnly = (root: string, keep: ReadonlySet<string>): Array<string>
   const walk = (dir: number, prefix: string, depth: number): void => {
     let entries: Array<Fs.Dirent>
     try {
-      entries = f.readdirSync(`/proc/self/fd/${dir}`, { withFileTypes: true })
+      entries = f.readdirSync(listing(dir), { withFileTypes: true })
     } catch {
       return
     }

@@ -17,6 +17,24 @@ export const CLAUDE_CODE_API = "https://api.anthropic.com"
 
 const JSON_TYPE = "application/json"
 
+/** The origin of Claude Code's OAuth endpoints, fixed whatever `ANTHROPIC_BASE_URL` says. */
+const CLAUDE_OAUTH = "https://platform.claude.com"
+/** Where Claude Code fetches its release notes from. */
+const CLAUDE_CODE_CHANGELOG = "https://raw.githubusercontent.com/anthropics/claude-code/refs/heads/main/CHANGELOG.md"
+/** The bucket Claude Code reads its signed model catalog and its official plugins from. */
+const CLAUDE_DOWNLOADS = "https://downloads.claude.ai"
+/** The npm registry's answer for a package it does not have. */
+const NPM_NOT_FOUND = JSON.stringify({ error: "Not found" })
+
+/** A Cloud Storage bucket's 404 for an object it does not hold. */
+const notInBucket = (match: string, id: string) =>
+  R.text(match, "<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>", {
+    id: `claude-code.${id}`,
+    source: "claude-code",
+    status: 404,
+    contentType: "application/xml; charset=UTF-8"
+  })
+
 /**
  * Claude Code's side calls at `baseUrl` (its `ANTHROPIC_BASE_URL`; default the Anthropic API),
  * route ids `claude-code.*`, source `claude-code`:
@@ -48,7 +66,18 @@ export const claudeCode = (baseUrl: string = CLAUDE_CODE_API): Array<Route> =>
       json(`GET ${base}/mcp-registry/v0/servers`, "mcp_registry", { servers: [], metadata: { count: 0 } }),
       json(`POST ${base}/api/eval/:clientKey`, "eval", { features: {} }),
       json(`POST ${base}/api/event_logging/v2/batch`, "event_logging", {}),
-      R.status(`HEAD ${base}/`, 200, { id: "claude-code.root", source })
+      R.status(`HEAD ${base}/`, 200, { id: "claude-code.root", source }),
+      // The interactive start's preflight asks its OAuth host too (wherever the API is), and
+      // exits 1 unless both answer 200.
+      json(`GET ${CLAUDE_OAUTH}/v1/oauth/hello`, "oauth_hello", {}),
+      R.text(`GET ${CLAUDE_CODE_CHANGELOG}`, "# Changelog\n", { id: "claude-code.changelog", source, contentType: "text/plain; charset=utf-8" }),
+      notInBucket(`GET ${CLAUDE_DOWNLOADS}/model-catalog/v1/catalog.json`, "model_catalog"),
+      notInBucket(`GET ${CLAUDE_DOWNLOADS}/model-catalog/v1/catalog.json.raw-sig.json`, "model_catalog.signature"),
+      notInBucket(`GET ${CLAUDE_DOWNLOADS}/claude-code-releases/plugins/claude-plugins-official/latest`, "plugins.latest"),
+      R.text("GET https://github.com/anthropics/claude-plugins-official.git/info/refs", "Repository not found.\n", { id: "claude-code.plugins.git", source, status: 404, contentType: "text/plain; charset=utf-8" }),
+      // Its update check runs `npm view @anthropic-ai/claude-code`, and npm checks its own version first.
+      R.text("GET https://registry.npmjs.org/@anthropic-ai%2fclaude-code", NPM_NOT_FOUND, { id: "claude-code.npm.claude-code", source, status: 404, contentType: JSON_TYPE }),
+      R.text("GET https://registry.npmjs.org/npm", NPM_NOT_FOUND, { id: "claude-code.npm.npm", source, status: 404, contentType: JSON_TYPE })
     ]
   })
 

@@ -19,7 +19,7 @@ import { later, pending } from "../core/answer.ts"
 import type { Route } from "../core/route.ts"
 import { asksForWebSocket } from "../core/socket.ts"
 import type { SimRequest } from "../core/request.ts"
-import { createHash, parseJson } from "../core/util.ts"
+import { createHash, NULL_BODY_STATUSES, parseJson } from "../core/util.ts"
 import { make } from "../kinds/make.ts"
 import { forward, rebased } from "../kinds/loopback.ts"
 import { DEFAULT_MODEL_APIS, type ModelApis } from "../models/apis/apis.ts"
@@ -256,6 +256,9 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
       ? { kind: "webSocket", ...socketScript(entry.webSocket, redactor) }
       : entry.fault !== undefined
       ? { kind: "fault", fault: entry.fault }
+      : NULL_BODY_STATUSES.has(entry.status)
+      // A 204 or 304 carries no body: a status route, which a text route with that status may not be.
+      ? { kind: "status", status: entry.status, ...(Object.keys(headers).length === 0 ? {} : { headers }) }
       : isText(type, entry.body)
       ? { kind: "text", body: answerText(type, decoder.decode(entry.body), redactor), ...common }
       : { kind: "bytes", base64: Buffer.from(entry.body).toString("base64"), ...common }

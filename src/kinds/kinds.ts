@@ -12,6 +12,7 @@ import { Effect } from "effect"
 import type { Schema } from "effect"
 import { Schema as SchemaModule } from "effect"
 import { InvalidRouteSpec } from "../SimnetError.ts"
+import { foreignSchema } from "./effectCopy.ts"
 import { compileMatcher, type MatcherInput } from "../core/matcher.ts"
 import type { Route as RouteValue } from "../core/route.ts"
 import type { McpServerDefinition } from "./mcp/definitions.ts"
@@ -59,16 +60,17 @@ export type Route = RouteValue
  * come from `narrow ?? schema`, are encoded with `schema` (so wire transformations such as
  * seconds → `Duration` hold) and are proven to decode under it before they are served. The body
  * is a pure function of the run seed, the route's identity, the canonical request and its
- * occurrence. A schema that cannot be generated fails the registration, naming the schema path.
+ * occurrence. A schema that cannot be generated fails the registration, naming the schema path;
+ * so does a Schema built by another copy of effect than simnet's, naming both copies.
  *
  * @example Route.json("GET https://api.example.com/users/:id", User)
  */
 export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions = {}): Route => {
   const matcher = compileMatcher(match)
-  if (!SchemaModule.isSchema(schema)) {
-    const error = new InvalidRouteSpec({ path: "schema", message: `Route.json needs an Effect Schema, got ${schema === null ? "null" : typeof schema}` })
-    return make("jsonSchema", matcher, { answer: () => refused(error), prepare: Effect.fail(error) }, options)
-  }
+  const error = !SchemaModule.isSchema(schema)
+    ? new InvalidRouteSpec({ path: "schema", message: `Route.json needs an Effect Schema, got ${schema === null ? "null" : typeof schema}` })
+    : foreignSchema(schema, "schema") ?? foreignSchema(usable(options).narrow, "narrow")
+  if (error !== undefined) return make("jsonSchema", matcher, { answer: () => refused(error), prepare: Effect.fail(error) }, options)
   const parts = jsonSchemaResponder(schema as unknown as Schema.Codec<unknown, unknown>, usable(options), usable(options).id ?? `jsonSchema ${matcher.source}`)
   return make("jsonSchema", matcher, parts, options)
 }

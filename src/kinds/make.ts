@@ -9,7 +9,7 @@ import { RouteOptionsData } from "../schemas/options.ts"
 import { CompiledMatcher, compileMatcher, type MatcherInput } from "../core/matcher.ts"
 import type { RequestFault } from "../core/requestLog.ts"
 import { type Answerer, makeRoute, type Route } from "../core/route.ts"
-import { refused as refusal } from "../core/answer.ts"
+import { refused as refusal, type Whole } from "../core/answer.ts"
 import { InvalidRouteSpec, type RegenerateError, type RegisterError } from "../SimnetError.ts"
 
 /**
@@ -39,6 +39,8 @@ export interface RouteParts {
   readonly prepare?: Effect.Effect<void, RegisterError> | undefined
   readonly seeded?: boolean | undefined
   readonly regenerate?: ((seed: number) => Effect.Effect<string, RegenerateError>) | undefined
+  /** The whole answer again under a seed, for a route whose answer is a pure function of it (see `RouteFields.reproduce`). */
+  readonly reproduce?: ((seed: number) => Effect.Effect<Whole, RegenerateError>) | undefined
   readonly describe?: Readonly<Record<string, unknown>> | undefined
   /** The route writes a `detail` into its log records through `RespondContext.annotate`. */
   readonly annotated?: boolean | undefined
@@ -109,6 +111,7 @@ export const make = (
     prepare: problem !== undefined ? Effect.fail(problem) : parts.prepare ?? Effect.void,
     seeded: parts.seeded ?? false,
     regenerate: parts.regenerate,
+    ...(parts.reproduce === undefined || problem !== undefined ? {} : { reproduce: parts.reproduce }),
     specPath: undefined,
     describe: parts.describe,
     annotated: parts.annotated ?? false,

@@ -3,7 +3,7 @@
  * offer the registry a synchronous fast path.
  */
 import { Effect } from "effect"
-import { refused, whole } from "../core/answer.ts"
+import { refused, whole, type Whole } from "../core/answer.ts"
 import type { Answerer } from "../core/route.ts"
 import { NULL_BODY_STATUSES } from "../core/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
@@ -18,12 +18,13 @@ export interface StaticResponseOptions {
 }
 
 /**
- * The answer of a fixed body: the same `Whole` for every request.
+ * The answer of a fixed body: the same `Whole` for every request, which `reproduce` gives again.
  */
 export interface StaticResponder {
   readonly answer: Answerer
   /** Present when the status or headers are invalid: fails the registration. */
   readonly prepare?: Effect.Effect<never, InvalidRouteSpec> | undefined
+  readonly reproduce?: (() => Effect.Effect<Whole>) | undefined
 }
 
 /** An RFC 9110 token. */
@@ -68,7 +69,7 @@ const fromSync = (
   const invalid = checkResponseParts(status, headers, body !== undefined)
   if (invalid !== undefined) return { answer: () => refused(invalid), prepare: Effect.fail(invalid) }
   const answer = whole(status, headers, body, text)
-  return { answer: () => answer }
+  return { answer: () => answer, reproduce: () => Effect.succeed(answer) }
 }
 
 const encoder = new TextEncoder()

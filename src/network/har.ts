@@ -4,15 +4,17 @@
  * credentials redacted as the log redacts them (URL, request headers, request body), no
  * `set-cookie`. Bodies are in it when the network kept them (`keepBodies`): answers as text when
  * they are UTF-8 text, else base64, so `Fixture.fromHar` serves the same bytes again. Without
- * `keepBodies`, the answer of a seeded route (a pure function of seed, route, request key and
- * occurrence) is generated again from its logged seed (`regenerated`), and says so; any other
- * answer's entry says its body is not there (`_simnet.bodyKept: false`), which an import refuses. A request
+ * `keepBodies`, the answer of a route whose answer is a pure function of its seed (text, bytes, a
+ * status, generated JSON: the seed itself a function of route, request key and occurrence) is made
+ * again whole, and an OpenAPI operation's body generated again from its logged seed (`again`),
+ * each saying so; any other answer's entry says its body is not there (`_simnet.bodyKept:
+ * false`), which an import refuses. A request
  * no route answered has status 0 and its refusal in `_error`, as Chromium writes a failed one;
  * what simnet knows besides (the route, the seed, a fault, chaos) is in `_simnet`.
  */
 import { isUtf8 } from "node:buffer"
 import { createRequire } from "node:module"
-import type { LoggedExchange } from "../core/requestLog.ts"
+import { type KeptResponse, type LoggedExchange, wasReset } from "../core/requestLog.ts"
 
 let version: string | undefined
 
@@ -36,10 +38,13 @@ const iso = (ms: number) => new Date(Number.isFinite(ms) ? ms : 0).toISOString()
  */
 const statusText = (status: number): string => process.getBuiltinModule("node:http").STATUS_CODES[status] ?? ""
 
-/** One exchange as a HAR entry; `regenerated` is its answer's body made again from its seed, when it was not kept. */
-const entryOf = (exchange: LoggedExchange, regenerated: string | undefined) => {
+/**
+ * One exchange as a HAR entry; `again` is its answer made again when it was not kept: whole from
+ * its route, or a body generated again from its seed.
+ */
+const entryOf = (exchange: LoggedExchange, again: KeptResponse | string | undefined) => {
   const { record, requestBody } = exchange
-  const response = exchange.response ?? (regenerated === undefined ? undefined : regeneratedResponse(record, regenerated))
+  const response = exchange.response ?? (again === undefined ? undefined : typeof again === "string" ? regeneratedResponse(record, again) : again)
   const url = URL.canParse(record.url) ? new URL(record.url) : undefined
   const requestType = Object.entries(record.headers).find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? ""
   const posted = requestBody === undefined ? undefined : content(requestBody)
@@ -49,10 +54,12 @@ const entryOf = (exchange: LoggedExchange, regenerated: string | undefined) => {
   const type = response?.headers.find(([name]) => name === "content-type")?.[1] ?? ""
   const body = response === undefined ? undefined : content(response.body)
   const comments = [
-    ...(regenerated !== undefined ? [`body generated again from seed ${record.seed} (not kept)`] : exchange.kept ? [] : [exchange.restored ? "restored from a snapshot: its bodies are not in it" : "bodies not kept: make the network with keepBodies (simnet serve --keep-bodies)"]),
+    ...(again !== undefined ? [record.seed === undefined ? `answer made again from route ${record.route?.id} (not kept)` : `body generated again from seed ${record.seed} (not kept)`] : exchange.kept ? [] : [exchange.restored ? "restored from a snapshot: its bodies are not in it" : "bodies not kept: make the network with keepBodies (simnet serve --keep-bodies)"]),
     ...(response?.cut === true ? [`body cut at ${response.body.byteLength} bytes`] : []),
     ...(response?.broken === true ? ["the body broke before its end: what arrived"] : [])
   ]
+  // A reset had no status, whatever head was kept before it (Chromium writes a failed request as 0).
+  const status = wasReset(record) ? 0 : (response?.status ?? record.status ?? 0)
   return {
     startedDateTime: iso(record.time),
     time: wait + receive,
@@ -70,8 +77,8 @@ const entryOf = (exchange: LoggedExchange, regenerated: string | undefined) => {
       bodySize: requestSize
     },
     response: {
-      status: response?.status ?? record.status ?? 0,
-      statusText: statusText(response?.status ?? record.status ?? 0),
+      status,
+      statusText: statusText(status),
       httpVersion: "HTTP/1.1",
       cookies: [],
       headers: response === undefined ? [] : pairs(response.headers),
@@ -94,8 +101,8 @@ const entryOf = (exchange: LoggedExchange, regenerated: string | undefined) => {
       ...(record.seed === undefined ? {} : { seed: record.seed }),
       ...(record.fault === undefined ? {} : { fault: record.fault }),
       // An answer whose body is not in this file: an import must not serve it as an empty body.
-      ...(exchange.kept || regenerated !== undefined || record.status === undefined ? {} : { bodyKept: false }),
-      ...(regenerated === undefined ? {} : { bodyRegenerated: true }),
+      ...(exchange.kept || again !== undefined || record.status === undefined ? {} : { bodyKept: false }),
+      ...(again === undefined ? {} : { bodyRegenerated: true }),
       ...(record.chaos === undefined ? {} : { chaos: record.chaos })
     }
   }
@@ -114,14 +121,14 @@ const regeneratedResponse = (record: LoggedExchange["record"], body: string): No
 }
 
 /**
- * The HAR 1.2 document of some logged exchanges (oldest first); `regenerated` holds, by `seq`,
- * the bodies of seeded answers that were not kept, generated again.
+ * The HAR 1.2 document of some logged exchanges (oldest first); `again` holds, by `seq`, the
+ * answers that were not kept, made again (whole, or a body generated again from its seed).
  */
-export const harOf = (exchanges: ReadonlyArray<LoggedExchange>, regenerated: ReadonlyMap<number, string> = new Map()) => ({
+export const harOf = (exchanges: ReadonlyArray<LoggedExchange>, again: ReadonlyMap<number, KeptResponse | string> = new Map()) => ({
   log: {
     version: "1.2",
     creator: { name: "simnet", version: simnetVersion() },
-    entries: exchanges.map((exchange) => entryOf(exchange, exchange.kept ? undefined : regenerated.get(exchange.record.seq)))
+    entries: exchanges.map((exchange) => entryOf(exchange, exchange.kept ? undefined : again.get(exchange.record.seq)))
   }
 })
 

@@ -3,7 +3,7 @@
  * simulated model and MCP servers) and returns its API. The `SimulationNetwork` service, its
  * layers and the Promise handle are assembled from it in the public face (`SimulationNetwork.ts`).
  */
-import { Context, Effect, Option, Result, Schema } from "effect"
+import { Context, Effect, Option, Result } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import { McpServers, type McpServersApi } from "../kinds/mcp/state.ts"
 import { SimulatedProvider, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
@@ -13,29 +13,26 @@ import { makeHttpClient } from "../doors/httpClient.ts"
 import { type ConnectionOptions, makeConnectionDoor } from "../doors/connection.ts"
 import { makeNodeDoor } from "../doors/node.ts"
 import type { Socket } from "node:net"
-import { Chaos, type ChaosOptions } from "../core/chaos.ts"
+import { Chaos } from "../core/chaos.ts"
 import type * as Record_ from "../families/record.ts"
 import { Network, type RouteInfo } from "../core/engine.ts"
-import { defaultRedactor, Redactor, type RedactOptions } from "../core/redact.ts"
-import { DEFAULT_LOG_BYTES, type RequestCounters, type RequestRecord } from "../core/requestLog.ts"
+import { defaultRedactor, Redactor } from "../core/redact.ts"
+import { wholeResponse } from "../core/keptBodies.ts"
+import { DEFAULT_LOG_BYTES, type KeptResponse, type RequestCounters, type RequestRecord } from "../core/requestLog.ts"
 import { isRoute, type Route } from "../core/route.ts"
 import { normalizeRunSeed } from "../core/seed.ts"
-import { decodeAt } from "../core/schemaPath.ts"
-import { NetworkOptionsData } from "../schemas/options.ts"
-import type { Handler } from "../kinds/kinds.ts"
 import { familiesWith } from "../families/index.ts"
 import { withModels } from "../models/apis/apis.ts"
-import type { ModelFamily } from "../models/apis/model.ts"
 import { decodeRouteSpecs } from "../routeSpec/decode.ts"
-import type { LlmScript } from "../schemas/llmScript.ts"
-import { StrictViolation, type FixtureError, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
+import { StrictViolation, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
 import { type FileContent, filesRefusal } from "../core/workspace.ts"
-import { loadFixture } from "./fixture.ts"
+import { decodeOptions, type NetworkOptions, withFixture } from "./options.ts"
 import { type Har, harOf } from "./har.ts"
 import { capture, restore, type NetworkState } from "./snapshot.ts"
 
 export type { RouteInfo } from "../core/engine.ts"
 export type { NetworkState } from "./snapshot.ts"
+export type { NetworkOptions } from "./options.ts"
 
 /** A file system a network's state carries (`attachFiles`): its files now, and how to lay a snapshot's out in it. */
 export interface AttachedFiles {
@@ -43,121 +40,8 @@ export interface AttachedFiles {
   readonly restore: (files: Readonly<Record<string, FileContent>>) => Effect.Effect<void, RestoreError>
 }
 
-/**
- * Options for a new network.
- * - `seed`: the run seed (number or string, default 0); generated answers derive from it.
- * - `routes`: routes to register at start (and again on `reset`).
- * - `logLimit`: how many request records the ring keeps (default 10 000); counters stay exact.
- * - `logBytes`: how many bytes of records the ring keeps at most (default 16 MiB; records hold
- *   body previews, never whole bodies); the oldest go first.
- * - `handlers`: named handlers that RouteSpec JSON can refer to (`{ kind: "handler", name }`).
- * - `epoch`: the `created` time (Unix seconds) the simulated model's answers report (default
- *   `DEFAULT_EPOCH`, fixed so that runs serve identical bytes; `"clock"` follows Effect's Clock).
- * - `redact`: header, query parameter and JSON body field names to redact on top of the
- *   documented defaults (`Redaction.CREDENTIAL_HEADERS`, `CREDENTIAL_QUERY`,
- *   `CREDENTIAL_BODY_FIELDS`), wherever this network shows a request.
- */
-export interface NetworkOptions {
-  readonly seed?: number | string | undefined
-  readonly routes?: Iterable<Route> | undefined
-  readonly logLimit?: number | undefined
-  readonly logBytes?: number | undefined
-  readonly redact?: RedactOptions | undefined
-  readonly handlers?: Readonly<Record<string, Handler>> | undefined
-  /** Scripts to queue on the simulated model at start (and again on `reset`). */
-  readonly llm?: Iterable<LlmScript> | undefined
-  /**
-   * Rules of the simulated model as JSON (`LlmRuleSpec`, as a fixture's `llm.rules` gives them),
-   * added at start (and again on `reset`) after the queue; a bad one is an `InvalidLlmInput`
-   * naming it (`llmRules[1].match.system`).
-   */
-  readonly llmRules?: ReadonlyArray<unknown> | undefined
-  readonly epoch?: number | "clock" | undefined
-  /**
-   * Model requests that no script or rule takes wait for a driver even before one attaches
-   * (`simnet serve --drive`); a driver that attaches later is handed them.
-   */
-  readonly drive?: boolean | undefined
-  /**
-   * Seeded chaos (see `core/chaos.ts`): `{ rate, faults?, latencyMs?, routes? }`. Whether a
-   * request is hit, and how, is a pure function of the seed, the route, the request and its
-   * occurrence; each hit is in its log record (`record.chaos`).
-   */
-  readonly chaos?: ChaosOptions | undefined
-  /**
-   * Record mode (`families/record.ts`): what no route answers is forwarded to its real host (or
-   * `upstream[host]`), answered and kept; `network.recording` is it as a fixture, written to
-   * `file` (merged) when the network closes. Without it nothing is ever forwarded.
-   */
-  readonly record?: { readonly file?: string | undefined; readonly upstream?: Readonly<Record<string, string>> | undefined; readonly cookies?: boolean | undefined } | undefined
-  /**
-   * Keep each exchange's bodies (at most 1 MiB each) and its answer's headers in the log, for
-   * `har()` (`GET network/log?format=har`): off by default, as keeping costs every answer a copy
-   * of its head and body (and a streamed body one more stream). What is kept counts against `logBytes`.
-   */
-  readonly keepBodies?: boolean | undefined
-  /**
-   * What `network.fetch` does with a request the network refuses (unregistered, a route that
-   * failed): `"reject"` (the default) rejects `TypeError("fetch failed")` whose `cause` is the
-   * typed error, as undici's `fetch` does when it cannot connect; `"502"` resolves with the 502
-   * `simnet serve` answers (JSON `{ error: { tag, message, … } }`, `x-should-retry: false`), so a
-   * model SDK fails at once, without retries, with simnet's message first. `httpClient` is not
-   * affected: its refusals are typed errors.
-   */
-  readonly refusals?: "reject" | "502" | undefined
-  /**
-   * A fixture file (a path, relative to the current directory) to start from, as `simnet serve
-   * --fixture` reads it: its routes and model scripts and rules come first, then those given
-   * here; its seed and chaos apply unless given here. A file that cannot be read or decoded is
-   * the make's error (`FixtureUnreadable`, `FixtureNotJson`, `InvalidRouteSpec` naming the field).
-   */
-  readonly fixture?: string | undefined
-  /**
-   * Model families this network speaks beyond simnet's own (`ModelFamily`: a family name, its
-   * model APIs' wires and its routes; one of the same name replaces simnet's): fixtures and
-   * `registerSpec` can name them, record mode reads their calls back into model rules, and they
-   * are answered by the network's one `SimulatedProvider` like the built-in APIs.
-   */
-  readonly models?: ReadonlyArray<ModelFamily> | undefined
-  /**
-   * As nock's `disableNetConnect` with `done()`: the network is checked when it closes (the
-   * handle's `close`, the layer's end), and fails the test with `StrictViolation` when a request
-   * was refused or a route marked `required` was never used. `verify` checks it at any time.
-   */
-  readonly strict?: boolean | undefined
-}
-
 /** How many refused requests a `StrictViolation` names one by one. */
 const STRICT_NAMED = 20
-
-/** Every key `NetworkOptions` has: another one is refused, with the nearest known name. */
-const NETWORK_OPTION_KEYS: ReadonlySet<string> = new Set(["seed", "routes", "logLimit", "logBytes", "redact", "handlers", "llm", "llmRules", "epoch", "drive", "chaos", "record", "keepBodies", "refusals", "fixture", "models", "strict"])
-const NetworkOptionKeys = Schema.Struct(Object.fromEntries([...NETWORK_OPTION_KEYS].map((key) => [key, Schema.optional(Schema.Unknown)])))
-
-/**
- * `given`, with the fixture it names read and put first (its seed and chaos unless given), after
- * checking that it has no key `NetworkOptions` does not know (a typo must not be ignored).
- */
-const withFixture = (given: NetworkOptions): Effect.Effect<NetworkOptions, InvalidNetworkOption | FixtureError> =>
-  Effect.gen(function*() {
-    // The keys checked by a set first (a network is made per property case); the Schema only
-    // names an unknown one and the nearest known name.
-    if (Object.keys(given).some((key) => !NETWORK_OPTION_KEYS.has(key))) {
-      const keys = decodeAt(NetworkOptionKeys, given, "", { onExcessProperty: "error" })
-      if (Result.isFailure(keys)) return yield* new InvalidNetworkOption({ option: keys.failure.path || "options", detail: keys.failure.message })
-    }
-    if (given.fixture === undefined) return given
-    if (typeof given.fixture !== "string") return yield* new InvalidNetworkOption({ option: "fixture", detail: "must be the path of a fixture file" })
-    const file = yield* loadFixture(given.fixture, { handlers: new Map(Object.entries(given.handlers ?? {})), families: familiesWith(withModels(given.models)) })
-    return {
-      ...given,
-      seed: given.seed ?? file.seed,
-      routes: [...file.routes, ...(given.routes ?? [])],
-      llm: [...file.llm, ...(given.llm ?? [])],
-      llmRules: [...file.llmRules, ...(given.llmRules ?? [])],
-      chaos: given.chaos ?? file.chaos
-    }
-  })
 
 /**
  * What a test can see of a network at one moment.
@@ -216,6 +100,11 @@ export interface SimulationNetworkApi {
   readonly restore: (state: unknown) => Effect.Effect<void, RestoreError>
   /** A file system made part of the state (`SimulationFileSystem.layer` attaches itself): `state` carries its `files`, `restore` lays them out, checked first. */
   readonly attachFiles: (files: AttachedFiles) => Effect.Effect<void>
+  /**
+   * The files the network was started with (`files`, a fixture's `files`): what a
+   * `SimulationFileSystem.layer()` given this network starts with, under the files given to it.
+   */
+  readonly files: Readonly<Record<string, FileContent>>
   /**
    * Removes every route and, when the network built its own model, resets it (ending its pending
    * invocations); later requests fail closed.
@@ -285,13 +174,6 @@ const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRoute
   })
 }
 
-/** The options that are data, decoded (`schemas/options.ts`), or the refusal naming the bad one. */
-const decodeOptions = (options: NetworkOptions): Result.Result<typeof NetworkOptionsData.Type, InvalidNetworkOption> =>
-  Result.mapError(
-    decodeAt(NetworkOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact, chaos: options.chaos, keepBodies: options.keepBodies, refusals: options.refusals, strict: options.strict }, "", { onExcessProperty: "error" }),
-    (issue) => new InvalidNetworkOption({ option: issue.path, detail: issue.message })
-  )
-
 /**
  * Builds a network with the services of the current context (its `Clock` among them). The
  * network's simulated model is the `SimulatedProvider` of the context when there is one (say from
@@ -303,6 +185,9 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
     const context = yield* Effect.context<never>()
     const decoded = decodeOptions(options)
     if (Result.isFailure(decoded)) return yield* decoded.failure
+    const files = decoded.success.files ?? {}
+    const badFile = filesRefusal(files)
+    if (badFile !== undefined) return yield* new InvalidNetworkOption({ option: badFile.path, detail: badFile.message })
     const logLimit = decoded.success.logLimit ?? 10_000
     const logBytes = decoded.success.logBytes ?? DEFAULT_LOG_BYTES
     const redact = decoded.success.redact === undefined ? defaultRedactor : new Redactor(decoded.success.redact)
@@ -371,15 +256,23 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
       logSince: (seq, limit) => Effect.sync(() => network.records(seq, limit)),
       har: (since, limit) =>
         Effect.gen(function*() {
-          // Bodies not kept, of seeded answers the client got whole: generated again from their seeds.
+          // Answers not kept that are a pure function of their route and seed (text, bytes, a
+          // status, generated JSON) are made again whole; an OpenAPI operation's body is
+          // generated again from its seed. Any other answer's body is said to be missing.
           const exchanges = network.log.exchanges(since, limit)
-          const regenerated = new Map<number, string>()
+          const again = new Map<number, KeptResponse | string>()
           for (const { kept, record } of exchanges) {
-            if (kept || record.seed === undefined || record.status === undefined || record.fault !== undefined || (record.chaos !== undefined && record.chaos.effect !== "latency")) continue
-            const body = yield* Effect.option(network.regenerate(record))
-            if (Option.isSome(body)) regenerated.set(record.seq, body.value)
+            if (kept || record.status === undefined || record.fault !== undefined || (record.chaos !== undefined && record.chaos.effect !== "latency")) continue
+            const route = record.route === undefined ? undefined : network.registry.entries.get(record.route.id)?.route
+            if (route?.reproduce !== undefined && route.kind === record.route?.kind && (!route.seeded || record.seed !== undefined)) {
+              const answer = yield* Effect.option(route.reproduce(record.seed ?? 0))
+              if (Option.isSome(answer)) again.set(record.seq, network.log.shown(wholeResponse(answer.value, record.time)))
+            } else if (record.seed !== undefined) {
+              const body = yield* Effect.option(network.regenerate(record))
+              if (Option.isSome(body)) again.set(record.seq, body.value)
+            }
           }
-          return harOf(exchanges, regenerated)
+          return harOf(exchanges, again)
         }),
       counters: Effect.sync(() => network.counters()),
       snapshot: Effect.sync(() => ({
@@ -403,6 +296,7 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
           )
         }),
       attachFiles: (files) => Effect.sync(() => void (attached = files)),
+      files,
       unused: Effect.sync(() => network.unused()),
       verify: Effect.suspend(() => {
         const denied = network.counters().denied

@@ -31,6 +31,12 @@ export const ChaosData = Schema.Struct({
   routes: Schema.optional(Names)
 })
 
+/** A fixture's `files`: each path's text, or its bytes in base64 (paths are checked apart, by `filesRefusal`). */
+export const FilesData = Schema.Record(Schema.String, Schema.Union([Schema.String, Schema.Struct({ base64: Schema.String })]))
+
+/** A fixture's `prompts`: what a person might type into the app, each at most 4 096 characters. */
+export const PromptsData = Schema.Array(Schema.String.check(Schema.isMaxLength(4096)))
+
 /**
  * The network's options that are data (the rest are routes and handlers, checked when they
  * register).
@@ -47,7 +53,9 @@ export const NetworkOptionsData = Schema.Struct({
   chaos: Schema.optional(ChaosData),
   keepBodies: Schema.optional(Schema.Boolean),
   refusals: Schema.optional(Schema.Literals(["reject", "502"])),
-  strict: Schema.optional(Schema.Boolean)
+  strict: Schema.optional(Schema.Boolean),
+  prompts: Schema.optional(PromptsData),
+  files: Schema.optional(FilesData)
 })
 
 /** The simulated model's options. */

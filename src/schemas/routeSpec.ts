@@ -3,7 +3,7 @@
  * the control endpoint, so the three can never drift.
  */
 import { Schema } from "effect"
-import { ChaosData } from "./options.ts"
+import { ChaosData, FilesData, PromptsData } from "./options.ts"
 
 const Headers = Schema.Record(Schema.String, Schema.String)
 
@@ -322,9 +322,9 @@ export const FixtureFile = Schema.Struct({
   chaos: Schema.optional(ChaosData),
   routes: Schema.optional(Schema.Array(Schema.Unknown)),
   /** The files of a sealed run's workspace (`simnet run --isolate`): each path's text, or its bytes in base64. */
-  files: Schema.optional(Schema.Record(Schema.String, Schema.Union([Schema.String, Schema.Struct({ base64: Schema.String })]))),
+  files: Schema.optional(FilesData),
   /** What a person might type into the app: `simnet explore` types these among its generated text. */
-  prompts: Schema.optional(Schema.Array(Schema.String.check(Schema.isMaxLength(4096)))),
+  prompts: Schema.optional(PromptsData),
   llm: Schema.optional(Schema.Union([
     Schema.Array(Schema.Unknown),
     Schema.Struct({ queue: Schema.optional(Schema.Array(Schema.Unknown)), rules: Schema.optional(Schema.Array(Schema.Unknown)) })

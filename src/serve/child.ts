@@ -6,24 +6,54 @@
 import { spawn } from "node:child_process"
 import { Effect, type Scope } from "effect"
 import { printable } from "../core/util.ts"
-import { CONTROL_BASE } from "../control/service.ts"
 import { findable, heldCommand, hold } from "../terminal/holder.ts"
+import { endpointsOf } from "./run.ts"
 import { spawnTerminal, type Terminal } from "../terminal/terminal.ts"
+import { describeExit, screenText } from "../terminal/screen.ts"
 
-/** Whether loopback traffic goes through the proxy too (`--proxy-loopback`); by default the app's own servers are reached directly. */
+/**
+ * The status a request no route answers gets under `simnet run` (and under `simnet explore`, whose
+ * runs are `simnet run`'s): 404, which no common client retries, so a refused side call costs the
+ * command one round trip. The body names the request and the nearest routes.
+ */
+export const RUN_REFUSAL_STATUS = 404
+
+/**
+ * Options of `proxyEnv`: whether loopback traffic goes through the proxy too (`--proxy-loopback`;
+ * by default the app's own servers are reached directly), and the `NODE_OPTIONS` the command
+ * would have had (default: this process's), which simnet's flag is added to.
+ */
 export interface ProxyEnvOptions {
   readonly proxyLoopback?: boolean | undefined
+  readonly nodeOptions?: string | undefined
+}
+
+/**
+ * The one warning simnet's own variables make Node print: with `NODE_USE_ENV_PROXY=1`, Node 22
+ * builds undici's `EnvHttpProxyAgent` at start-up, whose constructor warns `[UNDICI-EHPA] …
+ * experimental` with the process id — on every Node app's screen, a different line in every run.
+ * `--disable-warning` drops exactly that code (Node ≥ 20.11 and 21.3); the app's own warnings
+ * are printed as before. Newer Nodes, whose undici no longer warns, take the flag as well.
+ */
+const QUIET_PROXY_WARNING = "--disable-warning=UNDICI-EHPA"
+
+/** `NODE_OPTIONS` as given, with `QUIET_PROXY_WARNING` added (once). */
+const nodeOptionsOf = (given: string | undefined): string => {
+  const options = (given ?? "").trim()
+  return options.split(/\s+/).includes(QUIET_PROXY_WARNING) ? options : `${options} ${QUIET_PROXY_WARNING}`.trim()
 }
 
 /**
  * The variables the common stacks read: proxies (upper and lower case: curl, Python, Go, Ruby,
  * git and npm read one or the other), `NO_PROXY` for loopback, `NODE_USE_ENV_PROXY=1` (Node's
- * `fetch` and `http(s)` honour the proxy variables only with it), and the CA for OpenSSL-based
- * tools (`SSL_CERT_FILE`), Node (`NODE_EXTRA_CA_CERTS`), Python's requests, curl, git and npm.
+ * `fetch` and `http(s)` honour the proxy variables only with it) and `NODE_OPTIONS` that keeps it
+ * from printing into the app (`QUIET_PROXY_WARNING`), and the CA for OpenSSL-based tools
+ * (`SSL_CERT_FILE`), Node (`NODE_EXTRA_CA_CERTS`), Python's requests, curl, git and npm.
  */
 export const proxyEnv = (proxyUrl: string, caFile: string, options: ProxyEnvOptions = {}): Record<string, string> => {
   const env: Record<string, string> = {
     NODE_USE_ENV_PROXY: "1",
+    NODE_OPTIONS: nodeOptionsOf(options.nodeOptions ?? process.env["NODE_OPTIONS"]),
     NODE_EXTRA_CA_CERTS: caFile,
     SSL_CERT_FILE: caFile,
     REQUESTS_CA_BUNDLE: caFile,
@@ -48,8 +78,8 @@ export const proxyEnv = (proxyUrl: string, caFile: string, options: ProxyEnvOpti
  * endpoint and the driver socket are (`SIMNET_CONTROL_URL`, `SIMNET_DRIVER_URL`).
  */
 export const runEnv = (proxyUrl: string, caFile: string, options: ProxyEnvOptions = {}): { readonly env: Record<string, string>; readonly driverUrl: string } => {
-  const driverUrl = `${proxyUrl.replace(/^http/, "ws")}${CONTROL_BASE}/drive`
-  return { env: { ...proxyEnv(proxyUrl, caFile, options), SIMNET_CONTROL_URL: `${proxyUrl}${CONTROL_BASE}`, SIMNET_DRIVER_URL: driverUrl }, driverUrl }
+  const { control, driver } = endpointsOf(proxyUrl)
+  return { env: { ...proxyEnv(proxyUrl, caFile, options), SIMNET_CONTROL_URL: control, SIMNET_DRIVER_URL: driver }, driverUrl: driver }
 }
 
 /** How long a command stopped with simnet (its scope closed) has to end on SIGTERM before it is killed. */
@@ -108,20 +138,29 @@ export const runChild = (command: string, args: ReadonlyArray<string>, env: Read
     )
   })
 
+/** How `simnet run --tty` runs its command: the terminal's size, the driver's URL, and what it tells of the terminal. */
+export interface RunTty {
+  readonly cols: number
+  readonly rows: number
+  readonly driverUrl: string
+  /** Handed the terminal once it runs. */
+  readonly opened: (terminal: Terminal) => void
+  /** Completes once every driver socket has been told the program exited. */
+  readonly told: Effect.Effect<void>
+  /** Writes a line to the trace. */
+  readonly traceLine: (line: Record<string, unknown>) => void
+}
+
 /**
  * Runs the command of `simnet run`: with `tty`, in a pseudo-terminal of its size whose screen the
  * driver socket's `ui.*` methods see (`opened` is handed the terminal; the driver's URL is
  * printed on standard error), killed when the scope closes; else with this process's standard
- * streams (`runChild`). Either way held (see `runChild`) unless `held` is false. Succeeds with
- * its exit code.
+ * streams (`runChild`). Either way held (see `runChild`) unless `held` is false. A terminal's
+ * program is seen by no one: when it ends, its drivers are told first (each call under way
+ * answered; two seconds at most), then how it ended is said on standard error — with a
+ * failure's last screen — and in the trace (`terminal.exit`). Succeeds with its exit code.
  */
-export const runCommand = (
-  command: string,
-  args: ReadonlyArray<string>,
-  env: Readonly<Record<string, string | undefined>>,
-  tty: { readonly cols: number; readonly rows: number; readonly driverUrl: string; readonly opened: (terminal: Terminal) => void } | undefined,
-  held = true
-): Effect.Effect<number, Error, Scope.Scope> =>
+export const runCommand = (command: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>, tty: RunTty | undefined, held = true): Effect.Effect<number, Error, Scope.Scope> =>
   tty === undefined
     ? runChild(command, args, env, { held })
     : Effect.gen(function*() {
@@ -129,5 +168,11 @@ export const runCommand = (
       tty.opened(terminal)
       process.stderr.write(`${printable(`simnet: ${command} runs in a ${tty.cols}x${tty.rows} terminal; driver: ${tty.driverUrl} (ui.screen, ui.type, ui.press, ui.resize, ui.wait)`)}\n`)
       const ended = yield* terminal.exited
+      yield* Effect.timeoutOption(tty.told, 2_000)
+      const lines = terminal.screen().lines
+      const failed = ended.code !== 0 || ended.signal !== undefined
+      tty.traceLine({ type: "terminal.exit", ...ended, screen: lines })
+      const shown = failed ? `; its last screen:\n${screenText(lines).split("\n").map((line) => `  | ${line}`).join("\n")}` : ""
+      process.stderr.write(`${printable(`simnet: ${command} exited with ${describeExit(ended)}${shown}`)}\n`)
       return ended.signal === undefined ? ended.code : 128 + ended.signal
     }).pipe(Effect.mapError((error) => new Error(error.message)))

@@ -1,13 +1,17 @@
 /**
  * What `simnet serve`, `simnet run` and `simnet mcp` share on the command line: the usage error
- * (exit 2), the network flags and the network made from them (the fixture, record mode, chaos,
- * passthrough and upstreams), the CA, the refusal status, and `--isolate` with its bounds.
+ * (exit 2), the port, the network flags and the network made from them (the fixture, record mode,
+ * chaos, passthrough and upstreams), the CA, the refusal status, the endpoint manifest, and
+ * `--isolate` with its bounds.
  */
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync, rmSync } from "node:fs"
 import * as path from "node:path"
-import { Data, Effect, Option } from "effect"
+import { Data, Effect, Option, type Scope } from "effect"
 import { Flag } from "effect/cli"
+import { makeDirectory, writeFileAtomic } from "../core/files.ts"
+import { errorMessage } from "../core/util.ts"
 import { checkCa, loadCa } from "./ca.ts"
+import type { Endpoints } from "./run.ts"
 import type { Route } from "../core/route.ts"
 import { passthrough } from "../families/passthrough.ts"
 import { type Recorder, recorder, recordingTargetProblem } from "../families/record.ts"
@@ -31,6 +35,14 @@ export const parsePort = (raw: string): Effect.Effect<number, UsageError> => {
     ? Effect.succeed(port)
     : Effect.fail(new UsageError({ message: `invalid --port ${JSON.stringify(raw)}: expected a whole number from 0 to 65535` }))
 }
+
+/** `--port`: the port on 127.0.0.1, `fallback` unless given (0: any free port). */
+export const portFlag = (fallback: number) =>
+  Flag.String("port").pipe(
+    Flag.withDefault(String(fallback)),
+    Flag.withMetavar("port"),
+    Flag.withDescription(`port on 127.0.0.1 (default: ${fallback === 0 ? "any free port" : `${fallback}; 0: any free port`})`)
+  )
 
 export const parseBytes = (flag: string) => (raw: string): Effect.Effect<number, UsageError> => {
   const bytes = /^\d{1,12}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN
@@ -57,7 +69,7 @@ export const chaosFlag = Flag.String("chaos").pipe(
 
 export const keepBodiesFlag = Flag.Boolean("keep-bodies").pipe(
   Flag.withDefault(false),
-  Flag.withDescription("keep each exchange's bodies (1 MiB each at most) in the log, for its HAR export (GET network/log?format=har, the inspector's Export HAR)")
+  Flag.withDescription("keep each exchange's bodies (1 MiB each at most) in the log, for its HAR export (GET network/log?format=har, the inspector's Export HAR); without it the export carries only the answers of text, bytes, status and generated routes, made again")
 )
 
 /** The fixture's chaos with `--chaos RATE` over its rate. */
@@ -191,6 +203,56 @@ export const parseRefusalStatus = (text: string) => {
     : Effect.fail(new UsageError({ message: `--refusal-status must be a status from 400 to 599, got ${JSON.stringify(text.slice(0, 40))}` }))
 }
 
+/** `--manifest FILE` on `serve`, `run` and `mcp`: where the endpoints' URLs are written (`writeManifest`). */
+export const manifestFlag = Flag.String("manifest").pipe(
+  Flag.optional,
+  Flag.withMetavar("file"),
+  Flag.withDescription("once listening, write the endpoints' URLs to FILE as JSON ({ \"endpoints\": { \"network\", \"control\", \"driver\", \"inspector\", \"mcp\" } }), whole or not at all; removed when simnet exits, however it exits")
+)
+
+/**
+ * Writes the endpoint manifest of `--manifest FILE` (when given) for the life of the scope:
+ * `{ "endpoints": { network, control, driver, inspector, mcp } }`, whole or not at all (its
+ * directory made if missing), and removed when the scope closes — a normal end, an error, SIGINT
+ * or SIGTERM (which interrupt the program) — or, failing that, when the process exits, or is hung
+ * up on with no one else listening for SIGHUP (whose default ends the process: the file is removed
+ * first, then the signal raised again). A file another process has written there since is left.
+ */
+export const writeManifest = (file: Option.Option<string>, endpoints: Endpoints): Effect.Effect<void, UsageError, Scope.Scope> => {
+  if (Option.isNone(file)) return Effect.void
+  const target = path.resolve(process.cwd(), file.value)
+  const text = `${JSON.stringify({ endpoints }, null, 2)}\n`
+  const remove = () => {
+    try {
+      if (readFileSync(target, "utf8") === text) rmSync(target, { force: true })
+    } catch {
+      // Gone already, or not ours to read: nothing to remove.
+    }
+  }
+  const hangup = () => {
+    if (process.listenerCount("SIGHUP") > 1) return
+    remove()
+    process.off("SIGHUP", hangup)
+    process.kill(process.pid, "SIGHUP")
+  }
+  return Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        makeDirectory(path.dirname(target))
+        writeFileAtomic(target, text)
+        process.once("exit", remove)
+        process.on("SIGHUP", hangup)
+      },
+      catch: (cause) => new UsageError({ message: `cannot write --manifest ${file.value}: ${errorMessage(cause)}` })
+    }),
+    () =>
+      Effect.sync(() => {
+        process.off("exit", remove)
+        process.off("SIGHUP", hangup)
+        remove()
+      })
+  )
+}
 
 /** A size in bytes, or with a binary suffix: `k`, `m`, `g` (`512m`, `2g`), at least `least`. */
 const parseSize = (flag: string, raw: string, least: number): Effect.Effect<number, UsageError> => {

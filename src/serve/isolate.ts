@@ -8,10 +8,11 @@
  * there is followed. Sandboxes a killed simnet left are removed as the next sealed run starts
  * (`sandboxes.ts`).
  */
-import { mkdtempSync, rmdirSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { basename, join, resolve } from "node:path"
 import { Data, Effect, type Scope } from "effect"
 import { markRoom, type RoomAccess } from "../control/access.ts"
+import { removeTree } from "../core/files.ts"
 import { changesOf, type FileContent, type FileState, layOut, readWorkspace, statesOf, type WorkspaceChanges } from "../core/workspace.ts"
 import { printable } from "../core/util.ts"
 import { findable } from "../terminal/holder.ts"
@@ -107,7 +108,7 @@ const sandboxDir = Effect.acquireRelease(
     catch: (cause) => new Error(`cannot make a sandbox: ${cause instanceof Error ? cause.message : String(cause)}`)
   }),
   // Empty: the room's tmpfs was mounted on it in the room's mount namespace only.
-  (dir) => Effect.sync(() => rmdirSync(dir))
+  (dir) => Effect.sync(() => void removeTree(dir))
 )
 
 /**

@@ -4,10 +4,13 @@
  * driver socket's `ui.*`), the network (`network_log`, `register_routes`, `snapshot`, `reset`)
  * and the model (`llm_enqueue`, `llm_rules`, `llm_pending`, and `llm_respond`: a held call
  * answered with text in one step, the driver's chunk and finish). `files` answers that there is no
- * workspace until a sealed run has one. A tool's refusal is a result with `isError`, naming why.
+ * workspace until a sealed run has one. Each tool's arguments are decoded by its Schema (the
+ * screen tools' by the `ui.*` methods'), which `tools/list` gives as JSON Schema: bad arguments —
+ * a missing, mistyped or unknown field — are refused naming the field and what it must be. A
+ * tool's refusal is a result with `isError`, naming why.
  * `simnet serve` and `simnet run` serve the same tools over Streamable HTTP at `MCP_PATH`.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Server as McpServer } from "@modelcontextprotocol/sdk/server/index.js"
 import { createRequire } from "node:module"
@@ -17,72 +20,113 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { behind, HOST_FORWARDING, hostForwarding, local, type RoomAccess, roomAccess } from "../control/access.ts"
 import { CONTROL_BASE, controlRouter, type ControlOptions } from "../control/endpoint.ts"
+import { decodeAt } from "../core/schemaPath.ts"
 import { readWorkspace } from "../core/workspace.ts"
+import { jsonSchemaOf } from "../kinds/mcp/copies.ts"
+import { SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import type { SimulationNetworkApi } from "../network/network.ts"
-import { uiCall } from "../control/ui.ts"
+import { NoParams, UI_PARAMS, uiCall } from "../control/ui.ts"
 import type { Terminal } from "../terminal/terminal.ts"
 
-interface Tool {
-  readonly name: string
-  readonly description: string
-  readonly inputSchema: { readonly type: "object"; readonly properties: Record<string, unknown>; readonly required?: ReadonlyArray<string> }
+/** The tools' arguments, each decoded by its Schema (unknown keys refused); the screen tools take the `ui.*` methods' own. */
+const TOOL_INPUTS = {
+  screen: UI_PARAMS["ui.screen"],
+  type: UI_PARAMS["ui.type"],
+  press: UI_PARAMS["ui.press"],
+  resize: UI_PARAMS["ui.resize"],
+  wait: UI_PARAMS["ui.wait"],
+  network_log: Schema.Struct({ since: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "the last seq already seen (default 0)" })) }),
+  register_routes: Schema.Struct({ specs: Schema.Unknown.annotate({ description: "one RouteSpec or an array of them" }) }),
+  llm_enqueue: Schema.Struct({ script: Schema.Unknown.annotate({ description: "an LLM script ({ steps: [[actions]] }) or an array of them" }) }),
+  llm_rules: Schema.Struct({ rules: Schema.Unknown.annotate({ description: "an LLM rule ({ match, behaviour }) or an array of them" }) }),
+  llm_pending: NoParams,
+  llm_respond: Schema.Struct({ id: Schema.String, text: Schema.String }),
+  files: NoParams,
+  snapshot: NoParams,
+  reset: NoParams
+} as const
+
+type ToolName = keyof typeof TOOL_INPUTS
+
+/** What each tool does, as `tools/list` says it. */
+const DESCRIPTIONS: Readonly<Record<ToolName, string>> = {
+  screen: "The app's terminal screen: { lines, cursor: { x, y }, cols, rows }.",
+  type: "Types text into the app's terminal; returns the screen after it.",
+  press: "Presses a key by name (enter, tab, escape, backspace, up, down, left, right, ctrl+c, ctrl+LETTER, ...); returns the screen after it.",
+  resize: "Resizes the app's terminal.",
+  wait: "Waits until text is on screen (a trailing space also matches the end of a line), or the screen has been still for quietMs (with quiescent: true, the whole app at rest); returns the screen.",
+  network_log: "The network's requests after seq `since` (at most 200).",
+  register_routes: "Registers RouteSpec JSON (one spec or an array); returns the route ids.",
+  llm_enqueue: "Queues an LLM script ({ steps: [[actions]] }), or an array of them, for the next model calls.",
+  llm_rules: "Adds LLM rules ([{ match, behaviour }]); returns their ids.",
+  llm_pending: "The model calls waiting for a driver (run with --drive).",
+  llm_respond: "Answers a pending model call with text (and finishes it).",
+  files: "The app's workspace files under simnet run --isolate: { files: { PATH: { size, sha256, text? } } }.",
+  snapshot: "The network's restorable state.",
+  reset: "Resets the network to its start: routes, model queue and rules, logs."
 }
 
-const object = (properties: Record<string, unknown> = {}, required: ReadonlyArray<string> = []): Tool["inputSchema"] => ({ type: "object", properties, ...(required.length === 0 ? {} : { required }) })
-const str = { type: "string" }
-const num = { type: "integer", minimum: 0 }
+const isToolName = (name: string): name is ToolName => Object.hasOwn(TOOL_INPUTS, name)
+
+/** A tool's input as JSON Schema: its Schema's (an object with no keys for one that takes none), no other keys taken. */
+const inputJson = (schema: (typeof TOOL_INPUTS)[ToolName]): Record<string, unknown> =>
+  Object.keys(schema.fields).length === 0 ? { type: "object", properties: {}, additionalProperties: false } : { ...jsonSchemaOf(schema), additionalProperties: false }
 
 /** The tools, as `tools/list` gives them. */
-export const MCP_TOOLS: ReadonlyArray<Tool> = [
-  { name: "screen", description: "The app's terminal screen: { lines, cursor: { x, y }, cols, rows }.", inputSchema: object() },
-  { name: "type", description: "Types text into the app's terminal; returns the screen after it.", inputSchema: object({ text: str }, ["text"]) },
-  { name: "press", description: "Presses a key by name (enter, tab, escape, backspace, up, down, left, right, ctrl+c, ctrl+LETTER, ...); returns the screen after it.", inputSchema: object({ key: str }, ["key"]) },
-  { name: "resize", description: "Resizes the app's terminal.", inputSchema: object({ cols: num, rows: num }, ["cols", "rows"]) },
-  { name: "wait", description: "Waits until text is on screen, or the screen has been still for quietMs (with quiescent: true, the whole app at rest); returns the screen.", inputSchema: object({ text: str, quietMs: num, timeoutMs: num, quiescent: { type: "boolean" } }) },
-  { name: "network_log", description: "The network's requests after seq `since` (at most 200).", inputSchema: object({ since: num }) },
-  { name: "register_routes", description: "Registers RouteSpec JSON (one spec or an array); returns the route ids.", inputSchema: object({ specs: {} }, ["specs"]) },
-  { name: "llm_enqueue", description: "Queues an LLM script ({ steps: [[actions]] }) for the next model call.", inputSchema: object({ script: { type: "object" } }, ["script"]) },
-  { name: "llm_rules", description: "Adds LLM rules ([{ match, behaviour }]); returns their ids.", inputSchema: object({ rules: { type: "array" } }, ["rules"]) },
-  { name: "llm_pending", description: "The model calls waiting for a driver (run with --drive).", inputSchema: object() },
-  { name: "llm_respond", description: "Answers a pending model call with text (and finishes it).", inputSchema: object({ id: str, text: str }, ["id", "text"]) },
-  { name: "files", description: "The app's workspace files under simnet run --isolate: { files: { PATH: { size, sha256, text? } } }.", inputSchema: object() },
-  { name: "snapshot", description: "The network's restorable state.", inputSchema: object() },
-  { name: "reset", description: "Resets the network to its start: routes, model queue and rules, logs.", inputSchema: object() }
-]
+export const MCP_TOOLS: ReadonlyArray<{ readonly name: ToolName; readonly description: string; readonly inputSchema: Record<string, unknown> }> = (Object.keys(TOOL_INPUTS) as Array<ToolName>).map((name) => ({
+  name,
+  description: DESCRIPTIONS[name],
+  inputSchema: inputJson(TOOL_INPUTS[name])
+}))
 
 type Result = { readonly content: ReadonlyArray<{ readonly type: "text"; readonly text: string }>; readonly isError?: boolean }
 
 const ok = (value: unknown): Result => ({ content: [{ type: "text", text: JSON.stringify(value, null, 2) }] })
 const refused = (message: string): Result => ({ content: [{ type: "text", text: message }], isError: true })
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : typeof error === "object" && error !== null && "message" in error ? String((error as { message: unknown }).message) : String(error))
 
-/** Runs one tool call against the network and the terminal; `access`, a sealed command's (see `RoomAccess`), when it is the caller. */
-export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, name: string, args: Record<string, unknown>, workspace: () => string | undefined = () => undefined, access?: RoomAccess): Promise<Result> => {
+/** An error's message for the agent; a typed error's names its tag and the JSON path it concerns. */
+const messageOf = (error: unknown): string => {
+  if (typeof error !== "object" || error === null) return String(error)
+  const { _tag: tag, path, message } = error as { _tag?: unknown; path?: unknown; message?: unknown }
+  const text = typeof message === "string" ? message : String(error)
+  if (text.startsWith("simnet: ") || typeof tag !== "string") return text
+  return `simnet: ${tag}${typeof path === "string" && path !== "" ? ` at ${path}` : ""}: ${text}`
+}
+
+/**
+ * Runs one tool call against the network and the terminal; arguments that do not decode are
+ * refused, naming the field and what it must be. `access` is a sealed command's (see
+ * `RoomAccess`), when it is the caller.
+ */
+export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, name: string, args: unknown, workspace: () => string | undefined = () => undefined, access?: RoomAccess): Promise<Result> => {
   const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.match(effect, { onFailure: (error) => refused(messageOf(error)), onSuccess: ok }))
+  if (!isToolName(name)) return Promise.resolve(refused(`simnet: no tool named ${JSON.stringify(name).slice(0, 60)}; tools: ${MCP_TOOLS.map((tool) => tool.name).join(", ")}`))
+  const decoded = decodeAt(TOOL_INPUTS[name], args, "", { onExcessProperty: "error" })
+  if (decoded._tag === "Failure") {
+    const { path, message } = decoded.failure
+    return Promise.resolve(refused(`simnet: bad arguments to ${name}: ${path === "" ? "" : `${path}: `}${message}`))
+  }
+  const input = decoded.success as Record<string, unknown>
   switch (name) {
     case "screen":
     case "type":
     case "press":
     case "resize":
     case "wait":
-      return run(uiCall(terminal(), `ui.${name}`, args, network.quiescent))
-    case "network_log": {
-      const since = typeof args["since"] === "number" ? args["since"] : 0
-      return run(Effect.map(network.logSince(since, 200), (records) => ({ records })))
-    }
+      return run(uiCall(terminal(), `ui.${name}`, input, network.quiescent))
+    case "network_log":
+      return run(Effect.map(network.logSince((input["since"] as number | undefined) ?? 0, 200), (records) => ({ records })))
     case "register_routes":
-      if (access === "room" && hostForwarding(args["specs"]) !== undefined) return Promise.resolve(refused(`simnet: ${HOST_FORWARDING}`))
-      return run(Effect.map(network.registerSpec(args["specs"]), (ids) => ({ ids })))
+      if (access === "room" && hostForwarding(input["specs"]) !== undefined) return Promise.resolve(refused(`simnet: ${HOST_FORWARDING}`))
+      return run(Effect.map(network.registerSpec(input["specs"]), (ids) => ({ ids })))
     case "llm_enqueue":
-      return run(Effect.map(Effect.try(() => network.llm.enqueue(args["script"] as never)), () => ({ queued: network.llm.queued })))
+      return run(Effect.map(SimulatedProviderApi.enqueueAll(network.llm, input["script"]), () => ({ queued: network.llm.queued })))
     case "llm_rules":
-      return run(Effect.map(Effect.try(() => network.llm.addRules(args["rules"] as never)), (ids) => ({ ids })))
+      return run(Effect.map(SimulatedProviderApi.addRules(network.llm, input["rules"]), (ids) => ({ ids })))
     case "llm_pending":
       return Promise.resolve(ok({ pending: network.llm.pending }))
     case "llm_respond": {
-      const id = args["id"]
-      const text = args["text"]
-      if (typeof id !== "string" || typeof text !== "string") return Promise.resolve(refused("llm_respond needs an id and a text"))
+      const { id, text } = input as { readonly id: string; readonly text: string }
       return run(Effect.as(Effect.andThen(network.llm.command("llm.chunk", { id, items: [{ type: "text", content: text }] }), network.llm.command("llm.finish", { id })), { answered: id }))
     }
     case "files": {
@@ -93,8 +137,6 @@ export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal
       return run(network.state)
     case "reset":
       return run(Effect.as(network.reset, { reset: true }))
-    default:
-      return Promise.resolve(refused(`simnet: no tool named ${JSON.stringify(name).slice(0, 60)}; tools: ${MCP_TOOLS.map((tool) => tool.name).join(", ")}`))
   }
 }
 

@@ -6,6 +6,7 @@ import { Console, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import { CONTROL_BASE, controlRoutes } from "../control/endpoint.ts"
+import { ExitNotices } from "../control/driver.ts"
 import { INSPECTOR_PATH, inspector } from "../control/inspector.ts"
 import type { DoorWatch } from "../doors/node.ts"
 import { controlLine, reportRequests, requestLine, traceFile } from "../control/trace.ts"
@@ -14,6 +15,27 @@ import type { Terminal } from "../terminal/terminal.ts"
 import type { SimulationNetworkApi } from "../network/network.ts"
 import { simnetVersion } from "../network/har.ts"
 import { MCP_PATH, mcpRoutes } from "./mcp.ts"
+
+/** Where a server at `base` (`http://127.0.0.1:PORT`) answers, each as a URL: what `--manifest` writes and the start-up lines print. */
+export interface Endpoints {
+  /** The network: `BASE/HOST/PATH` is `https://HOST/PATH`, and the same port is an HTTP(S) proxy. */
+  readonly network: string
+  readonly control: string
+  /** The driver socket (WebSocket, JSON-RPC 2.0). */
+  readonly driver: string
+  readonly inspector: string
+  /** The MCP tools over Streamable HTTP. */
+  readonly mcp: string
+}
+
+/** The endpoints of a server at `base`. */
+export const endpointsOf = (base: string): Endpoints => ({
+  network: base,
+  control: `${base}${CONTROL_BASE}`,
+  driver: `${base.replace(/^http/, "ws")}${CONTROL_BASE}/drive`,
+  inspector: `${base}${INSPECTOR_PATH}`,
+  mcp: `${base}${MCP_PATH}`
+})
 
 /**
  * Options of the serve-time control plane.
@@ -43,13 +65,16 @@ export const controlRuntime = (
   readonly watch: ReadonlyArray<DoorWatch>
   /** Writes a line to the trace, when there is one. */
   readonly traceLine: (line: Record<string, unknown>) => void
+  /** Completes once every driver socket watching the terminal has been told its program exited (or has closed). */
+  readonly exitsTold: Effect.Effect<void>
   readonly announce: (base: string) => Effect.Effect<void>
 }, never, Scope.Scope> =>
   Effect.gen(function*() {
     const trace = options.trace === undefined ? undefined : yield* traceFile(options.trace)
     if (trace !== undefined) trace.write({ type: "start", seed: network.seed, state: yield* network.state })
     const print = options.quiet === true ? undefined : options.out ?? ((line: string) => void process.stdout.write(`${line}\n`))
-    const control = controlRoutes(network, { onChange: trace === undefined ? undefined : (event) => trace.write(controlLine(event)), terminal: options.terminal, workspace: options.workspace })
+    const exits = new ExitNotices()
+    const control = controlRoutes(network, { onChange: trace === undefined ? undefined : (event) => trace.write(controlLine(event)), terminal: options.terminal, exits, workspace: options.workspace })
     const reporting = trace === undefined && print === undefined
       ? undefined
       : reportRequests(network, (line) => {
@@ -62,12 +87,14 @@ export const controlRuntime = (
       routes: Layer.mergeAll(control, reporting?.layer ?? Layer.empty, page.layer, mcp),
       watch: reporting === undefined ? [page.watch] : [reporting.watch, page.watch],
       traceLine: (line) => trace?.write(line),
+      exitsTold: exits.told,
       announce: (base: string) =>
         Effect.gen(function*() {
-          yield* Console.log(`  control:  ${base}${CONTROL_BASE}/   (reset, network/register, network/routes, network/log, llm/enqueue, llm/rules, llm/pending, snapshot)`)
-          yield* Console.log(`  driver:   ${base.replace(/^http/, "ws")}${CONTROL_BASE}/drive   (JSON-RPC 2.0)`)
-          yield* Console.log(`  inspector: ${base}${INSPECTOR_PATH}${process.env["SIMNET_TOKEN"] ? "   (append #token=$SIMNET_TOKEN, or enter it on the page)" : ""}`)
-          yield* Console.log(`  mcp:      ${base}${MCP_PATH}   (MCP over Streamable HTTP: the tools of simnet mcp)`)
+          const at = endpointsOf(base)
+          yield* Console.log(`  control:  ${at.control}/   (reset, network/register, network/routes, network/log, llm/enqueue, llm/rules, llm/pending, snapshot)`)
+          yield* Console.log(`  driver:   ${at.driver}   (JSON-RPC 2.0)`)
+          yield* Console.log(`  inspector: ${at.inspector}${process.env["SIMNET_TOKEN"] ? "   (append #token=$SIMNET_TOKEN, or enter it on the page)" : ""}`)
+          yield* Console.log(`  mcp:      ${at.mcp}   (MCP over Streamable HTTP: the tools of simnet mcp)`)
           if (options.trace !== undefined) yield* Console.log(`  trace:    ${options.trace}`)
         })
     }

@@ -15,7 +15,7 @@
  */
 import type * as Fs from "node:fs"
 import { tmpdir } from "node:os"
-import { keepOnly } from "../core/workspace.ts"
+import { removeTree } from "../core/files.ts"
 
 const fs = (): typeof Fs => process.getBuiltinModule("node:fs")
 
@@ -65,8 +65,8 @@ const stale = (name: string, namespace: string): boolean => {
 
 /**
  * Removes the sandboxes under `base` and the pids cgroups whose simnet is gone (see the module's
- * comment): only this user's, only in this PID namespace. A sandbox's contents are removed
- * through directory handles (`keepOnly`), so a link in it is removed, never followed.
+ * comment): only this user's, only in this PID namespace. A link in a sandbox is removed, never
+ * followed (`removeTree`).
  */
 export const removeStale = (base: string): void => {
   const f = fs()
@@ -82,16 +82,19 @@ export const removeStale = (base: string): void => {
     const dir = `${base}/${name}`
     try {
       const stat = f.lstatSync(dir)
-      if (!stat.isDirectory() || stat.uid !== uid || !stale(name, namespace)) continue
-      keepOnly(dir, new Set())
-      f.rmdirSync(dir)
+      if (stat.isDirectory() && stat.uid === uid && stale(name, namespace)) removeTree(dir)
     } catch {
       // Another simnet removed it first, or it is not ours to remove.
     }
   }
   const cgroups = pidsCgroupBase()
-  if (cgroups === undefined) return
-  for (const name of f.readdirSync(cgroups).filter((entry) => entry.startsWith(PREFIX) && stale(entry, namespace))) {
+  let groups: Array<string>
+  try {
+    groups = cgroups === undefined ? [] : f.readdirSync(cgroups).filter((entry) => entry.startsWith(PREFIX) && stale(entry, namespace))
+  } catch {
+    groups = []
+  }
+  for (const name of groups) {
     try {
       f.rmdirSync(`${cgroups}/${name}`)
     } catch {

@@ -74,6 +74,20 @@ export interface ServeOptions {
 }
 
 /**
+ * The icon a browser asks for on its own, of any page of this server (the inspector, a control
+ * path's JSON opened in a tab). It names no host, so it is no request for the network: the server
+ * answers it itself, never logged, traced nor refused.
+ */
+const FAVICON = "/favicon.ico"
+
+/** No icon, for a day: the browser shows its own and does not ask again. */
+const noIcon = (res: http.ServerResponse): true => {
+  res.writeHead(204, { "cache-control": "max-age=86400" })
+  res.end()
+  return true
+}
+
+/**
  * A Node server whose requests for the network go through the Node door; the router (mounted by
  * the platform on the same server) sees only the paths under `prefix`. The proxy takes
  * `CONNECT`s and names the target of requests in proxy form or inside its tunnels.
@@ -101,6 +115,7 @@ class DoorServer extends http.Server {
       const proxied = this.proxy.targetOf(req)
       const path = req.url ?? "/"
       if (proxied === undefined && path.startsWith(this.prefix)) return super.emit(event, ...args)
+      if (proxied === undefined && event === "request" && path === FAVICON) return noIcon(args[1] as http.ServerResponse)
       const target = proxied ?? targetUrl(path)
       if (event === "request") this.door(req, args[1] as http.ServerResponse, target)
       else this.door(req, upgradeResponse(req, args[1] as Duplex), target, { socket: args[1] as Duplex, head: args[2] as Buffer })

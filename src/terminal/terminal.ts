@@ -4,7 +4,10 @@
  * (`@xterm/headless`) reads, so `screen()` is the visible screen — its lines, the cursor, the size —
  * after every escape sequence the program wrote. `type` sends text, `press` a named key
  * (`enter`, `tab`, `escape`, arrows, `ctrl+c`, …), `resize` the window; `wait` waits until a text is
- * on screen or the screen has been still for a while, on Effect's `Clock`. The process belongs to
+ * on screen (read as a person reads it: `screen.ts`) or the screen has been still for a while, on
+ * Effect's `Clock`. When the program ends, its exit is known once the screen shows all it wrote:
+ * a `wait` under way answers at once (with the screen, when its text came in that last output)
+ * and every later action is refused naming the exit and the last screen. The process belongs to
  * the `Scope` that spawned it: closing the scope kills it, and every process it started with it
  * (it is held in a PID namespace of its own: `holder.ts`). Both packages load on first use.
  */
@@ -13,6 +16,9 @@ import { Clock, Data, Effect, Scope } from "effect"
 import type * as Pty from "@lydell/node-pty"
 import type * as Xterm from "@xterm/headless"
 import { findable, hold } from "./holder.ts"
+import { exitReport, findText, screenText, type TerminalExit } from "./screen.ts"
+
+export type { TerminalExit } from "./screen.ts"
 
 /**
  * A run of cells drawn alike other than in the terminal's default style: where it starts (row
@@ -45,12 +51,6 @@ export interface TerminalScreen {
   readonly styles: ReadonlyArray<StyledRun>
 }
 
-/** How a terminal's program ended. */
-export interface TerminalExit {
-  readonly code: number
-  readonly signal: number | undefined
-}
-
 /** A key `press` knows, by name. */
 export const KEYS: Readonly<Record<string, string>> = {
   enter: "\r",
@@ -81,7 +81,7 @@ export const keyBytes = (name: string): string | undefined => {
   return ctrl === null ? undefined : String.fromCharCode(ctrl[1]!.toUpperCase().charCodeAt(0) & 0x1f)
 }
 
-/** A terminal that could not start, a key it does not know, or a `wait` that ran out of time. */
+/** A terminal that could not start, a key it does not know, a bad size, a `wait` that ran out of time, or a program that has exited. */
 export class TerminalError extends Data.TaggedError("TerminalError")<{
   readonly reason: "spawn" | "key" | "size" | "timeout" | "exited"
   readonly message: string
@@ -101,7 +101,7 @@ export interface TerminalOptions {
   readonly held?: boolean | undefined
 }
 
-/** What `wait` waits for: `text` on screen, or the screen still for `quietMs`; at most `timeoutMs`. */
+/** What `wait` waits for: `text` on screen (as `findText` reads it), or the screen still for `quietMs`; at most `timeoutMs`. */
 export interface WaitOptions {
   readonly text?: string | undefined
   readonly quietMs?: number | undefined
@@ -116,9 +116,9 @@ export interface Terminal {
   readonly press: (key: string) => Effect.Effect<void, TerminalError>
   readonly resize: (cols: number, rows: number) => Effect.Effect<void, TerminalError>
   readonly wait: (options: WaitOptions) => Effect.Effect<TerminalScreen, TerminalError>
-  /** How the program ended, once it has. */
+  /** How the program ended, once it has and the screen shows all it wrote. */
   readonly exit: () => TerminalExit | undefined
-  /** Waits for the program to end: how it ended. */
+  /** Waits for the program to end (its last output on the screen): how it ended. */
   readonly exited: Effect.Effect<TerminalExit>
 }
 
@@ -223,6 +223,7 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         const program = options.held === false ? { command, args, held: false } : hold(command, args)
         const child = pty.spawn(program.command, [...program.args], { name: "xterm-256color", cols, rows, cwd: options.cwd ?? process.cwd(), env })
         let exited: TerminalExit | undefined
+        let disposed = false
         let ended: (exit: TerminalExit) => void = () => undefined
         const ending = new Promise<TerminalExit>((resolve) => (ended = resolve))
         let generation = 0
@@ -236,22 +237,39 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         screenOf.onWriteParsed(() => {
           generation++
         })
+        // The PTY reports the exit after its last output was read; the exit is known once the
+        // emulator has parsed that output too (a write's callback runs after every earlier write's),
+        // so whoever sees the exit sees the last screen. A terminal disposed meanwhile parses no
+        // more: the exit is known at once.
+        let draining: (() => void) | undefined
         child.onExit(({ exitCode, signal }) => {
           // What an unheld program put in the background (its process group, the terminal's session:
           // all that can be found of what it started) goes with it, as a held one's namespace does.
           if (!program.held) kill(-child.pid)
-          exited = { code: exitCode, signal: signal === 0 ? undefined : signal }
-          ended(exited)
+          const known = () => {
+            draining = undefined
+            if (exited !== undefined) return
+            exited = { code: exitCode, signal: signal === 0 ? undefined : signal }
+            ended(exited)
+          }
+          if (disposed) return known()
+          draining = known
+          screenOf.write("", known)
         })
-        return { child, screenOf, exit: () => exited, ending, generation: () => generation, pending: () => writes, held: program.held }
+        const dispose = () => {
+          disposed = true
+          screenOf.dispose()
+          draining?.()
+        }
+        return { child, screenOf, exit: () => exited, ending, generation: () => generation, pending: () => writes, dispose, held: program.held }
       },
       catch: (cause) => new TerminalError({ reason: "spawn", message: `simnet: could not start ${command} in a terminal: ${cause instanceof Error ? cause.message : String(cause)}` })
     }),
-    ({ child, screenOf, exit, held }) =>
+    ({ child, dispose, exit, held }) =>
       Effect.sync(() => {
         // A held program's namespace, and every process in it, ends with its holder.
         if (exit() === undefined) for (const target of held ? [child.pid] : [-child.pid, child.pid]) kill(target)
-        screenOf.dispose()
+        dispose()
       })
   ).pipe(Effect.map(({ child, screenOf, exit, ending, generation, pending }): Terminal => {
     const linesOf = (): Array<string> => {
@@ -265,12 +283,14 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
       const buffer = screenOf.buffer.active
       return { lines: linesOf(), cursor: { x: buffer.cursorX, y: buffer.cursorY }, cols: screenOf.cols, rows: screenOf.rows, styles: stylesOf(screenOf) }
     }
-    const write = (data: string) =>
-      Effect.suspend(() =>
-        exit() !== undefined
-          ? Effect.fail(new TerminalError({ reason: "exited", message: `simnet: the program has exited (code ${exit()!.code})` }))
-          : Effect.sync(() => child.write(data))
-      )
+    const exitedError = (ended: TerminalExit) => new TerminalError({ reason: "exited", message: `simnet: ${exitReport(ended, linesOf())}` })
+    /** `action`, unless the program has exited: then the error naming the exit and the last screen. */
+    const alive = (action: () => void) =>
+      Effect.suspend(() => {
+        const ended = exit()
+        return ended !== undefined ? Effect.fail(exitedError(ended)) : Effect.sync(action)
+      })
+    const write = (data: string) => alive(() => child.write(data))
     const wait = (options: WaitOptions): Effect.Effect<TerminalScreen, TerminalError> =>
       Effect.gen(function*() {
         const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
@@ -280,9 +300,12 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         let seen = -1
         let stillSince = started
         for (;;) {
+          // The exit is read before the screen: once it is known, the screen is the last one.
+          const ended = exit()
           const shown = linesOf()
           const now = yield* Clock.currentTimeMillis
-          if (options.text !== undefined && shown.join("\n").includes(options.text)) return screen()
+          if (options.text !== undefined && findText(shown, options.text) !== undefined) return screen()
+          if (ended !== undefined) return yield* Effect.fail(exitedError(ended))
           if (generation() !== seen || pending() > 0) {
             seen = generation()
             stillSince = now
@@ -291,7 +314,7 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
           }
           if (now - started >= timeoutMs) {
             const what = options.text === undefined ? `the screen to be still for ${options.quietMs ?? 200} ms` : JSON.stringify(options.text)
-            return yield* Effect.fail(new TerminalError({ reason: "timeout", message: `simnet: waited ${timeoutMs} ms for ${what}; the screen shows:\n${shown.join("\n").trimEnd()}` }))
+            return yield* Effect.fail(new TerminalError({ reason: "timeout", message: `simnet: waited ${timeoutMs} ms for ${what}; the screen shows:\n${screenText(shown)}` }))
           }
           yield* Effect.sleep(POLL_MS)
         }
@@ -308,7 +331,7 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
       },
       resize: (newCols, newRows) => {
         const invalid = checkSize(newCols, newRows)
-        return invalid !== undefined ? Effect.fail(invalid) : Effect.sync(() => {
+        return invalid !== undefined ? Effect.fail(invalid) : alive(() => {
           child.resize(newCols, newRows)
           screenOf.resize(newCols, newRows)
         })

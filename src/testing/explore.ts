@@ -9,21 +9,24 @@
  * shorter text, fewer scripts, less chaos); the shrunk run is done once more and written to one
  * file: the seed, the fixture, the case, each step's screen and the requests it caused, the
  * trace, the network's end state. `simnet show FILE` opens it; `replayExplore(FILE)` (`simnet
- * explore --replay FILE`) runs it again. The same seed writes the same file.
+ * explore --replay FILE`) runs it again. The same seed writes the same file. A fixture's `files`
+ * are each run's working directory (a fresh one; the failing run's is kept). A run that takes no
+ * action — the program exited before the first, or never showed the ready text — ends the
+ * exploration with `ExploreNoAction`: nothing was explored.
  */
 import fc from "fast-check"
 import * as path from "node:path"
 import { readFileSync } from "node:fs"
 import { Effect } from "effect"
-import { makeDirectory, writeFileAtomic } from "../core/files.ts"
+import { makeDirectory, removeTree, writeFileAtomic } from "../core/files.ts"
 import { caseArbitrary, type ExploreAction, type ExploreCase } from "./exploreActions.ts"
-import { type ExploreProperty, type ExploreStep, runCase, type RunOutcome, type RunSetup } from "./exploreRun.ts"
+import { type ExploreProperty, type ExploreStep, type NoAction, runCase, type RunOutcome, type RunSetup } from "./exploreRun.ts"
 import { decodeFixture, type Fixture } from "../network/fixture.ts"
 import { requestTraceLine } from "./traceLines.ts"
 import { caDirectory, loadCa } from "../serve/ca.ts"
 
 export type { ExploreAction, ExploreCase } from "./exploreActions.ts"
-export type { ExploreObservation, ExploreProperty, ExploreStep } from "./exploreRun.ts"
+export type { ExploreObservation, ExploreProperty, ExploreStep, NoAction } from "./exploreRun.ts"
 
 /** Options of `explore`. */
 export interface ExploreOptions {
@@ -55,6 +58,7 @@ export interface ExploreOptions {
   readonly property?: ExploreProperty | ReadonlyArray<ExploreProperty> | undefined
   /** Variables added to the command's environment (never written to the file). */
   readonly env?: Readonly<Record<string, string>> | undefined
+  /** The working directory when the fixture has no `files` (default: the current one); with `files`, each run gets a fresh one seeded from them. */
   readonly cwd?: string | undefined
   /** Where the proxy's CA lives (default as `simnet run`). */
   readonly caDir?: string | undefined
@@ -96,6 +100,8 @@ export interface ExploreResult {
     readonly reason: string
     readonly actions: ReadonlyArray<ExploreAction>
     readonly shrinks: number
+    /** The failing run's working directory, kept as it was left (a fixture with `files`). */
+    readonly workspace?: string | undefined
   } | undefined
 }
 
@@ -109,6 +115,20 @@ export class ExploreFailed extends Error {
   }
   get file(): string {
     return this.result.failure.file
+  }
+}
+
+/**
+ * A run that took no action: its program exited before the first one (`reason: "exited"`), or
+ * never showed the ready text (`"not-ready"`) — the exploration explored nothing, and says why.
+ * `simnet explore` exits 2 with its message.
+ */
+export class ExploreNoAction extends Error {
+  readonly reason: NoAction["reason"]
+  constructor(noAction: NoAction) {
+    super(`simnet explore: a run took no action: ${noAction.message}`)
+    this.name = "ExploreNoAction"
+    this.reason = noAction.reason
   }
 }
 
@@ -197,16 +217,18 @@ const writeFile = (setup: RunSetup, fixture: unknown, command: ReadonlyArray<str
  * run stops at its failing step, so the actions after it are dropped; text typed and then Enter
  * pressed become one line submitted; and each action left is dropped in turn when the run still
  * fails without it. Every candidate is run; it is kept only when it fails too. So a failure that
- * needs one line entered shrinks to the one action that enters it.
+ * needs one line entered shrinks to the one action that enters it. The working directory of the
+ * candidate kept last is kept; the ones it replaced are removed.
  */
 const minimise = async (setup: RunSetup, input: ExploreCase): Promise<{ readonly input: ExploreCase; readonly outcome: RunOutcome | undefined }> => {
-  let outcome = await run(setup, input)
+  let outcome = await run(setup, input, true)
   if (outcome.failure === undefined) return { input, outcome: undefined }
   const upTo = (c: ExploreCase, o: RunOutcome) => ({ ...c, actions: c.actions.slice(0, Math.max(o.failure!.step, 0)) })
   let current = upTo(input, outcome)
   const attempt = async (candidate: ExploreCase) => {
-    const tried = await run(setup, candidate)
+    const tried = await run(setup, candidate, true)
     if (tried.failure === undefined) return false
+    if (outcome.workspace !== undefined) removeTree(outcome.workspace)
     current = upTo(candidate, tried)
     outcome = tried
     return true
@@ -222,8 +244,8 @@ const minimise = async (setup: RunSetup, input: ExploreCase): Promise<{ readonly
   return { input: current, outcome }
 }
 
-/** Runs one case as a Promise. */
-const run = (setup: RunSetup, input: ExploreCase): Promise<RunOutcome> => Effect.runPromise(runCase(setup, input))
+/** Runs one case as a Promise; with `keep`, a failing run's working directory is kept. */
+const run = (setup: RunSetup, input: ExploreCase, keep = false): Promise<RunOutcome> => Effect.runPromise(runCase(setup, input, keep))
 
 /**
  * Explores `command` (see the module's comment). Resolves with the runs done when every run held;
@@ -250,11 +272,20 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
   let shrinking = false
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (input) => {
+      // Once the exploration is over (below), fast-check's shrinking of it runs nothing more.
+      if (started !== undefined) throw started
       const outcome = await run(setup, input).catch((error: unknown) => {
         // A run that cannot start (the command is not found) ends the exploration: no case could pass.
         started ??= error instanceof Error ? error : new Error(String(error))
         throw started
       })
+      // A run that took no action explored nothing: the exploration ends, saying why. While a
+      // failure is shrunk, such a candidate merely does not fail.
+      if (outcome.noAction !== undefined) {
+        if (shrinking) return
+        started = new ExploreNoAction(outcome.noAction)
+        throw started
+      }
       if (!shrinking) done += outcome.steps.length - 1
       if (outcome.failure !== undefined) {
         shrinking = true
@@ -267,7 +298,7 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
   if (!details.failed) return { runs: details.numRuns, actions: done, seed }
   const shrunk = await minimise(setup, details.counterexample![0])
   const input = shrunk.input
-  const again = shrunk.outcome ?? await run(setup, input)
+  const again = shrunk.outcome ?? await run(setup, input, true)
   if (again.failure === undefined) {
     throw new Error(`simnet explore: a run failed (${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}) but passed when run again: the app is not deterministic under the same actions (seed ${String(seed)})`)
   }
@@ -276,16 +307,25 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
     runs: details.numRuns,
     actions: done,
     seed,
-    failure: { file, step: again.failure.step, action: again.steps[again.failure.step]?.action ?? "start", reason: again.failure.reason, actions: input.actions, shrinks: details.numShrinks }
+    failure: {
+      file,
+      step: again.failure.step,
+      action: again.steps[again.failure.step]?.action ?? "start",
+      reason: again.failure.reason,
+      actions: input.actions,
+      shrinks: details.numShrinks,
+      ...(again.workspace === undefined ? {} : { workspace: again.workspace })
+    }
   }
 }
 
-/** What a replay came to: whether the file's failure happened again, and the run's steps. */
+/** What a replay came to: whether the file's failure happened again, the run's steps, and its working directory when it failed again (a fixture with `files`). */
 export interface ReplayResult {
   readonly reproduced: boolean
   readonly failure: RunOutcome["failure"]
   readonly expected: ExploreFile["failure"]
   readonly steps: ReadonlyArray<ExploreStep>
+  readonly workspace?: string | undefined
 }
 
 /** Reads an exploration's file, or fails naming why it is not one. */
@@ -299,7 +339,8 @@ const readExploreFile = (file: string): ExploreFile => {
 
 /**
  * Runs a failing run's file again: its fixture, seed, terminal size and case, with `command` (by
- * default the file's). Resolves with whether it failed again.
+ * default the file's). Resolves with whether it failed again; rejects with `ExploreNoAction` when
+ * the run took no action.
  */
 export const replayExplore = async (
   file: string,
@@ -308,7 +349,8 @@ export const replayExplore = async (
   const saved = readExploreFile(path.resolve(process.cwd(), file))
   const command = options.command !== undefined && options.command.length > 0 ? options.command : saved.command
   const setup = setupOf(command, { ...options, cols: saved.cols, rows: saved.rows, quietMs: saved.quietMs, timeoutMs: saved.timeoutMs, ready: saved.ready }, await decoded(saved.fixture), saved.seed)
-  const outcome = await run(setup, saved.case)
-  return { reproduced: outcome.failure !== undefined, failure: outcome.failure, expected: saved.failure, steps: outcome.steps }
+  const outcome = await run(setup, saved.case, true)
+  if (outcome.noAction !== undefined) throw new ExploreNoAction(outcome.noAction)
+  return { reproduced: outcome.failure !== undefined, failure: outcome.failure, expected: saved.failure, steps: outcome.steps, ...(outcome.workspace === undefined ? {} : { workspace: outcome.workspace }) }
 }
 

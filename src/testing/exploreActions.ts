@@ -94,7 +94,9 @@ export const caseArbitrary = (options: CaseArbitraryOptions): fc.Arbitrary<Explo
     )
   return fc.record({
     actions: fc.array(actionArbitrary(options.prompts), { minLength: Math.max(1, Math.min(options.minActions ?? 1, options.actions)), maxLength: Math.max(1, options.actions) }),
-    scripts: options.scripts === false ? fc.constant([]) : fc.array(llmScript(), { maxLength: 2 }),
+    // Ordinary answers only: a run's screens (its states) are then the app's own, and what explore
+    // checks of them (an answer shown) can be read; hostile answers are `property`'s business.
+    scripts: options.scripts === false ? fc.constant([]) : fc.array(llmScript({ hostile: 0 }), { maxLength: 2 }),
     chaos
   })
 }

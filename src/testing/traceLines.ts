@@ -3,7 +3,7 @@
  * writes, with its time left out (`ms: 0`): what the failure files of `property` and `explore`
  * carry, so that the same case writes the same lines.
  */
-import type { RequestRecord } from "../core/requestRecord.ts"
+import { type RequestRecord, wasReset } from "../core/requestRecord.ts"
 
 /** `record` as a trace's `request` line. */
 export const requestTraceLine = (record: RequestRecord): Record<string, unknown> => ({
@@ -12,7 +12,7 @@ export const requestTraceLine = (record: RequestRecord): Record<string, unknown>
   method: record.method,
   url: record.url,
   route: record.route?.id,
-  status: record.status ?? 0,
+  ...(wasReset(record) ? {} : { status: record.status ?? 0 }),
   outcome: record.fault ?? record.denial ?? "answered",
   ...(record.chaos === undefined ? {} : { chaos: record.chaos }),
   headers: record.headers,

@@ -172,10 +172,11 @@ describe("the inspector in a browser", () => {
     expect(["refused", "502"]).toContain(seen)
   }, LONG)
 
-  it("a request made before the page opened is explained after the fact: its nearest candidates, when its answer came, and that its body is not kept", async () => {
+  it("a request made before the page opened is explained after the fact: its nearest candidates, when its answer came, a static route's answer made again, and that a model's body is not kept", async () => {
     const fresh = await serve()
     expect((await fetch(`${fresh.base}/api.example.com/itemz/9`)).status).toBe(502)
     expect((await fetch(`${fresh.base}/api.example.com/items/1`)).status).toBe(200)
+    expect((await fetch(`${fresh.base}/api.openai.com/v1/models`)).status).toBe(200)
     const { page } = await open(fresh.ui)
     const show = async (url: string, text: string) => {
       await page.waitForFunction((u) => Array.from(document.querySelectorAll("#rows .row .url")).some((c) => (c as HTMLElement).title === u), { timeout: 5_000 }, url)
@@ -187,9 +188,12 @@ describe("the inspector in a browser", () => {
     expect(refused).not.toContain("captured for requests made while this page is open")
     const candidates = await page.$$eval("#detail table.candidates tbody tr", (trs) => trs.map((tr) => Array.from(tr.children).map((td) => td.textContent)))
     expect(candidates.find((c) => c[0] === "item")?.[2]).toMatch(/^path/)
-    const answered = await show("https://api.example.com/items/1", "Body: ")
+    // A text route's answer is a pure function of the route: made again, though nothing was kept.
+    const answered = await show("https://api.example.com/items/1", "sim-item")
     expect(answered).toMatch(/First byte\s*\d/)
-    expect(answered).toContain("Body: the answer's body is not kept: start the network with keepBodies (simnet serve --keep-bodies) to see it.")
+    expect(answered).toContain("answer made again from route item (not kept)")
+    const model = await show("https://api.openai.com/v1/models", "Body: ")
+    expect(model).toContain("Body: the answer's body is not kept: start the network with keepBodies (simnet serve --keep-bodies) to see it.")
     await page.close()
   }, LONG)
 
@@ -321,6 +325,63 @@ describe("the inspector in a browser", () => {
     await page.waitForSelector("#rows .row:not([hidden])", { timeout: 5_000 })
     await page.$eval("#rows .row:not([hidden])", (row) => (row as HTMLElement).click())
     await page.waitForFunction(() => /Chaos\s*status 503/.test(document.querySelector("#detail")?.textContent ?? ""), { timeout: 5_000 })
+    await page.close()
+  }, LONG)
+
+  it("a reset, from a fault route or from chaos, shows as reset with no status, and is over: never streaming", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-reset-ui-"))
+    const fixture = join(dir, "reset.json")
+    writeFileSync(fixture, JSON.stringify({
+      chaos: { rate: 1, faults: ["reset"], routes: ["chaotic"] },
+      routes: [
+        { id: "dropped", match: "GET https://faults.example/:name", respond: { kind: "fault", fault: "reset" } },
+        { id: "chaotic", match: "GET https://chaos.example/:name", respond: { kind: "text", body: "hello" } }
+      ]
+    }))
+    const faulty = await serve(["--fixture", fixture])
+    const broke = (path: string) => fetch(`${faulty.base}/${path}`).then((r) => r.text()).then(() => "read", () => "broke")
+    // Two before the page opens (the record alone tells of them), two while it listens.
+    expect([await broke("faults.example/before"), await broke("chaos.example/before")]).toEqual(["broke", "broke"])
+    const { page } = await open(faulty.ui)
+    expect([await broke("faults.example/during"), await broke("chaos.example/during")]).toEqual(["broke", "broke"])
+    const urls = ["https://faults.example/before", "https://chaos.example/before", "https://faults.example/during", "https://chaos.example/during"]
+    await page.waitForFunction((us) => us.every((u: string) => Array.from(document.querySelectorAll("#rows .row .url")).some((c) => (c as HTMLElement).title === u)), { timeout: 10_000 }, urls)
+    const cells = await page.$$eval("#rows .row:not([hidden])", (rows) => rows.map((r) => [(r.querySelector(".url") as HTMLElement).title, r.children[5].textContent, r.children[6].textContent]))
+    for (const url of urls) {
+      const [, status, took] = cells.find((c) => c[0] === url)!
+      expect(status).toBe("reset")
+      expect(took ?? "").not.toMatch(/…$/)
+    }
+    for (const url of urls) {
+      await page.evaluate((u) => (Array.from(document.querySelectorAll("#rows .row")).find((x) => (x.querySelector(".url") as HTMLElement).title === u) as HTMLElement).click(), url)
+      await page.waitForFunction((u) => (document.querySelector("#detail h2")?.textContent ?? "").includes(u), { timeout: 5_000 }, url)
+      const terms = await page.$$eval("#detail dl.kv dt", (dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent]))
+      expect(Object.fromEntries(terms)).toMatchObject({ Fault: "reset" })
+      expect(terms.map(([term]) => term)).not.toContain("Status")
+      expect(terms.map(([, value]) => value)).not.toContain("streaming…")
+    }
+    await page.close()
+  }, LONG)
+
+  it("the page brings its own icon, and the browser's /favicon.ico is answered by the server, never listed as a request", async () => {
+    const fresh = await serve()
+    const asked: Array<string> = []
+    const page = await browser.newPage()
+    page.on("request", (request) => void asked.push(new URL(request.url()).pathname))
+    await page.goto(fresh.ui)
+    await page.waitForFunction(() => document.getElementById("conn")?.textContent === "live", { timeout: 20_000 })
+    expect(await page.$eval("link[rel=icon]", (link) => (link as HTMLLinkElement).href)).toMatch(/^data:image\/svg\+xml,/)
+    // A tab on a control path's JSON has no icon of its own: the browser may ask the server for one.
+    await page.goto(`${fresh.control}/network/routes`)
+    const icon = await fetch(`${fresh.base}/favicon.ico`)
+    expect([icon.status, await icon.text()]).toEqual([204, ""])
+    await page.goto(fresh.ui)
+    await page.waitForFunction(() => document.getElementById("conn")?.textContent === "live", { timeout: 20_000 })
+    await page.waitForFunction(() => (document.getElementById("stats")?.textContent ?? "").includes("seed"), { timeout: 10_000 })
+    const log = (await (await fetch(`${fresh.control}/network/log?since=0`)).json()) as { records: Array<{ url: string }> }
+    expect(log.records.map((r) => r.url)).toEqual([])
+    expect(await page.$$eval("#rows .row:not([hidden]) .url", (cells) => cells.map((c) => (c as HTMLElement).title))).toEqual([])
+    expect(asked.filter((path) => path === "/favicon.ico").length).toBeLessThanOrEqual(1)
     await page.close()
   }, LONG)
 

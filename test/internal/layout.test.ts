@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { cruise, type IConfiguration } from "dependency-cruiser"
 import { describe, expect, it } from "vitest"
 import { look, MAX_LINES } from "../../scripts/look.ts"
+import { HEAVY_WORK } from "../support/timeouts.ts"
 
 const root = path.resolve(import.meta.dirname, "../..")
 const require = createRequire(import.meta.url)
@@ -15,12 +16,12 @@ describe("layout", () => {
     const output = result.output as { summary: { violations: ReadonlyArray<{ from: string; to: string; rule: { name: string } }> }; modules: ReadonlyArray<unknown> }
     expect(output.modules.length).toBeGreaterThan(40)
     expect(output.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)).toEqual([])
-  }, 60_000)
+  }, HEAVY_WORK)
 
   it(`scripts/look.ts sees no arrow back up, no circle and no source file over ${MAX_LINES} lines`, async () => {
     const seen = await look()
     expect(seen.files.length).toBeGreaterThan(40)
     expect(seen.arrows.size).toBeGreaterThan(10)
     expect({ back: seen.back, circles: seen.circles, oversized: seen.oversized }).toEqual({ back: [], circles: [], oversized: [] })
-  }, 60_000)
+  }, HEAVY_WORK)
 })

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import ts from "typescript"
 import { describe, expect, it } from "vitest"
+import { HEAVY_WORK } from "../support/timeouts.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 const entries = { simnet: "src/index.ts", "simnet/testing": "src/testing.ts", "simnet/register": "src/register.ts" }
@@ -42,5 +43,5 @@ describe("the public face", () => {
     for (const leaked of ["Route.RouteFields", "Route.DirectResponder", "Route.RouteParts", "Route.make", "Redaction.depthExceeds"]) {
       expect(names).not.toContain(`simnet: ${leaked}`)
     }
-  }, 60_000)
+  }, HEAVY_WORK)
 })

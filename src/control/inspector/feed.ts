@@ -12,7 +12,7 @@
  * requests with the same method and URL in flight at once may have their durations swapped.
  */
 import { Effect } from "effect"
-import type { RequestRecord } from "../../core/requestLog.ts"
+import { type RequestRecord, wasReset } from "../../core/requestLog.ts"
 
 /**
  * A record of the network's log, as the feed reads it.
@@ -92,13 +92,19 @@ const WAITING_LIMIT = 5_000
 /**
  * What the record itself says of its answer's head and its refusal (the network keeps them with
  * every record), under what the HTTP side saw while a page listened (`extra`): so a request made
- * before the page opened is explained too.
+ * before the page opened is explained too. A reset request (`wasReset`) shows no status and no
+ * first byte, whatever head the HTTP side wrote before the drop: it is over, not streaming.
  */
-export const extraOf = (record: LogRecord, extra: Extra = {}): Extra => ({
-  ...(record.answeredMs === undefined ? {} : { ttfb: record.answeredMs }),
-  ...(record.refusal === undefined || record.denial === undefined ? {} : { refusal: { tag: record.denial, ...record.refusal } }),
-  ...extra
-})
+export const extraOf = (record: LogRecord, extra: Extra = {}): Extra => {
+  const merged: Extra = {
+    ...(record.answeredMs === undefined ? {} : { ttfb: record.answeredMs }),
+    ...(record.refusal === undefined || record.denial === undefined ? {} : { refusal: { tag: record.denial, ...record.refusal } }),
+    ...extra
+  }
+  if (!wasReset(record)) return merged
+  const { status: _status, ttfb: _ttfb, ...over } = merged
+  return over
+}
 
 const rowOf = (entry: Entry): Row => {
   const record = entry.record

@@ -19,6 +19,12 @@ const readScript = (): string =>
 
 let script: string | undefined
 
+/**
+ * The page's own icon, inline (the policy's `img-src` takes `data:`): a browser that has it asks
+ * the server for no `/favicon.ico`, which would otherwise read as a request for the network.
+ */
+const ICON = `data:image/svg+xml,${encodeURIComponent("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><rect width='16' height='16' rx='3' fill='#1f3a5f'/><path d='M4 4h8M4 8h8M4 12h5' stroke='#fff' stroke-width='1.6' stroke-linecap='round'/></svg>")}`
+
 const hash = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
 
 const BODY = String.raw`
@@ -188,6 +194,7 @@ export const inspectorPage = (): { readonly html: string; readonly csp: string }
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>simnet inspector</title>
+<link rel="icon" href="${ICON}">
 <style>${STYLE}</style>
 </head>
 <body>${BODY}<script>${SCRIPT}</script>

@@ -1,18 +1,21 @@
 /**
  * The generation pipeline of a `jsonSchema` route, compiled once per route and run per request:
- * sample a value from `Arbitrary.schema(narrow ?? schema)` with a seed, encode it with the
- * production schema, serialise it, and prove that the bytes decode under the production schema
- * before anyone sees them. A value that fails any step is a `GeneratedValueRejected`, never a body.
+ * sample a value from `Arbitrary.schema(narrow ?? schema)` with a seed, encode it on the
+ * production schema's wire (its own encoding when that is JSON, else Effect's JSON codec of it, as
+ * the app's `schemaBodyJson` reads it: `wire.ts`), serialise it, and prove that the bytes decode
+ * on that wire before anyone sees them. A value that fails any step is a `GeneratedValueRejected`,
+ * never a body.
  *
  * Compilation also probes a handful of seeds, so a schema that cannot be generated (a
  * declaration without an arbitrary, an impossible refinement, a narrowed schema that does not fit
- * the production one) fails when the route is registered, naming the schema path, rather than at
- * the first request.
+ * the production one, a value with no JSON form) fails when the route is registered, naming the
+ * schema path and what to do, rather than at the first request.
  */
 import { Arbitrary, Effect, Exit, Result, Schema, SchemaAST, SchemaIssue } from "effect"
 import { GeneratedValueRejected, InvalidRouteSpec } from "../../SimnetError.ts"
 import { boundedMemo, errorMessage } from "../../core/util.ts"
 import { checkFieldHints, type FieldHints, realisticAst } from "./realism.ts"
+import { wireCodec } from "./wire.ts"
 
 /**
  * The local size scale handed to Effect's `Arbitrary` (its default is 10): collections and
@@ -59,6 +62,13 @@ export interface GeneratorOptions {
   /** Generate every optional property (outside recursive schemas). */
   readonly allOptionals?: boolean | undefined
 }
+
+/**
+ * What a route whose schema cannot be served can do, said in every registration error of
+ * generation: what generates, or what puts a value on the wire, is the schema's to say.
+ */
+const REMEDY = "to serve it, generate from a narrower schema whose values decode under this one (`Route.json(match, schema, { narrow })`), " +
+  "or annotate the node: `toCodecArbitrary` on a declaration, `arbitraryConstraint` on a filter, `toCodecJson` on a value with no JSON form"
 
 const isIdentifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
@@ -212,11 +222,14 @@ const compileGeneratorNow = (
   if (badField !== undefined) {
     return Result.fail(new InvalidRouteSpec({ path: `fields.${badField[0]}`, message: `route ${label}: ${badField[1]}` }))
   }
+  // The codec the value travels by (`wire.ts`): the schema's own when its encoded side is JSON,
+  // else Effect's JSON codec of it, which is how the app's `schemaBodyJson` reads it.
+  const wire = wireCodec(schema)
   // A schema with no encodings anywhere encodes every value to itself: skip that pass (the
   // decode-check below still proves the value).
   const encode: (value: unknown) => Result.Result<unknown, { readonly issue: SchemaIssue.Issue }> =
-    SchemaAST.toEncoded(schema.ast) === schema.ast ? Result.succeed : Schema.encodeUnknownResult(schema)
-  const decode = Schema.decodeUnknownResult(schema)
+    SchemaAST.toEncoded(wire.ast) === wire.ast ? Result.succeed : Schema.encodeUnknownResult(wire)
+  const decode = Schema.decodeUnknownResult(wire)
   const reject = (path: string, issue: string) => Result.fail(new GeneratedValueRejected({ route: label, path, issue }))
 
   const pipeline = (arbitrary: Arbitrary.Arbitrary<unknown>) =>
@@ -256,7 +269,10 @@ const compileGeneratorNow = (
     const generate = pipeline(arbitrary)
     for (const seed of PROBE_SEEDS) {
       const result = generate(seed)
-      if (Result.isFailure(result)) return Result.fail(result.failure)
+      if (Result.isFailure(result)) {
+        const { route, path, issue } = result.failure
+        return Result.fail(new GeneratedValueRejected({ route, path, issue: `${issue}; ${REMEDY}` }))
+      }
     }
     return Result.succeed(generate)
   }
@@ -270,11 +286,14 @@ const compileGeneratorNow = (
   }
   const raw = derive(typeAst)
   if (Result.isFailure(raw)) {
-    const path = formatSchemaPath(pathOfDerivationError(raw.failure.message))
+    // Effect names the path of most derivation errors; one it does not (a field with no finite
+    // value, such as `Schema.Never`) is found by deriving the nodes one by one.
+    const named = pathOfDerivationError(raw.failure.message)
+    const path = formatSchemaPath(named.length > 0 ? named : locateUnsampleable(typeAst, [], size))
     return Result.fail(
       new InvalidRouteSpec({
         path,
-        message: `route ${label}: no value can be generated for the schema at ${path}: ${firstLine(raw.failure.message)}`
+        message: `route ${label}: no value can be generated for the schema at ${path}: ${firstLine(raw.failure.message)}; ${REMEDY}`
       })
     )
   }
@@ -283,7 +302,7 @@ const compileGeneratorNow = (
     return Result.fail(
       new InvalidRouteSpec({
         path,
-        message: `route ${label}: no value can be generated for the schema at ${path}: every attempt was discarded by a refinement`
+        message: `route ${label}: no value can be generated for the schema at ${path}: every attempt was discarded by a refinement; ${REMEDY}`
       })
     )
   }

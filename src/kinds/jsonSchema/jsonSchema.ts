@@ -6,7 +6,7 @@
 import { Effect, Result, type Schema } from "effect"
 import { compileGenerator, type CompiledGenerator } from "./generate.ts"
 import type { FieldHints } from "./realism.ts"
-import { type Answer, refused, whole } from "../../core/answer.ts"
+import { type Answer, refused, whole, type Whole } from "../../core/answer.ts"
 import { offsetSeed } from "../../core/seed.ts"
 import { checkResponseParts } from "../static.ts"
 import type { Answerer, RespondContext, SimRequest } from "../../core/route.ts"
@@ -46,6 +46,8 @@ export interface JsonSchemaResponder {
   readonly prepare: Effect.Effect<void, InvalidRouteSpec | GeneratedValueRejected>
   readonly body: (seed: number) => Result.Result<string, GenerateError>
   readonly regenerate: (seed: number) => Effect.Effect<string, GenerateError>
+  /** The whole answer served under a logged seed: status, headers and the body `regenerate` gives. */
+  readonly reproduce: (seed: number) => Effect.Effect<Whole, GenerateError>
   readonly seeded: true
   readonly describe: Readonly<Record<string, unknown>>
 }
@@ -77,6 +79,8 @@ export const jsonSchemaResponder = (
     return Result.isFailure(generated) ? refused(generated.failure) : whole(status, headers, generated.success)
   }
 
+  const regenerate = (seed: number) => Effect.suspend(() => Result.match(body(seed), { onFailure: Effect.fail, onSuccess: Effect.succeed }))
+
   return {
     prepare: Effect.suspend(() => {
       const invalid = checkResponseParts(status, headers, true)
@@ -85,7 +89,8 @@ export const jsonSchemaResponder = (
     }),
     answer,
     body,
-    regenerate: (seed) => Effect.suspend(() => Result.match(body(seed), { onFailure: Effect.fail, onSuccess: Effect.succeed })),
+    regenerate,
+    reproduce: (seed) => Effect.map(regenerate(seed), (generated) => whole(status, headers, generated)),
     seeded: true,
     describe: {
       status,

@@ -11,9 +11,10 @@
  * custom filter with no generation hint) are left to Effect's own generator, so a hint can never
  * make a satisfiable schema unsatisfiable.
  */
-import { DateTime, Duration, Order, Result, Schema, SchemaAST, SchemaIssue, SchemaTransformation } from "effect"
+import { DateTime, Duration, Order, Schema, SchemaAST, SchemaTransformation } from "effect"
 import { FORMAT_KINDS, REALISTIC_KINDS, type RealisticKind, type StringValues } from "./realisticValues.ts"
 import { type FieldHints, fromValues, hintOf, isValuesHint, type Hint } from "./fieldHints.ts"
+import { survivesWire } from "./wire.ts"
 
 export { checkFieldHints, type FieldHint, type FieldHints } from "./fieldHints.ts"
 
@@ -245,7 +246,14 @@ const REALISTIC_DECLARATIONS: Readonly<Record<string, () => SchemaAST.Link>> = {
     )
 }
 
-const realisticDeclaration = (ast: SchemaAST.Declaration): SchemaAST.AST => {
+/**
+ * A declaration generated realistically: a time one from `REALISTIC_DECLARATIONS`, open JSON from
+ * `realisticJson`, and one with type parameters (a class's fields, an `Option`'s or a `Map`'s
+ * members) with each parameter made realistic by `recur`, so a class's `email` field reads as an
+ * email and its `Date` as a recent date. Effect derives the declaration's values from its
+ * parameters, and decodes them with its own parser, which checks them against those parameters.
+ */
+const realisticDeclaration = (ast: SchemaAST.Declaration, recur: (parameter: SchemaAST.AST) => SchemaAST.AST): SchemaAST.AST => {
   const representation: unknown = ast.annotations?.representation
   const id = typeof representation === "object" && representation !== null
     ? (representation as { readonly id?: unknown }).id
@@ -253,8 +261,11 @@ const realisticDeclaration = (ast: SchemaAST.Declaration): SchemaAST.AST => {
   if ((id === "effect/schema/Json" || id === "effect/schema/MutableJson") && ast.checks === undefined) {
     return realisticJson(ast.context)
   }
+  if (ast.typeParameters.length > 0) {
+    return new SchemaAST.Declaration(ast.typeParameters.map(recur), ast.run, ast.annotations, ast.checks, undefined, ast.context)
+  }
   const link = typeof id === "string" ? REALISTIC_DECLARATIONS[id] : undefined
-  if (link === undefined || ast.checks !== undefined || ast.typeParameters.length > 0) return SchemaAST.toType(ast)
+  if (link === undefined || ast.checks !== undefined) return SchemaAST.toType(ast)
   return new SchemaAST.Declaration(
     [],
     ast.run,
@@ -271,35 +282,6 @@ const realisticDeclaration = (ast: SchemaAST.Declaration): SchemaAST.AST => {
  */
 const isOpenStruct = (ast: SchemaAST.Objects): boolean =>
   ast.propertySignatures.length > 0 && ast.indexSignatures.length > 0 && ast.checks === undefined
-
-const jsonRoundTrip = (value: unknown): unknown => {
-  const text = JSON.stringify(value)
-  return text === undefined ? undefined : JSON.parse(text)
-}
-
-/**
- * A filter for a node that has its own encoding (a transformation such as seconds on the wire →
- * `Duration` in the app): a generated value is kept only when it encodes to JSON and that JSON
- * decodes again under the node's codec. It discards, for instance, the infinite durations Effect
- * generates that `DurationFromMillis` cannot put on the wire.
- */
-const roundTrip = (ast: SchemaAST.AST): SchemaAST.Filter<unknown> => {
-  const codec = Schema.make<Schema.Codec<unknown, unknown>>(ast)
-  const encode = Schema.encodeUnknownResult(codec)
-  const decode = Schema.decodeUnknownResult(codec)
-  return new SchemaAST.Filter(
-    (input) => {
-      try {
-        const encoded = encode(input)
-        if (Result.isSuccess(encoded) && Result.isSuccess(decode(jsonRoundTrip(encoded.success)))) return undefined
-      } catch {
-        // A value the codec cannot handle is discarded like any other rejected value.
-      }
-      return new SchemaIssue.InvalidValue({ message: "does not survive the wire" }, input)
-    },
-    { expected: "a value that survives the wire" }
-  )
-}
 
 /**
  * Options of `realisticAst`: per-field overrides, and `allOptionals` to generate every optional
@@ -319,9 +301,10 @@ export interface RealismOptions {
  * unbounded numbers small integers (or the range their name suggests: `age`, `year`), open JSON
  * (`Unknown`, `Any`, `object`, `Schema.Json`) a realistic JSON generator, structs open to extra
  * keys only their declared fields, and primitives with `examples` pick among them.
- * Durations, UTC date-times and dates are recent and whole-second. Every node that had an
- * encoding keeps only values that survive a JSON round trip through it. Other declarations and
- * template literals are kept as Effect generates them. The result validates
+ * Durations, UTC date-times and dates are recent and whole-second; a declaration with type
+ * parameters (a class, an `Option`, a `Map`) has each made realistic. Every node that had an
+ * encoding keeps only values that survive a JSON round trip over its wire (`wire.ts`). Other
+ * declarations and template literals are kept as Effect generates them. The result validates
  * exactly what the input's type side validates, apart from the round-trip filters.
  */
 export const realisticAst = (root: SchemaAST.AST, options: RealismOptions = {}): SchemaAST.AST => {
@@ -336,7 +319,7 @@ export const realisticAst = (root: SchemaAST.AST, options: RealismOptions = {}):
     const typed = typeSide(ast, forKey, hint, path)
     const out = ast.encoding === undefined || ast._tag === "Suspend"
       ? typed
-      : new SchemaAST.Union([typed], undefined, undefined, [roundTrip(ast)], undefined, typed.context)
+      : new SchemaAST.Union([typed], undefined, undefined, [survivesWire(ast)], undefined, typed.context)
     if (!forKey) {
       let byHint = memo.get(ast)
       if (byHint === undefined) memo.set(ast, byHint = new Map())
@@ -408,7 +391,7 @@ export const realisticAst = (root: SchemaAST.AST, options: RealismOptions = {}):
         return new SchemaAST.Suspend(() => go(thunk(), false, hint, undefined), ast.annotations, undefined, undefined, ast.context)
       }
       case "Declaration":
-        return realisticDeclaration(ast)
+        return realisticDeclaration(ast, (parameter) => go(parameter, false, undefined, path))
       default:
         return SchemaAST.toType(ast)
     }

@@ -6,6 +6,7 @@
  */
 import { Effect, Result, Schema } from "effect"
 import { InvalidRouteSpec } from "../../SimnetError.ts"
+import { foreignSchema } from "../effectCopy.ts"
 import { jsonSchemaOf } from "./copies.ts"
 import { compileGenerator, type CompiledGenerator, fromJsonSchema, joinPath } from "./floor.ts"
 
@@ -258,6 +259,8 @@ const objectJsonSchema = (
   path: string
 ): Result.Result<Readonly<Record<string, unknown>> | undefined, InvalidRouteSpec> => {
   let document: Readonly<Record<string, unknown>> | undefined = json
+  const foreign = foreignSchema(schema, path)
+  if (foreign !== undefined) return Result.fail(foreign)
   if (document === undefined && schema !== undefined) {
     try {
       document = jsonSchemaOf(schema)

@@ -1,6 +1,6 @@
 // @ts-check
 // One request's details: its headers, body, route, the routes that came closest when it was
-// refused, its generated body again from its seed, and the answer when the network kept it.
+// refused, its generated body again from its seed, and the answer when the network kept it or can make it again.
 
 /** @type {number | null} */
 let detailSeq = null;
@@ -98,7 +98,8 @@ function openDetail(seq) {
   });
 }
 /**
- * The answer the network kept (simnet serve --keep-bodies): status, headers and body.
+ * The answer the network kept (simnet serve --keep-bodies), or made again from a route whose
+ * answer is a pure function of its seed: status, headers and body.
  * @param {KeptAnswer} answer @returns {Array<Node>}
  */
 function answerParts(answer) {

@@ -1,6 +1,6 @@
 // @ts-check
 // The Screen tab: the terminal of `simnet run --tty` as it is now (read from `ui/terminal` while
-// the tab is open) beside the requests that came in since the screen last changed; or, for a run
+// the tab is open; once its program has exited, its last screen and how it ended) beside the requests that came in since the screen last changed; or, for a run
 // `simnet explore` wrote and `simnet show` opened, each step's screen as a frame, the failing one
 // marked and shown first, beside the requests that step caused.
 
@@ -74,7 +74,7 @@ function screenRequests(seqs, title) {
   if (seqs.length === 0) list.appendChild(el("li", { class: "muted", text: "none" }));
   seqs.forEach((seq) => {
     const row = bySeq.get(seq);
-    const label = "#" + seq + (row ? " " + row.method + " " + row.url + " → " + (row.status ?? "…") : "");
+    const label = "#" + seq + (row ? " " + row.method + " " + row.url + " → " + statusText(row) : "");
     list.appendChild(el("li", {}, el("button", { type: "button", class: "link mono", text: label, onclick: () => { showTab("requests", false); openDetail(seq); } })));
   });
 }
@@ -112,7 +112,11 @@ function readScreen() {
     const text = JSON.stringify(screen.lines);
     if (text !== shownScreen) { shownScreen = text; seqBefore = seqAtChange; seqAtChange = lastSeq; }
     drawScreen(screen.lines, screen.cursor, screen.styles);
-    say("screen-status", "Live: " + screen.cols + "×" + screen.rows);
+    // A program that has exited leaves its last screen, and how it ended.
+    const exit = screen.exit;
+    say("screen-status", exit
+      ? "Exited with " + (exit.signal === undefined ? "code " + exit.code : "signal " + exit.signal) + ": its last screen, " + screen.cols + "×" + screen.rows
+      : "Live: " + screen.cols + "×" + screen.rows);
     // The requests from just before the screen last changed until now: what the last action caused.
     const since = rows.filter((row) => row.seq > seqBefore).slice(-20).map((row) => row.seq);
     screenRequests(since, "Requests since the screen's last change");
