@@ -162,8 +162,11 @@ describe.skipIf(sealedWhy !== undefined)(`the sealed room${sealedWhy === undefin
       const marks = [1, 2, 3].map((n) => String(800_000 + n * 10_000 + Math.floor(Math.random() * 9_999)))
       const child = spawn("unshare", sealedCommand(as, dir, ["run", "--isolate", "--quiet", "--fixture", file, "--", "sh", "-c", `sleep ${marks[0]} & nohup sleep ${marks[1]} >/dev/null 2>&1 & setsid sleep ${marks[2]} & wait`]), { stdio: "ignore" })
       await vi.waitFor(() => expect(marks.flatMap((mark) => processesRunning(["sleep", mark]))).toHaveLength(3), { timeout: 30_000, interval: 100 })
-      // simnet is the process spawned: unshare, bash and setpriv each exec the next.
-      const left = readdirSync("/var/tmp").filter((name) => name.startsWith(`simnet-sandbox-${child.pid}.`))
+      // simnet is the process spawned (unshare, bash and setpriv each exec the next); its sandbox
+      // is named for its pid and start time (field 22 of its stat, after the name in parentheses).
+      const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8")
+      const owner = `simnet-sandbox-${child.pid}.${stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]}.`
+      const left = readdirSync("/var/tmp").filter((name) => name.startsWith(owner))
       expect(left).toHaveLength(1)
       child.kill("SIGKILL")
       await vi.waitFor(() => expect(marks.flatMap((mark) => processesRunning(["sleep", mark]))).toEqual([]), { timeout: 10_000, interval: 100 })

@@ -13,8 +13,9 @@
  * Why a shell between them: the first process of a PID namespace ignores every signal it has no
  * handler for, so a command run there directly would shrug off Ctrl-C and SIGTERM. The shell
  * ignores them instead, and the command, its second process, gets them as anywhere else. A
- * command ended by signal N reports 128 + N, as a shell reports it. Signals simnet passes on go
- * to the command itself (`heldCommand`): `unshare` blocks SIGINT and SIGTERM.
+ * command ended by signal N leaves its shell to exit with 128 + N, as a shell reports it, which
+ * `heldExit` reads back as the signal. Signals simnet passes on go to the command itself
+ * (`heldCommand`): `unshare` blocks SIGINT and SIGTERM.
  *
  * Where no PID namespace can be had (not Linux, no util-linux, user namespaces turned off for an
  * ordinary user), the command runs as before, unheld: see `canHold`.
@@ -24,8 +25,13 @@ import type * as Fs from "node:fs"
 
 const fs = (): typeof Fs => process.getBuiltinModule("node:fs")
 
-/** The namespace's first process: runs the command (its arguments) in the foreground, then exits with its status. */
-const INIT = `"$@"; s=$?; exit $s`
+/**
+ * The namespace's first process: runs the command (its arguments) in the foreground, then exits
+ * with its status. The shell's own standard error is /dev/null — the command gets the real one
+ * back (kept on fd 9) in a subshell that execs it, for a shell that redirects a command in itself
+ * would print "Killed" there — so nothing of the shell's is printed into the app's terminal.
+ */
+const INIT = `exec 9>&2 2>/dev/null; ( exec "$@" 2>&9 9>&- ); s=$?; exit $s`
 
 /** The ids an ordinary user keeps inside its user namespace: its own. */
 const userFlags = (): ReadonlyArray<string> => {
@@ -64,6 +70,14 @@ export const hold = (command: string, args: ReadonlyArray<string>): { readonly c
   if (words === undefined) return { command, args, held: false }
   return { command: words[0]!, args: [...words.slice(1), "/bin/sh", "-c", INIT, "sh", command, ...args], held: true }
 }
+
+/**
+ * How a held command ended, from how its holder did: the holder's shell exits with 128 + N for a
+ * command ended by signal N (1 to 64), read back as that signal, with code 0 as a PTY reports a
+ * signal. A command that itself exits with 129 to 192 reads the same: the shell's convention.
+ */
+export const heldExit = (code: number, signal: number | undefined): { readonly code: number; readonly signal: number | undefined } =>
+  signal === undefined && code > 128 && code <= 128 + 64 ? { code: 0, signal: code - 128 } : { code, signal }
 
 /** The children of process `pid`, by `/proc`; none when it has gone. */
 const childrenOf = (pid: number): Array<number> => {

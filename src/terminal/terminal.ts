@@ -15,7 +15,7 @@ import { createRequire } from "node:module"
 import { Clock, Data, Effect, Scope } from "effect"
 import type * as Pty from "@lydell/node-pty"
 import type * as Xterm from "@xterm/headless"
-import { findable, hold } from "./holder.ts"
+import { findable, heldExit, hold } from "./holder.ts"
 import { exitReport, findText, screenText, type TerminalExit } from "./screen.ts"
 
 export type { TerminalExit } from "./screen.ts"
@@ -249,7 +249,8 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
           const known = () => {
             draining = undefined
             if (exited !== undefined) return
-            exited = { code: exitCode, signal: signal === 0 ? undefined : signal }
+            // A held program's signal comes back through its holder's exit code (`heldExit`).
+            exited = program.held ? heldExit(exitCode, signal === 0 ? undefined : signal) : { code: exitCode, signal: signal === 0 ? undefined : signal }
             ended(exited)
           }
           if (disposed) return known()
