@@ -192,7 +192,7 @@ const run = Command.make(
       )
       const base = HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address)
       yield* writeManifest(config.manifest, endpointsOf(base))
-      if (isolate !== undefined) sealed = yield* sealRun(files, Number(new URL(base).port), room!, authority.certPem, isolate, control.traceLine)
+      if (isolate !== undefined) sealed = yield* sealRun(files, Number(new URL(base).port), room!, authority.certPem, isolate, control.traceLine, program)
       // A sealed command reads the CA from its sandbox: the host's copy may be where the room cannot see.
       const { env, driverUrl } = runEnv(base, sealed?.ca ?? authority.certFile, { proxyLoopback: config.proxyLoopback })
       const target = sealed?.target(program, args, env, config.tty) ?? { command, args, env }

@@ -114,9 +114,10 @@ const sandboxDir = Effect.acquireRelease(
 /**
  * The sealed room (`room.ts`) around a fresh sandbox whose workspace is seeded with `files` (and
  * the proxy's CA beside it), for the scope; an `IsolationError` naming why when either cannot be
- * had. `traceLine` writes to the run's trace: the seeded files now, the outcome at `finish`.
+ * had, or when `program` (`resolveCommand`'s) is a path the room does not see. `traceLine` writes
+ * to the run's trace: the seeded files now, the outcome at `finish`.
  */
-export const sealRun = (files: Readonly<Record<string, FileContent>>, port: number, hooks: RoomHooks, caPem: string, options: IsolateOptions, traceLine: (line: Record<string, unknown>) => void): Effect.Effect<SealedRun, IsolationError, Scope.Scope> =>
+export const sealRun = (files: Readonly<Record<string, FileContent>>, port: number, hooks: RoomHooks, caPem: string, options: IsolateOptions, traceLine: (line: Record<string, unknown>) => void, program: string): Effect.Effect<SealedRun, IsolationError, Scope.Scope> =>
   Effect.gen(function*() {
     const problem = isolationProblem()
     if (problem !== undefined) return yield* Effect.fail(new Error(problem))
@@ -129,6 +130,10 @@ export const sealRun = (files: Readonly<Record<string, FileContent>>, port: numb
         hooks.connection(socket)
       }
     })
+    if (program.startsWith("/") && !room.sees(program)) {
+      const why = program.startsWith("/tmp/") ? ": the room's /tmp is a fresh one here (the host's cannot be overlaid for an ordinary user whose /tmp has mounts beneath it); put it elsewhere" : ""
+      return yield* Effect.fail(new Error(printable(`simnet: run --isolate: ${program} is not in the sealed room${why}`)))
+    }
     const inside = { work: `${dir}/work`, home: `${dir}/home`, tmp: `${dir}/tmp`, run: `${dir}/run`, ca: `${dir}/ca.pem` }
     const host = { work: `${room.sandbox}/work`, home: `${room.sandbox}/home`, tmp: `${room.sandbox}/.tmp/upper` }
     yield* Effect.try({

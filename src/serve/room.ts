@@ -9,8 +9,8 @@
  * mount of the host remounted read-only, and checked; a fresh `/proc` with `/proc/sys`,
  * `/proc/sysrq-trigger`, `/proc/irq` and `/proc/bus` read-only; the sandbox a tmpfs of
  * `disk` bytes; `/tmp` the host's with what the command writes kept in the sandbox (an overlay,
- * through which the host's sockets there cannot be reached; where overlays cannot be mounted, a
- * fresh one in the sandbox); a fresh read-only `/dev` holding null, zero, full, random, urandom,
+ * through which the host's sockets there cannot be reached; where it cannot be mounted — for an
+ * ordinary user, a `/tmp` with mounts beneath it — a fresh one in the sandbox); a fresh read-only `/dev` holding null, zero, full, random, urandom,
  * tty, a new `pts` instance with its `ptmx`, `fd`, `stdin`, `stdout`, `stderr` and a `shm`
  * tmpfs of `shm` bytes; `/run` and `/var/run` empty and read-only, hiding the host's sockets;
  * a `resolv.conf` naming 127.0.0.1 — then starts the relay and waits, reaping what is orphaned
@@ -50,7 +50,12 @@ awk '{ print $5 }' /proc/self/mountinfo | sort -u | while IFS= read -r m; do
   case "$m" in /proc|/proc/*) continue ;; esac
   mount -n -o remount,bind,ro "$m" 2>/dev/null || true
 done
-left=$(awk '{ mp[$1] = $5; opt[$1] = $6; over[$2 " " $5] = 1 } END { for (i in mp) if (!((i " " mp[i]) in over) && opt[i] !~ /(^|,)ro(,|$)/) print mp[i] }' /proc/self/mountinfo | grep -v -E '^/proc(/|$)' || true)
+# A mount left writable fails the room, unless the room cannot reach it: under a directory its
+# user may not enter (the holder reaches all the command can).
+left=$(awk '{ mp[$1] = $5; opt[$1] = $6; over[$2 " " $5] = 1 } END { for (i in mp) if (!((i " " mp[i]) in over) && opt[i] !~ /(^|,)ro(,|$)/) print mp[i] }' /proc/self/mountinfo | grep -v -E '^/proc(/|$)' | while IFS= read -r m; do
+  m=$(printf '%b' "$m")
+  if [ -e "$m" ]; then printf '%s ' "$m"; fi
+done)
 [ -z "$left" ] || { echo "the host cannot be made read-only here: $left" >&2; exit 1; }
 mount -n -t proc -o nosuid,nodev,noexec proc /proc
 for p in sys sysrq-trigger irq bus; do
@@ -167,6 +172,8 @@ export interface Room {
   readonly sandbox: string
   /** What the room's network blocked so far. */
   readonly blocked: () => Blocked
+  /** Whether `path` (absolute) is there as the room sees it. */
+  readonly sees: (path: string) => boolean
 }
 
 /** The values of `names` in a `/proc/net/snmp` block (`Tcp:` and the like: a line of names, a line of numbers) or in `snmp6` (a name and a number a line). */
@@ -280,6 +287,7 @@ export const openRoom = (options: RoomOptions, hooks: RoomHooks): Effect.Effect<
         return { command: program!, args: rest }
       },
       sandbox: `/proc/self/fd/${handle}`,
+      sees: (path) => f.existsSync(`/proc/${pid}/root${path}`),
       blocked: () => {
         const read = (file: string) => {
           try {
