@@ -11,7 +11,7 @@
  * token; `none` reaches nothing, `host` is the host.
  */
 import { spawn } from "node:child_process"
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -196,12 +196,23 @@ describe.skipIf(sealedWhy !== undefined)(`the sealed room${sealedWhy === undefin
     }, 90_000)
   }
 
-  it("./nope.sh that is not in the caller's directory is refused naming where it was looked for; nothing runs", () => {
+  it("./nope.sh that is not in the caller's directory is refused naming where it was looked for, one the room does not see naming why; nothing runs", () => {
     const { dir } = prepared("root")
     const run = runSealed("root", dir, ["run", "--isolate", "--", "./nope.sh"])
     expect(run.status).toBe(1)
     expect(run.stderr).toContain(`simnet: run --isolate: ./nope.sh was not found, or is not an executable file (resolved from the directory simnet was started in: ${join(dir, "nope.sh")})`)
     expect(run.stderr).not.toContain("runs sealed")
+    // One that is there, but where the room does not see it (its /run is empty): said before it runs.
+    const hidden = `/run/simnet-prog-${process.pid}-${Date.now()}.sh`
+    writeFileSync(hidden, "#!/bin/sh\necho ran\n", { mode: 0o755 })
+    try {
+      const unseen = runSealed("root", dir, ["run", "--isolate", "--", hidden])
+      expect(unseen.status).toBe(1)
+      expect(unseen.stderr).toContain(`simnet: run --isolate: ${hidden} is not in the sealed room: the room's /run is empty`)
+      expect(unseen.stdout).not.toContain("ran")
+    } finally {
+      rmSync(hidden)
+    }
   }, 30_000)
 
   it("the room's control access: no host token inside; the rest allowed, but no route that forwards to the host — through the control endpoint, MCP's register_routes or a snapshot", () => {

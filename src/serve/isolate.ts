@@ -50,20 +50,15 @@ export interface IsolateOptions {
 /** The `--isolate-*` defaults: 1 024 processes, 2 GiB of sandbox, 512 MiB of `/dev/shm`, `room` access. */
 export const ISOLATE_DEFAULTS: IsolateOptions = { pids: 1024, disk: 2 * 1024 ** 3, shm: 512 * 1024 ** 2, control: "room" }
 
-/** Paths the room hides (or replaces) that a command may not be started from. */
-const HIDDEN = ["/run", "/var/run", "/dev", "/proc"]
-
 /**
  * `command` as the room starts it: a path with a slash resolved from the directory simnet was
  * started in (the command starts in the workspace, where `./prog.sh` is not), and checked to be
- * an executable file the room can see; a name is looked up on `PATH` inside. An error naming why
- * it cannot run.
+ * an executable file (that the room sees it too is `sealRun`'s to check); a name is looked up on
+ * `PATH` inside. An error naming why it cannot run.
  */
 export const resolveCommand = (command: string): string | IsolationError => {
   if (!command.includes("/")) return command
   const resolved = resolve(process.cwd(), command)
-  const hidden = HIDDEN.find((dir) => resolved === dir || resolved.startsWith(`${dir}/`))
-  if (hidden !== undefined) return new IsolationError({ message: printable(`simnet: run --isolate: ${command} is under ${hidden}, which the sealed room hides`) })
   if (!findable(resolved, undefined)) {
     return new IsolationError({ message: printable(`simnet: run --isolate: ${command} was not found, or is not an executable file${resolved === command ? "" : ` (resolved from the directory simnet was started in: ${resolved})`}`) })
   }
@@ -122,7 +117,10 @@ export const sealRun = (files: Readonly<Record<string, FileContent>>, port: numb
     const problem = isolationProblem()
     if (problem !== undefined) return yield* Effect.fail(new Error(problem))
     const dir = yield* sandboxDir
-    const room = yield* openRoom({ sandbox: dir, port, pids: options.pids, disk: options.disk, shm: options.shm, cgroup: pidsCgroup(basename(dir), options.pids) }, {
+    const cgroup = pidsCgroup(basename(dir), options.pids)
+    // RLIMIT_NPROC does not bound root: without a pids cgroup, root's room is not bounded. Say so.
+    if (cgroup === undefined && process.getuid?.() === 0) process.stderr.write(`simnet: --isolate-pids ${options.pids} is not enforced: no pids cgroup can be made here, and root is not bounded by RLIMIT_NPROC\n`)
+    const room = yield* openRoom({ sandbox: dir, port, pids: options.pids, disk: options.disk, shm: options.shm, cgroup }, {
       adopt: hooks.adopt,
       // Every request on a connection from inside is the room's, with the access it was given.
       connection: (socket) => {
@@ -131,7 +129,9 @@ export const sealRun = (files: Readonly<Record<string, FileContent>>, port: numb
       }
     })
     if (program.startsWith("/") && !room.sees(program)) {
-      const why = program.startsWith("/tmp/") ? ": the room's /tmp is a fresh one here (the host's cannot be overlaid for an ordinary user whose /tmp has mounts beneath it); put it elsewhere" : ""
+      const why = program.startsWith("/tmp/")
+        ? ": the room's /tmp is a fresh one here (the host's cannot be overlaid for an ordinary user whose /tmp has mounts beneath it); put it elsewhere"
+        : /^\/(var\/)?run\//.test(program) ? ": the room's /run is empty" : ""
       return yield* Effect.fail(new Error(printable(`simnet: run --isolate: ${program} is not in the sealed room${why}`)))
     }
     const inside = { work: `${dir}/work`, home: `${dir}/home`, tmp: `${dir}/tmp`, run: `${dir}/run`, ca: `${dir}/ca.pem` }

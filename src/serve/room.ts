@@ -1,23 +1,23 @@
 /**
  * The sealed room of `simnet run --isolate` (Linux): a holder made of util-linux's `unshare`,
- * `nsenter`, `setpriv` and `prlimit`, with `mount` and iproute2's `ip`, matched to bubblewrap's
- * promises point by point (docs/security.md has the table).
+ * `nsenter`, `setpriv`, `prlimit` and `setsid`, with `mount` and iproute2's `ip`, matched to
+ * bubblewrap's promises point by point (docs/security.md has the table).
  *
  * `setpriv --pdeathsig KILL -- unshare --net --mount --pid --ipc --fork --kill-child` (with
- * `--user --map-root-user` for an ordinary user) starts a shell as the first
- * process of new network, mount, PID and IPC namespaces. It sets the room up — loopback up; every
- * mount of the host remounted read-only, and checked; a fresh `/proc` with `/proc/sys`,
- * `/proc/sysrq-trigger`, `/proc/irq` and `/proc/bus` read-only; the sandbox a tmpfs of
- * `disk` bytes; `/tmp` the host's with what the command writes kept in the sandbox (an overlay,
- * through which the host's sockets there cannot be reached; where it cannot be mounted — for an
- * ordinary user, a `/tmp` with mounts beneath it — a fresh one in the sandbox); a fresh read-only `/dev` holding null, zero, full, random, urandom,
- * tty, a new `pts` instance with its `ptmx`, `fd`, `stdin`, `stdout`, `stderr` and a `shm`
- * tmpfs of `shm` bytes; `/run` and `/var/run` empty and read-only, hiding the host's sockets;
- * a `resolv.conf` naming 127.0.0.1 — then starts the relay and waits, reaping what is orphaned
- * to it. The relay listens on ports 80 and 443 of 127.0.0.1 and ::1 and on simnet's own port,
- * hands each listening socket to simnet over Node's IPC channel, and answers DNS on UDP 53: every
- * name is loopback, so every TCP connection the command makes is simnet's or refused, and the
- * namespace has no route off the machine.
+ * `--user --map-root-user` for an ordinary user) starts a shell as the first process of new
+ * network, mount, PID and IPC namespaces. It sets the room up — loopback up; every mount of the
+ * host remounted read-only, and checked; a fresh `/proc` with `/proc/sys`, `/proc/sysrq-trigger`,
+ * `/proc/irq` and `/proc/bus` read-only; the sandbox a tmpfs of `disk` bytes; `/tmp` the host's
+ * with what the command writes kept in the sandbox (an overlay, through which the host's sockets
+ * there cannot be reached; where it cannot be mounted — for an ordinary user, a `/tmp` with mounts
+ * beneath it — a fresh one in the sandbox); a fresh read-only `/dev` holding null, zero, full,
+ * random, urandom, tty, a new `pts` instance with its `ptmx`, `fd`, `stdin`, `stdout`, `stderr`
+ * and a `shm` tmpfs of `shm` bytes; `/run` and `/var/run` empty and read-only, hiding the host's
+ * sockets; a `resolv.conf` naming 127.0.0.1 — then starts the relay and waits, reaping what is
+ * orphaned to it. The relay listens on ports 80 and 443 of 127.0.0.1 and ::1 and on simnet's own
+ * port, hands each listening socket to simnet over Node's IPC channel, and answers DNS on UDP 53:
+ * every name is loopback, so every TCP connection the command makes is simnet's or refused, and
+ * the namespace has no route off the machine.
  *
  * The room dies with simnet however simnet ends: `setpriv --pdeathsig` kills `unshare` when the
  * thread that started it ends, `--kill-child` then kills the room's first process, and a PID
@@ -26,9 +26,10 @@
  *
  * The command joins with `nsenter` (`--wdns`: its working directory resolved inside, so it holds
  * no handle on a host directory), in a session of its own unless it runs in simnet's terminal
- * (`setsid`: bubblewrap's `--new-session`), under `prlimit --nproc` (an ordinary user's bound on processes;
- * root's is a pids cgroup, `sandboxes.ts`) and `setpriv --no-new-privs` with every capability
- * dropped from its bounding, inheritable and ambient sets, so nothing set up can be undone.
+ * (`setsid`: bubblewrap's `--new-session`), under `prlimit --nproc` (an ordinary user's bound on
+ * processes; root's is a pids cgroup, `sandboxes.ts`) and `setpriv --no-new-privs` with every
+ * capability dropped from its bounding, inheritable and ambient sets, so nothing set up can be
+ * undone.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import type * as Fs from "node:fs"
@@ -176,7 +177,11 @@ export interface Room {
   readonly sees: (path: string) => boolean
 }
 
-/** The values of `names` in a `/proc/net/snmp` block (`Tcp:` and the like: a line of names, a line of numbers) or in `snmp6` (a name and a number a line). */
+/**
+ * Every counter of a `/proc/net/snmp` text (blocks of a line of names and a line of numbers,
+ * `Tcp: … AttemptFails …`), keyed by block and name (`TcpAttemptFails`), or of `snmp6` (a name
+ * and a number a line).
+ */
 const counters = (text: string): Map<string, number> => {
   const found = new Map<string, number>()
   const lines = text.split("\n")
