@@ -47,20 +47,20 @@ ip link set lo up
 mount --make-rprivate /
 # The host read-only: every mount point, by name (escapes in names decoded); then checked.
 awk '{ print $5 }' /proc/self/mountinfo | sort -u | while IFS= read -r m; do
-  m=$(printf '%b' "$m")
+  case "$m" in *\\*) m=$(printf '%b' "$m") ;; esac
   case "$m" in /proc|/proc/*) continue ;; esac
   mount -n -o remount,bind,ro "$m" 2>/dev/null || true
 done
 # A mount left writable fails the room, unless the room cannot reach it: under a directory its
 # user may not enter (the holder reaches all the command can).
 left=$(awk '{ mp[$1] = $5; opt[$1] = $6; over[$2 " " $5] = 1 } END { for (i in mp) if (!((i " " mp[i]) in over) && opt[i] !~ /(^|,)ro(,|$)/) print mp[i] }' /proc/self/mountinfo | grep -v -E '^/proc(/|$)' | while IFS= read -r m; do
-  m=$(printf '%b' "$m")
+  case "$m" in *\\*) m=$(printf '%b' "$m") ;; esac
   if [ -e "$m" ]; then printf '%s ' "$m"; fi
 done)
 [ -z "$left" ] || { echo "the host cannot be made read-only here: $left" >&2; exit 1; }
 mount -n -t proc -o nosuid,nodev,noexec proc /proc
 for p in sys sysrq-trigger irq bus; do
-  if [ -e "/proc/$p" ]; then mount -n --bind "/proc/$p" "/proc/$p"; mount -n -o remount,bind,ro "/proc/$p"; fi
+  if [ -e "/proc/$p" ]; then mount -n --bind -o ro "/proc/$p" "/proc/$p"; fi
 done
 mount -n -t tmpfs -o "size=$SIMNET_DISK,mode=0755,nosuid,nodev" simnet-sandbox "$S"
 mkdir -m 0755 "$S/work" "$S/home" "$S/tmp" "$S/.tmp" "$S/.dev"
@@ -72,7 +72,8 @@ if ! mount -n -t overlay overlay -o "lowerdir=/tmp,upperdir=$S/.tmp/upper,workdi
 fi
 D="$S/.dev"
 mount -n -t tmpfs -o mode=0755,nosuid,size=64k simnet-dev "$D"
-for n in null zero full random urandom tty; do touch "$D/$n"; mount -n --bind "/dev/$n" "$D/$n"; done
+touch "$D/null" "$D/zero" "$D/full" "$D/random" "$D/urandom" "$D/tty"
+for n in null zero full random urandom tty; do mount -n --bind "/dev/$n" "$D/$n"; done
 mkdir "$D/pts" "$D/shm"
 mount -n -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$D/pts"
 ln -s pts/ptmx "$D/ptmx"; ln -s /proc/self/fd "$D/fd"
