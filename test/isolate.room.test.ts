@@ -8,7 +8,9 @@
  * with simnet, even by SIGKILL, and the sandbox left is removed at the next start. Seeding under
  * a swapper racing a link into the path never writes the host. What it may do through the control
  * plane is its room access's: no `loopback` route (control endpoint, MCP, snapshot), no host
- * token; `none` reaches nothing, `host` is the host.
+ * token; `none` reaches nothing, `host` is the host. Record mode and `--passthrough '*'` reach
+ * nothing of the host's networks. Codex, which exited 1 at start when its working directory was a
+ * handle on the host's, starts sealed and answers.
  */
 import { spawn } from "node:child_process"
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -16,6 +18,7 @@ import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it, vi } from "vitest"
+import { codexBinary } from "./support/codex.ts"
 import { type As, nodeFor, processesRunning, runSealed, scratch, sealedCommand, sealedWhy, userNamespaces } from "./support/sealed.ts"
 
 const fixture = {
@@ -275,4 +278,16 @@ describe.skipIf(sealedWhy !== undefined)(`the sealed room${sealedWhy === undefin
     expect(host.status, host.stderr).toBe(0)
     expect(said(host.stdout)).toEqual({ register: "201" })
   }, 90_000)
+
+  // Codex exited 1 at start when its working directory was a handle on a host directory.
+  const codex = sealedWhy === undefined ? codexBinary() : { why: sealedWhy }
+  it.skipIf("why" in codex)(`Codex, unmodified, starts sealed in its workspace and answers from the fixture${"why" in codex ? ` (skipped: ${codex.why})` : ""}`, () => {
+    const { dir } = prepared("root")
+    const file = join(dir, "codex.json")
+    writeFileSync(file, JSON.stringify({ routes: [{ family: "openai" }, { family: "codex" }], llm: { rules: [{ id: "hi", match: {}, behaviour: { type: "respond", steps: [[{ type: "text", content: "Hello from the sealed room." }]] } }] } }))
+    const run = runSealed("root", dir, ["run", "--isolate", "--quiet", "--fixture", file, "--", (codex as { path: string }).path, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "hi"], { env: { OPENAI_API_KEY: "sk-simnet-judge" } })
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.stdout.trim().split("\n").at(-1)).toBe("Hello from the sealed room.")
+    expect(run.stderr).toMatch(/simnet: \d+ answered, 0 refused, 2 model calls/)
+  }, 120_000)
 })
