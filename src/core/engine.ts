@@ -281,7 +281,7 @@ export class Network {
       // An annotating route never caches a context, so a route that has one is asked nothing more.
       if (entry.context !== undefined) return entry.context
       if (entry.route.annotated) return this.perRequest(entry.identity, 0, 0, record)
-      return (entry.context = { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services, run: this.runner, now: this.now })
+      return (entry.context = { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services, run: this.runner, now: this.now, redactor: this.redactor })
     }
     const key = requestKey(request)
     const occurrence = (entry.occurrences ??= new KeyCounts()).increment(key)
@@ -304,6 +304,7 @@ export class Network {
       services: this.services,
       run: this.runner,
       now: this.now,
+      redactor: this.redactor,
       annotate: (detail) => {
         record.detail = detail
       },

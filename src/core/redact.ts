@@ -68,7 +68,11 @@ export const CREDENTIAL_QUERY: ReadonlyArray<string> = [
   "x-amz-credential",
   "x-amz-security-token",
   "x-goog-signature",
-  "x-goog-credential"
+  "x-goog-credential",
+  // OAuth's PKCE secret and signed JWT grants, when a client sends them in a URL.
+  "code_verifier",
+  "assertion",
+  "client_assertion"
 ]
 
 /**
@@ -142,11 +146,13 @@ export const CREDENTIAL_WORDS: ReadonlyArray<string> = [
   "sig",
   "otp",
   "csrf",
-  "xsrf"
+  "xsrf",
+  // OAuth's proofs of a grant: PKCE's `code_verifier`, OAuth 1's `oauth_verifier`.
+  "verifier"
 ]
 
 /** Endings that make one word a credential (`authtoken`, `clientsecret`, `privatekey`). */
-export const CREDENTIAL_WORD_ENDINGS: ReadonlyArray<string> = ["token", "secret", "password", "passwd", "apikey", "privatekey", "accesskey", "secretkey", "signature", "credential", "credentials", "sessionid"]
+export const CREDENTIAL_WORD_ENDINGS: ReadonlyArray<string> = ["token", "secret", "password", "passwd", "apikey", "privatekey", "accesskey", "accesskeyid", "secretkey", "signature", "credential", "credentials", "sessionid"]
 
 /**
  * Words that make `key` or `signature` in the same name an identity or a model's own state rather
@@ -174,6 +180,9 @@ const URL_ONLY = new Set(["signature", "sig"])
  * case): request identities and protocol nonces that a reader needs to see.
  */
 export const NOT_CREDENTIALS: ReadonlyArray<string> = ["idempotency-key", "x-idempotency-key", "sec-websocket-key"]
+
+/** Headers whose value is a URL (compared in lower case): shown as `Redactor.url` shows a URL. */
+const URL_HEADERS: ReadonlySet<string> = new Set(["location", "content-location", "referer"])
 
 /**
  * What a redacted value is shown as.
@@ -330,31 +339,41 @@ export class Redactor {
     return this.isCredentialName(name, this.queryNames)
   }
 
-  /** The headers as a plain object, credential values replaced by `"<redacted>"`, every value bounded. */
+  /**
+   * The headers as a plain object, credential values replaced by `"<redacted>"`, a URL's
+   * (`URL_HEADERS`: a redirect to a presigned URL, a referer with a token) shown as `url` shows
+   * it, every value bounded.
+   */
   headers(headers: Headers): Record<string, string> {
     const out: Record<string, string> = {}
     headers.forEach((value, name) => {
-      out[name] = this.isCredentialHeader(name) ? REDACTED : bounded(value, MAX_SHOWN_URL)
+      out[name] = this.isCredentialHeader(name) ? REDACTED : URL_HEADERS.has(name) ? this.url(value) : bounded(value, MAX_SHOWN_URL)
     })
     return out
   }
 
   /**
-   * A URL as it may be shown: no userinfo, credential-like query values replaced by
-   * `<redacted>`, no fragment kept past the bound, at most `MAX_SHOWN_URL` characters.
+   * A URL as it may be kept or shown: no userinfo, credential-like query values (and the same
+   * in a fragment, where OAuth's implicit grant puts its token) replaced by `<redacted>`, at most
+   * `MAX_SHOWN_URL` characters. The one function every URL simnet keeps or shows goes through:
+   * the request log, the model's log, snapshots, traces, HAR, failure files, error messages and
+   * the inspector. Text that is not a URL (a path) has what follows its `?` redacted as a query.
    */
   url(input: URL | string): string {
     let url: URL
     try {
       url = typeof input === "string" ? new URL(input) : input
     } catch {
-      return bounded(String(input), MAX_SHOWN_URL)
+      const text = String(input)
+      const query = text.indexOf("?")
+      return bounded(query === -1 ? text : `${text.slice(0, query + 1)}${this.#form(text.slice(query + 1), this.queryNames)}`, MAX_SHOWN_URL)
     }
-    if (url.username === "" && url.password === "" && url.search === "") return bounded(url.href, MAX_SHOWN_URL)
+    if (url.username === "" && url.password === "" && url.search === "" && !url.hash.includes("=")) return bounded(url.href, MAX_SHOWN_URL)
     const copy = new URL(url.href)
     copy.username = ""
     copy.password = ""
     if (copy.search !== "") copy.search = this.#form(copy.search.slice(1), this.queryNames)
+    if (copy.hash.includes("=")) copy.hash = this.#form(copy.hash.slice(1), this.queryNames)
     // `URL` percent-encodes `<` and `>` in the search; show the marker as written.
     return bounded(copy.href.replaceAll("%3Credacted%3E", REDACTED), MAX_SHOWN_URL)
   }
