@@ -124,6 +124,7 @@ export const makeConnectionDoor = (door: NodeDoor): ((options?: ConnectionOption
     const node = process.getBuiltinModule("node:http") as typeof http
     const made = node.createServer({ IncomingMessage: doorIncomingMessage(node) })
     made.on("request", (req, res) => door(req, res, target(req)))
+    made.on("checkContinue", (req, res) => door.checkContinue(req, res, target(req)))
     made.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
       door(req, upgradeResponse(req, socket), target(req), { socket, head })
     })
