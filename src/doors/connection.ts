@@ -40,7 +40,8 @@ class End extends Duplex {
     const other = this.other
     if (other === undefined || other.destroyed) return done(new Error("simnet: the connection is closed"))
     if (other.push(chunk)) return done()
-    other.waiting = () => done()
+    // The write waits until the other end's reader asks for more (its `_read` calls this).
+    this.waiting = () => done()
   }
 
   override _final(done: (error?: Error | null) => void): void {

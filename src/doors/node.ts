@@ -188,7 +188,7 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
         else {
           res.detachSocket(upgrade.socket as Socket)
           head(101)
-          return acceptor(req, upgrade, settled.upgrade.accept, end)
+          return acceptor(req, upgrade, settled.upgrade, end)
         }
       }
       if (settled._tag === "Whole") {
