@@ -266,7 +266,7 @@ const show = Command.make(
       const step = failed === undefined ? undefined : `#${failed.seq} ${failed.method} ${failed.url} → ${failed.denial ?? failed.fault ?? failed.status ?? "no answer"}`
       const failing = failure.simnet === "explore-failure/v1"
         ? exploredCase(file, failure)
-        : { name: failure.name, error: failure.error, seed: failure.seed, path: failure.path, counterexample: failure.counterexample, step }
+        : { name: failure.name, error: failure.error, seed: failure.seed ?? network.seed, path: failure.path, counterexample: failure.counterexample, step }
       const page = inspector(network, {}, failing)
       const readOnly = HttpRouter.add("*", `${CONTROL_BASE}/*`, () =>
         Effect.succeed(HttpServerResponse.jsonUnsafe({ error: { tag: "ReadOnly", message: "simnet show is read-only: it has no control endpoint" } }, { status: 403 })))

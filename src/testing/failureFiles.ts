@@ -118,17 +118,20 @@ export const ExploreFileData = Schema.Struct({
   end: StateData
 })
 
-/** `property-failure/v1`, as `property` writes it (`FailureFile`). */
+/**
+ * `property-failure/v1`, as `property` writes it (`FailureFile`); what `simnet show` does without
+ * (the seed, the case's start and trace) may be left out.
+ */
 export const PropertyFileData = Schema.Struct({
   simnet: Schema.Literal("property-failure/v1"),
   name: text(B.message),
-  seed: Schema.Finite,
+  seed: Schema.optional(Schema.Finite),
   path: Schema.optional(text(B.message)),
-  counterexample: Schema.Unknown,
+  counterexample: Schema.optional(Schema.Unknown),
   error: text(B.message),
-  start: StateData,
+  start: Schema.optional(StateData),
   end: StateData,
-  trace: TraceData
+  trace: Schema.optional(TraceData)
 })
 
 /** A failure file as decoded: either kind. */
