@@ -4,12 +4,12 @@
  * static route answers a `fetch` without entering the Effect runtime.
  */
 import { Cause, Clock, Context, Effect, Exit } from "effect"
-import { type Answer, asSimnetError, pending, refused, type Settled, type SocketLog, statusOf, toEffect, type Whole } from "./answer.ts"
+import { type Answer, asSimnetError, pending, refused, type Settled, statusOf, toEffect } from "./answer.ts"
 import { type Chaos, chaosAnswer, type ChaosHit, cutAfter } from "./chaos.ts"
 import { keepAnswer, keepRequest } from "./keptBodies.ts"
 import { KeyCounts } from "./keyCounts.ts"
 import { bounded, type Redactor } from "./redact.ts"
-import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "./requestLog.ts"
+import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord, withSocketLog } from "./requestLog.ts"
 import { InvalidRouteSpec, LoopbackDenied, NotRegenerable, RouteFailed, UnregisteredRequest, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import { Registry, planIds, type Entry } from "./routeTable.ts"
 import { withParams } from "./request.ts"
@@ -339,24 +339,11 @@ export class Network {
  * request whose client gave up (its signal aborted, or the fiber interrupted) is logged as
  * `Interrupted`, whatever error the route raised on the way out.
  */
-/**
- * A WebSocket answer whose door writes what became of the socket (`SocketLog`) into the
- * request's record, as `detail.webSocket`; any other answer as it is.
- */
-const sessionLogged = <A extends Settled>(answer: A, record: PendingRecord): A | Whole => {
-  if (answer._tag !== "Whole" || answer.upgrade === undefined) return answer
-  const log = (event: SocketLog) => {
-    const before = record.detail?.["webSocket"] as SocketLog | undefined
-    record.detail = { ...record.detail, webSocket: { ...before, ...event } }
-  }
-  return { ...answer, upgrade: { ...answer.upgrade, log } }
-}
-
 const logged = (answer: Answer, record: PendingRecord, log: RequestLog, request: SimRequest, label: string): Answer => {
   switch (answer._tag) {
     case "Whole":
       log.answer(record, statusOf(answer))
-      return sessionLogged(answer, record)
+      return withSocketLog(answer, record)
     case "Streamed":
       log.answer(record, statusOf(answer))
       return answer
@@ -380,7 +367,7 @@ const observe = (
   log: RequestLog,
   signal: AbortSignal | undefined
 ): Effect.Effect<Settled, SimnetError> =>
-  Effect.onExit(Effect.map(effect, (answer) => sessionLogged(answer, record)), (exit) =>
+  Effect.onExit(Effect.map(effect, (answer) => withSocketLog(answer, record)), (exit) =>
     Effect.sync(() => {
       if (Exit.isSuccess(exit)) return log.answer(record, statusOf(exit.value))
       const error = Cause.findErrorOption(exit.cause)
@@ -407,7 +394,7 @@ const settle = (
     return promise.then(
       (answer) => {
         log.answer(record, statusOf(answer))
-        return sessionLogged(answer, record)
+        return withSocketLog(answer, record)
       },
       (error: unknown) => {
         const failure = failed(error)
@@ -435,7 +422,7 @@ const settle = (
         done = true
         signal.removeEventListener("abort", onAbort)
         log.answer(record, statusOf(answer))
-        resolve(sessionLogged(answer, record))
+        resolve(withSocketLog(answer, record))
       },
       (error: unknown) => {
         if (done) return

@@ -15,6 +15,7 @@
  * length (`MAX_SHOWN_URL`, `MAX_SHOWN_TEXT`), so an 8 MB URL cannot make an 8 MB error message.
  */
 import { isUtf8 } from "node:buffer"
+import { isSpace, jsonStringValue, stringEnd, valueEnd } from "./jsonScan.ts"
 import { MAX_JSON_DEPTH } from "./util.ts"
 
 const decoder = new TextDecoder()
@@ -69,8 +70,7 @@ export const CREDENTIAL_QUERY: ReadonlyArray<string> = [
   "x-amz-security-token",
   "x-goog-signature",
   "x-goog-credential",
-  // OAuth's PKCE secret and signed JWT grants, when a client sends them in a URL.
-  "code_verifier",
+  "code_verifier", // OAuth's PKCE secret, and its signed JWT grants
   "assertion",
   "client_assertion"
 ]
@@ -147,8 +147,7 @@ export const CREDENTIAL_WORDS: ReadonlyArray<string> = [
   "otp",
   "csrf",
   "xsrf",
-  // OAuth's proofs of a grant: PKCE's `code_verifier`, OAuth 1's `oauth_verifier`.
-  "verifier"
+  "verifier" // OAuth's proofs of a grant: PKCE's `code_verifier`, OAuth 1's `oauth_verifier`
 ]
 
 /** Endings that make one word a credential (`authtoken`, `clientsecret`, `privatekey`). */
@@ -181,7 +180,7 @@ const URL_ONLY = new Set(["signature", "sig"])
  */
 export const NOT_CREDENTIALS: ReadonlyArray<string> = ["idempotency-key", "x-idempotency-key", "sec-websocket-key"]
 
-/** Headers whose value is a URL (compared in lower case): shown as `Redactor.url` shows a URL. */
+/** Headers whose value is a URL (a redirect to a presigned URL, a referer with a token). */
 const URL_HEADERS: ReadonlySet<string> = new Set(["location", "content-location", "referer"])
 
 /**
@@ -232,54 +231,6 @@ const wordsOf = (name: string): ReadonlyArray<string> =>
 
 /** How many decided names a redactor remembers (names repeat: the same headers on every request). */
 const DECIDED = 4096
-
-/** A JSON string token (quotes included, possibly cut off) as the text it stands for. */
-const jsonStringValue = (token: string): string => {
-  try {
-    return JSON.parse(token.endsWith('"') && token.length > 1 ? token : `${token}"`) as string
-  } catch {
-    return token.slice(1, token.endsWith('"') ? -1 : undefined)
-  }
-}
-
-const isSpace = (c: string | undefined) => c === " " || c === "\t" || c === "\n" || c === "\r"
-
-/**
- * Where a JSON value that starts at `i` ends (exclusive), found by one scan that steps over
- * strings; a value cut off by the preview ends at the text's end.
- */
-const valueEnd = (text: string, i: number): number => {
-  const first = text[i]
-  if (first === '"') return stringEnd(text, i)
-  if (first === "{" || first === "[") {
-    let depth = 0
-    let j = i
-    while (j < text.length) {
-      const c = text[j]
-      if (c === '"') {
-        j = stringEnd(text, j)
-        continue
-      }
-      if (c === "{" || c === "[") depth++
-      else if (c === "}" || c === "]") {
-        depth--
-        if (depth === 0) return j + 1
-      }
-      j++
-    }
-    return text.length
-  }
-  let j = i
-  while (j < text.length && text[j] !== "," && text[j] !== "}" && text[j] !== "]" && !isSpace(text[j])) j++
-  return j
-}
-
-/** Where the JSON string that starts at `i` (a quote) ends, exclusive. */
-const stringEnd = (text: string, i: number): number => {
-  let j = i + 1
-  while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1
-  return Math.min(j + 1, text.length)
-}
 
 /**
  * Decides what of a request may be shown. One per network; `defaultRedactor` for code that has
@@ -339,11 +290,7 @@ export class Redactor {
     return this.isCredentialName(name, this.queryNames)
   }
 
-  /**
-   * The headers as a plain object, credential values replaced by `"<redacted>"`, a URL's
-   * (`URL_HEADERS`: a redirect to a presigned URL, a referer with a token) shown as `url` shows
-   * it, every value bounded.
-   */
+  /** The headers as a plain object: credential values `"<redacted>"`, URLs (`URL_HEADERS`) as `url` shows them, every value bounded. */
   headers(headers: Headers): Record<string, string> {
     const out: Record<string, string> = {}
     headers.forEach((value, name) => {
@@ -353,11 +300,10 @@ export class Redactor {
   }
 
   /**
-   * A URL as it may be kept or shown: no userinfo, credential-like query values (and the same
-   * in a fragment, where OAuth's implicit grant puts its token) replaced by `<redacted>`, at most
-   * `MAX_SHOWN_URL` characters. The one function every URL simnet keeps or shows goes through:
-   * the request log, the model's log, snapshots, traces, HAR, failure files, error messages and
-   * the inspector. Text that is not a URL (a path) has what follows its `?` redacted as a query.
+   * A URL as it may be kept or shown, the one function every URL simnet keeps or shows goes
+   * through (logs, snapshots, traces, HAR, failure files, messages, the inspector): no userinfo,
+   * credential-like values of the query and fragment (OAuth's implicit grant) `<redacted>`, at
+   * most `MAX_SHOWN_URL` characters; of text that is not a URL (a path), what follows its `?`.
    */
   url(input: URL | string): string {
     let url: URL
