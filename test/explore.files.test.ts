@@ -52,13 +52,13 @@ const simnetTo = async (args: ReadonlyArray<string>) => {
   return { code, err }
 }
 
-/** Whether process `pid` is alive (a zombie is not). */
-const alive = (pid: number): boolean => {
+/** Whether process `pid` is gone (signal 0 reaches nothing; a zombie is reaped by init soon after its parent ends). */
+const gone = (pid: number): boolean => {
   try {
-    const state = execFileSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" }).trim()
-    return state !== "" && !state.startsWith("Z")
-  } catch {
+    process.kill(pid, 0)
     return false
+  } catch {
+    return true
   }
 }
 
@@ -104,7 +104,7 @@ describe("failure files are decoded and bounded", () => {
     const exited = once(child, "exit")
     child.kill("SIGTERM")
     await exited
-    await vi.waitFor(() => expect(alive(program)).toBe(false), { timeout: 10_000, interval: 50 })
+    await vi.waitFor(() => expect(gone(program)).toBe(true), { timeout: 10_000, interval: 50 })
     // Given a command of its own, nothing is said about the file's.
     const given = await simnetTo(["explore", "--replay", write("given.json", exploreFile({ quietMs: 0, timeoutMs: 2_000 })), "--", process.execPath, "-e", "process.exit(0)"])
     expect(given.err).not.toContain("runs the command")

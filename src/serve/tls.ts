@@ -8,8 +8,9 @@
  */
 import type { Duplex } from "node:stream"
 import { Worker } from "node:worker_threads"
+import { socketLike } from "../doors/connection.ts"
 import type { CertificateAuthority } from "./ca.ts"
-import { CIPHER, PLAIN, PortStream, ROLE, type TlsMessage, type TlsWorkerData } from "./tlsThread.ts"
+import { Connections, ROLE, type TlsMessage, type TlsWorkerData } from "./tlsThread.ts"
 
 /** The worker's script: this checkout's source, or the compiled file the build writes beside this module. */
 const WORKER_FILE = new URL(import.meta.url.endsWith(".ts") ? "./tlsThread.ts" : "./tlsThread.js", import.meta.url)
@@ -37,34 +38,22 @@ export const terminatorOf = (ca: CertificateAuthority): TlsTerminator => {
 
 const terminator = (ca: CertificateAuthority): TlsTerminator => {
   let worker: Worker | undefined
-  const connections = new Map<number, readonly [PortStream, PortStream, Duplex]>()
+  const connections = new Connections((message, transfer) => worker?.postMessage(message, transfer as Array<ArrayBuffer> | undefined))
   let opened = 0
   let handshakes = 0
   const threadIds = new Set<number>()
-  const post = (message: TlsMessage, transfer?: ReadonlyArray<ArrayBuffer>) => worker?.postMessage(message, transfer as Array<ArrayBuffer> | undefined)
-  const close = (id: number, tell: boolean) => {
-    const streams = connections.get(id)
-    if (streams === undefined) return
-    connections.delete(id)
-    if (tell) post({ op: "close", id })
-    for (const stream of streams) stream.destroy()
-  }
   const running = (): Worker => {
     if (worker !== undefined) return worker
     const data: TlsWorkerData = { role: ROLE, certPem: ca.certPem, keyPem: ca.keyPem }
     const made = new Worker(WORKER_FILE, { workerData: data })
     made.on("message", (message: TlsMessage) => {
-      if (message.op === "close") return close(message.id, false)
-      if (message.op === "handshake") {
-        handshakes++
-        threadIds.add(message.threadId)
-        return
-      }
-      if (message.op === "data" || message.op === "ack" || message.op === "end") connections.get(message.id)?.[message.stream === PLAIN ? PLAIN : CIPHER].receive(message)
+      if (message.op !== "handshake") return connections.receive(message)
+      handshakes++
+      threadIds.add(message.threadId)
     })
     const gone = () => {
       if (worker === made) worker = undefined
-      for (const id of [...connections.keys()]) close(id, false)
+      connections.closeAll()
     }
     made.once("error", gone)
     made.once("exit", gone)
@@ -76,16 +65,13 @@ const terminator = (ca: CertificateAuthority): TlsTerminator => {
     open: (raw, name) => {
       running()
       const id = ++opened
-      const cipher = new PortStream(post, id, CIPHER)
-      const plain = new PortStream(post, id, PLAIN)
-      connections.set(id, [cipher, plain, raw])
-      cipher.onDestroy = plain.onDestroy = () => close(id, true)
+      const [cipher, plain] = connections.open(id, raw)
       raw.on("error", () => raw.destroy())
-      raw.once("close", () => close(id, true))
-      post({ op: "open", id, name })
+      raw.once("close", () => connections.close(id, true))
+      worker!.postMessage({ op: "open", id, name } satisfies TlsMessage)
       raw.pipe(cipher)
       cipher.pipe(raw)
-      return plain
+      return socketLike(plain)
     },
     handshakes: () => ({ count: handshakes, threadIds })
   }

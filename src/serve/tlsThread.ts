@@ -74,7 +74,7 @@ export type TlsMessage =
  * posted there (a copy, whose buffer is transferred), and the next write waits until the other
  * side's reader has taken it; what the other side posts is read here. `end` ends the other side's
  * reading; destroying either stream is the connection's `close`, done by its owner
- * (`onDestroy`). The socket methods an HTTP server calls on a connection are accepted.
+ * (`onDestroy`).
  */
 export class PortStream extends Duplex {
   readonly #post: (message: TlsMessage, transfer?: ReadonlyArray<ArrayBuffer>) => void
@@ -83,9 +83,6 @@ export class PortStream extends Duplex {
   #written: ((error?: Error | null) => void) | undefined
   /** The other side's last chunk was not taken yet: its acknowledgement is owed to the next read. */
   #owed = false
-  readonly remoteAddress = "127.0.0.1"
-  readonly remotePort = 0
-  readonly localAddress = "127.0.0.1"
   onDestroy: (() => void) | undefined
 
   constructor(post: (message: TlsMessage, transfer?: ReadonlyArray<ArrayBuffer>) => void, id: number, stream: number) {
@@ -134,20 +131,52 @@ export class PortStream extends Duplex {
     }
   }
 
-  setNoDelay(): this {
-    return this
+}
+
+/**
+ * One thread's side of its connections, by id: each connection's two `PortStream`s (and on the
+ * main thread its client's socket), closed together once — by either thread, telling the other
+ * when it was this one — and what the other thread posts, handed to the stream it is for.
+ */
+export class Connections {
+  readonly #open = new Map<number, { readonly streams: readonly [PortStream, PortStream]; readonly socket: Duplex | undefined }>()
+  readonly #post: (message: TlsMessage, transfer?: ReadonlyArray<ArrayBuffer>) => void
+
+  constructor(post: (message: TlsMessage, transfer?: ReadonlyArray<ArrayBuffer>) => void) {
+    this.#post = post
   }
-  setTimeout(): this {
-    return this
+
+  /** Connection `id`'s streams (and `socket`, the client's, on the main thread), closed with it. */
+  open(id: number, socket?: Duplex): readonly [PortStream, PortStream] {
+    const streams = [new PortStream(this.#post, id, CIPHER), new PortStream(this.#post, id, PLAIN)] as const
+    this.#open.set(id, { streams, socket })
+    for (const stream of streams) stream.onDestroy = () => this.close(id, true)
+    return streams
   }
-  setKeepAlive(): this {
-    return this
+
+  has(id: number): boolean {
+    return this.#open.has(id)
   }
-  ref(): this {
-    return this
+
+  /** Closes connection `id` here, and (`tell`) on the other thread. */
+  close(id: number, tell: boolean): void {
+    const connection = this.#open.get(id)
+    if (connection === undefined) return
+    this.#open.delete(id)
+    if (tell) this.#post({ op: "close", id })
+    for (const stream of connection.streams) stream.destroy()
+    connection.socket?.destroy()
   }
-  unref(): this {
-    return this
+
+  /** Closes every connection here (the other thread is gone). */
+  closeAll(): void {
+    for (const id of [...this.#open.keys()]) this.close(id, false)
+  }
+
+  /** A message the other thread posted: for a stream of a connection, or its close. */
+  receive(message: TlsMessage): void {
+    if (message.op === "close") return this.close(message.id, false)
+    if (message.op === "data" || message.op === "ack" || message.op === "end") this.#open.get(message.id)?.streams[message.stream === PLAIN ? PLAIN : CIPHER].receive(message)
   }
 }
 
@@ -240,20 +269,10 @@ export const hostContexts = (certPem: string, key: KeyObject) => {
 const serveTls = (data: TlsWorkerData): void => {
   const port = parentPort!
   const contextFor = hostContexts(data.certPem, createPrivateKey(data.keyPem))
-  const connections = new Map<number, readonly [PortStream, PortStream]>()
-  const post = (message: TlsMessage, transfer?: ReadonlyArray<ArrayBuffer>) => port.postMessage(message, transfer as Array<ArrayBuffer> | undefined)
-  const close = (id: number, tell: boolean) => {
-    const streams = connections.get(id)
-    if (streams === undefined) return
-    connections.delete(id)
-    if (tell) post({ op: "close", id })
-    for (const stream of streams) stream.destroy()
-  }
+  const connections = new Connections((message, transfer) => port.postMessage(message, transfer as Array<ArrayBuffer> | undefined))
+  const close = (id: number) => connections.close(id, true)
   const open = (id: number, name: string) => {
-    const cipher = new PortStream(post, id, CIPHER)
-    const plain = new PortStream(post, id, PLAIN)
-    connections.set(id, [cipher, plain])
-    cipher.onDestroy = plain.onDestroy = () => close(id, true)
+    const [cipher, plain] = connections.open(id)
     const terminate = (context: tls.SecureContext) => {
       if (!connections.has(id)) return
       const secure = new tls.TLSSocket(cipher, {
@@ -266,22 +285,17 @@ const serveTls = (data: TlsWorkerData): void => {
         },
         ALPNProtocols: ["http/1.1"]
       })
-      secure.once("secure", () => post({ op: "handshake", id, threadId }))
-      secure.on("error", () => close(id, true))
-      secure.once("close", () => close(id, true))
+      secure.once("secure", () => port.postMessage({ op: "handshake", id, threadId } satisfies TlsMessage))
+      secure.on("error", () => close(id))
+      secure.once("close", () => close(id))
       secure.pipe(plain)
       plain.pipe(secure)
     }
     const made = contextFor(name)
-    if (made instanceof Promise) made.then(terminate, () => close(id, true))
+    if (made instanceof Promise) made.then(terminate, () => close(id))
     else terminate(made)
   }
-  port.on("message", (message: TlsMessage) => {
-    if (message.op === "open") return open(message.id, message.name)
-    if (message.op === "close") return close(message.id, false)
-    if (message.op === "handshake") return
-    connections.get(message.id)?.[message.op === "data" || message.op === "ack" || message.op === "end" ? message.stream : CIPHER]?.receive(message)
-  })
+  port.on("message", (message: TlsMessage) => (message.op === "open" ? open(message.id, message.name) : connections.receive(message)))
 }
 
 if (!isMainThread && (workerData as Partial<TlsWorkerData> | undefined)?.role === ROLE) serveTls(workerData as TlsWorkerData)
