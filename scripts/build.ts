@@ -13,9 +13,10 @@
  * (`dist/chunks/`), what loads on first use in chunks of its own. Node resolves and links each
  * module of an import separately, so 109 files cost `import("simnet")` 10–15 ms more than a
  * few (`npm run bench -- cold`). Dependencies stay imports. The declarations stay one per source
- * file. Two modules find files beside themselves with `import.meta.url`: `cli` (the default fixture,
- * `../fixtures/`), which stays its entry's own file, and the inspector's page (`./ui/`), whose
- * browser files are copied beside whichever chunk holds it.
+ * file. Three modules find files beside themselves with `import.meta.url`: `cli` (the default fixture,
+ * `../fixtures/`), which stays its entry's own file, the inspector's page (`./ui/`), whose
+ * browser files are copied beside whichever chunk holds it, and the proxy's TLS thread's starter
+ * (`serve/tls.ts`), beside whose chunk the thread's own script (`tlsThread.js`, tsc's, whole) goes.
  */
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
@@ -67,6 +68,12 @@ async function bundle(): Promise<void> {
   const page = join(dist, "control", "inspector", "page.js")
   const withPage = output.filter((chunk) => chunk.type === "chunk" && chunk.moduleIds.includes(page))
   if (withPage.length !== 1) throw new Error("simnet build: the inspector's page must be in one chunk, beside which its browser files go")
+  // The proxy's TLS thread runs a script of its own, which imports nothing of simnet's: tsc's file of
+  // it is kept whole and goes beside the chunk that starts the worker, which finds it there.
+  const starter = join(dist, "serve", "tls.js")
+  const withStarter = output.filter((chunk) => chunk.type === "chunk" && chunk.moduleIds.includes(starter))
+  if (withStarter.length !== 1) throw new Error("simnet build: the module that starts the TLS thread must be in one chunk, beside which its script goes")
+  const threadScript = readFileSync(join(dist, "serve", "tlsThread.js"), "utf8").replace(/\n\/\/# sourceMappingURL=.*\n?$/, "\n")
   for (const file of files(dist)) if (file.endsWith(".js") || file.endsWith(".js.map")) rmSync(file)
   for (const file of files(out)) {
     const target = join(dist, relative(out, file))
@@ -78,6 +85,7 @@ async function bundle(): Promise<void> {
     recursive: true,
     filter: (file) => !file.endsWith(".d.ts")
   })
+  writeFileSync(join(dist, dirname(withStarter[0].fileName), "tlsThread.js"), threadScript)
 }
 
 const current = stamp()

@@ -23,8 +23,7 @@ import { printable } from "./core/util.ts"
 import { RUN_REFUSAL_STATUS, runCommand, runEnv } from "./serve/child.ts"
 import { resolveCommand, type RoomHooks, type SealedRun, sealRun } from "./serve/isolate.ts"
 import { spawnTerminal, type Terminal } from "./terminal/terminal.ts"
-import type { FailureFile } from "./testing.ts"
-import type { ExploreFile } from "./testing/explore.ts"
+import { type ExploreFileData, readFailureFile } from "./testing/failureFiles.ts"
 import { serveMcp } from "./serve/mcp.ts"
 import { controlRuntime, endpointsOf } from "./serve/run.ts"
 import {
@@ -227,16 +226,10 @@ const run = Command.make(
     }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("run a command with every HTTP(S) request it makes answered by a fixture's network (a proxy and its CA in its environment)"))
 
-/** A file `simnet show` opens: a failing property case, or a failing run of `simnet explore` (each file's own type, its fields as read: unchecked). */
-type ShownFile = Partial<Omit<FailureFile, "simnet" | "end">> & Partial<Omit<ExploreFile, "simnet" | "end" | "seed" | "trace">> & {
-  readonly simnet?: string
-  readonly end?: { readonly seed?: number }
-}
-
 /** A failing run of `simnet explore` as the inspector shows it: its steps as frames, the failing one marked. */
-const exploredCase = (file: string, shown: ShownFile): FailingCase => {
-  const command = (shown.command ?? []).join(" ")
-  const failure = shown.failure ?? { step: 0, action: "start", reason: "" }
+const exploredCase = (file: string, shown: typeof ExploreFileData.Type): FailingCase => {
+  const command = shown.command.join(" ")
+  const failure = shown.failure
   return {
     name: `simnet explore -- ${command}`,
     error: failure.reason,
@@ -245,9 +238,16 @@ const exploredCase = (file: string, shown: ShownFile): FailingCase => {
     counterexample: shown.case,
     step: `step ${failure.step}: ${failure.action}`,
     replay: `simnet explore --replay ${file} -- ${command}`,
-    frames: (shown.steps ?? []).map((step) => ({ step: step.step, action: step.action, lines: step.screen.lines, cursor: step.screen.cursor, styles: step.screen.styles, requests: step.requests, failed: step.step === failure.step }))
+    frames: shown.steps.map((step) => ({ step: step.step, action: step.action, lines: step.screen.lines, cursor: step.screen.cursor, styles: step.screen.styles, requests: step.requests, failed: step.step === failure.step }))
   }
 }
+
+/** A failure file decoded (`testing/failureFiles.ts`); a bad one is a usage error naming the bad value (exit 2). */
+const readShown = <K extends "explore-failure/v1" | "property-failure/v1">(file: string, kinds?: ReadonlyArray<K>) =>
+  Effect.try({
+    try: () => readFailureFile(file, kinds),
+    catch: (cause) => new UsageError({ message: cause instanceof Error ? cause.message : String(cause) })
+  })
 
 const show = Command.make(
   "show",
@@ -259,22 +259,18 @@ const show = Command.make(
     Effect.gen(function*() {
       const port = yield* parsePort(config.port)
       const file = path.resolve(process.cwd(), config.file)
-      const failure = yield* Effect.try({
-        try: () => JSON.parse(readFileSync(file, "utf8")) as ShownFile,
-        catch: (cause) => new UsageError({ message: `cannot read ${file}: ${cause instanceof Error ? cause.message : String(cause)}` })
-      })
-      if ((failure.simnet !== "property-failure/v1" && failure.simnet !== "explore-failure/v1") || failure.end === undefined) {
-        return yield* new UsageError({ message: `${file} is not a failing case simnet/testing or simnet explore wrote (simnet: "property-failure/v1" or "explore-failure/v1")` })
-      }
-      const network = yield* SimulationNetwork.make({ seed: failure.end.seed })
-      yield* network.restore(failure.end)
+      const failure = yield* readShown(file)
+      const network = yield* SimulationNetwork.make()
+      // The network's end state is decoded as any snapshot is; a bad one names its path under `end`.
+      yield* network.restore(failure.end).pipe(Effect.mapError((error) =>
+        new UsageError({ message: `${file} at end${"path" in error && typeof error.path === "string" && error.path !== "" ? `.${error.path}` : ""}: ${error.message}` })))
       // Read-only: the inspector alone, the case first; every other control path answers 403.
       const log = yield* network.log
       const failed = [...log].reverse().find((r) => r.denial !== undefined || (r.status ?? 0) >= 500) ?? log.at(-1)
       const step = failed === undefined ? undefined : `#${failed.seq} ${failed.method} ${failed.url} → ${failed.denial ?? failed.fault ?? failed.status ?? "no answer"}`
       const failing = failure.simnet === "explore-failure/v1"
         ? exploredCase(file, failure)
-        : { name: failure.name ?? "a property", error: String(failure.error ?? ""), seed: failure.seed ?? failure.end.seed ?? 0, path: failure.path, counterexample: failure.counterexample, step }
+        : { name: failure.name, error: failure.error, seed: failure.seed ?? network.seed, path: failure.path, counterexample: failure.counterexample, step }
       const page = inspector(network, {}, failing)
       const readOnly = HttpRouter.add("*", `${CONTROL_BASE}/*`, () =>
         Effect.succeed(HttpServerResponse.jsonUnsafe({ error: { tag: "ReadOnly", message: "simnet show is read-only: it has no control endpoint" } }, { status: 403 })))
@@ -372,7 +368,12 @@ const explore = Command.make(
       const say = (line: string) => Console.log(printable(line))
       if (Option.isSome(config.replay)) {
         const file = config.replay.value
-        const replayed = yield* Effect.tryPromise({ try: () => replayExplore(file, { command, caDir }), catch: (cause) => new UsageError({ message: cause instanceof Error ? cause.message : String(cause) }) })
+        // A file names a command of its own: said before it runs (stderr; give -- COMMAND to run another).
+        const running = (ran: ReadonlyArray<string>, own: boolean) => {
+          if (own) process.stderr.write(`${printable(`simnet explore --replay: runs the command ${file} names: ${ran.map((part) => (/^[\w./:=@%+,-]+$/.test(part) ? part : JSON.stringify(part))).join(" ")}`)}\n`)
+        }
+        // SIGINT or SIGTERM interrupts this fiber, which aborts the replay: its run's scope closes and reaps the program.
+        const replayed = yield* Effect.tryPromise({ try: (signal) => replayExplore(file, { command, caDir, signal, running }), catch: (cause) => new UsageError({ message: cause instanceof Error ? cause.message : String(cause) }) })
         const expected = replayed.expected
         if (replayed.failure === undefined) return yield* say(`simnet explore --replay: every step held (the file's failure was at step ${expected.step}, ${expected.action}: ${expected.reason})`)
         yield* say(`simnet explore --replay: failed again at step ${replayed.failure.step} (${replayed.steps[replayed.failure.step]?.action ?? "start"}): ${replayed.failure.reason}${replayed.workspace === undefined ? "" : `; its files: ${replayed.workspace}`}`)

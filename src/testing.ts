@@ -29,8 +29,10 @@ export {
   exploreResult,
   type ExploreStep,
   replayExplore,
+  type ReplayOptions,
   type ReplayResult
 } from "./testing/explore.ts"
+export { BadFailureFile, FAILURE_FILE_BOUNDS } from "./testing/failureFiles.ts"
 import { makeDirectory, writeFileAtomic } from "./core/files.ts"
 import { requestTraceLine } from "./testing/traceLines.ts"
 import { wasReset } from "./core/requestRecord.ts"

@@ -88,6 +88,33 @@ describe("node:http under installGlobal", () => {
     }
   })
 
+  it("answers Expect: 100-continue as Node's server does: 100 Continue, then the body is sent and answered", async () => {
+    const network = await SimulationNetwork.start({ routes })
+    const restore = await network.installGlobal()
+    try {
+      const body = Buffer.alloc(2 * 1024 * 1024, 1)
+      const answered = await new Promise<{ readonly continued: boolean; readonly text: string }>((resolve, reject) => {
+        let continued = false
+        const request = https.request("https://api.example.com/echo", { method: "POST", headers: { "content-length": body.byteLength, expect: "100-continue" } }, (response) => {
+          let text = ""
+          response.setEncoding("utf8")
+          response.on("data", (chunk: string) => (text += chunk))
+          response.on("end", () => resolve({ continued, text }))
+        })
+        // The body goes only once the server says to go on, as a careful client sends it.
+        request.on("continue", () => {
+          continued = true
+          request.end(body)
+        })
+        request.on("error", reject)
+        request.flushHeaders()
+      })
+      expect(answered).toEqual({ continued: true, text: JSON.stringify({ bytes: body.byteLength }) })
+    } finally {
+      restore()
+    }
+  })
+
   it("answers a ws client that brings no createConnection from a WebSocket route", async () => {
     const network = await SimulationNetwork.start({ routes })
     const restore = await network.installGlobal()

@@ -1,26 +1,32 @@
 /**
  * The fourth audit's cases (issue 31), each as the user meets it: a CA directory that cannot be
  * trusted is refused at start with how to fix it, never a crash at the first CONNECT; new host
- * certificates are signed off the event loop and cached; no file simnet writes follows a planted
+ * certificates are made once and cached, and they and every tunnel's handshake run on the proxy's
+ * TLS thread, never the one that answers the routes; no file simnet writes follows a planted
  * link, and a run's directory is removed whatever its program did to it; a path that cannot exist
  * fails at once; HAR import skips bad entries naming each; the
  * command line never prints a terminal escape it was handed; `simnet/testing` refuses options
  * that would make values the network refuses.
  */
 import { spawn, spawnSync } from "node:child_process"
-import { generateKeyPairSync } from "node:crypto"
+import { createPrivateKey, generateKeyPairSync } from "node:crypto"
 import { once } from "node:events"
 import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import * as https from "node:https"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect } from "effect"
+import { threadId } from "node:worker_threads"
+import { Effect, Exit, Layer, Scope } from "effect"
+import * as HttpServer from "effect/http/HttpServer"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
-import { Fixture, SimulationNetwork } from "simnet"
+import { Fixture, Route, SimulationNetwork } from "simnet"
 import { chaos, llmRule, llmScript, routeSpec } from "simnet/testing"
 import { checkCa, loadCa } from "../src/serve/ca.ts"
+import { serveLayer } from "../src/serve/serve.ts"
+import { terminatorOf } from "../src/serve/tls.ts"
+import { hostContexts } from "../src/serve/tlsThread.ts"
 import { removeTree, writeFileAtomic } from "../src/core/files.ts"
 import { serve, stopAll } from "./support/serve.ts"
 
@@ -106,19 +112,20 @@ describe("the proxy's CA is checked before it is used", () => {
 })
 
 describe("host certificates", () => {
-  it("are signed off the event loop, once per host however many ask at once, and verify against the CA", async () => {
+  it("are made once per host however many ask at once, and verify against the CA", async () => {
     const authority = loadCa(good)
+    const contextFor = hostContexts(authority.certPem, createPrivateKey(authority.keyPem))
     const names = Array.from({ length: 50 }, (_, i) => `host-${i}.example.com`)
     let turns = 0
     const spin = setInterval(() => turns++, 0)
-    const contexts = await Promise.all([...names, ...names].map((name) => authority.contextFor(name)))
+    const contexts = await Promise.all([...names, ...names].map((name) => contextFor(name)))
     clearInterval(spin)
-    // The event loop kept turning while 50 certificates were signed.
+    // The thread kept turning while 50 certificates were signed.
     expect(turns).toBeGreaterThan(1)
     expect(contexts.slice(0, 50)).toEqual(contexts.slice(50))
-    expect(authority.cachedContext("host-7.example.com")).toBe(contexts[7])
+    expect(contextFor("host-7.example.com")).toBe(contexts[7])
     // A client that trusts only the CA accepts each host's certificate.
-    const server = https.createServer({ SNICallback: (name, done) => authority.contextFor(name).then((c) => done(null, c), done) }, (_req, res) => res.end("ok"))
+    const server = https.createServer({ SNICallback: (name, done) => void Promise.resolve(contextFor(name)).then((c) => done(null, c), done) }, (_req, res) => res.end("ok"))
     server.listen(0, "127.0.0.1")
     await once(server, "listening")
     const port = (server.address() as { port: number }).port
@@ -135,6 +142,36 @@ describe("host certificates", () => {
       }
     } finally {
       server.close()
+    }
+  })
+
+  it("the proxy's TLS runs on a thread of its own: every tunnel's handshake, none on the thread that answers the routes", async () => {
+    const authority = loadCa(good)
+    const network = await Effect.runPromise(SimulationNetwork.make({ routes: [Route.text({ url: (url: URL) => url.pathname === "/hello" }, "hello")] }))
+    const scope = Effect.runSync(Scope.make())
+    const context = await Effect.runPromise(Layer.buildWithScope(serveLayer(network, 0, Layer.empty, { ca: authority }), scope))
+    const port = Number(new URL(HttpServer.formatAddress(Effect.runSync(Effect.provide(Effect.service(HttpServer.HttpServer), Layer.succeedContext(context))).address)).port)
+    try {
+      const hosts = Array.from({ length: 20 }, (_, i) => `thread-${i}.example.com`)
+      const bodies = await Promise.all(hosts.map((host) => new Promise<string>((resolve, reject) => {
+        const connect = http.request({ host: "127.0.0.1", port, method: "CONNECT", path: `${host}:443`, agent: false })
+        connect.once("connect", (_res, socket) => {
+          https.get({ host, path: "/hello", socket, servername: host, ca: authority.certPem, agent: false } as https.RequestOptions, (res) => {
+            let text = ""
+            res.on("data", (d: Buffer) => (text += d))
+            res.on("end", () => resolve(text))
+          }).on("error", reject)
+        })
+        connect.once("error", reject)
+        connect.end()
+      })))
+      expect(bodies).toEqual(hosts.map(() => "hello"))
+      const { count, threadIds } = terminatorOf(authority).handshakes()
+      expect(count).toBe(hosts.length)
+      expect([...threadIds]).not.toContain(threadId)
+      expect(threadIds.size).toBe(1)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
     }
   })
 

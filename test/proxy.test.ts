@@ -40,10 +40,17 @@ writeFileSync(fixture, JSON.stringify({
   routes: [
     { id: "item", match: "GET https://api.example.com/items/:id", respond: { kind: "text", body: "{\"id\":\"sim-item\"}", contentType: "application/json" } },
     { id: "plain", match: "GET http://plain.example.com/hello", respond: { kind: "text", body: "hello over http" } },
-    { family: "openai" }
+    { family: "openai" },
+    // Answered only when the body was read: the JSON body matcher reads it.
+    { id: "upload", match: { method: "POST", url: "https://api.example.com/upload", json: { kind: "upload" } }, respond: { kind: "text", body: "stored" } },
+    { id: "plain-upload", match: { method: "POST", url: "http://plain.example.com/upload", json: { kind: "upload" } }, respond: { kind: "text", body: "stored" } }
   ],
   llm: [{ steps: [[{ type: "text", content: "streamed through the proxy" }]] }]
 }))
+
+/** A JSON body of about 2 MB (curl sends `Expect: 100-continue` for any body over 1 MB). */
+const upload = join(dir, "upload.json")
+writeFileSync(upload, JSON.stringify({ kind: "upload", pad: "x".repeat(2 * 1024 * 1024) }))
 
 describe.skipIf(!namespaces)(`simnet run -- COMMAND${namespaces ? "" : " (skipped: no network namespace here; unshare -n needs root on Linux)"}`, () => {
   it.skipIf(!has("curl"))("curl gets the route's body over https:// and http://; an unregistered host fails curl and the summary names it", () => {
@@ -84,6 +91,21 @@ describe.skipIf(!namespaces)(`simnet run -- COMMAND${namespaces ? "" : " (skippe
     expect(unused.stderr).toMatch(/simnet: --strict: 1 required route was never used/)
     const used = simnetRun(["--fixture", required, "--quiet", "--strict"], ["curl", "-sS", "https://api.example.com/health"])
     expect(used.status, used.stderr).toBe(0)
+  }, 90_000)
+
+  it.skipIf(!has("curl"))("curl's Expect: 100-continue (a 2 MB body) gets 100 Continue, then the route's answer, through the proxy's CONNECT tunnel and in absolute form; each is logged", () => {
+    for (const url of ["https://api.example.com/upload", "http://plain.example.com/upload"]) {
+      const run = simnetRun(["--fixture", fixture], [
+        "curl", "-sS", "-v", "-H", "content-type: application/json", "--data-binary", `@${upload}`, "-w", "\n%{http_code}", url
+      ])
+      expect(run.status, run.stderr).toBe(0)
+      expect(run.stdout).toBe("stored\n200")
+      // curl asked, and was told to go on (curl -v writes the exchange to standard error).
+      expect(run.stderr).toMatch(/> Expect: 100-continue/i)
+      expect(run.stderr).toMatch(/< HTTP\/1\.1 100 Continue/)
+      expect(run.stderr).toMatch(new RegExp(`POST ${url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} -> (plain-)?upload 200`))
+      expect(run.stderr).toMatch(/simnet: 1 answered, 0 refused/)
+    }
   }, 90_000)
 
   it.skipIf(!has("curl"))("a model's SSE stream passes through the proxy as it does through /HOST/PATH", () => {

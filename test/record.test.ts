@@ -548,6 +548,58 @@ describe("recording loses nothing", () => {
     expect(aside.routes.map((r) => r.respond.body)).toEqual(["from upstream"])
   })
 
+  it("an exchange nested too deep is kept within the bounds, and said: the rest is written, and the file loads, replays and is recorded into again", async () => {
+    const nested = (depth: number): unknown => {
+      let value: unknown = 1
+      for (let i = 0; i < depth; i++) value = { a: value }
+      return value
+    }
+    const converse = (content: ReadonlyArray<unknown>) => JSON.stringify({ output: { message: { role: "assistant", content } }, stopReason: content.some((c) => "toolUse" in (c as object)) ? "tool_use" : "end_turn", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } })
+    const upstream = http.createServer((req, res) => {
+      req.resume()
+      req.on("end", () => {
+        res.writeHead(req.url!.startsWith("/items") ? 201 : 200, { "content-type": "application/json" })
+        // A tool call whose input nests 505 deep: deeper than a model rule in a fixture may.
+        if (req.url!.includes("/deep/")) res.end(converse([{ toolUse: { toolUseId: "t1", name: "lookup", input: nested(505) } }]))
+        else if (req.url!.startsWith("/items")) res.end("{\"stored\":true}")
+        else res.end(converse([{ text: "plain answer" }]))
+      })
+    })
+    upstream.listen(0, "127.0.0.1")
+    await once(upstream, "listening")
+    const origin = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`
+    const dir = mkdtempSync(join(tmpdir(), "simnet-record-deep-"))
+    const file = join(dir, "recording.json")
+    const { SimulationNetwork } = await import("simnet")
+    const calls = [
+      ["https://bedrock-runtime.us-east-1.amazonaws.com/model/plain/converse", JSON.stringify({ messages: [{ role: "user", content: [{ text: "first" }] }] })],
+      ["https://bedrock-runtime.us-east-1.amazonaws.com/model/deep/converse", JSON.stringify({ messages: [{ role: "user", content: [{ text: "deep" }] }] })],
+      // A request whose body nests 100 deep: deeper than a body matcher may (64).
+      ["https://api.example.com/items", JSON.stringify({ kind: "item", tree: nested(100) })]
+    ] as const
+    const answers: Array<string> = []
+    const recorder = await SimulationNetwork.start({ record: { file, upstream: { "bedrock-runtime.us-east-1.amazonaws.com": origin, "api.example.com": origin } } })
+    for (const [url, body] of calls) answers.push(await (await recorder.fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body })).text())
+    const { warnings } = recorder.recording() as { warnings?: ReadonlyArray<string> }
+    expect(warnings).toEqual([
+      expect.stringMatching(/^POST https:\/\/bedrock-runtime\.us-east-1\.amazonaws\.com\/model\/deep\/converse: its answer nests deeper than a model rule in a fixture may \(\d+ levels\): it is kept as the HTTP answer it was$/),
+      expect.stringMatching(/^POST https:\/\/api\.example\.com\/items: its request body nests deeper than a body matcher may \(64 levels\): it is matched on what lies above$/)
+    ])
+    await recorder.close()
+    upstream.close()
+    // The file loads as a fixture and answers each call as the upstream did, the upstream gone.
+    const replay = await SimulationNetwork.start({ fixture: file })
+    const replayed: Array<string> = []
+    for (const [url, body] of calls) replayed.push(await (await replay.fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body })).text())
+    // The first as a model rule, answered in simnet's own rendering; the other two as they came.
+    expect(JSON.parse(replayed[0]!).output).toEqual(JSON.parse(answers[0]!).output)
+    expect(replayed.slice(1)).toEqual(answers.slice(1))
+    await replay.close()
+    // And a later session records into it again.
+    const again = await SimulationNetwork.start({ record: { file } })
+    await again.close()
+  }, 60_000)
+
   it("a HAR whose request bodies nest 50 000 deep is imported (those routes match without a body matcher) and registers", async () => {
     const entry = (i: number, text: string) => ({
       startedDateTime: "2026-12-01T00:00:00Z", time: 0, cache: {}, timings: { send: 0, wait: 0, receive: 0 },

@@ -1,4 +1,5 @@
 import { once } from "node:events"
+import * as http from "node:http"
 import OpenAI from "openai"
 import { describe, expect, it } from "vitest"
 import { serve, serveToExit, stopAll } from "./support/serve.ts"
@@ -117,6 +118,50 @@ describe("simnet serve", () => {
     expect(code).not.toBe(0)
     expect(out).toContain(`simnet: fixture ${file} is not JSON at line 2, column 14`)
   })
+})
+
+describe("simnet serve answers Expect: 100-continue as Node's own server does", () => {
+  /** A POST that asks `Expect: 100-continue` and sends its body only once told to, as Node's client does: what came back. */
+  const expecting = (port: number, path: string, body: Buffer) =>
+    new Promise<{ status: number; text: string; continued: boolean; closed: boolean }>((resolve, reject) => {
+      let continued = false
+      const request = http.request({ host: "127.0.0.1", port, method: "POST", path, agent: false, headers: { "content-type": "application/json", "content-length": body.byteLength, connection: "keep-alive", expect: "100-continue" } }, (response) => {
+        let text = ""
+        response.setEncoding("utf8")
+        response.on("data", (chunk: string) => (text += chunk))
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, text, continued, closed: response.headers.connection === "close" }))
+      })
+      request.on("continue", () => {
+        continued = true
+        request.end(body)
+      })
+      request.on("error", reject)
+      request.flushHeaders()
+    })
+
+  it("100 Continue, then the route's answer, on the plain door and the control paths; a body declared over --body-limit gets its 413 at once, unsent; each is logged", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs")
+    const { tmpdir } = await import("node:os")
+    const { join } = await import("node:path")
+    const dir = mkdtempSync(join(tmpdir(), "simnet-continue-"))
+    writeFileSync(join(dir, "fixture.json"), JSON.stringify({ routes: [
+      { id: "upload", match: { method: "POST", url: "https://api.example.com/upload", json: { kind: "upload" } }, respond: { kind: "text", body: "stored" } }
+    ] }))
+    try {
+      const { port, output } = await serve(["--fixture", join(dir, "fixture.json"), "--body-limit", "3000000"])
+      const taken = await expecting(port, "/api.example.com/upload", Buffer.from(JSON.stringify({ kind: "upload", pad: "x".repeat(2_000_000) })))
+      expect(taken).toEqual({ status: 200, text: "stored", continued: true, closed: false })
+      const refused = await expecting(port, "/api.example.com/upload", Buffer.alloc(4_000_000, 32))
+      expect(refused).toMatchObject({ status: 413, continued: false, closed: true })
+      expect(JSON.parse(refused.text).error).toMatchObject({ tag: "PayloadTooLarge", limit: 3_000_000 })
+      const control = await expecting(port, "/experimental/simulation/llm/enqueue", Buffer.from(JSON.stringify({ steps: [[{ type: "text", content: "hi" }]] })))
+      expect(control).toMatchObject({ status: 201, continued: true })
+      await expect.poll(output, { timeout: 10_000 }).toMatch(/POST https:\/\/api\.example\.com\/upload -> upload 200/)
+      expect(output()).toMatch(/POST https:\/\/api\.example\.com\/upload -> refused 413/)
+    } finally {
+      stopAll()
+    }
+  }, 60_000)
 })
 
 describe("simnet serve sends a stream's head at once", () => {

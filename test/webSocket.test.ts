@@ -15,6 +15,7 @@ import OpenAI from "openai"
 import { ResponsesWS } from "openai/resources/responses/ws"
 import WebSocket, { WebSocketServer } from "ws"
 import { Route, Routes, SimulationNetwork } from "../src/index.ts"
+import { SOCKET_SEND_LIMIT } from "../src/core/socket.ts"
 import { serve, stopAll } from "./support/serve.ts"
 
 afterAll(stopAll)
@@ -181,4 +182,154 @@ describe("the Responses API over a WebSocket", () => {
     expect(socket.readyState).toBe(WebSocket.OPEN)
     socket.close()
   })
+})
+
+describe("a WebSocket client that does not read", () => {
+  /** A masked frame as a client sends it (the mask key zero: XOR leaves the payload as it is). */
+  const clientFrame = (opcode: number, payload: Buffer): Buffer => {
+    const length = payload.byteLength
+    const head = length < 126 ? Buffer.from([0x80 | opcode, 0x80 | length]) : Buffer.from([0x80 | opcode, 0x80 | 126, length >> 8, length & 0xff])
+    return Buffer.concat([head, Buffer.alloc(4), payload])
+  }
+
+  /** A server's frames parsed off a byte stream: each frame's opcode and payload size, and text payloads. */
+  const frameReader = (onFrame: (opcode: number, payload: Buffer) => void) => {
+    let pending: Buffer = Buffer.alloc(0)
+    return (chunk: Buffer) => {
+      pending = pending.byteLength === 0 ? chunk : Buffer.concat([pending, chunk])
+      for (;;) {
+        if (pending.byteLength < 2) return
+        const short = pending[1]! & 0x7f
+        const headLength = short === 126 ? 4 : short === 127 ? 10 : 2
+        if (pending.byteLength < headLength) return
+        const length = short === 126 ? pending.readUInt16BE(2) : short === 127 ? Number(pending.readBigUInt64BE(2)) : short
+        if (pending.byteLength < headLength + length) return
+        onFrame(pending[0]! & 0x0f, pending.subarray(headLength, headLength + length))
+        pending = pending.subarray(headLength + length)
+      }
+    }
+  }
+
+  /** The upgrade's record in simnet serve's log: what the door logged of the socket. */
+  const socketLog = async (base: string) => {
+    const { records } = (await (await fetch(`${base}/experimental/simulation/network/log`)).json()) as { records: ReadonlyArray<{ status?: number; detail?: { webSocket?: { paused?: number; closed?: { code: number; by: string } } } }> }
+    return records.find((record) => record.status === 101)?.detail?.webSocket
+  }
+
+  it("an echo route stops reading a raw client that writes 64 MB and reads nothing, says so in the log, and echoes everything once it reads", async () => {
+    const { connect } = await import("node:net")
+    const dir = mkdtempSync(join(tmpdir(), "simnet-ws-"))
+    const fixture = join(dir, "fixture.json")
+    writeFileSync(fixture, JSON.stringify({ routes: [{ match: "wss://echo.example.com/ws", respond: { kind: "webSocket", echo: true } }] }))
+    const served = await serve(["--fixture", fixture])
+    const socket = connect(served.port, "127.0.0.1")
+    await once(socket, "connect")
+    socket.write("GET /echo.example.com/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    let head = ""
+    let rest: Buffer = Buffer.alloc(0)
+    while (!head.includes("\r\n\r\n")) {
+      const [chunk] = (await once(socket, "data")) as [Buffer]
+      const at = Buffer.concat([Buffer.from(head, "latin1"), chunk])
+      const end = at.indexOf("\r\n\r\n")
+      head = at.toString("latin1", 0, end === -1 ? at.byteLength : end + 4)
+      if (end !== -1) rest = at.subarray(end + 4)
+    }
+    expect(head).toMatch(/^HTTP\/1\.1 101 /)
+    // From here on the client reads nothing: 1100 binary frames of 60 000 bytes (66 MB), then "done".
+    socket.pause()
+    const payload = Buffer.alloc(60_000, 7)
+    const frames = 1100
+    for (let i = 0; i < frames; i++) socket.write(clientFrame(2, payload))
+    socket.write(clientFrame(1, Buffer.from("done")))
+    await expect.poll(async () => (await socketLog(served.base))?.paused ?? 0, { timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(1)
+    expect((await socketLog(served.base))?.closed).toBeUndefined()
+    // Now it reads: everything comes back, in order, the socket never closed on it.
+    let echoed = 0
+    let text = ""
+    const read = frameReader((opcode, data) => {
+      if (opcode === 2) echoed += data.byteLength
+      if (opcode === 1) text = data.toString()
+      if (opcode === 8) text = `closed ${data.readUInt16BE(0)}`
+    })
+    const done = new Promise<void>((resolve) => {
+      socket.on("data", (chunk: Buffer) => {
+        read(chunk)
+        if (text !== "") resolve()
+      })
+      socket.on("close", () => resolve())
+    })
+    if (rest.byteLength > 0) read(rest)
+    socket.resume()
+    await done
+    expect([echoed, text]).toEqual([frames * payload.byteLength, "done"])
+    socket.destroy()
+    await expect.poll(async () => (await socketLog(served.base))?.closed?.by, { timeout: 10_000 }).toBe("client")
+    stopAll()
+  }, 120_000)
+
+  it("a session that sends unasked to a client that reads nothing is closed at the bound (1008), and the close is logged", async () => {
+    const chunk = new Uint8Array(64 * 1024)
+    let ended: (value: { code: number; reason: string; sent: number }) => void = () => undefined
+    const closed = new Promise<{ code: number; reason: string; sent: number }>((resolve) => (ended = resolve))
+    const net = await network([Route.webSocket("wss://firehose.example.com/", (socket) => {
+      // A session that never looks at `writable`: at most 256 MiB, so a door without the bound fails here.
+      let sent = 0
+      while (!socket.closed() && sent < 256 * 1024 * 1024) {
+        socket.send(chunk)
+        sent += chunk.byteLength
+      }
+      socket.onClose((code, reason) => ended({ code, reason, sent }))
+    })])
+    const client = new WebSocket("wss://firehose.example.com/", { createConnection: net.createConnection })
+    client.once("open", () => client.pause())
+    const clientClosed = once(client, "close")
+    const { code, reason, sent } = await closed
+    expect(code).toBe(1008)
+    expect(reason).toMatch(/^simnet: the client read nothing while \d+ bytes waited for it$/)
+    expect(sent).toBeLessThanOrEqual(SOCKET_SEND_LIMIT + 2 * chunk.byteLength)
+    await clientClosed
+    const [record] = await Effect.runPromise(net.log)
+    expect(record?.detail).toMatchObject({ webSocket: { paused: 1, closed: { code: 1008, by: "simnet", reason } } })
+  })
+
+  it("record mode's relay reads its upstream no faster than its client reads: a client that takes a frame a turn gets every frame", async () => {
+    const upstream = new WebSocketServer({ host: "127.0.0.1", port: 0 })
+    await once(upstream, "listening")
+    const total = 64 * 1024 * 1024
+    const frame = Buffer.alloc(64 * 1024, 1)
+    upstream.on("connection", (socket) => {
+      // The upstream sends as fast as it is read: up to 4 MiB waiting, more as each batch is taken.
+      let sent = 0
+      const pump = () => {
+        while (sent < total && socket.bufferedAmount < 4 * 1024 * 1024) {
+          sent += frame.byteLength
+          socket.send(frame, sent === total || socket.bufferedAmount + frame.byteLength >= 4 * 1024 * 1024 ? () => pump() : undefined)
+        }
+        if (sent === total) socket.send("done")
+      }
+      pump()
+    })
+    const port = (upstream.address() as { port: number }).port
+    const recording = await SimulationNetwork.start({ record: { upstream: { "live.example.com": `http://127.0.0.1:${port}` } } })
+    const client = new WebSocket("wss://live.example.com/feed", { createConnection: recording.createConnection })
+    let received = 0
+    let last = ""
+    const closed = once(client, "close")
+    const done = new Promise<void>((resolve) => {
+      // A slow reader: one frame, then nothing until the event loop has turned.
+      client.on("message", (data, isBinary) => {
+        if (isBinary) received += (data as Buffer).byteLength
+        else last = data.toString()
+        if (last === "done") return resolve()
+        client.pause()
+        setImmediate(() => client.resume())
+      })
+      void closed.then(() => resolve())
+    })
+    await done
+    expect([received, last]).toEqual([total, "done"])
+    client.close()
+    await closed
+    upstream.close()
+  }, 120_000)
 })

@@ -42,6 +42,7 @@ import { extraOf, Feed, type FedNetwork, type LogRecord, type Refusal } from "./
 import { inspectorPage } from "./inspector/page.ts"
 import { viewOf, type ViewedNetwork } from "./inspector/state.ts"
 import type { DoorWatch } from "../doors/node.ts"
+import type { Redactor } from "../core/redact.ts"
 import type { StyledRun } from "../terminal/terminal.ts"
 
 /**
@@ -53,6 +54,8 @@ export const INSPECTOR_PATH = `${CONTROL_BASE}/ui`
  * What the inspector needs of a network (a `SimulationNetworkApi` has all of it).
  */
 export interface InspectedNetwork extends FedNetwork, ViewedNetwork, DrivenNetwork {
+  /** How the network shows a request: the feed joins a request to its record by the URL as the log shows it. */
+  readonly redactor: Redactor
   readonly logSince: (seq: number, limit?: number) => Effect.Effect<ReadonlyArray<LogRecord>>
   readonly regenerate: (record: LogRecord) => Effect.Effect<string, SimnetError>
   /** The log as HAR (`network/har.ts`), whose entries hold the answers a network keeping bodies kept. */
@@ -136,10 +139,11 @@ const localOnly = <E, R>(handler: (request: HttpServerRequest.HttpServerRequest)
  * Tells the feed, while a page listens, how long each request for the network took and why a
  * refused one was refused (the server's Node door says so with the request).
  */
-const watchRequests = (feed: Feed): DoorWatch => (request) => {
+const watchRequests = (feed: Feed, redactor: Redactor): DoorWatch => (request) => {
   if (!feed.active || request.url === undefined || !URL.canParse(request.url)) return undefined
   const started = performance.now()
-  const observation = feed.observe(request.method, new URL(request.url).href)
+  // Joined by the URL as the log keeps it: credential query values redacted.
+  const observation = feed.observe(request.method, redactor.url(request.url))
   const since = () => Math.round((performance.now() - started) * 10) / 10
   return {
     head: (status, refusal) => {
@@ -305,5 +309,5 @@ export const inspector = (network: InspectedNetwork, options: RunControlOptions 
               ))
       })))
   )
-  return { layer, watch: watchRequests(feed) }
+  return { layer, watch: watchRequests(feed, network.redactor) }
 }

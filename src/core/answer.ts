@@ -29,7 +29,29 @@ export interface Whole {
   /** The same body as text, when the route has it so (what `fetch`'s `text()` hands back). */
   readonly text?: string | undefined
   /** For a `101`: the WebSocket session, and what a door that cannot upgrade answers instead (a `426`). */
-  readonly upgrade?: { readonly accept: SocketSession; readonly refused: Whole } | undefined
+  readonly upgrade?: Upgrade | undefined
+}
+
+/**
+ * A WebSocket answer: its session, the `426` of a door that cannot upgrade, and (set by the
+ * network) where the door writes what became of the socket into the request's log record: that
+ * it stopped reading a client that was not reading, and how the socket closed (`SocketLog`).
+ */
+export interface Upgrade {
+  readonly accept: SocketSession
+  readonly refused: Whole
+  readonly log?: ((event: SocketLog) => void) | undefined
+}
+
+/**
+ * What the door logs of an upgraded socket, in its record's `detail.webSocket`: `paused`, how
+ * many times it stopped reading a client that read nothing while more than the high-water mark
+ * waited for it; `closed`, the code and reason it closed with (`by`: who closed it — the client,
+ * the session, or simnet at its bound).
+ */
+export interface SocketLog {
+  readonly paused?: number | undefined
+  readonly closed?: { readonly code: number; readonly reason: string; readonly by: "client" | "session" | "simnet" } | undefined
 }
 
 export interface Streamed {

@@ -9,7 +9,7 @@ import { type Chaos, chaosAnswer, type ChaosHit, cutAfter } from "./chaos.ts"
 import { keepAnswer, keepRequest } from "./keptBodies.ts"
 import { KeyCounts } from "./keyCounts.ts"
 import { bounded, type Redactor } from "./redact.ts"
-import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord } from "./requestLog.ts"
+import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord, withSocketLog } from "./requestLog.ts"
 import { InvalidRouteSpec, LoopbackDenied, NotRegenerable, RouteFailed, UnregisteredRequest, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import { Registry, planIds, type Entry } from "./routeTable.ts"
 import { withParams } from "./request.ts"
@@ -281,7 +281,7 @@ export class Network {
       // An annotating route never caches a context, so a route that has one is asked nothing more.
       if (entry.context !== undefined) return entry.context
       if (entry.route.annotated) return this.perRequest(entry.identity, 0, 0, record)
-      return (entry.context = { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services, run: this.runner, now: this.now })
+      return (entry.context = { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services, run: this.runner, now: this.now, redactor: this.redactor })
     }
     const key = requestKey(request)
     const occurrence = (entry.occurrences ??= new KeyCounts()).increment(key)
@@ -304,6 +304,7 @@ export class Network {
       services: this.services,
       run: this.runner,
       now: this.now,
+      redactor: this.redactor,
       annotate: (detail) => {
         record.detail = detail
       },
@@ -341,6 +342,8 @@ export class Network {
 const logged = (answer: Answer, record: PendingRecord, log: RequestLog, request: SimRequest, label: string): Answer => {
   switch (answer._tag) {
     case "Whole":
+      log.answer(record, statusOf(answer))
+      return withSocketLog(answer, record)
     case "Streamed":
       log.answer(record, statusOf(answer))
       return answer
@@ -364,7 +367,7 @@ const observe = (
   log: RequestLog,
   signal: AbortSignal | undefined
 ): Effect.Effect<Settled, SimnetError> =>
-  Effect.onExit(effect, (exit) =>
+  Effect.onExit(Effect.map(effect, (answer) => withSocketLog(answer, record)), (exit) =>
     Effect.sync(() => {
       if (Exit.isSuccess(exit)) return log.answer(record, statusOf(exit.value))
       const error = Cause.findErrorOption(exit.cause)
@@ -391,7 +394,7 @@ const settle = (
     return promise.then(
       (answer) => {
         log.answer(record, statusOf(answer))
-        return answer
+        return withSocketLog(answer, record)
       },
       (error: unknown) => {
         const failure = failed(error)
@@ -419,7 +422,7 @@ const settle = (
         done = true
         signal.removeEventListener("abort", onAbort)
         log.answer(record, statusOf(answer))
-        resolve(answer)
+        resolve(withSocketLog(answer, record))
       },
       (error: unknown) => {
         if (done) return

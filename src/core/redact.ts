@@ -15,6 +15,7 @@
  * length (`MAX_SHOWN_URL`, `MAX_SHOWN_TEXT`), so an 8 MB URL cannot make an 8 MB error message.
  */
 import { isUtf8 } from "node:buffer"
+import { isSpace, jsonStringValue, stringEnd, valueEnd } from "./jsonScan.ts"
 import { MAX_JSON_DEPTH } from "./util.ts"
 
 const decoder = new TextDecoder()
@@ -68,7 +69,10 @@ export const CREDENTIAL_QUERY: ReadonlyArray<string> = [
   "x-amz-credential",
   "x-amz-security-token",
   "x-goog-signature",
-  "x-goog-credential"
+  "x-goog-credential",
+  "code_verifier", // OAuth's PKCE secret, and its signed JWT grants
+  "assertion",
+  "client_assertion"
 ]
 
 /**
@@ -142,11 +146,12 @@ export const CREDENTIAL_WORDS: ReadonlyArray<string> = [
   "sig",
   "otp",
   "csrf",
-  "xsrf"
+  "xsrf",
+  "verifier" // OAuth's proofs of a grant: PKCE's `code_verifier`, OAuth 1's `oauth_verifier`
 ]
 
 /** Endings that make one word a credential (`authtoken`, `clientsecret`, `privatekey`). */
-export const CREDENTIAL_WORD_ENDINGS: ReadonlyArray<string> = ["token", "secret", "password", "passwd", "apikey", "privatekey", "accesskey", "secretkey", "signature", "credential", "credentials", "sessionid"]
+export const CREDENTIAL_WORD_ENDINGS: ReadonlyArray<string> = ["token", "secret", "password", "passwd", "apikey", "privatekey", "accesskey", "accesskeyid", "secretkey", "signature", "credential", "credentials", "sessionid"]
 
 /**
  * Words that make `key` or `signature` in the same name an identity or a model's own state rather
@@ -174,6 +179,9 @@ const URL_ONLY = new Set(["signature", "sig"])
  * case): request identities and protocol nonces that a reader needs to see.
  */
 export const NOT_CREDENTIALS: ReadonlyArray<string> = ["idempotency-key", "x-idempotency-key", "sec-websocket-key"]
+
+/** Headers whose value is a URL (a redirect to a presigned URL, a referer with a token). */
+const URL_HEADERS: ReadonlySet<string> = new Set(["location", "content-location", "referer"])
 
 /**
  * What a redacted value is shown as.
@@ -223,54 +231,6 @@ const wordsOf = (name: string): ReadonlyArray<string> =>
 
 /** How many decided names a redactor remembers (names repeat: the same headers on every request). */
 const DECIDED = 4096
-
-/** A JSON string token (quotes included, possibly cut off) as the text it stands for. */
-const jsonStringValue = (token: string): string => {
-  try {
-    return JSON.parse(token.endsWith('"') && token.length > 1 ? token : `${token}"`) as string
-  } catch {
-    return token.slice(1, token.endsWith('"') ? -1 : undefined)
-  }
-}
-
-const isSpace = (c: string | undefined) => c === " " || c === "\t" || c === "\n" || c === "\r"
-
-/**
- * Where a JSON value that starts at `i` ends (exclusive), found by one scan that steps over
- * strings; a value cut off by the preview ends at the text's end.
- */
-const valueEnd = (text: string, i: number): number => {
-  const first = text[i]
-  if (first === '"') return stringEnd(text, i)
-  if (first === "{" || first === "[") {
-    let depth = 0
-    let j = i
-    while (j < text.length) {
-      const c = text[j]
-      if (c === '"') {
-        j = stringEnd(text, j)
-        continue
-      }
-      if (c === "{" || c === "[") depth++
-      else if (c === "}" || c === "]") {
-        depth--
-        if (depth === 0) return j + 1
-      }
-      j++
-    }
-    return text.length
-  }
-  let j = i
-  while (j < text.length && text[j] !== "," && text[j] !== "}" && text[j] !== "]" && !isSpace(text[j])) j++
-  return j
-}
-
-/** Where the JSON string that starts at `i` (a quote) ends, exclusive. */
-const stringEnd = (text: string, i: number): number => {
-  let j = i + 1
-  while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1
-  return Math.min(j + 1, text.length)
-}
 
 /**
  * Decides what of a request may be shown. One per network; `defaultRedactor` for code that has
@@ -330,31 +290,36 @@ export class Redactor {
     return this.isCredentialName(name, this.queryNames)
   }
 
-  /** The headers as a plain object, credential values replaced by `"<redacted>"`, every value bounded. */
+  /** The headers as a plain object: credential values `"<redacted>"`, URLs (`URL_HEADERS`) as `url` shows them, every value bounded. */
   headers(headers: Headers): Record<string, string> {
     const out: Record<string, string> = {}
     headers.forEach((value, name) => {
-      out[name] = this.isCredentialHeader(name) ? REDACTED : bounded(value, MAX_SHOWN_URL)
+      out[name] = this.isCredentialHeader(name) ? REDACTED : URL_HEADERS.has(name) ? this.url(value) : bounded(value, MAX_SHOWN_URL)
     })
     return out
   }
 
   /**
-   * A URL as it may be shown: no userinfo, credential-like query values replaced by
-   * `<redacted>`, no fragment kept past the bound, at most `MAX_SHOWN_URL` characters.
+   * A URL as it may be kept or shown, the one function every URL simnet keeps or shows goes
+   * through (logs, snapshots, traces, HAR, failure files, messages, the inspector): no userinfo,
+   * credential-like values of the query and fragment (OAuth's implicit grant) `<redacted>`, at
+   * most `MAX_SHOWN_URL` characters; of text that is not a URL (a path), what follows its `?`.
    */
   url(input: URL | string): string {
     let url: URL
     try {
       url = typeof input === "string" ? new URL(input) : input
     } catch {
-      return bounded(String(input), MAX_SHOWN_URL)
+      const text = String(input)
+      const query = text.indexOf("?")
+      return bounded(query === -1 ? text : `${text.slice(0, query + 1)}${this.#form(text.slice(query + 1), this.queryNames)}`, MAX_SHOWN_URL)
     }
-    if (url.username === "" && url.password === "" && url.search === "") return bounded(url.href, MAX_SHOWN_URL)
+    if (url.username === "" && url.password === "" && url.search === "" && !url.hash.includes("=")) return bounded(url.href, MAX_SHOWN_URL)
     const copy = new URL(url.href)
     copy.username = ""
     copy.password = ""
     if (copy.search !== "") copy.search = this.#form(copy.search.slice(1), this.queryNames)
+    if (copy.hash.includes("=")) copy.hash = this.#form(copy.hash.slice(1), this.queryNames)
     // `URL` percent-encodes `<` and `>` in the search; show the marker as written.
     return bounded(copy.href.replaceAll("%3Credacted%3E", REDACTED), MAX_SHOWN_URL)
   }

@@ -6,6 +6,7 @@
  * oldest records are dropped first. Credentials are redacted by the network's `Redactor` when a
  * record is read.
  */
+import type { Settled, SocketLog, Whole } from "./answer.ts"
 import type { ChaosHit } from "./chaos.ts"
 import { type KeptExchange, type KeptResponse, type LoggedExchange, type RequestCounters, type RequestFault, type RequestRecord, type RequestViolation, wasReset } from "./requestRecord.ts"
 import { bounded, MAX_SHOWN_URL, type Redactor } from "./redact.ts"
@@ -378,4 +379,17 @@ export class RequestLog {
       this.bytes = bytes
     }
   }
+}
+
+/**
+ * A WebSocket answer whose door writes what became of the socket (`SocketLog`) into the
+ * request's record, as `detail.webSocket`; any other answer as it is.
+ */
+export const withSocketLog = <A extends Settled>(answer: A, record: PendingRecord): A | Whole => {
+  if (answer._tag !== "Whole" || answer.upgrade === undefined) return answer
+  const log = (event: SocketLog) => {
+    const before = record.detail?.["webSocket"] as SocketLog | undefined
+    record.detail = { ...record.detail, webSocket: { ...before, ...event } }
+  }
+  return { ...answer, upgrade: { ...answer.upgrade, log } }
 }

@@ -7,6 +7,7 @@ import { type Answer, pending, type Settled, type Whole } from "./answer.ts"
 import type { Duration } from "effect"
 import { RouteFailed, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
+import type { Redactor } from "./redact.ts"
 import type { SimRequest } from "./request.ts"
 import type { RequestFault, RequestViolation } from "./requestLog.ts"
 
@@ -48,6 +49,11 @@ export interface RespondContext {
   readonly run: <A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal) => Promise<A>
   /** The network's `Clock` now, in milliseconds: for a route that answers at once, outside Effect. */
   readonly now?: (() => number) | undefined
+  /**
+   * How the network shows a request (credentials redacted): a route that keeps or shows a URL
+   * (the simulated model's log) keeps it as this shows it. Absent outside `SimulationNetwork`.
+   */
+  readonly redactor?: Redactor | undefined
 }
 
 /**

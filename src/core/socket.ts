@@ -9,8 +9,25 @@
 export type Frame = string | Uint8Array
 
 export interface SocketPeer {
-  /** Sends one frame; a no-op once the socket is closed. */
+  /**
+   * Sends one frame; a no-op once the socket is closed. A client that does not read what is sent
+   * to it is paused, then closed at a bound (`SOCKET_HIGH_WATER`, `SOCKET_SEND_LIMIT`): a session
+   * that sends unasked (a relay, a stream) waits for `writable` between frames.
+   */
   readonly send: (frame: Frame) => void
+  /**
+   * Undefined when the client takes what is sent to it; else a promise that resolves once what
+   * waits for it is drained (or the socket closed): the door's back-pressure, for sessions that
+   * send more than they are asked for.
+   */
+  readonly writable: () => Promise<void> | undefined
+  /**
+   * Stops reading the client's frames (they wait in its connection) until `resume`: how a relay
+   * holds a client back while the other side is not keeping up.
+   */
+  readonly pause: () => void
+  /** Reads the client's frames again after `pause`. */
+  readonly resume: () => void
   /** Closes the socket with `code` (default 1000) and `reason`; a no-op once it is closed. */
   readonly close: (code?: number, reason?: string) => void
   /** Called with each frame the client sends, in order. */
@@ -20,6 +37,20 @@ export interface SocketPeer {
   /** Whether the socket is closed. */
   readonly closed: () => boolean
 }
+
+/**
+ * Bytes waiting to be sent to a WebSocket's client past which the door stops reading that
+ * client's frames until they are drained (1 MiB): an echo, or any session that answers what it
+ * reads, holds at most about this much for a client that does not read.
+ */
+export const SOCKET_HIGH_WATER = 1024 * 1024
+
+/**
+ * Bytes waiting to be sent to a WebSocket's client past which a frame sent to it closes the
+ * socket instead (16 MiB; close code 1008, logged): a session that sends unasked to a client that
+ * does not read holds at most this much and one frame.
+ */
+export const SOCKET_SEND_LIMIT = 16 * 1024 * 1024
 
 /** What a route does with an accepted socket: runs its session until the socket closes. */
 export type SocketSession = (peer: SocketPeer) => void

@@ -32,15 +32,18 @@ export interface ConnectionOptions {
 class End extends Duplex {
   other: End | undefined
   private waiting: (() => void) | undefined
-  readonly remoteAddress = "127.0.0.1"
-  readonly remotePort = 0
-  readonly localAddress = "127.0.0.1"
+
+  constructor() {
+    super()
+    socketLike(this)
+  }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
     const other = this.other
     if (other === undefined || other.destroyed) return done(new Error("simnet: the connection is closed"))
     if (other.push(chunk)) return done()
-    other.waiting = () => done()
+    // The write waits until the other end's reader asks for more (its `_read` calls this).
+    this.waiting = () => done()
   }
 
   override _final(done: (error?: Error | null) => void): void {
@@ -61,21 +64,30 @@ class End extends Duplex {
     done(error)
   }
 
-  setNoDelay(): this {
+}
+
+/** What a connection answers that a TCP socket would, where there is no kernel socket to tune. */
+interface SocketLike {
+  readonly remoteAddress: string
+  readonly remotePort: number
+  readonly localAddress: string
+  setNoDelay(): unknown
+  setTimeout(): unknown
+  setKeepAlive(): unknown
+  ref(): unknown
+  unref(): unknown
+}
+
+/**
+ * `stream` as a connection Node's HTTP server and clients take (an in-memory pair's end, a
+ * tunnel's plaintext from another thread): the socket methods they call on a TCP socket
+ * (`setNoDelay`, `setTimeout`, …) accepted and doing nothing, the addresses loopback's.
+ */
+export const socketLike = <S extends Duplex>(stream: S): S & SocketLike => {
+  const same = function (this: S) {
     return this
   }
-  setTimeout(): this {
-    return this
-  }
-  setKeepAlive(): this {
-    return this
-  }
-  ref(): this {
-    return this
-  }
-  unref(): this {
-    return this
-  }
+  return Object.assign(stream, { remoteAddress: "127.0.0.1", remotePort: 0, localAddress: "127.0.0.1", setNoDelay: same, setTimeout: same, setKeepAlive: same, ref: same, unref: same })
 }
 
 /**
@@ -124,6 +136,7 @@ export const makeConnectionDoor = (door: NodeDoor): ((options?: ConnectionOption
     const node = process.getBuiltinModule("node:http") as typeof http
     const made = node.createServer({ IncomingMessage: doorIncomingMessage(node) })
     made.on("request", (req, res) => door(req, res, target(req)))
+    made.on("checkContinue", (req, res) => door.checkContinue(req, res, target(req)))
     made.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
       door(req, upgradeResponse(req, socket), target(req), { socket, head })
     })

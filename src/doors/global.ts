@@ -16,13 +16,14 @@ import { AsyncLocalStorage } from "node:async_hooks"
 import { createRequire, syncBuiltinESMExports } from "node:module"
 import type * as Interceptors from "@mswjs/interceptors/ClientRequest"
 import { Effect, type Scope } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import type * as Undici from "undici"
 import type { Dispatcher } from "undici"
 import { GlobalInstallConflict } from "../SimnetError.ts"
 import { hostAllowed, installGuard } from "./guard.ts"
 import { installHttp1 } from "./http1.ts"
 import { installHttp2 } from "./http2.ts"
-import type { NodeDoor } from "./node.ts"
+import type { NodeDoor, Upgrading } from "./node.ts"
 import { isLoopbackHost } from "../core/util.ts"
 
 /**
@@ -359,7 +360,9 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
     undici.setGlobalDispatcher(dispatcher)
     if (viaDoor) {
       // A request for a loopback URL is marked as `fetch`'s are, so the loopback route's forward leaves.
-      const marked: NodeDoor = (req, res, target, upgrade) => dispatchIn(target ?? "", req.method ?? "GET", () => door(req, res, target, upgrade))
+      const marked: NodeDoor = Object.assign((req: IncomingMessage, res: ServerResponse, target: string | undefined, upgrade?: Upgrading) => dispatchIn(target ?? "", req.method ?? "GET", () => door(req, res, target, upgrade)), {
+        checkContinue: (req: IncomingMessage, res: ServerResponse, target: string | undefined) => dispatchIn(target ?? "", req.method ?? "GET", () => door.checkContinue(req, res, target))
+      })
       unhttp1 = installHttp1(marked, () => forwarding.getStore() !== undefined)
     }
     interceptor?.apply()

@@ -108,7 +108,17 @@ export interface NodeDoorOptions {
  * head (`upgrade`): a WebSocket route's `101` is completed on it (`doors/webSocket.ts`); any
  * other answer is written through `res`, which the server put on that socket.
  */
-export type NodeDoor = (req: http.IncomingMessage, res: http.ServerResponse, target: string | undefined, upgrade?: Upgrading) => void
+export interface NodeDoor {
+  (req: http.IncomingMessage, res: http.ServerResponse, target: string | undefined, upgrade?: Upgrading): void
+  /**
+   * A request that asks `Expect: 100-continue` (Node's `checkContinue` event; curl sends one for
+   * any body over 1 MB): answered as Node's own server answers it when nothing listens for the
+   * event — `100 Continue`, then the request as any other — except that a body declared over the
+   * limit is refused with its 413 at once, before the client sends it (RFC 9110 §10.1.1 lets a
+   * server answer the final status instead; Node then closes the connection, as it must).
+   */
+  readonly checkContinue: (req: http.IncomingMessage, res: http.ServerResponse, target: string | undefined) => void
+}
 
 export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): NodeDoor => {
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
@@ -178,7 +188,7 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
         else {
           res.detachSocket(upgrade.socket as Socket)
           head(101)
-          return acceptor(req, upgrade, settled.upgrade.accept, end)
+          return acceptor(req, upgrade, settled.upgrade, end)
         }
       }
       if (settled._tag === "Whole") {
@@ -226,32 +236,52 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
     }
   }
 
-  return (req, res, target, upgrade) => {
+  const door = (req: http.IncomingMessage, res: http.ServerResponse, target: string | undefined, upgrade?: Upgrading): void => {
     const path = req.url ?? "/"
     if (target === undefined) return badPath(res, path, watchersOf(() => ({ method: req.method ?? "GET", path, url: undefined, headers: {}, body: undefined })))
     const method = req.method ?? "GET"
     const length = req.headers["content-length"]
     const hasBody = method !== "GET" && method !== "HEAD" && (length !== undefined || req.headers["transfer-encoding"] !== undefined)
     if (!hasBody) return answer(req, res, target, undefined, upgrade)
-    if (declaredOver(length, limit)) return tooLarge(req, res, method, target)
+    if (declaredOver(length, limit)) return tooLarge(req, res, method, target, false)
     readBody(
       req,
       limit,
-      (body) => (body === OVER ? tooLarge(req, res, method, target) : answer(req, res, target, body, upgrade)),
+      (body) => (body === OVER ? tooLarge(req, res, method, target, false) : answer(req, res, target, body, upgrade)),
       () => res.destroy()
     )
   }
 
+  const checkContinue = (req: http.IncomingMessage, res: http.ServerResponse, target: string | undefined): void => {
+    if (target !== undefined && declaredOver(req.headers["content-length"], limit)) return tooLarge(req, res, req.method ?? "GET", target, true)
+    res.writeContinue()
+    door(req, res, target)
+  }
+
+  return Object.assign(door, { checkContinue })
+
   /**
-   * The 413 of a request whose body is over the limit: the request (redacted) and the limit. The
-   * rest of the body is read and dropped first, so a client still sending sees the answer rather
-   * than a broken pipe; past `DISCARD_LIMIT` more bytes the connection is closed.
+   * The 413 of a request whose body is over the limit: the request (redacted) and the limit,
+   * told to the watchers as any answer. The rest of the body is read and dropped first, so a
+   * client still sending sees the answer rather than a broken pipe; past `DISCARD_LIMIT` more
+   * bytes the connection is closed. A client waiting for `100 Continue` (`unsent`) has sent none
+   * of it: the answer goes at once.
    */
-  function tooLarge(req: http.IncomingMessage, res: http.ServerResponse, requestMethod: string, target: string) {
+  function tooLarge(req: http.IncomingMessage, res: http.ServerResponse, requestMethod: string, target: string, unsent: boolean) {
     const url = redactor.url(target)
     const method = bounded(requestMethod)
-    const answer = () => json(res, 413, { error: { tag: "PayloadTooLarge", message: `simnet: the body of ${method} ${url} is over the limit of ${limit} bytes (simnet serve --body-limit)`, method, url, limit } })
-    if (req.complete) return answer()
+    const watchers = watchersOf(() => ({ method: requestMethod, path: req.url ?? "/", url: target, headers: withoutHost(req.headers), body: undefined }))
+    let told = false
+    const answer = () => {
+      if (told) return
+      told = true
+      json(res, 413, { error: { tag: "PayloadTooLarge", message: `simnet: the body of ${method} ${url} is over the limit of ${limit} bytes (simnet serve --body-limit)`, method, url, limit } })
+      for (const watcher of watchers) {
+        watcher.head(413, undefined)
+        watcher.end()
+      }
+    }
+    if (req.complete || unsent) return answer()
     let left = DISCARD_LIMIT
     req.on("data", (chunk: Buffer) => {
       left -= chunk.byteLength

@@ -19,12 +19,13 @@ import { later, pending } from "../core/answer.ts"
 import type { Route } from "../core/route.ts"
 import { asksForWebSocket } from "../core/socket.ts"
 import type { SimRequest } from "../core/request.ts"
-import { createHash, NULL_BODY_STATUSES, parseJson } from "../core/util.ts"
+import { createHash, MAX_MATCH_DEPTH, NULL_BODY_STATUSES, parseJson } from "../core/util.ts"
 import { make } from "../kinds/make.ts"
 import { forward, rebased } from "../kinds/loopback.ts"
 import { DEFAULT_MODEL_APIS, type ModelApis } from "../models/apis/apis.ts"
 import { familyFor, ruleOf } from "./recordModel.ts"
 import { isMcp, mcpRoutesOf } from "./recordMcp.ts"
+import { boundedMatch, ENTRY_DEPTH, fits } from "./recordBounds.ts"
 import { type Recorded, type Recording, redactedCookie } from "./recorded.ts"
 import { contentOf, readTarget, writeMerged } from "./recordFile.ts"
 import { type RecordedSocket, recordSocket, type SocketWatch, socketScript } from "./recordSocket.ts"
@@ -233,19 +234,22 @@ const answerText = (type: string | undefined, text: string, redactor: Redactor):
  * What was recorded as RouteSpec JSON: a route per distinct request (its answers in order when
  * they differ), credentials left out (`redactor` names them).
  */
-export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor): Array<Record<string, unknown>> => {
+export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor, warnings: Array<string> = []): Array<Record<string, unknown>> => {
   const groups = new Map<string, { readonly match: Record<string, unknown>; readonly answers: Array<Record<string, unknown>> }>()
   for (const entry of recorded) {
     const url = new URL(entry.url)
     const query: Record<string, string> = {}
     for (const [name, value] of url.searchParams) if (!redactor.isCredentialQuery(name)) query[name] = value
-    // A body nested deeper than a request's `json()` reads is matched without it (as the network would see it).
-    const json = entry.requestBody !== undefined && /json/i.test(entry.requestType ?? "") ? parseJson(entry.requestBody) : undefined
+    // A body nested deeper than a request's `json()` reads is matched without it (as the network
+    // would see it); one deeper than a body matcher may nest, on its first levels.
+    const parsed = entry.requestBody !== undefined && /json/i.test(entry.requestType ?? "") ? parseJson(entry.requestBody) : undefined
+    const { json, cut } = boundedMatch(parsed === undefined ? undefined : redactor.jsonMembers(parsed, "drop"))
+    if (cut) warnings.push(`${entry.method} ${redactor.url(url)}: its request body nests deeper than a body matcher may (${MAX_MATCH_DEPTH} levels): it is matched on what lies above`)
     const match: Record<string, unknown> = {
       method: entry.method,
       url: `${url.origin}${literal(url.pathname)}`,
       ...(Object.keys(query).length === 0 ? {} : { query }),
-      ...(json === undefined ? {} : { json: redactor.jsonMembers(json, "drop") })
+      ...(json === undefined ? {} : { json })
     }
     const type = entry.headers.find(([name]) => name === "content-type")?.[1]
     // A header sent more than once (`set-cookie`) keeps every value, joined as `Headers.get` joins them.
@@ -294,6 +298,7 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor)
  * Calls that got different answers for the same match become a sequence (each once, in order).
  */
 export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor, models: ModelApis = DEFAULT_MODEL_APIS): Recording => {
+  const warnings: Array<string> = []
   const plain: Array<Recorded> = []
   const mcp: Array<Recorded> = []
   const endpoints = new Set<string>()
@@ -316,6 +321,12 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
     const type = entry.headers.find(([name]) => name === "content-type")?.[1]
     const rule = api === undefined ? undefined : ruleOf(api, entry.url, entry.requestBody, entry.status, type, entry.body, entry.timing)
     if (api === undefined || rule === undefined) {
+      plain.push(entry)
+      continue
+    }
+    // An answer nested deeper than a fixture holds (a tool call's input) is kept as the HTTP answer it was.
+    if (!fits(rule)) {
+      warnings.push(`${entry.method} ${redactor.url(url)}: its answer nests deeper than a model rule in a fixture may (${ENTRY_DEPTH} levels): it is kept as the HTTP answer it was`)
       plain.push(entry)
       continue
     }
@@ -343,8 +354,9 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
     return !endpoints.has(`${url.origin}${url.pathname}`)
   })
   return {
-    routes: [...families.values(), ...mcpRoutesOf(mcp, redactor), ...fixtureOf(rest, redactor)],
-    ...(ordered.length === 0 ? {} : { llm: { rules: ordered } })
+    routes: [...families.values(), ...mcpRoutesOf(mcp, redactor, warnings), ...fixtureOf(rest, redactor, warnings)],
+    ...(ordered.length === 0 ? {} : { llm: { rules: ordered } }),
+    ...(warnings.length === 0 ? {} : { warnings })
   }
 }
 

@@ -9,6 +9,7 @@
 import { parseJson } from "../core/util.ts"
 import { eventData, type Recorded } from "./recorded.ts"
 import type { Redactor } from "../core/redact.ts"
+import { ENTRY_DEPTH, fits } from "./recordBounds.ts"
 
 const decoder = new TextDecoder()
 
@@ -27,7 +28,7 @@ export const isMcp = (entry: Recorded): boolean => {
 }
 
 /** The `mcp` routes of the MCP exchanges, one per endpoint URL (query left out). */
-export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>, redactor: Redactor): Array<Record<string, unknown>> => {
+export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>, redactor: Redactor, warnings: Array<string> = []): Array<Record<string, unknown>> => {
   const byEndpoint = new Map<string, Array<Recorded>>()
   for (const entry of entries) {
     const url = new URL(entry.url)
@@ -53,6 +54,11 @@ export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>, redactor: Redactor
         const reply = replies.find((m) => m.id !== undefined && m.id === request.id && "result" in m)
         const result = reply?.result
         if (result === undefined) continue
+        // What nests deeper than a fixture holds is left out, said, and the rest of the server kept.
+        if (!fits(result) || !fits(request.params ?? {})) {
+          warnings.push(`POST ${redactor.url(exchange.url)}: the ${String(request.method).slice(0, 40)} of this MCP session nests deeper than a fixture may (${ENTRY_DEPTH} levels): it is left out of the recorded server`)
+          continue
+        }
         switch (request.method) {
           case "initialize":
             info = result.serverInfo ?? {}

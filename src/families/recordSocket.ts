@@ -13,7 +13,7 @@ import type * as Ws from "ws"
 import { whole, upgraded, type Whole } from "../core/answer.ts"
 import type { Redactor } from "../core/redact.ts"
 import type { SimRequest } from "../core/request.ts"
-import { type Frame, HANDSHAKE_HEADERS, type SocketPeer } from "../core/socket.ts"
+import { type Frame, HANDSHAKE_HEADERS, SOCKET_HIGH_WATER, type SocketPeer } from "../core/socket.ts"
 import { frameOf, sendableClose } from "../doors/webSocket.ts"
 import { type ScriptFrame, upgradeRequired, type WebSocketReply, type WebSocketScript } from "../kinds/webSocket.ts"
 
@@ -66,21 +66,52 @@ export const recordSocket = (request: SimRequest, target: URL, limit: number, ke
         return size <= limit
       }
       watch?.opened(session)
-      // Frames that came before the client's socket was handed over are sent first.
+      // Frames that came before the client's socket was handed over are sent first. Each way,
+      // the side that is not keeping up holds the other back: the upstream is not read while the
+      // client has more than the high-water mark waiting for it (or while the early frames are
+      // over it), nor the client while the upstream does.
       let peer: SocketPeer | undefined
       const early: Array<Frame> = []
+      let earlyBytes = 0
+      let upstreamPaused = false
+      const holdUpstream = (until: Promise<void>) => {
+        if (upstreamPaused) return
+        upstreamPaused = true
+        upstream.pause()
+        void until.then(() => {
+          upstreamPaused = false
+          upstream.resume()
+        })
+      }
+      let handedOver: (() => void) | undefined
       upstream.on("message", (data, isBinary) => {
         const frame = frameOf(data, isBinary)
         if (note(frame)) (session.replies.at(-1)?.server ?? session.open).push(frame)
-        if (peer === undefined) early.push(frame)
-        else peer.send(frame)
+        if (peer !== undefined) {
+          peer.send(frame)
+          const waiting = peer.writable()
+          if (waiting !== undefined) holdUpstream(waiting)
+          return
+        }
+        early.push(frame)
+        earlyBytes += sizeOf(frame)
+        if (earlyBytes > SOCKET_HIGH_WATER) holdUpstream(new Promise((resume) => void (handedOver = resume)))
       })
       resolve(upgraded((socket) => {
         peer = socket
         for (const frame of early.splice(0)) socket.send(frame)
+        if (handedOver !== undefined) {
+          const waiting = socket.writable()
+          if (waiting === undefined) handedOver()
+          else void waiting.then(handedOver)
+        }
         socket.onMessage((frame) => {
           if (note(frame)) session.replies.push({ client: frame, server: [] })
-          if (upstream.readyState === upstream.OPEN) upstream.send(frame, { binary: typeof frame !== "string" })
+          if (upstream.readyState !== upstream.OPEN) return
+          upstream.send(frame, { binary: typeof frame !== "string" }, () => {
+            if (upstream.bufferedAmount <= SOCKET_HIGH_WATER) socket.resume()
+          })
+          if (upstream.bufferedAmount > SOCKET_HIGH_WATER) socket.pause()
         })
         socket.onClose((code) => {
           if (upstream.readyState === upstream.OPEN) upstream.close(sendableClose(code))

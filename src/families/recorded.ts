@@ -8,10 +8,14 @@ import type { RecordedSocket } from "./recordSocket.ts"
 
 export { eventData } from "../models/apis/readBack.ts"
 
-/** A recording as a fixture: routes, and the model calls as `llm` rules. */
+/**
+ * A recording as a fixture: routes, and the model calls as `llm` rules. `warnings` (not written
+ * to the file) names each exchange kept only in part, and why (`recordBounds.ts`).
+ */
 export interface Recording {
   readonly routes: Array<Record<string, unknown>>
   readonly llm?: { readonly rules: Array<Record<string, unknown>> } | undefined
+  readonly warnings?: ReadonlyArray<string> | undefined
 }
 
 /** One exchange the recorder forwarded. */

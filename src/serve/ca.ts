@@ -3,7 +3,8 @@
  * by Node's crypto), kept in a per-user directory (`--ca-dir`, else `SIMNET_CA_DIR`, else
  * `$XDG_CONFIG_HOME/simnet/ca` or `~/.config/simnet/ca`) with the key readable by its owner only,
  * never shipped in the package. A `CONNECT host:443` is answered with a certificate for that host,
- * signed when first asked for and kept for the life of the server.
+ * signed when first asked for and kept for the life of the CA, on the proxy's TLS thread
+ * (`tlsThread.ts`), where the handshakes run too.
  *
  * A CA directory is checked before it is used (`checkCa`, at `simnet serve`'s start and by
  * `simnet ca`): the certificate must be a CA certificate with an RSA key, the key must be the
@@ -11,23 +12,16 @@
  * to others (a key others can read signs certificates they can use; a directory others can write
  * lets them swap the CA). Each problem is a message saying how to fix it.
  *
- * Certificates are laid out by `node-forge` (ASN.1 only) and signed by Node's crypto, the leaf's
- * asynchronously on libuv's thread pool: a flood of new host names does not hold up the requests
- * of others (about 43 ms of JavaScript RSA per host before; see docs/performance.md).
+ * Certificates are laid out by `node-forge` (ASN.1 only) and signed by Node's crypto.
  */
-import { createPrivateKey, generateKeyPair, generateKeyPairSync, type KeyObject, randomBytes, sign, X509Certificate } from "node:crypto"
+import { createPrivateKey, generateKeyPairSync, type KeyObject, sign, X509Certificate } from "node:crypto"
 import { existsSync, lstatSync, readFileSync, statSync } from "node:fs"
-import { createRequire } from "node:module"
 import { homedir } from "node:os"
 import * as path from "node:path"
-import * as tls from "node:tls"
 import type * as Forge from "node-forge"
 import { makeDirectory, writeFileAtomic } from "../core/files.ts"
 import { errorMessage } from "../core/util.ts"
-
-/** node-forge, loaded with the first certificate rather than with the server. */
-let loaded: typeof Forge | undefined
-const forge = (): typeof Forge => (loaded ??= createRequire(import.meta.url)("node-forge") as typeof Forge)
+import { forge, serial, toBeSigned } from "./tlsThread.ts"
 
 /** Where the CA lives: the flag, the environment, else the user's config directory. */
 export const caDirectory = (flag?: string | undefined): string =>
@@ -41,40 +35,10 @@ export class CaProblem extends Error {
   override readonly name = "CaProblem"
 }
 
-const serial = () => `01${randomBytes(15).toString("hex")}`
-
-/**
- * The part of `cert` that is signed (its signature algorithm set first: SHA-256 with RSA), as DER.
- * `spki`, when given, is the subject's public key as DER: forge lays out RSA keys only, so the
- * leaf's P-256 key takes the place of the placeholder `cert.publicKey` in the structure.
- */
-const toBeSigned = (cert: Forge.pki.Certificate, spki?: Buffer): Buffer => {
-  const f = forge()
-  cert.signatureOid = cert.siginfo.algorithmOid = f.pki.oids["sha256WithRSAEncryption"]!
-  // In forge, untyped: the structure `cert.sign` signs.
-  const tbs = (f.pki as unknown as { getTBSCertificate: (c: Forge.pki.Certificate) => Forge.asn1.Asn1 }).getTBSCertificate(cert)
-  // TBSCertificate ::= SEQUENCE { version, serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo, … }
-  if (spki !== undefined) (tbs.value as Array<Forge.asn1.Asn1>)[6] = f.asn1.fromDer(f.util.createBuffer(spki.toString("binary")))
-  cert.tbsCertificate = tbs
-  return Buffer.from(f.asn1.toDer(tbs).getBytes(), "binary")
-}
-
 /** A certificate laid out by forge, signed with `key` by Node's crypto: its PEM. */
 const signed = (cert: Forge.pki.Certificate, key: KeyObject): string => {
   cert.signature = sign("sha256", toBeSigned(cert), key).toString("binary")
   return forge().pki.certificateToPem(cert)
-}
-
-/** The same, with the RSA operation on libuv's thread pool rather than the event loop, for the subject key `spki` (DER). */
-const signedAsync = (cert: Forge.pki.Certificate, key: KeyObject, spki: Buffer): Promise<string> => {
-  const tbs = toBeSigned(cert, spki)
-  return new Promise((resolve, reject) =>
-    sign("sha256", tbs, key, (error, signature) => {
-      if (error !== null) return reject(error)
-      cert.signature = signature.toString("binary")
-      resolve(forge().pki.certificateToPem(cert))
-    })
-  )
 }
 
 /** Modes as `ls` writes them (`0644`). */
@@ -178,21 +142,12 @@ export const checkCa = (dir: string): void => {
   if (!statSync(at).isDirectory()) throw new CaProblem(`cannot make the CA directory ${dir}: ${at} is not a directory`)
 }
 
-/** A CA: its certificate (PEM, what clients trust) and what signs a host's certificate. */
+/** A CA: its certificate (PEM, what clients trust) and its key (PEM), which signs a host's certificate on the proxy's TLS thread. */
 export interface CertificateAuthority {
   readonly certFile: string
   readonly certPem: string
-  /** The TLS context for `host` (a name or an IP address) when it has been made already. */
-  readonly cachedContext: (host: string) => tls.SecureContext | undefined
-  /** The TLS context for `host`, made once per host (concurrent asks share one signing), off the event loop. */
-  readonly contextFor: (host: string) => Promise<tls.SecureContext>
+  readonly keyPem: string
 }
-
-/** How many hosts' contexts a CA keeps: a client naming endless hosts costs at most this many. */
-const MAX_CONTEXTS = 4096
-
-/** How many host certificates are being made at once (libuv's thread pool has four threads by default). */
-const SIGNING_AT_ONCE = 4
 
 /**
  * The CA in `dir`, made there first if it has none (the directory too, owner-only), checked as
@@ -213,77 +168,8 @@ const existingMaterial = (dir: string): CaMaterial | undefined => {
   return existsSync(files.cert) || existsSync(files.key) ? readMaterial(files) : undefined
 }
 
-const authorityOf = (certFile: string, { certPem, key }: CaMaterial): CertificateAuthority => {
-  const contexts = new Map<string, tls.SecureContext>()
-  const pending = new Map<string, Promise<tls.SecureContext>>()
-  // One leaf key for every host (made once, on the thread pool), as mockttp and mitmproxy do. It
-  // is P-256: each TLS handshake signs with it on the event loop, where ECDSA costs a tenth of RSA.
-  let leafKey: Promise<{ readonly privatePem: string; readonly spki: Buffer }> | undefined
-  const leaf = () =>
-    (leafKey ??= new Promise((resolve, reject) =>
-      generateKeyPair("ec", { namedCurve: "P-256" }, (error, publicKey, privateKey) =>
-        error !== null
-          ? reject(error)
-          : resolve({ privatePem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), spki: publicKey.export({ type: "spki", format: "der" }) }))
-    ))
-  let issuer: Forge.pki.Certificate | undefined
-  const make = async (host: string): Promise<tls.SecureContext> => {
-    const keys = await leaf()
-    const f = forge()
-    issuer ??= f.pki.certificateFromPem(certPem)
-    const cert = f.pki.createCertificate()
-    cert.publicKey = issuer.publicKey // a placeholder: `signedAsync` puts the leaf's key in its place
-    cert.serialNumber = serial()
-    cert.validity.notBefore = new Date(Date.now() - 24 * 3600_000)
-    cert.validity.notAfter = new Date(Date.now() + 365 * 24 * 3600_000)
-    cert.setSubject([{ name: "commonName", value: host.slice(0, 64) }])
-    cert.setIssuer(issuer.subject.attributes)
-    const ip = /^[\d.]+$|:/.test(host)
-    cert.setExtensions([
-      { name: "basicConstraints", cA: false },
-      { name: "keyUsage", digitalSignature: true, critical: true },
-      { name: "extKeyUsage", serverAuth: true },
-      { name: "subjectAltName", altNames: [ip ? { type: 7, ip: host.replace(/^\[|\]$/g, "") } : { type: 2, value: host }] }
-    ])
-    const context = tls.createSecureContext({ key: keys.privatePem, cert: `${await signedAsync(cert, key, keys.spki)}${certPem}` })
-    if (contexts.size >= MAX_CONTEXTS) contexts.delete(contexts.keys().next().value!)
-    contexts.set(host, context)
-    return context
-  }
-  // New hosts are made a few at a time, each started from the callback of one before it: the
-  // JavaScript part of a certificate (about half a millisecond) never runs back to back for a
-  // flood of names, so the requests of others are read in between.
-  const queue: Array<() => void> = []
-  let running = 0
-  const next = () => {
-    while (running < SIGNING_AT_ONCE && queue.length > 0) {
-      running++
-      const start = queue.shift()!
-      setImmediate(start)
-    }
-  }
-  const queued = (host: string) =>
-    new Promise<tls.SecureContext>((resolve, reject) => {
-      queue.push(() =>
-        make(host).then(resolve, reject).finally(() => {
-          running--
-          next()
-        })
-      )
-      next()
-    })
-  return {
-    certFile,
-    certPem,
-    cachedContext: (host) => contexts.get(host),
-    contextFor: (host) => {
-      const found = contexts.get(host)
-      if (found !== undefined) return Promise.resolve(found)
-      const waiting = pending.get(host)
-      if (waiting !== undefined) return waiting
-      const made = queued(host).finally(() => pending.delete(host))
-      pending.set(host, made)
-      return made
-    }
-  }
-}
+const authorityOf = (certFile: string, { certPem, key }: CaMaterial): CertificateAuthority => ({
+  certFile,
+  certPem,
+  keyPem: key.export({ type: "pkcs8", format: "pem" }).toString()
+})

@@ -27,6 +27,7 @@ import { SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import type { SimulationNetworkApi } from "../network/network.ts"
 import { NoParams, UI_PARAMS, uiCall } from "../control/ui.ts"
 import type { Terminal } from "../terminal/terminal.ts"
+import { LineTransport } from "./mcpStdio.ts"
 
 /** The tools' arguments, each decoded by its Schema (unknown keys refused); the screen tools take the `ui.*` methods' own. */
 const TOOL_INPUTS = {
@@ -165,16 +166,15 @@ const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | un
 
 /**
  * Serves the tools over stdio until the client goes away (its stdin ends). Standard output is the
- * protocol's: nothing else may write there.
+ * protocol's: nothing else may write there. A line that is not a message (over `MAX_MCP_LINE`
+ * bytes, not JSON, not JSON-RPC) is answered with its JSON-RPC error and the server goes on
+ * (`mcpStdio.ts`).
  */
 export const serveMcp = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
-    const require = createRequire(import.meta.url)
-    const { StdioServerTransport } = require("@modelcontextprotocol/sdk/server/stdio.js") as typeof import("@modelcontextprotocol/sdk/server/stdio.js")
     const server = toolServer(network, terminal, version)
-    const transport = new StdioServerTransport()
+    const transport = new LineTransport()
     transport.onclose = () => resume(Effect.void)
-    process.stdin.once("end", () => void server.close())
     void server.connect(transport)
     return Effect.promise(() => server.close())
   })

@@ -2,7 +2,7 @@
  * `simnet serve` as a forward proxy on its own port, for processes simnet does not live in: a
  * request in absolute form (`GET http://api.example.com/items/1`, what a client sends to an
  * `HTTP_PROXY`) and every request inside a `CONNECT host:443` tunnel (TLS terminated with a
- * certificate for that host from the local CA, `ca.ts`) are answered by the same routes as
+ * certificate for that host from the local CA, `ca.ts`, on a thread of its own, `tls.ts`) are answered by the same routes as
  * `/HOST/PATH`, with the same log, near misses and inspector. The scheme the client used is kept:
  * `http://` and `https://` match as written. Nothing is ever forwarded beyond the network: a
  * request no route answers gets the usual 502 naming it.
@@ -13,8 +13,8 @@
 import type * as http from "node:http"
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
-import * as tls from "node:tls"
 import type { CertificateAuthority } from "./ca.ts"
+import { terminatorOf } from "./tls.ts"
 
 const AUTHORITY = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/
 
@@ -68,22 +68,6 @@ export const makeProxy = (ca: () => CertificateAuthority, connection: (socket: D
       : absoluteTarget(req.url)
   }
 
-  /** TLS terminated on `socket` with the certificate for the name the client sends (`localhost` when it sends none). */
-  const secured = (socket: Socket, authority: CertificateAuthority, context: tls.SecureContext): tls.TLSSocket => {
-    const secure = new tls.TLSSocket(socket, {
-      isServer: true,
-      secureContext: context,
-      SNICallback: (sni, done) => {
-        const known = authority.cachedContext(sni)
-        if (known !== undefined) return done(null, known)
-        authority.contextFor(sni).then((made) => done(null, made), (error: Error) => done(error))
-      },
-      ALPNProtocols: ["http/1.1"]
-    })
-    secure.on("error", () => secure.destroy())
-    return secure
-  }
-
   const adopt = (socket: Socket, port: number): void => {
     socket.on("error", () => socket.destroy())
     if (port === 80) {
@@ -99,13 +83,10 @@ export const makeProxy = (ca: () => CertificateAuthority, connection: (socket: D
       socket.destroy()
       return
     }
-    authority.contextFor("localhost").then((context) => {
-      if (socket.destroyed) return
-      const secure = secured(socket, authority, context)
-      tunnels.set(secure, { scheme: "https", authority: undefined })
-      connection(secure)
-      socket.resume()
-    }, () => socket.destroy())
+    // TLS on the proxy's TLS thread, with the certificate for the name the client sends (`localhost` when it sends none).
+    const plain = terminatorOf(authority).open(socket, "localhost")
+    tunnels.set(plain, { scheme: "https", authority: undefined })
+    connection(plain)
   }
 
   const connect = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -136,21 +117,13 @@ export const makeProxy = (ca: () => CertificateAuthority, connection: (socket: D
       return
     }
     socket.write("HTTP/1.1 200 Connection Established\r\n\r\n")
-    const name = host.replace(/^\[|\]$/g, "")
-    const terminate = (context: tls.SecureContext): void => {
-      if (socket.destroyed) return
-      // Bytes that came with the CONNECT line go back into the socket; TLS takes the socket's own
-      // handle and reads what it holds first (Node's `initRead`), with what arrived while the
-      // host's certificate was being signed.
-      if (head.length > 0) socket.unshift(head)
-      const secure = secured(socket as Socket, authority, context)
-      tunnels.set(secure, { scheme: "https", authority: port === 443 ? host : `${host}:${port}` })
-      connection(secure)
-    }
-    const known = authority.cachedContext(name)
-    if (known !== undefined) return terminate(known)
-    // A host seen first: its certificate is signed off the event loop; other requests go on meanwhile.
-    authority.contextFor(name).then(terminate, (error: Error) => socket.destroy(error))
+    // Bytes that came with the CONNECT line go back into the socket, read first. TLS is
+    // terminated on the proxy's TLS thread (`tls.ts`), the host's certificate signed there when it
+    // is new: the handshakes of a flood of new hosts never hold up the requests of others.
+    if (head.length > 0) socket.unshift(head)
+    const plain = terminatorOf(authority).open(socket, host.replace(/^\[|\]$/g, ""))
+    tunnels.set(plain, { scheme: "https", authority: port === 443 ? host : `${host}:${port}` })
+    connection(plain)
   }
 
   return { targetOf, connect, adopt }

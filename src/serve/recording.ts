@@ -31,6 +31,7 @@ export const writeOnClose = (file: Option.Option<string>, kept: Recorder | undef
       }
       const calls = recording.llm?.rules.length ?? 0
       const aside = written === target ? "" : ` (${printable(file.value)} could not be merged into any more)`
+      for (const warning of recording.warnings ?? []) process.stderr.write(`simnet: recorded in part: ${printable(warning)}\n`)
       process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${printable(written === target ? file.value : written)}${aside}${overflow === 0 ? "" : `; ${overflow} more exchange${overflow === 1 ? " was" : "s were"} answered but not recorded (past the recording's ${MAX_RECORDING_BYTES / 1024 / 1024} MiB, or a body over ${MAX_RECORDED_BODY / 1024 / 1024} MiB)`}\n`)
     }))
 }

@@ -103,6 +103,8 @@ class DoorServer extends http.Server {
     this.proxy = proxy
     // Node destroys a CONNECT's socket when the server has no `connect` listener; `emit` answers it.
     this.on("connect", () => {})
+    // Node answers `Expect: 100-continue` itself unless something listens; `emit` hands it to the door.
+    this.on("checkContinue", () => {})
   }
 
   override emit(event: string | symbol, ...args: Array<any>): boolean {
@@ -110,14 +112,16 @@ class DoorServer extends http.Server {
       this.proxy.connect(args[0], args[1], args[2])
       return true
     }
-    if (event === "request" || event === "upgrade") {
+    if (event === "request" || event === "upgrade" || event === "checkContinue") {
       const req = args[0] as http.IncomingMessage
       const proxied = this.proxy.targetOf(req)
       const path = req.url ?? "/"
+      // The router answers its own `Expect: 100-continue` (the platform listens for `checkContinue`).
       if (proxied === undefined && path.startsWith(this.prefix)) return super.emit(event, ...args)
       if (proxied === undefined && event === "request" && path === FAVICON) return noIcon(args[1] as http.ServerResponse)
       const target = proxied ?? targetUrl(path)
       if (event === "request") this.door(req, args[1] as http.ServerResponse, target)
+      else if (event === "checkContinue") this.door.checkContinue(req, args[1] as http.ServerResponse, target)
       else this.door(req, upgradeResponse(req, args[1] as Duplex), target, { socket: args[1] as Duplex, head: args[2] as Buffer })
       return true
     }

@@ -24,6 +24,7 @@ import { type ExploreProperty, type ExploreStep, type NoAction, runCase, type Ru
 import { decodeFixture, type Fixture } from "../network/fixture.ts"
 import { requestTraceLine } from "./traceLines.ts"
 import { caDirectory, loadCa } from "../serve/ca.ts"
+import { FAILURE_FILE_BOUNDS, readFailureFile } from "./failureFiles.ts"
 
 export type { ExploreAction, ExploreCase } from "./exploreActions.ts"
 export type { ExploreObservation, ExploreProperty, ExploreStep, NoAction } from "./exploreRun.ts"
@@ -164,20 +165,27 @@ const decoded = (json: unknown): Promise<Fixture> =>
   Effect.runPromise(Effect.mapError(decodeFixture(json), (error) =>
     new Error(`simnet explore: the fixture: ${"path" in error && typeof error.path === "string" ? `${error.path}: ` : ""}${error.message}`)))
 
+/** `value` when it is a whole number from `min` to `max` (a failure file's bounds: what explore writes, replay reads back); else an Error naming the option. */
+const within = (name: string, value: number, min: number, max: number): number => {
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`simnet explore: ${name} must be a whole number from ${min} to ${max}, got ${String(value)}`)
+  return value
+}
+
 /** The setup of every run, from the command and the options. */
 const setupOf = (command: ReadonlyArray<string>, options: ExploreOptions, fixture: Fixture, seed: number | string): RunSetup => {
   const [program, ...args] = command
   if (program === undefined || program === "") throw new Error("simnet explore: no command to explore (give it after --)")
+  const bounds = FAILURE_FILE_BOUNDS
   const properties = options.property === undefined ? [] : Array.isArray(options.property) ? options.property as ReadonlyArray<ExploreProperty> : [options.property as ExploreProperty]
   return {
     command: program,
     args,
     fixture,
     seed,
-    cols: options.cols ?? DEFAULTS.cols,
-    rows: options.rows ?? DEFAULTS.rows,
-    quietMs: options.quietMs ?? DEFAULTS.quietMs,
-    timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+    cols: within("cols", options.cols ?? DEFAULTS.cols, 1, bounds.side),
+    rows: within("rows", options.rows ?? DEFAULTS.rows, 1, bounds.side),
+    quietMs: within("quietMs", options.quietMs ?? DEFAULTS.quietMs, 0, bounds.quietMs),
+    timeoutMs: within("timeoutMs", options.timeoutMs ?? DEFAULTS.timeoutMs, 1, bounds.timeoutMs),
     ready: options.ready,
     env: options.env,
     cwd: options.cwd,
@@ -266,7 +274,7 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
   const seed = options.seed ?? fixture.seed ?? 0
   const setup = setupOf(argv, options, fixture, seed)
   const runs = options.runs ?? DEFAULTS.runs
-  const arbitrary = caseArbitrary({ actions: options.actions ?? DEFAULTS.actions, minActions: options.minActions, prompts: fixture.prompts, scripts: options.scripts, chaosRate: options.chaosRate })
+  const arbitrary = caseArbitrary({ actions: within("actions", options.actions ?? DEFAULTS.actions, 1, FAILURE_FILE_BOUNDS.actions), minActions: options.minActions, prompts: fixture.prompts, scripts: options.scripts, chaosRate: options.chaosRate })
   let started: Error | undefined
   let done = 0
   let shrinking = false
@@ -328,28 +336,32 @@ export interface ReplayResult {
   readonly workspace?: string | undefined
 }
 
-/** Reads an exploration's file, or fails naming why it is not one. */
-const readExploreFile = (file: string): ExploreFile => {
-  const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<ExploreFile>
-  if (parsed.simnet !== "explore-failure/v1" || parsed.case === undefined || !Array.isArray(parsed.command)) {
-    throw new Error(`${file} is not a failing run simnet explore wrote (simnet: "explore-failure/v1")`)
-  }
-  return parsed as ExploreFile
+/** Options of `replayExplore`. */
+export interface ReplayOptions extends Pick<ExploreOptions, "env" | "cwd" | "caDir" | "property"> {
+  /** The command to run (default: the file's own). */
+  readonly command?: ReadonlyArray<string> | undefined
+  /** Ends the replay: its run is interrupted, its terminal's program and everything it started reaped. */
+  readonly signal?: AbortSignal | undefined
+  /**
+   * Told the command before it runs, and whether it is the file's own: a file names a command of
+   * its own, and whoever replays it should see what it runs (`simnet explore --replay` prints it).
+   */
+  readonly running?: ((command: ReadonlyArray<string>, fromFile: boolean) => void) | undefined
 }
 
 /**
  * Runs a failing run's file again: its fixture, seed, terminal size and case, with `command` (by
- * default the file's). Resolves with whether it failed again; rejects with `ExploreNoAction` when
- * the run took no action.
+ * default the file's). The file is decoded and bounded first (`failureFiles.ts`): one that is not
+ * what `explore` wrote fails with `BadFailureFile`, naming the bad value. Resolves with whether it
+ * failed again; rejects with `ExploreNoAction` when the run took no action.
  */
-export const replayExplore = async (
-  file: string,
-  options: Pick<ExploreOptions, "env" | "cwd" | "caDir" | "property"> & { readonly command?: ReadonlyArray<string> | undefined } = {}
-): Promise<ReplayResult> => {
-  const saved = readExploreFile(path.resolve(process.cwd(), file))
-  const command = options.command !== undefined && options.command.length > 0 ? options.command : saved.command
+export const replayExplore = async (file: string, options: ReplayOptions = {}): Promise<ReplayResult> => {
+  const saved = readFailureFile(path.resolve(process.cwd(), file), ["explore-failure/v1"]) as ExploreFile
+  const own = options.command === undefined || options.command.length === 0
+  const command = own ? saved.command : options.command!
   const setup = setupOf(command, { ...options, cols: saved.cols, rows: saved.rows, quietMs: saved.quietMs, timeoutMs: saved.timeoutMs, ready: saved.ready }, await decoded(saved.fixture), saved.seed)
-  const outcome = await run(setup, saved.case, true)
+  options.running?.(command, own)
+  const outcome = await Effect.runPromise(runCase(setup, saved.case, true), { signal: options.signal })
   if (outcome.noAction !== undefined) throw new ExploreNoAction(outcome.noAction)
   return { reproduced: outcome.failure !== undefined, failure: outcome.failure, expected: saved.failure, steps: outcome.steps, ...(outcome.workspace === undefined ? {} : { workspace: outcome.workspace }) }
 }

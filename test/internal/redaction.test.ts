@@ -238,3 +238,122 @@ describe("redaction by meaning, not substring", () => {
     expect(r.headers(new Headers({ "x-hub-signature-256": "sha256=abc", "x-api-key": "k", "idempotency-key": "op-7" }))).toEqual({ "x-hub-signature-256": "<redacted>", "x-api-key": "<redacted>", "idempotency-key": "op-7" })
   })
 })
+
+describe("one redaction for URLs: credential query parameters by meaning, wherever a URL is kept or shown", () => {
+  const SECRETS = {
+    gemini: "AIzaSyGEMINIkey0secret0value",
+    vertex: "AQ.VERTEXexpressKEY0secret",
+    credential: "ASIAPRESIGNEDCREDENTIAL0",
+    token: "IQoJb3JpZ2luPRESIGNEDsessionTOKEN",
+    signature: "f00dfacec0ffee0presigned0signature",
+    sas: "SASsig0secret0value0base64",
+    verifier: "pkce0code0verifier0secret0value"
+  }
+  const presigned = `X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=${SECRETS.credential}%2F20260101%2Fus-east-1%2Fbedrock%2Faws4_request&X-Amz-Date=20260101T000000Z&X-Amz-Expires=900&X-Amz-SignedHeaders=host&X-Amz-Security-Token=${SECRETS.token}&X-Amz-Signature=${SECRETS.signature}`
+  const gemini = JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hello" }] }] })
+  const converse = JSON.stringify({ messages: [{ role: "user", content: [{ text: "hello" }] }] })
+  const calls: ReadonlyArray<readonly [string, string, string | undefined]> = [
+    ["POST", `/generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent?key=${SECRETS.gemini}`, gemini],
+    ["POST", `/aiplatform.googleapis.com/v1/publishers/google/models/gemini-2.0-flash:generateContent?key=${SECRETS.vertex}`, gemini],
+    ["POST", `/bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-haiku/converse?${presigned}`, converse],
+    ["POST", `/generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent?code_verifier=${SECRETS.verifier}`, "not a request"],
+    ["GET", `/bucket.s3.amazonaws.com/report.csv?${presigned}`, undefined],
+    ["GET", `/files.blob.core.windows.net/c/report.csv?sv=2024-05-04&se=2026-01-02T00%3A00%3A00Z&sr=b&sp=r&sig=${SECRETS.sas}`, undefined]
+  ]
+  const fixture = {
+    routes: [
+      { family: "gemini" },
+      { family: "vertex", baseUrl: "https://aiplatform.googleapis.com" },
+      { family: "bedrock" },
+      { match: "GET https://bucket.s3.amazonaws.com/{*key}", respond: { kind: "text", body: "a,b" } },
+      { match: "GET https://files.blob.core.windows.net/{*key}", respond: { kind: "text", body: "a,b" } }
+    ],
+    llm: [1, 2, 3].map((n) => ({ steps: [[{ type: "text", content: `answer ${n}` }]] }))
+  }
+  const noSecret = (where: string, text: string) => {
+    for (const [name, secret] of Object.entries(SECRETS)) expect(text.includes(secret), `${where} shows the ${name} secret`).toBe(false)
+  }
+
+  it("Gemini's ?key=, Vertex's and a presigned URL reach no snapshot, log, model log, HAR, trace, inspector view or request line", async () => {
+    const { mkdtempSync, readFileSync, writeFileSync } = await import("node:fs")
+    const { tmpdir } = await import("node:os")
+    const { join } = await import("node:path")
+    const { serve, raw, stopAll } = await import("../support/serve.ts")
+    const dir = mkdtempSync(join(tmpdir(), "simnet-urls-"))
+    const trace = join(dir, "trace.jsonl")
+    writeFileSync(join(dir, "fixture.json"), JSON.stringify(fixture))
+    try {
+      const served = await serve(["--fixture", join(dir, "fixture.json"), "--trace", trace])
+      const statuses = []
+      for (const [method, path, body] of calls) statuses.push((await raw(served.port, method, path, body === undefined ? {} : { "content-type": "application/json" }, body)).status)
+      expect(statuses).toEqual([200, 200, 200, 400, 200, 200])
+      const shown = {
+        snapshot: (await raw(served.port, "GET", "/experimental/simulation/snapshot")).body,
+        log: (await raw(served.port, "GET", "/experimental/simulation/network/log")).body,
+        har: (await raw(served.port, "GET", "/experimental/simulation/network/log?format=har")).body,
+        inspector: (await raw(served.port, "GET", "/experimental/simulation/ui/state")).body,
+        request: (await raw(served.port, "GET", "/experimental/simulation/ui/requests/3")).body
+      }
+      await expect.poll(() => readFileSync(trace, "utf8").split("\n").filter((line) => line.includes("\"type\":\"request\"")).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(calls.length)
+      for (const [where, text] of Object.entries({ ...shown, trace: readFileSync(trace, "utf8"), output: served.output() })) noSecret(where, text)
+      // The model's log keeps each call, its URL as the request log shows it.
+      const models = (JSON.parse(shown.snapshot) as { llm: { log: ReadonlyArray<{ url: string; outcome: string }> } }).llm.log
+      expect(models.map((entry) => entry.url)).toEqual([
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent?key=<redacted>",
+        "https://aiplatform.googleapis.com/v1/publishers/google/models/gemini-2.0-flash:generateContent?key=<redacted>",
+        expect.stringMatching(/^https:\/\/bedrock-runtime\.us-east-1\.amazonaws\.com\/model\/anthropic\.claude-3-haiku\/converse\?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=<redacted>&X-Amz-Date=20260101T000000Z&X-Amz-Expires=900&X-Amz-SignedHeaders=host&X-Amz-Security-Token=<redacted>&X-Amz-Signature=<redacted>$/),
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent?code_verifier=<redacted>"
+      ])
+      expect(models.map((entry) => entry.outcome)).toEqual(["answer", "answer", "answer", "invalid-request"])
+    } finally {
+      stopAll()
+    }
+  }, 60_000)
+
+  it("a failing property's file holds no secret of the URLs its case called", async () => {
+    const { mkdtempSync, readFileSync, writeFileSync } = await import("node:fs")
+    const { tmpdir } = await import("node:os")
+    const { join } = await import("node:path")
+    const fc = (await import("fast-check")).default
+    const { property } = await import("simnet/testing")
+    const failures = mkdtempSync(join(tmpdir(), "simnet-urls-failures-"))
+    writeFileSync(join(failures, "fixture.json"), JSON.stringify(fixture))
+    const run = property("calls with keys in the URL", [fc.constant(0)], async (network) => {
+      for (const [method, path, body] of calls) await network.fetch(`https:/${path}`, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body })
+      throw new Error("the case fails after its calls")
+    }, { numRuns: 1, failures, network: () => ({ fixture: join(failures, "fixture.json") }) })
+    const error = await run.then(() => undefined, (e: Error & { file?: string }) => e)
+    expect(error?.file, error?.message).toBeDefined()
+    const file = readFileSync(error!.file!, "utf8")
+    noSecret("the failure file", file)
+    expect(file).toContain("key=<redacted>")
+  }, 60_000)
+
+  it("property: whatever the URL, no value of a credential-named query parameter (or fragment field) survives, every other value does, and redacting again changes nothing", async () => {
+    const fc = (await import("fast-check")).default
+    const credentialNames = ["key", "api_key", "apiKey", "X-Amz-Signature", "x-amz-credential", "X-Amz-Security-Token", "X-Goog-Signature", "X-Goog-Credential", "sig", "Signature", "AWSAccessKeyId", "access_token", "refresh_token", "id_token", "client_secret", "password", "passwd", "code_verifier", "oauth_verifier", "token", "auth", "session", "sessionId", "x-api-key", "private_key", "secret", "jwt", "assertion"]
+    const plainNames = ["page", "model", "alt", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "se", "sp", "sv", "sr", "prompt_cache_key", "max_tokens", "q", "limit", "state", "code_challenge"]
+    const word = fc.stringMatching(/^[a-z0-9]{1,12}$/)
+    const spelled = (name: string) => fc.constantFrom(name, name.toUpperCase(), name.toLowerCase(), encodeURIComponent(name).replace(/_/g, "%5F"))
+    const param = fc.oneof(
+      fc.record({ secret: fc.constant(true), name: fc.constantFrom(...credentialNames).chain(spelled), value: fc.stringMatching(/^[A-Za-z0-9]{8,24}$/).map((v) => `SECRET${v}`) }),
+      fc.record({ secret: fc.constant(false), name: fc.constantFrom(...plainNames), value: word.map((v) => `plain${v}`) })
+    )
+    fc.assert(fc.property(
+      fc.domain(),
+      fc.array(word, { maxLength: 4 }),
+      fc.array(param, { maxLength: 8 }),
+      fc.array(param, { maxLength: 3 }),
+      fc.boolean(),
+      (host, segments, query, fragment, userinfo) => {
+        const pairs = (list: ReadonlyArray<{ name: string; value: string }>) => list.map(({ name, value }) => `${name}=${value}`).join("&")
+        const url = `https://${userinfo ? "ann:SECRETuserinfo@" : ""}${host}/${segments.join("/")}${query.length === 0 ? "" : `?${pairs(query)}`}${fragment.length === 0 ? "" : `#${pairs(fragment)}`}`
+        const shown = Redaction.defaultRedactor.url(url)
+        for (const { secret, value } of [...query, ...fragment]) expect(shown.includes(value), `${url} -> ${shown}`).toBe(!secret)
+        expect(shown).not.toContain("SECRETuserinfo")
+        expect(Redaction.defaultRedactor.url(shown)).toBe(shown)
+        expect(new URL(shown).pathname).toBe(new URL(url).pathname)
+      }
+    ), { numRuns: 500, seed: 54 })
+  })
+})

@@ -83,7 +83,7 @@ const liveSession = (answer: ReturnType<typeof modelResponder>) => (socket: Sock
           }
         }
       }
-    })
+    }, closed.signal, socket)
     if (said.length > 0) remember({ role: "model", parts: said })
     if (calls.length > 0) return send({ toolCall: { functionCalls: calls } })
     send({ serverContent: { generationComplete: true } })

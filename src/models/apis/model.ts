@@ -24,6 +24,7 @@ import type { ReadBack } from "./readBack.ts"
 import { type NoScriptQueued, RouteFailed, type UnmatchedLlmRequest } from "../../SimnetError.ts"
 import { fromResponse, pending, whole, type Whole } from "../../core/answer.ts"
 import { JsonText } from "../../core/jsonTemplate.ts"
+import { defaultRedactor } from "../../core/redact.ts"
 
 /**
  * One model API's wire format as the shared responder needs it.
@@ -335,6 +336,13 @@ const refusal = (wire: ModelWire, provider: SimulatedProviderApi, tag: string, m
     "x-should-retry": "false"
   })
 
+/** A model request's URL as the model's log keeps it: through the network's redactor, as every URL simnet keeps or shows. */
+const shownUrl = (request: SimRequest, context: RespondContext): string => (context.redactor ?? defaultRedactor).url(request.url)
+
+/** The request the provider serves, read from its wire's reading, its URL as `shownUrl` keeps it. */
+const conversationOf = (input: ConversationInput, request: SimRequest, context: RespondContext) =>
+  readConversation(input, request.body?.length ?? 0, shownUrl(request, context))
+
 /**
  * The responder of a model endpoint in `wire`'s format, answered by the network's
  * `SimulatedProvider`. A body that is not a request of the API is a 400, logged and counted by
@@ -347,10 +355,10 @@ export const modelResponder = (wire: ModelWire): Responder => (request, context)
     const raw = request.json()
     const read = wire.read(request, raw)
     if (Result.isFailure(read)) {
-      return Effect.map(provider.recordInvalid(request.url.href, raw, wire.api, request.body?.length ?? 0), (seq) =>
+      return Effect.map(provider.recordInvalid(shownUrl(request, context), raw, wire.api, request.body?.length ?? 0), (seq) =>
         jsonWhole(wire.errorBody(400, `simnet: ${read.failure}`, undefined), 400, { [wire.requestIdHeader]: `req_sim_${seq}` }))
     }
-    return provider.invoke(readConversation(read.success, request.body?.length ?? 0), request.signal).pipe(
+    return provider.invoke(conversationOf(read.success, request, context), request.signal).pipe(
       Effect.flatMap((invocation) => new Renderer(wire, invocation, () => request.signal, context.run).render()),
       refusals(wire, provider)
     )
@@ -378,7 +386,7 @@ export const modelAnswerer = (wire: ModelWire): Answerer => {
     const read = wire.read(request, raw)
     if (Result.isFailure(read)) return pending(responder(request, context))
     const signal = () => request.signal
-    const served = provider.value.invokeAt(readConversation(read.success, request.body?.length ?? 0), context.now!(), signal)
+    const served = provider.value.invokeAt(conversationOf(read.success, request, context), context.now!(), signal)
     if (Effect.isEffect(served)) return pending(Effect.flatMap(served, (invocation) => new Renderer(wire, invocation, signal, context.run).render()).pipe(refusals(wire, provider.value)))
     if ("_tag" in served) return refusal(wire, provider.value, served._tag, served.message)
     const renderer = new Renderer(wire, served, signal, context.run)

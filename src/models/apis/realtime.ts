@@ -155,7 +155,7 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
       }
     }
     try {
-      await eachSseData(response.body, translate, controller.signal)
+      await eachSseData(response.body, translate, controller.signal, socket)
     } catch {
       // A body that breaks (a reset, a cancelled read) ends the response as cancelled, below.
     } finally {

@@ -32,7 +32,7 @@ const relayEvents = async (body: ReadableStream<Uint8Array>, socket: SocketPeer)
     if (data.includes("\"response.completed\"") || data.includes("\"response.incomplete\"") || data.includes("\"response.failed\"")) {
       completed = (JSON.parse(data) as { readonly response?: Record<string, unknown> }).response
     }
-  })
+  }, undefined, socket)
   return completed
 }
 

@@ -9,7 +9,7 @@ import { createHash } from "../../core/util.ts"
 import { settle, toResponse } from "../../core/answer.ts"
 import { makeSimRequest } from "../../core/request.ts"
 import type { RespondContext, Responder, SimRequest } from "../../core/route.ts"
-import { type Frame, HANDSHAKE_HEADERS } from "../../core/socket.ts"
+import { type Frame, HANDSHAKE_HEADERS, type SocketPeer } from "../../core/socket.ts"
 
 /** The headers of the upgrade that a turn's HTTP request keeps (its credentials, its betas), without the handshake's. */
 export const turnHeaders = (upgrade: SimRequest): Headers => {
@@ -31,9 +31,10 @@ export const answerTurn = async (
 
 /**
  * Calls `each` with every `data:` payload of an SSE body, in order, as it arrives (`[DONE]` left
- * out); `signal` stops the reading (the body is cancelled).
+ * out); `signal` stops the reading (the body is cancelled). `socket`, the WebSocket the payloads
+ * go out on: the body is not read on while its client has more than the high-water mark waiting.
  */
-export const eachSseData = async (body: ReadableStream<Uint8Array>, each: (data: string) => void, signal?: AbortSignal): Promise<void> => {
+export const eachSseData = async (body: ReadableStream<Uint8Array>, each: (data: string) => void, signal?: AbortSignal, socket?: SocketPeer): Promise<void> => {
   const decoder = new TextDecoder()
   let buffered = ""
   const flush = (block: string) => {
@@ -44,6 +45,8 @@ export const eachSseData = async (body: ReadableStream<Uint8Array>, each: (data:
   const stop = () => void reader.cancel().catch(() => undefined)
   signal?.addEventListener("abort", stop, { once: true })
   for (;;) {
+    const drained = socket?.writable()
+    if (drained !== undefined) await drained
     const read = await reader.read()
     if (read.done) break
     buffered += decoder.decode(read.value, { stream: true })

@@ -186,9 +186,11 @@ export interface ConversationInput {
 
 /**
  * The request the provider serves: rounds counted after the last user turn, the material joined,
- * the raw body frozen. `bodySize` is the body's size in bytes (default: the input's).
+ * the raw body frozen. `bodySize` is the body's size in bytes (default: the input's); `url` the
+ * URL as it is kept and shown (a model route gives it redacted: the log, snapshots and drivers
+ * see no credential query parameter).
  */
-export const readConversation = (input: ConversationInput, bodySize: number = input.bodySize ?? 0): LlmRequest => {
+export const readConversation = (input: ConversationInput, bodySize: number = input.bodySize ?? 0, url: string = input.url): LlmRequest => {
   const turns = input.turns
   let lastUser = -1
   for (let i = turns.length - 1; i >= 0; i--) {
@@ -204,7 +206,7 @@ export const readConversation = (input: ConversationInput, bodySize: number = in
   }
   return {
     api: input.api,
-    url: input.url,
+    url,
     raw: deepFreeze(input.raw),
     model: input.model,
     stream: input.stream,
