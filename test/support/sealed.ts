@@ -6,9 +6,10 @@
  * its parents' modes are never changed.
  */
 import { spawnSync } from "node:child_process"
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync } from "node:fs"
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { afterAll } from "vitest"
 import { isolationProblem } from "../../src/serve/isolate.ts"
 import { namespaces } from "./agentJudge.ts"
 
@@ -34,9 +35,16 @@ const quote = (part: string) => `'${part.replace(/'/g, "'\\''")}'`
  * directory, which shows no mount made beneath it.
  */
 let shared: string | undefined
+/** What the runs made under /var/tmp, which no reboot empties: removed once the file that made it is done. */
+const made: Array<string> = []
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true })
+})
 const sharedClone = (): string => {
   if (shared !== undefined) return shared
   const dir = mkdtempSync(join(existsSync("/var/tmp") ? "/var/tmp" : tmpdir(), "simnet-clone-"))
+  // Empty on the host: the clone is bound there only in each run's own mount namespace.
+  made.push(dir)
   chmodSync(dir, 0o755)
   mkdirSync(join(dir, "simnet"))
   return (shared = join(dir, "simnet"))
@@ -45,6 +53,7 @@ const sharedClone = (): string => {
 /** A fresh directory for one run's files (fixture, trace, CA, home), writable by whoever runs simnet; under `base` (default: the system's temporary directory). */
 export const scratch = (as: As, name = "simnet-isolate-", base = tmpdir()): string => {
   const dir = mkdtempSync(join(base, name))
+  if (base !== tmpdir()) made.push(dir)
   if (as === "user") {
     chmodSync(dir, 0o755)
     chownSync(dir, NOBODY, NOBODY)
