@@ -13,7 +13,7 @@ import { controlLine, reportRequests, requestLine, traceFile } from "../control/
 import { printable } from "../core/util.ts"
 import type { Terminal } from "../terminal/terminal.ts"
 import type { SimulationNetworkApi } from "../network/network.ts"
-import { simnetVersion } from "../network/har.ts"
+import { simnetVersion } from "../core/nodeVersion.ts"
 import { MCP_PATH, mcpRoutes } from "./mcp.ts"
 
 /** Where a server at `base` (`http://127.0.0.1:PORT`) answers, each as a URL: what `--manifest` writes and the start-up lines print. */
