@@ -2,9 +2,9 @@
  * The layout rule of simnet (see CONTRIBUTING.md, "Layout"). The folders under `src/` are the
  * layers, each importing only the ones below it (`scripts/layers.cjs`, which names each):
  *
- *   core < doors < schemas < kinds < models < routeSpec < families < network < control < serve < testing
+ *   registry < fileSystem < terminal < doors < schemas < kinds < models < routeSpec < families < network < control < serve < testing
  *
- * `core/` is the floor (the route table, dispatch to one answer, the request log); `doors/` render
+ * `registry/` is the floor (the route table, dispatch to one answer, the request log); `doors/` render
  * that answer to whoever asked. No folder imports a public face (`src/*.ts`) but `SimnetError.ts`:
  * the faces sit on top and re-export. Within `models/`, the simulated model (`provider/`) knows no
  * wire format (`apis/`). No import circles anywhere. `test/internal/layout.test.ts` runs it in the
@@ -40,7 +40,7 @@ module.exports = {
       severity: "error",
       comment: "control/ and the CLI use the network through its public API (SimulationNetworkApi, SimulatedProviderApi and the types the faces export), never the engine, routes' internals or dispatch: those are the doors' and the network's.",
       from: { path: "^src/(control/|cli\\.ts$)" },
-      to: { path: "^src/core/(engine|route|routeTable|answer|matcher|matcherParts|keptBodies|keyCounts|chaos|faultAnswer|heldResponse|transport)\\.ts$" }
+      to: { path: "^src/registry/(engine|route|routeTable|answer|matcher|matcherParts|keptBodies|keyCounts|chaos|faultAnswer|heldResponse|transport)\\.ts$" }
     },
     {
       name: "provider-knows-no-wire",

@@ -5,7 +5,7 @@
  */
 import { Route, SimulationNetwork } from "../src/index.ts"
 import { fixtureOf } from "../src/families/record.ts"
-import { defaultRedactor } from "../src/core/redact.ts"
+import { defaultRedactor } from "../src/registry/redact.ts"
 import { type Measure, measure, report } from "./harness.ts"
 
 const quick = process.argv.includes("--quick")

@@ -2,7 +2,9 @@
  * The layers of simnet, bottom first: the folders under `src/`, each importing only the ones
  * before it. Read by `.dependency-cruiser.cjs` (the rules) and `scripts/look.ts` (the picture).
  *
- * core      the network itself: route table, matching, dispatch to one `Answer`, the request log
+ * registry  the network's registry: route table, matching, dispatch to one `Answer`, the request
+ *           log, refusals, chaos, seeds, redaction; the utilities every floor shares
+ * fileSystem files in memory (SimulationFileSystem's store) and on disk (workspaces, safe writes)
  * terminal  a program in a pseudo-terminal, its screen as a person sees it (issue 36)
  * doors     the ways a request comes in and its answer goes out: fetch, HttpClient, the Node server's
  *           door, whole-process interception and its guard
@@ -16,4 +18,4 @@
  * serve     `simnet serve` and `simnet run`: the server, its proxy and CA, the child process
  * testing   arbitraries for property tests
  */
-module.exports = ["core", "terminal", "doors", "schemas", "kinds", "models", "routeSpec", "families", "network", "control", "serve", "testing"]
+module.exports = ["registry", "fileSystem", "terminal", "doors", "schemas", "kinds", "models", "routeSpec", "families", "network", "control", "serve", "testing"]

@@ -2,7 +2,7 @@
  * simnet: a simulated network for Effect apps and their tests.
  */
 // First: on a Node too old, the import fails here, naming the version simnet needs.
-import "./core/nodeVersion.ts"
+import "./registry/version.ts"
 export * as Fixture from "./Fixture.ts"
 export * as Redaction from "./Redaction.ts"
 export * as Route from "./Route.ts"
@@ -14,7 +14,7 @@ export { SimulationNetwork } from "./SimulationNetwork.ts"
 export { CONTROL_BASE, type ControlRouter, SimulationControl } from "./SimulationNetwork.ts"
 export { type FileContent, SimulationFileSystem, type SimulationFileSystemApi, type SimulationFileSystemOptions } from "./SimulationFileSystem.ts"
 export type { NetworkHandle, NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./SimulationNetwork.ts"
-export type { RequestCounters, RequestRecord } from "./core/requestLog.ts"
+export type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
 export { DEFAULT_EPOCH, SimulatedProvider, SimulatedProviderApi } from "./models/provider/SimulatedProvider.ts"
 export { McpServers, McpServersApi } from "./kinds/mcp/state.ts"
 export type { McpServerView, McpSession } from "./kinds/mcp/state.ts"

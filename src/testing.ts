@@ -8,7 +8,7 @@
  * (routes as RouteSpecs, chaos, the log) and its trace in the form `replayTrace` reads.
  * `simnet show FILE` opens it in the inspector, read-only.
  */
-import "./core/nodeVersion.ts"
+import "./registry/version.ts"
 import fc from "fast-check"
 import * as path from "node:path"
 import { Data, Effect } from "effect"
@@ -33,9 +33,9 @@ export {
   type ReplayResult
 } from "./testing/explore.ts"
 export { BadFailureFile, FAILURE_FILE_BOUNDS } from "./testing/failureFiles.ts"
-import { makeDirectory, writeFileAtomic } from "./core/files.ts"
+import { makeDirectory, writeFileAtomic } from "./fileSystem/files.ts"
 import { requestTraceLine } from "./testing/traceLines.ts"
-import { wasReset } from "./core/requestRecord.ts"
+import { wasReset } from "./registry/requestRecord.ts"
 import type { NetworkHandle, NetworkOptions } from "./SimulationNetwork.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"
 

@@ -42,7 +42,7 @@ import { extraOf, Feed, type FedNetwork, type LogRecord, type Refusal } from "./
 import { inspectorPage } from "./inspector/page.ts"
 import { viewOf, type ViewedNetwork } from "./inspector/state.ts"
 import type { DoorWatch } from "../doors/node.ts"
-import type { Redactor } from "../core/redact.ts"
+import type { Redactor } from "../registry/redact.ts"
 import type { StyledRun } from "../terminal/terminal.ts"
 
 /**

@@ -3,7 +3,7 @@
  * `replayOver` sends it to a fresh server, which answers the same requests with the same bodies.
  * Kept apart from the recording (`trace.ts`) so that replaying loads no server or router.
  */
-import type { FileContent } from "../core/workspace.ts"
+import type { FileContent } from "../fileSystem/workspace.ts"
 import { CONTROL_BASE } from "./service.ts"
 
 /**

@@ -13,7 +13,7 @@
  * signal? }, screen }`, its message naming the exit and the last screen.
  */
 import { Effect, Schema } from "effect"
-import { decodeAt } from "../core/schemaPath.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
 import { exitReport } from "../terminal/screen.ts"
 import type { Terminal, TerminalError, TerminalScreen } from "../terminal/terminal.ts"
 

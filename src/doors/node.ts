@@ -1,7 +1,7 @@
 /**
  * The Node door of a network: how `simnet serve` (and its proxy) answers a request for the
  * network, straight from Node's request to Node's response. It reads the body (up to the limit),
- * dispatches, and renders the network's answer (`core/answer.ts`): a whole body in one write
+ * dispatches, and renders the network's answer (`registry/answer.ts`): a whole body in one write
  * with its `content-length`; a streamed body relayed as it arrives, its head sent as soon as it
  * is known (an event stream with no event yet is a `200` its client sees), whatever the body
  * already holds gathered into each write; a refusal as its 502 JSON (the request redacted). A
@@ -11,11 +11,11 @@
 import type * as http from "node:http"
 import { Cause, Exit } from "effect"
 import type { Socket } from "node:net"
-import type { Settled, Whole } from "../core/answer.ts"
-import type { Network } from "../core/engine.ts"
-import { bounded, type Redactor } from "../core/redact.ts"
-import { NO_RETRY, refusalBody, refusalHeaders } from "../core/refusal.ts"
-import { LazySignal, makeSimRequest } from "../core/request.ts"
+import type { Settled, Whole } from "../registry/answer.ts"
+import type { Network } from "../registry/engine.ts"
+import { bounded, type Redactor } from "../registry/redact.ts"
+import { NO_RETRY, refusalBody, refusalHeaders } from "../registry/refusal.ts"
+import { LazySignal, makeSimRequest } from "../registry/request.ts"
 import { isSimnetError, type RouteFailedReason, type SimnetError } from "../SimnetError.ts"
 import { declaredOver, OVER, readBody } from "./body.ts"
 import { bodiless, nodeHeaders, relay } from "./relay.ts"

@@ -8,7 +8,7 @@
  * plugins, metrics logging off. Telemetry is accepted (and so counted in the log) and never
  * forwarded anywhere.
  */
-import type { Route } from "../core/route.ts"
+import type { Route } from "../registry/route.ts"
 import * as R from "../kinds/kinds.ts"
 import { withBase } from "./shared.ts"
 

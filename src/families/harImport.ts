@@ -10,7 +10,7 @@
 import { createRequire } from "node:module"
 import { Effect, Exit } from "effect"
 import type { ErrorObject, ValidateFunction } from "ajv"
-import type { Redactor } from "../core/redact.ts"
+import type { Redactor } from "../registry/redact.ts"
 import { ajvDraft07 } from "../schemas/ajv.ts"
 import type { Fault } from "../kinds/fault.ts"
 import { decodeRouteSpecs } from "../routeSpec/decode.ts"

@@ -7,7 +7,7 @@ import { RouteFailed } from "../SimnetError.ts"
 import type { McpServerDefinition } from "../kinds/mcp/definitions.ts"
 import { hashString, make, matchNothing, type Route, withFields } from "../kinds/mcp/floor.ts"
 import { mcpRoute } from "../kinds/mcp/route.ts"
-import { refused } from "../core/answer.ts"
+import { refused } from "../registry/answer.ts"
 
 /** One entry of an opencode-style `mcp` configuration. */
 export type McpConfigEntry =

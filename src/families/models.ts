@@ -1,7 +1,7 @@
 /**
  * The models.dev catalog family.
  */
-import type { Route } from "../core/route.ts"
+import type { Route } from "../registry/route.ts"
 import * as R from "../kinds/kinds.ts"
 import * as Models from "../schemas/models.ts"
 import { REAL_CATALOG } from "../schemas/modelsCatalog.ts"

@@ -5,10 +5,10 @@
  * (`openapi/operation.ts`): request validation, `Prefer`, content negotiation, examples,
  * generated bodies and headers.
  */
-import { fromResponse, refused as refusedAnswer } from "../core/answer.ts"
+import { fromResponse, refused as refusedAnswer } from "../registry/answer.ts"
 import { Effect, Result } from "effect"
-import type { Route } from "../core/route.ts"
-import { isJsonObject } from "../core/util.ts"
+import type { Route } from "../registry/route.ts"
+import { isJsonObject } from "../registry/util.ts"
 import type { Dialect } from "../schemas/jsonSchemaDocument.ts"
 import { InvalidRouteSpec, type RegenerateError, RouteFailed } from "../SimnetError.ts"
 import { requireBase, trimBase } from "./shared.ts"

@@ -6,7 +6,7 @@
  * `passthrough HOST`). Without it nothing is ever forwarded.
  */
 import { Effect } from "effect"
-import { answerWith, type Route } from "../core/route.ts"
+import { answerWith, type Route } from "../registry/route.ts"
 import { make } from "../kinds/make.ts"
 import { forward, rebased } from "../kinds/loopback.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"

@@ -8,7 +8,7 @@
  */
 import { Result } from "effect"
 import { readConversation } from "../models/provider/conversation.ts"
-import { makeSimRequest } from "../core/request.ts"
+import { makeSimRequest } from "../registry/request.ts"
 import type { ModelWire } from "../models/apis/model.ts"
 
 const decoder = new TextDecoder()

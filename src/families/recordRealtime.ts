@@ -7,7 +7,7 @@
  * surface, as every recorded model call does. Undefined for any other WebSocket, or a session
  * with no answered turn: it is then recorded as a `webSocket` script.
  */
-import type { Frame } from "../core/socket.ts"
+import type { Frame } from "../registry/socket.ts"
 import { jsonFrame } from "../models/apis/socketCalls.ts"
 import type { ReadBackAction } from "../models/apis/readBack.ts"
 import { parseArguments } from "../models/provider/parts.ts"

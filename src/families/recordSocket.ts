@@ -8,12 +8,12 @@
  * bounded as any recording; no request header is kept.
  */
 import { createRequire } from "node:module"
-import { hostLocalMessage, isHostLocal, publicLookup } from "../core/hostLocal.ts"
+import { hostLocalMessage, isHostLocal, publicLookup } from "../registry/hostLocal.ts"
 import type * as Ws from "ws"
-import { whole, upgraded, type Whole } from "../core/answer.ts"
-import type { Redactor } from "../core/redact.ts"
-import type { SimRequest } from "../core/request.ts"
-import { type Frame, HANDSHAKE_HEADERS, SOCKET_HIGH_WATER, type SocketPeer } from "../core/socket.ts"
+import { whole, upgraded, type Whole } from "../registry/answer.ts"
+import type { Redactor } from "../registry/redact.ts"
+import type { SimRequest } from "../registry/request.ts"
+import { type Frame, HANDSHAKE_HEADERS, SOCKET_HIGH_WATER, type SocketPeer } from "../registry/socket.ts"
 import { frameOf, sendableClose } from "../doors/webSocket.ts"
 import { type ScriptFrame, upgradeRequired, type WebSocketReply, type WebSocketScript } from "../kinds/webSocket.ts"
 

@@ -3,7 +3,7 @@
  * `recordMcp.ts` read it), how they read its bodies, and how a cookie it keeps is redacted.
  */
 import type { Fault } from "../kinds/fault.ts"
-import { REDACTED } from "../core/redact.ts"
+import { REDACTED } from "../registry/redact.ts"
 import type { RecordedSocket } from "./recordSocket.ts"
 
 export { eventData } from "../models/apis/readBack.ts"

@@ -26,7 +26,7 @@ export { openapi } from "./openapi.ts"
 export { passthrough } from "./passthrough.ts"
 export type { OpenApiOptions } from "./openapi.ts"
 
-import type { Route } from "../core/route.ts"
+import type { Route } from "../registry/route.ts"
 import { anthropicRoutes, type AnthropicRoutesOptions } from "../models/apis/anthropic.ts"
 import { geminiRoutes, type GeminiRoutesOptions } from "../models/apis/gemini.ts"
 import { bedrockRoutes, type BedrockRoutesOptions } from "../models/apis/bedrock.ts"

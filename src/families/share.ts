@@ -1,7 +1,7 @@
 /**
  * The session-sharing family.
  */
-import type { Route } from "../core/route.ts"
+import type { Route } from "../registry/route.ts"
 import * as R from "../kinds/kinds.ts"
 import * as Share from "../schemas/share.ts"
 import { named, perBase, schemaOf, trimBase } from "./shared.ts"

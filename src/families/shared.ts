@@ -2,8 +2,8 @@
  * What the families share: a named schema served as a `jsonSchema` route, and base URL checks.
  */
 import { Result, type Schema } from "effect"
-import type { Route } from "../core/route.ts"
-import { boundedMemo } from "../core/util.ts"
+import type { Route } from "../registry/route.ts"
+import { boundedMemo } from "../registry/util.ts"
 import * as R from "../kinds/kinds.ts"
 import { refused } from "../kinds/make.ts"
 import type { NamedSchema } from "../schemas/registry.ts"

@@ -1,7 +1,7 @@
 /**
  * The skill registry family: an index and the files it lists.
  */
-import type { Route } from "../core/route.ts"
+import type { Route } from "../registry/route.ts"
 import * as R from "../kinds/kinds.ts"
 import * as Skills from "../schemas/skills.ts"
 import { named, schemaOf, withBase } from "./shared.ts"

@@ -4,9 +4,9 @@
  * - `timeout`: no answer ever comes; the client's own timeout or abort decides;
  * - `malformed-body`: status 200, `application/json`, and a truncated JSON document.
  */
-import { pending, refused, streamed } from "../core/answer.ts"
+import { pending, refused, streamed } from "../registry/answer.ts"
 import { Effect } from "effect"
-import { malformedAnswer, resetAnswer } from "../core/faultAnswer.ts"
+import { malformedAnswer, resetAnswer } from "../registry/faultAnswer.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import type { RouteParts } from "./make.ts"
 

@@ -4,9 +4,9 @@
  * error or rejected promise becomes a `RouteFailed` for that request.
  */
 import { Effect } from "effect"
-import { fromResponse, later, pending, refused } from "../core/answer.ts"
-import type { Answerer, RespondContext, SimRequest } from "../core/route.ts"
-import { errorMessage } from "../core/util.ts"
+import { fromResponse, later, pending, refused } from "../registry/answer.ts"
+import type { Answerer, RespondContext, SimRequest } from "../registry/route.ts"
+import { errorMessage } from "../registry/util.ts"
 import { RouteFailed, type SimnetError } from "../SimnetError.ts"
 
 /**

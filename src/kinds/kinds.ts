@@ -6,15 +6,15 @@
  * Constructors never throw: a malformed matcher or option is carried inside the route and
  * refused, with the JSON path of the field, when the route is registered.
  */
-import { refused } from "../core/answer.ts"
-import { answerWith } from "../core/route.ts"
+import { refused } from "../registry/answer.ts"
+import { answerWith } from "../registry/route.ts"
 import { Effect } from "effect"
 import type { Schema } from "effect"
 import { Schema as SchemaModule } from "effect"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { foreignSchema } from "./effectCopy.ts"
-import { compileMatcher, type MatcherInput } from "../core/matcher.ts"
-import type { Route as RouteValue } from "../core/route.ts"
+import { compileMatcher, type MatcherInput } from "../registry/matcher.ts"
+import type { Route as RouteValue } from "../registry/route.ts"
 import type { McpServerDefinition } from "./mcp/definitions.ts"
 import { mcpRoute } from "./mcp/route.ts"
 import { faultResponder, type Fault } from "./fault.ts"
@@ -25,7 +25,7 @@ import { make, type RouteOptions } from "./make.ts"
 import { bytesResponder, statusResponder, textResponder, type StaticResponseOptions } from "./static.ts"
 import { scriptedSession, type WebSocketHandler, type WebSocketScript, webSocketMatch, webSocketResponder } from "./webSocket.ts"
 
-export type { MatcherInput, MatcherObject, ValueMatcher } from "../core/matcher.ts"
+export type { MatcherInput, MatcherObject, ValueMatcher } from "../registry/matcher.ts"
 export type {
   McpContent,
   McpPrompt,
@@ -36,8 +36,8 @@ export type {
   McpToolAnswer,
   McpToolContext
 } from "./mcp/definitions.ts"
-export { isRoute } from "../core/route.ts"
-export type { RespondContext, SimRequest } from "../core/route.ts"
+export { isRoute } from "../registry/route.ts"
+export type { RespondContext, SimRequest } from "../registry/route.ts"
 export type { Fault } from "./fault.ts"
 export type { Handler, HandlerResult } from "./handler.ts"
 export type { JsonSchemaOptions } from "./jsonSchema/jsonSchema.ts"

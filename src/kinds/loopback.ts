@@ -9,10 +9,10 @@ import type * as Https from "node:https"
 import { Readable } from "node:stream"
 import { Effect } from "effect"
 import { LoopbackDenied, RouteFailed } from "../SimnetError.ts"
-import type { Responder } from "../core/route.ts"
-import { bounded, defaultRedactor } from "../core/redact.ts"
-import { isLoopbackHost, NULL_BODY_STATUSES } from "../core/util.ts"
-import { hostLocalMessage, isHostLocal, publicLookup } from "../core/hostLocal.ts"
+import type { Responder } from "../registry/route.ts"
+import { bounded, defaultRedactor } from "../registry/redact.ts"
+import { isLoopbackHost, NULL_BODY_STATUSES } from "../registry/util.ts"
+import { hostLocalMessage, isHostLocal, publicLookup } from "../registry/hostLocal.ts"
 
 export { isLoopbackHost }
 

@@ -4,12 +4,12 @@
  * `prepare` and refused, with the JSON path of the field, when the route is registered.
  */
 import { Duration, Effect, Result } from "effect"
-import { decodeAt } from "../core/schemaPath.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
 import { RouteOptionsData } from "../schemas/options.ts"
-import { CompiledMatcher, compileMatcher, type MatcherInput } from "../core/matcher.ts"
-import type { RequestFault } from "../core/requestLog.ts"
-import { type Answerer, makeRoute, type Route } from "../core/route.ts"
-import { refused as refusal, type Whole } from "../core/answer.ts"
+import { CompiledMatcher, compileMatcher, type MatcherInput } from "../registry/matcher.ts"
+import type { RequestFault } from "../registry/requestLog.ts"
+import { type Answerer, makeRoute, type Route } from "../registry/route.ts"
+import { refused as refusal, type Whole } from "../registry/answer.ts"
 import { InvalidRouteSpec, type RegenerateError, type RegisterError } from "../SimnetError.ts"
 
 /**

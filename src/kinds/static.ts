@@ -3,9 +3,9 @@
  * offer the registry a synchronous fast path.
  */
 import { Effect } from "effect"
-import { refused, whole, type Whole } from "../core/answer.ts"
-import type { Answerer } from "../core/route.ts"
-import { NULL_BODY_STATUSES } from "../core/util.ts"
+import { refused, whole, type Whole } from "../registry/answer.ts"
+import type { Answerer } from "../registry/route.ts"
+import { NULL_BODY_STATUSES } from "../registry/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 
 /**

@@ -6,12 +6,12 @@
  * (`InvalidLlmInput` at `llm[i]...`).
  */
 import type * as Fs from "node:fs/promises"
-import type { ChaosOptions } from "../core/chaos.ts"
+import type { ChaosOptions } from "../registry/chaos.ts"
 import { Effect, Result } from "effect"
-import { withFields, type Route } from "../core/route.ts"
-import { decodeAt } from "../core/schemaPath.ts"
-import { type FileContent, filesRefusal } from "../core/workspace.ts"
-import { errorMessage } from "../core/util.ts"
+import { withFields, type Route } from "../registry/route.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
+import { type FileContent, filesRefusal } from "../fileSystem/workspace.ts"
+import { errorMessage } from "../registry/util.ts"
 import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "../routeSpec/decode.ts"
 import { LlmScript } from "../schemas/llmScript.ts"

@@ -13,8 +13,8 @@
  * what simnet knows besides (the route, the seed, a fault, chaos) is in `_simnet`.
  */
 import { isUtf8 } from "node:buffer"
-import { simnetVersion } from "../core/nodeVersion.ts"
-import { type KeptResponse, type LoggedExchange, wasReset } from "../core/requestLog.ts"
+import { simnetVersion } from "../registry/version.ts"
+import { type KeptResponse, type LoggedExchange, wasReset } from "../registry/requestLog.ts"
 
 const decoder = new TextDecoder()
 

@@ -4,11 +4,11 @@
  * `InvalidRouteSpec` naming the JSON path of the field, such as `[2].match.regex`.
  */
 import { Effect, Result, type Schema } from "effect"
-import type { MatcherInput, MatcherObject } from "../core/matcher.ts"
-import { withFields, type Route } from "../core/route.ts"
-import { decodeAt, joinPath as join } from "../core/schemaPath.ts"
-import { LinearRegExp } from "../core/linearRegExp.ts"
-import { depthExceeds, isJsonObject, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../core/util.ts"
+import type { MatcherInput, MatcherObject } from "../registry/matcher.ts"
+import { withFields, type Route } from "../registry/route.ts"
+import { decodeAt, joinPath as join } from "../registry/schemaPath.ts"
+import { LinearRegExp } from "../registry/linearRegExp.ts"
+import { depthExceeds, isJsonObject, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../registry/util.ts"
 import * as R from "../kinds/kinds.ts"
 import { FamilySpec, RouteSpec, RouteSpecHead } from "../schemas/routeSpec.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"

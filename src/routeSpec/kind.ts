@@ -5,8 +5,8 @@
  * table can both name them.
  */
 import type { Effect } from "effect"
-import type { MatcherInput } from "../core/matcher.ts"
-import type { Route } from "../core/route.ts"
+import type { MatcherInput } from "../registry/matcher.ts"
+import type { Route } from "../registry/route.ts"
 import type * as R from "../kinds/kinds.ts"
 import type { Respond } from "../schemas/routeSpec.ts"
 import type { InvalidRouteSpec } from "../SimnetError.ts"

@@ -5,7 +5,7 @@
  * the decoder (`routeSpec/decode.ts`) looks kinds up here rather than in a `switch`.
  */
 import { Effect } from "effect"
-import { joinPath as join } from "../core/schemaPath.ts"
+import { joinPath as join } from "../registry/schemaPath.ts"
 import * as R from "../kinds/kinds.ts"
 import type { Respond } from "../schemas/routeSpec.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"

@@ -14,8 +14,8 @@
 import type { Ajv } from "ajv"
 import type { Ajv2020 } from "ajv/dist/2020.js"
 import { ajv2020, ajvDraft07 } from "./ajv.ts"
-import { LinearRegExp } from "../core/linearRegExp.ts"
-import { escapePointer, isJsonObject } from "../core/util.ts"
+import { LinearRegExp } from "../registry/linearRegExp.ts"
+import { escapePointer, isJsonObject } from "../registry/util.ts"
 
 /**
  * The documented bounds of a JSON Schema that simnet generates values from.

@@ -6,8 +6,8 @@
  */
 import { JsonSchema, Result, type Schema, Schema as SchemaModule, SchemaRepresentation } from "effect"
 import { ajv2020 } from "./ajv.ts"
-import { linearAjvEngine } from "../core/linearRegExp.ts"
-import { boundedMemo, errorMessage, escapePointer, isJsonObject } from "../core/util.ts"
+import { linearAjvEngine } from "../registry/linearRegExp.ts"
+import { boundedMemo, errorMessage, escapePointer, isJsonObject } from "../registry/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { checkJsonSchema } from "./jsonSchemaBounds.ts"
 

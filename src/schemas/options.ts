@@ -4,7 +4,7 @@
  * (`logLimit`, `redact.words[1]`, `times`), with the nearest name for an unknown key.
  */
 import { Schema } from "effect"
-import { CHAOS_FAULTS } from "../core/chaos.ts"
+import { CHAOS_FAULTS } from "../registry/chaos.ts"
 
 /** A filter whose failure says what the value must be, showing what it got. */
 const must = <T>(holds: (value: T) => boolean, what: string) =>
@@ -15,7 +15,7 @@ export const WholeNumber = Schema.Number.check(must((n: number) => Number.isInte
 
 const Names = Schema.Array(Schema.String.check(must((name: string) => name !== "", "must be an array of non-empty names")))
 
-/** One effect seeded chaos may have on a request (see `core/chaos.ts`). */
+/** One effect seeded chaos may have on a request (see `registry/chaos.ts`). */
 export const ChaosFaultData = Schema.Union([
   Schema.Literals(CHAOS_FAULTS),
   Schema.Struct({ status: Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 200 && n <= 599, "status must be a whole number from 200 to 599")) })

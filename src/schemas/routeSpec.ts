@@ -318,7 +318,7 @@ export type FamilySpec = typeof FamilySpec.Type
  */
 export const FixtureFile = Schema.Struct({
   seed: Schema.optional(Schema.Union([Schema.Number, Schema.String])),
-  /** Seeded chaos for the network (see `core/chaos.ts`). */
+  /** Seeded chaos for the network (see `registry/chaos.ts`). */
   chaos: Schema.optional(ChaosData),
   routes: Schema.optional(Schema.Array(Schema.Unknown)),
   /** The files of a sealed run's workspace (`simnet run --isolate`): each path's text, or its bytes in base64. */

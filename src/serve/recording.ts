@@ -4,8 +4,8 @@
  */
 import * as path from "node:path"
 import { Effect, Option } from "effect"
-import type { Redactor } from "../core/redact.ts"
-import { printable } from "../core/util.ts"
+import type { Redactor } from "../registry/redact.ts"
+import { printable } from "../registry/util.ts"
 import { MAX_RECORDED_BODY, MAX_RECORDING_BYTES, persist, type Recorder } from "../families/record.ts"
 
 /** Writes the recording as it grows, and whole when the scope closes (the server stops), saying what it holds. */

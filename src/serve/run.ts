@@ -10,10 +10,10 @@ import { ExitNotices } from "../control/driver.ts"
 import { INSPECTOR_PATH, inspector } from "../control/inspector.ts"
 import type { DoorWatch } from "../doors/node.ts"
 import { controlLine, reportRequests, requestLine, traceFile } from "../control/trace.ts"
-import { printable } from "../core/util.ts"
+import { printable } from "../registry/util.ts"
 import type { Terminal } from "../terminal/terminal.ts"
 import type { SimulationNetworkApi } from "../network/network.ts"
-import { simnetVersion } from "../core/nodeVersion.ts"
+import { simnetVersion } from "../registry/version.ts"
 import { MCP_PATH, mcpRoutes } from "./mcp.ts"
 
 /** Where a server at `base` (`http://127.0.0.1:PORT`) answers, each as a URL: what `--manifest` writes and the start-up lines print. */

@@ -8,12 +8,12 @@
  */
 import fc from "fast-check"
 import { Data, Result, Schema } from "effect"
-import { decodeAt } from "../core/schemaPath.ts"
-import { errorMessage } from "../core/util.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
+import { errorMessage } from "../registry/util.ts"
 import { compileGenerator } from "../kinds/jsonSchema/generate.ts"
 import { fromJsonSchema } from "../schemas/jsonSchemaDocument.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
-import { CHAOS_FAULTS, type ChaosFault, type ChaosOptions } from "../core/chaos.ts"
+import { CHAOS_FAULTS, type ChaosFault, type ChaosOptions } from "../registry/chaos.ts"
 import { FAULTS } from "../kinds/fault.ts"
 import { DEFAULT_HOSTILE, hostileString, hostileVariant, schemaJudge, withHostile } from "./hostile.ts"
 

@@ -6,7 +6,7 @@
  * fewer scripts, less chaos.
  */
 import fc from "fast-check"
-import type { ChaosOptions } from "../core/chaos.ts"
+import type { ChaosOptions } from "../registry/chaos.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
 import { chaos as chaosArbitrary, llmScript } from "./arbitraries.ts"
 

@@ -12,10 +12,10 @@
  * ordinary values, leaving hostile only the ones that break the program.
  */
 import fc from "fast-check"
-import { linearAjvEngine } from "../core/linearRegExp.ts"
+import { linearAjvEngine } from "../registry/linearRegExp.ts"
 import { ajv2020, ajvDraft07, ajvFormats } from "../schemas/ajv.ts"
 import { dialectOf } from "../schemas/jsonSchemaDocument.ts"
-import { isJsonObject } from "../core/util.ts"
+import { isJsonObject } from "../registry/util.ts"
 
 /**
  * The default weight of hostile values: each string, number, array or object an arbitrary draws

@@ -13,7 +13,7 @@
  */
 import { Arbitrary, Effect, Exit, Result, Schema, SchemaAST, SchemaIssue } from "effect"
 import { GeneratedValueRejected, InvalidRouteSpec } from "../../SimnetError.ts"
-import { boundedMemo, errorMessage } from "../../core/util.ts"
+import { boundedMemo, errorMessage } from "../../registry/util.ts"
 import { checkFieldHints, type FieldHints, realisticAst } from "./realism.ts"
 import { wireCodec } from "./wire.ts"
 

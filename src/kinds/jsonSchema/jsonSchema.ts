@@ -6,10 +6,10 @@
 import { Effect, Result, type Schema } from "effect"
 import { compileGenerator, type CompiledGenerator } from "./generate.ts"
 import type { FieldHints } from "./realism.ts"
-import { type Answer, refused, whole, type Whole } from "../../core/answer.ts"
-import { offsetSeed } from "../../core/seed.ts"
+import { type Answer, refused, whole, type Whole } from "../../registry/answer.ts"
+import { offsetSeed } from "../../registry/seed.ts"
 import { checkResponseParts } from "../static.ts"
-import type { Answerer, RespondContext, SimRequest } from "../../core/route.ts"
+import type { Answerer, RespondContext, SimRequest } from "../../registry/route.ts"
 import type { GeneratedValueRejected, InvalidRouteSpec } from "../../SimnetError.ts"
 
 /** What generating a body can fail with: a schema that does not compile, a value its schema refuses. */

@@ -10,7 +10,7 @@ import { compileServer, type CompiledServer, type McpServerDefinition } from "./
 import type * as Engine from "./engine.ts"
 import { errorMessage, make, type MatcherInput, refused, type RespondContext, type Route, type RouteOptions, type SimRequest } from "./floor.ts"
 import { type McpAnswerer, McpServers } from "./state.ts"
-import { fromResult } from "../../core/answer.ts"
+import { fromResult } from "../../registry/answer.ts"
 
 const noop = () => {}
 

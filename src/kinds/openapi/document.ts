@@ -6,7 +6,7 @@
  */
 import type * as RefParser from "@apidevtools/json-schema-ref-parser"
 import { Effect } from "effect"
-import { errorMessage, escapePointer, isJsonObject } from "../../core/util.ts"
+import { errorMessage, escapePointer, isJsonObject } from "../../registry/util.ts"
 import type { Dialect } from "../../schemas/jsonSchemaDocument.ts"
 import { InvalidRouteSpec } from "../../SimnetError.ts"
 

@@ -6,9 +6,9 @@
  * first (422 with the violations in Prism's shape).
  */
 import { Result, type Schema, Schema as SchemaModule, type SchemaAST } from "effect"
-import { escapePointer, isJsonObject, NULL_BODY_STATUSES } from "../../core/util.ts"
-import type { RespondContext, SimRequest } from "../../core/route.ts"
-import { offsetSeed } from "../../core/seed.ts"
+import { escapePointer, isJsonObject, NULL_BODY_STATUSES } from "../../registry/util.ts"
+import type { RespondContext, SimRequest } from "../../registry/route.ts"
+import { offsetSeed } from "../../registry/seed.ts"
 import { fromJsonSchema } from "../../schemas/jsonSchemaDocument.ts"
 import { GeneratedValueRejected, InvalidRouteSpec as InvalidRouteSpecError, type InvalidRouteSpec, RouteFailed, type SimnetError } from "../../SimnetError.ts"
 
@@ -16,7 +16,7 @@ import { GeneratedValueRejected, InvalidRouteSpec as InvalidRouteSpecError, type
 type GenerateError = InvalidRouteSpec | GeneratedValueRejected
 import { compileGenerator, type CompiledGenerator } from "../jsonSchema/generate.ts"
 import type { FieldHints } from "../jsonSchema/realism.ts"
-import { textResponse } from "../../core/heldResponse.ts"
+import { textResponse } from "../../registry/heldResponse.ts"
 import { type Dereferenced, referencedSchemas } from "./document.ts"
 import { negotiate, parsePrefer, problem, unprocessable } from "./negotiate.ts"
 import { type BodySpec, compileRequestValidator, type ParameterSpec, type RequestCheck, UncompilableSchema, type Violation } from "./validate.ts"

@@ -8,10 +8,10 @@
  * `overloaded_error`, other 5xx `api_error` — the ones its SDK retries and classifies.
  */
 import { compiledDecoder } from "../../schemas/compiled.ts"
-import { createHash } from "../../core/util.ts"
+import { createHash } from "../../registry/util.ts"
 import { Effect, Exit, Result } from "effect"
-import { JsonTemplates, type JsonText } from "../../core/jsonTemplate.ts"
-import { answerWith, type Responder, type Route, type SimRequest } from "../../core/route.ts"
+import { JsonTemplates, type JsonText } from "../wire/jsonTemplate.ts"
+import { answerWith, type Responder, type Route, type SimRequest } from "../../registry/route.ts"
 import type { ConversationInput, LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../provider/parts.ts"

@@ -7,7 +7,7 @@
  * table. A network can speak more (`NetworkOptions.models`): `withModels` adds them.
  */
 import type { FamilySpec } from "../../schemas/routeSpec.ts"
-import type { Route } from "../../core/route.ts"
+import type { Route } from "../../registry/route.ts"
 import { anthropicRoutes, anthropicWire } from "./anthropic.ts"
 import { geminiLiveWire, geminiRoutes, geminiWire } from "./gemini.ts"
 import type { ModelFamily, ModelWire } from "./model.ts"

@@ -2,7 +2,7 @@
  * Amazon Bedrock's runtime API as a model family: Converse (`bedrockConverse.ts`) and
  * InvokeModel (`bedrockInvoke.ts`) under `/model/{modelId}/`, streamed as AWS event streams.
  */
-import type { Route } from "../../core/route.ts"
+import type { Route } from "../../registry/route.ts"
 import { converseWire, DEFAULT_BEDROCK_BASE_URL } from "./bedrockConverse.ts"
 import { invokeWire } from "./bedrockInvoke.ts"
 import { modelApi, modelAnswerer } from "./model.ts"

@@ -16,7 +16,7 @@
  */
 import { createRequire } from "node:module"
 import { crc32 } from "node:zlib"
-import type { SimRequest } from "../../core/route.ts"
+import type { SimRequest } from "../../registry/route.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"

@@ -19,7 +19,7 @@ import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.t
  */
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 import { gather, rawChunkFrame, truncatedFrame, usageOf } from "../provider/parts.ts"
-import { JsonTemplates, type JsonText } from "../../core/jsonTemplate.ts"
+import { JsonTemplates, type JsonText } from "../wire/jsonTemplate.ts"
 
 /**
  * The fields every chunk of one completion repeats.

@@ -8,8 +8,8 @@
  */
 import { compiledDecoder } from "../../schemas/compiled.ts"
 import { Exit } from "effect"
-import type { RespondContext, Route, SimRequest } from "../../core/route.ts"
-import type { Whole } from "../../core/answer.ts"
+import type { RespondContext, Route, SimRequest } from "../../registry/route.ts"
+import type { Whole } from "../../registry/answer.ts"
 import type { LlmTurn, Structured } from "../provider/conversation.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"

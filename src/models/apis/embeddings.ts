@@ -11,15 +11,15 @@
  * `text-embedding-3-*` models do.
  */
 import { compiledDecoder } from "../../schemas/compiled.ts"
-import { createHash } from "../../core/util.ts"
+import { createHash } from "../../registry/util.ts"
 import { Exit } from "effect"
-import type { RespondContext, SimRequest } from "../../core/route.ts"
+import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import { estimateTokens } from "../provider/parts.ts"
 import { openAiErrorBody } from "./chatWire.ts"
 import type { Embedding, EmbeddingList } from "../../schemas/embeddings.ts"
 import { EmbeddingRequest } from "../../schemas/embeddings.ts"
 import { jsonWhole, type ModelEndpoint } from "./model.ts"
-import type { Whole } from "../../core/answer.ts"
+import type { Whole } from "../../registry/answer.ts"
 
 /**
  * The length of a vector when the request does not ask for one: by model, else 1 536.

@@ -8,8 +8,8 @@
  */
 import { compiledDecoder } from "../../schemas/compiled.ts"
 import { Effect, Exit } from "effect"
-import { type Answerer, answerWith, type RespondContext, type Responder, type Route, type SimRequest } from "../../core/route.ts"
-import { pending } from "../../core/answer.ts"
+import { type Answerer, answerWith, type RespondContext, type Responder, type Route, type SimRequest } from "../../registry/route.ts"
+import { pending } from "../../registry/answer.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../provider/parts.ts"

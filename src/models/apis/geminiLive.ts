@@ -14,8 +14,8 @@
  * is Gemini's wire under the name `gemini.live`), its chunks translated one by one. A frame before
  * `setup`, or that is not one of these, closes the socket with 1007, as the service does.
  */
-import type { RespondContext, SimRequest } from "../../core/route.ts"
-import type { Frame, SocketPeer } from "../../core/socket.ts"
+import type { RespondContext, SimRequest } from "../../registry/route.ts"
+import type { Frame, SocketPeer } from "../../registry/socket.ts"
 import { webSocketResponder } from "../../kinds/webSocket.ts"
 import { dialectOf, type ModelEndpoint, modelResponder, type ModelWire } from "./model.ts"
 import { answerTurn, eachSseData, jsonFrame, seededAudio, turnError, turnHeaders } from "./socketCalls.ts"

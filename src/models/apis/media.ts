@@ -10,9 +10,9 @@
  * - `POST {base}/moderations`: every category scored low from the seed, nothing flagged.
  */
 import { crc32, deflateSync } from "node:zlib"
-import { createHash } from "../../core/util.ts"
-import type { RespondContext, SimRequest } from "../../core/route.ts"
-import { whole, type Whole } from "../../core/answer.ts"
+import { createHash } from "../../registry/util.ts"
+import type { RespondContext, SimRequest } from "../../registry/route.ts"
+import { whole, type Whole } from "../../registry/answer.ts"
 import { jsonWhole, type ModelEndpoint } from "./model.ts"
 import { openAiErrorBody } from "./chatWire.ts"
 import { seededAudio } from "./socketCalls.ts"

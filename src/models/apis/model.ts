@@ -6,9 +6,9 @@
  * is the rest, the same for all.
  */
 import { Context, Effect, Exit, Result, Schema } from "effect"
-import { type Answerer, type RespondContext, routeService, type Responder, type Route, type SimRequest } from "../../core/route.ts"
+import { type Answerer, type RespondContext, routeService, type Responder, type Route, type SimRequest } from "../../registry/route.ts"
 import { make as makeRoute, type RouteParts } from "../../kinds/make.ts"
-import { untilAborted } from "../../core/transport.ts"
+import { untilAborted } from "../../registry/transport.ts"
 import { type FrameEncoder, framesBody, pacedBody, paceDelays, scriptedFrames, splitEvents } from "../provider/body.ts"
 import type { ConversationInput, LlmApi } from "../provider/conversation.ts"
 import { readConversation } from "../provider/conversation.ts"
@@ -22,9 +22,9 @@ import type { FamilySpec } from "../../schemas/routeSpec.ts"
 import { compiledDecoder } from "../../schemas/compiled.ts"
 import type { ReadBack } from "./readBack.ts"
 import { type NoScriptQueued, RouteFailed, type UnmatchedLlmRequest } from "../../SimnetError.ts"
-import { fromResponse, pending, whole, type Whole } from "../../core/answer.ts"
-import { JsonText } from "../../core/jsonTemplate.ts"
-import { defaultRedactor } from "../../core/redact.ts"
+import { fromResponse, pending, whole, type Whole } from "../../registry/answer.ts"
+import { JsonText } from "../wire/jsonTemplate.ts"
+import { defaultRedactor } from "../../registry/redact.ts"
 
 /**
  * One model API's wire format as the shared responder needs it.

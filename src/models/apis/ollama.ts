@@ -8,8 +8,8 @@
  */
 import { compiledDecoder } from "../../schemas/compiled.ts"
 import { Effect, Exit } from "effect"
-import { answerWith, type RespondContext, type Route, type SimRequest } from "../../core/route.ts"
-import type { Whole } from "../../core/answer.ts"
+import { answerWith, type RespondContext, type Route, type SimRequest } from "../../registry/route.ts"
+import type { Whole } from "../../registry/answer.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"

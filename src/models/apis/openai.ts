@@ -6,7 +6,7 @@
  * responders only speak the wire format.
  */
 import { Effect } from "effect"
-import { answerWith, type Responder, type Route } from "../../core/route.ts"
+import { answerWith, type Responder, type Route } from "../../registry/route.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
 import { ChunkWriter, completion, DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"

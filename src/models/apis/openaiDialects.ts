@@ -13,7 +13,7 @@
  * surface a call came through.
  */
 import { Effect } from "effect"
-import { answerWith, type Route } from "../../core/route.ts"
+import { answerWith, type Route } from "../../registry/route.ts"
 import { embeddingsEndpoint } from "./embeddings.ts"
 import { dialectOf, jsonWhole, modelApi, type ModelEndpoint, modelAnswerer, type ModelWire } from "./model.ts"
 import { chatWire, modelsResponder } from "./openai.ts"

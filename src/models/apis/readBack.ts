@@ -4,7 +4,7 @@
  * whole or streamed. Each API's wire names its reader (`ModelWire.readBack`).
  */
 import type { TokenUsage } from "../provider/parts.ts"
-import { parseJson } from "../../core/util.ts"
+import { parseJson } from "../../registry/util.ts"
 
 /** The `data:` payloads of an event stream that are JSON objects (`[DONE]` and other text left out). */
 export const eventData = (text: string): Array<Record<string, any>> =>

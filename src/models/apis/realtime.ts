@@ -14,8 +14,8 @@
  * is the Responses wire under the name `openai.realtime`), its events translated one by one.
  * Bad frames and refusals are `error` events; the socket stays open.
  */
-import type { RespondContext, SimRequest } from "../../core/route.ts"
-import type { Frame, SocketPeer } from "../../core/socket.ts"
+import type { RespondContext, SimRequest } from "../../registry/route.ts"
+import type { Frame, SocketPeer } from "../../registry/socket.ts"
 import { webSocketResponder } from "../../kinds/webSocket.ts"
 import { dialectOf, type ModelEndpoint, modelResponder, type ModelWire } from "./model.ts"
 import { DEFAULT_OPENAI_BASE_URL } from "./chatWire.ts"

@@ -8,8 +8,8 @@
  * frame that is not JSON or not a `response.create`, and an error the HTTP route would answer
  * with, are an `error` event frame (`{ type: "error", status, error }`), and the socket stays open.
  */
-import type { RespondContext, SimRequest } from "../../core/route.ts"
-import type { Frame, SocketPeer } from "../../core/socket.ts"
+import type { RespondContext, SimRequest } from "../../registry/route.ts"
+import type { Frame, SocketPeer } from "../../registry/socket.ts"
 import { answerTurn, eachSseData, jsonFrame, turnError, turnHeaders } from "./socketCalls.ts"
 import { webSocketResponder } from "../../kinds/webSocket.ts"
 import type { ModelEndpoint } from "./model.ts"

@@ -5,11 +5,11 @@
  * driver — and the events of that stream are read back one `data:` payload at a time, to be sent
  * on (or translated into the socket API's own events) frame by frame.
  */
-import { createHash } from "../../core/util.ts"
-import { settle, toResponse } from "../../core/answer.ts"
-import { makeSimRequest } from "../../core/request.ts"
-import type { RespondContext, Responder, SimRequest } from "../../core/route.ts"
-import { type Frame, HANDSHAKE_HEADERS, type SocketPeer } from "../../core/socket.ts"
+import { createHash } from "../../registry/util.ts"
+import { settle, toResponse } from "../../registry/answer.ts"
+import { makeSimRequest } from "../../registry/request.ts"
+import type { RespondContext, Responder, SimRequest } from "../../registry/route.ts"
+import { type Frame, HANDSHAKE_HEADERS, type SocketPeer } from "../../registry/socket.ts"
 
 /** The headers of the upgrade that a turn's HTTP request keeps (its credentials, its betas), without the handshake's. */
 export const turnHeaders = (upgrade: SimRequest): Headers => {

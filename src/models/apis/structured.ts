@@ -4,7 +4,7 @@
  * rule matcher `structured` tells such calls (a Gemini CLI's hidden router call, say).
  */
 import type { Structured } from "../provider/conversation.ts"
-import { isJsonObject } from "../../core/util.ts"
+import { isJsonObject } from "../../registry/util.ts"
 
 const field = (value: unknown, name: string): unknown => (isJsonObject(value) ? value[name] : undefined)
 

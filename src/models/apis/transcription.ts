@@ -7,9 +7,9 @@
  * `verbose_json`; `stream: true` sends `transcript.text.delta` and `transcript.text.done` events.
  */
 import { Effect, Result } from "effect"
-import { makeSimRequest } from "../../core/request.ts"
-import { answerWith, type Responder, type SimRequest } from "../../core/route.ts"
-import { settle, whole, type Whole } from "../../core/answer.ts"
+import { makeSimRequest } from "../../registry/request.ts"
+import { answerWith, type Responder, type SimRequest } from "../../registry/route.ts"
+import { settle, whole, type Whole } from "../../registry/answer.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 import { partTokens, truncatedFrame, usageOf } from "../provider/parts.ts"

@@ -12,7 +12,7 @@
  *   service account's credentials gets a token without leaving the network.
  */
 import { Effect } from "effect"
-import { answerWith, type Route } from "../../core/route.ts"
+import { answerWith, type Route } from "../../registry/route.ts"
 import { make as makeRoute } from "../../kinds/make.ts"
 import { anthropicErrorBody, messagesBody } from "./anthropic.ts"
 import { callOf, geminiAnswererFor, geminiWire } from "./gemini.ts"

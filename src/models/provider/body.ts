@@ -5,9 +5,9 @@
  * bodies are written by a `StreamWriter`, so every wire format streams the same way.
  */
 import type { TokenUsage } from "./parts.ts"
-import { hashString } from "../../core/seed.ts"
-import { connectionReset } from "../../core/transport.ts"
-import { registerFrames } from "../../core/frames.ts"
+import { hashString } from "../../registry/seed.ts"
+import { connectionReset } from "../../registry/transport.ts"
+import { registerFrames } from "../../registry/frames.ts"
 import type { LlmPace } from "../../schemas/llmScript.ts"
 import type { Finish, Part, StreamFault, StreamItem, StreamWriter } from "./parts.ts"
 
@@ -107,7 +107,7 @@ export const framesBody = (
     },
     { highWaterMark: 0 }
   )
-  // The Node door may write these frames itself (`core/frames.ts`); a body that breaks is always read.
+  // The Node door may write these frames itself (`registry/frames.ts`); a body that breaks is always read.
   if (options.reset !== true) registerFrames(body, { frames, end })
   return body
 }

@@ -6,7 +6,7 @@
  */
 import type { LlmDriverItem, LlmFinish } from "../../schemas/llmScript.ts"
 import type { FinishReason, TokenUsage } from "./parts.ts"
-import { connectionReset } from "../../core/transport.ts"
+import { connectionReset } from "../../registry/transport.ts"
 import { Mailbox } from "./body.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { Finish, Part } from "./parts.ts"

@@ -14,7 +14,7 @@
 import { randomBytes } from "node:crypto"
 import { chmodSync, closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs"
 import * as path from "node:path"
-import { errorMessage } from "./util.ts"
+import { errorMessage } from "../registry/util.ts"
 
 /**
  * Writes `data` to `file` whole or not at all, with `mode` (owner read-write and others read by

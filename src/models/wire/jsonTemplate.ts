@@ -7,7 +7,7 @@
  * value with those leaves, byte for byte: the shape has one writer, the object the template is
  * made from.
  */
-import { primitiveJson } from "./seed.ts"
+import { primitiveJson } from "../../registry/seed.ts"
 
 /** A leaf a hole takes: written as `JSON.stringify` writes it. */
 export type Leaf = string | number | boolean | null
