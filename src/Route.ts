@@ -1,19 +1,37 @@
 /**
  * Routes: what answers a request. Each kind has a constructor here (`text`, `json`, `bytes`,
- * `status`, `handler`, `fault`, `loopback`, `mcp`, `webSocket`), `isRoute` tells a route, and the types their
- * arguments take. A public face: the kinds live in `kinds/`; what is public is named here.
+ * `status`, `handler`, `fault`, `loopback`, `mcp`, `webSocket`), `isRoute` tells a route, and the
+ * types their arguments take. A public face: each kind lives in its own module under `kinds/`
+ * (the MCP route under `kinds/mcp/`), and what is public is named here.
+ *
+ * Constructors take a matcher first (`"GET https://host/path/:id"` or an object `{ method, url,
+ * query, headers, body }`), then what to answer, then options shared by every kind: `id`,
+ * `times`, `priority`, `delay`. They never throw: a malformed matcher or option is carried inside
+ * the route and refused, with the JSON path of the field, when the route is registered.
  */
-export { bytes, fault, handler, isRoute, json, loopback, mcp, status, text, webSocket } from "./kinds/kinds.ts"
+import type { Route as RouteValue } from "./registry/route.ts"
+
+export { fault } from "./kinds/fault.ts"
+export { handler } from "./kinds/handler.ts"
+export { json } from "./kinds/jsonSchema/jsonSchema.ts"
+export { loopback } from "./kinds/loopback.ts"
+export { mcp } from "./kinds/mcp/route.ts"
+export { bytes, status, text } from "./kinds/static.ts"
+export { webSocket } from "./kinds/webSocket.ts"
+export { isRoute } from "./registry/route.ts"
+
+/**
+ * A route: a matcher, an answer, and the options that govern its use. A plain value: tagged
+ * (`_tag: "Route"`), recognised by `Route.isRoute`.
+ */
+export type Route = RouteValue
+
+export type { Fault } from "./kinds/fault.ts"
+export type { Handler, HandlerResult } from "./kinds/handler.ts"
+export type { JsonSchemaOptions } from "./kinds/jsonSchema/jsonSchema.ts"
+export type { FieldHint, FieldHints } from "./kinds/jsonSchema/realism.ts"
+export type { RouteOptions } from "./kinds/make.ts"
 export type {
-  Fault,
-  FieldHint,
-  Frame,
-  FieldHints,
-  Handler,
-  HandlerResult,
-  JsonSchemaOptions,
-  MatcherInput,
-  MatcherObject,
   McpContent,
   McpPrompt,
   McpPromptArgument,
@@ -21,16 +39,9 @@ export type {
   McpServerDefinition,
   McpTool,
   McpToolAnswer,
-  McpToolContext,
-  RespondContext,
-  Route,
-  RouteOptions,
-  ScriptFrame,
-  SimRequest,
-  SocketPeer,
-  StaticResponseOptions,
-  ValueMatcher,
-  WebSocketHandler,
-  WebSocketReply,
-  WebSocketScript
-} from "./kinds/kinds.ts"
+  McpToolContext
+} from "./kinds/mcp/definitions.ts"
+export type { StaticResponseOptions } from "./kinds/static.ts"
+export type { Frame, ScriptFrame, SocketPeer, WebSocketHandler, WebSocketReply, WebSocketScript } from "./kinds/webSocket.ts"
+export type { MatcherInput, MatcherObject, ValueMatcher } from "./registry/matcher.ts"
+export type { RespondContext, SimRequest } from "./registry/route.ts"

@@ -2,7 +2,7 @@
  * The models.dev catalog family.
  */
 import type { Route } from "../registry/route.ts"
-import * as R from "../kinds/kinds.ts"
+import { text } from "../kinds/static.ts"
 import * as Models from "../schemas/models.ts"
 import { REAL_CATALOG } from "../schemas/modelsCatalog.ts"
 import { named, schemaOf, trimBase } from "./shared.ts"
@@ -32,5 +32,5 @@ let catalogText: string | undefined
 export const models = (baseUrl = "https://models.dev", options: ModelsOptions = {}): Array<Route> => {
   const match = `GET ${trimBase(baseUrl)}/api.json`
   if (options.generated === true) return [named(match, schemaOf(Models.Catalog, Models.CatalogGenerated), "models")]
-  return [R.text(match, (catalogText ??= JSON.stringify(REAL_CATALOG)), { contentType: "application/json", source: "models" })]
+  return [text(match, (catalogText ??= JSON.stringify(REAL_CATALOG)), { contentType: "application/json", source: "models" })]
 }

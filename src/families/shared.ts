@@ -4,7 +4,7 @@
 import { Result, type Schema } from "effect"
 import type { Route } from "../registry/route.ts"
 import { boundedMemo } from "../registry/util.ts"
-import * as R from "../kinds/kinds.ts"
+import { json } from "../kinds/jsonSchema/jsonSchema.ts"
 import { refused } from "../kinds/make.ts"
 import type { NamedSchema } from "../schemas/registry.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
@@ -14,7 +14,7 @@ import type { JsonSchemaOptions } from "../kinds/jsonSchema/jsonSchema.ts"
  * A `jsonSchema` route answering a named schema (and its narrowed generator) for a family.
  */
 export const named = (match: string, entry: NamedSchema, source: string, options: JsonSchemaOptions = {}): Route =>
-  R.json(match, entry.schema, { narrow: entry.narrow, ...options, source })
+  json(match, entry.schema, { narrow: entry.narrow, ...options, source })
 
 /**
  * A schema and its optional narrowed generator, as a `NamedSchema`.

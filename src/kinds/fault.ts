@@ -8,7 +8,9 @@ import { pending, refused, streamed } from "../registry/answer.ts"
 import { Effect } from "effect"
 import { malformedAnswer, resetAnswer } from "../registry/faultAnswer.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import type { RouteParts } from "./make.ts"
+import type { MatcherInput } from "../registry/matcher.ts"
+import type { Route } from "../registry/route.ts"
+import { make, type RouteOptions, type RouteParts } from "./make.ts"
 
 /**
  * The faults a route can inject.
@@ -38,3 +40,10 @@ export const faultResponder = (fault: Fault): RouteParts => {
     }
   }
 }
+
+/**
+ * Breaks the way a real network breaks: `reset` (connection drops mid-body), `timeout` (no answer
+ * ever comes; the client's timeout decides), `malformed-body` (200 with truncated JSON).
+ */
+export const fault = (match: MatcherInput, kind: Fault, options: RouteOptions = {}): Route =>
+  make("fault", match, faultResponder(kind), options)

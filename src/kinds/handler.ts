@@ -5,9 +5,11 @@
  */
 import { Effect } from "effect"
 import { fromResponse, later, pending, refused } from "../registry/answer.ts"
-import type { Answerer, RespondContext, SimRequest } from "../registry/route.ts"
+import type { MatcherInput } from "../registry/matcher.ts"
+import type { Answerer, RespondContext, Route, SimRequest } from "../registry/route.ts"
 import { errorMessage } from "../registry/util.ts"
 import { RouteFailed, type SimnetError } from "../SimnetError.ts"
+import { make, type RouteOptions, usable } from "./make.ts"
 
 /**
  * What a `handler` route's function may return: a `Response`, a promise of one, or an Effect.
@@ -39,3 +41,13 @@ export const handlerResponder = (fn: Handler, label: string): { readonly answer:
   }
   return { answer }
 }
+
+/**
+ * Answers with code. The handler sees the request (with `params` from the path pattern) and
+ * returns a `Response`, a promise of one, or an Effect. A thrown error or rejected promise
+ * becomes a `RouteFailed` for that request.
+ *
+ * @example Route.handler("GET https://api.example.com/items/:id", (req) => Response.json({ id: req.params.id }))
+ */
+export const handler = (match: MatcherInput, fn: Handler, options: RouteOptions = {}): Route =>
+  make("handler", match, handlerResponder(fn, usable(options).id ?? "handler"), options)

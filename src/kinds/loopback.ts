@@ -9,10 +9,12 @@ import type * as Https from "node:https"
 import { Readable } from "node:stream"
 import { Effect } from "effect"
 import { LoopbackDenied, RouteFailed } from "../SimnetError.ts"
-import type { Responder } from "../registry/route.ts"
+import { compileMatcher, type MatcherInput } from "../registry/matcher.ts"
+import { answerWith, type Responder, type Route } from "../registry/route.ts"
 import { bounded, defaultRedactor } from "../registry/redact.ts"
 import { isLoopbackHost, NULL_BODY_STATUSES } from "../registry/util.ts"
 import { hostLocalMessage, isHostLocal, publicLookup } from "../registry/hostLocal.ts"
+import { make, type RouteOptions, usable } from "./make.ts"
 
 export { isLoopbackHost }
 
@@ -89,3 +91,19 @@ export const forward = (request: Parameters<Responder>[0], url: URL, label: stri
     outgoing.end(request.body)
     return Effect.sync(() => outgoing.destroy())
   })
+
+const anyLoopback = (url: URL) => isLoopbackHost(url.hostname)
+
+/**
+ * Lets requests through to the app's own local server. Without a matcher it matches every request
+ * to a loopback host. Registering one for any other host is a `LoopbackDenied` error.
+ *
+ * @example Route.loopback("http://127.0.0.1:4096/{*path}")
+ */
+export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Route => {
+  const matcher = compileMatcher(match ?? { url: anyLoopback })
+  return make("loopback", matcher, {
+    answer: answerWith(loopbackResponder(usable(options).id ?? `loopback ${matcher.source}`)),
+    prepare: matcher.hostname !== undefined && !isLoopbackHost(matcher.hostname) ? Effect.fail(loopbackDenied(matcher.hostname)) : undefined
+  }, options)
+}

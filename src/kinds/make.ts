@@ -54,6 +54,9 @@ export interface RouteParts {
 
 const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, message })
 
+/** Options a responder can read: anything but an object reads as none (`make` refuses it at registration). */
+export const usable = <O extends object>(options: O): O => (typeof options === "object" && options !== null ? options : ({} as O))
+
 const toDuration = (input: Duration.Input | undefined): Duration.Duration | undefined | InvalidRouteSpec => {
   if (input === undefined) return undefined
   const refused = () => {

@@ -4,9 +4,11 @@
  */
 import { Effect } from "effect"
 import { refused, whole, type Whole } from "../registry/answer.ts"
-import type { Answerer } from "../registry/route.ts"
+import type { MatcherInput } from "../registry/matcher.ts"
+import type { Answerer, Route } from "../registry/route.ts"
 import { NULL_BODY_STATUSES } from "../registry/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
+import { make, type RouteOptions, usable } from "./make.ts"
 
 /**
  * Response options shared by the static kinds.
@@ -111,3 +113,28 @@ export const statusResponder = (status: number, options: { headers?: Readonly<Re
   const body = options.body
   return fromSync(status, headers, body === undefined ? undefined : encoder.encode(body), body)
 }
+
+/**
+ * Answers with a fixed text body.
+ *
+ * @example Route.text("GET https://api.example.com/health", "ok")
+ */
+export const text = (match: MatcherInput, body: string, options: RouteOptions & StaticResponseOptions = {}): Route =>
+  make("text", match, textResponder(body, usable(options)), options)
+
+/**
+ * Answers with fixed bytes.
+ */
+export const bytes = (match: MatcherInput, body: Uint8Array, options: RouteOptions & StaticResponseOptions = {}): Route =>
+  make("bytes", match, bytesResponder(body, usable(options)), options)
+
+/**
+ * Answers with a status, optional headers and an empty body.
+ *
+ * @example Route.status("DELETE https://api.example.com/items/:id", 204)
+ */
+export const status = (
+  match: MatcherInput,
+  code: number,
+  options: RouteOptions & { readonly headers?: Readonly<Record<string, string>> | undefined; readonly body?: string | undefined } = {}
+): Route => make("status", match, statusResponder(code, usable(options)), options)

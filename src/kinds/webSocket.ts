@@ -12,10 +12,10 @@
  */
 import { Effect } from "effect"
 import { upgraded, whole } from "../registry/answer.ts"
-import type { RespondContext, SimRequest } from "../registry/route.ts"
+import type { RespondContext, Route, SimRequest } from "../registry/route.ts"
 import { asksForWebSocket, type Frame, type SocketPeer } from "../registry/socket.ts"
 import type { MatcherInput } from "../registry/matcher.ts"
-import type { RouteParts } from "./make.ts"
+import { make, type RouteOptions, type RouteParts } from "./make.ts"
 
 export type { Frame, SocketPeer } from "../registry/socket.ts"
 
@@ -108,3 +108,15 @@ export const webSocketMatch = (match: MatcherInput): MatcherInput => {
   if (typeof match !== "object" || match === null) return match
   return { ...match, method: match.method ?? "GET", ...(typeof match.url === "string" ? { url: httpScheme(match.url) } : {}) }
 }
+
+/**
+ * Answers WebSocket connections (kind `webSocket`): a request that asks to upgrade gets `101` and
+ * `handler` runs on the socket (frames out with `send`, in with `onMessage`, `close`); any other
+ * request gets `426 Upgrade Required`. Upgrades happen through `simnet serve` (also as a proxy and
+ * in its tunnels) and `network.createConnection` in process; `fetch` cannot upgrade. A matcher
+ * without a method matches `GET`.
+ *
+ * @example Route.webSocket("wss://echo.example.com/ws", (socket) => socket.onMessage((frame) => socket.send(frame)))
+ */
+export const webSocket = (match: MatcherInput, handler: WebSocketHandler | WebSocketScript, options: RouteOptions = {}): Route =>
+  make("webSocket", webSocketMatch(match), webSocketResponder(typeof handler === "function" ? handler : scriptedSession(handler)), options)

@@ -9,7 +9,7 @@ import { withFields, type Route } from "../registry/route.ts"
 import { decodeAt, joinPath as join } from "../registry/schemaPath.ts"
 import { LinearRegExp } from "../registry/linearRegExp.ts"
 import { depthExceeds, isJsonObject, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../registry/util.ts"
-import * as R from "../kinds/kinds.ts"
+import { type RouteOptions } from "../kinds/make.ts"
 import { FamilySpec, RouteSpec, RouteSpecHead } from "../schemas/routeSpec.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import type { KindContext } from "./kind.ts"
@@ -91,7 +91,7 @@ const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effec
   const spec = decoded.success
   const match = decodeMatch(spec.match, path)
   if (Result.isFailure(match)) return Effect.fail(match.failure)
-  const options: R.RouteOptions = {
+  const options: RouteOptions = {
     id: spec.id,
     times: spec.times,
     priority: spec.priority,

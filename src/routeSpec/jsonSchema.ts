@@ -3,7 +3,7 @@
  * JSON Schema document (`{ "jsonSchema": DOCUMENT }`), served as `Route.json` serves it.
  */
 import { Effect, Result } from "effect"
-import * as R from "../kinds/kinds.ts"
+import { json } from "../kinds/jsonSchema/jsonSchema.ts"
 import type { KindBuilder } from "./kind.ts"
 import type { JsonSchemaRespond } from "../schemas/routeSpec.ts"
 import { fromJsonSchema } from "../schemas/jsonSchemaDocument.ts"
@@ -23,7 +23,7 @@ export const jsonSchemaKind: KindBuilder<typeof JsonSchemaRespond.Type> = (match
       : Result.map(fromJsonSchema(respond.schema.jsonSchema, { path: at("jsonSchema") }), (schema) => ({ schema }))
     if (Result.isFailure(resolved)) return Effect.fail(resolved.failure)
     return Effect.succeed(
-      R.json(match, resolved.success.schema, {
+      json(match, resolved.success.schema, {
         ...options,
         narrow: resolved.success.narrow,
         status: respond.status,

@@ -7,13 +7,14 @@
 import type { Effect } from "effect"
 import type { MatcherInput } from "../registry/matcher.ts"
 import type { Route } from "../registry/route.ts"
-import type * as R from "../kinds/kinds.ts"
+import type { Handler } from "../kinds/handler.ts"
+import type { RouteOptions } from "../kinds/make.ts"
 import type { Respond } from "../schemas/routeSpec.ts"
 import type { InvalidRouteSpec } from "../SimnetError.ts"
 
 /** What a kind's builder may refer to: the handlers registered in code, by name. */
 export interface KindContext {
-  readonly handlers?: ReadonlyMap<string, R.Handler> | undefined
+  readonly handlers?: ReadonlyMap<string, Handler> | undefined
 }
 
 /**
@@ -23,7 +24,7 @@ export interface KindContext {
 export type KindBuilder<Spec extends Respond = Respond> = (
   match: MatcherInput,
   respond: Spec,
-  options: R.RouteOptions,
+  options: RouteOptions,
   path: string,
   context: KindContext
 ) => Effect.Effect<Route, InvalidRouteSpec>

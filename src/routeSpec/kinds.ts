@@ -6,7 +6,11 @@
  */
 import { Effect } from "effect"
 import { joinPath as join } from "../registry/schemaPath.ts"
-import * as R from "../kinds/kinds.ts"
+import { fault } from "../kinds/fault.ts"
+import { handler } from "../kinds/handler.ts"
+import { loopback } from "../kinds/loopback.ts"
+import { bytes, status, text } from "../kinds/static.ts"
+import { webSocket } from "../kinds/webSocket.ts"
 import type { Respond } from "../schemas/routeSpec.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { jsonSchemaKind } from "./jsonSchema.ts"
@@ -22,22 +26,22 @@ const decodeBase64 = (text: string): Uint8Array | undefined => {
 
 /** The builder of each kind, by its `respond.kind`. */
 export const KINDS: { readonly [K in Respond["kind"]]: KindBuilder<Extract<Respond, { readonly kind: K }>> } = {
-  text: (match, r, options) => Effect.succeed(R.text(match, r.body, { ...options, contentType: r.contentType, status: r.status, headers: r.headers })),
+  text: (match, r, options) => Effect.succeed(text(match, r.body, { ...options, contentType: r.contentType, status: r.status, headers: r.headers })),
   bytes: (match, r, options, path) => {
-    const bytes = decodeBase64(r.base64)
-    return bytes === undefined
+    const body = decodeBase64(r.base64)
+    return body === undefined
       ? Effect.fail(new InvalidRouteSpec({ path: at(path, "base64"), message: "not valid base64" }))
-      : Effect.succeed(R.bytes(match, bytes, { ...options, contentType: r.contentType, status: r.status, headers: r.headers }))
+      : Effect.succeed(bytes(match, body, { ...options, contentType: r.contentType, status: r.status, headers: r.headers }))
   },
-  status: (match, r, options) => Effect.succeed(R.status(match, r.status, { ...options, headers: r.headers, body: r.body })),
+  status: (match, r, options) => Effect.succeed(status(match, r.status, { ...options, headers: r.headers, body: r.body })),
   handler: (match, r, options, path, context) => {
-    const handler = context.handlers?.get(r.name)
-    if (handler !== undefined) return Effect.succeed(R.handler(match, handler, options))
+    const named = context.handlers?.get(r.name)
+    if (named !== undefined) return Effect.succeed(handler(match, named, options))
     const known = [...(context.handlers?.keys() ?? [])].sort()
     return Effect.fail(new InvalidRouteSpec({ path: at(path, "name"), message: `no handler named "${r.name}"; registered handlers: ${known.join(", ") || "(none)"}` }))
   },
-  fault: (match, r, options) => Effect.succeed(R.fault(match, r.fault, options)),
-  loopback: (match, _r, options) => Effect.succeed(R.loopback(match, options)),
+  fault: (match, r, options) => Effect.succeed(fault(match, r.fault, options)),
+  loopback: (match, _r, options) => Effect.succeed(loopback(match, options)),
   jsonSchema: jsonSchemaKind,
   mcp: mcpKind,
   webSocket: (match, r, options, path) => {
@@ -45,7 +49,7 @@ export const KINDS: { readonly [K in Respond["kind"]]: KindBuilder<Extract<Respo
     const bad = frames.find(([, frame]) => typeof frame !== "string" && decodeBase64(frame.base64) === undefined)
     return bad !== undefined
       ? Effect.fail(new InvalidRouteSpec({ path: at(path, `${bad[0]}.base64`), message: "not valid base64" }))
-      : Effect.succeed(R.webSocket(match, { open: r.open, replies: r.replies, echo: r.echo }, options))
+      : Effect.succeed(webSocket(match, { open: r.open, replies: r.replies, echo: r.echo }, options))
   }
 }
 

@@ -3,14 +3,17 @@
  * schema, seeded by the registry (`RespondContext.seed`) and proven to decode under that schema
  * before it is served. `Route.json` builds on `jsonSchemaResponder`.
  */
-import { Effect, Result, type Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { compileGenerator, type CompiledGenerator } from "./generate.ts"
 import type { FieldHints } from "./realism.ts"
 import { type Answer, refused, whole, type Whole } from "../../registry/answer.ts"
 import { offsetSeed } from "../../registry/seed.ts"
 import { checkResponseParts } from "../static.ts"
-import type { Answerer, RespondContext, SimRequest } from "../../registry/route.ts"
-import type { GeneratedValueRejected, InvalidRouteSpec } from "../../SimnetError.ts"
+import { compileMatcher, type MatcherInput } from "../../registry/matcher.ts"
+import type { Answerer, RespondContext, Route, SimRequest } from "../../registry/route.ts"
+import { type GeneratedValueRejected, InvalidRouteSpec } from "../../SimnetError.ts"
+import { foreignSchema } from "../effectCopy.ts"
+import { make, type RouteOptions, usable } from "../make.ts"
 
 /** What generating a body can fail with: a schema that does not compile, a value its schema refuses. */
 type GenerateError = InvalidRouteSpec | GeneratedValueRejected
@@ -98,4 +101,24 @@ export const jsonSchemaResponder = (
       ...(options.narrow === undefined ? {} : { narrowed: true })
     }
   }
+}
+
+/**
+ * Answers with JSON generated from the app's own production schema (kind `jsonSchema`). Values
+ * come from `narrow ?? schema`, are encoded with `schema` (so wire transformations such as
+ * seconds → `Duration` hold) and are proven to decode under it before they are served. The body
+ * is a pure function of the run seed, the route's identity, the canonical request and its
+ * occurrence. A schema that cannot be generated fails the registration, naming the schema path;
+ * so does a Schema built by another copy of effect than simnet's, naming both copies.
+ *
+ * @example Route.json("GET https://api.example.com/users/:id", User)
+ */
+export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions = {}): Route => {
+  const matcher = compileMatcher(match)
+  const error = !Schema.isSchema(schema)
+    ? new InvalidRouteSpec({ path: "schema", message: `Route.json needs an Effect Schema, got ${schema === null ? "null" : typeof schema}` })
+    : foreignSchema(schema, "schema") ?? foreignSchema(usable(options).narrow, "narrow")
+  if (error !== undefined) return make("jsonSchema", matcher, { answer: () => refused(error), prepare: Effect.fail(error) }, options)
+  const parts = jsonSchemaResponder(schema as unknown as Schema.Codec<unknown, unknown>, usable(options), usable(options).id ?? `jsonSchema ${matcher.source}`)
+  return make("jsonSchema", matcher, parts, options)
 }

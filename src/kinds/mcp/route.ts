@@ -65,3 +65,19 @@ export const mcpRoute = (match: MatcherInput, definition: McpServerDefinition, o
   const compiled = compileServer(definition, base)
   return Result.isFailure(compiled) ? refused("mcp", compiled.failure, options.source) : mcpRouteOf(match, compiled.success, options)
 }
+
+/**
+ * An MCP server over Streamable HTTP at `url` (kind `mcp`), built from tool, resource and prompt
+ * definitions: `POST` JSON-RPC (`initialize`, `ping`, `tools/list`, `tools/call`,
+ * `resources/list`, `resources/read`, `prompts/list`, `prompts/get`), sessions (or
+ * `stateless: true`), `DELETE` to end a session. A tool is answered by its `handler`, its fixed
+ * `result`, or a value generated from its output schema with the network's seed. Every call is in
+ * the log with its method and tool (`record.detail`); `network.mcp` reads counts and changes the
+ * definitions while the app runs. Sessions and counts live in the network (`McpServers`), so one
+ * route value can serve several networks. A definition that does not compile fails the
+ * registration, naming its path.
+ *
+ * @example Route.mcp("https://mcp.example.com/mcp", { name: "docs", version: "1.0.0", tools: [{ name: "search", input: Query, handler: (q) => `found ${q.text}` }] })
+ */
+export const mcp = (url: string, server: McpServerDefinition, options: RouteOptions = {}): Route =>
+  mcpRoute({ url }, server, options)
