@@ -1,8 +1,8 @@
 /**
  * Routes: what answers a request. Each kind has a constructor here (`text`, `json`, `bytes`,
  * `status`, `handler`, `fault`, `loopback`, `mcp`, `webSocket`), `isRoute` tells a route, and the
- * types their arguments take. A public face: each kind lives in its own module under `kinds/`
- * (the MCP route under `kinds/mcp/`), and what is public is named here.
+ * types their arguments take. A public face: each kind lives in its own folder under `routes/`
+ * (the MCP route in `mcp-route/`), and what is public is named here.
  *
  * Constructors take a matcher first (`"GET https://host/path/:id"` or an object `{ method, url,
  * query, headers, body }`), then what to answer, then options shared by every kind: `id`,
@@ -11,13 +11,13 @@
  */
 import type { Route as RouteValue } from "./registry/route.ts"
 
-export { fault } from "./kinds/fault.ts"
-export { handler } from "./kinds/handler.ts"
-export { json } from "./kinds/jsonSchema/jsonSchema.ts"
-export { loopback } from "./kinds/loopback.ts"
-export { mcp } from "./kinds/mcp/route.ts"
-export { bytes, status, text } from "./kinds/static.ts"
-export { webSocket } from "./kinds/webSocket.ts"
+export { fault } from "./routes/fault/fault.ts"
+export { handler } from "./routes/handler/handler.ts"
+export { json } from "./routes/jsonSchema/jsonSchema.ts"
+export { loopback } from "./routes/loopback/loopback.ts"
+export { mcp } from "./mcp-route/route.ts"
+export { bytes, status, text } from "./routes/static/static.ts"
+export { webSocket } from "./routes/webSocket/webSocket.ts"
 export { isRoute } from "./registry/route.ts"
 
 /**
@@ -26,11 +26,11 @@ export { isRoute } from "./registry/route.ts"
  */
 export type Route = RouteValue
 
-export type { Fault } from "./kinds/fault.ts"
-export type { Handler, HandlerResult } from "./kinds/handler.ts"
-export type { JsonSchemaOptions } from "./kinds/jsonSchema/jsonSchema.ts"
-export type { FieldHint, FieldHints } from "./kinds/jsonSchema/realism.ts"
-export type { RouteOptions } from "./kinds/make.ts"
+export type { Fault } from "./routes/fault/fault.ts"
+export type { Handler, HandlerResult } from "./routes/handler/handler.ts"
+export type { JsonSchemaOptions } from "./routes/jsonSchema/jsonSchema.ts"
+export type { FieldHint, FieldHints } from "./routes/jsonSchema/realism.ts"
+export type { RouteOptions } from "./routes/make.ts"
 export type {
   McpContent,
   McpPrompt,
@@ -40,8 +40,8 @@ export type {
   McpTool,
   McpToolAnswer,
   McpToolContext
-} from "./kinds/mcp/definitions.ts"
-export type { StaticResponseOptions } from "./kinds/static.ts"
-export type { Frame, ScriptFrame, SocketPeer, WebSocketHandler, WebSocketReply, WebSocketScript } from "./kinds/webSocket.ts"
+} from "./mcp-route/definitions.ts"
+export type { StaticResponseOptions } from "./routes/static/static.ts"
+export type { Frame, ScriptFrame, SocketPeer, WebSocketHandler, WebSocketReply, WebSocketScript } from "./routes/webSocket/webSocket.ts"
 export type { MatcherInput, MatcherObject, ValueMatcher } from "./registry/matcher.ts"
 export type { RespondContext, SimRequest } from "./registry/route.ts"

@@ -16,8 +16,8 @@ export { type FileContent, SimulationFileSystem, type SimulationFileSystemApi, t
 export type { NetworkHandle, NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./SimulationNetwork.ts"
 export type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
 export { DEFAULT_EPOCH, SimulatedProvider, SimulatedProviderApi } from "./models/provider/SimulatedProvider.ts"
-export { McpServers, McpServersApi } from "./kinds/mcp/state.ts"
-export type { McpServerView, McpSession } from "./kinds/mcp/state.ts"
+export { McpServers, McpServersApi } from "./mcp-route/state.ts"
+export type { McpServerView, McpSession } from "./mcp-route/state.ts"
 export type {
   DriverFinish,
   LlmAnswer,

@@ -9,8 +9,8 @@
  * forwarded anywhere.
  */
 import type { Route } from "../registry/route.ts"
-import { handler } from "../kinds/handler.ts"
-import { status, text } from "../kinds/static.ts"
+import { handler } from "../routes/handler/handler.ts"
+import { status, text } from "../routes/static/static.ts"
 import { withBase } from "./shared.ts"
 
 /** The Anthropic API Claude Code talks to unless `ANTHROPIC_BASE_URL` says otherwise. */

@@ -4,9 +4,9 @@
  */
 import { Schema } from "effect"
 import { RouteFailed } from "../SimnetError.ts"
-import type { McpServerDefinition } from "../kinds/mcp/definitions.ts"
-import { hashString, make, matchNothing, type Route, withFields } from "../kinds/mcp/floor.ts"
-import { mcpRoute } from "../kinds/mcp/route.ts"
+import type { McpServerDefinition } from "../mcp-route/definitions.ts"
+import { hashString, make, matchNothing, type Route, withFields } from "../mcp-route/floor.ts"
+import { mcpRoute } from "../mcp-route/route.ts"
 import { refused } from "../registry/answer.ts"
 
 /** One entry of an opencode-style `mcp` configuration. */

@@ -2,7 +2,7 @@
  * The models.dev catalog family.
  */
 import type { Route } from "../registry/route.ts"
-import { text } from "../kinds/static.ts"
+import { text } from "../routes/static/static.ts"
 import * as Models from "../schemas/models.ts"
 import { REAL_CATALOG } from "../schemas/modelsCatalog.ts"
 import { named, schemaOf, trimBase } from "./shared.ts"

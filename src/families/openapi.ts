@@ -9,15 +9,15 @@ import { fromResponse, refused as refusedAnswer } from "../registry/answer.ts"
 import { Effect, Result } from "effect"
 import type { Route } from "../registry/route.ts"
 import { isJsonObject } from "../registry/util.ts"
-import type { Dialect } from "../schemas/jsonSchemaDocument.ts"
+import type { Dialect } from "../routes/jsonSchema/jsonSchemaDocument.ts"
 import { InvalidRouteSpec, type RegenerateError, RouteFailed } from "../SimnetError.ts"
 import { requireBase, trimBase } from "./shared.ts"
-import { make, refused } from "../kinds/make.ts"
-import type * as Document from "../kinds/openapi/document.ts"
-import type * as Operation from "../kinds/openapi/operation.ts"
-import type { CompiledOperation, OperationOptions } from "../kinds/openapi/operation.ts"
+import { make, refused } from "../routes/make.ts"
+import type * as Document from "../routes/openapi/document.ts"
+import type * as Operation from "../routes/openapi/operation.ts"
+import type { CompiledOperation, OperationOptions } from "../routes/openapi/operation.ts"
 
-export type { OperationOptions } from "../kinds/openapi/operation.ts"
+export type { OperationOptions } from "../routes/openapi/operation.ts"
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const
 
@@ -168,7 +168,7 @@ let loading: Promise<{
   readonly notServed: typeof Operation.notServed
 }> | undefined
 const engine = Effect.promise(() =>
-  (loading ??= Promise.all([import("../kinds/openapi/document.ts"), import("../kinds/openapi/operation.ts")]).then(([document, operation]) => ({
+  (loading ??= Promise.all([import("../routes/openapi/document.ts"), import("../routes/openapi/operation.ts")]).then(([document, operation]) => ({
     dereference: document.dereference,
     compileOperation: operation.compileOperation,
     notServed: operation.notServed

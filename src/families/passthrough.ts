@@ -7,8 +7,8 @@
  */
 import { Effect } from "effect"
 import { answerWith, type Route } from "../registry/route.ts"
-import { make } from "../kinds/make.ts"
-import { forward, rebased } from "../kinds/loopback.ts"
+import { make } from "../routes/make.ts"
+import { forward, rebased } from "../routes/loopback/loopback.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 
 /** Below every route a user registers: a passthrough answers only what nothing else does. */

@@ -15,7 +15,7 @@ import type { Redactor } from "../registry/redact.ts"
 import type { SimRequest } from "../registry/request.ts"
 import { type Frame, HANDSHAKE_HEADERS, SOCKET_HIGH_WATER, type SocketPeer } from "../registry/socket.ts"
 import { frameOf, sendableClose } from "../doors/webSocket.ts"
-import { type ScriptFrame, upgradeRequired, type WebSocketReply, type WebSocketScript } from "../kinds/webSocket.ts"
+import { type ScriptFrame, upgradeRequired, type WebSocketReply, type WebSocketScript } from "../routes/webSocket/webSocket.ts"
 
 /** A WebSocket session as record mode keeps it. */
 export interface RecordedSocket {

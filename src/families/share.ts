@@ -2,7 +2,7 @@
  * The session-sharing family.
  */
 import type { Route } from "../registry/route.ts"
-import { status } from "../kinds/static.ts"
+import { status } from "../routes/static/static.ts"
 import * as Share from "../schemas/share.ts"
 import { named, perBase, schemaOf, trimBase } from "./shared.ts"
 

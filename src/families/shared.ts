@@ -4,11 +4,11 @@
 import { Result, type Schema } from "effect"
 import type { Route } from "../registry/route.ts"
 import { boundedMemo } from "../registry/util.ts"
-import { json } from "../kinds/jsonSchema/jsonSchema.ts"
-import { refused } from "../kinds/make.ts"
+import { json } from "../routes/jsonSchema/jsonSchema.ts"
+import { refused } from "../routes/make.ts"
 import type { NamedSchema } from "../schemas/registry.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import type { JsonSchemaOptions } from "../kinds/jsonSchema/jsonSchema.ts"
+import type { JsonSchemaOptions } from "../routes/jsonSchema/jsonSchema.ts"
 
 /**
  * A `jsonSchema` route answering a named schema (and its narrowed generator) for a family.

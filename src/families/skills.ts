@@ -2,7 +2,7 @@
  * The skill registry family: an index and the files it lists.
  */
 import type { Route } from "../registry/route.ts"
-import { handler } from "../kinds/handler.ts"
+import { handler } from "../routes/handler/handler.ts"
 import * as Skills from "../schemas/skills.ts"
 import { named, schemaOf, withBase } from "./shared.ts"
 

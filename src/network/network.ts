@@ -5,7 +5,7 @@
  */
 import { Context, Effect, Option, Result } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
-import { McpServers, type McpServersApi } from "../kinds/mcp/state.ts"
+import { McpServers, type McpServersApi } from "../mcp-route/state.ts"
 import { SimulatedProvider, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import { under } from "../models/provider/validate.ts"
 import { makeFetch } from "../doors/fetch.ts"

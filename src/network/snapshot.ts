@@ -25,7 +25,7 @@
  * entry is.
  */
 import { Duration, Effect, Result, Schema } from "effect"
-import { Count, McpServerJson, prepareServers, type McpServersApi } from "../kinds/mcp/state.ts"
+import { Count, McpServerJson, prepareServers, type McpServersApi } from "../mcp-route/state.ts"
 import type { LlmLogEntry, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import { Chaos } from "../registry/chaos.ts"
 import { KeyCounts } from "../registry/keyCounts.ts"

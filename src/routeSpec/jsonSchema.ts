@@ -3,10 +3,10 @@
  * JSON Schema document (`{ "jsonSchema": DOCUMENT }`), served as `Route.json` serves it.
  */
 import { Effect, Result } from "effect"
-import { json } from "../kinds/jsonSchema/jsonSchema.ts"
+import { json } from "../routes/jsonSchema/jsonSchema.ts"
 import type { KindBuilder } from "./kind.ts"
 import type { JsonSchemaRespond } from "../schemas/routeSpec.ts"
-import { fromJsonSchema } from "../schemas/jsonSchemaDocument.ts"
+import { fromJsonSchema } from "../routes/jsonSchema/jsonSchemaDocument.ts"
 import { lookupSchema, type NamedSchema } from "../schemas/registry.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 

@@ -7,8 +7,8 @@
 import type { Effect } from "effect"
 import type { MatcherInput } from "../registry/matcher.ts"
 import type { Route } from "../registry/route.ts"
-import type { Handler } from "../kinds/handler.ts"
-import type { RouteOptions } from "../kinds/make.ts"
+import type { Handler } from "../routes/handler/handler.ts"
+import type { RouteOptions } from "../routes/make.ts"
 import type { Respond } from "../schemas/routeSpec.ts"
 import type { InvalidRouteSpec } from "../SimnetError.ts"
 

@@ -6,8 +6,8 @@
 import { Effect, Result } from "effect"
 import type { KindBuilder } from "./kind.ts"
 import type { McpRespond } from "../schemas/routeSpec.ts"
-import { compileServer } from "../kinds/mcp/definitions.ts"
-import { mcpRouteOf } from "../kinds/mcp/route.ts"
+import { compileServer } from "../mcp-route/definitions.ts"
+import { mcpRouteOf } from "../mcp-route/route.ts"
 
 /** Decodes an `mcp` RouteSpec into its route. */
 export const mcpKind: KindBuilder<typeof McpRespond.Type> = (match, respond, options, path) =>

@@ -92,7 +92,7 @@ export const McpLogLevel = Schema.Literals(["debug", "info", "notice", "warning"
 
 /**
  * One step of a tool's scripted behaviour, run in order before it answers (see `McpStep` in
- * `kinds/mcp/definitions.ts`): a log message, a progress report, a request to the client
+ * `mcp-route/definitions.ts`): a log message, a progress report, a request to the client
  * (elicitation, sampling, roots) whose answer later steps and the result can use, a pause, or
  * closing the answer's event stream so the client resumes it.
  */

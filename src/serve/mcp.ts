@@ -22,7 +22,7 @@ import { behind, HOST_FORWARDING, hostForwarding, local, type RoomAccess, roomAc
 import { CONTROL_BASE, controlRouter, type ControlOptions } from "../control/endpoint.ts"
 import { decodeAt } from "../registry/schemaPath.ts"
 import { readWorkspace } from "../fileSystem/workspace.ts"
-import { jsonSchemaOf } from "../kinds/mcp/copies.ts"
+import { jsonSchemaOf } from "../mcp-route/copies.ts"
 import { SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import type { SimulationNetworkApi } from "../network/network.ts"
 import { NoParams, UI_PARAMS, uiCall } from "../control/ui.ts"

@@ -13,8 +13,8 @@
  */
 import fc from "fast-check"
 import { linearAjvEngine } from "../registry/linearRegExp.ts"
-import { ajv2020, ajvDraft07, ajvFormats } from "../schemas/ajv.ts"
-import { dialectOf } from "../schemas/jsonSchemaDocument.ts"
+import { ajv2020, ajvDraft07, ajvFormats } from "../routes/jsonSchema/ajv.ts"
+import { dialectOf } from "../routes/jsonSchema/jsonSchemaDocument.ts"
 import { isJsonObject } from "../registry/util.ts"
 
 /**

@@ -24,7 +24,7 @@ const DEFERRED = {
   RE2: "/node_modules/re2js/",
   "HTTP router": "/effect/dist/http/HttpRouter.js",
   "effect/ai": "/effect/dist/ai/",
-  "OpenAPI engine": "/kinds/openapi/operation.",
+  "OpenAPI engine": "/routes/openapi/operation.",
   "node:http": "node:http"
 } as const
 type Deferred = keyof typeof DEFERRED

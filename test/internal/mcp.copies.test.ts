@@ -1,5 +1,5 @@
 /**
- * The MCP engine's copies of the SDK's behaviour (`src/kinds/mcp/copies.ts`), checked against
+ * The MCP engine's copies of the SDK's behaviour (`src/mcp-route/copies.ts`), checked against
  * the SDK itself: what the hand-written checks accept, its schemas accept unchanged; the error
  * reply of a throwing handler is the one the SDK's `Protocol` sends; a failed tool call reads as the
  * SDK's `McpServer` writes it; the revisions served are the SDK's newest; its error codes and
@@ -27,7 +27,7 @@ import { Route, SimulationNetwork } from "simnet"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import * as Tool from "effect/ai/Tool"
-import { adoptSession, streamFromNowOn, ErrorCode as CopiedCodes, jsonSchemaOf, mcpErrorMessage, plainCall, plainRequest, plainResult, protocolFailure, toolFailures } from "../../src/kinds/mcp/copies.ts"
+import { adoptSession, streamFromNowOn, ErrorCode as CopiedCodes, jsonSchemaOf, mcpErrorMessage, plainCall, plainRequest, plainResult, protocolFailure, toolFailures } from "../../src/mcp-route/copies.ts"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 
 /** Values near the shapes the checks look for: the right keys with right and wrong values, extra keys. */

@@ -16,7 +16,7 @@
  */
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import type { Frame, SocketPeer } from "../../registry/socket.ts"
-import { webSocketResponder } from "../../kinds/webSocket.ts"
+import { webSocketResponder } from "../../routes/webSocket/webSocket.ts"
 import { dialectOf, type ModelEndpoint, modelResponder, type ModelWire } from "./model.ts"
 import { answerTurn, eachSseData, jsonFrame, seededAudio, turnError, turnHeaders } from "./socketCalls.ts"
 

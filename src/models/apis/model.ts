@@ -7,7 +7,7 @@
  */
 import { Context, Effect, Exit, Result, Schema } from "effect"
 import { type Answerer, type RespondContext, routeService, type Responder, type Route, type SimRequest } from "../../registry/route.ts"
-import { make as makeRoute, type RouteParts } from "../../kinds/make.ts"
+import { make as makeRoute, type RouteParts } from "../../routes/make.ts"
 import { untilAborted } from "../../registry/transport.ts"
 import { type FrameEncoder, framesBody, pacedBody, paceDelays, scriptedFrames, splitEvents } from "../provider/body.ts"
 import type { ConversationInput, LlmApi } from "../provider/conversation.ts"

@@ -16,7 +16,7 @@
  */
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import type { Frame, SocketPeer } from "../../registry/socket.ts"
-import { webSocketResponder } from "../../kinds/webSocket.ts"
+import { webSocketResponder } from "../../routes/webSocket/webSocket.ts"
 import { dialectOf, type ModelEndpoint, modelResponder, type ModelWire } from "./model.ts"
 import { DEFAULT_OPENAI_BASE_URL } from "./chatWire.ts"
 import { responsesWire } from "./openaiResponses.ts"

@@ -11,7 +11,7 @@
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import type { Frame, SocketPeer } from "../../registry/socket.ts"
 import { answerTurn, eachSseData, jsonFrame, turnError, turnHeaders } from "./socketCalls.ts"
-import { webSocketResponder } from "../../kinds/webSocket.ts"
+import { webSocketResponder } from "../../routes/webSocket/webSocket.ts"
 import type { ModelEndpoint } from "./model.ts"
 import { modelResponder } from "./model.ts"
 import { responsesWire } from "./openaiResponses.ts"

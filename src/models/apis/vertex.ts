@@ -13,7 +13,7 @@
  */
 import { Effect } from "effect"
 import { answerWith, type Route } from "../../registry/route.ts"
-import { make as makeRoute } from "../../kinds/make.ts"
+import { make as makeRoute } from "../../routes/make.ts"
 import { anthropicErrorBody, messagesBody } from "./anthropic.ts"
 import { callOf, geminiAnswererFor, geminiWire } from "./gemini.ts"
 import { dialectOf, jsonWhole, modelApi, modelAnswerer, type ModelWire } from "./model.ts"

@@ -6,8 +6,8 @@
 import { Result, type Schema } from "effect"
 import { decodeAt } from "../../registry/schemaPath.ts"
 import { deriveSeed } from "../../registry/seed.ts"
-import { compileGenerator, type CompiledGenerator } from "../../kinds/jsonSchema/generate.ts"
-import { fromJsonSchema } from "../../schemas/jsonSchemaDocument.ts"
+import { compileGenerator, type CompiledGenerator } from "../../routes/jsonSchema/generate.ts"
+import { fromJsonSchema } from "../../routes/jsonSchema/jsonSchemaDocument.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { Part } from "./parts.ts"
 

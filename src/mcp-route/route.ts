@@ -5,12 +5,12 @@
  * definitions; a definition that does not compile is refused at registration, naming its path.
  */
 import { Context, Option, Result } from "effect"
-import { RouteFailed } from "../../SimnetError.ts"
+import { RouteFailed } from "../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
 import type * as Engine from "./engine.ts"
 import { errorMessage, make, type MatcherInput, refused, type RespondContext, type Route, type RouteOptions, type SimRequest } from "./floor.ts"
 import { type McpAnswerer, McpServers } from "./state.ts"
-import { fromResult } from "../../registry/answer.ts"
+import { fromResult } from "../registry/answer.ts"
 
 const noop = () => {}
 

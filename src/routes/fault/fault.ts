@@ -4,13 +4,13 @@
  * - `timeout`: no answer ever comes; the client's own timeout or abort decides;
  * - `malformed-body`: status 200, `application/json`, and a truncated JSON document.
  */
-import { pending, refused, streamed } from "../registry/answer.ts"
+import { pending, refused, streamed } from "../../registry/answer.ts"
 import { Effect } from "effect"
-import { malformedAnswer, resetAnswer } from "../registry/faultAnswer.ts"
-import { InvalidRouteSpec } from "../SimnetError.ts"
-import type { MatcherInput } from "../registry/matcher.ts"
-import type { Route } from "../registry/route.ts"
-import { make, type RouteOptions, type RouteParts } from "./make.ts"
+import { malformedAnswer, resetAnswer } from "../../registry/faultAnswer.ts"
+import { InvalidRouteSpec } from "../../SimnetError.ts"
+import type { MatcherInput } from "../../registry/matcher.ts"
+import type { Route } from "../../registry/route.ts"
+import { make, type RouteOptions, type RouteParts } from "../make.ts"
 
 /**
  * The faults a route can inject.

@@ -9,7 +9,7 @@ import { Result, type Schema, Schema as SchemaModule, type SchemaAST } from "eff
 import { escapePointer, isJsonObject, NULL_BODY_STATUSES } from "../../registry/util.ts"
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import { offsetSeed } from "../../registry/seed.ts"
-import { fromJsonSchema } from "../../schemas/jsonSchemaDocument.ts"
+import { fromJsonSchema } from "../jsonSchema/jsonSchemaDocument.ts"
 import { GeneratedValueRejected, InvalidRouteSpec as InvalidRouteSpecError, type InvalidRouteSpec, RouteFailed, type SimnetError } from "../../SimnetError.ts"
 
 /** What generating a body can fail with: a schema that does not compile, a value its schema refuses. */

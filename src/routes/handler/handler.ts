@@ -4,12 +4,12 @@
  * error or rejected promise becomes a `RouteFailed` for that request.
  */
 import { Effect } from "effect"
-import { fromResponse, later, pending, refused } from "../registry/answer.ts"
-import type { MatcherInput } from "../registry/matcher.ts"
-import type { Answerer, RespondContext, Route, SimRequest } from "../registry/route.ts"
-import { errorMessage } from "../registry/util.ts"
-import { RouteFailed, type SimnetError } from "../SimnetError.ts"
-import { make, type RouteOptions, usable } from "./make.ts"
+import { fromResponse, later, pending, refused } from "../../registry/answer.ts"
+import type { MatcherInput } from "../../registry/matcher.ts"
+import type { Answerer, RespondContext, Route, SimRequest } from "../../registry/route.ts"
+import { errorMessage } from "../../registry/util.ts"
+import { RouteFailed, type SimnetError } from "../../SimnetError.ts"
+import { make, type RouteOptions, usable } from "../make.ts"
 
 /**
  * What a `handler` route's function may return: a `Response`, a promise of one, or an Effect.

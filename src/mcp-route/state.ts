@@ -8,7 +8,7 @@
  * generating the same tool results.
  */
 import { Context, Effect, Result, Schema } from "effect"
-import { InvalidRouteSpec } from "../../SimnetError.ts"
+import { InvalidRouteSpec } from "../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
 import { decodeAt, errorMessage, hashString, isPlainJson, KeyCounts, McpServerSpec, type Answerer, type Route } from "./floor.ts"
 

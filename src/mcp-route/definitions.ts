@@ -5,8 +5,8 @@
  * schema). Compiling is where a bad definition is refused, naming its path.
  */
 import { Effect, Result, Schema } from "effect"
-import { InvalidRouteSpec } from "../../SimnetError.ts"
-import { foreignSchema } from "../effectCopy.ts"
+import { InvalidRouteSpec } from "../SimnetError.ts"
+import { foreignSchema } from "../routes/effectCopy.ts"
 import { jsonSchemaOf } from "./copies.ts"
 import { compileGenerator, type CompiledGenerator, fromJsonSchema, joinPath } from "./floor.ts"
 

@@ -10,7 +10,7 @@
  */
 import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js"
 import type { RegExpEngine } from "ajv/dist/types/index.js"
-import { ajv2020, ajvFormats } from "../../schemas/ajv.ts"
+import { ajv2020, ajvFormats } from "../jsonSchema/ajv.ts"
 import { JsonSchema } from "effect"
 import { linearAjvEngine } from "../../registry/linearRegExp.ts"
 import { escapePointer, isJsonObject } from "../../registry/util.ts"

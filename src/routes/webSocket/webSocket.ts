@@ -11,13 +11,13 @@
  * `HttpClient` cannot, so they see the `426`.
  */
 import { Effect } from "effect"
-import { upgraded, whole } from "../registry/answer.ts"
-import type { RespondContext, Route, SimRequest } from "../registry/route.ts"
-import { asksForWebSocket, type Frame, type SocketPeer } from "../registry/socket.ts"
-import type { MatcherInput } from "../registry/matcher.ts"
-import { make, type RouteOptions, type RouteParts } from "./make.ts"
+import { upgraded, whole } from "../../registry/answer.ts"
+import type { RespondContext, Route, SimRequest } from "../../registry/route.ts"
+import { asksForWebSocket, type Frame, type SocketPeer } from "../../registry/socket.ts"
+import type { MatcherInput } from "../../registry/matcher.ts"
+import { make, type RouteOptions, type RouteParts } from "../make.ts"
 
-export type { Frame, SocketPeer } from "../registry/socket.ts"
+export type { Frame, SocketPeer } from "../../registry/socket.ts"
 
 /**
  * A WebSocket route's session: runs when the socket opens, with the request that opened it. A

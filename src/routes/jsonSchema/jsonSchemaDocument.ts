@@ -6,9 +6,9 @@
  */
 import { JsonSchema, Result, type Schema, Schema as SchemaModule, SchemaRepresentation } from "effect"
 import { ajv2020 } from "./ajv.ts"
-import { linearAjvEngine } from "../registry/linearRegExp.ts"
-import { boundedMemo, errorMessage, escapePointer, isJsonObject } from "../registry/util.ts"
-import { InvalidRouteSpec } from "../SimnetError.ts"
+import { linearAjvEngine } from "../../registry/linearRegExp.ts"
+import { boundedMemo, errorMessage, escapePointer, isJsonObject } from "../../registry/util.ts"
+import { InvalidRouteSpec } from "../../SimnetError.ts"
 import { checkJsonSchema } from "./jsonSchemaBounds.ts"
 
 /** The dialects a document may be written in. */

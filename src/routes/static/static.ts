@@ -3,12 +3,12 @@
  * offer the registry a synchronous fast path.
  */
 import { Effect } from "effect"
-import { refused, whole, type Whole } from "../registry/answer.ts"
-import type { MatcherInput } from "../registry/matcher.ts"
-import type { Answerer, Route } from "../registry/route.ts"
-import { NULL_BODY_STATUSES } from "../registry/util.ts"
-import { InvalidRouteSpec } from "../SimnetError.ts"
-import { make, type RouteOptions, usable } from "./make.ts"
+import { refused, whole, type Whole } from "../../registry/answer.ts"
+import type { MatcherInput } from "../../registry/matcher.ts"
+import type { Answerer, Route } from "../../registry/route.ts"
+import { NULL_BODY_STATUSES } from "../../registry/util.ts"
+import { InvalidRouteSpec } from "../../SimnetError.ts"
+import { make, type RouteOptions, usable } from "../make.ts"
 
 /**
  * Response options shared by the static kinds.

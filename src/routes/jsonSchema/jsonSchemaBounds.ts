@@ -5,7 +5,7 @@
  * - it is a valid schema of its dialect (Ajv's meta-schema for draft 2020-12 or draft-07):
  *   `{"type": "nope"}` is refused with its JSON pointer rather than served as `null`;
  * - every `pattern` (and `patternProperties` key) compiles on the linear-time engine (RE2):
- *   validation of requests runs on it (`kinds/openapi/validate.ts`);
+ *   validation of requests runs on it (`routes/openapi/validate.ts`);
  * - the smallest value it describes fits `GENERATION_LIMITS`: no `minItems: 5e7` that would take
  *   the process to gigabytes, no `minLength` that takes the generator minutes. The estimate is a
  *   lower bound in bytes of JSON, computed by a bounded walk (`maxDepth`, local `$ref`s followed
@@ -14,8 +14,8 @@
 import type { Ajv } from "ajv"
 import type { Ajv2020 } from "ajv/dist/2020.js"
 import { ajv2020, ajvDraft07 } from "./ajv.ts"
-import { LinearRegExp } from "../registry/linearRegExp.ts"
-import { escapePointer, isJsonObject } from "../registry/util.ts"
+import { LinearRegExp } from "../../registry/linearRegExp.ts"
+import { escapePointer, isJsonObject } from "../../registry/util.ts"
 
 /**
  * The documented bounds of a JSON Schema that simnet generates values from.

@@ -7,7 +7,7 @@
 import type * as RefParser from "@apidevtools/json-schema-ref-parser"
 import { Effect } from "effect"
 import { errorMessage, escapePointer, isJsonObject } from "../../registry/util.ts"
-import type { Dialect } from "../../schemas/jsonSchemaDocument.ts"
+import type { Dialect } from "../jsonSchema/jsonSchemaDocument.ts"
 import { InvalidRouteSpec } from "../../SimnetError.ts"
 
 /** A JSON pointer from its tokens: `["paths", "/pets", "get"]` → `/paths/~1pets/get`. */
