@@ -8,10 +8,10 @@
  * terminal  a program in a pseudo-terminal, its screen as a person sees it (issue 36)
  * doors     the ways a request comes in and its answer goes out: fetch, HttpClient, the Node server's
  *           door, whole-process interception and its guard
- * schemas   production-shaped Schemas, wire formats, RouteSpec, the LLM script
  * routes    the route kinds, one folder each (static, handler, fault, loopback, jsonSchema, openapi,
  *           webSocket), and what every kind shares (make)
  * mcp-route the MCP route kind
+ * schemas   production-shaped Schemas, wire formats, RouteSpec, the LLM script
  * models    the simulated model (provider/) and the model APIs' wires and routes (apis/)
  * routeSpec RouteSpec decoding: one table of every kind's builder
  * families  the presets a user names, record mode, HAR import
@@ -20,4 +20,4 @@
  * serve     `simnet serve` and `simnet run`: the server, its proxy and CA, the child process
  * testing   arbitraries for property tests
  */
-module.exports = ["registry", "fileSystem", "terminal", "doors", "schemas", "routes", "mcp-route", "models", "routeSpec", "families", "network", "control", "serve", "testing"]
+module.exports = ["registry", "fileSystem", "terminal", "doors", "routes", "mcp-route", "schemas", "models", "routeSpec", "families", "network", "control", "serve", "testing"]

@@ -1,8 +1,7 @@
 /**
  * The one door from the MCP route to the rest of simnet's machinery: the seeded generator, the
  * JSON Schema → Schema conversion, seeds and canonical JSON, the route builder and the shapes a
- * route answers with, and the RouteSpec Schema of a server (which a snapshot's definitions decode
- * under). When those modules move, only these imports change.
+ * route answers with. When those modules move, only these imports change.
  */
 export { canonicalJson, deriveSeed, hashString } from "../registry/seed.ts"
 export { KeyCounts } from "../registry/keyCounts.ts"
@@ -16,4 +15,3 @@ export { withFields } from "../registry/route.ts"
 export { compileGenerator, type CompiledGenerator } from "../routes/jsonSchema/generate.ts"
 export { make, refused, type RouteOptions } from "../routes/make.ts"
 export { fromJsonSchema } from "../routes/jsonSchema/jsonSchemaDocument.ts"
-export { McpServerSpec } from "../schemas/routeSpec.ts"

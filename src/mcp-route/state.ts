@@ -10,7 +10,8 @@
 import { Context, Effect, Result, Schema } from "effect"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
-import { decodeAt, errorMessage, hashString, isPlainJson, KeyCounts, McpServerSpec, type Answerer, type Route } from "./floor.ts"
+import { decodeAt, errorMessage, hashString, isPlainJson, KeyCounts, type Answerer, type Route } from "./floor.ts"
+import { McpServerSpec } from "./mcpServerSpec.ts"
 
 /** One open session. */
 export interface McpSession {

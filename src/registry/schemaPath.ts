@@ -1,12 +1,17 @@
 /**
  * Naming where input failed a Schema: the first issue of a decode, as a JSON path such as
- * `routes[1].respond.status` or `steps[0][1].status`. Fixtures, RouteSpec JSON and the model's
- * scripts and rules all report their errors through here.
+ * `routes[1].respond.status` or `steps[0][1].status`, and a check whose failure says what the
+ * value must be. Fixtures, RouteSpec JSON, options and the model's scripts and rules all report
+ * their errors through here.
  */
-import { Result, SchemaIssue, SchemaParser } from "effect"
-import type { Schema, SchemaAST } from "effect"
+import { Result, Schema, SchemaIssue, SchemaParser } from "effect"
+import type { SchemaAST } from "effect"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** A filter whose failure says what the value must be, showing what it got. */
+export const must = <T>(holds: (value: T) => boolean, what: string) =>
+  Schema.makeFilter((value: T) => holds(value) || `${what}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`)
 
 /**
  * Appends a key to a path: `steps` and `0` give `steps[0]`, `respond` and `kind` give

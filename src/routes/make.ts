@@ -3,9 +3,8 @@
  * and the kind's own parts. Nothing here throws; whatever is wrong is carried in the route's
  * `prepare` and refused, with the JSON path of the field, when the route is registered.
  */
-import { Duration, Effect, Result } from "effect"
-import { decodeAt } from "../registry/schemaPath.ts"
-import { RouteOptionsData } from "../schemas/options.ts"
+import { Duration, Effect, Result, Schema } from "effect"
+import { decodeAt, must } from "../registry/schemaPath.ts"
 import { CompiledMatcher, compileMatcher, type MatcherInput } from "../registry/matcher.ts"
 import type { RequestFault } from "../registry/requestLog.ts"
 import { type Answerer, makeRoute, type Route } from "../registry/route.ts"
@@ -30,6 +29,18 @@ export interface RouteOptions {
   readonly source?: string | undefined
   readonly required?: boolean | undefined
 }
+
+/**
+ * The options every route kind shares, as data (`delay` is a `Duration.Input`, read apart): a bad
+ * one is carried in the route and refused, naming it, when the route registers.
+ */
+const RouteOptionsData = Schema.Struct({
+  id: Schema.optional(Schema.String.check(must((id: string) => id !== "", "id must not be empty"))),
+  times: Schema.optional(Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 1, "times must be a whole number of at least 1"))),
+  priority: Schema.optional(Schema.Number.check(must((n: number) => Number.isFinite(n), "priority must be a finite number"))),
+  source: Schema.optional(Schema.String),
+  required: Schema.optional(Schema.Boolean)
+})
 
 /**
  * What a route kind contributes: how it answers, and what it checks or compiles at registration.

@@ -6,6 +6,10 @@
  * decode what the provider serves under them.
  */
 import { Schema } from "effect"
+import { CompletionUsage, FinishReason } from "./llmScript.ts"
+
+/** Why a choice ended, and the token counts of one completion: the driver's vocabulary too, kept in `llmScript.ts`. */
+export { CompletionUsage, FinishReason } from "./llmScript.ts"
 
 /**
  * A content part of a message (`{type: "text", text}` and the others the API accepts). Parts
@@ -72,22 +76,6 @@ export const ChatCompletionRequest = Schema.Struct({
   )
 })
 export type ChatCompletionRequest = typeof ChatCompletionRequest.Type
-
-/**
- * Why a choice ended, in the API's spelling.
- */
-export const FinishReason = Schema.Literals(["stop", "length", "tool_calls", "content_filter", "function_call"])
-export type FinishReason = typeof FinishReason.Type
-
-/**
- * Token counts of one completion.
- */
-export const CompletionUsage = Schema.Struct({
-  prompt_tokens: Schema.Int,
-  completion_tokens: Schema.Int,
-  total_tokens: Schema.Int
-})
-export type CompletionUsage = typeof CompletionUsage.Type
 
 /**
  * A fragment of a tool call in a chunk: the first fragment of a call carries `id`, `type` and
