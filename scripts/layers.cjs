@@ -11,13 +11,12 @@
  * routes    the route kinds, one folder each (static, handler, fault, loopback, jsonSchema, openapi,
  *           webSocket), and what every kind shares (make)
  * mcp-route the MCP route kind
- * schemas   production-shaped Schemas, wire formats, RouteSpec, the LLM script
+ * schemas   production-shaped Schemas, wire formats, RouteSpec and its decoding, the LLM script
  * models    the simulated model (provider/) and the model APIs' wires and routes (apis/)
- * routeSpec RouteSpec decoding: one table of every kind's builder
  * families  the presets a user names, record mode, HAR import
  * network   the network as a value: make, snapshots, fixtures
  * control   the control endpoint, the driver socket, the trace, the inspector
  * serve     `simnet serve` and `simnet run`: the server, its proxy and CA, the child process
  * testing   arbitraries for property tests
  */
-module.exports = ["registry", "fileSystem", "terminal", "doors", "routes", "mcp-route", "schemas", "models", "routeSpec", "families", "network", "control", "serve", "testing"]
+module.exports = ["registry", "fileSystem", "terminal", "doors", "routes", "mcp-route", "schemas", "models", "families", "network", "control", "serve", "testing"]

@@ -13,7 +13,7 @@ import type { ErrorObject, ValidateFunction } from "ajv"
 import type { Redactor } from "../registry/redact.ts"
 import { ajvDraft07 } from "../routes/jsonSchema/ajv.ts"
 import type { Fault } from "../routes/fault/fault.ts"
-import { decodeRouteSpecs } from "../routeSpec/decode.ts"
+import { decodeRouteSpecs } from "../schemas/decode.ts"
 import { DROPPED, fixtureOf } from "./record.ts"
 import type { Recorded } from "./recorded.ts"
 

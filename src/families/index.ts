@@ -3,7 +3,7 @@
  * JSON can refer to by default: every family, and the kinds built outside `RouteSpec.ts`.
  */
 import { codesearch, mcpFromConfig, websearch } from "./mcp.ts"
-import type { DecodeContext, FamilyFactory } from "../routeSpec/decode.ts"
+import type { DecodeContext, FamilyFactory } from "../schemas/decode.ts"
 import { DEFAULT_MODEL_APIS, type ModelApis } from "../models/apis/apis.ts"
 import { openapi } from "./openapi.ts"
 import { account } from "./account.ts"
@@ -51,6 +51,6 @@ export const FAMILIES: ReadonlyMap<string, FamilyFactory> = tableOf(DEFAULT_MODE
 export const familiesWith = (models: ModelApis): ReadonlyMap<string, FamilyFactory> => (models === DEFAULT_MODEL_APIS ? FAMILIES : tableOf(models))
 
 /**
- * What RouteSpec JSON can refer to by default: every family (every kind is always there: `routeSpec/kinds.ts`).
+ * What RouteSpec JSON can refer to by default: every family (every kind is always there: `routes/kinds.ts`).
  */
 export const defaultDecodeContext: DecodeContext = { families: FAMILIES }

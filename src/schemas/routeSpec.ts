@@ -1,9 +1,12 @@
 /**
  * The RouteSpec JSON format, as one Effect Schema shared by fixture files, `registerSpec` and
- * the control endpoint, so the three can never drift.
+ * the control endpoint, so the three can never drift. Each kind's `respond` Schema lives beside
+ * its kind (`routes/KIND/KINDSpec.ts`, `mcp-route/mcpServerSpec.ts`) and is named here too.
  */
 import { Schema } from "effect"
-import { McpRespond, McpServerSpec } from "../mcp-route/mcpServerSpec.ts"
+import { McpServerSpec } from "../mcp-route/mcpServerSpec.ts"
+import { RespondHeaders } from "../routes/spec.ts"
+import { KINDS } from "./kinds.ts"
 import { ChaosData, FilesData, PromptsData } from "./options.ts"
 
 export {
@@ -17,8 +20,12 @@ export {
   McpStepSpec,
   McpToolSpec
 } from "../mcp-route/mcpServerSpec.ts"
-
-const Headers = Schema.Record(Schema.String, Schema.String)
+export { FaultRespond } from "../routes/fault/faultSpec.ts"
+export { HandlerRespond } from "../routes/handler/handlerSpec.ts"
+export { JsonSchemaRespond } from "../routes/jsonSchema/jsonSchemaSpec.ts"
+export { LoopbackRespond } from "../routes/loopback/loopbackSpec.ts"
+export { BytesRespond, StatusRespond, TextRespond } from "../routes/static/staticSpec.ts"
+export { WebSocketRespond } from "../routes/webSocket/webSocketSpec.ts"
 
 /**
  * The object form of a JSON matcher. `url` is a path-to-regexp URL pattern, `regex` a regular
@@ -29,7 +36,7 @@ export const MatchObject = Schema.Struct({
   url: Schema.optional(Schema.String),
   regex: Schema.optional(Schema.String),
   query: Schema.optional(Schema.Record(Schema.String, Schema.Union([Schema.String, Schema.Literal(true)]))),
-  headers: Schema.optional(Headers),
+  headers: Schema.optional(RespondHeaders),
   json: Schema.optional(Schema.Unknown)
 })
 
@@ -38,107 +45,13 @@ export const MatchObject = Schema.Struct({
  */
 export const Match = Schema.Union([Schema.String, MatchObject])
 
-const Status = Schema.Int.check(Schema.isBetween({ minimum: 200, maximum: 599 }))
-
-/** `{ kind: "text", body, contentType?, status?, headers? }` */
-export const TextRespond = Schema.Struct({
-  kind: Schema.Literal("text"),
-  body: Schema.String,
-  contentType: Schema.optional(Schema.String),
-  status: Schema.optional(Status),
-  headers: Schema.optional(Headers)
-})
-
-/** `{ kind: "bytes", base64, contentType?, status?, headers? }` */
-export const BytesRespond = Schema.Struct({
-  kind: Schema.Literal("bytes"),
-  base64: Schema.String,
-  contentType: Schema.optional(Schema.String),
-  status: Schema.optional(Status),
-  headers: Schema.optional(Headers)
-})
-
-/** `{ kind: "status", status, headers?, body? }` */
-export const StatusRespond = Schema.Struct({
-  kind: Schema.Literal("status"),
-  status: Status,
-  headers: Schema.optional(Headers),
-  body: Schema.optional(Schema.String)
-})
-
-/** `{ kind: "handler", name }`: a handler registered in code under that name. */
-export const HandlerRespond = Schema.Struct({
-  kind: Schema.Literal("handler"),
-  name: Schema.String
-})
-
-/** `{ kind: "fault", fault }` */
-export const FaultRespond = Schema.Struct({
-  kind: Schema.Literal("fault"),
-  fault: Schema.Literals(["reset", "timeout", "malformed-body"])
-})
-
-/** `{ kind: "loopback" }` */
-export const LoopbackRespond = Schema.Struct({
-  kind: Schema.Literal("loopback")
-})
-
-/** `{ kind: "jsonSchema", schema: { ref } | { jsonSchema }, status?, headers?, seedOffset? }` */
-export const JsonSchemaRespond = Schema.Struct({
-  kind: Schema.Literal("jsonSchema"),
-  schema: Schema.Union([
-    Schema.Struct({ ref: Schema.String }),
-    Schema.Struct({ jsonSchema: Schema.Unknown })
-  ]),
-  status: Schema.optional(Status),
-  headers: Schema.optional(Headers),
-  seedOffset: Schema.optional(Schema.Int)
-})
-
-/** One frame of a scripted WebSocket: text, or `{ base64 }` for a binary frame. */
-const WebSocketFrame = Schema.Union([Schema.String, Schema.Struct({ base64: Schema.String })])
-
-/** A close code a server may send: 1000–1003, 1007–1014, or an application's 3000–4999. */
-const CloseCode = Schema.Union([
-  Schema.Literals([1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014]),
-  Schema.Int.check(Schema.isBetween({ minimum: 3000, maximum: 4999 }))
-])
-
 /**
- * `{ kind: "webSocket", open?, replies?, echo? }`: frames sent when the socket opens; replies to
- * incoming frames (`when: { equals?, contains? }`, first match first: `send` frames, then
- * `close` if given); `echo` sends back a frame no reply matches.
+ * Every kind's `respond` Schema, by its kind (`KINDS`): the one list the `Respond` union and the
+ * kinds named in errors (`RESPOND_KINDS`) derive from.
  */
-export const WebSocketRespond = Schema.Struct({
-  kind: Schema.Literal("webSocket"),
-  open: Schema.optional(Schema.Array(WebSocketFrame)),
-  replies: Schema.optional(Schema.Array(Schema.Struct({
-    when: Schema.optional(Schema.Struct({ equals: Schema.optional(Schema.String), contains: Schema.optional(Schema.String) })),
-    send: Schema.optional(Schema.Array(WebSocketFrame)),
-    close: Schema.optional(Schema.Struct({
-      code: Schema.optional(CloseCode),
-      reason: Schema.optional(Schema.String.check(Schema.isMaxLength(123)))
-    }))
-  }))),
-  echo: Schema.optional(Schema.Boolean)
-})
-
-/**
- * Every kind's `respond` Schema, by its kind: the one list the `Respond` union, the kinds named in
- * errors (`RESPOND_KINDS`) and the table of builders (`routeSpec/kinds.ts`, typed by it) derive from.
- * A new kind is a Schema here and a builder there.
- */
-export const RESPONDS = {
-  jsonSchema: JsonSchemaRespond,
-  text: TextRespond,
-  bytes: BytesRespond,
-  status: StatusRespond,
-  handler: HandlerRespond,
-  mcp: McpRespond,
-  loopback: LoopbackRespond,
-  fault: FaultRespond,
-  webSocket: WebSocketRespond
-} as const
+export const RESPONDS = Object.fromEntries(Object.entries(KINDS).map(([kind, { respond }]) => [kind, respond])) as {
+  readonly [K in keyof typeof KINDS]: (typeof KINDS)[K]["respond"]
+}
 
 /** Every `respond.kind`, for error messages and the reference. */
 export const RESPOND_KINDS = Object.keys(RESPONDS) as ReadonlyArray<keyof typeof RESPONDS>

@@ -9,11 +9,12 @@ import { withFields, type Route } from "../registry/route.ts"
 import { decodeAt, joinPath as join } from "../registry/schemaPath.ts"
 import { LinearRegExp } from "../registry/linearRegExp.ts"
 import { depthExceeds, isJsonObject, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../registry/util.ts"
-import { type RouteOptions } from "../routes/make.ts"
-import { FamilySpec, RouteSpec, RouteSpecHead } from "../schemas/routeSpec.ts"
+import type { RouteOptions } from "../routes/make.ts"
+import type { KindBuilder, KindContext } from "../routes/spec.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import type { KindContext } from "./kind.ts"
-import { buildKind } from "./kinds.ts"
+import { KINDS } from "./kinds.ts"
+import { lookupSchema } from "./registry.ts"
+import { FamilySpec, type Respond, RouteSpec, RouteSpecHead } from "./routeSpec.ts"
 
 /**
  * A route family that fixtures can name: `{ "family": NAME, "baseUrl" }`, given the reference as
@@ -22,8 +23,9 @@ import { buildKind } from "./kinds.ts"
 export type FamilyFactory = (spec: FamilySpec) => ReadonlyArray<Route>
 
 /**
- * What decoding may refer to: handlers registered in code (`KindContext`), families, and the
- * `source` the routes are recorded with. Every kind is in `routeSpec/kinds.ts`.
+ * What decoding may refer to: handlers registered in code and named schemas (`KindContext`; the
+ * schemas simnet ships when none are given), families, and the `source` the routes are recorded
+ * with. Every kind is in `KINDS` (`schemas/kinds.ts`).
  */
 export interface DecodeContext extends KindContext {
   readonly families?: ReadonlyMap<string, FamilyFactory> | undefined
@@ -38,6 +40,10 @@ export interface DecodedRoutes {
 }
 
 const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, message })
+
+/** The route of a decoded `respond`, built by its kind's entry in `KINDS`; `{ "ref" }` names simnet's schemas unless the context gives others. */
+const buildKind: KindBuilder<Respond> = (match, respond, options, path, context) =>
+  (KINDS[respond.kind].build as KindBuilder<Respond>)(match, respond, options, path, context.schema === undefined ? { ...context, schema: lookupSchema } : context)
 
 /**
  * Decodes `input` under `schema`, failing with an `InvalidRouteSpec` at the first issue's path
