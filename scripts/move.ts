@@ -1,6 +1,6 @@
 /**
  * Moves files of `src/` and rewrites every path that names them: the import specifiers of each
- * TypeScript and JavaScript file (read by the TypeScript compiler's own scanner, so `import`,
+ * TypeScript and JavaScript file (read by the TypeScript compiler's own parser, so `import`,
  * `import type`, `export … from` and `import("…")` alike, never guessed by a regex), then the paths
  * written as text in docs, comments, strings and scripts (`src/core/redact.ts`, `core/answer.ts`
  * relative to `src/`, and either without its extension before a dot: `"/kinds/openapi/operation."`).
@@ -123,12 +123,32 @@ const byRule = (file: string, exists: (p: string) => boolean, text: () => string
     const source = text()
     // A path named by an import whose file is gone (text unknown): exploration's, if it is there.
     if (source === "") return `src/explore/${m[1]}`
-    const reaches = ts.preProcessFile(source, true, true).importedFiles.some((ref) =>
-      /^\.\.\/(terminal|serve|control|explore)\//.test(ref.fileName) || /^\.\/explore/.test(ref.fileName))
+    const reaches = specifiersOf(file, source).some(([, , name]) => /^\.\.\/(terminal|serve|control|explore)\//.test(name) || /^\.\/explore/.test(name))
     return reaches ? `src/explore/${m[1]}` : undefined
   }
   if ((m = /^src\/families\/(record[^/]*)$/.exec(file)) !== null) return `src/network/record/${m[1]}`
   return undefined
+}
+
+/**
+ * Every module specifier a file names, with its place in the text: `import`, `import type`,
+ * `export … from` (`export * as NS from` too), `import("…")` as a call and as a type.
+ */
+export const specifiersOf = (file: string, text: string): Array<readonly [number, number, string]> => {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, /\.(js|mjs|cjs)$/.test(file) ? ts.ScriptKind.JS : ts.ScriptKind.TS)
+  const found: Array<readonly [number, number, string]> = []
+  const add = (literal: ts.Node | undefined) => {
+    if (literal !== undefined && ts.isStringLiteralLike(literal)) found.push([literal.getStart(source) + 1, literal.end - 1, literal.text])
+  }
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier)
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal)
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0])
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node.moduleReference.expression)
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return found
 }
 
 const relativeSpecifier = (fromFile: string, toFile: string): string => {
@@ -210,12 +230,6 @@ const moveHere = (options: MoveOptions): MoveReport => {
     for (const [from, to] of map) if (to.endsWith("/") && from.endsWith("/") && file.startsWith(to)) return from + file.slice(to.length)
     return undefined
   }
-  const specsOf = (text: string): Array<readonly [number, number, string]> =>
-    ts.preProcessFile(text, true, true).importedFiles.flatMap((ref) => {
-      const start = text.indexOf(ref.fileName, ref.pos)
-      return start < 0 ? [] : [[start, start + ref.fileName.length, ref.fileName] as const]
-    })
-
   // 2. Import specifiers, resolved where the file is (or, for a file moved before and written for its old place, there).
   const contents = new Map<string, string>()
   const importsRewritten: Array<string> = []
@@ -223,7 +237,7 @@ const moveHere = (options: MoveOptions): MoveReport => {
   for (const file of files.filter((f) => CODE.test(f) && !kept(f))) {
     const text = read(file)
     const edits: Array<readonly [number, number, string]> = []
-    for (const [start, end, name] of specsOf(text)) {
+    for (const [start, end, name] of specifiersOf(file, text)) {
       if (!name.startsWith("./") && !name.startsWith("../")) continue
       const here = posix.normalize(posix.join(posix.dirname(file), name))
       let target = nowAt(here)
@@ -275,7 +289,7 @@ const moveHere = (options: MoveOptions): MoveReport => {
     for (const file of files.filter((f) => TEXT.test(f) && !kept(f))) {
       const text = contents.get(file) ?? read(file)
       // In code, the import specifiers were step 2's: the text pass leaves them alone.
-      const ranges = CODE.test(file) ? specsOf(text) : []
+      const ranges = CODE.test(file) ? specifiersOf(file, text) : []
       const inSpec = (i: number) => ranges.some(([s, e]) => i >= s && i < e)
       let changed = false
       const replace = (re: RegExp, s: string) =>

@@ -27,7 +27,7 @@ describe("scripts/move.ts", () => {
     git("init", "-q")
     write("map.json", JSON.stringify({ "src/core/a.ts": "src/registry/a.ts", "src/kinds/b.ts": "src/routes/b/b.ts" }))
     write("src/core/a.ts", `export const a = 1\n`)
-    write("src/kinds/b.ts", `import { a } from "../core/a.ts"\nexport type A = typeof import("../core/a.ts")\nexport const b = a // see core/a.ts\n`)
+    write("src/kinds/b.ts", `import { a } from "../core/a.ts"\nexport type A = typeof import("../core/a.ts")\nexport * as Core from "../core/a.ts"\nexport const b = a // see core/a.ts\n`)
     write("test/b.test.ts", `import { b } from "../src/kinds/b.ts"\nconst where = "/kinds/b."\n`)
     write("docs/x.md", "The answer is in `src/core/a.ts`; `src/core/ab.ts` is another file.\n")
     git("add", ".")
@@ -37,7 +37,7 @@ describe("scripts/move.ts", () => {
     // Moved by git: the index has the new paths, and the old ones are gone from it and from the disk.
     expect(git("ls-files").trim().split("\n")).toEqual(["docs/x.md", "map.json", "src/registry/a.ts", "src/routes/b/b.ts", "test/b.test.ts"])
     expect(fs.existsSync(path.join(repo, "src/core")) || fs.existsSync(path.join(repo, "src/kinds"))).toBe(false)
-    expect(read("src/routes/b/b.ts")).toBe(`import { a } from "../../registry/a.ts"\nexport type A = typeof import("../../registry/a.ts")\nexport const b = a // see registry/a.ts\n`)
+    expect(read("src/routes/b/b.ts")).toBe(`import { a } from "../../registry/a.ts"\nexport type A = typeof import("../../registry/a.ts")\nexport * as Core from "../../registry/a.ts"\nexport const b = a // see registry/a.ts\n`)
     expect(read("test/b.test.ts")).toBe(`import { b } from "../src/routes/b/b.ts"\nconst where = "/routes/b/b."\n`)
     expect(read("docs/x.md")).toBe("The answer is in `src/registry/a.ts`; `src/core/ab.ts` is another file.\n")
 
