@@ -7,7 +7,7 @@
  * `registry/` is the floor (the route table, dispatch to one answer, the request log); `doors/` render
  * that answer to whoever asked. No folder imports a public face (`src/*.ts`) but `SimnetError.ts`:
  * the faces sit on top and re-export. Within `models/`, the simulated model (`provider/`) knows no
- * wire format (`apis/`). No import circles anywhere. `test/internal/layout.test.ts` runs it in the
+ * wire format, and the kit the APIs share (`wire/`) knows no API's folder. No import circles anywhere. `test/internal/layout.test.ts` runs it in the
  * suite, so a change that breaks it fails CI. Type-only imports count.
  */
 const LAYERS = require("./scripts/layers.cjs")
@@ -45,9 +45,16 @@ module.exports = {
     {
       name: "provider-knows-no-wire",
       severity: "error",
-      comment: "The simulated model (models/provider/) imports no model API's wire (models/apis/).",
+      comment: "The simulated model (models/provider/) knows no wire format: it imports nothing else of models/.",
       from: { path: "^src/models/provider/" },
-      to: { path: "^src/models/apis/" }
+      to: { path: "^src/models/(?!provider/)" }
+    },
+    {
+      name: "wire-knows-no-api",
+      severity: "error",
+      comment: "The kit every model API shares (models/wire/) imports no API's folder, so every API reads the same kit.",
+      from: { path: "^src/models/wire/" },
+      to: { path: "^src/models/(?!provider/|wire/)" }
     },
     {
       name: "folders-are-layers",

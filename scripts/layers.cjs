@@ -11,8 +11,9 @@
  * routes    the route kinds, one folder each (static, handler, fault, loopback, jsonSchema, openapi,
  *           webSocket), and what every kind shares (make)
  * mcp-route the MCP route kind
- * schemas   production-shaped Schemas, wire formats, RouteSpec and its decoding, the LLM script
- * models    the simulated model (provider/) and the model APIs' wires and routes (apis/)
+ * schemas   the public Schemas (family shapes, LLM script, driver, options, RouteSpec) and RouteSpec
+ *           decoding
+ * models    the simulated model (provider/), the kit its APIs share (wire/), one folder per API
  * families  the presets a user names, record mode, HAR import
  * network   the network as a value: make, snapshots, fixtures
  * control   the control endpoint, the driver socket, the trace, the inspector

@@ -4,7 +4,7 @@
  */
 import { codesearch, mcpFromConfig, websearch } from "./mcp.ts"
 import type { DecodeContext, FamilyFactory } from "../schemas/decode.ts"
-import { DEFAULT_MODEL_APIS, type ModelApis } from "../models/apis/apis.ts"
+import { DEFAULT_MODEL_APIS, type ModelApis } from "../models/apis.ts"
 import { openapi } from "./openapi.ts"
 import { account } from "./account.ts"
 import { claudeCode, codex, geminiCli } from "./agents.ts"
@@ -14,7 +14,7 @@ import { share } from "./share.ts"
 import { skills } from "./skills.ts"
 
 /**
- * Every family by name but the model families (`models/apis/apis.ts`). A family given a bad
+ * Every family by name but the model families (`models/apis.ts`). A family given a bad
  * `baseUrl` answers one refused route whose registration names the field.
  */
 const OTHER_FAMILIES: ReadonlyArray<readonly [string, FamilyFactory]> = [

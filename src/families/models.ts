@@ -4,7 +4,7 @@
 import type { Route } from "../registry/route.ts"
 import { text } from "../routes/static/static.ts"
 import * as Models from "../schemas/models.ts"
-import { REAL_CATALOG } from "../schemas/modelsCatalog.ts"
+import { REAL_CATALOG } from "./modelsCatalog.ts"
 import { named, schemaOf, trimBase } from "./shared.ts"
 
 /**
@@ -21,7 +21,7 @@ let catalogText: string | undefined
 
 /**
  * The models.dev catalog: `GET {baseUrl}/api.json` answers a record of providers and their
- * models. By default, well-known models as they are (`src/schemas/modelsCatalog.ts`: tool
+ * models. By default, well-known models as they are (`src/families/modelsCatalog.ts`: tool
  * calling, reasoning, modalities, limits, prices), the same bytes on every run, so an app that
  * reads capabilities from the catalog (whether a model reasons, what it accepts) behaves as it
  * does against the real one. With `{ generated: true }`, generated from a narrowed schema with the

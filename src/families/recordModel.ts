@@ -9,7 +9,7 @@
 import { Result } from "effect"
 import { readConversation } from "../models/provider/conversation.ts"
 import { makeSimRequest } from "../registry/request.ts"
-import type { ModelWire } from "../models/apis/model.ts"
+import type { ModelWire } from "../models/wire/wire.ts"
 
 const decoder = new TextDecoder()
 

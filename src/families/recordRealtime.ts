@@ -8,8 +8,8 @@
  * with no answered turn: it is then recorded as a `webSocket` script.
  */
 import type { Frame } from "../registry/socket.ts"
-import { jsonFrame } from "../models/apis/socketCalls.ts"
-import type { ReadBackAction } from "../models/apis/readBack.ts"
+import { jsonFrame } from "../models/wire/socketCalls.ts"
+import type { ReadBackAction } from "../models/wire/readBack.ts"
 import { parseArguments } from "../models/provider/parts.ts"
 import type { RecordedSocket } from "./recordSocket.ts"
 

@@ -6,7 +6,7 @@ import type { Fault } from "../routes/fault/fault.ts"
 import { REDACTED } from "../registry/redact.ts"
 import type { RecordedSocket } from "./recordSocket.ts"
 
-export { eventData } from "../models/apis/readBack.ts"
+export { eventData } from "../models/wire/readBack.ts"
 
 /**
  * A recording as a fixture: routes, and the model calls as `llm` rules. `warnings` (not written

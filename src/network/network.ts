@@ -22,7 +22,7 @@ import { DEFAULT_LOG_BYTES, type KeptResponse, type RequestCounters, type Reques
 import { isRoute, type Route } from "../registry/route.ts"
 import { normalizeRunSeed } from "../registry/seed.ts"
 import { familiesWith } from "../families/index.ts"
-import { withModels } from "../models/apis/apis.ts"
+import { withModels } from "../models/apis.ts"
 import { decodeRouteSpecs } from "../schemas/decode.ts"
 import { StrictViolation, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
 import { type FileContent, filesRefusal } from "../fileSystem/workspace.ts"

@@ -17,9 +17,9 @@ import { SimulationNetwork } from "simnet"
 import { requestKeyOf } from "../../src/models/provider/conversation.ts"
 import type { Part, StreamWriter } from "../../src/models/provider/parts.ts"
 import { answerWith } from "../../src/registry/route.ts"
-import { DEFAULT_MODEL_APIS } from "../../src/models/apis/apis.ts"
-import { type ModelFamily, type ModelWire, modelApi, modelResponder, readWith } from "../../src/models/apis/model.ts"
-import { eventData } from "../../src/models/apis/readBack.ts"
+import { DEFAULT_MODEL_APIS } from "../../src/models/apis.ts"
+import { type ModelFamily, type ModelWire, modelApi, modelResponder, readWith } from "../../src/models/wire/wire.ts"
+import { eventData } from "../../src/models/wire/readBack.ts"
 
 const BASE = "https://api.echo.test"
 const EchoRequest = Schema.Struct({ model: Schema.String, input: Schema.String, tools: Schema.optional(Schema.Array(Schema.String)), stream: Schema.optional(Schema.Boolean) })

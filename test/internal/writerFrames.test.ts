@@ -6,8 +6,8 @@
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { messagesBody } from "../../src/models/apis/anthropic.ts"
-import { ollamaChatWire, ollamaGenerateWire } from "../../src/models/apis/ollama.ts"
+import { messagesBody } from "../../src/models/anthropic/anthropic.ts"
+import { ollamaChatWire, ollamaGenerateWire } from "../../src/models/ollama/ollama.ts"
 import type { LlmInvocation } from "../../src/models/provider/SimulatedProvider.ts"
 
 const invocation = (model: string, raw: unknown = {}) => ({ seq: 1, created: 1_700_000_000, request: { model, raw, material: "hi", stream: true } }) as unknown as LlmInvocation

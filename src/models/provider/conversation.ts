@@ -10,7 +10,7 @@ import { canonicalJson, canonicalMembers } from "../../registry/seed.ts"
 
 /**
  * The model APIs simnet speaks out of the box, as the model's log names them. Each is a wire in
- * `models/apis/apis.ts` (`test/llm.apis.test.ts` holds this list to that table), which a network
+ * `models/apis.ts` (`test/llm.apis.test.ts` holds this list to that table), which a network
  * can add to (`NetworkOptions.models`).
  */
 export const LLM_APIS = [

@@ -6,20 +6,20 @@
  * answer through the wires; record mode, RouteSpec families and the snapshot derive from the
  * table. A network can speak more (`NetworkOptions.models`): `withModels` adds them.
  */
-import type { FamilySpec } from "../../schemas/routeSpec.ts"
-import type { Route } from "../../registry/route.ts"
-import { anthropicRoutes, anthropicWire } from "./anthropic.ts"
-import { geminiLiveWire, geminiRoutes, geminiWire } from "./gemini.ts"
-import type { ModelFamily, ModelWire } from "./model.ts"
-import { chatWire, openaiRoutes } from "./openai.ts"
-import { responsesWire } from "./openaiResponses.ts"
-import { realtimeWire } from "./realtime.ts"
-import { transcriptionWire, translationWire } from "./transcription.ts"
-import { bedrockRoutes, converseWire, invokeWire } from "./bedrock.ts"
-import { ollamaChatWire, ollamaGenerateWire, ollamaRoutes } from "./ollama.ts"
-import { cohereChatWire, cohereRoutes } from "./cohere.ts"
-import { vertexAnthropicWire, vertexGeminiWire, vertexRoutes } from "./vertex.ts"
-import { azureChatWire, azureOpenaiRoutes, azureResponsesWire, openrouterChatWire, openrouterRoutes } from "./openaiDialects.ts"
+import type { FamilySpec } from "../schemas/routeSpec.ts"
+import type { Route } from "../registry/route.ts"
+import { anthropicRoutes, anthropicWire } from "./anthropic/anthropic.ts"
+import { geminiLiveWire, geminiRoutes, geminiWire } from "./gemini/gemini.ts"
+import type { ModelFamily, ModelWire } from "./wire/wire.ts"
+import { chatWire, openaiRoutes } from "./openai/openai.ts"
+import { responsesWire } from "./openai/openaiResponses.ts"
+import { realtimeWire } from "./openai/realtime.ts"
+import { transcriptionWire, translationWire } from "./openai/transcription.ts"
+import { bedrockRoutes, converseWire, invokeWire } from "./bedrock/bedrock.ts"
+import { ollamaChatWire, ollamaGenerateWire, ollamaRoutes } from "./ollama/ollama.ts"
+import { cohereChatWire, cohereRoutes } from "./cohere/cohere.ts"
+import { vertexAnthropicWire, vertexGeminiWire, vertexRoutes } from "./vertex/vertex.ts"
+import { azureChatWire, azureOpenaiRoutes, azureResponsesWire, openrouterChatWire, openrouterRoutes } from "./openai/openaiDialects.ts"
 
 /**
  * simnet's own model families. A family whose calls another's would also take (Azure's and

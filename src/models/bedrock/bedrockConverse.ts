@@ -31,10 +31,10 @@ import type {
   ConverseStopReason,
   ConverseStreamEvent,
   ConverseUsage
-} from "../../schemas/bedrock.ts"
-import { ConverseRequest } from "../../schemas/bedrock.ts"
-import { type ModelWire, readWith } from "./model.ts"
-import { converseReadBack } from "./readBack.ts"
+} from "./bedrockSchema.ts"
+import { ConverseRequest } from "./bedrockSchema.ts"
+import { type ModelWire, readWith } from "../wire/wire.ts"
+import { converseReadBack } from "../wire/readBack.ts"
 
 /** The base URL `Routes.bedrock` serves when none is given: the runtime endpoint of `us-east-1`. */
 export const DEFAULT_BEDROCK_BASE_URL = "https://bedrock-runtime.us-east-1.amazonaws.com"

@@ -1,7 +1,7 @@
 /**
  * The OpenAI Chat Completions wire format as the simulated provider writes it: chunks, SSE frames,
  * completions and error bodies. Every value is typed by the production Schemas of
- * `schemas/openai.ts`, so a schema change that the provider does not follow fails the type check.
+ * `models/openai/openaiSchema.ts`, so a schema change that the provider does not follow fails the type check.
  */
 import type {
   ChatCompletion,
@@ -11,7 +11,7 @@ import type {
   CompletionUsage,
   FinishReason,
   OpenAiErrorBody
-} from "../../schemas/openai.ts"
+} from "./openaiSchema.ts"
 import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 
 /**

@@ -17,8 +17,8 @@
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import type { Frame, SocketPeer } from "../../registry/socket.ts"
 import { webSocketResponder } from "../../routes/webSocket/webSocket.ts"
-import { dialectOf, type ModelEndpoint, modelResponder, type ModelWire } from "./model.ts"
-import { answerTurn, eachSseData, jsonFrame, seededAudio, turnError, turnHeaders } from "./socketCalls.ts"
+import { dialectOf, type ModelEndpoint, modelResponder, type ModelWire } from "../wire/wire.ts"
+import { answerTurn, eachSseData, jsonFrame, seededAudio, turnError, turnHeaders } from "../wire/socketCalls.ts"
 
 /** Live's wire: `gemini` under its own name (no HTTP request is one of its calls). */
 export const liveWireOf = (gemini: ModelWire): ModelWire =>

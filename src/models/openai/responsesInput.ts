@@ -5,7 +5,7 @@
  */
 import type { LlmTurn } from "../provider/conversation.ts"
 import { textOf } from "../provider/conversation.ts"
-import type { InputItem, ResponsesRequest } from "../../schemas/openaiResponses.ts"
+import type { InputItem, ResponsesRequest } from "./responsesSchema.ts"
 
 const inputText = (content: InputItem["content"]): string =>
   content === undefined ? "" : typeof content === "string" ? content : content.map((part) => part.text ?? "").join("")

@@ -6,7 +6,7 @@
  * `POST /v2/rerank` (each document scored by how near its seeded vector is to the query's, so the
  * same query ranks the same documents alike on every run). Errors carry Cohere's `{ id, message }`.
  */
-import { compiledDecoder } from "../../schemas/compiled.ts"
+import { compiledDecoder } from "../wire/compiled.ts"
 import { Exit } from "effect"
 import type { RespondContext, Route, SimRequest } from "../../registry/route.ts"
 import type { Whole } from "../../registry/answer.ts"
@@ -25,10 +25,10 @@ import {
   type CohereMessage,
   CohereRerankRequest,
   type CohereUsage
-} from "../../schemas/cohere.ts"
-import { embed, vectorNumbers } from "./embeddings.ts"
-import { baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "./model.ts"
-import { cohereReadBack } from "./readBack.ts"
+} from "./cohereSchema.ts"
+import { embed, vectorNumbers } from "../embeddings/embeddings.ts"
+import { baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "../wire/wire.ts"
+import { cohereReadBack } from "../wire/readBack.ts"
 
 /** The base URL `Routes.cohere` serves when none is given (the `cohere-ai` client's). */
 export const DEFAULT_COHERE_BASE_URL = "https://api.cohere.com"

@@ -14,8 +14,8 @@
  */
 import { Effect } from "effect"
 import { answerWith, type Route } from "../../registry/route.ts"
-import { embeddingsEndpoint } from "./embeddings.ts"
-import { dialectOf, jsonWhole, modelApi, type ModelEndpoint, modelAnswerer, type ModelWire } from "./model.ts"
+import { embeddingsEndpoint } from "../embeddings/embeddings.ts"
+import { dialectOf, jsonWhole, modelApi, type ModelEndpoint, modelAnswerer, type ModelWire } from "../wire/wire.ts"
 import { chatWire, modelsResponder } from "./openai.ts"
 import { responsesWire } from "./openaiResponses.ts"
 

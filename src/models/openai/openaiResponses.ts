@@ -22,12 +22,12 @@ import type {
   ResponseObject,
   ResponseStreamEvent,
   ResponseUsage
-} from "../../schemas/openaiResponses.ts"
-import { ResponsesRequest } from "../../schemas/openaiResponses.ts"
-import { baseUrlUnder, type ModelEndpoint, modelAnswerer, type ModelWire, readWith } from "./model.ts"
-import { openAiRateLimits } from "./rateLimits.ts"
-import { responsesReadBack } from "./readBack.ts"
-import { responsesStructured } from "./structured.ts"
+} from "./responsesSchema.ts"
+import { ResponsesRequest } from "./responsesSchema.ts"
+import { baseUrlUnder, type ModelEndpoint, modelAnswerer, type ModelWire, readWith } from "../wire/wire.ts"
+import { openAiRateLimits } from "../wire/rateLimits.ts"
+import { responsesReadBack } from "../wire/readBack.ts"
+import { responsesStructured } from "../wire/structured.ts"
 import { inputTurns, offeredTools } from "./responsesInput.ts"
 
 const KEY_FIELDS = [

@@ -6,7 +6,7 @@
  * Step N of a script answers the call after N user turns of `functionResponse` parts. Errors
  * carry Google's body (`{error: {code, message, status}}`; 429 `RESOURCE_EXHAUSTED`).
  */
-import { compiledDecoder } from "../../schemas/compiled.ts"
+import { compiledDecoder } from "../wire/compiled.ts"
 import { Effect, Exit } from "effect"
 import { type Answerer, answerWith, type RespondContext, type Responder, type Route, type SimRequest } from "../../registry/route.ts"
 import { pending } from "../../registry/answer.ts"
@@ -15,8 +15,8 @@ import { requestKeyOf, textOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
 import { gather, parseArguments, partTokens, truncatedFrame, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
-import type { GeminiBatchEmbedResponse, GeminiEmbedRequest, GeminiEmbedResponse } from "../../schemas/embeddings.ts"
-import { GeminiBatchEmbedRequest, GeminiEmbedRequest as EmbedRequest } from "../../schemas/embeddings.ts"
+import type { GeminiBatchEmbedResponse, GeminiEmbedRequest, GeminiEmbedResponse } from "../embeddings/embeddingsSchema.ts"
+import { GeminiBatchEmbedRequest, GeminiEmbedRequest as EmbedRequest } from "../embeddings/embeddingsSchema.ts"
 import type {
   ErrorBody,
   FinishReason as GeminiFinish,
@@ -25,13 +25,13 @@ import type {
   RequestContent,
   ResponsePart,
   UsageMetadata
-} from "../../schemas/gemini.ts"
-import { GenerateContentRequest } from "../../schemas/gemini.ts"
+} from "./geminiSchema.ts"
+import { GenerateContentRequest } from "./geminiSchema.ts"
 import type { TokenUsage } from "../provider/parts.ts"
-import { defaultDimensions, embed, vectorNumbers } from "./embeddings.ts"
-import { baseUrlUnder, jsonWhole, modelAnswerer, modelApi, modelResponder, type ModelWire, readWith } from "./model.ts"
-import { geminiReadBack } from "./readBack.ts"
-import { geminiStructured } from "./structured.ts"
+import { defaultDimensions, embed, vectorNumbers } from "../embeddings/embeddings.ts"
+import { baseUrlUnder, jsonWhole, modelAnswerer, modelApi, modelResponder, type ModelWire, readWith } from "../wire/wire.ts"
+import { geminiReadBack } from "../wire/readBack.ts"
+import { geminiStructured } from "../wire/structured.ts"
 import { liveEndpoints, liveWireOf } from "./geminiLive.ts"
 
 /**

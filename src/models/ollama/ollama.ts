@@ -6,7 +6,7 @@
  * `POST /api/embed` (seeded vectors, as OpenAI's embeddings), `GET /api/tags`, `POST /api/show`,
  * `GET /api/version`. Errors are Ollama's `{ "error": "…" }`, a line of the same shape mid-stream.
  */
-import { compiledDecoder } from "../../schemas/compiled.ts"
+import { compiledDecoder } from "../wire/compiled.ts"
 import { Effect, Exit } from "effect"
 import { answerWith, type RespondContext, type Route, type SimRequest } from "../../registry/route.ts"
 import type { Whole } from "../../registry/answer.ts"
@@ -26,10 +26,10 @@ import {
   type OllamaGenerateResponse,
   type OllamaMessage,
   type OllamaModel
-} from "../../schemas/ollama.ts"
-import { embed, vectorNumbers } from "./embeddings.ts"
-import { baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "./model.ts"
-import { ollamaReadBack } from "./readBack.ts"
+} from "./ollamaSchema.ts"
+import { embed, vectorNumbers } from "../embeddings/embeddings.ts"
+import { baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "../wire/wire.ts"
+import { ollamaReadBack } from "../wire/readBack.ts"
 
 /** The base URL `Routes.ollama` serves when none is given (the `ollama` client's default host). */
 export const DEFAULT_OLLAMA_BASE_URL = "http://127.0.0.1:11434"

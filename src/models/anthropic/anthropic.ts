@@ -7,7 +7,7 @@
  * `tool_result` blocks. Errors carry Anthropic's body and types: 429 `rate_limit_error`, 529
  * `overloaded_error`, other 5xx `api_error` — the ones its SDK retries and classifies.
  */
-import { compiledDecoder } from "../../schemas/compiled.ts"
+import { compiledDecoder } from "../wire/compiled.ts"
 import { createHash } from "../../registry/util.ts"
 import { Effect, Exit, Result } from "effect"
 import { JsonTemplates, type JsonText } from "../wire/jsonTemplate.ts"
@@ -17,13 +17,13 @@ import { requestKeyOf, textOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
 import { jsonText, namedFrame, parseArguments, partTokens, rawChunkFrame, truncatedFrame, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
-import type { BlockDelta, ContentBlock, ErrorBody, Message, ModelList, RequestBlock, StopReason, StreamEvent, Usage } from "../../schemas/anthropic.ts"
-import { MessagesRequest } from "../../schemas/anthropic.ts"
+import type { BlockDelta, ContentBlock, ErrorBody, Message, ModelList, RequestBlock, StopReason, StreamEvent, Usage } from "./anthropicSchema.ts"
+import { MessagesRequest } from "./anthropicSchema.ts"
 import type { TokenUsage } from "../provider/parts.ts"
-import { baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "./model.ts"
-import { anthropicRateLimits } from "./rateLimits.ts"
-import { anthropicReadBack } from "./readBack.ts"
-import { anthropicStructured } from "./structured.ts"
+import { baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "../wire/wire.ts"
+import { anthropicRateLimits } from "../wire/rateLimits.ts"
+import { anthropicReadBack } from "../wire/readBack.ts"
+import { anthropicStructured } from "../wire/structured.ts"
 
 /**
  * The base URL `Routes.anthropic` serves when none is given (the SDK's `baseURL`; the paths add

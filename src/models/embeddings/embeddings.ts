@@ -10,15 +10,15 @@
  * shorter `dimensions` is the longer vector cut and renormalised, as OpenAI's
  * `text-embedding-3-*` models do.
  */
-import { compiledDecoder } from "../../schemas/compiled.ts"
+import { compiledDecoder } from "../wire/compiled.ts"
 import { createHash } from "../../registry/util.ts"
 import { Exit } from "effect"
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import { estimateTokens } from "../provider/parts.ts"
-import { openAiErrorBody } from "./chatWire.ts"
-import type { Embedding, EmbeddingList } from "../../schemas/embeddings.ts"
-import { EmbeddingRequest } from "../../schemas/embeddings.ts"
-import { jsonWhole, type ModelEndpoint } from "./model.ts"
+import { openAiErrorBody } from "../openai/chatWire.ts"
+import type { Embedding, EmbeddingList } from "./embeddingsSchema.ts"
+import { EmbeddingRequest } from "./embeddingsSchema.ts"
+import { jsonWhole, type ModelEndpoint } from "../wire/wire.ts"
 import type { Whole } from "../../registry/answer.ts"
 
 /**

@@ -13,9 +13,9 @@ import { crc32, deflateSync } from "node:zlib"
 import { createHash } from "../../registry/util.ts"
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import { whole, type Whole } from "../../registry/answer.ts"
-import { jsonWhole, type ModelEndpoint } from "./model.ts"
+import { jsonWhole, type ModelEndpoint } from "../wire/wire.ts"
 import { openAiErrorBody } from "./chatWire.ts"
-import { seededAudio } from "./socketCalls.ts"
+import { seededAudio } from "../wire/socketCalls.ts"
 
 const digestOf = (...parts: ReadonlyArray<string | number>): Buffer => createHash("sha256").update(parts.join("\u0000")).digest()
 

@@ -6,7 +6,7 @@
  * same bytes on every run. `Routes.models({ generated: true })` serves seeded variation instead.
  * `test/families.test.ts` decodes it under the production `Catalog` schema.
  */
-import type { Catalog, Model } from "./models.ts"
+import type { Catalog, Model } from "../schemas/models.ts"
 
 type Modality = "text" | "audio" | "image" | "video" | "pdf"
 

@@ -15,7 +15,7 @@ import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.t
 import { partTokens, truncatedFrame, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import { DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"
-import { jsonWhole, type ModelEndpoint, modelResponder, type ModelWire } from "./model.ts"
+import { jsonWhole, type ModelEndpoint, modelResponder, type ModelWire } from "../wire/wire.ts"
 
 type Task = "transcribe" | "translate"
 

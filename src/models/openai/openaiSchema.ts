@@ -6,10 +6,10 @@
  * decode what the provider serves under them.
  */
 import { Schema } from "effect"
-import { CompletionUsage, FinishReason } from "./llmScript.ts"
+import { CompletionUsage, FinishReason } from "../../schemas/llmScript.ts"
 
 /** Why a choice ended, and the token counts of one completion: the driver's vocabulary too, kept in `llmScript.ts`. */
-export { CompletionUsage, FinishReason } from "./llmScript.ts"
+export { CompletionUsage, FinishReason } from "../../schemas/llmScript.ts"
 
 /**
  * A content part of a message (`{type: "text", text}` and the others the API accepts). Parts

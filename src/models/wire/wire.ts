@@ -19,11 +19,11 @@ import type { LlmInvocation, SimulatedProviderApi } from "../provider/SimulatedP
 import { SimulatedProvider } from "../provider/SimulatedProvider.ts"
 import type { TokenUsage } from "../provider/parts.ts"
 import type { FamilySpec } from "../../schemas/routeSpec.ts"
-import { compiledDecoder } from "../../schemas/compiled.ts"
+import { compiledDecoder } from "./compiled.ts"
 import type { ReadBack } from "./readBack.ts"
 import { type NoScriptQueued, RouteFailed, type UnmatchedLlmRequest } from "../../SimnetError.ts"
 import { fromResponse, pending, whole, type Whole } from "../../registry/answer.ts"
-import { JsonText } from "../wire/jsonTemplate.ts"
+import { JsonText } from "./jsonTemplate.ts"
 import { defaultRedactor } from "../../registry/redact.ts"
 
 /**

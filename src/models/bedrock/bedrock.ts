@@ -5,7 +5,7 @@
 import type { Route } from "../../registry/route.ts"
 import { converseWire, DEFAULT_BEDROCK_BASE_URL } from "./bedrockConverse.ts"
 import { invokeWire } from "./bedrockInvoke.ts"
-import { modelApi, modelAnswerer } from "./model.ts"
+import { modelApi, modelAnswerer } from "../wire/wire.ts"
 
 export { converseWire, DEFAULT_BEDROCK_BASE_URL, invokeWire }
 

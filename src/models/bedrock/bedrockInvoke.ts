@@ -4,18 +4,18 @@
  * Amazon Nova's (the Converse shapes) or Meta Llama's (a prompt) — answered in that body;
  * streamed, each of the model's events goes in a `chunk` event as base64 `bytes`.
  */
-import { compiledDecoder } from "../../schemas/compiled.ts"
+import { compiledDecoder } from "../wire/compiled.ts"
 import { Exit, Result } from "effect"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 import { parseArguments, partTokens, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
-import type { LlamaResponse } from "../../schemas/bedrock.ts"
-import { ConverseRequest, LlamaRequest } from "../../schemas/bedrock.ts"
-import { messagesBody } from "./anthropic.ts"
-import type { ModelWire } from "./model.ts"
-import { invokeReadBack } from "./readBack.ts"
+import type { LlamaResponse } from "./bedrockSchema.ts"
+import { ConverseRequest, LlamaRequest } from "./bedrockSchema.ts"
+import { messagesBody } from "../anthropic/anthropic.ts"
+import type { ModelWire } from "../wire/wire.ts"
+import { invokeReadBack } from "../wire/readBack.ts"
 import {
   baseUrlAt,
   bedrockErrorBody,

@@ -17,10 +17,10 @@
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import type { Frame, SocketPeer } from "../../registry/socket.ts"
 import { webSocketResponder } from "../../routes/webSocket/webSocket.ts"
-import { dialectOf, type ModelEndpoint, modelResponder, type ModelWire } from "./model.ts"
+import { dialectOf, type ModelEndpoint, modelResponder, type ModelWire } from "../wire/wire.ts"
 import { DEFAULT_OPENAI_BASE_URL } from "./chatWire.ts"
 import { responsesWire } from "./openaiResponses.ts"
-import { answerTurn, eachSseData, jsonFrame, seededAudio, turnError, turnHeaders } from "./socketCalls.ts"
+import { answerTurn, eachSseData, jsonFrame, seededAudio, turnError, turnHeaders } from "../wire/socketCalls.ts"
 
 /** The Realtime API's wire: the Responses wire under its own name (no HTTP request is one of its calls). */
 export const realtimeWire: ModelWire = dialectOf(responsesWire, {
