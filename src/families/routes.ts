@@ -35,7 +35,7 @@ import { cohereRoutes, type CohereRoutesOptions } from "../models/cohere/cohere.
 import { vertexRoutes, type VertexRoutesOptions } from "../models/vertex/vertex.ts"
 import { azureOpenaiRoutes, type OpenAiDialectOptions, openrouterRoutes } from "../models/openai/openaiDialects.ts"
 import { DEFAULT_OPENAI_BASE_URL, openaiRoutes, type OpenAiRoutesOptions } from "../models/openai/openai.ts"
-import { modelApi } from "../models/wire/wire.ts"
+import { modelApi } from "../models/wire/modelApi.ts"
 import { responsesEndpoint } from "../models/openai/openaiResponses.ts"
 
 /**

@@ -5,7 +5,8 @@
 import type { Route } from "../../registry/route.ts"
 import { converseWire, DEFAULT_BEDROCK_BASE_URL } from "./bedrockConverse.ts"
 import { invokeWire } from "./bedrockInvoke.ts"
-import { modelApi, modelAnswerer } from "../wire/wire.ts"
+import { modelAnswerer } from "../wire/call.ts"
+import { modelApi } from "../wire/modelApi.ts"
 
 export { converseWire, DEFAULT_BEDROCK_BASE_URL, invokeWire }
 

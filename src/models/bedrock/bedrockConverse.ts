@@ -34,7 +34,7 @@ import type {
 } from "./bedrockSchema.ts"
 import { ConverseRequest } from "./bedrockSchema.ts"
 import { type ModelWire, readWith } from "../wire/wire.ts"
-import { converseReadBack } from "../wire/readBack.ts"
+import { converseReadBack } from "./bedrockReadBack.ts"
 
 /** The base URL `Routes.bedrock` serves when none is given: the runtime endpoint of `us-east-1`. */
 export const DEFAULT_BEDROCK_BASE_URL = "https://bedrock-runtime.us-east-1.amazonaws.com"

@@ -15,7 +15,7 @@ import type { LlamaResponse } from "./bedrockSchema.ts"
 import { ConverseRequest, LlamaRequest } from "./bedrockSchema.ts"
 import { messagesBody } from "../anthropic/anthropic.ts"
 import type { ModelWire } from "../wire/wire.ts"
-import { invokeReadBack } from "../wire/readBack.ts"
+import { invokeReadBack } from "./bedrockReadBack.ts"
 import {
   baseUrlAt,
   bedrockErrorBody,

@@ -13,7 +13,8 @@ import type { Whole } from "../../registry/answer.ts"
 import type { LlmTurn, Structured } from "../provider/conversation.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
-import { estimateTokens, namedFrame, partTokens, rawChunkFrame, truncatedFrame, usageOf } from "../provider/parts.ts"
+import { estimateTokens, partTokens, usageOf } from "../provider/parts.ts"
+import { namedFrame, rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import {
   type CohereAssistantMessage,
@@ -27,8 +28,10 @@ import {
   type CohereUsage
 } from "./cohereSchema.ts"
 import { embed, vectorNumbers } from "../embeddings/embeddings.ts"
-import { baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "../wire/wire.ts"
-import { cohereReadBack } from "../wire/readBack.ts"
+import { jsonWhole, modelAnswerer } from "../wire/call.ts"
+import { modelApi } from "../wire/modelApi.ts"
+import { baseUrlUnder, type ModelWire, readWith } from "../wire/wire.ts"
+import { cohereReadBack } from "./cohereReadBack.ts"
 
 /** The base URL `Routes.cohere` serves when none is given (the `cohere-ai` client's). */
 export const DEFAULT_COHERE_BASE_URL = "https://api.cohere.com"

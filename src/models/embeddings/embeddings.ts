@@ -18,7 +18,8 @@ import { estimateTokens } from "../provider/parts.ts"
 import { openAiErrorBody } from "../openai/chatWire.ts"
 import type { Embedding, EmbeddingList } from "./embeddingsSchema.ts"
 import { EmbeddingRequest } from "./embeddingsSchema.ts"
-import { jsonWhole, type ModelEndpoint } from "../wire/wire.ts"
+import { jsonWhole } from "../wire/call.ts"
+import { type ModelEndpoint } from "../wire/modelApi.ts"
 import type { Whole } from "../../registry/answer.ts"
 
 /**

@@ -28,8 +28,10 @@ import {
   type OllamaModel
 } from "./ollamaSchema.ts"
 import { embed, vectorNumbers } from "../embeddings/embeddings.ts"
-import { baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "../wire/wire.ts"
-import { ollamaReadBack } from "../wire/readBack.ts"
+import { jsonWhole, modelAnswerer } from "../wire/call.ts"
+import { modelApi } from "../wire/modelApi.ts"
+import { baseUrlUnder, type ModelWire, readWith } from "../wire/wire.ts"
+import { ollamaReadBack } from "./ollamaReadBack.ts"
 
 /** The base URL `Routes.ollama` serves when none is given (the `ollama` client's default host). */
 export const DEFAULT_OLLAMA_BASE_URL = "http://127.0.0.1:11434"

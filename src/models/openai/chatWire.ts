@@ -18,7 +18,8 @@ import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.t
  * The base URL `Routes.openai` serves when none is given (Chat Completions and Responses alike).
  */
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
-import { gather, rawChunkFrame, truncatedFrame, usageOf } from "../provider/parts.ts"
+import { gather, usageOf } from "../provider/parts.ts"
+import { rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import { JsonTemplates, type JsonText } from "../wire/jsonTemplate.ts"
 
 /**

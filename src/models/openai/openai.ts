@@ -13,14 +13,16 @@ import { ChunkWriter, completion, DEFAULT_OPENAI_BASE_URL, openAiErrorBody } fro
 import type { ChatMessage, ModelList } from "./openaiSchema.ts"
 import { ChatCompletionRequest } from "./openaiSchema.ts"
 import { embeddingsEndpoint } from "../embeddings/embeddings.ts"
-import { baseUrlUnder, jsonWhole, modelApi, modelAnswerer, type ModelWire, readWith } from "../wire/wire.ts"
+import { jsonWhole, modelAnswerer } from "../wire/call.ts"
+import { modelApi } from "../wire/modelApi.ts"
+import { baseUrlUnder, type ModelWire, readWith } from "../wire/wire.ts"
 import { openAiRateLimits } from "../wire/rateLimits.ts"
 import { responsesEndpoint } from "./openaiResponses.ts"
 import { responsesSocketEndpoint } from "./responsesSocket.ts"
 import { realtimeEndpoint } from "./realtime.ts"
 import { mediaEndpoints } from "./media.ts"
 import { transcriptionEndpoints } from "./transcription.ts"
-import { openaiReadBack } from "../wire/readBack.ts"
+import { openaiReadBack } from "./openaiReadBack.ts"
 import { chatStructured } from "../wire/structured.ts"
 
 export { DEFAULT_OPENAI_BASE_URL }

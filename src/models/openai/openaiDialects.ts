@@ -15,7 +15,9 @@
 import { Effect } from "effect"
 import { answerWith, type Route } from "../../registry/route.ts"
 import { embeddingsEndpoint } from "../embeddings/embeddings.ts"
-import { dialectOf, jsonWhole, modelApi, type ModelEndpoint, modelAnswerer, type ModelWire } from "../wire/wire.ts"
+import { jsonWhole, modelAnswerer } from "../wire/call.ts"
+import { modelApi, type ModelEndpoint } from "../wire/modelApi.ts"
+import { dialectOf, type ModelWire } from "../wire/wire.ts"
 import { chatWire, modelsResponder } from "./openai.ts"
 import { responsesWire } from "./openaiResponses.ts"
 

@@ -9,7 +9,8 @@
  */
 import { requestKeyOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
-import { namedFrame, partTokens, rawChunkFrame, truncatedFrame, usageOf } from "../provider/parts.ts"
+import { partTokens, usageOf } from "../provider/parts.ts"
+import { namedFrame, rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import { DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"
 import type { TokenUsage } from "../provider/parts.ts"
@@ -24,9 +25,11 @@ import type {
   ResponseUsage
 } from "./responsesSchema.ts"
 import { ResponsesRequest } from "./responsesSchema.ts"
-import { baseUrlUnder, type ModelEndpoint, modelAnswerer, type ModelWire, readWith } from "../wire/wire.ts"
+import { modelAnswerer } from "../wire/call.ts"
+import { type ModelEndpoint } from "../wire/modelApi.ts"
+import { baseUrlUnder, type ModelWire, readWith } from "../wire/wire.ts"
 import { openAiRateLimits } from "../wire/rateLimits.ts"
-import { responsesReadBack } from "../wire/readBack.ts"
+import { responsesReadBack } from "./openaiReadBack.ts"
 import { responsesStructured } from "../wire/structured.ts"
 import { inputTurns, offeredTools } from "./responsesInput.ts"
 

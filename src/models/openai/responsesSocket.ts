@@ -12,8 +12,8 @@ import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import type { Frame, SocketPeer } from "../../registry/socket.ts"
 import { answerTurn, eachSseData, jsonFrame, turnError, turnHeaders } from "../wire/socketCalls.ts"
 import { webSocketResponder } from "../../routes/webSocket/webSocket.ts"
-import type { ModelEndpoint } from "../wire/wire.ts"
-import { modelResponder } from "../wire/wire.ts"
+import type { ModelEndpoint } from "../wire/modelApi.ts"
+import { modelResponder } from "../wire/call.ts"
 import { responsesWire } from "./openaiResponses.ts"
 
 /** How many earlier responses a connection can be continued from (`previous_response_id`). */

@@ -12,10 +12,13 @@ import { answerWith, type Responder, type SimRequest } from "../../registry/rout
 import { settle, whole, type Whole } from "../../registry/answer.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
 import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
-import { partTokens, truncatedFrame, usageOf } from "../provider/parts.ts"
+import { partTokens, usageOf } from "../provider/parts.ts"
+import { truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import { DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"
-import { jsonWhole, type ModelEndpoint, modelResponder, type ModelWire } from "../wire/wire.ts"
+import { jsonWhole, modelResponder } from "../wire/call.ts"
+import { type ModelEndpoint } from "../wire/modelApi.ts"
+import { type ModelWire } from "../wire/wire.ts"
 
 type Task = "transcribe" | "translate"
 

@@ -25,7 +25,7 @@ export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" |
  * One piece of an answer, in the order it is sent. A `text` or `reasoning` part is one fragment
  * (a word); a tool call carries its argument fragments; `raw` is a frame written verbatim;
  * `rawChunk` is an event object of the route's API, written as one SSE event exactly as given
- * (see `rawChunkFrame`).
+ * (see `rawChunkFrame` in `models/wire/sse.ts`).
  */
 export type Part =
   | { readonly kind: "text"; readonly text: string }
@@ -205,30 +205,4 @@ export const parseArguments = (json: string): unknown => {
   } catch {
     return {}
   }
-}
-
-/**
- * An SSE frame with an event name (`event: NAME` then `data: JSON`).
- */
-export const namedFrame = (event: string, value: unknown): string => `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`
-
-/**
- * A frame cut off halfway through its JSON, as a truncated write leaves it: what every writer's
- * `malformed` sends, named (`event: NAME`) for the APIs that name their events, with the line
- * ending its API uses.
- */
-export const truncatedFrame = (value: unknown, event?: string, newline = "\n"): string => {
-  const whole = JSON.stringify(value)
-  return `${event === undefined ? "" : `event: ${event}${newline}`}data: ${whole.slice(0, Math.floor(whole.length / 2))}${newline}${newline}`
-}
-
-/**
- * The SSE frame of a driver's raw chunk (`{type: "raw", chunk}`), passed through exactly as
- * given: `data: JSON` for the APIs whose events are unnamed (Chat Completions, Gemini); for the
- * APIs that name each event after its `type` (Responses, Anthropic), `event: TYPE` first when the
- * chunk has a string `type`.
- */
-export const rawChunkFrame = (chunk: unknown, named: boolean): string => {
-  const type = named && typeof chunk === "object" && chunk !== null ? (chunk as { readonly type?: unknown }).type : undefined
-  return typeof type === "string" ? namedFrame(type, chunk) : `data: ${JSON.stringify(chunk)}\n\n`
 }

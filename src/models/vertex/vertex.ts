@@ -16,8 +16,10 @@ import { answerWith, type Route } from "../../registry/route.ts"
 import { make as makeRoute } from "../../routes/make.ts"
 import { anthropicErrorBody, messagesBody } from "../anthropic/anthropic.ts"
 import { callOf, geminiAnswererFor, geminiWire } from "../gemini/gemini.ts"
-import { dialectOf, jsonWhole, modelApi, modelAnswerer, type ModelWire } from "../wire/wire.ts"
-import { anthropicReadBack } from "../wire/readBack.ts"
+import { jsonWhole, modelAnswerer } from "../wire/call.ts"
+import { modelApi } from "../wire/modelApi.ts"
+import { dialectOf, type ModelWire } from "../wire/wire.ts"
+import { anthropicReadBack } from "../anthropic/anthropicReadBack.ts"
 
 /** The base URL `Routes.vertex` serves when none is given: the `us-central1` endpoint. */
 export const DEFAULT_VERTEX_BASE_URL = "https://us-central1-aiplatform.googleapis.com"
