@@ -14,8 +14,8 @@
  * schemas   the public Schemas (family shapes, LLM script, driver, options, RouteSpec) and RouteSpec
  *           decoding
  * models    the simulated model (provider/), the kit its APIs share (wire/), one folder per API
- * families  the presets a user names, record mode, HAR import
- * network   the network as a value: make, snapshots, fixtures
+ * families  the presets a user names
+ * network   the network assembled; fixtures, snapshots, HAR out and in, record mode (record/)
  * control   the control endpoint, the driver socket, the trace, the inspector
  * serve     `simnet serve` and `simnet run`: the server, its proxy and CA, the child process
  * testing   arbitraries for property tests

@@ -33,6 +33,6 @@ export const fromHar = async (har: unknown): Promise<{
   readonly imported: number
   readonly skipped: ReadonlyArray<{ readonly entry: number; readonly reason: string }>
 }> => {
-  const harImport = await import("./families/harImport.ts")
+  const harImport = await import("./network/harImport.ts")
   return harImport.fromHar(har, defaultRedactor)
 }

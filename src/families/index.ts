@@ -2,7 +2,7 @@
  * The one table of families a fixture can name (`{ "family": NAME, ... }`), and what RouteSpec
  * JSON can refer to by default: every family, and the kinds built outside `RouteSpec.ts`.
  */
-import { codesearch, mcpFromConfig, websearch } from "./mcp.ts"
+import { codesearch, mcpFromConfig, websearch } from "./mcpPresets.ts"
 import type { DecodeContext, FamilyFactory } from "../schemas/decode.ts"
 import { DEFAULT_MODEL_APIS, type ModelApis } from "../models/apis.ts"
 import { openapi } from "./openapi.ts"

@@ -14,7 +14,7 @@ import { type ConnectionOptions, makeConnectionDoor } from "../doors/connection.
 import { makeNodeDoor } from "../doors/node.ts"
 import type { Socket } from "node:net"
 import { Chaos } from "../registry/chaos.ts"
-import type * as Record_ from "../families/record.ts"
+import type * as Record_ from "./record/record.ts"
 import { Network, type RouteInfo } from "../registry/engine.ts"
 import { defaultRedactor, Redactor } from "../registry/redact.ts"
 import { wholeResponse } from "../registry/keptBodies.ts"
@@ -210,7 +210,7 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
     if (decoded.success.chaos !== undefined) network.chaos = new Chaos(decoded.success.chaos)
     network.keepBodies = decoded.success.keepBodies === true
     // Record mode's module loads only when a network records, not with `import("simnet")`.
-    const record: typeof Record_ | undefined = options.record === undefined ? undefined : yield* Effect.promise(() => import("../families/record.ts"))
+    const record: typeof Record_ | undefined = options.record === undefined ? undefined : yield* Effect.promise(() => import("./record/record.ts"))
     const models = withModels(options.models)
     const families = familiesWith(models)
     const file = options.record?.file

@@ -61,7 +61,7 @@ export interface NetworkOptions {
    */
   readonly chaos?: ChaosOptions | undefined
   /**
-   * Record mode (`families/record.ts`): what no route answers is forwarded to its real host (or
+   * Record mode (`network/record/record.ts`): what no route answers is forwarded to its real host (or
    * `upstream[host]`), answered and kept; `network.recording` is it as a fixture, written to
    * `file` (merged) when the network closes. Without it nothing is ever forwarded.
    */

@@ -6,7 +6,7 @@ import * as path from "node:path"
 import { Effect, Option } from "effect"
 import type { Redactor } from "../registry/redact.ts"
 import { printable } from "../registry/util.ts"
-import { MAX_RECORDED_BODY, MAX_RECORDING_BYTES, persist, type Recorder } from "../families/record.ts"
+import { MAX_RECORDED_BODY, MAX_RECORDING_BYTES, persist, type Recorder } from "../network/record/record.ts"
 
 /** Writes the recording as it grows, and whole when the scope closes (the server stops), saying what it holds. */
 export const writeOnClose = (file: Option.Option<string>, kept: Recorder | undefined, network: { readonly redactor: Redactor; readonly seed: number }, fresh: boolean) => {

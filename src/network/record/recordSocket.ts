@@ -8,14 +8,14 @@
  * bounded as any recording; no request header is kept.
  */
 import { createRequire } from "node:module"
-import { hostLocalMessage, isHostLocal, publicLookup } from "../registry/hostLocal.ts"
+import { hostLocalMessage, isHostLocal, publicLookup } from "../../registry/hostLocal.ts"
 import type * as Ws from "ws"
-import { whole, upgraded, type Whole } from "../registry/answer.ts"
-import type { Redactor } from "../registry/redact.ts"
-import type { SimRequest } from "../registry/request.ts"
-import { type Frame, HANDSHAKE_HEADERS, SOCKET_HIGH_WATER, type SocketPeer } from "../registry/socket.ts"
-import { frameOf, sendableClose } from "../doors/webSocket.ts"
-import { type ScriptFrame, upgradeRequired, type WebSocketReply, type WebSocketScript } from "../routes/webSocket/webSocket.ts"
+import { whole, upgraded, type Whole } from "../../registry/answer.ts"
+import type { Redactor } from "../../registry/redact.ts"
+import type { SimRequest } from "../../registry/request.ts"
+import { type Frame, HANDSHAKE_HEADERS, SOCKET_HIGH_WATER, type SocketPeer } from "../../registry/socket.ts"
+import { frameOf, sendableClose } from "../../doors/webSocket.ts"
+import { type ScriptFrame, upgradeRequired, type WebSocketReply, type WebSocketScript } from "../../routes/webSocket/webSocket.ts"
 
 /** A WebSocket session as record mode keeps it. */
 export interface RecordedSocket {

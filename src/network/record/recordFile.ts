@@ -4,8 +4,8 @@
  * (`writeMerged`). `record.ts` writes through them as the recording grows.
  */
 import { existsSync, readFileSync } from "node:fs"
-import { writeFileAtomic } from "../fileSystem/files.ts"
-import { depthExceeds, MAX_JSON_DEPTH } from "../registry/util.ts"
+import { writeFileAtomic } from "../../fileSystem/files.ts"
+import { depthExceeds, MAX_JSON_DEPTH } from "../../registry/util.ts"
 import type { Recording } from "./recorded.ts"
 
 /** A fixture file's content as record mode merges into it. */

@@ -7,7 +7,7 @@
  * its model answer kept as the HTTP answer it was, an MCP result left out — and the recording
  * says which and why (`Recording.warnings`); the others are written as ever.
  */
-import { depthExceeds, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../registry/util.ts"
+import { depthExceeds, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../../registry/util.ts"
 
 /** How deep one recorded route or rule may nest: the file holds it under levels of its own (`llm.rules[i]`, an MCP server's `tools[i].results[j]`). */
 export const ENTRY_DEPTH = MAX_JSON_DEPTH - 16

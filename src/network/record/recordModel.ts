@@ -7,9 +7,9 @@
  * all. Embeddings and other model APIs are recorded as plain HTTP (routes).
  */
 import { Result } from "effect"
-import { readConversation } from "../models/provider/conversation.ts"
-import { makeSimRequest } from "../registry/request.ts"
-import type { ModelWire } from "../models/wire/wire.ts"
+import { readConversation } from "../../models/provider/conversation.ts"
+import { makeSimRequest } from "../../registry/request.ts"
+import type { ModelWire } from "../../models/wire/wire.ts"
 
 const decoder = new TextDecoder()
 

@@ -2,11 +2,11 @@
  * What record mode keeps of one forwarded exchange (`record.ts` makes it; `recordModel.ts` and
  * `recordMcp.ts` read it), how they read its bodies, and how a cookie it keeps is redacted.
  */
-import type { Fault } from "../routes/fault/fault.ts"
-import { REDACTED } from "../registry/redact.ts"
+import type { Fault } from "../../routes/fault/fault.ts"
+import { REDACTED } from "../../registry/redact.ts"
 import type { RecordedSocket } from "./recordSocket.ts"
 
-export { eventData } from "../models/wire/readBack.ts"
+export { eventData } from "../../models/wire/readBack.ts"
 
 /**
  * A recording as a fixture: routes, and the model calls as `llm` rules. `warnings` (not written

@@ -14,8 +14,8 @@ import type { Redactor } from "../registry/redact.ts"
 import { ajvDraft07 } from "../routes/jsonSchema/ajv.ts"
 import type { Fault } from "../routes/fault/fault.ts"
 import { decodeRouteSpecs } from "../schemas/decode.ts"
-import { DROPPED, fixtureOf } from "./record.ts"
-import type { Recorded } from "./recorded.ts"
+import { DROPPED, fixtureOf } from "./record/record.ts"
+import type { Recorded } from "./record/recorded.ts"
 
 /** The faults a HAR that simnet exported names (`_simnet.fault`), as the fault routes that replay them. */
 const FAULTS: Readonly<Record<string, Fault | undefined>> = { reset: "reset", timeout: "timeout", malformed: "malformed-body" }

@@ -7,10 +7,10 @@
  * surface, as every recorded model call does. Undefined for any other WebSocket, or a session
  * with no answered turn: it is then recorded as a `webSocket` script.
  */
-import type { Frame } from "../registry/socket.ts"
-import { jsonFrame } from "../models/wire/socketCalls.ts"
-import type { ReadBackAction } from "../models/wire/readBack.ts"
-import { parseArguments } from "../models/provider/parts.ts"
+import type { Frame } from "../../registry/socket.ts"
+import { jsonFrame } from "../../models/wire/socketCalls.ts"
+import type { ReadBackAction } from "../../models/wire/readBack.ts"
+import { parseArguments } from "../../models/provider/parts.ts"
 import type { RecordedSocket } from "./recordSocket.ts"
 
 type Rule = Record<string, unknown>

@@ -6,9 +6,9 @@
  * contents as read, each prompt's messages as got. Session ids and the stream plumbing are not
  * part of it: the simulated server makes its own.
  */
-import { parseJson } from "../registry/util.ts"
+import { parseJson } from "../../registry/util.ts"
 import { eventData, type Recorded } from "./recorded.ts"
-import type { Redactor } from "../registry/redact.ts"
+import type { Redactor } from "../../registry/redact.ts"
 import { ENTRY_DEPTH, fits } from "./recordBounds.ts"
 
 const decoder = new TextDecoder()
