@@ -2,7 +2,7 @@
  * The layout rule of simnet (see CONTRIBUTING.md, "Layout"). The folders under `src/` are the
  * layers, each importing only the ones below it (`scripts/layers.cjs`, which names each):
  *
- *   registry < fileSystem < terminal < doors < routes < mcp-route < schemas < models < families < network < control < serve < testing
+ *   registry < fileSystem < terminal < doors < routes < mcp-route < schemas < models < families < network < testing < control < serve < explore
  *
  * `registry/` is the floor (the route table, dispatch to one answer, the request log); `doors/` render
  * that answer to whoever asked. No folder imports a public face (`src/*.ts`) but `SimnetError.ts`:

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { exploreResult } from "../src/testing/explore.ts"
+import { exploreResult } from "../src/explore/explore.ts"
 
 const quick = process.argv.includes("--quick")
 const ROUNDS = quick ? 1 : 3

@@ -16,8 +16,11 @@
  * models    the simulated model (provider/), the kit its APIs share (wire/), one folder per API
  * families  the presets a user names
  * network   the network assembled; fixtures, snapshots, HAR out and in, record mode (record/)
- * control   the control endpoint, the driver socket, the trace, the inspector
- * serve     `simnet serve` and `simnet run`: the server, its proxy and CA, the child process
- * testing   arbitraries for property tests
+ * testing   the kit of simnet/testing (arbitraries, hostile values, property): no terminal, no server
+ * control   the control endpoint, the driver socket, ui.*, the trace, the inspector, the control plane
+ *           beside a served network (runtime), the agents' MCP tools
+ * serve     serving a network to other processes: the loopback server, its proxy and CA, the child of
+ *           simnet run, the sealed room
+ * explore   simnet explore: a program in a terminal under generated actions
  */
-module.exports = ["registry", "fileSystem", "terminal", "doors", "routes", "mcp-route", "schemas", "models", "families", "network", "control", "serve", "testing"]
+module.exports = ["registry", "fileSystem", "terminal", "doors", "routes", "mcp-route", "schemas", "models", "families", "network", "testing", "control", "serve", "explore"]

@@ -24,8 +24,8 @@ import { RUN_REFUSAL_STATUS, runCommand, runEnv } from "./serve/child.ts"
 import { resolveCommand, type RoomHooks, type SealedRun, sealRun } from "./serve/isolate.ts"
 import { spawnTerminal, type Terminal } from "./terminal/terminal.ts"
 import { type ExploreFileData, readFailureFile } from "./testing/failureFiles.ts"
-import { serveMcp } from "./serve/mcp.ts"
-import { controlRuntime, endpointsOf } from "./serve/run.ts"
+import { serveMcp } from "./control/agentTools.ts"
+import { controlRuntime, endpointsOf } from "./control/runtime.ts"
 import {
   caChecked,
   caDirFlag,
@@ -364,7 +364,7 @@ const explore = Command.make(
       const command = config.command as ReadonlyArray<string>
       const caDir = Option.getOrUndefined(config.caDir)
       // fast-check and the terminal load with this command only.
-      const { exploreResult, replayExplore } = yield* Effect.promise(() => import("./testing/explore.ts"))
+      const { exploreResult, replayExplore } = yield* Effect.promise(() => import("./explore/explore.ts"))
       const say = (line: string) => Console.log(printable(line))
       if (Option.isSome(config.replay)) {
         const file = config.replay.value

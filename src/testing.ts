@@ -4,11 +4,11 @@
  * (`testing/hostile.ts`), and `property(name, arbitraries, body)`: a fast-check property with a
  * fresh simulated network per case, whose failing case is written to a file `simnet show` opens
  * (`testing/property.ts`). `explore`, `exploreResult` and `replayExplore` drive a whole program in
- * a terminal (`testing/explore.ts`); they load it, with its terminal and server, on first use, so
+ * a terminal (`explore/explore.ts`); they load it, with its terminal and server, on first use, so
  * importing `simnet/testing` loads neither.
  */
 import "./registry/version.ts"
-import type * as Explore from "./testing/explore.ts"
+import type * as Explore from "./explore/explore.ts"
 
 export { chaos, InvalidArbitraryOption, llmRule, llmScript, type OfferedTool, routeSpec } from "./testing/arbitraries.ts"
 export type {
@@ -19,8 +19,8 @@ export type {
   ExploreProperty,
   ExploreStep,
   ReplayOptions
-} from "./testing/explore.ts"
-export { ExploreFailed, type ExploreFile, ExploreNoAction, type ExploreResult, type ReplayResult } from "./testing/exploreResult.ts"
+} from "./explore/explore.ts"
+export { ExploreFailed, type ExploreFile, ExploreNoAction, type ExploreResult, type ReplayResult } from "./explore/exploreResult.ts"
 export { BadFailureFile, FAILURE_FILE_BOUNDS } from "./testing/failureFiles.ts"
 export { DEFAULT_HOSTILE, HOSTILE_STRINGS, hostileString } from "./testing/hostile.ts"
 export {
@@ -34,7 +34,7 @@ export {
 } from "./testing/property.ts"
 
 let loading: Promise<typeof Explore> | undefined
-const loadExplore = (): Promise<typeof Explore> => (loading ??= import("./testing/explore.ts"))
+const loadExplore = (): Promise<typeof Explore> => (loading ??= import("./explore/explore.ts"))
 
 /**
  * Explores `command` under generated actions on fresh simulated networks and rejects with

@@ -13,7 +13,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import { describe, expect, it } from "vitest"
 import { Route, SimulationNetwork } from "simnet"
 import { serveLayer } from "../src/serve/serve.ts"
-import { controlRuntime } from "../src/serve/run.ts"
+import { controlRuntime } from "../src/control/runtime.ts"
 
 setFlagsFromString("--expose-gc")
 const gc = runInNewContext("gc") as () => void

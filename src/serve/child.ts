@@ -7,7 +7,7 @@ import { spawn } from "node:child_process"
 import { Effect, type Scope } from "effect"
 import { printable } from "../registry/util.ts"
 import { findable, heldCommand, hold } from "../terminal/holder.ts"
-import { endpointsOf } from "./run.ts"
+import { endpointsOf } from "../control/runtime.ts"
 import { spawnTerminal, type Terminal } from "../terminal/terminal.ts"
 import { describeExit, screenText } from "../terminal/screen.ts"
 

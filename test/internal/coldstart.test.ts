@@ -36,8 +36,8 @@ const TERMINAL = {
   xterm: "@xterm/headless/",
   servers: "/src/serve/",
   "control plane": "/src/control/",
-  exploration: "/src/testing/explore.ts",
-  "exploration's runs": "/src/testing/exploreRun.ts"
+  exploration: "/src/explore/explore.ts",
+  "exploration's runs": "/src/explore/exploreRun.ts"
 } as const
 
 const dir = mkdtempSync(join(tmpdir(), "simnet-cold-"))

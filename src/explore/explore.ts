@@ -22,9 +22,9 @@ import { makeDirectory, removeTree, writeFileAtomic } from "../fileSystem/files.
 import { caseArbitrary, type ExploreCase } from "./exploreActions.ts"
 import { type ExploreProperty, runCase, type RunOutcome, type RunSetup } from "./exploreRun.ts"
 import { decodeFixture, type Fixture } from "../network/fixture.ts"
-import { requestTraceLine } from "./traceLines.ts"
+import { requestTraceLine } from "../testing/traceLines.ts"
 import { caDirectory, loadCa } from "../serve/ca.ts"
-import { FAILURE_FILE_BOUNDS, readFailureFile } from "./failureFiles.ts"
+import { FAILURE_FILE_BOUNDS, readFailureFile } from "../testing/failureFiles.ts"
 import { ExploreFailed, type ExploreFile, ExploreNoAction, type ExploreResult, type ReplayResult } from "./exploreResult.ts"
 
 export type { ExploreAction, ExploreCase } from "./exploreActions.ts"

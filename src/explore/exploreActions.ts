@@ -8,7 +8,7 @@
 import fc from "fast-check"
 import type { ChaosOptions } from "../registry/chaos.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
-import { chaos as chaosArbitrary, llmScript } from "./arbitraries.ts"
+import { chaos as chaosArbitrary, llmScript } from "../testing/arbitraries.ts"
 
 /** One thing a person does at a terminal. `submit` types a line and presses Enter. */
 export type ExploreAction =

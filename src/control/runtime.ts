@@ -5,16 +5,16 @@
 import { Console, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import type * as HttpRouter from "effect/http/HttpRouter"
-import { CONTROL_BASE, controlRoutes } from "../control/endpoint.ts"
-import { ExitNotices } from "../control/driver.ts"
-import { INSPECTOR_PATH, inspector } from "../control/inspector.ts"
+import { CONTROL_BASE, controlRoutes } from "./endpoint.ts"
+import { ExitNotices } from "./driver.ts"
+import { INSPECTOR_PATH, inspector } from "./inspector.ts"
 import type { DoorWatch } from "../doors/node.ts"
-import { controlLine, reportRequests, requestLine, traceFile } from "../control/trace.ts"
+import { controlLine, reportRequests, requestLine, traceFile } from "./trace.ts"
 import { printable } from "../registry/util.ts"
 import type { Terminal } from "../terminal/terminal.ts"
 import type { SimulationNetworkApi } from "../network/network.ts"
 import { simnetVersion } from "../registry/version.ts"
-import { MCP_PATH, mcpRoutes } from "./mcp.ts"
+import { MCP_PATH, mcpRoutes } from "./agentTools.ts"
 
 /** Where a server at `base` (`http://127.0.0.1:PORT`) answers, each as a URL: what `--manifest` writes and the start-up lines print. */
 export interface Endpoints {

@@ -23,7 +23,7 @@ import { make as makeNetwork, type SimulationNetworkApi } from "../network/netwo
 import type { NetworkState } from "../network/snapshot.ts"
 import type { CertificateAuthority } from "../serve/ca.ts"
 import { RUN_REFUSAL_STATUS, runEnv } from "../serve/child.ts"
-import { controlRuntime } from "../serve/run.ts"
+import { controlRuntime } from "../control/runtime.ts"
 import { serveLayer } from "../serve/serve.ts"
 import { spawnTerminal, type Terminal, type TerminalExit, type TerminalScreen } from "../terminal/terminal.ts"
 import { describeExit, exitReport, screenText, shows as screenShows } from "../terminal/screen.ts"
