@@ -24,7 +24,7 @@ import { RUN_REFUSAL_STATUS, runCommand, runEnv } from "./serve/child.ts"
 import { resolveCommand, type RoomHooks, type SealedRun, sealRun } from "./serve/isolate.ts"
 import { spawnTerminal, type Terminal } from "./terminal/terminal.ts"
 import { type ExploreFileData, readFailureFile } from "./testing/failureFiles.ts"
-import { serveMcp } from "./control/agentTools.ts"
+import { serveAgentTools } from "./control/agentTools.ts"
 import { controlRuntime, endpointsOf } from "./control/runtime.ts"
 import {
   caChecked,
@@ -335,7 +335,7 @@ const mcp = Command.make(
       const [command, ...args] = config.command as ReadonlyArray<string>
       if (command !== undefined) terminal = yield* spawnTerminal(command, args, { cols: config.cols, rows: config.rows, env }).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
       process.stderr.write(`${printable(`simnet mcp: tools over stdio${command === undefined ? "" : `; ${command} runs in a ${config.cols}x${config.rows} terminal`}; driver: ${driverUrl}`)}\n`)
-      yield* serveMcp(network, () => terminal, simnetVersion())
+      yield* serveAgentTools(network, () => terminal, simnetVersion())
     }))
 ).pipe(Command.withDescription("an MCP server over stdio that lets an agent observe and drive the simulation: the command's terminal, the network and the model"))
 

@@ -1,13 +1,14 @@
 /**
- * `simnet mcp`: an MCP server (the official SDK's, over stdio) through which an agent observes and
- * drives a simulation — the app's terminal (`screen`, `type`, `press`, `resize`, `wait`, as the
- * driver socket's `ui.*`), the network (`network_log`, `register_routes`, `snapshot`, `reset`)
- * and the model (`llm_enqueue`, `llm_rules`, `llm_pending`, and `llm_respond`: a held call
- * answered with text in one step, the driver's chunk and finish). `files` answers that there is no
- * workspace until a sealed run has one. Each tool's arguments are decoded by its Schema (the
- * screen tools' by the `ui.*` methods'), which `tools/list` gives as JSON Schema: bad arguments —
- * a missing, mistyped or unknown field — are refused naming the field and what it must be. A
- * tool's refusal is a result with `isError`, naming why.
+ * The agents' MCP tools (`simnet mcp`, and beside a served network at `MCP_PATH`): an MCP server
+ * (the official SDK's) through which an agent observes and drives a simulation — the app's
+ * terminal (`screen`, `type`, `press`, `resize`, `wait`, as the driver socket's `ui.*`), the
+ * network (`network_log`, `register_routes`, `snapshot`, `reset`) and the model (`llm_enqueue`,
+ * `llm_rules`, `llm_pending`, and `llm_respond`: a held call answered with text in one step, the
+ * driver's chunk and finish). `files` answers that there is no workspace until a sealed run has
+ * one. Each tool's arguments are decoded by its Schema (the screen tools' by the `ui.*` methods'),
+ * which `tools/list` gives as JSON Schema: bad arguments — a missing, mistyped or unknown field —
+ * are refused naming the field and what it must be. A tool's refusal is a result with `isError`,
+ * naming why.
  * `simnet serve` and `simnet run` serve the same tools over Streamable HTTP at `MCP_PATH`.
  */
 import { Effect, Layer, Schema } from "effect"
@@ -74,7 +75,7 @@ const inputJson = (schema: (typeof TOOL_INPUTS)[ToolName]): Record<string, unkno
   Object.keys(schema.fields).length === 0 ? { type: "object", properties: {}, additionalProperties: false } : { ...jsonSchemaOf(schema), additionalProperties: false }
 
 /** The tools, as `tools/list` gives them. */
-export const MCP_TOOLS: ReadonlyArray<{ readonly name: ToolName; readonly description: string; readonly inputSchema: Record<string, unknown> }> = (Object.keys(TOOL_INPUTS) as Array<ToolName>).map((name) => ({
+export const AGENT_TOOLS: ReadonlyArray<{ readonly name: ToolName; readonly description: string; readonly inputSchema: Record<string, unknown> }> = (Object.keys(TOOL_INPUTS) as Array<ToolName>).map((name) => ({
   name,
   description: DESCRIPTIONS[name],
   inputSchema: inputJson(TOOL_INPUTS[name])
@@ -101,7 +102,7 @@ const messageOf = (error: unknown): string => {
  */
 export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, name: string, args: unknown, workspace: () => string | undefined = () => undefined, access?: RoomAccess): Promise<Result> => {
   const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.match(effect, { onFailure: (error) => refused(messageOf(error)), onSuccess: ok }))
-  if (!isToolName(name)) return Promise.resolve(refused(`simnet: no tool named ${JSON.stringify(name).slice(0, 60)}; tools: ${MCP_TOOLS.map((tool) => tool.name).join(", ")}`))
+  if (!isToolName(name)) return Promise.resolve(refused(`simnet: no tool named ${JSON.stringify(name).slice(0, 60)}; tools: ${AGENT_TOOLS.map((tool) => tool.name).join(", ")}`))
   const decoded = decodeAt(TOOL_INPUTS[name], args, "", { onExcessProperty: "error" })
   if (decoded._tag === "Failure") {
     const { path, message } = decoded.failure
@@ -159,7 +160,7 @@ const sdk = (): Sdk => {
 const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, workspace?: () => string | undefined, access?: RoomAccess): McpServer => {
   const { Server, types } = sdk()
   const server = new Server({ name: "simnet", version }, { capabilities: { tools: {} } })
-  server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: MCP_TOOLS.map((tool) => ({ ...tool, inputSchema: tool.inputSchema as never })) }))
+  server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: AGENT_TOOLS.map((tool) => ({ ...tool, inputSchema: tool.inputSchema as never })) }))
   server.setRequestHandler(types.CallToolRequestSchema, (request) => callTool(network, terminal, request.params.name, request.params.arguments ?? {}, workspace, access) as never)
   return server
 }
@@ -168,9 +169,9 @@ const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | un
  * Serves the tools over stdio until the client goes away (its stdin ends). Standard output is the
  * protocol's: nothing else may write there. A line that is not a message (over `MAX_MCP_LINE`
  * bytes, not JSON, not JSON-RPC) is answered with its JSON-RPC error and the server goes on
- * (`mcpStdio.ts`).
+ * (`agentToolsStdio.ts`).
  */
-export const serveMcp = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string): Effect.Effect<void> =>
+export const serveAgentTools = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
     const server = toolServer(network, terminal, version)
     const transport = new LineTransport()
@@ -187,7 +188,7 @@ export const MCP_PATH = `${CONTROL_BASE}/mcp`
  * machine only, its token): stateless, a server and transport of the SDK's for each request, as
  * the SDK serves a stateless endpoint. Mount it beside the control endpoint.
  */
-export const mcpRoutes = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, options: ControlOptions = {}, workspace?: () => string | undefined): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
+export const agentToolRoutes = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, options: ControlOptions = {}, workspace?: () => string | undefined): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const handle = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.promise(async () => {
       const require = createRequire(import.meta.url)

@@ -14,7 +14,7 @@ import { printable } from "../registry/util.ts"
 import type { Terminal } from "../terminal/terminal.ts"
 import type { SimulationNetworkApi } from "../network/network.ts"
 import { simnetVersion } from "../registry/version.ts"
-import { MCP_PATH, mcpRoutes } from "./agentTools.ts"
+import { MCP_PATH, agentToolRoutes } from "./agentTools.ts"
 
 /** Where a server at `base` (`http://127.0.0.1:PORT`) answers, each as a URL: what `--manifest` writes and the start-up lines print. */
 export interface Endpoints {
@@ -82,7 +82,7 @@ export const controlRuntime = (
         print?.(printable(requestLine(line)))
       }, { bodies: trace !== undefined })
     const page = inspector(network, { terminal: options.terminal })
-    const mcp = mcpRoutes(network, options.terminal ?? (() => undefined), simnetVersion(), {}, options.workspace)
+    const mcp = agentToolRoutes(network, options.terminal ?? (() => undefined), simnetVersion(), {}, options.workspace)
     return {
       routes: Layer.mergeAll(control, reporting?.layer ?? Layer.empty, page.layer, mcp),
       watch: reporting === undefined ? [page.watch] : [reporting.watch, page.watch],
