@@ -13,10 +13,11 @@
  * (`dist/chunks/`), what loads on first use in chunks of its own. Node resolves and links each
  * module of an import separately, so 109 files cost `import("simnet")` 10–15 ms more than a
  * few (`npm run bench -- cold`). Dependencies stay imports. The declarations stay one per source
- * file. Three modules find files beside themselves with `import.meta.url`: `cli` (the default fixture,
- * `../fixtures/`), which stays its entry's own file, the inspector's page (`./ui/`), whose
- * browser files are copied beside whichever chunk holds it, and the proxy's TLS thread's starter
- * (`serve/tls.ts`), beside whose chunk the thread's own script (`tlsThread.js`, tsc's, whole) goes.
+ * file. Two modules find files beside themselves with `import.meta.url`: the inspector's page
+ * (`./ui/`), whose browser files are copied beside whichever chunk holds it, and the proxy's TLS
+ * thread's starter (`serve/tls.ts`), beside whose chunk the thread's own script (`tlsThread.js`,
+ * tsc's, whole) goes. (The CLI finds the default fixture through the package, as it finds its
+ * version.)
  */
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
@@ -61,7 +62,7 @@ async function bundle(): Promise<void> {
     logLevel: "warn"
   })
   // `cli` runs the command and `register` installs the interception when loaded: no other file may
-  // load an entry. (An entry's own module is its file, so the CLI's `../fixtures/` still holds.)
+  // load an entry.
   const entryFiles = entries.map((name) => `${name}.js`)
   const loader = output.find((chunk) => chunk.type === "chunk" && [...chunk.imports, ...chunk.dynamicImports].some((file) => entryFiles.includes(file)))
   if (loader !== undefined) throw new Error(`simnet build: ${loader.fileName} imports an entry; its shared modules belong in a chunk`)

@@ -6,7 +6,7 @@
  * an unknown command or flag), 1 for anything else (one line naming the problem).
  */
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { createRequire } from "node:module"
 import { Cause, Console, Context, Effect, Exit, Layer, Option } from "effect"
 import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
@@ -64,10 +64,11 @@ export const DEFAULT_PORT = 4747
 
 /**
  * The fixture `simnet serve` serves when `--fixture` is not given: the package's own
- * `fixtures/default.json`, wherever the command is run from. (Here, in the CLI's own file: the
- * build keeps this entry a file of its own beside `../fixtures/`.)
+ * `fixtures/default.json`, wherever the command is run from. Found through the package itself, as
+ * its version is: the same in a checkout, in `dist/` and in an installed package, whichever file
+ * of them this code is bundled in.
  */
-export const DEFAULT_FIXTURE = fileURLToPath(new URL("../fixtures/default.json", import.meta.url))
+export const DEFAULT_FIXTURE = path.join(path.dirname(createRequire(import.meta.url).resolve("simnet/package.json")), "fixtures", "default.json")
 
 
 const serve = Command.make(
