@@ -9,7 +9,7 @@
  * node_modules/.cache (not in `dist/`, which is shipped).
  *
  * How: `tsc` writes the declarations and the modules, then rolldown bundles the modules from the
- * package's entries (`index`, `register`, `testing`, `cli`) into one file each plus shared chunks
+ * package's entries (those `exports` names, and `cli` from `cli/main.ts`) into one file each plus shared chunks
  * (`dist/chunks/`), what loads on first use in chunks of its own. Node resolves and links each
  * module of an import separately, so 109 files cost `import("simnet")` 10–15 ms more than a
  * few (`npm run bench -- cold`). Dependencies stay imports. The declarations stay one per source
@@ -53,9 +53,11 @@ async function bundle(): Promise<void> {
   // The package's entries as its `exports` name them, and the CLI the bin loads.
   const exported = Object.values(require("package.json").exports as Record<string, string | { readonly default: string }>)
     .flatMap((target) => (typeof target === "object" && target.default.startsWith("./dist/") ? [target.default.slice("./dist/".length, -".js".length)] : []))
-  const entries = [...exported, "cli"]
+  // The CLI's entry keeps the name `cli.js` the bin loads.
+  const sources: Record<string, string> = { ...Object.fromEntries(exported.map((name) => [name, name])), cli: "cli/main" }
+  const entries = Object.keys(sources)
   const { output } = await build({
-    input: Object.fromEntries(entries.map((name) => [name, join(dist, `${name}.js`)])),
+    input: Object.fromEntries(entries.map((name) => [name, join(dist, `${sources[name]}.js`)])),
     // Packages and Node's own modules stay imports: only simnet's files are bundled.
     external: (id) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0"),
     output: { dir: out, format: "esm", sourcemap: true, entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },

@@ -22,5 +22,6 @@
  * serve     serving a network to other processes: the loopback server, its proxy and CA, the child of
  *           simnet run, the sealed room
  * explore   simnet explore: a program in a terminal under generated actions
+ * cli       the commands, one file each, and the flags they share
  */
-module.exports = ["registry", "fileSystem", "terminal", "doors", "routes", "mcp-route", "schemas", "models", "families", "network", "testing", "control", "serve", "explore"]
+module.exports = ["registry", "fileSystem", "terminal", "doors", "routes", "mcp-route", "schemas", "models", "families", "network", "testing", "control", "serve", "explore", "cli"]

@@ -14,18 +14,19 @@ import * as CliError from "effect/cli/CliError"
 import * as HttpServer from "effect/http/HttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { DEFAULT_BODY_LIMIT, serveLayer } from "./serve/serve.ts"
-import { caDirectory } from "./serve/ca.ts"
-import { fromHar } from "./network/harImport.ts"
-import { simnetVersion } from "./registry/version.ts"
-import { defaultRedactor } from "./registry/redact.ts"
-import { printable } from "./registry/util.ts"
-import { RUN_REFUSAL_STATUS, runCommand, runEnv } from "./serve/child.ts"
-import { resolveCommand, type RoomHooks, type SealedRun, sealRun } from "./serve/isolate.ts"
-import { spawnTerminal, type Terminal } from "./terminal/terminal.ts"
-import { type ExploreFileData, readFailureFile } from "./testing/failureFiles.ts"
-import { serveAgentTools } from "./control/agentTools.ts"
-import { controlRuntime, endpointsOf } from "./control/runtime.ts"
+import { DEFAULT_BODY_LIMIT, serveLayer } from "../serve/serve.ts"
+import { caDirectory } from "../serve/ca.ts"
+import { fromHar } from "../network/harImport.ts"
+import { make as makeNetwork } from "../network/network.ts"
+import { simnetVersion } from "../registry/version.ts"
+import { defaultRedactor } from "../registry/redact.ts"
+import { printable } from "../registry/util.ts"
+import { RUN_REFUSAL_STATUS, runCommand, runEnv } from "../serve/child.ts"
+import { resolveCommand, type RoomHooks, type SealedRun, sealRun } from "../serve/isolate.ts"
+import { spawnTerminal, type Terminal } from "../terminal/terminal.ts"
+import { type ExploreFileData, readFailureFile } from "../testing/failureFiles.ts"
+import { serveAgentTools } from "../control/agentTools.ts"
+import { controlRuntime, endpointsOf } from "../control/runtime.ts"
 import {
   caChecked,
   caDirFlag,
@@ -49,13 +50,12 @@ import {
   upstreamFlag,
   UsageError,
   writeManifest
-} from "./serve/cliOptions.ts"
-import { type FailingCase, INSPECTOR_PATH, inspector } from "./control/inspector.ts"
-import { CONTROL_BASE } from "./control/endpoint.ts"
+} from "./flags.ts"
+import { type FailingCase, INSPECTOR_PATH, inspector } from "../control/inspector.ts"
+import { CONTROL_BASE } from "../control/endpoint.ts"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { readFileSync } from "node:fs"
-import { SimulationNetwork } from "./SimulationNetwork.ts"
 
 /**
  * The port `simnet serve` listens on when `--port` is not given.
@@ -261,7 +261,7 @@ const show = Command.make(
       const port = yield* parsePort(config.port)
       const file = path.resolve(process.cwd(), config.file)
       const failure = yield* readShown(file)
-      const network = yield* SimulationNetwork.make()
+      const network = yield* makeNetwork()
       // The network's end state is decoded as any snapshot is; a bad one names its path under `end`.
       yield* network.restore(failure.end).pipe(Effect.mapError((error) =>
         new UsageError({ message: `${file} at end${"path" in error && typeof error.path === "string" && error.path !== "" ? `.${error.path}` : ""}: ${error.message}` })))
@@ -365,7 +365,7 @@ const explore = Command.make(
       const command = config.command as ReadonlyArray<string>
       const caDir = Option.getOrUndefined(config.caDir)
       // fast-check and the terminal load with this command only.
-      const { exploreResult, replayExplore } = yield* Effect.promise(() => import("./explore/explore.ts"))
+      const { exploreResult, replayExplore } = yield* Effect.promise(() => import("../explore/explore.ts"))
       const say = (line: string) => Console.log(printable(line))
       if (Option.isSome(config.replay)) {
         const file = config.replay.value

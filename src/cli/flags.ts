@@ -10,16 +10,18 @@ import { Data, Effect, Option, type Scope } from "effect"
 import { Flag } from "effect/cli"
 import { makeDirectory, writeFileAtomic } from "../fileSystem/files.ts"
 import { errorMessage } from "../registry/util.ts"
-import { checkCa, loadCa } from "./ca.ts"
+import { checkCa, loadCa } from "../serve/ca.ts"
 import type { Endpoints } from "../control/runtime.ts"
-import type { Route } from "../registry/route.ts"
 import { passthrough } from "../families/passthrough.ts"
 import { type Recorder, recorder, recordingTargetProblem } from "../network/record/record.ts"
-import { writeOnClose } from "./recording.ts"
+import { writeOnClose } from "../serve/recording.ts"
 import { loadFixture } from "../network/fixture.ts"
-import { make as makeNetwork } from "../network/network.ts"
-import type { ChaosOptions } from "../registry/chaos.ts"
-import { ISOLATE_DEFAULTS, type IsolateOptions } from "./isolate.ts"
+import { make as makeNetwork, type NetworkOptions } from "../network/network.ts"
+import { ISOLATE_DEFAULTS, type IsolateOptions } from "../serve/isolate.ts"
+
+/** The network's chaos and routes as its options name them: the command line uses the network through its API. */
+type ChaosOptions = NonNullable<NetworkOptions["chaos"]>
+type Route = NonNullable<NetworkOptions["routes"]> extends Iterable<infer R> ? R : never
 
 /** A command line the user must correct (exit 2). */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
