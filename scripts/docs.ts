@@ -14,20 +14,32 @@ import { FixtureFile, RESPOND_KINDS } from "../src/schemas/routeSpec.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 
-/** The commands the reference documents, as they are typed. */
-const COMMANDS = [[], ["serve"], ["run"], ["explore"], ["mcp"], ["ca"], ["show"], ["har"], ["har", "import"]] as const
-
-/** One command's help, as `simnet … --help` prints it (the global flags once, at the top). */
-const help = (command: ReadonlyArray<string>): string => {
+/** `simnet … --help` as it prints it. */
+const helpText = (command: ReadonlyArray<string>): string => {
   const result = spawnSync(process.execPath, [path.join(root, "bin/simnet.js"), ...command, "--help"], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", COLUMNS: "100" } })
   if (result.status !== 0) throw new Error(`simnet ${command.join(" ")} --help exited ${result.status}: ${result.stderr}`)
-  const text = result.stdout.trimEnd()
-  return command.length === 0 ? text : text.replace(/\nGLOBAL FLAGS\n(?:  .*\n?)*/, "\n")
+  return result.stdout.trimEnd()
+}
+
+/** One command's help, the global flags once, at the top. */
+const help = (command: ReadonlyArray<string>, text: string): string =>
+  command.length === 0 ? text : text.replace(/\nGLOBAL FLAGS\n(?:  .*\n?)*/, "\n")
+
+/**
+ * Every command, as it is typed, with its help: read from the command line itself (each help's
+ * `SUBCOMMANDS`, in their order, and theirs in turn), so a command added to the table is documented
+ * with no list here to keep.
+ */
+const commands = (command: ReadonlyArray<string> = []): Array<readonly [ReadonlyArray<string>, string]> => {
+  const text = helpText(command)
+  const listed = /\nSUBCOMMANDS\n((?:  .*\n?)*)/.exec(`${text}\n`)?.[1] ?? ""
+  const names = listed.split("\n").flatMap((line) => /^  (\S+)/.exec(line)?.[1] ?? [])
+  return [[command, help(command, text)], ...names.flatMap((name) => commands([...command, name]))]
 }
 
 /** `docs/cli.md`: every command's help. */
 export const cliPage = (): string => {
-  const sections = COMMANDS.map((command) => `## simnet${command.length === 0 ? "" : ` ${command.join(" ")}`}\n\n\`\`\`text\n${help(command).trimEnd()}\n\`\`\`\n`)
+  const sections = commands().map(([command, text]) => `## simnet${command.length === 0 ? "" : ` ${command.join(" ")}`}\n\n\`\`\`text\n${text.trimEnd()}\n\`\`\`\n`)
   return [
     "# CLI reference",
     "",

@@ -1,20 +1,22 @@
 /**
- * What `simnet serve`, `simnet run` and `simnet mcp` share on the command line: the usage error
- * (exit 2), the port, the network flags and the network made from them (the fixture, record mode,
- * chaos, passthrough and upstreams), the CA, the refusal status, the endpoint manifest, and
- * `--isolate` with its bounds.
+ * What the commands share on the command line, written once: the usage error (exit 2), the port,
+ * the flags that make a command's network (`networkFlags`: the fixture, seed, chaos, passthrough
+ * and upstreams, record mode) and the network made from them, the terminal's size, the CA, the
+ * refusal status, the endpoint manifest, and `--isolate` with its bounds. A command is a file of
+ * its own beside this one, and a line in `main.ts`.
  */
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import * as path from "node:path"
+import { createRequire } from "node:module"
 import { Data, Effect, Option, type Scope } from "effect"
 import { Flag } from "effect/cli"
 import { makeDirectory, writeFileAtomic } from "../fileSystem/files.ts"
-import { errorMessage } from "../registry/util.ts"
+import type { Redactor } from "../registry/redact.ts"
+import { errorMessage, printable } from "../registry/util.ts"
 import { checkCa, loadCa } from "../serve/ca.ts"
 import type { Endpoints } from "../control/runtime.ts"
 import { passthrough } from "../families/passthrough.ts"
-import { type Recorder, recorder, recordingTargetProblem } from "../network/record/record.ts"
-import { writeOnClose } from "../serve/recording.ts"
+import { MAX_RECORDED_BODY, MAX_RECORDING_BYTES, persist, type Recorder, recorder, recordingTargetProblem } from "../network/record/record.ts"
 import { loadFixture } from "../network/fixture.ts"
 import { make as makeNetwork, type NetworkOptions } from "../network/network.ts"
 import { ISOLATE_DEFAULTS, type IsolateOptions } from "../serve/isolate.ts"
@@ -23,14 +25,27 @@ import { ISOLATE_DEFAULTS, type IsolateOptions } from "../serve/isolate.ts"
 type ChaosOptions = NonNullable<NetworkOptions["chaos"]>
 type Route = NonNullable<NetworkOptions["routes"]> extends Iterable<infer R> ? R : never
 
+/** The port `simnet serve` listens on when `--port` is not given. */
+export const DEFAULT_PORT = 4747
+
+/**
+ * The fixture a command serves when `--fixture` is not given: the package's own
+ * `fixtures/default.json`, wherever the command is run from. Found through the package itself, as
+ * its version is: the same in a checkout, in `dist/` and in an installed package, whichever file
+ * of them this code is bundled in.
+ */
+export const DEFAULT_FIXTURE = path.join(path.dirname(createRequire(import.meta.url).resolve("simnet/package.json")), "fixtures", "default.json")
+
 /** A command line the user must correct (exit 2). */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
 
 /** The port asked for is taken or not ours to bind (exit 1). */
 export class PortUnavailable extends Data.TaggedError("PortUnavailable")<{ readonly port: number; readonly message: string }> {}
 
+/** `--seed`: a whole number as a number, anything else as the string seed it is. */
 export const parseSeed = (seed: string): number | string => (/^-?\d+$/.test(seed) ? Number(seed) : seed)
 
+/** `--port`: a whole number from 0 to 65535, else a usage error naming it. */
 export const parsePort = (raw: string): Effect.Effect<number, UsageError> => {
   const port = /^\d{1,5}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN
   return Number.isInteger(port) && port >= 0 && port <= 65_535
@@ -46,6 +61,7 @@ export const portFlag = (fallback: number) =>
     Flag.withDescription(`port on 127.0.0.1 (default: ${fallback === 0 ? "any free port" : `${fallback}; 0: any free port`})`)
   )
 
+/** A count of bytes given to `flag`: a whole number of at least 1, else a usage error naming it. */
 export const parseBytes = (flag: string) => (raw: string): Effect.Effect<number, UsageError> => {
   const bytes = /^\d{1,12}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN
   return Number.isSafeInteger(bytes) && bytes > 0
@@ -53,6 +69,7 @@ export const parseBytes = (flag: string) => (raw: string): Effect.Effect<number,
     : Effect.fail(new UsageError({ message: `invalid ${flag} ${JSON.stringify(raw)}: expected a whole number of bytes, at least 1` }))
 }
 
+/** Why `port` could not be listened on, as one line: taken, not this user's to bind, or the system's reason. */
 export const portError = (port: number, cause: unknown): PortUnavailable => {
   const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
   const reason = code === "EADDRINUSE"
@@ -63,13 +80,13 @@ export const portError = (port: number, cause: unknown): PortUnavailable => {
   return new PortUnavailable({ port, message: `port ${port} on 127.0.0.1 ${reason}` })
 }
 
-export const chaosFlag = Flag.String("chaos").pipe(
+const chaosFlag = Flag.String("chaos").pipe(
   Flag.optional,
   Flag.withMetavar("rate"),
   Flag.withDescription("seeded chaos: hit this share of requests (0 to 1) with faults, as the fixture's chaos options say (default: every kind)")
 )
 
-export const keepBodiesFlag = Flag.Boolean("keep-bodies").pipe(
+const keepBodiesFlag = Flag.Boolean("keep-bodies").pipe(
   Flag.withDefault(false),
   Flag.withDescription("keep each exchange's bodies (1 MiB each at most) in the log, for its HAR export (GET network/log?format=har, the inspector's Export HAR); without it the export carries only the answers of text, bytes, status and generated routes, made again")
 )
@@ -86,24 +103,24 @@ export const chaosOf = (flag: Option.Option<string>, fromFixture: ChaosOptions |
     }
   })
 
-export const passthroughFlag = Flag.String("passthrough").pipe(
+const passthroughFlag = Flag.String("passthrough").pipe(
   Flag.atLeast(0),
   Flag.withMetavar("host"),
   Flag.withDescription("send what no route answers for HOST (repeatable; * for every host) to the real network: the only way a request leaves")
 )
-export const upstreamFlag = Flag.String("upstream").pipe(
+const upstreamFlag = Flag.String("upstream").pipe(
   Flag.atLeast(0),
   Flag.withMetavar("host=url"),
   Flag.withDescription("send HOST's passthrough requests to URL instead (repeatable)")
 )
 
-export const recordFlag = Flag.String("record").pipe(
+const recordFlag = Flag.String("record").pipe(
   Flag.optional,
   Flag.withMetavar("file"),
   Flag.withDescription("record mode: what no route answers is forwarded to its real host (or --upstream), streamed back, and written to FILE as a fixture as it goes and when the server stops (merged with what FILE held); without --fixture, what FILE already holds is served (replay what it has, record what it lacks)")
 )
 
-export const recordModeFlag = Flag.Literals("record-mode", ["new", "all", "none"]).pipe(
+const recordModeFlag = Flag.Literals("record-mode", ["new", "all", "none"]).pipe(
   Flag.withDefault("new"),
   Flag.withDescription("with --record FILE: new (replay what FILE holds, record what it lacks), all (replay nothing, record everything, FILE replaced by the new recording), none (replay FILE only, forward nothing)")
 )
@@ -136,7 +153,41 @@ export const forwardingRoutes = (
     return { routes: [...routes, recording.route], recorder: recording }
   })
 
-/** The flags `serve` and `run` share that make the network. */
+/** `--ca-dir`: where the proxy's local CA lives. */
+export const caDirFlag = Flag.String("ca-dir").pipe(
+  Flag.optional,
+  Flag.withMetavar("dir"),
+  Flag.withDescription("where the proxy's local CA lives (default: SIMNET_CA_DIR, else ~/.config/simnet/ca); made there on first use")
+)
+
+/**
+ * The flags that make a command's network, written once for every command that serves one
+ * (`serve`, `run`, `mcp`): the fixture and seed, a driver's hold, the proxy's CA, seeded chaos,
+ * passthrough and upstreams, record mode, and kept bodies. `fixtureNetwork` makes the network.
+ */
+export const networkFlags = {
+  fixture: Flag.String("fixture").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("fixture file, relative to the current directory (default: simnet's own fixtures/default.json)")),
+  seed: Flag.String("seed").pipe(Flag.optional, Flag.withDescription("run seed (default: the fixture's, else 0)")),
+  drive: Flag.Boolean("drive").pipe(Flag.withDefault(false), Flag.withDescription("hold model requests no script or rule serves for a driver, even before one attaches (the driver socket's URL is printed; simnet mcp answers them with llm_respond)")),
+  caDir: caDirFlag,
+  chaos: chaosFlag,
+  passthrough: passthroughFlag,
+  upstream: upstreamFlag,
+  record: recordFlag,
+  recordMode: recordModeFlag,
+  keepBodies: keepBodiesFlag
+}
+
+/** The size of the terminal a command runs in (`run --tty`, `mcp`, `explore`). */
+export const terminalFlags = {
+  cols: Flag.Int("cols").pipe(Flag.withDefault(100), Flag.withDescription("the terminal's width (default: 100)")),
+  rows: Flag.Int("rows").pipe(Flag.withDefault(30), Flag.withDescription("the terminal's height (default: 30)"))
+}
+
+/** `--trace FILE`: the replay trace `serve` and `run` write. */
+export const traceFlag = Flag.String("trace").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("write a replay trace (JSON lines) to FILE"))
+
+/** What `networkFlags` decode to: the network's flags as `fixtureNetwork` reads them. */
 export interface NetworkFlags {
   readonly fixture: Option.Option<string>
   readonly seed: Option.Option<string>
@@ -152,10 +203,10 @@ export interface NetworkFlags {
 }
 
 /**
- * The network `serve` and `run` answer from: the fixture (`--fixture`, else simnet's own) with
- * the flags over it. In record mode the recording is written when the scope closes.
+ * The network a command answers from: the fixture (`--fixture`, else simnet's own) with the flags
+ * over it. In record mode the recording is written when the scope closes.
  */
-export const fixtureNetwork = (config: NetworkFlags, defaultFixture: string) =>
+export const fixtureNetwork = (config: NetworkFlags, defaultFixture: string = DEFAULT_FIXTURE) =>
   Effect.gen(function*() {
     // Replay or record in one flag, as Polly and nock.back do: `--record F` alone serves what F
     // already holds and records what it lacks (`--record-mode new`); `all` serves nothing and
@@ -176,6 +227,34 @@ export const fixtureNetwork = (config: NetworkFlags, defaultFixture: string) =>
     return { file, network, files: fixture.files }
   })
 
+/** `--record FILE`: the recording written as it grows, and whole when the scope closes (the server stops), what it holds said on standard error. */
+const writeOnClose = (file: Option.Option<string>, kept: Recorder | undefined, network: { readonly redactor: Redactor; readonly seed: number }, fresh: boolean) => {
+  if (Option.isNone(file) || kept === undefined) return Effect.void
+  const target = path.resolve(process.cwd(), file.value)
+  const persisted = persist(kept, target, { redactor: network.redactor, seed: network.seed, fresh })
+  return Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      let flushed: ReturnType<typeof persisted.flush>
+      try {
+        flushed = persisted.flush()
+      } catch (error) {
+        process.stderr.write(`simnet: could not write the recording into ${printable(file.value)}: ${printable(error instanceof Error ? error.message : String(error))}\n`)
+        process.exitCode = 1
+        return
+      }
+      const { written, recording } = flushed
+      const overflow = kept.overflow()
+      if (written === undefined) {
+        process.stderr.write(`simnet: recorded nothing (no request was forwarded); ${printable(file.value)} was not written\n`)
+        return
+      }
+      const calls = recording.llm?.rules.length ?? 0
+      const aside = written === target ? "" : ` (${printable(file.value)} could not be merged into any more)`
+      for (const warning of recording.warnings ?? []) process.stderr.write(`simnet: recorded in part: ${printable(warning)}\n`)
+      process.stderr.write(`simnet: recorded ${recording.routes.length} route${recording.routes.length === 1 ? "" : "s"}${calls === 0 ? "" : ` and ${calls} model call${calls === 1 ? "" : "s"}`} into ${printable(written === target ? file.value : written)}${aside}${overflow === 0 ? "" : `; ${overflow} more exchange${overflow === 1 ? " was" : "s were"} answered but not recorded (past the recording's ${MAX_RECORDING_BYTES / 1024 / 1024} MiB, or a body over ${MAX_RECORDED_BODY / 1024 / 1024} MiB)`}\n`)
+    }))
+}
+
 /** The proxy's CA in `dir`, made there on first use; a usage error naming the directory and the fix when it cannot be used. */
 export const caIn = (dir: string) =>
   Effect.try({ try: () => loadCa(dir), catch: (cause) => new UsageError({ message: `cannot use the CA in ${dir}: ${cause instanceof Error ? cause.message : String(cause)}` }) })
@@ -183,12 +262,6 @@ export const caIn = (dir: string) =>
 /** The start-up check of a CA that is made at the first CONNECT: usable if there, else makeable. */
 export const caChecked = (dir: string) =>
   Effect.try({ try: () => checkCa(dir), catch: (cause) => new UsageError({ message: `cannot use the CA in ${dir}: ${cause instanceof Error ? cause.message : String(cause)}` }) })
-
-export const caDirFlag = Flag.String("ca-dir").pipe(
-  Flag.optional,
-  Flag.withMetavar("dir"),
-  Flag.withDescription("where the proxy's local CA lives (default: SIMNET_CA_DIR, else ~/.config/simnet/ca); made there on first use")
-)
 
 /** `--refusal-status CODE`: the status a refused request is answered with. */
 export const refusalStatusFlag = (fallback: number, why: string) =>
@@ -198,6 +271,7 @@ export const refusalStatusFlag = (fallback: number, why: string) =>
     Flag.withDescription(`the status a request no route answers gets, 400-599 (default: ${fallback}${why}); the body names the request and the nearest routes either way`)
   )
 
+/** `--refusal-status`: a status from 400 to 599, else a usage error naming it. */
 export const parseRefusalStatus = (text: string) => {
   const code = Number(text)
   return Number.isInteger(code) && code >= 400 && code <= 599
