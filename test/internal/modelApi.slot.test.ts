@@ -46,8 +46,9 @@ const echoWire: ModelWire = {
   })),
   writer: (): StreamWriter => ({
     open: () => [],
-    part: (part) => (part.kind === "text" ? [data({ delta: part.text })] : part.kind === "toolCall" ? [data({ call: part.name, args: part.fragments.join("") })] : []),
+    content: (part) => (part.kind === "text" ? [data({ delta: part.text })] : part.kind === "toolCall" ? [data({ call: part.name, args: part.fragments.join("") })] : []),
     error: (message) => [data({ error: message })],
+    chunk: (value) => data(value),
     finish: (finish, usage) => [data({ finish, usage })],
     malformed: () => "data: {\"delta\": \n\n"
   }),

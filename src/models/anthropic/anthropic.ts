@@ -14,7 +14,7 @@ import { JsonTemplates, type JsonText } from "../wire/jsonTemplate.ts"
 import { answerWith, type Responder, type Route, type SimRequest } from "../../registry/route.ts"
 import type { ConversationInput, LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
-import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
+import type { ContentPart, Finish, Part, StreamWriter } from "../provider/parts.ts"
 import { jsonText, parseArguments, partTokens, usageOf } from "../provider/parts.ts"
 import { namedFrame, rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
@@ -289,7 +289,7 @@ class AnthropicWriter implements StreamWriter {
     return frames
   }
 
-  part(part: Part): ReadonlyArray<string> {
+  content(part: ContentPart): ReadonlyArray<string> {
     if (part.kind === "reasoning" && !this.#thinking) return []
     this.#outputTokens += partTokens(part)
     switch (part.kind) {
@@ -326,13 +326,11 @@ class AnthropicWriter implements StreamWriter {
         frames.push(this.#event({ type: "content_block_stop", index }))
         return frames
       }
-      case "error":
-        return this.error(part.message)
-      case "raw":
-        return [part.data]
-      case "rawChunk":
-        return [rawChunkFrame(part.chunk, true)]
     }
+  }
+
+  chunk(value: unknown): string {
+    return rawChunkFrame(value, true)
   }
 
   error(message: string): ReadonlyArray<string> {

@@ -19,7 +19,7 @@ import { crc32 } from "node:zlib"
 import type { SimRequest } from "../../registry/route.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
-import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
+import type { ContentPart, Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 import { parseArguments, partTokens, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import type {
@@ -302,7 +302,7 @@ export class ConverseWriter implements StreamWriter {
     return [converseEvent({ contentBlockStop: { contentBlockIndex: open.index } })]
   }
 
-  part(part: Part): ReadonlyArray<string> {
+  content(part: ContentPart): ReadonlyArray<string> {
     this.#outputTokens += partTokens(part)
     switch (part.kind) {
       case "text":
@@ -325,13 +325,11 @@ export class ConverseWriter implements StreamWriter {
         frames.push(converseEvent({ contentBlockStop: { contentBlockIndex } }))
         return frames
       }
-      case "error":
-        return this.error(part.message)
-      case "raw":
-        return [part.data]
-      case "rawChunk":
-        return [JSON.stringify(part.chunk)]
     }
+  }
+
+  chunk(value: unknown): string {
+    return JSON.stringify(value)
   }
 
   error(text: string): ReadonlyArray<string> {

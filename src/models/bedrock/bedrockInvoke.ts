@@ -8,7 +8,7 @@ import { compiledDecoder } from "../wire/compiled.ts"
 import { Exit, Result } from "effect"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
-import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
+import type { ContentPart, Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 import { parseArguments, partTokens, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import type { LlamaResponse } from "./bedrockSchema.ts"
@@ -97,7 +97,7 @@ class LlamaWriter implements StreamWriter {
     return []
   }
 
-  part(part: Part): ReadonlyArray<string> {
+  content(part: ContentPart): ReadonlyArray<string> {
     this.#outputTokens += partTokens(part)
     switch (part.kind) {
       case "text":
@@ -106,13 +106,11 @@ class LlamaWriter implements StreamWriter {
         return [this.#chunk({ generation: JSON.stringify({ name: part.name, parameters: parseArguments(part.fragments.join("")) }), prompt_token_count: null, generation_token_count: this.#outputTokens, stop_reason: null })]
       case "reasoning":
         return []
-      case "error":
-        return this.error(part.message)
-      case "raw":
-        return [part.data]
-      case "rawChunk":
-        return [JSON.stringify(part.chunk)]
     }
+  }
+
+  chunk(value: unknown): string {
+    return JSON.stringify(value)
   }
 
   error(text: string): ReadonlyArray<string> {

@@ -12,7 +12,7 @@ import type { RespondContext, Route, SimRequest } from "../../registry/route.ts"
 import type { Whole } from "../../registry/answer.ts"
 import type { LlmTurn, Structured } from "../provider/conversation.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
-import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
+import type { ContentPart, Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 import { estimateTokens, partTokens, usageOf } from "../provider/parts.ts"
 import { namedFrame, rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
@@ -116,7 +116,7 @@ class CohereWriter implements StreamWriter {
     return [frame({ type: "content-end", index: open.index })]
   }
 
-  part(part: Part): ReadonlyArray<string> {
+  content(part: ContentPart): ReadonlyArray<string> {
     this.#outputTokens += partTokens(part)
     switch (part.kind) {
       case "text":
@@ -141,13 +141,11 @@ class CohereWriter implements StreamWriter {
         frames.push(frame({ type: "tool-call-end", index }))
         return frames
       }
-      case "error":
-        return this.error(part.message)
-      case "raw":
-        return [part.data]
-      case "rawChunk":
-        return [rawChunkFrame(part.chunk, true)]
     }
+  }
+
+  chunk(value: unknown): string {
+    return rawChunkFrame(value, true)
   }
 
   error(message: string): ReadonlyArray<string> {

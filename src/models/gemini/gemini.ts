@@ -12,7 +12,7 @@ import { type Answerer, answerWith, type RespondContext, type Responder, type Ro
 import { pending } from "../../registry/answer.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
-import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
+import type { ContentPart, Finish, Part, StreamWriter } from "../provider/parts.ts"
 import { gather, parseArguments, partTokens, usageOf } from "../provider/parts.ts"
 import { truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
@@ -157,7 +157,7 @@ class GeminiWriter implements StreamWriter {
     return []
   }
 
-  part(part: Part): ReadonlyArray<string> {
+  content(part: ContentPart): ReadonlyArray<string> {
     this.#outputTokens += partTokens(part)
     switch (part.kind) {
       case "text":
@@ -167,13 +167,11 @@ class GeminiWriter implements StreamWriter {
         return [frame(response(this.#invocation, [{ text: part.text, thought: true }]))]
       case "toolCall":
         return [frame(response(this.#invocation, [callPart(part)]))]
-      case "error":
-        return this.error(part.message)
-      case "raw":
-        return [part.data]
-      case "rawChunk":
-        return [`data: ${JSON.stringify(part.chunk)}\r\n\r\n`]
     }
+  }
+
+  chunk(value: unknown): string {
+    return `data: ${JSON.stringify(value)}\r\n\r\n`
   }
 
   error(message: string): ReadonlyArray<string> {

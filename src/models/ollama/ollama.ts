@@ -12,7 +12,7 @@ import { answerWith, type RespondContext, type Route, type SimRequest } from "..
 import type { Whole } from "../../registry/answer.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
-import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
+import type { ContentPart, Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 import { estimateTokens, parseArguments, partTokens, usageOf } from "../provider/parts.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import type { Structured } from "../provider/conversation.ts"
@@ -124,7 +124,7 @@ class OllamaWriter implements StreamWriter {
     return []
   }
 
-  part(part: Part): ReadonlyArray<string> {
+  content(part: ContentPart): ReadonlyArray<string> {
     this.#outputTokens += partTokens(part)
     switch (part.kind) {
       case "text": {
@@ -136,13 +136,11 @@ class OllamaWriter implements StreamWriter {
         return this.#thinking ? [this.#line("", { thinking: part.text })] : []
       case "toolCall":
         return this.#endpoint === "chat" ? [this.#line("", { tool_calls: [callOf(part)] })] : [this.#line(part.fragments.join(""))]
-      case "error":
-        return this.error(part.message)
-      case "raw":
-        return [part.data]
-      case "rawChunk":
-        return [line(part.chunk)]
     }
+  }
+
+  chunk(value: unknown): string {
+    return line(value)
   }
 
   error(message: string): ReadonlyArray<string> {

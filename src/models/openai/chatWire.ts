@@ -12,7 +12,7 @@ import type {
   FinishReason,
   OpenAiErrorBody
 } from "./openaiSchema.ts"
-import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
+import type { ContentPart, Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 
 /**
  * The base URL `Routes.openai` serves when none is given (Chat Completions and Responses alike).
@@ -98,7 +98,7 @@ export class ChunkWriter implements StreamWriter {
   }
 
   /** The frames of one part (a tool call gives its head and its argument fragments). */
-  part(part: Part): ReadonlyArray<string> {
+  content(part: ContentPart): ReadonlyArray<string> {
     switch (part.kind) {
       case "text":
         this.#outputTokens++
@@ -108,13 +108,11 @@ export class ChunkWriter implements StreamWriter {
         return [frame(chunk(this.head, { reasoning_content: part.text }))]
       case "toolCall":
         return this.toolCall(part.id, part.name, part.fragments)
-      case "error":
-        return this.error(part.message)
-      case "raw":
-        return [part.data]
-      case "rawChunk":
-        return [rawChunkFrame(part.chunk, false)]
     }
+  }
+
+  chunk(value: unknown): string {
+    return rawChunkFrame(value, false)
   }
 
   /** A tool call: the head chunk with empty arguments, then one chunk per fragment. */

@@ -8,7 +8,7 @@
  * `function_call_output` items after the last user message.
  */
 import { requestKeyOf } from "../provider/conversation.ts"
-import type { Finish, Part, StreamWriter } from "../provider/parts.ts"
+import type { ContentPart, Finish, Part, StreamWriter } from "../provider/parts.ts"
 import { partTokens, usageOf } from "../provider/parts.ts"
 import { namedFrame, rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
@@ -292,7 +292,7 @@ class ResponsesWriter implements StreamWriter {
     return frames
   }
 
-  part(part: Part): ReadonlyArray<string> {
+  content(part: ContentPart): ReadonlyArray<string> {
     this.#outputTokens += partTokens(part)
     switch (part.kind) {
       case "text":
@@ -346,13 +346,11 @@ class ResponsesWriter implements StreamWriter {
         )
         return frames
       }
-      case "error":
-        return this.error(part.message)
-      case "raw":
-        return [part.data]
-      case "rawChunk":
-        return [rawChunkFrame(part.chunk, true)]
     }
+  }
+
+  chunk(value: unknown): string {
+    return rawChunkFrame(value, true)
   }
 
   error(message: string): ReadonlyArray<string> {

@@ -11,9 +11,9 @@ import { makeSimRequest } from "../../registry/request.ts"
 import { answerWith, type Responder, type SimRequest } from "../../registry/route.ts"
 import { settle, whole, type Whole } from "../../registry/answer.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
-import type { Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
+import type { ContentPart, Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 import { partTokens, usageOf } from "../provider/parts.ts"
-import { truncatedFrame } from "../wire/sse.ts"
+import { rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import { DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"
 import { jsonWhole, modelResponder } from "../wire/call.ts"
@@ -53,13 +53,15 @@ class TranscriptWriter implements StreamWriter {
     return []
   }
 
-  part(part: Part): ReadonlyArray<string> {
+  content(part: ContentPart): ReadonlyArray<string> {
     this.#outputTokens += partTokens(part)
-    if (part.kind === "error") return this.error(part.message)
-    if (part.kind === "raw") return [part.data]
     if (part.kind !== "text") return []
     this.#text += part.text
     return [event({ type: "transcript.text.delta", delta: part.text, logprobs: null })]
+  }
+
+  chunk(value: unknown): string {
+    return rawChunkFrame(value, false)
   }
 
   error(message: string): ReadonlyArray<string> {

@@ -9,7 +9,7 @@ import { hashString } from "../../registry/seed.ts"
 import { connectionReset } from "../../registry/transport.ts"
 import { registerFrames } from "../../registry/frames.ts"
 import type { LlmPace } from "../../schemas/llmScript.ts"
-import type { Finish, Part, StreamFault, StreamItem, StreamWriter } from "./parts.ts"
+import { type Finish, type Part, partFrames, type StreamFault, type StreamItem, type StreamWriter } from "./parts.ts"
 
 const encoder = new TextEncoder()
 
@@ -36,7 +36,7 @@ export function* scriptedFrames(
 ): Generator<string> {
   yield* opening
   for (const part of parts) {
-    yield* writer.part(part)
+    yield* partFrames(writer, part)
     if (part.kind === "error") return
   }
   if (fault === undefined) yield* writer.finish(finish, usage)
@@ -242,7 +242,7 @@ export class Mailbox {
         this.#items[this.#head++] = undefined as never
         frames.length = 0
         at = 0
-        for (const f of item.kind === "finish" ? writer.finish(item.finish, item.usage) : writer.part(item)) frames.push(f)
+        for (const f of item.kind === "finish" ? writer.finish(item.finish, item.usage) : partFrames(writer, item)) frames.push(f)
       }
       return frames[at++]
     }

@@ -65,6 +65,9 @@ export type StreamItem =
 export const StreamFault = Schema.Literals(["malformed", "truncate", "reset"])
 export type StreamFault = typeof StreamFault.Type
 
+/** The parts a wire frames itself: text, reasoning and tool calls (`partFrames` writes the rest). */
+export type ContentPart = Extract<Part, { readonly kind: "text" | "reasoning" | "toolCall" }>
+
 /**
  * Writes the SSE frames of one streamed answer in a wire format. Each call returns whole frames
  * (`event:`/`data:` lines and the blank line), so a body can hand over one frame per read.
@@ -72,14 +75,34 @@ export type StreamFault = typeof StreamFault.Type
 export interface StreamWriter {
   /** The frames that open the stream (a role chunk, `message_start`, `response.created`). */
   open(): ReadonlyArray<string>
-  /** The frames of one part. */
-  part(part: Part): ReadonlyArray<string>
+  /** The frames of one text, reasoning or tool-call part. */
+  content(part: ContentPart): ReadonlyArray<string>
   /** An error event, as the API sends one mid-stream; the stream ends after it. */
   error(message: string): ReadonlyArray<string>
+  /** A driver's raw chunk (an event object of the API) as one frame of this API. */
+  chunk(value: unknown): string
   /** The closing frames: open blocks closed, finish reason, usage (the given one or the estimate). */
   finish(finish: Finish, usage: TokenUsage | undefined): ReadonlyArray<string>
   /** A frame that is not valid JSON, cut off where a real truncated write would be. */
   malformed(): string
+}
+
+/**
+ * The frames of any part, the same for every API: an error part is the API's error frames (the
+ * stream ends after them), a raw part goes out as it is, a raw chunk as the API frames one event,
+ * and the rest is the writer's own. A scripted stream and a driven one both write through here.
+ */
+export const partFrames = (writer: StreamWriter, part: Part): ReadonlyArray<string> => {
+  switch (part.kind) {
+    case "error":
+      return writer.error(part.message)
+    case "raw":
+      return [part.data]
+    case "rawChunk":
+      return [writer.chunk(part.chunk)]
+    default:
+      return writer.content(part)
+  }
 }
 
 /**
