@@ -1,0 +1,348 @@
+/**
+ * What a person would act on in a terminal screen, read from its text and styles alone (a pure
+ * function of a `TerminalScreen`, so a recorded screen reads as the live one): `ui.interactables`.
+ * Each item is `{ kind, text, x, y, width }` in cells (a wide character takes two), the place to
+ * click being its middle; a menu item and a button also say whether they are `selected`, a link
+ * its `href`, a key hint the `key` `press` takes for it.
+ *
+ * - `menu-item`: a row of a vertical list — rows whose text starts at one column (±2) — one of
+ *   which is picked out: drawn highlighted (inverse, or on a background) or led by a pointer
+ *   (`❯ › ▸ ▶ ➜ → > • ●`) its neighbours lack. Every row of the list is an item; the picked one is
+ *   `selected`. A highlighted row with no list around it is not one: a status bar, a title.
+ * - `button`: a bracketed label standing alone — `[ OK ]`, `< Cancel >`, `( Yes )` padded inside,
+ *   or unpadded on a row of nothing but buttons, or highlighted; a check box or radio with its
+ *   label (`[x] Logs`, `(•) Always`); or, on a row of two to six short labels apart from one another
+ *   one of which is highlighted, each label (the highlighted one `selected`). Brackets in a column
+ *   down adjacent rows are a table's, not buttons; a label must hold a letter (`[1]` is not one).
+ * - `link`: cells of an OSC 8 hyperlink (with its `href`), and bare `http(s)://` URLs.
+ * - `input`: the field the cursor is in — after a prompt (`> `, `❯ `, `agent> `, `Name: `), inside
+ *   a box (`│ … │`), or an underlined run — and every other underlined blank or `____` field.
+ * - `key-hint`: a key named for a person to press: `ctrl+p`, `alt+x`, `⌃T`, `^X`, `F1`; and, in the
+ *   bottom three rows or drawn dim, `esc`, `enter`, `tab`, arrows, `⏎` when a label or separator
+ *   sets them apart (`esc to cancel`, `enter · send`). The hint's text runs on to its label.
+ */
+import { cellWidth, columnOf } from "./xterm.ts"
+import type { StyledRun, TerminalScreen } from "./screen.ts"
+
+/** The kinds of interactables. */
+export type InteractableKind = "button" | "menu-item" | "link" | "input" | "key-hint"
+
+/** One thing on a screen a person would act on (see the module's comment). */
+export interface Interactable {
+  readonly kind: InteractableKind
+  readonly text: string
+  readonly x: number
+  readonly y: number
+  readonly width: number
+  readonly selected?: boolean
+  readonly href?: string
+  readonly key?: string
+}
+
+/** The most items one screen gives (a screen of a thousand links is not read to the end). */
+const MAX_ITEMS = 500
+/** The longest label a button, a menu item's text, or a hint's label is taken to be. */
+const MAX_LABEL = 40
+
+const BOX = /[\u2500-\u257f|]/
+const POINTER = /^(\s*)([❯›▸▶➜→>•●◉◆*])\s+(\S.*)$/u
+const PROMPT = /^(\s*[│┃|]?\s*)((?:[>❯❱›»$#%]|\w[\w.@~/-]{0,30}[>$#%:]))(\s?)/u
+const URL = /\bhttps?:\/\/[^\s<>"'`│]+/g
+const BRACKETS = /\[([^[\]\n]{1,40})\]|<([^<>\n]{1,40})>|\(([^()\n]{1,40})\)/g
+const CHECK = /^(?:\[[ xX✓✔*•]\]|\([ xX•*●o]\))$/u
+
+/** Modifier spellings, as they lead a key-hint. */
+const MOD = String.raw`(?:ctrl|control|alt|opt|option|meta|cmd|super|shift)`
+const NAMED = String.raw`(?:f1[0-2]|f[1-9]|enter|return|tab|esc|escape|space|backspace|delete|del|up|down|left|right|home|end|pgup|pgdn|pageup|pagedown|[a-z0-9]|[\[\]/\\.,;'\x60=-])`
+const STRONG = String.raw`(?<![A-Za-z0-9])${MOD}[+-](?:${MOD}[+-])*${NAMED}(?![a-z0-9])|[⌃⌥⇧⌘]{1,3}(?:[A-Za-z0-9]|⏎|↵|↑|↓|←|→)|\^[A-Z\[\]\\^_@](?![A-Za-z0-9])|\b[CM]-[a-z](?![A-Za-z0-9-])|(?<![A-Za-z0-9])F(?:1[0-2]|[1-9])(?![0-9])`
+const WEAK = String.raw`(?<![A-Za-z0-9])(?:esc|escape|enter|return|tab|space|backspace|pgup|pgdn|home|end)(?![A-Za-z0-9])|[⏎↵↑↓←→]`
+const HINT = new RegExp(`(?:(${STRONG})|(${WEAK}))(?:\\/?(?:${STRONG}|${WEAK}))*`, "giu")
+/** A hint's label: after the key, `to` and a few words up to a separator. */
+const LABEL = /^(?:\s+to)?[ :]*([A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){0,3})/
+
+/** The column of a line's first character that is not a blank or a box's border; undefined for a blank line. */
+const contentStart = (line: string): number | undefined => {
+  const at = line.search(/[^\s\u2500-\u257f|]/u)
+  return at === -1 ? undefined : columnOf(line, at)
+}
+
+const highlighted = (run: StyledRun): boolean => run.inverse === true || run.bg !== undefined
+
+interface Row {
+  readonly text: string
+  readonly runs: ReadonlyArray<StyledRun>
+}
+
+/** The text of a list row from column `from`: up to a box's border or a gap of three blanks. */
+const cellText = (line: string, from: number): { text: string; x: number } | undefined => {
+  let index = 0
+  while (index < line.length && columnOf(line, index) < from) index++
+  const rest = line.slice(index)
+  const lead = rest.length - rest.trimStart().length
+  const body = rest.slice(lead).split(/ {3,}|[\u2500-\u257f|]/u)[0]!.trimEnd()
+  return body === "" ? undefined : { text: body.slice(0, MAX_LABEL * 2), x: columnOf(line, index + lead) }
+}
+
+/** The rows next to `y` that, with it, make a list starting near column `at` (blank rows and other columns end it). */
+const listAround = (rows: ReadonlyArray<Row>, y: number, at: number): Array<number> => {
+  const member = (row: number) => {
+    const start = contentStart(rows[row]?.text ?? "")
+    return start !== undefined && Math.abs(start - at) <= 2
+  }
+  let top = y
+  while (top > 0 && member(top - 1)) top--
+  let bottom = y
+  while (bottom < rows.length - 1 && member(bottom + 1)) bottom++
+  return Array.from({ length: bottom - top + 1 }, (_, i) => top + i)
+}
+
+/** The menu items of a screen: lists with one row picked out (see the module's comment). */
+const menus = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interactable> => {
+  const items: Array<Interactable> = []
+  const taken = new Set<number>()
+  const list = (y: number, at: number, picked: ReadonlySet<number>) => {
+    const members = listAround(rows, y, at)
+    if (members.length < 2 || members.some((row) => taken.has(row))) return
+    for (const row of members) {
+      taken.add(row)
+      const cell = cellText(rows[row]!.text, at - 2)
+      if (cell === undefined) continue
+      // The pointer itself is not part of the item's text.
+      const pointer = POINTER.exec(cell.text)
+      const text = pointer !== null && picked.has(row) ? pointer[3]! : cell.text
+      const x = pointer !== null && picked.has(row) ? cell.x + columnOf(cell.text, cell.text.length - text.length) : cell.x
+      items.push({ kind: "menu-item", text, x, y: row, width: cellWidth(text), selected: picked.has(row) })
+    }
+  }
+  for (const [y, row] of rows.entries()) {
+    // A highlighted run narrower than the screen, its row in a list of rows that are not all highlighted alike.
+    for (const run of row.runs.filter(highlighted)) {
+      const text = run.text.trim()
+      if (text === "" || taken.has(y)) continue
+      const at = run.x + cellWidth(run.text.slice(0, run.text.length - run.text.trimStart().length))
+      const members = listAround(rows, y, at)
+      const plain = members.filter((m) => m !== y && !rows[m]!.runs.some((other) => highlighted(other) && Math.abs(other.x - run.x) <= 2))
+      if (plain.length > 0) list(y, at, new Set([y]))
+    }
+    // A row led by a pointer its neighbours lack (a bullet list has one on every row), not the cursor's.
+    const pointer = POINTER.exec(row.text)
+    if (pointer === null || y === screen.cursor.y || taken.has(y)) continue
+    const at = columnOf(row.text, pointer[1]!.length + pointer[2]!.length) + 1
+    const lacking = [y - 1, y + 1].some((n) => {
+      const other = rows[n]?.text
+      if (other === undefined || other.trim() === "" || POINTER.exec(other)?.[2] === pointer[2]) return false
+      const start = contentStart(other)
+      return start !== undefined && Math.abs(start - at) <= 2
+    })
+    if (lacking) list(y, at, new Set([y]))
+  }
+  return items
+}
+
+/** Whether a bracket token at `index` in `line` stands alone: a blank, a border or the line's edge before it, and after it (or a comma or full stop). */
+const alone = (line: string, index: number, length: number): boolean => {
+  const edge = (char: string | undefined) => char === undefined || /\s/.test(char) || BOX.test(char)
+  const after = line[index + length]
+  return edge(line[index - 1]) && (edge(after) || after === "," || after === ".")
+}
+
+/** Whether `line` is nothing but bracketed tokens, blanks and borders. */
+const buttonsOnly = (line: string): boolean => line.replace(BRACKETS, "").replace(/[\s\u2500-\u257f|]/gu, "") === ""
+
+/** The buttons of a screen (see the module's comment); rows of items already found are left alone. */
+const buttons = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: ReadonlySet<number>): Array<Interactable> => {
+  const items: Array<Interactable> = []
+  const tokenAt = (y: number, x: number, open: string) =>
+    [...(rows[y]?.text ?? "").matchAll(BRACKETS)].some((m) => m[0][0] === open && columnOf(rows[y]!.text, m.index) === x)
+  for (const [y, row] of rows.entries()) {
+    if (busy.has(y)) continue
+    const line = row.text
+    for (const match of line.matchAll(BRACKETS)) {
+      const token = match[0]
+      const inner = (match[1] ?? match[2] ?? match[3])!
+      const x = columnOf(line, match.index)
+      if (CHECK.test(token)) {
+        // A check box or a radio button: its label is part of it.
+        const label = /^ (\S(?:\S| (?! ))*)/.exec(line.slice(match.index + token.length))?.[1]
+        if (label !== undefined) items.push({ kind: "button", text: `${token} ${label.slice(0, MAX_LABEL)}`, x, y, width: cellWidth(`${token} ${label.slice(0, MAX_LABEL)}`) })
+        continue
+      }
+      if (!/\p{L}/u.test(inner) || inner.trim().length > 24 || !alone(line, match.index, token.length)) continue
+      const padded = inner.startsWith(" ") && inner.endsWith(" ")
+      const width = cellWidth(token)
+      const lit = row.runs.some((run) => highlighted(run) && run.x <= x && x < run.x + cellWidth(run.text))
+      // A table's column: the same bracket at the same column on the row above or below.
+      const column = !padded && (tokenAt(y - 1, x, token[0]!) || tokenAt(y + 1, x, token[0]!))
+      if (column || !(padded || lit || buttonsOnly(line))) continue
+      items.push({ kind: "button", text: token, x, y, width, ...(lit ? { selected: true } : {}) })
+    }
+    // A row of a few short labels, one of them highlighted: a button bar (never the screen's first
+    // or last row, where title and status bars are).
+    if (y === 0 || y === screen.rows - 1 || items.some((item) => item.y === y)) continue
+    const lit = row.runs.filter((run) => highlighted(run) && run.text.trim() !== "")
+    const coverage = lit.reduce((sum, run) => sum + cellWidth(run.text), 0)
+    if (lit.length === 0 || coverage >= screen.cols * 0.6) continue
+    // Borders are blanks here (one UTF-16 unit each: offsets hold).
+    const segments = [...line.replace(/[\u2500-\u257f|]/gu, " ").matchAll(/\S+(?: \S+)*/g)]
+    if (segments.length < 2 || segments.length > 6 || segments.some((m) => m[0].length > 24 || m[0].split(" ").length > 3)) continue
+    for (const segment of segments) {
+      const x = columnOf(line, segment.index)
+      const selected = lit.some((run) => run.x <= x && x < run.x + cellWidth(run.text))
+      items.push({ kind: "button", text: segment[0], x, y, width: cellWidth(segment[0]), selected })
+    }
+  }
+  return items
+}
+
+/** The links of a screen: OSC 8 hyperlinks, then bare URLs not inside one. */
+const links = (rows: ReadonlyArray<Row>): Array<Interactable> => {
+  const items: Array<Interactable> = []
+  for (const [y, row] of rows.entries()) {
+    const linked: Array<Interactable> = []
+    for (const run of row.runs) {
+      if (run.href === undefined) continue
+      const last = linked.at(-1)
+      // A link drawn in two styles is two runs: one link.
+      if (last !== undefined && last.href === run.href && last.x + last.width === run.x) linked[linked.length - 1] = { ...last, text: last.text + run.text, width: last.width + cellWidth(run.text) }
+      else linked.push({ kind: "link", text: run.text, x: run.x, y, width: cellWidth(run.text), href: run.href })
+    }
+    items.push(...linked.map((link) => ({ ...link, text: link.text.trim() || link.text })))
+    for (const match of row.text.matchAll(URL)) {
+      // Sentence punctuation after a URL is not part of it; a closing parenthesis is when the URL opened one.
+      let url = match[0].replace(/[.,;:!?'"]+$/, "")
+      while (url.endsWith(")") && (url.match(/\(/g)?.length ?? 0) < (url.match(/\)/g)?.length ?? 0)) url = url.slice(0, -1).replace(/[.,;:!?'"]+$/, "")
+      const x = columnOf(row.text, match.index)
+      if (linked.some((link) => link.x <= x && x < link.x + link.width)) continue
+      items.push({ kind: "link", text: url, x, y, width: cellWidth(url), href: url })
+    }
+  }
+  return items
+}
+
+/** A field's extent on `line` from column `x`: up to a box's border after it, else the screen's edge. */
+const fieldWidth = (line: string, x: number, cols: number): number => {
+  const chars = [...line]
+  let column = 0
+  for (const char of chars) {
+    if (column > x && BOX.test(char)) return Math.max(1, column - x - 1)
+    column += cellWidth(char)
+  }
+  return Math.max(1, cols - x)
+}
+
+/** The inputs of a screen: the cursor's field, and underlined or `____` fields elsewhere. */
+const inputs = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: ReadonlySet<number>): Array<Interactable> => {
+  const items: Array<Interactable> = []
+  const { x: cx, y: cy } = screen.cursor
+  const line = rows[cy]?.text ?? ""
+  const underlined = (run: StyledRun) => run.underline === true && run.href === undefined
+  const atCursor = rows[cy]?.runs.find((run) => underlined(run) && run.x <= cx && cx <= run.x + cellWidth(run.text))
+  const prompt = PROMPT.exec(line)
+  if (!busy.has(cy)) {
+    if (atCursor !== undefined) {
+      items.push({ kind: "input", text: atCursor.text.trim(), x: atCursor.x, y: cy, width: cellWidth(atCursor.text) })
+    } else if (prompt !== null && columnOf(line, prompt[0].length) <= cx) {
+      const x = columnOf(line, prompt[0].length)
+      const width = fieldWidth(line, x, screen.cols)
+      const typed = (cellText(line, x)?.text ?? "").slice(0, 200)
+      items.push({ kind: "input", text: typed, x, y: cy, width })
+    } else {
+      // Inside a box: a border before the cursor and one after it.
+      const chars = [...line]
+      let column = 0
+      let left: number | undefined
+      let right: number | undefined
+      for (const char of chars) {
+        if (BOX.test(char) && column < cx) left = column
+        if (BOX.test(char) && column > cx && right === undefined) right = column
+        column += cellWidth(char)
+      }
+      if (left !== undefined && right !== undefined) {
+        const x = left + 2
+        items.push({ kind: "input", text: (cellText(line, x)?.text ?? ""), x, y: cy, width: Math.max(1, right - x - 1) })
+      }
+    }
+  }
+  for (const [y, row] of rows.entries()) {
+    if (busy.has(y)) continue
+    for (const run of row.runs) {
+      if (!underlined(run) || (y === cy && run === atCursor) || !/^[\s_]+$/.test(run.text)) continue
+      items.push({ kind: "input", text: "", x: run.x, y, width: cellWidth(run.text) })
+    }
+    for (const match of row.text.matchAll(/_{3,}/g)) {
+      const x = columnOf(row.text, match.index)
+      if (!items.some((item) => item.y === y && item.x <= x && x < item.x + item.width)) items.push({ kind: "input", text: "", x, y, width: match[0].length })
+    }
+  }
+  return items
+}
+
+/** Key glyphs, as `press` names them. */
+const GLYPHS: Readonly<Record<string, string>> = { "⏎": "enter", "↵": "enter", "↑": "up", "↓": "down", "←": "left", "→": "right", "⌃": "ctrl+", "⌥": "alt+", "⇧": "shift+", "⌘": "cmd+" }
+/** Other spellings of a modifier or a key, as `press` names them. */
+const SPELLINGS: Readonly<Record<string, string>> = { control: "ctrl", opt: "alt", option: "alt", meta: "alt", esc: "escape", return: "enter", pgup: "pageup", pgdn: "pagedown", del: "delete" }
+
+/** The name `press` takes for a hint's key as the screen writes it (`^X` is `ctrl+x`, `⌃T` `ctrl+t`, `C-x` `ctrl+x`, `F1` `f1`, `⏎` `enter`). */
+const keyName = (written: string): string => {
+  const first = written.split("/")[0]!
+  if (/^\^./.test(first)) return `ctrl+${first.slice(1).toLowerCase()}`
+  if (/^[CM]-[a-z]$/i.test(first)) return `${first[0] === "C" ? "ctrl" : "alt"}+${first[2]!.toLowerCase()}`
+  const spelled = [...first].map((char) => GLYPHS[char] ?? char).join("").toLowerCase()
+  return spelled.split(/(?<=^(?:[a-z]+[+-])*[a-z]+)[+-](?=.)/).map((part) => SPELLINGS[part] ?? part).join("+")
+}
+
+/** The key hints of a screen (see the module's comment). */
+const hints = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interactable> => {
+  const items: Array<Interactable> = []
+  for (const [y, row] of rows.entries()) {
+    const footer = y >= screen.rows - 3
+    for (const match of row.text.matchAll(HINT)) {
+      const x = columnOf(row.text, match.index)
+      const after = row.text.slice(match.index + match[0].length)
+      const label = LABEL.exec(after)
+      if (match[1] === undefined) {
+        // A weak key (`esc`, `enter`, an arrow) is a hint only in a footer or drawn dim, and set apart.
+        const dim = row.runs.some((run) => run.dim === true && run.x <= x && x < run.x + cellWidth(run.text))
+        const before = row.text.slice(0, match.index)
+        const apart = /(?:^\s*|[·•|│,]\s*|\s{2,}|[[(<]|press\s+)$/iu.test(before) && (label !== null || /^(?:\s*$|\s*[·•|│,)\]>]|\s{2,})/u.test(after))
+        if (!(footer || dim) || !apart) continue
+      }
+      const text = `${match[0]}${label === null ? "" : after.slice(0, label[0].length)}`.slice(0, MAX_LABEL).trimEnd()
+      items.push({ kind: "key-hint", text, x, y, width: cellWidth(text), key: keyName(match[0]) })
+    }
+  }
+  return items
+}
+
+/** The interactables of `screen`, in reading order (see the module's comment). */
+export const interactables = (screen: TerminalScreen): { readonly items: ReadonlyArray<Interactable> } => {
+  const rows: Array<Row> = screen.lines.map((text) => ({ text, runs: [] as Array<StyledRun> }))
+  for (const run of screen.styles) (rows[run.y]?.runs as Array<StyledRun> | undefined)?.push(run)
+  const menu = menus(screen, rows)
+  const busy = new Set(menu.map((item) => item.y))
+  const found = [...menu, ...buttons(screen, rows, busy), ...links(rows), ...inputs(screen, rows, busy), ...hints(screen, rows)]
+  found.sort((a, b) => a.y - b.y || a.x - b.x)
+  return { items: found.slice(0, MAX_ITEMS) }
+}
+
+/**
+ * The keys that select `target`, a menu item of `items`, from the list's selected item: `up` or
+ * `down` as many times as the rows between them, then `enter`; undefined when `target` is not a
+ * menu item or its list has no selected item.
+ */
+export const selectKeys = (items: ReadonlyArray<Interactable>, target: Interactable): ReadonlyArray<string> | undefined => {
+  if (target.kind !== "menu-item") return undefined
+  // The target's list: menu items at its column on the rows next to it, row after row.
+  const at = (y: number) => items.find((item) => item.kind === "menu-item" && item.y === y && Math.abs(item.x - target.x) <= 2)
+  let selected: Interactable | undefined
+  for (const step of [-1, 1]) {
+    for (let y = target.y; selected === undefined; y += step) {
+      const item = at(y)
+      if (item === undefined) break
+      if (item.selected === true) selected = item
+    }
+  }
+  if (selected === undefined) return undefined
+  const steps = target.y - selected.y
+  return [...Array.from({ length: Math.abs(steps) }, () => (steps > 0 ? "down" : "up")), "enter"]
+}
