@@ -5,21 +5,26 @@
  * click being its middle; a menu item and a button also say whether they are `selected`, a link
  * its `href`, a key hint the `key` `press` takes for it.
  *
- * - `menu-item`: a row of a vertical list — rows whose text starts at one column (±2) — one of
+ * - `menu-item`: a row of a vertical list — rows whose text starts at one column (±1) — one of
  *   which is picked out: drawn highlighted (inverse, or on a background) or led by a pointer
- *   (`❯ › ▸ ▶ ➜ → > • ●`) its neighbours lack. Every row of the list is an item; the picked one is
- *   `selected`. A highlighted row with no list around it is not one: a status bar, a title.
+ *   (`❯ › ▸ ▶ ➜ → > • ●`) where its neighbours have a blank. Every row of the list is an item;
+ *   the picked one is `selected`. A highlighted row with no list around it is not one, nor a bar
+ *   across the screen's first or last two rows: a status bar, a title.
  * - `button`: a bracketed label standing alone — `[ OK ]`, `< Cancel >`, `( Yes )` padded inside,
  *   or unpadded on a row of nothing but buttons, or highlighted; a check box or radio with its
  *   label (`[x] Logs`, `(•) Always`); or, on a row of two to six short labels apart from one another
- *   one of which is highlighted, each label (the highlighted one `selected`). Brackets in a column
- *   down adjacent rows are a table's, not buttons; a label must hold a letter (`[1]` is not one).
+ *   one of which is highlighted, each label (the highlighted one `selected`) — not a status line:
+ *   never the screen's first row or last three, nor a row lit from its first column. Brackets in
+ *   a column down adjacent rows make a table, whose rows hold no unpadded buttons; a label must
+ *   hold a letter (`[1]` is not one).
  * - `link`: cells of an OSC 8 hyperlink (with its `href`), and bare `http(s)://` URLs.
- * - `input`: the field the cursor is in — after a prompt (`> `, `❯ `, `agent> `, `Name: `), inside
- *   a box (`│ … │`), or an underlined run — and every other underlined blank or `____` field.
- * - `key-hint`: a key named for a person to press: `ctrl+p`, `alt+x`, `⌃T`, `^X`, `F1`; and, in the
- *   bottom three rows or drawn dim, `esc`, `enter`, `tab`, arrows, `⏎` when a label or separator
- *   sets them apart (`esc to cancel`, `enter · send`). The hint's text runs on to its label.
+ * - `input`: the field the cursor is in — after a prompt (`> `, `❯ `, `agent> `, `Name: `; from
+ *   the cursor when nothing is typed yet), inside a box (`│ … │`), or an underlined run — and
+ *   every other underlined blank or `____` field.
+ * - `key-hint`: a key named for a person to press: `ctrl+p`, `alt+x`, `⌃T`, `^X`, `F1`; and `esc`,
+ *   `enter`, `tab`, arrows, `⏎` when a label or separator sets them apart (`esc to cancel`,
+ *   `enter · send`) in the bottom three rows, drawn dim, on a row of other hints, or after "press".
+ *   The hint's text runs on to its label.
  */
 import { cellWidth, columnOf } from "./xterm.ts"
 import type { StyledRun, TerminalScreen } from "./screen.ts"
@@ -87,7 +92,7 @@ const cellText = (line: string, from: number): { text: string; x: number } | und
 const listAround = (rows: ReadonlyArray<Row>, y: number, at: number): Array<number> => {
   const member = (row: number) => {
     const start = contentStart(rows[row]?.text ?? "")
-    return start !== undefined && Math.abs(start - at) <= 2
+    return start !== undefined && Math.abs(start - at) <= 1
   }
   let top = y
   while (top > 0 && member(top - 1)) top--
@@ -115,10 +120,12 @@ const menus = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interact
     }
   }
   for (const [y, row] of rows.entries()) {
-    // A highlighted run narrower than the screen, its row in a list of rows that are not all highlighted alike.
+    // A highlighted run, its row in a list of rows that are not all highlighted alike; not a bar
+    // across the screen's edge rows.
+    const edge = y < 2 || y >= screen.rows - 2
     for (const run of row.runs.filter(highlighted)) {
       const text = run.text.trim()
-      if (text === "" || taken.has(y)) continue
+      if (text === "" || taken.has(y) || (edge && cellWidth(run.text) >= screen.cols * 0.9)) continue
       const at = run.x + cellWidth(run.text.slice(0, run.text.length - run.text.trimStart().length))
       const members = listAround(rows, y, at)
       const plain = members.filter((m) => m !== y && !rows[m]!.runs.some((other) => highlighted(other) && Math.abs(other.x - run.x) <= 2))
@@ -127,12 +134,12 @@ const menus = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interact
     // A row led by a pointer its neighbours lack (a bullet list has one on every row), not the cursor's.
     const pointer = POINTER.exec(row.text)
     if (pointer === null || y === screen.cursor.y || taken.has(y)) continue
+    const mark = columnOf(row.text, pointer[1]!.length)
     const at = columnOf(row.text, pointer[1]!.length + pointer[2]!.length) + 1
+    // A neighbour with a blank where the pointer is, its text where the pointed-at text is.
     const lacking = [y - 1, y + 1].some((n) => {
-      const other = rows[n]?.text
-      if (other === undefined || other.trim() === "" || POINTER.exec(other)?.[2] === pointer[2]) return false
-      const start = contentStart(other)
-      return start !== undefined && Math.abs(start - at) <= 2
+      const start = contentStart(rows[n]?.text ?? "")
+      return start !== undefined && Math.abs(start - at) <= 1 && start > mark
     })
     if (lacking) list(y, at, new Set([y]))
   }
@@ -152,11 +159,13 @@ const buttonsOnly = (line: string): boolean => line.replace(BRACKETS, "").replac
 /** The buttons of a screen (see the module's comment); rows of items already found are left alone. */
 const buttons = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: ReadonlySet<number>): Array<Interactable> => {
   const items: Array<Interactable> = []
-  const tokenAt = (y: number, x: number, open: string) =>
-    [...(rows[y]?.text ?? "").matchAll(BRACKETS)].some((m) => m[0][0] === open && columnOf(rows[y]!.text, m.index) === x)
+  // Each row's unpadded bracket tokens, by the column they start at.
+  const tokens = rows.map((row) => new Map([...row.text.matchAll(BRACKETS)].filter((m) => !/^. .* .$/.test(m[0])).map((m) => [columnOf(row.text, m.index), m[0][0]!])))
   for (const [y, row] of rows.entries()) {
     if (busy.has(y)) continue
     const line = row.text
+    // A table's row: one of its tokens has the same bracket at its column on the row above or below.
+    const table = [...tokens[y]!].some(([x, open]) => tokens[y - 1]?.get(x) === open || tokens[y + 1]?.get(x) === open)
     for (const match of line.matchAll(BRACKETS)) {
       const token = match[0]
       const inner = (match[1] ?? match[2] ?? match[3])!
@@ -171,17 +180,15 @@ const buttons = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: Readonl
       const padded = inner.startsWith(" ") && inner.endsWith(" ")
       const width = cellWidth(token)
       const lit = row.runs.some((run) => highlighted(run) && run.x <= x && x < run.x + cellWidth(run.text))
-      // A table's column: the same bracket at the same column on the row above or below.
-      const column = !padded && (tokenAt(y - 1, x, token[0]!) || tokenAt(y + 1, x, token[0]!))
-      if (column || !(padded || lit || buttonsOnly(line))) continue
+      if ((table && !padded) || !(padded || lit || buttonsOnly(line))) continue
       items.push({ kind: "button", text: token, x, y, width, ...(lit ? { selected: true } : {}) })
     }
-    // A row of a few short labels, one of them highlighted: a button bar (never the screen's first
-    // or last row, where title and status bars are).
-    if (y === 0 || y === screen.rows - 1 || items.some((item) => item.y === y)) continue
+    // A row of a few short labels, one of them highlighted: a button bar (see the module's comment
+    // for the status lines it is not).
+    if (y === 0 || y >= screen.rows - 3 || items.some((item) => item.y === y)) continue
     const lit = row.runs.filter((run) => highlighted(run) && run.text.trim() !== "")
     const coverage = lit.reduce((sum, run) => sum + cellWidth(run.text), 0)
-    if (lit.length === 0 || coverage >= screen.cols * 0.6) continue
+    if (lit.length === 0 || coverage >= screen.cols * 0.6 || lit.some((run) => run.x <= 1)) continue
     // Borders are blanks here (one UTF-16 unit each: offsets hold).
     const segments = [...line.replace(/[\u2500-\u257f|]/gu, " ").matchAll(/\S+(?: \S+)*/g)]
     if (segments.length < 2 || segments.length > 6 || segments.some((m) => m[0].length > 24 || m[0].split(" ").length > 3)) continue
@@ -242,7 +249,8 @@ const inputs = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: Readonly
     if (atCursor !== undefined) {
       items.push({ kind: "input", text: atCursor.text.trim(), x: atCursor.x, y: cy, width: cellWidth(atCursor.text) })
     } else if (prompt !== null && columnOf(line, prompt[0].length) <= cx) {
-      const x = columnOf(line, prompt[0].length)
+      // Nothing typed yet: the field starts at the cursor (the prompt's trailing blank is not in the line).
+      const x = columnOf(line, prompt[0].length) === cellWidth(line) ? cx : columnOf(line, prompt[0].length)
       const width = fieldWidth(line, x, screen.cols)
       const typed = (cellText(line, x)?.text ?? "").slice(0, 200)
       items.push({ kind: "input", text: typed, x, y: cy, width })
@@ -295,8 +303,10 @@ const keyName = (written: string): string => {
 const hints = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interactable> => {
   const items: Array<Interactable> = []
   for (const [y, row] of rows.entries()) {
-    const footer = y >= screen.rows - 3
-    for (const match of row.text.matchAll(HINT)) {
+    const matches = [...row.text.matchAll(HINT)]
+    // A footer, or a row of hints: a weak key there is a hint too.
+    const footer = y >= screen.rows - 3 || matches.some((match) => match[1] !== undefined)
+    for (const match of matches) {
       const x = columnOf(row.text, match.index)
       const after = row.text.slice(match.index + match[0].length)
       const label = LABEL.exec(after)
@@ -304,8 +314,9 @@ const hints = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interact
         // A weak key (`esc`, `enter`, an arrow) is a hint only in a footer or drawn dim, and set apart.
         const dim = row.runs.some((run) => run.dim === true && run.x <= x && x < run.x + cellWidth(run.text))
         const before = row.text.slice(0, match.index)
-        const apart = /(?:^\s*|[·•|│,]\s*|\s{2,}|[[(<]|press\s+)$/iu.test(before) && (label !== null || /^(?:\s*$|\s*[·•|│,)\]>]|\s{2,})/u.test(after))
-        if (!(footer || dim) || !apart) continue
+        const pressed = /press\s+$/i.test(before)
+        const apart = (pressed || /(?:^\s*|[·•|│,]\s*|\s{2,}|[[(<])$/u.test(before)) && (label !== null || /^(?:\s*$|\s*[·•|│,)\]>]|\s{2,})/u.test(after))
+        if (!(footer || dim || pressed) || !apart) continue
       }
       const text = `${match[0]}${label === null ? "" : after.slice(0, label[0].length)}`.slice(0, MAX_LABEL).trimEnd()
       items.push({ kind: "key-hint", text, x, y, width: cellWidth(text), key: keyName(match[0]) })
