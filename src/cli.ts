@@ -20,7 +20,7 @@ import { fromHar } from "./families/harImport.ts"
 import { simnetVersion } from "./network/har.ts"
 import { defaultRedactor } from "./core/redact.ts"
 import { printable } from "./core/util.ts"
-import { RUN_REFUSAL_STATUS, runCommand, runEnv } from "./serve/child.ts"
+import { emulatorFailed, RUN_REFUSAL_STATUS, runCommand, runEnv } from "./serve/child.ts"
 import { type RoomHooks, type SealedRun, sealRun } from "./serve/isolate.ts"
 import { spawnTerminal, type Terminal } from "./terminal/terminal.ts"
 import { type ExploreFileData, readFailureFile } from "./testing/failureFiles.ts"
@@ -324,13 +324,14 @@ const mcp = Command.make(
     recordMode: recordModeFlag,
     keepBodies: keepBodiesFlag,
     manifest: manifestFlag,
+    trace: Flag.String("trace").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("write a replay trace (JSON lines) to FILE")),
     command: Argument.String("command").pipe(Argument.variadic, Argument.withDescription("a command to run in a terminal the tools see and type into, after --"))
   },
   (config) =>
     Effect.scoped(Effect.gen(function*() {
       const { network } = yield* fixtureNetwork(config, DEFAULT_FIXTURE)
       let terminal: Terminal | undefined
-      const control = yield* controlRuntime(network, { quiet: true, terminal: () => terminal })
+      const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: true, terminal: () => terminal })
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))
       const authority = yield* caIn(caDir)
       const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, caDir }))
@@ -338,9 +339,9 @@ const mcp = Command.make(
       yield* writeManifest(config.manifest, endpointsOf(base))
       const { env, driverUrl } = runEnv(base, authority.certFile)
       const [command, ...args] = config.command as ReadonlyArray<string>
-      if (command !== undefined) terminal = yield* spawnTerminal(command, args, { cols: config.cols, rows: config.rows, env }).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
+      if (command !== undefined) terminal = yield* spawnTerminal(command, args, { cols: config.cols, rows: config.rows, env, onFailure: emulatorFailed(command, control.traceLine) }).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
       process.stderr.write(`${printable(`simnet mcp: tools over stdio${command === undefined ? "" : `; ${command} runs in a ${config.cols}x${config.rows} terminal`}; driver: ${driverUrl}`)}\n`)
-      yield* serveMcp(network, () => terminal, simnetVersion())
+      yield* serveMcp(network, () => terminal, simnetVersion(), control.traceChange)
     }))
 ).pipe(Command.withDescription("an MCP server over stdio that lets an agent observe and drive the simulation: the command's terminal, the network and the model"))
 

@@ -51,7 +51,7 @@ import { driverSocket, type ExitNotices } from "./driver.ts"
 import { check, refuse } from "./access.ts"
 import { CONTROL_BASE, type ControlRouter } from "./service.ts"
 import type { Terminal } from "../terminal/terminal.ts"
-import { uiCall } from "./ui.ts"
+import { type UiCall, uiCall } from "./ui.ts"
 
 export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./service.ts"
 
@@ -223,20 +223,20 @@ const layOutIn = (dir: string, files: Readonly<Record<string, FileContent>>): Ef
 
 const noWorkspace = new Refusal({ status: 404, tag: "NoWorkspace", message: "no workspace: the files of a run are its own only under simnet run --isolate" })
 
-/** A `ui/ACTION` call: the screen after it, or the terminal's refusal (404 without a terminal, 400 bad params, 409 refused). */
+/** A `ui/ACTION` call: the screen after it (`ui/interactables`: the items), or the terminal's refusal (404 without a terminal, 400 bad params, 409 refused); an action is told to the trace. */
 const uiRoute = <R>(network: ControlledNetwork, options: RunControlOptions, action: string, body: Effect.Effect<unknown, Refusal, R>) =>
   Effect.gen(function*() {
     const params = yield* body
     const method = `ui.${action}`
-    const screen = yield* Effect.mapError(uiCall(options.terminal?.(), method, params, network.quiescent), (error) =>
+    const told = options.onChange === undefined ? undefined : (call: UiCall) => options.onChange?.({ type: "ui", ...call })
+    const answer = yield* Effect.mapError(uiCall(options.terminal?.(), method, params, network.quiescent, told), (error) =>
       new Refusal({
         status: error.code === -32003 ? 404 : error.code === -32602 || error.code === -32601 ? 400 : 409,
         tag: error.code === -32003 ? "NoTerminal" : error.code === -32004 ? "TerminalError" : "InvalidParams",
         message: error.message,
         path: typeof (error.data as { path?: unknown } | undefined)?.path === "string" ? (error.data as { path: string }).path : undefined
       }))
-    options.onChange?.({ type: "ui", method, params, screen })
-    return ok(screen)
+    return ok(answer)
   })
 
 /** A rule as `GET llm/rules` lists it: JSON, with its progress (a matcher from code shows as text). */
@@ -325,6 +325,7 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
     })),
     // The terminal of `simnet run --tty`, as the driver socket's `ui.*` methods (`ui.ts`) see it.
     HttpRouter.route("GET", at("ui/screen"), uiRoute(network, options, "screen", Effect.succeed({}))),
+    HttpRouter.route("GET", at("ui/interactables"), uiRoute(network, options, "interactables", Effect.succeed({}))),
     HttpRouter.route("POST", at("ui/:action"), Effect.flatMap(HttpRouter.params, (params) => uiRoute(network, options, params["action"] ?? "", jsonBody(limit)))),
     HttpRouter.route("POST", at("llm/enqueue"), Effect.gen(function*() {
       const json = yield* jsonBody(limit)
