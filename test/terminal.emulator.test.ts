@@ -113,17 +113,18 @@ describe("an emulator that never dies of what a program writes", () => {
 })
 
 describe("the program's queries are answered", () => {
-  it("cursor position, device attributes, colours, modes; SGR-pixel mouse reports said to be unsupported", async () => {
+  it("cursor position, device attributes, colours, modes, the size; SGR-pixel mouse reports said to be unsupported", async () => {
     await run(Effect.gen(function*() {
       const terminal = yield* spawnTerminal(process.execPath, [fixture("queries.mjs")], { cols: 60, rows: 10 })
       const shown = yield* terminal.wait({ text: "asked", timeoutMs: 20_000 })
-      expect(shown.lines.slice(0, 7)).toEqual([
+      expect(shown.lines.slice(0, 8)).toEqual([
         "cursor: ESC[3;5R",
         "da1: ESC[?1;2c",
         "fg: ESC]10;rgb:ffff/ffff/ffffESC\\",
         "bg: ESC]11;rgb:0000/0000/0000ESC\\",
         "pixels: ESC[?1016;0$y",
         "paste: ESC[?2004;2$y",
+        "size: ESC[8;10;60t",
         "asked"
       ])
     }))
