@@ -13,6 +13,7 @@ import { Emulator } from "../src/terminal/emulator.ts"
 import { interactables } from "../src/terminal/interactables.ts"
 import type { TerminalScreen } from "../src/terminal/screen.ts"
 import { spawnTerminal } from "../src/terminal/terminal.ts"
+import { footer, REDRAW, resizeStorm, seeded } from "../test/support/storm.ts"
 import { measure, report } from "./harness.ts"
 
 const quick = process.argv.includes("--quick")
@@ -51,11 +52,7 @@ console.log(`  per screen: 200x50 ${per(measures[1]!.opsPerSec)} (reading it: ${
 
 /** A storm of `resizes` at an emulator with `scrollback` rows: exceptions contained, ms per resize (with its redraw). */
 const storm = (scrollback: number, seed: number, resizes: number) => {
-  let state = seed
-  const rnd = (k: number) => {
-    state = (state * 1103515245 + 12345) & 0x7fffffff
-    return state % k
-  }
+  const rnd = seeded(seed)
   const emulator = new Emulator(100, 30, { reply: () => {}, scrollback })
   const t0 = performance.now()
   for (let i = 0; i < resizes; i++) {
@@ -84,22 +81,11 @@ for (const scrollback of [1_000, 0]) {
 console.log("\nresize storm through a PTY: 300 resizes at test/fixtures/tty/redraw.mjs, two of three waiting for its redraw")
 for (const seed of quick ? [1] : [1, 2, 3]) {
   await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const terminal = yield* spawnTerminal(process.execPath, [join(fixtures, "redraw.mjs")], { cols: 100, rows: 30 })
-    yield* terminal.wait({ text: "100x30 ctrl+c quit" })
-    let state = seed
-    const rnd = (k: number) => {
-      state = (state * 1103515245 + 12345) & 0x7fffffff
-      return state % k
-    }
+    const terminal = yield* spawnTerminal(process.execPath, [REDRAW], { cols: 100, rows: 30 })
+    yield* terminal.wait({ text: footer(100, 30) })
     const t0 = performance.now()
-    let size = [100, 30]
-    for (let i = 0; i < 300; i++) {
-      size = [40 + rnd(121), 12 + rnd(39)]
-      yield* terminal.resize(size[0]!, size[1]!)
-      if (rnd(3) !== 0) yield* terminal.wait({ text: `${size[0]}x${size[1]} ctrl+c quit` })
-    }
-    const last = yield* terminal.wait({ text: `${size[0]}x${size[1]} ctrl+c quit` })
+    const { screen } = yield* resizeStorm(terminal, seed, 300)
     const ms = performance.now() - t0
-    console.log(`  seed ${seed}: ${(ms / 1000).toFixed(2)} s (${(ms / 300).toFixed(1)} ms per resize), exceptions ${terminal.failures().count}, last row ${JSON.stringify(last.lines.at(-1))}`)
+    console.log(`  seed ${seed}: ${(ms / 1000).toFixed(2)} s (${(ms / 300).toFixed(1)} ms per resize), exceptions ${terminal.failures().count}, last row ${JSON.stringify(screen.lines.at(-1))}`)
   })))
 }

@@ -11,16 +11,11 @@ import { afterAll, describe, expect, it } from "vitest"
 import { Emulator, type EmulatorFailure } from "../src/terminal/emulator.ts"
 import { spawnTerminal, type Terminal } from "../src/terminal/terminal.ts"
 import { cellWidth, linkOf, parseNow, xterm } from "../src/terminal/xterm.ts"
+import { footer, REDRAW, resizeStorm, seeded } from "./support/storm.ts"
 import { startTmux, type TmuxPane, tmuxAvailable } from "./support/tmux.ts"
 
 const fixture = (name: string) => join(import.meta.dirname, "fixtures", "tty", name)
 const run = <A, E>(effect: Effect.Effect<A, E, import("effect").Scope.Scope>) => Effect.runPromise(Effect.scoped(effect))
-
-/** A seeded sequence of whole numbers below `k` (the same every run). */
-const seeded = (seed: number) => (k: number) => {
-  seed = (seed * 1103515245 + 12345) & 0x7fffffff
-  return seed % k
-}
 
 describe("the emulator's private parts simnet relies on", () => {
   it("are there in this @xterm/headless: synchronous parsing, OSC 8 targets, cell widths", () => {
@@ -46,19 +41,11 @@ describe("an emulator that never dies of what a program writes", () => {
   it("storms 300 resizes at a program that redraws on each: no failure, and its footer on the last row", async () => {
     await run(Effect.gen(function*() {
       const failures: Array<EmulatorFailure> = []
-      const terminal = yield* spawnTerminal(process.execPath, [fixture("redraw.mjs")], { cols: 100, rows: 30, onFailure: (failure) => failures.push(failure) })
-      yield* terminal.wait({ text: "100x30 ctrl+c quit" })
-      const rnd = seeded(1)
-      let size = [100, 30]
-      for (let i = 0; i < 300; i++) {
-        size = [40 + rnd(121), 12 + rnd(39)]
-        yield* terminal.resize(size[0]!, size[1]!)
-        // Most resizes wait for the redraw; the rest come while one is still on its way.
-        if (rnd(3) !== 0) yield* terminal.wait({ text: `${size[0]}x${size[1]} ctrl+c quit` })
-      }
-      const last = yield* terminal.wait({ text: `${size[0]}x${size[1]} ctrl+c quit` })
-      expect(last.lines.at(-1)).toBe(`${size[0]}x${size[1]} ctrl+c quit`)
-      expect(last.lines[0]).toBe(" menu")
+      const terminal = yield* spawnTerminal(process.execPath, [REDRAW], { cols: 100, rows: 30, onFailure: (failure) => failures.push(failure) })
+      yield* terminal.wait({ text: footer(100, 30) })
+      const { screen, cols, rows } = yield* resizeStorm(terminal, 1, 300)
+      expect(screen.lines.at(-1)).toBe(footer(cols, rows))
+      expect(screen.lines[0]).toBe(" menu")
       expect(terminal.exit()).toBeUndefined()
       expect({ failures, count: terminal.failures().count }).toEqual({ failures: [], count: 0 })
     }))
@@ -166,6 +153,6 @@ describe.skipIf(!tmuxAvailable)(`after a resize, the screen tmux shows${tmuxAvai
   }, 120_000)
 
   it("a full-screen program in the alternate buffer that redraws on each resize: alike", async () => {
-    for (const { tmux, simnet } of await sideBySide([fixture("redraw.mjs"), "--alt"], (cols, rows) => `${cols}x${rows} ctrl+c quit`)) expect(simnet).toEqual(tmux)
+    for (const { tmux, simnet } of await sideBySide([REDRAW, "--alt"], footer)) expect(simnet).toEqual(tmux)
   }, 120_000)
 })
