@@ -24,7 +24,10 @@ const fixtures = join(import.meta.dirname, "..", "test", "fixtures", "tty")
 const drawn = (name: string): Promise<TerminalScreen> =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const terminal = yield* spawnTerminal(process.execPath, [join(fixtures, "screens.mjs"), name], { cols: 60, rows: 16 })
-    return yield* terminal.wait({ quietMs: 100 })
+    // Drawn in one write: once anything is on screen, all of it is.
+    let screen = yield* terminal.wait({ quietMs: 100 })
+    while (screen.lines.every((line) => line === "")) screen = yield* terminal.wait({ quietMs: 100 })
+    return screen
   })))
 
 /** A busy 200×50 screen: a 40-row menu with one row lit, paragraphs with links, a footer of hints. */

@@ -8,17 +8,20 @@
 import { join } from "node:path"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
+import { Emulator } from "../src/terminal/emulator.ts"
 import { type Interactable, interactables, selectKeys } from "../src/terminal/interactables.ts"
 import { spawnTerminal } from "../src/terminal/terminal.ts"
 
 const screens = join(import.meta.dirname, "fixtures", "tty", "screens.mjs")
 
-/** What `interactables` finds on the screen `screens.mjs NAME` draws in a 60×16 terminal, and the screen. */
+/** A text on each screen: once it is shown, all of the screen is (each is drawn in one write). */
+const SHOWS: Readonly<Record<string, string>> = { menu: "Settings", dialog: "Delete 3 files?", footer: "some output", links: "Docs:", form: "Sign up", table: "ID   NAME", status: "main.ts — simnet" }
+
+/** What `interactables` finds on the screen `screens.mjs NAME` draws in a 60×16 terminal. */
 const found = (name: string) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const terminal = yield* spawnTerminal(process.execPath, [screens, name], { cols: 60, rows: 16 })
-    // Drawn in one write: once anything is on screen, all of it is.
-    const screen = yield* terminal.wait({ quietMs: 100 })
+    const screen = yield* terminal.wait({ text: SHOWS[name]! })
     const { items } = terminal.interactables()
     // A pure function of the screen: the screen's value alone gives the same items.
     expect(interactables(screen).items).toEqual(items)
@@ -104,4 +107,24 @@ describe("interactables on real screens", () => {
     expect(await found("table")).toEqual([{ kind: "input", text: "", x: 2, y: 9, width: 58 }])
     expect(await found("status")).toEqual([])
   }, 30_000)
+
+  it("a hostile screen (1 000×200 of brackets, links, hints, styles on every other cell, wide characters) gives a bounded list of items inside the screen", () => {
+    const emulator = new Emulator(1_000, 200, { reply: () => {} })
+    const pieces = ["[ OK ] ", "<x> ", "(•) a ", "\x1b[7m y \x1b[0m", "\x1b[44mz\x1b[0m", "https://e.x/(a) ", "\x1b]8;;https://l.x\x1b\\l\x1b]8;;\x1b\\ ", "ctrl+p go · ", "^X Exit ", "❯ ", "日本 ", "____ ", "\x1b[4m   \x1b[0m", "│ "]
+    let seed = 7
+    let text = ""
+    for (let i = 0; i < 40_000; i++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff
+      text += pieces[seed % pieces.length]
+    }
+    emulator.feed(text)
+    const screen = emulator.screen()
+    const { items } = interactables(screen)
+    expect(items.length).toBeGreaterThan(0)
+    expect(items.length).toBeLessThanOrEqual(500)
+    for (const item of items) {
+      expect(item.x + item.width <= screen.cols && item.y < screen.rows && item.x >= 0, JSON.stringify(item)).toBe(true)
+    }
+    emulator.dispose()
+  }, 60_000)
 })

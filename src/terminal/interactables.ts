@@ -26,7 +26,7 @@
  *   `enter · send`) in the bottom three rows, drawn dim, on a row of other hints, or after "press".
  *   The hint's text runs on to its label.
  */
-import { cellWidth, columnOf } from "./xterm.ts"
+import { cellWidth } from "./xterm.ts"
 import type { StyledRun, TerminalScreen } from "./screen.ts"
 
 /** The kinds of interactables. */
@@ -46,8 +46,12 @@ export interface Interactable {
 
 /** The most items one screen gives (a screen of a thousand links is not read to the end). */
 const MAX_ITEMS = 500
-/** The longest label a button, a menu item's text, or a hint's label is taken to be. */
+/** The longest label a button or a hint's label is taken to be. */
 const MAX_LABEL = 40
+/** The most characters of a row a menu item or an input carries as its text. */
+const MAX_TEXT = 200
+/** The highlighted runs of one row looked at for a menu (a row of a menu has one). */
+const MAX_LIT_RUNS = 4
 
 const BOX = /[\u2500-\u257f|]/
 const POINTER = /^(\s*)([❯›▸▶➜→>•●◉◆*])\s+(\S.*)$/u
@@ -65,33 +69,67 @@ const HINT = new RegExp(`(?:(${STRONG})|(${WEAK}))(?:\\/?(?:${STRONG}|${WEAK}))*
 /** A hint's label: after the key, `to` and a few words up to a separator. */
 const LABEL = /^(?:\s+to)?[ :]*([A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){0,3})/
 
-/** The column of a line's first character that is not a blank or a box's border; undefined for a blank line. */
-const contentStart = (line: string): number | undefined => {
-  const at = line.search(/[^\s\u2500-\u257f|]/u)
-  return at === -1 ? undefined : columnOf(line, at)
-}
-
 const highlighted = (run: StyledRun): boolean => run.inverse === true || run.bg !== undefined
 
-interface Row {
+/** A screen's row: its text, its styled runs, and where each of its characters is shown. */
+class Row {
   readonly text: string
-  readonly runs: ReadonlyArray<StyledRun>
-}
+  readonly runs: Array<StyledRun> = []
+  #columns: Int32Array | undefined
+  #start: number | undefined | null = null
 
-/** The text of a list row from column `from`: up to a box's border or a gap of three blanks. */
-const cellText = (line: string, from: number): { text: string; x: number } | undefined => {
-  let index = 0
-  while (index < line.length && columnOf(line, index) < from) index++
-  const rest = line.slice(index)
-  const lead = rest.length - rest.trimStart().length
-  const body = rest.slice(lead).split(/ {3,}|[\u2500-\u257f|]/u)[0]!.trimEnd()
-  return body === "" ? undefined : { text: body.slice(0, MAX_LABEL * 2), x: columnOf(line, index + lead) }
+  constructor(text: string) {
+    this.text = text
+  }
+
+  /** The column the string offset `index` is shown at (a wide character takes two; measured once a row, in one pass). */
+  col(index: number): number {
+    if (/^[\x20-\x7e]*$/.test(this.text)) return index
+    if (this.#columns === undefined) {
+      const columns = new Int32Array(this.text.length + 1)
+      let column = 0
+      for (let i = 0; i < this.text.length;) {
+        const char = String.fromCodePoint(this.text.codePointAt(i)!)
+        for (let k = 0; k < char.length; k++) columns[i + k] = column
+        column += cellWidth(char)
+        i += char.length
+      }
+      columns[this.text.length] = column
+      this.#columns = columns
+    }
+    return this.#columns[Math.min(index, this.text.length)]!
+  }
+
+  /** The string offset of the first character shown at or after `column`. */
+  at(column: number): number {
+    let index = 0
+    while (index < this.text.length && this.col(index) < column) index++
+    return index
+  }
+
+  /** The column of the row's first character that is not a blank or a box's border; undefined for a blank row. */
+  get start(): number | undefined {
+    if (this.#start === null) {
+      const at = this.text.search(/[^\s\u2500-\u257f|]/u)
+      this.#start = at === -1 ? undefined : this.col(at)
+    }
+    return this.#start
+  }
+
+  /** The row's text from column `from`: up to a box's border or a gap of three blanks. */
+  cellText(from: number): { text: string; x: number } | undefined {
+    const index = this.at(from)
+    const rest = this.text.slice(index)
+    const lead = rest.length - rest.trimStart().length
+    const body = rest.slice(lead).split(/ {3,}|[\u2500-\u257f|]/u)[0]!.trimEnd()
+    return body === "" ? undefined : { text: body.slice(0, MAX_TEXT), x: this.col(index + lead) }
+  }
 }
 
 /** The rows next to `y` that, with it, make a list starting near column `at` (blank rows and other columns end it). */
 const listAround = (rows: ReadonlyArray<Row>, y: number, at: number): Array<number> => {
   const member = (row: number) => {
-    const start = contentStart(rows[row]?.text ?? "")
+    const start = rows[row]?.start
     return start !== undefined && Math.abs(start - at) <= 1
   }
   let top = y
@@ -105,43 +143,44 @@ const listAround = (rows: ReadonlyArray<Row>, y: number, at: number): Array<numb
 const menus = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interactable> => {
   const items: Array<Interactable> = []
   const taken = new Set<number>()
-  const list = (y: number, at: number, picked: ReadonlySet<number>) => {
+  /** The list around row `y`, starting near column `at`, its row `y` the picked one. */
+  const list = (y: number, at: number) => {
     const members = listAround(rows, y, at)
     if (members.length < 2 || members.some((row) => taken.has(row))) return
     for (const row of members) {
       taken.add(row)
-      const cell = cellText(rows[row]!.text, at - 2)
+      const cell = rows[row]!.cellText(at - 2)
       if (cell === undefined) continue
       // The pointer itself is not part of the item's text.
-      const pointer = POINTER.exec(cell.text)
-      const text = pointer !== null && picked.has(row) ? pointer[3]! : cell.text
-      const x = pointer !== null && picked.has(row) ? cell.x + columnOf(cell.text, cell.text.length - text.length) : cell.x
-      items.push({ kind: "menu-item", text, x, y: row, width: cellWidth(text), selected: picked.has(row) })
+      const pointer = row === y ? POINTER.exec(cell.text) : null
+      const text = pointer !== null ? pointer[3]! : cell.text
+      const x = pointer !== null ? cell.x + cellWidth(cell.text.slice(0, cell.text.length - text.length)) : cell.x
+      items.push({ kind: "menu-item", text, x, y: row, width: cellWidth(text), selected: row === y })
     }
   }
   for (const [y, row] of rows.entries()) {
     // A highlighted run, its row in a list of rows that are not all highlighted alike; not a bar
     // across the screen's edge rows.
     const edge = y < 2 || y >= screen.rows - 2
-    for (const run of row.runs.filter(highlighted)) {
+    for (const run of row.runs.filter(highlighted).slice(0, MAX_LIT_RUNS)) {
       const text = run.text.trim()
       if (text === "" || taken.has(y) || (edge && cellWidth(run.text) >= screen.cols * 0.9)) continue
       const at = run.x + cellWidth(run.text.slice(0, run.text.length - run.text.trimStart().length))
       const members = listAround(rows, y, at)
       const plain = members.filter((m) => m !== y && !rows[m]!.runs.some((other) => highlighted(other) && Math.abs(other.x - run.x) <= 2))
-      if (plain.length > 0) list(y, at, new Set([y]))
+      if (plain.length > 0) list(y, at)
     }
     // A row led by a pointer its neighbours lack (a bullet list has one on every row), not the cursor's.
     const pointer = POINTER.exec(row.text)
     if (pointer === null || y === screen.cursor.y || taken.has(y)) continue
-    const mark = columnOf(row.text, pointer[1]!.length)
-    const at = columnOf(row.text, pointer[1]!.length + pointer[2]!.length) + 1
+    const mark = row.col(pointer[1]!.length)
+    const at = row.col(pointer[1]!.length + pointer[2]!.length) + 1
     // A neighbour with a blank where the pointer is, its text where the pointed-at text is.
     const lacking = [y - 1, y + 1].some((n) => {
-      const start = contentStart(rows[n]?.text ?? "")
+      const start = rows[n]?.start
       return start !== undefined && Math.abs(start - at) <= 1 && start > mark
     })
-    if (lacking) list(y, at, new Set([y]))
+    if (lacking) list(y, at)
   }
   return items
 }
@@ -160,7 +199,7 @@ const buttonsOnly = (line: string): boolean => line.replace(BRACKETS, "").replac
 const buttons = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: ReadonlySet<number>): Array<Interactable> => {
   const items: Array<Interactable> = []
   // Each row's unpadded bracket tokens, by the column they start at.
-  const tokens = rows.map((row) => new Map([...row.text.matchAll(BRACKETS)].filter((m) => !/^. .* .$/.test(m[0])).map((m) => [columnOf(row.text, m.index), m[0][0]!])))
+  const tokens = rows.map((row) => new Map([...row.text.matchAll(BRACKETS)].filter((m) => !/^. .* .$/.test(m[0])).map((m) => [row.col(m.index), m[0][0]!])))
   for (const [y, row] of rows.entries()) {
     if (busy.has(y)) continue
     const line = row.text
@@ -169,7 +208,7 @@ const buttons = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: Readonl
     for (const match of line.matchAll(BRACKETS)) {
       const token = match[0]
       const inner = (match[1] ?? match[2] ?? match[3])!
-      const x = columnOf(line, match.index)
+      const x = row.col(match.index)
       if (CHECK.test(token)) {
         // A check box or a radio button: its label is part of it.
         const label = /^ (\S(?:\S| (?! ))*)/.exec(line.slice(match.index + token.length))?.[1]
@@ -193,7 +232,7 @@ const buttons = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: Readonl
     const segments = [...line.replace(/[\u2500-\u257f|]/gu, " ").matchAll(/\S+(?: \S+)*/g)]
     if (segments.length < 2 || segments.length > 6 || segments.some((m) => m[0].length > 24 || m[0].split(" ").length > 3)) continue
     for (const segment of segments) {
-      const x = columnOf(line, segment.index)
+      const x = row.col(segment.index)
       const selected = lit.some((run) => run.x <= x && x < run.x + cellWidth(run.text))
       items.push({ kind: "button", text: segment[0], x, y, width: cellWidth(segment[0]), selected })
     }
@@ -218,7 +257,7 @@ const links = (rows: ReadonlyArray<Row>): Array<Interactable> => {
       // Sentence punctuation after a URL is not part of it; a closing parenthesis is when the URL opened one.
       let url = match[0].replace(/[.,;:!?'"]+$/, "")
       while (url.endsWith(")") && (url.match(/\(/g)?.length ?? 0) < (url.match(/\)/g)?.length ?? 0)) url = url.slice(0, -1).replace(/[.,;:!?'"]+$/, "")
-      const x = columnOf(row.text, match.index)
+      const x = row.col(match.index)
       if (linked.some((link) => link.x <= x && x < link.x + link.width)) continue
       items.push({ kind: "link", text: url, x, y, width: cellWidth(url), href: url })
     }
@@ -226,59 +265,46 @@ const links = (rows: ReadonlyArray<Row>): Array<Interactable> => {
   return items
 }
 
-/** A field's extent on `line` from column `x`: up to a box's border after it, else the screen's edge. */
-const fieldWidth = (line: string, x: number, cols: number): number => {
-  const chars = [...line]
-  let column = 0
-  for (const char of chars) {
-    if (column > x && BOX.test(char)) return Math.max(1, column - x - 1)
-    column += cellWidth(char)
-  }
-  return Math.max(1, cols - x)
-}
+/** The columns of a row's box borders (`│`, `|`, …). */
+const borders = (row: Row): Array<number> => [...row.text.matchAll(/[\u2500-\u257f|]/gu)].map((m) => row.col(m.index))
 
 /** The inputs of a screen: the cursor's field, and underlined or `____` fields elsewhere. */
 const inputs = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: ReadonlySet<number>): Array<Interactable> => {
   const items: Array<Interactable> = []
   const { x: cx, y: cy } = screen.cursor
-  const line = rows[cy]?.text ?? ""
+  const row = rows[cy]
   const underlined = (run: StyledRun) => run.underline === true && run.href === undefined
-  const atCursor = rows[cy]?.runs.find((run) => underlined(run) && run.x <= cx && cx <= run.x + cellWidth(run.text))
-  const prompt = PROMPT.exec(line)
-  if (!busy.has(cy)) {
+  const atCursor = row?.runs.find((run) => underlined(run) && run.x <= cx && cx <= run.x + cellWidth(run.text))
+  if (row !== undefined && !busy.has(cy)) {
+    const prompt = PROMPT.exec(row.text)
+    const after = prompt === null ? undefined : row.col(prompt[0].length)
+    // The field runs to the first border after its start, else to the screen's edge.
+    const edges = borders(row)
+    const end = (x: number) => edges.find((column) => column > x) ?? screen.cols
     if (atCursor !== undefined) {
       items.push({ kind: "input", text: atCursor.text.trim(), x: atCursor.x, y: cy, width: cellWidth(atCursor.text) })
-    } else if (prompt !== null && columnOf(line, prompt[0].length) <= cx) {
+    } else if (after !== undefined && after <= cx) {
       // Nothing typed yet: the field starts at the cursor (the prompt's trailing blank is not in the line).
-      const x = columnOf(line, prompt[0].length) === cellWidth(line) ? cx : columnOf(line, prompt[0].length)
-      const width = fieldWidth(line, x, screen.cols)
-      const typed = (cellText(line, x)?.text ?? "").slice(0, 200)
-      items.push({ kind: "input", text: typed, x, y: cy, width })
+      const x = after === row.col(row.text.length) ? cx : after
+      items.push({ kind: "input", text: row.cellText(x)?.text ?? "", x, y: cy, width: Math.max(1, end(x) - x) })
     } else {
       // Inside a box: a border before the cursor and one after it.
-      const chars = [...line]
-      let column = 0
-      let left: number | undefined
-      let right: number | undefined
-      for (const char of chars) {
-        if (BOX.test(char) && column < cx) left = column
-        if (BOX.test(char) && column > cx && right === undefined) right = column
-        column += cellWidth(char)
-      }
+      const left = edges.filter((column) => column < cx).at(-1)
+      const right = edges.find((column) => column > cx)
       if (left !== undefined && right !== undefined) {
         const x = left + 2
-        items.push({ kind: "input", text: (cellText(line, x)?.text ?? ""), x, y: cy, width: Math.max(1, right - x - 1) })
+        items.push({ kind: "input", text: row.cellText(x)?.text ?? "", x, y: cy, width: Math.max(1, right - x - 1) })
       }
     }
   }
-  for (const [y, row] of rows.entries()) {
+  for (const [y, other] of rows.entries()) {
     if (busy.has(y)) continue
-    for (const run of row.runs) {
+    for (const run of other.runs) {
       if (!underlined(run) || (y === cy && run === atCursor) || !/^[\s_]+$/.test(run.text)) continue
       items.push({ kind: "input", text: "", x: run.x, y, width: cellWidth(run.text) })
     }
-    for (const match of row.text.matchAll(/_{3,}/g)) {
-      const x = columnOf(row.text, match.index)
+    for (const match of other.text.matchAll(/_{3,}/g)) {
+      const x = other.col(match.index)
       if (!items.some((item) => item.y === y && item.x <= x && x < item.x + item.width)) items.push({ kind: "input", text: "", x, y, width: match[0].length })
     }
   }
@@ -307,7 +333,7 @@ const hints = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interact
     // A footer, or a row of hints: a weak key there is a hint too.
     const footer = y >= screen.rows - 3 || matches.some((match) => match[1] !== undefined)
     for (const match of matches) {
-      const x = columnOf(row.text, match.index)
+      const x = row.col(match.index)
       const after = row.text.slice(match.index + match[0].length)
       const label = LABEL.exec(after)
       if (match[1] === undefined) {
@@ -327,8 +353,8 @@ const hints = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interact
 
 /** The interactables of `screen`, in reading order (see the module's comment). */
 export const interactables = (screen: TerminalScreen): { readonly items: ReadonlyArray<Interactable> } => {
-  const rows: Array<Row> = screen.lines.map((text) => ({ text, runs: [] as Array<StyledRun> }))
-  for (const run of screen.styles) (rows[run.y]?.runs as Array<StyledRun> | undefined)?.push(run)
+  const rows = screen.lines.map((text) => new Row(text))
+  for (const run of screen.styles) rows[run.y]?.runs.push(run)
   const menu = menus(screen, rows)
   const busy = new Set(menu.map((item) => item.y))
   const found = [...menu, ...buttons(screen, rows, busy), ...links(rows), ...inputs(screen, rows, busy), ...hints(screen, rows)]
