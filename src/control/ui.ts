@@ -148,7 +148,7 @@ const answer = (
   const refused = refusal(terminal)
   const then = (action: Effect.Effect<void, TerminalError>) => Effect.map(Effect.mapError(action, refused), () => terminal.screen())
   // Every call that acted is told, with its params as decoded and the screen it answered.
-  const tell = <P>(decoded: P, screen: TerminalScreen): TerminalScreen => {
+  const tell = (decoded: unknown, screen: TerminalScreen): TerminalScreen => {
     if (!UI_LOOKS.has(method)) told?.({ method, params: decoded, screen })
     return screen
   }

@@ -80,16 +80,19 @@ const styleOf = (terminal: Xterm.Terminal, cell: Xterm.IBufferCell): Style | und
   return Object.keys(style).length === 0 ? undefined : style
 }
 
-/** The screen's lines (trailing blanks trimmed) and styled runs, read at the active screen (`baseY`). */
+/** The screen's lines, trailing blanks trimmed (whether never written or written over: a backspace leaves one), read at the active screen (`baseY`). */
+const linesOf = (terminal: Xterm.Terminal): Array<string> => {
+  const buffer = terminal.buffer.active
+  return Array.from({ length: terminal.rows }, (_, y) => (buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? "").trimEnd())
+}
+
+/** The screen's lines and styled runs (see `linesOf`). */
 const read = (terminal: Xterm.Terminal): { lines: Array<string>; styles: Array<StyledRun> } => {
   const buffer = terminal.buffer.active
-  const lines: Array<string> = []
   const styles: Array<StyledRun> = []
   const cell = buffer.getNullCell()
   for (let y = 0; y < terminal.rows; y++) {
     const line = buffer.getLine(buffer.baseY + y)
-    // Trailing spaces are not seen, whether never written or written over (a backspace leaves one).
-    lines.push((line?.translateToString(true) ?? "").trimEnd())
     if (line === undefined) continue
     let open: { x: number; key: string; style: Style; text: string } | undefined
     const close = () => {
@@ -112,7 +115,7 @@ const read = (terminal: Xterm.Terminal): { lines: Array<string>; styles: Array<S
     }
     close()
   }
-  return { lines, styles }
+  return { lines: linesOf(terminal), styles }
 }
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, 500)
@@ -205,6 +208,15 @@ export class Emulator {
     }
     const buffer = this.#terminal.buffer.active
     return { lines: shown.lines, cursor: { x: buffer.cursorX, y: buffer.cursorY }, cols: this.cols, rows: this.rows, styles: shown.styles }
+  }
+
+  /** The screen's lines alone: what a wait polls, cheaper than the whole screen. */
+  lines(): ReadonlyArray<string> {
+    try {
+      return linesOf(this.#terminal)
+    } catch {
+      return this.screen().lines
+    }
   }
 
   /** The input modes the program has turned on. */

@@ -199,7 +199,7 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
       })
   ).pipe(Effect.map(({ child, emulator, exit, ending }): Terminal => {
     const screen = () => emulator.screen()
-    const exitedError = (ended: TerminalExit) => new TerminalError({ reason: "exited", message: `simnet: ${exitReport(ended, screen().lines)}` })
+    const exitedError = (ended: TerminalExit) => new TerminalError({ reason: "exited", message: `simnet: ${exitReport(ended, emulator.lines())}` })
     /** `action`, unless the program has exited: then the error naming the exit and the last screen. */
     const alive = <A>(action: () => A | TerminalError): Effect.Effect<A, TerminalError> =>
       Effect.suspend(() => {
@@ -220,19 +220,19 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         for (;;) {
           // The exit is read before the screen: once it is known, the screen is the last one.
           const ended = exit()
-          const shown = screen()
+          const shown = emulator.lines()
           const now = yield* Clock.currentTimeMillis
-          if (options.text !== undefined && findText(shown.lines, options.text) !== undefined) return shown
+          if (options.text !== undefined && findText(shown, options.text) !== undefined) return screen()
           if (ended !== undefined) return yield* Effect.fail(exitedError(ended))
           if (emulator.generation !== seen) {
             seen = emulator.generation
             stillSince = now
           } else if (options.text === undefined && now - stillSince >= quiet) {
-            return shown
+            return screen()
           }
           if (now - started >= timeoutMs) {
             const what = options.text === undefined ? `the screen to be still for ${options.quietMs ?? 200} ms` : JSON.stringify(options.text)
-            return yield* Effect.fail(new TerminalError({ reason: "timeout", message: `simnet: waited ${timeoutMs} ms for ${what}; the screen shows:\n${screenText(shown.lines)}` }))
+            return yield* Effect.fail(new TerminalError({ reason: "timeout", message: `simnet: waited ${timeoutMs} ms for ${what}; the screen shows:\n${screenText(shown)}` }))
           }
           yield* Effect.sleep(POLL_MS)
         }
@@ -250,7 +250,7 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
           const now = yield* Clock.currentTimeMillis
           const generation = emulator.generation
           if (exit() !== undefined || now - started >= timeoutMs) return
-          if (generation !== since && (tail === "" || findText(screen().lines, tail) !== undefined)) return
+          if (generation !== since && (tail === "" || findText(emulator.lines(), tail) !== undefined)) return
           if (generation !== seen) {
             seen = generation
             stillSince = now
