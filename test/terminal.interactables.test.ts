@@ -15,7 +15,7 @@ import { spawnTerminal } from "../src/terminal/terminal.ts"
 const screens = join(import.meta.dirname, "fixtures", "tty", "screens.mjs")
 
 /** A text on each screen: once it is shown, all of the screen is (each is drawn in one write). */
-const SHOWS: Readonly<Record<string, string>> = { menu: "Settings", dialog: "Delete 3 files?", footer: "some output", links: "Docs:", form: "Sign up", table: "ID   NAME", status: "main.ts — simnet" }
+const SHOWS: Readonly<Record<string, string>> = { themed: "Commands", menu: "Settings", dialog: "Delete 3 files?", footer: "some output", links: "Docs:", form: "Sign up", table: "ID   NAME", status: "main.ts — simnet" }
 
 /** What `interactables` finds on the screen `screens.mjs NAME` draws in a 60×16 terminal. */
 const found = (name: string) =>
@@ -45,6 +45,21 @@ describe("interactables on real screens", () => {
     expect(selectKeys(items, items[3]!)).toEqual(["down", "down", "enter"])
     expect(selectKeys(items, items[0]!)).toEqual(["up", "enter"])
     expect(selectKeys(items, items[5]!)).toEqual(["down", "enter"])
+  }, 30_000)
+
+  it("a themed app that paints every cell: its selection is the row on another background; chords, a dialog's esc, a composer with a bar down its side; its footer is no button bar", async () => {
+    expect(await found("themed")).toEqual([
+      { kind: "key-hint", text: "esc", x: 57, y: 0, width: 3, key: "escape" },
+      { kind: "menu-item", text: "Share session", x: 2, y: 2, width: 13, selected: true },
+      { kind: "key-hint", text: "ctrl+x s", x: 29, y: 2, width: 8, key: "ctrl+x s" },
+      { kind: "menu-item", text: "Switch session", x: 2, y: 3, width: 14, selected: false },
+      { kind: "key-hint", text: "ctrl+x l", x: 29, y: 3, width: 8, key: "ctrl+x l" },
+      { kind: "menu-item", text: "New session", x: 2, y: 4, width: 11, selected: false },
+      { kind: "key-hint", text: "ctrl+x n", x: 29, y: 4, width: 8, key: "ctrl+x n" },
+      { kind: "input", text: "Ask anything…", x: 5, y: 6, width: 55 },
+      { kind: "key-hint", text: "tab agents", x: 5, y: 7, width: 10, key: "tab" },
+      { kind: "key-hint", text: "ctrl+p commands", x: 17, y: 7, width: 15, key: "ctrl+p" }
+    ])
   }, 30_000)
 
   it("a dialog: bracketed, angled and padded buttons, radios and a check box with their labels, a bar of labels with one lit, a button after wide characters", async () => {

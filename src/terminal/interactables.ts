@@ -6,25 +6,27 @@
  * its `href`, a key hint the `key` `press` takes for it.
  *
  * - `menu-item`: a row of a vertical list — rows whose text starts at one column (±1) — one of
- *   which is picked out: drawn highlighted (inverse, or on a background) or led by a pointer
- *   (`❯ › ▸ ▶ ➜ → > • ●`) where its neighbours have a blank. Every row of the list is an item;
- *   the picked one is `selected`. A highlighted row with no list around it is not one, nor a bar
- *   across the screen's first or last two rows: a status bar, a title.
+ *   which is picked out: shaded unlike the rest (inverse, or on a background the others do not
+ *   have: a themed app paints every cell, so a shade is a highlight only against its neighbours')
+ *   or led by a pointer (`❯ › ▸ ▶ ➜ → > • ●`) where its neighbours have a blank. Every row of the
+ *   list is an item; the picked one is `selected`. A list whose rows are shaded every which way, a
+ *   bar across the screen's first or last two rows (a status bar, a title) are not menus.
  * - `button`: a bracketed label standing alone — `[ OK ]`, `< Cancel >`, `( Yes )` padded inside,
- *   or unpadded on a row of nothing but buttons, or highlighted; a check box or radio with its
- *   label (`[x] Logs`, `(•) Always`); or, on a row of two to six short labels apart from one another
- *   one of which is highlighted, each label (the highlighted one `selected`) — not a status line:
- *   never the screen's first row or last three, nor a row lit from its first column. Brackets in
- *   a column down adjacent rows make a table, whose rows hold no unpadded buttons; a label must
- *   hold a letter (`[1]` is not one).
+ *   or unpadded on a row of nothing but buttons, or shaded unlike the cell before it; a check box
+ *   or radio with its label (`[x] Logs`, `(•) Always`); or, on a row of two to six short labels
+ *   apart from one another some of which are shaded unlike the gap after the first, each label
+ *   (the shaded ones `selected`) — not a status line: never the screen's first row or last three,
+ *   nor a row lit from its first column. Brackets in a column down adjacent rows make a table,
+ *   whose rows hold no unpadded buttons; a label must hold a letter (`[1]` is not one).
  * - `link`: cells of an OSC 8 hyperlink (with its `href`), and bare `http(s)://` URLs.
  * - `input`: the field the cursor is in — after a prompt (`> `, `❯ `, `agent> `, `Name: `; from
- *   the cursor when nothing is typed yet), inside a box (`│ … │`), or an underlined run — and
- *   every other underlined blank or `____` field.
+ *   the cursor when nothing is typed yet), inside a box (`│ … │`, or a bar down its left side),
+ *   or an underlined run — and every other underlined blank or `____` field.
  * - `key-hint`: a key named for a person to press: `ctrl+p`, `alt+x`, `⌃T`, `^X`, `F1`; and `esc`,
  *   `enter`, `tab`, arrows, `⏎` when a label or separator sets them apart (`esc to cancel`,
- *   `enter · send`) in the bottom three rows, drawn dim, on a row of other hints, or after "press".
- *   The hint's text runs on to its label.
+ *   `enter · send`) in the bottom three rows, drawn dim, on a row of other hints, after "press",
+ *   or alone at a row's end. The hint's text runs on to its label; `key` is the name `press` takes,
+ *   a chord's keys apart (`ctrl+x l`: press `ctrl+x`, then `l`).
  */
 import { cellWidth } from "./xterm.ts"
 import type { StyledRun, TerminalScreen } from "./screen.ts"
@@ -50,8 +52,6 @@ const MAX_ITEMS = 500
 const MAX_LABEL = 40
 /** The most characters of a row a menu item or an input carries as its text. */
 const MAX_TEXT = 200
-/** The highlighted runs of one row looked at for a menu (a row of a menu has one). */
-const MAX_LIT_RUNS = 4
 
 const BOX = /[\u2500-\u257f|]/
 const POINTER = /^(\s*)([❯›▸▶➜→>•●◉◆*])\s+(\S.*)$/u
@@ -67,9 +67,9 @@ const STRONG = String.raw`(?<![A-Za-z0-9])${MOD}[+-](?:${MOD}[+-])*${NAMED}(?![a
 const WEAK = String.raw`(?<![A-Za-z0-9])(?:esc|escape|enter|return|tab|space|backspace|pgup|pgdn|home|end)(?![A-Za-z0-9])|[⏎↵↑↓←→]`
 const HINT = new RegExp(`(?:(${STRONG})|(${WEAK}))(?:\\/?(?:${STRONG}|${WEAK}))*`, "giu")
 /** A hint's label: after the key, `to` and a few words up to a separator. */
-const LABEL = /^(?:\s+to)?[ :]*([A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){0,3})/
-
-const highlighted = (run: StyledRun): boolean => run.inverse === true || run.bg !== undefined
+const LABEL = /^(?:\s+to)?[ :]*([A-Za-z][\w'-]+(?: [A-Za-z][\w'-]*){0,3})/
+/** The second key of a chord after its first (`ctrl+x l`): one character, then a gap or the row's end. */
+const CHORD = /^ ([a-z0-9])(?=\s{2,}|\s*$|\s*[·•|│,])/i
 
 /** A screen's row: its text, its styled runs, and where each of its characters is shown. */
 class Row {
@@ -107,6 +107,16 @@ class Row {
     return index
   }
 
+  /**
+   * How the cell at `column` is shaded, as a key: `inverse`, its background colour, or "" for the
+   * terminal's own. Highlighting is a shade that differs from its neighbours' (a themed app paints
+   * every cell with some background).
+   */
+  shade(column: number): string {
+    const run = this.runs.find((r) => r.x <= column && column < r.x + cellWidth(r.text))
+    return run === undefined ? "" : run.inverse === true ? "inverse" : run.bg === undefined ? "" : String(run.bg)
+  }
+
   /** The column of the row's first character that is not a blank or a box's border; undefined for a blank row. */
   get start(): number | undefined {
     if (this.#start === null) {
@@ -139,37 +149,54 @@ const listAround = (rows: ReadonlyArray<Row>, y: number, at: number): Array<numb
   return Array.from({ length: bottom - top + 1 }, (_, i) => top + i)
 }
 
+/**
+ * Which of `shades` (one a row of a list) is picked out: the one shade that differs when every
+ * other row shares one; of two rows, the one drawn inverse or on a background the other lacks.
+ */
+const oddOne = (shades: ReadonlyArray<string>): number | undefined => {
+  const kinds = [...new Set(shades)]
+  if (kinds.length !== 2) return undefined
+  if (shades.length > 2) {
+    const alone = kinds.filter((kind) => shades.filter((shade) => shade === kind).length === 1)
+    return alone.length === 1 ? shades.indexOf(alone[0]!) : undefined
+  }
+  // Two rows: the one drawn inverse, else the one on a background the other lacks.
+  if (kinds.includes("inverse")) return shades.indexOf("inverse")
+  return kinds.includes("") ? shades.findIndex((shade) => shade !== "") : undefined
+}
+
 /** The menu items of a screen: lists with one row picked out (see the module's comment). */
 const menus = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interactable> => {
   const items: Array<Interactable> = []
   const taken = new Set<number>()
-  /** The list around row `y`, starting near column `at`, its row `y` the picked one. */
-  const list = (y: number, at: number) => {
-    const members = listAround(rows, y, at)
+  /** The rows `members` of a list starting near column `at`, its row `picked` the selected one. */
+  const list = (members: ReadonlyArray<number>, picked: number, at: number) => {
     if (members.length < 2 || members.some((row) => taken.has(row))) return
     for (const row of members) {
       taken.add(row)
       const cell = rows[row]!.cellText(at - 2)
       if (cell === undefined) continue
       // The pointer itself is not part of the item's text.
-      const pointer = row === y ? POINTER.exec(cell.text) : null
+      const pointer = row === picked ? POINTER.exec(cell.text) : null
       const text = pointer !== null ? pointer[3]! : cell.text
       const x = pointer !== null ? cell.x + cellWidth(cell.text.slice(0, cell.text.length - text.length)) : cell.x
-      items.push({ kind: "menu-item", text, x, y: row, width: cellWidth(text), selected: row === y })
+      items.push({ kind: "menu-item", text, x, y: row, width: cellWidth(text), selected: row === picked })
     }
   }
+  // Lists whose rows start at one column, one of them shaded unlike the rest; not a bar across the
+  // screen's edge rows.
+  for (let top = 0; top < rows.length;) {
+    const at = rows[top]!.start
+    let bottom = top
+    while (at !== undefined && bottom + 1 < rows.length && Math.abs((rows[bottom + 1]!.start ?? -9) - at) <= 1) bottom++
+    const members = Array.from({ length: bottom - top + 1 }, (_, i) => top + i)
+    const odd = members.length < 2 ? undefined : oddOne(members.map((row) => rows[row]!.shade(rows[row]!.start!)))
+    const picked = odd === undefined ? undefined : members[odd]!
+    const bar = picked !== undefined && (picked < 2 || picked >= screen.rows - 2) && rows[picked]!.runs.some((run) => cellWidth(run.text) >= screen.cols * 0.9)
+    if (picked !== undefined && !bar) list(members, picked, Math.min(...members.map((row) => rows[row]!.start!)))
+    top = bottom + 1
+  }
   for (const [y, row] of rows.entries()) {
-    // A highlighted run, its row in a list of rows that are not all highlighted alike; not a bar
-    // across the screen's edge rows.
-    const edge = y < 2 || y >= screen.rows - 2
-    for (const run of row.runs.filter(highlighted).slice(0, MAX_LIT_RUNS)) {
-      const text = run.text.trim()
-      if (text === "" || taken.has(y) || (edge && cellWidth(run.text) >= screen.cols * 0.9)) continue
-      const at = run.x + cellWidth(run.text.slice(0, run.text.length - run.text.trimStart().length))
-      const members = listAround(rows, y, at)
-      const plain = members.filter((m) => m !== y && !rows[m]!.runs.some((other) => highlighted(other) && Math.abs(other.x - run.x) <= 2))
-      if (plain.length > 0) list(y, at)
-    }
     // A row led by a pointer its neighbours lack (a bullet list has one on every row), not the cursor's.
     const pointer = POINTER.exec(row.text)
     if (pointer === null || y === screen.cursor.y || taken.has(y)) continue
@@ -180,7 +207,7 @@ const menus = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interact
       const start = rows[n]?.start
       return start !== undefined && Math.abs(start - at) <= 1 && start > mark
     })
-    if (lacking) list(y, at)
+    if (lacking) list(listAround(rows, y, at), y, at)
   }
   return items
 }
@@ -218,24 +245,24 @@ const buttons = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: Readonl
       if (!/\p{L}/u.test(inner) || inner.trim().length > 24 || !alone(line, match.index, token.length)) continue
       const padded = inner.startsWith(" ") && inner.endsWith(" ")
       const width = cellWidth(token)
-      const lit = row.runs.some((run) => highlighted(run) && run.x <= x && x < run.x + cellWidth(run.text))
+      // Lit: shaded unlike the cell before it.
+      const lit = row.shade(x) !== row.shade(x - 1)
       if ((table && !padded) || !(padded || lit || buttonsOnly(line))) continue
       items.push({ kind: "button", text: token, x, y, width, ...(lit ? { selected: true } : {}) })
     }
     // A row of a few short labels, one of them highlighted: a button bar (see the module's comment
     // for the status lines it is not).
     if (y === 0 || y >= screen.rows - 3 || items.some((item) => item.y === y)) continue
-    const lit = row.runs.filter((run) => highlighted(run) && run.text.trim() !== "")
-    const coverage = lit.reduce((sum, run) => sum + cellWidth(run.text), 0)
-    if (lit.length === 0 || coverage >= screen.cols * 0.6 || lit.some((run) => run.x <= 1)) continue
     // Borders are blanks here (one UTF-16 unit each: offsets hold).
     const segments = [...line.replace(/[\u2500-\u257f|]/gu, " ").matchAll(/\S+(?: \S+)*/g)]
     if (segments.length < 2 || segments.length > 6 || segments.some((m) => m[0].length > 24 || m[0].split(" ").length > 3)) continue
-    for (const segment of segments) {
-      const x = row.col(segment.index)
-      const selected = lit.some((run) => run.x <= x && x < run.x + cellWidth(run.text))
-      items.push({ kind: "button", text: segment[0], x, y, width: cellWidth(segment[0]), selected })
-    }
+    // The row's own shade is the gap's after its first label; a lit label is shaded otherwise.
+    const base = row.shade(row.col(segments[0]!.index + segments[0]![0].length) + 1)
+    const starts = segments.map((segment) => row.col(segment.index))
+    const lit = starts.map((x) => row.shade(x) !== base)
+    const litWidth = segments.reduce((sum, segment, i) => sum + (lit[i] ? cellWidth(segment[0]) : 0), 0)
+    if (!lit.includes(true) || !lit.includes(false) || litWidth >= screen.cols * 0.6 || starts.some((x, i) => lit[i] && x <= 1)) continue
+    segments.forEach((segment, i) => items.push({ kind: "button", text: segment[0], x: starts[i]!, y, width: cellWidth(segment[0]), selected: lit[i]! }))
   }
   return items
 }
@@ -288,12 +315,13 @@ const inputs = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: Readonly
       const x = after === row.col(row.text.length) ? cx : after
       items.push({ kind: "input", text: row.cellText(x)?.text ?? "", x, y: cy, width: Math.max(1, end(x) - x) })
     } else {
-      // Inside a box: a border before the cursor and one after it.
+      // Inside a box: a border before the cursor, and one after it or the screen's edge (a
+      // composer drawn with a bar down its left side).
       const left = edges.filter((column) => column < cx).at(-1)
-      const right = edges.find((column) => column > cx)
-      if (left !== undefined && right !== undefined) {
-        const x = left + 2
-        items.push({ kind: "input", text: row.cellText(x)?.text ?? "", x, y: cy, width: Math.max(1, right - x - 1) })
+      if (left !== undefined) {
+        const typed = row.cellText(left + 1)
+        const x = Math.min(cx, typed?.x ?? cx)
+        items.push({ kind: "input", text: typed?.text ?? "", x, y: cy, width: Math.max(1, end(x) - x - (end(x) < screen.cols ? 1 : 0)) })
       }
     }
   }
@@ -335,17 +363,20 @@ const hints = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interact
     for (const match of matches) {
       const x = row.col(match.index)
       const after = row.text.slice(match.index + match[0].length)
-      const label = LABEL.exec(after)
+      const chord = match[1] === undefined ? null : CHORD.exec(after)
+      const label = chord === null ? LABEL.exec(after) : null
       if (match[1] === undefined) {
         // A weak key (`esc`, `enter`, an arrow) is a hint only in a footer or drawn dim, and set apart.
         const dim = row.runs.some((run) => run.dim === true && run.x <= x && x < run.x + cellWidth(run.text))
         const before = row.text.slice(0, match.index)
         const pressed = /press\s+$/i.test(before)
+        // Alone at a row's end, set apart (a dialog's `esc` across from its title).
+        const trailing = /\s{2,}$/.test(before) && after.trim() === ""
         const apart = (pressed || /(?:^\s*|[·•|│,]\s*|\s{2,}|[[(<])$/u.test(before)) && (label !== null || /^(?:\s*$|\s*[·•|│,)\]>]|\s{2,})/u.test(after))
-        if (!(footer || dim || pressed) || !apart) continue
+        if (!(footer || dim || pressed || trailing) || !apart) continue
       }
-      const text = `${match[0]}${label === null ? "" : after.slice(0, label[0].length)}`.slice(0, MAX_LABEL).trimEnd()
-      items.push({ kind: "key-hint", text, x, y, width: cellWidth(text), key: keyName(match[0]) })
+      const text = `${match[0]}${chord !== null ? chord[0] : label === null ? "" : after.slice(0, label[0].length)}`.slice(0, MAX_LABEL).trimEnd()
+      items.push({ kind: "key-hint", text, x, y, width: cellWidth(text), key: chord === null ? keyName(match[0]) : `${keyName(match[0])} ${chord[1]!.toLowerCase()}` })
     }
   }
   return items
