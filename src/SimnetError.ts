@@ -13,9 +13,11 @@ export const SimnetErrorTypeId: unique symbol = Symbol.for("simnet/SimnetError")
 export type SimnetErrorTypeId = typeof SimnetErrorTypeId
 
 /**
- * Why a registered route did not answer a request: the first part of the matcher that missed.
+ * Why a registered route did not answer a request: the first part of the matcher that missed,
+ * `exhausted` (its `times` used up), or `state` (its scenario is not in the state it requires;
+ * the detail names the current state).
  */
-export const MissReason = Schema.Literals(["method", "host", "path", "query", "header", "body", "predicate", "exhausted"])
+export const MissReason = Schema.Literals(["method", "host", "path", "query", "header", "body", "predicate", "exhausted", "state"])
 export type MissReason = typeof MissReason.Type
 
 /**

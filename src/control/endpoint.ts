@@ -18,6 +18,8 @@
  * | `GET llm/pending`          | `{pending}` invocations waiting for a driver                |
  * | `POST mcp/:id`             | changes an MCP route's server: the given top-level fields of its definition (`tools`, `resources`, …) replace the current ones; sessions are told (`listChanged`, `resources/updated`) |
  * | `GET snapshot`             | the network's state (see `Snapshot.ts`)                     |
+ * | `GET scenarios`, `POST scenarios/reset`, `PUT scenarios/NAME/state` | scenarios (`scenarios.ts`) |
+ * | `GET metrics`              | Prometheus text (`metrics.ts`)                              |
  * | `POST snapshot`            | restores a state, all or nothing                            |
  * | `GET drive`                | the driver socket (WebSocket, JSON-RPC 2.0; `driver.ts`)    |
  *
@@ -52,13 +54,15 @@ import { check, refuse } from "./access.ts"
 import { CONTROL_BASE, type ControlRouter } from "./service.ts"
 import type { Terminal } from "../terminal/terminal.ts"
 import { uiCall } from "./ui.ts"
+import { metricsRegistry, type MeteredNetwork } from "./metrics.ts"
+import { scenarioRoutes, type ScenarioEvent, type ScenarioNetwork } from "./scenarios.ts"
 
 export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./service.ts"
 
 /**
  * What the control plane needs of a network (a `SimulationNetworkApi` has all of it).
  */
-export interface ControlledNetwork {
+export interface ControlledNetwork extends ScenarioNetwork, MeteredNetwork {
   readonly registerSpec: (json: unknown, options?: { readonly source?: string }) => Effect.Effect<ReadonlyArray<string>, SimnetError>
   readonly unregister: (id: string) => Effect.Effect<boolean>
   readonly reset: Effect.Effect<void, SimnetError>
@@ -115,6 +119,7 @@ export type ControlEvent =
   | { readonly type: "reset" }
   | { readonly type: "restore"; readonly state: unknown }
   | { readonly type: "mcp"; readonly id: string; readonly server: unknown }
+  | ScenarioEvent
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
@@ -282,8 +287,12 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
       return ok({ seeded: Object.keys(files) }, 201)
     }))
   ]
+  const metrics = metricsRegistry()
   return HttpRouter.addAll([
     ...filesystem,
+    ...scenarioRoutes(network, { at, body: jsonBody(limit), refuse: (status, tag, message, path) => new Refusal({ status, tag, message, path }), tell }),
+    HttpRouter.route("GET", at("metrics"), Effect.flatMap(network.metrics, (tallies) =>
+      Effect.map(Effect.promise(() => metrics.text(tallies)), (text) => HttpServerResponse.text(text, { contentType: metrics.contentType })))),
     HttpRouter.route("POST", at("reset"), Effect.gen(function*() {
       yield* network.reset
       tell({ type: "reset" })

@@ -4,6 +4,7 @@
  * Kept apart from the recording (`trace.ts`) so that replaying loads no server or router.
  */
 import type { FileContent } from "../core/workspace.ts"
+import { STARTED } from "../core/scenarios.ts"
 import { CONTROL_BASE } from "./service.ts"
 
 /**
@@ -38,7 +39,7 @@ export type TracedBody =
  * (`path` under `/experimental/simulation`), or a request to the network.
  */
 export type ReplayStep =
-  | { readonly kind: "control"; readonly method: "POST" | "DELETE"; readonly path: string; readonly body?: unknown }
+  | { readonly kind: "control"; readonly method: "POST" | "PUT" | "DELETE"; readonly path: string; readonly body?: unknown }
   | { readonly kind: "request"; readonly request: RequestReport }
 
 /**
@@ -84,6 +85,8 @@ export const replayTrace = (text: string): TraceReplay => {
   const requests: Array<RequestReport> = []
   const files: Record<string, FileContent> = {}
   let workspace: TraceReplay["workspace"]
+  // The scenarios' states as control calls set them (requests move them again when replayed).
+  const scenarios: Record<string, string> = { ...(start["scenarios"] as Record<string, string> | undefined) }
   for (const line of lines) {
     switch (line["type"]) {
       case "filesystem.seed":
@@ -123,11 +126,20 @@ export const replayTrace = (text: string): TraceReplay => {
         routes = [...start.routes]
         queued = [...(start.llm?.scripts.queued ?? [])]
         rules = [...(start.llm?.rules ?? [])]
+        for (const name in scenarios) scenarios[name] = STARTED
         restored = undefined
         break
       case "control.restore":
         steps.push({ kind: "control", method: "POST", path: "snapshot", body: line["state"] })
         restored = line["state"] as Record<string, unknown>
+        break
+      case "control.scenario":
+        steps.push({ kind: "control", method: "PUT", path: `scenarios/${encodeURIComponent(String(line["name"]))}/state`, body: { state: line["state"] } })
+        scenarios[String(line["name"])] = String(line["state"])
+        break
+      case "control.scenarios.reset":
+        steps.push({ kind: "control", method: "POST", path: "scenarios/reset" })
+        for (const name in scenarios) scenarios[name] = STARTED
         break
       case "control.mcp":
         steps.push({ kind: "control", method: "POST", path: `mcp/${encodeURIComponent(String(line["id"]))}`, body: line["server"] })
@@ -147,7 +159,7 @@ export const replayTrace = (text: string): TraceReplay => {
     }
   }
   const llm = start.llm === undefined ? undefined : { ...start.llm, scripts: { ...start.llm.scripts, queued }, rules }
-  return { start, files, ...(workspace === undefined ? {} : { workspace }), steps, requests, snapshot: restored ?? { ...start, routes, llm } }
+  return { start, files, ...(workspace === undefined ? {} : { workspace }), steps, requests, snapshot: restored ?? { ...start, routes, llm, scenarios } }
 }
 
 /**

@@ -32,6 +32,7 @@ interface LoggedRequest {
   readonly denial: string | undefined
   readonly fault?: string | undefined
   readonly chaos?: unknown
+  readonly scenario?: unknown
 }
 
 /**
@@ -111,6 +112,7 @@ export const reportRequests = (
       // A route's own 4xx or 5xx is an answer; only a request no route took (a bad path, a body over the limit) is refused by status.
       outcome: record?.fault ?? record?.denial ?? (record?.route !== undefined || status < 400 ? "answered" : "refused"),
       ...(record?.chaos === undefined ? {} : { chaos: record.chaos }),
+      ...(record?.scenario === undefined ? {} : { scenario: record.scenario }),
       ms,
       ...(options.bodies === true && !control ? { headers: record?.headers ?? {}, body } : {})
     })

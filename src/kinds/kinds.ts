@@ -21,7 +21,8 @@ import { faultResponder, type Fault } from "./fault.ts"
 import { handlerResponder, type Handler } from "./handler.ts"
 import { jsonSchemaResponder, type JsonSchemaOptions } from "./jsonSchema/jsonSchema.ts"
 import { isLoopbackHost, loopbackDenied, loopbackResponder } from "./loopback.ts"
-import { make, type RouteOptions } from "./make.ts"
+import { codeOptionsProblem } from "./codeOptions.ts"
+import { make, refused as refusedRoute, type RouteOptions } from "./make.ts"
 import { bytesResponder, statusResponder, textResponder, type StaticResponseOptions } from "./static.ts"
 import { scriptedSession, type WebSocketHandler, type WebSocketScript, webSocketMatch, webSocketResponder } from "./webSocket.ts"
 
@@ -50,6 +51,15 @@ export type { Frame, ScriptFrame, SocketPeer, WebSocketHandler, WebSocketReply, 
 const usable = <O extends object>(options: O): O => (typeof options === "object" && options !== null ? options : ({} as O))
 
 /**
+ * The route `build` makes, when `options` hold only what a `kind` route takes, checked as RouteSpec
+ * JSON checks them (`codeOptions.ts`); else a route whose registration fails naming the option.
+ */
+const checked = (kind: Parameters<typeof codeOptionsProblem>[0], options: RouteOptions, build: () => Route): Route => {
+  const problem = codeOptionsProblem(kind, options)
+  return problem === undefined ? build() : refusedRoute(kind, problem, usable(options).source)
+}
+
+/**
  * A route: a matcher, an answer, and the options that govern its use. A plain value: tagged
  * (`_tag: "Route"`), recognised by `Route.isRoute`.
  */
@@ -65,7 +75,10 @@ export type Route = RouteValue
  *
  * @example Route.json("GET https://api.example.com/users/:id", User)
  */
-export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions = {}): Route => {
+export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions = {}): Route =>
+  checked("jsonSchema", options, () => jsonRoute(match, schema, options))
+
+const jsonRoute = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions): Route => {
   const matcher = compileMatcher(match)
   const error = !SchemaModule.isSchema(schema)
     ? new InvalidRouteSpec({ path: "schema", message: `Route.json needs an Effect Schema, got ${schema === null ? "null" : typeof schema}` })
@@ -81,13 +94,13 @@ export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, optio
  * @example Route.text("GET https://api.example.com/health", "ok")
  */
 export const text = (match: MatcherInput, body: string, options: RouteOptions & StaticResponseOptions = {}): Route =>
-  make("text", match, textResponder(body, usable(options)), options)
+  checked("text", options, () => make("text", match, textResponder(body, usable(options)), options))
 
 /**
  * Answers with fixed bytes.
  */
 export const bytes = (match: MatcherInput, body: Uint8Array, options: RouteOptions & StaticResponseOptions = {}): Route =>
-  make("bytes", match, bytesResponder(body, usable(options)), options)
+  checked("bytes", options, () => make("bytes", match, bytesResponder(body, usable(options)), options))
 
 /**
  * Answers with a status, optional headers and an empty body.
@@ -98,7 +111,7 @@ export const status = (
   match: MatcherInput,
   code: number,
   options: RouteOptions & { readonly headers?: Readonly<Record<string, string>> | undefined; readonly body?: string | undefined } = {}
-): Route => make("status", match, statusResponder(code, usable(options)), options)
+): Route => checked("status", options, () => make("status", match, statusResponder(code, usable(options)), options))
 
 /**
  * Answers with code. The handler sees the request (with `params` from the path pattern) and
@@ -108,14 +121,14 @@ export const status = (
  * @example Route.handler("GET https://api.example.com/items/:id", (req) => Response.json({ id: req.params.id }))
  */
 export const handler = (match: MatcherInput, fn: Handler, options: RouteOptions = {}): Route =>
-  make("handler", match, handlerResponder(fn, usable(options).id ?? "handler"), options)
+  checked("handler", options, () => make("handler", match, handlerResponder(fn, usable(options).id ?? "handler"), options))
 
 /**
  * Breaks the way a real network breaks: `reset` (connection drops mid-body), `timeout` (no answer
  * ever comes; the client's timeout decides), `malformed-body` (200 with truncated JSON).
  */
 export const fault = (match: MatcherInput, kind: Fault, options: RouteOptions = {}): Route =>
-  make("fault", match, faultResponder(kind), options)
+  checked("fault", options, () => make("fault", match, faultResponder(kind), options))
 
 const anyLoopback = (url: URL) => isLoopbackHost(url.hostname)
 
@@ -125,7 +138,10 @@ const anyLoopback = (url: URL) => isLoopbackHost(url.hostname)
  *
  * @example Route.loopback("http://127.0.0.1:4096/{*path}")
  */
-export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Route => {
+export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Route =>
+  checked("loopback", options, () => loopbackRoute(match, options))
+
+const loopbackRoute = (match: MatcherInput | undefined, options: RouteOptions): Route => {
   const matcher = compileMatcher(match ?? { url: anyLoopback })
   return make("loopback", matcher, {
     answer: answerWith(loopbackResponder(usable(options).id ?? `loopback ${matcher.source}`)),
@@ -147,7 +163,7 @@ export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Rout
  * @example Route.mcp("https://mcp.example.com/mcp", { name: "docs", version: "1.0.0", tools: [{ name: "search", input: Query, handler: (q) => `found ${q.text}` }] })
  */
 export const mcp = (url: string, server: McpServerDefinition, options: RouteOptions = {}): Route =>
-  mcpRoute({ url }, server, options)
+  checked("mcp", options, () => mcpRoute({ url }, server, options))
 
 /**
  * Answers WebSocket connections (kind `webSocket`): a request that asks to upgrade gets `101` and
@@ -159,4 +175,4 @@ export const mcp = (url: string, server: McpServerDefinition, options: RouteOpti
  * @example Route.webSocket("wss://echo.example.com/ws", (socket) => socket.onMessage((frame) => socket.send(frame)))
  */
 export const webSocket = (match: MatcherInput, handler: WebSocketHandler | WebSocketScript, options: RouteOptions = {}): Route =>
-  make("webSocket", webSocketMatch(match), webSocketResponder(typeof handler === "function" ? handler : scriptedSession(handler)), options)
+  checked("webSocket", options, () => make("webSocket", webSocketMatch(match), webSocketResponder(typeof handler === "function" ? handler : scriptedSession(handler)), options))

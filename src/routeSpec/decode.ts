@@ -97,7 +97,10 @@ const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effec
     priority: spec.priority,
     delay: spec.delayMs,
     source: context.source ?? "fixture",
-    required: spec.required
+    required: spec.required,
+    scenario: spec.scenario,
+    requiredState: spec.requiredState,
+    newState: spec.newState
   }
   return buildKind(match.success, spec.respond, options, path, context)
 }

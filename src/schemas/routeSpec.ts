@@ -3,7 +3,7 @@
  * the control endpoint, so the three can never drift.
  */
 import { Schema } from "effect"
-import { ChaosData, FilesData, PromptsData } from "./options.ts"
+import { ChaosData, FilesData, PromptsData, RouteOptionsData } from "./options.ts"
 
 const Headers = Schema.Record(Schema.String, Schema.String)
 
@@ -27,13 +27,17 @@ export const Match = Schema.Union([Schema.String, MatchObject])
 
 const Status = Schema.Int.check(Schema.isBetween({ minimum: 200, maximum: 599 }))
 
-/** `{ kind: "text", body, contentType?, status?, headers? }` */
+/** `template: true`: the body and headers are Handlebars templates over the request (`kinds/template.ts`). */
+const Template = Schema.optional(Schema.Boolean)
+
+/** `{ kind: "text", body, contentType?, status?, headers?, template? }` */
 export const TextRespond = Schema.Struct({
   kind: Schema.Literal("text"),
   body: Schema.String,
   contentType: Schema.optional(Schema.String),
   status: Schema.optional(Status),
-  headers: Schema.optional(Headers)
+  headers: Schema.optional(Headers),
+  template: Template
 })
 
 /** `{ kind: "bytes", base64, contentType?, status?, headers? }` */
@@ -45,12 +49,13 @@ export const BytesRespond = Schema.Struct({
   headers: Schema.optional(Headers)
 })
 
-/** `{ kind: "status", status, headers?, body? }` */
+/** `{ kind: "status", status, headers?, body?, template? }` */
 export const StatusRespond = Schema.Struct({
   kind: Schema.Literal("status"),
   status: Status,
   headers: Schema.optional(Headers),
-  body: Schema.optional(Schema.String)
+  body: Schema.optional(Schema.String),
+  template: Template
 })
 
 /** `{ kind: "handler", name }`: a handler registered in code under that name. */
@@ -70,7 +75,7 @@ export const LoopbackRespond = Schema.Struct({
   kind: Schema.Literal("loopback")
 })
 
-/** `{ kind: "jsonSchema", schema: { ref } | { jsonSchema }, status?, headers?, seedOffset? }` */
+/** `{ kind: "jsonSchema", schema: { ref } | { jsonSchema }, status?, headers?, seedOffset?, template? }` (`template`: the headers only) */
 export const JsonSchemaRespond = Schema.Struct({
   kind: Schema.Literal("jsonSchema"),
   schema: Schema.Union([
@@ -79,7 +84,8 @@ export const JsonSchemaRespond = Schema.Struct({
   ]),
   status: Schema.optional(Status),
   headers: Schema.optional(Headers),
-  seedOffset: Schema.optional(Schema.Int)
+  seedOffset: Schema.optional(Schema.Int),
+  template: Template
 })
 
 const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
@@ -262,17 +268,21 @@ export const Respond = Schema.Union(Object.values(RESPONDS))
 export type Respond = typeof Respond.Type
 
 /**
+ * The options of a route in JSON: those every kind takes in code (`RouteOptionsData`: `id`, `times`,
+ * `priority`, `required`, the scenario's `scenario`, `requiredState`, `newState`), but `source`,
+ * which the decoder sets. `kinds/codeOptions.ts` derives the options a constructor takes in code
+ * from `RouteSpec`'s fields and the kind's `respond` fields, so code and JSON know the same keys.
+ */
+const { source: _source, ...routeSpecOptions } = RouteOptionsData.fields
+
+/**
  * One route in JSON.
  */
 export const RouteSpec = Schema.Struct({
-  id: Schema.optional(Schema.String),
   match: Match,
   respond: Respond,
-  times: Schema.optional(Schema.Number),
-  priority: Schema.optional(Schema.Number),
-  delayMs: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))),
-  /** A strict network fails when the route was never used. */
-  required: Schema.optional(Schema.Boolean)
+  ...routeSpecOptions,
+  delayMs: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)))
 })
 export type RouteSpec = typeof RouteSpec.Type
 
