@@ -11,7 +11,7 @@ import { answerWith } from "../core/route.ts"
 import { Effect } from "effect"
 import type { Schema } from "effect"
 import { Schema as SchemaModule } from "effect"
-import { InvalidRouteSpec } from "../SimnetError.ts"
+import { InvalidRouteSpec, type RouteFailed } from "../SimnetError.ts"
 import { foreignSchema } from "./effectCopy.ts"
 import { compileMatcher, type MatcherInput } from "../core/matcher.ts"
 import type { Route as RouteValue } from "../core/route.ts"
@@ -23,7 +23,7 @@ import { jsonSchemaResponder, type JsonSchemaOptions } from "./jsonSchema/jsonSc
 import { isLoopbackHost, loopbackDenied, loopbackResponder } from "./loopback.ts"
 import { codeOptionsProblem } from "./codeOptions.ts"
 import { make, refused as refusedRoute, type RouteOptions } from "./make.ts"
-import { bytesResponder, statusResponder, textResponder, type StaticResponseOptions } from "./static.ts"
+import { bytesResponder, headerTemplates, renderHeaders, statusResponder, textResponder, type StaticResponseOptions, type TemplateOptions } from "./static.ts"
 import { scriptedSession, type WebSocketHandler, type WebSocketScript, webSocketMatch, webSocketResponder } from "./webSocket.ts"
 
 export type { MatcherInput, MatcherObject, ValueMatcher } from "../core/matcher.ts"
@@ -44,7 +44,7 @@ export type { Handler, HandlerResult } from "./handler.ts"
 export type { JsonSchemaOptions } from "./jsonSchema/jsonSchema.ts"
 export type { FieldHint, FieldHints } from "./jsonSchema/realism.ts"
 export type { RouteOptions } from "./make.ts"
-export type { StaticResponseOptions } from "./static.ts"
+export type { StaticResponseOptions, TemplateOptions } from "./static.ts"
 export type { Frame, ScriptFrame, SocketPeer, WebSocketHandler, WebSocketReply, WebSocketScript } from "./webSocket.ts"
 
 /** Options a responder can read: anything but an object reads as none (`make` refuses it at registration). */
@@ -57,6 +57,31 @@ const usable = <O extends object>(options: O): O => (typeof options === "object"
 const checked = (kind: Parameters<typeof codeOptionsProblem>[0], options: RouteOptions, build: () => Route): Route => {
   const problem = codeOptionsProblem(kind, options)
   return problem === undefined ? build() : refusedRoute(kind, problem, usable(options).source)
+}
+
+/** How a route is named in a template's errors: its id, else its matcher. */
+const labelOf = (match: MatcherInput | undefined, options: RouteOptions): string =>
+  usable(options).id ?? (typeof match === "string" ? match : "(matcher object)")
+
+/**
+ * A generated JSON route whose headers are templates (`template: true`): the body is generated
+ * from the schema as ever (a template has no place in generated values), and the header values
+ * with `{{` are written for each request. No `reproduce`: the headers depend on the request.
+ */
+const withHeaderTemplates = (parts: ReturnType<typeof jsonSchemaResponder>, headers: Readonly<Record<string, string>>, label: string) => {
+  const templates = headerTemplates(headers, label)
+  if (templates instanceof InvalidRouteSpec) return { answer: () => refused(templates), prepare: Effect.fail(templates) }
+  const answer: typeof parts.answer = (request, context) => {
+    const answered = parts.answer(request, context)
+    if (answered._tag !== "Whole") return answered
+    try {
+      const own = answered.headers instanceof Headers ? Object.fromEntries(answered.headers) : answered.headers
+      return { ...answered, headers: renderHeaders(answered.status, own, templates, label, request, context) }
+    } catch (error) {
+      return refused(error as RouteFailed)
+    }
+  }
+  return { ...parts, answer, reproduce: undefined }
 }
 
 /**
@@ -75,17 +100,17 @@ export type Route = RouteValue
  *
  * @example Route.json("GET https://api.example.com/users/:id", User)
  */
-export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions = {}): Route =>
+export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions & TemplateOptions = {}): Route =>
   checked("jsonSchema", options, () => jsonRoute(match, schema, options))
 
-const jsonRoute = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions): Route => {
+const jsonRoute = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions & TemplateOptions): Route => {
   const matcher = compileMatcher(match)
   const error = !SchemaModule.isSchema(schema)
     ? new InvalidRouteSpec({ path: "schema", message: `Route.json needs an Effect Schema, got ${schema === null ? "null" : typeof schema}` })
     : foreignSchema(schema, "schema") ?? foreignSchema(usable(options).narrow, "narrow")
   if (error !== undefined) return make("jsonSchema", matcher, { answer: () => refused(error), prepare: Effect.fail(error) }, options)
   const parts = jsonSchemaResponder(schema as unknown as Schema.Codec<unknown, unknown>, usable(options), usable(options).id ?? `jsonSchema ${matcher.source}`)
-  return make("jsonSchema", matcher, parts, options)
+  return make("jsonSchema", matcher, usable(options).template === true ? withHeaderTemplates(parts, usable(options).headers ?? {}, labelOf(match, options)) : parts, options)
 }
 
 /**
@@ -93,8 +118,8 @@ const jsonRoute = <S extends Schema.Top>(match: MatcherInput, schema: S, options
  *
  * @example Route.text("GET https://api.example.com/health", "ok")
  */
-export const text = (match: MatcherInput, body: string, options: RouteOptions & StaticResponseOptions = {}): Route =>
-  checked("text", options, () => make("text", match, textResponder(body, usable(options)), options))
+export const text = (match: MatcherInput, body: string, options: RouteOptions & StaticResponseOptions & TemplateOptions = {}): Route =>
+  checked("text", options, () => make("text", match, textResponder(body, { ...usable(options), label: labelOf(match, options) }), options))
 
 /**
  * Answers with fixed bytes.
@@ -110,8 +135,8 @@ export const bytes = (match: MatcherInput, body: Uint8Array, options: RouteOptio
 export const status = (
   match: MatcherInput,
   code: number,
-  options: RouteOptions & { readonly headers?: Readonly<Record<string, string>> | undefined; readonly body?: string | undefined } = {}
-): Route => checked("status", options, () => make("status", match, statusResponder(code, usable(options)), options))
+  options: RouteOptions & TemplateOptions & { readonly headers?: Readonly<Record<string, string>> | undefined; readonly body?: string | undefined } = {}
+): Route => checked("status", options, () => make("status", match, statusResponder(code, { ...usable(options), label: labelOf(match, options) }), options))
 
 /**
  * Answers with code. The handler sees the request (with `params` from the path pattern) and

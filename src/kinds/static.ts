@@ -3,10 +3,11 @@
  * offer the registry a synchronous fast path.
  */
 import { Effect } from "effect"
-import { refused, whole, type Whole } from "../core/answer.ts"
+import { type Answer, refused, whole, type Whole } from "../core/answer.ts"
 import type { Answerer } from "../core/route.ts"
-import { NULL_BODY_STATUSES } from "../core/util.ts"
-import { InvalidRouteSpec } from "../SimnetError.ts"
+import { errorMessage, NULL_BODY_STATUSES } from "../core/util.ts"
+import { InvalidRouteSpec, RouteFailed } from "../SimnetError.ts"
+import { type CompiledTemplate, compileTemplate, modeOf, type TemplateMode } from "./template.ts"
 
 /**
  * Response options shared by the static kinds.
@@ -18,13 +19,26 @@ export interface StaticResponseOptions {
 }
 
 /**
- * The answer of a fixed body: the same `Whole` for every request, which `reproduce` gives again.
+ * `template: true`: the body and headers are Handlebars templates over the request (`template.ts`).
+ */
+export interface TemplateOptions {
+  readonly template?: boolean | undefined
+}
+
+/** A responder's template options, with the route's name for errors. */
+type Templating = TemplateOptions & { readonly label?: string | undefined }
+
+/**
+ * The answer of a fixed body: the same `Whole` for every request, which `reproduce` gives again;
+ * or, templated, the body and headers written for each request.
  */
 export interface StaticResponder {
   readonly answer: Answerer
-  /** Present when the status or headers are invalid: fails the registration. */
+  /** Present when the status, headers or a template are invalid: fails the registration. */
   readonly prepare?: Effect.Effect<never, InvalidRouteSpec> | undefined
   readonly reproduce?: (() => Effect.Effect<Whole>) | undefined
+  /** Whether a template draws from the request's derived seed (`randomInt`, `randomValue`). */
+  readonly seeded?: boolean | undefined
 }
 
 /** An RFC 9110 token. */
@@ -64,10 +78,12 @@ const fromSync = (
   status: number,
   headers: Readonly<Record<string, string>>,
   body: Uint8Array | undefined,
-  text?: string
+  text?: string,
+  template?: Templating
 ): StaticResponder => {
   const invalid = checkResponseParts(status, headers, body !== undefined)
   if (invalid !== undefined) return { answer: () => refused(invalid), prepare: Effect.fail(invalid) }
+  if (template?.template === true) return templated(status, headers, text, template.label ?? "(unnamed)")
   const answer = whole(status, headers, body, text)
   return { answer: () => answer, reproduce: () => Effect.succeed(answer) }
 }
@@ -85,10 +101,10 @@ const headersWith = (options: StaticResponseOptions, defaultType: string | undef
 /**
  * Answers with a fixed text body (`text/plain; charset=utf-8` unless told otherwise).
  */
-export const textResponder = (body: string, options: StaticResponseOptions = {}): StaticResponder => {
+export const textResponder = (body: string, options: StaticResponseOptions & Templating = {}): StaticResponder => {
   const status = options.status ?? 200
   const headers = headersWith(options, "text/plain; charset=utf-8")
-  return fromSync(status, headers, encoder.encode(body), body)
+  return fromSync(status, headers, encoder.encode(body), body, options)
 }
 
 /**
@@ -106,8 +122,74 @@ export const bytesResponder = (body: Uint8Array, options: StaticResponseOptions 
 /**
  * Answers with a status and headers and an empty body (or `body` when given).
  */
-export const statusResponder = (status: number, options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } = {}): StaticResponder => {
+export const statusResponder = (status: number, options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } & Templating = {}): StaticResponder => {
   const headers = headersWith({ headers: options.headers }, options.body === undefined ? undefined : "text/plain; charset=utf-8")
   const body = options.body
-  return fromSync(status, headers, body === undefined ? undefined : encoder.encode(body), body)
+  return fromSync(status, headers, body === undefined ? undefined : encoder.encode(body), body, options)
+}
+
+/** The header values that are templates (those with `{{`), compiled; an error for the first that does not compile. */
+export const headerTemplates = (
+  headers: Readonly<Record<string, string>>,
+  label: string
+): ReadonlyArray<readonly [string, CompiledTemplate]> | InvalidRouteSpec => {
+  const compiled: Array<readonly [string, CompiledTemplate]> = []
+  for (const name in headers) {
+    if (!headers[name].includes("{{")) continue
+    const template = compileTemplate(headers[name], "text", `respond.headers.${name}`, label)
+    if (template instanceof InvalidRouteSpec) return template
+    compiled.push([name, template])
+  }
+  return compiled
+}
+
+/**
+ * `headers` with their templates written for a request, checked as a `Response` would check them.
+ * Throws `RouteFailed` (reason `template`) for a value the request made invalid (a line break in it).
+ */
+export const renderHeaders = (
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  templates: ReadonlyArray<readonly [string, CompiledTemplate]>,
+  label: string,
+  ...rendering: Parameters<CompiledTemplate["render"]>
+): Readonly<Record<string, string>> => {
+  if (templates.length === 0) return headers
+  const out = { ...headers }
+  for (const [name, template] of templates) out[name] = template.render(...rendering)
+  const invalid = checkResponseParts(status, out, false)
+  if (invalid !== undefined) throw new RouteFailed({ route: label, reason: "template", message: `the template of route ${label} wrote ${invalid.message}` })
+  return out
+}
+
+/**
+ * A templated static answer: the body (when there is one) and the header values with `{{`
+ * written for each request. A JSON body must parse once written.
+ */
+const templated = (status: number, headers: Readonly<Record<string, string>>, body: string | undefined, label: string): StaticResponder => {
+  const mode: TemplateMode = modeOf(headers["content-type"])
+  const bodyTemplate = body === undefined ? undefined : compileTemplate(body, mode, "respond.body", label)
+  const heads = headerTemplates(headers, label)
+  const problem = bodyTemplate instanceof InvalidRouteSpec ? bodyTemplate : heads instanceof InvalidRouteSpec ? heads : undefined
+  if (problem !== undefined) return { answer: () => refused(problem), prepare: Effect.fail(problem) }
+  const template = bodyTemplate as CompiledTemplate | undefined
+  const headerList = heads as ReadonlyArray<readonly [string, CompiledTemplate]>
+  const answer: Answerer = (request, context): Answer => {
+    try {
+      const written = renderHeaders(status, headers, headerList, label, request, context)
+      if (template === undefined) return whole(status, written, undefined)
+      const text = template.render(request, context)
+      if (mode === "json") {
+        try {
+          JSON.parse(text)
+        } catch (error) {
+          throw new RouteFailed({ route: label, reason: "template", message: `the JSON template of route ${label} wrote what is not JSON: ${errorMessage(error)}` })
+        }
+      }
+      return whole(status, written, encoder.encode(text), text)
+    } catch (error) {
+      return refused(error instanceof RouteFailed ? error : new RouteFailed({ route: label, reason: "template", message: errorMessage(error), cause: error }))
+    }
+  }
+  return { answer, seeded: template?.seeded === true || headerList.some(([, t]) => t.seeded) }
 }
