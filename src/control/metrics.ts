@@ -6,7 +6,7 @@
  * | metric | labels | what |
  * |---|---|---|
  * | `simnet_requests_total` | `route`, `outcome` (`answered`, `denied`, `faulted`) | requests, as the log's counters count them |
- * | `simnet_request_duration_seconds` | `route` | histogram of the time from a request's arrival to its answer's head, on the network's `Clock` |
+ * | `simnet_request_duration_seconds` | | histogram of the time from a request's arrival to its answer's head, on the network's `Clock` |
  * | `simnet_refusals_total` | `reason` (the error's tag) | refused requests |
  * | `simnet_chaos_total` | `effect` | requests seeded chaos hit |
  * | `simnet_model_calls_total` | `api` | calls to the simulated model |
@@ -66,12 +66,12 @@ export const metricsRegistry = () => {
       help,
       type: "histogram",
       aggregator: "sum",
-      values: (current?.durations ?? []).flatMap((d) => [
-        ...DURATION_BUCKETS.map((le, i) => ({ labels: { route: d.route, le }, value: d.buckets[i], metricName: `${DURATION}_bucket` })),
-        { labels: { route: d.route, le: "+Inf" }, value: d.count, metricName: `${DURATION}_bucket` },
-        { labels: { route: d.route }, value: d.sum, metricName: `${DURATION}_sum` },
-        { labels: { route: d.route }, value: d.count, metricName: `${DURATION}_count` }
-      ])
+      values: current === undefined ? [] : [
+        ...DURATION_BUCKETS.map((le, i) => ({ labels: { le }, value: current!.durations.buckets[i], metricName: `${DURATION}_bucket` })),
+        { labels: { le: "+Inf" }, value: current.durations.count, metricName: `${DURATION}_bucket` },
+        { labels: {}, value: current.durations.sum, metricName: `${DURATION}_sum` },
+        { labels: {}, value: current.durations.count, metricName: `${DURATION}_count` }
+      ]
     })
   }
   registry.registerMetric(histogram as never)

@@ -265,7 +265,7 @@ export class RequestLog {
     if (!wasReset(record)) {
       record.status = status
       record.answeredAt = this.now?.()
-      if (record.answeredAt !== undefined) this.tally.answered(record.route?.id, record.answeredAt - record.time)
+      if (record.answeredAt !== undefined) this.tally.answered(record.answeredAt - record.time)
     }
     if (record.fault === undefined) {
       this.answered++

@@ -1,7 +1,6 @@
 /**
  * The request log's exact tallies by label, behind `GET /experimental/simulation/metrics`: requests
- * by route and outcome, answer times by route (a histogram), refusals by error tag and chaos hits by
- * effect. They are counted where the log's counters are (`requestLog.ts`), so they agree with
+ * by route and outcome, answer times (a histogram), refusals by error tag and chaos hits by effect. They are counted where the log's counters are (`requestLog.ts`), so they agree with
  * them at every moment and, like them, outlive the ring's bound and start again when the log is
  * cleared. Labels are bounded: route ids come from the route table (at most `MAX_LABELS` of them,
  * the rest counted as `(other)`), a request no route took is `(none)`, whatever its URL.
@@ -22,19 +21,13 @@ export const NO_ROUTE = "(none)"
 /** The route label of requests counted before a restore, whose routes the snapshot does not say. */
 export const RESTORED = "(restored)"
 
-/** One route's answer times: the count in each bucket (not cumulative), their sum in seconds, and how many. */
-export interface DurationTally {
-  readonly buckets: Array<number>
-  sum: number
-  count: number
-}
 
 /** The tallies as read (`SimulationNetworkApi.metrics`). */
 export interface RequestTallies {
   /** Requests by route label and outcome. */
   readonly requests: ReadonlyArray<{ readonly route: string; readonly outcome: Outcome; readonly count: number }>
-  /** Answer times by route label: counts per `DURATION_BUCKETS` bound (cumulative, as Prometheus reads them) and the sum in seconds. */
-  readonly durations: ReadonlyArray<{ readonly route: string; readonly buckets: ReadonlyArray<number>; readonly sum: number; readonly count: number }>
+  /** Answer times: counts per `DURATION_BUCKETS` bound (cumulative, as Prometheus reads them), how many, and their sum in seconds. */
+  readonly durations: { readonly buckets: ReadonlyArray<number>; readonly sum: number; readonly count: number }
   /** Refused requests by the error's tag (`UnregisteredRequest`, `RouteFailed`, `Interrupted`, …). */
   readonly refusals: ReadonlyArray<{ readonly reason: string; readonly count: number }>
   /** Requests seeded chaos hit, by effect (`reset`, `status`, `latency`, …), counted as they settle. */
@@ -49,7 +42,10 @@ const labelIn = (map: Map<string, unknown>, value: string): string => (map.has(v
  */
 export class Tally {
   private requests = new Map<string, [number, number, number]>()
-  private durations = new Map<string, DurationTally>()
+  /** Answers per `DURATION_BUCKETS` bound (not cumulative), their sum in seconds, and how many. */
+  private readonly buckets: Array<number> = DURATION_BUCKETS.map(() => 0)
+  private sum = 0
+  private answers = 0
   private refusals = new Map<string, number>()
   private chaos = new Map<string, number>()
 
@@ -61,16 +57,13 @@ export class Tally {
     counts[outcome]++
   }
 
-  /** Counts an answer's time, in milliseconds, at its route. */
-  answered(route: string | undefined, ms: number): void {
-    const label = labelIn(this.durations, route ?? NO_ROUTE)
-    let tally = this.durations.get(label)
-    if (tally === undefined) this.durations.set(label, tally = { buckets: DURATION_BUCKETS.map(() => 0), sum: 0, count: 0 })
+  /** Counts an answer's time, in milliseconds. */
+  answered(ms: number): void {
     const seconds = ms / 1000
     const bucket = DURATION_BUCKETS.findIndex((bound) => seconds <= bound)
-    if (bucket !== -1) tally.buckets[bucket]++
-    tally.sum += seconds
-    tally.count++
+    if (bucket !== -1) this.buckets[bucket]++
+    this.sum += seconds
+    this.answers++
   }
 
   /** Counts a refusal by the error's tag. */
@@ -88,10 +81,7 @@ export class Tally {
   read(): RequestTallies {
     return {
       requests: Array.from(this.requests, ([route, counts]) => OUTCOMES.map((outcome, i) => ({ route, outcome, count: counts[i] }))).flat(),
-      durations: Array.from(this.durations, ([route, tally]) => {
-        let total = 0
-        return { route, buckets: tally.buckets.map((n) => (total += n)), sum: tally.sum, count: tally.count }
-      }),
+      durations: { buckets: this.buckets.map(((total) => (n: number) => (total += n))(0)), sum: this.sum, count: this.answers },
       refusals: Array.from(this.refusals, ([reason, count]) => ({ reason, count })),
       chaos: Array.from(this.chaos, ([effect, count]) => ({ effect, count }))
     }
