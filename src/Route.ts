@@ -29,6 +29,7 @@ export type {
   SimRequest,
   SocketPeer,
   StaticResponseOptions,
+  TemplateOptions,
   ValueMatcher,
   WebSocketHandler,
   WebSocketReply,

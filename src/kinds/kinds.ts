@@ -23,7 +23,7 @@ import { jsonSchemaResponder, type JsonSchemaOptions } from "./jsonSchema/jsonSc
 import { isLoopbackHost, loopbackDenied, loopbackResponder } from "./loopback.ts"
 import { codeOptionsProblem } from "./codeOptions.ts"
 import { make, refused as refusedRoute, type RouteOptions } from "./make.ts"
-import { bytesResponder, headerTemplates, renderHeaders, statusResponder, textResponder, type StaticResponseOptions, type TemplateOptions } from "./static.ts"
+import { bytesResponder, routeTemplates, statusResponder, textResponder, type StaticResponseOptions, type TemplateOptions } from "./static.ts"
 import { scriptedSession, type WebSocketHandler, type WebSocketScript, webSocketMatch, webSocketResponder } from "./webSocket.ts"
 
 export type { MatcherInput, MatcherObject, ValueMatcher } from "../core/matcher.ts"
@@ -69,19 +69,18 @@ const labelOf = (match: MatcherInput | undefined, options: RouteOptions): string
  * with `{{` are written for each request. No `reproduce`: the headers depend on the request.
  */
 const withHeaderTemplates = (parts: ReturnType<typeof jsonSchemaResponder>, headers: Readonly<Record<string, string>>, label: string) => {
-  const templates = headerTemplates(headers, label)
-  if (templates instanceof InvalidRouteSpec) return { answer: () => refused(templates), prepare: Effect.fail(templates) }
+  const templates = routeTemplates(headers, undefined, label)
   const answer: typeof parts.answer = (request, context) => {
     const answered = parts.answer(request, context)
     if (answered._tag !== "Whole") return answered
     try {
       const own = answered.headers instanceof Headers ? Object.fromEntries(answered.headers) : answered.headers
-      return { ...answered, headers: renderHeaders(answered.status, own, templates, label, request, context) }
+      return { ...answered, headers: templates.headers(answered.status, own, request, context) }
     } catch (error) {
       return refused(error as RouteFailed)
     }
   }
-  return { ...parts, answer, reproduce: undefined }
+  return { ...parts, answer, prepare: Effect.andThen(parts.prepare, templates.prepare), reproduce: undefined }
 }
 
 /**

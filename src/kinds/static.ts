@@ -7,7 +7,7 @@ import { type Answer, refused, whole, type Whole } from "../core/answer.ts"
 import type { Answerer } from "../core/route.ts"
 import { errorMessage, NULL_BODY_STATUSES } from "../core/util.ts"
 import { InvalidRouteSpec, RouteFailed } from "../SimnetError.ts"
-import { type CompiledTemplate, compileTemplate, modeOf, type TemplateMode } from "./template.ts"
+import type { CompiledTemplate } from "./template.ts"
 
 /**
  * Response options shared by the static kinds.
@@ -34,8 +34,8 @@ type Templating = TemplateOptions & { readonly label?: string | undefined }
  */
 export interface StaticResponder {
   readonly answer: Answerer
-  /** Present when the status, headers or a template are invalid: fails the registration. */
-  readonly prepare?: Effect.Effect<never, InvalidRouteSpec> | undefined
+  /** Fails the registration when the status or headers are invalid; compiles a templated route's templates. */
+  readonly prepare?: Effect.Effect<void, InvalidRouteSpec> | undefined
   readonly reproduce?: (() => Effect.Effect<Whole>) | undefined
   /** Whether a template draws from the request's derived seed (`randomInt`, `randomValue`). */
   readonly seeded?: boolean | undefined
@@ -128,68 +128,68 @@ export const statusResponder = (status: number, options: { headers?: Readonly<Re
   return fromSync(status, headers, body === undefined ? undefined : encoder.encode(body), body, options)
 }
 
-/** The header values that are templates (those with `{{`), compiled; an error for the first that does not compile. */
-export const headerTemplates = (
-  headers: Readonly<Record<string, string>>,
-  label: string
-): ReadonlyArray<readonly [string, CompiledTemplate]> | InvalidRouteSpec => {
-  const compiled: Array<readonly [string, CompiledTemplate]> = []
-  for (const name in headers) {
-    if (!headers[name].includes("{{")) continue
-    const template = compileTemplate(headers[name], "text", `respond.headers.${name}`, label)
-    if (template instanceof InvalidRouteSpec) return template
-    compiled.push([name, template])
-  }
-  return compiled
+/**
+ * A route's templates: its body (when it has one, escaped as its `content-type` says) and the
+ * header values with `{{`. They compile when the route registers (`prepare`): Handlebars loads
+ * with the first templated route, not with simnet, and a template that does not compile refuses
+ * the registration. `seeded` when a template names `randomInt` or `randomValue`.
+ */
+export interface RouteTemplates {
+  readonly prepare: Effect.Effect<void, InvalidRouteSpec>
+  readonly seeded: boolean
+  /** The headers with their templates written for a request, checked as a `Response` would check them. Throws `RouteFailed`. */
+  readonly headers: (status: number, headers: Readonly<Record<string, string>>, ...rendering: Parameters<CompiledTemplate["render"]>) => Readonly<Record<string, string>>
+  /** The body written for a request (undefined for none). Throws `RouteFailed`. */
+  readonly body: (...rendering: Parameters<CompiledTemplate["render"]>) => string | undefined
 }
 
-/**
- * `headers` with their templates written for a request, checked as a `Response` would check them.
- * Throws `RouteFailed` (reason `template`) for a value the request made invalid (a line break in it).
- */
-export const renderHeaders = (
-  status: number,
-  headers: Readonly<Record<string, string>>,
-  templates: ReadonlyArray<readonly [string, CompiledTemplate]>,
-  label: string,
-  ...rendering: Parameters<CompiledTemplate["render"]>
-): Readonly<Record<string, string>> => {
-  if (templates.length === 0) return headers
-  const out = { ...headers }
-  for (const [name, template] of templates) out[name] = template.render(...rendering)
-  const invalid = checkResponseParts(status, out, false)
-  if (invalid !== undefined) throw new RouteFailed({ route: label, reason: "template", message: `the template of route ${label} wrote ${invalid.message}` })
-  return out
+/** Makes the templates of a route named `label` (compiled by `prepare`). */
+export const routeTemplates = (headers: Readonly<Record<string, string>>, body: string | undefined, label: string): RouteTemplates => {
+  const templated = Object.keys(headers).filter((name) => headers[name].includes("{{"))
+  let bodyTemplate: CompiledTemplate | undefined
+  let headerTemplates: ReadonlyArray<readonly [string, CompiledTemplate]> = []
+  const prepare = Effect.flatMap(Effect.promise(() => import("./template.ts")), (module) => {
+    const compiled: Array<readonly [string, CompiledTemplate]> = []
+    for (const name of templated) {
+      const template = module.compileTemplate(headers[name], undefined, `respond.headers.${name}`, label)
+      if (template instanceof InvalidRouteSpec) return Effect.fail(template)
+      compiled.push([name, template])
+    }
+    const made = body === undefined ? undefined : module.compileTemplate(body, headers["content-type"] ?? "text/plain", "respond.body", label)
+    if (made instanceof InvalidRouteSpec) return Effect.fail(made)
+    bodyTemplate = made
+    headerTemplates = compiled
+    return Effect.void
+  })
+  return {
+    prepare,
+    seeded: [body ?? "", ...templated.map((name) => headers[name])].some((source) => /\brandom(?:Int|Value)\b/.test(source)),
+    headers: (status, own, ...rendering) => {
+      if (headerTemplates.length === 0) return own
+      const out = { ...own }
+      for (const [name, template] of headerTemplates) out[name] = template.render(...rendering)
+      const invalid = checkResponseParts(status, out, false)
+      if (invalid !== undefined) throw new RouteFailed({ route: label, reason: "template", message: `the template of route ${label} wrote ${invalid.message}` })
+      return out
+    },
+    body: (...rendering) => bodyTemplate?.render(...rendering)
+  }
 }
 
 /**
  * A templated static answer: the body (when there is one) and the header values with `{{`
- * written for each request. A JSON body must parse once written.
+ * written for each request.
  */
 const templated = (status: number, headers: Readonly<Record<string, string>>, body: string | undefined, label: string): StaticResponder => {
-  const mode: TemplateMode = modeOf(headers["content-type"])
-  const bodyTemplate = body === undefined ? undefined : compileTemplate(body, mode, "respond.body", label)
-  const heads = headerTemplates(headers, label)
-  const problem = bodyTemplate instanceof InvalidRouteSpec ? bodyTemplate : heads instanceof InvalidRouteSpec ? heads : undefined
-  if (problem !== undefined) return { answer: () => refused(problem), prepare: Effect.fail(problem) }
-  const template = bodyTemplate as CompiledTemplate | undefined
-  const headerList = heads as ReadonlyArray<readonly [string, CompiledTemplate]>
+  const templates = routeTemplates(headers, body, label)
   const answer: Answerer = (request, context): Answer => {
     try {
-      const written = renderHeaders(status, headers, headerList, label, request, context)
-      if (template === undefined) return whole(status, written, undefined)
-      const text = template.render(request, context)
-      if (mode === "json") {
-        try {
-          JSON.parse(text)
-        } catch (error) {
-          throw new RouteFailed({ route: label, reason: "template", message: `the JSON template of route ${label} wrote what is not JSON: ${errorMessage(error)}` })
-        }
-      }
-      return whole(status, written, encoder.encode(text), text)
+      const written = templates.headers(status, headers, request, context)
+      const text = templates.body(request, context)
+      return text === undefined ? whole(status, written, undefined) : whole(status, written, encoder.encode(text), text)
     } catch (error) {
       return refused(error instanceof RouteFailed ? error : new RouteFailed({ route: label, reason: "template", message: errorMessage(error), cause: error }))
     }
   }
-  return { answer, seeded: template?.seeded === true || headerList.some(([, t]) => t.seeded) }
+  return { answer, prepare: templates.prepare, seeded: templates.seeded }
 }

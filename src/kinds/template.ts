@@ -42,10 +42,10 @@ const MAX_JSON_PATH = 1024
 const MAX_RANDOM_LENGTH = 4096
 
 /** How a template's `{{…}}` is escaped: by the content type it writes. */
-export type TemplateMode = "json" | "html" | "text"
+type TemplateMode = "json" | "html" | "text"
 
-/** The mode for a content type: JSON (`application/json`, `…+json`), HTML, or anything else as text. */
-export const modeOf = (contentType: string | undefined): TemplateMode => {
+/** The mode for a content type: JSON (`application/json`, `…+json`), HTML, or anything else (a header: none) as text. */
+const modeOf = (contentType: string | undefined): TemplateMode => {
   const type = (contentType ?? "").split(";")[0].trim().toLowerCase()
   return type === "application/json" || type.endsWith("+json") ? "json" : type === "text/html" || type === "application/xhtml+xml" ? "html" : "text"
 }
@@ -227,10 +227,12 @@ const positionOf = (error: unknown): string => {
 }
 
 /**
- * Compiles `source` for `mode`; a template that does not compile is an `InvalidRouteSpec` at `path`
- * naming the route (`label`) and the position.
+ * Compiles `source` for a body of `contentType` (undefined for a header value: written as it is);
+ * a template that does not compile is an `InvalidRouteSpec` at `path` naming the route (`label`)
+ * and the position. A JSON body's rendering must parse as JSON.
  */
-export const compileTemplate = (source: string, mode: TemplateMode, path: string, label: string): CompiledTemplate | InvalidRouteSpec => {
+export const compileTemplate = (source: string, contentType: string | undefined, path: string, label: string): CompiledTemplate | InvalidRouteSpec => {
+  const mode = modeOf(contentType)
   const refused = (why: string, at: string) =>
     new InvalidRouteSpec({ path, message: `the template of route ${label} does not compile at ${at}: ${why}` })
   let ast: hbs.AST.Program
@@ -258,9 +260,11 @@ export const compileTemplate = (source: string, mode: TemplateMode, path: string
       try {
         const out = template({ request: requestView(request) }, RUNTIME)
         if (out.length > MAX_TEMPLATE_OUTPUT) throw new TooLarge(`the template wrote more than ${MAX_TEMPLATE_OUTPUT} characters`)
+        if (mode === "json") JSON.parse(out)
         return out
       } catch (error) {
-        throw new RouteFailed({ route: label, reason: "template", message: `the template of route ${label} could not be rendered: ${errorMessage(error)}`, cause: error })
+        const why = error instanceof SyntaxError ? `it wrote what is not JSON: ${error.message}` : `it could not be rendered: ${errorMessage(error)}`
+        throw new RouteFailed({ route: label, reason: "template", message: `the template of route ${label} failed: ${why}`, cause: error })
       } finally {
         rendering = undefined
       }
