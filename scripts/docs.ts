@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Schema } from "effect"
-import { FixtureFile, RESPOND_KINDS } from "../src/schemas/routeSpec.ts"
+import { FixtureFile, RESPOND_KINDS, RouteSpec } from "../src/schemas/routeSpec.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 
@@ -49,10 +49,18 @@ export const routeSpecPage = (): string => {
     "",
     "## A fixture file",
     "",
-    "A RouteSpec is an item of its `routes`: `{ match, respond, id?, times?, priority?, delayMs? }`, or a family reference `{ family, … }`.",
+    `A RouteSpec is an item of its \`routes\`: \`{ ${Object.keys(RouteSpec.fields).map((key) => (key === "match" || key === "respond" ? key : `${key}?`)).join(", ")} }\` (below), or a family reference \`{ family, … }\`.`,
     "",
     "```json",
     schema(FixtureFile),
+    "```",
+    "",
+    "## A RouteSpec",
+    "",
+    "`scenario`, `requiredState` and `newState` are WireMock's scenarios; `respond.template` (on `text`, `status` and `jsonSchema`) makes the answer a Handlebars template over the request ([Fixtures](fixtures.md#scenarios-stateful-routes)).",
+    "",
+    "```json",
+    schema(RouteSpec),
     "```",
     ""
   ].join("\n")

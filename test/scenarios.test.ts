@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { Duration, Effect, Fiber } from "effect"
 import * as TestClock from "effect/testing/TestClock"
 import { afterAll, describe, expect } from "vitest"
-import { Route, SimulationNetwork, UnregisteredRequest } from "../src/index.ts"
+import { replayTrace, Route, SimulationNetwork, UnregisteredRequest } from "../src/index.ts"
 import { serve, stopAll } from "./support/serve.ts"
 
 const base = "https://shop.example.com"
@@ -121,7 +121,8 @@ describe("a cart scenario through simnet serve", () => {
         { id: "full", match: "GET https://shop.example.com/cart", respond: { kind: "text", body: "[\"tea\"]" }, scenario: "my cart", requiredState: "Has item" }
       ]
     }))
-    const served = await serve(["--fixture", fixture, "--quiet"])
+    const trace = path.join(dir, "trace.jsonl")
+    const served = await serve(["--fixture", fixture, "--quiet", "--trace", trace])
     const get = async () => (await fetch(`${served.base}/shop.example.com/cart`)).text()
     expect(await get()).toBe("[]")
     expect((await fetch(`${served.base}/shop.example.com/cart`, { method: "POST" })).status).toBe(201)
@@ -142,6 +143,16 @@ describe("a cart scenario through simnet serve", () => {
     // The network's reset puts the scenario back in "Started" too.
     await served.post("reset", {})
     expect(await get()).toBe("[]")
+    // The trace has what each request found and moved, and the control calls, which a replay sends again.
+    const lines = fs.readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(lines.filter((line) => line["type"] === "request").slice(0, 3).map((line) => line["scenario"])).toEqual([
+      { name: "my cart", state: "Started" },
+      { name: "my cart", state: "Started", newState: "Has item" },
+      { name: "my cart", state: "Has item" }
+    ])
+    expect(lines.filter((line) => String(line["type"]).startsWith("control.scenario")).map((line) => line["type"])).toEqual(["control.scenarios.reset", "control.scenario"])
+    const replay = replayTrace(fs.readFileSync(trace, "utf8"))
+    expect(replay.steps.filter((step) => step.kind === "control").map((step) => step.kind === "control" && `${step.method} ${step.path}`)).toEqual(["POST scenarios/reset", "PUT scenarios/my%20cart/state", "POST reset"])
     fs.rmSync(dir, { recursive: true, force: true })
   })
 })

@@ -186,7 +186,8 @@ const templated = (status: number, headers: Readonly<Record<string, string>>, bo
     try {
       const written = templates.headers(status, headers, request, context)
       const text = templates.body(request, context)
-      return text === undefined ? whole(status, written, undefined) : whole(status, written, encoder.encode(text), text)
+      // The text is the body: a door writes it as UTF-8 (`Whole.body` takes a string), with no copy made here.
+      return whole(status, written, text, text)
     } catch (error) {
       return refused(error instanceof RouteFailed ? error : new RouteFailed({ route: label, reason: "template", message: errorMessage(error), cause: error }))
     }

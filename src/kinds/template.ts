@@ -61,6 +61,9 @@ interface Rendering {
 /** The rendering under way: helpers run inside a synchronous render, so one at a time. */
 let rendering: Rendering | undefined
 
+/** The draws of a template that names no seeded helper: never called (`walk` found none). */
+const unseeded = (): number => 0
+
 /** A rendering past its bounds. */
 class TooLarge extends Error {}
 
@@ -255,10 +258,10 @@ export const compileTemplate = (source: string, contentType: string | undefined,
   return {
     seeded: found.seeded,
     render: (request, context) => {
-      const state: Rendering = { now: context.now?.() ?? 0, random: seededStream(context.seed), steps: 0, written: 0 }
+      const state: Rendering = { now: context.now?.() ?? 0, random: found.seeded ? seededStream(context.seed) : unseeded, steps: 0, written: 0 }
       rendering = state
       try {
-        const out = template({ request: requestView(request) }, RUNTIME)
+        const out = template({ request: new RequestView(request) }, RUNTIME)
         if (out.length > MAX_TEMPLATE_OUTPUT) throw new TooLarge(`the template wrote more than ${MAX_TEMPLATE_OUTPUT} characters`)
         if (mode === "json") JSON.parse(out)
         return out
@@ -272,8 +275,15 @@ export const compileTemplate = (source: string, contentType: string | undefined,
   }
 }
 
-/** Prototype access stays off, said outright so Handlebars refuses quietly rather than warning on the console. */
-const RUNTIME: Handlebars.RuntimeOptions = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false }
+/**
+ * Prototype access stays off, said outright so Handlebars refuses quietly rather than warning on
+ * the console; the request view's own parts (`RequestView`'s getters) are the only names allowed.
+ */
+const RUNTIME: Handlebars.RuntimeOptions = {
+  allowProtoPropertiesByDefault: false,
+  allowProtoMethodsByDefault: false,
+  allowedProtoProperties: { path: true, query: true, headers: true, body: true }
+}
 
 /** The path as a template reads it: its text, and its segments by index (`request.path.[1]`). */
 const pathOf = (pathname: string): ReadonlyArray<string> =>
@@ -287,22 +297,44 @@ const decodeSegment = (segment: string): string => {
   }
 }
 
-/** The request as a template reads it; each part made when the template first reads it. */
-const requestView = (request: SimRequest) => {
-  const view: Record<string, unknown> = { method: request.method, url: request.url.href, params: request.params }
-  const lazy = (name: string, make: () => unknown) =>
-    Object.defineProperty(view, name, { enumerable: true, configurable: true, get: () => {
-      const value = make()
-      Object.defineProperty(view, name, { value, enumerable: true })
-      return value
-    } })
-  lazy("path", () => pathOf(request.url.pathname))
-  lazy("query", () => {
+/**
+ * The request as a template reads it: `method`, `url` and `params` at once, `path`, `query`,
+ * `headers` and `body` made when the template first reads them (getters on the prototype, which
+ * the runtime options allow by name, so no object is made per part a template does not read).
+ */
+class RequestView {
+  readonly method: string
+  readonly url: string
+  readonly params: Readonly<Record<string, string>>
+  readonly #request: SimRequest
+  #path: ReadonlyArray<string> | undefined
+  #query: Record<string, string> | undefined
+  #headers: Record<string, string> | undefined
+  #body: unknown
+
+  constructor(request: SimRequest) {
+    this.#request = request
+    this.method = request.method
+    this.url = request.url.href
+    this.params = request.params
+  }
+
+  get path(): ReadonlyArray<string> {
+    return (this.#path ??= pathOf(this.#request.url.pathname))
+  }
+
+  get query(): Record<string, string> {
+    if (this.#query !== undefined) return this.#query
     const query: Record<string, string> = {}
-    for (const [name, value] of request.url.searchParams) if (!Object.hasOwn(query, name)) query[name] = value
-    return query
-  })
-  lazy("headers", () => Object.fromEntries(request.headers))
-  lazy("body", () => request.json() ?? request.text())
-  return view
+    for (const [name, value] of this.#request.url.searchParams) if (!Object.hasOwn(query, name)) query[name] = value
+    return (this.#query = query)
+  }
+
+  get headers(): Record<string, string> {
+    return (this.#headers ??= Object.fromEntries(this.#request.headers))
+  }
+
+  get body(): unknown {
+    return (this.#body ??= this.#request.json() ?? this.#request.text())
+  }
 }
