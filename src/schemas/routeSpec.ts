@@ -268,21 +268,28 @@ export const Respond = Schema.Union(Object.values(RESPONDS))
 export type Respond = typeof Respond.Type
 
 /**
- * The options of a route in JSON: those every kind takes in code (`RouteOptionsData`: `id`, `times`,
- * `priority`, `required`, the scenario's `scenario`, `requiredState`, `newState`), but `source`,
- * which the decoder sets. `kinds/codeOptions.ts` derives the options a constructor takes in code
- * from `RouteSpec`'s fields and the kind's `respond` fields, so code and JSON know the same keys.
+ * A scenario's options, as every kind takes them in code (`RouteOptionsData`); the other options'
+ * values are checked when the route registers, as in code. `kinds/codeOptions.ts` derives the
+ * options a constructor takes in code from `RouteSpec`'s fields and the kind's `respond` fields,
+ * so code and JSON know the same keys.
  */
-const { source: _source, ...routeSpecOptions } = RouteOptionsData.fields
+const { scenario, requiredState, newState } = RouteOptionsData.fields
 
 /**
  * One route in JSON.
  */
 export const RouteSpec = Schema.Struct({
+  id: Schema.optional(Schema.String),
   match: Match,
   respond: Respond,
-  ...routeSpecOptions,
-  delayMs: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)))
+  times: Schema.optional(Schema.Number),
+  priority: Schema.optional(Schema.Number),
+  delayMs: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))),
+  /** A strict network fails when the route was never used. */
+  required: Schema.optional(Schema.Boolean),
+  scenario,
+  requiredState,
+  newState
 })
 export type RouteSpec = typeof RouteSpec.Type
 
