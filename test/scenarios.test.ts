@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Duration, Effect, Fiber } from "effect"
+import parse from "parse-prometheus-text-format"
 import * as TestClock from "effect/testing/TestClock"
 import { afterAll, describe, expect } from "vitest"
 import { replayTrace, Route, SimulationNetwork, UnregisteredRequest } from "../src/index.ts"
@@ -140,6 +141,11 @@ describe("a cart scenario through simnet serve", () => {
     const bad = await put("my cart", { state: "" })
     expect(bad.status).toBe(400)
     expect(await bad.json()).toMatchObject({ error: { tag: "BadRequest", path: "state" } })
+    // simnet serve's metrics count what its log counts.
+    const records = ((await (await fetch(`${served.control}/network/log`)).json()) as { records: Array<{ denial?: string }> }).records
+    const requests = parse(await (await fetch(`${served.control}/metrics`)).text()).find((family) => family.name === "simnet_requests_total")!.metrics
+    expect(requests.reduce((sum, sample) => sum + Number(sample.value), 0)).toBe(records.length)
+    expect(requests.filter((s) => s.labels?.route === "full" && s.labels.outcome === "answered").map((s) => s.value)).toEqual(["2"])
     // The network's reset puts the scenario back in "Started" too.
     await served.post("reset", {})
     expect(await get()).toBe("[]")
