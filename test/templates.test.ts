@@ -114,8 +114,8 @@ describe("escaping by content type", () => {
   it("a JSON body escapes {{…}} as the inside of a string and must parse; HTML is escaped; text is not", async () => {
     const hostile = `a "quoted"\nline\\ </b>`
     const url = `${base}/e?v=${encodeURIComponent(hostile)}`
-    const json = await answer([Route.text(`GET ${base}/e`, `{"v": "{{request.query.v}}"}`, { template: true, contentType: "application/json" })], url)
-    expect(JSON.parse(json.body)).toEqual({ v: hostile })
+    const json = await answer([Route.text(`GET ${base}/e`, `{"v": "{{request.query.v}}", "path": "{{request.path}}", "first": "{{request.path.[0]}}"}`, { template: true, contentType: "application/json" })], url)
+    expect(JSON.parse(json.body)).toEqual({ v: hostile, path: "/e", first: "e" })
     const html = await answer([Route.text(`GET ${base}/e`, "<p>{{request.query.v}}</p>", { template: true, contentType: "text/html" })], url)
     expect(html.body).toBe("<p>a &quot;quoted&quot;\nline\\ &lt;/b&gt;</p>")
     const text = await answer([Route.text(`GET ${base}/e`, "{{request.query.v}}", { template: true })], url)

@@ -168,8 +168,15 @@ env.registerHelper("randomValue", (options: Handlebars.HelperOptions) => {
   return hash.uppercase === true ? out.toUpperCase() : out
 })
 
-/** In a JSON template, what `{{…}}` writes: the inside of a JSON string, or an object or array as JSON. */
-env.registerHelper("simnetJson", (value: unknown) => (typeof value === "string" ? JSON.stringify(value).slice(1, -1) : asText(value)))
+/**
+ * In a JSON template, what `{{…}}` writes: the inside of a JSON string, or an object or array as
+ * JSON; a value with a text of its own (`request.path`, its segments with the path as text) as
+ * that text.
+ */
+env.registerHelper("simnetJson", (value: unknown) => {
+  const text = typeof value === "object" && value !== null && Object.hasOwn(value, "toString") ? String(value) : value
+  return typeof text === "string" ? JSON.stringify(text).slice(1, -1) : asText(text)
+})
 
 /** The helpers a template may name (Handlebars' own block helpers besides), and those that draw from the seed. */
 const KNOWN_HELPERS = { jsonPath: true, now: true, randomInt: true, randomValue: true, simnetJson: true, log: false } as const
