@@ -46,7 +46,11 @@ export const KINDS: { readonly [K in Respond["kind"]]: KindBuilder<Extract<Respo
     return bad !== undefined
       ? Effect.fail(new InvalidRouteSpec({ path: at(path, `${bad[0]}.base64`), message: "not valid base64" }))
       : Effect.succeed(R.webSocket(match, { open: r.open, replies: r.replies, echo: r.echo }, options))
-  }
+  },
+  sse: (match, r, options) =>
+    Effect.succeed(R.sse(match, r.events.map((e) => ({ data: e.data, event: e.event, id: e.id, delay: e.delayMs })), {
+      ...options, retry: r.retryMs, interval: r.intervalMs, status: r.status, headers: r.headers
+    }))
 }
 
 /** The route of a decoded `respond`, built by its kind's entry in `KINDS`. */

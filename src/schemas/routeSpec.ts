@@ -221,6 +221,29 @@ export const WebSocketRespond = Schema.Struct({
   echo: Schema.optional(Schema.Boolean)
 })
 
+/** A wait in milliseconds: finite, not negative. */
+const Millis = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+
+/**
+ * `{ kind: "sse", events, retryMs?, intervalMs?, status?, headers? }`: server-sent events, each
+ * `{ data, event?, id?, delayMs? }` (`data` a string, or any JSON value sent as its JSON);
+ * `retryMs` is sent first as the client's reconnection time; `intervalMs` waits before each
+ * event after the first (an event's `delayMs` instead). See `Route.sse`.
+ */
+export const SseRespond = Schema.Struct({
+  kind: Schema.Literal("sse"),
+  events: Schema.Array(Schema.Struct({
+    data: Schema.Unknown,
+    event: Schema.optional(Schema.String),
+    id: Schema.optional(Schema.String),
+    delayMs: Schema.optional(Millis)
+  })),
+  retryMs: Schema.optional(Millis),
+  intervalMs: Schema.optional(Millis),
+  status: Schema.optional(Status),
+  headers: Schema.optional(Headers)
+})
+
 /** `{ kind: "mcp", server }` */
 export const McpRespond = Schema.Struct({
   kind: Schema.Literal("mcp"),
@@ -241,7 +264,8 @@ export const RESPONDS = {
   mcp: McpRespond,
   loopback: LoopbackRespond,
   fault: FaultRespond,
-  webSocket: WebSocketRespond
+  webSocket: WebSocketRespond,
+  sse: SseRespond
 } as const
 
 /** Every `respond.kind`, for error messages and the reference. */
