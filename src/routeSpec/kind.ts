@@ -11,9 +11,11 @@ import type * as R from "../kinds/kinds.ts"
 import type { Respond } from "../schemas/routeSpec.ts"
 import type { InvalidRouteSpec } from "../SimnetError.ts"
 
-/** What a kind's builder may refer to: the handlers registered in code, by name. */
+/** What a kind's builder may refer to: the handlers registered in code, by name, and the fixture's folder. */
 export interface KindContext {
   readonly handlers?: ReadonlyMap<string, R.Handler> | undefined
+  /** The folder of the fixture file being decoded: where files it names (`{ "file" }`) are read, and nowhere else. */
+  readonly baseDir?: string | undefined
 }
 
 /**

@@ -244,6 +244,32 @@ export const SseRespond = Schema.Struct({
   headers: Schema.optional(Headers)
 })
 
+/**
+ * `{ kind: "graphql", schema, resolvers?, fields?, listSize?, limits?, seedOffset? }`: a GraphQL
+ * endpoint answered from `schema`, SDL text or `{ "file": PATH }` (in a fixture file, relative to
+ * it); `resolvers` fix fields to JSON values (`{ "Query": { "viewer": { "login": "ada" } } }`);
+ * `fields` override realistic values by field name; `listSize` (`{ min, max }`, default 1 to 3)
+ * sizes generated lists; `limits` bound queries (`depth`, `aliases`, `documentBytes`, `values`).
+ * See `Route.graphql`.
+ */
+export const GraphqlRespond = Schema.Struct({
+  kind: Schema.Literal("graphql"),
+  schema: Schema.Union([Schema.String, Schema.Struct({ file: Schema.String })]),
+  resolvers: Schema.optional(Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.Unknown))),
+  fields: Schema.optional(Schema.Record(Schema.String, Schema.Union([
+    Schema.String,
+    Schema.Struct({ values: Schema.Array(Schema.Union([Schema.String, Schema.Finite, Schema.Boolean])) })
+  ]))),
+  listSize: Schema.optional(Schema.Struct({ min: Schema.optional(Schema.Int), max: Schema.optional(Schema.Int) })),
+  limits: Schema.optional(Schema.Struct({
+    depth: Schema.optional(Schema.Int),
+    aliases: Schema.optional(Schema.Int),
+    documentBytes: Schema.optional(Schema.Int),
+    values: Schema.optional(Schema.Int)
+  })),
+  seedOffset: Schema.optional(Schema.Int)
+})
+
 /** `{ kind: "mcp", server }` */
 export const McpRespond = Schema.Struct({
   kind: Schema.Literal("mcp"),
@@ -265,7 +291,8 @@ export const RESPONDS = {
   loopback: LoopbackRespond,
   fault: FaultRespond,
   webSocket: WebSocketRespond,
-  sse: SseRespond
+  sse: SseRespond,
+  graphql: GraphqlRespond
 } as const
 
 /** Every `respond.kind`, for error messages and the reference. */
