@@ -8,7 +8,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { buildClientSchema, buildSchema, execute, getIntrospectionQuery, type IntrospectionQuery, parse, printSchema, validate } from "graphql"
 import { ClientError, GraphQLClient, gql } from "graphql-request"
-import { Route, SimulationNetwork } from "simnet"
+import { afterAll } from "vitest"
+import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Fixture, Route, SimulationNetwork } from "simnet"
+import { serve, stopAll } from "./support/serve.ts"
+
+afterAll(stopAll)
 
 const URL_ = "https://api.example.com/graphql"
 
@@ -209,5 +216,41 @@ describe("Route.graphql", () => {
     expect(spec).toEqual(["[0].respond.schema.file", "a schema file is named only in a fixture file, relative to it; give the SDL as text here"])
     expect(network.routes().map((r) => r.id)).toEqual(["text GET https://a.example/"])
     await network.close()
+  })
+
+  it("through simnet serve: registered over the control endpoint (a bad SDL is a 400 naming the place), answered on loopback, the operation in the request line and the HAR keeping the query", async () => {
+    const served = await serve(["--keep-bodies"])
+    const bad = await served.post("network/register", [{ match: "https://b.example/graphql", respond: { kind: "graphql", schema: "type Query {" } }])
+    expect(bad.status).toBe(400)
+    expect((await bad.json()).error).toMatchObject({ tag: "InvalidRouteSpec", path: "[0].respond.schema" })
+    expect((await served.post("network/register", { id: "api", match: URL_, respond: { kind: "graphql", schema: SDL, resolvers: { User: { name: "Grace" } } } })).status).toBe(201)
+    const client = new GraphQLClient(`${served.base}/api.example.com/graphql`)
+    const query = `query GetUser { user(id: "1") { name email } }`
+    const data = await client.request<{ user: { name: string } }>(query)
+    conforms(query, data)
+    expect(data.user.name).toBe("Grace")
+    await expect.poll(() => served.output()).toContain("POST https://api.example.com/graphql -> api (GetUser) 200")
+    const har = await (await fetch(`${served.control}/network/log?format=har`)).json() as { log: { entries: Array<{ request: { postData?: { text?: string } } }> } }
+    expect(JSON.parse(har.log.entries.at(-1)!.request.postData!.text!).query).toBe(query)
+  })
+
+  it("a fixture names its schema file beside it; a file outside its folder, through .. or a symbolic link, is refused naming the field", async () => {
+    const outside = mkdtempSync(join(tmpdir(), "simnet-gql-out-"))
+    writeFileSync(join(outside, "secret.graphql"), "type Query { secret: String }")
+    const dir = mkdtempSync(join(tmpdir(), "simnet-gql-"))
+    writeFileSync(join(dir, "schema.graphql"), SDL)
+    symlinkSync(join(outside, "secret.graphql"), join(dir, "linked.graphql"))
+    const fixture = (file: string) => {
+      const path = join(dir, `fixture-${file.replace(/\W/g, "")}.json`)
+      writeFileSync(path, JSON.stringify({ routes: [{ match: URL_, respond: { kind: "graphql", schema: { file } } }] }))
+      return Fixture.load(path)
+    }
+    const network = await SimulationNetwork.start(await fixture("schema.graphql"))
+    conforms("{ users { id email } }", await new GraphQLClient(URL_, { fetch: network.fetch }).request("{ users { id email } }"))
+    await network.close()
+    for (const file of [join("..", outside.split("/").at(-1)!, "secret.graphql"), "linked.graphql"]) {
+      await expect(fixture(file)).rejects.toMatchObject({ _tag: "InvalidRouteSpec", path: "routes[0].respond.schema.file", message: expect.stringContaining("outside the fixture's folder") })
+    }
+    await expect(fixture("missing.graphql")).rejects.toMatchObject({ path: "routes[0].respond.schema.file", message: 'no file "missing.graphql" beside the fixture' })
   })
 })
