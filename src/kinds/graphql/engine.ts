@@ -57,6 +57,8 @@ export interface CompiledGraphql {
   readonly seedOffset: number | undefined
   /** The root fields, for the route's listing. */
   readonly operations: Readonly<Record<string, ReadonlyArray<string>>>
+  /** Each leaf field's draw, made on its first value (see `generate.ts`). */
+  readonly draws: Map<object | string, (seed: number) => unknown>
 }
 
 /** The longest SDL a route takes. */
@@ -155,7 +157,8 @@ export const compileGraphql = (options: GraphqlOptions): CompiledGraphql | Inval
     listSize,
     limits,
     seedOffset: options.seedOffset,
-    operations
+    operations,
+    draws: new Map()
   }
 }
 
@@ -274,6 +277,7 @@ const run = (compiled: CompiledGraphql, params: Params, media: MediaType, reques
     dotted: compiled.dotted,
     listSize: compiled.listSize,
     maxValues: limits.values,
+    draws: compiled.draws,
     values: 0
   }
   const render = (result: ExecutionResult): Whole => {

@@ -22,7 +22,7 @@ import {
   isNonNullType,
   isScalarType
 } from "graphql"
-import { hashString } from "../../core/seed.ts"
+import { avalanche, hashString } from "../../core/seed.ts"
 import type { SimRequest } from "../../core/route.ts"
 import { GENERATION_SIZE } from "../jsonSchema/generate.ts"
 import type { FieldHint, FieldHints } from "../jsonSchema/fieldHints.ts"
@@ -74,6 +74,8 @@ export interface Generation {
   readonly listSize: ListSize
   /** The most values one answer may generate (`limits.values`). */
   readonly maxValues: number
+  /** Each leaf field's draw, kept by the route across requests (see `drawOf`). */
+  readonly draws: Map<object | string, (seed: number) => unknown>
   values: number
 }
 
@@ -90,7 +92,12 @@ interface Generated {
 /** The root value of an operation: the request's seed. */
 export const rootValue = (seed: number): Generated => ({ [SEED]: seed })
 
-const mix = (seed: number, key: string | number): number => hashString(`${seed}\u0000${key}`)
+/**
+ * A child's seed from its parent's and its key (a response key, or an index): the key hashed on
+ * its own and folded in through the avalanche step, with no string made per value.
+ */
+const mix = (seed: number, key: string | number): number =>
+  avalanche(seed ^ (typeof key === "number" ? Math.imul(key + 1, 0x9e3779b1) : hashString(key)))
 
 /** The seed of a field: from its parent's, when generated, else from the whole response path. */
 const seedOf = (parent: unknown, info: GraphQLResolveInfo, root: number): number => {
@@ -140,30 +147,50 @@ const hintOf = (name: string, path: string | undefined, generation: Generation, 
 
 const JSON_LIKE = /^(json|jsonobject|object|map|any)$/i
 
-/** A scalar's value: the built-ins by their type, a custom scalar by its generator or name. */
-const scalarValue = (type: GraphQLNamedType, name: string, path: string | undefined, seed: number, generation: Generation): unknown => {
+/** How a leaf's value is drawn from its seed: made once per field, used for every value of it. */
+type Draw = (seed: number) => unknown
+
+const fromPool = (values: ReadonlyArray<unknown>): Draw => (seed) => values[pick(seed, values.length)]
+
+/** The draw of a scalar: the built-ins by their type, a custom scalar by its generator or name. */
+const scalarDraw = (type: GraphQLNamedType, name: string, path: string | undefined, generation: Generation): Draw => {
   switch (type.name) {
     case "Boolean":
-      return (seed & 1) === 1
+      return (seed) => (seed & 1) === 1
     case "Int":
-      return pool("int", hintOf(name, path, generation, "plain"), seed)
+      return fromPool(poolOf("int", hintOf(name, path, generation, "plain")))
     case "Float":
-      return pool("float", hintOf(name, path, generation, "plain"), seed)
+      return fromPool(poolOf("float", hintOf(name, path, generation, "plain")))
     case "String":
-      return pool("string", hintOf(name, path, generation, "plain"), seed)
+      return fromPool(poolOf("string", hintOf(name, path, generation, "plain")))
     case "ID":
-      return pool("string", hintOf(name, path, generation, "uuid"), seed)
+      return fromPool(poolOf("string", hintOf(name, path, generation, "uuid")))
   }
   const own = generation.scalars[type.name]
-  if (own !== undefined) return own(seed)
-  if (JSON_LIKE.test(type.name)) return { [String(pool("string", "plain", seed))]: pool("string", "plain", mix(seed, 1)) }
-  const kind = kindOfName(type.name)
-  return pool("string", kind ?? hintOf(name, path, generation, "plain"), seed)
+  if (own !== undefined) return own
+  if (JSON_LIKE.test(type.name)) {
+    const words = poolOf("string", "plain")
+    return (seed) => ({ [String(words[pick(seed, words.length)])]: words[pick(mix(seed, 1), words.length)] })
+  }
+  return fromPool(poolOf("string", kindOfName(type.name) ?? hintOf(name, path, generation, "plain")))
 }
 
-const pool = (base: Base, hint: FieldHint, seed: number): unknown => {
-  const values = poolOf(base, hint)
-  return values[pick(seed, values.length)]
+/**
+ * The draw of a leaf field, made on its first value and kept by the route for every request (by
+ * the field's definition, or by its dotted path when `fields` names dotted paths).
+ */
+const drawOf = (type: GraphQLNamedType, name: string, path: string | undefined, key: object | string, generation: Generation): Draw => {
+  let draw = generation.draws.get(key)
+  if (draw === undefined) {
+    if (isEnumType(type)) {
+      const values = type.getValues().map((value) => value.value as unknown)
+      draw = fromPool(values)
+    } else {
+      draw = scalarDraw(type, name, path, generation)
+    }
+    generation.draws.set(key, draw)
+  }
+  return draw
 }
 
 // ---- the resolvers ------------------------------------------------------------------------
@@ -179,22 +206,18 @@ const count = (generation: Generation, n: number): void => {
 /** Whether an answer went over its values bound (the route answers one request error for it). */
 export const overLimit = (generation: Generation): boolean => generation.values > generation.maxValues
 
-/** The value of a field of `type` at `seed`: a leaf, an object (its seed carried), or a list of them. */
-const generate = (type: GraphQLOutputType, name: string, path: string | undefined, seed: number, generation: Generation): unknown => {
+/** The value of a field of `type` at `seed`: a leaf, an object (its seed carried), or a list of them; `key` keeps its leaves' draw. */
+const generate = (type: GraphQLOutputType, name: string, path: string | undefined, key: object | string, seed: number, generation: Generation): unknown => {
   const inner = isNonNullType(type) ? type.ofType : type
   if (isListType(inner)) {
     const { min, max } = generation.listSize
     const length = min + pick(mix(seed, "length"), max - min + 1)
     count(generation, length)
     const items: Array<unknown> = []
-    for (let i = 0; i < length; i++) items.push(generate(inner.ofType, name, path, mix(seed, i), generation))
+    for (let i = 0; i < length; i++) items.push(generate(inner.ofType, name, path, key, mix(seed, i), generation))
     return items
   }
-  if (isScalarType(inner)) return scalarValue(inner, name, path, seed, generation)
-  if (isEnumType(inner)) {
-    const values = inner.getValues()
-    return values[pick(seed, values.length)].value
-  }
+  if (isScalarType(inner) || isEnumType(inner)) return drawOf(inner, name, path, key, generation)(seed)
   // An object, interface or union: its fields (and an abstract type's concrete type) follow from the seed.
   return path === undefined ? { [SEED]: seed } : { [SEED]: seed, [PATH]: path }
 }
@@ -222,7 +245,7 @@ export const fieldResolver = (root: number): GraphQLFieldResolver<unknown, Gener
   }
   const parentPath = typeof parent === "object" && parent !== null ? (parent as Generated)[PATH] : undefined
   const path = generation.dotted ? (parentPath === undefined || parentPath === "" ? info.fieldName : `${parentPath}.${info.fieldName}`) : undefined
-  return generate(info.returnType, info.fieldName, path, seed, generation)
+  return generate(info.returnType, info.fieldName, path, path ?? info.parentType.getFields()[info.fieldName], seed, generation)
 }
 
 /**
