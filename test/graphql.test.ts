@@ -8,6 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { buildClientSchema, buildSchema, execute, getIntrospectionQuery, type IntrospectionQuery, parse, printSchema, validate } from "graphql"
 import { ClientError, GraphQLClient, gql } from "graphql-request"
+import { Effect } from "effect"
 import { afterAll } from "vitest"
 import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -247,6 +248,12 @@ describe("Route.graphql", () => {
     }
     const network = await SimulationNetwork.start(await fixture("schema.graphql"))
     conforms("{ users { id email } }", await new GraphQLClient(URL_, { fetch: network.fetch }).request("{ users { id email } }"))
+    // Its snapshot carries the SDL itself, so it restores in a network with no fixture beside it.
+    const state = await Effect.runPromise(network.network.state)
+    const elsewhere = await SimulationNetwork.start()
+    await Effect.runPromise(elsewhere.network.restore(JSON.parse(JSON.stringify(state))))
+    conforms("{ users { id email } }", await new GraphQLClient(URL_, { fetch: elsewhere.fetch }).request("{ users { id email } }"))
+    await elsewhere.close()
     await network.close()
     for (const file of [join("..", outside.split("/").at(-1)!, "secret.graphql"), "linked.graphql"]) {
       await expect(fixture(file)).rejects.toMatchObject({ _tag: "InvalidRouteSpec", path: "routes[0].respond.schema.file", message: expect.stringContaining("outside the fixture's folder") })

@@ -12,7 +12,7 @@ import { depthExceeds, isJsonObject, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../
 import * as R from "../kinds/kinds.ts"
 import { FamilySpec, RouteSpec, RouteSpecHead } from "../schemas/routeSpec.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import type { KindContext } from "./kind.ts"
+import { type KindContext, KEPT_RESPOND } from "./kind.ts"
 import { buildKind } from "./kinds.ts"
 
 /**
@@ -118,7 +118,8 @@ const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.
       if (depthExceeds(json, MAX_JSON_DEPTH)) {
         return Effect.fail(invalid(path || "$", `a route spec nested deeper than ${MAX_JSON_DEPTH} levels is refused`))
       }
-      const spec: Readonly<Record<string, unknown>> = structuredClone(json)
+      const kept = routes.length === 1 ? (routes[0].describe as Record<symbol, unknown> | undefined)?.[KEPT_RESPOND] : undefined
+      const spec: Readonly<Record<string, unknown>> = kept === undefined ? structuredClone(json) : { ...structuredClone(json), respond: kept }
       return Effect.succeed(routes.map((route) => withSpec(route, spec)))
     }
   )

@@ -11,7 +11,8 @@ import * as R from "../kinds/kinds.ts"
 import type { GraphqlRespond } from "../schemas/routeSpec.ts"
 import { errorMessage } from "../core/util.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import type { KindBuilder } from "./kind.ts"
+import { type KindBuilder, KEPT_RESPOND } from "./kind.ts"
+import { withFields } from "../core/route.ts"
 
 /** The largest schema file read (as `Route.graphql` takes SDL text). */
 const MAX_SCHEMA_FILE = 2_000_000
@@ -47,13 +48,16 @@ const readSchemaFile = (file: string, baseDir: string | undefined, at: string): 
 export const graphqlKind: KindBuilder<typeof GraphqlRespond.Type> = (match, respond, options, path, context) => {
   const at = path === "" ? "respond.schema.file" : `${path}.respond.schema.file`
   const sdl = typeof respond.schema === "string" ? Effect.succeed(respond.schema) : readSchemaFile(respond.schema.file, context.baseDir, at)
-  return Effect.map(sdl, (schema) =>
-    R.graphql(match, {
+  return Effect.map(sdl, (schema) => {
+    const route = R.graphql(match, {
       schema,
       resolvers: respond.resolvers,
       fields: respond.fields,
       listSize: respond.listSize,
       limits: respond.limits,
       seedOffset: respond.seedOffset
-    }, options))
+    }, options)
+    // A schema read from a file is kept as text in the route's spec, so a snapshot restores it anywhere.
+    return typeof respond.schema === "string" ? route : withFields(route, { describe: { ...route.describe, [KEPT_RESPOND]: { ...respond, schema } } })
+  })
 }

@@ -29,3 +29,10 @@ export type KindBuilder<Spec extends Respond = Respond> = (
   path: string,
   context: KindContext
 ) => Effect.Effect<Route, InvalidRouteSpec>
+
+/**
+ * Where a builder that reads a file its spec names (a GraphQL schema's `{ "file" }`) keeps, in the
+ * route's `describe`, its `respond` with the file's text in place: the spec the route's listing
+ * and a snapshot carry then restores with no fixture beside it. A symbol, so no listing shows it.
+ */
+export const KEPT_RESPOND: unique symbol = Symbol("simnet/kept-respond")
