@@ -260,4 +260,21 @@ describe("Route.graphql", () => {
     }
     await expect(fixture("missing.graphql")).rejects.toMatchObject({ path: "routes[0].respond.schema.file", message: 'no file "missing.graphql" beside the fixture' })
   })
+
+  it("record mode keeps the query: each recorded route matches its operation's body, and the replay answers each query its own answer", async () => {
+    const upstream = await serve(["--quiet"])
+    expect((await upstream.post("network/register", { match: URL_, respond: { kind: "graphql", schema: SDL } })).status).toBe(201)
+    const recorder = await SimulationNetwork.start({ record: { upstream: { "api.example.com": `${upstream.base}/api.example.com` } } })
+    const client = new GraphQLClient(URL_, { fetch: recorder.fetch })
+    const queries = ["query Names { users { name } }", "query Mails { users { email } }"]
+    const answers = [await client.request(queries[0]), await client.request(queries[1])]
+    const { routes } = recorder.recording()
+    expect(routes.map((route) => (route.match as { json?: { query?: string } }).json?.query)).toEqual(queries)
+    await recorder.close()
+    const replay = await SimulationNetwork.start()
+    await replay.registerSpec(routes)
+    const again = new GraphQLClient(URL_, { fetch: replay.fetch })
+    expect([await again.request(queries[1]), await again.request(queries[0])]).toEqual([answers[1], answers[0]])
+    await replay.close()
+  })
 })
