@@ -8,9 +8,10 @@
  */
 import { Duration, Effect, Stream } from "effect"
 import * as Sse from "effect/encoding/Sse"
-import { refused, whole, type Whole } from "../../core/answer.ts"
-import type { Answerer, RespondContext, SimRequest } from "../../core/route.ts"
+import { pending, refused, whole } from "../../core/answer.ts"
+import type { RespondContext, SimRequest } from "../../core/route.ts"
 import { InvalidRouteSpec } from "../../SimnetError.ts"
+import type { RouteParts } from "../make.ts"
 
 /**
  * One event of a stream. `data` is sent as it is when it is a string, else as its JSON; `event`
@@ -178,25 +179,17 @@ const pacedBody = (frames: Stream.Stream<Framed, unknown>, first: string | undef
     { strategy: { highWaterMark: 0 } }
   )
 
-/** The parts of an `sse` route: its answer, and what registration checks. */
-export interface SseParts {
-  readonly answer: Answerer
-  readonly prepare?: Effect.Effect<never, InvalidRouteSpec> | undefined
-  readonly reproduce?: (() => Effect.Effect<Whole>) | undefined
-  readonly describe: Readonly<Record<string, unknown>>
-}
-
 /**
  * Builds the parts of an `sse` route. Every event is checked and framed once, here: an event
  * without data, or with an id or name that would break its line, fails the registration naming
  * its index (`respond.events[2].data`). An unpaced stream is answered whole (the same bytes for
  * every request); a paced one is written event by event on the network's `Clock`.
  */
-export const sseResponder = (events: ReadonlyArray<SseEvent>, options: SseOptions): SseParts => {
+export const sseResponder = (events: ReadonlyArray<SseEvent>, options: SseOptions): RouteParts => {
   const checked = checkOptions(options)
   const framed = checked instanceof InvalidRouteSpec ? checked : frameAll(events)
   const problem = checked instanceof InvalidRouteSpec ? checked : framed instanceof InvalidRouteSpec ? framed : undefined
-  if (problem !== undefined) return { answer: () => refused(problem), prepare: Effect.fail(problem), describe: {} }
+  if (problem !== undefined) return { answer: () => refused(problem), prepare: Effect.fail(problem) }
   const head = checked as Checked
   const all = framed as ReadonlyArray<Framed>
   const text = (list: ReadonlyArray<Framed>) => (head.retryFrame ?? "") + list.map((event) => event.frame).join("")
@@ -205,17 +198,11 @@ export const sseResponder = (events: ReadonlyArray<SseEvent>, options: SseOption
     const left = resumeAfter(all, request.headers.get("last-event-id"))
     if (left.length === 0 && all.length > 0) return caughtUp
     if (!paced(left, head.intervalMs)) return left === all ? everything : whole(head.status, head.headers, text(left))
-    return {
-      _tag: "Pending" as const,
-      effect: Effect.map(pacedBody(Stream.fromIterable(left), head.retryFrame, head.intervalMs), (body) => ({
-        _tag: "Streamed" as const,
-        response: new Response(body, { status: head.status, headers: head.headers })
-      }))
-    }
+    return pending(Effect.map(pacedBody(Stream.fromIterable(left), head.retryFrame, head.intervalMs), (body) => new Response(body, { status: head.status, headers: head.headers })))
   }
+  // No `reproduce`: what a request got depends on its `Last-Event-ID`, which a logged seed does not say.
   return {
     answer,
-    reproduce: paced(all, head.intervalMs) ? undefined : () => Effect.succeed(everything),
     describe: { events: all.length, ...(head.intervalMs > 0 ? { intervalMs: head.intervalMs } : {}) }
   }
 }
