@@ -215,6 +215,9 @@ describe("Route.graphql", () => {
     expect(await refused(Route.graphql(URL_, { schema: SDL, limits: { depth: 0 } }))).toEqual(["InvalidRouteSpec", "[1].respond.limits.depth", "must be a whole number from 1 to 64, got 0"])
     const spec = await network.registerSpec([{ match: URL_, respond: { kind: "graphql", schema: { file: "schema.graphql" } } }]).then(() => undefined, (error: { path: string; message: string }) => [error.path, error.message])
     expect(spec).toEqual(["[0].respond.schema.file", "a schema file is named only in a fixture file, relative to it; give the SDL as text here"])
+    // The kind's name holding its fields is refused with the form to write.
+    const nested = await network.registerSpec({ match: URL_, respond: { graphql: { schema: SDL } } }).then(() => undefined, (error: { path: string; message: string }) => [error.path, error.message])
+    expect(nested).toEqual(["respond", 'write { "kind": "graphql", … } with the kind\'s fields beside its name, not { "graphql": { … } }'])
     expect(network.routes().map((r) => r.id)).toEqual(["text GET https://a.example/"])
     await network.close()
   })
