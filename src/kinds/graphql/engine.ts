@@ -32,7 +32,7 @@ import { errorMessage } from "../../core/util.ts"
 import { checkFieldHints, type FieldHints } from "../jsonSchema/fieldHints.ts"
 import { InvalidRouteSpec } from "../../SimnetError.ts"
 import { fieldResolver, type Generation, type GraphqlResolvers, type GraphqlScalarGenerators, type ListSize, overLimit, rootValue, typeResolver } from "./generate.ts"
-import { checkDocument, checkText, DEFAULT_LIMITS, type GraphqlLimits, MAX_LIMITS } from "./limits.ts"
+import { checkDocument, checkText, DEFAULT_LIMITS, type GraphqlLimits, MAX_LIMITS, nesting } from "./limits.ts"
 
 /** The options of a `graphql` route (see `Route.graphql`). */
 export interface GraphqlOptions {
@@ -63,6 +63,8 @@ export interface CompiledGraphql {
 
 /** The longest SDL a route takes. */
 export const MAX_SDL = 2_000_000
+/** The deepest an SDL may nest its brackets (a type's fields, a list type, arguments): far past any schema's. */
+const MAX_SDL_NESTING = 64
 /** The most items a generated list may be given. */
 export const MAX_LIST = 100
 
@@ -122,6 +124,8 @@ export const compileGraphql = (options: GraphqlOptions): CompiledGraphql | Inval
   const sdl = options.schema
   if (typeof sdl !== "string") return invalid("respond.schema", "the schema is GraphQL SDL text")
   if (sdl.length > MAX_SDL) return invalid("respond.schema", `the schema is ${sdl.length} characters, over ${MAX_SDL}`)
+  // graphql-js's parser descends once per level: a hostile nesting is refused before it runs.
+  if (nesting(sdl, MAX_SDL_NESTING) > MAX_SDL_NESTING) return invalid("respond.schema", `the schema nests its brackets deeper than ${MAX_SDL_NESTING} levels`)
   let schema: GraphQLSchema
   try {
     schema = buildSchema(sdl)

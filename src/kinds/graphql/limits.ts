@@ -33,7 +33,7 @@ const over = (message: string, limit: keyof GraphqlLimits, bound: number, node?:
  * The deepest nesting of `{`, `(` and `[` in a query, outside strings and comments, up to `cap`
  * (the scan stops there): what graphql-js's parser would descend through.
  */
-const nesting = (query: string, cap: number): number => {
+export const nesting = (query: string, cap: number): number => {
   let depth = 0
   let deepest = 0
   for (let i = 0; i < query.length; i++) {
