@@ -213,6 +213,7 @@ describe("Route.graphql", () => {
     expect(await refused(Route.graphql(URL_, { schema: "type Query { a: Missing }" }))).toEqual(["InvalidRouteSpec", "[1].respond.schema", 'Unknown type "Missing".'])
     expect(await refused(Route.graphql(URL_, { schema: SDL, resolvers: { User: { emial: "x" } } }))).toEqual(["InvalidRouteSpec", "[1].respond.resolvers.User.emial", expect.stringContaining("User has no field emial; its fields: id, name, email")])
     expect(await refused(Route.graphql(URL_, { schema: `type Query { a: ${"[".repeat(100_000)}Int${"]".repeat(100_000)} }` }))).toEqual(["InvalidRouteSpec", "[1].respond.schema", "the schema nests its brackets deeper than 64 levels"])
+    expect(await refused(Route.graphql(URL_, null as never))).toEqual(["InvalidRouteSpec", "[1].respond.schema", "the schema is GraphQL SDL text"])
     expect(await refused(Route.graphql(URL_, { schema: SDL, limits: { depth: 0 } }))).toEqual(["InvalidRouteSpec", "[1].respond.limits.depth", "must be a whole number from 1 to 64, got 0"])
     const spec = await network.registerSpec([{ match: URL_, respond: { kind: "graphql", schema: { file: "schema.graphql" } } }]).then(() => undefined, (error: { path: string; message: string }) => [error.path, error.message])
     expect(spec).toEqual(["[0].respond.schema.file", "a schema file is named only in a fixture file, relative to it; give the SDL as text here"])

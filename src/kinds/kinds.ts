@@ -202,5 +202,5 @@ export { eventStream }
  */
 export const graphql = (match: MatcherInput, schema: GraphqlOptions, options: RouteOptions = {}): Route => {
   const matcher = compileMatcher(match)
-  return make("graphql", matcher, graphqlResponder(typeof schema === "object" && schema !== null ? schema : { schema: schema as never }, usable(options).id ?? `graphql ${matcher.source}`), options)
+  return make("graphql", matcher, graphqlResponder(usable(schema), usable(options).id ?? `graphql ${matcher.source}`), options)
 }

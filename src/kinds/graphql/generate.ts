@@ -139,8 +139,11 @@ const poolOf = (base: Base, hint: FieldHint): ReadonlyArray<unknown> => {
   return pool
 }
 
-/** The hint of a field: a `fields` override (by dotted path, then name), else the kind its name suggests. */
-const hintOf = (name: string, path: string | undefined, generation: Generation, fallback: string): FieldHint => {
+/**
+ * The override `realisticAst` is given for a field: the route's `fields` override (by dotted
+ * path, then name), else the kind the field's name suggests, else `fallback`.
+ */
+const overrideOf = (name: string, path: string | undefined, generation: Generation, fallback: string): FieldHint => {
   const given = (path === undefined ? undefined : generation.fields?.[path]) ?? generation.fields?.[name]
   return given ?? kindOfName(name) ?? fallback
 }
@@ -158,13 +161,13 @@ const scalarDraw = (type: GraphQLNamedType, name: string, path: string | undefin
     case "Boolean":
       return (seed) => (seed & 1) === 1
     case "Int":
-      return fromPool(poolOf("int", hintOf(name, path, generation, "plain")))
+      return fromPool(poolOf("int", overrideOf(name, path, generation, "plain")))
     case "Float":
-      return fromPool(poolOf("float", hintOf(name, path, generation, "plain")))
+      return fromPool(poolOf("float", overrideOf(name, path, generation, "plain")))
     case "String":
-      return fromPool(poolOf("string", hintOf(name, path, generation, "plain")))
+      return fromPool(poolOf("string", overrideOf(name, path, generation, "plain")))
     case "ID":
-      return fromPool(poolOf("string", hintOf(name, path, generation, "uuid")))
+      return fromPool(poolOf("string", overrideOf(name, path, generation, "uuid")))
   }
   const own = generation.scalars[type.name]
   if (own !== undefined) return own
@@ -172,7 +175,7 @@ const scalarDraw = (type: GraphQLNamedType, name: string, path: string | undefin
     const words = poolOf("string", "plain")
     return (seed) => ({ [String(words[pick(seed, words.length)])]: words[pick(mix(seed, 1), words.length)] })
   }
-  return fromPool(poolOf("string", kindOfName(type.name) ?? hintOf(name, path, generation, "plain")))
+  return fromPool(poolOf("string", kindOfName(type.name) ?? overrideOf(name, path, generation, "plain")))
 }
 
 /**
