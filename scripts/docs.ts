@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Schema } from "effect"
-import { FixtureFile, RESPOND_KINDS } from "../src/schemas/routeSpec.ts"
+import { FixtureFile, RESPOND_KINDS, RESPONDS } from "../src/schemas/routeSpec.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 
@@ -54,7 +54,12 @@ export const routeSpecPage = (): string => {
     "```json",
     schema(FixtureFile),
     "```",
-    ""
+    "",
+    "## Each kind's `respond`",
+    "",
+    "What a route's `respond` holds, by its `kind`.",
+    "",
+    ...RESPOND_KINDS.flatMap((kind) => [`### \`${kind}\``, "", "```json", schema(RESPONDS[kind]), "```", ""])
   ].join("\n")
 }
 
