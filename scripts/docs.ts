@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Schema } from "effect"
-import { FixtureFile, RESPOND_KINDS, RouteSpec } from "../src/schemas/routeSpec.ts"
+import { FixtureFile, RESPOND_KINDS, RESPONDS, RouteSpec } from "../src/schemas/routeSpec.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 
@@ -55,14 +55,11 @@ export const routeSpecPage = (): string => {
     schema(FixtureFile),
     "```",
     "",
-    "## A RouteSpec",
+    "## Each kind's `respond`",
     "",
-    "`scenario`, `requiredState` and `newState` are WireMock's scenarios; `respond.template` (on `text`, `status` and `jsonSchema`) makes the answer a Handlebars template over the request ([Fixtures](fixtures.md#scenarios-stateful-routes)).",
+    "What a route's `respond` holds, by its `kind`. Beside `match` and `respond`, a RouteSpec takes `scenario`, `requiredState` and `newState` (WireMock's scenarios); `respond.template` (on `text`, `status` and `jsonSchema`) makes the answer a Handlebars template over the request ([Fixtures](fixtures.md#scenarios-stateful-routes)).",
     "",
-    "```json",
-    schema(RouteSpec),
-    "```",
-    ""
+    ...RESPOND_KINDS.flatMap((kind) => [`### \`${kind}\``, "", "```json", schema(RESPONDS[kind]), "```", ""])
   ].join("\n")
 }
 

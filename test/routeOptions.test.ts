@@ -25,7 +25,9 @@ const constructors: ReadonlyArray<readonly [keyof typeof Schemas.RouteSpec.RESPO
   ["fault", (o) => Route.fault(m, "reset", o)],
   ["loopback", (o) => Route.loopback("http://127.0.0.1:4096/x", o)],
   ["webSocket", (o) => Route.webSocket("wss://api.example.com/ws", { echo: true }, o)],
-  ["mcp", (o) => Route.mcp("https://api.example.com/mcp", { name: "s", version: "1" }, o)]
+  ["mcp", (o) => Route.mcp("https://api.example.com/mcp", { name: "s", version: "1" }, o)],
+  ["sse", (o) => Route.sse(m, [{ data: "x" }], o)],
+  ["graphql", (o) => Route.graphql("https://api.example.com/graphql", { schema: "type Query { a: String }" }, o)]
 ]
 
 describe("route options in code", () => {
@@ -46,9 +48,13 @@ describe("route options in code", () => {
 
   it("every key RouteSpec knows for a kind is taken in code (but the constructor's own arguments)", async () => {
     const routeLevel = Object.keys(Schemas.RouteSpec.RouteSpec.fields).filter((key) => !["match", "respond", "delayMs"].includes(key))
-    const args: Record<string, ReadonlyArray<string>> = { text: ["body"], bytes: ["base64"], status: ["status"], jsonSchema: ["schema"], handler: ["name"], fault: ["fault"], webSocket: ["open", "replies", "echo"], mcp: ["server"] }
+    const args: Record<string, ReadonlyArray<string>> = {
+      text: ["body"], bytes: ["base64"], status: ["status"], jsonSchema: ["schema"], handler: ["name"], fault: ["fault"], webSocket: ["open", "replies", "echo"], mcp: ["server"], sse: ["events"],
+      graphql: Object.keys(Schemas.RouteSpec.RESPONDS.graphql.fields)
+    }
     for (const [kind, make] of constructors) {
-      const own = Object.keys(Schemas.RouteSpec.RESPONDS[kind].fields).filter((key) => key !== "kind" && !(args[kind] ?? []).includes(key))
+      // A time in milliseconds in JSON (`retryMs`) is a Duration in code (`retry`), as delayMs is delay.
+      const own = Object.keys(Schemas.RouteSpec.RESPONDS[kind].fields).filter((key) => key !== "kind" && !(args[kind] ?? []).includes(key)).map((key) => key.replace(/Ms$/, ""))
       for (const key of [...routeLevel, ...own, "delay", "source"]) {
         expect(await registers(make({ [key]: undefined })), `${kind}.${key}`).toHaveLength(1)
       }

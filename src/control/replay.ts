@@ -19,6 +19,8 @@ export interface RequestReport {
   readonly method: string
   readonly url: string
   readonly route: string | undefined
+  /** The GraphQL operation a `graphql` route answered (its name, else its type). */
+  readonly operation?: string | undefined
   /** The status the client saw; none for a reset (`outcome: "reset"`). */
   readonly status?: number | undefined
   readonly outcome: string

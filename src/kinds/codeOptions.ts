@@ -2,8 +2,9 @@
  * The options each `Route.*` constructor takes, checked as RouteSpec JSON checks them. One Schema
  * per kind, derived from RouteSpec's own: the route-level fields of `RouteSpec` (`id`, `times`,
  * `priority`, `required`, the scenario's options) and the kind's `respond` fields but those given
- * as arguments (`text`'s body, `status`'s code), plus what only code can give (`delay` as a
- * `Duration`, `source`, `Route.json`'s `narrow` and `fields`). A key neither knows is refused with
+ * as arguments (`text`'s body, `status`'s code; a time in milliseconds as a `Duration`, `retryMs` as
+ * `retry`), plus what only code can give (`delay` as a `Duration`, `source`, `Route.json`'s
+ * `narrow` and `fields`). A key neither knows is refused with
  * the nearest known name, as in JSON: `{ tims: 1 }` must not register a route that answers twice.
  */
 import { Result, Schema } from "effect"
@@ -23,9 +24,14 @@ const { match: _match, respond: _respond, delayMs: _delayMs, ...routeLevel } = R
 
 type Kind = keyof typeof RESPONDS
 
-/** The kind's `respond` fields a constructor takes as options: all but `kind` and its arguments. */
+/**
+ * The kind's `respond` fields a constructor takes as options: all but `kind` and its arguments; a
+ * time in milliseconds (`retryMs`) is taken as a `Duration` without the suffix (`retry`), as
+ * `delayMs` is `delay`, and checked by the kind.
+ */
 const respondFields = (kind: Kind, positional: ReadonlyArray<string>): Record<string, Schema.Top> =>
-  Object.fromEntries(Object.entries(RESPONDS[kind].fields).filter(([name]) => name !== "kind" && !positional.includes(name)))
+  Object.fromEntries(Object.entries(RESPONDS[kind].fields).flatMap(([name, field]): Array<[string, Schema.Top]> =>
+    name === "kind" || positional.includes(name) ? [] : name.endsWith("Ms") ? [[name.slice(0, -2), Schema.optional(Schema.Unknown)]] : [[name, field]]))
 
 const optionsOf = (kind: Kind, positional: ReadonlyArray<string>, own: Record<string, Schema.Top> = {}) => {
   const respond = respondFields(kind, positional)
@@ -45,7 +51,10 @@ const CODE_OPTIONS: { readonly [K in Kind]: ReturnType<typeof optionsOf> } = {
   fault: optionsOf("fault", ["fault"]),
   loopback: optionsOf("loopback", []),
   webSocket: optionsOf("webSocket", ["open", "replies", "echo"]),
-  mcp: optionsOf("mcp", ["server"])
+  mcp: optionsOf("mcp", ["server"]),
+  sse: optionsOf("sse", ["events"]),
+  // Everything of a GraphQL route's own is its second argument (`GraphqlOptions`).
+  graphql: optionsOf("graphql", Object.keys(RESPONDS.graphql.fields))
 }
 
 /**

@@ -24,6 +24,8 @@ import { isLoopbackHost, loopbackDenied, loopbackResponder } from "./loopback.ts
 import { codeOptionsProblem } from "./codeOptions.ts"
 import { make, refused as refusedRoute, type RouteOptions } from "./make.ts"
 import { bytesResponder, routeTemplates, statusResponder, textResponder, type StaticResponseOptions, type TemplateOptions } from "./static.ts"
+import { graphqlResponder, type GraphqlOptions } from "./graphql/graphql.ts"
+import { eventStream, type SseEvent, type SseOptions, sseResponder } from "./sse/sse.ts"
 import { scriptedSession, type WebSocketHandler, type WebSocketScript, webSocketMatch, webSocketResponder } from "./webSocket.ts"
 
 export type { MatcherInput, MatcherObject, ValueMatcher } from "../core/matcher.ts"
@@ -45,6 +47,8 @@ export type { JsonSchemaOptions } from "./jsonSchema/jsonSchema.ts"
 export type { FieldHint, FieldHints } from "./jsonSchema/realism.ts"
 export type { RouteOptions } from "./make.ts"
 export type { StaticResponseOptions, TemplateOptions } from "./static.ts"
+export type { SseEvent, SseOptions } from "./sse/sse.ts"
+export type { GraphqlLimits, GraphqlOptions, GraphqlResolver, GraphqlResolverContext, GraphqlResolvers, GraphqlScalarGenerators } from "./graphql/graphql.ts"
 export type { Frame, ScriptFrame, SocketPeer, WebSocketHandler, WebSocketReply, WebSocketScript } from "./webSocket.ts"
 
 /** Options a responder can read: anything but an object reads as none (`make` refuses it at registration). */
@@ -200,3 +204,44 @@ export const mcp = (url: string, server: McpServerDefinition, options: RouteOpti
  */
 export const webSocket = (match: MatcherInput, handler: WebSocketHandler | WebSocketScript, options: RouteOptions = {}): Route =>
   checked("webSocket", options, () => make("webSocket", webSocketMatch(match), webSocketResponder(typeof handler === "function" ? handler : scriptedSession(handler)), options))
+
+/**
+ * Answers with server-sent events (kind `sse`): `events` (`{ data, event?, id?, delay? }`, data a
+ * string or any JSON value) framed as an event stream, `retry` first when given. A client that
+ * reconnects with `Last-Event-ID` gets the events after that id, and `204` once it has seen the
+ * last one (an `EventSource` then stops). `interval` (or an event's `delay`) paces the events on
+ * the network's `Clock`. An event without data, or with an id or name that would break its line,
+ * fails the registration naming its index.
+ *
+ * @example Route.sse("GET https://api.example.com/events", [{ event: "progress", data: { done: 1 }, id: "1" }], { retry: 1000 })
+ */
+export const sse = (match: MatcherInput, events: ReadonlyArray<SseEvent>, options: RouteOptions & SseOptions = {}): Route =>
+  checked("sse", options, () => make("sse", match, sseResponder(events, usable(options)), options))
+
+/**
+ * An event stream as a handler's answer: an array or an Effect `Stream` of events, written one by
+ * one (`retry` first, `interval` between them, on the `Clock` of the Effect running it).
+ *
+ * @example Route.handler("GET https://api.example.com/progress", () => Route.eventStream(Stream.make({ data: "1" }, { data: "2" })))
+ */
+export { eventStream }
+
+/**
+ * A GraphQL endpoint answered from SDL (kind `graphql`): queries and mutations, over `GET` and
+ * `POST` as the GraphQL-over-HTTP specification says, get seeded values shaped by their selection
+ * set (aliases, fragments, variables, lists, enums, interfaces and unions, custom scalars), the
+ * same for the same seed, request and occurrence; introspection works; a query that does not
+ * parse or validate gets `{ errors: [{ message, locations }] }`. `resolvers` fix the fields a
+ * test cares about (`{ Query: { viewer: { login: "ada" } } }`; a function gets the arguments),
+ * `scalars` generate custom scalars, `fields` override realistic values by field name as
+ * `Route.json`'s do, `listSize` and `limits` bound the answers and the queries. graphql-js loads
+ * when the first such route is registered; an SDL that does not build fails the registration,
+ * naming line and column. A matcher without a method takes both `GET` and `POST`.
+ *
+ * @example Route.graphql("https://api.example.com/graphql", { schema: "type Query { viewer: User } type User { login: String, email: String }" })
+ */
+export const graphql = (match: MatcherInput, schema: GraphqlOptions, options: RouteOptions = {}): Route =>
+  checked("graphql", options, () => {
+    const matcher = compileMatcher(match)
+    return make("graphql", matcher, graphqlResponder(usable(schema), usable(options).id ?? `graphql ${matcher.source}`), options)
+  })

@@ -10,6 +10,7 @@ import * as R from "../kinds/kinds.ts"
 import type { Respond } from "../schemas/routeSpec.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { jsonSchemaKind } from "./jsonSchema.ts"
+import { graphqlKind } from "./graphql.ts"
 import type { KindBuilder } from "./kind.ts"
 import { mcpKind } from "./mcp.ts"
 
@@ -46,7 +47,12 @@ export const KINDS: { readonly [K in Respond["kind"]]: KindBuilder<Extract<Respo
     return bad !== undefined
       ? Effect.fail(new InvalidRouteSpec({ path: at(path, `${bad[0]}.base64`), message: "not valid base64" }))
       : Effect.succeed(R.webSocket(match, { open: r.open, replies: r.replies, echo: r.echo }, options))
-  }
+  },
+  sse: (match, r, options) =>
+    Effect.succeed(R.sse(match, r.events.map((e) => ({ data: e.data, event: e.event, id: e.id, delay: e.delayMs })), {
+      ...options, retry: r.retryMs, interval: r.intervalMs, status: r.status, headers: r.headers
+    })),
+  graphql: graphqlKind
 }
 
 /** The route of a decoded `respond`, built by its kind's entry in `KINDS`. */

@@ -227,6 +227,55 @@ export const WebSocketRespond = Schema.Struct({
   echo: Schema.optional(Schema.Boolean)
 })
 
+/** A wait in milliseconds: finite, not negative. */
+const Millis = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+
+/**
+ * `{ kind: "sse", events, retryMs?, intervalMs?, status?, headers? }`: server-sent events, each
+ * `{ data, event?, id?, delayMs? }` (`data` a string, or any JSON value sent as its JSON);
+ * `retryMs` is sent first as the client's reconnection time; `intervalMs` waits before each
+ * event after the first (an event's `delayMs` instead). See `Route.sse`.
+ */
+export const SseRespond = Schema.Struct({
+  kind: Schema.Literal("sse"),
+  events: Schema.Array(Schema.Struct({
+    data: Schema.Unknown,
+    event: Schema.optional(Schema.String),
+    id: Schema.optional(Schema.String),
+    delayMs: Schema.optional(Millis)
+  })),
+  retryMs: Schema.optional(Millis),
+  intervalMs: Schema.optional(Millis),
+  status: Schema.optional(Status),
+  headers: Schema.optional(Headers)
+})
+
+/**
+ * `{ kind: "graphql", schema, resolvers?, fields?, listSize?, limits?, seedOffset? }`: a GraphQL
+ * endpoint answered from `schema`, SDL text or `{ "file": PATH }` (in a fixture file, relative to
+ * it); `resolvers` fix fields to JSON values (`{ "Query": { "viewer": { "login": "ada" } } }`);
+ * `fields` override realistic values by field name; `listSize` (`{ min, max }`, default 1 to 3)
+ * sizes generated lists; `limits` bound queries (`depth`, `aliases`, `documentBytes`, `values`).
+ * See `Route.graphql`.
+ */
+export const GraphqlRespond = Schema.Struct({
+  kind: Schema.Literal("graphql"),
+  schema: Schema.Union([Schema.String, Schema.Struct({ file: Schema.String })]),
+  resolvers: Schema.optional(Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.Unknown))),
+  fields: Schema.optional(Schema.Record(Schema.String, Schema.Union([
+    Schema.String,
+    Schema.Struct({ values: Schema.Array(Schema.Union([Schema.String, Schema.Finite, Schema.Boolean])) })
+  ]))),
+  listSize: Schema.optional(Schema.Struct({ min: Schema.optional(Schema.Int), max: Schema.optional(Schema.Int) })),
+  limits: Schema.optional(Schema.Struct({
+    depth: Schema.optional(Schema.Int),
+    aliases: Schema.optional(Schema.Int),
+    documentBytes: Schema.optional(Schema.Int),
+    values: Schema.optional(Schema.Int)
+  })),
+  seedOffset: Schema.optional(Schema.Int)
+})
+
 /** `{ kind: "mcp", server }` */
 export const McpRespond = Schema.Struct({
   kind: Schema.Literal("mcp"),
@@ -247,7 +296,9 @@ export const RESPONDS = {
   mcp: McpRespond,
   loopback: LoopbackRespond,
   fault: FaultRespond,
-  webSocket: WebSocketRespond
+  webSocket: WebSocketRespond,
+  sse: SseRespond,
+  graphql: GraphqlRespond
 } as const
 
 /** Every `respond.kind`, for error messages and the reference. */

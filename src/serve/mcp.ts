@@ -18,7 +18,7 @@ import type * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { behind, local } from "../control/access.ts"
+import { behind, HOST_FORWARDING, hostForwarding, local, type RoomAccess, roomAccess } from "../control/access.ts"
 import { CONTROL_BASE, controlRouter, type ControlOptions } from "../control/endpoint.ts"
 import { decodeAt } from "../core/schemaPath.ts"
 import { readWorkspace } from "../core/workspace.ts"
@@ -94,8 +94,12 @@ const messageOf = (error: unknown): string => {
   return `simnet: ${tag}${typeof path === "string" && path !== "" ? ` at ${path}` : ""}: ${text}`
 }
 
-/** Runs one tool call against the network and the terminal; arguments that do not decode are refused, naming the field and what it must be. */
-export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, name: string, args: unknown, workspace: () => string | undefined = () => undefined): Promise<Result> => {
+/**
+ * Runs one tool call against the network and the terminal; arguments that do not decode are
+ * refused, naming the field and what it must be. `access` is a sealed command's (see
+ * `RoomAccess`), when it is the caller.
+ */
+export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, name: string, args: unknown, workspace: () => string | undefined = () => undefined, access?: RoomAccess): Promise<Result> => {
   const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.match(effect, { onFailure: (error) => refused(messageOf(error)), onSuccess: ok }))
   if (!isToolName(name)) return Promise.resolve(refused(`simnet: no tool named ${JSON.stringify(name).slice(0, 60)}; tools: ${MCP_TOOLS.map((tool) => tool.name).join(", ")}`))
   const decoded = decodeAt(TOOL_INPUTS[name], args, "", { onExcessProperty: "error" })
@@ -114,6 +118,7 @@ export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal
     case "network_log":
       return run(Effect.map(network.logSince((input["since"] as number | undefined) ?? 0, 200), (records) => ({ records })))
     case "register_routes":
+      if (access === "room" && hostForwarding(input["specs"]) !== undefined) return Promise.resolve(refused(`simnet: ${HOST_FORWARDING}`))
       return run(Effect.map(network.registerSpec(input["specs"]), (ids) => ({ ids })))
     case "llm_enqueue":
       return run(Effect.map(SimulatedProviderApi.enqueueAll(network.llm, input["script"]), () => ({ queued: network.llm.queued })))
@@ -151,11 +156,11 @@ const sdk = (): Sdk => {
 }
 
 /** An MCP server (the SDK's) with the tools, for one transport. */
-const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, workspace?: () => string | undefined): McpServer => {
+const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, workspace?: () => string | undefined, access?: RoomAccess): McpServer => {
   const { Server, types } = sdk()
   const server = new Server({ name: "simnet", version }, { capabilities: { tools: {} } })
   server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: MCP_TOOLS.map((tool) => ({ ...tool, inputSchema: tool.inputSchema as never })) }))
-  server.setRequestHandler(types.CallToolRequestSchema, (request) => callTool(network, terminal, request.params.name, request.params.arguments ?? {}, workspace) as never)
+  server.setRequestHandler(types.CallToolRequestSchema, (request) => callTool(network, terminal, request.params.name, request.params.arguments ?? {}, workspace, access) as never)
   return server
 }
 
@@ -189,7 +194,7 @@ export const mcpRoutes = (network: SimulationNetworkApi, terminal: () => Termina
       const { StreamableHTTPServerTransport } = require("@modelcontextprotocol/sdk/server/streamableHttp.js") as typeof import("@modelcontextprotocol/sdk/server/streamableHttp.js")
       const req = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage
       const res = NodeHttpServerRequest.toServerResponse(request) as ServerResponse
-      const server = toolServer(network, terminal, version, workspace)
+      const server = toolServer(network, terminal, version, workspace, roomAccess(request))
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       const done = new Promise<void>((resolve) => {
         res.once("close", resolve)

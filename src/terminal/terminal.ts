@@ -8,12 +8,14 @@
  * Effect's `Clock`. When the program ends, its exit is known once the screen shows all it wrote:
  * a `wait` under way answers at once (with the screen, when its text came in that last output)
  * and every later action is refused naming the exit and the last screen. The process belongs to
- * the `Scope` that spawned it: closing the scope kills it. Both packages load on first use.
+ * the `Scope` that spawned it: closing the scope kills it, and every process it started with it
+ * (it is held in a PID namespace of its own: `holder.ts`). Both packages load on first use.
  */
 import { createRequire } from "node:module"
 import { Clock, Data, Effect, Scope } from "effect"
 import type * as Pty from "@lydell/node-pty"
 import type * as Xterm from "@xterm/headless"
+import { findable, heldExit, hold } from "./holder.ts"
 import { exitReport, findText, screenText, type TerminalExit } from "./screen.ts"
 
 export type { TerminalExit } from "./screen.ts"
@@ -91,6 +93,12 @@ export interface TerminalOptions {
   readonly rows?: number | undefined
   readonly cwd?: string | undefined
   readonly env?: Readonly<Record<string, string | undefined>> | undefined
+  /**
+   * Whether the program is held in a PID namespace of its own (`holder.ts`; default true), so
+   * every process it starts ends with it; false for a program that is held already (a sealed
+   * run's, in its room).
+   */
+  readonly held?: boolean | undefined
 }
 
 /** What `wait` waits for: `text` on screen (as `findText` reads it), or the screen still for `quietMs`; at most `timeoutMs`. */
@@ -122,21 +130,6 @@ const checkSize = (cols: number, rows: number): TerminalError | undefined =>
   Number.isInteger(cols) && Number.isInteger(rows) && cols > 0 && rows > 0 && cols <= MAX_SIDE && rows <= MAX_SIDE
     ? undefined
     : new TerminalError({ reason: "size", message: `simnet: a terminal is 1-${MAX_SIDE} columns by 1-${MAX_SIDE} rows, got ${String(cols)}x${String(rows)}` })
-
-/** Whether `command` names a program that can run: a path to an executable file, or a name on `PATH`. */
-const findable = (command: string, path: string | undefined): boolean => {
-  const fs = process.getBuiltinModule("node:fs")
-  const runnable = (file: string) => {
-    try {
-      fs.accessSync(file, fs.constants.X_OK)
-      return fs.statSync(file).isFile()
-    } catch {
-      return false
-    }
-  }
-  if (command.includes("/")) return runnable(command)
-  return (path ?? "").split(":").some((dir) => dir !== "" && runnable(`${dir}/${command}`))
-}
 
 /** A cell's colour: its palette index, `#rrggbb`, or undefined for the default. */
 const colourOf = (palette: boolean, rgb: boolean, value: number): number | string | undefined =>
@@ -198,6 +191,15 @@ const load = () => {
   return (loaded = { pty: require("@lydell/node-pty") as typeof Pty, xterm: require("@xterm/headless") as typeof Xterm })
 }
 
+/** SIGKILL to a process (or with a negative id, a process group), if it is still there. */
+const kill = (target: number): void => {
+  try {
+    process.kill(target, "SIGKILL")
+  } catch {
+    // already gone
+  }
+}
+
 /**
  * Runs `command` with `args` in a pseudo-terminal of `cols`×`rows` (default 100×30), read by a
  * headless terminal. The process is killed when the scope closes.
@@ -218,7 +220,8 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         const { pty, xterm } = load()
         const screenOf = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 })
         const env = Object.fromEntries(Object.entries({ ...process.env, TERM: "xterm-256color", ...options.env }).filter((entry): entry is [string, string] => entry[1] !== undefined))
-        const child = pty.spawn(command, [...args], { name: "xterm-256color", cols, rows, cwd: options.cwd ?? process.cwd(), env })
+        const program = options.held === false ? { command, args, held: false } : hold(command, args)
+        const child = pty.spawn(program.command, [...program.args], { name: "xterm-256color", cols, rows, cwd: options.cwd ?? process.cwd(), env })
         let exited: TerminalExit | undefined
         let disposed = false
         let ended: (exit: TerminalExit) => void = () => undefined
@@ -240,10 +243,14 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         // more: the exit is known at once.
         let draining: (() => void) | undefined
         child.onExit(({ exitCode, signal }) => {
+          // What an unheld program put in the background (its process group, the terminal's session:
+          // all that can be found of what it started) goes with it, as a held one's namespace does.
+          if (!program.held) kill(-child.pid)
           const known = () => {
             draining = undefined
             if (exited !== undefined) return
-            exited = { code: exitCode, signal: signal === 0 ? undefined : signal }
+            // A held program's signal comes back through its holder's exit code (`heldExit`).
+            exited = program.held ? heldExit(exitCode, signal === 0 ? undefined : signal) : { code: exitCode, signal: signal === 0 ? undefined : signal }
             ended(exited)
           }
           if (disposed) return known()
@@ -255,19 +262,14 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
           screenOf.dispose()
           draining?.()
         }
-        return { child, screenOf, exit: () => exited, ending, generation: () => generation, pending: () => writes, dispose }
+        return { child, screenOf, exit: () => exited, ending, generation: () => generation, pending: () => writes, dispose, held: program.held }
       },
       catch: (cause) => new TerminalError({ reason: "spawn", message: `simnet: could not start ${command} in a terminal: ${cause instanceof Error ? cause.message : String(cause)}` })
     }),
-    ({ child, dispose, exit }) =>
+    ({ child, dispose, exit, held }) =>
       Effect.sync(() => {
-        if (exit() === undefined) {
-          try {
-            child.kill("SIGKILL")
-          } catch {
-            // already gone
-          }
-        }
+        // A held program's namespace, and every process in it, ends with its holder.
+        if (exit() === undefined) for (const target of held ? [child.pid] : [-child.pid, child.pid]) kill(target)
         dispose()
       })
   ).pipe(Effect.map(({ child, screenOf, exit, ending, generation, pending }): Terminal => {
