@@ -9,7 +9,7 @@
  * node_modules/.cache (not in `dist/`, which is shipped).
  *
  * How: `tsc` writes the declarations and the modules, then rolldown bundles the modules from the
- * package's entries (`index`, `register`, `testing`, `cli`) into one file each plus shared chunks
+ * package's entries (`index`, `register`, `testing`, `vitest`, `cli`) into one file each plus shared chunks
  * (`dist/chunks/`), what loads on first use in chunks of its own. Node resolves and links each
  * module of an import separately, so 109 files cost `import("simnet")` 10–15 ms more than a
  * few (`npm run bench -- cold`). Dependencies stay imports. The declarations stay one per source

@@ -20,12 +20,13 @@ import { installGlobal, installGlobalScoped, type GlobalOptions, type RestoreGlo
 import { globalDoor } from "./doors/http1.ts"
 import type { RequestRecord } from "./core/requestLog.ts"
 import type { RouteInfo } from "./core/engine.ts"
+import type { ScenarioInfo } from "./core/scenarios.ts"
 import type { Route } from "./core/route.ts"
 import type { McpServerDefinition } from "./kinds/mcp/definitions.ts"
 import type { McpServerView } from "./kinds/mcp/state.ts"
 import type { GlobalInstallConflict, MakeError, SimnetError, StrictViolation } from "./SimnetError.ts"
 
-export type { NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./network/network.ts"
+export type { NetworkMetrics, NetworkOptions, NetworkSnapshot, RouteInfo, ScenarioInfo, SimulationNetworkApi } from "./network/network.ts"
 export type { ChaosFault, ChaosHit, ChaosOptions } from "./core/chaos.ts"
 export type { Har } from "./network/har.ts"
 export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./control/service.ts"
@@ -55,6 +56,12 @@ export interface NetworkHandle {
   /** The log as a HAR 1.2 document (see `SimulationNetworkApi.har`). */
   readonly har: (since?: number) => Har
   readonly routes: () => ReadonlyArray<RouteInfo>
+  /** The scenarios the routes name, as `SimulationNetworkApi.scenarios` with plain values. */
+  readonly scenarios: {
+    readonly list: () => ReadonlyArray<ScenarioInfo>
+    readonly reset: () => void
+    readonly set: (name: string, state: string) => boolean
+  }
   readonly regenerate: (record: RequestRecord) => Promise<string>
   readonly unused: () => ReadonlyArray<RouteInfo>
   /** Resolves when no request is in flight (see `SimulationNetworkApi.quiescent`). */
@@ -169,6 +176,11 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
       log: () => Effect.runSync(network.log),
       har: (since) => Effect.runSync(network.har(since)),
       routes: () => Effect.runSync(network.routes),
+      scenarios: {
+        list: () => Effect.runSync(network.scenarios.list),
+        reset: () => Effect.runSync(network.scenarios.reset),
+        set: (name, state) => Effect.runSync(network.scenarios.set(name, state))
+      },
       regenerate: (record) => run(network.regenerate(record)),
       unused: () => Effect.runSync(network.unused),
       quiescent: () => Effect.runPromise(network.quiescent),

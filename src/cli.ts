@@ -21,7 +21,7 @@ import { simnetVersion } from "./network/har.ts"
 import { defaultRedactor } from "./core/redact.ts"
 import { printable } from "./core/util.ts"
 import { emulatorFailed, RUN_REFUSAL_STATUS, runCommand, runEnv } from "./serve/child.ts"
-import { type RoomHooks, type SealedRun, sealRun } from "./serve/isolate.ts"
+import { resolveCommand, type RoomHooks, type SealedRun, sealRun } from "./serve/isolate.ts"
 import { spawnTerminal, type Terminal } from "./terminal/terminal.ts"
 import { type ExploreFileData, readFailureFile } from "./testing/failureFiles.ts"
 import { serveMcp } from "./serve/mcp.ts"
@@ -32,6 +32,8 @@ import {
   caIn,
   chaosFlag,
   fixtureNetwork,
+  isolateFlags,
+  isolateOptions,
   keepBodiesFlag,
   manifestFlag,
   parseBytes,
@@ -163,7 +165,7 @@ const run = Command.make(
     tty: Flag.Boolean("tty").pipe(Flag.withDefault(false), Flag.withDescription("run the command in a pseudo-terminal that the driver socket's ui.* methods see and type into (its URL is printed, and in the command's SIMNET_DRIVER_URL)")),
     cols: Flag.Int("cols").pipe(Flag.withDefault(100), Flag.withDescription("the terminal's width with --tty")),
     rows: Flag.Int("rows").pipe(Flag.withDefault(30), Flag.withDescription("the terminal's height with --tty")),
-    isolate: Flag.Boolean("isolate").pipe(Flag.withDefault(false), Flag.withDescription("seal the command off (Linux): its own network namespace where every name resolves to simnet and every connection is simnet's or refused, its own workspace seeded from the fixture's files, HOME and temporary directory, the rest of the host read-only")),
+    ...isolateFlags,
     command: Argument.String("command").pipe(Argument.variadic, Argument.withDescription("the command and its arguments, after --"))
   },
   (config) =>
@@ -172,40 +174,33 @@ const run = Command.make(
       if (command === undefined) return yield* new UsageError({ message: "simnet run needs a command: simnet run [options] -- COMMAND ARGS..." })
       const port = yield* parsePort(config.port)
       const refusalStatus = yield* parseRefusalStatus(config.refusalStatus)
+      const isolate = yield* isolateOptions(config)
+      // A path is resolved from the directory simnet was started in: the sealed command starts in its workspace.
+      const program = isolate === undefined ? command : resolveCommand(command)
+      if (typeof program !== "string") return yield* program
       const { network, files } = yield* fixtureNetwork(config, DEFAULT_FIXTURE)
       const trace = Option.getOrUndefined(config.trace)
       let terminal: Terminal | undefined
       let sealed: SealedRun | undefined
       let room: RoomHooks | undefined
-      const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`), terminal: () => terminal, workspace: () => sealed?.sandbox.work })
+      const control = yield* controlRuntime(network, { trace, quiet: config.quiet, out: (line) => void process.stderr.write(`${line}\n`), terminal: () => terminal, workspace: () => sealed?.workspace })
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))
       const authority = yield* caIn(caDir)
-      const served = yield* Layer.build(serveLayer(network, port, control.routes, { watch: control.watch, caDir, refusalStatus, room: config.isolate ? (hooks) => void (room = hooks) : undefined })).pipe(
+      const served = yield* Layer.build(serveLayer(network, port, control.routes, { watch: control.watch, caDir, refusalStatus, room: isolate === undefined ? undefined : (hooks) => void (room = hooks) })).pipe(
         Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
       )
       const base = HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address)
       yield* writeManifest(config.manifest, endpointsOf(base))
-      if (config.isolate) {
-        sealed = yield* sealRun(files, Number(new URL(base).port), room!, authority.certPem)
-        control.traceLine({ type: "filesystem.seed", files })
-      }
+      if (isolate !== undefined) sealed = yield* sealRun(files, Number(new URL(base).port), room!, authority.certPem, isolate, control.traceLine, program)
       // A sealed command reads the CA from its sandbox: the host's copy may be where the room cannot see.
-      const { env, driverUrl } = runEnv(base, sealed?.sandbox.ca ?? authority.certFile, { proxyLoopback: config.proxyLoopback })
-      let target = { command, args: args as ReadonlyArray<string>, env }
-      if (sealed !== undefined) {
-        target = { ...sealed.enter(command, args), env: { ...env, ...sealed.env } }
-        process.stderr.write(`${printable(`simnet: ${command} runs sealed: every name resolves to simnet, every connection is simnet's or refused; workspace ${sealed.sandbox.work} (${Object.keys(files).length} files), the rest of the host read-only`)}\n`)
-      }
+      const { env, driverUrl } = runEnv(base, sealed?.ca ?? authority.certFile, { proxyLoopback: config.proxyLoopback })
+      const target = sealed?.target(program, args, env, config.tty) ?? { command, args, env }
       const tty = config.tty ? { cols: config.cols, rows: config.rows, driverUrl, opened: (made: Terminal) => void (terminal = made), told: control.exitsTold, traceLine: control.traceLine } : undefined
       // Under --tty the terminal's line names the driver; a driven run without one names it here.
       if (tty === undefined && config.drive) process.stderr.write(`${printable(`simnet: driver: ${driverUrl} (llm.attach, llm.chunk, llm.finish, ...)`)}\n`)
-      const code = yield* runCommand(target.command, target.args, target.env, tty).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
-      if (sealed !== undefined) {
-        const { files: now, truncated, changes, home } = sealed.outcome()
-        control.traceLine({ type: "filesystem", ...changes, files: now, home, ...(truncated ? { truncated } : {}) })
-        const named = (list: ReadonlyArray<string>) => (list.length === 0 ? "" : ` (${list.slice(0, 5).join(", ")}${list.length > 5 ? ", …" : ""})`)
-        process.stderr.write(`${printable(`simnet: workspace: ${changes.created.length} created${named(changes.created)}, ${changes.changed.length} changed${named(changes.changed)}, ${changes.deleted.length} deleted${named(changes.deleted)}`)}\n`)
-      }
+      // A sealed command is held by its room; any other by a PID namespace of its own.
+      const code = yield* runCommand(target.command, target.args, target.env, tty, sealed === undefined).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
+      sealed?.finish()
       const counters = yield* network.counters
       const log = yield* network.log
       const refused = log.find((record) => record.denial !== undefined)

@@ -6,18 +6,21 @@
  * not answered. A child reads the fixture's files, writes into its workspace, its home and /tmp:
  * the trace records the workspace's changes and nothing lands on the host. The workspace is
  * seen and seeded through the control endpoint while the command runs; a planted symbolic link
- * and a path that escapes are refused, naming them.
+ * and a path that escapes are refused, naming them; a snapshot restored makes the workspace what
+ * it was, removing what was made since without following a link. The room's boundary, bounds,
+ * death with simnet, seeding under a racing swapper and control access are `isolate.room.test.ts`'s.
  */
 import { spawn, spawnSync } from "node:child_process"
 import { once } from "node:events"
 import { WebSocket } from "ws"
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { replayTrace } from "../src/Trace.ts"
 import { isolationProblem } from "../src/serve/isolate.ts"
 import { namespaces } from "./support/agentJudge.ts"
+import { runSealed, scratch, userNamespaces } from "./support/sealed.ts"
 
 const root = join(import.meta.dirname, "..")
 const simnet = join(root, "bin", "simnet.js")
@@ -76,6 +79,8 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
 
   it("the child reads the fixture's files and writes its workspace, home and /tmp: the trace records the workspace, the host sees nothing", () => {
     const probe = `simnet-probe-${process.pid}-${Date.now()}`
+    const hostDir = mkdtempSync(join(tmpdir(), "simnet-isolate-host-"))
+    writeFileSync(join(hostDir, "keep.txt"), "the host's")
     const run = sealed([
       "cat notes.txt",
       "echo done > out.txt",
@@ -92,11 +97,14 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
       "ln -s /etc planted",
       `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"planted/passwd":"x"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`,
       `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"../escape.txt":"x"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`,
-      // A snapshot carries the workspace's files; restoring it lays them out again.
+      // A snapshot carries the workspace's files; restoring it lays them out again and removes
+      // what was made since — a link to a host directory is removed, not followed.
       `curl -sS "$SIMNET_CONTROL_URL/snapshot" > "$TMPDIR/snap.json"`,
       "mv notes.txt gone.txt",
+      "mkdir -p later/deeper; echo new > later/deeper/new.txt; echo new > new.txt",
+      `ln -s ${JSON.stringify(hostDir)} hostlink`,
       `curl -sS -X POST -H 'content-type: application/json' --data-binary @"$TMPDIR/snap.json" "$SIMNET_CONTROL_URL/snapshot"; echo`,
-      "echo restored: $(head -1 notes.txt); rm gone.txt"
+      "echo restored: $(head -1 notes.txt); ls -A | tr '\\n' ' '; echo"
     ].join("; "))
     expect(run.status, run.stderr).toBe(0)
     expect(run.stdout).toContain("buy milk\n")
@@ -105,8 +113,11 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
     expect(run.stdout).toContain("from the control endpoint")
     expect(run.stdout).toContain(`files[\\"planted/passwd\\"]: \\"planted\\" is a symbolic link in the workspace: refused`)
     expect(run.stdout).toContain("must stay inside the workspace")
-    expect(run.stdout).toContain(`{"restored":true}\nrestored: buy milk`)
-    const end = run.lines.find((line) => line["type"] === "filesystem") as { created: Array<string>; changed: Array<string>; deleted: Array<string>; files: Record<string, { text?: string; link?: string }>; home: Array<string> }
+    // The workspace is the snapshot's again: gone.txt, new.txt, later/ and the link removed; the
+    // host directory the link named keeps its file.
+    expect(run.stdout).toContain(`{"restored":true}\nrestored: buy milk\nbin listing.json notes.txt out.txt planted seeded \n`)
+    expect(readdirSync(hostDir)).toEqual(["keep.txt"])
+    const end = run.lines.find((line) => line["type"] === "filesystem") as { created: Array<string>; changed: Array<string>; deleted: Array<string>; files: Record<string, { text?: string; link?: string }>; home: Array<string>; tmp: Array<string> }
     expect(end.created).toEqual(["listing.json", "out.txt", "planted", "seeded/by/control.txt"])
     expect(end.changed).toEqual(["notes.txt"])
     expect(end.deleted).toEqual(["src/app.js"])
@@ -115,6 +126,9 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
     expect(end.files["bin/blob"]).toMatchObject({ size: 4 })
     expect(end.files["bin/blob"]!.text).toBeUndefined()
     expect(end.home).toContain(probe)
+    // What it wrote in /tmp is in the trace too, and named on standard error.
+    expect(end.tmp).toEqual([probe])
+    expect(run.stderr).toContain(`/tmp: 1 written (${probe})`)
     // The listing the child fetched while it ran: the files with their size, hash and text.
     const listing = JSON.parse(end.files["listing.json"]!.text!) as { files: Record<string, { size: number; sha256: string; text?: string }> }
     expect(listing.files["seeded/by/control.txt"]).toMatchObject({ size: 25, text: "from the control endpoint" })
@@ -122,7 +136,8 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
     // Nothing on the host: not in its /tmp, not in this user's home, and the sandbox is gone.
     expect(existsSync(join("/tmp", probe))).toBe(false)
     expect(existsSync(join(homedir(), probe))).toBe(false)
-    expect(readdirSync("/var/tmp").filter((name) => name.startsWith("simnet-sandbox-")).length).toBe(0)
+    const sandbox = /workspace (\/\S+)\/work /.exec(run.stderr)![1]!
+    expect(existsSync(sandbox)).toBe(false)
     // The trace replays with the same files laid out first, and says what the run changed.
     const replay = replayTrace(readFileSync(run.trace, "utf8"))
     expect(Object.keys(replay.files).sort()).toEqual(["bin/blob", "notes.txt", "src/app.js"])
@@ -198,20 +213,14 @@ describe.skipIf(why !== undefined)(`simnet run --isolate --tty${why === undefine
   }, 30_000)
 })
 
-/** Whether an ordinary user (nobody, become through setpriv as root) can make a user namespace here. */
-const userNamespaces = process.getuid?.() === 0 && spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "unshare", "--user", "--map-root-user", "--net", "--mount", "true"]).status === 0
 describe.skipIf(why !== undefined || !userNamespaces)(`simnet run --isolate as an ordinary user${why === undefined && userNamespaces ? "" : " (skipped: no user namespaces for an ordinary user here, or no root to become one)"}`, () => {
-  it("seals the command through a user namespace: answered by the routes, the host read-only", () => {
-    const dir = mkdtempSync(join(tmpdir(), "simnet-isolate-user-"))
-    chmodSync(dir, 0o755)
+  it("seals the command through a user namespace, wherever the clone is: answered by the routes, the host read-only", () => {
+    // Run from a world-readable directory where the clone is bind-mounted (support/sealed.ts):
+    // the clone itself may be where nobody cannot enter.
+    const dir = scratch("user")
     const file = join(dir, "fixture.json")
     writeFileSync(file, JSON.stringify(fixture), { mode: 0o644 })
-    const ca = join(dir, "ca")
-    mkdirSync(ca, { mode: 0o700 })
-    chownSync(ca, 65534, 65534)
-    const run = [process.execPath, simnet, "run", "--quiet", "--isolate", "--fixture", file, "--", "sh", "-c", `curl -sS -m 5 --noproxy '*' https://api.example.com/items/1; echo; cat notes.txt; touch /etc/simnet-probe 2>&1 | grep -o 'Read-only file system'`]
-    const quoted = run.map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(" ")
-    const result = spawnSync("unshare", ["-n", "bash", "-c", `ip link set lo up && exec setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=${JSON.stringify(dir)} SIMNET_CA_DIR=${JSON.stringify(join(ca, "simnet"))} ${quoted}`], { cwd: root, encoding: "utf8", timeout: 60_000 })
+    const result = runSealed("user", dir, ["run", "--quiet", "--isolate", "--fixture", file, "--", "sh", "-c", `curl -sS -m 5 --noproxy '*' https://api.example.com/items/1; echo; cat notes.txt; touch /etc/simnet-probe 2>&1 | grep -o 'Read-only file system'`])
     expect(result.status, result.stderr).toBe(0)
     expect(result.stdout).toBe(`{"id":1,"name":"widget"}\nbuy milk\nRead-only file system\n`)
   }, 60_000)

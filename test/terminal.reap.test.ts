@@ -3,12 +3,21 @@
  * SIGTERM leaves no process of its command behind; a driver that vanishes mid-session changes
  * nothing (the command runs on, the next driver sees it); `simnet mcp` ends with its client (its
  * standard input closed), and its command with it.
+ *
+ * And every child of a command (issue 54): under `simnet run`, `run --tty`, `explore` and `mcp`,
+ * a command that leaves children behind with `&`, `nohup` and `setsid` leaves none of them once
+ * simnet has ended — normally, by SIGTERM, or by SIGKILL — where a PID namespace can hold it;
+ * where none can, a terminal's program takes its process group with it.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { once } from "node:events"
+import { existsSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { WebSocket } from "ws"
-import { describe, expect, it, vi } from "vitest"
+import { afterAll, describe, expect, it, vi } from "vitest"
+import { canHold } from "../src/terminal/holder.ts"
+import { processesRunning } from "./support/sealed.ts"
 
 const root = join(import.meta.dirname, "..")
 const app = join(import.meta.dirname, "fixtures", "tty", "prompt.mjs")
@@ -101,4 +110,91 @@ describe("the child of a terminal is always reaped", () => {
     expect(code).toBe(0)
     await vi.waitFor(() => expect(alive(command)).toBe(false), { timeout: 10_000, interval: 50 })
   }, 30_000)
+})
+
+/** Marks no other test uses: the arguments of the `sleep`s a command leaves behind. */
+let next = 600_000 + Math.floor(Math.random() * 50_000) * 4
+const marks = (): [string, string, string] => [String(next++), String(next++), String(next++)]
+
+/** Which of `marks`' sleeps are running. */
+const running = (mark: ReadonlyArray<string>) => mark.flatMap((m) => processesRunning(["sleep", m]))
+
+/** A command that leaves a child behind with `&`, `nohup` and `setsid`, then shows `ready` and runs until `flag` exists. */
+const leaver = (mark: ReadonlyArray<string>, flag: string) =>
+  ["sh", "-c", `sleep ${mark[0]} & nohup sleep ${mark[1]} >/dev/null 2>&1 & setsid sleep ${mark[2]} & echo ready; while [ ! -e ${flag} ]; do sleep 0.1; done`]
+
+const scratch = mkdtempSync(join(tmpdir(), "simnet-reap-"))
+const survivors: Array<number> = []
+afterAll(() => {
+  for (const pid of survivors) {
+    try {
+      process.kill(pid, "SIGKILL")
+    } catch {
+      // gone
+    }
+  }
+})
+
+/** Every way a simnet ends: `normal` (its command ends, or its client goes away), SIGTERM, SIGKILL. */
+const ENDINGS = ["normal", "SIGTERM", "SIGKILL"] as const
+
+/**
+ * Starts `simnet ARGS -- leaver` once per ending, all at once; once each command's children run,
+ * ends each simnet its way, and waits for it to have exited.
+ */
+const endEachWay = async (args: (flag: string) => ReadonlyArray<string>, normal: (child: ChildProcess, flag: string) => void) =>
+  Promise.all(ENDINGS.map(async (ending) => {
+    const mark = marks()
+    const flag = join(scratch, `flag-${mark[0]}`)
+    const child = spawn(process.execPath, [simnet, ...args(flag), "--", ...leaver(mark, flag)], { cwd: scratch, stdio: ["pipe", "ignore", "ignore"], env: { ...process.env, SIMNET_CA_DIR: join(scratch, "ca") } })
+    await vi.waitFor(() => expect(running(mark)).toHaveLength(3), { timeout: 30_000, interval: 100 })
+    const exited = once(child, "exit")
+    if (ending === "normal") normal(child, flag)
+    else child.kill(ending)
+    await exited
+    return { ending, mark }
+  }))
+
+describe.skipIf(!canHold())(`every child of a command ends with simnet${canHold() ? "" : " (skipped: no PID namespace can be made here)"}`, () => {
+  const commands: ReadonlyArray<readonly [string, (flag: string) => ReadonlyArray<string>]> = [
+    ["simnet run", () => ["run", "--quiet"]],
+    ["simnet run --tty", () => ["run", "--quiet", "--tty"]],
+    ["simnet explore", () => ["explore", "--runs", "1", "--actions", "2", "--ready", "ready", "--out", join(scratch, "explore")]],
+    ["simnet mcp", () => ["mcp"]]
+  ]
+  for (const [name, args] of commands) {
+    it(`${name}: children left with &, nohup and setsid end whether simnet ends normally, by SIGTERM or by SIGKILL`, async () => {
+      // Normally: the command is told to end (mcp: its client goes away).
+      const ended = await endEachWay(args, (child, flag) => (name === "simnet mcp" ? child.stdin!.end() : writeFileSync(flag, "")))
+      for (const { ending, mark } of ended) {
+        await vi.waitFor(() => expect(running(mark), `${name}, ${ending}`).toEqual([]), { timeout: 10_000, interval: 100 })
+      }
+    }, 90_000)
+  }
+})
+
+/** A PATH holding what the leaver needs and no `unshare`: no command can be held. */
+const withoutHolder = (): string => {
+  const bin = join(scratch, "bin")
+  if (!existsSync(bin)) {
+    spawnSync("mkdir", [bin])
+    for (const tool of ["sh", "sleep", "nohup", "setsid"]) symlinkSync(execFileSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim(), join(bin, tool))
+  }
+  return bin
+}
+
+describe.skipIf(process.platform !== "linux")("where no PID namespace can be had", () => {
+  it("simnet run --tty takes the terminal's process group with it: & and nohup children end, a setsid one is beyond it", async () => {
+    const mark = marks()
+    const flag = join(scratch, `flag-${mark[0]}`)
+    const child = spawn(process.execPath, [simnet, "run", "--quiet", "--tty", "--", ...leaver(mark, flag)], { cwd: scratch, stdio: "ignore", env: { ...process.env, PATH: withoutHolder(), SIMNET_CA_DIR: join(scratch, "ca") } })
+    await vi.waitFor(() => expect(running(mark)).toHaveLength(3), { timeout: 30_000, interval: 100 })
+    const exited = once(child, "exit")
+    writeFileSync(flag, "")
+    await exited
+    await vi.waitFor(() => expect(running(mark.slice(0, 2))).toEqual([]), { timeout: 10_000, interval: 100 })
+    const left = running([mark[2]])
+    survivors.push(...left)
+    expect(left).toHaveLength(1)
+  }, 60_000)
 })

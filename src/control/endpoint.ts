@@ -18,6 +18,8 @@
  * | `GET llm/pending`          | `{pending}` invocations waiting for a driver                |
  * | `POST mcp/:id`             | changes an MCP route's server: the given top-level fields of its definition (`tools`, `resources`, …) replace the current ones; sessions are told (`listChanged`, `resources/updated`) |
  * | `GET snapshot`             | the network's state (see `Snapshot.ts`)                     |
+ * | `GET scenarios`, `POST scenarios/reset`, `PUT scenarios/NAME/state` | scenarios (`scenarios.ts`) |
+ * | `GET metrics`              | Prometheus text (`metrics.ts`)                              |
  * | `POST snapshot`            | restores a state, all or nothing                            |
  * | `GET drive`                | the driver socket (WebSocket, JSON-RPC 2.0; `driver.ts`)    |
  *
@@ -37,7 +39,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { depthExceeds, isJsonObject, MAX_JSON_DEPTH } from "../core/util.ts"
-import { type FileContent, filesRefusal, layOut, readWorkspace, workspaceFiles } from "../core/workspace.ts"
+import { type FileContent, filesRefusal, keepOnly, layOut, readWorkspace, workspaceFiles } from "../core/workspace.ts"
 import { type InvalidRouteSpec, isSimnetError, type SimnetError } from "../SimnetError.ts"
 import type { McpServerDefinition } from "../kinds/mcp/definitions.ts"
 import { McpServerSpec } from "../schemas/routeSpec.ts"
@@ -48,17 +50,19 @@ import { batchOf } from "../models/provider/validate.ts"
 import { plain } from "./inspector/state.ts"
 import { declaredOver, limitedStream } from "../doors/body.ts"
 import { driverSocket, type ExitNotices } from "./driver.ts"
-import { check, refuse } from "./access.ts"
+import { check, HOST_FORWARDING, hostForwarding, refuse, roomAccess } from "./access.ts"
 import { CONTROL_BASE, type ControlRouter } from "./service.ts"
 import type { Terminal } from "../terminal/terminal.ts"
 import { type UiCall, uiCall } from "./ui.ts"
+import { metricsRegistry, type MeteredNetwork } from "./metrics.ts"
+import { scenarioRoutes, type ScenarioEvent, type ScenarioNetwork } from "./scenarios.ts"
 
 export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./service.ts"
 
 /**
  * What the control plane needs of a network (a `SimulationNetworkApi` has all of it).
  */
-export interface ControlledNetwork {
+export interface ControlledNetwork extends ScenarioNetwork, MeteredNetwork {
   readonly registerSpec: (json: unknown, options?: { readonly source?: string }) => Effect.Effect<ReadonlyArray<string>, SimnetError>
   readonly unregister: (id: string) => Effect.Effect<boolean>
   readonly reset: Effect.Effect<void, SimnetError>
@@ -115,6 +119,7 @@ export type ControlEvent =
   | { readonly type: "reset" }
   | { readonly type: "restore"; readonly state: unknown }
   | { readonly type: "mcp"; readonly id: string; readonly server: unknown }
+  | ScenarioEvent
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
@@ -221,6 +226,23 @@ const layOutIn = (dir: string, files: Readonly<Record<string, FileContent>>): Ef
     catch: (error) => new Refusal({ status: 400, tag: "BadRequest", message: error instanceof Error ? error.message : String(error), path: "files" })
   })
 
+/**
+ * Fails when the request comes from a sealed command with `room` access and `specs` forward to
+ * the host's network (`hostForwarding`; `known`, what the network already has, passes).
+ */
+const roomMay = (specs: unknown, known?: Effect.Effect<ReadonlySet<string>>, where: (path: string) => string = (path) => path) =>
+  Effect.gen(function*() {
+    if (roomAccess(yield* HttpServerRequest.HttpServerRequest) !== "room") return
+    const path = hostForwarding(specs, known === undefined ? undefined : yield* known)
+    if (path !== undefined) return yield* new Refusal({ status: 403, tag: "RoomForbidden", message: HOST_FORWARDING, path: where(path) })
+  })
+
+/** The specs a snapshot's `routes` hold (`[{ source, spec }]`), for `hostForwarding`. */
+const specsOf = (state: unknown): ReadonlyArray<unknown> => {
+  const routes = isJsonObject(state) ? state["routes"] : undefined
+  return Array.isArray(routes) ? routes.map((route) => (isJsonObject(route) ? route["spec"] : undefined)) : []
+}
+
 const noWorkspace = new Refusal({ status: 404, tag: "NoWorkspace", message: "no workspace: the files of a run are its own only under simnet run --isolate" })
 
 /** A `ui/ACTION` call: the screen after it (`ui/interactables`: the items), or the terminal's refusal (404 without a terminal, 400 bad params, 409 refused); an action is told to the trace. */
@@ -282,8 +304,12 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
       return ok({ seeded: Object.keys(files) }, 201)
     }))
   ]
+  const metrics = metricsRegistry()
   return HttpRouter.addAll([
     ...filesystem,
+    ...scenarioRoutes(network, { at, body: jsonBody(limit), refuse: (status, tag, message, path) => new Refusal({ status, tag, message, path }), tell }),
+    HttpRouter.route("GET", at("metrics"), Effect.flatMap(network.metrics, (tallies) =>
+      Effect.map(Effect.promise(() => metrics.text(tallies)), (text) => HttpServerResponse.text(text, { contentType: metrics.contentType })))),
     HttpRouter.route("POST", at("reset"), Effect.gen(function*() {
       yield* network.reset
       tell({ type: "reset" })
@@ -291,6 +317,7 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
     })),
     HttpRouter.route("POST", at("network/register"), Effect.gen(function*() {
       const specs = yield* jsonBody(limit)
+      yield* roomMay(specs)
       const ids = yield* network.registerSpec(specs, { source: "control" })
       tell({ type: "register", specs, ids })
       // Operations of an OpenAPI document that cannot be served (the rest of it is), and why.
@@ -361,20 +388,32 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
       tell({ type: "mcp", id, server: body })
       return ok({ updated: id })
     })),
-    // A sealed run's snapshot carries its workspace's files; restoring one lays them out again.
+    // A sealed run's snapshot carries its workspace's files (and names those it leaves out: links,
+    // files past the walk's limits); restoring one lays them out again and removes the rest.
     HttpRouter.route("GET", at("snapshot"), Effect.map(network.state, (state) => {
       const dir = options.workspace?.()
-      return ok(dir === undefined ? state : Object.assign({}, state, { files: workspaceFiles(dir) }))
+      if (dir === undefined) return ok(state)
+      const { files, omitted, truncated } = workspaceFiles(dir)
+      return ok(Object.assign({}, state, { files }, omitted.length === 0 ? {} : { filesOmitted: omitted }, truncated ? { filesTruncated: true } : {}))
     })),
     HttpRouter.route("POST", at("snapshot"), Effect.gen(function*() {
       const given = yield* jsonBody(snapshotLimit)
       const dir = options.workspace?.()
-      const { files, ...state } = dir !== undefined && isJsonObject(given) ? given : { files: undefined }
+      const { files, filesOmitted, filesTruncated, ...state } = dir !== undefined && isJsonObject(given) ? given : { files: undefined }
       // The files are checked before anything changes. Without a workspace, the network restores
       // what it carries (an attached SimulationFileSystem's files).
       if (files !== undefined) yield* checkedFiles(files)
+      const omitted = filesOmitted === undefined ? [] : filesOmitted
+      if (!Array.isArray(omitted) || omitted.some((path) => typeof path !== "string")) {
+        return yield* new Refusal({ status: 400, tag: "BadRequest", message: "filesOmitted must be a list of workspace paths", path: "filesOmitted" })
+      }
+      yield* roomMay(specsOf(given), Effect.map(network.state, (now) => new Set(specsOf(now).map((spec) => JSON.stringify(spec)))), (path) => path.replace(/^\[(\d+)\]\./, "routes[$1].spec."))
       yield* network.restore(files === undefined ? given : state)
-      if (files !== undefined && dir !== undefined) yield* layOutIn(dir, files as Record<string, FileContent>)
+      if (files !== undefined && dir !== undefined) {
+        yield* layOutIn(dir, files as Record<string, FileContent>)
+        // A snapshot of a workspace past the walk's limits does not name every file it held: nothing is removed then.
+        if (filesTruncated !== true) keepOnly(dir, new Set([...Object.keys(files as object), ...(omitted as Array<string>)]))
+      }
       tell({ type: "restore", state: given })
       return ok({ restored: true })
     })),

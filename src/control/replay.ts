@@ -8,6 +8,7 @@
  * or router.
  */
 import type { FileContent } from "../core/workspace.ts"
+import { STARTED } from "../core/scenarios.ts"
 import { CONTROL_BASE } from "./service.ts"
 import { UI_LOOKS } from "./ui.ts"
 
@@ -23,6 +24,8 @@ export interface RequestReport {
   readonly method: string
   readonly url: string
   readonly route: string | undefined
+  /** The GraphQL operation a `graphql` route answered (its name, else its type). */
+  readonly operation?: string | undefined
   /** The status the client saw; none for a reset (`outcome: "reset"`). */
   readonly status?: number | undefined
   readonly outcome: string
@@ -44,7 +47,7 @@ export type TracedBody =
  * acted on the command's terminal (its params, and the screen it answered then).
  */
 export type ReplayStep =
-  | { readonly kind: "control"; readonly method: "POST" | "DELETE"; readonly path: string; readonly body?: unknown }
+  | { readonly kind: "control"; readonly method: "POST" | "PUT" | "DELETE"; readonly path: string; readonly body?: unknown }
   | { readonly kind: "request"; readonly request: RequestReport }
   | { readonly kind: "ui"; readonly method: string; readonly params: unknown; readonly screen: unknown }
 
@@ -95,6 +98,8 @@ export const replayTrace = (text: string): TraceReplay => {
   // driver answered after it was caused by one of those actions, so its answer must be in place
   // before them when the terminal is driven again.
   let firstAction: number | undefined
+  // The scenarios' states as control calls set them (requests move them again when replayed).
+  const scenarios: Record<string, string> = { ...(start["scenarios"] as Record<string, string> | undefined) }
   for (const line of lines) {
     switch (line["type"]) {
       case "filesystem.seed":
@@ -134,11 +139,20 @@ export const replayTrace = (text: string): TraceReplay => {
         routes = [...start.routes]
         queued = [...(start.llm?.scripts.queued ?? [])]
         rules = [...(start.llm?.rules ?? [])]
+        for (const name in scenarios) scenarios[name] = STARTED
         restored = undefined
         break
       case "control.restore":
         steps.push({ kind: "control", method: "POST", path: "snapshot", body: line["state"] })
         restored = line["state"] as Record<string, unknown>
+        break
+      case "control.scenario":
+        steps.push({ kind: "control", method: "PUT", path: `scenarios/${encodeURIComponent(String(line["name"]))}/state`, body: { state: line["state"] } })
+        scenarios[String(line["name"])] = String(line["state"])
+        break
+      case "control.scenarios.reset":
+        steps.push({ kind: "control", method: "POST", path: "scenarios/reset" })
+        for (const name in scenarios) scenarios[name] = STARTED
         break
       case "control.mcp":
         steps.push({ kind: "control", method: "POST", path: `mcp/${encodeURIComponent(String(line["id"]))}`, body: line["server"] })
@@ -170,7 +184,7 @@ export const replayTrace = (text: string): TraceReplay => {
     }
   }
   const llm = start.llm === undefined ? undefined : { ...start.llm, scripts: { ...start.llm.scripts, queued }, rules }
-  return { start, files, ...(workspace === undefined ? {} : { workspace }), steps, requests, snapshot: restored ?? { ...start, routes, llm } }
+  return { start, files, ...(workspace === undefined ? {} : { workspace }), steps, requests, snapshot: restored ?? { ...start, routes, llm, scenarios } }
 }
 
 /**

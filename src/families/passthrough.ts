@@ -17,9 +17,11 @@ const LOWEST = -1_000_000_000
 /**
  * Routes that forward requests for `hosts` (names with an optional port, or `*`) to the real
  * network; `upstream` maps a host to the base URL to send its requests to instead
- * (`{ "api.example.com": "http://127.0.0.1:8080" }`).
+ * (`{ "api.example.com": "http://127.0.0.1:8080" }`). With `sealed` (a sealed run's network),
+ * `*` forwards to no address on the host's own networks (`hostLocal.ts`): only a host named
+ * reaches one.
  */
-export const passthrough = (hosts: ReadonlyArray<string>, upstream: Readonly<Record<string, string>> = {}): Array<Route> =>
+export const passthrough = (hosts: ReadonlyArray<string>, upstream: Readonly<Record<string, string>> = {}, sealed = false): Array<Route> =>
   hosts.map((host) => {
     const id = `passthrough ${host}`
     const target = upstream[host]
@@ -33,7 +35,7 @@ export const passthrough = (hosts: ReadonlyArray<string>, upstream: Readonly<Rec
       "passthrough",
       { url: (url: URL) => host === "*" || url.host === host },
       {
-        answer: answerWith((request) => forward(request, base === undefined ? request.url : rebased(request.url, base), id, "passthrough")),
+        answer: answerWith((request) => forward(request, base === undefined ? request.url : rebased(request.url, base), id, "passthrough", sealed && host === "*")),
         ...(refused === undefined ? {} : { prepare: Effect.fail(refused) }),
         describe: { passthrough: host, ...(target === undefined ? {} : { upstream: target }) }
       },

@@ -48,6 +48,8 @@ const RECORD_OVERHEAD = 256
 export interface RecordOptions {
   readonly upstream?: Readonly<Record<string, string>> | undefined
   readonly cookies?: boolean | undefined
+  /** A sealed run's network: a request whose host no `upstream` names is forwarded to no address on the host's own networks (`hostLocal.ts`). */
+  readonly sealed?: boolean | undefined
 }
 
 const decoder = new TextDecoder()
@@ -148,9 +150,10 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
       answer: (request) => {
         const base = upstream[request.url.host]
         const target = base === undefined ? request.url : rebased(request.url, new URL(base))
-        if (asksForWebSocket(request.headers)) return later(recordSocket(request, target, MAX_RECORDED_BODY, (session, bytes) => keepSocket(request, session, bytes), watchSocket(request)), "record")
+        const publicOnly = options.sealed === true && base === undefined
+        if (asksForWebSocket(request.headers)) return later(recordSocket(request, target, MAX_RECORDED_BODY, (session, bytes) => keepSocket(request, session, bytes), watchSocket(request), publicOnly), "record")
         const started = performance.now()
-        return pending(Effect.map(forward(request, target, "record", "record"), (response) => {
+        return pending(Effect.map(forward(request, target, "record", "record", publicOnly), (response) => {
           const firstByteMs = performance.now() - started
           const upstreamBody = response.body
           if (upstreamBody === null) {

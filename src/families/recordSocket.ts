@@ -8,6 +8,7 @@
  * bounded as any recording; no request header is kept.
  */
 import { createRequire } from "node:module"
+import { hostLocalMessage, isHostLocal, publicLookup } from "../core/hostLocal.ts"
 import type * as Ws from "ws"
 import { whole, upgraded, type Whole } from "../core/answer.ts"
 import type { Redactor } from "../core/redact.ts"
@@ -34,9 +35,10 @@ export interface SocketWatch {
 /**
  * The answer of record mode to an upgrade request for `target`: the upstream's upgrade, then the
  * relay. `keep` is given the session and its frames' size when it ends, if it stayed under `limit`
- * bytes; `watch` hears of it while it is open (a recording written before it ends holds it).
+ * bytes; `watch` hears of it while it is open (a recording written before it ends holds it). With
+ * `publicOnly`, no address on the host's own networks is reached (`hostLocal.ts`).
  */
-export const recordSocket = (request: SimRequest, target: URL, limit: number, keep: (session: RecordedSocket, bytes: number) => void, watch?: SocketWatch): Promise<Whole> =>
+export const recordSocket = (request: SimRequest, target: URL, limit: number, keep: (session: RecordedSocket, bytes: number) => void, watch?: SocketWatch, publicOnly = false): Promise<Whole> =>
   new Promise((resolve) => {
     const ws = createRequire(import.meta.url)("ws") as typeof Ws
     const headers: Record<string, string> = {}
@@ -46,8 +48,10 @@ export const recordSocket = (request: SimRequest, target: URL, limit: number, ke
     const protocols = request.headers.get("sec-websocket-protocol")?.split(",").map((p) => p.trim()).filter((p) => p !== "")
     const url = new URL(target)
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:"
-    const upstream = new ws.WebSocket(url, protocols, { headers, perMessageDeflate: false })
     const failed = (status: number, text: string) => resolve(whole(status, { "content-type": "text/plain; charset=utf-8" }, text))
+    if (publicOnly && isHostLocal(url.hostname)) return failed(502, `simnet record: ${hostLocalMessage(url.hostname, url.hostname)}\n`)
+    // ws hands its options to net.connect, which takes `lookup` (its types leave it out).
+    const upstream = new ws.WebSocket(url, protocols, { headers, perMessageDeflate: false, ...(publicOnly ? { lookup: publicLookup } : {}) } as Ws.ClientOptions)
     upstream.once("unexpected-response", (_req, res) => {
       upstream.terminate()
       failed(res.statusCode ?? 502, `simnet record: the upstream refused the WebSocket (${res.statusCode})\n`)

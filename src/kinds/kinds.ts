@@ -11,7 +11,7 @@ import { answerWith } from "../core/route.ts"
 import { Effect } from "effect"
 import type { Schema } from "effect"
 import { Schema as SchemaModule } from "effect"
-import { InvalidRouteSpec } from "../SimnetError.ts"
+import { InvalidRouteSpec, type RouteFailed } from "../SimnetError.ts"
 import { foreignSchema } from "./effectCopy.ts"
 import { compileMatcher, type MatcherInput } from "../core/matcher.ts"
 import type { Route as RouteValue } from "../core/route.ts"
@@ -21,8 +21,11 @@ import { faultResponder, type Fault } from "./fault.ts"
 import { handlerResponder, type Handler } from "./handler.ts"
 import { jsonSchemaResponder, type JsonSchemaOptions } from "./jsonSchema/jsonSchema.ts"
 import { isLoopbackHost, loopbackDenied, loopbackResponder } from "./loopback.ts"
-import { make, type RouteOptions } from "./make.ts"
-import { bytesResponder, statusResponder, textResponder, type StaticResponseOptions } from "./static.ts"
+import { codeOptionsProblem } from "./codeOptions.ts"
+import { make, refused as refusedRoute, type RouteOptions } from "./make.ts"
+import { bytesResponder, routeTemplates, statusResponder, textResponder, type StaticResponseOptions, type TemplateOptions } from "./static.ts"
+import { graphqlResponder, type GraphqlOptions } from "./graphql/graphql.ts"
+import { eventStream, type SseEvent, type SseOptions, sseResponder } from "./sse/sse.ts"
 import { scriptedSession, type WebSocketHandler, type WebSocketScript, webSocketMatch, webSocketResponder } from "./webSocket.ts"
 
 export type { MatcherInput, MatcherObject, ValueMatcher } from "../core/matcher.ts"
@@ -43,11 +46,46 @@ export type { Handler, HandlerResult } from "./handler.ts"
 export type { JsonSchemaOptions } from "./jsonSchema/jsonSchema.ts"
 export type { FieldHint, FieldHints } from "./jsonSchema/realism.ts"
 export type { RouteOptions } from "./make.ts"
-export type { StaticResponseOptions } from "./static.ts"
+export type { StaticResponseOptions, TemplateOptions } from "./static.ts"
+export type { SseEvent, SseOptions } from "./sse/sse.ts"
+export type { GraphqlLimits, GraphqlOptions, GraphqlResolver, GraphqlResolverContext, GraphqlResolvers, GraphqlScalarGenerators } from "./graphql/graphql.ts"
 export type { Frame, ScriptFrame, SocketPeer, WebSocketHandler, WebSocketReply, WebSocketScript } from "./webSocket.ts"
 
 /** Options a responder can read: anything but an object reads as none (`make` refuses it at registration). */
 const usable = <O extends object>(options: O): O => (typeof options === "object" && options !== null ? options : ({} as O))
+
+/**
+ * The route `build` makes, when `options` hold only what a `kind` route takes, checked as RouteSpec
+ * JSON checks them (`codeOptions.ts`); else a route whose registration fails naming the option.
+ */
+const checked = (kind: Parameters<typeof codeOptionsProblem>[0], options: RouteOptions, build: () => Route): Route => {
+  const problem = codeOptionsProblem(kind, options)
+  return problem === undefined ? build() : refusedRoute(kind, problem, usable(options).source)
+}
+
+/** How a route is named in a template's errors: its id, else its matcher. */
+const labelOf = (match: MatcherInput | undefined, options: RouteOptions): string =>
+  usable(options).id ?? (typeof match === "string" ? match : "(matcher object)")
+
+/**
+ * A generated JSON route whose headers are templates (`template: true`): the body is generated
+ * from the schema as ever (a template has no place in generated values), and the header values
+ * with `{{` are written for each request. No `reproduce`: the headers depend on the request.
+ */
+const withHeaderTemplates = (parts: ReturnType<typeof jsonSchemaResponder>, headers: Readonly<Record<string, string>>, label: string) => {
+  const templates = routeTemplates(headers, undefined, label)
+  const answer: typeof parts.answer = (request, context) => {
+    const answered = parts.answer(request, context)
+    if (answered._tag !== "Whole") return answered
+    try {
+      const own = answered.headers instanceof Headers ? Object.fromEntries(answered.headers) : answered.headers
+      return { ...answered, headers: templates.headers(answered.status, own, request, context) }
+    } catch (error) {
+      return refused(error as RouteFailed)
+    }
+  }
+  return { ...parts, answer, prepare: Effect.andThen(parts.prepare, templates.prepare), reproduce: undefined }
+}
 
 /**
  * A route: a matcher, an answer, and the options that govern its use. A plain value: tagged
@@ -65,14 +103,17 @@ export type Route = RouteValue
  *
  * @example Route.json("GET https://api.example.com/users/:id", User)
  */
-export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions = {}): Route => {
+export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions & TemplateOptions = {}): Route =>
+  checked("jsonSchema", options, () => jsonRoute(match, schema, options))
+
+const jsonRoute = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions & TemplateOptions): Route => {
   const matcher = compileMatcher(match)
   const error = !SchemaModule.isSchema(schema)
     ? new InvalidRouteSpec({ path: "schema", message: `Route.json needs an Effect Schema, got ${schema === null ? "null" : typeof schema}` })
     : foreignSchema(schema, "schema") ?? foreignSchema(usable(options).narrow, "narrow")
   if (error !== undefined) return make("jsonSchema", matcher, { answer: () => refused(error), prepare: Effect.fail(error) }, options)
   const parts = jsonSchemaResponder(schema as unknown as Schema.Codec<unknown, unknown>, usable(options), usable(options).id ?? `jsonSchema ${matcher.source}`)
-  return make("jsonSchema", matcher, parts, options)
+  return make("jsonSchema", matcher, usable(options).template === true ? withHeaderTemplates(parts, usable(options).headers ?? {}, labelOf(match, options)) : parts, options)
 }
 
 /**
@@ -80,14 +121,14 @@ export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, optio
  *
  * @example Route.text("GET https://api.example.com/health", "ok")
  */
-export const text = (match: MatcherInput, body: string, options: RouteOptions & StaticResponseOptions = {}): Route =>
-  make("text", match, textResponder(body, usable(options)), options)
+export const text = (match: MatcherInput, body: string, options: RouteOptions & StaticResponseOptions & TemplateOptions = {}): Route =>
+  checked("text", options, () => make("text", match, textResponder(body, { ...usable(options), label: labelOf(match, options) }), options))
 
 /**
  * Answers with fixed bytes.
  */
 export const bytes = (match: MatcherInput, body: Uint8Array, options: RouteOptions & StaticResponseOptions = {}): Route =>
-  make("bytes", match, bytesResponder(body, usable(options)), options)
+  checked("bytes", options, () => make("bytes", match, bytesResponder(body, usable(options)), options))
 
 /**
  * Answers with a status, optional headers and an empty body.
@@ -97,8 +138,8 @@ export const bytes = (match: MatcherInput, body: Uint8Array, options: RouteOptio
 export const status = (
   match: MatcherInput,
   code: number,
-  options: RouteOptions & { readonly headers?: Readonly<Record<string, string>> | undefined; readonly body?: string | undefined } = {}
-): Route => make("status", match, statusResponder(code, usable(options)), options)
+  options: RouteOptions & TemplateOptions & { readonly headers?: Readonly<Record<string, string>> | undefined; readonly body?: string | undefined } = {}
+): Route => checked("status", options, () => make("status", match, statusResponder(code, { ...usable(options), label: labelOf(match, options) }), options))
 
 /**
  * Answers with code. The handler sees the request (with `params` from the path pattern) and
@@ -108,14 +149,14 @@ export const status = (
  * @example Route.handler("GET https://api.example.com/items/:id", (req) => Response.json({ id: req.params.id }))
  */
 export const handler = (match: MatcherInput, fn: Handler, options: RouteOptions = {}): Route =>
-  make("handler", match, handlerResponder(fn, usable(options).id ?? "handler"), options)
+  checked("handler", options, () => make("handler", match, handlerResponder(fn, usable(options).id ?? "handler"), options))
 
 /**
  * Breaks the way a real network breaks: `reset` (connection drops mid-body), `timeout` (no answer
  * ever comes; the client's timeout decides), `malformed-body` (200 with truncated JSON).
  */
 export const fault = (match: MatcherInput, kind: Fault, options: RouteOptions = {}): Route =>
-  make("fault", match, faultResponder(kind), options)
+  checked("fault", options, () => make("fault", match, faultResponder(kind), options))
 
 const anyLoopback = (url: URL) => isLoopbackHost(url.hostname)
 
@@ -125,7 +166,10 @@ const anyLoopback = (url: URL) => isLoopbackHost(url.hostname)
  *
  * @example Route.loopback("http://127.0.0.1:4096/{*path}")
  */
-export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Route => {
+export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Route =>
+  checked("loopback", options, () => loopbackRoute(match, options))
+
+const loopbackRoute = (match: MatcherInput | undefined, options: RouteOptions): Route => {
   const matcher = compileMatcher(match ?? { url: anyLoopback })
   return make("loopback", matcher, {
     answer: answerWith(loopbackResponder(usable(options).id ?? `loopback ${matcher.source}`)),
@@ -147,7 +191,7 @@ export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Rout
  * @example Route.mcp("https://mcp.example.com/mcp", { name: "docs", version: "1.0.0", tools: [{ name: "search", input: Query, handler: (q) => `found ${q.text}` }] })
  */
 export const mcp = (url: string, server: McpServerDefinition, options: RouteOptions = {}): Route =>
-  mcpRoute({ url }, server, options)
+  checked("mcp", options, () => mcpRoute({ url }, server, options))
 
 /**
  * Answers WebSocket connections (kind `webSocket`): a request that asks to upgrade gets `101` and
@@ -159,4 +203,45 @@ export const mcp = (url: string, server: McpServerDefinition, options: RouteOpti
  * @example Route.webSocket("wss://echo.example.com/ws", (socket) => socket.onMessage((frame) => socket.send(frame)))
  */
 export const webSocket = (match: MatcherInput, handler: WebSocketHandler | WebSocketScript, options: RouteOptions = {}): Route =>
-  make("webSocket", webSocketMatch(match), webSocketResponder(typeof handler === "function" ? handler : scriptedSession(handler)), options)
+  checked("webSocket", options, () => make("webSocket", webSocketMatch(match), webSocketResponder(typeof handler === "function" ? handler : scriptedSession(handler)), options))
+
+/**
+ * Answers with server-sent events (kind `sse`): `events` (`{ data, event?, id?, delay? }`, data a
+ * string or any JSON value) framed as an event stream, `retry` first when given. A client that
+ * reconnects with `Last-Event-ID` gets the events after that id, and `204` once it has seen the
+ * last one (an `EventSource` then stops). `interval` (or an event's `delay`) paces the events on
+ * the network's `Clock`. An event without data, or with an id or name that would break its line,
+ * fails the registration naming its index.
+ *
+ * @example Route.sse("GET https://api.example.com/events", [{ event: "progress", data: { done: 1 }, id: "1" }], { retry: 1000 })
+ */
+export const sse = (match: MatcherInput, events: ReadonlyArray<SseEvent>, options: RouteOptions & SseOptions = {}): Route =>
+  checked("sse", options, () => make("sse", match, sseResponder(events, usable(options)), options))
+
+/**
+ * An event stream as a handler's answer: an array or an Effect `Stream` of events, written one by
+ * one (`retry` first, `interval` between them, on the `Clock` of the Effect running it).
+ *
+ * @example Route.handler("GET https://api.example.com/progress", () => Route.eventStream(Stream.make({ data: "1" }, { data: "2" })))
+ */
+export { eventStream }
+
+/**
+ * A GraphQL endpoint answered from SDL (kind `graphql`): queries and mutations, over `GET` and
+ * `POST` as the GraphQL-over-HTTP specification says, get seeded values shaped by their selection
+ * set (aliases, fragments, variables, lists, enums, interfaces and unions, custom scalars), the
+ * same for the same seed, request and occurrence; introspection works; a query that does not
+ * parse or validate gets `{ errors: [{ message, locations }] }`. `resolvers` fix the fields a
+ * test cares about (`{ Query: { viewer: { login: "ada" } } }`; a function gets the arguments),
+ * `scalars` generate custom scalars, `fields` override realistic values by field name as
+ * `Route.json`'s do, `listSize` and `limits` bound the answers and the queries. graphql-js loads
+ * when the first such route is registered; an SDL that does not build fails the registration,
+ * naming line and column. A matcher without a method takes both `GET` and `POST`.
+ *
+ * @example Route.graphql("https://api.example.com/graphql", { schema: "type Query { viewer: User } type User { login: String, email: String }" })
+ */
+export const graphql = (match: MatcherInput, schema: GraphqlOptions, options: RouteOptions = {}): Route =>
+  checked("graphql", options, () => {
+    const matcher = compileMatcher(match)
+    return make("graphql", matcher, graphqlResponder(usable(schema), usable(options).id ?? `graphql ${matcher.source}`), options)
+  })

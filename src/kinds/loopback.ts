@@ -12,6 +12,7 @@ import { LoopbackDenied, RouteFailed } from "../SimnetError.ts"
 import type { Responder } from "../core/route.ts"
 import { bounded, defaultRedactor } from "../core/redact.ts"
 import { isLoopbackHost, NULL_BODY_STATUSES } from "../core/util.ts"
+import { hostLocalMessage, isHostLocal, publicLookup } from "../core/hostLocal.ts"
 
 export { isLoopbackHost }
 
@@ -43,10 +44,13 @@ export const rebased = (url: URL, base: URL): URL =>
 /**
  * Sends `request` to `url` over `node:http`/`node:https` and answers with what comes back,
  * streamed: the method, the headers less hop-by-hop ones, the body. `what` names the forward in
- * errors (`loopback`, `passthrough`).
+ * errors (`loopback`, `passthrough`). With `publicOnly` (a sealed run's forward to a host the
+ * user did not name), an address on the host's own networks is refused (`hostLocal.ts`).
  */
-export const forward = (request: Parameters<Responder>[0], url: URL, label: string, what: string): Effect.Effect<Response, RouteFailed> =>
+export const forward = (request: Parameters<Responder>[0], url: URL, label: string, what: string, publicOnly = false): Effect.Effect<Response, RouteFailed> =>
   Effect.callback<Response, RouteFailed>((resume) => {
+    const failed = (message: string, cause?: unknown) =>
+      resume(Effect.fail(new RouteFailed({ route: label, reason: "upstream", message: `${what} ${bounded(request.method)} ${defaultRedactor.url(url)} failed: ${bounded(message)}`, cause })))
     const headers: Record<string, string> = {}
     request.headers.forEach((value, name) => {
       if (!HOP_BY_HOP.has(name)) headers[name] = value
@@ -54,6 +58,7 @@ export const forward = (request: Parameters<Responder>[0], url: URL, label: stri
     headers["accept-encoding"] = "identity"
     if (request.body !== undefined) headers["content-length"] = String(request.body.length)
     const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+    if (publicOnly && isHostLocal(hostname)) return void failed(hostLocalMessage(hostname, hostname))
     // Node's HTTP client loads with the first forward (about 12 ms and 8 MB), not with `import("simnet")`.
     const transport: typeof Http | typeof Https = process.getBuiltinModule(url.protocol === "https:" ? "node:https" : "node:http")
     const outgoing = transport.request(
@@ -63,7 +68,8 @@ export const forward = (request: Parameters<Responder>[0], url: URL, label: stri
         path: url.pathname + url.search,
         method: request.method,
         headers,
-        agent: false
+        agent: false,
+        ...(publicOnly ? { lookup: publicLookup } : {})
       },
       (incoming) => {
         const responseHeaders = new Headers()
@@ -79,9 +85,7 @@ export const forward = (request: Parameters<Responder>[0], url: URL, label: stri
         resume(Effect.succeed(new Response(body, { status, statusText: incoming.statusMessage ?? "", headers: responseHeaders })))
       }
     )
-    outgoing.on("error", (cause) =>
-      resume(Effect.fail(new RouteFailed({ route: label, reason: "upstream", message: `${what} ${bounded(request.method)} ${defaultRedactor.url(url)} failed: ${bounded(cause.message)}`, cause })))
-    )
+    outgoing.on("error", (cause) => failed(cause.message, cause))
     outgoing.end(request.body)
     return Effect.sync(() => outgoing.destroy())
   })

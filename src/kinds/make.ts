@@ -10,6 +10,7 @@ import { CompiledMatcher, compileMatcher, type MatcherInput } from "../core/matc
 import type { RequestFault } from "../core/requestLog.ts"
 import { type Answerer, makeRoute, type Route } from "../core/route.ts"
 import { refused as refusal, type Whole } from "../core/answer.ts"
+import { scenarioProblem } from "../core/scenarios.ts"
 import { InvalidRouteSpec, type RegenerateError, type RegisterError } from "../SimnetError.ts"
 
 /**
@@ -21,6 +22,9 @@ import { InvalidRouteSpec, type RegenerateError, type RegisterError } from "../S
  * - `source`: who registers the route (default "code"); families set their own name.
  * - `required`: a strict network (`strict: true`, `simnet run --strict`) fails when the route was
  *   never used, as nock's `done()` does for a pending interceptor.
+ * - `scenario`, `requiredState`, `newState`: WireMock's scenarios (`core/scenarios.ts`): the route
+ *   matches only while its scenario is in `requiredState` (every scenario starts in `"Started"`),
+ *   and moves it to `newState` when it takes a request.
  */
 export interface RouteOptions {
   readonly id?: string | undefined
@@ -29,6 +33,9 @@ export interface RouteOptions {
   readonly delay?: Duration.Input | undefined
   readonly source?: string | undefined
   readonly required?: boolean | undefined
+  readonly scenario?: string | undefined
+  readonly requiredState?: string | undefined
+  readonly newState?: string | undefined
 }
 
 /**
@@ -81,7 +88,7 @@ const toDuration = (input: Duration.Input | undefined): Duration.Duration | unde
 const checkOptions = (options: RouteOptions, delay: Duration.Duration | undefined | InvalidRouteSpec): InvalidRouteSpec | undefined => {
   const decoded = decodeAt(RouteOptionsData, options, "")
   if (Result.isFailure(decoded)) return invalid(decoded.failure.path, decoded.failure.message)
-  return delay instanceof InvalidRouteSpec ? delay : undefined
+  return delay instanceof InvalidRouteSpec ? delay : scenarioProblem(options)
 }
 
 /**
@@ -113,14 +120,22 @@ export const make = (
     regenerate: parts.regenerate,
     ...(parts.reproduce === undefined || problem !== undefined ? {} : { reproduce: parts.reproduce }),
     specPath: undefined,
-    describe: parts.describe,
+    describe: options.scenario === undefined ? parts.describe : { ...parts.describe, ...scenarioOf(options) },
     annotated: parts.annotated ?? false,
     ...(parts.fault === undefined ? {} : { fault: parts.fault }),
     ...(parts.seedIdentity === undefined ? {} : { seedIdentity: parts.seedIdentity }),
     ...(parts.describeLater === undefined ? {} : { describeLater: parts.describeLater }),
-    ...(options.required === true ? { required: true } : {})
+    ...(options.required === true ? { required: true } : {}),
+    ...(options.scenario === undefined ? {} : { scenario: { name: options.scenario, requiredState: options.requiredState, newState: options.newState } })
   })
 }
+
+/** A route's scenario options, as its listing shows them. */
+const scenarioOf = (options: RouteOptions) => ({
+  scenario: options.scenario,
+  ...(options.requiredState === undefined ? {} : { requiredState: options.requiredState }),
+  ...(options.newState === undefined ? {} : { newState: options.newState })
+})
 
 /**
  * A route that cannot be built (a family given a bad base URL, an OpenAPI document that does not

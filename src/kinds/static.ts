@@ -3,10 +3,11 @@
  * offer the registry a synchronous fast path.
  */
 import { Effect } from "effect"
-import { refused, whole, type Whole } from "../core/answer.ts"
+import { type Answer, refused, whole, type Whole } from "../core/answer.ts"
 import type { Answerer } from "../core/route.ts"
-import { NULL_BODY_STATUSES } from "../core/util.ts"
-import { InvalidRouteSpec } from "../SimnetError.ts"
+import { errorMessage, NULL_BODY_STATUSES } from "../core/util.ts"
+import { InvalidRouteSpec, RouteFailed } from "../SimnetError.ts"
+import type { CompiledTemplate } from "./template.ts"
 
 /**
  * Response options shared by the static kinds.
@@ -18,13 +19,26 @@ export interface StaticResponseOptions {
 }
 
 /**
- * The answer of a fixed body: the same `Whole` for every request, which `reproduce` gives again.
+ * `template: true`: the body and headers are Handlebars templates over the request (`template.ts`).
+ */
+export interface TemplateOptions {
+  readonly template?: boolean | undefined
+}
+
+/** A responder's template options, with the route's name for errors. */
+type Templating = TemplateOptions & { readonly label?: string | undefined }
+
+/**
+ * The answer of a fixed body: the same `Whole` for every request, which `reproduce` gives again;
+ * or, templated, the body and headers written for each request.
  */
 export interface StaticResponder {
   readonly answer: Answerer
-  /** Present when the status or headers are invalid: fails the registration. */
-  readonly prepare?: Effect.Effect<never, InvalidRouteSpec> | undefined
+  /** Fails the registration when the status or headers are invalid; compiles a templated route's templates. */
+  readonly prepare?: Effect.Effect<void, InvalidRouteSpec> | undefined
   readonly reproduce?: (() => Effect.Effect<Whole>) | undefined
+  /** Whether a template draws from the request's derived seed (`randomInt`, `randomValue`). */
+  readonly seeded?: boolean | undefined
 }
 
 /** An RFC 9110 token. */
@@ -64,10 +78,12 @@ const fromSync = (
   status: number,
   headers: Readonly<Record<string, string>>,
   body: Uint8Array | undefined,
-  text?: string
+  text?: string,
+  template?: Templating
 ): StaticResponder => {
   const invalid = checkResponseParts(status, headers, body !== undefined)
   if (invalid !== undefined) return { answer: () => refused(invalid), prepare: Effect.fail(invalid) }
+  if (template?.template === true) return templated(status, headers, text, template.label ?? "(unnamed)")
   const answer = whole(status, headers, body, text)
   return { answer: () => answer, reproduce: () => Effect.succeed(answer) }
 }
@@ -85,10 +101,10 @@ const headersWith = (options: StaticResponseOptions, defaultType: string | undef
 /**
  * Answers with a fixed text body (`text/plain; charset=utf-8` unless told otherwise).
  */
-export const textResponder = (body: string, options: StaticResponseOptions = {}): StaticResponder => {
+export const textResponder = (body: string, options: StaticResponseOptions & Templating = {}): StaticResponder => {
   const status = options.status ?? 200
   const headers = headersWith(options, "text/plain; charset=utf-8")
-  return fromSync(status, headers, encoder.encode(body), body)
+  return fromSync(status, headers, encoder.encode(body), body, options)
 }
 
 /**
@@ -106,8 +122,75 @@ export const bytesResponder = (body: Uint8Array, options: StaticResponseOptions 
 /**
  * Answers with a status and headers and an empty body (or `body` when given).
  */
-export const statusResponder = (status: number, options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } = {}): StaticResponder => {
+export const statusResponder = (status: number, options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } & Templating = {}): StaticResponder => {
   const headers = headersWith({ headers: options.headers }, options.body === undefined ? undefined : "text/plain; charset=utf-8")
   const body = options.body
-  return fromSync(status, headers, body === undefined ? undefined : encoder.encode(body), body)
+  return fromSync(status, headers, body === undefined ? undefined : encoder.encode(body), body, options)
+}
+
+/**
+ * A route's templates: its body (when it has one, escaped as its `content-type` says) and the
+ * header values with `{{`. They compile when the route registers (`prepare`): Handlebars loads
+ * with the first templated route, not with simnet, and a template that does not compile refuses
+ * the registration. `seeded` when a template names `randomInt` or `randomValue`.
+ */
+export interface RouteTemplates {
+  readonly prepare: Effect.Effect<void, InvalidRouteSpec>
+  readonly seeded: boolean
+  /** The headers with their templates written for a request, checked as a `Response` would check them. Throws `RouteFailed`. */
+  readonly headers: (status: number, headers: Readonly<Record<string, string>>, ...rendering: Parameters<CompiledTemplate["render"]>) => Readonly<Record<string, string>>
+  /** The body written for a request (undefined for none). Throws `RouteFailed`. */
+  readonly body: (...rendering: Parameters<CompiledTemplate["render"]>) => string | undefined
+}
+
+/** Makes the templates of a route named `label` (compiled by `prepare`). */
+export const routeTemplates = (headers: Readonly<Record<string, string>>, body: string | undefined, label: string): RouteTemplates => {
+  const templated = Object.keys(headers).filter((name) => headers[name].includes("{{"))
+  let bodyTemplate: CompiledTemplate | undefined
+  let headerTemplates: ReadonlyArray<readonly [string, CompiledTemplate]> = []
+  const prepare = Effect.flatMap(Effect.promise(() => import("./template.ts")), (module) => {
+    const compiled: Array<readonly [string, CompiledTemplate]> = []
+    for (const name of templated) {
+      const template = module.compileTemplate(headers[name], undefined, `respond.headers.${name}`, label)
+      if (template instanceof InvalidRouteSpec) return Effect.fail(template)
+      compiled.push([name, template])
+    }
+    const made = body === undefined ? undefined : module.compileTemplate(body, headers["content-type"] ?? "text/plain", "respond.body", label)
+    if (made instanceof InvalidRouteSpec) return Effect.fail(made)
+    bodyTemplate = made
+    headerTemplates = compiled
+    return Effect.void
+  })
+  return {
+    prepare,
+    seeded: [body ?? "", ...templated.map((name) => headers[name])].some((source) => /\brandom(?:Int|Value)\b/.test(source)),
+    headers: (status, own, ...rendering) => {
+      if (headerTemplates.length === 0) return own
+      const out = { ...own }
+      for (const [name, template] of headerTemplates) out[name] = template.render(...rendering)
+      const invalid = checkResponseParts(status, out, false)
+      if (invalid !== undefined) throw new RouteFailed({ route: label, reason: "template", message: `the template of route ${label} wrote ${invalid.message}` })
+      return out
+    },
+    body: (...rendering) => bodyTemplate?.render(...rendering)
+  }
+}
+
+/**
+ * A templated static answer: the body (when there is one) and the header values with `{{`
+ * written for each request.
+ */
+const templated = (status: number, headers: Readonly<Record<string, string>>, body: string | undefined, label: string): StaticResponder => {
+  const templates = routeTemplates(headers, body, label)
+  const answer: Answerer = (request, context): Answer => {
+    try {
+      const written = templates.headers(status, headers, request, context)
+      const text = templates.body(request, context)
+      // The text is the body: a door writes it as UTF-8 (`Whole.body` takes a string), with no copy made here.
+      return whole(status, written, text, text)
+    } catch (error) {
+      return refused(error instanceof RouteFailed ? error : new RouteFailed({ route: label, reason: "template", message: errorMessage(error), cause: error }))
+    }
+  }
+  return { answer, prepare: templates.prepare, seeded: templates.seeded }
 }

@@ -10,9 +10,9 @@ import { decodeAt, joinPath as join } from "../core/schemaPath.ts"
 import { LinearRegExp } from "../core/linearRegExp.ts"
 import { depthExceeds, isJsonObject, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../core/util.ts"
 import * as R from "../kinds/kinds.ts"
-import { FamilySpec, RouteSpec, RouteSpecHead } from "../schemas/routeSpec.ts"
+import { FamilySpec, RESPOND_KINDS, RouteSpec, RouteSpecHead } from "../schemas/routeSpec.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import type { KindContext } from "./kind.ts"
+import { type KindContext, KEPT_RESPOND } from "./kind.ts"
 import { buildKind } from "./kinds.ts"
 
 /**
@@ -83,7 +83,21 @@ const decodeFamily = (json: unknown, path: string, context: DecodeContext): Effe
   return Effect.succeed(factory(spec))
 }
 
-const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effect.Effect<Route, InvalidRouteSpec> => {
+/**
+ * A `respond` written as `{ "graphql": { … } }` (a kind's name holding its fields) instead of
+ * `{ "kind": "graphql", … }`: refused with the form to write, rather than as a missing `kind`.
+ */
+const nestedKind = (json: Record<string, unknown>, path: string): InvalidRouteSpec | undefined => {
+  const respond = json.respond
+  if (!isJsonObject(respond) || "kind" in respond) return undefined
+  const keys = Object.keys(respond)
+  const kind = keys.length === 1 && (RESPOND_KINDS as ReadonlyArray<string>).includes(keys[0]) ? keys[0] : undefined
+  return kind === undefined ? undefined : invalid(join(path, "respond"), `write { "kind": "${kind}", … } with the kind's fields beside its name, not { "${kind}": { … } }`)
+}
+
+const decodeRoute = (json: Record<string, unknown>, path: string, context: DecodeContext): Effect.Effect<Route, InvalidRouteSpec> => {
+  const nested = nestedKind(json, path)
+  if (nested !== undefined) return Effect.fail(nested)
   const head = decode(RouteSpecHead, json, path, false)
   if (Result.isFailure(head)) return Effect.fail(head.failure)
   const decoded = decode(RouteSpec, json, path)
@@ -97,7 +111,10 @@ const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effec
     priority: spec.priority,
     delay: spec.delayMs,
     source: context.source ?? "fixture",
-    required: spec.required
+    required: spec.required,
+    scenario: spec.scenario,
+    requiredState: spec.requiredState,
+    newState: spec.newState
   }
   return buildKind(match.success, spec.respond, options, path, context)
 }
@@ -118,7 +135,8 @@ const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.
       if (depthExceeds(json, MAX_JSON_DEPTH)) {
         return Effect.fail(invalid(path || "$", `a route spec nested deeper than ${MAX_JSON_DEPTH} levels is refused`))
       }
-      const spec: Readonly<Record<string, unknown>> = structuredClone(json)
+      const kept = routes.length === 1 ? (routes[0].describe as Record<symbol, unknown> | undefined)?.[KEPT_RESPOND] : undefined
+      const spec: Readonly<Record<string, unknown>> = kept === undefined ? structuredClone(json) : { ...structuredClone(json), respond: kept }
       return Effect.succeed(routes.map((route) => withSpec(route, spec)))
     }
   )

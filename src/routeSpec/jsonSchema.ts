@@ -28,7 +28,8 @@ export const jsonSchemaKind: KindBuilder<typeof JsonSchemaRespond.Type> = (match
         narrow: resolved.success.narrow,
         status: respond.status,
         headers: respond.headers,
-        seedOffset: respond.seedOffset
+        seedOffset: respond.seedOffset,
+        template: respond.template
       })
     )
   })

@@ -11,9 +11,11 @@ import type * as R from "../kinds/kinds.ts"
 import type { Respond } from "../schemas/routeSpec.ts"
 import type { InvalidRouteSpec } from "../SimnetError.ts"
 
-/** What a kind's builder may refer to: the handlers registered in code, by name. */
+/** What a kind's builder may refer to: the handlers registered in code, by name, and the fixture's folder. */
 export interface KindContext {
   readonly handlers?: ReadonlyMap<string, R.Handler> | undefined
+  /** The folder of the fixture file being decoded: where files it names (`{ "file" }`) are read, and nowhere else. */
+  readonly baseDir?: string | undefined
 }
 
 /**
@@ -27,3 +29,10 @@ export type KindBuilder<Spec extends Respond = Respond> = (
   path: string,
   context: KindContext
 ) => Effect.Effect<Route, InvalidRouteSpec>
+
+/**
+ * Where a builder that reads a file its spec names (a GraphQL schema's `{ "file" }`) keeps, in the
+ * route's `describe`, its `respond` with the file's text in place: the spec the route's listing
+ * and a snapshot carry then restores with no fixture beside it. A symbol, so no listing shows it.
+ */
+export const KEPT_RESPOND: unique symbol = Symbol("simnet/kept-respond")

@@ -10,6 +10,7 @@ import * as R from "../kinds/kinds.ts"
 import type { Respond } from "../schemas/routeSpec.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { jsonSchemaKind } from "./jsonSchema.ts"
+import { graphqlKind } from "./graphql.ts"
 import type { KindBuilder } from "./kind.ts"
 import { mcpKind } from "./mcp.ts"
 
@@ -22,14 +23,14 @@ const decodeBase64 = (text: string): Uint8Array | undefined => {
 
 /** The builder of each kind, by its `respond.kind`. */
 export const KINDS: { readonly [K in Respond["kind"]]: KindBuilder<Extract<Respond, { readonly kind: K }>> } = {
-  text: (match, r, options) => Effect.succeed(R.text(match, r.body, { ...options, contentType: r.contentType, status: r.status, headers: r.headers })),
+  text: (match, r, options) => Effect.succeed(R.text(match, r.body, { ...options, contentType: r.contentType, status: r.status, headers: r.headers, template: r.template })),
   bytes: (match, r, options, path) => {
     const bytes = decodeBase64(r.base64)
     return bytes === undefined
       ? Effect.fail(new InvalidRouteSpec({ path: at(path, "base64"), message: "not valid base64" }))
       : Effect.succeed(R.bytes(match, bytes, { ...options, contentType: r.contentType, status: r.status, headers: r.headers }))
   },
-  status: (match, r, options) => Effect.succeed(R.status(match, r.status, { ...options, headers: r.headers, body: r.body })),
+  status: (match, r, options) => Effect.succeed(R.status(match, r.status, { ...options, headers: r.headers, body: r.body, template: r.template })),
   handler: (match, r, options, path, context) => {
     const handler = context.handlers?.get(r.name)
     if (handler !== undefined) return Effect.succeed(R.handler(match, handler, options))
@@ -46,7 +47,12 @@ export const KINDS: { readonly [K in Respond["kind"]]: KindBuilder<Extract<Respo
     return bad !== undefined
       ? Effect.fail(new InvalidRouteSpec({ path: at(path, `${bad[0]}.base64`), message: "not valid base64" }))
       : Effect.succeed(R.webSocket(match, { open: r.open, replies: r.replies, echo: r.echo }, options))
-  }
+  },
+  sse: (match, r, options) =>
+    Effect.succeed(R.sse(match, r.events.map((e) => ({ data: e.data, event: e.event, id: e.id, delay: e.delayMs })), {
+      ...options, retry: r.retryMs, interval: r.intervalMs, status: r.status, headers: r.headers
+    })),
+  graphql: graphqlKind
 }
 
 /** The route of a decoded `respond`, built by its kind's entry in `KINDS`. */

@@ -66,6 +66,9 @@ export const ProviderOptionsData = Schema.Struct({
   drive: Schema.optional(Schema.Boolean)
 })
 
+/** A scenario's name or one of its states: 1 to 200 characters. */
+export const StateName = Schema.String.check(must((name: string) => name !== "" && name.length <= 200, "must be a name of 1 to 200 characters"))
+
 /**
  * The options every route kind shares, as data (`delay` is a `Duration.Input`, read apart): a bad
  * one is carried in the route and refused, naming it, when the route registers.
@@ -75,5 +78,8 @@ export const RouteOptionsData = Schema.Struct({
   times: Schema.optional(Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 1, "times must be a whole number of at least 1"))),
   priority: Schema.optional(Schema.Number.check(must((n: number) => Number.isFinite(n), "priority must be a finite number"))),
   source: Schema.optional(Schema.String),
-  required: Schema.optional(Schema.Boolean)
+  required: Schema.optional(Schema.Boolean),
+  scenario: Schema.optional(StateName),
+  requiredState: Schema.optional(StateName),
+  newState: Schema.optional(StateName)
 })

@@ -3,7 +3,7 @@
  * the control endpoint, so the three can never drift.
  */
 import { Schema } from "effect"
-import { ChaosData, FilesData, PromptsData } from "./options.ts"
+import { ChaosData, FilesData, PromptsData, RouteOptionsData } from "./options.ts"
 
 const Headers = Schema.Record(Schema.String, Schema.String)
 
@@ -27,13 +27,17 @@ export const Match = Schema.Union([Schema.String, MatchObject])
 
 const Status = Schema.Int.check(Schema.isBetween({ minimum: 200, maximum: 599 }))
 
-/** `{ kind: "text", body, contentType?, status?, headers? }` */
+/** `template: true`: the body and headers are Handlebars templates over the request (`kinds/template.ts`). */
+const Template = Schema.optional(Schema.Boolean)
+
+/** `{ kind: "text", body, contentType?, status?, headers?, template? }` */
 export const TextRespond = Schema.Struct({
   kind: Schema.Literal("text"),
   body: Schema.String,
   contentType: Schema.optional(Schema.String),
   status: Schema.optional(Status),
-  headers: Schema.optional(Headers)
+  headers: Schema.optional(Headers),
+  template: Template
 })
 
 /** `{ kind: "bytes", base64, contentType?, status?, headers? }` */
@@ -45,12 +49,13 @@ export const BytesRespond = Schema.Struct({
   headers: Schema.optional(Headers)
 })
 
-/** `{ kind: "status", status, headers?, body? }` */
+/** `{ kind: "status", status, headers?, body?, template? }` */
 export const StatusRespond = Schema.Struct({
   kind: Schema.Literal("status"),
   status: Status,
   headers: Schema.optional(Headers),
-  body: Schema.optional(Schema.String)
+  body: Schema.optional(Schema.String),
+  template: Template
 })
 
 /** `{ kind: "handler", name }`: a handler registered in code under that name. */
@@ -70,7 +75,7 @@ export const LoopbackRespond = Schema.Struct({
   kind: Schema.Literal("loopback")
 })
 
-/** `{ kind: "jsonSchema", schema: { ref } | { jsonSchema }, status?, headers?, seedOffset? }` */
+/** `{ kind: "jsonSchema", schema: { ref } | { jsonSchema }, status?, headers?, seedOffset?, template? }` (`template`: the headers only) */
 export const JsonSchemaRespond = Schema.Struct({
   kind: Schema.Literal("jsonSchema"),
   schema: Schema.Union([
@@ -79,7 +84,8 @@ export const JsonSchemaRespond = Schema.Struct({
   ]),
   status: Schema.optional(Status),
   headers: Schema.optional(Headers),
-  seedOffset: Schema.optional(Schema.Int)
+  seedOffset: Schema.optional(Schema.Int),
+  template: Template
 })
 
 const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
@@ -221,6 +227,55 @@ export const WebSocketRespond = Schema.Struct({
   echo: Schema.optional(Schema.Boolean)
 })
 
+/** A wait in milliseconds: finite, not negative. */
+const Millis = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+
+/**
+ * `{ kind: "sse", events, retryMs?, intervalMs?, status?, headers? }`: server-sent events, each
+ * `{ data, event?, id?, delayMs? }` (`data` a string, or any JSON value sent as its JSON);
+ * `retryMs` is sent first as the client's reconnection time; `intervalMs` waits before each
+ * event after the first (an event's `delayMs` instead). See `Route.sse`.
+ */
+export const SseRespond = Schema.Struct({
+  kind: Schema.Literal("sse"),
+  events: Schema.Array(Schema.Struct({
+    data: Schema.Unknown,
+    event: Schema.optional(Schema.String),
+    id: Schema.optional(Schema.String),
+    delayMs: Schema.optional(Millis)
+  })),
+  retryMs: Schema.optional(Millis),
+  intervalMs: Schema.optional(Millis),
+  status: Schema.optional(Status),
+  headers: Schema.optional(Headers)
+})
+
+/**
+ * `{ kind: "graphql", schema, resolvers?, fields?, listSize?, limits?, seedOffset? }`: a GraphQL
+ * endpoint answered from `schema`, SDL text or `{ "file": PATH }` (in a fixture file, relative to
+ * it); `resolvers` fix fields to JSON values (`{ "Query": { "viewer": { "login": "ada" } } }`);
+ * `fields` override realistic values by field name; `listSize` (`{ min, max }`, default 1 to 3)
+ * sizes generated lists; `limits` bound queries (`depth`, `aliases`, `documentBytes`, `values`).
+ * See `Route.graphql`.
+ */
+export const GraphqlRespond = Schema.Struct({
+  kind: Schema.Literal("graphql"),
+  schema: Schema.Union([Schema.String, Schema.Struct({ file: Schema.String })]),
+  resolvers: Schema.optional(Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.Unknown))),
+  fields: Schema.optional(Schema.Record(Schema.String, Schema.Union([
+    Schema.String,
+    Schema.Struct({ values: Schema.Array(Schema.Union([Schema.String, Schema.Finite, Schema.Boolean])) })
+  ]))),
+  listSize: Schema.optional(Schema.Struct({ min: Schema.optional(Schema.Int), max: Schema.optional(Schema.Int) })),
+  limits: Schema.optional(Schema.Struct({
+    depth: Schema.optional(Schema.Int),
+    aliases: Schema.optional(Schema.Int),
+    documentBytes: Schema.optional(Schema.Int),
+    values: Schema.optional(Schema.Int)
+  })),
+  seedOffset: Schema.optional(Schema.Int)
+})
+
 /** `{ kind: "mcp", server }` */
 export const McpRespond = Schema.Struct({
   kind: Schema.Literal("mcp"),
@@ -241,7 +296,9 @@ export const RESPONDS = {
   mcp: McpRespond,
   loopback: LoopbackRespond,
   fault: FaultRespond,
-  webSocket: WebSocketRespond
+  webSocket: WebSocketRespond,
+  sse: SseRespond,
+  graphql: GraphqlRespond
 } as const
 
 /** Every `respond.kind`, for error messages and the reference. */
@@ -262,6 +319,14 @@ export const Respond = Schema.Union(Object.values(RESPONDS))
 export type Respond = typeof Respond.Type
 
 /**
+ * A scenario's options, as every kind takes them in code (`RouteOptionsData`); the other options'
+ * values are checked when the route registers, as in code. `kinds/codeOptions.ts` derives the
+ * options a constructor takes in code from `RouteSpec`'s fields and the kind's `respond` fields,
+ * so code and JSON know the same keys.
+ */
+const { scenario, requiredState, newState } = RouteOptionsData.fields
+
+/**
  * One route in JSON.
  */
 export const RouteSpec = Schema.Struct({
@@ -272,7 +337,10 @@ export const RouteSpec = Schema.Struct({
   priority: Schema.optional(Schema.Number),
   delayMs: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))),
   /** A strict network fails when the route was never used. */
-  required: Schema.optional(Schema.Boolean)
+  required: Schema.optional(Schema.Boolean),
+  scenario,
+  requiredState,
+  newState
 })
 export type RouteSpec = typeof RouteSpec.Type
 

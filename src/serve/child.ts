@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process"
 import { Effect, type Scope } from "effect"
 import { printable } from "../core/util.ts"
+import { findable, heldCommand, hold } from "../terminal/holder.ts"
 import { endpointsOf } from "./run.ts"
 import { type EmulatorFailure, spawnTerminal, type Terminal } from "../terminal/terminal.ts"
 import { describeExit, screenText } from "../terminal/screen.ts"
@@ -81,34 +82,60 @@ export const runEnv = (proxyUrl: string, caFile: string, options: ProxyEnvOption
   return { env: { ...proxyEnv(proxyUrl, caFile, options), SIMNET_CONTROL_URL: control, SIMNET_DRIVER_URL: driver }, driverUrl: driver }
 }
 
+/** How long a command stopped with simnet (its scope closed) has to end on SIGTERM before it is killed. */
+const GRACE = "3 seconds"
+
 /**
- * Runs `command` with `args` and `env` added to this process's environment, its standard streams
- * this process's, and SIGINT/SIGTERM/SIGHUP passed on. Succeeds with its exit code (128 plus the
- * signal's number when a signal ended it); fails when it cannot be started.
+ * Runs `command` with `args` and `env` added to this process's environment (a variable given as
+ * undefined is taken out), its standard streams this process's, SIGINT/SIGTERM/SIGHUP passed on
+ * to it, and held (`holder.ts`, unless `held` is false: a sealed run's command is held by its
+ * room) so that every process it starts ends with it. Succeeds with its exit code (128 plus the
+ * signal's number when a signal ended it); fails when it cannot be started. Closing the scope
+ * sends it SIGTERM and, after a short grace, SIGKILL to whatever is left.
  */
-export const runChild = (command: string, args: ReadonlyArray<string>, env: Record<string, string>): Effect.Effect<number, Error> =>
+export const runChild = (command: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>, options: { readonly held?: boolean } = {}): Effect.Effect<number, Error> =>
   Effect.callback<number, Error>((resume) => {
-    const child = spawn(command, args, { stdio: "inherit", env: { ...process.env, ...env } })
+    const merged = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter((entry): entry is [string, string] => entry[1] !== undefined))
+    if (process.platform !== "win32" && !findable(command, merged["PATH"])) {
+      resume(Effect.fail(new Error(`cannot run ${command}: not found${command.includes("/") ? " (or not an executable file)" : " on PATH"}`)))
+      return
+    }
+    const program = options.held === false ? { command, args } : hold(command, args)
+    const child = spawn(program.command, program.args, { stdio: "inherit", env: merged })
+    // The command itself, below its holder (which blocks SIGINT and SIGTERM) or nsenter (which
+    // would die of them and leave it running).
+    const signal = (name: NodeJS.Signals) => {
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return
+      try {
+        process.kill(heldCommand(child.pid), name)
+      } catch {
+        // already gone
+      }
+    }
     const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const
-    const forward = (signal: NodeJS.Signals) => () => void child.kill(signal)
-    const handlers = signals.map((signal) => [signal, forward(signal)] as const)
-    for (const [signal, handler] of handlers) process.on(signal, handler)
+    const handlers = signals.map((name) => [name, () => signal(name)] as const)
+    for (const [name, handler] of handlers) process.on(name, handler)
     const done = () => {
-      for (const [signal, handler] of handlers) process.off(signal, handler)
+      for (const [name, handler] of handlers) process.off(name, handler)
     }
     child.once("error", (error) => {
       done()
       resume(Effect.fail(new Error(`cannot run ${command}: ${error.message}`)))
     })
-    child.once("exit", (code, signal) => {
+    child.once("exit", (code, name) => {
       done()
       const numbers: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 }
-      resume(Effect.succeed(code ?? 128 + (signal === null ? 0 : numbers[signal] ?? 0)))
+      resume(Effect.succeed(code ?? 128 + (name === null ? 0 : numbers[name] ?? 0)))
     })
-    return Effect.sync(() => {
-      done()
-      child.kill("SIGTERM")
+    const ended = Effect.callback<void>((resumeEnded) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resumeEnded(Effect.void)
+      child.once("exit", () => resumeEnded(Effect.void))
+      signal("SIGTERM")
     })
+    return Effect.sync(done).pipe(
+      Effect.andThen(Effect.timeoutOption(ended, GRACE)),
+      Effect.andThen(Effect.sync(() => void child.kill("SIGKILL")))
+    )
   })
 
 /**
@@ -138,16 +165,16 @@ export interface RunTty {
  * Runs the command of `simnet run`: with `tty`, in a pseudo-terminal of its size whose screen the
  * driver socket's `ui.*` methods see (`opened` is handed the terminal; the driver's URL is
  * printed on standard error), killed when the scope closes; else with this process's standard
- * streams (`runChild`). A terminal's program is seen by no one: when it ends, its drivers are told
- * first (each call under way answered; two seconds at most), then how it ended is said on
- * standard error — with a failure's last screen — and in the trace (`terminal.exit`). Succeeds
- * with its exit code.
+ * streams (`runChild`). Either way held (see `runChild`) unless `held` is false. A terminal's
+ * program is seen by no one: when it ends, its drivers are told first (each call under way
+ * answered; two seconds at most), then how it ended is said on standard error — with a
+ * failure's last screen — and in the trace (`terminal.exit`). Succeeds with its exit code.
  */
-export const runCommand = (command: string, args: ReadonlyArray<string>, env: Record<string, string>, tty: RunTty | undefined): Effect.Effect<number, Error, Scope.Scope> =>
+export const runCommand = (command: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>, tty: RunTty | undefined, held = true): Effect.Effect<number, Error, Scope.Scope> =>
   tty === undefined
-    ? runChild(command, args, env)
+    ? runChild(command, args, env, { held })
     : Effect.gen(function*() {
-      const terminal = yield* spawnTerminal(command, args, { cols: tty.cols, rows: tty.rows, env, onFailure: emulatorFailed(command, tty.traceLine) })
+      const terminal = yield* spawnTerminal(command, args, { cols: tty.cols, rows: tty.rows, env, held, onFailure: emulatorFailed(command, tty.traceLine) })
       tty.opened(terminal)
       process.stderr.write(`${printable(`simnet: ${command} runs in a ${tty.cols}x${tty.rows} terminal; driver: ${tty.driverUrl} (ui.screen, ui.interactables, ui.type, ui.press, ui.click, ui.paste, ui.submit, ui.resize, ui.wait)`)}\n`)
       const ended = yield* terminal.exited

@@ -1,7 +1,8 @@
 /**
  * What `simnet serve`, `simnet run` and `simnet mcp` share on the command line: the usage error
  * (exit 2), the port, the network flags and the network made from them (the fixture, record mode,
- * chaos, passthrough and upstreams), the CA, the refusal status and the endpoint manifest.
+ * chaos, passthrough and upstreams), the CA, the refusal status, the endpoint manifest, and
+ * `--isolate` with its bounds.
  */
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import * as path from "node:path"
@@ -18,6 +19,7 @@ import { writeOnClose } from "./recording.ts"
 import { loadFixture } from "../network/fixture.ts"
 import { make as makeNetwork } from "../network/network.ts"
 import type { ChaosOptions } from "../core/chaos.ts"
+import { ISOLATE_DEFAULTS, type IsolateOptions } from "./isolate.ts"
 
 /** A command line the user must correct (exit 2). */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
@@ -106,12 +108,14 @@ export const recordModeFlag = Flag.Literals("record-mode", ["new", "all", "none"
 
 /**
  * The routes `--passthrough`, `--record` and `--upstream` ask for, and at the end the recording to
- * write (the scope's finalizer writes it).
+ * write (the scope's finalizer writes it). For a `sealed` run, what they forward for a host the
+ * user did not name reaches no address on the host's own networks.
  */
 export const forwardingRoutes = (
   hosts: ReadonlyArray<string>,
   upstreams: ReadonlyArray<string>,
-  record: Option.Option<string>
+  record: Option.Option<string>,
+  sealed = false
 ): Effect.Effect<{ readonly routes: ReadonlyArray<Route>; readonly recorder: Recorder | undefined }, UsageError> =>
   Effect.gen(function*() {
     const upstream: Record<string, string> = {}
@@ -122,11 +126,11 @@ export const forwardingRoutes = (
     }
     const unused = Object.keys(upstream).filter((host) => !hosts.includes(host))
     if (unused.length > 0 && Option.isNone(record)) return yield* new UsageError({ message: `--upstream ${unused[0]}=… needs --passthrough ${unused[0]} or --record` })
-    const routes: Array<Route> = passthrough(hosts, Object.fromEntries(Object.entries(upstream).filter(([host]) => hosts.includes(host))))
+    const routes: Array<Route> = passthrough(hosts, Object.fromEntries(Object.entries(upstream).filter(([host]) => hosts.includes(host))), sealed)
     if (Option.isNone(record)) return { routes, recorder: undefined }
     const problem = recordingTargetProblem(path.resolve(process.cwd(), record.value))
     if (problem !== undefined) return yield* new UsageError({ message: `cannot record into --record ${record.value}: ${problem}` })
-    const recording = recorder({ upstream })
+    const recording = recorder({ upstream, sealed })
     return { routes: [...routes, recording.route], recorder: recording }
   })
 
@@ -141,6 +145,8 @@ export interface NetworkFlags {
   readonly record: Option.Option<string>
   readonly recordMode: "new" | "all" | "none"
   readonly keepBodies: boolean
+  /** A sealed run's network (`--isolate`): see `forwardingRoutes`. */
+  readonly isolate?: boolean | undefined
 }
 
 /**
@@ -159,7 +165,7 @@ export const fixtureNetwork = (config: NetworkFlags, defaultFixture: string) =>
     const file = Option.match(config.fixture, { onNone: () => replayed ?? (mode === undefined ? defaultFixture : undefined), onSome: (f) => path.resolve(process.cwd(), f) })
     // The record file is checked before it is read as the fixture: a file that cannot be merged
     // into is refused as a recording target, naming why.
-    const forwarding = yield* forwardingRoutes(config.passthrough, mode === "none" ? [] : config.upstream, mode === "none" ? Option.none() : config.record)
+    const forwarding = yield* forwardingRoutes(config.passthrough, mode === "none" ? [] : config.upstream, mode === "none" ? Option.none() : config.record, config.isolate === true)
     const fixture = file === undefined ? { seed: undefined, routes: [], llm: [], llmRules: [], chaos: undefined, prompts: [], files: {} } : yield* loadFixture(file)
     const seed = Option.match(config.seed, { onNone: () => fixture.seed, onSome: parseSeed })
     const chaos = yield* chaosOf(config.chaos, fixture.chaos)
@@ -247,3 +253,45 @@ export const writeManifest = (file: Option.Option<string>, endpoints: Endpoints)
       })
   )
 }
+
+/** A size in bytes, or with a binary suffix: `k`, `m`, `g` (`512m`, `2g`), at least `least`. */
+const parseSize = (flag: string, raw: string, least: number): Effect.Effect<number, UsageError> => {
+  const found = /^(\d{1,12})([kmg]?)$/i.exec(raw.trim())
+  const bytes = found === null ? Number.NaN : Number(found[1]) * 1024 ** " kmg".indexOf((found[2] || " ").toLowerCase())
+  return Number.isSafeInteger(bytes) && bytes >= least
+    ? Effect.succeed(bytes)
+    : Effect.fail(new UsageError({ message: `invalid ${flag} ${JSON.stringify(raw.slice(0, 40))}: expected a size of at least ${least} bytes, in bytes or with k, m or g (512m, 2g)` }))
+}
+
+/** The fewest processes a room may be bounded to: its relay alone runs a dozen threads. */
+const LEAST_PIDS = 32
+
+/** `--isolate` and its bounds (`isolate.ts`): one set of flags for every command that seals. */
+export const isolateFlags = {
+  isolate: Flag.Boolean("isolate").pipe(Flag.withDefault(false), Flag.withDescription("seal the command off (Linux): its own network, mount, PID and IPC namespaces, where every name resolves to simnet and every connection is simnet's or refused; its own workspace seeded from the fixture's files, HOME and temporary directory in a sized tmpfs; the rest of the host read-only, a minimal /dev, no capabilities; everything in it ends with simnet")),
+  isolatePids: Flag.Int("isolate-pids").pipe(Flag.optional, Flag.withMetavar("n"), Flag.withDescription(`with --isolate: the most processes (threads included) the room holds (default: ${ISOLATE_DEFAULTS.pids}; at least ${LEAST_PIDS})`)),
+  isolateDisk: Flag.String("isolate-disk").pipe(Flag.optional, Flag.withMetavar("size"), Flag.withDescription("with --isolate: the size of the sandbox's tmpfs, which holds the workspace, HOME, TMPDIR and what /tmp gets (default: 2g)")),
+  isolateShm: Flag.String("isolate-shm").pipe(Flag.optional, Flag.withMetavar("size"), Flag.withDescription("with --isolate: the size of /dev/shm (default: 512m)")),
+  isolateControl: Flag.Literals("isolate-control", ["room", "none", "host"]).pipe(Flag.optional, Flag.withMetavar("who"), Flag.withDescription("with --isolate: what the command may do through the control endpoint, driver and MCP: room (default: all but registering a route that forwards to the host's network, without the host's token), none, or host (as the host, its SIMNET_TOKEN passed in)"))
+}
+
+/** The `--isolate-*` flags as `IsolateOptions` (their defaults where not given); undefined without `--isolate`, whose bounds are then a usage error. */
+export const isolateOptions = (config: {
+  readonly isolate: boolean
+  readonly isolatePids: Option.Option<number>
+  readonly isolateDisk: Option.Option<string>
+  readonly isolateShm: Option.Option<string>
+  readonly isolateControl: Option.Option<IsolateOptions["control"]>
+}): Effect.Effect<IsolateOptions | undefined, UsageError> =>
+  Effect.gen(function*() {
+    const given = [config.isolatePids, config.isolateDisk, config.isolateShm, config.isolateControl].some((option: Option.Option<unknown>) => Option.isSome(option))
+    if (!config.isolate) return given ? yield* new UsageError({ message: "the --isolate-* flags bound a sealed run: add --isolate" }) : undefined
+    const pids = Option.getOrElse(config.isolatePids, () => ISOLATE_DEFAULTS.pids)
+    if (pids < LEAST_PIDS) return yield* new UsageError({ message: `invalid --isolate-pids ${pids}: at least ${LEAST_PIDS}` })
+    return {
+      pids,
+      disk: yield* Option.match(config.isolateDisk, { onNone: () => Effect.succeed(ISOLATE_DEFAULTS.disk), onSome: (raw) => parseSize("--isolate-disk", raw, 1024 * 1024) }),
+      shm: yield* Option.match(config.isolateShm, { onNone: () => Effect.succeed(ISOLATE_DEFAULTS.shm), onSome: (raw) => parseSize("--isolate-shm", raw, 4096) }),
+      control: Option.getOrElse(config.isolateControl, () => ISOLATE_DEFAULTS.control)
+    }
+  })

@@ -1,239 +1,191 @@
 /**
- * `simnet run --isolate` (Linux): the command in a sealed room. A holder process makes a network
- * namespace with loopback only and a mount namespace (user namespaces too when not root), and in
- * them: the host's file systems read-only but for the run's sandbox; `/tmp` the host's with what
- * the command writes there kept in the sandbox (an overlay; a fresh one where overlays cannot be
- * mounted), a fresh `/dev/shm`; and a `resolv.conf` naming 127.0.0.1. A small relay started there listens on ports
- * 80 and 443 of 127.0.0.1 and ::1 and on simnet's own port (so its proxy, control endpoint and
- * driver keep their URLs inside), hands each listening socket to simnet over Node's IPC channel,
- * and answers DNS on UDP 53 (a datagram socket does not survive the handing over). Every name
- * resolves to loopback, so
- * every TCP connection the command makes is answered by simnet — port 80 as plain HTTP, 443 as
- * TLS with a certificate for the name the client sent, each request for the host its `Host`
- * names — or refused: nothing else listens, and the namespace has no route off the machine. The
- * command joins the namespaces with `nsenter`, in the sandbox's workspace, with its own `HOME` and
- * temporary directory. The relay ends when simnet does (it waits on a pipe from simnet), and
- * with the scope; the sandbox is removed after it. Not a security boundary: a program running as
- * root inside can undo the mounts.
+ * `simnet run --isolate` (Linux): the command in a sealed room (`room.ts`), with a workspace
+ * seeded from the fixture's files, its own home, temporary directory and runtime directory, all in
+ * the room's sized tmpfs; the rest of the host read-only; what it may do through the control plane
+ * bounded by `RoomAccess`; and at the end what it changed, what it wrote in `/tmp` and what the
+ * room's network blocked, for the trace and the closing lines. Every host-side read and write of
+ * the workspace goes through directory handles (`workspace.ts`), so nothing the command plants
+ * there is followed. Sandboxes a killed simnet left are removed as the next sealed run starts
+ * (`sandboxes.ts`).
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import type * as net from "node:net"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, accessSync, constants } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { createRequire } from "node:module"
+import { mkdtempSync } from "node:fs"
+import { basename, join, resolve } from "node:path"
 import { Data, Effect, type Scope } from "effect"
+import { markRoom, type RoomAccess } from "../control/access.ts"
+import { removeTree } from "../core/files.ts"
 import { changesOf, type FileContent, type FileState, layOut, readWorkspace, statesOf, type WorkspaceChanges } from "../core/workspace.ts"
+import { printable } from "../core/util.ts"
+import { findable } from "../terminal/holder.ts"
+import { type Blocked, openRoom, type RoomHooks } from "./room.ts"
+import { ownerTag, pidsCgroup, removeStale, sandboxBase } from "./sandboxes.ts"
+
+export type { RoomHooks } from "./room.ts"
 
 /** A sealed run that cannot be had here, or a workspace that cannot be laid out: why (exit 1). */
 export class IsolationError extends Data.TaggedError("IsolationError")<{ readonly message: string }> {}
 
+/** The tools the room is made with (util-linux's, iproute2's `ip`, and the shell's `awk`). */
+const TOOLS = ["unshare", "nsenter", "setpriv", "prlimit", "setsid", "mount", "ip", "awk"]
+
 /** Why this machine cannot isolate a command, or undefined when it can. */
 export const isolationProblem = (): string | undefined => {
-  if (process.platform !== "linux") return `simnet run --isolate needs Linux (network and mount namespaces); this is ${process.platform}`
-  // One shell asks for every tool and names the first it lacks.
-  const missing = spawnSync("/bin/sh", ["-c", "for t in unshare nsenter ip mount; do command -v $t >/dev/null || { echo $t; exit 1; }; done"], { encoding: "utf8" })
-  if (missing.status === 0) return undefined
-  const tool = missing.stdout?.trim() || "/bin/sh"
-  return `simnet run --isolate needs ${tool} (util-linux${tool === "ip" ? "; ip is iproute2's" : ""}), which is not on PATH`
+  if (process.platform !== "linux") return `simnet run --isolate needs Linux (network, mount and PID namespaces); this is ${process.platform}`
+  const path = process.env["PATH"]
+  const tool = TOOLS.find((name) => !findable(name, path))
+  if (tool === undefined) return undefined
+  return `simnet run --isolate needs ${tool} (${tool === "ip" ? "iproute2" : tool === "awk" ? "awk" : "util-linux"}), which is not on PATH`
 }
 
-/** A run's sandbox: its root, the workspace the command starts in, its home and temporary directory, and the proxy's CA where the room surely reads it. */
-export interface Sandbox {
-  readonly root: string
-  readonly work: string
-  readonly home: string
-  readonly tmp: string
+/** The bounds of a sealed room and what its command may do through the control plane (the `--isolate-*` flags). */
+export interface IsolateOptions {
+  /** The most processes (threads included) the room holds. */
+  readonly pids: number
+  /** The size of the sandbox's tmpfs (workspace, home, temporary files, what `/tmp` gets), in bytes. */
+  readonly disk: number
+  /** The size of `/dev/shm`, in bytes. */
+  readonly shm: number
+  readonly control: RoomAccess
+}
+
+/** The `--isolate-*` defaults: 1 024 processes, 2 GiB of sandbox, 512 MiB of `/dev/shm`, `room` access. */
+export const ISOLATE_DEFAULTS: IsolateOptions = { pids: 1024, disk: 2 * 1024 ** 3, shm: 512 * 1024 ** 2, control: "room" }
+
+/**
+ * `command` as the room starts it: a path with a slash resolved from the directory simnet was
+ * started in (the command starts in the workspace, where `./prog.sh` is not), and checked to be
+ * an executable file (that the room sees it too is `sealRun`'s to check); a name is looked up on
+ * `PATH` inside. An error naming why it cannot run.
+ */
+export const resolveCommand = (command: string): string | IsolationError => {
+  if (!command.includes("/")) return command
+  const resolved = resolve(process.cwd(), command)
+  if (!findable(resolved, undefined)) {
+    return new IsolationError({ message: printable(`simnet: run --isolate: ${command} was not found, or is not an executable file${resolved === command ? "" : ` (resolved from the directory simnet was started in: ${resolved})`}`) })
+  }
+  return resolved
+}
+
+/** What a sealed run came to: the workspace now and what changed in it since it was seeded, what the command left in its home and in `/tmp`, and what the room's network blocked. */
+export interface SealedOutcome {
+  readonly files: Record<string, FileState>
+  readonly truncated: boolean
+  readonly changes: WorkspaceChanges
+  readonly home: ReadonlyArray<string>
+  readonly tmp: ReadonlyArray<string>
+  readonly blocked: Blocked
+}
+
+/** A sealed run, ready: how to run the command in it, its workspace, and what became of it. */
+export interface SealedRun {
+  /**
+   * What runs `command` (resolved: `resolveCommand`) in the room, in the workspace — in a session
+   * of its own unless it runs in simnet's terminal (`tty`) — with `env` (simnet run's) as the
+   * room's command gets it: its home, temporary and runtime directories; the host's token and,
+   * with `none` access, the control URLs taken out. Says on standard error that it runs sealed.
+   */
+  readonly target: (command: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>>, tty: boolean) => { readonly command: string; readonly args: ReadonlyArray<string>; readonly env: Record<string, string | undefined> }
+  /** The proxy's CA, where the command surely reads it: in the sandbox. */
   readonly ca: string
+  /** The workspace as simnet reaches it (for the control endpoint's `filesystem` paths and the `files` tool). */
+  readonly workspace: string
+  /** Writes the outcome to the trace (a `filesystem` line, then a `blocked` one) and its closing lines to standard error. */
+  readonly finish: () => void
 }
 
-/** Where sandboxes go: `/var/tmp` (outside `/tmp`, which the sealed room replaces), else the system's temporary directory. */
-const sandboxBase = (): string => {
-  try {
-    accessSync("/var/tmp", constants.W_OK)
-    return "/var/tmp"
-  } catch {
-    return tmpdir()
-  }
-}
-
-/** A fresh sandbox with `files` laid out in its workspace (and the proxy's CA beside it, `ca.pem`), removed when the scope closes. */
-export const makeSandbox = (files: Readonly<Record<string, FileContent>>, caPem = ""): Effect.Effect<Sandbox, Error, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.try({
-      try: () => {
-        const root = mkdtempSync(join(sandboxBase(), "simnet-sandbox-"))
-        const sandbox = { root, work: join(root, "work"), home: join(root, "home"), tmp: join(root, "tmp"), ca: join(root, "ca.pem") }
-        for (const dir of [sandbox.work, sandbox.home, sandbox.tmp]) mkdirSync(dir, { mode: 0o755 })
-        writeFileSync(join(root, "resolv.conf"), "nameserver 127.0.0.1\noptions attempts:1 timeout:1\n")
-        writeFileSync(sandbox.ca, caPem)
-        try {
-          layOut(sandbox.work, files)
-        } catch (error) {
-          rmSync(root, { recursive: true, force: true })
-          throw error
-        }
-        return sandbox
-      },
-      catch: (cause) => (cause instanceof Error ? cause : new Error(String(cause)))
-    }),
-    (sandbox) => Effect.sync(() => rmSync(sandbox.root, { recursive: true, force: true }))
-  )
-
-/** The holder's script: `$1` the sandbox. It sets the room up, then becomes the relay (`SIMNET_RELAY`). */
-const HOLDER = String.raw`set -e
-S="$1"
-ip link set lo up
-mount --make-rprivate /
-mount --bind "$S" "$S"
-for m in $(awk '{print $2}' /proc/self/mounts | sort -u); do
-  case "$m" in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*|"$S"|"$S"/*) ;; *) mount -o remount,bind,ro "$m" 2>/dev/null || true ;; esac
-done
-mkdir -p "$S/.tmp/upper" "$S/.tmp/work"
-mount -t overlay overlay -o "lowerdir=/tmp,upperdir=$S/.tmp/upper,workdir=$S/.tmp/work" /tmp 2>/dev/null || mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-mount --bind "$S/resolv.conf" /etc/resolv.conf
-exec "$SIMNET_NODE" --input-type=module -e "$SIMNET_RELAY"
-`
+/** A fresh directory for a room's sandbox, named for its owner (`sandboxes.ts`), removed when the scope closes. */
+const sandboxDir = Effect.acquireRelease(
+  Effect.try({
+    try: () => {
+      const base = sandboxBase()
+      removeStale(base)
+      return mkdtempSync(join(base, ownerTag()))
+    },
+    catch: (cause) => new Error(`cannot make a sandbox: ${cause instanceof Error ? cause.message : String(cause)}`)
+  }),
+  // Empty: the room's tmpfs was mounted on it in the room's mount namespace only.
+  (dir) => Effect.sync(() => void removeTree(dir))
+)
 
 /**
- * The relay, the room's one resident: it listens where `SIMNET_RELAY_PORTS` says and hands each
- * listening socket to simnet (whose process then accepts on it), and answers DNS on 127.0.0.1:53
- * itself — every name is loopback: A 127.0.0.1, AAAA ::1 — with `dns-packet` (from
- * `SIMNET_DNS_PACKET`). It ends when simnet's pipe to it closes: simnet ended, however it ended.
+ * The sealed room (`room.ts`) around a fresh sandbox whose workspace is seeded with `files` (and
+ * the proxy's CA beside it), for the scope; an `IsolationError` naming why when either cannot be
+ * had, or when `program` (`resolveCommand`'s) is a path the room does not see. `traceLine` writes
+ * to the run's trace: the seeded files now, the outcome at `finish`.
  */
-const RELAY = String.raw`
-import net from "node:net"
-import dgram from "node:dgram"
-import { createRequire } from "node:module"
-const send = (message, handle) => new Promise((resolve, reject) => process.send(message, handle, (error) => (error ? reject(error) : resolve())))
-try {
-  const dns = createRequire(process.env.SIMNET_DNS_PACKET)(process.env.SIMNET_DNS_PACKET)
-  const udp = dgram.createSocket("udp4")
-  udp.on("message", (query, from) => {
-    let packet
-    try { packet = dns.decode(query) } catch { return }
-    if (packet.type !== "query" || !Array.isArray(packet.questions)) return
-    const answers = packet.questions.flatMap((q) => q.type === "A" ? [{ type: "A", name: q.name, ttl: 60, class: "IN", data: "127.0.0.1" }] : q.type === "AAAA" ? [{ type: "AAAA", name: q.name, ttl: 60, class: "IN", data: "::1" }] : [])
-    udp.send(dns.encode({ id: packet.id, type: "response", flags: dns.RECURSION_DESIRED | dns.RECURSION_AVAILABLE | dns.AUTHORITATIVE_ANSWER, questions: packet.questions, answers }), from.port, from.address)
-  })
-  await new Promise((resolve, reject) => { udp.once("error", reject); udp.bind({ address: "127.0.0.1", port: 53, exclusive: true }, resolve) })
-  for (const [host, port] of JSON.parse(process.env.SIMNET_RELAY_PORTS)) {
-    const server = net.createServer({ pauseOnConnect: true })
-    await new Promise((resolve, reject) => { server.once("error", reject); server.listen({ host, port, exclusive: true }, resolve) })
-    await send({ kind: "tcp", port }, server)
-    server.close()
-  }
-  await send({ kind: "ready" })
-  process.disconnect()
-  process.stdin.on("end", () => process.exit(0))
-  process.stdin.resume()
-} catch (error) {
-  process.stderr.write("simnet relay: " + error.message + "\n")
-  process.exit(1)
-}
-`
-
-/** What the room hands simnet: each connection, by the port it was made to. */
-export interface RoomHooks {
-  /** A connection to port 80 or 443 of a name simnet resolved (`Proxy.adopt`). */
-  readonly adopt: (socket: net.Socket, port: number) => void
-  /** A connection to simnet's own port inside the room: its server's, as if made on the host. */
-  readonly connection: (socket: net.Socket) => void
-}
-
-/** A sealed room, ready: how to run a command in it. */
-export interface Room {
-  /** The program and arguments that run `command` inside the room, in the workspace. */
-  readonly enter: (command: string, args: ReadonlyArray<string>) => { readonly command: string; readonly args: ReadonlyArray<string> }
-  /** The environment the command gets on top of simnet run's (whose CA is `Sandbox.ca`): its home, its temporary directory. */
-  readonly env: Readonly<Record<string, string>>
-}
-
-/**
- * Sets the room up around `sandbox` (see the module's comment), with simnet's server at `port`
- * reachable inside on the same port. Fails naming what is missing when the namespaces cannot be
- * made. The holder is killed, and the listening sockets closed, when the scope closes.
- */
-export const openRoom = (sandbox: Sandbox, port: number, hooks: RoomHooks): Effect.Effect<Room, Error, Scope.Scope> =>
+export const sealRun = (files: Readonly<Record<string, FileContent>>, port: number, hooks: RoomHooks, caPem: string, options: IsolateOptions, traceLine: (line: Record<string, unknown>) => void, program: string): Effect.Effect<SealedRun, IsolationError, Scope.Scope> =>
   Effect.gen(function*() {
     const problem = isolationProblem()
     if (problem !== undefined) return yield* Effect.fail(new Error(problem))
-    const root = process.getuid?.() === 0
-    const ports = [["127.0.0.1", 80], ["127.0.0.1", 443], ["::1", 80], ["::1", 443], ["127.0.0.1", port]]
-    const listening: Array<net.Server> = []
-    const holder = yield* Effect.acquireRelease(
-      Effect.callback<ChildProcess, Error>((resume) => {
-        const child = spawn("unshare", [...(root ? [] : ["--user", "--map-root-user"]), "--net", "--mount", "--", "sh", "-c", HOLDER, "sh", sandbox.root], {
-          stdio: ["pipe", "ignore", "pipe", "ipc"],
-          env: { ...process.env, SIMNET_NODE: process.execPath, SIMNET_RELAY: RELAY, SIMNET_RELAY_PORTS: JSON.stringify(ports), SIMNET_DNS_PACKET: createRequire(import.meta.url).resolve("dns-packet") }
-        })
-        let said = ""
-        child.stderr!.on("data", (data: Buffer) => {
-          said = `${said}${data.toString()}`.slice(-2000)
-        })
-        child.on("message", (message: { kind: string; port?: number }, handle: unknown) => {
-          if (message.kind === "tcp") {
-            const server = handle as net.Server
-            listening.push(server)
-            const to = message.port!
-            server.on("connection", (socket: net.Socket) => (to === port ? (socket.resume(), hooks.connection(socket)) : hooks.adopt(socket, to)))
-          } else if (message.kind === "ready") {
-            resume(Effect.succeed(child))
-          }
-        })
-        child.once("error", (error) => resume(Effect.fail(new Error(`simnet run --isolate: cannot start unshare: ${error.message}`))))
-        child.once("exit", (code) => {
-          const why = said.trim().split("\n").slice(-3).join("; ")
-          resume(Effect.fail(new Error(`simnet run --isolate: the sealed room could not be made (exit ${code})${why === "" ? "" : `: ${why}`}${root ? "" : " (user namespaces may be turned off: kernel.unprivileged_userns_clone, or AppArmor's restrict_unprivileged_userns)"}`)))
-        })
-        return Effect.sync(() => void child.kill("SIGKILL"))
-      }),
-      (child) =>
-        Effect.sync(() => {
-          for (const socket of listening) socket.close()
-          child.kill("SIGKILL")
-        })
-    )
-    return {
-      enter: (command, args) => ({
-        command: "nsenter",
-        args: ["--target", String(holder.pid!), ...(root ? [] : ["--user", "--preserve-credentials"]), "--net", "--mount", `--wd=${sandbox.work}`, "--", command, ...args]
-      }),
-      env: {
-        HOME: sandbox.home,
-        TMPDIR: sandbox.tmp,
-        XDG_CONFIG_HOME: join(sandbox.home, ".config"),
-        XDG_DATA_HOME: join(sandbox.home, ".local", "share"),
-        XDG_CACHE_HOME: join(sandbox.home, ".cache"),
-        XDG_STATE_HOME: join(sandbox.home, ".local", "state"),
-        PWD: sandbox.work
+    const dir = yield* sandboxDir
+    const cgroup = pidsCgroup(basename(dir), options.pids)
+    // RLIMIT_NPROC does not bound root: without a pids cgroup, root's room is not bounded. Say so.
+    if (cgroup === undefined && process.getuid?.() === 0) process.stderr.write(`simnet: --isolate-pids ${options.pids} is not enforced: no pids cgroup can be made here, and root is not bounded by RLIMIT_NPROC\n`)
+    const room = yield* openRoom({ sandbox: dir, port, pids: options.pids, disk: options.disk, shm: options.shm, cgroup }, {
+      adopt: hooks.adopt,
+      // Every request on a connection from inside is the room's, with the access it was given.
+      connection: (socket) => {
+        markRoom(socket, options.control)
+        hooks.connection(socket)
       }
+    })
+    if (program.startsWith("/") && !room.sees(program)) {
+      const why = program.startsWith("/tmp/")
+        ? ": the room's /tmp is a fresh one here (the host's cannot be overlaid for an ordinary user whose /tmp has mounts beneath it); put it elsewhere"
+        : /^\/(var\/)?run\//.test(program) ? ": the room's /run is empty" : ""
+      return yield* Effect.fail(new Error(printable(`simnet: run --isolate: ${program} is not in the sealed room${why}`)))
     }
-  })
-
-/** A sealed run, ready: its sandbox, how to run the command in it, and what became of the workspace. */
-export interface SealedRun {
-  readonly sandbox: Sandbox
-  readonly enter: Room["enter"]
-  readonly env: Room["env"]
-  /** The workspace now, what changed in it since it was seeded, and what the command left in its home. */
-  readonly outcome: () => { readonly files: Record<string, FileState>; readonly truncated: boolean; readonly changes: WorkspaceChanges; readonly home: ReadonlyArray<string> }
-}
-
-/** A sandbox seeded with `files` and the sealed room around it (`openRoom`), for the scope; an `IsolationError` naming why when either cannot be had. */
-export const sealRun = (files: Readonly<Record<string, FileContent>>, port: number, hooks: RoomHooks, caPem: string): Effect.Effect<SealedRun, IsolationError, Scope.Scope> =>
-  Effect.gen(function*() {
-    const sandbox = yield* makeSandbox(files, caPem)
-    const room = yield* openRoom(sandbox, port, hooks)
+    const inside = { work: `${dir}/work`, home: `${dir}/home`, tmp: `${dir}/tmp`, run: `${dir}/run`, ca: `${dir}/ca.pem` }
+    const host = { work: `${room.sandbox}/work`, home: `${room.sandbox}/home`, tmp: `${room.sandbox}/.tmp/upper` }
+    yield* Effect.try({
+      try: () => {
+        layOut(room.sandbox, { "ca.pem": caPem })
+        layOut(host.work, files)
+      },
+      catch: (cause) => new Error(cause instanceof Error ? cause.message : String(cause))
+    })
+    traceLine({ type: "filesystem.seed", files })
     const seeded = statesOf(files)
-    return {
-      sandbox,
-      enter: room.enter,
-      env: room.env,
-      outcome: () => {
-        const now = readWorkspace(sandbox.work)
-        return { ...now, changes: changesOf(seeded, now.files), home: Object.keys(readWorkspace(sandbox.home).files) }
+    const paths = (root: string) => Object.keys(readWorkspace(root).files)
+    const outcome = (): SealedOutcome => {
+      const now = readWorkspace(host.work)
+      return { ...now, changes: changesOf(seeded, now.files), home: paths(host.home), tmp: paths(host.tmp), blocked: room.blocked() }
+    }
+    const run: SealedRun = {
+      target: (command, args, env, tty) => {
+        process.stderr.write(`${printable(`simnet: ${command} runs sealed: every name resolves to simnet, every connection is simnet's or refused; workspace ${inside.work} (${Object.keys(files).length} files), the rest of the host read-only`)}\n`)
+        const environment = {
+          ...env,
+          HOME: inside.home,
+          TMPDIR: inside.tmp,
+          XDG_CONFIG_HOME: join(inside.home, ".config"),
+          XDG_DATA_HOME: join(inside.home, ".local", "share"),
+          XDG_CACHE_HOME: join(inside.home, ".cache"),
+          XDG_STATE_HOME: join(inside.home, ".local", "state"),
+          XDG_RUNTIME_DIR: inside.run,
+          PWD: inside.work,
+          ...(options.control === "host" ? {} : { SIMNET_TOKEN: undefined }),
+          ...(options.control === "none" ? { SIMNET_CONTROL_URL: undefined, SIMNET_DRIVER_URL: undefined } : {})
+        }
+        return { ...room.enter(command, args, inside.work, !tty), env: environment }
+      },
+      ca: inside.ca,
+      workspace: host.work,
+      finish: () => {
+        const end = outcome()
+        traceLine({ type: "filesystem", ...end.changes, files: end.files, home: end.home, tmp: end.tmp, ...(end.truncated ? { truncated: true } : {}) })
+        traceLine({ type: "blocked", ...end.blocked })
+        for (const line of outcomeLines(end)) process.stderr.write(`${line}\n`)
       }
     }
+    return run
   }).pipe(Effect.mapError((error) => new IsolationError({ message: error.message.startsWith("simnet") ? error.message.replace(/^simnet /, "simnet: ") : `simnet: run --isolate: ${error.message}` })))
+
+/** The closing lines of a sealed run, for standard error: what changed in the workspace, what went to `/tmp`, what the network blocked. */
+export const outcomeLines = (outcome: SealedOutcome): ReadonlyArray<string> => {
+  const named = (list: ReadonlyArray<string>) => (list.length === 0 ? "" : ` (${list.slice(0, 5).join(", ")}${list.length > 5 ? ", …" : ""})`)
+  const { changes, tmp, blocked } = outcome
+  return [
+    `simnet: workspace: ${changes.created.length} created${named(changes.created)}, ${changes.changed.length} changed${named(changes.changed)}, ${changes.deleted.length} deleted${named(changes.deleted)}; /tmp: ${tmp.length} written${named(tmp)}`,
+    `simnet: blocked: ${blocked.refused} connection${blocked.refused === 1 ? "" : "s"} refused, ${blocked.unroutable} packet${blocked.unroutable === 1 ? "" : "s"} with no route, ${blocked.udpUnanswered} UDP datagram${blocked.udpUnanswered === 1 ? "" : "s"} unanswered`
+  ].map(printable)
+}

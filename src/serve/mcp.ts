@@ -21,7 +21,7 @@ import type * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { behind, local } from "../control/access.ts"
+import { behind, HOST_FORWARDING, hostForwarding, local, type RoomAccess, roomAccess } from "../control/access.ts"
 import { CONTROL_BASE, type ControlEvent, controlRouter, type ControlOptions } from "../control/endpoint.ts"
 import { decodeAt } from "../core/schemaPath.ts"
 import { readWorkspace } from "../core/workspace.ts"
@@ -107,18 +107,23 @@ const messageOf = (error: unknown): string => {
 }
 
 /**
- * Runs one tool call against the network and the terminal; arguments that do not decode are
- * refused, naming the field and what it must be. A call that changed something is told to `tell`
- * as the control endpoint's change would be.
+ * Who calls a tool and what it may reach: the workspace of a sealed run (`files`), where the
+ * changes it makes are told (for `--trace`), and the caller's access when a sealed command is the
+ * caller (see `RoomAccess`: a `room` caller registers no route that forwards to the host).
  */
-export const callTool = (
-  network: SimulationNetworkApi,
-  terminal: () => Terminal | undefined,
-  name: string,
-  args: unknown,
-  workspace: () => string | undefined = () => undefined,
-  tell: (event: ControlEvent) => void = () => {}
-): Promise<Result> => {
+interface ToolContext {
+  readonly workspace?: (() => string | undefined) | undefined
+  readonly tell?: ((event: ControlEvent) => void) | undefined
+  readonly access?: RoomAccess | undefined
+}
+
+/**
+ * Runs one tool call against the network and the terminal; arguments that do not decode are
+ * refused, naming the field and what it must be. A call that changed something is told to
+ * `context.tell` as the control endpoint's change would be.
+ */
+export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, name: string, args: unknown, context: ToolContext = {}): Promise<Result> => {
+  const { workspace = () => undefined, tell = () => {}, access } = context
   const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.match(effect, { onFailure: (error) => refused(messageOf(error)), onSuccess: ok }))
   if (!isToolName(name)) return Promise.resolve(refused(`simnet: no tool named ${JSON.stringify(name).slice(0, 60)}; tools: ${MCP_TOOLS.map((tool) => tool.name).join(", ")}`))
   const decoded = decodeAt(TOOL_INPUTS[name], args, "", { onExcessProperty: "error" })
@@ -141,6 +146,7 @@ export const callTool = (
     case "network_log":
       return run(Effect.map(network.logSince((input["since"] as number | undefined) ?? 0, 200), (records) => ({ records })))
     case "register_routes":
+      if (access === "room" && hostForwarding(input["specs"]) !== undefined) return Promise.resolve(refused(`simnet: ${HOST_FORWARDING}`))
       return run(Effect.map(network.registerSpec(input["specs"], { source: "control" }), (ids) => {
         tell({ type: "register", specs: input["specs"], ids })
         return { ids }
@@ -196,11 +202,11 @@ const sdk = (): Sdk => {
 }
 
 /** An MCP server (the SDK's) with the tools, for one transport. */
-const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, workspace?: () => string | undefined, tell?: (event: ControlEvent) => void): McpServer => {
+const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, context: ToolContext = {}): McpServer => {
   const { Server, types } = sdk()
   const server = new Server({ name: "simnet", version }, { capabilities: { tools: {} } })
   server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: MCP_TOOLS.map((tool) => ({ ...tool, inputSchema: tool.inputSchema as never })) }))
-  server.setRequestHandler(types.CallToolRequestSchema, (request) => callTool(network, terminal, request.params.name, request.params.arguments ?? {}, workspace, tell) as never)
+  server.setRequestHandler(types.CallToolRequestSchema, (request) => callTool(network, terminal, request.params.name, request.params.arguments ?? {}, context) as never)
   return server
 }
 
@@ -212,7 +218,7 @@ const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | un
  */
 export const serveMcp = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, tell?: (event: ControlEvent) => void): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
-    const server = toolServer(network, terminal, version, undefined, tell)
+    const server = toolServer(network, terminal, version, { tell })
     const transport = new LineTransport()
     transport.onclose = () => resume(Effect.void)
     void server.connect(transport)
@@ -234,7 +240,7 @@ export const mcpRoutes = (network: SimulationNetworkApi, terminal: () => Termina
       const { StreamableHTTPServerTransport } = require("@modelcontextprotocol/sdk/server/streamableHttp.js") as typeof import("@modelcontextprotocol/sdk/server/streamableHttp.js")
       const req = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage
       const res = NodeHttpServerRequest.toServerResponse(request) as ServerResponse
-      const server = toolServer(network, terminal, version, workspace, options.onChange)
+      const server = toolServer(network, terminal, version, { workspace, tell: options.onChange, access: roomAccess(request) })
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       const done = new Promise<void>((resolve) => {
         res.once("close", resolve)

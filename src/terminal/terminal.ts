@@ -16,12 +16,14 @@
  * under way answers at once (with the screen, when its text came in that last output) and every
  * later action is refused naming the exit and the last screen. An exception of the emulator's is
  * contained and kept (`failures`, `onFailure`), never thrown. The process belongs to the `Scope`
- * that spawned it: closing the scope kills it. The packages load on first use.
+ * that spawned it: closing the scope kills it, and every process it started with it (it is held
+ * in a PID namespace of its own: `holder.ts`). The packages load on first use.
  */
 import { Clock, Data, Effect, Scope } from "effect"
 import type * as Pty from "@lydell/node-pty"
 import { createRequire } from "node:module"
 import { Emulator, type EmulatorFailure, type TerminalModes } from "./emulator.ts"
+import { findable, heldExit, hold } from "./holder.ts"
 import { type Interactable, interactables } from "./interactables.ts"
 import { KEY_FAMILIES, keyBytes } from "./keys.ts"
 import { clickBytes, MAX_DEFAULT_MOUSE, pasteBytes } from "./pointer.ts"
@@ -52,6 +54,12 @@ export interface TerminalOptions {
   readonly cwd?: string | undefined
   readonly env?: Readonly<Record<string, string | undefined>> | undefined
   readonly onFailure?: ((failure: EmulatorFailure) => void) | undefined
+  /**
+   * Whether the program is held in a PID namespace of its own (`holder.ts`; default true), so
+   * every process it starts ends with it; false for a program that is held already (a sealed
+   * run's, in its room).
+   */
+  readonly held?: boolean | undefined
 }
 
 /** What `wait` waits for: `text` on screen (as `findText` reads it), or the screen still for `quietMs`; at most `timeoutMs`. */
@@ -113,21 +121,6 @@ const checkSize = (cols: number, rows: number): TerminalError | undefined =>
     ? undefined
     : new TerminalError({ reason: "size", message: `simnet: a terminal is 1-${MAX_SIDE} columns by 1-${MAX_SIDE} rows, got ${String(cols)}x${String(rows)}` })
 
-/** Whether `command` names a program that can run: a path to an executable file, or a name on `PATH`. */
-const findable = (command: string, path: string | undefined): boolean => {
-  const fs = process.getBuiltinModule("node:fs")
-  const runnable = (file: string) => {
-    try {
-      fs.accessSync(file, fs.constants.X_OK)
-      return fs.statSync(file).isFile()
-    } catch {
-      return false
-    }
-  }
-  if (command.includes("/")) return runnable(command)
-  return (path ?? "").split(":").some((dir) => dir !== "" && runnable(`${dir}/${command}`))
-}
-
 let pty: typeof Pty | undefined
 const loadPty = (): typeof Pty => (pty ??= createRequire(import.meta.url)("@lydell/node-pty") as typeof Pty)
 
@@ -145,6 +138,15 @@ const cellOf = (screen: TerminalScreen, target: ClickTarget): { x: number; y: nu
   const shown = target.text.split("\n")[0]!.trimEnd() || target.text.split("\n")[0]!
   const width = Math.max(1, cellWidth(shown))
   return { x: Math.min(screen.cols - 1, columnOf(line, place.index) + Math.floor((width - 1) / 2)), y: place.line }
+}
+
+/** SIGKILL to a process (or with a negative id, a process group), if it is still there. */
+const kill = (target: number): void => {
+  try {
+    process.kill(target, "SIGKILL")
+  } catch {
+    // already gone
+  }
 }
 
 /**
@@ -168,7 +170,8 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         // The emulator answers the program's queries on the PTY it is reading.
         let reply: (data: string | Buffer) => void = () => {}
         const emulator = new Emulator(cols, rows, { reply: (data) => reply(data), onFailure: options.onFailure })
-        const child = loadPty().spawn(command, [...args], { name: "xterm-256color", cols, rows, cwd: options.cwd ?? process.cwd(), env })
+        const program = options.held === false ? { command, args, held: false } : hold(command, args)
+        const child = loadPty().spawn(program.command, [...program.args], { name: "xterm-256color", cols, rows, cwd: options.cwd ?? process.cwd(), env })
         // node-pty's socket takes a Buffer as it takes a string (its typings say string only).
         reply = (data) => child.write(data as string)
         let exited: TerminalExit | undefined
@@ -178,23 +181,22 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         // exit (which it does after its last output was read): whoever sees the exit sees the last screen.
         child.onData((data) => emulator.feed(data))
         child.onExit(({ exitCode, signal }) => {
+          // What an unheld program put in the background (its process group, the terminal's session:
+          // all that can be found of what it started) goes with it, as a held one's namespace does.
+          if (!program.held) kill(-child.pid)
           if (exited !== undefined) return
-          exited = { code: exitCode, signal: signal === 0 ? undefined : signal }
+          // A held program's signal comes back through its holder's exit code (`heldExit`).
+          exited = program.held ? heldExit(exitCode, signal === 0 ? undefined : signal) : { code: exitCode, signal: signal === 0 ? undefined : signal }
           ended(exited)
         })
-        return { child, emulator, exit: () => exited, ending }
+        return { child, emulator, exit: () => exited, ending, held: program.held }
       },
       catch: (cause) => new TerminalError({ reason: "spawn", message: `simnet: could not start ${command} in a terminal: ${cause instanceof Error ? cause.message : String(cause)}` })
     }),
-    ({ child, emulator, exit }) =>
+    ({ child, emulator, exit, held }) =>
       Effect.sync(() => {
-        if (exit() === undefined) {
-          try {
-            child.kill("SIGKILL")
-          } catch {
-            // already gone
-          }
-        }
+        // A held program's namespace, and every process in it, ends with its holder.
+        if (exit() === undefined) for (const target of held ? [child.pid] : [-child.pid, child.pid]) kill(target)
         emulator.dispose()
       })
   ).pipe(Effect.map(({ child, emulator, exit, ending }): Terminal => {
