@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Schema } from "effect"
-import { FixtureFile, RESPOND_KINDS } from "../src/schemas/routeSpec.ts"
+import { FixtureFile, RESPOND_KINDS, RESPONDS, RouteSpec } from "../src/schemas/routeSpec.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 
@@ -61,12 +61,17 @@ export const routeSpecPage = (): string => {
     "",
     "## A fixture file",
     "",
-    "A RouteSpec is an item of its `routes`: `{ match, respond, id?, times?, priority?, delayMs? }`, or a family reference `{ family, … }`.",
+    `A RouteSpec is an item of its \`routes\`: \`{ ${Object.keys(RouteSpec.fields).map((key) => (key === "match" || key === "respond" ? key : `${key}?`)).join(", ")} }\` (below), or a family reference \`{ family, … }\`.`,
     "",
     "```json",
     schema(FixtureFile),
     "```",
-    ""
+    "",
+    "## Each kind's `respond`",
+    "",
+    "What a route's `respond` holds, by its `kind`. Beside `match` and `respond`, a RouteSpec takes `scenario`, `requiredState` and `newState` (WireMock's scenarios); `respond.template` (on `text`, `status` and `jsonSchema`) makes the answer a Handlebars template over the request ([Fixtures](fixtures.md#scenarios-stateful-routes)).",
+    "",
+    ...RESPOND_KINDS.flatMap((kind) => [`### \`${kind}\``, "", "```json", schema(RESPONDS[kind]), "```", ""])
   ].join("\n")
 }
 

@@ -155,5 +155,6 @@ export const loadFixture = (file: string, context: DecodeContext = {}): Effect.E
     }
   }).pipe(
     Effect.flatMap((text) => Effect.fromResult(parseFixtureText(file, text))),
-    Effect.flatMap((json) => decodeFixture(json, context))
+    // Files the fixture names (a GraphQL schema's `{ "file" }`) are read beside it, and only there.
+    Effect.flatMap((json) => decodeFixture(json, { baseDir: (process.getBuiltinModule("node:path") as typeof import("node:path")).dirname(file), ...context }))
   )

@@ -207,6 +207,7 @@ export class Network {
     entry.remaining--
     const route = entry.route
     this.log.match(record, entry.info)
+    if (entry.scenario !== undefined) record.scenario = entry.scenario.pass()
     if (route.fault !== undefined) this.log.fault(record, route.fault)
     const routed = withParams(request, params)
     const context = this.contextFor(entry, routed, record)

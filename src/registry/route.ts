@@ -8,6 +8,7 @@ import type { Duration } from "effect"
 import { RouteFailed, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
 import type { Redactor } from "./redact.ts"
+import type { ScenarioOptions } from "./scenarios.ts"
 import type { SimRequest } from "./request.ts"
 import type { RequestFault, RequestViolation } from "./requestLog.ts"
 
@@ -138,6 +139,8 @@ export interface RouteFields {
   readonly fault?: RequestFault | undefined
   /** Whether a strict network fails when the route was never used (`RouteOptions.required`). */
   readonly required?: boolean | undefined
+  /** The scenario the route consults and moves (`scenarios.ts`). */
+  readonly scenario?: ScenarioOptions | undefined
 }
 
 /**

@@ -10,11 +10,11 @@ import { decodeAt, joinPath as join } from "../registry/schemaPath.ts"
 import { LinearRegExp } from "../registry/linearRegExp.ts"
 import { depthExceeds, isJsonObject, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../registry/util.ts"
 import type { RouteOptions } from "../routes/make.ts"
-import type { KindBuilder, KindContext } from "../routes/spec.ts"
+import { KEPT_RESPOND, type KindBuilder, type KindContext } from "../routes/spec.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { KINDS } from "./kinds.ts"
 import { lookupSchema } from "./registry.ts"
-import { FamilySpec, type Respond, RouteSpec, RouteSpecHead } from "./routeSpec.ts"
+import { FamilySpec, RESPOND_KINDS, type Respond, RouteSpec, RouteSpecHead } from "./routeSpec.ts"
 
 /**
  * A route family that fixtures can name: `{ "family": NAME, "baseUrl" }`, given the reference as
@@ -89,7 +89,21 @@ const decodeFamily = (json: unknown, path: string, context: DecodeContext): Effe
   return Effect.succeed(factory(spec))
 }
 
-const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effect.Effect<Route, InvalidRouteSpec> => {
+/**
+ * A `respond` written as `{ "graphql": { … } }` (a kind's name holding its fields) instead of
+ * `{ "kind": "graphql", … }`: refused with the form to write, rather than as a missing `kind`.
+ */
+const nestedKind = (json: Record<string, unknown>, path: string): InvalidRouteSpec | undefined => {
+  const respond = json.respond
+  if (!isJsonObject(respond) || "kind" in respond) return undefined
+  const keys = Object.keys(respond)
+  const kind = keys.length === 1 && (RESPOND_KINDS as ReadonlyArray<string>).includes(keys[0]) ? keys[0] : undefined
+  return kind === undefined ? undefined : invalid(join(path, "respond"), `write { "kind": "${kind}", … } with the kind's fields beside its name, not { "${kind}": { … } }`)
+}
+
+const decodeRoute = (json: Record<string, unknown>, path: string, context: DecodeContext): Effect.Effect<Route, InvalidRouteSpec> => {
+  const nested = nestedKind(json, path)
+  if (nested !== undefined) return Effect.fail(nested)
   const head = decode(RouteSpecHead, json, path, false)
   if (Result.isFailure(head)) return Effect.fail(head.failure)
   const decoded = decode(RouteSpec, json, path)
@@ -103,7 +117,10 @@ const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effec
     priority: spec.priority,
     delay: spec.delayMs,
     source: context.source ?? "fixture",
-    required: spec.required
+    required: spec.required,
+    scenario: spec.scenario,
+    requiredState: spec.requiredState,
+    newState: spec.newState
   }
   return buildKind(match.success, spec.respond, options, path, context)
 }
@@ -124,7 +141,8 @@ const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.
       if (depthExceeds(json, MAX_JSON_DEPTH)) {
         return Effect.fail(invalid(path || "$", `a route spec nested deeper than ${MAX_JSON_DEPTH} levels is refused`))
       }
-      const spec: Readonly<Record<string, unknown>> = structuredClone(json)
+      const kept = routes.length === 1 ? (routes[0].describe as Record<symbol, unknown> | undefined)?.[KEPT_RESPOND] : undefined
+      const spec: Readonly<Record<string, unknown>> = kept === undefined ? structuredClone(json) : { ...structuredClone(json), respond: kept }
       return Effect.succeed(routes.map((route) => withSpec(route, spec)))
     }
   )

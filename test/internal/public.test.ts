@@ -1,5 +1,5 @@
 /**
- * The public face is chosen, not leaked: every name `simnet`, `simnet/testing` and
+ * The public face is chosen, not leaked: every name `simnet`, `simnet/testing`, `simnet/vitest` and
  * `simnet/register` export (types included, and the members of the namespaces `simnet` exports,
  * such as `Route.text`) is listed in `test/internal/public-api.txt`, read off the sources by the
  * TypeScript compiler. A new export fails this test until it is added to the list on purpose;
@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest"
 import { HEAVY_WORK } from "../support/timeouts.ts"
 
 const root = join(import.meta.dirname, "..", "..")
-const entries = { simnet: "src/index.ts", "simnet/testing": "src/testing.ts", "simnet/register": "src/register.ts" }
+const entries = { simnet: "src/index.ts", "simnet/testing": "src/testing.ts", "simnet/register": "src/register.ts", "simnet/vitest": "src/vitest.ts" }
 
 /** Every public name, as `entry: Name` and `entry: Namespace.member`, sorted. */
 const publicNames = (): Array<string> => {

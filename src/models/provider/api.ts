@@ -300,11 +300,11 @@ export class SimulatedProviderApi {
   }
 
   /**
-   * The provider's state, for snapshots: call count, script queue, log and counts. Rules are
-   * listed by `rules`.
+   * The provider's state, for snapshots: call count, script queue, log and counts (and calls by
+   * API, for metrics). Rules are listed by `rules`.
    */
   get state(): ProviderState {
-    return { callCount: this.#seq, scripts: this.#scripts.state, log: this.#log.entries, counts: Object.fromEntries(this.#log.counts()) }
+    return { callCount: this.#seq, scripts: this.#scripts.state, log: this.#log.entries, counts: Object.fromEntries(this.#log.counts()), calls: Object.fromEntries(this.#log.byApi) }
   }
 
   /**

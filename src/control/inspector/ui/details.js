@@ -50,6 +50,7 @@ function openDetail(seq) {
         ["Status", rec.status !== undefined ? rec.status : extra.status],
         ["Refused", denial],
         ["Fault", rec.fault],
+        ["Scenario", rec.scenario ? rec.scenario.name + ": found \"" + rec.scenario.state + "\"" + (rec.scenario.newState !== undefined ? ", moved it to \"" + rec.scenario.newState + "\"" : "") : undefined],
         ["Chaos", rec.chaos ? (rec.chaos.effect === "status" ? "status " + rec.chaos.status : rec.chaos.effect === "latency" ? "a pause of " + rec.chaos.ms + " ms" : rec.chaos.effect) : undefined],
         ["First byte", duration(extra.ttfb)],
         ["Duration", extra.ms !== undefined ? duration(extra.ms) : extra.ttfb !== undefined ? "streaming…" : ""]

@@ -44,7 +44,7 @@ function durationText(r) {
 function matches(r, words, refusedOnly) {
   if (refusedOnly && !isRefused(r)) return false;
   if (words.length === 0) return true;
-  const hay = (r.method + " " + r.url + " " + (r.route || "") + " " + (r.kind || "") + " " + (r.denial || "") + " " + statusText(r)).toLowerCase();
+  const hay = (r.method + " " + r.url + " " + (r.route || "") + " " + (r.kind || "") + " " + (r.operation || "") + " " + (r.denial || "") + " " + statusText(r)).toLowerCase();
   return words.every((word) => hay.indexOf(word) >= 0);
 }
 function refilter() {
@@ -158,7 +158,7 @@ function render() {
     c[2].title = r.url;
     c[3].textContent = r.denial ? "✕ " + r.denial : r.route || "";
     c[3].title = c[3].textContent;
-    c[4].textContent = r.kind || "";
+    c[4].textContent = (r.kind || "") + (r.operation ? " " + r.operation : "");
     c[5].textContent = statusText(r);
     c[6].textContent = durationText(r);
   }
