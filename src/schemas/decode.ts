@@ -90,20 +90,32 @@ const decodeFamily = (json: unknown, path: string, context: DecodeContext): Effe
 }
 
 /**
- * A `respond` written as `{ "graphql": { … } }` (a kind's name holding its fields) instead of
- * `{ "kind": "graphql", … }`: refused with the form to write, rather than as a missing `kind`.
+ * DESIGN's shorthand for a kind: `respond: { "graphql": { … } }` (the kind's name holding its
+ * fields), or the same beside `match` with no `respond` at all, read as `{ "kind": "graphql", … }`.
+ * Only a name holding a JSON object is read so; anything else is left for the Schema to refuse.
  */
-const nestedKind = (json: Record<string, unknown>, path: string): InvalidRouteSpec | undefined => {
+const unfoldKind = (json: Record<string, unknown>): Record<string, unknown> => {
+  const named = (value: Record<string, unknown>): string | undefined => {
+    const keys = Object.keys(value)
+    return keys.length === 1 && (RESPOND_KINDS as ReadonlyArray<string>).includes(keys[0]) && isJsonObject(value[keys[0]]) ? keys[0] : undefined
+  }
   const respond = json.respond
-  if (!isJsonObject(respond) || "kind" in respond) return undefined
-  const keys = Object.keys(respond)
-  const kind = keys.length === 1 && (RESPOND_KINDS as ReadonlyArray<string>).includes(keys[0]) ? keys[0] : undefined
-  return kind === undefined ? undefined : invalid(join(path, "respond"), `write { "kind": "${kind}", … } with the kind's fields beside its name, not { "${kind}": { … } }`)
+  if (isJsonObject(respond) && !("kind" in respond)) {
+    const kind = named(respond)
+    if (kind !== undefined) return { ...json, respond: { kind, ...(respond[kind] as Record<string, unknown>) } }
+  }
+  if (respond === undefined) {
+    const kinds = Object.keys(json).filter((key) => (RESPOND_KINDS as ReadonlyArray<string>).includes(key) && isJsonObject(json[key]))
+    if (kinds.length === 1) {
+      const { [kinds[0]]: fields, ...rest } = json
+      return { ...rest, respond: { kind: kinds[0], ...(fields as Record<string, unknown>) } }
+    }
+  }
+  return json
 }
 
-const decodeRoute = (json: Record<string, unknown>, path: string, context: DecodeContext): Effect.Effect<Route, InvalidRouteSpec> => {
-  const nested = nestedKind(json, path)
-  if (nested !== undefined) return Effect.fail(nested)
+const decodeRoute = (written: Record<string, unknown>, path: string, context: DecodeContext): Effect.Effect<Route, InvalidRouteSpec> => {
+  const json = unfoldKind(written)
   const head = decode(RouteSpecHead, json, path, false)
   if (Result.isFailure(head)) return Effect.fail(head.failure)
   const decoded = decode(RouteSpec, json, path)
