@@ -23,7 +23,7 @@ const helpText = (command: ReadonlyArray<string>): string => {
 
 /** One command's help, the global flags once, at the top. */
 const help = (command: ReadonlyArray<string>, text: string): string =>
-  command.length === 0 ? text : text.replace(/\nGLOBAL FLAGS\n(?:  .*\n?)*/, "\n")
+  command.length === 0 ? text : text.replace(/\nGLOBAL FLAGS\n(?: {2}.*\n?)*/, "\n")
 
 /**
  * Every command, as it is typed, with its help: read from the command line itself (each help's
@@ -32,8 +32,8 @@ const help = (command: ReadonlyArray<string>, text: string): string =>
  */
 const commands = (command: ReadonlyArray<string> = []): Array<readonly [ReadonlyArray<string>, string]> => {
   const text = helpText(command)
-  const listed = /\nSUBCOMMANDS\n((?:  .*\n?)*)/.exec(`${text}\n`)?.[1] ?? ""
-  const names = listed.split("\n").flatMap((line) => /^  (\S+)/.exec(line)?.[1] ?? [])
+  const listed = /\nSUBCOMMANDS\n((?: {2}.*\n?)*)/.exec(`${text}\n`)?.[1] ?? ""
+  const names = listed.split("\n").flatMap((line) => /^ {2}(\S+)/.exec(line)?.[1] ?? [])
   return [[command, help(command, text)], ...names.flatMap((name) => commands([...command, name]))]
 }
 

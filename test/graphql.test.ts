@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { buildClientSchema, buildSchema, execute, getIntrospectionQuery, type IntrospectionQuery, parse, printSchema, validate } from "graphql"
-import { ClientError, GraphQLClient, gql } from "graphql-request"
+import { type ClientError, GraphQLClient, gql } from "graphql-request"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
 import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs"

@@ -16,7 +16,7 @@ import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "../schemas/decode.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
 import { FixtureFile } from "../schemas/routeSpec.ts"
-import { type FixtureError, FixtureNotJson, FixtureUnreadable, InvalidLlmInput, InvalidRouteSpec } from "../SimnetError.ts"
+import { type FixtureError, FixtureNotJson, FixtureUnreadable, type InvalidLlmInput, InvalidRouteSpec } from "../SimnetError.ts"
 import { SimulatedProvider, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import { decodeInput, under } from "../models/provider/validate.ts"
 

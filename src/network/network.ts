@@ -4,7 +4,7 @@
  * layers and the Promise handle are assembled from it in the public face (`SimulationNetwork.ts`).
  */
 import { Context, Effect, Option, Result } from "effect"
-import * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClient from "effect/http/HttpClient"
 import { McpServers, type McpServersApi } from "../mcp-route/state.ts"
 import { SimulatedProvider, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import { under } from "../models/provider/validate.ts"

@@ -9,7 +9,7 @@ import { type Chaos, chaosAnswer, type ChaosHit, cutAfter } from "./chaos.ts"
 import { keepAnswer, keepRequest } from "./keptBodies.ts"
 import { KeyCounts } from "./keyCounts.ts"
 import { bounded, type Redactor } from "./redact.ts"
-import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord, withSocketLog } from "./requestLog.ts"
+import { type PendingRecord, RequestLog, type RequestCounters, type RequestRecord, withSocketLog } from "./requestLog.ts"
 import { InvalidRouteSpec, LoopbackDenied, NotRegenerable, RouteFailed, UnregisteredRequest, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import { Registry, planIds, type Entry } from "./routeTable.ts"
 import { withParams } from "./request.ts"
@@ -212,7 +212,7 @@ export class Network {
     const routed = withParams(request, params)
     const context = this.contextFor(entry, routed, record)
     const chaos = this.chaos
-    if (chaos !== undefined && chaos.covers(entry.id)) {
+    if (chaos?.covers(entry.id)) {
       const drawn = this.chaosFor(chaos, entry, request)
       if (drawn !== undefined) return this.withChaos(drawn, entry, routed, context, record)
     }

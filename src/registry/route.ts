@@ -152,10 +152,8 @@ export interface Route extends RouteFields {
   readonly [TypeId]: typeof TypeId
 }
 
-// The fields are declared once, in `RouteFields`; the class only sets them.
-interface RouteValue extends RouteFields {}
-
-class RouteValue implements Route {
+// The fields are declared once, in `RouteFields`; the class only sets them (`makeRoute` types them).
+class RouteValue {
   readonly _tag = "Route" as const
 
   constructor(fields: RouteFields) {
@@ -171,7 +169,7 @@ class RouteValue implements Route {
 /**
  * Makes a route value from its fields.
  */
-export const makeRoute = (fields: RouteFields): Route => new RouteValue(fields)
+export const makeRoute = (fields: RouteFields): Route => new RouteValue(fields) as RouteValue & RouteFields
 
 /**
  * The same route with some fields changed.

@@ -110,7 +110,9 @@ export const keyBytes = (name: string, applicationCursorKeys = false): string | 
   if ([...name].length === 1) return name
   const parts = name.trim().toLowerCase().split("+")
   // `ctrl++`: the key is the plus that the split took apart.
-  const rawKey = parts.length > 1 && parts.at(-1) === "" && parts.at(-2) === "" ? (parts.splice(-2, 2), "+") : parts.pop() ?? ""
+  const plus = parts.length > 1 && parts.at(-1) === "" && parts.at(-2) === ""
+  if (plus) parts.splice(-2, 2)
+  const rawKey = plus ? "+" : parts.pop() ?? ""
   const mods = { ctrl: false, alt: false, shift: false }
   for (const part of parts) {
     const mod = ALIASES[part] ?? part

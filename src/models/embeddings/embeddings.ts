@@ -20,7 +20,7 @@ import { openAiErrorBody } from "../openai/chatWire.ts"
 import type { Embedding, EmbeddingList } from "./embeddingsSchema.ts"
 import { EmbeddingRequest } from "./embeddingsSchema.ts"
 import { jsonWhole } from "../wire/call.ts"
-import { type ModelEndpoint } from "../wire/modelApi.ts"
+import type { ModelEndpoint } from "../wire/modelApi.ts"
 import type { Whole } from "../../registry/answer.ts"
 
 /**
