@@ -2,15 +2,18 @@
  * The generated reference pages are current: `docs/cli.md` is each command's own `--help`, and
  * `docs/routespec.md` the JSON Schema of the Schemas fixture files are decoded with. A flag or a
  * field changed without `npm run docs` fails here. Every link between the README and `docs/`
- * leads to a page that exists.
+ * leads to a page that exists. `docs/performance.md` holds the current figures only, at most
+ * 20 KB, as `npm run bench:doc` writes them from `bench/HISTORY.md`.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { HEADLINES, headlineLines, performancePage } from "../scripts/benchDoc.ts"
 import { generatedPages } from "../scripts/docs.ts"
 import { HEAVY_WORK } from "./support/timeouts.ts"
 
 const root = join(import.meta.dirname, "..")
+const pages = ["README.md", "CONTRIBUTING.md", ...readdirSync(join(root, "docs")).map((f) => `docs/${f}`)]
 
 describe("docs", () => {
   it("docs/cli.md and docs/routespec.md are what npm run docs writes", () => {
@@ -20,7 +23,6 @@ describe("docs", () => {
 
   it("the README is a front door of at most 15 KB, and every relative link in it and in docs/ leads to a file", () => {
     expect(readFileSync(join(root, "README.md")).byteLength).toBeLessThanOrEqual(15 * 1024)
-    const pages = ["README.md", "CONTRIBUTING.md", ...readdirSync(join(root, "docs")).map((f) => `docs/${f}`)]
     const broken: Array<string> = []
     for (const page of pages) {
       for (const [, target] of readFileSync(join(root, page), "utf8").matchAll(/\]\(((?!https?:|#)[^)#\s]+)(?:#[^)]*)?\)/g)) {
@@ -28,5 +30,19 @@ describe("docs", () => {
       }
     }
     expect(broken).toEqual([])
+  })
+
+  it("docs/performance.md is at most 20 KB, each bench's headline as npm run bench:doc writes it from bench/HISTORY.md", () => {
+    const page = readFileSync(join(root, "docs", "performance.md"), "utf8")
+    expect(Buffer.byteLength(page)).toBeLessThanOrEqual(20 * 1024)
+    expect(page, "docs/performance.md is not what npm run bench:doc writes from bench/HISTORY.md").toBe(performancePage())
+    // Each bench's headline picks lines from its newest output: a bench whose output changed shape
+    // would otherwise be shown whole.
+    const history = readFileSync(join(root, "bench", "HISTORY.md"), "utf8")
+    const blind = Object.keys(HEADLINES).filter((name) => {
+      const block = new RegExp(`<!-- bench:${name} -->\\n([\\s\\S]*?)\\n<!-- /bench:${name} -->`).exec(history)
+      return block !== null && headlineLines(name, block[1]!).length === 0
+    })
+    expect(blind).toEqual([])
   })
 })
