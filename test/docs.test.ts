@@ -2,8 +2,9 @@
  * The generated reference pages are current: `docs/cli.md` is each command's own `--help`, and
  * `docs/routespec.md` the JSON Schema of the Schemas fixture files are decoded with. A flag or a
  * field changed without `npm run docs` fails here. Every link between the README and `docs/`
- * leads to a page that exists. `docs/performance.md` holds the current figures only, at most
- * 20 KB, as `npm run bench:doc` writes them from `bench/HISTORY.md`.
+ * leads to a page that exists, and every path they name under `src/`, `test/`, `bench/`, … is
+ * there. `docs/performance.md` holds the current figures only, at most 20 KB, as `npm run
+ * bench:doc` writes them from `bench/HISTORY.md`.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
@@ -14,6 +15,22 @@ import { HEAVY_WORK } from "./support/timeouts.ts"
 
 const root = join(import.meta.dirname, "..")
 const pages = ["README.md", "CONTRIBUTING.md", ...readdirSync(join(root, "docs")).map((f) => `docs/${f}`)]
+
+/**
+ * The paths a page names that are not there: a word of slashes ending in a file's extension, or a
+ * top folder of the repository or a floor of `src/` ending in `/`, found neither from the
+ * repository, from `src/` nor from the page. A segment in capitals is a placeholder
+ * (`routes/KIND/KINDSpec.ts`), not a path; a package's path (`effect/…`, `@scope/…`) has no
+ * extension or starts with `@`.
+ */
+const stalePaths = (page: string, text: string): ReadonlyArray<string> => {
+  const floors = readdirSync(join(root, "src"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)
+  const folders = ["src", "test", "bench", "scripts", "fixtures", "examples", "bin", "docs", ...floors].join("|")
+  const word = new RegExp(`(?<![\\w.@/:-])((?:[a-z][\\w.-]*/)+[\\w.-]*\\.(?:ts|js|mjs|cjs|json|md)|(?:${folders})/(?:[\\w.-]+/)*)(?![\\w/-])`, "g")
+  return Array.from(text.matchAll(word), (m) => m[1]!).filter((p) =>
+    ![root, join(root, "src"), join(root, dirname(page))].some((from) => existsSync(join(from, p))) &&
+    !p.split("/").some((segment) => /^[A-Z]{2,}/.test(segment)))
+}
 
 describe("docs", () => {
   it("docs/cli.md and docs/routespec.md are what npm run docs writes", () => {
@@ -30,6 +47,13 @@ describe("docs", () => {
       }
     }
     expect(broken).toEqual([])
+  })
+
+  it("every path the README, CONTRIBUTING and docs/ name exists, from the repository or from src/", () => {
+    expect(pages.flatMap((page) => stalePaths(page, readFileSync(join(root, page), "utf8")).map((p) => `${page}: ${p}`))).toEqual([])
+    // The check itself: a moved file's old path is caught; a placeholder, a package and a URL are not.
+    expect(stalePaths("README.md", "`src/core/engine.ts`, serve/door.ts, doors/node.ts, routes/KIND/KINDSpec.ts, effect/http/HttpClient, @scope/x/y.js, https://a.example/b/c.json"))
+      .toEqual(["src/core/engine.ts", "serve/door.ts"])
   })
 
   it("docs/performance.md is at most 20 KB, each bench's headline as npm run bench:doc writes it from bench/HISTORY.md", () => {
