@@ -34,7 +34,8 @@ const RUNS = "<!-- runs, newest first -->"
 export const HEADLINES: Readonly<Record<string, { readonly what: string; readonly lines: RegExp }>> = {
   core: {
     what: "`fetch` through 1 to 10 000 routes beside undici's `MockAgent`, msw and nock; a network's cost; the log's heap; refusals.",
-    lines: /route lookup over|routes vs MockAgent|routes vs fewer|µs per network|heap per network|growth|per record|10,000 routes: .* per unmatched/
+    lines:
+      /route lookup over|routes vs MockAgent|routes vs fewer|µs per network|heap per network|growth|per record|10,000 routes: .* per unmatched/
   },
   generate: {
     what: "responses generated from a Schema, against json-schema-faker; a route's compiling.",
@@ -70,18 +71,39 @@ export const HEADLINES: Readonly<Record<string, { readonly what: string; readonl
   property: { what: "property cases per second against fast-check with msw at equal work.", lines: /simnet \/ msw/ },
   record: { what: "replaying a recording, and keeping bodies, against hand-written routes.", lines: /round by round/ },
   refusals: { what: "a refused request through the openai SDK: its retries and their time.", lines: /attempt/ },
-  cold: { what: "`import(\"simnet\")` in a fresh process against effect, msw and nock.", lines: /goals:|^\s*simnet \(dist\)/ },
-  agents: { what: "Claude Code, Codex and Gemini CLI one-shot under `simnet run`, families against routes by hand.", lines: /family\/by hand/ },
-  serveCpu: { what: "server CPU a model call over loopback, against aimock.", lines: /simnet\/aimock per server CPU-s/ },
+  cold: {
+    what: '`import("simnet")` in a fresh process against effect, msw and nock.',
+    lines: /goals:|^\s*simnet \(dist\)/
+  },
+  agents: {
+    what: "Claude Code, Codex and Gemini CLI one-shot under `simnet run`, families against routes by hand.",
+    lines: /family\/by hand/
+  },
+  serveCpu: {
+    what: "server CPU a model call over loopback, against aimock.",
+    lines: /simnet\/aimock per server CPU-s/
+  },
   instructions: {
     what: "instructions a model call, in process and served (callgrind), against a static route, bare `node:http` and aimock.",
     lines: /x the static route|fewer than aimock/
   },
-  explore: { what: "`simnet explore` on the example agent: actions a second and simnet's share of the CPU.", lines: /quietMs/ },
+  explore: {
+    what: "`simnet explore` on the example agent: actions a second and simnet's share of the CPU.",
+    lines: /quietMs/
+  },
   isolate: { what: "`simnet run -- true`, plain and sealed.", lines: /sealing adds|against it:/ },
-  connectFlood: { what: "a plain route's latency beside a flood of `CONNECT`s to new hosts, against a bare Node server.", lines: /with the flood \/ without/ },
-  template: { what: "templated and scenario-gated routes against static ones.", lines: /cost of a template|^\s*1 000 scenario-gated/ },
-  terminal: { what: "interactables per screen, and resize storms contained.", lines: /per screen:|storms with an exception/ }
+  connectFlood: {
+    what: "a plain route's latency beside a flood of `CONNECT`s to new hosts, against a bare Node server.",
+    lines: /with the flood \/ without/
+  },
+  template: {
+    what: "templated and scenario-gated routes against static ones.",
+    lines: /cost of a template|^\s*1 000 scenario-gated/
+  },
+  terminal: {
+    what: "interactables per screen, and resize storms contained.",
+    lines: /per screen:|storms with an exception/
+  }
 }
 
 const BLOCK = /<!-- bench:(\w+) -->\n([\s\S]*?)\n<!-- \/bench:\1 -->/g
@@ -96,7 +118,14 @@ const newestBlocks = (history: string): Map<string, string> => {
 /** A block's header line and the lines of its output. */
 const partsOf = (body: string): { readonly header: string; readonly output: ReadonlyArray<string> } => {
   const [header = "", ...rest] = body.split("\n")
-  return { header, output: rest.join("\n").replace(/^\s*```\n/, "").replace(/\n```\s*$/, "").split("\n") }
+  return {
+    header,
+    output: rest
+      .join("\n")
+      .replace(/^\s*```\n/, "")
+      .replace(/\n```\s*$/, "")
+      .split("\n")
+  }
 }
 
 /** The lines `HEADLINES` picks from a bench's output; none when it has no entry or the pattern picks nothing. */
@@ -111,14 +140,24 @@ const headlineBlock = (name: string, body: string): string => {
   const picked = headlineLines(name, body)
   const what = HEADLINES[name]?.what
   const lines = picked.length === 0 ? output : picked
-  return [`<!-- bench:${name} -->`, what === undefined ? header : `${header} ${what}`, "", "```", ...lines, "```", `<!-- /bench:${name} -->`].join("\n")
+  return [
+    `<!-- bench:${name} -->`,
+    what === undefined ? header : `${header} ${what}`,
+    "",
+    "```",
+    ...lines,
+    "```",
+    `<!-- /bench:${name} -->`
+  ].join("\n")
 }
 
 /** `docs/performance.md` as this script writes it from `history` (by default `bench/HISTORY.md`). */
 export const performancePage = (history: string = readFileSync(historyFile, "utf8")): string => {
   const page = readFileSync(pageFile, "utf8")
   const blocks = newestBlocks(history)
-  const body = ALL_BENCHES.flatMap((name) => (blocks.has(name) ? [headlineBlock(name, blocks.get(name)!)] : [])).join("\n\n")
+  const body = ALL_BENCHES.flatMap((name) => (blocks.has(name) ? [headlineBlock(name, blocks.get(name)!)] : [])).join(
+    "\n\n"
+  )
   return `${page.slice(0, page.indexOf(START))}${START}\n${body}\n${END}${page.slice(page.indexOf(END) + END.length)}`
 }
 
@@ -129,7 +168,11 @@ const runBenches = (names: ReadonlyArray<string>, flags: ReadonlyArray<string>):
     const command = `node --expose-gc bench/${name}.bench.ts${flags.length === 0 ? "" : ` ${flags.join(" ")}`}`
     process.stdout.write(`${command}\n`)
     const started = Date.now()
-    const run = spawnSync(process.execPath, ["--expose-gc", `bench/${name}.bench.ts`, ...flags], { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
+    const run = spawnSync(process.execPath, ["--expose-gc", `bench/${name}.bench.ts`, ...flags], {
+      cwd: root,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024
+    })
     const output = `${run.stdout ?? ""}`.replace(ansi, "").trim()
     process.stdout.write(`${output}\n\n`)
     const status = run.status === 0 ? "" : `, exit ${run.status ?? run.signal}`
@@ -161,5 +204,7 @@ if (import.meta.main) {
   const next = `${history.slice(0, at)}\n\n${heading}\n\n${run}${history.slice(at)}`
   writeFileSync(historyFile, next)
   writeFileSync(pageFile, performancePage(next))
-  process.stdout.write(`bench/HISTORY.md and docs/performance.md: ${chosen.length === 0 ? "every bench" : chosen.join(", ")} written\n`)
+  process.stdout.write(
+    `bench/HISTORY.md and docs/performance.md: ${chosen.length === 0 ? "every bench" : chosen.join(", ")} written\n`
+  )
 }
