@@ -17,7 +17,7 @@
  * | `DELETE llm/rules/:id`     | `{removed}`; 404 for an unknown id                          |
  * | `GET llm/pending`          | `{pending}` invocations waiting for a driver                |
  * | `POST mcp/:id`             | changes an MCP route's server: the given top-level fields of its definition (`tools`, `resources`, …) replace the current ones; sessions are told (`listChanged`, `resources/updated`) |
- * | `GET snapshot`             | the network's state (see `Snapshot.ts`)                     |
+ * | `GET snapshot`             | the network's state (see `network/snapshot.ts`)             |
  * | `GET scenarios`, `POST scenarios/reset`, `PUT scenarios/NAME/state` | scenarios (`scenarios.ts`) |
  * | `GET metrics`              | Prometheus text (`metrics.ts`)                              |
  * | `POST snapshot`            | restores a state, all or nothing                            |

@@ -1,8 +1,8 @@
 /**
  * The `openapi` family: a mock of an OpenAPI 3.0 or 3.1 document as faithful as Prism, every
  * operation a seeded route (kind `openapi`). The document is dereferenced once for all its routes
- * (`openapi/document.ts`); each operation is compiled when its route is registered
- * (`openapi/operation.ts`): request validation, `Prefer`, content negotiation, examples,
+ * (`routes/openapi/document.ts`); each operation is compiled when its route is registered
+ * (`routes/openapi/operation.ts`): request validation, `Prefer`, content negotiation, examples,
  * generated bodies and headers.
  */
 import { fromResponse, refused as refusedAnswer } from "../registry/answer.ts"

@@ -40,7 +40,7 @@ const OTHER_TOOLS = "(other tools)"
 /** The longest client name or version a session keeps. */
 const CLIENT_TEXT = 256
 
-/** A count in a snapshot: a whole number, never negative (`Snapshot.ts` reads its counts with it too). */
+/** A count in a snapshot: a whole number, never negative (`network/snapshot.ts` reads its counts with it too). */
 export const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 /**
@@ -324,7 +324,7 @@ export interface RegisteredRoute {
  * - `reset()`: every server back to its route's definitions, with no sessions and no counts
  *   (`network.reset` calls it).
  * - `toJson(id)` and `restore(servers)`: what `network.state` and `network.restore` write and set
- *   back (see `Snapshot.ts`).
+ *   back (see `network/snapshot.ts`).
  */
 export class McpServersApi {
   private readonly states = new Map<string, McpServerState>()

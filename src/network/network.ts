@@ -111,7 +111,7 @@ export interface SimulationNetworkApi {
   /** Routes, log and counters at this moment. */
   readonly snapshot: Effect.Effect<NetworkSnapshot>
   /**
-   * The state that decides later answers, as JSON (see `Snapshot.ts`): seed, routes as
+   * The state that decides later answers, as JSON (see `network/snapshot.ts`): seed, routes as
    * RouteSpecs with their use counts, the routes that cannot be serialized (listed, not dropped),
    * the MCP servers' sessions, counts and changed definitions, the model's queue, rules and
    * counters, and the log. `GET snapshot` serves it.

@@ -1,7 +1,7 @@
 /**
  * `simnet serve`: a loopback HTTP server that answers from a simulated network. A request to
  * `http://127.0.0.1:PORT/HOST/PATH?QUERY` is dispatched as `https://HOST/PATH?QUERY` through the
- * network's Node door (`serve/door.ts`), so an SDK's base URL becomes
+ * network's Node door (`doors/node.ts`), so an SDK's base URL becomes
  * `http://127.0.0.1:PORT/api.openai.com/v1`. It binds 127.0.0.1 only; the control endpoint and
  * the inspector mount beside it on `effect/http`'s router.
  *

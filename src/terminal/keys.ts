@@ -10,7 +10,7 @@
  * 4·ctrl; `f1`–`f4` are `SS3 P`–`SS3 S` (`CSI 1 ; m P` with modifiers); the keys of the editing
  * pad and `f5`–`f12` are `CSI n ~` (`CSI n ; m ~`). `alt+` puts ESC before a key that is one
  * character (the meta-sends-escape of every terminal on Linux); `ctrl+` makes a letter its control
- * character. `test/terminal.keys.test.ts` holds each family against tmux's own encoding.
+ * character. `test/terminal.input.test.ts` holds each family against tmux's own encoding.
  */
 
 const CSI = "\x1b["
