@@ -17,7 +17,7 @@ import { rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import { DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"
 import { jsonWhole, modelResponder } from "../wire/call.ts"
-import { type ModelEndpoint } from "../wire/modelApi.ts"
+import { type PartsEndpoint } from "../wire/modelApi.ts"
 import { type ModelWire } from "../wire/wire.ts"
 
 type Task = "transcribe" | "translate"
@@ -185,7 +185,7 @@ const responderOf = (wire: ModelWire): Responder => {
 }
 
 /** `POST {base}/audio/transcriptions` and `POST {base}/audio/translations`. */
-export const transcriptionEndpoints: ReadonlyArray<ModelEndpoint> = [
+export const transcriptionEndpoints: ReadonlyArray<PartsEndpoint> = [
   { name: "transcriptions", method: "POST", path: "/audio/transcriptions", endpoint: "audio/transcriptions", parts: { answer: answerWith(responderOf(transcriptionWire)) } },
   { name: "translations", method: "POST", path: "/audio/translations", endpoint: "audio/translations", parts: { answer: answerWith(responderOf(translationWire)) } }
 ]
