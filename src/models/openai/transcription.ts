@@ -13,7 +13,7 @@ import { settle, whole, type Whole } from "../../registry/answer.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
 import type { ContentPart, Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 import { partTokens, usageOf } from "../provider/parts.ts"
-import { rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
+import { dataFrame, rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import { DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"
 import { jsonWhole, modelResponder } from "../wire/call.ts"
@@ -36,8 +36,6 @@ const usageBlock = (usage: TokenUsage) => ({ type: "tokens", input_tokens: usage
 
 const textOf = (parts: ReadonlyArray<Part>): string => parts.map((part) => (part.kind === "text" ? part.text : "")).join("")
 
-const event = (value: Record<string, unknown>): string => `data: ${JSON.stringify(value)}\n\n`
-
 class TranscriptWriter implements StreamWriter {
   readonly #invocation: LlmInvocation
   readonly #hint: TokenUsage | undefined
@@ -57,7 +55,7 @@ class TranscriptWriter implements StreamWriter {
     this.#outputTokens += partTokens(part)
     if (part.kind !== "text") return []
     this.#text += part.text
-    return [event({ type: "transcript.text.delta", delta: part.text, logprobs: null })]
+    return [dataFrame({ type: "transcript.text.delta", delta: part.text, logprobs: null })]
   }
 
   chunk(value: unknown): string {
@@ -65,12 +63,12 @@ class TranscriptWriter implements StreamWriter {
   }
 
   error(message: string): ReadonlyArray<string> {
-    return [event({ type: "error", error: { type: "server_error", message } })]
+    return [dataFrame({ type: "error", error: { type: "server_error", message } })]
   }
 
   finish(_finish: Finish, given: TokenUsage | undefined): ReadonlyArray<string> {
     const usage = usageOf(given ?? this.#hint, this.#invocation.request.material, this.#outputTokens)
-    return [event({ type: "transcript.text.done", text: this.#text, logprobs: null, usage: usageBlock(usage) })]
+    return [dataFrame({ type: "transcript.text.done", text: this.#text, logprobs: null, usage: usageBlock(usage) })]
   }
 
   malformed(): string {
