@@ -21,7 +21,7 @@ import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import type { BlockDelta, ContentBlock, ErrorBody, Message, ModelList, RequestBlock, StopReason, StreamEvent, Usage } from "./anthropicSchema.ts"
 import { MessagesRequest } from "./anthropicSchema.ts"
 import type { TokenUsage } from "../provider/parts.ts"
-import { jsonWhole, modelAnswerer } from "../wire/call.ts"
+import { jsonWhole } from "../wire/call.ts"
 import { modelApi } from "../wire/modelApi.ts"
 import { baseUrlUnder, type ModelWire, readWith } from "../wire/wire.ts"
 import { anthropicRateLimits } from "../wire/rateLimits.ts"
@@ -439,7 +439,7 @@ const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
  */
 export const anthropicRoutes = (options: AnthropicRoutesOptions = {}): ReadonlyArray<Route> => {
   return modelApi("anthropic", DEFAULT_ANTHROPIC_BASE_URL, options.baseUrl, [
-    { name: "messages", method: "POST", path: "/v1/messages", endpoint: "messages", parts: { answer: modelAnswerer(anthropicWire) } },
+    { name: "messages", method: "POST", path: "/v1/messages", endpoint: "messages", wire: anthropicWire },
     { name: "models", method: "GET", path: "/v1/models", endpoint: "models", parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_ANTHROPIC_MODELS)) } }
   ])
 }

@@ -5,7 +5,6 @@
 import type { Route } from "../../registry/route.ts"
 import { converseWire, DEFAULT_BEDROCK_BASE_URL } from "./bedrockConverse.ts"
 import { invokeWire } from "./bedrockInvoke.ts"
-import { modelAnswerer } from "../wire/call.ts"
 import { modelApi } from "../wire/modelApi.ts"
 
 export { converseWire, DEFAULT_BEDROCK_BASE_URL, invokeWire }
@@ -22,12 +21,10 @@ export interface BedrockRoutesOptions {
  * `bedrock.invoke-stream`, source `bedrock`.
  */
 export const bedrockRoutes = (options: BedrockRoutesOptions = {}): ReadonlyArray<Route> => {
-  const converse = modelAnswerer(converseWire)
-  const invoke = modelAnswerer(invokeWire)
   return modelApi("bedrock", DEFAULT_BEDROCK_BASE_URL, options.baseUrl, [
-    { name: "converse", method: "POST", path: "/model/:modelId/converse", endpoint: "converse", parts: { answer: converse } },
-    { name: "converse-stream", method: "POST", path: "/model/:modelId/converse-stream", endpoint: "converse-stream", parts: { answer: converse } },
-    { name: "invoke", method: "POST", path: "/model/:modelId/invoke", endpoint: "invoke", parts: { answer: invoke } },
-    { name: "invoke-stream", method: "POST", path: "/model/:modelId/invoke-with-response-stream", endpoint: "invoke-with-response-stream", parts: { answer: invoke } }
+    { name: "converse", method: "POST", path: "/model/:modelId/converse", endpoint: "converse", wire: converseWire },
+    { name: "converse-stream", method: "POST", path: "/model/:modelId/converse-stream", endpoint: "converse-stream", wire: converseWire },
+    { name: "invoke", method: "POST", path: "/model/:modelId/invoke", endpoint: "invoke", wire: invokeWire },
+    { name: "invoke-stream", method: "POST", path: "/model/:modelId/invoke-with-response-stream", endpoint: "invoke-with-response-stream", wire: invokeWire }
   ])
 }

@@ -5,6 +5,7 @@
 import { parseJson } from "../../registry/util.ts"
 import { anthropicReadBack } from "../anthropic/anthropicReadBack.ts"
 import { at, countAt, jsonLines, type ReadBack, type ReadBackAction, textAt } from "../wire/readBack.ts"
+import { dataFrame } from "../wire/sse.ts"
 
 const CONVERSE_FINISH: Readonly<Record<string, string>> = { end_turn: "stop", tool_use: "tool-calls", max_tokens: "length", stop_sequence: "stop" }
 
@@ -70,7 +71,7 @@ export const invokeReadBack = (text: string, streamed: boolean): ReadBack | unde
     return anthropicReadBack(text, false) ?? converseReadBack(text, false)
   }
   const lines = jsonLines(text)
-  if (lines.some((line) => typeof line.type === "string")) return anthropicReadBack(lines.map((line) => `data: ${JSON.stringify(line)}\n\n`).join(""), true)
+  if (lines.some((line) => typeof line.type === "string")) return anthropicReadBack(lines.map(dataFrame).join(""), true)
   if (lines.some((line) => typeof line.generation === "string")) {
     const content = lines.map((line) => textAt(line, "generation")).join("")
     const last = lines.at(-1)

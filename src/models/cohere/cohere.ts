@@ -28,7 +28,7 @@ import {
   type CohereUsage
 } from "./cohereSchema.ts"
 import { embed, vectorNumbers } from "../embeddings/embeddings.ts"
-import { jsonWhole, modelAnswerer } from "../wire/call.ts"
+import { jsonWhole } from "../wire/call.ts"
 import { modelApi } from "../wire/modelApi.ts"
 import { baseUrlUnder, type ModelWire, readWith } from "../wire/wire.ts"
 import { cohereReadBack } from "./cohereReadBack.ts"
@@ -255,7 +255,7 @@ export const rerankAnswer = (request: SimRequest, context: RespondContext): Whol
  */
 export const cohereRoutes = (options: CohereRoutesOptions = {}): ReadonlyArray<Route> =>
   modelApi("cohere", DEFAULT_COHERE_BASE_URL, options.baseUrl, [
-    { name: "chat", method: "POST", path: "/v2/chat", endpoint: "v2/chat", parts: { answer: modelAnswerer(cohereChatWire) } },
+    { name: "chat", method: "POST", path: "/v2/chat", endpoint: "v2/chat", wire: cohereChatWire },
     { name: "embed", method: "POST", path: "/v2/embed", endpoint: "v2/embed", parts: { answer: embedAnswer } },
     { name: "rerank", method: "POST", path: "/v2/rerank", endpoint: "v2/rerank", parts: { answer: rerankAnswer } }
   ])

@@ -20,7 +20,7 @@ import { openAiErrorBody } from "../openai/chatWire.ts"
 import type { Embedding, EmbeddingList } from "./embeddingsSchema.ts"
 import { EmbeddingRequest } from "./embeddingsSchema.ts"
 import { jsonWhole } from "../wire/call.ts"
-import type { ModelEndpoint } from "../wire/modelApi.ts"
+import type { PartsEndpoint } from "../wire/modelApi.ts"
 import type { Whole } from "../../registry/answer.ts"
 
 /**
@@ -136,7 +136,7 @@ const answer = (request: SimRequest, context: RespondContext): Whole => {
 /**
  * The route of `POST {base}/embeddings` with `id` and `source`.
  */
-export const embeddingsEndpoint: ModelEndpoint = {
+export const embeddingsEndpoint: PartsEndpoint = {
   name: "embeddings",
   method: "POST",
   path: "/embeddings",

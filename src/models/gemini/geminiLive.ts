@@ -18,7 +18,7 @@ import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import type { Frame, SocketPeer } from "../../registry/socket.ts"
 import { webSocketResponder } from "../../routes/webSocket/webSocket.ts"
 import { modelResponder } from "../wire/call.ts"
-import type { ModelEndpoint } from "../wire/modelApi.ts"
+import type { PartsEndpoint } from "../wire/modelApi.ts"
 import { dialectOf, type ModelWire } from "../wire/wire.ts"
 import { answerTurn, eachSseData, jsonFrame, seededAudio, turnError, turnHeaders } from "../wire/socketCalls.ts"
 
@@ -137,7 +137,7 @@ const liveSession = (answer: ReturnType<typeof modelResponder>) => (socket: Sock
 }
 
 /** The Live routes' endpoints for `gemini` (its wire): `BidiGenerateContent` under `v1beta` and `v1alpha`. */
-export const liveEndpoints = (live: ModelWire): ReadonlyArray<ModelEndpoint> => {
+export const liveEndpoints = (live: ModelWire): ReadonlyArray<PartsEndpoint> => {
   const parts = webSocketResponder(liveSession(modelResponder(live)))
   return ["v1beta", "v1alpha"].map((version) => ({
     name: `live.${version}`,

@@ -28,7 +28,7 @@ import {
   type OllamaModel
 } from "./ollamaSchema.ts"
 import { embed, vectorNumbers } from "../embeddings/embeddings.ts"
-import { jsonWhole, modelAnswerer } from "../wire/call.ts"
+import { jsonWhole } from "../wire/call.ts"
 import { modelApi } from "../wire/modelApi.ts"
 import { baseUrlUnder, type ModelWire, readWith } from "../wire/wire.ts"
 import { ollamaReadBack } from "./ollamaReadBack.ts"
@@ -297,8 +297,8 @@ const showAnswer = (models: ReadonlyArray<string>) => (request: SimRequest): Who
 export const ollamaRoutes = (options: OllamaRoutesOptions = {}): ReadonlyArray<Route> => {
   const models = options.models ?? DEFAULT_OLLAMA_MODELS
   return modelApi("ollama", DEFAULT_OLLAMA_BASE_URL, options.baseUrl, [
-    { name: "chat", method: "POST", path: "/api/chat", endpoint: "api/chat", parts: { answer: modelAnswerer(ollamaChatWire) } },
-    { name: "generate", method: "POST", path: "/api/generate", endpoint: "api/generate", parts: { answer: modelAnswerer(ollamaGenerateWire) } },
+    { name: "chat", method: "POST", path: "/api/chat", endpoint: "api/chat", wire: ollamaChatWire },
+    { name: "generate", method: "POST", path: "/api/generate", endpoint: "api/generate", wire: ollamaGenerateWire },
     { name: "embed", method: "POST", path: "/api/embed", endpoint: "api/embed", parts: { answer: embedAnswer } },
     { name: "tags", method: "GET", path: "/api/tags", endpoint: "api/tags", parts: { answer: answerWith(tagsAnswer(models)) } },
     { name: "show", method: "POST", path: "/api/show", endpoint: "api/show", parts: { answer: showAnswer(models) } },

@@ -19,7 +19,7 @@ import type { ContentPart, Finish, Part, StreamWriter, TokenUsage } from "../pro
  */
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 import { gather, usageOf } from "../provider/parts.ts"
-import { rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
+import { dataFrame, rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import { JsonTemplates, type JsonText } from "../wire/jsonTemplate.ts"
 
 /**
@@ -39,7 +39,7 @@ export const DONE_FRAME = "data: [DONE]\n\n"
 /**
  * One SSE frame carrying a JSON value.
  */
-export const frame = (value: ChatCompletionChunk | OpenAiErrorBody): string => `data: ${JSON.stringify(value)}\n\n`
+export const frame: (value: ChatCompletionChunk | OpenAiErrorBody) => string = dataFrame
 
 const chunk = (head: ChunkHead, delta: ChunkDelta, finish: FinishReason | null = null): ChatCompletionChunk => ({
   id: head.id,

@@ -14,7 +14,7 @@ import { createHash } from "../../registry/util.ts"
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import { whole, type Whole } from "../../registry/answer.ts"
 import { jsonWhole } from "../wire/call.ts"
-import type { ModelEndpoint } from "../wire/modelApi.ts"
+import type { PartsEndpoint } from "../wire/modelApi.ts"
 import { openAiErrorBody } from "./chatWire.ts"
 import { seededAudio } from "../wire/socketCalls.ts"
 
@@ -180,7 +180,7 @@ const moderationAnswer = (request: SimRequest, context: RespondContext): Whole =
 }
 
 /** `POST {base}/images/generations` and the images it serves by URL, `POST {base}/audio/speech`, `POST {base}/moderations`. */
-export const mediaEndpoints: ReadonlyArray<ModelEndpoint> = [
+export const mediaEndpoints: ReadonlyArray<PartsEndpoint> = [
   { name: "images", method: "POST", path: "/images/generations", endpoint: "images/generations", parts: { answer: imagesAnswer } },
   { name: "images.file", method: "GET", path: "/images/simnet/:digest/:size", endpoint: "images/simnet/{digest}/{size}.png", parts: { answer: imageFileAnswer } },
   { name: "speech", method: "POST", path: "/audio/speech", endpoint: "audio/speech", parts: { answer: speechAnswer } },

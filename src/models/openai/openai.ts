@@ -13,7 +13,7 @@ import { ChunkWriter, completion, DEFAULT_OPENAI_BASE_URL, openAiErrorBody } fro
 import type { ChatMessage, ModelList } from "./openaiSchema.ts"
 import { ChatCompletionRequest } from "./openaiSchema.ts"
 import { embeddingsEndpoint } from "../embeddings/embeddings.ts"
-import { jsonWhole, modelAnswerer } from "../wire/call.ts"
+import { jsonWhole } from "../wire/call.ts"
 import { modelApi } from "../wire/modelApi.ts"
 import { baseUrlUnder, type ModelWire, readWith } from "../wire/wire.ts"
 import { openAiRateLimits } from "../wire/rateLimits.ts"
@@ -125,7 +125,7 @@ export const modelsResponder = (models: ReadonlyArray<string> = DEFAULT_OPENAI_M
  */
 export const openaiRoutes = (options: OpenAiRoutesOptions = {}): ReadonlyArray<Route> =>
   modelApi("openai", DEFAULT_OPENAI_BASE_URL, options.baseUrl, [
-    { name: "chat", method: "POST", path: "/chat/completions", endpoint: "chat/completions", parts: { answer: modelAnswerer(chatWire) } },
+    { name: "chat", method: "POST", path: "/chat/completions", endpoint: "chat/completions", wire: chatWire },
     responsesEndpoint,
     responsesSocketEndpoint,
     realtimeEndpoint,

@@ -15,8 +15,8 @@
 import { Effect } from "effect"
 import { answerWith, type Route } from "../../registry/route.ts"
 import { embeddingsEndpoint } from "../embeddings/embeddings.ts"
-import { jsonWhole, modelAnswerer } from "../wire/call.ts"
-import { modelApi, type ModelEndpoint } from "../wire/modelApi.ts"
+import { jsonWhole } from "../wire/call.ts"
+import { modelApi, type ModelEndpoint, type PartsEndpoint } from "../wire/modelApi.ts"
 import { dialectOf, type ModelWire } from "../wire/wire.ts"
 import { chatWire, modelsResponder } from "./openai.ts"
 import { responsesWire } from "./openaiResponses.ts"
@@ -64,7 +64,8 @@ export const openrouterChatWire: ModelWire = dialectOf(chatWire, {
   rateLimits: undefined
 })
 
-const endpoint = (name: string, method: "GET" | "POST", path: string, parts: ModelEndpoint["parts"]): ModelEndpoint => ({ name, method, path, endpoint: path.slice(1), parts })
+const endpoint = (name: string, method: "GET" | "POST", path: string, by: Pick<ModelEndpoint, "wire"> | Pick<PartsEndpoint, "parts">): ModelEndpoint | PartsEndpoint =>
+  ({ name, method, path, endpoint: path.slice(1), ...by })
 
 /**
  * The Azure OpenAI routes at `baseUrl` (default `https://simnet.openai.azure.com`), source
@@ -73,16 +74,16 @@ const endpoint = (name: string, method: "GET" | "POST", path: string, parts: Mod
  * `v1.models` under `/openai/v1/`.
  */
 export const azureOpenaiRoutes = (options: OpenAiDialectOptions = {}): ReadonlyArray<Route> => {
-  const chat = { answer: modelAnswerer(azureChatWire) }
-  const responses = { answer: modelAnswerer(azureResponsesWire) }
+  const chat = { wire: azureChatWire }
+  const responses = { wire: azureResponsesWire }
   return modelApi("azure-openai", DEFAULT_AZURE_OPENAI_BASE_URL, options.baseUrl, [
     endpoint("chat", "POST", "/openai/deployments/:deployment/chat/completions", chat),
-    endpoint("embeddings", "POST", "/openai/deployments/:deployment/embeddings", embeddingsEndpoint.parts),
+    endpoint("embeddings", "POST", "/openai/deployments/:deployment/embeddings", { parts: embeddingsEndpoint.parts }),
     endpoint("responses", "POST", "/openai/responses", responses),
     endpoint("v1.chat", "POST", "/openai/v1/chat/completions", chat),
     endpoint("v1.responses", "POST", "/openai/v1/responses", responses),
-    endpoint("v1.embeddings", "POST", "/openai/v1/embeddings", embeddingsEndpoint.parts),
-    endpoint("v1.models", "GET", "/openai/v1/models", { answer: answerWith(modelsResponder(options.models)) })
+    endpoint("v1.embeddings", "POST", "/openai/v1/embeddings", { parts: embeddingsEndpoint.parts }),
+    endpoint("v1.models", "GET", "/openai/v1/models", { parts: { answer: answerWith(modelsResponder(options.models)) } })
   ])
 }
 
@@ -113,7 +114,7 @@ const openrouterModels = (models: ReadonlyArray<string>) => () =>
  */
 export const openrouterRoutes = (options: OpenAiDialectOptions = {}): ReadonlyArray<Route> =>
   modelApi("openrouter", DEFAULT_OPENROUTER_BASE_URL, options.baseUrl, [
-    endpoint("chat", "POST", "/chat/completions", { answer: modelAnswerer(openrouterChatWire) }),
-    endpoint("embeddings", "POST", "/embeddings", embeddingsEndpoint.parts),
-    endpoint("models", "GET", "/models", { answer: answerWith(openrouterModels(options.models ?? DEFAULT_OPENROUTER_MODELS)) })
+    endpoint("chat", "POST", "/chat/completions", { wire: openrouterChatWire }),
+    endpoint("embeddings", "POST", "/embeddings", { parts: embeddingsEndpoint.parts }),
+    endpoint("models", "GET", "/models", { parts: { answer: answerWith(openrouterModels(options.models ?? DEFAULT_OPENROUTER_MODELS)) } })
   ])

@@ -25,7 +25,6 @@ import type {
   ResponseUsage
 } from "./responsesSchema.ts"
 import { ResponsesRequest } from "./responsesSchema.ts"
-import { modelAnswerer } from "../wire/call.ts"
 import type { ModelEndpoint } from "../wire/modelApi.ts"
 import { baseUrlUnder, type ModelWire, readWith } from "../wire/wire.ts"
 import { openAiRateLimits } from "../wire/rateLimits.ts"
@@ -410,5 +409,5 @@ export const responsesEndpoint: ModelEndpoint = {
   method: "POST",
   path: "/responses",
   endpoint: "responses",
-  parts: { answer: modelAnswerer(responsesWire) }
+  wire: responsesWire
 }

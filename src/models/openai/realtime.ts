@@ -18,7 +18,7 @@ import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import type { Frame, SocketPeer } from "../../registry/socket.ts"
 import { webSocketResponder } from "../../routes/webSocket/webSocket.ts"
 import { modelResponder } from "../wire/call.ts"
-import type { ModelEndpoint } from "../wire/modelApi.ts"
+import type { PartsEndpoint } from "../wire/modelApi.ts"
 import { dialectOf, type ModelWire } from "../wire/wire.ts"
 import { DEFAULT_OPENAI_BASE_URL } from "./chatWire.ts"
 import { responsesWire } from "./openaiResponses.ts"
@@ -224,7 +224,7 @@ const audioItem = (item: Item): Item => {
 }
 
 /** The route of `GET {base}/realtime` upgraded to a WebSocket. */
-export const realtimeEndpoint: ModelEndpoint = {
+export const realtimeEndpoint: PartsEndpoint = {
   name: "realtime",
   method: "GET",
   path: "/realtime",

@@ -12,7 +12,7 @@ import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import type { Frame, SocketPeer } from "../../registry/socket.ts"
 import { answerTurn, eachSseData, jsonFrame, turnError, turnHeaders } from "../wire/socketCalls.ts"
 import { webSocketResponder } from "../../routes/webSocket/webSocket.ts"
-import type { ModelEndpoint } from "../wire/modelApi.ts"
+import type { PartsEndpoint } from "../wire/modelApi.ts"
 import { modelResponder } from "../wire/call.ts"
 import { responsesWire } from "./openaiResponses.ts"
 
@@ -79,7 +79,7 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
 }
 
 /** The route of `GET {base}/responses` upgraded to a WebSocket. */
-export const responsesSocketEndpoint: ModelEndpoint = {
+export const responsesSocketEndpoint: PartsEndpoint = {
   name: "responses.socket",
   method: "GET",
   path: "/responses",

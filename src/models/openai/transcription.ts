@@ -13,11 +13,11 @@ import { settle, whole, type Whole } from "../../registry/answer.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
 import type { ContentPart, Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 import { partTokens, usageOf } from "../provider/parts.ts"
-import { rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
+import { dataFrame, rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import { DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"
 import { jsonWhole, modelResponder } from "../wire/call.ts"
-import type { ModelEndpoint } from "../wire/modelApi.ts"
+import type { PartsEndpoint } from "../wire/modelApi.ts"
 import type { ModelWire } from "../wire/wire.ts"
 
 type Task = "transcribe" | "translate"
@@ -35,8 +35,6 @@ interface Upload {
 const usageBlock = (usage: TokenUsage) => ({ type: "tokens", input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: usage.totalTokens })
 
 const textOf = (parts: ReadonlyArray<Part>): string => parts.map((part) => (part.kind === "text" ? part.text : "")).join("")
-
-const event = (value: Record<string, unknown>): string => `data: ${JSON.stringify(value)}\n\n`
 
 class TranscriptWriter implements StreamWriter {
   readonly #invocation: LlmInvocation
@@ -57,7 +55,7 @@ class TranscriptWriter implements StreamWriter {
     this.#outputTokens += partTokens(part)
     if (part.kind !== "text") return []
     this.#text += part.text
-    return [event({ type: "transcript.text.delta", delta: part.text, logprobs: null })]
+    return [dataFrame({ type: "transcript.text.delta", delta: part.text, logprobs: null })]
   }
 
   chunk(value: unknown): string {
@@ -65,12 +63,12 @@ class TranscriptWriter implements StreamWriter {
   }
 
   error(message: string): ReadonlyArray<string> {
-    return [event({ type: "error", error: { type: "server_error", message } })]
+    return [dataFrame({ type: "error", error: { type: "server_error", message } })]
   }
 
   finish(_finish: Finish, given: TokenUsage | undefined): ReadonlyArray<string> {
     const usage = usageOf(given ?? this.#hint, this.#invocation.request.material, this.#outputTokens)
-    return [event({ type: "transcript.text.done", text: this.#text, logprobs: null, usage: usageBlock(usage) })]
+    return [dataFrame({ type: "transcript.text.done", text: this.#text, logprobs: null, usage: usageBlock(usage) })]
   }
 
   malformed(): string {
@@ -185,7 +183,7 @@ const responderOf = (wire: ModelWire): Responder => {
 }
 
 /** `POST {base}/audio/transcriptions` and `POST {base}/audio/translations`. */
-export const transcriptionEndpoints: ReadonlyArray<ModelEndpoint> = [
+export const transcriptionEndpoints: ReadonlyArray<PartsEndpoint> = [
   { name: "transcriptions", method: "POST", path: "/audio/transcriptions", endpoint: "audio/transcriptions", parts: { answer: answerWith(responderOf(transcriptionWire)) } },
   { name: "translations", method: "POST", path: "/audio/translations", endpoint: "audio/translations", parts: { answer: answerWith(responderOf(translationWire)) } }
 ]

@@ -362,30 +362,33 @@ export class SimulatedProviderApi {
    * and counted like any other request; returns its sequence number.
    */
   recordInvalid(url: string, raw: unknown, api: LlmApi = "openai.chat", bodySize = 0): Effect.Effect<number> {
-    return Effect.map(Clock.currentTimeMillis, (now) => {
-      const seq = ++this.#seq
-      const body: { readonly model?: unknown; readonly stream?: unknown } = typeof raw === "object" && raw !== null ? raw : {}
-      this.#log.record({
-        seq,
-        id: `inv_${seq}`,
-        at: now,
-        api,
-        url,
-        model: typeof body.model === "string" ? body.model : "",
-        stream: body.stream === true,
-        key: requestKeyOf(raw),
-        toolResultRounds: 0,
-        lastUserMessage: undefined,
-        body: deepFreeze(raw),
-        source: "none",
-        rule: undefined,
-        step: undefined,
-        outcome: "invalid-request",
-        status: 400,
-        rawSha256: undefined
-      }, bodySize)
-      return seq
-    })
+    return Effect.map(Clock.currentTimeMillis, (now) => this.recordInvalidAt(url, raw, api, bodySize, now))
+  }
+
+  /** `recordInvalid` at the time `now` (the network's clock), done at once. */
+  recordInvalidAt(url: string, raw: unknown, api: LlmApi, bodySize: number, now: number): number {
+    const seq = ++this.#seq
+    const body: { readonly model?: unknown; readonly stream?: unknown } = typeof raw === "object" && raw !== null ? raw : {}
+    this.#log.record({
+      seq,
+      id: `inv_${seq}`,
+      at: now,
+      api,
+      url,
+      model: typeof body.model === "string" ? body.model : "",
+      stream: body.stream === true,
+      key: requestKeyOf(raw),
+      toolResultRounds: 0,
+      lastUserMessage: undefined,
+      body: deepFreeze(raw),
+      source: "none",
+      rule: undefined,
+      step: undefined,
+      outcome: "invalid-request",
+      status: 400,
+      rawSha256: undefined
+    }, bodySize)
+    return seq
   }
 
   /**

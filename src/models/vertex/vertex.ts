@@ -16,7 +16,7 @@ import { answerWith, type Route } from "../../registry/route.ts"
 import { make as makeRoute } from "../../routes/make.ts"
 import { anthropicErrorBody, messagesBody } from "../anthropic/anthropic.ts"
 import { callOf, geminiAnswererFor, geminiWire } from "../gemini/gemini.ts"
-import { jsonWhole, modelAnswerer } from "../wire/call.ts"
+import { jsonWhole } from "../wire/call.ts"
 import { modelApi } from "../wire/modelApi.ts"
 import { dialectOf, type ModelWire } from "../wire/wire.ts"
 import { anthropicReadBack } from "../anthropic/anthropicReadBack.ts"
@@ -79,11 +79,10 @@ const tokenRoute = (): Route =>
  */
 export const vertexRoutes = (options: VertexRoutesOptions = {}): ReadonlyArray<Route> => {
   const gemini = { answer: geminiAnswererFor(vertexGeminiWire) }
-  const anthropic = { answer: modelAnswerer(vertexAnthropicWire) }
   const at = (baseUrl: string | undefined) =>
     modelApi("vertex", DEFAULT_VERTEX_BASE_URL, baseUrl, [
       { name: "gemini", method: "POST", path: `${PROJECT}/google/models/:call`, endpoint: "publishers/google/models/{model}:{method}", parts: gemini },
-      { name: "anthropic", method: "POST", path: `${PROJECT}/anthropic/models/:call`, endpoint: "publishers/anthropic/models/{model}:rawPredict", parts: anthropic },
+      { name: "anthropic", method: "POST", path: `${PROJECT}/anthropic/models/:call`, endpoint: "publishers/anthropic/models/{model}:rawPredict", wire: vertexAnthropicWire },
       { name: "express.gemini", method: "POST", path: "/:version/publishers/google/models/:call", endpoint: "express publishers/google/models/{model}:{method}", parts: gemini }
     ])
   // By default the global endpoint is served too: `location: "global"` and express mode call it.

@@ -2,17 +2,18 @@
  * The model call, the same for every API: a request read by the route's wire format is served by
  * the network's `SimulatedProvider`, and its answer — scripted parts, an HTTP error, raw bytes, a
  * timeout or a driver's feed — is written back in that format (`Renderer`), a refusal as its 422.
- * `modelAnswerer` answers a model endpoint at once where nothing waits; `modelResponder` is the
- * same call as an Effect.
+ * `callModel` is the one call, at a given time; `modelAnswerer` answers a model endpoint with it at
+ * the engine's clock, at once where nothing waits; `modelResponder` is the same call as an Effect,
+ * at the `Clock`'s time.
  */
-import { Context, Effect, Exit, Result } from "effect"
+import { Clock, Context, Effect, Exit, Result } from "effect"
 import { fromResponse, pending, whole, type Whole } from "../../registry/answer.ts"
 import { defaultRedactor } from "../../registry/redact.ts"
 import { type Answerer, type RespondContext, routeService, type Responder, type SimRequest } from "../../registry/route.ts"
 import { untilAborted } from "../../registry/transport.ts"
-import { type NoScriptQueued, RouteFailed, type UnmatchedLlmRequest } from "../../SimnetError.ts"
+import { NoScriptQueued, RouteFailed, UnmatchedLlmRequest } from "../../SimnetError.ts"
 import { framesBody, pacedBody, paceDelays, scriptedFrames, splitEvents } from "../provider/body.ts"
-import { type ConversationInput, readConversation } from "../provider/conversation.ts"
+import { readConversation } from "../provider/conversation.ts"
 import type { DrivenInvocation, Opening } from "../provider/invocation.ts"
 import { type Finish, gather, type Part, type TokenUsage, usageOf } from "../provider/parts.ts"
 import { type LlmInvocation, SimulatedProvider, type SimulatedProviderApi } from "../provider/SimulatedProvider.ts"
@@ -224,31 +225,6 @@ const refusal = (wire: ModelWire, provider: SimulatedProviderApi, tag: string, m
 /** A model request's URL as the model's log keeps it: through the network's redactor, as every URL simnet keeps or shows. */
 const shownUrl = (request: SimRequest, context: RespondContext): string => (context.redactor ?? defaultRedactor).url(request.url)
 
-/** The request the provider serves, read from its wire's reading, its URL as `shownUrl` keeps it. */
-const conversationOf = (input: ConversationInput, request: SimRequest, context: RespondContext) =>
-  readConversation(input, request.body?.length ?? 0, shownUrl(request, context))
-
-/**
- * The responder of a model endpoint in `wire`'s format, answered by the network's
- * `SimulatedProvider`. A body that is not a request of the API is a 400, logged and counted by
- * the provider with outcome `invalid-request`; a refusal (`NoScriptQueued`,
- * `UnmatchedLlmRequest`) is a 422 whose error body names the reason, which no SDK retries
- * (retrying cannot help).
- */
-export const modelResponder = (wire: ModelWire): Responder => (request, context) =>
-  Effect.flatMap(routeService(context, SimulatedProvider), (provider) => {
-    const raw = request.json()
-    const read = wire.read(request, raw)
-    if (Result.isFailure(read)) {
-      return Effect.map(provider.recordInvalid(shownUrl(request, context), raw, wire.api, request.body?.length ?? 0), (seq) =>
-        jsonWhole(wire.errorBody(400, `simnet: ${read.failure}`, undefined), 400, { [wire.requestIdHeader]: `req_sim_${seq}` }))
-    }
-    return provider.invoke(conversationOf(read.success, request, context), request.signal).pipe(
-      Effect.flatMap((invocation) => new Renderer(wire, invocation, () => request.signal, context.run).render()),
-      refusals(wire, provider)
-    )
-  })
-
 /** A refused model call (`NoScriptQueued`, `UnmatchedLlmRequest`) answered as its 422. */
 const refusals = (wire: ModelWire, provider: SimulatedProviderApi) => {
   const answer = (error: NoScriptQueued | UnmatchedLlmRequest) => Effect.succeed(refusal(wire, provider, error._tag, error.message))
@@ -257,25 +233,65 @@ const refusals = (wire: ModelWire, provider: SimulatedProviderApi) => {
 }
 
 /**
- * `modelResponder` as a route's answer, had at once where nothing waits (the provider's answer
- * decided now, a reply with no pacing or an HTTP error): a `Whole` or streamed answer with no
- * fiber run for it. Anything that waits (a rule's latency, a driver, a hang, pacing) and a body
- * that is not a request of the API go through the responder's Effect, as before.
+ * A model call's answer: had now (`Whole`, or a streamed `Response`), or the Effect of one still
+ * to come (a rule's latency, a driver, pacing, a hang).
+ */
+export type CallAnswer = Response | Whole | Effect.Effect<Response | Whole, RouteFailed>
+
+/**
+ * One model call in `wire`'s format, the only place one is read, refused, decided and rendered:
+ * a body that is not a request of the API is a 400, logged and counted by the provider with
+ * outcome `invalid-request`; the provider decides at `now` (the network's clock); a refusal
+ * (`NoScriptQueued`, `UnmatchedLlmRequest`) is a 422 whose error body names the reason, which no
+ * SDK retries (retrying cannot help); the answer is rendered now when nothing waits, else it is
+ * the Effect of it. Nothing here waits and no fiber runs.
+ */
+export const callModel = (wire: ModelWire, provider: SimulatedProviderApi, request: SimRequest, context: RespondContext, now: number): CallAnswer => {
+  const raw = request.json()
+  const read = wire.read(request, raw)
+  const bodySize = request.body?.length ?? 0
+  if (Result.isFailure(read)) {
+    const seq = provider.recordInvalidAt(shownUrl(request, context), raw, wire.api, bodySize, now)
+    return jsonWhole(wire.errorBody(400, `simnet: ${read.failure}`, undefined), 400, { [wire.requestIdHeader]: `req_sim_${seq}` })
+  }
+  // The signal is asked for only where it is needed (a signal made for nothing costs an AbortController).
+  const signal = () => request.signal
+  const served = provider.invokeAt(readConversation(read.success, bodySize, shownUrl(request, context)), now, signal)
+  // Checked first: a refusal is an error, and an error is also an Effect (one that fails with it).
+  if (served instanceof NoScriptQueued || served instanceof UnmatchedLlmRequest) return refusal(wire, provider, served._tag, served.message)
+  if (Effect.isEffect(served)) {
+    return refusals(wire, provider)(Effect.flatMap(served, (invocation) => new Renderer(wire, invocation, signal, context.run).render()))
+  }
+  const renderer = new Renderer(wire, served, signal, context.run)
+  return renderer.renderNow() ?? renderer.render()
+}
+
+/**
+ * The responder of a model endpoint in `wire`'s format, answered by the network's
+ * `SimulatedProvider` (`callModel`) at the `Clock`'s time: what a route answering in Effect (a
+ * WebSocket turn, a multipart upload read first) calls. A network without the provider fails the
+ * request with `RouteFailed` naming it.
+ */
+export const modelResponder = (wire: ModelWire): Responder => (request, context) =>
+  Effect.flatMap(routeService(context, SimulatedProvider), (provider) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const answer = callModel(wire, provider, request, context, now)
+      return Effect.isEffect(answer) ? answer : Effect.succeed(answer)
+    }))
+
+/**
+ * `callModel` as a route's answer at the engine's clock (`context.now`), had at once where
+ * nothing waits: a `Whole` or streamed answer with no fiber run for it; what waits (a rule's
+ * latency, a driver, a hang, pacing) is handed to the doors as the Effect it is. A context without
+ * the engine's clock or the provider (a route used outside a network) goes through
+ * `modelResponder`, which reads the `Clock` and names what is missing.
  */
 export const modelAnswerer = (wire: ModelWire): Answerer => {
   const responder = modelResponder(wire)
   return (request, context) => {
     const provider = context.now === undefined ? undefined : Context.getOption(context.services, SimulatedProvider)
     if (provider === undefined || provider._tag === "None") return pending(responder(request, context))
-    const raw = request.json()
-    const read = wire.read(request, raw)
-    if (Result.isFailure(read)) return pending(responder(request, context))
-    const signal = () => request.signal
-    const served = provider.value.invokeAt(conversationOf(read.success, request, context), context.now!(), signal)
-    if (Effect.isEffect(served)) return pending(Effect.flatMap(served, (invocation) => new Renderer(wire, invocation, signal, context.run).render()).pipe(refusals(wire, provider.value)))
-    if ("_tag" in served) return refusal(wire, provider.value, served._tag, served.message)
-    const renderer = new Renderer(wire, served, signal, context.run)
-    const now = renderer.renderNow()
-    return now === undefined ? pending(renderer.render()) : now instanceof Response ? fromResponse(now) : now
+    const answer = callModel(wire, provider.value, request, context, context.now!())
+    return Effect.isEffect(answer) ? pending(answer) : answer instanceof Response ? fromResponse(answer) : answer
   }
 }

@@ -1,7 +1,14 @@
 /**
- * Server-sent events as the model APIs write them: a frame with an event name, a frame cut off
- * halfway (what a writer's `malformed` sends), and a driver's raw chunk as one event of its API.
+ * Server-sent events as the model APIs write them: a frame of JSON data, one with an event name, a
+ * frame cut off halfway (what a writer's `malformed` sends), and a driver's raw chunk as one event
+ * of its API.
  */
+
+/**
+ * An SSE frame of JSON data and no event name (`data: JSON`, then the blank line), as Chat
+ * Completions writes every event.
+ */
+export const dataFrame = (value: unknown): string => `data: ${JSON.stringify(value)}\n\n`
 
 /**
  * An SSE frame with an event name (`event: NAME` then `data: JSON`).
@@ -26,5 +33,5 @@ export const truncatedFrame = (value: unknown, event?: string, newline = "\n"): 
  */
 export const rawChunkFrame = (chunk: unknown, named: boolean): string => {
   const type = named && typeof chunk === "object" && chunk !== null ? (chunk as { readonly type?: unknown }).type : undefined
-  return typeof type === "string" ? namedFrame(type, chunk) : `data: ${JSON.stringify(chunk)}\n\n`
+  return typeof type === "string" ? namedFrame(type, chunk) : dataFrame(chunk)
 }
