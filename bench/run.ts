@@ -1,12 +1,12 @@
 /**
  * Runs the benchmarks, each in its own Node process (msw and nock patch globals, and a fresh heap
- * keeps figures honest): `npm run bench` runs them all; `npm run bench -- core` (or `generate`, `global`,
- * `llm`, `llmApis`, `surfaces`, `serve`, `serveModel`, `driver`, `mcp`, `property`, `record`, `refusals`, `cold`, `agents`, `serveCpu`, `instructions`, `explore`, `isolate`, `connectFlood`) runs one. Other arguments (such as `--quick`) are passed on.
+ * keeps figures honest): `npm run bench` runs them all; `npm run bench -- core` (or `generate`, `graphql`, `global`,
+ * `llm`, `llmApis`, `surfaces`, `serve`, `serveModel`, `driver`, `mcp`, `property`, `record`, `refusals`, `cold`, `agents`, `serveCpu`, `instructions`, `explore`, `isolate`, `connectFlood`, `template`, `terminal`) runs one. Other arguments (such as `--quick`) are passed on.
  */
 import { spawnSync } from "node:child_process"
 
 /** Every bench, in the order a full run takes them (`scripts/benchDoc.ts` writes them in this order too). */
-export const ALL_BENCHES: ReadonlyArray<string> = ["core", "generate", "llm", "llmApis", "surfaces", "global", "serve", "serveModel", "driver", "mcp", "property", "record", "refusals", "cold", "agents", "serveCpu", "instructions", "explore", "isolate", "connectFlood"]
+export const ALL_BENCHES: ReadonlyArray<string> = ["core", "generate", "graphql", "llm", "llmApis", "surfaces", "global", "serve", "serveModel", "driver", "mcp", "property", "record", "refusals", "cold", "agents", "serveCpu", "instructions", "explore", "isolate", "connectFlood", "template", "terminal"]
 
 if (import.meta.main) {
   const args = process.argv.slice(2)

@@ -156,7 +156,7 @@ const relativeSpecifier = (fromFile: string, toFile: string): string => {
   return spec.startsWith(".") ? spec : `./${spec}`
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /**
  * Moves files in the git repository at `root` by `map` (or, when `pairs` is given, by those
@@ -276,11 +276,11 @@ const moveHere = (options: MoveOptions): MoveReport => {
     const alternatives: Array<string> = []
     for (const [from, to] of forms) {
       byForm.set(from, to)
-      alternatives.push(escape(from))
+      alternatives.push(escapeRegExp(from))
       const stem = from.replace(/\.ts$/, "")
       if (stem !== from) {
         byForm.set(stem, to.replace(/\.ts$/, ""))
-        alternatives.push(`${escape(stem)}(?=\\.(?:js|d\\.ts)?(?![\\w-]))`)
+        alternatives.push(`${escapeRegExp(stem)}(?=\\.(?:js|d\\.ts)?(?![\\w-]))`)
       }
     }
     // A path starts the text or follows a space, a quote, a bracket or a slash, and ends where a name cannot go on.

@@ -4,7 +4,9 @@
  * each a function returning routes. A public face: the catalogue lives in `families/`.
  */
 export {
+  a2a,
   account,
+  agUi,
   anthropic,
   azureOpenai,
   bedrock,
@@ -33,6 +35,8 @@ export {
   websearch
 } from "./families/routes.ts"
 export type {
+  A2aRoutesOptions,
+  AgUiRoutesOptions,
   AnthropicRoutesOptions,
   BedrockRoutesOptions,
   CohereRoutesOptions,

@@ -13,9 +13,11 @@ export const SimnetErrorTypeId: unique symbol = Symbol.for("simnet/SimnetError")
 export type SimnetErrorTypeId = typeof SimnetErrorTypeId
 
 /**
- * Why a registered route did not answer a request: the first part of the matcher that missed.
+ * Why a registered route did not answer a request: the first part of the matcher that missed,
+ * `exhausted` (its `times` used up), or `state` (its scenario is not in the state it requires;
+ * the detail names the current state).
  */
-export const MissReason = Schema.Literals(["method", "host", "path", "query", "header", "body", "predicate", "exhausted"])
+export const MissReason = Schema.Literals(["method", "host", "path", "query", "header", "body", "predicate", "exhausted", "state"])
 export type MissReason = typeof MissReason.Type
 
 /**
@@ -194,16 +196,13 @@ export class NoScriptQueued extends Schema.TaggedError<NoScriptQueued>()("NoScri
   startRound: Schema.optional(Schema.Number)
 }) {
   override get message(): string {
-    switch (this.reason) {
-      case "empty":
-        return `simnet: no LLM script queued for this call (${this.material})`
-      case "handoff":
-        return `simnet: ${this.queued ?? 0} LLM script(s) queued, but none takes this call: it follows tool results and no script is under way (a queued script starts at a new turn, or after a script whose last step calls a tool) (${this.material})`
-      case "exhausted": {
-        const started = (this.startRound ?? 0) === 0 ? "" : ` (started at tool-result round ${this.startRound})`
-        return `simnet: the current LLM script has ${this.steps ?? 0} step(s)${started} but this call follows ${this.rounds ?? 0} tool-result round(s) (${this.material})`
-      }
+    if (this.reason === "empty") return `simnet: no LLM script queued for this call (${this.material})`
+    if (this.reason === "handoff") {
+      return `simnet: ${this.queued ?? 0} LLM script(s) queued, but none takes this call: it follows tool results and no script is under way (a queued script starts at a new turn, or after a script whose last step calls a tool) (${this.material})`
     }
+    // "exhausted", the one reason left.
+    const started = (this.startRound ?? 0) === 0 ? "" : ` (started at tool-result round ${this.startRound})`
+    return `simnet: the current LLM script has ${this.steps ?? 0} step(s)${started} but this call follows ${this.rounds ?? 0} tool-result round(s) (${this.material})`
   }
 }
 
@@ -229,9 +228,11 @@ export class InvocationNotPending extends Schema.TaggedError<InvocationNotPendin
  * - `misconfigured`: the route cannot answer as it stands (an OpenAPI schema that does not
  *   compile, an operation that was not registered, an answer head Node refuses);
  * - `unsimulated`: the route stands for a server simnet does not simulate (an MCP server of a
- *   config that is neither local nor known).
+ *   config that is neither local nor known);
+ * - `template`: a templated answer could not be written (over its bounds, JSON that does not
+ *   parse, a header value the request broke).
  */
-export const RouteFailedReason = Schema.Literals(["handler", "upstream", "service", "driver", "abandoned", "misconfigured", "unsimulated"])
+export const RouteFailedReason = Schema.Literals(["handler", "upstream", "service", "driver", "abandoned", "misconfigured", "unsimulated", "template"])
 export type RouteFailedReason = typeof RouteFailedReason.Type
 
 /**

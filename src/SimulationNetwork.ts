@@ -20,7 +20,7 @@ import { installGlobalScoped, type GlobalOptions } from "./doors/global.ts"
 import type { GlobalInstallConflict, MakeError } from "./SimnetError.ts"
 
 export type { NetworkHandle } from "./network/handle.ts"
-export type { NetworkOptions, NetworkSnapshot, RouteInfo, SimulationNetworkApi } from "./network/network.ts"
+export type { NetworkMetrics, NetworkOptions, NetworkSnapshot, RouteInfo, ScenarioInfo, SimulationNetworkApi } from "./network/network.ts"
 export type { ChaosFault, ChaosHit, ChaosOptions } from "./registry/chaos.ts"
 export type { Har } from "./network/har.ts"
 export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./control/service.ts"

@@ -72,7 +72,9 @@ const NO_AI_SDK_PROVIDER: Readonly<Record<string, string>> = {
   "openai.realtime": "a WebSocket API no AI SDK provider speaks; OpenAIRealtimeWS judges it in llm.realtime.test.ts",
   "gemini.live": "a WebSocket API no AI SDK provider speaks; @google/genai's live client judges it in llm.realtime.test.ts",
   "openai.transcription": "not a language model; the openai SDK and the AI SDK's transcribe judge it in llm.media.test.ts",
-  "openai.translation": "not a language model; the openai SDK judges it in llm.media.test.ts"
+  "openai.translation": "not a language model; the openai SDK judges it in llm.media.test.ts",
+  a2a: "an agent protocol, not a model API; the official @a2a-js/sdk client judges it in agents.protocols.test.ts",
+  "ag-ui": "an agent protocol, not a model API; @ag-ui/client's HttpAgent judges it in agents.protocols.test.ts"
 }
 
 describe("every model API", () => {

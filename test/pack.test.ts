@@ -13,11 +13,11 @@
  * it holds them). Linking this repository's node_modules instead would be faster but would hide a
  * dependency missing from `dependencies`, and a second copy of `effect`.
  */
-import { execFileSync, spawn } from "node:child_process"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest"
 import { HEAVY_WORK } from "./support/timeouts.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
@@ -102,7 +102,7 @@ afterAll(() => {
 describe("the packed package", { timeout: HEAVY_WORK }, () => {
   it("ships dist/, fixtures/, the bin, README and LICENSE, and no sources, tests, benches or CI", () => {
     const files = JSON.parse(fs.readFileSync(path.join(work, "files.json"), "utf8")) as Array<string>
-    for (const f of ["dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/register.js", "dist/models.js", "dist/models.d.ts", "dist/cli.js", "fixtures/default.json", "bin/simnet.js", "README.md", "LICENSE", "package.json"]) {
+    for (const f of ["dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/register.js", "dist/testing.js", "dist/vitest.js", "dist/vitest.d.ts", "dist/models.js", "dist/models.d.ts", "dist/cli.js", "fixtures/default.json", "bin/simnet.js", "README.md", "LICENSE", "package.json"]) {
       expect(files).toContain(f)
     }
     expect(files.filter((f) => /^(src|test|bench|\.ci|\.github)\//.test(f))).toEqual([])
@@ -171,6 +171,39 @@ describe("the packed package", { timeout: HEAVY_WORK }, () => {
       process.kill(-child.pid!, "SIGTERM")
       await exited
     }
+  })
+
+  it("a vitest suite of the project uses simnet/vitest: a test whose code swallowed a refusal fails, naming it", () => {
+    // vitest is a peer the project installs; this repository's copy stands in for it (linked, so
+    // the runner and the kit's `import "vitest"` are one module).
+    const linked = path.join(project, "node_modules", "vitest")
+    fs.symlinkSync(path.join(root, "node_modules", "vitest"), linked, "dir")
+    const suite = path.join(project, "kit")
+    // Gone after it: the project's later typechecks compile every .ts file the project holds.
+    onTestFinished(() => {
+      fs.rmSync(linked, { force: true })
+      fs.rmSync(suite, { recursive: true, force: true })
+    })
+    fs.mkdirSync(suite)
+    fs.writeFileSync(path.join(suite, "kit.test.ts"), [
+      `import { expect } from "vitest"`,
+      `import { Route } from "simnet"`,
+      `import { test } from "simnet/vitest"`,
+      `test.override({ simnet: { routes: [Route.text("GET https://api.example.com/hi", "hi")] } })`,
+      `test("answers", async ({ network }) => {`,
+      `  expect(await (await network.fetch("https://api.example.com/hi")).text()).toBe("hi")`,
+      `})`,
+      `test("swallows a refusal", async ({ network }) => {`,
+      `  await network.fetch("https://api.example.com/missing").catch(() => undefined)`,
+      `})`
+    ].join("\n"))
+    const report = path.join(suite, "report.json")
+    const ran = spawnSync(node, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--root", suite, "--reporter=json", `--outputFile=${report}`], { cwd: project, env, encoding: "utf8" })
+    expect(ran.status, ran.stderr).toBe(1)
+    const results = (JSON.parse(fs.readFileSync(report, "utf8")) as { testResults: Array<{ assertionResults: Array<{ title: string; status: string; failureMessages: Array<string> }> }> })
+      .testResults.flatMap((file) => file.assertionResults)
+    expect(results.map((r) => [r.title, r.status])).toEqual([["answers", "passed"], ["swallows a refusal", "failed"]])
+    expect(results[1].failureMessages.join("\n")).toContain("StrictViolation: simnet: strict: 1 request was refused (GET https://api.example.com/missing: UnregisteredRequest)")
   })
 
   describe("a TypeScript app in a consumer project", () => {

@@ -227,6 +227,10 @@ describe("simnet run --tty", () => {
     const bad = await call("ui.press", { key: "hyper+q" })
     expect(bad.error).toMatchObject({ code: -32004, data: { reason: "key" } })
     expect((await call("ui.type", { text: 42 })).error).toMatchObject({ code: -32602, data: { path: "text" } })
+    // What is on screen to act on; a click the app enabled no mouse for is refused, naming why.
+    expect((await call("ui.interactables")).result).toEqual({ items: [{ kind: "input", text: "", x: 2, y: 3, width: 38 }] })
+    expect((await call("ui.click", { text: "hello" })).error).toMatchObject({ code: -32004, message: expect.stringContaining("the app enabled no mouse"), data: { reason: "no-mouse" } })
+    expect((await call("ui.click", { x: 1 })).error).toMatchObject({ code: -32602, data: { path: "y" } })
     // The whole app at rest: no request in flight, and the screen still.
     expect((await call("ui.wait", { quiescent: true, quietMs: 50 })).result?.lines).toContain("you typed: hello")
     // The same through the control endpoint.
@@ -234,6 +238,7 @@ describe("simnet run --tty", () => {
     const typed = await fetch(`${control}/ui/type`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "again" }) })
     expect(typed.status).toBe(200)
     expect(((await (await fetch(`${control}/ui/screen`)).json()) as { lines: Array<string> }).lines).toContain("> again")
+    expect(((await (await fetch(`${control}/ui/interactables`)).json()) as { items: Array<{ kind: string }> }).items.map((item) => item.kind)).toEqual(["input"])
     expect((await fetch(`${control}/ui/press`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: "nope" }) })).status).toBe(409)
     // The inspector's Screen tab, in headless Chromium: the live screen, in its colours, beside
     // the requests; reading it is not an action, so the trace below does not grow.
@@ -257,9 +262,10 @@ describe("simnet run --tty", () => {
     expect(code).toBe(0)
     expect(err()).toContain("runs in a 40x10 terminal")
     expect(err()).toContain(`simnet: ${process.execPath} exited with code 0\n`)
-    // Every ui call is in the trace, with the screen after it.
+    // Every ui call that acted is in the trace, with the screen after it; looking at the screen
+    // (ui.screen, ui.interactables, from either door) and refused calls are not.
     const uiLines = readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; method?: string; screen?: { lines: Array<string> } }).filter((line) => line.type === "control.ui")
-    expect(uiLines.map((line) => line.method)).toEqual(["ui.wait", "ui.type", "ui.press", "ui.wait", "ui.screen", "ui.wait", "ui.type", "ui.screen", "ui.press"])
+    expect(uiLines.map((line) => line.method)).toEqual(["ui.wait", "ui.type", "ui.press", "ui.wait", "ui.wait", "ui.type", "ui.press"])
     expect(uiLines[3]!.screen!.lines).toContain("you typed: hello")
   }, 30_000)
 

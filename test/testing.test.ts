@@ -51,7 +51,7 @@ describe("simnet/testing arbitraries", () => {
       expect(await fresh.registerSpec(specs)).toHaveLength(specs.length)
       for (const spec of specs) kinds.add(spec.respond.kind)
     }), { numRuns: 100, seed: 4 })
-    expect([...kinds].sort()).toEqual(["bytes", "fault", "handler", "jsonSchema", "loopback", "mcp", "status", "text"])
+    expect([...kinds].sort()).toEqual(["bytes", "fault", "graphql", "handler", "jsonSchema", "loopback", "mcp", "sse", "status", "text"])
   })
 })
 

@@ -29,7 +29,7 @@ describe.skipIf(!namespaces)(`simnet mcp through the MCP SDK client${namespaces 
     await client.connect(transport)
     try {
       const tools = (await client.listTools()).tools.map((tool) => tool.name)
-      expect(tools).toEqual(["screen", "type", "press", "resize", "wait", "network_log", "register_routes", "llm_enqueue", "llm_rules", "llm_pending", "llm_respond", "files", "snapshot", "reset"])
+      expect(tools).toEqual(["screen", "interactables", "type", "press", "click", "paste", "submit", "resize", "wait", "network_log", "register_routes", "llm_enqueue", "llm_rules", "llm_pending", "llm_respond", "files", "snapshot", "reset"])
       await client.callTool({ name: "wait", arguments: { text: "repl ready" } })
       await client.callTool({ name: "type", arguments: { text: "Who wrote Hamlet?" } })
       await client.callTool({ name: "press", arguments: { key: "enter" } })
@@ -143,11 +143,17 @@ describe("simnet mcp: bad arguments and an app that exits", () => {
       // The listing is the Schemas' JSON Schema: an object, its required keys, no other keys.
       expect(tools.find((tool) => tool.name === "llm_respond")?.inputSchema).toMatchObject({ type: "object", required: ["id", "text"], additionalProperties: false })
       expect(tools.find((tool) => tool.name === "reset")?.inputSchema).toEqual({ type: "object", properties: {}, additionalProperties: false })
+      expect(tools.find((tool) => tool.name === "click")?.inputSchema).toMatchObject({ type: "object", properties: { x: { type: "integer" }, y: { type: "integer" }, text: { type: "string" } }, additionalProperties: false })
       const bad: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
         ["screen", { lines: 1 }, `simnet: bad arguments to screen: lines: unknown key "lines"`],
         ["type", {}, "simnet: bad arguments to type: text: Missing key"],
         ["type", { text: 42 }, "simnet: bad arguments to type: text: Expected string"],
         ["press", { key: ["enter"] }, "simnet: bad arguments to press: key: Expected string"],
+        ["interactables", { all: 1 }, `simnet: bad arguments to interactables: all: unknown key "all"`],
+        ["click", { x: 1 }, "simnet: bad arguments to click: y: click needs a cell (x and y) or a text"],
+        ["click", { x: 1, y: 2, text: "OK" }, "simnet: bad arguments to click: text: click at a text or at a cell (x and y), not both"],
+        ["paste", {}, "simnet: bad arguments to paste: text: Missing key"],
+        ["submit", { text: "hi", gapMs: 99_999 }, "simnet: bad arguments to submit: gapMs: Expected a value between 0 and 10000"],
         ["resize", { cols: "wide", rows: 10 }, "simnet: bad arguments to resize: cols: Expected number"],
         ["wait", { timeoutMs: -1 }, "simnet: bad arguments to wait: timeoutMs: Expected a value between 0 and 600000"],
         ["wait", { timeout: 100 }, `simnet: bad arguments to wait: timeout: unknown key "timeout"; did you mean timeoutMs?`],
@@ -176,7 +182,7 @@ describe("simnet mcp: bad arguments and an app that exits", () => {
       expect((await call("type", { text: "x" })).isError).toBe(false)
       const died = "simnet: the program exited with code 3; its last screen:\ncrash ready\nagent>\nboom: the agent died"
       await vi.waitFor(async () => expect(await call("screen", {})).toEqual({ isError: true, text: died }), { timeout: 10_000, interval: 20 })
-      for (const [name, args] of [["type", { text: "again" }], ["press", { key: "enter" }], ["wait", { text: "agent> " }], ["resize", { cols: 50, rows: 10 }]] as const) {
+      for (const [name, args] of [["type", { text: "again" }], ["press", { key: "enter" }], ["wait", { text: "agent> " }], ["resize", { cols: 50, rows: 10 }], ["click", { x: 0, y: 0 }], ["paste", { text: "p" }], ["submit", { text: "s" }], ["interactables", {}]] as const) {
         expect(await call(name, args)).toEqual({ isError: true, text: died })
       }
       // The inspector's screen shows the last screen and how the program ended.

@@ -184,7 +184,7 @@ export const terminalFlags = {
   rows: Flag.Int("rows").pipe(Flag.withDefault(30), Flag.withDescription("the terminal's height (default: 30)"))
 }
 
-/** `--trace FILE`: the replay trace `serve` and `run` write. */
+/** `--trace FILE`: the replay trace `serve`, `run` and `mcp` write. */
 export const traceFlag = Flag.String("trace").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("write a replay trace (JSON lines) to FILE"))
 
 /** What `networkFlags` decode to: the network's flags as `fixtureNetwork` reads them. */

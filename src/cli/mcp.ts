@@ -10,10 +10,10 @@ import { controlRuntime, endpointsOf } from "../control/runtime.ts"
 import { printable } from "../registry/util.ts"
 import { simnetVersion } from "../registry/version.ts"
 import { caDirectory } from "../serve/ca.ts"
-import { runEnv } from "../serve/child.ts"
+import { emulatorFailed, runEnv } from "../serve/child.ts"
 import { serveLayer } from "../serve/serve.ts"
 import { spawnTerminal, type Terminal } from "../terminal/terminal.ts"
-import { caIn, fixtureNetwork, manifestFlag, networkFlags, terminalFlags, UsageError, writeManifest } from "./flags.ts"
+import { caIn, fixtureNetwork, manifestFlag, networkFlags, terminalFlags, traceFlag, UsageError, writeManifest } from "./flags.ts"
 
 /** `simnet mcp`. */
 export const mcp = Command.make(
@@ -22,13 +22,14 @@ export const mcp = Command.make(
     ...networkFlags,
     ...terminalFlags,
     manifest: manifestFlag,
+    trace: traceFlag,
     command: Argument.String("command").pipe(Argument.variadic, Argument.withDescription("a command to run in a terminal the tools see and type into, after --"))
   },
   (config) =>
     Effect.scoped(Effect.gen(function*() {
       const { network } = yield* fixtureNetwork(config)
       let terminal: Terminal | undefined
-      const control = yield* controlRuntime(network, { quiet: true, terminal: () => terminal })
+      const control = yield* controlRuntime(network, { trace: Option.getOrUndefined(config.trace), quiet: true, terminal: () => terminal })
       const caDir = caDirectory(Option.getOrUndefined(config.caDir))
       const authority = yield* caIn(caDir)
       const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, caDir }))
@@ -36,8 +37,8 @@ export const mcp = Command.make(
       yield* writeManifest(config.manifest, endpointsOf(base))
       const { env, driverUrl } = runEnv(base, authority.certFile)
       const [command, ...args] = config.command as ReadonlyArray<string>
-      if (command !== undefined) terminal = yield* spawnTerminal(command, args, { cols: config.cols, rows: config.rows, env }).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
+      if (command !== undefined) terminal = yield* spawnTerminal(command, args, { cols: config.cols, rows: config.rows, env, onFailure: emulatorFailed(command, control.traceLine) }).pipe(Effect.mapError((error) => new UsageError({ message: error.message })))
       process.stderr.write(`${printable(`simnet mcp: tools over stdio${command === undefined ? "" : `; ${command} runs in a ${config.cols}x${config.rows} terminal`}; driver: ${driverUrl}`)}\n`)
-      yield* serveAgentTools(network, () => terminal, simnetVersion())
+      yield* serveAgentTools(network, () => terminal, simnetVersion(), control.traceChange)
     }))
 ).pipe(Command.withDescription("an MCP server over stdio that lets an agent observe and drive the simulation: the command's terminal, the network and the model"))

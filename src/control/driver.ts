@@ -317,10 +317,7 @@ class Connection {
     if (method.startsWith("ui.")) {
       return Effect.andThen(
         this.watchExit(),
-        Effect.map(uiCall(this.#terminal?.(), method, params, this.#network.quiescent), (screen) => {
-          this.#told?.({ method, params, screen })
-          return plain(screen)
-        })
+        Effect.map(uiCall(this.#terminal?.(), method, params, this.#network.quiescent, this.#told), plain)
       )
     }
     switch (method) {

@@ -18,6 +18,8 @@
  * | `GET llm/pending`          | `{pending}` invocations waiting for a driver                |
  * | `POST mcp/:id`             | changes an MCP route's server: the given top-level fields of its definition (`tools`, `resources`, …) replace the current ones; sessions are told (`listChanged`, `resources/updated`) |
  * | `GET snapshot`             | the network's state (see `Snapshot.ts`)                     |
+ * | `GET scenarios`, `POST scenarios/reset`, `PUT scenarios/NAME/state` | scenarios (`scenarios.ts`) |
+ * | `GET metrics`              | Prometheus text (`metrics.ts`)                              |
  * | `POST snapshot`            | restores a state, all or nothing                            |
  * | `GET drive`                | the driver socket (WebSocket, JSON-RPC 2.0; `driver.ts`)    |
  *
@@ -51,14 +53,16 @@ import { driverSocket, type ExitNotices } from "./driver.ts"
 import { check, HOST_FORWARDING, hostForwarding, refuse, roomAccess } from "./access.ts"
 import { CONTROL_BASE, type ControlRouter } from "./service.ts"
 import type { Terminal } from "../terminal/terminal.ts"
-import { uiCall } from "./ui.ts"
+import { type UiCall, uiCall } from "./ui.ts"
+import { metricsRegistry, type MeteredNetwork } from "./metrics.ts"
+import { scenarioRoutes, type ScenarioEvent, type ScenarioNetwork } from "./scenarios.ts"
 
 export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./service.ts"
 
 /**
  * What the control plane needs of a network (a `SimulationNetworkApi` has all of it).
  */
-export interface ControlledNetwork {
+export interface ControlledNetwork extends ScenarioNetwork, MeteredNetwork {
   readonly registerSpec: (json: unknown, options?: { readonly source?: string }) => Effect.Effect<ReadonlyArray<string>, SimnetError>
   readonly unregister: (id: string) => Effect.Effect<boolean>
   readonly reset: Effect.Effect<void, SimnetError>
@@ -115,6 +119,7 @@ export type ControlEvent =
   | { readonly type: "reset" }
   | { readonly type: "restore"; readonly state: unknown }
   | { readonly type: "mcp"; readonly id: string; readonly server: unknown }
+  | ScenarioEvent
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024
 
@@ -240,20 +245,20 @@ const specsOf = (state: unknown): ReadonlyArray<unknown> => {
 
 const noWorkspace = new Refusal({ status: 404, tag: "NoWorkspace", message: "no workspace: the files of a run are its own only under simnet run --isolate" })
 
-/** A `ui/ACTION` call: the screen after it, or the terminal's refusal (404 without a terminal, 400 bad params, 409 refused). */
+/** A `ui/ACTION` call: the screen after it (`ui/interactables`: the items), or the terminal's refusal (404 without a terminal, 400 bad params, 409 refused); an action is told to the trace. */
 const uiRoute = <R>(network: ControlledNetwork, options: RunControlOptions, action: string, body: Effect.Effect<unknown, Refusal, R>) =>
   Effect.gen(function*() {
     const params = yield* body
     const method = `ui.${action}`
-    const screen = yield* Effect.mapError(uiCall(options.terminal?.(), method, params, network.quiescent), (error) =>
+    const told = options.onChange === undefined ? undefined : (call: UiCall) => options.onChange?.({ type: "ui", ...call })
+    const answer = yield* Effect.mapError(uiCall(options.terminal?.(), method, params, network.quiescent, told), (error) =>
       new Refusal({
         status: error.code === -32003 ? 404 : error.code === -32602 || error.code === -32601 ? 400 : 409,
         tag: error.code === -32003 ? "NoTerminal" : error.code === -32004 ? "TerminalError" : "InvalidParams",
         message: error.message,
         path: typeof (error.data as { path?: unknown } | undefined)?.path === "string" ? (error.data as { path: string }).path : undefined
       }))
-    options.onChange?.({ type: "ui", method, params, screen })
-    return ok(screen)
+    return ok(answer)
   })
 
 /** A rule as `GET llm/rules` lists it: JSON, with its progress (a matcher from code shows as text). */
@@ -299,8 +304,12 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
       return ok({ seeded: Object.keys(files) }, 201)
     }))
   ]
+  const metrics = metricsRegistry()
   return HttpRouter.addAll([
     ...filesystem,
+    ...scenarioRoutes(network, { at, body: jsonBody(limit), refuse: (status, tag, message, path) => new Refusal({ status, tag, message, path }), tell }),
+    HttpRouter.route("GET", at("metrics"), Effect.flatMap(network.metrics, (tallies) =>
+      Effect.map(Effect.promise(() => metrics.text(tallies)), (text) => HttpServerResponse.text(text, { contentType: metrics.contentType })))),
     HttpRouter.route("POST", at("reset"), Effect.gen(function*() {
       yield* network.reset
       tell({ type: "reset" })
@@ -343,6 +352,7 @@ export const controlRoutes = (network: ControlledNetwork, options: RunControlOpt
     })),
     // The terminal of `simnet run --tty`, as the driver socket's `ui.*` methods (`ui.ts`) see it.
     HttpRouter.route("GET", at("ui/screen"), uiRoute(network, options, "screen", Effect.succeed({}))),
+    HttpRouter.route("GET", at("ui/interactables"), uiRoute(network, options, "interactables", Effect.succeed({}))),
     HttpRouter.route("POST", at("ui/:action"), Effect.flatMap(HttpRouter.params, (params) => uiRoute(network, options, params["action"] ?? "", jsonBody(limit)))),
     HttpRouter.route("POST", at("llm/enqueue"), Effect.gen(function*() {
       const json = yield* jsonBody(limit)

@@ -1,10 +1,16 @@
 /**
  * Replay traces read back: `replayTrace` reads the text of a `simnet serve --trace` file, and
  * `replayOver` sends it to a fresh server, which answers the same requests with the same bodies.
- * Kept apart from the recording (`trace.ts`) so that replaying loads no server or router.
+ * A trace of a command in a terminal (`simnet run --tty`, `simnet mcp -- CMD`) also holds every
+ * `ui.*` call that acted, whichever door it came through; replayed against a server running the
+ * same command in a terminal of the same size, they drive it again, and the command makes its
+ * requests itself. Kept apart from the recording (`trace.ts`) so that replaying loads no server
+ * or router.
  */
 import type { FileContent } from "../fileSystem/workspace.ts"
+import { STARTED } from "../registry/scenarios.ts"
 import { CONTROL_BASE } from "./service.ts"
+import { UI_LOOKS } from "./ui.ts"
 
 /**
  * One served request as reported: `route` is the network route that answered (or `control`),
@@ -18,6 +24,8 @@ export interface RequestReport {
   readonly method: string
   readonly url: string
   readonly route: string | undefined
+  /** The GraphQL operation a `graphql` route answered (its name, else its type). */
+  readonly operation?: string | undefined
   /** The status the client saw; none for a reset (`outcome: "reset"`). */
   readonly status?: number | undefined
   readonly outcome: string
@@ -35,11 +43,13 @@ export type TracedBody =
 
 /**
  * One step of a replay, in the order the trace recorded it: a call to the control endpoint
- * (`path` under `/experimental/simulation`), or a request to the network.
+ * (`path` under `/experimental/simulation`), a request to the network, or a `ui.*` call that
+ * acted on the command's terminal (its params, and the screen it answered then).
  */
 export type ReplayStep =
-  | { readonly kind: "control"; readonly method: "POST" | "DELETE"; readonly path: string; readonly body?: unknown }
+  | { readonly kind: "control"; readonly method: "POST" | "PUT" | "DELETE"; readonly path: string; readonly body?: unknown }
   | { readonly kind: "request"; readonly request: RequestReport }
+  | { readonly kind: "ui"; readonly method: string; readonly params: unknown; readonly screen: unknown }
 
 /**
  * A trace read back: `start` is the server's state when the trace began (restore it with
@@ -84,6 +94,12 @@ export const replayTrace = (text: string): TraceReplay => {
   const requests: Array<RequestReport> = []
   const files: Record<string, FileContent> = {}
   let workspace: TraceReplay["workspace"]
+  // Where the first action on the terminal since the last request is among the steps: a call a
+  // driver answered after it was caused by one of those actions, so its answer must be in place
+  // before them when the terminal is driven again.
+  let firstAction: number | undefined
+  // The scenarios' states as control calls set them (requests move them again when replayed).
+  const scenarios: Record<string, string> = { ...(start["scenarios"] as Record<string, string> | undefined) }
   for (const line of lines) {
     switch (line["type"]) {
       case "filesystem.seed":
@@ -123,11 +139,20 @@ export const replayTrace = (text: string): TraceReplay => {
         routes = [...start.routes]
         queued = [...(start.llm?.scripts.queued ?? [])]
         rules = [...(start.llm?.rules ?? [])]
+        for (const name in scenarios) scenarios[name] = STARTED
         restored = undefined
         break
       case "control.restore":
         steps.push({ kind: "control", method: "POST", path: "snapshot", body: line["state"] })
         restored = line["state"] as Record<string, unknown>
+        break
+      case "control.scenario":
+        steps.push({ kind: "control", method: "PUT", path: `scenarios/${encodeURIComponent(String(line["name"]))}/state`, body: { state: line["state"] } })
+        scenarios[String(line["name"])] = String(line["state"])
+        break
+      case "control.scenarios.reset":
+        steps.push({ kind: "control", method: "POST", path: "scenarios/reset" })
+        for (const name in scenarios) scenarios[name] = STARTED
         break
       case "control.mcp":
         steps.push({ kind: "control", method: "POST", path: `mcp/${encodeURIComponent(String(line["id"]))}`, body: line["server"] })
@@ -135,11 +160,23 @@ export const replayTrace = (text: string): TraceReplay => {
       case "control.drive":
         driven.command(String(line["method"]), line["params"], typeof line["url"] === "string" ? line["url"] : undefined)
         break
+      case "control.ui": {
+        const method = String(line["method"])
+        // Looking at the screen is not an action (older traces have such lines).
+        if (UI_LOOKS.has(method)) break
+        firstAction ??= steps.length
+        steps.push({ kind: "ui", method, params: line["params"] ?? {}, screen: line["screen"] })
+        break
+      }
       case "request": {
         if (line["route"] === "control") break
-        // A call a driver answered is answered again by a one-use rule with what the driver sent.
+        // A call a driver answered is answered again by a one-use rule with what the driver sent,
+        // before the terminal's action that made the call when there is one.
         const answer = driven.take(String(line["url"]))
-        if (answer !== undefined) steps.push({ kind: "control", method: "POST", path: "llm/rules", body: answer })
+        const rule = { kind: "control" as const, method: "POST" as const, path: "llm/rules", body: answer }
+        if (answer !== undefined && firstAction !== undefined) steps.splice(firstAction, 0, rule)
+        else if (answer !== undefined) steps.push(rule)
+        firstAction = undefined
         steps.push({ kind: "request", request: line as unknown as RequestReport })
         requests.push(line as unknown as RequestReport)
         break
@@ -147,7 +184,7 @@ export const replayTrace = (text: string): TraceReplay => {
     }
   }
   const llm = start.llm === undefined ? undefined : { ...start.llm, scripts: { ...start.llm.scripts, queued }, rules }
-  return { start, files, ...(workspace === undefined ? {} : { workspace }), steps, requests, snapshot: restored ?? { ...start, routes, llm } }
+  return { start, files, ...(workspace === undefined ? {} : { workspace }), steps, requests, snapshot: restored ?? { ...start, routes, llm, scenarios } }
 }
 
 /**
@@ -183,21 +220,27 @@ class DrivenAnswers {
       case "llm.finish": {
         const reason = p["reason"]
         // A finish "error" fails the call with a 500, as the provider does.
-        if (reason === "error") return end({ type: "serverError", status: 500, message: "The model stopped with an error." })
+        if (reason === "error") {
+          end({ type: "serverError", status: 500, message: "The model stopped with an error." })
+          return
+        }
         const finish = reason === "tool_calls" ? "tool-calls" : reason === "stop" || reason === "length" || reason === "tool-calls" || reason === "unknown" ? reason : undefined
-        return end({ type: "respond", steps: [sent()], ...(finish === undefined ? {} : { finish }) })
+        end({ type: "respond", steps: [sent()], ...(finish === undefined ? {} : { finish }) })
+        return
       }
       case "llm.fail": {
         const status = Number(p["status"])
         const message = typeof p["message"] === "string" ? p["message"] : undefined
-        return end(status === 429
+        end(status === 429
           ? { type: "rateLimit", ...(message === undefined ? {} : { message }) }
           : status >= 500 && status <= 599
           ? { type: "serverError", status, ...(message === undefined ? {} : { message }) }
           : { type: "respond", steps: [[{ type: "http_error", status, message: message ?? `The model failed with status ${status} (simulated).` }]] })
+        return
       }
       case "llm.disconnect":
-        return end({ type: "fault", fault: "reset", steps: [sent()] })
+        end({ type: "fault", fault: "reset", steps: [sent()] })
+        return
     }
   }
 
@@ -249,6 +292,11 @@ const bodyOf = (body: TracedBody | undefined): Uint8Array | string | undefined =
  * start, then sends the control calls and the requests in order, each request to
  * `base/HOST/PATH`. Resolves to every request's status and body, in order. `headers` are added to
  * every call (an `Authorization` for a server that has `SIMNET_TOKEN` set, say).
+ *
+ * A trace with `ui` steps drove a command in a terminal: replay it against a server running the
+ * same command in a terminal of the same size (`simnet run --tty`). Each `ui` step is sent to
+ * `…/ui/ACTION` in its turn, and its answer (the screen, as JSON) takes its place in the result,
+ * with the method as `method`; the requests are the command's to make again, so they are not sent.
  */
 export const replayOver = async (
   replay: TraceReplay,
@@ -263,8 +311,11 @@ export const replayOver = async (
       headers: { ...extra, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body)
     })
-    if (!response.ok) throw new Error(`replay: ${method} ${path} answered ${response.status}: ${await response.text()}`)
+    const text = await response.text()
+    if (!response.ok) throw new Error(`replay: ${method} ${path} answered ${response.status}: ${text}`)
+    return { status: response.status, text }
   }
+  const driven = replay.steps.some((step) => step.kind === "ui")
   await control("POST", "snapshot", replay.start)
   // A sealed run's files first, as it began (a server without a workspace refuses them, saying so).
   if (Object.keys(replay.files).length > 0) await control("POST", "filesystem/seed", { files: replay.files })
@@ -274,6 +325,13 @@ export const replayOver = async (
       await control(step.method, step.path, step.body)
       continue
     }
+    if (step.kind === "ui") {
+      const path = `ui/${step.method.replace(/^ui\./, "")}`
+      const { status, text } = await control("POST", path, step.params)
+      answers.push({ method: step.method, url: `${base}${CONTROL_BASE}/${path}`, status, body: text })
+      continue
+    }
+    if (driven) continue
     const { method, url, headers, body } = step.request
     const target = new URL(url)
     const response = await send(`${base}/${target.host}${target.pathname}${target.search}`, {

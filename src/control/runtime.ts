@@ -5,7 +5,7 @@
 import { Console, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import type * as HttpRouter from "effect/http/HttpRouter"
-import { CONTROL_BASE, controlRoutes } from "./endpoint.ts"
+import { CONTROL_BASE, type ControlEvent, controlRoutes } from "./endpoint.ts"
 import { ExitNotices } from "./driver.ts"
 import { INSPECTOR_PATH, inspector } from "./inspector.ts"
 import type { DoorWatch } from "../doors/node.ts"
@@ -65,6 +65,8 @@ export const controlRuntime = (
   readonly watch: ReadonlyArray<DoorWatch>
   /** Writes a line to the trace, when there is one. */
   readonly traceLine: (line: Record<string, unknown>) => void
+  /** Writes a change made through another door (the MCP tools over stdio) to the trace, when there is one. */
+  readonly traceChange: (event: ControlEvent) => void
   /** Completes once every driver socket watching the terminal has been told its program exited (or has closed). */
   readonly exitsTold: Effect.Effect<void>
   readonly announce: (base: string) => Effect.Effect<void>
@@ -74,7 +76,8 @@ export const controlRuntime = (
     if (trace !== undefined) trace.write({ type: "start", seed: network.seed, state: yield* network.state })
     const print = options.quiet === true ? undefined : options.out ?? ((line: string) => void process.stdout.write(`${line}\n`))
     const exits = new ExitNotices()
-    const control = controlRoutes(network, { onChange: trace === undefined ? undefined : (event) => trace.write(controlLine(event)), terminal: options.terminal, exits, workspace: options.workspace })
+    const onChange = trace === undefined ? undefined : (event: ControlEvent) => trace.write(controlLine(event))
+    const control = controlRoutes(network, { onChange, terminal: options.terminal, exits, workspace: options.workspace })
     const reporting = trace === undefined && print === undefined
       ? undefined
       : reportRequests(network, (line) => {
@@ -82,11 +85,12 @@ export const controlRuntime = (
         print?.(printable(requestLine(line)))
       }, { bodies: trace !== undefined })
     const page = inspector(network, { terminal: options.terminal })
-    const mcp = agentToolRoutes(network, options.terminal ?? (() => undefined), simnetVersion(), {}, options.workspace)
+    const mcp = agentToolRoutes(network, options.terminal ?? (() => undefined), simnetVersion(), { onChange }, options.workspace)
     return {
       routes: Layer.mergeAll(control, reporting?.layer ?? Layer.empty, page.layer, mcp),
       watch: reporting === undefined ? [page.watch] : [reporting.watch, page.watch],
       traceLine: (line) => trace?.write(line),
+      traceChange: (event) => onChange?.(event),
       exitsTold: exits.told,
       announce: (base: string) =>
         Effect.gen(function*() {

@@ -8,10 +8,10 @@
  * `replay.ts` reads a trace back and sends it to a fresh server.
  */
 import * as fs from "node:fs"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, type Layer } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import * as Redaction from "../registry/redact.ts"
+import type * as Redaction from "../registry/redact.ts"
 import { wasReset } from "../registry/requestRecord.ts"
 import type { ControlEvent } from "./endpoint.ts"
 import type { RequestReport, TracedBody } from "./replay.ts"
@@ -19,6 +19,7 @@ import type { RequestReport, TracedBody } from "./replay.ts"
 export type { ReplayStep, RequestReport, TraceReplay, TracedBody } from "./replay.ts"
 export { replayOver, replayTrace } from "./replay.ts"
 import { CONTROL_BASE } from "./service.ts"
+import { operationOf } from "./inspector/feed.ts"
 import type { DoorWatch } from "../doors/node.ts"
 
 /** A record of the network's log, as the reporter reads it. */
@@ -32,6 +33,8 @@ interface LoggedRequest {
   readonly denial: string | undefined
   readonly fault?: string | undefined
   readonly chaos?: unknown
+  readonly scenario?: unknown
+  readonly detail?: Readonly<Record<string, unknown>> | undefined
 }
 
 /**
@@ -106,11 +109,13 @@ export const reportRequests = (
       method,
       url: shown ?? (control ? path.split("?")[0] : network.redactor.url(path)),
       route: control ? "control" : record?.route?.id,
+      ...(record === undefined ? {} : operationOf(record)),
       // A reset has no status, whatever head went out before the drop.
       ...(record !== undefined && wasReset(record) ? {} : { status }),
       // A route's own 4xx or 5xx is an answer; only a request no route took (a bad path, a body over the limit) is refused by status.
       outcome: record?.fault ?? record?.denial ?? (record?.route !== undefined || status < 400 ? "answered" : "refused"),
       ...(record?.chaos === undefined ? {} : { chaos: record.chaos }),
+      ...(record?.scenario === undefined ? {} : { scenario: record.scenario }),
       ms,
       ...(options.bodies === true && !control ? { headers: record?.headers ?? {}, body } : {})
     })
@@ -145,4 +150,4 @@ export const reportRequests = (
  * The stdout line of a request: its route and status, or what broke it when it has no status (a reset).
  */
 export const requestLine = (line: RequestReport): string =>
-  `${line.method} ${line.url} -> ${line.route ?? (line.outcome === "answered" ? "-" : line.outcome)} ${line.status ?? line.outcome} ${line.ms}ms`
+  `${line.method} ${line.url} -> ${line.route ?? (line.outcome === "answered" ? "-" : line.outcome)}${line.operation === undefined ? "" : ` (${line.operation})`} ${line.status ?? line.outcome} ${line.ms}ms`

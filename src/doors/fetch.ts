@@ -153,7 +153,7 @@ export const makeFetch = (network: Network, options: { readonly refusals?: "reje
     let url: string
     let method: string
     let headers: Headers | HeadersInit | undefined
-    let body: BodyResult = undefined
+    let body: BodyResult
     let signal: AbortSignal | null | undefined
     let redirect: RequestRedirect = init?.redirect ?? "follow"
     if (typeof input === "string" || input instanceof URL) {

@@ -5,7 +5,7 @@
 import { Effect, Stream } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
-import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import type { SimnetError } from "../SimnetError.ts"
 import { type Answer, type Settled, withoutUpgrade } from "../registry/answer.ts"

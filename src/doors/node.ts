@@ -238,12 +238,21 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
 
   const door = (req: http.IncomingMessage, res: http.ServerResponse, target: string | undefined, upgrade?: Upgrading): void => {
     const path = req.url ?? "/"
-    if (target === undefined) return badPath(res, path, watchersOf(() => ({ method: req.method ?? "GET", path, url: undefined, headers: {}, body: undefined })))
+    if (target === undefined) {
+      badPath(res, path, watchersOf(() => ({ method: req.method ?? "GET", path, url: undefined, headers: {}, body: undefined })))
+      return
+    }
     const method = req.method ?? "GET"
     const length = req.headers["content-length"]
     const hasBody = method !== "GET" && method !== "HEAD" && (length !== undefined || req.headers["transfer-encoding"] !== undefined)
-    if (!hasBody) return answer(req, res, target, undefined, upgrade)
-    if (declaredOver(length, limit)) return tooLarge(req, res, method, target, false)
+    if (!hasBody) {
+      answer(req, res, target, undefined, upgrade)
+      return
+    }
+    if (declaredOver(length, limit)) {
+      tooLarge(req, res, method, target, false)
+      return
+    }
     readBody(
       req,
       limit,
@@ -253,7 +262,10 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
   }
 
   const checkContinue = (req: http.IncomingMessage, res: http.ServerResponse, target: string | undefined): void => {
-    if (target !== undefined && declaredOver(req.headers["content-length"], limit)) return tooLarge(req, res, req.method ?? "GET", target, true)
+    if (target !== undefined && declaredOver(req.headers["content-length"], limit)) {
+      tooLarge(req, res, req.method ?? "GET", target, true)
+      return
+    }
     res.writeContinue()
     door(req, res, target)
   }

@@ -95,7 +95,10 @@ export const relay = (
     return
   }
   const source = takeFrames(body)
-  if (source !== undefined) return writeFrames(res, source, writeHead, end)
+  if (source !== undefined) {
+    writeFrames(res, source, writeHead, end)
+    return
+  }
   const reader = body.getReader()
   let finished = false
   const finish = () => {
@@ -210,7 +213,8 @@ const writeFrames = (res: http.ServerResponse, source: FramesSource, writeHead: 
   } catch {
     // Frames that cannot be made break the answer as a body that breaks does: the client sees a reset.
     if (writeHead(undefined)) res.destroy()
-    return finish()
+    finish()
+    return
   }
   if (exhausted) {
     if (writeHead(Buffer.byteLength(pending))) {
@@ -227,7 +231,8 @@ const writeFrames = (res: http.ServerResponse, source: FramesSource, writeHead: 
         if (pending === "") {
           if (exhausted) {
             res.end()
-            return finish()
+            finish()
+            return
           }
           pending = gather(COALESCE_LIMIT)
           continue

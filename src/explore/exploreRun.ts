@@ -45,6 +45,7 @@ export interface ExploreObservation {
 }
 
 /** A property of the app after a step: true or nothing when it holds; false or a message when not (a throw is its message). */
+// biome-ignore lint/suspicious/noConfusingVoidType: `void` lets a property be a block of `expect` calls that returns nothing.
 export type ExploreProperty = (observation: ExploreObservation) => boolean | string | void | Promise<boolean | string | void>
 
 /** A step as the failure file keeps it. */

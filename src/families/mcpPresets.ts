@@ -169,7 +169,7 @@ const SENTENCES = [
   (q: string) => `Most teams adopt ${q} to reduce boilerplate and make failures explicit.`,
   (q: string) => `The examples below show how ${q} behaves under load and how to test it.`,
   (q: string) => `We compare the trade-offs of ${q} with the approaches it replaces.`,
-  (q: string) => `A short checklist at the end summarises what to verify before shipping.`,
+  (_q: string) => `A short checklist at the end summarises what to verify before shipping.`,
   (q: string) => `Readers asked how ${q} interacts with existing tooling; the answer is in the last section.`
 ]
 

@@ -204,11 +204,11 @@ const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Resul
       const operationId = typeof operation.operationId === "string" ? operation.operationId : undefined
       const id = operationId === undefined ? undefined : `${prefix}${operationId}`
       const label = id ?? `${method.toUpperCase()} ${path}`
-      let compiled: CompiledOperation | undefined = undefined
+      let compiled: CompiledOperation | undefined
       // Why this operation is not served, when its schemas cannot be (the document is served
       // all the same): shown in the route listing, `simnet serve`'s banner and the inspector.
-      let refused: string | undefined = undefined
-      let refusal: Response | undefined = undefined
+      let refused: string | undefined
+      let refusal: Response | undefined
       const notReady = (): RouteFailed => new RouteFailed({ route: label, reason: "misconfigured", message: `simnet: the openapi route ${label} was not registered` })
       const answerAtOnce = (request: Parameters<CompiledOperation["answer"]>[0], context: Parameters<CompiledOperation["answer"]>[1]) =>
         refusal !== undefined ? Result.succeed(refusal.clone()) : compiled === undefined ? Result.fail(notReady()) : compiled.answer(request, context)

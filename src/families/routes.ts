@@ -22,6 +22,8 @@ export type { CohereRoutesOptions } from "../models/cohere/cohere.ts"
 export type { VertexRoutesOptions } from "../models/vertex/vertex.ts"
 export type { OpenAiDialectOptions } from "../models/openai/openaiDialects.ts"
 export type { OpenAiRoutesOptions } from "../models/openai/openai.ts"
+export type { A2aRoutesOptions } from "../models/a2a/a2a.ts"
+export type { AgUiRoutesOptions } from "../models/agUi/agUi.ts"
 export { openapi } from "./openapi.ts"
 export { passthrough } from "./passthrough.ts"
 export type { OpenApiOptions } from "./openapi.ts"
@@ -36,6 +38,8 @@ import { vertexRoutes, type VertexRoutesOptions } from "../models/vertex/vertex.
 import { azureOpenaiRoutes, type OpenAiDialectOptions, openrouterRoutes } from "../models/openai/openaiDialects.ts"
 import { DEFAULT_OPENAI_BASE_URL, openaiRoutes, type OpenAiRoutesOptions } from "../models/openai/openai.ts"
 import { modelApi } from "../models/wire/modelApi.ts"
+import { a2aRoutes, type A2aRoutesOptions } from "../models/a2a/a2a.ts"
+import { agUiRoutes, type AgUiRoutesOptions } from "../models/agUi/agUi.ts"
 import { responsesEndpoint } from "../models/openai/openaiResponses.ts"
 
 /**
@@ -110,6 +114,21 @@ export const openrouter = (options: OpenAiDialectOptions = {}): ReadonlyArray<Ro
  * by the network's `SimulatedProvider`. Default base: `https://api.cohere.com`.
  */
 export const cohere = (options: CohereRoutesOptions = {}): ReadonlyArray<Route> => cohereRoutes(options)
+
+/**
+ * An A2A agent (protocol 0.3 over JSON-RPC) answered by the network's `SimulatedProvider`: its
+ * card at the origin's `/.well-known/agent-card.json`, and `message/send`, `message/stream`,
+ * `tasks/get`, `tasks/cancel` at `baseUrl` (default `https://agent.example.com`). A script's text
+ * is the agent's answer; a tool call a data part the client answers in the same task.
+ */
+export const a2a = (options: A2aRoutesOptions = {}): ReadonlyArray<Route> => a2aRoutes(options)
+
+/**
+ * An AG-UI agent endpoint answered by the network's `SimulatedProvider`: `POST` a `RunAgentInput`
+ * to `baseUrl` (default `https://agent.example.com/ag-ui`), read back `RUN_STARTED`,
+ * `STATE_SNAPSHOT`, `TEXT_MESSAGE_*`, `TOOL_CALL_*` and `RUN_FINISHED` (or `RUN_ERROR`) events.
+ */
+export const agUi = (options: AgUiRoutesOptions = {}): ReadonlyArray<Route> => agUiRoutes(options)
 
 /**
  * Google Vertex AI: Gemini (`…/publishers/google/models/{model}:generateContent`,

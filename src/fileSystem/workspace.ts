@@ -143,7 +143,10 @@ export const layOut = (root: string, files: Readonly<Record<string, FileContent>
       }
       // The file's directory, a component at a time, each held open while the next is opened.
       const into = (dir: number, index: number): void => {
-        if (index === parts.length - 1) return write(dir)
+        if (index === parts.length - 1) {
+          write(dir)
+          return
+        }
         const path = at(dir, parts[index]!)
         let next: number | undefined
         for (let attempt = 0; next === undefined; attempt++) {
@@ -166,7 +169,8 @@ export const layOut = (root: string, files: Readonly<Record<string, FileContent>
         try {
           fd = f.openSync(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o644)
         } catch (error) {
-          return refuse(parts.length - 1, path, codeOf(error) === "ENXIO" ? "is not a regular file: refused" : undefined)
+          refuse(parts.length - 1, path, codeOf(error) === "ENXIO" ? "is not a regular file: refused" : undefined)
+          return
         }
         closing(fd, () => {
           if (!f.fstatSync(fd).isFile()) refuse(parts.length - 1, path, "is not a regular file: refused")

@@ -49,7 +49,7 @@ export const adoptSession = (transport: unknown, sessionId: string): void => {
   fields._initialized = true
 }
 
-export const isObject = (u: unknown): u is Record<string, any> => typeof u === "object" && u !== null && !Array.isArray(u)
+export const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Params of a `tools/call` the SDK's `CallToolRequestSchema` accepts as they are: a name and arguments, nothing else. */
 export const plainCall = (params: unknown): params is { readonly name: string; readonly arguments?: Record<string, unknown> } => {
@@ -76,7 +76,7 @@ const plainText = (item: unknown): boolean => {
  * structured content, an `isError` flag. The results this engine builds itself are of this shape;
  * a handler's own `content` of another shape is checked by the schema.
  */
-export const plainResult = (result: Record<string, unknown>): boolean => {
+export const plainResult = (result: Readonly<Record<string, unknown>>): boolean => {
   const content = result.content
   if (!Array.isArray(content) || !content.every(plainText)) return false
   let keys = 1
@@ -116,15 +116,18 @@ export const plainRequest = (message: unknown): boolean => {
  * The JSON-RPC error reply the SDK's `Protocol` sends when a request handler throws: the error's
  * `code` when it is a safe integer (else -32603), its `message` (else "Internal error"), its `data`.
  */
-export const protocolFailure = (id: string | number, error: any): Record<string, unknown> => ({
-  jsonrpc: "2.0",
-  id,
-  error: {
-    code: Number.isSafeInteger(error?.code) ? error.code : ErrorCode.InternalError,
-    message: error?.message ?? "Internal error",
-    ...(error?.data !== undefined ? { data: error.data } : {})
+export const protocolFailure = (id: string | number, error: unknown): Record<string, unknown> => {
+  const { code, message, data } = (typeof error === "object" && error !== null ? error : {}) as { code?: unknown; message?: unknown; data?: unknown }
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: Number.isSafeInteger(code) ? code : ErrorCode.InternalError,
+      message: message ?? "Internal error",
+      ...(data !== undefined ? { data } : {})
+    }
   }
-})
+}
 
 /** A tool name as an error shows it: at most 200 characters (the SDK shows it whole). */
 export const boundedName = (name: string) => (name.length <= 200 ? name : `${name.slice(0, 200)}…(${name.length} chars)`)

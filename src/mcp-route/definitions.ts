@@ -4,7 +4,7 @@
  * (input decoder, JSON Schemas to list, the generator behind tools answered from their output
  * schema). Compiling is where a bad definition is refused, naming its path.
  */
-import { Effect, Result, Schema } from "effect"
+import { type Effect, Result, Schema } from "effect"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { foreignSchema } from "../routes/effectCopy.ts"
 import { jsonSchemaOf } from "./copies.ts"
@@ -87,6 +87,7 @@ export interface McpTool {
   readonly output?: Schema.Top | undefined
   readonly outputSchema?: Readonly<Record<string, unknown>> | undefined
   readonly handler?:
+    // biome-ignore lint/suspicious/noExplicitAny: the arguments are what `input` decodes; a definition is not generic over it, so a handler names their type itself.
     | ((args: any, context: McpToolContext) => McpToolAnswer | PromiseLike<McpToolAnswer> | Effect.Effect<McpToolAnswer, unknown>)
     | undefined
   readonly steps?: ReadonlyArray<McpStep> | undefined

@@ -54,7 +54,7 @@ const jsonRpcError = (status: number, code: number, message: string, headers: Re
  */
 const direct = (request: SimRequest, message: unknown): message is JSONRPCRequest => {
   const accept = request.headers.get("accept")
-  return accept !== null && accept.includes("application/json") && accept.includes("text/event-stream") &&
+  return accept?.includes("application/json") === true && accept.includes("text/event-stream") &&
     isJsonContentType(request.headers.get("content-type")) && (plainRequest(message) || isJSONRPCRequest(message))
 }
 
@@ -118,7 +118,12 @@ export const answer = (state: McpServerState, request: SimRequest, env: McpEnv):
     const session = state.session(sessionId)
     if (session === undefined) return jsonRpcError(404, -32001, "Session not found")
     const answered = runtimeOf(state, env, session, false).handle(webRequest(request, undefined), undefined)
-    if (request.method === "DELETE") return answered.then((response) => (state.end(sessionId), response))
+    if (request.method === "DELETE") {
+      return answered.then((response) => {
+        state.end(sessionId)
+        return response
+      })
+    }
     return answered
   }
   // Undefined when there is no body or it is not JSON (a string body is read without encoding it).
@@ -148,13 +153,14 @@ export const answer = (state: McpServerState, request: SimRequest, env: McpEnv):
   }
   const streams = definition.sse === "always" || messages.some((m) => {
     if (!isObject(m) || m.method !== "tools/call") return false
-    const tool = compiled.tools.get(m.params?.name)?.tool
-    return tool?.steps !== undefined || (m.params?._meta?.progressToken !== undefined && tool?.handler !== undefined)
+    const params = isObject(m.params) ? m.params : {}
+    const tool = typeof params.name === "string" ? compiled.tools.get(params.name)?.tool : undefined
+    return tool?.steps !== undefined || (isObject(params._meta) && params._meta.progressToken !== undefined && tool?.handler !== undefined)
   })
   if (!streams && !initialize && !Array.isArray(parsed) && direct(request, parsed)) {
     const headers = session === undefined ? JSON_INIT : SESSION_INIT(session.id)
     if (parsed.method === "tools/call" && plainCall(parsed.params)) {
-      const reply = fastCall(compiled, state, env, session, parsed as any, request.signal)
+      const reply = fastCall(compiled, state, env, session, parsed.id, parsed.params, request.signal)
       const respond = (value: Record<string, unknown>) => bufferedResponse(JSON.stringify(value), headers, request.signal)
       return reply instanceof Promise ? reply.then(respond) : respond(reply)
     }

@@ -8,7 +8,7 @@ import { Context, Option, Result } from "effect"
 import { RouteFailed } from "../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
 import type * as Engine from "./engine.ts"
-import { errorMessage, make, type MatcherInput, refused, type RespondContext, type Route, type RouteOptions, type SimRequest } from "./floor.ts"
+import { checked, errorMessage, make, type MatcherInput, refused, type RespondContext, type Route, ROUTE_OPTIONS_ONLY, type RouteOptions, type SimRequest } from "./floor.ts"
 import { type McpAnswerer, McpServers } from "./state.ts"
 import { fromResult } from "../registry/answer.ts"
 
@@ -80,4 +80,4 @@ export const mcpRoute = (match: MatcherInput, definition: McpServerDefinition, o
  * @example Route.mcp("https://mcp.example.com/mcp", { name: "docs", version: "1.0.0", tools: [{ name: "search", input: Query, handler: (q) => `found ${q.text}` }] })
  */
 export const mcp = (url: string, server: McpServerDefinition, options: RouteOptions = {}): Route =>
-  mcpRoute({ url }, server, options)
+  checked("mcp", ROUTE_OPTIONS_ONLY, options, () => mcpRoute({ url }, server, options))

@@ -5,6 +5,7 @@
  * handler registration.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { AnyObjectSchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   CallToolRequestSchema,
@@ -79,20 +80,27 @@ const contentsOf = (uri: string, mimeType: string | undefined, text: string | un
 const on = <S extends RequestSchema>(
   server: Server,
   schema: S,
-  handler: (request: any, extra: any) => unknown
+  handler: (request: SchemaOutput<S>, extra: Extra) => unknown
 ): void => {
   let lenient = lenientSchemas.get(schema)
   if (lenient === undefined) lenientSchemas.set(schema, lenient = schema.pick({ method: true }).passthrough())
-  if (schema === CallToolRequestSchema) return server.setRequestHandler(lenient, handler as any)
+  // The answers are ours, built to the SDK's result shapes, which its types do not follow.
+  if (schema === CallToolRequestSchema) {
+    server.setRequestHandler(lenient, handler as (request: SchemaOutput<AnyObjectSchema>, extra: Extra) => never)
+    return
+  }
   server.setRequestHandler(lenient, (request, extra) => {
     const parsed = schema.safeParse(request)
     if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`)
-    return handler(parsed.data, extra) as any
+    return handler(parsed.data as SchemaOutput<S>, extra) as never
   })
 }
 
+/** What the SDK's `Server` gives a request handler beside the request. */
+type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1]
+
 /** The method-only schemas `on` registers with, built once per request schema. */
-const lenientSchemas = new Map<RequestSchema, any>()
+const lenientSchemas = new Map<RequestSchema, AnyObjectSchema>()
 
 type RequestSchema =
   | typeof CallToolRequestSchema
@@ -133,7 +141,7 @@ export const sdkServer = (current: () => CompiledServer, state: McpServerState, 
   const size = () => current().definition.pageSize ?? 50
   on(server, ListToolsRequestSchema, (request) => {
     const { items, nextCursor } = page(current().toolList, request.params?.cursor, size())
-    return { tools: items.map((tool) => tool.listing) as any, ...(nextCursor === undefined ? {} : { nextCursor }) }
+    return { tools: items.map((tool) => tool.listing), ...(nextCursor === undefined ? {} : { nextCursor }) }
   })
   on(server, CallToolRequestSchema, (request, extra) => callTool(current(), state, env, session, request.params, extra))
   on(server, ListResourcesRequestSchema, (request) => {

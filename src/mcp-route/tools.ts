@@ -12,6 +12,7 @@ import {
   ListRootsResultSchema,
   McpError
 } from "@modelcontextprotocol/sdk/types.js"
+import type { AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js"
 import { Duration, Effect, Result } from "effect"
 import { type CompiledServer, type CompiledTool, LOG_LEVELS, type McpStep, type McpToolAnswer } from "./definitions.ts"
 import { canonicalJson, deriveSeed, MAX_JSON_DEPTH, REDACTED } from "./floor.ts"
@@ -68,6 +69,16 @@ export const toResult = (answer: McpToolAnswer, tool: CompiledTool) => {
 }
 
 
+/** What a `tools/call` answers: a `CallToolResult` (its content, structured content, `isError`). */
+export type ToolReply = Readonly<Record<string, unknown>>
+
+/** The params of a `tools/call`, as the SDK's `Server` or the fast path hands them over. */
+export interface CallParams {
+  readonly name: string
+  readonly arguments?: unknown
+  readonly _meta?: { readonly progressToken?: unknown } | undefined
+}
+
 /**
  * What a `tools/call` handler gets besides the request: the SDK's `extra`, or its stand-in on the
  * fast path (which never serves a tool with steps, so it has no way to ask the client anything).
@@ -75,7 +86,7 @@ export const toResult = (answer: McpToolAnswer, tool: CompiledTool) => {
 export interface CallExtra {
   readonly signal: AbortSignal
   readonly sendNotification: (notification: { method: string; params: Record<string, unknown> }) => Promise<void>
-  readonly sendRequest?: ((request: { method: string; params: Record<string, unknown> }, schema: any) => Promise<any>) | undefined
+  readonly sendRequest?: (<S extends AnySchema>(request: { method: string; params: Record<string, unknown> }, schema: S) => Promise<SchemaOutput<S>>) | undefined
   readonly closeSSEStream?: (() => void) | undefined
 }
 
@@ -122,10 +133,10 @@ const runSteps = async (
   level: () => string | undefined,
   env: McpEnv,
   extra: CallExtra,
-  answer: () => any
-): Promise<any> => {
+  answer: () => ToolReply
+): Promise<ToolReply> => {
   const fill = (value: unknown) => render(value, (path) => at(scope, path))
-  const ask = (method: string, params: unknown, schema: unknown) => {
+  const ask = <S extends AnySchema>(method: string, params: unknown, schema: S) => {
     if (extra.sendRequest === undefined) throw new McpError(ErrorCode.InternalError, `${method} needs the session's event stream`)
     return extra.sendRequest({ method, params: params as Record<string, unknown> }, schema)
   }
@@ -171,10 +182,10 @@ export const callTool = (
   state: McpServerState,
   env: McpEnv,
   session: McpSession | undefined,
-  params: Record<string, any>,
+  params: CallParams,
   extra: CallExtra
-): any => {
-  const name: string = params.name
+): ToolReply | Promise<ToolReply> => {
+  const name = params.name
   const args = params.arguments ?? {}
   const tool = compiled.tools.get(name)
   if (tool === undefined) {
@@ -259,20 +270,19 @@ export const fastCall = (
   state: McpServerState,
   env: McpEnv,
   session: McpSession | undefined,
-  message: JSONRPCRequest & { readonly params: { readonly name: string } },
+  id: JSONRPCRequest["id"],
+  params: CallParams,
   signal: AbortSignal | undefined
 ): Record<string, unknown> | Promise<Record<string, unknown>> => {
-  const reply = (result: any): Record<string, unknown> => {
-    if (!plainResult(result)) {
-      const checked = CallToolResultSchema.safeParse(result)
-      if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`)
-      result = checked.data
-    }
-    return { result, jsonrpc: "2.0", id: message.id }
+  const reply = (result: ToolReply): Record<string, unknown> => {
+    if (plainResult(result)) return { result, jsonrpc: "2.0", id }
+    const checked = CallToolResultSchema.safeParse(result)
+    if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`)
+    return { result: checked.data, jsonrpc: "2.0", id }
   }
-  const failure = (error: unknown) => protocolFailure(message.id, error)
+  const failure = (error: unknown) => protocolFailure(id, error)
   try {
-    const result = callTool(compiled, state, env, session, message.params, { signal: signal ?? NEVER_ABORTED, sendNotification: noNotifications })
+    const result = callTool(compiled, state, env, session, params, { signal: signal ?? NEVER_ABORTED, sendNotification: noNotifications })
     return result instanceof Promise ? result.then(reply).catch(failure) : reply(result)
   } catch (error) {
     return failure(error)

@@ -19,6 +19,8 @@ import { bedrockRoutes, converseWire, invokeWire } from "./bedrock/bedrock.ts"
 import { ollamaChatWire, ollamaGenerateWire, ollamaRoutes } from "./ollama/ollama.ts"
 import { cohereChatWire, cohereRoutes } from "./cohere/cohere.ts"
 import { vertexAnthropicWire, vertexGeminiWire, vertexRoutes } from "./vertex/vertex.ts"
+import { a2aRoutes, a2aWire } from "./a2a/a2a.ts"
+import { agUiRoutes, agUiWire } from "./agUi/agUi.ts"
 import { azureChatWire, azureOpenaiRoutes, azureResponsesWire, openrouterChatWire, openrouterRoutes } from "./openai/openaiDialects.ts"
 
 /**
@@ -35,7 +37,9 @@ export const MODEL_FAMILIES: ReadonlyArray<ModelFamily> = [
   { name: "gemini", apis: [geminiWire, geminiLiveWire], routes: (spec) => geminiRoutes({ baseUrl: spec.baseUrl }) },
   { name: "bedrock", apis: [converseWire, invokeWire], routes: (spec) => bedrockRoutes({ baseUrl: spec.baseUrl }) },
   { name: "ollama", apis: [ollamaChatWire, ollamaGenerateWire], routes: (spec) => ollamaRoutes({ baseUrl: spec.baseUrl }) },
-  { name: "cohere", apis: [cohereChatWire], routes: (spec) => cohereRoutes({ baseUrl: spec.baseUrl }) }
+  { name: "cohere", apis: [cohereChatWire], routes: (spec) => cohereRoutes({ baseUrl: spec.baseUrl }) },
+  { name: "a2a", apis: [a2aWire], routes: (spec) => a2aRoutes({ baseUrl: spec.baseUrl }) },
+  { name: "ag-ui", apis: [agUiWire], routes: (spec) => agUiRoutes({ baseUrl: spec.baseUrl }) }
 ]
 
 /**

@@ -16,7 +16,7 @@ import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "../schemas/decode.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
 import { FixtureFile } from "../schemas/routeSpec.ts"
-import { type FixtureError, FixtureNotJson, FixtureUnreadable, InvalidLlmInput, InvalidRouteSpec } from "../SimnetError.ts"
+import { type FixtureError, FixtureNotJson, FixtureUnreadable, type InvalidLlmInput, InvalidRouteSpec } from "../SimnetError.ts"
 import { SimulatedProvider, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import { decodeInput, under } from "../models/provider/validate.ts"
 
@@ -155,5 +155,6 @@ export const loadFixture = (file: string, context: DecodeContext = {}): Effect.E
     }
   }).pipe(
     Effect.flatMap((text) => Effect.fromResult(parseFixtureText(file, text))),
-    Effect.flatMap((json) => decodeFixture(json, context))
+    // Files the fixture names (a GraphQL schema's `{ "file" }`) are read beside it, and only there.
+    Effect.flatMap((json) => decodeFixture(json, { baseDir: (process.getBuiltinModule("node:path") as typeof import("node:path")).dirname(file), ...context }))
   )

@@ -11,6 +11,7 @@ import type { McpServerView } from "../mcp-route/state.ts"
 import type { SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import type { RouteInfo } from "../registry/engine.ts"
 import type { RequestRecord } from "../registry/requestLog.ts"
+import type { ScenarioInfo } from "../registry/scenarios.ts"
 import type { Route } from "../registry/route.ts"
 import type { SimnetError, StrictViolation } from "../SimnetError.ts"
 import type { Har } from "./har.ts"
@@ -40,6 +41,12 @@ export interface NetworkHandle {
   /** The log as a HAR 1.2 document (see `SimulationNetworkApi.har`). */
   readonly har: (since?: number) => Har
   readonly routes: () => ReadonlyArray<RouteInfo>
+  /** The scenarios the routes name, as `SimulationNetworkApi.scenarios` with plain values. */
+  readonly scenarios: {
+    readonly list: () => ReadonlyArray<ScenarioInfo>
+    readonly reset: () => void
+    readonly set: (name: string, state: string) => boolean
+  }
   readonly regenerate: (record: RequestRecord) => Promise<string>
   readonly unused: () => ReadonlyArray<RouteInfo>
   /** Resolves when no request is in flight (see `SimulationNetworkApi.quiescent`). */
@@ -93,6 +100,11 @@ export const startHandle = async (options: NetworkOptions = {}): Promise<Network
     log: () => Effect.runSync(network.log),
     har: (since) => Effect.runSync(network.har(since)),
     routes: () => Effect.runSync(network.routes),
+    scenarios: {
+      list: () => Effect.runSync(network.scenarios.list),
+      reset: () => Effect.runSync(network.scenarios.reset),
+      set: (name, state) => Effect.runSync(network.scenarios.set(name, state))
+    },
     regenerate: (record) => run(network.regenerate(record)),
     unused: () => Effect.runSync(network.unused),
     quiescent: () => Effect.runPromise(network.quiescent),

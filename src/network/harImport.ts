@@ -161,19 +161,24 @@ export const fromHar = (har: unknown, redactor: Redactor): HarImport => {
   const check = validEntry()
   const recorded: Array<Recorded> = []
   const skipped: Array<SkippedEntry> = []
-  entries.forEach((entry: unknown, i) => {
-    const skip = (reason: string) => skipped.push({ entry: i, reason: `entries[${i}]: ${reason}` })
-    if (!check(entry)) return skip(schemaReason(check.errors))
+  /** Why an entry cannot be served; undefined when it is, and then it is in `recorded`. */
+  const take = (entry: unknown): string | undefined => {
+    if (!check(entry)) return schemaReason(check.errors)
     const valid = entry as HarEntry
     const invalid = httpReason(valid)
-    if (invalid !== undefined) return skip(invalid)
+    if (invalid !== undefined) return invalid
     const made = recordedOf(valid)
-    if (made === undefined) return skip(`status ${valid.response.status} cannot be served (a blocked or failed request, or an informational answer)`)
+    if (made === undefined) return `status ${valid.response.status} cannot be served (a blocked or failed request, or an informational answer)`
     const missing = missingBody(valid, made)
-    if (missing !== undefined) return skip(missing)
+    if (missing !== undefined) return missing
     const refused = loaderReason(made, redactor)
-    if (refused !== undefined) return skip(refused)
+    if (refused !== undefined) return refused
     recorded.push(made)
-  })
+    return undefined
+  }
+  for (const [i, entry] of (entries as ReadonlyArray<unknown>).entries()) {
+    const reason = take(entry)
+    if (reason !== undefined) skipped.push({ entry: i, reason: `entries[${i}]: ${reason}` })
+  }
   return { routes: fixtureOf(recorded, redactor), imported: recorded.length, skipped }
 }

@@ -4,7 +4,7 @@
  * layers and the Promise handle are assembled from it in the public face (`SimulationNetwork.ts`).
  */
 import { Context, Effect, Option, Result } from "effect"
-import * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClient from "effect/http/HttpClient"
 import { McpServers, type McpServersApi } from "../mcp-route/state.ts"
 import { SimulatedProvider, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import { under } from "../models/provider/validate.ts"
@@ -21,6 +21,8 @@ import { wholeResponse } from "../registry/keptBodies.ts"
 import { DEFAULT_LOG_BYTES, type KeptResponse, type RequestCounters, type RequestRecord } from "../registry/requestLog.ts"
 import { isRoute, type Route } from "../registry/route.ts"
 import { normalizeRunSeed } from "../registry/seed.ts"
+import type { ScenarioInfo } from "../registry/scenarios.ts"
+import type { RequestTallies } from "../registry/tally.ts"
 import { familiesWith } from "../families/index.ts"
 import { withModels } from "../models/apis.ts"
 import { decodeRouteSpecs } from "../schemas/decode.ts"
@@ -31,6 +33,16 @@ import { type Har, harOf } from "./har.ts"
 import { capture, restore, type NetworkState } from "./snapshot.ts"
 
 export type { RouteInfo } from "../registry/engine.ts"
+export type { ScenarioInfo } from "../registry/scenarios.ts"
+
+/**
+ * What `GET /experimental/simulation/metrics` exports, exact past the log's bound: the request
+ * log's tallies (`registry/tally.ts`: requests by route and outcome, answer times by route, refusals
+ * by tag, chaos hits by effect) and the model's calls by API.
+ */
+export interface NetworkMetrics extends RequestTallies {
+  readonly modelCalls: ReadonlyArray<{ readonly api: string; readonly count: number }>
+}
 export type { NetworkState } from "./snapshot.ts"
 export type { NetworkOptions } from "./options.ts"
 
@@ -73,6 +85,16 @@ export interface SimulationNetworkApi {
   readonly reset: Effect.Effect<void, RestoreError>
   /** Every registered route with its use count. */
   readonly routes: Effect.Effect<ReadonlyArray<RouteInfo>>
+  /**
+   * The scenarios the routes name (WireMock's, see `RouteOptions.scenario`): `list` each one's
+   * state and the states its routes name; `reset` puts every one back in `"Started"` (as the
+   * network's `reset` does); `set` moves one to a state, false when no route names it.
+   */
+  readonly scenarios: {
+    readonly list: Effect.Effect<ReadonlyArray<ScenarioInfo>>
+    readonly reset: Effect.Effect<void>
+    readonly set: (name: string, state: string) => Effect.Effect<boolean>
+  }
   /** The request log (the ring's records, oldest first). */
   readonly log: Effect.Effect<ReadonlyArray<RequestRecord>>
   /** The records after a sequence number, oldest first, at most `limit` of them. */
@@ -84,6 +106,8 @@ export interface SimulationNetworkApi {
   readonly har: (since?: number, limit?: number) => Effect.Effect<Har>
   /** Exact counters, unaffected by the ring's bound. */
   readonly counters: Effect.Effect<RequestCounters>
+  /** The exact tallies `GET metrics` exports (see `NetworkMetrics`); they start again with the log on `reset`. */
+  readonly metrics: Effect.Effect<NetworkMetrics>
   /** Routes, log and counters at this moment. */
   readonly snapshot: Effect.Effect<NetworkSnapshot>
   /**
@@ -252,6 +276,11 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
         return Effect.asVoid(registerInitial)
       }),
       routes: Effect.sync(() => network.routes()),
+      scenarios: {
+        list: Effect.sync(() => network.registry.scenarios.list()),
+        reset: Effect.sync(() => network.registry.scenarios.reset()),
+        set: (name, state) => Effect.sync(() => network.registry.scenarios.set(name, state))
+      },
       log: Effect.sync(() => network.records()),
       logSince: (seq, limit) => Effect.sync(() => network.records(seq, limit)),
       har: (since, limit) =>
@@ -275,6 +304,10 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
           return harOf(exchanges, again)
         }),
       counters: Effect.sync(() => network.counters()),
+      metrics: Effect.sync(() => ({
+        ...network.log.tally.read(),
+        modelCalls: Object.entries(llm.state.calls ?? {}).map(([api, count]) => ({ api, count }))
+      })),
       snapshot: Effect.sync(() => ({
         seed: network.runSeed,
         routes: network.routes(),

@@ -7,7 +7,7 @@
  * (`mcp`: the session ids it has issued and those still open, calls per tool, occurrences per
  * call, and a definition changed with `network.mcp.update`), the model's call count, script queue
  * (waiting, under way, consumed) and rules, the model's log and counts, the request log and the
- * counters.
+ * counters, and each scenario's state.
  *
  * Restoring brings back the request log and its counters, the model's log and its counts per
  * request key, each rule's progress (uses left, failures a `failThenRespond` rule has served),
@@ -84,7 +84,8 @@ const RequestRecordJson = Schema.Struct({
     message: Schema.String.check(Schema.isMaxLength(4_000)),
     candidates: Schema.optional(Schema.Array(Candidate).check(Schema.isMaxLength(16)))
   })),
-  answeredMs: Schema.optional(Schema.Finite)
+  answeredMs: Schema.optional(Schema.Finite),
+  scenario: Schema.optional(Schema.Struct({ name: Schema.String, state: Schema.String, newState: Schema.optional(Schema.String) }))
 })
 
 const CountersJson = Schema.Struct({ requests: Count, answered: Count, denied: Count, faulted: Schema.optional(Count) })
@@ -127,7 +128,9 @@ export const SnapshotState = Schema.Struct({
   log: Schema.optional(Schema.Array(RequestRecordJson)),
   counters: Schema.optional(CountersJson),
   mcp: Schema.optional(Schema.Array(McpServerJson)),
-  chaos: Schema.optional(ChaosData)
+  chaos: Schema.optional(ChaosData),
+  /** Each scenario's state, by name (`registry/scenarios.ts`). */
+  scenarios: Schema.optional(Schema.Record(Schema.String, Schema.String))
 })
 export type SnapshotState = typeof SnapshotState.Type
 
@@ -208,7 +211,8 @@ export const capture = (network: Network, llm: SimulatedProviderApi, mcp: McpSer
     log: network.records(),
     counters,
     mcp: servers,
-    ...(network.chaos === undefined ? {} : { chaos: network.chaos.options })
+    ...(network.chaos === undefined ? {} : { chaos: network.chaos.options }),
+    scenarios: network.registry.scenarios.states()
   }
 }
 
@@ -278,6 +282,7 @@ export const restore = (
     const previousEntries = Array.from(network.registry.entries.values())
     const previousSeed = network.runSeed
     const previousRetired = new Map(network.registry.retired)
+    const previousScenarios = network.registry.scenarios.states()
     network.registry.clear()
     const putBackLog = network.log.setAside()
     network.registry.retired.clear()
@@ -299,6 +304,7 @@ export const restore = (
       }
       network.registry.retired.clear()
       for (const [id, hits] of previousRetired) network.registry.retired.set(id, hits)
+      network.registry.scenarios.restore(previousScenarios)
       putBackLog()
       return yield* registered
     }
@@ -314,6 +320,7 @@ export const restore = (
       if (usage.occurrences !== undefined) entry.occurrences = KeyCounts.fromRecord(usage.occurrences)
       if (usage.chaosOccurrences !== undefined) entry.chaosCounts = KeyCounts.fromRecord(usage.chaosOccurrences)
     }
+    network.registry.scenarios.restore(state.scenarios ?? {})
     mcp.restore(servers.success)
     yield* applyModel(llm)
   })

@@ -9,7 +9,7 @@ import { type Chaos, chaosAnswer, type ChaosHit, cutAfter } from "./chaos.ts"
 import { keepAnswer, keepRequest } from "./keptBodies.ts"
 import { KeyCounts } from "./keyCounts.ts"
 import { bounded, type Redactor } from "./redact.ts"
-import { PendingRecord, RequestLog, type RequestCounters, type RequestRecord, withSocketLog } from "./requestLog.ts"
+import { type PendingRecord, RequestLog, type RequestCounters, type RequestRecord, withSocketLog } from "./requestLog.ts"
 import { InvalidRouteSpec, LoopbackDenied, NotRegenerable, RouteFailed, UnregisteredRequest, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import { Registry, planIds, type Entry } from "./routeTable.ts"
 import { withParams } from "./request.ts"
@@ -207,11 +207,12 @@ export class Network {
     entry.remaining--
     const route = entry.route
     this.log.match(record, entry.info)
+    if (entry.scenario !== undefined) record.scenario = entry.scenario.pass()
     if (route.fault !== undefined) this.log.fault(record, route.fault)
     const routed = withParams(request, params)
     const context = this.contextFor(entry, routed, record)
     const chaos = this.chaos
-    if (chaos !== undefined && chaos.covers(entry.id)) {
+    if (chaos?.covers(entry.id)) {
       const drawn = this.chaosFor(chaos, entry, request)
       if (drawn !== undefined) return this.withChaos(drawn, entry, routed, context, record)
     }

@@ -91,7 +91,7 @@ const makeHeldResponse = () => {
       return Promise.resolve(this.#text())
     }
 
-    override json(): Promise<any> {
+    override json(): Promise<unknown> {
       if (this.#full !== undefined) return this.#full.json()
       if (this.#used) return Promise.reject(unusable())
       if (this.#signal?.aborted === true) return Promise.reject(this.#aborted())
@@ -123,7 +123,7 @@ const makeHeldResponse = () => {
       if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.")
       if (this.#full !== undefined) return this.#full.clone()
       const copy = new HeldResponse(typeof this.#held === "string" ? this.#held : this.#held.slice(), { status: this.status, statusText: this.statusText, headers: this.headers }, this.#signal)
-      if (Object.prototype.hasOwnProperty.call(this, "url")) Object.defineProperty(copy, "url", { value: this.url })
+      if (Object.hasOwn(this, "url")) Object.defineProperty(copy, "url", { value: this.url })
       return copy
     }
   }

@@ -77,7 +77,7 @@ const keepHead = (log: RequestLog, record: PendingRecord, response: KeptResponse
  */
 const keepResponse = (log: RequestLog, record: PendingRecord, response: Response, now: () => number): Response => {
   const headers: Array<readonly [string, string]> = []
-  response.headers.forEach((value, name) => headers.push([name, value]))
+  response.headers.forEach((value, name) => { headers.push([name, value]) })
   const headAt = now()
   const head: KeptResponse = { status: response.status, headers, body: EMPTY, cut: false, headAt, doneAt: headAt }
   keepHead(log, record, head)

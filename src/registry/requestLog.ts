@@ -8,9 +8,11 @@
  */
 import type { Settled, SocketLog, Whole } from "./answer.ts"
 import type { ChaosHit } from "./chaos.ts"
+import type { ScenarioStep } from "./scenarios.ts"
 import { type KeptExchange, type KeptResponse, type LoggedExchange, type RequestCounters, type RequestFault, type RequestRecord, type RequestViolation, wasReset } from "./requestRecord.ts"
 import { bounded, MAX_SHOWN_URL, type Redactor } from "./redact.ts"
 import { Ring } from "./ring.ts"
+import { Tally } from "./tally.ts"
 import type { SimnetError } from "../SimnetError.ts"
 import { bodyForLog, headersSource, type SimRequest } from "./request.ts"
 
@@ -100,6 +102,7 @@ export class PendingRecord {
   denial: string | undefined = undefined
   fault: RequestFault | undefined = undefined
   chaos: ChaosHit | undefined = undefined
+  scenario: ScenarioStep | undefined = undefined
   /** The exchange's bodies and the answer's headers, when the network keeps them (`keptBodies.ts`). */
   kept: KeptExchange | undefined = undefined
   /** Whether the request has been answered or refused (it no longer counts as in flight). */
@@ -153,6 +156,7 @@ export class PendingRecord {
       denial: this.denial,
       ...(this.fault === undefined ? {} : { fault: this.fault }),
       ...(this.chaos === undefined ? {} : { chaos: this.chaos }),
+      ...(this.scenario === undefined ? {} : { scenario: this.scenario }),
       status: this.status,
       seed: this.seed,
       occurrence: this.occurrence,
@@ -193,6 +197,8 @@ export class RequestLog {
   private denied = 0
   private faulted = 0
   private bytes = 0
+  /** The counters by label (`tally.ts`), counted where the counters are. */
+  tally = new Tally()
   readonly byteLimit: number
   readonly redactor: Redactor
 
@@ -259,8 +265,12 @@ export class RequestLog {
     if (!wasReset(record)) {
       record.status = status
       record.answeredAt = this.now?.()
+      if (record.answeredAt !== undefined) this.tally.answered(record.answeredAt - record.time)
     }
-    if (record.fault === undefined) this.answered++
+    if (record.fault === undefined) {
+      this.answered++
+      this.tally.count(record.route?.id, 0)
+    }
     this.settle(record)
   }
 
@@ -277,7 +287,11 @@ export class RequestLog {
       // Counted against the byte bound; past it, the oldest records go (this one is kept).
       this.grow(record, 2 * message.length + (candidates === undefined ? 0 : 2 * JSON.stringify(candidates).length))
     }
-    if (record.fault === undefined) this.denied++
+    if (record.fault === undefined) {
+      this.denied++
+      this.tally.count(record.route?.id, 1)
+      this.tally.refused(tag)
+    }
     this.settle(record)
   }
 
@@ -292,6 +306,7 @@ export class RequestLog {
   private settle(record: PendingRecord): void {
     if (record.settled) return
     record.settled = true
+    if (record.chaos !== undefined) this.tally.hit(record.chaos.effect)
     if (--this.inFlight === 0) this.onIdle?.()
   }
 
@@ -299,6 +314,7 @@ export class RequestLog {
   fault(record: PendingRecord, fault: RequestFault): void {
     record.fault = fault
     this.faulted++
+    this.tally.count(record.route?.id, 2)
   }
 
   /**
@@ -352,6 +368,7 @@ export class RequestLog {
     this.answered = counters.answered
     this.denied = counters.denied
     this.faulted = counters.faulted ?? 0
+    this.tally = Tally.restored(counters)
   }
 
   /** Forgets every record and counter. */
@@ -365,8 +382,9 @@ export class RequestLog {
    * refused).
    */
   setAside(): () => void {
-    const { ring, answered, denied, faulted, bytes } = this
+    const { ring, answered, denied, faulted, bytes, tally } = this
     this.ring = new Ring(ring.limit)
+    this.tally = new Tally()
     this.answered = 0
     this.denied = 0
     this.faulted = 0
@@ -377,6 +395,7 @@ export class RequestLog {
       this.denied = denied
       this.faulted = faulted
       this.bytes = bytes
+      this.tally = tally
     }
   }
 }

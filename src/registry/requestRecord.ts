@@ -3,6 +3,7 @@
  * exchange when the network keeps bodies. `requestLog.ts` is the ring that makes them.
  */
 import type { ChaosHit } from "./chaos.ts"
+import type { ScenarioStep } from "./scenarios.ts"
 import type { Candidate } from "../SimnetError.ts"
 
 /**
@@ -63,6 +64,8 @@ export interface RequestRecord {
   readonly refusal?: { readonly message: string; readonly candidates?: ReadonlyArray<Candidate> | undefined } | undefined
   /** Milliseconds on the network's `Clock` from the request's arrival to its answer's head. */
   readonly answeredMs?: number | undefined
+  /** The scenario of the route that took the request: the state it found, and the state it moved it to. */
+  readonly scenario?: ScenarioStep | undefined
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Duration } from "effect"
 import { RouteFailed, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
 import type { CompiledMatcher } from "./matcher.ts"
 import type { Redactor } from "./redact.ts"
+import type { ScenarioOptions } from "./scenarios.ts"
 import type { SimRequest } from "./request.ts"
 import type { RequestFault, RequestViolation } from "./requestLog.ts"
 
@@ -138,6 +139,8 @@ export interface RouteFields {
   readonly fault?: RequestFault | undefined
   /** Whether a strict network fails when the route was never used (`RouteOptions.required`). */
   readonly required?: boolean | undefined
+  /** The scenario the route consults and moves (`scenarios.ts`). */
+  readonly scenario?: ScenarioOptions | undefined
 }
 
 /**
@@ -149,10 +152,8 @@ export interface Route extends RouteFields {
   readonly [TypeId]: typeof TypeId
 }
 
-// The fields are declared once, in `RouteFields`; the class only sets them.
-interface RouteValue extends RouteFields {}
-
-class RouteValue implements Route {
+// The fields are declared once, in `RouteFields`; the class only sets them (`makeRoute` types them).
+class RouteValue {
   readonly _tag = "Route" as const
 
   constructor(fields: RouteFields) {
@@ -168,7 +169,7 @@ class RouteValue implements Route {
 /**
  * Makes a route value from its fields.
  */
-export const makeRoute = (fields: RouteFields): Route => new RouteValue(fields)
+export const makeRoute = (fields: RouteFields): Route => new RouteValue(fields) as RouteValue & RouteFields
 
 /**
  * The same route with some fields changed.

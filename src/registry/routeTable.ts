@@ -8,6 +8,7 @@ import { InvalidRouteSpec, type Candidate } from "../SimnetError.ts"
 import type { KeyCounts } from "./keyCounts.ts"
 import { bounded, type Redactor } from "./redact.ts"
 import type { RespondContext, Route, SimRequest } from "./route.ts"
+import { Scenarios, type ScenarioUse } from "./scenarios.ts"
 import { normalizePath } from "./util.ts"
 
 /**
@@ -32,6 +33,8 @@ export interface Entry {
   readonly info: { readonly id: string; readonly kind: string; readonly source: string }
   /** The respond context of a route that is not seeded: the same for every request. */
   context: RespondContext | undefined
+  /** The route's hold on its scenario, when it names one. */
+  readonly scenario: ScenarioUse | undefined
 }
 
 /**
@@ -111,6 +114,8 @@ export class Registry {
   readonly entries = new Map<string, Entry>()
   /** Uses of routes no longer registered, by id, so per-route counts stay exact. */
   readonly retired = new Map<string, number>()
+  /** The scenarios the routes name. */
+  readonly scenarios = new Scenarios()
   private seq = 0
 
   /** Adds routes that `planIds` accepted, with the ids it gave them. */
@@ -129,7 +134,8 @@ export class Registry {
         occurrences: undefined,
         chaosCounts: undefined,
         info: Object.freeze({ id: ids[i], kind: route.kind, source: route.source }),
-        context: undefined
+        context: undefined,
+        scenario: this.scenarios.use(route.scenario)
       }
       this.entries.set(entry.id, entry)
       const origin = route.matcher.origin
@@ -214,6 +220,7 @@ export class Registry {
     this.side.length = 0
     this.byOrigin.clear()
     this.entries.clear()
+    this.scenarios.clear()
   }
 
   /** The best live route for a request, or undefined. Does not consume a use. */
@@ -254,6 +261,8 @@ export class Registry {
           score: 100,
           candidate: { id: bounded(entry.id), match, reason: "exhausted", detail: `used ${entry.hits} of ${entry.route.times} times` }
         })
+      } else if (entry.scenario?.admits() === false) {
+        scored.push({ entry, score: 100, candidate: { id: bounded(entry.id), match, reason: "state", detail: bounded(entry.scenario.refusal()) } })
       }
       return true
     }
@@ -292,7 +301,7 @@ const bestIn = (list: ReadonlyArray<Entry> | undefined, request: SimRequest, bes
   for (let i = 0; i < list.length; i++) {
     const entry = list[i]
     if (best !== undefined && !ranksBefore(entry, best.entry)) return best
-    if (entry.remaining <= 0) continue
+    if (entry.remaining <= 0 || (entry.scenario !== undefined && !entry.scenario.admits())) continue
     if (entry.plain) {
       if (entry.method === undefined || entry.method === request.method) return { entry, params: NO_PARAMS }
       continue

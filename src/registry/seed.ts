@@ -180,3 +180,18 @@ export const deriveSeed = (runSeed: number, identity: string, requestKey: string
  */
 export const offsetSeed = (seed: number, offset: number | undefined): number =>
   offset === undefined || offset === 0 ? seed : hashString(`simnet/offset/v1\u0000${seed}\u0000${offset}`)
+
+/**
+ * A stream of numbers in [0, 1) from a 32-bit seed (mulberry32): the same seed gives the same
+ * numbers on every run and platform. What a seeded route draws from its derived seed (an
+ * embedding's direction, a template's `randomInt`).
+ */
+export const seededStream = (seed: number): (() => number) => {
+  let state = seed | 0
+  return () => {
+    state = (state + 0x6d2b79f5) | 0
+    let t = Math.imul(state ^ (state >>> 15), 1 | state)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}

@@ -69,7 +69,7 @@ export const refusedRequest = (method: string, hasBody: boolean): TypeError | un
 export const abortableResponse = (response: Response, signal: AbortSignal | undefined): Response => {
   if (signal === undefined) return response
   const bind = (response as { [BIND_SIGNAL]?: (signal: AbortSignal) => boolean })[BIND_SIGNAL]
-  if (bind !== undefined && bind.call(response, signal)) return response
+  if (bind?.call(response, signal)) return response
   if (response.body === null) return response
   const reader = response.body.getReader()
   let onAbort: (() => void) | undefined

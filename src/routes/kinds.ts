@@ -5,9 +5,11 @@
  * every kind from here rather than from a `switch`, so a new kind is a folder and a line here.
  */
 import { faultKind } from "./fault/faultSpec.ts"
+import { graphqlKind } from "./graphql/graphqlSpec.ts"
 import { handlerKind } from "./handler/handlerSpec.ts"
 import { jsonSchemaKind } from "./jsonSchema/jsonSchemaSpec.ts"
 import { loopbackKind } from "./loopback/loopbackSpec.ts"
+import { sseKind } from "./sse/sseSpec.ts"
 import { bytesKind, statusKind, textKind } from "./static/staticSpec.ts"
 import { webSocketKind } from "./webSocket/webSocketSpec.ts"
 
@@ -20,5 +22,7 @@ export const ROUTE_KINDS = {
   handler: handlerKind,
   loopback: loopbackKind,
   fault: faultKind,
-  webSocket: webSocketKind
+  webSocket: webSocketKind,
+  sse: sseKind,
+  graphql: graphqlKind
 } as const

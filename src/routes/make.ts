@@ -9,6 +9,7 @@ import { CompiledMatcher, compileMatcher, type MatcherInput } from "../registry/
 import type { RequestFault } from "../registry/requestLog.ts"
 import { type Answerer, makeRoute, type Route } from "../registry/route.ts"
 import { refused as refusal, type Whole } from "../registry/answer.ts"
+import { scenarioProblem } from "../registry/scenarios.ts"
 import { InvalidRouteSpec, type RegenerateError, type RegisterError } from "../SimnetError.ts"
 
 /**
@@ -20,6 +21,9 @@ import { InvalidRouteSpec, type RegenerateError, type RegisterError } from "../S
  * - `source`: who registers the route (default "code"); families set their own name.
  * - `required`: a strict network (`strict: true`, `simnet run --strict`) fails when the route was
  *   never used, as nock's `done()` does for a pending interceptor.
+ * - `scenario`, `requiredState`, `newState`: WireMock's scenarios (`registry/scenarios.ts`): the route
+ *   matches only while its scenario is in `requiredState` (every scenario starts in `"Started"`),
+ *   and moves it to `newState` when it takes a request.
  */
 export interface RouteOptions {
   readonly id?: string | undefined
@@ -28,18 +32,27 @@ export interface RouteOptions {
   readonly delay?: Duration.Input | undefined
   readonly source?: string | undefined
   readonly required?: boolean | undefined
+  readonly scenario?: string | undefined
+  readonly requiredState?: string | undefined
+  readonly newState?: string | undefined
 }
+
+/** A scenario's name or one of its states: 1 to 200 characters. */
+export const StateName = Schema.String.check(must((name: string) => name !== "" && name.length <= 200, "must be a name of 1 to 200 characters"))
 
 /**
  * The options every route kind shares, as data (`delay` is a `Duration.Input`, read apart): a bad
  * one is carried in the route and refused, naming it, when the route registers.
  */
-const RouteOptionsData = Schema.Struct({
+export const RouteOptionsData = Schema.Struct({
   id: Schema.optional(Schema.String.check(must((id: string) => id !== "", "id must not be empty"))),
   times: Schema.optional(Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 1, "times must be a whole number of at least 1"))),
   priority: Schema.optional(Schema.Number.check(must((n: number) => Number.isFinite(n), "priority must be a finite number"))),
   source: Schema.optional(Schema.String),
-  required: Schema.optional(Schema.Boolean)
+  required: Schema.optional(Schema.Boolean),
+  scenario: Schema.optional(StateName),
+  requiredState: Schema.optional(StateName),
+  newState: Schema.optional(StateName)
 })
 
 /**
@@ -68,6 +81,10 @@ const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, 
 /** Options a responder can read: anything but an object reads as none (`make` refuses it at registration). */
 export const usable = <O extends object>(options: O): O => (typeof options === "object" && options !== null ? options : ({} as O))
 
+/** How a route is named in its answers' errors (a template's): its id, else its matcher. */
+export const labelOf = (match: MatcherInput | undefined, options: RouteOptions): string =>
+  usable(options).id ?? (typeof match === "string" ? match : "(matcher object)")
+
 const toDuration = (input: Duration.Input | undefined): Duration.Duration | undefined | InvalidRouteSpec => {
   if (input === undefined) return undefined
   const refused = () => {
@@ -95,7 +112,7 @@ const toDuration = (input: Duration.Input | undefined): Duration.Duration | unde
 const checkOptions = (options: RouteOptions, delay: Duration.Duration | undefined | InvalidRouteSpec): InvalidRouteSpec | undefined => {
   const decoded = decodeAt(RouteOptionsData, options, "")
   if (Result.isFailure(decoded)) return invalid(decoded.failure.path, decoded.failure.message)
-  return delay instanceof InvalidRouteSpec ? delay : undefined
+  return delay instanceof InvalidRouteSpec ? delay : scenarioProblem(options)
 }
 
 /**
@@ -127,14 +144,22 @@ export const make = (
     regenerate: parts.regenerate,
     ...(parts.reproduce === undefined || problem !== undefined ? {} : { reproduce: parts.reproduce }),
     specPath: undefined,
-    describe: parts.describe,
+    describe: options.scenario === undefined ? parts.describe : { ...parts.describe, ...scenarioOf(options) },
     annotated: parts.annotated ?? false,
     ...(parts.fault === undefined ? {} : { fault: parts.fault }),
     ...(parts.seedIdentity === undefined ? {} : { seedIdentity: parts.seedIdentity }),
     ...(parts.describeLater === undefined ? {} : { describeLater: parts.describeLater }),
-    ...(options.required === true ? { required: true } : {})
+    ...(options.required === true ? { required: true } : {}),
+    ...(options.scenario === undefined ? {} : { scenario: { name: options.scenario, requiredState: options.requiredState, newState: options.newState } })
   })
 }
+
+/** A route's scenario options, as its listing shows them. */
+const scenarioOf = (options: RouteOptions) => ({
+  scenario: options.scenario,
+  ...(options.requiredState === undefined ? {} : { requiredState: options.requiredState }),
+  ...(options.newState === undefined ? {} : { newState: options.newState })
+})
 
 /**
  * A route that cannot be built (a family given a bad base URL, an OpenAPI document that does not

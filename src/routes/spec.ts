@@ -23,13 +23,15 @@ export interface NamedSchema {
 }
 
 /**
- * What a kind's builder may refer to: the handlers registered in code, by name, and the schemas a
+ * What a kind's builder may refer to: the handlers registered in code, by name, the schemas a
  * `{ "ref": NAME }` names (simnet's shipped ones, `schemas/registry.ts`: RouteSpec decoding gives
- * them), an unknown name failing at `path` with the names there are.
+ * them), an unknown name failing at `path` with the names there are, and the fixture's folder.
  */
 export interface KindContext {
   readonly handlers?: ReadonlyMap<string, Handler> | undefined
   readonly schema?: ((ref: string, path: string) => Result.Result<NamedSchema, InvalidRouteSpec>) | undefined
+  /** The folder of the fixture file being decoded: where files it names (`{ "file" }`) are read, and nowhere else. */
+  readonly baseDir?: string | undefined
 }
 
 /**
@@ -67,3 +69,16 @@ export const RespondHeaders = Schema.Record(Schema.String, Schema.String)
 
 /** A respond object's status: 200 to 599. */
 export const RespondStatus = Schema.Int.check(Schema.isBetween({ minimum: 200, maximum: 599 }))
+
+/** `template: true`: the body and headers are Handlebars templates over the request (`routes/template.ts`). */
+export const RespondTemplate = Schema.optional(Schema.Boolean)
+
+/** A wait in milliseconds: finite, not negative. */
+export const RespondMillis = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+
+/**
+ * Where a builder that reads a file its spec names (a GraphQL schema's `{ "file" }`) keeps, in the
+ * route's `describe`, its `respond` with the file's text in place: the spec the route's listing
+ * and a snapshot carry then restores with no fixture beside it. A symbol, so no listing shows it.
+ */
+export const KEPT_RESPOND: unique symbol = Symbol("simnet/kept-respond")

@@ -10,11 +10,11 @@ import { decodeAt, joinPath as join } from "../registry/schemaPath.ts"
 import { LinearRegExp } from "../registry/linearRegExp.ts"
 import { depthExceeds, isJsonObject, MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "../registry/util.ts"
 import type { RouteOptions } from "../routes/make.ts"
-import type { KindBuilder, KindContext } from "../routes/spec.ts"
+import { KEPT_RESPOND, type KindBuilder, type KindContext } from "../routes/spec.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import { KINDS } from "./kinds.ts"
 import { lookupSchema } from "./registry.ts"
-import { FamilySpec, type Respond, RouteSpec, RouteSpecHead } from "./routeSpec.ts"
+import { FamilySpec, RESPOND_KINDS, type Respond, RouteSpec, RouteSpecHead } from "./routeSpec.ts"
 
 /**
  * A route family that fixtures can name: `{ "family": NAME, "baseUrl" }`, given the reference as
@@ -89,7 +89,33 @@ const decodeFamily = (json: unknown, path: string, context: DecodeContext): Effe
   return Effect.succeed(factory(spec))
 }
 
-const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effect.Effect<Route, InvalidRouteSpec> => {
+/**
+ * DESIGN's shorthand for a kind: `respond: { "graphql": { … } }` (the kind's name holding its
+ * fields), or the same beside `match` with no `respond` at all, read as `{ "kind": "graphql", … }`.
+ * Only a name holding a JSON object is read so; anything else is left for the Schema to refuse.
+ */
+const unfoldKind = (json: Record<string, unknown>): Record<string, unknown> => {
+  const named = (value: Record<string, unknown>): string | undefined => {
+    const keys = Object.keys(value)
+    return keys.length === 1 && (RESPOND_KINDS as ReadonlyArray<string>).includes(keys[0]) && isJsonObject(value[keys[0]]) ? keys[0] : undefined
+  }
+  const respond = json.respond
+  if (isJsonObject(respond) && !("kind" in respond)) {
+    const kind = named(respond)
+    if (kind !== undefined) return { ...json, respond: { kind, ...(respond[kind] as Record<string, unknown>) } }
+  }
+  if (respond === undefined) {
+    const kinds = Object.keys(json).filter((key) => (RESPOND_KINDS as ReadonlyArray<string>).includes(key) && isJsonObject(json[key]))
+    if (kinds.length === 1) {
+      const { [kinds[0]]: fields, ...rest } = json
+      return { ...rest, respond: { kind: kinds[0], ...(fields as Record<string, unknown>) } }
+    }
+  }
+  return json
+}
+
+const decodeRoute = (written: Record<string, unknown>, path: string, context: DecodeContext): Effect.Effect<Route, InvalidRouteSpec> => {
+  const json = unfoldKind(written)
   const head = decode(RouteSpecHead, json, path, false)
   if (Result.isFailure(head)) return Effect.fail(head.failure)
   const decoded = decode(RouteSpec, json, path)
@@ -103,7 +129,10 @@ const decodeRoute = (json: unknown, path: string, context: DecodeContext): Effec
     priority: spec.priority,
     delay: spec.delayMs,
     source: context.source ?? "fixture",
-    required: spec.required
+    required: spec.required,
+    scenario: spec.scenario,
+    requiredState: spec.requiredState,
+    newState: spec.newState
   }
   return buildKind(match.success, spec.respond, options, path, context)
 }
@@ -124,7 +153,8 @@ const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.
       if (depthExceeds(json, MAX_JSON_DEPTH)) {
         return Effect.fail(invalid(path || "$", `a route spec nested deeper than ${MAX_JSON_DEPTH} levels is refused`))
       }
-      const spec: Readonly<Record<string, unknown>> = structuredClone(json)
+      const kept = routes.length === 1 ? (routes[0].describe as Record<symbol, unknown> | undefined)?.[KEPT_RESPOND] : undefined
+      const spec: Readonly<Record<string, unknown>> = kept === undefined ? structuredClone(json) : { ...structuredClone(json), respond: kept }
       return Effect.succeed(routes.map((route) => withSpec(route, spec)))
     }
   )

@@ -5,6 +5,7 @@
  */
 import { Schema } from "effect"
 import { McpServerSpec } from "../mcp-route/mcpServerSpec.ts"
+import { ROUTE_SPEC_OPTIONS } from "../routes/codeOptions.ts"
 import { RespondHeaders } from "../routes/spec.ts"
 import { KINDS } from "./kinds.ts"
 import { ChaosData, FilesData, PromptsData } from "./options.ts"
@@ -21,9 +22,11 @@ export {
   McpToolSpec
 } from "../mcp-route/mcpServerSpec.ts"
 export { FaultRespond } from "../routes/fault/faultSpec.ts"
+export { GraphqlRespond } from "../routes/graphql/graphqlSpec.ts"
 export { HandlerRespond } from "../routes/handler/handlerSpec.ts"
 export { JsonSchemaRespond } from "../routes/jsonSchema/jsonSchemaSpec.ts"
 export { LoopbackRespond } from "../routes/loopback/loopbackSpec.ts"
+export { SseRespond } from "../routes/sse/sseSpec.ts"
 export { BytesRespond, StatusRespond, TextRespond } from "../routes/static/staticSpec.ts"
 export { WebSocketRespond } from "../routes/webSocket/webSocketSpec.ts"
 
@@ -70,18 +73,19 @@ export const RouteSpecHead = Schema.Struct({
 export const Respond = Schema.Union(Object.values(RESPONDS))
 export type Respond = typeof Respond.Type
 
+/** The route-level fields but `id`, which a RouteSpec writes first. */
+const { id, ...routeLevel } = ROUTE_SPEC_OPTIONS
+
 /**
- * One route in JSON.
+ * One route in JSON: `match`, `respond`, and the route-level fields every constructor takes in
+ * code too (`ROUTE_SPEC_OPTIONS`: `id`, `times`, `priority`, `delayMs`, `required`, and
+ * WireMock's `scenario`, `requiredState`, `newState`), so code and JSON know the same keys.
  */
 export const RouteSpec = Schema.Struct({
-  id: Schema.optional(Schema.String),
+  id,
   match: Match,
   respond: Respond,
-  times: Schema.optional(Schema.Number),
-  priority: Schema.optional(Schema.Number),
-  delayMs: Schema.optional(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))),
-  /** A strict network fails when the route was never used. */
-  required: Schema.optional(Schema.Boolean)
+  ...routeLevel
 })
 export type RouteSpec = typeof RouteSpec.Type
 

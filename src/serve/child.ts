@@ -8,7 +8,7 @@ import { Effect, type Scope } from "effect"
 import { printable } from "../registry/util.ts"
 import { findable, heldCommand, hold } from "../terminal/holder.ts"
 import { endpointsOf } from "../control/runtime.ts"
-import { spawnTerminal, type Terminal } from "../terminal/terminal.ts"
+import { type EmulatorFailure, spawnTerminal, type Terminal } from "../terminal/terminal.ts"
 import { describeExit, screenText } from "../terminal/screen.ts"
 
 /**
@@ -138,6 +138,16 @@ export const runChild = (command: string, args: ReadonlyArray<string>, env: Read
     )
   })
 
+/**
+ * What `simnet run --tty` and `simnet mcp -- COMMAND` do when the terminal emulator throws and
+ * simnet contains it (`terminal/emulator.ts`): say so on standard error and in the trace
+ * (`terminal.failure`), and go on with the screen rebuilt.
+ */
+export const emulatorFailed = (command: string, traceLine: (line: Record<string, unknown>) => void) => (failure: EmulatorFailure): void => {
+  process.stderr.write(`${printable(`simnet: the terminal emulator failed (${failure.during}: ${failure.message}) while ${command} ran; the screen was rebuilt and the run goes on`)}\n`)
+  traceLine({ type: "terminal.failure", ...failure })
+}
+
 /** How `simnet run --tty` runs its command: the terminal's size, the driver's URL, and what it tells of the terminal. */
 export interface RunTty {
   readonly cols: number
@@ -164,9 +174,9 @@ export const runCommand = (command: string, args: ReadonlyArray<string>, env: Re
   tty === undefined
     ? runChild(command, args, env, { held })
     : Effect.gen(function*() {
-      const terminal = yield* spawnTerminal(command, args, { cols: tty.cols, rows: tty.rows, env, held })
+      const terminal = yield* spawnTerminal(command, args, { cols: tty.cols, rows: tty.rows, env, held, onFailure: emulatorFailed(command, tty.traceLine) })
       tty.opened(terminal)
-      process.stderr.write(`${printable(`simnet: ${command} runs in a ${tty.cols}x${tty.rows} terminal; driver: ${tty.driverUrl} (ui.screen, ui.type, ui.press, ui.resize, ui.wait)`)}\n`)
+      process.stderr.write(`${printable(`simnet: ${command} runs in a ${tty.cols}x${tty.rows} terminal; driver: ${tty.driverUrl} (ui.screen, ui.interactables, ui.type, ui.press, ui.click, ui.paste, ui.submit, ui.resize, ui.wait)`)}\n`)
       const ended = yield* terminal.exited
       yield* Effect.timeoutOption(tty.told, 2_000)
       const lines = terminal.screen().lines

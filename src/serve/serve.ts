@@ -28,7 +28,7 @@ import { engineOf, type SimulationNetworkApi } from "../network/network.ts"
 import { CONTROL_BASE } from "../control/endpoint.ts"
 import { caDirectory, type CertificateAuthority, loadCa } from "./ca.ts"
 import { type DoorWatch, makeNodeDoor, type NodeDoor } from "../doors/node.ts"
-import { makeProxy, type Proxy } from "./proxy.ts"
+import { makeProxy, type ProxyServer } from "./proxy.ts"
 import { doorIncomingMessage } from "../doors/incoming.ts"
 import { upgradeResponse } from "../doors/webSocket.ts"
 import { targetUrl } from "./target.ts"
@@ -95,8 +95,8 @@ const noIcon = (res: http.ServerResponse): true => {
 class DoorServer extends http.Server {
   readonly door: NodeDoor
   readonly prefix: string
-  readonly proxy: Proxy
-  constructor(door: NodeDoor, prefix: string, proxy: Proxy) {
+  readonly proxy: ProxyServer
+  constructor(door: NodeDoor, prefix: string, proxy: ProxyServer) {
     super({ IncomingMessage: doorIncomingMessage(http) })
     this.door = door
     this.prefix = prefix
@@ -107,9 +107,9 @@ class DoorServer extends http.Server {
     this.on("checkContinue", () => {})
   }
 
-  override emit(event: string | symbol, ...args: Array<any>): boolean {
+  override emit(event: string | symbol, ...args: Array<unknown>): boolean {
     if (event === "connect") {
-      this.proxy.connect(args[0], args[1], args[2])
+      this.proxy.connect(args[0] as http.IncomingMessage, args[1] as Duplex, args[2] as Buffer)
       return true
     }
     if (event === "request" || event === "upgrade" || event === "checkContinue") {

@@ -13,6 +13,39 @@
  */
 import { constants } from "node:os"
 
+/**
+ * A run of cells drawn alike other than in the terminal's default style: where it starts (row
+ * `y`, column `x`), its text, and its colours — a palette index (0–255: the 16 ANSI colours, the
+ * 256-colour cube and greys) or `#rrggbb` — and attributes; `href`, the target of an OSC 8
+ * hyperlink the cells are; what is default is left out.
+ */
+export interface StyledRun {
+  readonly y: number
+  readonly x: number
+  readonly text: string
+  readonly fg?: number | string
+  readonly bg?: number | string
+  readonly bold?: true
+  readonly dim?: true
+  readonly italic?: true
+  readonly underline?: true
+  readonly inverse?: true
+  readonly strikethrough?: true
+  readonly href?: string
+}
+
+/**
+ * What the terminal shows: its lines (trailing blanks trimmed), the cursor, its size, and the
+ * styled runs (`styles`: colours and attributes, in reading order; what is plain is not listed).
+ */
+export interface TerminalScreen {
+  readonly lines: ReadonlyArray<string>
+  readonly cursor: { readonly x: number; readonly y: number }
+  readonly cols: number
+  readonly rows: number
+  readonly styles: ReadonlyArray<StyledRun>
+}
+
 /** Where a text starts on a screen: its line, and its offset in that line's string. */
 export interface TextPlace {
   readonly line: number

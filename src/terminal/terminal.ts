@@ -1,98 +1,59 @@
 /**
- * A program in a pseudo-terminal, seen as a person would see it (issue 36's first piece): the
- * command runs in a PTY (`@lydell/node-pty`, prebuilt) whose output a headless terminal emulator
- * (`@xterm/headless`) reads, so `screen()` is the visible screen — its lines, the cursor, the size —
- * after every escape sequence the program wrote. `type` sends text, `press` a named key
- * (`enter`, `tab`, `escape`, arrows, `ctrl+c`, …), `resize` the window; `wait` waits until a text is
- * on screen (read as a person reads it: `screen.ts`) or the screen has been still for a while, on
- * Effect's `Clock`. When the program ends, its exit is known once the screen shows all it wrote:
- * a `wait` under way answers at once (with the screen, when its text came in that last output)
- * and every later action is refused naming the exit and the last screen. The process belongs to
- * the `Scope` that spawned it: closing the scope kills it, and every process it started with it
- * (it is held in a PID namespace of its own: `holder.ts`). Both packages load on first use.
+ * A program in a pseudo-terminal, seen as a person would see it (issue 36's first piece, issue 56's
+ * input): the command runs in a PTY (`@lydell/node-pty`, prebuilt) whose output a contained
+ * headless terminal emulator reads (`emulator.ts`), so `screen()` is the visible screen — its
+ * lines, the cursor, the size, the styles — after every escape sequence the program wrote, and
+ * `interactables()` what a person would act on there (`interactables.ts`). The emulator answers
+ * the program's queries (cursor position, device attributes, colours) as a real terminal does.
+ *
+ * Input is what a person does: `type` sends text, `press` a named key (`keys.ts`: function keys,
+ * the editing pad, modifiers), `click` a cell or a text on screen in the mouse encoding the program
+ * turned on (an error when it turned on none), `paste` text (bracketed when the program asked),
+ * `submit` a line (typed, taken, then Enter after a pause, so that an app that takes a fast Enter
+ * as part of a paste still submits), `resize` the window; `wait` waits until a text is on screen
+ * (read as a person reads it: `screen.ts`) or the screen has been still for a while, on Effect's
+ * `Clock`. When the program ends, its exit is known once the screen shows all it wrote: a `wait`
+ * under way answers at once (with the screen, when its text came in that last output) and every
+ * later action is refused naming the exit and the last screen. An exception of the emulator's is
+ * contained and kept (`failures`, `onFailure`), never thrown. The process belongs to the `Scope`
+ * that spawned it: closing the scope kills it, and every process it started with it (it is held
+ * in a PID namespace of its own: `holder.ts`). The packages load on first use.
  */
-import { createRequire } from "node:module"
-import { Clock, Data, Effect, Scope } from "effect"
+import { Clock, Data, Effect, type Scope } from "effect"
 import type * as Pty from "@lydell/node-pty"
-import type * as Xterm from "@xterm/headless"
+import { createRequire } from "node:module"
+import { Emulator, type EmulatorFailure, type TerminalModes } from "./emulator.ts"
 import { findable, heldExit, hold } from "./holder.ts"
-import { exitReport, findText, screenText, type TerminalExit } from "./screen.ts"
+import { type Interactable, interactables } from "./interactables.ts"
+import { KEY_FAMILIES, keyBytes } from "./keys.ts"
+import { clickBytes, MAX_DEFAULT_MOUSE, pasteBytes } from "./pointer.ts"
+import { exitReport, findText, screenText, type TerminalExit, type TerminalScreen } from "./screen.ts"
+import { cellWidth, columnOf } from "./xterm.ts"
 
-export type { TerminalExit } from "./screen.ts"
-
-/**
- * A run of cells drawn alike other than in the terminal's default style: where it starts (row
- * `y`, column `x`), its text, and its colours — a palette index (0–255: the 16 ANSI colours, the
- * 256-colour cube and greys) or `#rrggbb` — and attributes; what is default is left out.
- */
-export interface StyledRun {
-  readonly y: number
-  readonly x: number
-  readonly text: string
-  readonly fg?: number | string
-  readonly bg?: number | string
-  readonly bold?: true
-  readonly dim?: true
-  readonly italic?: true
-  readonly underline?: true
-  readonly inverse?: true
-  readonly strikethrough?: true
-}
+export type { EmulatorFailure, TerminalModes } from "./emulator.ts"
+export type { Interactable, InteractableKind } from "./interactables.ts"
+export type { StyledRun, TerminalExit, TerminalScreen } from "./screen.ts"
+export { keyBytes } from "./keys.ts"
 
 /**
- * What the terminal shows: its lines (trailing blanks trimmed), the cursor, its size, and the
- * styled runs (`styles`: colours and attributes, in reading order; what is plain is not listed).
+ * Why a terminal refused: it could not start (`spawn`), a key it does not know (`key`), a bad size
+ * (`size`), a `wait` that ran out of time (`timeout`), a program that has exited (`exited`); a
+ * click at a program that turned on no mouse (`no-mouse`), outside the screen or past what its
+ * mouse encoding can say (`outside`), at a text not on screen (`not-found`); a paste over the
+ * limit (`too-large`). Nothing was sent to the program.
  */
-export interface TerminalScreen {
-  readonly lines: ReadonlyArray<string>
-  readonly cursor: { readonly x: number; readonly y: number }
-  readonly cols: number
-  readonly rows: number
-  readonly styles: ReadonlyArray<StyledRun>
-}
-
-/** A key `press` knows, by name. */
-export const KEYS: Readonly<Record<string, string>> = {
-  enter: "\r",
-  return: "\r",
-  tab: "\t",
-  "shift+tab": "\x1b[Z",
-  escape: "\x1b",
-  esc: "\x1b",
-  backspace: "\x7f",
-  delete: "\x1b[3~",
-  space: " ",
-  up: "\x1b[A",
-  down: "\x1b[B",
-  right: "\x1b[C",
-  left: "\x1b[D",
-  home: "\x1b[H",
-  end: "\x1b[F",
-  pageup: "\x1b[5~",
-  pagedown: "\x1b[6~"
-}
-
-/** The bytes of a named key: one of `KEYS`, or `ctrl+LETTER`; undefined for a name it does not know. */
-export const keyBytes = (name: string): string | undefined => {
-  const key = name.trim().toLowerCase()
-  const known = KEYS[key]
-  if (known !== undefined) return known
-  const ctrl = /^ctrl\+([a-z@[\\\]^_])$/.exec(key)
-  return ctrl === null ? undefined : String.fromCharCode(ctrl[1]!.toUpperCase().charCodeAt(0) & 0x1f)
-}
-
-/** A terminal that could not start, a key it does not know, a bad size, a `wait` that ran out of time, or a program that has exited. */
 export class TerminalError extends Data.TaggedError("TerminalError")<{
-  readonly reason: "spawn" | "key" | "size" | "timeout" | "exited"
+  readonly reason: "spawn" | "key" | "size" | "timeout" | "exited" | "no-mouse" | "outside" | "not-found" | "too-large"
   readonly message: string
 }> {}
 
-/** Options of `spawnTerminal`. */
+/** Options of `spawnTerminal`; `onFailure` is told of each exception of the emulator's it contained. */
 export interface TerminalOptions {
   readonly cols?: number | undefined
   readonly rows?: number | undefined
   readonly cwd?: string | undefined
   readonly env?: Readonly<Record<string, string | undefined>> | undefined
+  readonly onFailure?: ((failure: EmulatorFailure) => void) | undefined
   /**
    * Whether the program is held in a PID namespace of its own (`holder.ts`; default true), so
    * every process it starts ends with it; false for a program that is held already (a sealed
@@ -108,19 +69,48 @@ export interface WaitOptions {
   readonly timeoutMs?: number | undefined
 }
 
+/** Where `click` clicks: a cell (0-based column and row), or the middle of a text's first place on screen (as `findText` finds it). */
+export type ClickTarget = { readonly x: number; readonly y: number } | { readonly text: string }
+
+/**
+ * How `submit` lets the app take the text before Enter: it waits for the text's echo (or the
+ * screen at rest), at most `timeoutMs` (default 2 000), then `gapMs` more (default 150: longer than
+ * Codex's 120 ms paste-burst window and Gemini CLI's 30 ms fast-return window).
+ */
+export interface SubmitOptions {
+  readonly gapMs?: number | undefined
+  readonly timeoutMs?: number | undefined
+}
+
 /** A program in a terminal (see the module's comment). */
 export interface Terminal {
   readonly pid: number
   readonly screen: () => TerminalScreen
+  /** What a person would act on, on the screen now. */
+  readonly interactables: () => { readonly items: ReadonlyArray<Interactable> }
+  /** The input modes the program has turned on (mouse, bracketed paste, application cursor keys). */
+  readonly modes: () => TerminalModes
   readonly type: (text: string) => Effect.Effect<void, TerminalError>
   readonly press: (key: string) => Effect.Effect<void, TerminalError>
+  readonly click: (target: ClickTarget) => Effect.Effect<void, TerminalError>
+  readonly paste: (text: string) => Effect.Effect<void, TerminalError>
+  readonly submit: (text: string, options?: SubmitOptions) => Effect.Effect<void, TerminalError>
   readonly resize: (cols: number, rows: number) => Effect.Effect<void, TerminalError>
   readonly wait: (options: WaitOptions) => Effect.Effect<TerminalScreen, TerminalError>
+  /** The emulator's exceptions contained so far (the first 100), and how many there were. */
+  readonly failures: () => { readonly kept: ReadonlyArray<EmulatorFailure>; readonly count: number }
   /** How the program ended, once it has and the screen shows all it wrote. */
   readonly exit: () => TerminalExit | undefined
   /** Waits for the program to end (its last output on the screen): how it ended. */
   readonly exited: Effect.Effect<TerminalExit>
 }
+
+/** The longest text one `paste` sends. */
+export const MAX_PASTE = 256 * 1024
+/** How long `submit` waits after the text was taken before Enter, unless told. */
+export const SUBMIT_GAP_MS = 150
+/** How long a screen unchanged after typing counts as the app at rest, for `submit`. */
+const TYPED_REST_MS = 100
 
 const MAX_SIDE = 1_000
 const DEFAULT_TIMEOUT_MS = 10_000
@@ -131,64 +121,23 @@ const checkSize = (cols: number, rows: number): TerminalError | undefined =>
     ? undefined
     : new TerminalError({ reason: "size", message: `simnet: a terminal is 1-${MAX_SIDE} columns by 1-${MAX_SIDE} rows, got ${String(cols)}x${String(rows)}` })
 
-/** A cell's colour: its palette index, `#rrggbb`, or undefined for the default. */
-const colourOf = (palette: boolean, rgb: boolean, value: number): number | string | undefined =>
-  palette ? value : rgb ? `#${value.toString(16).padStart(6, "0")}` : undefined
+let pty: typeof Pty | undefined
+const loadPty = (): typeof Pty => (pty ??= createRequire(import.meta.url)("@lydell/node-pty") as typeof Pty)
 
-/** A cell's style as a `StyledRun` without its place and text; undefined when it is all default. */
-const styleOf = (cell: Xterm.IBufferCell): Omit<StyledRun, "x" | "y" | "text"> | undefined => {
-  if (cell.isAttributeDefault()) return undefined
-  const fg = colourOf(cell.isFgPalette(), cell.isFgRGB(), cell.getFgColor())
-  const bg = colourOf(cell.isBgPalette(), cell.isBgRGB(), cell.getBgColor())
-  const style = {
-    ...(fg === undefined ? {} : { fg }),
-    ...(bg === undefined ? {} : { bg }),
-    ...(cell.isBold() ? { bold: true as const } : {}),
-    ...(cell.isDim() ? { dim: true as const } : {}),
-    ...(cell.isItalic() ? { italic: true as const } : {}),
-    ...(cell.isUnderline() ? { underline: true as const } : {}),
-    ...(cell.isInverse() ? { inverse: true as const } : {}),
-    ...(cell.isStrikethrough() ? { strikethrough: true as const } : {})
+/** A quoted text for a message, cut short. */
+const quoted = (text: string, max = 80): string => JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text)
+
+/** The cell `click` clicks for `target` on `screen`: the given one, or the middle of the text's first place; or why there is none. */
+const cellOf = (screen: TerminalScreen, target: ClickTarget): { x: number; y: number } | TerminalError => {
+  if (!("text" in target)) return target
+  const place = findText(screen.lines, target.text)
+  if (place === undefined) {
+    return new TerminalError({ reason: "not-found", message: `simnet: ${quoted(target.text)} is not on the screen, so there is nothing to click; the screen shows:\n${screenText(screen.lines)}` })
   }
-  return Object.keys(style).length === 0 ? undefined : style
-}
-
-/** The styled runs of the visible screen, in reading order; runs of one style on a row are one. */
-const stylesOf = (terminal: Xterm.Terminal): Array<StyledRun> => {
-  const buffer = terminal.buffer.active
-  const runs: Array<StyledRun> = []
-  const cell = buffer.getNullCell()
-  for (let y = 0; y < terminal.rows; y++) {
-    const line = buffer.getLine(buffer.viewportY + y)
-    if (line === undefined) continue
-    let open: { x: number; key: string; style: Omit<StyledRun, "x" | "y" | "text">; text: string } | undefined
-    const close = () => {
-      if (open === undefined) return
-      // Blank cells are seen only through a background (a bar, a selection); else trailing ones go.
-      const shaded = open.style.bg !== undefined || open.style.inverse === true
-      const text = shaded ? open.text : open.text.trimEnd()
-      if (text !== "") runs.push({ y, x: open.x, text, ...open.style })
-      open = undefined
-    }
-    for (let x = 0; x < terminal.cols; x++) {
-      if (line.getCell(x, cell) === undefined || cell.getWidth() === 0) continue
-      const style = styleOf(cell)
-      const key = style === undefined ? "" : JSON.stringify(style)
-      if (open !== undefined && open.key !== key) close()
-      if (style === undefined) continue
-      open ??= { x, key, style, text: "" }
-      open.text += cell.getChars() || " "
-    }
-    close()
-  }
-  return runs
-}
-
-let loaded: { readonly pty: typeof Pty; readonly xterm: typeof Xterm } | undefined
-const load = () => {
-  if (loaded !== undefined) return loaded
-  const require = createRequire(import.meta.url)
-  return (loaded = { pty: require("@lydell/node-pty") as typeof Pty, xterm: require("@xterm/headless") as typeof Xterm })
+  const line = screen.lines[place.line]!
+  const shown = target.text.split("\n")[0]!.trimEnd() || target.text.split("\n")[0]!
+  const width = Math.max(1, cellWidth(shown))
+  return { x: Math.min(screen.cols - 1, columnOf(line, place.index) + Math.floor((width - 1) / 2)), y: place.line }
 }
 
 /** SIGKILL to a process (or with a negative id, a process group), if it is still there. */
@@ -217,98 +166,68 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
   return Effect.acquireRelease(
     Effect.try({
       try: () => {
-        const { pty, xterm } = load()
-        const screenOf = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 })
         const env = Object.fromEntries(Object.entries({ ...process.env, TERM: "xterm-256color", ...options.env }).filter((entry): entry is [string, string] => entry[1] !== undefined))
+        // The emulator answers the program's queries on the PTY it is reading.
+        let reply: (data: string | Buffer) => void = () => {}
+        const emulator = new Emulator(cols, rows, { reply: (data) => reply(data), onFailure: options.onFailure })
         const program = options.held === false ? { command, args, held: false } : hold(command, args)
-        const child = pty.spawn(program.command, [...program.args], { name: "xterm-256color", cols, rows, cwd: options.cwd ?? process.cwd(), env })
+        const child = loadPty().spawn(program.command, [...program.args], { name: "xterm-256color", cols, rows, cwd: options.cwd ?? process.cwd(), env })
+        // node-pty's socket takes a Buffer as it takes a string (its typings say string only).
+        reply = (data) => child.write(data as string)
         let exited: TerminalExit | undefined
-        let disposed = false
         let ended: (exit: TerminalExit) => void = () => undefined
         const ending = new Promise<TerminalExit>((resolve) => (ended = resolve))
-        let generation = 0
-        let writes = 0
-        child.onData((data) => {
-          writes++
-          screenOf.write(data, () => {
-            writes--
-          })
-        })
-        screenOf.onWriteParsed(() => {
-          generation++
-        })
-        // The PTY reports the exit after its last output was read; the exit is known once the
-        // emulator has parsed that output too (a write's callback runs after every earlier write's),
-        // so whoever sees the exit sees the last screen. A terminal disposed meanwhile parses no
-        // more: the exit is known at once.
-        let draining: (() => void) | undefined
+        // Output is parsed as it comes, so the screen shows all of it when the PTY reports the
+        // exit (which it does after its last output was read): whoever sees the exit sees the last screen.
+        child.onData((data) => emulator.feed(data))
         child.onExit(({ exitCode, signal }) => {
           // What an unheld program put in the background (its process group, the terminal's session:
           // all that can be found of what it started) goes with it, as a held one's namespace does.
           if (!program.held) kill(-child.pid)
-          const known = () => {
-            draining = undefined
-            if (exited !== undefined) return
-            // A held program's signal comes back through its holder's exit code (`heldExit`).
-            exited = program.held ? heldExit(exitCode, signal === 0 ? undefined : signal) : { code: exitCode, signal: signal === 0 ? undefined : signal }
-            ended(exited)
-          }
-          if (disposed) return known()
-          draining = known
-          screenOf.write("", known)
+          if (exited !== undefined) return
+          // A held program's signal comes back through its holder's exit code (`heldExit`).
+          exited = program.held ? heldExit(exitCode, signal === 0 ? undefined : signal) : { code: exitCode, signal: signal === 0 ? undefined : signal }
+          ended(exited)
         })
-        const dispose = () => {
-          disposed = true
-          screenOf.dispose()
-          draining?.()
-        }
-        return { child, screenOf, exit: () => exited, ending, generation: () => generation, pending: () => writes, dispose, held: program.held }
+        return { child, emulator, exit: () => exited, ending, held: program.held }
       },
       catch: (cause) => new TerminalError({ reason: "spawn", message: `simnet: could not start ${command} in a terminal: ${cause instanceof Error ? cause.message : String(cause)}` })
     }),
-    ({ child, dispose, exit, held }) =>
+    ({ child, emulator, exit, held }) =>
       Effect.sync(() => {
         // A held program's namespace, and every process in it, ends with its holder.
         if (exit() === undefined) for (const target of held ? [child.pid] : [-child.pid, child.pid]) kill(target)
-        dispose()
+        emulator.dispose()
       })
-  ).pipe(Effect.map(({ child, screenOf, exit, ending, generation, pending }): Terminal => {
-    const linesOf = (): Array<string> => {
-      const buffer = screenOf.buffer.active
-      const lines: Array<string> = []
-      // Trailing spaces are not seen, whether never written or written over (a backspace leaves one).
-      for (let y = 0; y < screenOf.rows; y++) lines.push((buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? "").trimEnd())
-      return lines
-    }
-    const screen = (): TerminalScreen => {
-      const buffer = screenOf.buffer.active
-      return { lines: linesOf(), cursor: { x: buffer.cursorX, y: buffer.cursorY }, cols: screenOf.cols, rows: screenOf.rows, styles: stylesOf(screenOf) }
-    }
-    const exitedError = (ended: TerminalExit) => new TerminalError({ reason: "exited", message: `simnet: ${exitReport(ended, linesOf())}` })
+  ).pipe(Effect.map(({ child, emulator, exit, ending }): Terminal => {
+    const screen = () => emulator.screen()
+    const exitedError = (ended: TerminalExit) => new TerminalError({ reason: "exited", message: `simnet: ${exitReport(ended, emulator.lines())}` })
     /** `action`, unless the program has exited: then the error naming the exit and the last screen. */
-    const alive = (action: () => void) =>
+    const alive = <A>(action: () => A | TerminalError): Effect.Effect<A, TerminalError> =>
       Effect.suspend(() => {
         const ended = exit()
-        return ended !== undefined ? Effect.fail(exitedError(ended)) : Effect.sync(action)
+        if (ended !== undefined) return Effect.fail(exitedError(ended))
+        const done = action()
+        return done instanceof TerminalError ? Effect.fail(done) : Effect.succeed(done)
       })
-    const write = (data: string) => alive(() => child.write(data))
+    const write = (data: string | Buffer) => alive(() => child.write(data as string))
     const wait = (options: WaitOptions): Effect.Effect<TerminalScreen, TerminalError> =>
       Effect.gen(function*() {
         const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
         const quiet = options.quietMs ?? 200
         const started = yield* Clock.currentTimeMillis
-        // The screen is still while no output is being parsed and none was since `stillSince`.
+        // The screen is still while no output was parsed since `stillSince`.
         let seen = -1
         let stillSince = started
         for (;;) {
           // The exit is read before the screen: once it is known, the screen is the last one.
           const ended = exit()
-          const shown = linesOf()
+          const shown = emulator.lines()
           const now = yield* Clock.currentTimeMillis
           if (options.text !== undefined && findText(shown, options.text) !== undefined) return screen()
           if (ended !== undefined) return yield* Effect.fail(exitedError(ended))
-          if (generation() !== seen || pending() > 0) {
-            seen = generation()
+          if (emulator.generation !== seen) {
+            seen = emulator.generation
             stillSince = now
           } else if (options.text === undefined && now - stillSince >= quiet) {
             return screen()
@@ -320,24 +239,83 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
           yield* Effect.sleep(POLL_MS)
         }
       })
+    /**
+     * Until the app has taken what was typed after `since` (the screen's generation then): `tail`
+     * drawn since, or the screen at rest; at most `timeoutMs`, and never past the program's exit.
+     */
+    const taken = (since: number, tail: string, timeoutMs: number): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const started = yield* Clock.currentTimeMillis
+        let seen = since
+        let stillSince = started
+        for (;;) {
+          const now = yield* Clock.currentTimeMillis
+          const generation = emulator.generation
+          if (exit() !== undefined || now - started >= timeoutMs) return
+          if (generation !== since && (tail === "" || findText(emulator.lines(), tail) !== undefined)) return
+          if (generation !== seen) {
+            seen = generation
+            stillSince = now
+          } else if (now - stillSince >= TYPED_REST_MS) return
+          yield* Effect.sleep(POLL_MS)
+        }
+      })
+    const press = (key: string) =>
+      alive(() => {
+        const bytes = keyBytes(key, emulator.modes().applicationCursorKeys)
+        if (bytes === undefined) return new TerminalError({ reason: "key", message: `simnet: no key named ${quoted(key, 40)}; keys: ${KEY_FAMILIES}` })
+        child.write(bytes)
+      })
     return {
       pid: child.pid,
       screen,
+      interactables: () => interactables(screen()),
+      modes: () => emulator.modes(),
       type: (text) => write(text),
-      press: (key) => {
-        const bytes = keyBytes(key)
-        return bytes === undefined
-          ? Effect.fail(new TerminalError({ reason: "key", message: `simnet: no key named ${JSON.stringify(key).slice(0, 40)}; known: ${Object.keys(KEYS).join(", ")}, ctrl+LETTER` }))
-          : write(bytes)
-      },
+      press,
+      click: (target) =>
+        alive(() => {
+          const shown = screen()
+          const cell = cellOf(shown, target)
+          if (cell instanceof TerminalError) return cell
+          const { x, y } = cell
+          if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= shown.cols || y >= shown.rows) {
+            return new TerminalError({ reason: "outside", message: `simnet: (${x}, ${y}) is outside the ${shown.cols}x${shown.rows} screen (columns 0-${shown.cols - 1}, rows 0-${shown.rows - 1})` })
+          }
+          const bytes = clickBytes(emulator.modes(), x, y)
+          if (bytes === "no-mouse") {
+            return new TerminalError({ reason: "no-mouse", message: "simnet: the app enabled no mouse (it turned on no mouse reporting, such as CSI ? 1000 h), so a click would not reach it" })
+          }
+          if (bytes === "unreportable") {
+            return new TerminalError({ reason: "outside", message: `simnet: (${x}, ${y}) cannot be reported in the app's mouse encoding (xterm's default, without SGR 1006), which reaches columns and rows up to ${MAX_DEFAULT_MOUSE}` })
+          }
+          for (const chunk of bytes) child.write(chunk as string)
+        }),
+      paste: (text) =>
+        text.length > MAX_PASTE
+          ? Effect.fail(new TerminalError({ reason: "too-large", message: `simnet: a paste of ${text.length} characters is over the limit of ${MAX_PASTE}; nothing was sent` }))
+          : alive(() => child.write(pasteBytes(text, emulator.modes().bracketedPaste))),
+      submit: (text, options = {}) =>
+        Effect.gen(function*() {
+          if (text !== "") {
+            const since = emulator.generation
+            yield* write(text)
+            // The last line typed, its end: what the app's echo shows once it has taken the text.
+            const tail = text.split(/\r?\n|\r/).at(-1)!.trim().slice(-20)
+            yield* taken(since, tail, options.timeoutMs ?? 2_000)
+            yield* Effect.sleep(options.gapMs ?? SUBMIT_GAP_MS)
+          }
+          yield* press("enter")
+        }),
       resize: (newCols, newRows) => {
         const invalid = checkSize(newCols, newRows)
         return invalid !== undefined ? Effect.fail(invalid) : alive(() => {
           child.resize(newCols, newRows)
-          screenOf.resize(newCols, newRows)
+          emulator.resize(newCols, newRows)
         })
       },
       wait,
+      failures: () => emulator.failures,
       exit,
       exited: Effect.promise(() => ending)
     }

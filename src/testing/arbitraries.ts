@@ -180,7 +180,8 @@ const pathOf = fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => 
 
 /**
  * Routes as RouteSpec JSON, of every kind: `text`, `bytes`, `status`, `jsonSchema`, `fault`,
- * `mcp`, `loopback` (to `http://127.0.0.1:PORT/…` of the app's own server; nothing is sent at
+ * `mcp`, `sse` (events of hostile data, named and with ids), `graphql` (an SDL of objects,
+ * lists, enums and a union), `loopback` (to `http://127.0.0.1:PORT/…` of the app's own server; nothing is sent at
  * registration) and — when `handlers` names some, which the network must then be given as
  * `NetworkOptions.handlers` — `handler`. Every value registers with `registerSpec`; ids are unique
  * per draw through `fc.uniqueArray(routeSpec(), { selector: (r) => r.id })`. A text body and an
@@ -203,6 +204,14 @@ export const routeSpec = (
     ).map((jsonSchema) => ({ kind: "jsonSchema" as const, schema: { jsonSchema } })),
     fc.constantFrom(...FAULTS).map((fault) => ({ kind: "fault" as const, fault })),
     text.map((result) => ({ kind: "mcp" as const, server: { name: "generated", version: "1.0.0", tools: [{ name: "echo", inputSchema: { type: "object" }, result }] } })),
+    fc.array(
+      fc.record({ data: text, event: fc.constantFrom("message", "progress", "done"), id: fc.nat(999).map(String) }, { requiredKeys: ["data"] }),
+      { minLength: 1, maxLength: 5 }
+    ).map((events) => ({ kind: "sse" as const, events })),
+    fc.constantFrom(
+      "type Query { me: User, users(first: Int): [User!]! } type User { id: ID!, name: String!, email: String, role: Role } enum Role { ADMIN USER }",
+      "type Query { search(text: String!): [Hit!]! } union Hit = Page | Note type Page { url: String!, title: String } type Note { body: String!, createdAt: String }"
+    ).map((schema) => ({ kind: "graphql" as const, schema })),
     ...(options.handlers === undefined || options.handlers.length === 0 ? [] : [fc.constantFrom(...options.handlers).map((name) => ({ kind: "handler" as const, name }))])
   )
   const loopback = fc.tuple(fc.constantFrom("GET", "POST"), pathOf).map(([method, path]) => ({

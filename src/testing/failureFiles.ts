@@ -78,7 +78,8 @@ const StyledRunData = Schema.Struct({
   italic: Schema.optional(Schema.Literal(true)),
   underline: Schema.optional(Schema.Literal(true)),
   inverse: Schema.optional(Schema.Literal(true)),
-  strikethrough: Schema.optional(Schema.Literal(true))
+  strikethrough: Schema.optional(Schema.Literal(true)),
+  href: Schema.optional(text(B.line))
 })
 
 const StepData = Schema.Struct({

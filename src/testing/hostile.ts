@@ -52,6 +52,7 @@ export const HOSTILE_STRINGS = {
     "zero\u200bwidth", "\ud800", "\udfff", "a\ud83dz", "\ufffd", "\u{10ffff}", "\u0130stanbul", "\u00df", "\ufb03"
   ],
   /** Format strings of C, .NET, shells and template engines. */
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: `${x}` is a hostile string as text, not a template.
   format: ["%s", "%s%s%s%s%n", "%x %d %p", "{0}", "{}", "${x}", "${process.env.HOME}", "{{7*7}}", "#{7*7}", "%(name)s", "$HOME", "%PATH%", "$(whoami)"],
   /** Quotes and the shapes of SQL, shell, HTML and JSON injection; words that coerce. */
   injection: [

@@ -100,7 +100,7 @@ const runCase = async <Values extends ReadonlyArray<unknown>>(
   const network = await startHandle(options.network?.(...values) ?? {})
   const start = Effect.runSync(network.network.state)
   const timeoutMs = options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS
-  let failure: unknown = undefined
+  let failure: unknown
   let timer: ReturnType<typeof setTimeout> | undefined
   try {
     await Promise.race([

@@ -15,6 +15,7 @@ export const requestTraceLine = (record: RequestRecord): Record<string, unknown>
   ...(wasReset(record) ? {} : { status: record.status ?? 0 }),
   outcome: record.fault ?? record.denial ?? "answered",
   ...(record.chaos === undefined ? {} : { chaos: record.chaos }),
+  ...(record.scenario === undefined ? {} : { scenario: record.scenario }),
   headers: record.headers,
   ms: 0
 })

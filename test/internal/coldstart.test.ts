@@ -1,11 +1,13 @@
 /**
  * What `import("simnet")` loads (issue 19's cold start): none of the heavy packages that only some
- * features need — the MCP SDK, undici, the `node:http` interceptor, Ajv, the `$ref` dereferencer,
+ * features need — the MCP SDK, undici, the `node:http` interceptor, Ajv, the `$ref` dereferencer, graphql-js,
  * the HTTP server's platform, `ws`, RE2, Effect's HTTP router (the control endpoint) and
- * `effect/ai`, and Node's own `node:http` (HAR export looks its status texts up when it runs) — and
- * each loads when its feature is first used; and what `import("simnet/testing")` loads: no terminal,
- * no server, no control plane and no exploration (`explore` loads them when first called). Each
- * script runs in a fresh Node process with a resolve hook that records every module it loads.
+ * `effect/ai`, Handlebars and jsonpath-plus (templated answers), prom-client (the metrics of the
+ * control endpoint), and Node's own `node:http` (HAR export looks its status texts up when it
+ * runs) — and each loads when its feature is first used; and what `import("simnet/testing")`
+ * loads: no terminal, no server, no control plane and no exploration (`explore` loads them when
+ * first called). Each script runs in a fresh Node process with a resolve hook that records every
+ * module it loads.
  */
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -23,10 +25,14 @@ const DEFERRED = {
   "platform-node": "@effect/platform-node/",
   ws: "/node_modules/ws/",
   RE2: "/node_modules/re2js/",
+  GraphQL: "/node_modules/graphql/",
   "HTTP router": "/effect/dist/http/HttpRouter.js",
   "effect/ai": "/effect/dist/ai/",
   "OpenAPI engine": "/routes/openapi/operation.",
-  "node:http": "node:http"
+  "node:http": "node:http",
+  Handlebars: "/node_modules/handlebars/",
+  "jsonpath-plus": "/node_modules/jsonpath-plus/",
+  "prom-client": "/node_modules/prom-client/"
 } as const
 
 /** What only a program in a terminal needs: `simnet/testing`'s `explore` loads it on first use. */
@@ -76,7 +82,7 @@ describe("cold start: heavy packages load with the feature that needs them", () 
     `)).toEqual([])
   }, 60_000)
 
-  it("each loads on first use: an MCP request the SDK, installGlobal undici and the interceptor, a JSON Schema from data Ajv, an OpenAPI document the dereferencer, a pattern from data RE2", () => {
+  it("each loads on first use: an MCP request the SDK, installGlobal undici and the interceptor, a JSON Schema from data Ajv, an OpenAPI document the dereferencer, a pattern from data RE2, a GraphQL route graphql-js", () => {
     expect(loadedBy(`
       const network = await simnet.SimulationNetwork.start()
       await network.registerSpec({ match: "https://mcp.example/mcp", respond: { kind: "mcp", server: { name: "s", version: "1" } } })
@@ -105,6 +111,14 @@ describe("cold start: heavy packages load with the feature that needs them", () 
       const network = await simnet.SimulationNetwork.start()
       await network.registerSpec({ match: { method: "GET", regex: "^https://a\\.example/[0-9]+$" }, respond: { kind: "text", body: "ok" } })
     `)).toEqual(["RE2"])
+    expect(loadedBy(`
+      const network = await simnet.SimulationNetwork.start({ routes: [simnet.Route.text("GET https://a.example/:id", "{{request.params.id}}", { template: true })] })
+      if ((await (await network.fetch("https://a.example/7")).text()) !== "7") throw new Error("no answer")
+    `)).toEqual(["Handlebars", "jsonpath-plus"])
+    expect(loadedBy(`
+      const network = await simnet.SimulationNetwork.start()
+      await network.registerSpec({ match: "https://g.example/graphql", respond: { kind: "graphql", schema: "type Query { a: String }" } })
+    `)).toEqual(["GraphQL"])
   }, 120_000)
 
   it("import('simnet/testing') and a property's case load no terminal, no server and no exploration", () => {

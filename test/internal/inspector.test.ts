@@ -328,6 +328,27 @@ describe("the inspector in a browser", () => {
     await page.close()
   }, LONG)
 
+  it("a graphql request's row names its operation beside the kind, and the filter finds it by name", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "simnet-graphql-ui-"))
+    const fixture = join(dir, "graphql.json")
+    writeFileSync(fixture, JSON.stringify({ routes: [{ id: "api", match: "https://api.example.com/graphql", respond: { kind: "graphql", schema: "type Query { viewer: String }" } }] }))
+    const served = await serve(["--fixture", fixture])
+    const { page } = await open(served.ui)
+    const answered = await fetch(`${served.base}/api.example.com/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "query Viewer { viewer }" }) })
+    expect(answered.status).toBe(200)
+    await page.waitForSelector("#rows .row:not([hidden])", { timeout: 5_000 })
+    expect(await page.$eval("#rows .row:not([hidden])", (row) => row.children[4].textContent)).toBe("graphql Viewer")
+    const filter = (text: string) => page.$eval("#filter", (input, value) => {
+      ;(input as HTMLInputElement).value = value
+      input.dispatchEvent(new Event("input", { bubbles: true }))
+    }, text)
+    await filter("mutation")
+    await page.waitForFunction(() => (document.getElementById("list-count")?.textContent ?? "").startsWith("0 of 1"), { timeout: 5_000 })
+    await filter("viewer")
+    await page.waitForFunction(() => (document.getElementById("list-count")?.textContent ?? "").startsWith("1 requests"), { timeout: 5_000 })
+    await page.close()
+  }, LONG)
+
   it("a reset, from a fault route or from chaos, shows as reset with no status, and is over: never streaming", async () => {
     const dir = mkdtempSync(join(tmpdir(), "simnet-reset-ui-"))
     const fixture = join(dir, "reset.json")

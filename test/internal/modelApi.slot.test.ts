@@ -74,7 +74,7 @@ describe("a model API added in a test file", () => {
     const network = await SimulationNetwork.start()
     const refused = await network.registerSpec({ family: "echo" }).catch((error: unknown) => error)
     expect(refused).toMatchObject({ _tag: "InvalidRouteSpec", path: "family" })
-    expect((refused as Error).message).toMatch(/unknown family "echo"; known families: account, anthropic, .*gemini.*openai/)
+    expect((refused as Error).message).toMatch(/unknown family "echo"; known families: a2a, account, ag-ui, anthropic, .*gemini.*openai/)
     await network.close()
   })
 

@@ -53,6 +53,17 @@ describe("frames built from a prefix", () => {
 
 describe("partFrames", () => {
   const wires = MODEL_FAMILIES.flatMap((family) => family.apis)
+  // A request every wire's writer reads: the agents' writers open from it (A2A's JSON-RPC call and
+  // its message, AG-UI's thread and run); the model APIs' writers read none of it.
+  const request = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "message/stream",
+    params: { message: { kind: "message", role: "user", messageId: "m1", parts: [{ kind: "text", text: "hi" }] } },
+    threadId: "t1",
+    runId: "r1",
+    messages: []
+  }
 
   it("writes an error part as the writer's error, a raw part as its data and a raw chunk as the writer's chunk, for every wire", () => {
     expect(wires.length).toBeGreaterThan(10)
@@ -60,7 +71,7 @@ describe("partFrames", () => {
       fc.property(fc.constantFrom(...wires), fc.string(), fc.jsonValue(), (wire, text, chunk) => {
         // Two writers in the same state: one asked through partFrames, the other directly.
         const writer = () => {
-          const made = wire.writer(invocation("m"), undefined)
+          const made = wire.writer(invocation("m", request), undefined)
           made.open()
           return made
         }

@@ -56,6 +56,8 @@ export interface Row {
   readonly url: string
   readonly route: string | undefined
   readonly kind: string | undefined
+  /** The GraphQL operation a `graphql` route answered (its name, else its type: `query`, `mutation`). */
+  readonly operation?: string | undefined
   readonly status: number | undefined
   readonly denial: string | undefined
   /** What the client saw when a fault route took the request (`reset`, `timeout`, `malformed`). */
@@ -106,6 +108,13 @@ export const extraOf = (record: LogRecord, extra: Extra = {}): Extra => {
   return over
 }
 
+/** The GraphQL operation a record's route wrote into its `detail`, as a row field (none for other routes). */
+export const operationOf = (record: { readonly detail?: Readonly<Record<string, unknown>> | undefined }): { readonly operation?: string } => {
+  const graphql = record.detail?.["graphql"] as { readonly operation?: unknown; readonly type?: unknown } | undefined
+  const name = graphql?.operation ?? graphql?.type
+  return typeof name === "string" ? { operation: name } : {}
+}
+
 const rowOf = (entry: Entry): Row => {
   const record = entry.record
   const extra = extraOf(record, entry.extra)
@@ -116,6 +125,7 @@ const rowOf = (entry: Entry): Row => {
     url: record.url,
     route: record.route?.id,
     kind: record.route?.kind,
+    ...operationOf(record),
     status: record.status ?? extra.status,
     denial: record.denial ?? extra.refusal?.tag,
     fault: record.fault,

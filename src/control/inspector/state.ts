@@ -118,6 +118,10 @@ const mcpServers = (network: ViewedNetwork, routes: ReadonlyArray<RouteView & Re
  * The panels' view of a network now (the page reads it as JSON: `ui/state` and the feed's
  * `state` event; `ui/types.d.ts` names it for the page's script).
  */
+/** A route's scenario as the Routes panel shows it: `cart: "Started" → "Has item"`. */
+const scenarioLine = (route: Readonly<Record<string, unknown>>): string =>
+  `${String(route.scenario)}: ${route.requiredState === undefined ? "any state" : JSON.stringify(route.requiredState)}${route.newState === undefined ? "" : ` → ${JSON.stringify(route.newState)}`}`
+
 export const viewOf = (network: ViewedNetwork) =>
   Effect.gen(function*() {
     const routes = yield* network.routes
@@ -142,7 +146,9 @@ export const viewOf = (network: ViewedNetwork) =>
         hits: route.hits,
         remaining: route.remaining,
         // An OpenAPI operation whose schemas cannot be served, and why.
-        refused: typeof route.refused === "string" ? route.refused : undefined
+        refused: typeof route.refused === "string" ? route.refused : undefined,
+        // The route's scenario: what it needs and what it moves it to (`scenario: needs → moves`).
+        scenario: typeof route.scenario === "string" ? scenarioLine(route) : undefined
       })),
       routeCount: routes.length,
       mcp: mcpServers(network, routes),

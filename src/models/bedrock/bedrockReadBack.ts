@@ -4,7 +4,7 @@
  */
 import { parseJson } from "../../registry/util.ts"
 import { anthropicReadBack } from "../anthropic/anthropicReadBack.ts"
-import { jsonLines, type ReadBack, type ReadBackAction } from "../wire/readBack.ts"
+import { at, countAt, jsonLines, type ReadBack, type ReadBackAction, textAt } from "../wire/readBack.ts"
 import { dataFrame } from "../wire/sse.ts"
 
 const CONVERSE_FINISH: Readonly<Record<string, string>> = { end_turn: "stop", tool_use: "tool-calls", max_tokens: "length", stop_sequence: "stop" }
@@ -12,20 +12,24 @@ const CONVERSE_FINISH: Readonly<Record<string, string>> = { end_turn: "stop", to
 /** Bedrock's Converse answer (and Nova's), whole or as decoded stream events (`{ "contentBlockDelta": … }` a line). */
 export const converseReadBack = (text: string, streamed: boolean): ReadBack | undefined => {
   if (!streamed) {
-    const body = parseJson(text) as Record<string, any> | undefined
-    const content = body?.output?.message?.content
+    const body = parseJson(text)
+    const content = at(body, "output", "message", "content")
     if (!Array.isArray(content)) return undefined
-    const actions = content.flatMap((block: Record<string, any>): Array<ReadBackAction> =>
-      typeof block.text === "string"
-        ? [{ type: "text", content: block.text }]
-        : block.reasoningContent?.reasoningText !== undefined
-        ? [{ type: "thinking", content: String(block.reasoningContent.reasoningText.text ?? "") }]
-        : block.toolUse !== undefined
-        ? [{ type: "tool_call", name: String(block.toolUse.name ?? ""), input: block.toolUse.input ?? {} }]
+    const actions = content.flatMap((block: unknown): Array<ReadBackAction> =>
+      typeof at(block, "text") === "string"
+        ? [{ type: "text", content: textAt(block, "text") }]
+        : at(block, "reasoningContent", "reasoningText") !== undefined
+        ? [{ type: "thinking", content: textAt(block, "reasoningContent", "reasoningText", "text") }]
+        : at(block, "toolUse") !== undefined
+        ? [{ type: "tool_call", name: textAt(block, "toolUse", "name"), input: at(block, "toolUse", "input") ?? {} }]
         : []
     )
-    const usage = body?.usage
-    return { actions, finish: CONVERSE_FINISH[body?.stopReason ?? ""], usage: usage === undefined ? undefined : { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0, totalTokens: usage.totalTokens ?? 0 } }
+    const usage = at(body, "usage")
+    return {
+      actions,
+      finish: CONVERSE_FINISH[textAt(body, "stopReason")],
+      usage: usage === undefined ? undefined : { inputTokens: countAt(usage, "inputTokens") ?? 0, outputTokens: countAt(usage, "outputTokens") ?? 0, totalTokens: countAt(usage, "totalTokens") ?? 0 }
+    }
   }
   const blocks = new Map<number, { kind: "text" | "thinking" | "tool"; text: string; name: string }>()
   let finish: string | undefined
@@ -34,18 +38,18 @@ export const converseReadBack = (text: string, streamed: boolean): ReadBack | un
   for (const event of jsonLines(text)) {
     if (event.messageStart !== undefined) seen = true
     const start = event.contentBlockStart
-    if (start?.start?.toolUse !== undefined) blocks.set(start.contentBlockIndex ?? 0, { kind: "tool", text: "", name: String(start.start.toolUse.name ?? "") })
-    const delta = event.contentBlockDelta
-    if (delta !== undefined) {
-      const index = delta.contentBlockIndex ?? 0
-      const kind = delta.delta?.toolUse !== undefined ? "tool" : delta.delta?.reasoningContent !== undefined ? "thinking" : "text"
+    if (at(start, "start", "toolUse") !== undefined) blocks.set(countAt(start, "contentBlockIndex") ?? 0, { kind: "tool", text: "", name: textAt(start, "start", "toolUse", "name") })
+    const delta = at(event.contentBlockDelta, "delta")
+    if (event.contentBlockDelta !== undefined) {
+      const index = countAt(event.contentBlockDelta, "contentBlockIndex") ?? 0
+      const kind = at(delta, "toolUse") !== undefined ? "tool" : at(delta, "reasoningContent") !== undefined ? "thinking" : "text"
       const block = blocks.get(index) ?? { kind, text: "", name: "" }
-      block.text += delta.delta?.toolUse?.input ?? delta.delta?.reasoningContent?.text ?? delta.delta?.text ?? ""
+      block.text += textAt(delta, "toolUse", "input") || textAt(delta, "reasoningContent", "text") || textAt(delta, "text")
       blocks.set(index, block)
     }
-    if (event.messageStop !== undefined) finish = CONVERSE_FINISH[event.messageStop.stopReason ?? ""]
-    const u = event.metadata?.usage
-    if (u !== undefined) usage = { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, totalTokens: u.totalTokens ?? 0 }
+    if (event.messageStop !== undefined) finish = CONVERSE_FINISH[textAt(event.messageStop, "stopReason")]
+    const u = at(event.metadata, "usage")
+    if (u !== undefined) usage = { inputTokens: countAt(u, "inputTokens") ?? 0, outputTokens: countAt(u, "outputTokens") ?? 0, totalTokens: countAt(u, "totalTokens") ?? 0 }
   }
   if (!seen) return undefined
   const actions = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]): ReadBackAction =>
@@ -57,18 +61,23 @@ export const converseReadBack = (text: string, streamed: boolean): ReadBack | un
 /** Bedrock's InvokeModel answer in its model's own body: Claude's, Nova's or Llama's. */
 export const invokeReadBack = (text: string, streamed: boolean): ReadBack | undefined => {
   if (!streamed) {
-    const body = parseJson(text) as Record<string, any> | undefined
-    if (typeof body?.generation === "string") {
-      return { actions: body.generation === "" ? [] : [{ type: "text", content: body.generation }], finish: body.stop_reason === "length" ? "length" : "stop", usage: { inputTokens: body.prompt_token_count ?? 0, outputTokens: body.generation_token_count ?? 0, totalTokens: (body.prompt_token_count ?? 0) + (body.generation_token_count ?? 0) } }
+    const body = parseJson(text)
+    const generation = at(body, "generation")
+    if (typeof generation === "string") {
+      const input = countAt(body, "prompt_token_count") ?? 0
+      const output = countAt(body, "generation_token_count") ?? 0
+      return { actions: generation === "" ? [] : [{ type: "text", content: generation }], finish: at(body, "stop_reason") === "length" ? "length" : "stop", usage: { inputTokens: input, outputTokens: output, totalTokens: input + output } }
     }
     return anthropicReadBack(text, false) ?? converseReadBack(text, false)
   }
   const lines = jsonLines(text)
   if (lines.some((line) => typeof line.type === "string")) return anthropicReadBack(lines.map(dataFrame).join(""), true)
   if (lines.some((line) => typeof line.generation === "string")) {
-    const content = lines.map((line) => String(line.generation ?? "")).join("")
+    const content = lines.map((line) => textAt(line, "generation")).join("")
     const last = lines.at(-1)
-    return { actions: content === "" ? [] : [{ type: "text", content }], finish: last?.stop_reason === "length" ? "length" : "stop", usage: { inputTokens: last?.prompt_token_count ?? 0, outputTokens: last?.generation_token_count ?? 0, totalTokens: (last?.prompt_token_count ?? 0) + (last?.generation_token_count ?? 0) } }
+    const input = countAt(last, "prompt_token_count") ?? 0
+    const output = countAt(last, "generation_token_count") ?? 0
+    return { actions: content === "" ? [] : [{ type: "text", content }], finish: at(last, "stop_reason") === "length" ? "length" : "stop", usage: { inputTokens: input, outputTokens: output, totalTokens: input + output } }
   }
   return converseReadBack(text, true)
 }

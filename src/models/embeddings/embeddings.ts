@@ -12,6 +12,7 @@
  */
 import { compiledDecoder } from "../wire/compiled.ts"
 import { createHash } from "../../registry/util.ts"
+import { seededStream } from "../../registry/seed.ts"
 import { Exit } from "effect"
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import { estimateTokens } from "../provider/parts.ts"
@@ -19,7 +20,7 @@ import { openAiErrorBody } from "../openai/chatWire.ts"
 import type { Embedding, EmbeddingList } from "./embeddingsSchema.ts"
 import { EmbeddingRequest } from "./embeddingsSchema.ts"
 import { jsonWhole } from "../wire/call.ts"
-import { type PartsEndpoint } from "../wire/modelApi.ts"
+import type { PartsEndpoint } from "../wire/modelApi.ts"
 import type { Whole } from "../../registry/answer.ts"
 
 /**
@@ -37,18 +38,13 @@ const wordSeed = (seed: number, word: string): number =>
   createHash("sha256").update(`${seed}\u0000${word}`).digest().readUInt32LE(0)
 
 /**
- * A word's direction: `dimensions` values in [-1, 1) from a mulberry32 stream seeded by the run
+ * A word's direction: `dimensions` values in [-1, 1) from a mulberry32 stream (`seededStream`) seeded by the run
  * seed and the word. A shorter direction is a prefix of a longer one.
  */
 const direction = (seed: number, word: string, dimensions: number): Float32Array => {
   const out = new Float32Array(dimensions)
-  let state = wordSeed(seed, word)
-  for (let i = 0; i < dimensions; i++) {
-    state = (state + 0x6d2b79f5) | 0
-    let t = Math.imul(state ^ (state >>> 15), 1 | state)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    out[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1
-  }
+  const next = seededStream(wordSeed(seed, word))
+  for (let i = 0; i < dimensions; i++) out[i] = next() * 2 - 1
   return out
 }
 

@@ -18,7 +18,7 @@ import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import type { Frame, SocketPeer } from "../../registry/socket.ts"
 import { webSocketResponder } from "../../routes/webSocket/webSocket.ts"
 import { modelResponder } from "../wire/call.ts"
-import { type PartsEndpoint } from "../wire/modelApi.ts"
+import type { PartsEndpoint } from "../wire/modelApi.ts"
 import { dialectOf, type ModelWire } from "../wire/wire.ts"
 import { answerTurn, eachSseData, jsonFrame, seededAudio, turnError, turnHeaders } from "../wire/socketCalls.ts"
 

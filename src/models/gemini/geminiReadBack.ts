@@ -2,13 +2,13 @@
  * Gemini's `generateContent` answers read back (record mode), whole or streamed.
  */
 import { parseJson } from "../../registry/util.ts"
-import { eventData, type ReadBack, type ReadBackAction } from "../wire/readBack.ts"
+import { at, countAt, eventData, listAt, type ReadBack, type ReadBackAction, textAt } from "../wire/readBack.ts"
 
 const GEMINI_FINISH: Readonly<Record<string, string>> = { STOP: "stop", MAX_TOKENS: "length" }
 
 /** A `GenerateContentResponse`, or the chunks of its stream. */
 export const geminiReadBack = (text: string, streamed: boolean): ReadBack | undefined => {
-  const chunks = streamed ? eventData(text) : [parseJson(text) as Record<string, any> | undefined].filter((c): c is Record<string, any> => c !== undefined)
+  const chunks: ReadonlyArray<unknown> = streamed ? eventData(text) : [parseJson(text)].filter((c) => c !== undefined)
   if (chunks.length === 0) return undefined
   let content = ""
   let thought = ""
@@ -16,17 +16,19 @@ export const geminiReadBack = (text: string, streamed: boolean): ReadBack | unde
   let finish: string | undefined
   let usage: ReadBack["usage"]
   for (const chunk of chunks) {
-    const candidate = chunk.candidates?.[0]
-    for (const part of candidate?.content?.parts ?? []) {
-      if (typeof part?.text === "string") {
-        if (part.thought === true) thought += part.text
-        else content += part.text
+    const candidate = at(chunk, "candidates", 0)
+    for (const part of listAt(candidate, "content", "parts")) {
+      const said = at(part, "text")
+      if (typeof said === "string") {
+        if (at(part, "thought") === true) thought += said
+        else content += said
       }
-      if (part?.functionCall !== undefined) calls.push({ type: "tool_call", name: String(part.functionCall.name ?? ""), input: part.functionCall.args ?? {} })
+      if (at(part, "functionCall") !== undefined) calls.push({ type: "tool_call", name: textAt(part, "functionCall", "name"), input: at(part, "functionCall", "args") ?? {} })
     }
-    if (typeof candidate?.finishReason === "string") finish = GEMINI_FINISH[candidate.finishReason]
-    const u = chunk.usageMetadata
-    if (u !== undefined) usage = { inputTokens: u.promptTokenCount ?? 0, outputTokens: u.candidatesTokenCount ?? 0, totalTokens: u.totalTokenCount ?? 0 }
+    const reason = at(candidate, "finishReason")
+    if (typeof reason === "string") finish = GEMINI_FINISH[reason]
+    const u = at(chunk, "usageMetadata")
+    if (u !== undefined) usage = { inputTokens: countAt(u, "promptTokenCount") ?? 0, outputTokens: countAt(u, "candidatesTokenCount") ?? 0, totalTokens: countAt(u, "totalTokenCount") ?? 0 }
   }
   const actions: Array<ReadBackAction> = [
     ...(thought === "" ? [] : [{ type: "thinking" as const, content: thought }]),

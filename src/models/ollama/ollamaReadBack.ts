@@ -2,19 +2,19 @@
  * Ollama's answers read back (record mode).
  */
 import { parseJson } from "../../registry/util.ts"
-import { jsonLines, type ReadBack, type ReadBackAction } from "../wire/readBack.ts"
+import { at, countAt, jsonLines, listAt, type ReadBack, type ReadBackAction, textAt } from "../wire/readBack.ts"
 
 /** Ollama's `/api/chat` and `/api/generate` answers, whole or NDJSON. */
 export const ollamaReadBack = (text: string, streamed: boolean): ReadBack | undefined => {
-  const lines = streamed ? jsonLines(text) : [parseJson(text) as Record<string, any> | undefined].filter((v): v is Record<string, any> => v !== undefined)
-  if (!lines.some((line) => line.message !== undefined || typeof line.response === "string")) return undefined
+  const lines: ReadonlyArray<unknown> = streamed ? jsonLines(text) : [parseJson(text)].filter((v) => v !== undefined)
+  if (!lines.some((line) => at(line, "message") !== undefined || typeof at(line, "response") === "string")) return undefined
   let content = ""
   let thinking = ""
   const calls: Array<ReadBackAction> = []
   for (const line of lines) {
-    content += line.message?.content ?? line.response ?? ""
-    thinking += line.message?.thinking ?? line.thinking ?? ""
-    for (const call of line.message?.tool_calls ?? []) calls.push({ type: "tool_call", name: String(call.function?.name ?? ""), input: call.function?.arguments ?? {} })
+    content += at(line, "message", "content") !== undefined ? textAt(line, "message", "content") : textAt(line, "response")
+    thinking += at(line, "message", "thinking") !== undefined ? textAt(line, "message", "thinking") : textAt(line, "thinking")
+    for (const call of listAt(line, "message", "tool_calls")) calls.push({ type: "tool_call", name: textAt(call, "function", "name"), input: at(call, "function", "arguments") ?? {} })
   }
   const last = lines.at(-1)
   const actions: Array<ReadBackAction> = [
@@ -22,7 +22,7 @@ export const ollamaReadBack = (text: string, streamed: boolean): ReadBack | unde
     ...(content === "" ? [] : [{ type: "text" as const, content }]),
     ...calls
   ]
-  const input = last?.prompt_eval_count ?? 0
-  const output = last?.eval_count ?? 0
-  return { actions, finish: calls.length > 0 ? "tool-calls" : last?.done_reason === "length" ? "length" : "stop", usage: { inputTokens: input, outputTokens: output, totalTokens: input + output } }
+  const input = countAt(last, "prompt_eval_count") ?? 0
+  const output = countAt(last, "eval_count") ?? 0
+  return { actions, finish: calls.length > 0 ? "tool-calls" : at(last, "done_reason") === "length" ? "length" : "stop", usage: { inputTokens: input, outputTokens: output, totalTokens: input + output } }
 }

@@ -14,7 +14,7 @@ import { createHash } from "../../registry/util.ts"
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import { whole, type Whole } from "../../registry/answer.ts"
 import { jsonWhole } from "../wire/call.ts"
-import { type PartsEndpoint } from "../wire/modelApi.ts"
+import type { PartsEndpoint } from "../wire/modelApi.ts"
 import { openAiErrorBody } from "./chatWire.ts"
 import { seededAudio } from "../wire/socketCalls.ts"
 

@@ -25,7 +25,7 @@ import type {
   ResponseUsage
 } from "./responsesSchema.ts"
 import { ResponsesRequest } from "./responsesSchema.ts"
-import { type ModelEndpoint } from "../wire/modelApi.ts"
+import type { ModelEndpoint } from "../wire/modelApi.ts"
 import { baseUrlUnder, type ModelWire, readWith } from "../wire/wire.ts"
 import { openAiRateLimits } from "../wire/rateLimits.ts"
 import { responsesReadBack } from "./openaiReadBack.ts"

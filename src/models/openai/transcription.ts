@@ -17,8 +17,8 @@ import { dataFrame, rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import { DEFAULT_OPENAI_BASE_URL, openAiErrorBody } from "./chatWire.ts"
 import { jsonWhole, modelResponder } from "../wire/call.ts"
-import { type PartsEndpoint } from "../wire/modelApi.ts"
-import { type ModelWire } from "../wire/wire.ts"
+import type { PartsEndpoint } from "../wire/modelApi.ts"
+import type { ModelWire } from "../wire/wire.ts"
 
 type Task = "transcribe" | "translate"
 

@@ -35,7 +35,7 @@ import { untilAborted } from "../../registry/transport.ts"
 import type { ChunkCommand, DisconnectCommand, FailCommand, FinishCommand } from "../../schemas/driver.ts"
 import { LlmRuleSpec, LlmScript } from "../../schemas/llmScript.ts"
 import type { InvalidLlmInput, RouteFailed } from "../../SimnetError.ts"
-import { InvocationNotPending, NoScriptQueued, UnmatchedLlmRequest } from "../../SimnetError.ts"
+import { type InvocationNotPending, NoScriptQueued, UnmatchedLlmRequest } from "../../SimnetError.ts"
 import type { LlmApi, LlmRequest } from "./conversation.ts"
 import { deepFreeze, requestKeyOf, summarize } from "./conversation.ts"
 import { sha256Hex } from "../../registry/util.ts"
@@ -139,7 +139,7 @@ export class SimulatedProviderApi {
   #enqueue({ list, paths }: Batch): Result.Result<void, InvalidLlmInput> {
     return Result.map(
       Result.all(list.map((script, i) => decodeInput(LlmScript, script, "script", paths[i]))),
-      (decoded) => decoded.forEach((script) => this.#scripts.push(script))
+      (decoded) => decoded.forEach((script) => { this.#scripts.push(script) })
     )
   }
 
@@ -300,11 +300,11 @@ export class SimulatedProviderApi {
   }
 
   /**
-   * The provider's state, for snapshots: call count, script queue, log and counts. Rules are
-   * listed by `rules`.
+   * The provider's state, for snapshots: call count, script queue, log and counts (and calls by
+   * API, for metrics). Rules are listed by `rules`.
    */
   get state(): ProviderState {
-    return { callCount: this.#seq, scripts: this.#scripts.state, log: this.#log.entries, counts: Object.fromEntries(this.#log.counts()) }
+    return { callCount: this.#seq, scripts: this.#scripts.state, log: this.#log.entries, counts: Object.fromEntries(this.#log.counts()), calls: Object.fromEntries(this.#log.byApi) }
   }
 
   /**

@@ -16,7 +16,8 @@ import { canonicalJson, canonicalMembers } from "../../registry/seed.ts"
 export const LLM_APIS = [
   "openai.chat", "openai.responses", "openai.realtime", "openai.transcription", "openai.translation",
   "anthropic.messages", "gemini", "gemini.live", "bedrock.converse", "bedrock.invoke", "vertex.gemini", "vertex.anthropic",
-  "azure-openai.chat", "azure-openai.responses", "openrouter.chat", "ollama.chat", "ollama.generate", "cohere.chat"
+  "azure-openai.chat", "azure-openai.responses", "openrouter.chat", "ollama.chat", "ollama.generate", "cohere.chat",
+  "a2a", "ag-ui"
 ] as const
 
 /** The name of a model API: one of `LLM_APIS`, or one a network was given (`NetworkOptions.models`). */

@@ -72,6 +72,8 @@ export class ModelLog {
   /** The ring's entries in call order, built on first read after a change. */
   #view: ReadonlyArray<LlmLogEntry> | undefined
   #counts = new KeyCounts()
+  /** How many requests came for each API, exact past the ring's bound (for metrics). */
+  #byApi = new Map<string, number>()
 
   /** `limit`: how many entries the ring keeps (at least 1); `byteLimit`: what they may hold in all. */
   constructor(limit: number, byteLimit: number = DEFAULT_MODEL_LOG_BYTES) {
@@ -112,6 +114,7 @@ export class ModelLog {
       this.#forget(dropped.seq)
     }
     this.#view = undefined
+    this.#byApi.set(entry.api, (this.#byApi.get(entry.api) ?? 0) + 1)
     const bits = keyBits(entry.key)
     if (bits !== undefined) this.#counts.incrementHash(bits[0], bits[1])
     else this.#counts.increment(entry.key)
@@ -132,6 +135,11 @@ export class ModelLog {
   countFor(key: string): number {
     const bits = keyBits(key)
     return bits !== undefined ? this.#counts.getHash(bits[0], bits[1]) : this.#counts.get(key)
+  }
+
+  /** How many requests came for each API (a restored log counts the entries it holds). */
+  get byApi(): ReadonlyMap<string, number> {
+    return this.#byApi
   }
 
   /** Every key seen, with its count. */
@@ -157,6 +165,8 @@ export class ModelLog {
     const record: Record<string, number> = {}
     for (const [key, count] of counts) if (keyBits(key) !== undefined) record[key.slice(4)] = count
     this.#counts = KeyCounts.fromRecord(record)
+    this.#byApi = new Map()
+    for (const entry of entries) this.#byApi.set(entry.api, (this.#byApi.get(entry.api) ?? 0) + 1)
   }
 
   /** Forgets every entry, count and the numbering. */
@@ -166,6 +176,7 @@ export class ModelLog {
     this.#bytes = 0
     this.#view = undefined
     this.#counts = new KeyCounts()
+    this.#byApi = new Map()
   }
 }
 

@@ -69,6 +69,8 @@ export interface ProviderState {
   readonly scripts: ScriptQueueState
   readonly log?: ReadonlyArray<LlmLogEntry> | undefined
   readonly counts?: Readonly<Record<string, number>> | undefined
+  /** How many calls came for each API, exact past the log's bound (not restored: a restored log recounts its entries). */
+  readonly calls?: Readonly<Record<string, number>> | undefined
   readonly rules?: ReadonlyArray<RuleState> | undefined
 }
 

@@ -346,7 +346,7 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
   let n = 0
   for (const list of byMatch.values()) {
     n++
-    list.forEach((rule, i) => ordered.push({ id: list.length === 1 ? `recorded-call-${n}` : `recorded-call-${n}.${i + 1}`, ...rule, ...(i < list.length - 1 ? { times: 1 } : {}) }))
+    list.forEach((rule, i) => { ordered.push({ id: list.length === 1 ? `recorded-call-${n}` : `recorded-call-${n}.${i + 1}`, ...rule, ...(i < list.length - 1 ? { times: 1 } : {}) }) })
   }
   // An MCP endpoint's GET (its event stream) and DELETE (a session's end) are its plumbing, not routes.
   const rest = plain.filter((entry) => {

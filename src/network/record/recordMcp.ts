@@ -6,7 +6,8 @@
  * contents as read, each prompt's messages as got. Session ids and the stream plumbing are not
  * part of it: the simulated server makes its own.
  */
-import { parseJson } from "../../registry/util.ts"
+import { isJsonObject, parseJson } from "../../registry/util.ts"
+import { type JsonRecord, listAt } from "../../models/wire/readBack.ts"
 import { eventData, type Recorded } from "./recorded.ts"
 import type { Redactor } from "../../registry/redact.ts"
 import { ENTRY_DEPTH, fits } from "./recordBounds.ts"
@@ -14,10 +15,13 @@ import { ENTRY_DEPTH, fits } from "./recordBounds.ts"
 const decoder = new TextDecoder()
 
 /** The JSON-RPC messages of an answer: its JSON body (one message or a batch), or the `data:` lines of its event stream. */
-const messagesOf = (text: string): Array<Record<string, any>> => {
+const messagesOf = (text: string): Array<JsonRecord> => {
   const whole = parseJson(text)
-  return (whole === undefined ? eventData(text) : [whole]).flat().filter((m): m is Record<string, any> => typeof m === "object" && m !== null)
+  return (whole === undefined ? eventData(text) : [whole]).flat().filter(isJsonObject)
 }
+
+/** The objects of the array at `key` of a result (`tools`, `resources`, `contents`, …); others left out. */
+const objectsAt = (value: unknown, key: string): Array<JsonRecord> => listAt(value, key).filter(isJsonObject)
 
 /** Whether a recorded exchange is MCP: a JSON-RPC request posted to the endpoint. */
 export const isMcp = (entry: Recorded): boolean => {
@@ -41,36 +45,37 @@ export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>, redactor: Redactor
   let n = 0
   for (const [endpoint, exchanges] of byEndpoint) {
     n++
-    let info: Record<string, any> = {}
+    let info: JsonRecord = {}
     let instructions: string | undefined
-    const tools = new Map<string, Record<string, any>>()
+    const tools = new Map<string, JsonRecord>()
     const results = new Map<string, Array<{ arguments: Record<string, unknown>; result: unknown }>>()
-    const resources = new Map<string, Record<string, any>>()
-    const prompts = new Map<string, Record<string, any>>()
+    const resources = new Map<string, JsonRecord>()
+    const prompts = new Map<string, JsonRecord>()
     for (const exchange of exchanges) {
-      const requests = [parseJson(exchange.requestBody ?? "")].flat().filter((r): r is Record<string, any> => typeof r === "object" && r !== null)
+      const requests = [parseJson(exchange.requestBody ?? "")].flat().filter(isJsonObject)
       const replies = messagesOf(decoder.decode(exchange.body))
       for (const request of requests) {
         const reply = replies.find((m) => m.id !== undefined && m.id === request.id && "result" in m)
         const result = reply?.result
-        if (result === undefined) continue
+        if (!isJsonObject(result)) continue
+        const params = isJsonObject(request.params) ? request.params : {}
         // What nests deeper than a fixture holds is left out, said, and the rest of the server kept.
-        if (!fits(result) || !fits(request.params ?? {})) {
+        if (!fits(result) || !fits(params)) {
           warnings.push(`POST ${redactor.url(exchange.url)}: the ${String(request.method).slice(0, 40)} of this MCP session nests deeper than a fixture may (${ENTRY_DEPTH} levels): it is left out of the recorded server`)
           continue
         }
         switch (request.method) {
           case "initialize":
-            info = result.serverInfo ?? {}
+            info = isJsonObject(result.serverInfo) ? result.serverInfo : {}
             instructions = typeof result.instructions === "string" ? result.instructions : undefined
             break
           case "tools/list":
-            for (const tool of result.tools ?? []) tools.set(tool.name, tool)
+            for (const tool of objectsAt(result, "tools")) tools.set(String(tool.name), tool)
             break
           case "tools/call": {
-            const name = String(request.params?.name ?? "")
+            const name = String(params.name ?? "")
             // Credential-named arguments are kept by name, their values "<redacted>" (which matches any value on replay).
-            const args = redactor.jsonMembers(request.params?.arguments ?? {}, "mark") as Record<string, unknown>
+            const args = redactor.jsonMembers(params.arguments ?? {}, "mark") as Record<string, unknown>
             const list = results.get(name) ?? []
             if (!list.some((r) => JSON.stringify(r.arguments) === JSON.stringify(args))) {
               list.push({ arguments: args, result: { content: result.content ?? [], ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }), ...(result.isError === true ? { isError: true } : {}) } })
@@ -79,19 +84,19 @@ export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>, redactor: Redactor
             break
           }
           case "resources/list":
-            for (const resource of result.resources ?? []) resources.set(resource.uri, { ...resources.get(resource.uri), ...resource })
+            for (const resource of objectsAt(result, "resources")) resources.set(String(resource.uri), { ...resources.get(String(resource.uri)), ...resource })
             break
           case "resources/read":
-            for (const content of result.contents ?? []) {
-              resources.set(content.uri, { name: content.uri, ...resources.get(content.uri), uri: content.uri, ...(content.mimeType === undefined ? {} : { mimeType: content.mimeType }), ...(content.text !== undefined ? { text: content.text } : { blob: content.blob }) })
+            for (const content of objectsAt(result, "contents")) {
+              resources.set(String(content.uri), { name: content.uri, ...resources.get(String(content.uri)), uri: content.uri, ...(content.mimeType === undefined ? {} : { mimeType: content.mimeType }), ...(content.text !== undefined ? { text: content.text } : { blob: content.blob }) })
             }
             break
           case "prompts/list":
-            for (const prompt of result.prompts ?? []) prompts.set(prompt.name, { ...prompt, ...prompts.get(prompt.name) })
+            for (const prompt of objectsAt(result, "prompts")) prompts.set(String(prompt.name), { ...prompt, ...prompts.get(String(prompt.name)) })
             break
           case "prompts/get": {
-            const name = String(request.params?.name ?? "")
-            const messages = (result.messages ?? []).map((m: Record<string, any>) => (m.content?.type === "text" ? { role: m.role, text: m.content.text } : { role: m.role, content: m.content }))
+            const name = String(params.name ?? "")
+            const messages = objectsAt(result, "messages").map((m) => (isJsonObject(m.content) && m.content.type === "text" ? { role: m.role, text: m.content.text } : { role: m.role, content: m.content }))
             prompts.set(name, { name, ...prompts.get(name), messages })
             break
           }

@@ -9,7 +9,8 @@
  */
 import type { Frame } from "../../registry/socket.ts"
 import { jsonFrame } from "../../models/wire/socketCalls.ts"
-import type { ReadBackAction } from "../../models/wire/readBack.ts"
+import { at, type JsonRecord, listAt, type ReadBackAction, textAt } from "../../models/wire/readBack.ts"
+import { isJsonObject } from "../../registry/util.ts"
 import { parseArguments } from "../../models/provider/parts.ts"
 import type { RecordedSocket } from "./recordSocket.ts"
 
@@ -20,12 +21,16 @@ const rule = (lastUserMessage: string, toolResult: boolean, actions: ReadonlyArr
   behaviour: { type: "respond", steps: [actions] }
 })
 
+/** The text of a message's parts: each part's `text`, else its `transcript`. */
+const partsText = (parts: ReadonlyArray<unknown>): string =>
+  parts.map((part) => (at(part, "text") !== undefined ? textAt(part, "text") : textAt(part, "transcript"))).join("")
+
 /** Every frame of a session in the order it crossed: the opening server frames, then each client frame and what followed it. */
-const framesOf = (session: RecordedSocket): Array<{ readonly from: "client" | "server"; readonly message: Record<string, any> }> => {
-  const out: Array<{ from: "client" | "server"; message: Record<string, any> }> = []
+const framesOf = (session: RecordedSocket): Array<{ readonly from: "client" | "server"; readonly message: JsonRecord }> => {
+  const out: Array<{ from: "client" | "server"; message: JsonRecord }> = []
   const add = (from: "client" | "server", frame: Frame) => {
-    const message = jsonFrame(frame) as Record<string, any> | undefined
-    if (message !== undefined) out.push({ from, message })
+    const message = jsonFrame(frame)
+    if (isJsonObject(message)) out.push({ from, message })
   }
   for (const frame of session.open) add("server", frame)
   for (const reply of session.replies) {
@@ -41,21 +46,21 @@ const realtimeRules = (session: RecordedSocket): Array<Rule> => {
   let toolResult = false
   for (const { from, message } of framesOf(session)) {
     if (from === "client" && message.type === "conversation.item.create") {
-      const item = message.item ?? {}
-      if (item.type === "function_call_output") toolResult = true
-      if (item.type === "message" && item.role === "user") {
-        lastUser = (Array.isArray(item.content) ? item.content : []).map((part: Record<string, any>) => String(part.text ?? part.transcript ?? "")).join("")
+      const item = message.item
+      if (at(item, "type") === "function_call_output") toolResult = true
+      if (at(item, "type") === "message" && at(item, "role") === "user") {
+        lastUser = partsText(listAt(item, "content"))
         toolResult = false
       }
     }
-    if (from === "server" && message.type === "response.done" && message.response?.status === "completed" && lastUser !== undefined) {
+    if (from === "server" && message.type === "response.done" && at(message, "response", "status") === "completed" && lastUser !== undefined) {
       const actions: Array<ReadBackAction> = []
-      for (const item of message.response.output ?? []) {
-        if (item.type === "message") {
-          const text = (item.content ?? []).map((part: Record<string, any>) => String(part.text ?? part.transcript ?? "")).join("")
+      for (const item of listAt(message, "response", "output")) {
+        if (at(item, "type") === "message") {
+          const text = partsText(listAt(item, "content"))
           if (text !== "") actions.push({ type: "text", content: text })
         }
-        if (item.type === "function_call") actions.push({ type: "tool_call", name: String(item.name ?? ""), input: parseArguments(String(item.arguments ?? "{}")) })
+        if (at(item, "type") === "function_call") actions.push({ type: "tool_call", name: textAt(item, "name"), input: parseArguments(textAt(item, "arguments") || "{}") })
       }
       if (actions.length > 0) rules.push(rule(lastUser, toolResult, actions))
     }
@@ -68,35 +73,39 @@ const liveRules = (session: RecordedSocket): Array<Rule> => {
   let lastUser: string | undefined
   let toolResult = false
   let text = ""
-  const flush = (calls: ReadonlyArray<Record<string, any>>) => {
+  const flush = (calls: ReadonlyArray<unknown>) => {
     const actions: Array<ReadBackAction> = [
       ...(text === "" ? [] : [{ type: "text" as const, content: text }]),
-      ...calls.map((call): ReadBackAction => ({ type: "tool_call", name: String(call.name ?? ""), input: call.args ?? {} }))
+      ...calls.map((call): ReadBackAction => ({ type: "tool_call", name: textAt(call, "name"), input: at(call, "args") ?? {} }))
     ]
     if (actions.length > 0 && lastUser !== undefined) rules.push(rule(lastUser, toolResult, actions))
     text = ""
   }
   for (const { from, message } of framesOf(session)) {
     if (from === "client") {
-      const turns: ReadonlyArray<Record<string, any>> = message.clientContent?.turns ?? []
-      const users = turns.filter((turn) => turn.role !== "model")
+      const users = listAt(message, "clientContent", "turns").filter((turn) => at(turn, "role") !== "model")
       if (users.length > 0) {
-        lastUser = (users.at(-1)!.parts ?? []).map((part: Record<string, any>) => String(part.text ?? "")).join("")
+        lastUser = listAt(users.at(-1), "parts").map((part) => textAt(part, "text")).join("")
         toolResult = false
       }
-      if (typeof message.realtimeInput?.text === "string") {
-        lastUser = message.realtimeInput.text
+      const typed = at(message, "realtimeInput", "text")
+      if (typeof typed === "string") {
+        lastUser = typed
         toolResult = false
       }
       if (message.toolResponse !== undefined) toolResult = true
       continue
     }
-    for (const part of message.serverContent?.modelTurn?.parts ?? []) if (typeof part.text === "string" && part.thought !== true) text += part.text
-    if (typeof message.serverContent?.outputTranscription?.text === "string" && !(message.serverContent?.modelTurn?.parts ?? []).some((part: Record<string, any>) => typeof part.text === "string")) {
-      text += message.serverContent.outputTranscription.text
+    const parts = listAt(message, "serverContent", "modelTurn", "parts")
+    for (const part of parts) {
+      const said = at(part, "text")
+      if (typeof said === "string" && at(part, "thought") !== true) text += said
     }
-    if (Array.isArray(message.toolCall?.functionCalls)) flush(message.toolCall.functionCalls)
-    else if (message.serverContent?.turnComplete === true) flush([])
+    const transcript = at(message, "serverContent", "outputTranscription", "text")
+    if (typeof transcript === "string" && !parts.some((part) => typeof at(part, "text") === "string")) text += transcript
+    const calls = at(message, "toolCall", "functionCalls")
+    if (Array.isArray(calls)) flush(calls)
+    else if (at(message, "serverContent", "turnComplete") === true) flush([])
   }
   return rules
 }

@@ -10,6 +10,7 @@ import { malformedAnswer, resetAnswer } from "../../registry/faultAnswer.ts"
 import { InvalidRouteSpec } from "../../SimnetError.ts"
 import type { MatcherInput } from "../../registry/matcher.ts"
 import type { Route } from "../../registry/route.ts"
+import { checked, ROUTE_OPTIONS_ONLY } from "../codeOptions.ts"
 import { make, type RouteOptions, type RouteParts } from "../make.ts"
 
 /**
@@ -46,4 +47,4 @@ export const faultResponder = (fault: Fault): RouteParts => {
  * ever comes; the client's timeout decides), `malformed-body` (200 with truncated JSON).
  */
 export const fault = (match: MatcherInput, kind: Fault, options: RouteOptions = {}): Route =>
-  make("fault", match, faultResponder(kind), options)
+  checked("fault", ROUTE_OPTIONS_ONLY, options, () => make("fault", match, faultResponder(kind), options))

@@ -9,6 +9,7 @@ import type { MatcherInput } from "../../registry/matcher.ts"
 import type { Answerer, RespondContext, Route, SimRequest } from "../../registry/route.ts"
 import { errorMessage } from "../../registry/util.ts"
 import { RouteFailed, type SimnetError } from "../../SimnetError.ts"
+import { checked, ROUTE_OPTIONS_ONLY } from "../codeOptions.ts"
 import { make, type RouteOptions, usable } from "../make.ts"
 
 /**
@@ -50,4 +51,4 @@ export const handlerResponder = (fn: Handler, label: string): { readonly answer:
  * @example Route.handler("GET https://api.example.com/items/:id", (req) => Response.json({ id: req.params.id }))
  */
 export const handler = (match: MatcherInput, fn: Handler, options: RouteOptions = {}): Route =>
-  make("handler", match, handlerResponder(fn, usable(options).id ?? "handler"), options)
+  checked("handler", ROUTE_OPTIONS_ONLY, options, () => make("handler", match, handlerResponder(fn, usable(options).id ?? "handler"), options))

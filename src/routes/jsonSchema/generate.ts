@@ -173,10 +173,10 @@ const locateUnsampleable = (
   const children: Array<readonly [PropertyKey, SchemaAST.AST]> = []
   if (ast._tag === "Objects") {
     for (const p of ast.propertySignatures) children.push([p.name, p.type])
-    ast.indexSignatures.forEach((i, n) => children.push([`<value ${n}>`, i.type]))
+    ast.indexSignatures.forEach((i, n) => { children.push([`<value ${n}>`, i.type]) })
   } else if (ast._tag === "Arrays") {
-    ast.elements.forEach((e, n) => children.push([n, e]))
-    ast.rest.forEach((r, n) => children.push([ast.elements.length + n, r]))
+    ast.elements.forEach((e, n) => { children.push([n, e]) })
+    ast.rest.forEach((r, n) => { children.push([ast.elements.length + n, r]) })
   }
   for (const [key, child] of children) {
     if (!sampleable(child, size)) return locateUnsampleable(child, [...path, key], size)

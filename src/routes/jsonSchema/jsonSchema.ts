@@ -8,12 +8,14 @@ import { compileGenerator, type CompiledGenerator } from "./generate.ts"
 import type { FieldHints } from "./realism.ts"
 import { type Answer, refused, whole, type Whole } from "../../registry/answer.ts"
 import { offsetSeed } from "../../registry/seed.ts"
-import { checkResponseParts } from "../static/static.ts"
+import { checkResponseParts, routeTemplates, type TemplateOptions } from "../static/static.ts"
 import { compileMatcher, type MatcherInput } from "../../registry/matcher.ts"
 import type { Answerer, RespondContext, Route, SimRequest } from "../../registry/route.ts"
-import { type GeneratedValueRejected, InvalidRouteSpec } from "../../SimnetError.ts"
+import { type GeneratedValueRejected, InvalidRouteSpec, type RouteFailed } from "../../SimnetError.ts"
+import { checked, codeOptions } from "../codeOptions.ts"
 import { foreignSchema } from "../effectCopy.ts"
-import { make, type RouteOptions, usable } from "../make.ts"
+import { labelOf, make, type RouteOptions, usable } from "../make.ts"
+import { RespondHeaders, RespondStatus, RespondTemplate } from "../spec.ts"
 
 /** What generating a body can fail with: a schema that does not compile, a value its schema refuses. */
 type GenerateError = InvalidRouteSpec | GeneratedValueRejected
@@ -104,6 +106,41 @@ export const jsonSchemaResponder = (
 }
 
 /**
+ * `jsonSchema`'s `respond` fields beside its `schema`: its options in code too (`jsonSchemaSpec.ts`
+ * spreads them into `JsonSchemaRespond`). `template` makes the headers templates, the body being
+ * generated.
+ */
+export const JSON_SCHEMA_FIELDS = {
+  status: Schema.optional(RespondStatus),
+  headers: Schema.optional(RespondHeaders),
+  seedOffset: Schema.optional(Schema.Int),
+  template: RespondTemplate
+}
+
+/** `Route.json`'s options: the fields of JSON and what only code gives (`narrow` and `fields`, checked by the kind). */
+const JSON_OPTIONS = codeOptions(JSON_SCHEMA_FIELDS, { narrow: Schema.optional(Schema.Unknown), fields: Schema.optional(Schema.Unknown) })
+
+/**
+ * A generated JSON route whose headers are templates (`template: true`): the body is generated
+ * from the schema as ever (a template has no place in generated values), and the header values
+ * with `{{` are written for each request. No `reproduce`: the headers depend on the request.
+ */
+const withHeaderTemplates = (parts: JsonSchemaResponder, headers: Readonly<Record<string, string>>, label: string) => {
+  const templates = routeTemplates(headers, undefined, label)
+  const answer: Answerer = (request, context) => {
+    const answered = parts.answer(request, context)
+    if (answered._tag !== "Whole") return answered
+    try {
+      const own = answered.headers instanceof Headers ? Object.fromEntries(answered.headers) : answered.headers
+      return { ...answered, headers: templates.headers(answered.status, own, request, context) }
+    } catch (error) {
+      return refused(error as RouteFailed)
+    }
+  }
+  return { ...parts, answer, prepare: Effect.andThen(parts.prepare, templates.prepare), reproduce: undefined }
+}
+
+/**
  * Answers with JSON generated from the app's own production schema (kind `jsonSchema`). Values
  * come from `narrow ?? schema`, are encoded with `schema` (so wire transformations such as
  * seconds → `Duration` hold) and are proven to decode under it before they are served. The body
@@ -113,12 +150,15 @@ export const jsonSchemaResponder = (
  *
  * @example Route.json("GET https://api.example.com/users/:id", User)
  */
-export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions = {}): Route => {
+export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions & TemplateOptions = {}): Route =>
+  checked("jsonSchema", JSON_OPTIONS, options, () => jsonRoute(match, schema, options))
+
+const jsonRoute = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions & TemplateOptions): Route => {
   const matcher = compileMatcher(match)
   const error = !Schema.isSchema(schema)
     ? new InvalidRouteSpec({ path: "schema", message: `Route.json needs an Effect Schema, got ${schema === null ? "null" : typeof schema}` })
     : foreignSchema(schema, "schema") ?? foreignSchema(usable(options).narrow, "narrow")
   if (error !== undefined) return make("jsonSchema", matcher, { answer: () => refused(error), prepare: Effect.fail(error) }, options)
   const parts = jsonSchemaResponder(schema as unknown as Schema.Codec<unknown, unknown>, usable(options), usable(options).id ?? `jsonSchema ${matcher.source}`)
-  return make("jsonSchema", matcher, parts, options)
+  return make("jsonSchema", matcher, usable(options).template === true ? withHeaderTemplates(parts, usable(options).headers ?? {}, labelOf(match, options)) : parts, options)
 }

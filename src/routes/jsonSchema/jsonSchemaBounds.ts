@@ -120,7 +120,7 @@ const smallest = (root: Walk, node: unknown, pointer: string, depth: number, see
   if (types.includes("array") || minItems > 0 || Array.isArray(node["prefixItems"])) {
     const prefix = Array.isArray(node["prefixItems"]) ? node["prefixItems"] : []
     let array = 2
-    prefix.forEach((item, i) => (array += sizeOf(item, `${at("prefixItems")}/${i}`) + 1))
+    prefix.forEach((item, i) => { array += sizeOf(item, `${at("prefixItems")}/${i}`) + 1 })
     const rest = Math.max(0, minItems - prefix.length)
     if (rest > 0) array += rest * (sizeOf(node["items"], at("items")) + 1)
     size = Math.max(size, array)
@@ -136,7 +136,7 @@ const smallest = (root: Walk, node: unknown, pointer: string, depth: number, see
     size = Math.max(size, object)
   }
   const all = node["allOf"]
-  if (Array.isArray(all)) all.forEach((s, i) => (size = Math.max(size, sizeOf(s, `${at("allOf")}/${i}`))))
+  if (Array.isArray(all)) all.forEach((s, i) => { size = Math.max(size, sizeOf(s, `${at("allOf")}/${i}`)) })
   for (const keyword of ["anyOf", "oneOf"] as const) {
     const any = node[keyword]
     if (Array.isArray(any) && any.length > 0) {

@@ -5,20 +5,18 @@
  */
 import { Effect, Result, Schema } from "effect"
 import { InvalidRouteSpec } from "../../SimnetError.ts"
-import { type NamedSchema, RespondHeaders, RespondStatus, routeKind } from "../spec.ts"
-import { json } from "./jsonSchema.ts"
+import { type NamedSchema, routeKind } from "../spec.ts"
+import { JSON_SCHEMA_FIELDS, json } from "./jsonSchema.ts"
 import { fromJsonSchema } from "./jsonSchemaDocument.ts"
 
-/** `{ kind: "jsonSchema", schema: { ref } | { jsonSchema }, status?, headers?, seedOffset? }` */
+/** `{ kind: "jsonSchema", schema: { ref } | { jsonSchema }, status?, headers?, seedOffset?, template? }` (`template`: the headers only) */
 export const JsonSchemaRespond = Schema.Struct({
   kind: Schema.Literal("jsonSchema"),
   schema: Schema.Union([
     Schema.Struct({ ref: Schema.String }),
     Schema.Struct({ jsonSchema: Schema.Unknown })
   ]),
-  status: Schema.optional(RespondStatus),
-  headers: Schema.optional(RespondHeaders),
-  seedOffset: Schema.optional(Schema.Int)
+  ...JSON_SCHEMA_FIELDS
 })
 
 /**
@@ -38,7 +36,8 @@ export const jsonSchemaKind = routeKind(JsonSchemaRespond, (match, respond, opti
         narrow: resolved.success.narrow,
         status: respond.status,
         headers: respond.headers,
-        seedOffset: respond.seedOffset
+        seedOffset: respond.seedOffset,
+        template: respond.template
       })
     )
   }))

@@ -191,7 +191,7 @@ const realisticNumber = (ast: SchemaAST.Number, kind: RealisticKind | undefined)
 
 /** Realistic open JSON: short records with identifier keys, words, small finite numbers. */
 const realisticJson = (context: SchemaAST.Context | undefined): SchemaAST.AST => {
-  let json: SchemaAST.AST | undefined = undefined
+  let json: SchemaAST.AST | undefined
   const self = new SchemaAST.Suspend(() => json!)
   json = new SchemaAST.Union([
     SchemaAST.null,

@@ -14,6 +14,7 @@ import { answerWith, type Responder, type Route } from "../../registry/route.ts"
 import { bounded, defaultRedactor } from "../../registry/redact.ts"
 import { isLoopbackHost, NULL_BODY_STATUSES } from "../../registry/util.ts"
 import { hostLocalMessage, isHostLocal, publicLookup } from "../../registry/hostLocal.ts"
+import { checked, ROUTE_OPTIONS_ONLY } from "../codeOptions.ts"
 import { make, type RouteOptions, usable } from "../make.ts"
 
 export { isLoopbackHost }
@@ -100,7 +101,10 @@ const anyLoopback = (url: URL) => isLoopbackHost(url.hostname)
  *
  * @example Route.loopback("http://127.0.0.1:4096/{*path}")
  */
-export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Route => {
+export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Route =>
+  checked("loopback", ROUTE_OPTIONS_ONLY, options, () => loopbackRoute(match, options))
+
+const loopbackRoute = (match: MatcherInput | undefined, options: RouteOptions): Route => {
   const matcher = compileMatcher(match ?? { url: anyLoopback })
   return make("loopback", matcher, {
     answer: answerWith(loopbackResponder(usable(options).id ?? `loopback ${matcher.source}`)),

@@ -68,10 +68,10 @@ export const negotiate = (
   if (declared.length === 0) return undefined
   if (accept === null || accept.trim() === "") return declared.find(preferred) ?? declared[0]
   const ranges = parseAccept(accept)
-  let best: { type: string; q: number; rank: number } | undefined = undefined
+  let best: { type: string; q: number; rank: number } | undefined
   declared.forEach((candidate, index) => {
     const [type, subtype] = candidate.split(";")[0].trim().toLowerCase().split("/")
-    let chosen: Accepted | undefined = undefined
+    let chosen: Accepted | undefined
     for (const range of ranges) {
       const matches = (range.type === "*" || range.type === type || type === "*") &&
         (range.subtype === "*" || range.subtype === subtype || subtype === "*")

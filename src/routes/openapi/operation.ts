@@ -216,7 +216,7 @@ export const compileOperation = (
     const media: Array<MediaEntry> = []
     for (const [type, entry] of Object.entries(isJsonObject(response.content) ? response.content : {})) {
       if (!isJsonObject(entry)) continue
-      let schema: Schema.Codec<unknown, unknown> | undefined = undefined
+      let schema: Schema.Codec<unknown, unknown> | undefined
       if (entry.schema !== undefined) {
         const converted = convert(entry.schema, `${at}/content/${escapePointer(type)}/schema`)
         if (Result.isFailure(converted)) return Result.fail(converted.failure)
@@ -251,7 +251,7 @@ export const compileOperation = (
     for (const [name, header] of Object.entries(isJsonObject(response.headers) ? response.headers : {})) {
       if (!isJsonObject(header) || name.toLowerCase() === "content-type") continue
       const examples = useExamples ? examplesOf(header) : []
-      let generator: HeaderEntry["generator"] = undefined
+      let generator: HeaderEntry["generator"]
       if (header.schema !== undefined) {
         const converted = convert(header.schema, `${at}/headers/${escapePointer(name)}/schema`)
         if (Result.isFailure(converted)) return Result.fail(converted.failure)
@@ -262,7 +262,7 @@ export const compileOperation = (
     responses.set(code, { code, media, headers })
   }
 
-  let check: ((request: SimRequest) => RequestCheck) | undefined = undefined
+  let check: ((request: SimRequest) => RequestCheck) | undefined
   if (options.validate !== false) {
     const parameters: Array<ParameterSpec> = []
     const seen = new Set<string>()

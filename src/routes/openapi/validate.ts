@@ -111,11 +111,11 @@ export const toJsonSchema2020 = (schema: unknown, document: Dereferenced): Recor
   return Object.keys(defs).length === 0 ? { ...converted.schema } : { ...converted.schema, $defs: defs }
 }
 
-const unescape = (token: string) => token.replace(/~1/g, "/").replace(/~0/g, "~")
+const unescapePointer = (token: string) => token.replace(/~1/g, "/").replace(/~0/g, "~")
 
 const violationsOf = (prefix: ReadonlyArray<string>, errors: ReadonlyArray<ErrorObject> | null | undefined): Array<Violation> =>
   (errors ?? []).map((error) => ({
-    location: [...prefix, ...(error.instancePath === "" ? [] : error.instancePath.slice(1).split("/").map(unescape))],
+    location: [...prefix, ...(error.instancePath === "" ? [] : error.instancePath.slice(1).split("/").map(unescapePointer))],
     severity: "Error",
     code: error.keyword,
     message: error.message ?? "is invalid"
@@ -264,7 +264,7 @@ export const compileRequestValidator = (
   pointer: string
 ): ((request: SimRequest) => RequestCheck) => {
   const lazy = (coerce: boolean, schema: Record<string, unknown>, at: string): ValidateFunction => {
-    let compiled: ValidateFunction | undefined = undefined
+    let compiled: ValidateFunction | undefined
     const validate = ((data: unknown) => {
       if (compiled === undefined) {
         const ajv = ajvFor(document)
@@ -344,7 +344,7 @@ export const compileRequestValidator = (
       }
       if (!location.validate(values)) violations.push(...violationsOf([location.in], location.validate.errors))
     }
-    let unsupported: string | undefined = undefined
+    let unsupported: string | undefined
     if (body !== undefined) {
       const hasBody = request.body !== undefined && request.body.length > 0
       if (!hasBody) {

@@ -2,13 +2,16 @@
  * The static route kinds: `text`, `bytes` and `status`. Their answers need no Effect, so they
  * offer the registry a synchronous fast path.
  */
-import { Effect } from "effect"
-import { refused, whole, type Whole } from "../../registry/answer.ts"
+import { Effect, Schema } from "effect"
+import { type Answer, refused, whole, type Whole } from "../../registry/answer.ts"
 import type { MatcherInput } from "../../registry/matcher.ts"
 import type { Answerer, Route } from "../../registry/route.ts"
-import { NULL_BODY_STATUSES } from "../../registry/util.ts"
-import { InvalidRouteSpec } from "../../SimnetError.ts"
-import { make, type RouteOptions, usable } from "../make.ts"
+import { errorMessage, NULL_BODY_STATUSES } from "../../registry/util.ts"
+import { InvalidRouteSpec, RouteFailed } from "../../SimnetError.ts"
+import { checked, codeOptions } from "../codeOptions.ts"
+import { labelOf, make, type RouteOptions, usable } from "../make.ts"
+import { RespondHeaders, RespondStatus, RespondTemplate } from "../spec.ts"
+import type { CompiledTemplate } from "../template.ts"
 
 /**
  * Response options shared by the static kinds.
@@ -20,13 +23,26 @@ export interface StaticResponseOptions {
 }
 
 /**
- * The answer of a fixed body: the same `Whole` for every request, which `reproduce` gives again.
+ * `template: true`: the body and headers are Handlebars templates over the request (`template.ts`).
+ */
+export interface TemplateOptions {
+  readonly template?: boolean | undefined
+}
+
+/** A responder's template options, with the route's name for errors. */
+type Templating = TemplateOptions & { readonly label?: string | undefined }
+
+/**
+ * The answer of a fixed body: the same `Whole` for every request, which `reproduce` gives again;
+ * or, templated, the body and headers written for each request.
  */
 export interface StaticResponder {
   readonly answer: Answerer
-  /** Present when the status or headers are invalid: fails the registration. */
-  readonly prepare?: Effect.Effect<never, InvalidRouteSpec> | undefined
+  /** Fails the registration when the status or headers are invalid; compiles a templated route's templates. */
+  readonly prepare?: Effect.Effect<void, InvalidRouteSpec> | undefined
   readonly reproduce?: (() => Effect.Effect<Whole>) | undefined
+  /** Whether a template draws from the request's derived seed (`randomInt`, `randomValue`). */
+  readonly seeded?: boolean | undefined
 }
 
 /** An RFC 9110 token. */
@@ -66,10 +82,12 @@ const fromSync = (
   status: number,
   headers: Readonly<Record<string, string>>,
   body: Uint8Array | undefined,
-  text?: string
+  text?: string,
+  template?: Templating
 ): StaticResponder => {
   const invalid = checkResponseParts(status, headers, body !== undefined)
   if (invalid !== undefined) return { answer: () => refused(invalid), prepare: Effect.fail(invalid) }
+  if (template?.template === true) return templated(status, headers, text, template.label ?? "(unnamed)")
   const answer = whole(status, headers, body, text)
   return { answer: () => answer, reproduce: () => Effect.succeed(answer) }
 }
@@ -87,10 +105,10 @@ const headersWith = (options: StaticResponseOptions, defaultType: string | undef
 /**
  * Answers with a fixed text body (`text/plain; charset=utf-8` unless told otherwise).
  */
-export const textResponder = (body: string, options: StaticResponseOptions = {}): StaticResponder => {
+export const textResponder = (body: string, options: StaticResponseOptions & Templating = {}): StaticResponder => {
   const status = options.status ?? 200
   const headers = headersWith(options, "text/plain; charset=utf-8")
-  return fromSync(status, headers, encoder.encode(body), body)
+  return fromSync(status, headers, encoder.encode(body), body, options)
 }
 
 /**
@@ -108,25 +126,118 @@ export const bytesResponder = (body: Uint8Array, options: StaticResponseOptions 
 /**
  * Answers with a status and headers and an empty body (or `body` when given).
  */
-export const statusResponder = (status: number, options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } = {}): StaticResponder => {
+export const statusResponder = (status: number, options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } & Templating = {}): StaticResponder => {
   const headers = headersWith({ headers: options.headers }, options.body === undefined ? undefined : "text/plain; charset=utf-8")
   const body = options.body
-  return fromSync(status, headers, body === undefined ? undefined : encoder.encode(body), body)
+  return fromSync(status, headers, body === undefined ? undefined : encoder.encode(body), body, options)
 }
+
+/**
+ * A route's templates: its body (when it has one, escaped as its `content-type` says) and the
+ * header values with `{{`. They compile when the route registers (`prepare`): Handlebars loads
+ * with the first templated route, not with simnet, and a template that does not compile refuses
+ * the registration. `seeded` when a template names `randomInt` or `randomValue`.
+ */
+export interface RouteTemplates {
+  readonly prepare: Effect.Effect<void, InvalidRouteSpec>
+  readonly seeded: boolean
+  /** The headers with their templates written for a request, checked as a `Response` would check them. Throws `RouteFailed`. */
+  readonly headers: (status: number, headers: Readonly<Record<string, string>>, ...rendering: Parameters<CompiledTemplate["render"]>) => Readonly<Record<string, string>>
+  /** The body written for a request (undefined for none). Throws `RouteFailed`. */
+  readonly body: (...rendering: Parameters<CompiledTemplate["render"]>) => string | undefined
+}
+
+/** Makes the templates of a route named `label` (compiled by `prepare`). */
+export const routeTemplates = (headers: Readonly<Record<string, string>>, body: string | undefined, label: string): RouteTemplates => {
+  const templated = Object.keys(headers).filter((name) => headers[name].includes("{{"))
+  let bodyTemplate: CompiledTemplate | undefined
+  let headerTemplates: ReadonlyArray<readonly [string, CompiledTemplate]> = []
+  const prepare = Effect.flatMap(Effect.promise(() => import("../template.ts")), (module) => {
+    const compiled: Array<readonly [string, CompiledTemplate]> = []
+    for (const name of templated) {
+      const template = module.compileTemplate(headers[name], undefined, `respond.headers.${name}`, label)
+      if (template instanceof InvalidRouteSpec) return Effect.fail(template)
+      compiled.push([name, template])
+    }
+    const made = body === undefined ? undefined : module.compileTemplate(body, headers["content-type"] ?? "text/plain", "respond.body", label)
+    if (made instanceof InvalidRouteSpec) return Effect.fail(made)
+    bodyTemplate = made
+    headerTemplates = compiled
+    return Effect.void
+  })
+  return {
+    prepare,
+    seeded: [body ?? "", ...templated.map((name) => headers[name])].some((source) => /\brandom(?:Int|Value)\b/.test(source)),
+    headers: (status, own, ...rendering) => {
+      if (headerTemplates.length === 0) return own
+      const out = { ...own }
+      for (const [name, template] of headerTemplates) out[name] = template.render(...rendering)
+      const invalid = checkResponseParts(status, out, false)
+      if (invalid !== undefined) throw new RouteFailed({ route: label, reason: "template", message: `the template of route ${label} wrote ${invalid.message}` })
+      return out
+    },
+    body: (...rendering) => bodyTemplate?.render(...rendering)
+  }
+}
+
+/**
+ * A templated static answer: the body (when there is one) and the header values with `{{`
+ * written for each request.
+ */
+const templated = (status: number, headers: Readonly<Record<string, string>>, body: string | undefined, label: string): StaticResponder => {
+  const templates = routeTemplates(headers, body, label)
+  const answer: Answerer = (request, context): Answer => {
+    try {
+      const written = templates.headers(status, headers, request, context)
+      const text = templates.body(request, context)
+      // The text is the body: a door writes it as UTF-8 (`Whole.body` takes a string), with no copy made here.
+      return whole(status, written, text, text)
+    } catch (error) {
+      return refused(error instanceof RouteFailed ? error : new RouteFailed({ route: label, reason: "template", message: errorMessage(error), cause: error }))
+    }
+  }
+  return { answer, prepare: templates.prepare, seeded: templates.seeded }
+}
+
+/** `text`'s `respond` fields beside its `body`: its options in code too (`staticSpec.ts` spreads them into `TextRespond`). */
+export const TEXT_FIELDS = {
+  contentType: Schema.optional(Schema.String),
+  status: Schema.optional(RespondStatus),
+  headers: Schema.optional(RespondHeaders),
+  template: RespondTemplate
+}
+
+/** `bytes`' `respond` fields beside its `base64`. */
+export const BYTES_FIELDS = {
+  contentType: Schema.optional(Schema.String),
+  status: Schema.optional(RespondStatus),
+  headers: Schema.optional(RespondHeaders)
+}
+
+/** `status`' `respond` fields beside its `status`. */
+export const STATUS_FIELDS = {
+  headers: Schema.optional(RespondHeaders),
+  body: Schema.optional(Schema.String),
+  template: RespondTemplate
+}
+
+const TEXT_OPTIONS = codeOptions(TEXT_FIELDS)
+const BYTES_OPTIONS = codeOptions(BYTES_FIELDS)
+const STATUS_OPTIONS = codeOptions(STATUS_FIELDS)
 
 /**
  * Answers with a fixed text body.
  *
  * @example Route.text("GET https://api.example.com/health", "ok")
  */
-export const text = (match: MatcherInput, body: string, options: RouteOptions & StaticResponseOptions = {}): Route =>
-  make("text", match, textResponder(body, usable(options)), options)
+export const text = (match: MatcherInput, body: string, options: RouteOptions & StaticResponseOptions & TemplateOptions = {}): Route =>
+  checked("text", TEXT_OPTIONS, options, () => make("text", match, textResponder(body, { ...usable(options), label: labelOf(match, options) }), options))
 
 /**
  * Answers with fixed bytes.
  */
 export const bytes = (match: MatcherInput, body: Uint8Array, options: RouteOptions & StaticResponseOptions = {}): Route =>
-  make("bytes", match, bytesResponder(body, usable(options)), options)
+  checked("bytes", BYTES_OPTIONS, options, () => make("bytes", match, bytesResponder(body, usable(options)), options))
 
 /**
  * Answers with a status, optional headers and an empty body.
@@ -136,5 +247,5 @@ export const bytes = (match: MatcherInput, body: Uint8Array, options: RouteOptio
 export const status = (
   match: MatcherInput,
   code: number,
-  options: RouteOptions & { readonly headers?: Readonly<Record<string, string>> | undefined; readonly body?: string | undefined } = {}
-): Route => make("status", match, statusResponder(code, usable(options)), options)
+  options: RouteOptions & TemplateOptions & { readonly headers?: Readonly<Record<string, string>> | undefined; readonly body?: string | undefined } = {}
+): Route => checked("status", STATUS_OPTIONS, options, () => make("status", match, statusResponder(code, { ...usable(options), label: labelOf(match, options) }), options))

@@ -4,38 +4,33 @@
  */
 import { Effect, Schema } from "effect"
 import { InvalidRouteSpec } from "../../SimnetError.ts"
-import { at, decodeBase64, RespondHeaders, RespondStatus, routeKind } from "../spec.ts"
-import { bytes, status, text } from "./static.ts"
+import { at, decodeBase64, RespondStatus, routeKind } from "../spec.ts"
+import { BYTES_FIELDS, bytes, STATUS_FIELDS, status, TEXT_FIELDS, text } from "./static.ts"
 
-/** `{ kind: "text", body, contentType?, status?, headers? }` */
+/** `{ kind: "text", body, contentType?, status?, headers?, template? }` */
 export const TextRespond = Schema.Struct({
   kind: Schema.Literal("text"),
   body: Schema.String,
-  contentType: Schema.optional(Schema.String),
-  status: Schema.optional(RespondStatus),
-  headers: Schema.optional(RespondHeaders)
+  ...TEXT_FIELDS
 })
 
 /** `{ kind: "bytes", base64, contentType?, status?, headers? }` */
 export const BytesRespond = Schema.Struct({
   kind: Schema.Literal("bytes"),
   base64: Schema.String,
-  contentType: Schema.optional(Schema.String),
-  status: Schema.optional(RespondStatus),
-  headers: Schema.optional(RespondHeaders)
+  ...BYTES_FIELDS
 })
 
-/** `{ kind: "status", status, headers?, body? }` */
+/** `{ kind: "status", status, headers?, body?, template? }` */
 export const StatusRespond = Schema.Struct({
   kind: Schema.Literal("status"),
   status: RespondStatus,
-  headers: Schema.optional(RespondHeaders),
-  body: Schema.optional(Schema.String)
+  ...STATUS_FIELDS
 })
 
 /** The `text` kind. */
 export const textKind = routeKind(TextRespond, (match, r, options) =>
-  Effect.succeed(text(match, r.body, { ...options, contentType: r.contentType, status: r.status, headers: r.headers })))
+  Effect.succeed(text(match, r.body, { ...options, contentType: r.contentType, status: r.status, headers: r.headers, template: r.template })))
 
 /** The `bytes` kind: base64 that does not decode is refused at `respond.base64`. */
 export const bytesKind = routeKind(BytesRespond, (match, r, options, path) => {
@@ -47,4 +42,4 @@ export const bytesKind = routeKind(BytesRespond, (match, r, options, path) => {
 
 /** The `status` kind. */
 export const statusKind = routeKind(StatusRespond, (match, r, options) =>
-  Effect.succeed(status(match, r.status, { ...options, headers: r.headers, body: r.body })))
+  Effect.succeed(status(match, r.status, { ...options, headers: r.headers, body: r.body, template: r.template })))

@@ -15,6 +15,7 @@ import { upgraded, whole } from "../../registry/answer.ts"
 import type { RespondContext, Route, SimRequest } from "../../registry/route.ts"
 import { asksForWebSocket, type Frame, type SocketPeer } from "../../registry/socket.ts"
 import type { MatcherInput } from "../../registry/matcher.ts"
+import { checked, ROUTE_OPTIONS_ONLY } from "../codeOptions.ts"
 import { make, type RouteOptions, type RouteParts } from "../make.ts"
 
 export type { Frame, SocketPeer } from "../../registry/socket.ts"
@@ -119,4 +120,5 @@ export const webSocketMatch = (match: MatcherInput): MatcherInput => {
  * @example Route.webSocket("wss://echo.example.com/ws", (socket) => socket.onMessage((frame) => socket.send(frame)))
  */
 export const webSocket = (match: MatcherInput, handler: WebSocketHandler | WebSocketScript, options: RouteOptions = {}): Route =>
-  make("webSocket", webSocketMatch(match), webSocketResponder(typeof handler === "function" ? handler : scriptedSession(handler)), options)
+  checked("webSocket", ROUTE_OPTIONS_ONLY, options, () =>
+    make("webSocket", webSocketMatch(match), webSocketResponder(typeof handler === "function" ? handler : scriptedSession(handler)), options))

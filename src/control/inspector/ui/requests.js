@@ -44,7 +44,7 @@ function durationText(r) {
 function matches(r, words, refusedOnly) {
   if (refusedOnly && !isRefused(r)) return false;
   if (words.length === 0) return true;
-  const hay = (r.method + " " + r.url + " " + (r.route || "") + " " + (r.kind || "") + " " + (r.denial || "") + " " + statusText(r)).toLowerCase();
+  const hay = (r.method + " " + r.url + " " + (r.route || "") + " " + (r.kind || "") + " " + (r.operation || "") + " " + (r.denial || "") + " " + statusText(r)).toLowerCase();
   return words.every((word) => hay.indexOf(word) >= 0);
 }
 function refilter() {
@@ -70,7 +70,7 @@ function addRows(list) {
   }
   if (rows.length > MAX_ROWS + 500) {
     const drop = rows.splice(0, rows.length - MAX_ROWS);
-    drop.forEach((r) => bySeq.delete(r.seq));
+    drop.forEach((r) => { bySeq.delete(r.seq); });
   }
 }
 /** @param {ReadonlyArray<Row>} list */
@@ -158,7 +158,7 @@ function render() {
     c[2].title = r.url;
     c[3].textContent = r.denial ? "✕ " + r.denial : r.route || "";
     c[3].title = c[3].textContent;
-    c[4].textContent = r.kind || "";
+    c[4].textContent = (r.kind || "") + (r.operation ? " " + r.operation : "");
     c[5].textContent = statusText(r);
     c[6].textContent = durationText(r);
   }
@@ -174,7 +174,7 @@ viewport.addEventListener("scroll", () => {
   schedule();
 });
 window.addEventListener("resize", schedule);
-["filter", "refused-only", "follow"].forEach((id) => $(id).addEventListener("input", schedule));
+["filter", "refused-only", "follow"].forEach((id) => { $(id).addEventListener("input", schedule); });
 $("clear-list").addEventListener("click", clearRows);
 
 function indexOfActive() {

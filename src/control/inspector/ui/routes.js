@@ -26,7 +26,8 @@ function renderRoutes(view) {
   const body = clear($("routes-body"));
   list.forEach((r) => {
     body.appendChild(el("tr", { class: r.hits === 0 ? "unused" : "", "data-route": r.id },
-      el("td", { class: "mono" }, r.id, r.refused ? el("span", { class: "badge", title: r.refused, text: "not served: " + r.refused }) : r.hits === 0 ? el("span", { class: "badge", text: "unused" }) : null),
+      el("td", { class: "mono" }, r.id, r.refused ? el("span", { class: "badge", title: r.refused, text: "not served: " + r.refused }) : r.hits === 0 ? el("span", { class: "badge", text: "unused" }) : null,
+        r.scenario ? el("span", { class: "badge", title: "scenario", text: "scenario " + r.scenario }) : null),
       el("td", { text: r.kind }),
       el("td", { class: "mono", text: r.match }),
       el("td", { text: r.source }),
@@ -41,7 +42,7 @@ function renderRoutes(view) {
     if (again) again.focus();
   }
 }
-["route-filter", "unused-only"].forEach((id) => $(id).addEventListener("input", () => { if (state) renderRoutes(state); }));
+["route-filter", "unused-only"].forEach((id) => { $(id).addEventListener("input", () => { if (state) renderRoutes(state); }); });
 /** @param {string} id */
 function removeRoute(id) {
   api("DELETE", "/network/routes/" + encodeURIComponent(id)).then((res) => {
