@@ -21,7 +21,7 @@ import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
 import type { ContentPart, Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 import { gather, parseArguments } from "../provider/parts.ts"
-import { rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
+import { dataFrame, rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
 import { RouteFailed } from "../../SimnetError.ts"
 import type { Answerer } from "../../registry/route.ts"
@@ -132,7 +132,7 @@ const taskOf = (tasks: Tasks | undefined, invocation: LlmInvocation) => {
   }
 }
 
-const rpcFrame = (id: unknown, result: unknown): string => `data: ${JSON.stringify({ jsonrpc: "2.0", id, result })}\n\n`
+const rpcFrame = (id: unknown, result: unknown): string => dataFrame({ jsonrpc: "2.0", id, result })
 
 /** Writes `message/stream`: the task opened, the text as artifact chunks, the final status. */
 class A2aWriter implements StreamWriter {

@@ -14,9 +14,8 @@ import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf } from "../provider/conversation.ts"
 import type { ContentPart, Finish, Part, StreamWriter, TokenUsage } from "../provider/parts.ts"
 import { partFrames } from "../provider/parts.ts"
-import { rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
+import { dataFrame, rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
-import { modelAnswerer } from "../wire/call.ts"
 import { modelApi } from "../wire/modelApi.ts"
 import { type ModelWire, readWith } from "../wire/wire.ts"
 
@@ -78,7 +77,7 @@ const modelOf = (input: RunAgentInput): string => {
 }
 
 /** An event frame, as AG-UI's encoder writes one: `data: JSON` and a blank line. */
-const frame = (event: { readonly type: string; readonly [field: string]: unknown }): string => `data: ${JSON.stringify(event)}\n\n`
+const frame: (event: { readonly type: string; readonly [field: string]: unknown }) => string = dataFrame
 
 const inputOf = (invocation: LlmInvocation): RunAgentInput => invocation.request.raw as RunAgentInput
 
@@ -200,5 +199,5 @@ export const agUiWire: ModelWire = {
 /** The AG-UI route at `baseUrl` (default `https://agent.example.com/ag-ui`): id `ag-ui.run`, source `ag-ui`. */
 export const agUiRoutes = (options: AgUiRoutesOptions = {}): ReadonlyArray<Route> =>
   modelApi("ag-ui", DEFAULT_AG_UI_URL, options.baseUrl, [
-    { name: "run", method: "POST", path: "", endpoint: "run", parts: { answer: modelAnswerer(agUiWire) } }
+    { name: "run", method: "POST", path: "", endpoint: "run", wire: agUiWire }
   ])
