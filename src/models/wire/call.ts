@@ -236,7 +236,7 @@ const refusals = (wire: ModelWire, provider: SimulatedProviderApi) => {
  * A model call's answer: had now (`Whole`, or a streamed `Response`), or the Effect of one still
  * to come (a rule's latency, a driver, pacing, a hang).
  */
-export type CallAnswer = Response | Whole | Effect.Effect<Response | Whole, RouteFailed>
+type CallAnswer = Response | Whole | Effect.Effect<Response | Whole, RouteFailed>
 
 /**
  * One model call in `wire`'s format, the only place one is read, refused, decided and rendered:
@@ -246,7 +246,7 @@ export type CallAnswer = Response | Whole | Effect.Effect<Response | Whole, Rout
  * SDK retries (retrying cannot help); the answer is rendered now when nothing waits, else it is
  * the Effect of it. Nothing here waits and no fiber runs.
  */
-export const callModel = (wire: ModelWire, provider: SimulatedProviderApi, request: SimRequest, context: RespondContext, now: number): CallAnswer => {
+const callModel = (wire: ModelWire, provider: SimulatedProviderApi, request: SimRequest, context: RespondContext, now: number): CallAnswer => {
   const raw = request.json()
   const read = wire.read(request, raw)
   const bodySize = request.body?.length ?? 0
