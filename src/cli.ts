@@ -352,7 +352,7 @@ const explore = Command.make(
     replay: Flag.String("replay").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("run a failing run's file again (its fixture, seed, size and actions); exit 1 when it fails again")),
     cols: Flag.Int("cols").pipe(Flag.withDefault(100), Flag.withDescription("the terminal's width (default: 100)")),
     rows: Flag.Int("rows").pipe(Flag.withDefault(30), Flag.withDescription("the terminal's height (default: 30)")),
-    quietMs: Flag.Int("quiet-ms").pipe(Flag.withDefault(150), Flag.withDescription("how long the screen must be still, the network at rest, after each action (default: 150)")),
+    quietMs: Flag.Int("quiet-ms").pipe(Flag.optional, Flag.withDescription("a floor: after each action, the screen still at least this long once the app is at rest (default: 0 on Linux, where rest is read from the app's processes; 150 elsewhere)")),
     timeoutMs: Flag.Int("timeout-ms").pipe(Flag.withDefault(10_000), Flag.withDescription("the longest a step may take to come to rest, and the app to show --ready's text (default: 10000)")),
     ready: Flag.String("ready").pipe(Flag.optional, Flag.withMetavar("text"), Flag.withDescription("text the app shows once it takes input, waited for before the first action (default: anything on screen)")),
     chaosRate: Flag.String("chaos-rate").pipe(Flag.withDefault("0"), Flag.withMetavar("rate"), Flag.withDescription("the highest seeded chaos rate a run draws, 0 to 1 (default 0: none)")),
@@ -388,7 +388,7 @@ const explore = Command.make(
       if (!(config.timeoutMs >= 1 && config.timeoutMs <= 600_000)) return yield* new UsageError({ message: `--timeout-ms must be from 1 to 600000 milliseconds, got ${config.timeoutMs}` })
       const seed = Option.getOrUndefined(Option.map(config.seed, parseSeed))
       const result = yield* Effect.tryPromise({
-        try: () => exploreResult(command, { fixture: Option.getOrElse(config.fixture, () => DEFAULT_FIXTURE), runs: config.runs, seed, actions: config.actions, minActions: config.minActions, out: config.out, cols: config.cols, rows: config.rows, quietMs: config.quietMs, timeoutMs: config.timeoutMs, ready: Option.getOrUndefined(config.ready), chaosRate, scripts: !config.noScripts, caDir }),
+        try: () => exploreResult(command, { fixture: Option.getOrElse(config.fixture, () => DEFAULT_FIXTURE), runs: config.runs, seed, actions: config.actions, minActions: config.minActions, out: config.out, cols: config.cols, rows: config.rows, quietMs: Option.getOrUndefined(config.quietMs), timeoutMs: config.timeoutMs, ready: Option.getOrUndefined(config.ready), chaosRate, scripts: !config.noScripts, caDir }),
         catch: (cause) => new UsageError({ message: cause instanceof Error ? cause.message.replace(/^simnet explore: /, "") : String(cause) })
       })
       if (result.failure === undefined) return yield* say(`simnet explore: ${result.runs} runs, ${result.actions} actions, no failure (seed ${String(result.seed)})`)

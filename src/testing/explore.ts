@@ -25,6 +25,7 @@ import { decodeFixture, type Fixture } from "../network/fixture.ts"
 import { requestTraceLine } from "./traceLines.ts"
 import { caDirectory, loadCa } from "../serve/ca.ts"
 import { FAILURE_FILE_BOUNDS, readFailureFile } from "./failureFiles.ts"
+import { DEFAULT_QUIET_MS } from "../terminal/rest.ts"
 
 export type { ExploreAction, ExploreCase } from "./exploreActions.ts"
 export type { ExploreObservation, ExploreProperty, ExploreStep, NoAction } from "./exploreRun.ts"
@@ -45,7 +46,10 @@ export interface ExploreOptions {
   readonly out?: string | undefined
   readonly cols?: number | undefined
   readonly rows?: number | undefined
-  /** How long the screen must be still for the app to be at rest (default 150 ms). */
+  /**
+   * A floor: how long the screen must be still once the app is at rest (detected: simnet idle,
+   * the app's processes asleep; default 0 on Linux, 150 ms elsewhere, where rest is the screen alone).
+   */
   readonly quietMs?: number | undefined
   /** The longest one step may take to come to rest (default 10 s); a step that does not goes on. */
   readonly timeoutMs?: number | undefined
@@ -133,7 +137,7 @@ export class ExploreNoAction extends Error {
   }
 }
 
-const DEFAULTS = { runs: 20, actions: 10, cols: 100, rows: 30, quietMs: 150, timeoutMs: 10_000 }
+const DEFAULTS = { runs: 20, actions: 10, cols: 100, rows: 30, quietMs: DEFAULT_QUIET_MS, timeoutMs: 10_000 }
 
 /** A seed as fast-check takes it: a number as is (to 32 bits), a string by its FNV-1a hash. */
 const fcSeed = (seed: number | string): number => {

@@ -89,7 +89,7 @@ export interface RunSetup {
   readonly seed: number | string
   readonly cols: number
   readonly rows: number
-  /** How long the screen must be still, after the network is, for the app to be at rest. */
+  /** The floor of rest: how long the screen must be still once the app is at rest (`terminal/rest.ts`). */
   readonly quietMs: number
   /** The longest one step may take to come to rest. */
   readonly timeoutMs: number
