@@ -239,11 +239,15 @@ const steps = (setup: RunSetup, input: ExploreCase, network: SimulationNetworkAp
     })
     // Ready for input: the ready text on screen, or anything at all (a TUI that boots slowly shows
     // a blank, still screen first); a program that exits before it is seen by the first check.
+    // Without a ready text: the first output, then rest (a program that prints and exits is seen exited).
     const blank = () => terminal.screen().lines.every((line) => line === "")
-    yield* Effect.ignore(terminal.wait({ text: setup.ready, timeoutMs: setup.timeoutMs }).pipe(
-      Effect.repeat({ until: () => setup.ready !== undefined || !blank() || terminal.exit() !== undefined, schedule: Schedule.spaced(20) }),
-      Effect.timeout(setup.timeoutMs)
-    ))
+    const shown = setup.ready === undefined
+      ? Effect.andThen(
+        Effect.repeat(Effect.void, { until: () => !blank() || terminal.exit() !== undefined, schedule: Schedule.spaced(5) }),
+        terminal.rest({ quietMs: setup.quietMs, timeoutMs: setup.timeoutMs, quiescent: network.quiescent })
+      )
+      : terminal.wait({ text: setup.ready, timeoutMs: setup.timeoutMs })
+    yield* Effect.ignore(Effect.timeout(shown, setup.timeoutMs))
     const noAction = noActionOf(setup, terminal)
     if (noAction !== undefined) {
       const exit = terminal.exit()
