@@ -143,9 +143,10 @@ export interface RestSubject {
 /**
  * Completes when `subject` is at rest (see the module's comment) or its program has exited.
  * `quiescent` is the network's: it completes when nothing simnet does for the app is under way.
- * Unbounded in itself: the caller puts a timeout on it.
+ * `more` is a counter of other activity to watch (a virtual clock's messages). Unbounded in
+ * itself: the caller puts a timeout on it.
  */
-export const untilRest = (subject: RestSubject, quiescent: Effect.Effect<void>, quietMs: number): Effect.Effect<void> =>
+export const untilRest = (subject: RestSubject, quiescent: Effect.Effect<void>, quietMs: number, more: () => number = () => 0): Effect.Effect<void> =>
   Effect.gen(function*() {
     const window = Math.max(2 * FRAME_MS, quietMs)
     const { probe } = subject
@@ -169,7 +170,7 @@ export const untilRest = (subject: RestSubject, quiescent: Effect.Effect<void>, 
         woken = mark.seq
       }
       const simnet = activity()
-      const sample = `${probe.usage()} ${subject.generation()} ${simnet.ticks}`
+      const sample = `${probe.usage()} ${subject.generation()} ${simnet.ticks} ${more()}`
       if (sample !== last || simnet.opening > 0) {
         // Something moved: the window starts again, polled more slowly while the app stays busy.
         if (last !== undefined) step = Math.min(2 * step, FRAME_MS)

@@ -30,6 +30,7 @@ import { type Interactable, interactables } from "./interactables.ts"
 import { KEY_FAMILIES, keyBytes } from "./keys.ts"
 import { clickBytes, MAX_DEFAULT_MOUSE, pasteBytes } from "./pointer.ts"
 import { cgroupProbe, DEFAULT_QUIET_MS, type InputMark, type RestSubject, untilRest, walkProbe } from "./rest.ts"
+import { restOnClock, type VirtualClock } from "./virtualClock.ts"
 import { exitReport, findText, screenText, type TerminalExit, type TerminalScreen } from "./screen.ts"
 import { cellWidth, columnOf } from "./xterm.ts"
 
@@ -63,6 +64,11 @@ export interface TerminalOptions {
    * run's, in its room).
    */
   readonly held?: boolean | undefined
+  /**
+   * The virtual clock the program runs on (`virtualClock.ts`; its `env` is the caller's to give):
+   * rest jumps it to the next timer, and `wait`'s and `rest`'s timeouts count its time.
+   */
+  readonly clock?: VirtualClock | undefined
 }
 
 /** What `wait` waits for: `text` on screen (as `findText` reads it), or the screen still for `quietMs`; at most `timeoutMs`. */
@@ -254,7 +260,18 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
     }
     const subject: RestSubject = { probe, generation: () => emulator.generation, input: () => input, exit, exited: Effect.promise(() => ending) }
     const write = (data: string | Buffer) => alive(() => send(data))
+    const clock = options.clock
+    const timedOut = (timeoutMs: number, what: string) =>
+      new TerminalError({ reason: "timeout", message: `simnet: waited ${timeoutMs} ms${clock === undefined ? "" : " of virtual time"} for ${what}; the screen shows:\n${screenText(emulator.lines())}` })
+    /** A text wait on a virtual clock: the clock moved at each rest, until the text shows or no timer is due in time. */
     const wait = (options: WaitOptions): Effect.Effect<TerminalScreen, TerminalError> =>
+      clock === undefined || options.text === undefined
+        ? waitReal(options)
+        : Effect.raceFirst(
+          waitReal(options),
+          Effect.andThen(restOnClock(subject, Effect.void, 0, clock, options.timeoutMs ?? DEFAULT_TIMEOUT_MS), Effect.fail(timedOut(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, JSON.stringify(options.text))))
+        )
+    const waitReal = (options: WaitOptions): Effect.Effect<TerminalScreen, TerminalError> =>
       Effect.gen(function*() {
         const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
         const quiet = options.quietMs ?? 200
@@ -360,7 +377,7 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
       },
       wait,
       rest: ({ quietMs = DEFAULT_QUIET_MS, timeoutMs = DEFAULT_TIMEOUT_MS, quiescent = Effect.void }) =>
-        untilRest(subject, quiescent, quietMs).pipe(
+        (clock === undefined ? untilRest(subject, quiescent, quietMs) : restOnClock(subject, quiescent, quietMs, clock, timeoutMs)).pipe(
           Effect.timeoutOrElse({
             duration: timeoutMs,
             orElse: () => Effect.fail(new TerminalError({ reason: "timeout", message: `simnet: the app was not at rest within ${timeoutMs} ms; the screen shows:\n${screenText(emulator.lines())}` }))

@@ -26,6 +26,7 @@ import { requestTraceLine } from "./traceLines.ts"
 import { caDirectory, loadCa } from "../serve/ca.ts"
 import { FAILURE_FILE_BOUNDS, readFailureFile } from "./failureFiles.ts"
 import { DEFAULT_QUIET_MS } from "../terminal/rest.ts"
+import { addCovered, type ClockCovered, type ExploreClock } from "./exploreClock.ts"
 
 export type { ExploreAction, ExploreCase } from "./exploreActions.ts"
 export type { ExploreObservation, ExploreProperty, ExploreStep, NoAction } from "./exploreRun.ts"
@@ -67,6 +68,11 @@ export interface ExploreOptions {
   readonly cwd?: string | undefined
   /** Where the proxy's CA lives (default as `simnet run`). */
   readonly caDir?: string | undefined
+  /**
+   * The clock the app's Node processes and the network run on: `"real"` (default) or `"virtual"`,
+   * simnet's time, which jumps to the next timer when the app is at rest (`exploreClock.ts`).
+   */
+  readonly clock?: ExploreClock | undefined
 }
 
 /** The file of a failing run (`simnet show` opens it, `replayExplore` runs it again). */
@@ -79,6 +85,8 @@ export interface ExploreFile {
   readonly quietMs: number
   readonly timeoutMs: number
   readonly ready?: string | undefined
+  /** The clock the run ran on, when virtual. */
+  readonly clock?: "virtual" | undefined
   readonly fixture: unknown
   /** The shrunk case: its actions, the model scripts queued first, its chaos. */
   readonly case: ExploreCase
@@ -97,6 +105,8 @@ export interface ExploreResult {
   /** The actions done over every run (not counting shrinking's). */
   readonly actions: number
   readonly seed: number | string
+  /** On a virtual clock: the virtual time the runs covered, and how many had a Node process join it (0: the app ran on real time). */
+  readonly clock?: ClockCovered | undefined
   /** The shrunk failing run, when one failed. */
   readonly failure?: {
     readonly file: string
@@ -194,7 +204,8 @@ const setupOf = (command: ReadonlyArray<string>, options: ExploreOptions, fixtur
     env: options.env,
     cwd: options.cwd,
     authority: loadCa(caDirectory(options.caDir)),
-    properties
+    properties,
+    clock: options.clock
   }
 }
 
@@ -210,6 +221,7 @@ const writeFile = (setup: RunSetup, fixture: unknown, command: ReadonlyArray<str
     quietMs: setup.quietMs,
     timeoutMs: setup.timeoutMs,
     ...(setup.ready === undefined ? {} : { ready: setup.ready }),
+    ...(setup.clock === "virtual" ? { clock: "virtual" as const } : {}),
     fixture,
     case: input,
     failure: { step: failure.step, action: outcome.steps[failure.step]?.action ?? "start", reason: failure.reason },
@@ -281,6 +293,7 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
   const arbitrary = caseArbitrary({ actions: within("actions", options.actions ?? DEFAULTS.actions, 1, FAILURE_FILE_BOUNDS.actions), minActions: options.minActions, prompts: fixture.prompts, scripts: options.scripts, chaosRate: options.chaosRate })
   let started: Error | undefined
   let done = 0
+  let clock: ClockCovered | undefined
   let shrinking = false
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (input) => {
@@ -298,7 +311,10 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
         started = new ExploreNoAction(outcome.noAction)
         throw started
       }
-      if (!shrinking) done += outcome.steps.length - 1
+      if (!shrinking) {
+        done += outcome.steps.length - 1
+        clock = addCovered(clock, outcome.clock)
+      }
       if (outcome.failure !== undefined) {
         shrinking = true
         throw new Error(outcome.failure.reason)
@@ -307,7 +323,7 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
     { numRuns: runs, seed: fcSeed(seed) }
   )
   if (started !== undefined) throw started
-  if (!details.failed) return { runs: details.numRuns, actions: done, seed }
+  if (!details.failed) return { runs: details.numRuns, actions: done, seed, ...(clock === undefined ? {} : { clock }) }
   const shrunk = await minimise(setup, details.counterexample![0])
   const input = shrunk.input
   const again = shrunk.outcome ?? await run(setup, input, true)
@@ -319,6 +335,7 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
     runs: details.numRuns,
     actions: done,
     seed,
+    ...(clock === undefined ? {} : { clock }),
     failure: {
       file,
       step: again.failure.step,
@@ -363,7 +380,7 @@ export const replayExplore = async (file: string, options: ReplayOptions = {}): 
   const saved = readFailureFile(path.resolve(process.cwd(), file), ["explore-failure/v1"]) as ExploreFile
   const own = options.command === undefined || options.command.length === 0
   const command = own ? saved.command : options.command!
-  const setup = setupOf(command, { ...options, cols: saved.cols, rows: saved.rows, quietMs: saved.quietMs, timeoutMs: saved.timeoutMs, ready: saved.ready }, await decoded(saved.fixture), saved.seed)
+  const setup = setupOf(command, { ...options, cols: saved.cols, rows: saved.rows, quietMs: saved.quietMs, timeoutMs: saved.timeoutMs, ready: saved.ready, clock: saved.clock }, await decoded(saved.fixture), saved.seed)
   options.running?.(command, own)
   const outcome = await Effect.runPromise(runCase(setup, saved.case, true), { signal: options.signal })
   if (outcome.noAction !== undefined) throw new ExploreNoAction(outcome.noAction)

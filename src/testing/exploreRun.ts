@@ -28,6 +28,7 @@ import { serveLayer } from "../serve/serve.ts"
 import { spawnTerminal, type Terminal, type TerminalExit, type TerminalScreen } from "../terminal/terminal.ts"
 import { describeExit, exitReport, screenText, shows as screenShows } from "../terminal/screen.ts"
 import { actionLabel, type ExploreAction, type ExploreCase } from "./exploreActions.ts"
+import { type ClockCovered, covered, type ExploreClock, onClock, runClock } from "./exploreClock.ts"
 
 /** What a property sees after each step. */
 export interface ExploreObservation {
@@ -78,6 +79,8 @@ export interface RunOutcome {
   readonly log: ReadonlyArray<RequestRecord>
   readonly start: NetworkState
   readonly end: NetworkState
+  /** On a virtual clock: the time the run covered, and whether a process joined it. */
+  readonly clock?: ClockCovered | undefined
 }
 
 /** What every run of one exploration shares. */
@@ -101,6 +104,8 @@ export interface RunSetup {
   /** The proxy's CA, loaded once for every run (each host's certificate made once). */
   readonly authority: CertificateAuthority
   readonly properties: ReadonlyArray<ExploreProperty>
+  /** The clock the app and the network run on (`exploreClock.ts`; default real). */
+  readonly clock?: ExploreClock | undefined
 }
 
 /**
@@ -201,7 +206,8 @@ export const runCase = (setup: RunSetup, input: ExploreCase, keep = false): Effe
     Effect.gen(function*() {
       let failed = false
       const dir = yield* workspaceOf(setup.fixture.files, () => keep && failed)
-      const network: SimulationNetworkApi = yield* networkOf(setup, input)
+      const clock = yield* runClock(setup.clock)
+      const network: SimulationNetworkApi = yield* onClock(networkOf(setup, input), clock)
       const start = yield* network.state
       let terminal: Terminal | undefined
       const control = yield* controlRuntime(network, { quiet: true, terminal: () => terminal })
@@ -210,9 +216,9 @@ export const runCase = (setup: RunSetup, input: ExploreCase, keep = false): Effe
       const { env } = runEnv(HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address), setup.authority.certFile, { nodeOptions: setup.env?.["NODE_OPTIONS"] })
       // A command named by a path is found from the caller's directory, wherever the run starts.
       const command = dir !== undefined && setup.command.includes("/") ? path.resolve(setup.command) : setup.command
-      const shell = yield* spawnTerminal(command, setup.args, { cols: setup.cols, rows: setup.rows, env: { ...env, ...setup.env, NODE_OPTIONS: env["NODE_OPTIONS"]! }, cwd: dir ?? setup.cwd })
+      const shell = yield* spawnTerminal(command, setup.args, { cols: setup.cols, rows: setup.rows, env: { ...env, ...setup.env, NODE_OPTIONS: env["NODE_OPTIONS"]!, ...clock?.env(env["NODE_OPTIONS"]) }, cwd: dir ?? setup.cwd, clock })
       terminal = shell
-      const outcome = yield* steps(setup, input, network, shell, start)
+      const outcome = { ...yield* steps(setup, input, network, shell, start), clock: covered(clock) }
       failed = outcome.failure !== undefined
       return keep && failed && dir !== undefined ? { ...outcome, workspace: dir } : outcome
     }).pipe(Effect.mapError((error) => (error instanceof Error ? error : new Error(reasonOf(error)))))
