@@ -7,8 +7,8 @@
  * its thread list gives every thread to scan (`rest.ts`). When the run ends, every process in it
  * is killed and the cgroup removed (`end`).
  *
- * Each is made beside nothing of anyone else's: under the cgroup simnet itself is in, named
- * `simnet-PID-N`. Ones a simnet that died left behind (its pid gone) are removed when the next is
+ * Each is made beside nothing of anyone else's: under the cgroup simnet itself is in (when it is
+ * made), named `simnet-PID-N`. Ones a simnet that died left behind (its pid gone) are removed when the next is
  * made. Where none can be made, `makeCgroup` gives undefined and rest walks the tree instead.
  */
 import { Effect } from "effect"
@@ -19,7 +19,7 @@ import * as Path from "node:path"
 export interface Cgroup {
   /** Its directory. */
   readonly dir: string
-  /** Its CPU time so far (microseconds in v2, nanoseconds in v1): it changes whenever a thread in it ran. */
+  /** Its CPU time so far, in microseconds, its cgroups within included: it changes whenever a thread in it ran. */
   readonly usage: () => number
   /** The ids of every thread in it. */
   readonly threads: () => Array<string>
@@ -32,54 +32,61 @@ export interface Cgroup {
 /** The longest `end` waits for the killed processes to leave. */
 const END_MS = 2_000
 
-/** A cgroup hierarchy simnet can make its runs' cgroups in. */
-interface Parent {
-  readonly dir: string
+/** A cgroup hierarchy simnet can make its runs' cgroups in: where it is mounted, and its version. */
+interface Hierarchy {
+  readonly point: string
+  readonly root: string
   readonly version: 1 | 2
 }
 
-/** The parent found (once per process), or null when there is none. */
-let parent: Parent | null | undefined
+/** The hierarchy found (once per process), or null when there is none. */
+let hierarchy: Hierarchy | null | undefined
 let made = 0
 
-/** The directory of the cgroup this process is in, in the hierarchy mounted by `mount` (fields of `mountinfo`). */
-const ownDir = (mountPoint: string, mountRoot: string, path: string): string => {
-  const inside = mountRoot === "/" ? path : path.startsWith(mountRoot) ? path.slice(mountRoot.length) : undefined
-  return Path.join(mountPoint, inside ?? "/")
-}
-
-/** The hierarchies to try, v2 first: where this process's cgroup is, in each. */
-const candidates = (): Array<Parent> => {
+/** The hierarchies to try, v2 first. */
+const hierarchies = (): Array<Hierarchy> => {
   let mounts: string
-  let groups: string
   try {
     mounts = Fs.readFileSync("/proc/self/mountinfo", "utf8")
-    groups = Fs.readFileSync("/proc/self/cgroup", "utf8")
   } catch {
     return []
   }
-  const paths = groups.split("\n").map((line) => line.split(":")).filter((parts) => parts.length >= 3)
-  const found: Array<Parent> = []
+  const found: Array<Hierarchy> = []
   for (const line of mounts.split("\n")) {
     const [before, after] = line.split(" - ")
     if (before === undefined || after === undefined) continue
     const fields = before.split(" ")
     const [type, , options = ""] = after.split(" ")
-    const root = fields[3] ?? "/"
-    const point = (fields[4] ?? "").replace(/\\040/g, " ")
-    if (type === "cgroup2") {
-      const own = paths.find((parts) => parts[0] === "0" && parts[1] === "")
-      if (own !== undefined) found.unshift({ dir: ownDir(point, root, own.slice(2).join(":")), version: 2 })
-    } else if (type === "cgroup" && options.split(",").includes("cpuacct")) {
-      const own = paths.find((parts) => parts[1]!.split(",").includes("cpuacct"))
-      if (own !== undefined) found.push({ dir: ownDir(point, root, own.slice(2).join(":")), version: 1 })
-    }
+    const at = { root: fields[3] ?? "/", point: (fields[4] ?? "").replace(/\\040/g, " ") }
+    if (type === "cgroup2") found.unshift({ ...at, version: 2 })
+    else if (type === "cgroup" && options.split(",").includes("cpuacct")) found.push({ ...at, version: 1 })
   }
   return found
 }
 
+/**
+ * The directory of the cgroup this process is in now, in `at` (read each time: a process that
+ * moved, as a bench measuring its runs does, makes its runs' cgroups where it went).
+ */
+const ownDir = (at: Hierarchy): string | undefined => {
+  let groups: string
+  try {
+    groups = Fs.readFileSync("/proc/self/cgroup", "utf8")
+  } catch {
+    return undefined
+  }
+  const own = groups.split("\n").map((line) => line.split(":")).find((parts) =>
+    parts.length >= 3 && (at.version === 2 ? parts[0] === "0" && parts[1] === "" : parts[1]!.split(",").includes("cpuacct"))
+  )
+  if (own === undefined) return undefined
+  const path = own.slice(2).join(":")
+  const inside = at.root === "/" ? path : path.startsWith(at.root) ? path.slice(at.root.length) : "/"
+  return Path.join(at.point, inside)
+}
+
+/** A cgroup's CPU time in microseconds (v1 counts nanoseconds: kept to the fraction, so any change shows). */
 const usageOf = (dir: string, version: 1 | 2): number => {
-  if (version === 1) return Number(Fs.readFileSync(Path.join(dir, "cpuacct.usage"), "latin1"))
+  if (version === 1) return Number(Fs.readFileSync(Path.join(dir, "cpuacct.usage"), "latin1")) / 1000
   const found = /usage_usec (\d+)/.exec(Fs.readFileSync(Path.join(dir, "cpu.stat"), "latin1"))
   return Number(found?.[1] ?? Number.NaN)
 }
@@ -123,24 +130,26 @@ const alive = (pid: number): boolean => {
 }
 
 /** Removes the cgroups of simnets that are gone, emptied first. */
-const sweep = (at: Parent): void => {
+const sweep = (parent: string): void => {
   let names: Array<string>
   try {
-    names = Fs.readdirSync(at.dir)
+    names = Fs.readdirSync(parent)
   } catch {
     return
   }
   for (const name of names) {
     const owner = /^simnet-(\d+)-\d+$/.exec(name)
     if (owner === null || alive(Number(owner[1]))) continue
-    killAll(Path.join(at.dir, name))
-    remove(Path.join(at.dir, name))
+    killAll(Path.join(parent, name))
+    remove(Path.join(parent, name))
   }
 }
 
-/** A fresh cgroup under `at`, or undefined when one cannot be made or read there. */
-const makeIn = (at: Parent): string | undefined => {
-  const dir = Path.join(at.dir, `simnet-${process.pid}-${++made}`)
+/** A fresh cgroup in `at`, under this process's, or undefined when one cannot be made or read there. */
+const makeIn = (at: Hierarchy): string | undefined => {
+  const parent = ownDir(at)
+  if (parent === undefined) return undefined
+  const dir = Path.join(parent, `simnet-${process.pid}-${++made}`)
   try {
     Fs.mkdirSync(dir)
   } catch {
@@ -157,23 +166,23 @@ const makeIn = (at: Parent): string | undefined => {
 
 /** A cgroup of a run's own, or undefined where none can be made (see the module's comment). */
 export const makeCgroup = (): Cgroup | undefined => {
-  if (process.platform !== "linux" || parent === null) return undefined
+  if (process.platform !== "linux" || hierarchy === null) return undefined
   let dir: string | undefined
-  if (parent === undefined) {
-    parent = null
-    for (const at of candidates()) {
+  if (hierarchy === undefined) {
+    hierarchy = null
+    for (const at of hierarchies()) {
       dir = makeIn(at)
       if (dir !== undefined) {
-        parent = at
-        sweep(at)
+        hierarchy = at
+        sweep(Path.dirname(dir))
         break
       }
     }
   } else {
-    dir = makeIn(parent)
+    dir = makeIn(hierarchy)
   }
-  if (dir === undefined || parent === null) return undefined
-  const version = parent.version
+  if (dir === undefined || hierarchy === null) return undefined
+  const version = hierarchy.version
   const where = dir
   return {
     dir: where,
