@@ -2,8 +2,9 @@
  * Rest, detected rather than waited for (`src/terminal/rest.ts`): with no floor (`quietMs: 0`),
  * an app that computes for 300 ms without a byte of output is not taken for one at rest, and an
  * answer that comes after a request round trip through simnet's proxy (a CONNECT tunnel, a TLS
- * handshake, a route's delay) is on the screen when the step comes to rest. The probe that reads
- * a process tree sees a computing tree busy and an idle one asleep.
+ * handshake, a route's delay) is on the screen when the step comes to rest; an app that computes
+ * without end is never at rest, and the wait ends at its timeout. The probe that reads a process
+ * tree sees a computing tree busy and an idle one asleep.
  */
 import { spawn } from "node:child_process"
 import { once } from "node:events"
@@ -14,7 +15,9 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { decodeFixture } from "../../src/network/fixture.ts"
 import { caDirectory, loadCa } from "../../src/serve/ca.ts"
+import { uiCall } from "../../src/control/ui.ts"
 import { walkProbe } from "../../src/terminal/rest.ts"
+import { spawnTerminal } from "../../src/terminal/terminal.ts"
 import { runCase } from "../../src/testing/exploreRun.ts"
 
 const busy = join(import.meta.dirname, "busy.mjs")
@@ -46,6 +49,15 @@ describe.skipIf(process.platform !== "linux")("rest, detected (Linux: read from 
     // Each fetch step caused its request; the compute steps none.
     expect(outcome.steps.map((step) => step.requests.length)).toEqual([0, 0, 1, 0, 1])
   }, 60_000)
+
+  it("an app that computes without end is never at rest: ui.wait { quiescent: true } ends at its timeout, saying so", async () => {
+    const refused = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const terminal = yield* spawnTerminal(process.execPath, ["-e", "console.log('spinning'); for (;;) {}"], { cols: 40, rows: 5 })
+      yield* terminal.wait({ text: "spinning" })
+      return yield* Effect.flip(uiCall(terminal, "ui.wait", { quiescent: true, quietMs: 0, timeoutMs: 1_000 }))
+    })))
+    expect(refused).toMatchObject({ code: -32004, message: expect.stringContaining("the app was not at rest within 1000 ms"), data: { reason: "timeout" } })
+  }, 30_000)
 
   it("a process tree read by walking it: busy while it computes, asleep when idle, gone when it ended", async () => {
     const child = spawn(process.execPath, ["-e", "process.stdin.on('data', () => { const t = performance.now() + 400; while (performance.now() < t); console.log('done') })"], { stdio: ["pipe", "pipe", "inherit"] })
