@@ -2,7 +2,9 @@
 // loop where `c` computes for BUSY_MS (default 300) without a byte of output, then prints
 // "computed N"; `f` fetches https://api.example.com/answer (through simnet's proxy under `simnet
 // run` and `simnet explore`: a CONNECT tunnel, a TLS handshake, then the request) and prints the
-// answer's body. A runner that takes a silent app for one at rest sees neither line.
+// answer's body; `t` draws half a line at once and the rest 40 ms later, as a UI that throttles
+// its redraws does (Ink's trailing render). A runner that takes a silent app, or one asleep on a
+// timer due soon, for one at rest sees none of these lines whole.
 const busyMs = Number(process.env.BUSY_MS ?? 300)
 let computed = 0
 let fetched = 0
@@ -18,6 +20,10 @@ process.stdin.on("data", (data) => {
         // computing, silently
       }
       process.stdout.write(`computed ${++computed}\r\n`)
+    }
+    if (key === "t") {
+      process.stdout.write("throttled: first half")
+      setTimeout(() => process.stdout.write(", then the rest\r\n"), 40)
     }
     if (key === "f") {
       const n = ++fetched

@@ -2,7 +2,8 @@
  * Rest, detected rather than waited for (`src/terminal/rest.ts`): with no floor (`quietMs: 0`),
  * an app that computes for 300 ms without a byte of output is not taken for one at rest, and an
  * answer that comes after a request round trip through simnet's proxy (a CONNECT tunnel, a TLS
- * handshake, a route's delay) is on the screen when the step comes to rest; an app that computes
+ * handshake, a route's delay) is on the screen when the step comes to rest, and so is the rest of a
+ * line a throttled redraw draws 40 ms later; an app that computes
  * without end is never at rest, and the wait ends at its timeout. The probe that reads a process
  * tree sees a computing tree busy and an idle one asleep.
  */
@@ -24,7 +25,7 @@ const busy = join(import.meta.dirname, "busy.mjs")
 const dir = mkdtempSync(join(tmpdir(), "simnet-rest-"))
 
 describe.skipIf(process.platform !== "linux")("rest, detected (Linux: read from the app's processes)", () => {
-  it("an app computing silently for 300 ms is not at rest; an answer after a request round trip is seen", async () => {
+  it("an app computing silently for 300 ms is not at rest; an answer after a request round trip, or after a timer due soon, is seen", async () => {
     const fixture = await Effect.runPromise(decodeFixture({ routes: [{ match: "GET https://api.example.com/answer", respond: { kind: "text", body: "forty-two" }, delayMs: 150 }] }))
     const setup = {
       command: process.execPath,
@@ -40,14 +41,14 @@ describe.skipIf(process.platform !== "linux")("rest, detected (Linux: read from 
       authority: loadCa(caDirectory(join(dir, "ca"))),
       properties: []
     }
-    const actions = [{ type: "type", text: "c" }, { type: "type", text: "f" }, { type: "type", text: "c" }, { type: "type", text: "f" }] as const
+    const actions = [{ type: "type", text: "c" }, { type: "type", text: "f" }, { type: "type", text: "c" }, { type: "type", text: "f" }, { type: "type", text: "t" }] as const
     const outcome = await Effect.runPromise(runCase(setup, { actions, scripts: [], chaos: undefined }))
     expect(outcome.failure).toBeUndefined()
     const shown = outcome.steps.map((step) => step.screen.lines.filter((line) => line !== "").at(-1))
-    expect(shown).toEqual(["busy ready", "computed 1", "fetched 1: forty-two", "computed 2", "fetched 2: forty-two"])
+    expect(shown).toEqual(["busy ready", "computed 1", "fetched 1: forty-two", "computed 2", "fetched 2: forty-two", "throttled: first half, then the rest"])
     expect(outcome.steps.every((step) => step.settled)).toBe(true)
     // Each fetch step caused its request; the compute steps none.
-    expect(outcome.steps.map((step) => step.requests.length)).toEqual([0, 0, 1, 0, 1])
+    expect(outcome.steps.map((step) => step.requests.length)).toEqual([0, 0, 1, 0, 1, 0])
   }, 60_000)
 
   it("an app that computes without end is never at rest: ui.wait { quiescent: true } ends at its timeout, saying so", async () => {

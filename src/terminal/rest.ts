@@ -12,7 +12,12 @@
  * - then for a window of two frames (`FRAME_MS` each, or `quietMs` when longer: the floor a caller
  *   may ask for) no thread of the tree ran, the terminal was fed nothing and simnet saw nothing;
  * - and a last scan finds no thread running or in uninterruptible sleep (`R`, `D`): a thread that
- *   is on a CPU at the end of the window has not been counted yet.
+ *   is on a CPU at the end of the window has not been counted yet;
+ * - nor one that sleeps on a timer due soon (`/proc/TID/syscall`: an `epoll_wait` whose timeout is
+ *   at most `SOON_MS`, as an event loop waits for its next timer): a UI that throttles its redraw
+ *   (Ink draws at most 30 times a second) draws the rest of an answer when it fires. That timer is
+ *   waited for, and rest looked for again; at most `SOON_WAITS` times, so an app with a timer that
+ *   repeats (a poll, a spinner) still comes to rest.
  *
  * A program that computes without output is not at rest however long it stays silent: its tree
  * runs. A tree with no thread left is a program ending: its exit is waited for, so an app that
@@ -36,6 +41,10 @@ export const FRAME_MS = 8
 export const WAKE_MS = 100
 /** The floor of rest (`--quiet-ms`, `ui.wait`'s `quietMs`) unless told: none on Linux, where the tree is read; 150 ms elsewhere. */
 export const DEFAULT_QUIET_MS = process.platform === "linux" ? 0 : 150
+/** A timer due within this is waited for before the app is taken to be at rest. */
+export const SOON_MS = 250
+/** How many such timers one rest waits for. */
+const SOON_WAITS = 2
 /** The most threads a tree walk reads: a fork bomb is busy, not at rest. */
 const MAX_THREADS = 4_096
 
@@ -48,6 +57,8 @@ export interface TreeProbe {
   readonly usage: () => number
   /** The threads' states now. */
   readonly scan: () => TreeState
+  /** The soonest timer a thread sleeps on, in milliseconds from when it began to wait, when one is due within `SOON_MS`. */
+  readonly soon: () => number | undefined
 }
 
 /** The state letter of a thread's `stat`: after the last `)`, since the command's name may hold one. */
@@ -75,10 +86,27 @@ const statesOf = (tids: Iterable<string>): TreeState => {
   return alive ? "asleep" : "gone"
 }
 
+/** The `epoll_wait` family's syscall numbers, whose fourth argument is the timeout in milliseconds (x86-64: epoll_wait, epoll_pwait; arm64: epoll_pwait). */
+const EPOLL_WAITS: ReadonlySet<string> = new Set(process.arch === "arm64" ? ["22"] : ["232", "281"])
+
+/** The shortest timeout among `tids` asleep in an `epoll_wait` of at most `SOON_MS` (see the module's comment). */
+const soonest = (tids: Iterable<string>): number | undefined => {
+  let soon: number | undefined
+  for (const tid of tids) {
+    const call = read(`/proc/${tid}/syscall`)?.split(" ")
+    if (call === undefined || !EPOLL_WAITS.has(call[0]!)) continue
+    // An int in a 64-bit register: -1 (no timer) reads as 0xffffffff.
+    const timeout = Number.parseInt(call[4] ?? "", 16)
+    if (timeout >= 0 && timeout <= SOON_MS && (soon === undefined || timeout < soon)) soon = timeout
+  }
+  return soon
+}
+
 /** The tree of a run's own cgroup: its CPU usage, and its threads' states by the cgroup's thread list. */
 export const cgroupProbe = (group: Cgroup): TreeProbe => ({
   usage: () => group.usage(),
-  scan: () => statesOf(group.threads())
+  scan: () => statesOf(group.threads()),
+  soon: () => soonest(group.threads())
 })
 
 /**
@@ -110,7 +138,7 @@ const walk = (root: number): Array<string> => {
  * ends or starts shows. Not Linux: nothing to read, a tree always asleep.
  */
 export const walkProbe = (root: number): TreeProbe => {
-  if (process.platform !== "linux") return { usage: () => 0, scan: () => "asleep" }
+  if (process.platform !== "linux") return { usage: () => 0, scan: () => "asleep", soon: () => undefined }
   return {
     usage: () => {
       const threads = walk(root)
@@ -118,7 +146,8 @@ export const walkProbe = (root: number): TreeProbe => {
       for (const tid of threads) sum += Number(read(`/proc/${tid}/schedstat`)?.split(" ")[0] ?? 0)
       return sum
     },
-    scan: () => statesOf(walk(root))
+    scan: () => statesOf(walk(root)),
+    soon: () => soonest(walk(root))
   }
 }
 
@@ -155,6 +184,7 @@ export const untilRest = (subject: RestSubject, quiescent: Effect.Effect<void>, 
     let last: string | undefined
     let stillSince = 0
     let step = 1
+    let soonWaits = 0
     for (;;) {
       if (subject.exit() !== undefined) return
       yield* Effect.raceFirst(quiescent, Effect.asVoid(subject.exited))
@@ -185,8 +215,15 @@ export const untilRest = (subject: RestSubject, quiescent: Effect.Effect<void>, 
         continue
       }
       const state = probe.scan()
-      if (state === "asleep") return
       if (state === "gone") return yield* Effect.asVoid(subject.exited)
+      if (state === "asleep") {
+        const soon = soonWaits < SOON_WAITS ? probe.soon() : undefined
+        if (soon === undefined) return
+        // A timer due soon: waited for, then the window again (it moved if the timer did anything).
+        soonWaits++
+        yield* Effect.sleep(soon + FRAME_MS)
+        continue
+      }
       last = undefined
     }
   })
