@@ -2,8 +2,8 @@
  * `simnet explore --clock virtual` (`src/terminal/virtualClock.ts`): an app that waits 30 s of
  * timers after every key (`backoff.mjs`) finishes each wait within the step that caused it, on
  * virtual time, which the result counts; a worker thread and a child Node process join the clock
- * at its current time; the network's delays sleep on it; a command with no Node process in it
- * never joins the clock, and the result says so.
+ * at its current time; the network's delays sleep on it; what a hostile participant says is
+ * dropped; a command with no Node process in it never joins the clock, and the result says so.
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -82,6 +82,14 @@ describe("explore on a virtual clock", () => {
     // Node's fetch (undici) sets its own timers (keep-alive), which run on the clock too: the step
     // covers them, after the answer.
     expect(outcome.clock!.virtualMs).toBeGreaterThanOrEqual(5_000)
+  }, 60_000)
+
+  it("what a participant says that is not a report (not JSON, times not finite, a line without end) is dropped: each step comes to rest", async () => {
+    const fixture = await Effect.runPromise(decodeFixture({}))
+    const setup = { command: process.execPath, args: [join(import.meta.dirname, "..", "..", "test", "fixtures", "tty", "clockHostile.mjs")], fixture, seed: 1, cols: 60, rows: 12, quietMs: 0, timeoutMs: 5_000, ready: "hostile ready", authority: loadCa(caDirectory(caDir)), properties: [], clock: "virtual" as const }
+    const outcome = await Effect.runPromise(runCase(setup, { actions: [{ type: "type", text: "a" }, { type: "type", text: "bc" }], scripts: [], chaos: undefined }))
+    expect(outcome.steps.map((step) => [step.settled, step.screen.lines.filter((line) => line !== "").at(-1)])).toEqual([[true, "hostile ready"], [true, "got 1 bytes"], [true, "got 2 bytes"]])
+    expect(outcome.clock).toEqual({ virtualMs: 0, joined: 1 })
   }, 60_000)
 
   it("a command with no Node process in it never joins the clock: the result says so", async () => {

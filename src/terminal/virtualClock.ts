@@ -107,9 +107,10 @@ export const makeVirtualClock = (): Effect.Effect<VirtualClock, Error, Scope.Sco
             } catch {
               continue
             }
-            if (typeof told.now !== "number") continue
+            // A participant is the app's: a time that is not a finite number is no time at all.
+            if (typeof told.now !== "number" || !Number.isFinite(told.now)) continue
             if (!participants.has(socket)) joined++
-            participants.set(socket, { now: told.now, next: typeof told.next === "number" ? told.next : null })
+            participants.set(socket, { now: told.now, next: typeof told.next === "number" && Number.isFinite(told.next) ? told.next : null })
             messages++
             // A participant behind the clock (it started as time moved) catches up.
             if (told.now < now) socket.write(`${JSON.stringify({ advanceTo: now })}\n`)
