@@ -2,12 +2,12 @@
  * The layout rule of simnet (see CONTRIBUTING.md, "Layout"). The folders under `src/` are the
  * layers, each importing only the ones below it (`scripts/layers.cjs`, which names each):
  *
- *   core < doors < schemas < kinds < models < routeSpec < families < network < control < serve < testing
+ *   registry < fileSystem < terminal < doors < routes < mcp-route < schemas < models < families < network < testing < control < serve < explore < cli
  *
- * `core/` is the floor (the route table, dispatch to one answer, the request log); `doors/` render
+ * `registry/` is the floor (the route table, dispatch to one answer, the request log); `doors/` render
  * that answer to whoever asked. No folder imports a public face (`src/*.ts`) but `SimnetError.ts`:
  * the faces sit on top and re-export. Within `models/`, the simulated model (`provider/`) knows no
- * wire format (`apis/`). No import circles anywhere. `test/internal/layout.test.ts` runs it in the
+ * wire format, and the kit the APIs share (`wire/`) knows no API's folder. No import circles anywhere. `test/internal/layout.test.ts` runs it in the
  * suite, so a change that breaks it fails CI. Type-only imports count.
  */
 const LAYERS = require("./scripts/layers.cjs")
@@ -39,15 +39,22 @@ module.exports = {
       name: "control-through-the-public-api",
       severity: "error",
       comment: "control/ and the CLI use the network through its public API (SimulationNetworkApi, SimulatedProviderApi and the types the faces export), never the engine, routes' internals or dispatch: those are the doors' and the network's.",
-      from: { path: "^src/(control/|cli\\.ts$)" },
-      to: { path: "^src/core/(engine|route|routeTable|answer|matcher|matcherParts|keptBodies|keyCounts|chaos|faultAnswer|heldResponse|transport)\\.ts$" }
+      from: { path: "^src/(control|cli)/" },
+      to: { path: "^src/registry/(engine|route|routeTable|answer|matcher|matcherParts|keptBodies|keyCounts|chaos|faultAnswer|heldResponse|transport)\\.ts$" }
     },
     {
       name: "provider-knows-no-wire",
       severity: "error",
-      comment: "The simulated model (models/provider/) imports no model API's wire (models/apis/).",
+      comment: "The simulated model (models/provider/) knows no wire format: it imports nothing else of models/.",
       from: { path: "^src/models/provider/" },
-      to: { path: "^src/models/apis/" }
+      to: { path: "^src/models/(?!provider/)" }
+    },
+    {
+      name: "wire-knows-no-api",
+      severity: "error",
+      comment: "The kit every model API shares (models/wire/) imports no API's folder, so every API reads the same kit.",
+      from: { path: "^src/models/wire/" },
+      to: { path: "^src/models/(?!provider/|wire/)" }
     },
     {
       name: "folders-are-layers",

@@ -18,11 +18,11 @@
  * `cstime` of `/proc/self/stat`), which misses an app killed with its PID namespace. Linux only
  * (it reads `/proc`).
  */
-import { readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { Effect } from "effect"
 import { makeCgroup } from "../src/terminal/cgroup.ts"
-import { exploreResult } from "../src/testing/explore.ts"
+import { exploreResult } from "../src/explore/explore.ts"
 
 type Explore = typeof exploreResult
 
@@ -98,7 +98,9 @@ if (process.platform !== "linux") {
 } else {
   const contenders: Array<{ readonly name: string; readonly explore: Explore }> = [{ name: "this checkout", explore: exploreResult }]
   if (against !== undefined) {
-    const other = (await import(join(against, "src", "testing", "explore.ts"))) as { readonly exploreResult: Explore }
+    // An older checkout has exploration in src/testing/, a newer one in src/explore/.
+    const older = join(against, "src", "testing", "explore.ts")
+    const other = (await import(existsSync(older) ? older : join(against, "src", "explore", "explore.ts"))) as { readonly exploreResult: Explore }
     contenders.push({ name: "against", explore: other.exploreResult })
   }
   console.log(`\nsimnet explore at default settings: ${RUNS} runs × ${ACTIONS} actions, ${ROUNDS} rounds interleaved${against === undefined ? "" : `; against ${against}`}`)

@@ -9,7 +9,7 @@
  */
 import { Result, Schema } from "effect"
 import { generateSync } from "json-schema-faker"
-import { compileGenerator } from "../src/kinds/jsonSchema/generate.ts"
+import { compileGenerator } from "../src/routes/jsonSchema/generate.ts"
 import { Catalog, CatalogGenerated } from "../src/schemas/models.ts"
 import { Route, Routes, SimulationNetwork } from "../src/index.ts"
 import { type Measure, measure, report } from "./harness.ts"

@@ -8,9 +8,9 @@
  * `npm run bench -- graphql` (`--quick` for shorter runs).
  */
 import { buildSchema, execute, parse, validate } from "graphql"
-import { makeSimRequest } from "../src/core/request.ts"
-import type { RespondContext } from "../src/core/route.ts"
-import { answerGraphql, compileGraphql } from "../src/kinds/graphql/engine.ts"
+import { makeSimRequest } from "../src/registry/request.ts"
+import type { RespondContext } from "../src/registry/route.ts"
+import { answerGraphql, compileGraphql } from "../src/routes/graphql/engine.ts"
 import { Route, SimulationNetwork } from "../src/index.ts"
 import { type Measure, measure, report } from "./harness.ts"
 

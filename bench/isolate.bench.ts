@@ -50,7 +50,7 @@ if (problem !== undefined || spawnSync("unshare", ["--net", "--mount", "true"]).
   const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const range = (xs: ReadonlyArray<number>) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`
   console.log(`\nsimnet run -- true, whole command, ${ROUNDS} rounds interleaved (median, range in ms)${against === undefined ? "" : `; against ${against}`}`)
-  contenders.forEach((contender, i) => console.log(`  ${`${contender.name}:`.padEnd(22)} ${median(times[i]!).toFixed(0)} ms (${range(times[i]!)})`))
+  contenders.forEach((contender, i) => { console.log(`  ${`${contender.name}:`.padEnd(22)} ${median(times[i]!).toFixed(0)} ms (${range(times[i]!)})`) })
   console.log(`  sealing adds ${(median(times[1]!) - median(times[0]!)).toFixed(0)} ms (goal: at most 150 ms)`)
   if (against !== undefined) {
     console.log(`  against it: plain ${(median(times[0]!) - median(times[2]!)).toFixed(0)} ms, --isolate ${(median(times[1]!) - median(times[3]!)).toFixed(0)} ms (this checkout minus the other)`)

@@ -4,8 +4,8 @@
  * bodies with the recorded headers) and by the equivalent routes written by hand as strings.
  */
 import { Route, SimulationNetwork } from "../src/index.ts"
-import { fixtureOf } from "../src/families/record.ts"
-import { defaultRedactor } from "../src/core/redact.ts"
+import { fixtureOf } from "../src/network/record/record.ts"
+import { defaultRedactor } from "../src/registry/redact.ts"
 import { type Measure, measure, report } from "./harness.ts"
 
 const quick = process.argv.includes("--quick")

@@ -161,7 +161,10 @@ const listening = async (child: ChildProcess, port: number, name: string) => {
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`)
     const up = await new Promise<boolean>((resolve) => {
-      const socket = net.connect({ host: "127.0.0.1", port }, () => (socket.destroy(), resolve(true)))
+      const socket = net.connect({ host: "127.0.0.1", port }, () => {
+        socket.destroy()
+        resolve(true)
+      })
       socket.on("error", () => resolve(false))
     })
     if (up) return

@@ -11,5 +11,5 @@ if (major < REQUIRED[0] || (major === REQUIRED[0] && minor < REQUIRED[1])) {
   process.exit(1)
 }
 
-const source = new URL("../src/cli.ts", import.meta.url)
+const source = new URL("../src/cli/main.ts", import.meta.url)
 await import(existsSync(source) ? source.href : new URL("../dist/cli.js", import.meta.url).href)

@@ -9,16 +9,16 @@
  * node_modules/.cache (not in `dist/`, which is shipped).
  *
  * How: `tsc` writes the declarations and the modules, then rolldown bundles the modules from the
- * package's entries (`index`, `register`, `testing`, `vitest`, `cli`) into one file each plus shared chunks
+ * package's entries (those `exports` names, and `cli` from `cli/main.ts`) into one file each plus shared chunks
  * (`dist/chunks/`), what loads on first use in chunks of its own. Node resolves and links each
  * module of an import separately, so 109 files cost `import("simnet")` 10–15 ms more than a
  * few (`npm run bench -- cold`). Dependencies stay imports. The declarations stay one per source
- * file. Four modules find files beside themselves with `import.meta.url`: `cli` (the default fixture,
- * `../fixtures/`), which stays its entry's own file, the inspector's page (`./ui/`), whose
- * browser files are copied beside whichever chunk holds it, and the proxy's TLS thread's starter
- * (`serve/tls.ts`), beside whose chunk the thread's own script (`tlsThread.js`, tsc's, whole) goes,
- * and the virtual clock (`terminal/virtualClock.ts`), beside whose chunk its hook (`clockHook.mjs`,
- * the source file, loaded into apps by `--import`) goes.
+ * file. Three modules find files beside themselves with `import.meta.url`: the inspector's page
+ * (`./ui/`), whose browser files are copied beside whichever chunk holds it, the proxy's TLS
+ * thread's starter (`serve/tls.ts`), beside whose chunk the thread's own script (`tlsThread.js`,
+ * tsc's, whole) goes, and the virtual clock (`terminal/virtualClock.ts`), beside whose chunk its
+ * hook (`clockHook.mjs`, the source file, loaded into apps by `--import`) goes. (The CLI finds the
+ * default fixture through the package, as it finds its version.)
  */
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
@@ -54,16 +54,18 @@ async function bundle(): Promise<void> {
   // The package's entries as its `exports` name them, and the CLI the bin loads.
   const exported = Object.values(require("package.json").exports as Record<string, string | { readonly default: string }>)
     .flatMap((target) => (typeof target === "object" && target.default.startsWith("./dist/") ? [target.default.slice("./dist/".length, -".js".length)] : []))
-  const entries = [...exported, "cli"]
+  // The CLI's entry keeps the name `cli.js` the bin loads.
+  const sources: Record<string, string> = { ...Object.fromEntries(exported.map((name) => [name, name])), cli: "cli/main" }
+  const entries = Object.keys(sources)
   const { output } = await build({
-    input: Object.fromEntries(entries.map((name) => [name, join(dist, `${name}.js`)])),
+    input: Object.fromEntries(entries.map((name) => [name, join(dist, `${sources[name]}.js`)])),
     // Packages and Node's own modules stay imports: only simnet's files are bundled.
     external: (id) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0"),
     output: { dir: out, format: "esm", sourcemap: true, entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
     logLevel: "warn"
   })
   // `cli` runs the command and `register` installs the interception when loaded: no other file may
-  // load an entry. (An entry's own module is its file, so the CLI's `../fixtures/` still holds.)
+  // load an entry.
   const entryFiles = entries.map((name) => `${name}.js`)
   const loader = output.find((chunk) => chunk.type === "chunk" && [...chunk.imports, ...chunk.dynamicImports].some((file) => entryFiles.includes(file)))
   if (loader !== undefined) throw new Error(`simnet build: ${loader.fileName} imports an entry; its shared modules belong in a chunk`)

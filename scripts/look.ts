@@ -2,8 +2,9 @@
  * The project's structure at a glance: `node scripts/look.ts` (or `npm run look`). Prints the
  * layers (folders under `src/`, bottom first) with their files and lines, the arrows between
  * layers (how many imports each), the arrows that run back up (a layer importing one above it, or
- * a folder importing a public face other than `SimnetError.ts`), import circles, and source files
- * over 450 lines. Exits 1 when there is a back-arrow, a circle or an oversized file.
+ * a folder importing a public face other than `SimnetError.ts`), import circles, and, as a warning,
+ * source files over 450 lines. Exits 1 when there is a back-arrow or a circle: a long file is a
+ * prompt to look for where a concept ends, not a reason to trim one to fit.
  */
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
@@ -72,7 +73,8 @@ if (import.meta.main) {
   for (const line of seen.back) console.log(`  ${line}`)
   console.log(`circles: ${seen.circles.length}`)
   for (const line of seen.circles) console.log(`  ${line}`)
-  console.log(`files over ${MAX_LINES} lines: ${seen.oversized.length}`)
+  if (seen.oversized.length > 0) console.log(`warning: files over ${MAX_LINES} lines (look for where a concept ends): ${seen.oversized.length}`)
+  else console.log(`files over ${MAX_LINES} lines: 0`)
   for (const line of seen.oversized) console.log(`  ${line}`)
-  process.exitCode = seen.back.length + seen.circles.length + seen.oversized.length > 0 ? 1 : 0
+  process.exitCode = seen.back.length + seen.circles.length > 0 ? 1 : 0
 }

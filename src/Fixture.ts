@@ -16,7 +16,7 @@ import { loadFixture, type Fixture } from "./network/fixture.ts"
  */
 export const load = (path: string): Promise<Fixture> => Effect.runPromise(loadFixture(path))
 
-import { defaultRedactor } from "./core/redact.ts"
+import { defaultRedactor } from "./registry/redact.ts"
 
 /**
  * A HAR 1.2 file (a browser's devtools export, or any tool's) as a fixture: `{ routes }` of
@@ -33,6 +33,6 @@ export const fromHar = async (har: unknown): Promise<{
   readonly imported: number
   readonly skipped: ReadonlyArray<{ readonly entry: number; readonly reason: string }>
 }> => {
-  const harImport = await import("./families/harImport.ts")
+  const harImport = await import("./network/harImport.ts")
   return harImport.fromHar(har, defaultRedactor)
 }

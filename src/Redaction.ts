@@ -20,7 +20,7 @@ export {
   NOT_CREDENTIALS,
   REDACTED,
   Redactor
-} from "./core/redact.ts"
-export type { RedactOptions } from "./core/redact.ts"
+} from "./registry/redact.ts"
+export type { RedactOptions } from "./registry/redact.ts"
 /** How deep a request body's JSON is read, and how deep a JSON body matcher may nest (see docs/security.md). */
-export { MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "./core/util.ts"
+export { MAX_JSON_DEPTH, MAX_MATCH_DEPTH } from "./registry/util.ts"

@@ -196,16 +196,13 @@ export class NoScriptQueued extends Schema.TaggedError<NoScriptQueued>()("NoScri
   startRound: Schema.optional(Schema.Number)
 }) {
   override get message(): string {
-    switch (this.reason) {
-      case "empty":
-        return `simnet: no LLM script queued for this call (${this.material})`
-      case "handoff":
-        return `simnet: ${this.queued ?? 0} LLM script(s) queued, but none takes this call: it follows tool results and no script is under way (a queued script starts at a new turn, or after a script whose last step calls a tool) (${this.material})`
-      case "exhausted": {
-        const started = (this.startRound ?? 0) === 0 ? "" : ` (started at tool-result round ${this.startRound})`
-        return `simnet: the current LLM script has ${this.steps ?? 0} step(s)${started} but this call follows ${this.rounds ?? 0} tool-result round(s) (${this.material})`
-      }
+    if (this.reason === "empty") return `simnet: no LLM script queued for this call (${this.material})`
+    if (this.reason === "handoff") {
+      return `simnet: ${this.queued ?? 0} LLM script(s) queued, but none takes this call: it follows tool results and no script is under way (a queued script starts at a new turn, or after a script whose last step calls a tool) (${this.material})`
     }
+    // "exhausted", the one reason left.
+    const started = (this.startRound ?? 0) === 0 ? "" : ` (started at tool-result round ${this.startRound})`
+    return `simnet: the current LLM script has ${this.steps ?? 0} step(s)${started} but this call follows ${this.rounds ?? 0} tool-result round(s) (${this.material})`
   }
 }
 

@@ -4,16 +4,16 @@
  * `FileSystem` the app uses and this service, whose `files` is what the file system holds now, as
  * a fixture's `files` (`{ PATH: text | { base64 } }`): keep it, and a fresh process given it lays
  * out the same files. Given a `SimulationNetwork` (`Layer.provide`), the network's snapshot
- * carries the files and restoring one lays them out. Behaviour and refusals: `core/memoryFs.ts`.
+ * carries the files and restoring one lays them out. Behaviour and refusals: `fileSystem/memoryFs.ts`.
  * A public face.
  */
 import { Clock, Context, Effect, FileSystem, Layer, Option } from "effect"
 import { InvalidRouteSpec } from "./SimnetError.ts"
 import { SimulationNetwork } from "./SimulationNetwork.ts"
-import { makeMemoryFs } from "./core/memoryFs.ts"
-import type { FileContent } from "./core/workspace.ts"
+import { makeMemoryFs } from "./fileSystem/memoryFs.ts"
+import type { FileContent } from "./fileSystem/workspace.ts"
 
-export type { FileContent } from "./core/workspace.ts"
+export type { FileContent } from "./fileSystem/workspace.ts"
 
 /** Options of `SimulationFileSystem.layer`. */
 export interface SimulationFileSystemOptions {

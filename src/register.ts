@@ -10,8 +10,8 @@
  *
  * A fixture that cannot be read or decoded stops the process with one line on stderr (exit 1).
  */
-import "./core/nodeVersion.ts"
-import { writeFileAtomic } from "./core/files.ts"
+import "./registry/version.ts"
+import { writeFileAtomic } from "./fileSystem/files.ts"
 import * as path from "node:path"
 import { Effect } from "effect"
 import { loadFixture } from "./Fixture.ts"

@@ -408,7 +408,7 @@ describe("load and faults", () => {
         ? "GET /api.example.com/health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         : "POST /api.example.com/items/1 HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{")
     })
-    const trickle = setInterval(() => slow.forEach((socket, i) => socket.write(i % 2 === 0 ? "x-slow: 1\r\n" : " ")), 50)
+    const trickle = setInterval(() => slow.forEach((socket, i) => { socket.write(i % 2 === 0 ? "x-slow: 1\r\n" : " ") }), 50)
     try {
       // Garbage and a header block past Node's limit are refused, each on its own socket.
       const garbage = await connect()
@@ -426,7 +426,7 @@ describe("load and faults", () => {
       expect((await fetch(`${control}/llm/pending`)).status).toBe(200)
     } finally {
       clearInterval(trickle)
-      slow.forEach((socket) => socket.destroy())
+      slow.forEach((socket) => { socket.destroy() })
     }
     // The slow clients never reached the network: no half-read request was dispatched.
     const log = await (await fetch(`${control}/network/log?since=0`)).json() as { records: Array<{ method: string; url: string }> }

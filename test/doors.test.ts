@@ -1,5 +1,5 @@
 /**
- * One answer, many doors: every door renders the network's answer (`core/answer.ts`) alike.
+ * One answer, many doors: every door renders the network's answer (`registry/answer.ts`) alike.
  * The same routes are asked the same requests through `fetch`, `HttpClient` and the Node door
  * (`simnet serve`, over a real socket): status, headers and bytes agree; a refusal is the same
  * typed error in each door's own form; a request is dispatched and logged exactly once; a client

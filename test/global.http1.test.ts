@@ -5,7 +5,7 @@
  * client with no `createConnection` of its own reaches a WebSocket route.
  */
 import { once } from "node:events"
-import * as http from "node:http"
+import type * as http from "node:http"
 import * as https from "node:https"
 import axios from "axios"
 import { describe, expect, it } from "vitest"

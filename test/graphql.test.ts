@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { buildClientSchema, buildSchema, execute, getIntrospectionQuery, type IntrospectionQuery, parse, printSchema, validate } from "graphql"
-import { ClientError, GraphQLClient, gql } from "graphql-request"
+import { type ClientError, GraphQLClient, gql } from "graphql-request"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
 import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs"
@@ -217,10 +217,15 @@ describe("Route.graphql", () => {
     expect(await refused(Route.graphql(URL_, { schema: SDL, limits: { depth: 0 } }))).toEqual(["InvalidRouteSpec", "[1].respond.limits.depth", "must be a whole number from 1 to 64, got 0"])
     const spec = await network.registerSpec([{ match: URL_, respond: { kind: "graphql", schema: { file: "schema.graphql" } } }]).then(() => undefined, (error: { path: string; message: string }) => [error.path, error.message])
     expect(spec).toEqual(["[0].respond.schema.file", "a schema file is named only in a fixture file, relative to it; give the SDL as text here"])
-    // The kind's name holding its fields is refused with the form to write.
-    const nested = await network.registerSpec({ match: URL_, respond: { graphql: { schema: SDL } } }).then(() => undefined, (error: { path: string; message: string }) => [error.path, error.message])
-    expect(nested).toEqual(["respond", 'write { "kind": "graphql", … } with the kind\'s fields beside its name, not { "graphql": { … } }'])
     expect(network.routes().map((r) => r.id)).toEqual(["text GET https://a.example/"])
+    // DESIGN's shorthand: the kind's name holding its fields, inside respond or beside match.
+    await network.registerSpec({ id: "short", match: URL_, respond: { graphql: { schema: SDL } } })
+    await network.registerSpec({ id: "shorter", match: "POST https://c.example/graphql", graphql: { schema: SDL, resolvers: { User: { name: "Ada" } } } })
+    const asked = (url: string) => network.fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "{ user(id: \"u1\") { name } }" }) }).then((r) => r.json())
+    expect(await asked(URL_)).toMatchObject({ data: { user: { name: expect.any(String) } } })
+    expect(await asked("https://c.example/graphql")).toEqual({ data: { user: { name: "Ada" } } })
+    const bad = await network.registerSpec({ match: URL_, respond: { graphql: "type Query { a: String }" } }).then(() => undefined, (error: { path: string }) => error.path)
+    expect(bad).toBe("respond.kind")
     await network.close()
   })
 

@@ -27,7 +27,7 @@ import { checkCa, loadCa } from "../src/serve/ca.ts"
 import { serveLayer } from "../src/serve/serve.ts"
 import { terminatorOf } from "../src/serve/tls.ts"
 import { hostContexts } from "../src/serve/tlsThread.ts"
-import { removeTree, writeFileAtomic } from "../src/core/files.ts"
+import { removeTree, writeFileAtomic } from "../src/fileSystem/files.ts"
 import { serve, stopAll } from "./support/serve.ts"
 
 afterAll(() => stopAll())

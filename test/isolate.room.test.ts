@@ -268,6 +268,7 @@ describe.skipIf(sealedWhy !== undefined)(`the sealed room${sealedWhy === undefin
   it("--isolate-control none: no control URL inside, and every control path refuses the room; --isolate-control host: the host's token and what it may do", () => {
     const { dir, file } = prepared("root")
     const none = runSealed("root", dir, ["run", "--isolate", "--quiet", "--isolate-control", "none", "--fixture", file, "--", "sh", "-c", [
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's parameter expansion, not a template.
       "echo \"url: ${SIMNET_CONTROL_URL:-unset} ${SIMNET_DRIVER_URL:-unset}\"",
       "for path in network/routes mcp snapshot; do echo \"$path: $(curl -s --noproxy '*' -o /dev/null -w '%{http_code}' \"$HTTP_PROXY/experimental/simulation/$path\")\"; done"
     ].join("\n")])

@@ -1,6 +1,6 @@
 /**
  * What every model API shares, run once per API from one table (the APIs are simnet's own model
- * table, `models/apis/apis.ts`, so an API added there without a row here fails): through the AI SDK's provider for
+ * table, `models/apis.ts`, so an API added there without a row here fails): through the AI SDK's provider for
  * it, a tool that executes and a second step that reads its result, and the SDK's retries of a
  * 429 each counted. Each API's own wire details stay in its file (`llm.openai.test.ts`, …).
  */
@@ -19,7 +19,7 @@ import { jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from "a
 import { describe, expect, it } from "vitest"
 import { type Route, Routes, SimulationNetwork } from "simnet"
 import { type LlmApi, LLM_APIS } from "../src/models/provider/conversation.ts"
-import { DEFAULT_MODEL_APIS } from "../src/models/apis/apis.ts"
+import { DEFAULT_MODEL_APIS } from "../src/models/apis.ts"
 
 interface ApiRow {
   readonly api: LlmApi

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { generateText, jsonSchema, tool } from "ai"
 import { createOpenAI } from "@ai-sdk/openai"
 import { Cause, Effect, Exit, Fiber, Layer, Queue } from "effect"
-import OpenAI from "openai"
+import OpenAI, { toFile } from "openai"
 import { InvalidLlmInput, Routes, SimulatedProvider, SimulationNetwork } from "simnet"
 
 const start = (options: { readonly drive?: boolean } = {}) => SimulationNetwork.start({ routes: Routes.openai(), ...options })
@@ -52,6 +52,21 @@ describe("driver commands", () => {
     const seen: Array<unknown> = []
     for await (const part of await stream) seen.push(part)
     expect(seen[1]).toEqual(chunk)
+  })
+
+  it("a raw chunk reaches a transcription stream as one event, as it reaches every other API's", async () => {
+    const net = await start()
+    net.llm.rule("any", { type: "drive" })
+    const file = await toFile(Buffer.from("RIFF0000WAVE"), "a.wav", { type: "audio/wav" })
+    const stream = client(net.fetch).audio.transcriptions.create({ model: "gpt-4o-transcribe", file, stream: true })
+    await waitFor(() => net.llm.pending.length === 1)
+    const chunk = { type: "transcript.text.delta", delta: "from raw", logprobs: null }
+    await Effect.runPromise(net.llm.chunk({ id: "inv_1", items: [{ type: "raw", chunk }] }))
+    await Effect.runPromise(net.llm.finish({ id: "inv_1" }))
+    const seen: Array<unknown> = []
+    for await (const event of await stream) seen.push(event)
+    expect(seen[0]).toEqual(chunk)
+    expect(seen.at(-1)).toMatchObject({ type: "transcript.text.done" })
   })
 
   it("llm.chunk takes the script's vocabulary too: text, thinking and tool_call mean textDelta, reasoningDelta and toolCall", async () => {

@@ -60,7 +60,8 @@ describe("--manifest FILE", () => {
     const file = nextFile()
     const { child, out } = start(["serve", "--port", "0", "--quiet", "--manifest", file])
     await expectEndpoints(await manifestOf(file, child, out))
-    const [code, killed] = await (child.kill(signal), once(child, "exit"))
+    child.kill(signal)
+    const [code, killed] = await once(child, "exit")
     expect(existsSync(file)).toBe(false)
     // SIGHUP ends serve as it always did (by the signal); SIGINT and SIGTERM stop it cleanly.
     expect(signal === "SIGHUP" ? killed : code).toBe(signal === "SIGHUP" ? "SIGHUP" : 0)

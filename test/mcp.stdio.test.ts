@@ -8,7 +8,7 @@ import { spawn } from "node:child_process"
 import { once } from "node:events"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { MAX_MCP_LINE } from "../src/serve/mcpStdio.ts"
+import { MAX_MCP_LINE } from "../src/control/agentToolsStdio.ts"
 
 const root = join(import.meta.dirname, "..")
 

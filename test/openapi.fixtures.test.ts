@@ -26,7 +26,7 @@ type Json = Record<string, any>
 
 const load = (name: string): Json => JSON.parse(readFileSync(new URL(`../fixtures/openapi/${name}.json`, import.meta.url), "utf8"))
 
-const escape = (token: string) => token.replace(/~/g, "~0").replace(/\//g, "~1")
+const escapePointer = (token: string) => token.replace(/~/g, "~0").replace(/\//g, "~1")
 
 /** A validator of schemas by their pointer in the (dereferenced) document, in the document's own dialect. */
 const documentValidator = (document: Json) => {
@@ -132,14 +132,14 @@ describe.each(FIXTURES)("Routes.openapi on %s", (name, origin) => {
           continue
         }
         const declared = operation.responses[code]
-        const pointer = `/paths/${escape(path)}/${method}/responses/${escape(code)}`
+        const pointer = `/paths/${escapePointer(path)}/${method}/responses/${escapePointer(code)}`
         const type = response.headers.get("content-type")
         const text = await response.text()
         if (declared.content === undefined) {
           if (text !== "") problems.push(`${label}: a body where none is declared`)
         } else if (type !== null && declared.content[type]?.schema !== undefined && method !== "head") {
           expect(type).toMatch(/json/)
-          problems.push(...validate(`${pointer}/content/${escape(type)}/schema`, JSON.parse(text)).map((p) => `${label}: ${p}`))
+          problems.push(...validate(`${pointer}/content/${escapePointer(type)}/schema`, JSON.parse(text)).map((p) => `${label}: ${p}`))
           validated++
         } else if (text !== "") {
           problems.push(`${label}: content type ${type} is not declared`)
@@ -151,7 +151,7 @@ describe.each(FIXTURES)("Routes.openapi on %s", (name, origin) => {
             continue
           }
           const typed = spec.schema?.type === "integer" || spec.schema?.type === "number" ? Number(value) : value
-          problems.push(...validate(`${pointer}/headers/${escape(header)}/schema`, typed).map((p) => `${label}: ${p}`))
+          problems.push(...validate(`${pointer}/headers/${escapePointer(header)}/schema`, typed).map((p) => `${label}: ${p}`))
         }
       }
     }

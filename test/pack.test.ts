@@ -103,7 +103,7 @@ afterAll(() => {
 describe("the packed package", { timeout: HEAVY_WORK }, () => {
   it("ships dist/, fixtures/, the bin, README and LICENSE, and no sources, tests, benches or CI", () => {
     const files = JSON.parse(fs.readFileSync(path.join(work, "files.json"), "utf8")) as Array<string>
-    for (const f of ["dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/register.js", "dist/testing.js", "dist/vitest.js", "dist/vitest.d.ts", "dist/cli.js", "fixtures/default.json", "bin/simnet.js", "README.md", "LICENSE", "package.json"]) {
+    for (const f of ["dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/register.js", "dist/testing.js", "dist/vitest.js", "dist/vitest.d.ts", "dist/models.js", "dist/models.d.ts", "dist/cli.js", "fixtures/default.json", "bin/simnet.js", "README.md", "LICENSE", "package.json"]) {
       expect(files).toContain(f)
     }
     expect(files.filter((f) => /^(src|test|bench|\.ci|\.github)\//.test(f))).toEqual([])
@@ -225,6 +225,7 @@ describe("the packed package", { timeout: HEAVY_WORK }, () => {
       `import * as HttpClient from "effect/http/HttpClient"`,
       `import * as HttpClientResponse from "effect/http/HttpClientResponse"`,
       `import { GlobalInstallConflict, InvalidRouteSpec, Route, SimulationNetwork, UnregisteredRequest, type SimnetError } from "simnet"`,
+      `import { dataFrame, type ModelFamily } from "simnet/models"`,
       ``,
       `const Order = Schema.Struct({ id: Schema.Int, quantity: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 99 })), customer: Schema.String })`,
       `const TestNetwork = SimulationNetwork.layer({ seed: 1, routes: [Route.json("GET https://shop.example.com/orders/:id", Order)] })`,
@@ -233,6 +234,9 @@ describe("the packed package", { timeout: HEAVY_WORK }, () => {
       `export const describe = (error: SimnetError | GlobalInstallConflict): string =>`,
       `  error instanceof UnregisteredRequest ? error.candidates.map((c) => c.reason).join(",") : error instanceof InvalidRouteSpec ? error.path : error._tag`,
       `export const global = SimulationNetwork.layerGlobal({ onUnmatched: "passthrough", passthroughHosts: ["localhost"] })`,
+      // The model kit's entry: its types and a frame writer, from the packed package.
+      `export const families: ReadonlyArray<ModelFamily> = []`,
+      `export const frame: string = dataFrame({ delta: "hi" })`,
       `console.log(JSON.stringify(await Effect.runPromise(order)))`
     ].join("\n")
 

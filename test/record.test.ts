@@ -627,7 +627,7 @@ describe("a recording's memory is bounded", () => {
     upstream.listen(0, "127.0.0.1")
     await once(upstream, "listening")
     const port = (upstream.address() as { port: number }).port
-    const { recorder } = await import("../src/families/record.ts")
+    const { recorder } = await import("../src/network/record/record.ts")
     const { SimulationNetwork } = await import("simnet")
     const kept = recorder({ upstream: { "svc.example.com": `http://127.0.0.1:${port}` } })
     const network = await SimulationNetwork.start({ routes: [kept.route] })

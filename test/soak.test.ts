@@ -3,7 +3,7 @@
  * inspector and lane as the command line mounts them), a third answered by a route, a third model
  * calls, a third refused, every URL new. With the log capped, the heap after a full GC stays
  * within a few MB between 20 000 and 100 000 requests: nothing grows per request but the
- * occurrence counts determinism needs (`core/keyCounts.ts`, at most 24 bytes a distinct key).
+ * occurrence counts determinism needs (`registry/keyCounts.ts`, at most 24 bytes a distinct key).
  */
 import * as http from "node:http"
 import { setFlagsFromString } from "node:v8"
@@ -13,7 +13,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import { describe, expect, it } from "vitest"
 import { Route, SimulationNetwork } from "simnet"
 import { serveLayer } from "../src/serve/serve.ts"
-import { controlRuntime } from "../src/serve/run.ts"
+import { controlRuntime } from "../src/control/runtime.ts"
 
 setFlagsFromString("--expose-gc")
 const gc = runInNewContext("gc") as () => void

@@ -137,4 +137,15 @@ describe("Route.sse", () => {
     expect(await network.routes()).toEqual([])
     await network.close()
   })
+
+  it("DESIGN's shorthand { \"sse\": { events } }, inside respond or beside match, is the same route as { kind: \"sse\" }", async () => {
+    const network = await SimulationNetwork.start()
+    await network.registerSpec([
+      { match: "GET https://a.example/s", respond: { sse: { events: [{ data: "one", id: "1" }] } } },
+      { match: "GET https://b.example/s", sse: { events: [{ event: "tick", data: "two" }] } }
+    ])
+    expect(await (await network.fetch("https://a.example/s")).text()).toBe("id: 1\ndata: one\n\n")
+    expect(await (await network.fetch("https://b.example/s")).text()).toBe("event: tick\ndata: two\n\n")
+    await network.close()
+  })
 })

@@ -212,7 +212,12 @@ describe("aborts and uploads behave as in undici's fetch", () => {
   })
 
   it.each([
-    ["errors after a chunk", () => new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(new Uint8Array([120])), c.error(new Error("disk on fire"))) })],
+    ["errors after a chunk", () => new ReadableStream<Uint8Array>({
+      start: (c) => {
+        c.enqueue(new Uint8Array([120]))
+        c.error(new Error("disk on fire"))
+      }
+    })],
     ["errors when pulled", () => new ReadableStream<Uint8Array>({ pull: (c) => c.error(new RangeError("late")) })]
   ])("an upload stream that %s rejects TypeError('fetch failed') with the cause", async (_, make) => {
     const expected = await settle(reference("/upload", { method: "POST", body: make(), duplex: "half" } as RequestInit))

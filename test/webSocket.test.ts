@@ -15,7 +15,7 @@ import OpenAI from "openai"
 import { ResponsesWS } from "openai/resources/responses/ws"
 import WebSocket, { WebSocketServer } from "ws"
 import { Route, Routes, SimulationNetwork } from "../src/index.ts"
-import { SOCKET_SEND_LIMIT } from "../src/core/socket.ts"
+import { SOCKET_SEND_LIMIT } from "../src/registry/socket.ts"
 import { serve, stopAll } from "./support/serve.ts"
 
 afterAll(stopAll)

@@ -6,7 +6,7 @@
  * own; the answer had at once). `node bench/servers/modelCalls.ts openai|anthropic|static CALLS`.
  */
 import { Effect } from "effect"
-import { makeSimRequest, LazySignal } from "../../src/core/request.ts"
+import { makeSimRequest, LazySignal } from "../../src/registry/request.ts"
 import { engineOf } from "../../src/network/network.ts"
 import { Route, Routes, SimulationNetwork } from "../../src/index.ts"
 

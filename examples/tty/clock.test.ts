@@ -12,9 +12,9 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { decodeFixture } from "../../src/network/fixture.ts"
 import { caDirectory, loadCa } from "../../src/serve/ca.ts"
-import { exploreResult } from "../../src/testing/explore.ts"
+import { exploreResult } from "../../src/explore/explore.ts"
 import { VIRTUAL_EPOCH } from "../../src/terminal/virtualClock.ts"
-import { runCase } from "../../src/testing/exploreRun.ts"
+import { runCase } from "../../src/explore/exploreRun.ts"
 
 const backoff = join(import.meta.dirname, "backoff.mjs")
 const family = join(import.meta.dirname, "..", "..", "test", "fixtures", "tty", "clockFamily.mjs")

@@ -19,7 +19,7 @@ import { caDirectory, loadCa } from "../../src/serve/ca.ts"
 import { uiCall } from "../../src/control/ui.ts"
 import { walkProbe } from "../../src/terminal/rest.ts"
 import { spawnTerminal } from "../../src/terminal/terminal.ts"
-import { runCase } from "../../src/testing/exploreRun.ts"
+import { runCase } from "../../src/explore/exploreRun.ts"
 
 const busy = join(import.meta.dirname, "busy.mjs")
 const dir = mkdtempSync(join(tmpdir(), "simnet-rest-"))

@@ -25,7 +25,7 @@ import { createHash, timingSafeEqual } from "node:crypto"
 import { Effect, Option } from "effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { isLoopbackHost } from "../core/util.ts"
+import { isLoopbackHost } from "../registry/util.ts"
 
 /** Whether a `Host` header names this machine (`Route.isLoopbackHost`, with any port). */
 const isLocalHost = (host: string | undefined): boolean => host !== undefined && isLoopbackHost(host.replace(/:\d{1,5}$/, ""))

@@ -29,7 +29,7 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { SimnetError } from "../SimnetError.ts"
 import type { DriverNotices, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
-import { isJsonObject } from "../core/util.ts"
+import { isJsonObject } from "../registry/util.ts"
 import type { Terminal, TerminalExit } from "../terminal/terminal.ts"
 import { UI_METHODS, uiCall } from "./ui.ts"
 

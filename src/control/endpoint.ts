@@ -17,7 +17,7 @@
  * | `DELETE llm/rules/:id`     | `{removed}`; 404 for an unknown id                          |
  * | `GET llm/pending`          | `{pending}` invocations waiting for a driver                |
  * | `POST mcp/:id`             | changes an MCP route's server: the given top-level fields of its definition (`tools`, `resources`, …) replace the current ones; sessions are told (`listChanged`, `resources/updated`) |
- * | `GET snapshot`             | the network's state (see `Snapshot.ts`)                     |
+ * | `GET snapshot`             | the network's state (see `network/snapshot.ts`)             |
  * | `GET scenarios`, `POST scenarios/reset`, `PUT scenarios/NAME/state` | scenarios (`scenarios.ts`) |
  * | `GET metrics`              | Prometheus text (`metrics.ts`)                              |
  * | `POST snapshot`            | restores a state, all or nothing                            |
@@ -38,12 +38,12 @@ import type { Types } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { depthExceeds, isJsonObject, MAX_JSON_DEPTH } from "../core/util.ts"
-import { type FileContent, filesRefusal, keepOnly, layOut, readWorkspace, workspaceFiles } from "../core/workspace.ts"
+import { depthExceeds, isJsonObject, MAX_JSON_DEPTH } from "../registry/util.ts"
+import { type FileContent, filesRefusal, keepOnly, layOut, readWorkspace, workspaceFiles } from "../fileSystem/workspace.ts"
 import { type InvalidRouteSpec, isSimnetError, type SimnetError } from "../SimnetError.ts"
-import type { McpServerDefinition } from "../kinds/mcp/definitions.ts"
+import type { McpServerDefinition } from "../mcp-route/definitions.ts"
 import { McpServerSpec } from "../schemas/routeSpec.ts"
-import { decodeAt } from "../core/schemaPath.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
 import type { LlmRule } from "../models/provider/rules.ts"
 import { SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import { batchOf } from "../models/provider/validate.ts"

@@ -31,7 +31,7 @@ import { randomBytes } from "node:crypto"
 import { Clock, Effect, Layer, Queue, Schedule, Stream } from "effect"
 import * as Sse from "effect/encoding/Sse"
 import * as HttpRouter from "effect/http/HttpRouter"
-import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { Har } from "../network/har.ts"
 import type { SimnetError } from "../SimnetError.ts"
@@ -42,7 +42,7 @@ import { extraOf, Feed, type FedNetwork, type LogRecord, type Refusal } from "./
 import { inspectorPage } from "./inspector/page.ts"
 import { viewOf, type ViewedNetwork } from "./inspector/state.ts"
 import type { DoorWatch } from "../doors/node.ts"
-import type { Redactor } from "../core/redact.ts"
+import type { Redactor } from "../registry/redact.ts"
 import type { StyledRun } from "../terminal/terminal.ts"
 
 /**

@@ -18,7 +18,7 @@
  */
 import { Counter, Registry } from "prom-client"
 import type { Effect } from "effect"
-import { DURATION_BUCKETS } from "../core/tally.ts"
+import { DURATION_BUCKETS } from "../registry/tally.ts"
 import type { NetworkMetrics } from "../network/network.ts"
 
 /** What the metrics read of a network: its tallies. */

@@ -7,8 +7,8 @@
  * requests itself. Kept apart from the recording (`trace.ts`) so that replaying loads no server
  * or router.
  */
-import type { FileContent } from "../core/workspace.ts"
-import { STARTED } from "../core/scenarios.ts"
+import type { FileContent } from "../fileSystem/workspace.ts"
+import { STARTED } from "../registry/scenarios.ts"
 import { CONTROL_BASE } from "./service.ts"
 import { UI_LOOKS } from "./ui.ts"
 
@@ -220,21 +220,27 @@ class DrivenAnswers {
       case "llm.finish": {
         const reason = p["reason"]
         // A finish "error" fails the call with a 500, as the provider does.
-        if (reason === "error") return end({ type: "serverError", status: 500, message: "The model stopped with an error." })
+        if (reason === "error") {
+          end({ type: "serverError", status: 500, message: "The model stopped with an error." })
+          return
+        }
         const finish = reason === "tool_calls" ? "tool-calls" : reason === "stop" || reason === "length" || reason === "tool-calls" || reason === "unknown" ? reason : undefined
-        return end({ type: "respond", steps: [sent()], ...(finish === undefined ? {} : { finish }) })
+        end({ type: "respond", steps: [sent()], ...(finish === undefined ? {} : { finish }) })
+        return
       }
       case "llm.fail": {
         const status = Number(p["status"])
         const message = typeof p["message"] === "string" ? p["message"] : undefined
-        return end(status === 429
+        end(status === 429
           ? { type: "rateLimit", ...(message === undefined ? {} : { message }) }
           : status >= 500 && status <= 599
           ? { type: "serverError", status, ...(message === undefined ? {} : { message }) }
           : { type: "respond", steps: [[{ type: "http_error", status, message: message ?? `The model failed with status ${status} (simulated).` }]] })
+        return
       }
       case "llm.disconnect":
-        return end({ type: "fault", fault: "reset", steps: [sent()] })
+        end({ type: "fault", fault: "reset", steps: [sent()] })
+        return
     }
   }
 

@@ -14,9 +14,9 @@ import { Effect, Result, Schema } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { decodeAt } from "../core/schemaPath.ts"
-import type { ScenarioInfo } from "../core/scenarios.ts"
-import { StateName } from "../schemas/options.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
+import type { ScenarioInfo } from "../registry/scenarios.ts"
+import { StateName } from "../routes/make.ts"
 
 /** What the scenario paths need of a network (a `SimulationNetworkApi` has it). */
 export interface ScenarioNetwork {

@@ -8,11 +8,11 @@
  * `replay.ts` reads a trace back and sends it to a fresh server.
  */
 import * as fs from "node:fs"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, type Layer } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import * as Redaction from "../core/redact.ts"
-import { wasReset } from "../core/requestRecord.ts"
+import type * as Redaction from "../registry/redact.ts"
+import { wasReset } from "../registry/requestRecord.ts"
 import type { ControlEvent } from "./endpoint.ts"
 import type { RequestReport, TracedBody } from "./replay.ts"
 

@@ -21,7 +21,7 @@
  * is not an action, and a replay need not do it again.
  */
 import { Effect, Schema } from "effect"
-import { decodeAt } from "../core/schemaPath.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
 import { exitReport } from "../terminal/screen.ts"
 import { type Interactable, MAX_PASTE, type Terminal, type TerminalError, type TerminalScreen } from "../terminal/terminal.ts"
 

@@ -40,8 +40,14 @@ class End extends Duplex {
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
     const other = this.other
-    if (other === undefined || other.destroyed) return done(new Error("simnet: the connection is closed"))
-    if (other.push(chunk)) return done()
+    if (other === undefined || other.destroyed) {
+      done(new Error("simnet: the connection is closed"))
+      return
+    }
+    if (other.push(chunk)) {
+      done()
+      return
+    }
     // The write waits until the other end's reader asks for more (its `_read` calls this).
     this.waiting = () => done()
   }

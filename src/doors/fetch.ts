@@ -3,14 +3,14 @@
  * `SimRequest`, dispatches it, and reports denials as undici's `fetch` does
  * (`TypeError("fetch failed")` whose `cause` is the typed error).
  */
-import { type Settled, withoutUpgrade } from "../core/answer.ts"
-import { wholeResponse } from "../core/heldResponse.ts"
+import { type Settled, withoutUpgrade } from "../registry/answer.ts"
+import { wholeResponse } from "../registry/heldResponse.ts"
 import { isSimnetError, type SimnetError } from "../SimnetError.ts"
-import type { Network } from "../core/engine.ts"
-import { bounded } from "../core/redact.ts"
-import { refusalResponse } from "../core/refusal.ts"
-import { makeSimRequest, type SimRequest } from "../core/request.ts"
-import { abortableResponse, abortReason, fetchFailed, refusedRequest } from "../core/transport.ts"
+import type { Network } from "../registry/engine.ts"
+import { bounded } from "../registry/redact.ts"
+import { refusalResponse } from "../registry/refusal.ts"
+import { makeSimRequest, type SimRequest } from "../registry/request.ts"
+import { abortableResponse, abortReason, fetchFailed, refusedRequest } from "../registry/transport.ts"
 
 /** A string body stays a string: the request encodes it only if a route asks for its bytes. */
 type BodyResult = Uint8Array | string | undefined | Promise<{ body: Uint8Array | undefined; contentType: string | null }>
@@ -153,7 +153,7 @@ export const makeFetch = (network: Network, options: { readonly refusals?: "reje
     let url: string
     let method: string
     let headers: Headers | HeadersInit | undefined
-    let body: BodyResult = undefined
+    let body: BodyResult
     let signal: AbortSignal | null | undefined
     let redirect: RequestRedirect = init?.redirect ?? "follow"
     if (typeof input === "string" || input instanceof URL) {

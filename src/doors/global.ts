@@ -24,7 +24,7 @@ import { hostAllowed, installGuard } from "./guard.ts"
 import { installHttp1 } from "./http1.ts"
 import { installHttp2 } from "./http2.ts"
 import type { NodeDoor, Upgrading } from "./node.ts"
-import { isLoopbackHost } from "../core/util.ts"
+import { isLoopbackHost } from "../registry/util.ts"
 
 /**
  * How an installation treats a request no route answers.

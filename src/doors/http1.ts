@@ -15,9 +15,9 @@
 import type * as Http from "node:http"
 import type * as Https from "node:https"
 import type { Socket } from "node:net"
-import { isLoopbackHost } from "../core/util.ts"
+import { isLoopbackHost } from "../registry/util.ts"
 import { failClient, makeConnectionDoor, type ConnectionOptions } from "./connection.ts"
-import type { Network } from "../core/engine.ts"
+import type { Network } from "../registry/engine.ts"
 import { makeNodeDoor, type NodeDoor } from "./node.ts"
 
 type RequestFunction = typeof Http.request

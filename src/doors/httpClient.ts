@@ -5,15 +5,15 @@
 import { Effect, Stream } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
-import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import type { SimnetError } from "../SimnetError.ts"
-import { type Answer, type Settled, withoutUpgrade } from "../core/answer.ts"
-import type { Network } from "../core/engine.ts"
-import { wholeResponse } from "../core/heldResponse.ts"
-import { makeSimRequest } from "../core/request.ts"
-import { refusedRequest } from "../core/transport.ts"
-import { NULL_BODY_STATUSES } from "../core/util.ts"
+import { type Answer, type Settled, withoutUpgrade } from "../registry/answer.ts"
+import type { Network } from "../registry/engine.ts"
+import { wholeResponse } from "../registry/heldResponse.ts"
+import { makeSimRequest } from "../registry/request.ts"
+import { refusedRequest } from "../registry/transport.ts"
+import { NULL_BODY_STATUSES } from "../registry/util.ts"
 
 const encoder = new TextEncoder()
 

@@ -1,7 +1,7 @@
 /**
  * The Node door of a network: how `simnet serve` (and its proxy) answers a request for the
  * network, straight from Node's request to Node's response. It reads the body (up to the limit),
- * dispatches, and renders the network's answer (`core/answer.ts`): a whole body in one write
+ * dispatches, and renders the network's answer (`registry/answer.ts`): a whole body in one write
  * with its `content-length`; a streamed body relayed as it arrives, its head sent as soon as it
  * is known (an event stream with no event yet is a `200` its client sees), whatever the body
  * already holds gathered into each write; a refusal as its 502 JSON (the request redacted). A
@@ -11,11 +11,11 @@
 import type * as http from "node:http"
 import { Cause, Exit } from "effect"
 import type { Socket } from "node:net"
-import type { Settled, Whole } from "../core/answer.ts"
-import type { Network } from "../core/engine.ts"
-import { bounded, type Redactor } from "../core/redact.ts"
-import { NO_RETRY, refusalBody, refusalHeaders } from "../core/refusal.ts"
-import { LazySignal, makeSimRequest } from "../core/request.ts"
+import type { Settled, Whole } from "../registry/answer.ts"
+import type { Network } from "../registry/engine.ts"
+import { bounded, type Redactor } from "../registry/redact.ts"
+import { NO_RETRY, refusalBody, refusalHeaders } from "../registry/refusal.ts"
+import { LazySignal, makeSimRequest } from "../registry/request.ts"
 import { isSimnetError, type RouteFailedReason, type SimnetError } from "../SimnetError.ts"
 import { declaredOver, OVER, readBody } from "./body.ts"
 import { bodiless, nodeHeaders, relay } from "./relay.ts"
@@ -238,12 +238,21 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
 
   const door = (req: http.IncomingMessage, res: http.ServerResponse, target: string | undefined, upgrade?: Upgrading): void => {
     const path = req.url ?? "/"
-    if (target === undefined) return badPath(res, path, watchersOf(() => ({ method: req.method ?? "GET", path, url: undefined, headers: {}, body: undefined })))
+    if (target === undefined) {
+      badPath(res, path, watchersOf(() => ({ method: req.method ?? "GET", path, url: undefined, headers: {}, body: undefined })))
+      return
+    }
     const method = req.method ?? "GET"
     const length = req.headers["content-length"]
     const hasBody = method !== "GET" && method !== "HEAD" && (length !== undefined || req.headers["transfer-encoding"] !== undefined)
-    if (!hasBody) return answer(req, res, target, undefined, upgrade)
-    if (declaredOver(length, limit)) return tooLarge(req, res, method, target, false)
+    if (!hasBody) {
+      answer(req, res, target, undefined, upgrade)
+      return
+    }
+    if (declaredOver(length, limit)) {
+      tooLarge(req, res, method, target, false)
+      return
+    }
     readBody(
       req,
       limit,
@@ -253,7 +262,10 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
   }
 
   const checkContinue = (req: http.IncomingMessage, res: http.ServerResponse, target: string | undefined): void => {
-    if (target !== undefined && declaredOver(req.headers["content-length"], limit)) return tooLarge(req, res, req.method ?? "GET", target, true)
+    if (target !== undefined && declaredOver(req.headers["content-length"], limit)) {
+      tooLarge(req, res, req.method ?? "GET", target, true)
+      return
+    }
     res.writeContinue()
     door(req, res, target)
   }

@@ -1,10 +1,10 @@
 /**
  * How the Node door writes an answer's body: a web `Response`'s body relayed as it arrives
  * (`relay`), a model's known frames written straight to the socket (`writeFrames`, the fast path
- * of `core/frames.ts`), and the headers as Node writes them.
+ * of `registry/frames.ts`), and the headers as Node writes them.
  */
 import type * as http from "node:http"
-import { type FramesSource, takeFrames } from "../core/frames.ts"
+import { type FramesSource, takeFrames } from "../registry/frames.ts"
 
 /** The most bytes of a still-arriving body gathered into one write. */
 const COALESCE_LIMIT = 16 * 1024
@@ -95,7 +95,10 @@ export const relay = (
     return
   }
   const source = takeFrames(body)
-  if (source !== undefined) return writeFrames(res, source, writeHead, end)
+  if (source !== undefined) {
+    writeFrames(res, source, writeHead, end)
+    return
+  }
   const reader = body.getReader()
   let finished = false
   const finish = () => {
@@ -178,7 +181,7 @@ export const relay = (
 }
 
 /**
- * Writes a body's frames straight to the socket (`core/frames.ts`), as `relay` writes a body read
+ * Writes a body's frames straight to the socket (`registry/frames.ts`), as `relay` writes a body read
  * as a stream: all of them in one write with their length when they come to at most
  * `WHOLE_BODY_LIMIT`, else the head at once and the frames gathered into writes of about
  * `COALESCE_LIMIT`, waiting for the client to drain. A client that goes away ends the frames.
@@ -210,7 +213,8 @@ const writeFrames = (res: http.ServerResponse, source: FramesSource, writeHead: 
   } catch {
     // Frames that cannot be made break the answer as a body that breaks does: the client sees a reset.
     if (writeHead(undefined)) res.destroy()
-    return finish()
+    finish()
+    return
   }
   if (exhausted) {
     if (writeHead(Buffer.byteLength(pending))) {
@@ -227,7 +231,8 @@ const writeFrames = (res: http.ServerResponse, source: FramesSource, writeHead: 
         if (pending === "") {
           if (exhausted) {
             res.end()
-            return finish()
+            finish()
+            return
           }
           pending = gather(COALESCE_LIMIT)
           continue

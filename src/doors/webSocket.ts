@@ -11,8 +11,8 @@ import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import type * as Ws from "ws"
 import type { RawData, WebSocket } from "ws"
-import type { SocketLog, Upgrade } from "../core/answer.ts"
-import { type Frame, SOCKET_HIGH_WATER, SOCKET_SEND_LIMIT, type SocketPeer } from "../core/socket.ts"
+import type { SocketLog, Upgrade } from "../registry/answer.ts"
+import { type Frame, SOCKET_HIGH_WATER, SOCKET_SEND_LIMIT, type SocketPeer } from "../registry/socket.ts"
 
 /**
  * A Node response on an upgrade's socket, for an answer that is not a WebSocket: the door writes

@@ -1,7 +1,7 @@
 /**
  * The account service family: device authorization, token refresh, user, orgs and config.
  */
-import type { Route } from "../core/route.ts"
+import type { Route } from "../registry/route.ts"
 import * as Account from "../schemas/account.ts"
 import { named, perBase, schemaOf, withBase } from "./shared.ts"
 

@@ -2,9 +2,9 @@
  * The one table of families a fixture can name (`{ "family": NAME, ... }`), and what RouteSpec
  * JSON can refer to by default: every family, and the kinds built outside `RouteSpec.ts`.
  */
-import { codesearch, mcpFromConfig, websearch } from "./mcp.ts"
-import type { DecodeContext, FamilyFactory } from "../routeSpec/decode.ts"
-import { DEFAULT_MODEL_APIS, type ModelApis } from "../models/apis/apis.ts"
+import { codesearch, mcpFromConfig, websearch } from "./mcpPresets.ts"
+import type { DecodeContext, FamilyFactory } from "../schemas/decode.ts"
+import { DEFAULT_MODEL_APIS, type ModelApis } from "../models/apis.ts"
 import { openapi } from "./openapi.ts"
 import { account } from "./account.ts"
 import { claudeCode, codex, geminiCli } from "./agents.ts"
@@ -14,7 +14,7 @@ import { share } from "./share.ts"
 import { skills } from "./skills.ts"
 
 /**
- * Every family by name but the model families (`models/apis/apis.ts`). A family given a bad
+ * Every family by name but the model families (`models/apis.ts`). A family given a bad
  * `baseUrl` answers one refused route whose registration names the field.
  */
 const OTHER_FAMILIES: ReadonlyArray<readonly [string, FamilyFactory]> = [
@@ -51,6 +51,6 @@ export const FAMILIES: ReadonlyMap<string, FamilyFactory> = tableOf(DEFAULT_MODE
 export const familiesWith = (models: ModelApis): ReadonlyMap<string, FamilyFactory> => (models === DEFAULT_MODEL_APIS ? FAMILIES : tableOf(models))
 
 /**
- * What RouteSpec JSON can refer to by default: every family (every kind is always there: `routeSpec/kinds.ts`).
+ * What RouteSpec JSON can refer to by default: every family (every kind is always there: `routes/kinds.ts`).
  */
 export const defaultDecodeContext: DecodeContext = { families: FAMILIES }

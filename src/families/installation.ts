@@ -1,7 +1,7 @@
 /**
  * The installation family: what a self-update check asks for.
  */
-import type { Route } from "../core/route.ts"
+import type { Route } from "../registry/route.ts"
 import * as Installation from "../schemas/installation.ts"
 import { named, schemaOf, withBase } from "./shared.ts"
 

@@ -1,10 +1,10 @@
 /**
  * The models.dev catalog family.
  */
-import type { Route } from "../core/route.ts"
-import * as R from "../kinds/kinds.ts"
+import type { Route } from "../registry/route.ts"
+import { text } from "../routes/static/static.ts"
 import * as Models from "../schemas/models.ts"
-import { REAL_CATALOG } from "../schemas/modelsCatalog.ts"
+import { REAL_CATALOG } from "./modelsCatalog.ts"
 import { named, schemaOf, trimBase } from "./shared.ts"
 
 /**
@@ -21,7 +21,7 @@ let catalogText: string | undefined
 
 /**
  * The models.dev catalog: `GET {baseUrl}/api.json` answers a record of providers and their
- * models. By default, well-known models as they are (`src/schemas/modelsCatalog.ts`: tool
+ * models. By default, well-known models as they are (`src/families/modelsCatalog.ts`: tool
  * calling, reasoning, modalities, limits, prices), the same bytes on every run, so an app that
  * reads capabilities from the catalog (whether a model reasons, what it accepts) behaves as it
  * does against the real one. With `{ generated: true }`, generated from a narrowed schema with the
@@ -32,5 +32,5 @@ let catalogText: string | undefined
 export const models = (baseUrl = "https://models.dev", options: ModelsOptions = {}): Array<Route> => {
   const match = `GET ${trimBase(baseUrl)}/api.json`
   if (options.generated === true) return [named(match, schemaOf(Models.Catalog, Models.CatalogGenerated), "models")]
-  return [R.text(match, (catalogText ??= JSON.stringify(REAL_CATALOG)), { contentType: "application/json", source: "models" })]
+  return [text(match, (catalogText ??= JSON.stringify(REAL_CATALOG)), { contentType: "application/json", source: "models" })]
 }

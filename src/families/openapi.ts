@@ -1,23 +1,23 @@
 /**
  * The `openapi` family: a mock of an OpenAPI 3.0 or 3.1 document as faithful as Prism, every
  * operation a seeded route (kind `openapi`). The document is dereferenced once for all its routes
- * (`openapi/document.ts`); each operation is compiled when its route is registered
- * (`openapi/operation.ts`): request validation, `Prefer`, content negotiation, examples,
+ * (`routes/openapi/document.ts`); each operation is compiled when its route is registered
+ * (`routes/openapi/operation.ts`): request validation, `Prefer`, content negotiation, examples,
  * generated bodies and headers.
  */
-import { fromResponse, refused as refusedAnswer } from "../core/answer.ts"
+import { fromResponse, refused as refusedAnswer } from "../registry/answer.ts"
 import { Effect, Result } from "effect"
-import type { Route } from "../core/route.ts"
-import { isJsonObject } from "../core/util.ts"
-import type { Dialect } from "../schemas/jsonSchemaDocument.ts"
+import type { Route } from "../registry/route.ts"
+import { isJsonObject } from "../registry/util.ts"
+import type { Dialect } from "../routes/jsonSchema/jsonSchemaDocument.ts"
 import { InvalidRouteSpec, type RegenerateError, RouteFailed } from "../SimnetError.ts"
 import { requireBase, trimBase } from "./shared.ts"
-import { make, refused } from "../kinds/make.ts"
-import type * as Document from "../kinds/openapi/document.ts"
-import type * as Operation from "../kinds/openapi/operation.ts"
-import type { CompiledOperation, OperationOptions } from "../kinds/openapi/operation.ts"
+import { make, refused } from "../routes/make.ts"
+import type * as Document from "../routes/openapi/document.ts"
+import type * as Operation from "../routes/openapi/operation.ts"
+import type { CompiledOperation, OperationOptions } from "../routes/openapi/operation.ts"
 
-export type { OperationOptions } from "../kinds/openapi/operation.ts"
+export type { OperationOptions } from "../routes/openapi/operation.ts"
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const
 
@@ -168,7 +168,7 @@ let loading: Promise<{
   readonly notServed: typeof Operation.notServed
 }> | undefined
 const engine = Effect.promise(() =>
-  (loading ??= Promise.all([import("../kinds/openapi/document.ts"), import("../kinds/openapi/operation.ts")]).then(([document, operation]) => ({
+  (loading ??= Promise.all([import("../routes/openapi/document.ts"), import("../routes/openapi/operation.ts")]).then(([document, operation]) => ({
     dereference: document.dereference,
     compileOperation: operation.compileOperation,
     notServed: operation.notServed
@@ -204,11 +204,11 @@ const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Resul
       const operationId = typeof operation.operationId === "string" ? operation.operationId : undefined
       const id = operationId === undefined ? undefined : `${prefix}${operationId}`
       const label = id ?? `${method.toUpperCase()} ${path}`
-      let compiled: CompiledOperation | undefined = undefined
+      let compiled: CompiledOperation | undefined
       // Why this operation is not served, when its schemas cannot be (the document is served
       // all the same): shown in the route listing, `simnet serve`'s banner and the inspector.
-      let refused: string | undefined = undefined
-      let refusal: Response | undefined = undefined
+      let refused: string | undefined
+      let refusal: Response | undefined
       const notReady = (): RouteFailed => new RouteFailed({ route: label, reason: "misconfigured", message: `simnet: the openapi route ${label} was not registered` })
       const answerAtOnce = (request: Parameters<CompiledOperation["answer"]>[0], context: Parameters<CompiledOperation["answer"]>[1]) =>
         refusal !== undefined ? Result.succeed(refusal.clone()) : compiled === undefined ? Result.fail(notReady()) : compiled.answer(request, context)

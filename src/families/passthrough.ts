@@ -6,9 +6,9 @@
  * `passthrough HOST`). Without it nothing is ever forwarded.
  */
 import { Effect } from "effect"
-import { answerWith, type Route } from "../core/route.ts"
-import { make } from "../kinds/make.ts"
-import { forward, rebased } from "../kinds/loopback.ts"
+import { answerWith, type Route } from "../registry/route.ts"
+import { make } from "../routes/make.ts"
+import { forward, rebased } from "../routes/loopback/loopback.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 
 /** Below every route a user registers: a passthrough answers only what nothing else does. */

@@ -1,8 +1,8 @@
 /**
  * The session-sharing family.
  */
-import type { Route } from "../core/route.ts"
-import * as R from "../kinds/kinds.ts"
+import type { Route } from "../registry/route.ts"
+import { status } from "../routes/static/static.ts"
 import * as Share from "../schemas/share.ts"
 import { named, perBase, schemaOf, trimBase } from "./shared.ts"
 
@@ -16,8 +16,8 @@ export const share = (baseUrl = "https://opncd.ai"): Array<Route> => {
   const base = trimBase(baseUrl)
   return [
     named(`POST ${base}/api/share`, schemaOf(Share.ShareCreated, shareCreatedGenerated(base)), "share"),
-    R.status(`POST ${base}/api/share/:id/sync`, 204, { source: "share" }),
-    R.status(`DELETE ${base}/api/share/:id`, 204, { source: "share" })
+    status(`POST ${base}/api/share/:id/sync`, 204, { source: "share" }),
+    status(`DELETE ${base}/api/share/:id`, 204, { source: "share" })
   ]
 }
 

@@ -2,19 +2,19 @@
  * What the families share: a named schema served as a `jsonSchema` route, and base URL checks.
  */
 import { Result, type Schema } from "effect"
-import type { Route } from "../core/route.ts"
-import { boundedMemo } from "../core/util.ts"
-import * as R from "../kinds/kinds.ts"
-import { refused } from "../kinds/make.ts"
+import type { Route } from "../registry/route.ts"
+import { boundedMemo } from "../registry/util.ts"
+import { json } from "../routes/jsonSchema/jsonSchema.ts"
+import { refused } from "../routes/make.ts"
 import type { NamedSchema } from "../schemas/registry.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
-import type { JsonSchemaOptions } from "../kinds/jsonSchema/jsonSchema.ts"
+import type { JsonSchemaOptions } from "../routes/jsonSchema/jsonSchema.ts"
 
 /**
  * A `jsonSchema` route answering a named schema (and its narrowed generator) for a family.
  */
 export const named = (match: string, entry: NamedSchema, source: string, options: JsonSchemaOptions = {}): Route =>
-  R.json(match, entry.schema, { narrow: entry.narrow, ...options, source })
+  json(match, entry.schema, { narrow: entry.narrow, ...options, source })
 
 /**
  * A schema and its optional narrowed generator, as a `NamedSchema`.

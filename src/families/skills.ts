@@ -1,8 +1,8 @@
 /**
  * The skill registry family: an index and the files it lists.
  */
-import type { Route } from "../core/route.ts"
-import * as R from "../kinds/kinds.ts"
+import type { Route } from "../registry/route.ts"
+import { handler } from "../routes/handler/handler.ts"
 import * as Skills from "../schemas/skills.ts"
 import { named, schemaOf, withBase } from "./shared.ts"
 
@@ -38,8 +38,8 @@ export const skills = (baseUrl: string): Array<Route> => withBase("skills", base
       : Response.json({ error: "not_found", message: `no file "${path}" in skill "${skill}"` }, { status: 404 })
   return [
     named(`GET ${base}/index.json`, schemaOf(Skills.SkillIndex, Skills.SkillIndexGenerated), "skills"),
-    R.handler(`GET ${base}/:skill/:file`, (request) => file(request.params.skill, request.params.file), { source: "skills" }),
-    R.handler(`GET ${base}/:skill/scripts/:file`, (request) => file(request.params.skill, `scripts/${request.params.file}`), {
+    handler(`GET ${base}/:skill/:file`, (request) => file(request.params.skill, request.params.file), { source: "skills" }),
+    handler(`GET ${base}/:skill/scripts/:file`, (request) => file(request.params.skill, `scripts/${request.params.file}`), {
       source: "skills"
     })
   ]

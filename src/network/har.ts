@@ -13,14 +13,8 @@
  * what simnet knows besides (the route, the seed, a fault, chaos) is in `_simnet`.
  */
 import { isUtf8 } from "node:buffer"
-import { createRequire } from "node:module"
-import { type KeptResponse, type LoggedExchange, wasReset } from "../core/requestLog.ts"
-
-let version: string | undefined
-
-/** simnet's version as its package.json says (`simnet --version`, a HAR's `creator`), read when first asked. */
-export const simnetVersion = (): string =>
-  (version ??= (createRequire(import.meta.url)("simnet/package.json") as { readonly version: string }).version)
+import { simnetVersion } from "../registry/version.ts"
+import { type KeptResponse, type LoggedExchange, wasReset } from "../registry/requestLog.ts"
 
 const decoder = new TextDecoder()
 

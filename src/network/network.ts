@@ -4,8 +4,8 @@
  * layers and the Promise handle are assembled from it in the public face (`SimulationNetwork.ts`).
  */
 import { Context, Effect, Option, Result } from "effect"
-import * as HttpClient from "effect/http/HttpClient"
-import { McpServers, type McpServersApi } from "../kinds/mcp/state.ts"
+import type * as HttpClient from "effect/http/HttpClient"
+import { McpServers, type McpServersApi } from "../mcp-route/state.ts"
 import { SimulatedProvider, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import { under } from "../models/provider/validate.ts"
 import { makeFetch } from "../doors/fetch.ts"
@@ -13,31 +13,31 @@ import { makeHttpClient } from "../doors/httpClient.ts"
 import { type ConnectionOptions, makeConnectionDoor } from "../doors/connection.ts"
 import { makeNodeDoor } from "../doors/node.ts"
 import type { Socket } from "node:net"
-import { Chaos } from "../core/chaos.ts"
-import type * as Record_ from "../families/record.ts"
-import { Network, type RouteInfo } from "../core/engine.ts"
-import { defaultRedactor, Redactor } from "../core/redact.ts"
-import { wholeResponse } from "../core/keptBodies.ts"
-import { DEFAULT_LOG_BYTES, type KeptResponse, type RequestCounters, type RequestRecord } from "../core/requestLog.ts"
-import { isRoute, type Route } from "../core/route.ts"
-import { normalizeRunSeed } from "../core/seed.ts"
-import type { ScenarioInfo } from "../core/scenarios.ts"
-import type { RequestTallies } from "../core/tally.ts"
+import { Chaos } from "../registry/chaos.ts"
+import type * as Record_ from "./record/record.ts"
+import { Network, type RouteInfo } from "../registry/engine.ts"
+import { defaultRedactor, Redactor } from "../registry/redact.ts"
+import { wholeResponse } from "../registry/keptBodies.ts"
+import { DEFAULT_LOG_BYTES, type KeptResponse, type RequestCounters, type RequestRecord } from "../registry/requestLog.ts"
+import { isRoute, type Route } from "../registry/route.ts"
+import { normalizeRunSeed } from "../registry/seed.ts"
+import type { ScenarioInfo } from "../registry/scenarios.ts"
+import type { RequestTallies } from "../registry/tally.ts"
 import { familiesWith } from "../families/index.ts"
-import { withModels } from "../models/apis/apis.ts"
-import { decodeRouteSpecs } from "../routeSpec/decode.ts"
+import { withModels } from "../models/apis.ts"
+import { decodeRouteSpecs } from "../schemas/decode.ts"
 import { StrictViolation, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
-import { type FileContent, filesRefusal } from "../core/workspace.ts"
+import { type FileContent, filesRefusal } from "../fileSystem/workspace.ts"
 import { decodeOptions, type NetworkOptions, withFixture } from "./options.ts"
 import { type Har, harOf } from "./har.ts"
 import { capture, restore, type NetworkState } from "./snapshot.ts"
 
-export type { RouteInfo } from "../core/engine.ts"
-export type { ScenarioInfo } from "../core/scenarios.ts"
+export type { RouteInfo } from "../registry/engine.ts"
+export type { ScenarioInfo } from "../registry/scenarios.ts"
 
 /**
  * What `GET /experimental/simulation/metrics` exports, exact past the log's bound: the request
- * log's tallies (`core/tally.ts`: requests by route and outcome, answer times by route, refusals
+ * log's tallies (`registry/tally.ts`: requests by route and outcome, answer times by route, refusals
  * by tag, chaos hits by effect) and the model's calls by API.
  */
 export interface NetworkMetrics extends RequestTallies {
@@ -111,7 +111,7 @@ export interface SimulationNetworkApi {
   /** Routes, log and counters at this moment. */
   readonly snapshot: Effect.Effect<NetworkSnapshot>
   /**
-   * The state that decides later answers, as JSON (see `Snapshot.ts`): seed, routes as
+   * The state that decides later answers, as JSON (see `network/snapshot.ts`): seed, routes as
    * RouteSpecs with their use counts, the routes that cannot be serialized (listed, not dropped),
    * the MCP servers' sessions, counts and changed definitions, the model's queue, rules and
    * counters, and the log. `GET snapshot` serves it.
@@ -234,7 +234,7 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
     if (decoded.success.chaos !== undefined) network.chaos = new Chaos(decoded.success.chaos)
     network.keepBodies = decoded.success.keepBodies === true
     // Record mode's module loads only when a network records, not with `import("simnet")`.
-    const record: typeof Record_ | undefined = options.record === undefined ? undefined : yield* Effect.promise(() => import("../families/record.ts"))
+    const record: typeof Record_ | undefined = options.record === undefined ? undefined : yield* Effect.promise(() => import("./record/record.ts"))
     const models = withModels(options.models)
     const families = familiesWith(models)
     const file = options.record?.file

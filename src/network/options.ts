@@ -5,15 +5,15 @@
  * data decoded by their Schema (`schemas/options.ts`).
  */
 import { Effect, Result, Schema } from "effect"
-import type { ChaosOptions } from "../core/chaos.ts"
-import type { RedactOptions } from "../core/redact.ts"
-import { isRoute, type Route } from "../core/route.ts"
-import { decodeAt } from "../core/schemaPath.ts"
-import type { FileContent } from "../core/workspace.ts"
+import type { ChaosOptions } from "../registry/chaos.ts"
+import type { RedactOptions } from "../registry/redact.ts"
+import { isRoute, type Route } from "../registry/route.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
+import type { FileContent } from "../fileSystem/workspace.ts"
 import { familiesWith } from "../families/index.ts"
-import type { Handler } from "../kinds/kinds.ts"
-import { withModels } from "../models/apis/apis.ts"
-import type { ModelFamily } from "../models/apis/model.ts"
+import type { Handler } from "../routes/handler/handler.ts"
+import { withModels } from "../models/apis.ts"
+import type { ModelFamily } from "../models/wire/wire.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
 import { NetworkOptionsData } from "../schemas/options.ts"
 import { type FixtureError, InvalidNetworkOption } from "../SimnetError.ts"
@@ -55,13 +55,13 @@ export interface NetworkOptions {
    */
   readonly drive?: boolean | undefined
   /**
-   * Seeded chaos (see `core/chaos.ts`): `{ rate, faults?, latencyMs?, routes? }`. Whether a
+   * Seeded chaos (see `registry/chaos.ts`): `{ rate, faults?, latencyMs?, routes? }`. Whether a
    * request is hit, and how, is a pure function of the seed, the route, the request and its
    * occurrence; each hit is in its log record (`record.chaos`).
    */
   readonly chaos?: ChaosOptions | undefined
   /**
-   * Record mode (`families/record.ts`): what no route answers is forwarded to its real host (or
+   * Record mode (`network/record/record.ts`): what no route answers is forwarded to its real host (or
    * `upstream[host]`), answered and kept; `network.recording` is it as a fixture, written to
    * `file` (merged) when the network closes. Without it nothing is ever forwarded.
    */

@@ -25,17 +25,17 @@
  * entry is.
  */
 import { Duration, Effect, Result, Schema } from "effect"
-import { Count, McpServerJson, prepareServers, type McpServersApi } from "../kinds/mcp/state.ts"
+import { Count, McpServerJson, prepareServers, type McpServersApi } from "../mcp-route/state.ts"
 import type { LlmLogEntry, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
-import { Chaos } from "../core/chaos.ts"
-import { KeyCounts } from "../core/keyCounts.ts"
-import type { Network } from "../core/engine.ts"
-import { REQUEST_FAULTS, type RequestCounters, type RequestRecord } from "../core/requestLog.ts"
-import type { Route } from "../core/route.ts"
-import { decodeAt } from "../core/schemaPath.ts"
-import { depthExceeds, isPlainJson, MAX_JSON_DEPTH } from "../core/util.ts"
+import { Chaos } from "../registry/chaos.ts"
+import { KeyCounts } from "../registry/keyCounts.ts"
+import type { Network } from "../registry/engine.ts"
+import { REQUEST_FAULTS, type RequestCounters, type RequestRecord } from "../registry/requestLog.ts"
+import type { Route } from "../registry/route.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
+import { depthExceeds, isPlainJson, MAX_JSON_DEPTH } from "../registry/util.ts"
 import { defaultDecodeContext } from "../families/index.ts"
-import { decodeRouteSpecs, type DecodeContext } from "../routeSpec/decode.ts"
+import { decodeRouteSpecs, type DecodeContext } from "../schemas/decode.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
 import { ChaosData } from "../schemas/options.ts"
 import { Candidate, InvalidRouteSpec, type RegisterError, type RestoreError } from "../SimnetError.ts"
@@ -129,7 +129,7 @@ export const SnapshotState = Schema.Struct({
   counters: Schema.optional(CountersJson),
   mcp: Schema.optional(Schema.Array(McpServerJson)),
   chaos: Schema.optional(ChaosData),
-  /** Each scenario's state, by name (`core/scenarios.ts`). */
+  /** Each scenario's state, by name (`registry/scenarios.ts`). */
   scenarios: Schema.optional(Schema.Record(Schema.String, Schema.String))
 })
 export type SnapshotState = typeof SnapshotState.Type

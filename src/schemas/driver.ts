@@ -4,8 +4,7 @@
  * driver are held to one protocol and a bad command is refused naming the field.
  */
 import { Schema } from "effect"
-import { HttpErrorStatus, LlmDriverItem, LlmFinish } from "./llmScript.ts"
-import { CompletionUsage, FinishReason } from "./openai.ts"
+import { CompletionUsage, FinishReason, HttpErrorStatus, LlmDriverItem, LlmFinish } from "./llmScript.ts"
 
 /**
  * The finish reasons a driver may give, in the script's spelling or the API's.

@@ -90,6 +90,23 @@ export const LlmUsage = Schema.Struct({
 export type LlmUsage = typeof LlmUsage.Type
 
 /**
+ * Why a choice ended, in the API's spelling (Chat Completions'): what a driver's `llm.finish` may
+ * give besides the script's own finish reasons.
+ */
+export const FinishReason = Schema.Literals(["stop", "length", "tool_calls", "content_filter", "function_call"])
+export type FinishReason = typeof FinishReason.Type
+
+/**
+ * Token counts of one completion, as Chat Completions spells them (a driver's `llm.finish` usage).
+ */
+export const CompletionUsage = Schema.Struct({
+  prompt_tokens: Schema.Int,
+  completion_tokens: Schema.Int,
+  total_tokens: Schema.Int
+})
+export type CompletionUsage = typeof CompletionUsage.Type
+
+/**
  * How the last step of a script ends. `error` ends the stream with an error event; `unknown` is
  * a finish the client cannot name: the API's `finish_reason` is `null` (a client such as the AI
  * SDK reports it as "other"/"unknown").

@@ -1,21 +1,19 @@
 /**
- * The options that are data, as Schemas: the network's, the simulated model's and every route's.
- * Each is decoded before anything is built, so a bad option is refused naming itself
- * (`logLimit`, `redact.words[1]`, `times`), with the nearest name for an unknown key.
+ * The options that are data, as Schemas: the network's and the simulated model's (every route's
+ * are `RouteOptionsData`, beside the kinds in `routes/make.ts`). Each is decoded before anything
+ * is built, so a bad option is refused naming itself (`logLimit`, `redact.words[1]`), with the
+ * nearest name for an unknown key.
  */
 import { Schema } from "effect"
-import { CHAOS_FAULTS } from "../core/chaos.ts"
-
-/** A filter whose failure says what the value must be, showing what it got. */
-const must = <T>(holds: (value: T) => boolean, what: string) =>
-  Schema.makeFilter((value: T) => holds(value) || `${what}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`)
+import { CHAOS_FAULTS } from "../registry/chaos.ts"
+import { must } from "../registry/schemaPath.ts"
 
 /** A count kept at most, or a time in whole units: a whole number of at least 0. */
 export const WholeNumber = Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 0, "must be a whole number of at least 0"))
 
 const Names = Schema.Array(Schema.String.check(must((name: string) => name !== "", "must be an array of non-empty names")))
 
-/** One effect seeded chaos may have on a request (see `core/chaos.ts`). */
+/** One effect seeded chaos may have on a request (see `registry/chaos.ts`). */
 export const ChaosFaultData = Schema.Union([
   Schema.Literals(CHAOS_FAULTS),
   Schema.Struct({ status: Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 200 && n <= 599, "status must be a whole number from 200 to 599")) })
@@ -64,22 +62,4 @@ export const ProviderOptionsData = Schema.Struct({
   logBytes: Schema.optional(WholeNumber),
   epoch: Schema.optional(Schema.Union([Schema.Literal("clock"), WholeNumber])),
   drive: Schema.optional(Schema.Boolean)
-})
-
-/** A scenario's name or one of its states: 1 to 200 characters. */
-export const StateName = Schema.String.check(must((name: string) => name !== "" && name.length <= 200, "must be a name of 1 to 200 characters"))
-
-/**
- * The options every route kind shares, as data (`delay` is a `Duration.Input`, read apart): a bad
- * one is carried in the route and refused, naming it, when the route registers.
- */
-export const RouteOptionsData = Schema.Struct({
-  id: Schema.optional(Schema.String.check(must((id: string) => id !== "", "id must not be empty"))),
-  times: Schema.optional(Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 1, "times must be a whole number of at least 1"))),
-  priority: Schema.optional(Schema.Number.check(must((n: number) => Number.isFinite(n), "priority must be a finite number"))),
-  source: Schema.optional(Schema.String),
-  required: Schema.optional(Schema.Boolean),
-  scenario: Schema.optional(StateName),
-  requiredState: Schema.optional(StateName),
-  newState: Schema.optional(StateName)
 })

@@ -5,6 +5,7 @@
  * from, the narrowed schema generated instead.
  */
 import { Result, type Schema } from "effect"
+import type { NamedSchema } from "../routes/spec.ts"
 import { InvalidRouteSpec } from "../SimnetError.ts"
 import * as Account from "./account.ts"
 import * as Installation from "./installation.ts"
@@ -12,14 +13,7 @@ import * as Models from "./models.ts"
 import * as Share from "./share.ts"
 import * as Skills from "./skills.ts"
 
-/**
- * A named schema: the production `schema` a response must decode under, and the `narrow` schema
- * values are generated from (when absent, the production schema itself).
- */
-export interface NamedSchema {
-  readonly schema: Schema.Codec<unknown, unknown>
-  readonly narrow?: Schema.Top | undefined
-}
+export type { NamedSchema } from "../routes/spec.ts"
 
 const entry = (schema: Schema.Top, narrow?: Schema.Top): NamedSchema => ({
   schema: schema as Schema.Codec<unknown, unknown>,

@@ -19,8 +19,8 @@ import { existsSync, lstatSync, readFileSync, statSync } from "node:fs"
 import { homedir } from "node:os"
 import * as path from "node:path"
 import type * as Forge from "node-forge"
-import { makeDirectory, writeFileAtomic } from "../core/files.ts"
-import { errorMessage } from "../core/util.ts"
+import { makeDirectory, writeFileAtomic } from "../fileSystem/files.ts"
+import { errorMessage } from "../registry/util.ts"
 import { forge, serial, toBeSigned } from "./tlsThread.ts"
 
 /** Where the CA lives: the flag, the environment, else the user's config directory. */

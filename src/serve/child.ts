@@ -5,9 +5,9 @@
  */
 import { spawn } from "node:child_process"
 import { Effect, type Scope } from "effect"
-import { printable } from "../core/util.ts"
+import { printable } from "../registry/util.ts"
 import { findable, heldCommand, hold } from "../terminal/holder.ts"
-import { endpointsOf } from "./run.ts"
+import { endpointsOf } from "../control/runtime.ts"
 import { type EmulatorFailure, spawnTerminal, type Terminal } from "../terminal/terminal.ts"
 import { describeExit, screenText } from "../terminal/screen.ts"
 

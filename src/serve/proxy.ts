@@ -41,7 +41,7 @@ const hostAuthority = (req: http.IncomingMessage, scheme: "http" | "https"): str
 }
 
 /** The proxy half of a server: the target of a request in proxy form, and `CONNECT` tunnels. */
-export interface Proxy {
+export interface ProxyServer {
   /** The URL a request in absolute form, or inside a tunnel, is for; undefined for any other request. */
   readonly targetOf: (req: http.IncomingMessage) => string | undefined
   /** Opens a tunnel (TLS terminated with the local CA, but for port 80). */
@@ -58,7 +58,7 @@ export interface Proxy {
  * The proxy half of a server. `connection` is told of each tunnel's decrypted connection, as of
  * any other; the requests inside it name their target through `targetOf`.
  */
-export const makeProxy = (ca: () => CertificateAuthority, connection: (socket: Duplex) => void): Proxy => {
+export const makeProxy = (ca: () => CertificateAuthority, connection: (socket: Duplex) => void): ProxyServer => {
   const tunnels = new WeakMap<object, Tunnel>()
 
   const targetOf = (req: http.IncomingMessage): string | undefined => {

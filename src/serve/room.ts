@@ -136,7 +136,7 @@ try {
 
 /** What the room hands simnet: each connection, by the port it was made to. */
 export interface RoomHooks {
-  /** A connection to port 80 or 443 of a name simnet resolved (`Proxy.adopt`). */
+  /** A connection to port 80 or 443 of a name simnet resolved (`ProxyServer.adopt`). */
   readonly adopt: (socket: net.Socket, port: number) => void
   /** A connection to simnet's own port inside the room: its server's, as if made on the host. */
   readonly connection: (socket: net.Socket) => void
@@ -191,7 +191,7 @@ const counters = (text: string): Map<string, number> => {
     if (head === undefined || head === "") continue
     if (head.endsWith(":") && lines[i + 1]?.startsWith(head) === true) {
       const values = lines[i + 1]!.trim().split(/\s+/).slice(1)
-      names.forEach((name, at) => found.set(`${head.slice(0, -1)}${name}`, Number(values[at])))
+      names.forEach((name, at) => { found.set(`${head.slice(0, -1)}${name}`, Number(values[at])) })
       i++
     } else if (names.length === 1) found.set(head, Number(names[0]))
   }
@@ -245,7 +245,12 @@ export const openRoom = (options: RoomOptions, hooks: RoomHooks): Effect.Effect<
             const server = handle as net.Server
             listening.push(server)
             const to = message.port!
-            server.on("connection", (socket: net.Socket) => (to === options.port ? (socket.resume(), hooks.connection(socket)) : hooks.adopt(socket, to)))
+            server.on("connection", (socket: net.Socket) => {
+              if (to === options.port) {
+                socket.resume()
+                hooks.connection(socket)
+              } else hooks.adopt(socket, to)
+            })
           } else if (message.kind === "ready") {
             resume(Effect.succeed(child))
           }

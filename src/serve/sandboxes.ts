@@ -15,7 +15,7 @@
  */
 import type * as Fs from "node:fs"
 import { tmpdir } from "node:os"
-import { removeTree } from "../core/files.ts"
+import { removeTree } from "../fileSystem/files.ts"
 
 const fs = (): typeof Fs => process.getBuiltinModule("node:fs")
 

@@ -1,7 +1,7 @@
 /**
  * `simnet serve`: a loopback HTTP server that answers from a simulated network. A request to
  * `http://127.0.0.1:PORT/HOST/PATH?QUERY` is dispatched as `https://HOST/PATH?QUERY` through the
- * network's Node door (`serve/door.ts`), so an SDK's base URL becomes
+ * network's Node door (`doors/node.ts`), so an SDK's base URL becomes
  * `http://127.0.0.1:PORT/api.openai.com/v1`. It binds 127.0.0.1 only; the control endpoint and
  * the inspector mount beside it on `effect/http`'s router.
  *
@@ -24,12 +24,12 @@ import type { Duplex } from "node:stream"
 import { Effect, Layer } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { touch } from "../core/activity.ts"
+import { touch } from "../registry/activity.ts"
 import { engineOf, type SimulationNetworkApi } from "../network/network.ts"
 import { CONTROL_BASE } from "../control/endpoint.ts"
 import { caDirectory, type CertificateAuthority, loadCa } from "./ca.ts"
 import { type DoorWatch, makeNodeDoor, type NodeDoor } from "../doors/node.ts"
-import { makeProxy, type Proxy } from "./proxy.ts"
+import { makeProxy, type ProxyServer } from "./proxy.ts"
 import { doorIncomingMessage } from "../doors/incoming.ts"
 import { upgradeResponse } from "../doors/webSocket.ts"
 import { targetUrl } from "./target.ts"
@@ -96,8 +96,8 @@ const noIcon = (res: http.ServerResponse): true => {
 class DoorServer extends http.Server {
   readonly door: NodeDoor
   readonly prefix: string
-  readonly proxy: Proxy
-  constructor(door: NodeDoor, prefix: string, proxy: Proxy) {
+  readonly proxy: ProxyServer
+  constructor(door: NodeDoor, prefix: string, proxy: ProxyServer) {
     super({ IncomingMessage: doorIncomingMessage(http) })
     this.door = door
     this.prefix = prefix
@@ -108,11 +108,11 @@ class DoorServer extends http.Server {
     this.on("checkContinue", () => {})
   }
 
-  override emit(event: string | symbol, ...args: Array<any>): boolean {
-    // A connection, a request, a tunnel: the app is talking to simnet (`core/activity.ts`).
+  override emit(event: string | symbol, ...args: Array<unknown>): boolean {
+    // A connection, a request, a tunnel: the app is talking to simnet (`registry/activity.ts`).
     if (event === "connection" || event === "request" || event === "connect" || event === "upgrade" || event === "checkContinue") touch()
     if (event === "connect") {
-      this.proxy.connect(args[0], args[1], args[2])
+      this.proxy.connect(args[0] as http.IncomingMessage, args[1] as Duplex, args[2] as Buffer)
       return true
     }
     if (event === "request" || event === "upgrade" || event === "checkContinue") {

@@ -8,7 +8,7 @@
  */
 import type { Duplex } from "node:stream"
 import { Worker } from "node:worker_threads"
-import { opened as handshakeBegun, touch } from "../core/activity.ts"
+import { opened as handshakeBegun, touch } from "../registry/activity.ts"
 import { socketLike } from "../doors/connection.ts"
 import type { CertificateAuthority } from "./ca.ts"
 import { Connections, ROLE, type TlsMessage, type TlsWorkerData } from "./tlsThread.ts"
@@ -39,7 +39,7 @@ export const terminatorOf = (ca: CertificateAuthority): TlsTerminator => {
 
 const terminator = (ca: CertificateAuthority): TlsTerminator => {
   let worker: Worker | undefined
-  // Every message either way is activity (`core/activity.ts`): a request on its way through the thread.
+  // Every message either way is activity (`registry/activity.ts`): a request on its way through the thread.
   const connections = new Connections((message, transfer) => {
     touch()
     worker?.postMessage(message, transfer as Array<ArrayBuffer> | undefined)

@@ -175,7 +175,10 @@ export class Connections {
 
   /** A message the other thread posted: for a stream of a connection, or its close. */
   receive(message: TlsMessage): void {
-    if (message.op === "close") return this.close(message.id, false)
+    if (message.op === "close") {
+      this.close(message.id, false)
+      return
+    }
     if (message.op === "data" || message.op === "ack" || message.op === "end") this.#open.get(message.id)?.streams[message.stream === PLAIN ? PLAIN : CIPHER].receive(message)
   }
 }

@@ -61,10 +61,10 @@ const BRACKETS = /\[([^[\]\n]{1,40})\]|<([^<>\n]{1,40})>|\(([^()\n]{1,40})\)/g
 const CHECK = /^(?:\[[ xX✓✔*•]\]|\([ xX•*●o]\))$/u
 
 /** Modifier spellings, as they lead a key-hint. */
-const MOD = String.raw`(?:ctrl|control|alt|opt|option|meta|cmd|super|shift)`
+const MOD = `(?:ctrl|control|alt|opt|option|meta|cmd|super|shift)`
 const NAMED = String.raw`(?:f1[0-2]|f[1-9]|enter|return|tab|esc|escape|space|backspace|delete|del|up|down|left|right|home|end|pgup|pgdn|pageup|pagedown|[a-z0-9]|[\[\]/\\.,;'\x60=-])`
 const STRONG = String.raw`(?<![A-Za-z0-9])${MOD}[+-](?:${MOD}[+-])*${NAMED}(?![a-z0-9])|[⌃⌥⇧⌘]{1,3}(?:[A-Za-z0-9]|⏎|↵|↑|↓|←|→)|\^[A-Z\[\]\\^_@](?![A-Za-z0-9])|\b[CM]-[a-z](?![A-Za-z0-9-])|(?<![A-Za-z0-9])F(?:1[0-2]|[1-9])(?![0-9])`
-const WEAK = String.raw`(?<![A-Za-z0-9])(?:esc|escape|enter|return|tab|space|backspace|pgup|pgdn|home|end)(?![A-Za-z0-9])|[⏎↵↑↓←→]`
+const WEAK = `(?<![A-Za-z0-9])(?:esc|escape|enter|return|tab|space|backspace|pgup|pgdn|home|end)(?![A-Za-z0-9])|[⏎↵↑↓←→]`
 const HINT = new RegExp(`(?:(${STRONG})|(${WEAK}))(?:\\/?(?:${STRONG}|${WEAK}))*`, "giu")
 /** A hint's label: after the key, `to` and a few words up to a separator. */
 const LABEL = /^(?:\s+to)?[ :]*([A-Za-z][\w'-]+(?: [A-Za-z][\w'-]*){0,3})/
@@ -262,7 +262,7 @@ const buttons = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: Readonl
     const lit = starts.map((x) => row.shade(x) !== base)
     const litWidth = segments.reduce((sum, segment, i) => sum + (lit[i] ? cellWidth(segment[0]) : 0), 0)
     if (!lit.includes(true) || !lit.includes(false) || litWidth >= screen.cols * 0.6 || starts.some((x, i) => lit[i] && x <= 1)) continue
-    segments.forEach((segment, i) => items.push({ kind: "button", text: segment[0], x: starts[i]!, y, width: cellWidth(segment[0]), selected: lit[i]! }))
+    segments.forEach((segment, i) => { items.push({ kind: "button", text: segment[0], x: starts[i]!, y, width: cellWidth(segment[0]), selected: lit[i]! }) })
   }
   return items
 }

@@ -10,7 +10,7 @@
  * 4·ctrl; `f1`–`f4` are `SS3 P`–`SS3 S` (`CSI 1 ; m P` with modifiers); the keys of the editing
  * pad and `f5`–`f12` are `CSI n ~` (`CSI n ; m ~`). `alt+` puts ESC before a key that is one
  * character (the meta-sends-escape of every terminal on Linux); `ctrl+` makes a letter its control
- * character. `test/terminal.keys.test.ts` holds each family against tmux's own encoding.
+ * character. `test/terminal.input.test.ts` holds each family against tmux's own encoding.
  */
 
 const CSI = "\x1b["
@@ -110,7 +110,9 @@ export const keyBytes = (name: string, applicationCursorKeys = false): string | 
   if ([...name].length === 1) return name
   const parts = name.trim().toLowerCase().split("+")
   // `ctrl++`: the key is the plus that the split took apart.
-  const rawKey = parts.length > 1 && parts.at(-1) === "" && parts.at(-2) === "" ? (parts.splice(-2, 2), "+") : parts.pop() ?? ""
+  const plus = parts.length > 1 && parts.at(-1) === "" && parts.at(-2) === ""
+  if (plus) parts.splice(-2, 2)
+  const rawKey = plus ? "+" : parts.pop() ?? ""
   const mods = { ctrl: false, alt: false, shift: false }
   for (const part of parts) {
     const mod = ALIASES[part] ?? part

@@ -1,6 +1,6 @@
 /**
  * A click and a paste as a terminal writes them to the program, in the form the program asked
- * for, byte for byte what xterm.js sends (`test/terminal.mouse.test.ts` holds the two side by
+ * for, byte for byte what xterm.js sends (`test/terminal.input.test.ts` holds the two side by
  * side). A click is a press and a release of the left button at a cell:
  *
  * - SGR (the program turned on 1006): `CSI < 0 ; X ; Y M` then `… m`, 1-based, any size;

@@ -4,7 +4,7 @@
  *
  * - simnet is idle: no request in flight, no model call pending, no delay armed (the network's
  *   `quiescent`), no tunnel's TLS handshake under way, and no connection, request or tunnel bytes
- *   seen for the whole window below (`core/activity.ts`);
+ *   seen for the whole window below (`registry/activity.ts`);
  * - the app has taken the input: its process tree ran (or the terminal was fed) since the last
  *   input was written — the kernel hands typed bytes to the reader through a worker of its own, so
  *   a tree asleep just after a write may not have seen it yet (at most `WAKE_MS` is waited for
@@ -32,7 +32,7 @@
  */
 import { Clock, Effect } from "effect"
 import * as Fs from "node:fs"
-import { activity } from "../core/activity.ts"
+import { activity } from "../registry/activity.ts"
 import type { Cgroup } from "./cgroup.ts"
 
 /** One frame: the window of rest is two of them. */

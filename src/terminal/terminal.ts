@@ -20,7 +20,7 @@
  * that spawned it: closing the scope kills it, and every process it started with it (it is held
  * in a PID namespace of its own: `holder.ts`). The packages load on first use.
  */
-import { Clock, Data, Effect, Scope } from "effect"
+import { Clock, Data, Effect, type Scope } from "effect"
 import type * as Pty from "@lydell/node-pty"
 import { createRequire } from "node:module"
 import { Emulator, type EmulatorFailure, type TerminalModes } from "./emulator.ts"

@@ -8,13 +8,13 @@
  */
 import fc from "fast-check"
 import { Data, Result, Schema } from "effect"
-import { decodeAt } from "../core/schemaPath.ts"
-import { errorMessage } from "../core/util.ts"
-import { compileGenerator } from "../kinds/jsonSchema/generate.ts"
-import { fromJsonSchema } from "../schemas/jsonSchemaDocument.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
+import { errorMessage } from "../registry/util.ts"
+import { compileGenerator } from "../routes/jsonSchema/generate.ts"
+import { fromJsonSchema } from "../routes/jsonSchema/jsonSchemaDocument.ts"
 import type { LlmScript } from "../schemas/llmScript.ts"
-import { CHAOS_FAULTS, type ChaosFault, type ChaosOptions } from "../core/chaos.ts"
-import { FAULTS } from "../kinds/fault.ts"
+import { CHAOS_FAULTS, type ChaosFault, type ChaosOptions } from "../registry/chaos.ts"
+import { FAULTS } from "../routes/fault/fault.ts"
 import { DEFAULT_HOSTILE, hostileString, hostileVariant, schemaJudge, withHostile } from "./hostile.ts"
 
 /** A tool a model may call, as the app offers it: its name and the JSON Schema of its arguments. */

@@ -9,7 +9,7 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs"
 import { Data, Result, Schema } from "effect"
-import { decodeAt } from "../core/schemaPath.ts"
+import { decodeAt } from "../registry/schemaPath.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
 import { ChaosData } from "../schemas/options.ts"
 

@@ -12,10 +12,10 @@
  * ordinary values, leaving hostile only the ones that break the program.
  */
 import fc from "fast-check"
-import { linearAjvEngine } from "../core/linearRegExp.ts"
-import { ajv2020, ajvDraft07, ajvFormats } from "../schemas/ajv.ts"
-import { dialectOf } from "../schemas/jsonSchemaDocument.ts"
-import { isJsonObject } from "../core/util.ts"
+import { linearAjvEngine } from "../registry/linearRegExp.ts"
+import { ajv2020, ajvDraft07, ajvFormats } from "../routes/jsonSchema/ajv.ts"
+import { dialectOf } from "../routes/jsonSchema/jsonSchemaDocument.ts"
+import { isJsonObject } from "../registry/util.ts"
 
 /**
  * The default weight of hostile values: each string, number, array or object an arbitrary draws
@@ -52,6 +52,7 @@ export const HOSTILE_STRINGS = {
     "zero\u200bwidth", "\ud800", "\udfff", "a\ud83dz", "\ufffd", "\u{10ffff}", "\u0130stanbul", "\u00df", "\ufb03"
   ],
   /** Format strings of C, .NET, shells and template engines. */
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: `${x}` is a hostile string as text, not a template.
   format: ["%s", "%s%s%s%s%n", "%x %d %p", "{0}", "{}", "${x}", "${process.env.HOME}", "{{7*7}}", "#{7*7}", "%(name)s", "$HOME", "%PATH%", "$(whoami)"],
   /** Quotes and the shapes of SQL, shell, HTML and JSON injection; words that coerce. */
   injection: [

@@ -3,7 +3,7 @@
  * writes, with its time left out (`ms: 0`): what the failure files of `property` and `explore`
  * carry, so that the same case writes the same lines.
  */
-import { type RequestRecord, wasReset } from "../core/requestRecord.ts"
+import { type RequestRecord, wasReset } from "../registry/requestRecord.ts"
 
 /** `record` as a trace's `request` line. */
 export const requestTraceLine = (record: RequestRecord): Record<string, unknown> => ({

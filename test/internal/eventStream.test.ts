@@ -5,7 +5,7 @@
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { codecOf, eventHeaders, eventMessage } from "../../src/models/apis/bedrockConverse.ts"
+import { codecOf, eventHeaders, eventMessage } from "../../src/models/bedrock/bedrockConverse.ts"
 
 const TYPES = ["messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata", "chunk", "internalServerException", "modelStreamErrorException"]
 

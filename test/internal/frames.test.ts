@@ -1,5 +1,5 @@
 /**
- * The Node door's fast path for a model's known frames (`core/frames.ts`, `doors/relay.ts`'s
+ * The Node door's fast path for a model's known frames (`registry/frames.ts`, `doors/relay.ts`'s
  * `writeFrames`) against the frames read as a stream: the same scripted answer, streamed, through
  * `simnet serve`'s Node door (which takes the frames and writes them itself) and through
  * `network.fetch` (which reads the body one event per read), must give the same status, the same

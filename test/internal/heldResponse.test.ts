@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { fromResponse } from "../../src/core/answer.ts"
-import { textResponse, wholeResponse } from "../../src/core/heldResponse.ts"
+import { fromResponse } from "../../src/registry/answer.ts"
+import { textResponse, wholeResponse } from "../../src/registry/heldResponse.ts"
 
 const make = () => textResponse('{"a":1}', { status: 201, headers: { "content-type": "application/json" } })
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { JsonTemplate, JsonTemplates, JsonText } from "../../src/core/jsonTemplate.ts"
+import { JsonTemplate, JsonTemplates, JsonText } from "../../src/models/wire/jsonTemplate.ts"
 
 /** A JSON value to keep fixed around the holes: objects, arrays, strings of every kind. */
 const kept = fc.letrec((tie) => ({

@@ -1,5 +1,5 @@
 /**
- * The MCP engine's copies of the SDK's behaviour (`src/kinds/mcp/copies.ts`), checked against
+ * The MCP engine's copies of the SDK's behaviour (`src/mcp-route/copies.ts`), checked against
  * the SDK itself: what the hand-written checks accept, its schemas accept unchanged; the error
  * reply of a throwing handler is the one the SDK's `Protocol` sends; a failed tool call reads as the
  * SDK's `McpServer` writes it; the revisions served are the SDK's newest; its error codes and
@@ -27,7 +27,7 @@ import { Route, SimulationNetwork } from "simnet"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import * as Tool from "effect/ai/Tool"
-import { adoptSession, streamFromNowOn, ErrorCode as CopiedCodes, jsonSchemaOf, mcpErrorMessage, plainCall, plainRequest, plainResult, protocolFailure, toolFailures } from "../../src/kinds/mcp/copies.ts"
+import { adoptSession, streamFromNowOn, ErrorCode as CopiedCodes, jsonSchemaOf, mcpErrorMessage, plainCall, plainRequest, plainResult, protocolFailure, toolFailures } from "../../src/mcp-route/copies.ts"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 
 /** Values near the shapes the checks look for: the right keys with right and wrong values, extra keys. */
@@ -73,25 +73,25 @@ describe("the MCP engine's copies of the SDK", () => {
   it("streamFromNowOn turns the SDK's transport from JSON to event streams; adoptSession takes an existing session", async () => {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => "s-1", keepAliveMs: 0, enableJsonResponse: true })
     await new Server({ name: "t", version: "1" }, { capabilities: {} }).connect(transport)
-    const post = (body: unknown, session?: string) => new Request("http://x/mcp", {
+    const post = (session?: string) => new Request("http://x/mcp", {
       method: "POST",
       headers: { accept: "application/json, text/event-stream", "content-type": "application/json", ...(session ? { "mcp-session-id": session, "mcp-protocol-version": LATEST_PROTOCOL_VERSION } : {}) }
     })
     const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "c", version: "1" } } }
-    const first = await transport.handleRequest(post(init), { parsedBody: init })
+    const first = await transport.handleRequest(post(), { parsedBody: init })
     expect(first.headers.get("content-type")).toMatch(/application\/json/)
     expect(first.headers.get("mcp-session-id")).toBe("s-1")
     streamFromNowOn(transport)
     const ping = { jsonrpc: "2.0", id: 2, method: "ping" }
-    const streamed = await transport.handleRequest(post(ping, "s-1"), { parsedBody: ping })
+    const streamed = await transport.handleRequest(post("s-1"), { parsedBody: ping })
     expect(streamed.headers.get("content-type")).toBe("text/event-stream")
     expect(await streamed.text()).toContain(`"id":2`)
     // A transport that never saw initialize, adopted under an existing session's id, answers in it.
     const adopted = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => "s-2", keepAliveMs: 0, enableJsonResponse: true })
     await new Server({ name: "t", version: "1" }, { capabilities: {} }).connect(adopted)
     adoptSession(adopted, "s-2")
-    expect(await (await adopted.handleRequest(post(ping, "s-2"), { parsedBody: ping })).json()).toEqual({ jsonrpc: "2.0", id: 2, result: {} })
-    expect((await adopted.handleRequest(post(ping, "s-1"), { parsedBody: ping })).status).toBe(404)
+    expect(await (await adopted.handleRequest(post("s-2"), { parsedBody: ping })).json()).toEqual({ jsonrpc: "2.0", id: 2, result: {} })
+    expect((await adopted.handleRequest(post("s-1"), { parsedBody: ping })).status).toBe(404)
     expect(SUPPORTED_PROTOCOL_VERSIONS).toContain("2024-11-05")
   })
 
@@ -181,8 +181,8 @@ describe("the MCP engine's copies of the SDK", () => {
     for (const client of [sdkClient, simClient]) {
       expect(await text(client, "nope")).toBe(toolFailures.notFound("nope"))
       expect(await text(client, "weather")).toBe(toolFailures.noStructuredContent("weather"))
-      expect(await text(client, "lookup", { term: 3 })).toMatch(new RegExp(`^${escape(toolFailures.invalidArguments("lookup", ""))}.+`))
-      expect(await text(client, "wrong")).toMatch(new RegExp(`^${escape(toolFailures.invalidStructuredContent("wrong", ""))}.+`))
+      expect(await text(client, "lookup", { term: 3 })).toMatch(new RegExp(`^${escapeRegExp(toolFailures.invalidArguments("lookup", ""))}.+`))
+      expect(await text(client, "wrong")).toMatch(new RegExp(`^${escapeRegExp(toolFailures.invalidStructuredContent("wrong", ""))}.+`))
     }
     await sdkClient.close()
     await simClient.close()
@@ -190,4 +190,4 @@ describe("the MCP engine's copies of the SDK", () => {
   })
 })
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")

@@ -4,8 +4,8 @@
  */
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { compileServer } from "../../src/kinds/mcp/definitions.ts"
-import { MAX_SESSIONS, McpServerState } from "../../src/kinds/mcp/state.ts"
+import { compileServer } from "../../src/mcp-route/definitions.ts"
+import { MAX_SESSIONS, McpServerState } from "../../src/mcp-route/state.ts"
 
 const state = () => new McpServerState(Result.getOrThrow(compileServer({ name: "s", version: "1", tools: [{ name: "echo", result: "x" }] })))
 

@@ -1,6 +1,7 @@
 /**
- * Model APIs are slots (issue 32): an API defined only here — its wire (reader, writer, errors,
- * base URL, family name, record sniffing and read-back) and its family — given to a network
+ * Model APIs are slots (issue 32): an API defined only here, through the public kit
+ * (`simnet/models`, issue 55) — its wire (reader, writer, errors, base URL, family name, record
+ * sniffing and read-back) and its family — given to a network
  * through `NetworkOptions.models` is answered by the network's one `SimulatedProvider`, named in
  * its model log, listed with its routes, restored from a snapshot, loaded from a fixture, and
  * recorded into a family and a model rule that replay with the upstream gone. A network not given
@@ -14,16 +15,10 @@ import { join } from "node:path"
 import { Effect, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { SimulationNetwork } from "simnet"
-import { requestKeyOf } from "../../src/models/provider/conversation.ts"
-import type { Part, StreamWriter } from "../../src/models/provider/parts.ts"
-import { answerWith } from "../../src/core/route.ts"
-import { DEFAULT_MODEL_APIS } from "../../src/models/apis/apis.ts"
-import { type ModelFamily, type ModelWire, modelApi, modelResponder, readWith } from "../../src/models/apis/model.ts"
-import { eventData } from "../../src/models/apis/readBack.ts"
+import { dataFrame, eventData, type ModelFamily, type ModelWire, modelApi, type Part, readWith, requestKeyOf, type StreamWriter, truncatedFrame } from "simnet/models"
 
 const BASE = "https://api.echo.test"
 const EchoRequest = Schema.Struct({ model: Schema.String, input: Schema.String, tools: Schema.optional(Schema.Array(Schema.String)), stream: Schema.optional(Schema.Boolean) })
-const data = (value: unknown): string => `data: ${JSON.stringify(value)}\n\n`
 const textOf = (parts: ReadonlyArray<Part>): string => parts.map((part) => (part.kind === "text" ? part.text : "")).join("")
 const callsOf = (parts: ReadonlyArray<Part>) => parts.flatMap((part) => (part.kind === "toolCall" ? [{ name: part.name, args: part.fragments.join("") }] : []))
 
@@ -44,10 +39,11 @@ const echoWire: ModelWire = {
   })),
   writer: (): StreamWriter => ({
     open: () => [],
-    part: (part) => (part.kind === "text" ? [data({ delta: part.text })] : part.kind === "toolCall" ? [data({ call: part.name, args: part.fragments.join("") })] : []),
-    error: (message) => [data({ error: message })],
-    finish: (finish, usage) => [data({ finish, usage })],
-    malformed: () => "data: {\"delta\": \n\n"
+    content: (part) => (part.kind === "text" ? [dataFrame({ delta: part.text })] : part.kind === "toolCall" ? [dataFrame({ call: part.name, args: part.fragments.join("") })] : []),
+    error: (message) => [dataFrame({ error: message })],
+    chunk: (value) => dataFrame(value),
+    finish: (finish, usage) => [dataFrame({ finish, usage })],
+    malformed: () => truncatedFrame({ delta: "cut off" })
   }),
   answer: (_invocation, parts, finish, usage) => ({ output: textOf(parts), calls: callsOf(parts), finish, usage }),
   errorBody: (status, message, reason) => ({ status, message, reason }),
@@ -67,7 +63,7 @@ const echoFamily: ModelFamily = {
   name: "echo",
   apis: [echoWire],
   routes: (spec) =>
-    modelApi("echo", BASE, spec.baseUrl, [{ name: "generate", method: "POST", path: "/v1/generate", endpoint: "generate", parts: { answer: answerWith(modelResponder(echoWire)) } }])
+    modelApi("echo", BASE, spec.baseUrl, [{ name: "generate", method: "POST", path: "/v1/generate", endpoint: "generate", wire: echoWire }])
 }
 
 const generate = (fetch: typeof globalThis.fetch, body: Record<string, unknown>, base = BASE) =>
@@ -75,7 +71,6 @@ const generate = (fetch: typeof globalThis.fetch, body: Record<string, unknown>,
 
 describe("a model API added in a test file", () => {
   it("is not simnet's own: a network not given it refuses the family, naming the ones it knows", async () => {
-    expect(DEFAULT_MODEL_APIS.apis.map((wire) => wire.api)).not.toContain("echo.generate")
     const network = await SimulationNetwork.start()
     const refused = await network.registerSpec({ family: "echo" }).catch((error: unknown) => error)
     expect(refused).toMatchObject({ _tag: "InvalidRouteSpec", path: "family" })
@@ -140,7 +135,7 @@ describe("a model API added in a test file", () => {
         const body = JSON.parse(raw) as { input: string; stream?: boolean }
         if (body.stream === true) {
           res.writeHead(200, { "content-type": "text/event-stream" })
-          res.end(data({ delta: "Recorded, " }) + data({ delta: "streamed." }) + data({ finish: "stop", usage: { inputTokens: 2, outputTokens: 2, totalTokens: 4 } }))
+          res.end(dataFrame({ delta: "Recorded, " }) + dataFrame({ delta: "streamed." }) + dataFrame({ finish: "stop", usage: { inputTokens: 2, outputTokens: 2, totalTokens: 4 } }))
           return
         }
         res.writeHead(200, { "content-type": "application/json" })

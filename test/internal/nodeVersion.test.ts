@@ -1,13 +1,13 @@
 /**
  * The library and the `simnet` command agree on the Node version simnet needs, and say so the
- * same way: `package.json`'s `engines`, `.nvmrc`, `bin/simnet.js` and `src/core/nodeVersion.ts`.
+ * same way: `package.json`'s `engines`, `.nvmrc`, `bin/simnet.js` and `src/registry/version.ts`.
  * The command is run on this machine's system Node when it is older (Node 20 here), as a user
  * with an old Node would meet it.
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { NODE_REQUIRED, nodeProblem } from "../../src/core/nodeVersion.ts"
+import { NODE_REQUIRED, nodeProblem } from "../../src/registry/version.ts"
 
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), "utf8")
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
 import fc from "fast-check"
 import { CHAT_KEY_FIELDS, requestKeyOf } from "../../src/models/provider/conversation.ts"
-import { makeSimRequest } from "../../src/core/request.ts"
+import { makeSimRequest } from "../../src/registry/request.ts"
 import {
   canonicalJson,
   canonicalRequestKey,
@@ -12,7 +12,7 @@ import {
   normalizeRunSeed,
   offsetSeed,
   requestKey
-} from "../../src/core/seed.ts"
+} from "../../src/registry/seed.ts"
 
 describe("seed", () => {
   it("hashString is a stable 32-bit unsigned hash", () => {

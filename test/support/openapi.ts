@@ -29,14 +29,19 @@ const judged = (document: Json): Json => {
   const visit = (node: unknown): void => {
     if (typeof node !== "object" || node === null || seen.has(node)) return
     seen.add(node)
-    if (Array.isArray(node)) return node.forEach(visit)
+    if (Array.isArray(node)) {
+      node.forEach(visit)
+      return
+    }
     const schema = node as Json
     for (const key of Object.keys(schema)) visit(schema[key])
     if (v30 || typeof schema.exclusiveMinimum === "boolean" || typeof schema.exclusiveMaximum === "boolean" || "nullable" in schema) {
       for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
         if (typeof schema[flag] === "boolean") {
-          if (schema[flag] && typeof schema[bound] === "number") schema[flag] = schema[bound], delete schema[bound]
-          else delete schema[flag]
+          if (schema[flag] && typeof schema[bound] === "number") {
+            schema[flag] = schema[bound]
+            delete schema[bound]
+          } else delete schema[flag]
         }
       }
       if (schema.nullable === true) {

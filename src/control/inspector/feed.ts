@@ -12,7 +12,7 @@
  * requests with the same method and URL in flight at once may have their durations swapped.
  */
 import { Effect } from "effect"
-import { type RequestRecord, wasReset } from "../../core/requestLog.ts"
+import { type RequestRecord, wasReset } from "../../registry/requestLog.ts"
 
 /**
  * A record of the network's log, as the feed reads it.

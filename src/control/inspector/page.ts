@@ -27,7 +27,7 @@ const ICON = `data:image/svg+xml,${encodeURIComponent("<svg xmlns='http://www.w3
 
 const hash = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
 
-const BODY = String.raw`
+const BODY = `
 <a class="skip" href="#panels">Skip to the panels</a>
 <header>
   <h1>simnet inspector</h1>

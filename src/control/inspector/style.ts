@@ -1,7 +1,7 @@
 /**
  * The inspector page's style sheet (inlined in the page; system fonts only, so it works offline).
  */
-export const STYLE = String.raw`
+export const STYLE = `
 :root {
   --bg: #f7f7f5; --panel: #ffffff; --fg: #1d1f21; --muted: #6b6f76; --line: #dcdcd8;
   --accent: #2357c6; --accent-bg: #e8eefb; --bad: #b42318; --bad-bg: #fdecea; --ok: #1a7f37;

@@ -5,7 +5,7 @@
  */
 import type { Scope } from "effect"
 import { Cause, Context, Effect, Layer, Queue } from "effect"
-import { errorMessage } from "../../core/util.ts"
+import { errorMessage } from "../../registry/util.ts"
 import type { InvalidLlmInput } from "../../SimnetError.ts"
 import { SimulatedProviderApi } from "./api.ts"
 import type { LlmInvocationNotice } from "./drivers.ts"

@@ -31,14 +31,14 @@
  */
 import type { Scope, Types } from "effect"
 import { Clock, Effect, Result } from "effect"
-import { untilAborted } from "../../core/transport.ts"
+import { untilAborted } from "../../registry/transport.ts"
 import type { ChunkCommand, DisconnectCommand, FailCommand, FinishCommand } from "../../schemas/driver.ts"
 import { LlmRuleSpec, LlmScript } from "../../schemas/llmScript.ts"
 import type { InvalidLlmInput, RouteFailed } from "../../SimnetError.ts"
-import { InvocationNotPending, NoScriptQueued, UnmatchedLlmRequest } from "../../SimnetError.ts"
+import { type InvocationNotPending, NoScriptQueued, UnmatchedLlmRequest } from "../../SimnetError.ts"
 import type { LlmApi, LlmRequest } from "./conversation.ts"
 import { deepFreeze, requestKeyOf, summarize } from "./conversation.ts"
-import { sha256Hex } from "../../core/util.ts"
+import { sha256Hex } from "../../registry/util.ts"
 import { Drivers, type DriverNotices, type PendingInvocation } from "./drivers.ts"
 import { DEFAULT_MODEL_LOG_BYTES, ModelLog, type LlmLogEntry } from "./modelLog.ts"
 import type { Decision, LlmBehaviour, LlmMatch } from "./plan.ts"
@@ -139,7 +139,7 @@ export class SimulatedProviderApi {
   #enqueue({ list, paths }: Batch): Result.Result<void, InvalidLlmInput> {
     return Result.map(
       Result.all(list.map((script, i) => decodeInput(LlmScript, script, "script", paths[i]))),
-      (decoded) => decoded.forEach((script) => this.#scripts.push(script))
+      (decoded) => decoded.forEach((script) => { this.#scripts.push(script) })
     )
   }
 
@@ -362,30 +362,33 @@ export class SimulatedProviderApi {
    * and counted like any other request; returns its sequence number.
    */
   recordInvalid(url: string, raw: unknown, api: LlmApi = "openai.chat", bodySize = 0): Effect.Effect<number> {
-    return Effect.map(Clock.currentTimeMillis, (now) => {
-      const seq = ++this.#seq
-      const body: { readonly model?: unknown; readonly stream?: unknown } = typeof raw === "object" && raw !== null ? raw : {}
-      this.#log.record({
-        seq,
-        id: `inv_${seq}`,
-        at: now,
-        api,
-        url,
-        model: typeof body.model === "string" ? body.model : "",
-        stream: body.stream === true,
-        key: requestKeyOf(raw),
-        toolResultRounds: 0,
-        lastUserMessage: undefined,
-        body: deepFreeze(raw),
-        source: "none",
-        rule: undefined,
-        step: undefined,
-        outcome: "invalid-request",
-        status: 400,
-        rawSha256: undefined
-      }, bodySize)
-      return seq
-    })
+    return Effect.map(Clock.currentTimeMillis, (now) => this.recordInvalidAt(url, raw, api, bodySize, now))
+  }
+
+  /** `recordInvalid` at the time `now` (the network's clock), done at once. */
+  recordInvalidAt(url: string, raw: unknown, api: LlmApi, bodySize: number, now: number): number {
+    const seq = ++this.#seq
+    const body: { readonly model?: unknown; readonly stream?: unknown } = typeof raw === "object" && raw !== null ? raw : {}
+    this.#log.record({
+      seq,
+      id: `inv_${seq}`,
+      at: now,
+      api,
+      url,
+      model: typeof body.model === "string" ? body.model : "",
+      stream: body.stream === true,
+      key: requestKeyOf(raw),
+      toolResultRounds: 0,
+      lastUserMessage: undefined,
+      body: deepFreeze(raw),
+      source: "none",
+      rule: undefined,
+      step: undefined,
+      outcome: "invalid-request",
+      status: 400,
+      rawSha256: undefined
+    }, bodySize)
+    return seq
   }
 
   /**

@@ -5,11 +5,11 @@
  * bodies are written by a `StreamWriter`, so every wire format streams the same way.
  */
 import type { TokenUsage } from "./parts.ts"
-import { hashString } from "../../core/seed.ts"
-import { connectionReset } from "../../core/transport.ts"
-import { registerFrames } from "../../core/frames.ts"
+import { hashString } from "../../registry/seed.ts"
+import { connectionReset } from "../../registry/transport.ts"
+import { registerFrames } from "../../registry/frames.ts"
 import type { LlmPace } from "../../schemas/llmScript.ts"
-import type { Finish, Part, StreamFault, StreamItem, StreamWriter } from "./parts.ts"
+import { type Finish, type Part, partFrames, type StreamFault, type StreamItem, type StreamWriter } from "./parts.ts"
 
 const encoder = new TextEncoder()
 
@@ -36,7 +36,7 @@ export function* scriptedFrames(
 ): Generator<string> {
   yield* opening
   for (const part of parts) {
-    yield* writer.part(part)
+    yield* partFrames(writer, part)
     if (part.kind === "error") return
   }
   if (fault === undefined) yield* writer.finish(finish, usage)
@@ -107,7 +107,7 @@ export const framesBody = (
     },
     { highWaterMark: 0 }
   )
-  // The Node door may write these frames itself (`core/frames.ts`); a body that breaks is always read.
+  // The Node door may write these frames itself (`registry/frames.ts`); a body that breaks is always read.
   if (options.reset !== true) registerFrames(body, { frames, end })
   return body
 }
@@ -242,7 +242,7 @@ export class Mailbox {
         this.#items[this.#head++] = undefined as never
         frames.length = 0
         at = 0
-        for (const f of item.kind === "finish" ? writer.finish(item.finish, item.usage) : writer.part(item)) frames.push(f)
+        for (const f of item.kind === "finish" ? writer.finish(item.finish, item.usage) : partFrames(writer, item)) frames.push(f)
       }
       return frames[at++]
     }

@@ -5,12 +5,12 @@
  * `readConversation` counts the tool-result rounds since the last user message, keeps the text of
  * the conversation, and derives the logical request key. The provider never sees a wire format.
  */
-import { sha256Hex } from "../../core/util.ts"
-import { canonicalJson, canonicalMembers } from "../../core/seed.ts"
+import { sha256Hex } from "../../registry/util.ts"
+import { canonicalJson, canonicalMembers } from "../../registry/seed.ts"
 
 /**
  * The model APIs simnet speaks out of the box, as the model's log names them. Each is a wire in
- * `models/apis/apis.ts` (`test/llm.apis.test.ts` holds this list to that table), which a network
+ * `models/apis.ts` (`test/llm.apis.test.ts` holds this list to that table), which a network
  * can add to (`NetworkOptions.models`).
  */
 export const LLM_APIS = [

@@ -8,7 +8,7 @@
  * (`Cause.Done`), and the new driver is first told of every invocation already pending, so a late
  * or replacing driver misses nothing.
  */
-import { Cause, Effect, Queue } from "effect"
+import { type Cause, Effect, Queue } from "effect"
 import type { Schema, Scope } from "effect"
 import { ChunkCommand, DisconnectCommand, FailCommand, FinishCommand } from "../../schemas/driver.ts"
 import { type InvalidLlmInput, InvocationNotPending } from "../../SimnetError.ts"

@@ -6,7 +6,7 @@
  */
 import type { LlmDriverItem, LlmFinish } from "../../schemas/llmScript.ts"
 import type { FinishReason, TokenUsage } from "./parts.ts"
-import { connectionReset } from "../../core/transport.ts"
+import { connectionReset } from "../../registry/transport.ts"
 import { Mailbox } from "./body.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { Finish, Part } from "./parts.ts"
@@ -145,7 +145,10 @@ export class DrivenInvocation {
 
   /** Ends the answer: the closing events of the stream, or the whole answer. */
   finish(reason: DriverFinish | undefined, usage: TokenUsage | undefined): void {
-    if (reason === "error") return this.fail(500, "The model stopped with an error.")
+    if (reason === "error") {
+      this.fail(500, "The model stopped with an error.")
+      return
+    }
     const finish: Finish =
       reason === undefined
         ? this.request.stream

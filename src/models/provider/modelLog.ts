@@ -3,8 +3,8 @@
  * and exact counts per canonical request key, kept compactly (the key's 64 bits and a count, a
  * few dozen bytes per distinct key).
  */
-import { KeyCounts } from "../../core/keyCounts.ts"
-import { Ring } from "../../core/ring.ts"
+import { KeyCounts } from "../../registry/keyCounts.ts"
+import { Ring } from "../../registry/ring.ts"
 import type { LlmApi } from "./conversation.ts"
 import type { Outcome } from "./plan.ts"
 

@@ -25,7 +25,7 @@ export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" |
  * One piece of an answer, in the order it is sent. A `text` or `reasoning` part is one fragment
  * (a word); a tool call carries its argument fragments; `raw` is a frame written verbatim;
  * `rawChunk` is an event object of the route's API, written as one SSE event exactly as given
- * (see `rawChunkFrame`).
+ * (see `rawChunkFrame` in `models/wire/sse.ts`).
  */
 export type Part =
   | { readonly kind: "text"; readonly text: string }
@@ -65,6 +65,9 @@ export type StreamItem =
 export const StreamFault = Schema.Literals(["malformed", "truncate", "reset"])
 export type StreamFault = typeof StreamFault.Type
 
+/** The parts a wire frames itself: text, reasoning and tool calls (`partFrames` writes the rest). */
+export type ContentPart = Extract<Part, { readonly kind: "text" | "reasoning" | "toolCall" }>
+
 /**
  * Writes the SSE frames of one streamed answer in a wire format. Each call returns whole frames
  * (`event:`/`data:` lines and the blank line), so a body can hand over one frame per read.
@@ -72,14 +75,34 @@ export type StreamFault = typeof StreamFault.Type
 export interface StreamWriter {
   /** The frames that open the stream (a role chunk, `message_start`, `response.created`). */
   open(): ReadonlyArray<string>
-  /** The frames of one part. */
-  part(part: Part): ReadonlyArray<string>
+  /** The frames of one text, reasoning or tool-call part. */
+  content(part: ContentPart): ReadonlyArray<string>
   /** An error event, as the API sends one mid-stream; the stream ends after it. */
   error(message: string): ReadonlyArray<string>
+  /** A driver's raw chunk (an event object of the API) as one frame of this API. */
+  chunk(value: unknown): string
   /** The closing frames: open blocks closed, finish reason, usage (the given one or the estimate). */
   finish(finish: Finish, usage: TokenUsage | undefined): ReadonlyArray<string>
   /** A frame that is not valid JSON, cut off where a real truncated write would be. */
   malformed(): string
+}
+
+/**
+ * The frames of any part, the same for every API: an error part is the API's error frames (the
+ * stream ends after them), a raw part goes out as it is, a raw chunk as the API frames one event,
+ * and the rest is the writer's own. A scripted stream and a driven one both write through here.
+ */
+export const partFrames = (writer: StreamWriter, part: Part): ReadonlyArray<string> => {
+  switch (part.kind) {
+    case "error":
+      return writer.error(part.message)
+    case "raw":
+      return [part.data]
+    case "rawChunk":
+      return [writer.chunk(part.chunk)]
+    default:
+      return writer.content(part)
+  }
 }
 
 /**
@@ -205,30 +228,4 @@ export const parseArguments = (json: string): unknown => {
   } catch {
     return {}
   }
-}
-
-/**
- * An SSE frame with an event name (`event: NAME` then `data: JSON`).
- */
-export const namedFrame = (event: string, value: unknown): string => `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`
-
-/**
- * A frame cut off halfway through its JSON, as a truncated write leaves it: what every writer's
- * `malformed` sends, named (`event: NAME`) for the APIs that name their events, with the line
- * ending its API uses.
- */
-export const truncatedFrame = (value: unknown, event?: string, newline = "\n"): string => {
-  const whole = JSON.stringify(value)
-  return `${event === undefined ? "" : `event: ${event}${newline}`}data: ${whole.slice(0, Math.floor(whole.length / 2))}${newline}${newline}`
-}
-
-/**
- * The SSE frame of a driver's raw chunk (`{type: "raw", chunk}`), passed through exactly as
- * given: `data: JSON` for the APIs whose events are unnamed (Chat Completions, Gemini); for the
- * APIs that name each event after its `type` (Responses, Anthropic), `event: TYPE` first when the
- * chunk has a string `type`.
- */
-export const rawChunkFrame = (chunk: unknown, named: boolean): string => {
-  const type = named && typeof chunk === "object" && chunk !== null ? (chunk as { readonly type?: unknown }).type : undefined
-  return typeof type === "string" ? namedFrame(type, chunk) : `data: ${JSON.stringify(chunk)}\n\n`
 }

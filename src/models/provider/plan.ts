@@ -4,7 +4,7 @@
  */
 import { Result, Schema } from "effect"
 import type { Duration } from "effect"
-import { LinearRegExp } from "../../core/linearRegExp.ts"
+import { LinearRegExp } from "../../registry/linearRegExp.ts"
 import { type LlmPace, LlmScript, RetryAfterMs } from "../../schemas/llmScript.ts"
 import type { TokenUsage } from "./parts.ts"
 import type { NoScriptQueued, UnmatchedLlmRequest } from "../../SimnetError.ts"

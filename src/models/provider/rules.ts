@@ -2,8 +2,8 @@
  * The provider's ordered rules: the first registered rule whose matcher takes a request serves it.
  */
 import { Duration, Option, Result, Schema } from "effect"
-import { LinearRegExp } from "../../core/linearRegExp.ts"
-import { joinPath } from "../../core/schemaPath.ts"
+import { LinearRegExp } from "../../registry/linearRegExp.ts"
+import { joinPath } from "../../registry/schemaPath.ts"
 import type { InvalidLlmInput } from "../../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
 import { answerPlan, compileMatch, type CompiledMatch, failurePlan, LlmBehaviour, LlmMatch, type Decision } from "./plan.ts"

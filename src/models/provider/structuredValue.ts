@@ -4,10 +4,10 @@
  * schema, as a `jsonSchema` route's answers are), or `{}` in JSON mode without a schema.
  */
 import { Result, type Schema } from "effect"
-import { decodeAt } from "../../core/schemaPath.ts"
-import { deriveSeed } from "../../core/seed.ts"
-import { compileGenerator, type CompiledGenerator } from "../../kinds/jsonSchema/generate.ts"
-import { fromJsonSchema } from "../../schemas/jsonSchemaDocument.ts"
+import { decodeAt } from "../../registry/schemaPath.ts"
+import { deriveSeed } from "../../registry/seed.ts"
+import { compileGenerator, type CompiledGenerator } from "../../routes/jsonSchema/generate.ts"
+import { fromJsonSchema } from "../../routes/jsonSchema/jsonSchemaDocument.ts"
 import type { LlmRequest } from "./conversation.ts"
 import type { Part } from "./parts.ts"
 

@@ -5,8 +5,8 @@
  */
 import { Effect, Result } from "effect"
 import type { Schema, SchemaAST } from "effect"
-import { decodeAt } from "../../core/schemaPath.ts"
-import { depthExceeds, MAX_JSON_DEPTH } from "../../core/util.ts"
+import { decodeAt } from "../../registry/schemaPath.ts"
+import { depthExceeds, MAX_JSON_DEPTH } from "../../registry/util.ts"
 import { InvalidLlmInput, type LlmInputKind } from "../../SimnetError.ts"
 
 /**

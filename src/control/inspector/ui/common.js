@@ -81,7 +81,7 @@ function duration(ms) {
 function say(id, text) { $(id).textContent = text || ""; }
 /** @param {ErrorBody | null} body @param {number} status */
 function errorText(body, status) {
-  const e = body && body.error;
+  const e = body?.error;
   if (!e) return "HTTP " + status;
   return e.tag + (e.path !== undefined && e.path !== "" ? " at " + e.path : "") + ": " + e.message;
 }

@@ -37,7 +37,7 @@ function openDetail(seq) {
     /** @type {Extra} */
     const extra = res.json.extra || {};
     const refusal = extra.refusal;
-    const denial = rec.denial || (refusal && refusal.tag);
+    const denial = rec.denial || refusal?.tag;
     /** @type {Array<Node>} */
     const parts = [
       el("h2", {}, el("span", { class: "mono", text: rec.method + " " + rec.url })),
@@ -58,8 +58,8 @@ function openDetail(seq) {
     ];
     if (denial) {
       parts.push(el("h3", { text: "Why it was refused" }));
-      const candidates = /** @type {ReadonlyArray<Candidate> | undefined} */ (refusal && refusal.candidates);
-      if (refusal && refusal.message && !(candidates && candidates.length > 0)) parts.push(el("p", { class: "error", text: refusal.message }));
+      const candidates = /** @type {ReadonlyArray<Candidate> | undefined} */ (refusal?.candidates);
+      if (refusal?.message && !(candidates && candidates.length > 0)) parts.push(el("p", { class: "error", text: refusal.message }));
       if (candidates && candidates.length > 0) {
         parts.push(el("table", { "aria-label": "Nearest candidate routes", class: "candidates" },
           el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Candidate" }), el("th", { scope: "col", text: "Match" }), el("th", { scope: "col", text: "Why it missed" }))),

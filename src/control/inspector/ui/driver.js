@@ -37,7 +37,7 @@ function onDriverMessage(event) {
   }
   if (msg.method === "llm.request") {
     const p = msg.params;
-    noticed.set(p.id, { id: p.id, api: p.api, url: p.url, model: p.body && p.body.model || "", stream: !!(p.body && p.body.stream), started: false, body: p.body });
+    noticed.set(p.id, { id: p.id, api: p.api, url: p.url, model: p.body?.model || "", stream: !!(p.body?.stream), started: false, body: p.body });
     logLine("← llm.request " + p.id);
     renderPending();
     refreshState();
@@ -59,7 +59,7 @@ function openSocket() {
       ws.onerror = () => reject(new Error("the driver socket could not open"));
       ws.onclose = () => {
         if (socket === ws) socket = null;
-        calls.forEach((call) => call.reject({ message: "the driver socket closed" }));
+        calls.forEach((call) => { call.reject({ message: "the driver socket closed" }); });
         calls.clear();
         if (attached) { detached(); driverStatus("The driver socket closed; not attached."); }
       };
@@ -80,7 +80,7 @@ function rpc(method, params) {
 /** @param {unknown} e */
 function consoleError(e) {
   const failure = /** @type {ConsoleFailure | null | undefined} */ (typeof e === "object" ? e : undefined);
-  const text = failure && failure.message ? failure.message + (failure.data && failure.data.path ? " (at " + failure.data.path + ")" : "") : String(e);
+  const text = failure?.message ? failure.message + (failure.data?.path ? " (at " + failure.data.path + ")" : "") : String(e);
   say("console-error", text);
   logLine("× " + text);
 }

@@ -91,7 +91,7 @@ $("snapshot-download").addEventListener("click", () => download("/snapshot", "Sn
 $("har-download").addEventListener("click", () => download("/network/log?format=har", "HAR export", "simnet-", ".har", "application/har+json"));
 $("snapshot-restore").addEventListener("change", () => {
   const chooser = input("snapshot-restore");
-  const file = chooser.files && chooser.files[0];
+  const file = chooser.files?.[0];
   if (!file) return;
   file.text().then((text) =>
     api("POST", "/snapshot", text).then((res) => {

@@ -70,7 +70,7 @@ function addRows(list) {
   }
   if (rows.length > MAX_ROWS + 500) {
     const drop = rows.splice(0, rows.length - MAX_ROWS);
-    drop.forEach((r) => bySeq.delete(r.seq));
+    drop.forEach((r) => { bySeq.delete(r.seq); });
   }
 }
 /** @param {ReadonlyArray<Row>} list */
@@ -174,7 +174,7 @@ viewport.addEventListener("scroll", () => {
   schedule();
 });
 window.addEventListener("resize", schedule);
-["filter", "refused-only", "follow"].forEach((id) => $(id).addEventListener("input", schedule));
+["filter", "refused-only", "follow"].forEach((id) => { $(id).addEventListener("input", schedule); });
 $("clear-list").addEventListener("click", clearRows);
 
 function indexOfActive() {

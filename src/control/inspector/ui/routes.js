@@ -42,7 +42,7 @@ function renderRoutes(view) {
     if (again) again.focus();
   }
 }
-["route-filter", "unused-only"].forEach((id) => $(id).addEventListener("input", () => { if (state) renderRoutes(state); }));
+["route-filter", "unused-only"].forEach((id) => { $(id).addEventListener("input", () => { if (state) renderRoutes(state); }); });
 /** @param {string} id */
 function removeRoute(id) {
   api("DELETE", "/network/routes/" + encodeURIComponent(id)).then((res) => {

@@ -84,7 +84,7 @@ function showFrame(index) {
   if (!caseFrames) return;
   const frame = caseFrames[index];
   if (!frame) return;
-  Array.from($("frames").querySelectorAll("button")).forEach((b, i) => b.setAttribute("aria-current", i === index ? "true" : "false"));
+  Array.from($("frames").querySelectorAll("button")).forEach((b, i) => { b.setAttribute("aria-current", i === index ? "true" : "false"); });
   drawScreen(frame.lines, frame.cursor, frame.styles);
   say("screen-status", "Step " + frame.step + ": " + frame.action + (frame.failed ? " — the failing step" : ""));
   screenRequests(frame.requests, "Requests this step caused");

@@ -25,6 +25,7 @@ interface ErrorBody {
 interface ApiAnswer {
   readonly ok: boolean
   readonly status: number
+  // biome-ignore lint/suspicious/noExplicitAny: the page's plain JS reads each endpoint's own answer; the server's code types it.
   readonly json: any
 }
 
@@ -44,6 +45,7 @@ interface ConsoleFailure {
 
 /** A driver call waiting for its reply. */
 interface PendingCall {
+  // biome-ignore lint/suspicious/noExplicitAny: a driver method's result, read by the page's plain JS as that method answers.
   readonly resolve: (value: any) => void
   readonly reject: (error: ConsoleFailure) => void
 }
