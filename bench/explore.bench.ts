@@ -112,7 +112,7 @@ if (process.platform !== "linux") {
       for (const i of order) rounds[i]!.push(await once(contenders[i]!.explore, app, round + 1))
     }
     console.log(` ${appName}:`)
-    contenders.forEach((contender, i) => console.log(line(contender.name, rounds[i]!)))
+    for (const [i, contender] of contenders.entries()) console.log(line(contender.name, rounds[i]!))
     if (rounds.length === 2) console.log(`  ratio (this / against, medians): ${(median(rounds[0]!.map((r) => r.actionsPerSecond)) / median(rounds[1]!.map((r) => r.actionsPerSecond))).toFixed(2)}x actions/s`)
   }
 

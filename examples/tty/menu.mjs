@@ -14,7 +14,7 @@ const draw = () => {
   if (open !== undefined) out += `${open}\r\n\r\nThis is the ${open} page.\r\nEsc or Enter: back\r\n`
   else {
     out += `Settings${filter === "" ? "" : ` (filter: ${filter})`}\r\n\r\n`
-    items.forEach((item, i) => (out += `${i === chosen ? "\x1b[7m" : ""}  ${item}  \x1b[0m\r\n`))
+    out += items.map((item, i) => `${i === chosen ? "\x1b[7m" : ""}  ${item}  \x1b[0m\r\n`).join("")
     if (items.length === 0) out += "  (nothing matches)\r\n"
   }
   process.stdout.write(out)

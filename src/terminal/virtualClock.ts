@@ -18,7 +18,7 @@
  * Virtual time starts at `VIRTUAL_EPOCH`, the same for every run, so screens that show a time or
  * a date are the same on every run.
  */
-import { Clock, Duration, Effect, type Scope } from "effect"
+import { type Clock, Duration, Effect, type Scope } from "effect"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import { tmpdir } from "node:os"
