@@ -88,8 +88,8 @@ export const HEADLINES: Readonly<Record<string, { readonly what: string; readonl
     lines: /x the static route|fewer than aimock/
   },
   explore: {
-    what: "`simnet explore` on the example agent: actions a second and simnet's share of the CPU.",
-    lines: /quietMs/
+    what: "`simnet explore` at its defaults on the example agent and a menu app, against an older checkout; then `--clock virtual` on an app that waits 30 s of timers a key.",
+    lines: /^ (agent|menu):|ratio \(this \/ against|^ --clock virtual|wall time per action/
   },
   isolate: { what: "`simnet run -- true`, plain and sealed.", lines: /sealing adds|against it:/ },
   connectFlood: {

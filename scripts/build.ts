@@ -13,11 +13,12 @@
  * (`dist/chunks/`), what loads on first use in chunks of its own. Node resolves and links each
  * module of an import separately, so 109 files cost `import("simnet")` 10–15 ms more than a
  * few (`npm run bench -- cold`). Dependencies stay imports. The declarations stay one per source
- * file. Two modules find files beside themselves with `import.meta.url`: the inspector's page
- * (`./ui/`), whose browser files are copied beside whichever chunk holds it, and the proxy's TLS
+ * file. Three modules find files beside themselves with `import.meta.url`: the inspector's page
+ * (`./ui/`), whose browser files are copied beside whichever chunk holds it, the proxy's TLS
  * thread's starter (`serve/tls.ts`), beside whose chunk the thread's own script (`tlsThread.js`,
- * tsc's, whole) goes. (The CLI finds the default fixture through the package, as it finds its
- * version.)
+ * tsc's, whole) goes, and the virtual clock (`terminal/virtualClock.ts`), beside whose chunk its
+ * hook (`clockHook.mjs`, the source file, loaded into apps by `--import`) goes. (The CLI finds the
+ * default fixture through the package, as it finds its version.)
  */
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
@@ -89,6 +90,12 @@ async function bundle(): Promise<void> {
     filter: (file) => !file.endsWith(".d.ts")
   })
   writeFileSync(join(dist, dirname(withStarter[0].fileName), "tlsThread.js"), threadScript)
+  // The virtual clock's hook, a plain module Node loads into the app (`--import`), goes beside the
+  // chunk that names it (`terminal/virtualClock.ts`).
+  const clockDriver = join(dist, "terminal", "virtualClock.js")
+  const withClock = output.filter((chunk) => chunk.type === "chunk" && chunk.moduleIds.includes(clockDriver))
+  if (withClock.length !== 1) throw new Error("simnet build: the virtual clock's driver must be in one chunk, beside which its hook goes")
+  cpSync(join(root, "src", "terminal", "clockHook.mjs"), join(dist, dirname(withClock[0].fileName), "clockHook.mjs"))
 }
 
 const current = stamp()

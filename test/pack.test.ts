@@ -17,6 +17,7 @@ import { execFileSync, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest"
 import { HEAVY_WORK } from "./support/timeouts.ts"
 
@@ -106,6 +107,16 @@ describe("the packed package", { timeout: HEAVY_WORK }, () => {
       expect(files).toContain(f)
     }
     expect(files.filter((f) => /^(src|test|bench|\.ci|\.github)\//.test(f))).toEqual([])
+    // The virtual clock's hook, beside the chunk that loads it into apps.
+    expect(files.filter((f) => /^dist\/(chunks\/)?clockHook\.mjs$/.test(f))).toHaveLength(1)
+  })
+
+  it("the virtual clock's hook loads from the installed package: a Node process on it reads simnet's time", () => {
+    const hook = [path.join(project, "node_modules", "simnet", "dist", "chunks", "clockHook.mjs"), path.join(project, "node_modules", "simnet", "dist", "clockHook.mjs")].find((file) => fs.existsSync(file))!
+    const now = path.join(work, "clock-now")
+    fs.writeFileSync(now, "1767225600000")
+    const shown = execFileSync(node, ["--import", pathToFileURL(hook).href, "-e", "console.log(Date.now())"], { cwd: project, env: { ...env, SIMNET_CLOCK: path.join(work, "no-clock.sock"), SIMNET_CLOCK_NOW: now }, encoding: "utf8" })
+    expect(shown.trim()).toBe("1767225600000")
   })
 
   it("the README's install gives the project one copy of effect, the newest in the peer range", () => {

@@ -7,7 +7,8 @@
  * And every child of a command (issue 54): under `simnet run`, `run --tty`, `explore` and `mcp`,
  * a command that leaves children behind with `&`, `nohup` and `setsid` leaves none of them once
  * simnet has ended — normally, by SIGTERM, or by SIGKILL — where a PID namespace can hold it;
- * where none can, a terminal's program takes its process group with it.
+ * where none can, a terminal's program takes its process group with it, and its cgroup (where one
+ * can be made: `src/terminal/cgroup.ts`) takes every process it started, a `setsid` one too.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { once } from "node:events"
@@ -16,6 +17,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { WebSocket } from "ws"
 import { afterAll, describe, expect, it, vi } from "vitest"
+import { Effect } from "effect"
+import { makeCgroup } from "../src/terminal/cgroup.ts"
 import { canHold } from "../src/terminal/holder.ts"
 import { processesRunning } from "./support/sealed.ts"
 
@@ -183,8 +186,12 @@ const withoutHolder = (): string => {
   return bin
 }
 
+/** Whether a run's cgroup can be made here (root, or a delegated cgroup v2 subtree). */
+const cgroup = makeCgroup()
+if (cgroup !== undefined) await Effect.runPromise(cgroup.end)
+
 describe.skipIf(process.platform !== "linux")("where no PID namespace can be had", () => {
-  it("simnet run --tty takes the terminal's process group with it: & and nohup children end, a setsid one is beyond it", async () => {
+  it(`simnet run --tty takes the terminal's process group with it: & and nohup children end, a setsid one ${cgroup === undefined ? "is beyond it (no cgroup here)" : "too, in the run's cgroup"}`, async () => {
     const mark = marks()
     const flag = join(scratch, `flag-${mark[0]}`)
     const child = spawn(process.execPath, [simnet, "run", "--quiet", "--tty", "--", ...leaver(mark, flag)], { cwd: scratch, stdio: "ignore", env: { ...process.env, PATH: withoutHolder(), SIMNET_CA_DIR: join(scratch, "ca") } })
@@ -193,8 +200,9 @@ describe.skipIf(process.platform !== "linux")("where no PID namespace can be had
     writeFileSync(flag, "")
     await exited
     await vi.waitFor(() => expect(running(mark.slice(0, 2))).toEqual([]), { timeout: 10_000, interval: 100 })
+    if (cgroup !== undefined) await vi.waitFor(() => expect(running([mark[2]])).toEqual([]), { timeout: 10_000, interval: 100 })
     const left = running([mark[2]])
     survivors.push(...left)
-    expect(left).toHaveLength(1)
+    expect(left).toHaveLength(cgroup === undefined ? 1 : 0)
   }, 60_000)
 })

@@ -21,10 +21,11 @@ export const explore = Command.make(
     out: Flag.String("out").pipe(Flag.withDefault(path.join(".simnet", "explore")), Flag.withMetavar("dir"), Flag.withDescription("where the failing run's file goes (default: .simnet/explore)")),
     replay: Flag.String("replay").pipe(Flag.optional, Flag.withMetavar("file"), Flag.withDescription("run a failing run's file again (its fixture, seed, size and actions); exit 1 when it fails again")),
     ...terminalFlags,
-    quietMs: Flag.Int("quiet-ms").pipe(Flag.withDefault(150), Flag.withDescription("how long the screen must be still, the network at rest, after each action (default: 150)")),
+    quietMs: Flag.Int("quiet-ms").pipe(Flag.optional, Flag.withDescription("a floor: after each action, the screen still at least this long once the app is at rest (default: 0 on Linux, where rest is read from the app's processes; 150 elsewhere)")),
     timeoutMs: Flag.Int("timeout-ms").pipe(Flag.withDefault(10_000), Flag.withDescription("the longest a step may take to come to rest, and the app to show --ready's text (default: 10000)")),
     ready: Flag.String("ready").pipe(Flag.optional, Flag.withMetavar("text"), Flag.withDescription("text the app shows once it takes input, waited for before the first action (default: anything on screen)")),
     chaosRate: Flag.String("chaos-rate").pipe(Flag.withDefault("0"), Flag.withMetavar("rate"), Flag.withDescription("the highest seeded chaos rate a run draws, 0 to 1 (default 0: none)")),
+    clock: Flag.Literals("clock", ["real", "virtual"]).pipe(Flag.withDefault("real" as const), Flag.withDescription("the clock the app's Node processes and the network run on: virtual jumps to the next timer whenever the app is at rest (default: real)")),
     noScripts: Flag.Boolean("no-scripts").pipe(Flag.withDefault(false), Flag.withDescription("queue no generated model scripts: the fixture answers every model call")),
     caDir: caDirFlag,
     command: Argument.String("command").pipe(Argument.variadic, Argument.withDescription("the command and its arguments, after --"))
@@ -57,9 +58,12 @@ export const explore = Command.make(
       if (!(config.timeoutMs >= 1 && config.timeoutMs <= 600_000)) return yield* new UsageError({ message: `--timeout-ms must be from 1 to 600000 milliseconds, got ${config.timeoutMs}` })
       const seed = Option.getOrUndefined(Option.map(config.seed, parseSeed))
       const result = yield* Effect.tryPromise({
-        try: () => exploreResult(command, { fixture: Option.getOrElse(config.fixture, () => DEFAULT_FIXTURE), runs: config.runs, seed, actions: config.actions, minActions: config.minActions, out: config.out, cols: config.cols, rows: config.rows, quietMs: config.quietMs, timeoutMs: config.timeoutMs, ready: Option.getOrUndefined(config.ready), chaosRate, scripts: !config.noScripts, caDir }),
+        try: () => exploreResult(command, { fixture: Option.getOrElse(config.fixture, () => DEFAULT_FIXTURE), runs: config.runs, seed, actions: config.actions, minActions: config.minActions, out: config.out, cols: config.cols, rows: config.rows, quietMs: Option.getOrUndefined(config.quietMs), timeoutMs: config.timeoutMs, ready: Option.getOrUndefined(config.ready), chaosRate, scripts: !config.noScripts, caDir, clock: config.clock }),
         catch: (cause) => new UsageError({ message: cause instanceof Error ? cause.message.replace(/^simnet explore: /, "") : String(cause) })
       })
+      // On a virtual clock: the time covered, or that the app never joined it (it is not Node).
+      const clock = result.clock
+      if (clock !== undefined) yield* say(clock.joined === 0 ? "simnet explore: --clock virtual: no Node process joined the clock; the app ran on real time (the network on virtual time)" : `simnet explore: virtual time covered: ${clock.virtualMs} ms (${clock.joined} of ${result.runs} runs on the clock)`)
       if (result.failure === undefined) return yield* say(`simnet explore: ${result.runs} runs, ${result.actions} actions, no failure (seed ${String(result.seed)})`)
       const failure = result.failure
       const again = `simnet explore --replay ${failure.file} -- ${command.join(" ")}`

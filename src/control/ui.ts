@@ -6,9 +6,10 @@
  * `ui.press { key }`, `ui.click { x, y } | { text }`, `ui.paste { text }`, `ui.submit { text,
  * gapMs? }`, `ui.resize { cols, rows }` (each answering with the screen after it); `ui.wait {
  * text?, quietMs?, timeoutMs?, quiescent? }` (until the text is on screen, read as a person reads
- * it, or the screen has been still that long; with `quiescent: true`, the whole app at rest: no
- * request in flight, no model call pending, no delay armed, and the screen still for `quietMs` —
- * what a runner waits for after each action).
+ * it, or the screen has been still that long; with `quiescent: true`, the whole app at rest,
+ * detected (`terminal/rest.ts`): no request in flight, no model call pending, no delay armed, the
+ * program's process tree asleep since it took the input, the screen still for at least `quietMs`
+ * (default 0 on Linux) — what a runner waits for after each action).
  * Params are decoded by `UI_PARAMS` (the MCP tools' inputs too): a bad one is `-32602` naming its
  * path. Without a terminal each is `-32003`; a terminal's refusal (an unknown key, a bad size, a
  * wait that ran out, a click the app enabled no mouse for, outside the screen or at a text not on
@@ -175,19 +176,8 @@ const answer = (
       case "ui.wait":
         return act(method, ({ text, quietMs, timeoutMs, quiescent: whole }) => {
           if (whole !== true) return Effect.mapError(terminal.wait({ text, quietMs, timeoutMs }), refused)
-          // The network at rest (or the program gone), then the screen still; once more if a
-          // request started meanwhile.
-          const limit = timeoutMs ?? 10_000
-          const settle = Effect.andThen(Effect.raceFirst(quiescent, Effect.asVoid(terminal.exited)), Effect.mapError(terminal.wait({ quietMs, timeoutMs: limit }), refused))
-          return Effect.gen(function*() {
-            for (let round = 0; round < 10; round++) {
-              const screen = yield* settle
-              if (yield* Effect.map(Effect.timeoutOption(quiescent, 0), (done) => done._tag === "Some")) return screen
-            }
-            return terminal.screen()
-          }).pipe(
-            Effect.timeoutOrElse({ duration: limit, orElse: () => Effect.fail<UiError>({ code: -32004, message: `simnet: the app was not at rest within ${limit} ms`, data: { reason: "timeout" } }) })
-          )
+          // The whole app at rest, detected (`terminal/rest.ts`): simnet idle, the program's tree asleep.
+          return Effect.mapError(terminal.rest({ quietMs, timeoutMs, quiescent }), refused)
         })
     }
   })

@@ -26,6 +26,8 @@ import { requestTraceLine } from "../testing/traceLines.ts"
 import { caDirectory, loadCa } from "../serve/ca.ts"
 import { FAILURE_FILE_BOUNDS, readFailureFile } from "../testing/failureFiles.ts"
 import { ExploreFailed, type ExploreFile, ExploreNoAction, type ExploreResult, type ReplayResult } from "./exploreResult.ts"
+import { DEFAULT_QUIET_MS } from "../terminal/rest.ts"
+import { addCovered, type ClockCovered, type ExploreClock } from "./exploreClock.ts"
 
 export type { ExploreAction, ExploreCase } from "./exploreActions.ts"
 export { ExploreFailed, type ExploreFile, ExploreNoAction, type ExploreResult, type ReplayResult } from "./exploreResult.ts"
@@ -47,7 +49,10 @@ export interface ExploreOptions {
   readonly out?: string | undefined
   readonly cols?: number | undefined
   readonly rows?: number | undefined
-  /** How long the screen must be still for the app to be at rest (default 150 ms). */
+  /**
+   * A floor: how long the screen must be still once the app is at rest (detected: simnet idle,
+   * the app's processes asleep; default 0 on Linux, 150 ms elsewhere, where rest is the screen alone).
+   */
   readonly quietMs?: number | undefined
   /** The longest one step may take to come to rest (default 10 s); a step that does not goes on. */
   readonly timeoutMs?: number | undefined
@@ -65,9 +70,14 @@ export interface ExploreOptions {
   readonly cwd?: string | undefined
   /** Where the proxy's CA lives (default as `simnet run`). */
   readonly caDir?: string | undefined
+  /**
+   * The clock the app's Node processes and the network run on: `"real"` (default) or `"virtual"`,
+   * simnet's time, which jumps to the next timer when the app is at rest (`exploreClock.ts`).
+   */
+  readonly clock?: ExploreClock | undefined
 }
 
-const DEFAULTS = { runs: 20, actions: 10, cols: 100, rows: 30, quietMs: 150, timeoutMs: 10_000 }
+const DEFAULTS = { runs: 20, actions: 10, cols: 100, rows: 30, quietMs: DEFAULT_QUIET_MS, timeoutMs: 10_000 }
 
 /** A seed as fast-check takes it: a number as is (to 32 bits), a string by its FNV-1a hash. */
 const fcSeed = (seed: number | string): number => {
@@ -124,7 +134,8 @@ const setupOf = (command: ReadonlyArray<string>, options: ExploreOptions, fixtur
     env: options.env,
     cwd: options.cwd,
     authority: loadCa(caDirectory(options.caDir)),
-    properties
+    properties,
+    clock: options.clock
   }
 }
 
@@ -140,6 +151,7 @@ const writeFile = (setup: RunSetup, fixture: unknown, command: ReadonlyArray<str
     quietMs: setup.quietMs,
     timeoutMs: setup.timeoutMs,
     ...(setup.ready === undefined ? {} : { ready: setup.ready }),
+    ...(setup.clock === "virtual" ? { clock: "virtual" as const } : {}),
     fixture,
     case: input,
     failure: { step: failure.step, action: outcome.steps[failure.step]?.action ?? "start", reason: failure.reason },
@@ -211,6 +223,7 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
   const arbitrary = caseArbitrary({ actions: within("actions", options.actions ?? DEFAULTS.actions, 1, FAILURE_FILE_BOUNDS.actions), minActions: options.minActions, prompts: fixture.prompts, scripts: options.scripts, chaosRate: options.chaosRate })
   let started: Error | undefined
   let done = 0
+  let clock: ClockCovered | undefined
   let shrinking = false
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (input) => {
@@ -228,7 +241,10 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
         started = new ExploreNoAction(outcome.noAction)
         throw started
       }
-      if (!shrinking) done += outcome.steps.length - 1
+      if (!shrinking) {
+        done += outcome.steps.length - 1
+        clock = addCovered(clock, outcome.clock)
+      }
       if (outcome.failure !== undefined) {
         shrinking = true
         throw new Error(outcome.failure.reason)
@@ -237,7 +253,7 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
     { numRuns: runs, seed: fcSeed(seed) }
   )
   if (started !== undefined) throw started
-  if (!details.failed) return { runs: details.numRuns, actions: done, seed }
+  if (!details.failed) return { runs: details.numRuns, actions: done, seed, ...(clock === undefined ? {} : { clock }) }
   const shrunk = await minimise(setup, details.counterexample![0])
   const input = shrunk.input
   const again = shrunk.outcome ?? await run(setup, input, true)
@@ -249,6 +265,7 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
     runs: details.numRuns,
     actions: done,
     seed,
+    ...(clock === undefined ? {} : { clock }),
     failure: {
       file,
       step: again.failure.step,
@@ -284,7 +301,7 @@ export const replayExplore = async (file: string, options: ReplayOptions = {}): 
   const saved = readFailureFile(path.resolve(process.cwd(), file), ["explore-failure/v1"]) as ExploreFile
   const own = options.command === undefined || options.command.length === 0
   const command = own ? saved.command : options.command!
-  const setup = setupOf(command, { ...options, cols: saved.cols, rows: saved.rows, quietMs: saved.quietMs, timeoutMs: saved.timeoutMs, ready: saved.ready }, await decoded(saved.fixture), saved.seed)
+  const setup = setupOf(command, { ...options, cols: saved.cols, rows: saved.rows, quietMs: saved.quietMs, timeoutMs: saved.timeoutMs, ready: saved.ready, clock: saved.clock }, await decoded(saved.fixture), saved.seed)
   options.running?.(command, own)
   const outcome = await Effect.runPromise(runCase(setup, saved.case, true), { signal: options.signal })
   if (outcome.noAction !== undefined) throw new ExploreNoAction(outcome.noAction)

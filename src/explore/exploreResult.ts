@@ -4,6 +4,7 @@
  * from here, so importing it loads no terminal and no server; `explore.ts` loads them on first use.
  */
 import type { ExploreAction, ExploreCase } from "./exploreActions.ts"
+import type { ClockCovered } from "./exploreClock.ts"
 import type { ExploreStep, NoAction, RunOutcome } from "./exploreRun.ts"
 
 /** The file of a failing run (`simnet show` opens it, `replayExplore` runs it again). */
@@ -16,6 +17,8 @@ export interface ExploreFile {
   readonly quietMs: number
   readonly timeoutMs: number
   readonly ready?: string | undefined
+  /** The clock the run ran on, when virtual. */
+  readonly clock?: "virtual" | undefined
   readonly fixture: unknown
   /** The shrunk case: its actions, the model scripts queued first, its chaos. */
   readonly case: ExploreCase
@@ -34,6 +37,8 @@ export interface ExploreResult {
   /** The actions done over every run (not counting shrinking's). */
   readonly actions: number
   readonly seed: number | string
+  /** On a virtual clock: the virtual time the runs covered, and how many had a Node process join it (0: the app ran on real time). */
+  readonly clock?: ClockCovered | undefined
   /** The shrunk failing run, when one failed. */
   readonly failure?: {
     readonly file: string

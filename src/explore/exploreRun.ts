@@ -28,6 +28,7 @@ import { serveLayer } from "../serve/serve.ts"
 import { spawnTerminal, type Terminal, type TerminalExit, type TerminalScreen } from "../terminal/terminal.ts"
 import { describeExit, exitReport, screenText, shows as screenShows } from "../terminal/screen.ts"
 import { actionLabel, type ExploreAction, type ExploreCase } from "./exploreActions.ts"
+import { type ClockCovered, covered, type ExploreClock, onClock, runClock } from "./exploreClock.ts"
 
 /** What a property sees after each step. */
 export interface ExploreObservation {
@@ -79,6 +80,8 @@ export interface RunOutcome {
   readonly log: ReadonlyArray<RequestRecord>
   readonly start: NetworkState
   readonly end: NetworkState
+  /** On a virtual clock: the time the run covered, and whether a process joined it. */
+  readonly clock?: ClockCovered | undefined
 }
 
 /** What every run of one exploration shares. */
@@ -90,7 +93,7 @@ export interface RunSetup {
   readonly seed: number | string
   readonly cols: number
   readonly rows: number
-  /** How long the screen must be still, after the network is, for the app to be at rest. */
+  /** The floor of rest: how long the screen must be still once the app is at rest (`terminal/rest.ts`). */
   readonly quietMs: number
   /** The longest one step may take to come to rest. */
   readonly timeoutMs: number
@@ -102,6 +105,8 @@ export interface RunSetup {
   /** The proxy's CA, loaded once for every run (each host's certificate made once). */
   readonly authority: CertificateAuthority
   readonly properties: ReadonlyArray<ExploreProperty>
+  /** The clock the app and the network run on (`exploreClock.ts`; default real). */
+  readonly clock?: ExploreClock | undefined
 }
 
 /**
@@ -202,7 +207,8 @@ export const runCase = (setup: RunSetup, input: ExploreCase, keep = false): Effe
     Effect.gen(function*() {
       let failed = false
       const dir = yield* workspaceOf(setup.fixture.files, () => keep && failed)
-      const network: SimulationNetworkApi = yield* networkOf(setup, input)
+      const clock = yield* runClock(setup.clock)
+      const network: SimulationNetworkApi = yield* onClock(networkOf(setup, input), clock)
       const start = yield* network.state
       let terminal: Terminal | undefined
       const control = yield* controlRuntime(network, { quiet: true, terminal: () => terminal })
@@ -211,9 +217,9 @@ export const runCase = (setup: RunSetup, input: ExploreCase, keep = false): Effe
       const { env } = runEnv(HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address), setup.authority.certFile, { nodeOptions: setup.env?.["NODE_OPTIONS"] })
       // A command named by a path is found from the caller's directory, wherever the run starts.
       const command = dir !== undefined && setup.command.includes("/") ? path.resolve(setup.command) : setup.command
-      const shell = yield* spawnTerminal(command, setup.args, { cols: setup.cols, rows: setup.rows, env: { ...env, ...setup.env, NODE_OPTIONS: env["NODE_OPTIONS"]! }, cwd: dir ?? setup.cwd })
+      const shell = yield* spawnTerminal(command, setup.args, { cols: setup.cols, rows: setup.rows, env: { ...env, ...setup.env, NODE_OPTIONS: env["NODE_OPTIONS"]!, ...clock?.env(env["NODE_OPTIONS"]) }, cwd: dir ?? setup.cwd, clock })
       terminal = shell
-      const outcome = yield* steps(setup, input, network, shell, start)
+      const outcome = { ...yield* steps(setup, input, network, shell, start), clock: covered(clock) }
       failed = outcome.failure !== undefined
       return keep && failed && dir !== undefined ? { ...outcome, workspace: dir } : outcome
     }).pipe(Effect.mapError((error) => (error instanceof Error ? error : new Error(reasonOf(error)))))
@@ -240,11 +246,15 @@ const steps = (setup: RunSetup, input: ExploreCase, network: SimulationNetworkAp
     })
     // Ready for input: the ready text on screen, or anything at all (a TUI that boots slowly shows
     // a blank, still screen first); a program that exits before it is seen by the first check.
+    // Without a ready text: the first output, then rest (a program that prints and exits is seen exited).
     const blank = () => terminal.screen().lines.every((line) => line === "")
-    yield* Effect.ignore(terminal.wait({ text: setup.ready, timeoutMs: setup.timeoutMs }).pipe(
-      Effect.repeat({ until: () => setup.ready !== undefined || !blank() || terminal.exit() !== undefined, schedule: Schedule.spaced(20) }),
-      Effect.timeout(setup.timeoutMs)
-    ))
+    const shown = setup.ready === undefined
+      ? Effect.andThen(
+        Effect.repeat(Effect.void, { until: () => !blank() || terminal.exit() !== undefined, schedule: Schedule.spaced(5) }),
+        terminal.rest({ quietMs: setup.quietMs, timeoutMs: setup.timeoutMs, quiescent: network.quiescent })
+      )
+      : terminal.wait({ text: setup.ready, timeoutMs: setup.timeoutMs })
+    yield* Effect.ignore(Effect.timeout(shown, setup.timeoutMs))
     const noAction = noActionOf(setup, terminal)
     if (noAction !== undefined) {
       const exit = terminal.exit()

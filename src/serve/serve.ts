@@ -24,6 +24,7 @@ import type { Duplex } from "node:stream"
 import { Effect, Layer } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { touch } from "../registry/activity.ts"
 import { engineOf, type SimulationNetworkApi } from "../network/network.ts"
 import { CONTROL_BASE } from "../control/endpoint.ts"
 import { caDirectory, type CertificateAuthority, loadCa } from "./ca.ts"
@@ -108,6 +109,8 @@ class DoorServer extends http.Server {
   }
 
   override emit(event: string | symbol, ...args: Array<unknown>): boolean {
+    // A connection, a request, a tunnel: the app is talking to simnet (`registry/activity.ts`).
+    if (event === "connection" || event === "request" || event === "connect" || event === "upgrade" || event === "checkContinue") touch()
     if (event === "connect") {
       this.proxy.connect(args[0] as http.IncomingMessage, args[1] as Duplex, args[2] as Buffer)
       return true

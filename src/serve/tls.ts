@@ -8,6 +8,7 @@
  */
 import type { Duplex } from "node:stream"
 import { Worker } from "node:worker_threads"
+import { opened as handshakeBegun, touch } from "../registry/activity.ts"
 import { socketLike } from "../doors/connection.ts"
 import type { CertificateAuthority } from "./ca.ts"
 import { Connections, ROLE, type TlsMessage, type TlsWorkerData } from "./tlsThread.ts"
@@ -38,7 +39,13 @@ export const terminatorOf = (ca: CertificateAuthority): TlsTerminator => {
 
 const terminator = (ca: CertificateAuthority): TlsTerminator => {
   let worker: Worker | undefined
-  const connections = new Connections((message, transfer) => worker?.postMessage(message, transfer as Array<ArrayBuffer> | undefined))
+  // Every message either way is activity (`registry/activity.ts`): a request on its way through the thread.
+  const connections = new Connections((message, transfer) => {
+    touch()
+    worker?.postMessage(message, transfer as Array<ArrayBuffer> | undefined)
+  })
+  /** Each connection's handshake under way: ended when it completes or the connection closes. */
+  const shaking = new Map<number, () => void>()
   let opened = 0
   let handshakes = 0
   const threadIds = new Set<number>()
@@ -47,7 +54,10 @@ const terminator = (ca: CertificateAuthority): TlsTerminator => {
     const data: TlsWorkerData = { role: ROLE, certPem: ca.certPem, keyPem: ca.keyPem }
     const made = new Worker(WORKER_FILE, { workerData: data })
     made.on("message", (message: TlsMessage) => {
+      touch()
       if (message.op !== "handshake") return connections.receive(message)
+      shaking.get(message.id)?.()
+      shaking.delete(message.id)
       handshakes++
       threadIds.add(message.threadId)
     })
@@ -66,8 +76,13 @@ const terminator = (ca: CertificateAuthority): TlsTerminator => {
       running()
       const id = ++opened
       const [cipher, plain] = connections.open(id, raw)
+      shaking.set(id, handshakeBegun())
       raw.on("error", () => raw.destroy())
-      raw.once("close", () => connections.close(id, true))
+      raw.once("close", () => {
+        shaking.get(id)?.()
+        shaking.delete(id)
+        connections.close(id, true)
+      })
       worker!.postMessage({ op: "open", id, name } satisfies TlsMessage)
       raw.pipe(cipher)
       cipher.pipe(raw)

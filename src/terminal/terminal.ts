@@ -12,7 +12,8 @@
  * `submit` a line (typed, taken, then Enter after a pause, so that an app that takes a fast Enter
  * as part of a paste still submits), `resize` the window; `wait` waits until a text is on screen
  * (read as a person reads it: `screen.ts`) or the screen has been still for a while, on Effect's
- * `Clock`. When the program ends, its exit is known once the screen shows all it wrote: a `wait`
+ * `Clock`; `rest` until the whole app is at rest, read from its processes (`rest.ts`; each
+ * program in a cgroup of its own where one can be made, `cgroup.ts`). When the program ends, its exit is known once the screen shows all it wrote: a `wait`
  * under way answers at once (with the screen, when its text came in that last output) and every
  * later action is refused naming the exit and the last screen. An exception of the emulator's is
  * contained and kept (`failures`, `onFailure`), never thrown. The process belongs to the `Scope`
@@ -23,10 +24,13 @@ import { Clock, Data, Effect, type Scope } from "effect"
 import type * as Pty from "@lydell/node-pty"
 import { createRequire } from "node:module"
 import { Emulator, type EmulatorFailure, type TerminalModes } from "./emulator.ts"
+import { joining, makeCgroup } from "./cgroup.ts"
 import { findable, heldExit, hold } from "./holder.ts"
 import { type Interactable, interactables } from "./interactables.ts"
 import { KEY_FAMILIES, keyBytes } from "./keys.ts"
 import { clickBytes, MAX_DEFAULT_MOUSE, pasteBytes } from "./pointer.ts"
+import { cgroupProbe, DEFAULT_QUIET_MS, type InputMark, type RestSubject, untilRest, walkProbe } from "./rest.ts"
+import { restOnClock, type VirtualClock } from "./virtualClock.ts"
 import { exitReport, findText, screenText, type TerminalExit, type TerminalScreen } from "./screen.ts"
 import { cellWidth, columnOf } from "./xterm.ts"
 
@@ -60,6 +64,11 @@ export interface TerminalOptions {
    * run's, in its room).
    */
   readonly held?: boolean | undefined
+  /**
+   * The virtual clock the program runs on (`virtualClock.ts`; its `env` is the caller's to give):
+   * rest jumps it to the next timer, and `wait`'s and `rest`'s timeouts count its time.
+   */
+  readonly clock?: VirtualClock | undefined
 }
 
 /** What `wait` waits for: `text` on screen (as `findText` reads it), or the screen still for `quietMs`; at most `timeoutMs`. */
@@ -67,6 +76,17 @@ export interface WaitOptions {
   readonly text?: string | undefined
   readonly quietMs?: number | undefined
   readonly timeoutMs?: number | undefined
+}
+
+/**
+ * What `rest` waits for: the whole app at rest (`rest.ts`): simnet idle by `quiescent` (the
+ * network's; default: nothing to wait for), the program's tree asleep, the screen still for at
+ * least `quietMs` (default `DEFAULT_QUIET_MS`); at most `timeoutMs`.
+ */
+export interface RestOptions {
+  readonly quietMs?: number | undefined
+  readonly timeoutMs?: number | undefined
+  readonly quiescent?: Effect.Effect<void> | undefined
 }
 
 /** Where `click` clicks: a cell (0-based column and row), or the middle of a text's first place on screen (as `findText` finds it). */
@@ -97,6 +117,8 @@ export interface Terminal {
   readonly submit: (text: string, options?: SubmitOptions) => Effect.Effect<void, TerminalError>
   readonly resize: (cols: number, rows: number) => Effect.Effect<void, TerminalError>
   readonly wait: (options: WaitOptions) => Effect.Effect<TerminalScreen, TerminalError>
+  /** Waits until the whole app is at rest (`RestOptions`): the screen then. */
+  readonly rest: (options: RestOptions) => Effect.Effect<TerminalScreen, TerminalError>
   /** The emulator's exceptions contained so far (the first 100), and how many there were. */
   readonly failures: () => { readonly kept: ReadonlyArray<EmulatorFailure>; readonly count: number }
   /** How the program ended, once it has and the screen shows all it wrote. */
@@ -171,7 +193,20 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         let reply: (data: string | Buffer) => void = () => {}
         const emulator = new Emulator(cols, rows, { reply: (data) => reply(data), onFailure: options.onFailure })
         const program = options.held === false ? { command, args, held: false } : hold(command, args)
-        const child = loadPty().spawn(program.command, [...program.args], { name: "xterm-256color", cols, rows, cwd: options.cwd ?? process.cwd(), env })
+        // The program's tree in a cgroup of its own where one can be made (`cgroup.ts`): what rest reads.
+        let group = makeCgroup()
+        const started = group === undefined ? program : joining(group, program.command, program.args)
+        let child: Pty.IPty
+        try {
+          child = loadPty().spawn(started.command, [...started.args], { name: "xterm-256color", cols, rows, cwd: options.cwd ?? process.cwd(), env })
+        } catch (error) {
+          if (group !== undefined) Effect.runFork(group.end)
+          throw error
+        }
+        if (group !== undefined && !group.adopt(child.pid)) {
+          Effect.runFork(group.end)
+          group = undefined
+        }
         // node-pty's socket takes a Buffer as it takes a string (its typings say string only).
         reply = (data) => child.write(data as string)
         let exited: TerminalExit | undefined
@@ -189,17 +224,21 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
           exited = program.held ? heldExit(exitCode, signal === 0 ? undefined : signal) : { code: exitCode, signal: signal === 0 ? undefined : signal }
           ended(exited)
         })
-        return { child, emulator, exit: () => exited, ending, held: program.held }
+        return { child, emulator, exit: () => exited, ending, held: program.held, group }
       },
       catch: (cause) => new TerminalError({ reason: "spawn", message: `simnet: could not start ${command} in a terminal: ${cause instanceof Error ? cause.message : String(cause)}` })
     }),
-    ({ child, emulator, exit, held }) =>
-      Effect.sync(() => {
-        // A held program's namespace, and every process in it, ends with its holder.
-        if (exit() === undefined) for (const target of held ? [child.pid] : [-child.pid, child.pid]) kill(target)
-        emulator.dispose()
-      })
-  ).pipe(Effect.map(({ child, emulator, exit, ending }): Terminal => {
+    ({ child, emulator, exit, held, group }) =>
+      Effect.andThen(
+        Effect.sync(() => {
+          // A held program's namespace, and every process in it, ends with its holder.
+          if (exit() === undefined) for (const target of held ? [child.pid] : [-child.pid, child.pid]) kill(target)
+          emulator.dispose()
+        }),
+        // And every process of its cgroup, wherever it went: the run leaves nothing behind.
+        group === undefined ? Effect.void : group.end
+      )
+  ).pipe(Effect.map(({ child, emulator, exit, ending, group }): Terminal => {
     const screen = () => emulator.screen()
     const exitedError = (ended: TerminalExit) => new TerminalError({ reason: "exited", message: `simnet: ${exitReport(ended, emulator.lines())}` })
     /** `action`, unless the program has exited: then the error naming the exit and the last screen. */
@@ -210,8 +249,29 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         const done = action()
         return done instanceof TerminalError ? Effect.fail(done) : Effect.succeed(done)
       })
-    const write = (data: string | Buffer) => alive(() => child.write(data as string))
+    const probe = group === undefined ? walkProbe(child.pid) : cgroupProbe(group)
+    let input: InputMark | undefined
+    /** Marks the app's side as it stood before an input (what rest reads back). */
+    const mark = () => void (input = { seq: (input?.seq ?? 0) + 1, usage: probe.usage(), generation: emulator.generation })
+    /** Writes input to the program, marked. */
+    const send = (data: string | Buffer) => {
+      mark()
+      child.write(data as string)
+    }
+    const subject: RestSubject = { probe, generation: () => emulator.generation, input: () => input, exit, exited: Effect.promise(() => ending) }
+    const write = (data: string | Buffer) => alive(() => send(data))
+    const clock = options.clock
+    const timedOut = (timeoutMs: number, what: string) =>
+      new TerminalError({ reason: "timeout", message: `simnet: waited ${timeoutMs} ms${clock === undefined ? "" : " of virtual time"} for ${what}; the screen shows:\n${screenText(emulator.lines())}` })
+    /** A text wait on a virtual clock: the clock moved at each rest, until the text shows or no timer is due in time. */
     const wait = (options: WaitOptions): Effect.Effect<TerminalScreen, TerminalError> =>
+      clock === undefined || options.text === undefined
+        ? waitReal(options)
+        : Effect.raceFirst(
+          waitReal(options),
+          Effect.andThen(restOnClock(subject, Effect.void, 0, clock, options.timeoutMs ?? DEFAULT_TIMEOUT_MS), Effect.fail(timedOut(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, JSON.stringify(options.text))))
+        )
+    const waitReal = (options: WaitOptions): Effect.Effect<TerminalScreen, TerminalError> =>
       Effect.gen(function*() {
         const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
         const quiet = options.quietMs ?? 200
@@ -264,7 +324,7 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
       alive(() => {
         const bytes = keyBytes(key, emulator.modes().applicationCursorKeys)
         if (bytes === undefined) return new TerminalError({ reason: "key", message: `simnet: no key named ${quoted(key, 40)}; keys: ${KEY_FAMILIES}` })
-        child.write(bytes)
+        send(bytes)
       })
     return {
       pid: child.pid,
@@ -289,12 +349,12 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
           if (bytes === "unreportable") {
             return new TerminalError({ reason: "outside", message: `simnet: (${x}, ${y}) cannot be reported in the app's mouse encoding (xterm's default, without SGR 1006), which reaches columns and rows up to ${MAX_DEFAULT_MOUSE}` })
           }
-          for (const chunk of bytes) child.write(chunk as string)
+          for (const chunk of bytes) send(chunk)
         }),
       paste: (text) =>
         text.length > MAX_PASTE
           ? Effect.fail(new TerminalError({ reason: "too-large", message: `simnet: a paste of ${text.length} characters is over the limit of ${MAX_PASTE}; nothing was sent` }))
-          : alive(() => child.write(pasteBytes(text, emulator.modes().bracketedPaste))),
+          : alive(() => send(pasteBytes(text, emulator.modes().bracketedPaste))),
       submit: (text, options = {}) =>
         Effect.gen(function*() {
           if (text !== "") {
@@ -310,11 +370,23 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
       resize: (newCols, newRows) => {
         const invalid = checkSize(newCols, newRows)
         return invalid !== undefined ? Effect.fail(invalid) : alive(() => {
+          mark()
           child.resize(newCols, newRows)
           emulator.resize(newCols, newRows)
         })
       },
       wait,
+      rest: ({ quietMs = DEFAULT_QUIET_MS, timeoutMs = DEFAULT_TIMEOUT_MS, quiescent = Effect.void }) =>
+        (clock === undefined ? untilRest(subject, quiescent, quietMs) : restOnClock(subject, quiescent, quietMs, clock, timeoutMs)).pipe(
+          Effect.timeoutOrElse({
+            duration: timeoutMs,
+            orElse: () => Effect.fail(new TerminalError({ reason: "timeout", message: `simnet: the app was not at rest within ${timeoutMs} ms; the screen shows:\n${screenText(emulator.lines())}` }))
+          }),
+          Effect.andThen(() => {
+            const ended = exit()
+            return ended === undefined ? Effect.succeed(screen()) : Effect.fail(exitedError(ended))
+          })
+        ),
       failures: () => emulator.failures,
       exit,
       exited: Effect.promise(() => ending)

@@ -111,6 +111,7 @@ export const ExploreFileData = Schema.Struct({
   quietMs: whole(0, B.quietMs),
   timeoutMs: whole(1, B.timeoutMs),
   ready: Schema.optional(text(B.commandPart)),
+  clock: Schema.optional(Schema.Literal("virtual")),
   fixture: Schema.Unknown,
   case: ExploreCaseData,
   failure: Schema.Struct({ step: whole(0, B.steps), action: text(B.message), reason: text(B.message) }),
