@@ -38,9 +38,12 @@ module.exports = {
     {
       name: "control-through-the-public-api",
       severity: "error",
-      comment: "control/ and the CLI use the network through its public API (SimulationNetworkApi, SimulatedProviderApi and the types the faces export), never the engine, routes' internals or dispatch: those are the doors' and the network's.",
+      comment:
+        "control/ and the CLI use the network through its public API (SimulationNetworkApi, SimulatedProviderApi and the types the faces export), never the engine, routes' internals or dispatch: those are the doors' and the network's.",
       from: { path: "^src/(control|cli)/" },
-      to: { path: "^src/registry/(engine|route|routeTable|answer|matcher|matcherParts|keptBodies|keyCounts|chaos|faultAnswer|heldResponse|transport)\\.ts$" }
+      to: {
+        path: "^src/registry/(engine|route|routeTable|answer|matcher|matcherParts|keptBodies|keyCounts|chaos|faultAnswer|heldResponse|transport)\\.ts$"
+      }
     },
     {
       name: "provider-knows-no-wire",
@@ -52,7 +55,8 @@ module.exports = {
     {
       name: "wire-knows-no-api",
       severity: "error",
-      comment: "The kit every model API shares (models/wire/) imports no API's folder, so every API reads the same kit.",
+      comment:
+        "The kit every model API shares (models/wire/) imports no API's folder, so every API reads the same kit.",
       from: { path: "^src/models/wire/" },
       to: { path: "^src/models/(?!provider/|wire/)" }
     },

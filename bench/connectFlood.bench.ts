@@ -26,7 +26,10 @@ const at = process.argv.indexOf("--simnet")
 const simnetBin = at === -1 ? join(root, "bin", "simnet.js") : join(process.argv[at + 1]!, "bin", "simnet.js")
 const dir = mkdtempSync(join(tmpdir(), "simnet-connect-flood-"))
 const fixture = join(dir, "fixture.json")
-writeFileSync(fixture, JSON.stringify({ routes: [{ match: "GET https://api.example.com/ping", respond: { kind: "text", body: "pong" } }] }))
+writeFileSync(
+  fixture,
+  JSON.stringify({ routes: [{ match: "GET https://api.example.com/ping", respond: { kind: "text", body: "pong" } }] })
+)
 
 const children: Array<ChildProcess> = []
 process.on("exit", () => {
@@ -34,8 +37,16 @@ process.on("exit", () => {
 })
 
 /** Starts a Node child and resolves with the first match of `ready` in its output. */
-const start = async (args: ReadonlyArray<string>, ready: RegExp, env: Record<string, string> = {}): Promise<{ readonly child: ChildProcess; readonly found: RegExpExecArray }> => {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+const start = async (
+  args: ReadonlyArray<string>,
+  ready: RegExp,
+  env: Record<string, string> = {}
+): Promise<{ readonly child: ChildProcess; readonly found: RegExpExecArray }> => {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   children.push(child)
   let out = ""
   const found = await new Promise<RegExpExecArray>((resolve, reject) => {
@@ -77,7 +88,11 @@ process.on("SIGTERM", () => { console.log("handshakes " + done); process.exit(0)
 console.log("flooding")
 `
 
-const simnet = await start([simnetBin, "serve", "--port", "0", "--quiet", "--fixture", fixture], /driver:\s+ws:\/\/127\.0\.0\.1:(\d+)/, { SIMNET_CA_DIR: join(dir, "ca") })
+const simnet = await start(
+  [simnetBin, "serve", "--port", "0", "--quiet", "--fixture", fixture],
+  /driver:\s+ws:\/\/127\.0\.0\.1:(\d+)/,
+  { SIMNET_CA_DIR: join(dir, "ca") }
+)
 const simnetPort = Number(simnet.found[1])
 const bare = await start(["-e", BARE], /port (\d+)/)
 const barePort = Number(bare.found[1])
@@ -85,14 +100,19 @@ const barePort = Number(bare.found[1])
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
 const get = (port: number, path: string) =>
   new Promise<void>((resolve, reject) => {
-    http.get({ host: "127.0.0.1", port, path, agent }, (res) => {
-      res.resume()
-      res.once("end", resolve)
-    }).once("error", reject)
+    http
+      .get({ host: "127.0.0.1", port, path, agent }, (res) => {
+        res.resume()
+        res.once("end", resolve)
+      })
+      .once("error", reject)
   })
 
 /** The latencies of `count` requests, one at a time, to each of `ports`, interleaved: milliseconds, per port. */
-const probe = async (targets: ReadonlyArray<readonly [number, string]>, count: number): Promise<Array<Array<number>>> => {
+const probe = async (
+  targets: ReadonlyArray<readonly [number, string]>,
+  count: number
+): Promise<Array<Array<number>>> => {
   const times = targets.map(() => [] as Array<number>)
   for (let i = 0; i < count; i++) {
     for (let t = 0; t < targets.length; t++) {
@@ -105,14 +125,18 @@ const probe = async (targets: ReadonlyArray<readonly [number, string]>, count: n
   return times
 }
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 const summary = (times: ReadonlyArray<number>) => {
   const sorted = [...times].sort((a, b) => a - b)
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1]! }
 }
 const ms = (n: number) => n.toFixed(2).padStart(8)
 
-const targets = [[simnetPort, "/api.example.com/ping"], [barePort, "/ping"]] as const
+const targets = [
+  [simnetPort, "/api.example.com/ping"],
+  [barePort, "/ping"]
+] as const
 // Warm-up: connections made, code compiled, the CA made (its first host signed).
 await probe(targets, 300)
 const quiet = await probe(targets, PROBES)
@@ -132,11 +156,15 @@ const rows = [
   ["simnet, flood", summary(flooded[0]!)],
   ["bare Node, beside the flood", summary(flooded[1]!)]
 ] as const
-console.log(`a plain route's latency beside a flood of CONNECTs to new hosts (node ${process.version}; ${PROBES} requests each, one at a time, simnet and a bare Node server interleaved; the flood ${CONCURRENCY} tunnels at once: ${handshakes} handshakes in ${floodSeconds.toFixed(1)} s, ${Math.round(handshakes / floodSeconds)}/s)`)
+console.log(
+  `a plain route's latency beside a flood of CONNECTs to new hosts (node ${process.version}; ${PROBES} requests each, one at a time, simnet and a bare Node server interleaved; the flood ${CONCURRENCY} tunnels at once: ${handshakes} handshakes in ${floodSeconds.toFixed(1)} s, ${Math.round(handshakes / floodSeconds)}/s)`
+)
 console.log(`  ${"".padEnd(28)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"max ms".padStart(8)}`)
 for (const [name, s] of rows) console.log(`  ${name.padEnd(28)} ${ms(s.p50)} ${ms(s.p99)} ${ms(s.max)}`)
 const [, , simnetFlood, bareFlood] = rows.map(([, s]) => s)
 const simnetQuiet = rows[0][1]
-console.log(`  simnet p99 with the flood / without: ${(simnetFlood!.p99 / simnetQuiet.p99).toFixed(2)}x; simnet / bare Node beside the flood: p50 ${(simnetFlood!.p50 / bareFlood!.p50).toFixed(2)}x, p99 ${(simnetFlood!.p99 / bareFlood!.p99).toFixed(2)}x, max ${(simnetFlood!.max / bareFlood!.max).toFixed(2)}x`)
+console.log(
+  `  simnet p99 with the flood / without: ${(simnetFlood!.p99 / simnetQuiet.p99).toFixed(2)}x; simnet / bare Node beside the flood: p50 ${(simnetFlood!.p50 / bareFlood!.p50).toFixed(2)}x, p99 ${(simnetFlood!.p99 / bareFlood!.p99).toFixed(2)}x, max ${(simnetFlood!.max / bareFlood!.max).toFixed(2)}x`
+)
 agent.destroy()
 for (const child of children) child.kill("SIGTERM")

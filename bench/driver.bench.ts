@@ -21,7 +21,11 @@ const word = (i: number) => `w${i} `
 
 /** Streams one call and counts the content deltas the SDK yields. */
 const streamed = async (openai: OpenAI): Promise<number> => {
-  const stream = await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "count" }], stream: true })
+  const stream = await openai.chat.completions.create({
+    model: "gpt-4o",
+    messages: [{ role: "user", content: "count" }],
+    stream: true
+  })
   let tokens = 0
   for await (const chunk of stream) if ((chunk.choices[0]?.delta.content ?? "").length > 0) tokens++
   return tokens
@@ -37,15 +41,27 @@ const timed = async (run: () => Promise<number>): Promise<number> => {
 // In process: layerDrive on the network's own model.
 const network = await SimulationNetwork.start({ routes: Routes.openai(), drive: true })
 const inProcessDriver = SimulatedProvider.layerDrive((request, llm) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     for (let i = 0; i < WORDS; i++) yield* llm.chunk({ id: request.id, items: [{ type: "textDelta", text: word(i) }] })
     yield* llm.finish({ id: request.id })
-  }))
-const driverFiber = Effect.runFork(Layer.launch(inProcessDriver).pipe(Effect.provideService(SimulatedProvider, network.llm)))
-const inProcessClient = new OpenAI({ apiKey: "sk-bench", baseURL: "https://api.openai.com/v1", fetch: network.fetch, maxRetries: 0 })
+  })
+)
+const driverFiber = Effect.runFork(
+  Layer.launch(inProcessDriver).pipe(Effect.provideService(SimulatedProvider, network.llm))
+)
+const inProcessClient = new OpenAI({
+  apiKey: "sk-bench",
+  baseURL: "https://api.openai.com/v1",
+  fetch: network.fetch,
+  maxRetries: 0
+})
 
 // Over the socket: a server in its own process, the driver here.
-const server = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", "--quiet", "--drive", "--fixture", "test/fixtures/openai-only.json"], { stdio: ["ignore", "pipe", "inherit"] })
+const server = spawn(
+  process.execPath,
+  ["bin/simnet.js", "serve", "--port", "0", "--quiet", "--drive", "--fixture", "test/fixtures/openai-only.json"],
+  { stdio: ["ignore", "pipe", "inherit"] }
+)
 const base = await new Promise<string>((resolve, reject) => {
   let out = ""
   server.stdout!.on("data", (d: Buffer) => {
@@ -67,7 +83,13 @@ socket.onmessage = (event) => {
   if (message.method !== "llm.request" || message.params === undefined) return
   const id = message.params.id
   for (let i = 0; i < WORDS; i++) {
-    socket.send(JSON.stringify({ jsonrpc: "2.0", method: "llm.chunk", params: { id, items: [{ type: "textDelta", text: word(i) }] } }))
+    socket.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "llm.chunk",
+        params: { id, items: [{ type: "textDelta", text: word(i) }] }
+      })
+    )
   }
   socket.send(JSON.stringify({ jsonrpc: "2.0", id: next++, method: "llm.finish", params: { id } }))
 }
@@ -88,9 +110,15 @@ try {
     inProcess = Math.max(inProcess, await timed(() => streamed(inProcessClient)))
     overSocket = Math.max(overSocket, await timed(() => streamed(socketClient)))
   }
-  console.log(`\ndriver bench: one word per llm.chunk, ${WORDS} words a call, read through the openai SDK (stream: true), best of ${ROUNDS} alternating rounds after ${WARMUP} to warm up`)
-  console.log(`  in process (SimulatedProvider.layerDrive)       ${Math.round(inProcess).toLocaleString("en-US").padStart(9)} tokens/s`)
-  console.log(`  driver socket (simnet serve --drive, own process) ${Math.round(overSocket).toLocaleString("en-US").padStart(7)} tokens/s   ${(overSocket / inProcess).toFixed(2)}x in process (goal >= 0.5x)`)
+  console.log(
+    `\ndriver bench: one word per llm.chunk, ${WORDS} words a call, read through the openai SDK (stream: true), best of ${ROUNDS} alternating rounds after ${WARMUP} to warm up`
+  )
+  console.log(
+    `  in process (SimulatedProvider.layerDrive)       ${Math.round(inProcess).toLocaleString("en-US").padStart(9)} tokens/s`
+  )
+  console.log(
+    `  driver socket (simnet serve --drive, own process) ${Math.round(overSocket).toLocaleString("en-US").padStart(7)} tokens/s   ${(overSocket / inProcess).toFixed(2)}x in process (goal >= 0.5x)`
+  )
 } finally {
   socket.close()
   server.kill("SIGTERM")

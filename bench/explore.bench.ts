@@ -47,7 +47,8 @@ const apps = {
 
 /** The cgroup this process measures its apps in, where one can be made. */
 const measured = process.platform === "linux" ? makeCgroup() : undefined
-if (measured !== undefined && !measured.adopt(process.pid)) throw new Error("explore bench: cannot move into the cgroup it made")
+if (measured !== undefined && !measured.adopt(process.pid))
+  throw new Error("explore bench: cannot move into the cgroup it made")
 
 /** CPU of the apps so far, in ms: the cgroup's usage less this process's own; else this process's waited-for children's (clock ticks of 10 ms). */
 const appsMs = (): number => {
@@ -68,42 +69,72 @@ interface Round {
   readonly virtualMsPerAction: number
 }
 
-const once = async (explore: Explore, app: { readonly command: ReadonlyArray<string>; readonly fixture: Readonly<Record<string, unknown>> }, seed: number, options: Parameters<Explore>[1] = {}): Promise<Round> => {
+const once = async (
+  explore: Explore,
+  app: { readonly command: ReadonlyArray<string>; readonly fixture: Readonly<Record<string, unknown>> },
+  seed: number,
+  options: Parameters<Explore>[1] = {}
+): Promise<Round> => {
   const cpu0 = process.cpuUsage()
   const apps0 = appsMs()
   const t0 = performance.now()
-  const result = await explore(app.command, { fixture: app.fixture, runs: RUNS, actions: ACTIONS, minActions: ACTIONS, seed, env: { NODE_NO_WARNINGS: "1" }, ...options })
+  const result = await explore(app.command, {
+    fixture: app.fixture,
+    runs: RUNS,
+    actions: ACTIONS,
+    minActions: ACTIONS,
+    seed,
+    env: { NODE_NO_WARNINGS: "1" },
+    ...options
+  })
   const wall = performance.now() - t0
   if (result.failure !== undefined) throw new Error(`explore failed: ${result.failure.reason}`)
   const cpu = process.cpuUsage(cpu0)
   const own = (cpu.user + cpu.system) / 1000
   const child = appsMs() - apps0
   const virtualMs = (result as { readonly clock?: { readonly virtualMs: number } }).clock?.virtualMs ?? 0
-  return { actionsPerSecond: result.actions / (wall / 1000), msPerAction: wall / result.actions, simnetCpuMsPerAction: own / result.actions, appCpuMsPerAction: child / result.actions, virtualMsPerAction: virtualMs / result.actions }
+  return {
+    actionsPerSecond: result.actions / (wall / 1000),
+    msPerAction: wall / result.actions,
+    simnetCpuMsPerAction: own / result.actions,
+    appCpuMsPerAction: child / result.actions,
+    virtualMsPerAction: virtualMs / result.actions
+  }
 }
 
 const range = (xs: ReadonlyArray<number>, digits = 1) => {
   const sorted = [...xs].sort((a, b) => a - b)
-  return sorted[0] === sorted.at(-1) ? sorted[0]!.toFixed(digits) : `${sorted[0]!.toFixed(digits)}–${sorted.at(-1)!.toFixed(digits)}`
+  return sorted[0] === sorted.at(-1)
+    ? sorted[0]!.toFixed(digits)
+    : `${sorted[0]!.toFixed(digits)}–${sorted.at(-1)!.toFixed(digits)}`
 }
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const line = (label: string, rs: ReadonlyArray<Round>) => {
   const share = rs.map((r) => (100 * r.simnetCpuMsPerAction) / (r.simnetCpuMsPerAction + r.appCpuMsPerAction))
-  return `  ${label.padEnd(26)} ${range(rs.map((r) => r.actionsPerSecond))} actions/s (${range(rs.map((r) => r.msPerAction), 0)} ms each); CPU per action: simnet ${range(rs.map((r) => r.simnetCpuMsPerAction))} ms, the app ${range(rs.map((r) => r.appCpuMsPerAction))} ms (simnet's share ${range(share, 0)}%)`
+  return `  ${label.padEnd(26)} ${range(rs.map((r) => r.actionsPerSecond))} actions/s (${range(
+    rs.map((r) => r.msPerAction),
+    0
+  )} ms each); CPU per action: simnet ${range(rs.map((r) => r.simnetCpuMsPerAction))} ms, the app ${range(rs.map((r) => r.appCpuMsPerAction))} ms (simnet's share ${range(share, 0)}%)`
 }
 
 if (process.platform !== "linux") {
   console.log("\nexplore: skipped (reads /proc; Linux only)")
 } else {
-  const contenders: Array<{ readonly name: string; readonly explore: Explore }> = [{ name: "this checkout", explore: exploreResult }]
+  const contenders: Array<{ readonly name: string; readonly explore: Explore }> = [
+    { name: "this checkout", explore: exploreResult }
+  ]
   if (against !== undefined) {
     // An older checkout has exploration in src/testing/, a newer one in src/explore/.
     const older = join(against, "src", "testing", "explore.ts")
-    const other = (await import(existsSync(older) ? older : join(against, "src", "explore", "explore.ts"))) as { readonly exploreResult: Explore }
+    const other = (await import(existsSync(older) ? older : join(against, "src", "explore", "explore.ts"))) as {
+      readonly exploreResult: Explore
+    }
     contenders.push({ name: "against", explore: other.exploreResult })
   }
-  console.log(`\nsimnet explore at default settings: ${RUNS} runs × ${ACTIONS} actions, ${ROUNDS} rounds interleaved${against === undefined ? "" : `; against ${against}`}`)
+  console.log(
+    `\nsimnet explore at default settings: ${RUNS} runs × ${ACTIONS} actions, ${ROUNDS} rounds interleaved${against === undefined ? "" : `; against ${against}`}`
+  )
   for (const [appName, app] of Object.entries(apps)) {
     const rounds = contenders.map(() => [] as Array<Round>)
     for (const contender of contenders) await once(contender.explore, app, 999) // warm-up: the CA, the modules
@@ -113,15 +144,29 @@ if (process.platform !== "linux") {
     }
     console.log(` ${appName}:`)
     for (const [i, contender] of contenders.entries()) console.log(line(contender.name, rounds[i]!))
-    if (rounds.length === 2) console.log(`  ratio (this / against, medians): ${(median(rounds[0]!.map((r) => r.actionsPerSecond)) / median(rounds[1]!.map((r) => r.actionsPerSecond))).toFixed(2)}x actions/s`)
+    if (rounds.length === 2)
+      console.log(
+        `  ratio (this / against, medians): ${(median(rounds[0]!.map((r) => r.actionsPerSecond)) / median(rounds[1]!.map((r) => r.actionsPerSecond))).toFixed(2)}x actions/s`
+      )
   }
 
   // --clock virtual: 30 s of timers per key, in how much wall time.
   const backoff = { command: [process.execPath, join(examples, "backoff.mjs")], fixture: {} }
   const virtual: Array<Round> = []
-  for (let round = 0; round < ROUNDS; round++) virtual.push(await once(exploreResult, backoff, round + 1, { clock: "virtual", timeoutMs: 60_000, ready: "backoff ready" }))
+  for (let round = 0; round < ROUNDS; round++)
+    virtual.push(
+      await once(exploreResult, backoff, round + 1, { clock: "virtual", timeoutMs: 60_000, ready: "backoff ready" })
+    )
   console.log(` --clock virtual, an app that waits 30 s of timers per key (examples/tty/backoff.mjs):`)
-  console.log(`  ${range(virtual.map((r) => r.msPerAction), 0)} ms of wall time per action, covering ${range(virtual.map((r) => r.virtualMsPerAction / 1000), 1)} s of virtual time per action (simnet's CPU ${range(virtual.map((r) => r.simnetCpuMsPerAction))} ms, the app's ${range(virtual.map((r) => r.appCpuMsPerAction))} ms per action)`)
+  console.log(
+    `  ${range(
+      virtual.map((r) => r.msPerAction),
+      0
+    )} ms of wall time per action, covering ${range(
+      virtual.map((r) => r.virtualMsPerAction / 1000),
+      1
+    )} s of virtual time per action (simnet's CPU ${range(virtual.map((r) => r.simnetCpuMsPerAction))} ms, the app's ${range(virtual.map((r) => r.appCpuMsPerAction))} ms per action)`
+  )
 }
 
 // Out of the measuring cgroup, which goes (its runs' cgroups went with their runs).

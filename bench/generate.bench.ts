@@ -19,22 +19,35 @@ const minMs = quick ? 300 : 1_000
 
 const fields: Record<string, Schema.Codec<unknown, unknown>> = {}
 for (let i = 0; i < 20; i++) {
-  fields[`field${i}`] = [Schema.String, Schema.Int, Schema.Boolean, Schema.Finite][i % 4] as Schema.Codec<unknown, unknown>
+  fields[`field${i}`] = [Schema.String, Schema.Int, Schema.Boolean, Schema.Finite][i % 4] as Schema.Codec<
+    unknown,
+    unknown
+  >
 }
 const Object20 = Schema.Struct(fields) as Schema.Codec<unknown, unknown>
 
 /** The JSON Schema of an Effect schema, with its definitions inlined as `$defs` for json-schema-faker. */
 const jsonSchemaOf = (schema: Schema.Top): object => {
   const document = Schema.toJsonSchemaDocument(schema)
-  return Object.keys(document.definitions).length === 0 ? document.schema : { ...document.schema, $defs: document.definitions }
+  return Object.keys(document.definitions).length === 0
+    ? document.schema
+    : { ...document.schema, $defs: document.definitions }
 }
 
 const jsf = (name: string, schema: object) =>
-  measure(name, (i) => generateSync(schema as Parameters<typeof generateSync>[0], { seed: i + 1 }), { minMs, warmup: 500, minIterations: 200 })
+  measure(name, (i) => generateSync(schema as Parameters<typeof generateSync>[0], { seed: i + 1 }), {
+    minMs,
+    warmup: 500,
+    minIterations: 200
+  })
 
 const throughFetch = async (name: string, routes: ReturnType<typeof Routes.models>, url: string): Promise<Measure> => {
   const handle = await SimulationNetwork.start({ seed: 1, routes })
-  const result = await measure(name, async () => (await handle.fetch(url)).text(), { minMs, warmup: 500, minIterations: 200 })
+  const result = await measure(name, async () => (await handle.fetch(url)).text(), {
+    minMs,
+    warmup: 500,
+    minIterations: 200
+  })
   await handle.close()
   return result
 }
@@ -65,9 +78,9 @@ const firstVsThousandth = async (label: string, route: () => Route.Route, url: s
   const thousandth = micros(start)
   await handle.close()
   console.log(
-    `  ${label.padEnd(18)} register ${register.padStart(7)} µs   1st ${first.padStart(6)} µs   mean 2..999 ${
-      middle.toFixed(0).padStart(5)
-    } µs   1000th ${thousandth.padStart(5)} µs`
+    `  ${label.padEnd(18)} register ${register.padStart(7)} µs   1st ${first.padStart(6)} µs   mean 2..999 ${middle
+      .toFixed(0)
+      .padStart(5)} µs   1000th ${thousandth.padStart(5)} µs`
   )
 }
 
@@ -94,7 +107,12 @@ export const run = async (): Promise<void> => {
     () => jsf("json-schema-faker (full catalog JSON Schema)", jsonSchemaOf(Catalog)),
     () => pipelineOnly("simnet generate+encode+check", Catalog as Schema.Codec<unknown, unknown>, CatalogGenerated),
     // The generated catalog (each answer a new seeded value); the real catalog is static bytes, shown apart.
-    () => throughFetch("simnet served through fetch (generated)", Routes.models(undefined, { generated: true }), catalogUrl),
+    () =>
+      throughFetch(
+        "simnet served through fetch (generated)",
+        Routes.models(undefined, { generated: true }),
+        catalogUrl
+      ),
     () => throughFetch("simnet served through fetch (static real catalog)", Routes.models(), catalogUrl)
   ])
   report("models.dev catalog, responses/s", catalog, "json-schema-faker (narrowed catalog JSON Schema)")

@@ -32,14 +32,24 @@ const best = (runs: ReadonlyArray<Measure>): Measure => runs.reduce((a, b) => (b
 const bodies = Array.from({ length: 1_000 }, (_, i) => itemBody(i))
 const urls = (n: number) => permutation(n).map((i) => `${ORIGIN}/items/${i}`)
 const simnetRoutes = (n: number) =>
-  Array.from({ length: n }, (_, i) => Route.text(`GET ${ORIGIN}/items/${i}`, bodies[i], { contentType: "application/json" }))
+  Array.from({ length: n }, (_, i) =>
+    Route.text(`GET ${ORIGIN}/items/${i}`, bodies[i], { contentType: "application/json" })
+  )
 
-const fetchLoop = (name: string, doFetch: (url: string) => Promise<Response>, order: ReadonlyArray<string>, opts = {}) =>
-  measure(name, async (i) => (await doFetch(order[i % order.length])).json(), { minMs, ...opts })
+const fetchLoop = (
+  name: string,
+  doFetch: (url: string) => Promise<Response>,
+  order: ReadonlyArray<string>,
+  opts = {}
+) => measure(name, async (i) => (await doFetch(order[i % order.length])).json(), { minMs, ...opts })
 // 500 requests to warm up: each contender starts cold (a fresh installation, server or
 // interceptor), and a path through node:http takes a few hundred requests to settle.
 const axiosLoop = (name: string, order: ReadonlyArray<string>) =>
-  measure(name, async (i) => (await axios.get(order[i % order.length])).data, { minMs, warmup: 500, minIterations: 300 })
+  measure(name, async (i) => (await axios.get(order[i % order.length])).data, {
+    minMs,
+    warmup: 500,
+    minIterations: 300
+  })
 
 /** Runs `body` with the network installed for the whole process (the scoped layer), then restores. */
 const withGlobal = async <A>(n: number, body: () => Promise<A>): Promise<A> => {
@@ -56,7 +66,8 @@ const simnetDirect = async (n: number) => {
   const net = await SimulationNetwork.start({ routes: simnetRoutes(n) })
   return fetchLoop(`simnet network.fetch, ${n} routes`, net.fetch, urls(n))
 }
-const simnetGlobalFetch = (n: number) => withGlobal(n, () => fetchLoop(`simnet global fetch, ${n} routes`, (url) => fetch(url), urls(n)))
+const simnetGlobalFetch = (n: number) =>
+  withGlobal(n, () => fetchLoop(`simnet global fetch, ${n} routes`, (url) => fetch(url), urls(n)))
 const simnetAxios = (n: number) => withGlobal(n, () => axiosLoop(`simnet axios, ${n} routes`, urls(n)))
 
 const mockAgent = async (n: number): Promise<Measure> => {
@@ -64,12 +75,18 @@ const mockAgent = async (n: number): Promise<Measure> => {
   agent.disableNetConnect()
   const pool = agent.get(ORIGIN)
   for (let i = 0; i < n; i++) {
-    pool.intercept({ path: `/items/${i}`, method: "GET" }).reply(200, bodies[i], { headers: { "content-type": "application/json" } }).persist()
+    pool
+      .intercept({ path: `/items/${i}`, method: "GET" })
+      .reply(200, bodies[i], { headers: { "content-type": "application/json" } })
+      .persist()
   }
   const original = getGlobalDispatcher()
   setGlobalDispatcher(agent)
   try {
-    return await fetchLoop(`undici MockAgent global fetch, ${n} routes`, (url) => fetch(url), urls(n), { warmup: 200, minIterations: 200 })
+    return await fetchLoop(`undici MockAgent global fetch, ${n} routes`, (url) => fetch(url), urls(n), {
+      warmup: 200,
+      minIterations: 200
+    })
   } finally {
     setGlobalDispatcher(original)
     await agent.close()
@@ -78,7 +95,11 @@ const mockAgent = async (n: number): Promise<Measure> => {
 
 const mswAxios = async (n: number): Promise<Measure> => {
   const server = setupServer(
-    ...Array.from({ length: n }, (_, i) => mswHttp.get(`${ORIGIN}/items/${i}`, () => HttpResponse.text(bodies[i], { headers: { "content-type": "application/json" } })))
+    ...Array.from({ length: n }, (_, i) =>
+      mswHttp.get(`${ORIGIN}/items/${i}`, () =>
+        HttpResponse.text(bodies[i], { headers: { "content-type": "application/json" } })
+      )
+    )
   )
   server.listen({ onUnhandledRequest: "error" })
   try {
@@ -92,7 +113,8 @@ const nockAxios = async (n: number): Promise<Measure> => {
   if (!nock.isActive()) nock.activate()
   nock.disableNetConnect()
   const scope = nock(ORIGIN)
-  for (let i = 0; i < n; i++) scope.get(`/items/${i}`).reply(200, bodies[i], { "content-type": "application/json" }).persist()
+  for (let i = 0; i < n; i++)
+    scope.get(`/items/${i}`).reply(200, bodies[i], { "content-type": "application/json" }).persist()
   try {
     return await axiosLoop(`nock axios, ${n} routes`, urls(n))
   } finally {
@@ -114,11 +136,16 @@ const loopbackServer = async (): Promise<{ readonly origin: string; readonly clo
 }
 
 const loopbackAxios = (n: number, origin: string) =>
-  axiosLoop(`axios to a real loopback server, ${n} routes`, urls(n).map((url) => url.replace(ORIGIN, origin)))
+  axiosLoop(
+    `axios to a real loopback server, ${n} routes`,
+    urls(n).map((url) => url.replace(ORIGIN, origin))
+  )
 
 const run = async (): Promise<void> => {
   const local = await loopbackServer()
-  console.log(`global interception bench (node ${process.version}${quick ? ", --quick" : ""}); every figure is the best of 3 interleaved rounds`)
+  console.log(
+    `global interception bench (node ${process.version}${quick ? ", --quick" : ""}); every figure is the best of 3 interleaved rounds`
+  )
   const verdicts: Array<string> = []
   for (const n of SIZES) {
     // Every figure is the best of 3 interleaved rounds, so a burst of load on this shared machine

@@ -20,7 +20,12 @@ export interface Measure {
 export const measure = async (
   name: string,
   body: (i: number) => Promise<unknown> | unknown,
-  options: { readonly warmup?: number; readonly minMs?: number; readonly minIterations?: number; readonly maxIterations?: number } = {}
+  options: {
+    readonly warmup?: number
+    readonly minMs?: number
+    readonly minIterations?: number
+    readonly maxIterations?: number
+  } = {}
 ): Promise<Measure> => {
   const warmup = options.warmup ?? 2_000
   const minMs = options.minMs ?? 1_000
@@ -90,15 +95,19 @@ export const itemBody = (i: number): string =>
  * A bare `fetch` answering every call with `events`, one per read: the floor the SDK benches
  * measure against (an SDK reading prebuilt events as fast as it can).
  */
-export const perEventFetch = (events: ReadonlyArray<Uint8Array>, contentType = "text/event-stream"): typeof globalThis.fetch =>
+export const perEventFetch =
+  (events: ReadonlyArray<Uint8Array>, contentType = "text/event-stream"): typeof globalThis.fetch =>
   async () => {
     let i = 0
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (i < events.length) controller.enqueue(events[i++])
-        else controller.close()
-      }
-    }, { highWaterMark: 0 })
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (i < events.length) controller.enqueue(events[i++])
+          else controller.close()
+        }
+      },
+      { highWaterMark: 0 }
+    )
     return new Response(body, { headers: { "content-type": contentType } })
   }
 

@@ -39,16 +39,26 @@ if (spawnSync("valgrind", ["--version"]).status !== 0) {
 /** The instructions callgrind counts for `calls` calls of `kind` (after the loop's own warm-up). */
 const count = (kind: string, calls: number): Promise<number> =>
   new Promise((resolve, reject) => {
-    const child = spawn("valgrind", [
-      "--tool=callgrind", "--callgrind-out-file=/dev/null",
-      process.execPath, "--single-threaded", join(import.meta.dirname, "servers", "modelCalls.ts"), kind, String(calls)
-    ], { stdio: ["ignore", "ignore", "pipe"] })
+    const child = spawn(
+      "valgrind",
+      [
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        process.execPath,
+        "--single-threaded",
+        join(import.meta.dirname, "servers", "modelCalls.ts"),
+        kind,
+        String(calls)
+      ],
+      { stdio: ["ignore", "ignore", "pipe"] }
+    )
     let err = ""
     child.stderr.on("data", (data: Buffer) => (err += data.toString()))
     child.once("error", reject)
     child.once("exit", (code) => {
       const collected = /Collected\s*:\s*(\d+)/.exec(err)?.[1]
-      if (code !== 0 || collected === undefined) reject(new Error(`callgrind on ${kind} ${calls} exited ${code}: ${err.slice(-400)}`))
+      if (code !== 0 || collected === undefined)
+        reject(new Error(`callgrind on ${kind} ${calls} exited ${code}: ${err.slice(-400)}`))
       else resolve(Number(collected))
     })
   })
@@ -59,12 +69,18 @@ const perCall = async (kind: string): Promise<number> => {
   return (more - few) / MORE
 }
 
-console.log(`\nmodel call instructions, in process (valgrind callgrind; runs of ${FEW + MORE} calls less runs of ${FEW}, over ${MORE})`)
+console.log(
+  `\nmodel call instructions, in process (valgrind callgrind; runs of ${FEW + MORE} calls less runs of ${FEW}, over ${MORE})`
+)
 const floor = await perCall("static")
-console.log(`  ${"static route, the same answer".padEnd(34)} ${Math.round(floor).toLocaleString("en-US").padStart(8)} instructions/call`)
+console.log(
+  `  ${"static route, the same answer".padEnd(34)} ${Math.round(floor).toLocaleString("en-US").padStart(8)} instructions/call`
+)
 for (const kind of ["openai", "anthropic"]) {
   const own = await perCall(kind)
-  console.log(`  ${`${kind}, non-streamed model call`.padEnd(34)} ${Math.round(own).toLocaleString("en-US").padStart(8)} instructions/call  ${(own / floor).toFixed(2)}x the static route`)
+  console.log(
+    `  ${`${kind}, non-streamed model call`.padEnd(34)} ${Math.round(own).toLocaleString("en-US").padStart(8)} instructions/call  ${(own / floor).toFixed(2)}x the static route`
+  )
 }
 
 /**
@@ -77,7 +93,8 @@ const SERVED_CALLS = quick ? 1_000 : 2_000
 
 /** `calls` non-streamed calls of `kind` to `server` at `base`, 8 at a time over `agent`'s connections. */
 const sdkCalls = (kind: "openai" | "anthropic", server: string, base: string, agent: Agent) => {
-  const fetch = ((input: string, init: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof globalThis.fetch
+  const fetch = ((input: string, init: RequestInit) =>
+    undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof globalThis.fetch
   const call = sdkCall(kind, server, base, fetch)
   return (calls: number) => callsAtOnce(call, calls, 8)
 }
@@ -85,13 +102,29 @@ const sdkCalls = (kind: "openai" | "anthropic", server: string, base: string, ag
 /** The user-space instructions a served call of `kind` costs `server`, counted over a window after the warm-up. */
 const servedPerCall = async (server: "simnet" | "aimock" | "bare", kind: "openai" | "anthropic"): Promise<number> => {
   const dir = mkdtempSync(join(tmpdir(), "simnet-served-"))
-  const child = spawn("valgrind", [
-    "--tool=callgrind", "--instr-atstart=no", `--callgrind-out-file=${join(dir, "cg.out")}`,
-    process.execPath, "--single-threaded", join(import.meta.dirname, "servers", "modelServer.ts"), server, "200"
-  ], { stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(
+    "valgrind",
+    [
+      "--tool=callgrind",
+      "--instr-atstart=no",
+      `--callgrind-out-file=${join(dir, "cg.out")}`,
+      process.execPath,
+      "--single-threaded",
+      join(import.meta.dirname, "servers", "modelServer.ts"),
+      server,
+      "200"
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] }
+  )
   let err = ""
   child.stderr.on("data", (data: Buffer) => (err += data.toString()))
-  const agent = new Agent({ connections: 8, keepAliveTimeout: 600_000, keepAliveMaxTimeout: 600_000, headersTimeout: 0, bodyTimeout: 0 })
+  const agent = new Agent({
+    connections: 8,
+    keepAliveTimeout: 600_000,
+    keepAliveMaxTimeout: 600_000,
+    headersTimeout: 0,
+    bodyTimeout: 0
+  })
   try {
     const port = await new Promise<string>((resolve, reject) => {
       let out = ""
@@ -103,14 +136,17 @@ const servedPerCall = async (server: "simnet" | "aimock" | "bare", kind: "openai
       child.once("exit", (code) => reject(new Error(`${server} under callgrind exited ${code}: ${err.slice(-400)}`)))
     })
     const run = sdkCalls(kind, server, `http://127.0.0.1:${port}`, agent)
-    const control = (...args: Array<string>) => execFileSync("callgrind_control", [...args, String(child.pid)], { stdio: "ignore" })
+    const control = (...args: Array<string>) =>
+      execFileSync("callgrind_control", [...args, String(child.pid)], { stdio: "ignore" })
     await run(SERVED_WARM)
     control("--instr=on")
     await run(300)
     control("--zero")
     await run(SERVED_CALLS)
     control("--dump=measured")
-    const dump = readdirSync(dir).map((name) => readFileSync(join(dir, name), "utf8")).find((text) => /^desc: Trigger: .*measured/m.test(text))
+    const dump = readdirSync(dir)
+      .map((name) => readFileSync(join(dir, name), "utf8"))
+      .find((text) => /^desc: Trigger: .*measured/m.test(text))
     const total = dump === undefined ? undefined : /^(?:summary|totals): (\d+)/m.exec(dump)?.[1]
     if (total === undefined) throw new Error(`callgrind wrote no count for ${server} ${kind}`)
     return Number(total) / SERVED_CALLS
@@ -121,11 +157,20 @@ const servedPerCall = async (server: "simnet" | "aimock" | "bare", kind: "openai
   }
 }
 
-console.log(`\nmodel calls served, server instructions (valgrind callgrind, user space; official SDKs, 8 kept-alive connections; ${SERVED_CALLS} calls counted after ${SERVED_WARM + 300} to warm up)`)
+console.log(
+  `\nmodel calls served, server instructions (valgrind callgrind, user space; official SDKs, 8 kept-alive connections; ${SERVED_CALLS} calls counted after ${SERVED_WARM + 300} to warm up)`
+)
 for (const kind of ["openai", "anthropic"] as const) {
-  const [bare, simnet, aimock] = [await servedPerCall("bare", kind), await servedPerCall("simnet", kind), await servedPerCall("aimock", kind)]
-  const row = (name: string, n: number) => `  ${`${kind}, ${name}`.padEnd(42)} ${Math.round(n).toLocaleString("en-US").padStart(8)} instructions/call`
+  const [bare, simnet, aimock] = [
+    await servedPerCall("bare", kind),
+    await servedPerCall("simnet", kind),
+    await servedPerCall("aimock", kind)
+  ]
+  const row = (name: string, n: number) =>
+    `  ${`${kind}, ${name}`.padEnd(42)} ${Math.round(n).toLocaleString("en-US").padStart(8)} instructions/call`
   console.log(row("bare node:http, simnet's bytes", bare))
-  console.log(`${row("simnet serve", simnet)}  ${(aimock / simnet).toFixed(2)}x fewer than aimock; ${Math.round(simnet - bare).toLocaleString("en-US")} above bare`)
+  console.log(
+    `${row("simnet serve", simnet)}  ${(aimock / simnet).toFixed(2)}x fewer than aimock; ${Math.round(simnet - bare).toLocaleString("en-US")} above bare`
+  )
   console.log(`${row("aimock", aimock)}  ${Math.round(aimock - bare).toLocaleString("en-US")} above bare`)
 }

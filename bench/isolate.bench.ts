@@ -23,15 +23,20 @@ const env = { ...process.env, SIMNET_CA_DIR: mkdtempSync(join(tmpdir(), "simnet-
 const contenders = [
   { name: "plain", repo: join(import.meta.dirname, ".."), args: [] },
   { name: "--isolate", repo: join(import.meta.dirname, ".."), args: ["--isolate"] },
-  ...(against === undefined ? [] : [
-    { name: "plain (against)", repo: against, args: [] },
-    { name: "--isolate (against)", repo: against, args: ["--isolate"] }
-  ])
+  ...(against === undefined
+    ? []
+    : [
+        { name: "plain (against)", repo: against, args: [] },
+        { name: "--isolate (against)", repo: against, args: ["--isolate"] }
+      ])
 ]
 
 const timed = (repo: string, args: ReadonlyArray<string>): number => {
   const started = performance.now()
-  const run = spawnSync(process.execPath, [join(repo, "bin", "simnet.js"), "run", "--quiet", ...args, "--", "true"], { env, encoding: "utf8" })
+  const run = spawnSync(process.execPath, [join(repo, "bin", "simnet.js"), "run", "--quiet", ...args, "--", "true"], {
+    env,
+    encoding: "utf8"
+  })
   if (run.status !== 0) throw new Error(`simnet run ${args.join(" ")} -- true (${repo}) failed: ${run.stderr}`)
   return performance.now() - started
 }
@@ -49,10 +54,16 @@ if (problem !== undefined || spawnSync("unshare", ["--net", "--mount", "true"]).
   }
   const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const range = (xs: ReadonlyArray<number>) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`
-  console.log(`\nsimnet run -- true, whole command, ${ROUNDS} rounds interleaved (median, range in ms)${against === undefined ? "" : `; against ${against}`}`)
-  contenders.forEach((contender, i) => { console.log(`  ${`${contender.name}:`.padEnd(22)} ${median(times[i]!).toFixed(0)} ms (${range(times[i]!)})`) })
+  console.log(
+    `\nsimnet run -- true, whole command, ${ROUNDS} rounds interleaved (median, range in ms)${against === undefined ? "" : `; against ${against}`}`
+  )
+  contenders.forEach((contender, i) => {
+    console.log(`  ${`${contender.name}:`.padEnd(22)} ${median(times[i]!).toFixed(0)} ms (${range(times[i]!)})`)
+  })
   console.log(`  sealing adds ${(median(times[1]!) - median(times[0]!)).toFixed(0)} ms (goal: at most 150 ms)`)
   if (against !== undefined) {
-    console.log(`  against it: plain ${(median(times[0]!) - median(times[2]!)).toFixed(0)} ms, --isolate ${(median(times[1]!) - median(times[3]!)).toFixed(0)} ms (this checkout minus the other)`)
+    console.log(
+      `  against it: plain ${(median(times[0]!) - median(times[2]!)).toFixed(0)} ms, --isolate ${(median(times[1]!) - median(times[3]!)).toFixed(0)} ms (this checkout minus the other)`
+    )
   }
 }

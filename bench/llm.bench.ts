@@ -93,12 +93,16 @@ const COMPLETION = JSON.stringify({
   object: "chat.completion",
   created: 0,
   model: "gpt-4o",
-  choices: [{ index: 0, message: { role: "assistant", content: "Hi", refusal: null }, logprobs: null, finish_reason: "stop" }],
+  choices: [
+    { index: 0, message: { role: "assistant", content: "Hi", refusal: null }, logprobs: null, finish_reason: "stop" }
+  ],
   usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }
 })
-const prebuiltAnswer: typeof globalThis.fetch = async () => new Response(COMPLETION, { headers: { "content-type": "application/json" } })
+const prebuiltAnswer: typeof globalThis.fetch = async () =>
+  new Response(COMPLETION, { headers: { "content-type": "application/json" } })
 
-const complete = (openai: OpenAI) => openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
+const complete = (openai: OpenAI) =>
+  openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
 
 const microsPerCompletion = async (openai: OpenAI): Promise<number> => {
   for (let i = 0; i < 200; i++) await complete(openai)
@@ -198,21 +202,39 @@ const main = async () => {
     floor = Math.max(floor, await tokensPerSecond(floorClient, TOKENS, 1))
     simulated = Math.max(simulated, await tokensPerSecond(openai, TOKENS, 1))
   }
-  const oneBuffer = await tokensPerSecond(client(oneBufferFetch(prebuiltEvents(ONE_BUFFER_TOKENS))), ONE_BUFFER_TOKENS, 1)
+  const oneBuffer = await tokensPerSecond(
+    client(oneBufferFetch(prebuiltEvents(ONE_BUFFER_TOKENS))),
+    ONE_BUFFER_TOKENS,
+    1
+  )
   const shape = await readsPerEvent(handle.fetch)
 
-  console.log(`simnet LLM bench (node ${process.version}, openai SDK, ${fmt(TOKENS)} text tokens, best of ${RUNS} interleaved runs)`)
+  console.log(
+    `simnet LLM bench (node ${process.version}, openai SDK, ${fmt(TOKENS)} text tokens, best of ${RUNS} interleaved runs)`
+  )
   console.log(`  floor   bare fetch, one event per read      ${fmt(floor).padStart(9)} tokens/s`)
-  console.log(`  simnet  network.fetch                       ${fmt(simulated).padStart(9)} tokens/s   ${(simulated / floor).toFixed(2)}x floor (target >= 0.5x)`)
-  console.log(`  shape   bare fetch, whole body in one read  ${fmt(oneBuffer).padStart(9)} tokens/s   ${(oneBuffer / floor).toFixed(3)}x floor (${fmt(ONE_BUFFER_TOKENS)} tokens, one run)`)
-  console.log(`  simnet's shape: ${shape.reads} reads for ${shape.events} SSE events (${shape.reads === shape.events ? "one event per read" : "batched"})`)
+  console.log(
+    `  simnet  network.fetch                       ${fmt(simulated).padStart(9)} tokens/s   ${(simulated / floor).toFixed(2)}x floor (target >= 0.5x)`
+  )
+  console.log(
+    `  shape   bare fetch, whole body in one read  ${fmt(oneBuffer).padStart(9)} tokens/s   ${(oneBuffer / floor).toFixed(3)}x floor (${fmt(ONE_BUFFER_TOKENS)} tokens, one run)`
+  )
+  console.log(
+    `  simnet's shape: ${shape.reads} reads for ${shape.events} SSE events (${shape.reads === shape.events ? "one event per read" : "batched"})`
+  )
   console.log(`per-call overhead, one-chunk streamed completion (${fmt(CALLS)} sequential calls)`)
   console.log(`  floor   ${floorCall.toFixed(1).padStart(7)} µs/call`)
-  console.log(`  simnet  ${simCall.toFixed(1).padStart(7)} µs/call   (+${(simCall - floorCall).toFixed(1)} µs for routing, logging, rendering)`)
+  console.log(
+    `  simnet  ${simCall.toFixed(1).padStart(7)} µs/call   (+${(simCall - floorCall).toFixed(1)} µs for routing, logging, rendering)`
+  )
   console.log(`per call, non-streamed completion (${fmt(CALLS)} sequential calls)`)
   console.log(`  floor   ${floorCompletion.toFixed(1).padStart(7)} µs/call   the SDK reading a prebuilt answer`)
-  console.log(`  simnet  ${simCompletion.toFixed(1).padStart(7)} µs/call   ${(floorCompletion / simCompletion).toFixed(2)}x the floor's rate (target >= 0.5x)`)
-  console.log(`  first   ${firstCall.toFixed(1).padStart(7)} µs/call   the first call on a fresh network, ${(firstCall / warmCall).toFixed(2)}x a warm one timed alike (${warmCall.toFixed(1)} µs; target <= 2x; 500 networks, one SDK client)`)
+  console.log(
+    `  simnet  ${simCompletion.toFixed(1).padStart(7)} µs/call   ${(floorCompletion / simCompletion).toFixed(2)}x the floor's rate (target >= 0.5x)`
+  )
+  console.log(
+    `  first   ${firstCall.toFixed(1).padStart(7)} µs/call   the first call on a fresh network, ${(firstCall / warmCall).toFixed(2)}x a warm one timed alike (${warmCall.toFixed(1)} µs; target <= 2x; 500 networks, one SDK client)`
+  )
   await handle.close()
   await one.handle.close()
 }

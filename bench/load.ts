@@ -103,7 +103,10 @@ const open = async (): Promise<net.Socket> => {
   const ca = readFileSync(caFile)
   const carrier = viaProxy ? await tunnel(name) : undefined
   return new Promise<net.Socket>((resolve, reject) => {
-    const socket = tls.connect({ ...(carrier === undefined ? { host: "127.0.0.1", port } : { socket: carrier }), servername: name, ca }, () => resolve(socket))
+    const socket = tls.connect(
+      { ...(carrier === undefined ? { host: "127.0.0.1", port } : { socket: carrier }), servername: name, ca },
+      () => resolve(socket)
+    )
     socket.setNoDelay(true)
     socket.on("error", (error) => (finished ? undefined : reject(error)))
   })

@@ -27,7 +27,9 @@ const URL_ = "https://mcp.bench.example/mcp"
 
 const floorClient = async (): Promise<Client> => {
   const server = new McpServer({ name: "bench", version: "1.0.0" })
-  server.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }))
+  server.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: "text", text }]
+  }))
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
   const client = new Client({ name: "bench-client", version: "1.0.0" })
@@ -42,7 +44,13 @@ const simnetClient = async (): Promise<Client> => {
       Route.mcp(URL_, {
         name: "bench",
         version: "1.0.0",
-        tools: [{ name: "echo", input: Schema.Struct({ text: Schema.String }), handler: (args: { text: string }) => args.text }]
+        tools: [
+          {
+            name: "echo",
+            input: Schema.Struct({ text: Schema.String }),
+            handler: (args: { text: string }) => args.text
+          }
+        ]
       })
     ]
   })
@@ -53,7 +61,9 @@ const simnetClient = async (): Promise<Client> => {
 
 const cannedClient = async (): Promise<Client> => {
   const reply = (id: unknown, result: unknown, headers: Record<string, string> = {}) =>
-    new Response(JSON.stringify({ jsonrpc: "2.0", id, result }), { headers: { "content-type": "application/json", ...headers } })
+    new Response(JSON.stringify({ jsonrpc: "2.0", id, result }), {
+      headers: { "content-type": "application/json", ...headers }
+    })
   const network = await SimulationNetwork.start({
     logLimit: 1_000,
     routes: [
@@ -61,7 +71,11 @@ const cannedClient = async (): Promise<Client> => {
         const message = request.json() as { id?: unknown; method: string; params: { arguments: { text: string } } }
         if (message.id === undefined) return new Response(null, { status: 202 })
         if (message.method === "initialize") {
-          const result = { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "bench", version: "1.0.0" } }
+          const result = {
+            protocolVersion: "2025-11-25",
+            capabilities: { tools: {} },
+            serverInfo: { name: "bench", version: "1.0.0" }
+          }
           return reply(message.id, result, { "mcp-session-id": "bench" })
         }
         return reply(message.id, { content: [{ type: "text", text: message.params.arguments.text }] })
@@ -73,7 +87,8 @@ const cannedClient = async (): Promise<Client> => {
   return client
 }
 
-const call = (client: Client) => (i: number) => client.callTool({ name: "echo", arguments: { text: `hello ${i % 10}` } })
+const call = (client: Client) => (i: number) =>
+  client.callTool({ name: "echo", arguments: { text: `hello ${i % 10}` } })
 
 const floor = await floorClient()
 const simnet = await simnetClient()
@@ -88,7 +103,11 @@ for (let round = 0; round < ROUNDS; round++) {
   keep(await measure("simnet: Route.mcp over network.fetch", call(simnet), { warmup: 500, minMs: MIN_MS }))
   keep(await measure("reference: canned new Response from Route.handler", call(canned), { warmup: 500, minMs: MIN_MS }))
 }
-report("tools/call round trips with the official MCP client (best of each)", [...best.values()], "floor: SDK McpServer over InMemoryTransport")
+report(
+  "tools/call round trips with the official MCP client (best of each)",
+  [...best.values()],
+  "floor: SDK McpServer over InMemoryTransport"
+)
 await floor.close()
 await simnet.close()
 await canned.close()

@@ -40,7 +40,10 @@ const traffic = async (fetch: typeof globalThis.fetch | undefined, ids: Readonly
 const simnetEqual = async (ids: ReadonlyArray<number>) => {
   const network = await SimulationNetwork.start({
     seed: 1,
-    routes: [Route.text("GET https://api.example.com/items/:id", ITEM, { contentType: "application/json" }), ...Routes.openai()],
+    routes: [
+      Route.text("GET https://api.example.com/items/:id", ITEM, { contentType: "application/json" }),
+      ...Routes.openai()
+    ],
     llm: [{ steps: [[{ type: "text", content: "done" }]] }]
   })
   await traffic(network.fetch, ids)
@@ -54,8 +57,23 @@ const simnetRich = async (ids: ReadonlyArray<number>) => {
     llm: [{ steps: [[{ type: "text", content: "done" }]] }]
   })
   await network.registerSpec([
-    { id: "item", match: "GET https://api.example.com/items/:id", respond: { kind: "text", body: ITEM, contentType: "application/json" } },
-    { id: "docs", match: "https://mcp.example.com/mcp", respond: { kind: "mcp", server: { name: "docs", version: "1", tools: [{ name: "search", inputSchema: { type: "object" }, result: "found" }] } } }
+    {
+      id: "item",
+      match: "GET https://api.example.com/items/:id",
+      respond: { kind: "text", body: ITEM, contentType: "application/json" }
+    },
+    {
+      id: "docs",
+      match: "https://mcp.example.com/mcp",
+      respond: {
+        kind: "mcp",
+        server: {
+          name: "docs",
+          version: "1",
+          tools: [{ name: "search", inputSchema: { type: "object" }, result: "found" }]
+        }
+      }
+    }
   ])
   await traffic(network.fetch, ids)
   await network.close()
@@ -63,7 +81,10 @@ const simnetRich = async (ids: ReadonlyArray<number>) => {
 
 const mswEqual = async (ids: ReadonlyArray<number>) => {
   const server = setupServer(
-    http.get("https://api.example.com/items/:id", () => new HttpResponse(ITEM, { headers: { "content-type": "application/json" } })),
+    http.get(
+      "https://api.example.com/items/:id",
+      () => new HttpResponse(ITEM, { headers: { "content-type": "application/json" } })
+    ),
     http.post("https://api.openai.com/v1/chat/completions", () => HttpResponse.json(COMPLETION))
   )
   server.listen({ onUnhandledRequest: "error" })
@@ -75,9 +96,16 @@ const mswEqual = async (ids: ReadonlyArray<number>) => {
 }
 
 /** `runs` cases of a fast-check property whose cases are `body`; cases per second. */
-const property = async (name: string, body: (ids: ReadonlyArray<number>) => Promise<void>, runs: number): Promise<Measure> => {
+const property = async (
+  name: string,
+  body: (ids: ReadonlyArray<number>) => Promise<void>,
+  runs: number
+): Promise<Measure> => {
   const started = performance.now()
-  await fc.assert(fc.asyncProperty(fc.array(fc.nat({ max: 999 }), { minLength: 10, maxLength: 10 }), body), { numRuns: runs, seed: 42 })
+  await fc.assert(fc.asyncProperty(fc.array(fc.nat({ max: 999 }), { minLength: 10, maxLength: 10 }), body), {
+    numRuns: runs,
+    seed: 42
+  })
   return { name, opsPerSec: (runs * 1000) / (performance.now() - started), iterations: runs }
 }
 
@@ -89,17 +117,24 @@ const CONTENDERS = [
 
 const fmt = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 0 })
 
-console.log(`property bench (node ${process.version}${quick ? ", --quick" : ""}): fast-check properties of ${RUNS} cases, ${ROUNDS} rounds interleaved after a warm-up round; best round with the range`)
+console.log(
+  `property bench (node ${process.version}${quick ? ", --quick" : ""}): fast-check properties of ${RUNS} cases, ${ROUNDS} rounds interleaved after a warm-up round; best round with the range`
+)
 for (const [name, body] of CONTENDERS) await property(name, body, 50)
 const rounds = CONTENDERS.map(() => [] as Array<number>)
 for (let round = 0; round < ROUNDS; round++) {
-  for (let i = 0; i < CONTENDERS.length; i++) rounds[i].push((await property(CONTENDERS[i][0], CONTENDERS[i][1], RUNS)).opsPerSec)
+  for (let i = 0; i < CONTENDERS.length; i++)
+    rounds[i].push((await property(CONTENDERS[i][0], CONTENDERS[i][1], RUNS)).opsPerSec)
 }
 const width = Math.max(...CONTENDERS.map(([name]) => name.length))
 const best = rounds.map((r) => Math.max(...r))
 console.log(`\nproperty cases per second`)
 CONTENDERS.forEach(([name], i) => {
-  console.log(`  ${name.padEnd(width)}  ${fmt(best[i]).padStart(6)} cases/s  (rounds ${fmt(Math.min(...rounds[i]))}–${fmt(best[i])})  ${(1e6 / best[i]).toFixed(0)} µs a case`)
+  console.log(
+    `  ${name.padEnd(width)}  ${fmt(best[i]).padStart(6)} cases/s  (rounds ${fmt(Math.min(...rounds[i]))}–${fmt(best[i])})  ${(1e6 / best[i]).toFixed(0)} µs a case`
+  )
 })
 const ratios = rounds[0].map((simnet, i) => simnet / rounds[1][i])
-console.log(`  simnet / msw at equal work: ${(best[0] / best[1]).toFixed(2)}× (best rounds; round by round ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×); the richer case ${(best[2] / best[1]).toFixed(2)}× msw's equal-work case`)
+console.log(
+  `  simnet / msw at equal work: ${(best[0] / best[1]).toFixed(2)}× (best rounds; round by round ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×); the richer case ${(best[2] / best[1]).toFixed(2)}× msw's equal-work case`
+)

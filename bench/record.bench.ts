@@ -25,19 +25,29 @@ const recorded = Array.from({ length: N }, (_, i) => ({
 const replay = await SimulationNetwork.start({ routes: [] })
 await replay.registerSpec(fixtureOf(recorded, defaultRedactor))
 const hand = await SimulationNetwork.start({
-  routes: Array.from({ length: N }, (_, i) => Route.text(`GET https://api.example.com/items/${i}?view=full`, body(i), { contentType: "application/json" }))
+  routes: Array.from({ length: N }, (_, i) =>
+    Route.text(`GET https://api.example.com/items/${i}?view=full`, body(i), { contentType: "application/json" })
+  )
 })
 const urls = Array.from({ length: N }, (_, i) => `https://api.example.com/items/${(i * 37) % N}?view=full`)
 const run = (network: typeof replay) => async (i: number) => (await network.fetch(urls[i % N])).text()
 
 const kept = await SimulationNetwork.start({
   keepBodies: true,
-  routes: Array.from({ length: N }, (_, i) => Route.text(`GET https://api.example.com/items/${i}?view=full`, body(i), { contentType: "application/json" }))
+  routes: Array.from({ length: N }, (_, i) =>
+    Route.text(`GET https://api.example.com/items/${i}?view=full`, body(i), { contentType: "application/json" })
+  )
 })
 const handler = (keepBodies: boolean) =>
   SimulationNetwork.start({
     keepBodies,
-    routes: [Route.handler("GET https://api.example.com/items/:id", (request) => new Response(body(Number(request.params["id"])), { headers: { "content-type": "application/json" } }))]
+    routes: [
+      Route.handler(
+        "GET https://api.example.com/items/:id",
+        (request) =>
+          new Response(body(Number(request.params["id"])), { headers: { "content-type": "application/json" } })
+      )
+    ]
   })
 const [plainHandler, keptHandler] = [await handler(false), await handler(true)]
 

@@ -14,13 +14,25 @@ for (const refusals of ["reject", "502"] as const) {
   let thrown = ""
   for (let i = 0; i < 3; i++) {
     const network = await SimulationNetwork.start({ refusals })
-    const client = new OpenAI({ apiKey: "sk-test", baseURL: "https://api.nowhere.example/v1", fetch: network.fetch, logLevel: "off" })
+    const client = new OpenAI({
+      apiKey: "sk-test",
+      baseURL: "https://api.nowhere.example/v1",
+      fetch: network.fetch,
+      logLevel: "off"
+    })
     const started = performance.now()
-    const error = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }).then(() => undefined, (e: unknown) => e)
+    const error = await client.chat.completions
+      .create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
+      .then(
+        () => undefined,
+        (e: unknown) => e
+      )
     times.push(performance.now() - started)
     attempts = network.log().length
     thrown = error instanceof Error ? `${error.constructor.name}: ${error.message.slice(0, 70)}` : String(error)
     await network.close()
   }
-  console.log(`  refusals: ${refusals.padEnd(6)}  ${attempts} attempt${attempts === 1 ? " " : "s"}  ${times.map((t) => `${t.toFixed(0)} ms`).join(" / ")}  ${thrown}`)
+  console.log(
+    `  refusals: ${refusals.padEnd(6)}  ${attempts} attempt${attempts === 1 ? " " : "s"}  ${times.map((t) => `${t.toFixed(0)} ms`).join(" / ")}  ${thrown}`
+  )
 }

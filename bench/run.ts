@@ -6,7 +6,31 @@
 import { spawnSync } from "node:child_process"
 
 /** Every bench, in the order a full run takes them (`scripts/benchDoc.ts` writes them in this order too). */
-export const ALL_BENCHES: ReadonlyArray<string> = ["core", "generate", "graphql", "llm", "llmApis", "surfaces", "global", "serve", "serveModel", "driver", "mcp", "property", "record", "refusals", "cold", "agents", "serveCpu", "instructions", "explore", "isolate", "connectFlood", "template", "terminal"]
+export const ALL_BENCHES: ReadonlyArray<string> = [
+  "core",
+  "generate",
+  "graphql",
+  "llm",
+  "llmApis",
+  "surfaces",
+  "global",
+  "serve",
+  "serveModel",
+  "driver",
+  "mcp",
+  "property",
+  "record",
+  "refusals",
+  "cold",
+  "agents",
+  "serveCpu",
+  "instructions",
+  "explore",
+  "isolate",
+  "connectFlood",
+  "template",
+  "terminal"
+]
 
 if (import.meta.main) {
   const args = process.argv.slice(2)

@@ -56,7 +56,10 @@ const freePort = () =>
 const answering = async (child: ChildProcess, port: number, path: string, name: string) => {
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`)
-    const ok = await fetch(`http://127.0.0.1:${port}${path}`).then((r) => r.ok, () => false)
+    const ok = await fetch(`http://127.0.0.1:${port}${path}`).then(
+      (r) => r.ok,
+      () => false
+    )
     if (ok) return
     await new Promise((r) => setTimeout(r, 100))
   }
@@ -71,7 +74,13 @@ interface Server {
 }
 
 /** Starts `command` and waits until it answers; its output is drained (and discarded). */
-const start = async (name: string, command: string, args: ReadonlyArray<string>, port: number, path: string): Promise<Server> => {
+const start = async (
+  name: string,
+  command: string,
+  args: ReadonlyArray<string>,
+  port: number,
+  path: string
+): Promise<Server> => {
   const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] })
   child.stdout!.resume()
   let errors = ""
@@ -86,7 +95,18 @@ const start = async (name: string, command: string, args: ReadonlyArray<string>,
 }
 
 const fixture = join(dir, "static.json")
-writeFileSync(fixture, JSON.stringify({ routes: [{ id: "item", match: "GET https://api.example.com/item", respond: { kind: "text", body: BODY, contentType: "application/json" } }] }))
+writeFileSync(
+  fixture,
+  JSON.stringify({
+    routes: [
+      {
+        id: "item",
+        match: "GET https://api.example.com/item",
+        respond: { kind: "text", body: BODY, contentType: "application/json" }
+      }
+    ]
+  })
+)
 
 const floorSource = `const http = require("node:http"); const body = Buffer.from(${JSON.stringify(BODY)});
 http.createServer((q, r) => { r.writeHead(200, { "content-type": "application/json", "content-length": body.length }); r.end(body) }).listen(${"PORT"}, "127.0.0.1")`
@@ -107,35 +127,39 @@ const mockoonEnvironment = {
   port: 3000,
   hostname: "127.0.0.1",
   folders: [],
-  routes: [{
-    uuid: "item",
-    type: "http",
-    documentation: "",
-    method: "get",
-    endpoint: "item",
-    responses: [{
-      uuid: "item-200",
-      body: BODY,
-      latency: 0,
-      statusCode: 200,
-      label: "",
-      headers: [{ key: "content-type", value: "application/json" }],
-      bodyType: "INLINE",
-      filePath: "",
-      databucketID: "",
-      sendFileAsBody: false,
-      rules: [],
-      rulesOperator: "OR",
-      disableTemplating: true,
-      fallbackTo404: false,
-      default: true,
-      crudKey: "id",
-      callbacks: []
-    }],
-    responseMode: null,
-    streamingMode: null,
-    streamingInterval: 0
-  }],
+  routes: [
+    {
+      uuid: "item",
+      type: "http",
+      documentation: "",
+      method: "get",
+      endpoint: "item",
+      responses: [
+        {
+          uuid: "item-200",
+          body: BODY,
+          latency: 0,
+          statusCode: 200,
+          label: "",
+          headers: [{ key: "content-type", value: "application/json" }],
+          bodyType: "INLINE",
+          filePath: "",
+          databucketID: "",
+          sendFileAsBody: false,
+          rules: [],
+          rulesOperator: "OR",
+          disableTemplating: true,
+          fallbackTo404: false,
+          default: true,
+          crudKey: "id",
+          callbacks: []
+        }
+      ],
+      responseMode: null,
+      streamingMode: null,
+      streamingInterval: 0
+    }
+  ],
   rootChildren: [{ type: "route", uuid: "item" }],
   proxyMode: false,
   proxyHost: "",
@@ -152,7 +176,9 @@ const mockoonEnvironment = {
 /** The standalone jar the `wiremock` dev dependency ships (WireMock's own npm package). */
 const bundledWireMock = (): string | undefined => {
   const build = join("node_modules", "wiremock", "build")
-  const jar = existsSync(build) ? readdirSync(build).find((name) => /^wiremock-standalone-.*\.jar$/.test(name)) : undefined
+  const jar = existsSync(build)
+    ? readdirSync(build).find((name) => /^wiremock-standalone-.*\.jar$/.test(name))
+    : undefined
   return jar === undefined ? undefined : join(build, jar)
 }
 
@@ -182,10 +208,24 @@ const proxyPhase = async () => {
   const ca = loadCa(caDir)
   const caFile = ca.certFile
   const keyFile = join(caDir, "simnet-ca-key.pem")
-  const children: Array<{ readonly name: string; readonly child: ChildProcess; readonly port: number; readonly proxy: boolean }> = []
-  const launch = async (name: string, args: ReadonlyArray<string>, proxy: boolean, env: Record<string, string> = {}) => {
+  const children: Array<{
+    readonly name: string
+    readonly child: ChildProcess
+    readonly port: number
+    readonly proxy: boolean
+  }> = []
+  const launch = async (
+    name: string,
+    args: ReadonlyArray<string>,
+    proxy: boolean,
+    env: Record<string, string> = {}
+  ) => {
     const port = await freePort()
-    const child = spawn(node, args.map((a) => a.replace("PORT", String(port))), { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
+    const child = spawn(
+      node,
+      args.map((a) => a.replace("PORT", String(port))),
+      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } }
+    )
     child.stdout!.resume()
     child.stderr!.resume()
     await listening(child, port, name)
@@ -199,11 +239,30 @@ const server = mockttp.getLocal({ https: { keyPath: ${JSON.stringify(keyFile)}, 
 await server.start(PORT)
 await server.forGet("https://api.example.com/item").thenReply(200, ${JSON.stringify(BODY)}, { "content-type": "application/json", "content-length": "${Buffer.byteLength(BODY)}" })`
   try {
-    await launch("node:https floor (direct, no proxy)", ["--input-type=module", "--conditions=simnet-source", "-e", floorHttps], false)
-    await launch("simnet serve --quiet (proxy)", ["bin/simnet.js", "serve", "--port", "PORT", "--quiet", "--fixture", fixture, "--ca-dir", caDir], true)
+    await launch(
+      "node:https floor (direct, no proxy)",
+      ["--input-type=module", "--conditions=simnet-source", "-e", floorHttps],
+      false
+    )
+    await launch(
+      "simnet serve --quiet (proxy)",
+      ["bin/simnet.js", "serve", "--port", "PORT", "--quiet", "--fixture", fixture, "--ca-dir", caDir],
+      true
+    )
     await launch("mockttp (HTTPS proxy)", ["--input-type=module", "-e", mockttpProxy], true)
     const loadTls = (server: (typeof children)[number]) => {
-      const args = ["bench/load.ts", String(server.port), "/item", String(CONNECTIONS), String(REQUESTS), String(MAX_MS), "--tls", "api.example.com", caFile, ...(server.proxy ? ["--proxy"] : [])]
+      const args = [
+        "bench/load.ts",
+        String(server.port),
+        "/item",
+        String(CONNECTIONS),
+        String(REQUESTS),
+        String(MAX_MS),
+        "--tls",
+        "api.example.com",
+        caFile,
+        ...(server.proxy ? ["--proxy"] : [])
+      ]
       const result = spawnSync(node, args, { encoding: "utf8" })
       if (result.status !== 0) throw new Error(`load generator failed against ${server.name}: ${result.stderr}`)
       const { requests, rate, errors } = JSON.parse(result.stdout) as { requests: number; rate: number; errors: number }
@@ -217,9 +276,14 @@ await server.forGet("https://api.example.com/item").thenReply(200, ${JSON.string
     }
     const rate = (n: number) => Math.round(n).toLocaleString("en-US").padStart(8)
     const simnet = best.get("simnet serve --quiet (proxy)") ?? Number.NaN
-    console.log(`\nproxy bench: GET https://api.example.com/item through kept-alive CONNECT tunnels (TLS inside), ${CONNECTIONS} connections, up to ${REQUESTS} requests a round, best of ${ROUNDS} interleaved rounds`)
-    for (const [name, r] of best) console.log(`  ${name.padEnd(36)} ${rate(r)} req/s   simnet / this ${(simnet / r).toFixed(2)}x`)
-    console.log(`  goals: >= 3x mockttp: ${(simnet / (best.get("mockttp (HTTPS proxy)") ?? Number.NaN)).toFixed(2)}x; >= 0.5x the node:https floor: ${(simnet / (best.get("node:https floor (direct, no proxy)") ?? Number.NaN)).toFixed(2)}x`)
+    console.log(
+      `\nproxy bench: GET https://api.example.com/item through kept-alive CONNECT tunnels (TLS inside), ${CONNECTIONS} connections, up to ${REQUESTS} requests a round, best of ${ROUNDS} interleaved rounds`
+    )
+    for (const [name, r] of best)
+      console.log(`  ${name.padEnd(36)} ${rate(r)} req/s   simnet / this ${(simnet / r).toFixed(2)}x`)
+    console.log(
+      `  goals: >= 3x mockttp: ${(simnet / (best.get("mockttp (HTTPS proxy)") ?? Number.NaN)).toFixed(2)}x; >= 0.5x the node:https floor: ${(simnet / (best.get("node:https floor (direct, no proxy)") ?? Number.NaN)).toFixed(2)}x`
+    )
   } finally {
     for (const { child } of children) child.kill("SIGTERM")
   }
@@ -263,12 +327,20 @@ const hostsPhase = async () => {
   }
   console.log(`
 new hosts: a certificate for a host seen first, ${HOSTS} hosts a round, best of ${ROUNDS} interleaved rounds`)
-  console.log(`  simnet's CA (forge layout, Node crypto signing on the thread pool; on the proxy's TLS thread)   ${perHost.native.toFixed(2)} ms a host`)
-  console.log(`  node-forge's JavaScript RSA (simnet before)                          ${perHost.forge.toFixed(2)} ms a host   ${(perHost.forge / perHost.native).toFixed(1)}x simnet`)
+  console.log(
+    `  simnet's CA (forge layout, Node crypto signing on the thread pool; on the proxy's TLS thread)   ${perHost.native.toFixed(2)} ms a host`
+  )
+  console.log(
+    `  node-forge's JavaScript RSA (simnet before)                          ${perHost.forge.toFixed(2)} ms a host   ${(perHost.forge / perHost.native).toFixed(1)}x simnet`
+  )
 
   const launchProxy = async (name: string, args: ReadonlyArray<string>) => {
     const port = await freePort()
-    const child = spawn(node, args.map((a) => a.replace("PORT", String(port))), { stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(
+      node,
+      args.map((a) => a.replace("PORT", String(port))),
+      { stdio: ["ignore", "pipe", "pipe"] }
+    )
     child.stdout!.resume()
     child.stderr!.resume()
     await listening(child, port, name)
@@ -279,9 +351,30 @@ const server = mockttp.getLocal({ https: { keyPath: ${JSON.stringify(keyFile)}, 
 await server.start(PORT)
 await server.forGet("http://static.example/item").thenReply(200, ${JSON.stringify(BODY)}, { "content-type": "application/json", "content-length": "${Buffer.byteLength(BODY)}" })
 await server.forAnyRequest().thenReply(404, "no")`
-  writeFileSync(join(dir, "static-flood.json"), JSON.stringify({ routes: [{ id: "item", match: "GET http://static.example/item", respond: { kind: "text", body: BODY, contentType: "application/json" } }] }))
+  writeFileSync(
+    join(dir, "static-flood.json"),
+    JSON.stringify({
+      routes: [
+        {
+          id: "item",
+          match: "GET http://static.example/item",
+          respond: { kind: "text", body: BODY, contentType: "application/json" }
+        }
+      ]
+    })
+  )
   const proxies = [
-    await launchProxy("simnet serve --quiet (proxy)", ["bin/simnet.js", "serve", "--port", "PORT", "--quiet", "--fixture", join(dir, "static-flood.json"), "--ca-dir", caDir]),
+    await launchProxy("simnet serve --quiet (proxy)", [
+      "bin/simnet.js",
+      "serve",
+      "--port",
+      "PORT",
+      "--quiet",
+      "--fixture",
+      join(dir, "static-flood.json"),
+      "--ca-dir",
+      caDir
+    ]),
     await launchProxy("mockttp (HTTPS proxy)", ["--input-type=module", "-e", mockttpProxy])
   ]
   /** The flood, from a process of its own (its 200 handshakes must not slow the client that measures). */
@@ -299,13 +392,17 @@ await Promise.all(Array.from({ length: 200 }, (_, i) => tunnel("flood-" + round 
     const plain = () =>
       new Promise<number>((resolve, reject) => {
         const started = performance.now()
-        http.get({ host: "127.0.0.1", port, path: "http://static.example/item", agent: plainAgent }, (res) => {
-          res.resume()
-          res.on("end", () => resolve(performance.now() - started))
-        }).on("error", reject)
+        http
+          .get({ host: "127.0.0.1", port, path: "http://static.example/item", agent: plainAgent }, (res) => {
+            res.resume()
+            res.on("end", () => resolve(performance.now() - started))
+          })
+          .on("error", reject)
       })
     await plain()
-    const flooding = spawn(node, ["--input-type=module", "-e", floodSource, String(port), String(round), caPem], { stdio: "ignore" })
+    const flooding = spawn(node, ["--input-type=module", "-e", floodSource, String(port), String(round), caPem], {
+      stdio: "ignore"
+    })
     let done = false
     flooding.on("exit", () => void (done = true))
     const latencies: Array<number> = []
@@ -316,18 +413,22 @@ await Promise.all(Array.from({ length: 200 }, (_, i) => tunnel("flood-" + round 
   const results = new Map<string, Array<number>>()
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      for (const proxy of proxies) results.set(proxy.name, [...(results.get(proxy.name) ?? []), ...(await flood(proxy.port, round))])
+      for (const proxy of proxies)
+        results.set(proxy.name, [...(results.get(proxy.name) ?? []), ...(await flood(proxy.port, round))])
     }
   } finally {
     for (const { child } of proxies) child.kill("SIGTERM")
   }
-  const quantile = (values: ReadonlyArray<number>, q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? Number.NaN
+  const quantile = (values: ReadonlyArray<number>, q: number) =>
+    [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? Number.NaN
   console.log(`
 CONNECT flood: 200 new host names at once through the proxy (sent by a process of their own), while one kept-alive connection asks a plain request again and again; ${ROUNDS} rounds`)
   const simnetMax = quantile(results.get(proxies[0]!.name) ?? [], 1)
   for (const [name, latencies] of results) {
     const max = quantile(latencies, 1)
-    console.log(`  ${name.padEnd(30)} plain request: median ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms, slowest ${max.toFixed(1)} ms (${latencies.length} asked)   this / simnet (slowest) ${(max / simnetMax).toFixed(2)}x`)
+    console.log(
+      `  ${name.padEnd(30)} plain request: median ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms, slowest ${max.toFixed(1)} ms (${latencies.length} asked)   this / simnet (slowest) ${(max / simnetMax).toFixed(2)}x`
+    )
   }
 }
 
@@ -353,23 +454,61 @@ if (process.argv.includes("--proxy-only")) {
 }
 
 try {
-  await attempt("node:http floor", (port) => start("node:http floor (own process)", node, ["-e", floorSource.replace("PORT", String(port))], port, "/item"))
+  await attempt("node:http floor", (port) =>
+    start("node:http floor (own process)", node, ["-e", floorSource.replace("PORT", String(port))], port, "/item")
+  )
   await attempt("simnet serve --quiet", (port) =>
-    start("simnet serve --quiet", node, ["bin/simnet.js", "serve", "--port", String(port), "--quiet", "--fixture", fixture], port, "/api.example.com/item"))
+    start(
+      "simnet serve --quiet",
+      node,
+      ["bin/simnet.js", "serve", "--port", String(port), "--quiet", "--fixture", fixture],
+      port,
+      "/api.example.com/item"
+    )
+  )
   await attempt("simnet serve", (port) =>
-    start("simnet serve (a line per request)", node, ["bin/simnet.js", "serve", "--port", String(port), "--fixture", fixture], port, "/api.example.com/item"))
+    start(
+      "simnet serve (a line per request)",
+      node,
+      ["bin/simnet.js", "serve", "--port", String(port), "--fixture", fixture],
+      port,
+      "/api.example.com/item"
+    )
+  )
   await attempt("mockttp", (port) =>
-    start("mockttp", node, ["--input-type=module", "-e", mockttpSource.replace("PORT", String(port))], port, "/item"))
+    start("mockttp", node, ["--input-type=module", "-e", mockttpSource.replace("PORT", String(port))], port, "/item")
+  )
   await attempt("@mockoon/cli", (port) => {
     const file = join(dir, "mockoon.json")
     writeFileSync(file, JSON.stringify(mockoonEnvironment))
     const cli = join("node_modules", "@mockoon", "cli", "bin", "run.js")
     if (!existsSync(cli)) throw new Error("@mockoon/cli is not installed")
-    return start("@mockoon/cli", node, [cli, "start", "--data", file, "--port", String(port), "--hostname", "127.0.0.1", "--disable-log-to-file", "--disable-admin-api"], port, "/item")
+    return start(
+      "@mockoon/cli",
+      node,
+      [
+        cli,
+        "start",
+        "--data",
+        file,
+        "--port",
+        String(port),
+        "--hostname",
+        "127.0.0.1",
+        "--disable-log-to-file",
+        "--disable-admin-api"
+      ],
+      port,
+      "/item"
+    )
   })
   const best = new Map<string, number>()
   const load = (server: Server) => {
-    const result = spawnSync(node, ["bench/load.ts", String(server.port), server.path, String(CONNECTIONS), String(REQUESTS), String(MAX_MS)], { encoding: "utf8" })
+    const result = spawnSync(
+      node,
+      ["bench/load.ts", String(server.port), server.path, String(CONNECTIONS), String(REQUESTS), String(MAX_MS)],
+      { encoding: "utf8" }
+    )
     if (result.status !== 0) throw new Error(`load generator failed against ${server.name}: ${result.stderr}`)
     const { requests, rate, errors } = JSON.parse(result.stdout) as { requests: number; rate: number; errors: number }
     if (errors > 0) throw new Error(`${server.name}: ${errors} of ${requests} answers were not 200`)
@@ -387,14 +526,39 @@ try {
   const jar = process.env["WIREMOCK_JAR"] ?? bundledWireMock()
   const java = spawnSync("java", ["-version"]).status === 0
   if (jar === undefined || !existsSync(jar) || !java) {
-    notMeasured.push(`WireMock: not measured (${java ? "java runs, but" : "no java and"} no WireMock jar: the \`wiremock\` dev dependency carries one, or set WIREMOCK_JAR)`)
+    notMeasured.push(
+      `WireMock: not measured (${java ? "java runs, but" : "no java and"} no WireMock jar: the \`wiremock\` dev dependency carries one, or set WIREMOCK_JAR)`
+    )
   } else {
     await attempt("WireMock", async (port) => {
       const root = join(dir, "wiremock")
       const mappings = join(root, "mappings")
       mkdirSync(mappings, { recursive: true })
-      writeFileSync(join(mappings, "item.json"), JSON.stringify({ request: { method: "GET", url: "/item" }, response: { status: 200, body: BODY, headers: { "content-type": "application/json" } } }))
-      return start("WireMock", "java", ["-jar", jar, "--port", String(port), "--bind-address", "127.0.0.1", "--root-dir", root, "--disable-banner", "--no-request-journal"], port, "/item")
+      writeFileSync(
+        join(mappings, "item.json"),
+        JSON.stringify({
+          request: { method: "GET", url: "/item" },
+          response: { status: 200, body: BODY, headers: { "content-type": "application/json" } }
+        })
+      )
+      return start(
+        "WireMock",
+        "java",
+        [
+          "-jar",
+          jar,
+          "--port",
+          String(port),
+          "--bind-address",
+          "127.0.0.1",
+          "--root-dir",
+          root,
+          "--disable-banner",
+          "--no-request-journal"
+        ],
+        port,
+        "/item"
+      )
     })
   }
   const simnetServer = servers.find((server) => server.name === "simnet serve --quiet")
@@ -403,7 +567,8 @@ try {
   if (jvm.length > 0 && simnetServer !== undefined) {
     for (let i = 0; i < 3; i++) for (const server of jvm) load(server) // a JVM warms up slowly
     for (let round = 0; round < ROUNDS; round++) {
-      for (const server of [simnetServer, ...jvm]) beside.set(server.name, Math.max(beside.get(server.name) ?? 0, load(server)))
+      for (const server of [simnetServer, ...jvm])
+        beside.set(server.name, Math.max(beside.get(server.name) ?? 0, load(server)))
     }
   }
 
@@ -412,16 +577,25 @@ try {
   const floor = best.get("node:http floor (own process)") ?? Number.NaN
   const peers = [...best].filter(([name]) => !name.startsWith("simnet") && !name.startsWith("node:http"))
   const bestPeer = peers.reduce((a, b) => (b[1] > a[1] ? b : a), ["none", 0] as [string, number])
-  console.log(`\nserve bench: GET of a static JSON route, ${CONNECTIONS} keep-alive connections over 127.0.0.1, up to ${REQUESTS} requests a round, best of ${ROUNDS} interleaved rounds, every server and the load generator in its own process`)
-  for (const [name, r] of best) console.log(`  ${name.padEnd(36)} ${rate(r)} req/s   simnet --quiet / this ${(simnet / r).toFixed(2)}x`)
-  console.log(`  goals: >= 3x the best peer (${bestPeer[0]}): ${(simnet / bestPeer[1]).toFixed(2)}x; >= 0.5x the floor: ${(simnet / floor).toFixed(2)}x`)
+  console.log(
+    `\nserve bench: GET of a static JSON route, ${CONNECTIONS} keep-alive connections over 127.0.0.1, up to ${REQUESTS} requests a round, best of ${ROUNDS} interleaved rounds, every server and the load generator in its own process`
+  )
+  for (const [name, r] of best)
+    console.log(`  ${name.padEnd(36)} ${rate(r)} req/s   simnet --quiet / this ${(simnet / r).toFixed(2)}x`)
+  console.log(
+    `  goals: >= 3x the best peer (${bestPeer[0]}): ${(simnet / bestPeer[1]).toFixed(2)}x; >= 0.5x the floor: ${(simnet / floor).toFixed(2)}x`
+  )
   if (beside.size > 0) {
     const again = beside.get("simnet serve --quiet") ?? Number.NaN
     console.log(`\n  then, the JVM started, best of ${ROUNDS} interleaved rounds after 3 to warm it up:`)
-    for (const [name, r] of beside) console.log(`  ${name.padEnd(36)} ${rate(r)} req/s   simnet --quiet / this ${(again / r).toFixed(2)}x`)
+    for (const [name, r] of beside)
+      console.log(`  ${name.padEnd(36)} ${rate(r)} req/s   simnet --quiet / this ${(again / r).toFixed(2)}x`)
     for (const [name, r] of beside) {
       // 3x a peer that runs near half the floor is more than the floor itself.
-      if (name !== "simnet serve --quiet") console.log(`  3x ${name} is ${((3 * r) / floor).toFixed(2)}x the floor (a node:http server that writes fixed bytes and does nothing else)`)
+      if (name !== "simnet serve --quiet")
+        console.log(
+          `  3x ${name} is ${((3 * r) / floor).toFixed(2)}x the floor (a node:http server that writes fixed bytes and does nothing else)`
+        )
     }
   }
   for (const line of notMeasured) console.log(`  ${line}`)

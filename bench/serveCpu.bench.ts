@@ -33,17 +33,20 @@ interface Server {
 
 const start = (name: "simnet" | "aimock"): Promise<Server> =>
   new Promise((resolve, reject) => {
-    const child = fork(join(import.meta.dirname, "servers", "modelServer.ts"), [name, "200"], { stdio: ["ignore", "pipe", "inherit", "ipc"] })
+    const child = fork(join(import.meta.dirname, "servers", "modelServer.ts"), [name, "200"], {
+      stdio: ["ignore", "pipe", "inherit", "ipc"]
+    })
     child.once("exit", (code) => reject(new Error(`${name} exited with ${code}`)))
     let out = ""
     child.stdout!.on("data", (data: Buffer) => {
       out += data.toString()
       const port = /PORT (\d+)/.exec(out)?.[1]
       if (port === undefined) return
-      const cpu = () => new Promise<number>((done) => {
-        child.once("message", (message) => done((message as { readonly cpu: number }).cpu))
-        child.send("cpu")
-      })
+      const cpu = () =>
+        new Promise<number>((done) => {
+          child.once("message", (message) => done((message as { readonly cpu: number }).cpu))
+          child.send("cpu")
+        })
       resolve({ name, child, base: `http://127.0.0.1:${port}`, cpu })
     })
   })
@@ -60,8 +63,12 @@ const round = async (server: Server, call: () => Promise<void>) => {
 }
 
 const servers = [await start("simnet"), await start("aimock")]
-console.log(`\nmodel calls over loopback, server CPU per call (${CALLS} calls a round, ${CONCURRENCY} concurrent, ${ROUNDS} rounds interleaved after ${WARMUP_ROUNDS} to warm up; medians, and the median of the rounds' ratios with their spread)`)
-console.log(`  ${"call".padEnd(17)} ${"server".padEnd(7)} ${"calls/server-CPU-s".padStart(19)} ${"µs CPU/call".padStart(12)} ${"wall calls/s".padStart(13)}`)
+console.log(
+  `\nmodel calls over loopback, server CPU per call (${CALLS} calls a round, ${CONCURRENCY} concurrent, ${ROUNDS} rounds interleaved after ${WARMUP_ROUNDS} to warm up; medians, and the median of the rounds' ratios with their spread)`
+)
+console.log(
+  `  ${"call".padEnd(17)} ${"server".padEnd(7)} ${"calls/server-CPU-s".padStart(19)} ${"µs CPU/call".padStart(12)} ${"wall calls/s".padStart(13)}`
+)
 for (const kind of KINDS) {
   const calls = servers.map((server) => sdkCall(kind, server.name, server.base))
   for (let w = 0; w < WARMUP_ROUNDS; w++) for (const [i, server] of servers.entries()) await round(server, calls[i]!)
@@ -77,10 +84,14 @@ for (const kind of KINDS) {
   const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   for (const [i, server] of servers.entries()) {
     const rate = median(rates[i]!)
-    console.log(`  ${kind.padEnd(17)} ${server.name.padEnd(7)} ${rate.toFixed(0).padStart(19)} ${(1e6 / rate).toFixed(0).padStart(12)} ${median(walls[i]!).toFixed(0).padStart(13)}`)
+    console.log(
+      `  ${kind.padEnd(17)} ${server.name.padEnd(7)} ${rate.toFixed(0).padStart(19)} ${(1e6 / rate).toFixed(0).padStart(12)} ${median(walls[i]!).toFixed(0).padStart(13)}`
+    )
   }
   const ratios = rates[0]!.map((rate, r) => rate / rates[1]![r]!).sort((a, b) => a - b)
   const quartile = (q: number) => ratios[Math.round(q * (ratios.length - 1))]!.toFixed(2)
-  console.log(`  ${kind.padEnd(17)} simnet/aimock per server CPU-s: ${median(ratios).toFixed(2)}x (middle half of rounds ${quartile(0.25)}–${quartile(0.75)}x, all ${quartile(0)}–${quartile(1)}x); wall ${(median(walls[0]!) / median(walls[1]!)).toFixed(2)}x`)
+  console.log(
+    `  ${kind.padEnd(17)} simnet/aimock per server CPU-s: ${median(ratios).toFixed(2)}x (middle half of rounds ${quartile(0.25)}–${quartile(0.75)}x, all ${quartile(0)}–${quartile(1)}x); wall ${(median(walls[0]!) / median(walls[1]!)).toFixed(2)}x`
+  )
 }
 for (const server of servers) server.child.kill()

@@ -27,13 +27,36 @@ const ORIGIN = "https://api.example.com"
 
 const network = await SimulationNetwork.start({
   routes: [
-    Route.text(`GET ${ORIGIN}/static/:id`, `{"id":"42","q":"tea","at":"2030-01-02T03:04:05.000Z","kind":"item"}`, { contentType: "application/json" }),
-    Route.text(`GET ${ORIGIN}/templated/:id`, `{"id":"{{request.params.id}}","q":"{{request.query.q}}","at":"{{now}}","kind":"item"}`, { contentType: "application/json", template: true }),
-    Route.text(`GET ${ORIGIN}/random/:id`, `{"id":"{{request.params.id}}","n":{{randomInt lower=1 upper=100}},"ticket":"{{randomValue length=8}}","kind":"item"}`, { contentType: "application/json", template: true }),
+    Route.text(`GET ${ORIGIN}/static/:id`, `{"id":"42","q":"tea","at":"2030-01-02T03:04:05.000Z","kind":"item"}`, {
+      contentType: "application/json"
+    }),
+    Route.text(
+      `GET ${ORIGIN}/templated/:id`,
+      `{"id":"{{request.params.id}}","q":"{{request.query.q}}","at":"{{now}}","kind":"item"}`,
+      { contentType: "application/json", template: true }
+    ),
+    Route.text(
+      `GET ${ORIGIN}/random/:id`,
+      `{"id":"{{request.params.id}}","n":{{randomInt lower=1 upper=100}},"ticket":"{{randomValue length=8}}","kind":"item"}`,
+      { contentType: "application/json", template: true }
+    ),
     Route.text(`GET ${ORIGIN}/plain`, "ok"),
     Route.text(`GET ${ORIGIN}/gated`, "ok", { id: "gated" }),
-    ...Array.from({ length: 1_000 }, (_, i) => Route.text(`GET ${ORIGIN}/gated`, "waiting", { id: `state-${i}`, scenario: `s${i}`, requiredState: "Elsewhere", priority: 1 })),
-    ...Array.from({ length: 1_000 }, (_, i) => Route.text(`GET ${ORIGIN}/cart/${i}`, "waiting", { id: `elsewhere-${i}`, scenario: `c${i}`, requiredState: "Elsewhere" }))
+    ...Array.from({ length: 1_000 }, (_, i) =>
+      Route.text(`GET ${ORIGIN}/gated`, "waiting", {
+        id: `state-${i}`,
+        scenario: `s${i}`,
+        requiredState: "Elsewhere",
+        priority: 1
+      })
+    ),
+    ...Array.from({ length: 1_000 }, (_, i) =>
+      Route.text(`GET ${ORIGIN}/cart/${i}`, "waiting", {
+        id: `elsewhere-${i}`,
+        scenario: `c${i}`,
+        requiredState: "Elsewhere"
+      })
+    )
   ]
 })
 
@@ -64,13 +87,22 @@ for (let round = 0; round < ROUNDS; round++) {
 await Promise.all([network.close(), alone.close()])
 
 const ops = (name: string) => best.get(name)!.opsPerSec
-console.log(`\ntemplated answers against static ones, in process (network.fetch + text(), best of ${ROUNDS} interleaved rounds)`)
-for (const [name] of contenders) console.log(`  ${name.padEnd(48)} ${Math.round(ops(name)).toLocaleString("en-US").padStart(9)} req/s`)
+console.log(
+  `\ntemplated answers against static ones, in process (network.fetch + text(), best of ${ROUNDS} interleaved rounds)`
+)
+for (const [name] of contenders)
+  console.log(`  ${name.padEnd(48)} ${Math.round(ops(name)).toLocaleString("en-US").padStart(9)} req/s`)
 const templated = ops(contenders[0][0]) / ops(contenders[1][0])
 const random = ops(contenders[0][0]) / ops(contenders[2][0])
 const lone = ops(contenders[3][0]) / ops(contenders[4][0])
 const gated = ops(contenders[3][0]) / ops(contenders[5][0])
-console.log(`  cost of a template: ${templated.toFixed(2)}× a static route (target ≤ 2×); with seeded draws ${random.toFixed(2)}×`)
-console.log(`  1 000 scenario-gated routes on other paths: ${lone.toFixed(2)}× a lone route (the index never reaches them)`)
-console.log(`  1 000 scenario-gated routes on the route's own path: ${gated.toFixed(2)}× a lone route (each passed over with a state read, as exhausted routes are)`)
+console.log(
+  `  cost of a template: ${templated.toFixed(2)}× a static route (target ≤ 2×); with seeded draws ${random.toFixed(2)}×`
+)
+console.log(
+  `  1 000 scenario-gated routes on other paths: ${lone.toFixed(2)}× a lone route (the index never reaches them)`
+)
+console.log(
+  `  1 000 scenario-gated routes on the route's own path: ${gated.toFixed(2)}× a lone route (each passed over with a state read, as exhausted routes are)`
+)
 process.exitCode = templated <= 2 ? 0 : 1

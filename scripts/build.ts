@@ -36,7 +36,12 @@ const files = (dir: string): Array<string> =>
 
 const stamp = (): string => {
   const hash = createHash("sha256")
-  for (const file of [...files(join(root, "src")), join(root, "tsconfig.json"), join(root, "tsconfig.build.json"), join(root, "scripts", "build.ts")]) {
+  for (const file of [
+    ...files(join(root, "src")),
+    join(root, "tsconfig.json"),
+    join(root, "tsconfig.build.json"),
+    join(root, "scripts", "build.ts")
+  ]) {
     hash.update(relative(root, file)).update("\0").update(readFileSync(file)).update("\0")
   }
   hash.update(JSON.stringify(require("package.json").exports))
@@ -52,32 +57,57 @@ async function bundle(): Promise<void> {
   const out = join(root, "node_modules", ".cache", "simnet-bundle")
   rmSync(out, { recursive: true, force: true })
   // The package's entries as its `exports` name them, and the CLI the bin loads.
-  const exported = Object.values(require("package.json").exports as Record<string, string | { readonly default: string }>)
-    .flatMap((target) => (typeof target === "object" && target.default.startsWith("./dist/") ? [target.default.slice("./dist/".length, -".js".length)] : []))
+  const exported = Object.values(
+    require("package.json").exports as Record<string, string | { readonly default: string }>
+  ).flatMap((target) =>
+    typeof target === "object" && target.default.startsWith("./dist/")
+      ? [target.default.slice("./dist/".length, -".js".length)]
+      : []
+  )
   // The CLI's entry keeps the name `cli.js` the bin loads.
-  const sources: Record<string, string> = { ...Object.fromEntries(exported.map((name) => [name, name])), cli: "cli/main" }
+  const sources: Record<string, string> = {
+    ...Object.fromEntries(exported.map((name) => [name, name])),
+    cli: "cli/main"
+  }
   const entries = Object.keys(sources)
   const { output } = await build({
     input: Object.fromEntries(entries.map((name) => [name, join(dist, `${sources[name]}.js`)])),
     // Packages and Node's own modules stay imports: only simnet's files are bundled.
     external: (id) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0"),
-    output: { dir: out, format: "esm", sourcemap: true, entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js" },
+    output: {
+      dir: out,
+      format: "esm",
+      sourcemap: true,
+      entryFileNames: "[name].js",
+      chunkFileNames: "chunks/[name]-[hash].js"
+    },
     logLevel: "warn"
   })
   // `cli` runs the command and `register` installs the interception when loaded: no other file may
   // load an entry.
   const entryFiles = entries.map((name) => `${name}.js`)
-  const loader = output.find((chunk) => chunk.type === "chunk" && [...chunk.imports, ...chunk.dynamicImports].some((file) => entryFiles.includes(file)))
-  if (loader !== undefined) throw new Error(`simnet build: ${loader.fileName} imports an entry; its shared modules belong in a chunk`)
+  const loader = output.find(
+    (chunk) =>
+      chunk.type === "chunk" && [...chunk.imports, ...chunk.dynamicImports].some((file) => entryFiles.includes(file))
+  )
+  if (loader !== undefined)
+    throw new Error(`simnet build: ${loader.fileName} imports an entry; its shared modules belong in a chunk`)
   const page = join(dist, "control", "inspector", "page.js")
   const withPage = output.filter((chunk) => chunk.type === "chunk" && chunk.moduleIds.includes(page))
-  if (withPage.length !== 1) throw new Error("simnet build: the inspector's page must be in one chunk, beside which its browser files go")
+  if (withPage.length !== 1)
+    throw new Error("simnet build: the inspector's page must be in one chunk, beside which its browser files go")
   // The proxy's TLS thread runs a script of its own, which imports nothing of simnet's: tsc's file of
   // it is kept whole and goes beside the chunk that starts the worker, which finds it there.
   const starter = join(dist, "serve", "tls.js")
   const withStarter = output.filter((chunk) => chunk.type === "chunk" && chunk.moduleIds.includes(starter))
-  if (withStarter.length !== 1) throw new Error("simnet build: the module that starts the TLS thread must be in one chunk, beside which its script goes")
-  const threadScript = readFileSync(join(dist, "serve", "tlsThread.js"), "utf8").replace(/\n\/\/# sourceMappingURL=.*\n?$/, "\n")
+  if (withStarter.length !== 1)
+    throw new Error(
+      "simnet build: the module that starts the TLS thread must be in one chunk, beside which its script goes"
+    )
+  const threadScript = readFileSync(join(dist, "serve", "tlsThread.js"), "utf8").replace(
+    /\n\/\/# sourceMappingURL=.*\n?$/,
+    "\n"
+  )
   for (const file of files(dist)) if (file.endsWith(".js") || file.endsWith(".js.map")) rmSync(file)
   for (const file of files(out)) {
     const target = join(dist, relative(out, file))
@@ -94,18 +124,24 @@ async function bundle(): Promise<void> {
   // chunk that names it (`terminal/virtualClock.ts`).
   const clockDriver = join(dist, "terminal", "virtualClock.js")
   const withClock = output.filter((chunk) => chunk.type === "chunk" && chunk.moduleIds.includes(clockDriver))
-  if (withClock.length !== 1) throw new Error("simnet build: the virtual clock's driver must be in one chunk, beside which its hook goes")
+  if (withClock.length !== 1)
+    throw new Error("simnet build: the virtual clock's driver must be in one chunk, beside which its hook goes")
   cpSync(join(root, "src", "terminal", "clockHook.mjs"), join(dist, dirname(withClock[0].fileName), "clockHook.mjs"))
 }
 
 const current = stamp()
-const fresh = existsSync(join(root, "dist", "index.js")) && existsSync(stampFile) && readFileSync(stampFile, "utf8") === current
+const fresh =
+  existsSync(join(root, "dist", "index.js")) && existsSync(stampFile) && readFileSync(stampFile, "utf8") === current
 if (fresh && !process.argv.includes("--force")) {
   console.error("simnet: dist/ is up to date with src/ (npm run build -- --force rebuilds)")
 } else {
   rmSync(join(root, "dist"), { recursive: true, force: true })
   rmSync(stampFile, { force: true })
-  execFileSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" })
+  execFileSync(
+    process.execPath,
+    [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"],
+    { cwd: root, stdio: "inherit" }
+  )
   await bundle()
   mkdirSync(join(root, "node_modules", ".cache"), { recursive: true })
   writeFileSync(stampFile, current)

@@ -16,8 +16,12 @@ const root = path.resolve(import.meta.dirname, "..")
 
 /** `simnet … --help` as it prints it. */
 const helpText = (command: ReadonlyArray<string>): string => {
-  const result = spawnSync(process.execPath, [path.join(root, "bin/simnet.js"), ...command, "--help"], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", COLUMNS: "100" } })
-  if (result.status !== 0) throw new Error(`simnet ${command.join(" ")} --help exited ${result.status}: ${result.stderr}`)
+  const result = spawnSync(process.execPath, [path.join(root, "bin/simnet.js"), ...command, "--help"], {
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", COLUMNS: "100" }
+  })
+  if (result.status !== 0)
+    throw new Error(`simnet ${command.join(" ")} --help exited ${result.status}: ${result.stderr}`)
   return result.stdout.trimEnd()
 }
 
@@ -39,7 +43,10 @@ const commands = (command: ReadonlyArray<string> = []): Array<readonly [Readonly
 
 /** `docs/cli.md`: every command's help. */
 export const cliPage = (): string => {
-  const sections = commands().map(([command, text]) => `## simnet${command.length === 0 ? "" : ` ${command.join(" ")}`}\n\n\`\`\`text\n${text.trimEnd()}\n\`\`\`\n`)
+  const sections = commands().map(
+    ([command, text]) =>
+      `## simnet${command.length === 0 ? "" : ` ${command.join(" ")}`}\n\n\`\`\`text\n${text.trimEnd()}\n\`\`\`\n`
+  )
   return [
     "# CLI reference",
     "",
@@ -61,7 +68,9 @@ export const routeSpecPage = (): string => {
     "",
     "## A fixture file",
     "",
-    `A RouteSpec is an item of its \`routes\`: \`{ ${Object.keys(RouteSpec.fields).map((key) => (key === "match" || key === "respond" ? key : `${key}?`)).join(", ")} }\` (below), or a family reference \`{ family, … }\`.`,
+    `A RouteSpec is an item of its \`routes\`: \`{ ${Object.keys(RouteSpec.fields)
+      .map((key) => (key === "match" || key === "respond" ? key : `${key}?`))
+      .join(", ")} }\` (below), or a family reference \`{ family, … }\`.`,
     "",
     "```json",
     schema(FixtureFile),
@@ -76,7 +85,10 @@ export const routeSpecPage = (): string => {
 }
 
 /** The generated pages by file, relative to the repository. */
-export const generatedPages = (): Record<string, string> => ({ "docs/cli.md": cliPage(), "docs/routespec.md": routeSpecPage() })
+export const generatedPages = (): Record<string, string> => ({
+  "docs/cli.md": cliPage(),
+  "docs/routespec.md": routeSpecPage()
+})
 
 if (import.meta.main) {
   const check = process.argv.includes("--check")

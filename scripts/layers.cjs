@@ -24,4 +24,20 @@
  * explore   simnet explore: a program in a terminal under generated actions
  * cli       the commands, one file each, and the flags they share
  */
-module.exports = ["registry", "fileSystem", "terminal", "doors", "routes", "mcp-route", "schemas", "models", "families", "network", "testing", "control", "serve", "explore", "cli"]
+module.exports = [
+  "registry",
+  "fileSystem",
+  "terminal",
+  "doors",
+  "routes",
+  "mcp-route",
+  "schemas",
+  "models",
+  "families",
+  "network",
+  "testing",
+  "control",
+  "serve",
+  "explore",
+  "cli"
+]

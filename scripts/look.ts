@@ -39,7 +39,12 @@ export interface Look {
 
 export const look = async (): Promise<Look> => {
   const result = await cruise(["src"], { ...config.options, validate: false })
-  const output = result.output as { modules: ReadonlyArray<{ source: string; dependencies: ReadonlyArray<{ resolved: string; circular: boolean; cycle?: ReadonlyArray<{ name: string }> }> }> }
+  const output = result.output as {
+    modules: ReadonlyArray<{
+      source: string
+      dependencies: ReadonlyArray<{ resolved: string; circular: boolean; cycle?: ReadonlyArray<{ name: string }> }>
+    }>
+  }
   const modules = output.modules.filter((m) => m.source.startsWith("src/"))
   const arrows = new Map<string, number>()
   const back: Array<string> = []
@@ -57,7 +62,13 @@ export const look = async (): Promise<Look> => {
     }
   }
   const files = modules.map((m) => ({ file: m.source, lines: lines(m.source) }))
-  return { files, arrows, back, circles: [...circles], oversized: files.filter((f) => f.lines > MAX_LINES).map((f) => `${f.file} (${f.lines} lines)`) }
+  return {
+    files,
+    arrows,
+    back,
+    circles: [...circles],
+    oversized: files.filter((f) => f.lines > MAX_LINES).map((f) => `${f.file} (${f.lines} lines)`)
+  }
 }
 
 if (import.meta.main) {
@@ -65,15 +76,26 @@ if (import.meta.main) {
   for (const layer of ["errors", ...LAYERS, "faces"]) {
     const files = seen.files.filter((f) => layerOf(f.file) === layer)
     const total = files.reduce((n, f) => n + f.lines, 0)
-    console.log(`${layer.padEnd(9)} ${String(files.length).padStart(3)} files ${String(total).padStart(6)} lines  largest: ${[...files].sort((a, b) => b.lines - a.lines).slice(0, 3).map((f) => `${path.basename(f.file)} ${f.lines}`).join(", ")}`)
+    console.log(
+      `${layer.padEnd(9)} ${String(files.length).padStart(3)} files ${String(total).padStart(6)} lines  largest: ${[
+        ...files
+      ]
+        .sort((a, b) => b.lines - a.lines)
+        .slice(0, 3)
+        .map((f) => `${path.basename(f.file)} ${f.lines}`)
+        .join(", ")}`
+    )
   }
-  console.log(`\narrows between layers: ${seen.arrows.size} (${[...seen.arrows.values()].reduce((a, b) => a + b, 0)} imports)`)
+  console.log(
+    `\narrows between layers: ${seen.arrows.size} (${[...seen.arrows.values()].reduce((a, b) => a + b, 0)} imports)`
+  )
   for (const [key, n] of [...seen.arrows].sort()) console.log(`  ${key} (${n})`)
   console.log(`\narrows back up: ${seen.back.length}`)
   for (const line of seen.back) console.log(`  ${line}`)
   console.log(`circles: ${seen.circles.length}`)
   for (const line of seen.circles) console.log(`  ${line}`)
-  if (seen.oversized.length > 0) console.log(`warning: files over ${MAX_LINES} lines (look for where a concept ends): ${seen.oversized.length}`)
+  if (seen.oversized.length > 0)
+    console.log(`warning: files over ${MAX_LINES} lines (look for where a concept ends): ${seen.oversized.length}`)
   else console.log(`files over ${MAX_LINES} lines: 0`)
   for (const line of seen.oversized) console.log(`  ${line}`)
   process.exitCode = seen.back.length + seen.circles.length > 0 ? 1 : 0

@@ -72,7 +72,15 @@ export interface MoveReport {
 const CODE = /\.(ts|mts|cts|js|mjs|cjs)$/
 const TEXT = /\.(ts|mts|cts|js|mjs|cjs|md|json|yml|yaml|txt)$/
 /** Files whose paths are history, the map itself, or a stale path on purpose (the docs test): never rewritten. */
-const KEPT = new Set(["CHANGELOG.md", "package-lock.json", "scripts/move.ts", "scripts/moves.json", "test/internal/move.test.ts", "test/docs.test.ts", "bench/HISTORY.md"])
+const KEPT = new Set([
+  "CHANGELOG.md",
+  "package-lock.json",
+  "scripts/move.ts",
+  "scripts/moves.json",
+  "test/internal/move.test.ts",
+  "test/docs.test.ts",
+  "bench/HISTORY.md"
+])
 
 /** Reads a map file: one JSON object, old path → new path. */
 export const readMap = (file: string): Map<string, string> =>
@@ -103,12 +111,19 @@ const byRule = (file: string, exists: (p: string) => boolean, text: () => string
   if ((m = /^src\/kinds\/([^/]+)\/(.+)$/.exec(file)) !== null) return `src/routes/${m[1]}/${m[2]}`
   if ((m = /^src\/kinds\/([^/]+)\.ts$/.exec(file)) !== null) {
     const name = m[1]
-    return exists(`src/routes/${name}/`) || text().includes(`make("${name}"`) ? `src/routes/${name}/${name}.ts` : `src/routes/${name}.ts`
+    return exists(`src/routes/${name}/`) || text().includes(`make("${name}"`)
+      ? `src/routes/${name}/${name}.ts`
+      : `src/routes/${name}.ts`
   }
   if ((m = /^src\/routeSpec\/([^/]+)\.ts$/.exec(file)) !== null) return `src/routes/${m[1]}/${m[1]}Spec.ts`
   if ((m = /^src\/models\/apis\/([^/]+)\.ts$/.exec(file)) !== null) {
     const name = m[1]
-    const apis = fs.existsSync("src/models") ? fs.readdirSync("src/models", { withFileTypes: true }).filter((d) => d.isDirectory() && !["provider", "wire", "apis"].includes(d.name)).map((d) => d.name) : []
+    const apis = fs.existsSync("src/models")
+      ? fs
+          .readdirSync("src/models", { withFileTypes: true })
+          .filter((d) => d.isDirectory() && !["provider", "wire", "apis"].includes(d.name))
+          .map((d) => d.name)
+      : []
     const api = apis.filter((a) => name.startsWith(a)).sort((a, b) => b.length - a.length)[0]
     return api !== undefined ? `src/models/${api}/${name}.ts` : `src/models/${name}/${name}.ts`
   }
@@ -123,7 +138,9 @@ const byRule = (file: string, exists: (p: string) => boolean, text: () => string
     const source = text()
     // A path named by an import whose file is gone (text unknown): exploration's, if it is there.
     if (source === "") return `src/explore/${m[1]}`
-    const reaches = specifiersOf(file, source).some(([, , name]) => /^\.\.\/(terminal|serve|control|explore)\//.test(name) || /^\.\/explore/.test(name))
+    const reaches = specifiersOf(file, source).some(
+      ([, , name]) => /^\.\.\/(terminal|serve|control|explore)\//.test(name) || /^\.\/explore/.test(name)
+    )
     return reaches ? `src/explore/${m[1]}` : undefined
   }
   if ((m = /^src\/families\/(record[^/]*)$/.exec(file)) !== null) return `src/network/record/${m[1]}`
@@ -135,16 +152,24 @@ const byRule = (file: string, exists: (p: string) => boolean, text: () => string
  * `export … from` (`export * as NS from` too), `import("…")` as a call and as a type.
  */
 export const specifiersOf = (file: string, text: string): Array<readonly [number, number, string]> => {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, /\.(js|mjs|cjs)$/.test(file) ? ts.ScriptKind.JS : ts.ScriptKind.TS)
+  const source = ts.createSourceFile(
+    file,
+    text,
+    ts.ScriptTarget.Latest,
+    false,
+    /\.(js|mjs|cjs)$/.test(file) ? ts.ScriptKind.JS : ts.ScriptKind.TS
+  )
   const found: Array<readonly [number, number, string]> = []
   const add = (literal: ts.Node | undefined) => {
-    if (literal !== undefined && ts.isStringLiteralLike(literal)) found.push([literal.getStart(source) + 1, literal.end - 1, literal.text])
+    if (literal !== undefined && ts.isStringLiteralLike(literal))
+      found.push([literal.getStart(source) + 1, literal.end - 1, literal.text])
   }
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier)
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal)
     else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0])
-    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node.moduleReference.expression)
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference))
+      add(node.moduleReference.expression)
     ts.forEachChild(node, visit)
   }
   visit(source)
@@ -221,13 +246,15 @@ const moveHere = (options: MoveOptions): MoveReport => {
   const nowAt = (target: string): string | undefined => {
     if (planned.has(target)) return planned.get(target)
     if (existsAfter(target)) return target
-    const to = map.get(target) ?? byFolder(map, target) ?? (useRules ? byRule(target, folderExistsAfter, () => "") : undefined)
+    const to =
+      map.get(target) ?? byFolder(map, target) ?? (useRules ? byRule(target, folderExistsAfter, () => "") : undefined)
     return to !== undefined && existsAfter(to) ? to : undefined
   }
   const oldPlaceOf = (file: string): string | undefined => {
     const direct = inverse.get(file)
     if (direct !== undefined) return direct
-    for (const [from, to] of map) if (to.endsWith("/") && from.endsWith("/") && file.startsWith(to)) return from + file.slice(to.length)
+    for (const [from, to] of map)
+      if (to.endsWith("/") && from.endsWith("/") && file.startsWith(to)) return from + file.slice(to.length)
     return undefined
   }
   // 2. Import specifiers, resolved where the file is (or, for a file moved before and written for its old place, there).
@@ -242,7 +269,8 @@ const moveHere = (options: MoveOptions): MoveReport => {
       const here = posix.normalize(posix.join(posix.dirname(file), name))
       let target = nowAt(here)
       const old = oldPlaceOf(file)
-      if (target === undefined && old !== undefined) target = nowAt(posix.normalize(posix.join(posix.dirname(old), name)))
+      if (target === undefined && old !== undefined)
+        target = nowAt(posix.normalize(posix.join(posix.dirname(old), name)))
       if (target === undefined) {
         if (/^src\//.test(here) || /^src\//.test(file)) unresolved.push(`${after(file)}: ${name}`)
         continue
@@ -267,7 +295,8 @@ const moveHere = (options: MoveOptions): MoveReport => {
   const forms: Array<readonly [string, string]> = []
   for (const [from, to] of pairs) {
     forms.push([from, to])
-    if (from.startsWith("src/") && from.slice(4).includes("/") && to.startsWith("src/")) forms.push([from.slice(4), to.slice(4)])
+    if (from.startsWith("src/") && from.slice(4).includes("/") && to.startsWith("src/"))
+      forms.push([from.slice(4), to.slice(4)])
   }
   forms.sort((a, b) => b[0].length - a[0].length)
   const textRewritten: Array<string> = []
@@ -285,7 +314,10 @@ const moveHere = (options: MoveOptions): MoveReport => {
     }
     // A path starts the text or follows a space, a quote, a bracket or a slash, and ends where a name cannot go on.
     const pattern = new RegExp(`(?<=^|[\\s"'\`(\\[{</:=,])(?:${alternatives.join("|")})(?![\\w/-]|\\.[a-z])`, "g")
-    const pathLike = new RegExp(`(?<=^|[\\s"'\`(\\[{</:=,])(?:${alternatives.join("|")})(?=\\.(?:js|d\\.ts)?(?![\\w-]))`, "g")
+    const pathLike = new RegExp(
+      `(?<=^|[\\s"'\`(\\[{</:=,])(?:${alternatives.join("|")})(?=\\.(?:js|d\\.ts)?(?![\\w-]))`,
+      "g"
+    )
     for (const file of files.filter((f) => TEXT.test(f) && !kept(f))) {
       const text = contents.get(file) ?? read(file)
       // In code, the import specifiers were step 2's: the text pass leaves them alone.
@@ -325,7 +357,13 @@ const moveHere = (options: MoveOptions): MoveReport => {
       }
     }
   }
-  return { moved: [...planned], derived, importsRewritten: [...new Set(importsRewritten)].sort(), textRewritten: [...new Set(textRewritten)].sort(), unresolved }
+  return {
+    moved: [...planned],
+    derived,
+    importsRewritten: [...new Set(importsRewritten)].sort(),
+    textRewritten: [...new Set(textRewritten)].sort(),
+    unresolved
+  }
 }
 
 const usage = () => {
@@ -350,11 +388,23 @@ if (import.meta.main) {
     else positional.push(arg)
   }
   if (positional.length % 2 !== 0) usage()
-  const pairs = positional.length > 0 ? new Map(Array.from({ length: positional.length / 2 }, (_, i) => [positional[2 * i], positional[2 * i + 1]] as const)) : undefined
-  const report = move(root, { map: readMap(mapFile), keep: [path.relative(root, mapFile)], ...(pairs === undefined ? {} : { pairs }), ...(only.length > 0 ? { only } : {}), dryRun })
+  const pairs =
+    positional.length > 0
+      ? new Map(
+          Array.from({ length: positional.length / 2 }, (_, i) => [positional[2 * i], positional[2 * i + 1]] as const)
+        )
+      : undefined
+  const report = move(root, {
+    map: readMap(mapFile),
+    keep: [path.relative(root, mapFile)],
+    ...(pairs === undefined ? {} : { pairs }),
+    ...(only.length > 0 ? { only } : {}),
+    dryRun
+  })
   const verb = dryRun ? "would move" : "moved"
   console.log(`${verb} ${report.moved.length} file(s)`)
-  for (const [from, to] of report.moved) console.log(`  ${from} -> ${to}${report.derived.some(([f]) => f === from) ? "   (by a rule: check it)" : ""}`)
+  for (const [from, to] of report.moved)
+    console.log(`  ${from} -> ${to}${report.derived.some(([f]) => f === from) ? "   (by a rule: check it)" : ""}`)
   console.log(`imports rewritten in ${report.importsRewritten.length} file(s)`)
   for (const file of report.importsRewritten) console.log(`  ${file}`)
   console.log(`paths in text rewritten in ${report.textRewritten.length} file(s)`)
@@ -372,7 +422,22 @@ if (import.meta.main) {
 /** What still names a folder the restructure emptied, for a person to read. */
 function spawnGrep(root: string): string {
   try {
-    return execFileSync("git", ["grep", "-nE", "\\b(src/)?(core|kinds|routeSpec|models/apis)/[A-Za-z]+\\.ts", "--", ".", ":!CHANGELOG.md", ":!bench/HISTORY.md", ":!scripts/move.ts", ":!scripts/moves.json", ":!test/internal/move.test.ts"], { cwd: root, encoding: "utf8" }).trim()
+    return execFileSync(
+      "git",
+      [
+        "grep",
+        "-nE",
+        "\\b(src/)?(core|kinds|routeSpec|models/apis)/[A-Za-z]+\\.ts",
+        "--",
+        ".",
+        ":!CHANGELOG.md",
+        ":!bench/HISTORY.md",
+        ":!scripts/move.ts",
+        ":!scripts/moves.json",
+        ":!test/internal/move.test.ts"
+      ],
+      { cwd: root, encoding: "utf8" }
+    ).trim()
   } catch {
     return ""
   }

@@ -28,7 +28,9 @@ import { defaultRedactor } from "./registry/redact.ts"
  * fixture.json` does the same and prints the skipped lines on standard error.
  * (A Promise: the importer's module loads on first use, not with `import("simnet")`.)
  */
-export const fromHar = async (har: unknown): Promise<{
+export const fromHar = async (
+  har: unknown
+): Promise<{
   readonly routes: ReadonlyArray<Record<string, unknown>>
   readonly imported: number
   readonly skipped: ReadonlyArray<{ readonly entry: number; readonly reason: string }>

@@ -54,6 +54,13 @@ export type {
 } from "./mcp-route/definitions.ts"
 export type { SseEvent, SseOptions } from "./routes/sse/sse.ts"
 export type { StaticResponseOptions, TemplateOptions } from "./routes/static/static.ts"
-export type { Frame, ScriptFrame, SocketPeer, WebSocketHandler, WebSocketReply, WebSocketScript } from "./routes/webSocket/webSocket.ts"
+export type {
+  Frame,
+  ScriptFrame,
+  SocketPeer,
+  WebSocketHandler,
+  WebSocketReply,
+  WebSocketScript
+} from "./routes/webSocket/webSocket.ts"
 export type { MatcherInput, MatcherObject, ValueMatcher } from "./registry/matcher.ts"
 export type { RespondContext, SimRequest } from "./registry/route.ts"

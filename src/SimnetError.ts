@@ -17,7 +17,17 @@ export type SimnetErrorTypeId = typeof SimnetErrorTypeId
  * `exhausted` (its `times` used up), or `state` (its scenario is not in the state it requires;
  * the detail names the current state).
  */
-export const MissReason = Schema.Literals(["method", "host", "path", "query", "header", "body", "predicate", "exhausted", "state"])
+export const MissReason = Schema.Literals([
+  "method",
+  "host",
+  "path",
+  "query",
+  "header",
+  "body",
+  "predicate",
+  "exhausted",
+  "state"
+])
 export type MissReason = typeof MissReason.Type
 
 /**
@@ -94,7 +104,12 @@ export class InvalidNetworkOption extends Schema.TaggedError<InvalidNetworkOptio
  * Why a fixture file cannot be read (`FixtureUnreadable.reason`): it is not there, it is a
  * directory, reading it is not permitted, or reading it failed otherwise (`detail` says how).
  */
-export const FixtureUnreadableReason = Schema.Literals(["file not found", "is a directory", "permission denied", "unreadable"])
+export const FixtureUnreadableReason = Schema.Literals([
+  "file not found",
+  "is a directory",
+  "permission denied",
+  "unreadable"
+])
 export type FixtureUnreadableReason = typeof FixtureUnreadableReason.Type
 
 /**
@@ -130,14 +145,11 @@ export class FixtureNotJson extends Schema.TaggedError<FixtureNotJson>()("Fixtur
  * A generated value that does not decode under the production schema it was generated for.
  * It is never served. `issue` is the schema's own account of what failed.
  */
-export class GeneratedValueRejected extends Schema.TaggedError<GeneratedValueRejected>()(
-  "GeneratedValueRejected",
-  {
-    route: Schema.String,
-    path: Schema.String,
-    issue: Schema.String
-  }
-) {
+export class GeneratedValueRejected extends Schema.TaggedError<GeneratedValueRejected>()("GeneratedValueRejected", {
+  route: Schema.String,
+  path: Schema.String,
+  issue: Schema.String
+}) {
   override get message(): string {
     return `simnet: generated value for route ${this.route} was rejected at ${this.path}: ${this.issue}`
   }
@@ -232,7 +244,16 @@ export class InvocationNotPending extends Schema.TaggedError<InvocationNotPendin
  * - `template`: a templated answer could not be written (over its bounds, JSON that does not
  *   parse, a header value the request broke).
  */
-export const RouteFailedReason = Schema.Literals(["handler", "upstream", "service", "driver", "abandoned", "misconfigured", "unsimulated", "template"])
+export const RouteFailedReason = Schema.Literals([
+  "handler",
+  "upstream",
+  "service",
+  "driver",
+  "abandoned",
+  "misconfigured",
+  "unsimulated",
+  "template"
+])
 export type RouteFailedReason = typeof RouteFailedReason.Type
 
 /**
@@ -301,8 +322,16 @@ export class StrictViolation extends Schema.TaggedError<StrictViolation>()("Stri
 }) {
   override get message(): string {
     const parts = [
-      ...(this.denied === 0 ? [] : [`${this.denied} request${this.denied === 1 ? " was" : "s were"} refused (${this.refused.map((r) => `${r.method} ${r.url}: ${r.tag}`).join("; ")}${this.refused.length < this.denied ? "; …" : ""})`]),
-      ...(this.unused.length === 0 ? [] : [`${this.unused.length} required route${this.unused.length === 1 ? " was" : "s were"} never used (${this.unused.join(", ")})`])
+      ...(this.denied === 0
+        ? []
+        : [
+            `${this.denied} request${this.denied === 1 ? " was" : "s were"} refused (${this.refused.map((r) => `${r.method} ${r.url}: ${r.tag}`).join("; ")}${this.refused.length < this.denied ? "; …" : ""})`
+          ]),
+      ...(this.unused.length === 0
+        ? []
+        : [
+            `${this.unused.length} required route${this.unused.length === 1 ? " was" : "s were"} never used (${this.unused.join(", ")})`
+          ])
     ]
     return `simnet: strict: ${parts.join("; and ")}`
   }
@@ -327,7 +356,8 @@ for (const error of [
   ConnectionDenied,
   NotRegenerable,
   StrictViolation
-]) Object.defineProperty(error.prototype, SimnetErrorTypeId, { value: SimnetErrorTypeId })
+])
+  Object.defineProperty(error.prototype, SimnetErrorTypeId, { value: SimnetErrorTypeId })
 
 /**
  * Every typed error simnet raises: for a request, a registration, a fixture, an option or the

@@ -28,7 +28,9 @@ export interface SimulationFileSystemApi {
 }
 
 /** The in-memory file system (see the module's comment). */
-export class SimulationFileSystem extends Context.Service<SimulationFileSystem, SimulationFileSystemApi>()("simnet/SimulationFileSystem") {
+export class SimulationFileSystem extends Context.Service<SimulationFileSystem, SimulationFileSystemApi>()(
+  "simnet/SimulationFileSystem"
+) {
   /**
    * Provides `FileSystem.FileSystem` from memory, seeded with `options.files` (over the `files`
    * of the network it is given, a fixture's among them), and this service. The seeded files are
@@ -38,11 +40,13 @@ export class SimulationFileSystem extends Context.Service<SimulationFileSystem, 
    */
   static layer(options: SimulationFileSystemOptions = {}): Layer.Layer<FileSystem.FileSystem | SimulationFileSystem> {
     return Layer.effectContext(
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         // Given a network (`Layer.provide(SimulationNetwork.layer(…))`), the files it was started
         // with come first, and its snapshot carries these files.
         const network = yield* Effect.serviceOption(SimulationNetwork)
-        const memory = makeMemoryFs(Option.isSome(network) ? { ...network.value.files, ...options.files } : options.files ?? {})
+        const memory = makeMemoryFs(
+          Option.isSome(network) ? { ...network.value.files, ...options.files } : (options.files ?? {})
+        )
         if (Option.isSome(network)) {
           yield* network.value.attachFiles({
             files: memory.files,
@@ -50,8 +54,13 @@ export class SimulationFileSystem extends Context.Service<SimulationFileSystem, 
               Effect.flatMap(Clock.currentTimeMillis, (now) =>
                 Effect.try({
                   try: () => memory.replace(files, now),
-                  catch: (error) => new InvalidRouteSpec({ path: "files", message: error instanceof Error ? error.message : String(error) })
-                }))
+                  catch: (error) =>
+                    new InvalidRouteSpec({
+                      path: "files",
+                      message: error instanceof Error ? error.message : String(error)
+                    })
+                })
+              )
           })
         }
         return Context.make(FileSystem.FileSystem, memory.fileSystem).pipe(
@@ -62,5 +71,6 @@ export class SimulationFileSystem extends Context.Service<SimulationFileSystem, 
   }
 
   /** What the file system holds now (`SimulationFileSystemApi.files`). */
-  static readonly files: Effect.Effect<Record<string, FileContent>, never, SimulationFileSystem> = SimulationFileSystem.use((fs) => fs.files)
+  static readonly files: Effect.Effect<Record<string, FileContent>, never, SimulationFileSystem> =
+    SimulationFileSystem.use((fs) => fs.files)
 }

@@ -20,7 +20,14 @@ import { installGlobalScoped, type GlobalOptions } from "./doors/global.ts"
 import type { GlobalInstallConflict, MakeError } from "./SimnetError.ts"
 
 export type { NetworkHandle } from "./network/handle.ts"
-export type { NetworkMetrics, NetworkOptions, NetworkSnapshot, RouteInfo, ScenarioInfo, SimulationNetworkApi } from "./network/network.ts"
+export type {
+  NetworkMetrics,
+  NetworkOptions,
+  NetworkSnapshot,
+  RouteInfo,
+  ScenarioInfo,
+  SimulationNetworkApi
+} from "./network/network.ts"
 export type { ChaosFault, ChaosHit, ChaosOptions } from "./registry/chaos.ts"
 export type { Har } from "./network/har.ts"
 export { CONTROL_BASE, SimulationControl, type ControlRouter } from "./control/service.ts"
@@ -29,7 +36,9 @@ export type { ControlEvent, ControlOptions } from "./control/endpoint.ts"
 /**
  * The simulated network service.
  */
-export class SimulationNetwork extends Context.Service<SimulationNetwork, SimulationNetworkApi>()("simnet/SimulationNetwork") {
+export class SimulationNetwork extends Context.Service<SimulationNetwork, SimulationNetworkApi>()(
+  "simnet/SimulationNetwork"
+) {
   /**
    * Builds a network as a value, without a layer: for runners that make thousands of isolated
    * networks (property tests) and pass `network.fetch` or `network.httpClient` around.
@@ -53,14 +62,19 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    * @example
    * const TestNetwork = SimulationNetwork.layer({ seed: 1, routes: [Route.text("GET https://api.example.com/health", "ok")] })
    */
-  static layer(options: NetworkOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient | SimulatedProvider, MakeError> {
+  static layer(
+    options: NetworkOptions = {}
+  ): Layer.Layer<SimulationNetwork | HttpClient.HttpClient | SimulatedProvider, MakeError> {
     return Layer.effectContext(
-      Effect.map(Effect.tap(make(options), (network) => Effect.addFinalizer(() => Effect.orDie(closeChecked(network)))), (network) =>
-        Context.make(SimulationNetwork, network).pipe(
-          Context.add(HttpClient.HttpClient, network.httpClient),
-          Context.add(SimulatedProvider, network.llm),
-          Context.add(FetchHttpClient.Fetch, network.fetch)
-        ))
+      Effect.map(
+        Effect.tap(make(options), (network) => Effect.addFinalizer(() => Effect.orDie(closeChecked(network)))),
+        (network) =>
+          Context.make(SimulationNetwork, network).pipe(
+            Context.add(HttpClient.HttpClient, network.httpClient),
+            Context.add(SimulatedProvider, network.llm),
+            Context.add(FetchHttpClient.Fetch, network.fetch)
+          )
+      )
     )
   }
 
@@ -68,8 +82,12 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    * As `layer`, and for the layer's lifetime the whole process's `fetch`, undici and
    * `node:http(s)` clients are answered by the network (see `installGlobal`).
    */
-  static layerGlobal(options: NetworkOptions & GlobalOptions = {}): Layer.Layer<SimulationNetwork | HttpClient.HttpClient | SimulatedProvider, MakeError | GlobalInstallConflict> {
-    const install = Effect.flatMap(Effect.service(SimulationNetwork), (network) => installGlobalScoped(network.fetch, options, doorOf(network)))
+  static layerGlobal(
+    options: NetworkOptions & GlobalOptions = {}
+  ): Layer.Layer<SimulationNetwork | HttpClient.HttpClient | SimulatedProvider, MakeError | GlobalInstallConflict> {
+    const install = Effect.flatMap(Effect.service(SimulationNetwork), (network) =>
+      installGlobalScoped(network.fetch, options, doorOf(network))
+    )
     return Layer.provideMerge(Layer.effectDiscard(install), SimulationNetwork.layer(options))
   }
 
@@ -84,13 +102,22 @@ export class SimulationNetwork extends Context.Service<SimulationNetwork, Simula
    * HttpRouter.serve(Layer.mergeAll(AppRoutes, SimulationNetwork.layerControl())).pipe(
    *   Layer.provide(SimulationNetwork.layer({ routes })), Layer.provide(NodeHttpServer.layer(http.createServer, { port: 0, host: "127.0.0.1" })))
    */
-  static layerControl(options: ControlOptions = {}): Layer.Layer<SimulationControl, never, SimulationNetwork | HttpRouter.HttpRouter> {
+  static layerControl(
+    options: ControlOptions = {}
+  ): Layer.Layer<SimulationControl, never, SimulationNetwork | HttpRouter.HttpRouter> {
     // The endpoint and its router load when this layer is built, not with `import("simnet")`.
-    return Layer.unwrap(Effect.map(Effect.promise(() => import("./control/endpoint.ts")), (endpoint) =>
-      Layer.merge(
-        Layer.unwrap(Effect.map(Effect.service(SimulationNetwork), (network) => endpoint.controlRoutes(network, options))),
-        Layer.succeed(SimulationControl, endpoint.controlRouter(options))
-      )))
+    return Layer.unwrap(
+      Effect.map(
+        Effect.promise(() => import("./control/endpoint.ts")),
+        (endpoint) =>
+          Layer.merge(
+            Layer.unwrap(
+              Effect.map(Effect.service(SimulationNetwork), (network) => endpoint.controlRoutes(network, options))
+            ),
+            Layer.succeed(SimulationControl, endpoint.controlRouter(options))
+          )
+      )
+    )
   }
 
   /**

@@ -12,8 +12,21 @@ export * as Schemas from "./Schemas.ts"
 export * from "./SimnetError.ts"
 export { SimulationNetwork } from "./SimulationNetwork.ts"
 export { CONTROL_BASE, type ControlRouter, SimulationControl } from "./SimulationNetwork.ts"
-export { type FileContent, SimulationFileSystem, type SimulationFileSystemApi, type SimulationFileSystemOptions } from "./SimulationFileSystem.ts"
-export type { NetworkHandle, NetworkMetrics, NetworkOptions, NetworkSnapshot, RouteInfo, ScenarioInfo, SimulationNetworkApi } from "./SimulationNetwork.ts"
+export {
+  type FileContent,
+  SimulationFileSystem,
+  type SimulationFileSystemApi,
+  type SimulationFileSystemOptions
+} from "./SimulationFileSystem.ts"
+export type {
+  NetworkHandle,
+  NetworkMetrics,
+  NetworkOptions,
+  NetworkSnapshot,
+  RouteInfo,
+  ScenarioInfo,
+  SimulationNetworkApi
+} from "./SimulationNetwork.ts"
 export type { RequestCounters, RequestRecord } from "./registry/requestLog.ts"
 export { DEFAULT_EPOCH, SimulatedProvider, SimulatedProviderApi } from "./models/provider/SimulatedProvider.ts"
 export { McpServers, McpServersApi } from "./mcp-route/state.ts"

@@ -25,8 +25,12 @@ export type { ModelEndpoint } from "./models/wire/modelApi.ts"
  * `family`, id `family.NAME` (followed by the base when one is given), answered by the network's
  * simulated model in the endpoint's wire format. What a `ModelFamily`'s `routes` returns.
  */
-export const modelApi: (family: string, defaultBase: string, baseUrl: string | undefined, endpoints: ReadonlyArray<ModelEndpoint>) => ReadonlyArray<Route> =
-  familyRoutes
+export const modelApi: (
+  family: string,
+  defaultBase: string,
+  baseUrl: string | undefined,
+  endpoints: ReadonlyArray<ModelEndpoint>
+) => ReadonlyArray<Route> = familyRoutes
 
 /**
  * A family reference as a fixture, `registerSpec` or `Routes.*` gives it (`{ "family": NAME,

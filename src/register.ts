@@ -23,23 +23,38 @@ const fail = (message: string): never => {
 }
 
 const fixtureFile = process.env.SIMNET_FIXTURE
-const fixture = fixtureFile === undefined || fixtureFile === ""
-  ? { seed: undefined, routes: [], llm: [], llmRules: [] }
-  : await Effect.runPromise(Effect.result(loadFixture(path.resolve(fixtureFile)))).then((result) =>
-    result._tag === "Success" ? result.success : fail(`${result.failure._tag}${"path" in result.failure ? ` at ${result.failure.path}` : ""}: ${result.failure.message}`)
-  )
+const fixture =
+  fixtureFile === undefined || fixtureFile === ""
+    ? { seed: undefined, routes: [], llm: [], llmRules: [] }
+    : await Effect.runPromise(Effect.result(loadFixture(path.resolve(fixtureFile)))).then((result) =>
+        result._tag === "Success"
+          ? result.success
+          : fail(
+              `${result.failure._tag}${"path" in result.failure ? ` at ${result.failure.path}` : ""}: ${result.failure.message}`
+            )
+      )
 const rawSeed = process.env.SIMNET_SEED
-const seed = rawSeed === undefined || rawSeed === "" ? fixture.seed : /^-?\d+$/.test(rawSeed) ? Number(rawSeed) : rawSeed
+const seed =
+  rawSeed === undefined || rawSeed === "" ? fixture.seed : /^-?\d+$/.test(rawSeed) ? Number(rawSeed) : rawSeed
 
-const network = await SimulationNetwork.start({ seed, routes: fixture.routes, llm: fixture.llm, llmRules: fixture.llmRules }).catch((error: { _tag?: string; message?: string }) =>
+const network = await SimulationNetwork.start({
+  seed,
+  routes: fixture.routes,
+  llm: fixture.llm,
+  llmRules: fixture.llmRules
+}).catch((error: { _tag?: string; message?: string }) =>
   fail(`${error._tag ?? "Error"}: ${error.message ?? String(error)}`)
 )
 // The network guard (see `installGlobal`): `SIMNET_ALLOW_HOSTS` lists the hosts (`host` or
 // `host:port`, comma-separated) the process may still connect to, such as a local database;
 // `SIMNET_GUARD=off` turns the guard off.
-const allowHosts = (process.env.SIMNET_ALLOW_HOSTS ?? "").split(",").map((host) => host.trim()).filter((host) => host !== "")
+const allowHosts = (process.env.SIMNET_ALLOW_HOSTS ?? "")
+  .split(",")
+  .map((host) => host.trim())
+  .filter((host) => host !== "")
 const guard = process.env.SIMNET_GUARD
-if (guard !== undefined && guard !== "" && guard !== "on" && guard !== "off") fail(`SIMNET_GUARD is "on" or "off", got ${JSON.stringify(guard)}`)
+if (guard !== undefined && guard !== "" && guard !== "on" && guard !== "off")
+  fail(`SIMNET_GUARD is "on" or "off", got ${JSON.stringify(guard)}`)
 await network.installGlobal({ allowHosts, guard: guard !== "off" })
 
 const logFile = process.env.SIMNET_LOG

@@ -10,7 +10,14 @@
 import "./registry/version.ts"
 import type * as Explore from "./explore/explore.ts"
 
-export { chaos, InvalidArbitraryOption, llmRule, llmScript, type OfferedTool, routeSpec } from "./testing/arbitraries.ts"
+export {
+  chaos,
+  InvalidArbitraryOption,
+  llmRule,
+  llmScript,
+  type OfferedTool,
+  routeSpec
+} from "./testing/arbitraries.ts"
 export type {
   ExploreAction,
   ExploreCase,
@@ -20,7 +27,13 @@ export type {
   ExploreStep,
   ReplayOptions
 } from "./explore/explore.ts"
-export { ExploreFailed, type ExploreFile, ExploreNoAction, type ExploreResult, type ReplayResult } from "./explore/exploreResult.ts"
+export {
+  ExploreFailed,
+  type ExploreFile,
+  ExploreNoAction,
+  type ExploreResult,
+  type ReplayResult
+} from "./explore/exploreResult.ts"
 export { BadFailureFile, FAILURE_FILE_BOUNDS } from "./testing/failureFiles.ts"
 export { DEFAULT_HOSTILE, HOSTILE_STRINGS, hostileString } from "./testing/hostile.ts"
 export {
@@ -40,10 +53,13 @@ const loadExplore = (): Promise<typeof Explore> => (loading ??= import("./explor
  * Explores `command` under generated actions on fresh simulated networks and rejects with
  * `ExploreFailed` (the shrunk failing run's file in `file`) when a run fails; see `explore.ts`.
  */
-export const explore: typeof Explore.explore = async (command, options) => (await loadExplore()).explore(command, options)
+export const explore: typeof Explore.explore = async (command, options) =>
+  (await loadExplore()).explore(command, options)
 
 /** As `explore`, resolving with what the exploration came to (`failure` set when a run failed) instead of rejecting. */
-export const exploreResult: typeof Explore.exploreResult = async (command, options) => (await loadExplore()).exploreResult(command, options)
+export const exploreResult: typeof Explore.exploreResult = async (command, options) =>
+  (await loadExplore()).exploreResult(command, options)
 
 /** Runs a failing run's file again (`simnet explore --replay`), resolving with whether it failed again. */
-export const replayExplore: typeof Explore.replayExplore = async (file, options) => (await loadExplore()).replayExplore(file, options)
+export const replayExplore: typeof Explore.replayExplore = async (file, options) =>
+  (await loadExplore()).replayExplore(file, options)

@@ -6,19 +6,27 @@
  * runs an AG-UI agent and gets the scripted text, a tool call and the state.
  */
 import { type Part, Role, type SendMessageResult, type Task, TaskState } from "@a2a-js/sdk"
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client"
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory
+} from "@a2a-js/sdk/client"
 import { HttpAgent } from "@ag-ui/client"
 import { describe, expect, it, vi } from "vitest"
 import { Routes, SimulationNetwork } from "simnet"
 
 /** The SDK's card resolver, reading a v0.3 card as the SDK's compatibility layer does. */
-const resolver = (fetchImpl: typeof fetch) => new DefaultAgentCardResolver({ legacyCompat: { enabled: true }, fetchImpl })
+const resolver = (fetchImpl: typeof fetch) =>
+  new DefaultAgentCardResolver({ legacyCompat: { enabled: true }, fetchImpl })
 
 const a2aClient = (fetchImpl: typeof fetch, base = "https://agent.example.com") =>
-  new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-    transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true }, fetchImpl })],
-    cardResolver: resolver(fetchImpl)
-  })).createFromUrl(base)
+  new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true }, fetchImpl })],
+      cardResolver: resolver(fetchImpl)
+    })
+  ).createFromUrl(base)
 
 /** The task a `message/send` answered (the agent answers tasks, never bare messages). */
 const taskOf = (result: SendMessageResult): Task => {
@@ -32,15 +40,24 @@ const userMessage = (text: string, extra: { taskId?: string; contextId?: string;
   contextId: extra.contextId ?? "",
   taskId: extra.taskId ?? "",
   parts: [
-    ...(text === "" ? [] : [{ content: { $case: "text" as const, value: text }, metadata: undefined, filename: "", mediaType: "" }]),
-    ...(extra.data === undefined ? [] : [{ content: { $case: "data" as const, value: extra.data }, metadata: undefined, filename: "", mediaType: "" }])
+    ...(text === ""
+      ? []
+      : [{ content: { $case: "text" as const, value: text }, metadata: undefined, filename: "", mediaType: "" }]),
+    ...(extra.data === undefined
+      ? []
+      : [{ content: { $case: "data" as const, value: extra.data }, metadata: undefined, filename: "", mediaType: "" }])
   ],
   metadata: undefined,
   extensions: [],
   referenceTaskIds: []
 })
 
-const send = (message: ReturnType<typeof userMessage>) => ({ tenant: "", message, configuration: undefined, metadata: undefined })
+const send = (message: ReturnType<typeof userMessage>) => ({
+  tenant: "",
+  message,
+  configuration: undefined,
+  metadata: undefined
+})
 
 const textOf = (parts: ReadonlyArray<Part> | undefined) =>
   (parts ?? []).map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("")
@@ -51,7 +68,11 @@ describe("A2A through the official @a2a-js/sdk client", () => {
     network.llm.enqueue({ steps: [[{ type: "text", content: "Paris is sunny today." }]] })
     const card = await resolver(network.fetch).resolve("https://agent.example.com")
     expect(card.name).toBe("Travel agent")
-    expect(card.supportedInterfaces[0]).toMatchObject({ protocolBinding: "JSONRPC", protocolVersion: "0.3.0", url: "https://agent.example.com" })
+    expect(card.supportedInterfaces[0]).toMatchObject({
+      protocolBinding: "JSONRPC",
+      protocolVersion: "0.3.0",
+      url: "https://agent.example.com"
+    })
     const client = await a2aClient(network.fetch)
     const task = taskOf(await client.sendMessage(send(userMessage("Weather in Paris?"))))
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED)
@@ -66,7 +87,15 @@ describe("A2A through the official @a2a-js/sdk client", () => {
 
   it("message/stream: the text arrives as artifact chunks and a final status; a tool call is a data part answered in the same task (step 2)", async () => {
     const network = await SimulationNetwork.start({ routes: Routes.a2a() })
-    network.llm.enqueue({ steps: [[{ type: "text", content: "Let me check." }, { type: "tool_call", name: "weather", input: { city: "Paris" } }], [{ type: "text", content: "It is sunny in Paris." }]] })
+    network.llm.enqueue({
+      steps: [
+        [
+          { type: "text", content: "Let me check." },
+          { type: "tool_call", name: "weather", input: { city: "Paris" } }
+        ],
+        [{ type: "text", content: "It is sunny in Paris." }]
+      ]
+    })
     const client = await a2aClient(network.fetch)
     const kinds: Array<string> = []
     let chunks = ""
@@ -82,9 +111,23 @@ describe("A2A through the official @a2a-js/sdk client", () => {
     expect(chunks).toBe("Let me check.")
     expect(final?.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
     const data = final?.status?.message?.parts.find((p) => p.content?.$case === "data")?.content
-    const call = (data?.$case === "data" ? data.value : undefined) as { type: string; id: string; name: string; input: unknown }
+    const call = (data?.$case === "data" ? data.value : undefined) as {
+      type: string
+      id: string
+      name: string
+      input: unknown
+    }
     expect(call).toMatchObject({ type: "tool_call", name: "weather", input: { city: "Paris" } })
-    const task = taskOf(await client.sendMessage(send(userMessage("", { taskId: final!.taskId, data: { type: "tool_result", id: call.id, output: { sky: "sunny" } } }))))
+    const task = taskOf(
+      await client.sendMessage(
+        send(
+          userMessage("", {
+            taskId: final!.taskId,
+            data: { type: "tool_result", id: call.id, output: { sky: "sunny" } }
+          })
+        )
+      )
+    )
     expect(task.id).toBe(final!.taskId)
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED)
     expect(textOf(task.status?.message?.parts)).toBe("It is sunny in Paris.")
@@ -101,10 +144,20 @@ describe("A2A through the official @a2a-js/sdk client", () => {
     const canceled = await client.cancelTask({ tenant: "", id: waiting.id, metadata: undefined })
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED)
     const done = taskOf(await client.sendMessage(send(userMessage("again"))))
-    await expect(client.cancelTask({ tenant: "", id: done.id, metadata: undefined })).rejects.toThrow(/cannot be canceled/)
+    await expect(client.cancelTask({ tenant: "", id: done.id, metadata: undefined })).rejects.toThrow(
+      /cannot be canceled/
+    )
     await expect(client.getTask({ tenant: "", id: "nope", historyLength: undefined })).rejects.toThrow(/Task not found/)
-    const unknown = await network.fetch("https://agent.example.com/", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tasks/list" }) })
-    expect(await unknown.json()).toEqual({ jsonrpc: "2.0", id: 9, error: { code: -32601, message: "Method not found: tasks/list" } })
+    const unknown = await network.fetch("https://agent.example.com/", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tasks/list" })
+    })
+    expect(await unknown.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 9,
+      error: { code: -32601, message: "Method not found: tasks/list" }
+    })
     await network.close()
   })
 
@@ -123,20 +176,59 @@ describe("A2A through the official @a2a-js/sdk client", () => {
 describe("AG-UI through @ag-ui/client's HttpAgent", () => {
   it("runs the agent: the scripted text, a tool call with its arguments, the state; a tool message answers step 2", async () => {
     const network = await SimulationNetwork.start({ routes: Routes.agUi() })
-    network.llm.enqueue({ steps: [[{ type: "text", content: "Checking the weather." }, { type: "tool_call", name: "weather", input: { city: "Paris" } }], [{ type: "text", content: "Sunny in Paris." }]] })
-    const agent = new HttpAgent({ url: "https://agent.example.com/ag-ui", fetch: network.fetch, threadId: "thread-1", initialState: { city: "Paris" } })
+    network.llm.enqueue({
+      steps: [
+        [
+          { type: "text", content: "Checking the weather." },
+          { type: "tool_call", name: "weather", input: { city: "Paris" } }
+        ],
+        [{ type: "text", content: "Sunny in Paris." }]
+      ]
+    })
+    const agent = new HttpAgent({
+      url: "https://agent.example.com/ag-ui",
+      fetch: network.fetch,
+      threadId: "thread-1",
+      initialState: { city: "Paris" }
+    })
     agent.addMessage({ id: "u1", role: "user", content: "Weather in Paris?" })
     const events: Array<string> = []
-    const first = await agent.runAgent({ runId: "run-1", tools: [{ name: "weather", description: "weather", parameters: { type: "object" } }] }, { onEvent: ({ event }) => void events.push(event.type) })
-    expect(events).toEqual(["RUN_STARTED", "STATE_SNAPSHOT", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_ARGS", "TOOL_CALL_END", "RUN_FINISHED"])
-    const assistant = first.newMessages.find((m) => m.role === "assistant") as { content?: string; toolCalls?: Array<{ id: string; function: { name: string; arguments: string } }> }
+    const first = await agent.runAgent(
+      { runId: "run-1", tools: [{ name: "weather", description: "weather", parameters: { type: "object" } }] },
+      { onEvent: ({ event }) => void events.push(event.type) }
+    )
+    expect(events).toEqual([
+      "RUN_STARTED",
+      "STATE_SNAPSHOT",
+      "TEXT_MESSAGE_START",
+      "TEXT_MESSAGE_CONTENT",
+      "TEXT_MESSAGE_CONTENT",
+      "TEXT_MESSAGE_CONTENT",
+      "TEXT_MESSAGE_END",
+      "TOOL_CALL_START",
+      "TOOL_CALL_ARGS",
+      "TOOL_CALL_ARGS",
+      "TOOL_CALL_END",
+      "RUN_FINISHED"
+    ])
+    const assistant = first.newMessages.find((m) => m.role === "assistant") as {
+      content?: string
+      toolCalls?: Array<{ id: string; function: { name: string; arguments: string } }>
+    }
     expect(assistant.content).toBe("Checking the weather.")
-    expect(assistant.toolCalls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([["weather", { city: "Paris" }]])
+    expect(assistant.toolCalls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+      ["weather", { city: "Paris" }]
+    ])
     expect(agent.state).toEqual({ city: "Paris" })
     agent.addMessage({ id: "t1", role: "tool", toolCallId: assistant.toolCalls![0]!.id, content: '{"sky":"sunny"}' })
     const second = await agent.runAgent({ runId: "run-2" })
-    expect(second.newMessages.map((m) => [m.role, (m as { content?: string }).content])).toEqual([["assistant", "Sunny in Paris."]])
-    expect(network.llm.log.map((entry) => [entry.api, entry.toolResultRounds])).toEqual([["ag-ui", 0], ["ag-ui", 1]])
+    expect(second.newMessages.map((m) => [m.role, (m as { content?: string }).content])).toEqual([
+      ["assistant", "Sunny in Paris."]
+    ])
+    expect(network.llm.log.map((entry) => [entry.api, entry.toolResultRounds])).toEqual([
+      ["ag-ui", 0],
+      ["ag-ui", 1]
+    ])
     await network.close()
   })
 

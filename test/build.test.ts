@@ -31,12 +31,15 @@ describe("dist/ from a fresh clone", { timeout: HEAVY_WORK }, () => {
   it("import('simnet') from a plain Node script in the repository, with no flag, starts a network", () => {
     build()
     const script = path.join(scratch, "plain.mjs")
-    writeFileSync(script, `
+    writeFileSync(
+      script,
+      `
       const { Route, SimulationNetwork } = await import("simnet")
       const network = await SimulationNetwork.start({ routes: [Route.text("GET https://api.example.com/hi", "hello")] })
       console.log(await (await network.fetch("https://api.example.com/hi")).text())
       await network.close()
-    `)
+    `
+    )
     // No --conditions: the package's default export, dist/.
     expect(execFileSync(process.execPath, [script], { cwd: root, encoding: "utf8" }).trim()).toBe("hello")
   })

@@ -83,10 +83,16 @@ describe("simnet command line", () => {
 
   it("serve without --fixture serves the package's own fixture from any directory; --fixture is relative to the cwd", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "simnet-cwd-"))
-    fs.writeFileSync(path.join(dir, "mine.json"), JSON.stringify({ routes: [{ match: "GET https://a.example.com/", respond: { kind: "text", body: "mine" } }] }))
+    fs.writeFileSync(
+      path.join(dir, "mine.json"),
+      JSON.stringify({ routes: [{ match: "GET https://a.example.com/", respond: { kind: "text", body: "mine" } }] })
+    )
     const serveOnce = (args: ReadonlyArray<string>) =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, [bin, "serve", "--port", "0", ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] })
+        const child = spawn(process.execPath, [bin, "serve", "--port", "0", ...args], {
+          cwd: dir,
+          stdio: ["ignore", "pipe", "pipe"]
+        })
         let out = ""
         const onData = (d: Buffer) => {
           out += d.toString()
@@ -100,7 +106,9 @@ describe("simnet command line", () => {
         child.on("exit", () => reject(new Error(out)))
       })
     expect(await serveOnce([])).toContain(`18 routes from ${path.join(root, "fixtures", "default.json")}`)
-    expect(await serveOnce(["--fixture", "mine.json"])).toContain(`1 routes from ${path.join(fs.realpathSync(dir), "mine.json")}`)
+    expect(await serveOnce(["--fixture", "mine.json"])).toContain(
+      `1 routes from ${path.join(fs.realpathSync(dir), "mine.json")}`
+    )
     const missing = await simnet(["serve", "--port", "0", "--fixture", "absent.json"], dir)
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain(path.join(dir, "absent.json"))

@@ -17,19 +17,30 @@ import { describe, expect, it } from "vitest"
 const TOKEN = "s3cret-token"
 
 const AppRoutes = HttpRouter.add("GET", "/health", HttpServerResponse.text("app ok"))
-const Seed = Layer.unwrap(Effect.map(Effect.service(SimulationControl), (control) =>
-  control.add("POST", "filesystem/seed", () => Effect.succeed(HttpServerResponse.jsonUnsafe({ seeded: true }, { status: 201 })))))
+const Seed = Layer.unwrap(
+  Effect.map(Effect.service(SimulationControl), (control) =>
+    control.add("POST", "filesystem/seed", () =>
+      Effect.succeed(HttpServerResponse.jsonUnsafe({ seeded: true }, { status: 201 }))
+    )
+  )
+)
 
 const serve = <A>(use: (base: string) => Promise<A>) =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const app = HttpRouter.serve(Layer.mergeAll(AppRoutes, Seed.pipe(Layer.provideMerge(SimulationNetwork.layerControl({ token: TOKEN }))))).pipe(
-      Layer.provide(SimulationNetwork.layer({ routes: [Route.text("GET https://api.example.com/hi", "hi")] })),
-      Layer.provideMerge(NodeHttpServer.layer(http.createServer, { port: 0, host: "127.0.0.1" }))
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const app = HttpRouter.serve(
+          Layer.mergeAll(AppRoutes, Seed.pipe(Layer.provideMerge(SimulationNetwork.layerControl({ token: TOKEN }))))
+        ).pipe(
+          Layer.provide(SimulationNetwork.layer({ routes: [Route.text("GET https://api.example.com/hi", "hi")] })),
+          Layer.provideMerge(NodeHttpServer.layer(http.createServer, { port: 0, host: "127.0.0.1" }))
+        )
+        const context = yield* Layer.build(app)
+        const server = yield* Effect.provide(Effect.service(HttpServer.HttpServer), Layer.succeedContext(context))
+        return yield* Effect.promise(() => use(HttpServer.formatAddress(server.address)))
+      })
     )
-    const context = yield* Layer.build(app)
-    const server = yield* Effect.provide(Effect.service(HttpServer.HttpServer), Layer.succeedContext(context))
-    return yield* Effect.promise(() => use(HttpServer.formatAddress(server.address)))
-  })))
+  )
 
 const bearer = { authorization: `Bearer ${TOKEN}` }
 
@@ -38,17 +49,30 @@ describe("SimulationNetwork.layerControl in an app's server", () => {
     const seen = await serve(async (base) => {
       const status = async (path: string, init: RequestInit = {}) => {
         const response = await fetch(`${base}/experimental/simulation/${path}`, init)
-        return { status: response.status, body: await response.json() as { readonly error?: { readonly tag: string; readonly path?: string } } }
+        return {
+          status: response.status,
+          body: (await response.json()) as { readonly error?: { readonly tag: string; readonly path?: string } }
+        }
       }
       return {
         routesWithout: await status("network/routes"),
         routesWith: (await status("network/routes", { headers: bearer })).status,
         seedWithout: await status("filesystem/seed", { method: "POST" }),
         seedWith: await status("filesystem/seed", { method: "POST", headers: bearer }),
-        seedFromAPage: (await status("filesystem/seed", { method: "POST", headers: { ...bearer, origin: "https://evil.example" } })).status,
+        seedFromAPage: (
+          await status("filesystem/seed", { method: "POST", headers: { ...bearer, origin: "https://evil.example" } })
+        ).status,
         badSince: await status("network/log?since=-1", { headers: bearer }),
-        notJson: await status("network/register", { method: "POST", headers: { ...bearer, "content-type": "text/plain" }, body: "x" }),
-        badSpec: await status("network/register", { method: "POST", headers: { ...bearer, "content-type": "application/json" }, body: JSON.stringify({ match: "GET https://a.example/", respond: { kind: "text" } }) }),
+        notJson: await status("network/register", {
+          method: "POST",
+          headers: { ...bearer, "content-type": "text/plain" },
+          body: "x"
+        }),
+        badSpec: await status("network/register", {
+          method: "POST",
+          headers: { ...bearer, "content-type": "application/json" },
+          body: JSON.stringify({ match: "GET https://a.example/", respond: { kind: "text" } })
+        }),
         unknown: await status("nope", { headers: bearer }),
         health: await (await fetch(`${base}/health`)).text()
       }
@@ -60,7 +84,10 @@ describe("SimulationNetwork.layerControl in an app's server", () => {
     expect(seen.seedFromAPage).toBe(403)
     expect(seen.badSince).toMatchObject({ status: 400, body: { error: { tag: "BadRequest", path: "since" } } })
     expect(seen.notJson).toMatchObject({ status: 415, body: { error: { tag: "UnsupportedMediaType" } } })
-    expect(seen.badSpec).toMatchObject({ status: 400, body: { error: { tag: "InvalidRouteSpec", path: "respond.body" } } })
+    expect(seen.badSpec).toMatchObject({
+      status: 400,
+      body: { error: { tag: "InvalidRouteSpec", path: "respond.body" } }
+    })
     expect(seen.unknown).toMatchObject({ status: 404, body: { error: { tag: "NotFound" } } })
     expect(seen.health).toBe("app ok")
   }, 30_000)

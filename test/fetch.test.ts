@@ -20,7 +20,12 @@ const listen = async (): Promise<Listener> => {
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
     req.on("end", () => {
-      requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString() })
+      requests.push({
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString()
+      })
       res.writeHead(201, { "content-type": "text/plain", "x-echo": req.headers["x-custom"] ?? "" })
       res.write("part one, ")
       setImmediate(() => res.end(`${req.method} ${req.url}`))
@@ -45,7 +50,9 @@ describe("SimulationNetwork.start and its fetch", () => {
   afterAll(() => listener.close())
 
   it("answers a plain fetch and rejects an unregistered one with TypeError('fetch failed') caused by UnregisteredRequest", async () => {
-    const net = await SimulationNetwork.start({ routes: [Route.text("GET https://api.example.com/items/:id", "{\"ok\":true}", { contentType: "application/json" })] })
+    const net = await SimulationNetwork.start({
+      routes: [Route.text("GET https://api.example.com/items/:id", '{"ok":true}', { contentType: "application/json" })]
+    })
     const response = await net.fetch("https://api.example.com/items/1")
     expect(await response.json()).toEqual({ ok: true })
     const error = await net.fetch("https://api.example.com/orders/1", { method: "DELETE" }).catch((e: unknown) => e)
@@ -53,7 +60,11 @@ describe("SimulationNetwork.start and its fetch", () => {
     expect((error as TypeError).message).toBe("fetch failed")
     const cause = (error as TypeError).cause as UnregisteredRequest
     expect(cause).toBeInstanceOf(UnregisteredRequest)
-    expect(cause).toMatchObject({ _tag: "UnregisteredRequest", method: "DELETE", url: "https://api.example.com/orders/1" })
+    expect(cause).toMatchObject({
+      _tag: "UnregisteredRequest",
+      method: "DELETE",
+      url: "https://api.example.com/orders/1"
+    })
     expect(cause.candidates[0]).toMatchObject({ reason: "path" })
     await net.close()
   })
@@ -76,10 +87,14 @@ describe("SimulationNetwork.start and its fetch", () => {
     setGlobalDispatcher(new RecordingAgent())
     try {
       const net = await SimulationNetwork.start({ routes: [Route.text("GET https://api.example.com/x", "x")] })
-      const viaFetch = await net.fetch(`${listener.url}/secret`, { method: "POST", body: "data" }).catch((e: unknown) => e)
+      const viaFetch = await net
+        .fetch(`${listener.url}/secret`, { method: "POST", body: "data" })
+        .catch((e: unknown) => e)
       expect(((viaFetch as TypeError).cause as UnregisteredRequest)._tag).toBe("UnregisteredRequest")
       const viaClient = await Effect.runPromise(
-        Effect.flip(HttpClient.get(`${listener.url}/secret`)).pipe(Effect.provideService(HttpClient.HttpClient, net.network.httpClient))
+        Effect.flip(HttpClient.get(`${listener.url}/secret`)).pipe(
+          Effect.provideService(HttpClient.HttpClient, net.network.httpClient)
+        )
       )
       expect(viaClient.cause).toBeInstanceOf(UnregisteredRequest)
       // A stray connection to loopback would have been accepted within these turns of the event loop.
@@ -104,7 +119,7 @@ describe("SimulationNetwork.start and its fetch", () => {
     expect(response.headers.get("x-echo")).toBe("yes")
     expect(await response.text()).toBe("part one, PUT /echo?q=1")
     const seen = listener.requests.at(-1)!
-    expect(seen).toMatchObject({ method: "PUT", url: "/echo?q=1", body: "{\"a\":1}" })
+    expect(seen).toMatchObject({ method: "PUT", url: "/echo?q=1", body: '{"a":1}' })
     expect(seen.headers["content-type"]).toBe("application/json")
     expect(net.log()[0]).toMatchObject({ route: { kind: "loopback" }, status: 201 })
   })
@@ -115,7 +130,9 @@ describe("SimulationNetwork.start and its fetch", () => {
     expect(await response.text()).toContain("GET /any")
     const error = await net.fetch("https://example.com/").catch((e: unknown) => e)
     expect((error as TypeError).cause).toBeInstanceOf(UnregisteredRequest)
-    const denied = await SimulationNetwork.start({ routes: [Route.loopback("http://10.0.0.1/{*path}")] }).catch((e: unknown) => e)
+    const denied = await SimulationNetwork.start({ routes: [Route.loopback("http://10.0.0.1/{*path}")] }).catch(
+      (e: unknown) => e
+    )
     expect(denied).toBeInstanceOf(LoopbackDenied)
   })
 
@@ -140,7 +157,11 @@ describe("SimulationNetwork.start and its fetch", () => {
 
   it("accepts Request objects and streamed bodies", async () => {
     const net = await SimulationNetwork.start({
-      routes: [Route.handler("POST https://api.example.com/upload", (req) => Response.json({ got: req.text(), type: req.headers.get("content-type") }))]
+      routes: [
+        Route.handler("POST https://api.example.com/upload", (req) =>
+          Response.json({ got: req.text(), type: req.headers.get("content-type") })
+        )
+      ]
     })
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -149,20 +170,34 @@ describe("SimulationNetwork.start and its fetch", () => {
         controller.close()
       }
     })
-    const streamed = await net.fetch("https://api.example.com/upload", { method: "POST", body: stream, duplex: "half" } as RequestInit)
+    const streamed = await net.fetch("https://api.example.com/upload", {
+      method: "POST",
+      body: stream,
+      duplex: "half"
+    } as RequestInit)
     expect(await streamed.json()).toEqual({ got: "chunk1,chunk2", type: null })
-    const request = new Request("https://api.example.com/upload", { method: "POST", body: new URLSearchParams({ a: "1" }) })
-    expect(await (await net.fetch(request)).json()).toEqual({ got: "a=1", type: "application/x-www-form-urlencoded;charset=UTF-8" })
+    const request = new Request("https://api.example.com/upload", {
+      method: "POST",
+      body: new URLSearchParams({ a: "1" })
+    })
+    expect(await (await net.fetch(request)).json()).toEqual({
+      got: "a=1",
+      type: "application/x-www-form-urlencoded;charset=UTF-8"
+    })
   })
 
   it("a string body reaches the route as undici's Request reads it (text, bytes, JSON; a lone surrogate as U+FFFD), and the log counts its UTF-8 bytes", async () => {
     const net = await SimulationNetwork.start({
       routes: [
-        Route.handler("POST https://api.example.com/text", (req) => Response.json({ text: req.text(), json: req.json() ?? null })),
-        Route.handler("POST https://api.example.com/bytes", (req) => Response.json({ bytes: Array.from(req.body ?? []), text: req.text() }))
+        Route.handler("POST https://api.example.com/text", (req) =>
+          Response.json({ text: req.text(), json: req.json() ?? null })
+        ),
+        Route.handler("POST https://api.example.com/bytes", (req) =>
+          Response.json({ bytes: Array.from(req.body ?? []), text: req.text() })
+        )
       ]
     })
-    for (const body of ["plain", "{\"a\": \"é☕\"}", "lone \ud800 surrogate", "x".repeat(5_000)]) {
+    for (const body of ["plain", '{"a": "é☕"}', "lone \ud800 surrogate", "x".repeat(5_000)]) {
       const reference = new Request("https://api.example.com/", { method: "POST", body })
       const expectedText = await reference.clone().text()
       const expectedBytes = Array.from(new Uint8Array(await reference.arrayBuffer()))
@@ -174,7 +209,9 @@ describe("SimulationNetwork.start and its fetch", () => {
       expect([first.body?.size, second.body?.size]).toEqual([expectedBytes.length, expectedBytes.length])
       expect(first.body?.preview).toBe(expectedText.slice(0, 256))
     }
-    expect((await (await net.fetch("https://api.example.com/text", { method: "POST", body: "{\"a\": 1}" })).json()).json).toEqual({ a: 1 })
+    expect(
+      (await (await net.fetch("https://api.example.com/text", { method: "POST", body: '{"a": 1}' })).json()).json
+    ).toEqual({ a: 1 })
   })
 
   it("follows redirects like undici: 302 after POST becomes GET, 307 keeps method and body, authorization stays on its origin", async () => {
@@ -191,7 +228,11 @@ describe("SimulationNetwork.start and its fetch", () => {
         Route.handler("GET https://b.example.com/there", echo)
       ]
     })
-    const home = await net.fetch("https://a.example.com/login", { method: "POST", body: "user=ada", headers: { authorization: "Bearer t" } })
+    const home = await net.fetch("https://a.example.com/login", {
+      method: "POST",
+      body: "user=ada",
+      headers: { authorization: "Bearer t" }
+    })
     expect(home.status).toBe(200)
     expect(home.redirected).toBe(true)
     expect(home.url).toBe("https://a.example.com/home")

@@ -14,19 +14,30 @@ import * as TestClock from "effect/testing/TestClock"
 import { SimulationFileSystem } from "../src/SimulationFileSystem.ts"
 import { SimulationNetwork } from "../src/SimulationNetwork.ts"
 
-const seeded = SimulationFileSystem.layer({ files: { "notes.txt": "buy milk\n", "src/app.ts": "export {}\n", "assets/logo.bin": { base64: "AAECAw==" } } })
+const seeded = SimulationFileSystem.layer({
+  files: { "notes.txt": "buy milk\n", "src/app.ts": "export {}\n", "assets/logo.bin": { base64: "AAECAw==" } }
+})
 
 describe("SimulationFileSystem.layer", () => {
   it.effect("reads, writes, lists, stats and removes, as Effect's FileSystem does", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
       expect(yield* fs.readFileString("notes.txt")).toBe("buy milk\n")
       expect(yield* fs.readFile("/assets/logo.bin")).toEqual(new Uint8Array([0, 1, 2, 3]))
       expect(yield* fs.readDirectory("/")).toEqual(["assets", "notes.txt", "src"])
-      expect(yield* fs.readDirectory("/", { recursive: true })).toEqual(["assets", "assets/logo.bin", "notes.txt", "src", "src/app.ts"])
+      expect(yield* fs.readDirectory("/", { recursive: true })).toEqual([
+        "assets",
+        "assets/logo.bin",
+        "notes.txt",
+        "src",
+        "src/app.ts"
+      ])
       const seededAt = (yield* fs.stat("notes.txt")).mtime
       yield* TestClock.adjust(Duration.seconds(5))
-      yield* fs.writeFileString("out/report.md", "# report\n").pipe(Effect.flip, Effect.map((error) => expect(error.reason._tag).toBe("NotFound")))
+      yield* fs.writeFileString("out/report.md", "# report\n").pipe(
+        Effect.flip,
+        Effect.map((error) => expect(error.reason._tag).toBe("NotFound"))
+      )
       yield* fs.makeDirectory("out/deep", { recursive: true })
       yield* fs.writeFileString("out/deep/report.md", "# report\n")
       yield* fs.writeFileString("notes.txt", "and eggs\n", { flag: "a" })
@@ -46,12 +57,14 @@ describe("SimulationFileSystem.layer", () => {
         "done/deep/report.md": "# report\n",
         "notes.txt": "buy milk\nand eggs\n"
       })
-    }).pipe(Effect.provide(seeded)))
+    }).pipe(Effect.provide(seeded))
+  )
 
   it.effect("refuses as the real one does, with the same reasons; what it does not do is a BadArgument naming it", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
-      const reason = <A>(effect: Effect.Effect<A, import("effect/PlatformError").PlatformError>) => Effect.map(Effect.flip(effect), (error) => error.reason._tag)
+      const reason = <A>(effect: Effect.Effect<A, import("effect/PlatformError").PlatformError>) =>
+        Effect.map(Effect.flip(effect), (error) => error.reason._tag)
       expect(yield* reason(fs.readFileString("missing.txt"))).toBe("NotFound")
       expect(yield* reason(fs.readFile("src"))).toBe("BadResource")
       expect(yield* reason(fs.makeDirectory("src"))).toBe("AlreadyExists")
@@ -65,27 +78,41 @@ describe("SimulationFileSystem.layer", () => {
       expect((yield* Effect.flip(Effect.scoped(fs.open("notes.txt")))).reason._tag).toBe("BadArgument")
       // Paths outside the root stay inside it: "/.." is "/".
       expect(yield* fs.readFileString("../../notes.txt")).toBe("buy milk\n")
-    }).pipe(Effect.provide(seeded)))
+    }).pipe(Effect.provide(seeded))
+  )
 
-  it.effect("given a network, the network's snapshot carries the files, and restoring it lays them out; a bad one changes nothing", () =>
-    Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const network = yield* SimulationNetwork
-      yield* fs.writeFileString("out.txt", "written")
-      const state = yield* network.state
-      expect((state as unknown as { files: Record<string, unknown> }).files).toEqual({ "notes.txt": "buy milk\n", "out.txt": "written" })
-      yield* fs.remove("out.txt")
-      yield* fs.writeFileString("notes.txt", "changed")
-      const bad = yield* Effect.flip(network.restore({ ...state, files: { "../x": "escape" } }))
-      expect(bad).toMatchObject({ _tag: "InvalidRouteSpec", path: `files["../x"]` })
-      expect(yield* fs.readFileString("notes.txt")).toBe("changed")
-      yield* network.restore(state)
-      expect(yield* fs.readFileString("out.txt")).toBe("written")
-      expect(yield* fs.readFileString("notes.txt")).toBe("buy milk\n")
-    }).pipe(Effect.provide(Layer.provideMerge(SimulationFileSystem.layer({ files: { "notes.txt": "buy milk\n" } }), SimulationNetwork.layer({ seed: 1 })))))
+  it.effect(
+    "given a network, the network's snapshot carries the files, and restoring it lays them out; a bad one changes nothing",
+    () =>
+      Effect.gen(function* () {
+        const fs = yield* FileSystem.FileSystem
+        const network = yield* SimulationNetwork
+        yield* fs.writeFileString("out.txt", "written")
+        const state = yield* network.state
+        expect((state as unknown as { files: Record<string, unknown> }).files).toEqual({
+          "notes.txt": "buy milk\n",
+          "out.txt": "written"
+        })
+        yield* fs.remove("out.txt")
+        yield* fs.writeFileString("notes.txt", "changed")
+        const bad = yield* Effect.flip(network.restore({ ...state, files: { "../x": "escape" } }))
+        expect(bad).toMatchObject({ _tag: "InvalidRouteSpec", path: `files["../x"]` })
+        expect(yield* fs.readFileString("notes.txt")).toBe("changed")
+        yield* network.restore(state)
+        expect(yield* fs.readFileString("out.txt")).toBe("written")
+        expect(yield* fs.readFileString("notes.txt")).toBe("buy milk\n")
+      }).pipe(
+        Effect.provide(
+          Layer.provideMerge(
+            SimulationFileSystem.layer({ files: { "notes.txt": "buy milk\n" } }),
+            SimulationNetwork.layer({ seed: 1 })
+          )
+        )
+      )
+  )
 
   it("merged beside a TestClock, the seeded files' times are the TestClock's, not the wall clock's", async () => {
-    const program = Effect.gen(function*() {
+    const program = Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
       yield* TestClock.adjust(Duration.seconds(30))
       const notes = yield* fs.stat("notes.txt")
@@ -103,16 +130,20 @@ describe("SimulationFileSystem.layer", () => {
   })
 
   it("a path that escapes in the seed is refused, naming it", () => {
-    expect(() => Effect.runSync(Effect.provide(Effect.void, SimulationFileSystem.layer({ files: { "../etc/passwd": "x" } })))).toThrow(`files["../etc/passwd"]: must stay inside the workspace`)
+    expect(() =>
+      Effect.runSync(Effect.provide(Effect.void, SimulationFileSystem.layer({ files: { "../etc/passwd": "x" } })))
+    ).toThrow(`files["../etc/passwd"]: must stay inside the workspace`)
   })
 
   it("the network's snapshot, restored in a fresh process, lays out the same files there", async () => {
-    const { files, state } = await Effect.runPromise(Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      yield* fs.makeDirectory("made")
-      yield* fs.writeFileString("made/here.txt", "in the first process")
-      return { files: yield* SimulationFileSystem.files, state: yield* (yield* SimulationNetwork).state }
-    }).pipe(Effect.provide(Layer.provideMerge(seeded, SimulationNetwork.layer({ seed: 3 })))))
+    const { files, state } = await Effect.runPromise(
+      Effect.gen(function* () {
+        const fs = yield* FileSystem.FileSystem
+        yield* fs.makeDirectory("made")
+        yield* fs.writeFileString("made/here.txt", "in the first process")
+        return { files: yield* SimulationFileSystem.files, state: yield* (yield* SimulationNetwork).state }
+      }).pipe(Effect.provide(Layer.provideMerge(seeded, SimulationNetwork.layer({ seed: 3 }))))
+    )
     // Beside the repository's node_modules, so that the fresh process finds effect as an app would.
     const cache = join(import.meta.dirname, "..", "node_modules", ".cache")
     mkdirSync(cache, { recursive: true })
@@ -120,7 +151,9 @@ describe("SimulationFileSystem.layer", () => {
     const kept = join(dir, "snapshot.json")
     writeFileSync(kept, JSON.stringify(state))
     const script = join(dir, "fresh.mjs")
-    writeFileSync(script, `
+    writeFileSync(
+      script,
+      `
 import { readFileSync } from "node:fs"
 import { Effect, FileSystem } from "effect"
 import { Layer } from "effect"
@@ -134,7 +167,8 @@ const listed = await Effect.runPromise(Effect.gen(function*() {
   return { paths, here: yield* fs.readFileString("made/here.txt"), again: yield* SimulationFileSystem.files }
 }).pipe(Effect.provide(Layer.provideMerge(SimulationFileSystem.layer(), SimulationNetwork.layer()))))
 process.stdout.write(JSON.stringify(listed))
-`)
+`
+    )
     const run = spawnSync(process.execPath, [script], { cwd: join(import.meta.dirname, ".."), encoding: "utf8" })
     expect(run.status, run.stderr).toBe(0)
     const seen = JSON.parse(run.stdout) as { paths: Array<string>; here: string; again: unknown }

@@ -27,13 +27,18 @@ const get = (url: string, agent?: http.Agent) =>
 const routes = [
   Route.handler("GET https://api.example.com/n/:n", (req) => Response.json({ n: Number(req.params.n) })),
   Route.handler("POST https://api.example.com/echo", (req) => Response.json({ bytes: req.body?.length ?? 0 })),
-  Route.handler("GET https://api.example.com/stream", () =>
-    new Response(new ReadableStream({
-      start(controller) {
-        for (let i = 0; i < 100; i++) controller.enqueue(new TextEncoder().encode(`line ${i}\n`))
-        controller.close()
-      }
-    }))),
+  Route.handler(
+    "GET https://api.example.com/stream",
+    () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            for (let i = 0; i < 100; i++) controller.enqueue(new TextEncoder().encode(`line ${i}\n`))
+            controller.close()
+          }
+        })
+      )
+  ),
   Route.webSocket("wss://ws.example.com/chat", { open: ["hello"], echo: true })
 ]
 
@@ -80,7 +85,13 @@ describe("node:http under installGlobal", () => {
     const restore = await network.installGlobal()
     try {
       const big = Buffer.alloc(3 * 1024 * 1024, 7)
-      expect((await axios.post("https://api.example.com/echo", big, { headers: { "content-type": "application/octet-stream" } })).data).toEqual({ bytes: big.length })
+      expect(
+        (
+          await axios.post("https://api.example.com/echo", big, {
+            headers: { "content-type": "application/octet-stream" }
+          })
+        ).data
+      ).toEqual({ bytes: big.length })
       const streamed = await axios.get("https://api.example.com/stream", { responseType: "text" })
       expect(streamed.data.split("\n").length).toBe(101)
     } finally {
@@ -95,12 +106,16 @@ describe("node:http under installGlobal", () => {
       const body = Buffer.alloc(2 * 1024 * 1024, 1)
       const answered = await new Promise<{ readonly continued: boolean; readonly text: string }>((resolve, reject) => {
         let continued = false
-        const request = https.request("https://api.example.com/echo", { method: "POST", headers: { "content-length": body.byteLength, expect: "100-continue" } }, (response) => {
-          let text = ""
-          response.setEncoding("utf8")
-          response.on("data", (chunk: string) => (text += chunk))
-          response.on("end", () => resolve({ continued, text }))
-        })
+        const request = https.request(
+          "https://api.example.com/echo",
+          { method: "POST", headers: { "content-length": body.byteLength, expect: "100-continue" } },
+          (response) => {
+            let text = ""
+            response.setEncoding("utf8")
+            response.on("data", (chunk: string) => (text += chunk))
+            response.on("end", () => resolve({ continued, text }))
+          }
+        )
         // The body goes only once the server says to go on, as a careful client sends it.
         request.on("continue", () => {
           continued = true

@@ -16,15 +16,22 @@ const itemRoute = Route.handler(ITEM, (req) => Response.json({ id: req.params.id
 
 const httpsGet = (url: string) =>
   new Promise<{ status: number; body: string }>((resolve, reject) => {
-    https.get(url, (response) => {
-      let body = ""
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => (body += chunk))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }))
-    }).on("error", reject)
+    https
+      .get(url, (response) => {
+        let body = ""
+        response.setEncoding("utf8")
+        response.on("data", (chunk: string) => (body += chunk))
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+      })
+      .on("error", reject)
   })
 
-const globals = () => ({ fetch: globalThis.fetch, dispatcher: getGlobalDispatcher(), request: http.request, get: https.get })
+const globals = () => ({
+  fetch: globalThis.fetch,
+  dispatcher: getGlobalDispatcher(),
+  request: http.request,
+  get: https.get
+})
 
 /** A real local server standing in for "the rest of the world" and for the app's own server. */
 let local: http.Server
@@ -45,18 +52,29 @@ afterAll(() => new Promise<void>((resolve) => local.close(() => resolve())))
 const mcpRoutes = [
   Route.status("GET https://mcp.example.com/mcp", 405),
   Route.handler("POST https://mcp.example.com/mcp", (req) => {
-    const message = req.json() as { id?: number; method: string; params?: { protocolVersion?: string; arguments?: { text?: string } } }
+    const message = req.json() as {
+      id?: number
+      method: string
+      params?: { protocolVersion?: string; arguments?: { text?: string } }
+    }
     if (message.id === undefined) return new Response(null, { status: 202 })
-    const result = message.method === "initialize"
-      ? { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "echo", version: "1.0.0" } }
-      : message.method === "tools/list"
-      ? { tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] }
-      : message.method === "tools/call"
-      ? { content: [{ type: "text", text: `echo: ${message.params?.arguments?.text}` }] }
-      : undefined
-    return Response.json(result === undefined
-      ? { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: `no method ${message.method}` } }
-      : { jsonrpc: "2.0", id: message.id, result })
+    const result =
+      message.method === "initialize"
+        ? {
+            protocolVersion: message.params?.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: "echo", version: "1.0.0" }
+          }
+        : message.method === "tools/list"
+          ? { tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] }
+          : message.method === "tools/call"
+            ? { content: [{ type: "text", text: `echo: ${message.params?.arguments?.text}` }] }
+            : undefined
+    return Response.json(
+      result === undefined
+        ? { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: `no method ${message.method}` } }
+        : { jsonrpc: "2.0", id: message.id, result }
+    )
   })
 ]
 
@@ -69,7 +87,10 @@ describe("installGlobal", () => {
       expect(await (await undiciRequest("https://api.example.com/items/2")).body.json()).toEqual({ id: "2" })
       expect(await (await undiciFetch("https://api.example.com/items/3")).json()).toEqual({ id: "3" })
       expect((await axios.get("https://api.example.com/items/4")).data).toEqual({ id: "4" })
-      expect(await httpsGet("https://api.example.com/items/5")).toEqual({ status: 200, body: JSON.stringify({ id: "5" }) })
+      expect(await httpsGet("https://api.example.com/items/5")).toEqual({
+        status: 200,
+        body: JSON.stringify({ id: "5" })
+      })
       const posted = await axios.post("https://api.example.com/items/6", { a: 1 }).catch((e: unknown) => e)
       expect((posted as { cause?: unknown }).cause).toBeInstanceOf(UnregisteredRequest)
     } finally {
@@ -101,9 +122,15 @@ describe("installGlobal", () => {
       expect((viaFetch as TypeError).message).toBe("fetch failed")
       expect((viaFetch as TypeError).cause).toBeInstanceOf(UnregisteredRequest)
 
-      expect(await undiciRequest("https://api.example.com/orders/9").catch((e: unknown) => e)).toBeInstanceOf(UnregisteredRequest)
-      expect(((await undiciFetch("https://api.example.com/orders/9").catch((e: unknown) => e)) as TypeError).cause).toBeInstanceOf(UnregisteredRequest)
-      expect(await httpsGet("https://api.example.com/orders/9").catch((e: unknown) => e)).toBeInstanceOf(UnregisteredRequest)
+      expect(await undiciRequest("https://api.example.com/orders/9").catch((e: unknown) => e)).toBeInstanceOf(
+        UnregisteredRequest
+      )
+      expect(
+        ((await undiciFetch("https://api.example.com/orders/9").catch((e: unknown) => e)) as TypeError).cause
+      ).toBeInstanceOf(UnregisteredRequest)
+      expect(await httpsGet("https://api.example.com/orders/9").catch((e: unknown) => e)).toBeInstanceOf(
+        UnregisteredRequest
+      )
     } finally {
       restore()
     }
@@ -117,7 +144,10 @@ describe("installGlobal", () => {
     try {
       network.llm.enqueue({ steps: [[{ type: "text", content: "Answered without a custom fetch." }]] })
       const client = new OpenAI({ apiKey: "sk-test", maxRetries: 0 })
-      const completion = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
+      const completion = await client.chat.completions.create({
+        model: "gpt-4o",
+        messages: [{ role: "user", content: "hi" }]
+      })
       expect(completion.choices[0].message.content).toBe("Answered without a custom fetch.")
       expect(network.llm.callCount).toBe(1)
     } finally {
@@ -149,14 +179,19 @@ describe("installGlobal", () => {
       expect(await (await fetch(`${localUrl}/app/a`)).text()).toBe("local GET /app/a")
       expect((await axios.post(`${localUrl}/app/b`, "x")).data).toBe("local POST /app/b")
       const viaHttp = await new Promise<string>((resolve, reject) =>
-        http.get(`${localUrl}/app/c`, (r) => {
-          let body = ""
-          r.on("data", (c) => (body += c))
-          r.on("end", () => resolve(body))
-        }).on("error", reject))
+        http
+          .get(`${localUrl}/app/c`, (r) => {
+            let body = ""
+            r.on("data", (c) => (body += c))
+            r.on("end", () => resolve(body))
+          })
+          .on("error", reject)
+      )
       expect(viaHttp).toBe("local GET /app/c")
       // The local server is not a route: outside the loopback route's pattern it fails closed.
-      expect(((await fetch(`${localUrl}/other`).catch((e: unknown) => e)) as TypeError).cause).toBeInstanceOf(UnregisteredRequest)
+      expect(((await fetch(`${localUrl}/other`).catch((e: unknown) => e)) as TypeError).cause).toBeInstanceOf(
+        UnregisteredRequest
+      )
     } finally {
       restore()
     }
@@ -173,7 +208,9 @@ describe("installGlobal", () => {
       expect(await (await fetch(`${localUrl}/real`)).text()).toBe("local GET /real")
       expect((await axios.get(`${localUrl}/real-axios`)).data).toBe("local GET /real-axios")
       expect(await (await undiciRequest(`${localUrl}/real-undici`)).body.text()).toBe("local GET /real-undici")
-      expect(((await fetch("https://elsewhere.example.com/").catch((e: unknown) => e)) as TypeError).cause).toBeInstanceOf(UnregisteredRequest)
+      expect(
+        ((await fetch("https://elsewhere.example.com/").catch((e: unknown) => e)) as TypeError).cause
+      ).toBeInstanceOf(UnregisteredRequest)
     } finally {
       restore()
     }
@@ -207,8 +244,12 @@ describe("installGlobal", () => {
     const restoreSecond = await second.installGlobal()
     try {
       expect(await (await fetch("https://api.example.com/health")).text()).toBe("ok")
-      expect((await axios.get("https://api.example.com/items/2").catch((e: unknown) => e) as { cause?: unknown }).cause).toBeInstanceOf(UnregisteredRequest)
-      expect(await undiciRequest("https://api.example.com/items/3").catch((e: unknown) => e)).toBeInstanceOf(UnregisteredRequest)
+      expect(
+        ((await axios.get("https://api.example.com/items/2").catch((e: unknown) => e)) as { cause?: unknown }).cause
+      ).toBeInstanceOf(UnregisteredRequest)
+      expect(await undiciRequest("https://api.example.com/items/3").catch((e: unknown) => e)).toBeInstanceOf(
+        UnregisteredRequest
+      )
     } finally {
       restoreSecond()
     }
@@ -236,13 +277,15 @@ describe("installGlobal", () => {
 describe("SimulationNetwork.layerGlobal", () => {
   it("routes the process through the network for the scope's lifetime and restores exactly when it closes", async () => {
     const before = globals()
-    const program = Effect.gen(function*() {
+    const program = Effect.gen(function* () {
       const viaGlobal = yield* Effect.promise(() => fetch("https://api.example.com/items/7").then((r) => r.json()))
       const viaClient = yield* HttpClient.get("https://api.example.com/items/8").pipe(Effect.flatMap((r) => r.json))
       const network = yield* SimulationNetwork
       return { viaGlobal, viaClient, log: yield* network.log }
     })
-    const result = await Effect.runPromise(program.pipe(Effect.provide(SimulationNetwork.layerGlobal({ routes: [itemRoute] }))))
+    const result = await Effect.runPromise(
+      program.pipe(Effect.provide(SimulationNetwork.layerGlobal({ routes: [itemRoute] })))
+    )
     expect(result.viaGlobal).toEqual({ id: "7" })
     expect(result.viaClient).toEqual({ id: "8" })
     expect(result.log.length).toBe(2)
@@ -252,11 +295,13 @@ describe("SimulationNetwork.layerGlobal", () => {
 
   it("restores exactly after the program fails", async () => {
     const before = globals()
-    const failing = Effect.gen(function*() {
+    const failing = Effect.gen(function* () {
       yield* Effect.promise(() => fetch("https://api.example.com/items/1"))
       return yield* Effect.fail("boom" as const)
     })
-    const exit = await Effect.runPromiseExit(failing.pipe(Effect.provide(SimulationNetwork.layerGlobal({ routes: [itemRoute] }))))
+    const exit = await Effect.runPromiseExit(
+      failing.pipe(Effect.provide(SimulationNetwork.layerGlobal({ routes: [itemRoute] })))
+    )
     expect(exit._tag).toBe("Failure")
     expect(globalThis.fetch).toBe(before.fetch)
     expect(getGlobalDispatcher()).toBe(before.dispatcher)
@@ -267,7 +312,9 @@ describe("SimulationNetwork.layerGlobal", () => {
     const outer = await SimulationNetwork.start({ routes: [itemRoute] })
     const restore = await outer.installGlobal()
     try {
-      const error = await Effect.runPromise(Effect.flip(Layer.build(SimulationNetwork.layerGlobal()).pipe(Effect.scoped)))
+      const error = await Effect.runPromise(
+        Effect.flip(Layer.build(SimulationNetwork.layerGlobal()).pipe(Effect.scoped))
+      )
       expect(error).toBeInstanceOf(GlobalInstallConflict)
       expect(await (await fetch("https://api.example.com/items/3")).json()).toEqual({ id: "3" })
     } finally {

@@ -26,7 +26,10 @@ const golden = (name: string, body: string) => {
 
 const fields: Record<string, Schema.Codec<unknown, unknown>> = {}
 for (let i = 0; i < 20; i++) {
-  fields[`field${i}`] = [Schema.String, Schema.Int, Schema.Boolean, Schema.Number][i % 4] as Schema.Codec<unknown, unknown>
+  fields[`field${i}`] = [Schema.String, Schema.Int, Schema.Boolean, Schema.Number][i % 4] as Schema.Codec<
+    unknown,
+    unknown
+  >
 }
 
 describe("golden bodies", () => {
@@ -36,17 +39,21 @@ describe("golden bodies", () => {
   })
 
   it.effect("named schemas at fixed seeds", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       for (const name of ["account.user", "account.deviceCode", "installation.githubRelease", "skills.index"]) {
         const entry = NAMED_SCHEMAS.get(name)!
         const route = Route.json("GET https://golden.example.com/", entry.schema, { narrow: entry.narrow })
         golden(`${name}.seed42`, yield* route.regenerate!(42))
       }
-    }))
+    })
+  )
 
   it.effect("a 20-field object and a JSON Schema document at fixed seeds", () =>
-    Effect.gen(function*() {
-      const object = Route.json("GET https://golden.example.com/", Schema.Struct(fields) as Schema.Codec<unknown, unknown>)
+    Effect.gen(function* () {
+      const object = Route.json(
+        "GET https://golden.example.com/",
+        Schema.Struct(fields) as Schema.Codec<unknown, unknown>
+      )
       golden("object20.seed7", yield* object.regenerate!(7))
       const jsonSchema = {
         type: "object",
@@ -54,7 +61,11 @@ describe("golden bodies", () => {
         properties: {
           id: { type: "string", format: "uuid" },
           when: { type: "string", format: "date-time" },
-          items: { type: "array", maxItems: 3, items: { type: "object", required: ["n"], properties: { n: { type: "integer" } } } }
+          items: {
+            type: "array",
+            maxItems: 3,
+            items: { type: "object", required: ["n"], properties: { n: { type: "integer" } } }
+          }
         }
       }
       const decoded = yield* RouteSpec.decodeRouteSpecs(
@@ -63,11 +74,18 @@ describe("golden bodies", () => {
       )
       const [document] = decoded.routes
       golden("jsonSchema.seed7", yield* document.regenerate!(7))
-    }))
+    })
+  )
 
   it("OpenAPI: the Petstore 3.1 example's findPetsByStatus, generated, at run seed 5", async () => {
     const document = JSON.parse(readFileSync(new URL("../fixtures/openapi/petstore-3.1.json", import.meta.url), "utf8"))
-    const handle = await SimulationNetwork.start({ seed: 5, routes: Routes.openapi(document, { baseUrl: "https://petstore.example.com", examples: false }) })
-    golden("openapi.petstore31.findPetsByStatus.seed5", await (await handle.fetch("https://petstore.example.com/v2/pet/findByStatus?status=sold")).text())
+    const handle = await SimulationNetwork.start({
+      seed: 5,
+      routes: Routes.openapi(document, { baseUrl: "https://petstore.example.com", examples: false })
+    })
+    golden(
+      "openapi.petstore31.findPetsByStatus.seed5",
+      await (await handle.fetch("https://petstore.example.com/v2/pet/findByStatus?status=sold")).text()
+    )
   })
 })

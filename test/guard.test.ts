@@ -31,11 +31,13 @@ beforeAll(async () => {
   port = (server.address() as net.AddressInfo).port
 })
 
-afterAll(() =>
-  new Promise<void>((resolve) => {
-    for (const socket of open) socket.destroy()
-    server.close(() => resolve())
-  }))
+afterAll(
+  () =>
+    new Promise<void>((resolve) => {
+      for (const socket of open) socket.destroy()
+      server.close(() => resolve())
+    })
+)
 
 let restore: (() => void) | undefined
 afterEach(() => {
@@ -61,7 +63,9 @@ const denied = (error: unknown, host: string) => {
 
 describe("the network guard", () => {
   it("refuses undici's own Agent, Client and Pool, net.connect and tls.connect at once, naming the host, and answers http2.connect from the network; the real server sees nothing", async () => {
-    const network = await SimulationNetwork.start({ routes: [Route.text("GET https://api.example.com/ok", "simulated")] })
+    const network = await SimulationNetwork.start({
+      routes: [Route.text("GET https://api.example.com/ok", "simulated")]
+    })
     restore = await network.installGlobal()
     const url = `http://127.0.0.1:${port}/`
 
@@ -90,7 +94,10 @@ describe("the network guard", () => {
     expect(await h2("https://api.example.com", "/ok")).toEqual({ status: 200, body: "simulated" })
     denied(await connectOutcome(net.connect(port, "127.0.0.1")), "127.0.0.1")
     denied(await connectOutcome(net.connect({ port, host: "localhost" })), "localhost")
-    denied(await connectOutcome(tls.connect({ host: "api.example.com", port: 443 }), "secureConnect"), "api.example.com")
+    denied(
+      await connectOutcome(tls.connect({ host: "api.example.com", port: 443 }), "secureConnect"),
+      "api.example.com"
+    )
     expect(reached).toBe(0)
 
     // What interception reads is still answered: the global fetch, undici's global dispatcher.
@@ -98,7 +105,7 @@ describe("the network guard", () => {
     expect(await (await request("https://api.example.com/ok")).body.text()).toBe("simulated")
   })
 
-  it("reads connect's arguments as Node does: { path: \"\" }, \" PORT\", \"0xPORT\" and \"PORT.0\" are TCP to localhost, and refused", async () => {
+  it('reads connect\'s arguments as Node does: { path: "" }, " PORT", "0xPORT" and "PORT.0" are TCP to localhost, and refused', async () => {
     const network = await SimulationNetwork.start()
     restore = await network.installGlobal()
     const before = reached
@@ -152,7 +159,11 @@ describe("the network guard", () => {
     `
     const before = reached
     const run = (env: Record<string, string> = {}) =>
-      promisify(execFile)(process.execPath, ["--conditions=simnet-source", "--import", "simnet/register", "-e", script], { cwd: process.cwd(), env: { ...process.env, ...env } })
+      promisify(execFile)(
+        process.execPath,
+        ["--conditions=simnet-source", "--import", "simnet/register", "-e", script],
+        { cwd: process.cwd(), env: { ...process.env, ...env } }
+      )
     expect((await run()).stdout.trim()).toBe("ConnectionDenied 127.0.0.1")
     expect(reached).toBe(before)
     // A local database, say, named in SIMNET_ALLOW_HOSTS; or the guard off.

@@ -11,7 +11,20 @@
 import { spawn, spawnSync } from "node:child_process"
 import { createPrivateKey, generateKeyPairSync } from "node:crypto"
 import { once } from "node:events"
-import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import * as http from "node:http"
 import * as https from "node:https"
 import { tmpdir } from "node:os"
@@ -34,7 +47,11 @@ afterAll(() => stopAll())
 
 const root = join(import.meta.dirname, "..")
 const simnet = (args: ReadonlyArray<string>, options: { readonly cwd?: string } = {}) =>
-  spawnSync(process.execPath, [join(root, "bin/simnet.js"), ...args], { encoding: "utf8", timeout: 15_000, cwd: options.cwd })
+  spawnSync(process.execPath, [join(root, "bin/simnet.js"), ...args], {
+    encoding: "utf8",
+    timeout: 15_000,
+    cwd: options.cwd
+  })
 const dir = mkdtempSync(join(tmpdir(), "simnet-hardening-"))
 
 /** A fresh CA directory (made by simnet), copied to `name` for a test to spoil. */
@@ -48,26 +65,65 @@ const spoilable = (name: string) => {
 
 describe("the proxy's CA is checked before it is used", () => {
   const cases: ReadonlyArray<readonly [string, (ca: string) => void, RegExp]> = [
-    ["a corrupt certificate", (ca) => writeFileSync(join(ca, "simnet-ca.pem"), "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n"), /simnet-ca\.pem is not a PEM certificate.*remove .* and simnet makes a new CA/],
-    ["an EC key", (ca) => writeFileAtomic(join(ca, "simnet-ca-key.pem"), generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ type: "pkcs8", format: "pem" }).toString(), 0o600), /is an EC key; simnet's CA signs with RSA/],
-    ["a key that is not the certificate's", (ca) => {
-      const other = join(dir, `other-${Math.random()}`)
-      loadCa(other)
-      copyFileSync(join(other, "simnet-ca-key.pem"), join(ca, "simnet-ca-key.pem"))
-    }, /simnet-ca-key\.pem is not the key of .*simnet-ca\.pem/],
-    ["a key others can read", (ca) => chmodSync(join(ca, "simnet-ca-key.pem"), 0o644), /the CA key .* can be read by others \(mode 0644\); run: chmod 600 /],
-    ["a directory others can write", (ca) => chmodSync(ca, 0o777), /the CA directory .* can be written by others \(mode 0777\).*chmod go-w/],
-    ["another user's key", (ca) => {
-      chownSync(join(ca, "simnet-ca-key.pem"), 4242, 4242)
-    }, /belongs to another user \(uid 4242\)/],
-    ["a key that is a symbolic link", (ca) => {
-      const elsewhere = join(dir, `key-${Math.random()}.pem`)
-      copyFileSync(join(ca, "simnet-ca-key.pem"), elsewhere)
-      chmodSync(elsewhere, 0o600)
-      const key = join(ca, "simnet-ca-key.pem")
-      spawnSync("rm", [key])
-      symlinkSync(elsewhere, key)
-    }, /simnet-ca-key\.pem is a symbolic link/]
+    [
+      "a corrupt certificate",
+      (ca) =>
+        writeFileSync(
+          join(ca, "simnet-ca.pem"),
+          "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n"
+        ),
+      /simnet-ca\.pem is not a PEM certificate.*remove .* and simnet makes a new CA/
+    ],
+    [
+      "an EC key",
+      (ca) =>
+        writeFileAtomic(
+          join(ca, "simnet-ca-key.pem"),
+          generateKeyPairSync("ec", { namedCurve: "P-256" })
+            .privateKey.export({ type: "pkcs8", format: "pem" })
+            .toString(),
+          0o600
+        ),
+      /is an EC key; simnet's CA signs with RSA/
+    ],
+    [
+      "a key that is not the certificate's",
+      (ca) => {
+        const other = join(dir, `other-${Math.random()}`)
+        loadCa(other)
+        copyFileSync(join(other, "simnet-ca-key.pem"), join(ca, "simnet-ca-key.pem"))
+      },
+      /simnet-ca-key\.pem is not the key of .*simnet-ca\.pem/
+    ],
+    [
+      "a key others can read",
+      (ca) => chmodSync(join(ca, "simnet-ca-key.pem"), 0o644),
+      /the CA key .* can be read by others \(mode 0644\); run: chmod 600 /
+    ],
+    [
+      "a directory others can write",
+      (ca) => chmodSync(ca, 0o777),
+      /the CA directory .* can be written by others \(mode 0777\).*chmod go-w/
+    ],
+    [
+      "another user's key",
+      (ca) => {
+        chownSync(join(ca, "simnet-ca-key.pem"), 4242, 4242)
+      },
+      /belongs to another user \(uid 4242\)/
+    ],
+    [
+      "a key that is a symbolic link",
+      (ca) => {
+        const elsewhere = join(dir, `key-${Math.random()}.pem`)
+        copyFileSync(join(ca, "simnet-ca-key.pem"), elsewhere)
+        chmodSync(elsewhere, 0o600)
+        const key = join(ca, "simnet-ca-key.pem")
+        spawnSync("rm", [key])
+        symlinkSync(elsewhere, key)
+      },
+      /simnet-ca-key\.pem is a symbolic link/
+    ]
   ]
   for (const [what, spoil, message] of cases) {
     it(`${what}: simnet ca and simnet serve refuse it at start, exit 2, saying how to fix it`, () => {
@@ -89,7 +145,13 @@ describe("the proxy's CA is checked before it is used", () => {
     // Made unusable after the start-up check: a file where the directory would be made.
     writeFileSync(ca, "not a directory")
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const request = http.request({ host: "127.0.0.1", port, method: "CONNECT", path: "api.example.com:443", agent: false })
+      const request = http.request({
+        host: "127.0.0.1",
+        port,
+        method: "CONNECT",
+        path: "api.example.com:443",
+        agent: false
+      })
       request.on("connect", (response, socket, head) => {
         let body = head.toString()
         socket.on("data", (d: Buffer) => (body += d))
@@ -125,18 +187,33 @@ describe("host certificates", () => {
     expect(contexts.slice(0, 50)).toEqual(contexts.slice(50))
     expect(contextFor("host-7.example.com")).toBe(contexts[7])
     // A client that trusts only the CA accepts each host's certificate.
-    const server = https.createServer({ SNICallback: (name, done) => void Promise.resolve(contextFor(name)).then((c) => done(null, c), done) }, (_req, res) => res.end("ok"))
+    const server = https.createServer(
+      { SNICallback: (name, done) => void Promise.resolve(contextFor(name)).then((c) => done(null, c), done) },
+      (_req, res) => res.end("ok")
+    )
     server.listen(0, "127.0.0.1")
     await once(server, "listening")
     const port = (server.address() as { port: number }).port
     try {
       for (const name of ["host-3.example.com", "fresh.example.org"]) {
         const body = await new Promise<string>((resolve, reject) => {
-          https.get({ host: "127.0.0.1", port, servername: name, headers: { host: name }, ca: authority.certPem, agent: false }, (res) => {
-            let text = ""
-            res.on("data", (d: Buffer) => (text += d))
-            res.on("end", () => resolve(text))
-          }).on("error", reject)
+          https
+            .get(
+              {
+                host: "127.0.0.1",
+                port,
+                servername: name,
+                headers: { host: name },
+                ca: authority.certPem,
+                agent: false
+              },
+              (res) => {
+                let text = ""
+                res.on("data", (d: Buffer) => (text += d))
+                res.on("end", () => resolve(text))
+              }
+            )
+            .on("error", reject)
         })
         expect(body).toBe("ok")
       }
@@ -147,24 +224,57 @@ describe("host certificates", () => {
 
   it("the proxy's TLS runs on a thread of its own: every tunnel's handshake, none on the thread that answers the routes", async () => {
     const authority = loadCa(good)
-    const network = await Effect.runPromise(SimulationNetwork.make({ routes: [Route.text({ url: (url: URL) => url.pathname === "/hello" }, "hello")] }))
+    const network = await Effect.runPromise(
+      SimulationNetwork.make({ routes: [Route.text({ url: (url: URL) => url.pathname === "/hello" }, "hello")] })
+    )
     const scope = Effect.runSync(Scope.make())
-    const context = await Effect.runPromise(Layer.buildWithScope(serveLayer(network, 0, Layer.empty, { ca: authority }), scope))
-    const port = Number(new URL(HttpServer.formatAddress(Effect.runSync(Effect.provide(Effect.service(HttpServer.HttpServer), Layer.succeedContext(context))).address)).port)
+    const context = await Effect.runPromise(
+      Layer.buildWithScope(serveLayer(network, 0, Layer.empty, { ca: authority }), scope)
+    )
+    const port = Number(
+      new URL(
+        HttpServer.formatAddress(
+          Effect.runSync(Effect.provide(Effect.service(HttpServer.HttpServer), Layer.succeedContext(context))).address
+        )
+      ).port
+    )
     try {
       const hosts = Array.from({ length: 20 }, (_, i) => `thread-${i}.example.com`)
-      const bodies = await Promise.all(hosts.map((host) => new Promise<string>((resolve, reject) => {
-        const connect = http.request({ host: "127.0.0.1", port, method: "CONNECT", path: `${host}:443`, agent: false })
-        connect.once("connect", (_res, socket) => {
-          https.get({ host, path: "/hello", socket, servername: host, ca: authority.certPem, agent: false } as https.RequestOptions, (res) => {
-            let text = ""
-            res.on("data", (d: Buffer) => (text += d))
-            res.on("end", () => resolve(text))
-          }).on("error", reject)
-        })
-        connect.once("error", reject)
-        connect.end()
-      })))
+      const bodies = await Promise.all(
+        hosts.map(
+          (host) =>
+            new Promise<string>((resolve, reject) => {
+              const connect = http.request({
+                host: "127.0.0.1",
+                port,
+                method: "CONNECT",
+                path: `${host}:443`,
+                agent: false
+              })
+              connect.once("connect", (_res, socket) => {
+                https
+                  .get(
+                    {
+                      host,
+                      path: "/hello",
+                      socket,
+                      servername: host,
+                      ca: authority.certPem,
+                      agent: false
+                    } as https.RequestOptions,
+                    (res) => {
+                      let text = ""
+                      res.on("data", (d: Buffer) => (text += d))
+                      res.on("end", () => resolve(text))
+                    }
+                  )
+                  .on("error", reject)
+              })
+              connect.once("error", reject)
+              connect.end()
+            })
+        )
+      )
       expect(bodies).toEqual(hosts.map(() => "hello"))
       const { count, threadIds } = terminatorOf(authority).handshakes()
       expect(count).toBe(hosts.length)
@@ -183,10 +293,12 @@ describe("host certificates", () => {
         const agent = new https.Agent({ ca, keepAlive: false })
         const connect = http.request({ host: "127.0.0.1", port, method: "CONNECT", path: `${host}:443`, agent: false })
         connect.on("connect", (_res, socket) => {
-          https.get({ host, path: "/nothing", socket, agent, servername: host, ca } as https.RequestOptions, (res) => {
-            res.resume()
-            res.on("end", () => resolve(res.statusCode!))
-          }).on("error", reject)
+          https
+            .get({ host, path: "/nothing", socket, agent, servername: host, ca } as https.RequestOptions, (res) => {
+              res.resume()
+              res.on("end", () => resolve(res.statusCode!))
+            })
+            .on("error", reject)
         })
         connect.on("error", reject)
         connect.end()
@@ -239,7 +351,13 @@ describe("files simnet writes follow no planted link", () => {
     mkdirSync(join(tree, "closed", "deeper"), { recursive: true })
     writeFileSync(join(tree, "closed", "deeper", "file.txt"), "x")
     symlinkSync(victim, join(tree, "closed", "link"))
-    for (const path of [tree, join(tree, "closed"), join(tree, "closed", "deeper"), join(tree, "closed", "deeper", "file.txt")]) chownSync(path, 65534, 65534)
+    for (const path of [
+      tree,
+      join(tree, "closed"),
+      join(tree, "closed", "deeper"),
+      join(tree, "closed", "deeper", "file.txt")
+    ])
+      chownSync(path, 65534, 65534)
     chmodSync(join(tree, "closed", "deeper"), 0o000)
     chmodSync(join(tree, "closed"), 0o000)
     process.seteuid!(65534)
@@ -259,8 +377,29 @@ describe("HAR import checks each entry", () => {
   const entry = (request: Record<string, unknown>, response: Record<string, unknown> = {}) => ({
     startedDateTime: "2026-12-01T00:00:00.000Z",
     time: 1,
-    request: { method: "GET", url: "https://api.example.com/ok", httpVersion: "HTTP/1.1", headers: [], queryString: [], cookies: [], headersSize: -1, bodySize: 0, ...request },
-    response: { status: 200, statusText: "OK", httpVersion: "HTTP/1.1", headers: [], cookies: [], content: { size: 2, mimeType: "text/plain", text: "ok" }, redirectURL: "", headersSize: -1, bodySize: -1, ...response },
+    request: {
+      method: "GET",
+      url: "https://api.example.com/ok",
+      httpVersion: "HTTP/1.1",
+      headers: [],
+      queryString: [],
+      cookies: [],
+      headersSize: -1,
+      bodySize: 0,
+      ...request
+    },
+    response: {
+      status: 200,
+      statusText: "OK",
+      httpVersion: "HTTP/1.1",
+      headers: [],
+      cookies: [],
+      content: { size: 2, mimeType: "text/plain", text: "ok" },
+      redirectURL: "",
+      headersSize: -1,
+      bodySize: -1,
+      ...response
+    },
     cache: {},
     timings: { send: 0, wait: 1, receive: 0 }
   })
@@ -286,10 +425,10 @@ describe("HAR import checks each entry", () => {
     expect(imported.skipped.map((s) => s.reason)).toEqual([
       "entries[1]: must be object",
       "entries[2]: request.method: must be string",
-      "entries[3]: method \"G ET\" is not a token",
+      'entries[3]: method "G ET" is not a token',
       "entries[4]: response.headers[0] (x-a): the value has a line break or NUL",
-      "entries[5]: url \"ftp://files.example.com/x\" is not an http(s) URL",
-      "entries[6]: response.headers[0]: name \"bad name\" is not a token"
+      'entries[5]: url "ftp://files.example.com/x" is not an http(s) URL',
+      'entries[6]: response.headers[0]: name "bad name" is not a token'
     ])
     expect(imported.imported).toBe(2)
     const network = await SimulationNetwork.start()
@@ -303,7 +442,7 @@ describe("HAR import checks each entry", () => {
     expect(JSON.parse(printed.stdout)).toEqual({ routes: imported.routes })
     const lines = printed.stderr.trim().split("\n")
     expect(lines).toHaveLength(7)
-    expect(lines[2]).toBe("simnet: skipped entries[3]: method \"G ET\" is not a token")
+    expect(lines[2]).toBe('simnet: skipped entries[3]: method "G ET" is not a token')
     expect(lines.at(-1)).toBe("simnet: imported 2 of 8 entries as 2 routes; 6 skipped")
   })
 })
@@ -312,8 +451,18 @@ describe("the command line prints no terminal escape it was handed", () => {
   it("simnet show prints a failure file's error with its control characters escaped", async () => {
     const file = join(dir, "hostile-failure.json")
     const network = await Effect.runPromise(SimulationNetwork.make({}))
-    writeFileSync(file, JSON.stringify({ simnet: "property-failure/v1", name: "evil\u001b]0;owned\u0007", error: "boom \u001b[2J\u001b]0;title\u0007\r overwritten \u009b31m", end: await Effect.runPromise(network.state) }))
-    const child = spawn(process.execPath, [join(root, "bin/simnet.js"), "show", file], { stdio: ["ignore", "pipe", "pipe"] })
+    writeFileSync(
+      file,
+      JSON.stringify({
+        simnet: "property-failure/v1",
+        name: "evil\u001b]0;owned\u0007",
+        error: "boom \u001b[2J\u001b]0;title\u0007\r overwritten \u009b31m",
+        end: await Effect.runPromise(network.state)
+      })
+    )
+    const child = spawn(process.execPath, [join(root, "bin/simnet.js"), "show", file], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let out = ""
     child.stdout.on("data", (d: Buffer) => (out += d.toString("latin1")))
     await new Promise<void>((resolve) => child.stdout.on("data", () => out.includes("inspector:") && resolve()))
@@ -325,7 +474,10 @@ describe("the command line prints no terminal escape it was handed", () => {
 
   it("a fixture's refusal naming a hostile route id is printed escaped", () => {
     const file = join(dir, "hostile-fixture.json")
-    writeFileSync(file, JSON.stringify({ routes: [{ id: "x\u001b[2J", match: "GET https://a.example.com/", respond: { kind: "nope" } }] }))
+    writeFileSync(
+      file,
+      JSON.stringify({ routes: [{ id: "x\u001b[2J", match: "GET https://a.example.com/", respond: { kind: "nope" } }] })
+    )
     const printed = simnet(["serve", "--port", "0", "--fixture", file])
     expect(printed.status).not.toBe(0)
     expect(printed.stderr).not.toContain("\u001b")
@@ -335,12 +487,16 @@ describe("the command line prints no terminal escape it was handed", () => {
 describe("simnet/testing's options", () => {
   it("refuses options that would make values the network refuses, naming the option", () => {
     expect(() => chaos({ maxRate: 5 })).toThrow(/chaos\.maxRate: must be a rate from 0 to 1, got 5/)
-    expect(() => routeSpec({ loopbackPort: 70_000 })).toThrow(/routeSpec\.loopbackPort: must be a port from 1 to 65535, got 70000/)
+    expect(() => routeSpec({ loopbackPort: 70_000 })).toThrow(
+      /routeSpec\.loopbackPort: must be a port from 1 to 65535, got 70000/
+    )
     expect(() => routeSpec({ handlers: [""] })).toThrow(/routeSpec\.handlers\[0\]/)
     expect(() => llmScript({ maxSteps: 0 })).toThrow(/llmScript\.maxSteps/)
     expect(() => llmScript({ tools: [{ name: "" }] })).toThrow(/llmScript\.tools\[0\]\.name/)
     expect(() => chaos({ maxRat: 0.5 } as never)).toThrow(/chaos/)
-    expect(() => chaos({ maxRate: 5 })).toThrow(expect.objectContaining({ _tag: "InvalidArbitraryOption", option: "chaos.maxRate" }))
+    expect(() => chaos({ maxRate: 5 })).toThrow(
+      expect.objectContaining({ _tag: "InvalidArbitraryOption", option: "chaos.maxRate" })
+    )
   })
 
   it("for any options it accepts, every value it yields is accepted by the network", async () => {
@@ -350,15 +506,30 @@ describe("simnet/testing's options", () => {
       maxSteps: fc.integer({ min: 1, max: 6 }),
       handlers: fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9]{0,8}$/), { maxLength: 2 })
     })
-    await fc.assert(fc.asyncProperty(options, async (o) => {
-      const handlers = Object.fromEntries(o.handlers.map((name) => [name, () => new Response("h")]))
-      const [chaosValue] = fc.sample(chaos({ maxRate: o.maxRate }), 1)
-      const network = await SimulationNetwork.start({ chaos: chaosValue, handlers })
-      const routes = fc.sample(routeSpec({ loopbackPort: o.loopbackPort, handlers: o.handlers }), 5).map((route, i) => ({ ...route, id: `r${i}` }))
-      await network.registerSpec(routes)
-      network.llm.enqueue(fc.sample(llmScript({ maxSteps: o.maxSteps, tools: [{ name: "read", inputSchema: { type: "object", properties: { path: { type: "string" } } } }] }), 1)[0]!)
-      network.llm.addRules(fc.sample(llmRule({ tools: [{ name: "read" }] }), 2).map((rule, i) => ({ ...rule, id: `rule${i}` })))
-      await network.close()
-    }), { numRuns: 25 })
+    await fc.assert(
+      fc.asyncProperty(options, async (o) => {
+        const handlers = Object.fromEntries(o.handlers.map((name) => [name, () => new Response("h")]))
+        const [chaosValue] = fc.sample(chaos({ maxRate: o.maxRate }), 1)
+        const network = await SimulationNetwork.start({ chaos: chaosValue, handlers })
+        const routes = fc
+          .sample(routeSpec({ loopbackPort: o.loopbackPort, handlers: o.handlers }), 5)
+          .map((route, i) => ({ ...route, id: `r${i}` }))
+        await network.registerSpec(routes)
+        network.llm.enqueue(
+          fc.sample(
+            llmScript({
+              maxSteps: o.maxSteps,
+              tools: [{ name: "read", inputSchema: { type: "object", properties: { path: { type: "string" } } } }]
+            }),
+            1
+          )[0]!
+        )
+        network.llm.addRules(
+          fc.sample(llmRule({ tools: [{ name: "read" }] }), 2).map((rule, i) => ({ ...rule, id: `rule${i}` }))
+        )
+        await network.close()
+      }),
+      { numRuns: 25 }
+    )
   })
 })

@@ -20,13 +20,40 @@ const read = (Class: typeof http.IncomingMessage, lines: Lines) => {
   const message = new Class(socket) as http.IncomingMessage & { _addHeaderLines: (lines: Lines, n: number) => void }
   message._addHeaderLines(lines, lines.length)
   const headers = message.headers
-  return { headers, keys: Object.keys(headers), prototype: Object.getPrototypeOf(headers), again: message.headers === headers }
+  return {
+    headers,
+    keys: Object.keys(headers),
+    prototype: Object.getPrototypeOf(headers),
+    again: message.headers === headers
+  }
 }
 
 const NAMES = [
-  "Host", "host", "HOST", "Content-Type", "content-type", "Set-Cookie", "set-cookie", "Cookie", "cookie", "Authorization",
-  "authorization", "X-Tag", "x-tag", "Accept", "accept", "User-Agent", "Expect", "Content-Length", "__proto__", "constructor",
-  "toString", "hasOwnProperty", "Transfer-Encoding", "x-stainless-os", "anthropic-version"
+  "Host",
+  "host",
+  "HOST",
+  "Content-Type",
+  "content-type",
+  "Set-Cookie",
+  "set-cookie",
+  "Cookie",
+  "cookie",
+  "Authorization",
+  "authorization",
+  "X-Tag",
+  "x-tag",
+  "Accept",
+  "accept",
+  "User-Agent",
+  "Expect",
+  "Content-Length",
+  "__proto__",
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+  "Transfer-Encoding",
+  "x-stainless-os",
+  "anthropic-version"
 ]
 const name = fc.oneof(fc.constantFrom(...NAMES), fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,12}$/))
 const lines = fc.array(fc.tuple(name, fc.string({ maxLength: 8 })), { maxLength: 24 }).map((pairs) => pairs.flat())

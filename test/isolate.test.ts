@@ -29,7 +29,11 @@ const python = spawnSync("python3", ["-c", "print(1)"], { encoding: "utf8" }).st
 
 const fixture = {
   routes: [
-    { id: "item", match: "GET https://api.example.com/items/:id", respond: { kind: "text", body: "{\"id\":1,\"name\":\"widget\"}", contentType: "application/json" } },
+    {
+      id: "item",
+      match: "GET https://api.example.com/items/:id",
+      respond: { kind: "text", body: '{"id":1,"name":"widget"}', contentType: "application/json" }
+    },
     { id: "plain", match: "GET http://plain.example.com/hi", respond: { kind: "text", body: "hi over port 80" } }
   ],
   files: { "notes.txt": "buy milk\n", "src/app.js": "console.log(1)\n", "bin/blob": { base64: "AAECAw==" } }
@@ -41,10 +45,32 @@ const sealed = (script: string, isolate = true) => {
   const file = join(dir, "fixture.json")
   writeFileSync(file, JSON.stringify(fixture))
   const trace = join(dir, "trace.jsonl")
-  const run = [process.execPath, simnet, "run", ...(isolate ? ["--isolate"] : []), "--fixture", file, "--trace", trace, "--", "sh", "-c", script]
+  const run = [
+    process.execPath,
+    simnet,
+    "run",
+    ...(isolate ? ["--isolate"] : []),
+    "--fixture",
+    file,
+    "--trace",
+    trace,
+    "--",
+    "sh",
+    "-c",
+    script
+  ]
   const quoted = run.map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(" ")
-  const result = spawnSync("unshare", ["-n", "bash", "-c", `ip link set lo up && SIMNET_CA_DIR=${JSON.stringify(join(dir, "ca"))} exec ${quoted}`], { cwd: root, encoding: "utf8", timeout: 60_000 })
-  const lines = existsSync(trace) ? readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>) : []
+  const result = spawnSync(
+    "unshare",
+    ["-n", "bash", "-c", `ip link set lo up && SIMNET_CA_DIR=${JSON.stringify(join(dir, "ca"))} exec ${quoted}`],
+    { cwd: root, encoding: "utf8", timeout: 60_000 }
+  )
+  const lines = existsSync(trace)
+    ? readFileSync(trace, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+    : []
   return { ...result, lines, trace }
 }
 
@@ -53,17 +79,21 @@ print(u.build_opener(u.ProxyHandler({})).open("https://api.example.com/items/2")
 
 describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? "" : ` (skipped: ${why})`}`, () => {
   it("answers programs that ignore the proxy, by SNI and Host on 443 and Host on 80; refuses an unknown host by name at once", () => {
-    const run = sealed([
-      `curl -sS -m 5 --noproxy '*' https://api.example.com/items/1; echo`,
-      `curl -sS -m 5 --noproxy '*' http://plain.example.com/hi; echo`,
-      // -m 1: refused within a second, by curl's own clock.
-      `curl -sS -m 1 --noproxy '*' -o /dev/null -w 'status %{http_code}\\n' https://nowhere.example.org/x`,
-      ...(python ? [`python3 -c '${URLLIB}'`] : [])
-    ].join("; "))
+    const run = sealed(
+      [
+        `curl -sS -m 5 --noproxy '*' https://api.example.com/items/1; echo`,
+        `curl -sS -m 5 --noproxy '*' http://plain.example.com/hi; echo`,
+        // -m 1: refused within a second, by curl's own clock.
+        `curl -sS -m 1 --noproxy '*' -o /dev/null -w 'status %{http_code}\\n' https://nowhere.example.org/x`,
+        ...(python ? [`python3 -c '${URLLIB}'`] : [])
+      ].join("; ")
+    )
     expect(run.status, run.stderr).toBe(0)
     expect(run.stdout).toContain(`{"id":1,"name":"widget"}\nhi over port 80\nstatus 404`)
     if (python) expect(run.stdout.match(/"widget"/g)).toHaveLength(2)
-    const requests = run.lines.filter((line) => line["type"] === "request").map((line) => `${line["method"]} ${line["url"]} ${line["outcome"]}`)
+    const requests = run.lines
+      .filter((line) => line["type"] === "request")
+      .map((line) => `${line["method"]} ${line["url"]} ${line["outcome"]}`)
     expect(requests).toContain("GET https://api.example.com/items/1 answered")
     expect(requests).toContain("GET http://plain.example.com/hi answered")
     expect(requests).toContain("GET https://nowhere.example.org/x UnregisteredRequest")
@@ -71,7 +101,10 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
   }, 90_000)
 
   it("without --isolate the same requests are not answered: they go around simnet and fail", () => {
-    const run = sealed(`curl -sS -m 2 --noproxy '*' https://api.example.com/items/1; echo "curl $?"${python ? `; python3 -c '${URLLIB}' 2>/dev/null; echo "python $?"` : ""}`, false)
+    const run = sealed(
+      `curl -sS -m 2 --noproxy '*' https://api.example.com/items/1; echo "curl $?"${python ? `; python3 -c '${URLLIB}' 2>/dev/null; echo "python $?"` : ""}`,
+      false
+    )
     expect(run.stdout).toMatch(/curl (6|7|28)\b/)
     if (python) expect(run.stdout).toMatch(/python 1\b/)
     expect(run.lines.filter((line) => line["type"] === "request")).toEqual([])
@@ -81,43 +114,56 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
     const probe = `simnet-probe-${process.pid}-${Date.now()}`
     const hostDir = mkdtempSync(join(tmpdir(), "simnet-isolate-host-"))
     writeFileSync(join(hostDir, "keep.txt"), "the host's")
-    const run = sealed([
-      "cat notes.txt",
-      "echo done > out.txt",
-      "rm src/app.js",
-      "echo changed >> notes.txt",
-      `echo home > "$HOME/${probe}"`,
-      `echo tmp > /tmp/${probe}`,
-      `echo tmpdir > "$TMPDIR/${probe}"`,
-      `touch ${JSON.stringify(join(homedir(), probe))} 2>/dev/null || echo "host home: read-only"`,
-      // The workspace through the control endpoint, while the command runs (its URL works inside).
-      `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"seeded/by/control.txt":"from the control endpoint"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`,
-      "cat seeded/by/control.txt; echo",
-      `curl -sS "$SIMNET_CONTROL_URL/filesystem" > listing.json`,
-      "ln -s /etc planted",
-      `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"planted/passwd":"x"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`,
-      `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"../escape.txt":"x"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`,
-      // A snapshot carries the workspace's files; restoring it lays them out again and removes
-      // what was made since — a link to a host directory is removed, not followed.
-      `curl -sS "$SIMNET_CONTROL_URL/snapshot" > "$TMPDIR/snap.json"`,
-      "mv notes.txt gone.txt",
-      "mkdir -p later/deeper; echo new > later/deeper/new.txt; echo new > new.txt",
-      `ln -s ${JSON.stringify(hostDir)} hostlink`,
-      `curl -sS -X POST -H 'content-type: application/json' --data-binary @"$TMPDIR/snap.json" "$SIMNET_CONTROL_URL/snapshot"; echo`,
-      "echo restored: $(head -1 notes.txt); ls -A | tr '\\n' ' '; echo"
-    ].join("; "))
+    const run = sealed(
+      [
+        "cat notes.txt",
+        "echo done > out.txt",
+        "rm src/app.js",
+        "echo changed >> notes.txt",
+        `echo home > "$HOME/${probe}"`,
+        `echo tmp > /tmp/${probe}`,
+        `echo tmpdir > "$TMPDIR/${probe}"`,
+        `touch ${JSON.stringify(join(homedir(), probe))} 2>/dev/null || echo "host home: read-only"`,
+        // The workspace through the control endpoint, while the command runs (its URL works inside).
+        `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"seeded/by/control.txt":"from the control endpoint"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`,
+        "cat seeded/by/control.txt; echo",
+        `curl -sS "$SIMNET_CONTROL_URL/filesystem" > listing.json`,
+        "ln -s /etc planted",
+        `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"planted/passwd":"x"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`,
+        `curl -sS -X POST -H 'content-type: application/json' -d '{"files":{"../escape.txt":"x"}}' "$SIMNET_CONTROL_URL/filesystem/seed"; echo`,
+        // A snapshot carries the workspace's files; restoring it lays them out again and removes
+        // what was made since — a link to a host directory is removed, not followed.
+        `curl -sS "$SIMNET_CONTROL_URL/snapshot" > "$TMPDIR/snap.json"`,
+        "mv notes.txt gone.txt",
+        "mkdir -p later/deeper; echo new > later/deeper/new.txt; echo new > new.txt",
+        `ln -s ${JSON.stringify(hostDir)} hostlink`,
+        `curl -sS -X POST -H 'content-type: application/json' --data-binary @"$TMPDIR/snap.json" "$SIMNET_CONTROL_URL/snapshot"; echo`,
+        "echo restored: $(head -1 notes.txt); ls -A | tr '\\n' ' '; echo"
+      ].join("; ")
+    )
     expect(run.status, run.stderr).toBe(0)
     expect(run.stdout).toContain("buy milk\n")
     expect(run.stdout).toContain("host home: read-only")
     expect(run.stdout).toContain(`{"seeded":["seeded/by/control.txt"]}`)
     expect(run.stdout).toContain("from the control endpoint")
-    expect(run.stdout).toContain(`files[\\"planted/passwd\\"]: \\"planted\\" is a symbolic link in the workspace: refused`)
+    expect(run.stdout).toContain(
+      `files[\\"planted/passwd\\"]: \\"planted\\" is a symbolic link in the workspace: refused`
+    )
     expect(run.stdout).toContain("must stay inside the workspace")
     // The workspace is the snapshot's again: gone.txt, new.txt, later/ and the link removed; the
     // host directory the link named keeps its file.
-    expect(run.stdout).toContain(`{"restored":true}\nrestored: buy milk\nbin listing.json notes.txt out.txt planted seeded \n`)
+    expect(run.stdout).toContain(
+      `{"restored":true}\nrestored: buy milk\nbin listing.json notes.txt out.txt planted seeded \n`
+    )
     expect(readdirSync(hostDir)).toEqual(["keep.txt"])
-    const end = run.lines.find((line) => line["type"] === "filesystem") as { created: Array<string>; changed: Array<string>; deleted: Array<string>; files: Record<string, { text?: string; link?: string }>; home: Array<string>; tmp: Array<string> }
+    const end = run.lines.find((line) => line["type"] === "filesystem") as {
+      created: Array<string>
+      changed: Array<string>
+      deleted: Array<string>
+      files: Record<string, { text?: string; link?: string }>
+      home: Array<string>
+      tmp: Array<string>
+    }
     expect(end.created).toEqual(["listing.json", "out.txt", "planted", "seeded/by/control.txt"])
     expect(end.changed).toEqual(["notes.txt"])
     expect(end.deleted).toEqual(["src/app.js"])
@@ -130,7 +176,9 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
     expect(end.tmp).toEqual([probe])
     expect(run.stderr).toContain(`/tmp: 1 written (${probe})`)
     // The listing the child fetched while it ran: the files with their size, hash and text.
-    const listing = JSON.parse(end.files["listing.json"]!.text!) as { files: Record<string, { size: number; sha256: string; text?: string }> }
+    const listing = JSON.parse(end.files["listing.json"]!.text!) as {
+      files: Record<string, { size: number; sha256: string; text?: string }>
+    }
     expect(listing.files["seeded/by/control.txt"]).toMatchObject({ size: 25, text: "from the control endpoint" })
     expect(listing.files["notes.txt"]!.sha256).toMatch(/^[0-9a-f]{64}$/)
     // Nothing on the host: not in its /tmp, not in this user's home, and the sandbox is gone.
@@ -141,7 +189,9 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
     // The trace replays with the same files laid out first, and says what the run changed.
     const replay = replayTrace(readFileSync(run.trace, "utf8"))
     expect(Object.keys(replay.files).sort()).toEqual(["bin/blob", "notes.txt", "src/app.js"])
-    expect(replay.steps.filter((step) => step.kind === "control").map((step) => step.kind === "control" && step.path)).toEqual(["filesystem/seed", "snapshot"])
+    expect(
+      replay.steps.filter((step) => step.kind === "control").map((step) => step.kind === "control" && step.path)
+    ).toEqual(["filesystem/seed", "snapshot"])
     expect(replay.workspace?.deleted).toEqual(["src/app.js"])
   }, 90_000)
 
@@ -149,7 +199,11 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
     const dir = mkdtempSync(join(tmpdir(), "simnet-isolate-bad-"))
     const file = join(dir, "fixture.json")
     writeFileSync(file, JSON.stringify({ files: { "../outside.txt": "x" } }))
-    const run = spawnSync(process.execPath, [simnet, "run", "--isolate", "--fixture", file, "--", "sh", "-c", "echo ran"], { encoding: "utf8" })
+    const run = spawnSync(
+      process.execPath,
+      [simnet, "run", "--isolate", "--fixture", file, "--", "sh", "-c", "echo ran"],
+      { encoding: "utf8" }
+    )
     expect(run.status).not.toBe(0)
     expect(run.stdout).not.toContain("ran")
     expect(run.stderr).toContain(`files["../outside.txt"]`)
@@ -160,7 +214,10 @@ describe.skipIf(why !== undefined)(`simnet run --isolate${why === undefined ? ""
 describe("simnet run --isolate where it cannot be had", () => {
   it("says what is missing and runs nothing, never a run without the isolation", () => {
     // A PATH without util-linux: simnet names the first tool it lacks.
-    const run = spawnSync(process.execPath, [simnet, "run", "--isolate", "--", "/bin/sh", "-c", "echo ran"], { encoding: "utf8", env: { ...process.env, PATH: "/nonexistent" } })
+    const run = spawnSync(process.execPath, [simnet, "run", "--isolate", "--", "/bin/sh", "-c", "echo ran"], {
+      encoding: "utf8",
+      env: { ...process.env, PATH: "/nonexistent" }
+    })
     expect(run.status).toBe(1)
     expect(run.stdout).not.toContain("ran")
     expect(run.stderr).toMatch(/simnet: run --isolate needs (unshare|nsenter|ip|mount) \(util-linux/)
@@ -172,11 +229,31 @@ describe.skipIf(why !== undefined)(`simnet run --isolate --tty${why === undefine
     const dir = mkdtempSync(join(tmpdir(), "simnet-isolate-tty-"))
     const file = join(dir, "fixture.json")
     writeFileSync(file, JSON.stringify(fixture))
-    const child = spawn(process.execPath, [simnet, "run", "--quiet", "--isolate", "--tty", "--cols", "80", "--rows", "10", "--fixture", file, "--", "sh", "-c", "read line; curl -sS --noproxy '*' https://api.example.com/items/1; echo; cat notes.txt; read done"], {
-      cwd: root,
-      env: { ...process.env, SIMNET_CA_DIR: join(dir, "ca") },
-      stdio: ["ignore", "ignore", "pipe"]
-    })
+    const child = spawn(
+      process.execPath,
+      [
+        simnet,
+        "run",
+        "--quiet",
+        "--isolate",
+        "--tty",
+        "--cols",
+        "80",
+        "--rows",
+        "10",
+        "--fixture",
+        file,
+        "--",
+        "sh",
+        "-c",
+        "read line; curl -sS --noproxy '*' https://api.example.com/items/1; echo; cat notes.txt; read done"
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, SIMNET_CA_DIR: join(dir, "ca") },
+        stdio: ["ignore", "ignore", "pipe"]
+      }
+    )
     let err = ""
     const driverUrl = await new Promise<string>((resolve, reject) => {
       child.stderr!.on("data", (data: Buffer) => {
@@ -213,15 +290,28 @@ describe.skipIf(why !== undefined)(`simnet run --isolate --tty${why === undefine
   }, 30_000)
 })
 
-describe.skipIf(why !== undefined || !userNamespaces)(`simnet run --isolate as an ordinary user${why === undefined && userNamespaces ? "" : " (skipped: no user namespaces for an ordinary user here, or no root to become one)"}`, () => {
-  it("seals the command through a user namespace, wherever the clone is: answered by the routes, the host read-only", () => {
-    // Run from a world-readable directory where the clone is bind-mounted (support/sealed.ts):
-    // the clone itself may be where nobody cannot enter.
-    const dir = scratch("user")
-    const file = join(dir, "fixture.json")
-    writeFileSync(file, JSON.stringify(fixture), { mode: 0o644 })
-    const result = runSealed("user", dir, ["run", "--quiet", "--isolate", "--fixture", file, "--", "sh", "-c", `curl -sS -m 5 --noproxy '*' https://api.example.com/items/1; echo; cat notes.txt; touch /etc/simnet-probe 2>&1 | grep -o 'Read-only file system'`])
-    expect(result.status, result.stderr).toBe(0)
-    expect(result.stdout).toBe(`{"id":1,"name":"widget"}\nbuy milk\nRead-only file system\n`)
-  }, 60_000)
-})
+describe.skipIf(why !== undefined || !userNamespaces)(
+  `simnet run --isolate as an ordinary user${why === undefined && userNamespaces ? "" : " (skipped: no user namespaces for an ordinary user here, or no root to become one)"}`,
+  () => {
+    it("seals the command through a user namespace, wherever the clone is: answered by the routes, the host read-only", () => {
+      // Run from a world-readable directory where the clone is bind-mounted (support/sealed.ts):
+      // the clone itself may be where nobody cannot enter.
+      const dir = scratch("user")
+      const file = join(dir, "fixture.json")
+      writeFileSync(file, JSON.stringify(fixture), { mode: 0o644 })
+      const result = runSealed("user", dir, [
+        "run",
+        "--quiet",
+        "--isolate",
+        "--fixture",
+        file,
+        "--",
+        "sh",
+        "-c",
+        `curl -sS -m 5 --noproxy '*' https://api.example.com/items/1; echo; cat notes.txt; touch /etc/simnet-probe 2>&1 | grep -o 'Read-only file system'`
+      ])
+      expect(result.status, result.stderr).toBe(0)
+      expect(result.stdout).toBe(`{"id":1,"name":"widget"}\nbuy milk\nRead-only file system\n`)
+    }, 60_000)
+  }
+)

@@ -24,8 +24,14 @@ import { HEAVY_WORK } from "./support/timeouts.ts"
 
 const root = path.resolve(import.meta.dirname, "..")
 const node = process.execPath
-const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ""}`, npm_config_update_notifier: "false" }
-const versionOf = (name: string) => (JSON.parse(fs.readFileSync(path.join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version
+const env = {
+  ...process.env,
+  PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ""}`,
+  npm_config_update_notifier: "false"
+}
+const versionOf = (name: string) =>
+  (JSON.parse(fs.readFileSync(path.join(root, "node_modules", name, "package.json"), "utf8")) as { version: string })
+    .version
 const namespaces = process.platform === "linux" && spawnSync("unshare", ["-n", "true"]).status === 0
 const has = (command: string) => spawnSync("bash", ["-c", `command -v ${command}`]).status === 0
 
@@ -42,19 +48,49 @@ const script = (name: string, lines: ReadonlyArray<string>) => {
 
 beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "simnet-journeys-"))
-  const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", work], root)) as Array<{ filename: string }>
+  const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", work], root)) as Array<{
+    filename: string
+  }>
   project = path.join(work, "my-app")
   fs.mkdirSync(project)
-  fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "my-app", private: true, type: "module" }))
-  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", path.join(work, packed[0].filename), `effect@${versionOf("effect")}`, `openai@${versionOf("openai")}`, `fast-check@${versionOf("fast-check")}`])
+  fs.writeFileSync(
+    path.join(project, "package.json"),
+    JSON.stringify({ name: "my-app", private: true, type: "module" })
+  )
+  run("npm", [
+    "install",
+    "--prefer-offline",
+    "--no-audit",
+    "--no-fund",
+    "--ignore-scripts",
+    path.join(work, packed[0].filename),
+    `effect@${versionOf("effect")}`,
+    `openai@${versionOf("openai")}`,
+    `fast-check@${versionOf("fast-check")}`
+  ])
   bin = path.join(project, "node_modules", "simnet", "bin", "simnet.js")
-  fs.writeFileSync(path.join(project, "fixture.json"), JSON.stringify({
-    routes: [
-      { family: "openai" },
-      { id: "item", match: "GET https://api.example.com/items/:id", respond: { kind: "text", body: "{\"id\":\"sim-item\"}", contentType: "application/json" } }
-    ],
-    llm: { rules: [{ id: "greet", match: { lastUserMessage: "hello" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "Hello from the fixture." }]] } }] }
-  }))
+  fs.writeFileSync(
+    path.join(project, "fixture.json"),
+    JSON.stringify({
+      routes: [
+        { family: "openai" },
+        {
+          id: "item",
+          match: "GET https://api.example.com/items/:id",
+          respond: { kind: "text", body: '{"id":"sim-item"}', contentType: "application/json" }
+        }
+      ],
+      llm: {
+        rules: [
+          {
+            id: "greet",
+            match: { lastUserMessage: "hello" },
+            behaviour: { type: "respond", steps: [[{ type: "text", content: "Hello from the fixture." }]] }
+          }
+        ]
+      }
+    })
+  )
 }, HEAVY_WORK)
 
 afterAll(() => {
@@ -110,23 +146,32 @@ describe("a new user's journeys, from the packed package in a fresh folder", { t
     await once(served.child, "exit")
   })
 
-  it.skipIf(!namespaces || !has("curl") || !has("python3"))("4. simnet run --strict with curl and Python, loopback only: answered; a refusal fails the run by name", () => {
-    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
-    const simnetRun = (command: ReadonlyArray<string>) => {
-      const line = [node, bin, "run", "--fixture", "fixture.json", "--quiet", "--strict", "--", ...command].map(quote).join(" ")
-      const shell = `set -u\nip link set lo up\nexport SIMNET_CA_DIR=${quote(path.join(work, "ca"))}\ncd ${quote(project)}\nexec ${line}\n`
-      return spawnSync("unshare", ["-n", "bash", "-c", shell], { encoding: "utf8", timeout: 60_000, env })
+  it.skipIf(!namespaces || !has("curl") || !has("python3"))(
+    "4. simnet run --strict with curl and Python, loopback only: answered; a refusal fails the run by name",
+    () => {
+      const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
+      const simnetRun = (command: ReadonlyArray<string>) => {
+        const line = [node, bin, "run", "--fixture", "fixture.json", "--quiet", "--strict", "--", ...command]
+          .map(quote)
+          .join(" ")
+        const shell = `set -u\nip link set lo up\nexport SIMNET_CA_DIR=${quote(path.join(work, "ca"))}\ncd ${quote(project)}\nexec ${line}\n`
+        return spawnSync("unshare", ["-n", "bash", "-c", shell], { encoding: "utf8", timeout: 60_000, env })
+      }
+      const curl = simnetRun(["curl", "-sS", "https://api.example.com/items/1"])
+      expect(curl.status, curl.stderr).toBe(0)
+      expect(curl.stdout).toBe('{"id":"sim-item"}')
+      const python = simnetRun([
+        "python3",
+        "-c",
+        "import urllib.request; print(urllib.request.urlopen('https://api.example.com/items/2').read().decode())"
+      ])
+      expect(python.status, python.stderr).toBe(0)
+      expect(python.stdout.trim()).toBe('{"id":"sim-item"}')
+      const refused = simnetRun(["curl", "-s", "-o", "/dev/null", "https://nowhere.example.org/x"])
+      expect(refused.status).toBe(1)
+      expect(refused.stderr).toContain("simnet: refused GET https://nowhere.example.org/x (UnregisteredRequest)")
     }
-    const curl = simnetRun(["curl", "-sS", "https://api.example.com/items/1"])
-    expect(curl.status, curl.stderr).toBe(0)
-    expect(curl.stdout).toBe("{\"id\":\"sim-item\"}")
-    const python = simnetRun(["python3", "-c", "import urllib.request; print(urllib.request.urlopen('https://api.example.com/items/2').read().decode())"])
-    expect(python.status, python.stderr).toBe(0)
-    expect(python.stdout.trim()).toBe("{\"id\":\"sim-item\"}")
-    const refused = simnetRun(["curl", "-s", "-o", "/dev/null", "https://nowhere.example.org/x"])
-    expect(refused.status).toBe(1)
-    expect(refused.stderr).toContain("simnet: refused GET https://nowhere.example.org/x (UnregisteredRequest)")
-  })
+  )
 
   it("5. record through a local upstream, then replay the same bytes with the upstream gone", async () => {
     let hits = 0
@@ -148,7 +193,10 @@ describe("a new user's journeys, from the packed package in a fresh folder", { t
     const again = await serve(flags, {}, { bin, cwd: project })
     expect(await (await fetch(`${again.base}/api.example.com/orders/7`)).text()).toBe(live)
     const lacking = await fetch(`${again.base}/api.example.com/orders/8`)
-    expect([lacking.status, ((await lacking.json()) as { error: { reason: string } }).error.reason]).toEqual([502, "upstream"])
+    expect([lacking.status, ((await lacking.json()) as { error: { reason: string } }).error.reason]).toEqual([
+      502,
+      "upstream"
+    ])
     again.child.kill("SIGTERM")
     await once(again.child, "exit")
     expect(hits).toBe(1)
@@ -181,7 +229,9 @@ describe("a new user's journeys, from the packed package in a fresh folder", { t
       child.on("exit", (code) => reject(new Error(`simnet show exited ${code}: ${out}`)))
     })
     try {
-      const { case: failing } = (await (await fetch(`${shown.ui}/case`)).json()) as { case: { name: string; error: string; step: string; seed: number } }
+      const { case: failing } = (await (await fetch(`${shown.ui}/case`)).json()) as {
+        case: { name: string; error: string; step: string; seed: number }
+      }
       expect(failing).toMatchObject({ name: "items survive chaos", error: expect.stringContaining("answered 500") })
       expect(failing.step).toMatch(/GET https:\/\/api\.example\.com\/items\/\d → 500/)
       expect((await fetch(shown.ui.replace(/\/ui$/, "/reset"), { method: "POST" })).status).toBe(403)

@@ -52,25 +52,40 @@ const CATALOGUE: ReadonlyArray<readonly [string, Schema.Top]> = [
   ["NumberFromString", Schema.NumberFromString],
   ["a decodeTo chain: trimmed string → number-from-string → number", Trimmed],
   ["BigInt and BigIntFromString", Schema.Struct({ big: Schema.BigInt, parsed: Schema.BigIntFromString })],
-  ["optional with a decoding default", Schema.Struct({
-    page: Schema.optional(Schema.NumberFromString).pipe(Schema.withDecodingDefault(Effect.succeed("1"))),
-    since: Schema.optional(Schema.Date)
-  })],
+  [
+    "optional with a decoding default",
+    Schema.Struct({
+      page: Schema.optional(Schema.NumberFromString).pipe(Schema.withDecodingDefault(Effect.succeed("1"))),
+      since: Schema.optional(Schema.Date)
+    })
+  ],
   ["a class with dates", Member],
   ["a tagged class with a transformation in an array", Invoice],
   ["a record of dates", Schema.Record(Schema.String, Schema.DateTimeUtc)],
   ["a union of a date and a number", Schema.Union([Schema.Date, Schema.Int])],
-  ["a tagged union of structs with dates", Schema.Union([
-    Schema.TaggedStruct("created", { at: Schema.Date }),
-    Schema.TaggedStruct("deleted", { at: Schema.DateTimeUtc, by: Schema.String })
-  ])],
+  [
+    "a tagged union of structs with dates",
+    Schema.Union([
+      Schema.TaggedStruct("created", { at: Schema.Date }),
+      Schema.TaggedStruct("deleted", { at: Schema.DateTimeUtc, by: Schema.String })
+    ])
+  ],
   ["a tuple", Schema.Tuple([Schema.Date, Schema.NumberFromString, Schema.Boolean])],
   ["a recursive suspend with dates", Comment],
   ["branded", Cents],
   ["refined", Schema.Struct({ slug: Slug, score: Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 })) })],
-  ["Option and OptionFromNullOr", Schema.Struct({ a: Schema.Option(Schema.Date), b: Schema.OptionFromNullOr(Schema.DateTimeUtc) })],
-  ["ReadonlyMap and ReadonlySet", Schema.Struct({ m: Schema.ReadonlyMap(Schema.String, Schema.Date), s: Schema.ReadonlySet(Schema.Int) })],
-  ["URL, Duration, Uint8Array", Schema.Struct({ url: Schema.URL, ttl: Schema.Duration, ms: Schema.DurationFromMillis, bytes: Schema.Uint8Array })],
+  [
+    "Option and OptionFromNullOr",
+    Schema.Struct({ a: Schema.Option(Schema.Date), b: Schema.OptionFromNullOr(Schema.DateTimeUtc) })
+  ],
+  [
+    "ReadonlyMap and ReadonlySet",
+    Schema.Struct({ m: Schema.ReadonlyMap(Schema.String, Schema.Date), s: Schema.ReadonlySet(Schema.Int) })
+  ],
+  [
+    "URL, Duration, Uint8Array",
+    Schema.Struct({ url: Schema.URL, ttl: Schema.Duration, ms: Schema.DurationFromMillis, bytes: Schema.Uint8Array })
+  ],
   ["open JSON beside a date", Schema.Struct({ meta: Schema.Json, at: Schema.Date })]
 ]
 
@@ -88,13 +103,18 @@ const bytesOf = async (schema: Schema.Top, seed: number | string, id: string): P
 
 /** Another network at `seed`: the same request through its Effect `HttpClient`, its bytes and what the app's Schema made of them. */
 const decodedByTheApp = (schema: Schema.Top, seed: number | string, id: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const network = yield* SimulationNetwork
     const response = yield* network.httpClient.get(`https://api.example.com/things/${id}`)
     const text = yield* response.text
-    const decoded = yield* Effect.exit(HttpClientResponse.schemaBodyJson(schema as Schema.Codec<unknown, unknown>)(response))
+    const decoded = yield* Effect.exit(
+      HttpClientResponse.schemaBodyJson(schema as Schema.Codec<unknown, unknown>)(response)
+    )
     return { text, decoded }
-  }).pipe(Effect.provide(SimulationNetwork.layer({ seed, routes: [Route.json(URL_PATTERN, schema)] })), Effect.runPromise)
+  }).pipe(
+    Effect.provide(SimulationNetwork.layer({ seed, routes: [Route.json(URL_PATTERN, schema)] })),
+    Effect.runPromise
+  )
 
 describe("Route.json serves the encoded side of any Schema that decodes", () => {
   for (const [name, schema] of CATALOGUE) {
@@ -105,7 +125,8 @@ describe("Route.json serves the encoded side of any Schema that decodes", () => 
           fc.stringMatching(/^[a-z0-9-]{1,12}$/),
           async (seed, id) => {
             const { text, decoded } = await decodedByTheApp(schema, seed, id)
-            if (Exit.isFailure(decoded)) throw new Error(`${name}: the app could not decode ${text}: ${String(decoded.cause)}`)
+            if (Exit.isFailure(decoded))
+              throw new Error(`${name}: the app could not decode ${text}: ${String(decoded.cause)}`)
             expect(await bytesOf(schema, seed, id)).toBe(text)
           }
         ),
@@ -123,7 +144,11 @@ describe("Route.json serves the encoded side of any Schema that decodes", () => 
     expect(Exit.isSuccess(decoded) && decoded.value).toMatchObject({ at: new Date(wire.at as string) })
     if (Exit.isSuccess(decoded)) expect(DateTime.formatIso((decoded.value as typeof Event.Type).due)).toBe(wire.due)
     // A plain-JSON encoded side: the schema's own encoding is the wire, so both ways of reading agree.
-    const Plain = Schema.Struct({ n: Schema.NumberFromString, due: Schema.DateTimeUtcFromString, note: Schema.optional(Schema.String) })
+    const Plain = Schema.Struct({
+      n: Schema.NumberFromString,
+      due: Schema.DateTimeUtcFromString,
+      note: Schema.optional(Schema.String)
+    })
     for (const seed of [1, 2, 3, 4, 5]) {
       const body = JSON.parse(await bytesOf(Plain, seed, "p")) as unknown
       expect(Exit.isSuccess(Schema.decodeUnknownExit(Plain)(body))).toBe(true)
@@ -155,7 +180,9 @@ describe("Route.json serves the encoded side of any Schema that decodes", () => 
 
 describe("what cannot be served is refused at registration, naming the route, the path and what to do", () => {
   const refusal = async (schema: Schema.Top, options: { readonly narrow?: Schema.Top } = {}) =>
-    SimulationNetwork.start({ routes: [Route.json("GET https://api.example.com/x", schema, { id: "things", ...options })] }).then(
+    SimulationNetwork.start({
+      routes: [Route.json("GET https://api.example.com/x", schema, { id: "things", ...options })]
+    }).then(
       async (network) => {
         await network.close()
         return undefined
@@ -171,12 +198,24 @@ describe("what cannot be served is refused at registration, naming the route, th
       }
     }
     const arbitraryOnly = Schema.declare((u): u is Handle => u instanceof Handle, {
-      toCodecArbitrary: () => Schema.link<Handle>()(Schema.Int, SchemaTransformation.transform({ decode: (n: number) => new Handle(n), encode: (h: Handle) => h.fd }))
+      toCodecArbitrary: () =>
+        Schema.link<Handle>()(
+          Schema.Int,
+          SchemaTransformation.transform({ decode: (n: number) => new Handle(n), encode: (h: Handle) => h.fd })
+        )
     })
     const cases = [
       [Schema.Struct({ user: Schema.Struct({ role: Schema.Never }) }), "InvalidRouteSpec", "$.user.role"],
-      [Schema.Struct({ key: Schema.String.check(Schema.makeFilter((s: string) => s.startsWith("sk-live-"))) }), "InvalidRouteSpec", "$.key"],
-      [Schema.Struct({ items: Schema.Array(Schema.Struct({ handle: Schema.instanceOf(Handle) })) }), "InvalidRouteSpec", "$.items[0].handle"],
+      [
+        Schema.Struct({ key: Schema.String.check(Schema.makeFilter((s: string) => s.startsWith("sk-live-"))) }),
+        "InvalidRouteSpec",
+        "$.key"
+      ],
+      [
+        Schema.Struct({ items: Schema.Array(Schema.Struct({ handle: Schema.instanceOf(Handle) })) }),
+        "InvalidRouteSpec",
+        "$.items[0].handle"
+      ],
       [Schema.Struct({ handle: arbitraryOnly }), "GeneratedValueRejected", "$.handle"]
     ] as const
     for (const [schema, tag, path] of cases) {
@@ -194,7 +233,9 @@ describe("what cannot be served is refused at registration, naming the route, th
     expect(await refusal(Key)).toMatchObject({ _tag: "InvalidRouteSpec" })
     const narrow = Schema.Struct({ key: Schema.Literals(["sk-live-a1", "sk-live-b2"]) })
     expect(await refusal(Key, { narrow })).toBeUndefined()
-    const network = await SimulationNetwork.start({ routes: [Route.json("GET https://api.example.com/key", Key, { narrow })] })
+    const network = await SimulationNetwork.start({
+      routes: [Route.json("GET https://api.example.com/key", Key, { narrow })]
+    })
     const body = await (await network.fetch("https://api.example.com/key")).json()
     expect(Option.isSome(Schema.decodeUnknownOption(Key)(body))).toBe(true)
     await network.close()

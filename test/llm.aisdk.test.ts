@@ -63,18 +63,26 @@ describe("ai's streamText/generateText with @ai-sdk/openai .chat() against the s
 
   it("generateText runs a tool loop with parallel calls over non-streamed completions", async () => {
     const { llm, openai } = await setup()
-    llm.rule({ toolResult: false }, {
-      type: "respond",
-      steps: [[
-        { type: "thinking", content: "Two cities, two calls." },
-        { type: "tool_call", name: "weather", input: { city: "Paris" } },
-        { type: "tool_call", name: "weather", input: { city: "Lyon" } }
-      ]]
-    })
-    llm.rule({ toolResult: true, contains: '"sky":"rain"' }, {
-      type: "respond",
-      steps: [[{ type: "text", content: "Paris is sunny, Lyon is rainy." }]]
-    })
+    llm.rule(
+      { toolResult: false },
+      {
+        type: "respond",
+        steps: [
+          [
+            { type: "thinking", content: "Two cities, two calls." },
+            { type: "tool_call", name: "weather", input: { city: "Paris" } },
+            { type: "tool_call", name: "weather", input: { city: "Lyon" } }
+          ]
+        ]
+      }
+    )
+    llm.rule(
+      { toolResult: true, contains: '"sky":"rain"' },
+      {
+        type: "respond",
+        steps: [[{ type: "text", content: "Paris is sunny, Lyon is rainy." }]]
+      }
+    )
     const result = await generateText({
       model: openai.chat("gpt-4o"),
       prompt: "Weather in Paris and Lyon?",
@@ -128,7 +136,9 @@ describe("an unscripted call fails at once, saying why", () => {
   it("with its default retries, the AI SDK does not retry: it fails at once with simnet's reason as the message (chat, Responses, Anthropic, Google)", async () => {
     const { createAnthropic } = await import("@ai-sdk/anthropic")
     const { createGoogleGenerativeAI } = await import("@ai-sdk/google")
-    const handle = await SimulationNetwork.start({ routes: [...Routes.openai(), ...Routes.anthropic(), ...Routes.gemini()] })
+    const handle = await SimulationNetwork.start({
+      routes: [...Routes.openai(), ...Routes.anthropic(), ...Routes.gemini()]
+    })
     const openai = createOpenAI({ apiKey: "sk-test", fetch: handle.fetch })
     const models = [
       openai.chat("gpt-4o"),

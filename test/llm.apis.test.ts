@@ -32,46 +32,92 @@ interface ApiRow {
 const AWS = { accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" }
 
 const APIS: ReadonlyArray<ApiRow> = [
-  { api: "openai.chat", routes: () => Routes.openai(), model: (fetch) => createOpenAI({ apiKey: "sk-test", fetch }).chat("gpt-4o") },
-  { api: "openai.responses", routes: () => Routes.openai(), model: (fetch) => createOpenAI({ apiKey: "sk-test", fetch })("gpt-4o") },
+  {
+    api: "openai.chat",
+    routes: () => Routes.openai(),
+    model: (fetch) => createOpenAI({ apiKey: "sk-test", fetch }).chat("gpt-4o")
+  },
+  {
+    api: "openai.responses",
+    routes: () => Routes.openai(),
+    model: (fetch) => createOpenAI({ apiKey: "sk-test", fetch })("gpt-4o")
+  },
   {
     api: "anthropic.messages",
     routes: () => Routes.anthropic(),
     model: (fetch) => createAnthropic({ apiKey: "sk-ant-test", fetch })("claude-sonnet-4-6"),
     thinking: { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } }
   },
-  { api: "gemini", routes: () => Routes.gemini(), model: (fetch) => createGoogleGenerativeAI({ apiKey: "gemini-test", fetch })("gemini-2.5-flash") },
+  {
+    api: "gemini",
+    routes: () => Routes.gemini(),
+    model: (fetch) => createGoogleGenerativeAI({ apiKey: "gemini-test", fetch })("gemini-2.5-flash")
+  },
   {
     api: "bedrock.converse",
     routes: () => Routes.bedrock(),
-    model: (fetch) => createAmazonBedrock({ region: "us-east-1", ...AWS, fetch })("anthropic.claude-3-5-sonnet-20240620-v1:0")
+    model: (fetch) =>
+      createAmazonBedrock({ region: "us-east-1", ...AWS, fetch })("anthropic.claude-3-5-sonnet-20240620-v1:0")
   },
   {
     api: "bedrock.invoke",
     routes: () => Routes.bedrock(),
-    model: (fetch) => createBedrockAnthropic({ region: "us-east-1", ...AWS, fetch })("anthropic.claude-3-5-sonnet-20240620-v1:0"),
+    model: (fetch) =>
+      createBedrockAnthropic({ region: "us-east-1", ...AWS, fetch })("anthropic.claude-3-5-sonnet-20240620-v1:0"),
     thinking: { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } }
   },
-  { api: "azure-openai.chat", routes: () => Routes.azureOpenai(), model: (fetch) => createAzure({ resourceName: "simnet", apiKey: "azure-test", fetch }).chat("gpt-4o") },
-  { api: "azure-openai.responses", routes: () => Routes.azureOpenai(), model: (fetch) => createAzure({ resourceName: "simnet", apiKey: "azure-test", fetch })("gpt-4o") },
-  { api: "openrouter.chat", routes: () => Routes.openrouter(), model: (fetch) => createOpenRouter({ apiKey: "sk-or-test", fetch }).chat("openai/gpt-4o") },
-  { api: "ollama.chat", routes: () => Routes.ollama(), model: (fetch) => createOllama({ baseURL: "http://127.0.0.1:11434/api", fetch })("llama3.2") },
-  { api: "vertex.gemini", routes: () => Routes.vertex(), model: (fetch) => createVertex({ apiKey: "vertex-express-key", fetch })("gemini-2.5-flash") },
+  {
+    api: "azure-openai.chat",
+    routes: () => Routes.azureOpenai(),
+    model: (fetch) => createAzure({ resourceName: "simnet", apiKey: "azure-test", fetch }).chat("gpt-4o")
+  },
+  {
+    api: "azure-openai.responses",
+    routes: () => Routes.azureOpenai(),
+    model: (fetch) => createAzure({ resourceName: "simnet", apiKey: "azure-test", fetch })("gpt-4o")
+  },
+  {
+    api: "openrouter.chat",
+    routes: () => Routes.openrouter(),
+    model: (fetch) => createOpenRouter({ apiKey: "sk-or-test", fetch }).chat("openai/gpt-4o")
+  },
+  {
+    api: "ollama.chat",
+    routes: () => Routes.ollama(),
+    model: (fetch) => createOllama({ baseURL: "http://127.0.0.1:11434/api", fetch })("llama3.2")
+  },
+  {
+    api: "vertex.gemini",
+    routes: () => Routes.vertex(),
+    model: (fetch) => createVertex({ apiKey: "vertex-express-key", fetch })("gemini-2.5-flash")
+  },
   {
     api: "vertex.anthropic",
     routes: () => Routes.vertex(),
-    model: (fetch) => createVertexAnthropic({ project: "my-project", location: "us-central1", generateAuthToken: async () => "ya29.test", fetch })("claude-sonnet-4@20250514"),
+    model: (fetch) =>
+      createVertexAnthropic({
+        project: "my-project",
+        location: "us-central1",
+        generateAuthToken: async () => "ya29.test",
+        fetch
+      })("claude-sonnet-4@20250514"),
     thinking: { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } }
   },
-  { api: "cohere.chat", routes: () => Routes.cohere(), model: (fetch) => createCohere({ apiKey: "co-test", fetch })("command-a-03-2025") }
+  {
+    api: "cohere.chat",
+    routes: () => Routes.cohere(),
+    model: (fetch) => createCohere({ apiKey: "co-test", fetch })("command-a-03-2025")
+  }
 ]
 
 /** APIs no AI SDK provider calls, each judged by its own client elsewhere. */
 const NO_AI_SDK_PROVIDER: Readonly<Record<string, string>> = {
   "ollama.generate": "no AI SDK provider calls /api/generate; the ollama client judges it in llm.providers.test.ts",
   "openai.realtime": "a WebSocket API no AI SDK provider speaks; OpenAIRealtimeWS judges it in llm.realtime.test.ts",
-  "gemini.live": "a WebSocket API no AI SDK provider speaks; @google/genai's live client judges it in llm.realtime.test.ts",
-  "openai.transcription": "not a language model; the openai SDK and the AI SDK's transcribe judge it in llm.media.test.ts",
+  "gemini.live":
+    "a WebSocket API no AI SDK provider speaks; @google/genai's live client judges it in llm.realtime.test.ts",
+  "openai.transcription":
+    "not a language model; the openai SDK and the AI SDK's transcribe judge it in llm.media.test.ts",
   "openai.translation": "not a language model; the openai SDK judges it in llm.media.test.ts",
   a2a: "an agent protocol, not a model API; the official @a2a-js/sdk client judges it in agents.protocols.test.ts",
   "ag-ui": "an agent protocol, not a model API; @ag-ui/client's HttpAgent judges it in agents.protocols.test.ts"
@@ -83,7 +129,12 @@ describe("every model API", () => {
   })
 
   it("has a row here", () => {
-    expect(APIS.map((row) => row.api).sort()).toEqual(DEFAULT_MODEL_APIS.apis.map((wire) => wire.api).filter((api) => NO_AI_SDK_PROVIDER[api] === undefined).sort())
+    expect(APIS.map((row) => row.api).sort()).toEqual(
+      DEFAULT_MODEL_APIS.apis
+        .map((wire) => wire.api)
+        .filter((api) => NO_AI_SDK_PROVIDER[api] === undefined)
+        .sort()
+    )
   })
 })
 
@@ -91,14 +142,29 @@ describe.each(APIS)("$api through the AI SDK", (row) => {
   it("runs a tool that executes and a second step that reads its result", async () => {
     const handle = await SimulationNetwork.start({ routes: row.routes() })
     const llm = handle.llm
-    llm.rule({ toolResult: false }, {
-      type: "respond",
-      steps: [[...(row.thinking === undefined ? [] : [{ type: "thinking" as const, content: "Look it up." }]), { type: "tool_call", name: "weather", input: { city: "Paris" } }]]
-    })
-    llm.rule({ toolResult: true, contains: '"sky":"sunny"' }, { type: "respond", steps: [[{ type: "text", content: "It is sunny in Paris." }]] })
+    llm.rule(
+      { toolResult: false },
+      {
+        type: "respond",
+        steps: [
+          [
+            ...(row.thinking === undefined ? [] : [{ type: "thinking" as const, content: "Look it up." }]),
+            { type: "tool_call", name: "weather", input: { city: "Paris" } }
+          ]
+        ]
+      }
+    )
+    llm.rule(
+      { toolResult: true, contains: '"sky":"sunny"' },
+      { type: "respond", steps: [[{ type: "text", content: "It is sunny in Paris." }]] }
+    )
     const weather = tool({
       description: "Current weather in a city",
-      inputSchema: jsonSchema<{ city: string }>({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }),
+      inputSchema: jsonSchema<{ city: string }>({
+        type: "object",
+        properties: { city: { type: "string" } },
+        required: ["city"]
+      }),
       execute: async ({ city }) => ({ city, sky: "sunny" })
     })
     const result = streamText({
@@ -114,7 +180,10 @@ describe.each(APIS)("$api through the AI SDK", (row) => {
     expect(steps.map((step) => step.finishReason)).toEqual(["tool-calls", "stop"])
     if (row.thinking !== undefined) expect(steps[0]!.reasoningText).toBe("Look it up.")
     expect(steps[0]!.toolResults.map((r) => r.output)).toEqual([{ city: "Paris", sky: "sunny" }])
-    expect(llm.log.map((entry) => [entry.api, entry.toolResultRounds])).toEqual([[row.api, 0], [row.api, 1]])
+    expect(llm.log.map((entry) => [entry.api, entry.toolResultRounds])).toEqual([
+      [row.api, 0],
+      [row.api, 1]
+    ])
   })
 
   it("retries a 429 and counts every attempt", async () => {

@@ -19,7 +19,11 @@ import { afterEach, describe, expect, it } from "vitest"
 import { Routes, SimulationNetwork } from "simnet"
 
 const CLAUDE = "anthropic.claude-3-5-sonnet-20240620-v1:0"
-const credentials = { accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", sessionToken: "FwoGZXIvYXdzEXAMPLETOKEN" }
+const credentials = {
+  accessKeyId: "AKIAIOSFODNN7EXAMPLE",
+  secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+  sessionToken: "FwoGZXIvYXdzEXAMPLETOKEN"
+}
 const client = (options: { readonly maxAttempts?: number } = {}) =>
   new BedrockRuntimeClient({ region: "us-east-1", credentials, requestHandler: new NodeHttpHandler(), ...options })
 
@@ -44,7 +48,12 @@ const decoder = new TextDecoder()
 describe("Bedrock through the AWS SDK", () => {
   it("runs a Converse tool round: the call, its result read back, the answer", async () => {
     const handle = await start()
-    handle.llm.enqueue({ steps: [[{ type: "tool_call", name: "read", input: { path: "hello.txt" } }], [{ type: "text", content: "It says hello." }]] })
+    handle.llm.enqueue({
+      steps: [
+        [{ type: "tool_call", name: "read", input: { path: "hello.txt" } }],
+        [{ type: "text", content: "It says hello." }]
+      ]
+    })
     const bedrock = client()
     const messages: Array<Message> = [{ role: "user", content: [{ text: "What does hello.txt say?" }] }]
     const toolConfig = { tools: [{ toolSpec: { name: "read", inputSchema: { json: { type: "object" } } } }] }
@@ -53,11 +62,17 @@ describe("Bedrock through the AWS SDK", () => {
     const call = first.output?.message?.content?.[0]?.toolUse
     expect(call).toMatchObject({ name: "read", input: { path: "hello.txt" } })
     expect(call?.toolUseId).toMatch(/^tooluse_/)
-    const second = await bedrock.send(new ConverseCommand({
-      modelId: CLAUDE,
-      toolConfig,
-      messages: [...messages, first.output!.message!, { role: "user", content: [{ toolResult: { toolUseId: call!.toolUseId!, content: [{ text: "hello" }] } }] }]
-    }))
+    const second = await bedrock.send(
+      new ConverseCommand({
+        modelId: CLAUDE,
+        toolConfig,
+        messages: [
+          ...messages,
+          first.output!.message!,
+          { role: "user", content: [{ toolResult: { toolUseId: call!.toolUseId!, content: [{ text: "hello" }] } }] }
+        ]
+      })
+    )
     expect(second.output?.message?.content).toEqual([{ text: "It says hello." }])
     expect(second.stopReason).toBe("end_turn")
     expect(second.usage?.totalTokens).toBe((second.usage?.inputTokens ?? 0) + (second.usage?.outputTokens ?? 0))
@@ -69,8 +84,17 @@ describe("Bedrock through the AWS SDK", () => {
 
   it("streams ConverseStream as AWS event-stream frames the SDK decodes, tool calls included", async () => {
     const handle = await start()
-    handle.llm.enqueue({ steps: [[{ type: "text", content: "Let me look." }, { type: "tool_call", name: "read", input: { path: "a.txt" } }]] })
-    const answer = await client().send(new ConverseStreamCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "read a.txt" }] }] }))
+    handle.llm.enqueue({
+      steps: [
+        [
+          { type: "text", content: "Let me look." },
+          { type: "tool_call", name: "read", input: { path: "a.txt" } }
+        ]
+      ]
+    })
+    const answer = await client().send(
+      new ConverseStreamCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "read a.txt" }] }] })
+    )
     let text = ""
     let input = ""
     const kinds: Array<string> = []
@@ -91,26 +115,52 @@ describe("Bedrock through the AWS SDK", () => {
     const handle = await start()
     const bedrock = client()
     handle.llm.enqueue({ steps: [[{ type: "text", content: "Claude here." }]] })
-    const claude = await bedrock.send(new InvokeModelCommand({
-      modelId: CLAUDE,
-      body: JSON.stringify({ anthropic_version: "bedrock-2023-05-31", max_tokens: 64, messages: [{ role: "user", content: "hi" }] })
-    }))
-    expect(JSON.parse(decoder.decode(claude.body))).toMatchObject({ type: "message", role: "assistant", content: [{ type: "text", text: "Claude here." }], stop_reason: "end_turn" })
+    const claude = await bedrock.send(
+      new InvokeModelCommand({
+        modelId: CLAUDE,
+        body: JSON.stringify({
+          anthropic_version: "bedrock-2023-05-31",
+          max_tokens: 64,
+          messages: [{ role: "user", content: "hi" }]
+        })
+      })
+    )
+    expect(JSON.parse(decoder.decode(claude.body))).toMatchObject({
+      type: "message",
+      role: "assistant",
+      content: [{ type: "text", text: "Claude here." }],
+      stop_reason: "end_turn"
+    })
 
     handle.llm.enqueue({ steps: [[{ type: "text", content: "Nova here." }]] })
-    const nova = await bedrock.send(new InvokeModelWithResponseStreamCommand({
-      modelId: "amazon.nova-lite-v1:0",
-      body: JSON.stringify({ schemaVersion: "messages-v1", messages: [{ role: "user", content: [{ text: "hi" }] }] })
-    }))
+    const nova = await bedrock.send(
+      new InvokeModelWithResponseStreamCommand({
+        modelId: "amazon.nova-lite-v1:0",
+        body: JSON.stringify({ schemaVersion: "messages-v1", messages: [{ role: "user", content: [{ text: "hi" }] }] })
+      })
+    )
     const chunks: Array<Record<string, unknown>> = []
     for await (const event of nova.body!) chunks.push(JSON.parse(decoder.decode(event.chunk!.bytes)))
-    expect(chunks.map((chunk) => Object.keys(chunk)[0])).toEqual(["messageStart", "contentBlockDelta", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata"])
+    expect(chunks.map((chunk) => Object.keys(chunk)[0])).toEqual([
+      "messageStart",
+      "contentBlockDelta",
+      "contentBlockDelta",
+      "contentBlockStop",
+      "messageStop",
+      "metadata"
+    ])
 
     handle.llm.enqueue({ steps: [[{ type: "text", content: "Llama here." }]] })
-    const llama = await bedrock.send(new InvokeModelCommand({
-      modelId: "meta.llama3-1-8b-instruct-v1:0",
-      body: JSON.stringify({ prompt: "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n", max_gen_len: 64 })
-    }))
+    const llama = await bedrock.send(
+      new InvokeModelCommand({
+        modelId: "meta.llama3-1-8b-instruct-v1:0",
+        body: JSON.stringify({
+          prompt:
+            "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+          max_gen_len: 64
+        })
+      })
+    )
     expect(JSON.parse(decoder.decode(llama.body))).toMatchObject({ generation: "Llama here.", stop_reason: "stop" })
     expect(handle.llm.log.map((entry) => [entry.api, entry.lastUserMessage])).toEqual([
       ["bedrock.invoke", "hi"],
@@ -122,8 +172,14 @@ describe("Bedrock through the AWS SDK", () => {
   it("gives a 429 as the SDK's ThrottlingException, and redacts the SigV4 credentials", async () => {
     const handle = await start()
     handle.llm.enqueue({ steps: [[{ type: "http_error", status: 429, message: "Too many requests" }]] })
-    const failed = await client({ maxAttempts: 1 }).send(new ConverseCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "x" }] }] })).catch((error: unknown) => error)
-    expect(failed).toMatchObject({ name: "ThrottlingException", message: "Too many requests", $metadata: { httpStatusCode: 429 } })
+    const failed = await client({ maxAttempts: 1 })
+      .send(new ConverseCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "x" }] }] }))
+      .catch((error: unknown) => error)
+    expect(failed).toMatchObject({
+      name: "ThrottlingException",
+      message: "Too many requests",
+      $metadata: { httpStatusCode: 429 }
+    })
     const headers = handle.log().at(-1)!.headers
     expect(headers.authorization).toBe("<redacted>")
     expect(headers["x-amz-security-token"]).toBe("<redacted>")
@@ -134,16 +190,24 @@ describe("Bedrock through the AWS SDK", () => {
     const handle = await start()
     handle.llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "Over HTTP/2." }]] })
     const h2 = new BedrockRuntimeClient({ region: "us-east-1", credentials, maxAttempts: 1 })
-    const answer = await h2.send(new ConverseCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "hi" }] }] }))
+    const answer = await h2.send(
+      new ConverseCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "hi" }] }] })
+    )
     expect(answer.output?.message?.content).toEqual([{ text: "Over HTTP/2." }])
-    const streamed = await h2.send(new ConverseStreamCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "hi" }] }] }))
+    const streamed = await h2.send(
+      new ConverseStreamCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "hi" }] }] })
+    )
     let text = ""
     for await (const event of streamed.stream!) text += event.contentBlockDelta?.delta?.text ?? ""
     expect(text).toBe("Over HTTP/2.")
     const elsewhere = new BedrockRuntimeClient({ region: "eu-west-1", credentials, maxAttempts: 1 })
-    const failed = await elsewhere.send(new ConverseCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "x" }] }] })).catch((error: unknown) => error)
+    const failed = await elsewhere
+      .send(new ConverseCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "x" }] }] }))
+      .catch((error: unknown) => error)
     expect(failed).toMatchObject({ $metadata: { httpStatusCode: 404 } })
-    expect(String((failed as Error).message)).toContain("no route for POST https://bedrock-runtime.eu-west-1.amazonaws.com/model/")
+    expect(String((failed as Error).message)).toContain(
+      "no route for POST https://bedrock-runtime.eu-west-1.amazonaws.com/model/"
+    )
     h2.destroy()
     elsewhere.destroy()
   })
@@ -154,11 +218,23 @@ describe("Claude on Bedrock through @anthropic-ai/bedrock-sdk", () => {
     const handle = await start()
     handle.llm.enqueue({ steps: [[{ type: "text", content: "Hello from Bedrock." }]] })
     handle.llm.enqueue({ steps: [[{ type: "text", content: "Streamed from Bedrock." }]] })
-    const anthropic = new AnthropicBedrock({ awsRegion: "us-east-1", awsAccessKey: credentials.accessKeyId, awsSecretKey: credentials.secretAccessKey })
-    const created = await anthropic.messages.create({ model: CLAUDE, max_tokens: 64, messages: [{ role: "user", content: "hi" }] })
+    const anthropic = new AnthropicBedrock({
+      awsRegion: "us-east-1",
+      awsAccessKey: credentials.accessKeyId,
+      awsSecretKey: credentials.secretAccessKey
+    })
+    const created = await anthropic.messages.create({
+      model: CLAUDE,
+      max_tokens: 64,
+      messages: [{ role: "user", content: "hi" }]
+    })
     expect(created.content).toEqual([{ type: "text", text: "Hello from Bedrock." }])
     const deltas: Array<string> = []
-    const stream = anthropic.messages.stream({ model: CLAUDE, max_tokens: 64, messages: [{ role: "user", content: "hi" }] })
+    const stream = anthropic.messages.stream({
+      model: CLAUDE,
+      max_tokens: 64,
+      messages: [{ role: "user", content: "hi" }]
+    })
     stream.on("text", (delta) => deltas.push(delta))
     const final = await stream.finalMessage()
     expect(final.content).toEqual([{ type: "text", text: "Streamed from Bedrock." }])

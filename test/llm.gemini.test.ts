@@ -12,7 +12,9 @@ const setup = async (retries?: number) => {
     apiKey: "gemini-test",
     httpOptions: {
       fetch: handle.fetch,
-      ...(retries === undefined ? {} : { retryOptions: { attempts: retries + 1, initialDelay: 0.001, maxDelay: 0.001, jitter: 0 } })
+      ...(retries === undefined
+        ? {}
+        : { retryOptions: { attempts: retries + 1, initialDelay: 0.001, maxDelay: 0.001, jitter: 0 } })
     }
   })
   return { handle, llm: handle.llm, ai }
@@ -27,27 +29,53 @@ describe("@google/genai against the simulated model", () => {
   it("generateContent answers text, thoughts and usageMetadata that decode under the wire schema", async () => {
     const { llm, ai, handle } = await setup()
     llm.enqueue({
-      steps: [[{ type: "thinking", content: "Greet." }, { type: "text", content: "Hello from Gemini." }]],
+      steps: [
+        [
+          { type: "thinking", content: "Greet." },
+          { type: "text", content: "Hello from Gemini." }
+        ]
+      ],
       usage: { inputTokens: 6, outputTokens: 4, totalTokens: 10 }
     })
-    const response = await ai.models.generateContent({ model: "gemini-2.5-flash", contents: "Say hello", config: { systemInstruction: "Be brief" } })
+    const response = await ai.models.generateContent({
+      model: "gemini-2.5-flash",
+      contents: "Say hello",
+      config: { systemInstruction: "Be brief" }
+    })
     expect(response.text).toBe("Hello from Gemini.")
     expect(response.usageMetadata).toMatchObject({ promptTokenCount: 6, candidatesTokenCount: 4, totalTokenCount: 10 })
     expect(response.candidates?.[0].finishReason).toBe("STOP")
-    expect(llm.log[0]).toMatchObject({ api: "gemini", model: "gemini-2.5-flash", lastUserMessage: "Say hello", stream: false })
-    llm.enqueue({ steps: [[{ type: "tool_call", name: "get_weather", input: { city: "Rome" } }]] })
-    const raw = await handle.fetch("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent", {
-      method: "POST",
-      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "again" }] }] })
+    expect(llm.log[0]).toMatchObject({
+      api: "gemini",
+      model: "gemini-2.5-flash",
+      lastUserMessage: "Say hello",
+      stream: false
     })
+    llm.enqueue({ steps: [[{ type: "tool_call", name: "get_weather", input: { city: "Rome" } }]] })
+    const raw = await handle.fetch(
+      "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
+      {
+        method: "POST",
+        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "again" }] }] })
+      }
+    )
     expect(raw.status).toBe(200)
     const decoded = Schema.decodeUnknownSync(GenerateContentResponse)(await raw.json(), strict)
-    expect(decoded.candidates[0].content.parts).toEqual([{ functionCall: { name: "get_weather", args: { city: "Rome" } } }])
+    expect(decoded.candidates[0].content.parts).toEqual([
+      { functionCall: { name: "get_weather", args: { city: "Rome" } } }
+    ])
   })
 
   it("generateContentStream streams one chunk per fragment and a functionCall part, then finishReason and usage", async () => {
     const { llm, ai } = await setup()
-    llm.enqueue({ steps: [[{ type: "text", content: "Checking the weather." }, { type: "tool_call", name: "get_weather", input: { city: "Rome" } }]] })
+    llm.enqueue({
+      steps: [
+        [
+          { type: "text", content: "Checking the weather." },
+          { type: "tool_call", name: "get_weather", input: { city: "Rome" } }
+        ]
+      ]
+    })
     const stream = await ai.models.generateContentStream({
       model: "gemini-2.5-flash",
       contents: "Weather in Rome?",
@@ -55,7 +83,9 @@ describe("@google/genai against the simulated model", () => {
     })
     const chunks = []
     for await (const chunk of stream) chunks.push(chunk)
-    expect(chunks.map((chunk) => (chunk.functionCalls === undefined ? chunk.text ?? "" : "")).join("")).toBe("Checking the weather.")
+    expect(chunks.map((chunk) => (chunk.functionCalls === undefined ? (chunk.text ?? "") : "")).join("")).toBe(
+      "Checking the weather."
+    )
     const calls = chunks.flatMap((chunk) => chunk.functionCalls ?? [])
     expect(calls.map((call) => [call.name, call.args])).toEqual([["get_weather", { city: "Rome" }]])
     const last = chunks.at(-1)!
@@ -75,17 +105,27 @@ describe("@google/genai against the simulated model", () => {
     const contents: Array<Content> = [{ role: "user", parts: [{ text: "Weather in Rome?" }] }]
     let text: string | undefined
     for (let round = 0; round < 4; round++) {
-      const response = await ai.models.generateContent({ model: "gemini-2.5-flash", contents, config: { tools: [{ functionDeclarations: [weather] }] } })
+      const response = await ai.models.generateContent({
+        model: "gemini-2.5-flash",
+        contents,
+        config: { tools: [{ functionDeclarations: [weather] }] }
+      })
       const calls = response.functionCalls ?? []
       if (calls.length === 0) {
         text = response.text
         break
       }
       contents.push(response.candidates![0].content!)
-      contents.push({ role: "user", parts: calls.map((call) => ({ functionResponse: { name: call.name!, response: { sky: "warm" } } })) })
+      contents.push({
+        role: "user",
+        parts: calls.map((call) => ({ functionResponse: { name: call.name!, response: { sky: "warm" } } }))
+      })
     }
     expect(text).toBe("Warm in Rome.")
-    expect(llm.log.map((entry) => [entry.toolResultRounds, entry.step])).toEqual([[0, 0], [1, 1]])
+    expect(llm.log.map((entry) => [entry.toolResultRounds, entry.step])).toEqual([
+      [0, 0],
+      [1, 1]
+    ])
   })
 
   it("retries a 429 RESOURCE_EXHAUSTED when asked to, and every attempt is counted", async () => {
@@ -103,13 +143,19 @@ describe("@google/genai against the simulated model", () => {
     plain.llm.rule("any", { type: "rateLimit", message: "Quota exceeded" })
     const error = await plain.ai.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }).catch((e) => e)
     expect(error.status).toBe(429)
-    expect(JSON.parse(error.message)).toEqual({ error: { code: 429, message: "Quota exceeded", status: "RESOURCE_EXHAUSTED" } })
+    expect(JSON.parse(error.message)).toEqual({
+      error: { code: 429, message: "Quota exceeded", status: "RESOURCE_EXHAUSTED" }
+    })
     expect(plain.llm.callCount).toBe(1)
   })
 
   it("embedContent: deterministic normalised vectors of the requested size", async () => {
     const { ai } = await setup()
-    const first = await ai.models.embedContent({ model: "gemini-embedding-001", contents: ["alpha beta", "alpha beta"], config: { outputDimensionality: 64 } })
+    const first = await ai.models.embedContent({
+      model: "gemini-embedding-001",
+      contents: ["alpha beta", "alpha beta"],
+      config: { outputDimensionality: 64 }
+    })
     const vectors = first.embeddings!.map((e) => e.values!)
     expect(vectors.map((v) => v.length)).toEqual([64, 64])
     expect(vectors[0]).toEqual(vectors[1])
@@ -125,12 +171,17 @@ describe("@google/genai on the stable API version", () => {
     const answer = await ai.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" })
     expect(answer.text).toBe("from v1")
     let streamed = ""
-    for await (const chunk of await ai.models.generateContentStream({ model: "gemini-2.5-flash", contents: "hi" })) streamed += chunk.text ?? ""
+    for await (const chunk of await ai.models.generateContentStream({ model: "gemini-2.5-flash", contents: "hi" }))
+      streamed += chunk.text ?? ""
     expect(streamed).toBe("from v1")
     const listed: Array<string> = []
     for await (const model of await ai.models.list()) listed.push(model.name ?? "")
     expect(listed.length).toBeGreaterThan(0)
     expect(handle.log().map((record) => new URL(record.url).pathname.split("/")[1])).toEqual(["v1", "v1", "v1"])
-    expect(handle.log().map((record) => record.route?.id)).toEqual(["gemini.v1.models.call", "gemini.v1.models.call", "gemini.v1.models"])
+    expect(handle.log().map((record) => record.route?.id)).toEqual([
+      "gemini.v1.models.call",
+      "gemini.v1.models.call",
+      "gemini.v1.models"
+    ])
   })
 })

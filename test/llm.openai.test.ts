@@ -40,7 +40,10 @@ const rawEvents = async (fetch: typeof globalThis.fetch, body: unknown): Promise
     body: JSON.stringify(body)
   })
   const text = await response.text()
-  return text.split("\n\n").filter((event) => event.length > 0).map((event) => event.replace(/^data: /, ""))
+  return text
+    .split("\n\n")
+    .filter((event) => event.length > 0)
+    .map((event) => event.replace(/^data: /, ""))
 }
 
 describe("the openai SDK against the simulated model", () => {
@@ -72,15 +75,23 @@ describe("the openai SDK against the simulated model", () => {
   it("leaves the usage chunk out without include_usage, and every event decodes under the chunk schema", async () => {
     const { llm, handle } = await setup()
     llm.enqueue({
-      steps: [[
-        { type: "thinking", content: "The user wants weather." },
-        { type: "text", content: "Checking." },
-        { type: "tool_call", name: "get_weather", input: { city: "Paris" } }
-      ]]
+      steps: [
+        [
+          { type: "thinking", content: "The user wants weather." },
+          { type: "text", content: "Checking." },
+          { type: "tool_call", name: "get_weather", input: { city: "Paris" } }
+        ]
+      ]
     })
-    const events = await rawEvents(handle.fetch, { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], stream: true })
+    const events = await rawEvents(handle.fetch, {
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "hi" }],
+      stream: true
+    })
     expect(events[events.length - 1]).toBe("[DONE]")
-    const chunks = events.slice(0, -1).map((data) => Schema.decodeUnknownSync(ChatCompletionChunk)(JSON.parse(data), strict))
+    const chunks = events
+      .slice(0, -1)
+      .map((data) => Schema.decodeUnknownSync(ChatCompletionChunk)(JSON.parse(data), strict))
     expect(chunks.every((chunk) => chunk.choices.length === 1)).toBe(true)
     expect(chunks[1].choices[0].delta.reasoning_content).toBe("The")
     expect(chunks[chunks.length - 1].choices[0].finish_reason).toBe("tool_calls")
@@ -99,7 +110,12 @@ describe("the openai SDK against the simulated model", () => {
   it("answers a non-streamed call with a chat.completion that decodes under its schema", async () => {
     const { llm, handle, client } = await setup()
     llm.enqueue({
-      steps: [[{ type: "thinking", content: "Short." }, { type: "text", content: "Forty-two." }]],
+      steps: [
+        [
+          { type: "thinking", content: "Short." },
+          { type: "text", content: "Forty-two." }
+        ]
+      ],
       usage: { inputTokens: 11, outputTokens: 2, totalTokens: 13 }
     })
     const completion = await client.chat.completions.create({
@@ -131,7 +147,9 @@ describe("the openai SDK against the simulated model", () => {
         [{ type: "text", content: "Sunny in Paris at noon; rain in Lyon." }]
       ]
     })
-    const messages: Array<ChatCompletionMessageParam> = [{ role: "user", content: "Weather and time in Paris, then Lyon?" }]
+    const messages: Array<ChatCompletionMessageParam> = [
+      { role: "user", content: "Weather and time in Paris, then Lyon?" }
+    ]
     const seen: Array<Array<string>> = []
     for (let round = 0; round < 5; round++) {
       const stream = client.chat.completions.stream({ model: "gpt-4o", messages, tools })
@@ -157,28 +175,57 @@ describe("the openai SDK against the simulated model", () => {
   it("sends each tool call's head (index, id, type, name, empty arguments) before its argument fragments", async () => {
     const { llm, handle } = await setup()
     llm.enqueue({
-      steps: [[
-        { type: "tool_call", name: "get_weather", input: { city: "Paris, France" } },
-        { type: "tool_call", name: "get_time", input: { tz: "CET" } }
-      ]]
+      steps: [
+        [
+          { type: "tool_call", name: "get_weather", input: { city: "Paris, France" } },
+          { type: "tool_call", name: "get_time", input: { tz: "CET" } }
+        ]
+      ]
     })
-    const events = await rawEvents(handle.fetch, { model: "gpt-4o", messages: [{ role: "user", content: "x" }], stream: true })
+    const events = await rawEvents(handle.fetch, {
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "x" }],
+      stream: true
+    })
     const calls = events
       .slice(0, -1)
       .map((data) => JSON.parse(data) as { choices: Array<{ delta: { tool_calls?: Array<Record<string, unknown>> } }> })
       .flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? [])
-    expect(calls[0]).toEqual({ index: 0, id: "call_1_0", type: "function", function: { name: "get_weather", arguments: "" } })
+    expect(calls[0]).toEqual({
+      index: 0,
+      id: "call_1_0",
+      type: "function",
+      function: { name: "get_weather", arguments: "" }
+    })
     const firstArgs = calls.filter((call) => call.index === 0 && call.id === undefined)
     expect(firstArgs.length).toBeGreaterThan(1)
-    expect(firstArgs.map((call) => (call.function as { arguments: string }).arguments).join("")).toBe('{"city":"Paris, France"}')
+    expect(firstArgs.map((call) => (call.function as { arguments: string }).arguments).join("")).toBe(
+      '{"city":"Paris, France"}'
+    )
     const second = calls.find((call) => call.index === 1 && call.id !== undefined)
-    expect(second).toEqual({ index: 1, id: "call_1_1", type: "function", function: { name: "get_time", arguments: "" } })
+    expect(second).toEqual({
+      index: 1,
+      id: "call_1_1",
+      type: "function",
+      function: { name: "get_time", arguments: "" }
+    })
   })
 
   it("an error action ends the stream with an error event the SDK throws as APIError", async () => {
     const { llm, client } = await setup()
-    llm.enqueue({ steps: [[{ type: "text", content: "Partial" }, { type: "error", message: "overloaded mid-stream" }]] })
-    const stream = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "x" }], stream: true })
+    llm.enqueue({
+      steps: [
+        [
+          { type: "text", content: "Partial" },
+          { type: "error", message: "overloaded mid-stream" }
+        ]
+      ]
+    })
+    const stream = await client.chat.completions.create({
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "x" }],
+      stream: true
+    })
     const texts: Array<string> = []
     const error = await (async () => {
       try {
@@ -195,7 +242,9 @@ describe("the openai SDK against the simulated model", () => {
   it("an http_error action surfaces as the SDK's error class for its status, with x-request-id", async () => {
     const { llm, client } = await setup()
     llm.enqueue({ steps: [[{ type: "http_error", status: 503, message: "busy" }]] })
-    const error = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "x" }] }).catch((e) => e)
+    const error = await client.chat.completions
+      .create({ model: "gpt-4o", messages: [{ role: "user", content: "x" }] })
+      .catch((e) => e)
     expect(error).toBeInstanceOf(OpenAI.InternalServerError)
     expect(error.status).toBe(503)
     expect(error.requestID).toBe("req_sim_1")
@@ -206,12 +255,16 @@ describe("the openai SDK against the simulated model", () => {
     const { llm, client } = await setup()
     llm.rule({ lastUserMessage: "limit" }, { type: "rateLimit", retryAfterMs: 1500 })
     llm.rule({ lastUserMessage: "crash" }, { type: "serverError", status: 502 })
-    const limited = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "limit" }] }).catch((e) => e)
+    const limited = await client.chat.completions
+      .create({ model: "gpt-4o", messages: [{ role: "user", content: "limit" }] })
+      .catch((e) => e)
     expect(limited).toBeInstanceOf(OpenAI.RateLimitError)
     expect(limited.headers.get("retry-after-ms")).toBe("1500")
     expect(limited.headers.get("retry-after")).toBe("2")
     expect(Schema.is(OpenAiErrorBody)({ error: limited.error })).toBe(true)
-    const crashed = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "crash" }] }).catch((e) => e)
+    const crashed = await client.chat.completions
+      .create({ model: "gpt-4o", messages: [{ role: "user", content: "crash" }] })
+      .catch((e) => e)
     expect(crashed).toBeInstanceOf(OpenAI.InternalServerError)
     expect(crashed.status).toBe(502)
     expect(llm.callCount).toBe(2)
@@ -225,7 +278,10 @@ describe("the openai SDK against the simulated model", () => {
       failure: { type: "rateLimit", retryAfterMs: 0 },
       then: { type: "respond", steps: [[{ type: "text", content: "Third time lucky." }]] }
     })
-    const completion = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
+    const completion = await client.chat.completions.create({
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "hi" }]
+    })
     expect(completion.choices[0].message.content).toBe("Third time lucky.")
     expect(llm.callCount).toBe(3)
     expect(llm.log.map((entry) => [entry.outcome, entry.status])).toEqual([
@@ -238,7 +294,9 @@ describe("the openai SDK against the simulated model", () => {
 
   it("no script and no rule is a 422 naming NoScriptQueued; no matching rule is a 422 naming UnmatchedLlmRequest", async () => {
     const { llm, client } = await setup({ maxRetries: 2 })
-    const none = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }).catch((e) => e)
+    const none = await client.chat.completions
+      .create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
+      .catch((e) => e)
     expect(none).toBeInstanceOf(OpenAI.UnprocessableEntityError)
     expect(none.code).toBe("NoScriptQueued")
     expect(none.message).toContain("no LLM script queued")
@@ -256,7 +314,11 @@ describe("the openai SDK against the simulated model", () => {
   it("counts logically equal requests under one key, whatever the key order or streaming", async () => {
     const { llm, handle, client } = await setup()
     llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "cached?" }]] })
-    const question = { model: "gpt-4o", temperature: 0, messages: [{ role: "user" as const, content: "Same question" }] }
+    const question = {
+      model: "gpt-4o",
+      temperature: 0,
+      messages: [{ role: "user" as const, content: "Same question" }]
+    }
     await client.chat.completions.create(question)
     const stream = await client.chat.completions.create({ ...question, stream: true })
     for await (const _ of stream) {
@@ -279,7 +341,10 @@ describe("the openai SDK against the simulated model", () => {
     const cachedAsk = async (content: string) => {
       const hit = cache.get(content)
       if (hit !== undefined) return hit
-      const completion = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content }] })
+      const completion = await client.chat.completions.create({
+        model: "gpt-4o",
+        messages: [{ role: "user", content }]
+      })
       const answer = completion.choices[0].message.content ?? ""
       cache.set(content, answer)
       return answer
@@ -304,14 +369,28 @@ describe("the openai SDK against the simulated model", () => {
     const ask = async (model: string, messages: Array<ChatCompletionMessageParam>) =>
       (await client.chat.completions.create({ model, messages })).choices[0].message.content
     expect(await ask("o4-mini", [{ role: "user", content: "SECRET" }])).toBe("reasoning model")
-    expect(await ask("gpt-4o", [{ role: "system", content: "SECRET rules" }, { role: "user", content: "exact" }])).toBe("substring")
+    expect(
+      await ask("gpt-4o", [
+        { role: "system", content: "SECRET rules" },
+        { role: "user", content: "exact" }
+      ])
+    ).toBe("substring")
     expect(await ask("gpt-4o", [{ role: "user", content: "exact" }])).toBe("last user")
-    expect(await ask("gpt-4o", [{ role: "user", content: "a" }, { role: "assistant", content: "b" }, { role: "user", content: "c" }]))
-      .toBe("predicate")
     expect(
       await ask("gpt-4o", [
         { role: "user", content: "a" },
-        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+        { role: "assistant", content: "b" },
+        { role: "user", content: "c" }
+      ])
+    ).toBe("predicate")
+    expect(
+      await ask("gpt-4o", [
+        { role: "user", content: "a" },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }]
+        },
         { role: "tool", tool_call_id: "c1", content: "r" }
       ])
     ).toBe("after tools")
@@ -326,7 +405,11 @@ describe("the openai SDK against the simulated model", () => {
       `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"bytes"},"finish_reason":"stop"}]}\n\n` +
       `data: [DONE]\n\n`
     llm.rule("any", { type: "raw", body: raw })
-    const stream = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "x" }], stream: true })
+    const stream = await client.chat.completions.create({
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "x" }],
+      stream: true
+    })
     const text: Array<string> = []
     for await (const chunk of stream) text.push(chunk.choices[0].delta.content ?? "")
     expect(text.join("")).toBe("raw bytes")
@@ -344,27 +427,38 @@ describe("the openai SDK against the simulated model", () => {
 
   it("answers from the SimulatedProvider of the network's context when one is provided", async () => {
     const llm = SimulatedProvider.make()
-    const network = await Effect.runPromise(SimulationNetwork.make({ routes: Routes.openai() }).pipe(Effect.provideService(SimulatedProvider, llm)))
+    const network = await Effect.runPromise(
+      SimulationNetwork.make({ routes: Routes.openai() }).pipe(Effect.provideService(SimulatedProvider, llm))
+    )
     const handle = { fetch: network.fetch }
     llm.enqueue({ steps: [[{ type: "text", content: "found" }]] })
     const client = new OpenAI({ apiKey: "sk-test", fetch: handle.fetch, maxRetries: 0 })
-    const completion = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "x" }] })
+    const completion = await client.chat.completions.create({
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "x" }]
+    })
     expect(completion.choices[0].message.content).toBe("found")
   })
 
   it("is deterministic: the same rules and request sequence give the same answers, log and counts", async () => {
     const run = async () => {
       const { llm, client } = await setup({ maxRetries: 1 })
-      llm.rule({ lastUserMessage: "flaky" }, {
-        type: "failThenRespond",
-        times: 1,
-        failure: { type: "serverError", retryAfterMs: 0 },
-        then: { type: "respond", steps: [[{ type: "tool_call", name: "get_time", input: { tz: "UTC" } }]] }
-      })
+      llm.rule(
+        { lastUserMessage: "flaky" },
+        {
+          type: "failThenRespond",
+          times: 1,
+          failure: { type: "serverError", retryAfterMs: 0 },
+          then: { type: "respond", steps: [[{ type: "tool_call", name: "get_time", input: { tz: "UTC" } }]] }
+        }
+      )
       llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "steady answer" }]] })
       const outputs = []
       for (const content of ["flaky", "steady", "flaky"]) {
-        const completion = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content }] })
+        const completion = await client.chat.completions.create({
+          model: "gpt-4o",
+          messages: [{ role: "user", content }]
+        })
         outputs.push({ ...completion, created: 0 })
       }
       const log = llm.log.map(({ at: _at, ...entry }) => entry)
@@ -401,7 +495,10 @@ describe("faults, each surfacing as the client's own error", () => {
     llm.rule("any", { type: "fault", fault: "truncate" })
     const events = await rawEvents(handle.fetch, ask)
     expect(events).not.toContain("[DONE]")
-    const error = await client.chat.completions.stream(ask).finalChatCompletion().catch((e) => e)
+    const error = await client.chat.completions
+      .stream(ask)
+      .finalChatCompletion()
+      .catch((e) => e)
     expect(error).toBeInstanceOf(OpenAI.OpenAIError)
     expect(error.message).toContain("missing finish_reason")
   })
@@ -432,7 +529,9 @@ describe("faults, each surfacing as the client's own error", () => {
       .create({ model: "gpt-4o", messages: [{ role: "user", content: "malformed" }] })
       .catch((e) => e)
     expect(malformed).toBeInstanceOf(SyntaxError)
-    const reset = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "reset" }] }).catch((e) => e)
+    const reset = await client.chat.completions
+      .create({ model: "gpt-4o", messages: [{ role: "user", content: "reset" }] })
+      .catch((e) => e)
     expect(reset).toBeInstanceOf(TypeError)
   })
 
@@ -454,7 +553,9 @@ describe("faults, each surfacing as the client's own error", () => {
     expect(dropped).toBeInstanceOf(TypeError)
     expect((dropped as TypeError).message).toBe("terminated")
 
-    const error = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "x" }] }).catch((e) => e)
+    const error = await client.chat.completions
+      .create({ model: "gpt-4o", messages: [{ role: "user", content: "x" }] })
+      .catch((e) => e)
     expect(error).toBeInstanceOf(TypeError)
     expect((error as TypeError).message).toBe("terminated")
     expect(((error as TypeError).cause as { code: string }).code).toBe("ECONNRESET")
@@ -467,27 +568,41 @@ describe("rate-limit headers", () => {
     const { llm, client } = await setup()
     llm.rule({ lastUserMessage: "busy" }, { type: "rateLimit", retryAfterMs: 1500 })
     llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
-    const first = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }).withResponse()
-    const second = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }], stream: true }).withResponse()
+    const first = await client.chat.completions
+      .create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
+      .withResponse()
+    const second = await client.chat.completions
+      .create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }], stream: true })
+      .withResponse()
     for await (const _ of second.data) {
       // drain the stream
     }
-    const limited = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "busy" }] }).catch((e: unknown) => e)
+    const limited = await client.chat.completions
+      .create({ model: "gpt-4o", messages: [{ role: "user", content: "busy" }] })
+      .catch((e: unknown) => e)
     const header = (headers: Headers, name: string) => headers.get(name)
-    expect(["limit-requests", "remaining-requests", "reset-requests", "limit-tokens"].map((n) => header(first.response.headers, `x-ratelimit-${n}`)))
-      .toEqual(["10000", "9999", "6ms", "30000000"])
+    expect(
+      ["limit-requests", "remaining-requests", "reset-requests", "limit-tokens"].map((n) =>
+        header(first.response.headers, `x-ratelimit-${n}`)
+      )
+    ).toEqual(["10000", "9999", "6ms", "30000000"])
     expect(header(second.response.headers, "x-ratelimit-remaining-requests")).toBe("9998")
     expect(Number(header(first.response.headers, "x-ratelimit-remaining-tokens"))).toBeLessThan(30_000_000)
     expect(limited).toBeInstanceOf(OpenAI.RateLimitError)
     const headers = (limited as InstanceType<typeof OpenAI.RateLimitError>).headers
-    expect([headers.get("x-ratelimit-remaining-requests"), headers.get("retry-after-ms"), headers.get("retry-after")]).toEqual(["0", "1500", "2"])
+    expect([
+      headers.get("x-ratelimit-remaining-requests"),
+      headers.get("retry-after-ms"),
+      headers.get("retry-after")
+    ]).toEqual(["0", "1500", "2"])
   })
 
   it("a whole chat completion is its JSON in the API's member order, each call with its own id, finish and counts, whatever its text holds", async () => {
     const { handle, llm } = await setup()
     // A text that escapes, and one that holds the marker of a hole after the content (the finish's).
-    const texts = ["say \"hi\"\n\u2028ok", "\u0000simnet-hole-3\u0000"]
-    for (const text of texts) llm.rule({ lastUserMessage: text }, { type: "respond", steps: [[{ type: "text", content: text }]] })
+    const texts = ['say "hi"\n\u2028ok', "\u0000simnet-hole-3\u0000"]
+    for (const text of texts)
+      llm.rule({ lastUserMessage: text }, { type: "respond", steps: [[{ type: "text", content: text }]] })
     const ask = async (text: string) => {
       const response = await handle.fetch("https://api.openai.com/v1/chat/completions", {
         method: "POST",
@@ -496,15 +611,28 @@ describe("rate-limit headers", () => {
       })
       return response.text()
     }
-    const expected = (body: string, seq: number, text: string, input: number, output: number) => JSON.stringify({
-      id: `chatcmpl-sim-${seq}`,
-      object: "chat.completion",
-      created: (JSON.parse(body) as { created: number }).created,
-      model: "gpt-4o-mini",
-      choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, logprobs: null, finish_reason: "stop" }],
-      usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }
-    })
-    for (const [seq, text, input, output] of [[1, texts[0], 3, 3], [2, texts[0], 3, 3], [3, texts[1], 4, 1], [4, texts[1], 4, 1]] as const) {
+    const expected = (body: string, seq: number, text: string, input: number, output: number) =>
+      JSON.stringify({
+        id: `chatcmpl-sim-${seq}`,
+        object: "chat.completion",
+        created: (JSON.parse(body) as { created: number }).created,
+        model: "gpt-4o-mini",
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content: text, refusal: null },
+            logprobs: null,
+            finish_reason: "stop"
+          }
+        ],
+        usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }
+      })
+    for (const [seq, text, input, output] of [
+      [1, texts[0], 3, 3],
+      [2, texts[0], 3, 3],
+      [3, texts[1], 4, 1],
+      [4, texts[1], 4, 1]
+    ] as const) {
       const body = await ask(text)
       expect(body).toBe(expected(body, seq, text, input, output))
     }

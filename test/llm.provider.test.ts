@@ -4,7 +4,15 @@ import { Effect, Fiber, Layer, Queue } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { TestClock } from "effect/testing"
-import { InvalidLlmInput, InvocationNotPending, RouteFailed, Routes, SimulatedProvider, SimulationNetwork, type SimulatedProviderApi } from "simnet"
+import {
+  InvalidLlmInput,
+  InvocationNotPending,
+  RouteFailed,
+  Routes,
+  SimulatedProvider,
+  SimulationNetwork,
+  type SimulatedProviderApi
+} from "simnet"
 
 const url = "https://api.openai.com/v1/chat/completions"
 
@@ -20,10 +28,15 @@ const ask = (content: string, options: { readonly stream?: boolean } = {}) =>
   )
 
 const askText = (content: string, options: { readonly stream?: boolean } = {}) =>
-  Effect.flatMap(ask(content, options), (response) => Effect.map(response.text, (text) => ({ status: response.status, text })))
+  Effect.flatMap(ask(content, options), (response) =>
+    Effect.map(response.text, (text) => ({ status: response.status, text }))
+  )
 
 const events = (text: string) =>
-  text.split("\n\n").filter((event) => event.length > 0).map((event) => event.replace(/^data: /, ""))
+  text
+    .split("\n\n")
+    .filter((event) => event.length > 0)
+    .map((event) => event.replace(/^data: /, ""))
 
 /** A call after the user's message and `rounds` tool-call rounds with their results. */
 const askRounds = (content: string, rounds: number) =>
@@ -35,7 +48,11 @@ const askRounds = (content: string, rounds: number) =>
           messages: [
             { role: "user", content },
             ...Array.from({ length: rounds }, (_, i) => [
-              { role: "assistant", content: null, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "lookup", arguments: "{}" } }] },
+              {
+                role: "assistant",
+                content: null,
+                tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "lookup", arguments: "{}" } }]
+              },
               { role: "tool", tool_call_id: `call_${i}`, content: "found" }
             ]).flat()
           ]
@@ -47,39 +64,44 @@ const askRounds = (content: string, rounds: number) =>
 
 /** Lets forked fibers run until `done` holds (the simulated network answers without real I/O). */
 const settle = (done: () => boolean) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     for (let i = 0; i < 100 && !done(); i++) yield* Effect.yieldNow
     expect(done()).toBe(true)
   })
 
 const withNetwork = (llm: SimulatedProviderApi) =>
-  Effect.provide(SimulationNetwork.layer({ routes: Routes.openai() }).pipe(Layer.provide(Layer.succeed(SimulatedProvider, llm))))
+  Effect.provide(
+    SimulationNetwork.layer({ routes: Routes.openai() }).pipe(Layer.provide(Layer.succeed(SimulatedProvider, llm)))
+  )
 
 describe("SimulatedProvider latency and timeouts on Effect's Clock", () => {
-  it.effect("a rule's latency is slept on the TestClock; the request is logged on arrival, before the latency; epoch \"clock\" dates the answer by the Clock", () => {
-    const llm = SimulatedProvider.make({ epoch: "clock" })
-    llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "late" }]] }, { latency: "2 seconds" })
-    return Effect.gen(function*() {
-      yield* TestClock.adjust("5 seconds")
-      const fiber = yield* Effect.forkChild(askText("hello"))
-      yield* settle(() => llm.callCount === 1)
-      expect(llm.log[0]).toMatchObject({ id: "inv_1", at: 5000, outcome: "answer" })
-      expect(fiber.pollUnsafe()).toBeUndefined()
-      yield* TestClock.adjust("1999 millis")
-      expect(fiber.pollUnsafe()).toBeUndefined()
-      yield* TestClock.adjust("1 millis")
-      const { status, text } = yield* Fiber.join(fiber)
-      expect(status).toBe(200)
-      const completion = JSON.parse(text)
-      expect(completion.choices[0].message.content).toBe("late")
-      expect(completion.created).toBe(5)
-    }).pipe(withNetwork(llm))
-  })
+  it.effect(
+    'a rule\'s latency is slept on the TestClock; the request is logged on arrival, before the latency; epoch "clock" dates the answer by the Clock',
+    () => {
+      const llm = SimulatedProvider.make({ epoch: "clock" })
+      llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "late" }]] }, { latency: "2 seconds" })
+      return Effect.gen(function* () {
+        yield* TestClock.adjust("5 seconds")
+        const fiber = yield* Effect.forkChild(askText("hello"))
+        yield* settle(() => llm.callCount === 1)
+        expect(llm.log[0]).toMatchObject({ id: "inv_1", at: 5000, outcome: "answer" })
+        expect(fiber.pollUnsafe()).toBeUndefined()
+        yield* TestClock.adjust("1999 millis")
+        expect(fiber.pollUnsafe()).toBeUndefined()
+        yield* TestClock.adjust("1 millis")
+        const { status, text } = yield* Fiber.join(fiber)
+        expect(status).toBe(200)
+        const completion = JSON.parse(text)
+        expect(completion.choices[0].message.content).toBe("late")
+        expect(completion.created).toBe(5)
+      }).pipe(withNetwork(llm))
+    }
+  )
 
   it.effect("a timeout rule never answers: the client's own timeout decides, and the request is in the log", () => {
     const llm = SimulatedProvider.make()
     llm.rule("any", { type: "timeout" })
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const fiber = yield* Effect.forkChild(Effect.timeoutOption(askText("hello"), "30 seconds"))
       yield* settle(() => llm.callCount === 1)
       yield* TestClock.adjust("30 seconds")
@@ -93,7 +115,7 @@ describe("SimulatedProvider latency and timeouts on Effect's Clock", () => {
     const llm = SimulatedProvider.make()
     llm.rule({ lastUserMessage: "limit" }, { type: "rateLimit" }, { times: 1 })
     llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       expect((yield* askText("limit")).status).toBe(429)
       expect((yield* askText("limit")).status).toBe(200)
       expect(llm.callCount).toBe(2)
@@ -112,7 +134,7 @@ describe("SimulatedProvider's script queue", () => {
     const llm = SimulatedProvider.make()
     llm.enqueue({ steps: [[{ type: "http_error", status: 429, message: "slow down", retryAfterMs: 0 }]] })
     llm.enqueue({ steps: [[{ type: "text", content: "second script" }]], finish: "length" })
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       expect((yield* askText("hi")).status).toBe(429)
       const second = JSON.parse((yield* askText("hi")).text)
       expect(second.choices[0]).toMatchObject({ message: { content: "second script" }, finish_reason: "length" })
@@ -123,10 +145,10 @@ describe("SimulatedProvider's script queue", () => {
     }).pipe(withNetwork(llm))
   })
 
-  it.effect("finish \"error\" ends the last step's stream with an error event and no [DONE]", () => {
+  it.effect('finish "error" ends the last step\'s stream with an error event and no [DONE]', () => {
     const llm = SimulatedProvider.make()
     llm.enqueue({ steps: [[{ type: "text", content: "almost" }]], finish: "error" })
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const { text } = yield* askText("hi", { stream: true })
       const frames = events(text)
       expect(frames).not.toContain("[DONE]")
@@ -137,7 +159,7 @@ describe("SimulatedProvider's script queue", () => {
   it.effect("the log keeps the latest logLimit requests while callCount and per-key counts stay exact", () => {
     const llm = SimulatedProvider.make({ logLimit: 2 })
     llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       for (const content of ["a", "b", "a", "c"]) yield* askText(content)
       expect(llm.log.map((entry) => entry.id)).toEqual(["inv_3", "inv_4"])
       expect(llm.callCount).toBe(4)
@@ -145,34 +167,37 @@ describe("SimulatedProvider's script queue", () => {
     }).pipe(withNetwork(llm))
   })
 
-  it.effect("the log wraps as a ring: the latest logLimit entries, oldest first, across several wraps and after reset", () => {
-    const llm = SimulatedProvider.make({ logLimit: 3 })
-    llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
-    return Effect.gen(function*() {
-      const ids = () => llm.log.map((entry) => entry.id)
-      yield* askText("1")
-      expect(ids()).toEqual(["inv_1"])
-      const held = llm.log
-      for (let i = 2; i <= 8; i++) yield* askText(String(i))
-      expect(ids()).toEqual(["inv_6", "inv_7", "inv_8"])
-      expect(held.map((entry) => entry.id)).toEqual(["inv_1"])
-      yield* askText("9")
-      expect(ids()).toEqual(["inv_7", "inv_8", "inv_9"])
-      expect(llm.callCount).toBe(9)
-      llm.reset()
-      expect(llm.log).toEqual([])
+  it.effect(
+    "the log wraps as a ring: the latest logLimit entries, oldest first, across several wraps and after reset",
+    () => {
+      const llm = SimulatedProvider.make({ logLimit: 3 })
       llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
-      yield* askText("again")
-      expect(ids()).toEqual(["inv_1"])
-    }).pipe(withNetwork(llm))
-  })
+      return Effect.gen(function* () {
+        const ids = () => llm.log.map((entry) => entry.id)
+        yield* askText("1")
+        expect(ids()).toEqual(["inv_1"])
+        const held = llm.log
+        for (let i = 2; i <= 8; i++) yield* askText(String(i))
+        expect(ids()).toEqual(["inv_6", "inv_7", "inv_8"])
+        expect(held.map((entry) => entry.id)).toEqual(["inv_1"])
+        yield* askText("9")
+        expect(ids()).toEqual(["inv_7", "inv_8", "inv_9"])
+        expect(llm.callCount).toBe(9)
+        llm.reset()
+        expect(llm.log).toEqual([])
+        llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
+        yield* askText("again")
+        expect(ids()).toEqual(["inv_1"])
+      }).pipe(withNetwork(llm))
+    }
+  )
 
   it.effect("a call after a finished script is offered to the rules and does not use up the next script", () => {
     const llm = SimulatedProvider.make()
     llm.enqueue({ steps: [[{ type: "tool_call", name: "lookup", input: { q: "x" } }]] })
     llm.enqueue({ steps: [[{ type: "text", content: "next turn" }]] })
     llm.rule({ toolResult: true }, { type: "respond", steps: [[{ type: "text", content: "from the rule" }]] })
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const first = JSON.parse((yield* askRounds("look it up", 0)).text)
       expect(first.choices[0].finish_reason).toBe("tool_calls")
       const second = yield* askRounds("look it up", 1)
@@ -181,60 +206,82 @@ describe("SimulatedProvider's script queue", () => {
       expect(llm.queued).toBe(1)
       const third = JSON.parse((yield* askRounds("next", 0)).text)
       expect(third.choices[0].message.content).toBe("next turn")
-      expect(llm.log.map((entry) => [entry.source, entry.step])).toEqual([["script", 0], ["rule", 0], ["script", 0]])
+      expect(llm.log.map((entry) => [entry.source, entry.step])).toEqual([
+        ["script", 0],
+        ["rule", 0],
+        ["script", 0]
+      ])
     }).pipe(withNetwork(llm))
   })
 
-  it.effect("a script whose last step calls a tool hands on: the next round, when no rule takes it, starts the next queued script", () => {
-    const llm = SimulatedProvider.make()
-    llm.enqueue({ steps: [[{ type: "tool_call", name: "transfer_to_billing", input: {} }]] })
-    llm.enqueue({ steps: [[{ type: "tool_call", name: "lookup", input: { q: "invoice" } }], [{ type: "text", content: "billing: paid" }]] })
-    llm.enqueue({ steps: [[{ type: "text", content: "next turn" }]] })
-    return Effect.gen(function*() {
-      const handoff = JSON.parse((yield* askRounds("my invoice?", 0)).text)
-      expect(handoff.choices[0].message.tool_calls[0].function.name).toBe("transfer_to_billing")
-      // Round 1 starts the second script at its step 0; round 2 is its step 1.
-      const lookup = JSON.parse((yield* askRounds("my invoice?", 1)).text)
-      expect(lookup.choices[0].message.tool_calls[0].function.name).toBe("lookup")
-      expect(llm.state.scripts).toMatchObject({ startRound: 1, consumed: 2 })
-      const answer = JSON.parse((yield* askRounds("my invoice?", 2)).text)
-      expect(answer.choices[0].message.content).toBe("billing: paid")
-      expect(llm.log.map((entry) => [entry.source, entry.step])).toEqual([["script", 0], ["script", 0], ["script", 1]])
-      // The last script ended with text: a further round hands nothing on, and the refusal says what waits.
-      const refused = yield* askRounds("my invoice?", 3)
-      expect(refused.status).toBe(422)
-      expect(JSON.parse(refused.text).error.message).toContain("1 LLM script(s) queued, but none takes this call")
-      expect(llm.queued).toBe(1)
-    }).pipe(withNetwork(llm))
-  })
-
-  it.effect("a call past the script's last step goes to the rules; without rules it is NoScriptQueued naming the script", () => {
-    const script = {
-      steps: [[{ type: "tool_call" as const, name: "lookup", input: {} }], [{ type: "text" as const, content: "done" }]]
+  it.effect(
+    "a script whose last step calls a tool hands on: the next round, when no rule takes it, starts the next queued script",
+    () => {
+      const llm = SimulatedProvider.make()
+      llm.enqueue({ steps: [[{ type: "tool_call", name: "transfer_to_billing", input: {} }]] })
+      llm.enqueue({
+        steps: [
+          [{ type: "tool_call", name: "lookup", input: { q: "invoice" } }],
+          [{ type: "text", content: "billing: paid" }]
+        ]
+      })
+      llm.enqueue({ steps: [[{ type: "text", content: "next turn" }]] })
+      return Effect.gen(function* () {
+        const handoff = JSON.parse((yield* askRounds("my invoice?", 0)).text)
+        expect(handoff.choices[0].message.tool_calls[0].function.name).toBe("transfer_to_billing")
+        // Round 1 starts the second script at its step 0; round 2 is its step 1.
+        const lookup = JSON.parse((yield* askRounds("my invoice?", 1)).text)
+        expect(lookup.choices[0].message.tool_calls[0].function.name).toBe("lookup")
+        expect(llm.state.scripts).toMatchObject({ startRound: 1, consumed: 2 })
+        const answer = JSON.parse((yield* askRounds("my invoice?", 2)).text)
+        expect(answer.choices[0].message.content).toBe("billing: paid")
+        expect(llm.log.map((entry) => [entry.source, entry.step])).toEqual([
+          ["script", 0],
+          ["script", 0],
+          ["script", 1]
+        ])
+        // The last script ended with text: a further round hands nothing on, and the refusal says what waits.
+        const refused = yield* askRounds("my invoice?", 3)
+        expect(refused.status).toBe(422)
+        expect(JSON.parse(refused.text).error.message).toContain("1 LLM script(s) queued, but none takes this call")
+        expect(llm.queued).toBe(1)
+      }).pipe(withNetwork(llm))
     }
-    const withRule = SimulatedProvider.make()
-    withRule.enqueue(script)
-    withRule.rule("any", { type: "respond", steps: [[{ type: "text", content: "from the rule" }]] })
-    const withoutRule = SimulatedProvider.make()
-    withoutRule.enqueue(script)
-    return Effect.gen(function*() {
-      yield* askRounds("go", 0).pipe(withNetwork(withRule))
-      const ruled = yield* askRounds("go", 2).pipe(withNetwork(withRule))
-      expect(JSON.parse(ruled.text).choices[0].message.content).toBe("from the rule")
+  )
 
-      yield* askRounds("go", 0).pipe(withNetwork(withoutRule))
-      const refused = yield* askRounds("go", 2).pipe(withNetwork(withoutRule))
-      expect(refused.status).toBe(422)
-      const error = JSON.parse(refused.text).error
-      expect(error.code).toBe("NoScriptQueued")
-      expect(error.message).toContain("has 2 step(s) but this call follows 2 tool-result round(s)")
-    })
-  })
+  it.effect(
+    "a call past the script's last step goes to the rules; without rules it is NoScriptQueued naming the script",
+    () => {
+      const script = {
+        steps: [
+          [{ type: "tool_call" as const, name: "lookup", input: {} }],
+          [{ type: "text" as const, content: "done" }]
+        ]
+      }
+      const withRule = SimulatedProvider.make()
+      withRule.enqueue(script)
+      withRule.rule("any", { type: "respond", steps: [[{ type: "text", content: "from the rule" }]] })
+      const withoutRule = SimulatedProvider.make()
+      withoutRule.enqueue(script)
+      return Effect.gen(function* () {
+        yield* askRounds("go", 0).pipe(withNetwork(withRule))
+        const ruled = yield* askRounds("go", 2).pipe(withNetwork(withRule))
+        expect(JSON.parse(ruled.text).choices[0].message.content).toBe("from the rule")
+
+        yield* askRounds("go", 0).pipe(withNetwork(withoutRule))
+        const refused = yield* askRounds("go", 2).pipe(withNetwork(withoutRule))
+        expect(refused.status).toBe(422)
+        const error = JSON.parse(refused.text).error
+        expect(error.code).toBe("NoScriptQueued")
+        expect(error.message).toContain("has 2 step(s) but this call follows 2 tool-result round(s)")
+      })
+    }
+  )
 
   it.effect("a body that is not a chat request is a 400, logged and counted in call order", () => {
     const llm = SimulatedProvider.make()
     llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "ok" }]] })
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const bad = yield* HttpClient.execute(
         HttpClientRequest.post(url).pipe(HttpClientRequest.bodyJsonUnsafe({ model: "gpt-4o", messages: "hello" }))
       )
@@ -246,7 +293,11 @@ describe("SimulatedProvider's script queue", () => {
         ["inv_1", "invalid-request", 400],
         ["inv_2", "answer", undefined]
       ])
-      expect(llm.log[0]).toMatchObject({ model: "gpt-4o", source: "none", body: { model: "gpt-4o", messages: "hello" } })
+      expect(llm.log[0]).toMatchObject({
+        model: "gpt-4o",
+        source: "none",
+        body: { model: "gpt-4o", messages: "hello" }
+      })
       expect(llm.countFor({ model: "gpt-4o", messages: "hello" })).toBe(1)
     }).pipe(withNetwork(llm))
   })
@@ -270,7 +321,7 @@ describe("SimulatedProvider's script queue", () => {
 describe("SimulatedProvider driven invocations", () => {
   it.effect("an attached driver is told of each request and feeds it: deltas, a tool call, finish with usage", () => {
     const llm = SimulatedProvider.make()
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const requests = yield* llm.attach
       const fiber = yield* Effect.forkChild(askText("drive me", { stream: true }))
       const notice = yield* Queue.take(requests)
@@ -313,23 +364,32 @@ describe("SimulatedProvider driven invocations", () => {
     }).pipe(withNetwork(llm))
   })
 
-  it.effect("a drive rule hands matching requests to in-process driver calls; a non-streamed call gets one completion", () => {
-    const llm = SimulatedProvider.make()
-    llm.rule({ model: "gpt-4o" }, { type: "drive" })
-    return Effect.gen(function*() {
-      const fiber = yield* Effect.forkChild(askText("whole"))
-      yield* settle(() => llm.pending.length === 1)
-      yield* llm.chunk({ id: "inv_1", items: [{ type: "textDelta", text: "All " }, { type: "textDelta", text: "at once." }] })
-      yield* llm.finish({ id: "inv_1", reason: "stop" })
-      const completion = JSON.parse((yield* Fiber.join(fiber)).text)
-      expect(completion.choices[0]).toMatchObject({ message: { content: "All at once." }, finish_reason: "stop" })
-    }).pipe(withNetwork(llm))
-  })
+  it.effect(
+    "a drive rule hands matching requests to in-process driver calls; a non-streamed call gets one completion",
+    () => {
+      const llm = SimulatedProvider.make()
+      llm.rule({ model: "gpt-4o" }, { type: "drive" })
+      return Effect.gen(function* () {
+        const fiber = yield* Effect.forkChild(askText("whole"))
+        yield* settle(() => llm.pending.length === 1)
+        yield* llm.chunk({
+          id: "inv_1",
+          items: [
+            { type: "textDelta", text: "All " },
+            { type: "textDelta", text: "at once." }
+          ]
+        })
+        yield* llm.finish({ id: "inv_1", reason: "stop" })
+        const completion = JSON.parse((yield* Fiber.join(fiber)).text)
+        expect(completion.choices[0]).toMatchObject({ message: { content: "All at once." }, finish_reason: "stop" })
+      }).pipe(withNetwork(llm))
+    }
+  )
 
   it.effect("fail is an HTTP status before any chunk and an error event after", () => {
     const llm = SimulatedProvider.make()
     llm.rule("any", { type: "drive" })
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const before = yield* Effect.forkChild(askText("a", { stream: true }))
       yield* settle(() => llm.pending.length === 1)
       yield* llm.fail({ id: "inv_1", status: 503 })
@@ -351,7 +411,7 @@ describe("SimulatedProvider driven invocations", () => {
   it.effect("disconnect is a transport failure before the response starts and a body reset after", () => {
     const llm = SimulatedProvider.make()
     llm.rule("any", { type: "drive" })
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const before = yield* Effect.forkChild(askText("a", { stream: true }))
       yield* settle(() => llm.pending.length === 1)
       yield* llm.disconnect({ id: "inv_1" })
@@ -362,7 +422,7 @@ describe("SimulatedProvider driven invocations", () => {
 
       const after = yield* Effect.forkChild(askText("b", { stream: true }))
       yield* settle(() => llm.pending.length === 1)
-      yield* llm.chunk({ id: "inv_2", items: [{ type: "raw", data: "data: {\"not\": \"a chunk\"}\n\n" }] })
+      yield* llm.chunk({ id: "inv_2", items: [{ type: "raw", data: 'data: {"not": "a chunk"}\n\n' }] })
       yield* llm.disconnect({ id: "inv_2" })
       const late = yield* Effect.flip(Fiber.join(after))
       expect(late._tag).toBe("HttpClientError")
@@ -371,23 +431,26 @@ describe("SimulatedProvider driven invocations", () => {
     }).pipe(withNetwork(llm))
   })
 
-  it.effect("interrupting the request removes the invocation; later driver commands fail with InvocationNotPending", () => {
-    const llm = SimulatedProvider.make()
-    llm.rule("any", { type: "drive" })
-    return Effect.gen(function*() {
-      const fiber = yield* Effect.forkChild(askText("bye", { stream: true }))
-      yield* settle(() => llm.pending.length === 1)
-      yield* Fiber.interrupt(fiber)
-      expect(llm.pending).toEqual([])
-      const error = yield* Effect.flip(llm.finish({ id: "inv_1" }))
-      expect(error._tag).toBe("InvocationNotPending")
-    }).pipe(withNetwork(llm))
-  })
+  it.effect(
+    "interrupting the request removes the invocation; later driver commands fail with InvocationNotPending",
+    () => {
+      const llm = SimulatedProvider.make()
+      llm.rule("any", { type: "drive" })
+      return Effect.gen(function* () {
+        const fiber = yield* Effect.forkChild(askText("bye", { stream: true }))
+        yield* settle(() => llm.pending.length === 1)
+        yield* Fiber.interrupt(fiber)
+        expect(llm.pending).toEqual([])
+        const error = yield* Effect.flip(llm.finish({ id: "inv_1" }))
+        expect(error._tag).toBe("InvocationNotPending")
+      }).pipe(withNetwork(llm))
+    }
+  )
 
   it.effect("a client abort through fetch removes the invocation, before and after the response started", () => {
     const llm = SimulatedProvider.make()
     llm.rule("any", { type: "drive" })
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const network = yield* SimulationNetwork
       const post = (signal: AbortSignal) =>
         network.fetch(url, {
@@ -420,7 +483,7 @@ describe("SimulatedProvider driven invocations", () => {
   it.effect("the abort listener of a driven stream is removed when the response completes", () => {
     const llm = SimulatedProvider.make()
     llm.rule("any", { type: "drive" })
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const network = yield* SimulationNetwork
       const controller = new AbortController()
       const started = network.fetch(url, {
@@ -440,9 +503,9 @@ describe("SimulatedProvider driven invocations", () => {
 
   it.effect("when the last driver detaches, the invocations opened for drivers are disconnected", () => {
     const llm = SimulatedProvider.make()
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const fiber = yield* Effect.scoped(
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const requests = yield* llm.attach
           const fiber = yield* Effect.forkDetach(askText("orphan", { stream: true }))
           yield* Queue.take(requests)

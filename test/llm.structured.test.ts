@@ -15,20 +15,39 @@ import { describe, expect, it } from "vitest"
 
 const SCHEMA = {
   type: "object",
-  properties: { complexity_reasoning: { type: "string" }, complexity_score: { type: "integer", minimum: 1, maximum: 100 }, tags: { type: "array", items: { type: "string" } } },
+  properties: {
+    complexity_reasoning: { type: "string" },
+    complexity_score: { type: "integer", minimum: 1, maximum: 100 },
+    tags: { type: "array", items: { type: "string" } }
+  },
   required: ["complexity_reasoning", "complexity_score"],
   additionalProperties: false
 }
-const GEMINI_SCHEMA = { type: "OBJECT", properties: { complexity_reasoning: { type: "STRING" }, complexity_score: { type: "INTEGER" } }, required: ["complexity_reasoning", "complexity_score"] }
+const GEMINI_SCHEMA = {
+  type: "OBJECT",
+  properties: { complexity_reasoning: { type: "STRING" }, complexity_score: { type: "INTEGER" } },
+  required: ["complexity_reasoning", "complexity_score"]
+}
 const validate = new Ajv({ strict: false }).compile(SCHEMA)
 
 const start = () =>
   SimulationNetwork.start({
     routes: [...Routes.openai(), ...Routes.anthropic(), ...Routes.gemini()],
     llmRules: [
-      { id: "given", match: { structured: true, lastUserMessage: "given" }, behaviour: { type: "respond", steps: [[{ type: "json", value: { complexity_reasoning: "simple", complexity_score: 10 } }]] } },
+      {
+        id: "given",
+        match: { structured: true, lastUserMessage: "given" },
+        behaviour: {
+          type: "respond",
+          steps: [[{ type: "json", value: { complexity_reasoning: "simple", complexity_score: 10 } }]]
+        }
+      },
       { id: "router", match: { structured: true }, behaviour: { type: "respond", steps: [[{ type: "json" }]] } },
-      { id: "chat", match: { structured: false }, behaviour: { type: "respond", steps: [[{ type: "text", content: "free text" }]] } }
+      {
+        id: "chat",
+        match: { structured: false },
+        behaviour: { type: "respond", steps: [[{ type: "text", content: "free text" }]] }
+      }
     ]
   })
 
@@ -39,7 +58,14 @@ const ask = {
     const answer = await client.chat.completions.create({
       model: "gpt-4o",
       messages: [{ role: "user", content: message }],
-      ...(schema === undefined ? {} : { response_format: { type: "json_schema", json_schema: { name: "route", schema: schema as Record<string, unknown> } } })
+      ...(schema === undefined
+        ? {}
+        : {
+            response_format: {
+              type: "json_schema",
+              json_schema: { name: "route", schema: schema as Record<string, unknown> }
+            }
+          })
     })
     return answer.choices[0]!.message.content ?? ""
   },
@@ -48,7 +74,9 @@ const ask = {
     const answer = await client.responses.create({
       model: "gpt-4o",
       input: message,
-      ...(schema === undefined ? {} : { text: { format: { type: "json_schema", name: "route", schema: schema as Record<string, unknown> } } })
+      ...(schema === undefined
+        ? {}
+        : { text: { format: { type: "json_schema", name: "route", schema: schema as Record<string, unknown> } } })
     })
     return answer.output_text
   },
@@ -58,7 +86,9 @@ const ask = {
       model: "claude-opus-5-5",
       max_tokens: 256,
       messages: [{ role: "user", content: message }],
-      ...(schema === undefined ? {} : { output_config: { format: { type: "json_schema", schema: schema as Record<string, unknown> } } })
+      ...(schema === undefined
+        ? {}
+        : { output_config: { format: { type: "json_schema", schema: schema as Record<string, unknown> } } })
     })
     return answer.content.map((block) => (block.type === "text" ? block.text : "")).join("")
   },
@@ -79,7 +109,10 @@ describe.each(Object.entries(ask))("%s: structured output", (_api, call) => {
     const generated = await call(one, "route this", SCHEMA)
     expect(validate(JSON.parse(generated)), JSON.stringify(validate.errors)).toBe(true)
     expect(await call(two, "route this", SCHEMA)).toBe(generated)
-    expect(JSON.parse(await call(one, "given", SCHEMA))).toEqual({ complexity_reasoning: "simple", complexity_score: 10 })
+    expect(JSON.parse(await call(one, "given", SCHEMA))).toEqual({
+      complexity_reasoning: "simple",
+      complexity_score: 10
+    })
     expect(await call(one, "hello", undefined)).toBe("free text")
     await Promise.all([one.close(), two.close()])
   })
@@ -91,17 +124,49 @@ describe("structured output, Gemini's own spelling and the near miss", () => {
     const value = JSON.parse(await ask.gemini(network, "route this", GEMINI_SCHEMA)) as Record<string, unknown>
     expect(typeof value.complexity_reasoning).toBe("string")
     expect(Number.isInteger(value.complexity_score)).toBe(true)
-    const strict = await SimulationNetwork.start({ routes: Routes.openai(), llmRules: [{ id: "only-json", match: { structured: true }, behaviour: { type: "respond", steps: [[{ type: "json" }]] } }] })
+    const strict = await SimulationNetwork.start({
+      routes: Routes.openai(),
+      llmRules: [
+        { id: "only-json", match: { structured: true }, behaviour: { type: "respond", steps: [[{ type: "json" }]] } }
+      ]
+    })
     const client = new OpenAI({ apiKey: "sk-test", fetch: strict.fetch, maxRetries: 0 })
-    const miss = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }).catch((error: Error) => error)
+    const miss = await client.chat.completions
+      .create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
+      .catch((error: Error) => error)
     expect((miss as Error).message).toContain(`nearest rule "only-json": structured expects true, got false`)
     // A given value that does not fit the requested schema is refused, naming where.
-    const misfit = await SimulationNetwork.start({ routes: Routes.openai(), llmRules: [{ id: "bad", match: { structured: true }, behaviour: { type: "respond", steps: [[{ type: "json", value: { complexity_reasoning: "x", complexity_score: "high" } }]] } }] })
+    const misfit = await SimulationNetwork.start({
+      routes: Routes.openai(),
+      llmRules: [
+        {
+          id: "bad",
+          match: { structured: true },
+          behaviour: {
+            type: "respond",
+            steps: [[{ type: "json", value: { complexity_reasoning: "x", complexity_score: "high" } }]]
+          }
+        }
+      ]
+    })
     const misfitClient = new OpenAI({ apiKey: "sk-test", fetch: misfit.fetch, maxRetries: 0 })
-    const refused = await misfitClient.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }], response_format: { type: "json_schema", json_schema: { name: "route", schema: SCHEMA } } }).then((a) => a.choices[0]!.message.content, (error: Error) => error.message)
+    const refused = await misfitClient.chat.completions
+      .create({
+        model: "gpt-4o",
+        messages: [{ role: "user", content: "hi" }],
+        response_format: { type: "json_schema", json_schema: { name: "route", schema: SCHEMA } }
+      })
+      .then(
+        (a) => a.choices[0]!.message.content,
+        (error: Error) => error.message
+      )
     expect(refused).toMatch(/the json action's value does not fit the schema this call asks for, at .*complexity_score/)
     await misfit.close()
-    const jsonMode = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }], response_format: { type: "json_object" } })
+    const jsonMode = await client.chat.completions.create({
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "hi" }],
+      response_format: { type: "json_object" }
+    })
     expect(jsonMode.choices[0]!.message.content).toBe("{}")
     await Promise.all([network.close(), strict.close()])
   })
@@ -111,14 +176,34 @@ describe("scripted text for a structured call", () => {
   it("is sent as scripted, and flagged in the model log (and the inspector's view) when it is not JSON or does not fit the schema, naming the path", async () => {
     const network = await SimulationNetwork.start({ routes: Routes.openai() })
     network.llm.enqueue({ steps: [[{ type: "text", content: "sure, here you go" }]] })
-    network.llm.enqueue({ steps: [[{ type: "text", content: JSON.stringify({ complexity_reasoning: "x", complexity_score: "high" }) }]] })
-    network.llm.enqueue({ steps: [[{ type: "text", content: JSON.stringify({ complexity_reasoning: "x", complexity_score: 3 }) }]] })
+    network.llm.enqueue({
+      steps: [[{ type: "text", content: JSON.stringify({ complexity_reasoning: "x", complexity_score: "high" }) }]]
+    })
+    network.llm.enqueue({
+      steps: [[{ type: "text", content: JSON.stringify({ complexity_reasoning: "x", complexity_score: 3 }) }]]
+    })
     network.llm.enqueue({ steps: [[{ type: "text", content: "not asked for JSON" }]] })
     const client = new OpenAI({ apiKey: "sk-test", fetch: network.fetch, maxRetries: 0 })
     const format = { type: "json_schema" as const, json_schema: { name: "route", schema: SCHEMA } }
-    expect((await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "a" }], response_format: format })).choices[0]!.message.content).toBe("sure, here you go")
-    await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "b" }], response_format: format })
-    await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "c" }], response_format: format })
+    expect(
+      (
+        await client.chat.completions.create({
+          model: "gpt-4o",
+          messages: [{ role: "user", content: "a" }],
+          response_format: format
+        })
+      ).choices[0]!.message.content
+    ).toBe("sure, here you go")
+    await client.chat.completions.create({
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "b" }],
+      response_format: format
+    })
+    await client.chat.completions.create({
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "c" }],
+      response_format: format
+    })
     await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "d" }] })
     const flags = network.llm.log.map((entry) => entry.structuredMismatch)
     expect(flags[0]).toBe("the scripted text is not JSON, and the call asks for JSON")

@@ -29,23 +29,48 @@ describe("Vertex AI through its official clients", () => {
     const credentials = serviceAccount()
     const restore = await handle.installGlobal()
     try {
-      const claude = new AnthropicVertex({ region: "us-central1", projectId: "my-project", googleAuth: new GoogleAuth({ credentials, scopes: SCOPE }) })
-      const created = await claude.messages.create({ model: "claude-sonnet-4@20250514", max_tokens: 64, messages: [{ role: "user", content: "hi" }] })
+      const claude = new AnthropicVertex({
+        region: "us-central1",
+        projectId: "my-project",
+        googleAuth: new GoogleAuth({ credentials, scopes: SCOPE })
+      })
+      const created = await claude.messages.create({
+        model: "claude-sonnet-4@20250514",
+        max_tokens: 64,
+        messages: [{ role: "user", content: "hi" }]
+      })
       expect(created.content).toEqual([{ type: "text", text: "From Vertex." }])
       const deltas: Array<string> = []
-      const stream = claude.messages.stream({ model: "claude-sonnet-4@20250514", max_tokens: 64, messages: [{ role: "user", content: "hi" }] })
+      const stream = claude.messages.stream({
+        model: "claude-sonnet-4@20250514",
+        max_tokens: 64,
+        messages: [{ role: "user", content: "hi" }]
+      })
       stream.on("text", (delta) => deltas.push(delta))
       expect((await stream.finalMessage()).content).toEqual([{ type: "text", text: "From Vertex." }])
       expect(deltas.join("")).toBe("From Vertex.")
 
-      const gemini = new GoogleGenAI({ vertexai: true, project: "my-project", location: "us-central1", googleAuthOptions: { credentials, scopes: SCOPE } })
-      expect((await gemini.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" })).text).toBe("From Vertex.")
+      const gemini = new GoogleGenAI({
+        vertexai: true,
+        project: "my-project",
+        location: "us-central1",
+        googleAuthOptions: { credentials, scopes: SCOPE }
+      })
+      expect((await gemini.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" })).text).toBe(
+        "From Vertex."
+      )
       let text = ""
-      for await (const chunk of await gemini.models.generateContentStream({ model: "gemini-2.5-flash", contents: "hi" })) text += chunk.text ?? ""
+      for await (const chunk of await gemini.models.generateContentStream({
+        model: "gemini-2.5-flash",
+        contents: "hi"
+      }))
+        text += chunk.text ?? ""
       expect(text).toBe("From Vertex.")
 
       const express = new GoogleGenAI({ vertexai: true, apiKey: "vertex-express-key" })
-      expect((await express.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" })).text).toBe("From Vertex.")
+      expect((await express.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" })).text).toBe(
+        "From Vertex."
+      )
     } finally {
       await restore()
     }
@@ -59,7 +84,9 @@ describe("Vertex AI through its official clients", () => {
     const log = handle.log()
     const urls = log.map((record) => record.url)
     expect(urls).toContain("https://oauth2.googleapis.com/token")
-    expect(urls).toContain("https://us-central1-aiplatform.googleapis.com/v1/projects/my-project/locations/us-central1/publishers/anthropic/models/claude-sonnet-4@20250514:streamRawPredict")
+    expect(urls).toContain(
+      "https://us-central1-aiplatform.googleapis.com/v1/projects/my-project/locations/us-central1/publishers/anthropic/models/claude-sonnet-4@20250514:streamRawPredict"
+    )
     expect(urls.some((url) => url.startsWith("https://aiplatform.googleapis.com/"))).toBe(true)
     const shown = JSON.stringify(log)
     expect(shown).toContain("assertion=<redacted>")

@@ -37,14 +37,20 @@ describe("list_tools on every API", () => {
     const responses = await openai.responses.create({
       model: "gpt-4o",
       input: "tools?",
-      tools: [{ type: "function", name: "read_file", parameters: schema, strict: false }, { type: "function", name: "grep", parameters: schema, strict: false }]
+      tools: [
+        { type: "function", name: "read_file", parameters: schema, strict: false },
+        { type: "function", name: "grep", parameters: schema, strict: false }
+      ]
     })
     expect(responses.output_text).toBe("read_file\ngrep")
     const claude = await anthropic.messages.create({
       model: "claude-sonnet-4-6",
       max_tokens: 10,
       messages: [{ role: "user", content: "tools?" }],
-      tools: [{ name: "bash", input_schema: schema }, { name: "edit", input_schema: schema }]
+      tools: [
+        { name: "bash", input_schema: schema },
+        { name: "edit", input_schema: schema }
+      ]
     })
     expect(claude.content).toEqual([{ type: "text", text: "bash\nedit" }])
     const google = await gemini.models.generateContent({
@@ -64,7 +70,9 @@ describe("finish unknown on every API", () => {
     for (let i = 0; i < 3; i++) handle.llm.enqueue(cut)
     const responses = await openai.responses.create({ model: "gpt-4o", input: "a" })
     expect([responses.status, responses.incomplete_details]).toEqual(["incomplete", { reason: "unknown" }])
-    const claude = await anthropic.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 10, messages: [{ role: "user", content: "a" }] }).finalMessage()
+    const claude = await anthropic.messages
+      .stream({ model: "claude-sonnet-4-6", max_tokens: 10, messages: [{ role: "user", content: "a" }] })
+      .finalMessage()
     expect(claude.stop_reason).toBeNull()
     const google = await gemini.models.generateContent({ model: "gemini-2.5-flash", contents: "a" })
     expect(google.candidates?.[0].finishReason).toBe("FINISH_REASON_UNSPECIFIED")
@@ -91,26 +99,35 @@ describe("driver notices and raw chunks on every API", () => {
   it("llm.request and llm.pending name the API a call came through", async () => {
     const handle = await start()
     const { openai, anthropic, gemini } = clients(handle)
-    const apis = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const notices = yield* handle.llm.attach
-      const seen: Array<string> = []
-      const calls: ReadonlyArray<() => Promise<unknown>> = [
-        () => openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "q" }] }),
-        () => openai.responses.create({ model: "gpt-4o", input: "q" }),
-        () => anthropic.messages.create({ model: "claude-sonnet-4-6", max_tokens: 10, messages: [{ role: "user", content: "q" }] }),
-        () => gemini.models.generateContent({ model: "gemini-2.5-flash", contents: "q" })
-      ]
-      for (const call of calls) {
-        const answered = call()
-        const notice = yield* Queue.take(notices)
-        expect(handle.llm.pending.map((pending) => pending.api)).toEqual([notice.api])
-        seen.push(notice.api)
-        yield* handle.llm.chunk({ id: notice.id, items: [{ type: "textDelta", text: "ok" }] })
-        yield* handle.llm.finish({ id: notice.id })
-        yield* Effect.promise(() => answered)
-      }
-      return seen
-    })))
+    const apis = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const notices = yield* handle.llm.attach
+          const seen: Array<string> = []
+          const calls: ReadonlyArray<() => Promise<unknown>> = [
+            () => openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "q" }] }),
+            () => openai.responses.create({ model: "gpt-4o", input: "q" }),
+            () =>
+              anthropic.messages.create({
+                model: "claude-sonnet-4-6",
+                max_tokens: 10,
+                messages: [{ role: "user", content: "q" }]
+              }),
+            () => gemini.models.generateContent({ model: "gemini-2.5-flash", contents: "q" })
+          ]
+          for (const call of calls) {
+            const answered = call()
+            const notice = yield* Queue.take(notices)
+            expect(handle.llm.pending.map((pending) => pending.api)).toEqual([notice.api])
+            seen.push(notice.api)
+            yield* handle.llm.chunk({ id: notice.id, items: [{ type: "textDelta", text: "ok" }] })
+            yield* handle.llm.finish({ id: notice.id })
+            yield* Effect.promise(() => answered)
+          }
+          return seen
+        })
+      )
+    )
     expect(apis).toEqual(["openai.chat", "openai.responses", "anthropic.messages", "gemini"])
   })
 
@@ -120,10 +137,15 @@ describe("driver notices and raw chunks on every API", () => {
     const { openai, anthropic, gemini } = clients(handle)
 
     const [claude] = await Promise.all([
-      anthropic.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 10, messages: [{ role: "user", content: "q" }] }).finalMessage(),
+      anthropic.messages
+        .stream({ model: "claude-sonnet-4-6", max_tokens: 10, messages: [{ role: "user", content: "q" }] })
+        .finalMessage(),
       feed(handle, [
         { type: "textDelta", text: "cooked" },
-        { type: "raw", chunk: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: " and raw" } } }
+        {
+          type: "raw",
+          chunk: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: " and raw" } }
+        }
       ])
     ])
     expect(claude.content).toEqual([{ type: "text", text: "cooked and raw" }])
@@ -132,18 +154,31 @@ describe("driver notices and raw chunks on every API", () => {
     const [chunks] = await Promise.all([
       (async () => {
         const out: Array<string> = []
-        for await (const chunk of await gemini.models.generateContentStream({ model: "gemini-2.5-flash", contents: "q" })) out.push(chunk.text ?? "")
+        for await (const chunk of await gemini.models.generateContentStream({
+          model: "gemini-2.5-flash",
+          contents: "q"
+        }))
+          out.push(chunk.text ?? "")
         return out
       })(),
       feed(handle, [{ type: "raw", chunk: geminiChunk }])
     ])
     expect(chunks.join("")).toBe("raw gemini")
 
-    const delta = { type: "response.output_text.delta", item_id: "msg_raw", output_index: 0, content_index: 0, delta: "raw", logprobs: [], sequence_number: 99 }
+    const delta = {
+      type: "response.output_text.delta",
+      item_id: "msg_raw",
+      output_index: 0,
+      content_index: 0,
+      delta: "raw",
+      logprobs: [],
+      sequence_number: 99
+    }
     const [events] = await Promise.all([
       (async () => {
         const out: Array<unknown> = []
-        for await (const event of await openai.responses.create({ model: "gpt-4o", input: "q", stream: true })) out.push(event)
+        for await (const event of await openai.responses.create({ model: "gpt-4o", input: "q", stream: true }))
+          out.push(event)
         return out
       })(),
       feed(handle, [{ type: "raw", chunk: delta }])

@@ -16,28 +16,57 @@ const clients = (handle: NetworkHandle) => ({
 /** One streamed request per API and an embeddings request, as raw bytes. */
 const rawCalls = async (handle: NetworkHandle): Promise<Array<string>> => {
   const post = async (url: string, body: unknown) => {
-    const response = await handle.fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+    const response = await handle.fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
     return `${response.status} ${response.headers.get("content-type")}\n${await response.text()}`
   }
   const user = "What is the weather?"
   return [
-    await post("https://api.openai.com/v1/chat/completions", { model: "gpt-4o", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: user }] }),
-    await post("https://api.openai.com/v1/chat/completions", { model: "gpt-4o", messages: [{ role: "user", content: user }] }),
+    await post("https://api.openai.com/v1/chat/completions", {
+      model: "gpt-4o",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: "user", content: user }]
+    }),
+    await post("https://api.openai.com/v1/chat/completions", {
+      model: "gpt-4o",
+      messages: [{ role: "user", content: user }]
+    }),
     await post("https://api.openai.com/v1/responses", { model: "gpt-4o", stream: true, input: user }),
     await post("https://api.openai.com/v1/responses", { model: "gpt-4o", input: user }),
-    await post("https://api.anthropic.com/v1/messages", { model: "claude-sonnet-4-6", max_tokens: 100, stream: true, messages: [{ role: "user", content: user }] }),
-    await post("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", { contents: [{ parts: [{ text: user }] }] }),
-    await post("https://api.openai.com/v1/embeddings", { model: "text-embedding-3-small", input: user, encoding_format: "base64" }),
-    await post("https://generativelanguage.googleapis.com/v1beta/models/gemini-embedding-001:embedContent", { content: { parts: [{ text: user }] }, outputDimensionality: 8 })
+    await post("https://api.anthropic.com/v1/messages", {
+      model: "claude-sonnet-4-6",
+      max_tokens: 100,
+      stream: true,
+      messages: [{ role: "user", content: user }]
+    }),
+    await post(
+      "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+      { contents: [{ parts: [{ text: user }] }] }
+    ),
+    await post("https://api.openai.com/v1/embeddings", {
+      model: "text-embedding-3-small",
+      input: user,
+      encoding_format: "base64"
+    }),
+    await post("https://generativelanguage.googleapis.com/v1beta/models/gemini-embedding-001:embedContent", {
+      content: { parts: [{ text: user }] },
+      outputDimensionality: 8
+    })
   ]
 }
 
 const script: LlmScript = {
-  steps: [[
-    { type: "thinking", content: "Weather needs a lookup." },
-    { type: "text", content: "Let me look." },
-    { type: "tool_call", name: "get_weather", input: { city: "Paris" } }
-  ]]
+  steps: [
+    [
+      { type: "thinking", content: "Weather needs a lookup." },
+      { type: "text", content: "Let me look." },
+      { type: "tool_call", name: "get_weather", input: { city: "Paris" } }
+    ]
+  ]
 }
 
 describe("one script answers on every model API", () => {
@@ -48,7 +77,11 @@ describe("one script answers on every model API", () => {
     for (let i = 0; i < 4; i++) handle.llm.enqueue(answer)
     const chat = await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "q" }] })
     const responses = await openai.responses.create({ model: "gpt-4o", input: "q" })
-    const claude = await anthropic.messages.create({ model: "claude-sonnet-4-6", max_tokens: 10, messages: [{ role: "user", content: "q" }] })
+    const claude = await anthropic.messages.create({
+      model: "claude-sonnet-4-6",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "q" }]
+    })
     const google = await gemini.models.generateContent({ model: "gemini-2.5-flash", contents: "q" })
     expect([
       chat.choices[0].message.content,
@@ -56,7 +89,12 @@ describe("one script answers on every model API", () => {
       claude.content[0].type === "text" ? claude.content[0].text : "",
       google.text
     ]).toEqual(Array(4).fill("Same answer everywhere."))
-    expect(handle.llm.log.map((entry) => entry.api)).toEqual(["openai.chat", "openai.responses", "anthropic.messages", "gemini"])
+    expect(handle.llm.log.map((entry) => entry.api)).toEqual([
+      "openai.chat",
+      "openai.responses",
+      "anthropic.messages",
+      "gemini"
+    ])
     expect(handle.llm.log.map((entry) => entry.source)).toEqual(["script", "script", "script", "script"])
   })
 
@@ -68,37 +106,60 @@ describe("one script answers on every model API", () => {
     const feed = async () => {
       while (llm.pending.length === 0) await new Promise((resolve) => setImmediate(resolve))
       const id = llm.pending[0].id
-      await Effect.runPromise(llm.chunk({ id, items: [{ type: "textDelta", text: "Driven" }, { type: "textDelta", text: " answer" }] }))
+      await Effect.runPromise(
+        llm.chunk({
+          id,
+          items: [
+            { type: "textDelta", text: "Driven" },
+            { type: "textDelta", text: " answer" }
+          ]
+        })
+      )
       await Effect.runPromise(llm.chunk({ id, items: [{ type: "toolCall", name: "lookup", input: { q: 1 } }] }))
       await Effect.runPromise(llm.finish({ id }))
     }
     const [claude] = await Promise.all([
-      anthropic.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 10, messages: [{ role: "user", content: "q" }] }).finalMessage(),
+      anthropic.messages
+        .stream({ model: "claude-sonnet-4-6", max_tokens: 10, messages: [{ role: "user", content: "q" }] })
+        .finalMessage(),
       feed()
     ])
-    expect(claude.content).toEqual([{ type: "text", text: "Driven answer" }, { type: "tool_use", id: expect.stringMatching(/^toolu_01[0-9A-Za-z]{22}$/), name: "lookup", input: { q: 1 } }])
+    expect(claude.content).toEqual([
+      { type: "text", text: "Driven answer" },
+      { type: "tool_use", id: expect.stringMatching(/^toolu_01[0-9A-Za-z]{22}$/), name: "lookup", input: { q: 1 } }
+    ])
     expect(claude.stop_reason).toBe("tool_use")
     const [chunks] = await Promise.all([
       (async () => {
         const out = []
-        for await (const chunk of await gemini.models.generateContentStream({ model: "gemini-2.5-flash", contents: "q" })) out.push(chunk)
+        for await (const chunk of await gemini.models.generateContentStream({
+          model: "gemini-2.5-flash",
+          contents: "q"
+        }))
+          out.push(chunk)
         return out
       })(),
       feed()
     ])
-    expect(chunks.map((chunk) => (chunk.functionCalls === undefined ? chunk.text ?? "" : "")).join("")).toBe("Driven answer")
+    expect(chunks.map((chunk) => (chunk.functionCalls === undefined ? (chunk.text ?? "") : "")).join("")).toBe(
+      "Driven answer"
+    )
     expect(chunks.flatMap((chunk) => chunk.functionCalls ?? []).map((call) => call.args)).toEqual([{ q: 1 }])
     const [events] = await Promise.all([
       (async () => {
         const out = []
-        for await (const event of await openai.responses.create({ model: "gpt-4o", input: "q", stream: true })) out.push(event)
+        for await (const event of await openai.responses.create({ model: "gpt-4o", input: "q", stream: true }))
+          out.push(event)
         return out
       })(),
       feed()
     ])
     const completed = events.at(-1)
     expect(completed?.type).toBe("response.completed")
-    expect(completed?.type === "response.completed" && completed.response.output.map((item) => item.type)).toEqual(["message", "function_call"])
+    expect(completed?.type === "response.completed" && completed.response.output.map((item) => item.type)).toEqual([
+      "message",
+      "function_call"
+    ])
   })
 })
 
@@ -110,14 +171,19 @@ describe("refusals and read shapes on every API", () => {
     const responses = await openai.responses.create({ model: "gpt-4o", input: "q" }).catch((e) => e)
     expect(responses.status).toBe(422)
     expect(responses.error).toMatchObject({ type: "simnet_error", code: "NoScriptQueued" })
-    const claude = await anthropic.messages.create({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "q" }] }).catch((e) => e)
+    const claude = await anthropic.messages
+      .create({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "q" }] })
+      .catch((e) => e)
     expect(claude.status).toBe(422)
     expect(claude.error.error.type).toBe("invalid_request_error")
     expect(claude.error.error.message).toContain("no LLM script queued")
-    const gemini = await handle.fetch("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent", {
-      method: "POST",
-      body: JSON.stringify({ contents: [{ parts: [{ text: "q" }] }] })
-    })
+    const gemini = await handle.fetch(
+      "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
+      {
+        method: "POST",
+        body: JSON.stringify({ contents: [{ parts: [{ text: "q" }] }] })
+      }
+    )
     expect(gemini.status).toBe(422)
     expect((await gemini.json()).error).toMatchObject({ code: 422, status: "FAILED_PRECONDITION" })
     expect(handle.llm.callCount).toBe(3)
@@ -129,7 +195,9 @@ describe("refusals and read shapes on every API", () => {
     const claude = await post("https://api.anthropic.com/v1/messages")
     expect(claude.status).toBe(400)
     expect((await claude.json()).error.type).toBe("invalid_request_error")
-    const gemini = await post("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent")
+    const gemini = await post(
+      "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
+    )
     expect((await gemini.json()).error.status).toBe("INVALID_ARGUMENT")
     const responses = await post("https://api.openai.com/v1/responses")
     expect(responses.status).toBe(400)
@@ -144,11 +212,26 @@ describe("refusals and read shapes on every API", () => {
 
   it("every streaming API hands over exactly one SSE event per read", async () => {
     const handle = await SimulationNetwork.start({ routes: allRoutes() })
-    handle.llm.rule("any", { type: "respond", steps: [[{ type: "thinking", content: "a b" }, { type: "text", content: "one two three" }, { type: "tool_call", name: "t", input: { long: "x".repeat(40) } }]] })
+    handle.llm.rule("any", {
+      type: "respond",
+      steps: [
+        [
+          { type: "thinking", content: "a b" },
+          { type: "text", content: "one two three" },
+          { type: "tool_call", name: "t", input: { long: "x".repeat(40) } }
+        ]
+      ]
+    })
     const streams = [
       ["https://api.openai.com/v1/responses", { model: "gpt-4o", input: "q", stream: true }],
-      ["https://api.anthropic.com/v1/messages", { model: "m", max_tokens: 5, stream: true, messages: [{ role: "user", content: "q" }] }],
-      ["https://generativelanguage.googleapis.com/v1beta/models/g:streamGenerateContent?alt=sse", { contents: [{ parts: [{ text: "q" }] }] }]
+      [
+        "https://api.anthropic.com/v1/messages",
+        { model: "m", max_tokens: 5, stream: true, messages: [{ role: "user", content: "q" }] }
+      ],
+      [
+        "https://generativelanguage.googleapis.com/v1beta/models/g:streamGenerateContent?alt=sse",
+        { contents: [{ parts: [{ text: "q" }] }] }
+      ]
     ] as const
     for (const [url, body] of streams) {
       const response = await handle.fetch(url, { method: "POST", body: JSON.stringify(body) })
@@ -160,7 +243,8 @@ describe("refusals and read shapes on every API", () => {
         reads.push(new TextDecoder().decode(value))
       }
       expect(reads.length).toBeGreaterThanOrEqual(7)
-      for (const read of reads) expect(read.replace(/\r\n/g, "\n").split("\n\n")).toEqual([expect.stringContaining("data: "), ""])
+      for (const read of reads)
+        expect(read.replace(/\r\n/g, "\n").split("\n\n")).toEqual([expect.stringContaining("data: "), ""])
     }
   })
 })
@@ -191,7 +275,11 @@ describe("fidelity: bytes, log and counts", () => {
     const handle = await SimulationNetwork.start()
     await handle.registerSpec([{ family: "anthropic" }, { family: "gemini", baseUrl: "https://gemini.internal" }])
     handle.llm.rule("any", { type: "respond", steps: [[{ type: "text", content: "from a fixture" }]] })
-    const claude = await clients(handle).anthropic.messages.create({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "q" }] })
+    const claude = await clients(handle).anthropic.messages.create({
+      model: "m",
+      max_tokens: 5,
+      messages: [{ role: "user", content: "q" }]
+    })
     expect(claude.content).toEqual([{ type: "text", text: "from a fixture" }])
     const gemini = await handle.fetch("https://gemini.internal/v1beta/models/g:generateContent", {
       method: "POST",
@@ -203,14 +291,21 @@ describe("fidelity: bytes, log and counts", () => {
   it("the epoch is an option: a network dates answers by the epoch it is given", async () => {
     const handle = await SimulationNetwork.start({ epoch: 1_000, routes: Routes.openai() })
     handle.llm.enqueue({ steps: [[{ type: "text", content: "dated" }]] })
-    const completion = await clients(handle).openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "q" }] })
+    const completion = await clients(handle).openai.chat.completions.create({
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "q" }]
+    })
     expect(completion.created).toBe(1_000)
   })
 
   it("the model's log is immutable to callers: entries and their bodies are deeply frozen", async () => {
     const handle = await SimulationNetwork.start({ routes: Routes.anthropic() })
     handle.llm.enqueue({ steps: [[{ type: "text", content: "ok" }]] })
-    await clients(handle).anthropic.messages.create({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "original" }] })
+    await clients(handle).anthropic.messages.create({
+      model: "m",
+      max_tokens: 5,
+      messages: [{ role: "user", content: "original" }]
+    })
     const log = handle.llm.log
     const body = log[0].body as { messages: Array<{ content: string }> }
     expect(() => {

@@ -30,10 +30,13 @@ const start = (args: ReadonlyArray<string>) => {
 
 /** The manifest once written: its endpoints. */
 const manifestOf = async (file: string, child: ChildProcess, out: () => string) => {
-  await vi.waitFor(() => {
-    expect(child.exitCode, out()).toBeNull()
-    expect(existsSync(file)).toBe(true)
-  }, { timeout: 20_000, interval: 20 })
+  await vi.waitFor(
+    () => {
+      expect(child.exitCode, out()).toBeNull()
+      expect(existsSync(file)).toBe(true)
+    },
+    { timeout: 20_000, interval: 20 }
+  )
   return (JSON.parse(readFileSync(file, "utf8")) as { endpoints: Record<string, string> }).endpoints
 }
 
@@ -56,16 +59,20 @@ const expectEndpoints = async (endpoints: Record<string, string>) => {
 }
 
 describe("--manifest FILE", () => {
-  it.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)("simnet serve writes the endpoints once listening and removes them on %s", async (signal) => {
-    const file = nextFile()
-    const { child, out } = start(["serve", "--port", "0", "--quiet", "--manifest", file])
-    await expectEndpoints(await manifestOf(file, child, out))
-    child.kill(signal)
-    const [code, killed] = await once(child, "exit")
-    expect(existsSync(file)).toBe(false)
-    // SIGHUP ends serve as it always did (by the signal); SIGINT and SIGTERM stop it cleanly.
-    expect(signal === "SIGHUP" ? killed : code).toBe(signal === "SIGHUP" ? "SIGHUP" : 0)
-  }, 30_000)
+  it.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)(
+    "simnet serve writes the endpoints once listening and removes them on %s",
+    async (signal) => {
+      const file = nextFile()
+      const { child, out } = start(["serve", "--port", "0", "--quiet", "--manifest", file])
+      await expectEndpoints(await manifestOf(file, child, out))
+      child.kill(signal)
+      const [code, killed] = await once(child, "exit")
+      expect(existsSync(file)).toBe(false)
+      // SIGHUP ends serve as it always did (by the signal); SIGINT and SIGTERM stop it cleanly.
+      expect(signal === "SIGHUP" ? killed : code).toBe(signal === "SIGHUP" ? "SIGHUP" : 0)
+    },
+    30_000
+  )
 
   it("simnet run writes it before its command starts (the command reads it) and removes it when the command ends, and when it cannot start", async () => {
     const file = nextFile()
@@ -73,7 +80,8 @@ describe("--manifest FILE", () => {
     const { child, out } = start(["run", "--quiet", "--manifest", file, "--", process.execPath, "-e", read])
     const [code] = await once(child, "exit")
     expect(code, out()).toBe(0)
-    const endpoints = (JSON.parse(out().slice(0, out().lastIndexOf("}") + 1)) as { endpoints: Record<string, string> }).endpoints
+    const endpoints = (JSON.parse(out().slice(0, out().lastIndexOf("}") + 1)) as { endpoints: Record<string, string> })
+      .endpoints
     expect(Object.keys(endpoints)).toEqual(["network", "control", "driver", "inspector", "mcp"])
     expect(existsSync(file)).toBe(false)
     const missing = start(["run", "--manifest", file, "--", "/nonexistent/command"])
@@ -96,10 +104,16 @@ describe("--manifest FILE", () => {
     const blocked = join(dir, "a-file")
     writeFileSync(blocked, "")
     const target = join(blocked, "endpoints.json")
-    for (const args of [["serve", "--port", "0"], ["run", "--", process.execPath, "-e", "console.log('ran')"]]) {
+    for (const args of [
+      ["serve", "--port", "0"],
+      ["run", "--", process.execPath, "-e", "console.log('ran')"]
+    ]) {
       const { child, out } = start([args[0]!, "--manifest", target, ...args.slice(1)])
       const [code] = await once(child, "exit")
-      expect([code, out()]).toEqual([2, `simnet: cannot write --manifest ${target}: cannot make ${blocked}: ${blocked} is not a directory\n`])
+      expect([code, out()]).toEqual([
+        2,
+        `simnet: cannot write --manifest ${target}: cannot make ${blocked}: ${blocked} is not a directory\n`
+      ])
     }
   }, 30_000)
 })
@@ -112,8 +126,20 @@ describe("simnet run --drive without --tty", () => {
         probe.close(() => resolve(port))
       })
     })
-    const { child, out } = start(["run", "--drive", "--port", String(port), "--", process.execPath, "-e", "setTimeout(() => {}, 60000)"])
-    await vi.waitFor(() => expect(out()).toContain(`simnet: driver: ws://127.0.0.1:${port}/experimental/simulation/drive`), { timeout: 20_000, interval: 20 })
+    const { child, out } = start([
+      "run",
+      "--drive",
+      "--port",
+      String(port),
+      "--",
+      process.execPath,
+      "-e",
+      "setTimeout(() => {}, 60000)"
+    ])
+    await vi.waitFor(
+      () => expect(out()).toContain(`simnet: driver: ws://127.0.0.1:${port}/experimental/simulation/drive`),
+      { timeout: 20_000, interval: 20 }
+    )
     const socket = new WebSocket(`ws://127.0.0.1:${port}/experimental/simulation/drive`)
     await once(socket, "open")
     socket.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "llm.attach" }))

@@ -6,7 +6,11 @@ import { describe, expect, it } from "vitest"
 
 const URL_ = "https://mcp.example.com/mcp"
 
-const Weather = Schema.Struct({ city: Schema.String, celsius: Schema.Int, sky: Schema.Literals(["clear", "cloudy", "rain"]) })
+const Weather = Schema.Struct({
+  city: Schema.String,
+  celsius: Schema.Int,
+  sky: Schema.Literals(["clear", "cloudy", "rain"])
+})
 
 const server = (): Parameters<typeof Route.mcp>[1] => ({
   name: "docs",
@@ -77,14 +81,19 @@ describe("MCP route through the official SDK client", () => {
     const structured = Schema.decodeUnknownSync(Weather)(weather.structuredContent)
     expect(JSON.parse((weather.content as Array<{ text: string }>)[0].text)).toEqual(structured)
 
-    expect((await client.callTool({ name: "version", arguments: {} })).content).toEqual([{ type: "text", text: "1.2.0" }])
+    expect((await client.callTool({ name: "version", arguments: {} })).content).toEqual([
+      { type: "text", text: "1.2.0" }
+    ])
 
     // Input failing the input schema is an isError result, as is an unknown tool.
     const bad = await client.callTool({ name: "search", arguments: { query: 42 } })
     expect(bad.isError).toBe(true)
     expect((bad.content as Array<{ text: string }>)[0].text).toMatch(/Input validation error/)
     const unknown = await client.callTool({ name: "nope", arguments: {} })
-    expect(unknown).toEqual({ content: [{ type: "text", text: "MCP error -32602: Tool nope not found" }], isError: true })
+    expect(unknown).toEqual({
+      content: [{ type: "text", text: "MCP error -32602: Tool nope not found" }],
+      isError: true
+    })
 
     // Progress: streamed as SSE before the result.
     const progress: Array<number> = []
@@ -96,7 +105,9 @@ describe("MCP route through the official SDK client", () => {
 
     const resources = await client.listResources()
     expect(resources.resources.map((r) => r.uri)).toEqual(["docs://readme", "docs://logo"])
-    expect((await client.readResource({ uri: "docs://readme" })).contents).toEqual([{ uri: "docs://readme", mimeType: "text/markdown", text: "# Docs\n" }])
+    expect((await client.readResource({ uri: "docs://readme" })).contents).toEqual([
+      { uri: "docs://readme", mimeType: "text/markdown", text: "# Docs\n" }
+    ])
     expect((await client.readResource({ uri: "docs://logo" })).contents[0]).toMatchObject({ blob: "iVBORw==" })
     await expect(client.readResource({ uri: "docs://missing" })).rejects.toThrow(/-32002/)
 
@@ -109,7 +120,10 @@ describe("MCP route through the official SDK client", () => {
 
     // Counts per tool and the log's method and tool.
     expect(network.mcp.counts("docs")).toEqual({ search: 2, weather: 1, version: 1, nope: 1, index: 1 })
-    const calls = network.log().filter((r) => r.detail?.method === "tools/call").map((r) => r.detail?.tool)
+    const calls = network
+      .log()
+      .filter((r) => r.detail?.method === "tools/call")
+      .map((r) => r.detail?.tool)
     expect(calls).toEqual(["search", "weather", "version", "search", "nope", "index"])
     expect(network.log()[0].detail).toEqual({ method: "initialize" })
 
@@ -121,7 +135,11 @@ describe("MCP route through the official SDK client", () => {
     await expect(client.listTools()).rejects.toThrow(/Mcp-Session-Id header is required/)
     const stale = await network.fetch(URL_, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": ended },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": ended
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" })
     })
     expect(stale.status).toBe(404)
@@ -131,17 +149,30 @@ describe("MCP route through the official SDK client", () => {
   it("negotiates every revision the SDK speaks (2024-11-05 included) and answers an unknown one with the newest", async () => {
     const network = await SimulationNetwork.start({ routes: [Route.mcp(URL_, server())] })
     const init = (protocolVersion: string) =>
-      network.fetch(URL_, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "c", version: "1" } } })
-      }).then((r) => r.json())
+      network
+        .fetch(URL_, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion, capabilities: {}, clientInfo: { name: "c", version: "1" } }
+          })
+        })
+        .then((r) => r.json())
     expect((await init("2025-03-26")).result.protocolVersion).toBe("2025-03-26")
     expect((await init("2025-06-18")).result.protocolVersion).toBe("2025-06-18")
     expect((await init("2024-11-05")).result.protocolVersion).toBe("2024-11-05")
     expect((await init("1999-01-01")).result.protocolVersion).toBe("2025-11-25")
     expect((await init("2025-11-25")).result).toMatchObject({
-      capabilities: { tools: { listChanged: true }, resources: { listChanged: true, subscribe: true }, prompts: { listChanged: true }, completions: {}, logging: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
+        prompts: { listChanged: true },
+        completions: {},
+        logging: {}
+      },
       serverInfo: { name: "docs" }
     })
   })
@@ -155,16 +186,25 @@ describe("MCP route through the official SDK client", () => {
       tools: [...(current.tools ?? []).filter((t) => t.name !== "version"), { name: "deploy", result: "deployed" }]
     }))
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["search", "weather", "index", "deploy"])
-    expect((await client.callTool({ name: "deploy", arguments: {} })).content).toEqual([{ type: "text", text: "deployed" }])
+    expect((await client.callTool({ name: "deploy", arguments: {} })).content).toEqual([
+      { type: "text", text: "deployed" }
+    ])
     // A change that does not compile is refused and changes nothing.
-    await expect(network.mcp.update("docs", (current) => ({ ...current, tools: [{ name: "bad name!", result: "x" }] }))).rejects.toMatchObject({
+    await expect(
+      network.mcp.update("docs", (current) => ({ ...current, tools: [{ name: "bad name!", result: "x" }] }))
+    ).rejects.toMatchObject({
       _tag: "InvalidRouteSpec",
       path: "server.tools[0].name"
     })
     expect((await client.listTools()).tools.map((t) => t.name)).toContain("deploy")
     // reset restores the initial definitions and forgets sessions.
     await network.reset()
-    expect(network.mcp.get("docs")?.definition.tools?.map((t) => t.name)).toEqual(["search", "weather", "version", "index"])
+    expect(network.mcp.get("docs")?.definition.tools?.map((t) => t.name)).toEqual([
+      "search",
+      "weather",
+      "version",
+      "index"
+    ])
     expect(network.mcp.counts("docs")).toEqual({})
     await client.close()
   })
@@ -183,7 +223,11 @@ describe("MCP route through the official SDK client", () => {
     // The session a opened is unknown to b.
     const other = await b.fetch(URL_, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": a.mcp.get("docs")!.sessions[0].id },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": a.mcp.get("docs")!.sessions[0].id
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
     })
     expect(other.status).toBe(404)

@@ -14,8 +14,17 @@ import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { serve, stopAll } from "./support/serve.ts"
 
-const cli = path.join(path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")), "dist", "index.js")
-const conformance = (...args: Array<string>) => execFileSync(process.execPath, [cli, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 240_000 })
+const cli = path.join(
+  path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")),
+  "dist",
+  "index.js"
+)
+const conformance = (...args: Array<string>) =>
+  execFileSync(process.execPath, [cli, ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 240_000
+  })
 
 /** The server scenarios the pinned suite has, as `conformance list` prints them. */
 const scenarios = (): Array<string> => {
@@ -53,7 +62,9 @@ describe("the MCP conformance suite against simnet serve", () => {
       expect(passed).toBeGreaterThanOrEqual(43)
       // Not vacuous: the polling scenario got its answer over an event stream the server opened.
       const polling = results.get("server-sse-polling") ?? []
-      expect(polling.some((c) => c.id === "incoming-sse-event" && /tool response on POST stream/.test(JSON.stringify(c)))).toBe(true)
+      expect(
+        polling.some((c) => c.id === "incoming-sse-event" && /tool response on POST stream/.test(JSON.stringify(c)))
+      ).toBe(true)
     } finally {
       rmSync(out, { recursive: true, force: true })
     }

@@ -42,8 +42,18 @@ const server = {
       name: "ask",
       inputSchema: { type: "object", properties: {} },
       steps: [
-        { elicit: { message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } } },
-        { sample: { messages: [{ role: "user", content: { type: "text", text: "Greet {{elicitation.content.name}}" } }], maxTokens: 20 } },
+        {
+          elicit: {
+            message: "Your name?",
+            requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] }
+          }
+        },
+        {
+          sample: {
+            messages: [{ role: "user", content: { type: "text", text: "Greet {{elicitation.content.name}}" } }],
+            maxTokens: 20
+          }
+        },
         { roots: {} }
       ],
       result: { content: [{ type: "text", text: "{{elicitation.action}}|{{sampling.content.text}}|{{roots.roots}}" }] }
@@ -51,13 +61,23 @@ const server = {
     {
       name: "slow",
       inputSchema: { type: "object", properties: {} },
-      steps: [{ progress: { progress: 1, total: 2, message: "half" } }, { closeStream: true }, { progress: { progress: 2, total: 2 } }],
+      steps: [
+        { progress: { progress: 1, total: 2, message: "half" } },
+        { closeStream: true },
+        { progress: { progress: 2, total: 2 } }
+      ],
       result: "resumed"
     }
   ],
   resources: [{ uri: "test://watched", name: "watched", mimeType: "text/plain", text: "v1" }],
   resourceTemplates: [
-    { uriTemplate: "test://users/{id}/posts/{post}", name: "post", mimeType: "application/json", text: "{\"user\":\"{id}\",\"post\":\"{post}\"}", completions: { id: ["alice", "albert", "bob"] } }
+    {
+      uriTemplate: "test://users/{id}/posts/{post}",
+      name: "post",
+      mimeType: "application/json",
+      text: '{"user":"{id}","post":"{post}"}',
+      completions: { id: ["alice", "albert", "bob"] }
+    }
   ],
   prompts: [
     {
@@ -65,7 +85,13 @@ const server = {
       arguments: [{ name: "lang", required: true, completions: ["typescript", "tcl", "python"] }],
       messages: [
         { role: "user", text: "Review this {{lang}} code" },
-        { role: "user", content: { type: "resource", resource: { uri: "test://code/{{lang}}", mimeType: "text/plain", text: "print(1)" } } },
+        {
+          role: "user",
+          content: {
+            type: "resource",
+            resource: { uri: "test://code/{{lang}}", mimeType: "text/plain", text: "print(1)" }
+          }
+        },
         { role: "assistant", content: { type: "audio", data: "UklGRg==", mimeType: "audio/wav" } }
       ]
     }
@@ -90,7 +116,9 @@ describe("an MCP server written as JSON", () => {
     const client = await connect(network)
     const logs: Array<unknown> = []
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params))
-    expect((await client.callTool({ name: "chatty", arguments: { who: "ann" } })).content).toEqual([{ type: "text", text: "done for ann" }])
+    expect((await client.callTool({ name: "chatty", arguments: { who: "ann" } })).content).toEqual([
+      { type: "text", text: "done for ann" }
+    ])
     expect(logs).toEqual([
       { level: "debug", data: "debug ann" },
       { level: "warning", data: { note: "warning ann" }, logger: "t" },
@@ -99,7 +127,10 @@ describe("an MCP server written as JSON", () => {
     logs.length = 0
     await client.setLoggingLevel("warning")
     await client.callTool({ name: "chatty", arguments: { who: "bo" } })
-    expect(logs).toEqual([{ level: "warning", data: { note: "warning bo" }, logger: "t" }, { level: "error", data: "error" }])
+    expect(logs).toEqual([
+      { level: "warning", data: { note: "warning bo" }, logger: "t" },
+      { level: "error", data: "error" }
+    ])
     const call = network.log().find((r) => (r.detail as { tool?: string } | undefined)?.tool === "chatty")!
     expect(call.status).toBe(200)
     await client.close()
@@ -128,9 +159,15 @@ describe("an MCP server written as JSON", () => {
     const network = await start()
     const declining = await connect(network, { elicitation: {}, sampling: {}, roots: {} })
     declining.setRequestHandler(ElicitRequestSchema, async () => ({ action: "decline" }))
-    declining.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: "assistant", content: { type: "text", text: "-" }, model: "m" }))
+    declining.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      role: "assistant",
+      content: { type: "text", text: "-" },
+      model: "m"
+    }))
     declining.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [] }))
-    expect((await declining.callTool({ name: "ask", arguments: {} })).content).toEqual([{ type: "text", text: "decline|-|[]" }])
+    expect((await declining.callTool({ name: "ask", arguments: {} })).content).toEqual([
+      { type: "text", text: "decline|-|[]" }
+    ])
     const plain = await connect(network)
     const failed = await plain.callTool({ name: "ask", arguments: {} })
     expect(failed.isError).toBe(true)
@@ -142,7 +179,9 @@ describe("an MCP server written as JSON", () => {
     const network = await start()
     const client = await connect(network)
     const progress: Array<number> = []
-    const result = await client.callTool({ name: "slow", arguments: {} }, undefined, { onprogress: (p) => void progress.push(p.progress) })
+    const result = await client.callTool({ name: "slow", arguments: {} }, undefined, {
+      onprogress: (p) => void progress.push(p.progress)
+    })
     expect(result.content).toEqual([{ type: "text", text: "resumed" }])
     expect(progress).toEqual([1, 2])
     const resumed = network.log().filter((r) => r.method === "GET")
@@ -157,13 +196,21 @@ describe("an MCP server written as JSON", () => {
       { uriTemplate: "test://users/{id}/posts/{post}", name: "post", mimeType: "application/json" }
     ])
     expect((await client.readResource({ uri: "test://users/al%20ice/posts/7" })).contents).toEqual([
-      { uri: "test://users/al%20ice/posts/7", mimeType: "application/json", text: "{\"user\":\"al ice\",\"post\":\"7\"}" }
+      { uri: "test://users/al%20ice/posts/7", mimeType: "application/json", text: '{"user":"al ice","post":"7"}' }
     ])
     await expect(client.readResource({ uri: "test://users/alice/likes/7" })).rejects.toThrow(/not found/)
-    expect((await client.complete({ ref: { type: "ref/resource", uri: "test://users/{id}/posts/{post}" }, argument: { name: "id", value: "al" } })).completion)
-      .toEqual({ values: ["alice", "albert"], total: 2, hasMore: false })
-    expect((await client.complete({ ref: { type: "ref/prompt", name: "review" }, argument: { name: "lang", value: "t" } })).completion.values)
-      .toEqual(["typescript", "tcl"])
+    expect(
+      (
+        await client.complete({
+          ref: { type: "ref/resource", uri: "test://users/{id}/posts/{post}" },
+          argument: { name: "id", value: "al" }
+        })
+      ).completion
+    ).toEqual({ values: ["alice", "albert"], total: 2, hasMore: false })
+    expect(
+      (await client.complete({ ref: { type: "ref/prompt", name: "review" }, argument: { name: "lang", value: "t" } }))
+        .completion.values
+    ).toEqual(["typescript", "tcl"])
     await client.close()
   })
 
@@ -173,7 +220,10 @@ describe("an MCP server written as JSON", () => {
     const prompt = await client.getPrompt({ name: "review", arguments: { lang: "tcl" } })
     expect(prompt.messages).toEqual([
       { role: "user", content: { type: "text", text: "Review this tcl code" } },
-      { role: "user", content: { type: "resource", resource: { uri: "test://code/tcl", mimeType: "text/plain", text: "print(1)" } } },
+      {
+        role: "user",
+        content: { type: "resource", resource: { uri: "test://code/tcl", mimeType: "text/plain", text: "print(1)" } }
+      },
       { role: "assistant", content: { type: "audio", data: "UklGRg==", mimeType: "audio/wav" } }
     ])
     await client.close()
@@ -188,7 +238,10 @@ describe("an MCP server written as JSON", () => {
     await client.subscribeResource({ uri: "test://watched" })
     // The client opens its GET stream after initialize; wait until the server holds it.
     await expect.poll(() => network.log().some((r) => r.method === "GET" && r.status === 200)).toBe(true)
-    await network.mcp.update("features", (current) => ({ ...current, resources: [{ uri: "test://watched", name: "watched", mimeType: "text/plain", text: "v2" }] }))
+    await network.mcp.update("features", (current) => ({
+      ...current,
+      resources: [{ uri: "test://watched", name: "watched", mimeType: "text/plain", text: "v2" }]
+    }))
     await expect.poll(() => told).toEqual(["updated test://watched"])
     await client.unsubscribeResource({ uri: "test://watched" })
     await network.mcp.update("features", (current) => ({
@@ -203,18 +256,35 @@ describe("an MCP server written as JSON", () => {
 
   it("Effect's McpClient speaks to it at 2025-11-25 and at its default, the draft 2026-07-28 (no sessions)", async () => {
     const run = (protocol: Parameters<typeof McpClient.layerHttp>[0]["protocol"]) =>
-      Effect.runPromise(Effect.gen(function*() {
-        const client = yield* McpClient.McpClient
-        const tools = yield* client.listTools()
-        const done = yield* client.callTool({ tool: tools.find((t) => t.name === "chatty")!, arguments: { who: "effect" } })
-        return { names: tools.map((t) => t.name), server: client.serverInfo?.name, done: done.content }
-      }).pipe(
-        Effect.provide(McpClient.layerHttp({ name: "effect", version: "1", protocol, url: URL_ }).pipe(
-          Layer.provide(Layer.effectDiscard(Effect.flatMap(SimulationNetwork, (sim) => sim.registerSpec({ id: "features", match: URL_, respond: { kind: "mcp", server } })))),
-          Layer.provideMerge(SimulationNetwork.layer())
-        ))
-      ))
-    const expected = { names: ["chatty", "ask", "slow"], server: "features", done: [{ type: "text", text: "done for effect" }] }
+      Effect.runPromise(
+        Effect.gen(function* () {
+          const client = yield* McpClient.McpClient
+          const tools = yield* client.listTools()
+          const done = yield* client.callTool({
+            tool: tools.find((t) => t.name === "chatty")!,
+            arguments: { who: "effect" }
+          })
+          return { names: tools.map((t) => t.name), server: client.serverInfo?.name, done: done.content }
+        }).pipe(
+          Effect.provide(
+            McpClient.layerHttp({ name: "effect", version: "1", protocol, url: URL_ }).pipe(
+              Layer.provide(
+                Layer.effectDiscard(
+                  Effect.flatMap(SimulationNetwork, (sim) =>
+                    sim.registerSpec({ id: "features", match: URL_, respond: { kind: "mcp", server } })
+                  )
+                )
+              ),
+              Layer.provideMerge(SimulationNetwork.layer())
+            )
+          )
+        )
+      )
+    const expected = {
+      names: ["chatty", "ask", "slow"],
+      server: "features",
+      done: [{ type: "text", text: "done for effect" }]
+    }
     expect(await run(McpProtocol.v2025_11_25)).toEqual(expected)
     expect(await run(McpProtocol.v2026_07_28)).toEqual(expected)
   })
@@ -222,13 +292,23 @@ describe("an MCP server written as JSON", () => {
   it("refuses definitions that cannot be served, naming the field", async () => {
     const network = await SimulationNetwork.start({ routes: [] })
     const refused = (definition: Record<string, unknown>) =>
-      network.registerSpec({ match: "https://bad.example/mcp", respond: { kind: "mcp", server: { name: "b", version: "1", ...definition } } }).catch((e) => e)
-    expect(await refused({ resourceTemplates: [{ uriTemplate: "test://{a}{b}", name: "t", text: "x" }] }))
-      .toMatchObject({ _tag: "InvalidRouteSpec", path: "respond.server.resourceTemplates[0].uriTemplate" })
-    expect(await refused({ resourceTemplates: [{ uriTemplate: "test://{a}", name: "t", text: "x", completions: { b: ["1"] } }] }))
-      .toMatchObject({ _tag: "InvalidRouteSpec", path: "respond.server.resourceTemplates[0].completions.b" })
-    expect(await refused({ tools: [{ name: "t", steps: [{ log: { level: "loud", data: 1 } }], result: "x" }] }))
-      .toMatchObject({ _tag: "InvalidRouteSpec", path: expect.stringContaining("tools[0].steps[0]") })
+      network
+        .registerSpec({
+          match: "https://bad.example/mcp",
+          respond: { kind: "mcp", server: { name: "b", version: "1", ...definition } }
+        })
+        .catch((e) => e)
+    expect(
+      await refused({ resourceTemplates: [{ uriTemplate: "test://{a}{b}", name: "t", text: "x" }] })
+    ).toMatchObject({ _tag: "InvalidRouteSpec", path: "respond.server.resourceTemplates[0].uriTemplate" })
+    expect(
+      await refused({
+        resourceTemplates: [{ uriTemplate: "test://{a}", name: "t", text: "x", completions: { b: ["1"] } }]
+      })
+    ).toMatchObject({ _tag: "InvalidRouteSpec", path: "respond.server.resourceTemplates[0].completions.b" })
+    expect(
+      await refused({ tools: [{ name: "t", steps: [{ log: { level: "loud", data: 1 } }], result: "x" }] })
+    ).toMatchObject({ _tag: "InvalidRouteSpec", path: expect.stringContaining("tools[0].steps[0]") })
     expect(network.routes()).toEqual([])
   })
 })

@@ -25,10 +25,20 @@ const spec = {
             required: ["id", "title", "open"]
           }
         },
-        { name: "close_ticket", inputSchema: { type: "object" }, result: { content: [{ type: "text", text: "closed" }] } }
+        {
+          name: "close_ticket",
+          inputSchema: { type: "object" },
+          result: { content: [{ type: "text", text: "closed" }] }
+        }
       ],
       resources: [{ uri: "tickets://board", name: "board", text: "TODO | DOING | DONE" }],
-      prompts: [{ name: "triage", arguments: [{ name: "id", required: true }], messages: [{ role: "user", text: "Triage {{id}}" }] }]
+      prompts: [
+        {
+          name: "triage",
+          arguments: [{ name: "id", required: true }],
+          messages: [{ role: "user", text: "Triage {{id}}" }]
+        }
+      ]
     }
   }
 }
@@ -47,11 +57,22 @@ describe("MCP servers from RouteSpec JSON and configuration", () => {
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name)).toEqual(["get_ticket", "close_ticket"])
     const ticket = await client.callTool({ name: "get_ticket", arguments: { id: "T-1" } })
-    expect(ticket.structuredContent).toMatchObject({ id: expect.any(String), title: expect.any(String), open: expect.any(Boolean) })
+    expect(ticket.structuredContent).toMatchObject({
+      id: expect.any(String),
+      title: expect.any(String),
+      open: expect.any(Boolean)
+    })
     expect((await client.callTool({ name: "get_ticket", arguments: {} })).isError).toBe(true)
-    expect((await client.callTool({ name: "close_ticket", arguments: {} })).content).toEqual([{ type: "text", text: "closed" }])
-    expect((await client.readResource({ uri: "tickets://board" })).contents[0]).toMatchObject({ text: "TODO | DOING | DONE" })
-    expect((await client.getPrompt({ name: "triage", arguments: { id: "T-9" } })).messages[0].content).toEqual({ type: "text", text: "Triage T-9" })
+    expect((await client.callTool({ name: "close_ticket", arguments: {} })).content).toEqual([
+      { type: "text", text: "closed" }
+    ])
+    expect((await client.readResource({ uri: "tickets://board" })).contents[0]).toMatchObject({
+      text: "TODO | DOING | DONE"
+    })
+    expect((await client.getPrompt({ name: "triage", arguments: { id: "T-9" } })).messages[0].content).toEqual({
+      type: "text",
+      text: "Triage T-9"
+    })
     expect(network.routes()[0]).toMatchObject({ id: "tickets", kind: "mcp", server: "tickets", mode: "stateful" })
     await client.close()
   })
@@ -61,29 +82,70 @@ describe("MCP servers from RouteSpec JSON and configuration", () => {
     const refuse = async (mutate: (server: any) => void) => {
       const copy = JSON.parse(JSON.stringify(spec))
       mutate(copy.respond.server)
-      return network.registerSpec([{ match: "GET https://ok.example/", respond: { kind: "text", body: "ok" } }, copy]).catch((e) => e)
+      return network
+        .registerSpec([{ match: "GET https://ok.example/", respond: { kind: "text", body: "ok" } }, copy])
+        .catch((e) => e)
     }
-    expect(await refuse((s) => { s.tools[0].outputSchema = { type: "string" } })).toMatchObject({ _tag: "InvalidRouteSpec", path: "[1].respond.server.tools[0].outputSchema" })
-    expect(await refuse((s) => { s.tools[1].name = "close ticket" })).toMatchObject({ path: "[1].respond.server.tools[1].name" })
-    expect(await refuse((s) => { s.tools[1].name = "get_ticket" })).toMatchObject({ path: "[1].respond.server.tools[1].name" })
-    expect(await refuse((s) => { delete s.tools[1].result })).toMatchObject({ path: "[1].respond.server.tools[1]" })
-    expect(await refuse((s) => { s.resources[0].uri = "not a uri" })).toMatchObject({ path: "[1].respond.server.resources[0].uri" })
-    expect(await refuse((s) => { s.version = 3 })).toMatchObject({ _tag: "InvalidRouteSpec", path: "[1].respond.server.version" })
-    expect(await refuse((s) => { s.pageSize = 0 })).toMatchObject({ _tag: "InvalidRouteSpec", path: "[1].respond.server.pageSize" })
-    expect(await refuse((s) => { s.tools[0].result = { structuredContent: { id: 1 } } })).toMatchObject({ path: "[1].respond.server.tools[0].result" })
+    expect(
+      await refuse((s) => {
+        s.tools[0].outputSchema = { type: "string" }
+      })
+    ).toMatchObject({ _tag: "InvalidRouteSpec", path: "[1].respond.server.tools[0].outputSchema" })
+    expect(
+      await refuse((s) => {
+        s.tools[1].name = "close ticket"
+      })
+    ).toMatchObject({ path: "[1].respond.server.tools[1].name" })
+    expect(
+      await refuse((s) => {
+        s.tools[1].name = "get_ticket"
+      })
+    ).toMatchObject({ path: "[1].respond.server.tools[1].name" })
+    expect(
+      await refuse((s) => {
+        delete s.tools[1].result
+      })
+    ).toMatchObject({ path: "[1].respond.server.tools[1]" })
+    expect(
+      await refuse((s) => {
+        s.resources[0].uri = "not a uri"
+      })
+    ).toMatchObject({ path: "[1].respond.server.resources[0].uri" })
+    expect(
+      await refuse((s) => {
+        s.version = 3
+      })
+    ).toMatchObject({ _tag: "InvalidRouteSpec", path: "[1].respond.server.version" })
+    expect(
+      await refuse((s) => {
+        s.pageSize = 0
+      })
+    ).toMatchObject({ _tag: "InvalidRouteSpec", path: "[1].respond.server.pageSize" })
+    expect(
+      await refuse((s) => {
+        s.tools[0].result = { structuredContent: { id: 1 } }
+      })
+    ).toMatchObject({ path: "[1].respond.server.tools[0].result" })
     expect(network.routes()).toEqual([])
   })
 
   it("mcpFromConfig registers remote entries at their URL and reports local ones", async () => {
     const routes = Routes.mcpFromConfig(
       {
-        docs: { type: "remote", url: "https://mcp.docs.example/mcp?key=secret-value", headers: { Authorization: "Bearer sk-x" } },
+        docs: {
+          type: "remote",
+          url: "https://mcp.docs.example/mcp?key=secret-value",
+          headers: { Authorization: "Bearer sk-x" }
+        },
         git: { type: "local", command: ["uvx", "mcp-server-git"] },
         old: { type: "remote", url: "https://old.example/mcp", enabled: false }
       },
       { docs: { name: "docs", version: "2.0.0", tools: [{ name: "lookup", result: "page" }] } }
     )
-    expect(routes.notSimulated.map((n) => [n.name, n.reason])).toEqual([["git", "local"], ["old", "disabled"]])
+    expect(routes.notSimulated.map((n) => [n.name, n.reason])).toEqual([
+      ["git", "local"],
+      ["old", "disabled"]
+    ])
     const network = await SimulationNetwork.start({ routes })
     expect(network.routes().map((r) => [r.id, r.match, r.simulated])).toEqual([
       ["mcp:docs", "* https://mcp.docs.example/mcp", undefined],
@@ -101,14 +163,28 @@ describe("MCP servers from RouteSpec JSON and configuration", () => {
     const network = await SimulationNetwork.start()
     await network.registerSpec({
       family: "mcpFromConfig",
-      config: { docs: { type: "remote", url: "https://mcp.docs.example/mcp" }, git: { type: "local", command: ["uvx", "mcp-server-git"] } },
-      servers: { docs: { name: "docs", version: "2.0.0", tools: [{ name: "lookup", inputSchema: { type: "object" }, result: "page" }] } }
+      config: {
+        docs: { type: "remote", url: "https://mcp.docs.example/mcp" },
+        git: { type: "local", command: ["uvx", "mcp-server-git"] }
+      },
+      servers: {
+        docs: {
+          name: "docs",
+          version: "2.0.0",
+          tools: [{ name: "lookup", inputSchema: { type: "object" }, result: "page" }]
+        }
+      }
     })
-    expect(network.routes().map((r) => [r.id, r.source])).toEqual([["mcp:docs", "mcpFromConfig"], ["mcp:git", "mcpFromConfig"]])
+    expect(network.routes().map((r) => [r.id, r.source])).toEqual([
+      ["mcp:docs", "mcpFromConfig"],
+      ["mcp:git", "mcpFromConfig"]
+    ])
     const client = await sdkClient(network.fetch, "https://mcp.docs.example/mcp")
     expect((await client.callTool({ name: "lookup", arguments: {} })).content).toEqual([{ type: "text", text: "page" }])
     await client.close()
-    await expect(network.registerSpec({ family: "mcpFromConfig", config: { x: { type: "remote" } } })).rejects.toMatchObject({
+    await expect(
+      network.registerSpec({ family: "mcpFromConfig", config: { x: { type: "remote" } } })
+    ).rejects.toMatchObject({
       _tag: "InvalidRouteSpec",
       path: "config.x.url"
     })
@@ -130,7 +206,9 @@ describe("MCP servers from RouteSpec JSON and configuration", () => {
     ])
     expect(String(listed[0].message)).toContain("is local")
     expect(JSON.stringify(listed.map((r) => [r.match, r.message]))).not.toContain("sk-secret")
-    const refused = await network.fetch("https://old.example/mcp", { method: "POST", body: "{}" }).catch((error: TypeError) => error.cause)
+    const refused = await network
+      .fetch("https://old.example/mcp", { method: "POST", body: "{}" })
+      .catch((error: TypeError) => error.cause)
     expect(refused).toMatchObject({ _tag: "UnregisteredRequest", candidates: [] })
     expect(network.unused().map((r) => r.id)).toEqual(["mcp:git", "mcp:old"])
     const state = await Effect.runPromise(network.network.state)
@@ -145,12 +223,28 @@ describe("MCP servers from RouteSpec JSON and configuration", () => {
       await network.registerSpec(spec)
       const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" }
       const post = (body: unknown, extra: Record<string, string> = {}) =>
-        network.fetch("https://mcp.tickets.example/mcp", { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify(body) })
-      const init = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } } })
+        network.fetch("https://mcp.tickets.example/mcp", {
+          method: "POST",
+          headers: { ...headers, ...extra },
+          body: JSON.stringify(body)
+        })
+      const init = await post({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } }
+      })
       const session = { "mcp-session-id": init.headers.get("mcp-session-id")! }
       const bodies = [session["mcp-session-id"], await init.text()]
       for (const id of ["a", "b", "a"]) {
-        bodies.push(await (await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_ticket", arguments: { id } } }, session)).text())
+        bodies.push(
+          await (
+            await post(
+              { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_ticket", arguments: { id } } },
+              session
+            )
+          ).text()
+        )
       }
       return bodies
     }
@@ -161,19 +255,30 @@ describe("MCP servers from RouteSpec JSON and configuration", () => {
   })
 
   it("Effect's McpClient connects over the simulated HttpClient", async () => {
-    const program = Effect.gen(function*() {
+    const program = Effect.gen(function* () {
       const client = yield* McpClient.McpClient
       const tools = yield* client.listTools()
       const result = yield* client.callTool({ tool: tools.find((t) => t.name === "close_ticket")!, arguments: {} })
       return { names: tools.map((t) => t.name), result, server: client.serverInfo?.name }
     })
-    const network = Layer.effectDiscard(Effect.gen(function*() {
-      const sim = yield* SimulationNetwork
-      yield* sim.registerSpec(spec)
-    }))
-    const ClientLayer = McpClient.layerHttp({ name: "effect-client", version: "1.0.0", protocol: McpProtocol.v2025_11_25, url: "https://mcp.tickets.example/mcp" })
+    const network = Layer.effectDiscard(
+      Effect.gen(function* () {
+        const sim = yield* SimulationNetwork
+        yield* sim.registerSpec(spec)
+      })
+    )
+    const ClientLayer = McpClient.layerHttp({
+      name: "effect-client",
+      version: "1.0.0",
+      protocol: McpProtocol.v2025_11_25,
+      url: "https://mcp.tickets.example/mcp"
+    })
     const out = await Effect.runPromise(
-      program.pipe(Effect.provide(ClientLayer.pipe(Layer.provide(network), Layer.provideMerge(SimulationNetwork.layer({ seed: 4 })))))
+      program.pipe(
+        Effect.provide(
+          ClientLayer.pipe(Layer.provide(network), Layer.provideMerge(SimulationNetwork.layer({ seed: 4 })))
+        )
+      )
     )
     expect(out.names).toEqual(["get_ticket", "close_ticket"])
     expect(out.server).toBe("tickets")
@@ -182,7 +287,13 @@ describe("MCP servers from RouteSpec JSON and configuration", () => {
 
   it("Route.mcp from code accepts JSON Schemas too", async () => {
     const network = await SimulationNetwork.start({
-      routes: [Route.mcp("https://m.example/mcp", { name: "m", version: "1", tools: [{ name: "t", inputSchema: { type: "object", properties: { n: { type: "integer" } } }, result: "ok" }] })]
+      routes: [
+        Route.mcp("https://m.example/mcp", {
+          name: "m",
+          version: "1",
+          tools: [{ name: "t", inputSchema: { type: "object", properties: { n: { type: "integer" } } }, result: "ok" }]
+        })
+      ]
     })
     const client = await sdkClient(network.fetch, "https://m.example/mcp")
     expect((await client.callTool({ name: "t", arguments: { n: 1.5 } })).isError).toBe(true)

@@ -14,8 +14,15 @@ const root = join(import.meta.dirname, "..")
 
 describe("simnet mcp over stdio", () => {
   it("answers a line over the bound with -32600 naming it, one that is not JSON with -32700, one that is not JSON-RPC with -32600, and goes on serving", async () => {
-    const child = spawn(process.execPath, [join(root, "bin", "simnet.js"), "mcp"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] })
-    const messages: Array<{ id?: unknown; result?: { tools?: ReadonlyArray<{ name: string }> }; error?: { code: number; message: string } }> = []
+    const child = spawn(process.execPath, [join(root, "bin", "simnet.js"), "mcp"], {
+      cwd: root,
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    const messages: Array<{
+      id?: unknown
+      result?: { tools?: ReadonlyArray<{ name: string }> }
+      error?: { code: number; message: string }
+    }> = []
     const waiting: Array<() => void> = []
     let pending = ""
     child.stdout.setEncoding("utf8")
@@ -42,16 +49,33 @@ describe("simnet mcp over stdio", () => {
       return messages.slice(0, count)
     }
     const send = (line: string) => child.stdin.write(`${line}\n`)
-    send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }))
+    send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+      })
+    )
     await answered(1)
     send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }))
     // A tool call whose text alone is over the bound, then three more lines.
-    send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "type", arguments: { text: "x".repeat(MAX_MCP_LINE + 1024) } } }))
+    send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "type", arguments: { text: "x".repeat(MAX_MCP_LINE + 1024) } }
+      })
+    )
     send("this is not JSON")
     send(JSON.stringify({ jsonrpc: "2.0", id: 7, method: 5 }))
     send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }))
     const [, tooLong, notJson, notRpc, listed] = await answered(5)
-    expect(tooLong).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining(`over ${MAX_MCP_LINE} bytes`) } })
+    expect(tooLong).toMatchObject({
+      id: null,
+      error: { code: -32600, message: expect.stringContaining(`over ${MAX_MCP_LINE} bytes`) }
+    })
     expect(notJson).toMatchObject({ id: null, error: { code: -32700 } })
     expect(notRpc).toMatchObject({ id: 7, error: { code: -32600 } })
     expect(listed?.id).toBe(3)

@@ -52,7 +52,10 @@ const originOf = (name: string) => `https://${name.replace(/[^a-z0-9]+/gi, "-").
 const basePath = (document: Json) => {
   const url = document.servers?.[0]?.url
   if (typeof url !== "string") return ""
-  const expanded = url.replace(/\{([^}]+)\}/g, (_, name: string) => document.servers[0].variables?.[name]?.default ?? name)
+  const expanded = url.replace(
+    /\{([^}]+)\}/g,
+    (_, name: string) => document.servers[0].variables?.[name]?.default ?? name
+  )
   return new URL(expanded, "http://server.invalid/").pathname.replace(/\/$/, "")
 }
 
@@ -61,94 +64,131 @@ describe("Routes.openapi on the whole @readme/oas-examples corpus", () => {
     expect(CORPUS.length).toBe(53)
   })
 
-  it.each(CORPUS)("%s: no operation refused, every answer documented and valid against the document", async (name, file) => {
-    const raw = JSON.parse(readFileSync(file, "utf8")) as Json
-    const origin = originOf(name)
-    const routes = Routes.openapi(raw, { baseUrl: origin })
-    const network = await SimulationNetwork.start({ seed: 3, routes })
-    const document = (await $RefParser.dereference(structuredClone(raw), {
-      resolve: { external: false },
-      dereference: { circular: "ignore" }
-    })) as Json
-    const validate = documentValidator(document)
-    const base = `${origin}${basePath(raw)}`
-    const problems: Array<string> = []
-    const unanswerable: Array<string> = []
-    const operations = operationsOf(document)
-    expect(routes.length).toBe(operations.length)
-    const refused = network.routes().filter((route) => route.refused !== undefined)
-    expect(refused.map((route) => String(route.operation))).toEqual(REFUSED[name] ?? [])
-    for (const route of refused) expect(route.refused).toMatch(/no finite value exists for this schema: it requires itself/)
-    for (const { item, method, operation, path: template } of operations) {
-      if (refused.some((route) => route.operation === `${method.toUpperCase()} ${template}`)) {
-        const [url, init] = requestFor(base, template, method, item, operation, validate, document, [])
-        const answer = await network.fetch(url, init)
-        expect([answer.status, (await answer.json() as { title: string }).title]).toEqual([501, "Operation not served"])
-        continue
-      }
-      const unsatisfied: Array<string> = []
-      const [url, init] = requestFor(base, template, method, item, operation, validate, document, unsatisfied)
-      let response: Response
-      try {
-        response = await network.fetch(url, init)
-      } catch (error) {
-        problems.push(`${method.toUpperCase()} ${template}: ${String((error as Error).cause ?? error)}`)
-        continue
-      }
-      const label = `${method.toUpperCase()} ${template} → ${response.status}`
-      if (unsatisfied.length > 0) {
-        // No value the judge accepts exists for some schema of the request (or none was found):
-        // the request is invalid, and the answer must say so in a 4xx, never fail.
-        unanswerable.push(label)
-        if (response.status !== 422 && response.status !== 400) problems.push(`${label}: an invalid request (${unsatisfied.join(", ")}) not refused`)
-        continue
-      }
-      const codes = Object.keys(operation.responses ?? {})
-      const informational = codes.length > 0 && codes.every((c) => /^1/.test(c))
-      const code = informational
-        ? undefined
-        : [String(response.status), `${String(response.status)[0]}XX`, "default"].find((c) => operation.responses?.[c] !== undefined)
-      const text = await response.text()
-      if (informational) {
-        // A 1xx is not a final answer, and fetch cannot carry one: simnet answers 204 and says why.
-        if (response.status !== 204 || response.headers.get("x-simnet-informational") === null) problems.push(`${label}: ${text}`)
-        continue
-      }
-      if (code === undefined) {
-        if (codes.length > 0 || response.status !== 200) problems.push(`${label}: status not documented (${text.includes("validation") ? JSON.stringify(JSON.parse(text).validation) + " body=" + String(init.body).slice(0, 200) + " url=" + url : text.slice(0, 300)})`)
-        continue
-      }
-      const declared = operation.responses[code]
-      const pointer = `/paths/${escapeToken(template)}/${method}/responses/${escapeToken(code)}`
-      const type = response.headers.get("content-type")
-      const schemaOf = (t: string | null) => (t === null ? undefined : declared.content?.[t] ?? declared.content?.[t.split(";")[0]])
-      if (declared.content === undefined || Object.keys(declared.content).length === 0 || method === "head") {
-        if (text !== "") problems.push(`${label}: a body where none is declared`)
-      } else if (schemaOf(type)?.schema !== undefined && /json/.test(type ?? "")) {
-        let parsed: unknown
-        try {
-          parsed = JSON.parse(text)
-        } catch {
-          problems.push(`${label}: not JSON: ${text.slice(0, 100)}`)
+  it.each(CORPUS)(
+    "%s: no operation refused, every answer documented and valid against the document",
+    async (name, file) => {
+      const raw = JSON.parse(readFileSync(file, "utf8")) as Json
+      const origin = originOf(name)
+      const routes = Routes.openapi(raw, { baseUrl: origin })
+      const network = await SimulationNetwork.start({ seed: 3, routes })
+      const document = (await $RefParser.dereference(structuredClone(raw), {
+        resolve: { external: false },
+        dereference: { circular: "ignore" }
+      })) as Json
+      const validate = documentValidator(document)
+      const base = `${origin}${basePath(raw)}`
+      const problems: Array<string> = []
+      const unanswerable: Array<string> = []
+      const operations = operationsOf(document)
+      expect(routes.length).toBe(operations.length)
+      const refused = network.routes().filter((route) => route.refused !== undefined)
+      expect(refused.map((route) => String(route.operation))).toEqual(REFUSED[name] ?? [])
+      for (const route of refused)
+        expect(route.refused).toMatch(/no finite value exists for this schema: it requires itself/)
+      for (const { item, method, operation, path: template } of operations) {
+        if (refused.some((route) => route.operation === `${method.toUpperCase()} ${template}`)) {
+          const [url, init] = requestFor(base, template, method, item, operation, validate, document, [])
+          const answer = await network.fetch(url, init)
+          expect([answer.status, ((await answer.json()) as { title: string }).title]).toEqual([
+            501,
+            "Operation not served"
+          ])
           continue
         }
-        problems.push(...validate(`${pointer}/content/${escapeToken(Object.keys(declared.content).find((t) => t === type || t === type!.split(";")[0])!)}/schema`, parsed).map((p) => `${label}: ${p}`))
-      } else if (schemaOf(type) === undefined && text !== "" && !Object.keys(declared.content).some((t) => t.includes("*"))) {
-        problems.push(`${label}: content type ${type} is not declared`)
+        const unsatisfied: Array<string> = []
+        const [url, init] = requestFor(base, template, method, item, operation, validate, document, unsatisfied)
+        let response: Response
+        try {
+          response = await network.fetch(url, init)
+        } catch (error) {
+          problems.push(`${method.toUpperCase()} ${template}: ${String((error as Error).cause ?? error)}`)
+          continue
+        }
+        const label = `${method.toUpperCase()} ${template} → ${response.status}`
+        if (unsatisfied.length > 0) {
+          // No value the judge accepts exists for some schema of the request (or none was found):
+          // the request is invalid, and the answer must say so in a 4xx, never fail.
+          unanswerable.push(label)
+          if (response.status !== 422 && response.status !== 400)
+            problems.push(`${label}: an invalid request (${unsatisfied.join(", ")}) not refused`)
+          continue
+        }
+        const codes = Object.keys(operation.responses ?? {})
+        const informational = codes.length > 0 && codes.every((c) => /^1/.test(c))
+        const code = informational
+          ? undefined
+          : [String(response.status), `${String(response.status)[0]}XX`, "default"].find(
+              (c) => operation.responses?.[c] !== undefined
+            )
+        const text = await response.text()
+        if (informational) {
+          // A 1xx is not a final answer, and fetch cannot carry one: simnet answers 204 and says why.
+          if (response.status !== 204 || response.headers.get("x-simnet-informational") === null)
+            problems.push(`${label}: ${text}`)
+          continue
+        }
+        if (code === undefined) {
+          if (codes.length > 0 || response.status !== 200)
+            problems.push(
+              `${label}: status not documented (${text.includes("validation") ? JSON.stringify(JSON.parse(text).validation) + " body=" + String(init.body).slice(0, 200) + " url=" + url : text.slice(0, 300)})`
+            )
+          continue
+        }
+        const declared = operation.responses[code]
+        const pointer = `/paths/${escapeToken(template)}/${method}/responses/${escapeToken(code)}`
+        const type = response.headers.get("content-type")
+        const schemaOf = (t: string | null) =>
+          t === null ? undefined : (declared.content?.[t] ?? declared.content?.[t.split(";")[0]])
+        if (declared.content === undefined || Object.keys(declared.content).length === 0 || method === "head") {
+          if (text !== "") problems.push(`${label}: a body where none is declared`)
+        } else if (schemaOf(type)?.schema !== undefined && /json/.test(type ?? "")) {
+          let parsed: unknown
+          try {
+            parsed = JSON.parse(text)
+          } catch {
+            problems.push(`${label}: not JSON: ${text.slice(0, 100)}`)
+            continue
+          }
+          problems.push(
+            ...validate(
+              `${pointer}/content/${escapeToken(Object.keys(declared.content).find((t) => t === type || t === type!.split(";")[0])!)}/schema`,
+              parsed
+            ).map((p) => `${label}: ${p}`)
+          )
+        } else if (
+          schemaOf(type) === undefined &&
+          text !== "" &&
+          !Object.keys(declared.content).some((t) => t.includes("*"))
+        ) {
+          problems.push(`${label}: content type ${type} is not declared`)
+        }
+        for (const [header, spec] of Object.entries((declared.headers ?? {}) as Record<string, Json>)) {
+          const value = response.headers.get(header)
+          if (value === null || header.toLowerCase() === "content-type") continue
+          const typed =
+            spec.schema?.type === "integer" || spec.schema?.type === "number"
+              ? Number(value)
+              : spec.schema?.type === "boolean"
+                ? value === "true"
+                : value
+          if (spec.schema?.type === "array" || spec.schema?.type === "object") continue
+          problems.push(
+            ...validate(`${pointer}/headers/${escapeToken(header)}/schema`, typed).map((p) => `${label}: header ${p}`)
+          )
+        }
       }
-      for (const [header, spec] of Object.entries((declared.headers ?? {}) as Record<string, Json>)) {
-        const value = response.headers.get(header)
-        if (value === null || header.toLowerCase() === "content-type") continue
-        const typed = spec.schema?.type === "integer" || spec.schema?.type === "number" ? Number(value) : spec.schema?.type === "boolean" ? value === "true" : value
-        if (spec.schema?.type === "array" || spec.schema?.type === "object") continue
-        problems.push(...validate(`${pointer}/headers/${escapeToken(header)}/schema`, typed).map((p) => `${label}: header ${p}`))
-      }
-    }
-    if (problems.length > 0) console.log(`PROBLEMS ${name}\n${problems.join("\n")}`)
-    expect(problems).toEqual([])
-    expect(unanswerable).toEqual(UNSATISFIABLE[name] ?? [])
-    expect(network.log().filter((r) => r.status === undefined).map((r) => `${r.method} ${r.url}`)).toEqual([])
-  }, 60_000)
+      if (problems.length > 0) console.log(`PROBLEMS ${name}\n${problems.join("\n")}`)
+      expect(problems).toEqual([])
+      expect(unanswerable).toEqual(UNSATISFIABLE[name] ?? [])
+      expect(
+        network
+          .log()
+          .filter((r) => r.status === undefined)
+          .map((r) => `${r.method} ${r.url}`)
+      ).toEqual([])
+    },
+    60_000
+  )
 
   it("every document on one network at once, with their default ids: none collide, each answers", async () => {
     const all = CORPUS.map(([name, file]) => [name, JSON.parse(readFileSync(file, "utf8")) as Json] as const)
@@ -159,7 +199,9 @@ describe("Routes.openapi on the whole @readme/oas-examples corpus", () => {
     // Both Petstores declare `deletePet`; each is its own route.
     expect(ids.filter((id) => id.endsWith(":deletePet")).length).toBeGreaterThanOrEqual(2)
     for (const [name, raw] of all.filter(([n]) => n.endsWith("/petstore"))) {
-      const answer = await network.fetch(`${originOf(name)}${basePath(raw)}/pet/1`, { headers: { accept: "application/json" } })
+      const answer = await network.fetch(`${originOf(name)}${basePath(raw)}/pet/1`, {
+        headers: { accept: "application/json" }
+      })
       expect(answer.status).toBe(200)
     }
   }, 60_000)

@@ -24,7 +24,8 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 
 type Json = Record<string, any>
 
-const load = (name: string): Json => JSON.parse(readFileSync(new URL(`../fixtures/openapi/${name}.json`, import.meta.url), "utf8"))
+const load = (name: string): Json =>
+  JSON.parse(readFileSync(new URL(`../fixtures/openapi/${name}.json`, import.meta.url), "utf8"))
 
 const escapePointer = (token: string) => token.replace(/~/g, "~0").replace(/\//g, "~1")
 
@@ -92,16 +93,22 @@ const requestFor = (base: string, path: string, method: string, item: Json, oper
     const [type, media] = Object.entries(content as Record<string, Json>)[0]
     headers["content-type"] = type
     const value = sample(media.schema)
-    init.body = type === "application/x-www-form-urlencoded"
-      ? new URLSearchParams(Object.entries(value as Json).map(([k, v]) => [k, String(v)])).toString()
-      : JSON.stringify(value)
+    init.body =
+      type === "application/x-www-form-urlencoded"
+        ? new URLSearchParams(Object.entries(value as Json).map(([k, v]) => [k, String(v)])).toString()
+        : JSON.stringify(value)
   }
   return [`${base}${url}${query.size > 0 ? `?${query}` : ""}`, init]
 }
 
 const operationsOf = (document: Json) =>
   Object.entries(document.paths as Record<string, Json>).flatMap(([path, item]) =>
-    METHODS.filter((m) => item[m] !== undefined).map((method) => ({ path, method, item, operation: item[method] as Json }))
+    METHODS.filter((m) => item[m] !== undefined).map((method) => ({
+      path,
+      method,
+      item,
+      operation: item[method] as Json
+    }))
   )
 
 /** The document's base path under a host: the path of `servers[0].url`. */
@@ -126,7 +133,9 @@ describe.each(FIXTURES)("Routes.openapi on %s", (name, origin) => {
         const [url, init] = requestFor(base, path, method, item, operation)
         const response = await network.fetch(url, init)
         const label = `${method.toUpperCase()} ${path} → ${response.status}`
-        const code = [String(response.status), `${String(response.status)[0]}XX`, "default"].find((c) => operation.responses[c] !== undefined)
+        const code = [String(response.status), `${String(response.status)[0]}XX`, "default"].find(
+          (c) => operation.responses[c] !== undefined
+        )
         if (code === undefined) {
           problems.push(`${label}: status not documented (${await response.text()})`)
           continue
@@ -139,7 +148,11 @@ describe.each(FIXTURES)("Routes.openapi on %s", (name, origin) => {
           if (text !== "") problems.push(`${label}: a body where none is declared`)
         } else if (type !== null && declared.content[type]?.schema !== undefined && method !== "head") {
           expect(type).toMatch(/json/)
-          problems.push(...validate(`${pointer}/content/${escapePointer(type)}/schema`, JSON.parse(text)).map((p) => `${label}: ${p}`))
+          problems.push(
+            ...validate(`${pointer}/content/${escapePointer(type)}/schema`, JSON.parse(text)).map(
+              (p) => `${label}: ${p}`
+            )
+          )
           validated++
         } else if (text !== "") {
           problems.push(`${label}: content type ${type} is not declared`)
@@ -151,7 +164,9 @@ describe.each(FIXTURES)("Routes.openapi on %s", (name, origin) => {
             continue
           }
           const typed = spec.schema?.type === "integer" || spec.schema?.type === "number" ? Number(value) : value
-          problems.push(...validate(`${pointer}/headers/${escapePointer(header)}/schema`, typed).map((p) => `${label}: ${p}`))
+          problems.push(
+            ...validate(`${pointer}/headers/${escapePointer(header)}/schema`, typed).map((p) => `${label}: ${p}`)
+          )
         }
       }
     }
@@ -163,10 +178,13 @@ describe.each(FIXTURES)("Routes.openapi on %s", (name, origin) => {
 
   it("the same seed serves byte-identical bodies, another seed other bodies", async () => {
     const bodies = async (seed: number) => {
-      const network = await SimulationNetwork.start({ seed, routes: Routes.openapi(raw, { baseUrl: origin, examples: false }) })
+      const network = await SimulationNetwork.start({
+        seed,
+        routes: Routes.openapi(raw, { baseUrl: origin, examples: false })
+      })
       const out: Array<string> = []
       for (const { item, method, operation, path } of operationsOf(raw)) {
-        if (method !== "get" || JSON.stringify(operation).includes("$ref\":\"#/components/parameters")) continue
+        if (method !== "get" || JSON.stringify(operation).includes('$ref":"#/components/parameters')) continue
         const [url, init] = requestFor(`${origin}${basePath(raw)}`, path, method, item, operation)
         out.push(await (await network.fetch(url, init)).text())
       }

@@ -70,13 +70,19 @@ const document = {
               "text/plain": { schema: { type: "string" }, example: "Rex the dog" }
             }
           },
-          "404": { description: "missing", content: json({ $ref: "#/components/schemas/Error" }, { example: { code: 404, message: "no such pet" } }) },
+          "404": {
+            description: "missing",
+            content: json({ $ref: "#/components/schemas/Error" }, { example: { code: 404, message: "no such pet" } })
+          },
           default: { description: "error", content: json({ $ref: "#/components/schemas/Error" }) }
         }
       }
     },
     "/tree": {
-      get: { operationId: "tree", responses: { "200": { description: "a tree", content: json({ $ref: "#/components/schemas/Node" }) } } }
+      get: {
+        operationId: "tree",
+        responses: { "200": { description: "a tree", content: json({ $ref: "#/components/schemas/Node" }) } }
+      }
     }
   },
   components: {
@@ -85,8 +91,19 @@ const document = {
     responses: { OnePet: { description: "the pet", content: json({ $ref: "#/components/schemas/Pet" }) } },
     schemas: {
       Pet,
-      Error: { type: "object", required: ["code", "message"], properties: { code: { type: "integer" }, message: { type: "string" } } },
-      Node: { type: "object", required: ["name"], properties: { name: { type: "string" }, children: { type: "array", maxItems: 2, items: { $ref: "#/components/schemas/Node" } } } }
+      Error: {
+        type: "object",
+        required: ["code", "message"],
+        properties: { code: { type: "integer" }, message: { type: "string" } }
+      },
+      Node: {
+        type: "object",
+        required: ["name"],
+        properties: {
+          name: { type: "string" },
+          children: { type: "array", maxItems: 2, items: { $ref: "#/components/schemas/Node" } }
+        }
+      }
     }
   }
 }
@@ -115,7 +132,8 @@ describe("Routes.openapi: references", () => {
     const network = await start()
     const tree = await (await network.fetch(`${base}/v1/tree`)).json()
     expect(typeof tree.name).toBe("string")
-    const depth = (node: { children?: Array<unknown> }): number => 1 + Math.max(0, ...(node.children ?? []).map((c) => depth(c as never)))
+    const depth = (node: { children?: Array<unknown> }): number =>
+      1 + Math.max(0, ...(node.children ?? []).map((c) => depth(c as never)))
     expect(depth(tree)).toBeLessThan(20)
   })
 
@@ -141,7 +159,10 @@ describe("Routes.openapi: examples and Prefer", () => {
     expect(await tom.json()).toEqual({ id: 2, name: "Tom" })
     const unknown = await network.fetch(`${base}/v1/pets/1`, { headers: { prefer: "example=felix" } })
     expect(unknown.status).toBe(404)
-    expect(await unknown.json()).toMatchObject({ type: "urn:simnet:problem:NOT_FOUND", detail: expect.stringContaining("felix") })
+    expect(await unknown.json()).toMatchObject({
+      type: "urn:simnet:problem:NOT_FOUND",
+      detail: expect.stringContaining("felix")
+    })
   })
 
   it("Prefer: code=404 answers the documented 404 with its example; an undocumented code falls to default", async () => {
@@ -177,7 +198,11 @@ describe("Routes.openapi: request validation", () => {
     expect(response.status).toBe(422)
     expect(response.headers.get("content-type")).toBe("application/problem+json")
     const body = await response.json()
-    expect(body).toMatchObject({ type: "urn:simnet:problem:UNPROCESSABLE_ENTITY", title: "Invalid request", status: 422 })
+    expect(body).toMatchObject({
+      type: "urn:simnet:problem:UNPROCESSABLE_ENTITY",
+      title: "Invalid request",
+      status: 422
+    })
     expect(body.validation).toEqual([
       { location: ["body"], severity: "Error", code: "required", message: "must have required property 'name'" },
       { location: ["body", "id"], severity: "Error", code: "minimum", message: "must be >= 1" },
@@ -189,14 +214,23 @@ describe("Routes.openapi: request validation", () => {
   it("path, query and header parameters are checked; a missing required body is named", async () => {
     const network = await start()
     const badPath = await (await network.fetch(`${base}/v1/pets/zero`)).json()
-    expect(badPath.validation).toEqual([{ location: ["path", "petId"], severity: "Error", code: "type", message: "must be integer" }])
+    expect(badPath.validation).toEqual([
+      { location: ["path", "petId"], severity: "Error", code: "type", message: "must be integer" }
+    ])
     const badQuery = await (await network.fetch(`${base}/v1/pets?limit=0`)).json()
     expect(badQuery.validation).toEqual([
       { location: ["query", "limit"], severity: "Error", code: "minimum", message: "must be >= 1" },
-      { location: ["header"], severity: "Error", code: "required", message: "must have required property 'x-request-id'" }
+      {
+        location: ["header"],
+        severity: "Error",
+        code: "required",
+        message: "must have required property 'x-request-id'"
+      }
     ])
     const noBody = await (await network.fetch(`${base}/v1/pets`, { method: "POST" })).json()
-    expect(noBody.validation).toEqual([{ location: ["body"], severity: "Error", code: "required", message: "Body parameter is required" }])
+    expect(noBody.validation).toEqual([
+      { location: ["body"], severity: "Error", code: "required", message: "Body parameter is required" }
+    ])
     const ok = await network.fetch(`${base}/v1/pets?limit=2`, { headers: { "x-request-id": uuid } })
     expect(ok.status).toBe(200)
     expect(network.log().at(-1)!.violations).toBeUndefined()
@@ -204,20 +238,32 @@ describe("Routes.openapi: request validation", () => {
 
   it("a body in a media type the operation does not take is 415", async () => {
     const network = await start()
-    const response = await network.fetch(`${base}/v1/pets`, { method: "POST", headers: { "content-type": "text/csv" }, body: "a,b" })
+    const response = await network.fetch(`${base}/v1/pets`, {
+      method: "POST",
+      headers: { "content-type": "text/csv" },
+      body: "a,b"
+    })
     expect(response.status).toBe(415)
   })
 
   it("validate: false serves a request that breaks the operation", async () => {
     const network = await start({ validate: false })
-    const response = await network.fetch(`${base}/v1/pets`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+    const response = await network.fetch(`${base}/v1/pets`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}"
+    })
     expect(response.status).toBe(201)
   })
 
   it("in RouteSpec JSON the family takes validate and examples; a mistyped one names its path", async () => {
     const network = await SimulationNetwork.start()
     await network.registerSpec({ family: "openapi", document, baseUrl: base, validate: false, examples: false })
-    const response = await network.fetch(`${base}/v1/pets`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+    const response = await network.fetch(`${base}/v1/pets`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}"
+    })
     expect(response.status).toBe(201)
     const error = await network.registerSpec([{ family: "openapi", document, validate: "no" }]).catch((e) => e)
     expect(error).toMatchObject({ _tag: "InvalidRouteSpec", path: "[0].validate" })
@@ -225,9 +271,16 @@ describe("Routes.openapi: request validation", () => {
 
   it("an operation's own 400 response answers an invalid request, with the violations in sl-violations", async () => {
     const withOwn = structuredClone(document) as any
-    withOwn.paths["/pets"].post.responses["400"] = { description: "bad", content: json({ $ref: "#/components/schemas/Error" }, { example: { code: 400, message: "bad pet" } }) }
+    withOwn.paths["/pets"].post.responses["400"] = {
+      description: "bad",
+      content: json({ $ref: "#/components/schemas/Error" }, { example: { code: 400, message: "bad pet" } })
+    }
     const network = await SimulationNetwork.start({ routes: Routes.openapi(withOwn, { baseUrl: base }) })
-    const response = await network.fetch(`${base}/v1/pets`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+    const response = await network.fetch(`${base}/v1/pets`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}"
+    })
     expect(response.status).toBe(400)
     expect(await response.json()).toEqual({ code: 400, message: "bad pet" })
     expect(JSON.parse(response.headers.get("sl-violations")!)).toHaveLength(2)
@@ -240,7 +293,9 @@ describe("Routes.openapi: negotiation, headers, realism", () => {
     const text = await network.fetch(`${base}/v1/pets/1`, { headers: { accept: "text/plain" } })
     expect(text.headers.get("content-type")).toBe("text/plain")
     expect(await text.text()).toBe("Rex the dog")
-    const weighted = await network.fetch(`${base}/v1/pets/1`, { headers: { accept: "application/json;q=0.5, text/*;q=0.9" } })
+    const weighted = await network.fetch(`${base}/v1/pets/1`, {
+      headers: { accept: "application/json;q=0.5, text/*;q=0.9" }
+    })
     expect(weighted.headers.get("content-type")).toBe("text/plain")
     const any = await network.fetch(`${base}/v1/pets/1`, { headers: { accept: "*/*" } })
     expect(any.headers.get("content-type")).toBe("application/json")
@@ -325,62 +380,118 @@ describe("Routes.openapi: any document a user has", () => {
   it("two documents that share operationIds are served together; the prefix changes no generated byte", async () => {
     const a = Routes.openapi(petsAt("A"), { baseUrl: "https://a.example.com" })
     const b = Routes.openapi(petsAt("B"), { baseUrl: "https://b.example.com/v2" })
-    expect([...a, ...b].map((r) => r.id)).toEqual(["a.example.com:showPet", "a.example.com:deletePet", "b.example.com/v2:showPet", "b.example.com/v2:deletePet"])
+    expect([...a, ...b].map((r) => r.id)).toEqual([
+      "a.example.com:showPet",
+      "a.example.com:deletePet",
+      "b.example.com/v2:showPet",
+      "b.example.com/v2:deletePet"
+    ])
     const together = await SimulationNetwork.start({ seed: 4, routes: [...a, ...b] })
-    const bare = await SimulationNetwork.start({ seed: 4, routes: Routes.openapi(petsAt("A"), { baseUrl: "https://a.example.com", idPrefix: "" }) })
+    const bare = await SimulationNetwork.start({
+      seed: 4,
+      routes: Routes.openapi(petsAt("A"), { baseUrl: "https://a.example.com", idPrefix: "" })
+    })
     expect(bare.routes().map((r) => r.id)).toEqual(["showPet", "deletePet"])
     const body = await (await together.fetch("https://a.example.com/pets/7")).text()
     expect(await (await bare.fetch("https://a.example.com/pets/7")).text()).toBe(body)
     expect((await together.fetch("https://b.example.com/v2/pets/7", { method: "DELETE" })).status).toBe(204)
     // In RouteSpec JSON too.
     const spec = await SimulationNetwork.start({ routes: [] })
-    expect(await spec.registerSpec({ family: "openapi", document: petsAt("C"), baseUrl: "https://c.example.com", idPrefix: "c." })).toEqual(["c.showPet", "c.deletePet"])
+    expect(
+      await spec.registerSpec({
+        family: "openapi",
+        document: petsAt("C"),
+        baseUrl: "https://c.example.com",
+        idPrefix: "c."
+      })
+    ).toEqual(["c.showPet", "c.deletePet"])
   })
 
   it("an operation whose schema cannot be served is listed with why and answers 501; the rest of the document is served", async () => {
     const document = petsAt("Broken", {
-      "/odd": { get: { operationId: "odd", responses: { "200": { description: "x", content: json({ type: "string", pattern: "((" }) } } } }
+      "/odd": {
+        get: {
+          operationId: "odd",
+          responses: { "200": { description: "x", content: json({ type: "string", pattern: "((" }) } }
+        }
+      }
     })
     const network = await SimulationNetwork.start({ routes: Routes.openapi(document, { baseUrl: base, idPrefix: "" }) })
     const odd = network.routes().find((r) => r.id === "odd") as unknown as { refused: string }
     expect(odd.refused).toMatch(/pattern/)
-    expect(network.routes().filter((r) => "refused" in r).map((r) => r.id)).toEqual(["odd"])
+    expect(
+      network
+        .routes()
+        .filter((r) => "refused" in r)
+        .map((r) => r.id)
+    ).toEqual(["odd"])
     const answer = await network.fetch(`${base}/odd`)
     expect(answer.status).toBe(501)
-    expect(await answer.json()).toMatchObject({ type: "urn:simnet:problem:NOT_IMPLEMENTED", detail: expect.stringContaining("pattern") })
+    expect(await answer.json()).toMatchObject({
+      type: "urn:simnet:problem:NOT_IMPLEMENTED",
+      detail: expect.stringContaining("pattern")
+    })
     expect((await network.fetch(`${base}/pets/1`)).status).toBe(200)
   })
 
   it("a pattern in JavaScript's legacy syntax ({ that starts no quantifier) is served, as Prism serves it", async () => {
     const pattern = "^(?:{[0-9a-fA-F]{4}(?:-?[0-9a-fA-F]{4}){7}}|[0-9a-fA-F]{4}(?:-?[0-9a-fA-F]{4}){7})$"
     const document = petsAt("Legacy", {
-      "/keys": { get: { operationId: "key", responses: { "200": { description: "k", content: json({ type: "string", pattern }) } } } }
+      "/keys": {
+        get: {
+          operationId: "key",
+          responses: { "200": { description: "k", content: json({ type: "string", pattern }) } }
+        }
+      }
     })
-    const network = await SimulationNetwork.start({ seed: 2, routes: Routes.openapi(document, { baseUrl: base, examples: false }) })
-    for (let i = 0; i < 5; i++) expect(await (await network.fetch(`${base}/keys?i=${i}`)).json()).toMatch(new RegExp(pattern))
+    const network = await SimulationNetwork.start({
+      seed: 2,
+      routes: Routes.openapi(document, { baseUrl: base, examples: false })
+    })
+    for (let i = 0; i < 5; i++)
+      expect(await (await network.fetch(`${base}/keys?i=${i}`)).json()).toMatch(new RegExp(pattern))
   })
 
   it("an invalid request's 422 is simnet's own problem, in the shape Prism's users parse", async () => {
     const document = petsAt("Q", {
-      "/search": { get: { operationId: "search", parameters: [{ name: "limit", in: "query", required: true, schema: { type: "integer" } }], responses: { "200": { description: "ok" } } } }
+      "/search": {
+        get: {
+          operationId: "search",
+          parameters: [{ name: "limit", in: "query", required: true, schema: { type: "integer" } }],
+          responses: { "200": { description: "ok" } }
+        }
+      }
     })
     const network = await SimulationNetwork.start({ routes: Routes.openapi(document, { baseUrl: base }) })
     const answer = await network.fetch(`${base}/search?limit=many`)
     expect(answer.status).toBe(422)
     const problem = await answer.json()
-    expect(problem).toMatchObject({ type: "urn:simnet:problem:UNPROCESSABLE_ENTITY", title: "Invalid request", status: 422, validation: [{ location: ["query", "limit"] }] })
+    expect(problem).toMatchObject({
+      type: "urn:simnet:problem:UNPROCESSABLE_ENTITY",
+      title: "Invalid request",
+      status: 422,
+      validation: [{ location: ["query", "limit"] }]
+    })
     expect(JSON.stringify(problem)).not.toMatch(/prism|stoplight/i)
   })
 
   it("an operation that documents only 1xx answers 204 naming it; a 3.1 document of only webhooks serves nothing and registers", async () => {
-    const document = petsAt("Info", { "/upgrade": { get: { operationId: "upgrade", responses: { "101": { description: "switching" } } } } })
+    const document = petsAt("Info", {
+      "/upgrade": { get: { operationId: "upgrade", responses: { "101": { description: "switching" } } } }
+    })
     const network = await SimulationNetwork.start({ routes: Routes.openapi(document, { baseUrl: base }) })
     const answer = await network.fetch(`${base}/upgrade`)
     expect([answer.status, answer.headers.get("x-simnet-informational")]).toEqual([204, "101"])
-    const hooks = { openapi: "3.1.0", info: { title: "Hooks", version: "1" }, webhooks: { newPet: { post: { responses: { "200": { description: "ok" } } } } } }
+    const hooks = {
+      openapi: "3.1.0",
+      info: { title: "Hooks", version: "1" },
+      webhooks: { newPet: { post: { responses: { "200": { description: "ok" } } } } }
+    }
     expect(Routes.openapi(hooks, { baseUrl: base })).toEqual([])
     const refused = Routes.openapi({ openapi: "3.0.3", info: { title: "No paths", version: "1" } }, { baseUrl: base })
-    await expect(SimulationNetwork.start({ routes: refused })).rejects.toMatchObject({ path: expect.stringContaining("openapi#/paths") })
+    await expect(SimulationNetwork.start({ routes: refused })).rejects.toMatchObject({
+      path: expect.stringContaining("openapi#/paths")
+    })
   })
 
   it("a path key with '#' is served at its escaped path; parameter styles are read as OpenAPI spells them", async () => {
@@ -390,10 +501,36 @@ describe("Routes.openapi: any document a user has", () => {
         get: {
           operationId: "matrix",
           parameters: [
-            { name: "ids", in: "path", required: true, style: "matrix", explode: true, schema: { type: "array", items: { type: "integer" } } },
-            { name: "obj", in: "path", required: true, style: "label", schema: { type: "object", required: ["a"], properties: { a: { type: "integer" } } } },
-            { name: "deep", in: "query", required: true, style: "deepObject", schema: { type: "object", required: ["x"], properties: { x: { type: "integer" } } } },
-            { name: "pipes", in: "query", required: true, style: "pipeDelimited", explode: false, schema: { type: "array", items: { type: "integer" } } }
+            {
+              name: "ids",
+              in: "path",
+              required: true,
+              style: "matrix",
+              explode: true,
+              schema: { type: "array", items: { type: "integer" } }
+            },
+            {
+              name: "obj",
+              in: "path",
+              required: true,
+              style: "label",
+              schema: { type: "object", required: ["a"], properties: { a: { type: "integer" } } }
+            },
+            {
+              name: "deep",
+              in: "query",
+              required: true,
+              style: "deepObject",
+              schema: { type: "object", required: ["x"], properties: { x: { type: "integer" } } }
+            },
+            {
+              name: "pipes",
+              in: "query",
+              required: true,
+              style: "pipeDelimited",
+              explode: false,
+              schema: { type: "array", items: { type: "integer" } }
+            }
           ],
           responses: { "200": { description: "ok" } }
         }
@@ -404,6 +541,11 @@ describe("Routes.openapi: any document a user has", () => {
     expect((await network.fetch(`${base}/m/;ids=1;ids=2/.a,3?deep[x]=4&pipes=5|6`)).status).toBe(200)
     const wrong = await network.fetch(`${base}/m/;ids=1;ids=x/.a,y?deep[x]=z&pipes=5|q`)
     expect(wrong.status).toBe(422)
-    expect((await wrong.json()).validation.map((v: { location: Array<string> }) => v.location.join("."))).toEqual(["path.ids.1", "path.obj.a", "query.deep.x", "query.pipes.1"])
+    expect((await wrong.json()).validation.map((v: { location: Array<string> }) => v.location.join("."))).toEqual([
+      "path.ids.1",
+      "path.obj.a",
+      "query.deep.x",
+      "query.pipes.1"
+    ])
   })
 })

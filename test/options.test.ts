@@ -16,22 +16,46 @@ import { Fixture, type NetworkOptions, Route, Schemas, SimulationFileSystem, Sim
 
 const dir = mkdtempSync(join(tmpdir(), "simnet-options-"))
 const file = join(dir, "fixture.json")
-writeFileSync(file, JSON.stringify({
-  seed: 11,
-  routes: [{ id: "item", match: "GET https://api.example.com/items/:id", respond: { kind: "text", body: "from the file" } }, { family: "openai" }],
-  llm: { queue: [{ steps: [[{ type: "text", content: "queued in the file" }]] }], rules: [{ id: "hi", match: { lastUserMessage: "hi" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "ruled in the file" }]] } }] }
-}))
+writeFileSync(
+  file,
+  JSON.stringify({
+    seed: 11,
+    routes: [
+      { id: "item", match: "GET https://api.example.com/items/:id", respond: { kind: "text", body: "from the file" } },
+      { family: "openai" }
+    ],
+    llm: {
+      queue: [{ steps: [[{ type: "text", content: "queued in the file" }]] }],
+      rules: [
+        {
+          id: "hi",
+          match: { lastUserMessage: "hi" },
+          behaviour: { type: "respond", steps: [[{ type: "text", content: "ruled in the file" }]] }
+        }
+      ]
+    }
+  })
+)
 
 describe("a fixture in code", () => {
   it("start({ fixture }) serves the file's routes, scripts and rules, with its seed; what code gives is added after it", async () => {
-    const network = await SimulationNetwork.start({ fixture: file, routes: [Route.text("GET https://api.example.com/health", "ok")] })
+    const network = await SimulationNetwork.start({
+      fixture: file,
+      routes: [Route.text("GET https://api.example.com/health", "ok")]
+    })
     expect(network.network.seed).toBe(11)
     expect(await (await network.fetch("https://api.example.com/items/1")).text()).toBe("from the file")
     expect(await (await network.fetch("https://api.example.com/health")).text()).toBe("ok")
     const openai = new OpenAI({ apiKey: "sk-test", fetch: network.fetch, maxRetries: 0 })
-    const first = await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hello" }] })
+    const first = await openai.chat.completions.create({
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "hello" }]
+    })
     expect(first.choices[0]!.message.content).toBe("queued in the file")
-    const second = await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
+    const second = await openai.chat.completions.create({
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "hi" }]
+    })
     expect(second.choices[0]!.message.content).toBe("ruled in the file")
     // A seed given in code wins over the file's.
     expect((await SimulationNetwork.start({ fixture: file, seed: 3 })).network.seed).toBe(3)
@@ -41,10 +65,19 @@ describe("a fixture in code", () => {
   })
 
   it("a missing or broken fixture is the start's typed error, naming the file or the field", async () => {
-    expect(await SimulationNetwork.start({ fixture: join(dir, "missing.json") }).catch((e) => e)).toMatchObject({ _tag: "FixtureUnreadable", reason: "file not found" })
+    expect(await SimulationNetwork.start({ fixture: join(dir, "missing.json") }).catch((e) => e)).toMatchObject({
+      _tag: "FixtureUnreadable",
+      reason: "file not found"
+    })
     const broken = join(dir, "broken.json")
-    writeFileSync(broken, JSON.stringify({ routes: [{ match: "GET https://a.example.com/", respond: { kind: "nope" } }] }))
-    expect(await SimulationNetwork.start({ fixture: broken }).catch((e) => e)).toMatchObject({ _tag: "InvalidRouteSpec", path: "routes[0].respond.kind" })
+    writeFileSync(
+      broken,
+      JSON.stringify({ routes: [{ match: "GET https://a.example.com/", respond: { kind: "nope" } }] })
+    )
+    expect(await SimulationNetwork.start({ fixture: broken }).catch((e) => e)).toMatchObject({
+      _tag: "InvalidRouteSpec",
+      path: "routes[0].respond.kind"
+    })
   })
 
   it("an unknown option key is refused with InvalidNetworkOption naming it and the nearest known one; nothing starts", async () => {
@@ -64,12 +97,21 @@ describe("a fixture in code", () => {
 const EVERY_KEY: Readonly<Record<string, unknown>> = {
   seed: "every-key",
   chaos: { rate: 0 },
-  routes: [{ id: "item", match: "GET https://api.example.com/items/:id", respond: { kind: "text", body: "from the file" } }, { family: "openai" }],
+  routes: [
+    { id: "item", match: "GET https://api.example.com/items/:id", respond: { kind: "text", body: "from the file" } },
+    { family: "openai" }
+  ],
   files: { "notes/todo.txt": "buy milk\n", "logo.bin": { base64: "AAECAw==" } },
   prompts: ["summarise notes/todo.txt"],
   llm: {
     queue: [{ steps: [[{ type: "text", content: "queued in the file" }]] }],
-    rules: [{ id: "hi", match: { contains: "hello there" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "ruled in the file" }]] } }]
+    rules: [
+      {
+        id: "hi",
+        match: { contains: "hello there" },
+        behaviour: { type: "respond", steps: [[{ type: "text", content: "ruled in the file" }]] }
+      }
+    ]
   }
 }
 const everyKeyFile = join(dir, "every-key.json")
@@ -78,7 +120,9 @@ writeFileSync(everyKeyFile, JSON.stringify(EVERY_KEY))
 /** What a network started from the every-key fixture answers: its route, its queue and rule, its seed. */
 const answers = async (network: { readonly fetch: typeof globalThis.fetch; readonly seed: number }) => {
   const openai = new OpenAI({ apiKey: "sk-test", fetch: network.fetch, maxRetries: 0 })
-  const ask = async (content: string) => (await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content }] })).choices[0]!.message.content
+  const ask = async (content: string) =>
+    (await openai.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content }] })).choices[0]!
+      .message.content
   return {
     item: await (await network.fetch("https://api.example.com/items/1")).text(),
     queued: await ask("first"),
@@ -86,7 +130,12 @@ const answers = async (network: { readonly fetch: typeof globalThis.fetch; reado
     seed: network.seed
   }
 }
-const expected = async () => ({ item: "from the file", queued: "queued in the file", ruled: "ruled in the file", seed: (await SimulationNetwork.start({ seed: "every-key" })).network.seed })
+const expected = async () => ({
+  item: "from the file",
+  queued: "queued in the file",
+  ruled: "ruled in the file",
+  seed: (await SimulationNetwork.start({ seed: "every-key" })).network.seed
+})
 
 describe("a loaded fixture is network options", () => {
   it("start(await Fixture.load(path)) starts from it, prompts and files and all", async () => {
@@ -98,7 +147,11 @@ describe("a loaded fixture is network options", () => {
 
   it("start({ ...fixture, more }) takes it spread, with options of its own beside it", async () => {
     const fixture = await Fixture.load(everyKeyFile)
-    const network = await SimulationNetwork.start({ ...fixture, routes: [...fixture.routes, Route.text("GET https://api.example.com/health", "ok")], keepBodies: true })
+    const network = await SimulationNetwork.start({
+      ...fixture,
+      routes: [...fixture.routes, Route.text("GET https://api.example.com/health", "ok")],
+      keepBodies: true
+    })
     expect(await answers({ fetch: network.fetch, seed: network.network.seed })).toEqual(await expected())
     expect(await (await network.fetch("https://api.example.com/health")).text()).toBe("ok")
     await network.close()
@@ -108,23 +161,40 @@ describe("a loaded fixture is network options", () => {
     const fixture = await Fixture.load(everyKeyFile)
     const made = await Effect.runPromise(SimulationNetwork.make(fixture))
     expect(await answers({ fetch: made.fetch, seed: made.seed })).toEqual(await expected())
-    const program = Effect.gen(function*() {
+    const program = Effect.gen(function* () {
       const response = yield* HttpClient.get("https://api.example.com/items/2")
       const fs = yield* FileSystem.FileSystem
-      return { item: yield* response.text, todo: yield* fs.readFileString("notes/todo.txt"), logo: yield* fs.readFile("logo.bin") }
+      return {
+        item: yield* response.text,
+        todo: yield* fs.readFileString("notes/todo.txt"),
+        logo: yield* fs.readFile("logo.bin")
+      }
     })
-    const seen = await Effect.runPromise(program.pipe(Effect.provide(Layer.provideMerge(SimulationFileSystem.layer(), SimulationNetwork.layer(fixture)))))
+    const seen = await Effect.runPromise(
+      program.pipe(Effect.provide(Layer.provideMerge(SimulationFileSystem.layer(), SimulationNetwork.layer(fixture))))
+    )
     expect(seen).toEqual({ item: "from the file", todo: "buy milk\n", logo: new Uint8Array([0, 1, 2, 3]) })
   })
 
   it("{ fixture: PATH } and { fixture: loaded } start the same network; a fixture option that is neither is refused, naming it", async () => {
     const byPath = await SimulationNetwork.start({ fixture: everyKeyFile })
     const byValue = await SimulationNetwork.start({ fixture: await Fixture.load(everyKeyFile), seed: "every-key" })
-    expect(await answers({ fetch: byValue.fetch, seed: byValue.network.seed })).toEqual(await answers({ fetch: byPath.fetch, seed: byPath.network.seed }))
+    expect(await answers({ fetch: byValue.fetch, seed: byValue.network.seed })).toEqual(
+      await answers({ fetch: byPath.fetch, seed: byPath.network.seed })
+    )
     expect(byValue.network.files).toEqual(byPath.network.files)
-    expect(await SimulationNetwork.start({ fixture: { routes: "no" } } as never).catch((e) => e)).toMatchObject({ _tag: "InvalidNetworkOption", option: "fixture" })
-    expect(await SimulationNetwork.start({ files: { "../escape.txt": "x" } }).catch((e) => e)).toMatchObject({ _tag: "InvalidNetworkOption", option: `files["../escape.txt"]` })
-    expect(await SimulationNetwork.start({ prompts: [7] } as never).catch((e) => e)).toMatchObject({ _tag: "InvalidNetworkOption", option: "prompts[0]" })
+    expect(await SimulationNetwork.start({ fixture: { routes: "no" } } as never).catch((e) => e)).toMatchObject({
+      _tag: "InvalidNetworkOption",
+      option: "fixture"
+    })
+    expect(await SimulationNetwork.start({ files: { "../escape.txt": "x" } }).catch((e) => e)).toMatchObject({
+      _tag: "InvalidNetworkOption",
+      option: `files["../escape.txt"]`
+    })
+    expect(await SimulationNetwork.start({ prompts: [7] } as never).catch((e) => e)).toMatchObject({
+      _tag: "InvalidNetworkOption",
+      option: "prompts[0]"
+    })
   })
 
   it("every key Fixture.load can give is an option start takes, alone and together (the keys come from the fixture's Schema)", async () => {

@@ -25,9 +25,16 @@ const root = path.resolve(import.meta.dirname, "..")
 const node = process.execPath
 const nodeDir = path.dirname(node)
 // npm and the `simnet` bin (`#!/usr/bin/env node`) run on the Node running this test.
-const env = { ...process.env, PATH: `${nodeDir}${path.delimiter}${process.env.PATH ?? ""}`, npm_config_update_notifier: "false" }
+const env = {
+  ...process.env,
+  PATH: `${nodeDir}${path.delimiter}${process.env.PATH ?? ""}`,
+  npm_config_update_notifier: "false"
+}
 const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc")
-const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string; peerDependencies: { effect: string } }
+const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+  version: string
+  peerDependencies: { effect: string }
+}
 
 let work = ""
 let project = ""
@@ -58,7 +65,11 @@ const readmeInstall = (): { readonly checkout: ReadonlyArray<string>; readonly p
   const from = readme.indexOf("\n## Install\n")
   const section = readme.slice(from, readme.indexOf("\n## ", from + 1))
   const [checkout = [], project = []] = Array.from(section.matchAll(/```sh\n([\s\S]*?)```/g), (m) =>
-    m[1].split("\n").map((line) => line.replace(/#.*/, "").trim()).filter((line) => line !== ""))
+    m[1]
+      .split("\n")
+      .map((line) => line.replace(/#.*/, "").trim())
+      .filter((line) => line !== "")
+  )
   return { checkout, project }
 }
 
@@ -76,21 +87,32 @@ beforeAll(() => {
   // This repository is a checkout whose `npm install` has run (the suite runs in it): `npm pack`
   // is what remains, written beside the project rather than into the checkout.
   expect(commands.checkout, "the README's commands in a checkout").toEqual(["npm install", "npm pack"])
-  const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", work], root)) as Array<{ filename: string; files: Array<{ path: string }> }>
+  const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", work], root)) as Array<{
+    filename: string
+    files: Array<{ path: string }>
+  }>
   tarball = path.join(work, packed[0].filename)
   fs.writeFileSync(path.join(work, "files.json"), JSON.stringify(packed[0].files.map((f) => f.path)))
-  const viewed = JSON.parse(run("npm", ["view", `effect@${manifest.peerDependencies.effect}`, "version", "--json"], work)) as string | Array<string>
+  const viewed = JSON.parse(
+    run("npm", ["view", `effect@${manifest.peerDependencies.effect}`, "version", "--json"], work)
+  ) as string | Array<string>
   newestEffect = highest(typeof viewed === "string" ? [viewed] : viewed)
   // The README's one line in the user's project, with the tarball's path where it names the file.
   expect(commands.project, "the README's command in the project").toHaveLength(1)
   const [command, ...args] = commands.project[0].split(/\s+/)
   expect(command).toBe("npm")
   expect(args, "the README installs the tarball npm pack wrote, with effect in the peer range").toEqual(
-    expect.arrayContaining([expect.stringMatching(new RegExp(`(^|/)${packed[0].filename.replaceAll(".", "\\.")}$`)), `effect@${manifest.peerDependencies.effect}`])
+    expect.arrayContaining([
+      expect.stringMatching(new RegExp(`(^|/)${packed[0].filename.replaceAll(".", "\\.")}$`)),
+      `effect@${manifest.peerDependencies.effect}`
+    ])
   )
   project = path.join(work, "consumer")
   fs.mkdirSync(project)
-  fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
+  fs.writeFileSync(
+    path.join(project, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module" })
+  )
   const install = args.map((arg) => (arg.endsWith(packed[0].filename) ? tarball : arg))
   run("npm", [...install, "--prefer-online", "--no-audit", "--no-fund"], project)
 }, HEAVY_WORK)
@@ -103,7 +125,23 @@ afterAll(() => {
 describe("the packed package", { timeout: HEAVY_WORK }, () => {
   it("ships dist/, fixtures/, the bin, README and LICENSE, and no sources, tests, benches or CI", () => {
     const files = JSON.parse(fs.readFileSync(path.join(work, "files.json"), "utf8")) as Array<string>
-    for (const f of ["dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/register.js", "dist/testing.js", "dist/vitest.js", "dist/vitest.d.ts", "dist/models.js", "dist/models.d.ts", "dist/cli.js", "fixtures/default.json", "bin/simnet.js", "README.md", "LICENSE", "package.json"]) {
+    for (const f of [
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/index.js.map",
+      "dist/register.js",
+      "dist/testing.js",
+      "dist/vitest.js",
+      "dist/vitest.d.ts",
+      "dist/models.js",
+      "dist/models.d.ts",
+      "dist/cli.js",
+      "fixtures/default.json",
+      "bin/simnet.js",
+      "README.md",
+      "LICENSE",
+      "package.json"
+    ]) {
       expect(files).toContain(f)
     }
     expect(files.filter((f) => /^(src|test|bench|\.ci|\.github)\//.test(f))).toEqual([])
@@ -112,10 +150,17 @@ describe("the packed package", { timeout: HEAVY_WORK }, () => {
   })
 
   it("the virtual clock's hook loads from the installed package: a Node process on it reads simnet's time", () => {
-    const hook = [path.join(project, "node_modules", "simnet", "dist", "chunks", "clockHook.mjs"), path.join(project, "node_modules", "simnet", "dist", "clockHook.mjs")].find((file) => fs.existsSync(file))!
+    const hook = [
+      path.join(project, "node_modules", "simnet", "dist", "chunks", "clockHook.mjs"),
+      path.join(project, "node_modules", "simnet", "dist", "clockHook.mjs")
+    ].find((file) => fs.existsSync(file))!
     const now = path.join(work, "clock-now")
     fs.writeFileSync(now, "1767225600000")
-    const shown = execFileSync(node, ["--import", pathToFileURL(hook).href, "-e", "console.log(Date.now())"], { cwd: project, env: { ...env, SIMNET_CLOCK: path.join(work, "no-clock.sock"), SIMNET_CLOCK_NOW: now }, encoding: "utf8" })
+    const shown = execFileSync(node, ["--import", pathToFileURL(hook).href, "-e", "console.log(Date.now())"], {
+      cwd: project,
+      env: { ...env, SIMNET_CLOCK: path.join(work, "no-clock.sock"), SIMNET_CLOCK_NOW: now },
+      encoding: "utf8"
+    })
     expect(shown.trim()).toBe("1767225600000")
   })
 
@@ -123,7 +168,9 @@ describe("the packed package", { timeout: HEAVY_WORK }, () => {
     // `npm ls` exits non-zero on an invalid tree (a peer range unmet), and lists every copy.
     const copies = new Set(run("npm", ["ls", "effect", "--all", "--parseable"], project).trim().split("\n"))
     expect([...copies]).toEqual([path.join(fs.realpathSync(project), "node_modules", "effect")])
-    const installed = JSON.parse(fs.readFileSync(path.join(project, "node_modules", "effect", "package.json"), "utf8")) as { version: string }
+    const installed = JSON.parse(
+      fs.readFileSync(path.join(project, "node_modules", "effect", "package.json"), "utf8")
+    ) as { version: string }
     expect(installed.version).toBe(newestEffect)
   })
 
@@ -142,7 +189,10 @@ describe("the packed package", { timeout: HEAVY_WORK }, () => {
   })
 
   it("node --import simnet/register answers an unmodified app from SIMNET_FIXTURE and writes SIMNET_LOG", () => {
-    fs.writeFileSync(path.join(project, "plain.mjs"), `const r = await fetch("https://api.example.com/items/1"); console.log(r.status, await r.text())`)
+    fs.writeFileSync(
+      path.join(project, "plain.mjs"),
+      `const r = await fetch("https://api.example.com/items/1"); console.log(r.status, await r.text())`
+    )
     const log = path.join(project, "log.jsonl")
     const out = execFileSync(node, ["--import", "simnet/register", "plain.mjs"], {
       cwd: project,
@@ -150,13 +200,22 @@ describe("the packed package", { timeout: HEAVY_WORK }, () => {
       encoding: "utf8"
     })
     expect(out.trim()).toBe(`200 {"id":"sim-item","name":"Simulated item"}`)
-    const records = fs.readFileSync(log, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { url: string; status: number })
+    const records = fs
+      .readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { url: string; status: number })
     expect(records.map((r) => [r.url, r.status])).toEqual([["https://api.example.com/items/1", 200]])
   })
 
   it("npx simnet serve --port 0 starts from any directory on the package's own fixture, answers a request and serves the inspector", async () => {
     // A process group of its own: SIGTERM to `npx` alone would leave its `simnet serve` running.
-    const child = spawn("npx", ["--no-install", "simnet", "serve", "--port", "0"], { cwd: project, env, stdio: ["ignore", "pipe", "pipe"], detached: true })
+    const child = spawn("npx", ["--no-install", "simnet", "serve", "--port", "0"], {
+      cwd: project,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true
+    })
     try {
       let out = ""
       const base = await new Promise<string>((resolve, reject) => {
@@ -196,25 +255,49 @@ describe("the packed package", { timeout: HEAVY_WORK }, () => {
       fs.rmSync(suite, { recursive: true, force: true })
     })
     fs.mkdirSync(suite)
-    fs.writeFileSync(path.join(suite, "kit.test.ts"), [
-      `import { expect } from "vitest"`,
-      `import { Route } from "simnet"`,
-      `import { test } from "simnet/vitest"`,
-      `test.override({ simnet: { routes: [Route.text("GET https://api.example.com/hi", "hi")] } })`,
-      `test("answers", async ({ network }) => {`,
-      `  expect(await (await network.fetch("https://api.example.com/hi")).text()).toBe("hi")`,
-      `})`,
-      `test("swallows a refusal", async ({ network }) => {`,
-      `  await network.fetch("https://api.example.com/missing").catch(() => undefined)`,
-      `})`
-    ].join("\n"))
+    fs.writeFileSync(
+      path.join(suite, "kit.test.ts"),
+      [
+        `import { expect } from "vitest"`,
+        `import { Route } from "simnet"`,
+        `import { test } from "simnet/vitest"`,
+        `test.override({ simnet: { routes: [Route.text("GET https://api.example.com/hi", "hi")] } })`,
+        `test("answers", async ({ network }) => {`,
+        `  expect(await (await network.fetch("https://api.example.com/hi")).text()).toBe("hi")`,
+        `})`,
+        `test("swallows a refusal", async ({ network }) => {`,
+        `  await network.fetch("https://api.example.com/missing").catch(() => undefined)`,
+        `})`
+      ].join("\n")
+    )
     const report = path.join(suite, "report.json")
-    const ran = spawnSync(node, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--root", suite, "--reporter=json", `--outputFile=${report}`], { cwd: project, env, encoding: "utf8" })
+    const ran = spawnSync(
+      node,
+      [
+        path.join(root, "node_modules", "vitest", "vitest.mjs"),
+        "run",
+        "--root",
+        suite,
+        "--reporter=json",
+        `--outputFile=${report}`
+      ],
+      { cwd: project, env, encoding: "utf8" }
+    )
     expect(ran.status, ran.stderr).toBe(1)
-    const results = (JSON.parse(fs.readFileSync(report, "utf8")) as { testResults: Array<{ assertionResults: Array<{ title: string; status: string; failureMessages: Array<string> }> }> })
-      .testResults.flatMap((file) => file.assertionResults)
-    expect(results.map((r) => [r.title, r.status])).toEqual([["answers", "passed"], ["swallows a refusal", "failed"]])
-    expect(results[1].failureMessages.join("\n")).toContain("StrictViolation: simnet: strict: 1 request was refused (GET https://api.example.com/missing: UnregisteredRequest)")
+    const results = (
+      JSON.parse(fs.readFileSync(report, "utf8")) as {
+        testResults: Array<{
+          assertionResults: Array<{ title: string; status: string; failureMessages: Array<string> }>
+        }>
+      }
+    ).testResults.flatMap((file) => file.assertionResults)
+    expect(results.map((r) => [r.title, r.status])).toEqual([
+      ["answers", "passed"],
+      ["swallows a refusal", "failed"]
+    ])
+    expect(results[1].failureMessages.join("\n")).toContain(
+      "StrictViolation: simnet: strict: 1 request was refused (GET https://api.example.com/missing: UnregisteredRequest)"
+    )
   })
 
   describe("a TypeScript app in a consumer project", () => {
@@ -242,7 +325,11 @@ describe("the packed package", { timeout: HEAVY_WORK }, () => {
 
     it("runs on node: Route.json answers the app's Schema with Int fields through SimulationNetwork.layer and its HttpClient", () => {
       fs.writeFileSync(path.join(project, "consumer.ts"), consumer)
-      const order = JSON.parse(run(node, ["consumer.ts"], project)) as { id: number; quantity: number; customer: string }
+      const order = JSON.parse(run(node, ["consumer.ts"], project)) as {
+        id: number
+        quantity: number
+        customer: string
+      }
       expect(Number.isInteger(order.id)).toBe(true)
       expect(Number.isInteger(order.quantity) && order.quantity >= 1 && order.quantity <= 99).toBe(true)
       expect(typeof order.customer).toBe("string")
@@ -259,11 +346,25 @@ describe("the packed package", { timeout: HEAVY_WORK }, () => {
     })
 
     it("typechecks with moduleResolution bundler, and without skipLibCheck", () => {
-      const base = { compilerOptions: { module: "preserve", moduleResolution: "bundler", target: "esnext", strict: true, types: [], noEmit: true, skipLibCheck: true }, files: ["consumer.ts"] }
+      const base = {
+        compilerOptions: {
+          module: "preserve",
+          moduleResolution: "bundler",
+          target: "esnext",
+          strict: true,
+          types: [],
+          noEmit: true,
+          skipLibCheck: true
+        },
+        files: ["consumer.ts"]
+      }
       expect(typecheck(base)).toBe("")
       // Without skipLibCheck every .d.ts is checked: simnet's own declarations must hold (errors
       // inside other packages' declarations are theirs, so only simnet's are counted).
-      const strictLibs = typecheck({ ...base, compilerOptions: { ...base.compilerOptions, skipLibCheck: false, types: ["node"] } })
+      const strictLibs = typecheck({
+        ...base,
+        compilerOptions: { ...base.compilerOptions, skipLibCheck: false, types: ["node"] }
+      })
       expect(strictLibs.split("\n").filter((line) => line.includes("node_modules/simnet/"))).toEqual([])
     })
   })
@@ -289,12 +390,18 @@ describe("the packed package", { timeout: HEAVY_WORK }, () => {
           `]))`
         ].join("\n")
       )
-      const [refused, narrow, tool] = JSON.parse(run(node, ["copies.mjs"], project)) as Array<{ tag: string; path: string; message: string }>
+      const [refused, narrow, tool] = JSON.parse(run(node, ["copies.mjs"], project)) as Array<{
+        tag: string
+        path: string
+        message: string
+      }>
       expect(refused).toMatchObject({ tag: "InvalidRouteSpec", path: "[0].schema" })
       expect(narrow).toMatchObject({ tag: "InvalidRouteSpec", path: "[0].narrow" })
       expect(tool).toMatchObject({ tag: "InvalidRouteSpec", path: expect.stringMatching(/tools\[0\]\.input$/) })
       const real = fs.realpathSync(project)
-      expect(refused.message).toContain(`two copies of effect are loaded (simnet's: effect ${newestEffect} at ${path.join(real, "node_modules", "simnet", "node_modules", "effect")}; this project's: effect ${newestEffect} at ${path.join(real, "node_modules", "effect")})`)
+      expect(refused.message).toContain(
+        `two copies of effect are loaded (simnet's: effect ${newestEffect} at ${path.join(real, "node_modules", "simnet", "node_modules", "effect")}; this project's: effect ${newestEffect} at ${path.join(real, "node_modules", "effect")})`
+      )
       expect(refused.message).toContain("simnet takes effect as a peer dependency")
       expect(refused.message).toContain("`npm ls effect`")
     } finally {

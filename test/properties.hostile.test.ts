@@ -31,30 +31,86 @@ const typedRefusal = (status: number, body: string) => {
   expect(body).not.toMatch(/\/work\/|node_modules|\bat [A-Za-z.<>]+ \(/)
 }
 
-const deepText = fc.record({ depth: fc.integer({ min: 1, max: 3000 }), kind: fc.constantFrom("[", "{") }).map(({ depth, kind }) =>
-  kind === "[" ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth))
+const deepText = fc
+  .record({ depth: fc.integer({ min: 1, max: 3000 }), kind: fc.constantFrom("[", "{") })
+  .map(({ depth, kind }) =>
+    kind === "[" ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth)
+  )
 
-const looseSpec = fc.record({
-  id: fc.oneof(fc.constant(undefined), fc.string({ maxLength: 6 })),
-  match: fc.oneof(fc.constant("GET https://p.example/x"), fc.string({ maxLength: 10 }), fc.record({ method: fc.constant("GET"), url: fc.constant("https://p.example/y"), bdy: fc.integer() }, { requiredKeys: ["url"] })),
-  respond: fc.oneof(
-    fc.record({ kind: fc.constant("text"), body: fc.string({ maxLength: 5 }), delay: fc.integer() }, { requiredKeys: ["kind", "body"] }),
-    fc.record({ kind: fc.constant("jsonSchema"), schema: fc.jsonValue({ maxDepth: 3 }).map((jsonSchema) => ({ jsonSchema })) })
-  ),
-  tims: fc.integer(),
-  times: fc.oneof(fc.integer({ min: -1, max: 3 }), fc.double())
-}, { requiredKeys: ["match", "respond"] })
+const looseSpec = fc.record(
+  {
+    id: fc.oneof(fc.constant(undefined), fc.string({ maxLength: 6 })),
+    match: fc.oneof(
+      fc.constant("GET https://p.example/x"),
+      fc.string({ maxLength: 10 }),
+      fc.record(
+        { method: fc.constant("GET"), url: fc.constant("https://p.example/y"), bdy: fc.integer() },
+        { requiredKeys: ["url"] }
+      )
+    ),
+    respond: fc.oneof(
+      fc.record(
+        { kind: fc.constant("text"), body: fc.string({ maxLength: 5 }), delay: fc.integer() },
+        { requiredKeys: ["kind", "body"] }
+      ),
+      fc.record({
+        kind: fc.constant("jsonSchema"),
+        schema: fc.jsonValue({ maxDepth: 3 }).map((jsonSchema) => ({ jsonSchema }))
+      })
+    ),
+    tims: fc.integer(),
+    times: fc.oneof(fc.integer({ min: -1, max: 3 }), fc.double())
+  },
+  { requiredKeys: ["match", "respond"] }
+)
 
 const looseScript = fc.oneof(
   fc.constant({ steps: [[]] }),
-  fc.record({ steps: fc.array(fc.array(fc.record({ type: fc.constantFrom("text", "tool_call", "thinking"), content: fc.string({ maxLength: 4 }), name: fc.string({ maxLength: 3 }), input: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: ["type"] }), { maxLength: 2 }), { maxLength: 2 }) }),
+  fc.record({
+    steps: fc.array(
+      fc.array(
+        fc.record(
+          {
+            type: fc.constantFrom("text", "tool_call", "thinking"),
+            content: fc.string({ maxLength: 4 }),
+            name: fc.string({ maxLength: 3 }),
+            input: fc.jsonValue({ maxDepth: 2 })
+          },
+          { requiredKeys: ["type"] }
+        ),
+        { maxLength: 2 }
+      ),
+      { maxLength: 2 }
+    )
+  }),
   fc.jsonValue({ maxDepth: 2 })
 )
 
 const controlCall = fc.oneof(
-  fc.record({ path: fc.constant("network/register"), body: fc.oneof(looseSpec.map((s) => JSON.stringify(s)), fc.array(looseSpec, { maxLength: 3 }).map((s) => JSON.stringify(s)), deepText, fc.string({ maxLength: 20 })) }),
-  fc.record({ path: fc.constant("llm/enqueue"), body: fc.oneof(looseScript.map((s) => JSON.stringify(s)), deepText, fc.string({ maxLength: 10 })) }),
-  fc.record({ path: fc.constant("snapshot"), body: fc.oneof(fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)), deepText) })
+  fc.record({
+    path: fc.constant("network/register"),
+    body: fc.oneof(
+      looseSpec.map((s) => JSON.stringify(s)),
+      fc.array(looseSpec, { maxLength: 3 }).map((s) => JSON.stringify(s)),
+      deepText,
+      fc.string({ maxLength: 20 })
+    )
+  }),
+  fc.record({
+    path: fc.constant("llm/enqueue"),
+    body: fc.oneof(
+      looseScript.map((s) => JSON.stringify(s)),
+      deepText,
+      fc.string({ maxLength: 10 })
+    )
+  }),
+  fc.record({
+    path: fc.constant("snapshot"),
+    body: fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+      deepText
+    )
+  })
 )
 
 describe("properties of simnet serve's hostile surfaces", () => {
@@ -74,12 +130,32 @@ describe("properties of simnet serve's hostile surfaces", () => {
 
   it("driver frames: every reply is JSON-RPC with a documented code, no -32603, and the socket stays up", async () => {
     const d = await rpc(`ws://127.0.0.1:${server.port}${CONTROL}/drive`)
-    const call = fc.record({
-      jsonrpc: fc.oneof(fc.constant("2.0"), fc.constant("1.0")),
-      id: fc.oneof(fc.integer({ min: 1000, max: 1_000_000 }), fc.constant(null)),
-      method: fc.constantFrom("llm.chunk", "llm.finish", "llm.fail", "llm.disconnect", "llm.pending", "network.log", "llm.attach", "nope"),
-      params: fc.oneof(fc.jsonValue({ maxDepth: 3 }), deepText.map((t) => JSON.parse(t) as unknown), fc.record({ id: fc.constant("inv_1"), items: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }) }), fc.record({ since: fc.oneof(fc.integer(), fc.double()), limit: fc.oneof(fc.integer(), fc.constant(5000)) }, { requiredKeys: [] }))
-    }, { requiredKeys: ["jsonrpc", "method"] })
+    const call = fc.record(
+      {
+        jsonrpc: fc.oneof(fc.constant("2.0"), fc.constant("1.0")),
+        id: fc.oneof(fc.integer({ min: 1000, max: 1_000_000 }), fc.constant(null)),
+        method: fc.constantFrom(
+          "llm.chunk",
+          "llm.finish",
+          "llm.fail",
+          "llm.disconnect",
+          "llm.pending",
+          "network.log",
+          "llm.attach",
+          "nope"
+        ),
+        params: fc.oneof(
+          fc.jsonValue({ maxDepth: 3 }),
+          deepText.map((t) => JSON.parse(t) as unknown),
+          fc.record({ id: fc.constant("inv_1"), items: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }) }),
+          fc.record(
+            { since: fc.oneof(fc.integer(), fc.double()), limit: fc.oneof(fc.integer(), fc.constant(5000)) },
+            { requiredKeys: [] }
+          )
+        )
+      },
+      { requiredKeys: ["jsonrpc", "method"] }
+    )
     const frame = fc.oneof(
       call.map((c) => JSON.stringify(c)),
       fc.array(call, { minLength: 0, maxLength: 120 }).map((c) => JSON.stringify(c)),
@@ -115,8 +191,18 @@ describe("properties of simnet serve's hostile surfaces", () => {
     for (let i = 0; i < 20; i++) await raw(server.port, "GET", `/api.example.com/items/${i}`)
     const good = JSON.parse(await snapshot()) as Record<string, unknown>
     const mutation = fc.oneof(
-      fc.record({ key: fc.constantFrom("seed", "routes", "usage", "llm", "llmCounts", "log", "counters", "mcp"), value: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constant(-1), fc.constant(null)) }),
-      fc.record({ key: fc.constant("counters"), value: fc.record({ requests: fc.integer({ min: -5, max: 5 }), answered: fc.integer({ min: -5, max: 5 }), denied: fc.integer({ min: -5, max: 5 }) }) }),
+      fc.record({
+        key: fc.constantFrom("seed", "routes", "usage", "llm", "llmCounts", "log", "counters", "mcp"),
+        value: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constant(-1), fc.constant(null))
+      }),
+      fc.record({
+        key: fc.constant("counters"),
+        value: fc.record({
+          requests: fc.integer({ min: -5, max: 5 }),
+          answered: fc.integer({ min: -5, max: 5 }),
+          denied: fc.integer({ min: -5, max: 5 })
+        })
+      }),
       fc.record({ key: fc.constant("log"), value: fc.constant("duplicate") })
     )
     await fc.assert(
@@ -127,7 +213,9 @@ describe("properties of simnet serve's hostile surfaces", () => {
         const response = await raw(server.port, "POST", `${CONTROL}/snapshot`, JSON_TYPE, JSON.stringify(mutated))
         if (response.status < 300) {
           // It restored: restore the good one again for the next case.
-          expect((await raw(server.port, "POST", `${CONTROL}/snapshot`, JSON_TYPE, JSON.stringify(good))).status).toBe(200)
+          expect((await raw(server.port, "POST", `${CONTROL}/snapshot`, JSON_TYPE, JSON.stringify(good))).status).toBe(
+            200
+          )
           return
         }
         typedRefusal(response.status, response.body)
@@ -140,31 +228,68 @@ describe("properties of simnet serve's hostile surfaces", () => {
   it("JSON Schemas: each registers within a second and serves bodies valid under it, or is refused with a typed 400", async () => {
     const keyword = fc.oneof(
       fc.record({ type: fc.constantFrom("string", "integer", "number", "boolean", "null", "array", "object", "nope") }),
-      fc.record({ minLength: fc.oneof(fc.integer({ min: 0, max: 80 }), fc.constant(1e6)), maxLength: fc.integer({ min: 0, max: 100 }) }, { requiredKeys: [] }),
-      fc.record({ minItems: fc.oneof(fc.integer({ min: 0, max: 20 }), fc.constant(5e7)), maxItems: fc.integer({ min: 0, max: 30 }) }, { requiredKeys: [] }),
-      fc.record({ minimum: fc.integer({ min: -100, max: 100 }), maximum: fc.integer({ min: -100, max: 100 }) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          minLength: fc.oneof(fc.integer({ min: 0, max: 80 }), fc.constant(1e6)),
+          maxLength: fc.integer({ min: 0, max: 100 })
+        },
+        { requiredKeys: [] }
+      ),
+      fc.record(
+        {
+          minItems: fc.oneof(fc.integer({ min: 0, max: 20 }), fc.constant(5e7)),
+          maxItems: fc.integer({ min: 0, max: 30 })
+        },
+        { requiredKeys: [] }
+      ),
+      fc.record(
+        { minimum: fc.integer({ min: -100, max: 100 }), maximum: fc.integer({ min: -100, max: 100 }) },
+        { requiredKeys: [] }
+      ),
       fc.record({ enum: fc.array(fc.jsonValue({ maxDepth: 1 }), { minLength: 1, maxLength: 3 }) }),
       fc.record({ pattern: fc.constantFrom("^[a-z]+$", "^(a+)+$", "(?<=a)b", "(", "\\d{3}") })
     )
     const schema: fc.Arbitrary<Record<string, unknown>> = fc.letrec((tie) => ({
-      node: fc.tuple(fc.array(keyword, { maxLength: 3 }), fc.oneof({ depthSize: "small" }, fc.constant({}), fc.record({
-        properties: fc.dictionary(fc.constantFrom("a", "b", "c"), tie("node"), { maxKeys: 2 }),
-        required: fc.subarray(["a", "b"]),
-        items: tie("node")
-      }, { requiredKeys: [] }))).map(([parts, nested]) => Object.assign({}, ...parts, nested) as Record<string, unknown>)
+      node: fc
+        .tuple(
+          fc.array(keyword, { maxLength: 3 }),
+          fc.oneof(
+            { depthSize: "small" },
+            fc.constant({}),
+            fc.record(
+              {
+                properties: fc.dictionary(fc.constantFrom("a", "b", "c"), tie("node"), { maxKeys: 2 }),
+                required: fc.subarray(["a", "b"]),
+                items: tie("node")
+              },
+              { requiredKeys: [] }
+            )
+          )
+        )
+        .map(([parts, nested]) => Object.assign({}, ...parts, nested) as Record<string, unknown>)
     })).node
     const ajv = new Ajv2020({ strict: false, validateFormats: false })
     let served = 0
     await fc.assert(
       fc.asyncProperty(schema, fc.integer({ min: 0, max: 1e6 }), async (jsonSchema, n) => {
         const url = `https://schema.example/s${n}`
-        const response = await raw(server.port, "POST", `${CONTROL}/network/register`, JSON_TYPE, JSON.stringify({ match: `GET ${url}`, respond: { kind: "jsonSchema", schema: { jsonSchema } } }))
+        const response = await raw(
+          server.port,
+          "POST",
+          `${CONTROL}/network/register`,
+          JSON_TYPE,
+          JSON.stringify({ match: `GET ${url}`, respond: { kind: "jsonSchema", schema: { jsonSchema } } })
+        )
         if (response.status >= 300) return typedRefusal(response.status, response.body)
         const body = await raw(server.port, "GET", `/schema.example/s${n}`)
-        if (body.status !== 200) return typedRefusal(body.status === 502 ? 400 : body.status, body.body.replace(/"candidates":\[.*\]/, ""))
+        if (body.status !== 200)
+          return typedRefusal(body.status === 502 ? 400 : body.status, body.body.replace(/"candidates":\[.*\]/, ""))
         served++
         const validate = ajv.compile(jsonSchema)
-        expect(validate(JSON.parse(body.body)), `${body.body} under ${JSON.stringify(jsonSchema)}: ${JSON.stringify(validate.errors)}`).toBe(true)
+        expect(
+          validate(JSON.parse(body.body)),
+          `${body.body} under ${JSON.stringify(jsonSchema)}: ${JSON.stringify(validate.errors)}`
+        ).toBe(true)
       }),
       { numRuns: 120, seed: 20261204 }
     )

@@ -75,8 +75,12 @@ describe("record mode streams", () => {
       // Killed outright: nothing runs at exit, and the earlier exchange is still there.
       served.child.kill("SIGKILL")
       await once(served.child, "exit")
-      const kept = JSON.parse(readFileSync(file, "utf8")) as { routes: Array<{ match: { url: string }; respond: { body?: string } }> }
-      expect(kept.routes.map((route) => [route.match.url, route.respond.body])).toEqual([["https://api.example.com/small", JSON.stringify({ small: true })]])
+      const kept = JSON.parse(readFileSync(file, "utf8")) as {
+        routes: Array<{ match: { url: string }; respond: { body?: string } }>
+      }
+      expect(kept.routes.map((route) => [route.match.url, route.respond.body])).toEqual([
+        ["https://api.example.com/small", JSON.stringify({ small: true })]
+      ])
     } finally {
       upstream.close()
     }

@@ -16,7 +16,11 @@ describe("a web page the developer visits cannot drive simnet serve", () => {
   it("DNS rebinding: every control path, the inspector's stream and the driver socket refuse a Host that does not name this machine", async () => {
     const { port } = await serve(["--quiet"])
     const evil = { host: `evil.attacker.com:${port}` }
-    const route = JSON.stringify({ id: "planted", match: "GET https://x.example/", respond: { kind: "text", body: "x" } })
+    const route = JSON.stringify({
+      id: "planted",
+      match: "GET https://x.example/",
+      respond: { kind: "text", body: "x" }
+    })
     const paths: ReadonlyArray<readonly [string, string, string?]> = [
       ["GET", "snapshot"],
       ["GET", "network/routes"],
@@ -52,14 +56,21 @@ describe("a web page the developer visits cannot drive simnet serve", () => {
     expect(ids).not.toContain("planted")
     expect(ids).toContain("health")
     // Every name of this machine passes.
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, `127.9.9.9:${port}`]) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `LOCALHOST:${port}`,
+      `[::1]:${port}`,
+      `127.9.9.9:${port}`
+    ]) {
       expect([host, (await raw(port, "GET", `${CONTROL}/network/routes`, { host })).status]).toEqual([host, 200])
     }
   })
 
   it("CSRF: a request from another origin, or marked cross-site, is refused and changes nothing; the server's own origin and tools that send none pass", async () => {
     const { port } = await serve(["--quiet"])
-    const count = async () => (JSON.parse((await raw(port, "GET", `${CONTROL}/network/routes`)).body).routes as Array<unknown>).length
+    const count = async () =>
+      (JSON.parse((await raw(port, "GET", `${CONTROL}/network/routes`)).body).routes as Array<unknown>).length
     const before = await count()
     const foreign: ReadonlyArray<Record<string, string>> = [
       { origin: "http://evil.example" },
@@ -72,15 +83,30 @@ describe("a web page the developer visits cannot drive simnet serve", () => {
     for (const headers of foreign) {
       // `POST reset` with no body is what a form or `fetch(..., {mode: "no-cors"})` can send.
       expect((await raw(port, "POST", `${CONTROL}/reset`, headers)).status).toBe(403)
-      const register = await raw(port, "POST", `${CONTROL}/network/register`, { ...headers, ...JSON_TYPE }, JSON.stringify({ match: "GET https://x.example/", respond: { kind: "text", body: "x" } }))
+      const register = await raw(
+        port,
+        "POST",
+        `${CONTROL}/network/register`,
+        { ...headers, ...JSON_TYPE },
+        JSON.stringify({ match: "GET https://x.example/", respond: { kind: "text", body: "x" } })
+      )
       expect(register.status).toBe(403)
       expect(JSON.parse(register.body).error.tag).toBe("Forbidden")
     }
     expect(await count()).toBe(before)
     // The inspector page's own requests (same origin) and tools without an Origin pass.
-    const own = await raw(port, "POST", `${CONTROL}/network/register`, { origin: `http://127.0.0.1:${port}`, "sec-fetch-site": "same-origin", ...JSON_TYPE }, JSON.stringify({ match: "GET https://x.example/", respond: { kind: "text", body: "x" } }))
+    const own = await raw(
+      port,
+      "POST",
+      `${CONTROL}/network/register`,
+      { origin: `http://127.0.0.1:${port}`, "sec-fetch-site": "same-origin", ...JSON_TYPE },
+      JSON.stringify({ match: "GET https://x.example/", respond: { kind: "text", body: "x" } })
+    )
     expect(own.status).toBe(201)
-    expect((await raw(port, "POST", `${CONTROL}/reset`, { origin: `http://localhost:${port}`, host: `localhost:${port}` })).status).toBe(200)
+    expect(
+      (await raw(port, "POST", `${CONTROL}/reset`, { origin: `http://localhost:${port}`, host: `localhost:${port}` }))
+        .status
+    ).toBe(200)
     expect((await raw(port, "POST", `${CONTROL}/reset`, { "sec-fetch-site": "none" })).status).toBe(200)
     expect(await count()).toBe(before)
   })
@@ -94,7 +120,9 @@ describe("a web page the developer visits cannot drive simnet serve", () => {
     expect(await opens(url)).toBe(true)
     // The inspector's socket takes a ticket, and still refuses a foreign origin with a good one.
     const ticket = JSON.parse((await raw(port, "POST", `${CONTROL}/ui/ticket`)).body).ticket as string
-    expect(await opens(`ws://127.0.0.1:${port}${CONTROL}/ui/drive?ticket=${ticket}`, { origin: "http://evil.example" })).toBe(false)
+    expect(
+      await opens(`ws://127.0.0.1:${port}${CONTROL}/ui/drive?ticket=${ticket}`, { origin: "http://evil.example" })
+    ).toBe(false)
   })
 
   it("only the attached driver commands invocations: a replaced socket and one that never attached get -32002 and change nothing", async () => {
@@ -114,13 +142,20 @@ describe("a web page the developer visits cannot drive simnet serve", () => {
     await second.call("llm.attach")
     await first.take((m) => m.method === "llm.replaced")
     for (const method of ["llm.chunk", "llm.finish", "llm.fail", "llm.disconnect"]) {
-      const params = method === "llm.chunk" ? { id, items: [{ type: "textDelta", text: "injected" }] } : method === "llm.fail" ? { id, status: 500 } : { id }
+      const params =
+        method === "llm.chunk"
+          ? { id, items: [{ type: "textDelta", text: "injected" }] }
+          : method === "llm.fail"
+            ? { id, status: 500 }
+            : { id }
       const reply = await first.call(method, params)
       expect([method, reply.error?.code]).toEqual([method, -32002])
     }
     // Reading is not commanding: the replaced socket may still list and read the log.
     expect((await first.call("llm.pending")).result).toHaveLength(1)
-    expect((await second.call("llm.chunk", { id, items: [{ type: "textDelta", text: "from the driver" }] })).result).toBe(true)
+    expect(
+      (await second.call("llm.chunk", { id, items: [{ type: "textDelta", text: "from the driver" }] })).result
+    ).toBe(true)
     expect((await second.call("llm.finish", { id })).result).toBe(true)
     expect((await answer).choices[0].message.content).toBe("from the driver")
     for (const socket of [first, second, stranger]) socket.ws.close()
@@ -129,12 +164,21 @@ describe("a web page the developer visits cannot drive simnet serve", () => {
   it("the Authorization scheme is case-insensitive (RFC 9110): bearer, BEARER and Bearer all pass with the token", async () => {
     const { port } = await serve(["--quiet"], { SIMNET_TOKEN: "s3cret" })
     for (const scheme of ["Bearer", "bearer", "BEARER", "bEaReR"]) {
-      expect([scheme, (await raw(port, "GET", `${CONTROL}/network/routes`, { authorization: `${scheme} s3cret` })).status]).toEqual([scheme, 200])
+      expect([
+        scheme,
+        (await raw(port, "GET", `${CONTROL}/network/routes`, { authorization: `${scheme} s3cret` })).status
+      ]).toEqual([scheme, 200])
     }
     expect((await raw(port, "GET", `${CONTROL}/network/routes`, { authorization: "bearer wrong" })).status).toBe(401)
     expect((await raw(port, "GET", `${CONTROL}/network/routes`, { authorization: "Basic czNjcmV0" })).status).toBe(401)
     // The token does not get a foreign Host or Origin past the checks.
-    expect((await raw(port, "GET", `${CONTROL}/network/routes`, { authorization: "Bearer s3cret", host: "evil.example" })).status).toBe(403)
-    expect((await raw(port, "POST", `${CONTROL}/reset`, { authorization: "Bearer s3cret", origin: "http://evil.example" })).status).toBe(403)
+    expect(
+      (await raw(port, "GET", `${CONTROL}/network/routes`, { authorization: "Bearer s3cret", host: "evil.example" }))
+        .status
+    ).toBe(403)
+    expect(
+      (await raw(port, "POST", `${CONTROL}/reset`, { authorization: "Bearer s3cret", origin: "http://evil.example" }))
+        .status
+    ).toBe(403)
   })
 })

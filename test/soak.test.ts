@@ -27,11 +27,18 @@ const heapAfterGc = () => {
 
 describe("a soak of 100 000 requests", () => {
   it("keeps the heap after GC within a few MB between 20 000 and 100 000 requests", async () => {
-    const network = await Effect.runPromise(SimulationNetwork.make({
-      routes: [Route.text("GET https://api.example.com/items/:id", "item"), ...(await import("simnet")).Routes.openai()],
-      llmRules: [{ id: "any", match: "any", behaviour: { type: "respond", steps: [[{ type: "text", content: "hello" }]] } }],
-      logLimit: 1_000
-    }))
+    const network = await Effect.runPromise(
+      SimulationNetwork.make({
+        routes: [
+          Route.text("GET https://api.example.com/items/:id", "item"),
+          ...(await import("simnet")).Routes.openai()
+        ],
+        llmRules: [
+          { id: "any", match: "any", behaviour: { type: "respond", steps: [[{ type: "text", content: "hello" }]] } }
+        ],
+        logLimit: 1_000
+      })
+    )
     const scope = Effect.runSync(Scope.make())
     const control = await Effect.runPromise(Scope.provide(controlRuntime(network, { quiet: true }), scope))
     const layer = serveLayer(network, 0, control.routes, { watch: control.watch })
@@ -42,25 +49,38 @@ describe("a soak of 100 000 requests", () => {
     const one = (i: number) =>
       new Promise<number>((resolve, reject) => {
         const kind = i % 3
-        const request = http.request({
-          agent,
-          host: "127.0.0.1",
-          port,
-          method: kind === 1 ? "POST" : "GET",
-          path: kind === 0 ? `/api.example.com/items/${i}` : kind === 1 ? "/api.openai.com/v1/chat/completions" : `/api.example.com/missing/${i}`,
-          headers: kind === 1 ? { "content-type": "application/json" } : {}
-        }, (response) => {
-          response.resume()
-          response.on("end", () => resolve(response.statusCode!))
-        })
+        const request = http.request(
+          {
+            agent,
+            host: "127.0.0.1",
+            port,
+            method: kind === 1 ? "POST" : "GET",
+            path:
+              kind === 0
+                ? `/api.example.com/items/${i}`
+                : kind === 1
+                  ? "/api.openai.com/v1/chat/completions"
+                  : `/api.example.com/missing/${i}`,
+            headers: kind === 1 ? { "content-type": "application/json" } : {}
+          },
+          (response) => {
+            response.resume()
+            response.on("end", () => resolve(response.statusCode!))
+          }
+        )
         request.on("error", reject)
-        request.end(kind === 1 ? JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: `hello ${i}` }] }) : undefined)
+        request.end(
+          kind === 1
+            ? JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: `hello ${i}` }] })
+            : undefined
+        )
       })
     const heap: Array<number> = []
     const statuses = new Map<number, number>()
     try {
       for (let i = 0; i < 100_000; i += 16) {
-        for (const status of await Promise.all(Array.from({ length: 16 }, (_, k) => one(i + k)))) statuses.set(status, (statuses.get(status) ?? 0) + 1)
+        for (const status of await Promise.all(Array.from({ length: 16 }, (_, k) => one(i + k))))
+          statuses.set(status, (statuses.get(status) ?? 0) + 1)
         if ((i + 16) % 20_000 === 0) heap.push(heapAfterGc())
       }
     } finally {

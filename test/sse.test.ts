@@ -17,7 +17,11 @@ afterAll(stopAll)
 
 const URL_ = "https://api.example.com/events"
 
-const events = Array.from({ length: 6 }, (_, i) => ({ event: i % 2 === 0 ? "progress" : "message", data: { step: i + 1 }, id: String(i + 1) }))
+const events = Array.from({ length: 6 }, (_, i) => ({
+  event: i % 2 === 0 ? "progress" : "message",
+  data: { step: i + 1 },
+  id: String(i + 1)
+}))
 
 interface Seen {
   readonly type: string
@@ -54,14 +58,21 @@ describe("Route.sse", () => {
     const seen = await readAll(source, 100)
     expect(seen).toEqual(events.map((e) => ({ type: e.event, data: JSON.stringify(e.data), lastEventId: e.id })))
     const log = await network.log()
-    expect(log.map((r) => [r.status, r.route?.id])).toEqual([[200, "feed"], [204, "feed"]])
+    expect(log.map((r) => [r.status, r.route?.id])).toEqual([
+      [200, "feed"],
+      [204, "feed"]
+    ])
     expect(log[1].headers["last-event-id"]).toBe("6")
     await network.close()
   })
 
   it("a stream chaos cuts mid-way is resumed after the last whole event, the same way for the same seed", async () => {
     const run = async () => {
-      const network = await SimulationNetwork.start({ seed: 7, chaos: { rate: 1, faults: ["streamCut"], routes: ["feed"] }, routes: [Route.sse(URL_, events, { retry: 1, id: "feed" })] })
+      const network = await SimulationNetwork.start({
+        seed: 7,
+        chaos: { rate: 1, faults: ["streamCut"], routes: ["feed"] },
+        routes: [Route.sse(URL_, events, { retry: 1, id: "feed" })]
+      })
       const seen = await readAll(new EventSource(URL_, { fetch: network.fetch }), events.length)
       const ids = (await network.log()).map((r) => r.headers["last-event-id"] ?? "-")
       await network.close()
@@ -77,24 +88,36 @@ describe("Route.sse", () => {
 
   it("through simnet serve: EventSource on loopback, a reconnect with Last-Event-ID resumes after it", async () => {
     const served = await serve(["--quiet"])
-    const registered = await served.post("network/register", { id: "feed", match: `GET ${URL_}`, respond: { kind: "sse", retryMs: 5, events } })
+    const registered = await served.post("network/register", {
+      id: "feed",
+      match: `GET ${URL_}`,
+      respond: { kind: "sse", retryMs: 5, events }
+    })
     expect(registered.status).toBe(201)
     const url = `${served.base}/api.example.com/events`
     const seen = await readAll(new EventSource(url), 100)
     expect(seen.map((e) => e.lastEventId)).toEqual(["1", "2", "3", "4", "5", "6"])
     const resumed = await fetch(url, { headers: { "last-event-id": "4" } })
     expect(resumed.headers.get("content-type")).toBe("text/event-stream; charset=utf-8")
-    expect(await resumed.text()).toBe('retry: 5\n\nid: 5\nevent: progress\ndata: {"step":5}\n\nid: 6\ndata: {"step":6}\n\n')
+    expect(await resumed.text()).toBe(
+      'retry: 5\n\nid: 5\nevent: progress\ndata: {"step":5}\n\nid: 6\ndata: {"step":6}\n\n'
+    )
   })
 
   it.effect("interval paces the events on the Clock: TestClock moves them, no wall clock", () =>
-    Effect.gen(function*() {
-      const network = yield* SimulationNetwork.make({ routes: [Route.sse(URL_, [{ data: "a" }, { data: "b" }, { data: "c", delay: "2 seconds" }], { interval: "1 second" })] })
+    Effect.gen(function* () {
+      const network = yield* SimulationNetwork.make({
+        routes: [
+          Route.sse(URL_, [{ data: "a" }, { data: "b" }, { data: "c", delay: "2 seconds" }], { interval: "1 second" })
+        ]
+      })
       const response = yield* Effect.promise(() => network.fetch(URL_))
       const reader = response.body!.getReader()
       const decoder = new TextDecoder()
       let text = ""
-      const readOne = Effect.promise(() => reader.read()).pipe(Effect.map((chunk) => (text += chunk.done ? "" : decoder.decode(chunk.value))))
+      const readOne = Effect.promise(() => reader.read()).pipe(
+        Effect.map((chunk) => (text += chunk.done ? "" : decoder.decode(chunk.value)))
+      )
       yield* readOne
       expect(text).toBe("data: a\n\n")
       const next = yield* Effect.forkChild(readOne)
@@ -108,13 +131,18 @@ describe("Route.sse", () => {
       yield* TestClock.adjust("2 seconds")
       yield* Fiber.join(last)
       expect(text).toBe("data: a\n\ndata: b\n\ndata: c\n\n")
-    }))
+    })
+  )
 
   it("a handler answers with an event stream from an Effect Stream or an array", async () => {
     const network = await SimulationNetwork.start({
       routes: [
-        Route.handler("GET https://api.example.com/stream", () => Route.eventStream(Stream.make({ data: "one", id: "1" }, { data: { two: 2 }, event: "tick" }), { retry: 250 })),
-        Route.handler("GET https://api.example.com/array", (request) => Route.eventStream([{ data: `for ${request.headers.get("last-event-id") ?? "a new client"}` }]))
+        Route.handler("GET https://api.example.com/stream", () =>
+          Route.eventStream(Stream.make({ data: "one", id: "1" }, { data: { two: 2 }, event: "tick" }), { retry: 250 })
+        ),
+        Route.handler("GET https://api.example.com/array", (request) =>
+          Route.eventStream([{ data: `for ${request.headers.get("last-event-id") ?? "a new client"}` }])
+        )
       ]
     })
     const streamed = await network.fetch("https://api.example.com/stream")
@@ -128,17 +156,37 @@ describe("Route.sse", () => {
 
   it("an event without data, an id that breaks its line or a bad interval is refused at registration, naming the place; nothing is registered", async () => {
     const network = await SimulationNetwork.start()
-    const refused = (routes: ReadonlyArray<Route.Route>) => network.register(routes).then(() => undefined, (error: { _tag: string; path: string }) => [error._tag, error.path])
-    expect(await refused([Route.text("GET https://a.example/ok", "ok"), Route.sse(URL_, [{ data: "a" }, { event: "x" } as never])])).toEqual(["InvalidRouteSpec", "[1].respond.events[1].data"])
-    expect(await refused([Route.sse(URL_, [{ data: "a", id: "1\n2" }])])).toEqual(["InvalidRouteSpec", "[0].respond.events[0].id"])
-    expect(await refused([Route.sse(URL_, [{ data: "a" }], { interval: -1 })])).toEqual(["InvalidRouteSpec", "[0].respond.interval"])
-    const spec = await network.registerSpec([{ match: `GET ${URL_}`, respond: { kind: "sse", events: [{ data: 1 }, { id: "2" }] } }]).then(() => undefined, (error: { path: string }) => error.path)
+    const refused = (routes: ReadonlyArray<Route.Route>) =>
+      network.register(routes).then(
+        () => undefined,
+        (error: { _tag: string; path: string }) => [error._tag, error.path]
+      )
+    expect(
+      await refused([
+        Route.text("GET https://a.example/ok", "ok"),
+        Route.sse(URL_, [{ data: "a" }, { event: "x" } as never])
+      ])
+    ).toEqual(["InvalidRouteSpec", "[1].respond.events[1].data"])
+    expect(await refused([Route.sse(URL_, [{ data: "a", id: "1\n2" }])])).toEqual([
+      "InvalidRouteSpec",
+      "[0].respond.events[0].id"
+    ])
+    expect(await refused([Route.sse(URL_, [{ data: "a" }], { interval: -1 })])).toEqual([
+      "InvalidRouteSpec",
+      "[0].respond.interval"
+    ])
+    const spec = await network
+      .registerSpec([{ match: `GET ${URL_}`, respond: { kind: "sse", events: [{ data: 1 }, { id: "2" }] } }])
+      .then(
+        () => undefined,
+        (error: { path: string }) => error.path
+      )
     expect(spec).toBe("[0].respond.events[1].data")
     expect(await network.routes()).toEqual([])
     await network.close()
   })
 
-  it("DESIGN's shorthand { \"sse\": { events } }, inside respond or beside match, is the same route as { kind: \"sse\" }", async () => {
+  it('DESIGN\'s shorthand { "sse": { events } }, inside respond or beside match, is the same route as { kind: "sse" }', async () => {
     const network = await SimulationNetwork.start()
     await network.registerSpec([
       { match: "GET https://a.example/s", respond: { sse: { events: [{ data: "one", id: "1" }] } } },

@@ -15,7 +15,8 @@ import { footer, REDRAW, resizeStorm, seeded } from "./support/storm.ts"
 import { startTmux, type TmuxPane, tmuxAvailable } from "./support/tmux.ts"
 
 const fixture = (name: string) => join(import.meta.dirname, "fixtures", "tty", name)
-const run = <A, E>(effect: Effect.Effect<A, E, import("effect").Scope.Scope>) => Effect.runPromise(Effect.scoped(effect))
+const run = <A, E>(effect: Effect.Effect<A, E, import("effect").Scope.Scope>) =>
+  Effect.runPromise(Effect.scoped(effect))
 
 describe("the emulator's private parts simnet relies on", () => {
   it("are there in this @xterm/headless: synchronous parsing, OSC 8 targets, cell widths", () => {
@@ -26,7 +27,12 @@ describe("the emulator's private parts simnet relies on", () => {
     expect(terminal.buffer.active.getLine(0)?.translateToString(true)).toBe("see the docs now")
     const line = terminal.buffer.active.getLine(0)!
     const cell = terminal.buffer.active.getNullCell()
-    expect([0, 4, 11, 12].map((x) => linkOf(terminal, line.getCell(x, cell)!))).toEqual([undefined, "https://example.com/docs", "https://example.com/docs", undefined])
+    expect([0, 4, 11, 12].map((x) => linkOf(terminal, line.getCell(x, cell)!))).toEqual([
+      undefined,
+      "https://example.com/docs",
+      "https://example.com/docs",
+      undefined
+    ])
     // A text's width is the column the emulator puts the next character at.
     for (const text of ["abc", "日本", "🙂", "e\u0301", "a\u200db", "한국어", "x"]) {
       parseNow(terminal, `\x1b[2;1H\x1b[2K${text}|`)
@@ -39,25 +45,36 @@ describe("the emulator's private parts simnet relies on", () => {
 
 describe("an emulator that never dies of what a program writes", () => {
   it("storms 300 resizes at a program that redraws on each: no failure, and its footer on the last row", async () => {
-    await run(Effect.gen(function*() {
-      const failures: Array<EmulatorFailure> = []
-      const terminal = yield* spawnTerminal(process.execPath, [REDRAW], { cols: 100, rows: 30, onFailure: (failure) => failures.push(failure) })
-      yield* terminal.wait({ text: footer(100, 30) })
-      const { screen, cols, rows } = yield* resizeStorm(terminal, 1, 300)
-      expect(screen.lines.at(-1)).toBe(footer(cols, rows))
-      expect(screen.lines[0]).toBe(" menu")
-      expect(terminal.exit()).toBeUndefined()
-      expect({ failures, count: terminal.failures().count }).toEqual({ failures: [], count: 0 })
-    }))
+    await run(
+      Effect.gen(function* () {
+        const failures: Array<EmulatorFailure> = []
+        const terminal = yield* spawnTerminal(process.execPath, [REDRAW], {
+          cols: 100,
+          rows: 30,
+          onFailure: (failure) => failures.push(failure)
+        })
+        yield* terminal.wait({ text: footer(100, 30) })
+        const { screen, cols, rows } = yield* resizeStorm(terminal, 1, 300)
+        expect(screen.lines.at(-1)).toBe(footer(cols, rows))
+        expect(screen.lines[0]).toBe(" menu")
+        expect(terminal.exit()).toBeUndefined()
+        expect({ failures, count: terminal.failures().count }).toEqual({ failures: [], count: 0 })
+      })
+    )
   }, 180_000)
 
   it("contains the emulator's own exceptions (xterm.js#6063, with no scrollback): kept as failures, the screen rebuilt right, nothing thrown", () => {
     const told: Array<EmulatorFailure> = []
-    const emulator = new Emulator(100, 30, { reply: () => {}, onFailure: (failure) => told.push(failure), scrollback: 0 })
+    const emulator = new Emulator(100, 30, {
+      reply: () => {},
+      onFailure: (failure) => told.push(failure),
+      scrollback: 0
+    })
     const rnd = seeded(1)
     const frame = (cols: number, rows: number) => {
       let text = "\x1b[H\x1b[2J"
-      for (let y = 0; y < rows; y++) text += `line${y} \x1b[7mx\x1b[0m 日本🙂 `.repeat(30).slice(0, cols + rnd(20)) + (y < rows - 1 ? "\r\n" : "")
+      for (let y = 0; y < rows; y++)
+        text += `line${y} \x1b[7mx\x1b[0m 日本🙂 `.repeat(30).slice(0, cols + rnd(20)) + (y < rows - 1 ? "\r\n" : "")
       return text
     }
     for (let i = 0; i < 300; i++) {
@@ -70,7 +87,10 @@ describe("an emulator that never dies of what a program writes", () => {
     // 6.0.0 throws in this storm; were it fixed, this would say so.
     expect(emulator.failures.count).toBeGreaterThan(0)
     expect(told).toEqual(emulator.failures.kept)
-    expect(told[0]).toMatchObject({ during: "output", message: expect.stringMatching(/Cannot (read|set) properties of undefined/) })
+    expect(told[0]).toMatchObject({
+      during: "output",
+      message: expect.stringMatching(/Cannot (read|set) properties of undefined/)
+    })
     expect([screen.lines[0], screen.lines.at(-1)]).toEqual(["the end", "last row"])
     emulator.dispose()
   })
@@ -101,58 +121,73 @@ describe("an emulator that never dies of what a program writes", () => {
 
 describe("the program's queries are answered", () => {
   it("cursor position, device attributes, colours, modes, the size; SGR-pixel mouse reports said to be unsupported", async () => {
-    await run(Effect.gen(function*() {
-      const terminal = yield* spawnTerminal(process.execPath, [fixture("queries.mjs")], { cols: 60, rows: 10 })
-      const shown = yield* terminal.wait({ text: "asked", timeoutMs: 20_000 })
-      expect(shown.lines.slice(0, 8)).toEqual([
-        "cursor: ESC[3;5R",
-        "da1: ESC[?1;2c",
-        "fg: ESC]10;rgb:ffff/ffff/ffffESC\\",
-        "bg: ESC]11;rgb:0000/0000/0000ESC\\",
-        "pixels: ESC[?1016;0$y",
-        "paste: ESC[?2004;2$y",
-        "size: ESC[8;10;60t",
-        "asked"
-      ])
-    }))
+    await run(
+      Effect.gen(function* () {
+        const terminal = yield* spawnTerminal(process.execPath, [fixture("queries.mjs")], { cols: 60, rows: 10 })
+        const shown = yield* terminal.wait({ text: "asked", timeoutMs: 20_000 })
+        expect(shown.lines.slice(0, 8)).toEqual([
+          "cursor: ESC[3;5R",
+          "da1: ESC[?1;2c",
+          "fg: ESC]10;rgb:ffff/ffff/ffffESC\\",
+          "bg: ESC]11;rgb:0000/0000/0000ESC\\",
+          "pixels: ESC[?1016;0$y",
+          "paste: ESC[?2004;2$y",
+          "size: ESC[8;10;60t",
+          "asked"
+        ])
+      })
+    )
   }, 60_000)
 })
 
-describe.skipIf(!tmuxAvailable)(`after a resize, the screen tmux shows${tmuxAvailable ? "" : " (skipped: no tmux)"}`, () => {
-  const steps: ReadonlyArray<readonly [number, number]> = [[60, 15], [100, 30], [80, 24], [45, 10], [120, 40]]
-  const started: Array<TmuxPane> = []
-  afterAll(async () => {
-    for (const pane of started) await pane.kill()
-  })
+describe.skipIf(!tmuxAvailable)(
+  `after a resize, the screen tmux shows${tmuxAvailable ? "" : " (skipped: no tmux)"}`,
+  () => {
+    const steps: ReadonlyArray<readonly [number, number]> = [
+      [60, 15],
+      [100, 30],
+      [80, 24],
+      [45, 10],
+      [120, 40]
+    ]
+    const started: Array<TmuxPane> = []
+    afterAll(async () => {
+      for (const pane of started) await pane.kill()
+    })
 
-  /** The program under tmux and under simnet, both 80×24, resized alike: each step's screens and cursors side by side. */
-  const sideBySide = (args: ReadonlyArray<string>, ready: (cols: number, rows: number) => string) =>
-    run(Effect.gen(function*() {
-      const pane = yield* Effect.promise(() => startTmux([process.execPath, ...args], 80, 24))
-      started.push(pane)
-      const terminal: Terminal = yield* spawnTerminal(process.execPath, args, { cols: 80, rows: 24 })
-      const shownAt = (cols: number, rows: number) =>
-        Effect.gen(function*() {
-          const text = ready(cols, rows)
-          const tmuxLines = yield* Effect.promise(() => pane.until((lines) => lines.some((line) => line.includes(text))))
-          const { cursor } = yield* Effect.promise(() => pane.state())
-          const ours = yield* terminal.wait({ text })
-          return { tmux: { lines: tmuxLines, cursor }, simnet: { lines: ours.lines, cursor: ours.cursor } }
+    /** The program under tmux and under simnet, both 80×24, resized alike: each step's screens and cursors side by side. */
+    const sideBySide = (args: ReadonlyArray<string>, ready: (cols: number, rows: number) => string) =>
+      run(
+        Effect.gen(function* () {
+          const pane = yield* Effect.promise(() => startTmux([process.execPath, ...args], 80, 24))
+          started.push(pane)
+          const terminal: Terminal = yield* spawnTerminal(process.execPath, args, { cols: 80, rows: 24 })
+          const shownAt = (cols: number, rows: number) =>
+            Effect.gen(function* () {
+              const text = ready(cols, rows)
+              const tmuxLines = yield* Effect.promise(() =>
+                pane.until((lines) => lines.some((line) => line.includes(text)))
+              )
+              const { cursor } = yield* Effect.promise(() => pane.state())
+              const ours = yield* terminal.wait({ text })
+              return { tmux: { lines: tmuxLines, cursor }, simnet: { lines: ours.lines, cursor: ours.cursor } }
+            })
+          const seen = [yield* shownAt(80, 24)]
+          for (const [cols, rows] of steps) {
+            yield* Effect.promise(() => pane.resize(cols, rows))
+            yield* terminal.resize(cols, rows)
+            seen.push(yield* shownAt(cols, rows))
+          }
+          return seen
         })
-      const seen = [yield* shownAt(80, 24)]
-      for (const [cols, rows] of steps) {
-        yield* Effect.promise(() => pane.resize(cols, rows))
-        yield* terminal.resize(cols, rows)
-        seen.push(yield* shownAt(cols, rows))
-      }
-      return seen
-    }))
+      )
 
-  it("a program that prints lines (some wider than the screen) and never redraws: every line and the cursor alike", async () => {
-    for (const { tmux, simnet } of await sideBySide([fixture("lines.mjs")], () => "$")) expect(simnet).toEqual(tmux)
-  }, 120_000)
+    it("a program that prints lines (some wider than the screen) and never redraws: every line and the cursor alike", async () => {
+      for (const { tmux, simnet } of await sideBySide([fixture("lines.mjs")], () => "$")) expect(simnet).toEqual(tmux)
+    }, 120_000)
 
-  it("a full-screen program in the alternate buffer that redraws on each resize: alike", async () => {
-    for (const { tmux, simnet } of await sideBySide([REDRAW, "--alt"], footer)) expect(simnet).toEqual(tmux)
-  }, 120_000)
-})
+    it("a full-screen program in the alternate buffer that redraws on each resize: alike", async () => {
+      for (const { tmux, simnet } of await sideBySide([REDRAW, "--alt"], footer)) expect(simnet).toEqual(tmux)
+    }, 120_000)
+  }
+)

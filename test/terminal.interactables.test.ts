@@ -15,20 +15,34 @@ import { spawnTerminal } from "../src/terminal/terminal.ts"
 const screens = join(import.meta.dirname, "fixtures", "tty", "screens.mjs")
 
 /** A text on each screen: once it is shown, all of the screen is (each is drawn in one write). */
-const SHOWS: Readonly<Record<string, string>> = { themed: "Commands", menu: "Settings", dialog: "Delete 3 files?", footer: "some output", links: "Docs:", form: "Sign up", table: "ID   NAME", status: "main.ts — simnet" }
+const SHOWS: Readonly<Record<string, string>> = {
+  themed: "Commands",
+  menu: "Settings",
+  dialog: "Delete 3 files?",
+  footer: "some output",
+  links: "Docs:",
+  form: "Sign up",
+  table: "ID   NAME",
+  status: "main.ts — simnet"
+}
 
 /** What `interactables` finds on the screen `screens.mjs NAME` draws in a 60×16 terminal. */
 const found = (name: string) =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const terminal = yield* spawnTerminal(process.execPath, [screens, name], { cols: 60, rows: 16 })
-    const screen = yield* terminal.wait({ text: SHOWS[name]! })
-    const { items } = terminal.interactables()
-    // A pure function of the screen: the screen's value alone gives the same items.
-    expect(interactables(screen).items).toEqual(items)
-    return items
-  })))
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const terminal = yield* spawnTerminal(process.execPath, [screens, name], { cols: 60, rows: 16 })
+        const screen = yield* terminal.wait({ text: SHOWS[name]! })
+        const { items } = terminal.interactables()
+        // A pure function of the screen: the screen's value alone gives the same items.
+        expect(interactables(screen).items).toEqual(items)
+        return items
+      })
+    )
+  )
 
-const kinds = (items: ReadonlyArray<Interactable>, kind: Interactable["kind"]) => items.filter((item) => item.kind === kind)
+const kinds = (items: ReadonlyArray<Interactable>, kind: Interactable["kind"]) =>
+  items.filter((item) => item.kind === kind)
 
 describe("interactables on real screens", () => {
   it("menus: a highlighted row in a list, and a row led by a pointer its neighbours lack; a bullet list is not one", async () => {
@@ -104,7 +118,14 @@ describe("interactables on real screens", () => {
     expect(kinds(await found("links"), "link")).toEqual([
       { kind: "link", text: "the manual", x: 6, y: 0, width: 10, href: "https://example.com/docs" },
       { kind: "link", text: "https://example.org/help", x: 20, y: 0, width: 24, href: "https://example.org/help" },
-      { kind: "link", text: "https://en.wikipedia.org/wiki/Foo_(bar)", x: 5, y: 1, width: 39, href: "https://en.wikipedia.org/wiki/Foo_(bar)" },
+      {
+        kind: "link",
+        text: "https://en.wikipedia.org/wiki/Foo_(bar)",
+        x: 5,
+        y: 1,
+        width: 39,
+        href: "https://en.wikipedia.org/wiki/Foo_(bar)"
+      },
       { kind: "link", text: "http://localhost:8080/x", x: 0, y: 2, width: 23, href: "http://localhost:8080/x" },
       { kind: "link", text: "styled file", x: 2, y: 3, width: 11, href: "file:///tmp/a.txt" }
     ])
@@ -125,7 +146,22 @@ describe("interactables on real screens", () => {
 
   it("a hostile screen (1 000×200 of brackets, links, hints, styles on every other cell, wide characters) gives a bounded list of items inside the screen", () => {
     const emulator = new Emulator(1_000, 200, { reply: () => {} })
-    const pieces = ["[ OK ] ", "<x> ", "(•) a ", "\x1b[7m y \x1b[0m", "\x1b[44mz\x1b[0m", "https://e.x/(a) ", "\x1b]8;;https://l.x\x1b\\l\x1b]8;;\x1b\\ ", "ctrl+p go · ", "^X Exit ", "❯ ", "日本 ", "____ ", "\x1b[4m   \x1b[0m", "│ "]
+    const pieces = [
+      "[ OK ] ",
+      "<x> ",
+      "(•) a ",
+      "\x1b[7m y \x1b[0m",
+      "\x1b[44mz\x1b[0m",
+      "https://e.x/(a) ",
+      "\x1b]8;;https://l.x\x1b\\l\x1b]8;;\x1b\\ ",
+      "ctrl+p go · ",
+      "^X Exit ",
+      "❯ ",
+      "日本 ",
+      "____ ",
+      "\x1b[4m   \x1b[0m",
+      "│ "
+    ]
     let seed = 7
     let text = ""
     for (let i = 0; i < 40_000; i++) {

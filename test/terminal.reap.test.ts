@@ -44,7 +44,10 @@ const start = async (args: ReadonlyArray<string>, ready: RegExp, stdin: "ignore"
 /** The pids of the processes whose parent is `pid`. */
 const childrenOf = (pid: number): Array<number> => {
   try {
-    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" }).split("\n").map((line) => Number(line.trim())).filter((n) => n > 0)
+    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .map((line) => Number(line.trim()))
+      .filter((n) => n > 0)
   } catch {
     return [] // ps exits 1 when there are none
   }
@@ -63,17 +66,23 @@ const alive = (pid: number): boolean => {
 /** The command simnet started for its terminal (the one child that is not simnet's own). */
 const commandOf = async (simnetChild: ChildProcess): Promise<number> => {
   let found: Array<number> = []
-  await vi.waitFor(() => {
-    found = childrenOf(simnetChild.pid!)
-    expect(found.length).toBeGreaterThan(0)
-  }, { timeout: 10_000, interval: 50 })
+  await vi.waitFor(
+    () => {
+      found = childrenOf(simnetChild.pid!)
+      expect(found.length).toBeGreaterThan(0)
+    },
+    { timeout: 10_000, interval: 50 }
+  )
   return found[0]!
 }
 
 describe("the child of a terminal is always reaped", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`simnet run --tty stopped by ${signal} leaves no process of its command`, async () => {
-      const { child } = await start(["run", "--quiet", "--tty", "--", process.execPath, app], /runs in a \d+x\d+ terminal/)
+      const { child } = await start(
+        ["run", "--quiet", "--tty", "--", process.execPath, app],
+        /runs in a \d+x\d+ terminal/
+      )
       const command = await commandOf(child)
       expect(alive(command)).toBe(true)
       const exited = once(child, "exit")
@@ -84,17 +93,24 @@ describe("the child of a terminal is always reaped", () => {
   }
 
   it("a driver that vanishes mid-session changes nothing: the command runs on and the next driver sees it", async () => {
-    const { child, shown } = await start(["run", "--quiet", "--tty", "--", process.execPath, app], /driver: (ws:\/\/\S+)/)
+    const { child, shown } = await start(
+      ["run", "--quiet", "--tty", "--", process.execPath, app],
+      /driver: (ws:\/\/\S+)/
+    )
     const command = await commandOf(child)
     const first = new WebSocket(shown[1]!)
     await once(first, "open")
-    first.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ui.wait", params: { text: "never shown", timeoutMs: 60_000 } }))
+    first.send(
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ui.wait", params: { text: "never shown", timeoutMs: 60_000 } })
+    )
     first.terminate() // gone without a close frame, a call pending
     const next = new WebSocket(shown[1]!)
     await once(next, "open")
     next.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ui.wait", params: { text: "ready" } }))
-    const [reply] = await once(next, "message") as [Buffer]
-    expect((JSON.parse(reply.toString()) as { result: { lines: Array<string> } }).result.lines.join("\n")).toContain("ready")
+    const [reply] = (await once(next, "message")) as [Buffer]
+    expect((JSON.parse(reply.toString()) as { result: { lines: Array<string> } }).result.lines.join("\n")).toContain(
+      "ready"
+    )
     expect(alive(command)).toBe(true)
     next.close()
     const exited = once(child, "exit")
@@ -123,8 +139,11 @@ const marks = (): [string, string, string] => [String(next++), String(next++), S
 const running = (mark: ReadonlyArray<string>) => mark.flatMap((m) => processesRunning(["sleep", m]))
 
 /** A command that leaves a child behind with `&`, `nohup` and `setsid`, then shows `ready` and runs until `flag` exists. */
-const leaver = (mark: ReadonlyArray<string>, flag: string) =>
-  ["sh", "-c", `sleep ${mark[0]} & nohup sleep ${mark[1]} >/dev/null 2>&1 & setsid sleep ${mark[2]} & echo ready; while [ ! -e ${flag} ]; do sleep 0.1; done`]
+const leaver = (mark: ReadonlyArray<string>, flag: string) => [
+  "sh",
+  "-c",
+  `sleep ${mark[0]} & nohup sleep ${mark[1]} >/dev/null 2>&1 & setsid sleep ${mark[2]} & echo ready; while [ ! -e ${flag} ]; do sleep 0.1; done`
+]
 
 const scratch = mkdtempSync(join(tmpdir(), "simnet-reap-"))
 const survivors: Array<number> = []
@@ -145,43 +164,64 @@ const ENDINGS = ["normal", "SIGTERM", "SIGKILL"] as const
  * Starts `simnet ARGS -- leaver` once per ending, all at once; once each command's children run,
  * ends each simnet its way, and waits for it to have exited.
  */
-const endEachWay = async (args: (flag: string) => ReadonlyArray<string>, normal: (child: ChildProcess, flag: string) => void) =>
-  Promise.all(ENDINGS.map(async (ending) => {
-    const mark = marks()
-    const flag = join(scratch, `flag-${mark[0]}`)
-    const child = spawn(process.execPath, [simnet, ...args(flag), "--", ...leaver(mark, flag)], { cwd: scratch, stdio: ["pipe", "ignore", "ignore"], env: { ...process.env, SIMNET_CA_DIR: join(scratch, "ca") } })
-    await vi.waitFor(() => expect(running(mark)).toHaveLength(3), { timeout: 30_000, interval: 100 })
-    const exited = once(child, "exit")
-    if (ending === "normal") normal(child, flag)
-    else child.kill(ending)
-    await exited
-    return { ending, mark }
-  }))
+const endEachWay = async (
+  args: (flag: string) => ReadonlyArray<string>,
+  normal: (child: ChildProcess, flag: string) => void
+) =>
+  Promise.all(
+    ENDINGS.map(async (ending) => {
+      const mark = marks()
+      const flag = join(scratch, `flag-${mark[0]}`)
+      const child = spawn(process.execPath, [simnet, ...args(flag), "--", ...leaver(mark, flag)], {
+        cwd: scratch,
+        stdio: ["pipe", "ignore", "ignore"],
+        env: { ...process.env, SIMNET_CA_DIR: join(scratch, "ca") }
+      })
+      await vi.waitFor(() => expect(running(mark)).toHaveLength(3), { timeout: 30_000, interval: 100 })
+      const exited = once(child, "exit")
+      if (ending === "normal") normal(child, flag)
+      else child.kill(ending)
+      await exited
+      return { ending, mark }
+    })
+  )
 
-describe.skipIf(!canHold())(`every child of a command ends with simnet${canHold() ? "" : " (skipped: no PID namespace can be made here)"}`, () => {
-  const commands: ReadonlyArray<readonly [string, (flag: string) => ReadonlyArray<string>]> = [
-    ["simnet run", () => ["run", "--quiet"]],
-    ["simnet run --tty", () => ["run", "--quiet", "--tty"]],
-    ["simnet explore", () => ["explore", "--runs", "1", "--actions", "2", "--ready", "ready", "--out", join(scratch, "explore")]],
-    ["simnet mcp", () => ["mcp"]]
-  ]
-  for (const [name, args] of commands) {
-    it(`${name}: children left with &, nohup and setsid end whether simnet ends normally, by SIGTERM or by SIGKILL`, async () => {
-      // Normally: the command is told to end (mcp: its client goes away).
-      const ended = await endEachWay(args, (child, flag) => (name === "simnet mcp" ? child.stdin!.end() : writeFileSync(flag, "")))
-      for (const { ending, mark } of ended) {
-        await vi.waitFor(() => expect(running(mark), `${name}, ${ending}`).toEqual([]), { timeout: 10_000, interval: 100 })
-      }
-    }, 90_000)
+describe.skipIf(!canHold())(
+  `every child of a command ends with simnet${canHold() ? "" : " (skipped: no PID namespace can be made here)"}`,
+  () => {
+    const commands: ReadonlyArray<readonly [string, (flag: string) => ReadonlyArray<string>]> = [
+      ["simnet run", () => ["run", "--quiet"]],
+      ["simnet run --tty", () => ["run", "--quiet", "--tty"]],
+      [
+        "simnet explore",
+        () => ["explore", "--runs", "1", "--actions", "2", "--ready", "ready", "--out", join(scratch, "explore")]
+      ],
+      ["simnet mcp", () => ["mcp"]]
+    ]
+    for (const [name, args] of commands) {
+      it(`${name}: children left with &, nohup and setsid end whether simnet ends normally, by SIGTERM or by SIGKILL`, async () => {
+        // Normally: the command is told to end (mcp: its client goes away).
+        const ended = await endEachWay(args, (child, flag) =>
+          name === "simnet mcp" ? child.stdin!.end() : writeFileSync(flag, "")
+        )
+        for (const { ending, mark } of ended) {
+          await vi.waitFor(() => expect(running(mark), `${name}, ${ending}`).toEqual([]), {
+            timeout: 10_000,
+            interval: 100
+          })
+        }
+      }, 90_000)
+    }
   }
-})
+)
 
 /** A PATH holding what the leaver needs and no `unshare`: no command can be held. */
 const withoutHolder = (): string => {
   const bin = join(scratch, "bin")
   if (!existsSync(bin)) {
     spawnSync("mkdir", [bin])
-    for (const tool of ["sh", "sleep", "nohup", "setsid"]) symlinkSync(execFileSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim(), join(bin, tool))
+    for (const tool of ["sh", "sleep", "nohup", "setsid"])
+      symlinkSync(execFileSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim(), join(bin, tool))
   }
   return bin
 }
@@ -194,13 +234,18 @@ describe.skipIf(process.platform !== "linux")("where no PID namespace can be had
   it(`simnet run --tty takes the terminal's process group with it: & and nohup children end, a setsid one ${cgroup === undefined ? "is beyond it (no cgroup here)" : "too, in the run's cgroup"}`, async () => {
     const mark = marks()
     const flag = join(scratch, `flag-${mark[0]}`)
-    const child = spawn(process.execPath, [simnet, "run", "--quiet", "--tty", "--", ...leaver(mark, flag)], { cwd: scratch, stdio: "ignore", env: { ...process.env, PATH: withoutHolder(), SIMNET_CA_DIR: join(scratch, "ca") } })
+    const child = spawn(process.execPath, [simnet, "run", "--quiet", "--tty", "--", ...leaver(mark, flag)], {
+      cwd: scratch,
+      stdio: "ignore",
+      env: { ...process.env, PATH: withoutHolder(), SIMNET_CA_DIR: join(scratch, "ca") }
+    })
     await vi.waitFor(() => expect(running(mark)).toHaveLength(3), { timeout: 30_000, interval: 100 })
     const exited = once(child, "exit")
     writeFileSync(flag, "")
     await exited
     await vi.waitFor(() => expect(running(mark.slice(0, 2))).toEqual([]), { timeout: 10_000, interval: 100 })
-    if (cgroup !== undefined) await vi.waitFor(() => expect(running([mark[2]])).toEqual([]), { timeout: 10_000, interval: 100 })
+    if (cgroup !== undefined)
+      await vi.waitFor(() => expect(running([mark[2]])).toEqual([]), { timeout: 10_000, interval: 100 })
     const left = running([mark[2]])
     survivors.push(...left)
     expect(left).toHaveLength(cgroup === undefined ? 1 : 0)

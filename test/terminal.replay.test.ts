@@ -17,7 +17,7 @@ import { replayOver, replayTrace } from "../src/Trace.ts"
 
 const root = join(import.meta.dirname, "..")
 const repl = join(root, "examples", "tty", "repl.mjs")
-const text = (result: unknown): string => ((result as { content: Array<{ text: string }> }).content[0]?.text ?? "")
+const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]?.text ?? ""
 
 type Line = { type: string; method?: string; params?: Record<string, unknown>; screen?: { lines: Array<string> } }
 
@@ -29,7 +29,22 @@ describe("a session an agent drove through simnet mcp, replayed from its trace",
     writeFileSync(fixture, JSON.stringify({ routes: [{ family: "openai" }] }))
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [join(root, "bin", "simnet.js"), "mcp", "--drive", "--trace", trace, "--cols", "60", "--rows", "12", "--fixture", fixture, "--", process.execPath, repl],
+      args: [
+        join(root, "bin", "simnet.js"),
+        "mcp",
+        "--drive",
+        "--trace",
+        trace,
+        "--cols",
+        "60",
+        "--rows",
+        "12",
+        "--fixture",
+        fixture,
+        "--",
+        process.execPath,
+        repl
+      ],
       cwd: root,
       stderr: "pipe"
     })
@@ -51,7 +66,9 @@ describe("a session an agent drove through simnet mcp, replayed from its trace",
       await call("llm_respond", { id: pending[0]!.id, text: reply })
     }
     try {
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["interactables", "click", "paste", "submit"]))
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(["interactables", "click", "paste", "submit"])
+      )
       await call("wait", { text: "repl ready" })
       await call("submit", { text: "What is the capital of France?" })
       await answer("Paris.")
@@ -70,15 +87,43 @@ describe("a session an agent drove through simnet mcp, replayed from its trace",
       await client.close()
     }
 
-    const lines = readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Line)
+    const lines = readFileSync(trace, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Line)
     const actions = lines.filter((line) => line.type === "control.ui").map((line) => line.method)
     expect(actions.filter((method) => method !== "ui.wait")).toEqual(["ui.submit", "ui.type", "ui.press"])
     expect(actions).not.toContain("ui.screen")
-    expect(lines.filter((line) => line.type === "control.drive").map((line) => line.method)).toEqual(["llm.chunk", "llm.finish", "llm.chunk", "llm.finish"])
+    expect(lines.filter((line) => line.type === "control.drive").map((line) => line.method)).toEqual([
+      "llm.chunk",
+      "llm.finish",
+      "llm.chunk",
+      "llm.finish"
+    ])
 
     // The same REPL under simnet run --tty, no driver: the trace drives it again.
     const manifest = join(dir, "endpoints.json")
-    const run = spawn(process.execPath, [join(root, "bin", "simnet.js"), "run", "--quiet", "--tty", "--cols", "60", "--rows", "12", "--fixture", fixture, "--manifest", manifest, "--", process.execPath, repl], { cwd: root, stdio: ["ignore", "ignore", "pipe"] })
+    const run = spawn(
+      process.execPath,
+      [
+        join(root, "bin", "simnet.js"),
+        "run",
+        "--quiet",
+        "--tty",
+        "--cols",
+        "60",
+        "--rows",
+        "12",
+        "--fixture",
+        fixture,
+        "--manifest",
+        manifest,
+        "--",
+        process.execPath,
+        repl
+      ],
+      { cwd: root, stdio: ["ignore", "ignore", "pipe"] }
+    )
     try {
       await new Promise<void>((resolve, reject) => {
         let err = ""
@@ -95,15 +140,22 @@ describe("a session an agent drove through simnet mcp, replayed from its trace",
       const uiSteps = replay.steps.flatMap((step) => (step.kind === "ui" ? [step] : []))
       const uiAnswers = answers.filter((answer) => answer.method.startsWith("ui."))
       expect(uiAnswers.map((answer) => answer.method)).toEqual(uiSteps.map((step) => step.method))
-      const waited = uiSteps.flatMap((step, i) => (step.method === "ui.wait" && (step.params as { text?: string }).text !== undefined ? [i] : []))
+      const waited = uiSteps.flatMap((step, i) =>
+        step.method === "ui.wait" && (step.params as { text?: string }).text !== undefined ? [i] : []
+      )
       for (const i of waited) {
         const then = (uiSteps[i]!.screen as { lines: Array<string> }).lines
         expect((JSON.parse(uiAnswers[i]!.body) as { lines: Array<string> }).lines).toEqual(then)
       }
       expect(waited).toHaveLength(3)
       // The REPL made its two model calls again, and the screens show the same answers.
-      const log = (await (await fetch(`${base}/experimental/simulation/network/log`)).json()) as { records: Array<{ url: string; status: number }> }
-      expect(log.records.map((record) => [record.url, record.status])).toEqual([["https://api.openai.com/v1/chat/completions", 200], ["https://api.openai.com/v1/chat/completions", 200]])
+      const log = (await (await fetch(`${base}/experimental/simulation/network/log`)).json()) as {
+        records: Array<{ url: string; status: number }>
+      }
+      expect(log.records.map((record) => [record.url, record.status])).toEqual([
+        ["https://api.openai.com/v1/chat/completions", 200],
+        ["https://api.openai.com/v1/chat/completions", 200]
+      ])
     } finally {
       run.kill("SIGTERM")
     }

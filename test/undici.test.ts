@@ -28,7 +28,13 @@ beforeAll(async () => {
       const tick = () => {
         if (res.destroyed) return
         if (i === 500) return void res.end("data: [DONE]\n\n")
-        const chunk = { id: "x", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: `w${i++} ` }, finish_reason: null }] }
+        const chunk = {
+          id: "x",
+          object: "chat.completion.chunk",
+          created: 1,
+          model: "m",
+          choices: [{ index: 0, delta: { content: `w${i++} ` }, finish_reason: null }]
+        }
         res.write(`data: ${JSON.stringify(chunk)}\n\n`)
         setImmediate(tick)
       }
@@ -52,12 +58,17 @@ afterAll(() => {
   server.close()
 })
 
-const reference = (path: string, init?: RequestInit) => undiciFetch(`${base}${path}`, init as never) as unknown as Promise<Response>
+const reference = (path: string, init?: RequestInit) =>
+  undiciFetch(`${base}${path}`, init as never) as unknown as Promise<Response>
 
 /** What a rejection looks like, for comparing two of them. */
 const shape = (error: unknown) => {
   const e = error as { name?: string; message?: string; cause?: { name?: string; message?: string } }
-  return { name: e.name, message: e.message, cause: e.cause === undefined ? undefined : { name: e.cause.name, message: e.cause.message } }
+  return {
+    name: e.name,
+    message: e.message,
+    cause: e.cause === undefined ? undefined : { name: e.cause.name, message: e.cause.message }
+  }
 }
 
 const settle = <A>(promise: Promise<A>) => promise.then(() => "resolved", shape)
@@ -97,13 +108,20 @@ describe("simnet's HttpClient refuses them as Effect's FetchHttpClient over undi
       client.execute(body === undefined ? request : HttpClientRequest.bodyText(request, body)).pipe(
         Effect.match({
           onSuccess: (response) => ({ status: response.status, method: response.request.method }),
-          onFailure: (error) => ({ tag: error._tag, reason: error.reason._tag, cause: shape((error.reason as { cause?: unknown }).cause) })
+          onFailure: (error) => ({
+            tag: error._tag,
+            reason: error.reason._tag,
+            cause: shape((error.reason as { cause?: unknown }).cause)
+          })
         })
       )
     )
   }
   const realClient = Effect.runSync(
-    Effect.provide(Effect.service(HttpClient.HttpClient), FetchHttpClient.layer.pipe(Layer.provide(Layer.succeed(FetchHttpClient.Fetch, undiciFetch as never))))
+    Effect.provide(
+      Effect.service(HttpClient.HttpClient),
+      FetchHttpClient.layer.pipe(Layer.provide(Layer.succeed(FetchHttpClient.Fetch, undiciFetch as never)))
+    )
   )
 
   it.each([...REFUSED_METHODS.map((m) => [m, undefined] as const), ["GET", "x"] as const, ["HEAD", "x"] as const])(
@@ -137,23 +155,26 @@ describe("aborts and uploads behave as in undici's fetch", () => {
     ["json", (response: Response) => response.json()],
     ["arrayBuffer", (response: Response) => response.arrayBuffer()],
     ["body reader", (response: Response) => response.body!.getReader().read()]
-  ] as const)("an abort after the headers of a whole answer errors its body read by %s, as in undici", async (_, read) => {
-    const sim = await network()
-    const ref = new AbortController()
-    const expectedResponse = await reference("/whole", { signal: ref.signal })
-    ref.abort()
-    const expected = await settle(read(expectedResponse))
-    const controller = new AbortController()
-    const response = await sim.fetch("https://api.example.com/whole", { signal: controller.signal })
-    controller.abort()
-    expect(await settle(read(response))).toEqual(expected)
-    expect(expected).toMatchObject({ name: "AbortError" })
-    // Read before the abort, the body is whole on both.
-    const kept = new AbortController()
-    const whole = await (await sim.fetch("https://api.example.com/whole", { signal: kept.signal })).text()
-    kept.abort()
-    expect(whole).toBe(await (await reference("/whole")).text())
-  })
+  ] as const)(
+    "an abort after the headers of a whole answer errors its body read by %s, as in undici",
+    async (_, read) => {
+      const sim = await network()
+      const ref = new AbortController()
+      const expectedResponse = await reference("/whole", { signal: ref.signal })
+      ref.abort()
+      const expected = await settle(read(expectedResponse))
+      const controller = new AbortController()
+      const response = await sim.fetch("https://api.example.com/whole", { signal: controller.signal })
+      controller.abort()
+      expect(await settle(read(response))).toEqual(expected)
+      expect(expected).toMatchObject({ name: "AbortError" })
+      // Read before the abort, the body is whole on both.
+      const kept = new AbortController()
+      const whole = await (await sim.fetch("https://api.example.com/whole", { signal: kept.signal })).text()
+      kept.abort()
+      expect(whole).toBe(await (await reference("/whole")).text())
+    }
+  )
 
   it("an aborted openai SDK stream stops where the abort fell, as over undici (the SDK ends its loop on AbortError)", async () => {
     const consume = async (client: OpenAI) => {
@@ -169,7 +190,9 @@ describe("aborts and uploads behave as in undici's fetch", () => {
       })().catch(shape)
       return { chunks, outcome }
     }
-    const expected = await consume(new OpenAI({ apiKey: "sk-test", baseURL: `${base}/v1`, fetch: undiciFetch as never, maxRetries: 0 }))
+    const expected = await consume(
+      new OpenAI({ apiKey: "sk-test", baseURL: `${base}/v1`, fetch: undiciFetch as never, maxRetries: 0 })
+    )
     expect(expected.chunks).toBe(3)
 
     const sim = await SimulationNetwork.start({ routes: Routes.openai() })
@@ -196,7 +219,9 @@ describe("aborts and uploads behave as in undici's fetch", () => {
   it("an abort while a streamed upload is pending rejects with AbortError", async () => {
     const stalled = () => new ReadableStream<Uint8Array>({ pull: () => new Promise<void>(() => undefined) })
     const ref = new AbortController()
-    const expectedPromise = settle(reference("/upload", { method: "POST", body: stalled(), duplex: "half", signal: ref.signal } as RequestInit))
+    const expectedPromise = settle(
+      reference("/upload", { method: "POST", body: stalled(), duplex: "half", signal: ref.signal } as RequestInit)
+    )
     setTimeout(() => ref.abort(), 20)
     const expected = await expectedPromise
     expect(expected).toMatchObject({ name: "AbortError" })
@@ -204,25 +229,43 @@ describe("aborts and uploads behave as in undici's fetch", () => {
     const sim = await network()
     const controller = new AbortController()
     let cancelled = false
-    const body = new ReadableStream<Uint8Array>({ pull: () => new Promise<void>(() => undefined), cancel: () => void (cancelled = true) })
-    const pending = settle(sim.fetch("https://api.example.com/upload", { method: "POST", body, duplex: "half", signal: controller.signal } as RequestInit))
+    const body = new ReadableStream<Uint8Array>({
+      pull: () => new Promise<void>(() => undefined),
+      cancel: () => void (cancelled = true)
+    })
+    const pending = settle(
+      sim.fetch("https://api.example.com/upload", {
+        method: "POST",
+        body,
+        duplex: "half",
+        signal: controller.signal
+      } as RequestInit)
+    )
     setTimeout(() => controller.abort(), 20)
     expect(await pending).toEqual(expected)
     expect(cancelled).toBe(true)
   })
 
   it.each([
-    ["errors after a chunk", () => new ReadableStream<Uint8Array>({
-      start: (c) => {
-        c.enqueue(new Uint8Array([120]))
-        c.error(new Error("disk on fire"))
-      }
-    })],
+    [
+      "errors after a chunk",
+      () =>
+        new ReadableStream<Uint8Array>({
+          start: (c) => {
+            c.enqueue(new Uint8Array([120]))
+            c.error(new Error("disk on fire"))
+          }
+        })
+    ],
     ["errors when pulled", () => new ReadableStream<Uint8Array>({ pull: (c) => c.error(new RangeError("late")) })]
   ])("an upload stream that %s rejects TypeError('fetch failed') with the cause", async (_, make) => {
     const expected = await settle(reference("/upload", { method: "POST", body: make(), duplex: "half" } as RequestInit))
     expect(expected).toMatchObject({ name: "TypeError", message: "fetch failed" })
     const sim = await network()
-    expect(await settle(sim.fetch("https://api.example.com/upload", { method: "POST", body: make(), duplex: "half" } as RequestInit))).toEqual(expected)
+    expect(
+      await settle(
+        sim.fetch("https://api.example.com/upload", { method: "POST", body: make(), duplex: "half" } as RequestInit)
+      )
+    ).toEqual(expected)
   })
 })

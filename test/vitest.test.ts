@@ -11,11 +11,15 @@ const kept: Array<{ readonly close: () => Promise<void>; readonly routes: () => 
 
 describe("the network fixture", () => {
   // `test.override` sets the options of the describe it is called in (each describe has its own).
-  test.override({ simnet: { routes: [Route.text("GET https://api.example.com/hi", "hi", { id: "hi", required: true })] } })
+  test.override({
+    simnet: { routes: [Route.text("GET https://api.example.com/hi", "hi", { id: "hi", required: true })] }
+  })
 
   test("answers from the options' routes, on a seed from the test's name", async ({ network }) => {
     expect(await (await network.fetch("https://api.example.com/hi")).text()).toBe("hi")
-    const named = await SimulationNetwork.start({ seed: "the network fixture > answers from the options' routes, on a seed from the test's name" })
+    const named = await SimulationNetwork.start({
+      seed: "the network fixture > answers from the options' routes, on a seed from the test's name"
+    })
     expect(network.network.seed).toBe(named.network.seed)
     await named.close()
     kept.push(network)
@@ -26,14 +30,16 @@ describe("the network fixture", () => {
     expect(kept[0].routes()).toEqual([])
     await network.fetch("https://api.example.com/hi")
   })
-
 })
 
 describe("options per describe", () => {
   test.override({ simnet: { allowRefused: true, seed: 7 } })
 
   test("a test that expects refusals says so; a given seed is kept", async ({ network }) => {
-    const refused = await network.fetch("https://api.example.com/nope").then(() => undefined, (e: TypeError) => e.cause)
+    const refused = await network.fetch("https://api.example.com/nope").then(
+      () => undefined,
+      (e: TypeError) => e.cause
+    )
     expect(refused).toMatchObject({ _tag: "UnregisteredRequest" })
     expect(network.network.seed).toBe(7)
   })

@@ -34,7 +34,11 @@ const frames = (socket: WebSocket, count: number): Promise<ReadonlyArray<string>
     socket.once("error", reject)
   })
 
-const echo = Route.webSocket("wss://echo.example.com/ws", { open: ["hello"], replies: [{ when: { equals: "bye" }, send: ["so long"], close: { code: 4000, reason: "done" } }], echo: true })
+const echo = Route.webSocket("wss://echo.example.com/ws", {
+  open: ["hello"],
+  replies: [{ when: { equals: "bye" }, send: ["so long"], close: { code: 4000, reason: "done" } }],
+  echo: true
+})
 
 describe("the webSocket kind", () => {
   it("answers ws in process through network.createConnection: open frames, echo, a reply that closes", async () => {
@@ -49,7 +53,9 @@ describe("the webSocket kind", () => {
     expect(await received).toEqual(["hello", "ping", "\u0001\u0002\u0003", "so long"])
     expect([code, reason.toString()]).toEqual([4000, "done"])
     const log = await Effect.runPromise(net.log)
-    expect(log.map((r) => [r.method, r.url, r.status, r.route?.id])).toEqual([["GET", "https://echo.example.com/ws", 101, "webSocket GET https://echo.example.com/ws"]])
+    expect(log.map((r) => [r.method, r.url, r.status, r.route?.id])).toEqual([
+      ["GET", "https://echo.example.com/ws", 101, "webSocket GET https://echo.example.com/ws"]
+    ])
   })
 
   it("answers a request that does not ask to upgrade with 426, as a WebSocket server does", async () => {
@@ -62,7 +68,12 @@ describe("the webSocket kind", () => {
   it("is served by simnet serve at /HOST/PATH and through the proxy's CONNECT tunnel with its CA", async () => {
     const dir = mkdtempSync(join(tmpdir(), "simnet-ws-"))
     const fixture = join(dir, "fixture.json")
-    writeFileSync(fixture, JSON.stringify({ routes: [{ match: "wss://echo.example.com/ws", respond: { kind: "webSocket", open: ["hello"], echo: true } }] }))
+    writeFileSync(
+      fixture,
+      JSON.stringify({
+        routes: [{ match: "wss://echo.example.com/ws", respond: { kind: "webSocket", open: ["hello"], echo: true } }]
+      })
+    )
     const served = await serve(["--fixture", fixture], { SIMNET_CA_DIR: join(dir, "ca") })
     const direct = new WebSocket(`ws://127.0.0.1:${served.port}/echo.example.com/ws`)
     const directFrames = frames(direct, 2)
@@ -72,13 +83,20 @@ describe("the webSocket kind", () => {
     direct.close()
     // Through the proxy: CONNECT, then TLS with the local CA, then the upgrade inside the tunnel.
     const tunnel = await new Promise<import("node:net").Socket>((resolve, reject) => {
-      const connect = http.request({ host: "127.0.0.1", port: served.port, method: "CONNECT", path: "echo.example.com:443" })
+      const connect = http.request({
+        host: "127.0.0.1",
+        port: served.port,
+        method: "CONNECT",
+        path: "echo.example.com:443"
+      })
       connect.once("connect", (_res, socket) => resolve(socket))
       connect.once("error", reject)
       connect.end()
     })
     const ca = readFileSync(join(dir, "ca", "simnet-ca.pem"), "utf8")
-    const secure = new WebSocket("wss://echo.example.com/ws", { createConnection: () => tls.connect({ socket: tunnel, servername: "echo.example.com", ca }) })
+    const secure = new WebSocket("wss://echo.example.com/ws", {
+      createConnection: () => tls.connect({ socket: tunnel, servername: "echo.example.com", ca })
+    })
     const secureFrames = frames(secure, 2)
     await once(secure, "open")
     secure.send("through the tunnel")
@@ -87,9 +105,29 @@ describe("the webSocket kind", () => {
   })
 
   it("refuses a RouteSpec frame that is not base64 and a close code no server may send, naming the field", async () => {
-    const bad = await Effect.runPromise(Effect.flip(SimulationNetwork.make({ routes: [] }).pipe(Effect.flatMap((net) => net.registerSpec([{ match: "wss://x.example.com/", respond: { kind: "webSocket", open: [{ base64: "@@" }] } }])))))
+    const bad = await Effect.runPromise(
+      Effect.flip(
+        SimulationNetwork.make({ routes: [] }).pipe(
+          Effect.flatMap((net) =>
+            net.registerSpec([
+              { match: "wss://x.example.com/", respond: { kind: "webSocket", open: [{ base64: "@@" }] } }
+            ])
+          )
+        )
+      )
+    )
     expect([bad._tag, (bad as { path?: string }).path]).toEqual(["InvalidRouteSpec", "[0].respond.open[0].base64"])
-    const code = await Effect.runPromise(Effect.flip(SimulationNetwork.make({ routes: [] }).pipe(Effect.flatMap((net) => net.registerSpec([{ match: "wss://x.example.com/", respond: { kind: "webSocket", replies: [{ close: { code: 1005 } }] } }])))))
+    const code = await Effect.runPromise(
+      Effect.flip(
+        SimulationNetwork.make({ routes: [] }).pipe(
+          Effect.flatMap((net) =>
+            net.registerSpec([
+              { match: "wss://x.example.com/", respond: { kind: "webSocket", replies: [{ close: { code: 1005 } }] } }
+            ])
+          )
+        )
+      )
+    )
     expect(code._tag).toBe("InvalidRouteSpec")
     expect((code as { path?: string }).path).toContain("replies[0].close.code")
   })
@@ -106,12 +144,18 @@ describe("record mode and WebSockets", () => {
       socket.on("message", (data) => socket.send(`pong: ${data.toString()}`))
     })
     const port = (upstream.address() as { port: number }).port
-    const recording = await SimulationNetwork.start({ record: { upstream: { "live.example.com": `http://127.0.0.1:${port}` } } })
+    const recording = await SimulationNetwork.start({
+      record: { upstream: { "live.example.com": `http://127.0.0.1:${port}` } }
+    })
     const talk = async (createConnection: typeof recording.createConnection) => {
-      const socket = new WebSocket("wss://live.example.com/feed", { createConnection, headers: { authorization: "Bearer sk-live-secret" } })
+      const socket = new WebSocket("wss://live.example.com/feed", {
+        createConnection,
+        headers: { authorization: "Bearer sk-live-secret" }
+      })
       // A conversation: each frame sent once the answer to the one before came.
       const received: Array<string> = []
-      const next = () => new Promise<void>((resolve) => socket.once("message", (data) => resolve(void received.push(data.toString()))))
+      const next = () =>
+        new Promise<void>((resolve) => socket.once("message", (data) => resolve(void received.push(data.toString()))))
       const welcome = next()
       await once(socket, "open")
       await welcome
@@ -130,7 +174,17 @@ describe("record mode and WebSockets", () => {
     await expect.poll(() => recording.recording().routes.length).toBe(1)
     const { routes } = recording.recording()
     expect(JSON.stringify(routes)).not.toContain("sk-live-secret")
-    expect(routes[0]).toMatchObject({ match: { method: "GET", url: "https://live.example.com/feed" }, respond: { kind: "webSocket", open: ["welcome"], replies: [{ when: { equals: "ping" }, send: ["pong: ping"] }, { when: { equals: "again" }, send: ["pong: again"] }] } })
+    expect(routes[0]).toMatchObject({
+      match: { method: "GET", url: "https://live.example.com/feed" },
+      respond: {
+        kind: "webSocket",
+        open: ["welcome"],
+        replies: [
+          { when: { equals: "ping" }, send: ["pong: ping"] },
+          { when: { equals: "again" }, send: ["pong: again"] }
+        ]
+      }
+    })
     upstream.close()
     const replay = await SimulationNetwork.start({ routes: [] })
     await replay.registerSpec(routes)
@@ -141,23 +195,46 @@ describe("record mode and WebSockets", () => {
 describe("the Responses API over a WebSocket", () => {
   it("answers the openai SDK's ResponsesWS from the script, one event per frame, continuing a response by previous_response_id", async () => {
     const net = await network(Routes.openai())
-    net.llm.enqueue({ steps: [[{ type: "tool_call", name: "lookup", input: { q: "x" } }], [{ type: "text", content: "done over the socket" }]] })
+    net.llm.enqueue({
+      steps: [
+        [{ type: "tool_call", name: "lookup", input: { q: "x" } }],
+        [{ type: "text", content: "done over the socket" }]
+      ]
+    })
     const client = new OpenAI({ apiKey: "sk-test", baseURL: "https://api.openai.com/v1" })
     const socket = new ResponsesWS(client, { createConnection: net.createConnection })
     const events: Array<{ type: string; response?: { id: string; output: ReadonlyArray<{ type: string }> } }> = []
-    const completed = () => new Promise<{ id: string; output: ReadonlyArray<{ type: string; call_id?: string }> }>((resolve, reject) => {
-      socket.on("event", (event) => {
-        events.push(event as never)
-        if (event.type === "response.completed") resolve(event.response as never)
+    const completed = () =>
+      new Promise<{ id: string; output: ReadonlyArray<{ type: string; call_id?: string }> }>((resolve, reject) => {
+        socket.on("event", (event) => {
+          events.push(event as never)
+          if (event.type === "response.completed") resolve(event.response as never)
+        })
+        socket.on("error", reject)
       })
-      socket.on("error", reject)
-    })
     const first = completed()
-    socket.send({ type: "response.create", model: "gpt-5", input: "look it up", tools: [{ type: "function", name: "lookup", parameters: { type: "object", properties: { q: { type: "string" } } }, strict: false }] })
+    socket.send({
+      type: "response.create",
+      model: "gpt-5",
+      input: "look it up",
+      tools: [
+        {
+          type: "function",
+          name: "lookup",
+          parameters: { type: "object", properties: { q: { type: "string" } } },
+          strict: false
+        }
+      ]
+    })
     const call = await first
     expect(call.output.map((item) => item.type)).toEqual(["function_call"])
     const second = completed()
-    socket.send({ type: "response.create", model: "gpt-5", previous_response_id: call.id, input: [{ type: "function_call_output", call_id: call.output[0]!.call_id!, output: "42" }] })
+    socket.send({
+      type: "response.create",
+      model: "gpt-5",
+      previous_response_id: call.id,
+      input: [{ type: "function_call_output", call_id: call.output[0]!.call_id!, output: "42" }]
+    })
     const answer = await second
     expect(JSON.stringify(answer.output)).toContain("done over the socket")
     expect(events[0]!.type).toBe("response.created")
@@ -174,7 +251,9 @@ describe("the Responses API over a WebSocket", () => {
     const socket = new WebSocket("wss://api.openai.com/v1/responses", { createConnection: net.createConnection })
     const received = frames(socket, 2)
     await once(socket, "open")
-    socket.send(JSON.stringify({ type: "response.create", model: "gpt-5", previous_response_id: "resp_nope", input: "hi" }))
+    socket.send(
+      JSON.stringify({ type: "response.create", model: "gpt-5", previous_response_id: "resp_nope", input: "hi" })
+    )
     socket.send("not json")
     const [unknown, notJson] = (await received).map((frame) => JSON.parse(frame))
     expect(unknown).toMatchObject({ type: "error", status: 400, error: { code: "previous_response_not_found" } })
@@ -188,7 +267,10 @@ describe("a WebSocket client that does not read", () => {
   /** A masked frame as a client sends it (the mask key zero: XOR leaves the payload as it is). */
   const clientFrame = (opcode: number, payload: Buffer): Buffer => {
     const length = payload.byteLength
-    const head = length < 126 ? Buffer.from([0x80 | opcode, 0x80 | length]) : Buffer.from([0x80 | opcode, 0x80 | 126, length >> 8, length & 0xff])
+    const head =
+      length < 126
+        ? Buffer.from([0x80 | opcode, 0x80 | length])
+        : Buffer.from([0x80 | opcode, 0x80 | 126, length >> 8, length & 0xff])
     return Buffer.concat([head, Buffer.alloc(4), payload])
   }
 
@@ -202,7 +284,8 @@ describe("a WebSocket client that does not read", () => {
         const short = pending[1]! & 0x7f
         const headLength = short === 126 ? 4 : short === 127 ? 10 : 2
         if (pending.byteLength < headLength) return
-        const length = short === 126 ? pending.readUInt16BE(2) : short === 127 ? Number(pending.readBigUInt64BE(2)) : short
+        const length =
+          short === 126 ? pending.readUInt16BE(2) : short === 127 ? Number(pending.readBigUInt64BE(2)) : short
         if (pending.byteLength < headLength + length) return
         onFrame(pending[0]! & 0x0f, pending.subarray(headLength, headLength + length))
         pending = pending.subarray(headLength + length)
@@ -212,7 +295,12 @@ describe("a WebSocket client that does not read", () => {
 
   /** The upgrade's record in simnet serve's log: what the door logged of the socket. */
   const socketLog = async (base: string) => {
-    const { records } = (await (await fetch(`${base}/experimental/simulation/network/log`)).json()) as { records: ReadonlyArray<{ status?: number; detail?: { webSocket?: { paused?: number; closed?: { code: number; by: string } } } }> }
+    const { records } = (await (await fetch(`${base}/experimental/simulation/network/log`)).json()) as {
+      records: ReadonlyArray<{
+        status?: number
+        detail?: { webSocket?: { paused?: number; closed?: { code: number; by: string } } }
+      }>
+    }
     return records.find((record) => record.status === 101)?.detail?.webSocket
   }
 
@@ -220,11 +308,16 @@ describe("a WebSocket client that does not read", () => {
     const { connect } = await import("node:net")
     const dir = mkdtempSync(join(tmpdir(), "simnet-ws-"))
     const fixture = join(dir, "fixture.json")
-    writeFileSync(fixture, JSON.stringify({ routes: [{ match: "wss://echo.example.com/ws", respond: { kind: "webSocket", echo: true } }] }))
+    writeFileSync(
+      fixture,
+      JSON.stringify({ routes: [{ match: "wss://echo.example.com/ws", respond: { kind: "webSocket", echo: true } }] })
+    )
     const served = await serve(["--fixture", fixture])
     const socket = connect(served.port, "127.0.0.1")
     await once(socket, "connect")
-    socket.write("GET /echo.example.com/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    socket.write(
+      "GET /echo.example.com/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
     let head = ""
     let rest: Buffer = Buffer.alloc(0)
     while (!head.includes("\r\n\r\n")) {
@@ -241,7 +334,9 @@ describe("a WebSocket client that does not read", () => {
     const frames = 1100
     for (let i = 0; i < frames; i++) socket.write(clientFrame(2, payload))
     socket.write(clientFrame(1, Buffer.from("done")))
-    await expect.poll(async () => (await socketLog(served.base))?.paused ?? 0, { timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(1)
+    await expect
+      .poll(async () => (await socketLog(served.base))?.paused ?? 0, { timeout: 30_000, interval: 100 })
+      .toBeGreaterThanOrEqual(1)
     expect((await socketLog(served.base))?.closed).toBeUndefined()
     // Now it reads: everything comes back, in order, the socket never closed on it.
     let echoed = 0
@@ -271,15 +366,17 @@ describe("a WebSocket client that does not read", () => {
     const chunk = new Uint8Array(64 * 1024)
     let ended: (value: { code: number; reason: string; sent: number }) => void = () => undefined
     const closed = new Promise<{ code: number; reason: string; sent: number }>((resolve) => (ended = resolve))
-    const net = await network([Route.webSocket("wss://firehose.example.com/", (socket) => {
-      // A session that never looks at `writable`: at most 256 MiB, so a door without the bound fails here.
-      let sent = 0
-      while (!socket.closed() && sent < 256 * 1024 * 1024) {
-        socket.send(chunk)
-        sent += chunk.byteLength
-      }
-      socket.onClose((code, reason) => ended({ code, reason, sent }))
-    })])
+    const net = await network([
+      Route.webSocket("wss://firehose.example.com/", (socket) => {
+        // A session that never looks at `writable`: at most 256 MiB, so a door without the bound fails here.
+        let sent = 0
+        while (!socket.closed() && sent < 256 * 1024 * 1024) {
+          socket.send(chunk)
+          sent += chunk.byteLength
+        }
+        socket.onClose((code, reason) => ended({ code, reason, sent }))
+      })
+    ])
     const client = new WebSocket("wss://firehose.example.com/", { createConnection: net.createConnection })
     client.once("open", () => client.pause())
     const clientClosed = once(client, "close")
@@ -303,14 +400,19 @@ describe("a WebSocket client that does not read", () => {
       const pump = () => {
         while (sent < total && socket.bufferedAmount < 4 * 1024 * 1024) {
           sent += frame.byteLength
-          socket.send(frame, sent === total || socket.bufferedAmount + frame.byteLength >= 4 * 1024 * 1024 ? () => pump() : undefined)
+          socket.send(
+            frame,
+            sent === total || socket.bufferedAmount + frame.byteLength >= 4 * 1024 * 1024 ? () => pump() : undefined
+          )
         }
         if (sent === total) socket.send("done")
       }
       pump()
     })
     const port = (upstream.address() as { port: number }).port
-    const recording = await SimulationNetwork.start({ record: { upstream: { "live.example.com": `http://127.0.0.1:${port}` } } })
+    const recording = await SimulationNetwork.start({
+      record: { upstream: { "live.example.com": `http://127.0.0.1:${port}` } }
+    })
     const client = new WebSocket("wss://live.example.com/feed", { createConnection: recording.createConnection })
     let received = 0
     let last = ""

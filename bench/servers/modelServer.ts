@@ -20,17 +20,27 @@ const [which, words] = [process.argv[2], Number(process.argv[3] ?? 200)]
 const TEXT = Array.from({ length: words }, (_, i) => `w${i % 10}`).join(" ")
 
 const network = () =>
-  Effect.runPromise(SimulationNetwork.make({
-    logLimit: 0,
-    routes: [...Routes.openai(), ...Routes.anthropic()],
-    llmRules: [{ match: {}, behaviour: { type: "respond", steps: [[{ type: "text", content: TEXT }]] } }]
-  }))
+  Effect.runPromise(
+    SimulationNetwork.make({
+      logLimit: 0,
+      routes: [...Routes.openai(), ...Routes.anthropic()],
+      llmRules: [{ match: {}, behaviour: { type: "respond", steps: [[{ type: "text", content: TEXT }]] } }]
+    })
+  )
 
 /** What simnet answers a path's call: status, headers and bytes, as the bare server writes them. */
 const answerOf = async (url: string, body: unknown) => {
-  const response = await (await network()).fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  const response = await (await network()).fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
   const bytes = Buffer.from(await response.arrayBuffer())
-  return { status: response.status, headers: { ...Object.fromEntries(response.headers), "content-length": String(bytes.length) }, body: bytes }
+  return {
+    status: response.status,
+    headers: { ...Object.fromEntries(response.headers), "content-length": String(bytes.length) },
+    body: bytes
+  }
 }
 
 let port: number
@@ -53,8 +63,12 @@ if (which === "bare") {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   port = (server.address() as { readonly port: number }).port
 } else if (which === "simnet") {
-  const context = await Effect.runPromise(Layer.buildWithScope(serveLayer(await network(), 0), Effect.runSync(Scope.make())))
-  const address = Effect.runSync(Effect.provide(Effect.service(HttpServer.HttpServer), Layer.succeedContext(context))).address
+  const context = await Effect.runPromise(
+    Layer.buildWithScope(serveLayer(await network(), 0), Effect.runSync(Scope.make()))
+  )
+  const address = Effect.runSync(
+    Effect.provide(Effect.service(HttpServer.HttpServer), Layer.succeedContext(context))
+  ).address
   port = (address as { readonly port: number }).port
 } else {
   // One chunk per word (a word and its space), as simnet streams one delta per word.

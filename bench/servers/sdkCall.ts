@@ -10,12 +10,23 @@ import { ANTHROPIC_MESSAGES, OPENAI_CHAT } from "./requests.ts"
 
 export type Kind = "openai" | "openai stream" | "anthropic" | "anthropic stream"
 
-export const sdkCall = (kind: Kind, server: string, base: string, fetch?: typeof globalThis.fetch): (() => Promise<void>) => {
+export const sdkCall = (
+  kind: Kind,
+  server: string,
+  base: string,
+  fetch?: typeof globalThis.fetch
+): (() => Promise<void>) => {
   const openai = kind.startsWith("openai")
   const prefix = server !== "simnet" ? "" : openai ? "/api.openai.com" : "/api.anthropic.com"
   const stream = kind.endsWith("stream")
   if (openai) {
-    const client = new OpenAI({ apiKey: "sk-bench", baseURL: `${base}${prefix}/v1`, maxRetries: 0, timeout: 600_000, ...(fetch === undefined ? {} : { fetch }) })
+    const client = new OpenAI({
+      apiKey: "sk-bench",
+      baseURL: `${base}${prefix}/v1`,
+      maxRetries: 0,
+      timeout: 600_000,
+      ...(fetch === undefined ? {} : { fetch })
+    })
     const body = OPENAI_CHAT
     return async () => {
       if (!stream) {
@@ -27,7 +38,13 @@ export const sdkCall = (kind: Kind, server: string, base: string, fetch?: typeof
       }
     }
   }
-  const client = new Anthropic({ apiKey: "sk-ant-bench", baseURL: `${base}${prefix}`, maxRetries: 0, timeout: 600_000, ...(fetch === undefined ? {} : { fetch }) })
+  const client = new Anthropic({
+    apiKey: "sk-ant-bench",
+    baseURL: `${base}${prefix}`,
+    maxRetries: 0,
+    timeout: 600_000,
+    ...(fetch === undefined ? {} : { fetch })
+  })
   const body = ANTHROPIC_MESSAGES
   return async () => {
     if (!stream) {
@@ -43,7 +60,9 @@ export const sdkCall = (kind: Kind, server: string, base: string, fetch?: typeof
 /** `calls` calls of `call`, `concurrency` at a time (each of those waits for its last before the next). */
 export const callsAtOnce = async (call: () => Promise<void>, calls: number, concurrency: number): Promise<void> => {
   let i = 0
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (i++ < calls) await call()
-  }))
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (i++ < calls) await call()
+    })
+  )
 }

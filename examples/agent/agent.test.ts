@@ -24,26 +24,64 @@ const networkFor = (_prompt: string, scripts: ReadonlyArray<unknown>, chaosOptio
 })
 
 const routes = [
-  { id: "settings", match: "GET https://api.example.com/settings", respond: { kind: "text", body: "{\"model\":\"gpt-4o\"}", contentType: "application/json" } },
-  { id: "item", match: "GET https://api.example.com/items/:id", respond: { kind: "jsonSchema", schema: { jsonSchema: { type: "object", required: ["id", "name"], properties: { id: { type: "string" }, name: { type: "string" } } } } } },
-  { id: "docs", match: "https://mcp.example.com/mcp", respond: { kind: "mcp", server: { name: "docs", version: "1.0.0", tools: [{ name: "search_docs", inputSchema: TOOLS[1].inputSchema, result: "Found 2 pages about {{arguments.query}}" }] } } }
+  {
+    id: "settings",
+    match: "GET https://api.example.com/settings",
+    respond: { kind: "text", body: '{"model":"gpt-4o"}', contentType: "application/json" }
+  },
+  {
+    id: "item",
+    match: "GET https://api.example.com/items/:id",
+    respond: {
+      kind: "jsonSchema",
+      schema: {
+        jsonSchema: {
+          type: "object",
+          required: ["id", "name"],
+          properties: { id: { type: "string" }, name: { type: "string" } }
+        }
+      }
+    }
+  },
+  {
+    id: "docs",
+    match: "https://mcp.example.com/mcp",
+    respond: {
+      kind: "mcp",
+      server: {
+        name: "docs",
+        version: "1.0.0",
+        tools: [
+          { name: "search_docs", inputSchema: TOOLS[1].inputSchema, result: "Found 2 pages about {{arguments.query}}" }
+        ]
+      }
+    }
+  }
 ]
 
 const prompts = fc.constantFrom("what is item ab12?", "search the docs for retries", "look up c9 and search for limits")
 const scripts = fc.array(llmScript({ tools: [...TOOLS], maxSteps: 2 }), { minLength: 1, maxLength: 3 })
-const chaotic = chaos({ maxRate: 0.3 }).map((c) => ({ ...c, faults: (c.faults ?? []).filter((f) => f !== "timeout"), latencyMs: undefined }))
+const chaotic = chaos({ maxRate: 0.3 }).map((c) => ({
+  ...c,
+  faults: (c.faults ?? []).filter((f) => f !== "timeout"),
+  latencyMs: undefined
+}))
 
 /** The invariants, checked after one turn of the agent on `network`. */
 const holds = async (network: NetworkHandle, prompt: string, planted: boolean) => {
   await network.registerSpec(routes)
-  const exit = await Effect.runPromiseExit(runAgent(prompt, { fetch: network.fetch, planted }).pipe(Effect.provideService(
-    (await import("effect/http/HttpClient")).HttpClient,
-    network.network.httpClient
-  )))
+  const exit = await Effect.runPromiseExit(
+    runAgent(prompt, { fetch: network.fetch, planted }).pipe(
+      Effect.provideService((await import("effect/http/HttpClient")).HttpClient, network.network.httpClient)
+    )
+  )
   if (!Exit.isSuccess(exit)) throw new Error(`the agent crashed: ${String(exit.cause)}`)
   await network.quiescent()
   expect(exit.value.toolResults).toEqual(exit.value.toolCalls)
-  const unregistered = network.log().filter((r) => r.denial === "UnregisteredRequest").map((r) => `${r.method} ${r.url}`)
+  const unregistered = network
+    .log()
+    .filter((r) => r.denial === "UnregisteredRequest")
+    .map((r) => `${r.method} ${r.url}`)
   if (unregistered.length > 0) throw new Error(`asked for what is not registered: ${unregistered.join(", ")}`)
 }
 
@@ -51,11 +89,20 @@ describe("the example agent under property tests", () => {
   it("never crashes, answers every tool call and asks for nothing unregistered, with chaos on", async () => {
     let hit = 0
     let toolCalls = 0
-    await property("example agent", [prompts, scripts, chaotic], async (network, prompt) => {
-      await holds(network, prompt, false)
-      hit += network.log().filter((r) => r.chaos !== undefined).length
-      toolCalls += network.log().filter((r) => r.url.startsWith("https://api.example.com/items/") || r.url === "https://mcp.example.com/mcp").length
-    }, { network: networkFor, numRuns: 40, seed: 21 })
+    await property(
+      "example agent",
+      [prompts, scripts, chaotic],
+      async (network, prompt) => {
+        await holds(network, prompt, false)
+        hit += network.log().filter((r) => r.chaos !== undefined).length
+        toolCalls += network
+          .log()
+          .filter(
+            (r) => r.url.startsWith("https://api.example.com/items/") || r.url === "https://mcp.example.com/mcp"
+          ).length
+      },
+      { network: networkFor, numRuns: 40, seed: 21 }
+    )
     // Not vacuous: chaos hit requests, and the model's scripts made the agent call its tools.
     expect(hit).toBeGreaterThan(2)
     expect(toolCalls).toBeGreaterThan(10)
@@ -63,13 +110,23 @@ describe("the example agent under property tests", () => {
 
   it("a planted bug is found, shrunk and written to a file (the file simnet show opens: test/testing.test.ts)", async () => {
     const failures = mkdtempSync(join(tmpdir(), "simnet-agent-failures-"))
-    const error = await property("example agent with a planted bug", [prompts, scripts, chaotic], (network, prompt) => holds(network, prompt, true), {
-      network: networkFor,
-      numRuns: 200,
-      seed: 21,
-      failures
-    }).then(() => undefined, (e: Error & { file?: string }) => e)
-    expect(error?.message).toMatch(/asked for what is not registered: GET https:\/\/api\.example\.com\/items\/[a-z0-9]+\/[a-z0-9]+/)
+    const error = await property(
+      "example agent with a planted bug",
+      [prompts, scripts, chaotic],
+      (network, prompt) => holds(network, prompt, true),
+      {
+        network: networkFor,
+        numRuns: 200,
+        seed: 21,
+        failures
+      }
+    ).then(
+      () => undefined,
+      (e: Error & { file?: string }) => e
+    )
+    expect(error?.message).toMatch(
+      /asked for what is not registered: GET https:\/\/api\.example\.com\/items\/[a-z0-9]+\/[a-z0-9]+/
+    )
     expect(existsSync(error!.file!)).toBe(true)
     const file = JSON.parse(readFileSync(error!.file!, "utf8"))
     // Shrunk: one script is enough to show it.

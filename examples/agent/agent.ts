@@ -19,12 +19,22 @@ export const TOOLS = [
   {
     name: "lookup",
     description: "Looks an item up by id",
-    inputSchema: { type: "object", required: ["id"], properties: { id: { type: "string", pattern: "^[a-z0-9]{1,6}(/[a-z0-9]{1,4})?$" } }, additionalProperties: false }
+    inputSchema: {
+      type: "object",
+      required: ["id"],
+      properties: { id: { type: "string", pattern: "^[a-z0-9]{1,6}(/[a-z0-9]{1,4})?$" } },
+      additionalProperties: false
+    }
   },
   {
     name: "search_docs",
     description: "Searches the docs",
-    inputSchema: { type: "object", required: ["query"], properties: { query: { type: "string", minLength: 1, maxLength: 40 } }, additionalProperties: false }
+    inputSchema: {
+      type: "object",
+      required: ["query"],
+      properties: { query: { type: "string", minLength: 1, maxLength: 40 } },
+      additionalProperties: false
+    }
   }
 ] as const
 
@@ -41,13 +51,20 @@ const MAX_ROUNDS = 4
  * One turn: `prompt` in, the model's final text out, every tool call answered. `fetch` is the
  * network the app's SDKs use (the app's own `HttpClient` comes from the context).
  */
-export const runAgent = (prompt: string, options: { readonly fetch: typeof fetch; readonly planted?: boolean }): Effect.Effect<Turn, never, HttpClient.HttpClient> =>
+export const runAgent = (
+  prompt: string,
+  options: { readonly fetch: typeof fetch; readonly planted?: boolean }
+): Effect.Effect<Turn, never, HttpClient.HttpClient> =>
   Effect.suspend(() => {
     const mcp = new Client({ name: "example-agent", version: "1.0.0" })
     let connected = false
-    return turn(prompt, options, mcp, () => connected, () => void (connected = true)).pipe(
-      Effect.ensuring(Effect.promise(() => (connected ? mcp.close().catch(() => {}) : Promise.resolve())))
-    )
+    return turn(
+      prompt,
+      options,
+      mcp,
+      () => connected,
+      () => void (connected = true)
+    ).pipe(Effect.ensuring(Effect.promise(() => (connected ? mcp.close().catch(() => {}) : Promise.resolve()))))
   })
 
 const turn = (
@@ -57,7 +74,7 @@ const turn = (
   isConnected: () => boolean,
   markConnected: () => void
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const http = yield* HttpClient.HttpClient
     const settings = yield* http.get("https://api.example.com/settings").pipe(
       Effect.flatMap((response) => (response.status === 200 ? response.json : Effect.succeed({ model: "gpt-4o" }))),
@@ -70,13 +87,17 @@ const turn = (
 
     const lookup = (id: string) =>
       http.get(`https://api.example.com/items/${options.planted === true ? id : encodeURIComponent(id)}`).pipe(
-        Effect.flatMap((response) => (response.status === 200 ? response.text : Effect.succeed(`lookup failed: ${response.status}`))),
+        Effect.flatMap((response) =>
+          response.status === 200 ? response.text : Effect.succeed(`lookup failed: ${response.status}`)
+        ),
         Effect.orElseSucceed(() => "lookup failed: the request broke")
       )
     const searchDocs = (query: string) =>
       Effect.tryPromise(async () => {
         if (!isConnected()) {
-          await mcp.connect(new StreamableHTTPClientTransport(new URL("https://mcp.example.com/mcp"), { fetch: options.fetch }))
+          await mcp.connect(
+            new StreamableHTTPClientTransport(new URL("https://mcp.example.com/mcp"), { fetch: options.fetch })
+          )
           markConnected()
         }
         const result = await mcp.callTool({ name: "search_docs", arguments: { query } })
@@ -88,22 +109,29 @@ const turn = (
         openai.chat.completions.create({
           model: settings.model ?? "gpt-4o",
           messages,
-          tools: TOOLS.map((tool) => ({ type: "function" as const, function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }))
+          tools: TOOLS.map((tool) => ({
+            type: "function" as const,
+            function: { name: tool.name, description: tool.description, parameters: tool.inputSchema }
+          }))
         })
       ).pipe(Effect.option)
-      if (completion._tag === "None") return { answer: "the model could not be reached", toolCalls, toolResults } satisfies Turn
+      if (completion._tag === "None")
+        return { answer: "the model could not be reached", toolCalls, toolResults } satisfies Turn
       const message = completion.value.choices[0]?.message
       const calls = (message?.tool_calls ?? []).filter((call) => call.type === "function")
       if (calls.length === 0) return { answer: message?.content ?? "", toolCalls, toolResults } satisfies Turn
       messages.push({ role: "assistant", content: message?.content ?? null, tool_calls: calls })
       for (const call of calls) {
         toolCalls.push(call.id)
-        const args = yield* Effect.try(() => JSON.parse(call.function.arguments) as Record<string, string>).pipe(Effect.orElseSucceed(() => ({} as Record<string, string>)))
-        const result = call.function.name === "lookup"
-          ? yield* lookup(String(args.id ?? ""))
-          : call.function.name === "search_docs"
-          ? yield* searchDocs(String(args.query ?? ""))
-          : `no tool named ${call.function.name}`
+        const args = yield* Effect.try(() => JSON.parse(call.function.arguments) as Record<string, string>).pipe(
+          Effect.orElseSucceed(() => ({}) as Record<string, string>)
+        )
+        const result =
+          call.function.name === "lookup"
+            ? yield* lookup(String(args.id ?? ""))
+            : call.function.name === "search_docs"
+              ? yield* searchDocs(String(args.query ?? ""))
+              : `no tool named ${call.function.name}`
         toolResults.push(call.id)
         messages.push({ role: "tool", tool_call_id: call.id, content: result })
       }

@@ -27,10 +27,12 @@ process.stdin.on("data", (data) => {
     }
     if (key === "f") {
       const n = ++fetched
-      fetch("https://api.example.com/answer").then((response) => response.text()).then(
-        (body) => process.stdout.write(`fetched ${n}: ${body}\r\n`),
-        (error) => process.stdout.write(`fetch ${n} failed: ${error.message}\r\n`)
-      )
+      fetch("https://api.example.com/answer")
+        .then((response) => response.text())
+        .then(
+          (body) => process.stdout.write(`fetched ${n}: ${body}\r\n`),
+          (error) => process.stdout.write(`fetch ${n} failed: ${error.message}\r\n`)
+        )
     }
   }
 })

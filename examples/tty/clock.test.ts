@@ -39,7 +39,10 @@ describe("explore on a virtual clock", () => {
         const last = screen.lines.filter((line) => line !== "").at(-1) ?? ""
         lasts.push(last)
         if (step === 0) return undefined
-        return /^pending 0, done [1-9]\d*, last took 30000 ms$/.test(last) || `a wait is still pending after the step: ${last}`
+        return (
+          /^pending 0, done [1-9]\d*, last took 30000 ms$/.test(last) ||
+          `a wait is still pending after the step: ${last}`
+        )
       }
     })
     expect(result.failure).toBeUndefined()
@@ -68,14 +71,40 @@ describe("explore on a virtual clock", () => {
       property: ({ screen }) => void screens.push(screen.lines)
     })
     expect(result.failure).toBeUndefined()
-    expect([...screens.at(-1)!].filter((line) => line !== "").slice(1).sort()).toEqual(["child 35000", "main 35000", "worker 35000"])
+    expect(
+      [...screens.at(-1)!]
+        .filter((line) => line !== "")
+        .slice(1)
+        .sort()
+    ).toEqual(["child 35000", "main 35000", "worker 35000"])
     expect(result.clock).toEqual({ virtualMs: 35_000, joined: 1 })
   }, 60_000)
 
   it("the network runs on the clock too: a route's 5 s delay is virtual time", async () => {
-    const fixture = await Effect.runPromise(decodeFixture({ routes: [{ match: "GET https://api.example.com/answer", respond: { kind: "text", body: "forty-two" }, delayMs: 5_000 }] }))
-    const setup = { command: process.execPath, args: [join(import.meta.dirname, "busy.mjs")], fixture, seed: 1, cols: 60, rows: 12, quietMs: 0, timeoutMs: 30_000, ready: "busy ready", authority: loadCa(caDirectory(caDir)), properties: [], clock: "virtual" as const }
-    const outcome = await Effect.runPromise(runCase(setup, { actions: [{ type: "type", text: "f" }], scripts: [], chaos: undefined }))
+    const fixture = await Effect.runPromise(
+      decodeFixture({
+        routes: [
+          { match: "GET https://api.example.com/answer", respond: { kind: "text", body: "forty-two" }, delayMs: 5_000 }
+        ]
+      })
+    )
+    const setup = {
+      command: process.execPath,
+      args: [join(import.meta.dirname, "busy.mjs")],
+      fixture,
+      seed: 1,
+      cols: 60,
+      rows: 12,
+      quietMs: 0,
+      timeoutMs: 30_000,
+      ready: "busy ready",
+      authority: loadCa(caDirectory(caDir)),
+      properties: [],
+      clock: "virtual" as const
+    }
+    const outcome = await Effect.runPromise(
+      runCase(setup, { actions: [{ type: "type", text: "f" }], scripts: [], chaos: undefined })
+    )
     expect(outcome.steps[1]!.screen.lines).toContain("fetched 1: forty-two")
     // The request came at the clock's start and was answered 5 000 ms later, on the clock.
     expect(outcome.log.map((record) => [record.time, record.answeredMs])).toEqual([[VIRTUAL_EPOCH, 5_000]])
@@ -86,22 +115,53 @@ describe("explore on a virtual clock", () => {
 
   it("what a participant says that is not a report (not JSON, times not finite, a line without end) is dropped: each step comes to rest", async () => {
     const fixture = await Effect.runPromise(decodeFixture({}))
-    const setup = { command: process.execPath, args: [join(import.meta.dirname, "..", "..", "test", "fixtures", "tty", "clockHostile.mjs")], fixture, seed: 1, cols: 60, rows: 12, quietMs: 0, timeoutMs: 5_000, ready: "hostile ready", authority: loadCa(caDirectory(caDir)), properties: [], clock: "virtual" as const }
-    const outcome = await Effect.runPromise(runCase(setup, { actions: [{ type: "type", text: "a" }, { type: "type", text: "bc" }], scripts: [], chaos: undefined }))
-    expect(outcome.steps.map((step) => [step.settled, step.screen.lines.filter((line) => line !== "").at(-1)])).toEqual([[true, "hostile ready"], [true, "got 1 bytes"], [true, "got 2 bytes"]])
+    const setup = {
+      command: process.execPath,
+      args: [join(import.meta.dirname, "..", "..", "test", "fixtures", "tty", "clockHostile.mjs")],
+      fixture,
+      seed: 1,
+      cols: 60,
+      rows: 12,
+      quietMs: 0,
+      timeoutMs: 5_000,
+      ready: "hostile ready",
+      authority: loadCa(caDirectory(caDir)),
+      properties: [],
+      clock: "virtual" as const
+    }
+    const outcome = await Effect.runPromise(
+      runCase(setup, {
+        actions: [
+          { type: "type", text: "a" },
+          { type: "type", text: "bc" }
+        ],
+        scripts: [],
+        chaos: undefined
+      })
+    )
+    expect(outcome.steps.map((step) => [step.settled, step.screen.lines.filter((line) => line !== "").at(-1)])).toEqual(
+      [
+        [true, "hostile ready"],
+        [true, "got 1 bytes"],
+        [true, "got 2 bytes"]
+      ]
+    )
     expect(outcome.clock).toEqual({ virtualMs: 0, joined: 1 })
   }, 60_000)
 
   it("a command with no Node process in it never joins the clock: the result says so", async () => {
-    const result = await exploreResult(["/bin/sh", "-c", "echo shell ready; while read line; do echo \"got $line\"; done"], {
-      clock: "virtual",
-      runs: 1,
-      actions: 2,
-      seed: 5,
-      ready: "shell ready",
-      caDir,
-      out: join(dir, "out")
-    })
+    const result = await exploreResult(
+      ["/bin/sh", "-c", 'echo shell ready; while read line; do echo "got $line"; done'],
+      {
+        clock: "virtual",
+        runs: 1,
+        actions: 2,
+        seed: 5,
+        ready: "shell ready",
+        caDir,
+        out: join(dir, "out")
+      }
+    )
     expect(result.failure).toBeUndefined()
     expect(result.clock).toEqual({ virtualMs: 0, joined: 0 })
   }, 60_000)

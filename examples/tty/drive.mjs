@@ -12,11 +12,33 @@ import { join } from "node:path"
 import WebSocket from "ws"
 
 const dash = process.argv.indexOf("--")
-const [fixture, trace, question, expected, ready = "repl ready", size = "60x12"] = process.argv.slice(2, dash < 0 ? undefined : dash)
+const [fixture, trace, question, expected, ready = "repl ready", size = "60x12"] = process.argv.slice(
+  2,
+  dash < 0 ? undefined : dash
+)
 const command = dash < 0 ? [process.execPath, join(import.meta.dirname, "repl.mjs")] : process.argv.slice(dash + 1)
 const [cols, rows] = size.split("x")
 const root = join(import.meta.dirname, "..", "..")
-const simnet = spawn(process.execPath, [join(root, "bin", "simnet.js"), "run", "--quiet", "--tty", "--cols", cols, "--rows", rows, "--fixture", fixture, "--trace", trace, "--", ...command], { stdio: ["ignore", "ignore", "pipe"] })
+const simnet = spawn(
+  process.execPath,
+  [
+    join(root, "bin", "simnet.js"),
+    "run",
+    "--quiet",
+    "--tty",
+    "--cols",
+    cols,
+    "--rows",
+    rows,
+    "--fixture",
+    fixture,
+    "--trace",
+    trace,
+    "--",
+    ...command
+  ],
+  { stdio: ["ignore", "ignore", "pipe"] }
+)
 let err = ""
 const driverUrl = await new Promise((resolve, reject) => {
   simnet.stderr.on("data", (data) => {

@@ -24,11 +24,21 @@ const simnet = join(root, "bin", "simnet.js")
 const dir = mkdtempSync(join(tmpdir(), "simnet-explore-"))
 const caDir = join(dir, "ca")
 const fixture = join(dir, "fixture.json")
-writeFileSync(fixture, JSON.stringify({
-  routes: [{ family: "openai" }],
-  prompts: ["What is the capital of France?", "crash"],
-  llm: { rules: [{ match: { contains: "capital of France" }, behaviour: { type: "respond", steps: [[{ type: "text", content: "Paris." }]] } }] }
-}))
+writeFileSync(
+  fixture,
+  JSON.stringify({
+    routes: [{ family: "openai" }],
+    prompts: ["What is the capital of France?", "crash"],
+    llm: {
+      rules: [
+        {
+          match: { contains: "capital of France" },
+          behaviour: { type: "respond", steps: [[{ type: "text", content: "Paris." }]] }
+        }
+      ]
+    }
+  })
+)
 
 /** Runs `simnet ARGS` in a namespace of its own with loopback only: its exit code and output. */
 const inNamespace = async (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
@@ -47,74 +57,108 @@ const inNamespace = async (args: ReadonlyArray<string>, env: Record<string, stri
   return { code: code as number, out }
 }
 
-const exploreArgs = (out: string, runs: number, actions: number) =>
-  ["explore", "--fixture", fixture, "--seed", "7", "--runs", String(runs), "--actions", String(actions), "--quiet-ms", "100", "--cols", "80", "--rows", "16", "--out", out, "--", process.execPath, repl]
+const exploreArgs = (out: string, runs: number, actions: number) => [
+  "explore",
+  "--fixture",
+  fixture,
+  "--seed",
+  "7",
+  "--runs",
+  String(runs),
+  "--actions",
+  String(actions),
+  "--quiet-ms",
+  "100",
+  "--cols",
+  "80",
+  "--rows",
+  "16",
+  "--out",
+  out,
+  "--",
+  process.execPath,
+  repl
+]
 
-describe.skipIf(!namespaces)(`simnet explore on a terminal agent${namespaces ? "" : " (skipped: no network namespace here)"}`, () => {
-  it("finds a planted crash, shrinks it to one action, writes the same file for the same seed, replays it and shows it", async () => {
-    const first = await inNamespace(exploreArgs(join(dir, "a"), 20, 4), { REPL_CRASH_ON: "crash" })
-    expect(first.code, first.out).toBe(1)
-    expect(first.out).toContain("simnet explore: a run failed: the program exited with code 1")
-    expect(first.out).toContain(`to 1 action; it fails at step 1: submit "crash"`)
-    const file = join(dir, "a", "explore-7.json")
-    expect(first.out).toContain(`simnet show ${file}`)
-    const saved = JSON.parse(readFileSync(file, "utf8"))
-    expect(saved).toMatchObject({ simnet: "explore-failure/v1", seed: 7, case: { actions: [{ type: "submit", text: "crash" }] }, failure: { step: 1, action: "submit \"crash\"" } })
-    expect(saved.steps[1].screen.lines.join("\n")).toContain("TypeError: cannot read the answer to crash")
-    expect(saved.steps[1].exit).toEqual({ code: 1 })
-
-    // The same seed, the same bytes.
-    const second = await inNamespace(exploreArgs(join(dir, "b"), 20, 4), { REPL_CRASH_ON: "crash" })
-    expect(second.code, second.out).toBe(1)
-    expect(readFileSync(join(dir, "b", "explore-7.json"), "utf8")).toBe(readFileSync(file, "utf8"))
-
-    // --replay: the bug is still there, then gone.
-    const again = await inNamespace(["explore", "--replay", file, "--", process.execPath, repl], { REPL_CRASH_ON: "crash" })
-    expect(again.code, again.out).toBe(1)
-    expect(again.out).toContain(`failed again at step 1 (submit "crash"): the program exited with code 1`)
-    const fixed = await inNamespace(["explore", "--replay", file])
-    expect(fixed.code, fixed.out).toBe(0)
-    expect(fixed.out).toContain("every step held")
-
-    // simnet show: the screens as frames, the failing step marked and shown first.
-    const shown = spawn(process.execPath, [simnet, "show", file], { stdio: ["ignore", "pipe", "pipe"] })
-    try {
-      const ui = await new Promise<string>((resolve, reject) => {
-        let out = ""
-        shown.stdout.on("data", (d: Buffer) => {
-          out += d
-          const found = /inspector:\s+(\S+)/.exec(out)
-          if (found) resolve(found[1]!)
-        })
-        shown.on("exit", (code) => reject(new Error(`simnet show exited ${code}: ${out}`)))
+describe.skipIf(!namespaces)(
+  `simnet explore on a terminal agent${namespaces ? "" : " (skipped: no network namespace here)"}`,
+  () => {
+    it("finds a planted crash, shrinks it to one action, writes the same file for the same seed, replays it and shows it", async () => {
+      const first = await inNamespace(exploreArgs(join(dir, "a"), 20, 4), { REPL_CRASH_ON: "crash" })
+      expect(first.code, first.out).toBe(1)
+      expect(first.out).toContain("simnet explore: a run failed: the program exited with code 1")
+      expect(first.out).toContain(`to 1 action; it fails at step 1: submit "crash"`)
+      const file = join(dir, "a", "explore-7.json")
+      expect(first.out).toContain(`simnet show ${file}`)
+      const saved = JSON.parse(readFileSync(file, "utf8"))
+      expect(saved).toMatchObject({
+        simnet: "explore-failure/v1",
+        seed: 7,
+        case: { actions: [{ type: "submit", text: "crash" }] },
+        failure: { step: 1, action: 'submit "crash"' }
       })
-      const browser = await launchSecureChromium()
-      try {
-        const page = await browser.newPage()
-        await page.goto(ui)
-        await page.waitForSelector("#panel-screen:not([hidden]) #frames button.failed", { timeout: 20_000 })
-        const frames = await page.$$eval("#frames button", (nodes) => nodes.map((n) => `${n.textContent}${n.classList.contains("failed") ? " (failed)" : ""}`))
-        expect(frames).toEqual(["0 start", "1 submit \"crash\" (failed)"])
-        expect(await page.$eval("#screen", (n) => n.textContent ?? "")).toContain("TypeError: cannot read the answer to crash")
-        expect(await page.$eval("#case", (n) => n.textContent ?? "")).toContain(`simnet explore --replay ${file}`)
-        // The start frame, with the request list beside it (none before the first action).
-        await page.click("#frames li:first-child button")
-        expect(await page.$eval("#screen", (n) => n.textContent ?? "")).toContain("repl ready")
-        expect(await page.$eval("#screen-status", (n) => n.textContent ?? "")).toBe("Step 0: start")
-      } finally {
-        await browser.close()
-      }
-    } finally {
-      shown.kill("SIGTERM")
-    }
-  }, 180_000)
+      expect(saved.steps[1].screen.lines.join("\n")).toContain("TypeError: cannot read the answer to crash")
+      expect(saved.steps[1].exit).toEqual({ code: 1 })
 
-  it("the agent without the bug passes 50 runs", async () => {
-    const passed = await inNamespace(exploreArgs(join(dir, "c"), 50, 3))
-    expect(passed.code, passed.out).toBe(0)
-    expect(passed.out).toMatch(/simnet explore: 50 runs, \d+ actions, no failure \(seed 7\)/)
-  }, 180_000)
-})
+      // The same seed, the same bytes.
+      const second = await inNamespace(exploreArgs(join(dir, "b"), 20, 4), { REPL_CRASH_ON: "crash" })
+      expect(second.code, second.out).toBe(1)
+      expect(readFileSync(join(dir, "b", "explore-7.json"), "utf8")).toBe(readFileSync(file, "utf8"))
+
+      // --replay: the bug is still there, then gone.
+      const again = await inNamespace(["explore", "--replay", file, "--", process.execPath, repl], {
+        REPL_CRASH_ON: "crash"
+      })
+      expect(again.code, again.out).toBe(1)
+      expect(again.out).toContain(`failed again at step 1 (submit "crash"): the program exited with code 1`)
+      const fixed = await inNamespace(["explore", "--replay", file])
+      expect(fixed.code, fixed.out).toBe(0)
+      expect(fixed.out).toContain("every step held")
+
+      // simnet show: the screens as frames, the failing step marked and shown first.
+      const shown = spawn(process.execPath, [simnet, "show", file], { stdio: ["ignore", "pipe", "pipe"] })
+      try {
+        const ui = await new Promise<string>((resolve, reject) => {
+          let out = ""
+          shown.stdout.on("data", (d: Buffer) => {
+            out += d
+            const found = /inspector:\s+(\S+)/.exec(out)
+            if (found) resolve(found[1]!)
+          })
+          shown.on("exit", (code) => reject(new Error(`simnet show exited ${code}: ${out}`)))
+        })
+        const browser = await launchSecureChromium()
+        try {
+          const page = await browser.newPage()
+          await page.goto(ui)
+          await page.waitForSelector("#panel-screen:not([hidden]) #frames button.failed", { timeout: 20_000 })
+          const frames = await page.$$eval("#frames button", (nodes) =>
+            nodes.map((n) => `${n.textContent}${n.classList.contains("failed") ? " (failed)" : ""}`)
+          )
+          expect(frames).toEqual(["0 start", '1 submit "crash" (failed)'])
+          expect(await page.$eval("#screen", (n) => n.textContent ?? "")).toContain(
+            "TypeError: cannot read the answer to crash"
+          )
+          expect(await page.$eval("#case", (n) => n.textContent ?? "")).toContain(`simnet explore --replay ${file}`)
+          // The start frame, with the request list beside it (none before the first action).
+          await page.click("#frames li:first-child button")
+          expect(await page.$eval("#screen", (n) => n.textContent ?? "")).toContain("repl ready")
+          expect(await page.$eval("#screen-status", (n) => n.textContent ?? "")).toBe("Step 0: start")
+        } finally {
+          await browser.close()
+        }
+      } finally {
+        shown.kill("SIGTERM")
+      }
+    }, 180_000)
+
+    it("the agent without the bug passes 50 runs", async () => {
+      const passed = await inNamespace(exploreArgs(join(dir, "c"), 50, 3))
+      expect(passed.code, passed.out).toBe(0)
+      expect(passed.out).toMatch(/simnet explore: 50 runs, \d+ actions, no failure \(seed 7\)/)
+    }, 180_000)
+  }
+)
 
 describe("explore() in simnet/testing", () => {
   it("checks the caller's property after each step, and a failing one is shrunk and written", async () => {
@@ -128,14 +172,22 @@ describe("explore() in simnet/testing", () => {
       quietMs: 100,
       out: join(dir, "d"),
       caDir,
-      property: ({ screen }) => !screen.lines.some((line) => line.includes("agent> (error")) || "the agent showed a model error"
-    }).then(() => undefined, (e: unknown) => e)
+      property: ({ screen }) =>
+        !screen.lines.some((line) => line.includes("agent> (error")) || "the agent showed a model error"
+    }).then(
+      () => undefined,
+      (e: unknown) => e
+    )
     expect(error).toBeInstanceOf(ExploreFailed)
     const failed = (error as ExploreFailed).result.failure
     expect(failed.reason).toBe("the agent showed a model error")
     expect(failed.actions).toHaveLength(1)
     expect(failed.actions[0]!.type).toBe("submit")
-    expect(JSON.parse(readFileSync((error as ExploreFailed).file, "utf8")).trace.filter((line: { type: string }) => line.type === "request").length).toBeGreaterThan(0)
+    expect(
+      JSON.parse(readFileSync((error as ExploreFailed).file, "utf8")).trace.filter(
+        (line: { type: string }) => line.type === "request"
+      ).length
+    ).toBeGreaterThan(0)
   }, 120_000)
 })
 
@@ -162,7 +214,11 @@ describe("simnet explore refuses bad input, naming it (exit 2)", () => {
 
 /** Runs `simnet ARGS` here: its exit code and output. */
 const simnetHere = async (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
-  const child = spawn(process.execPath, [simnet, ...args], { cwd: root, env: { ...process.env, SIMNET_CA_DIR: caDir, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [simnet, ...args], {
+    cwd: root,
+    env: { ...process.env, SIMNET_CA_DIR: caDir, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   let out = ""
   child.stdout!.on("data", (data: Buffer) => (out += data.toString()))
   child.stderr!.on("data", (data: Buffer) => (out += data.toString()))
@@ -178,15 +234,48 @@ describe("simnet explore: a run that took no action exits 2, saying why", () => 
     writeFileSync(showsFile, JSON.stringify({ files: { "notes/hello.txt": "hello from the workspace" } }))
     const [exited, crashed, notReady] = await Promise.all([
       simnetHere(["explore", "--runs", "3", "--out", join(dir, "idle"), "--", "true"]),
-      simnetHere(["explore", "--runs", "3", "--out", join(dir, "idle"), "--", process.execPath, "-e", "console.log('cannot start'); process.exit(4)"]),
+      simnetHere([
+        "explore",
+        "--runs",
+        "3",
+        "--out",
+        join(dir, "idle"),
+        "--",
+        process.execPath,
+        "-e",
+        "console.log('cannot start'); process.exit(4)"
+      ]),
       // The timeout of a step (--timeout-ms) bounds the wait for the ready text.
-      simnetHere(["explore", "--fixture", showsFile, "--runs", "3", "--ready", "never shown", "--timeout-ms", "2000", "--out", join(dir, "idle"), "--", process.execPath, join(fixtures, "workspace.mjs")])
+      simnetHere([
+        "explore",
+        "--fixture",
+        showsFile,
+        "--runs",
+        "3",
+        "--ready",
+        "never shown",
+        "--timeout-ms",
+        "2000",
+        "--out",
+        join(dir, "idle"),
+        "--",
+        process.execPath,
+        join(fixtures, "workspace.mjs")
+      ])
     ])
-    expect(exited).toEqual({ code: 2, out: "simnet: a run took no action: before its first action, the program exited with code 0; its last screen:\n(a blank screen)\n" })
-    expect(crashed).toEqual({ code: 2, out: "simnet: a run took no action: before its first action, the program exited with code 4; its last screen:\ncannot start\n" })
+    expect(exited).toEqual({
+      code: 2,
+      out: "simnet: a run took no action: before its first action, the program exited with code 0; its last screen:\n(a blank screen)\n"
+    })
+    expect(crashed).toEqual({
+      code: 2,
+      out: "simnet: a run took no action: before its first action, the program exited with code 4; its last screen:\ncannot start\n"
+    })
     expect(notReady.code, notReady.out).toBe(2)
     // What the screen shows by then depends on the machine's speed: the message ends with it.
-    expect(notReady.out).toMatch(/^simnet: a run took no action: the ready text \(--ready\) "never shown" did not appear within 2000 ms; the screen shows:\n/)
+    expect(notReady.out).toMatch(
+      /^simnet: a run took no action: the ready text \(--ready\) "never shown" did not appear within 2000 ms; the screen shows:\n/
+    )
     expect(existsSync(join(dir, "idle"))).toBe(false)
   }, 60_000)
 })
@@ -197,7 +286,24 @@ describe("simnet explore: the fixture's files are each run's working directory",
     const fixture = join(dir, "files.json")
     writeFileSync(fixture, JSON.stringify({ files }))
     // Without the file in its working directory the program cannot start: the run would take no action.
-    const shown = await simnetHere(["explore", "--fixture", fixture, "--runs", "2", "--actions", "1", "--ready", "hello from the workspace", "--quiet-ms", "50", "--out", join(dir, "files"), "--", process.execPath, join(fixtures, "workspace.mjs")])
+    const shown = await simnetHere([
+      "explore",
+      "--fixture",
+      fixture,
+      "--runs",
+      "2",
+      "--actions",
+      "1",
+      "--ready",
+      "hello from the workspace",
+      "--quiet-ms",
+      "50",
+      "--out",
+      join(dir, "files"),
+      "--",
+      process.execPath,
+      join(fixtures, "workspace.mjs")
+    ])
     expect(shown.code, shown.out).toBe(0)
     expect(shown.out).toContain("simnet explore: 2 runs, 2 actions, no failure")
 
@@ -234,29 +340,65 @@ describe("simnet explore: the fixture's files are each run's working directory",
     const workspace = failed.failure?.workspace
     expect(failed.failure?.reason).toBe("the program exited with code 1")
     expect(workspace).toBeDefined()
-    expect([readFileSync(join(workspace!, "notes", "hello.txt"), "utf8"), readFileSync(join(workspace!, "left.txt"), "utf8")]).toEqual(["hello from the workspace", "left behind"])
+    expect([
+      readFileSync(join(workspace!, "notes", "hello.txt"), "utf8"),
+      readFileSync(join(workspace!, "left.txt"), "utf8")
+    ]).toEqual(["hello from the workspace", "left behind"])
     expect(JSON.parse(readFileSync(failed.failure!.file, "utf8")).steps[0].screen.lines[1]).toBe(`cwd ${workspace}`)
   }, 120_000)
 })
 
-describe.skipIf(!namespaces)(`simnet explore answers refusals as simnet run does${namespaces ? "" : " (skipped: no network namespace here)"}`, () => {
-  it("the same status and the same body for a request no route answers", async () => {
-    const fixture = join(dir, "no-routes.json")
-    writeFileSync(fixture, JSON.stringify({ routes: [] }))
-    const program = join(fixtures, "refused.mjs")
-    const seen = async (args: ReadonlyArray<string>, out: string) => {
-      const done = await inNamespace(args, { REFUSAL_OUT: out })
-      expect(done.code, done.out).toBe(0)
-      return JSON.parse(readFileSync(out, "utf8")) as unknown
-    }
-    const underRun = await seen(["run", "--fixture", fixture, "--", process.execPath, program], join(dir, "refused-run.json"))
-    const underExplore = await seen(["explore", "--fixture", fixture, "--runs", "1", "--actions", "1", "--ready", "asked", "--out", join(dir, "refused"), "--", process.execPath, program], join(dir, "refused-explore.json"))
-    // One expectation for both.
-    for (const answer of [underRun, underExplore]) {
-      expect(answer).toEqual({
-        status: 404,
-        body: { error: { tag: "UnregisteredRequest", message: "simnet: no route for GET https://nowhere.example/refused (no routes registered for this method and host)", method: "GET", url: "https://nowhere.example/refused", candidates: [] } }
-      })
-    }
-  }, 60_000)
-})
+describe.skipIf(!namespaces)(
+  `simnet explore answers refusals as simnet run does${namespaces ? "" : " (skipped: no network namespace here)"}`,
+  () => {
+    it("the same status and the same body for a request no route answers", async () => {
+      const fixture = join(dir, "no-routes.json")
+      writeFileSync(fixture, JSON.stringify({ routes: [] }))
+      const program = join(fixtures, "refused.mjs")
+      const seen = async (args: ReadonlyArray<string>, out: string) => {
+        const done = await inNamespace(args, { REFUSAL_OUT: out })
+        expect(done.code, done.out).toBe(0)
+        return JSON.parse(readFileSync(out, "utf8")) as unknown
+      }
+      const underRun = await seen(
+        ["run", "--fixture", fixture, "--", process.execPath, program],
+        join(dir, "refused-run.json")
+      )
+      const underExplore = await seen(
+        [
+          "explore",
+          "--fixture",
+          fixture,
+          "--runs",
+          "1",
+          "--actions",
+          "1",
+          "--ready",
+          "asked",
+          "--out",
+          join(dir, "refused"),
+          "--",
+          process.execPath,
+          program
+        ],
+        join(dir, "refused-explore.json")
+      )
+      // One expectation for both.
+      for (const answer of [underRun, underExplore]) {
+        expect(answer).toEqual({
+          status: 404,
+          body: {
+            error: {
+              tag: "UnregisteredRequest",
+              message:
+                "simnet: no route for GET https://nowhere.example/refused (no routes registered for this method and host)",
+              method: "GET",
+              url: "https://nowhere.example/refused",
+              candidates: []
+            }
+          }
+        })
+      }
+    }, 60_000)
+  }
+)

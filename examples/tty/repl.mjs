@@ -10,16 +10,22 @@ let busy = false
 const prompt = () => out("\x1b[1myou>\x1b[0m ")
 
 const ask = async (text) => {
-  if (process.env.REPL_CRASH_ON !== undefined && text === process.env.REPL_CRASH_ON) throw new TypeError(`cannot read the answer to ${text}`)
+  if (process.env.REPL_CRASH_ON !== undefined && text === process.env.REPL_CRASH_ON)
+    throw new TypeError(`cannot read the answer to ${text}`)
   // A network failure or a broken answer is shown, not thrown: only the planted bug crashes.
   try {
     const response = await fetch(`${base}/chat/completions`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${process.env.OPENAI_API_KEY ?? "sk-test"}` },
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${process.env.OPENAI_API_KEY ?? "sk-test"}`
+      },
       body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: text }] })
     })
     const body = await response.json()
-    return response.ok ? body.choices[0].message.content ?? "(no text)" : `(error ${response.status}: ${body.error?.message ?? "no message"})`
+    return response.ok
+      ? (body.choices[0].message.content ?? "(no text)")
+      : `(error ${response.status}: ${body.error?.message ?? "no message"})`
   } catch (error) {
     return `(failed: ${error.message})`
   }

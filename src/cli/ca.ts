@@ -12,12 +12,19 @@ import { caDirFlag, caIn } from "./flags.ts"
 export const ca = Command.make(
   "ca",
   {
-    pem: Flag.Boolean("pem").pipe(Flag.withDefault(false), Flag.withDescription("print the certificate itself, not its path")),
+    pem: Flag.Boolean("pem").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("print the certificate itself, not its path")
+    ),
     caDir: caDirFlag
   },
   (config) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const authority = yield* caIn(caDirectory(Option.getOrUndefined(config.caDir)))
       yield* Console.log(printable(config.pem ? authority.certPem.trimEnd() : authority.certFile))
     })
-).pipe(Command.withDescription("print the path of the proxy's local CA certificate (made on first use), or with --pem the certificate"))
+).pipe(
+  Command.withDescription(
+    "print the path of the proxy's local CA certificate (made on first use), or with --pem the certificate"
+  )
+)

@@ -34,11 +34,12 @@ const outcome = (error: unknown): { readonly line: string | undefined; readonly 
   }
   if (typeof error === "object" && error !== null && "_tag" in error) {
     const e = error as { _tag: string; message?: string; path?: string }
-    const line = e.message?.startsWith("simnet: ") === true
-      ? e.message
-      : e._tag === "UsageError" || e._tag === "PortUnavailable"
-      ? `simnet: ${e.message}`
-      : `simnet: ${e._tag}${e.path === undefined ? "" : ` at ${e.path}`}: ${e.message ?? ""}`
+    const line =
+      e.message?.startsWith("simnet: ") === true
+        ? e.message
+        : e._tag === "UsageError" || e._tag === "PortUnavailable"
+          ? `simnet: ${e.message}`
+          : `simnet: ${e._tag}${e.path === undefined ? "" : ` at ${e.path}`}: ${e.message ?? ""}`
     return { line, code: e._tag === "UsageError" ? 2 : 1 }
   }
   return { line: `simnet: ${String(error)}`, code: 1 }
@@ -53,7 +54,10 @@ const teardown: Runtime.Teardown = (exit, onExit) => {
 Command.run(simnet, { version: simnetVersion() }).pipe(
   Effect.catch((error: unknown) => {
     const { line, code } = outcome(error)
-    return Effect.andThen(line === undefined ? Effect.void : Console.error(printable(line)), Effect.sync(() => void (process.exitCode = code)))
+    return Effect.andThen(
+      line === undefined ? Effect.void : Console.error(printable(line)),
+      Effect.sync(() => void (process.exitCode = code))
+    )
   }),
   Effect.provide(NodeServices.layer),
   (program) => NodeRuntime.runMain(program, { disableErrorReporting: true, teardown })

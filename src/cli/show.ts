@@ -29,7 +29,15 @@ const exploredCase = (file: string, shown: typeof ExploreFileData.Type): Failing
     counterexample: shown.case,
     step: `step ${failure.step}: ${failure.action}`,
     replay: `simnet explore --replay ${file} -- ${command}`,
-    frames: shown.steps.map((step) => ({ step: step.step, action: step.action, lines: step.screen.lines, cursor: step.screen.cursor, styles: step.screen.styles, requests: step.requests, failed: step.step === failure.step }))
+    frames: shown.steps.map((step) => ({
+      step: step.step,
+      action: step.action,
+      lines: step.screen.lines,
+      cursor: step.screen.cursor,
+      styles: step.screen.styles,
+      requests: step.requests,
+      failed: step.step === failure.step
+    }))
   }
 }
 
@@ -45,36 +53,71 @@ export const show = Command.make(
   "show",
   {
     port: portFlag(0),
-    file: Argument.String("file").pipe(Argument.withDescription("a failing case's file, as simnet/testing's property or simnet explore writes it"))
+    file: Argument.String("file").pipe(
+      Argument.withDescription("a failing case's file, as simnet/testing's property or simnet explore writes it")
+    )
   },
   (config) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const port = yield* parsePort(config.port)
       const file = path.resolve(process.cwd(), config.file)
       const failure = yield* readShown(file)
       const network = yield* makeNetwork()
       // The network's end state is decoded as any snapshot is; a bad one names its path under `end`.
-      yield* network.restore(failure.end).pipe(Effect.mapError((error) =>
-        new UsageError({ message: `${file} at end${"path" in error && typeof error.path === "string" && error.path !== "" ? `.${error.path}` : ""}: ${error.message}` })))
+      yield* network.restore(failure.end).pipe(
+        Effect.mapError(
+          (error) =>
+            new UsageError({
+              message: `${file} at end${"path" in error && typeof error.path === "string" && error.path !== "" ? `.${error.path}` : ""}: ${error.message}`
+            })
+        )
+      )
       // Read-only: the inspector alone, the case first; every other control path answers 403.
       const log = yield* network.log
       const failed = [...log].reverse().find((r) => r.denial !== undefined || (r.status ?? 0) >= 500) ?? log.at(-1)
-      const step = failed === undefined ? undefined : `#${failed.seq} ${failed.method} ${failed.url} → ${failed.denial ?? failed.fault ?? failed.status ?? "no answer"}`
-      const failing = failure.simnet === "explore-failure/v1"
-        ? exploredCase(file, failure)
-        : { name: failure.name, error: failure.error, seed: failure.seed ?? network.seed, path: failure.path, counterexample: failure.counterexample, step }
+      const step =
+        failed === undefined
+          ? undefined
+          : `#${failed.seq} ${failed.method} ${failed.url} → ${failed.denial ?? failed.fault ?? failed.status ?? "no answer"}`
+      const failing =
+        failure.simnet === "explore-failure/v1"
+          ? exploredCase(file, failure)
+          : {
+              name: failure.name,
+              error: failure.error,
+              seed: failure.seed ?? network.seed,
+              path: failure.path,
+              counterexample: failure.counterexample,
+              step
+            }
       const page = inspector(network, {}, failing)
       const readOnly = HttpRouter.add("*", `${CONTROL_BASE}/*`, () =>
-        Effect.succeed(HttpServerResponse.jsonUnsafe({ error: { tag: "ReadOnly", message: "simnet show is read-only: it has no control endpoint" } }, { status: 403 })))
-      const announce = Effect.gen(function*() {
+        Effect.succeed(
+          HttpServerResponse.jsonUnsafe(
+            { error: { tag: "ReadOnly", message: "simnet show is read-only: it has no control endpoint" } },
+            { status: 403 }
+          )
+        )
+      )
+      const announce = Effect.gen(function* () {
         const server = yield* HttpServer.HttpServer
         const base = HttpServer.formatAddress(server.address)
-        yield* Console.log(printable(`simnet: the failing case of ${JSON.stringify(failing.name)} (${(yield* network.log).length} requests), read-only`))
+        yield* Console.log(
+          printable(
+            `simnet: the failing case of ${JSON.stringify(failing.name)} (${(yield* network.log).length} requests), read-only`
+          )
+        )
         yield* Console.log(printable(`  error:     ${failing.error.split("\n")[0]}`))
         yield* Console.log(printable(`  inspector: ${base}${INSPECTOR_PATH}`))
       })
-      yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provideMerge(serveLayer(network, port, Layer.merge(page.layer, readOnly), { watch: [page.watch] })))).pipe(
-        Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause)))
-      )
+      yield* Layer.launch(
+        Layer.effectDiscard(announce).pipe(
+          Layer.provideMerge(serveLayer(network, port, Layer.merge(page.layer, readOnly), { watch: [page.watch] }))
+        )
+      ).pipe(Effect.catchTag("ServeError", (error) => Effect.fail(portError(port, error.cause))))
     }).pipe(Effect.scoped)
-).pipe(Command.withDescription("open a failing property case (simnet/testing) or explored run (simnet explore: its screens step by step) in the inspector, read-only"))
+).pipe(
+  Command.withDescription(
+    "open a failing property case (simnet/testing) or explored run (simnet explore: its screens step by step) in the inspector, read-only"
+  )
+)

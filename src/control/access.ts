@@ -28,7 +28,8 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { isLoopbackHost } from "../registry/util.ts"
 
 /** Whether a `Host` header names this machine (`Route.isLoopbackHost`, with any port). */
-const isLocalHost = (host: string | undefined): boolean => host !== undefined && isLoopbackHost(host.replace(/:\d{1,5}$/, ""))
+const isLocalHost = (host: string | undefined): boolean =>
+  host !== undefined && isLoopbackHost(host.replace(/:\d{1,5}$/, ""))
 
 /**
  * Whether `origin` is the server's own for a request with this `Host`: the same host and port
@@ -69,14 +70,21 @@ export const roomAccess = (request: HttpServerRequest.HttpServerRequest): RoomAc
 export const hostForwarding = (specs: unknown, known: ReadonlySet<string> = new Set()): string | undefined => {
   const list = Array.isArray(specs) ? specs : [specs]
   const index = list.findIndex((spec) => {
-    const respond = typeof spec === "object" && spec !== null ? (spec as { readonly respond?: unknown }).respond : undefined
-    return typeof respond === "object" && respond !== null && (respond as { readonly kind?: unknown }).kind === "loopback" && !known.has(JSON.stringify(spec))
+    const respond =
+      typeof spec === "object" && spec !== null ? (spec as { readonly respond?: unknown }).respond : undefined
+    return (
+      typeof respond === "object" &&
+      respond !== null &&
+      (respond as { readonly kind?: unknown }).kind === "loopback" &&
+      !known.has(JSON.stringify(spec))
+    )
   })
   return index < 0 ? undefined : `${Array.isArray(specs) ? `[${index}].` : ""}respond.kind`
 }
 
 /** Why a sealed command may not register a route that forwards to the host. */
-export const HOST_FORWARDING = "a sealed command may not register a route that forwards to the host's network (respond.kind loopback): it would reach the host's own services; put it in the fixture, or run with --isolate-control host"
+export const HOST_FORWARDING =
+  "a sealed command may not register a route that forwards to the host's network (respond.kind loopback): it would reach the host's own services; put it in the fixture, or run with --isolate-control host"
 
 /** Why a request may not reach the control plane, or undefined when it may. */
 export interface Refused {
@@ -107,7 +115,11 @@ const givenToken = (request: HttpServerRequest.HttpServerRequest, query: boolean
  */
 export const local = (request: HttpServerRequest.HttpServerRequest): Refused | undefined => {
   if (roomAccess(request) === "none") {
-    return { status: 403, tag: "Forbidden", message: "the sealed command has no control access (simnet run --isolate-control none)" }
+    return {
+      status: 403,
+      tag: "Forbidden",
+      message: "the sealed command has no control access (simnet run --isolate-control none)"
+    }
   }
   const peer = Option.getOrUndefined(request.remoteAddress)
   if (peer !== undefined && !isLoopbackHost(peer)) {
@@ -115,15 +127,29 @@ export const local = (request: HttpServerRequest.HttpServerRequest): Refused | u
   }
   const host = request.headers["host"]
   if (!isLocalHost(host)) {
-    return { status: 403, tag: "Forbidden", message: "the control plane answers a Host naming this machine only (localhost, 127.0.0.1, [::1]): refused as DNS rebinding" }
+    return {
+      status: 403,
+      tag: "Forbidden",
+      message:
+        "the control plane answers a Host naming this machine only (localhost, 127.0.0.1, [::1]): refused as DNS rebinding"
+    }
   }
   const origin = request.headers["origin"]
   if (origin !== undefined && !sameOrigin(origin, host!)) {
-    return { status: 403, tag: "Forbidden", message: "the control plane answers its own origin only: refused a request from another origin (cross-site request forgery or WebSocket hijacking)" }
+    return {
+      status: 403,
+      tag: "Forbidden",
+      message:
+        "the control plane answers its own origin only: refused a request from another origin (cross-site request forgery or WebSocket hijacking)"
+    }
   }
   const site = request.headers["sec-fetch-site"]?.toLowerCase()
   if (site === "cross-site" || site === "same-site") {
-    return { status: 403, tag: "Forbidden", message: `the control plane answers its own origin only: refused a ${site} request` }
+    return {
+      status: 403,
+      tag: "Forbidden",
+      message: `the control plane answers its own origin only: refused a ${site} request`
+    }
   }
   return undefined
 }
@@ -136,11 +162,19 @@ const authorized = (request: HttpServerRequest.HttpServerRequest, token: string 
  * Every check a control call passes, in order: `local`, then the token (which a sealed command
  * with `room` access has not: its connection vouches for it).
  */
-export const check = (request: HttpServerRequest.HttpServerRequest, token: string | undefined, query: boolean): Refused | undefined =>
+export const check = (
+  request: HttpServerRequest.HttpServerRequest,
+  token: string | undefined,
+  query: boolean
+): Refused | undefined =>
   local(request) ??
-    (roomAccess(request) === "room" || authorized(request, token, query)
-      ? undefined
-      : { status: 401, tag: "Unauthorized", message: `missing or wrong Authorization: Bearer token (SIMNET_TOKEN)${query ? " or ?token=" : ""}` })
+  (roomAccess(request) === "room" || authorized(request, token, query)
+    ? undefined
+    : {
+        status: 401,
+        tag: "Unauthorized",
+        message: `missing or wrong Authorization: Bearer token (SIMNET_TOKEN)${query ? " or ?token=" : ""}`
+      })
 
 /**
  * A refusal as every control surface answers it (the endpoint, the inspector, the guard itself):
@@ -150,11 +184,16 @@ export const refuse = (status: number, tag: string, message: string, path?: stri
   HttpServerResponse.jsonUnsafe({ error: { tag, message, ...(path === undefined ? {} : { path }) } }, { status })
 
 /** `handler` behind `test` (`local`, or `check` with a token): the refusal when it refuses. */
-export const behind = <E, R>(
-  test: (request: HttpServerRequest.HttpServerRequest) => Refused | undefined,
-  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-) =>
-(request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
-  const refused = test(request)
-  return refused === undefined ? handler(request) : Effect.succeed(refuse(refused.status, refused.tag, refused.message))
-}
+export const behind =
+  <E, R>(
+    test: (request: HttpServerRequest.HttpServerRequest) => Refused | undefined,
+    handler: (
+      request: HttpServerRequest.HttpServerRequest
+    ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ) =>
+  (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
+    const refused = test(request)
+    return refused === undefined
+      ? handler(request)
+      : Effect.succeed(refuse(refused.status, refused.tag, refused.message))
+  }

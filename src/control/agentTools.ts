@@ -45,10 +45,22 @@ const TOOL_INPUTS = {
   submit: UI_PARAMS["ui.submit"],
   resize: UI_PARAMS["ui.resize"],
   wait: UI_PARAMS["ui.wait"],
-  network_log: Schema.Struct({ since: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "the last seq already seen (default 0)" })) }),
-  register_routes: Schema.Struct({ specs: Schema.Unknown.annotate({ description: "one RouteSpec or an array of them" }) }),
-  llm_enqueue: Schema.Struct({ script: Schema.Unknown.annotate({ description: "an LLM script ({ steps: [[actions]] }) or an array of them" }) }),
-  llm_rules: Schema.Struct({ rules: Schema.Unknown.annotate({ description: "an LLM rule ({ match, behaviour }) or an array of them" }) }),
+  network_log: Schema.Struct({
+    since: Schema.optionalKey(
+      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
+        description: "the last seq already seen (default 0)"
+      })
+    )
+  }),
+  register_routes: Schema.Struct({
+    specs: Schema.Unknown.annotate({ description: "one RouteSpec or an array of them" })
+  }),
+  llm_enqueue: Schema.Struct({
+    script: Schema.Unknown.annotate({ description: "an LLM script ({ steps: [[actions]] }) or an array of them" })
+  }),
+  llm_rules: Schema.Struct({
+    rules: Schema.Unknown.annotate({ description: "an LLM rule ({ match, behaviour }) or an array of them" })
+  }),
   llm_pending: NoParams,
   llm_respond: Schema.Struct({ id: Schema.String, text: Schema.String }),
   files: NoParams,
@@ -61,12 +73,16 @@ type ToolName = keyof typeof TOOL_INPUTS
 /** What each tool does, as `tools/list` says it. */
 const DESCRIPTIONS: Readonly<Record<ToolName, string>> = {
   screen: "The app's terminal screen: { lines, cursor: { x, y }, cols, rows, styles }.",
-  interactables: "What a person would act on, on the screen: { items: [{ kind (button, menu-item, link, input, key-hint), text, x, y, width, selected?, href?, key? }] }.",
+  interactables:
+    "What a person would act on, on the screen: { items: [{ kind (button, menu-item, link, input, key-hint), text, x, y, width, selected?, href?, key? }] }.",
   type: "Types text into the app's terminal; returns the screen after it.",
-  press: "Presses a key by name (enter, tab, escape, backspace, delete, up, down, left, right, home, end, pageup, pagedown, f1-f12, one character; with ctrl+, alt+, shift+: ctrl+c, shift+tab, ctrl+up); returns the screen after it.",
-  click: "Clicks (left press and release) at a cell { x, y } (0-based) or at the middle of a text on screen { text }, in the mouse encoding the app enabled; an error when it enabled none. Returns the screen after it.",
+  press:
+    "Presses a key by name (enter, tab, escape, backspace, delete, up, down, left, right, home, end, pageup, pagedown, f1-f12, one character; with ctrl+, alt+, shift+: ctrl+c, shift+tab, ctrl+up); returns the screen after it.",
+  click:
+    "Clicks (left press and release) at a cell { x, y } (0-based) or at the middle of a text on screen { text }, in the mouse encoding the app enabled; an error when it enabled none. Returns the screen after it.",
   paste: "Pastes text (bracketed paste when the app enabled it, else typed); returns the screen after it.",
-  submit: "Submits a line: types it, waits until the app has taken it (its echo, or the screen at rest) and a short pause (gapMs, default 150), then presses Enter, so an app that treats a fast Enter as part of a paste still submits. Returns the screen after it.",
+  submit:
+    "Submits a line: types it, waits until the app has taken it (its echo, or the screen at rest) and a short pause (gapMs, default 150), then presses Enter, so an app that treats a fast Enter as part of a paste still submits. Returns the screen after it.",
   resize: "Resizes the app's terminal.",
   wait: "Waits until text is on screen (a trailing space also matches the end of a line), or the screen has been still for quietMs (with quiescent: true, the whole app at rest); returns the screen.",
   network_log: "The network's requests after seq `since` (at most 200).",
@@ -84,16 +100,25 @@ const isToolName = (name: string): name is ToolName => Object.hasOwn(TOOL_INPUTS
 
 /** A tool's input as JSON Schema: its Schema's (an object with no keys for one that takes none), no other keys taken. */
 const inputJson = (schema: (typeof TOOL_INPUTS)[ToolName]): Record<string, unknown> =>
-  Object.keys(schema.fields).length === 0 ? { type: "object", properties: {}, additionalProperties: false } : { ...jsonSchemaOf(schema), additionalProperties: false }
+  Object.keys(schema.fields).length === 0
+    ? { type: "object", properties: {}, additionalProperties: false }
+    : { ...jsonSchemaOf(schema), additionalProperties: false }
 
 /** The tools, as `tools/list` gives them. */
-export const AGENT_TOOLS: ReadonlyArray<{ readonly name: ToolName; readonly description: string; readonly inputSchema: Record<string, unknown> }> = (Object.keys(TOOL_INPUTS) as Array<ToolName>).map((name) => ({
+export const AGENT_TOOLS: ReadonlyArray<{
+  readonly name: ToolName
+  readonly description: string
+  readonly inputSchema: Record<string, unknown>
+}> = (Object.keys(TOOL_INPUTS) as Array<ToolName>).map((name) => ({
   name,
   description: DESCRIPTIONS[name],
   inputSchema: inputJson(TOOL_INPUTS[name])
 }))
 
-type Result = { readonly content: ReadonlyArray<{ readonly type: "text"; readonly text: string }>; readonly isError?: boolean }
+type Result = {
+  readonly content: ReadonlyArray<{ readonly type: "text"; readonly text: string }>
+  readonly isError?: boolean
+}
 
 const ok = (value: unknown): Result => ({ content: [{ type: "text", text: JSON.stringify(value, null, 2) }] })
 const refused = (message: string): Result => ({ content: [{ type: "text", text: message }], isError: true })
@@ -123,10 +148,22 @@ interface ToolContext {
  * refused, naming the field and what it must be. A call that changed something is told to
  * `context.tell` as the control endpoint's change would be.
  */
-export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, name: string, args: unknown, context: ToolContext = {}): Promise<Result> => {
+export const callTool = (
+  network: SimulationNetworkApi,
+  terminal: () => Terminal | undefined,
+  name: string,
+  args: unknown,
+  context: ToolContext = {}
+): Promise<Result> => {
   const { workspace = () => undefined, tell = () => {}, access } = context
-  const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.match(effect, { onFailure: (error) => refused(messageOf(error)), onSuccess: ok }))
-  if (!isToolName(name)) return Promise.resolve(refused(`simnet: no tool named ${JSON.stringify(name).slice(0, 60)}; tools: ${AGENT_TOOLS.map((tool) => tool.name).join(", ")}`))
+  const run = <A, E>(effect: Effect.Effect<A, E>) =>
+    Effect.runPromise(Effect.match(effect, { onFailure: (error) => refused(messageOf(error)), onSuccess: ok }))
+  if (!isToolName(name))
+    return Promise.resolve(
+      refused(
+        `simnet: no tool named ${JSON.stringify(name).slice(0, 60)}; tools: ${AGENT_TOOLS.map((tool) => tool.name).join(", ")}`
+      )
+    )
   const decoded = decodeAt(TOOL_INPUTS[name], args, "", { onExcessProperty: "error" })
   if (decoded._tag === "Failure") {
     const { path, message } = decoded.failure
@@ -145,23 +182,32 @@ export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal
     case "wait":
       return run(uiCall(terminal(), `ui.${name}`, input, network.quiescent, (call) => tell({ type: "ui", ...call })))
     case "network_log":
-      return run(Effect.map(network.logSince((input["since"] as number | undefined) ?? 0, 200), (records) => ({ records })))
+      return run(
+        Effect.map(network.logSince((input["since"] as number | undefined) ?? 0, 200), (records) => ({ records }))
+      )
     case "register_routes":
-      if (access === "room" && hostForwarding(input["specs"]) !== undefined) return Promise.resolve(refused(`simnet: ${HOST_FORWARDING}`))
-      return run(Effect.map(network.registerSpec(input["specs"], { source: "control" }), (ids) => {
-        tell({ type: "register", specs: input["specs"], ids })
-        return { ids }
-      }))
+      if (access === "room" && hostForwarding(input["specs"]) !== undefined)
+        return Promise.resolve(refused(`simnet: ${HOST_FORWARDING}`))
+      return run(
+        Effect.map(network.registerSpec(input["specs"], { source: "control" }), (ids) => {
+          tell({ type: "register", specs: input["specs"], ids })
+          return { ids }
+        })
+      )
     case "llm_enqueue":
-      return run(Effect.map(SimulatedProviderApi.enqueueAll(network.llm, input["script"]), () => {
-        tell({ type: "enqueue", scripts: batchOf(input["script"]).list })
-        return { queued: network.llm.queued }
-      }))
+      return run(
+        Effect.map(SimulatedProviderApi.enqueueAll(network.llm, input["script"]), () => {
+          tell({ type: "enqueue", scripts: batchOf(input["script"]).list })
+          return { queued: network.llm.queued }
+        })
+      )
     case "llm_rules":
-      return run(Effect.map(SimulatedProviderApi.addRules(network.llm, input["rules"]), (ids) => {
-        tell({ type: "rules", specs: input["rules"], ids })
-        return { ids }
-      }))
+      return run(
+        Effect.map(SimulatedProviderApi.addRules(network.llm, input["rules"]), (ids) => {
+          tell({ type: "rules", specs: input["rules"], ids })
+          return { ids }
+        })
+      )
     case "llm_pending":
       return Promise.resolve(ok({ pending: network.llm.pending }))
     case "llm_respond": {
@@ -169,22 +215,41 @@ export const callTool = (network: SimulationNetworkApi, terminal: () => Terminal
       // The call's URL, read before the finish ends it: a replay answers that call again.
       const url = network.llm.pending.find((invocation) => invocation.id === id)?.url
       const chunk = { id, items: [{ type: "text", content: text }] }
-      return run(Effect.as(
-        Effect.andThen(network.llm.command("llm.chunk", chunk), Effect.andThen(network.llm.command("llm.finish", { id }), Effect.sync(() => {
-          tell({ type: "drive", method: "llm.chunk", params: chunk, url: undefined })
-          tell({ type: "drive", method: "llm.finish", params: { id }, url })
-        }))),
-        { answered: id }
-      ))
+      return run(
+        Effect.as(
+          Effect.andThen(
+            network.llm.command("llm.chunk", chunk),
+            Effect.andThen(
+              network.llm.command("llm.finish", { id }),
+              Effect.sync(() => {
+                tell({ type: "drive", method: "llm.chunk", params: chunk, url: undefined })
+                tell({ type: "drive", method: "llm.finish", params: { id }, url })
+              })
+            )
+          ),
+          { answered: id }
+        )
+      )
     }
     case "files": {
       const dir = workspace()
-      return Promise.resolve(dir === undefined ? refused("simnet: no workspace: this run's files are the host's (a sealed run, simnet run --isolate, has one)") : ok(readWorkspace(dir)))
+      return Promise.resolve(
+        dir === undefined
+          ? refused(
+              "simnet: no workspace: this run's files are the host's (a sealed run, simnet run --isolate, has one)"
+            )
+          : ok(readWorkspace(dir))
+      )
     }
     case "snapshot":
       return run(network.state)
     case "reset":
-      return run(Effect.as(Effect.tap(network.reset, () => Effect.sync(() => tell({ type: "reset" }))), { reset: true }))
+      return run(
+        Effect.as(
+          Effect.tap(network.reset, () => Effect.sync(() => tell({ type: "reset" }))),
+          { reset: true }
+        )
+      )
   }
 }
 
@@ -203,11 +268,21 @@ const sdk = (): Sdk => {
 }
 
 /** An MCP server (the SDK's) with the tools, for one transport. */
-const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, context: ToolContext = {}): McpServer => {
+const toolServer = (
+  network: SimulationNetworkApi,
+  terminal: () => Terminal | undefined,
+  version: string,
+  context: ToolContext = {}
+): McpServer => {
   const { Server, types } = sdk()
   const server = new Server({ name: "simnet", version }, { capabilities: { tools: {} } })
-  server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: AGENT_TOOLS.map((tool) => ({ ...tool, inputSchema: tool.inputSchema as never })) }))
-  server.setRequestHandler(types.CallToolRequestSchema, (request) => callTool(network, terminal, request.params.name, request.params.arguments ?? {}, context) as never)
+  server.setRequestHandler(types.ListToolsRequestSchema, () => ({
+    tools: AGENT_TOOLS.map((tool) => ({ ...tool, inputSchema: tool.inputSchema as never }))
+  }))
+  server.setRequestHandler(
+    types.CallToolRequestSchema,
+    (request) => callTool(network, terminal, request.params.name, request.params.arguments ?? {}, context) as never
+  )
   return server
 }
 
@@ -217,7 +292,12 @@ const toolServer = (network: SimulationNetworkApi, terminal: () => Terminal | un
  * bytes, not JSON, not JSON-RPC) is answered with its JSON-RPC error and the server goes on
  * (`agentToolsStdio.ts`). `tell` is told of each change (for `--trace`).
  */
-export const serveAgentTools = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, tell?: (event: ControlEvent) => void): Effect.Effect<void> =>
+export const serveAgentTools = (
+  network: SimulationNetworkApi,
+  terminal: () => Terminal | undefined,
+  version: string,
+  tell?: (event: ControlEvent) => void
+): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
     const server = toolServer(network, terminal, version, { tell })
     const transport = new LineTransport()
@@ -234,14 +314,25 @@ export const MCP_PATH = `${CONTROL_BASE}/mcp`
  * machine only, its token): stateless, a server and transport of the SDK's for each request, as
  * the SDK serves a stateless endpoint. Mount it beside the control endpoint.
  */
-export const agentToolRoutes = (network: SimulationNetworkApi, terminal: () => Terminal | undefined, version: string, options: ControlOptions = {}, workspace?: () => string | undefined): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
+export const agentToolRoutes = (
+  network: SimulationNetworkApi,
+  terminal: () => Terminal | undefined,
+  version: string,
+  options: ControlOptions = {},
+  workspace?: () => string | undefined
+): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const handle = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.promise(async () => {
       const require = createRequire(import.meta.url)
-      const { StreamableHTTPServerTransport } = require("@modelcontextprotocol/sdk/server/streamableHttp.js") as typeof import("@modelcontextprotocol/sdk/server/streamableHttp.js")
+      const { StreamableHTTPServerTransport } =
+        require("@modelcontextprotocol/sdk/server/streamableHttp.js") as typeof import("@modelcontextprotocol/sdk/server/streamableHttp.js")
       const req = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage
       const res = NodeHttpServerRequest.toServerResponse(request) as ServerResponse
-      const server = toolServer(network, terminal, version, { workspace, tell: options.onChange, access: roomAccess(request) })
+      const server = toolServer(network, terminal, version, {
+        workspace,
+        tell: options.onChange,
+        access: roomAccess(request)
+      })
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       const done = new Promise<void>((resolve) => {
         res.once("close", resolve)
@@ -255,5 +346,9 @@ export const agentToolRoutes = (network: SimulationNetworkApi, terminal: () => T
       return HttpServerResponse.empty()
     })
   const control = controlRouter(options)
-  return Layer.mergeAll(control.add("POST", "mcp", behind(local, handle)), control.add("GET", "mcp", behind(local, handle)), control.add("DELETE", "mcp", behind(local, handle)))
+  return Layer.mergeAll(
+    control.add("POST", "mcp", behind(local, handle)),
+    control.add("GET", "mcp", behind(local, handle)),
+    control.add("DELETE", "mcp", behind(local, handle))
+  )
 }

@@ -26,9 +26,15 @@ const PARSE_ERROR = -32700
 const INVALID_REQUEST = -32600
 
 /** The SDK's Schema of a JSON-RPC message, loaded with the first line. */
-let messageSchema: { readonly safeParse: (value: unknown) => { readonly success: boolean; readonly data?: unknown } } | undefined
+let messageSchema:
+  | { readonly safeParse: (value: unknown) => { readonly success: boolean; readonly data?: unknown } }
+  | undefined
 const schema = () =>
-  (messageSchema ??= (createRequire(import.meta.url)("@modelcontextprotocol/sdk/types.js") as { readonly JSONRPCMessageSchema: NonNullable<typeof messageSchema> }).JSONRPCMessageSchema)
+  (messageSchema ??= (
+    createRequire(import.meta.url)("@modelcontextprotocol/sdk/types.js") as {
+      readonly JSONRPCMessageSchema: NonNullable<typeof messageSchema>
+    }
+  ).JSONRPCMessageSchema)
 
 /** A request's `id` when it names one JSON-RPC allows (a string or a number), else `null`. */
 const idOf = (value: unknown): string | number | null => {
@@ -53,7 +59,11 @@ export class LineTransport implements Transport {
   #dropping = false
   #closed = false
 
-  constructor(input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stdout, limit = MAX_MCP_LINE) {
+  constructor(
+    input: NodeJS.ReadableStream = process.stdin,
+    output: NodeJS.WritableStream = process.stdout,
+    limit = MAX_MCP_LINE
+  ) {
     this.#input = input
     this.#output = output
     this.#limit = limit
@@ -115,7 +125,11 @@ export class LineTransport implements Transport {
   #line(): void {
     if (this.#dropping) {
       this.#dropping = false
-      return void this.#refuse(null, INVALID_REQUEST, `simnet mcp: a message over ${this.#limit} bytes, the most one line may hold, was dropped unread`)
+      return void this.#refuse(
+        null,
+        INVALID_REQUEST,
+        `simnet mcp: a message over ${this.#limit} bytes, the most one line may hold, was dropped unread`
+      )
     }
     const text = Buffer.concat(this.#parts, this.#size).toString("utf8").replace(/\r$/, "")
     this.#parts = []
@@ -125,10 +139,19 @@ export class LineTransport implements Transport {
     try {
       value = JSON.parse(text)
     } catch (error) {
-      return void this.#refuse(null, PARSE_ERROR, `simnet mcp: a line that is not JSON (${error instanceof Error ? error.message : String(error)})`.slice(0, 300))
+      return void this.#refuse(
+        null,
+        PARSE_ERROR,
+        `simnet mcp: a line that is not JSON (${error instanceof Error ? error.message : String(error)})`.slice(0, 300)
+      )
     }
     const parsed = schema().safeParse(value)
-    if (!parsed.success) return void this.#refuse(idOf(value), INVALID_REQUEST, "simnet mcp: a line that is not a JSON-RPC 2.0 message (jsonrpc, and a method, or an id with a result or error)")
+    if (!parsed.success)
+      return void this.#refuse(
+        idOf(value),
+        INVALID_REQUEST,
+        "simnet mcp: a line that is not a JSON-RPC 2.0 message (jsonrpc, and a method, or an id with a result or error)"
+      )
     this.onmessage?.(parsed.data as JSONRPCMessage)
   }
 

@@ -81,13 +81,17 @@ class Json {
 /** Replies and notifications, each serialized once, as the socket sends them. */
 const failure = (id: Id, error: RpcError): string => JSON.stringify({ jsonrpc: "2.0", id, error })
 const success = (id: Id, result: unknown): string =>
-  result instanceof Json ? `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.text}}` : JSON.stringify({ jsonrpc: "2.0", id, result })
+  result instanceof Json
+    ? `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.text}}`
+    : JSON.stringify({ jsonrpc: "2.0", id, result })
 const notification = (method: string, params: unknown): string => JSON.stringify({ jsonrpc: "2.0", method, params })
 
-const isId = (u: unknown): u is Id => u === null || typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
+const isId = (u: unknown): u is Id =>
+  u === null || typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
 
 const fromSimnet = (error: SimnetError): RpcError => {
-  if (error._tag === "InvocationNotPending") return { code: -32001, message: error.message, data: { tag: error._tag, id: error.id } }
+  if (error._tag === "InvocationNotPending")
+    return { code: -32001, message: error.message, data: { tag: error._tag, id: error.id } }
   return {
     code: -32602,
     message: `Invalid params: ${error.message}`,
@@ -220,42 +224,75 @@ class Connection {
     if (terminal === undefined || this.#watching) return Effect.void
     this.#watching = true
     const done = this.#exits?.open() ?? (() => {})
-    const tell = (exit: TerminalExit) => Effect.ensuring(this.#send(notification("ui.exit", { ...exit, screen: terminal.screen() })), Effect.sync(done))
+    const tell = (exit: TerminalExit) =>
+      Effect.ensuring(this.#send(notification("ui.exit", { ...exit, screen: terminal.screen() })), Effect.sync(done))
     return Effect.andThen(
       Scope.addFinalizer(this.#scope, Effect.sync(done)),
-      Effect.forkIn(Effect.flatMap(terminal.exited, (exit) => this.#inOrder(tell(exit))), this.#scope)
+      Effect.forkIn(
+        Effect.flatMap(terminal.exited, (exit) => this.#inOrder(tell(exit))),
+        this.#scope
+      )
     )
   }
 
   /** The reply to one received frame, as JSON (undefined for notifications), then what to do once it is sent. */
-  frame(frame: string | Uint8Array): Effect.Effect<{ readonly reply: string | undefined; readonly after: Effect.Effect<void> }> {
+  frame(
+    frame: string | Uint8Array
+  ): Effect.Effect<{ readonly reply: string | undefined; readonly after: Effect.Effect<void> }> {
     const size = typeof frame === "string" ? frame.length : frame.byteLength
     const none = { reply: undefined, after: Effect.void }
     if (size > MAX_MESSAGE) {
-      return Effect.succeed({ reply: failure(null, { code: -32600, message: `Invalid Request: the message is ${size} bytes; the limit is ${MAX_MESSAGE}` }), after: Effect.void })
+      return Effect.succeed({
+        reply: failure(null, {
+          code: -32600,
+          message: `Invalid Request: the message is ${size} bytes; the limit is ${MAX_MESSAGE}`
+        }),
+        after: Effect.void
+      })
     }
     let message: unknown
     try {
       message = JSON.parse(typeof frame === "string" ? frame : decoder.decode(frame))
     } catch (error) {
-      return Effect.succeed({ reply: failure(null, { code: -32700, message: `Parse error: ${error instanceof Error ? error.message : String(error)}` }), after: Effect.void })
+      return Effect.succeed({
+        reply: failure(null, {
+          code: -32700,
+          message: `Parse error: ${error instanceof Error ? error.message : String(error)}`
+        }),
+        after: Effect.void
+      })
     }
     if (!Array.isArray(message)) return Effect.map(this.#request(message), (r) => (r === undefined ? none : r))
-    if (message.length === 0) return Effect.succeed({ reply: failure(null, { code: -32600, message: "Invalid Request: an empty batch" }), after: Effect.void })
+    if (message.length === 0)
+      return Effect.succeed({
+        reply: failure(null, { code: -32600, message: "Invalid Request: an empty batch" }),
+        after: Effect.void
+      })
     if (message.length > MAX_BATCH) {
-      return Effect.succeed({ reply: failure(null, { code: -32600, message: `Invalid Request: a batch of ${message.length} calls; the limit is ${MAX_BATCH}` }), after: Effect.void })
+      return Effect.succeed({
+        reply: failure(null, {
+          code: -32600,
+          message: `Invalid Request: a batch of ${message.length} calls; the limit is ${MAX_BATCH}`
+        }),
+        after: Effect.void
+      })
     }
     // The calls run in order while their replies fit in `MAX_REPLY`; past it, the rest are not
     // run and each is told why.
     const self = this
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const replies: Array<string> = []
       const afters: Array<Effect.Effect<void>> = []
       let bytes = 2
       for (const m of message) {
         if (bytes > MAX_REPLY) {
           const id = isJsonObject(m) && isId(m["id"]) ? m["id"] : null
-          replies.push(failure(id, { code: -32000, message: `Reply too large: this batch's replies passed ${MAX_REPLY} bytes, so this call was not run; send fewer calls per batch` }))
+          replies.push(
+            failure(id, {
+              code: -32000,
+              message: `Reply too large: this batch's replies passed ${MAX_REPLY} bytes, so this call was not run; send fewer calls per batch`
+            })
+          )
           continue
         }
         const result = yield* self.#request(m)
@@ -271,10 +308,27 @@ class Connection {
     })
   }
 
-  #request(message: unknown): Effect.Effect<{ readonly reply: string; readonly after: Effect.Effect<void> } | { readonly reply: undefined; readonly after: Effect.Effect<void> } | undefined> {
-    if (!isJsonObject(message) || message["jsonrpc"] !== "2.0" || typeof message["method"] !== "string" || ("id" in message && !isId(message["id"]))) {
+  #request(
+    message: unknown
+  ): Effect.Effect<
+    | { readonly reply: string; readonly after: Effect.Effect<void> }
+    | { readonly reply: undefined; readonly after: Effect.Effect<void> }
+    | undefined
+  > {
+    if (
+      !isJsonObject(message) ||
+      message["jsonrpc"] !== "2.0" ||
+      typeof message["method"] !== "string" ||
+      ("id" in message && !isId(message["id"]))
+    ) {
       const id = isJsonObject(message) && isId(message["id"]) ? message["id"] : null
-      return Effect.succeed({ reply: failure(id, { code: -32600, message: 'Invalid Request: expected {"jsonrpc": "2.0", "method": string, "id"?, "params"?}' }), after: Effect.void })
+      return Effect.succeed({
+        reply: failure(id, {
+          code: -32600,
+          message: 'Invalid Request: expected {"jsonrpc": "2.0", "method": string, "id"?, "params"?}'
+        }),
+        after: Effect.void
+      })
     }
     const notify = !("id" in message)
     const id = notify ? null : (message["id"] as Id)
@@ -284,24 +338,35 @@ class Connection {
       if (notify) return Exit.isSuccess(exit) ? { reply: undefined, after: exit.value.after } : undefined
       if (Exit.isSuccess(exit)) return { reply: success(id, exit.value.result), after: exit.value.after }
       const error = Cause.findErrorOption(exit.cause)
-      return { reply: failure(id, error._tag === "Some" ? error.value : { code: -32603, message: internalMessage(exit.cause) }), after: Effect.void }
+      return {
+        reply: failure(
+          id,
+          error._tag === "Some" ? error.value : { code: -32603, message: internalMessage(exit.cause) }
+        ),
+        after: Effect.void
+      }
     })
   }
 
-  #call(method: string, params: unknown): Effect.Effect<{ readonly result: unknown; readonly after: Effect.Effect<void> }, RpcError> {
+  #call(
+    method: string,
+    params: unknown
+  ): Effect.Effect<{ readonly result: unknown; readonly after: Effect.Effect<void> }, RpcError> {
     const llm = this.#network.llm
     const plain = (result: unknown) => ({ result, after: Effect.void })
     if (COMMANDS.has(method)) {
       if (this.#notices === undefined || !llm.isAttachedDriver(this.#notices)) {
         return Effect.fail({
           code: -32002,
-          message: this.#notices === undefined
-            ? `Not the attached driver: send llm.attach before ${method}`
-            : `Not the attached driver: another driver attached since; this socket no longer commands invocations`
+          message:
+            this.#notices === undefined
+              ? `Not the attached driver: send llm.attach before ${method}`
+              : `Not the attached driver: another driver attached since; this socket no longer commands invocations`
         })
       }
       const told = this.#told
-      if (told === undefined) return Effect.mapError(Effect.as(llm.command(method as "llm.chunk", params), plain(true)), fromSimnet)
+      if (told === undefined)
+        return Effect.mapError(Effect.as(llm.command(method as "llm.chunk", params), plain(true)), fromSimnet)
       // The URL of the invocation an ending command answers, read before the command ends it;
       // a chunk needs none, so the many chunks of a stream cost no lookup.
       const id = method !== "llm.chunk" && isJsonObject(params) ? params["id"] : undefined
@@ -326,18 +391,29 @@ class Connection {
       case "llm.pending":
         return Effect.sync(() => plain(llm.pending))
       case "network.log": {
-        const since = isJsonObject(params) ? params["since"] ?? 0 : undefined
+        const since = isJsonObject(params) ? (params["since"] ?? 0) : undefined
         if (typeof since !== "number" || !Number.isInteger(since) || since < 0) {
-          return Effect.fail({ code: -32602, message: "Invalid params: since must be a whole number of at least 0", data: { path: "since" } })
+          return Effect.fail({
+            code: -32602,
+            message: "Invalid params: since must be a whole number of at least 0",
+            data: { path: "since" }
+          })
         }
-        const limit = isJsonObject(params) ? params["limit"] ?? MAX_LOG_RECORDS : undefined
+        const limit = isJsonObject(params) ? (params["limit"] ?? MAX_LOG_RECORDS) : undefined
         if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_LOG_RECORDS) {
-          return Effect.fail({ code: -32602, message: `Invalid params: limit must be a whole number from 1 to ${MAX_LOG_RECORDS}`, data: { path: "limit" } })
+          return Effect.fail({
+            code: -32602,
+            message: `Invalid params: limit must be a whole number from 1 to ${MAX_LOG_RECORDS}`,
+            data: { path: "limit" }
+          })
         }
         return Effect.map(this.#network.logSince(since, limit), (records) => plain(page(records)))
       }
       default:
-        return Effect.fail({ code: -32601, message: `Method not found: ${JSON.stringify(method)}; methods: llm.attach, llm.chunk, llm.finish, llm.fail, llm.disconnect, llm.pending, network.log, ${UI_METHODS.join(", ")}` })
+        return Effect.fail({
+          code: -32601,
+          message: `Method not found: ${JSON.stringify(method)}; methods: llm.attach, llm.chunk, llm.finish, llm.fail, llm.disconnect, llm.pending, network.log, ${UI_METHODS.join(", ")}`
+        })
     }
   }
 
@@ -347,18 +423,28 @@ class Connection {
    */
   #attachDriver(): Effect.Effect<{ readonly result: unknown; readonly after: Effect.Effect<void> }> {
     const self = this
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const scope = yield* Scope.fork(self.#scope, "sequential")
       const notices = yield* Scope.provide(scope)(self.#network.llm.attach)
       const previous = self.#attach
       self.#attach = scope
       self.#notices = notices
       if (previous !== undefined) yield* Scope.close(previous, Exit.void)
-      const forward = Effect.forever(Effect.flatMap(Queue.take(notices), (notice) => self.#send(notification("llm.request", notice)))).pipe(
+      const forward = Effect.forever(
+        Effect.flatMap(Queue.take(notices), (notice) => self.#send(notification("llm.request", notice)))
+      ).pipe(
         Effect.catchTag("Done", () =>
-          self.#send(notification("llm.replaced", { message: "another driver attached; this socket no longer receives llm.request" })))
+          self.#send(
+            notification("llm.replaced", {
+              message: "another driver attached; this socket no longer receives llm.request"
+            })
+          )
+        )
       )
-      return { result: { attached: true, pending: self.#network.llm.pending.length }, after: Effect.asVoid(Effect.forkIn(forward, scope)) }
+      return {
+        result: { attached: true, pending: self.#network.llm.pending.length },
+        after: Effect.asVoid(Effect.forkIn(forward, scope))
+      }
     })
   }
 }
@@ -374,25 +460,42 @@ export const driverSocket = (
   terminal?: () => Terminal | undefined,
   exits?: ExitNotices
 ) =>
-  Effect.scoped(Effect.gen(function*() {
-    const socket = yield* request.upgrade
-    const writer = yield* socket.writer
-    const reader = yield* socket.reader
-    const scope = yield* Effect.scope
-    const send = (text: string) => Effect.ignore(writer.write(text))
-    // Frames, and the jobs that must follow the frames before them (the exit's notice).
-    const inbox = yield* Queue.bounded<string | Uint8Array | Effect.Effect<void>>(INBOX)
-    const connection = new Connection(network, scope, send, told, terminal, exits, (job) => Effect.asVoid(Queue.offer(inbox, job)))
-    yield* connection.watchExit()
-    const handle = (frame: string | Uint8Array | Effect.Effect<void>) =>
-      typeof frame !== "string" && !(frame instanceof Uint8Array)
-        ? frame
-        : Effect.flatMap(connection.frame(frame), ({ reply, after }) => reply === undefined ? after : Effect.andThen(send(reply), after))
-    // Every frame already received is handled before the fiber yields, so the deltas of a burst
-    // reach the model's stream together and the server relays them in one write.
-    yield* Effect.forkScoped(Effect.forever(
-      Effect.flatMap(Queue.takeAll(inbox), (frames) => Effect.forEach(frames, handle, { discard: true }))
-    ))
-    yield* Effect.ignore(Effect.forever(Effect.flatMap(reader.pull, (frames) => Queue.offerAll(inbox, frames))))
-    return HttpServerResponse.empty()
-  })).pipe(Effect.catch(() => Effect.succeed(HttpServerResponse.jsonUnsafe({ error: { tag: "UpgradeRequired", message: "the driver socket speaks WebSocket" } }, { status: 426 }))))
+  Effect.scoped(
+    Effect.gen(function* () {
+      const socket = yield* request.upgrade
+      const writer = yield* socket.writer
+      const reader = yield* socket.reader
+      const scope = yield* Effect.scope
+      const send = (text: string) => Effect.ignore(writer.write(text))
+      // Frames, and the jobs that must follow the frames before them (the exit's notice).
+      const inbox = yield* Queue.bounded<string | Uint8Array | Effect.Effect<void>>(INBOX)
+      const connection = new Connection(network, scope, send, told, terminal, exits, (job) =>
+        Effect.asVoid(Queue.offer(inbox, job))
+      )
+      yield* connection.watchExit()
+      const handle = (frame: string | Uint8Array | Effect.Effect<void>) =>
+        typeof frame !== "string" && !(frame instanceof Uint8Array)
+          ? frame
+          : Effect.flatMap(connection.frame(frame), ({ reply, after }) =>
+              reply === undefined ? after : Effect.andThen(send(reply), after)
+            )
+      // Every frame already received is handled before the fiber yields, so the deltas of a burst
+      // reach the model's stream together and the server relays them in one write.
+      yield* Effect.forkScoped(
+        Effect.forever(
+          Effect.flatMap(Queue.takeAll(inbox), (frames) => Effect.forEach(frames, handle, { discard: true }))
+        )
+      )
+      yield* Effect.ignore(Effect.forever(Effect.flatMap(reader.pull, (frames) => Queue.offerAll(inbox, frames))))
+      return HttpServerResponse.empty()
+    })
+  ).pipe(
+    Effect.catch(() =>
+      Effect.succeed(
+        HttpServerResponse.jsonUnsafe(
+          { error: { tag: "UpgradeRequired", message: "the driver socket speaks WebSocket" } },
+          { status: 426 }
+        )
+      )
+    )
+  )

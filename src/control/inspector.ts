@@ -66,7 +66,8 @@ export interface InspectedNetwork extends FedNetwork, ViewedNetwork, DrivenNetwo
 const SHOWN_BODY = 64 * 1024
 
 /** Why a request's detail shows no answer body: the HAR entry's own comment, or the rule. */
-const NOT_KEPT = "the answer's body is not kept: start the network with keepBodies (simnet serve --keep-bodies) to see it"
+const NOT_KEPT =
+  "the answer's body is not kept: start the network with keepBodies (simnet serve --keep-bodies) to see it"
 
 /**
  * The answer a network keeping bodies kept for request `seq` (its HAR entry's response, the body
@@ -79,8 +80,14 @@ const keptAnswer = (network: InspectedNetwork, seq: number) => {
     const entry = har.log.entries[0]
     if (entry === undefined || entry._simnet.seq !== seq || entry.response.status === 0) return undefined
     // No `text` at all: nothing was kept of this answer (an empty body kept is "").
-    if (!("text" in entry.response.content)) return { note: entry.comment?.startsWith("restored") === true ? entry.comment : NOT_KEPT }
-    const content = entry.response.content as { readonly size: number; readonly mimeType: string; readonly text?: string; readonly encoding?: "base64" }
+    if (!("text" in entry.response.content))
+      return { note: entry.comment?.startsWith("restored") === true ? entry.comment : NOT_KEPT }
+    const content = entry.response.content as {
+      readonly size: number
+      readonly mimeType: string
+      readonly text?: string
+      readonly encoding?: "base64"
+    }
     const text = content.text ?? ""
     return {
       status: entry.response.status,
@@ -109,15 +116,17 @@ export interface FailingCase {
   /** How to run it again, when not `property(…, { seed, path })`. */
   readonly replay?: string | undefined
   /** A run of `simnet explore`: the screen after each step, the requests it caused, the failing step marked. */
-  readonly frames?: ReadonlyArray<{
-    readonly step: number
-    readonly action: string
-    readonly lines: ReadonlyArray<string>
-    readonly cursor: { readonly x: number; readonly y: number }
-    readonly styles?: ReadonlyArray<StyledRun> | undefined
-    readonly requests: ReadonlyArray<number>
-    readonly failed: boolean
-  }> | undefined
+  readonly frames?:
+    | ReadonlyArray<{
+        readonly step: number
+        readonly action: string
+        readonly lines: ReadonlyArray<string>
+        readonly cursor: { readonly x: number; readonly y: number }
+        readonly styles?: ReadonlyArray<StyledRun> | undefined
+        readonly requests: ReadonlyArray<number>
+        readonly failed: boolean
+      }>
+    | undefined
 }
 
 /** A kept answer as a request's detail shows it. */
@@ -132,27 +141,37 @@ const PAGE_QUEUE = 512
 const TICKET_MS = 30_000
 
 /** Runs `handler` for a request from this machine's own pages and tools only (`guard.local`). */
-const localOnly = <E, R>(handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-  behind(local, handler)
+const localOnly = <E, R>(
+  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) => behind(local, handler)
 
 /**
  * Tells the feed, while a page listens, how long each request for the network took and why a
  * refused one was refused (the server's Node door says so with the request).
  */
-const watchRequests = (feed: Feed, redactor: Redactor): DoorWatch => (request) => {
-  if (!feed.active || request.url === undefined || !URL.canParse(request.url)) return undefined
-  const started = performance.now()
-  // Joined by the URL as the log keeps it: credential query values redacted.
-  const observation = feed.observe(request.method, redactor.url(request.url))
-  const since = () => Math.round((performance.now() - started) * 10) / 10
-  return {
-    head: (status, refusal) => {
-      const shown: Refusal | undefined = refusal === undefined ? undefined : { tag: refusal.tag, message: refusal.message, candidates: "candidates" in refusal ? refusal.candidates : undefined }
-      Effect.runFork(feed.started(observation, status, since(), shown))
-    },
-    end: () => feed.ended(observation, since())
+const watchRequests =
+  (feed: Feed, redactor: Redactor): DoorWatch =>
+  (request) => {
+    if (!feed.active || request.url === undefined || !URL.canParse(request.url)) return undefined
+    const started = performance.now()
+    // Joined by the URL as the log keeps it: credential query values redacted.
+    const observation = feed.observe(request.method, redactor.url(request.url))
+    const since = () => Math.round((performance.now() - started) * 10) / 10
+    return {
+      head: (status, refusal) => {
+        const shown: Refusal | undefined =
+          refusal === undefined
+            ? undefined
+            : {
+                tag: refusal.tag,
+                message: refusal.message,
+                candidates: "candidates" in refusal ? refusal.candidates : undefined
+              }
+        Effect.runFork(feed.started(observation, status, since(), shown))
+      },
+      end: () => feed.ended(observation, since())
+    }
   }
-}
 
 /** One-use tickets for the page's driver socket. */
 class Tickets {
@@ -173,23 +192,31 @@ class Tickets {
   }
 }
 
-const sseEvent = (event: string, data: string) => new TextEncoder().encode(Sse.encoder.write({ _tag: "Event", event, id: undefined, data }))
+const sseEvent = (event: string, data: string) =>
+  new TextEncoder().encode(Sse.encoder.write({ _tag: "Event", event, id: undefined, data }))
 
-const json = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status, headers: { "cache-control": "no-store" } })
+const json = (body: unknown, status = 200) =>
+  HttpServerResponse.jsonUnsafe(body, { status, headers: { "cache-control": "no-store" } })
 
 /**
  * The inspector's routes for a network (the page, its event stream and its data paths), the
  * middleware that times forwarded requests, and the fiber that feeds open pages. Mount it beside
  * the control endpoint.
  */
-export const inspectorRoutes = (network: InspectedNetwork, options: ControlOptions = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
-  inspector(network, options).layer
+export const inspectorRoutes = (
+  network: InspectedNetwork,
+  options: ControlOptions = {}
+): Layer.Layer<never, never, HttpRouter.HttpRouter> => inspector(network, options).layer
 
 /**
  * The inspector's routes (as `inspectorRoutes`) and `watch`, which times the requests for the
  * network while a page listens (give it to `serveLayer`).
  */
-export const inspector = (network: InspectedNetwork, options: RunControlOptions = {}, failing?: FailingCase): {
+export const inspector = (
+  network: InspectedNetwork,
+  options: RunControlOptions = {},
+  failing?: FailingCase
+): {
   readonly layer: Layer.Layer<never, never, HttpRouter.HttpRouter>
   /** Told by the server's Node door of each request for the network, timed while a page listens. */
   readonly watch: DoorWatch
@@ -203,10 +230,10 @@ export const inspector = (network: InspectedNetwork, options: RunControlOptions 
 
   const readView = Effect.map(viewOf(network), (value) => JSON.stringify(value))
 
-  const feeding = Effect.gen(function*() {
+  const feeding = Effect.gen(function* () {
     let n = 0
     yield* Effect.repeat(
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         n++
         if (!feed.active) return
         yield* feed.tick
@@ -223,17 +250,22 @@ export const inspector = (network: InspectedNetwork, options: RunControlOptions 
   })
 
   const events = () =>
-    Effect.succeed(HttpServerResponse.stream(
-      Stream.callback<Uint8Array>((queue) =>
-        Effect.gen(function*() {
-          const send = (event: string, data: string) => void Queue.offerUnsafe(queue, sseEvent(event, data))
-          const stop = yield* feed.listen(send)
-          yield* Effect.addFinalizer(() => Effect.sync(stop))
-          view = yield* readView
-          send("state", view)
-        }), { bufferSize: PAGE_QUEUE, strategy: "dropping" }),
-      { contentType: "text/event-stream", headers: { "cache-control": "no-store", "x-accel-buffering": "no" } }
-    ))
+    Effect.succeed(
+      HttpServerResponse.stream(
+        Stream.callback<Uint8Array>(
+          (queue) =>
+            Effect.gen(function* () {
+              const send = (event: string, data: string) => void Queue.offerUnsafe(queue, sseEvent(event, data))
+              const stop = yield* feed.listen(send)
+              yield* Effect.addFinalizer(() => Effect.sync(stop))
+              view = yield* readView
+              send("state", view)
+            }),
+          { bufferSize: PAGE_QUEUE, strategy: "dropping" }
+        ),
+        { contentType: "text/event-stream", headers: { "cache-control": "no-store", "x-accel-buffering": "no" } }
+      )
+    )
 
   /** The request number in a path `ui/requests/:seq[/...]`. */
   const seqOf = (request: HttpServerRequest.HttpServerRequest) => {
@@ -251,63 +283,130 @@ export const inspector = (network: InspectedNetwork, options: RunControlOptions 
     })
 
   const unknownRequest = (seq: number | undefined) =>
-    refuse(404, "UnknownRequest", `no request ${seq === undefined ? "with that number" : seq} is kept in the log`, "seq")
+    refuse(
+      404,
+      "UnknownRequest",
+      `no request ${seq === undefined ? "with that number" : seq} is kept in the log`,
+      "seq"
+    )
 
   const layer = Layer.mergeAll(
     Layer.effectDiscard(Effect.forkScoped(feeding)),
-    HttpRouter.add("GET", INSPECTOR_PATH as `/${string}`, localOnly(() =>
-      Effect.succeed(HttpServerResponse.text(page.html, {
-        contentType: "text/html; charset=utf-8",
-        headers: {
-          "content-security-policy": page.csp,
-          "cache-control": "no-store",
-          "referrer-policy": "no-referrer",
-          "x-content-type-options": "nosniff",
-          "x-frame-options": "DENY"
-        }
-      })))),
-    HttpRouter.add("GET", at("/drive"), localOnly((request) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        tickets.redeem(new URL(request.url, "http://inspector").searchParams.get("ticket"), now)
-          ? driverSocket(network, request)
-          : Effect.succeed(refuse(401, "Unauthorized", "the page's driver socket needs a ticket from POST ui/ticket"))))),
+    HttpRouter.add(
+      "GET",
+      INSPECTOR_PATH as `/${string}`,
+      localOnly(() =>
+        Effect.succeed(
+          HttpServerResponse.text(page.html, {
+            contentType: "text/html; charset=utf-8",
+            headers: {
+              "content-security-policy": page.csp,
+              "cache-control": "no-store",
+              "referrer-policy": "no-referrer",
+              "x-content-type-options": "nosniff",
+              "x-frame-options": "DENY"
+            }
+          })
+        )
+      )
+    ),
+    HttpRouter.add(
+      "GET",
+      at("/drive"),
+      localOnly((request) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          tickets.redeem(new URL(request.url, "http://inspector").searchParams.get("ticket"), now)
+            ? driverSocket(network, request)
+            : Effect.succeed(refuse(401, "Unauthorized", "the page's driver socket needs a ticket from POST ui/ticket"))
+        )
+      )
+    ),
     control.add("GET", "ui/events", localOnly(events)),
-    control.add("GET", "ui/state", localOnly(() => Effect.map(viewOf(network), (value) => json(value)))),
-    control.add("POST", "ui/ticket", localOnly(() => Effect.map(Clock.currentTimeMillis, (now) => json({ ticket: tickets.issue(now) }, 201)))),
-    control.add("GET", "ui/case", localOnly(() => Effect.succeed(json({ case: failing ?? null })))),
+    control.add(
+      "GET",
+      "ui/state",
+      localOnly(() => Effect.map(viewOf(network), (value) => json(value)))
+    ),
+    control.add(
+      "POST",
+      "ui/ticket",
+      localOnly(() => Effect.map(Clock.currentTimeMillis, (now) => json({ ticket: tickets.issue(now) }, 201)))
+    ),
+    control.add(
+      "GET",
+      "ui/case",
+      localOnly(() => Effect.succeed(json({ case: failing ?? null })))
+    ),
     // The terminal's screen for the Screen tab: read, not an action, so not in the trace as ui.screen is.
-    control.add("GET", "ui/terminal", localOnly(() =>
-      Effect.sync(() => {
-        const terminal = options.terminal?.()
-        if (terminal === undefined) return refuse(404, "NoTerminal", "no terminal: run the command with simnet run --tty")
-        // Once the program has exited, the last screen and how it ended.
-        const exit = terminal.exit()
-        return json(exit === undefined ? terminal.screen() : { ...terminal.screen(), exit })
-      }))),
-    control.add("GET", "ui/requests/:seq", localOnly((request) =>
-      Effect.suspend(() => {
-        const seq = seqOf(request)
-        return seq === undefined
-          ? Effect.succeed(unknownRequest(seq))
-          : Effect.flatMap(recordOf(seq), ({ record, extra }) =>
-            record === undefined
-              ? Effect.succeed(unknownRequest(seq))
-              : Effect.map(keptAnswer(network, seq), (response) =>
-                json({ record, extra, regenerable: record.seed !== undefined, ...(response === undefined ? {} : "note" in response ? { bodyNote: response.note } : { response }) })))
-      }))),
-    control.add("POST", "ui/requests/:seq/regenerate", localOnly((request) =>
-      Effect.suspend(() => {
-        const seq = seqOf(request)
-        return seq === undefined
-          ? Effect.succeed(unknownRequest(seq))
-          : Effect.flatMap(recordOf(seq), ({ record }) =>
-            record === undefined
-              ? Effect.succeed(unknownRequest(seq))
-              : network.regenerate(record).pipe(
-                Effect.map((body) => json({ seq, seed: record.seed, occurrence: record.occurrence, body })),
-                Effect.catch((error) => Effect.succeed(refuse(400, error._tag, error.message, "path" in error && typeof error.path === "string" ? error.path : undefined)))
-              ))
-      })))
+    control.add(
+      "GET",
+      "ui/terminal",
+      localOnly(() =>
+        Effect.sync(() => {
+          const terminal = options.terminal?.()
+          if (terminal === undefined)
+            return refuse(404, "NoTerminal", "no terminal: run the command with simnet run --tty")
+          // Once the program has exited, the last screen and how it ended.
+          const exit = terminal.exit()
+          return json(exit === undefined ? terminal.screen() : { ...terminal.screen(), exit })
+        })
+      )
+    ),
+    control.add(
+      "GET",
+      "ui/requests/:seq",
+      localOnly((request) =>
+        Effect.suspend(() => {
+          const seq = seqOf(request)
+          return seq === undefined
+            ? Effect.succeed(unknownRequest(seq))
+            : Effect.flatMap(recordOf(seq), ({ record, extra }) =>
+                record === undefined
+                  ? Effect.succeed(unknownRequest(seq))
+                  : Effect.map(keptAnswer(network, seq), (response) =>
+                      json({
+                        record,
+                        extra,
+                        regenerable: record.seed !== undefined,
+                        ...(response === undefined
+                          ? {}
+                          : "note" in response
+                            ? { bodyNote: response.note }
+                            : { response })
+                      })
+                    )
+              )
+        })
+      )
+    ),
+    control.add(
+      "POST",
+      "ui/requests/:seq/regenerate",
+      localOnly((request) =>
+        Effect.suspend(() => {
+          const seq = seqOf(request)
+          return seq === undefined
+            ? Effect.succeed(unknownRequest(seq))
+            : Effect.flatMap(recordOf(seq), ({ record }) =>
+                record === undefined
+                  ? Effect.succeed(unknownRequest(seq))
+                  : network.regenerate(record).pipe(
+                      Effect.map((body) => json({ seq, seed: record.seed, occurrence: record.occurrence, body })),
+                      Effect.catch((error) =>
+                        Effect.succeed(
+                          refuse(
+                            400,
+                            error._tag,
+                            error.message,
+                            "path" in error && typeof error.path === "string" ? error.path : undefined
+                          )
+                        )
+                      )
+                    )
+              )
+        })
+      )
+    )
   )
   return { layer, watch: watchRequests(feed, network.redactor) }
 }

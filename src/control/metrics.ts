@@ -38,7 +38,12 @@ const DURATION = "simnet_request_duration_seconds"
 export const metricsRegistry = () => {
   const registry = new Registry()
   let current: NetworkMetrics | undefined
-  const counter = <L extends string>(name: string, help: string, labelNames: ReadonlyArray<L>, values: (metrics: NetworkMetrics) => ReadonlyArray<readonly [Record<L, string>, number]>) =>
+  const counter = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: ReadonlyArray<L>,
+    values: (metrics: NetworkMetrics) => ReadonlyArray<readonly [Record<L, string>, number]>
+  ) =>
     new Counter<L>({
       name,
       help,
@@ -49,11 +54,21 @@ export const metricsRegistry = () => {
         if (current !== undefined) for (const [labels, count] of values(current)) this.inc(labels as never, count)
       }
     })
-  counter("simnet_requests_total", "Requests by the route that took them and how they ended.", ["route", "outcome"], (m) =>
-    m.requests.map((r) => [{ route: r.route, outcome: r.outcome }, r.count]))
-  counter("simnet_refusals_total", "Refused requests by the error's tag.", ["reason"], (m) => m.refusals.map((r) => [{ reason: r.reason }, r.count]))
-  counter("simnet_chaos_total", "Requests seeded chaos hit, by effect.", ["effect"], (m) => m.chaos.map((c) => [{ effect: c.effect }, c.count]))
-  counter("simnet_model_calls_total", "Calls to the simulated model by API.", ["api"], (m) => m.modelCalls.map((c) => [{ api: c.api }, c.count]))
+  counter(
+    "simnet_requests_total",
+    "Requests by the route that took them and how they ended.",
+    ["route", "outcome"],
+    (m) => m.requests.map((r) => [{ route: r.route, outcome: r.outcome }, r.count])
+  )
+  counter("simnet_refusals_total", "Refused requests by the error's tag.", ["reason"], (m) =>
+    m.refusals.map((r) => [{ reason: r.reason }, r.count])
+  )
+  counter("simnet_chaos_total", "Requests seeded chaos hit, by effect.", ["effect"], (m) =>
+    m.chaos.map((c) => [{ effect: c.effect }, c.count])
+  )
+  counter("simnet_model_calls_total", "Calls to the simulated model by API.", ["api"], (m) =>
+    m.modelCalls.map((c) => [{ api: c.api }, c.count])
+  )
   const help = "Time from a request's arrival to its answer's head, on the network's clock."
   const histogram = {
     name: DURATION,
@@ -66,12 +81,19 @@ export const metricsRegistry = () => {
       help,
       type: "histogram",
       aggregator: "sum",
-      values: current === undefined ? [] : [
-        ...DURATION_BUCKETS.map((le, i) => ({ labels: { le }, value: current!.durations.buckets[i], metricName: `${DURATION}_bucket` })),
-        { labels: { le: "+Inf" }, value: current.durations.count, metricName: `${DURATION}_bucket` },
-        { labels: {}, value: current.durations.sum, metricName: `${DURATION}_sum` },
-        { labels: {}, value: current.durations.count, metricName: `${DURATION}_count` }
-      ]
+      values:
+        current === undefined
+          ? []
+          : [
+              ...DURATION_BUCKETS.map((le, i) => ({
+                labels: { le },
+                value: current!.durations.buckets[i],
+                metricName: `${DURATION}_bucket`
+              })),
+              { labels: { le: "+Inf" }, value: current.durations.count, metricName: `${DURATION}_bucket` },
+              { labels: {}, value: current.durations.sum, metricName: `${DURATION}_sum` },
+              { labels: {}, value: current.durations.count, metricName: `${DURATION}_count` }
+            ]
     })
   }
   registry.registerMetric(histogram as never)

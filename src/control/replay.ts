@@ -47,7 +47,12 @@ export type TracedBody =
  * acted on the command's terminal (its params, and the screen it answered then).
  */
 export type ReplayStep =
-  | { readonly kind: "control"; readonly method: "POST" | "PUT" | "DELETE"; readonly path: string; readonly body?: unknown }
+  | {
+      readonly kind: "control"
+      readonly method: "POST" | "PUT" | "DELETE"
+      readonly path: string
+      readonly body?: unknown
+    }
   | { readonly kind: "request"; readonly request: RequestReport }
   | { readonly kind: "ui"; readonly method: string; readonly params: unknown; readonly screen: unknown }
 
@@ -65,7 +70,13 @@ export interface TraceReplay {
    * run changed in it (`created`, `changed`, `deleted`), when the trace says.
    */
   readonly files: Readonly<Record<string, FileContent>>
-  readonly workspace?: { readonly created: ReadonlyArray<string>; readonly changed: ReadonlyArray<string>; readonly deleted: ReadonlyArray<string> } | undefined
+  readonly workspace?:
+    | {
+        readonly created: ReadonlyArray<string>
+        readonly changed: ReadonlyArray<string>
+        readonly deleted: ReadonlyArray<string>
+      }
+    | undefined
   readonly steps: ReadonlyArray<ReplayStep>
   readonly requests: ReadonlyArray<RequestReport>
   readonly snapshot: Record<string, unknown>
@@ -77,7 +88,10 @@ export interface TraceReplay {
  * @throws {Error} when the text is not a simnet trace (no start line) or a line is not JSON.
  */
 export const replayTrace = (text: string): TraceReplay => {
-  const lines = text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, unknown>)
+  const lines = text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
   const startLine = lines.find((line) => line["type"] === "start")
   if (startLine === undefined) throw new Error("not a simnet trace: no start line")
   const start = startLine["state"] as Record<string, unknown> & {
@@ -109,14 +123,27 @@ export const replayTrace = (text: string): TraceReplay => {
         steps.push({ kind: "control", method: "POST", path: "filesystem/seed", body: { files: line["files"] } })
         break
       case "filesystem":
-        workspace = { created: line["created"] as Array<string>, changed: line["changed"] as Array<string>, deleted: line["deleted"] as Array<string> }
+        workspace = {
+          created: line["created"] as Array<string>,
+          changed: line["changed"] as Array<string>,
+          deleted: line["deleted"] as Array<string>
+        }
         break
       case "control.register":
         steps.push({ kind: "control", method: "POST", path: "network/register", body: line["specs"] })
-        routes.push(...(Array.isArray(line["specs"]) ? line["specs"] : [line["specs"]]).map((spec) => ({ source: "control", spec })))
+        routes.push(
+          ...(Array.isArray(line["specs"]) ? line["specs"] : [line["specs"]]).map((spec) => ({
+            source: "control",
+            spec
+          }))
+        )
         break
       case "control.unregister":
-        steps.push({ kind: "control", method: "DELETE", path: `network/routes/${encodeURIComponent(String(line["id"]))}` })
+        steps.push({
+          kind: "control",
+          method: "DELETE",
+          path: `network/routes/${encodeURIComponent(String(line["id"]))}`
+        })
         routes = routes.filter((route) => (route.spec as { id?: unknown }).id !== line["id"])
         break
       case "control.enqueue":
@@ -147,7 +174,12 @@ export const replayTrace = (text: string): TraceReplay => {
         restored = line["state"] as Record<string, unknown>
         break
       case "control.scenario":
-        steps.push({ kind: "control", method: "PUT", path: `scenarios/${encodeURIComponent(String(line["name"]))}/state`, body: { state: line["state"] } })
+        steps.push({
+          kind: "control",
+          method: "PUT",
+          path: `scenarios/${encodeURIComponent(String(line["name"]))}/state`,
+          body: { state: line["state"] }
+        })
         scenarios[String(line["name"])] = String(line["state"])
         break
       case "control.scenarios.reset":
@@ -155,10 +187,19 @@ export const replayTrace = (text: string): TraceReplay => {
         for (const name in scenarios) scenarios[name] = STARTED
         break
       case "control.mcp":
-        steps.push({ kind: "control", method: "POST", path: `mcp/${encodeURIComponent(String(line["id"]))}`, body: line["server"] })
+        steps.push({
+          kind: "control",
+          method: "POST",
+          path: `mcp/${encodeURIComponent(String(line["id"]))}`,
+          body: line["server"]
+        })
         break
       case "control.drive":
-        driven.command(String(line["method"]), line["params"], typeof line["url"] === "string" ? line["url"] : undefined)
+        driven.command(
+          String(line["method"]),
+          line["params"],
+          typeof line["url"] === "string" ? line["url"] : undefined
+        )
         break
       case "control.ui": {
         const method = String(line["method"])
@@ -184,7 +225,14 @@ export const replayTrace = (text: string): TraceReplay => {
     }
   }
   const llm = start.llm === undefined ? undefined : { ...start.llm, scripts: { ...start.llm.scripts, queued }, rules }
-  return { start, files, ...(workspace === undefined ? {} : { workspace }), steps, requests, snapshot: restored ?? { ...start, routes, llm, scenarios } }
+  return {
+    start,
+    files,
+    ...(workspace === undefined ? {} : { workspace }),
+    steps,
+    requests,
+    snapshot: restored ?? { ...start, routes, llm, scenarios }
+  }
 }
 
 /**
@@ -212,7 +260,7 @@ class DrivenAnswers {
     }
     switch (method) {
       case "llm.chunk":
-        for (const item of Array.isArray(p["items"]) ? p["items"] as Array<Record<string, unknown>> : []) {
+        for (const item of Array.isArray(p["items"]) ? (p["items"] as Array<Record<string, unknown>>) : []) {
           const action = actionOf(item)
           if (action !== undefined) actions.push(action)
         }
@@ -224,18 +272,36 @@ class DrivenAnswers {
           end({ type: "serverError", status: 500, message: "The model stopped with an error." })
           return
         }
-        const finish = reason === "tool_calls" ? "tool-calls" : reason === "stop" || reason === "length" || reason === "tool-calls" || reason === "unknown" ? reason : undefined
+        const finish =
+          reason === "tool_calls"
+            ? "tool-calls"
+            : reason === "stop" || reason === "length" || reason === "tool-calls" || reason === "unknown"
+              ? reason
+              : undefined
         end({ type: "respond", steps: [sent()], ...(finish === undefined ? {} : { finish }) })
         return
       }
       case "llm.fail": {
         const status = Number(p["status"])
         const message = typeof p["message"] === "string" ? p["message"] : undefined
-        end(status === 429
-          ? { type: "rateLimit", ...(message === undefined ? {} : { message }) }
-          : status >= 500 && status <= 599
-          ? { type: "serverError", status, ...(message === undefined ? {} : { message }) }
-          : { type: "respond", steps: [[{ type: "http_error", status, message: message ?? `The model failed with status ${status} (simulated).` }]] })
+        end(
+          status === 429
+            ? { type: "rateLimit", ...(message === undefined ? {} : { message }) }
+            : status >= 500 && status <= 599
+              ? { type: "serverError", status, ...(message === undefined ? {} : { message }) }
+              : {
+                  type: "respond",
+                  steps: [
+                    [
+                      {
+                        type: "http_error",
+                        status,
+                        message: message ?? `The model failed with status ${status} (simulated).`
+                      }
+                    ]
+                  ]
+                }
+        )
         return
       }
       case "llm.disconnect":
@@ -279,7 +345,17 @@ const actionOf = (item: Record<string, unknown>): Record<string, unknown> | unde
 }
 
 /** Headers that belong to one connection, not to the request: a replay does not send them again. */
-const HOP_BY_HOP = new Set(["host", "connection", "keep-alive", "content-length", "transfer-encoding", "upgrade", "te", "trailer", "proxy-connection"])
+const HOP_BY_HOP = new Set([
+  "host",
+  "connection",
+  "keep-alive",
+  "content-length",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "proxy-connection"
+])
 
 /**
  * The bytes of a traced body, as sent again.
@@ -302,7 +378,9 @@ export const replayOver = async (
   replay: TraceReplay,
   base: string,
   options: { readonly fetch?: typeof globalThis.fetch; readonly headers?: Readonly<Record<string, string>> } = {}
-): Promise<ReadonlyArray<{ readonly method: string; readonly url: string; readonly status: number; readonly body: string }>> => {
+): Promise<
+  ReadonlyArray<{ readonly method: string; readonly url: string; readonly status: number; readonly body: string }>
+> => {
   const send = options.fetch ?? globalThis.fetch
   const extra = options.headers ?? {}
   const control = async (method: string, path: string, body?: unknown) => {
@@ -336,7 +414,10 @@ export const replayOver = async (
     const target = new URL(url)
     const response = await send(`${base}/${target.host}${target.pathname}${target.search}`, {
       method,
-      headers: { ...Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => !HOP_BY_HOP.has(name))), ...extra },
+      headers: {
+        ...Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => !HOP_BY_HOP.has(name))),
+        ...extra
+      },
       body: bodyOf(body) as BodyInit | undefined
     })
     answers.push({ method, url, status: response.status, body: await response.text() })

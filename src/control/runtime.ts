@@ -59,33 +59,54 @@ export interface ControlRuntimeOptions {
 export const controlRuntime = (
   network: SimulationNetworkApi,
   options: ControlRuntimeOptions
-): Effect.Effect<{
-  readonly routes: Layer.Layer<never, never, HttpRouter.HttpRouter>
-  /** Told by the server's Node door of each request for the network (the trace, the line, the inspector): give it to `serveLayer`. */
-  readonly watch: ReadonlyArray<DoorWatch>
-  /** Writes a line to the trace, when there is one. */
-  readonly traceLine: (line: Record<string, unknown>) => void
-  /** Writes a change made through another door (the MCP tools over stdio) to the trace, when there is one. */
-  readonly traceChange: (event: ControlEvent) => void
-  /** Completes once every driver socket watching the terminal has been told its program exited (or has closed). */
-  readonly exitsTold: Effect.Effect<void>
-  readonly announce: (base: string) => Effect.Effect<void>
-}, never, Scope.Scope> =>
-  Effect.gen(function*() {
+): Effect.Effect<
+  {
+    readonly routes: Layer.Layer<never, never, HttpRouter.HttpRouter>
+    /** Told by the server's Node door of each request for the network (the trace, the line, the inspector): give it to `serveLayer`. */
+    readonly watch: ReadonlyArray<DoorWatch>
+    /** Writes a line to the trace, when there is one. */
+    readonly traceLine: (line: Record<string, unknown>) => void
+    /** Writes a change made through another door (the MCP tools over stdio) to the trace, when there is one. */
+    readonly traceChange: (event: ControlEvent) => void
+    /** Completes once every driver socket watching the terminal has been told its program exited (or has closed). */
+    readonly exitsTold: Effect.Effect<void>
+    readonly announce: (base: string) => Effect.Effect<void>
+  },
+  never,
+  Scope.Scope
+> =>
+  Effect.gen(function* () {
     const trace = options.trace === undefined ? undefined : yield* traceFile(options.trace)
     if (trace !== undefined) trace.write({ type: "start", seed: network.seed, state: yield* network.state })
-    const print = options.quiet === true ? undefined : options.out ?? ((line: string) => void process.stdout.write(`${line}\n`))
+    const print =
+      options.quiet === true ? undefined : (options.out ?? ((line: string) => void process.stdout.write(`${line}\n`)))
     const exits = new ExitNotices()
     const onChange = trace === undefined ? undefined : (event: ControlEvent) => trace.write(controlLine(event))
-    const control = controlRoutes(network, { onChange, terminal: options.terminal, exits, workspace: options.workspace })
-    const reporting = trace === undefined && print === undefined
-      ? undefined
-      : reportRequests(network, (line) => {
-        trace?.write(line)
-        print?.(printable(requestLine(line)))
-      }, { bodies: trace !== undefined })
+    const control = controlRoutes(network, {
+      onChange,
+      terminal: options.terminal,
+      exits,
+      workspace: options.workspace
+    })
+    const reporting =
+      trace === undefined && print === undefined
+        ? undefined
+        : reportRequests(
+            network,
+            (line) => {
+              trace?.write(line)
+              print?.(printable(requestLine(line)))
+            },
+            { bodies: trace !== undefined }
+          )
     const page = inspector(network, { terminal: options.terminal })
-    const mcp = agentToolRoutes(network, options.terminal ?? (() => undefined), simnetVersion(), { onChange }, options.workspace)
+    const mcp = agentToolRoutes(
+      network,
+      options.terminal ?? (() => undefined),
+      simnetVersion(),
+      { onChange },
+      options.workspace
+    )
     return {
       routes: Layer.mergeAll(control, reporting?.layer ?? Layer.empty, page.layer, mcp),
       watch: reporting === undefined ? [page.watch] : [reporting.watch, page.watch],
@@ -93,11 +114,15 @@ export const controlRuntime = (
       traceChange: (event) => onChange?.(event),
       exitsTold: exits.told,
       announce: (base: string) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const at = endpointsOf(base)
-          yield* Console.log(`  control:  ${at.control}/   (reset, network/register, network/routes, network/log, llm/enqueue, llm/rules, llm/pending, snapshot)`)
+          yield* Console.log(
+            `  control:  ${at.control}/   (reset, network/register, network/routes, network/log, llm/enqueue, llm/rules, llm/pending, snapshot)`
+          )
           yield* Console.log(`  driver:   ${at.driver}   (JSON-RPC 2.0)`)
-          yield* Console.log(`  inspector: ${at.inspector}${process.env["SIMNET_TOKEN"] ? "   (append #token=$SIMNET_TOKEN, or enter it on the page)" : ""}`)
+          yield* Console.log(
+            `  inspector: ${at.inspector}${process.env["SIMNET_TOKEN"] ? "   (append #token=$SIMNET_TOKEN, or enter it on the page)" : ""}`
+          )
           yield* Console.log(`  mcp:      ${at.mcp}   (MCP over Streamable HTTP: the tools of simnet mcp)`)
           if (options.trace !== undefined) yield* Console.log(`  trace:    ${options.trace}`)
         })

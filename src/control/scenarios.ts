@@ -39,27 +39,45 @@ const StateBody = Schema.Struct({ state: StateName })
  * The scenario paths, given the endpoint's parts: `at` (a path under the base), `body` (the
  * request's JSON, refused as the endpoint refuses), `refuse` (a refusal with its status) and `tell`.
  */
-export const scenarioRoutes = <E, R>(network: ScenarioNetwork, parts: {
-  readonly at: (path: string) => `/${string}`
-  readonly body: Effect.Effect<unknown, E, R | HttpServerRequest.HttpServerRequest>
-  readonly refuse: (status: number, tag: string, message: string, path?: string) => E
-  readonly tell: (event: ScenarioEvent) => void
-}) => [
-  HttpRouter.route("GET", parts.at("scenarios"), Effect.map(network.scenarios.list, (scenarios) => HttpServerResponse.jsonUnsafe({ scenarios }))),
-  HttpRouter.route("POST", parts.at("scenarios/reset"), Effect.gen(function*() {
-    yield* network.scenarios.reset
-    parts.tell({ type: "scenarios.reset" })
-    return HttpServerResponse.jsonUnsafe({ reset: true })
-  })),
-  HttpRouter.route("PUT", parts.at("scenarios/:name/state"), Effect.gen(function*() {
-    const name = (yield* HttpRouter.params)["name"] ?? ""
-    const decoded = decodeAt(StateBody, yield* parts.body, "", { onExcessProperty: "error" })
-    if (Result.isFailure(decoded)) return yield* Effect.fail(parts.refuse(400, "BadRequest", decoded.failure.message, decoded.failure.path || "$"))
-    const { state } = decoded.success
-    if (!(yield* network.scenarios.set(name, state))) {
-      return yield* Effect.fail(parts.refuse(404, "UnknownScenario", `no route names a scenario ${JSON.stringify(name)}`, "name"))
-    }
-    parts.tell({ type: "scenario", name, state })
-    return HttpServerResponse.jsonUnsafe({ name, state })
-  }))
+export const scenarioRoutes = <E, R>(
+  network: ScenarioNetwork,
+  parts: {
+    readonly at: (path: string) => `/${string}`
+    readonly body: Effect.Effect<unknown, E, R | HttpServerRequest.HttpServerRequest>
+    readonly refuse: (status: number, tag: string, message: string, path?: string) => E
+    readonly tell: (event: ScenarioEvent) => void
+  }
+) => [
+  HttpRouter.route(
+    "GET",
+    parts.at("scenarios"),
+    Effect.map(network.scenarios.list, (scenarios) => HttpServerResponse.jsonUnsafe({ scenarios }))
+  ),
+  HttpRouter.route(
+    "POST",
+    parts.at("scenarios/reset"),
+    Effect.gen(function* () {
+      yield* network.scenarios.reset
+      parts.tell({ type: "scenarios.reset" })
+      return HttpServerResponse.jsonUnsafe({ reset: true })
+    })
+  ),
+  HttpRouter.route(
+    "PUT",
+    parts.at("scenarios/:name/state"),
+    Effect.gen(function* () {
+      const name = (yield* HttpRouter.params)["name"] ?? ""
+      const decoded = decodeAt(StateBody, yield* parts.body, "", { onExcessProperty: "error" })
+      if (Result.isFailure(decoded))
+        return yield* Effect.fail(parts.refuse(400, "BadRequest", decoded.failure.message, decoded.failure.path || "$"))
+      const { state } = decoded.success
+      if (!(yield* network.scenarios.set(name, state))) {
+        return yield* Effect.fail(
+          parts.refuse(404, "UnknownScenario", `no route names a scenario ${JSON.stringify(name)}`, "name")
+        )
+      }
+      parts.tell({ type: "scenario", name, state })
+      return HttpServerResponse.jsonUnsafe({ name, state })
+    })
+  )
 ]

@@ -21,7 +21,9 @@ export interface ControlRouter {
   readonly add: <E, R>(
     method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
     path: string,
-    handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    handler: (
+      request: HttpServerRequest.HttpServerRequest
+    ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ) => Layer.Layer<never, never, HttpRouter.HttpRouter | Exclude<R, Scope.Scope | HttpServerRequest.HttpServerRequest>>
 }
 
@@ -29,4 +31,6 @@ export interface ControlRouter {
  * The service `SimulationNetwork.layerControl` provides: the router for the host app's own
  * endpoints under the control base.
  */
-export class SimulationControl extends Context.Service<SimulationControl, ControlRouter>()("simnet/SimulationControl") {}
+export class SimulationControl extends Context.Service<SimulationControl, ControlRouter>()(
+  "simnet/SimulationControl"
+) {}

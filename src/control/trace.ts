@@ -91,13 +91,23 @@ export const reportRequests = (
 ): { readonly layer: Layer.Layer<never, never, HttpRouter.HttpRouter>; readonly watch: DoorWatch } => {
   const claimed = new Set<number>()
   /** The line of one request; `before` is the network's request count before it was dispatched. */
-  const emit = (method: string, path: string, target: string | undefined, status: number, ms: number, before: number, body: TracedBody | undefined) => {
+  const emit = (
+    method: string,
+    path: string,
+    target: string | undefined,
+    status: number,
+    ms: number,
+    before: number,
+    body: TracedBody | undefined
+  ) => {
     const control = target === undefined && path.startsWith(CONTROL_BASE)
     // The log shows URLs through the network's redactor.
     const shown = target === undefined ? undefined : network.redactor.url(target)
     let record: LoggedRequest | undefined
     if (shown !== undefined) {
-      record = Effect.runSync(network.logSince(before)).find((r) => !claimed.has(r.seq) && r.method === method && r.url === shown)
+      record = Effect.runSync(network.logSince(before)).find(
+        (r) => !claimed.has(r.seq) && r.method === method && r.url === shown
+      )
       if (record !== undefined) {
         claimed.add(record.seq)
         if (claimed.size > 10_000) claimed.clear()
@@ -113,7 +123,8 @@ export const reportRequests = (
       // A reset has no status, whatever head went out before the drop.
       ...(record !== undefined && wasReset(record) ? {} : { status }),
       // A route's own 4xx or 5xx is an answer; only a request no route took (a bad path, a body over the limit) is refused by status.
-      outcome: record?.fault ?? record?.denial ?? (record?.route !== undefined || status < 400 ? "answered" : "refused"),
+      outcome:
+        record?.fault ?? record?.denial ?? (record?.route !== undefined || status < 400 ? "answered" : "refused"),
       ...(record?.chaos === undefined ? {} : { chaos: record.chaos }),
       ...(record?.scenario === undefined ? {} : { scenario: record.scenario }),
       ms,
@@ -122,22 +133,38 @@ export const reportRequests = (
   }
   const layer = HttpRouter.use((router) =>
     router.addGlobalMiddleware((effect) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const started = yield* Clock.currentTimeMillis
         const response = yield* effect
-        emit(request.method, request.url, undefined, response.status, (yield* Clock.currentTimeMillis) - started, 0, undefined)
+        emit(
+          request.method,
+          request.url,
+          undefined,
+          response.status,
+          (yield* Clock.currentTimeMillis) - started,
+          0,
+          undefined
+        )
         return response
       })
-    ))
+    )
+  )
   const watch: DoorWatch = (request) => {
     const started = Date.now()
     const before = request.url === undefined ? 0 : Effect.runSync(network.counters).requests
     return {
       head: (status) => {
-        const body = options.bodies === true && request.body !== undefined && request.body.byteLength > 0
-          ? traceBody(request.body.byteLength > TRACED_BODY_LIMIT ? request.body.subarray(0, TRACED_BODY_LIMIT) : request.body, network.redactor, request.body.byteLength > TRACED_BODY_LIMIT)
-          : undefined
+        const body =
+          options.bodies === true && request.body !== undefined && request.body.byteLength > 0
+            ? traceBody(
+                request.body.byteLength > TRACED_BODY_LIMIT
+                  ? request.body.subarray(0, TRACED_BODY_LIMIT)
+                  : request.body,
+                network.redactor,
+                request.body.byteLength > TRACED_BODY_LIMIT
+              )
+            : undefined
         emit(request.method, request.path, request.url, status, Date.now() - started, before, body)
       },
       end: () => {}

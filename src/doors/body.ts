@@ -40,7 +40,12 @@ export const OVER = Symbol("over")
  * Reads a request's body: `done` is told the body, whole, or `OVER` once more than `limit` bytes
  * arrived (the rest is not read); `failed` that the request broke off first. Each is told once.
  */
-export const readBody = (req: http.IncomingMessage, limit: number, done: (body: Uint8Array | typeof OVER) => void, failed: () => void): void => {
+export const readBody = (
+  req: http.IncomingMessage,
+  limit: number,
+  done: (body: Uint8Array | typeof OVER) => void,
+  failed: () => void
+): void => {
   const chunks: Array<Buffer> = []
   let size = 0
   let settled = false

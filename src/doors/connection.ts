@@ -69,7 +69,6 @@ class End extends Duplex {
     if (other !== undefined && !other.destroyed) other.destroy()
     done(error)
   }
-
 }
 
 /** What a connection answers that a TCP socket would, where there is no kernel socket to tune. */
@@ -93,7 +92,16 @@ export const socketLike = <S extends Duplex>(stream: S): S & SocketLike => {
   const same = function (this: S) {
     return this
   }
-  return Object.assign(stream, { remoteAddress: "127.0.0.1", remotePort: 0, localAddress: "127.0.0.1", setNoDelay: same, setTimeout: same, setKeepAlive: same, ref: same, unref: same })
+  return Object.assign(stream, {
+    remoteAddress: "127.0.0.1",
+    remotePort: 0,
+    localAddress: "127.0.0.1",
+    setNoDelay: same,
+    setTimeout: same,
+    setKeepAlive: same,
+    ref: same,
+    unref: same
+  })
 }
 
 /**
@@ -122,7 +130,10 @@ const pair = (): readonly [End, End] => {
 }
 
 const secure = (options: ConnectionOptions): boolean =>
-  options.protocol === "https:" || options.protocol === "wss:" || (options.servername !== undefined && options.servername !== "") || Number(options.port) === 443
+  options.protocol === "https:" ||
+  options.protocol === "wss:" ||
+  (options.servername !== undefined && options.servername !== "") ||
+  Number(options.port) === 443
 
 /**
  * A `createConnection` for `door`. The server behind it is made on first use and holds no
@@ -150,7 +161,10 @@ export const makeConnectionDoor = (door: NodeDoor): ((options?: ConnectionOption
   }
   return (options = {}) => {
     const [client, inside] = pair()
-    schemes.set(inside, secure(typeof options === "object" && options !== null ? options as ConnectionOptions : {}) ? "https" : "http")
+    schemes.set(
+      inside,
+      secure(typeof options === "object" && options !== null ? (options as ConnectionOptions) : {}) ? "https" : "http"
+    )
     serverOf().emit("connection", inside)
     return client as unknown as Socket
   }

@@ -13,9 +13,19 @@ import { makeSimRequest, type SimRequest } from "../registry/request.ts"
 import { abortableResponse, abortReason, fetchFailed, refusedRequest } from "../registry/transport.ts"
 
 /** A string body stays a string: the request encodes it only if a route asks for its bytes. */
-type BodyResult = Uint8Array | string | undefined | Promise<{ body: Uint8Array | undefined; contentType: string | null }>
+type BodyResult =
+  | Uint8Array
+  | string
+  | undefined
+  | Promise<{ body: Uint8Array | undefined; contentType: string | null }>
 
-const readBody = (body: BodyInit | null | undefined, url: string, method: string, headers: Headers, signal: AbortSignal | null | undefined): BodyResult => {
+const readBody = (
+  body: BodyInit | null | undefined,
+  url: string,
+  method: string,
+  headers: Headers,
+  signal: AbortSignal | null | undefined
+): BodyResult => {
   if (body === null || body === undefined) return undefined
   if (typeof body === "string") {
     if (!headers.has("content-type")) headers.set("content-type", "text/plain;charset=UTF-8")
@@ -24,7 +34,8 @@ const readBody = (body: BodyInit | null | undefined, url: string, method: string
   if (body instanceof Uint8Array) return body
   if (body instanceof ArrayBuffer) return new Uint8Array(body)
   if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength)
-  if (body instanceof ReadableStream) return readStream(body, signal).then((bytes) => ({ body: bytes, contentType: null }))
+  if (body instanceof ReadableStream)
+    return readStream(body, signal).then((bytes) => ({ body: bytes, contentType: null }))
   const request = new Request(url, { method, body, duplex: "half" } as RequestInit)
   return request.arrayBuffer().then((buffer) => ({
     body: new Uint8Array(buffer),
@@ -33,7 +44,10 @@ const readBody = (body: BodyInit | null | undefined, url: string, method: string
 }
 
 /** Reads a streamed upload to its end; chunks that are not bytes fail it, as in undici. */
-const readStream = async (stream: ReadableStream<unknown>, signal: AbortSignal | null | undefined): Promise<Uint8Array> => {
+const readStream = async (
+  stream: ReadableStream<unknown>,
+  signal: AbortSignal | null | undefined
+): Promise<Uint8Array> => {
   const reader = stream.getReader()
   // An abort cancels the upload at its source (`awaitBody` has already rejected the fetch).
   const onAbort = () => reader.cancel(abortReason(signal!)).catch(() => undefined)
@@ -83,7 +97,10 @@ const awaitBody = <A>(read: Promise<A>, signal: AbortSignal | null | undefined):
   return new Promise<A>((resolve, reject) => {
     const onAbort = () => reject(abortReason(signal))
     signal.addEventListener("abort", onAbort, { once: true })
-    read.catch(failed).then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort))
+    read
+      .catch(failed)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener("abort", onAbort))
   })
 }
 
@@ -116,9 +133,11 @@ const responseOf = (settled: Settled, signal: AbortSignal | undefined): Response
  * pending rejects with the abort reason.
  */
 const renderOf = (network: Network, refusals: "reject" | "502" | undefined): Render => {
-  const refusal = refusals !== "502"
-    ? (error: SimnetError): Promise<Response> => Promise.reject(fetchFailed(error))
-    : (error: SimnetError, request: SimRequest): Response => refusalResponse(error, bounded(request.method), network.redactor.url(request.url))
+  const refusal =
+    refusals !== "502"
+      ? (error: SimnetError): Promise<Response> => Promise.reject(fetchFailed(error))
+      : (error: SimnetError, request: SimRequest): Response =>
+          refusalResponse(error, bounded(request.method), network.redactor.url(request.url))
   return (request, signal) => {
     const answer = network.dispatch(request)
     switch (answer._tag) {
@@ -132,7 +151,9 @@ const renderOf = (network: Network, refusals: "reject" | "502" | undefined): Ren
           (settled) => responseOf(settled, signal),
           (error: unknown) => {
             if (signal?.aborted) throw abortReason(signal)
-            return isSimnetError(error) ? refusal(error, request) : Promise.reject(fetchFailed(error instanceof Error ? error : new Error(String(error))))
+            return isSimnetError(error)
+              ? refusal(error, request)
+              : Promise.reject(fetchFailed(error instanceof Error ? error : new Error(String(error))))
           }
         )
     }
@@ -147,7 +168,10 @@ const renderOf = (network: Network, refusals: "reject" | "502" | undefined): Ren
  * `redirect: "manual"`, and fails with `redirect: "error"`. Responses carry `url` and
  * `redirected`.
  */
-export const makeFetch = (network: Network, options: { readonly refusals?: "reject" | "502" | undefined } = {}): typeof globalThis.fetch => {
+export const makeFetch = (
+  network: Network,
+  options: { readonly refusals?: "reject" | "502" | undefined } = {}
+): typeof globalThis.fetch => {
   const answer = renderOf(network, options.refusals)
   const simFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     let url: string
@@ -194,7 +218,10 @@ export const makeFetch = (network: Network, options: { readonly refusals?: "reje
     } catch (cause) {
       throw new TypeError(`Failed to parse URL from ${url}`, { cause })
     }
-    const first = answer(makeSimRequest({ method, url: parsed, headers, body, signal: signal ?? undefined }), signal ?? undefined)
+    const first = answer(
+      makeSimRequest({ method, url: parsed, headers, body, signal: signal ?? undefined }),
+      signal ?? undefined
+    )
     let response = first instanceof Response ? first : await first
     let redirects = 0
     while (redirect !== "manual" && REDIRECT_STATUS.has(response.status)) {
@@ -210,10 +237,19 @@ export const makeFetch = (network: Network, options: { readonly refusals?: "reje
       }
       await response.body?.cancel()
       const nextHeaders = new Headers(headers)
-      if ((response.status === 303 && method !== "GET" && method !== "HEAD") || (response.status <= 302 && method === "POST")) {
+      if (
+        (response.status === 303 && method !== "GET" && method !== "HEAD") ||
+        (response.status <= 302 && method === "POST")
+      ) {
         method = "GET"
         body = undefined
-        for (const name of ["content-type", "content-length", "content-encoding", "content-language", "content-location"]) {
+        for (const name of [
+          "content-type",
+          "content-length",
+          "content-encoding",
+          "content-language",
+          "content-location"
+        ]) {
           nextHeaders.delete(name)
         }
       }
@@ -222,7 +258,16 @@ export const makeFetch = (network: Network, options: { readonly refusals?: "reje
       }
       parsed = next
       headers = nextHeaders
-      response = await answer(makeSimRequest({ method, url: parsed, headers, body: body as Uint8Array | string | undefined, signal: signal ?? undefined }), signal ?? undefined)
+      response = await answer(
+        makeSimRequest({
+          method,
+          url: parsed,
+          headers,
+          body: body as Uint8Array | string | undefined,
+          signal: signal ?? undefined
+        }),
+        signal ?? undefined
+      )
     }
     return asFetched(response, parsed.href, redirects > 0)
   }

@@ -34,10 +34,11 @@ import { isLoopbackHost } from "../registry/util.ts"
  *   The network's log records them as unmatched. As MSW's `onUnhandledRequest: "bypass"`, but
  *   only for the hosts listed.
  */
-export type GlobalOptions = GuardOptions & (
-  | { readonly onUnmatched?: "error" | undefined }
-  | { readonly onUnmatched: "passthrough"; readonly passthroughHosts: ReadonlyArray<string | RegExp> }
-)
+export type GlobalOptions = GuardOptions &
+  (
+    | { readonly onUnmatched?: "error" | undefined }
+    | { readonly onUnmatched: "passthrough"; readonly passthroughHosts: ReadonlyArray<string | RegExp> }
+  )
 
 /**
  * The network guard of an installation (`guard.ts`): any other outbound TCP or TLS connection
@@ -108,7 +109,10 @@ const readBody = async (body: unknown): Promise<Uint8Array | undefined> => {
   if (body instanceof FormData || body instanceof Blob || body instanceof URLSearchParams) {
     return new Uint8Array(await new Response(body).arrayBuffer())
   }
-  if (typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function" || typeof (body as Iterable<unknown>)[Symbol.iterator] === "function") {
+  if (
+    typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function" ||
+    typeof (body as Iterable<unknown>)[Symbol.iterator] === "function"
+  ) {
     const chunks: Array<Uint8Array> = []
     for await (const chunk of body as AsyncIterable<unknown>) {
       chunks.push(typeof chunk === "string" ? new TextEncoder().encode(chunk) : (chunk as Uint8Array))
@@ -118,7 +122,9 @@ const readBody = async (body: unknown): Promise<Uint8Array | undefined> => {
   throw new TypeError(`unsupported request body (${Object.prototype.toString.call(body)})`)
 }
 
-const responseHeaders = (headers: Headers): { readonly object: Record<string, string | Array<string>>; readonly raw: Array<Buffer> } => {
+const responseHeaders = (
+  headers: Headers
+): { readonly object: Record<string, string | Array<string>>; readonly raw: Array<Buffer> } => {
   const object: Record<string, string | Array<string>> = {}
   const raw: Array<Buffer> = []
   const add = (name: string, value: string) => {
@@ -185,97 +191,114 @@ class SimController implements Dispatcher.DispatchController {
  * failed")` whose cause it is).
  */
 const defineSimDispatcher = (Base: typeof Undici.Dispatcher) =>
-class SimDispatcher extends Base {
-  readonly #fetch: typeof globalThis.fetch
-  readonly #passthrough: ((url: URL) => boolean) | undefined
-  readonly #original: Dispatcher
+  class SimDispatcher extends Base {
+    readonly #fetch: typeof globalThis.fetch
+    readonly #passthrough: ((url: URL) => boolean) | undefined
+    readonly #original: Dispatcher
 
-  constructor(fetch: typeof globalThis.fetch, passthrough: ((url: URL) => boolean) | undefined, original: Dispatcher) {
-    super()
-    this.#fetch = fetch
-    this.#passthrough = passthrough
-    this.#original = original
-  }
-
-  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    const controller = new SimController()
-    void this.#run(options, handler, controller)
-    return true
-  }
-
-  async #run(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler, controller: SimController): Promise<void> {
-    let settled = false
-    const fail = (error: Error) => {
-      if (settled) return
-      settled = true
-      handler.onResponseError?.(controller, error)
+    constructor(
+      fetch: typeof globalThis.fetch,
+      passthrough: ((url: URL) => boolean) | undefined,
+      original: Dispatcher
+    ) {
+      super()
+      this.#fetch = fetch
+      this.#passthrough = passthrough
+      this.#original = original
     }
-    try {
-      handler.onRequestStart?.(controller, {})
-      if (controller.aborted) return fail(controller.reason ?? new Error("aborted"))
-      const body = await readBody(options.body)
-      const url = new URL(options.path, options.origin)
-      const method = options.method
-      let response: Response
+
+    override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+      const controller = new SimController()
+      void this.#run(options, handler, controller)
+      return true
+    }
+
+    async #run(
+      options: Dispatcher.DispatchOptions,
+      handler: Dispatcher.DispatchHandler,
+      controller: SimController
+    ): Promise<void> {
+      let settled = false
+      const fail = (error: Error) => {
+        if (settled) return
+        settled = true
+        handler.onResponseError?.(controller, error)
+      }
       try {
-        response = await dispatchIn(url.href, method, () =>
-          this.#fetch(url, { method, headers: toHeaders(options.headers), body: body as BodyInit | undefined, redirect: "manual", signal: controller.signal }))
-      } catch (error) {
-        if (this.#passthrough?.(url) && isUnregistered(error)) {
-          settled = true
-          this.#original.dispatch({ ...options, body: body === undefined ? null : body }, handler)
-          return
-        }
-        throw error
-      }
-      if (controller.aborted) {
-        await response.body?.cancel()
-        return fail(controller.reason ?? new Error("aborted"))
-      }
-      const headers = responseHeaders(response.headers)
-      controller.rawHeaders = headers.raw
-      handler.onResponseStart?.(controller, response.status, headers.object, response.statusText)
-      if (response.body !== null) {
-        const reader = response.body.getReader()
-        for (;;) {
-          const paused = controller.whenFlowing()
-          if (paused !== undefined) await paused
-          if (controller.aborted) {
-            await reader.cancel(controller.reason).catch(() => undefined)
-            return fail(controller.reason ?? new Error("aborted"))
+        handler.onRequestStart?.(controller, {})
+        if (controller.aborted) return fail(controller.reason ?? new Error("aborted"))
+        const body = await readBody(options.body)
+        const url = new URL(options.path, options.origin)
+        const method = options.method
+        let response: Response
+        try {
+          response = await dispatchIn(url.href, method, () =>
+            this.#fetch(url, {
+              method,
+              headers: toHeaders(options.headers),
+              body: body as BodyInit | undefined,
+              redirect: "manual",
+              signal: controller.signal
+            })
+          )
+        } catch (error) {
+          if (this.#passthrough?.(url) && isUnregistered(error)) {
+            settled = true
+            this.#original.dispatch({ ...options, body: body === undefined ? null : body }, handler)
+            return
           }
-          const { done, value } = await reader.read()
-          if (done) break
-          handler.onResponseData?.(controller, Buffer.from(value.buffer, value.byteOffset, value.byteLength))
+          throw error
         }
+        if (controller.aborted) {
+          await response.body?.cancel()
+          return fail(controller.reason ?? new Error("aborted"))
+        }
+        const headers = responseHeaders(response.headers)
+        controller.rawHeaders = headers.raw
+        handler.onResponseStart?.(controller, response.status, headers.object, response.statusText)
+        if (response.body !== null) {
+          const reader = response.body.getReader()
+          for (;;) {
+            const paused = controller.whenFlowing()
+            if (paused !== undefined) await paused
+            if (controller.aborted) {
+              await reader.cancel(controller.reason).catch(() => undefined)
+              return fail(controller.reason ?? new Error("aborted"))
+            }
+            const { done, value } = await reader.read()
+            if (done) break
+            handler.onResponseData?.(controller, Buffer.from(value.buffer, value.byteOffset, value.byteLength))
+          }
+        }
+        if (controller.aborted) return fail(controller.reason ?? new Error("aborted"))
+        settled = true
+        handler.onResponseEnd?.(controller, {})
+      } catch (error) {
+        fail(controller.aborted && controller.reason !== null ? controller.reason : causeOf(error))
       }
-      if (controller.aborted) return fail(controller.reason ?? new Error("aborted"))
-      settled = true
-      handler.onResponseEnd?.(controller, {})
-    } catch (error) {
-      fail(controller.aborted && controller.reason !== null ? controller.reason : causeOf(error))
+    }
+
+    override close(): Promise<void> {
+      return Promise.resolve()
+    }
+
+    override destroy(): Promise<void> {
+      return Promise.resolve()
     }
   }
-
-  override close(): Promise<void> {
-    return Promise.resolve()
-  }
-
-  override destroy(): Promise<void> {
-    return Promise.resolve()
-  }
-}
 
 /**
  * undici and the `node:http` interceptor, loaded on the first installation rather than with
  * simnet (about 65 ms together): most networks answer a `fetch` handed to an SDK and never
  * install. Both ship CommonJS, so `installGlobal` stays synchronous.
  */
-let modules: {
-  readonly undici: typeof Undici
-  readonly ClientRequestInterceptor: typeof Interceptors.ClientRequestInterceptor
-  readonly SimDispatcher: ReturnType<typeof defineSimDispatcher>
-} | undefined
+let modules:
+  | {
+      readonly undici: typeof Undici
+      readonly ClientRequestInterceptor: typeof Interceptors.ClientRequestInterceptor
+      readonly SimDispatcher: ReturnType<typeof defineSimDispatcher>
+    }
+  | undefined
 const load = () => {
   if (modules !== undefined) return modules
   const require = createRequire(import.meta.url)
@@ -296,7 +319,11 @@ let active = false
  * door, `http1.ts`'s `globalDoor`) when one is given, else through the interceptor. Returns the
  * function that restores them.
  */
-export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOptions = {}, door?: NodeDoor): RestoreGlobal => {
+export const installGlobal = (
+  fetch: typeof globalThis.fetch,
+  options: GlobalOptions = {},
+  door?: NodeDoor
+): RestoreGlobal => {
   if (active) {
     throw new GlobalInstallConflict()
   }
@@ -353,16 +380,28 @@ export const installGlobal = (fetch: typeof globalThis.fetch, options: GlobalOpt
   let unhttp1: (() => void) | undefined
   try {
     if (options.guard !== false) unguard = installGuard(allowance)
-    unhttp2 = installHttp2(fetch, (url) => allowance(url.hostname, url.port === "" ? (url.protocol === "http:" ? 80 : 443) : Number(url.port)))
-    Object.defineProperty(globalThis, "fetch", { value: simFetch, writable: true, enumerable: fetchDescriptor?.enumerable ?? true, configurable: true })
+    unhttp2 = installHttp2(fetch, (url) =>
+      allowance(url.hostname, url.port === "" ? (url.protocol === "http:" ? 80 : 443) : Number(url.port))
+    )
+    Object.defineProperty(globalThis, "fetch", {
+      value: simFetch,
+      writable: true,
+      enumerable: fetchDescriptor?.enumerable ?? true,
+      configurable: true
+    })
     // Both slots: undici 7+ reads the new one; Node's built-in fetch reads the legacy one, where
     // undici puts a wrapper that adapts the older handler interface.
     undici.setGlobalDispatcher(dispatcher)
     if (viaDoor) {
       // A request for a loopback URL is marked as `fetch`'s are, so the loopback route's forward leaves.
-      const marked: NodeDoor = Object.assign((req: IncomingMessage, res: ServerResponse, target: string | undefined, upgrade?: Upgrading) => dispatchIn(target ?? "", req.method ?? "GET", () => door(req, res, target, upgrade)), {
-        checkContinue: (req: IncomingMessage, res: ServerResponse, target: string | undefined) => dispatchIn(target ?? "", req.method ?? "GET", () => door.checkContinue(req, res, target))
-      })
+      const marked: NodeDoor = Object.assign(
+        (req: IncomingMessage, res: ServerResponse, target: string | undefined, upgrade?: Upgrading) =>
+          dispatchIn(target ?? "", req.method ?? "GET", () => door(req, res, target, upgrade)),
+        {
+          checkContinue: (req: IncomingMessage, res: ServerResponse, target: string | undefined) =>
+            dispatchIn(target ?? "", req.method ?? "GET", () => door.checkContinue(req, res, target))
+        }
+      )
       unhttp1 = installHttp1(marked, () => forwarding.getStore() !== undefined)
     }
     interceptor?.apply()

@@ -21,9 +21,7 @@ import type * as net from "node:net"
 import { ConnectionDenied } from "../SimnetError.ts"
 
 /** Where a connection goes: a host and port, or a local path (a Unix socket, a pipe). */
-type Destination =
-  | { readonly host: string; readonly port: number | undefined }
-  | { readonly path: string }
+type Destination = { readonly host: string; readonly port: number | undefined } | { readonly path: string }
 
 /** `net.Socket#connect`'s arguments as Node itself reads them (`(options)`, `(port, host?)`, `(path)`). */
 type NormalizeArgs = (args: ReadonlyArray<unknown>) => [Record<string, unknown>, unknown]
@@ -46,12 +44,22 @@ const portOf = (value: unknown): number | undefined => {
  * does — a pipe when `path` is truthy (`{ path: "" }` is TCP), else `host || "localhost"` and
  * the port `lookupAndConnect` takes.
  */
-const destinationOf = (normalize: NormalizeArgs, marker: symbol | undefined, args: ReadonlyArray<unknown>): Destination => {
+const destinationOf = (
+  normalize: NormalizeArgs,
+  marker: symbol | undefined,
+  args: ReadonlyArray<unknown>
+): Destination => {
   const given = args[0] as Record<symbol, unknown> | undefined
-  const normalized = Array.isArray(given) && marker !== undefined && given[marker] === true ? (given as unknown as ReturnType<NormalizeArgs>) : normalize(args)
+  const normalized =
+    Array.isArray(given) && marker !== undefined && given[marker] === true
+      ? (given as unknown as ReturnType<NormalizeArgs>)
+      : normalize(args)
   const options = normalized[0] as { host?: unknown; port?: unknown; path?: unknown }
   if (options.path) return { path: String(options.path) }
-  return { host: typeof options.host === "string" && options.host !== "" ? options.host : "localhost", port: portOf(options.port) }
+  return {
+    host: typeof options.host === "string" && options.host !== "" ? options.host : "localhost",
+    port: portOf(options.port)
+  }
 }
 
 /**
@@ -59,7 +67,11 @@ const destinationOf = (normalize: NormalizeArgs, marker: symbol | undefined, arg
  * IPv6 with or without brackets), or a RegExp tested against the host as given. Passthrough hosts
  * and the guard's `allowHosts` are both read this way.
  */
-export const hostAllowed = (allowed: ReadonlyArray<string | RegExp>, host: string, port: number | undefined): boolean => {
+export const hostAllowed = (
+  allowed: ReadonlyArray<string | RegExp>,
+  host: string,
+  port: number | undefined
+): boolean => {
   const name = host.toLowerCase().replace(/^\[|\]$/g, "")
   return allowed.some((entry) => {
     if (typeof entry !== "string") {

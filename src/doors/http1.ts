@@ -26,7 +26,7 @@ type RequestFunction = typeof Http.request
 const optionsOf = (args: ReadonlyArray<unknown>): Http.RequestOptions | undefined => {
   const [first, second] = args
   const options = typeof first === "object" && first !== null && !(first instanceof URL) ? first : second
-  return typeof options === "object" && options !== null ? options as Http.RequestOptions : undefined
+  return typeof options === "object" && options !== null ? (options as Http.RequestOptions) : undefined
 }
 
 /** The host a `http.request`'s arguments name. */
@@ -77,9 +77,11 @@ export const installHttp1 = (door: NodeDoor, forwarding: () => boolean): (() => 
   const defaults = { http: make(false), https: make(true) }
   const own = new WeakMap<object, Http.Agent>()
   const agentFor = (given: unknown, secure: boolean): Http.Agent => {
-    if (typeof given !== "object" || given === null || given === http.globalAgent || given === https.globalAgent) return secure ? defaults.https : defaults.http
+    if (typeof given !== "object" || given === null || given === http.globalAgent || given === https.globalAgent)
+      return secure ? defaults.https : defaults.http
     let agent = own.get(given)
-    if (agent === undefined) own.set(given, (agent = make(given instanceof https.Agent || (secure && !(given instanceof http.Agent)))))
+    if (agent === undefined)
+      own.set(given, (agent = make(given instanceof https.Agent || (secure && !(given instanceof http.Agent)))))
     return agent
   }
   const originals = { httpRequest: http.request, httpGet: http.get, httpsRequest: https.request, httpsGet: https.get }

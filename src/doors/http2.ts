@@ -13,7 +13,14 @@ import { syncBuiltinESMExports } from "node:module"
 import { inMemoryPair } from "./connection.ts"
 
 /** Headers HTTP/2 forbids in a response (connection-specific) and the pseudo-headers of a request. */
-const CONNECTION_HEADERS = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host"])
+const CONNECTION_HEADERS = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "host"
+])
 
 const requestHeaders = (headers: Http2.IncomingHttpHeaders): Headers => {
   const out = new Headers()
@@ -40,14 +47,21 @@ const responseHeaders = (response: Response): Http2.OutgoingHttpHeaders => {
 /** The JSON of a request `fetch` refused: its error's message (which names the request and the nearest routes). */
 const refusal = (error: unknown): string => {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error
-  const tag = typeof (cause as { _tag?: unknown } | undefined)?._tag === "string" ? (cause as { _tag: string })._tag : "RouteFailed"
+  const tag =
+    typeof (cause as { _tag?: unknown } | undefined)?._tag === "string"
+      ? (cause as { _tag: string })._tag
+      : "RouteFailed"
   const message = cause instanceof Error ? cause.message : String(cause)
   // `message` at the top too: where an SDK (the AWS SDK's) reads an error's message.
   return JSON.stringify({ message, error: { tag, message } })
 }
 
 /** Answers one stream through `fetch`; a client that goes away aborts the call. */
-const answer = (fetch: typeof globalThis.fetch, stream: Http2.ServerHttp2Stream, headers: Http2.IncomingHttpHeaders): void => {
+const answer = (
+  fetch: typeof globalThis.fetch,
+  stream: Http2.ServerHttp2Stream,
+  headers: Http2.IncomingHttpHeaders
+): void => {
   const method = String(headers[":method"] ?? "GET")
   const url = `${String(headers[":scheme"] ?? "https")}://${String(headers[":authority"] ?? headers.host ?? "")}${String(headers[":path"] ?? "/")}`
   const aborted = new AbortController()
@@ -56,21 +70,31 @@ const answer = (fetch: typeof globalThis.fetch, stream: Http2.ServerHttp2Stream,
   let size = 0
   stream.on("data", (chunk: Buffer) => {
     size += chunk.length
-    if (size > MAX_BODY) return void stream.close((process.getBuiltinModule("node:http2") as typeof Http2).constants.NGHTTP2_REFUSED_STREAM)
+    if (size > MAX_BODY)
+      return void stream.close(
+        (process.getBuiltinModule("node:http2") as typeof Http2).constants.NGHTTP2_REFUSED_STREAM
+      )
     chunks.push(chunk)
   })
-  stream.once("end", () => respond(fetch, stream, url, {
-    method,
-    headers: requestHeaders(headers),
-    signal: aborted.signal,
-    ...(method === "GET" || method === "HEAD" ? {} : { body: Buffer.concat(chunks, size) })
-  }))
+  stream.once("end", () =>
+    respond(fetch, stream, url, {
+      method,
+      headers: requestHeaders(headers),
+      signal: aborted.signal,
+      ...(method === "GET" || method === "HEAD" ? {} : { body: Buffer.concat(chunks, size) })
+    })
+  )
 }
 
 /** The largest request body taken (as `simnet serve`'s default limit). */
 const MAX_BODY = 32 * 1024 * 1024
 
-const respond = (fetch: typeof globalThis.fetch, stream: Http2.ServerHttp2Stream, url: string, init: RequestInit): void => {
+const respond = (
+  fetch: typeof globalThis.fetch,
+  stream: Http2.ServerHttp2Stream,
+  url: string,
+  init: RequestInit
+): void => {
   fetch(url, init).then(
     async (response) => {
       if (stream.destroyed) return void response.body?.cancel().catch(() => undefined)
@@ -84,13 +108,19 @@ const respond = (fetch: typeof globalThis.fetch, stream: Http2.ServerHttp2Stream
         if (!stream.destroyed) stream.end()
       } catch {
         // A body that breaks mid-way (a reset fault, a failed stream) resets the stream, as a server's would.
-        if (!stream.destroyed) stream.close((process.getBuiltinModule("node:http2") as typeof Http2).constants.NGHTTP2_INTERNAL_ERROR)
+        if (!stream.destroyed)
+          stream.close((process.getBuiltinModule("node:http2") as typeof Http2).constants.NGHTTP2_INTERNAL_ERROR)
       }
     },
     (error: unknown) => {
       if (stream.destroyed) return
       const text = refusal(error)
-      stream.respond({ ":status": 404, "content-type": "application/json", "content-length": Buffer.byteLength(text), "x-should-retry": "false" })
+      stream.respond({
+        ":status": 404,
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(text),
+        "x-should-retry": "false"
+      })
       stream.end(text)
     }
   )
@@ -114,14 +144,19 @@ export const installHttp2 = (fetch: typeof globalThis.fetch, letThrough: (url: U
   const connect = function (this: unknown, authority: string | URL, ...rest: Array<unknown>) {
     const url = typeof authority === "string" ? URL.parse(authority) : authority
     const listener = typeof rest[0] === "function" ? rest[0] : rest[1]
-    const options = typeof rest[0] === "object" && rest[0] !== null ? rest[0] as Http2.SecureClientSessionOptions : {}
-    if (url === null || letThrough(url) || options.createConnection !== undefined) return Reflect.apply(original, this, [authority, ...rest])
+    const options = typeof rest[0] === "object" && rest[0] !== null ? (rest[0] as Http2.SecureClientSessionOptions) : {}
+    if (url === null || letThrough(url) || options.createConnection !== undefined)
+      return Reflect.apply(original, this, [authority, ...rest])
     const createConnection = () => {
       const [client, inside] = inMemoryPair()
       serverOf().emit("connection", inside)
       return client
     }
-    return Reflect.apply(original, this, [authority, { ...options, createConnection }, ...(listener === undefined ? [] : [listener])])
+    return Reflect.apply(original, this, [
+      authority,
+      { ...options, createConnection },
+      ...(listener === undefined ? [] : [listener])
+    ])
   } as typeof Http2.connect
   http2.connect = connect
   syncBuiltinESMExports()

@@ -23,17 +23,26 @@ const encoder = new TextEncoder()
  * arrives with an empty body, as undici delivers it, so reading its stream yields nothing
  * rather than failing.
  */
-const received = (request: HttpClientRequest.HttpClientRequest, settled: Settled): HttpClientResponse.HttpClientResponse => {
+const received = (
+  request: HttpClientRequest.HttpClientRequest,
+  settled: Settled
+): HttpClientResponse.HttpClientResponse => {
   const answer = withoutUpgrade(settled)
   if (answer._tag === "Whole") {
     // No body, for a status and method that carry one, arrives empty, as undici delivers it.
-    const body = answer.body === undefined && request.method !== "HEAD" && !NULL_BODY_STATUSES.has(answer.status) ? EMPTY : answer.body
+    const body =
+      answer.body === undefined && request.method !== "HEAD" && !NULL_BODY_STATUSES.has(answer.status)
+        ? EMPTY
+        : answer.body
     return HttpClientResponse.fromWeb(request, wholeResponse({ ...answer, body }, undefined))
   }
   const response = answer.response
   return HttpClientResponse.fromWeb(
     request,
-    response.body === null && request.method !== "HEAD" && !NULL_BODY_STATUSES.has(response.status) && response.status >= 200
+    response.body === null &&
+      request.method !== "HEAD" &&
+      !NULL_BODY_STATUSES.has(response.status) &&
+      response.status >= 200
       ? new Response(EMPTY, { status: response.status, statusText: response.statusText, headers: response.headers })
       : response
   )
@@ -41,7 +50,9 @@ const received = (request: HttpClientRequest.HttpClientRequest, settled: Settled
 
 const EMPTY = new Uint8Array(0)
 
-const requestBody = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<
+const requestBody = (
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<
   { body: Uint8Array | undefined; contentType: string | undefined },
   HttpClientError.HttpClientError
 > => {
@@ -62,13 +73,19 @@ const requestBody = (request: HttpClientRequest.HttpClientRequest): Effect.Effec
     case "FormData": {
       const response = new Response(body.formData)
       return Effect.promise(() => response.arrayBuffer()).pipe(
-        Effect.map((buffer) => ({ body: new Uint8Array(buffer), contentType: response.headers.get("content-type") ?? undefined }))
+        Effect.map((buffer) => ({
+          body: new Uint8Array(buffer),
+          contentType: response.headers.get("content-type") ?? undefined
+        }))
       )
     }
     case "Stream":
       return Stream.mkUint8Array(body.stream).pipe(
         Effect.map((bytes) => ({ body: bytes as Uint8Array, contentType: body.contentType })),
-        Effect.mapError((cause) => new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, cause }) }))
+        Effect.mapError(
+          (cause) =>
+            new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, cause }) })
+        )
       )
   }
 }
@@ -88,7 +105,10 @@ const withContentType = (request: HttpClientRequest.HttpClientRequest, contentTy
  * refusal as a `TransportError` whose `cause` is the typed error, an answer to come run in the
  * caller's fiber (its `Clock` among its services).
  */
-const render = (request: HttpClientRequest.HttpClientRequest, answer: Answer): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
+const render = (
+  request: HttpClientRequest.HttpClientRequest,
+  answer: Answer
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
   switch (answer._tag) {
     case "Whole":
     case "Streamed":
@@ -116,10 +136,24 @@ export const makeHttpClient = (network: Network): HttpClient.HttpClient =>
     // whose cause is undici's own `TypeError`.
     const refused = refusedRequest(String(request.method), request.body._tag !== "Empty")
     if (refused !== undefined) {
-      return Effect.fail(new HttpClientError.HttpClientError({
-        reason: new HttpClientError.TransportError({ request, cause: refused, description: refused.message })
-      }))
+      return Effect.fail(
+        new HttpClientError.HttpClientError({
+          reason: new HttpClientError.TransportError({ request, cause: refused, description: refused.message })
+        })
+      )
     }
     return Effect.flatMap(requestBody(request), ({ body, contentType }) =>
-      render(request, network.dispatch(makeSimRequest({ method: request.method, url, headers: withContentType(request, contentType) as Record<string, string>, body, signal }))))
+      render(
+        request,
+        network.dispatch(
+          makeSimRequest({
+            method: request.method,
+            url,
+            headers: withContentType(request, contentType) as Record<string, string>,
+            body,
+            signal
+          })
+        )
+      )
+    )
   })

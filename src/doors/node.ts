@@ -63,7 +63,9 @@ export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
  * The request's headers without `host` (the network sees the target's host in the URL), as Node
  * gives them (Node builds `req.headers` for every request anyway; repeated `set-cookie`s joined).
  */
-const withoutHost = (headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): Record<string, string> => {
+const withoutHost = (
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const name in headers) {
     const value = headers[name]
@@ -73,11 +75,20 @@ const withoutHost = (headers: Readonly<Record<string, string | ReadonlyArray<str
 }
 
 /** The 502 body of a request that failed on its way back: what failed, for which request (redacted), and why. */
-const routeFailed = (redactor: Redactor, requestMethod: string, target: string, what: string, reason: RouteFailedReason, cause: unknown) => {
+const routeFailed = (
+  redactor: Redactor,
+  requestMethod: string,
+  target: string,
+  what: string,
+  reason: RouteFailedReason,
+  cause: unknown
+) => {
   const shown = redactor.url(target)
   const method = bounded(requestMethod)
   const detail = cause instanceof Error ? `: ${bounded(cause.message)}` : ""
-  return { error: { tag: "RouteFailed", message: `simnet: ${what} ${method} ${shown}${detail}`, method, url: shown, reason } }
+  return {
+    error: { tag: "RouteFailed", message: `simnet: ${what} ${method} ${shown}${detail}`, method, url: shown, reason }
+  }
 }
 
 /** The headers of such a 502, as a refusal's (`refusalHeaders`). */
@@ -141,9 +152,15 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
 
   /** Writes a whole answer; Node refusing its head (a route's header it will not write) is a 502 saying so. */
   const writeWhole = (res: http.ServerResponse, method: string, target: string, answer: Whole): number => {
-    const body = bodiless(method, answer.status) ? undefined : answer.body ?? EMPTY
+    const body = bodiless(method, answer.status) ? undefined : (answer.body ?? EMPTY)
     try {
-      res.writeHead(answer.status, nodeHeaders(answer.headers, body === undefined ? undefined : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength))
+      res.writeHead(
+        answer.status,
+        nodeHeaders(
+          answer.headers,
+          body === undefined ? undefined : typeof body === "string" ? Buffer.byteLength(body) : body.byteLength
+        )
+      )
     } catch (cause) {
       refusedHead(res, redactor, method, target, cause)
       return 502
@@ -152,7 +169,13 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
     return answer.status
   }
 
-  const answer = (req: http.IncomingMessage, res: http.ServerResponse, target: string, body: Uint8Array | undefined, upgrade: Upgrading | undefined) => {
+  const answer = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    target: string,
+    body: Uint8Array | undefined,
+    upgrade: Upgrading | undefined
+  ) => {
     const method = req.method ?? "GET"
     // Copied from Node's (without `host`) the first time a watcher, route, matcher or log reads them.
     let copied: Record<string, string> | undefined
@@ -225,26 +248,34 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
           return settled(now.value)
         }
         watchClose()
-        now.then(
-          (value) => {
-            if (res.destroyed) return value._tag === "Streamed" ? void value.response.body?.cancel().catch(() => undefined) : undefined
-            settled(value)
-          },
-          failed
-        )
+        now.then((value) => {
+          if (res.destroyed)
+            return value._tag === "Streamed" ? void value.response.body?.cancel().catch(() => undefined) : undefined
+          settled(value)
+        }, failed)
       }
     }
   }
 
-  const door = (req: http.IncomingMessage, res: http.ServerResponse, target: string | undefined, upgrade?: Upgrading): void => {
+  const door = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    target: string | undefined,
+    upgrade?: Upgrading
+  ): void => {
     const path = req.url ?? "/"
     if (target === undefined) {
-      badPath(res, path, watchersOf(() => ({ method: req.method ?? "GET", path, url: undefined, headers: {}, body: undefined })))
+      badPath(
+        res,
+        path,
+        watchersOf(() => ({ method: req.method ?? "GET", path, url: undefined, headers: {}, body: undefined }))
+      )
       return
     }
     const method = req.method ?? "GET"
     const length = req.headers["content-length"]
-    const hasBody = method !== "GET" && method !== "HEAD" && (length !== undefined || req.headers["transfer-encoding"] !== undefined)
+    const hasBody =
+      method !== "GET" && method !== "HEAD" && (length !== undefined || req.headers["transfer-encoding"] !== undefined)
     if (!hasBody) {
       answer(req, res, target, undefined, upgrade)
       return
@@ -279,15 +310,35 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
    * bytes the connection is closed. A client waiting for `100 Continue` (`unsent`) has sent none
    * of it: the answer goes at once.
    */
-  function tooLarge(req: http.IncomingMessage, res: http.ServerResponse, requestMethod: string, target: string, unsent: boolean) {
+  function tooLarge(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    requestMethod: string,
+    target: string,
+    unsent: boolean
+  ) {
     const url = redactor.url(target)
     const method = bounded(requestMethod)
-    const watchers = watchersOf(() => ({ method: requestMethod, path: req.url ?? "/", url: target, headers: withoutHost(req.headers), body: undefined }))
+    const watchers = watchersOf(() => ({
+      method: requestMethod,
+      path: req.url ?? "/",
+      url: target,
+      headers: withoutHost(req.headers),
+      body: undefined
+    }))
     let told = false
     const answer = () => {
       if (told) return
       told = true
-      json(res, 413, { error: { tag: "PayloadTooLarge", message: `simnet: the body of ${method} ${url} is over the limit of ${limit} bytes (simnet serve --body-limit)`, method, url, limit } })
+      json(res, 413, {
+        error: {
+          tag: "PayloadTooLarge",
+          message: `simnet: the body of ${method} ${url} is over the limit of ${limit} bytes (simnet serve --body-limit)`,
+          method,
+          url,
+          limit
+        }
+      })
       for (const watcher of watchers) {
         watcher.head(413, undefined)
         watcher.end()
@@ -306,7 +357,12 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
   }
 
   function badPath(res: http.ServerResponse, path: string, watchers: ReadonlyArray<Watcher>) {
-    json(res, 400, { error: { tag: "BadRequest", message: `expected /HOST/PATH (e.g. /api.openai.com/v1/models), got ${bounded(path.split("?")[0])}` } })
+    json(res, 400, {
+      error: {
+        tag: "BadRequest",
+        message: `expected /HOST/PATH (e.g. /api.openai.com/v1/models), got ${bounded(path.split("?")[0])}`
+      }
+    })
     for (const watcher of watchers) {
       watcher.head(400, undefined)
       watcher.end()
@@ -315,7 +371,12 @@ export const makeNodeDoor = (engine: Network, options: NodeDoorOptions = {}): No
 }
 
 /** A JSON answer, unless the head went out already or the client is gone. */
-const json = (res: http.ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}) => {
+const json = (
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {}
+) => {
   const text = JSON.stringify(body)
   if (res.headersSent || res.destroyed) return
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers })
@@ -324,7 +385,12 @@ const json = (res: http.ServerResponse, status: number, body: unknown, headers: 
 
 /** The 502 of an answer whose head Node refused to write (a route's header it will not send). */
 const refusedHead = (res: http.ServerResponse, redactor: Redactor, method: string, target: string, cause: unknown) =>
-  json(res, 502, routeFailed(redactor, method, target, "Node refused the answer to", "misconfigured", cause), ROUTE_FAILED_HEADERS)
+  json(
+    res,
+    502,
+    routeFailed(redactor, method, target, "Node refused the answer to", "misconfigured", cause),
+    ROUTE_FAILED_HEADERS
+  )
 
 const NONE: ReadonlyArray<Watcher> = []
 /** The most bytes of a body over the limit read and dropped before its connection is closed. */

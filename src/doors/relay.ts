@@ -13,14 +13,18 @@ const COALESCE_LIMIT = 16 * 1024
 const WHOLE_BODY_LIMIT = 64 * 1024
 
 /** Statuses and methods whose responses carry no body. */
-export const bodiless = (method: string, status: number) => method === "HEAD" || status === 204 || status === 205 || status === 304
+export const bodiless = (method: string, status: number) =>
+  method === "HEAD" || status === 204 || status === 205 || status === 304
 
 /**
  * A response's headers as Node writes them, with the body's length when the body is whole: the
  * flat `[name, value, …]` list `writeHead` takes (pushed, where an object built name by name
  * cost a store Node then read back), without the framing headers Node sets itself.
  */
-export const nodeHeaders = (headers: Readonly<Record<string, string>> | Headers, length: number | undefined): Array<string | number | Array<string>> => {
+export const nodeHeaders = (
+  headers: Readonly<Record<string, string>> | Headers,
+  length: number | undefined
+): Array<string | number | Array<string>> => {
   const out: Array<string | number | Array<string>> = []
   if (headers instanceof Headers) {
     headers.forEach((value, name) => {
@@ -29,7 +33,8 @@ export const nodeHeaders = (headers: Readonly<Record<string, string>> | Headers,
     const cookies = headers.getSetCookie()
     if (cookies.length > 0) out.push("set-cookie", cookies)
   } else {
-    for (const name in headers) if (name !== "transfer-encoding" && name !== "content-length") out.push(name, headers[name])
+    for (const name in headers)
+      if (name !== "transfer-encoding" && name !== "content-length") out.push(name, headers[name])
   }
   if (length !== undefined) out.push("content-length", length)
   return out
@@ -41,19 +46,23 @@ const STILL_ARRIVING = Symbol("stillArriving")
 const readNow = (read: Promise<ReadableStreamReadResult<Uint8Array>>) =>
   new Promise<ReadableStreamReadResult<Uint8Array> | typeof STILL_ARRIVING>((resolve, reject) => {
     const turn = setImmediate(resolve, STILL_ARRIVING)
-    read.then((result) => {
-      clearImmediate(turn)
-      resolve(result)
-    }, (error: unknown) => {
-      clearImmediate(turn)
-      reject(error)
-    })
+    read.then(
+      (result) => {
+        clearImmediate(turn)
+        resolve(result)
+      },
+      (error: unknown) => {
+        clearImmediate(turn)
+        reject(error)
+      }
+    )
   })
 
 const SETTLED_LATER = Symbol("settledLater")
 const settledLater = Promise.resolve(SETTLED_LATER)
 
-const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))
+const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array =>
+  chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)
 
 /**
  * Relays a web response's body. What the body holds before the event loop turns, when it ends
@@ -107,7 +116,8 @@ export const relay = (
     end()
   }
   res.once("close", () => {
-    if (!res.writableFinished) void reader.cancel(new DOMException("The client went away", "AbortError")).catch(() => undefined)
+    if (!res.writableFinished)
+      void reader.cancel(new DOMException("The client went away", "AbortError")).catch(() => undefined)
     finish()
   })
   const broke = () => {
@@ -186,7 +196,12 @@ export const relay = (
  * `WHOLE_BODY_LIMIT`, else the head at once and the frames gathered into writes of about
  * `COALESCE_LIMIT`, waiting for the client to drain. A client that goes away ends the frames.
  */
-const writeFrames = (res: http.ServerResponse, source: FramesSource, writeHead: (length: number | undefined) => boolean, end: () => void): void => {
+const writeFrames = (
+  res: http.ServerResponse,
+  source: FramesSource,
+  writeHead: (length: number | undefined) => boolean,
+  end: () => void
+): void => {
   let finished = false
   let exhausted = false
   const finish = () => {

@@ -37,7 +37,9 @@ export interface Upgrading {
 
 /** A frame `ws` delivered, as a route sees it: text decoded as UTF-8, binary as bytes. */
 export const frameOf = (data: RawData, isBinary: boolean): Frame => {
-  const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data)
+  const bytes = Array.isArray(data)
+    ? Buffer.concat(data)
+    : Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data)
   return isBinary ? new Uint8Array(bytes) : bytes.toString("utf8")
 }
 
@@ -98,7 +100,11 @@ const peerOf = (ws: WebSocket, socket: Duplex, log: ((event: SocketLog) => void)
       const waiting = ws.bufferedAmount
       if (waiting > SOCKET_SEND_LIMIT) {
         // The client read nothing while the bound filled: its connection goes, and what waited with it.
-        closing = { code: 1008, reason: `simnet: the client read nothing while ${waiting} bytes waited for it`, by: "simnet" }
+        closing = {
+          code: 1008,
+          reason: `simnet: the client read nothing while ${waiting} bytes waited for it`,
+          by: "simnet"
+        }
         return ws.terminate()
       }
       ws.send(frame, { binary: typeof frame !== "string" })
@@ -107,7 +113,8 @@ const peerOf = (ws: WebSocket, socket: Duplex, log: ((event: SocketLog) => void)
       log?.({ paused: ++pauses })
       reading()
     },
-    writable: () => (backedUp && ws.readyState !== ws.CLOSED ? new Promise<void>((resolve) => void waiters.push(resolve)) : undefined),
+    writable: () =>
+      backedUp && ws.readyState !== ws.CLOSED ? new Promise<void>((resolve) => void waiters.push(resolve)) : undefined,
     pause: () => {
       asked = true
       reading()
@@ -149,7 +156,12 @@ export const webSocketAcceptor = (maxPayload: number) => {
   let server: Ws.WebSocketServer | undefined
   return (req: http.IncomingMessage, upgrade: Upgrading, answer: Upgrade, ended: () => void): void => {
     upgrade.socket.once("close", ended)
-    server ??= new (createRequire(import.meta.url)("ws") as typeof Ws).WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload, clientTracking: false })
+    server ??= new (createRequire(import.meta.url)("ws") as typeof Ws).WebSocketServer({
+      noServer: true,
+      perMessageDeflate: false,
+      maxPayload,
+      clientTracking: false
+    })
     server.handleUpgrade(req, upgrade.socket, upgrade.head, (ws) => {
       const peer = peerOf(ws, upgrade.socket, answer.log)
       try {

@@ -25,12 +25,24 @@ import { decodeFixture, type Fixture } from "../network/fixture.ts"
 import { requestTraceLine } from "../testing/traceLines.ts"
 import { caDirectory, loadCa } from "../serve/ca.ts"
 import { FAILURE_FILE_BOUNDS, readFailureFile } from "../testing/failureFiles.ts"
-import { ExploreFailed, type ExploreFile, ExploreNoAction, type ExploreResult, type ReplayResult } from "./exploreResult.ts"
+import {
+  ExploreFailed,
+  type ExploreFile,
+  ExploreNoAction,
+  type ExploreResult,
+  type ReplayResult
+} from "./exploreResult.ts"
 import { DEFAULT_QUIET_MS } from "../terminal/rest.ts"
 import { addCovered, type ClockCovered, type ExploreClock } from "./exploreClock.ts"
 
 export type { ExploreAction, ExploreCase } from "./exploreActions.ts"
-export { ExploreFailed, type ExploreFile, ExploreNoAction, type ExploreResult, type ReplayResult } from "./exploreResult.ts"
+export {
+  ExploreFailed,
+  type ExploreFile,
+  ExploreNoAction,
+  type ExploreResult,
+  type ReplayResult
+} from "./exploreResult.ts"
 export type { ExploreObservation, ExploreProperty, ExploreStep, NoAction } from "./exploreRun.ts"
 
 /** Options of `explore`. */
@@ -95,7 +107,9 @@ const fixtureJson = (fixture: ExploreOptions["fixture"]): unknown => {
   try {
     return JSON.parse(readFileSync(file, "utf8")) as unknown
   } catch (error) {
-    throw new Error(`simnet explore: cannot read the fixture ${file}: ${error instanceof Error ? error.message : String(error)}`)
+    throw new Error(
+      `simnet explore: cannot read the fixture ${file}: ${error instanceof Error ? error.message : String(error)}`
+    )
   }
 }
 
@@ -106,21 +120,40 @@ const stable = (value: unknown): unknown =>
 
 /** A fixture's JSON decoded, once for every run; an `Error` naming the bad field. */
 const decoded = (json: unknown): Promise<Fixture> =>
-  Effect.runPromise(Effect.mapError(decodeFixture(json), (error) =>
-    new Error(`simnet explore: the fixture: ${"path" in error && typeof error.path === "string" ? `${error.path}: ` : ""}${error.message}`)))
+  Effect.runPromise(
+    Effect.mapError(
+      decodeFixture(json),
+      (error) =>
+        new Error(
+          `simnet explore: the fixture: ${"path" in error && typeof error.path === "string" ? `${error.path}: ` : ""}${error.message}`
+        )
+    )
+  )
 
 /** `value` when it is a whole number from `min` to `max` (a failure file's bounds: what explore writes, replay reads back); else an Error naming the option. */
 const within = (name: string, value: number, min: number, max: number): number => {
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`simnet explore: ${name} must be a whole number from ${min} to ${max}, got ${String(value)}`)
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`simnet explore: ${name} must be a whole number from ${min} to ${max}, got ${String(value)}`)
   return value
 }
 
 /** The setup of every run, from the command and the options. */
-const setupOf = (command: ReadonlyArray<string>, options: ExploreOptions, fixture: Fixture, seed: number | string): RunSetup => {
+const setupOf = (
+  command: ReadonlyArray<string>,
+  options: ExploreOptions,
+  fixture: Fixture,
+  seed: number | string
+): RunSetup => {
   const [program, ...args] = command
-  if (program === undefined || program === "") throw new Error("simnet explore: no command to explore (give it after --)")
+  if (program === undefined || program === "")
+    throw new Error("simnet explore: no command to explore (give it after --)")
   const bounds = FAILURE_FILE_BOUNDS
-  const properties = options.property === undefined ? [] : Array.isArray(options.property) ? options.property as ReadonlyArray<ExploreProperty> : [options.property as ExploreProperty]
+  const properties =
+    options.property === undefined
+      ? []
+      : Array.isArray(options.property)
+        ? (options.property as ReadonlyArray<ExploreProperty>)
+        : [options.property as ExploreProperty]
   return {
     command: program,
     args,
@@ -140,7 +173,14 @@ const setupOf = (command: ReadonlyArray<string>, options: ExploreOptions, fixtur
 }
 
 /** Writes the file of a failing run (atomically); returns its path. */
-const writeFile = (setup: RunSetup, fixture: unknown, command: ReadonlyArray<string>, input: ExploreCase, outcome: RunOutcome, out: string | undefined): string => {
+const writeFile = (
+  setup: RunSetup,
+  fixture: unknown,
+  command: ReadonlyArray<string>,
+  input: ExploreCase,
+  outcome: RunOutcome,
+  out: string | undefined
+): string => {
   const failure = outcome.failure!
   const file: ExploreFile = {
     simnet: "explore-failure/v1",
@@ -161,7 +201,12 @@ const writeFile = (setup: RunSetup, fixture: unknown, command: ReadonlyArray<str
   }
   const dir = path.resolve(process.cwd(), out ?? path.join(".simnet", "explore"))
   makeDirectory(dir)
-  const target = path.join(dir, `explore-${String(setup.seed).replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60)}.json`)
+  const target = path.join(
+    dir,
+    `explore-${String(setup.seed)
+      .replace(/[^A-Za-z0-9._-]+/g, "-")
+      .slice(0, 60)}.json`
+  )
   writeFileAtomic(target, `${JSON.stringify(file, null, 2)}\n`)
   return target
 }
@@ -174,7 +219,10 @@ const writeFile = (setup: RunSetup, fixture: unknown, command: ReadonlyArray<str
  * needs one line entered shrinks to the one action that enters it. The working directory of the
  * candidate kept last is kept; the ones it replaced are removed.
  */
-const minimise = async (setup: RunSetup, input: ExploreCase): Promise<{ readonly input: ExploreCase; readonly outcome: RunOutcome | undefined }> => {
+const minimise = async (
+  setup: RunSetup,
+  input: ExploreCase
+): Promise<{ readonly input: ExploreCase; readonly outcome: RunOutcome | undefined }> => {
   let outcome = await run(setup, input, true)
   if (outcome.failure === undefined) return { input, outcome: undefined }
   const upTo = (c: ExploreCase, o: RunOutcome) => ({ ...c, actions: c.actions.slice(0, Math.max(o.failure!.step, 0)) })
@@ -190,7 +238,10 @@ const minimise = async (setup: RunSetup, input: ExploreCase): Promise<{ readonly
   for (let i = 0; i < current.actions.length - 1; i++) {
     const [first, second] = [current.actions[i]!, current.actions[i + 1]!]
     if (first.type !== "type" || second.type !== "press" || second.key !== "enter") continue
-    await attempt({ ...current, actions: [...current.actions.slice(0, i), { type: "submit", text: first.text }, ...current.actions.slice(i + 2)] })
+    await attempt({
+      ...current,
+      actions: [...current.actions.slice(0, i), { type: "submit", text: first.text }, ...current.actions.slice(i + 2)]
+    })
   }
   for (let i = current.actions.length - 1; i >= 0 && current.actions.length > 1; i--) {
     if (i < current.actions.length) await attempt({ ...current, actions: current.actions.filter((_, j) => j !== i) })
@@ -199,28 +250,41 @@ const minimise = async (setup: RunSetup, input: ExploreCase): Promise<{ readonly
 }
 
 /** Runs one case as a Promise; with `keep`, a failing run's working directory is kept. */
-const run = (setup: RunSetup, input: ExploreCase, keep = false): Promise<RunOutcome> => Effect.runPromise(runCase(setup, input, keep))
+const run = (setup: RunSetup, input: ExploreCase, keep = false): Promise<RunOutcome> =>
+  Effect.runPromise(runCase(setup, input, keep))
 
 /**
  * Explores `command` (see the module's comment). Resolves with the runs done when every run held;
  * when one failed, writes its file and rejects with `ExploreFailed` (its `file`, and the shrunk
  * run in `result.failure`). `exploreResult` is the same without the rejection.
  */
-export const explore = async (command: string | ReadonlyArray<string>, options: ExploreOptions = {}): Promise<ExploreResult> => {
+export const explore = async (
+  command: string | ReadonlyArray<string>,
+  options: ExploreOptions = {}
+): Promise<ExploreResult> => {
   const result = await exploreResult(command, options)
   if (result.failure !== undefined) throw new ExploreFailed({ ...result, failure: result.failure })
   return result
 }
 
 /** As `explore`, resolving with the failure (and its file) rather than rejecting. */
-export const exploreResult = async (command: string | ReadonlyArray<string>, options: ExploreOptions = {}): Promise<ExploreResult> => {
+export const exploreResult = async (
+  command: string | ReadonlyArray<string>,
+  options: ExploreOptions = {}
+): Promise<ExploreResult> => {
   const argv = typeof command === "string" ? [command] : [...command]
   const json = fixtureJson(options.fixture)
   const fixture = await decoded(json)
   const seed = options.seed ?? fixture.seed ?? 0
   const setup = setupOf(argv, options, fixture, seed)
   const runs = options.runs ?? DEFAULTS.runs
-  const arbitrary = caseArbitrary({ actions: within("actions", options.actions ?? DEFAULTS.actions, 1, FAILURE_FILE_BOUNDS.actions), minActions: options.minActions, prompts: fixture.prompts, scripts: options.scripts, chaosRate: options.chaosRate })
+  const arbitrary = caseArbitrary({
+    actions: within("actions", options.actions ?? DEFAULTS.actions, 1, FAILURE_FILE_BOUNDS.actions),
+    minActions: options.minActions,
+    prompts: fixture.prompts,
+    scripts: options.scripts,
+    chaosRate: options.chaosRate
+  })
   let started: Error | undefined
   let done = 0
   let clock: ClockCovered | undefined
@@ -256,9 +320,11 @@ export const exploreResult = async (command: string | ReadonlyArray<string>, opt
   if (!details.failed) return { runs: details.numRuns, actions: done, seed, ...(clock === undefined ? {} : { clock }) }
   const shrunk = await minimise(setup, details.counterexample![0])
   const input = shrunk.input
-  const again = shrunk.outcome ?? await run(setup, input, true)
+  const again = shrunk.outcome ?? (await run(setup, input, true))
   if (again.failure === undefined) {
-    throw new Error(`simnet explore: a run failed (${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}) but passed when run again: the app is not deterministic under the same actions (seed ${String(seed)})`)
+    throw new Error(
+      `simnet explore: a run failed (${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}) but passed when run again: the app is not deterministic under the same actions (seed ${String(seed)})`
+    )
   }
   const file = writeFile(setup, json, argv, input, again, options.out)
   return {
@@ -301,10 +367,28 @@ export const replayExplore = async (file: string, options: ReplayOptions = {}): 
   const saved = readFailureFile(path.resolve(process.cwd(), file), ["explore-failure/v1"]) as ExploreFile
   const own = options.command === undefined || options.command.length === 0
   const command = own ? saved.command : options.command!
-  const setup = setupOf(command, { ...options, cols: saved.cols, rows: saved.rows, quietMs: saved.quietMs, timeoutMs: saved.timeoutMs, ready: saved.ready, clock: saved.clock }, await decoded(saved.fixture), saved.seed)
+  const setup = setupOf(
+    command,
+    {
+      ...options,
+      cols: saved.cols,
+      rows: saved.rows,
+      quietMs: saved.quietMs,
+      timeoutMs: saved.timeoutMs,
+      ready: saved.ready,
+      clock: saved.clock
+    },
+    await decoded(saved.fixture),
+    saved.seed
+  )
   options.running?.(command, own)
   const outcome = await Effect.runPromise(runCase(setup, saved.case, true), { signal: options.signal })
   if (outcome.noAction !== undefined) throw new ExploreNoAction(outcome.noAction)
-  return { reproduced: outcome.failure !== undefined, failure: outcome.failure, expected: saved.failure, steps: outcome.steps, ...(outcome.workspace === undefined ? {} : { workspace: outcome.workspace }) }
+  return {
+    reproduced: outcome.failure !== undefined,
+    failure: outcome.failure,
+    expected: saved.failure,
+    steps: outcome.steps,
+    ...(outcome.workspace === undefined ? {} : { workspace: outcome.workspace })
+  }
 }
-

@@ -25,10 +25,42 @@ export interface ExploreCase {
 }
 
 /** The keys exploration presses: moving, editing and leaving a field; not the ones that quit. */
-export const EXPLORE_KEYS: ReadonlyArray<string> = ["enter", "tab", "shift+tab", "escape", "up", "down", "left", "right", "backspace", "home", "end"]
+export const EXPLORE_KEYS: ReadonlyArray<string> = [
+  "enter",
+  "tab",
+  "shift+tab",
+  "escape",
+  "up",
+  "down",
+  "left",
+  "right",
+  "backspace",
+  "home",
+  "end"
+]
 
 /** The words generated text is made of: plain, punctuated, quoted, non-ASCII, a slash command. */
-const WORDS = ["hello", "list", "the", "files", "read", "README.md", "and", "fix", "it", "why", "?", "/help", "ok", "é", "日本", "🙂", "\"quoted\"", "a-b_c", "42"]
+const WORDS = [
+  "hello",
+  "list",
+  "the",
+  "files",
+  "read",
+  "README.md",
+  "and",
+  "fix",
+  "it",
+  "why",
+  "?",
+  "/help",
+  "ok",
+  "é",
+  "日本",
+  "🙂",
+  '"quoted"',
+  "a-b_c",
+  "42"
+]
 
 /** What an action looks like in a report: `submit "hello"`, `press enter`, `resize 80x24`. */
 export const actionLabel = (action: ExploreAction): string => {
@@ -63,7 +95,9 @@ export interface CaseArbitraryOptions {
  */
 const textOf = (prompts: ReadonlyArray<string>): fc.Arbitrary<string> => {
   const words = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 6 }).map((list) => list.join(" "))
-  return prompts.length === 0 ? words : fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...prompts) }, { weight: 1, arbitrary: words })
+  return prompts.length === 0
+    ? words
+    : fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...prompts) }, { weight: 1, arbitrary: words })
 }
 
 /** One action: mostly lines submitted, then typed text and keys, sometimes a resize. */
@@ -73,7 +107,12 @@ export const actionArbitrary = (prompts: ReadonlyArray<string>): fc.Arbitrary<Ex
     { weight: 4, arbitrary: text.map((t): ExploreAction => ({ type: "submit", text: t })) },
     { weight: 2, arbitrary: text.map((t): ExploreAction => ({ type: "type", text: t })) },
     { weight: 2, arbitrary: fc.constantFrom(...EXPLORE_KEYS).map((key): ExploreAction => ({ type: "press", key })) },
-    { weight: 1, arbitrary: fc.record({ cols: fc.integer({ min: 40, max: 160 }), rows: fc.integer({ min: 12, max: 50 }) }).map(({ cols, rows }): ExploreAction => ({ type: "resize", cols, rows })) }
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ cols: fc.integer({ min: 40, max: 160 }), rows: fc.integer({ min: 12, max: 50 }) })
+        .map(({ cols, rows }): ExploreAction => ({ type: "resize", cols, rows }))
+    }
   )
 }
 
@@ -83,17 +122,21 @@ export const actionArbitrary = (prompts: ReadonlyArray<string>): fc.Arbitrary<Ex
  */
 export const caseArbitrary = (options: CaseArbitraryOptions): fc.Arbitrary<ExploreCase> => {
   const rate = options.chaosRate ?? 0
-  const chaos: fc.Arbitrary<ChaosOptions | undefined> = rate <= 0
-    ? fc.constant(undefined)
-    : fc.option(
-      chaosArbitrary({ maxRate: rate }).map((drawn): ChaosOptions => {
-        const faults = (drawn.faults ?? []).filter((fault) => fault !== "timeout")
-        return { rate: drawn.rate, faults: faults.length === 0 ? ["serverError"] : faults }
-      }),
-      { nil: undefined }
-    )
+  const chaos: fc.Arbitrary<ChaosOptions | undefined> =
+    rate <= 0
+      ? fc.constant(undefined)
+      : fc.option(
+          chaosArbitrary({ maxRate: rate }).map((drawn): ChaosOptions => {
+            const faults = (drawn.faults ?? []).filter((fault) => fault !== "timeout")
+            return { rate: drawn.rate, faults: faults.length === 0 ? ["serverError"] : faults }
+          }),
+          { nil: undefined }
+        )
   return fc.record({
-    actions: fc.array(actionArbitrary(options.prompts), { minLength: Math.max(1, Math.min(options.minActions ?? 1, options.actions)), maxLength: Math.max(1, options.actions) }),
+    actions: fc.array(actionArbitrary(options.prompts), {
+      minLength: Math.max(1, Math.min(options.minActions ?? 1, options.actions)),
+      maxLength: Math.max(1, options.actions)
+    }),
     // Ordinary answers only: a run's screens (its states) are then the app's own, and what explore
     // checks of them (an answer shown) can be read; hostile answers are `property`'s business.
     scripts: options.scripts === false ? fc.constant([]) : fc.array(llmScript({ hostile: 0 }), { maxLength: 2 }),

@@ -19,16 +19,22 @@ export interface ClockCovered {
 }
 
 /** A run's clock: a virtual one, or none (real time). */
-export const runClock = (mode: ExploreClock | undefined): Effect.Effect<VirtualClock | undefined, Error, Scope.Scope> =>
+export const runClock = (
+  mode: ExploreClock | undefined
+): Effect.Effect<VirtualClock | undefined, Error, Scope.Scope> =>
   mode === "virtual" ? makeVirtualClock() : Effect.succeed(undefined)
 
 /** `effect` on `clock`'s time (the network is made so: its delays, pacing and chaos sleep on it). */
-export const onClock = <A, E, R>(effect: Effect.Effect<A, E, R>, clock: VirtualClock | undefined): Effect.Effect<A, E, R> =>
-  clock === undefined ? effect : Effect.provideService(effect, Clock.Clock, clock.clock)
+export const onClock = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  clock: VirtualClock | undefined
+): Effect.Effect<A, E, R> => (clock === undefined ? effect : Effect.provideService(effect, Clock.Clock, clock.clock))
 
 /** What one run covered on `clock`, added to `so far`. */
 export const addCovered = (soFar: ClockCovered | undefined, run: ClockCovered | undefined): ClockCovered | undefined =>
-  run === undefined ? soFar : { virtualMs: (soFar?.virtualMs ?? 0) + run.virtualMs, joined: (soFar?.joined ?? 0) + run.joined }
+  run === undefined
+    ? soFar
+    : { virtualMs: (soFar?.virtualMs ?? 0) + run.virtualMs, joined: (soFar?.joined ?? 0) + run.joined }
 
 /** What a run covered on its clock, if virtual: its time, and 1 when a process joined. */
 export const covered = (clock: VirtualClock | undefined): ClockCovered | undefined =>

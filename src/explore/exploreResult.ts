@@ -40,23 +40,27 @@ export interface ExploreResult {
   /** On a virtual clock: the virtual time the runs covered, and how many had a Node process join it (0: the app ran on real time). */
   readonly clock?: ClockCovered | undefined
   /** The shrunk failing run, when one failed. */
-  readonly failure?: {
-    readonly file: string
-    readonly step: number
-    readonly action: string
-    readonly reason: string
-    readonly actions: ReadonlyArray<ExploreAction>
-    readonly shrinks: number
-    /** The failing run's working directory, kept as it was left (a fixture with `files`). */
-    readonly workspace?: string | undefined
-  } | undefined
+  readonly failure?:
+    | {
+        readonly file: string
+        readonly step: number
+        readonly action: string
+        readonly reason: string
+        readonly actions: ReadonlyArray<ExploreAction>
+        readonly shrinks: number
+        /** The failing run's working directory, kept as it was left (a fixture with `files`). */
+        readonly workspace?: string | undefined
+      }
+    | undefined
 }
 
 /** An exploration that found a failing run: the error `explore` rejects with (the run's file in `file`). */
 export class ExploreFailed extends Error {
   readonly result: ExploreResult & { readonly failure: NonNullable<ExploreResult["failure"]> }
   constructor(result: ExploreResult & { readonly failure: NonNullable<ExploreResult["failure"]> }) {
-    super(`simnet explore: ${result.failure.reason}, at step ${result.failure.step} (${result.failure.action}), after shrinking ${result.failure.shrinks} times to ${result.failure.actions.length} action${result.failure.actions.length === 1 ? "" : "s"}\nsimnet: the failing run is in ${result.failure.file} (open it: simnet show ${result.failure.file}; run it again: simnet explore --replay ${result.failure.file} -- COMMAND)`)
+    super(
+      `simnet explore: ${result.failure.reason}, at step ${result.failure.step} (${result.failure.action}), after shrinking ${result.failure.shrinks} times to ${result.failure.actions.length} action${result.failure.actions.length === 1 ? "" : "s"}\nsimnet: the failing run is in ${result.failure.file} (open it: simnet show ${result.failure.file}; run it again: simnet explore --replay ${result.failure.file} -- COMMAND)`
+    )
     this.name = "ExploreFailed"
     this.result = result
   }

@@ -45,9 +45,11 @@ export interface ExploreObservation {
   readonly log: ReadonlyArray<RequestRecord>
 }
 
-/** A property of the app after a step: true or nothing when it holds; false or a message when not (a throw is its message). */
 // biome-ignore lint/suspicious/noConfusingVoidType: `void` lets a property be a block of `expect` calls that returns nothing.
-export type ExploreProperty = (observation: ExploreObservation) => boolean | string | void | Promise<boolean | string | void>
+type PropertyAnswer = boolean | string | void
+
+/** A property of the app after a step: true or nothing when it holds; false or a message when not (a throw is its message). */
+export type ExploreProperty = (observation: ExploreObservation) => PropertyAnswer | Promise<PropertyAnswer>
 
 /** A step as the failure file keeps it. */
 export interface ExploreStep {
@@ -126,7 +128,8 @@ export const UNCAUGHT: ReadonlyArray<RegExp> = [
 
 /** The first property of "the app does not crash" that fails: a bad exit, or uncaught-error output on screen. */
 export const crashOf = (exit: TerminalExit | undefined, screen: TerminalScreen): string | undefined => {
-  if (exit !== undefined && (exit.code !== 0 || exit.signal !== undefined)) return `the program exited with ${describeExit(exit)}`
+  if (exit !== undefined && (exit.code !== 0 || exit.signal !== undefined))
+    return `the program exited with ${describeExit(exit)}`
   const line = screen.lines.find((text) => UNCAUGHT.some((pattern) => pattern.test(text)))
   return line === undefined ? undefined : `uncaught-error output on its terminal: ${line.trim().slice(0, 200)}`
 }
@@ -134,7 +137,10 @@ export const crashOf = (exit: TerminalExit | undefined, screen: TerminalScreen):
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** Runs the user's properties in turn: the first failure's message. */
-const checkProperties = (properties: ReadonlyArray<ExploreProperty>, observation: ExploreObservation): Effect.Effect<string | undefined> =>
+const checkProperties = (
+  properties: ReadonlyArray<ExploreProperty>,
+  observation: ExploreObservation
+): Effect.Effect<string | undefined> =>
   Effect.promise(async () => {
     for (const property of properties) {
       try {
@@ -150,7 +156,8 @@ const checkProperties = (properties: ReadonlyArray<ExploreProperty>, observation
 
 /** Does `action` at `terminal`; false when the program has already exited. */
 const perform = (terminal: Terminal, action: ExploreAction): Effect.Effect<boolean> => {
-  const done = (effect: Effect.Effect<void, unknown>) => Effect.match(effect, { onFailure: () => false, onSuccess: () => true })
+  const done = (effect: Effect.Effect<void, unknown>) =>
+    Effect.match(effect, { onFailure: () => false, onSuccess: () => true })
   switch (action.type) {
     case "type":
       return done(terminal.type(action.text))
@@ -178,25 +185,28 @@ const networkOf = (setup: RunSetup, input: ExploreCase) =>
  * temporary directory, the files laid out there (never through a link), removed when the scope
  * closes unless `kept()` says by then to keep it.
  */
-const workspaceOf = (files: RunSetup["fixture"]["files"], kept: () => boolean): Effect.Effect<string | undefined, Error, Scope.Scope> =>
+const workspaceOf = (
+  files: RunSetup["fixture"]["files"],
+  kept: () => boolean
+): Effect.Effect<string | undefined, Error, Scope.Scope> =>
   Object.keys(files).length === 0
     ? Effect.succeed(undefined)
     : Effect.acquireRelease(
-      Effect.try({
-        try: () => {
-          const dir = mkdtempSync(path.join(tmpdir(), "simnet-explore-run-"))
-          try {
-            layOut(dir, files)
-          } catch (error) {
-            removeTree(dir)
-            throw error
-          }
-          return dir
-        },
-        catch: (error) => new Error(`simnet explore: cannot lay out the fixture's files: ${reasonOf(error)}`)
-      }),
-      (dir) => Effect.sync(() => void (kept() || removeTree(dir)))
-    )
+        Effect.try({
+          try: () => {
+            const dir = mkdtempSync(path.join(tmpdir(), "simnet-explore-run-"))
+            try {
+              layOut(dir, files)
+            } catch (error) {
+              removeTree(dir)
+              throw error
+            }
+            return dir
+          },
+          catch: (error) => new Error(`simnet explore: cannot lay out the fixture's files: ${reasonOf(error)}`)
+        }),
+        (dir) => Effect.sync(() => void (kept() || removeTree(dir)))
+      )
 
 /**
  * Runs one case (see the module's comment). With `keep`, a failing run's working directory (a
@@ -204,7 +214,7 @@ const workspaceOf = (files: RunSetup["fixture"]["files"], kept: () => boolean): 
  */
 export const runCase = (setup: RunSetup, input: ExploreCase, keep = false): Effect.Effect<RunOutcome, Error> =>
   Effect.scoped(
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       let failed = false
       const dir = yield* workspaceOf(setup.fixture.files, () => keep && failed)
       const clock = yield* runClock(setup.clock)
@@ -213,13 +223,29 @@ export const runCase = (setup: RunSetup, input: ExploreCase, keep = false): Effe
       let terminal: Terminal | undefined
       const control = yield* controlRuntime(network, { quiet: true, terminal: () => terminal })
       // Refused as under simnet run: the same status, the same body.
-      const served = yield* Layer.build(serveLayer(network, 0, control.routes, { watch: control.watch, ca: setup.authority, refusalStatus: RUN_REFUSAL_STATUS }))
-      const { env } = runEnv(HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address), setup.authority.certFile, { nodeOptions: setup.env?.["NODE_OPTIONS"] })
+      const served = yield* Layer.build(
+        serveLayer(network, 0, control.routes, {
+          watch: control.watch,
+          ca: setup.authority,
+          refusalStatus: RUN_REFUSAL_STATUS
+        })
+      )
+      const { env } = runEnv(
+        HttpServer.formatAddress(Context.get(served, HttpServer.HttpServer).address),
+        setup.authority.certFile,
+        { nodeOptions: setup.env?.["NODE_OPTIONS"] }
+      )
       // A command named by a path is found from the caller's directory, wherever the run starts.
       const command = dir !== undefined && setup.command.includes("/") ? path.resolve(setup.command) : setup.command
-      const shell = yield* spawnTerminal(command, setup.args, { cols: setup.cols, rows: setup.rows, env: { ...env, ...setup.env, NODE_OPTIONS: env["NODE_OPTIONS"]!, ...clock?.env(env["NODE_OPTIONS"]) }, cwd: dir ?? setup.cwd, clock })
+      const shell = yield* spawnTerminal(command, setup.args, {
+        cols: setup.cols,
+        rows: setup.rows,
+        env: { ...env, ...setup.env, NODE_OPTIONS: env["NODE_OPTIONS"]!, ...clock?.env(env["NODE_OPTIONS"]) },
+        cwd: dir ?? setup.cwd,
+        clock
+      })
       terminal = shell
-      const outcome = { ...yield* steps(setup, input, network, shell, start), clock: covered(clock) }
+      const outcome = { ...(yield* steps(setup, input, network, shell, start)), clock: covered(clock) }
       failed = outcome.failure !== undefined
       return keep && failed && dir !== undefined ? { ...outcome, workspace: dir } : outcome
     }).pipe(Effect.mapError((error) => (error instanceof Error ? error : new Error(reasonOf(error)))))
@@ -231,34 +257,62 @@ const noActionOf = (setup: RunSetup, terminal: Terminal): NoAction | undefined =
   const lines = terminal.screen().lines
   if (ended !== undefined) return { reason: "exited", message: `before its first action, ${exitReport(ended, lines)}` }
   if (setup.ready === undefined || screenShows(lines, setup.ready)) return undefined
-  return { reason: "not-ready", message: `the ready text (--ready) ${JSON.stringify(setup.ready)} did not appear within ${setup.timeoutMs} ms; the screen shows:\n${screenText(lines)}` }
+  return {
+    reason: "not-ready",
+    message: `the ready text (--ready) ${JSON.stringify(setup.ready)} did not appear within ${setup.timeoutMs} ms; the screen shows:\n${screenText(lines)}`
+  }
 }
 
-const steps = (setup: RunSetup, input: ExploreCase, network: SimulationNetworkApi, terminal: Terminal, start: NetworkState): Effect.Effect<RunOutcome, never, Scope.Scope> =>
-  Effect.gen(function*() {
+const steps = (
+  setup: RunSetup,
+  input: ExploreCase,
+  network: SimulationNetworkApi,
+  terminal: Terminal,
+  start: NetworkState
+): Effect.Effect<RunOutcome, never, Scope.Scope> =>
+  Effect.gen(function* () {
     const kept: Array<ExploreStep> = []
     const log: Array<RequestRecord> = []
     let failure: RunOutcome["failure"]
     // A program that has exited is at rest: nothing more will come.
-    const settle = Effect.match(uiCall(terminal, "ui.wait", { quiescent: true, quietMs: setup.quietMs, timeoutMs: setup.timeoutMs }, network.quiescent), {
-      onFailure: () => ({ screen: terminal.screen(), settled: terminal.exit() !== undefined }),
-      onSuccess: (screen) => ({ screen, settled: true })
-    })
+    const settle = Effect.match(
+      uiCall(
+        terminal,
+        "ui.wait",
+        { quiescent: true, quietMs: setup.quietMs, timeoutMs: setup.timeoutMs },
+        network.quiescent
+      ),
+      {
+        onFailure: () => ({ screen: terminal.screen(), settled: terminal.exit() !== undefined }),
+        onSuccess: (screen) => ({ screen, settled: true })
+      }
+    )
     // Ready for input: the ready text on screen, or anything at all (a TUI that boots slowly shows
     // a blank, still screen first); a program that exits before it is seen by the first check.
     // Without a ready text: the first output, then rest (a program that prints and exits is seen exited).
     const blank = () => terminal.screen().lines.every((line) => line === "")
-    const shown = setup.ready === undefined
-      ? Effect.andThen(
-        Effect.repeat(Effect.void, { until: () => !blank() || terminal.exit() !== undefined, schedule: Schedule.spaced(5) }),
-        terminal.rest({ quietMs: setup.quietMs, timeoutMs: setup.timeoutMs, quiescent: network.quiescent })
-      )
-      : terminal.wait({ text: setup.ready, timeoutMs: setup.timeoutMs })
+    const shown =
+      setup.ready === undefined
+        ? Effect.andThen(
+            Effect.repeat(Effect.void, {
+              until: () => !blank() || terminal.exit() !== undefined,
+              schedule: Schedule.spaced(5)
+            }),
+            terminal.rest({ quietMs: setup.quietMs, timeoutMs: setup.timeoutMs, quiescent: network.quiescent })
+          )
+        : terminal.wait({ text: setup.ready, timeoutMs: setup.timeoutMs })
     yield* Effect.ignore(Effect.timeout(shown, setup.timeoutMs))
     const noAction = noActionOf(setup, terminal)
     if (noAction !== undefined) {
       const exit = terminal.exit()
-      const step: ExploreStep = { step: 0, action: "start", screen: terminal.screen(), requests: (yield* network.log).map((record) => record.seq), settled: exit !== undefined, ...(exit === undefined ? {} : { exit }) }
+      const step: ExploreStep = {
+        step: 0,
+        action: "start",
+        screen: terminal.screen(),
+        requests: (yield* network.log).map((record) => record.seq),
+        settled: exit !== undefined,
+        ...(exit === undefined ? {} : { exit })
+      }
       return { steps: [step], failure: undefined, noAction, log: yield* network.log, start, end: yield* network.state }
     }
     for (let index = 0; index <= input.actions.length && failure === undefined; index++) {
@@ -276,7 +330,17 @@ const steps = (setup: RunSetup, input: ExploreCase, network: SimulationNetworkAp
         settled,
         ...(exit === undefined ? {} : { exit })
       })
-      const reason = crashOf(exit, screen) ?? (yield* checkProperties(setup.properties, { step: index, action, screen, shows: (text) => screenShows(screen.lines, text), exit, requests, log }))
+      const reason =
+        crashOf(exit, screen) ??
+        (yield* checkProperties(setup.properties, {
+          step: index,
+          action,
+          screen,
+          shows: (text) => screenShows(screen.lines, text),
+          exit,
+          requests,
+          log
+        }))
       if (reason !== undefined) failure = { step: index, reason }
       // A program that ended well ends the run: nothing more can be done to it.
       else if (exit !== undefined) break

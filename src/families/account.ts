@@ -24,4 +24,3 @@ export const account = (baseUrl: string): Array<Route> =>
     named(`GET ${base}/api/orgs`, schemaOf(Account.Orgs, Account.OrgsGenerated), "account"),
     named(`GET ${base}/api/config`, schemaOf(Account.RemoteConfig), "account")
   ])
-

@@ -29,12 +29,16 @@ const NPM_NOT_FOUND = JSON.stringify({ error: "Not found" })
 
 /** A Cloud Storage bucket's 404 for an object it does not hold. */
 const notInBucket = (match: string, id: string) =>
-  text(match, "<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>", {
-    id: `claude-code.${id}`,
-    source: "claude-code",
-    status: 404,
-    contentType: "application/xml; charset=UTF-8"
-  })
+  text(
+    match,
+    "<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>",
+    {
+      id: `claude-code.${id}`,
+      source: "claude-code",
+      status: 404,
+      contentType: "application/xml; charset=UTF-8"
+    }
+  )
 
 /**
  * Claude Code's side calls at `baseUrl` (its `ANTHROPIC_BASE_URL`; default the Anthropic API),
@@ -54,14 +58,29 @@ const notInBucket = (match: string, id: string) =>
 export const claudeCode = (baseUrl: string = CLAUDE_CODE_API): Array<Route> =>
   withBase("claude-code", baseUrl, (base) => {
     const source = "claude-code"
-    const json = (match: string, id: string, body: unknown) => text(match, JSON.stringify(body), { id: `claude-code.${id}`, source, contentType: JSON_TYPE, headers: { "request-id": "req_simnet" } })
+    const json = (match: string, id: string, body: unknown) =>
+      text(match, JSON.stringify(body), {
+        id: `claude-code.${id}`,
+        source,
+        contentType: JSON_TYPE,
+        headers: { "request-id": "req_simnet" }
+      })
     return [
       status(`HEAD ${base}/api/hello`, 200, { id: "claude-code.hello", source }),
       json(`GET ${base}/api/hello`, "hello.get", {}),
-      status(`GET ${base}/api/claude_code/settings`, 204, { id: "claude-code.settings", source, headers: { "request-id": "req_simnet" } }),
+      status(`GET ${base}/api/claude_code/settings`, 204, {
+        id: "claude-code.settings",
+        source,
+        headers: { "request-id": "req_simnet" }
+      }),
       json(`GET ${base}/api/claude_code/policy_limits`, "policy_limits", { restrictions: {} }),
-      json(`GET ${base}/api/claude_code/organizations/metrics_enabled`, "metrics_enabled", { metrics_logging_enabled: false }),
-      json(`GET ${base}/api/claude_code_penguin_mode`, "penguin_mode", { enabled: false, disabled_reason: "preference" }),
+      json(`GET ${base}/api/claude_code/organizations/metrics_enabled`, "metrics_enabled", {
+        metrics_logging_enabled: false
+      }),
+      json(`GET ${base}/api/claude_code_penguin_mode`, "penguin_mode", {
+        enabled: false,
+        disabled_reason: "preference"
+      }),
       json(`GET ${base}/api/claude_cli/bootstrap`, "bootstrap", {}),
       json(`GET ${base}/api/directory/server-urls`, "server_urls", { urls: [] }),
       json(`GET ${base}/mcp-registry/v0/servers`, "mcp_registry", { servers: [], metadata: { count: 0 } }),
@@ -71,14 +90,36 @@ export const claudeCode = (baseUrl: string = CLAUDE_CODE_API): Array<Route> =>
       // The interactive start's preflight asks its OAuth host too (wherever the API is), and
       // exits 1 unless both answer 200.
       json(`GET ${CLAUDE_OAUTH}/v1/oauth/hello`, "oauth_hello", {}),
-      text(`GET ${CLAUDE_CODE_CHANGELOG}`, "# Changelog\n", { id: "claude-code.changelog", source, contentType: "text/plain; charset=utf-8" }),
+      text(`GET ${CLAUDE_CODE_CHANGELOG}`, "# Changelog\n", {
+        id: "claude-code.changelog",
+        source,
+        contentType: "text/plain; charset=utf-8"
+      }),
       notInBucket(`GET ${CLAUDE_DOWNLOADS}/model-catalog/v1/catalog.json`, "model_catalog"),
       notInBucket(`GET ${CLAUDE_DOWNLOADS}/model-catalog/v1/catalog.json.raw-sig.json`, "model_catalog.signature"),
-      notInBucket(`GET ${CLAUDE_DOWNLOADS}/claude-code-releases/plugins/claude-plugins-official/latest`, "plugins.latest"),
-      text("GET https://github.com/anthropics/claude-plugins-official.git/info/refs", "Repository not found.\n", { id: "claude-code.plugins.git", source, status: 404, contentType: "text/plain; charset=utf-8" }),
+      notInBucket(
+        `GET ${CLAUDE_DOWNLOADS}/claude-code-releases/plugins/claude-plugins-official/latest`,
+        "plugins.latest"
+      ),
+      text("GET https://github.com/anthropics/claude-plugins-official.git/info/refs", "Repository not found.\n", {
+        id: "claude-code.plugins.git",
+        source,
+        status: 404,
+        contentType: "text/plain; charset=utf-8"
+      }),
       // Its update check runs `npm view @anthropic-ai/claude-code`, and npm checks its own version first.
-      text("GET https://registry.npmjs.org/@anthropic-ai%2fclaude-code", NPM_NOT_FOUND, { id: "claude-code.npm.claude-code", source, status: 404, contentType: JSON_TYPE }),
-      text("GET https://registry.npmjs.org/npm", NPM_NOT_FOUND, { id: "claude-code.npm.npm", source, status: 404, contentType: JSON_TYPE })
+      text("GET https://registry.npmjs.org/@anthropic-ai%2fclaude-code", NPM_NOT_FOUND, {
+        id: "claude-code.npm.claude-code",
+        source,
+        status: 404,
+        contentType: JSON_TYPE
+      }),
+      text("GET https://registry.npmjs.org/npm", NPM_NOT_FOUND, {
+        id: "claude-code.npm.npm",
+        source,
+        status: 404,
+        contentType: JSON_TYPE
+      })
     ]
   })
 
@@ -94,16 +135,42 @@ export const claudeCode = (baseUrl: string = CLAUDE_CODE_API): Array<Route> =>
  */
 export const codex = (): Array<Route> => {
   const source = "codex"
-  const otlp = handler("POST https://ab.chatgpt.com/otlp/v1/:signal", (request) =>
-    (request.headers.get("content-type") ?? "").includes("json")
-      ? new Response("{}", { headers: { "content-type": JSON_TYPE } })
-      : new Response(new Uint8Array(0), { headers: { "content-type": "application/x-protobuf" } }), { id: "codex.otlp", source })
+  const otlp = handler(
+    "POST https://ab.chatgpt.com/otlp/v1/:signal",
+    (request) =>
+      (request.headers.get("content-type") ?? "").includes("json")
+        ? new Response("{}", { headers: { "content-type": JSON_TYPE } })
+        : new Response(new Uint8Array(0), { headers: { "content-type": "application/x-protobuf" } }),
+    { id: "codex.otlp", source }
+  )
   return [
     otlp,
-    text("GET https://chatgpt.com/backend-api/codex/models", JSON.stringify({ models: [] }), { id: "codex.models", source, contentType: JSON_TYPE }),
-    text("GET https://github.com/openai/plugins.git/info/refs", "Repository not found.\n", { id: "codex.plugins.git", source, status: 404, contentType: "text/plain; charset=utf-8" }),
-    text("GET https://api.github.com/repos/openai/plugins", JSON.stringify({ message: "Not Found", documentation_url: "https://docs.github.com/rest/repos/repos#get-a-repository", status: "404" }), { id: "codex.plugins.github", source, status: 404, contentType: JSON_TYPE }),
-    text("GET https://chatgpt.com/backend-api/plugins/export/curated", JSON.stringify({ detail: "Not Found" }), { id: "codex.plugins.export", source, status: 404, contentType: JSON_TYPE })
+    text("GET https://chatgpt.com/backend-api/codex/models", JSON.stringify({ models: [] }), {
+      id: "codex.models",
+      source,
+      contentType: JSON_TYPE
+    }),
+    text("GET https://github.com/openai/plugins.git/info/refs", "Repository not found.\n", {
+      id: "codex.plugins.git",
+      source,
+      status: 404,
+      contentType: "text/plain; charset=utf-8"
+    }),
+    text(
+      "GET https://api.github.com/repos/openai/plugins",
+      JSON.stringify({
+        message: "Not Found",
+        documentation_url: "https://docs.github.com/rest/repos/repos#get-a-repository",
+        status: "404"
+      }),
+      { id: "codex.plugins.github", source, status: 404, contentType: JSON_TYPE }
+    ),
+    text("GET https://chatgpt.com/backend-api/plugins/export/curated", JSON.stringify({ detail: "Not Found" }), {
+      id: "codex.plugins.export",
+      source,
+      status: 404,
+      contentType: JSON_TYPE
+    })
   ]
 }
 
@@ -113,5 +180,9 @@ export const codex = (): Array<Route> => {
  * element it reads as the wait before its next flush (15 minutes).
  */
 export const geminiCli = (): Array<Route> => [
-  text("POST https://play.googleapis.com/log", JSON.stringify(["900000"]), { id: "gemini-cli.log", source: "gemini-cli", contentType: JSON_TYPE })
+  text("POST https://play.googleapis.com/log", JSON.stringify(["900000"]), {
+    id: "gemini-cli.log",
+    source: "gemini-cli",
+    contentType: JSON_TYPE
+  })
 ]

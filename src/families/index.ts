@@ -23,13 +23,16 @@ const OTHER_FAMILIES: ReadonlyArray<readonly [string, FamilyFactory]> = [
   ["share", (spec) => share(spec.baseUrl)],
   ["skills", (spec) => skills(spec.baseUrl ?? "")],
   ["installation", (spec) => installation(spec.baseUrl)],
-  ["openapi", (spec) =>
-    openapi(spec.document, {
-      baseUrl: spec.baseUrl,
-      examples: spec.examples === false ? false : undefined,
-      validate: spec.validate === false ? false : undefined,
-      idPrefix: spec.idPrefix
-    })],
+  [
+    "openapi",
+    (spec) =>
+      openapi(spec.document, {
+        baseUrl: spec.baseUrl,
+        examples: spec.examples === false ? false : undefined,
+        validate: spec.validate === false ? false : undefined,
+        idPrefix: spec.idPrefix
+      })
+  ],
   ["mcpFromConfig", (spec) => mcpFromConfig(spec.config ?? {}, spec.servers)],
   ["websearch", () => websearch()],
   ["codesearch", () => codesearch()],
@@ -39,7 +42,10 @@ const OTHER_FAMILIES: ReadonlyArray<readonly [string, FamilyFactory]> = [
 ]
 
 const tableOf = (models: ModelApis): ReadonlyMap<string, FamilyFactory> =>
-  new Map<string, FamilyFactory>([...OTHER_FAMILIES, ...models.families.map((family): [string, FamilyFactory] => [family.name, family.routes])])
+  new Map<string, FamilyFactory>([
+    ...OTHER_FAMILIES,
+    ...models.families.map((family): [string, FamilyFactory] => [family.name, family.routes])
+  ])
 
 /** Every family by name, simnet's model families included. */
 export const FAMILIES: ReadonlyMap<string, FamilyFactory> = tableOf(DEFAULT_MODEL_APIS)
@@ -48,7 +54,8 @@ export const FAMILIES: ReadonlyMap<string, FamilyFactory> = tableOf(DEFAULT_MODE
  * The families of a network that speaks `models`: every family above, and a model family of each
  * (`FAMILIES` itself for simnet's own, so a network made per property case builds no table).
  */
-export const familiesWith = (models: ModelApis): ReadonlyMap<string, FamilyFactory> => (models === DEFAULT_MODEL_APIS ? FAMILIES : tableOf(models))
+export const familiesWith = (models: ModelApis): ReadonlyMap<string, FamilyFactory> =>
+  models === DEFAULT_MODEL_APIS ? FAMILIES : tableOf(models)
 
 /**
  * What RouteSpec JSON can refer to by default: every family (every kind is always there: `routes/kinds.ts`).

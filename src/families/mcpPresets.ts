@@ -12,17 +12,17 @@ import { refused } from "../registry/answer.ts"
 /** One entry of an opencode-style `mcp` configuration. */
 export type McpConfigEntry =
   | {
-    readonly type: "remote"
-    readonly url: string
-    readonly headers?: Readonly<Record<string, string>> | undefined
-    readonly enabled?: boolean | undefined
-  }
+      readonly type: "remote"
+      readonly url: string
+      readonly headers?: Readonly<Record<string, string>> | undefined
+      readonly enabled?: boolean | undefined
+    }
   | {
-    readonly type: "local"
-    readonly command: ReadonlyArray<string>
-    readonly environment?: Readonly<Record<string, string>> | undefined
-    readonly enabled?: boolean | undefined
-  }
+      readonly type: "local"
+      readonly command: ReadonlyArray<string>
+      readonly environment?: Readonly<Record<string, string>> | undefined
+      readonly enabled?: boolean | undefined
+    }
 
 /** An entry `mcpFromConfig` registered nothing for, and why. */
 export interface NotSimulated {
@@ -46,10 +46,21 @@ export type McpConfigRoutes = ReadonlyArray<Route> & { readonly notSimulated: Re
  */
 const notSimulatedRoute = (entry: NotSimulated, shown: string): Route => {
   const failed = new RouteFailed({ route: `mcp:${entry.name}`, reason: "unsimulated", message: entry.message })
-  const route = make("mcp", { url: () => false }, {
-    answer: () => refused(failed),
-    describe: { server: entry.name, mode: "not simulated", simulated: false, reason: entry.reason, message: entry.message }
-  }, { id: `mcp:${entry.name}`, source: "mcpFromConfig" })
+  const route = make(
+    "mcp",
+    { url: () => false },
+    {
+      answer: () => refused(failed),
+      describe: {
+        server: entry.name,
+        mode: "not simulated",
+        simulated: false,
+        reason: entry.reason,
+        message: entry.message
+      }
+    },
+    { id: `mcp:${entry.name}`, source: "mcpFromConfig" }
+  )
   return withFields(route, { matcher: matchNothing(`(not simulated: ${entry.reason}) ${shown}`) })
 }
 
@@ -83,12 +94,21 @@ export const mcpFromConfig = (
     if (entry.enabled === false) {
       skip("disabled", `mcp server "${name}" is disabled in the configuration`, shown)
     } else if (entry.type === "local") {
-      skip("local", `mcp server "${name}" is local (runs ${JSON.stringify(entry.command[0] ?? "")} over stdio); simnet simulates network servers only`, shown)
+      skip(
+        "local",
+        `mcp server "${name}" is local (runs ${JSON.stringify(entry.command[0] ?? "")} over stdio); simnet simulates network servers only`,
+        shown
+      )
     } else if (!URL.canParse(entry.url)) {
       skip("invalid-url", `mcp server "${name}" has a URL that does not parse`, "")
     } else {
       const url = new URL(entry.url)
-      routes.push(mcpRoute({ url: `${url.origin}${url.pathname}` }, servers[name] ?? { name, version: "0.0.0" }, { id: `mcp:${name}`, source: "mcpFromConfig" }))
+      routes.push(
+        mcpRoute({ url: `${url.origin}${url.pathname}` }, servers[name] ?? { name, version: "0.0.0" }, {
+          id: `mcp:${name}`,
+          source: "mcpFromConfig"
+        })
+      )
     }
   }
   return Object.assign(routes, { notSimulated })
@@ -173,15 +193,21 @@ const SENTENCES = [
   (q: string) => `Readers asked how ${q} interacts with existing tooling; the answer is in the last section.`
 ]
 
-const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "result"
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")
+    .slice(0, 60) || "result"
 
-const pick = <A>(items: ReadonlyArray<A>, seed: number, salt: string): A => items[hashString(`${seed}\u0000${salt}`) % items.length]
+const pick = <A>(items: ReadonlyArray<A>, seed: number, salt: string): A =>
+  items[hashString(`${seed}\u0000${salt}`) % items.length]
 
 /** Seeded results for a query: realistic titles, URLs and text, a pure function of seed and query. */
 const seededResults = (query: string, count: number, seed: number, code: boolean): ReadonlyArray<SearchResult> =>
   Array.from({ length: count }, (_, i) => {
     const [host, base] = pick(code ? CODE_SITES : WEB_SITES, seed, `site${i}`)
-    const id = hashString(`${seed}\u0000id${i}`) % 90_000_000 + 10_000_000
+    const id = (hashString(`${seed}\u0000id${i}`) % 90_000_000) + 10_000_000
     const title = pick(TITLE_FORMS, seed, `title${i}`)(query)
     const sentences = [0, 1, 2].map((k) => pick(SENTENCES, seed, `text${i}.${k}`)(query))
     const text = code
@@ -207,21 +233,23 @@ const searchRoute = (tool: string, options: SearchOptions, defaultId: string, co
     tools: [
       code
         ? {
-          name: tool,
-          description: "Search code examples, documentation and API references for a programming question.",
-          input: CodeSearchInput,
-          handler: (args: typeof CodeSearchInput.Type, context) => {
-            const results = pinned[args.query] ?? seededResults(args.query, 3, context.seed, true)
-            return renderCode(args.query, results)
+            name: tool,
+            description: "Search code examples, documentation and API references for a programming question.",
+            input: CodeSearchInput,
+            handler: (args: typeof CodeSearchInput.Type, context) => {
+              const results = pinned[args.query] ?? seededResults(args.query, 3, context.seed, true)
+              return renderCode(args.query, results)
+            }
           }
-        }
         : {
-          name: tool,
-          description: "Search the web and return the text of the most relevant pages.",
-          input: WebSearchInput,
-          handler: (args: typeof WebSearchInput.Type, context) =>
-            renderWeb(pinned[args.query] ?? seededResults(args.query, Math.min(args.numResults ?? 8, 10), context.seed, false))
-        }
+            name: tool,
+            description: "Search the web and return the text of the most relevant pages.",
+            input: WebSearchInput,
+            handler: (args: typeof WebSearchInput.Type, context) =>
+              renderWeb(
+                pinned[args.query] ?? seededResults(args.query, Math.min(args.numResults ?? 8, 10), context.seed, false)
+              )
+          }
     ]
   }
   const id = options.id ?? defaultId

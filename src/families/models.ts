@@ -32,5 +32,7 @@ let catalogText: string | undefined
 export const models = (baseUrl = "https://models.dev", options: ModelsOptions = {}): Array<Route> => {
   const match = `GET ${trimBase(baseUrl)}/api.json`
   if (options.generated === true) return [named(match, schemaOf(Models.Catalog, Models.CatalogGenerated), "models")]
-  return [text(match, (catalogText ??= JSON.stringify(REAL_CATALOG)), { contentType: "application/json", source: "models" })]
+  return [
+    text(match, (catalogText ??= JSON.stringify(REAL_CATALOG)), { contentType: "application/json", source: "models" })
+  ]
 }

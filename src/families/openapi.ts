@@ -26,7 +26,8 @@ const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch"
  * percent-encoded (`/cookies#formExploded` is served at `/cookies%23formExploded`, where a client
  * that escapes the path sends it), and the pattern syntax characters escaped.
  */
-const literalPath = (text: string): string => text.replace(/[#?]/g, encodeURIComponent).replace(/[{}()[\]+?!:*\\]/g, "\\$&")
+const literalPath = (text: string): string =>
+  text.replace(/[#?]/g, encodeURIComponent).replace(/[{}()[\]+?!:*\\]/g, "\\$&")
 
 /**
  * An OpenAPI path template as a path-to-regexp pattern: `{petId}` becomes `:petId`, and literal
@@ -41,7 +42,10 @@ const pathPattern = (template: string): { readonly pattern: string; readonly nam
     .split(/(\{[^}]+\})/)
     .map((part) => {
       if (!(part.startsWith("{") && part.endsWith("}"))) return literalPath(part)
-      const base = part.slice(1, -1).replace(/[^A-Za-z0-9_$]/g, "_").replace(/^(?=\d)/, "_")
+      const base = part
+        .slice(1, -1)
+        .replace(/[^A-Za-z0-9_$]/g, "_")
+        .replace(/^(?=\d)/, "_")
       let name = base
       for (let n = 2; seen.has(name); n++) name = `${base}_${n}`
       seen.add(name)
@@ -69,14 +73,19 @@ const serverUrl = (document: Record<string, unknown>): string | undefined => {
  * `servers[0].url` (absolute or relative, `https://api.example.com/v2` or `/v2`). With a `baseUrl`
  * that has a path (`https://mock.example.com/v2`): `baseUrl` itself.
  */
-const openapiBase = (document: Record<string, unknown>, baseUrl: string | undefined): Result.Result<string, InvalidRouteSpec> => {
+const openapiBase = (
+  document: Record<string, unknown>,
+  baseUrl: string | undefined
+): Result.Result<string, InvalidRouteSpec> => {
   const server = serverUrl(document)
   if (baseUrl === undefined) {
     if (server !== undefined && /^https?:\/\//i.test(server)) return requireBase("openapi", server)
-    return Result.fail(new InvalidRouteSpec({
-      path: "openapi#/servers/0/url",
-      message: `needs a baseUrl, or an absolute servers[0].url (got ${server === undefined ? "none" : `"${server}"`})`
-    }))
+    return Result.fail(
+      new InvalidRouteSpec({
+        path: "openapi#/servers/0/url",
+        message: `needs a baseUrl, or an absolute servers[0].url (got ${server === undefined ? "none" : `"${server}"`})`
+      })
+    )
   }
   return Result.flatMap(requireBase("openapi", baseUrl), (base) => {
     if (new URL(base).pathname !== "/" || server === undefined) return Result.succeed(base)
@@ -126,9 +135,15 @@ const pathItemOf = (document: Record<string, unknown>, item: unknown): Record<st
  * template parameters first, then the path whose first literal segment comes later.
  */
 const byGenerality = <A>(entries: ReadonlyArray<readonly [string, A]>): Array<readonly [string, A]> => {
-  const shape = (path: string) => path.split("/").map((segment) => (segment.includes("{") ? "0" : "1")).join("")
+  const shape = (path: string) =>
+    path
+      .split("/")
+      .map((segment) => (segment.includes("{") ? "0" : "1"))
+      .join("")
   const params = (path: string) => (path.match(/\{/g) ?? []).length
-  return [...entries].sort(([a], [b]) => params(b) - params(a) || (shape(a) < shape(b) ? -1 : shape(a) > shape(b) ? 1 : 0))
+  return [...entries].sort(
+    ([a], [b]) => params(b) - params(a) || (shape(a) < shape(b) ? -1 : shape(a) > shape(b) ? 1 : 0)
+  )
 }
 
 /**
@@ -162,37 +177,58 @@ export const openapi = (document: unknown, options: OpenApiOptions = {}): Array<
  * The OpenAPI engine (dereferencing, operations, validation), loaded when a document's routes
  * are first prepared rather than with `import("simnet")`.
  */
-let loading: Promise<{
-  readonly dereference: typeof Document.dereference
-  readonly compileOperation: typeof Operation.compileOperation
-  readonly notServed: typeof Operation.notServed
-}> | undefined
-const engine = Effect.promise(() =>
-  (loading ??= Promise.all([import("../routes/openapi/document.ts"), import("../routes/openapi/operation.ts")]).then(([document, operation]) => ({
-    dereference: document.dereference,
-    compileOperation: operation.compileOperation,
-    notServed: operation.notServed
-  }))))
+let loading:
+  | Promise<{
+      readonly dereference: typeof Document.dereference
+      readonly compileOperation: typeof Operation.compileOperation
+      readonly notServed: typeof Operation.notServed
+    }>
+  | undefined
+const engine = Effect.promise(
+  () =>
+    (loading ??= Promise.all([import("../routes/openapi/document.ts"), import("../routes/openapi/operation.ts")]).then(
+      ([document, operation]) => ({
+        dereference: document.dereference,
+        compileOperation: operation.compileOperation,
+        notServed: operation.notServed
+      })
+    ))
+)
 
 const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Result<Array<Route>, InvalidRouteSpec> => {
   if (!isJsonObject(document) || typeof document.openapi !== "string") {
-    return Result.fail(new InvalidRouteSpec({ path: "openapi", message: "not an OpenAPI 3.x document (needs openapi)" }))
+    return Result.fail(
+      new InvalidRouteSpec({ path: "openapi", message: "not an OpenAPI 3.x document (needs openapi)" })
+    )
   }
   if (!/^3\.[01]\./.test(document.openapi)) {
-    return Result.fail(new InvalidRouteSpec({ path: "openapi#/openapi", message: `OpenAPI ${document.openapi} is not supported (3.0 and 3.1 are)` }))
+    return Result.fail(
+      new InvalidRouteSpec({
+        path: "openapi#/openapi",
+        message: `OpenAPI ${document.openapi} is not supported (3.0 and 3.1 are)`
+      })
+    )
   }
   // 3.1 makes `paths` optional: a document of only `webhooks` (requests the API sends, not ones it
   // answers) or `components` serves no operation. 3.0 requires it.
-  const paths = isJsonObject(document.paths) ? document.paths : document.openapi.startsWith("3.1") && document.paths === undefined ? {} : undefined
+  const paths = isJsonObject(document.paths)
+    ? document.paths
+    : document.openapi.startsWith("3.1") && document.paths === undefined
+      ? {}
+      : undefined
   if (paths === undefined) {
-    return Result.fail(new InvalidRouteSpec({ path: "openapi#/paths", message: "an OpenAPI 3.0 document needs paths (an object)" }))
+    return Result.fail(
+      new InvalidRouteSpec({ path: "openapi#/paths", message: "an OpenAPI 3.0 document needs paths (an object)" })
+    )
   }
   const dialect: Dialect = document.openapi.startsWith("3.0") ? "openapi-3.0" : "openapi-3.1"
   const based = openapiBase(document, options.baseUrl)
   if (Result.isFailure(based)) return Result.fail(based.failure)
   const base = based.success
   const prefix = options.idPrefix ?? `${base.replace(/^https?:\/\//i, "")}:`
-  const dereferenced = Effect.runSync(Effect.cached(Effect.flatMap(engine, ({ dereference }) => dereference(document, dialect))))
+  const dereferenced = Effect.runSync(
+    Effect.cached(Effect.flatMap(engine, ({ dereference }) => dereference(document, dialect)))
+  )
   const routes: Array<Route> = []
   for (const [path, raw] of byGenerality(Object.entries(paths))) {
     const item = pathItemOf(document, raw)
@@ -209,33 +245,59 @@ const openapiRoutes = (document: unknown, options: OpenApiOptions): Result.Resul
       // all the same): shown in the route listing, `simnet serve`'s banner and the inspector.
       let refused: string | undefined
       let refusal: Response | undefined
-      const notReady = (): RouteFailed => new RouteFailed({ route: label, reason: "misconfigured", message: `simnet: the openapi route ${label} was not registered` })
-      const answerAtOnce = (request: Parameters<CompiledOperation["answer"]>[0], context: Parameters<CompiledOperation["answer"]>[1]) =>
-        refusal !== undefined ? Result.succeed(refusal.clone()) : compiled === undefined ? Result.fail(notReady()) : compiled.answer(request, context)
+      const notReady = (): RouteFailed =>
+        new RouteFailed({
+          route: label,
+          reason: "misconfigured",
+          message: `simnet: the openapi route ${label} was not registered`
+        })
+      const answerAtOnce = (
+        request: Parameters<CompiledOperation["answer"]>[0],
+        context: Parameters<CompiledOperation["answer"]>[1]
+      ) =>
+        refusal !== undefined
+          ? Result.succeed(refusal.clone())
+          : compiled === undefined
+            ? Result.fail(notReady())
+            : compiled.answer(request, context)
       const body = (seed: number): Result.Result<string, RegenerateError> =>
-        compiled === undefined ? Result.fail(refused === undefined ? notReady() : new RouteFailed({ route: label, reason: "misconfigured", message: refused })) : compiled.body(seed)
-      routes.push(make("openapi", `${method.toUpperCase()} ${base}${pattern}`, {
-        answer: (request, context) => {
-          const answered = answerAtOnce(request, context)
-          return Result.isFailure(answered) ? refusedAnswer(answered.failure) : fromResponse(answered.success)
-        },
-        prepare: Effect.flatMap(Effect.zip(dereferenced, engine), ([ready, { compileOperation, notServed }]) =>
-          Effect.sync(() => {
-            if (compiled !== undefined || refusal !== undefined) return
-            const result = compileOperation(ready, { path, method, patternNames: names, label }, options)
-            if (Result.isSuccess(result)) {
-              compiled = result.success
-              return
-            }
-            refused = `${result.failure.path}: ${result.failure.message}`
-            refusal = notServed(label, refused)
-          })),
-        seeded: true,
-        regenerate: (seed) => Effect.suspend(() => Effect.fromResult(body(seed))),
-        describe: { operation: `${method.toUpperCase()} ${path}` },
-        describeLater: () => (refused === undefined ? undefined : { refused }),
-        seedIdentity: operationId
-      }, { id, source: "openapi" }))
+        compiled === undefined
+          ? Result.fail(
+              refused === undefined
+                ? notReady()
+                : new RouteFailed({ route: label, reason: "misconfigured", message: refused })
+            )
+          : compiled.body(seed)
+      routes.push(
+        make(
+          "openapi",
+          `${method.toUpperCase()} ${base}${pattern}`,
+          {
+            answer: (request, context) => {
+              const answered = answerAtOnce(request, context)
+              return Result.isFailure(answered) ? refusedAnswer(answered.failure) : fromResponse(answered.success)
+            },
+            prepare: Effect.flatMap(Effect.zip(dereferenced, engine), ([ready, { compileOperation, notServed }]) =>
+              Effect.sync(() => {
+                if (compiled !== undefined || refusal !== undefined) return
+                const result = compileOperation(ready, { path, method, patternNames: names, label }, options)
+                if (Result.isSuccess(result)) {
+                  compiled = result.success
+                  return
+                }
+                refused = `${result.failure.path}: ${result.failure.message}`
+                refusal = notServed(label, refused)
+              })
+            ),
+            seeded: true,
+            regenerate: (seed) => Effect.suspend(() => Effect.fromResult(body(seed))),
+            describe: { operation: `${method.toUpperCase()} ${path}` },
+            describeLater: () => (refused === undefined ? undefined : { refused }),
+            seedIdentity: operationId
+          },
+          { id, source: "openapi" }
+        )
+      )
     }
   }
   return Result.succeed(routes)

@@ -21,21 +21,37 @@ const LOWEST = -1_000_000_000
  * `*` forwards to no address on the host's own networks (`hostLocal.ts`): only a host named
  * reaches one.
  */
-export const passthrough = (hosts: ReadonlyArray<string>, upstream: Readonly<Record<string, string>> = {}, sealed = false): Array<Route> =>
+export const passthrough = (
+  hosts: ReadonlyArray<string>,
+  upstream: Readonly<Record<string, string>> = {},
+  sealed = false
+): Array<Route> =>
   hosts.map((host) => {
     const id = `passthrough ${host}`
     const target = upstream[host]
     const base = target === undefined ? undefined : URL.canParse(target) ? new URL(target) : undefined
-    const refused = target !== undefined && base === undefined
-      ? new InvalidRouteSpec({ path: `upstream.${host}`, message: `not a URL: ${JSON.stringify(target)}` })
-      : !/^(\*|[A-Za-z0-9.-]+(:\d{1,5})?)$/.test(host)
-      ? new InvalidRouteSpec({ path: "passthrough", message: `a host name (with an optional port) or *, got ${JSON.stringify(host)}` })
-      : undefined
+    const refused =
+      target !== undefined && base === undefined
+        ? new InvalidRouteSpec({ path: `upstream.${host}`, message: `not a URL: ${JSON.stringify(target)}` })
+        : !/^(\*|[A-Za-z0-9.-]+(:\d{1,5})?)$/.test(host)
+          ? new InvalidRouteSpec({
+              path: "passthrough",
+              message: `a host name (with an optional port) or *, got ${JSON.stringify(host)}`
+            })
+          : undefined
     return make(
       "passthrough",
       { url: (url: URL) => host === "*" || url.host === host },
       {
-        answer: answerWith((request) => forward(request, base === undefined ? request.url : rebased(request.url, base), id, "passthrough", sealed && host === "*")),
+        answer: answerWith((request) =>
+          forward(
+            request,
+            base === undefined ? request.url : rebased(request.url, base),
+            id,
+            "passthrough",
+            sealed && host === "*"
+          )
+        ),
         ...(refused === undefined ? {} : { prepare: Effect.fail(refused) }),
         describe: { passthrough: host, ...(target === undefined ? {} : { upstream: target }) }
       },

@@ -20,4 +20,3 @@ export const share = (baseUrl = "https://opncd.ai"): Array<Route> => {
     status(`DELETE ${base}/api/share/:id`, 204, { source: "share" })
   ]
 }
-

@@ -40,7 +40,9 @@ export const requireBase = (family: string, baseUrl: string | undefined): Result
   try {
     return Result.succeed(trimBase(new URL(baseUrl).href))
   } catch {
-    return Result.fail(new InvalidRouteSpec({ path: "baseUrl", message: `the ${family} family's baseUrl is not a URL: ${baseUrl}` }))
+    return Result.fail(
+      new InvalidRouteSpec({ path: "baseUrl", message: `the ${family} family's baseUrl is not a URL: ${baseUrl}` })
+    )
   }
 }
 
@@ -48,7 +50,11 @@ export const requireBase = (family: string, baseUrl: string | undefined): Result
  * The routes of a family whose base URL checked out, or one refused route carrying the error
  * (registering it fails, naming `baseUrl`): families never throw.
  */
-export const withBase = (family: string, baseUrl: string | undefined, build: (base: string) => Array<Route>): Array<Route> =>
+export const withBase = (
+  family: string,
+  baseUrl: string | undefined,
+  build: (base: string) => Array<Route>
+): Array<Route> =>
   Result.match(requireBase(family, baseUrl), {
     onFailure: (error) => [refused(family, error, family)],
     onSuccess: build

@@ -12,7 +12,21 @@
  * - a directory handed to a program is removed whatever the program did to its modes (`removeTree`).
  */
 import { randomBytes } from "node:crypto"
-import { chmodSync, closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs"
+import {
+  chmodSync,
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync
+} from "node:fs"
 import * as path from "node:path"
 import { errorMessage } from "../registry/util.ts"
 
@@ -28,7 +42,7 @@ export const writeFileAtomic = (file: string, data: string | Uint8Array, mode: n
     // The mode exactly, whatever the umask: a key must not come out group-readable.
     fchmodSync(fd, mode)
     const bytes = typeof data === "string" ? Buffer.from(data) : data
-    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at)
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at)
     fsyncSync(fd)
   } catch (error) {
     closeSync(fd)
@@ -50,12 +64,12 @@ const reason = (error: unknown): string => {
   return code === "EACCES" || code === "EPERM"
     ? "permission denied"
     : code === "ENOENT"
-    ? "it cannot be made there"
-    : code === "ENOTDIR"
-    ? "a part of the path is not a directory"
-    : code === "EROFS"
-    ? "the filesystem is read-only"
-    : errorMessage(error)
+      ? "it cannot be made there"
+      : code === "ENOTDIR"
+        ? "a part of the path is not a directory"
+        : code === "EROFS"
+          ? "the filesystem is read-only"
+          : errorMessage(error)
 }
 
 /**

@@ -44,15 +44,43 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>): Memo
   let inodes = 0
   let temps = 0
   const dir = (at: number): Entry => ({ kind: "directory", mtime: at, mode: 0o755, ino: ++inodes, birth: at })
-  const notFound = (method: string, path: string) => PlatformError.systemError({ _tag: "NotFound", module: MODULE, method, pathOrDescriptor: path, description: `no such file or directory: ${path}` })
-  const exists = (method: string, path: string) => PlatformError.systemError({ _tag: "AlreadyExists", module: MODULE, method, pathOrDescriptor: path, description: `already exists: ${path}` })
-  const wrongKind = (method: string, path: string, what: string) => PlatformError.systemError({ _tag: "BadResource", module: MODULE, method, pathOrDescriptor: path, description: `${path} is ${what}` })
-  const unsupported = (method: string, what: string) => PlatformError.badArgument({ module: MODULE, method, description: `simnet's SimulationFileSystem does not do ${what}: it holds files and directories in memory, nothing else (and never reaches the host's file system)` })
+  const notFound = (method: string, path: string) =>
+    PlatformError.systemError({
+      _tag: "NotFound",
+      module: MODULE,
+      method,
+      pathOrDescriptor: path,
+      description: `no such file or directory: ${path}`
+    })
+  const exists = (method: string, path: string) =>
+    PlatformError.systemError({
+      _tag: "AlreadyExists",
+      module: MODULE,
+      method,
+      pathOrDescriptor: path,
+      description: `already exists: ${path}`
+    })
+  const wrongKind = (method: string, path: string, what: string) =>
+    PlatformError.systemError({
+      _tag: "BadResource",
+      module: MODULE,
+      method,
+      pathOrDescriptor: path,
+      description: `${path} is ${what}`
+    })
+  const unsupported = (method: string, what: string) =>
+    PlatformError.badArgument({
+      module: MODULE,
+      method,
+      description: `simnet's SimulationFileSystem does not do ${what}: it holds files and directories in memory, nothing else (and never reaches the host's file system)`
+    })
   const norm = (path: string) => posix.resolve("/", path)
   const parentOf = (path: string) => posix.dirname(path)
   const children = (path: string) => {
     const prefix = path === "/" ? "/" : `${path}/`
-    return [...entries.keys()].filter((key) => key !== path && key.startsWith(prefix) && !key.slice(prefix.length).includes("/")).sort()
+    return [...entries.keys()]
+      .filter((key) => key !== path && key.startsWith(prefix) && !key.slice(prefix.length).includes("/"))
+      .sort()
   }
   const descendants = (path: string) => {
     const prefix = path === "/" ? "/" : `${path}/`
@@ -60,7 +88,11 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>): Memo
   }
   const parentDirectory = (method: string, path: string): Effect.Effect<void, PlatformError.PlatformError> => {
     const parent = entries.get(parentOf(path))
-    return parent === undefined ? Effect.fail(notFound(method, parentOf(path))) : parent.kind !== "directory" ? Effect.fail(wrongKind(method, parentOf(path), "a file, not a directory")) : Effect.void
+    return parent === undefined
+      ? Effect.fail(notFound(method, parentOf(path)))
+      : parent.kind !== "directory"
+        ? Effect.fail(wrongKind(method, parentOf(path), "a file, not a directory"))
+        : Effect.void
   }
   const writeAt = (path: string, bytes: Uint8Array, at: number) => {
     const found = entries.get(path)
@@ -94,19 +126,24 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>): Memo
   /** The seeded entries, until the first use of the file system writes them at its `Clock`'s time. */
   let unstamped: Array<Entry> = [...entries.values()]
   const stampSeed = Effect.suspend(() =>
-    unstamped.length === 0 ? Effect.void : Effect.map(Clock.currentTimeMillis, (at) => {
-      for (const entry of unstamped) entry.mtime = entry.birth = at
-      unstamped = []
-    }))
+    unstamped.length === 0
+      ? Effect.void
+      : Effect.map(Clock.currentTimeMillis, (at) => {
+          for (const entry of unstamped) entry.mtime = entry.birth = at
+          unstamped = []
+        })
+  )
   /** Every method of `methods`, running `stampSeed` before its own work when it is an Effect. */
   const afterStamp = <T extends object>(methods: T): T =>
-    Object.fromEntries(Object.entries(methods).map(([name, method]) => [
-      name,
-      (...args: Array<unknown>) => {
-        const out: unknown = (method as (...args: Array<unknown>) => unknown)(...args)
-        return Effect.isEffect(out) ? Effect.andThen(stampSeed, out) : out
-      }
-    ])) as T
+    Object.fromEntries(
+      Object.entries(methods).map(([name, method]) => [
+        name,
+        (...args: Array<unknown>) => {
+          const out: unknown = (method as (...args: Array<unknown>) => unknown)(...args)
+          return Effect.isEffect(out) ? Effect.andThen(stampSeed, out) : out
+        }
+      ])
+    ) as T
 
   const info = (entry: Entry): FileSystem.File.Info => ({
     type: entry.kind === "file" ? "File" : "Directory",
@@ -133,15 +170,27 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>): Memo
     })
 
   const file = (method: string, given: string) =>
-    Effect.flatMap(get(method, given), ({ path, entry }) => (entry.kind === "file" ? Effect.succeed({ path, entry }) : Effect.fail(wrongKind(method, given, "a directory"))))
+    Effect.flatMap(get(method, given), ({ path, entry }) =>
+      entry.kind === "file" ? Effect.succeed({ path, entry }) : Effect.fail(wrongKind(method, given, "a directory"))
+    )
 
-  const makeDirectory = (given: string, options?: { readonly recursive?: boolean | undefined; readonly mode?: number | undefined }) =>
+  const makeDirectory = (
+    given: string,
+    options?: { readonly recursive?: boolean | undefined; readonly mode?: number | undefined }
+  ) =>
     Effect.flatMap(Clock.currentTimeMillis, (at) =>
       Effect.suspend(() => {
         const path = norm(given)
         const found = entries.get(path)
-        if (found !== undefined) return options?.recursive === true && found.kind === "directory" ? Effect.void : Effect.fail(exists("makeDirectory", given))
-        if (options?.recursive !== true) return Effect.map(parentDirectory("makeDirectory", path), () => void entries.set(path, { ...dir(at), mode: options?.mode ?? 0o755 }))
+        if (found !== undefined)
+          return options?.recursive === true && found.kind === "directory"
+            ? Effect.void
+            : Effect.fail(exists("makeDirectory", given))
+        if (options?.recursive !== true)
+          return Effect.map(
+            parentDirectory("makeDirectory", path),
+            () => void entries.set(path, { ...dir(at), mode: options?.mode ?? 0o755 })
+          )
         const parts = path.split("/").slice(1)
         for (let i = 1; i <= parts.length; i++) {
           const step = `/${parts.slice(0, i).join("/")}`
@@ -150,17 +199,38 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>): Memo
           if (there === undefined) entries.set(step, { ...dir(at), mode: options?.mode ?? 0o755 })
         }
         return Effect.void
-      }))
+      })
+    )
 
-  const remove = (given: string, options?: { readonly recursive?: boolean | undefined; readonly force?: boolean | undefined }) =>
+  const remove = (
+    given: string,
+    options?: { readonly recursive?: boolean | undefined; readonly force?: boolean | undefined }
+  ) =>
     Effect.suspend(() => {
       const path = norm(given)
       const entry = entries.get(path)
       if (entry === undefined) return options?.force === true ? Effect.void : Effect.fail(notFound("remove", given))
-      if (path === "/") return Effect.fail(PlatformError.systemError({ _tag: "PermissionDenied", module: MODULE, method: "remove", pathOrDescriptor: given, description: "the root cannot be removed" }))
+      if (path === "/")
+        return Effect.fail(
+          PlatformError.systemError({
+            _tag: "PermissionDenied",
+            module: MODULE,
+            method: "remove",
+            pathOrDescriptor: given,
+            description: "the root cannot be removed"
+          })
+        )
       const under = descendants(path)
       if (entry.kind === "directory" && under.length > 0 && options?.recursive !== true) {
-        return Effect.fail(PlatformError.systemError({ _tag: "Busy", module: MODULE, method: "remove", pathOrDescriptor: given, description: `directory not empty: ${given}` }))
+        return Effect.fail(
+          PlatformError.systemError({
+            _tag: "Busy",
+            module: MODULE,
+            method: "remove",
+            pathOrDescriptor: given,
+            description: `directory not empty: ${given}`
+          })
+        )
       }
       for (const key of under) entries.delete(key)
       entries.delete(path)
@@ -174,97 +244,147 @@ export const makeMemoryFs = (files: Readonly<Record<string, FileContent>>): Memo
           const target = norm(to)
           if (entries.has(target) && !overwrite) return Effect.fail(exists(method, to))
           return Effect.map(parentDirectory(method, target), () => {
-            const moves = [[path, target] as const, ...descendants(path).map((key) => [key, `${target}${key.slice(path.length)}`] as const)]
+            const moves = [
+              [path, target] as const,
+              ...descendants(path).map((key) => [key, `${target}${key.slice(path.length)}`] as const)
+            ]
             for (const [source, destination] of moves) {
               const it = entries.get(source)!
               if (it.kind === "file") writeAt(destination, it.bytes.slice(), at)
               else if (!entries.has(destination)) entries.set(destination, { ...dir(at), mode: it.mode })
             }
           })
-        })))
+        })
+      )
+    )
 
-  const temp = (options: { readonly directory?: string | undefined; readonly prefix?: string | undefined; readonly suffix?: string | undefined } | undefined, kind: "file" | "directory") =>
-    Effect.gen(function*() {
+  const temp = (
+    options:
+      | {
+          readonly directory?: string | undefined
+          readonly prefix?: string | undefined
+          readonly suffix?: string | undefined
+        }
+      | undefined,
+    kind: "file" | "directory"
+  ) =>
+    Effect.gen(function* () {
       const base = norm(options?.directory ?? "/tmp")
       yield* makeDirectory(base, { recursive: true })
-      const path = posix.join(base, `${options?.prefix ?? "tmp-"}${++temps}${kind === "file" ? options?.suffix ?? "" : ""}`)
+      const path = posix.join(
+        base,
+        `${options?.prefix ?? "tmp-"}${++temps}${kind === "file" ? (options?.suffix ?? "") : ""}`
+      )
       const at = yield* Clock.currentTimeMillis
       if (kind === "directory") entries.set(path, dir(at))
       else writeAt(path, new Uint8Array(), at)
       return path
     })
 
-  const fileSystem = FileSystem.make(afterStamp({
-    access: (path) => Effect.asVoid(get("access", path)),
-    chmod: (path, mode) => Effect.map(get("chmod", path), ({ entry }) => void (entry.mode = mode)),
-    chown: (path) => Effect.asVoid(get("chown", path)),
-    copy: (from, to, options) => copyTree("copy", from, to, options?.overwrite === true),
-    copyFile: (from, to) => Effect.flatMap(file("copyFile", from), () => copyTree("copyFile", from, to, true)),
-    link: () => Effect.fail(unsupported("link", "hard links")),
-    lstat: (path) => Effect.map(get("lstat", path), ({ entry }) => info(entry)),
-    makeDirectory,
-    makeTempDirectory: (options) => temp(options, "directory"),
-    makeTempDirectoryScoped: (options) => Effect.acquireRelease(temp(options, "directory"), (path) => Effect.ignore(remove(path, { recursive: true }))),
-    makeTempFile: (options) => temp(options, "file"),
-    makeTempFileScoped: (options) => Effect.acquireRelease(temp(options, "file"), (path) => Effect.ignore(remove(path))),
-    open: () => Effect.fail(unsupported("open", "open file handles (nor stream and sink, built on them): read and write whole files")),
-    readDirectory: (given, options) =>
-      Effect.flatMap(get("readDirectory", given), ({ path, entry }) => {
-        if (entry.kind !== "directory") return Effect.fail(wrongKind("readDirectory", given, "a file, not a directory"))
-        const prefix = path === "/" ? "/" : `${path}/`
-        return Effect.succeed((options?.recursive === true ? descendants(path) : children(path)).map((key) => key.slice(prefix.length)))
-      }),
-    readDirectoryEntries: (given) =>
-      Effect.flatMap(get("readDirectoryEntries", given), ({ path, entry }) =>
-        entry.kind !== "directory"
-          ? Effect.fail(wrongKind("readDirectoryEntries", given, "a file, not a directory"))
-          : Effect.succeed(children(path).map((key) => ({ name: posix.basename(key), type: entries.get(key)!.kind === "file" ? "File" as const : "Directory" as const })))),
-    readFile: (path) => Effect.map(file("readFile", path), ({ entry }) => entry.bytes.slice()),
-    readLink: () => Effect.fail(unsupported("readLink", "symbolic links")),
-    realPath: (path) => Effect.map(get("realPath", path), (found) => found.path),
-    remove,
-    rename: (from, to) =>
-      Effect.flatMap(get("rename", from), ({ path }) =>
-        Effect.suspend(() => {
-          const target = norm(to)
-          if (target === path) return Effect.void
-          if (target.startsWith(`${path}/`)) return Effect.fail(PlatformError.badArgument({ module: MODULE, method: "rename", description: `cannot move ${from} into itself` }))
-          return Effect.map(parentDirectory("rename", target), () => {
-            for (const key of [path, ...descendants(path)]) {
-              const entry = entries.get(key)!
-              entries.delete(key)
-              entries.set(`${target}${key.slice(path.length)}`, entry)
-            }
+  const fileSystem = FileSystem.make(
+    afterStamp({
+      access: (path) => Effect.asVoid(get("access", path)),
+      chmod: (path, mode) => Effect.map(get("chmod", path), ({ entry }) => void (entry.mode = mode)),
+      chown: (path) => Effect.asVoid(get("chown", path)),
+      copy: (from, to, options) => copyTree("copy", from, to, options?.overwrite === true),
+      copyFile: (from, to) => Effect.flatMap(file("copyFile", from), () => copyTree("copyFile", from, to, true)),
+      link: () => Effect.fail(unsupported("link", "hard links")),
+      lstat: (path) => Effect.map(get("lstat", path), ({ entry }) => info(entry)),
+      makeDirectory,
+      makeTempDirectory: (options) => temp(options, "directory"),
+      makeTempDirectoryScoped: (options) =>
+        Effect.acquireRelease(temp(options, "directory"), (path) => Effect.ignore(remove(path, { recursive: true }))),
+      makeTempFile: (options) => temp(options, "file"),
+      makeTempFileScoped: (options) =>
+        Effect.acquireRelease(temp(options, "file"), (path) => Effect.ignore(remove(path))),
+      open: () =>
+        Effect.fail(
+          unsupported("open", "open file handles (nor stream and sink, built on them): read and write whole files")
+        ),
+      readDirectory: (given, options) =>
+        Effect.flatMap(get("readDirectory", given), ({ path, entry }) => {
+          if (entry.kind !== "directory")
+            return Effect.fail(wrongKind("readDirectory", given, "a file, not a directory"))
+          const prefix = path === "/" ? "/" : `${path}/`
+          return Effect.succeed(
+            (options?.recursive === true ? descendants(path) : children(path)).map((key) => key.slice(prefix.length))
+          )
+        }),
+      readDirectoryEntries: (given) =>
+        Effect.flatMap(get("readDirectoryEntries", given), ({ path, entry }) =>
+          entry.kind !== "directory"
+            ? Effect.fail(wrongKind("readDirectoryEntries", given, "a file, not a directory"))
+            : Effect.succeed(
+                children(path).map((key) => ({
+                  name: posix.basename(key),
+                  type: entries.get(key)!.kind === "file" ? ("File" as const) : ("Directory" as const)
+                }))
+              )
+        ),
+      readFile: (path) => Effect.map(file("readFile", path), ({ entry }) => entry.bytes.slice()),
+      readLink: () => Effect.fail(unsupported("readLink", "symbolic links")),
+      realPath: (path) => Effect.map(get("realPath", path), (found) => found.path),
+      remove,
+      rename: (from, to) =>
+        Effect.flatMap(get("rename", from), ({ path }) =>
+          Effect.suspend(() => {
+            const target = norm(to)
+            if (target === path) return Effect.void
+            if (target.startsWith(`${path}/`))
+              return Effect.fail(
+                PlatformError.badArgument({
+                  module: MODULE,
+                  method: "rename",
+                  description: `cannot move ${from} into itself`
+                })
+              )
+            return Effect.map(parentDirectory("rename", target), () => {
+              for (const key of [path, ...descendants(path)]) {
+                const entry = entries.get(key)!
+                entries.delete(key)
+                entries.set(`${target}${key.slice(path.length)}`, entry)
+              }
+            })
           })
-        })),
-    stat: (path) => Effect.map(get("stat", path), ({ entry }) => info(entry)),
-    symlink: () => Effect.fail(unsupported("symlink", "symbolic links")),
-    truncate: (path, length) =>
-      Effect.flatMap(Clock.currentTimeMillis, (at) =>
-        Effect.map(file("truncate", path), ({ entry }) => {
-          const bytes = new Uint8Array(Number(length ?? 0))
-          bytes.set(entry.bytes.subarray(0, bytes.length))
-          entry.bytes = bytes
-          entry.mtime = at
-        })),
-    utimes: (path, _atime, mtime) => Effect.map(get("utimes", path), ({ entry }) => void (entry.mtime = typeof mtime === "number" ? mtime : mtime.getTime())),
-    watch: () => Stream.fail(unsupported("watch", "watching")),
-    writeFile: (given, data, options) =>
-      Effect.flatMap(Clock.currentTimeMillis, (at) =>
-        Effect.suspend(() => {
-          const path = norm(given)
-          const flag = options?.flag ?? "w"
-          const found = entries.get(path)
-          if (found?.kind === "directory") return Effect.fail(wrongKind("writeFile", given, "a directory"))
-          if (found !== undefined && flag.includes("x")) return Effect.fail(exists("writeFile", given))
-          if (found === undefined && flag.startsWith("r")) return Effect.fail(notFound("writeFile", given))
-          return Effect.map(parentDirectory("writeFile", path), () => {
-            const bytes = flag.startsWith("a") && found?.kind === "file" ? new Uint8Array([...found.bytes, ...data]) : data.slice()
-            writeAt(path, bytes, at)
-            if (options?.mode !== undefined) (entries.get(path) as Entry).mode = options.mode
+        ),
+      stat: (path) => Effect.map(get("stat", path), ({ entry }) => info(entry)),
+      symlink: () => Effect.fail(unsupported("symlink", "symbolic links")),
+      truncate: (path, length) =>
+        Effect.flatMap(Clock.currentTimeMillis, (at) =>
+          Effect.map(file("truncate", path), ({ entry }) => {
+            const bytes = new Uint8Array(Number(length ?? 0))
+            bytes.set(entry.bytes.subarray(0, bytes.length))
+            entry.bytes = bytes
+            entry.mtime = at
           })
-        }))
-  }))
+        ),
+      utimes: (path, _atime, mtime) =>
+        Effect.map(
+          get("utimes", path),
+          ({ entry }) => void (entry.mtime = typeof mtime === "number" ? mtime : mtime.getTime())
+        ),
+      watch: () => Stream.fail(unsupported("watch", "watching")),
+      writeFile: (given, data, options) =>
+        Effect.flatMap(Clock.currentTimeMillis, (at) =>
+          Effect.suspend(() => {
+            const path = norm(given)
+            const flag = options?.flag ?? "w"
+            const found = entries.get(path)
+            if (found?.kind === "directory") return Effect.fail(wrongKind("writeFile", given, "a directory"))
+            if (found !== undefined && flag.includes("x")) return Effect.fail(exists("writeFile", given))
+            if (found === undefined && flag.startsWith("r")) return Effect.fail(notFound("writeFile", given))
+            return Effect.map(parentDirectory("writeFile", path), () => {
+              const bytes =
+                flag.startsWith("a") && found?.kind === "file"
+                  ? new Uint8Array([...found.bytes, ...data])
+                  : data.slice()
+              writeAt(path, bytes, at)
+              if (options?.mode !== undefined) (entries.get(path) as Entry).mode = options.mode
+            })
+          })
+        )
+    })
+  )
 
   const snapshot = (): Record<string, FileContent> => {
     const out: Record<string, FileContent> = {}

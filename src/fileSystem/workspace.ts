@@ -42,7 +42,8 @@ const fs = (): typeof Fs => process.getBuiltinModule("node:fs")
 export const pathProblem = (file: string): string | undefined => {
   if (file === "" || file.length > 4096) return "must be a path of 1 to 4096 characters"
   if (file.includes("\0")) return "must not contain NUL"
-  if (file.startsWith("/") || /^[A-Za-z]:[\\/]/.test(file) || file.startsWith("\\")) return "must be relative to the workspace, not absolute"
+  if (file.startsWith("/") || /^[A-Za-z]:[\\/]/.test(file) || file.startsWith("\\"))
+    return "must be relative to the workspace, not absolute"
   const parts = file.split(/[\\/]/)
   if (parts.some((part) => part === "..")) return "must stay inside the workspace (no ..)"
   if (parts.some((part) => part === "" || part === ".")) return "must be normalised (no empty or . segments)"
@@ -50,15 +51,24 @@ export const pathProblem = (file: string): string | undefined => {
 }
 
 /** Why `files` cannot seed a workspace — too many, a path that escapes, base64 that is not — as the error naming the first, or undefined. */
-export const filesRefusal = (files: Readonly<Record<string, FileContent>>, base = "files"): InvalidRouteSpec | undefined => {
+export const filesRefusal = (
+  files: Readonly<Record<string, FileContent>>,
+  base = "files"
+): InvalidRouteSpec | undefined => {
   const entries = Object.entries(files)
-  if (entries.length > MAX_FILES) return new InvalidRouteSpec({ path: base, message: `at most ${MAX_FILES} files, got ${entries.length}` })
+  if (entries.length > MAX_FILES)
+    return new InvalidRouteSpec({ path: base, message: `at most ${MAX_FILES} files, got ${entries.length}` })
   for (const [file, content] of entries) {
     const at = `${base}[${JSON.stringify(file.slice(0, 200))}]`
     const problem = pathProblem(file)
     if (problem !== undefined) return new InvalidRouteSpec({ path: at, message: `the path ${problem}` })
     if (typeof content === "string") continue
-    if (typeof content !== "object" || content === null || typeof content.base64 !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(content.base64.replace(/\s+/g, ""))) {
+    if (
+      typeof content !== "object" ||
+      content === null ||
+      typeof content.base64 !== "string" ||
+      !/^[A-Za-z0-9+/]*={0,2}$/.test(content.base64.replace(/\s+/g, ""))
+    ) {
       return new InvalidRouteSpec({ path: `${at}.base64`, message: "is not base64" })
     }
   }
@@ -118,7 +128,11 @@ const codeOf = (error: unknown): string | undefined =>
 const standing = (path: string): string => {
   try {
     const stat = fs().lstatSync(path)
-    return stat.isSymbolicLink() ? "is a symbolic link in the workspace: refused" : stat.isDirectory() ? "is a directory, not a file" : "is a file, not a directory"
+    return stat.isSymbolicLink()
+      ? "is a symbolic link in the workspace: refused"
+      : stat.isDirectory()
+        ? "is a directory, not a file"
+        : "is a file, not a directory"
   } catch {
     return "changed while it was written: refused"
   }
@@ -139,7 +153,9 @@ export const layOut = (root: string, files: Readonly<Record<string, FileContent>
       if (problem !== undefined) throw new Error(`files[${JSON.stringify(file)}]: ${problem}`)
       const parts = file.split("/")
       const refuse = (index: number, path: string, why?: string): never => {
-        throw new Error(`files[${JSON.stringify(file)}]: ${JSON.stringify(parts.slice(0, index + 1).join("/"))} ${why ?? standing(path)}`)
+        throw new Error(
+          `files[${JSON.stringify(file)}]: ${JSON.stringify(parts.slice(0, index + 1).join("/"))} ${why ?? standing(path)}`
+        )
       }
       // The file's directory, a component at a time, each held open while the next is opened.
       const into = (dir: number, index: number): void => {
@@ -199,7 +215,11 @@ export const textOf = (bytes: Uint8Array): string | undefined => {
 /** The state of one file's bytes: its text shown when it is text of at most `TEXT_LIMIT` bytes. */
 export const stateOf = (bytes: Buffer): FileState => {
   const text = bytes.length <= TEXT_LIMIT ? textOf(bytes) : undefined
-  return { size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex"), ...(text === undefined ? {} : { text }) }
+  return {
+    size: bytes.length,
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+    ...(text === undefined ? {} : { text })
+  }
 }
 
 /** A workspace read: every file (sorted by path), `truncated` when there were more than `MAX_FILES`. */
@@ -244,7 +264,9 @@ export const readWorkspace = (root: string, onFile?: (path: string, bytes: Buffe
   const walk = (dir: number, prefix: string, depth: number): void => {
     let entries: Array<Fs.Dirent>
     try {
-      entries = f.readdirSync(listing(dir), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      entries = f
+        .readdirSync(listing(dir), { withFileTypes: true })
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     } catch {
       return
     }
@@ -285,10 +307,19 @@ export const readWorkspace = (root: string, onFile?: (path: string, bytes: Buffe
 }
 
 /** What changed from `before` to `after`, each list sorted. */
-export const changesOf = (before: Readonly<Record<string, FileState>>, after: Readonly<Record<string, FileState>>): WorkspaceChanges => ({
-  created: Object.keys(after).filter((path) => before[path] === undefined).sort(),
-  changed: Object.keys(after).filter((path) => before[path] !== undefined && before[path]!.sha256 !== after[path]!.sha256).sort(),
-  deleted: Object.keys(before).filter((path) => after[path] === undefined).sort()
+export const changesOf = (
+  before: Readonly<Record<string, FileState>>,
+  after: Readonly<Record<string, FileState>>
+): WorkspaceChanges => ({
+  created: Object.keys(after)
+    .filter((path) => before[path] === undefined)
+    .sort(),
+  changed: Object.keys(after)
+    .filter((path) => before[path] !== undefined && before[path]!.sha256 !== after[path]!.sha256)
+    .sort(),
+  deleted: Object.keys(before)
+    .filter((path) => after[path] === undefined)
+    .sort()
 })
 
 /** The states of a fixture's files, as the workspace will show them once laid out. */
@@ -300,13 +331,23 @@ export const statesOf = (files: Readonly<Record<string, FileContent>>): Record<s
  * carry in a snapshot; `omitted`, the paths left out (links and files past the walk's limits),
  * which a restore leaves as they are; `truncated` when the walk stopped at `MAX_FILES`.
  */
-export const workspaceFiles = (root: string): { readonly files: Record<string, FileContent>; readonly omitted: ReadonlyArray<string>; readonly truncated: boolean } => {
+export const workspaceFiles = (
+  root: string
+): {
+  readonly files: Record<string, FileContent>
+  readonly omitted: ReadonlyArray<string>
+  readonly truncated: boolean
+} => {
   const files: Record<string, FileContent> = {}
   const read = readWorkspace(root, (path, bytes) => {
     const text = textOf(bytes)
     files[path] = text !== undefined ? text : { base64: bytes.toString("base64") }
   })
-  return { files, omitted: Object.keys(read.files).filter((path) => files[path] === undefined), truncated: read.truncated }
+  return {
+    files,
+    omitted: Object.keys(read.files).filter((path) => files[path] === undefined),
+    truncated: read.truncated
+  }
 }
 
 /** The most entries a restore looks at when it removes what a snapshot does not hold. */

@@ -49,10 +49,13 @@ export const adoptSession = (transport: unknown, sessionId: string): void => {
   fields._initialized = true
 }
 
-export const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+export const isObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Params of a `tools/call` the SDK's `CallToolRequestSchema` accepts as they are: a name and arguments, nothing else. */
-export const plainCall = (params: unknown): params is { readonly name: string; readonly arguments?: Record<string, unknown> } => {
+export const plainCall = (
+  params: unknown
+): params is { readonly name: string; readonly arguments?: Record<string, unknown> } => {
   if (!isObject(params) || typeof params.name !== "string") return false
   let keys = 1
   if (params.arguments !== undefined) {
@@ -117,7 +120,11 @@ export const plainRequest = (message: unknown): boolean => {
  * `code` when it is a safe integer (else -32603), its `message` (else "Internal error"), its `data`.
  */
 export const protocolFailure = (id: string | number, error: unknown): Record<string, unknown> => {
-  const { code, message, data } = (typeof error === "object" && error !== null ? error : {}) as { code?: unknown; message?: unknown; data?: unknown }
+  const { code, message, data } = (typeof error === "object" && error !== null ? error : {}) as {
+    code?: unknown
+    message?: unknown
+    data?: unknown
+  }
   return {
     jsonrpc: "2.0",
     id,
@@ -130,7 +137,8 @@ export const protocolFailure = (id: string | number, error: unknown): Record<str
 }
 
 /** A tool name as an error shows it: at most 200 characters (the SDK shows it whole). */
-export const boundedName = (name: string) => (name.length <= 200 ? name : `${name.slice(0, 200)}…(${name.length} chars)`)
+export const boundedName = (name: string) =>
+  name.length <= 200 ? name : `${name.slice(0, 200)}…(${name.length} chars)`
 
 /**
  * The texts of the error results the SDK's `McpServer` gives a failed `tools/call` (each an
@@ -141,7 +149,13 @@ export const toolFailures = {
   invalidArguments: (name: string, issue: string) =>
     mcpErrorMessage(ErrorCode.InvalidParams, `Input validation error: Invalid arguments for tool ${name}: ${issue}`),
   noStructuredContent: (name: string) =>
-    mcpErrorMessage(ErrorCode.InvalidParams, `Output validation error: Tool ${name} has an output schema but no structured content was provided`),
+    mcpErrorMessage(
+      ErrorCode.InvalidParams,
+      `Output validation error: Tool ${name} has an output schema but no structured content was provided`
+    ),
   invalidStructuredContent: (name: string, issue: string) =>
-    mcpErrorMessage(ErrorCode.InvalidParams, `Output validation error: Invalid structured content for tool ${name}: ${issue}`)
+    mcpErrorMessage(
+      ErrorCode.InvalidParams,
+      `Output validation error: Invalid structured content for tool ${name}: ${issue}`
+    )
 } as const

@@ -20,10 +20,10 @@ export type McpContent = { readonly type: string; readonly [key: string]: unknow
 export type McpToolAnswer =
   | string
   | {
-    readonly content?: ReadonlyArray<McpContent> | undefined
-    readonly structuredContent?: Readonly<Record<string, unknown>> | undefined
-    readonly isError?: boolean | undefined
-  }
+      readonly content?: ReadonlyArray<McpContent> | undefined
+      readonly structuredContent?: Readonly<Record<string, unknown>> | undefined
+      readonly isError?: boolean | undefined
+    }
 
 /**
  * What a tool handler sees besides its arguments.
@@ -65,7 +65,13 @@ export type McpLogLevel = (typeof LOG_LEVELS)[number]
  */
 export type McpStep =
   | { readonly log: { readonly level: McpLogLevel; readonly data: unknown; readonly logger?: string | undefined } }
-  | { readonly progress: { readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined } }
+  | {
+      readonly progress: {
+        readonly progress: number
+        readonly total?: number | undefined
+        readonly message?: string | undefined
+      }
+    }
   | { readonly elicit: { readonly message: string; readonly requestedSchema: Readonly<Record<string, unknown>> } }
   | { readonly sample: Readonly<Record<string, unknown>> }
   | { readonly roots: Readonly<Record<string, never>> }
@@ -87,12 +93,17 @@ export interface McpTool {
   readonly output?: Schema.Top | undefined
   readonly outputSchema?: Readonly<Record<string, unknown>> | undefined
   readonly handler?:
-    // biome-ignore lint/suspicious/noExplicitAny: the arguments are what `input` decodes; a definition is not generic over it, so a handler names their type itself.
-    | ((args: any, context: McpToolContext) => McpToolAnswer | PromiseLike<McpToolAnswer> | Effect.Effect<McpToolAnswer, unknown>)
+    | ((
+        // biome-ignore lint/suspicious/noExplicitAny: the arguments are what `input` decodes; a definition is not generic over it, so a handler names their type itself.
+        args: any,
+        context: McpToolContext
+      ) => McpToolAnswer | PromiseLike<McpToolAnswer> | Effect.Effect<McpToolAnswer, unknown>)
     | undefined
   readonly steps?: ReadonlyArray<McpStep> | undefined
   /** Answers for given arguments (compared as canonical JSON), before `result`: what record mode writes. */
-  readonly results?: ReadonlyArray<{ readonly arguments: Readonly<Record<string, unknown>>; readonly result: McpToolAnswer }> | undefined
+  readonly results?:
+    | ReadonlyArray<{ readonly arguments: Readonly<Record<string, unknown>>; readonly result: McpToolAnswer }>
+    | undefined
   readonly result?: McpToolAnswer | undefined
 }
 
@@ -214,7 +225,8 @@ const compileTemplate = (template: McpResourceTemplate): CompiledTemplate | stri
     last = found.index + found[0].length
   }
   if (last < template.uriTemplate.length) parts.push({ literal: template.uriTemplate.slice(last) })
-  if (/[{}]/.test(template.uriTemplate.replace(VARIABLE, ""))) return `only {name} expressions are supported (RFC 6570 level 1), got ${JSON.stringify(template.uriTemplate)}`
+  if (/[{}]/.test(template.uriTemplate.replace(VARIABLE, "")))
+    return `only {name} expressions are supported (RFC 6570 level 1), got ${JSON.stringify(template.uriTemplate)}`
   const variables = parts.flatMap((part) => ("variable" in part ? [part.variable] : []))
   if (new Set(variables).size !== variables.length) return "a variable appears twice"
   const match = (uri: string): Readonly<Record<string, string>> | undefined => {
@@ -271,7 +283,9 @@ const objectJsonSchema = (
   }
   if (document === undefined) return Result.succeed(undefined)
   if (document.type !== "object") {
-    return Result.fail(invalid(path, `an MCP tool schema describes an object (type "object"), got ${JSON.stringify(document.type)}`))
+    return Result.fail(
+      invalid(path, `an MCP tool schema describes an object (type "object"), got ${JSON.stringify(document.type)}`)
+    )
   }
   return Result.succeed(document)
 }
@@ -289,9 +303,14 @@ const effectSchema = (
 }
 
 const compileTool = (tool: McpTool, path: string): Result.Result<CompiledTool, InvalidRouteSpec> =>
-  Result.gen(function*() {
+  Result.gen(function* () {
     if (typeof tool.name !== "string" || !TOOL_NAME.test(tool.name)) {
-      return yield* Result.fail(invalid(joinPath(path, "name"), `a tool name is 1 to 128 letters, digits, "_", "-" or ".", got ${JSON.stringify(tool.name)}`))
+      return yield* Result.fail(
+        invalid(
+          joinPath(path, "name"),
+          `a tool name is 1 to 128 letters, digits, "_", "-" or ".", got ${JSON.stringify(tool.name)}`
+        )
+      )
     }
     const inputPath = joinPath(path, tool.input === undefined ? "inputSchema" : "input")
     const outputPath = joinPath(path, tool.output === undefined ? "outputSchema" : "output")
@@ -311,35 +330,55 @@ const compileTool = (tool: McpTool, path: string): Result.Result<CompiledTool, I
       return Result.mapError(decode(args ?? {}), schemaIssue)
     }
     const decodeOutput = output === undefined ? undefined : Schema.decodeUnknownResult(output)
-    const checkOutput = decodeOutput === undefined
-      ? undefined
-      : (structured: unknown) => {
-        const decoded = decodeOutput(structured)
-        return Result.isFailure(decoded) ? schemaIssue(decoded.failure) : undefined
-      }
+    const checkOutput =
+      decodeOutput === undefined
+        ? undefined
+        : (structured: unknown) => {
+            const decoded = decodeOutput(structured)
+            return Result.isFailure(decoded) ? schemaIssue(decoded.failure) : undefined
+          }
     if (tool.results !== undefined && (!Array.isArray(tool.results) || tool.results.length > 10_000)) {
-      return yield* Result.fail(invalid(joinPath(path, "results"), "results are a list of at most 10000 { arguments, result }"))
+      return yield* Result.fail(
+        invalid(joinPath(path, "results"), "results are a list of at most 10000 { arguments, result }")
+      )
     }
     if (tool.steps !== undefined) {
       if (!Array.isArray(tool.steps) || tool.steps.length > MAX_STEPS) {
         return yield* Result.fail(invalid(joinPath(path, "steps"), `steps are a list of at most ${MAX_STEPS}`))
       }
-      if (tool.handler !== undefined) return yield* Result.fail(invalid(joinPath(path, "steps"), "a tool has a handler (code) or steps (a script), not both"))
+      if (tool.handler !== undefined)
+        return yield* Result.fail(
+          invalid(joinPath(path, "steps"), "a tool has a handler (code) or steps (a script), not both")
+        )
     }
     let generator: CompiledGenerator | undefined
-    if (tool.handler === undefined && tool.result === undefined && (tool.results === undefined || tool.results.length === 0)) {
+    if (
+      tool.handler === undefined &&
+      tool.result === undefined &&
+      (tool.results === undefined || tool.results.length === 0)
+    ) {
       if (output === undefined) {
-        return yield* Result.fail(invalid(path, `tool "${tool.name}" needs a handler, a result, or an output schema to generate its answer from`))
+        return yield* Result.fail(
+          invalid(
+            path,
+            `tool "${tool.name}" needs a handler, a result, or an output schema to generate its answer from`
+          )
+        )
       }
-      generator = yield* Result.mapError(
-        compileGenerator(output, { label: `mcp tool ${tool.name}` }),
-        (error) => invalid(outputPath, error.message)
+      generator = yield* Result.mapError(compileGenerator(output, { label: `mcp tool ${tool.name}` }), (error) =>
+        invalid(outputPath, error.message)
       )
     }
-    if (tool.result !== undefined && typeof tool.result !== "string" && checkOutput !== undefined && tool.result.isError !== true) {
-      const issue = tool.result.structuredContent === undefined
-        ? "a tool with an output schema answers structuredContent"
-        : checkOutput(tool.result.structuredContent)
+    if (
+      tool.result !== undefined &&
+      typeof tool.result !== "string" &&
+      checkOutput !== undefined &&
+      tool.result.isError !== true
+    ) {
+      const issue =
+        tool.result.structuredContent === undefined
+          ? "a tool with an output schema answers structuredContent"
+          : checkOutput(tool.result.structuredContent)
       if (issue !== undefined) return yield* Result.fail(invalid(joinPath(path, "result"), issue))
     }
     const listing: Record<string, unknown> = { name: tool.name }
@@ -359,49 +398,73 @@ const MAX_STEPS = 256
  * Compiles a server definition: every tool's schemas and generator, unique names and URIs. A
  * problem is an `InvalidRouteSpec` whose path starts at `base` (such as `server.tools[1].name`).
  */
-export const compileServer = (definition: McpServerDefinition, base = "server"): Result.Result<CompiledServer, InvalidRouteSpec> =>
-  Result.gen(function*() {
-    if (typeof definition.name !== "string" || definition.name === "") return yield* Result.fail(invalid(joinPath(base, "name"), "a server needs a name"))
-    if (typeof definition.version !== "string" || definition.version === "") return yield* Result.fail(invalid(joinPath(base, "version"), "a server needs a version"))
+export const compileServer = (
+  definition: McpServerDefinition,
+  base = "server"
+): Result.Result<CompiledServer, InvalidRouteSpec> =>
+  Result.gen(function* () {
+    if (typeof definition.name !== "string" || definition.name === "")
+      return yield* Result.fail(invalid(joinPath(base, "name"), "a server needs a name"))
+    if (typeof definition.version !== "string" || definition.version === "")
+      return yield* Result.fail(invalid(joinPath(base, "version"), "a server needs a version"))
     const pageSize = definition.pageSize ?? 50
-    if (!Number.isInteger(pageSize) || pageSize < 1) return yield* Result.fail(invalid(joinPath(base, "pageSize"), `pageSize is a whole number of at least 1, got ${pageSize}`))
+    if (!Number.isInteger(pageSize) || pageSize < 1)
+      return yield* Result.fail(
+        invalid(joinPath(base, "pageSize"), `pageSize is a whole number of at least 1, got ${pageSize}`)
+      )
     const tools = new Map<string, CompiledTool>()
     const toolList: Array<CompiledTool> = []
     for (const [i, tool] of (definition.tools ?? []).entries()) {
       const path = `${joinPath(base, "tools")}[${i}]`
       const compiled = yield* compileTool(tool, path)
-      if (tools.has(tool.name)) return yield* Result.fail(invalid(joinPath(path, "name"), `a second tool named "${tool.name}"`))
+      if (tools.has(tool.name))
+        return yield* Result.fail(invalid(joinPath(path, "name"), `a second tool named "${tool.name}"`))
       tools.set(tool.name, compiled)
       toolList.push(compiled)
     }
     const resources = new Map<string, McpResource>()
     for (const [i, resource] of (definition.resources ?? []).entries()) {
       const path = `${joinPath(base, "resources")}[${i}]`
-      if (typeof resource.uri !== "string" || !URL.canParse(resource.uri)) return yield* Result.fail(invalid(joinPath(path, "uri"), `not a URI: ${JSON.stringify(resource.uri)}`))
-      if (resources.has(resource.uri)) return yield* Result.fail(invalid(joinPath(path, "uri"), `a second resource at ${resource.uri}`))
-      if ((resource.text === undefined) === (resource.blob === undefined)) return yield* Result.fail(invalid(path, "a resource has either text or blob"))
-      if (typeof resource.blob === "string" && !BASE64.test(resource.blob)) return yield* Result.fail(invalid(joinPath(path, "blob"), "not valid base64"))
+      if (typeof resource.uri !== "string" || !URL.canParse(resource.uri))
+        return yield* Result.fail(invalid(joinPath(path, "uri"), `not a URI: ${JSON.stringify(resource.uri)}`))
+      if (resources.has(resource.uri))
+        return yield* Result.fail(invalid(joinPath(path, "uri"), `a second resource at ${resource.uri}`))
+      if ((resource.text === undefined) === (resource.blob === undefined))
+        return yield* Result.fail(invalid(path, "a resource has either text or blob"))
+      if (typeof resource.blob === "string" && !BASE64.test(resource.blob))
+        return yield* Result.fail(invalid(joinPath(path, "blob"), "not valid base64"))
       resources.set(resource.uri, resource)
     }
     const templates: Array<CompiledTemplate> = []
     for (const [i, template] of (definition.resourceTemplates ?? []).entries()) {
       const path = `${joinPath(base, "resourceTemplates")}[${i}]`
-      if (typeof template.uriTemplate !== "string" || template.uriTemplate.length > 2048) return yield* Result.fail(invalid(joinPath(path, "uriTemplate"), "a URI template is a string of at most 2048 characters"))
-      if (typeof template.name !== "string" || template.name === "") return yield* Result.fail(invalid(joinPath(path, "name"), "a resource template needs a name"))
-      if ((template.text === undefined) === (template.blob === undefined)) return yield* Result.fail(invalid(path, "a resource template has either text or blob"))
-      if (typeof template.blob === "string" && !BASE64.test(template.blob)) return yield* Result.fail(invalid(joinPath(path, "blob"), "not valid base64"))
+      if (typeof template.uriTemplate !== "string" || template.uriTemplate.length > 2048)
+        return yield* Result.fail(
+          invalid(joinPath(path, "uriTemplate"), "a URI template is a string of at most 2048 characters")
+        )
+      if (typeof template.name !== "string" || template.name === "")
+        return yield* Result.fail(invalid(joinPath(path, "name"), "a resource template needs a name"))
+      if ((template.text === undefined) === (template.blob === undefined))
+        return yield* Result.fail(invalid(path, "a resource template has either text or blob"))
+      if (typeof template.blob === "string" && !BASE64.test(template.blob))
+        return yield* Result.fail(invalid(joinPath(path, "blob"), "not valid base64"))
       const compiled = compileTemplate(template)
       if (typeof compiled === "string") return yield* Result.fail(invalid(joinPath(path, "uriTemplate"), compiled))
       for (const name of Object.keys(template.completions ?? {})) {
-        if (!compiled.variables.includes(name)) return yield* Result.fail(invalid(joinPath(joinPath(path, "completions"), name), `the template has no variable {${name}}`))
+        if (!compiled.variables.includes(name))
+          return yield* Result.fail(
+            invalid(joinPath(joinPath(path, "completions"), name), `the template has no variable {${name}}`)
+          )
       }
       templates.push(compiled)
     }
     const prompts = new Map<string, McpPrompt>()
     for (const [i, prompt] of (definition.prompts ?? []).entries()) {
       const path = `${joinPath(base, "prompts")}[${i}]`
-      if (typeof prompt.name !== "string" || prompt.name === "") return yield* Result.fail(invalid(joinPath(path, "name"), "a prompt needs a name"))
-      if (prompts.has(prompt.name)) return yield* Result.fail(invalid(joinPath(path, "name"), `a second prompt named "${prompt.name}"`))
+      if (typeof prompt.name !== "string" || prompt.name === "")
+        return yield* Result.fail(invalid(joinPath(path, "name"), "a prompt needs a name"))
+      if (prompts.has(prompt.name))
+        return yield* Result.fail(invalid(joinPath(path, "name"), `a second prompt named "${prompt.name}"`))
       prompts.set(prompt.name, prompt)
     }
     return { definition, tools, toolList, resources, templates, prompts }

@@ -27,7 +27,12 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js"
-import { isJSONRPCRequest, type JSONRPCRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js"
+import {
+  isJSONRPCRequest,
+  type JSONRPCRequest,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS
+} from "@modelcontextprotocol/sdk/types.js"
 import type { CompiledServer } from "./definitions.ts"
 import { bufferedResponse, type SimRequest } from "./floor.ts"
 import { isObject, plainCall, plainRequest } from "./copies.ts"
@@ -54,8 +59,12 @@ const jsonRpcError = (status: number, code: number, message: string, headers: Re
  */
 const direct = (request: SimRequest, message: unknown): message is JSONRPCRequest => {
   const accept = request.headers.get("accept")
-  return accept?.includes("application/json") === true && accept.includes("text/event-stream") &&
-    isJsonContentType(request.headers.get("content-type")) && (plainRequest(message) || isJSONRPCRequest(message))
+  return (
+    accept?.includes("application/json") === true &&
+    accept.includes("text/event-stream") &&
+    isJsonContentType(request.headers.get("content-type")) &&
+    (plainRequest(message) || isJSONRPCRequest(message))
+  )
 }
 
 /** The method (and tool) of one JSON-RPC message, for the log. */
@@ -91,7 +100,9 @@ const webRequest = (request: SimRequest, parsed: unknown): Request =>
   new Request(request.url, {
     method: request.method,
     headers: request.headers,
-    ...(parsed === undefined && request.body !== undefined && request.method === "POST" ? { body: request.body as Uint8Array<ArrayBuffer> } : {}),
+    ...(parsed === undefined && request.body !== undefined && request.method === "POST"
+      ? { body: request.body as Uint8Array<ArrayBuffer> }
+      : {}),
     signal: request.signal
   })
 
@@ -151,31 +162,45 @@ export const answer = (state: McpServerState, request: SimRequest, env: McpEnv):
   } else {
     env.annotate(logged)
   }
-  const streams = definition.sse === "always" || messages.some((m) => {
-    if (!isObject(m) || m.method !== "tools/call") return false
-    const params = isObject(m.params) ? m.params : {}
-    const tool = typeof params.name === "string" ? compiled.tools.get(params.name)?.tool : undefined
-    return tool?.steps !== undefined || (isObject(params._meta) && params._meta.progressToken !== undefined && tool?.handler !== undefined)
-  })
+  const streams =
+    definition.sse === "always" ||
+    messages.some((m) => {
+      if (!isObject(m) || m.method !== "tools/call") return false
+      const params = isObject(m.params) ? m.params : {}
+      const tool = typeof params.name === "string" ? compiled.tools.get(params.name)?.tool : undefined
+      return (
+        tool?.steps !== undefined ||
+        (isObject(params._meta) && params._meta.progressToken !== undefined && tool?.handler !== undefined)
+      )
+    })
   if (!streams && !initialize && !Array.isArray(parsed) && direct(request, parsed)) {
     const headers = session === undefined ? JSON_INIT : SESSION_INIT(session.id)
     if (parsed.method === "tools/call" && plainCall(parsed.params)) {
       const reply = fastCall(compiled, state, env, session, parsed.id, parsed.params, request.signal)
-      const respond = (value: Record<string, unknown>) => bufferedResponse(JSON.stringify(value), headers, request.signal)
+      const respond = (value: Record<string, unknown>) =>
+        bufferedResponse(JSON.stringify(value), headers, request.signal)
       return reply instanceof Promise ? reply.then(respond) : respond(reply)
     }
     return viaDirectServer({ compiled, state, request, env, session, parsed, initialize, streams })
   }
   if (!stateful) return viaSdk({ compiled, state, request, env, session, parsed, initialize, streams })
   if (initialize) {
-    if (Array.isArray(parsed)) return jsonRpcError(400, -32600, "Invalid Request: Only one initialization request is allowed")
+    if (Array.isArray(parsed))
+      return jsonRpcError(400, -32600, "Invalid Request: Only one initialization request is allowed")
     const clientInfo = isObject(parsed) && isObject(parsed.params) ? parsed.params.clientInfo : undefined
-    const { session: opened } = state.open(env.runSeed, env.identity, negotiated(parsed), isObject(clientInfo) ? { name: String(clientInfo.name), version: String(clientInfo.version) } : undefined)
-    return runtimeOf(state, env, opened, true).handle(webRequest(request, parsed), parsed).then((response) => {
-      // An initialize the transport refused opens no session.
-      if (response.status !== 200) state.end(opened.id)
-      return response
-    })
+    const { session: opened } = state.open(
+      env.runSeed,
+      env.identity,
+      negotiated(parsed),
+      isObject(clientInfo) ? { name: String(clientInfo.name), version: String(clientInfo.version) } : undefined
+    )
+    return runtimeOf(state, env, opened, true)
+      .handle(webRequest(request, parsed), parsed)
+      .then((response) => {
+        // An initialize the transport refused opens no session.
+        if (response.status !== 200) state.end(opened.id)
+        return response
+      })
   }
   // A body that is not JSON reaches here without a session looked up: the session's transport
   // answers it (-32700) when it names one, a fresh server otherwise.
@@ -185,7 +210,10 @@ export const answer = (state: McpServerState, request: SimRequest, env: McpEnv):
 }
 
 /** The head of a JSON answer in a session: its id on every response, as the SDK's transport sends it. */
-const SESSION_INIT = (id: string): ResponseInit => ({ status: 200, headers: { "content-type": "application/json", "mcp-session-id": id } })
+const SESSION_INIT = (id: string): ResponseInit => ({
+  status: 200,
+  headers: { "content-type": "application/json", "mcp-session-id": id }
+})
 
 /** One POST past the checks, on its way to an SDK server. */
 interface Call {
@@ -205,9 +233,17 @@ const viaDirectServer = async (call: Call & { readonly parsed: JSONRPCRequest })
   const transport = found instanceof DirectTransport ? found : await found
   if (!transport.busy(call.parsed.id)) {
     const reply = await transport.request(call.parsed)
-    return bufferedResponse(JSON.stringify(reply), call.session === undefined ? JSON_INIT : SESSION_INIT(call.session.id), call.request.signal)
+    return bufferedResponse(
+      JSON.stringify(reply),
+      call.session === undefined ? JSON_INIT : SESSION_INIT(call.session.id),
+      call.request.signal
+    )
   }
-  if (call.session !== undefined) return runtimeOf(call.state, call.env, call.session, false).handle(webRequest(call.request, call.parsed), call.parsed)
+  if (call.session !== undefined)
+    return runtimeOf(call.state, call.env, call.session, false).handle(
+      webRequest(call.request, call.parsed),
+      call.parsed
+    )
   return viaSdk(call)
 }
 

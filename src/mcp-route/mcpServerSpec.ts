@@ -13,7 +13,16 @@ const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
 export const McpContentSpec = Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [JsonObject])
 
 /** A `logging` level (RFC 5424's, as MCP names them). */
-export const McpLogLevel = Schema.Literals(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"])
+export const McpLogLevel = Schema.Literals([
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency"
+])
 
 /**
  * One step of a tool's scripted behaviour, run in order before it answers (see `McpStep` in
@@ -22,8 +31,16 @@ export const McpLogLevel = Schema.Literals(["debug", "info", "notice", "warning"
  * closing the answer's event stream so the client resumes it.
  */
 export const McpStepSpec = Schema.Union([
-  Schema.Struct({ log: Schema.Struct({ level: McpLogLevel, data: Schema.Unknown, logger: Schema.optional(Schema.String) }) }),
-  Schema.Struct({ progress: Schema.Struct({ progress: Schema.Finite, total: Schema.optional(Schema.Finite), message: Schema.optional(Schema.String) }) }),
+  Schema.Struct({
+    log: Schema.Struct({ level: McpLogLevel, data: Schema.Unknown, logger: Schema.optional(Schema.String) })
+  }),
+  Schema.Struct({
+    progress: Schema.Struct({
+      progress: Schema.Finite,
+      total: Schema.optional(Schema.Finite),
+      message: Schema.optional(Schema.String)
+    })
+  }),
   Schema.Struct({ elicit: Schema.Struct({ message: Schema.String, requestedSchema: JsonObject }) }),
   Schema.Struct({ sample: JsonObject }),
   Schema.Struct({ roots: Schema.Struct({}) }),
@@ -90,16 +107,22 @@ export const McpPromptSpec = Schema.Struct({
   name: Schema.String,
   title: Schema.optional(Schema.String),
   description: Schema.optional(Schema.String),
-  arguments: Schema.optional(Schema.Array(Schema.Struct({
-    name: Schema.String,
-    description: Schema.optional(Schema.String),
-    required: Schema.optional(Schema.Boolean),
-    completions: Schema.optional(Schema.Array(Schema.String))
-  }))),
-  messages: Schema.Array(Schema.Union([
-    Schema.Struct({ role: Schema.Literals(["user", "assistant"]), text: Schema.String }),
-    Schema.Struct({ role: Schema.Literals(["user", "assistant"]), content: McpContentSpec })
-  ]))
+  arguments: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        name: Schema.String,
+        description: Schema.optional(Schema.String),
+        required: Schema.optional(Schema.Boolean),
+        completions: Schema.optional(Schema.Array(Schema.String))
+      })
+    )
+  ),
+  messages: Schema.Array(
+    Schema.Union([
+      Schema.Struct({ role: Schema.Literals(["user", "assistant"]), text: Schema.String }),
+      Schema.Struct({ role: Schema.Literals(["user", "assistant"]), content: McpContentSpec })
+    ])
+  )
 })
 
 /** An MCP server in JSON. */

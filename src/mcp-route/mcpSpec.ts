@@ -15,5 +15,8 @@ export const mcpKind = routeKind(McpRespond, (match, respond, options, path) =>
   Effect.suspend(() => {
     const base = path === "" ? "respond" : `${path}.respond`
     const compiled = compileServer(respond.server, `${base}.server`)
-    return Result.isFailure(compiled) ? Effect.fail(compiled.failure) : Effect.succeed(mcpRouteOf(match, compiled.success, options))
-  }))
+    return Result.isFailure(compiled)
+      ? Effect.fail(compiled.failure)
+      : Effect.succeed(mcpRouteOf(match, compiled.success, options))
+  })
+)

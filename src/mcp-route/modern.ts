@@ -18,14 +18,22 @@ import type { McpEnv } from "./tools.ts"
 export const MODERN = "2026-07-28"
 
 /** Results the revision marks as cacheable (`ttlMs`, `cacheScope`). */
-const CACHEABLE = new Set(["server/discover", "tools/list", "resources/list", "resources/templates/list", "resources/read", "prompts/list"])
+const CACHEABLE = new Set([
+  "server/discover",
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list"
+])
 
 const META = "io.modelcontextprotocol/"
 
 const json = (body: unknown, status = 200): Response =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
 
-const error = (id: unknown, code: number, message: string, status = 200) => json({ jsonrpc: "2.0", id: id ?? null, error: { code, message } }, status)
+const error = (id: unknown, code: number, message: string, status = 200) =>
+  json({ jsonrpc: "2.0", id: id ?? null, error: { code, message } }, status)
 
 /** `params` without the revision's request metadata (`_meta` keys under `io.modelcontextprotocol/`). */
 const withoutMetadata = (params: unknown): Record<string, unknown> | undefined => {
@@ -47,14 +55,21 @@ const dressed = (method: string, result: Record<string, unknown>) => ({
  * Answers one request at revision 2026-07-28 (`MCP-Protocol-Version: 2026-07-28`).
  */
 export const answerModern = async (state: McpServerState, request: SimRequest, env: McpEnv): Promise<Response> => {
-  if (request.method !== "POST") return json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "Method not allowed." } }, 405)
+  if (request.method !== "POST")
+    return json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "Method not allowed." } }, 405)
   const message = request.json()
   if (!isObject(message) || message.jsonrpc !== "2.0" || typeof message.method !== "string") {
     env.annotate({ method: "(invalid)", revision: MODERN })
     return error(isObject(message) ? message.id : null, -32600, "Invalid Request", 400)
   }
   const method = message.method
-  env.annotate({ method, revision: MODERN, ...(method === "tools/call" && isObject(message.params) && typeof message.params.name === "string" ? { tool: message.params.name } : {}) })
+  env.annotate({
+    method,
+    revision: MODERN,
+    ...(method === "tools/call" && isObject(message.params) && typeof message.params.name === "string"
+      ? { tool: message.params.name }
+      : {})
+  })
   // A notification (`notifications/cancelled`) is taken and needs no answer.
   if (message.id === undefined) return new Response(null, { status: 202 })
   const definition = state.current.definition
@@ -66,16 +81,37 @@ export const answerModern = async (state: McpServerState, request: SimRequest, e
         supportedVersions: [MODERN, ...SUPPORTED_PROTOCOL_VERSIONS],
         capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
         ...(definition.instructions === undefined ? {} : { instructions: definition.instructions }),
-        _meta: { [`${META}serverInfo`]: { name: definition.name, version: definition.version, ...(definition.title === undefined ? {} : { title: definition.title }) } }
+        _meta: {
+          [`${META}serverInfo`]: {
+            name: definition.name,
+            version: definition.version,
+            ...(definition.title === undefined ? {} : { title: definition.title })
+          }
+        }
       })
     })
   }
   const params = withoutMetadata(message.params)
-  const forwarded = { jsonrpc: "2.0" as const, id: message.id as string | number, method, ...(params === undefined ? {} : { params }) }
+  const forwarded = {
+    jsonrpc: "2.0" as const,
+    id: message.id as string | number,
+    method,
+    ...(params === undefined ? {} : { params })
+  }
   const found = directServer(state, env, undefined)
   const transport = found instanceof DirectTransport ? found : await found
-  if (transport.busy(forwarded.id)) return error(message.id, -32600, `Invalid Request: request id ${JSON.stringify(message.id)} is already being answered`, 409)
+  if (transport.busy(forwarded.id))
+    return error(
+      message.id,
+      -32600,
+      `Invalid Request: request id ${JSON.stringify(message.id)} is already being answered`,
+      409
+    )
   const reply = await transport.request(forwarded)
   const body = "result" in reply && isObject(reply.result) ? { ...reply, result: dressed(method, reply.result) } : reply
-  return bufferedResponse(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } }, request.signal)
+  return bufferedResponse(
+    JSON.stringify(body),
+    { status: 200, headers: { "content-type": "application/json" } },
+    request.signal
+  )
 }

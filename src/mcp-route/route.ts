@@ -8,7 +8,18 @@ import { Context, Option, Result } from "effect"
 import { RouteFailed } from "../SimnetError.ts"
 import { compileServer, type CompiledServer, type McpServerDefinition } from "./definitions.ts"
 import type * as Engine from "./engine.ts"
-import { checked, errorMessage, make, type MatcherInput, refused, type RespondContext, type Route, ROUTE_OPTIONS_ONLY, type RouteOptions, type SimRequest } from "./floor.ts"
+import {
+  checked,
+  errorMessage,
+  make,
+  type MatcherInput,
+  refused,
+  type RespondContext,
+  type Route,
+  ROUTE_OPTIONS_ONLY,
+  type RouteOptions,
+  type SimRequest
+} from "./floor.ts"
 import { type McpAnswerer, McpServers } from "./state.ts"
 import { fromResult } from "../registry/answer.ts"
 
@@ -25,11 +36,28 @@ const loadEngine = (): Promise<typeof Engine> => (loading ??= import("./engine.t
 /** An `mcp` route serving already compiled definitions. */
 export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, options: RouteOptions = {}): Route => {
   const label = options.id ?? "mcp"
-  const failed = (cause: unknown) => new RouteFailed({ route: label, reason: "handler", message: `the MCP server failed: ${errorMessage(cause)}`, cause })
+  const failed = (cause: unknown) =>
+    new RouteFailed({
+      route: label,
+      reason: "handler",
+      message: `the MCP server failed: ${errorMessage(cause)}`,
+      cause
+    })
   const engineAnswer = (request: SimRequest, context: RespondContext): Response | Promise<Response> => {
-    if (engine === undefined) return loadEngine().then(() => engineAnswer(request, context), (cause) => Promise.reject(failed(cause)))
+    if (engine === undefined)
+      return loadEngine().then(
+        () => engineAnswer(request, context),
+        (cause) => Promise.reject(failed(cause))
+      )
     const servers = Context.getOption(context.services as Context.Context<McpServers>, McpServers)
-    if (Option.isNone(servers)) return Promise.reject(new RouteFailed({ route: context.identity, reason: "service", message: `simnet: this network has no ${McpServers.key}` }))
+    if (Option.isNone(servers))
+      return Promise.reject(
+        new RouteFailed({
+          route: context.identity,
+          reason: "service",
+          message: `simnet: this network has no ${McpServers.key}`
+        })
+      )
     const state = servers.value.server(context.identity, compiled)
     let answered: Response | Promise<Response>
     try {
@@ -44,26 +72,41 @@ export const mcpRouteOf = (match: MatcherInput, compiled: CompiledServer, option
     }
     return answered instanceof Response ? answered : answered.catch((cause) => Promise.reject(failed(cause)))
   }
-  const answer: McpAnswerer = Object.assign((request: SimRequest, context: RespondContext) => fromResult(engineAnswer(request, context), label), { compiled })
+  const answer: McpAnswerer = Object.assign(
+    (request: SimRequest, context: RespondContext) => fromResult(engineAnswer(request, context), label),
+    { compiled }
+  )
   const definition = compiled.definition
-  return make("mcp", match, {
-    answer,
-    annotated: true,
-    describe: {
-      server: definition.name,
-      version: definition.version,
-      mode: definition.stateless === true ? "stateless" : "stateful"
-    }
-  }, options)
+  return make(
+    "mcp",
+    match,
+    {
+      answer,
+      annotated: true,
+      describe: {
+        server: definition.name,
+        version: definition.version,
+        mode: definition.stateless === true ? "stateless" : "stateful"
+      }
+    },
+    options
+  )
 }
 
 /**
  * An `mcp` route from definitions; `base` is the JSON path of the definition in errors. A
  * definition that does not compile makes a route whose registration fails naming the field.
  */
-export const mcpRoute = (match: MatcherInput, definition: McpServerDefinition, options: RouteOptions = {}, base = "server"): Route => {
+export const mcpRoute = (
+  match: MatcherInput,
+  definition: McpServerDefinition,
+  options: RouteOptions = {},
+  base = "server"
+): Route => {
   const compiled = compileServer(definition, base)
-  return Result.isFailure(compiled) ? refused("mcp", compiled.failure, options.source) : mcpRouteOf(match, compiled.success, options)
+  return Result.isFailure(compiled)
+    ? refused("mcp", compiled.failure, options.source)
+    : mcpRouteOf(match, compiled.success, options)
 }
 
 /**

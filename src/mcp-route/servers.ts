@@ -44,11 +44,11 @@ const decodeCursor = (cursor: string): number | undefined => {
 /** One page of a list, and the cursor of the next when there is one. */
 const page = <A>(items: ReadonlyArray<A>, cursor: string | undefined, size: number) => {
   const start = cursor === undefined ? 0 : decodeCursor(cursor)
-  if (start === undefined || start > items.length) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${cursor}`)
+  if (start === undefined || start > items.length)
+    throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${cursor}`)
   const end = start + size
   return { items: items.slice(start, end), nextCursor: end < items.length ? encodeCursor(end) : undefined }
 }
-
 
 const fillTemplate = (text: string, args: Readonly<Record<string, string>>) =>
   text.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (_, key: string) => args[key] ?? "")
@@ -66,10 +66,19 @@ const completion = (values: ReadonlyArray<string>, typed: string) => {
 }
 
 /** The contents of a resource or of a URI a template matched. */
-const contentsOf = (uri: string, mimeType: string | undefined, text: string | undefined, blob: string | Uint8Array | undefined) =>
+const contentsOf = (
+  uri: string,
+  mimeType: string | undefined,
+  text: string | undefined,
+  blob: string | Uint8Array | undefined
+) =>
   text !== undefined
     ? { uri, ...(mimeType === undefined ? {} : { mimeType }), text }
-    : { uri, ...(mimeType === undefined ? {} : { mimeType }), blob: typeof blob === "string" ? blob : Buffer.from(blob!).toString("base64") }
+    : {
+        uri,
+        ...(mimeType === undefined ? {} : { mimeType }),
+        blob: typeof blob === "string" ? blob : Buffer.from(blob!).toString("base64")
+      }
 
 /**
  * Registers `handler` for the method of `schema`, answering params that do not fit the schema
@@ -83,7 +92,7 @@ const on = <S extends RequestSchema>(
   handler: (request: SchemaOutput<S>, extra: Extra) => unknown
 ): void => {
   let lenient = lenientSchemas.get(schema)
-  if (lenient === undefined) lenientSchemas.set(schema, lenient = schema.pick({ method: true }).passthrough())
+  if (lenient === undefined) lenientSchemas.set(schema, (lenient = schema.pick({ method: true }).passthrough()))
   // The answers are ours, built to the SDK's result shapes, which its types do not follow.
   if (schema === CallToolRequestSchema) {
     server.setRequestHandler(lenient, handler as (request: SchemaOutput<AnyObjectSchema>, extra: Extra) => never)
@@ -91,7 +100,11 @@ const on = <S extends RequestSchema>(
   }
   server.setRequestHandler(lenient, (request, extra) => {
     const parsed = schema.safeParse(request)
-    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`)
+    if (!parsed.success)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid params: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`
+      )
     return handler(parsed.data as SchemaOutput<S>, extra) as never
   })
 }
@@ -121,11 +134,20 @@ type RequestSchema =
  * every capability a definition can use: tools, resources (templates, subscriptions), prompts,
  * completions and logging, each list announcing `listChanged`.
  */
-export const sdkServer = (current: () => CompiledServer, state: McpServerState, env: McpEnv, session: McpSession | undefined): Server => {
+export const sdkServer = (
+  current: () => CompiledServer,
+  state: McpServerState,
+  env: McpEnv,
+  session: McpSession | undefined
+): Server => {
   const definition = current().definition
   const wishes = () => state.wishesOf(session?.id ?? "")
   const server = new Server(
-    { name: definition.name, version: definition.version, ...(definition.title === undefined ? {} : { title: definition.title }) },
+    {
+      name: definition.name,
+      version: definition.version,
+      ...(definition.title === undefined ? {} : { title: definition.title })
+    },
     {
       capabilities: {
         tools: { listChanged: true },
@@ -146,12 +168,24 @@ export const sdkServer = (current: () => CompiledServer, state: McpServerState, 
   on(server, CallToolRequestSchema, (request, extra) => callTool(current(), state, env, session, request.params, extra))
   on(server, ListResourcesRequestSchema, (request) => {
     const { items, nextCursor } = page(Array.from(current().resources.values()), request.params?.cursor, size())
-    const resources = items.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType }))
+    const resources = items.map(({ uri, name, title, description, mimeType }) => ({
+      uri,
+      name,
+      title,
+      description,
+      mimeType
+    }))
     return { resources, ...(nextCursor === undefined ? {} : { nextCursor }) }
   })
   on(server, ListResourceTemplatesRequestSchema, (request) => {
     const { items, nextCursor } = page(current().templates, request.params?.cursor, size())
-    const resourceTemplates = items.map(({ template: { uriTemplate, name, title, description, mimeType } }) => ({ uriTemplate, name, title, description, mimeType }))
+    const resourceTemplates = items.map(({ template: { uriTemplate, name, title, description, mimeType } }) => ({
+      uriTemplate,
+      name,
+      title,
+      description,
+      mimeType
+    }))
     return { resourceTemplates, ...(nextCursor === undefined ? {} : { nextCursor }) }
   })
   on(server, ReadResourceRequestSchema, (request) => {
@@ -161,8 +195,18 @@ export const sdkServer = (current: () => CompiledServer, state: McpServerState, 
     for (const { match, template } of current().templates) {
       const values = match(uri)
       if (values === undefined) continue
-      const fill = (text: string) => text.replace(/\{([A-Za-z0-9_.]+)\}/g, (whole, name: string) => values[name] ?? whole)
-      return { contents: [contentsOf(uri, template.mimeType, template.text === undefined ? undefined : fill(template.text), template.blob)] }
+      const fill = (text: string) =>
+        text.replace(/\{([A-Za-z0-9_.]+)\}/g, (whole, name: string) => values[name] ?? whole)
+      return {
+        contents: [
+          contentsOf(
+            uri,
+            template.mimeType,
+            template.text === undefined ? undefined : fill(template.text),
+            template.blob
+          )
+        ]
+      }
     }
     throw new McpError(RESOURCE_NOT_FOUND, `Resource ${uri} not found`)
   })
@@ -195,9 +239,12 @@ export const sdkServer = (current: () => CompiledServer, state: McpServerState, 
   })
   on(server, ListPromptsRequestSchema, (request) => {
     const { items, nextCursor } = page(Array.from(current().prompts.values()), request.params?.cursor, size())
-    const prompts = items.map(({ name, title, description, arguments: args }) =>
-      ({ name, title, description, arguments: args?.map(({ name, description, required }) => ({ name, description, required })) })
-    )
+    const prompts = items.map(({ name, title, description, arguments: args }) => ({
+      name,
+      title,
+      description,
+      arguments: args?.map(({ name, description, required }) => ({ name, description, required }))
+    }))
     return { prompts, ...(nextCursor === undefined ? {} : { nextCursor }) }
   })
   on(server, GetPromptRequestSchema, (request) => {
@@ -206,7 +253,10 @@ export const sdkServer = (current: () => CompiledServer, state: McpServerState, 
     const args = request.params.arguments ?? {}
     for (const argument of prompt.arguments ?? []) {
       if (argument.required === true && args[argument.name] === undefined) {
-        throw new McpError(ErrorCode.InvalidParams, `Missing required argument "${argument.name}" for prompt ${prompt.name}`)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Missing required argument "${argument.name}" for prompt ${prompt.name}`
+        )
       }
     }
     return {
@@ -260,7 +310,11 @@ interface DirectServer extends SessionEngine {
 }
 
 /** The direct server of a session, made (and connected) when it has none for the current revision. */
-export const directServer = (state: McpServerState, env: McpEnv, session: McpSession | undefined): DirectTransport | Promise<DirectTransport> => {
+export const directServer = (
+  state: McpServerState,
+  env: McpEnv,
+  session: McpSession | undefined
+): DirectTransport | Promise<DirectTransport> => {
   const key = session?.id ?? ""
   // The state keeps what this module puts there: direct servers only.
   const found = state.engines.get(key) as DirectServer | undefined
@@ -269,5 +323,7 @@ export const directServer = (state: McpServerState, env: McpEnv, session: McpSes
   const made: DirectServer = { revision: state.revision, transport }
   state.engines.set(key, made)
   const compiled = state.current
-  return sdkServer(() => compiled, state, env, session).connect(transport).then(() => transport)
+  return sdkServer(() => compiled, state, env, session)
+    .connect(transport)
+    .then(() => transport)
 }

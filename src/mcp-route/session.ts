@@ -42,14 +42,18 @@ class SessionEvents implements EventStore {
     return this.events.get(eventId)?.stream
   }
 
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }
+  ): Promise<string> {
     const last = this.events.get(lastEventId)
     if (last === undefined) throw new Error(`Event ${lastEventId} is no longer kept`)
     let after = false
     for (const [id, event] of this.events) {
       if (id === lastEventId) after = true
       // The priming event of a stream carries no message: nothing to replay.
-      else if (after && event.stream === last.stream && Object.keys(event.message).length > 0) await send(id, event.message)
+      else if (after && event.stream === last.stream && Object.keys(event.message).length > 0)
+        await send(id, event.message)
     }
     return last.stream
   }
@@ -67,22 +71,39 @@ export interface Runtime extends SessionRuntime {
 }
 
 /** What changed between two revisions of the definitions, as the notifications a client is owed. */
-const announce = (runtime: Runtime, state: McpServerState, session: string | undefined) => (previous: CompiledServer, next: CompiledServer) => {
-  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
-  const sends: Array<Promise<void>> = []
-  if (!same(previous.toolList.map((t) => t.listing), next.toolList.map((t) => t.listing))) sends.push(runtime.server.sendToolListChanged())
-  const resources = (c: CompiledServer) => [...c.resources.values()].map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType }))
-  const templates = (c: CompiledServer) => c.templates.map((t) => t.template)
-  if (!same(resources(previous), resources(next)) || !same(templates(previous), templates(next))) sends.push(runtime.server.sendResourceListChanged())
-  if (!same([...previous.prompts.values()], [...next.prompts.values()])) sends.push(runtime.server.sendPromptListChanged())
-  for (const uri of state.wishesOf(session ?? "").subscriptions) {
-    const before = previous.resources.get(uri)
-    const after = next.resources.get(uri)
-    if (!same(before, after)) sends.push(runtime.server.sendResourceUpdated({ uri }))
+const announce =
+  (runtime: Runtime, state: McpServerState, session: string | undefined) =>
+  (previous: CompiledServer, next: CompiledServer) => {
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+    const sends: Array<Promise<void>> = []
+    if (
+      !same(
+        previous.toolList.map((t) => t.listing),
+        next.toolList.map((t) => t.listing)
+      )
+    )
+      sends.push(runtime.server.sendToolListChanged())
+    const resources = (c: CompiledServer) =>
+      [...c.resources.values()].map(({ uri, name, title, description, mimeType }) => ({
+        uri,
+        name,
+        title,
+        description,
+        mimeType
+      }))
+    const templates = (c: CompiledServer) => c.templates.map((t) => t.template)
+    if (!same(resources(previous), resources(next)) || !same(templates(previous), templates(next)))
+      sends.push(runtime.server.sendResourceListChanged())
+    if (!same([...previous.prompts.values()], [...next.prompts.values()]))
+      sends.push(runtime.server.sendPromptListChanged())
+    for (const uri of state.wishesOf(session ?? "").subscriptions) {
+      const before = previous.resources.get(uri)
+      const after = next.resources.get(uri)
+      if (!same(before, after)) sends.push(runtime.server.sendResourceUpdated({ uri }))
+    }
+    // A client without an open stream misses them, as it would from a real server.
+    for (const send of sends) send.catch(() => {})
   }
-  // A client without an open stream misses them, as it would from a real server.
-  for (const send of sends) send.catch(() => {})
-}
 
 /**
  * The live connection of a session, made when it is first needed: at `initialize` (where the
@@ -107,13 +128,15 @@ export const runtimeOf = (state: McpServerState, env: McpEnv, session: McpSessio
     server,
     transport,
     handle: (request, parsedBody) =>
-      ready.then(() => transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody })).then((response) => {
-        if (first) {
-          first = false
-          streamFromNowOn(transport)
-        }
-        return response
-      }),
+      ready
+        .then(() => transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }))
+        .then((response) => {
+          if (first) {
+            first = false
+            streamFromNowOn(transport)
+          }
+          return response
+        }),
     close: () => {
       state.watchers.delete(watcher)
       transport.close().catch(() => {})

@@ -54,11 +54,13 @@ export const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 export const McpServerJson = Schema.Struct({
   id: Schema.String,
   issued: Count,
-  sessions: Schema.Array(Schema.Struct({
-    id: Schema.String,
-    protocolVersion: Schema.String,
-    client: Schema.optional(Schema.Struct({ name: Schema.String, version: Schema.String }))
-  })),
+  sessions: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      protocolVersion: Schema.String,
+      client: Schema.optional(Schema.Struct({ name: Schema.String, version: Schema.String }))
+    })
+  ),
   calls: Schema.Record(Schema.String, Count),
   occurrences: Schema.Record(Schema.String, Count),
   definition: Schema.optional(McpServerSpec)
@@ -81,11 +83,14 @@ export interface McpServerSnapshot {
 const definitionJson = (definition: McpServerDefinition): Result.Result<typeof McpServerSpec.Type, string> => {
   const lost = "a restored network serves the route's RouteSpec definition instead"
   if (!isPlainJson(definition)) {
-    return Result.fail(`the definition set with network.mcp.update holds code (a handler, an Effect Schema) or bytes, which JSON cannot carry; ${lost}`)
+    return Result.fail(
+      `the definition set with network.mcp.update holds code (a handler, an Effect Schema) or bytes, which JSON cannot carry; ${lost}`
+    )
   }
   return Result.mapError(
     decodeAt(McpServerSpec, definition, "server"),
-    (issue) => `the definition set with network.mcp.update is not a RouteSpec server (${issue.path}: ${issue.message}); ${lost}`
+    (issue) =>
+      `the definition set with network.mcp.update is not a RouteSpec server (${issue.path}: ${issue.message}); ${lost}`
   )
 }
 
@@ -153,7 +158,12 @@ export class McpServerState {
     const state = new McpServerState(compiled)
     if (current !== undefined) state.current = current
     state.issued = json.issued
-    for (const session of json.sessions) state.sessions.set(session.id, { id: session.id, protocolVersion: session.protocolVersion, client: session.client })
+    for (const session of json.sessions)
+      state.sessions.set(session.id, {
+        id: session.id,
+        protocolVersion: session.protocolVersion,
+        client: session.client
+      })
     for (const [tool, n] of Object.entries(json.calls)) state.calls.set(tool, n)
     state.occurrences = KeyCounts.fromRecord(json.occurrences)
     return state
@@ -179,12 +189,25 @@ export class McpServerState {
    * Opens a session. Its id is a pure function of the run seed, the route and how many sessions
    * the route has issued: the same run issues the same ids.
    */
-  open(runSeed: number, identity: string, protocolVersion: string, client: McpSession["client"]): { readonly session: McpSession; readonly ended: string | undefined } {
+  open(
+    runSeed: number,
+    identity: string,
+    protocolVersion: string,
+    client: McpSession["client"]
+  ): { readonly session: McpSession; readonly ended: string | undefined } {
     const n = this.issued++
-    const part = (k: number) => hex(hashString(`simnet/mcp-session/v1\u0000${runSeed}\u0000${identity}\u0000${n}\u0000${k}`))
+    const part = (k: number) =>
+      hex(hashString(`simnet/mcp-session/v1\u0000${runSeed}\u0000${identity}\u0000${n}\u0000${k}`))
     const raw = `${part(0)}${part(1)}${part(2)}${part(3)}`
     const id = `${raw.slice(0, 8)}-${raw.slice(8, 12)}-4${raw.slice(13, 16)}-a${raw.slice(17, 20)}-${raw.slice(20, 32)}`
-    const session = { id, protocolVersion, client: client === undefined ? undefined : { name: client.name.slice(0, CLIENT_TEXT), version: client.version.slice(0, CLIENT_TEXT) } }
+    const session = {
+      id,
+      protocolVersion,
+      client:
+        client === undefined
+          ? undefined
+          : { name: client.name.slice(0, CLIENT_TEXT), version: client.version.slice(0, CLIENT_TEXT) }
+    }
     this.sessions.set(id, session)
     // Clients that never end their sessions do not grow the server without bound: past the limit
     // the oldest session ends, as a real server expires one (its next request gets 404).
@@ -238,12 +261,17 @@ export class McpServerState {
    * counted together.
    */
   countName(tool: string): void {
-    const name = tool.length <= CLIENT_TEXT && (this.calls.has(tool) || this.calls.size < MAX_TOOL_NAMES) ? tool : OTHER_TOOLS
+    const name =
+      tool.length <= CLIENT_TEXT && (this.calls.has(tool) || this.calls.size < MAX_TOOL_NAMES) ? tool : OTHER_TOOLS
     this.calls.set(name, (this.calls.get(name) ?? 0) + 1)
   }
 
   view(): McpServerView {
-    return { definition: this.current.definition, sessions: Array.from(this.sessions.values()), counts: Object.fromEntries(this.calls) }
+    return {
+      definition: this.current.definition,
+      sessions: Array.from(this.sessions.values()),
+      counts: Object.fromEntries(this.calls)
+    }
   }
 
   /** This state as JSON under route `id`, for a snapshot. */
@@ -261,7 +289,12 @@ export class McpServerState {
       sessions: Array.from(this.sessions.values(), (session) =>
         session.client === undefined
           ? { id: session.id, protocolVersion: session.protocolVersion }
-          : { id: session.id, protocolVersion: session.protocolVersion, client: { name: session.client.name, version: session.client.version } }),
+          : {
+              id: session.id,
+              protocolVersion: session.protocolVersion,
+              client: { name: session.client.name, version: session.client.version }
+            }
+      ),
       calls: Object.fromEntries(this.calls),
       occurrences: this.occurrences.toRecord(),
       ...(definition === undefined ? {} : { definition })
@@ -281,15 +314,22 @@ export interface PreparedServer {
  * leaves the network as it was: each changed definition must compile, and a route has one state.
  * A problem is an `InvalidRouteSpec` whose path starts at `base` (`mcp[0].definition.tools[1].name`).
  */
-export const prepareServers = (servers: ReadonlyArray<McpServerJson>, base: string): Result.Result<ReadonlyArray<PreparedServer>, InvalidRouteSpec> =>
-  Result.gen(function*() {
+export const prepareServers = (
+  servers: ReadonlyArray<McpServerJson>,
+  base: string
+): Result.Result<ReadonlyArray<PreparedServer>, InvalidRouteSpec> =>
+  Result.gen(function* () {
     const prepared: Array<PreparedServer> = []
     const seen = new Set<string>()
     for (const [i, json] of servers.entries()) {
       const at = `${base}[${i}]`
-      if (seen.has(json.id)) return yield* Result.fail(new InvalidRouteSpec({ path: `${at}.id`, message: `a second state for the MCP route "${json.id}"` }))
+      if (seen.has(json.id))
+        return yield* Result.fail(
+          new InvalidRouteSpec({ path: `${at}.id`, message: `a second state for the MCP route "${json.id}"` })
+        )
       seen.add(json.id)
-      const current = json.definition === undefined ? undefined : yield* compileServer(json.definition, `${at}.definition`)
+      const current =
+        json.definition === undefined ? undefined : yield* compileServer(json.definition, `${at}.definition`)
       prepared.push({ json, current })
     }
     return prepared
@@ -368,10 +408,14 @@ export class McpServersApi {
     return this.find(id)?.view().counts ?? {}
   }
 
-  update(id: string, change: (current: McpServerDefinition) => McpServerDefinition): Effect.Effect<void, InvalidRouteSpec> {
+  update(
+    id: string,
+    change: (current: McpServerDefinition) => McpServerDefinition
+  ): Effect.Effect<void, InvalidRouteSpec> {
     return Effect.suspend(() => {
       const state = this.find(id)
-      if (state === undefined) return Effect.fail(new InvalidRouteSpec({ path: "id", message: `no MCP route with id "${id}"` }))
+      if (state === undefined)
+        return Effect.fail(new InvalidRouteSpec({ path: "id", message: `no MCP route with id "${id}"` }))
       return Effect.fromResult(state.update(change))
     })
   }

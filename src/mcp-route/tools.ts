@@ -27,12 +27,21 @@ import type { McpServerState, McpSession } from "./state.ts"
 const sameArguments = (recorded: unknown, actual: unknown, depth: number): boolean => {
   if (recorded === REDACTED) return true
   if (depth > MAX_JSON_DEPTH) return false
-  if (Array.isArray(recorded)) return Array.isArray(actual) && actual.length === recorded.length && recorded.every((item, i) => sameArguments(item, actual[i], depth + 1))
+  if (Array.isArray(recorded))
+    return (
+      Array.isArray(actual) &&
+      actual.length === recorded.length &&
+      recorded.every((item, i) => sameArguments(item, actual[i], depth + 1))
+    )
   if (typeof recorded !== "object" || recorded === null) return recorded === actual
   if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return false
   const names = Object.keys(recorded)
   if (names.length !== Object.keys(actual).length) return false
-  return names.every((name) => Object.hasOwn(actual, name) && sameArguments((recorded as Record<string, unknown>)[name], (actual as Record<string, unknown>)[name], depth + 1))
+  return names.every(
+    (name) =>
+      Object.hasOwn(actual, name) &&
+      sameArguments((recorded as Record<string, unknown>)[name], (actual as Record<string, unknown>)[name], depth + 1)
+  )
 }
 
 /** What one request needs from the network. */
@@ -68,7 +77,6 @@ export const toResult = (answer: McpToolAnswer, tool: CompiledTool) => {
   }
 }
 
-
 /** What a `tools/call` answers: a `CallToolResult` (its content, structured content, `isError`). */
 export type ToolReply = Readonly<Record<string, unknown>>
 
@@ -86,7 +94,12 @@ export interface CallParams {
 export interface CallExtra {
   readonly signal: AbortSignal
   readonly sendNotification: (notification: { method: string; params: Record<string, unknown> }) => Promise<void>
-  readonly sendRequest?: (<S extends AnySchema>(request: { method: string; params: Record<string, unknown> }, schema: S) => Promise<SchemaOutput<S>>) | undefined
+  readonly sendRequest?:
+    | (<S extends AnySchema>(
+        request: { method: string; params: Record<string, unknown> },
+        schema: S
+      ) => Promise<SchemaOutput<S>>)
+    | undefined
   readonly closeSSEStream?: (() => void) | undefined
 }
 
@@ -137,7 +150,8 @@ const runSteps = async (
 ): Promise<ToolReply> => {
   const fill = (value: unknown) => render(value, (path) => at(scope, path))
   const ask = <S extends AnySchema>(method: string, params: unknown, schema: S) => {
-    if (extra.sendRequest === undefined) throw new McpError(ErrorCode.InternalError, `${method} needs the session's event stream`)
+    if (extra.sendRequest === undefined)
+      throw new McpError(ErrorCode.InternalError, `${method} needs the session's event stream`)
     return extra.sendRequest({ method, params: params as Record<string, unknown> }, schema)
   }
   for (const step of steps) {
@@ -147,14 +161,23 @@ const runSteps = async (
       if (wanted !== undefined && LOG_LEVELS.indexOf(step.log.level) < LOG_LEVELS.indexOf(wanted as never)) continue
       await extra.sendNotification({
         method: "notifications/message",
-        params: { level: step.log.level, data: fill(step.log.data), ...(step.log.logger === undefined ? {} : { logger: step.log.logger }) }
+        params: {
+          level: step.log.level,
+          data: fill(step.log.data),
+          ...(step.log.logger === undefined ? {} : { logger: step.log.logger })
+        }
       })
     } else if ("progress" in step) {
       if (token === undefined) continue
       const { progress, total, message } = step.progress
       await extra.sendNotification({
         method: "notifications/progress",
-        params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message: fill(message) }) }
+        params: {
+          progressToken: token,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message: fill(message) })
+        }
       })
     } else if ("elicit" in step) {
       scope.elicitation = await ask("elicitation/create", fill(step.elicit), ElicitResultSchema)
@@ -214,7 +237,9 @@ export const callTool = (
     const wishes = () => state.wishesOf(session?.id ?? "").level
     // A step the client refuses (no such capability, a failed answer) fails the tool, as a
     // result the model reads, not the request.
-    return runSteps(tool, steps, scope, params._meta?.progressToken, wishes, env, extra, () => generated(tool, seed)).catch((error) => toolError(messageOf(error)))
+    return runSteps(tool, steps, scope, params._meta?.progressToken, wishes, env, extra, () =>
+      generated(tool, seed)
+    ).catch((error) => toolError(messageOf(error)))
   }
   if (handler !== undefined) {
     const token = params._meta?.progressToken
@@ -227,7 +252,12 @@ export const callTool = (
         if (token === undefined) return
         await extra.sendNotification({
           method: "notifications/progress",
-          params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }
+          params: {
+            progressToken: token,
+            progress,
+            ...(total === undefined ? {} : { total }),
+            ...(message === undefined ? {} : { message })
+          }
         })
       }
     }
@@ -235,8 +265,15 @@ export const callTool = (
     const failed = (error: unknown) => toolError(messageOf(error))
     try {
       const answer = handler(decoded.success, context)
-      if (Effect.isEffect(answer)) return env.run(answer, extra.signal).then((value) => toResult(value, tool)).catch(failed)
-      if (isThenable(answer)) return Promise.resolve(answer).then((value) => toResult(value, tool)).catch(failed)
+      if (Effect.isEffect(answer))
+        return env
+          .run(answer, extra.signal)
+          .then((value) => toResult(value, tool))
+          .catch(failed)
+      if (isThenable(answer))
+        return Promise.resolve(answer)
+          .then((value) => toResult(value, tool))
+          .catch(failed)
       return toResult(answer, tool)
     } catch (error) {
       return failed(error)
@@ -277,12 +314,16 @@ export const fastCall = (
   const reply = (result: ToolReply): Record<string, unknown> => {
     if (plainResult(result)) return { result, jsonrpc: "2.0", id }
     const checked = CallToolResultSchema.safeParse(result)
-    if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`)
+    if (!checked.success)
+      throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`)
     return { result: checked.data, jsonrpc: "2.0", id }
   }
   const failure = (error: unknown) => protocolFailure(id, error)
   try {
-    const result = callTool(compiled, state, env, session, params, { signal: signal ?? NEVER_ABORTED, sendNotification: noNotifications })
+    const result = callTool(compiled, state, env, session, params, {
+      signal: signal ?? NEVER_ABORTED,
+      sendNotification: noNotifications
+    })
     return result instanceof Promise ? result.then(reply).catch(failure) : reply(result)
   } catch (error) {
     return failure(error)

@@ -21,7 +21,13 @@ import { cohereChatWire, cohereRoutes } from "./cohere/cohere.ts"
 import { vertexAnthropicWire, vertexGeminiWire, vertexRoutes } from "./vertex/vertex.ts"
 import { a2aRoutes, a2aWire } from "./a2a/a2a.ts"
 import { agUiRoutes, agUiWire } from "./agUi/agUi.ts"
-import { azureChatWire, azureOpenaiRoutes, azureResponsesWire, openrouterChatWire, openrouterRoutes } from "./openai/openaiDialects.ts"
+import {
+  azureChatWire,
+  azureOpenaiRoutes,
+  azureResponsesWire,
+  openrouterChatWire,
+  openrouterRoutes
+} from "./openai/openaiDialects.ts"
 
 /**
  * simnet's own model families. A family whose calls another's would also take (Azure's and
@@ -29,14 +35,30 @@ import { azureChatWire, azureOpenaiRoutes, azureResponsesWire, openrouterChatWir
  * the first API that takes it.
  */
 export const MODEL_FAMILIES: ReadonlyArray<ModelFamily> = [
-  { name: "azure-openai", apis: [azureChatWire, azureResponsesWire], routes: (spec) => azureOpenaiRoutes({ baseUrl: spec.baseUrl }) },
+  {
+    name: "azure-openai",
+    apis: [azureChatWire, azureResponsesWire],
+    routes: (spec) => azureOpenaiRoutes({ baseUrl: spec.baseUrl })
+  },
   { name: "openrouter", apis: [openrouterChatWire], routes: (spec) => openrouterRoutes({ baseUrl: spec.baseUrl }) },
-  { name: "vertex", apis: [vertexGeminiWire, vertexAnthropicWire], routes: (spec) => vertexRoutes({ baseUrl: spec.baseUrl }) },
-  { name: "openai", apis: [chatWire, responsesWire, realtimeWire, transcriptionWire, translationWire], routes: (spec: FamilySpec): ReadonlyArray<Route> => openaiRoutes({ baseUrl: spec.baseUrl }) },
+  {
+    name: "vertex",
+    apis: [vertexGeminiWire, vertexAnthropicWire],
+    routes: (spec) => vertexRoutes({ baseUrl: spec.baseUrl })
+  },
+  {
+    name: "openai",
+    apis: [chatWire, responsesWire, realtimeWire, transcriptionWire, translationWire],
+    routes: (spec: FamilySpec): ReadonlyArray<Route> => openaiRoutes({ baseUrl: spec.baseUrl })
+  },
   { name: "anthropic", apis: [anthropicWire], routes: (spec) => anthropicRoutes({ baseUrl: spec.baseUrl }) },
   { name: "gemini", apis: [geminiWire, geminiLiveWire], routes: (spec) => geminiRoutes({ baseUrl: spec.baseUrl }) },
   { name: "bedrock", apis: [converseWire, invokeWire], routes: (spec) => bedrockRoutes({ baseUrl: spec.baseUrl }) },
-  { name: "ollama", apis: [ollamaChatWire, ollamaGenerateWire], routes: (spec) => ollamaRoutes({ baseUrl: spec.baseUrl }) },
+  {
+    name: "ollama",
+    apis: [ollamaChatWire, ollamaGenerateWire],
+    routes: (spec) => ollamaRoutes({ baseUrl: spec.baseUrl })
+  },
   { name: "cohere", apis: [cohereChatWire], routes: (spec) => cohereRoutes({ baseUrl: spec.baseUrl }) },
   { name: "a2a", apis: [a2aWire], routes: (spec) => a2aRoutes({ baseUrl: spec.baseUrl }) },
   { name: "ag-ui", apis: [agUiWire], routes: (spec) => agUiRoutes({ baseUrl: spec.baseUrl }) }

@@ -16,7 +16,13 @@ import { defaultDecodeContext } from "../families/index.ts"
 import { decodeRouteSpecs, type DecodeContext } from "../schemas/decode.ts"
 import { LlmScript } from "../schemas/llmScript.ts"
 import { FixtureFile } from "../schemas/routeSpec.ts"
-import { type FixtureError, FixtureNotJson, FixtureUnreadable, type InvalidLlmInput, InvalidRouteSpec } from "../SimnetError.ts"
+import {
+  type FixtureError,
+  FixtureNotJson,
+  FixtureUnreadable,
+  type InvalidLlmInput,
+  InvalidRouteSpec
+} from "../SimnetError.ts"
 import { SimulatedProvider, SimulatedProviderApi } from "../models/provider/SimulatedProvider.ts"
 import { decodeInput, under } from "../models/provider/validate.ts"
 
@@ -53,8 +59,10 @@ const ruleTexts = (rules: ReadonlyArray<unknown>): Array<string> =>
     })
   })
 
-const decodeScript = (base: string) => (json: unknown, index: number): Effect.Effect<LlmScript, InvalidLlmInput> =>
-  Effect.fromResult(decodeInput(LlmScript, json, "script", `${base}[${index}]`))
+const decodeScript =
+  (base: string) =>
+  (json: unknown, index: number): Effect.Effect<LlmScript, InvalidLlmInput> =>
+    Effect.fromResult(decodeInput(LlmScript, json, "script", `${base}[${index}]`))
 
 /** Whether a fixture's `llm` is the queue alone (an array), as before `{ queue, rules }`. */
 const isQueue = (llm: unknown): llm is ReadonlyArray<unknown> => Array.isArray(llm)
@@ -67,19 +75,31 @@ const checkRules = (rules: ReadonlyArray<unknown>, base: string): Effect.Effect<
  * Decodes a fixture document.
  */
 export const decodeFixture = (json: unknown, context: DecodeContext = {}): Effect.Effect<Fixture, FixtureError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const file = yield* Effect.fromResult(
-      Result.mapError(decodeAt(FixtureFile, json, "", { onExcessProperty: "error" }), (issue) => new InvalidRouteSpec({ path: issue.path || "$", message: `not a fixture file: ${issue.message}` }))
+      Result.mapError(
+        decodeAt(FixtureFile, json, "", { onExcessProperty: "error" }),
+        (issue) => new InvalidRouteSpec({ path: issue.path || "$", message: `not a fixture file: ${issue.message}` })
+      )
     )
-    const decoded = yield* decodeRouteSpecs(file.routes ?? [], { ...defaultDecodeContext, source: "fixture", ...context }).pipe(
+    const decoded = yield* decodeRouteSpecs(file.routes ?? [], {
+      ...defaultDecodeContext,
+      source: "fixture",
+      ...context
+    }).pipe(
       Effect.mapError((error) =>
-        error instanceof InvalidRouteSpec ? new InvalidRouteSpec({ path: `routes${error.path}`, message: error.message }) : error
+        error instanceof InvalidRouteSpec
+          ? new InvalidRouteSpec({ path: `routes${error.path}`, message: error.message })
+          : error
       )
     )
     const given = file.llm
     const asQueue = isQueue(given)
-    const llm = yield* Effect.forEach(asQueue ? given : given?.queue ?? [], decodeScript(asQueue ? "llm" : "llm.queue"))
-    const llmRules = asQueue ? [] : given?.rules ?? []
+    const llm = yield* Effect.forEach(
+      asQueue ? given : (given?.queue ?? []),
+      decodeScript(asQueue ? "llm" : "llm.queue")
+    )
+    const llmRules = asQueue ? [] : (given?.rules ?? [])
     yield* checkRules(llmRules, "llm.rules")
     const routes = decoded.routes.map((route) => withFields(route, { specPath: `routes${route.specPath ?? ""}` }))
     const prompts = [...new Set([...(file.prompts ?? []), ...ruleTexts(llmRules)])]
@@ -136,7 +156,9 @@ export const parseFixtureText = (file: string, text: string): Result.Result<unkn
     return Result.succeed(JSON.parse(text) as unknown)
   } catch (error) {
     const { line, column } = lineColumn(text, badOffset(text) ?? text.length)
-    const detail = errorMessage(error).replace(/\s*\(line \d+ column \d+\)$/, "").replace(/, ".*" is not valid JSON$/s, "")
+    const detail = errorMessage(error)
+      .replace(/\s*\(line \d+ column \d+\)$/, "")
+      .replace(/, ".*" is not valid JSON$/s, "")
     return Result.fail(new FixtureNotJson({ file, line, column, detail }))
   }
 }
@@ -150,11 +172,27 @@ export const loadFixture = (file: string, context: DecodeContext = {}): Effect.E
     try: () => (process.getBuiltinModule("node:fs/promises") as typeof Fs).readFile(file, "utf8"),
     catch: (error) => {
       const code = (error as { code?: unknown }).code
-      const reason = code === "ENOENT" ? "file not found" : code === "EISDIR" ? "is a directory" : code === "EACCES" ? "permission denied" : "unreadable"
-      return new FixtureUnreadable({ file, reason, ...(reason === "unreadable" ? { detail: errorMessage(error) } : {}) })
+      const reason =
+        code === "ENOENT"
+          ? "file not found"
+          : code === "EISDIR"
+            ? "is a directory"
+            : code === "EACCES"
+              ? "permission denied"
+              : "unreadable"
+      return new FixtureUnreadable({
+        file,
+        reason,
+        ...(reason === "unreadable" ? { detail: errorMessage(error) } : {})
+      })
     }
   }).pipe(
     Effect.flatMap((text) => Effect.fromResult(parseFixtureText(file, text))),
     // Files the fixture names (a GraphQL schema's `{ "file" }`) are read beside it, and only there.
-    Effect.flatMap((json) => decodeFixture(json, { baseDir: (process.getBuiltinModule("node:path") as typeof import("node:path")).dirname(file), ...context }))
+    Effect.flatMap((json) =>
+      decodeFixture(json, {
+        baseDir: (process.getBuiltinModule("node:path") as typeof import("node:path")).dirname(file),
+        ...context
+      })
+    )
   )

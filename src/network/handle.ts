@@ -52,7 +52,10 @@ export interface NetworkHandle {
   /** Resolves when no request is in flight (see `SimulationNetworkApi.quiescent`). */
   readonly quiescent: () => Promise<void>
   /** In record mode, what was recorded so far as a fixture (see `NetworkOptions.record`). */
-  readonly recording: () => { readonly routes: ReadonlyArray<Record<string, unknown>>; readonly llm?: { readonly rules: ReadonlyArray<Record<string, unknown>> } | undefined }
+  readonly recording: () => {
+    readonly routes: ReadonlyArray<Record<string, unknown>>
+    readonly llm?: { readonly rules: ReadonlyArray<Record<string, unknown>> } | undefined
+  }
   readonly reset: () => Promise<void>
   /** Rejects with `StrictViolation` when a request was refused or a `required` route went unused (see `SimulationNetworkApi.verify`). */
   readonly verify: () => Promise<void>

@@ -22,7 +22,8 @@ const decoder = new TextDecoder()
 const content = (bytes: Uint8Array): { readonly text: string; readonly encoding?: "base64" } =>
   isUtf8(bytes) ? { text: decoder.decode(bytes) } : { text: Buffer.from(bytes).toString("base64"), encoding: "base64" }
 
-const pairs = (entries: Iterable<readonly [string, string]>) => Array.from(entries, ([name, value]) => ({ name, value }))
+const pairs = (entries: Iterable<readonly [string, string]>) =>
+  Array.from(entries, ([name, value]) => ({ name, value }))
 
 const iso = (ms: number) => new Date(Number.isFinite(ms) ? ms : 0).toISOString()
 
@@ -38,7 +39,9 @@ const statusText = (status: number): string => process.getBuiltinModule("node:ht
  */
 const entryOf = (exchange: LoggedExchange, again: KeptResponse | string | undefined) => {
   const { record, requestBody } = exchange
-  const response = exchange.response ?? (again === undefined ? undefined : typeof again === "string" ? regeneratedResponse(record, again) : again)
+  const response =
+    exchange.response ??
+    (again === undefined ? undefined : typeof again === "string" ? regeneratedResponse(record, again) : again)
   const url = URL.canParse(record.url) ? new URL(record.url) : undefined
   const requestType = Object.entries(record.headers).find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? ""
   const posted = requestBody === undefined ? undefined : content(requestBody)
@@ -48,7 +51,19 @@ const entryOf = (exchange: LoggedExchange, again: KeptResponse | string | undefi
   const type = response?.headers.find(([name]) => name === "content-type")?.[1] ?? ""
   const body = response === undefined ? undefined : content(response.body)
   const comments = [
-    ...(again !== undefined ? [record.seed === undefined ? `answer made again from route ${record.route?.id} (not kept)` : `body generated again from seed ${record.seed} (not kept)`] : exchange.kept ? [] : [exchange.restored ? "restored from a snapshot: its bodies are not in it" : "bodies not kept: make the network with keepBodies (simnet serve --keep-bodies)"]),
+    ...(again !== undefined
+      ? [
+          record.seed === undefined
+            ? `answer made again from route ${record.route?.id} (not kept)`
+            : `body generated again from seed ${record.seed} (not kept)`
+        ]
+      : exchange.kept
+        ? []
+        : [
+            exchange.restored
+              ? "restored from a snapshot: its bodies are not in it"
+              : "bodies not kept: make the network with keepBodies (simnet serve --keep-bodies)"
+          ]),
     ...(response?.cut === true ? [`body cut at ${response.body.byteLength} bytes`] : []),
     ...(response?.broken === true ? ["the body broke before its end: what arrived"] : [])
   ]
@@ -64,9 +79,15 @@ const entryOf = (exchange: LoggedExchange, again: KeptResponse | string | undefi
       cookies: [],
       headers: pairs(Object.entries(record.headers)),
       queryString: url === undefined ? [] : pairs(url.searchParams),
-      ...(posted === undefined ? {} : {
-        postData: { mimeType: requestType, text: posted.text, ...(posted.encoding === undefined ? {} : { _encoding: posted.encoding }) }
-      }),
+      ...(posted === undefined
+        ? {}
+        : {
+            postData: {
+              mimeType: requestType,
+              text: posted.text,
+              ...(posted.encoding === undefined ? {} : { _encoding: posted.encoding })
+            }
+          }),
       headersSize: -1,
       bodySize: requestSize
     },
@@ -103,7 +124,10 @@ const entryOf = (exchange: LoggedExchange, again: KeptResponse | string | undefi
 }
 
 /** A seeded answer generated again: its status, a JSON or text content type, the body, no time spent. */
-const regeneratedResponse = (record: LoggedExchange["record"], body: string): NonNullable<LoggedExchange["response"]> => {
+const regeneratedResponse = (
+  record: LoggedExchange["record"],
+  body: string
+): NonNullable<LoggedExchange["response"]> => {
   let json = true
   try {
     JSON.parse(body)
@@ -111,14 +135,24 @@ const regeneratedResponse = (record: LoggedExchange["record"], body: string): No
     json = false
   }
   const bytes = new TextEncoder().encode(body)
-  return { status: record.status ?? 200, headers: [["content-type", json ? "application/json" : "text/plain; charset=utf-8"]], body: bytes, cut: false, headAt: record.time, doneAt: record.time }
+  return {
+    status: record.status ?? 200,
+    headers: [["content-type", json ? "application/json" : "text/plain; charset=utf-8"]],
+    body: bytes,
+    cut: false,
+    headAt: record.time,
+    doneAt: record.time
+  }
 }
 
 /**
  * The HAR 1.2 document of some logged exchanges (oldest first); `again` holds, by `seq`, the
  * answers that were not kept, made again (whole, or a body generated again from its seed).
  */
-export const harOf = (exchanges: ReadonlyArray<LoggedExchange>, again: ReadonlyMap<number, KeptResponse | string> = new Map()) => ({
+export const harOf = (
+  exchanges: ReadonlyArray<LoggedExchange>,
+  again: ReadonlyMap<number, KeptResponse | string> = new Map()
+) => ({
   log: {
     version: "1.2",
     creator: { name: "simnet", version: simnetVersion() },

@@ -18,7 +18,11 @@ import { DROPPED, fixtureOf } from "./record/record.ts"
 import type { Recorded } from "./record/recorded.ts"
 
 /** The faults a HAR that simnet exported names (`_simnet.fault`), as the fault routes that replay them. */
-const FAULTS: Readonly<Record<string, Fault | undefined>> = { reset: "reset", timeout: "timeout", malformed: "malformed-body" }
+const FAULTS: Readonly<Record<string, Fault | undefined>> = {
+  reset: "reset",
+  timeout: "timeout",
+  malformed: "malformed-body"
+}
 
 /** An HTTP token (RFC 9110 §5.6.2): what a method and a header name are made of. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
@@ -30,11 +34,20 @@ const BREAK = /[\r\n\0]/
 interface HarEntry {
   /** What simnet's own export adds: how the exchange broke, when it did, and whether its body is in the file. */
   readonly _simnet?: { readonly fault?: unknown; readonly bodyKept?: unknown }
-  readonly request: { readonly method: string; readonly url: string; readonly postData?: { readonly mimeType?: string; readonly text?: string } }
+  readonly request: {
+    readonly method: string
+    readonly url: string
+    readonly postData?: { readonly mimeType?: string; readonly text?: string }
+  }
   readonly response: {
     readonly status: number
     readonly headers: ReadonlyArray<{ readonly name: string; readonly value: string }>
-    readonly content: { readonly size?: number; readonly mimeType?: string; readonly text?: string; readonly encoding?: string }
+    readonly content: {
+      readonly size?: number
+      readonly mimeType?: string
+      readonly text?: string
+      readonly encoding?: string
+    }
   }
 }
 
@@ -63,12 +76,19 @@ let validator: ValidateFunction | undefined
 const validEntry = (): ValidateFunction => {
   if (validator !== undefined) return validator
   const require = createRequire(import.meta.url)
-  const schemas = require("har-schema") as Record<string, { readonly $id: string; readonly properties?: Record<string, unknown> }>
+  const schemas = require("har-schema") as Record<
+    string,
+    { readonly $id: string; readonly properties?: Record<string, unknown> }
+  >
   const Ajv = ajvDraft07()
   const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false })
   ajv.addMetaSchema(require("ajv/dist/refs/json-schema-draft-06.json") as object)
   for (const [name, schema] of Object.entries(schemas)) {
-    ajv.addSchema(name === "entry" ? { ...schema, properties: { ...schema.properties, serverIPAddress: { type: "string" } } } : schema)
+    ajv.addSchema(
+      name === "entry"
+        ? { ...schema, properties: { ...schema.properties, serverIPAddress: { type: "string" } } }
+        : schema
+    )
   }
   return (validator = ajv.getSchema("entry.json#")!)
 }
@@ -77,7 +97,10 @@ const validEntry = (): ValidateFunction => {
 const schemaReason = (errors: ReadonlyArray<ErrorObject> | null | undefined): string => {
   const first = errors?.[0]
   if (first === undefined) return "is not a HAR entry"
-  const at = first.instancePath.replace(/^\//, "").replace(/\/(\d+)(?=\/|$)/g, "[$1]").replace(/\//g, ".")
+  const at = first.instancePath
+    .replace(/^\//, "")
+    .replace(/\/(\d+)(?=\/|$)/g, "[$1]")
+    .replace(/\//g, ".")
   return `${at === "" ? "" : `${at}: `}${first.message ?? "is not valid"}`
 }
 
@@ -86,12 +109,14 @@ const httpReason = (entry: HarEntry): string | undefined => {
   const { method, url } = entry.request
   if (!TOKEN.test(method)) return `method ${JSON.stringify(method)} is not a token`
   const parsed = URL.parse(url)
-  if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) return `url ${JSON.stringify(url.slice(0, 200))} is not an http(s) URL`
+  if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:"))
+    return `url ${JSON.stringify(url.slice(0, 200))} is not an http(s) URL`
   for (const [i, header] of entry.response.headers.entries()) {
     if (!TOKEN.test(header.name)) return `response.headers[${i}]: name ${JSON.stringify(header.name)} is not a token`
     if (BREAK.test(header.value)) return `response.headers[${i}] (${header.name}): the value has a line break or NUL`
   }
-  if (entry.response.content.mimeType !== undefined && BREAK.test(entry.response.content.mimeType)) return "response.content.mimeType has a line break or NUL"
+  if (entry.response.content.mimeType !== undefined && BREAK.test(entry.response.content.mimeType))
+    return "response.content.mimeType has a line break or NUL"
   return undefined
 }
 
@@ -103,11 +128,12 @@ const recordedOf = (entry: HarEntry): Recorded | undefined => {
   // 0 (blocked or failed) and 1xx cannot be served; a fault simnet exported replays as that fault.
   if (fault === undefined && (response.status < 200 || response.status > 599)) return undefined
   const content = response.content
-  const body = content.text === undefined
-    ? new Uint8Array(0)
-    : content.encoding === "base64"
-    ? new Uint8Array(Buffer.from(content.text, "base64"))
-    : new TextEncoder().encode(content.text)
+  const body =
+    content.text === undefined
+      ? new Uint8Array(0)
+      : content.encoding === "base64"
+        ? new Uint8Array(Buffer.from(content.text, "base64"))
+        : new TextEncoder().encode(content.text)
   const headers = response.headers
     .map((h) => [h.name.toLowerCase(), h.value] as const)
     .filter(([name]) => !DROPPED.has(name) && name !== "set-cookie" && !name.startsWith(":"))
@@ -118,7 +144,10 @@ const recordedOf = (entry: HarEntry): Recorded | undefined => {
     requestBody: request.postData?.text,
     requestType: request.postData?.mimeType,
     status: response.status,
-    headers: [...headers.filter(([name]) => name !== "content-type"), ...(type === undefined || type === "" ? [] : [["content-type", type] as const])],
+    headers: [
+      ...headers.filter(([name]) => name !== "content-type"),
+      ...(type === undefined || type === "" ? [] : [["content-type", type] as const])
+    ],
     body,
     fault
   }
@@ -130,9 +159,16 @@ const recordedOf = (entry: HarEntry): Recorded | undefined => {
  * must not turn into an empty answer. Undefined for a fault, a bodiless status, or a body present.
  */
 const missingBody = (entry: HarEntry, made: Recorded): string | undefined => {
-  if (made.fault !== undefined || made.status === 204 || made.status === 304 || entry.request.method.toUpperCase() === "HEAD") return undefined
+  if (
+    made.fault !== undefined ||
+    made.status === 204 ||
+    made.status === 304 ||
+    entry.request.method.toUpperCase() === "HEAD"
+  )
+    return undefined
   if (entry.response.content.text !== undefined) return undefined
-  if (entry._simnet?.bodyKept === false) return "its body was not kept when simnet exported it (export from a network with keepBodies, simnet serve --keep-bodies)"
+  if (entry._simnet?.bodyKept === false)
+    return "its body was not kept when simnet exported it (export from a network with keepBodies, simnet serve --keep-bodies)"
   const size = entry.response.content.size
   if (size !== undefined && size > 0) return `its body is not in the file (content.size ${size}, no content.text)`
   return undefined
@@ -143,7 +179,8 @@ const loaderReason = (recorded: Recorded, redactor: Redactor): string | undefine
   const exit = Effect.runSyncExit(decodeRouteSpecs(fixtureOf([recorded], redactor)))
   if (Exit.isSuccess(exit)) return undefined
   const error = exit.cause.reasons.find((reason) => reason._tag === "Fail")
-  const failure = error?._tag === "Fail" ? (error.error as { readonly path?: string; readonly message?: string }) : undefined
+  const failure =
+    error?._tag === "Fail" ? (error.error as { readonly path?: string; readonly message?: string }) : undefined
   return `its route would be refused: ${failure?.message ?? "it cannot be decoded"}`
 }
 
@@ -168,7 +205,8 @@ export const fromHar = (har: unknown, redactor: Redactor): HarImport => {
     const invalid = httpReason(valid)
     if (invalid !== undefined) return invalid
     const made = recordedOf(valid)
-    if (made === undefined) return `status ${valid.response.status} cannot be served (a blocked or failed request, or an informational answer)`
+    if (made === undefined)
+      return `status ${valid.response.status} cannot be served (a blocked or failed request, or an informational answer)`
     const missing = missingBody(valid, made)
     if (missing !== undefined) return missing
     const refused = loaderReason(made, redactor)

@@ -18,7 +18,12 @@ import type * as Record_ from "./record/record.ts"
 import { Network, type RouteInfo } from "../registry/engine.ts"
 import { defaultRedactor, Redactor } from "../registry/redact.ts"
 import { wholeResponse } from "../registry/keptBodies.ts"
-import { DEFAULT_LOG_BYTES, type KeptResponse, type RequestCounters, type RequestRecord } from "../registry/requestLog.ts"
+import {
+  DEFAULT_LOG_BYTES,
+  type KeptResponse,
+  type RequestCounters,
+  type RequestRecord
+} from "../registry/requestLog.ts"
 import { isRoute, type Route } from "../registry/route.ts"
 import { normalizeRunSeed } from "../registry/seed.ts"
 import type { ScenarioInfo } from "../registry/scenarios.ts"
@@ -26,7 +31,15 @@ import type { RequestTallies } from "../registry/tally.ts"
 import { familiesWith } from "../families/index.ts"
 import { withModels } from "../models/apis.ts"
 import { decodeRouteSpecs } from "../schemas/decode.ts"
-import { StrictViolation, InvalidNetworkOption, InvalidRouteSpec, type MakeError, type RegenerateError, type RegisterError, type RestoreError } from "../SimnetError.ts"
+import {
+  StrictViolation,
+  InvalidNetworkOption,
+  InvalidRouteSpec,
+  type MakeError,
+  type RegenerateError,
+  type RegisterError,
+  type RestoreError
+} from "../SimnetError.ts"
 import { type FileContent, filesRefusal } from "../fileSystem/workspace.ts"
 import { decodeOptions, type NetworkOptions, withFixture } from "./options.ts"
 import { type Har, harOf } from "./har.ts"
@@ -78,7 +91,10 @@ export interface SimulationNetworkApi {
    * Decodes RouteSpec JSON (one spec, an array, or a family reference) and registers it. The
    * routes' `source` in the log is "code" unless told (the control endpoint says "control").
    */
-  readonly registerSpec: (json: unknown, options?: { readonly source?: string }) => Effect.Effect<ReadonlyArray<string>, RegisterError>
+  readonly registerSpec: (
+    json: unknown,
+    options?: { readonly source?: string }
+  ) => Effect.Effect<ReadonlyArray<string>, RegisterError>
   /** Removes a route; false when no route has that id. */
   readonly unregister: (id: string) => Effect.Effect<boolean>
   /** Back to the start: the initial routes only, fresh use counts, an empty log. */
@@ -149,7 +165,10 @@ export interface SimulationNetworkApi {
    */
   readonly quiescent: Effect.Effect<void>
   /** In record mode, what was recorded so far as a fixture (`{ routes }`); `{ routes: [] }` otherwise. */
-  readonly recording: Effect.Effect<{ readonly routes: ReadonlyArray<Record<string, unknown>>; readonly llm?: { readonly rules: ReadonlyArray<Record<string, unknown>> } | undefined }>
+  readonly recording: Effect.Effect<{
+    readonly routes: ReadonlyArray<Record<string, unknown>>
+    readonly llm?: { readonly rules: ReadonlyArray<Record<string, unknown>> } | undefined
+  }>
   /** Reproduces the body a seeded (`jsonSchema`) route served for a logged request. */
   readonly regenerate: (record: RequestRecord) => Effect.Effect<string, RegenerateError>
   /**
@@ -204,7 +223,7 @@ const notARoute = (routes: ReadonlyArray<unknown>, batch: boolean): InvalidRoute
  * `SimulatedProvider.layer()`), else a new one.
  */
 export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetworkApi, MakeError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const options = yield* withFixture(given)
     const context = yield* Effect.context<never>()
     const decoded = decodeOptions(options)
@@ -234,7 +253,8 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
     if (decoded.success.chaos !== undefined) network.chaos = new Chaos(decoded.success.chaos)
     network.keepBodies = decoded.success.keepBodies === true
     // Record mode's module loads only when a network records, not with `import("simnet")`.
-    const record: typeof Record_ | undefined = options.record === undefined ? undefined : yield* Effect.promise(() => import("./record/record.ts"))
+    const record: typeof Record_ | undefined =
+      options.record === undefined ? undefined : yield* Effect.promise(() => import("./record/record.ts"))
     const models = withModels(options.models)
     const families = familiesWith(models)
     const file = options.record?.file
@@ -242,10 +262,19 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
     if (problem !== undefined) return yield* new InvalidNetworkOption({ option: "record.file", detail: problem })
     const recorder = record?.recorder({ upstream: options.record?.upstream, cookies: options.record?.cookies })
     let attached: AttachedFiles | undefined
-    const persisted = record === undefined || recorder === undefined || file === undefined ? undefined : record.persist(recorder, file, { redactor: network.redactor, seed: network.runSeed, models })
+    const persisted =
+      record === undefined || recorder === undefined || file === undefined
+        ? undefined
+        : record.persist(recorder, file, { redactor: network.redactor, seed: network.runSeed, models })
     /** What was recorded so far, as a fixture. */
-    const recorded = () => (record === undefined || recorder === undefined ? { routes: [] } : record.recordingOf(recorder.recorded(), network.redactor, models))
-    const initial = [...(options.routes === undefined ? [] : Array.from(options.routes)), ...(recorder === undefined ? [] : [recorder.route])]
+    const recorded = () =>
+      record === undefined || recorder === undefined
+        ? { routes: [] }
+        : record.recordingOf(recorder.recorded(), network.redactor, models)
+    const initial = [
+      ...(options.routes === undefined ? [] : Array.from(options.routes)),
+      ...(recorder === undefined ? [] : [recorder.route])
+    ]
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const scripts = options.llm === undefined ? [] : Array.from(options.llm)
     const register = (routes: Route | ReadonlyArray<Route>) =>
@@ -256,8 +285,12 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
         return refused === undefined ? network.register(list, pathsFor(list, batch)) : Effect.fail(refused)
       })
     const rules = options.llmRules ?? []
-    const addRules = rules.length === 0 ? Effect.void : Effect.asVoid(under(SimulatedProviderApi.addRules(llm, rules), "llmRules"))
-    const registerInitial = Effect.andThen(register(initial), Effect.andThen(under(SimulatedProviderApi.enqueueAll(llm, scripts), "llm"), addRules))
+    const addRules =
+      rules.length === 0 ? Effect.void : Effect.asVoid(under(SimulatedProviderApi.addRules(llm, rules), "llmRules"))
+    const registerInitial = Effect.andThen(
+      register(initial),
+      Effect.andThen(under(SimulatedProviderApi.enqueueAll(llm, scripts), "llm"), addRules)
+    )
     yield* registerInitial
     const api: SimulationNetworkApi = {
       get seed() {
@@ -265,8 +298,10 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
       },
       register,
       registerSpec: (json, specOptions) =>
-        Effect.flatMap(decodeRouteSpecs(json, { families, handlers, source: specOptions?.source ?? "code" }), (decoded) =>
-          network.register(decoded.routes, pathsFor(decoded.routes, false))),
+        Effect.flatMap(
+          decodeRouteSpecs(json, { families, handlers, source: specOptions?.source ?? "code" }),
+          (decoded) => network.register(decoded.routes, pathsFor(decoded.routes, false))
+        ),
       unregister: (id) => Effect.sync(() => network.registry.remove(id)),
       reset: Effect.suspend(() => {
         network.registry.clear()
@@ -284,18 +319,29 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
       log: Effect.sync(() => network.records()),
       logSince: (seq, limit) => Effect.sync(() => network.records(seq, limit)),
       har: (since, limit) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           // Answers not kept that are a pure function of their route and seed (text, bytes, a
           // status, generated JSON) are made again whole; an OpenAPI operation's body is
           // generated again from its seed. Any other answer's body is said to be missing.
           const exchanges = network.log.exchanges(since, limit)
           const again = new Map<number, KeptResponse | string>()
           for (const { kept, record } of exchanges) {
-            if (kept || record.status === undefined || record.fault !== undefined || (record.chaos !== undefined && record.chaos.effect !== "latency")) continue
+            if (
+              kept ||
+              record.status === undefined ||
+              record.fault !== undefined ||
+              (record.chaos !== undefined && record.chaos.effect !== "latency")
+            )
+              continue
             const route = record.route === undefined ? undefined : network.registry.entries.get(record.route.id)?.route
-            if (route?.reproduce !== undefined && route.kind === record.route?.kind && (!route.seeded || record.seed !== undefined)) {
+            if (
+              route?.reproduce !== undefined &&
+              route.kind === record.route?.kind &&
+              (!route.seeded || record.seed !== undefined)
+            ) {
               const answer = yield* Effect.option(route.reproduce(record.seed ?? 0))
-              if (Option.isSome(answer)) again.set(record.seq, network.log.shown(wholeResponse(answer.value, record.time)))
+              if (Option.isSome(answer))
+                again.set(record.seq, network.log.shown(wholeResponse(answer.value, record.time)))
             } else if (record.seed !== undefined) {
               const body = yield* Effect.option(network.regenerate(record))
               if (Option.isSome(body)) again.set(record.seq, body.value)
@@ -320,11 +366,22 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
       }),
       restore: (state) =>
         Effect.suspend(() => {
-          const files = attached === undefined ? undefined : (state as { files?: Readonly<Record<string, FileContent>> } | null)?.files
+          const files =
+            attached === undefined
+              ? undefined
+              : (state as { files?: Readonly<Record<string, FileContent>> } | null)?.files
           const refused = files === undefined ? undefined : filesRefusal(files)
           if (refused !== undefined) return Effect.fail(refused)
           return Effect.andThen(
-            restore(network, llm, mcp, SimulatedProvider.make({ logLimit: 1 }), state, { handlers, families }, (routes) => network.register(routes, pathsFor(routes, false))),
+            restore(
+              network,
+              llm,
+              mcp,
+              SimulatedProvider.make({ logLimit: 1 }),
+              state,
+              { handlers, families },
+              (routes) => network.register(routes, pathsFor(routes, false))
+            ),
             files === undefined ? Effect.void : attached!.restore(files)
           )
         }),
@@ -333,9 +390,15 @@ export const make = (given: NetworkOptions = {}): Effect.Effect<SimulationNetwor
       unused: Effect.sync(() => network.unused()),
       verify: Effect.suspend(() => {
         const denied = network.counters().denied
-        const unused = network.unused().filter((route) => route.required === true).map((route) => route.id)
+        const unused = network
+          .unused()
+          .filter((route) => route.required === true)
+          .map((route) => route.id)
         if (denied === 0 && unused.length === 0) return Effect.void
-        const refused = network.records().filter((record) => record.denial !== undefined).slice(0, STRICT_NAMED)
+        const refused = network
+          .records()
+          .filter((record) => record.denial !== undefined)
+          .slice(0, STRICT_NAMED)
           .map((record) => ({ method: record.method, url: network.redactor.url(record.url), tag: record.denial ?? "" }))
         return Effect.fail(new StrictViolation({ denied, refused, unused }))
       }),

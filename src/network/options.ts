@@ -65,7 +65,13 @@ export interface NetworkOptions {
    * `upstream[host]`), answered and kept; `network.recording` is it as a fixture, written to
    * `file` (merged) when the network closes. Without it nothing is ever forwarded.
    */
-  readonly record?: { readonly file?: string | undefined; readonly upstream?: Readonly<Record<string, string>> | undefined; readonly cookies?: boolean | undefined } | undefined
+  readonly record?:
+    | {
+        readonly file?: string | undefined
+        readonly upstream?: Readonly<Record<string, string>> | undefined
+        readonly cookies?: boolean | undefined
+      }
+    | undefined
   /**
    * Keep each exchange's bodies (at most 1 MiB each) and its answer's headers in the log, for
    * `har()` (`GET network/log?format=har`): off by default, as keeping costs every answer a copy
@@ -119,8 +125,30 @@ export interface NetworkOptions {
 }
 
 /** Every key `NetworkOptions` has: another one is refused, with the nearest known name. */
-const NETWORK_OPTION_KEYS: ReadonlySet<string> = new Set(["seed", "routes", "logLimit", "logBytes", "redact", "handlers", "llm", "llmRules", "epoch", "drive", "chaos", "record", "keepBodies", "refusals", "fixture", "models", "strict", "prompts", "files"])
-const NetworkOptionKeys = Schema.Struct(Object.fromEntries([...NETWORK_OPTION_KEYS].map((key) => [key, Schema.optional(Schema.Unknown)])))
+const NETWORK_OPTION_KEYS: ReadonlySet<string> = new Set([
+  "seed",
+  "routes",
+  "logLimit",
+  "logBytes",
+  "redact",
+  "handlers",
+  "llm",
+  "llmRules",
+  "epoch",
+  "drive",
+  "chaos",
+  "record",
+  "keepBodies",
+  "refusals",
+  "fixture",
+  "models",
+  "strict",
+  "prompts",
+  "files"
+])
+const NetworkOptionKeys = Schema.Struct(
+  Object.fromEntries([...NETWORK_OPTION_KEYS].map((key) => [key, Schema.optional(Schema.Unknown)]))
+)
 
 /**
  * Whether a value is a fixture as `Fixture.load` gives it: routes built, scripts and rules as
@@ -129,28 +157,47 @@ const NetworkOptionKeys = Schema.Struct(Object.fromEntries([...NETWORK_OPTION_KE
 const isLoadedFixture = (value: unknown): value is Fixture => {
   if (typeof value !== "object" || value === null) return false
   const fixture = value as Partial<Record<keyof Fixture, unknown>>
-  return Array.isArray(fixture.routes) && fixture.routes.every(isRoute) && Array.isArray(fixture.llm) && Array.isArray(fixture.llmRules) &&
-    Array.isArray(fixture.prompts) && typeof fixture.files === "object" && fixture.files !== null
+  return (
+    Array.isArray(fixture.routes) &&
+    fixture.routes.every(isRoute) &&
+    Array.isArray(fixture.llm) &&
+    Array.isArray(fixture.llmRules) &&
+    Array.isArray(fixture.prompts) &&
+    typeof fixture.files === "object" &&
+    fixture.files !== null
+  )
 }
 
 /**
  * `given`, with the fixture it names (a path) or holds (a loaded fixture) put first, after
  * checking that it has no key `NetworkOptions` does not know (a typo must not be ignored).
  */
-export const withFixture = (given: NetworkOptions): Effect.Effect<NetworkOptions, InvalidNetworkOption | FixtureError> =>
-  Effect.gen(function*() {
+export const withFixture = (
+  given: NetworkOptions
+): Effect.Effect<NetworkOptions, InvalidNetworkOption | FixtureError> =>
+  Effect.gen(function* () {
     // The keys checked by a set first (a network is made per property case); the Schema only
     // names an unknown one and the nearest known name.
     if (Object.keys(given).some((key) => !NETWORK_OPTION_KEYS.has(key))) {
       const keys = decodeAt(NetworkOptionKeys, given, "", { onExcessProperty: "error" })
-      if (Result.isFailure(keys)) return yield* new InvalidNetworkOption({ option: keys.failure.path || "options", detail: keys.failure.message })
+      if (Result.isFailure(keys))
+        return yield* new InvalidNetworkOption({ option: keys.failure.path || "options", detail: keys.failure.message })
     }
     if (given.fixture === undefined) return given
     if (typeof given.fixture === "string") {
-      return fixtureFirst(given, yield* loadFixture(given.fixture, { handlers: new Map(Object.entries(given.handlers ?? {})), families: familiesWith(withModels(given.models)) }))
+      return fixtureFirst(
+        given,
+        yield* loadFixture(given.fixture, {
+          handlers: new Map(Object.entries(given.handlers ?? {})),
+          families: familiesWith(withModels(given.models))
+        })
+      )
     }
     if (isLoadedFixture(given.fixture)) return fixtureFirst(given, given.fixture)
-    return yield* new InvalidNetworkOption({ option: "fixture", detail: "must be the path of a fixture file or a fixture Fixture.load gave" })
+    return yield* new InvalidNetworkOption({
+      option: "fixture",
+      detail: "must be the path of a fixture file or a fixture Fixture.load gave"
+    })
   })
 
 /** `given` over `file`: the fixture's routes, scripts, rules, prompts and files first; its seed and chaos unless given. */
@@ -166,14 +213,25 @@ const fixtureFirst = (given: NetworkOptions, file: Fixture): NetworkOptions => (
 })
 
 /** The options that are data, decoded (`schemas/options.ts`), or the refusal naming the bad one. */
-export const decodeOptions = (options: NetworkOptions): Result.Result<typeof NetworkOptionsData.Type, InvalidNetworkOption> =>
+export const decodeOptions = (
+  options: NetworkOptions
+): Result.Result<typeof NetworkOptionsData.Type, InvalidNetworkOption> =>
   Result.mapError(
     decodeAt(
       NetworkOptionsData,
-      { logLimit: options.logLimit, logBytes: options.logBytes, redact: options.redact, chaos: options.chaos, keepBodies: options.keepBodies, refusals: options.refusals, strict: options.strict, prompts: options.prompts, files: options.files },
+      {
+        logLimit: options.logLimit,
+        logBytes: options.logBytes,
+        redact: options.redact,
+        chaos: options.chaos,
+        keepBodies: options.keepBodies,
+        refusals: options.refusals,
+        strict: options.strict,
+        prompts: options.prompts,
+        files: options.files
+      },
       "",
       { onExcessProperty: "error" }
     ),
     (issue) => new InvalidNetworkOption({ option: issue.path, detail: issue.message })
   )
-

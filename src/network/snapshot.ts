@@ -74,18 +74,33 @@ const RequestRecordJson = Schema.Struct({
   seed: Schema.optional(Schema.Finite),
   occurrence: Schema.optional(Count),
   detail: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
-  violations: Schema.optional(Schema.Array(Schema.Struct({ location: Schema.Array(Schema.String), severity: Schema.Literal("Error"), code: Schema.String, message: Schema.String }))),
-  chaos: Schema.optional(Schema.Union([
-    Schema.Struct({ effect: Schema.Literals(["reset", "timeout", "malformed", "streamCut"]) }),
-    Schema.Struct({ effect: Schema.Literal("status"), status: Count }),
-    Schema.Struct({ effect: Schema.Literal("latency"), ms: Count })
-  ])),
-  refusal: Schema.optional(Schema.Struct({
-    message: Schema.String.check(Schema.isMaxLength(4_000)),
-    candidates: Schema.optional(Schema.Array(Candidate).check(Schema.isMaxLength(16)))
-  })),
+  violations: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        location: Schema.Array(Schema.String),
+        severity: Schema.Literal("Error"),
+        code: Schema.String,
+        message: Schema.String
+      })
+    )
+  ),
+  chaos: Schema.optional(
+    Schema.Union([
+      Schema.Struct({ effect: Schema.Literals(["reset", "timeout", "malformed", "streamCut"]) }),
+      Schema.Struct({ effect: Schema.Literal("status"), status: Count }),
+      Schema.Struct({ effect: Schema.Literal("latency"), ms: Count })
+    ])
+  ),
+  refusal: Schema.optional(
+    Schema.Struct({
+      message: Schema.String.check(Schema.isMaxLength(4_000)),
+      candidates: Schema.optional(Schema.Array(Candidate).check(Schema.isMaxLength(16)))
+    })
+  ),
   answeredMs: Schema.optional(Schema.Finite),
-  scenario: Schema.optional(Schema.Struct({ name: Schema.String, state: Schema.String, newState: Schema.optional(Schema.String) }))
+  scenario: Schema.optional(
+    Schema.Struct({ name: Schema.String, state: Schema.String, newState: Schema.optional(Schema.String) })
+  )
 })
 
 const CountersJson = Schema.Struct({ requests: Count, answered: Count, denied: Count, faulted: Schema.optional(Count) })
@@ -118,12 +133,20 @@ export const SnapshotState = Schema.Struct({
   seed: Schema.Finite,
   routes: Schema.Array(Schema.Struct({ source: Schema.String, spec: Schema.Unknown })),
   usage: Schema.optional(Schema.Record(Schema.String, Usage)),
-  llm: Schema.optional(Schema.Struct({
-    callCount: Count,
-    scripts: Schema.Struct({ queued: Schema.Array(LlmScript), current: Schema.optional(LlmScript), consumed: Count, startRound: Schema.optional(Count), handoff: Schema.optional(Schema.Boolean) }),
-    rules: Schema.Array(RuleJson),
-    log: Schema.optional(Schema.Array(LlmLogEntryJson))
-  })),
+  llm: Schema.optional(
+    Schema.Struct({
+      callCount: Count,
+      scripts: Schema.Struct({
+        queued: Schema.Array(LlmScript),
+        current: Schema.optional(LlmScript),
+        consumed: Count,
+        startRound: Schema.optional(Count),
+        handoff: Schema.optional(Schema.Boolean)
+      }),
+      rules: Schema.Array(RuleJson),
+      log: Schema.optional(Schema.Array(LlmLogEntryJson))
+    })
+  ),
   llmCounts: Schema.optional(Schema.Record(Schema.String, Count)),
   log: Schema.optional(Schema.Array(RequestRecordJson)),
   counters: Schema.optional(CountersJson),
@@ -143,7 +166,13 @@ export interface NetworkState extends SnapshotState {
    * What the snapshot leaves out, by route: a route registered in code (its `kind`), or an MCP
    * route's definition changed to one with code in it (`kind: "mcp-definition"`, with `message`).
    */
-  readonly unserializable: ReadonlyArray<{ readonly id: string; readonly kind: string; readonly source: string; readonly match: string; readonly message?: string }>
+  readonly unserializable: ReadonlyArray<{
+    readonly id: string
+    readonly kind: string
+    readonly source: string
+    readonly match: string
+    readonly message?: string
+  }>
   readonly llmUnserializableRules: ReadonlyArray<string>
   readonly llmCounts: Readonly<Record<string, number>>
   readonly log: ReadonlyArray<RequestRecord>
@@ -154,7 +183,12 @@ export interface NetworkState extends SnapshotState {
 /**
  * The network's state now.
  */
-export const capture = (network: Network, llm: SimulatedProviderApi, mcp: McpServersApi, counters: RequestCounters): NetworkState => {
+export const capture = (
+  network: Network,
+  llm: SimulatedProviderApi,
+  mcp: McpServersApi,
+  counters: RequestCounters
+): NetworkState => {
   const routes: Array<{ source: string; spec: unknown }> = []
   const unserializable: Array<NetworkState["unserializable"][number]> = []
   const usage: Record<string, typeof Usage.Type> = {}
@@ -163,7 +197,12 @@ export const capture = (network: Network, llm: SimulatedProviderApi, mcp: McpSer
   for (const entry of network.registry.entries.values()) {
     const spec = entry.route.describe?.spec
     if (spec === undefined) {
-      unserializable.push({ id: entry.id, kind: entry.route.kind, source: entry.route.source, match: entry.route.matcher.source })
+      unserializable.push({
+        id: entry.id,
+        kind: entry.route.kind,
+        source: entry.route.source,
+        match: entry.route.matcher.source
+      })
       continue
     }
     // The routes of one family reference carry the one spec object: it is written once.
@@ -179,7 +218,13 @@ export const capture = (network: Network, llm: SimulatedProviderApi, mcp: McpSer
     if (server === undefined) continue
     servers.push(server.json)
     if (server.unserializable !== undefined) {
-      unserializable.push({ id: entry.id, kind: "mcp-definition", source: entry.route.source, match: entry.route.matcher.source, message: server.unserializable })
+      unserializable.push({
+        id: entry.id,
+        kind: "mcp-definition",
+        source: entry.route.source,
+        match: entry.route.matcher.source,
+        message: server.unserializable
+      })
     }
   }
   const rules: Array<typeof RuleJson.Type> = []
@@ -223,14 +268,22 @@ export const capture = (network: Network, llm: SimulatedProviderApi, mcp: McpSer
 const increasing = (records: ReadonlyArray<{ readonly seq: number }>, at: string): InvalidRouteSpec | undefined => {
   for (let i = 1; i < records.length; i++) {
     if (records[i].seq <= records[i - 1].seq) {
-      return new InvalidRouteSpec({ path: `${at}[${i}].seq`, message: `not a snapshot simnet wrote: seq ${records[i].seq} follows ${records[i - 1].seq}; a log's seqs increase` })
+      return new InvalidRouteSpec({
+        path: `${at}[${i}].seq`,
+        message: `not a snapshot simnet wrote: seq ${records[i].seq} follows ${records[i - 1].seq}; a log's seqs increase`
+      })
     }
   }
   return undefined
 }
 
 const atPath = <E extends RestoreError>(error: E, prefix: string): E | InvalidRouteSpec =>
-  error instanceof InvalidRouteSpec ? new InvalidRouteSpec({ path: `${prefix}${error.path === "$" || error.path === "" ? "" : error.path.startsWith("[") ? error.path : `.${error.path}`}`, message: error.message }) : error
+  error instanceof InvalidRouteSpec
+    ? new InvalidRouteSpec({
+        path: `${prefix}${error.path === "$" || error.path === "" ? "" : error.path.startsWith("[") ? error.path : `.${error.path}`}`,
+        message: error.message
+      })
+    : error
 
 /**
  * Restores a snapshot, all or nothing: every route spec is decoded, every changed MCP definition
@@ -248,25 +301,36 @@ export const restore = (
   context: DecodeContext,
   register: (routes: ReadonlyArray<Route>) => Effect.Effect<ReadonlyArray<string>, RegisterError>
 ): Effect.Effect<void, RestoreError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (depthExceeds(json, MAX_JSON_DEPTH)) {
-      return yield* new InvalidRouteSpec({ path: "$", message: `not a snapshot simnet wrote: it nests more than ${MAX_JSON_DEPTH} deep` })
+      return yield* new InvalidRouteSpec({
+        path: "$",
+        message: `not a snapshot simnet wrote: it nests more than ${MAX_JSON_DEPTH} deep`
+      })
     }
     const decoded = decodeAt(SnapshotState, json, "")
-    if (Result.isFailure(decoded)) return yield* new InvalidRouteSpec({ path: decoded.failure.path || "$", message: `not a snapshot: ${decoded.failure.message}` })
+    if (Result.isFailure(decoded))
+      return yield* new InvalidRouteSpec({
+        path: decoded.failure.path || "$",
+        message: `not a snapshot: ${decoded.failure.message}`
+      })
     const state = decoded.success
     const unordered = increasing(state.log ?? [], "log") ?? increasing(state.llm?.log ?? [], "llm.log")
     if (unordered !== undefined) return yield* unordered
     const routes = yield* Effect.forEach(state.routes, (item, i) =>
       Effect.mapError(
-        Effect.map(decodeRouteSpecs(item.spec, { ...defaultDecodeContext, ...context, source: item.source }), (d) => d.routes),
+        Effect.map(
+          decodeRouteSpecs(item.spec, { ...defaultDecodeContext, ...context, source: item.source }),
+          (d) => d.routes
+        ),
         (error) => atPath(error, `routes[${i}].spec`)
-      ))
+      )
+    )
     const servers = prepareServers(state.mcp ?? [], "mcp")
     if (Result.isFailure(servers)) return yield* servers.failure
     const rules = state.llm?.rules ?? []
     const applyModel = (target: SimulatedProviderApi) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         target.reset()
         if (state.llm === undefined) return
         yield* target.restore({
@@ -309,8 +373,24 @@ export const restore = (
       return yield* registered
     }
     if (state.log !== undefined || state.counters !== undefined) {
-      const records = (state.log ?? []).map((r): RequestRecord => ({ body: undefined, route: undefined, denial: undefined, status: undefined, seed: undefined, occurrence: undefined, detail: undefined, ...r }))
-      network.log.restore(records, state.counters === undefined ? { requests: state.log?.at(-1)?.seq ?? 0, answered: 0, denied: 0, faulted: 0 } : { ...state.counters, faulted: state.counters.faulted ?? 0 })
+      const records = (state.log ?? []).map(
+        (r): RequestRecord => ({
+          body: undefined,
+          route: undefined,
+          denial: undefined,
+          status: undefined,
+          seed: undefined,
+          occurrence: undefined,
+          detail: undefined,
+          ...r
+        })
+      )
+      network.log.restore(
+        records,
+        state.counters === undefined
+          ? { requests: state.log?.at(-1)?.seq ?? 0, answered: 0, denied: 0, faulted: 0 }
+          : { ...state.counters, faulted: state.counters.faulted ?? 0 }
+      )
     }
     for (const [id, usage] of Object.entries(state.usage ?? {})) {
       const entry = network.registry.entries.get(id)

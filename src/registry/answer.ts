@@ -51,7 +51,9 @@ export interface Upgrade {
  */
 export interface SocketLog {
   readonly paused?: number | undefined
-  readonly closed?: { readonly code: number; readonly reason: string; readonly by: "client" | "session" | "simnet" } | undefined
+  readonly closed?:
+    | { readonly code: number; readonly reason: string; readonly by: "client" | "session" | "simnet" }
+    | undefined
 }
 
 export interface Streamed {
@@ -80,14 +82,26 @@ export interface Refused {
 
 export type Answer = Whole | Streamed | Pending | Refused
 
-export const whole = (status: number, headers: Readonly<Record<string, string>> | Headers, body: Uint8Array | string | undefined, text?: string): Whole =>
+export const whole = (
+  status: number,
+  headers: Readonly<Record<string, string>> | Headers,
+  body: Uint8Array | string | undefined,
+  text?: string
+): Whole =>
   text === undefined ? { _tag: "Whole", status, headers, body } : { _tag: "Whole", status, headers, body, text }
 
 /** A `101` that upgrades to a WebSocket and runs `accept` on it; `refused` where no upgrade can happen. */
-export const upgraded = (accept: SocketSession, refused: Whole): Whole => ({ _tag: "Whole", status: 101, headers: {}, body: undefined, upgrade: { accept, refused } })
+export const upgraded = (accept: SocketSession, refused: Whole): Whole => ({
+  _tag: "Whole",
+  status: 101,
+  headers: {},
+  body: undefined,
+  upgrade: { accept, refused }
+})
 
 /** What a door that cannot upgrade renders for an answer had now: a WebSocket's `refused`, else the answer. */
-export const withoutUpgrade = <A extends Settled>(answer: A): A | Whole => (answer._tag === "Whole" && answer.upgrade !== undefined ? answer.upgrade.refused : answer)
+export const withoutUpgrade = <A extends Settled>(answer: A): A | Whole =>
+  answer._tag === "Whole" && answer.upgrade !== undefined ? answer.upgrade.refused : answer
 
 export const streamed = (response: Response): Streamed => ({ _tag: "Streamed", response })
 
@@ -127,7 +141,14 @@ export const later = (promise: PromiseLike<Response | Settled>, route: string): 
 
 /** A rejection as a typed error: itself when it is one, else a `RouteFailed` naming `route`. */
 export const asSimnetError = (error: unknown, route: string): SimnetError =>
-  isSimnetError(error) ? error : new RouteFailed({ route, reason: "handler", message: `the route failed: ${error instanceof Error ? error.message : String(error)}`, cause: error })
+  isSimnetError(error)
+    ? error
+    : new RouteFailed({
+        route,
+        reason: "handler",
+        message: `the route failed: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error
+      })
 
 /** An answer from what a route's engine returned: a `Response` now, or a promise of one. */
 export const fromResult = (result: Response | PromiseLike<Response>, route: string): Answer =>
@@ -148,7 +169,9 @@ export const toEffect = (answer: Answer): Effect.Effect<Settled, SimnetError> =>
 
 /** An answer had now as a plain web `Response` (a body held whole is copied into it). */
 export const toResponse = (answer: Settled): Response =>
-  answer._tag === "Streamed" ? answer.response : new Response((answer.body ?? null) as BodyInit | null, { status: answer.status, headers: answer.headers })
+  answer._tag === "Streamed"
+    ? answer.response
+    : new Response((answer.body ?? null) as BodyInit | null, { status: answer.status, headers: answer.headers })
 
 /** The status of an answer had now. */
 export const statusOf = (answer: Settled): number => (answer._tag === "Whole" ? answer.status : answer.response.status)

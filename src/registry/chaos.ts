@@ -59,7 +59,10 @@ export class Chaos {
 
   constructor(options: ChaosOptions) {
     this.options = options
-    this.effects = [...(options.faults ?? CHAOS_FAULTS), ...(options.latencyMs === undefined ? [] : ["latency" as const])]
+    this.effects = [
+      ...(options.faults ?? CHAOS_FAULTS),
+      ...(options.latencyMs === undefined ? [] : ["latency" as const])
+    ]
     this.routes = options.routes === undefined ? undefined : new Set(options.routes)
   }
 
@@ -87,7 +90,8 @@ export class Chaos {
 
 /** How many bytes of a route's own answer a `streamCut` lets through: a pure function of the hit's request. */
 export const cutAfter = (runSeed: number, identity: string, key: string, occurrence: number): number =>
-  64 + (avalanche(hashString(`simnet/chaos-cut/v1\u0000${runSeed}\u0000${identity}\u0000${key}\u0000${occurrence}`)) % 448)
+  64 +
+  (avalanche(hashString(`simnet/chaos-cut/v1\u0000${runSeed}\u0000${identity}\u0000${key}\u0000${occurrence}`)) % 448)
 
 /**
  * What a hit answers: a response at once (a status), or an Effect (a fault, a pause, the route's
@@ -106,15 +110,30 @@ export const chaosAnswer = (
       return { answer: streamed(resetAnswer()), fault: "reset" }
     case "malformed": {
       const bytes = cutBytes()
-      return { answer: pending(Effect.map(own(), (answer) => streamed(broken(toResponse(answer), bytes)))), fault: "malformed" }
+      return {
+        answer: pending(Effect.map(own(), (answer) => streamed(broken(toResponse(answer), bytes)))),
+        fault: "malformed"
+      }
     }
     case "streamCut": {
       const bytes = cutBytes()
-      return { answer: pending(Effect.map(own(), (answer) => streamed(cut(toResponse(answer), bytes)))), fault: "reset" }
+      return {
+        answer: pending(Effect.map(own(), (answer) => streamed(cut(toResponse(answer), bytes)))),
+        fault: "reset"
+      }
     }
     case "status": {
-      const body = JSON.stringify({ error: { type: "simnet_chaos", code: hit.status, message: `simnet chaos: ${hit.status} instead of the route's answer` } })
-      const headers: Record<string, string> = { "content-type": "application/json", ...(hit.status === 429 ? { "retry-after": "1" } : {}) }
+      const body = JSON.stringify({
+        error: {
+          type: "simnet_chaos",
+          code: hit.status,
+          message: `simnet chaos: ${hit.status} instead of the route's answer`
+        }
+      })
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        ...(hit.status === 429 ? { "retry-after": "1" } : {})
+      }
       return { answer: whole(hit.status, headers, body), fault: undefined }
     }
     case "latency":

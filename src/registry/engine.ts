@@ -9,8 +9,23 @@ import { type Chaos, chaosAnswer, type ChaosHit, cutAfter } from "./chaos.ts"
 import { keepAnswer, keepRequest } from "./keptBodies.ts"
 import { KeyCounts } from "./keyCounts.ts"
 import { bounded, type Redactor } from "./redact.ts"
-import { type PendingRecord, RequestLog, type RequestCounters, type RequestRecord, withSocketLog } from "./requestLog.ts"
-import { InvalidRouteSpec, LoopbackDenied, NotRegenerable, RouteFailed, UnregisteredRequest, type RegenerateError, type RegisterError, type SimnetError } from "../SimnetError.ts"
+import {
+  type PendingRecord,
+  RequestLog,
+  type RequestCounters,
+  type RequestRecord,
+  withSocketLog
+} from "./requestLog.ts"
+import {
+  InvalidRouteSpec,
+  LoopbackDenied,
+  NotRegenerable,
+  RouteFailed,
+  UnregisteredRequest,
+  type RegenerateError,
+  type RegisterError,
+  type SimnetError
+} from "../SimnetError.ts"
 import { Registry, planIds, type Entry } from "./routeTable.ts"
 import { withParams } from "./request.ts"
 import { deriveSeed, requestKey } from "./seed.ts"
@@ -113,7 +128,8 @@ export class Network {
         done()
         if (Exit.isSuccess(exit)) resolve(exit.value)
         else reject(Cause.squash(exit.cause))
-      }))
+      })
+    )
   }
 
   /** Effects `run` has started and not finished. */
@@ -123,13 +139,17 @@ export class Network {
   private readonly now = (): number => this.clock.currentTimeMillisUnsafe()
 
   /** `run`, bound, as route contexts carry it. */
-  private readonly runner = <A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal): Promise<A> => this.run(effect, signal)
+  private readonly runner = <A, E>(effect: Effect.Effect<A, E>, signal?: AbortSignal): Promise<A> =>
+    this.run(effect, signal)
 
   /**
    * Registers routes, all or none. `paths[i]` is the JSON path of route `i` for error messages
    * ("" for a single route registered from code).
    */
-  register(routes: ReadonlyArray<Route>, paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>, RegisterError> {
+  register(
+    routes: ReadonlyArray<Route>,
+    paths: ReadonlyArray<string>
+  ): Effect.Effect<ReadonlyArray<string>, RegisterError> {
     return Effect.suspend(() => {
       const prepares: Array<Effect.Effect<void, RegisterError>> = []
       for (let i = 0; i < routes.length; i++) {
@@ -178,7 +198,9 @@ export class Network {
     try {
       if (!this.keepBodies) return this.dispatchRecorded(request, record)
       keepRequest(this.log, record, request)
-      return keepAnswer(this.log, record, this.dispatchRecorded(request, record), () => this.clock.currentTimeMillisUnsafe())
+      return keepAnswer(this.log, record, this.dispatchRecorded(request, record), () =>
+        this.clock.currentTimeMillisUnsafe()
+      )
     } catch (cause) {
       const error = new RouteFailed({
         route: record.route?.id ?? "(matching)",
@@ -222,7 +244,12 @@ export class Network {
   /** The route's own answer, after its `delay` when it has one. */
   private own(route: Route, request: SimRequest, context: RespondContext): Answer {
     if (route.delay === undefined) return route.answer(request, context)
-    return pending(Effect.andThen(Effect.sleep(route.delay), Effect.suspend(() => toEffect(route.answer(request, context)))))
+    return pending(
+      Effect.andThen(
+        Effect.sleep(route.delay),
+        Effect.suspend(() => toEffect(route.answer(request, context)))
+      )
+    )
   }
 
   /** Callers of `quiescent`, told when the last request in flight settles. */
@@ -255,7 +282,11 @@ export class Network {
   chaos: Chaos | undefined = undefined
 
   /** The chaos hit of one request at a route, its occurrence counted per canonical key. */
-  private chaosFor(chaos: Chaos, entry: Entry, request: SimRequest): { readonly hit: ChaosHit; readonly key: string; readonly occurrence: number } | undefined {
+  private chaosFor(
+    chaos: Chaos,
+    entry: Entry,
+    request: SimRequest
+  ): { readonly hit: ChaosHit; readonly key: string; readonly occurrence: number } | undefined {
     const key = requestKey(request)
     const occurrence = (entry.chaosCounts ??= new KeyCounts()).increment(key)
     const hit = chaos.decide(this.runSeed, entry.identity, key, occurrence)
@@ -272,7 +303,11 @@ export class Network {
   ): Answer {
     record.chaos = drawn.hit
     const route = entry.route
-    const drew = chaosAnswer(drawn.hit, () => toEffect(this.own(route, request, context)), () => cutAfter(this.runSeed, entry.identity, drawn.key, drawn.occurrence))
+    const drew = chaosAnswer(
+      drawn.hit,
+      () => toEffect(this.own(route, request, context)),
+      () => cutAfter(this.runSeed, entry.identity, drawn.key, drawn.occurrence)
+    )
     if (drew.fault !== undefined) this.log.fault(record, drew.fault)
     return logged(drew.answer, record, this.log, request, route.id ?? route.kind)
   }
@@ -282,7 +317,16 @@ export class Network {
       // An annotating route never caches a context, so a route that has one is asked nothing more.
       if (entry.context !== undefined) return entry.context
       if (entry.route.annotated) return this.perRequest(entry.identity, 0, 0, record)
-      return (entry.context = { identity: entry.identity, seed: 0, occurrence: 0, runSeed: this.runSeed, services: this.services, run: this.runner, now: this.now, redactor: this.redactor })
+      return (entry.context = {
+        identity: entry.identity,
+        seed: 0,
+        occurrence: 0,
+        runSeed: this.runSeed,
+        services: this.services,
+        run: this.runner,
+        now: this.now,
+        redactor: this.redactor
+      })
     }
     const key = requestKey(request)
     const occurrence = (entry.occurrences ??= new KeyCounts()).increment(key)
@@ -356,7 +400,11 @@ const logged = (answer: Answer, record: PendingRecord, log: RequestLog, request:
       const signal = request.signal
       if (answer.promise === undefined) return { _tag: "Pending", effect: observe(answer.effect, record, log, signal) }
       const promise = settle(answer.promise, record, log, signal, label)
-      return { _tag: "Pending", promise, effect: Effect.tryPromise({ try: () => promise, catch: (error) => asSimnetError(error, label) }) }
+      return {
+        _tag: "Pending",
+        promise,
+        effect: Effect.tryPromise({ try: () => promise, catch: (error) => asSimnetError(error, label) })
+      }
     }
   }
 }
@@ -368,14 +416,16 @@ const observe = (
   log: RequestLog,
   signal: AbortSignal | undefined
 ): Effect.Effect<Settled, SimnetError> =>
-  Effect.onExit(Effect.map(effect, (answer) => withSocketLog(answer, record)), (exit) =>
-    Effect.sync(() => {
-      if (Exit.isSuccess(exit)) return log.answer(record, statusOf(exit.value))
-      const error = Cause.findErrorOption(exit.cause)
-      if (signal?.aborted === true) log.deny(record, "Interrupted")
-      else if (error._tag === "Some") log.deny(record, error.value._tag, error.value)
-      else log.deny(record, Cause.hasInterruptsOnly(exit.cause) ? "Interrupted" : "RouteFailed")
-    })
+  Effect.onExit(
+    Effect.map(effect, (answer) => withSocketLog(answer, record)),
+    (exit) =>
+      Effect.sync(() => {
+        if (Exit.isSuccess(exit)) return log.answer(record, statusOf(exit.value))
+        const error = Cause.findErrorOption(exit.cause)
+        if (signal?.aborted === true) log.deny(record, "Interrupted")
+        else if (error._tag === "Some") log.deny(record, error.value._tag, error.value)
+        else log.deny(record, Cause.hasInterruptsOnly(exit.cause) ? "Interrupted" : "RouteFailed")
+      })
   )
 
 /**
@@ -439,7 +489,8 @@ const settle = (
 
 const prefixPath = (error: RegisterError, path: string): RegisterError => {
   if (path === "") return error
-  if (error instanceof InvalidRouteSpec) return new InvalidRouteSpec({ path: `${path}.${error.path}`, message: error.message })
+  if (error instanceof InvalidRouteSpec)
+    return new InvalidRouteSpec({ path: `${path}.${error.path}`, message: error.message })
   if (error instanceof LoopbackDenied) return new LoopbackDenied({ host: error.host, at: path })
   return error
 }

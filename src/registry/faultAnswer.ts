@@ -126,7 +126,11 @@ export const broken = (response: Response, bytes: number): Response => {
           }
         } else if (encoder.encode(held).byteLength > bytes || done) {
           const whole = encoder.encode(held)
-          controller.enqueue(whole.byteLength > bytes ? whole.subarray(0, bytes) : encoder.encode(whole.byteLength === 0 ? PARTIAL_BODY : half(held)))
+          controller.enqueue(
+            whole.byteLength > bytes
+              ? whole.subarray(0, bytes)
+              : encoder.encode(whole.byteLength === 0 ? PARTIAL_BODY : half(held))
+          )
           controller.close()
           await reader.cancel().catch(() => {})
           return

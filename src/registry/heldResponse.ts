@@ -35,7 +35,10 @@ const makeHeldResponse = () => {
       this.#held = held
       this.#signal = signal
       const headers = init.headers
-      this.#record = headers !== undefined && !(headers instanceof Headers) && !Array.isArray(headers) ? headers as Record<string, string> : undefined
+      this.#record =
+        headers !== undefined && !(headers instanceof Headers) && !Array.isArray(headers)
+          ? (headers as Record<string, string>)
+          : undefined
     }
 
     /** The record the headers were made from, unless someone may have changed them since. */
@@ -46,7 +49,10 @@ const makeHeldResponse = () => {
     /** The same response as undici builds it, made the first time the body is needed as a stream. */
     #stream(): Response {
       const init = { status: this.status, statusText: this.statusText, headers: this.headers }
-      return (this.#full ??= this.#signal === undefined ? new Response(this.#held as BodyInit, init) : abortableBody(this.#held, init, this.#signal))
+      return (this.#full ??=
+        this.#signal === undefined
+          ? new Response(this.#held as BodyInit, init)
+          : abortableBody(this.#held, init, this.#signal))
     }
 
     /**
@@ -122,7 +128,11 @@ const makeHeldResponse = () => {
     override clone(): Response {
       if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.")
       if (this.#full !== undefined) return this.#full.clone()
-      const copy = new HeldResponse(typeof this.#held === "string" ? this.#held : this.#held.slice(), { status: this.status, statusText: this.statusText, headers: this.headers }, this.#signal)
+      const copy = new HeldResponse(
+        typeof this.#held === "string" ? this.#held : this.#held.slice(),
+        { status: this.status, statusText: this.statusText, headers: this.headers },
+        this.#signal
+      )
       if (Object.hasOwn(this, "url")) Object.defineProperty(copy, "url", { value: this.url })
       return copy
     }
@@ -142,34 +152,38 @@ let HeldClass: ReturnType<typeof makeHeldResponse> | undefined
 const held = (): ReturnType<typeof makeHeldResponse> => (HeldClass ??= makeHeldResponse())
 
 /** Whether `response` is a held response; false before the class exists (nothing can be one then). */
-const isHeldResponse = (response: Response): response is HeldResponse => HeldClass !== undefined && response instanceof HeldClass
+const isHeldResponse = (response: Response): response is HeldResponse =>
+  HeldClass !== undefined && response instanceof HeldClass
 
 const abortableBody = (held: string | Uint8Array, init: ResponseInit, signal: AbortSignal): Response => {
   let bytes: Uint8Array | undefined = typeof held === "string" ? encoder.encode(held) : held
   let onAbort: (() => void) | undefined
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      onAbort = () => {
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        onAbort = () => {
+          onAbort = undefined
+          bytes = undefined
+          controller.error(abortReason(signal))
+        }
+        if (signal.aborted) onAbort()
+        else signal.addEventListener("abort", onAbort, { once: true })
+      },
+      pull(controller) {
+        if (onAbort !== undefined) signal.removeEventListener("abort", onAbort)
+        onAbort = undefined
+        if (bytes !== undefined && bytes.length > 0) controller.enqueue(bytes)
+        bytes = undefined
+        controller.close()
+      },
+      cancel() {
+        if (onAbort !== undefined) signal.removeEventListener("abort", onAbort)
         onAbort = undefined
         bytes = undefined
-        controller.error(abortReason(signal))
       }
-      if (signal.aborted) onAbort()
-      else signal.addEventListener("abort", onAbort, { once: true })
     },
-    pull(controller) {
-      if (onAbort !== undefined) signal.removeEventListener("abort", onAbort)
-      onAbort = undefined
-      if (bytes !== undefined && bytes.length > 0) controller.enqueue(bytes)
-      bytes = undefined
-      controller.close()
-    },
-    cancel() {
-      if (onAbort !== undefined) signal.removeEventListener("abort", onAbort)
-      onAbort = undefined
-      bytes = undefined
-    }
-  }, PULL_ON_READ)
+    PULL_ON_READ
+  )
   return new Response(stream, init)
 }
 
@@ -182,8 +196,11 @@ const PULL_ON_READ: QueuingStrategy<Uint8Array> = { highWaterMark: 0 }
  * read. Held, so read as text or JSON it is handed over directly. For route kinds that hold the
  * whole body (the MCP engine's JSON answers).
  */
-export const bufferedResponse = (body: string | Uint8Array, init: ResponseInit, signal: AbortSignal | undefined): Response =>
-  new (held())(body, init, signal)
+export const bufferedResponse = (
+  body: string | Uint8Array,
+  init: ResponseInit,
+  signal: AbortSignal | undefined
+): Response => new (held())(body, init, signal)
 
 /**
  * A `Response` whose body is `text` (not for the statuses that carry no body: 204, 205, 304).
@@ -194,7 +211,15 @@ export const textResponse = (text: string, init: ResponseInit): Response => new 
  * A whole answer (`answer.ts`) as a `Response`: its body handed over without a stream when read
  * as text or JSON; once `signal` aborts, a body not yet read errors with its reason.
  */
-export const wholeResponse = (answer: { readonly status: number; readonly headers: Readonly<Record<string, string>> | Headers; readonly body: Uint8Array | string | undefined; readonly text?: string | undefined }, signal: AbortSignal | undefined): Response => {
+export const wholeResponse = (
+  answer: {
+    readonly status: number
+    readonly headers: Readonly<Record<string, string>> | Headers
+    readonly body: Uint8Array | string | undefined
+    readonly text?: string | undefined
+  },
+  signal: AbortSignal | undefined
+): Response => {
   const init = { status: answer.status, headers: answer.headers as HeadersInit }
   return answer.body === undefined ? new Response(null, init) : new (held())(answer.text ?? answer.body, init, signal)
 }
@@ -203,7 +228,11 @@ export const wholeResponse = (answer: { readonly status: number; readonly header
  * What a held response holds, without reading it: its body and the header record it was built
  * from (when it was). Undefined for any other response, or once its body was read or streamed.
  */
-export const peekHeld = (response: Response): { readonly body: string | Uint8Array; readonly headers: Readonly<Record<string, string>> | undefined } | undefined => {
+export const peekHeld = (
+  response: Response
+):
+  | { readonly body: string | Uint8Array; readonly headers: Readonly<Record<string, string>> | undefined }
+  | undefined => {
   if (!isHeldResponse(response)) return undefined
   const body = response.peek()
   return body === undefined ? undefined : { body, headers: response.record }

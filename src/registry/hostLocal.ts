@@ -13,8 +13,26 @@ import * as net from "node:net"
 
 const LOCAL = (() => {
   const list = new net.BlockList()
-  for (const [address, prefix] of [["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12], ["192.168.0.0", 16], ["224.0.0.0", 4], ["240.0.0.0", 4]] as const) list.addSubnet(address, prefix, "ipv4")
-  for (const [address, prefix] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8]] as const) list.addSubnet(address, prefix, "ipv6")
+  for (const [address, prefix] of [
+    ["0.0.0.0", 8],
+    ["10.0.0.0", 8],
+    ["100.64.0.0", 10],
+    ["127.0.0.0", 8],
+    ["169.254.0.0", 16],
+    ["172.16.0.0", 12],
+    ["192.168.0.0", 16],
+    ["224.0.0.0", 4],
+    ["240.0.0.0", 4]
+  ] as const)
+    list.addSubnet(address, prefix, "ipv4")
+  for (const [address, prefix] of [
+    ["::", 128],
+    ["::1", 128],
+    ["fc00::", 7],
+    ["fe80::", 10],
+    ["ff00::", 8]
+  ] as const)
+    list.addSubnet(address, prefix, "ipv6")
   return list
 })()
 
@@ -38,8 +56,14 @@ export const publicLookup: LookupFunction = (hostname, options, callback) => {
   dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error !== null) return callback(error, "", 0)
     const local = addresses.find((entry) => isHostLocal(entry.address))
-    if (local !== undefined) return callback(Object.assign(new Error(hostLocalMessage(hostname, local.address)), { code: "EHOSTLOCAL" }), "", 0)
-    if (options.all === true) return (callback as unknown as (error: null, all: Array<Dns.LookupAddress>) => void)(null, addresses)
+    if (local !== undefined)
+      return callback(
+        Object.assign(new Error(hostLocalMessage(hostname, local.address)), { code: "EHOSTLOCAL" }),
+        "",
+        0
+      )
+    if (options.all === true)
+      return (callback as unknown as (error: null, all: Array<Dns.LookupAddress>) => void)(null, addresses)
     return callback(null, addresses[0]!.address, addresses[0]!.family)
   })
 }

@@ -31,7 +31,10 @@ export const keepRequest = (log: RequestLog, record: PendingRecord, request: Sim
 /** Keeps what `answer` answers with: a whole body as it is, a streamed one as the caller reads it. */
 export const keepAnswer = (log: RequestLog, record: PendingRecord, answer: Answer, now: () => number): Answer => {
   if (record.kept === undefined) return answer
-  const keep = (settled: Settled): Settled => (settled._tag === "Whole" ? keepWhole(log, record, settled, now()) : streamed(keepResponse(log, record, settled.response, now)))
+  const keep = (settled: Settled): Settled =>
+    settled._tag === "Whole"
+      ? keepWhole(log, record, settled, now())
+      : streamed(keepResponse(log, record, settled.response, now))
   switch (answer._tag) {
     case "Whole":
     case "Streamed":
@@ -39,7 +42,11 @@ export const keepAnswer = (log: RequestLog, record: PendingRecord, answer: Answe
     case "Pending": {
       if (answer.promise === undefined) return { _tag: "Pending", effect: Effect.map(answer.effect, keep) }
       const promise = answer.promise.then(keep)
-      return { _tag: "Pending", promise, effect: Effect.tryPromise({ try: () => promise, catch: (error) => error as SimnetError }) }
+      return {
+        _tag: "Pending",
+        promise,
+        effect: Effect.tryPromise({ try: () => promise, catch: (error) => error as SimnetError })
+      }
     }
     case "Refused":
       return answer
@@ -48,8 +55,10 @@ export const keepAnswer = (log: RequestLog, record: PendingRecord, answer: Answe
 
 /** A whole answer as the log keeps one, its body whole (a view of it: simnet never changes a body it holds), no time spent. */
 export const wholeResponse = (answer: Whole, at: number): KeptResponse => {
-  const body = answer.body === undefined ? EMPTY : typeof answer.body === "string" ? encoder.encode(answer.body) : answer.body
-  const headers: Array<readonly [string, string]> = answer.headers instanceof Headers ? [...answer.headers] : Object.entries(answer.headers)
+  const body =
+    answer.body === undefined ? EMPTY : typeof answer.body === "string" ? encoder.encode(answer.body) : answer.body
+  const headers: Array<readonly [string, string]> =
+    answer.headers instanceof Headers ? [...answer.headers] : Object.entries(answer.headers)
   return { status: answer.status, headers, body, cut: false, headAt: at, doneAt: at }
 }
 
@@ -77,7 +86,9 @@ const keepHead = (log: RequestLog, record: PendingRecord, response: KeptResponse
  */
 const keepResponse = (log: RequestLog, record: PendingRecord, response: Response, now: () => number): Response => {
   const headers: Array<readonly [string, string]> = []
-  response.headers.forEach((value, name) => { headers.push([name, value]) })
+  response.headers.forEach((value, name) => {
+    headers.push([name, value])
+  })
   const headAt = now()
   const head: KeptResponse = { status: response.status, headers, body: EMPTY, cut: false, headAt, doneAt: headAt }
   keepHead(log, record, head)

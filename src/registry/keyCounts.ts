@@ -96,7 +96,8 @@ export class KeyCounts {
 
   /** Every counted hash with its count. */
   *entries(): IterableIterator<readonly [number, number, number]> {
-    for (let i = 0; i < this.counts.length; i++) if (this.counts[i] !== 0) yield [this.hi[i], this.lo[i], this.counts[i]]
+    for (let i = 0; i < this.counts.length; i++)
+      if (this.counts[i] !== 0) yield [this.hi[i], this.lo[i], this.counts[i]]
   }
 
   /** The counts as a plain record keyed by each hash in hex (16 digits), for snapshots. */
@@ -110,7 +111,9 @@ export class KeyCounts {
 
   /** Counts restored from `toRecord`'s form; entries whose key is not 16 hex digits are skipped. */
   static fromRecord(record: Readonly<Record<string, number>>): KeyCounts {
-    const entries = Object.entries(record).filter(([key, count]) => /^[0-9a-f]{16}$/.test(key) && Number.isInteger(count) && count > 0)
+    const entries = Object.entries(record).filter(
+      ([key, count]) => /^[0-9a-f]{16}$/.test(key) && Number.isInteger(count) && count > 0
+    )
     const table = new KeyCounts(entries.length)
     for (const [key, count] of entries) {
       const hi = Number.parseInt(key.slice(0, 8), 16)

@@ -59,13 +59,16 @@ export class LinearRegExp {
  * Schema's `pattern` and `patternProperties` run on RE2 when Ajv validates data with them. A
  * pattern RE2 cannot compile fails the schema's compilation, as a malformed one does.
  */
-export const linearAjvEngine: ((pattern: string) => { test: (input: string) => boolean }) & { readonly code: string } = Object.assign(
-  (pattern: string) => {
-    const compiled = LinearRegExp.compile(pattern)
-    if (typeof compiled === "string") {
-      throw new Error(`pattern ${JSON.stringify(pattern.slice(0, 200))} does not compile on the linear-time engine (RE2): ${compiled}`)
-    }
-    return compiled
-  },
-  { code: "simnet/LinearRegExp" }
-)
+export const linearAjvEngine: ((pattern: string) => { test: (input: string) => boolean }) & { readonly code: string } =
+  Object.assign(
+    (pattern: string) => {
+      const compiled = LinearRegExp.compile(pattern)
+      if (typeof compiled === "string") {
+        throw new Error(
+          `pattern ${JSON.stringify(pattern.slice(0, 200))} does not compile on the linear-time engine (RE2): ${compiled}`
+        )
+      }
+      return compiled
+    },
+    { code: "simnet/LinearRegExp" }
+  )

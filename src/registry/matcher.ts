@@ -91,11 +91,25 @@ const METHOD_PREFIX = /^([A-Za-z]+)\s+(\S.*)$/
  * `CONNECT`, `TRACE` and `TRACK`). Anything else in a matcher is a typo such as `GETT`.
  */
 const HTTP_METHODS: ReadonlySet<string> = new Set([
-  "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "QUERY",
-  "PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "REPORT", "SEARCH", "PURGE"
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "DELETE",
+  "OPTIONS",
+  "PATCH",
+  "QUERY",
+  "PROPFIND",
+  "PROPPATCH",
+  "MKCOL",
+  "COPY",
+  "MOVE",
+  "LOCK",
+  "UNLOCK",
+  "REPORT",
+  "SEARCH",
+  "PURGE"
 ])
-
-
 
 const HOST_SCORE = 8
 const PATH_SCORE = 4
@@ -188,8 +202,16 @@ export class CompiledMatcher {
         // Only the scheme differs (`http://` through a proxy for an `https://` route): the nearest
         // of misses when the path fits too, and said so.
         const sameHost = this.origin!.slice(this.origin!.indexOf("//")) === u.origin.slice(u.origin.indexOf("//"))
-        const pathFits = sameHost && (this.exactPath !== undefined ? normalizePath(u.pathname) === this.exactPath : this.matchPath!(u.pathname) !== false)
-        return new MissValue("host", `expects ${short(this.origin!)}, got ${short(u.origin)}${sameHost ? " (only the scheme differs)" : ""}`, sameHost ? (pathFits ? HOST_SCORE + PATH_SCORE : HOST_SCORE) : 0)
+        const pathFits =
+          sameHost &&
+          (this.exactPath !== undefined
+            ? normalizePath(u.pathname) === this.exactPath
+            : this.matchPath!(u.pathname) !== false)
+        return new MissValue(
+          "host",
+          `expects ${short(this.origin!)}, got ${short(u.origin)}${sameHost ? " (only the scheme differs)" : ""}`,
+          sameHost ? (pathFits ? HOST_SCORE + PATH_SCORE : HOST_SCORE) : 0
+        )
       }
       if (this.exactPath !== undefined) {
         return normalizePath(u.pathname) === this.exactPath ? NO_PARAMS : pathMiss(url, u.pathname)
@@ -228,22 +250,24 @@ export class CompiledMatcher {
     for (const [name, expected] of this.query) {
       const values = request.url.searchParams.getAll(name)
       if (!values.some((value) => testValue(expected, value))) {
-        const detail = values.length === 0
-          ? `query parameter "${short(name)}" is missing`
-          : redactor.isCredentialQuery(name)
-          ? `query parameter "${short(name)}" differs (values of credential parameters are not shown)`
-          : `query parameter "${short(name)}" expects ${short(showValue(expected))}, got "${short(values[0])}"`
+        const detail =
+          values.length === 0
+            ? `query parameter "${short(name)}" is missing`
+            : redactor.isCredentialQuery(name)
+              ? `query parameter "${short(name)}" differs (values of credential parameters are not shown)`
+              : `query parameter "${short(name)}" expects ${short(showValue(expected))}, got "${short(values[0])}"`
         if (!miss("query", detail)) return firstMiss
       } else score += 1
     }
     for (const [name, expected] of this.headers) {
       const actual = request.headers.get(name)
       if (!testValue(expected, actual)) {
-        const detail = actual === null
-          ? `header "${name}" is missing`
-          : redactor.isCredentialHeader(name)
-          ? `header "${name}" differs (values of credential headers are not shown)`
-          : `header "${name}" expects ${short(showValue(expected))}, got "${short(actual)}"`
+        const detail =
+          actual === null
+            ? `header "${name}" is missing`
+            : redactor.isCredentialHeader(name)
+              ? `header "${name}" differs (values of credential headers are not shown)`
+              : `header "${name}" expects ${short(showValue(expected))}, got "${short(actual)}"`
         if (!miss("header", detail)) return firstMiss
       } else score += 1
     }
@@ -252,9 +276,10 @@ export class CompiledMatcher {
       const body = request.json()
       const ok = typeof bodyPattern === "function" ? Boolean(bodyPattern(body)) : containsJson(body, bodyPattern)
       if (!ok) {
-        const detail = typeof bodyPattern === "function"
-          ? "the body predicate returned false"
-          : `JSON body does not contain ${short(redactor.bodyText(short(JSON.stringify(bodyPattern), MAX_SHOWN_TEXT)))}`
+        const detail =
+          typeof bodyPattern === "function"
+            ? "the body predicate returned false"
+            : `JSON body does not contain ${short(redactor.bodyText(short(JSON.stringify(bodyPattern), MAX_SHOWN_TEXT)))}`
         if (!miss("body", detail)) return firstMiss
       } else score += 1
     }
@@ -271,7 +296,8 @@ const NOTHING = (): boolean => false
  * stands for something simnet does not simulate (an MCP config's local server). `source` is what
  * the route listing shows as its match.
  */
-export const matchNothing = (source: string): CompiledMatcher => new CompiledMatcher({ source: bounded(source, MAX_SHOWN_URL), url: NOTHING })
+export const matchNothing = (source: string): CompiledMatcher =>
+  new CompiledMatcher({ source: bounded(source, MAX_SHOWN_URL), url: NOTHING })
 
 const invalidMatcher = (path: string, message: string, source: string): CompiledMatcher =>
   new CompiledMatcher({ source, invalid: new InvalidRouteSpec({ path, message }) })
@@ -302,11 +328,19 @@ const compileNow = (input: MatcherInput, path: string): CompiledMatcher => {
   } else if (isJsonObject(input)) {
     object = input as MatcherObject
   } else {
-    return invalidMatcher(path, "a matcher is a string such as \"GET https://host/path\" or an object with a url", safeString(input))
+    return invalidMatcher(
+      path,
+      'a matcher is a string such as "GET https://host/path" or an object with a url',
+      safeString(input)
+    )
   }
 
   if (object.method !== undefined && typeof object.method !== "string") {
-    return invalidMatcher(`${path}.method`, `method must be a string, got ${safeString(object.method)}`, safeString(object.method))
+    return invalidMatcher(
+      `${path}.method`,
+      `method must be a string, got ${safeString(object.method)}`,
+      safeString(object.method)
+    )
   }
   const method = object.method === undefined || object.method === "*" ? undefined : object.method.toUpperCase()
   if (method !== undefined && !HTTP_METHODS.has(method)) {
@@ -318,13 +352,17 @@ const compileNow = (input: MatcherInput, path: string): CompiledMatcher => {
   }
   const refusedPart = checkParts(object, path)
   if (refusedPart !== undefined) return refusedPart
-  const headers = object.headers === undefined
-    ? NO_PAIRS
-    : Object.entries(object.headers).map(([k, v]) => [k.toLowerCase(), v] as const)
+  const headers =
+    object.headers === undefined
+      ? NO_PAIRS
+      : Object.entries(object.headers).map(([k, v]) => [k.toLowerCase(), v] as const)
   const queryExtra: Pairs = object.query === undefined ? NO_PAIRS : Object.entries(object.query)
   const url = object.url
   const label = (urlLabel: string, query: Pairs) =>
-    bounded(`${method ?? "*"} ${urlLabel}${query.length === 0 ? "" : "?" + query.map(showPair).join("&")}`, MAX_SHOWN_URL)
+    bounded(
+      `${method ?? "*"} ${urlLabel}${query.length === 0 ? "" : "?" + query.map(showPair).join("&")}`,
+      MAX_SHOWN_URL
+    )
 
   if (typeof url === "string") {
     const pattern = splitUrlPattern(url)
@@ -337,7 +375,11 @@ const compileNow = (input: MatcherInput, path: string): CompiledMatcher => {
         matchPath = pathMatch(pattern.pathname, { sensitive: true, decode: safeDecode })
       } catch (error) {
         const message = error instanceof PathError ? error.message : String(error)
-        return invalidMatcher(urlPath, `invalid path pattern "${short(pattern.pathname)}": ${short(message, MAX_SHOWN_TEXT)}`, short(url))
+        return invalidMatcher(
+          urlPath,
+          `invalid path pattern "${short(pattern.pathname)}": ${short(message, MAX_SHOWN_TEXT)}`,
+          short(url)
+        )
       }
     }
     const origin = pattern.origin
@@ -351,11 +393,12 @@ const compileNow = (input: MatcherInput, path: string): CompiledMatcher => {
       method,
       origin,
       hostname: pattern.hostname,
-      index: exactPath !== undefined
-        ? { _tag: "Exact", key: origin + exactPath }
-        : segment === undefined
-        ? { _tag: "Origin", key: origin }
-        : { _tag: "Segment", key: origin + segment },
+      index:
+        exactPath !== undefined
+          ? { _tag: "Exact", key: origin + exactPath }
+          : segment === undefined
+            ? { _tag: "Origin", key: origin }
+            : { _tag: "Segment", key: origin + segment },
       url: pattern.pathname,
       exactPath,
       matchPath,
@@ -365,8 +408,20 @@ const compileNow = (input: MatcherInput, path: string): CompiledMatcher => {
     })
   }
   if (url instanceof RegExp || url instanceof LinearRegExp || typeof url === "function") {
-    const urlLabel = url instanceof RegExp || url instanceof LinearRegExp ? bounded(String(url), MAX_SHOWN_URL) : url.name ? `<predicate ${url.name}>` : "<predicate>"
-    return new CompiledMatcher({ source: label(urlLabel, queryExtra), method, url, query: queryExtra, headers, body: object.body })
+    const urlLabel =
+      url instanceof RegExp || url instanceof LinearRegExp
+        ? bounded(String(url), MAX_SHOWN_URL)
+        : url.name
+          ? `<predicate ${url.name}>`
+          : "<predicate>"
+    return new CompiledMatcher({
+      source: label(urlLabel, queryExtra),
+      method,
+      url,
+      query: queryExtra,
+      headers,
+      body: object.body
+    })
   }
   return invalidMatcher(urlPath, "url must be a string, a RegExp or a function", safeString(url))
 }
@@ -380,10 +435,14 @@ const isValueMatcher = (v: unknown, presence: boolean): boolean =>
  * `MAX_MATCH_DEPTH` (or cyclic).
  */
 const checkParts = (object: MatcherObject, path: string): CompiledMatcher | undefined => {
-  for (const [field, presence] of [["headers", false], ["query", true]] as const) {
+  for (const [field, presence] of [
+    ["headers", false],
+    ["query", true]
+  ] as const) {
     const record: unknown = object[field]
     if (record === undefined) continue
-    if (!isJsonObject(record)) return invalidMatcher(`${path}.${field}`, `${field} must be an object of names to values`, safeString(record))
+    if (!isJsonObject(record))
+      return invalidMatcher(`${path}.${field}`, `${field} must be an object of names to values`, safeString(record))
     for (const [name, value] of Object.entries(record)) {
       if (!isValueMatcher(value, presence)) {
         return invalidMatcher(
@@ -398,7 +457,11 @@ const checkParts = (object: MatcherObject, path: string): CompiledMatcher | unde
     }
   }
   if (object.body !== undefined && typeof object.body !== "function" && depthExceeds(object.body, MAX_MATCH_DEPTH)) {
-    return invalidMatcher(`${path}.body`, `a JSON body matcher may nest at most ${MAX_MATCH_DEPTH} levels deep`, "<deep body matcher>")
+    return invalidMatcher(
+      `${path}.body`,
+      `a JSON body matcher may nest at most ${MAX_MATCH_DEPTH} levels deep`,
+      "<deep body matcher>"
+    )
   }
   return undefined
 }

@@ -130,7 +130,6 @@ export const staticPrefixOf = (tokens: ReadonlyArray<Token>): { prefix: string; 
   return { prefix, complete: true }
 }
 
-
 export const firstSegment = (path: string): string | undefined => {
   const end = path.indexOf("/", 1)
   return end === -1 ? undefined : path.slice(0, end)

@@ -107,8 +107,27 @@ export const CREDENTIAL_BODY_FIELDS: ReadonlyArray<string> = [
  * `cached_tokens` are not secrets, and are shown. (`access_token`, `tokenSecret` still are.)
  */
 export const TOKEN_COUNT_WORDS: ReadonlyArray<string> = [
-  "max", "min", "total", "prompt", "completion", "input", "output", "cached", "cache", "reasoning",
-  "thinking", "count", "limit", "budget", "used", "remaining", "num", "number", "per", "estimated", "usage"
+  "max",
+  "min",
+  "total",
+  "prompt",
+  "completion",
+  "input",
+  "output",
+  "cached",
+  "cache",
+  "reasoning",
+  "thinking",
+  "count",
+  "limit",
+  "budget",
+  "used",
+  "remaining",
+  "num",
+  "number",
+  "per",
+  "estimated",
+  "usage"
 ]
 
 /**
@@ -151,7 +170,21 @@ export const CREDENTIAL_WORDS: ReadonlyArray<string> = [
 ]
 
 /** Endings that make one word a credential (`authtoken`, `clientsecret`, `privatekey`). */
-export const CREDENTIAL_WORD_ENDINGS: ReadonlyArray<string> = ["token", "secret", "password", "passwd", "apikey", "privatekey", "accesskey", "accesskeyid", "secretkey", "signature", "credential", "credentials", "sessionid"]
+export const CREDENTIAL_WORD_ENDINGS: ReadonlyArray<string> = [
+  "token",
+  "secret",
+  "password",
+  "passwd",
+  "apikey",
+  "privatekey",
+  "accesskey",
+  "accesskeyid",
+  "secretkey",
+  "signature",
+  "credential",
+  "credentials",
+  "sessionid"
+]
 
 /**
  * Words that make `key` or `signature` in the same name an identity or a model's own state rather
@@ -161,7 +194,20 @@ export const CREDENTIAL_WORD_ENDINGS: ReadonlyArray<string> = ["token", "secret"
  * `x-amz-signature` still are credentials.)
  */
 export const NOT_SECRET_QUALIFIERS: ReadonlyArray<string> = [
-  "cache", "idempotency", "dedup", "dedupe", "deduplication", "partition", "sort", "routing", "lookup", "primary", "foreign", "thought", "thinking", "reasoning"
+  "cache",
+  "idempotency",
+  "dedup",
+  "dedupe",
+  "deduplication",
+  "partition",
+  "sort",
+  "routing",
+  "lookup",
+  "primary",
+  "foreign",
+  "thought",
+  "thinking",
+  "reasoning"
 ]
 
 /** The credential words a `NOT_SECRET_QUALIFIERS` word makes harmless. */
@@ -269,12 +315,16 @@ export class Redactor {
     const counting = words.some((word) => TOKEN_COUNT_WORDS.includes(word))
     // So is a cache's or a model's key or signature, and a signature in a JSON body.
     const qualified = words.some((word) => NOT_SECRET_QUALIFIERS.includes(word))
-    const decided = !NOT_CREDENTIALS.includes(lower) && words.some((word) =>
-      !(counting && (word === "token" || word === "tokens")) &&
-      !(qualified && QUALIFIABLE.has(word)) &&
-      !(inBody && URL_ONLY.has(word)) &&
-      (this.words.has(word) || CREDENTIAL_WORD_ENDINGS.some((ending) => word.length > ending.length && word.endsWith(ending)))
-    )
+    const decided =
+      !NOT_CREDENTIALS.includes(lower) &&
+      words.some(
+        (word) =>
+          !(counting && (word === "token" || word === "tokens")) &&
+          !(qualified && QUALIFIABLE.has(word)) &&
+          !(inBody && URL_ONLY.has(word)) &&
+          (this.words.has(word) ||
+            CREDENTIAL_WORD_ENDINGS.some((ending) => word.length > ending.length && word.endsWith(ending)))
+      )
     if (this.#decided.size >= DECIDED) this.#decided.clear()
     this.#decided.set(cached, decided)
     return decided
@@ -294,7 +344,11 @@ export class Redactor {
   headers(headers: Headers): Record<string, string> {
     const out: Record<string, string> = {}
     headers.forEach((value, name) => {
-      out[name] = this.isCredentialHeader(name) ? REDACTED : URL_HEADERS.has(name) ? this.url(value) : bounded(value, MAX_SHOWN_URL)
+      out[name] = this.isCredentialHeader(name)
+        ? REDACTED
+        : URL_HEADERS.has(name)
+          ? this.url(value)
+          : bounded(value, MAX_SHOWN_URL)
     })
     return out
   }
@@ -312,9 +366,13 @@ export class Redactor {
     } catch {
       const text = String(input)
       const query = text.indexOf("?")
-      return bounded(query === -1 ? text : `${text.slice(0, query + 1)}${this.#form(text.slice(query + 1), this.queryNames)}`, MAX_SHOWN_URL)
+      return bounded(
+        query === -1 ? text : `${text.slice(0, query + 1)}${this.#form(text.slice(query + 1), this.queryNames)}`,
+        MAX_SHOWN_URL
+      )
     }
-    if (url.username === "" && url.password === "" && url.search === "" && !url.hash.includes("=")) return bounded(url.href, MAX_SHOWN_URL)
+    if (url.username === "" && url.password === "" && url.search === "" && !url.hash.includes("="))
+      return bounded(url.href, MAX_SHOWN_URL)
     const copy = new URL(url.href)
     copy.username = ""
     copy.password = ""
@@ -326,17 +384,20 @@ export class Redactor {
 
   /** `a=1&b=2` with credential values redacted; names are compared decoded. */
   #form(text: string, exact: ReadonlySet<string>): string {
-    return text.split("&").map((part) => {
-      const eq = part.indexOf("=")
-      if (eq === -1) return part
-      let name: string
-      try {
-        name = decodeURIComponent(part.slice(0, eq).replace(/\+/g, " "))
-      } catch {
-        name = part.slice(0, eq)
-      }
-      return this.isCredentialName(name, exact) ? `${part.slice(0, eq)}=${REDACTED}` : part
-    }).join("&")
+    return text
+      .split("&")
+      .map((part) => {
+        const eq = part.indexOf("=")
+        if (eq === -1) return part
+        let name: string
+        try {
+          name = decodeURIComponent(part.slice(0, eq).replace(/\+/g, " "))
+        } catch {
+          name = part.slice(0, eq)
+        }
+        return this.isCredentialName(name, exact) ? `${part.slice(0, eq)}=${REDACTED}` : part
+      })
+      .join("&")
   }
 
   /**

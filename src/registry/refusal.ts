@@ -12,7 +12,11 @@ import type { SimnetError } from "../SimnetError.ts"
  * `x-should-retry: false`; the AI SDK retries any 5xx but waits what `retry-after-ms` says, so its
  * retries cost no time and the caller fails at once.
  */
-export const NO_RETRY: Readonly<Record<string, string>> = { "x-should-retry": "false", "retry-after-ms": "0", "retry-after": "0" }
+export const NO_RETRY: Readonly<Record<string, string>> = {
+  "x-should-retry": "false",
+  "retry-after-ms": "0",
+  "retry-after": "0"
+}
 
 /**
  * The 502 body of a request the network refused: the error's tag and message, the request
@@ -34,8 +38,14 @@ export const refusalBody = (error: SimnetError, method: string, url: string) => 
  * The headers of a refusal's 502: `NO_RETRY`, and the refusal's tag in `x-simnet-refusal`, which a
  * client that cannot read the body (a `HEAD`) still sees.
  */
-export const refusalHeaders = (error: SimnetError): Readonly<Record<string, string>> => ({ ...NO_RETRY, "x-simnet-refusal": error._tag })
+export const refusalHeaders = (error: SimnetError): Readonly<Record<string, string>> => ({
+  ...NO_RETRY,
+  "x-simnet-refusal": error._tag
+})
 
 /** `refusalBody` as a `Response`. */
 export const refusalResponse = (error: SimnetError, method: string, url: string): Response =>
-  new Response(JSON.stringify(refusalBody(error, method, url)), { status: 502, headers: { ...refusalHeaders(error), "content-type": "application/json" } })
+  new Response(JSON.stringify(refusalBody(error, method, url)), {
+    status: 502,
+    headers: { ...refusalHeaders(error), "content-type": "application/json" }
+  })

@@ -135,7 +135,10 @@ class SimRequestImpl implements SimRequest {
     const size = Buffer.byteLength(body, "utf8")
     // A short string is kept whole; a longer one is cut and copied, never kept as a slice that
     // would hold the whole body alive.
-    return { size, head: size <= bytes ? wellFormed(body) : Buffer.from(body.slice(0, bytes), "utf8").subarray(0, bytes) }
+    return {
+      size,
+      head: size <= bytes ? wellFormed(body) : Buffer.from(body.slice(0, bytes), "utf8").subarray(0, bytes)
+    }
   }
 
   json(): unknown {
@@ -194,7 +197,10 @@ export const headersSource = (request: SimRequest): Headers | HeadersInit | unde
   request instanceof SimRequestImpl ? request.headersSource() : request.headers
 
 /** A request's body size and first bytes for its log record (see `SimRequestImpl.bodyForLog`). */
-export const bodyForLog = (request: SimRequest, bytes: number): { readonly size: number; readonly head: Uint8Array | string } | undefined => {
+export const bodyForLog = (
+  request: SimRequest,
+  bytes: number
+): { readonly size: number; readonly head: Uint8Array | string } | undefined => {
   if (request instanceof SimRequestImpl) return request.bodyForLog(bytes)
   const body = request.body
   return body === undefined ? undefined : { size: body.length, head: Buffer.from(body.subarray(0, bytes)) }

@@ -9,7 +9,16 @@
 import type { Settled, SocketLog, Whole } from "./answer.ts"
 import type { ChaosHit } from "./chaos.ts"
 import type { ScenarioStep } from "./scenarios.ts"
-import { type KeptExchange, type KeptResponse, type LoggedExchange, type RequestCounters, type RequestFault, type RequestRecord, type RequestViolation, wasReset } from "./requestRecord.ts"
+import {
+  type KeptExchange,
+  type KeptResponse,
+  type LoggedExchange,
+  type RequestCounters,
+  type RequestFault,
+  type RequestRecord,
+  type RequestViolation,
+  wasReset
+} from "./requestRecord.ts"
 import { bounded, MAX_SHOWN_URL, type Redactor } from "./redact.ts"
 import { Ring } from "./ring.ts"
 import { Tally } from "./tally.ts"
@@ -33,7 +42,15 @@ const decoder = new TextDecoder()
 export const DEFAULT_LOG_BYTES = 16 * 1024 * 1024
 
 export { REQUEST_FAULTS, wasReset } from "./requestRecord.ts"
-export type { KeptExchange, KeptResponse, LoggedExchange, RequestCounters, RequestFault, RequestRecord, RequestViolation } from "./requestRecord.ts"
+export type {
+  KeptExchange,
+  KeptResponse,
+  LoggedExchange,
+  RequestCounters,
+  RequestFault,
+  RequestRecord,
+  RequestViolation
+} from "./requestRecord.ts"
 
 /** What one header costs the log, as counted against `logBytes`. */
 const headerCost = (name: string, value: string) => 2 * (String(name).length + String(value).length) + 32
@@ -44,7 +61,9 @@ const headerCost = (name: string, value: string) => 2 * (String(name).length + S
  * (one walk either way): the record then holds two strings a header rather than the caller's
  * `Headers` and its internals, which matters to the collector when thousands of records are kept.
  */
-const headersForLog = (headers: Headers | HeadersInit | undefined): { readonly kept: KeptHeaders; readonly bytes: number } => {
+const headersForLog = (
+  headers: Headers | HeadersInit | undefined
+): { readonly kept: KeptHeaders; readonly bytes: number } => {
   if (headers === undefined) return { kept: undefined, bytes: 0 }
   let bytes = 0
   if (headers instanceof Headers) {
@@ -149,9 +168,15 @@ export class PendingRecord {
       method: this.method,
       url: this.shown ? this.url : redactor.url(this.url),
       headers: redactor.headers(headersOf(this.headers)),
-      body: head === undefined
-        ? undefined
-        : { size: this.bodySize!, preview: redactor.bodyText(typeof head === "string" ? head : decoder.decode(head)).slice(0, BODY_SUMMARY_LIMIT) },
+      body:
+        head === undefined
+          ? undefined
+          : {
+              size: this.bodySize!,
+              preview: redactor
+                .bodyText(typeof head === "string" ? head : decoder.decode(head))
+                .slice(0, BODY_SUMMARY_LIMIT)
+            },
       route: this.route,
       denial: this.denial,
       ...(this.fault === undefined ? {} : { fault: this.fault }),
@@ -281,8 +306,10 @@ export class RequestLog {
   deny(record: PendingRecord, tag: string, error?: SimnetError): void {
     record.denial = tag
     if (error !== undefined) {
-      const message = error.message.length > MAX_REFUSAL_MESSAGE ? `${error.message.slice(0, MAX_REFUSAL_MESSAGE)}…` : error.message
-      const candidates = error._tag === "UnregisteredRequest" && error.candidates.length > 0 ? error.candidates : undefined
+      const message =
+        error.message.length > MAX_REFUSAL_MESSAGE ? `${error.message.slice(0, MAX_REFUSAL_MESSAGE)}…` : error.message
+      const candidates =
+        error._tag === "UnregisteredRequest" && error.candidates.length > 0 ? error.candidates : undefined
       record.refusal = candidates === undefined ? { message } : { message, candidates }
       // Counted against the byte bound; past it, the oldest records go (this one is kept).
       this.grow(record, 2 * message.length + (candidates === undefined ? 0 : 2 * JSON.stringify(candidates).length))
@@ -336,15 +363,35 @@ export class RequestLog {
     return this.held(since, limit).map((entry) => {
       const record = entry.toRecord(this.redactor)
       const kept = entry instanceof PendingRecord ? entry.kept : undefined
-      if (kept === undefined) return { record, requestBody: undefined, response: undefined, kept: false, restored: !(entry instanceof PendingRecord) }
+      if (kept === undefined)
+        return {
+          record,
+          requestBody: undefined,
+          response: undefined,
+          kept: false,
+          restored: !(entry instanceof PendingRecord)
+        }
       const response = kept.response === undefined ? undefined : this.shown(kept.response)
-      return { record, requestBody: kept.requestBody === undefined ? undefined : this.redactor.bodyBytes(kept.requestBody), response, kept: true, restored: false }
+      return {
+        record,
+        requestBody: kept.requestBody === undefined ? undefined : this.redactor.bodyBytes(kept.requestBody),
+        response,
+        kept: true,
+        restored: false
+      }
     })
   }
 
   /** An answer as the log shows it: its headers redacted, no `set-cookie`. */
   shown(response: KeptResponse): KeptResponse {
-    return { ...response, headers: Object.entries(this.redactor.headers(new Headers(response.headers.filter(([name]) => name !== "set-cookie") as Array<[string, string]>))) }
+    return {
+      ...response,
+      headers: Object.entries(
+        this.redactor.headers(
+          new Headers(response.headers.filter(([name]) => name !== "set-cookie") as Array<[string, string]>)
+        )
+      )
+    }
   }
 
   /** Exact counters since the network was made or last reset. */
@@ -362,7 +409,10 @@ export class RequestLog {
    * are numbered after `counters.requests`.
    */
   restore(records: ReadonlyArray<RequestRecord>, counters: Omit<RequestCounters, "byRoute">): void {
-    this.ring.restore(records.map((record) => new RestoredRecord(record)), counters.requests)
+    this.ring.restore(
+      records.map((record) => new RestoredRecord(record)),
+      counters.requests
+    )
     this.bytes = this.ring.since(0).reduce((sum, record) => sum + record.bytes, 0)
     this.dropPastBound()
     this.answered = counters.answered

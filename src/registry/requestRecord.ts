@@ -61,7 +61,9 @@ export interface RequestRecord {
    * most 2 000 characters) and, for an unregistered request, the routes that came closest: kept
    * with the record, so it is explained later (the inspector opened after the fact).
    */
-  readonly refusal?: { readonly message: string; readonly candidates?: ReadonlyArray<Candidate> | undefined } | undefined
+  readonly refusal?:
+    | { readonly message: string; readonly candidates?: ReadonlyArray<Candidate> | undefined }
+    | undefined
   /** Milliseconds on the network's `Clock` from the request's arrival to its answer's head. */
   readonly answeredMs?: number | undefined
   /** The scenario of the route that took the request: the state it found, and the state it moved it to. */
@@ -127,4 +129,3 @@ export type RequestFault = (typeof REQUEST_FAULTS)[number]
  * usually none at all).
  */
 export const wasReset = (record: { readonly fault?: string | undefined }): boolean => record.fault === "reset"
-

@@ -67,7 +67,12 @@ export class Ring<A extends { readonly seq: number }> {
 
   /** Whether `entry` is still held. */
   holds(entry: A): boolean {
-    return this.limit > 0 && entry.seq >= this.first && entry.seq <= this.last && this.slots[this.slotOf(entry.seq)] === entry
+    return (
+      this.limit > 0 &&
+      entry.seq >= this.first &&
+      entry.seq <= this.last &&
+      this.slots[this.slotOf(entry.seq)] === entry
+    )
   }
 
   /** The entries still held with `seq > since`, oldest first. */

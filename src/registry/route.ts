@@ -65,7 +65,13 @@ export const routeService = <I, S>(context: RespondContext, key: Context.Key<I, 
   const found = Context.getOption(context.services as Context.Context<I>, key)
   return Option.isSome(found)
     ? Effect.succeed(found.value)
-    : Effect.fail(new RouteFailed({ route: context.identity, reason: "service", message: `simnet: this network has no ${key.key}` }))
+    : Effect.fail(
+        new RouteFailed({
+          route: context.identity,
+          reason: "service",
+          message: `simnet: this network has no ${key.key}`
+        })
+      )
 }
 
 /**
@@ -82,7 +88,10 @@ export type Responder = (request: SimRequest, context: RespondContext) => Effect
 export type Answerer = (request: SimRequest, context: RespondContext) => Answer
 
 /** A route's answer from an Effect responder. */
-export const answerWith = (responder: Responder): Answerer => (request, context) => pending(responder(request, context))
+export const answerWith =
+  (responder: Responder): Answerer =>
+  (request, context) =>
+    pending(responder(request, context))
 
 const TypeId = "~simnet/Route" as const
 

@@ -45,7 +45,6 @@ export interface Found {
   readonly params: Readonly<Record<string, string>>
 }
 
-
 const ranksBefore = (a: Entry, b: Entry): boolean =>
   a.route.priority > b.route.priority || (a.route.priority === b.route.priority && a.seq > b.seq)
 
@@ -67,7 +66,8 @@ const removeFrom = (map: Map<string, Array<Entry>>, key: string, entry: Entry): 
  * The identity of a route: its `seedIdentity` or `id` when it has one, else its kind and matcher.
  * Seeds derive from it, so it never depends on registration order.
  */
-export const identityOf = (route: Route): string => route.seedIdentity ?? route.id ?? `${route.kind} ${route.matcher.source}`
+export const identityOf = (route: Route): string =>
+  route.seedIdentity ?? route.id ?? `${route.kind} ${route.matcher.source}`
 
 /**
  * Checks a batch of routes against the registry without changing it, and returns the ids they
@@ -231,7 +231,8 @@ export class Registry {
     let best: Found | undefined
     best = bestIn(this.exact.get(origin + path), request, best)
     const slash = path.indexOf("/", 1)
-    if (slash !== -1 && this.segment.size > 0) best = bestIn(this.segment.get(origin + path.slice(0, slash)), request, best)
+    if (slash !== -1 && this.segment.size > 0)
+      best = bestIn(this.segment.get(origin + path.slice(0, slash)), request, best)
     if (this.origin.size > 0) best = bestIn(this.origin.get(origin), request, best)
     if (this.side.length > 0) best = bestIn(this.side, request, best)
     return best
@@ -254,15 +255,28 @@ export class Registry {
       const miss = entry.route.matcher.explain(request, redactor)
       const match = bounded(entry.route.matcher.source)
       if (miss !== undefined) {
-        scored.push({ entry, score: miss.score, candidate: { id: bounded(entry.id), match, reason: miss.reason, detail: miss.detail } })
+        scored.push({
+          entry,
+          score: miss.score,
+          candidate: { id: bounded(entry.id), match, reason: miss.reason, detail: miss.detail }
+        })
       } else if (entry.remaining <= 0) {
         scored.push({
           entry,
           score: 100,
-          candidate: { id: bounded(entry.id), match, reason: "exhausted", detail: `used ${entry.hits} of ${entry.route.times} times` }
+          candidate: {
+            id: bounded(entry.id),
+            match,
+            reason: "exhausted",
+            detail: `used ${entry.hits} of ${entry.route.times} times`
+          }
         })
       } else if (entry.scenario?.admits() === false) {
-        scored.push({ entry, score: 100, candidate: { id: bounded(entry.id), match, reason: "state", detail: bounded(entry.scenario.refusal()) } })
+        scored.push({
+          entry,
+          score: 100,
+          candidate: { id: bounded(entry.id), match, reason: "state", detail: bounded(entry.scenario.refusal()) }
+        })
       }
       return true
     }
@@ -276,14 +290,18 @@ export class Registry {
     const path = normalizePath(url.pathname)
     const slash = path.indexOf("/", 1)
     // Each step runs only while the scan has room left (`weighAll` is false once it is full).
-    void (weighAll(this.exact.get(origin + path)) &&
+    void (
+      weighAll(this.exact.get(origin + path)) &&
       (slash === -1 || weighAll(this.segment.get(origin + path.slice(0, slash)))) &&
       weighAll(this.origin.get(origin)) &&
       weighAll(this.side) &&
       weighAll(this.byOrigin.get(origin)) &&
       // The same host under the other scheme (`http://` asked through a proxy of an `https://` route).
-      weighAll(this.byOrigin.get(origin.startsWith("https:") ? `http:${origin.slice(6)}` : `https:${origin.slice(5)}`)) &&
-      (scored.length >= limit || weighAll(this.entries.values())))
+      weighAll(
+        this.byOrigin.get(origin.startsWith("https:") ? `http:${origin.slice(6)}` : `https:${origin.slice(5)}`)
+      ) &&
+      (scored.length >= limit || weighAll(this.entries.values()))
+    )
     scored.sort((a, b) => b.score - a.score || b.entry.seq - a.entry.seq)
     return scored.slice(0, limit).map((s) => s.candidate)
   }
@@ -296,7 +314,11 @@ export const CANDIDATE_SCAN = 256
 
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
 
-const bestIn = (list: ReadonlyArray<Entry> | undefined, request: SimRequest, best: Found | undefined): Found | undefined => {
+const bestIn = (
+  list: ReadonlyArray<Entry> | undefined,
+  request: SimRequest,
+  best: Found | undefined
+): Found | undefined => {
   if (list === undefined) return best
   for (let i = 0; i < list.length; i++) {
     const entry = list[i]

@@ -97,7 +97,7 @@ export class Scenarios {
   use(options: ScenarioOptions | undefined): ScenarioUse | undefined {
     if (options === undefined) return undefined
     let cell = this.cells.get(options.name)
-    if (cell === undefined) this.cells.set(options.name, cell = new ScenarioCell(options.name))
+    if (cell === undefined) this.cells.set(options.name, (cell = new ScenarioCell(options.name)))
     if (options.requiredState !== undefined) cell.states.add(options.requiredState)
     if (options.newState !== undefined) cell.states.add(options.newState)
     return new ScenarioUse(cell, options)
@@ -141,8 +141,15 @@ export class Scenarios {
 /**
  * The first problem with a route's scenario options: a state without a scenario to hold it.
  */
-export const scenarioProblem = (options: { readonly scenario?: unknown; readonly requiredState?: unknown; readonly newState?: unknown }): InvalidRouteSpec | undefined => {
+export const scenarioProblem = (options: {
+  readonly scenario?: unknown
+  readonly requiredState?: unknown
+  readonly newState?: unknown
+}): InvalidRouteSpec | undefined => {
   if (options.scenario !== undefined) return undefined
-  const field = options.requiredState !== undefined ? "requiredState" : options.newState !== undefined ? "newState" : undefined
-  return field === undefined ? undefined : new InvalidRouteSpec({ path: field, message: `${field} needs a scenario: name it with scenario` })
+  const field =
+    options.requiredState !== undefined ? "requiredState" : options.newState !== undefined ? "newState" : undefined
+  return field === undefined
+    ? undefined
+    : new InvalidRouteSpec({ path: field, message: `${field} needs a scenario: name it with scenario` })
 }

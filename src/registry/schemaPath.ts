@@ -11,7 +11,9 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** A filter whose failure says what the value must be, showing what it got. */
 export const must = <T>(holds: (value: T) => boolean, what: string) =>
-  Schema.makeFilter((value: T) => holds(value) || `${what}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`)
+  Schema.makeFilter(
+    (value: T) => holds(value) || `${what}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`
+  )
 
 /**
  * Appends a key to a path: `steps` and `0` give `steps[0]`, `respond` and `kind` give
@@ -82,7 +84,10 @@ const unexpectedKey = (issue: SchemaIssue.Issue, keys: ReadonlyArray<PropertyKey
   for (const level of [{ at: keys.slice(0, -1), names: own }, ...enclosing.slice(0, -1).reverse()]) {
     const near = nearest(key, level.names)
     if (near === undefined) continue
-    hint = level.names === own ? `; did you mean ${near}?` : `; did you mean ${near}? (a key of ${level.at.length === 0 ? "the top level" : level.at.join(".")})`
+    hint =
+      level.names === own
+        ? `; did you mean ${near}?`
+        : `; did you mean ${near}? (a key of ${level.at.length === 0 ? "the top level" : level.at.join(".")})`
     break
   }
   return `unknown key ${JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key)}${hint} Known keys here: ${own.join(", ") || "(none)"}`
@@ -95,7 +100,10 @@ const nearest = (key: string, names: ReadonlyArray<string>): string | undefined 
   let best: { readonly name: string; readonly distance: number } | undefined
   for (const name of names) {
     const other = name.toLowerCase()
-    const distance = other.startsWith(lower) || lower.startsWith(other) ? Math.abs(other.length - lower.length) * 0.5 : editDistance(lower, other)
+    const distance =
+      other.startsWith(lower) || lower.startsWith(other)
+        ? Math.abs(other.length - lower.length) * 0.5
+        : editDistance(lower, other)
     const allowed = Math.max(1, Math.floor(Math.max(lower.length, other.length) / 3))
     if (distance <= allowed && (best === undefined || distance < best.distance)) best = { name, distance }
   }
@@ -110,7 +118,8 @@ const editDistance = (a: string, b: string): number => {
     const current = [i]
     for (let j = 1; j <= b.length; j++) {
       current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) current[j] = Math.min(current[j], before[j - 2] + 1)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        current[j] = Math.min(current[j], before[j - 2] + 1)
     }
     before = previous
     previous = current

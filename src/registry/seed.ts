@@ -111,12 +111,19 @@ export const canonicalJson = (value: unknown): string => {
  * those that are undefined left out. `members`, when given, holds each key's `"key":` as
  * `JSON.stringify` writes it (for a list of keys used again and again).
  */
-export const canonicalMembers = (record: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>, members?: ReadonlyArray<string>): string => {
+export const canonicalMembers = (
+  record: Readonly<Record<string, unknown>>,
+  keys: ReadonlyArray<string>,
+  members?: ReadonlyArray<string>
+): string => {
   let out = "{"
   for (let i = 0; i < keys.length; i++) {
     const item = record[keys[i]]
     if (item === undefined) continue
-    out += (out.length === 1 ? "" : ",") + (members === undefined ? primitiveJson(keys[i]) + ":" : members[i]) + canonicalJson(item)
+    out +=
+      (out.length === 1 ? "" : ",") +
+      (members === undefined ? primitiveJson(keys[i]) + ":" : members[i]) +
+      canonicalJson(item)
   }
   return out + "}"
 }

@@ -61,7 +61,15 @@ export type SocketSession = (peer: SocketPeer) => void
  * WebSocket).
  */
 export const HANDSHAKE_HEADERS: ReadonlySet<string> = new Set([
-  "host", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "sec-websocket-protocol", "content-length", "transfer-encoding"
+  "host",
+  "upgrade",
+  "connection",
+  "sec-websocket-key",
+  "sec-websocket-version",
+  "sec-websocket-extensions",
+  "sec-websocket-protocol",
+  "content-length",
+  "transfer-encoding"
 ])
 
 /** Whether a request asks to be upgraded to a WebSocket (`Upgrade: websocket` and a key). */

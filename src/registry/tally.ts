@@ -21,7 +21,6 @@ export const NO_ROUTE = "(none)"
 /** The route label of requests counted before a restore, whose routes the snapshot does not say. */
 export const RESTORED = "(restored)"
 
-
 /** The tallies as read (`SimulationNetworkApi.metrics`). */
 export interface RequestTallies {
   /** Requests by route label and outcome. */
@@ -35,7 +34,8 @@ export interface RequestTallies {
 }
 
 /** A label value kept within `MAX_LABELS` distinct values in `map`. */
-const labelIn = (map: Map<string, unknown>, value: string): string => (map.has(value) || map.size < MAX_LABELS ? value : "(other)")
+const labelIn = (map: Map<string, unknown>, value: string): string =>
+  map.has(value) || map.size < MAX_LABELS ? value : "(other)"
 
 /**
  * The tallies themselves. Internal to the log.
@@ -53,7 +53,7 @@ export class Tally {
   count(route: string | undefined, outcome: 0 | 1 | 2): void {
     const label = labelIn(this.requests, route ?? NO_ROUTE)
     let counts = this.requests.get(label)
-    if (counts === undefined) this.requests.set(label, counts = [0, 0, 0])
+    if (counts === undefined) this.requests.set(label, (counts = [0, 0, 0]))
     counts[outcome]++
   }
 
@@ -80,8 +80,19 @@ export class Tally {
   /** The tallies now, as plain data. */
   read(): RequestTallies {
     return {
-      requests: Array.from(this.requests, ([route, counts]) => OUTCOMES.map((outcome, i) => ({ route, outcome, count: counts[i] }))).flat(),
-      durations: { buckets: this.buckets.map(((total) => (n: number) => (total += n))(0)), sum: this.sum, count: this.answers },
+      requests: Array.from(this.requests, ([route, counts]) =>
+        OUTCOMES.map((outcome, i) => ({ route, outcome, count: counts[i] }))
+      ).flat(),
+      durations: {
+        buckets: this.buckets.map(
+          (
+            (total) => (n: number) =>
+              (total += n)
+          )(0)
+        ),
+        sum: this.sum,
+        count: this.answers
+      },
       refusals: Array.from(this.refusals, ([reason, count]) => ({ reason, count })),
       chaos: Array.from(this.chaos, ([effect, count]) => ({ effect, count }))
     }
@@ -91,9 +102,14 @@ export class Tally {
    * A tally of the log's counters alone (a restored snapshot's, which say no route or tag): each
    * outcome under the route `(restored)`.
    */
-  static restored(counters: { readonly answered: number; readonly denied: number; readonly faulted?: number | undefined }): Tally {
+  static restored(counters: {
+    readonly answered: number
+    readonly denied: number
+    readonly faulted?: number | undefined
+  }): Tally {
     const tally = new Tally()
-    if (counters.answered + counters.denied + (counters.faulted ?? 0) > 0) tally.requests.set(RESTORED, [counters.answered, counters.denied, counters.faulted ?? 0])
+    if (counters.answered + counters.denied + (counters.faulted ?? 0) > 0)
+      tally.requests.set(RESTORED, [counters.answered, counters.denied, counters.faulted ?? 0])
     if (counters.denied > 0) tally.refusals.set(RESTORED, counters.denied)
     return tally
   }

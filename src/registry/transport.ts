@@ -32,10 +32,17 @@ export const abortReason = (signal: AbortSignal): unknown =>
  * against latency, a timeout or a driver, it ends the wait as soon as nobody is listening.
  * `route` and `what` name the route and the request in the error.
  */
-export const untilAborted = (signal: AbortSignal | undefined, route: string, what: string): Effect.Effect<never, RouteFailed> =>
+export const untilAborted = (
+  signal: AbortSignal | undefined,
+  route: string,
+  what: string
+): Effect.Effect<never, RouteFailed> =>
   Effect.callback<never, RouteFailed>((resume) => {
     if (signal === undefined) return
-    const abort = () => resume(Effect.fail(new RouteFailed({ route, reason: "abandoned", message: `simnet: the client abandoned ${what}` })))
+    const abort = () =>
+      resume(
+        Effect.fail(new RouteFailed({ route, reason: "abandoned", message: `simnet: the client abandoned ${what}` }))
+      )
     if (signal.aborted) return abort()
     signal.addEventListener("abort", abort, { once: true })
     return Effect.sync(() => signal.removeEventListener("abort", abort))
@@ -56,7 +63,8 @@ export const refusedRequest = (method: string, hasBody: boolean): TypeError | un
   const upper = method.toUpperCase()
   if (FORBIDDEN_METHODS.has(upper)) return new TypeError(`'${method}' HTTP method is unsupported.`)
   const normalized = NORMALIZED_METHODS.has(upper) ? upper : method
-  if (hasBody && (normalized === "GET" || normalized === "HEAD")) return new TypeError("Request with GET/HEAD method cannot have body.")
+  if (hasBody && (normalized === "GET" || normalized === "HEAD"))
+    return new TypeError("Request with GET/HEAD method cannot have body.")
   return undefined
 }
 
@@ -117,5 +125,3 @@ export const abortableResponse = (response: Response, signal: AbortSignal | unde
  * stream.
  */
 export const BIND_SIGNAL: unique symbol = Symbol.for("simnet/bindSignal")
-
-

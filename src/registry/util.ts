@@ -5,7 +5,8 @@
 /**
  * Whether a value is a JSON object (not null, not an array).
  */
-export const isJsonObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+export const isJsonObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * Whether a host names this machine: `localhost`, an address in 127.0.0.0/8, or `::1`, as a URL
@@ -33,7 +34,8 @@ export const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304])
  * A URL path without its trailing slash (`/a/` → `/a`; `/` stays `/`), the form routes are filed
  * and compared under.
  */
-export const normalizePath = (path: string): string => (path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path)
+export const normalizePath = (path: string): string =>
+  path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path
 
 /**
  * The message of a thrown value: an `Error`'s message, anything else as a string.
@@ -154,7 +156,8 @@ const nodeCrypto = (): typeof import("node:crypto") =>
  * Characters a terminal acts on rather than shows: C0 and C1 controls but tab, newline and a
  * carriage return before a newline (a CRLF line end), DEL, and the bidirectional overrides.
  */
-const UNPRINTABLE = /\r(?!\n)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+const UNPRINTABLE =
+  /\r(?!\n)|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
 /**
  * `text` safe to print on a terminal: every character a terminal would act on (an escape sequence

@@ -14,7 +14,9 @@ export const NODE_REQUIRED: readonly [number, number] = [22, 19]
 export const nodeProblem = (version: string): string | undefined => {
   const [major = 0, minor = 0] = version.split(".").map(Number)
   const [needMajor, needMinor] = NODE_REQUIRED
-  return major > needMajor || (major === needMajor && minor >= needMinor) ? undefined : `simnet needs Node.js >= ${NODE_REQUIRED.join(".")}; this is Node.js ${version}`
+  return major > needMajor || (major === needMajor && minor >= needMinor)
+    ? undefined
+    : `simnet needs Node.js >= ${NODE_REQUIRED.join(".")}; this is Node.js ${version}`
 }
 
 let version: string | undefined

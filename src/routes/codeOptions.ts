@@ -57,11 +57,20 @@ export interface CodeOptions {
  * suffix, `retry`, and checked by the kind, as `delayMs` is `delay`), and `own`, what only code
  * gives this kind (`Route.json`'s `narrow`).
  */
-export const codeOptions = (respond: Readonly<Record<string, Schema.Top>>, own: Readonly<Record<string, Schema.Top>> = {}): CodeOptions => {
-  const fields = Object.fromEntries(Object.entries(respond).map(([name, field]): [string, Schema.Top] =>
-    name.endsWith("Ms") ? [name.slice(0, -2), Schema.optional(Schema.Unknown)] : [name, field]))
+export const codeOptions = (
+  respond: Readonly<Record<string, Schema.Top>>,
+  own: Readonly<Record<string, Schema.Top>> = {}
+): CodeOptions => {
+  const fields = Object.fromEntries(
+    Object.entries(respond).map(([name, field]): [string, Schema.Top] =>
+      name.endsWith("Ms") ? [name.slice(0, -2), Schema.optional(Schema.Unknown)] : [name, field]
+    )
+  )
   return {
-    schema: Schema.Struct({ ...routeLevel, ...CODE_ONLY, ...fields, ...own }) as unknown as Schema.Codec<unknown, unknown>,
+    schema: Schema.Struct({ ...routeLevel, ...CODE_ONLY, ...fields, ...own }) as unknown as Schema.Codec<
+      unknown,
+      unknown
+    >,
     respond: new Set(Object.keys(fields))
   }
 }

@@ -31,11 +31,13 @@ const copyFrom = (from: string): { readonly version: string; readonly folder: st
 
 /** The copies to name: simnet's, and the project's (resolved from the working directory) when it is another. */
 const copiesLoaded = (): string => {
-  const named = (copy: { readonly version: string; readonly folder: string }) => `effect ${copy.version} at ${copy.folder}`
+  const named = (copy: { readonly version: string; readonly folder: string }) =>
+    `effect ${copy.version} at ${copy.folder}`
   const simnets = copyFrom(import.meta.url)
   if (simnets === undefined) return "two copies of effect are loaded"
   const projects = copyFrom(join(process.cwd(), "package.json"))
-  if (projects === undefined || projects.folder === simnets.folder) return `two copies of effect are loaded (simnet's: ${named(simnets)})`
+  if (projects === undefined || projects.folder === simnets.folder)
+    return `two copies of effect are loaded (simnet's: ${named(simnets)})`
   return `two copies of effect are loaded (simnet's: ${named(simnets)}; this project's: ${named(projects)})`
 }
 
@@ -45,7 +47,12 @@ const copiesLoaded = (): string => {
  * field that holds it (`schema`, `narrow`, `tools[0].input`).
  */
 export const foreignSchema = (value: unknown, path: string): InvalidRouteSpec | undefined => {
-  if (!Schema.isSchema(value) || !SchemaAST.isAST(value.ast) || Object.prototype.isPrototypeOf.call(thisCopysNode, value.ast)) return undefined
+  if (
+    !Schema.isSchema(value) ||
+    !SchemaAST.isAST(value.ast) ||
+    Object.prototype.isPrototypeOf.call(thisCopysNode, value.ast)
+  )
+    return undefined
   return new InvalidRouteSpec({
     path,
     message:

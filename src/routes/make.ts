@@ -38,7 +38,9 @@ export interface RouteOptions {
 }
 
 /** A scenario's name or one of its states: 1 to 200 characters. */
-export const StateName = Schema.String.check(must((name: string) => name !== "" && name.length <= 200, "must be a name of 1 to 200 characters"))
+export const StateName = Schema.String.check(
+  must((name: string) => name !== "" && name.length <= 200, "must be a name of 1 to 200 characters")
+)
 
 /**
  * The options every route kind shares, as data (`delay` is a `Duration.Input`, read apart): a bad
@@ -46,8 +48,14 @@ export const StateName = Schema.String.check(must((name: string) => name !== "" 
  */
 export const RouteOptionsData = Schema.Struct({
   id: Schema.optional(Schema.String.check(must((id: string) => id !== "", "id must not be empty"))),
-  times: Schema.optional(Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 1, "times must be a whole number of at least 1"))),
-  priority: Schema.optional(Schema.Number.check(must((n: number) => Number.isFinite(n), "priority must be a finite number"))),
+  times: Schema.optional(
+    Schema.Number.check(
+      must((n: number) => Number.isInteger(n) && n >= 1, "times must be a whole number of at least 1")
+    )
+  ),
+  priority: Schema.optional(
+    Schema.Number.check(must((n: number) => Number.isFinite(n), "priority must be a finite number"))
+  ),
   source: Schema.optional(Schema.String),
   required: Schema.optional(Schema.Boolean),
   scenario: Schema.optional(StateName),
@@ -79,7 +87,8 @@ export interface RouteParts {
 const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, message })
 
 /** Options a responder can read: anything but an object reads as none (`make` refuses it at registration). */
-export const usable = <O extends object>(options: O): O => (typeof options === "object" && options !== null ? options : ({} as O))
+export const usable = <O extends object>(options: O): O =>
+  typeof options === "object" && options !== null ? options : ({} as O)
 
 /** How a route is named in its answers' errors (a template's): its id, else its matcher. */
 export const labelOf = (match: MatcherInput | undefined, options: RouteOptions): string =>
@@ -94,12 +103,16 @@ const toDuration = (input: Duration.Input | undefined): Duration.Duration | unde
     } catch {
       shown = `<${typeof input}>`
     }
-    return invalid("delay", `delay must be a finite, non-negative duration (such as "2 seconds" or a number of milliseconds), got ${shown}`)
+    return invalid(
+      "delay",
+      `delay must be a finite, non-negative duration (such as "2 seconds" or a number of milliseconds), got ${shown}`
+    )
   }
   if (typeof input === "number" && (!Number.isFinite(input) || input < 0)) return refused()
   try {
     const parsed = Duration.fromInput(input)
-    if (parsed._tag === "None" || !Duration.isFinite(parsed.value) || Duration.isNegative(parsed.value)) return refused()
+    if (parsed._tag === "None" || !Duration.isFinite(parsed.value) || Duration.isNegative(parsed.value))
+      return refused()
     return Duration.isZero(parsed.value) ? undefined : parsed.value
   } catch {
     return refused()
@@ -109,7 +122,10 @@ const toDuration = (input: Duration.Input | undefined): Duration.Duration | unde
 /**
  * The first problem with the options every kind shares, if any.
  */
-const checkOptions = (options: RouteOptions, delay: Duration.Duration | undefined | InvalidRouteSpec): InvalidRouteSpec | undefined => {
+const checkOptions = (
+  options: RouteOptions,
+  delay: Duration.Duration | undefined | InvalidRouteSpec
+): InvalidRouteSpec | undefined => {
   const decoded = decodeAt(RouteOptionsData, options, "")
   if (Result.isFailure(decoded)) return invalid(decoded.failure.path, decoded.failure.message)
   return delay instanceof InvalidRouteSpec ? delay : scenarioProblem(options)
@@ -126,7 +142,10 @@ export const make = (
   options: RouteOptions = {}
 ): Route => {
   const matcher = match instanceof CompiledMatcher ? match : compileMatcher(match)
-  const badOptions = typeof options !== "object" || options === null ? invalid("options", `options must be an object, got ${options === null ? "null" : typeof options}`) : undefined
+  const badOptions =
+    typeof options !== "object" || options === null
+      ? invalid("options", `options must be an object, got ${options === null ? "null" : typeof options}`)
+      : undefined
   if (badOptions !== undefined) options = {}
   const delay = toDuration(options.delay)
   const problem = matcher.invalid ?? badOptions ?? checkOptions(options, delay)
@@ -139,7 +158,7 @@ export const make = (
     delay: delay instanceof InvalidRouteSpec ? undefined : delay,
     source: options.source ?? "code",
     answer: problem === undefined ? parts.answer : () => refusal(problem),
-    prepare: problem !== undefined ? Effect.fail(problem) : parts.prepare ?? Effect.void,
+    prepare: problem !== undefined ? Effect.fail(problem) : (parts.prepare ?? Effect.void),
     seeded: parts.seeded ?? false,
     regenerate: parts.regenerate,
     ...(parts.reproduce === undefined || problem !== undefined ? {} : { reproduce: parts.reproduce }),
@@ -150,7 +169,9 @@ export const make = (
     ...(parts.seedIdentity === undefined ? {} : { seedIdentity: parts.seedIdentity }),
     ...(parts.describeLater === undefined ? {} : { describeLater: parts.describeLater }),
     ...(options.required === true ? { required: true } : {}),
-    ...(options.scenario === undefined ? {} : { scenario: { name: options.scenario, requiredState: options.requiredState, newState: options.newState } })
+    ...(options.scenario === undefined
+      ? {}
+      : { scenario: { name: options.scenario, requiredState: options.requiredState, newState: options.newState } })
   })
 }
 

@@ -53,7 +53,10 @@ export interface RouteKind<S extends Schema.Top> {
 }
 
 /** A kind's Schema and builder together, the builder typed by the Schema: one without the other does not compile. */
-export const routeKind = <S extends Schema.Top>(respond: S, build: KindBuilder<S["Type"]>): RouteKind<S> => ({ respond, build })
+export const routeKind = <S extends Schema.Top>(respond: S, build: KindBuilder<S["Type"]>): RouteKind<S> => ({
+  respond,
+  build
+})
 
 /** The JSON path of a field of the route's `respond` object: `[2].respond.base64`. */
 export const at = (path: string, field: string): string => joinPath(joinPath(path, "respond"), field)

@@ -47,7 +47,11 @@ type TemplateMode = "json" | "html" | "text"
 /** The mode for a content type: JSON (`application/json`, `…+json`), HTML, or anything else (a header: none) as text. */
 const modeOf = (contentType: string | undefined): TemplateMode => {
   const type = (contentType ?? "").split(";")[0].trim().toLowerCase()
-  return type === "application/json" || type.endsWith("+json") ? "json" : type === "text/html" || type === "application/xhtml+xml" ? "html" : "text"
+  return type === "application/json" || type.endsWith("+json")
+    ? "json"
+    : type === "text/html" || type === "application/xhtml+xml"
+      ? "html"
+      : "text"
 }
 
 /** What one rendering may draw on: the request, the network's clock and the request's seeded draws. */
@@ -74,14 +78,16 @@ env.unregisterHelper("log")
 const own = (name: string) => env.helpers[name] as Handlebars.HelperDelegate
 
 const builtinEach = own("each")
-env.registerHelper("each", function(this: unknown, context: unknown, options: Handlebars.HelperOptions) {
+env.registerHelper("each", function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
   const state = rendering!
   const fn = options.fn
   const counted = Object.assign({}, options, {
     fn: (value: unknown, inner?: Handlebars.RuntimeOptions) => {
-      if (++state.steps > MAX_TEMPLATE_STEPS) throw new TooLarge(`the template took more than ${MAX_TEMPLATE_STEPS} loop steps`)
+      if (++state.steps > MAX_TEMPLATE_STEPS)
+        throw new TooLarge(`the template took more than ${MAX_TEMPLATE_STEPS} loop steps`)
       const out = fn(value, inner)
-      if ((state.written += out.length) > MAX_TEMPLATE_OUTPUT) throw new TooLarge(`the template wrote more than ${MAX_TEMPLATE_OUTPUT} characters`)
+      if ((state.written += out.length) > MAX_TEMPLATE_OUTPUT)
+        throw new TooLarge(`the template wrote more than ${MAX_TEMPLATE_OUTPUT} characters`)
       return out
     }
   })
@@ -105,7 +111,13 @@ env.registerHelper("jsonPath", (value: unknown, expression: unknown) => {
   if (typeof json !== "object" || json === null) return ""
   // No script expressions (`?()`, `()`): jsonpath-plus refuses them when `eval` is off.
   const found = JSONPath({ path: expression, json, wrap: true, eval: false }) as Array<unknown>
-  return found.length === 0 ? "" : found.length === 1 ? (typeof found[0] === "object" ? asText(found[0]) : found[0]) : JSON.stringify(found)
+  return found.length === 0
+    ? ""
+    : found.length === 1
+      ? typeof found[0] === "object"
+        ? asText(found[0])
+        : found[0]
+      : JSON.stringify(found)
 })
 
 const twoDigits = (n: number) => String(n).padStart(2, "0")
@@ -117,7 +129,8 @@ env.registerHelper("now", (options: Handlebars.HelperOptions) => {
     const text = hash.offset.trim()
     const negative = text.startsWith("-")
     const parsed = Duration.fromInput((negative ? text.slice(1) : text) as Duration.Input)
-    if (parsed._tag === "Some" && Duration.isFinite(parsed.value)) at += (negative ? -1 : 1) * Duration.toMillis(parsed.value)
+    if (parsed._tag === "Some" && Duration.isFinite(parsed.value))
+      at += (negative ? -1 : 1) * Duration.toMillis(parsed.value)
   }
   const date = new Date(at)
   switch (hash.format) {
@@ -162,7 +175,10 @@ env.registerHelper("randomValue", (options: Handlebars.HelperOptions) => {
     out = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
   } else {
     const alphabet = ALPHABETS[type] ?? ALPHABETS["ALPHANUMERIC"]
-    const length = typeof hash.length === "number" && Number.isInteger(hash.length) ? Math.max(0, Math.min(MAX_RANDOM_LENGTH, hash.length)) : 36
+    const length =
+      typeof hash.length === "number" && Number.isInteger(hash.length)
+        ? Math.max(0, Math.min(MAX_RANDOM_LENGTH, hash.length))
+        : 36
     out = Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join("")
   }
   return hash.uppercase === true ? out.toUpperCase() : out
@@ -179,7 +195,14 @@ env.registerHelper("simnetJson", (value: unknown) => {
 })
 
 /** The helpers a template may name (Handlebars' own block helpers besides), and those that draw from the seed. */
-const KNOWN_HELPERS = { jsonPath: true, now: true, randomInt: true, randomValue: true, simnetJson: true, log: false } as const
+const KNOWN_HELPERS = {
+  jsonPath: true,
+  now: true,
+  randomInt: true,
+  randomValue: true,
+  simnetJson: true,
+  log: false
+} as const
 const SEEDED_HELPERS: ReadonlySet<string> = new Set(["randomInt", "randomValue"])
 const HELPER_NAMES: ReadonlySet<string> = new Set([...Object.keys(env.helpers), ...Object.keys(KNOWN_HELPERS)])
 
@@ -204,11 +227,19 @@ const walk = (node: Node | undefined, json: boolean, found: { seeded: boolean })
   if (json && node.type === "MustacheStatement" && node["escaped"] === true) {
     const params = node["params"] as Array<Node>
     const hash = node["hash"] as Node | undefined
-    const helper = params.length > 0 || hash !== undefined || (typeof path?.original === "string" && HELPER_NAMES.has(path.original))
+    const helper =
+      params.length > 0 || hash !== undefined || (typeof path?.original === "string" && HELPER_NAMES.has(path.original))
     const inner = helper ? { type: "SubExpression", path, params, hash, loc: node.loc } : path
     node["params"] = [inner]
     node["hash"] = undefined
-    node["path"] = { type: "PathExpression", data: false, depth: 0, parts: ["simnetJson"], original: "simnetJson", loc: node.loc }
+    node["path"] = {
+      type: "PathExpression",
+      data: false,
+      depth: 0,
+      parts: ["simnetJson"],
+      original: "simnetJson",
+      loc: node.loc
+    }
     node["escaped"] = false
   }
   for (const key of ["body", "program", "inverse", "params", "hash", "pairs", "value"]) {
@@ -232,7 +263,8 @@ export interface CompiledTemplate {
 const positionOf = (error: unknown): string => {
   const e = error as { lineNumber?: number; column?: number }
   if (typeof e.lineNumber === "number") return `line ${e.lineNumber}, column ${(e.column ?? 0) + 1}`
-  const at = (env as unknown as { Parser: { lexer: { yylloc?: { first_line: number; first_column: number } } } }).Parser.lexer.yylloc
+  const at = (env as unknown as { Parser: { lexer: { yylloc?: { first_line: number; first_column: number } } } }).Parser
+    .lexer.yylloc
   return at === undefined ? "an unknown position" : `line ${at.first_line}, column ${at.first_column + 1}`
 }
 
@@ -241,7 +273,12 @@ const positionOf = (error: unknown): string => {
  * a template that does not compile is an `InvalidRouteSpec` at `path` naming the route (`label`)
  * and the position. A JSON body's rendering must parse as JSON.
  */
-export const compileTemplate = (source: string, contentType: string | undefined, path: string, label: string): CompiledTemplate | InvalidRouteSpec => {
+export const compileTemplate = (
+  source: string,
+  contentType: string | undefined,
+  path: string,
+  label: string
+): CompiledTemplate | InvalidRouteSpec => {
   const mode = modeOf(contentType)
   const refused = (why: string, at: string) =>
     new InvalidRouteSpec({ path, message: `the template of route ${label} does not compile at ${at}: ${why}` })
@@ -251,7 +288,11 @@ export const compileTemplate = (source: string, contentType: string | undefined,
   try {
     ast = env.parse(source)
     const bad = walk(ast as unknown as Node, mode === "json", found)
-    if (bad !== undefined) return refused(`${bad.type === "PartialStatement" || bad.type === "PartialBlockStatement" ? "partials" : "decorators"} are not supported`, `line ${bad.loc.start.line}, column ${bad.loc.start.column + 1}`)
+    if (bad !== undefined)
+      return refused(
+        `${bad.type === "PartialStatement" || bad.type === "PartialBlockStatement" ? "partials" : "decorators"} are not supported`,
+        `line ${bad.loc.start.line}, column ${bad.loc.start.column + 1}`
+      )
     const options = { knownHelpers: KNOWN_HELPERS, knownHelpersOnly: true, noEscape: mode === "text", strict: false }
     // Compiled now (Handlebars compiles lazily), so an unknown helper is refused here, not at the first request.
     env.precompile(ast, options)
@@ -265,16 +306,30 @@ export const compileTemplate = (source: string, contentType: string | undefined,
   return {
     seeded: found.seeded,
     render: (request, context) => {
-      const state: Rendering = { now: context.now?.() ?? 0, random: found.seeded ? seededStream(context.seed) : unseeded, steps: 0, written: 0 }
+      const state: Rendering = {
+        now: context.now?.() ?? 0,
+        random: found.seeded ? seededStream(context.seed) : unseeded,
+        steps: 0,
+        written: 0
+      }
       rendering = state
       try {
         const out = template({ request: new RequestView(request) }, RUNTIME)
-        if (out.length > MAX_TEMPLATE_OUTPUT) throw new TooLarge(`the template wrote more than ${MAX_TEMPLATE_OUTPUT} characters`)
+        if (out.length > MAX_TEMPLATE_OUTPUT)
+          throw new TooLarge(`the template wrote more than ${MAX_TEMPLATE_OUTPUT} characters`)
         if (mode === "json") JSON.parse(out)
         return out
       } catch (error) {
-        const why = error instanceof SyntaxError ? `it wrote what is not JSON: ${error.message}` : `it could not be rendered: ${errorMessage(error)}`
-        throw new RouteFailed({ route: label, reason: "template", message: `the template of route ${label} failed: ${why}`, cause: error })
+        const why =
+          error instanceof SyntaxError
+            ? `it wrote what is not JSON: ${error.message}`
+            : `it could not be rendered: ${errorMessage(error)}`
+        throw new RouteFailed({
+          route: label,
+          reason: "template",
+          message: `the template of route ${label} failed: ${why}`,
+          cause: error
+        })
       } finally {
         rendering = undefined
       }
@@ -294,7 +349,13 @@ const RUNTIME: Handlebars.RuntimeOptions = {
 
 /** The path as a template reads it: its text, and its segments by index (`request.path.[1]`). */
 const pathOf = (pathname: string): ReadonlyArray<string> =>
-  Object.assign(pathname.split("/").filter((segment) => segment !== "").map(decodeSegment), { toString: () => pathname })
+  Object.assign(
+    pathname
+      .split("/")
+      .filter((segment) => segment !== "")
+      .map(decodeSegment),
+    { toString: () => pathname }
+  )
 
 const decodeSegment = (segment: string): string => {
   try {

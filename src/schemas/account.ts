@@ -9,7 +9,10 @@ import { Duration, Schema, SchemaTransformation } from "effect"
 export const DurationFromSeconds = Schema.Number.pipe(
   Schema.decodeTo(
     Schema.Duration,
-    SchemaTransformation.transform({ decode: Duration.seconds, encode: (d: Duration.Duration) => Duration.toSeconds(d) })
+    SchemaTransformation.transform({
+      decode: Duration.seconds,
+      encode: (d: Duration.Duration) => Duration.toSeconds(d)
+    })
   )
 )
 

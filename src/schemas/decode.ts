@@ -43,7 +43,13 @@ const invalid = (path: string, message: string) => new InvalidRouteSpec({ path, 
 
 /** The route of a decoded `respond`, built by its kind's entry in `KINDS`; `{ "ref" }` names simnet's schemas unless the context gives others. */
 const buildKind: KindBuilder<Respond> = (match, respond, options, path, context) =>
-  (KINDS[respond.kind].build as KindBuilder<Respond>)(match, respond, options, path, context.schema === undefined ? { ...context, schema: lookupSchema } : context)
+  (KINDS[respond.kind].build as KindBuilder<Respond>)(
+    match,
+    respond,
+    options,
+    path,
+    context.schema === undefined ? { ...context, schema: lookupSchema } : context
+  )
 
 /**
  * Decodes `input` under `schema`, failing with an `InvalidRouteSpec` at the first issue's path
@@ -51,15 +57,23 @@ const buildKind: KindBuilder<Respond> = (match, respond, options, path, context)
  * (`respond.delay: unknown key; did you mean delayMs?`): a typo must not register a route that
  * matches more than its author meant.
  */
-const decode = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, input: unknown, base: string, strict = true): Result.Result<S["Type"], InvalidRouteSpec> =>
-  Result.mapError(decodeAt(schema, input, base, strict ? STRICT : undefined), (issue) => invalid(issue.path, issue.message))
+const decode = <S extends Schema.ConstraintDecoder<unknown>>(
+  schema: S,
+  input: unknown,
+  base: string,
+  strict = true
+): Result.Result<S["Type"], InvalidRouteSpec> =>
+  Result.mapError(decodeAt(schema, input, base, strict ? STRICT : undefined), (issue) =>
+    invalid(issue.path, issue.message)
+  )
 
 const STRICT = { onExcessProperty: "error" } as const
 
 const decodeMatch = (match: RouteSpec["match"], path: string): Result.Result<MatcherInput, InvalidRouteSpec> => {
   if (typeof match === "string") return Result.succeed(match)
   const at = (field: string) => join(join(path, "match"), field)
-  if (match.url !== undefined && match.regex !== undefined) return Result.fail(invalid(at("regex"), "give either url or regex, not both"))
+  if (match.url !== undefined && match.regex !== undefined)
+    return Result.fail(invalid(at("regex"), "give either url or regex, not both"))
   let url: MatcherObject["url"]
   if (match.regex !== undefined) {
     // A pattern from data runs on RE2 (linear time), never on the backtracking engine.
@@ -77,14 +91,20 @@ const decodeMatch = (match: RouteSpec["match"], path: string): Result.Result<Mat
   return Result.succeed({ method: match.method, url, query: match.query, headers: match.headers, body: match.json })
 }
 
-const decodeFamily = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, InvalidRouteSpec> => {
+const decodeFamily = (
+  json: unknown,
+  path: string,
+  context: DecodeContext
+): Effect.Effect<ReadonlyArray<Route>, InvalidRouteSpec> => {
   const decoded = decode(FamilySpec, json, path)
   if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
   const spec = decoded.success
   const factory = context.families?.get(spec.family)
   if (factory === undefined) {
     const known = [...(context.families?.keys() ?? [])].sort()
-    return Effect.fail(invalid(join(path, "family"), `unknown family "${spec.family}"; known families: ${known.join(", ") || "(none)"}`))
+    return Effect.fail(
+      invalid(join(path, "family"), `unknown family "${spec.family}"; known families: ${known.join(", ") || "(none)"}`)
+    )
   }
   return Effect.succeed(factory(spec))
 }
@@ -97,7 +117,11 @@ const decodeFamily = (json: unknown, path: string, context: DecodeContext): Effe
 const unfoldKind = (json: Record<string, unknown>): Record<string, unknown> => {
   const named = (value: Record<string, unknown>): string | undefined => {
     const keys = Object.keys(value)
-    return keys.length === 1 && (RESPOND_KINDS as ReadonlyArray<string>).includes(keys[0]) && isJsonObject(value[keys[0]]) ? keys[0] : undefined
+    return keys.length === 1 &&
+      (RESPOND_KINDS as ReadonlyArray<string>).includes(keys[0]) &&
+      isJsonObject(value[keys[0]])
+      ? keys[0]
+      : undefined
   }
   const respond = json.respond
   if (isJsonObject(respond) && !("kind" in respond)) {
@@ -105,7 +129,9 @@ const unfoldKind = (json: Record<string, unknown>): Record<string, unknown> => {
     if (kind !== undefined) return { ...json, respond: { kind, ...(respond[kind] as Record<string, unknown>) } }
   }
   if (respond === undefined) {
-    const kinds = Object.keys(json).filter((key) => (RESPOND_KINDS as ReadonlyArray<string>).includes(key) && isJsonObject(json[key]))
+    const kinds = Object.keys(json).filter(
+      (key) => (RESPOND_KINDS as ReadonlyArray<string>).includes(key) && isJsonObject(json[key])
+    )
     if (kinds.length === 1) {
       const { [kinds[0]]: fields, ...rest } = json
       return { ...rest, respond: { kind: kinds[0], ...(fields as Record<string, unknown>) } }
@@ -114,7 +140,11 @@ const unfoldKind = (json: Record<string, unknown>): Record<string, unknown> => {
   return json
 }
 
-const decodeRoute = (written: Record<string, unknown>, path: string, context: DecodeContext): Effect.Effect<Route, InvalidRouteSpec> => {
+const decodeRoute = (
+  written: Record<string, unknown>,
+  path: string,
+  context: DecodeContext
+): Effect.Effect<Route, InvalidRouteSpec> => {
   const json = unfoldKind(written)
   const head = decode(RouteSpecHead, json, path, false)
   if (Result.isFailure(head)) return Effect.fail(head.failure)
@@ -144,17 +174,25 @@ const decodeRoute = (written: Record<string, unknown>, path: string, context: De
 const withSpec = (route: Route, spec: Readonly<Record<string, unknown>>): Route =>
   withFields(route, { describe: { ...route.describe, spec } })
 
-const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.Effect<ReadonlyArray<Route>, InvalidRouteSpec> => {
+const decodeOne = (
+  json: unknown,
+  path: string,
+  context: DecodeContext
+): Effect.Effect<ReadonlyArray<Route>, InvalidRouteSpec> => {
   if (!isJsonObject(json)) return Effect.fail(invalid(path || "$", "a route spec is a JSON object"))
   return Effect.flatMap(
-    "family" in json ? decodeFamily(json, path, context) : Effect.map(decodeRoute(json, path, context), (route) => [route]),
+    "family" in json
+      ? decodeFamily(json, path, context)
+      : Effect.map(decodeRoute(json, path, context), (route) => [route]),
     (routes) => {
       // Decoding refuses deep matchers with their path; what is left deep is refused whole, before it is copied.
       if (depthExceeds(json, MAX_JSON_DEPTH)) {
         return Effect.fail(invalid(path || "$", `a route spec nested deeper than ${MAX_JSON_DEPTH} levels is refused`))
       }
-      const kept = routes.length === 1 ? (routes[0].describe as Record<symbol, unknown> | undefined)?.[KEPT_RESPOND] : undefined
-      const spec: Readonly<Record<string, unknown>> = kept === undefined ? structuredClone(json) : { ...structuredClone(json), respond: kept }
+      const kept =
+        routes.length === 1 ? (routes[0].describe as Record<symbol, unknown> | undefined)?.[KEPT_RESPOND] : undefined
+      const spec: Readonly<Record<string, unknown>> =
+        kept === undefined ? structuredClone(json) : { ...structuredClone(json), respond: kept }
       return Effect.succeed(routes.map((route) => withSpec(route, spec)))
     }
   )
@@ -164,13 +202,18 @@ const decodeOne = (json: unknown, path: string, context: DecodeContext): Effect.
  * Decodes one RouteSpec, an array of them, or a family reference. Nothing is registered here;
  * the result goes to `register`, which is all or nothing.
  */
-export const decodeRouteSpecs = (json: unknown, context: DecodeContext = {}): Effect.Effect<DecodedRoutes, InvalidRouteSpec> => {
+export const decodeRouteSpecs = (
+  json: unknown,
+  context: DecodeContext = {}
+): Effect.Effect<DecodedRoutes, InvalidRouteSpec> => {
   const items = Array.isArray(json) ? json : [json]
   const base = (i: number) => (Array.isArray(json) ? `[${i}]` : "")
   return Effect.map(
     Effect.forEach(items, (item, i) =>
       Effect.map(decodeOne(item, base(i), context), (routes) =>
-        base(i) === "" ? routes : routes.map((route) => withFields(route, { specPath: base(i) })))),
+        base(i) === "" ? routes : routes.map((route) => withFields(route, { specPath: base(i) }))
+      )
+    ),
     (decoded) => ({ routes: decoded.flat() })
   )
 }

@@ -10,7 +10,8 @@ import { CompletionUsage, FinishReason, HttpErrorStatus, LlmDriverItem, LlmFinis
  * The finish reasons a driver may give, in the script's spelling or the API's.
  */
 export const DriverFinish = Schema.Union([LlmFinish, FinishReason]).annotate({
-  expected: 'a finish reason: "stop", "tool-calls", "length", "error", "unknown", or the API\'s "tool_calls", "content_filter", "function_call"'
+  expected:
+    'a finish reason: "stop", "tool-calls", "length", "error", "unknown", or the API\'s "tool_calls", "content_filter", "function_call"'
 })
 export type DriverFinish = typeof DriverFinish.Type
 
@@ -29,7 +30,11 @@ export const FinishCommand = Schema.Struct({
 export type FinishCommand = typeof FinishCommand.Type
 
 /** `llm.fail {id, status, message?}`: an HTTP error before any chunk, else an error event. */
-export const FailCommand = Schema.Struct({ id: InvocationId, status: HttpErrorStatus, message: Schema.optional(Schema.String) })
+export const FailCommand = Schema.Struct({
+  id: InvocationId,
+  status: HttpErrorStatus,
+  message: Schema.optional(Schema.String)
+})
 export type FailCommand = typeof FailCommand.Type
 
 /** `llm.disconnect {id}`: the invocation's connection dropped. */

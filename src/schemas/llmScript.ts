@@ -74,7 +74,15 @@ export const HttpErrorAction = Schema.Struct({
 /**
  * One thing the simulated model does within a step.
  */
-export const LlmAction = Schema.Union([TextAction, ThinkingAction, ToolCallAction, ListToolsAction, JsonAction, ErrorAction, HttpErrorAction]).annotate({
+export const LlmAction = Schema.Union([
+  TextAction,
+  ThinkingAction,
+  ToolCallAction,
+  ListToolsAction,
+  JsonAction,
+  ErrorAction,
+  HttpErrorAction
+]).annotate({
   expected: 'an action of type "text", "thinking", "tool_call", "list_tools", "json", "error" or "http_error"'
 })
 export type LlmAction = typeof LlmAction.Type
@@ -134,7 +142,9 @@ export type LlmPace = typeof LlmPace.Type
  * how fast its answers stream (at once when not given).
  */
 export const LlmScript = Schema.Struct({
-  steps: Schema.Array(Schema.Array(LlmAction).check(Schema.isMinLength(1, { expected: "at least one action in a step" }))).check(Schema.isMinLength(1, { expected: "at least one step" })),
+  steps: Schema.Array(
+    Schema.Array(LlmAction).check(Schema.isMinLength(1, { expected: "at least one action in a step" }))
+  ).check(Schema.isMinLength(1, { expected: "at least one step" })),
   usage: Schema.optional(LlmUsage),
   finish: Schema.optional(LlmFinish),
   pace: Schema.optional(LlmPace)
@@ -183,8 +193,18 @@ export const RawItem = Schema.Struct({ type: Schema.Literal("raw"), data: Schema
  * action in the script's own words, which means the same: `text {content}` (a `textDelta`),
  * `thinking {content}` (a `reasoningDelta`), `tool_call {name, input}` (a `toolCall`).
  */
-export const LlmDriverItem = Schema.Union([TextDeltaItem, ReasoningDeltaItem, ToolCallItem, RawChunkItem, RawItem, TextAction, ThinkingAction, ToolCallAction]).annotate({
-  expected: 'an item of type "textDelta", "reasoningDelta", "toolCall" or "raw" (with chunk or data), or a script action "text", "thinking" or "tool_call"'
+export const LlmDriverItem = Schema.Union([
+  TextDeltaItem,
+  ReasoningDeltaItem,
+  ToolCallItem,
+  RawChunkItem,
+  RawItem,
+  TextAction,
+  ThinkingAction,
+  ToolCallAction
+]).annotate({
+  expected:
+    'an item of type "textDelta", "reasoningDelta", "toolCall" or "raw" (with chunk or data), or a script action "text", "thinking" or "tool_call"'
 })
 export type LlmDriverItem = typeof LlmDriverItem.Type
 

@@ -76,10 +76,12 @@ const generatedModel = (id: string, name: string, family: string, required: bool
       context: Schema.Literals([128_000, 200_000, 400_000, 1_000_000]),
       output: Schema.Literals([8_192, 16_384, 32_000, 64_000, 100_000])
     }),
-    modalities: Schema.optional(Schema.Struct({
-      input: Schema.Array(Modality).check(Schema.isMinLength(1), Schema.isMaxLength(3)),
-      output: Schema.Tuple([Schema.Literal("text")])
-    })),
+    modalities: Schema.optional(
+      Schema.Struct({
+        input: Schema.Array(Modality).check(Schema.isMinLength(1), Schema.isMaxLength(3)),
+        output: Schema.Tuple([Schema.Literal("text")])
+      })
+    ),
     status: Schema.optional(Schema.Literals(["beta", "deprecated"]))
   })
   return required ? model : Schema.optionalKey(model)
@@ -108,7 +110,7 @@ export const CatalogGenerated = Schema.Struct({
   openai: generatedProvider("openai", "OpenAI", "OPENAI_API_KEY", "@ai-sdk/openai", {
     "gpt-4o": generatedModel("gpt-4o", "GPT-4o", "gpt", true),
     "gpt-4o-mini": generatedModel("gpt-4o-mini", "GPT-4o mini", "gpt-mini", true),
-    "o3": generatedModel("o3", "o3", "o", false),
+    o3: generatedModel("o3", "o3", "o", false),
     "gpt-5": generatedModel("gpt-5", "GPT-5", "gpt", false)
   }),
   anthropic: generatedProvider("anthropic", "Anthropic", "ANTHROPIC_API_KEY", "@ai-sdk/anthropic", {

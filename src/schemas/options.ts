@@ -9,28 +9,47 @@ import { CHAOS_FAULTS } from "../registry/chaos.ts"
 import { must } from "../registry/schemaPath.ts"
 
 /** A count kept at most, or a time in whole units: a whole number of at least 0. */
-export const WholeNumber = Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 0, "must be a whole number of at least 0"))
+export const WholeNumber = Schema.Number.check(
+  must((n: number) => Number.isInteger(n) && n >= 0, "must be a whole number of at least 0")
+)
 
-const Names = Schema.Array(Schema.String.check(must((name: string) => name !== "", "must be an array of non-empty names")))
+const Names = Schema.Array(
+  Schema.String.check(must((name: string) => name !== "", "must be an array of non-empty names"))
+)
 
 /** One effect seeded chaos may have on a request (see `registry/chaos.ts`). */
 export const ChaosFaultData = Schema.Union([
   Schema.Literals(CHAOS_FAULTS),
-  Schema.Struct({ status: Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 200 && n <= 599, "status must be a whole number from 200 to 599")) })
+  Schema.Struct({
+    status: Schema.Number.check(
+      must((n: number) => Number.isInteger(n) && n >= 200 && n <= 599, "status must be a whole number from 200 to 599")
+    )
+  })
 ])
 
-const NonNegative = Schema.Number.check(must((n: number) => Number.isFinite(n) && n >= 0 && n <= 600_000, "must be a number of milliseconds from 0 to 600000"))
+const NonNegative = Schema.Number.check(
+  must((n: number) => Number.isFinite(n) && n >= 0 && n <= 600_000, "must be a number of milliseconds from 0 to 600000")
+)
 
 /** Seeded chaos: `rate` 0 to 1, `faults`, `latencyMs` `[min, max]`, `routes` (ids). */
 export const ChaosData = Schema.Struct({
-  rate: Schema.Number.check(must((n: number) => Number.isFinite(n) && n >= 0 && n <= 1, "rate must be a number from 0 to 1")),
+  rate: Schema.Number.check(
+    must((n: number) => Number.isFinite(n) && n >= 0 && n <= 1, "rate must be a number from 0 to 1")
+  ),
   faults: Schema.optional(Schema.Array(ChaosFaultData)),
-  latencyMs: Schema.optional(Schema.Tuple([NonNegative, NonNegative]).check(must((r: readonly [number, number]) => r[0] <= r[1], "latencyMs is [min, max] with min <= max"))),
+  latencyMs: Schema.optional(
+    Schema.Tuple([NonNegative, NonNegative]).check(
+      must((r: readonly [number, number]) => r[0] <= r[1], "latencyMs is [min, max] with min <= max")
+    )
+  ),
   routes: Schema.optional(Names)
 })
 
 /** A fixture's `files`: each path's text, or its bytes in base64 (paths are checked apart, by `filesRefusal`). */
-export const FilesData = Schema.Record(Schema.String, Schema.Union([Schema.String, Schema.Struct({ base64: Schema.String })]))
+export const FilesData = Schema.Record(
+  Schema.String,
+  Schema.Union([Schema.String, Schema.Struct({ base64: Schema.String })])
+)
 
 /** A fixture's `prompts`: what a person might type into the app, each at most 4 096 characters. */
 export const PromptsData = Schema.Array(Schema.String.check(Schema.isMaxLength(4096)))
@@ -42,12 +61,14 @@ export const PromptsData = Schema.Array(Schema.String.check(Schema.isMaxLength(4
 export const NetworkOptionsData = Schema.Struct({
   logLimit: Schema.optional(WholeNumber),
   logBytes: Schema.optional(WholeNumber),
-  redact: Schema.optional(Schema.Struct({
-    headers: Schema.optional(Names),
-    query: Schema.optional(Names),
-    bodyFields: Schema.optional(Names),
-    words: Schema.optional(Names)
-  })),
+  redact: Schema.optional(
+    Schema.Struct({
+      headers: Schema.optional(Names),
+      query: Schema.optional(Names),
+      bodyFields: Schema.optional(Names),
+      words: Schema.optional(Names)
+    })
+  ),
   chaos: Schema.optional(ChaosData),
   keepBodies: Schema.optional(Schema.Boolean),
   refusals: Schema.optional(Schema.Literals(["reject", "502"])),

@@ -47,14 +47,17 @@ export const NAMED_SCHEMAS: ReadonlyMap<string, NamedSchema> = new Map([
  * Looks a named schema up. An unknown name is an `InvalidRouteSpec` at `path` that lists the
  * known names.
  */
-export const lookupSchema = (ref: string, path = "respond.schema.ref"): Result.Result<NamedSchema, InvalidRouteSpec> => {
+export const lookupSchema = (
+  ref: string,
+  path = "respond.schema.ref"
+): Result.Result<NamedSchema, InvalidRouteSpec> => {
   const found = NAMED_SCHEMAS.get(ref)
   return found !== undefined
     ? Result.succeed(found)
     : Result.fail(
-      new InvalidRouteSpec({
-        path,
-        message: `unknown schema "${ref}"; known schemas: ${[...NAMED_SCHEMAS.keys()].sort().join(", ")}`
-      })
-    )
+        new InvalidRouteSpec({
+          path,
+          message: `unknown schema "${ref}"; known schemas: ${[...NAMED_SCHEMAS.keys()].sort().join(", ")}`
+        })
+      )
 }

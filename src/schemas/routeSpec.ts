@@ -138,9 +138,14 @@ export const FixtureFile = Schema.Struct({
   files: Schema.optional(FilesData),
   /** What a person might type into the app: `simnet explore` types these among its generated text. */
   prompts: Schema.optional(PromptsData),
-  llm: Schema.optional(Schema.Union([
-    Schema.Array(Schema.Unknown),
-    Schema.Struct({ queue: Schema.optional(Schema.Array(Schema.Unknown)), rules: Schema.optional(Schema.Array(Schema.Unknown)) })
-  ]))
+  llm: Schema.optional(
+    Schema.Union([
+      Schema.Array(Schema.Unknown),
+      Schema.Struct({
+        queue: Schema.optional(Schema.Array(Schema.Unknown)),
+        rules: Schema.optional(Schema.Array(Schema.Unknown))
+      })
+    ])
+  )
 })
 export type FixtureFile = typeof FixtureFile.Type

@@ -18,5 +18,7 @@ export const ShareCreatedGenerated = (baseUrl: string) =>
   Schema.Struct({
     id: Schema.String.check(Schema.isPattern(/^[A-Za-z0-9]{8}$/)),
     url: Schema.String.check(Schema.isPattern(new RegExp(`^${escapeRegExp(baseUrl)}/s/[A-Za-z0-9]{8}$`))),
-    secret: Schema.String.check(Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/))
+    secret: Schema.String.check(
+      Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    )
   })

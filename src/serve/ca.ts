@@ -25,10 +25,15 @@ import { forge, serial, toBeSigned } from "./tlsThread.ts"
 
 /** Where the CA lives: the flag, the environment, else the user's config directory. */
 export const caDirectory = (flag?: string | undefined): string =>
-  flag ?? process.env["SIMNET_CA_DIR"] ?? path.join(process.env["XDG_CONFIG_HOME"] ?? path.join(homedir(), ".config"), "simnet", "ca")
+  flag ??
+  process.env["SIMNET_CA_DIR"] ??
+  path.join(process.env["XDG_CONFIG_HOME"] ?? path.join(homedir(), ".config"), "simnet", "ca")
 
 /** The files of a CA directory. */
-export const caFiles = (dir: string) => ({ cert: path.join(dir, "simnet-ca.pem"), key: path.join(dir, "simnet-ca-key.pem") })
+export const caFiles = (dir: string) => ({
+  cert: path.join(dir, "simnet-ca.pem"),
+  key: path.join(dir, "simnet-ca-key.pem")
+})
 
 /** A CA directory that cannot be used, and what to do about it (the message says both). */
 export class CaProblem extends Error {
@@ -49,10 +54,12 @@ const uid = () => process.getuid?.()
 /** Why `file` (the key, or the certificate) is not safe to use: not a plain file of ours, or open to others. */
 const fileProblem = (file: string, secret: boolean): string | undefined => {
   const stat = lstatSync(file)
-  if (stat.isSymbolicLink()) return `${file} is a symbolic link; simnet uses only a CA's own files (remove it, and simnet makes a new CA there)`
+  if (stat.isSymbolicLink())
+    return `${file} is a symbolic link; simnet uses only a CA's own files (remove it, and simnet makes a new CA there)`
   if (!stat.isFile()) return `${file} is not a regular file`
   const me = uid()
-  if (me !== undefined && stat.uid !== me) return `${file} belongs to another user (uid ${stat.uid}); use a CA directory of your own (--ca-dir, SIMNET_CA_DIR)`
+  if (me !== undefined && stat.uid !== me)
+    return `${file} belongs to another user (uid ${stat.uid}); use a CA directory of your own (--ca-dir, SIMNET_CA_DIR)`
   const open = stat.mode & (secret ? 0o077 : 0o022)
   if (open !== 0) {
     return secret
@@ -67,8 +74,10 @@ const directoryProblem = (dir: string): string | undefined => {
   const stat = statSync(dir)
   if (!stat.isDirectory()) return `${dir} is not a directory`
   const me = uid()
-  if (me !== undefined && stat.uid !== me) return `the CA directory ${dir} belongs to another user (uid ${stat.uid}); use a directory of your own (--ca-dir, SIMNET_CA_DIR)`
-  if ((stat.mode & 0o022) !== 0) return `the CA directory ${dir} can be written by others (mode ${octal(stat.mode)}), who could replace the CA; run: chmod go-w '${dir}', or use another directory`
+  if (me !== undefined && stat.uid !== me)
+    return `the CA directory ${dir} belongs to another user (uid ${stat.uid}); use a directory of your own (--ca-dir, SIMNET_CA_DIR)`
+  if ((stat.mode & 0o022) !== 0)
+    return `the CA directory ${dir} can be written by others (mode ${octal(stat.mode)}), who could replace the CA; run: chmod go-w '${dir}', or use another directory`
   return undefined
 }
 
@@ -97,7 +106,10 @@ const readMaterial = (files: { readonly cert: string; readonly key: string }): C
     throw new CaProblem(`${files.key} is not a PEM private key (${errorMessage(error)}) ${remake}`)
   }
   if (!cert.ca) throw new CaProblem(`${files.cert} is not a CA certificate ${remake}`)
-  if (key.asymmetricKeyType !== "rsa") throw new CaProblem(`${files.key} is an ${String(key.asymmetricKeyType).toUpperCase()} key; simnet's CA signs with RSA ${remake}`)
+  if (key.asymmetricKeyType !== "rsa")
+    throw new CaProblem(
+      `${files.key} is an ${String(key.asymmetricKeyType).toUpperCase()} key; simnet's CA signs with RSA ${remake}`
+    )
   if (!cert.checkPrivateKey(key)) throw new CaProblem(`${files.key} is not the key of ${files.cert} ${remake}`)
   if (cert.validToDate.getTime() < Date.now()) throw new CaProblem(`${files.cert} expired on ${cert.validTo} ${remake}`)
   return { certPem, key }
@@ -112,7 +124,10 @@ const makeMaterial = (files: { readonly cert: string; readonly key: string }): C
   cert.serialNumber = serial()
   cert.validity.notBefore = new Date(Date.now() - 24 * 3600_000)
   cert.validity.notAfter = new Date(Date.now() + 5 * 365 * 24 * 3600_000)
-  const subject = [{ name: "commonName", value: "simnet local CA" }, { name: "organizationName", value: "simnet (simulated network; trust only for tests)" }]
+  const subject = [
+    { name: "commonName", value: "simnet local CA" },
+    { name: "organizationName", value: "simnet (simulated network; trust only for tests)" }
+  ]
   cert.setSubject(subject)
   cert.setIssuer(subject)
   cert.setExtensions([

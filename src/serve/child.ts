@@ -77,9 +77,16 @@ export const proxyEnv = (proxyUrl: string, caFile: string, options: ProxyEnvOpti
  * The environment of `simnet run`'s command: the proxy's (`proxyEnv`), and where the control
  * endpoint and the driver socket are (`SIMNET_CONTROL_URL`, `SIMNET_DRIVER_URL`).
  */
-export const runEnv = (proxyUrl: string, caFile: string, options: ProxyEnvOptions = {}): { readonly env: Record<string, string>; readonly driverUrl: string } => {
+export const runEnv = (
+  proxyUrl: string,
+  caFile: string,
+  options: ProxyEnvOptions = {}
+): { readonly env: Record<string, string>; readonly driverUrl: string } => {
   const { control, driver } = endpointsOf(proxyUrl)
-  return { env: { ...proxyEnv(proxyUrl, caFile, options), SIMNET_CONTROL_URL: control, SIMNET_DRIVER_URL: driver }, driverUrl: driver }
+  return {
+    env: { ...proxyEnv(proxyUrl, caFile, options), SIMNET_CONTROL_URL: control, SIMNET_DRIVER_URL: driver },
+    driverUrl: driver
+  }
 }
 
 /** How long a command stopped with simnet (its scope closed) has to end on SIGTERM before it is killed. */
@@ -93,11 +100,24 @@ const GRACE = "3 seconds"
  * signal's number when a signal ended it); fails when it cannot be started. Closing the scope
  * sends it SIGTERM and, after a short grace, SIGKILL to whatever is left.
  */
-export const runChild = (command: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>, options: { readonly held?: boolean } = {}): Effect.Effect<number, Error> =>
+export const runChild = (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string | undefined>>,
+  options: { readonly held?: boolean } = {}
+): Effect.Effect<number, Error> =>
   Effect.callback<number, Error>((resume) => {
-    const merged = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter((entry): entry is [string, string] => entry[1] !== undefined))
+    const merged = Object.fromEntries(
+      Object.entries({ ...process.env, ...env }).filter((entry): entry is [string, string] => entry[1] !== undefined)
+    )
     if (process.platform !== "win32" && !findable(command, merged["PATH"])) {
-      resume(Effect.fail(new Error(`cannot run ${command}: not found${command.includes("/") ? " (or not an executable file)" : " on PATH"}`)))
+      resume(
+        Effect.fail(
+          new Error(
+            `cannot run ${command}: not found${command.includes("/") ? " (or not an executable file)" : " on PATH"}`
+          )
+        )
+      )
       return
     }
     const program = options.held === false ? { command, args } : hold(command, args)
@@ -125,7 +145,7 @@ export const runChild = (command: string, args: ReadonlyArray<string>, env: Read
     child.once("exit", (code, name) => {
       done()
       const numbers: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 }
-      resume(Effect.succeed(code ?? 128 + (name === null ? 0 : numbers[name] ?? 0)))
+      resume(Effect.succeed(code ?? 128 + (name === null ? 0 : (numbers[name] ?? 0))))
     })
     const ended = Effect.callback<void>((resumeEnded) => {
       if (child.exitCode !== null || child.signalCode !== null) return resumeEnded(Effect.void)
@@ -143,10 +163,14 @@ export const runChild = (command: string, args: ReadonlyArray<string>, env: Read
  * simnet contains it (`terminal/emulator.ts`): say so on standard error and in the trace
  * (`terminal.failure`), and go on with the screen rebuilt.
  */
-export const emulatorFailed = (command: string, traceLine: (line: Record<string, unknown>) => void) => (failure: EmulatorFailure): void => {
-  process.stderr.write(`${printable(`simnet: the terminal emulator failed (${failure.during}: ${failure.message}) while ${command} ran; the screen was rebuilt and the run goes on`)}\n`)
-  traceLine({ type: "terminal.failure", ...failure })
-}
+export const emulatorFailed =
+  (command: string, traceLine: (line: Record<string, unknown>) => void) =>
+  (failure: EmulatorFailure): void => {
+    process.stderr.write(
+      `${printable(`simnet: the terminal emulator failed (${failure.during}: ${failure.message}) while ${command} ran; the screen was rebuilt and the run goes on`)}\n`
+    )
+    traceLine({ type: "terminal.failure", ...failure })
+  }
 
 /** How `simnet run --tty` runs its command: the terminal's size, the driver's URL, and what it tells of the terminal. */
 export interface RunTty {
@@ -170,19 +194,38 @@ export interface RunTty {
  * answered; two seconds at most), then how it ended is said on standard error — with a
  * failure's last screen — and in the trace (`terminal.exit`). Succeeds with its exit code.
  */
-export const runCommand = (command: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>, tty: RunTty | undefined, held = true): Effect.Effect<number, Error, Scope.Scope> =>
+export const runCommand = (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string | undefined>>,
+  tty: RunTty | undefined,
+  held = true
+): Effect.Effect<number, Error, Scope.Scope> =>
   tty === undefined
     ? runChild(command, args, env, { held })
-    : Effect.gen(function*() {
-      const terminal = yield* spawnTerminal(command, args, { cols: tty.cols, rows: tty.rows, env, held, onFailure: emulatorFailed(command, tty.traceLine) })
-      tty.opened(terminal)
-      process.stderr.write(`${printable(`simnet: ${command} runs in a ${tty.cols}x${tty.rows} terminal; driver: ${tty.driverUrl} (ui.screen, ui.interactables, ui.type, ui.press, ui.click, ui.paste, ui.submit, ui.resize, ui.wait)`)}\n`)
-      const ended = yield* terminal.exited
-      yield* Effect.timeoutOption(tty.told, 2_000)
-      const lines = terminal.screen().lines
-      const failed = ended.code !== 0 || ended.signal !== undefined
-      tty.traceLine({ type: "terminal.exit", ...ended, screen: lines })
-      const shown = failed ? `; its last screen:\n${screenText(lines).split("\n").map((line) => `  | ${line}`).join("\n")}` : ""
-      process.stderr.write(`${printable(`simnet: ${command} exited with ${describeExit(ended)}${shown}`)}\n`)
-      return ended.signal === undefined ? ended.code : 128 + ended.signal
-    }).pipe(Effect.mapError((error) => new Error(error.message)))
+    : Effect.gen(function* () {
+        const terminal = yield* spawnTerminal(command, args, {
+          cols: tty.cols,
+          rows: tty.rows,
+          env,
+          held,
+          onFailure: emulatorFailed(command, tty.traceLine)
+        })
+        tty.opened(terminal)
+        process.stderr.write(
+          `${printable(`simnet: ${command} runs in a ${tty.cols}x${tty.rows} terminal; driver: ${tty.driverUrl} (ui.screen, ui.interactables, ui.type, ui.press, ui.click, ui.paste, ui.submit, ui.resize, ui.wait)`)}\n`
+        )
+        const ended = yield* terminal.exited
+        yield* Effect.timeoutOption(tty.told, 2_000)
+        const lines = terminal.screen().lines
+        const failed = ended.code !== 0 || ended.signal !== undefined
+        tty.traceLine({ type: "terminal.exit", ...ended, screen: lines })
+        const shown = failed
+          ? `; its last screen:\n${screenText(lines)
+              .split("\n")
+              .map((line) => `  | ${line}`)
+              .join("\n")}`
+          : ""
+        process.stderr.write(`${printable(`simnet: ${command} exited with ${describeExit(ended)}${shown}`)}\n`)
+        return ended.signal === undefined ? ended.code : 128 + ended.signal
+      }).pipe(Effect.mapError((error) => new Error(error.message)))

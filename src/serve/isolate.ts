@@ -13,7 +13,15 @@ import { basename, join, resolve } from "node:path"
 import { Data, Effect, type Scope } from "effect"
 import { markRoom, type RoomAccess } from "../control/access.ts"
 import { removeTree } from "../fileSystem/files.ts"
-import { changesOf, type FileContent, type FileState, layOut, readWorkspace, statesOf, type WorkspaceChanges } from "../fileSystem/workspace.ts"
+import {
+  changesOf,
+  type FileContent,
+  type FileState,
+  layOut,
+  readWorkspace,
+  statesOf,
+  type WorkspaceChanges
+} from "../fileSystem/workspace.ts"
 import { printable } from "../registry/util.ts"
 import { findable } from "../terminal/holder.ts"
 import { type Blocked, openRoom, type RoomHooks } from "./room.ts"
@@ -29,7 +37,8 @@ const TOOLS = ["unshare", "nsenter", "setpriv", "prlimit", "setsid", "mount", "i
 
 /** Why this machine cannot isolate a command, or undefined when it can. */
 export const isolationProblem = (): string | undefined => {
-  if (process.platform !== "linux") return `simnet run --isolate needs Linux (network, mount and PID namespaces); this is ${process.platform}`
+  if (process.platform !== "linux")
+    return `simnet run --isolate needs Linux (network, mount and PID namespaces); this is ${process.platform}`
   const path = process.env["PATH"]
   const tool = TOOLS.find((name) => !findable(name, path))
   if (tool === undefined) return undefined
@@ -48,7 +57,12 @@ export interface IsolateOptions {
 }
 
 /** The `--isolate-*` defaults: 1 024 processes, 2 GiB of sandbox, 512 MiB of `/dev/shm`, `room` access. */
-export const ISOLATE_DEFAULTS: IsolateOptions = { pids: 1024, disk: 2 * 1024 ** 3, shm: 512 * 1024 ** 2, control: "room" }
+export const ISOLATE_DEFAULTS: IsolateOptions = {
+  pids: 1024,
+  disk: 2 * 1024 ** 3,
+  shm: 512 * 1024 ** 2,
+  control: "room"
+}
 
 /**
  * `command` as the room starts it: a path with a slash resolved from the directory simnet was
@@ -60,7 +74,11 @@ export const resolveCommand = (command: string): string | IsolationError => {
   if (!command.includes("/")) return command
   const resolved = resolve(process.cwd(), command)
   if (!findable(resolved, undefined)) {
-    return new IsolationError({ message: printable(`simnet: run --isolate: ${command} was not found, or is not an executable file${resolved === command ? "" : ` (resolved from the directory simnet was started in: ${resolved})`}`) })
+    return new IsolationError({
+      message: printable(
+        `simnet: run --isolate: ${command} was not found, or is not an executable file${resolved === command ? "" : ` (resolved from the directory simnet was started in: ${resolved})`}`
+      )
+    })
   }
   return resolved
 }
@@ -83,7 +101,16 @@ export interface SealedRun {
    * room's command gets it: its home, temporary and runtime directories; the host's token and,
    * with `none` access, the control URLs taken out. Says on standard error that it runs sealed.
    */
-  readonly target: (command: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>>, tty: boolean) => { readonly command: string; readonly args: ReadonlyArray<string>; readonly env: Record<string, string | undefined> }
+  readonly target: (
+    command: string,
+    args: ReadonlyArray<string>,
+    env: Readonly<Record<string, string>>,
+    tty: boolean
+  ) => {
+    readonly command: string
+    readonly args: ReadonlyArray<string>
+    readonly env: Record<string, string | undefined>
+  }
   /** The proxy's CA, where the command surely reads it: in the sandbox. */
   readonly ca: string
   /** The workspace as simnet reaches it (for the control endpoint's `filesystem` paths and the `files` tool). */
@@ -112,29 +139,53 @@ const sandboxDir = Effect.acquireRelease(
  * had, or when `program` (`resolveCommand`'s) is a path the room does not see. `traceLine` writes
  * to the run's trace: the seeded files now, the outcome at `finish`.
  */
-export const sealRun = (files: Readonly<Record<string, FileContent>>, port: number, hooks: RoomHooks, caPem: string, options: IsolateOptions, traceLine: (line: Record<string, unknown>) => void, program: string): Effect.Effect<SealedRun, IsolationError, Scope.Scope> =>
-  Effect.gen(function*() {
+export const sealRun = (
+  files: Readonly<Record<string, FileContent>>,
+  port: number,
+  hooks: RoomHooks,
+  caPem: string,
+  options: IsolateOptions,
+  traceLine: (line: Record<string, unknown>) => void,
+  program: string
+): Effect.Effect<SealedRun, IsolationError, Scope.Scope> =>
+  Effect.gen(function* () {
     const problem = isolationProblem()
     if (problem !== undefined) return yield* Effect.fail(new Error(problem))
     const dir = yield* sandboxDir
     const cgroup = pidsCgroup(basename(dir), options.pids)
     // RLIMIT_NPROC does not bound root: without a pids cgroup, root's room is not bounded. Say so.
-    if (cgroup === undefined && process.getuid?.() === 0) process.stderr.write(`simnet: --isolate-pids ${options.pids} is not enforced: no pids cgroup can be made here, and root is not bounded by RLIMIT_NPROC\n`)
-    const room = yield* openRoom({ sandbox: dir, port, pids: options.pids, disk: options.disk, shm: options.shm, cgroup }, {
-      adopt: hooks.adopt,
-      // Every request on a connection from inside is the room's, with the access it was given.
-      connection: (socket) => {
-        markRoom(socket, options.control)
-        hooks.connection(socket)
+    if (cgroup === undefined && process.getuid?.() === 0)
+      process.stderr.write(
+        `simnet: --isolate-pids ${options.pids} is not enforced: no pids cgroup can be made here, and root is not bounded by RLIMIT_NPROC\n`
+      )
+    const room = yield* openRoom(
+      { sandbox: dir, port, pids: options.pids, disk: options.disk, shm: options.shm, cgroup },
+      {
+        adopt: hooks.adopt,
+        // Every request on a connection from inside is the room's, with the access it was given.
+        connection: (socket) => {
+          markRoom(socket, options.control)
+          hooks.connection(socket)
+        }
       }
-    })
+    )
     if (program.startsWith("/") && !room.sees(program)) {
       const why = program.startsWith("/tmp/")
         ? ": the room's /tmp is a fresh one here (the host's cannot be overlaid for an ordinary user whose /tmp has mounts beneath it); put it elsewhere"
-        : /^\/(var\/)?run\//.test(program) ? ": the room's /run is empty" : ""
-      return yield* Effect.fail(new Error(printable(`simnet: run --isolate: ${program} is not in the sealed room${why}`)))
+        : /^\/(var\/)?run\//.test(program)
+          ? ": the room's /run is empty"
+          : ""
+      return yield* Effect.fail(
+        new Error(printable(`simnet: run --isolate: ${program} is not in the sealed room${why}`))
+      )
     }
-    const inside = { work: `${dir}/work`, home: `${dir}/home`, tmp: `${dir}/tmp`, run: `${dir}/run`, ca: `${dir}/ca.pem` }
+    const inside = {
+      work: `${dir}/work`,
+      home: `${dir}/home`,
+      tmp: `${dir}/tmp`,
+      run: `${dir}/run`,
+      ca: `${dir}/ca.pem`
+    }
     const host = { work: `${room.sandbox}/work`, home: `${room.sandbox}/home`, tmp: `${room.sandbox}/.tmp/upper` }
     yield* Effect.try({
       try: () => {
@@ -148,11 +199,19 @@ export const sealRun = (files: Readonly<Record<string, FileContent>>, port: numb
     const paths = (root: string) => Object.keys(readWorkspace(root).files)
     const outcome = (): SealedOutcome => {
       const now = readWorkspace(host.work)
-      return { ...now, changes: changesOf(seeded, now.files), home: paths(host.home), tmp: paths(host.tmp), blocked: room.blocked() }
+      return {
+        ...now,
+        changes: changesOf(seeded, now.files),
+        home: paths(host.home),
+        tmp: paths(host.tmp),
+        blocked: room.blocked()
+      }
     }
     const run: SealedRun = {
       target: (command, args, env, tty) => {
-        process.stderr.write(`${printable(`simnet: ${command} runs sealed: every name resolves to simnet, every connection is simnet's or refused; workspace ${inside.work} (${Object.keys(files).length} files), the rest of the host read-only`)}\n`)
+        process.stderr.write(
+          `${printable(`simnet: ${command} runs sealed: every name resolves to simnet, every connection is simnet's or refused; workspace ${inside.work} (${Object.keys(files).length} files), the rest of the host read-only`)}\n`
+        )
         const environment = {
           ...env,
           HOME: inside.home,
@@ -172,17 +231,34 @@ export const sealRun = (files: Readonly<Record<string, FileContent>>, port: numb
       workspace: host.work,
       finish: () => {
         const end = outcome()
-        traceLine({ type: "filesystem", ...end.changes, files: end.files, home: end.home, tmp: end.tmp, ...(end.truncated ? { truncated: true } : {}) })
+        traceLine({
+          type: "filesystem",
+          ...end.changes,
+          files: end.files,
+          home: end.home,
+          tmp: end.tmp,
+          ...(end.truncated ? { truncated: true } : {})
+        })
         traceLine({ type: "blocked", ...end.blocked })
         for (const line of outcomeLines(end)) process.stderr.write(`${line}\n`)
       }
     }
     return run
-  }).pipe(Effect.mapError((error) => new IsolationError({ message: error.message.startsWith("simnet") ? error.message.replace(/^simnet /, "simnet: ") : `simnet: run --isolate: ${error.message}` })))
+  }).pipe(
+    Effect.mapError(
+      (error) =>
+        new IsolationError({
+          message: error.message.startsWith("simnet")
+            ? error.message.replace(/^simnet /, "simnet: ")
+            : `simnet: run --isolate: ${error.message}`
+        })
+    )
+  )
 
 /** The closing lines of a sealed run, for standard error: what changed in the workspace, what went to `/tmp`, what the network blocked. */
 export const outcomeLines = (outcome: SealedOutcome): ReadonlyArray<string> => {
-  const named = (list: ReadonlyArray<string>) => (list.length === 0 ? "" : ` (${list.slice(0, 5).join(", ")}${list.length > 5 ? ", …" : ""})`)
+  const named = (list: ReadonlyArray<string>) =>
+    list.length === 0 ? "" : ` (${list.slice(0, 5).join(", ")}${list.length > 5 ? ", …" : ""})`
   const { changes, tmp, blocked } = outcome
   return [
     `simnet: workspace: ${changes.created.length} created${named(changes.created)}, ${changes.changed.length} changed${named(changes.changed)}, ${changes.deleted.length} deleted${named(changes.deleted)}; /tmp: ${tmp.length} written${named(tmp)}`,

@@ -93,7 +93,9 @@ export const makeProxy = (ca: () => CertificateAuthority, connection: (socket: D
     const found = AUTHORITY.exec(req.url ?? "")
     const port = found === null ? Number.NaN : Number(found[2])
     if (found === null || port < 1 || port > 65_535) {
-      socket.end("HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nsimnet: CONNECT needs host:port\n")
+      socket.end(
+        "HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nsimnet: CONNECT needs host:port\n"
+      )
       return
     }
     const host = found[1]
@@ -113,7 +115,9 @@ export const makeProxy = (ca: () => CertificateAuthority, connection: (socket: D
     } catch (error) {
       // A CA that cannot be made or used refuses the tunnel, saying why; the server goes on.
       const message = `simnet: the proxy's CA cannot be used: ${error instanceof Error ? error.message : String(error)}\n`
-      socket.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(message)}\r\nconnection: close\r\n\r\n${message}`)
+      socket.end(
+        `HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(message)}\r\nconnection: close\r\n\r\n${message}`
+      )
       return
     }
     socket.write("HTTP/1.1 200 Connection Established\r\n\r\n")

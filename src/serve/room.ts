@@ -169,7 +169,12 @@ export interface Room {
    * `session`, in a session of its own (`setsid`: a terminal it was handed is then not its
    * controlling terminal, so it cannot push input into it with TIOCSTI).
    */
-  readonly enter: (command: string, args: ReadonlyArray<string>, cwd: string, session: boolean) => { readonly command: string; readonly args: ReadonlyArray<string> }
+  readonly enter: (
+    command: string,
+    args: ReadonlyArray<string>,
+    cwd: string,
+    session: boolean
+  ) => { readonly command: string; readonly args: ReadonlyArray<string> }
   /** The sandbox as simnet reaches it from the host: a path through a handle on the room's tmpfs (see `workspace.ts`). */
   readonly sandbox: string
   /** What the room's network blocked so far. */
@@ -191,7 +196,9 @@ const counters = (text: string): Map<string, number> => {
     if (head === undefined || head === "") continue
     if (head.endsWith(":") && lines[i + 1]?.startsWith(head) === true) {
       const values = lines[i + 1]!.trim().split(/\s+/).slice(1)
-      names.forEach((name, at) => { found.set(`${head.slice(0, -1)}${name}`, Number(values[at])) })
+      names.forEach((name, at) => {
+        found.set(`${head.slice(0, -1)}${name}`, Number(values[at]))
+      })
       i++
     } else if (names.length === 1) found.set(head, Number(names[0]))
   }
@@ -209,19 +216,40 @@ const inCgroup = (cgroup: PidsCgroup | undefined, args: ReadonlyArray<string>): 
  * sockets closed, and its tmpfs let go.
  */
 export const openRoom = (options: RoomOptions, hooks: RoomHooks): Effect.Effect<Room, Error, Scope.Scope> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const root = process.getuid?.() === 0
     // An ordinary user is the room's root (`--map-root-user`, util-linux 2.26 on): the holder keeps
     // its capabilities over `exec` only as uid 0; the command, joined later, keeps none.
     const user = root ? [] : ["--user", "--map-root-user"]
-    const ports = [["127.0.0.1", 80], ["127.0.0.1", 443], ["::1", 80], ["::1", 443], ["127.0.0.1", options.port]]
+    const ports = [
+      ["127.0.0.1", 80],
+      ["127.0.0.1", 443],
+      ["::1", 80],
+      ["::1", 443],
+      ["127.0.0.1", options.port]
+    ]
     const listening: Array<net.Server> = []
     const holder = yield* Effect.acquireRelease(
       Effect.callback<ChildProcess, Error>((resume) => {
         const [program, ...args] = inCgroup(options.cgroup, [
-          "setpriv", "--pdeathsig", "KILL", "--",
-          "unshare", ...user, "--net", "--mount", "--pid", "--ipc", "--fork", "--kill-child", "--",
-          "/bin/sh", "-c", HOLDER, "sh", options.sandbox
+          "setpriv",
+          "--pdeathsig",
+          "KILL",
+          "--",
+          "unshare",
+          ...user,
+          "--net",
+          "--mount",
+          "--pid",
+          "--ipc",
+          "--fork",
+          "--kill-child",
+          "--",
+          "/bin/sh",
+          "-c",
+          HOLDER,
+          "sh",
+          options.sandbox
         ])
         // The holder's environment holds what it needs and nothing of simnet's own (no token).
         const child = spawn(program!, args, {
@@ -255,15 +283,23 @@ export const openRoom = (options: RoomOptions, hooks: RoomHooks): Effect.Effect<
             resume(Effect.succeed(child))
           }
         })
-        child.once("error", (error) => resume(Effect.fail(new Error(`simnet run --isolate: cannot start the holder: ${error.message}`))))
+        child.once("error", (error) =>
+          resume(Effect.fail(new Error(`simnet run --isolate: cannot start the holder: ${error.message}`)))
+        )
         child.once("exit", (code) => {
           const why = said.trim().split("\n").slice(-3).join("; ")
-          resume(Effect.fail(new Error(`simnet run --isolate: the sealed room could not be made (exit ${code})${why === "" ? "" : `: ${why}`}${root ? "" : " (user namespaces may be turned off: kernel.unprivileged_userns_clone, or AppArmor's restrict_unprivileged_userns)"}`)))
+          resume(
+            Effect.fail(
+              new Error(
+                `simnet run --isolate: the sealed room could not be made (exit ${code})${why === "" ? "" : `: ${why}`}${root ? "" : " (user namespaces may be turned off: kernel.unprivileged_userns_clone, or AppArmor's restrict_unprivileged_userns)"}`
+              )
+            )
+          )
         })
         return Effect.sync(() => void child.kill("SIGKILL"))
       }),
       (child) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           for (const socket of listening) socket.close()
           yield* Effect.callback<void>((resume) => {
             if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
@@ -272,7 +308,13 @@ export const openRoom = (options: RoomOptions, hooks: RoomHooks): Effect.Effect<
           })
           // The room's last processes end a moment after its holder: the cgroup is removed once
           // they have, or by the next start (`removeStale`).
-          if (options.cgroup !== undefined) yield* Effect.ignore(Effect.retry(Effect.suspend(() => options.cgroup!.remove() ? Effect.void : Effect.fail("busy")), { times: 50, schedule: Schedule.spaced("20 millis") }))
+          if (options.cgroup !== undefined)
+            yield* Effect.ignore(
+              Effect.retry(
+                Effect.suspend(() => (options.cgroup!.remove() ? Effect.void : Effect.fail("busy"))),
+                { times: 50, schedule: Schedule.spaced("20 millis") }
+              )
+            )
         })
     )
     const pid = holder.pid!
@@ -280,20 +322,41 @@ export const openRoom = (options: RoomOptions, hooks: RoomHooks): Effect.Effect<
     // taken through the holder's root; every host-side read and write of the sandbox goes from it.
     const f = fs()
     const handle = yield* Effect.acquireRelease(
-      Effect.try({ try: () => f.openSync(`/proc/${pid}/root${options.sandbox}`, f.constants.O_RDONLY | f.constants.O_DIRECTORY | f.constants.O_NOFOLLOW), catch: (cause) => new Error(`simnet run --isolate: cannot reach the sandbox: ${cause instanceof Error ? cause.message : String(cause)}`) }),
+      Effect.try({
+        try: () =>
+          f.openSync(
+            `/proc/${pid}/root${options.sandbox}`,
+            f.constants.O_RDONLY | f.constants.O_DIRECTORY | f.constants.O_NOFOLLOW
+          ),
+        catch: (cause) =>
+          new Error(
+            `simnet run --isolate: cannot reach the sandbox: ${cause instanceof Error ? cause.message : String(cause)}`
+          )
+      }),
       (fd) => Effect.sync(() => f.closeSync(fd))
     )
     const nsenter = [
-      "nsenter", "--target", String(pid), ...(root ? [] : ["--user", "--preserve-credentials"]), "--net", "--mount", "--ipc", `--pid=/proc/${pid}/ns/pid_for_children`
+      "nsenter",
+      "--target",
+      String(pid),
+      ...(root ? [] : ["--user", "--preserve-credentials"]),
+      "--net",
+      "--mount",
+      "--ipc",
+      `--pid=/proc/${pid}/ns/pid_for_children`
     ]
     const drop = ["setpriv", "--no-new-privs", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--"]
     return {
       enter: (command, args, cwd, session) => {
         const [program, ...rest] = inCgroup(options.cgroup, [
-          ...nsenter, `--wdns=${cwd}`, "--",
+          ...nsenter,
+          `--wdns=${cwd}`,
+          "--",
           ...(session ? ["setsid", "--wait"] : []),
           ...(options.cgroup === undefined ? ["prlimit", `--nproc=${options.pids}:${options.pids}`, "--"] : []),
-          ...drop, command, ...args
+          ...drop,
+          command,
+          ...args
         ])
         return { command: program!, args: rest }
       },
@@ -309,7 +372,8 @@ export const openRoom = (options: RoomOptions, hooks: RoomHooks): Effect.Effect<
         }
         const v4 = read("snmp")
         const v6 = read("snmp6")
-        const sum = (...values: Array<number | undefined>) => values.reduce<number>((total, value) => total + (value ?? 0), 0)
+        const sum = (...values: Array<number | undefined>) =>
+          values.reduce<number>((total, value) => total + (value ?? 0), 0)
         return {
           refused: sum(v4.get("TcpAttemptFails")),
           unroutable: sum(v4.get("IpOutNoRoutes"), v6.get("Ip6OutNoRoutes")),

@@ -90,7 +90,10 @@ export const removeStale = (base: string): void => {
   const cgroups = pidsCgroupBase()
   let groups: Array<string>
   try {
-    groups = cgroups === undefined ? [] : f.readdirSync(cgroups).filter((entry) => entry.startsWith(PREFIX) && stale(entry, namespace))
+    groups =
+      cgroups === undefined
+        ? []
+        : f.readdirSync(cgroups).filter((entry) => entry.startsWith(PREFIX) && stale(entry, namespace))
   } catch {
     groups = []
   }

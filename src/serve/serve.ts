@@ -44,12 +44,14 @@ export type { DoorRequest, DoorWatch, RefusalShown, Watcher } from "../doors/nod
  * work worth a graceful drain, and SIGTERM/SIGINT must exit promptly.
  */
 const stopAtOnce = (server: http.Server) =>
-  Layer.effectDiscard(Effect.addFinalizer(() =>
-    Effect.sync(() => {
-      if (server.listening) server.close()
-      server.closeAllConnections()
-    })
-  ))
+  Layer.effectDiscard(
+    Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        if (server.listening) server.close()
+        server.closeAllConnections()
+      })
+    )
+  )
 
 /**
  * Options of `serveLayer`: `routerPrefix`, the path under which every mounted route lives (the
@@ -69,7 +71,12 @@ export interface ServeOptions {
   /** A CA already loaded (its hosts' certificates made once for every server given it), in place of `caDir`'s. */
   readonly ca?: CertificateAuthority | undefined
   /** Told, once the server is made, how to hand it connections from a sealed run's room (`isolate.ts`). */
-  readonly room?: ((hooks: { readonly adopt: (socket: Socket, port: number) => void; readonly connection: (socket: Socket) => void }) => void) | undefined
+  readonly room?:
+    | ((hooks: {
+        readonly adopt: (socket: Socket, port: number) => void
+        readonly connection: (socket: Socket) => void
+      }) => void)
+    | undefined
   /** The status of a refusal's answer (default 502; see `NodeDoorOptions.refusalStatus`). */
   readonly refusalStatus?: number | undefined
 }
@@ -110,7 +117,14 @@ class DoorServer extends http.Server {
 
   override emit(event: string | symbol, ...args: Array<unknown>): boolean {
     // A connection, a request, a tunnel: the app is talking to simnet (`registry/activity.ts`).
-    if (event === "connection" || event === "request" || event === "connect" || event === "upgrade" || event === "checkContinue") touch()
+    if (
+      event === "connection" ||
+      event === "request" ||
+      event === "connect" ||
+      event === "upgrade" ||
+      event === "checkContinue"
+    )
+      touch()
     if (event === "connect") {
       this.proxy.connect(args[0] as http.IncomingMessage, args[1] as Duplex, args[2] as Buffer)
       return true
@@ -121,11 +135,16 @@ class DoorServer extends http.Server {
       const path = req.url ?? "/"
       // The router answers its own `Expect: 100-continue` (the platform listens for `checkContinue`).
       if (proxied === undefined && path.startsWith(this.prefix)) return super.emit(event, ...args)
-      if (proxied === undefined && event === "request" && path === FAVICON) return noIcon(args[1] as http.ServerResponse)
+      if (proxied === undefined && event === "request" && path === FAVICON)
+        return noIcon(args[1] as http.ServerResponse)
       const target = proxied ?? targetUrl(path)
       if (event === "request") this.door(req, args[1] as http.ServerResponse, target)
       else if (event === "checkContinue") this.door.checkContinue(req, args[1] as http.ServerResponse, target)
-      else this.door(req, upgradeResponse(req, args[1] as Duplex), target, { socket: args[1] as Duplex, head: args[2] as Buffer })
+      else
+        this.door(req, upgradeResponse(req, args[1] as Duplex), target, {
+          socket: args[1] as Duplex,
+          head: args[2] as Buffer
+        })
       return true
     }
     return super.emit(event as string, ...args)
@@ -143,16 +162,26 @@ export const serveLayer = (
   routes: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty,
   options: ServeOptions = {}
 ) =>
-  Layer.unwrap(Effect.sync(() => {
-    const engine = engineOf(network)
-    if (engine === undefined) throw new TypeError("simnet serve: the network was not made by SimulationNetwork")
-    let ca: CertificateAuthority | undefined
-    const authority = () => (ca ??= options.ca ?? loadCa(caDirectory(options.caDir)))
-    const door = makeNodeDoor(engine, { bodyLimit: options.bodyLimit, watch: options.watch, refusalStatus: options.refusalStatus })
-    const server: DoorServer = new DoorServer(door, options.routerPrefix ?? CONTROL_BASE, makeProxy(authority, (socket) => server.emit("connection", socket)))
-    options.room?.({ adopt: server.proxy.adopt, connection: (socket) => void server.emit("connection", socket) })
-    return stopAtOnce(server).pipe(
-      Layer.provideMerge(HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true })),
-      Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host: "127.0.0.1", gracefulShutdownTimeout: 0 }))
-    )
-  }))
+  Layer.unwrap(
+    Effect.sync(() => {
+      const engine = engineOf(network)
+      if (engine === undefined) throw new TypeError("simnet serve: the network was not made by SimulationNetwork")
+      let ca: CertificateAuthority | undefined
+      const authority = () => (ca ??= options.ca ?? loadCa(caDirectory(options.caDir)))
+      const door = makeNodeDoor(engine, {
+        bodyLimit: options.bodyLimit,
+        watch: options.watch,
+        refusalStatus: options.refusalStatus
+      })
+      const server: DoorServer = new DoorServer(
+        door,
+        options.routerPrefix ?? CONTROL_BASE,
+        makeProxy(authority, (socket) => server.emit("connection", socket))
+      )
+      options.room?.({ adopt: server.proxy.adopt, connection: (socket) => void server.emit("connection", socket) })
+      return stopAtOnce(server).pipe(
+        Layer.provideMerge(HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true })),
+        Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host: "127.0.0.1", gracefulShutdownTimeout: 0 }))
+      )
+    })
+  )

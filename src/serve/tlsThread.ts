@@ -39,9 +39,12 @@ export const toBeSigned = (cert: Forge.pki.Certificate, spki?: Buffer): Buffer =
   const f = forge()
   cert.signatureOid = cert.siginfo.algorithmOid = f.pki.oids["sha256WithRSAEncryption"]!
   // In forge, untyped: the structure `cert.sign` signs.
-  const tbs = (f.pki as unknown as { getTBSCertificate: (c: Forge.pki.Certificate) => Forge.asn1.Asn1 }).getTBSCertificate(cert)
+  const tbs = (
+    f.pki as unknown as { getTBSCertificate: (c: Forge.pki.Certificate) => Forge.asn1.Asn1 }
+  ).getTBSCertificate(cert)
   // TBSCertificate ::= SEQUENCE { version, serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo, … }
-  if (spki !== undefined) (tbs.value as Array<Forge.asn1.Asn1>)[6] = f.asn1.fromDer(f.util.createBuffer(spki.toString("binary")))
+  if (spki !== undefined)
+    (tbs.value as Array<Forge.asn1.Asn1>)[6] = f.asn1.fromDer(f.util.createBuffer(spki.toString("binary")))
   cert.tbsCertificate = tbs
   return Buffer.from(f.asn1.toDer(tbs).getBytes(), "binary")
 }
@@ -120,7 +123,8 @@ export class PortStream extends Duplex {
   receive(message: TlsMessage): void {
     if (this.destroyed) return
     if (message.op === "data") {
-      if (this.push(Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength))) this.#post({ op: "ack", id: this.#id, stream: this.#stream })
+      if (this.push(Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength)))
+        this.#post({ op: "ack", id: this.#id, stream: this.#stream })
       else this.#owed = true
     } else if (message.op === "ack") {
       const done = this.#written
@@ -130,7 +134,6 @@ export class PortStream extends Duplex {
       this.push(null)
     }
   }
-
 }
 
 /**
@@ -139,7 +142,10 @@ export class PortStream extends Duplex {
  * when it was this one — and what the other thread posts, handed to the stream it is for.
  */
 export class Connections {
-  readonly #open = new Map<number, { readonly streams: readonly [PortStream, PortStream]; readonly socket: Duplex | undefined }>()
+  readonly #open = new Map<
+    number,
+    { readonly streams: readonly [PortStream, PortStream]; readonly socket: Duplex | undefined }
+  >()
   readonly #post: (message: TlsMessage, transfer?: ReadonlyArray<ArrayBuffer>) => void
 
   constructor(post: (message: TlsMessage, transfer?: ReadonlyArray<ArrayBuffer>) => void) {
@@ -179,7 +185,8 @@ export class Connections {
       this.close(message.id, false)
       return
     }
-    if (message.op === "data" || message.op === "ack" || message.op === "end") this.#open.get(message.id)?.streams[message.stream === PLAIN ? PLAIN : CIPHER].receive(message)
+    if (message.op === "data" || message.op === "ack" || message.op === "end")
+      this.#open.get(message.id)?.streams[message.stream === PLAIN ? PLAIN : CIPHER].receive(message)
   }
 }
 
@@ -204,7 +211,11 @@ export const hostContexts = (certPem: string, key: KeyObject) => {
       generateKeyPair("ec", { namedCurve: "P-256" }, (error, publicKey, privateKey) =>
         error !== null
           ? reject(error)
-          : resolve({ privatePem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), spki: publicKey.export({ type: "spki", format: "der" }) }))
+          : resolve({
+              privatePem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+              spki: publicKey.export({ type: "spki", format: "der" })
+            })
+      )
     ))
   let issuer: Forge.pki.Certificate | undefined
   const make = async (host: string): Promise<tls.SecureContext> => {
@@ -223,10 +234,15 @@ export const hostContexts = (certPem: string, key: KeyObject) => {
       { name: "basicConstraints", cA: false },
       { name: "keyUsage", digitalSignature: true, critical: true },
       { name: "extKeyUsage", serverAuth: true },
-      { name: "subjectAltName", altNames: [ip ? { type: 7, ip: host.replace(/^\[|\]$/g, "") } : { type: 2, value: host }] }
+      {
+        name: "subjectAltName",
+        altNames: [ip ? { type: 7, ip: host.replace(/^\[|\]$/g, "") } : { type: 2, value: host }]
+      }
     ])
     const tbs = toBeSigned(cert, keys.spki)
-    const signature = await new Promise<Buffer>((resolve, reject) => sign("sha256", tbs, key, (error, made) => (error === null ? resolve(made) : reject(error))))
+    const signature = await new Promise<Buffer>((resolve, reject) =>
+      sign("sha256", tbs, key, (error, made) => (error === null ? resolve(made) : reject(error)))
+    )
     cert.signature = signature.toString("binary")
     const context = tls.createSecureContext({ key: keys.privatePem, cert: `${f.pki.certificateToPem(cert)}${certPem}` })
     if (contexts.size >= MAX_CONTEXTS) contexts.delete(contexts.keys().next().value!)
@@ -246,10 +262,12 @@ export const hostContexts = (certPem: string, key: KeyObject) => {
   const queued = (host: string) =>
     new Promise<tls.SecureContext>((resolve, reject) => {
       queue.push(() =>
-        make(host).then(resolve, reject).finally(() => {
-          running--
-          next()
-        })
+        make(host)
+          .then(resolve, reject)
+          .finally(() => {
+            running--
+            next()
+          })
       )
       next()
     })
@@ -272,7 +290,9 @@ export const hostContexts = (certPem: string, key: KeyObject) => {
 const serveTls = (data: TlsWorkerData): void => {
   const port = parentPort!
   const contextFor = hostContexts(data.certPem, createPrivateKey(data.keyPem))
-  const connections = new Connections((message, transfer) => port.postMessage(message, transfer as Array<ArrayBuffer> | undefined))
+  const connections = new Connections((message, transfer) =>
+    port.postMessage(message, transfer as Array<ArrayBuffer> | undefined)
+  )
   const close = (id: number) => connections.close(id, true)
   const open = (id: number, name: string) => {
     const [cipher, plain] = connections.open(id)
@@ -284,7 +304,10 @@ const serveTls = (data: TlsWorkerData): void => {
         SNICallback: (sni, done) => {
           const made = contextFor(sni)
           if (!(made instanceof Promise)) return done(null, made)
-          made.then((ready) => done(null, ready), (error: Error) => done(error))
+          made.then(
+            (ready) => done(null, ready),
+            (error: Error) => done(error)
+          )
         },
         ALPNProtocols: ["http/1.1"]
       })
@@ -298,7 +321,10 @@ const serveTls = (data: TlsWorkerData): void => {
     if (made instanceof Promise) made.then(terminate, () => close(id))
     else terminate(made)
   }
-  port.on("message", (message: TlsMessage) => (message.op === "open" ? open(message.id, message.name) : connections.receive(message)))
+  port.on("message", (message: TlsMessage) =>
+    message.op === "open" ? open(message.id, message.name) : connections.receive(message)
+  )
 }
 
-if (!isMainThread && (workerData as Partial<TlsWorkerData> | undefined)?.role === ROLE) serveTls(workerData as TlsWorkerData)
+if (!isMainThread && (workerData as Partial<TlsWorkerData> | undefined)?.role === ROLE)
+  serveTls(workerData as TlsWorkerData)

@@ -75,9 +75,14 @@ const ownDir = (at: Hierarchy): string | undefined => {
   } catch {
     return undefined
   }
-  const own = groups.split("\n").map((line) => line.split(":")).find((parts) =>
-    parts.length >= 3 && (at.version === 2 ? parts[0] === "0" && parts[1] === "" : parts[1]!.split(",").includes("cpuacct"))
-  )
+  const own = groups
+    .split("\n")
+    .map((line) => line.split(":"))
+    .find(
+      (parts) =>
+        parts.length >= 3 &&
+        (at.version === 2 ? parts[0] === "0" && parts[1] === "" : parts[1]!.split(",").includes("cpuacct"))
+    )
   if (own === undefined) return undefined
   const path = own.slice(2).join(":")
   const inside = at.root === "/" ? path : path.startsWith(at.root) ? path.slice(at.root.length) : "/"
@@ -93,7 +98,9 @@ const usageOf = (dir: string, version: 1 | 2): number => {
 
 const idsIn = (file: string): Array<string> => {
   try {
-    return Fs.readFileSync(file, "latin1").split("\n").filter((id) => id !== "")
+    return Fs.readFileSync(file, "latin1")
+      .split("\n")
+      .filter((id) => id !== "")
   } catch {
     return []
   }
@@ -202,7 +209,7 @@ export const makeCgroup = (): Cgroup | undefined => {
         return false
       }
     },
-    end: Effect.gen(function*() {
+    end: Effect.gen(function* () {
       for (let waited = 0; waited < END_MS; waited += 5) {
         killAll(where)
         if (remove(where)) return
@@ -217,7 +224,11 @@ export const makeCgroup = (): Cgroup | undefined => {
  * cgroup, then execs the command (whose pid it keeps). A shell that cannot join says nothing on
  * the app's terminal and runs the command all the same.
  */
-export const joining = (group: Cgroup, command: string, args: ReadonlyArray<string>): { readonly command: string; readonly args: ReadonlyArray<string> } => ({
+export const joining = (
+  group: Cgroup,
+  command: string,
+  args: ReadonlyArray<string>
+): { readonly command: string; readonly args: ReadonlyArray<string> } => ({
   command: "/bin/sh",
   args: ["-c", `{ echo $$ > "$0"; } 2>/dev/null; exec "$@"`, Path.join(group.dir, "cgroup.procs"), command, ...args]
 })

@@ -30,7 +30,11 @@ if (socketPath !== undefined && socketPath !== "") install(socketPath)
 function install(path) {
   const require = createRequire(import.meta.url)
   const FakeTimers = require("@sinonjs/fake-timers")
-  const real = { setInterval: globalThis.setInterval, clearInterval: globalThis.clearInterval, setImmediate: globalThis.setImmediate }
+  const real = {
+    setInterval: globalThis.setInterval,
+    clearInterval: globalThis.clearInterval,
+    setImmediate: globalThis.setImmediate
+  }
   let start = 0
   try {
     start = Number(readFileSync(process.env.SIMNET_CLOCK_NOW ?? "", "latin1")) || 0
@@ -50,7 +54,10 @@ function install(path) {
   performance.now = () => origin + (clock.now - start)
   AbortSignal.timeout = (ms) => {
     const controller = new AbortController()
-    clock.setTimeout(() => controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")), ms)
+    clock.setTimeout(
+      () => controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
+      ms
+    )
     return controller.signal
   }
 
@@ -109,7 +116,11 @@ function install(path) {
   workers.Worker = class extends Worker {
     constructor(file, options = {}) {
       if (options.eval === true) super(`require(${hook});\n${String(file)}`, options)
-      else super(`require(${hook}); import(${JSON.stringify(String(file instanceof URL ? file.href : pathToFileURL(Path.resolve(String(file))).href))})`, { ...options, eval: true })
+      else
+        super(
+          `require(${hook}); import(${JSON.stringify(String(file instanceof URL ? file.href : pathToFileURL(Path.resolve(String(file))).href))})`,
+          { ...options, eval: true }
+        )
     }
   }
   syncBuiltinESMExports()

@@ -52,7 +52,11 @@ const SCROLLBACK = 1_000
 const MAX_FAILURES = 100
 
 /** The colours the terminal says it has: white on black, a white cursor (OSC 10, 11, 12). */
-const COLOURS: Readonly<Record<number, string>> = { 10: "rgb:ffff/ffff/ffff", 11: "rgb:0000/0000/0000", 12: "rgb:ffff/ffff/ffff" }
+const COLOURS: Readonly<Record<number, string>> = {
+  10: "rgb:ffff/ffff/ffff",
+  11: "rgb:0000/0000/0000",
+  12: "rgb:ffff/ffff/ffff"
+}
 
 /** A cell's colour: its palette index, `#rrggbb`, or undefined for the default. */
 const colourOf = (palette: boolean, rgb: boolean, value: number): number | string | undefined =>
@@ -83,7 +87,9 @@ const styleOf = (terminal: Xterm.Terminal, cell: Xterm.IBufferCell): Style | und
 /** The screen's lines, trailing blanks trimmed (whether never written or written over: a backspace leaves one), read at the active screen (`baseY`). */
 const linesOf = (terminal: Xterm.Terminal): Array<string> => {
   const buffer = terminal.buffer.active
-  return Array.from({ length: terminal.rows }, (_, y) => (buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? "").trimEnd())
+  return Array.from({ length: terminal.rows }, (_, y) =>
+    (buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? "").trimEnd()
+  )
 }
 
 /** The screen's lines and styled runs (see `linesOf`). */
@@ -207,7 +213,13 @@ export class Emulator {
       }
     }
     const buffer = this.#terminal.buffer.active
-    return { lines: shown.lines, cursor: { x: buffer.cursorX, y: buffer.cursorY }, cols: this.cols, rows: this.rows, styles: shown.styles }
+    return {
+      lines: shown.lines,
+      cursor: { x: buffer.cursorX, y: buffer.cursorY },
+      cols: this.cols,
+      rows: this.rows,
+      styles: shown.styles
+    }
   }
 
   /** The screen's lines alone: what a wait polls, cheaper than the whole screen. */
@@ -222,7 +234,12 @@ export class Emulator {
   /** The input modes the program has turned on. */
   modes(): TerminalModes {
     const modes = this.#terminal.modes
-    return { mouse: modes.mouseTrackingMode, mouseEncoding: this.#encoding, bracketedPaste: modes.bracketedPasteMode, applicationCursorKeys: modes.applicationCursorKeysMode }
+    return {
+      mouse: modes.mouseTrackingMode,
+      mouseEncoding: this.#encoding,
+      bracketedPaste: modes.bracketedPasteMode,
+      applicationCursorKeys: modes.applicationCursorKeysMode
+    }
   }
 
   dispose(): void {
@@ -233,7 +250,14 @@ export class Emulator {
   /** A fresh emulator of `cols`×`rows`, answering the program's queries and tracking its mouse encoding. */
   #build(cols: number, rows: number): { terminal: Xterm.Terminal; serializer: SerializeAddon } {
     const { Terminal, SerializeAddon } = xterm()
-    const terminal = new Terminal({ cols, rows, allowProposedApi: true, scrollback: this.#options.scrollback ?? SCROLLBACK, logLevel: "off", windowOptions: { getWinSizeChars: true } })
+    const terminal = new Terminal({
+      cols,
+      rows,
+      allowProposedApi: true,
+      scrollback: this.#options.scrollback ?? SCROLLBACK,
+      logLevel: "off",
+      windowOptions: { getWinSizeChars: true }
+    })
     const serializer = new SerializeAddon()
     terminal.loadAddon(serializer)
     const reply = (data: string | Buffer) => {
@@ -300,7 +324,8 @@ export class Emulator {
     const rebuilt = (width: number, height: number, steps: ReadonlyArray<string | readonly [number, number]>) => {
       const made = this.#build(width, height)
       try {
-        for (const step of steps) typeof step === "string" ? parseNow(made.terminal, step) : made.terminal.resize(step[0], step[1])
+        for (const step of steps)
+          typeof step === "string" ? parseNow(made.terminal, step) : made.terminal.resize(step[0], step[1])
         return made
       } catch {
         made.terminal.dispose()
@@ -309,7 +334,10 @@ export class Emulator {
     }
     // The screen with the output parsed again; else without it (what it drew before is kept, the
     // rest dropped); else blank.
-    const built = rebuilt(old.cols, old.rows, [snapshot + modes, [cols, rows], again]) ?? rebuilt(cols, rows, [snapshot + modes]) ?? this.#build(cols, rows)
+    const built =
+      rebuilt(old.cols, old.rows, [snapshot + modes, [cols, rows], again]) ??
+      rebuilt(cols, rows, [snapshot + modes]) ??
+      this.#build(cols, rows)
     try {
       old.dispose()
     } catch {

@@ -53,7 +53,11 @@ const holderPrefix = (): ReadonlyArray<string> | undefined => {
   const unshare = ["unshare", ...userFlags(), "--pid", "--fork", "--kill-child", "--"]
   // With `setpriv --pdeathsig` (util-linux 2.33 on) the holder dies with simnet; without it, with its command only.
   for (const candidate of [["setpriv", "--pdeathsig", "KILL", "--", ...unshare], unshare]) {
-    if (spawnSync(candidate[0]!, [...candidate.slice(1), "/bin/sh", "-c", "exit 7"], { stdio: "ignore", timeout: 10_000 }).status === 7) return (prefix = candidate)
+    if (
+      spawnSync(candidate[0]!, [...candidate.slice(1), "/bin/sh", "-c", "exit 7"], { stdio: "ignore", timeout: 10_000 })
+        .status === 7
+    )
+      return (prefix = candidate)
   }
   return undefined
 }
@@ -65,7 +69,10 @@ export const canHold = (): boolean => holderPrefix() !== undefined
  * `command` with `args` as simnet runs it: held in a PID namespace when one can be had, else as
  * given. `held` says which.
  */
-export const hold = (command: string, args: ReadonlyArray<string>): { readonly command: string; readonly args: ReadonlyArray<string>; readonly held: boolean } => {
+export const hold = (
+  command: string,
+  args: ReadonlyArray<string>
+): { readonly command: string; readonly args: ReadonlyArray<string>; readonly held: boolean } => {
   const words = holderPrefix()
   if (words === undefined) return { command, args, held: false }
   return { command: words[0]!, args: [...words.slice(1), "/bin/sh", "-c", INIT, "sh", command, ...args], held: true }
@@ -76,13 +83,21 @@ export const hold = (command: string, args: ReadonlyArray<string>): { readonly c
  * command ended by signal N (1 to 64), read back as that signal, with code 0 as a PTY reports a
  * signal. A command that itself exits with 129 to 192 reads the same: the shell's convention.
  */
-export const heldExit = (code: number, signal: number | undefined): { readonly code: number; readonly signal: number | undefined } =>
+export const heldExit = (
+  code: number,
+  signal: number | undefined
+): { readonly code: number; readonly signal: number | undefined } =>
   signal === undefined && code > 128 && code <= 128 + 64 ? { code: 0, signal: code - 128 } : { code, signal }
 
 /** The children of process `pid`, by `/proc`; none when it has gone. */
 const childrenOf = (pid: number): Array<number> => {
   try {
-    return fs().readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((word) => word !== "").map(Number)
+    return fs()
+      .readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .filter((word) => word !== "")
+      .map(Number)
   } catch {
     return []
   }

@@ -88,7 +88,7 @@ class Row {
     if (this.#columns === undefined) {
       const columns = new Int32Array(this.text.length + 1)
       let column = 0
-      for (let i = 0; i < this.text.length;) {
+      for (let i = 0; i < this.text.length; ) {
         const char = String.fromCodePoint(this.text.codePointAt(i)!)
         for (let k = 0; k < char.length; k++) columns[i + k] = column
         column += cellWidth(char)
@@ -131,7 +131,10 @@ class Row {
     const index = this.at(from)
     const rest = this.text.slice(index)
     const lead = rest.length - rest.trimStart().length
-    const body = rest.slice(lead).split(/ {3,}|[\u2500-\u257f|]/u)[0]!.trimEnd()
+    const body = rest
+      .slice(lead)
+      .split(/ {3,}|[\u2500-\u257f|]/u)[0]!
+      .trimEnd()
     return body === "" ? undefined : { text: body.slice(0, MAX_TEXT), x: this.col(index + lead) }
   }
 }
@@ -185,14 +188,17 @@ const menus = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interact
   }
   // Lists whose rows start at one column, one of them shaded unlike the rest; not a bar across the
   // screen's edge rows.
-  for (let top = 0; top < rows.length;) {
+  for (let top = 0; top < rows.length; ) {
     const at = rows[top]!.start
     let bottom = top
     while (at !== undefined && bottom + 1 < rows.length && Math.abs((rows[bottom + 1]!.start ?? -9) - at) <= 1) bottom++
     const members = Array.from({ length: bottom - top + 1 }, (_, i) => top + i)
     const odd = members.length < 2 ? undefined : oddOne(members.map((row) => rows[row]!.shade(rows[row]!.start!)))
     const picked = odd === undefined ? undefined : members[odd]!
-    const bar = picked !== undefined && (picked < 2 || picked >= screen.rows - 2) && rows[picked]!.runs.some((run) => cellWidth(run.text) >= screen.cols * 0.9)
+    const bar =
+      picked !== undefined &&
+      (picked < 2 || picked >= screen.rows - 2) &&
+      rows[picked]!.runs.some((run) => cellWidth(run.text) >= screen.cols * 0.9)
     if (picked !== undefined && !bar) list(members, picked, Math.min(...members.map((row) => rows[row]!.start!)))
     top = bottom + 1
   }
@@ -226,7 +232,12 @@ const buttonsOnly = (line: string): boolean => line.replace(BRACKETS, "").replac
 const buttons = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: ReadonlySet<number>): Array<Interactable> => {
   const items: Array<Interactable> = []
   // Each row's unpadded bracket tokens, by the column they start at.
-  const tokens = rows.map((row) => new Map([...row.text.matchAll(BRACKETS)].filter((m) => !/^. .* .$/.test(m[0])).map((m) => [row.col(m.index), m[0][0]!])))
+  const tokens = rows.map(
+    (row) =>
+      new Map(
+        [...row.text.matchAll(BRACKETS)].filter((m) => !/^. .* .$/.test(m[0])).map((m) => [row.col(m.index), m[0][0]!])
+      )
+  )
   for (const [y, row] of rows.entries()) {
     if (busy.has(y)) continue
     const line = row.text
@@ -239,7 +250,14 @@ const buttons = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: Readonl
       if (CHECK.test(token)) {
         // A check box or a radio button: its label is part of it.
         const label = /^ (\S(?:\S| (?! ))*)/.exec(line.slice(match.index + token.length))?.[1]
-        if (label !== undefined) items.push({ kind: "button", text: `${token} ${label.slice(0, MAX_LABEL)}`, x, y, width: cellWidth(`${token} ${label.slice(0, MAX_LABEL)}`) })
+        if (label !== undefined)
+          items.push({
+            kind: "button",
+            text: `${token} ${label.slice(0, MAX_LABEL)}`,
+            x,
+            y,
+            width: cellWidth(`${token} ${label.slice(0, MAX_LABEL)}`)
+          })
         continue
       }
       if (!/\p{L}/u.test(inner) || inner.trim().length > 24 || !alone(line, match.index, token.length)) continue
@@ -255,14 +273,34 @@ const buttons = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: Readonl
     if (y === 0 || y >= screen.rows - 3 || items.some((item) => item.y === y)) continue
     // Borders are blanks here (one UTF-16 unit each: offsets hold).
     const segments = [...line.replace(/[\u2500-\u257f|]/gu, " ").matchAll(/\S+(?: \S+)*/g)]
-    if (segments.length < 2 || segments.length > 6 || segments.some((m) => m[0].length > 24 || m[0].split(" ").length > 3)) continue
+    if (
+      segments.length < 2 ||
+      segments.length > 6 ||
+      segments.some((m) => m[0].length > 24 || m[0].split(" ").length > 3)
+    )
+      continue
     // The row's own shade is the gap's after its first label; a lit label is shaded otherwise.
     const base = row.shade(row.col(segments[0]!.index + segments[0]![0].length) + 1)
     const starts = segments.map((segment) => row.col(segment.index))
     const lit = starts.map((x) => row.shade(x) !== base)
     const litWidth = segments.reduce((sum, segment, i) => sum + (lit[i] ? cellWidth(segment[0]) : 0), 0)
-    if (!lit.includes(true) || !lit.includes(false) || litWidth >= screen.cols * 0.6 || starts.some((x, i) => lit[i] && x <= 1)) continue
-    segments.forEach((segment, i) => { items.push({ kind: "button", text: segment[0], x: starts[i]!, y, width: cellWidth(segment[0]), selected: lit[i]! }) })
+    if (
+      !lit.includes(true) ||
+      !lit.includes(false) ||
+      litWidth >= screen.cols * 0.6 ||
+      starts.some((x, i) => lit[i] && x <= 1)
+    )
+      continue
+    segments.forEach((segment, i) => {
+      items.push({
+        kind: "button",
+        text: segment[0],
+        x: starts[i]!,
+        y,
+        width: cellWidth(segment[0]),
+        selected: lit[i]!
+      })
+    })
   }
   return items
 }
@@ -276,14 +314,16 @@ const links = (rows: ReadonlyArray<Row>): Array<Interactable> => {
       if (run.href === undefined) continue
       const last = linked.at(-1)
       // A link drawn in two styles is two runs: one link.
-      if (last !== undefined && last.href === run.href && last.x + last.width === run.x) linked[linked.length - 1] = { ...last, text: last.text + run.text, width: last.width + cellWidth(run.text) }
+      if (last !== undefined && last.href === run.href && last.x + last.width === run.x)
+        linked[linked.length - 1] = { ...last, text: last.text + run.text, width: last.width + cellWidth(run.text) }
       else linked.push({ kind: "link", text: run.text, x: run.x, y, width: cellWidth(run.text), href: run.href })
     }
     items.push(...linked.map((link) => ({ ...link, text: link.text.trim() || link.text })))
     for (const match of row.text.matchAll(URL)) {
       // Sentence punctuation after a URL is not part of it; a closing parenthesis is when the URL opened one.
       let url = match[0].replace(/[.,;:!?'"]+$/, "")
-      while (url.endsWith(")") && (url.match(/\(/g)?.length ?? 0) < (url.match(/\)/g)?.length ?? 0)) url = url.slice(0, -1).replace(/[.,;:!?'"]+$/, "")
+      while (url.endsWith(")") && (url.match(/\(/g)?.length ?? 0) < (url.match(/\)/g)?.length ?? 0))
+        url = url.slice(0, -1).replace(/[.,;:!?'"]+$/, "")
       const x = row.col(match.index)
       if (linked.some((link) => link.x <= x && x < link.x + link.width)) continue
       items.push({ kind: "link", text: url, x, y, width: cellWidth(url), href: url })
@@ -321,7 +361,13 @@ const inputs = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: Readonly
       if (left !== undefined) {
         const typed = row.cellText(left + 1)
         const x = Math.min(cx, typed?.x ?? cx)
-        items.push({ kind: "input", text: typed?.text ?? "", x, y: cy, width: Math.max(1, end(x) - x - (end(x) < screen.cols ? 1 : 0)) })
+        items.push({
+          kind: "input",
+          text: typed?.text ?? "",
+          x,
+          y: cy,
+          width: Math.max(1, end(x) - x - (end(x) < screen.cols ? 1 : 0))
+        })
       }
     }
   }
@@ -333,24 +379,52 @@ const inputs = (screen: TerminalScreen, rows: ReadonlyArray<Row>, busy: Readonly
     }
     for (const match of other.text.matchAll(/_{3,}/g)) {
       const x = other.col(match.index)
-      if (!items.some((item) => item.y === y && item.x <= x && x < item.x + item.width)) items.push({ kind: "input", text: "", x, y, width: match[0].length })
+      if (!items.some((item) => item.y === y && item.x <= x && x < item.x + item.width))
+        items.push({ kind: "input", text: "", x, y, width: match[0].length })
     }
   }
   return items
 }
 
 /** Key glyphs, as `press` names them. */
-const GLYPHS: Readonly<Record<string, string>> = { "⏎": "enter", "↵": "enter", "↑": "up", "↓": "down", "←": "left", "→": "right", "⌃": "ctrl+", "⌥": "alt+", "⇧": "shift+", "⌘": "cmd+" }
+const GLYPHS: Readonly<Record<string, string>> = {
+  "⏎": "enter",
+  "↵": "enter",
+  "↑": "up",
+  "↓": "down",
+  "←": "left",
+  "→": "right",
+  "⌃": "ctrl+",
+  "⌥": "alt+",
+  "⇧": "shift+",
+  "⌘": "cmd+"
+}
 /** Other spellings of a modifier or a key, as `press` names them. */
-const SPELLINGS: Readonly<Record<string, string>> = { control: "ctrl", opt: "alt", option: "alt", meta: "alt", esc: "escape", return: "enter", pgup: "pageup", pgdn: "pagedown", del: "delete" }
+const SPELLINGS: Readonly<Record<string, string>> = {
+  control: "ctrl",
+  opt: "alt",
+  option: "alt",
+  meta: "alt",
+  esc: "escape",
+  return: "enter",
+  pgup: "pageup",
+  pgdn: "pagedown",
+  del: "delete"
+}
 
 /** The name `press` takes for a hint's key as the screen writes it (`^X` is `ctrl+x`, `⌃T` `ctrl+t`, `C-x` `ctrl+x`, `F1` `f1`, `⏎` `enter`). */
 const keyName = (written: string): string => {
   const first = written.split("/")[0]!
   if (/^\^./.test(first)) return `ctrl+${first.slice(1).toLowerCase()}`
   if (/^[CM]-[a-z]$/i.test(first)) return `${first[0] === "C" ? "ctrl" : "alt"}+${first[2]!.toLowerCase()}`
-  const spelled = [...first].map((char) => GLYPHS[char] ?? char).join("").toLowerCase()
-  return spelled.split(/(?<=^(?:[a-z]+[+-])*[a-z]+)[+-](?=.)/).map((part) => SPELLINGS[part] ?? part).join("+")
+  const spelled = [...first]
+    .map((char) => GLYPHS[char] ?? char)
+    .join("")
+    .toLowerCase()
+  return spelled
+    .split(/(?<=^(?:[a-z]+[+-])*[a-z]+)[+-](?=.)/)
+    .map((part) => SPELLINGS[part] ?? part)
+    .join("+")
 }
 
 /** The key hints of a screen (see the module's comment). */
@@ -372,11 +446,22 @@ const hints = (screen: TerminalScreen, rows: ReadonlyArray<Row>): Array<Interact
         const pressed = /press\s+$/i.test(before)
         // Alone at a row's end, set apart (a dialog's `esc` across from its title).
         const trailing = /\s{2,}$/.test(before) && after.trim() === ""
-        const apart = (pressed || /(?:^\s*|[·•|│,]\s*|\s{2,}|[[(<])$/u.test(before)) && (label !== null || /^(?:\s*$|\s*[·•|│,)\]>]|\s{2,})/u.test(after))
+        const apart =
+          (pressed || /(?:^\s*|[·•|│,]\s*|\s{2,}|[[(<])$/u.test(before)) &&
+          (label !== null || /^(?:\s*$|\s*[·•|│,)\]>]|\s{2,})/u.test(after))
         if (!(footer || dim || pressed || trailing) || !apart) continue
       }
-      const text = `${match[0]}${chord !== null ? chord[0] : label === null ? "" : after.slice(0, label[0].length)}`.slice(0, MAX_LABEL).trimEnd()
-      items.push({ kind: "key-hint", text, x, y, width: cellWidth(text), key: chord === null ? keyName(match[0]) : `${keyName(match[0])} ${chord[1]!.toLowerCase()}` })
+      const text = `${match[0]}${chord !== null ? chord[0] : label === null ? "" : after.slice(0, label[0].length)}`
+        .slice(0, MAX_LABEL)
+        .trimEnd()
+      items.push({
+        kind: "key-hint",
+        text,
+        x,
+        y,
+        width: cellWidth(text),
+        key: chord === null ? keyName(match[0]) : `${keyName(match[0])} ${chord[1]!.toLowerCase()}`
+      })
     }
   }
   return items
@@ -388,7 +473,13 @@ export const interactables = (screen: TerminalScreen): { readonly items: Readonl
   for (const run of screen.styles) rows[run.y]?.runs.push(run)
   const menu = menus(screen, rows)
   const busy = new Set(menu.map((item) => item.y))
-  const found = [...menu, ...buttons(screen, rows, busy), ...links(rows), ...inputs(screen, rows, busy), ...hints(screen, rows)]
+  const found = [
+    ...menu,
+    ...buttons(screen, rows, busy),
+    ...links(rows),
+    ...inputs(screen, rows, busy),
+    ...hints(screen, rows)
+  ]
   found.sort((a, b) => a.y - b.y || a.x - b.x)
   return { items: found.slice(0, MAX_ITEMS) }
 }
@@ -398,10 +489,14 @@ export const interactables = (screen: TerminalScreen): { readonly items: Readonl
  * `down` as many times as the rows between them, then `enter`; undefined when `target` is not a
  * menu item or its list has no selected item.
  */
-export const selectKeys = (items: ReadonlyArray<Interactable>, target: Interactable): ReadonlyArray<string> | undefined => {
+export const selectKeys = (
+  items: ReadonlyArray<Interactable>,
+  target: Interactable
+): ReadonlyArray<string> | undefined => {
   if (target.kind !== "menu-item") return undefined
   // The target's list: menu items at its column on the rows next to it, row after row.
-  const at = (y: number) => items.find((item) => item.kind === "menu-item" && item.y === y && Math.abs(item.x - target.x) <= 2)
+  const at = (y: number) =>
+    items.find((item) => item.kind === "menu-item" && item.y === y && Math.abs(item.x - target.x) <= 2)
   let selected: Interactable | undefined
   for (const step of [-1, 1]) {
     for (let y = target.y; selected === undefined; y += step) {

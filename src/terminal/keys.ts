@@ -36,7 +36,13 @@ const TILDE_KEYS: Readonly<Record<string, number>> = {
   f12: 24
 }
 /** Keys that are one control character. */
-const CHARACTER_KEYS: Readonly<Record<string, string>> = { enter: "\r", tab: "\t", escape: "\x1b", backspace: "\x7f", space: " " }
+const CHARACTER_KEYS: Readonly<Record<string, string>> = {
+  enter: "\r",
+  tab: "\t",
+  escape: "\x1b",
+  backspace: "\x7f",
+  space: " "
+}
 
 /** Other names people use for the same keys. */
 const ALIASES: Readonly<Record<string, string>> = {
@@ -112,7 +118,7 @@ export const keyBytes = (name: string, applicationCursorKeys = false): string | 
   // `ctrl++`: the key is the plus that the split took apart.
   const plus = parts.length > 1 && parts.at(-1) === "" && parts.at(-2) === ""
   if (plus) parts.splice(-2, 2)
-  const rawKey = plus ? "+" : parts.pop() ?? ""
+  const rawKey = plus ? "+" : (parts.pop() ?? "")
   const mods = { ctrl: false, alt: false, shift: false }
   for (const part of parts) {
     const mod = ALIASES[part] ?? part
@@ -128,7 +134,8 @@ export const keyBytes = (name: string, applicationCursorKeys = false): string | 
   }
   const m = parameter(mods)
   const letter = LETTER_KEYS[key]
-  if (letter !== undefined) return modified(mods) ? `${CSI}1;${m}${letter}` : `${applicationCursorKeys ? SS3 : CSI}${letter}`
+  if (letter !== undefined)
+    return modified(mods) ? `${CSI}1;${m}${letter}` : `${applicationCursorKeys ? SS3 : CSI}${letter}`
   const ss3 = SS3_KEYS[key]
   if (ss3 !== undefined) return modified(mods) ? `${CSI}1;${m}${ss3}` : `${SS3}${ss3}`
   const tilde = TILDE_KEYS[key]

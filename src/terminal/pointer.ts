@@ -23,11 +23,18 @@ export const MAX_DEFAULT_MOUSE = 223
 export type ClickRefusal = "no-mouse" | "unreportable"
 
 /** The bytes of a left click at column `x`, row `y` (0-based), as the program asked for them; or why there are none. */
-export const clickBytes = (modes: TerminalModes, x: number, y: number): ReadonlyArray<string | Buffer> | ClickRefusal => {
+export const clickBytes = (
+  modes: TerminalModes,
+  x: number,
+  y: number
+): ReadonlyArray<string | Buffer> | ClickRefusal => {
   if (modes.mouse === "none") return "no-mouse"
   const releases = modes.mouse !== "x10"
   if (modes.mouseEncoding === "sgr" || modes.mouseEncoding === "sgr-pixels") {
-    const [col, row] = modes.mouseEncoding === "sgr" ? [x + 1, y + 1] : [x * CELL_PIXELS.width + CELL_PIXELS.width / 2, y * CELL_PIXELS.height + CELL_PIXELS.height / 2]
+    const [col, row] =
+      modes.mouseEncoding === "sgr"
+        ? [x + 1, y + 1]
+        : [x * CELL_PIXELS.width + CELL_PIXELS.width / 2, y * CELL_PIXELS.height + CELL_PIXELS.height / 2]
     const press = `\x1b[<0;${col};${row}M`
     return releases ? [press, `\x1b[<0;${col};${row}m`] : [press]
   }

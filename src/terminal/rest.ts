@@ -126,7 +126,8 @@ const walk = (root: number): Array<string> => {
     for (const tid of tids) {
       threads.push(tid)
       const children = read(`/proc/${pids[i]}/task/${tid}/children`)
-      if (children !== undefined) for (const child of children.split(" ")) if (child.trim() !== "") pids.push(child.trim())
+      if (children !== undefined)
+        for (const child of children.split(" ")) if (child.trim() !== "") pids.push(child.trim())
     }
   }
   return threads
@@ -175,8 +176,13 @@ export interface RestSubject {
  * `more` is a counter of other activity to watch (a virtual clock's messages). Unbounded in
  * itself: the caller puts a timeout on it.
  */
-export const untilRest = (subject: RestSubject, quiescent: Effect.Effect<void>, quietMs: number, more: () => number = () => 0): Effect.Effect<void> =>
-  Effect.gen(function*() {
+export const untilRest = (
+  subject: RestSubject,
+  quiescent: Effect.Effect<void>,
+  quietMs: number,
+  more: () => number = () => 0
+): Effect.Effect<void> =>
+  Effect.gen(function* () {
     const window = Math.max(2 * FRAME_MS, quietMs)
     const { probe } = subject
     let woken = -1

@@ -119,7 +119,9 @@ export interface TerminalExit {
   readonly signal: number | undefined
 }
 
-const SIGNAL_NAMES: ReadonlyMap<number, string> = new Map(Object.entries(constants.signals).map(([name, number]) => [number, name]))
+const SIGNAL_NAMES: ReadonlyMap<number, string> = new Map(
+  Object.entries(constants.signals).map(([name, number]) => [number, name])
+)
 
 /** An exit in words: `code 1`, or `signal 9 (SIGKILL)`. */
 export const describeExit = (exit: TerminalExit): string => {

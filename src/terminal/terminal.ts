@@ -141,7 +141,10 @@ const POLL_MS = 10
 const checkSize = (cols: number, rows: number): TerminalError | undefined =>
   Number.isInteger(cols) && Number.isInteger(rows) && cols > 0 && rows > 0 && cols <= MAX_SIDE && rows <= MAX_SIDE
     ? undefined
-    : new TerminalError({ reason: "size", message: `simnet: a terminal is 1-${MAX_SIDE} columns by 1-${MAX_SIDE} rows, got ${String(cols)}x${String(rows)}` })
+    : new TerminalError({
+        reason: "size",
+        message: `simnet: a terminal is 1-${MAX_SIDE} columns by 1-${MAX_SIDE} rows, got ${String(cols)}x${String(rows)}`
+      })
 
 let pty: typeof Pty | undefined
 const loadPty = (): typeof Pty => (pty ??= createRequire(import.meta.url)("@lydell/node-pty") as typeof Pty)
@@ -154,7 +157,10 @@ const cellOf = (screen: TerminalScreen, target: ClickTarget): { x: number; y: nu
   if (!("text" in target)) return target
   const place = findText(screen.lines, target.text)
   if (place === undefined) {
-    return new TerminalError({ reason: "not-found", message: `simnet: ${quoted(target.text)} is not on the screen, so there is nothing to click; the screen shows:\n${screenText(screen.lines)}` })
+    return new TerminalError({
+      reason: "not-found",
+      message: `simnet: ${quoted(target.text)} is not on the screen, so there is nothing to click; the screen shows:\n${screenText(screen.lines)}`
+    })
   }
   const line = screen.lines[place.line]!
   const shown = target.text.split("\n")[0]!.trimEnd() || target.text.split("\n")[0]!
@@ -175,7 +181,11 @@ const kill = (target: number): void => {
  * Runs `command` with `args` in a pseudo-terminal of `cols`×`rows` (default 100×30), read by a
  * headless terminal. The process is killed when the scope closes.
  */
-export const spawnTerminal = (command: string, args: ReadonlyArray<string>, options: TerminalOptions = {}): Effect.Effect<Terminal, TerminalError, Scope.Scope> => {
+export const spawnTerminal = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: TerminalOptions = {}
+): Effect.Effect<Terminal, TerminalError, Scope.Scope> => {
   const cols = options.cols ?? 100
   const rows = options.rows ?? 30
   const bad = checkSize(cols, rows)
@@ -183,12 +193,21 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
   // A PTY starts a program it cannot find as a child that exits at once: say so instead.
   const path = options.env?.["PATH"] ?? process.env["PATH"]
   if (process.platform !== "win32" && !findable(command, path)) {
-    return Effect.fail(new TerminalError({ reason: "spawn", message: `simnet: ${JSON.stringify(command).slice(0, 200)} was not found${command.includes("/") ? " (or is not an executable file)" : " on PATH"}` }))
+    return Effect.fail(
+      new TerminalError({
+        reason: "spawn",
+        message: `simnet: ${JSON.stringify(command).slice(0, 200)} was not found${command.includes("/") ? " (or is not an executable file)" : " on PATH"}`
+      })
+    )
   }
   return Effect.acquireRelease(
     Effect.try({
       try: () => {
-        const env = Object.fromEntries(Object.entries({ ...process.env, TERM: "xterm-256color", ...options.env }).filter((entry): entry is [string, string] => entry[1] !== undefined))
+        const env = Object.fromEntries(
+          Object.entries({ ...process.env, TERM: "xterm-256color", ...options.env }).filter(
+            (entry): entry is [string, string] => entry[1] !== undefined
+          )
+        )
         // The emulator answers the program's queries on the PTY it is reading.
         let reply: (data: string | Buffer) => void = () => {}
         const emulator = new Emulator(cols, rows, { reply: (data) => reply(data), onFailure: options.onFailure })
@@ -198,7 +217,13 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         const started = group === undefined ? program : joining(group, program.command, program.args)
         let child: Pty.IPty
         try {
-          child = loadPty().spawn(started.command, [...started.args], { name: "xterm-256color", cols, rows, cwd: options.cwd ?? process.cwd(), env })
+          child = loadPty().spawn(started.command, [...started.args], {
+            name: "xterm-256color",
+            cols,
+            rows,
+            cwd: options.cwd ?? process.cwd(),
+            env
+          })
         } catch (error) {
           if (group !== undefined) Effect.runFork(group.end)
           throw error
@@ -221,12 +246,18 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
           if (!program.held) kill(-child.pid)
           if (exited !== undefined) return
           // A held program's signal comes back through its holder's exit code (`heldExit`).
-          exited = program.held ? heldExit(exitCode, signal === 0 ? undefined : signal) : { code: exitCode, signal: signal === 0 ? undefined : signal }
+          exited = program.held
+            ? heldExit(exitCode, signal === 0 ? undefined : signal)
+            : { code: exitCode, signal: signal === 0 ? undefined : signal }
           ended(exited)
         })
         return { child, emulator, exit: () => exited, ending, held: program.held, group }
       },
-      catch: (cause) => new TerminalError({ reason: "spawn", message: `simnet: could not start ${command} in a terminal: ${cause instanceof Error ? cause.message : String(cause)}` })
+      catch: (cause) =>
+        new TerminalError({
+          reason: "spawn",
+          message: `simnet: could not start ${command} in a terminal: ${cause instanceof Error ? cause.message : String(cause)}`
+        })
     }),
     ({ child, emulator, exit, held, group }) =>
       Effect.andThen(
@@ -238,158 +269,216 @@ export const spawnTerminal = (command: string, args: ReadonlyArray<string>, opti
         // And every process of its cgroup, wherever it went: the run leaves nothing behind.
         group === undefined ? Effect.void : group.end
       )
-  ).pipe(Effect.map(({ child, emulator, exit, ending, group }): Terminal => {
-    const screen = () => emulator.screen()
-    const exitedError = (ended: TerminalExit) => new TerminalError({ reason: "exited", message: `simnet: ${exitReport(ended, emulator.lines())}` })
-    /** `action`, unless the program has exited: then the error naming the exit and the last screen. */
-    const alive = <A>(action: () => A | TerminalError): Effect.Effect<A, TerminalError> =>
-      Effect.suspend(() => {
-        const ended = exit()
-        if (ended !== undefined) return Effect.fail(exitedError(ended))
-        const done = action()
-        return done instanceof TerminalError ? Effect.fail(done) : Effect.succeed(done)
-      })
-    const probe = group === undefined ? walkProbe(child.pid) : cgroupProbe(group)
-    let input: InputMark | undefined
-    /** Marks the app's side as it stood before an input (what rest reads back). */
-    const mark = () => void (input = { seq: (input?.seq ?? 0) + 1, usage: probe.usage(), generation: emulator.generation })
-    /** Writes input to the program, marked. */
-    const send = (data: string | Buffer) => {
-      mark()
-      child.write(data as string)
-    }
-    const subject: RestSubject = { probe, generation: () => emulator.generation, input: () => input, exit, exited: Effect.promise(() => ending) }
-    const write = (data: string | Buffer) => alive(() => send(data))
-    const clock = options.clock
-    const timedOut = (timeoutMs: number, what: string) =>
-      new TerminalError({ reason: "timeout", message: `simnet: waited ${timeoutMs} ms${clock === undefined ? "" : " of virtual time"} for ${what}; the screen shows:\n${screenText(emulator.lines())}` })
-    /** A text wait on a virtual clock: the clock moved at each rest, until the text shows or no timer is due in time. */
-    const wait = (options: WaitOptions): Effect.Effect<TerminalScreen, TerminalError> =>
-      clock === undefined || options.text === undefined
-        ? waitReal(options)
-        : Effect.raceFirst(
-          waitReal(options),
-          Effect.andThen(restOnClock(subject, Effect.void, 0, clock, options.timeoutMs ?? DEFAULT_TIMEOUT_MS), Effect.fail(timedOut(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, JSON.stringify(options.text))))
-        )
-    const waitReal = (options: WaitOptions): Effect.Effect<TerminalScreen, TerminalError> =>
-      Effect.gen(function*() {
-        const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
-        const quiet = options.quietMs ?? 200
-        const started = yield* Clock.currentTimeMillis
-        // The screen is still while no output was parsed since `stillSince`.
-        let seen = -1
-        let stillSince = started
-        for (;;) {
-          // The exit is read before the screen: once it is known, the screen is the last one.
+  ).pipe(
+    Effect.map(({ child, emulator, exit, ending, group }): Terminal => {
+      const screen = () => emulator.screen()
+      const exitedError = (ended: TerminalExit) =>
+        new TerminalError({ reason: "exited", message: `simnet: ${exitReport(ended, emulator.lines())}` })
+      /** `action`, unless the program has exited: then the error naming the exit and the last screen. */
+      const alive = <A>(action: () => A | TerminalError): Effect.Effect<A, TerminalError> =>
+        Effect.suspend(() => {
           const ended = exit()
-          const shown = emulator.lines()
-          const now = yield* Clock.currentTimeMillis
-          if (options.text !== undefined && findText(shown, options.text) !== undefined) return screen()
-          if (ended !== undefined) return yield* Effect.fail(exitedError(ended))
-          if (emulator.generation !== seen) {
-            seen = emulator.generation
-            stillSince = now
-          } else if (options.text === undefined && now - stillSince >= quiet) {
-            return screen()
-          }
-          if (now - started >= timeoutMs) {
-            const what = options.text === undefined ? `the screen to be still for ${options.quietMs ?? 200} ms` : JSON.stringify(options.text)
-            return yield* Effect.fail(new TerminalError({ reason: "timeout", message: `simnet: waited ${timeoutMs} ms for ${what}; the screen shows:\n${screenText(shown)}` }))
-          }
-          yield* Effect.sleep(POLL_MS)
-        }
-      })
-    /**
-     * Until the app has taken what was typed after `since` (the screen's generation then): `tail`
-     * drawn since, or the screen at rest; at most `timeoutMs`, and never past the program's exit.
-     */
-    const taken = (since: number, tail: string, timeoutMs: number): Effect.Effect<void> =>
-      Effect.gen(function*() {
-        const started = yield* Clock.currentTimeMillis
-        let seen = since
-        let stillSince = started
-        for (;;) {
-          const now = yield* Clock.currentTimeMillis
-          const generation = emulator.generation
-          if (exit() !== undefined || now - started >= timeoutMs) return
-          if (generation !== since && (tail === "" || findText(emulator.lines(), tail) !== undefined)) return
-          if (generation !== seen) {
-            seen = generation
-            stillSince = now
-          } else if (now - stillSince >= TYPED_REST_MS) return
-          yield* Effect.sleep(POLL_MS)
-        }
-      })
-    const press = (key: string) =>
-      alive(() => {
-        const bytes = keyBytes(key, emulator.modes().applicationCursorKeys)
-        if (bytes === undefined) return new TerminalError({ reason: "key", message: `simnet: no key named ${quoted(key, 40)}; keys: ${KEY_FAMILIES}` })
-        send(bytes)
-      })
-    return {
-      pid: child.pid,
-      screen,
-      interactables: () => interactables(screen()),
-      modes: () => emulator.modes(),
-      type: (text) => write(text),
-      press,
-      click: (target) =>
-        alive(() => {
-          const shown = screen()
-          const cell = cellOf(shown, target)
-          if (cell instanceof TerminalError) return cell
-          const { x, y } = cell
-          if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= shown.cols || y >= shown.rows) {
-            return new TerminalError({ reason: "outside", message: `simnet: (${x}, ${y}) is outside the ${shown.cols}x${shown.rows} screen (columns 0-${shown.cols - 1}, rows 0-${shown.rows - 1})` })
-          }
-          const bytes = clickBytes(emulator.modes(), x, y)
-          if (bytes === "no-mouse") {
-            return new TerminalError({ reason: "no-mouse", message: "simnet: the app enabled no mouse (it turned on no mouse reporting, such as CSI ? 1000 h), so a click would not reach it" })
-          }
-          if (bytes === "unreportable") {
-            return new TerminalError({ reason: "outside", message: `simnet: (${x}, ${y}) cannot be reported in the app's mouse encoding (xterm's default, without SGR 1006), which reaches columns and rows up to ${MAX_DEFAULT_MOUSE}` })
-          }
-          for (const chunk of bytes) send(chunk)
-        }),
-      paste: (text) =>
-        text.length > MAX_PASTE
-          ? Effect.fail(new TerminalError({ reason: "too-large", message: `simnet: a paste of ${text.length} characters is over the limit of ${MAX_PASTE}; nothing was sent` }))
-          : alive(() => send(pasteBytes(text, emulator.modes().bracketedPaste))),
-      submit: (text, options = {}) =>
-        Effect.gen(function*() {
-          if (text !== "") {
-            const since = emulator.generation
-            yield* write(text)
-            // The last line typed, its end: what the app's echo shows once it has taken the text.
-            const tail = text.split(/\r?\n|\r/).at(-1)!.trim().slice(-20)
-            yield* taken(since, tail, options.timeoutMs ?? 2_000)
-            yield* Effect.sleep(options.gapMs ?? SUBMIT_GAP_MS)
-          }
-          yield* press("enter")
-        }),
-      resize: (newCols, newRows) => {
-        const invalid = checkSize(newCols, newRows)
-        return invalid !== undefined ? Effect.fail(invalid) : alive(() => {
-          mark()
-          child.resize(newCols, newRows)
-          emulator.resize(newCols, newRows)
+          if (ended !== undefined) return Effect.fail(exitedError(ended))
+          const done = action()
+          return done instanceof TerminalError ? Effect.fail(done) : Effect.succeed(done)
         })
-      },
-      wait,
-      rest: ({ quietMs = DEFAULT_QUIET_MS, timeoutMs = DEFAULT_TIMEOUT_MS, quiescent = Effect.void }) =>
-        (clock === undefined ? untilRest(subject, quiescent, quietMs) : restOnClock(subject, quiescent, quietMs, clock, timeoutMs)).pipe(
-          Effect.timeoutOrElse({
-            duration: timeoutMs,
-            orElse: () => Effect.fail(new TerminalError({ reason: "timeout", message: `simnet: the app was not at rest within ${timeoutMs} ms; the screen shows:\n${screenText(emulator.lines())}` }))
-          }),
-          Effect.andThen(() => {
+      const probe = group === undefined ? walkProbe(child.pid) : cgroupProbe(group)
+      let input: InputMark | undefined
+      /** Marks the app's side as it stood before an input (what rest reads back). */
+      const mark = () =>
+        void (input = { seq: (input?.seq ?? 0) + 1, usage: probe.usage(), generation: emulator.generation })
+      /** Writes input to the program, marked. */
+      const send = (data: string | Buffer) => {
+        mark()
+        child.write(data as string)
+      }
+      const subject: RestSubject = {
+        probe,
+        generation: () => emulator.generation,
+        input: () => input,
+        exit,
+        exited: Effect.promise(() => ending)
+      }
+      const write = (data: string | Buffer) => alive(() => send(data))
+      const clock = options.clock
+      const timedOut = (timeoutMs: number, what: string) =>
+        new TerminalError({
+          reason: "timeout",
+          message: `simnet: waited ${timeoutMs} ms${clock === undefined ? "" : " of virtual time"} for ${what}; the screen shows:\n${screenText(emulator.lines())}`
+        })
+      /** A text wait on a virtual clock: the clock moved at each rest, until the text shows or no timer is due in time. */
+      const wait = (options: WaitOptions): Effect.Effect<TerminalScreen, TerminalError> =>
+        clock === undefined || options.text === undefined
+          ? waitReal(options)
+          : Effect.raceFirst(
+              waitReal(options),
+              Effect.andThen(
+                restOnClock(subject, Effect.void, 0, clock, options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+                Effect.fail(timedOut(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, JSON.stringify(options.text)))
+              )
+            )
+      const waitReal = (options: WaitOptions): Effect.Effect<TerminalScreen, TerminalError> =>
+        Effect.gen(function* () {
+          const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+          const quiet = options.quietMs ?? 200
+          const started = yield* Clock.currentTimeMillis
+          // The screen is still while no output was parsed since `stillSince`.
+          let seen = -1
+          let stillSince = started
+          for (;;) {
+            // The exit is read before the screen: once it is known, the screen is the last one.
             const ended = exit()
-            return ended === undefined ? Effect.succeed(screen()) : Effect.fail(exitedError(ended))
-          })
-        ),
-      failures: () => emulator.failures,
-      exit,
-      exited: Effect.promise(() => ending)
-    }
-  }))
+            const shown = emulator.lines()
+            const now = yield* Clock.currentTimeMillis
+            if (options.text !== undefined && findText(shown, options.text) !== undefined) return screen()
+            if (ended !== undefined) return yield* Effect.fail(exitedError(ended))
+            if (emulator.generation !== seen) {
+              seen = emulator.generation
+              stillSince = now
+            } else if (options.text === undefined && now - stillSince >= quiet) {
+              return screen()
+            }
+            if (now - started >= timeoutMs) {
+              const what =
+                options.text === undefined
+                  ? `the screen to be still for ${options.quietMs ?? 200} ms`
+                  : JSON.stringify(options.text)
+              return yield* Effect.fail(
+                new TerminalError({
+                  reason: "timeout",
+                  message: `simnet: waited ${timeoutMs} ms for ${what}; the screen shows:\n${screenText(shown)}`
+                })
+              )
+            }
+            yield* Effect.sleep(POLL_MS)
+          }
+        })
+      /**
+       * Until the app has taken what was typed after `since` (the screen's generation then): `tail`
+       * drawn since, or the screen at rest; at most `timeoutMs`, and never past the program's exit.
+       */
+      const taken = (since: number, tail: string, timeoutMs: number): Effect.Effect<void> =>
+        Effect.gen(function* () {
+          const started = yield* Clock.currentTimeMillis
+          let seen = since
+          let stillSince = started
+          for (;;) {
+            const now = yield* Clock.currentTimeMillis
+            const generation = emulator.generation
+            if (exit() !== undefined || now - started >= timeoutMs) return
+            if (generation !== since && (tail === "" || findText(emulator.lines(), tail) !== undefined)) return
+            if (generation !== seen) {
+              seen = generation
+              stillSince = now
+            } else if (now - stillSince >= TYPED_REST_MS) return
+            yield* Effect.sleep(POLL_MS)
+          }
+        })
+      const press = (key: string) =>
+        alive(() => {
+          const bytes = keyBytes(key, emulator.modes().applicationCursorKeys)
+          if (bytes === undefined)
+            return new TerminalError({
+              reason: "key",
+              message: `simnet: no key named ${quoted(key, 40)}; keys: ${KEY_FAMILIES}`
+            })
+          send(bytes)
+        })
+      return {
+        pid: child.pid,
+        screen,
+        interactables: () => interactables(screen()),
+        modes: () => emulator.modes(),
+        type: (text) => write(text),
+        press,
+        click: (target) =>
+          alive(() => {
+            const shown = screen()
+            const cell = cellOf(shown, target)
+            if (cell instanceof TerminalError) return cell
+            const { x, y } = cell
+            if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= shown.cols || y >= shown.rows) {
+              return new TerminalError({
+                reason: "outside",
+                message: `simnet: (${x}, ${y}) is outside the ${shown.cols}x${shown.rows} screen (columns 0-${shown.cols - 1}, rows 0-${shown.rows - 1})`
+              })
+            }
+            const bytes = clickBytes(emulator.modes(), x, y)
+            if (bytes === "no-mouse") {
+              return new TerminalError({
+                reason: "no-mouse",
+                message:
+                  "simnet: the app enabled no mouse (it turned on no mouse reporting, such as CSI ? 1000 h), so a click would not reach it"
+              })
+            }
+            if (bytes === "unreportable") {
+              return new TerminalError({
+                reason: "outside",
+                message: `simnet: (${x}, ${y}) cannot be reported in the app's mouse encoding (xterm's default, without SGR 1006), which reaches columns and rows up to ${MAX_DEFAULT_MOUSE}`
+              })
+            }
+            for (const chunk of bytes) send(chunk)
+          }),
+        paste: (text) =>
+          text.length > MAX_PASTE
+            ? Effect.fail(
+                new TerminalError({
+                  reason: "too-large",
+                  message: `simnet: a paste of ${text.length} characters is over the limit of ${MAX_PASTE}; nothing was sent`
+                })
+              )
+            : alive(() => send(pasteBytes(text, emulator.modes().bracketedPaste))),
+        submit: (text, options = {}) =>
+          Effect.gen(function* () {
+            if (text !== "") {
+              const since = emulator.generation
+              yield* write(text)
+              // The last line typed, its end: what the app's echo shows once it has taken the text.
+              const tail = text
+                .split(/\r?\n|\r/)
+                .at(-1)!
+                .trim()
+                .slice(-20)
+              yield* taken(since, tail, options.timeoutMs ?? 2_000)
+              yield* Effect.sleep(options.gapMs ?? SUBMIT_GAP_MS)
+            }
+            yield* press("enter")
+          }),
+        resize: (newCols, newRows) => {
+          const invalid = checkSize(newCols, newRows)
+          return invalid !== undefined
+            ? Effect.fail(invalid)
+            : alive(() => {
+                mark()
+                child.resize(newCols, newRows)
+                emulator.resize(newCols, newRows)
+              })
+        },
+        wait,
+        rest: ({ quietMs = DEFAULT_QUIET_MS, timeoutMs = DEFAULT_TIMEOUT_MS, quiescent = Effect.void }) =>
+          (clock === undefined
+            ? untilRest(subject, quiescent, quietMs)
+            : restOnClock(subject, quiescent, quietMs, clock, timeoutMs)
+          ).pipe(
+            Effect.timeoutOrElse({
+              duration: timeoutMs,
+              orElse: () =>
+                Effect.fail(
+                  new TerminalError({
+                    reason: "timeout",
+                    message: `simnet: the app was not at rest within ${timeoutMs} ms; the screen shows:\n${screenText(emulator.lines())}`
+                  })
+                )
+            }),
+            Effect.andThen(() => {
+              const ended = exit()
+              return ended === undefined ? Effect.succeed(screen()) : Effect.fail(exitedError(ended))
+            })
+          ),
+        failures: () => emulator.failures,
+        exit,
+        exited: Effect.promise(() => ending)
+      }
+    })
+  )
 }

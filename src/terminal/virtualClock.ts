@@ -73,7 +73,13 @@ interface Sleeper {
 /** Makes a run's virtual clock: its socket listens until the scope closes (then it and its directory are removed). */
 export const makeVirtualClock = (): Effect.Effect<VirtualClock, Error, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.callback<{ readonly held: { readonly server: Net.Server; readonly dir: string; readonly sockets: Set<Net.Socket> }; readonly clock: VirtualClock }, Error>((resume) => {
+    Effect.callback<
+      {
+        readonly held: { readonly server: Net.Server; readonly dir: string; readonly sockets: Set<Net.Socket> }
+        readonly clock: VirtualClock
+      },
+      Error
+    >((resume) => {
       const dir = Fs.mkdtempSync(Path.join(tmpdir(), "simnet-clock-"))
       const socketPath = Path.join(dir, "clock.sock")
       const nowFile = Path.join(dir, "now")
@@ -110,7 +116,10 @@ export const makeVirtualClock = (): Effect.Effect<VirtualClock, Error, Scope.Sco
             // A participant is the app's: a time that is not a finite number is no time at all.
             if (typeof told.now !== "number" || !Number.isFinite(told.now)) continue
             if (!participants.has(socket)) joined++
-            participants.set(socket, { now: told.now, next: typeof told.next === "number" && Number.isFinite(told.next) ? told.next : null })
+            participants.set(socket, {
+              now: told.now,
+              next: typeof told.next === "number" && Number.isFinite(told.next) ? told.next : null
+            })
             messages++
             // A participant behind the clock (it started as time moved) catches up.
             if (told.now < now) socket.write(`${JSON.stringify({ advanceTo: now })}\n`)
@@ -118,7 +127,9 @@ export const makeVirtualClock = (): Effect.Effect<VirtualClock, Error, Scope.Sco
           }
         })
       })
-      server.on("error", (error) => resume(Effect.fail(new Error(`simnet: the virtual clock's socket: ${error.message}`))))
+      server.on("error", (error) =>
+        resume(Effect.fail(new Error(`simnet: the virtual clock's socket: ${error.message}`)))
+      )
       const effectClock: Clock.Clock = {
         currentTimeMillisUnsafe: () => now,
         currentTimeMillis: Effect.sync(() => now),
@@ -142,12 +153,13 @@ export const makeVirtualClock = (): Effect.Effect<VirtualClock, Error, Scope.Sco
         }
       }
       const advance = (to: number): Effect.Effect<void> =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           if (to <= now) return
           now = to
           Fs.writeFileSync(nowFile, String(now))
           while (sleepers.length > 0 && sleepers[0]!.at <= now) sleepers.shift()!.wake()
-          for (const [socket, participant] of participants) if (participant.now < now) socket.write(`${JSON.stringify({ advanceTo: now })}\n`)
+          for (const [socket, participant] of participants)
+            if (participant.now < now) socket.write(`${JSON.stringify({ advanceTo: now })}\n`)
           const behind = () => [...participants.values()].some((participant) => participant.now < now)
           if (!behind()) return
           yield* Effect.callback<void>((done) => {
@@ -160,27 +172,32 @@ export const makeVirtualClock = (): Effect.Effect<VirtualClock, Error, Scope.Sco
           }).pipe(Effect.timeoutOption(ACK_MS))
         })
       server.listen(socketPath, () =>
-        resume(Effect.succeed({
-          held: { server, dir, sockets },
-          clock: {
-          env: (nodeOptions) => ({
-            NODE_OPTIONS: `${nodeOptions === undefined || nodeOptions === "" ? "" : `${nodeOptions} `}--import ${HOOK.href}`,
-            SIMNET_CLOCK: socketPath,
-            SIMNET_CLOCK_NOW: nowFile
-          }),
-          clock: effectClock,
-          now: () => now,
-          covered: () => now - VIRTUAL_EPOCH,
-          joined: () => joined,
-          activity: () => messages,
-          sleeping: () => sleepers.length > 0,
-          next: () => {
-            let at = sleepers[0]?.at
-            for (const participant of participants.values()) if (participant.next !== null && (at === undefined || participant.next < at)) at = participant.next
-            return at
-          },
-          advance
-        } })))
+        resume(
+          Effect.succeed({
+            held: { server, dir, sockets },
+            clock: {
+              env: (nodeOptions) => ({
+                NODE_OPTIONS: `${nodeOptions === undefined || nodeOptions === "" ? "" : `${nodeOptions} `}--import ${HOOK.href}`,
+                SIMNET_CLOCK: socketPath,
+                SIMNET_CLOCK_NOW: nowFile
+              }),
+              clock: effectClock,
+              now: () => now,
+              covered: () => now - VIRTUAL_EPOCH,
+              joined: () => joined,
+              activity: () => messages,
+              sleeping: () => sleepers.length > 0,
+              next: () => {
+                let at = sleepers[0]?.at
+                for (const participant of participants.values())
+                  if (participant.next !== null && (at === undefined || participant.next < at)) at = participant.next
+                return at
+              },
+              advance
+            }
+          })
+        )
+      )
     }),
     ({ held: { server, dir, sockets } }) =>
       Effect.sync(() => {
@@ -195,11 +212,20 @@ export const makeVirtualClock = (): Effect.Effect<VirtualClock, Error, Scope.Sco
  * waiting), the clock jumps to the earliest timer due, until none is due by `timeoutMs` of
  * virtual time from now.
  */
-export const restOnClock = (subject: RestSubject, quiescent: Effect.Effect<void>, quietMs: number, clock: VirtualClock, timeoutMs: number): Effect.Effect<void> =>
-  Effect.gen(function*() {
+export const restOnClock = (
+  subject: RestSubject,
+  quiescent: Effect.Effect<void>,
+  quietMs: number,
+  clock: VirtualClock,
+  timeoutMs: number
+): Effect.Effect<void> =>
+  Effect.gen(function* () {
     const deadline = clock.now() + timeoutMs
     // The network waits on virtual time once a sleep of its own is all it has left.
-    const waiting = Effect.raceFirst(quiescent, Effect.repeat(Effect.sleep(FRAME_MS), { until: () => clock.sleeping() }))
+    const waiting = Effect.raceFirst(
+      quiescent,
+      Effect.repeat(Effect.sleep(FRAME_MS), { until: () => clock.sleeping() })
+    )
     for (;;) {
       yield* untilRest(subject, waiting, quietMs, clock.activity)
       if (subject.exit() !== undefined) return

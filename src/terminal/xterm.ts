@@ -24,7 +24,7 @@ export interface SerializeAddon {
 
 interface Loaded {
   readonly Terminal: typeof Xterm.Terminal
-  readonly SerializeAddon: new() => SerializeAddon & Xterm.ITerminalAddon
+  readonly SerializeAddon: new () => SerializeAddon & Xterm.ITerminalAddon
 }
 
 let loaded: Loaded | undefined
@@ -53,7 +53,10 @@ export const parseNow = (terminal: Xterm.Terminal, data: string): void => core(t
 export const linkOf = (terminal: Xterm.Terminal, cell: Xterm.IBufferCell): string | undefined => {
   // A cell read into a reused object keeps the previous cell's extended attributes: they are read
   // only when this cell has its own.
-  const data = cell as unknown as { readonly hasExtendedAttrs: () => number; readonly extended: { readonly urlId: number } }
+  const data = cell as unknown as {
+    readonly hasExtendedAttrs: () => number
+    readonly extended: { readonly urlId: number }
+  }
   if (!data.hasExtendedAttrs()) return undefined
   const id = data.extended.urlId
   return id === 0 ? undefined : core(terminal)._oscLinkService.getLinkData(id)?.uri

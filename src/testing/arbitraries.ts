@@ -24,7 +24,10 @@ export interface OfferedTool {
 }
 
 /** An option of an arbitrary that would make values simnet refuses: which, and what it must be. */
-export class InvalidArbitraryOption extends Data.TaggedError("InvalidArbitraryOption")<{ readonly option: string; readonly detail: string }> {
+export class InvalidArbitraryOption extends Data.TaggedError("InvalidArbitraryOption")<{
+  readonly option: string
+  readonly detail: string
+}> {
   override get message(): string {
     return `${this.option}: ${this.detail}`
   }
@@ -32,43 +35,83 @@ export class InvalidArbitraryOption extends Data.TaggedError("InvalidArbitraryOp
 
 /** A filter whose failure says what the value must be, showing what it got. */
 const must = <T>(holds: (value: T) => boolean, what: string) =>
-  Schema.makeFilter((value: T) => holds(value) || `${what}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`)
+  Schema.makeFilter(
+    (value: T) => holds(value) || `${what}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`
+  )
 
 const Name = Schema.String.check(must((name: string) => name !== "", "must be a non-empty name"))
 /** A tool as the app offers it: a name and maybe a schema, and whatever else it carries (a description, annotations). */
-const Tools = Schema.Array(Schema.StructWithRest(
-  Schema.Struct({ name: Name, inputSchema: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)) }),
-  [Schema.Record(Schema.String, Schema.Unknown)]
-))
+const Tools = Schema.Array(
+  Schema.StructWithRest(
+    Schema.Struct({ name: Name, inputSchema: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)) }),
+    [Schema.Record(Schema.String, Schema.Unknown)]
+  )
+)
 
 /** The weight of hostile values: a probability. */
-const Hostile = Schema.Number.check(must((n: number) => Number.isFinite(n) && n >= 0 && n <= 1, "must be a weight from 0 to 1"))
+const Hostile = Schema.Number.check(
+  must((n: number) => Number.isFinite(n) && n >= 0 && n <= 1, "must be a weight from 0 to 1")
+)
 
 /** The options of each arbitrary, as what simnet accepts of the values they lead to. */
 const ScriptOptions = Schema.Struct({
   tools: Schema.optional(Tools),
-  maxSteps: Schema.optional(Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 1 && n <= 1000, "must be a whole number from 1 to 1000"))),
+  maxSteps: Schema.optional(
+    Schema.Number.check(
+      must((n: number) => Number.isInteger(n) && n >= 1 && n <= 1000, "must be a whole number from 1 to 1000")
+    )
+  ),
   hostile: Schema.optional(Hostile)
 })
 const RuleOptions = Schema.Struct({ tools: Schema.optional(Tools), hostile: Schema.optional(Hostile) })
 const ChaosArbitraryOptions = Schema.Struct({
-  maxRate: Schema.optional(Schema.Number.check(must((n: number) => Number.isFinite(n) && n >= 0 && n <= 1, "must be a rate from 0 to 1")))
+  maxRate: Schema.optional(
+    Schema.Number.check(must((n: number) => Number.isFinite(n) && n >= 0 && n <= 1, "must be a rate from 0 to 1"))
+  )
 })
 const RouteArbitraryOptions = Schema.Struct({
   handlers: Schema.optional(Schema.Array(Name)),
   hostile: Schema.optional(Hostile),
-  loopbackPort: Schema.optional(Schema.Number.check(must((n: number) => Number.isInteger(n) && n >= 1 && n <= 65_535, "must be a port from 1 to 65535")))
+  loopbackPort: Schema.optional(
+    Schema.Number.check(
+      must((n: number) => Number.isInteger(n) && n >= 1 && n <= 65_535, "must be a port from 1 to 65535")
+    )
+  )
 })
 
 /** `options` decoded by `schema` (unknown keys refused too), or an `InvalidArbitraryOption` thrown naming the first bad one. */
-const decodeOptions = <S extends Schema.Top & Schema.ConstraintDecoder<unknown>>(schema: S, options: unknown, arbitrary: string): S["Type"] => {
+const decodeOptions = <S extends Schema.Top & Schema.ConstraintDecoder<unknown>>(
+  schema: S,
+  options: unknown,
+  arbitrary: string
+): S["Type"] => {
   const decoded = decodeAt(schema, options ?? {}, arbitrary, { onExcessProperty: "error" })
-  if (Result.isFailure(decoded)) throw new InvalidArbitraryOption({ option: decoded.failure.path, detail: decoded.failure.message })
+  if (Result.isFailure(decoded))
+    throw new InvalidArbitraryOption({ option: decoded.failure.path, detail: decoded.failure.message })
   return decoded.success
 }
 
 /** Words for generated text: printable, so a failing case reads well when printed. */
-const words = fc.array(fc.constantFrom("the", "file", "says", "done", "check", "read", "ok", "agent", "tool", "result", "é", "🙂", "\"quoted\"", "line\nbreak"), { minLength: 1, maxLength: 8 })
+const words = fc
+  .array(
+    fc.constantFrom(
+      "the",
+      "file",
+      "says",
+      "done",
+      "check",
+      "read",
+      "ok",
+      "agent",
+      "tool",
+      "result",
+      "é",
+      "🙂",
+      '"quoted"',
+      "line\nbreak"
+    ),
+    { minLength: 1, maxLength: 8 }
+  )
   .map((list) => list.join(" "))
 
 /** Text a program receives (a model's answer, a route's body): words, or with probability `hostile` a hostile string. */
@@ -95,7 +138,10 @@ const argumentsOf = (tool: OfferedTool, hostile: number): fc.Arbitrary<unknown> 
   try {
     valid = schemaJudge(schema)
   } catch (error) {
-    throw new InvalidArbitraryOption({ option: `tools.${tool.name}.inputSchema`, detail: `Ajv cannot judge values against it: ${errorMessage(error)}` })
+    throw new InvalidArbitraryOption({
+      option: `tools.${tool.name}.inputSchema`,
+      detail: `Ajv cannot judge values against it: ${errorMessage(error)}`
+    })
   }
   return ordinary.chain((value) => hostileVariant(value, hostile, valid))
 }
@@ -111,12 +157,18 @@ const argumentsOf = (tool: OfferedTool, hostile: number): fc.Arbitrary<unknown> 
  * tool's schema (`HOSTILE_STRINGS` in `hostile.ts`).
  */
 export const llmScript = (
-  given: { readonly tools?: ReadonlyArray<OfferedTool> | undefined; readonly maxSteps?: number | undefined; readonly hostile?: number | undefined } = {}
+  given: {
+    readonly tools?: ReadonlyArray<OfferedTool> | undefined
+    readonly maxSteps?: number | undefined
+    readonly hostile?: number | undefined
+  } = {}
 ): fc.Arbitrary<LlmScript> => {
   const options = decodeOptions(ScriptOptions, given, "llmScript")
   const tools = options.tools ?? []
   const hostile = options.hostile ?? DEFAULT_HOSTILE
-  const calls = tools.map((tool) => argumentsOf(tool, hostile).map((input) => ({ type: "tool_call" as const, name: tool.name, input: input as never })))
+  const calls = tools.map((tool) =>
+    argumentsOf(tool, hostile).map((input) => ({ type: "tool_call" as const, name: tool.name, input: input as never }))
+  )
   const text = textOf(hostile)
   const action = fc.oneof(
     { weight: 4, arbitrary: text.map((content) => ({ type: "text" as const, content })) },
@@ -124,7 +176,9 @@ export const llmScript = (
     ...calls.map((arbitrary) => ({ weight: 3, arbitrary }))
   )
   const step = fc.array(action, { minLength: 1, maxLength: 3 })
-  const usage = fc.record({ inputTokens: fc.nat(5_000), outputTokens: fc.nat(2_000) }).map((u) => ({ ...u, totalTokens: u.inputTokens + u.outputTokens }))
+  const usage = fc
+    .record({ inputTokens: fc.nat(5_000), outputTokens: fc.nat(2_000) })
+    .map((u) => ({ ...u, totalTokens: u.inputTokens + u.outputTokens }))
   return fc.record(
     {
       steps: fc.array(step, { minLength: 1, maxLength: Math.max(1, options.maxSteps ?? 3) }),
@@ -140,7 +194,9 @@ export const llmScript = (
  * user message, a tool it offers) and a `respond` behaviour from `llmScript` (with its `hostile`
  * weight), sometimes limited by `times`. Every value is accepted by `network.llm.addRules`.
  */
-export const llmRule = (given: { readonly tools?: ReadonlyArray<OfferedTool> | undefined; readonly hostile?: number | undefined } = {}) => {
+export const llmRule = (
+  given: { readonly tools?: ReadonlyArray<OfferedTool> | undefined; readonly hostile?: number | undefined } = {}
+) => {
   const options = decodeOptions(RuleOptions, given, "llmRule")
   return fc.record(
     {
@@ -148,7 +204,9 @@ export const llmRule = (given: { readonly tools?: ReadonlyArray<OfferedTool> | u
         fc.constant("any" as const),
         fc.constantFrom("file", "read", "check").map((contains) => ({ contains })),
         words.map((lastUserMessage) => ({ lastUserMessage })),
-        ...(options.tools === undefined || options.tools.length === 0 ? [] : [fc.constantFrom(...options.tools.map((t) => t.name)).map((tool) => ({ tool }))])
+        ...(options.tools === undefined || options.tools.length === 0
+          ? []
+          : [fc.constantFrom(...options.tools.map((t) => t.name)).map((tool) => ({ tool }))])
       ),
       behaviour: llmScript(options).map((script) => ({ type: "respond" as const, ...script })),
       times: fc.integer({ min: 1, max: 5 })
@@ -188,31 +246,61 @@ const pathOf = fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => 
  * MCP tool's result are hostile with probability `hostile` (default `DEFAULT_HOSTILE`).
  */
 export const routeSpec = (
-  given: { readonly handlers?: ReadonlyArray<string> | undefined; readonly loopbackPort?: number | undefined; readonly hostile?: number | undefined } = {}
+  given: {
+    readonly handlers?: ReadonlyArray<string> | undefined
+    readonly loopbackPort?: number | undefined
+    readonly hostile?: number | undefined
+  } = {}
 ) => {
   const options = decodeOptions(RouteArbitraryOptions, given, "routeSpec")
   const text = textOf(options.hostile ?? DEFAULT_HOSTILE)
-  const remote = fc.tuple(fc.constantFrom("GET", "POST", "PUT", "DELETE"), hosts, pathOf).map(([method, host, path]) => `${method} https://${host}${path}`)
+  const remote = fc
+    .tuple(fc.constantFrom("GET", "POST", "PUT", "DELETE"), hosts, pathOf)
+    .map(([method, host, path]) => `${method} https://${host}${path}`)
   const data = fc.oneof(
     text.map((body) => ({ kind: "text" as const, body })),
-    fc.uint8Array({ maxLength: 64 }).map((bytes) => ({ kind: "bytes" as const, base64: Buffer.from(bytes).toString("base64") })),
+    fc
+      .uint8Array({ maxLength: 64 })
+      .map((bytes) => ({ kind: "bytes" as const, base64: Buffer.from(bytes).toString("base64") })),
     fc.constantFrom(200, 201, 204, 400, 404, 409, 500, 503).map((status) => ({ kind: "status" as const, status })),
-    fc.constantFrom(
-      { type: "object", required: ["id", "name"], properties: { id: { type: "integer", minimum: 1 }, name: { type: "string" } } },
-      { type: "array", maxItems: 5, items: { type: "string", format: "email" } },
-      { type: "object", properties: { ok: { type: "boolean" }, at: { type: "string", format: "date-time" } } }
-    ).map((jsonSchema) => ({ kind: "jsonSchema" as const, schema: { jsonSchema } })),
+    fc
+      .constantFrom(
+        {
+          type: "object",
+          required: ["id", "name"],
+          properties: { id: { type: "integer", minimum: 1 }, name: { type: "string" } }
+        },
+        { type: "array", maxItems: 5, items: { type: "string", format: "email" } },
+        { type: "object", properties: { ok: { type: "boolean" }, at: { type: "string", format: "date-time" } } }
+      )
+      .map((jsonSchema) => ({ kind: "jsonSchema" as const, schema: { jsonSchema } })),
     fc.constantFrom(...FAULTS).map((fault) => ({ kind: "fault" as const, fault })),
-    text.map((result) => ({ kind: "mcp" as const, server: { name: "generated", version: "1.0.0", tools: [{ name: "echo", inputSchema: { type: "object" }, result }] } })),
-    fc.array(
-      fc.record({ data: text, event: fc.constantFrom("message", "progress", "done"), id: fc.nat(999).map(String) }, { requiredKeys: ["data"] }),
-      { minLength: 1, maxLength: 5 }
-    ).map((events) => ({ kind: "sse" as const, events })),
-    fc.constantFrom(
-      "type Query { me: User, users(first: Int): [User!]! } type User { id: ID!, name: String!, email: String, role: Role } enum Role { ADMIN USER }",
-      "type Query { search(text: String!): [Hit!]! } union Hit = Page | Note type Page { url: String!, title: String } type Note { body: String!, createdAt: String }"
-    ).map((schema) => ({ kind: "graphql" as const, schema })),
-    ...(options.handlers === undefined || options.handlers.length === 0 ? [] : [fc.constantFrom(...options.handlers).map((name) => ({ kind: "handler" as const, name }))])
+    text.map((result) => ({
+      kind: "mcp" as const,
+      server: {
+        name: "generated",
+        version: "1.0.0",
+        tools: [{ name: "echo", inputSchema: { type: "object" }, result }]
+      }
+    })),
+    fc
+      .array(
+        fc.record(
+          { data: text, event: fc.constantFrom("message", "progress", "done"), id: fc.nat(999).map(String) },
+          { requiredKeys: ["data"] }
+        ),
+        { minLength: 1, maxLength: 5 }
+      )
+      .map((events) => ({ kind: "sse" as const, events })),
+    fc
+      .constantFrom(
+        "type Query { me: User, users(first: Int): [User!]! } type User { id: ID!, name: String!, email: String, role: Role } enum Role { ADMIN USER }",
+        "type Query { search(text: String!): [Hit!]! } union Hit = Page | Note type Page { url: String!, title: String } type Note { body: String!, createdAt: String }"
+      )
+      .map((schema) => ({ kind: "graphql" as const, schema })),
+    ...(options.handlers === undefined || options.handlers.length === 0
+      ? []
+      : [fc.constantFrom(...options.handlers).map((name) => ({ kind: "handler" as const, name }))])
   )
   const loopback = fc.tuple(fc.constantFrom("GET", "POST"), pathOf).map(([method, path]) => ({
     match: `${method} http://127.0.0.1:${options.loopbackPort ?? 3000}${path}`,

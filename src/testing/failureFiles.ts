@@ -140,7 +140,11 @@ export const PropertyFileData = Schema.Struct({
 export type FailureFileData = typeof ExploreFileData.Type | typeof PropertyFileData.Type
 
 /** A file that is not a failure file simnet wrote, or holds a value past its bounds: where, and why. */
-export class BadFailureFile extends Data.TaggedError("BadFailureFile")<{ readonly file: string; readonly path: string; readonly reason: string }> {
+export class BadFailureFile extends Data.TaggedError("BadFailureFile")<{
+  readonly file: string
+  readonly path: string
+  readonly reason: string
+}> {
   override get message(): string {
     return `${this.file}${this.path === "" ? "" : ` at ${this.path}`}: ${this.reason}`
   }
@@ -152,15 +156,28 @@ const readJson = (file: string): unknown => {
   try {
     fd = openSync(file, "r")
   } catch (cause) {
-    throw new BadFailureFile({ file, path: "", reason: `cannot be read (${cause instanceof Error ? cause.message : String(cause)})` })
+    throw new BadFailureFile({
+      file,
+      path: "",
+      reason: `cannot be read (${cause instanceof Error ? cause.message : String(cause)})`
+    })
   }
   try {
     const size = fstatSync(fd).size
-    if (size > B.bytes) throw new BadFailureFile({ file, path: "", reason: `is ${size} bytes, over the ${B.bytes} a failure file may hold` })
+    if (size > B.bytes)
+      throw new BadFailureFile({
+        file,
+        path: "",
+        reason: `is ${size} bytes, over the ${B.bytes} a failure file may hold`
+      })
     return JSON.parse(readFileSync(fd, "utf8")) as unknown
   } catch (cause) {
     if (cause instanceof BadFailureFile) throw cause
-    throw new BadFailureFile({ file, path: "", reason: `is not JSON (${cause instanceof Error ? cause.message : String(cause)})` })
+    throw new BadFailureFile({
+      file,
+      path: "",
+      reason: `is not JSON (${cause instanceof Error ? cause.message : String(cause)})`
+    })
   } finally {
     closeSync(fd)
   }
@@ -172,15 +189,23 @@ const KINDS = { "explore-failure/v1": ExploreFileData, "property-failure/v1": Pr
  * Reads a failure file of one of `kinds` (default both), decoded and bounded; `BadFailureFile`
  * naming the bad value's path otherwise.
  */
-export const readFailureFile = <K extends keyof typeof KINDS = keyof typeof KINDS>(file: string, kinds: ReadonlyArray<K> = Object.keys(KINDS) as Array<K>): (typeof KINDS)[K]["Type"] => {
+export const readFailureFile = <K extends keyof typeof KINDS = keyof typeof KINDS>(
+  file: string,
+  kinds: ReadonlyArray<K> = Object.keys(KINDS) as Array<K>
+): (typeof KINDS)[K]["Type"] => {
   const json = readJson(file)
   const tag = typeof json === "object" && json !== null ? (json as { readonly simnet?: unknown }).simnet : undefined
   const kind = kinds.find((k) => k === tag)
   if (kind === undefined) {
     const wrote = kinds.map((k) => (k === "explore-failure/v1" ? "simnet explore" : "simnet/testing's property"))
-    throw new BadFailureFile({ file, path: "simnet", reason: `is not a failing run ${wrote.join(" or ")} wrote (simnet: ${kinds.map((k) => JSON.stringify(k)).join(" or ")})` })
+    throw new BadFailureFile({
+      file,
+      path: "simnet",
+      reason: `is not a failing run ${wrote.join(" or ")} wrote (simnet: ${kinds.map((k) => JSON.stringify(k)).join(" or ")})`
+    })
   }
   const decoded = decodeAt(KINDS[kind] as Schema.Codec<unknown, unknown>, json, "")
-  if (Result.isFailure(decoded)) throw new BadFailureFile({ file, path: decoded.failure.path, reason: decoded.failure.message })
+  if (Result.isFailure(decoded))
+    throw new BadFailureFile({ file, path: decoded.failure.path, reason: decoded.failure.message })
   return decoded.success as (typeof KINDS)[K]["Type"]
 }

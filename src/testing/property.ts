@@ -46,7 +46,10 @@ export type ValuesOf<Arbitraries extends ReadonlyArray<fc.Arbitrary<unknown>>> =
 export const DEFAULT_CASE_TIMEOUT_MS = 10_000
 
 /** A case that did not settle within its `timeoutMs`: what was still pending, and why it may be. */
-export class CaseTimedOut extends Data.TaggedError("CaseTimedOut")<{ readonly timeoutMs: number; readonly pending: ReadonlyArray<string> }> {
+export class CaseTimedOut extends Data.TaggedError("CaseTimedOut")<{
+  readonly timeoutMs: number
+  readonly pending: ReadonlyArray<string>
+}> {
   override get message(): string {
     return `the case did not settle within ${this.timeoutMs} ms${this.pending.length === 0 ? "" : `; still pending:\n${this.pending.map((line) => `  - ${line}`).join("\n")}`}\n(a chaos "timeout" never answers: give the client a timeout of its own, or leave "timeout" out of the chaos faults)`
   }
@@ -54,9 +57,13 @@ export class CaseTimedOut extends Data.TaggedError("CaseTimedOut")<{ readonly ti
 
 /** What a network still has pending: requests with no answer yet (with the chaos that hit them) and model calls waiting. */
 const pendingOf = (network: NetworkHandle): Array<string> => [
-  ...network.log()
+  ...network
+    .log()
     .filter((record) => record.status === undefined && record.denial === undefined && !wasReset(record))
-    .map((record) => `${record.method} ${record.url}${record.chaos === undefined ? "" : ` (chaos: ${record.chaos.effect})`}${record.fault === undefined ? "" : ` (fault: ${record.fault})`}`),
+    .map(
+      (record) =>
+        `${record.method} ${record.url}${record.chaos === undefined ? "" : ` (chaos: ${record.chaos.effect})`}${record.fault === undefined ? "" : ` (fault: ${record.fault})`}`
+    ),
   ...network.llm.pending.map((call) => `model call ${call.id} waiting for its script or driver`)
 ]
 
@@ -78,15 +85,17 @@ export interface FailureFile {
 /** A value as JSON (functions and cycles as text), for the counterexample in the file. */
 const jsonable = (value: unknown): unknown => {
   const seen = new WeakSet<object>()
-  return JSON.parse(JSON.stringify(value, (_, v: unknown) => {
-    if (typeof v === "function") return `[function ${v.name || "anonymous"}]`
-    if (typeof v === "bigint") return `${v}n`
-    if (typeof v === "object" && v !== null) {
-      if (seen.has(v)) return "[cycle]"
-      seen.add(v)
-    }
-    return v
-  }) ?? "null")
+  return JSON.parse(
+    JSON.stringify(value, (_, v: unknown) => {
+      if (typeof v === "function") return `[function ${v.name || "anonymous"}]`
+      if (typeof v === "bigint") return `${v}n`
+      if (typeof v === "object" && v !== null) {
+        if (seen.has(v)) return "[cycle]"
+        seen.add(v)
+      }
+      return v
+    }) ?? "null"
+  )
 }
 
 const message = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error))
@@ -132,10 +141,13 @@ export const property = async <const Arbitraries extends ReadonlyArray<fc.Arbitr
   options: PropertyOptions<ValuesOf<Arbitraries>> = {}
 ): Promise<void> => {
   type Values = ValuesOf<Arbitraries>
-  const check = fc.asyncProperty(...(arbitraries as unknown as [fc.Arbitrary<unknown>]), async (...values: Array<unknown>) => {
-    const { failure } = await runCase(options, body, values as unknown as Values)
-    if (failure !== undefined) throw failure
-  })
+  const check = fc.asyncProperty(
+    ...(arbitraries as unknown as [fc.Arbitrary<unknown>]),
+    async (...values: Array<unknown>) => {
+      const { failure } = await runCase(options, body, values as unknown as Values)
+      if (failure !== undefined) throw failure
+    }
+  )
   const details = await fc.check(check, {
     numRuns: options.numRuns ?? 100,
     ...(options.seed === undefined ? {} : { seed: options.seed }),
@@ -144,8 +156,18 @@ export const property = async <const Arbitraries extends ReadonlyArray<fc.Arbitr
   if (!details.failed) return
   const values = (details.counterexample ?? []) as unknown as Values
   const again = await runCase(options, body, values)
-  const target = writeFailure(name, details.seed, details.counterexamplePath ?? undefined, values, again, details.errorInstance, options.failures)
-  const error = new Error(`${fc.defaultReportMessage(details)}\n\nThe shrunk case failed with: ${message(again.failure ?? details.errorInstance)}\n\nsimnet: the failing case is in ${target} (open it with: simnet show ${target})`)
+  const target = writeFailure(
+    name,
+    details.seed,
+    details.counterexamplePath ?? undefined,
+    values,
+    again,
+    details.errorInstance,
+    options.failures
+  )
+  const error = new Error(
+    `${fc.defaultReportMessage(details)}\n\nThe shrunk case failed with: ${message(again.failure ?? details.errorInstance)}\n\nsimnet: the failing case is in ${target} (open it with: simnet show ${target})`
+  )
   ;(error as Error & { file?: string }).file = target
   throw error
 }
@@ -189,16 +211,22 @@ const writeFailure = (
  * shrinking, the last one written is the smallest), then fails with the case's error, its
  * message naming the file.
  */
-export const onNetwork = <Values extends ReadonlyArray<unknown>>(
-  name: string,
-  body: (network: NetworkHandle, ...values: Values) => unknown,
-  options: Pick<PropertyOptions<Values>, "network" | "failures" | "timeoutMs"> = {}
-) =>
-(...values: Values): Effect.Effect<void, Error> =>
-  Effect.flatMap(Effect.promise(() => runCase(options, body, values)), (outcome) => {
-    if (outcome.failure === undefined) return Effect.void
-    const target = writeFailure(name, 0, undefined, values, outcome, outcome.failure, options.failures)
-    const error = new Error(`${message(outcome.failure)}\n\nsimnet: the failing case is in ${target} (open it with: simnet show ${target})`)
-    ;(error as Error & { file?: string }).file = target
-    return Effect.fail(error)
-  })
+export const onNetwork =
+  <Values extends ReadonlyArray<unknown>>(
+    name: string,
+    body: (network: NetworkHandle, ...values: Values) => unknown,
+    options: Pick<PropertyOptions<Values>, "network" | "failures" | "timeoutMs"> = {}
+  ) =>
+  (...values: Values): Effect.Effect<void, Error> =>
+    Effect.flatMap(
+      Effect.promise(() => runCase(options, body, values)),
+      (outcome) => {
+        if (outcome.failure === undefined) return Effect.void
+        const target = writeFailure(name, 0, undefined, values, outcome, outcome.failure, options.failures)
+        const error = new Error(
+          `${message(outcome.failure)}\n\nsimnet: the failing case is in ${target} (open it with: simnet show ${target})`
+        )
+        ;(error as Error & { file?: string }).file = target
+        return Effect.fail(error)
+      }
+    )

@@ -25,7 +25,10 @@ export interface VitestNetworkOptions extends NetworkOptions {
 const NAMED = 20
 
 /** The seed of a test: its `describe` blocks' names and its own, outermost first, joined by ` > `. */
-const seedOf = (task: { readonly name: string; readonly suite?: { readonly name: string; readonly suite?: unknown } | undefined }): string => {
+const seedOf = (task: {
+  readonly name: string
+  readonly suite?: { readonly name: string; readonly suite?: unknown } | undefined
+}): string => {
   const names: Array<string> = []
   let at: { readonly name: string; readonly suite?: unknown } | undefined = task
   while (at !== undefined && names.length < 64) {
@@ -44,11 +47,19 @@ const violation = (network: NetworkHandle, options: VitestNetworkOptions): Stric
   const refused = options.allowRefused === true ? [] : log.filter((record) => record.denial !== undefined)
   // The counters are exact past the log's bound; the records name the first refusals the log holds.
   const denied = options.allowRefused === true ? 0 : Effect.runSync(network.network.counters).denied
-  const unused = options.unused === "allow" ? [] : network.unused().filter((route) => options.unused === "all" || route.required === true).map((route) => route.id)
+  const unused =
+    options.unused === "allow"
+      ? []
+      : network
+          .unused()
+          .filter((route) => options.unused === "all" || route.required === true)
+          .map((route) => route.id)
   if (denied === 0 && unused.length === 0) return undefined
   return new StrictViolation({
     denied,
-    refused: refused.slice(0, NAMED).map((record) => ({ method: record.method, url: record.url, tag: record.denial ?? "" })),
+    refused: refused
+      .slice(0, NAMED)
+      .map((record) => ({ method: record.method, url: record.url, tag: record.denial ?? "" })),
     unused
   })
 }

@@ -33,7 +33,11 @@ const HEAD = [
 /** Sends the raw request to `port` and resolves when the answer's head is back. */
 const send = (port: number, path: string) =>
   new Promise<void>((resolve, reject) => {
-    const socket = net.connect(port, "127.0.0.1", () => socket.write(`POST ${path} HTTP/1.1\r\nHost: api.example.com\r\n${HEAD.join("\r\n")}\r\nConnection: close\r\n\r\n{}`))
+    const socket = net.connect(port, "127.0.0.1", () =>
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: api.example.com\r\n${HEAD.join("\r\n")}\r\nConnection: close\r\n\r\n{}`
+      )
+    )
     socket.on("data", () => resolve())
     socket.on("error", reject)
   })
@@ -50,15 +54,21 @@ describe("the Node door's request headers", () => {
     plain.close()
 
     let routeSees: Record<string, string> = {}
-    const network = await Effect.runPromise(SimulationNetwork.make({
-      routes: [Route.handler("POST https://api.example.com/echo", (req) => {
-        routeSees = Object.fromEntries(req.headers)
-        return new Response("ok")
-      })]
-    }))
+    const network = await Effect.runPromise(
+      SimulationNetwork.make({
+        routes: [
+          Route.handler("POST https://api.example.com/echo", (req) => {
+            routeSees = Object.fromEntries(req.headers)
+            return new Response("ok")
+          })
+        ]
+      })
+    )
     const scope = Effect.runSync(Scope.make())
     const context = await Effect.runPromise(Layer.buildWithScope(serveLayer(network, 0), scope))
-    const { port } = Effect.runSync(Effect.provide(Effect.service(HttpServer.HttpServer), Layer.succeedContext(context))).address as { readonly port: number }
+    const { port } = Effect.runSync(
+      Effect.provide(Effect.service(HttpServer.HttpServer), Layer.succeedContext(context))
+    ).address as { readonly port: number }
     await send(port, "/api.example.com/echo")
     await Effect.runPromise(Scope.close(scope, { _tag: "Success", value: undefined } as never))
 

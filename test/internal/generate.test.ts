@@ -24,9 +24,17 @@ const bodyAt = (schema: Schema.Top, seed: number, narrow?: Schema.Top): string =
   return result.success
 }
 
-const context = (seed: number): RespondContext => ({ identity: "r", seed, occurrence: 0, runSeed: 0, services: Context.empty(), run: (effect) => Effect.runPromise(effect) })
+const context = (seed: number): RespondContext => ({
+  identity: "r",
+  seed,
+  occurrence: 0,
+  runSeed: 0,
+  services: Context.empty(),
+  run: (effect) => Effect.runPromise(effect)
+})
 
-const hasLoneSurrogate = (text: string): boolean => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)
+const hasLoneSurrogate = (text: string): boolean =>
+  /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)
 
 describe("generation pipeline", () => {
   const Item = Schema.Struct({
@@ -78,7 +86,10 @@ describe("generation pipeline", () => {
     const Seconds = Schema.Number.pipe(
       Schema.decodeTo(
         Schema.Duration,
-        SchemaTransformation.transform({ decode: Duration.seconds, encode: (d: Duration.Duration) => Duration.toSeconds(d) })
+        SchemaTransformation.transform({
+          decode: Duration.seconds,
+          encode: (d: Duration.Duration) => Duration.toSeconds(d)
+        })
       )
     )
     const Token = Schema.Struct({ access_token: Schema.String, expires_in: Seconds, ttl: Schema.DurationFromMillis })
@@ -103,7 +114,10 @@ describe("generation pipeline", () => {
   })
 
   it("a narrowed schema whose values do not fit the production schema is rejected, naming the issue", () => {
-    const compiled = compile(Schema.Struct({ a: Schema.Int }), Schema.Struct({ a: Schema.Number.check(Schema.isBetween({ minimum: 0.1, maximum: 0.9 })) }))
+    const compiled = compile(
+      Schema.Struct({ a: Schema.Int }),
+      Schema.Struct({ a: Schema.Number.check(Schema.isBetween({ minimum: 0.1, maximum: 0.9 })) })
+    )
     expect(Result.isFailure(compiled)).toBe(true)
     if (Result.isFailure(compiled)) {
       expect(compiled.failure._tag).toBe("GeneratedValueRejected")
@@ -116,14 +130,18 @@ describe("generation pipeline", () => {
     // (One with no JSON codec either is refused at registration: test/json.transformations.test.ts.)
     const big = JSON.parse(bodyAt(Schema.Struct({ big: Schema.BigInt }), 1))
     expect(typeof big.big).toBe("string")
-    expect(typeof Schema.decodeUnknownSync(Schema.toCodecJson(Schema.Struct({ big: Schema.BigInt })))(big).big).toBe("bigint")
+    expect(typeof Schema.decodeUnknownSync(Schema.toCodecJson(Schema.Struct({ big: Schema.BigInt })))(big).big).toBe(
+      "bigint"
+    )
   })
 
   it("a declaration without an arbitrary fails at compile time, naming the schema path", () => {
     class Opaque {
       readonly x = 1
     }
-    const compiled = compile(Schema.Struct({ items: Schema.Array(Schema.Struct({ handle: Schema.instanceOf(Opaque) })) }))
+    const compiled = compile(
+      Schema.Struct({ items: Schema.Array(Schema.Struct({ handle: Schema.instanceOf(Opaque) })) })
+    )
     expect(Result.isFailure(compiled)).toBe(true)
     if (Result.isFailure(compiled)) {
       expect(compiled.failure._tag).toBe("InvalidRouteSpec")
@@ -135,9 +153,15 @@ describe("generation pipeline", () => {
     const never = Schema.String.check(Schema.makeFilter(() => false))
     const compiled = compile(Schema.Struct({ user: Schema.Struct({ name: never }) }))
     expect(Result.isFailure(compiled)).toBe(true)
-    if (Result.isFailure(compiled)) expect(compiled.failure).toMatchObject({ _tag: "InvalidRouteSpec", path: "$.user.name" })
-    const contradictory = compile(Schema.Struct({ n: Schema.Number.check(Schema.isBetween({ minimum: 5, maximum: 1 })) }))
-    expect(Result.isFailure(contradictory) && contradictory.failure).toMatchObject({ _tag: "InvalidRouteSpec", path: "$.n" })
+    if (Result.isFailure(compiled))
+      expect(compiled.failure).toMatchObject({ _tag: "InvalidRouteSpec", path: "$.user.name" })
+    const contradictory = compile(
+      Schema.Struct({ n: Schema.Number.check(Schema.isBetween({ minimum: 5, maximum: 1 })) })
+    )
+    expect(Result.isFailure(contradictory) && contradictory.failure).toMatchObject({
+      _tag: "InvalidRouteSpec",
+      path: "$.n"
+    })
   })
 })
 
@@ -146,7 +170,7 @@ describe("jsonSchemaResponder", () => {
   const request = makeSimRequest({ url: "https://api.example.com/account" })
 
   it.effect("answers with the body for the context's seed, status and headers", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const responder = jsonSchemaResponder(Account, { status: 201, headers: { "x-sim": "1" } }, "account")
       yield* responder.prepare
       const answer = responder.answer(request, context(42))
@@ -156,27 +180,30 @@ describe("jsonSchemaResponder", () => {
       const text = answer.body as string
       expect(text).toBe(yield* responder.regenerate(42))
       expect(Schema.decodeUnknownSync(Account)(JSON.parse(text)).id.length).toBeGreaterThan(0)
-    }))
+    })
+  )
 
   it.effect("a seed offset changes the values and regenerate reproduces them", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const plain = jsonSchemaResponder(Account, {}, "a")
       const shifted = jsonSchemaResponder(Account, { seedOffset: 7 }, "a")
       const bodies = yield* Effect.forEach([1, 2, 3, 4], (seed) => shifted.regenerate(seed))
       const plainBodies = yield* Effect.forEach([1, 2, 3, 4], (seed) => plain.regenerate(seed))
       expect(bodies).not.toEqual(plainBodies)
       expect(shifted.answer(request, context(3))).toMatchObject({ _tag: "Whole", body: bodies[2] })
-    }))
+    })
+  )
 
   it.effect("prepare fails at registration for a schema that cannot be generated", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const responder = jsonSchemaResponder(Schema.Struct({ n: Schema.Never }), {}, "broken")
       const exit = yield* Effect.exit(responder.prepare)
       expect(Exit.isFailure(exit)).toBe(true)
       const error = yield* Effect.flip(responder.prepare)
       expect(error._tag).toBe("InvalidRouteSpec")
       expect(error.message).toContain("broken")
-    }))
+    })
+  )
 })
 
 /** A small schema grammar: primitives, literals, nullables, optional fields, arrays, records, structs, unions. */
@@ -201,7 +228,10 @@ const schemaArbitrary: fc.Arbitrary<Schema.Top> = fc.letrec<{ schema: Schema.Top
     tie("schema").map((s) => Schema.NullOr(s as Schema.Codec<unknown, unknown>)),
     tie("schema").map((s) => Schema.Array(s as Schema.Codec<unknown, unknown>)),
     tie("schema").map((s) => Schema.Record(Schema.String, s as Schema.Codec<unknown, unknown>)),
-    fc.array(fc.tuple(fc.constantFrom("id", "name", "value", "items", "meta"), tie("schema"), fc.boolean()), { maxLength: 4 })
+    fc
+      .array(fc.tuple(fc.constantFrom("id", "name", "value", "items", "meta"), tie("schema"), fc.boolean()), {
+        maxLength: 4
+      })
       .map((fields) =>
         Schema.Struct(
           Object.fromEntries(
@@ -209,7 +239,9 @@ const schemaArbitrary: fc.Arbitrary<Schema.Top> = fc.letrec<{ schema: Schema.Top
           ) as Record<string, Schema.Codec<unknown, unknown>>
         )
       ),
-    fc.tuple(tie("schema"), tie("schema")).map(([a, b]) => Schema.Union([a as Schema.Codec<unknown, unknown>, b as Schema.Codec<unknown, unknown>]))
+    fc
+      .tuple(tie("schema"), tie("schema"))
+      .map(([a, b]) => Schema.Union([a as Schema.Codec<unknown, unknown>, b as Schema.Codec<unknown, unknown>]))
   )
 })).schema
 
@@ -223,7 +255,9 @@ describe("properties", () => {
         const body = compiled.success.generate(seed)
         expect(Result.isSuccess(body)).toBe(true)
         if (Result.isFailure(body)) return
-        expect(() => Schema.decodeUnknownSync(schema as Schema.Codec<unknown, unknown>)(JSON.parse(body.success))).not.toThrow()
+        expect(() =>
+          Schema.decodeUnknownSync(schema as Schema.Codec<unknown, unknown>)(JSON.parse(body.success))
+        ).not.toThrow()
         expect(Result.getOrThrow(compiled.success.generate(seed))).toBe(body.success)
         const recompiled = compile(schema)
         expect(Result.isSuccess(recompiled) && Result.getOrThrow(recompiled.success.generate(seed))).toBe(body.success)
@@ -245,7 +279,9 @@ interface PropertyRequest {
 const requestArbitrary: fc.Arbitrary<PropertyRequest> = fc.record({
   method: fc.constantFrom("GET" as const, "POST" as const, "PUT" as const),
   id: fc.stringMatching(/^[a-z0-9-]{1,12}$/),
-  query: fc.array(fc.tuple(fc.constantFrom("page", "q", "sort", "limit"), fc.string({ maxLength: 6 })), { maxLength: 3 }),
+  query: fc.array(fc.tuple(fc.constantFrom("page", "q", "sort", "limit"), fc.string({ maxLength: 6 })), {
+    maxLength: 3
+  }),
   body: fc.jsonValue({ maxDepth: 2 })
 })
 
@@ -255,14 +291,19 @@ const urlOf = (request: PropertyRequest): string => {
   return url.href
 }
 
-const bodyOf = (request: PropertyRequest): string | undefined => (request.method === "GET" ? undefined : JSON.stringify(request.body))
+const bodyOf = (request: PropertyRequest): string | undefined =>
+  request.method === "GET" ? undefined : JSON.stringify(request.body)
 
 const reverseKeys = (value: unknown): unknown =>
   Array.isArray(value)
     ? value.map(reverseKeys)
     : typeof value === "object" && value !== null
-    ? Object.fromEntries(Object.entries(value).reverse().map(([key, item]) => [key, reverseKeys(item)]))
-    : value
+      ? Object.fromEntries(
+          Object.entries(value)
+            .reverse()
+            .map(([key, item]) => [key, reverseKeys(item)])
+        )
+      : value
 
 /**
  * The same request as the canonical key sees it, written differently: query parameters in another
@@ -275,7 +316,10 @@ const rewritten = (request: PropertyRequest): PropertyRequest => ({
 })
 
 /** Sends the request through the network's `fetch`; the status and the body bytes. */
-const viaFetch = async (network: SimulationNetworkApi, request: PropertyRequest): Promise<readonly [number, string]> => {
+const viaFetch = async (
+  network: SimulationNetworkApi,
+  request: PropertyRequest
+): Promise<readonly [number, string]> => {
   const body = bodyOf(request)
   const response = await network.fetch(urlOf(request), {
     method: request.method,
@@ -289,9 +333,9 @@ const viaHttpClient = (network: SimulationNetworkApi, request: PropertyRequest):
   const body = bodyOf(request)
   const base = HttpClientRequest.make(request.method)(urlOf(request))
   return Effect.runPromise(
-    network.httpClient.execute(body === undefined ? base : HttpClientRequest.bodyText(base, body, "application/json")).pipe(
-      Effect.flatMap((response) => Effect.map(response.text, (text) => [response.status, text] as const))
-    )
+    network.httpClient
+      .execute(body === undefined ? base : HttpClientRequest.bodyText(base, body, "application/json"))
+      .pipe(Effect.flatMap((response) => Effect.map(response.text, (text) => [response.status, text] as const)))
   )
 }
 
@@ -317,7 +361,9 @@ describe("served-body properties", () => {
           const [status, body] = await viaFetch(quiet, request)
           expect(status).toBe(200)
           const same = rewritten(request)
-          const [busyStatus, busyBody] = throughHttpClient ? await viaHttpClient(busy, same) : await viaFetch(busy, same)
+          const [busyStatus, busyBody] = throughHttpClient
+            ? await viaHttpClient(busy, same)
+            : await viaFetch(busy, same)
           expect(busyStatus).toBe(200)
           expect(busyBody).toBe(body)
           expect(Exit.isSuccess(Schema.decodeUnknownExit(codec)(JSON.parse(body)))).toBe(true)

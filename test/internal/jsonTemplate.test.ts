@@ -18,7 +18,7 @@ const kept = fc.letrec((tie) => ({
 
 const leaf = fc.oneof(
   fc.string({ unit: "binary" }),
-  fc.string({ unit: fc.constantFrom("\"", "\\", "\u0000", "\u001f", "a", "\u2028", "\ud800", "\udc00", "\u{1F600}") }),
+  fc.string({ unit: fc.constantFrom('"', "\\", "\u0000", "\u001f", "a", "\u2028", "\ud800", "\udc00", "\u{1F600}") }),
   fc.double(),
   fc.integer(),
   fc.constantFrom(-0, 1e21, 1e-7, true, false, null)
@@ -34,13 +34,18 @@ const shape = (fixed: unknown, order: ReadonlyArray<number>) => (holes: Readonly
 describe("JsonTemplate", () => {
   it("writes what JSON.stringify writes of the value with each leaf in its hole", () => {
     fc.assert(
-      fc.property(kept, fc.tuple(leaf, leaf, leaf), fc.constantFrom([0, 1, 2], [2, 0, 1], [1, 2, 0]), (fixed, leaves, order) => {
-        const build = shape(fixed, order)
-        const template = JsonTemplate.of(3, build)
-        // A kept value that holds a marker's own text makes no template; fast-check's strings do not.
-        expect(template).toBeDefined()
-        expect(template!.fill(leaves).text).toBe(JSON.stringify(build(leaves)))
-      }),
+      fc.property(
+        kept,
+        fc.tuple(leaf, leaf, leaf),
+        fc.constantFrom([0, 1, 2], [2, 0, 1], [1, 2, 0]),
+        (fixed, leaves, order) => {
+          const build = shape(fixed, order)
+          const template = JsonTemplate.of(3, build)
+          // A kept value that holds a marker's own text makes no template; fast-check's strings do not.
+          expect(template).toBeDefined()
+          expect(template!.fill(leaves).text).toBe(JSON.stringify(build(leaves)))
+        }
+      ),
       { numRuns: 2_000 }
     )
   })
@@ -60,12 +65,12 @@ describe("JsonTemplate", () => {
       made++
       return { id, text: key.text }
     })
-    const key = { text: "a \"quoted\" word" }
+    const key = { text: 'a "quoted" word' }
     // The first time: no template (a value written once costs none); the caller writes it whole.
     expect(templates.of(key)).toBeUndefined()
     expect(made).toBe(0)
-    expect(templates.of(key)?.fill([7]).text).toBe("{\"id\":7,\"text\":\"a \\\"quoted\\\" word\"}")
-    expect(templates.of(key)?.fill(["x"]).text).toBe("{\"id\":\"x\",\"text\":\"a \\\"quoted\\\" word\"}")
+    expect(templates.of(key)?.fill([7]).text).toBe('{"id":7,"text":"a \\"quoted\\" word"}')
+    expect(templates.of(key)?.fill(["x"]).text).toBe('{"id":"x","text":"a \\"quoted\\" word"}')
     expect(made).toBe(1)
     // A key whose value makes none is asked for again without a second try.
     const marked = { text: "\u0000simnet-hole-0\u0000" }
@@ -75,8 +80,8 @@ describe("JsonTemplate", () => {
 
   it("a JsonText is written as the value it stands for, by JsonText.of and by JSON.stringify", () => {
     const text = JsonTemplate.of(1, ([n]) => ({ n, list: [1, "two"] }))!.fill([3])
-    expect(JsonText.of(text)).toBe("{\"n\":3,\"list\":[1,\"two\"]}")
-    expect(JSON.stringify({ answer: text })).toBe("{\"answer\":{\"n\":3,\"list\":[1,\"two\"]}}")
-    expect(JsonText.of({ plain: true })).toBe("{\"plain\":true}")
+    expect(JsonText.of(text)).toBe('{"n":3,"list":[1,"two"]}')
+    expect(JSON.stringify({ answer: text })).toBe('{"answer":{"n":3,"list":[1,"two"]}}')
+    expect(JsonText.of({ plain: true })).toBe('{"plain":true}')
   })
 })

@@ -7,7 +7,10 @@ import { describe, expect, it } from "vitest"
 import { compileServer } from "../../src/mcp-route/definitions.ts"
 import { MAX_SESSIONS, McpServerState } from "../../src/mcp-route/state.ts"
 
-const state = () => new McpServerState(Result.getOrThrow(compileServer({ name: "s", version: "1", tools: [{ name: "echo", result: "x" }] })))
+const state = () =>
+  new McpServerState(
+    Result.getOrThrow(compileServer({ name: "s", version: "1", tools: [{ name: "echo", result: "x" }] }))
+  )
 
 describe("an MCP server's state", () => {
   it("keeps at most MAX_SESSIONS sessions: opening one more ends the oldest, which is then unknown", () => {

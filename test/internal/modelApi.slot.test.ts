@@ -15,12 +15,30 @@ import { join } from "node:path"
 import { Effect, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { SimulationNetwork } from "simnet"
-import { dataFrame, eventData, type ModelFamily, type ModelWire, modelApi, type Part, readWith, requestKeyOf, type StreamWriter, truncatedFrame } from "simnet/models"
+import {
+  dataFrame,
+  eventData,
+  type ModelFamily,
+  type ModelWire,
+  modelApi,
+  type Part,
+  readWith,
+  requestKeyOf,
+  type StreamWriter,
+  truncatedFrame
+} from "simnet/models"
 
 const BASE = "https://api.echo.test"
-const EchoRequest = Schema.Struct({ model: Schema.String, input: Schema.String, tools: Schema.optional(Schema.Array(Schema.String)), stream: Schema.optional(Schema.Boolean) })
-const textOf = (parts: ReadonlyArray<Part>): string => parts.map((part) => (part.kind === "text" ? part.text : "")).join("")
-const callsOf = (parts: ReadonlyArray<Part>) => parts.flatMap((part) => (part.kind === "toolCall" ? [{ name: part.name, args: part.fragments.join("") }] : []))
+const EchoRequest = Schema.Struct({
+  model: Schema.String,
+  input: Schema.String,
+  tools: Schema.optional(Schema.Array(Schema.String)),
+  stream: Schema.optional(Schema.Boolean)
+})
+const textOf = (parts: ReadonlyArray<Part>): string =>
+  parts.map((part) => (part.kind === "text" ? part.text : "")).join("")
+const callsOf = (parts: ReadonlyArray<Part>) =>
+  parts.flatMap((part) => (part.kind === "toolCall" ? [{ name: part.name, args: part.fragments.join("") }] : []))
 
 /** A made-up model API, "echo": `POST {base}/v1/generate` with `{ model, input, tools?, stream? }`. */
 const echoWire: ModelWire = {
@@ -39,7 +57,12 @@ const echoWire: ModelWire = {
   })),
   writer: (): StreamWriter => ({
     open: () => [],
-    content: (part) => (part.kind === "text" ? [dataFrame({ delta: part.text })] : part.kind === "toolCall" ? [dataFrame({ call: part.name, args: part.fragments.join("") })] : []),
+    content: (part) =>
+      part.kind === "text"
+        ? [dataFrame({ delta: part.text })]
+        : part.kind === "toolCall"
+          ? [dataFrame({ call: part.name, args: part.fragments.join("") })]
+          : [],
     error: (message) => [dataFrame({ error: message })],
     chunk: (value) => dataFrame(value),
     finish: (finish, usage) => [dataFrame({ finish, usage })],
@@ -50,9 +73,19 @@ const echoWire: ModelWire = {
   readBack: (text, streamed) => {
     const events = streamed ? eventData(text) : [JSON.parse(text) as Record<string, any>]
     const output = events.map((event) => event.delta ?? event.output ?? "").join("")
-    const calls = events.flatMap((event) => [...(event.call === undefined ? [] : [{ name: event.call, args: event.args }]), ...(event.calls ?? [])])
+    const calls = events.flatMap((event) => [
+      ...(event.call === undefined ? [] : [{ name: event.call, args: event.args }]),
+      ...(event.calls ?? [])
+    ])
     return {
-      actions: [...(output === "" ? [] : [{ type: "text" as const, content: output }]), ...calls.map((call) => ({ type: "tool_call" as const, name: String(call.name), input: JSON.parse(String(call.args)) }))],
+      actions: [
+        ...(output === "" ? [] : [{ type: "text" as const, content: output }]),
+        ...calls.map((call) => ({
+          type: "tool_call" as const,
+          name: String(call.name),
+          input: JSON.parse(String(call.args))
+        }))
+      ],
       finish: calls.length > 0 ? "tool-calls" : "stop",
       usage: events.find((event) => event.usage !== undefined)?.usage
     }
@@ -63,18 +96,26 @@ const echoFamily: ModelFamily = {
   name: "echo",
   apis: [echoWire],
   routes: (spec) =>
-    modelApi("echo", BASE, spec.baseUrl, [{ name: "generate", method: "POST", path: "/v1/generate", endpoint: "generate", wire: echoWire }])
+    modelApi("echo", BASE, spec.baseUrl, [
+      { name: "generate", method: "POST", path: "/v1/generate", endpoint: "generate", wire: echoWire }
+    ])
 }
 
 const generate = (fetch: typeof globalThis.fetch, body: Record<string, unknown>, base = BASE) =>
-  fetch(`${base}/v1/generate`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "echo-1", ...body }) })
+  fetch(`${base}/v1/generate`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "echo-1", ...body })
+  })
 
 describe("a model API added in a test file", () => {
   it("is not simnet's own: a network not given it refuses the family, naming the ones it knows", async () => {
     const network = await SimulationNetwork.start()
     const refused = await network.registerSpec({ family: "echo" }).catch((error: unknown) => error)
     expect(refused).toMatchObject({ _tag: "InvalidRouteSpec", path: "family" })
-    expect((refused as Error).message).toMatch(/unknown family "echo"; known families: a2a, account, ag-ui, anthropic, .*gemini.*openai/)
+    expect((refused as Error).message).toMatch(
+      /unknown family "echo"; known families: a2a, account, ag-ui, anthropic, .*gemini.*openai/
+    )
     await network.close()
   })
 
@@ -83,7 +124,10 @@ describe("a model API added in a test file", () => {
     await network.registerSpec({ family: "echo" })
     expect(network.routes().map((route) => route.id)).toEqual(["echo.generate"])
     network.llm.enqueue({ steps: [[{ type: "text", content: "Hello from the queue." }]] })
-    network.llm.rule({ lastUserMessage: "weather?" }, { type: "respond", steps: [[{ type: "tool_call", name: "weather", input: { city: "Paris" } }]] })
+    network.llm.rule(
+      { lastUserMessage: "weather?" },
+      { type: "respond", steps: [[{ type: "tool_call", name: "weather", input: { city: "Paris" } }]] }
+    )
 
     const whole = await generate(network.fetch, { input: "hi" })
     expect(whole.status).toBe(200)
@@ -108,22 +152,40 @@ describe("a model API added in a test file", () => {
       ["echo.generate", "refused"],
       ["echo.generate", "invalid-request"]
     ])
-    expect(network.log().map((record) => record.route?.id)).toEqual(["echo.generate", "echo.generate", "echo.generate", "echo.generate"])
+    expect(network.log().map((record) => record.route?.id)).toEqual([
+      "echo.generate",
+      "echo.generate",
+      "echo.generate",
+      "echo.generate"
+    ])
 
     const state = JSON.parse(JSON.stringify(Effect.runSync(network.network.state)))
     const again = await SimulationNetwork.start({ models: [echoFamily] })
     await Effect.runPromise(again.network.restore(state))
     expect(again.routes().map((route) => route.id)).toEqual(["echo.generate"])
-    expect(again.llm.log.map((entry) => entry.api)).toEqual(["echo.generate", "echo.generate", "echo.generate", "echo.generate"])
+    expect(again.llm.log.map((entry) => entry.api)).toEqual([
+      "echo.generate",
+      "echo.generate",
+      "echo.generate",
+      "echo.generate"
+    ])
     await Promise.all([network.close(), again.close()])
   })
 
   it("is loaded from a fixture that names its family", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "simnet-echo-")), "echo.json")
-    writeFileSync(file, JSON.stringify({ routes: [{ family: "echo", baseUrl: "https://echo.internal" }], llm: [{ steps: [[{ type: "text", content: "From the fixture." }]] }] }))
+    writeFileSync(
+      file,
+      JSON.stringify({
+        routes: [{ family: "echo", baseUrl: "https://echo.internal" }],
+        llm: [{ steps: [[{ type: "text", content: "From the fixture." }]] }]
+      })
+    )
     const network = await SimulationNetwork.start({ fixture: file, models: [echoFamily] })
     expect(network.routes().map((route) => route.id)).toEqual(["echo.generate https://echo.internal"])
-    expect(await (await generate(network.fetch, { input: "hi" }, "https://echo.internal")).json()).toMatchObject({ output: "From the fixture." })
+    expect(await (await generate(network.fetch, { input: "hi" }, "https://echo.internal")).json()).toMatchObject({
+      output: "From the fixture."
+    })
     await network.close()
   })
 
@@ -135,17 +197,31 @@ describe("a model API added in a test file", () => {
         const body = JSON.parse(raw) as { input: string; stream?: boolean }
         if (body.stream === true) {
           res.writeHead(200, { "content-type": "text/event-stream" })
-          res.end(dataFrame({ delta: "Recorded, " }) + dataFrame({ delta: "streamed." }) + dataFrame({ finish: "stop", usage: { inputTokens: 2, outputTokens: 2, totalTokens: 4 } }))
+          res.end(
+            dataFrame({ delta: "Recorded, " }) +
+              dataFrame({ delta: "streamed." }) +
+              dataFrame({ finish: "stop", usage: { inputTokens: 2, outputTokens: 2, totalTokens: 4 } })
+          )
           return
         }
         res.writeHead(200, { "content-type": "application/json" })
-        res.end(JSON.stringify({ output: `Recorded: ${body.input}`, calls: [], finish: "stop", usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } }))
+        res.end(
+          JSON.stringify({
+            output: `Recorded: ${body.input}`,
+            calls: [],
+            finish: "stop",
+            usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 }
+          })
+        )
       })
     })
     upstream.listen(0, "127.0.0.1")
     await once(upstream, "listening")
     const port = (upstream.address() as { port: number }).port
-    const live = await SimulationNetwork.start({ models: [echoFamily], record: { upstream: { "api.echo.test": `http://127.0.0.1:${port}` } } })
+    const live = await SimulationNetwork.start({
+      models: [echoFamily],
+      record: { upstream: { "api.echo.test": `http://127.0.0.1:${port}` } }
+    })
     expect(await (await generate(live.fetch, { input: "first" })).json()).toMatchObject({ output: "Recorded: first" })
     await (await generate(live.fetch, { input: "second", stream: true })).text()
     const recording = live.recording()
@@ -153,13 +229,26 @@ describe("a model API added in a test file", () => {
     upstream.close()
     expect(recording.routes).toEqual([{ family: "echo" }])
     expect(recording.llm?.rules).toMatchObject([
-      { match: { lastUserMessage: "first", toolResult: false }, behaviour: { type: "respond", steps: [[{ type: "text", content: "Recorded: first" }]], usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } } },
-      { match: { lastUserMessage: "second", toolResult: false }, behaviour: { type: "respond", steps: [[{ type: "text", content: "Recorded, streamed." }]] } }
+      {
+        match: { lastUserMessage: "first", toolResult: false },
+        behaviour: {
+          type: "respond",
+          steps: [[{ type: "text", content: "Recorded: first" }]],
+          usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 }
+        }
+      },
+      {
+        match: { lastUserMessage: "second", toolResult: false },
+        behaviour: { type: "respond", steps: [[{ type: "text", content: "Recorded, streamed." }]] }
+      }
     ])
 
     const replay = await SimulationNetwork.start({ models: [echoFamily], llmRules: recording.llm?.rules })
     await replay.registerSpec(recording.routes)
-    expect(await (await generate(replay.fetch, { input: "first" })).json()).toMatchObject({ output: "Recorded: first", usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } })
+    expect(await (await generate(replay.fetch, { input: "first" })).json()).toMatchObject({
+      output: "Recorded: first",
+      usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 }
+    })
     const frames = eventData(await (await generate(replay.fetch, { input: "second", stream: true })).text())
     expect(frames.map((frame) => frame.delta ?? "").join("")).toBe("Recorded, streamed.")
     expect(replay.llm.log.map((entry) => entry.api)).toEqual(["echo.generate", "echo.generate"])

@@ -17,8 +17,19 @@ import { modelAnswerer, modelResponder } from "../../src/models/wire/call.ts"
 
 const URL_ = "https://api.openai.com/v1/chat/completions"
 const ask = (content: string, extra: Record<string, unknown> = {}) =>
-  makeSimRequest({ method: "POST", url: URL_, headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content }], ...extra }) })
-const notACall = () => makeSimRequest({ method: "POST", url: URL_, headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-4o", messages: "hello" }) })
+  makeSimRequest({
+    method: "POST",
+    url: URL_,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content }], ...extra })
+  })
+const notACall = () =>
+  makeSimRequest({
+    method: "POST",
+    url: URL_,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "gpt-4o", messages: "hello" })
+  })
 
 /** The context a network's engine gives a model route: its provider, and its clock when `now` is given. */
 const contextOf = (llm: SimulatedProviderApi, now?: number): RespondContext => ({
@@ -64,12 +75,20 @@ describe("one path for a model call", () => {
     const refused = await read(settledOf(answer(ask("again", { stream: true }), context)))
     expect(refused.status).toBe(422)
     expect(JSON.parse(refused.body)).toMatchObject({ error: { code: "NoScriptQueued" } })
-    expect(llm.log.map((entry) => [entry.outcome, entry.at])).toEqual([["answer", 1_000], ["invalid-request", 1_000], ["refused", 1_000]])
+    expect(llm.log.map((entry) => [entry.outcome, entry.at])).toEqual([
+      ["answer", 1_000],
+      ["invalid-request", 1_000],
+      ["refused", 1_000]
+    ])
   })
 
   it("what waits (a rule's latency) is the Effect of the answer, and a context with no engine's clock goes through the Clock", async () => {
     const llm = SimulatedProvider.make()
-    llm.rule({ lastUserMessage: "slow" }, { type: "respond", steps: [[{ type: "text", content: "late" }]] }, { latency: "1 second" })
+    llm.rule(
+      { lastUserMessage: "slow" },
+      { type: "respond", steps: [[{ type: "text", content: "late" }]] },
+      { latency: "1 second" }
+    )
     expect(modelAnswerer(chatWire)(ask("slow"), contextOf(llm, 1_000))._tag).toBe("Pending")
     expect(modelAnswerer(chatWire)(ask("hi"), contextOf(scripted()))._tag).toBe("Pending")
     const none = { ...contextOf(llm, 1_000), services: Context.empty() as Context.Context<never> }
@@ -77,17 +96,30 @@ describe("one path for a model call", () => {
     expect(missing).toMatchObject({ _tag: "RouteFailed", reason: "service" })
   })
 
-  it.effect("the Effect path is the same call at the Clock's time: the same bytes as the route's answer, logged at that time", () =>
-    Effect.gen(function*() {
-      yield* TestClock.setTime(5_000)
-      const [viaAnswer, viaEffect] = [scripted(), scripted()]
-      const requests = [() => ask("hi"), notACall, () => ask("again")]
-      for (const request of requests) {
-        const had = yield* Effect.promise(() => read(settledOf(modelAnswerer(chatWire)(request(), contextOf(viaAnswer, 5_000)))))
-        const effected = yield* modelResponder(chatWire)(request(), contextOf(viaEffect))
-        expect(yield* Effect.promise(() => read(effected instanceof Response ? { _tag: "Streamed", response: effected } : effected))).toEqual(had)
-      }
-      expect(viaEffect.log.map((entry) => [entry.outcome, entry.at])).toEqual([["answer", 5_000], ["invalid-request", 5_000], ["refused", 5_000]])
-      expect(viaEffect.log.map((entry) => entry.outcome)).toEqual(viaAnswer.log.map((entry) => entry.outcome))
-    }))
+  it.effect(
+    "the Effect path is the same call at the Clock's time: the same bytes as the route's answer, logged at that time",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(5_000)
+        const [viaAnswer, viaEffect] = [scripted(), scripted()]
+        const requests = [() => ask("hi"), notACall, () => ask("again")]
+        for (const request of requests) {
+          const had = yield* Effect.promise(() =>
+            read(settledOf(modelAnswerer(chatWire)(request(), contextOf(viaAnswer, 5_000))))
+          )
+          const effected = yield* modelResponder(chatWire)(request(), contextOf(viaEffect))
+          expect(
+            yield* Effect.promise(() =>
+              read(effected instanceof Response ? { _tag: "Streamed", response: effected } : effected)
+            )
+          ).toEqual(had)
+        }
+        expect(viaEffect.log.map((entry) => [entry.outcome, entry.at])).toEqual([
+          ["answer", 5_000],
+          ["invalid-request", 5_000],
+          ["refused", 5_000]
+        ])
+        expect(viaEffect.log.map((entry) => entry.outcome)).toEqual(viaAnswer.log.map((entry) => entry.outcome))
+      })
+  )
 })

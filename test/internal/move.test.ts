@@ -27,7 +27,10 @@ describe("scripts/move.ts", () => {
     git("init", "-q")
     write("map.json", JSON.stringify({ "src/core/a.ts": "src/registry/a.ts", "src/kinds/b.ts": "src/routes/b/b.ts" }))
     write("src/core/a.ts", `export const a = 1\n`)
-    write("src/kinds/b.ts", `import { a } from "../core/a.ts"\nexport type A = typeof import("../core/a.ts")\nexport * as Core from "../core/a.ts"\nexport const b = a // see core/a.ts\n`)
+    write(
+      "src/kinds/b.ts",
+      `import { a } from "../core/a.ts"\nexport type A = typeof import("../core/a.ts")\nexport * as Core from "../core/a.ts"\nexport const b = a // see core/a.ts\n`
+    )
     write("test/b.test.ts", `import { b } from "../src/kinds/b.ts"\nconst where = "/kinds/b."\n`)
     write("docs/x.md", "The answer is in `src/core/a.ts`; `src/core/ab.ts` is another file.\n")
     git("add", ".")
@@ -35,9 +38,17 @@ describe("scripts/move.ts", () => {
 
     run()
     // Moved by git: the index has the new paths, and the old ones are gone from it and from the disk.
-    expect(git("ls-files").trim().split("\n")).toEqual(["docs/x.md", "map.json", "src/registry/a.ts", "src/routes/b/b.ts", "test/b.test.ts"])
+    expect(git("ls-files").trim().split("\n")).toEqual([
+      "docs/x.md",
+      "map.json",
+      "src/registry/a.ts",
+      "src/routes/b/b.ts",
+      "test/b.test.ts"
+    ])
     expect(fs.existsSync(path.join(repo, "src/core")) || fs.existsSync(path.join(repo, "src/kinds"))).toBe(false)
-    expect(read("src/routes/b/b.ts")).toBe(`import { a } from "../../registry/a.ts"\nexport type A = typeof import("../../registry/a.ts")\nexport * as Core from "../../registry/a.ts"\nexport const b = a // see registry/a.ts\n`)
+    expect(read("src/routes/b/b.ts")).toBe(
+      `import { a } from "../../registry/a.ts"\nexport type A = typeof import("../../registry/a.ts")\nexport * as Core from "../../registry/a.ts"\nexport const b = a // see registry/a.ts\n`
+    )
     expect(read("test/b.test.ts")).toBe(`import { b } from "../src/routes/b/b.ts"\nconst where = "/routes/b/b."\n`)
     expect(read("docs/x.md")).toBe("The answer is in `src/registry/a.ts`; `src/core/ab.ts` is another file.\n")
 
@@ -49,13 +60,18 @@ describe("scripts/move.ts", () => {
   it("places a file made later by the rules, and mends one written for its old place", () => {
     git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "moved")
     // As a branch that made these before the restructure has them after merging it.
-    write("src/kinds/c.ts", `import { a } from "../core/a.ts"\nimport { b } from "./b.ts"\nexport const c = make("c")\n`)
+    write(
+      "src/kinds/c.ts",
+      `import { a } from "../core/a.ts"\nimport { b } from "./b.ts"\nexport const c = make("c")\n`
+    )
     write("src/routes/b/b.ts", `${read("src/routes/b/b.ts")}import "../core/a.ts"\n`)
     write("docs/y.md", "Route c lives in `src/kinds/c.ts`.\n")
     git("add", ".")
 
     expect(run()).toContain("src/kinds/c.ts -> src/routes/c/c.ts   (by a rule: check it)")
-    expect(read("src/routes/c/c.ts")).toBe(`import { a } from "../../registry/a.ts"\nimport { b } from "../b/b.ts"\nexport const c = make("c")\n`)
+    expect(read("src/routes/c/c.ts")).toBe(
+      `import { a } from "../../registry/a.ts"\nimport { b } from "../b/b.ts"\nexport const c = make("c")\n`
+    )
     expect(read("src/routes/b/b.ts")).toContain(`\nimport "../../registry/a.ts"\n`)
     expect(read("docs/y.md")).toBe("Route c lives in `src/routes/c/c.ts`.\n")
 

@@ -13,8 +13,11 @@ const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta
 
 /** This machine's system Node, when it is too old for simnet (Node 20 on the development machine). */
 const older = ((): { readonly system: string; readonly version: string } | undefined => {
-  const system = spawnSync("bash", ["-lc", "command -v /usr/bin/node || command -v /usr/local/bin/node"], { encoding: "utf8" }).stdout.trim()
-  const version = system === "" ? "" : execFileSync(system, ["-p", "process.versions.node"], { encoding: "utf8" }).trim()
+  const system = spawnSync("bash", ["-lc", "command -v /usr/bin/node || command -v /usr/local/bin/node"], {
+    encoding: "utf8"
+  }).stdout.trim()
+  const version =
+    system === "" ? "" : execFileSync(system, ["-p", "process.versions.node"], { encoding: "utf8" }).trim()
   return version === "" || nodeProblem(version) === undefined ? undefined : { system, version }
 })()
 
@@ -30,10 +33,15 @@ describe("the Node version simnet needs", () => {
     expect(nodeProblem("24.0.0")).toBeUndefined()
   })
 
-  it.skipIf(older === undefined)(`an older system Node gets the same one line from the command as the library's message${older === undefined ? " (skipped: no system Node older than 22.19 here)" : ""}`, () => {
-    const { system, version } = older!
-    const run = spawnSync(system, [new URL("../../bin/simnet.js", import.meta.url).pathname, "--help"], { encoding: "utf8" })
-    expect(run.status).toBe(1)
-    expect(run.stderr.trim()).toBe(nodeProblem(version))
-  })
+  it.skipIf(older === undefined)(
+    `an older system Node gets the same one line from the command as the library's message${older === undefined ? " (skipped: no system Node older than 22.19 here)" : ""}`,
+    () => {
+      const { system, version } = older!
+      const run = spawnSync(system, [new URL("../../bin/simnet.js", import.meta.url).pathname, "--help"], {
+        encoding: "utf8"
+      })
+      expect(run.status).toBe(1)
+      expect(run.stderr.trim()).toBe(nodeProblem(version))
+    }
+  )
 })

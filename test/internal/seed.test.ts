@@ -41,8 +41,9 @@ describe("seed", () => {
     const a = requestKey(makeSimRequest({ method: "post", url: "https://h.test/p?b=2&a=1", body: `{"x":1,"y":2}` }))
     const b = requestKey(makeSimRequest({ method: "POST", url: "https://h.test/p?a=1&b=2", body: `{"y":2,"x":1}` }))
     expect(a).toBe(b)
-    expect(requestKey(makeSimRequest({ method: "PUT", url: "https://h.test/p?a=1&b=2", body: `{"y":2,"x":1}` })))
-      .not.toBe(a)
+    expect(
+      requestKey(makeSimRequest({ method: "PUT", url: "https://h.test/p?a=1&b=2", body: `{"y":2,"x":1}` }))
+    ).not.toBe(a)
     expect(requestKey(makeSimRequest({ method: "POST", url: "https://h.test/p", body: "not json" }))).toBe(
       canonicalRequestKey("POST", "https://h.test/p", undefined, "not json")
     )
@@ -76,34 +77,59 @@ describe("seed", () => {
   // place: both must write exactly what sorting with Array#sort and copying the members wrote.
   const reference = (value: unknown): string => {
     if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
-    if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : reference(item))).join(",")}]`
+    if (Array.isArray(value))
+      return `[${value.map((item) => (item === undefined ? "null" : reference(item))).join(",")}]`
     const record = value as Record<string, unknown>
-    return `{${Object.keys(record).sort().filter((key) => record[key] !== undefined).map((key) => `${JSON.stringify(key)}:${reference(record[key])}`).join(",")}}`
+    return `{${Object.keys(record)
+      .sort()
+      .filter((key) => record[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${reference(record[key])}`)
+      .join(",")}}`
   }
-  const keyName = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom(...CHAT_KEY_FIELDS), fc.constantFrom("é", "Z", "a", "aa", "_", "10", "2", "\u{1F600}"))
+  const keyName = fc.oneof(
+    fc.string({ maxLength: 6 }),
+    fc.constantFrom(...CHAT_KEY_FIELDS),
+    fc.constantFrom("é", "Z", "a", "aa", "_", "10", "2", "\u{1F600}")
+  )
   const json = fc.letrec((tie) => ({
-    value: fc.oneof({ depthSize: "small" }, fc.constant(null), fc.boolean(), fc.double(), fc.string(), fc.array(tie("value"), { maxLength: 4 }), tie("object")),
+    value: fc.oneof(
+      { depthSize: "small" },
+      fc.constant(null),
+      fc.boolean(),
+      fc.double(),
+      fc.string(),
+      fc.array(tie("value"), { maxLength: 4 }),
+      tie("object")
+    ),
     object: fc.dictionary(keyName, fc.oneof(tie("value"), fc.constant(undefined)), { maxKeys: 24 })
   })).value
 
   it("canonical JSON is what sorting every object's keys with Array#sort writes", () => {
-    fc.assert(fc.property(json, (value) => {
-      expect(canonicalJson(value)).toBe(reference(value))
-    }), { numRuns: 500, seed: 38 })
+    fc.assert(
+      fc.property(json, (value) => {
+        expect(canonicalJson(value)).toBe(reference(value))
+      }),
+      { numRuns: 500, seed: 38 }
+    )
   })
 
   it("a string, number or other primitive is written exactly as JSON.stringify writes it", () => {
     const primitive = fc.oneof(
       fc.string({ unit: "binary" }),
-      fc.string({ unit: fc.constantFrom("\"", "\\", "\u0000", "\u001f", " ", "a", "\u2028", "\ud800", "\udc00", "\u{1F600}", "é") }),
+      fc.string({
+        unit: fc.constantFrom('"', "\\", "\u0000", "\u001f", " ", "a", "\u2028", "\ud800", "\udc00", "\u{1F600}", "é")
+      }),
       fc.double(),
       fc.integer(),
       fc.constantFrom(-0, 1e21, 1e-7, Number.MAX_VALUE, true, false, null, undefined)
     )
-    fc.assert(fc.property(primitive, (value) => {
-      expect(canonicalJson(value)).toBe(JSON.stringify(value) ?? "null")
-      expect(canonicalJson({ [String(value)]: value })).toBe(reference({ [String(value)]: value }))
-    }), { numRuns: 2000, seed: 38 })
+    fc.assert(
+      fc.property(primitive, (value) => {
+        expect(canonicalJson(value)).toBe(JSON.stringify(value) ?? "null")
+        expect(canonicalJson({ [String(value)]: value })).toBe(reference({ [String(value)]: value }))
+      }),
+      { numRuns: 2000, seed: 38 }
+    )
   })
 
   it("a model request's key is the digest of its key fields copied out and written canonically", () => {
@@ -113,11 +139,19 @@ describe("seed", () => {
       return `llm_${createHash("sha256").update(reference(material)).digest("hex").slice(0, 16)}`
     }
     const body = fc.dictionary(keyName, json, { maxKeys: 12 })
-    fc.assert(fc.property(body, (value) => {
-      expect(requestKeyOf(value)).toBe(keyOf(value, CHAT_KEY_FIELDS))
-    }), { numRuns: 300, seed: 38 })
+    fc.assert(
+      fc.property(body, (value) => {
+        expect(requestKeyOf(value)).toBe(keyOf(value, CHAT_KEY_FIELDS))
+      }),
+      { numRuns: 300, seed: 38 }
+    )
     const fields = ["b", "a", "b", "messages"]
     expect(requestKeyOf({ a: 1, b: [2], c: 3 }, fields)).toBe(keyOf({ a: 1, b: [2], c: 3 }, fields))
-    expect(requestKeyOf({ a: 1 }, fields, { a: 0, model: "m" })).toBe(`llm_${createHash("sha256").update(reference({ a: 1, model: "m" })).digest("hex").slice(0, 16)}`)
+    expect(requestKeyOf({ a: 1 }, fields, { a: 0, model: "m" })).toBe(
+      `llm_${createHash("sha256")
+        .update(reference({ a: 1, model: "m" }))
+        .digest("hex")
+        .slice(0, 16)}`
+    )
   })
 })

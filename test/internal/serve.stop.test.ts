@@ -25,13 +25,16 @@ const routes = [
 
 const fixture = () => {
   const file = join(mkdtempSync(join(tmpdir(), "simnet-stop-")), "fixture.json")
-  writeFileSync(file, JSON.stringify({
-    routes: [
-      { match: "GET https://api.example.com/hang", respond: { kind: "fault", fault: "timeout" } },
-      { match: "GET https://api.example.com/slow", respond: { kind: "text", body: "late" }, delayMs: 60_000 },
-      { match: "POST https://api.example.com/upload", respond: { kind: "text", body: "stored" } }
-    ]
-  }))
+  writeFileSync(
+    file,
+    JSON.stringify({
+      routes: [
+        { match: "GET https://api.example.com/hang", respond: { kind: "fault", fault: "timeout" } },
+        { match: "GET https://api.example.com/slow", respond: { kind: "text", body: "late" }, delayMs: 60_000 },
+        { match: "POST https://api.example.com/upload", respond: { kind: "text", body: "stored" } }
+      ]
+    })
+  )
   return file
 }
 
@@ -64,10 +67,16 @@ const serveInProcess = async () => {
 describe("simnet serve in process", () => {
   it("a client that gives up interrupts its request: hanging, delayed and stalled uploads are logged as Interrupted", async () => {
     const { network, base, close } = await serveInProcess()
-    const drops = [inFlight(base, "/api.example.com/hang"), inFlight(base, "/api.example.com/slow"), inFlight(base, "/api.example.com/upload", { method: "POST", stall: true })]
+    const drops = [
+      inFlight(base, "/api.example.com/hang"),
+      inFlight(base, "/api.example.com/slow"),
+      inFlight(base, "/api.example.com/upload", { method: "POST", stall: true })
+    ]
     await expect.poll(async () => (await Effect.runPromise(network.log)).length, { timeout: 3_000 }).toBe(2)
     for (const drop of drops) drop()
-    await expect.poll(async () => (await Effect.runPromise(network.log)).map((r) => r.denial), { timeout: 3_000 }).toEqual(["Interrupted", "Interrupted"])
+    await expect
+      .poll(async () => (await Effect.runPromise(network.log)).map((r) => r.denial), { timeout: 3_000 })
+      .toEqual(["Interrupted", "Interrupted"])
     // The stalled upload never reached the network: its body never ended. The hang is a timeout
     // fault (what its client saw), the delayed answer a request denied by its interruption.
     const counters = await Effect.runPromise(network.counters)
@@ -115,29 +124,42 @@ describe("simnet serve in process", () => {
 })
 
 describe("simnet serve as a process", () => {
-  it.each(["SIGTERM", "SIGINT"] as const)("%s exits 0 promptly with a hanging, a delayed and a stalled-upload request in flight", async (signal) => {
-    const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", "--fixture", fixture()], { stdio: ["ignore", "pipe", "pipe"] })
-    let out = ""
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d))
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (out += d))
-    const base = await new Promise<string>((resolve, reject) => {
-      child.stdout.on("data", () => {
-        const m = /network:\s+(http:\/\/127\.0\.0\.1:\d+)\/HOST\/PATH/.exec(out)
-        if (m) resolve(m[1])
+  it.each(["SIGTERM", "SIGINT"] as const)(
+    "%s exits 0 promptly with a hanging, a delayed and a stalled-upload request in flight",
+    async (signal) => {
+      const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", "--fixture", fixture()], {
+        stdio: ["ignore", "pipe", "pipe"]
       })
-      child.on("exit", (code) => reject(new Error(`simnet serve exited with ${code}: ${out}`)))
-    })
-    inFlight(base, "/api.example.com/hang")
-    inFlight(base, "/api.example.com/slow")
-    inFlight(base, "/api.example.com/upload", { method: "POST", stall: true })
-    // A client that gave up earlier must not leave the process deaf to signals either.
-    inFlight(base, "/api.example.com/hang")()
-    // In flight: the network's log has the hang and the delayed request.
-    const logged = async () => ((await (await fetch(`${base}/experimental/simulation/network/log`)).json()) as { records: ReadonlyArray<{ url: string }> }).records.map((r) => r.url)
-    await expect.poll(logged, { timeout: 5_000 }).toEqual(expect.arrayContaining(["https://api.example.com/hang", "https://api.example.com/slow"]))
-    // The exit does not wait for them: a 60 s delay would outlast the test's timeout.
-    child.kill(signal)
-    const [code] = await once(child, "exit")
-    expect({ code, out: code === 0 ? "" : out }).toEqual({ code: 0, out: "" })
-  }, 20_000)
+      let out = ""
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d))
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (out += d))
+      const base = await new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", () => {
+          const m = /network:\s+(http:\/\/127\.0\.0\.1:\d+)\/HOST\/PATH/.exec(out)
+          if (m) resolve(m[1])
+        })
+        child.on("exit", (code) => reject(new Error(`simnet serve exited with ${code}: ${out}`)))
+      })
+      inFlight(base, "/api.example.com/hang")
+      inFlight(base, "/api.example.com/slow")
+      inFlight(base, "/api.example.com/upload", { method: "POST", stall: true })
+      // A client that gave up earlier must not leave the process deaf to signals either.
+      inFlight(base, "/api.example.com/hang")()
+      // In flight: the network's log has the hang and the delayed request.
+      const logged = async () =>
+        (
+          (await (await fetch(`${base}/experimental/simulation/network/log`)).json()) as {
+            records: ReadonlyArray<{ url: string }>
+          }
+        ).records.map((r) => r.url)
+      await expect
+        .poll(logged, { timeout: 5_000 })
+        .toEqual(expect.arrayContaining(["https://api.example.com/hang", "https://api.example.com/slow"]))
+      // The exit does not wait for them: a 60 s delay would outlast the test's timeout.
+      child.kill(signal)
+      const [code] = await once(child, "exit")
+      expect({ code, out: code === 0 ? "" : out }).toEqual({ code: 0, out: "" })
+    },
+    20_000
+  )
 })

@@ -13,26 +13,40 @@ import { ollamaChatWire, ollamaGenerateWire } from "../../src/models/ollama/olla
 import { partFrames } from "../../src/models/provider/parts.ts"
 import type { LlmInvocation } from "../../src/models/provider/SimulatedProvider.ts"
 
-const invocation = (model: string, raw: unknown = {}) => ({ seq: 1, created: 1_700_000_000, request: { model, raw, material: "hi", stream: true } }) as unknown as LlmInvocation
+const invocation = (model: string, raw: unknown = {}) =>
+  ({
+    seq: 1,
+    created: 1_700_000_000,
+    request: { model, raw, material: "hi", stream: true }
+  }) as unknown as LlmInvocation
 
 describe("frames built from a prefix", () => {
   it("Anthropic's text_delta events are what namedFrame writes from the event", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" })), { minLength: 1, maxLength: 4 }), fc.boolean(), (texts, callFirst) => {
-        const writer = messagesBody.writer(invocation("claude-sonnet-4-6"), undefined)
-        writer.open()
-        let index = 0
-        if (callFirst) {
-          writer.content({ kind: "toolCall", id: "call_1_0", name: "read", fragments: ["{}"] })
-          index = 1
+      fc.property(
+        fc.array(fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" })), {
+          minLength: 1,
+          maxLength: 4
+        }),
+        fc.boolean(),
+        (texts, callFirst) => {
+          const writer = messagesBody.writer(invocation("claude-sonnet-4-6"), undefined)
+          writer.open()
+          let index = 0
+          if (callFirst) {
+            writer.content({ kind: "toolCall", id: "call_1_0", name: "read", fragments: ["{}"] })
+            index = 1
+          }
+          for (const [i, text] of texts.entries()) {
+            const frames = writer.content({ kind: "text", text })
+            const delta = frames.at(-1)!
+            expect(delta).toBe(
+              `event: content_block_delta\ndata: ${JSON.stringify({ type: "content_block_delta", index, delta: { type: "text_delta", text } })}\n\n`
+            )
+            if (i === 0) expect(frames).toHaveLength(2)
+          }
         }
-        for (const [i, text] of texts.entries()) {
-          const frames = writer.content({ kind: "text", text })
-          const delta = frames.at(-1)!
-          expect(delta).toBe(`event: content_block_delta\ndata: ${JSON.stringify({ type: "content_block_delta", index, delta: { type: "text_delta", text } })}\n\n`)
-          if (i === 0) expect(frames).toHaveLength(2)
-        }
-      }),
+      ),
       { numRuns: 300, seed: 43 }
     )
   })
@@ -42,9 +56,13 @@ describe("frames built from a prefix", () => {
       fc.property(fc.string({ unit: "binary" }), fc.string(), (text, model) => {
         const head = { model, created_at: new Date(1_700_000_000 * 1000).toISOString() }
         const chat = ollamaChatWire.writer(invocation(model), undefined)
-        expect(chat.content({ kind: "text", text })).toEqual([`${JSON.stringify({ ...head, message: { role: "assistant", content: text }, done: false })}\n`])
+        expect(chat.content({ kind: "text", text })).toEqual([
+          `${JSON.stringify({ ...head, message: { role: "assistant", content: text }, done: false })}\n`
+        ])
         const generate = ollamaGenerateWire.writer(invocation(model), undefined)
-        expect(generate.content({ kind: "text", text })).toEqual([`${JSON.stringify({ ...head, response: text, done: false })}\n`])
+        expect(generate.content({ kind: "text", text })).toEqual([
+          `${JSON.stringify({ ...head, response: text, done: false })}\n`
+        ])
       }),
       { numRuns: 300, seed: 43 }
     )

@@ -36,7 +36,11 @@ export const AGENT_APPS: ReadonlyArray<AgentApp> = [
     family: "claude-code",
     preamble: [],
     prepare: () => {},
-    env: ({ home }, via) => ({ HOME: home, ANTHROPIC_API_KEY: "sk-ant-simnet-judge", ...(via === "serve" ? { ANTHROPIC_BASE_URL: "http://127.0.0.1:4747/api.anthropic.com" } : {}) }),
+    env: ({ home }, via) => ({
+      HOME: home,
+      ANTHROPIC_API_KEY: "sk-ant-simnet-judge",
+      ...(via === "serve" ? { ANTHROPIC_BASE_URL: "http://127.0.0.1:4747/api.anthropic.com" } : {})
+    }),
     command: (path, prompt) => `${JSON.stringify(path)} -p ${JSON.stringify(prompt)} --allowedTools Write`
   },
   {
@@ -48,29 +52,38 @@ export const AGENT_APPS: ReadonlyArray<AgentApp> = [
     prepare: ({ home }, via, extra = "") => {
       mkdirSync(join(home, ".codex"), { recursive: true })
       if (via === "serve") {
-        writeFileSync(join(home, ".codex", "config.toml"), [
-          `model_provider = "simnet"`,
-          `[model_providers.simnet]`,
-          `name = "simnet"`,
-          `base_url = "http://127.0.0.1:4747/api.openai.com/v1"`,
-          `env_key = "OPENAI_API_KEY"`,
-          `wire_api = "responses"`,
-          extra
-        ].join("\n"))
+        writeFileSync(
+          join(home, ".codex", "config.toml"),
+          [
+            `model_provider = "simnet"`,
+            `[model_providers.simnet]`,
+            `name = "simnet"`,
+            `base_url = "http://127.0.0.1:4747/api.openai.com/v1"`,
+            `env_key = "OPENAI_API_KEY"`,
+            `wire_api = "responses"`,
+            extra
+          ].join("\n")
+        )
       }
     },
     env: ({ home }) => ({ HOME: home, CODEX_HOME: join(home, ".codex"), OPENAI_API_KEY: "sk-simnet-judge" }),
-    command: (path, prompt) => `${JSON.stringify(path)} exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox ${JSON.stringify(prompt)}`
+    command: (path, prompt) =>
+      `${JSON.stringify(path)} exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox ${JSON.stringify(prompt)}`
   },
   {
     name: "Gemini CLI",
     found: geminiCliEntry(),
     model: "gemini",
     family: "gemini-cli",
-    preamble: [{ id: "router", match: { structured: true }, behaviour: { type: "respond", steps: [[{ type: "json" }]] } }],
+    preamble: [
+      { id: "router", match: { structured: true }, behaviour: { type: "respond", steps: [[{ type: "json" }]] } }
+    ],
     prepare: ({ home }) => {
       mkdirSync(join(home, ".gemini"), { recursive: true })
-      writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }))
+      writeFileSync(
+        join(home, ".gemini", "settings.json"),
+        JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } })
+      )
     },
     env: ({ home }, via) => ({
       HOME: home,
@@ -78,6 +91,7 @@ export const AGENT_APPS: ReadonlyArray<AgentApp> = [
       GEMINI_CLI_TRUST_WORKSPACE: "true",
       ...(via === "serve" ? { GOOGLE_GEMINI_BASE_URL: "http://127.0.0.1:4747/generativelanguage.googleapis.com" } : {})
     }),
-    command: (path, prompt) => `${JSON.stringify(process.execPath)} ${JSON.stringify(path)} -p ${JSON.stringify(prompt)} --yolo`
+    command: (path, prompt) =>
+      `${JSON.stringify(process.execPath)} ${JSON.stringify(path)} -p ${JSON.stringify(prompt)} --yolo`
   }
 ]

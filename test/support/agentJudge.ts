@@ -16,12 +16,34 @@ const root = join(import.meta.dirname, "../..")
  * `pkg@version` installed into `node_modules/.cache/cache` unless `file` (a path inside that
  * prefix) already runs, as `runs` tells; the path of the runnable file, or why there is none.
  */
-export const installCached = (cache: string, pkg: string, version: string, file: string, runs: (path: string) => boolean): { readonly path: string } | { readonly why: string } => {
+export const installCached = (
+  cache: string,
+  pkg: string,
+  version: string,
+  file: string,
+  runs: (path: string) => boolean
+): { readonly path: string } | { readonly why: string } => {
   const prefix = join(root, "node_modules/.cache", cache)
   const path = join(prefix, file)
   if (existsSync(path) && runs(path)) return { path }
-  const install = spawnSync("npm", ["install", "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix", prefix, `${pkg}@${version}`], { encoding: "utf8", timeout: 300_000 })
-  return install.status === 0 && existsSync(path) && runs(path) ? { path } : { why: `${pkg}@${version} could not be installed or run here` }
+  const install = spawnSync(
+    "npm",
+    [
+      "install",
+      "--no-save",
+      "--no-package-lock",
+      "--no-audit",
+      "--no-fund",
+      "--ignore-scripts",
+      "--prefix",
+      prefix,
+      `${pkg}@${version}`
+    ],
+    { encoding: "utf8", timeout: 300_000 }
+  )
+  return install.status === 0 && existsSync(path) && runs(path)
+    ? { path }
+    : { why: `${pkg}@${version} could not be installed or run here` }
 }
 
 /** Whether this machine can make a network namespace with loopback only (Linux, as root). */
@@ -63,32 +85,56 @@ export const judgeRun = (options: {
   const log = join(dir, "serve.log")
   const script = join(dir, "run.sh")
   const simnet = `${JSON.stringify(process.execPath)} bin/simnet.js`
-  const timed = (line: string) => ["START=$(date +%s%N)", line, "CODE=$?", `echo $(( ($(date +%s%N) - START) / 1000000 )) > ${JSON.stringify(join(dir, "ms"))}`]
-  writeFileSync(script, options.via === "run" ? [
-    "set -u",
-    "ip link set lo up",
-    ...Object.entries(options.env(dirs)).map(([name, value]) => `export ${name}=${JSON.stringify(value)}`),
-    `cd ${JSON.stringify(dirs.work)}`,
-    ...timed(`timeout 120 ${JSON.stringify(process.execPath)} ${JSON.stringify(join(root, "bin/simnet.js"))} run --quiet --fixture ${JSON.stringify(fixture)} --trace ${JSON.stringify(trace)} -- ${options.command}`),
-    "exit $CODE"
-  ].join("\n") : [
-    "set -u",
-    "ip link set lo up",
-    `cd ${JSON.stringify(root)}`,
-    `${simnet} serve --port 4747 --quiet --fixture ${JSON.stringify(fixture)} --trace ${JSON.stringify(trace)} > ${JSON.stringify(log)} 2>&1 &`,
-    "SERVE=$!",
-    `for i in $(seq 1 100); do grep -q "driver:" ${JSON.stringify(log)} && break; sleep 0.1; done`,
-    `cd ${JSON.stringify(dirs.work)}`,
-    ...Object.entries(options.env(dirs)).map(([name, value]) => `export ${name}=${JSON.stringify(value)}`),
-    ...timed(`timeout 120 ${options.command}`),
-    "kill $SERVE",
-    "wait $SERVE",
-    "exit $CODE"
-  ].join("\n"))
+  const timed = (line: string) => [
+    "START=$(date +%s%N)",
+    line,
+    "CODE=$?",
+    `echo $(( ($(date +%s%N) - START) / 1000000 )) > ${JSON.stringify(join(dir, "ms"))}`
+  ]
+  writeFileSync(
+    script,
+    options.via === "run"
+      ? [
+          "set -u",
+          "ip link set lo up",
+          ...Object.entries(options.env(dirs)).map(([name, value]) => `export ${name}=${JSON.stringify(value)}`),
+          `cd ${JSON.stringify(dirs.work)}`,
+          ...timed(
+            `timeout 120 ${JSON.stringify(process.execPath)} ${JSON.stringify(join(root, "bin/simnet.js"))} run --quiet --fixture ${JSON.stringify(fixture)} --trace ${JSON.stringify(trace)} -- ${options.command}`
+          ),
+          "exit $CODE"
+        ].join("\n")
+      : [
+          "set -u",
+          "ip link set lo up",
+          `cd ${JSON.stringify(root)}`,
+          `${simnet} serve --port 4747 --quiet --fixture ${JSON.stringify(fixture)} --trace ${JSON.stringify(trace)} > ${JSON.stringify(log)} 2>&1 &`,
+          "SERVE=$!",
+          `for i in $(seq 1 100); do grep -q "driver:" ${JSON.stringify(log)} && break; sleep 0.1; done`,
+          `cd ${JSON.stringify(dirs.work)}`,
+          ...Object.entries(options.env(dirs)).map(([name, value]) => `export ${name}=${JSON.stringify(value)}`),
+          ...timed(`timeout 120 ${options.command}`),
+          "kill $SERVE",
+          "wait $SERVE",
+          "exit $CODE"
+        ].join("\n")
+  )
   const run = spawnSync("unshare", ["-n", "bash", script], { encoding: "utf8", timeout: 180_000 })
   const requests = existsSync(trace)
-    ? readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Traced).filter((entry) => entry.type === "request")
+    ? readFileSync(trace, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Traced)
+        .filter((entry) => entry.type === "request")
     : []
   const ms = existsSync(join(dir, "ms")) ? Number(readFileSync(join(dir, "ms"), "utf8")) : Number.NaN
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr, served: existsSync(log) ? readFileSync(log, "utf8") : run.stderr, requests, ms, dirs }
+  return {
+    status: run.status,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    served: existsSync(log) ? readFileSync(log, "utf8") : run.stderr,
+    requests,
+    ms,
+    dirs
+  }
 }

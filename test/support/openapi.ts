@@ -35,8 +35,16 @@ const judged = (document: Json): Json => {
     }
     const schema = node as Json
     for (const key of Object.keys(schema)) visit(schema[key])
-    if (v30 || typeof schema.exclusiveMinimum === "boolean" || typeof schema.exclusiveMaximum === "boolean" || "nullable" in schema) {
-      for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+    if (
+      v30 ||
+      typeof schema.exclusiveMinimum === "boolean" ||
+      typeof schema.exclusiveMaximum === "boolean" ||
+      "nullable" in schema
+    ) {
+      for (const [flag, bound] of [
+        ["exclusiveMinimum", "minimum"],
+        ["exclusiveMaximum", "maximum"]
+      ] as const) {
         if (typeof schema[flag] === "boolean") {
           if (schema[flag] && typeof schema[bound] === "number") {
             schema[flag] = schema[bound]
@@ -55,10 +63,14 @@ const judged = (document: Json): Json => {
     if (typeof property === "string" && key !== undefined) {
       const mapping = (schema.discriminator.mapping ?? {}) as Record<string, string>
       const nameOf = (branch: Json) =>
-        typeof branch.$ref === "string" ? branch.$ref.split("/").pop() : Object.keys(schemas).find((name) => schemas[name] === branch)
+        typeof branch.$ref === "string"
+          ? branch.$ref.split("/").pop()
+          : Object.keys(schemas).find((name) => schemas[name] === branch)
       schema[key] = (schema[key] as Array<Json>).map((branch) => {
         const name = nameOf(branch)
-        const values = Object.entries(mapping).filter(([, target]) => target.split("/").pop() === name).map(([value]) => value)
+        const values = Object.entries(mapping)
+          .filter(([, target]) => target.split("/").pop() === name)
+          .map(([value]) => value)
         if (name !== undefined && !values.includes(name)) values.push(name)
         return { allOf: [{ properties: { [property]: { enum: values } }, required: [property] }, branch] }
       })
@@ -101,7 +113,9 @@ export const sample = (schema: Json | undefined, depth = 0): unknown => {
   if (schema.default !== undefined) return schema.default
   if (Array.isArray(schema.allOf)) {
     const parts = schema.allOf.map((s: Json) => sample(s, depth + 1))
-    return parts.every((p: unknown) => typeof p === "object" && p !== null && !Array.isArray(p)) ? Object.assign({}, ...parts) : parts[0]
+    return parts.every((p: unknown) => typeof p === "object" && p !== null && !Array.isArray(p))
+      ? Object.assign({}, ...parts)
+      : parts[0]
   }
   for (const key of ["oneOf", "anyOf"]) if (Array.isArray(schema[key])) return sample(schema[key][0], depth + 1)
   switch (firstType(schema)) {
@@ -114,16 +128,18 @@ export const sample = (schema: Json | undefined, depth = 0): unknown => {
       return schema.format === "date"
         ? "2024-01-02"
         : schema.format === "date-time"
-        ? "2024-01-02T03:04:05Z"
-        : schema.format === "email"
-        ? "a@example.com"
-        : schema.format === "uuid"
-        ? "123e4567-e89b-12d3-a456-426614174000"
-        : schema.format === "uri"
-        ? "https://example.com/"
-        : "abc".padEnd(schema.minLength ?? 0, "c").slice(0, schema.maxLength ?? 100)
+          ? "2024-01-02T03:04:05Z"
+          : schema.format === "email"
+            ? "a@example.com"
+            : schema.format === "uuid"
+              ? "123e4567-e89b-12d3-a456-426614174000"
+              : schema.format === "uri"
+                ? "https://example.com/"
+                : "abc".padEnd(schema.minLength ?? 0, "c").slice(0, schema.maxLength ?? 100)
     case "array":
-      return schema.maxItems === 0 ? [] : Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => sample(schema.items, depth + 1))
+      return schema.maxItems === 0
+        ? []
+        : Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => sample(schema.items, depth + 1))
     case "object": {
       const out: Json = {}
       // The required properties, or every property when none is required (an empty object says little).
@@ -185,10 +201,23 @@ const examplesOf = (object: Json): Array<unknown> => [
 ]
 
 /** The value a parameter sends: a valid one of its examples, else one its schema accepts. */
-const parameterValue = (parameter: Json, at: string, validate: Validate, document: Json, unsatisfied: Array<string>): unknown => {
+const parameterValue = (
+  parameter: Json,
+  at: string,
+  validate: Validate,
+  document: Json,
+  unsatisfied: Array<string>
+): unknown => {
   if (parameter.content !== undefined) {
     const [type, media] = Object.entries(parameter.content as Record<string, Json>)[0]
-    return validValue(validate, `${at}/content/${escapeToken(type)}/schema`, media.schema, document, [...examplesOf(parameter), ...examplesOf(media)], unsatisfied)
+    return validValue(
+      validate,
+      `${at}/content/${escapeToken(type)}/schema`,
+      media.schema,
+      document,
+      [...examplesOf(parameter), ...examplesOf(media)],
+      unsatisfied
+    )
   }
   return validValue(validate, `${at}/schema`, parameter.schema, document, examplesOf(parameter), unsatisfied)
 }
@@ -199,7 +228,10 @@ const primitive = (value: unknown): string => (typeof value === "string" ? value
  * A parameter as OpenAPI serializes it (3.0 §4.7.12.4, "Style Values"): `[name, value]` pairs for
  * the query, or the text for a path segment, a header or a cookie.
  */
-const serialize = (parameter: Json, value: unknown): { readonly pairs?: Array<[string, string]>; readonly text?: string } => {
+const serialize = (
+  parameter: Json,
+  value: unknown
+): { readonly pairs?: Array<[string, string]>; readonly text?: string } => {
   const where = parameter.in as string
   const name = parameter.name as string
   if (parameter.content !== undefined) {
@@ -214,12 +246,25 @@ const serialize = (parameter: Json, value: unknown): { readonly pairs?: Array<[s
   const items = isArray ? (value as Array<unknown>).map(primitive) : []
   switch (style) {
     case "matrix":
-      if (isArray) return { text: explode ? items.map((v) => `;${name}=${encodeURIComponent(v)}`).join("") : `;${name}=${items.map(encodeURIComponent).join(",")}` }
-      if (isObject) return { text: explode ? entries.map(([k, v]) => `;${k}=${encodeURIComponent(v)}`).join("") : `;${name}=${entries.flat().map(encodeURIComponent).join(",")}` }
+      if (isArray)
+        return {
+          text: explode
+            ? items.map((v) => `;${name}=${encodeURIComponent(v)}`).join("")
+            : `;${name}=${items.map(encodeURIComponent).join(",")}`
+        }
+      if (isObject)
+        return {
+          text: explode
+            ? entries.map(([k, v]) => `;${k}=${encodeURIComponent(v)}`).join("")
+            : `;${name}=${entries.flat().map(encodeURIComponent).join(",")}`
+        }
       return { text: `;${name}=${encodeURIComponent(primitive(value))}` }
     case "label":
       if (isArray) return { text: `.${items.map(encodeURIComponent).join(explode ? "." : ",")}` }
-      if (isObject) return { text: `.${explode ? entries.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join(".") : entries.flat().map(encodeURIComponent).join(",")}` }
+      if (isObject)
+        return {
+          text: `.${explode ? entries.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join(".") : entries.flat().map(encodeURIComponent).join(",")}`
+        }
       return { text: `.${encodeURIComponent(primitive(value))}` }
     case "spaceDelimited":
     case "pipeDelimited": {
@@ -231,20 +276,34 @@ const serialize = (parameter: Json, value: unknown): { readonly pairs?: Array<[s
     case "deepObject":
       return { pairs: isObject ? entries.map(([k, v]) => [`${name}[${k}]`, v]) : [[name, primitive(value)]] }
     case "form":
-      if (where === "cookie") return { text: isArray ? items.join(",") : isObject ? entries.flat().join(",") : primitive(value) }
+      if (where === "cookie")
+        return { text: isArray ? items.join(",") : isObject ? entries.flat().join(",") : primitive(value) }
       if (isArray) return { pairs: explode ? items.map((v) => [name, v]) : [[name, items.join(",")]] }
       if (isObject) return { pairs: explode ? entries : [[name, entries.flat().join(",")]] }
       return { pairs: [[name, primitive(value)]] }
     default: {
       // simple
-      const text = isArray ? items.join(",") : isObject ? (explode ? entries.map(([k, v]) => `${k}=${v}`).join(",") : entries.flat().join(",")) : primitive(value)
+      const text = isArray
+        ? items.join(",")
+        : isObject
+          ? explode
+            ? entries.map(([k, v]) => `${k}=${v}`).join(",")
+            : entries.flat().join(",")
+          : primitive(value)
       return { text: where === "path" ? text.split(",").map(encodeURIComponent).join(",") : text }
     }
   }
 }
 
 /** A request body for a media type: a valid example, else a value its schema accepts, in that media type's encoding. */
-const bodyFor = (type: string, media: Json, at: string, validate: Validate, document: Json, unsatisfied: Array<string>): BodyInit => {
+const bodyFor = (
+  type: string,
+  media: Json,
+  at: string,
+  validate: Validate,
+  document: Json,
+  unsatisfied: Array<string>
+): BodyInit => {
   const value = validValue(validate, `${at}/schema`, media.schema, document, examplesOf(media), unsatisfied) ?? {}
   const base = type.split(";")[0].trim().toLowerCase()
   if (base === "application/x-www-form-urlencoded") {
@@ -293,8 +352,15 @@ export const requestFor = (
   const headers: Record<string, string> = { accept: "application/json, */*;q=0.5" }
   for (const [parameter, pointer] of parameters) {
     if (parameter.in !== "path" && parameter.required !== true) continue
-    if (parameter.in === "header" && ["accept", "content-type", "authorization"].includes(String(parameter.name).toLowerCase())) continue
-    const serialized = serialize(parameter, parameterValue(parameter, pointer, validate, document, unsatisfied) ?? "abc")
+    if (
+      parameter.in === "header" &&
+      ["accept", "content-type", "authorization"].includes(String(parameter.name).toLowerCase())
+    )
+      continue
+    const serialized = serialize(
+      parameter,
+      parameterValue(parameter, pointer, validate, document, unsatisfied) ?? "abc"
+    )
     if (parameter.in === "path") url = url.replaceAll(`{${parameter.name}}`, serialized.text ?? "")
     else if (parameter.in === "query") query.push(...(serialized.pairs ?? []))
     else if (parameter.in === "header") headers[parameter.name] = serialized.text ?? ""
@@ -305,7 +371,14 @@ export const requestFor = (
   const content = operation.requestBody?.content as Record<string, Json> | undefined
   if (content !== undefined && Object.keys(content).length > 0 && method !== "get" && method !== "head") {
     const [type, media] = Object.entries(content)[0]
-    const body = bodyFor(type, media, `${at}/${method}/requestBody/content/${escapeToken(type)}`, validate, document, unsatisfied)
+    const body = bodyFor(
+      type,
+      media,
+      `${at}/${method}/requestBody/content/${escapeToken(type)}`,
+      validate,
+      document,
+      unsatisfied
+    )
     if (!(body instanceof FormData)) headers["content-type"] = type.includes("*") ? "application/json" : type
     init.body = body
   }
@@ -315,5 +388,10 @@ export const requestFor = (
 
 export const operationsOf = (document: Json) =>
   Object.entries((document.paths ?? {}) as Record<string, Json>).flatMap(([path, item]) =>
-    METHODS.filter((m) => item[m] !== undefined).map((method) => ({ path, method, item, operation: item[method] as Json }))
+    METHODS.filter((m) => item[m] !== undefined).map((method) => ({
+      path,
+      method,
+      item,
+      operation: item[method] as Json
+    }))
   )

@@ -15,11 +15,21 @@ export const OPENCODE_VERSION = "1.18.33"
  * the baseline build for processors without AVX2); or why there is none.
  */
 export const opencodeBinary = (): { readonly path: string } | { readonly why: string } => {
-  if (process.platform !== "linux" && process.platform !== "darwin") return { why: `opencode's binary is not tried on ${process.platform}` }
-  const names = [`opencode-${process.platform}-${process.arch}`, `opencode-${process.platform}-${process.arch}-baseline`]
+  if (process.platform !== "linux" && process.platform !== "darwin")
+    return { why: `opencode's binary is not tried on ${process.platform}` }
+  const names = [
+    `opencode-${process.platform}-${process.arch}`,
+    `opencode-${process.platform}-${process.arch}-baseline`
+  ]
   for (const name of names) {
-    const found = installCached("opencode", name, OPENCODE_VERSION, `node_modules/${name}/bin/opencode`, (path) =>
-      spawnSync(path, ["--version"], { encoding: "utf8", timeout: 30_000 }).stdout?.trim() === OPENCODE_VERSION)
+    const found = installCached(
+      "opencode",
+      name,
+      OPENCODE_VERSION,
+      `node_modules/${name}/bin/opencode`,
+      (path) =>
+        spawnSync(path, ["--version"], { encoding: "utf8", timeout: 30_000 }).stdout?.trim() === OPENCODE_VERSION
+    )
     if ("path" in found) return found
   }
   return { why: `no opencode ${OPENCODE_VERSION} binary runs here (${names.join(", ")} could not be installed or run)` }

@@ -24,8 +24,22 @@ export const sealedWhy = !namespaces ? "no network namespace here (unshare -n ne
 const NOBODY = 65534
 
 /** Whether an ordinary user (nobody, become through setpriv as root) can make the user namespaces a sealed run needs. */
-export const userNamespaces = sealedWhy === undefined && process.getuid?.() === 0 &&
-  spawnSync("setpriv", [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "unshare", "--user", "--map-root-user", "--net", "--mount", "--pid", "--fork", "true"]).status === 0
+export const userNamespaces =
+  sealedWhy === undefined &&
+  process.getuid?.() === 0 &&
+  spawnSync("setpriv", [
+    `--reuid=${NOBODY}`,
+    `--regid=${NOBODY}`,
+    "--clear-groups",
+    "unshare",
+    "--user",
+    "--map-root-user",
+    "--net",
+    "--mount",
+    "--pid",
+    "--fork",
+    "true"
+  ]).status === 0
 
 const quote = (part: string) => `'${part.replace(/'/g, "'\\''")}'`
 
@@ -63,7 +77,9 @@ export const scratch = (as: As, name = "simnet-isolate-", base = tmpdir()): stri
 
 /** The pinned node as `as` reaches it (through the bind-mounted clone for the ordinary user). */
 export const nodeFor = (as: As): string =>
-  as === "user" && process.execPath.startsWith(`${root}/`) ? `${sharedClone()}${process.execPath.slice(root.length)}` : process.execPath
+  as === "user" && process.execPath.startsWith(`${root}/`)
+    ? `${sharedClone()}${process.execPath.slice(root.length)}`
+    : process.execPath
 
 /** Where simnet starts (default: the run's directory), what it is given in its environment, and shell lines run before it in its namespace (as root: a server of the host's, say). */
 export interface SealedOptions {
@@ -76,15 +92,25 @@ export interface SealedOptions {
  * The `unshare` arguments that run `simnet ARGS` in a loopback-only network namespace as `as`,
  * in `cwd`, with the CA and home under `dir` and `env` added.
  */
-export const sealedCommand = (as: As, dir: string, args: ReadonlyArray<string>, options: SealedOptions = {}): ReadonlyArray<string> => {
+export const sealedCommand = (
+  as: As,
+  dir: string,
+  args: ReadonlyArray<string>,
+  options: SealedOptions = {}
+): ReadonlyArray<string> => {
   const clone = as === "user" ? sharedClone() : root
   const node = nodeFor(as)
   const env = { SIMNET_CA_DIR: join(dir, "ca"), ...(as === "user" ? { HOME: dir } : {}), ...options.env }
   const line = [
     ...(as === "user" ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups"] : []),
-    "env", ...Object.entries(env).map(([name, value]) => `${name}=${value}`),
-    node, join(clone, "bin", "simnet.js"), ...args
-  ].map(quote).join(" ")
+    "env",
+    ...Object.entries(env).map(([name, value]) => `${name}=${value}`),
+    node,
+    join(clone, "bin", "simnet.js"),
+    ...args
+  ]
+    .map(quote)
+    .join(" ")
   const script = [
     "set -e",
     ...(as === "user" ? ["mount --make-rprivate /", `mount --bind ${quote(root)} ${quote(clone)}`] : []),
@@ -105,11 +131,14 @@ export const runSealed = (as: As, dir: string, args: ReadonlyArray<string>, opti
 export const processesRunning = (words: ReadonlyArray<string>): Array<number> => {
   const { readdirSync, readFileSync } = process.getBuiltinModule("node:fs")
   const wanted = `${words.join("\0")}\0`
-  return readdirSync("/proc").filter((name) => /^\d+$/.test(name)).filter((name) => {
-    try {
-      return readFileSync(`/proc/${name}/cmdline`, "utf8") === wanted
-    } catch {
-      return false
-    }
-  }).map(Number)
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/cmdline`, "utf8") === wanted
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
 }

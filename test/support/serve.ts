@@ -30,8 +30,16 @@ export interface Served {
  * Starts `simnet serve --port 0 ARGS` and waits for its URLs: this checkout's command, or `bin`
  * (an installed package's) run in `cwd`.
  */
-export const serve = async (args: ReadonlyArray<string> = [], env: Record<string, string> = {}, where: { readonly bin?: string; readonly cwd?: string } = {}): Promise<Served> => {
-  const child = spawn(process.execPath, [where.bin ?? "bin/simnet.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env }, cwd: where.cwd })
+export const serve = async (
+  args: ReadonlyArray<string> = [],
+  env: Record<string, string> = {},
+  where: { readonly bin?: string; readonly cwd?: string } = {}
+): Promise<Served> => {
+  const child = spawn(process.execPath, [where.bin ?? "bin/simnet.js", "serve", "--port", "0", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+    cwd: where.cwd
+  })
   children.push(child)
   let out = ""
   child.stdout!.setEncoding("utf8")
@@ -47,13 +55,21 @@ export const serve = async (args: ReadonlyArray<string> = [], env: Record<string
   const base = `http://127.0.0.1:${port}`
   const control = `${base}/experimental/simulation`
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${control}/${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
+    fetch(`${control}/${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body)
+    })
   return { child, port, base, control, ui: `${control}/ui`, post, output: () => out }
 }
 
 /** Runs `simnet serve --port 0 ARGS` until it exits by itself (a bad fixture, a bad flag): its code and everything it printed. */
-export const serveToExit = async (args: ReadonlyArray<string>): Promise<{ readonly code: number | null; readonly out: string }> => {
-  const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+export const serveToExit = async (
+  args: ReadonlyArray<string>
+): Promise<{ readonly code: number | null; readonly out: string }> => {
+  const child = spawn(process.execPath, ["bin/simnet.js", "serve", "--port", "0", ...args], {
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   children.push(child)
   let out = ""
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()))
@@ -80,7 +96,13 @@ export const raw = (
     const request = http.request({ host: "127.0.0.1", port, method, path, headers, agent: false }, (response) => {
       const chunks: Array<Buffer> = []
       response.on("data", (c: Buffer) => chunks.push(c))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString("utf8") }))
+      response.on("end", () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString("utf8")
+        })
+      )
       response.on("error", reject)
     })
     request.on("error", reject)

@@ -15,14 +15,20 @@ export const REDRAW = join(import.meta.dirname, "..", "fixtures", "tty", "redraw
 export const footer = (cols: number, rows: number): string => `${cols}x${rows} ctrl+c quit`
 
 /** A seeded sequence of whole numbers below `k` (the same every run). */
-export const seeded = (seed: number) => (k: number): number => {
-  seed = (seed * 1103515245 + 12345) & 0x7fffffff
-  return seed % k
-}
+export const seeded =
+  (seed: number) =>
+  (k: number): number => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff
+    return seed % k
+  }
 
 /** Resizes `terminal` (running `REDRAW`) `count` times from `seed`: the screen after the last redraw, and its size. */
-export const resizeStorm = (terminal: Terminal, seed: number, count: number): Effect.Effect<{ readonly screen: TerminalScreen; readonly cols: number; readonly rows: number }, TerminalError> =>
-  Effect.gen(function*() {
+export const resizeStorm = (
+  terminal: Terminal,
+  seed: number,
+  count: number
+): Effect.Effect<{ readonly screen: TerminalScreen; readonly cols: number; readonly rows: number }, TerminalError> =>
+  Effect.gen(function* () {
     const rnd = seeded(seed)
     let [cols, rows] = [terminal.screen().cols, terminal.screen().rows]
     for (let i = 0; i < count; i++) {

@@ -42,17 +42,39 @@ export const startTmux = async (command: ReadonlyArray<string>, cols: number, ro
   const socket = `simnet-test-${process.pid}-${++panes}`
   const tmux = (...args: Array<string>) => run("tmux", ["-L", socket, "-f", conf, ...args], { encoding: "utf8" })
   const shell = command.map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(" ")
-  const start = ["-L", socket, "-f", conf, "new-session", "-d", "-s", "s", "-x", String(cols), "-y", String(rows), shell]
+  const start = [
+    "-L",
+    socket,
+    "-f",
+    conf,
+    "new-session",
+    "-d",
+    "-s",
+    "s",
+    "-x",
+    String(cols),
+    "-y",
+    String(rows),
+    shell
+  ]
   if (namespaces) await run("unshare", ["-n", "tmux", ...start])
   else await run("tmux", start)
   const capture = async () => {
     const { rows: height } = await state()
-    const lines = (await tmux("capture-pane", "-p", "-t", "s")).stdout.replace(/\n$/, "").split("\n").map((line) => line.trimEnd())
+    const lines = (await tmux("capture-pane", "-p", "-t", "s")).stdout
+      .replace(/\n$/, "")
+      .split("\n")
+      .map((line) => line.trimEnd())
     while (lines.length < height) lines.push("")
     return lines.slice(0, height)
   }
   const state = async () => {
-    const [width, height, x, y] = (await tmux("display", "-p", "-t", "s", "#{pane_width} #{pane_height} #{cursor_x} #{cursor_y}")).stdout.trim().split(" ").map(Number)
+    const [width, height, x, y] = (
+      await tmux("display", "-p", "-t", "s", "#{pane_width} #{pane_height} #{cursor_x} #{cursor_y}")
+    ).stdout
+      .trim()
+      .split(" ")
+      .map(Number)
     return { cols: width!, rows: height!, cursor: { x: x!, y: y! } }
   }
   const until = async (done: (lines: ReadonlyArray<string>) => boolean, timeoutMs = 20_000) => {

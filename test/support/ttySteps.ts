@@ -15,7 +15,11 @@ import WebSocket from "ws"
 
 const dash = process.argv.indexOf("--")
 const steps = JSON.parse(process.argv[2]) as ReadonlyArray<{ readonly method: string; readonly params?: unknown }>
-const simnet = spawn(process.execPath, [join(import.meta.dirname, "..", "..", "bin", "simnet.js"), "run", "--tty", ...process.argv.slice(dash + 1)], { stdio: ["ignore", "ignore", "pipe"] })
+const simnet = spawn(
+  process.execPath,
+  [join(import.meta.dirname, "..", "..", "bin", "simnet.js"), "run", "--tty", ...process.argv.slice(dash + 1)],
+  { stdio: ["ignore", "ignore", "pipe"] }
+)
 let stderr = ""
 let exited: { readonly code: number | null; readonly signal: string | null } | undefined
 const ended = once(simnet, "exit").then(([code, signal]) => {
@@ -48,7 +52,12 @@ const call = (method: string, params: unknown = {}) =>
     }),
     ended.then(() => ({ error: { message: "the app ended", exit: exited } }))
   ])
-const replies: Array<{ readonly method: string; readonly params?: unknown; readonly result?: unknown; readonly error?: unknown }> = []
+const replies: Array<{
+  readonly method: string
+  readonly params?: unknown
+  readonly result?: unknown
+  readonly error?: unknown
+}> = []
 for (const step of steps) {
   const reply = await call(step.method, step.params)
   replies.push({ ...step, ...reply })

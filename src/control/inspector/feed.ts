@@ -100,7 +100,9 @@ const WAITING_LIMIT = 5_000
 export const extraOf = (record: LogRecord, extra: Extra = {}): Extra => {
   const merged: Extra = {
     ...(record.answeredMs === undefined ? {} : { ttfb: record.answeredMs }),
-    ...(record.refusal === undefined || record.denial === undefined ? {} : { refusal: { tag: record.denial, ...record.refusal } }),
+    ...(record.refusal === undefined || record.denial === undefined
+      ? {}
+      : { refusal: { tag: record.denial, ...record.refusal } }),
     ...extra
   }
   if (!wasReset(record)) return merged
@@ -109,7 +111,9 @@ export const extraOf = (record: LogRecord, extra: Extra = {}): Extra => {
 }
 
 /** The GraphQL operation a record's route wrote into its `detail`, as a row field (none for other routes). */
-export const operationOf = (record: { readonly detail?: Readonly<Record<string, unknown>> | undefined }): { readonly operation?: string } => {
+export const operationOf = (record: {
+  readonly detail?: Readonly<Record<string, unknown>> | undefined
+}): { readonly operation?: string } => {
   const graphql = record.detail?.["graphql"] as { readonly operation?: unknown; readonly type?: unknown } | undefined
   const name = graphql?.operation ?? graphql?.type
   return typeof name === "string" ? { operation: name } : {}
@@ -272,7 +276,12 @@ export class Feed {
       return Effect.flatMap(this.#network.logSince(last === undefined ? 0 : last.seq - 1), (records) => {
         if (last !== undefined) {
           const first = records[0]
-          const same = first !== undefined && first.seq === last.seq && first.time === last.time && first.url === last.url && first.method === last.method
+          const same =
+            first !== undefined &&
+            first.seq === last.seq &&
+            first.time === last.time &&
+            first.url === last.url &&
+            first.method === last.method
           if (first !== undefined && first.seq > last.seq) {
             this.#take(records)
             return Effect.void

@@ -12,7 +12,19 @@ import { readFileSync } from "node:fs"
 import { STYLE } from "./style.ts"
 
 /** The page's script files, in the order they run: shared helpers first, the start last. */
-export const UI_FILES = ["common.js", "requests.js", "details.js", "events.js", "case.js", "routes.js", "model.js", "mcp.js", "screen.js", "driver.js", "main.js"] as const
+export const UI_FILES = [
+  "common.js",
+  "requests.js",
+  "details.js",
+  "events.js",
+  "case.js",
+  "routes.js",
+  "model.js",
+  "mcp.js",
+  "screen.js",
+  "driver.js",
+  "main.js"
+] as const
 
 const readScript = (): string =>
   `"use strict";\n(function () {\n${UI_FILES.map((file) => readFileSync(new URL(`./ui/${file}`, import.meta.url), "utf8").replace(/^\/\/ @ts-check\n/, "")).join("\n")}})();\n`

@@ -15,7 +15,12 @@ import type { RouteInfo } from "../../network/network.ts"
 export interface ViewedNetwork {
   readonly seed: number
   readonly routes: Effect.Effect<ReadonlyArray<RouteView & Record<string, unknown>>>
-  readonly counters: Effect.Effect<{ readonly requests: number; readonly answered: number; readonly denied: number; readonly faulted: number }>
+  readonly counters: Effect.Effect<{
+    readonly requests: number
+    readonly answered: number
+    readonly denied: number
+    readonly faulted: number
+  }>
   readonly llm: SimulatedProviderApi
   /** The MCP servers by route id (`SimulationNetworkApi.mcp`). */
   readonly mcp: { readonly get: (id: string) => McpServerSeen | undefined }
@@ -31,7 +36,13 @@ export interface McpServerSeen {
     readonly version: string
     readonly title?: string | undefined
     readonly stateless?: boolean | undefined
-    readonly tools?: ReadonlyArray<{ readonly name: string; readonly title?: string | undefined; readonly description?: string | undefined }> | undefined
+    readonly tools?:
+      | ReadonlyArray<{
+          readonly name: string
+          readonly title?: string | undefined
+          readonly description?: string | undefined
+        }>
+      | undefined
   }
   readonly sessions: ReadonlyArray<unknown>
   readonly counts: Readonly<Record<string, number>>
@@ -85,34 +96,39 @@ const bounded = (body: unknown): unknown => {
  * not define (the client asked for an unknown name) are listed after its tools.
  */
 const mcpServers = (network: ViewedNetwork, routes: ReadonlyArray<RouteView & Record<string, unknown>>) =>
-  routes.filter((route) => route.kind === "mcp" && route.simulated !== false).slice(0, MCP_SERVERS_LIMIT).flatMap((route) => {
-    const server = network.mcp.get(route.id)
-    if (server === undefined) return []
-    const definition = server.definition
-    const tools = (definition.tools ?? []).map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      calls: server.counts[tool.name] ?? 0,
-      defined: true
-    }))
-    const defined = new Set(tools.map((tool) => tool.name))
-    for (const [name, calls] of Object.entries(server.counts)) {
-      if (!defined.has(name)) tools.push({ name, title: undefined, description: undefined, calls, defined: false })
-    }
-    return [{
-      route: route.id,
-      match: route.match,
-      name: definition.name,
-      title: definition.title,
-      version: definition.version,
-      mode: definition.stateless === true ? "stateless" : "stateful",
-      sessions: server.sessions.length,
-      calls: Object.values(server.counts).reduce((sum, n) => sum + n, 0),
-      tools: tools.slice(0, MCP_TOOLS_LIMIT),
-      toolCount: tools.length
-    }]
-  })
+  routes
+    .filter((route) => route.kind === "mcp" && route.simulated !== false)
+    .slice(0, MCP_SERVERS_LIMIT)
+    .flatMap((route) => {
+      const server = network.mcp.get(route.id)
+      if (server === undefined) return []
+      const definition = server.definition
+      const tools = (definition.tools ?? []).map((tool) => ({
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        calls: server.counts[tool.name] ?? 0,
+        defined: true
+      }))
+      const defined = new Set(tools.map((tool) => tool.name))
+      for (const [name, calls] of Object.entries(server.counts)) {
+        if (!defined.has(name)) tools.push({ name, title: undefined, description: undefined, calls, defined: false })
+      }
+      return [
+        {
+          route: route.id,
+          match: route.match,
+          name: definition.name,
+          title: definition.title,
+          version: definition.version,
+          mode: definition.stateless === true ? "stateless" : "stateful",
+          sessions: server.sessions.length,
+          calls: Object.values(server.counts).reduce((sum, n) => sum + n, 0),
+          tools: tools.slice(0, MCP_TOOLS_LIMIT),
+          toolCount: tools.length
+        }
+      ]
+    })
 
 /**
  * The panels' view of a network now (the page reads it as JSON: `ui/state` and the feed's
@@ -123,19 +139,27 @@ const scenarioLine = (route: Readonly<Record<string, unknown>>): string =>
   `${String(route.scenario)}: ${route.requiredState === undefined ? "any state" : JSON.stringify(route.requiredState)}${route.newState === undefined ? "" : ` → ${JSON.stringify(route.newState)}`}`
 
 export const viewOf = (network: ViewedNetwork) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const routes = yield* network.routes
     const counters = yield* network.counters
     const llm = network.llm
     const log = llm.log
     const lastMessage = new Map<string, string | undefined>()
     for (const entry of log) lastMessage.set(entry.key, entry.lastUserMessage)
-    const counts = Array.from(llm.counts, ([key, count]) => ({ key, count, lastUserMessage: lastMessage.get(key) }))
-      .sort((a, b) => b.count - a.count)
+    const counts = Array.from(llm.counts, ([key, count]) => ({
+      key,
+      count,
+      lastUserMessage: lastMessage.get(key)
+    })).sort((a, b) => b.count - a.count)
     const scripts = llm.state.scripts
     return {
       seed: network.seed,
-      counters: { requests: counters.requests, answered: counters.answered, denied: counters.denied, faulted: counters.faulted },
+      counters: {
+        requests: counters.requests,
+        answered: counters.answered,
+        denied: counters.denied,
+        faulted: counters.faulted
+      },
       routes: routes.slice(0, ROUTES_LIMIT).map((route) => ({
         id: route.id,
         kind: route.kind,
@@ -158,7 +182,13 @@ export const viewOf = (network: ViewedNetwork) =>
         queued: scripts.queued.map((script) => plain(script)),
         current: plain(scripts.current),
         consumed: scripts.consumed,
-        rules: llm.rules.map((rule) => ({ id: rule.id, match: plain(rule.match), behaviour: plain(rule.behaviour), times: rule.times, uses: rule.uses })),
+        rules: llm.rules.map((rule) => ({
+          id: rule.id,
+          match: plain(rule.match),
+          behaviour: plain(rule.behaviour),
+          times: rule.times,
+          uses: rule.uses
+        })),
         counts: counts.slice(0, KEYS_LIMIT),
         keyCount: counts.length,
         log: log.slice(-MODEL_LOG_LIMIT).map((entry) => ({

@@ -40,7 +40,14 @@ export interface A2aRoutesOptions {
   readonly baseUrl?: string | undefined
   readonly name?: string | undefined
   readonly description?: string | undefined
-  readonly skills?: ReadonlyArray<{ readonly id: string; readonly name: string; readonly description: string; readonly tags?: ReadonlyArray<string> | undefined }> | undefined
+  readonly skills?:
+    | ReadonlyArray<{
+        readonly id: string
+        readonly name: string
+        readonly description: string
+        readonly tags?: ReadonlyArray<string> | undefined
+      }>
+    | undefined
 }
 
 type Json = Record<string, unknown>
@@ -76,18 +83,26 @@ const callOf = (raw: unknown): Call => {
   return { id: body.id ?? null, method: body.method, message: body.params.message }
 }
 
-const partsOf = (message: Json): ReadonlyArray<Json> => (Array.isArray(message.parts) ? message.parts.filter(isJsonObject) : [])
+const partsOf = (message: Json): ReadonlyArray<Json> =>
+  Array.isArray(message.parts) ? message.parts.filter(isJsonObject) : []
 
 /** A message of the task's history as conversation turns: tool results first, then the words. */
 const turnsOf = (message: Json): ReadonlyArray<LlmTurn> => {
   const parts = partsOf(message)
-  const text = parts.filter((part) => part.kind === "text").map((part) => String(part.text ?? "")).join("")
+  const text = parts
+    .filter((part) => part.kind === "text")
+    .map((part) => String(part.text ?? ""))
+    .join("")
   const data = parts.filter((part) => part.kind === "data" && isJsonObject(part.data)).map((part) => part.data as Json)
   if (message.role === "agent") {
-    const calls = data.filter((d) => d.type === "tool_call").map((d) => ({ name: String(d.name ?? ""), arguments: JSON.stringify(d.input ?? {}) }))
+    const calls = data
+      .filter((d) => d.type === "tool_call")
+      .map((d) => ({ name: String(d.name ?? ""), arguments: JSON.stringify(d.input ?? {}) }))
     return [{ role: "assistant", text, calls }]
   }
-  const results = data.filter((d) => d.type === "tool_result").map((d): LlmTurn => ({ role: "tool", text: textOf(d.output) }))
+  const results = data
+    .filter((d) => d.type === "tool_result")
+    .map((d): LlmTurn => ({ role: "tool", text: textOf(d.output) }))
   const other = data.filter((d) => d.type !== "tool_result").map((d) => JSON.stringify(d))
   const words = [text, ...other].filter((t) => t !== "").join("\n")
   return words === "" && results.length > 0 ? results : [...results, { role: "user", text: words }]
@@ -98,7 +113,10 @@ const agentParts = (parts: ReadonlyArray<Part>): Array<Json> => {
   const gathered = gather(parts)
   return [
     ...(gathered.text === undefined ? [] : [{ kind: "text", text: gathered.text }]),
-    ...gathered.toolCalls.map((call) => ({ kind: "data", data: { type: "tool_call", id: call.id, name: call.name, input: parseArguments(call.arguments) } }))
+    ...gathered.toolCalls.map((call) => ({
+      kind: "data",
+      data: { type: "tool_call", id: call.id, name: call.name, input: parseArguments(call.arguments) }
+    }))
   ]
 }
 
@@ -108,7 +126,9 @@ const taskOf = (tasks: Tasks | undefined, invocation: LlmInvocation) => {
   const existing = tasks?.get(call.message.taskId)
   const seq = invocation.seq
   const id = (existing?.id as string | undefined) ?? `task-sim-${seq}`
-  const contextId = (existing?.contextId as string | undefined) ?? (typeof call.message.contextId === "string" ? call.message.contextId : `ctx-sim-${seq}`)
+  const contextId =
+    (existing?.contextId as string | undefined) ??
+    (typeof call.message.contextId === "string" ? call.message.contextId : `ctx-sim-${seq}`)
   const user = { ...call.message, kind: "message", taskId: id, contextId }
   const history = [...((existing?.history as Array<Json> | undefined) ?? []), user]
   const artifacts = (existing?.artifacts as Array<Json> | undefined) ?? []
@@ -120,12 +140,31 @@ const taskOf = (tasks: Tasks | undefined, invocation: LlmInvocation) => {
     opened: { kind: "task", id, contextId, status: { state: "submitted" }, history, artifacts },
     /** The task once answered with `parts`, saved for `tasks/get`. */
     answered: (parts: ReadonlyArray<Part>): Json => {
-      const agent = { kind: "message", role: "agent", messageId: `msg-sim-${seq}`, taskId: id, contextId, parts: agentParts(parts) }
+      const agent = {
+        kind: "message",
+        role: "agent",
+        messageId: `msg-sim-${seq}`,
+        taskId: id,
+        contextId,
+        parts: agentParts(parts)
+      }
       const gathered = gather(parts)
-      const state = gathered.error !== undefined ? "failed" : gathered.toolCalls.length > 0 ? "input-required" : "completed"
-      const message = gathered.error !== undefined ? { ...agent, parts: [{ kind: "text", text: gathered.error }] } : agent
-      const answer = gathered.text === undefined ? [] : [{ artifactId: `artifact-sim-${seq}`, name: "answer", parts: [{ kind: "text", text: gathered.text }] }]
-      const task = { kind: "task", id, contextId, status: { state, message }, history: [...history, message], artifacts: [...artifacts, ...answer] }
+      const state =
+        gathered.error !== undefined ? "failed" : gathered.toolCalls.length > 0 ? "input-required" : "completed"
+      const message =
+        gathered.error !== undefined ? { ...agent, parts: [{ kind: "text", text: gathered.error }] } : agent
+      const answer =
+        gathered.text === undefined
+          ? []
+          : [{ artifactId: `artifact-sim-${seq}`, name: "answer", parts: [{ kind: "text", text: gathered.text }] }]
+      const task = {
+        kind: "task",
+        id,
+        contextId,
+        status: { state, message },
+        history: [...history, message],
+        artifacts: [...artifacts, ...answer]
+      }
       tasks?.save(task)
       return task
     }
@@ -149,11 +188,24 @@ class A2aWriter implements StreamWriter {
   }
 
   #status(state: string, final: boolean, message?: Json): string {
-    return this.#event({ kind: "status-update", taskId: this.#task.id, contextId: this.#task.contextId, status: message === undefined ? { state } : { state, message }, final })
+    return this.#event({
+      kind: "status-update",
+      taskId: this.#task.id,
+      contextId: this.#task.contextId,
+      status: message === undefined ? { state } : { state, message },
+      final
+    })
   }
 
   #chunk(text: string, lastChunk: boolean): string {
-    return this.#event({ kind: "artifact-update", taskId: this.#task.id, contextId: this.#task.contextId, artifact: { artifactId: this.#task.artifactId, name: "answer", parts: [{ kind: "text", text }] }, append: this.#chunks++ > 0, lastChunk })
+    return this.#event({
+      kind: "artifact-update",
+      taskId: this.#task.id,
+      contextId: this.#task.contextId,
+      artifact: { artifactId: this.#task.artifactId, name: "answer", parts: [{ kind: "text", text }] },
+      append: this.#chunks++ > 0,
+      lastChunk
+    })
   }
 
   open(): ReadonlyArray<string> {
@@ -171,18 +223,28 @@ class A2aWriter implements StreamWriter {
   }
 
   error(message: string): ReadonlyArray<string> {
-    const task = this.#task.answered([...this.#parts.filter((part) => part.kind !== "error"), { kind: "error", message }])
+    const task = this.#task.answered([
+      ...this.#parts.filter((part) => part.kind !== "error"),
+      { kind: "error", message }
+    ])
     return [this.#status("failed", true, (task.status as Json).message as Json)]
   }
 
   finish(_finish: Finish, _usage: TokenUsage | undefined): ReadonlyArray<string> {
     const task = this.#task.answered(this.#parts)
     const status = task.status as Json
-    return [...(this.#chunks > 0 ? [this.#chunk("", true)] : []), this.#status(status.state as string, true, status.message as Json)]
+    return [
+      ...(this.#chunks > 0 ? [this.#chunk("", true)] : []),
+      this.#status(status.state as string, true, status.message as Json)
+    ]
   }
 
   malformed(): string {
-    return truncatedFrame({ jsonrpc: "2.0", id: this.#task.call.id, result: { kind: "artifact-update", taskId: this.#task.id } })
+    return truncatedFrame({
+      jsonrpc: "2.0",
+      id: this.#task.call.id,
+      result: { kind: "artifact-update", taskId: this.#task.id }
+    })
   }
 }
 
@@ -211,8 +273,16 @@ const wireOver = (tasks: Tasks | undefined): ModelWire => ({
     })
   },
   writer: (invocation) => new A2aWriter(tasks, invocation),
-  answer: (invocation, parts) => ({ jsonrpc: "2.0", id: callOf(invocation.request.raw).id, result: taskOf(tasks, invocation).answered(parts) }),
-  errorBody: (status, message, reason) => ({ jsonrpc: "2.0", id: null, error: { code: -32603, message, data: { status, ...(reason === undefined ? {} : { reason }) } } }),
+  answer: (invocation, parts) => ({
+    jsonrpc: "2.0",
+    id: callOf(invocation.request.raw).id,
+    result: taskOf(tasks, invocation).answered(parts)
+  }),
+  errorBody: (status, message, reason) => ({
+    jsonrpc: "2.0",
+    id: null,
+    error: { code: -32603, message, data: { status, ...(reason === undefined ? {} : { reason }) } }
+  }),
   readBack: () => undefined
 })
 
@@ -222,15 +292,22 @@ const wireOver = (tasks: Tasks | undefined): ModelWire => ({
  */
 export const a2aWire: ModelWire = wireOver(undefined)
 
-const rpc = (id: unknown, body: { readonly result: unknown } | { readonly error: { readonly code: number; readonly message: string } }) =>
-  whole(200, { "content-type": "application/json" }, JSON.stringify({ jsonrpc: "2.0", id, ...body }))
+const rpc = (
+  id: unknown,
+  body: { readonly result: unknown } | { readonly error: { readonly code: number; readonly message: string } }
+) => whole(200, { "content-type": "application/json" }, JSON.stringify({ jsonrpc: "2.0", id, ...body }))
 
 const rpcError = (id: unknown, code: number, message: string) => rpc(id, { error: { code, message } })
 
 /** A task as `tasks/get` shows it: its history cut to the last `historyLength` messages when asked. */
 const shown = (task: Json, historyLength: unknown): Json =>
   typeof historyLength === "number" && Number.isInteger(historyLength) && historyLength >= 0
-    ? { ...task, history: (task.history as Array<Json>).slice(historyLength === 0 ? (task.history as Array<Json>).length : -historyLength) }
+    ? {
+        ...task,
+        history: (task.history as Array<Json>).slice(
+          historyLength === 0 ? (task.history as Array<Json>).length : -historyLength
+        )
+      }
     : task
 
 /** One network's answerer of the JSON-RPC endpoint: the model's calls through its wire, the task methods here. */
@@ -239,27 +316,44 @@ const endpointOf = (tasks: Tasks): Answerer => {
   return (request: SimRequest, context: RespondContext): Answer => {
     const body = request.json()
     if (body === undefined) return rpcError(null, -32700, "Parse error: the body is not JSON")
-    if (!isJsonObject(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string") return rpcError(isJsonObject(body) ? body.id ?? null : null, -32600, "Invalid Request: not a JSON-RPC 2.0 request")
+    if (!isJsonObject(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string")
+      return rpcError(
+        isJsonObject(body) ? (body.id ?? null) : null,
+        -32600,
+        "Invalid Request: not a JSON-RPC 2.0 request"
+      )
     const id = body.id ?? null
     const params = isJsonObject(body.params) ? body.params : undefined
     switch (body.method) {
       case "message/send":
       case "message/stream": {
         const message = params?.message
-        if (!isJsonObject(message) || message.role !== "user" || !Array.isArray(message.parts) || typeof message.messageId !== "string") {
+        if (
+          !isJsonObject(message) ||
+          message.role !== "user" ||
+          !Array.isArray(message.parts) ||
+          typeof message.messageId !== "string"
+        ) {
           return rpcError(id, -32602, "Invalid params: params.message is a user message { role, parts, messageId }")
         }
         if (message.taskId !== undefined) {
           const task = tasks.get(message.taskId)
           if (task === undefined) return rpcError(id, -32001, `Task not found: ${String(message.taskId)}`)
           const state = (task.status as Json).state as string
-          if (TERMINAL.has(state)) return rpcError(id, -32602, `Invalid params: task ${String(message.taskId)} is ${state}; a new message starts a new task`)
+          if (TERMINAL.has(state))
+            return rpcError(
+              id,
+              -32602,
+              `Invalid params: task ${String(message.taskId)} is ${state}; a new message starts a new task`
+            )
         }
         return model(request, context)
       }
       case "tasks/get": {
         const task = tasks.get(params?.id)
-        return task === undefined ? rpcError(id, -32001, `Task not found: ${String(params?.id)}`) : rpc(id, { result: shown(task, params?.historyLength) })
+        return task === undefined
+          ? rpcError(id, -32001, `Task not found: ${String(params?.id)}`)
+          : rpc(id, { result: shown(task, params?.historyLength) })
       }
       case "tasks/cancel": {
         const task = tasks.get(params?.id)
@@ -284,13 +378,20 @@ const endpoint: Answerer = (request, context) => {
   let answer = endpoints.get(services)
   if (answer === undefined) {
     let tasks = tasksOf.get(services)
-    if (tasks === undefined) tasksOf.set(services, tasks = new Tasks())
-    endpoints.set(services, answer = endpointOf(tasks))
+    if (tasks === undefined) tasksOf.set(services, (tasks = new Tasks()))
+    endpoints.set(services, (answer = endpointOf(tasks)))
   }
   try {
     return answer(request, context)
   } catch (cause) {
-    return refused(new RouteFailed({ route: context.identity, reason: "handler", message: `the A2A agent failed: ${String(cause)}`, cause }))
+    return refused(
+      new RouteFailed({
+        route: context.identity,
+        reason: "handler",
+        message: `the A2A agent failed: ${String(cause)}`,
+        cause
+      })
+    )
   }
 }
 
@@ -305,7 +406,9 @@ const cardOf = (base: string, options: A2aRoutesOptions): Json => ({
   capabilities: { streaming: true, pushNotifications: false, stateTransitionHistory: false },
   defaultInputModes: ["text/plain", "application/json"],
   defaultOutputModes: ["text/plain", "application/json"],
-  skills: (options.skills ?? [{ id: "chat", name: "Chat", description: "Answers from the simulated model's script." }]).map((skill) => ({ ...skill, tags: skill.tags ?? ["simnet"] }))
+  skills: (
+    options.skills ?? [{ id: "chat", name: "Chat", description: "Answers from the simulated model's script." }]
+  ).map((skill) => ({ ...skill, tags: skill.tags ?? ["simnet"] }))
 })
 
 /**
@@ -319,10 +422,22 @@ export const a2aRoutes = (options: A2aRoutesOptions = {}): ReadonlyArray<Route> 
   const card = whole(200, { "content-type": "application/json" }, JSON.stringify(cardOf(base, options)))
   return [
     ...modelApi("a2a", origin, origin === base ? undefined : origin, [
-      { name: "card", method: "GET", path: "/.well-known/agent-card.json", endpoint: ".well-known/agent-card.json", parts: { answer: () => card, reproduce: () => Effect.succeed(card) } }
+      {
+        name: "card",
+        method: "GET",
+        path: "/.well-known/agent-card.json",
+        endpoint: ".well-known/agent-card.json",
+        parts: { answer: () => card, reproduce: () => Effect.succeed(card) }
+      }
     ]),
     ...modelApi("a2a", DEFAULT_A2A_URL, options.baseUrl, [
-      { name: "rpc", method: "POST", path: base === origin ? "/" : "", endpoint: "JSON-RPC", parts: { answer: endpoint } }
+      {
+        name: "rpc",
+        method: "POST",
+        path: base === origin ? "/" : "",
+        endpoint: "JSON-RPC",
+        parts: { answer: endpoint }
+      }
     ])
   ]
 }

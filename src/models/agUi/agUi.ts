@@ -34,12 +34,21 @@ export const RunAgentInput = Schema.Struct({
   threadId: Schema.String,
   runId: Schema.String,
   state: Schema.optional(Schema.Unknown),
-  messages: Schema.Array(Schema.Struct({
-    role: Schema.String,
-    content: Schema.optional(Content),
-    toolCalls: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, function: Schema.Struct({ name: Schema.String, arguments: Schema.String }) }))),
-    toolCallId: Schema.optional(Schema.String)
-  })),
+  messages: Schema.Array(
+    Schema.Struct({
+      role: Schema.String,
+      content: Schema.optional(Content),
+      toolCalls: Schema.optional(
+        Schema.Array(
+          Schema.Struct({
+            id: Schema.String,
+            function: Schema.Struct({ name: Schema.String, arguments: Schema.String })
+          })
+        )
+      ),
+      toolCallId: Schema.optional(Schema.String)
+    })
+  ),
   tools: Schema.optional(Schema.Array(Schema.Struct({ name: Schema.String }))),
   forwardedProps: Schema.optional(Schema.Unknown)
 })
@@ -49,13 +58,26 @@ type RunAgentInput = typeof RunAgentInput.Type
 const textOf = (content: RunAgentInput["messages"][number]["content"]): string =>
   typeof content === "string"
     ? content
-    : (content ?? []).map((part) => (typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text" ? String((part as { text?: unknown }).text ?? "") : "")).join("")
+    : (content ?? [])
+        .map((part) =>
+          typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text"
+            ? String((part as { text?: unknown }).text ?? "")
+            : ""
+        )
+        .join("")
 
 const turnOf = (message: RunAgentInput["messages"][number]): LlmTurn => {
   const text = textOf(message.content)
   switch (message.role) {
     case "assistant":
-      return { role: "assistant", text, calls: (message.toolCalls ?? []).map((call) => ({ name: call.function.name, arguments: call.function.arguments })) }
+      return {
+        role: "assistant",
+        text,
+        calls: (message.toolCalls ?? []).map((call) => ({
+          name: call.function.name,
+          arguments: call.function.arguments
+        }))
+      }
     case "tool":
       return { role: "tool", text }
     case "system":
@@ -116,7 +138,10 @@ class AgUiWriter implements StreamWriter {
     this.#messages++
     return open.kind === "text"
       ? [frame({ type: "TEXT_MESSAGE_END", messageId: open.id })]
-      : [frame({ type: "REASONING_MESSAGE_END", messageId: open.id }), frame({ type: "REASONING_END", messageId: open.id })]
+      : [
+          frame({ type: "REASONING_MESSAGE_END", messageId: open.id }),
+          frame({ type: "REASONING_END", messageId: open.id })
+        ]
   }
 
   content(part: ContentPart): ReadonlyArray<string> {
@@ -130,16 +155,34 @@ class AgUiWriter implements StreamWriter {
           this.#open = { kind: part.kind, id }
           if (part.kind === "text") this.#text = id
           if (part.kind === "text") frames.push(frame({ type: "TEXT_MESSAGE_START", messageId: id, role: "assistant" }))
-          else frames.push(frame({ type: "REASONING_START", messageId: id }), frame({ type: "REASONING_MESSAGE_START", messageId: id, role: "reasoning" }))
+          else
+            frames.push(
+              frame({ type: "REASONING_START", messageId: id }),
+              frame({ type: "REASONING_MESSAGE_START", messageId: id, role: "reasoning" })
+            )
         }
         const id = this.#open!.id
-        frames.push(frame({ type: part.kind === "text" ? "TEXT_MESSAGE_CONTENT" : "REASONING_MESSAGE_CONTENT", messageId: id, delta: part.text }))
+        frames.push(
+          frame({
+            type: part.kind === "text" ? "TEXT_MESSAGE_CONTENT" : "REASONING_MESSAGE_CONTENT",
+            messageId: id,
+            delta: part.text
+          })
+        )
         return frames
       }
       case "toolCall": {
         const frames = this.#close()
-        frames.push(frame({ type: "TOOL_CALL_START", toolCallId: part.id, toolCallName: part.name, parentMessageId: this.#text ??= this.#messageId() }))
-        for (const fragment of part.fragments) frames.push(frame({ type: "TOOL_CALL_ARGS", toolCallId: part.id, delta: fragment }))
+        frames.push(
+          frame({
+            type: "TOOL_CALL_START",
+            toolCallId: part.id,
+            toolCallName: part.name,
+            parentMessageId: (this.#text ??= this.#messageId())
+          })
+        )
+        for (const fragment of part.fragments)
+          frames.push(frame({ type: "TOOL_CALL_ARGS", toolCallId: part.id, delta: fragment }))
         frames.push(frame({ type: "TOOL_CALL_END", toolCallId: part.id }))
         return frames
       }
@@ -164,9 +207,18 @@ class AgUiWriter implements StreamWriter {
 }
 
 /** The events of a whole run, in order: what the stream carries, as one JSON array. */
-const wholeRun = (invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): unknown => {
+const wholeRun = (
+  invocation: LlmInvocation,
+  parts: ReadonlyArray<Part>,
+  finish: Finish,
+  usage: TokenUsage
+): unknown => {
   const writer = new AgUiWriter(invocation)
-  const frames = [...writer.open(), ...parts.flatMap((part) => partFrames(writer, part)), ...writer.finish(finish, usage)]
+  const frames = [
+    ...writer.open(),
+    ...parts.flatMap((part) => partFrames(writer, part)),
+    ...writer.finish(finish, usage)
+  ]
   return frames.map((text) => JSON.parse(text.slice("data: ".length)) as unknown)
 }
 
@@ -188,7 +240,19 @@ export const agUiWire: ModelWire = {
     turns: input.messages.map(turnOf),
     tools: (input.tools ?? []).map((tool) => tool.name),
     // Messages without their ids (a client makes new ones every run): the same conversation has one key.
-    key: requestKeyOf({ messages: input.messages.map(({ role, content, toolCalls, toolCallId }) => ({ role, content, toolCalls, toolCallId })), tools: input.tools, state: input.state }, ["messages", "tools", "state"])
+    key: requestKeyOf(
+      {
+        messages: input.messages.map(({ role, content, toolCalls, toolCallId }) => ({
+          role,
+          content,
+          toolCalls,
+          toolCallId
+        })),
+        tools: input.tools,
+        state: input.state
+      },
+      ["messages", "tools", "state"]
+    )
   })),
   writer: (invocation) => new AgUiWriter(invocation),
   answer: (invocation, parts, finish, usage) => wholeRun(invocation, parts, finish, usage),

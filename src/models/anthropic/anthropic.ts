@@ -18,7 +18,17 @@ import type { ContentPart, Finish, Part, StreamWriter } from "../provider/parts.
 import { jsonText, parseArguments, partTokens, usageOf } from "../provider/parts.ts"
 import { namedFrame, rawChunkFrame, truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
-import type { BlockDelta, ContentBlock, ErrorBody, Message, ModelList, RequestBlock, StopReason, StreamEvent, Usage } from "./anthropicSchema.ts"
+import type {
+  BlockDelta,
+  ContentBlock,
+  ErrorBody,
+  Message,
+  ModelList,
+  RequestBlock,
+  StopReason,
+  StreamEvent,
+  Usage
+} from "./anthropicSchema.ts"
 import { MessagesRequest } from "./anthropicSchema.ts"
 import type { TokenUsage } from "../provider/parts.ts"
 import { jsonWhole } from "../wire/call.ts"
@@ -37,7 +47,11 @@ export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 /**
  * The models `GET {base}/v1/models` lists when none are given.
  */
-export const DEFAULT_ANTHROPIC_MODELS: ReadonlyArray<string> = ["claude-sonnet-4-6", "claude-opus-4-7", "claude-haiku-4-5"]
+export const DEFAULT_ANTHROPIC_MODELS: ReadonlyArray<string> = [
+  "claude-sonnet-4-6",
+  "claude-opus-4-7",
+  "claude-haiku-4-5"
+]
 
 /**
  * Options of the Anthropic routes: `baseUrl` (default `https://api.anthropic.com`, as the
@@ -75,7 +89,10 @@ const turnsOf = (body: MessagesRequest): Array<LlmTurn> => {
   const turns: Array<LlmTurn> = []
   const system = body.system
   if (system !== undefined) {
-    turns.push({ role: "system", text: typeof system === "string" ? system : system.map((block) => block.text ?? "").join("\n") })
+    turns.push({
+      role: "system",
+      text: typeof system === "string" ? system : system.map((block) => block.text ?? "").join("\n")
+    })
   }
   for (const message of body.messages) {
     const content = message.content
@@ -83,7 +100,10 @@ const turnsOf = (body: MessagesRequest): Array<LlmTurn> => {
       turns.push({ role: message.role, text: content })
       continue
     }
-    const text = content.map(blockText).filter((t) => t.length > 0).join("\n")
+    const text = content
+      .map(blockText)
+      .filter((t) => t.length > 0)
+      .join("\n")
     if (message.role === "system") {
       turns.push({ role: "system", text })
     } else if (message.role === "assistant") {
@@ -163,7 +183,8 @@ const ERROR_TYPES: Readonly<Record<number, string>> = {
   529: "overloaded_error"
 }
 
-const errorType = (status: number): string => ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error")
+const errorType = (status: number): string =>
+  ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error")
 
 /**
  * Anthropic's error body for a status (a refusal of simnet's is a 422 `invalid_request_error` whose message
@@ -210,21 +231,35 @@ const contentOf = (parts: ReadonlyArray<Part>, thinking: boolean): ReadonlyArray
  * its holes.
  */
 const messageTemplates = (thinking: boolean) =>
-  new JsonTemplates<ReadonlyArray<Part>, readonly [string, string, StopReason | null, number, number], Message>(5, (parts, [id, model, stop, input, output]) =>
-    messageOf(id, model, contentOf(parts, thinking), stop, usageBlock({ inputTokens: input, outputTokens: output, totalTokens: input + output })))
+  new JsonTemplates<ReadonlyArray<Part>, readonly [string, string, StopReason | null, number, number], Message>(
+    5,
+    (parts, [id, model, stop, input, output]) =>
+      messageOf(
+        id,
+        model,
+        contentOf(parts, thinking),
+        stop,
+        usageBlock({ inputTokens: input, outputTokens: output, totalTokens: input + output })
+      )
+  )
 const plainTemplates = messageTemplates(false)
 const thinkingTemplates = messageTemplates(true)
 
-const contentKept = new WeakMap<ReadonlyArray<Part>, { thinking?: ReadonlyArray<ContentBlock>; plain?: ReadonlyArray<ContentBlock> }>()
+const contentKept = new WeakMap<
+  ReadonlyArray<Part>,
+  { thinking?: ReadonlyArray<ContentBlock>; plain?: ReadonlyArray<ContentBlock> }
+>()
 
 const contentNow = (parts: ReadonlyArray<Part>, thinking: boolean): Array<ContentBlock> => {
   const blocks: Array<ContentBlock> = []
   let run: { kind: "text" | "reasoning"; text: string } | undefined
   const flush = () => {
     if (run === undefined) return
-    blocks.push(run.kind === "text"
-      ? { type: "text", text: jsonText(run.text) }
-      : { type: "thinking", thinking: run.text, signature: signatureOf(run.text) })
+    blocks.push(
+      run.kind === "text"
+        ? { type: "text", text: jsonText(run.text) }
+        : { type: "thinking", thinking: run.text, signature: signatureOf(run.text) }
+    )
     run = undefined
   }
   for (const part of parts) {
@@ -235,7 +270,12 @@ const contentNow = (parts: ReadonlyArray<Part>, thinking: boolean): Array<Conten
       run.text += part.text
     } else if (part.kind === "toolCall") {
       flush()
-      blocks.push({ type: "tool_use", id: toolUseId(part.id), name: part.name, input: parseArguments(part.fragments.join("")) })
+      blocks.push({
+        type: "tool_use",
+        id: toolUseId(part.id),
+        name: part.name,
+        input: parseArguments(part.fragments.join(""))
+      })
     }
   }
   flush()
@@ -274,7 +314,13 @@ class AnthropicWriter implements StreamWriter {
   open(): ReadonlyArray<string> {
     const usage = usageBlock(usageOf(this.#hint, this.#invocation.request.material, 0))
     return [
-      this.#event({ type: "message_start", message: messageOf(messageId(this.#invocation), this.#invocation.request.model, [], null, { ...usage, output_tokens: 1 }) }),
+      this.#event({
+        type: "message_start",
+        message: messageOf(messageId(this.#invocation), this.#invocation.request.model, [], null, {
+          ...usage,
+          output_tokens: 1
+        })
+      }),
       this.#event({ type: "ping" })
     ]
   }
@@ -284,7 +330,8 @@ class AnthropicWriter implements StreamWriter {
     if (open === undefined) return []
     this.#open = undefined
     const frames: Array<string> = []
-    if (open.kind === "reasoning") frames.push(this.#delta(open.index, { type: "signature_delta", signature: signatureOf(open.text) }))
+    if (open.kind === "reasoning")
+      frames.push(this.#delta(open.index, { type: "signature_delta", signature: signatureOf(open.text) }))
     frames.push(this.#event({ type: "content_block_stop", index: open.index }))
     return frames
   }
@@ -300,29 +347,44 @@ class AnthropicWriter implements StreamWriter {
           frames.push(...this.#close())
           const index = this.#blocks++
           this.#open = { kind: part.kind, index, text: "" }
-          const block: ContentBlock = part.kind === "text"
-            ? { type: "text", text: "" }
-            : { type: "thinking", thinking: "", signature: "" }
+          const block: ContentBlock =
+            part.kind === "text" ? { type: "text", text: "" } : { type: "thinking", thinking: "", signature: "" }
           frames.push(this.#event({ type: "content_block_start", index, content_block: block }))
         }
         const open = this.#open!
         open.text += part.text
         if (part.kind === "text" && this.#frame === sseEvent) {
           // The most frequent frame, written from a prefix per block: the same bytes `#delta` writes.
-          if (this.#textPrefix?.index !== open.index) this.#textPrefix = { index: open.index, text: `event: content_block_delta\ndata: {"type":"content_block_delta","index":${open.index},"delta":{"type":"text_delta","text":` }
+          if (this.#textPrefix?.index !== open.index)
+            this.#textPrefix = {
+              index: open.index,
+              text: `event: content_block_delta\ndata: {"type":"content_block_delta","index":${open.index},"delta":{"type":"text_delta","text":`
+            }
           frames.push(`${this.#textPrefix.text}${JSON.stringify(part.text)}}}\n\n`)
           return frames
         }
-        frames.push(this.#delta(open.index, part.kind === "text"
-          ? { type: "text_delta", text: part.text }
-          : { type: "thinking_delta", thinking: part.text }))
+        frames.push(
+          this.#delta(
+            open.index,
+            part.kind === "text"
+              ? { type: "text_delta", text: part.text }
+              : { type: "thinking_delta", thinking: part.text }
+          )
+        )
         return frames
       }
       case "toolCall": {
         const frames = this.#close()
         const index = this.#blocks++
-        frames.push(this.#event({ type: "content_block_start", index, content_block: { type: "tool_use", id: toolUseId(part.id), name: part.name, input: {} } }))
-        for (const fragment of part.fragments) frames.push(this.#delta(index, { type: "input_json_delta", partial_json: fragment }))
+        frames.push(
+          this.#event({
+            type: "content_block_start",
+            index,
+            content_block: { type: "tool_use", id: toolUseId(part.id), name: part.name, input: {} }
+          })
+        )
+        for (const fragment of part.fragments)
+          frames.push(this.#delta(index, { type: "input_json_delta", partial_json: fragment }))
         frames.push(this.#event({ type: "content_block_stop", index }))
         return frames
       }
@@ -348,7 +410,10 @@ class AnthropicWriter implements StreamWriter {
   }
 
   malformed(): string {
-    return truncatedFrame({ type: "content_block_delta", index: this.#blocks, delta: { type: "text_delta", text: "" } }, "content_block_delta")
+    return truncatedFrame(
+      { type: "content_block_delta", index: this.#blocks, delta: { type: "text_delta", text: "" } },
+      "content_block_delta"
+    )
   }
 }
 
@@ -368,9 +433,16 @@ export const messagesBody = {
    * Reads a Messages body sent to `model` named in the URL (the body has none), as `api`; streamed
    * when `stream` says so, or else when the body does.
    */
-  readAt: (api: string, request: SimRequest, raw: unknown, model: string, stream?: boolean): Result.Result<ConversationInput, string> => {
+  readAt: (
+    api: string,
+    request: SimRequest,
+    raw: unknown,
+    model: string,
+    stream?: boolean
+  ): Result.Result<ConversationInput, string> => {
     const decoded = decodeMessages(typeof raw === "object" && raw !== null ? { ...raw, model } : raw)
-    if (Exit.isFailure(decoded)) return Result.fail(`the body is not an Anthropic Messages request: ${String(decoded.cause)}`)
+    if (Exit.isFailure(decoded))
+      return Result.fail(`the body is not an Anthropic Messages request: ${String(decoded.cause)}`)
     const body = decoded.value
     return Result.succeed({
       api,
@@ -384,14 +456,27 @@ export const messagesBody = {
       structured: anthropicStructured(raw)
     })
   },
-  answer: (invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): Message | JsonText => {
+  answer: (
+    invocation: LlmInvocation,
+    parts: ReadonlyArray<Part>,
+    finish: Finish,
+    usage: TokenUsage
+  ): Message | JsonText => {
     const templates = thinks(invocation) ? thinkingTemplates : plainTemplates
-    return templates.write(parts, [messageId(invocation), invocation.request.model, stopReason(finish), usage.inputTokens, usage.outputTokens])
+    return templates.write(parts, [
+      messageId(invocation),
+      invocation.request.model,
+      stopReason(finish),
+      usage.inputTokens,
+      usage.outputTokens
+    ])
   },
-  writer: (invocation: LlmInvocation, usage: TokenUsage | undefined, frame: (event: StreamEvent) => string = sseEvent): StreamWriter =>
-    new AnthropicWriter(invocation, usage, frame)
+  writer: (
+    invocation: LlmInvocation,
+    usage: TokenUsage | undefined,
+    frame: (event: StreamEvent) => string = sseEvent
+  ): StreamWriter => new AnthropicWriter(invocation, usage, frame)
 }
-
 
 /**
  * The Anthropic Messages wire format.
@@ -421,16 +506,18 @@ export const anthropicWire: ModelWire = {
 /**
  * The responder of `GET {base}/v1/models`.
  */
-const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
-  Effect.sync(() => {
-    const list: ModelList = {
-      data: models.map((id) => ({ type: "model", id, display_name: id, created_at: "2025-01-01T00:00:00Z" })),
-      has_more: false,
-      first_id: models[0] ?? null,
-      last_id: models.at(-1) ?? null
-    }
-    return jsonWhole(list, 200)
-  })
+const modelsResponder =
+  (models: ReadonlyArray<string>): Responder =>
+  () =>
+    Effect.sync(() => {
+      const list: ModelList = {
+        data: models.map((id) => ({ type: "model", id, display_name: id, created_at: "2025-01-01T00:00:00Z" })),
+        has_more: false,
+        first_id: models[0] ?? null,
+        last_id: models.at(-1) ?? null
+      }
+      return jsonWhole(list, 200)
+    })
 
 /**
  * The Anthropic routes: `POST {base}/v1/messages` and `GET {base}/v1/models`, ids
@@ -440,6 +527,12 @@ const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
 export const anthropicRoutes = (options: AnthropicRoutesOptions = {}): ReadonlyArray<Route> => {
   return modelApi("anthropic", DEFAULT_ANTHROPIC_BASE_URL, options.baseUrl, [
     { name: "messages", method: "POST", path: "/v1/messages", endpoint: "messages", wire: anthropicWire },
-    { name: "models", method: "GET", path: "/v1/models", endpoint: "models", parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_ANTHROPIC_MODELS)) } }
+    {
+      name: "models",
+      method: "GET",
+      path: "/v1/models",
+      endpoint: "models",
+      parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_ANTHROPIC_MODELS)) }
+    }
   ])
 }

@@ -2,9 +2,22 @@
  * Anthropic's Messages answers read back (record mode), whole or streamed.
  */
 import { isJsonObject, parseJson } from "../../registry/util.ts"
-import { at, countAt, eventData, type JsonRecord, type ReadBack, type ReadBackAction, textAt } from "../wire/readBack.ts"
+import {
+  at,
+  countAt,
+  eventData,
+  type JsonRecord,
+  type ReadBack,
+  type ReadBackAction,
+  textAt
+} from "../wire/readBack.ts"
 
-const ANTHROPIC_FINISH: Readonly<Record<string, string>> = { end_turn: "stop", tool_use: "tool-calls", max_tokens: "length", stop_sequence: "stop" }
+const ANTHROPIC_FINISH: Readonly<Record<string, string>> = {
+  end_turn: "stop",
+  tool_use: "tool-calls",
+  max_tokens: "length",
+  stop_sequence: "stop"
+}
 
 /** A content block as the stream builds it: its start, and its text, thinking or tool input so far. */
 interface Block {
@@ -24,10 +37,10 @@ export const anthropicReadBack = (text: string, streamed: boolean): ReadBack | u
       return type === "text"
         ? [{ type: "text", content: textAt(block, "text") }]
         : type === "thinking"
-        ? [{ type: "thinking", content: textAt(block, "thinking") }]
-        : type === "tool_use"
-        ? [{ type: "tool_call", name: textAt(block, "name"), input: at(block, "input") ?? {} }]
-        : []
+          ? [{ type: "thinking", content: textAt(block, "thinking") }]
+          : type === "tool_use"
+            ? [{ type: "tool_call", name: textAt(block, "name"), input: at(block, "input") ?? {} }]
+            : []
     })
   if (!streamed) {
     const body = parseJson(text)
@@ -51,7 +64,14 @@ export const anthropicReadBack = (text: string, streamed: boolean): ReadBack | u
     if (event.type === "message_start") input = countAt(event, "message", "usage", "input_tokens") ?? 0
     if (event.type === "content_block_start") {
       const start: JsonRecord = isJsonObject(event.content_block) ? event.content_block : {}
-      blocks.set(index, { type: start.type, name: start.name, text: textAt(start, "text"), thinking: textAt(start, "thinking"), partial: "", input: start.input })
+      blocks.set(index, {
+        type: start.type,
+        name: start.name,
+        text: textAt(start, "text"),
+        thinking: textAt(start, "thinking"),
+        partial: "",
+        input: start.input
+      })
     }
     if (event.type === "content_block_delta") {
       const block = blocks.get(index)
@@ -66,8 +86,14 @@ export const anthropicReadBack = (text: string, streamed: boolean): ReadBack | u
       output = countAt(event, "usage", "output_tokens") ?? output
     }
   }
-  const ordered = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]) =>
-    block.type === "tool_use" && block.partial !== "" ? { ...block, input: parseJson(block.partial) ?? {} } : block
-  )
-  return { actions: fromBlocks(ordered), finish, usage: { inputTokens: input, outputTokens: output, totalTokens: input + output } }
+  const ordered = [...blocks.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, block]) =>
+      block.type === "tool_use" && block.partial !== "" ? { ...block, input: parseJson(block.partial) ?? {} } : block
+    )
+  return {
+    actions: fromBlocks(ordered),
+    finish,
+    usage: { inputTokens: input, outputTokens: output, totalTokens: input + output }
+  }
 }

@@ -17,7 +17,12 @@ export const RequestBlock = Schema.Struct({
   name: Schema.optional(Schema.String),
   input: Schema.optional(Schema.Unknown),
   tool_use_id: Schema.optional(Schema.String),
-  content: Schema.optional(Schema.Union([Schema.String, Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }))]))
+  content: Schema.optional(
+    Schema.Union([
+      Schema.String,
+      Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }))
+    ])
+  )
 })
 export type RequestBlock = typeof RequestBlock.Type
 
@@ -38,7 +43,12 @@ export const MessagesRequest = Schema.Struct({
   model: Schema.String,
   max_tokens: Schema.Int,
   messages: Schema.Array(RequestMessage),
-  system: Schema.optional(Schema.Union([Schema.String, Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }))])),
+  system: Schema.optional(
+    Schema.Union([
+      Schema.String,
+      Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }))
+    ])
+  ),
   tools: Schema.optional(Schema.Array(Schema.Struct({ name: Schema.String }))),
   stream: Schema.optional(Schema.Boolean)
 })
@@ -48,7 +58,11 @@ export type MessagesRequest = typeof MessagesRequest.Type
 export const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
 
 /** A thinking block of an answer, with the signature a client sends back with it. */
-export const ThinkingBlock = Schema.Struct({ type: Schema.Literal("thinking"), thinking: Schema.String, signature: Schema.String })
+export const ThinkingBlock = Schema.Struct({
+  type: Schema.Literal("thinking"),
+  thinking: Schema.String,
+  signature: Schema.String
+})
 
 /** A tool call of an answer. */
 export const ToolUseBlock = Schema.Struct({
@@ -63,7 +77,14 @@ export const ContentBlock = Schema.Union([TextBlock, ThinkingBlock, ToolUseBlock
 export type ContentBlock = typeof ContentBlock.Type
 
 /** Why an answer stopped. */
-export const StopReason = Schema.Literals(["end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal"])
+export const StopReason = Schema.Literals([
+  "end_turn",
+  "max_tokens",
+  "stop_sequence",
+  "tool_use",
+  "pause_turn",
+  "refusal"
+])
 export type StopReason = typeof StopReason.Type
 
 /** Token counts of an answer. */
@@ -110,7 +131,11 @@ export const BlockDelta = Schema.Union([
 export type BlockDelta = typeof BlockDelta.Type
 
 /** `content_block_delta`. */
-export const ContentBlockDeltaEvent = Schema.Struct({ type: Schema.Literal("content_block_delta"), index: Schema.Int, delta: BlockDelta })
+export const ContentBlockDeltaEvent = Schema.Struct({
+  type: Schema.Literal("content_block_delta"),
+  index: Schema.Int,
+  delta: BlockDelta
+})
 
 /** `content_block_stop`. */
 export const ContentBlockStopEvent = Schema.Struct({ type: Schema.Literal("content_block_stop"), index: Schema.Int })
@@ -157,12 +182,14 @@ export type StreamEvent = typeof StreamEvent.Type
  * The body of `GET /v1/models`.
  */
 export const ModelList = Schema.Struct({
-  data: Schema.Array(Schema.Struct({
-    type: Schema.Literal("model"),
-    id: Schema.String,
-    display_name: Schema.String,
-    created_at: Schema.String
-  })),
+  data: Schema.Array(
+    Schema.Struct({
+      type: Schema.Literal("model"),
+      id: Schema.String,
+      display_name: Schema.String,
+      created_at: Schema.String
+    })
+  ),
   has_more: Schema.Boolean,
   first_id: Schema.NullOr(Schema.String),
   last_id: Schema.NullOr(Schema.String)

@@ -23,8 +23,20 @@ export interface BedrockRoutesOptions {
 export const bedrockRoutes = (options: BedrockRoutesOptions = {}): ReadonlyArray<Route> => {
   return modelApi("bedrock", DEFAULT_BEDROCK_BASE_URL, options.baseUrl, [
     { name: "converse", method: "POST", path: "/model/:modelId/converse", endpoint: "converse", wire: converseWire },
-    { name: "converse-stream", method: "POST", path: "/model/:modelId/converse-stream", endpoint: "converse-stream", wire: converseWire },
+    {
+      name: "converse-stream",
+      method: "POST",
+      path: "/model/:modelId/converse-stream",
+      endpoint: "converse-stream",
+      wire: converseWire
+    },
     { name: "invoke", method: "POST", path: "/model/:modelId/invoke", endpoint: "invoke", wire: invokeWire },
-    { name: "invoke-stream", method: "POST", path: "/model/:modelId/invoke-with-response-stream", endpoint: "invoke-with-response-stream", wire: invokeWire }
+    {
+      name: "invoke-stream",
+      method: "POST",
+      path: "/model/:modelId/invoke-with-response-stream",
+      endpoint: "invoke-with-response-stream",
+      wire: invokeWire
+    }
   ])
 }

@@ -57,9 +57,15 @@ let codec: Codec | undefined
 export const codecOf = (): Codec => {
   if (codec !== undefined) return codec
   const { EventStreamCodec } = createRequire(import.meta.url)("@smithy/core/event-streams") as {
-    readonly EventStreamCodec: new (toUtf8: (bytes: Uint8Array) => string, fromUtf8: (text: string) => Uint8Array) => Codec
+    readonly EventStreamCodec: new (
+      toUtf8: (bytes: Uint8Array) => string,
+      fromUtf8: (text: string) => Uint8Array
+    ) => Codec
   }
-  codec = new EventStreamCodec((bytes) => decoder.decode(bytes), (text) => encoder.encode(text))
+  codec = new EventStreamCodec(
+    (bytes) => decoder.decode(bytes),
+    (text) => encoder.encode(text)
+  )
   return codec
 }
 
@@ -68,7 +74,11 @@ const header = (value: string) => ({ type: "string" as const, value })
 /** The headers of an event (or, its name ending in `Exception`, an exception) of `type`. */
 export const eventHeaders = (type: string): CodecMessage["headers"] =>
   type.endsWith("Exception")
-    ? { ":message-type": header("exception"), ":exception-type": header(type), ":content-type": header("application/json") }
+    ? {
+        ":message-type": header("exception"),
+        ":exception-type": header(type),
+        ":content-type": header("application/json")
+      }
     : { ":message-type": header("event"), ":event-type": header(type), ":content-type": header("application/json") }
 
 /** Each event type's headers as the codec formats them, made once (bounded: an API's types are few). */
@@ -110,7 +120,7 @@ const message = (type: string, payload: unknown): Uint8Array => eventMessage(typ
 const decodeStream = (bytes: Uint8Array, each: (type: string, payload: unknown) => string): string => {
   const lines: Array<string> = []
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  for (let at = 0; at + 12 <= bytes.length;) {
+  for (let at = 0; at + 12 <= bytes.length; ) {
     const length = view.getUint32(at)
     if (length < 16 || at + length > bytes.length) break
     let message: CodecMessage
@@ -133,13 +143,16 @@ const decodeStream = (bytes: Uint8Array, each: (type: string, payload: unknown) 
 }
 
 /** A ConverseStream read back: `{ "contentBlockDelta": … }` a line. */
-export const converseLines = (bytes: Uint8Array): string => decodeStream(bytes, (type, payload) => JSON.stringify({ [type]: payload }))
+export const converseLines = (bytes: Uint8Array): string =>
+  decodeStream(bytes, (type, payload) => JSON.stringify({ [type]: payload }))
 
 /** An InvokeModelWithResponseStream read back: each chunk's model event a line. */
 export const chunkLines = (bytes: Uint8Array): string =>
   decodeStream(bytes, (type, payload) => {
     const chunk = (payload as { readonly bytes?: unknown }).bytes
-    return type === "chunk" && typeof chunk === "string" ? Buffer.from(chunk, "base64").toString("utf8") : JSON.stringify({ [type]: payload })
+    return type === "chunk" && typeof chunk === "string"
+      ? Buffer.from(chunk, "base64").toString("utf8")
+      : JSON.stringify({ [type]: payload })
   })
 
 /** A frame as a truncated write leaves it: a message whose last bytes (its CRC) are wrong. */
@@ -169,7 +182,9 @@ export const converseFrame = (frame: string): Uint8Array => {
 /** A model's own stream event, as `InvokeModelWithResponseStream` carries it: a `chunk` of base64 `bytes`. */
 export const chunkFrame = (frame: string): Uint8Array =>
   frame.startsWith("{")
-    ? frame.startsWith('{"internalServerException"') ? converseFrame(frame) : message("chunk", { bytes: Buffer.from(frame).toString("base64") })
+    ? frame.startsWith('{"internalServerException"')
+      ? converseFrame(frame)
+      : message("chunk", { bytes: Buffer.from(frame).toString("base64") })
     : broken(frame)
 
 const EXCEPTIONS: Readonly<Record<number, string>> = {
@@ -203,18 +218,25 @@ export const modelIdOf = (request: SimRequest): string => {
 
 export const streamedUrl = (request: SimRequest): boolean => request.url.pathname.endsWith("-stream")
 
-
 const blockText = (block: ConverseBlock): string =>
-  block.text ?? (block.toolResult?.content ?? []).map((part) => part.text ?? (part.json === undefined ? "" : textOf(part.json))).join("")
+  block.text ??
+  (block.toolResult?.content ?? [])
+    .map((part) => part.text ?? (part.json === undefined ? "" : textOf(part.json)))
+    .join("")
 
 const converseTurns = (body: ConverseRequestType): Array<LlmTurn> => {
   const turns: Array<LlmTurn> = []
   const system = (body.system ?? []).map((block) => block.text ?? "").join("\n")
   if (system.length > 0) turns.push({ role: "system", text: system })
   for (const message of body.messages) {
-    const text = message.content.map(blockText).filter((t) => t.length > 0).join("\n")
+    const text = message.content
+      .map(blockText)
+      .filter((t) => t.length > 0)
+      .join("\n")
     if (message.role === "assistant") {
-      const calls = message.content.flatMap((block) => block.toolUse === undefined ? [] : [{ name: block.toolUse.name, arguments: textOf(block.toolUse.input ?? {}) }])
+      const calls = message.content.flatMap((block) =>
+        block.toolUse === undefined ? [] : [{ name: block.toolUse.name, arguments: textOf(block.toolUse.input ?? {}) }]
+      )
       turns.push({ role: "assistant", text, calls })
     } else {
       turns.push({ role: message.content.some((block) => block.toolResult !== undefined) ? "tool" : "user", text })
@@ -244,14 +266,21 @@ const converseUsage = (usage: TokenUsage): ConverseUsage => ({
 })
 
 /** A tool call's id as Bedrock spells them (`tooluse_` and 22 characters), the same for the same call on every run. */
-const toolUseId = (id: string): string => /^call_\d+_\d+$/.test(id) ? `tooluse_${Buffer.from(`simnet/${id}`).toString("base64url").slice(0, 22).padEnd(22, "0")}` : id
+const toolUseId = (id: string): string =>
+  /^call_\d+_\d+$/.test(id)
+    ? `tooluse_${Buffer.from(`simnet/${id}`).toString("base64url").slice(0, 22).padEnd(22, "0")}`
+    : id
 
 const converseContent = (parts: ReadonlyArray<Part>): Array<ConverseAnswerBlock> => {
   const blocks: Array<ConverseAnswerBlock> = []
   let run: { kind: "text" | "reasoning"; text: string } | undefined
   const flush = () => {
     if (run === undefined) return
-    blocks.push(run.kind === "text" ? { text: run.text } : { reasoningContent: { reasoningText: { text: run.text, signature: "" } } })
+    blocks.push(
+      run.kind === "text"
+        ? { text: run.text }
+        : { reasoningContent: { reasoningText: { text: run.text, signature: "" } } }
+    )
     run = undefined
   }
   for (const part of parts) {
@@ -261,7 +290,9 @@ const converseContent = (parts: ReadonlyArray<Part>): Array<ConverseAnswerBlock>
       run.text += part.text
     } else if (part.kind === "toolCall") {
       flush()
-      blocks.push({ toolUse: { toolUseId: toolUseId(part.id), name: part.name, input: parseArguments(part.fragments.join("")) } })
+      blocks.push({
+        toolUse: { toolUseId: toolUseId(part.id), name: part.name, input: parseArguments(part.fragments.join("")) }
+      })
     }
   }
   flush()
@@ -313,15 +344,30 @@ export class ConverseWriter implements StreamWriter {
           this.#open = { kind: part.kind, index: this.#blocks++ }
         }
         const contentBlockIndex = this.#open!.index
-        frames.push(converseEvent({ contentBlockDelta: { contentBlockIndex, delta: part.kind === "text" ? { text: part.text } : { reasoningContent: { text: part.text } } } }))
+        frames.push(
+          converseEvent({
+            contentBlockDelta: {
+              contentBlockIndex,
+              delta: part.kind === "text" ? { text: part.text } : { reasoningContent: { text: part.text } }
+            }
+          })
+        )
         return frames
       }
       case "toolCall": {
         this.#calls = true
         const frames = this.#close()
         const contentBlockIndex = this.#blocks++
-        frames.push(converseEvent({ contentBlockStart: { contentBlockIndex, start: { toolUse: { toolUseId: toolUseId(part.id), name: part.name } } } }))
-        for (const input of part.fragments) frames.push(converseEvent({ contentBlockDelta: { contentBlockIndex, delta: { toolUse: { input } } } }))
+        frames.push(
+          converseEvent({
+            contentBlockStart: {
+              contentBlockIndex,
+              start: { toolUse: { toolUseId: toolUseId(part.id), name: part.name } }
+            }
+          })
+        )
+        for (const input of part.fragments)
+          frames.push(converseEvent({ contentBlockDelta: { contentBlockIndex, delta: { toolUse: { input } } } }))
         frames.push(converseEvent({ contentBlockStop: { contentBlockIndex } }))
         return frames
       }
@@ -359,7 +405,7 @@ export const converseInput = (body: ConverseRequestType, request: SimRequest, ra
     model,
     stream,
     turns: converseTurns(body),
-    tools: (body.toolConfig?.tools ?? []).flatMap((tool) => tool.toolSpec === undefined ? [] : [tool.toolSpec.name]),
+    tools: (body.toolConfig?.tools ?? []).flatMap((tool) => (tool.toolSpec === undefined ? [] : [tool.toolSpec.name])),
     key: requestKeyOf(raw, CONVERSE_KEY, { model })
   }
 }
@@ -367,7 +413,8 @@ export const converseInput = (body: ConverseRequestType, request: SimRequest, ra
 export const isRuntimeCall = (method: string, pathname: string, ends: ReadonlyArray<string>): boolean =>
   method === "POST" && pathname.includes("/model/") && ends.some((end) => pathname.endsWith(end))
 
-export const baseUrlAt = (origin: string): string | undefined => (origin === DEFAULT_BEDROCK_BASE_URL ? undefined : origin)
+export const baseUrlAt = (origin: string): string | undefined =>
+  origin === DEFAULT_BEDROCK_BASE_URL ? undefined : origin
 
 /** The Converse wire (`converse` and `converse-stream`). */
 export const converseWire: ModelWire = {
@@ -378,10 +425,11 @@ export const converseWire: ModelWire = {
   baseUrlAt,
   requestIdHeader: "x-amzn-requestid",
   streaming: { contentType: "application/vnd.amazon.eventstream", encode: converseFrame, decode: converseLines },
-  read: readWith("bedrock.converse", ConverseRequest, "Converse", (body, request, raw) => converseInput(body, request, raw, streamedUrl(request))),
+  read: readWith("bedrock.converse", ConverseRequest, "Converse", (body, request, raw) =>
+    converseInput(body, request, raw, streamedUrl(request))
+  ),
   writer: (invocation, usage) => new ConverseWriter(invocation, usage),
   answer: (_invocation, parts, finish, usage) => converseAnswer(parts, finish, usage),
   errorBody: bedrockErrorBody,
   readBack: converseReadBack
 }
-

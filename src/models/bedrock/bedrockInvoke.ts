@@ -35,9 +35,18 @@ type Dialect = "anthropic" | "nova" | "llama"
 
 /** Which model body an id carries (`anthropic.claude-…`, `us.anthropic.claude-…`, `amazon.nova-…`, `meta.llama…`). */
 const dialectOf = (modelId: string): Dialect | undefined => {
-  const id = modelId.includes(":inference-profile/") || modelId.includes(":foundation-model/") ? modelId.slice(modelId.lastIndexOf("/") + 1) : modelId
+  const id =
+    modelId.includes(":inference-profile/") || modelId.includes(":foundation-model/")
+      ? modelId.slice(modelId.lastIndexOf("/") + 1)
+      : modelId
   const provider = id.split(".").find((part) => part === "anthropic" || part === "amazon" || part === "meta")
-  return provider === "anthropic" ? "anthropic" : provider === "amazon" ? "nova" : provider === "meta" ? "llama" : undefined
+  return provider === "anthropic"
+    ? "anthropic"
+    : provider === "amazon"
+      ? "nova"
+      : provider === "meta"
+        ? "llama"
+        : undefined
 }
 
 const decodeConverse = compiledDecoder(ConverseRequest)
@@ -45,11 +54,18 @@ const decodeLlama = compiledDecoder(LlamaRequest)
 
 /** The last user message of a Llama chat-template prompt, or the whole prompt when it has none. */
 const llamaTurns = (prompt: string): Array<LlmTurn> => {
-  const segments = [...prompt.matchAll(/<\|start_header_id\|>(system|user|assistant|ipython)<\|end_header_id\|>\s*([\s\S]*?)(?:<\|eot_id\|>|$)/g)]
+  const segments = [
+    ...prompt.matchAll(
+      /<\|start_header_id\|>(system|user|assistant|ipython)<\|end_header_id\|>\s*([\s\S]*?)(?:<\|eot_id\|>|$)/g
+    )
+  ]
   if (segments.length === 0) return [{ role: "user", text: prompt }]
   return segments
     .filter((segment) => segment[2]!.length > 0)
-    .map((segment) => ({ role: segment[1] === "ipython" ? "tool" : segment[1] as LlmTurn["role"], text: segment[2]!.trim() }))
+    .map((segment) => ({
+      role: segment[1] === "ipython" ? "tool" : (segment[1] as LlmTurn["role"]),
+      text: segment[2]!.trim()
+    }))
 }
 
 const invalid = (what: string, cause: unknown) => Result.fail(`the body is not ${what} request: ${String(cause)}`)
@@ -69,10 +85,17 @@ const readInvoke: ModelWire["read"] = (request, raw) => {
     case "llama": {
       const decoded = decodeLlama(raw)
       if (Exit.isFailure(decoded)) return invalid("a Meta Llama", decoded.cause)
-      return Result.succeed({ ...base, turns: llamaTurns(decoded.value.prompt), tools: [], key: requestKeyOf(raw, ["prompt", "max_gen_len", "temperature", "top_p"], { model }) })
+      return Result.succeed({
+        ...base,
+        turns: llamaTurns(decoded.value.prompt),
+        tools: [],
+        key: requestKeyOf(raw, ["prompt", "max_gen_len", "temperature", "top_p"], { model })
+      })
     }
     case undefined:
-      return Result.fail(`simnet answers InvokeModel for Anthropic, Amazon Nova and Meta Llama models; "${model}" is none of them (Converse serves every model)`)
+      return Result.fail(
+        `simnet answers InvokeModel for Anthropic, Amazon Nova and Meta Llama models; "${model}" is none of them (Converse serves every model)`
+      )
   }
 }
 
@@ -101,9 +124,23 @@ class LlamaWriter implements StreamWriter {
     this.#outputTokens += partTokens(part)
     switch (part.kind) {
       case "text":
-        return [this.#chunk({ generation: part.text, prompt_token_count: null, generation_token_count: this.#outputTokens, stop_reason: null })]
+        return [
+          this.#chunk({
+            generation: part.text,
+            prompt_token_count: null,
+            generation_token_count: this.#outputTokens,
+            stop_reason: null
+          })
+        ]
       case "toolCall":
-        return [this.#chunk({ generation: JSON.stringify({ name: part.name, parameters: parseArguments(part.fragments.join("")) }), prompt_token_count: null, generation_token_count: this.#outputTokens, stop_reason: null })]
+        return [
+          this.#chunk({
+            generation: JSON.stringify({ name: part.name, parameters: parseArguments(part.fragments.join("")) }),
+            prompt_token_count: null,
+            generation_token_count: this.#outputTokens,
+            stop_reason: null
+          })
+        ]
       case "reasoning":
         return []
     }
@@ -119,13 +156,20 @@ class LlamaWriter implements StreamWriter {
 
   finish(finish: Finish, given: TokenUsage | undefined): ReadonlyArray<string> {
     const usage = usageOf(given ?? this.#hint, this.#invocation.request.material, this.#outputTokens)
-    return [this.#chunk({
-      generation: "",
-      prompt_token_count: usage.inputTokens,
-      generation_token_count: usage.outputTokens,
-      stop_reason: llamaStop(finish),
-      "amazon-bedrock-invocationMetrics": { inputTokenCount: usage.inputTokens, outputTokenCount: usage.outputTokens, invocationLatency: 0, firstByteLatency: 0 }
-    })]
+    return [
+      this.#chunk({
+        generation: "",
+        prompt_token_count: usage.inputTokens,
+        generation_token_count: usage.outputTokens,
+        stop_reason: llamaStop(finish),
+        "amazon-bedrock-invocationMetrics": {
+          inputTokenCount: usage.inputTokens,
+          outputTokenCount: usage.outputTokens,
+          invocationLatency: 0,
+          firstByteLatency: 0
+        }
+      })
+    ]
   }
 
   malformed(): string {
@@ -134,7 +178,15 @@ class LlamaWriter implements StreamWriter {
 }
 
 const llamaText = (parts: ReadonlyArray<Part>): string =>
-  parts.map((part) => part.kind === "text" ? part.text : part.kind === "toolCall" ? JSON.stringify({ name: part.name, parameters: parseArguments(part.fragments.join("")) }) : "").join("")
+  parts
+    .map((part) =>
+      part.kind === "text"
+        ? part.text
+        : part.kind === "toolCall"
+          ? JSON.stringify({ name: part.name, parameters: parseArguments(part.fragments.join("")) })
+          : ""
+    )
+    .join("")
 
 /** The InvokeModel wire (`invoke` and `invoke-with-response-stream`), in each model's own body. */
 export const invokeWire: ModelWire = {
@@ -161,7 +213,12 @@ export const invokeWire: ModelWire = {
       case "nova":
         return converseAnswer(parts, finish, usage)
       case "llama":
-        return { generation: llamaText(parts), prompt_token_count: usage.inputTokens, generation_token_count: usage.outputTokens, stop_reason: llamaStop(finish) } satisfies LlamaResponse
+        return {
+          generation: llamaText(parts),
+          prompt_token_count: usage.inputTokens,
+          generation_token_count: usage.outputTokens,
+          stop_reason: llamaStop(finish)
+        } satisfies LlamaResponse
       default:
         return messagesBody.answer(invocation, parts, finish, usage)
     }
@@ -169,4 +226,3 @@ export const invokeWire: ModelWire = {
   errorBody: bedrockErrorBody,
   readBack: invokeReadBack
 }
-

@@ -9,12 +9,18 @@ import { Schema } from "effect"
 /** A block of a Converse message: text, an earlier tool call, a tool's result, or others kept for their type. */
 export const ConverseBlock = Schema.Struct({
   text: Schema.optional(Schema.String),
-  toolUse: Schema.optional(Schema.Struct({ toolUseId: Schema.String, name: Schema.String, input: Schema.optional(Schema.Unknown) })),
-  toolResult: Schema.optional(Schema.Struct({
-    toolUseId: Schema.String,
-    content: Schema.optional(Schema.Array(Schema.Struct({ text: Schema.optional(Schema.String), json: Schema.optional(Schema.Unknown) }))),
-    status: Schema.optional(Schema.String)
-  }))
+  toolUse: Schema.optional(
+    Schema.Struct({ toolUseId: Schema.String, name: Schema.String, input: Schema.optional(Schema.Unknown) })
+  ),
+  toolResult: Schema.optional(
+    Schema.Struct({
+      toolUseId: Schema.String,
+      content: Schema.optional(
+        Schema.Array(Schema.Struct({ text: Schema.optional(Schema.String), json: Schema.optional(Schema.Unknown) }))
+      ),
+      status: Schema.optional(Schema.String)
+    })
+  )
 })
 export type ConverseBlock = typeof ConverseBlock.Type
 
@@ -29,9 +35,11 @@ export type ConverseMessage = typeof ConverseMessage.Type
 export const ConverseRequest = Schema.Struct({
   messages: Schema.Array(ConverseMessage),
   system: Schema.optional(Schema.Array(Schema.Struct({ text: Schema.optional(Schema.String) }))),
-  toolConfig: Schema.optional(Schema.Struct({
-    tools: Schema.Array(Schema.Struct({ toolSpec: Schema.optional(Schema.Struct({ name: Schema.String })) }))
-  }))
+  toolConfig: Schema.optional(
+    Schema.Struct({
+      tools: Schema.Array(Schema.Struct({ toolSpec: Schema.optional(Schema.Struct({ name: Schema.String })) }))
+    })
+  )
 })
 export type ConverseRequest = typeof ConverseRequest.Type
 
@@ -60,7 +68,9 @@ export interface ConverseUsage {
 
 /** The answer of `converse` (and Nova's `InvokeModel`). */
 export interface ConverseResponse {
-  readonly output: { readonly message: { readonly role: "assistant"; readonly content: ReadonlyArray<ConverseAnswerBlock> } }
+  readonly output: {
+    readonly message: { readonly role: "assistant"; readonly content: ReadonlyArray<ConverseAnswerBlock> }
+  }
   readonly stopReason: ConverseStopReason
   readonly usage: ConverseUsage
   readonly metrics: { readonly latencyMs: number }
@@ -69,16 +79,21 @@ export interface ConverseResponse {
 /** One event of a ConverseStream answer (and of Nova's streamed `InvokeModel` chunks), keyed by its type. */
 export type ConverseStreamEvent =
   | { readonly messageStart: { readonly role: "assistant" } }
-  | { readonly contentBlockStart: { readonly contentBlockIndex: number; readonly start: { readonly toolUse: { readonly toolUseId: string; readonly name: string } } } }
   | {
-    readonly contentBlockDelta: {
-      readonly contentBlockIndex: number
-      readonly delta:
-        | { readonly text: string }
-        | { readonly toolUse: { readonly input: string } }
-        | { readonly reasoningContent: { readonly text: string } | { readonly signature: string } }
+      readonly contentBlockStart: {
+        readonly contentBlockIndex: number
+        readonly start: { readonly toolUse: { readonly toolUseId: string; readonly name: string } }
+      }
     }
-  }
+  | {
+      readonly contentBlockDelta: {
+        readonly contentBlockIndex: number
+        readonly delta:
+          | { readonly text: string }
+          | { readonly toolUse: { readonly input: string } }
+          | { readonly reasoningContent: { readonly text: string } | { readonly signature: string } }
+      }
+    }
   | { readonly contentBlockStop: { readonly contentBlockIndex: number } }
   | { readonly messageStop: { readonly stopReason: ConverseStopReason } }
   | { readonly metadata: { readonly usage: ConverseUsage; readonly metrics: { readonly latencyMs: number } } }

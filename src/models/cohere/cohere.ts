@@ -50,7 +50,14 @@ const contentText = (content: CohereMessage["content"]): string =>
 const turnOf = (message: CohereMessage): LlmTurn => {
   const text = contentText(message.content)
   return message.role === "assistant"
-    ? { role: "assistant", text, calls: (message.tool_calls ?? []).map((call) => ({ name: call.function.name, arguments: call.function.arguments ?? "{}" })) }
+    ? {
+        role: "assistant",
+        text,
+        calls: (message.tool_calls ?? []).map((call) => ({
+          name: call.function.name,
+          arguments: call.function.arguments ?? "{}"
+        }))
+      }
     : { role: message.role, text }
 }
 
@@ -61,7 +68,11 @@ const structuredOf = (format: unknown): Structured | undefined => {
 }
 
 const finishOf = (finish: Finish, calls: boolean): CohereFinish =>
-  finish === "length" ? "MAX_TOKENS" : finish === "tool_calls" || finish === "function_call" || (calls && finish === "stop") ? "TOOL_CALL" : "COMPLETE"
+  finish === "length"
+    ? "MAX_TOKENS"
+    : finish === "tool_calls" || finish === "function_call" || (calls && finish === "stop")
+      ? "TOOL_CALL"
+      : "COMPLETE"
 
 const usageBlock = (usage: TokenUsage): CohereUsage => ({
   billed_units: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens },
@@ -83,13 +94,22 @@ const messageOf = (parts: ReadonlyArray<Part>): CohereAssistantMessage => {
       if (last?.type === "thinking") last.thinking += part.text
       else content.push({ type: "thinking", thinking: part.text })
     } else if (part.kind === "toolCall") {
-      calls.push({ id: callId(part.id), type: "function", function: { name: part.name, arguments: part.fragments.join("") } })
+      calls.push({
+        id: callId(part.id),
+        type: "function",
+        function: { name: part.name, arguments: part.fragments.join("") }
+      })
     }
   }
-  return { role: "assistant", ...(content.length > 0 ? { content } : {}), ...(calls.length > 0 ? { tool_calls: calls } : {}) }
+  return {
+    role: "assistant",
+    ...(content.length > 0 ? { content } : {}),
+    ...(calls.length > 0 ? { tool_calls: calls } : {})
+  }
 }
 
-const frame = (value: { readonly type: string; readonly [field: string]: unknown }): string => namedFrame(value.type, value)
+const frame = (value: { readonly type: string; readonly [field: string]: unknown }): string =>
+  namedFrame(value.type, value)
 
 /** Writes a streamed chat answer: a content block per run of text or thinking, a tool call per call. */
 class CohereWriter implements StreamWriter {
@@ -106,7 +126,13 @@ class CohereWriter implements StreamWriter {
   }
 
   open(): ReadonlyArray<string> {
-    return [frame({ type: "message-start", id: `sim-${this.#invocation.seq}`, delta: { message: { role: "assistant", content: [], tool_plan: "", tool_calls: [], citations: [] } } })]
+    return [
+      frame({
+        type: "message-start",
+        id: `sim-${this.#invocation.seq}`,
+        delta: { message: { role: "assistant", content: [], tool_plan: "", tool_calls: [], citations: [] } }
+      })
+    ]
   }
 
   #close(): Array<string> {
@@ -136,8 +162,25 @@ class CohereWriter implements StreamWriter {
       case "toolCall": {
         const frames = this.#close()
         const index = this.#calls++
-        frames.push(frame({ type: "tool-call-start", index, delta: { message: { tool_calls: { id: callId(part.id), type: "function", function: { name: part.name, arguments: "" } } } } }))
-        for (const fragment of part.fragments) frames.push(frame({ type: "tool-call-delta", index, delta: { message: { tool_calls: { function: { arguments: fragment } } } } }))
+        frames.push(
+          frame({
+            type: "tool-call-start",
+            index,
+            delta: {
+              message: {
+                tool_calls: { id: callId(part.id), type: "function", function: { name: part.name, arguments: "" } }
+              }
+            }
+          })
+        )
+        for (const fragment of part.fragments)
+          frames.push(
+            frame({
+              type: "tool-call-delta",
+              index,
+              delta: { message: { tool_calls: { function: { arguments: fragment } } } }
+            })
+          )
         frames.push(frame({ type: "tool-call-end", index }))
         return frames
       }
@@ -154,15 +197,36 @@ class CohereWriter implements StreamWriter {
 
   finish(finish: Finish, given: TokenUsage | undefined): ReadonlyArray<string> {
     const usage = usageOf(given ?? this.#hint, this.#invocation.request.material, this.#outputTokens)
-    return [...this.#close(), frame({ type: "message-end", delta: { finish_reason: finishOf(finish, this.#calls > 0), usage: usageBlock(usage) } })]
+    return [
+      ...this.#close(),
+      frame({
+        type: "message-end",
+        delta: { finish_reason: finishOf(finish, this.#calls > 0), usage: usageBlock(usage) }
+      })
+    ]
   }
 
   malformed(): string {
-    return truncatedFrame({ type: "content-delta", index: this.#content, delta: { message: { content: { text: "" } } } }, "content-delta")
+    return truncatedFrame(
+      { type: "content-delta", index: this.#content, delta: { message: { content: { text: "" } } } },
+      "content-delta"
+    )
   }
 }
 
-const KEY_FIELDS = ["model", "messages", "tools", "tool_choice", "response_format", "max_tokens", "temperature", "p", "k", "stop_sequences", "thinking"]
+const KEY_FIELDS = [
+  "model",
+  "messages",
+  "tools",
+  "tool_choice",
+  "response_format",
+  "max_tokens",
+  "temperature",
+  "p",
+  "k",
+  "stop_sequences",
+  "thinking"
+]
 
 /** `/v2/chat`. */
 export const cohereChatWire: ModelWire = {
@@ -183,7 +247,10 @@ export const cohereChatWire: ModelWire = {
   writer: (invocation, usage) => new CohereWriter(invocation, usage),
   answer: (invocation, parts, finish, usage): CohereChatResponse => ({
     id: `sim-${invocation.seq}`,
-    finish_reason: finishOf(finish, parts.some((part) => part.kind === "toolCall")),
+    finish_reason: finishOf(
+      finish,
+      parts.some((part) => part.kind === "toolCall")
+    ),
     message: messageOf(parts),
     usage: usageBlock(usage)
   }),
@@ -191,7 +258,8 @@ export const cohereChatWire: ModelWire = {
   readBack: cohereReadBack
 }
 
-const badRequest = (what: string, cause: unknown): Whole => jsonWhole(cohereErrorBody(400, `simnet: the body is not ${what} request: ${String(cause)}`), 400)
+const badRequest = (what: string, cause: unknown): Whole =>
+  jsonWhole(cohereErrorBody(400, `simnet: the body is not ${what} request: ${String(cause)}`), 400)
 
 /** The dimensions of a Cohere embedding model (`embed-v4.0`: 1536; the v3 models: 1024, their light ones 384). */
 const dimensionsOf = (model: string): number => (model.includes("light") ? 384 : model.includes("v3") ? 1024 : 1536)
@@ -207,15 +275,22 @@ const embedAnswer = (request: SimRequest, context: RespondContext): Whole => {
   const types = body.embedding_types ?? ["float"]
   const embeddings: Record<string, unknown> = {}
   for (const type of types) {
-    embeddings[type] = type === "float" ? vectors : vectors.map((vector) => vector.map((value) => Math.round(value * 127)))
+    embeddings[type] =
+      type === "float" ? vectors : vectors.map((vector) => vector.map((value) => Math.round(value * 127)))
   }
-  return jsonWhole({
-    id: `sim-embed-${texts.length}`,
-    embeddings,
-    texts,
-    meta: { api_version: { version: "2" }, billed_units: { input_tokens: texts.reduce((sum, text) => sum + estimateTokens(text), 0) } },
-    response_type: "embeddings_by_type"
-  }, 200)
+  return jsonWhole(
+    {
+      id: `sim-embed-${texts.length}`,
+      embeddings,
+      texts,
+      meta: {
+        api_version: { version: "2" },
+        billed_units: { input_tokens: texts.reduce((sum, text) => sum + estimateTokens(text), 0) }
+      },
+      response_type: "embeddings_by_type"
+    },
+    200
+  )
 }
 
 const cosine = (a: Float32Array, b: Float32Array): number => {
@@ -239,14 +314,22 @@ export const rerankAnswer = (request: SimRequest, context: RespondContext): Whol
   const results = body.documents
     .map((document, index) => {
       const text = typeof document === "string" ? document : document.text
-      return { index, relevance_score: Number(((cosine(query, embed(context.runSeed, text, RERANK_DIMENSIONS)) + 1) / 2).toPrecision(6)) }
+      return {
+        index,
+        relevance_score: Number(
+          ((cosine(query, embed(context.runSeed, text, RERANK_DIMENSIONS)) + 1) / 2).toPrecision(6)
+        )
+      }
     })
     .sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index)
-  return jsonWhole({
-    id: `sim-rerank-${body.documents.length}`,
-    results: body.top_n === undefined ? results : results.slice(0, body.top_n),
-    meta: { api_version: { version: "2" }, billed_units: { search_units: 1 } }
-  }, 200)
+  return jsonWhole(
+    {
+      id: `sim-rerank-${body.documents.length}`,
+      results: body.top_n === undefined ? results : results.slice(0, body.top_n),
+      meta: { api_version: { version: "2" }, billed_units: { search_units: 1 } }
+    },
+    200
+  )
 }
 
 /**

@@ -61,9 +61,15 @@ export interface CohereUsage {
 /** An assistant message of an answer. */
 export interface CohereAssistantMessage {
   readonly role: "assistant"
-  readonly content?: ReadonlyArray<{ readonly type: "text"; readonly text: string } | { readonly type: "thinking"; readonly thinking: string }>
+  readonly content?: ReadonlyArray<
+    { readonly type: "text"; readonly text: string } | { readonly type: "thinking"; readonly thinking: string }
+  >
   readonly tool_plan?: string
-  readonly tool_calls?: ReadonlyArray<{ readonly id: string; readonly type: "function"; readonly function: { readonly name: string; readonly arguments: string } }>
+  readonly tool_calls?: ReadonlyArray<{
+    readonly id: string
+    readonly type: "function"
+    readonly function: { readonly name: string; readonly arguments: string }
+  }>
 }
 
 /** The answer of `POST /v2/chat`. */

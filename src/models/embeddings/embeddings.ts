@@ -102,7 +102,8 @@ export const vectorNumbers = (vector: Float32Array): Array<number> => {
   return out
 }
 
-const base64 = (vector: Float32Array): string => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64")
+const base64 = (vector: Float32Array): string =>
+  Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64")
 
 const inputs = (input: EmbeddingRequest["input"]): ReadonlyArray<string> => {
   if (typeof input === "string") return [input]
@@ -118,7 +119,10 @@ const decode = compiledDecoder(EmbeddingRequest)
 const answer = (request: SimRequest, context: RespondContext): Whole => {
   const decoded = decode(request.json())
   if (Exit.isFailure(decoded)) {
-    return jsonWhole(openAiErrorBody(400, `simnet: the body is not an embeddings request: ${String(decoded.cause)}`, undefined), 400)
+    return jsonWhole(
+      openAiErrorBody(400, `simnet: the body is not an embeddings request: ${String(decoded.cause)}`, undefined),
+      400
+    )
   }
   const body = decoded.value
   const texts = inputs(body.input)
@@ -127,9 +131,18 @@ const answer = (request: SimRequest, context: RespondContext): Whole => {
   const data = texts.map((text, index): Embedding => {
     tokens += estimateTokens(text)
     const vector = embed(context.runSeed, text, dimensions)
-    return { object: "embedding", index, embedding: body.encoding_format === "base64" ? base64(vector) : vectorNumbers(vector) }
+    return {
+      object: "embedding",
+      index,
+      embedding: body.encoding_format === "base64" ? base64(vector) : vectorNumbers(vector)
+    }
   })
-  const list: EmbeddingList = { object: "list", data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } }
+  const list: EmbeddingList = {
+    object: "list",
+    data,
+    model: body.model,
+    usage: { prompt_tokens: tokens, total_tokens: tokens }
+  }
   return jsonWhole(list, 200)
 }
 

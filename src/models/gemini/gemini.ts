@@ -8,7 +8,14 @@
  */
 import { compiledDecoder } from "../wire/compiled.ts"
 import { Effect, Exit } from "effect"
-import { type Answerer, answerWith, type RespondContext, type Responder, type Route, type SimRequest } from "../../registry/route.ts"
+import {
+  type Answerer,
+  answerWith,
+  type RespondContext,
+  type Responder,
+  type Route,
+  type SimRequest
+} from "../../registry/route.ts"
 import { pending } from "../../registry/answer.ts"
 import type { LlmTurn } from "../provider/conversation.ts"
 import { requestKeyOf, textOf } from "../provider/conversation.ts"
@@ -16,7 +23,11 @@ import type { ContentPart, Finish, Part, StreamWriter } from "../provider/parts.
 import { gather, parseArguments, partTokens, usageOf } from "../provider/parts.ts"
 import { truncatedFrame } from "../wire/sse.ts"
 import type { LlmInvocation } from "../provider/SimulatedProvider.ts"
-import type { GeminiBatchEmbedResponse, GeminiEmbedRequest, GeminiEmbedResponse } from "../embeddings/embeddingsSchema.ts"
+import type {
+  GeminiBatchEmbedResponse,
+  GeminiEmbedRequest,
+  GeminiEmbedResponse
+} from "../embeddings/embeddingsSchema.ts"
 import { GeminiBatchEmbedRequest, GeminiEmbedRequest as EmbedRequest } from "../embeddings/embeddingsSchema.ts"
 import type {
   ErrorBody,
@@ -45,7 +56,11 @@ export const DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.co
 /**
  * The models `GET {base}/v1beta/models` lists when none are given.
  */
-export const DEFAULT_GEMINI_MODELS: ReadonlyArray<string> = ["gemini-2.5-pro", "gemini-2.5-flash", "gemini-embedding-001"]
+export const DEFAULT_GEMINI_MODELS: ReadonlyArray<string> = [
+  "gemini-2.5-pro",
+  "gemini-2.5-flash",
+  "gemini-embedding-001"
+]
 
 /**
  * Options of the Gemini routes: `baseUrl` (default `https://generativelanguage.googleapis.com`)
@@ -56,7 +71,15 @@ export interface GeminiRoutesOptions {
   readonly models?: ReadonlyArray<string> | undefined
 }
 
-const KEY_FIELDS = ["contents", "systemInstruction", "tools", "toolConfig", "generationConfig", "safetySettings", "cachedContent"]
+const KEY_FIELDS = [
+  "contents",
+  "systemInstruction",
+  "tools",
+  "toolConfig",
+  "generationConfig",
+  "safetySettings",
+  "cachedContent"
+]
 
 const partsText = (parts: ReadonlyArray<{ readonly text?: string | undefined }>): string =>
   parts.map((part) => part.text ?? "").join("")
@@ -69,7 +92,9 @@ const turnOf = (content: RequestContent): LlmTurn => {
   const text = partsText(content.parts.filter((part) => part.thought !== true))
   if (content.role === "model") {
     const calls = content.parts.flatMap((part) =>
-      part.functionCall === undefined ? [] : [{ name: part.functionCall.name, arguments: textOf(part.functionCall.args ?? {}) }]
+      part.functionCall === undefined
+        ? []
+        : [{ name: part.functionCall.name, arguments: textOf(part.functionCall.args ?? {}) }]
     )
     return { role: "assistant", text, calls }
   }
@@ -129,7 +154,9 @@ const response = (
   parts: ReadonlyArray<ResponsePart>,
   end?: { readonly finish: GeminiFinish; readonly usage: UsageMetadata }
 ): GenerateContentResponse => ({
-  candidates: [{ content: { parts, role: "model" }, ...(end === undefined ? {} : { finishReason: end.finish }), index: 0 }],
+  candidates: [
+    { content: { parts, role: "model" }, ...(end === undefined ? {} : { finishReason: end.finish }), index: 0 }
+  ],
   ...(end === undefined ? {} : { usageMetadata: end.usage }),
   modelVersion: invocation.request.model,
   responseId: `sim-${invocation.seq}`
@@ -188,7 +215,6 @@ class GeminiWriter implements StreamWriter {
   }
 }
 
-
 /**
  * The `{model}:{method}` of a request's last path segment.
  */
@@ -211,13 +237,16 @@ export const geminiWire: ModelWire = {
   read: readWith("gemini", GenerateContentRequest, "generateContent", (body, request, raw) => {
     const { model, method } = callOf(request)
     const turns: Array<LlmTurn> = []
-    if (body.systemInstruction !== undefined) turns.push({ role: "system", text: partsText(body.systemInstruction.parts) })
+    if (body.systemInstruction !== undefined)
+      turns.push({ role: "system", text: partsText(body.systemInstruction.parts) })
     for (const content of body.contents) turns.push(turnOf(content))
     return {
       model,
       stream: method === "streamGenerateContent",
       turns,
-      tools: (body.tools ?? []).flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration) => declaration.name)),
+      tools: (body.tools ?? []).flatMap((tool) =>
+        (tool.functionDeclarations ?? []).map((declaration) => declaration.name)
+      ),
       key: requestKeyOf(raw, KEY_FIELDS, { model }),
       structured: geminiStructured(raw)
     }
@@ -240,7 +269,9 @@ const decodeEmbed = compiledDecoder(EmbedRequest)
 const decodeBatch = compiledDecoder(GeminiBatchEmbedRequest)
 
 const vectorOf = (seed: number, model: string, request: GeminiEmbedRequest) => ({
-  values: vectorNumbers(embed(seed, partsText(request.content.parts), request.outputDimensionality ?? defaultDimensions(model)))
+  values: vectorNumbers(
+    embed(seed, partsText(request.content.parts), request.outputDimensionality ?? defaultDimensions(model))
+  )
 })
 
 const badRequest = (message: string) => jsonWhole(geminiErrorBody(400, `simnet: ${message}`), 400)
@@ -264,21 +295,25 @@ const answerGemini = (generate: Responder, request: SimRequest, context: Respond
     case "embedContent":
       return Effect.sync(() => {
         const decoded = decodeEmbed(request.json())
-        if (Exit.isFailure(decoded)) return badRequest(`the body is not an embedContent request: ${String(decoded.cause)}`)
+        if (Exit.isFailure(decoded))
+          return badRequest(`the body is not an embedContent request: ${String(decoded.cause)}`)
         const answer: GeminiEmbedResponse = { embedding: vectorOf(context.runSeed, model, decoded.value) }
         return jsonWhole(answer, 200)
       })
     case "batchEmbedContents":
       return Effect.sync(() => {
         const decoded = decodeBatch(request.json())
-        if (Exit.isFailure(decoded)) return badRequest(`the body is not a batchEmbedContents request: ${String(decoded.cause)}`)
+        if (Exit.isFailure(decoded))
+          return badRequest(`the body is not a batchEmbedContents request: ${String(decoded.cause)}`)
         const answer: GeminiBatchEmbedResponse = {
           embeddings: decoded.value.requests.map((one) => vectorOf(context.runSeed, model, one))
         }
         return jsonWhole(answer, 200)
       })
     default:
-      return Effect.succeed(jsonWhole(geminiErrorBody(404, `simnet: models/${model}:${method} is not a method simnet serves`), 404))
+      return Effect.succeed(
+        jsonWhole(geminiErrorBody(404, `simnet: models/${model}:${method} is not a method simnet serves`), 404)
+      )
   }
 }
 
@@ -288,24 +323,30 @@ export const geminiAnswererFor = (wire: ModelWire): Answerer => {
   const responder = geminiResponderFor(wire)
   return (request, context) => {
     const { method } = callOf(request)
-    return method === "generateContent" || method === "streamGenerateContent" ? generate(request, context) : pending(responder(request, context))
+    return method === "generateContent" || method === "streamGenerateContent"
+      ? generate(request, context)
+      : pending(responder(request, context))
   }
 }
 
 /** Gemini Live's wire (`geminiLive.ts`). */
 export const geminiLiveWire: ModelWire = liveWireOf(geminiWire)
 
-const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
-  Effect.sync(() => {
-    const list: ModelList = {
-      models: models.map((id) => ({
-        name: `models/${id}`,
-        displayName: id,
-        supportedGenerationMethods: id.includes("embedding") ? ["embedContent", "batchEmbedContents"] : ["generateContent", "countTokens"]
-      }))
-    }
-    return jsonWhole(list, 200)
-  })
+const modelsResponder =
+  (models: ReadonlyArray<string>): Responder =>
+  () =>
+    Effect.sync(() => {
+      const list: ModelList = {
+        models: models.map((id) => ({
+          name: `models/${id}`,
+          displayName: id,
+          supportedGenerationMethods: id.includes("embedding")
+            ? ["embedContent", "batchEmbedContents"]
+            : ["generateContent", "countTokens"]
+        }))
+      }
+      return jsonWhole(list, 200)
+    })
 
 /**
  * The Gemini routes: `POST {base}/v1beta/models/:call` (`{model}:generateContent`,
@@ -316,11 +357,35 @@ const modelsResponder = (models: ReadonlyArray<string>): Responder => () =>
  */
 export const geminiRoutes = (options: GeminiRoutesOptions = {}): ReadonlyArray<Route> => {
   return modelApi("gemini", DEFAULT_GEMINI_BASE_URL, options.baseUrl, [
-    { name: "models.call", method: "POST", path: "/v1beta/models/:call", endpoint: "models/{model}:{method}", parts: { answer: geminiAnswererFor(geminiWire) } },
-    { name: "models", method: "GET", path: "/v1beta/models", endpoint: "models", parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS)) } },
+    {
+      name: "models.call",
+      method: "POST",
+      path: "/v1beta/models/:call",
+      endpoint: "models/{model}:{method}",
+      parts: { answer: geminiAnswererFor(geminiWire) }
+    },
+    {
+      name: "models",
+      method: "GET",
+      path: "/v1beta/models",
+      endpoint: "models",
+      parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS)) }
+    },
     // The stable API version: @google/genai 3.x calls /v1 unless told apiVersion "v1beta".
-    { name: "v1.models.call", method: "POST", path: "/v1/models/:call", endpoint: "v1 models/{model}:{method}", parts: { answer: geminiAnswererFor(geminiWire) } },
-    { name: "v1.models", method: "GET", path: "/v1/models", endpoint: "v1 models", parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS)) } },
+    {
+      name: "v1.models.call",
+      method: "POST",
+      path: "/v1/models/:call",
+      endpoint: "v1 models/{model}:{method}",
+      parts: { answer: geminiAnswererFor(geminiWire) }
+    },
+    {
+      name: "v1.models",
+      method: "GET",
+      path: "/v1/models",
+      endpoint: "v1 models",
+      parts: { answer: answerWith(modelsResponder(options.models ?? DEFAULT_GEMINI_MODELS)) }
+    },
     ...liveEndpoints(geminiLiveWire)
   ])
 }

@@ -23,12 +23,22 @@ export const geminiReadBack = (text: string, streamed: boolean): ReadBack | unde
         if (at(part, "thought") === true) thought += said
         else content += said
       }
-      if (at(part, "functionCall") !== undefined) calls.push({ type: "tool_call", name: textAt(part, "functionCall", "name"), input: at(part, "functionCall", "args") ?? {} })
+      if (at(part, "functionCall") !== undefined)
+        calls.push({
+          type: "tool_call",
+          name: textAt(part, "functionCall", "name"),
+          input: at(part, "functionCall", "args") ?? {}
+        })
     }
     const reason = at(candidate, "finishReason")
     if (typeof reason === "string") finish = GEMINI_FINISH[reason]
     const u = at(chunk, "usageMetadata")
-    if (u !== undefined) usage = { inputTokens: countAt(u, "promptTokenCount") ?? 0, outputTokens: countAt(u, "candidatesTokenCount") ?? 0, totalTokens: countAt(u, "totalTokenCount") ?? 0 }
+    if (u !== undefined)
+      usage = {
+        inputTokens: countAt(u, "promptTokenCount") ?? 0,
+        outputTokens: countAt(u, "candidatesTokenCount") ?? 0,
+        totalTokens: countAt(u, "totalTokenCount") ?? 0
+      }
   }
   const actions: Array<ReadBackAction> = [
     ...(thought === "" ? [] : [{ type: "thinking" as const, content: thought }]),

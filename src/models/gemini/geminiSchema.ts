@@ -34,9 +34,13 @@ export type RequestContent = typeof RequestContent.Type
 export const GenerateContentRequest = Schema.Struct({
   contents: Schema.Array(RequestContent),
   systemInstruction: Schema.optional(Schema.Struct({ parts: Schema.Array(RequestPart) })),
-  tools: Schema.optional(Schema.Array(Schema.Struct({
-    functionDeclarations: Schema.optional(Schema.Array(Schema.Struct({ name: Schema.String })))
-  })))
+  tools: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        functionDeclarations: Schema.optional(Schema.Array(Schema.Struct({ name: Schema.String })))
+      })
+    )
+  )
 })
 export type GenerateContentRequest = typeof GenerateContentRequest.Type
 
@@ -45,7 +49,9 @@ export type GenerateContentRequest = typeof GenerateContentRequest.Type
  */
 export const ResponsePart = Schema.Union([
   Schema.Struct({ text: Schema.String, thought: Schema.optionalKey(Schema.Literal(true)) }),
-  Schema.Struct({ functionCall: Schema.Struct({ id: Schema.optionalKey(Schema.String), name: Schema.String, args: Schema.Unknown }) })
+  Schema.Struct({
+    functionCall: Schema.Struct({ id: Schema.optionalKey(Schema.String), name: Schema.String, args: Schema.Unknown })
+  })
 ])
 export type ResponsePart = typeof ResponsePart.Type
 
@@ -101,10 +107,12 @@ export type ErrorBody = typeof ErrorBody.Type
  * The body of `GET /v1beta/models`.
  */
 export const ModelList = Schema.Struct({
-  models: Schema.Array(Schema.Struct({
-    name: Schema.String,
-    displayName: Schema.String,
-    supportedGenerationMethods: Schema.Array(Schema.String)
-  }))
+  models: Schema.Array(
+    Schema.Struct({
+      name: Schema.String,
+      displayName: Schema.String,
+      supportedGenerationMethods: Schema.Array(Schema.String)
+    })
+  )
 })
 export type ModelList = typeof ModelList.Type

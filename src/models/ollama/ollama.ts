@@ -54,7 +54,14 @@ const turnOf = (message: OllamaMessage): LlmTurn => {
     case "system":
       return { role: "system", text }
     case "assistant":
-      return { role: "assistant", text, calls: (message.tool_calls ?? []).map((call) => ({ name: call.function.name, arguments: textOf(call.function.arguments ?? {}) })) }
+      return {
+        role: "assistant",
+        text,
+        calls: (message.tool_calls ?? []).map((call) => ({
+          name: call.function.name,
+          arguments: textOf(call.function.arguments ?? {})
+        }))
+      }
     case "tool":
       return { role: "tool", text }
     default:
@@ -64,7 +71,11 @@ const turnOf = (message: OllamaMessage): LlmTurn => {
 
 /** `format: "json"` (JSON mode) or a JSON Schema. */
 const structuredOf = (format: unknown): Structured | undefined =>
-  format === "json" ? { schema: undefined } : typeof format === "object" && format !== null ? { schema: format } : undefined
+  format === "json"
+    ? { schema: undefined }
+    : typeof format === "object" && format !== null
+      ? { schema: format }
+      : undefined
 
 const thinks = (invocation: LlmInvocation): boolean => {
   const think = (invocation.request.raw as { readonly think?: unknown } | undefined)?.think
@@ -84,7 +95,9 @@ const counts = (usage: TokenUsage): OllamaCounts => ({
 
 const doneReason = (finish: Finish): "stop" | "length" => (finish === "length" ? "length" : "stop")
 
-const callOf = (part: Extract<Part, { kind: "toolCall" }>) => ({ function: { name: part.name, arguments: parseArguments(part.fragments.join("")) } })
+const callOf = (part: Extract<Part, { kind: "toolCall" }>) => ({
+  function: { name: part.name, arguments: parseArguments(part.fragments.join("")) }
+})
 
 const line = (value: unknown): string => `${JSON.stringify(value)}\n`
 
@@ -110,13 +123,28 @@ class OllamaWriter implements StreamWriter {
   /** A text part's line, the most frequent, written from a prefix made once. */
   #textPrefix: string | undefined
 
-  #line(text: string, extra: { readonly thinking?: string; readonly tool_calls?: ReadonlyArray<ReturnType<typeof callOf>> } = {}, end?: Partial<OllamaChatResponse>): string {
+  #line(
+    text: string,
+    extra: { readonly thinking?: string; readonly tool_calls?: ReadonlyArray<ReturnType<typeof callOf>> } = {},
+    end?: Partial<OllamaChatResponse>
+  ): string {
     const head = (this.#head ??= { model: this.#invocation.request.model, created_at: createdAt(this.#invocation) })
     if (this.#endpoint === "generate") {
-      const value: OllamaGenerateResponse = { ...head, response: text, ...(extra.thinking === undefined ? {} : { thinking: extra.thinking }), done: false, ...end }
+      const value: OllamaGenerateResponse = {
+        ...head,
+        response: text,
+        ...(extra.thinking === undefined ? {} : { thinking: extra.thinking }),
+        done: false,
+        ...end
+      }
       return line(value)
     }
-    const value: OllamaChatResponse = { ...head, message: { role: "assistant", content: text, ...extra }, done: false, ...end }
+    const value: OllamaChatResponse = {
+      ...head,
+      message: { role: "assistant", content: text, ...extra },
+      done: false,
+      ...end
+    }
     return line(value)
   }
 
@@ -129,13 +157,17 @@ class OllamaWriter implements StreamWriter {
     switch (part.kind) {
       case "text": {
         // The same bytes `#line(part.text)` writes: {"model","created_at", then the text where it goes, "done":false}.
-        this.#textPrefix ??= `${JSON.stringify(this.#head ??= { model: this.#invocation.request.model, created_at: createdAt(this.#invocation) }).slice(0, -1)},${this.#endpoint === "chat" ? '"message":{"role":"assistant","content":' : '"response":'}`
-        return [`${this.#textPrefix}${JSON.stringify(part.text)}${this.#endpoint === "chat" ? "}" : ""},"done":false}\n`]
+        this.#textPrefix ??= `${JSON.stringify((this.#head ??= { model: this.#invocation.request.model, created_at: createdAt(this.#invocation) })).slice(0, -1)},${this.#endpoint === "chat" ? '"message":{"role":"assistant","content":' : '"response":'}`
+        return [
+          `${this.#textPrefix}${JSON.stringify(part.text)}${this.#endpoint === "chat" ? "}" : ""},"done":false}\n`
+        ]
       }
       case "reasoning":
         return this.#thinking ? [this.#line("", { thinking: part.text })] : []
       case "toolCall":
-        return this.#endpoint === "chat" ? [this.#line("", { tool_calls: [callOf(part)] })] : [this.#line(part.fragments.join(""))]
+        return this.#endpoint === "chat"
+          ? [this.#line("", { tool_calls: [callOf(part)] })]
+          : [this.#line(part.fragments.join(""))]
     }
   }
 
@@ -157,10 +189,15 @@ class OllamaWriter implements StreamWriter {
   }
 }
 
-const chatAnswer = (invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): OllamaChatResponse => {
-  const text = parts.map((part) => part.kind === "text" ? part.text : "").join("")
-  const thinking = parts.map((part) => part.kind === "reasoning" ? part.text : "").join("")
-  const calls = parts.flatMap((part) => part.kind === "toolCall" ? [callOf(part)] : [])
+const chatAnswer = (
+  invocation: LlmInvocation,
+  parts: ReadonlyArray<Part>,
+  finish: Finish,
+  usage: TokenUsage
+): OllamaChatResponse => {
+  const text = parts.map((part) => (part.kind === "text" ? part.text : "")).join("")
+  const thinking = parts.map((part) => (part.kind === "reasoning" ? part.text : "")).join("")
+  const calls = parts.flatMap((part) => (part.kind === "toolCall" ? [callOf(part)] : []))
   return {
     model: invocation.request.model,
     created_at: createdAt(invocation),
@@ -176,10 +213,17 @@ const chatAnswer = (invocation: LlmInvocation, parts: ReadonlyArray<Part>, finis
   }
 }
 
-const generateAnswer = (invocation: LlmInvocation, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): OllamaGenerateResponse => ({
+const generateAnswer = (
+  invocation: LlmInvocation,
+  parts: ReadonlyArray<Part>,
+  finish: Finish,
+  usage: TokenUsage
+): OllamaGenerateResponse => ({
   model: invocation.request.model,
   created_at: createdAt(invocation),
-  response: parts.map((part) => part.kind === "text" ? part.text : part.kind === "toolCall" ? part.fragments.join("") : "").join(""),
+  response: parts
+    .map((part) => (part.kind === "text" ? part.text : part.kind === "toolCall" ? part.fragments.join("") : ""))
+    .join(""),
   done: true,
   done_reason: doneReason(finish),
   ...counts(usage)
@@ -244,17 +288,21 @@ const DEFAULT_DIMENSIONS = 768
 
 const embedAnswer = (request: SimRequest, context: RespondContext): Whole => {
   const decoded = decodeEmbed(request.json())
-  if (Exit.isFailure(decoded)) return jsonWhole(ollamaErrorBody(400, `simnet: the body is not an embed request: ${String(decoded.cause)}`), 400)
+  if (Exit.isFailure(decoded))
+    return jsonWhole(ollamaErrorBody(400, `simnet: the body is not an embed request: ${String(decoded.cause)}`), 400)
   const body = decoded.value
   const texts = typeof body.input === "string" ? [body.input] : body.input
   const dimensions = body.dimensions ?? DEFAULT_DIMENSIONS
-  return jsonWhole({
-    model: body.model,
-    embeddings: texts.map((text) => vectorNumbers(embed(context.runSeed, text, dimensions))),
-    total_duration: 0,
-    load_duration: 0,
-    prompt_eval_count: texts.reduce((sum, text) => sum + estimateTokens(text), 0)
-  }, 200)
+  return jsonWhole(
+    {
+      model: body.model,
+      embeddings: texts.map((text) => vectorNumbers(embed(context.runSeed, text, dimensions))),
+      total_duration: 0,
+      load_duration: 0,
+      prompt_eval_count: texts.reduce((sum, text) => sum + estimateTokens(text), 0)
+    },
+    200
+  )
 }
 
 const MODIFIED = "2025-01-01T00:00:00Z"
@@ -267,28 +315,41 @@ const modelEntry = (name: string): OllamaModel => {
     modified_at: MODIFIED,
     size: 0,
     digest: Buffer.from(name).toString("hex").padEnd(64, "0").slice(0, 64),
-    details: { parent_model: "", format: "gguf", family, families: [family], parameter_size: "8B", quantization_level: "Q4_K_M" }
+    details: {
+      parent_model: "",
+      format: "gguf",
+      family,
+      families: [family],
+      parameter_size: "8B",
+      quantization_level: "Q4_K_M"
+    }
   }
 }
 
-const tagsAnswer = (models: ReadonlyArray<string>) => () => Effect.sync(() => jsonWhole({ models: models.map(modelEntry) }, 200))
+const tagsAnswer = (models: ReadonlyArray<string>) => () =>
+  Effect.sync(() => jsonWhole({ models: models.map(modelEntry) }, 200))
 
-const showAnswer = (models: ReadonlyArray<string>) => (request: SimRequest): Whole => {
-  const body = request.json() as { readonly model?: unknown; readonly name?: unknown } | undefined
-  const name = typeof body?.model === "string" ? body.model : typeof body?.name === "string" ? body.name : ""
-  const known = models.find((model) => model === name || model === `${name}:latest`)
-  if (known === undefined) return jsonWhole(ollamaErrorBody(404, `model '${name}' not found`), 404)
-  const entry = modelEntry(known)
-  return jsonWhole({
-    modelfile: `FROM ${known}\n`,
-    parameters: "",
-    template: "{{ .Prompt }}",
-    details: entry.details,
-    model_info: { "general.architecture": entry.details.family },
-    capabilities: known.includes("embed") ? ["embedding"] : ["completion", "tools"],
-    modified_at: MODIFIED
-  }, 200)
-}
+const showAnswer =
+  (models: ReadonlyArray<string>) =>
+  (request: SimRequest): Whole => {
+    const body = request.json() as { readonly model?: unknown; readonly name?: unknown } | undefined
+    const name = typeof body?.model === "string" ? body.model : typeof body?.name === "string" ? body.name : ""
+    const known = models.find((model) => model === name || model === `${name}:latest`)
+    if (known === undefined) return jsonWhole(ollamaErrorBody(404, `model '${name}' not found`), 404)
+    const entry = modelEntry(known)
+    return jsonWhole(
+      {
+        modelfile: `FROM ${known}\n`,
+        parameters: "",
+        template: "{{ .Prompt }}",
+        details: entry.details,
+        model_info: { "general.architecture": entry.details.family },
+        capabilities: known.includes("embed") ? ["embedding"] : ["completion", "tools"],
+        modified_at: MODIFIED
+      },
+      200
+    )
+  }
 
 /**
  * The Ollama routes at `baseUrl` (default `http://127.0.0.1:11434`): ids `ollama.chat`,
@@ -300,8 +361,20 @@ export const ollamaRoutes = (options: OllamaRoutesOptions = {}): ReadonlyArray<R
     { name: "chat", method: "POST", path: "/api/chat", endpoint: "api/chat", wire: ollamaChatWire },
     { name: "generate", method: "POST", path: "/api/generate", endpoint: "api/generate", wire: ollamaGenerateWire },
     { name: "embed", method: "POST", path: "/api/embed", endpoint: "api/embed", parts: { answer: embedAnswer } },
-    { name: "tags", method: "GET", path: "/api/tags", endpoint: "api/tags", parts: { answer: answerWith(tagsAnswer(models)) } },
+    {
+      name: "tags",
+      method: "GET",
+      path: "/api/tags",
+      endpoint: "api/tags",
+      parts: { answer: answerWith(tagsAnswer(models)) }
+    },
     { name: "show", method: "POST", path: "/api/show", endpoint: "api/show", parts: { answer: showAnswer(models) } },
-    { name: "version", method: "GET", path: "/api/version", endpoint: "api/version", parts: { answer: () => jsonWhole({ version: "0.12.6" }, 200) } }
+    {
+      name: "version",
+      method: "GET",
+      path: "/api/version",
+      endpoint: "api/version",
+      parts: { answer: () => jsonWhole({ version: "0.12.6" }, 200) }
+    }
   ])
 }

@@ -7,14 +7,22 @@ import { at, countAt, jsonLines, listAt, type ReadBack, type ReadBackAction, tex
 /** Ollama's `/api/chat` and `/api/generate` answers, whole or NDJSON. */
 export const ollamaReadBack = (text: string, streamed: boolean): ReadBack | undefined => {
   const lines: ReadonlyArray<unknown> = streamed ? jsonLines(text) : [parseJson(text)].filter((v) => v !== undefined)
-  if (!lines.some((line) => at(line, "message") !== undefined || typeof at(line, "response") === "string")) return undefined
+  if (!lines.some((line) => at(line, "message") !== undefined || typeof at(line, "response") === "string"))
+    return undefined
   let content = ""
   let thinking = ""
   const calls: Array<ReadBackAction> = []
   for (const line of lines) {
-    content += at(line, "message", "content") !== undefined ? textAt(line, "message", "content") : textAt(line, "response")
-    thinking += at(line, "message", "thinking") !== undefined ? textAt(line, "message", "thinking") : textAt(line, "thinking")
-    for (const call of listAt(line, "message", "tool_calls")) calls.push({ type: "tool_call", name: textAt(call, "function", "name"), input: at(call, "function", "arguments") ?? {} })
+    content +=
+      at(line, "message", "content") !== undefined ? textAt(line, "message", "content") : textAt(line, "response")
+    thinking +=
+      at(line, "message", "thinking") !== undefined ? textAt(line, "message", "thinking") : textAt(line, "thinking")
+    for (const call of listAt(line, "message", "tool_calls"))
+      calls.push({
+        type: "tool_call",
+        name: textAt(call, "function", "name"),
+        input: at(call, "function", "arguments") ?? {}
+      })
   }
   const last = lines.at(-1)
   const actions: Array<ReadBackAction> = [
@@ -24,5 +32,9 @@ export const ollamaReadBack = (text: string, streamed: boolean): ReadBack | unde
   ]
   const input = countAt(last, "prompt_eval_count") ?? 0
   const output = countAt(last, "eval_count") ?? 0
-  return { actions, finish: calls.length > 0 ? "tool-calls" : at(last, "done_reason") === "length" ? "length" : "stop", usage: { inputTokens: input, outputTokens: output, totalTokens: input + output } }
+  return {
+    actions,
+    finish: calls.length > 0 ? "tool-calls" : at(last, "done_reason") === "length" ? "length" : "stop",
+    usage: { inputTokens: input, outputTokens: output, totalTokens: input + output }
+  }
 }

@@ -202,14 +202,33 @@ const completionOf = (
  * parts (`JsonTemplates`: the head, the finish and the token counts are its holes); the object
  * itself when the parts make no template.
  */
-export const completion = (head: ChunkHead, parts: ReadonlyArray<Part>, finish: Finish, usage: TokenUsage): ChatCompletion | JsonText =>
-  completionTemplates.write(parts, [head.id, head.created, head.model, finish, usage.inputTokens, usage.outputTokens, usage.totalTokens])
+export const completion = (
+  head: ChunkHead,
+  parts: ReadonlyArray<Part>,
+  finish: Finish,
+  usage: TokenUsage
+): ChatCompletion | JsonText =>
+  completionTemplates.write(parts, [
+    head.id,
+    head.created,
+    head.model,
+    finish,
+    usage.inputTokens,
+    usage.outputTokens,
+    usage.totalTokens
+  ])
 
-const completionTemplates = new JsonTemplates<ReadonlyArray<Part>, readonly [string, number, string, Finish, number, number, number], ChatCompletion>(
-  7,
-  (parts, [id, created, model, finish, input, output, total]) =>
-    completionOf({ id, created, model }, parts, finish, { inputTokens: input, outputTokens: output, totalTokens: total })
+const completionTemplates = new JsonTemplates<
+  ReadonlyArray<Part>,
+  readonly [string, number, string, Finish, number, number, number],
+  ChatCompletion
+>(7, (parts, [id, created, model, finish, input, output, total]) =>
+  completionOf({ id, created, model }, parts, finish, { inputTokens: input, outputTokens: output, totalTokens: total })
 )
 
 /** Token counts in Chat Completions' words. */
-const chatUsage = (usage: TokenUsage): CompletionUsage => ({ prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens })
+const chatUsage = (usage: TokenUsage): CompletionUsage => ({
+  prompt_tokens: usage.inputTokens,
+  completion_tokens: usage.outputTokens,
+  total_tokens: usage.totalTokens
+})

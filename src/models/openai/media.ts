@@ -18,7 +18,8 @@ import type { PartsEndpoint } from "../wire/modelApi.ts"
 import { openAiErrorBody } from "./chatWire.ts"
 import { seededAudio } from "../wire/socketCalls.ts"
 
-const digestOf = (...parts: ReadonlyArray<string | number>): Buffer => createHash("sha256").update(parts.join("\u0000")).digest()
+const digestOf = (...parts: ReadonlyArray<string | number>): Buffer =>
+  createHash("sha256").update(parts.join("\u0000")).digest()
 
 /** An image's colours come from 16 bytes (the digest a served image's URL carries), taken twice. */
 const colours = (digest: Buffer): Buffer => Buffer.concat([digest.subarray(0, 16), digest.subarray(0, 16)])
@@ -55,7 +56,12 @@ export const seededPng = (digest: Buffer, width: number, height: number): Buffer
   header.writeUInt32BE(height, 4)
   header[8] = 8 // bit depth
   header[9] = 2 // RGB
-  return Buffer.concat([PNG_SIGNATURE, chunk("IHDR", header), chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0))])
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(raw)),
+    chunk("IEND", Buffer.alloc(0))
+  ])
 }
 
 const sizeOf = (size: unknown): { readonly width: number; readonly height: number } | undefined => {
@@ -71,12 +77,15 @@ const bad = (message: string): Whole => jsonWhole(openAiErrorBody(400, `simnet: 
 
 const bodyOf = (request: SimRequest): Record<string, unknown> | undefined => {
   const body = request.json()
-  return typeof body === "object" && body !== null && !Array.isArray(body) ? body as Record<string, unknown> : undefined
+  return typeof body === "object" && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : undefined
 }
 
 const imagesAnswer = (request: SimRequest, context: RespondContext): Whole => {
   const body = bodyOf(request)
-  if (body === undefined || typeof body.prompt !== "string") return bad("an image generation request is a JSON object with a prompt")
+  if (body === undefined || typeof body.prompt !== "string")
+    return bad("an image generation request is a JSON object with a prompt")
   const size = sizeOf(body.size)
   if (size === undefined) return bad(`size must be WIDTHxHEIGHT (each 1-${MAX_SIDE}) or "auto"`)
   const n = body.n === undefined ? 1 : Number(body.n)
@@ -86,17 +95,37 @@ const imagesAnswer = (request: SimRequest, context: RespondContext): Whole => {
   const data = Array.from({ length: n }, (_, index) => {
     const digest = digestOf(context.runSeed, String(body.model ?? ""), body.prompt as string, index)
     return asUrl
-      ? { url: `${base}/images/simnet/${digest.toString("hex").slice(0, 32)}/${size.width}x${size.height}.png`, revised_prompt: body.prompt }
+      ? {
+          url: `${base}/images/simnet/${digest.toString("hex").slice(0, 32)}/${size.width}x${size.height}.png`,
+          revised_prompt: body.prompt
+        }
       : { b64_json: seededPng(colours(digest), size.width, size.height).toString("base64") }
   })
-  return jsonWhole({ created: 1_715_367_049, data, usage: { total_tokens: 0, input_tokens: 0, output_tokens: 0, input_tokens_details: { text_tokens: 0, image_tokens: 0 } } }, 200)
+  return jsonWhole(
+    {
+      created: 1_715_367_049,
+      data,
+      usage: {
+        total_tokens: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        input_tokens_details: { text_tokens: 0, image_tokens: 0 }
+      }
+    },
+    200
+  )
 }
 
 const imageFileAnswer = (request: SimRequest): Whole => {
   const digest = request.params.digest ?? ""
   const size = sizeOf((request.params.size ?? "").replace(/\.png$/, ""))
-  if (!/^[0-9a-f]{32}$/.test(digest) || size === undefined) return jsonWhole(openAiErrorBody(404, "simnet: no such image", undefined), 404)
-  return whole(200, { "content-type": "image/png", "cache-control": "public, max-age=31536000" }, seededPng(colours(Buffer.from(digest, "hex")), size.width, size.height))
+  if (!/^[0-9a-f]{32}$/.test(digest) || size === undefined)
+    return jsonWhole(openAiErrorBody(404, "simnet: no such image", undefined), 404)
+  return whole(
+    200,
+    { "content-type": "image/png", "cache-control": "public, max-age=31536000" },
+    seededPng(colours(Buffer.from(digest, "hex")), size.width, size.height)
+  )
 }
 
 /** The content type of each speech format. */
@@ -131,14 +160,25 @@ const wavOf = (pcm: Buffer): Buffer => {
 
 const speechAnswer = (request: SimRequest, context: RespondContext): Whole => {
   const body = bodyOf(request)
-  if (body === undefined || typeof body.input !== "string" || body.input.length === 0) return bad("a speech request is a JSON object with a non-empty input")
+  if (body === undefined || typeof body.input !== "string" || body.input.length === 0)
+    return bad("a speech request is a JSON object with a non-empty input")
   if (body.input.length > 4096) return bad("input is at most 4096 characters")
   const format = typeof body.response_format === "string" ? body.response_format : "mp3"
   const type = SPEECH_TYPES[format]
   if (type === undefined) return bad(`response_format must be one of ${Object.keys(SPEECH_TYPES).join(", ")}`)
-  const pcm = Buffer.from(seededAudio(`${context.runSeed}/speech/${String(body.voice ?? "")}/${body.input}`, body.input), "base64")
+  const pcm = Buffer.from(
+    seededAudio(`${context.runSeed}/speech/${String(body.voice ?? "")}/${body.input}`, body.input),
+    "base64"
+  )
   const words = Math.max(1, body.input.trim().split(/\s+/).length)
-  const bytes = format === "wav" ? wavOf(pcm) : format === "pcm" ? pcm : format === "mp3" ? Buffer.concat(Array.from({ length: words }, () => MP3_FRAME)) : pcm
+  const bytes =
+    format === "wav"
+      ? wavOf(pcm)
+      : format === "pcm"
+        ? pcm
+        : format === "mp3"
+          ? Buffer.concat(Array.from({ length: words }, () => MP3_FRAME))
+          : pcm
   return whole(200, { "content-type": type }, bytes)
 }
 
@@ -161,7 +201,12 @@ const MODERATION_CATEGORIES = [
 const moderationAnswer = (request: SimRequest, context: RespondContext): Whole => {
   const body = bodyOf(request)
   const input = body?.input
-  const texts = typeof input === "string" ? [input] : Array.isArray(input) ? input.map((item) => typeof item === "string" ? item : JSON.stringify(item)) : undefined
+  const texts =
+    typeof input === "string"
+      ? [input]
+      : Array.isArray(input)
+        ? input.map((item) => (typeof item === "string" ? item : JSON.stringify(item)))
+        : undefined
   if (texts === undefined) return bad("a moderation request is a JSON object with an input")
   const model = typeof body?.model === "string" ? body.model : "omni-moderation-latest"
   const results = texts.map((text) => {
@@ -176,13 +221,40 @@ const moderationAnswer = (request: SimRequest, context: RespondContext): Whole =
     })
     return { flagged: false, categories, category_scores: scores, category_applied_input_types: applied }
   })
-  return jsonWhole({ id: `modr-sim-${digestOf(context.runSeed, ...texts).toString("hex").slice(0, 16)}`, model, results }, 200)
+  return jsonWhole(
+    {
+      id: `modr-sim-${digestOf(context.runSeed, ...texts)
+        .toString("hex")
+        .slice(0, 16)}`,
+      model,
+      results
+    },
+    200
+  )
 }
 
 /** `POST {base}/images/generations` and the images it serves by URL, `POST {base}/audio/speech`, `POST {base}/moderations`. */
 export const mediaEndpoints: ReadonlyArray<PartsEndpoint> = [
-  { name: "images", method: "POST", path: "/images/generations", endpoint: "images/generations", parts: { answer: imagesAnswer } },
-  { name: "images.file", method: "GET", path: "/images/simnet/:digest/:size", endpoint: "images/simnet/{digest}/{size}.png", parts: { answer: imageFileAnswer } },
+  {
+    name: "images",
+    method: "POST",
+    path: "/images/generations",
+    endpoint: "images/generations",
+    parts: { answer: imagesAnswer }
+  },
+  {
+    name: "images.file",
+    method: "GET",
+    path: "/images/simnet/:digest/:size",
+    endpoint: "images/simnet/{digest}/{size}.png",
+    parts: { answer: imageFileAnswer }
+  },
   { name: "speech", method: "POST", path: "/audio/speech", endpoint: "audio/speech", parts: { answer: speechAnswer } },
-  { name: "moderations", method: "POST", path: "/moderations", endpoint: "moderations", parts: { answer: moderationAnswer } }
+  {
+    name: "moderations",
+    method: "POST",
+    path: "/moderations",
+    endpoint: "moderations",
+    parts: { answer: moderationAnswer }
+  }
 ]

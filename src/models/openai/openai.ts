@@ -30,7 +30,13 @@ export { DEFAULT_OPENAI_BASE_URL }
 /**
  * The models `GET {base}/models` lists when none are given.
  */
-export const DEFAULT_OPENAI_MODELS: ReadonlyArray<string> = ["gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini", "o4-mini"]
+export const DEFAULT_OPENAI_MODELS: ReadonlyArray<string> = [
+  "gpt-4o",
+  "gpt-4o-mini",
+  "gpt-4.1",
+  "gpt-4.1-mini",
+  "o4-mini"
+]
 
 /**
  * Options of the OpenAI routes: `baseUrl` (default `https://api.openai.com/v1`; an SDK's
@@ -66,11 +72,13 @@ const chatTurn = (message: ChatMessage): LlmTurn => {
       return {
         role: "assistant",
         text,
-        calls: (message.tool_calls ?? []).map((call) => ({ name: call.function.name, arguments: call.function.arguments }))
+        calls: (message.tool_calls ?? []).map((call) => ({
+          name: call.function.name,
+          arguments: call.function.arguments
+        }))
       }
   }
 }
-
 
 /**
  * The Chat Completions wire format.
@@ -99,7 +107,12 @@ export const chatWire: ModelWire = {
       invocation.request.material
     ),
   answer: (invocation, parts, finish, usage) =>
-    completion({ id: `chatcmpl-sim-${invocation.seq}`, created: invocation.created, model: invocation.request.model }, parts, finish, usage),
+    completion(
+      { id: `chatcmpl-sim-${invocation.seq}`, created: invocation.created, model: invocation.request.model },
+      parts,
+      finish,
+      usage
+    ),
   errorBody: openAiErrorBody,
   readBack: openaiReadBack
 }
@@ -107,14 +120,16 @@ export const chatWire: ModelWire = {
 /**
  * The responder of `GET {base}/models`: the configured model ids as an OpenAI model list.
  */
-export const modelsResponder = (models: ReadonlyArray<string> = DEFAULT_OPENAI_MODELS): Responder => () =>
-  Effect.sync(() => {
-    const list: ModelList = {
-      object: "list",
-      data: models.map((id) => ({ id, object: "model", created: 1_715_367_049, owned_by: "simnet" }))
-    }
-    return jsonWhole(list, 200, {})
-  })
+export const modelsResponder =
+  (models: ReadonlyArray<string> = DEFAULT_OPENAI_MODELS): Responder =>
+  () =>
+    Effect.sync(() => {
+      const list: ModelList = {
+        object: "list",
+        data: models.map((id) => ({ id, object: "model", created: 1_715_367_049, owned_by: "simnet" }))
+      }
+      return jsonWhole(list, 200, {})
+    })
 
 /**
  * The OpenAI routes: `POST {base}/chat/completions`, `POST {base}/responses`,
@@ -132,5 +147,11 @@ export const openaiRoutes = (options: OpenAiRoutesOptions = {}): ReadonlyArray<R
     embeddingsEndpoint,
     ...mediaEndpoints,
     ...transcriptionEndpoints,
-    { name: "models", method: "GET", path: "/models", endpoint: "models", parts: { answer: answerWith(modelsResponder(options.models)) } }
+    {
+      name: "models",
+      method: "GET",
+      path: "/models",
+      endpoint: "models",
+      parts: { answer: answerWith(modelsResponder(options.models)) }
+    }
   ])

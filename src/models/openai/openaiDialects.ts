@@ -34,14 +34,16 @@ export interface OpenAiDialectOptions {
 }
 
 const originOf = (base: string) => new URL(base).origin
-const underAzure = (origin: string): string | undefined => (origin === DEFAULT_AZURE_OPENAI_BASE_URL ? undefined : origin)
+const underAzure = (origin: string): string | undefined =>
+  origin === DEFAULT_AZURE_OPENAI_BASE_URL ? undefined : origin
 
 /** Azure OpenAI's Chat Completions (deployment and v1 paths). */
 export const azureChatWire: ModelWire = dialectOf(chatWire, {
   api: "azure-openai.chat",
   name: "azure-openai",
   defaultBaseUrl: DEFAULT_AZURE_OPENAI_BASE_URL,
-  calls: (method, pathname) => method === "POST" && pathname.startsWith("/openai/") && pathname.endsWith("/chat/completions"),
+  calls: (method, pathname) =>
+    method === "POST" && pathname.startsWith("/openai/") && pathname.endsWith("/chat/completions"),
   baseUrlAt: underAzure
 })
 
@@ -64,8 +66,12 @@ export const openrouterChatWire: ModelWire = dialectOf(chatWire, {
   rateLimits: undefined
 })
 
-const endpoint = (name: string, method: "GET" | "POST", path: string, by: Pick<ModelEndpoint, "wire"> | Pick<PartsEndpoint, "parts">): ModelEndpoint | PartsEndpoint =>
-  ({ name, method, path, endpoint: path.slice(1), ...by })
+const endpoint = (
+  name: string,
+  method: "GET" | "POST",
+  path: string,
+  by: Pick<ModelEndpoint, "wire"> | Pick<PartsEndpoint, "parts">
+): ModelEndpoint | PartsEndpoint => ({ name, method, path, endpoint: path.slice(1), ...by })
 
 /**
  * The Azure OpenAI routes at `baseUrl` (default `https://simnet.openai.azure.com`), source
@@ -83,30 +89,47 @@ export const azureOpenaiRoutes = (options: OpenAiDialectOptions = {}): ReadonlyA
     endpoint("v1.chat", "POST", "/openai/v1/chat/completions", chat),
     endpoint("v1.responses", "POST", "/openai/v1/responses", responses),
     endpoint("v1.embeddings", "POST", "/openai/v1/embeddings", { parts: embeddingsEndpoint.parts }),
-    endpoint("v1.models", "GET", "/openai/v1/models", { parts: { answer: answerWith(modelsResponder(options.models)) } })
+    endpoint("v1.models", "GET", "/openai/v1/models", {
+      parts: { answer: answerWith(modelsResponder(options.models)) }
+    })
   ])
 }
 
 /** The models OpenRouter's list gives when none are given. */
-export const DEFAULT_OPENROUTER_MODELS: ReadonlyArray<string> = ["openai/gpt-4o", "anthropic/claude-sonnet-4.5", "google/gemini-2.5-flash", "meta-llama/llama-3.3-70b-instruct"]
+export const DEFAULT_OPENROUTER_MODELS: ReadonlyArray<string> = [
+  "openai/gpt-4o",
+  "anthropic/claude-sonnet-4.5",
+  "google/gemini-2.5-flash",
+  "meta-llama/llama-3.3-70b-instruct"
+]
 
 const openrouterModels = (models: ReadonlyArray<string>) => () =>
   Effect.sync(() =>
-    jsonWhole({
-      data: models.map((id) => ({
-        id,
-        canonical_slug: id,
-        name: id,
-        created: 1_715_367_049,
-        description: `${id}, simulated by simnet`,
-        context_length: 128_000,
-        architecture: { modality: "text->text", input_modalities: ["text"], output_modalities: ["text"], tokenizer: "Other", instruct_type: null },
-        pricing: { prompt: "0", completion: "0", request: "0", image: "0" },
-        top_provider: { context_length: 128_000, max_completion_tokens: 16_384, is_moderated: false },
-        per_request_limits: null,
-        supported_parameters: ["tools", "tool_choice", "response_format", "max_tokens", "temperature"]
-      }))
-    }, 200))
+    jsonWhole(
+      {
+        data: models.map((id) => ({
+          id,
+          canonical_slug: id,
+          name: id,
+          created: 1_715_367_049,
+          description: `${id}, simulated by simnet`,
+          context_length: 128_000,
+          architecture: {
+            modality: "text->text",
+            input_modalities: ["text"],
+            output_modalities: ["text"],
+            tokenizer: "Other",
+            instruct_type: null
+          },
+          pricing: { prompt: "0", completion: "0", request: "0", image: "0" },
+          top_provider: { context_length: 128_000, max_completion_tokens: 16_384, is_moderated: false },
+          per_request_limits: null,
+          supported_parameters: ["tools", "tool_choice", "response_format", "max_tokens", "temperature"]
+        }))
+      },
+      200
+    )
+  )
 
 /**
  * The OpenRouter routes at `baseUrl` (default `https://openrouter.ai/api/v1`), source
@@ -116,5 +139,7 @@ export const openrouterRoutes = (options: OpenAiDialectOptions = {}): ReadonlyAr
   modelApi("openrouter", DEFAULT_OPENROUTER_BASE_URL, options.baseUrl, [
     endpoint("chat", "POST", "/chat/completions", { wire: openrouterChatWire }),
     endpoint("embeddings", "POST", "/embeddings", { parts: embeddingsEndpoint.parts }),
-    endpoint("models", "GET", "/models", { parts: { answer: answerWith(openrouterModels(options.models ?? DEFAULT_OPENROUTER_MODELS)) } })
+    endpoint("models", "GET", "/models", {
+      parts: { answer: answerWith(openrouterModels(options.models ?? DEFAULT_OPENROUTER_MODELS)) }
+    })
   ])

@@ -5,11 +5,22 @@
 import { parseJson } from "../../registry/util.ts"
 import { at, countAt, eventData, listAt, type ReadBack, type ReadBackAction, textAt, textOf } from "../wire/readBack.ts"
 
-const OPENAI_FINISH: Readonly<Record<string, string>> = { stop: "stop", tool_calls: "tool-calls", length: "length", content_filter: "stop" }
+const OPENAI_FINISH: Readonly<Record<string, string>> = {
+  stop: "stop",
+  tool_calls: "tool-calls",
+  length: "length",
+  content_filter: "stop"
+}
 
 /** Chat Completions' `usage`, in the script's words (none when the answer gave none). */
 const usageOf = (usage: unknown): ReadBack["usage"] =>
-  usage === undefined ? undefined : { inputTokens: countAt(usage, "prompt_tokens") ?? 0, outputTokens: countAt(usage, "completion_tokens") ?? 0, totalTokens: countAt(usage, "total_tokens") ?? 0 }
+  usage === undefined
+    ? undefined
+    : {
+        inputTokens: countAt(usage, "prompt_tokens") ?? 0,
+        outputTokens: countAt(usage, "completion_tokens") ?? 0,
+        totalTokens: countAt(usage, "total_tokens") ?? 0
+      }
 
 /** A Chat Completions answer (`chat.completion`, or its `chat.completion.chunk` events). */
 export const openaiReadBack = (text: string, streamed: boolean): ReadBack | undefined => {
@@ -20,7 +31,12 @@ export const openaiReadBack = (text: string, streamed: boolean): ReadBack | unde
     const actions: Array<ReadBackAction> = []
     const content = textOf(at(choice, "message", "content"))
     if (content !== "") actions.push({ type: "text", content })
-    for (const call of listAt(choice, "message", "tool_calls")) actions.push({ type: "tool_call", name: textAt(call, "function", "name"), input: parseJson(textAt(call, "function", "arguments") || "{}") ?? {} })
+    for (const call of listAt(choice, "message", "tool_calls"))
+      actions.push({
+        type: "tool_call",
+        name: textAt(call, "function", "name"),
+        input: parseJson(textAt(call, "function", "arguments") || "{}") ?? {}
+      })
     return { actions, finish: OPENAI_FINISH[textAt(choice, "finish_reason")], usage: usageOf(at(body, "usage")) }
   }
   let content = ""
@@ -45,7 +61,8 @@ export const openaiReadBack = (text: string, streamed: boolean): ReadBack | unde
     if (event.usage) usage = usageOf(event.usage)
   }
   const actions: Array<ReadBackAction> = content === "" ? [] : [{ type: "text", content }]
-  for (const call of [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c)) actions.push({ type: "tool_call", name: call.name, input: parseJson(call.args) ?? {} })
+  for (const call of [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c))
+    actions.push({ type: "tool_call", name: call.name, input: parseJson(call.args) ?? {} })
   return { actions, finish, usage }
 }
 
@@ -60,13 +77,21 @@ export const responsesReadBack = (text: string, streamed: boolean): ReadBack | u
   for (const item of output) {
     const type = at(item, "type")
     if (type === "reasoning") {
-      const summary = listAt(item, "summary").map((s) => textAt(s, "text")).join("")
+      const summary = listAt(item, "summary")
+        .map((s) => textAt(s, "text"))
+        .join("")
       if (summary !== "") actions.push({ type: "thinking", content: summary })
     } else if (type === "message") {
-      const content = listAt(item, "content").map((c) => (at(c, "type") === "output_text" ? textAt(c, "text") : "")).join("")
+      const content = listAt(item, "content")
+        .map((c) => (at(c, "type") === "output_text" ? textAt(c, "text") : ""))
+        .join("")
       if (content !== "") actions.push({ type: "text", content })
     } else if (type === "function_call") {
-      actions.push({ type: "tool_call", name: textAt(item, "name"), input: parseJson(textAt(item, "arguments") || "{}") ?? {} })
+      actions.push({
+        type: "tool_call",
+        name: textAt(item, "name"),
+        input: parseJson(textAt(item, "arguments") || "{}") ?? {}
+      })
     } else if (type === "custom_tool_call") {
       // A custom tool's input is text: a tool_call whose input is a string replays as one.
       actions.push({ type: "tool_call", name: textAt(item, "name"), input: textAt(item, "input") })
@@ -77,6 +102,13 @@ export const responsesReadBack = (text: string, streamed: boolean): ReadBack | u
   return {
     actions,
     finish: incomplete ? "length" : actions.some((a) => a.type === "tool_call") ? "tool-calls" : "stop",
-    usage: usage === undefined ? undefined : { inputTokens: countAt(usage, "input_tokens") ?? 0, outputTokens: countAt(usage, "output_tokens") ?? 0, totalTokens: countAt(usage, "total_tokens") ?? 0 }
+    usage:
+      usage === undefined
+        ? undefined
+        : {
+            inputTokens: countAt(usage, "input_tokens") ?? 0,
+            outputTokens: countAt(usage, "output_tokens") ?? 0,
+            totalTokens: countAt(usage, "total_tokens") ?? 0
+          }
   }
 }

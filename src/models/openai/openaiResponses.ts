@@ -128,7 +128,13 @@ const message = (id: string, text: string, status: OutputMessage["status"]): Out
   content: status === "in_progress" ? [] : [{ type: "output_text", text, annotations: [], logprobs: [] }]
 })
 
-const functionCall = (id: string, callId: string, name: string, args: string, status: FunctionCallItem["status"]): FunctionCallItem => ({
+const functionCall = (
+  id: string,
+  callId: string,
+  name: string,
+  args: string,
+  status: FunctionCallItem["status"]
+): FunctionCallItem => ({
   type: "function_call",
   id,
   call_id: callId,
@@ -137,7 +143,13 @@ const functionCall = (id: string, callId: string, name: string, args: string, st
   status
 })
 
-const customCall = (id: string, callId: string, name: string, input: string, status: CustomToolCallItem["status"]): CustomToolCallItem => ({
+const customCall = (
+  id: string,
+  callId: string,
+  name: string,
+  input: string,
+  status: CustomToolCallItem["status"]
+): CustomToolCallItem => ({
   type: "custom_tool_call",
   id,
   call_id: callId,
@@ -174,7 +186,11 @@ const outputItems = (seq: number, parts: ReadonlyArray<Part>): Array<OutputItem>
     } else if (part.kind === "toolCall") {
       flush()
       const id = itemId(part.custom === undefined ? "fc" : "ctc", seq, items.length)
-      items.push(part.custom === undefined ? functionCall(id, part.id, part.name, part.fragments.join(""), "completed") : customCall(id, part.id, part.name, part.custom, "completed"))
+      items.push(
+        part.custom === undefined
+          ? functionCall(id, part.id, part.name, part.fragments.join(""), "completed")
+          : customCall(id, part.id, part.name, part.custom, "completed")
+      )
     }
   }
   flush()
@@ -222,9 +238,26 @@ class ResponsesWriter implements StreamWriter {
     const item = customCall(id, callId, name, input, "completed")
     this.#output.push(item)
     frames.push(
-      this.#event({ type: "response.output_item.added", output_index: index, item: customCall(id, callId, name, "", "in_progress"), sequence_number: this.#next() }),
-      this.#event({ type: "response.custom_tool_call_input.delta", item_id: id, output_index: index, delta: input, sequence_number: this.#next() }),
-      this.#event({ type: "response.custom_tool_call_input.done", item_id: id, output_index: index, input, sequence_number: this.#next() }),
+      this.#event({
+        type: "response.output_item.added",
+        output_index: index,
+        item: customCall(id, callId, name, "", "in_progress"),
+        sequence_number: this.#next()
+      }),
+      this.#event({
+        type: "response.custom_tool_call_input.delta",
+        item_id: id,
+        output_index: index,
+        delta: input,
+        sequence_number: this.#next()
+      }),
+      this.#event({
+        type: "response.custom_tool_call_input.done",
+        item_id: id,
+        output_index: index,
+        input,
+        sequence_number: this.#next()
+      }),
       this.#event({ type: "response.output_item.done", output_index: index, item, sequence_number: this.#next() })
     )
     return frames
@@ -240,8 +273,23 @@ class ResponsesWriter implements StreamWriter {
       const item = message(id, text, "completed")
       this.#output.push(item)
       return [
-        this.#event({ type: "response.output_text.done", item_id: id, output_index: index, content_index: 0, text, logprobs: [], sequence_number: this.#next() }),
-        this.#event({ type: "response.content_part.done", item_id: id, output_index: index, content_index: 0, part, sequence_number: this.#next() }),
+        this.#event({
+          type: "response.output_text.done",
+          item_id: id,
+          output_index: index,
+          content_index: 0,
+          text,
+          logprobs: [],
+          sequence_number: this.#next()
+        }),
+        this.#event({
+          type: "response.content_part.done",
+          item_id: id,
+          output_index: index,
+          content_index: 0,
+          part,
+          sequence_number: this.#next()
+        }),
         this.#event({ type: "response.output_item.done", output_index: index, item, sequence_number: this.#next() })
       ]
     }
@@ -249,8 +297,22 @@ class ResponsesWriter implements StreamWriter {
     this.#output.push(item)
     const part = { type: "summary_text", text } as const
     return [
-      this.#event({ type: "response.reasoning_summary_text.done", item_id: id, output_index: index, summary_index: 0, text, sequence_number: this.#next() }),
-      this.#event({ type: "response.reasoning_summary_part.done", item_id: id, output_index: index, summary_index: 0, part, sequence_number: this.#next() }),
+      this.#event({
+        type: "response.reasoning_summary_text.done",
+        item_id: id,
+        output_index: index,
+        summary_index: 0,
+        text,
+        sequence_number: this.#next()
+      }),
+      this.#event({
+        type: "response.reasoning_summary_part.done",
+        item_id: id,
+        output_index: index,
+        summary_index: 0,
+        part,
+        sequence_number: this.#next()
+      }),
       this.#event({ type: "response.output_item.done", output_index: index, item, sequence_number: this.#next() })
     ]
   }
@@ -263,7 +325,12 @@ class ResponsesWriter implements StreamWriter {
       const id = itemId("msg", seq, index)
       this.#open = { kind, id, index, text: "" }
       frames.push(
-        this.#event({ type: "response.output_item.added", output_index: index, item: message(id, "", "in_progress"), sequence_number: this.#next() }),
+        this.#event({
+          type: "response.output_item.added",
+          output_index: index,
+          item: message(id, "", "in_progress"),
+          sequence_number: this.#next()
+        }),
         this.#event({
           type: "response.content_part.added",
           item_id: id,
@@ -277,7 +344,12 @@ class ResponsesWriter implements StreamWriter {
       const id = itemId("rs", seq, index)
       this.#open = { kind, id, index, text: "" }
       frames.push(
-        this.#event({ type: "response.output_item.added", output_index: index, item: reasoning(id, undefined), sequence_number: this.#next() }),
+        this.#event({
+          type: "response.output_item.added",
+          output_index: index,
+          item: reasoning(id, undefined),
+          sequence_number: this.#next()
+        }),
         this.#event({
           type: "response.reasoning_summary_part.added",
           item_id: id,
@@ -300,25 +372,29 @@ class ResponsesWriter implements StreamWriter {
         const open = this.#open!
         open.text += part.text
         if (part.kind === "text") {
-          frames.push(this.#event({
-            type: "response.output_text.delta",
-            item_id: open.id,
-            output_index: open.index,
-            content_index: 0,
-            delta: part.text,
-            logprobs: [],
-            sequence_number: this.#next()
-          }))
+          frames.push(
+            this.#event({
+              type: "response.output_text.delta",
+              item_id: open.id,
+              output_index: open.index,
+              content_index: 0,
+              delta: part.text,
+              logprobs: [],
+              sequence_number: this.#next()
+            })
+          )
         } else {
           this.#reasoningTokens++
-          frames.push(this.#event({
-            type: "response.reasoning_summary_text.delta",
-            item_id: open.id,
-            output_index: open.index,
-            summary_index: 0,
-            delta: part.text,
-            sequence_number: this.#next()
-          }))
+          frames.push(
+            this.#event({
+              type: "response.reasoning_summary_text.delta",
+              item_id: open.id,
+              output_index: open.index,
+              summary_index: 0,
+              delta: part.text,
+              sequence_number: this.#next()
+            })
+          )
         }
         return frames
       }
@@ -328,19 +404,36 @@ class ResponsesWriter implements StreamWriter {
         const index = this.#output.length
         const id = itemId("fc", this.#invocation.seq, index)
         const args = part.fragments.join("")
-        frames.push(this.#event({
-          type: "response.output_item.added",
-          output_index: index,
-          item: functionCall(id, part.id, part.name, "", "in_progress"),
-          sequence_number: this.#next()
-        }))
+        frames.push(
+          this.#event({
+            type: "response.output_item.added",
+            output_index: index,
+            item: functionCall(id, part.id, part.name, "", "in_progress"),
+            sequence_number: this.#next()
+          })
+        )
         for (const delta of part.fragments) {
-          frames.push(this.#event({ type: "response.function_call_arguments.delta", item_id: id, output_index: index, delta, sequence_number: this.#next() }))
+          frames.push(
+            this.#event({
+              type: "response.function_call_arguments.delta",
+              item_id: id,
+              output_index: index,
+              delta,
+              sequence_number: this.#next()
+            })
+          )
         }
         const item = functionCall(id, part.id, part.name, args, "completed")
         this.#output.push(item)
         frames.push(
-          this.#event({ type: "response.function_call_arguments.done", item_id: id, output_index: index, name: part.name, arguments: args, sequence_number: this.#next() }),
+          this.#event({
+            type: "response.function_call_arguments.done",
+            item_id: id,
+            output_index: index,
+            name: part.name,
+            arguments: args,
+            sequence_number: this.#next()
+          }),
           this.#event({ type: "response.output_item.done", output_index: index, item, sequence_number: this.#next() })
         )
         return frames
@@ -358,7 +451,10 @@ class ResponsesWriter implements StreamWriter {
 
   finish(finish: Finish, given: TokenUsage | undefined): ReadonlyArray<string> {
     const frames = this.#close()
-    const usage = responseUsage(usageOf(given, this.#invocation.request.material, this.#outputTokens), this.#reasoningTokens)
+    const usage = responseUsage(
+      usageOf(given, this.#invocation.request.material, this.#outputTokens),
+      this.#reasoningTokens
+    )
     const end = endOf(finish)
     const response = responseObject(this.#invocation, end, this.#output, usage)
     const type = end.status === "completed" ? "response.completed" : "response.incomplete"
@@ -367,10 +463,12 @@ class ResponsesWriter implements StreamWriter {
   }
 
   malformed(): string {
-    return truncatedFrame({ type: "response.output_text.delta", delta: "", sequence_number: this.#sequence }, "response.output_text.delta")
+    return truncatedFrame(
+      { type: "response.output_text.delta", delta: "", sequence_number: this.#sequence },
+      "response.output_text.delta"
+    )
   }
 }
-
 
 /**
  * The Responses wire format.

@@ -43,14 +43,19 @@ type Event = Record<string, unknown>
 
 /** A conversation item as the Responses API's input takes it. */
 const asInput = (item: Item): Item | undefined => {
-  if (item.type === "function_call") return { type: "function_call", call_id: item.call_id, name: item.name, arguments: item.arguments ?? "" }
-  if (item.type === "function_call_output") return { type: "function_call_output", call_id: item.call_id, output: item.output ?? "" }
+  if (item.type === "function_call")
+    return { type: "function_call", call_id: item.call_id, name: item.name, arguments: item.arguments ?? "" }
+  if (item.type === "function_call_output")
+    return { type: "function_call_output", call_id: item.call_id, output: item.output ?? "" }
   if (item.type !== "message") return undefined
-  const parts = Array.isArray(item.content) ? item.content as ReadonlyArray<Item> : []
-  const text = parts.map((part) => typeof part.text === "string" ? part.text : typeof part.transcript === "string" ? part.transcript : "").join("")
+  const parts = Array.isArray(item.content) ? (item.content as ReadonlyArray<Item>) : []
+  const text = parts
+    .map((part) =>
+      typeof part.text === "string" ? part.text : typeof part.transcript === "string" ? part.transcript : ""
+    )
+    .join("")
   return { type: "message", role: item.role, content: text }
 }
-
 
 const sessionObject = (id: string, model: string) => ({
   id,
@@ -62,7 +67,10 @@ const sessionObject = (id: string, model: string) => ({
   tools: [] as ReadonlyArray<unknown>,
   tool_choice: "auto",
   max_output_tokens: "inf",
-  audio: { input: { format: { type: "audio/pcm", rate: 24000 }, turn_detection: null }, output: { format: { type: "audio/pcm", rate: 24000 }, voice: "alloy" } }
+  audio: {
+    input: { format: { type: "audio/pcm", rate: 24000 }, turn_detection: null },
+    output: { format: { type: "audio/pcm", rate: 24000 }, voice: "alloy" }
+  }
 })
 
 const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContext): void => {
@@ -81,13 +89,27 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
 
   const send = (event: Event) => socket.send(JSON.stringify({ ...event, event_id: `event_sim_${++events}` }))
   const error = (code: string, message: string, eventId?: unknown) =>
-    send({ type: "error", error: { type: "invalid_request_error", code, message, param: null, event_id: typeof eventId === "string" ? eventId : null } })
+    send({
+      type: "error",
+      error: {
+        type: "invalid_request_error",
+        code,
+        message,
+        param: null,
+        event_id: typeof eventId === "string" ? eventId : null
+      }
+    })
   const remember = (item: Item) => {
     conversation.push(item)
     if (conversation.length > KEPT_ITEMS) conversation.shift()
   }
   const addItem = (given: Item, previous: unknown) => {
-    const item = { ...given, id: typeof given.id === "string" ? given.id : `item_sim_${++items}`, object: "realtime.item", status: "completed" }
+    const item = {
+      ...given,
+      id: typeof given.id === "string" ? given.id : `item_sim_${++items}`,
+      object: "realtime.item",
+      status: "completed"
+    }
     remember(item)
     send({ type: "conversation.item.added", previous_item_id: typeof previous === "string" ? previous : null, item })
     send({ type: "conversation.item.done", previous_item_id: typeof previous === "string" ? previous : null, item })
@@ -110,12 +132,27 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
     }
     const response = await answerTurn(answer, context, { url: upgrade.url, headers, body, signal: controller.signal })
     if (response.status !== 200 || response.body === null) {
-      const failed = await turnError(response) as { readonly message?: unknown; readonly code?: unknown }
-      send({ type: "error", error: { type: "invalid_request_error", code: typeof failed.code === "string" ? failed.code : "model_error", message: String(failed.message ?? "the model call failed"), param: null, event_id: null } })
+      const failed = (await turnError(response)) as { readonly message?: unknown; readonly code?: unknown }
+      send({
+        type: "error",
+        error: {
+          type: "invalid_request_error",
+          code: typeof failed.code === "string" ? failed.code : "model_error",
+          message: String(failed.message ?? "the model call failed"),
+          param: null,
+          event_id: null
+        }
+      })
       closed.signal.removeEventListener("abort", abort)
       return
     }
-    const base = { object: "realtime.response", id, conversation_id: "conv_sim", output_modalities: audio ? ["audio"] : ["text"], metadata: null }
+    const base = {
+      object: "realtime.response",
+      id,
+      conversation_id: "conv_sim",
+      output_modalities: audio ? ["audio"] : ["text"],
+      metadata: null
+    }
     const translate = (data: string) => {
       const event = JSON.parse(data) as Event
       const { sequence_number: _sequence, ...rest } = event
@@ -126,7 +163,7 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
           return send({ type, response: { ...base, status: "in_progress", output: [], usage: null } })
         case "response.output_item.added":
         case "response.output_item.done": {
-          const item = audio ? audioItem(rest.item as Item) : rest.item as Item
+          const item = audio ? audioItem(rest.item as Item) : (rest.item as Item)
           if (type === "response.output_item.done") remember(item)
           return send({ ...rest, ...ids, item })
         }
@@ -136,11 +173,29 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
         case "response.output_text.delta":
           if (!audio) return send({ ...rest, ...ids })
           send({ ...rest, ...ids, type: "response.output_audio_transcript.delta" })
-          return send({ ...rest, ...ids, type: "response.output_audio.delta", delta: seededAudio(`${context.runSeed}/${id}/${String(rest.item_id)}/${events}`, String(rest.delta)) })
+          return send({
+            ...rest,
+            ...ids,
+            type: "response.output_audio.delta",
+            delta: seededAudio(`${context.runSeed}/${id}/${String(rest.item_id)}/${events}`, String(rest.delta))
+          })
         case "response.output_text.done":
           if (!audio) return send({ ...rest, ...ids })
-          send({ type: "response.output_audio.done", ...ids, item_id: rest.item_id, output_index: rest.output_index, content_index: rest.content_index })
-          return send({ type: "response.output_audio_transcript.done", ...ids, item_id: rest.item_id, output_index: rest.output_index, content_index: rest.content_index, transcript: rest.text })
+          send({
+            type: "response.output_audio.done",
+            ...ids,
+            item_id: rest.item_id,
+            output_index: rest.output_index,
+            content_index: rest.content_index
+          })
+          return send({
+            type: "response.output_audio_transcript.done",
+            ...ids,
+            item_id: rest.item_id,
+            output_index: rest.output_index,
+            content_index: rest.content_index,
+            transcript: rest.text
+          })
         case "response.function_call_arguments.delta":
         case "response.function_call_arguments.done":
           return send({ ...rest, ...ids })
@@ -148,8 +203,11 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
         case "response.incomplete":
         case "response.failed": {
           const done = rest.response as Item
-          const status = type === "response.completed" ? "completed" : type === "response.incomplete" ? "incomplete" : "failed"
-          const output = Array.isArray(done.output) ? (done.output as ReadonlyArray<Item>).map((item) => audio ? audioItem(item) : item) : []
+          const status =
+            type === "response.completed" ? "completed" : type === "response.incomplete" ? "incomplete" : "failed"
+          const output = Array.isArray(done.output)
+            ? (done.output as ReadonlyArray<Item>).map((item) => (audio ? audioItem(item) : item))
+            : []
           return send({ type: "response.done", response: { ...base, status, output, usage: done.usage ?? null } })
         }
         default:
@@ -161,7 +219,8 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
     } catch {
       // A body that breaks (a reset, a cancelled read) ends the response as cancelled, below.
     } finally {
-      if (controller.signal.aborted && !closed.signal.aborted) send({ type: "response.done", response: { ...base, status: "cancelled", output: [], usage: null } })
+      if (controller.signal.aborted && !closed.signal.aborted)
+        send({ type: "response.done", response: { ...base, status: "cancelled", output: [], usage: null } })
       closed.signal.removeEventListener("abort", abort)
       if (current === controller) current = undefined
     }
@@ -172,14 +231,16 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
     if (event === undefined) return error("invalid_json", "simnet: a Realtime frame is a JSON object")
     switch (event.type) {
       case "session.update": {
-        const given = typeof event.session === "object" && event.session !== null ? event.session as Record<string, unknown> : {}
+        const given =
+          typeof event.session === "object" && event.session !== null ? (event.session as Record<string, unknown>) : {}
         const { type: _type, ...fields } = given
         config = { ...config, ...fields }
         return send({ type: "session.updated", session: config })
       }
       case "conversation.item.create": {
         const item = event.item
-        if (typeof item !== "object" || item === null) return error("invalid_value", "simnet: conversation.item.create needs an item", event.event_id)
+        if (typeof item !== "object" || item === null)
+          return error("invalid_value", "simnet: conversation.item.create needs an item", event.event_id)
         return addItem(item as Item, event.previous_item_id)
       }
       case "input_audio_buffer.append":
@@ -189,19 +250,31 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
         audioBuffered = false
         return send({ type: "input_audio_buffer.cleared" })
       case "input_audio_buffer.commit": {
-        if (!audioBuffered) return error("input_audio_buffer_commit_empty", "Error committing input audio buffer: buffer too small.", event.event_id)
+        if (!audioBuffered)
+          return error(
+            "input_audio_buffer_commit_empty",
+            "Error committing input audio buffer: buffer too small.",
+            event.event_id
+          )
         audioBuffered = false
         const id = `item_sim_${++items}`
         send({ type: "input_audio_buffer.committed", previous_item_id: null, item_id: id })
-        return addItem({ id, type: "message", role: "user", content: [{ type: "input_audio", transcript: null }] }, null)
+        return addItem(
+          { id, type: "message", role: "user", content: [{ type: "input_audio", transcript: null }] },
+          null
+        )
       }
       case "response.create":
-        return respond(typeof event.response === "object" && event.response !== null ? event.response as Event : {})
+        return respond(typeof event.response === "object" && event.response !== null ? (event.response as Event) : {})
       case "response.cancel":
         current?.abort(new DOMException("The response was cancelled", "AbortError"))
         return
       default:
-        return error("unknown_event", `simnet: the Realtime API does not take ${JSON.stringify(String(event.type)).slice(0, 80)} events`, event.event_id)
+        return error(
+          "unknown_event",
+          `simnet: the Realtime API does not take ${JSON.stringify(String(event.type)).slice(0, 80)} events`,
+          event.event_id
+        )
     }
   }
 
@@ -210,17 +283,27 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
     const event = jsonFrame(frame)
     // A cancel takes effect at once; every other event waits for the one before it.
     if (event?.type === "response.cancel") return void handle(frame)
-    queue = queue.then(() => handle(frame)).catch(() => {
-      if (!closed.signal.aborted) socket.close(1011, "simnet: the model call failed")
-    })
+    queue = queue
+      .then(() => handle(frame))
+      .catch(() => {
+        if (!closed.signal.aborted) socket.close(1011, "simnet: the model call failed")
+      })
   })
 }
 
-const audioPart = (part: Item | undefined): Item => ({ type: "audio", transcript: typeof part?.text === "string" ? part.text : "" })
+const audioPart = (part: Item | undefined): Item => ({
+  type: "audio",
+  transcript: typeof part?.text === "string" ? part.text : ""
+})
 
 const audioItem = (item: Item): Item => {
   if (item.type !== "message" || !Array.isArray(item.content)) return item
-  return { ...item, content: (item.content as ReadonlyArray<Item>).map((part) => part.type === "output_text" ? { type: "output_audio", transcript: part.text } : part) }
+  return {
+    ...item,
+    content: (item.content as ReadonlyArray<Item>).map((part) =>
+      part.type === "output_text" ? { type: "output_audio", transcript: part.text } : part
+    )
+  }
 }
 
 /** The route of `GET {base}/realtime` upgraded to a WebSocket. */

@@ -10,7 +10,10 @@ import type { InputItem, ResponsesRequest } from "./responsesSchema.ts"
 const inputText = (content: InputItem["content"]): string =>
   content === undefined ? "" : typeof content === "string" ? content : content.map((part) => part.text ?? "").join("")
 
-export const inputTurns = (input: ResponsesRequest["input"], instructions: string | null | undefined): Array<LlmTurn> => {
+export const inputTurns = (
+  input: ResponsesRequest["input"],
+  instructions: string | null | undefined
+): Array<LlmTurn> => {
   const turns: Array<LlmTurn> = []
   if (typeof instructions === "string") turns.push({ role: "system", text: instructions })
   if (input === undefined) return turns
@@ -19,9 +22,14 @@ export const inputTurns = (input: ResponsesRequest["input"], instructions: strin
     return turns
   }
   for (const item of input) {
-    if (item.type === "function_call_output" || item.type === "custom_tool_call_output") turns.push({ role: "tool", text: textOf(item.output) })
+    if (item.type === "function_call_output" || item.type === "custom_tool_call_output")
+      turns.push({ role: "tool", text: textOf(item.output) })
     else if (item.type === "function_call" || item.type === "custom_tool_call") {
-      turns.push({ role: "assistant", text: "", calls: [{ name: item.name ?? "", arguments: item.arguments ?? item.input ?? "" }] })
+      turns.push({
+        role: "assistant",
+        text: "",
+        calls: [{ name: item.name ?? "", arguments: item.arguments ?? item.input ?? "" }]
+      })
     } else if ((item.type === undefined || item.type === "message") && item.role !== undefined) {
       const text = inputText(item.content)
       if (item.role === "user") turns.push({ role: "user", text })
@@ -40,15 +48,18 @@ const toolNames = (tools: ReadonlyArray<unknown>, depth = 0): Array<string> =>
   depth > MAX_TOOL_DEPTH
     ? []
     : tools.flatMap((tool) => {
-      if (typeof tool !== "object" || tool === null) return []
-      const { name, tools: inner } = tool as { name?: unknown; tools?: unknown }
-      if (Array.isArray(inner)) return toolNames(inner, depth + 1)
-      return typeof name === "string" ? [name] : []
-    })
+        if (typeof tool !== "object" || tool === null) return []
+        const { name, tools: inner } = tool as { name?: unknown; tools?: unknown }
+        if (Array.isArray(inner)) return toolNames(inner, depth + 1)
+        return typeof name === "string" ? [name] : []
+      })
 const MAX_TOOL_DEPTH = 4
 
 export const offeredTools = (body: ResponsesRequest): Array<string> => [
   ...toolNames(body.tools ?? []),
-  ...(typeof body.input === "string" || body.input === undefined ? [] : body.input.flatMap((item) => (item.type === "additional_tools" && Array.isArray(item.tools) ? toolNames(item.tools) : [])))
+  ...(typeof body.input === "string" || body.input === undefined
+    ? []
+    : body.input.flatMap((item) =>
+        item.type === "additional_tools" && Array.isArray(item.tools) ? toolNames(item.tools) : []
+      ))
 ]
-

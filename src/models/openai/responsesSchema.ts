@@ -272,8 +272,20 @@ export const FunctionCallArgumentsDoneEvent = Schema.Struct({
 
 /** `response.custom_tool_call_input.delta` and `.done`: a custom tool call's input, streamed. */
 export const CustomToolCallInputEvent = Schema.Union([
-  Schema.Struct({ type: Schema.Literal("response.custom_tool_call_input.delta"), item_id: Schema.String, output_index: Schema.Int, delta: Schema.String, ...seq }),
-  Schema.Struct({ type: Schema.Literal("response.custom_tool_call_input.done"), item_id: Schema.String, output_index: Schema.Int, input: Schema.String, ...seq })
+  Schema.Struct({
+    type: Schema.Literal("response.custom_tool_call_input.delta"),
+    item_id: Schema.String,
+    output_index: Schema.Int,
+    delta: Schema.String,
+    ...seq
+  }),
+  Schema.Struct({
+    type: Schema.Literal("response.custom_tool_call_input.done"),
+    item_id: Schema.String,
+    output_index: Schema.Int,
+    input: Schema.String,
+    ...seq
+  })
 ])
 
 /** `error`: the stream failed; it ends after this event. */

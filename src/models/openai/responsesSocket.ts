@@ -22,22 +22,44 @@ const KEPT_RESPONSES = 32
 const answer = modelResponder(responsesWire)
 
 const errorFrame = (status: number, code: string, message: string) =>
-  JSON.stringify({ type: "error", status, error: { type: status >= 500 ? "server_error" : "invalid_request_error", code, message } })
+  JSON.stringify({
+    type: "error",
+    status,
+    error: { type: status >= 500 ? "server_error" : "invalid_request_error", code, message }
+  })
 
 /** Sends each event of a Responses event stream as one frame, as it arrives; the completed response, if any. */
-const relayEvents = async (body: ReadableStream<Uint8Array>, socket: SocketPeer): Promise<Record<string, unknown> | undefined> => {
+const relayEvents = async (
+  body: ReadableStream<Uint8Array>,
+  socket: SocketPeer
+): Promise<Record<string, unknown> | undefined> => {
   let completed: Record<string, unknown> | undefined
-  await eachSseData(body, (data) => {
-    socket.send(data)
-    if (data.includes("\"response.completed\"") || data.includes("\"response.incomplete\"") || data.includes("\"response.failed\"")) {
-      completed = (JSON.parse(data) as { readonly response?: Record<string, unknown> }).response
-    }
-  }, undefined, socket)
+  await eachSseData(
+    body,
+    (data) => {
+      socket.send(data)
+      if (
+        data.includes('"response.completed"') ||
+        data.includes('"response.incomplete"') ||
+        data.includes('"response.failed"')
+      ) {
+        completed = (JSON.parse(data) as { readonly response?: Record<string, unknown> }).response
+      }
+    },
+    undefined,
+    socket
+  )
   return completed
 }
 
 const asItems = (input: unknown): ReadonlyArray<unknown> =>
-  input === undefined ? [] : typeof input === "string" ? [{ type: "message", role: "user", content: input }] : Array.isArray(input) ? input : [input]
+  input === undefined
+    ? []
+    : typeof input === "string"
+      ? [{ type: "message", role: "user", content: input }]
+      : Array.isArray(input)
+        ? input
+        : [input]
 
 /** One connection's session: its frames answered in order, its responses kept for continuing. */
 const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContext): void => {
@@ -49,18 +71,37 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
 
   const respond = async (frame: Frame): Promise<void> => {
     const event = jsonFrame(frame)
-    if (event === undefined) return socket.send(errorFrame(400, "invalid_json", "simnet: a frame of the Responses WebSocket is a JSON object"))
+    if (event === undefined)
+      return socket.send(errorFrame(400, "invalid_json", "simnet: a frame of the Responses WebSocket is a JSON object"))
     if (event.type !== "response.create") {
-      return socket.send(errorFrame(400, "unsupported_event", `simnet: the Responses WebSocket takes response.create events, got ${JSON.stringify(String(event.type)).slice(0, 80)}`))
+      return socket.send(
+        errorFrame(
+          400,
+          "unsupported_event",
+          `simnet: the Responses WebSocket takes response.create events, got ${JSON.stringify(String(event.type)).slice(0, 80)}`
+        )
+      )
     }
     const { type: _type, previous_response_id: previous, ...body } = event
     let input = asItems(body.input)
     if (previous !== undefined && previous !== null) {
       const before = typeof previous === "string" ? kept.get(previous) : undefined
-      if (before === undefined) return socket.send(errorFrame(400, "previous_response_not_found", `Previous response with id '${String(previous).slice(0, 80)}' not found.`))
+      if (before === undefined)
+        return socket.send(
+          errorFrame(
+            400,
+            "previous_response_not_found",
+            `Previous response with id '${String(previous).slice(0, 80)}' not found.`
+          )
+        )
       input = [...before, ...input]
     }
-    const response = await answerTurn(answer, context, { url: upgrade.url, headers, body: { ...body, input, stream: true }, signal: closed.signal })
+    const response = await answerTurn(answer, context, {
+      url: upgrade.url,
+      headers,
+      body: { ...body, input, stream: true },
+      signal: closed.signal
+    })
     if (response.status !== 200 || response.body === null) {
       return socket.send(JSON.stringify({ type: "error", status: response.status, error: await turnError(response) }))
     }
@@ -72,9 +113,11 @@ const session = (socket: SocketPeer, upgrade: SimRequest, context: RespondContex
   }
 
   socket.onMessage((frame) => {
-    turn = turn.then(() => respond(frame)).catch(() => {
-      if (!closed.signal.aborted) socket.close(1011, "simnet: the model call failed")
-    })
+    turn = turn
+      .then(() => respond(frame))
+      .catch(() => {
+        if (!closed.signal.aborted) socket.close(1011, "simnet: the model call failed")
+      })
   })
 }
 

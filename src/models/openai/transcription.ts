@@ -32,9 +32,15 @@ interface Upload {
   readonly stream: boolean
 }
 
-const usageBlock = (usage: TokenUsage) => ({ type: "tokens", input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: usage.totalTokens })
+const usageBlock = (usage: TokenUsage) => ({
+  type: "tokens",
+  input_tokens: usage.inputTokens,
+  output_tokens: usage.outputTokens,
+  total_tokens: usage.totalTokens
+})
 
-const textOf = (parts: ReadonlyArray<Part>): string => parts.map((part) => (part.kind === "text" ? part.text : "")).join("")
+const textOf = (parts: ReadonlyArray<Part>): string =>
+  parts.map((part) => (part.kind === "text" ? part.text : "")).join("")
 
 class TranscriptWriter implements StreamWriter {
   readonly #invocation: LlmInvocation
@@ -111,10 +117,23 @@ const wireOf = (task: Task): ModelWire => {
       const duration = Math.max(1, text.split(/\s+/).length * 0.4)
       return {
         task,
-        language: task === "translate" ? "english" : upload.language ?? "english",
+        language: task === "translate" ? "english" : (upload.language ?? "english"),
         duration,
         text,
-        segments: [{ id: 0, seek: 0, start: 0, end: duration, text, tokens: [], temperature: 0, avg_logprob: -0.1, compression_ratio: 1, no_speech_prob: 0 }]
+        segments: [
+          {
+            id: 0,
+            seek: 0,
+            start: 0,
+            end: duration,
+            text,
+            tokens: [],
+            temperature: 0,
+            avg_logprob: -0.1,
+            compression_ratio: 1,
+            no_speech_prob: 0
+          }
+        ]
       }
     },
     errorBody: openAiErrorBody,
@@ -136,11 +155,12 @@ const asFormat = (answer: Whole, format: string): Whole => {
   if (answer.status !== 200 || typeof answer.body !== "string") return answer
   const text = (JSON.parse(answer.body) as { readonly text?: string }).text ?? ""
   const end = Math.max(1, text.split(/\s+/).length * 0.4)
-  const body = format === "srt"
-    ? `1\n${stamp(0, true)} --> ${stamp(end, true)}\n${text}\n\n`
-    : format === "vtt"
-    ? `WEBVTT\n\n${stamp(0, false)} --> ${stamp(end, false)}\n${text}\n\n`
-    : `${text}\n`
+  const body =
+    format === "srt"
+      ? `1\n${stamp(0, true)} --> ${stamp(end, true)}\n${text}\n\n`
+      : format === "vtt"
+        ? `WEBVTT\n\n${stamp(0, false)} --> ${stamp(end, false)}\n${text}\n\n`
+        : `${text}\n`
   return whole(200, { "content-type": "text/plain; charset=utf-8" }, body)
 }
 
@@ -156,7 +176,13 @@ const responderOf = (wire: ModelWire): Responder => {
   const bad = (message: string) => Effect.succeed(jsonWhole(openAiErrorBody(400, `simnet: ${message}`, undefined), 400))
   return (request: SimRequest, context) =>
     Effect.flatMap(
-      Effect.promise(() => new Response(request.body as BodyInit | undefined, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData().catch(() => undefined)),
+      Effect.promise(() =>
+        new Response(request.body as BodyInit | undefined, {
+          headers: { "content-type": request.headers.get("content-type") ?? "" }
+        })
+          .formData()
+          .catch(() => undefined)
+      ),
       (form) => {
         if (form === undefined) return bad("an audio upload is multipart/form-data")
         const file = form.get("file")
@@ -173,10 +199,18 @@ const responderOf = (wire: ModelWire): Responder => {
           response_format: format,
           stream: field(form, "stream") === "true"
         }
-        const json = makeSimRequest({ method: "POST", url: request.url, headers: { "content-type": "application/json" }, body: JSON.stringify(upload), signal: request.signal })
+        const json = makeSimRequest({
+          method: "POST",
+          url: request.url,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(upload),
+          signal: request.signal
+        })
         return Effect.map(answer(json, context), (answered) => {
           const settled = answered instanceof Response ? settle(answered) : answered
-          return settled._tag === "Whole" && (format === "text" || format === "srt" || format === "vtt") ? asFormat(settled, format) : answered
+          return settled._tag === "Whole" && (format === "text" || format === "srt" || format === "vtt")
+            ? asFormat(settled, format)
+            : answered
         })
       }
     )
@@ -184,6 +218,18 @@ const responderOf = (wire: ModelWire): Responder => {
 
 /** `POST {base}/audio/transcriptions` and `POST {base}/audio/translations`. */
 export const transcriptionEndpoints: ReadonlyArray<PartsEndpoint> = [
-  { name: "transcriptions", method: "POST", path: "/audio/transcriptions", endpoint: "audio/transcriptions", parts: { answer: answerWith(responderOf(transcriptionWire)) } },
-  { name: "translations", method: "POST", path: "/audio/translations", endpoint: "audio/translations", parts: { answer: answerWith(responderOf(translationWire)) } }
+  {
+    name: "transcriptions",
+    method: "POST",
+    path: "/audio/transcriptions",
+    endpoint: "audio/transcriptions",
+    parts: { answer: answerWith(responderOf(transcriptionWire)) }
+  },
+  {
+    name: "translations",
+    method: "POST",
+    path: "/audio/translations",
+    endpoint: "audio/translations",
+    parts: { answer: answerWith(responderOf(translationWire)) }
+  }
 ]

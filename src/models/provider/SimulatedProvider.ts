@@ -40,7 +40,9 @@ export type { StreamFault } from "./parts.ts"
  *     // ... the app's model calls
  *   }).pipe(Effect.provide(SimulationNetwork.layer({ routes: Routes.openai() }))))
  */
-export class SimulatedProvider extends Context.Service<SimulatedProvider, SimulatedProviderApi>()("simnet/SimulatedProvider") {
+export class SimulatedProvider extends Context.Service<SimulatedProvider, SimulatedProviderApi>()(
+  "simnet/SimulatedProvider"
+) {
   /**
    * A provider on its own, outside any network (to test scripts and rules directly). The plain
    * face of `SimulatedProviderApi.make`.
@@ -65,7 +67,11 @@ export class SimulatedProvider extends Context.Service<SimulatedProvider, Simula
   }
 
   /** Registers a rule on the context's provider (`llm.rule`): its id, or `InvalidLlmInput` with the rules unchanged. */
-  static rule(match: LlmMatch, behaviour: LlmBehaviour, options: LlmRuleOptions = {}): Effect.Effect<string, InvalidLlmInput, SimulatedProvider> {
+  static rule(
+    match: LlmMatch,
+    behaviour: LlmBehaviour,
+    options: LlmRuleOptions = {}
+  ): Effect.Effect<string, InvalidLlmInput, SimulatedProvider> {
     return SimulatedProvider.use((llm) => SimulatedProviderApi.rule(llm, match, behaviour, options))
   }
 
@@ -89,18 +95,29 @@ export class SimulatedProvider extends Context.Service<SimulatedProvider, Simula
   static layerDrive<E, R>(
     drive: (request: LlmInvocationNotice, llm: SimulatedProviderApi) => Effect.Effect<void, E, R>
   ): Layer.Layer<never, never, SimulatedProvider | Exclude<R, Scope.Scope>> {
-    return Layer.effectDiscard(Effect.gen(function*() {
-      const llm = yield* SimulatedProvider
-      const notices = yield* llm.attach
-      const handle = (notice: LlmInvocationNotice) =>
-        drive(notice, llm).pipe(
-          Effect.catchCause((cause) =>
-            Cause.hasInterruptsOnly(cause)
-              ? Effect.void
-              : Effect.ignore(llm.fail({ id: notice.id, status: 500, message: `simnet: the driver failed: ${errorMessage(Cause.squash(cause))}` }))),
-          Effect.forkScoped
+    return Layer.effectDiscard(
+      Effect.gen(function* () {
+        const llm = yield* SimulatedProvider
+        const notices = yield* llm.attach
+        const handle = (notice: LlmInvocationNotice) =>
+          drive(notice, llm).pipe(
+            Effect.catchCause((cause) =>
+              Cause.hasInterruptsOnly(cause)
+                ? Effect.void
+                : Effect.ignore(
+                    llm.fail({
+                      id: notice.id,
+                      status: 500,
+                      message: `simnet: the driver failed: ${errorMessage(Cause.squash(cause))}`
+                    })
+                  )
+            ),
+            Effect.forkScoped
+          )
+        yield* Effect.forkScoped(
+          Effect.forever(Effect.flatMap(Queue.take(notices), handle)).pipe(Effect.catchTag("Done", () => Effect.void))
         )
-      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(notices), handle)).pipe(Effect.catchTag("Done", () => Effect.void)))
-    })) as Layer.Layer<never, never, SimulatedProvider | Exclude<R, Scope.Scope>>
+      })
+    ) as Layer.Layer<never, never, SimulatedProvider | Exclude<R, Scope.Scope>>
   }
 }

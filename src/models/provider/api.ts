@@ -48,11 +48,22 @@ import { Rules, type LlmRule, type LlmRuleOptions } from "./rules.ts"
 import { ScriptQueue } from "./scriptQueue.ts"
 import { type Batch, batchOf, decodeInput } from "./validate.ts"
 import { ProviderOptionsData } from "../../schemas/options.ts"
-import { DEFAULT_EPOCH, type DriverMethod, type LlmInvocation, type ProviderOptions, type ProviderState } from "./options.ts"
+import {
+  DEFAULT_EPOCH,
+  type DriverMethod,
+  type LlmInvocation,
+  type ProviderOptions,
+  type ProviderState
+} from "./options.ts"
 
 /** The provider's options, checked: `InvalidLlmInput` naming the bad one. */
 const decodeOptions = (options: ProviderOptions) =>
-  decodeInput(ProviderOptionsData, { logLimit: options.logLimit, logBytes: options.logBytes, epoch: options.epoch, drive: options.drive }, "provider option", "")
+  decodeInput(
+    ProviderOptionsData,
+    { logLimit: options.logLimit, logBytes: options.logBytes, epoch: options.epoch, drive: options.drive },
+    "provider option",
+    ""
+  )
 
 /**
  * The simulated model: the script queue, the rules, the request log and counts, and the driven
@@ -83,7 +94,9 @@ export class SimulatedProviderApi {
 
   /** A provider, or `InvalidLlmInput` naming the option (`logLimit`, `epoch`) when one is bad. */
   static make(options: ProviderOptions = {}): Effect.Effect<SimulatedProviderApi, InvalidLlmInput> {
-    return Effect.suspend(() => Effect.map(Effect.fromResult(decodeOptions(options)), () => new SimulatedProviderApi(options)))
+    return Effect.suspend(() =>
+      Effect.map(Effect.fromResult(decodeOptions(options)), () => new SimulatedProviderApi(options))
+    )
   }
 
   /**
@@ -104,7 +117,12 @@ export class SimulatedProviderApi {
   }
 
   /** Registers a rule, as the plain `rule` does, as an Effect that succeeds with its id or fails with `InvalidLlmInput`. */
-  static rule(llm: SimulatedProviderApi, match: LlmMatch, behaviour: LlmBehaviour, options: LlmRuleOptions = {}): Effect.Effect<string, InvalidLlmInput> {
+  static rule(
+    llm: SimulatedProviderApi,
+    match: LlmMatch,
+    behaviour: LlmBehaviour,
+    options: LlmRuleOptions = {}
+  ): Effect.Effect<string, InvalidLlmInput> {
     return Effect.suspend(() => Effect.fromResult(llm.#rules.add(match, behaviour, options)))
   }
 
@@ -139,7 +157,10 @@ export class SimulatedProviderApi {
   #enqueue({ list, paths }: Batch): Result.Result<void, InvalidLlmInput> {
     return Result.map(
       Result.all(list.map((script, i) => decodeInput(LlmScript, script, "script", paths[i]))),
-      (decoded) => decoded.forEach((script) => { this.#scripts.push(script) })
+      (decoded) =>
+        decoded.forEach((script) => {
+          this.#scripts.push(script)
+        })
     )
   }
 
@@ -178,11 +199,17 @@ export class SimulatedProviderApi {
   #addRules(specs: unknown): Result.Result<ReadonlyArray<string>, InvalidLlmInput> {
     const { list, paths } = batchOf(specs)
     return Result.flatMap(
-      Result.all(list.map((spec, i) => decodeInput(LlmRuleSpec, spec, "rule", paths[i], { onExcessProperty: "error" }))),
+      Result.all(
+        list.map((spec, i) => decodeInput(LlmRuleSpec, spec, "rule", paths[i], { onExcessProperty: "error" }))
+      ),
       // A spec's options are its own fields (decoded above, `latencyMs` included), so a clash of ids names `id`.
       (decoded) =>
         this.#rules.addAll(
-          decoded.map((spec) => ({ match: spec.match, behaviour: spec.behaviour, options: { id: spec.id, times: spec.times, latency: spec.latencyMs } })),
+          decoded.map((spec) => ({
+            match: spec.match,
+            behaviour: spec.behaviour,
+            options: { id: spec.id, times: spec.times, latency: spec.latencyMs }
+          })),
           paths,
           ""
         )
@@ -304,7 +331,13 @@ export class SimulatedProviderApi {
    * API, for metrics). Rules are listed by `rules`.
    */
   get state(): ProviderState {
-    return { callCount: this.#seq, scripts: this.#scripts.state, log: this.#log.entries, counts: Object.fromEntries(this.#log.counts()), calls: Object.fromEntries(this.#log.byApi) }
+    return {
+      callCount: this.#seq,
+      scripts: this.#scripts.state,
+      log: this.#log.entries,
+      counts: Object.fromEntries(this.#log.counts()),
+      calls: Object.fromEntries(this.#log.byApi)
+    }
   }
 
   /**
@@ -318,18 +351,33 @@ export class SimulatedProviderApi {
   }
 
   #restore(state: ProviderState): Result.Result<void, InvalidLlmInput> {
-    const checked = Result.gen(function*() {
-      const queued = yield* Result.all(state.scripts.queued.map((script, i) => decodeInput(LlmScript, script, "script", `scripts.queued[${i}]`)))
-      const current = state.scripts.current === undefined ? undefined : yield* decodeInput(LlmScript, state.scripts.current, "script", "scripts.current")
+    const checked = Result.gen(function* () {
+      const queued = yield* Result.all(
+        state.scripts.queued.map((script, i) => decodeInput(LlmScript, script, "script", `scripts.queued[${i}]`))
+      )
+      const current =
+        state.scripts.current === undefined
+          ? undefined
+          : yield* decodeInput(LlmScript, state.scripts.current, "script", "scripts.current")
       const rules = new Rules()
       for (const rule of state.rules ?? []) {
-        const id = yield* rules.add(rule.match, rule.behaviour, { id: rule.id, latency: rule.latencyMs, times: rule.times })
+        const id = yield* rules.add(rule.match, rule.behaviour, {
+          id: rule.id,
+          latency: rule.latencyMs,
+          times: rule.times
+        })
         rules.resume(id, rule.failures ?? 0)
       }
       return { queued, current, rules }
     })
     return Result.map(checked, ({ queued, current, rules }) => {
-      this.#scripts.restore({ queued, current, consumed: state.scripts.consumed, startRound: state.scripts.startRound, handoff: state.scripts.handoff })
+      this.#scripts.restore({
+        queued,
+        current,
+        consumed: state.scripts.consumed,
+        startRound: state.scripts.startRound,
+        handoff: state.scripts.handoff
+      })
       if (state.rules !== undefined) this.#rules = rules
       if (state.log !== undefined || state.counts !== undefined) {
         this.#log.restore(state.log ?? [], new Map(Object.entries(state.counts ?? {})), state.callCount)
@@ -345,14 +393,18 @@ export class SimulatedProviderApi {
     if (decision !== undefined) return decision
     const handed = this.#scripts.handOn(request, seq)
     if (handed !== undefined) return handed
-    if (this.#drivers.waiting) return { source: "driver", rule: undefined, step: undefined, plan: { _tag: "Drive", viaAttach: true } }
+    if (this.#drivers.waiting)
+      return { source: "driver", rule: undefined, step: undefined, plan: { _tag: "Drive", viaAttach: true } }
     if (scripted !== undefined && this.#rules.size === 0) return scripted
     const material = summarize(request)
-    const error = this.#rules.size === 0
-      ? new NoScriptQueued(this.#scripts.size === 0
-        ? { model: request.model, reason: "empty", material }
-        : { model: request.model, reason: "handoff", material, queued: this.#scripts.size })
-      : new UnmatchedLlmRequest({ model: request.model, material, nearest: this.#rules.nearest(request) })
+    const error =
+      this.#rules.size === 0
+        ? new NoScriptQueued(
+            this.#scripts.size === 0
+              ? { model: request.model, reason: "empty", material }
+              : { model: request.model, reason: "handoff", material, queued: this.#scripts.size }
+          )
+        : new UnmatchedLlmRequest({ model: request.model, material, nearest: this.#rules.nearest(request) })
     return { source: "none", rule: undefined, step: undefined, plan: { _tag: "Refuse", error } }
   }
 
@@ -368,26 +420,30 @@ export class SimulatedProviderApi {
   /** `recordInvalid` at the time `now` (the network's clock), done at once. */
   recordInvalidAt(url: string, raw: unknown, api: LlmApi, bodySize: number, now: number): number {
     const seq = ++this.#seq
-    const body: { readonly model?: unknown; readonly stream?: unknown } = typeof raw === "object" && raw !== null ? raw : {}
-    this.#log.record({
-      seq,
-      id: `inv_${seq}`,
-      at: now,
-      api,
-      url,
-      model: typeof body.model === "string" ? body.model : "",
-      stream: body.stream === true,
-      key: requestKeyOf(raw),
-      toolResultRounds: 0,
-      lastUserMessage: undefined,
-      body: deepFreeze(raw),
-      source: "none",
-      rule: undefined,
-      step: undefined,
-      outcome: "invalid-request",
-      status: 400,
-      rawSha256: undefined
-    }, bodySize)
+    const body: { readonly model?: unknown; readonly stream?: unknown } =
+      typeof raw === "object" && raw !== null ? raw : {}
+    this.#log.record(
+      {
+        seq,
+        id: `inv_${seq}`,
+        at: now,
+        api,
+        url,
+        model: typeof body.model === "string" ? body.model : "",
+        stream: body.stream === true,
+        key: requestKeyOf(raw),
+        toolResultRounds: 0,
+        lastUserMessage: undefined,
+        body: deepFreeze(raw),
+        source: "none",
+        rule: undefined,
+        step: undefined,
+        outcome: "invalid-request",
+        status: 400,
+        rawSha256: undefined
+      },
+      bodySize
+    )
     return seq
   }
 
@@ -397,7 +453,10 @@ export class SimulatedProviderApi {
    * `NoScriptQueued` / `UnmatchedLlmRequest`; a client that gives up (`signal`) fails it with
    * `RouteFailed`. A driven reply's invocation is removed if this effect is interrupted.
    */
-  invoke(request: LlmRequest, signal?: AbortSignal): Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
+  invoke(
+    request: LlmRequest,
+    signal?: AbortSignal
+  ): Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
     return Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const served = this.invokeAt(request, now, () => signal)
       return Effect.isEffect(served) ? served : "_tag" in served ? Effect.fail(served) : Effect.succeed(served)
@@ -409,13 +468,22 @@ export class SimulatedProviderApi {
    * invocation, or the refusal; an Effect for what must wait (a rule's latency, a driver). The
    * request's signal is asked for only when a latency is waited out.
    */
-  invokeAt(request: LlmRequest, now: number, signalOf: () => AbortSignal | undefined): LlmInvocation | NoScriptQueued | UnmatchedLlmRequest | Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
+  invokeAt(
+    request: LlmRequest,
+    now: number,
+    signalOf: () => AbortSignal | undefined
+  ):
+    | LlmInvocation
+    | NoScriptQueued
+    | UnmatchedLlmRequest
+    | Effect.Effect<LlmInvocation, NoScriptQueued | UnmatchedLlmRequest | RouteFailed> {
     const seq = ++this.#seq
     const id = `inv_${seq}`
     const created = this.#epoch === "clock" ? Math.floor(now / 1000) : this.#epoch
     const decision = this.#decide(request, seq)
     const plan = decision.plan
-    const entry: Types.Mutable<LlmLogEntry> = { // structuredMismatch is set after: a spread made every entry slowly
+    const entry: Types.Mutable<LlmLogEntry> = {
+      // structuredMismatch is set after: a spread made every entry slowly
       seq,
       id,
       at: now,
@@ -434,7 +502,8 @@ export class SimulatedProviderApi {
       status: plan._tag === "HttpError" || plan._tag === "Raw" ? plan.status : undefined,
       rawSha256: plan._tag === "Raw" ? sha256Hex(plan.bytes) : undefined
     }
-    if (plan._tag === "Reply" && request.structured !== undefined) entry.structuredMismatch = structuredMismatch(request, plan.parts)
+    if (plan._tag === "Reply" && request.structured !== undefined)
+      entry.structuredMismatch = structuredMismatch(request, plan.parts)
     this.#log.record(entry, request.bodySize)
     if (plan._tag === "Refuse") return plan.error
     const reply = (): LlmInvocation => {

@@ -242,7 +242,8 @@ export class Mailbox {
         this.#items[this.#head++] = undefined as never
         frames.length = 0
         at = 0
-        for (const f of item.kind === "finish" ? writer.finish(item.finish, item.usage) : partFrames(writer, item)) frames.push(f)
+        for (const f of item.kind === "finish" ? writer.finish(item.finish, item.usage) : partFrames(writer, item))
+          frames.push(f)
       }
       return frames[at++]
     }

@@ -14,10 +14,26 @@ import { canonicalJson, canonicalMembers } from "../../registry/seed.ts"
  * can add to (`NetworkOptions.models`).
  */
 export const LLM_APIS = [
-  "openai.chat", "openai.responses", "openai.realtime", "openai.transcription", "openai.translation",
-  "anthropic.messages", "gemini", "gemini.live", "bedrock.converse", "bedrock.invoke", "vertex.gemini", "vertex.anthropic",
-  "azure-openai.chat", "azure-openai.responses", "openrouter.chat", "ollama.chat", "ollama.generate", "cohere.chat",
-  "a2a", "ag-ui"
+  "openai.chat",
+  "openai.responses",
+  "openai.realtime",
+  "openai.transcription",
+  "openai.translation",
+  "anthropic.messages",
+  "gemini",
+  "gemini.live",
+  "bedrock.converse",
+  "bedrock.invoke",
+  "vertex.gemini",
+  "vertex.anthropic",
+  "azure-openai.chat",
+  "azure-openai.responses",
+  "openrouter.chat",
+  "ollama.chat",
+  "ollama.generate",
+  "cohere.chat",
+  "a2a",
+  "ag-ui"
 ] as const
 
 /** The name of a model API: one of `LLM_APIS`, or one a network was given (`NetworkOptions.models`). */
@@ -122,7 +138,10 @@ export const requestKeyOf = (
 }
 
 /** Each list of key fields (the APIs' constants), sorted once with its members' `"key":`. */
-const sortedLists = new WeakMap<ReadonlyArray<string>, { readonly keys: ReadonlyArray<string>; readonly members: ReadonlyArray<string> }>()
+const sortedLists = new WeakMap<
+  ReadonlyArray<string>,
+  { readonly keys: ReadonlyArray<string>; readonly members: ReadonlyArray<string> }
+>()
 
 const sortedFields = (fields: ReadonlyArray<string>) => {
   let sorted = sortedLists.get(fields)
@@ -191,7 +210,11 @@ export interface ConversationInput {
  * URL as it is kept and shown (a model route gives it redacted: the log, snapshots and drivers
  * see no credential query parameter).
  */
-export const readConversation = (input: ConversationInput, bodySize: number = input.bodySize ?? 0, url: string = input.url): LlmRequest => {
+export const readConversation = (
+  input: ConversationInput,
+  bodySize: number = input.bodySize ?? 0,
+  url: string = input.url
+): LlmRequest => {
   const turns = input.turns
   let lastUser = -1
   for (let i = turns.length - 1; i >= 0; i--) {
@@ -238,4 +261,3 @@ export const summarize = (request: LlmRequest): string => {
   const quoted = last === undefined ? "none" : JSON.stringify(last.length > 120 ? `${last.slice(0, 117)}...` : last)
   return `model=${request.model}; last user message: ${quoted}; tool-result rounds: ${request.toolResultRounds}`
 }
-

@@ -123,18 +123,37 @@ export class Drivers {
    * A refused command changes nothing.
    */
   command(method: DriverMethod, params: unknown): Effect.Effect<void, InvocationNotPending | InvalidLlmInput> {
-    const run = <A extends { readonly id: string }>(schema: Schema.Codec<A, unknown>, act: (invocation: DrivenInvocation, command: A) => void) =>
+    const run = <A extends { readonly id: string }>(
+      schema: Schema.Codec<A, unknown>,
+      act: (invocation: DrivenInvocation, command: A) => void
+    ) =>
       Effect.flatMap(Effect.fromResult(decodeInput(schema, params, "driver command", "")), (command) =>
-        Effect.map(this.invocation(command.id), (invocation) => act(invocation, command)))
+        Effect.map(this.invocation(command.id), (invocation) => act(invocation, command))
+      )
     return Effect.suspend(() => {
       switch (method) {
         case "llm.chunk":
           return run(ChunkCommand, (invocation, command) => invocation.chunk(command.items))
         case "llm.finish":
-          return run(FinishCommand, (invocation, command) => invocation.finish(command.reason, command.usage === undefined ? undefined : { inputTokens: command.usage.prompt_tokens, outputTokens: command.usage.completion_tokens, totalTokens: command.usage.total_tokens }))
+          return run(FinishCommand, (invocation, command) =>
+            invocation.finish(
+              command.reason,
+              command.usage === undefined
+                ? undefined
+                : {
+                    inputTokens: command.usage.prompt_tokens,
+                    outputTokens: command.usage.completion_tokens,
+                    totalTokens: command.usage.total_tokens
+                  }
+            )
+          )
         case "llm.fail":
           return run(FailCommand, (invocation, command) =>
-            invocation.fail(command.status, command.message ?? `The model failed with status ${command.status} (simulated).`))
+            invocation.fail(
+              command.status,
+              command.message ?? `The model failed with status ${command.status} (simulated).`
+            )
+          )
         case "llm.disconnect":
           return run(DisconnectCommand, (invocation) => invocation.disconnect())
       }
@@ -155,7 +174,8 @@ export class Drivers {
           this.#current = queue
           if (replaced !== undefined) Queue.endUnsafe(replaced)
           for (const invocation of this.#pending.values()) Queue.offerUnsafe(queue, noticeOf(invocation))
-        })),
+        })
+      ),
       (queue) =>
         Effect.andThen(
           Effect.sync(() => {

@@ -19,11 +19,11 @@ import { naturalFinish, splitArguments, wireFinish } from "./parts.ts"
 export type Opening =
   | { readonly _tag: "Stream"; readonly mailbox: Mailbox }
   | {
-    readonly _tag: "Answer"
-    readonly parts: ReadonlyArray<Part>
-    readonly finish: Finish
-    readonly usage: TokenUsage | undefined
-  }
+      readonly _tag: "Answer"
+      readonly parts: ReadonlyArray<Part>
+      readonly finish: Finish
+      readonly usage: TokenUsage | undefined
+    }
   | { readonly _tag: "HttpError"; readonly status: number; readonly message: string }
   | { readonly _tag: "Disconnected" }
 
@@ -152,7 +152,9 @@ export class DrivenInvocation {
     const finish: Finish =
       reason === undefined
         ? this.request.stream
-          ? this.#calledTools ? "tool_calls" : "stop"
+          ? this.#calledTools
+            ? "tool_calls"
+            : "stop"
           : naturalFinish(this.#parts)
         : reason === "tool-calls" || reason === "unknown"
           ? wireFinish(reason)

@@ -61,7 +61,8 @@ const OMITTED_TEXT = 4096
  * What an entry shows in place of a body too large for the log's bound:
  * `{ "simnet": "body omitted", "bytes": N, "logBytes": L }`.
  */
-const omittedBody = (bytes: number, logBytes: number) => Object.freeze({ simnet: "body omitted: over the model log's byte bound", bytes, logBytes })
+const omittedBody = (bytes: number, logBytes: number) =>
+  Object.freeze({ simnet: "body omitted: over the model log's byte bound", bytes, logBytes })
 
 export class ModelLog {
   readonly #ring: Ring<LlmLogEntry>
@@ -101,7 +102,11 @@ export class ModelLog {
     if (cost > this.#byteLimit) {
       // An entry that alone would pass the bound keeps its place and fields, not its body: the
       // log holds no more than its bound, whatever one request brings.
-      entry = { ...logged, body: omittedBody(bodySize, this.#byteLimit), lastUserMessage: logged.lastUserMessage?.slice(0, OMITTED_TEXT) }
+      entry = {
+        ...logged,
+        body: omittedBody(bodySize, this.#byteLimit),
+        lastUserMessage: logged.lastUserMessage?.slice(0, OMITTED_TEXT)
+      }
       cost = ENTRY_OVERHEAD + 2 * OMITTED_TEXT
     }
     const evicted = this.#ring.push(Object.freeze(entry))
@@ -154,7 +159,10 @@ export class ModelLog {
    * `latest`.
    */
   restore(entries: ReadonlyArray<LlmLogEntry>, counts: ReadonlyMap<string, number>, latest: number): void {
-    this.#ring.restore(entries.map((entry) => Object.freeze({ ...entry })), latest)
+    this.#ring.restore(
+      entries.map((entry) => Object.freeze({ ...entry })),
+      latest
+    )
     this.#sizes = []
     this.#bytes = 0
     for (const entry of this.#ring.since(0)) {

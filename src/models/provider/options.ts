@@ -73,4 +73,3 @@ export interface ProviderState {
   readonly calls?: Readonly<Record<string, number>> | undefined
   readonly rules?: ReadonlyArray<RuleState> | undefined
 }
-

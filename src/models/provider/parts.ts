@@ -6,7 +6,6 @@
  */
 import { Schema } from "effect"
 
-
 /**
  * Token counts of one answer, whatever the API: the provider's own shape, in a script's words
  * (`LlmScript.usage`). Each wire format writes it in its API's (`prompt_tokens`,
@@ -31,14 +30,14 @@ export type Part =
   | { readonly kind: "text"; readonly text: string }
   | { readonly kind: "reasoning"; readonly text: string }
   | {
-    readonly kind: "toolCall"
-    readonly id: string
-    readonly name: string
-    /** The arguments as JSON text, in fragments. */
-    readonly fragments: ReadonlyArray<string>
-    /** For a custom (freeform) tool call, the raw string input: the Responses API sends it as a `custom_tool_call`. */
-    readonly custom?: string | undefined
-  }
+      readonly kind: "toolCall"
+      readonly id: string
+      readonly name: string
+      /** The arguments as JSON text, in fragments. */
+      readonly fragments: ReadonlyArray<string>
+      /** For a custom (freeform) tool call, the raw string input: the Responses API sends it as a `custom_tool_call`. */
+      readonly custom?: string | undefined
+    }
   | { readonly kind: "error"; readonly message: string }
   | { readonly kind: "raw"; readonly data: string }
   | { readonly kind: "rawChunk"; readonly chunk: unknown }
@@ -190,7 +189,8 @@ export interface Gathered {
  * for, and goes only where a value is written as JSON and read by nothing else: the values of the
  * wires' whole answers (`ModelWire.answer`), which only the renderer reads, to serialize them.
  */
-export const jsonText = (text: string): string => (JSON as unknown as { rawJSON: (json: string) => unknown }).rawJSON(JSON.stringify(text)) as string
+export const jsonText = (text: string): string =>
+  (JSON as unknown as { rawJSON: (json: string) => unknown }).rawJSON(JSON.stringify(text)) as string
 
 /**
  * Gathers the parts of a non-streamed answer. A list of parts is never changed once made, so its
@@ -212,10 +212,18 @@ const gatherNow = (parts: ReadonlyArray<Part>): Gathered => {
   for (const part of parts) {
     if (part.kind === "text") text = (text ?? "") + part.text
     else if (part.kind === "reasoning") reasoning = (reasoning ?? "") + part.text
-    else if (part.kind === "toolCall") toolCalls.push({ id: part.id, name: part.name, arguments: part.fragments.join("") })
+    else if (part.kind === "toolCall")
+      toolCalls.push({ id: part.id, name: part.name, arguments: part.fragments.join("") })
     else if (part.kind === "error" && error === undefined) error = part.message
   }
-  return { text, reasoning, toolCalls, textJson: text === undefined ? undefined : jsonText(text), outputTokens: countOutputTokens(parts), error }
+  return {
+    text,
+    reasoning,
+    toolCalls,
+    textJson: text === undefined ? undefined : jsonText(text),
+    outputTokens: countOutputTokens(parts),
+    error
+  }
 }
 
 /**

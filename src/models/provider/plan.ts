@@ -54,7 +54,10 @@ export const LlmMatch = Schema.Union([
     structured: Schema.optional(Schema.Boolean),
     where: Schema.optional(Schema.declare(isPredicate, { expected: "a function (request) => boolean" }))
   })
-]).annotate({ expected: '"any" or a matcher object { model, contains, lastUserMessage, system, api, tool, toolResult, structured, where }' })
+]).annotate({
+  expected:
+    '"any" or a matcher object { model, contains, lastUserMessage, system, api, tool, toolResult, structured, where }'
+})
 export type LlmMatch = typeof LlmMatch.Type
 
 const RateLimit = Schema.Struct({
@@ -87,7 +90,11 @@ const Raw = Schema.Struct({
   status: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 200, maximum: 599 }))),
   contentType: Schema.optional(Schema.String)
 })
-const Fault = Schema.Struct({ type: Schema.Literal("fault"), fault: StreamFault, steps: Schema.optional(LlmScript.fields.steps) })
+const Fault = Schema.Struct({
+  type: Schema.Literal("fault"),
+  fault: StreamFault,
+  steps: Schema.optional(LlmScript.fields.steps)
+})
 const Drive = Schema.Struct({ type: Schema.Literal("drive") })
 
 /**
@@ -112,7 +119,16 @@ const FailThenRespond = Schema.Struct({
  * What a rule does with the requests it takes: an answer, a failure, or `failThenRespond` (the
  * failure for the first `times` requests, a whole number of at least 1, then the answer).
  */
-export const LlmBehaviour = Schema.Union([Respond, Raw, Fault, Drive, RateLimit, ServerError, Timeout, FailThenRespond]).annotate({
+export const LlmBehaviour = Schema.Union([
+  Respond,
+  Raw,
+  Fault,
+  Drive,
+  RateLimit,
+  ServerError,
+  Timeout,
+  FailThenRespond
+]).annotate({
   expected:
     'a behaviour of type "respond", "raw", "fault", "drive", "rateLimit", "serverError", "timeout" or "failThenRespond"'
 })
@@ -123,27 +139,27 @@ export type LlmBehaviour = typeof LlmBehaviour.Type
  */
 export type LlmReply =
   | {
-    readonly _tag: "Reply"
-    readonly parts: ReadonlyArray<Part>
-    /** `null` for a finish the client cannot name (a script's `finish: "unknown"`). */
-    readonly finish: Finish
-    readonly usage: TokenUsage | undefined
-    readonly fault: StreamFault | undefined
-    /** How fast it streams; undefined to send it at once. */
-    readonly pace?: LlmPace | undefined
-  }
+      readonly _tag: "Reply"
+      readonly parts: ReadonlyArray<Part>
+      /** `null` for a finish the client cannot name (a script's `finish: "unknown"`). */
+      readonly finish: Finish
+      readonly usage: TokenUsage | undefined
+      readonly fault: StreamFault | undefined
+      /** How fast it streams; undefined to send it at once. */
+      readonly pace?: LlmPace | undefined
+    }
   | {
-    readonly _tag: "HttpError"
-    readonly status: number
-    readonly message: string
-    readonly retryAfterMs: number | undefined
-  }
+      readonly _tag: "HttpError"
+      readonly status: number
+      readonly message: string
+      readonly retryAfterMs: number | undefined
+    }
   | {
-    readonly _tag: "Raw"
-    readonly bytes: Uint8Array
-    readonly status: number
-    readonly contentType: string
-  }
+      readonly _tag: "Raw"
+      readonly bytes: Uint8Array
+      readonly status: number
+      readonly contentType: string
+    }
   | { readonly _tag: "Hang" }
   | { readonly _tag: "Driven"; readonly invocation: DrivenInvocation }
 
@@ -199,7 +215,11 @@ const wordsOf = (action: { readonly content: string }, kind: "text" | "reasoning
  * words as split once, which hold no tool call: it ends with `stop` without a scan of its words on
  * every call. A step built part by part is scanned (`naturalFinish`) as it was built.
  */
-const stepParts = (actions: LlmScript["steps"][number], seq: number, request: LlmRequest | undefined): { readonly parts: ReadonlyArray<Part>; readonly finish: Finish } => {
+const stepParts = (
+  actions: LlmScript["steps"][number],
+  seq: number,
+  request: LlmRequest | undefined
+): { readonly parts: ReadonlyArray<Part>; readonly finish: Finish } => {
   if (actions.length === 1 && actions[0].type === "text") return { parts: wordsOf(actions[0], "text"), finish: "stop" }
   const parts: Array<Part> = []
   let calls = 0
@@ -245,7 +265,13 @@ const stepParts = (actions: LlmScript["steps"][number], seq: number, request: Ll
  * reason (the script's `finish` on its last step) and usage. `request` is the call it answers
  * (`list_tools` names the tools it offered, read from its API's own format).
  */
-export const stepPlan = (script: LlmScript, index: number, seq: number, request: LlmRequest | undefined, fault?: StreamFault): Plan => {
+export const stepPlan = (
+  script: LlmScript,
+  index: number,
+  seq: number,
+  request: LlmRequest | undefined,
+  fault?: StreamFault
+): Plan => {
   const actions = script.steps[index]
   for (const action of actions) {
     if (action.type === "http_error") {
@@ -292,11 +318,19 @@ const DEFAULT_FAULT_STEPS: LlmScript["steps"] = [[{ type: "text", content: "This
 /**
  * The plan of an answering behaviour for a request, and the script step it used.
  */
-export const answerPlan = (answer: LlmAnswer, request: LlmRequest, seq: number): { plan: Plan; step: number | undefined } => {
+export const answerPlan = (
+  answer: LlmAnswer,
+  request: LlmRequest,
+  seq: number
+): { plan: Plan; step: number | undefined } => {
   switch (answer.type) {
     case "respond": {
       const step = Math.min(request.toolResultRounds, answer.steps.length - 1)
-      if (step < 0) return { plan: { _tag: "Reply", parts: [], finish: "stop", usage: toUsage(answer.usage), fault: undefined }, step }
+      if (step < 0)
+        return {
+          plan: { _tag: "Reply", parts: [], finish: "stop", usage: toUsage(answer.usage), fault: undefined },
+          step
+        }
       return { plan: stepPlan(answer, step, seq, request), step }
     }
     case "fault": {
@@ -307,7 +341,12 @@ export const answerPlan = (answer: LlmAnswer, request: LlmRequest, seq: number):
     case "raw": {
       const bytes = typeof answer.body === "string" ? encoder.encode(answer.body) : answer.body
       return {
-        plan: { _tag: "Raw", bytes, status: answer.status ?? 200, contentType: answer.contentType ?? "text/event-stream" },
+        plan: {
+          _tag: "Raw",
+          bytes,
+          status: answer.status ?? 200,
+          contentType: answer.contentType ?? "text/event-stream"
+        },
         step: undefined
       }
     }
@@ -338,13 +377,18 @@ const compileText = (pattern: TextPattern, substring: boolean): TextTest | strin
 /** The system or developer instructions of a request, joined by newlines. */
 const systemText = (request: LlmRequest): string => {
   let text: string | undefined
-  for (const turn of request.messages) if (turn.role === "system") text = text === undefined ? turn.text : `${text}\n${turn.text}`
+  for (const turn of request.messages)
+    if (turn.role === "system") text = text === undefined ? turn.text : `${text}\n${turn.text}`
   return text ?? ""
 }
 
 /** A text matcher as a miss shows it: a string quoted, a pattern as written. */
 const shown = (pattern: TextPattern): string =>
-  typeof pattern === "string" ? JSON.stringify(short(pattern)) : pattern instanceof RegExp ? String(pattern) : `/${pattern.regex}/`
+  typeof pattern === "string"
+    ? JSON.stringify(short(pattern))
+    : pattern instanceof RegExp
+      ? String(pattern)
+      : `/${pattern.regex}/`
 
 /** A value of the request as a miss shows it, cut short. */
 const short = (text: string, n = 60): string => (text.length > n ? `${text.slice(0, n - 1)}…` : text)
@@ -362,7 +406,10 @@ export interface CompiledMatch {
 
 export const compileMatch = (match: LlmMatch): CompiledMatch | readonly [string, string] => {
   if (match === "any") return { test: () => true, misses: () => [] }
-  const checks: Array<{ readonly test: (request: LlmRequest) => boolean; readonly miss: (request: LlmRequest) => string }> = []
+  const checks: Array<{
+    readonly test: (request: LlmRequest) => boolean
+    readonly miss: (request: LlmRequest) => string
+  }> = []
   const text = (
     field: "model" | "contains" | "lastUserMessage" | "system" | "api" | "tool",
     substring: boolean,
@@ -372,24 +419,59 @@ export const compileMatch = (match: LlmMatch): CompiledMatch | readonly [string,
     const pattern = match[field]
     if (pattern === undefined) return undefined
     const compiled = compileText(pattern, substring)
-    if (typeof compiled === "string") return [typeof pattern === "object" && !(pattern instanceof RegExp) ? `${field}.regex` : field, compiled] as const
-    checks.push({ test: (request) => read(request, compiled), miss: (request) => `${field} expects ${shown(pattern)}, ${got(request)}` })
+    if (typeof compiled === "string")
+      return [typeof pattern === "object" && !(pattern instanceof RegExp) ? `${field}.regex` : field, compiled] as const
+    checks.push({
+      test: (request) => read(request, compiled),
+      miss: (request) => `${field} expects ${shown(pattern)}, ${got(request)}`
+    })
     return undefined
   }
   const quoted = (value: string | undefined) => (value === undefined ? "none" : JSON.stringify(short(value)))
   const refused =
-    text("model", false, (request, test) => test(request.model), (request) => `got ${quoted(request.model)}`) ??
-    text("contains", true, (request, test) => test(request.material), () => "not in the request") ??
-    text("lastUserMessage", false, (request, test) => request.lastUserMessage !== undefined && test(request.lastUserMessage), (request) => `got ${quoted(request.lastUserMessage)}`) ??
-    text("system", true, (request, test) => test(systemText(request)), (request) => `got ${quoted(systemText(request) || undefined)}`) ??
-    text("api", false, (request, test) => test(request.api), (request) => `got ${quoted(request.api)}`) ??
-    text("tool", false, (request, test) => request.tools.some(test), (request) => `offered ${request.tools.length === 0 ? "none" : short(request.tools.join(", "))}`)
+    text(
+      "model",
+      false,
+      (request, test) => test(request.model),
+      (request) => `got ${quoted(request.model)}`
+    ) ??
+    text(
+      "contains",
+      true,
+      (request, test) => test(request.material),
+      () => "not in the request"
+    ) ??
+    text(
+      "lastUserMessage",
+      false,
+      (request, test) => request.lastUserMessage !== undefined && test(request.lastUserMessage),
+      (request) => `got ${quoted(request.lastUserMessage)}`
+    ) ??
+    text(
+      "system",
+      true,
+      (request, test) => test(systemText(request)),
+      (request) => `got ${quoted(systemText(request) || undefined)}`
+    ) ??
+    text(
+      "api",
+      false,
+      (request, test) => test(request.api),
+      (request) => `got ${quoted(request.api)}`
+    ) ??
+    text(
+      "tool",
+      false,
+      (request, test) => request.tools.some(test),
+      (request) => `offered ${request.tools.length === 0 ? "none" : short(request.tools.join(", "))}`
+    )
   if (refused !== undefined) return refused
   const toolResult = match.toolResult
   if (toolResult !== undefined) {
     checks.push({
       test: (request) => toolResult === request.toolResultRounds > 0,
-      miss: (request) => `toolResult expects ${toolResult}, got ${request.toolResultRounds > 0} (${request.toolResultRounds} tool-result rounds)`
+      miss: (request) =>
+        `toolResult expects ${toolResult}, got ${request.toolResultRounds > 0} (${request.toolResultRounds} tool-result rounds)`
     })
   }
   const structured = match.structured

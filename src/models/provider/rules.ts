@@ -6,7 +6,15 @@ import { LinearRegExp } from "../../registry/linearRegExp.ts"
 import { joinPath } from "../../registry/schemaPath.ts"
 import type { InvalidLlmInput } from "../../SimnetError.ts"
 import type { LlmRequest } from "./conversation.ts"
-import { answerPlan, compileMatch, type CompiledMatch, failurePlan, LlmBehaviour, LlmMatch, type Decision } from "./plan.ts"
+import {
+  answerPlan,
+  compileMatch,
+  type CompiledMatch,
+  failurePlan,
+  LlmBehaviour,
+  LlmMatch,
+  type Decision
+} from "./plan.ts"
 import { decodeInput, invalidInput, rebase } from "./validate.ts"
 
 const isLatency = (u: unknown): u is Duration.Input => {
@@ -20,7 +28,9 @@ const isLatency = (u: unknown): u is Duration.Input => {
  */
 export const LlmRuleOptions = Schema.Struct({
   id: Schema.optional(Schema.NonEmptyString),
-  latency: Schema.optional(Schema.declare(isLatency, { expected: "a non-negative Duration input (\"2 seconds\", millis, ...)" })),
+  latency: Schema.optional(
+    Schema.declare(isLatency, { expected: 'a non-negative Duration input ("2 seconds", millis, ...)' })
+  ),
   times: Schema.optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
 })
 
@@ -115,24 +125,35 @@ export class Rules {
     return Result.succeed(pending.map((rule) => rule.id))
   }
 
-  #check(match: unknown, behaviour: unknown, options: unknown, optionsAt: string, pending: ReadonlyArray<MutableRule>, seq: number): Result.Result<MutableRule, InvalidLlmInput> {
+  #check(
+    match: unknown,
+    behaviour: unknown,
+    options: unknown,
+    optionsAt: string,
+    pending: ReadonlyArray<MutableRule>,
+    seq: number
+  ): Result.Result<MutableRule, InvalidLlmInput> {
     const taken = (id: string) => this.#rules.some((rule) => rule.id === id) || pending.some((rule) => rule.id === id)
     const nextId = () => {
       let n = seq + 1
       while (taken(`rule_${n}`)) n++
       return `rule_${n}`
     }
-    return Result.gen(function*() {
+    return Result.gen(function* () {
       const decodedMatch = yield* decodeInput(LlmMatch, match, "rule", "match", strict)
       const compiled = compileMatch(decodedMatch)
       if (Array.isArray(compiled)) {
-        return yield* Result.fail(invalidInput("rule", joinPath("match", compiled[0]), LinearRegExp.refusal(compiled[1])))
+        return yield* Result.fail(
+          invalidInput("rule", joinPath("match", compiled[0]), LinearRegExp.refusal(compiled[1]))
+        )
       }
       const { test, misses } = compiled as CompiledMatch
       const decodedBehaviour = yield* decodeInput(LlmBehaviour, behaviour, "rule", "behaviour", strict)
       const decodedOptions = yield* decodeInput(LlmRuleOptions, options ?? {}, "rule", optionsAt, strict)
       if (decodedOptions.id !== undefined && taken(decodedOptions.id)) {
-        return yield* Result.fail(invalidInput("rule", joinPath(optionsAt, "id"), `a rule with id "${decodedOptions.id}" is already registered`))
+        return yield* Result.fail(
+          invalidInput("rule", joinPath(optionsAt, "id"), `a rule with id "${decodedOptions.id}" is already registered`)
+        )
       }
       return {
         id: decodedOptions.id ?? nextId(),
@@ -171,7 +192,11 @@ export class Rules {
    */
   nearest(request: LlmRequest, limit = 3): Array<{ readonly id: string; readonly misses: ReadonlyArray<string> }> {
     return this.#rules
-      .map((rule) => ({ id: rule.id, misses: rule.times !== undefined && rule.uses >= rule.times ? [`used up (times ${rule.times})`] : rule.misses(request) }))
+      .map((rule) => ({
+        id: rule.id,
+        misses:
+          rule.times !== undefined && rule.uses >= rule.times ? [`used up (times ${rule.times})`] : rule.misses(request)
+      }))
       .filter((near) => near.misses.length > 0)
       .sort((a, b) => a.misses.length - b.misses.length)
       .slice(0, limit)

@@ -83,7 +83,8 @@ export class ScriptQueue {
    * round. Undefined otherwise.
    */
   handOn(request: LlmRequest, seq: number): Decision | undefined {
-    if (this.#current !== undefined || !this.#handoff || this.#queue.length === 0 || request.toolResultRounds === 0) return undefined
+    if (this.#current !== undefined || !this.#handoff || this.#queue.length === 0 || request.toolResultRounds === 0)
+      return undefined
     this.#start(request.toolResultRounds)
     return this.#step(request, seq)
   }
@@ -103,7 +104,14 @@ export class ScriptQueue {
     if (step < 0 || step >= script.steps.length) {
       this.#current = undefined
       this.#handoff = false
-      const error = new NoScriptQueued({ model: request.model, reason: "exhausted", material: summarize(request), steps: script.steps.length, rounds, startRound: this.#startRound })
+      const error = new NoScriptQueued({
+        model: request.model,
+        reason: "exhausted",
+        material: summarize(request),
+        steps: script.steps.length,
+        rounds,
+        startRound: this.#startRound
+      })
       return { source: "script", rule: undefined, step, plan: { _tag: "Refuse", error } }
     }
     if (step === script.steps.length - 1) {

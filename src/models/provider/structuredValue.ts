@@ -37,10 +37,14 @@ const normalized = (schema: unknown, depth = 0): unknown => {
   if (typeof schema !== "object" || schema === null) return schema
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(schema)) {
-    out[key] = key === "type" && typeof value === "string" ? value.toLowerCase()
-      : key === "type" && Array.isArray(value) ? value.map((t) => (typeof t === "string" ? t.toLowerCase() : t))
-      : key === "enum" || key === "const" || key === "default" || key === "examples" ? value
-      : normalized(value, depth + 1)
+    out[key] =
+      key === "type" && typeof value === "string"
+        ? value.toLowerCase()
+        : key === "type" && Array.isArray(value)
+          ? value.map((t) => (typeof t === "string" ? t.toLowerCase() : t))
+          : key === "enum" || key === "const" || key === "default" || key === "examples"
+            ? value
+            : normalized(value, depth + 1)
   }
   return out
 }
@@ -59,9 +63,9 @@ const compiledFor = (schema: unknown): Result.Result<Compiled, string> => {
   const result: Result.Result<Compiled, string> = Result.isFailure(converted)
     ? Result.fail(converted.failure.message)
     : Result.match(compileGenerator(converted.success, { label: "structured output", allOptionals: true }), {
-      onFailure: (error) => Result.fail(error.message),
-      onSuccess: (generator) => Result.succeed({ schema: converted.success, generator })
-    })
+        onFailure: (error) => Result.fail(error.message),
+        onSuccess: (generator) => Result.succeed({ schema: converted.success, generator })
+      })
   if (text.length <= MAX_CACHED_SCHEMA) {
     if (compiled.size >= CACHE_LIMIT) compiled.delete(compiled.keys().next().value!)
     compiled.set(text, result)
@@ -75,18 +79,30 @@ const compiledFor = (schema: unknown): Result.Result<Compiled, string> => {
  * path); else a value of that schema, or `{}`. A failure is why (the call then gets an error
  * event in its API's shape).
  */
-export const jsonAnswer = (value: unknown, request: LlmRequest | undefined, seq: number): Result.Result<string, string> => {
+export const jsonAnswer = (
+  value: unknown,
+  request: LlmRequest | undefined,
+  seq: number
+): Result.Result<string, string> => {
   const schema = request?.structured?.schema
   if (schema === undefined) return Result.succeed(value === undefined ? "{}" : JSON.stringify(value))
   const ready = compiledFor(schema)
-  if (Result.isFailure(ready)) return value === undefined ? Result.fail(`simnet: no value can be generated for the schema this call asks for: ${ready.failure}`) : Result.succeed(JSON.stringify(value))
+  if (Result.isFailure(ready))
+    return value === undefined
+      ? Result.fail(`simnet: no value can be generated for the schema this call asks for: ${ready.failure}`)
+      : Result.succeed(JSON.stringify(value))
   if (value !== undefined) {
     const checked = decodeAt(ready.success.schema, value, "$")
     return Result.isSuccess(checked)
       ? Result.succeed(JSON.stringify(value))
-      : Result.fail(`simnet: the json action's value does not fit the schema this call asks for, at ${checked.failure.path}: ${checked.failure.message}`)
+      : Result.fail(
+          `simnet: the json action's value does not fit the schema this call asks for, at ${checked.failure.path}: ${checked.failure.message}`
+        )
   }
-  return Result.mapError(ready.success.generator.generate(deriveSeed(0, "structured", request?.key ?? "", seq)), (error) => error.message)
+  return Result.mapError(
+    ready.success.generator.generate(deriveSeed(0, "structured", request?.key ?? "", seq)),
+    (error) => error.message
+  )
 }
 
 /**
@@ -109,5 +125,7 @@ export const structuredMismatch = (request: LlmRequest, parts: ReadonlyArray<Par
   const ready = compiledFor(request.structured.schema)
   if (Result.isFailure(ready)) return undefined
   const checked = decodeAt(ready.success.schema, value, "$")
-  return Result.isSuccess(checked) ? undefined : `the scripted text does not fit the schema the call asks for, at ${checked.failure.path}: ${checked.failure.message}`
+  return Result.isSuccess(checked)
+    ? undefined
+    : `the scripted text does not fit the schema the call asks for, at ${checked.failure.path}: ${checked.failure.message}`
 }

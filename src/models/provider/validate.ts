@@ -30,8 +30,10 @@ export const rebase = (invalid: InvalidLlmInput, base: string): InvalidLlmInput 
  * An effect whose `InvalidLlmInput` names its field under `base` (`llm.rules` and `[1].match` give
  * `llm.rules[1].match`): for a network's or a fixture's scripts and rules.
  */
-export const under = <A, R>(effect: Effect.Effect<A, InvalidLlmInput, R>, base: string): Effect.Effect<A, InvalidLlmInput, R> =>
-  Effect.mapError(effect, (invalid) => rebase(invalid, base))
+export const under = <A, R>(
+  effect: Effect.Effect<A, InvalidLlmInput, R>,
+  base: string
+): Effect.Effect<A, InvalidLlmInput, R> => Effect.mapError(effect, (invalid) => rebase(invalid, base))
 
 /** Inputs with where each stands in the JSON they came in (`paths[i]`), to name fields in a refusal. */
 export interface Batch {
@@ -59,5 +61,11 @@ export const decodeInput = <S extends Schema.ConstraintDecoder<unknown>>(
   options?: SchemaAST.ParseOptions
 ): Result.Result<S["Type"], InvalidLlmInput> =>
   depthExceeds(input, MAX_JSON_DEPTH)
-    ? Result.fail(invalidInput(what, base, `nested more than ${MAX_JSON_DEPTH} deep (arrays and objects); simnet takes JSON up to that depth`))
+    ? Result.fail(
+        invalidInput(
+          what,
+          base,
+          `nested more than ${MAX_JSON_DEPTH} deep (arrays and objects); simnet takes JSON up to that depth`
+        )
+      )
     : Result.mapError(decodeAt(schema, input, base, options), ({ path, message }) => invalidInput(what, path, message))

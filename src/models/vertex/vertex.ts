@@ -35,14 +35,18 @@ export interface VertexRoutesOptions {
   readonly baseUrl?: string | undefined
 }
 
-const underVertex = (origin: string): string | undefined => (origin === DEFAULT_VERTEX_BASE_URL || origin === VERTEX_GLOBAL_BASE_URL ? undefined : origin)
+const underVertex = (origin: string): string | undefined =>
+  origin === DEFAULT_VERTEX_BASE_URL || origin === VERTEX_GLOBAL_BASE_URL ? undefined : origin
 
 /** Gemini on Vertex. */
 export const vertexGeminiWire: ModelWire = dialectOf(geminiWire, {
   api: "vertex.gemini",
   name: "vertex",
   defaultBaseUrl: DEFAULT_VERTEX_BASE_URL,
-  calls: (method, pathname) => method === "POST" && pathname.includes("/publishers/google/models/") && /:(stream)?[gG]enerateContent$/.test(pathname),
+  calls: (method, pathname) =>
+    method === "POST" &&
+    pathname.includes("/publishers/google/models/") &&
+    /:(stream)?[gG]enerateContent$/.test(pathname),
   baseUrlAt: underVertex
 })
 
@@ -51,12 +55,21 @@ export const vertexAnthropicWire: ModelWire = {
   api: "vertex.anthropic",
   name: "vertex",
   defaultBaseUrl: DEFAULT_VERTEX_BASE_URL,
-  calls: (method, pathname) => method === "POST" && pathname.includes("/publishers/anthropic/models/") && /:(stream)?[rR]awPredict$/.test(pathname),
+  calls: (method, pathname) =>
+    method === "POST" &&
+    pathname.includes("/publishers/anthropic/models/") &&
+    /:(stream)?[rR]awPredict$/.test(pathname),
   baseUrlAt: underVertex,
   requestIdHeader: "request-id",
   read: (request, raw) => {
     const { model, method } = callOf(request)
-    return messagesBody.readAt("vertex.anthropic", request, raw, model, method === "streamRawPredict" ? true : undefined)
+    return messagesBody.readAt(
+      "vertex.anthropic",
+      request,
+      raw,
+      model,
+      method === "streamRawPredict" ? true : undefined
+    )
   },
   writer: (invocation, usage) => messagesBody.writer(invocation, usage),
   answer: messagesBody.answer,
@@ -67,10 +80,19 @@ export const vertexAnthropicWire: ModelWire = {
 const PROJECT = "/:version/projects/:project/locations/:location/publishers"
 
 const tokenRoute = (): Route =>
-  makeRoute("vertex", `POST ${GOOGLE_TOKEN_URL}`, {
-    answer: answerWith(() => Effect.sync(() => jsonWhole({ access_token: "ya29.simnet-simulated-token", expires_in: 3599, token_type: "Bearer" }, 200))),
-    describe: { family: "vertex", endpoint: "oauth2 token" }
-  }, { id: "vertex.token", source: "vertex" })
+  makeRoute(
+    "vertex",
+    `POST ${GOOGLE_TOKEN_URL}`,
+    {
+      answer: answerWith(() =>
+        Effect.sync(() =>
+          jsonWhole({ access_token: "ya29.simnet-simulated-token", expires_in: 3599, token_type: "Bearer" }, 200)
+        )
+      ),
+      describe: { family: "vertex", endpoint: "oauth2 token" }
+    },
+    { id: "vertex.token", source: "vertex" }
+  )
 
 /**
  * The Vertex AI routes at `baseUrl` (default `us-central1`'s endpoint), source `vertex`:
@@ -81,9 +103,27 @@ export const vertexRoutes = (options: VertexRoutesOptions = {}): ReadonlyArray<R
   const gemini = { answer: geminiAnswererFor(vertexGeminiWire) }
   const at = (baseUrl: string | undefined) =>
     modelApi("vertex", DEFAULT_VERTEX_BASE_URL, baseUrl, [
-      { name: "gemini", method: "POST", path: `${PROJECT}/google/models/:call`, endpoint: "publishers/google/models/{model}:{method}", parts: gemini },
-      { name: "anthropic", method: "POST", path: `${PROJECT}/anthropic/models/:call`, endpoint: "publishers/anthropic/models/{model}:rawPredict", wire: vertexAnthropicWire },
-      { name: "express.gemini", method: "POST", path: "/:version/publishers/google/models/:call", endpoint: "express publishers/google/models/{model}:{method}", parts: gemini }
+      {
+        name: "gemini",
+        method: "POST",
+        path: `${PROJECT}/google/models/:call`,
+        endpoint: "publishers/google/models/{model}:{method}",
+        parts: gemini
+      },
+      {
+        name: "anthropic",
+        method: "POST",
+        path: `${PROJECT}/anthropic/models/:call`,
+        endpoint: "publishers/anthropic/models/{model}:rawPredict",
+        wire: vertexAnthropicWire
+      },
+      {
+        name: "express.gemini",
+        method: "POST",
+        path: "/:version/publishers/google/models/:call",
+        endpoint: "express publishers/google/models/{model}:{method}",
+        parts: gemini
+      }
     ])
   // By default the global endpoint is served too: `location: "global"` and express mode call it.
   return [...at(options.baseUrl), ...(options.baseUrl === undefined ? at(VERTEX_GLOBAL_BASE_URL) : []), tokenRoute()]

@@ -9,7 +9,13 @@
 import { Clock, Context, Effect, Exit, Result } from "effect"
 import { fromResponse, pending, whole, type Whole } from "../../registry/answer.ts"
 import { defaultRedactor } from "../../registry/redact.ts"
-import { type Answerer, type RespondContext, routeService, type Responder, type SimRequest } from "../../registry/route.ts"
+import {
+  type Answerer,
+  type RespondContext,
+  routeService,
+  type Responder,
+  type SimRequest
+} from "../../registry/route.ts"
 import { untilAborted } from "../../registry/transport.ts"
 import { NoScriptQueued, RouteFailed, UnmatchedLlmRequest } from "../../SimnetError.ts"
 import { framesBody, pacedBody, paceDelays, scriptedFrames, splitEvents } from "../provider/body.ts"
@@ -28,7 +34,11 @@ const NO_HEADERS: Readonly<Record<string, string>> = {}
  * A JSON answer as the doors take it (`Whole`), with no `Response` made for it: the Node door
  * writes it in one write with its length, `fetch` hands its text to `json()`.
  */
-export const jsonWhole = (value: unknown, status: number, headers: Readonly<Record<string, string>> = NO_HEADERS): Whole => {
+export const jsonWhole = (
+  value: unknown,
+  status: number,
+  headers: Readonly<Record<string, string>> = NO_HEADERS
+): Whole => {
   // Copied member by member: a spread of two objects made a third on every model call.
   const all: Record<string, string> = { "content-type": JSON_TYPE }
   for (const name in headers) all[name] = headers[name]
@@ -39,7 +49,8 @@ export const jsonWhole = (value: unknown, status: number, headers: Readonly<Reco
  * `jsonWhole` on headers made for this answer alone, its content type among them: they become
  * the answer's as they are (a model call's answer copied its headers once more for nothing).
  */
-const jsonOn = (value: unknown, status: number, headers: Record<string, string>): Whole => whole(status, headers, JsonText.of(value))
+const jsonOn = (value: unknown, status: number, headers: Record<string, string>): Whole =>
+  whole(status, headers, JsonText.of(value))
 
 /**
  * The `retry-after-ms` and `retry-after` (whole seconds, rounded up) headers of a wait.
@@ -65,7 +76,12 @@ class Renderer {
 
   readonly run: RespondContext["run"]
 
-  constructor(wire: ModelWire, invocation: LlmInvocation, signal: () => AbortSignal | undefined, run: RespondContext["run"]) {
+  constructor(
+    wire: ModelWire,
+    invocation: LlmInvocation,
+    signal: () => AbortSignal | undefined,
+    run: RespondContext["run"]
+  ) {
     this.wire = wire
     this.invocation = invocation
     this.#signal = signal
@@ -82,7 +98,11 @@ class Renderer {
    * The answer's headers: `contentType` when given (a JSON answer's, first as `jsonWhole` puts
    * it; see `json`), the request id, the API's rate limits and `extra`, copied member by member (no spreads).
    */
-  headers(extra: Readonly<Record<string, string>> = NO_HEADERS, exhausted = false, contentType?: string): Record<string, string> {
+  headers(
+    extra: Readonly<Record<string, string>> = NO_HEADERS,
+    exhausted = false,
+    contentType?: string
+  ): Record<string, string> {
     const out: Record<string, string> = contentType === undefined ? {} : { "content-type": contentType }
     out[this.wire.requestIdHeader] = this.requestId
     this.wire.rateLimits?.(this.invocation, exhausted, out)
@@ -116,11 +136,21 @@ class Renderer {
       const writer = this.wire.writer(this.invocation, reply.usage)
       const encode = this.wire.streaming?.encode
       if (reply.pace === undefined) {
-        return this.stream(framesBody(scriptedFrames(writer, reply.parts, reply.finish, reply.usage, reply.fault), { reset: reply.fault === "reset", encode }))
+        return this.stream(
+          framesBody(scriptedFrames(writer, reply.parts, reply.finish, reply.usage, reply.fault), {
+            reset: reply.fault === "reset",
+            encode
+          })
+        )
       }
       const opening = writer.open()
       const frames = scriptedFrames(writer, reply.parts, reply.finish, reply.usage, reply.fault, opening)
-      return this.stream(pacedBody(frames, paceDelays(reply.pace, opening.length, this.invocation.seq), (ms) => this.sleep(ms), { reset: reply.fault === "reset", encode }))
+      return this.stream(
+        pacedBody(frames, paceDelays(reply.pace, opening.length, this.invocation.seq), (ms) => this.sleep(ms), {
+          reset: reply.fault === "reset",
+          encode
+        })
+      )
     }
     const failed = gather(reply.parts).error
     if (failed !== undefined) return this.error(500, failed)
@@ -137,14 +167,20 @@ class Renderer {
   opening(opening: Opening): Effect.Effect<Response | Whole, RouteFailed> {
     switch (opening._tag) {
       case "Stream":
-        return Effect.succeed(this.stream(opening.mailbox.body(this.wire.writer(this.invocation, undefined), this.wire.streaming?.encode)))
+        return Effect.succeed(
+          this.stream(opening.mailbox.body(this.wire.writer(this.invocation, undefined), this.wire.streaming?.encode))
+        )
       case "Answer":
         return Effect.succeed(this.json(this.answer(opening.parts, opening.finish, opening.usage), 200))
       case "HttpError":
         return Effect.succeed(this.error(opening.status, opening.message))
       case "Disconnected":
         return Effect.fail(
-          new RouteFailed({ route: this.wire.name, reason: "driver", message: `simnet: the driver disconnected ${this.invocation.id}` })
+          new RouteFailed({
+            route: this.wire.name,
+            reason: "driver",
+            message: `simnet: the driver disconnected ${this.invocation.id}`
+          })
         )
     }
   }
@@ -155,11 +191,12 @@ class Renderer {
       driven.whenOpen((opening) => resume(Effect.succeed(opening)))
       return Effect.sync(() => driven.abandon(abortError()))
     })
-    const waited = signal === undefined
-      ? opened
-      : Effect.raceFirst(opened, untilAborted(signal, this.wire.name, this.invocation.id))
+    const waited =
+      signal === undefined ? opened : Effect.raceFirst(opened, untilAborted(signal, this.wire.name, this.invocation.id))
     return Effect.flatMap(
-      Effect.onExit(waited, (exit) => Exit.isFailure(exit) ? Effect.sync(() => driven.abandon(abortError())) : Effect.void),
+      Effect.onExit(waited, (exit) =>
+        Exit.isFailure(exit) ? Effect.sync(() => driven.abandon(abortError())) : Effect.void
+      ),
       (opening) => {
         if (signal !== undefined && opening._tag === "Stream") {
           const abandon = () => driven.abandon(signal.reason)
@@ -188,7 +225,10 @@ class Renderer {
         const delayOf = paceDelays(pace, 0, this.invocation.seq)
         let wait = 0
         for (let i = 0; i < reply.parts.length; i++) wait += delayOf(i)
-        return Effect.andThen(Effect.sleep(wait), Effect.sync(() => this.reply(reply)))
+        return Effect.andThen(
+          Effect.sleep(wait),
+          Effect.sync(() => this.reply(reply))
+        )
       }
       case "HttpError":
         return Effect.succeed(this.error(reply.status, reply.message, retryHeaders(reply.retryAfterMs)))
@@ -223,12 +263,16 @@ const refusal = (wire: ModelWire, provider: SimulatedProviderApi, tag: string, m
   })
 
 /** A model request's URL as the model's log keeps it: through the network's redactor, as every URL simnet keeps or shows. */
-const shownUrl = (request: SimRequest, context: RespondContext): string => (context.redactor ?? defaultRedactor).url(request.url)
+const shownUrl = (request: SimRequest, context: RespondContext): string =>
+  (context.redactor ?? defaultRedactor).url(request.url)
 
 /** A refused model call (`NoScriptQueued`, `UnmatchedLlmRequest`) answered as its 422. */
 const refusals = (wire: ModelWire, provider: SimulatedProviderApi) => {
-  const answer = (error: NoScriptQueued | UnmatchedLlmRequest) => Effect.succeed(refusal(wire, provider, error._tag, error.message))
-  return <A>(effect: Effect.Effect<A, NoScriptQueued | UnmatchedLlmRequest | RouteFailed>): Effect.Effect<A | Whole, RouteFailed> =>
+  const answer = (error: NoScriptQueued | UnmatchedLlmRequest) =>
+    Effect.succeed(refusal(wire, provider, error._tag, error.message))
+  return <A>(
+    effect: Effect.Effect<A, NoScriptQueued | UnmatchedLlmRequest | RouteFailed>
+  ): Effect.Effect<A | Whole, RouteFailed> =>
     Effect.catchTags(effect, { NoScriptQueued: answer, UnmatchedLlmRequest: answer })
 }
 
@@ -246,21 +290,33 @@ type CallAnswer = Response | Whole | Effect.Effect<Response | Whole, RouteFailed
  * SDK retries (retrying cannot help); the answer is rendered now when nothing waits, else it is
  * the Effect of it. Nothing here waits and no fiber runs.
  */
-const callModel = (wire: ModelWire, provider: SimulatedProviderApi, request: SimRequest, context: RespondContext, now: number): CallAnswer => {
+const callModel = (
+  wire: ModelWire,
+  provider: SimulatedProviderApi,
+  request: SimRequest,
+  context: RespondContext,
+  now: number
+): CallAnswer => {
   const raw = request.json()
   const read = wire.read(request, raw)
   const bodySize = request.body?.length ?? 0
   if (Result.isFailure(read)) {
     const seq = provider.recordInvalidAt(shownUrl(request, context), raw, wire.api, bodySize, now)
-    return jsonWhole(wire.errorBody(400, `simnet: ${read.failure}`, undefined), 400, { [wire.requestIdHeader]: `req_sim_${seq}` })
+    return jsonWhole(wire.errorBody(400, `simnet: ${read.failure}`, undefined), 400, {
+      [wire.requestIdHeader]: `req_sim_${seq}`
+    })
   }
   // The signal is asked for only where it is needed (a signal made for nothing costs an AbortController).
   const signal = () => request.signal
   const served = provider.invokeAt(readConversation(read.success, bodySize, shownUrl(request, context)), now, signal)
   // Checked first: a refusal is an error, and an error is also an Effect (one that fails with it).
-  if (served instanceof NoScriptQueued || served instanceof UnmatchedLlmRequest) return refusal(wire, provider, served._tag, served.message)
+  if (served instanceof NoScriptQueued || served instanceof UnmatchedLlmRequest)
+    return refusal(wire, provider, served._tag, served.message)
   if (Effect.isEffect(served)) {
-    return refusals(wire, provider)(Effect.flatMap(served, (invocation) => new Renderer(wire, invocation, signal, context.run).render()))
+    return refusals(
+      wire,
+      provider
+    )(Effect.flatMap(served, (invocation) => new Renderer(wire, invocation, signal, context.run).render()))
   }
   const renderer = new Renderer(wire, served, signal, context.run)
   return renderer.renderNow() ?? renderer.render()
@@ -272,12 +328,15 @@ const callModel = (wire: ModelWire, provider: SimulatedProviderApi, request: Sim
  * WebSocket turn, a multipart upload read first) calls. A network without the provider fails the
  * request with `RouteFailed` naming it.
  */
-export const modelResponder = (wire: ModelWire): Responder => (request, context) =>
-  Effect.flatMap(routeService(context, SimulatedProvider), (provider) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const answer = callModel(wire, provider, request, context, now)
-      return Effect.isEffect(answer) ? answer : Effect.succeed(answer)
-    }))
+export const modelResponder =
+  (wire: ModelWire): Responder =>
+  (request, context) =>
+    Effect.flatMap(routeService(context, SimulatedProvider), (provider) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const answer = callModel(wire, provider, request, context, now)
+        return Effect.isEffect(answer) ? answer : Effect.succeed(answer)
+      })
+    )
 
 /**
  * `callModel` as a route's answer at the engine's clock (`context.now`), had at once where

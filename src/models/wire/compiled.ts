@@ -10,7 +10,9 @@ import { type Exit, Schema } from "effect"
 import { SchemaJITCompiler } from "effect/schema"
 
 /** `Schema.decodeUnknownExit(schema)`, compiled. */
-export const compiledDecoder = <S extends Schema.Top>(schema: S): ((input: unknown) => Exit.Exit<S["Type"], Schema.SchemaError>) => {
+export const compiledDecoder = <S extends Schema.Top>(
+  schema: S
+): ((input: unknown) => Exit.Exit<S["Type"], Schema.SchemaError>) => {
   SchemaJITCompiler.enable(schema.ast)
   return Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"], unknown>)
 }

@@ -51,7 +51,10 @@ export class JsonTemplate {
       from = at + length
     }
     pieces.push(text.slice(from))
-    return new JsonTemplate(pieces, found.map((f) => f.hole))
+    return new JsonTemplate(
+      pieces,
+      found.map((f) => f.hole)
+    )
   }
 
   /** The text with `leaves[i]` at hole `i`. */

@@ -44,8 +44,14 @@ export const modelApi = (
   const base = (baseUrl ?? defaultBase).replace(/\/+$/, "")
   const suffix = baseUrl === undefined ? "" : ` ${base}`
   return endpoints.map((endpoint) =>
-    makeRoute(family, `${endpoint.method} ${base}${endpoint.path}`, {
-      ...("wire" in endpoint ? { answer: modelAnswerer(endpoint.wire) } : endpoint.parts),
-      describe: { family, endpoint: endpoint.endpoint }
-    }, { id: `${family}.${endpoint.name}${suffix}`, source: family }))
+    makeRoute(
+      family,
+      `${endpoint.method} ${base}${endpoint.path}`,
+      {
+        ...("wire" in endpoint ? { answer: modelAnswerer(endpoint.wire) } : endpoint.parts),
+        describe: { family, endpoint: endpoint.endpoint }
+      },
+      { id: `${family}.${endpoint.name}${suffix}`, source: family }
+    )
+  )
 }

@@ -44,9 +44,14 @@ let lastReset: { readonly created: number; readonly text: string } | undefined
  * is an RFC 3339 time a minute after the answer's `created` (the fixed epoch unless the network
  * follows the clock).
  */
-export const anthropicRateLimits = (invocation: LlmInvocation, exhausted: boolean, into: Record<string, string>): void => {
+export const anthropicRateLimits = (
+  invocation: LlmInvocation,
+  exhausted: boolean,
+  into: Record<string, string>
+): void => {
   const created = invocation.created
-  if (lastReset?.created !== created) lastReset = { created, text: new Date((created + 60) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z") }
+  if (lastReset?.created !== created)
+    lastReset = { created, text: new Date((created + 60) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z") }
   const reset = lastReset.text
   into["anthropic-ratelimit-requests-limit"] = REQUESTS_LIMIT
   into["anthropic-ratelimit-requests-remaining"] = requestsLeft(invocation, exhausted)

@@ -15,7 +15,11 @@ export type JsonRecord = Readonly<Record<string, unknown>>
  * an array (a JSON-RPC batch) is kept too, its fields read as an object's: none.
  */
 export const eventData = (text: string): Array<JsonRecord> =>
-  text.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => parseJson(line.slice(5).trim())).filter((v): v is JsonRecord => typeof v === "object" && v !== null)
+  text
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith("data:"))
+    .map((line) => parseJson(line.slice(5).trim()))
+    .filter((v): v is JsonRecord => typeof v === "object" && v !== null)
 
 /** The value at `path` (keys, and indexes of arrays) inside `value`, or undefined where the path leaves it. */
 export const at = (value: unknown, ...path: ReadonlyArray<string | number>): unknown => {
@@ -46,7 +50,9 @@ export const listAt = (value: unknown, ...path: ReadonlyArray<string | number>):
 }
 
 /** One thing a model said: the script vocabulary's text, thinking and tool calls. */
-export type ReadBackAction = { readonly type: "text" | "thinking"; readonly content: string } | { readonly type: "tool_call"; readonly name: string; readonly input: unknown }
+export type ReadBackAction =
+  | { readonly type: "text" | "thinking"; readonly content: string }
+  | { readonly type: "tool_call"; readonly name: string; readonly input: unknown }
 
 /** What a model answered, read back from its body. */
 export interface ReadBack {
@@ -60,9 +66,18 @@ export const textOf = (content: unknown): string =>
   typeof content === "string"
     ? content
     : Array.isArray(content)
-    ? content.map((part) => (typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text" ? String((part as { text?: unknown }).text ?? "") : "")).join("")
-    : ""
+      ? content
+          .map((part) =>
+            typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text"
+              ? String((part as { text?: unknown }).text ?? "")
+              : ""
+          )
+          .join("")
+      : ""
 
 /** The JSON objects of an NDJSON body (Ollama's streams; Bedrock's decoded event streams). */
 export const jsonLines = (text: string): Array<JsonRecord> =>
-  text.split(/\r?\n/).map((line) => parseJson(line.trim())).filter(isJsonObject)
+  text
+    .split(/\r?\n/)
+    .map((line) => parseJson(line.trim()))
+    .filter(isJsonObject)

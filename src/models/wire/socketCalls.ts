@@ -25,7 +25,13 @@ export const answerTurn = async (
   context: RespondContext,
   turn: { readonly url: URL | string; readonly headers: Headers; readonly body: unknown; readonly signal: AbortSignal }
 ): Promise<Response> => {
-  const request = makeSimRequest({ method: "POST", url: turn.url, headers: turn.headers, body: JSON.stringify(turn.body), signal: turn.signal })
+  const request = makeSimRequest({
+    method: "POST",
+    url: turn.url,
+    headers: turn.headers,
+    body: JSON.stringify(turn.body),
+    signal: turn.signal
+  })
   return toResponse(settle(await context.run(answer(request, context), turn.signal)))
 }
 
@@ -34,11 +40,20 @@ export const answerTurn = async (
  * out); `signal` stops the reading (the body is cancelled). `socket`, the WebSocket the payloads
  * go out on: the body is not read on while its client has more than the high-water mark waiting.
  */
-export const eachSseData = async (body: ReadableStream<Uint8Array>, each: (data: string) => void, signal?: AbortSignal, socket?: SocketPeer): Promise<void> => {
+export const eachSseData = async (
+  body: ReadableStream<Uint8Array>,
+  each: (data: string) => void,
+  signal?: AbortSignal,
+  socket?: SocketPeer
+): Promise<void> => {
   const decoder = new TextDecoder()
   let buffered = ""
   const flush = (block: string) => {
-    const data = block.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => line.slice(line.startsWith("data: ") ? 6 : 5)).join("\n")
+    const data = block
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5))
+      .join("\n")
     if (data !== "" && data !== "[DONE]") each(data)
   }
   const reader = body.getReader()
@@ -65,7 +80,9 @@ export const eachSseData = async (body: ReadableStream<Uint8Array>, each: (data:
 export const jsonFrame = (frame: Frame): Record<string, unknown> | undefined => {
   try {
     const parsed: unknown = JSON.parse(typeof frame === "string" ? frame : Buffer.from(frame).toString("utf8"))
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : undefined
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined
   } catch {
     return undefined
   }

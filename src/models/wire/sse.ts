@@ -13,7 +13,8 @@ export const dataFrame = (value: unknown): string => `data: ${JSON.stringify(val
 /**
  * An SSE frame with an event name (`event: NAME` then `data: JSON`).
  */
-export const namedFrame = (event: string, value: unknown): string => `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`
+export const namedFrame = (event: string, value: unknown): string =>
+  `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`
 
 /**
  * A frame cut off halfway through its JSON, as a truncated write leaves it: what every writer's
@@ -32,6 +33,7 @@ export const truncatedFrame = (value: unknown, event?: string, newline = "\n"): 
  * chunk has a string `type`.
  */
 export const rawChunkFrame = (chunk: unknown, named: boolean): string => {
-  const type = named && typeof chunk === "object" && chunk !== null ? (chunk as { readonly type?: unknown }).type : undefined
+  const type =
+    named && typeof chunk === "object" && chunk !== null ? (chunk as { readonly type?: unknown }).type : undefined
   return typeof type === "string" ? namedFrame(type, chunk) : dataFrame(chunk)
 }

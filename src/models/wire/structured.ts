@@ -11,7 +11,11 @@ const field = (value: unknown, name: string): unknown => (isJsonObject(value) ? 
 /** A format object of the `{ type: "json_schema", schema }` / `{ type: "json_object" }` kind. */
 const ofFormat = (format: unknown, schemaOf: (format: unknown) => unknown): Structured | undefined => {
   const type = field(format, "type")
-  return type === "json_schema" ? { schema: schemaOf(format) } : type === "json_object" ? { schema: undefined } : undefined
+  return type === "json_schema"
+    ? { schema: schemaOf(format) }
+    : type === "json_object"
+      ? { schema: undefined }
+      : undefined
 }
 
 /** Chat Completions: `response_format: { type: "json_schema", json_schema: { schema } }` or `{ type: "json_object" }`. */
@@ -24,7 +28,9 @@ export const responsesStructured = (raw: unknown): Structured | undefined =>
 
 /** Anthropic: `output_format: { type: "json_schema", schema }`, or the same under `output_config.format`. */
 export const anthropicStructured = (raw: unknown): Structured | undefined =>
-  ofFormat(field(raw, "output_format") ?? field(field(raw, "output_config"), "format"), (format) => field(format, "schema"))
+  ofFormat(field(raw, "output_format") ?? field(field(raw, "output_config"), "format"), (format) =>
+    field(format, "schema")
+  )
 
 /** Gemini: `generationConfig.responseMimeType: "application/json"`, with `responseJsonSchema` or `responseSchema`. */
 export const geminiStructured = (raw: unknown): Structured | undefined => {

@@ -37,7 +37,9 @@ export interface ModelWire {
    * sends with every answer, for the call numbered `seq` (`exhausted` on a 429): see
    * `openAiRateLimits` and `anthropicRateLimits`; none for Gemini.
    */
-  readonly rateLimits?: ((invocation: LlmInvocation, exhausted: boolean, into: Record<string, string>) => void) | undefined
+  readonly rateLimits?:
+    | ((invocation: LlmInvocation, exhausted: boolean, into: Record<string, string>) => void)
+    | undefined
   /** Reads a request of this API; a failure is the reason it is not one (answered with a 400). */
   read(request: SimRequest, raw: unknown): Result.Result<ConversationInput, string>
   /**
@@ -57,12 +59,14 @@ export interface ModelWire {
    * How a streamed answer goes on the wire when it is not SSE: its content type (NDJSON,
    * `application/vnd.amazon.eventstream`) and, for a binary framing, each frame's bytes.
    */
-  readonly streaming?: {
-    readonly contentType: string
-    readonly encode?: FrameEncoder | undefined
-    /** A binary stream read back as text its `readBack` reads (record mode): Bedrock's events as JSON lines. */
-    readonly decode?: ((bytes: Uint8Array) => string) | undefined
-  } | undefined
+  readonly streaming?:
+    | {
+        readonly contentType: string
+        readonly encode?: FrameEncoder | undefined
+        /** A binary stream read back as text its `readBack` reads (record mode): Bedrock's events as JSON lines. */
+        readonly decode?: ((bytes: Uint8Array) => string) | undefined
+      }
+    | undefined
   /** Reads an answer of this API back from the bytes a real provider sent (record mode); undefined when it is not one. */
   readBack(text: string, streamed: boolean): ReadBack | undefined
 }
@@ -74,7 +78,9 @@ export interface ModelWire {
  */
 export const dialectOf = (
   wire: ModelWire,
-  as: Pick<ModelWire, "api" | "name" | "defaultBaseUrl" | "calls" | "baseUrlAt"> & { readonly rateLimits?: ModelWire["rateLimits"] }
+  as: Pick<ModelWire, "api" | "name" | "defaultBaseUrl" | "calls" | "baseUrlAt"> & {
+    readonly rateLimits?: ModelWire["rateLimits"]
+  }
 ): ModelWire => ({
   ...wire,
   ...as,

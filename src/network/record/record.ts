@@ -55,7 +55,18 @@ export interface RecordOptions {
 const decoder = new TextDecoder()
 
 /** Answer headers a recording leaves out: the transport's, and what changes on every answer. */
-export const DROPPED: ReadonlySet<string> = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "age", "server", "x-request-id", "etag"])
+export const DROPPED: ReadonlySet<string> = new Set([
+  "date",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "content-encoding",
+  "age",
+  "server",
+  "x-request-id",
+  "etag"
+])
 
 /** A recorder: the route that forwards and keeps what no other route answers, and what it kept so far. */
 export interface Recorder {
@@ -94,14 +105,20 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
   let onKept: (() => void) | undefined
   const upstream = options.upstream ?? {}
   /** Keeps one exchange whose whole answer was read (`body` undefined: it was too large to keep). */
-  const keep = (request: SimRequest, response: Response, body: Uint8Array | undefined, timing: { readonly firstByteMs: number; readonly totalMs: number }) => {
+  const keep = (
+    request: SimRequest,
+    response: Response,
+    body: Uint8Array | undefined,
+    timing: { readonly firstByteMs: number; readonly totalMs: number }
+  ) => {
     if (body === undefined) {
       overflow++
       return
     }
     const headers: Array<readonly [string, string]> = []
     response.headers.forEach((value, name) => {
-      if (!DROPPED.has(name) && (name !== "set-cookie" || options.cookies === true)) headers.push([name, name === "set-cookie" ? redactedCookie(value) : value])
+      if (!DROPPED.has(name) && (name !== "set-cookie" || options.cookies === true))
+        headers.push([name, name === "set-cookie" ? redactedCookie(value) : value])
     })
     const requestBody = request.body === undefined || request.body.length === 0 ? undefined : request.text()
     const cost = RECORD_OVERHEAD + 2 * request.url.href.length + 2 * (requestBody?.length ?? 0) + body.byteLength
@@ -151,36 +168,59 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
         const base = upstream[request.url.host]
         const target = base === undefined ? request.url : rebased(request.url, new URL(base))
         const publicOnly = options.sealed === true && base === undefined
-        if (asksForWebSocket(request.headers)) return later(recordSocket(request, target, MAX_RECORDED_BODY, (session, bytes) => keepSocket(request, session, bytes), watchSocket(request), publicOnly), "record")
+        if (asksForWebSocket(request.headers))
+          return later(
+            recordSocket(
+              request,
+              target,
+              MAX_RECORDED_BODY,
+              (session, bytes) => keepSocket(request, session, bytes),
+              watchSocket(request),
+              publicOnly
+            ),
+            "record"
+          )
         const started = performance.now()
-        return pending(Effect.map(forward(request, target, "record", "record", publicOnly), (response) => {
-          const firstByteMs = performance.now() - started
-          const upstreamBody = response.body
-          if (upstreamBody === null) {
-            keep(request, response, new Uint8Array(0), { firstByteMs, totalMs: firstByteMs })
-            return response
-          }
-          // The answer passes through as the client pulls it; a copy is kept while it is small enough.
-          const reader = upstreamBody.getReader()
-          let chunks: Array<Uint8Array> | undefined = []
-          let size = 0
-          const body = new ReadableStream<Uint8Array>({
-            pull: async (controller) => {
-              const next = await reader.read()
-              if (next.done) {
-                controller.close()
-                keep(request, response, chunks === undefined ? undefined : concat(chunks, size), { firstByteMs, totalMs: performance.now() - started })
-                return
-              }
-              size += next.value.byteLength
-              if (size > MAX_RECORDED_BODY) chunks = undefined
-              chunks?.push(next.value)
-              controller.enqueue(next.value)
-            },
-            cancel: (reason) => reader.cancel(reason)
-          }, { highWaterMark: 0 })
-          return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
-        }))
+        return pending(
+          Effect.map(forward(request, target, "record", "record", publicOnly), (response) => {
+            const firstByteMs = performance.now() - started
+            const upstreamBody = response.body
+            if (upstreamBody === null) {
+              keep(request, response, new Uint8Array(0), { firstByteMs, totalMs: firstByteMs })
+              return response
+            }
+            // The answer passes through as the client pulls it; a copy is kept while it is small enough.
+            const reader = upstreamBody.getReader()
+            let chunks: Array<Uint8Array> | undefined = []
+            let size = 0
+            const body = new ReadableStream<Uint8Array>(
+              {
+                pull: async (controller) => {
+                  const next = await reader.read()
+                  if (next.done) {
+                    controller.close()
+                    keep(request, response, chunks === undefined ? undefined : concat(chunks, size), {
+                      firstByteMs,
+                      totalMs: performance.now() - started
+                    })
+                    return
+                  }
+                  size += next.value.byteLength
+                  if (size > MAX_RECORDED_BODY) chunks = undefined
+                  chunks?.push(next.value)
+                  controller.enqueue(next.value)
+                },
+                cancel: (reason) => reader.cancel(reason)
+              },
+              { highWaterMark: 0 }
+            )
+            return new Response(body, {
+              status: response.status,
+              statusText: response.statusText,
+              headers: response.headers
+            })
+          })
+        )
       },
       describe: { record: "what no route answers is forwarded and recorded" }
     },
@@ -190,7 +230,11 @@ export const recorder = (options: RecordOptions = {}): Recorder => {
   const recorded = (): Array<Recorded> => [
     ...kept,
     ...[...open].map(([session, request]) =>
-      socketEntry(request, { open: [...session.open], replies: session.replies.map((reply) => ({ client: reply.client, server: [...reply.server] })) }))
+      socketEntry(request, {
+        open: [...session.open],
+        replies: session.replies.map((reply) => ({ client: reply.client, server: [...reply.server] }))
+      })
+    )
   ]
   return { route, recorded, overflow: () => overflow, listen: (listener) => void (onKept = listener) }
 }
@@ -220,7 +264,9 @@ const literal = (text: string) => text.replace(/[{}()[\]+?!:*\\]/g, "\\$&")
 
 /** Whether a body is written as text: a textual content type, or, without one, UTF-8. */
 const isText = (type: string | undefined, body: Uint8Array): boolean =>
-  type === undefined ? isUtf8(body) : /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)|[^;]*\+(json|xml))/i.test(type)
+  type === undefined
+    ? isUtf8(body)
+    : /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)|[^;]*\+(json|xml))/i.test(type)
 
 /**
  * An answer's text as a recording writes it: a JSON or form body with its credential members
@@ -234,17 +280,30 @@ const answerText = (type: string | undefined, text: string, redactor: Redactor):
  * What was recorded as RouteSpec JSON: a route per distinct request (its answers in order when
  * they differ), credentials left out (`redactor` names them).
  */
-export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor, warnings: Array<string> = []): Array<Record<string, unknown>> => {
-  const groups = new Map<string, { readonly match: Record<string, unknown>; readonly answers: Array<Record<string, unknown>> }>()
+export const fixtureOf = (
+  recorded: ReadonlyArray<Recorded>,
+  redactor: Redactor,
+  warnings: Array<string> = []
+): Array<Record<string, unknown>> => {
+  const groups = new Map<
+    string,
+    { readonly match: Record<string, unknown>; readonly answers: Array<Record<string, unknown>> }
+  >()
   for (const entry of recorded) {
     const url = new URL(entry.url)
     const query: Record<string, string> = {}
     for (const [name, value] of url.searchParams) if (!redactor.isCredentialQuery(name)) query[name] = value
     // A body nested deeper than a request's `json()` reads is matched without it (as the network
     // would see it); one deeper than a body matcher may nest, on its first levels.
-    const parsed = entry.requestBody !== undefined && /json/i.test(entry.requestType ?? "") ? parseJson(entry.requestBody) : undefined
+    const parsed =
+      entry.requestBody !== undefined && /json/i.test(entry.requestType ?? "")
+        ? parseJson(entry.requestBody)
+        : undefined
     const { json, cut } = boundedMatch(parsed === undefined ? undefined : redactor.jsonMembers(parsed, "drop"))
-    if (cut) warnings.push(`${entry.method} ${redactor.url(url)}: its request body nests deeper than a body matcher may (${MAX_MATCH_DEPTH} levels): it is matched on what lies above`)
+    if (cut)
+      warnings.push(
+        `${entry.method} ${redactor.url(url)}: its request body nests deeper than a body matcher may (${MAX_MATCH_DEPTH} levels): it is matched on what lies above`
+      )
     const match: Record<string, unknown> = {
       method: entry.method,
       url: `${url.origin}${literal(url.pathname)}`,
@@ -254,18 +313,24 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor,
     const type = entry.headers.find(([name]) => name === "content-type")?.[1]
     // A header sent more than once (`set-cookie`) keeps every value, joined as `Headers.get` joins them.
     const headers: Record<string, string> = {}
-    for (const [name, value] of entry.headers) if (name !== "content-type") headers[name] = name in headers ? `${headers[name]}, ${value}` : value
-    const common = { status: entry.status, ...(type === undefined ? {} : { contentType: type }), ...(Object.keys(headers).length === 0 ? {} : { headers }) }
-    const respond = entry.webSocket !== undefined
-      ? { kind: "webSocket", ...socketScript(entry.webSocket, redactor) }
-      : entry.fault !== undefined
-      ? { kind: "fault", fault: entry.fault }
-      : NULL_BODY_STATUSES.has(entry.status)
-      // A 204 or 304 carries no body: a status route, which a text route with that status may not be.
-      ? { kind: "status", status: entry.status, ...(Object.keys(headers).length === 0 ? {} : { headers }) }
-      : isText(type, entry.body)
-      ? { kind: "text", body: answerText(type, decoder.decode(entry.body), redactor), ...common }
-      : { kind: "bytes", base64: Buffer.from(entry.body).toString("base64"), ...common }
+    for (const [name, value] of entry.headers)
+      if (name !== "content-type") headers[name] = name in headers ? `${headers[name]}, ${value}` : value
+    const common = {
+      status: entry.status,
+      ...(type === undefined ? {} : { contentType: type }),
+      ...(Object.keys(headers).length === 0 ? {} : { headers })
+    }
+    const respond =
+      entry.webSocket !== undefined
+        ? { kind: "webSocket", ...socketScript(entry.webSocket, redactor) }
+        : entry.fault !== undefined
+          ? { kind: "fault", fault: entry.fault }
+          : NULL_BODY_STATUSES.has(entry.status)
+            ? // A 204 or 304 carries no body: a status route, which a text route with that status may not be.
+              { kind: "status", status: entry.status, ...(Object.keys(headers).length === 0 ? {} : { headers }) }
+            : isText(type, entry.body)
+              ? { kind: "text", body: answerText(type, decoder.decode(entry.body), redactor), ...common }
+              : { kind: "bytes", base64: Buffer.from(entry.body).toString("base64"), ...common }
     const key = JSON.stringify(match)
     const group = groups.get(key) ?? { match, answers: [] }
     groups.set(key, group)
@@ -297,7 +362,11 @@ export const fixtureOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor,
  * routes (`fixtureOf`).
  * Calls that got different answers for the same match become a sequence (each once, in order).
  */
-export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redactor, models: ModelApis = DEFAULT_MODEL_APIS): Recording => {
+export const recordingOf = (
+  recorded: ReadonlyArray<Recorded>,
+  redactor: Redactor,
+  models: ModelApis = DEFAULT_MODEL_APIS
+): Recording => {
   const warnings: Array<string> = []
   const plain: Array<Recorded> = []
   const mcp: Array<Recorded> = []
@@ -319,14 +388,19 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
     }
     const api = models.apiOf(entry.method, url)
     const type = entry.headers.find(([name]) => name === "content-type")?.[1]
-    const rule = api === undefined ? undefined : ruleOf(api, entry.url, entry.requestBody, entry.status, type, entry.body, entry.timing)
+    const rule =
+      api === undefined
+        ? undefined
+        : ruleOf(api, entry.url, entry.requestBody, entry.status, type, entry.body, entry.timing)
     if (api === undefined || rule === undefined) {
       plain.push(entry)
       continue
     }
     // An answer nested deeper than a fixture holds (a tool call's input) is kept as the HTTP answer it was.
     if (!fits(rule)) {
-      warnings.push(`${entry.method} ${redactor.url(url)}: its answer nests deeper than a model rule in a fixture may (${ENTRY_DEPTH} levels): it is kept as the HTTP answer it was`)
+      warnings.push(
+        `${entry.method} ${redactor.url(url)}: its answer nests deeper than a model rule in a fixture may (${ENTRY_DEPTH} levels): it is kept as the HTTP answer it was`
+      )
       plain.push(entry)
       continue
     }
@@ -346,7 +420,13 @@ export const recordingOf = (recorded: ReadonlyArray<Recorded>, redactor: Redacto
   let n = 0
   for (const list of byMatch.values()) {
     n++
-    list.forEach((rule, i) => { ordered.push({ id: list.length === 1 ? `recorded-call-${n}` : `recorded-call-${n}.${i + 1}`, ...rule, ...(i < list.length - 1 ? { times: 1 } : {}) }) })
+    list.forEach((rule, i) => {
+      ordered.push({
+        id: list.length === 1 ? `recorded-call-${n}` : `recorded-call-${n}.${i + 1}`,
+        ...rule,
+        ...(i < list.length - 1 ? { times: 1 } : {})
+      })
+    })
   }
   // An MCP endpoint's GET (its event stream) and DELETE (a session's end) are its plumbing, not routes.
   const rest = plain.filter((entry) => {
@@ -408,7 +488,8 @@ export const persist = (recorder: Recorder, file: string, options: PersistOption
     const recording = recordingOf(kept, redactor, models)
     // Nothing recorded and no file: no empty fixture is made (an upstream that was down, say).
     // Nor is a file replaced (`fresh`) by a recording of nothing.
-    if (kept.length === 0 && "existing" in target && (target.text === undefined || options.fresh === true)) return { written: undefined, recording }
+    if (kept.length === 0 && "existing" in target && (target.text === undefined || options.fresh === true))
+      return { written: undefined, recording }
     if (where === file && "existing" in target) {
       try {
         if (contentOf(file) !== expected) throw new Error("changed under the recorder")

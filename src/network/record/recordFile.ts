@@ -9,26 +9,39 @@ import { depthExceeds, MAX_JSON_DEPTH } from "../../registry/util.ts"
 import type { Recording } from "./recorded.ts"
 
 /** A fixture file's content as record mode merges into it. */
-export type Target = { readonly routes?: Array<Record<string, unknown>>; readonly llm?: unknown } & Record<string, unknown>
+export type Target = { readonly routes?: Array<Record<string, unknown>>; readonly llm?: unknown } & Record<
+  string,
+  unknown
+>
 
 /**
  * What `file` holds, to merge a recording into (`{}` when there is no file), or why it cannot be
  * merged into: it is not JSON, not an object, or has `routes` or `llm.rules` that are not arrays.
  */
-export const readTarget = (file: string): { readonly existing: Target; readonly text: string | undefined } | { readonly problem: string } => {
+export const readTarget = (
+  file: string
+): { readonly existing: Target; readonly text: string | undefined } | { readonly problem: string } => {
   const text = contentOf(file)
   if (text === undefined) return { existing: {}, text }
   let existing: unknown
   try {
     existing = JSON.parse(text)
   } catch (cause) {
-    return { problem: `${file} exists and cannot be read as JSON (${cause instanceof Error ? cause.message : String(cause)})` }
+    return {
+      problem: `${file} exists and cannot be read as JSON (${cause instanceof Error ? cause.message : String(cause)})`
+    }
   }
-  if (typeof existing !== "object" || existing === null || Array.isArray(existing)) return { problem: `${file} exists and is not a fixture (a JSON object)` }
+  if (typeof existing !== "object" || existing === null || Array.isArray(existing))
+    return { problem: `${file} exists and is not a fixture (a JSON object)` }
   const fixture = existing as { routes?: unknown; llm?: unknown }
-  if (fixture.routes !== undefined && !Array.isArray(fixture.routes)) return { problem: `${file}: routes is not an array` }
+  if (fixture.routes !== undefined && !Array.isArray(fixture.routes))
+    return { problem: `${file}: routes is not an array` }
   const llm = fixture.llm as { rules?: unknown } | undefined
-  if (llm !== undefined && !Array.isArray(llm) && (typeof llm !== "object" || llm === null || (llm.rules !== undefined && !Array.isArray(llm.rules)))) {
+  if (
+    llm !== undefined &&
+    !Array.isArray(llm) &&
+    (typeof llm !== "object" || llm === null || (llm.rules !== undefined && !Array.isArray(llm.rules)))
+  ) {
     return { problem: `${file}: llm is neither a queue (an array) nor { queue, rules } with rules an array` }
   }
   if (depthExceeds(existing, MAX_JSON_DEPTH)) return { problem: `${file} nests deeper than ${MAX_JSON_DEPTH}` }
@@ -36,7 +49,8 @@ export const readTarget = (file: string): { readonly existing: Target; readonly 
 }
 
 /** What `file` holds as text, or undefined when there is no such file. */
-export const contentOf = (file: string): string | undefined => (existsSync(file) ? readFileSync(file, "utf8") : undefined)
+export const contentOf = (file: string): string | undefined =>
+  existsSync(file) ? readFileSync(file, "utf8") : undefined
 
 /**
  * Why a recording cannot be merged into `file` (checked before anything is recorded, so that a
@@ -62,7 +76,9 @@ const uniqueId = (base: string, taken: Set<unknown>): string => {
  */
 export const writeMerged = (file: string, existing: Target, recording: Recording, seed?: number): string => {
   const before = existing.routes ?? []
-  const seen = new Set(before.map((route) => JSON.stringify("family" in route ? route : [route["match"], route["respond"]])))
+  const seen = new Set(
+    before.map((route) => JSON.stringify("family" in route ? route : [route["match"], route["respond"]]))
+  )
   const taken = new Set(before.map((route) => route["id"]))
   const added: Array<Record<string, unknown>> = []
   for (const route of recording.routes) {
@@ -75,7 +91,9 @@ export const writeMerged = (file: string, existing: Target, recording: Recording
   // Rules: those the file has, then the new ones it has not (by match and behaviour).
   const given = existing.llm
   const queue = Array.isArray(given) ? given : (given as { queue?: Array<unknown> } | undefined)?.queue
-  const rulesBefore = Array.isArray(given) ? [] : ((given as { rules?: Array<Record<string, unknown>> } | undefined)?.rules ?? [])
+  const rulesBefore = Array.isArray(given)
+    ? []
+    : ((given as { rules?: Array<Record<string, unknown>> } | undefined)?.rules ?? [])
   const ruleSeen = new Set(rulesBefore.map((rule) => JSON.stringify([rule["match"], rule["behaviour"]])))
   const ruleIds = new Set(rulesBefore.map((rule) => rule["id"]))
   const rulesAdded: Array<Record<string, unknown>> = []
@@ -83,8 +101,16 @@ export const writeMerged = (file: string, existing: Target, recording: Recording
     if (ruleSeen.has(JSON.stringify([rule["match"], rule["behaviour"]]))) continue
     rulesAdded.push({ ...rule, id: uniqueId(String(rule["id"]), ruleIds) })
   }
-  const llm = rulesBefore.length + rulesAdded.length === 0 ? given : { ...(queue === undefined ? {} : { queue }), rules: [...rulesBefore, ...rulesAdded] }
-  const merged = { ...(seed === undefined || "seed" in existing ? {} : { seed }), ...existing, routes: [...before, ...added], ...(llm === undefined ? {} : { llm }) }
+  const llm =
+    rulesBefore.length + rulesAdded.length === 0
+      ? given
+      : { ...(queue === undefined ? {} : { queue }), rules: [...rulesBefore, ...rulesAdded] }
+  const merged = {
+    ...(seed === undefined || "seed" in existing ? {} : { seed }),
+    ...existing,
+    routes: [...before, ...added],
+    ...(llm === undefined ? {} : { llm })
+  }
   const text = `${JSON.stringify(merged, null, 2)}\n`
   writeFileAtomic(file, text)
   return text

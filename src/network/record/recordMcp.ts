@@ -28,11 +28,20 @@ export const isMcp = (entry: Recorded): boolean => {
   if (entry.requestBody === undefined) return false
   const body = parseJson(entry.requestBody)
   const first = Array.isArray(body) ? body[0] : body
-  return typeof first === "object" && first !== null && (first as { jsonrpc?: unknown }).jsonrpc === "2.0" && typeof (first as { method?: unknown }).method === "string"
+  return (
+    typeof first === "object" &&
+    first !== null &&
+    (first as { jsonrpc?: unknown }).jsonrpc === "2.0" &&
+    typeof (first as { method?: unknown }).method === "string"
+  )
 }
 
 /** The `mcp` routes of the MCP exchanges, one per endpoint URL (query left out). */
-export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>, redactor: Redactor, warnings: Array<string> = []): Array<Record<string, unknown>> => {
+export const mcpRoutesOf = (
+  entries: ReadonlyArray<Recorded>,
+  redactor: Redactor,
+  warnings: Array<string> = []
+): Array<Record<string, unknown>> => {
   const byEndpoint = new Map<string, Array<Recorded>>()
   for (const entry of entries) {
     const url = new URL(entry.url)
@@ -61,7 +70,9 @@ export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>, redactor: Redactor
         const params = isJsonObject(request.params) ? request.params : {}
         // What nests deeper than a fixture holds is left out, said, and the rest of the server kept.
         if (!fits(result) || !fits(params)) {
-          warnings.push(`POST ${redactor.url(exchange.url)}: the ${String(request.method).slice(0, 40)} of this MCP session nests deeper than a fixture may (${ENTRY_DEPTH} levels): it is left out of the recorded server`)
+          warnings.push(
+            `POST ${redactor.url(exchange.url)}: the ${String(request.method).slice(0, 40)} of this MCP session nests deeper than a fixture may (${ENTRY_DEPTH} levels): it is left out of the recorded server`
+          )
           continue
         }
         switch (request.method) {
@@ -78,25 +89,44 @@ export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>, redactor: Redactor
             const args = redactor.jsonMembers(params.arguments ?? {}, "mark") as Record<string, unknown>
             const list = results.get(name) ?? []
             if (!list.some((r) => JSON.stringify(r.arguments) === JSON.stringify(args))) {
-              list.push({ arguments: args, result: { content: result.content ?? [], ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }), ...(result.isError === true ? { isError: true } : {}) } })
+              list.push({
+                arguments: args,
+                result: {
+                  content: result.content ?? [],
+                  ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+                  ...(result.isError === true ? { isError: true } : {})
+                }
+              })
             }
             results.set(name, list)
             break
           }
           case "resources/list":
-            for (const resource of objectsAt(result, "resources")) resources.set(String(resource.uri), { ...resources.get(String(resource.uri)), ...resource })
+            for (const resource of objectsAt(result, "resources"))
+              resources.set(String(resource.uri), { ...resources.get(String(resource.uri)), ...resource })
             break
           case "resources/read":
             for (const content of objectsAt(result, "contents")) {
-              resources.set(String(content.uri), { name: content.uri, ...resources.get(String(content.uri)), uri: content.uri, ...(content.mimeType === undefined ? {} : { mimeType: content.mimeType }), ...(content.text !== undefined ? { text: content.text } : { blob: content.blob }) })
+              resources.set(String(content.uri), {
+                name: content.uri,
+                ...resources.get(String(content.uri)),
+                uri: content.uri,
+                ...(content.mimeType === undefined ? {} : { mimeType: content.mimeType }),
+                ...(content.text !== undefined ? { text: content.text } : { blob: content.blob })
+              })
             }
             break
           case "prompts/list":
-            for (const prompt of objectsAt(result, "prompts")) prompts.set(String(prompt.name), { ...prompt, ...prompts.get(String(prompt.name)) })
+            for (const prompt of objectsAt(result, "prompts"))
+              prompts.set(String(prompt.name), { ...prompt, ...prompts.get(String(prompt.name)) })
             break
           case "prompts/get": {
             const name = String(params.name ?? "")
-            const messages = objectsAt(result, "messages").map((m) => (isJsonObject(m.content) && m.content.type === "text" ? { role: m.role, text: m.content.text } : { role: m.role, content: m.content }))
+            const messages = objectsAt(result, "messages").map((m) =>
+              isJsonObject(m.content) && m.content.type === "text"
+                ? { role: m.role, text: m.content.text }
+                : { role: m.role, content: m.content }
+            )
             prompts.set(name, { name, ...prompts.get(name), messages })
             break
           }
@@ -115,12 +145,29 @@ export const mcpRoutesOf = (entries: ReadonlyArray<Recorded>, redactor: Redactor
           ...(tool.inputSchema === undefined ? {} : { inputSchema: tool.inputSchema }),
           ...(results.has(name) ? { results: results.get(name) } : {}),
           // A tool listed but never called answers that it has nothing recorded.
-          ...(results.has(name) ? {} : { result: { content: [{ type: "text", text: `nothing was recorded for ${name}` }], isError: true } })
+          ...(results.has(name)
+            ? {}
+            : { result: { content: [{ type: "text", text: `nothing was recorded for ${name}` }], isError: true } })
         }
       }),
       // Listed resources never read have no contents to serve: only those read are kept.
-      resources: [...resources.values()].filter((r) => r.text !== undefined || r.blob !== undefined).map((r) => ({ uri: r.uri, name: String(r.name ?? r.uri), ...(r.description === undefined ? {} : { description: r.description }), ...(r.mimeType === undefined ? {} : { mimeType: r.mimeType }), ...(r.text !== undefined ? { text: r.text } : { blob: r.blob }) })),
-      prompts: [...prompts.values()].filter((p) => Array.isArray(p.messages)).map((p) => ({ name: p.name, ...(p.description === undefined ? {} : { description: p.description }), ...(p.arguments === undefined ? {} : { arguments: p.arguments }), messages: p.messages }))
+      resources: [...resources.values()]
+        .filter((r) => r.text !== undefined || r.blob !== undefined)
+        .map((r) => ({
+          uri: r.uri,
+          name: String(r.name ?? r.uri),
+          ...(r.description === undefined ? {} : { description: r.description }),
+          ...(r.mimeType === undefined ? {} : { mimeType: r.mimeType }),
+          ...(r.text !== undefined ? { text: r.text } : { blob: r.blob })
+        })),
+      prompts: [...prompts.values()]
+        .filter((p) => Array.isArray(p.messages))
+        .map((p) => ({
+          name: p.name,
+          ...(p.description === undefined ? {} : { description: p.description }),
+          ...(p.arguments === undefined ? {} : { arguments: p.arguments }),
+          messages: p.messages
+        }))
     }
     routes.push({ id: `recorded-mcp-${n}`, match: endpoint, respond: { kind: "mcp", server } })
   }

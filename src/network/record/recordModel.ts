@@ -25,11 +25,18 @@ export const familyFor = (wire: ModelWire, origin: string): Record<string, unkno
  * Undefined when the body is not a request of its API or has no user message.
  */
 const matchOf = (wire: ModelWire, url: string, requestBody: string): Record<string, unknown> | undefined => {
-  const request = makeSimRequest({ method: "POST", url, headers: { "content-type": "application/json" }, body: requestBody })
+  const request = makeSimRequest({
+    method: "POST",
+    url,
+    headers: { "content-type": "application/json" },
+    body: requestBody
+  })
   const read = wire.read(request, request.json())
   if (Result.isFailure(read)) return undefined
   const conversation = readConversation(read.success)
-  return conversation.lastUserMessage === undefined ? undefined : { lastUserMessage: conversation.lastUserMessage, toolResult: conversation.toolResultRounds > 0 }
+  return conversation.lastUserMessage === undefined
+    ? undefined
+    : { lastUserMessage: conversation.lastUserMessage, toolResult: conversation.toolResultRounds > 0 }
 }
 
 /**
@@ -49,15 +56,24 @@ export const ruleOf = (
   const match = matchOf(wire, url, requestBody)
   if (match === undefined) return undefined
   const framing = wire.streaming
-  const streamed = /event-stream/i.test(contentType ?? "") || (framing !== undefined && (contentType ?? "").toLowerCase().startsWith(framing.contentType))
+  const streamed =
+    /event-stream/i.test(contentType ?? "") ||
+    (framing !== undefined && (contentType ?? "").toLowerCase().startsWith(framing.contentType))
   const body = streamed && framing?.decode !== undefined ? framing.decode(bytes) : decoder.decode(bytes)
   const answer = wire.readBack(body, streamed)
   if (answer === undefined || answer.actions.length === 0) return undefined
-  const words = answer.actions.reduce((n, a) => n + (a.type === "tool_call" ? 1 : a.content.split(/\s+/).filter(Boolean).length), 0)
+  const words = answer.actions.reduce(
+    (n, a) => n + (a.type === "tool_call" ? 1 : a.content.split(/\s+/).filter(Boolean).length),
+    0
+  )
   const streaming = streamed && timing !== undefined ? timing.totalMs - timing.firstByteMs : 0
-  const pace = streamed && timing !== undefined
-    ? { ttftMs: Math.round(timing.firstByteMs), ...(streaming > 0 && words > 1 ? { tokensPerSecond: Math.round((words * 1000 / streaming) * 10) / 10 } : {}) }
-    : undefined
+  const pace =
+    streamed && timing !== undefined
+      ? {
+          ttftMs: Math.round(timing.firstByteMs),
+          ...(streaming > 0 && words > 1 ? { tokensPerSecond: Math.round(((words * 1000) / streaming) * 10) / 10 } : {})
+        }
+      : undefined
   return {
     match,
     behaviour: {

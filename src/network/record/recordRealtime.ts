@@ -26,7 +26,9 @@ const partsText = (parts: ReadonlyArray<unknown>): string =>
   parts.map((part) => (at(part, "text") !== undefined ? textAt(part, "text") : textAt(part, "transcript"))).join("")
 
 /** Every frame of a session in the order it crossed: the opening server frames, then each client frame and what followed it. */
-const framesOf = (session: RecordedSocket): Array<{ readonly from: "client" | "server"; readonly message: JsonRecord }> => {
+const framesOf = (
+  session: RecordedSocket
+): Array<{ readonly from: "client" | "server"; readonly message: JsonRecord }> => {
   const out: Array<{ from: "client" | "server"; message: JsonRecord }> = []
   const add = (from: "client" | "server", frame: Frame) => {
     const message = jsonFrame(frame)
@@ -53,14 +55,24 @@ const realtimeRules = (session: RecordedSocket): Array<Rule> => {
         toolResult = false
       }
     }
-    if (from === "server" && message.type === "response.done" && at(message, "response", "status") === "completed" && lastUser !== undefined) {
+    if (
+      from === "server" &&
+      message.type === "response.done" &&
+      at(message, "response", "status") === "completed" &&
+      lastUser !== undefined
+    ) {
       const actions: Array<ReadBackAction> = []
       for (const item of listAt(message, "response", "output")) {
         if (at(item, "type") === "message") {
           const text = partsText(listAt(item, "content"))
           if (text !== "") actions.push({ type: "text", content: text })
         }
-        if (at(item, "type") === "function_call") actions.push({ type: "tool_call", name: textAt(item, "name"), input: parseArguments(textAt(item, "arguments") || "{}") })
+        if (at(item, "type") === "function_call")
+          actions.push({
+            type: "tool_call",
+            name: textAt(item, "name"),
+            input: parseArguments(textAt(item, "arguments") || "{}")
+          })
       }
       if (actions.length > 0) rules.push(rule(lastUser, toolResult, actions))
     }
@@ -76,7 +88,9 @@ const liveRules = (session: RecordedSocket): Array<Rule> => {
   const flush = (calls: ReadonlyArray<unknown>) => {
     const actions: Array<ReadBackAction> = [
       ...(text === "" ? [] : [{ type: "text" as const, content: text }]),
-      ...calls.map((call): ReadBackAction => ({ type: "tool_call", name: textAt(call, "name"), input: at(call, "args") ?? {} }))
+      ...calls.map(
+        (call): ReadBackAction => ({ type: "tool_call", name: textAt(call, "name"), input: at(call, "args") ?? {} })
+      )
     ]
     if (actions.length > 0 && lastUser !== undefined) rules.push(rule(lastUser, toolResult, actions))
     text = ""
@@ -85,7 +99,9 @@ const liveRules = (session: RecordedSocket): Array<Rule> => {
     if (from === "client") {
       const users = listAt(message, "clientContent", "turns").filter((turn) => at(turn, "role") !== "model")
       if (users.length > 0) {
-        lastUser = listAt(users.at(-1), "parts").map((part) => textAt(part, "text")).join("")
+        lastUser = listAt(users.at(-1), "parts")
+          .map((part) => textAt(part, "text"))
+          .join("")
         toolResult = false
       }
       const typed = at(message, "realtimeInput", "text")
@@ -102,7 +118,8 @@ const liveRules = (session: RecordedSocket): Array<Rule> => {
       if (typeof said === "string" && at(part, "thought") !== true) text += said
     }
     const transcript = at(message, "serverContent", "outputTranscription", "text")
-    if (typeof transcript === "string" && !parts.some((part) => typeof at(part, "text") === "string")) text += transcript
+    if (typeof transcript === "string" && !parts.some((part) => typeof at(part, "text") === "string"))
+      text += transcript
     const calls = at(message, "toolCall", "functionCalls")
     if (Array.isArray(calls)) flush(calls)
     else if (at(message, "serverContent", "turnComplete") === true) flush([])
@@ -115,17 +132,36 @@ const liveRules = (session: RecordedSocket): Array<Rule> => {
  * (`openai` for Realtime, `gemini` for Live; its `baseUrl` when `url` is not the API's own host),
  * or undefined when it is not such a session or answered no turn.
  */
-export const socketCalls = (url: URL, session: RecordedSocket): { readonly family: Record<string, unknown>; readonly rules: ReadonlyArray<Rule> } | undefined => {
+export const socketCalls = (
+  url: URL,
+  session: RecordedSocket
+): { readonly family: Record<string, unknown>; readonly rules: ReadonlyArray<Rule> } | undefined => {
   const origin = `${url.protocol === "ws:" ? "http:" : url.protocol === "wss:" ? "https:" : url.protocol}//${url.host}`
   if (url.pathname.endsWith("/realtime")) {
     const rules = realtimeRules(session)
     const base = url.pathname.slice(0, -"/realtime".length)
-    return rules.length === 0 ? undefined : { family: origin === "https://api.openai.com" && base === "/v1" ? { family: "openai" } : { family: "openai", baseUrl: `${origin}${base}` }, rules }
+    return rules.length === 0
+      ? undefined
+      : {
+          family:
+            origin === "https://api.openai.com" && base === "/v1"
+              ? { family: "openai" }
+              : { family: "openai", baseUrl: `${origin}${base}` },
+          rules
+        }
   }
   if (url.pathname.includes(".GenerativeService.BidiGenerateContent")) {
     const rules = liveRules(session)
     const base = url.pathname.slice(0, url.pathname.indexOf("/ws/"))
-    return rules.length === 0 ? undefined : { family: origin === "https://generativelanguage.googleapis.com" && base === "" ? { family: "gemini" } : { family: "gemini", baseUrl: `${origin}${base}` }, rules }
+    return rules.length === 0
+      ? undefined
+      : {
+          family:
+            origin === "https://generativelanguage.googleapis.com" && base === ""
+              ? { family: "gemini" }
+              : { family: "gemini", baseUrl: `${origin}${base}` },
+          rules
+        }
   }
   return undefined
 }

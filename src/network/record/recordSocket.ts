@@ -15,7 +15,12 @@ import type { Redactor } from "../../registry/redact.ts"
 import type { SimRequest } from "../../registry/request.ts"
 import { type Frame, HANDSHAKE_HEADERS, SOCKET_HIGH_WATER, type SocketPeer } from "../../registry/socket.ts"
 import { frameOf, sendableClose } from "../../doors/webSocket.ts"
-import { type ScriptFrame, upgradeRequired, type WebSocketReply, type WebSocketScript } from "../../routes/webSocket/webSocket.ts"
+import {
+  type ScriptFrame,
+  upgradeRequired,
+  type WebSocketReply,
+  type WebSocketScript
+} from "../../routes/webSocket/webSocket.ts"
 
 /** A WebSocket session as record mode keeps it. */
 export interface RecordedSocket {
@@ -38,20 +43,37 @@ export interface SocketWatch {
  * bytes; `watch` hears of it while it is open (a recording written before it ends holds it). With
  * `publicOnly`, no address on the host's own networks is reached (`hostLocal.ts`).
  */
-export const recordSocket = (request: SimRequest, target: URL, limit: number, keep: (session: RecordedSocket, bytes: number) => void, watch?: SocketWatch, publicOnly = false): Promise<Whole> =>
+export const recordSocket = (
+  request: SimRequest,
+  target: URL,
+  limit: number,
+  keep: (session: RecordedSocket, bytes: number) => void,
+  watch?: SocketWatch,
+  publicOnly = false
+): Promise<Whole> =>
   new Promise((resolve) => {
     const ws = createRequire(import.meta.url)("ws") as typeof Ws
     const headers: Record<string, string> = {}
     request.headers.forEach((value, name) => {
       if (!HANDSHAKE_HEADERS.has(name)) headers[name] = value
     })
-    const protocols = request.headers.get("sec-websocket-protocol")?.split(",").map((p) => p.trim()).filter((p) => p !== "")
+    const protocols = request.headers
+      .get("sec-websocket-protocol")
+      ?.split(",")
+      .map((p) => p.trim())
+      .filter((p) => p !== "")
     const url = new URL(target)
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:"
-    const failed = (status: number, text: string) => resolve(whole(status, { "content-type": "text/plain; charset=utf-8" }, text))
-    if (publicOnly && isHostLocal(url.hostname)) return failed(502, `simnet record: ${hostLocalMessage(url.hostname, url.hostname)}\n`)
+    const failed = (status: number, text: string) =>
+      resolve(whole(status, { "content-type": "text/plain; charset=utf-8" }, text))
+    if (publicOnly && isHostLocal(url.hostname))
+      return failed(502, `simnet record: ${hostLocalMessage(url.hostname, url.hostname)}\n`)
     // ws hands its options to net.connect, which takes `lookup` (its types leave it out).
-    const upstream = new ws.WebSocket(url, protocols, { headers, perMessageDeflate: false, ...(publicOnly ? { lookup: publicLookup } : {}) } as Ws.ClientOptions)
+    const upstream = new ws.WebSocket(url, protocols, {
+      headers,
+      perMessageDeflate: false,
+      ...(publicOnly ? { lookup: publicLookup } : {})
+    } as Ws.ClientOptions)
     upstream.once("unexpected-response", (_req, res) => {
       upstream.terminate()
       failed(res.statusCode ?? 502, `simnet record: the upstream refused the WebSocket (${res.statusCode})\n`)
@@ -97,33 +119,36 @@ export const recordSocket = (request: SimRequest, target: URL, limit: number, ke
         earlyBytes += sizeOf(frame)
         if (earlyBytes > SOCKET_HIGH_WATER) holdUpstream(new Promise((resume) => void (handedOver = resume)))
       })
-      resolve(upgraded((socket) => {
-        peer = socket
-        for (const frame of early.splice(0)) socket.send(frame)
-        if (handedOver !== undefined) {
-          const waiting = socket.writable()
-          if (waiting === undefined) handedOver()
-          else void waiting.then(handedOver)
-        }
-        socket.onMessage((frame) => {
-          if (note(frame)) session.replies.push({ client: frame, server: [] })
-          if (upstream.readyState !== upstream.OPEN) return
-          upstream.send(frame, { binary: typeof frame !== "string" }, () => {
-            if (upstream.bufferedAmount <= SOCKET_HIGH_WATER) socket.resume()
+      resolve(
+        upgraded((socket) => {
+          peer = socket
+          for (const frame of early.splice(0)) socket.send(frame)
+          if (handedOver !== undefined) {
+            const waiting = socket.writable()
+            if (waiting === undefined) handedOver()
+            else void waiting.then(handedOver)
+          }
+          socket.onMessage((frame) => {
+            if (note(frame)) session.replies.push({ client: frame, server: [] })
+            if (upstream.readyState !== upstream.OPEN) return
+            upstream.send(frame, { binary: typeof frame !== "string" }, () => {
+              if (upstream.bufferedAmount <= SOCKET_HIGH_WATER) socket.resume()
+            })
+            if (upstream.bufferedAmount > SOCKET_HIGH_WATER) socket.pause()
           })
-          if (upstream.bufferedAmount > SOCKET_HIGH_WATER) socket.pause()
-        })
-        socket.onClose((code) => {
-          if (upstream.readyState === upstream.OPEN) upstream.close(sendableClose(code))
-          watch?.closed(session)
-          if (size <= limit) keep(session, size)
-        })
-        upstream.once("close", (code, reason) => socket.close(sendableClose(code), reason.toString()))
-      }, upgradeRequired))
+          socket.onClose((code) => {
+            if (upstream.readyState === upstream.OPEN) upstream.close(sendableClose(code))
+            watch?.closed(session)
+            if (size <= limit) keep(session, size)
+          })
+          upstream.once("close", (code, reason) => socket.close(sendableClose(code), reason.toString()))
+        }, upgradeRequired)
+      )
     })
   })
 
-const scriptFrame = (frame: Frame): ScriptFrame => (typeof frame === "string" ? frame : { base64: Buffer.from(frame).toString("base64") })
+const scriptFrame = (frame: Frame): ScriptFrame =>
+  typeof frame === "string" ? frame : { base64: Buffer.from(frame).toString("base64") }
 
 /**
  * A recorded session as a `webSocket` script: its open frames, and a reply to each client frame
@@ -134,6 +159,9 @@ export const socketScript = (session: RecordedSocket, redactor: Redactor): WebSo
   replies: session.replies.map(({ client, server }): WebSocketReply => {
     const text = typeof client === "string" ? client : undefined
     const shown = text === undefined ? undefined : redactor.bodyText(text)
-    return { ...(text !== undefined && shown === text ? { when: { equals: text } } : {}), send: server.map((frame) => scriptFrame(typeof frame === "string" ? redactor.bodyText(frame) : frame)) }
+    return {
+      ...(text !== undefined && shown === text ? { when: { equals: text } } : {}),
+      send: server.map((frame) => scriptFrame(typeof frame === "string" ? redactor.bodyText(frame) : frame))
+    }
   })
 })

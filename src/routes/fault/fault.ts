@@ -36,7 +36,10 @@ export const faultResponder = (fault: Fault): RouteParts => {
     case "reset":
       return { answer: () => streamed(resetAnswer()), describe, fault: "reset" }
     default: {
-      const error = new InvalidRouteSpec({ path: "respond.fault", message: `unknown fault "${String(fault)}"; expected one of ${FAULTS.join(", ")}` })
+      const error = new InvalidRouteSpec({
+        path: "respond.fault",
+        message: `unknown fault "${String(fault)}"; expected one of ${FAULTS.join(", ")}`
+      })
       return { answer: () => refused(error), prepare: Effect.fail(error), describe }
     }
   }

@@ -31,7 +31,16 @@ import { offsetSeed } from "../../registry/seed.ts"
 import { errorMessage } from "../../registry/util.ts"
 import { checkFieldHints, type FieldHints } from "../jsonSchema/fieldHints.ts"
 import { InvalidRouteSpec } from "../../SimnetError.ts"
-import { fieldResolver, type Generation, type GraphqlResolvers, type GraphqlScalarGenerators, type ListSize, overLimit, rootValue, typeResolver } from "./generate.ts"
+import {
+  fieldResolver,
+  type Generation,
+  type GraphqlResolvers,
+  type GraphqlScalarGenerators,
+  type ListSize,
+  overLimit,
+  rootValue,
+  typeResolver
+} from "./generate.ts"
 import { checkDocument, checkText, DEFAULT_LIMITS, type GraphqlLimits, MAX_LIMITS, nesting } from "./limits.ts"
 
 /** The options of a `graphql` route (see `Route.graphql`). */
@@ -76,13 +85,23 @@ const where = (error: GraphQLError): string => {
 }
 
 const wholeNumber = (value: unknown, path: string, min: number, max: number): number | InvalidRouteSpec | undefined =>
-  value === undefined ? undefined : typeof value === "number" && Number.isInteger(value) && value >= min && value <= max ? value : invalid(path, `must be a whole number from ${min} to ${max}, got ${JSON.stringify(value) ?? typeof value}`)
+  value === undefined
+    ? undefined
+    : typeof value === "number" && Number.isInteger(value) && value >= min && value <= max
+      ? value
+      : invalid(path, `must be a whole number from ${min} to ${max}, got ${JSON.stringify(value) ?? typeof value}`)
 
 const checkLimits = (given: GraphqlLimits | undefined): Required<GraphqlLimits> | InvalidRouteSpec => {
   const out: Record<string, number> = { ...DEFAULT_LIMITS }
   for (const key of Object.keys(given ?? {})) {
-    if (!(key in DEFAULT_LIMITS)) return invalid(`respond.limits.${key}`, `unknown bound; bounds: ${Object.keys(DEFAULT_LIMITS).join(", ")}`)
-    const value = wholeNumber((given as Record<string, unknown>)[key], `respond.limits.${key}`, 1, MAX_LIMITS[key as keyof typeof MAX_LIMITS])
+    if (!(key in DEFAULT_LIMITS))
+      return invalid(`respond.limits.${key}`, `unknown bound; bounds: ${Object.keys(DEFAULT_LIMITS).join(", ")}`)
+    const value = wholeNumber(
+      (given as Record<string, unknown>)[key],
+      `respond.limits.${key}`,
+      1,
+      MAX_LIMITS[key as keyof typeof MAX_LIMITS]
+    )
     if (value instanceof InvalidRouteSpec) return value
     if (value !== undefined) out[key] = value
   }
@@ -90,17 +109,28 @@ const checkLimits = (given: GraphqlLimits | undefined): Required<GraphqlLimits> 
 }
 
 const checkResolvers = (schema: GraphQLSchema, resolvers: GraphqlResolvers): InvalidRouteSpec | undefined => {
-  if (typeof resolvers !== "object" || resolvers === null) return invalid("respond.resolvers", "resolvers are { Type: { field: value or function } }")
+  if (typeof resolvers !== "object" || resolvers === null)
+    return invalid("respond.resolvers", "resolvers are { Type: { field: value or function } }")
   for (const [typeName, byField] of Object.entries(resolvers)) {
     const type = schema.getType(typeName)
     if (!isObjectType(type) && !isInterfaceType(type)) {
-      const known = Object.values(schema.getTypeMap()).filter((t) => isObjectType(t) && !t.name.startsWith("__")).map((t) => t.name)
-      return invalid(`respond.resolvers.${typeName}`, `the schema has no object type ${typeName}; its object types: ${known.join(", ")}`)
+      const known = Object.values(schema.getTypeMap())
+        .filter((t) => isObjectType(t) && !t.name.startsWith("__"))
+        .map((t) => t.name)
+      return invalid(
+        `respond.resolvers.${typeName}`,
+        `the schema has no object type ${typeName}; its object types: ${known.join(", ")}`
+      )
     }
-    if (typeof byField !== "object" || byField === null) return invalid(`respond.resolvers.${typeName}`, "a type's resolvers are { field: value or function }")
+    if (typeof byField !== "object" || byField === null)
+      return invalid(`respond.resolvers.${typeName}`, "a type's resolvers are { field: value or function }")
     const fields = type.getFields()
     for (const field of Object.keys(byField)) {
-      if (!Object.hasOwn(fields, field)) return invalid(`respond.resolvers.${typeName}.${field}`, `${typeName} has no field ${field}; its fields: ${Object.keys(fields).join(", ")}`)
+      if (!Object.hasOwn(fields, field))
+        return invalid(
+          `respond.resolvers.${typeName}.${field}`,
+          `${typeName} has no field ${field}; its fields: ${Object.keys(fields).join(", ")}`
+        )
     }
   }
   return undefined
@@ -109,8 +139,10 @@ const checkResolvers = (schema: GraphQLSchema, resolvers: GraphqlResolvers): Inv
 const checkScalars = (schema: GraphQLSchema, scalars: GraphqlScalarGenerators): InvalidRouteSpec | undefined => {
   for (const [name, generator] of Object.entries(scalars)) {
     const type = schema.getType(name)
-    if (!isScalarType(type) || isSpecifiedScalarType(type)) return invalid(`respond.scalars.${name}`, `the schema has no custom scalar ${name}`)
-    if (typeof generator !== "function") return invalid(`respond.scalars.${name}`, "a scalar's generator is a function of the seed")
+    if (!isScalarType(type) || isSpecifiedScalarType(type))
+      return invalid(`respond.scalars.${name}`, `the schema has no custom scalar ${name}`)
+    if (typeof generator !== "function")
+      return invalid(`respond.scalars.${name}`, "a scalar's generator is a function of the seed")
   }
   return undefined
 }
@@ -125,12 +157,16 @@ export const compileGraphql = (options: GraphqlOptions): CompiledGraphql | Inval
   if (typeof sdl !== "string") return invalid("respond.schema", "the schema is GraphQL SDL text")
   if (sdl.length > MAX_SDL) return invalid("respond.schema", `the schema is ${sdl.length} characters, over ${MAX_SDL}`)
   // graphql-js's parser descends once per level: a hostile nesting is refused before it runs.
-  if (nesting(sdl, MAX_SDL_NESTING) > MAX_SDL_NESTING) return invalid("respond.schema", `the schema nests its brackets deeper than ${MAX_SDL_NESTING} levels`)
+  if (nesting(sdl, MAX_SDL_NESTING) > MAX_SDL_NESTING)
+    return invalid("respond.schema", `the schema nests its brackets deeper than ${MAX_SDL_NESTING} levels`)
   let schema: GraphQLSchema
   try {
     schema = buildSchema(sdl)
   } catch (error) {
-    return invalid("respond.schema", error instanceof GraphQLError ? `${error.message}${where(error)}` : errorMessage(error))
+    return invalid(
+      "respond.schema",
+      error instanceof GraphQLError ? `${error.message}${where(error)}` : errorMessage(error)
+    )
   }
   const query = schema.getQueryType()
   if (query === undefined || query === null) return invalid("respond.schema", "the schema has no Query type")
@@ -148,10 +184,16 @@ export const compileGraphql = (options: GraphqlOptions): CompiledGraphql | Inval
   if (max instanceof InvalidRouteSpec) return max
   const listSize = { min: min ?? Math.min(1, max ?? 1), max: max ?? Math.max(min ?? 0, 3) }
   if (listSize.min > listSize.max) return invalid("respond.listSize", `min ${listSize.min} is over max ${listSize.max}`)
-  if (options.seedOffset !== undefined && !Number.isSafeInteger(options.seedOffset)) return invalid("respond.seedOffset", "must be a whole number")
-  const roots = { query: schema.getQueryType(), mutation: schema.getMutationType(), subscription: schema.getSubscriptionType() }
+  if (options.seedOffset !== undefined && !Number.isSafeInteger(options.seedOffset))
+    return invalid("respond.seedOffset", "must be a whole number")
+  const roots = {
+    query: schema.getQueryType(),
+    mutation: schema.getMutationType(),
+    subscription: schema.getSubscriptionType()
+  }
   const operations: Record<string, ReadonlyArray<string>> = {}
-  for (const [name, type] of Object.entries(roots)) if (type !== null && type !== undefined) operations[name] = Object.keys(type.getFields())
+  for (const [name, type] of Object.entries(roots))
+    if (type !== null && type !== undefined) operations[name] = Object.keys(type.getFields())
   return {
     schema,
     resolvers: options.resolvers ?? {},
@@ -183,7 +225,11 @@ const negotiate = (accept: string | null): MediaType | undefined => {
   let graphql = 0
   let json = 0
   for (const range of accept.split(",")) {
-    const [type, ...params] = range.trim().toLowerCase().split(";").map((p) => p.trim())
+    const [type, ...params] = range
+      .trim()
+      .toLowerCase()
+      .split(";")
+      .map((p) => p.trim())
     const q = params.find((p) => p.startsWith("q="))
     const weight = q === undefined ? 1 : Number(q.slice(2))
     if (!Number.isFinite(weight)) continue
@@ -194,8 +240,12 @@ const negotiate = (accept: string | null): MediaType | undefined => {
   return json > 0 ? JSON_TYPE : undefined
 }
 
-const bodyOf = (status: number, media: MediaType, value: unknown, extra: Readonly<Record<string, string>> = {}): Whole =>
-  whole(status, { "content-type": `${media}; charset=utf-8`, ...extra }, JSON.stringify(value))
+const bodyOf = (
+  status: number,
+  media: MediaType,
+  value: unknown,
+  extra: Readonly<Record<string, string>> = {}
+): Whole => whole(status, { "content-type": `${media}; charset=utf-8`, ...extra }, JSON.stringify(value))
 
 /** A request that is not a GraphQL-over-HTTP request at all: `400` (or the status given) whatever the media type. */
 const malformed = (media: MediaType, message: string, status = 400, extra?: Readonly<Record<string, string>>): Whole =>
@@ -227,24 +277,48 @@ const paramsOf = (request: SimRequest): Params | string => {
     const search = request.url.searchParams
     const variables = jsonParam(search.get("variables"))
     if (variables === undefined) return "the variables parameter is not JSON"
-    raw = { query: search.get("query") ?? undefined, operationName: search.get("operationName") ?? undefined, variables: variables.value }
+    raw = {
+      query: search.get("query") ?? undefined,
+      operationName: search.get("operationName") ?? undefined,
+      variables: variables.value
+    }
   } else {
     const body = request.json()
-    if (typeof body !== "object" || body === null || Array.isArray(body)) return "the body is not a JSON object { query, operationName?, variables? }"
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return "the body is not a JSON object { query, operationName?, variables? }"
     raw = body as Record<string, unknown>
   }
   if (typeof raw.query !== "string") return "the request has no query (a string)"
-  if (raw.operationName !== undefined && raw.operationName !== null && typeof raw.operationName !== "string") return "operationName is not a string"
+  if (raw.operationName !== undefined && raw.operationName !== null && typeof raw.operationName !== "string")
+    return "operationName is not a string"
   const variables = raw.variables
-  if (variables !== undefined && variables !== null && (typeof variables !== "object" || Array.isArray(variables))) return "variables is not an object"
-  return { query: raw.query, operationName: (raw.operationName ?? undefined) as string | undefined, variables: (variables ?? undefined) as Params["variables"] }
+  if (variables !== undefined && variables !== null && (typeof variables !== "object" || Array.isArray(variables)))
+    return "variables is not an object"
+  return {
+    query: raw.query,
+    operationName: (raw.operationName ?? undefined) as string | undefined,
+    variables: (variables ?? undefined) as Params["variables"]
+  }
 }
 
 /** The parse, check and execution of one well-formed request. */
-const run = (compiled: CompiledGraphql, params: Params, media: MediaType, request: SimRequest, context: RespondContext): Answer => {
+const run = (
+  compiled: CompiledGraphql,
+  params: Params,
+  media: MediaType,
+  request: SimRequest,
+  context: RespondContext
+): Answer => {
   const limits = compiled.limits
   const violation = (error: GraphQLError) => {
-    context.recordViolations?.([{ location: ["query"], severity: "Error", code: String(error.extensions["code"] ?? "GRAPHQL_VALIDATION_FAILED"), message: error.message }])
+    context.recordViolations?.([
+      {
+        location: ["query"],
+        severity: "Error",
+        code: String(error.extensions["code"] ?? "GRAPHQL_VALIDATION_FAILED"),
+        message: error.message
+      }
+    ])
     return requestError(media, [error])
   }
   const tooBig = checkText(params.query, limits)
@@ -254,22 +328,43 @@ const run = (compiled: CompiledGraphql, params: Params, media: MediaType, reques
     // The token bound keeps a long document of tiny tokens from costing more than a long one should.
     document = parse(params.query, { maxTokens: Math.max(1_000, Math.ceil(limits.documentBytes / 2)) })
   } catch (error) {
-    return error instanceof GraphQLError ? violation(error) : malformed(media, `the query does not parse: ${String(error)}`)
+    return error instanceof GraphQLError
+      ? violation(error)
+      : malformed(media, `the query does not parse: ${String(error)}`)
   }
   const invalid = validate(compiled.schema, document)
   if (invalid.length > 0) {
-    context.recordViolations?.(invalid.slice(0, 10).map((error) => ({ location: ["query"], severity: "Error" as const, code: "GRAPHQL_VALIDATION_FAILED", message: error.message })))
+    context.recordViolations?.(
+      invalid.slice(0, 10).map((error) => ({
+        location: ["query"],
+        severity: "Error" as const,
+        code: "GRAPHQL_VALIDATION_FAILED",
+        message: error.message
+      }))
+    )
     return requestError(media, invalid)
   }
   const operation = getOperationAST(document, params.operationName)
   if (operation === null || operation === undefined) {
-    return requestError(media, [new GraphQLError(params.operationName === undefined ? "Must provide operation name if query contains multiple operations." : `Unknown operation named "${params.operationName}".`)])
+    return requestError(media, [
+      new GraphQLError(
+        params.operationName === undefined
+          ? "Must provide operation name if query contains multiple operations."
+          : `Unknown operation named "${params.operationName}".`
+      )
+    ])
   }
   context.annotate?.({ graphql: { operation: operation.name?.value ?? null, type: operation.operation } })
   if (request.method === "GET" && operation.operation !== "query") {
     return malformed(media, `a ${operation.operation} is sent with POST, not GET`, 405, { allow: "POST" })
   }
-  if (operation.operation === "subscription") return requestError(media, [new GraphQLError("simnet: a graphql route answers queries and mutations; subscriptions need a streaming transport", { nodes: [operation] })])
+  if (operation.operation === "subscription")
+    return requestError(media, [
+      new GraphQLError(
+        "simnet: a graphql route answers queries and mutations; subscriptions need a streaming transport",
+        { nodes: [operation] }
+      )
+    ])
   const bounded = checkDocument(document, operation, limits)
   if (bounded !== undefined) return violation(bounded)
   const seed = offsetSeed(context.seed, compiled.seedOffset)
@@ -286,7 +381,10 @@ const run = (compiled: CompiledGraphql, params: Params, media: MediaType, reques
   }
   const render = (result: ExecutionResult): Whole => {
     if (overLimit(generation)) {
-      const error = new GraphQLError(`simnet: the answer would hold more than ${limits.values} values (limits.values)`, { extensions: { code: "SIMNET_LIMIT", limit: "values", bound: limits.values } })
+      const error = new GraphQLError(
+        `simnet: the answer would hold more than ${limits.values} values (limits.values)`,
+        { extensions: { code: "SIMNET_LIMIT", limit: "values", bound: limits.values } }
+      )
       return violation(error)
     }
     return result.data === undefined ? requestError(media, result.errors ?? []) : bodyOf(200, media, result)
@@ -307,11 +405,24 @@ const run = (compiled: CompiledGraphql, params: Params, media: MediaType, reques
 /** Answers one request to a `graphql` route. */
 export const answerGraphql = (compiled: CompiledGraphql, request: SimRequest, context: RespondContext): Answer => {
   const media = negotiate(request.headers.get("accept"))
-  if (media === undefined) return malformed(JSON_TYPE, `this route answers ${GRAPHQL_RESPONSE} or ${JSON_TYPE}; the request accepts neither`, 406)
-  if (request.method !== "GET" && request.method !== "POST") return malformed(media, `a GraphQL request is a GET or a POST, not a ${request.method}`, 405, { allow: "GET, POST" })
+  if (media === undefined)
+    return malformed(
+      JSON_TYPE,
+      `this route answers ${GRAPHQL_RESPONSE} or ${JSON_TYPE}; the request accepts neither`,
+      406
+    )
+  if (request.method !== "GET" && request.method !== "POST")
+    return malformed(media, `a GraphQL request is a GET or a POST, not a ${request.method}`, 405, {
+      allow: "GET, POST"
+    })
   if (request.method === "POST") {
     const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase()
-    if (type !== JSON_TYPE) return malformed(media, `a GraphQL POST is ${JSON_TYPE}, not ${type === "" ? "a body without a type" : type}`, 415)
+    if (type !== JSON_TYPE)
+      return malformed(
+        media,
+        `a GraphQL POST is ${JSON_TYPE}, not ${type === "" ? "a body without a type" : type}`,
+        415
+      )
   }
   const params = paramsOf(request)
   if (typeof params === "string") return malformed(media, params)

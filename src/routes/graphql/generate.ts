@@ -130,7 +130,13 @@ const poolOf = (base: Base, hint: FieldHint): ReadonlyArray<unknown> => {
   let pool = pools.get(key)
   if (pool === undefined) {
     const ast = realisticAst(Schema.Struct({ value: BASES[base] }).ast, { fields: { value: hint } })
-    const samples = Effect.runSync(Arbitrary.sampleEffect(Arbitrary.schema(Schema.make<Schema.Top>(ast)), { count: POOL, seed: 1, size: GENERATION_SIZE }))
+    const samples = Effect.runSync(
+      Arbitrary.sampleEffect(Arbitrary.schema(Schema.make<Schema.Top>(ast)), {
+        count: POOL,
+        seed: 1,
+        size: GENERATION_SIZE
+      })
+    )
     pool = samples.map((sample) => (sample as { readonly value: unknown }).value)
     // Hints given as values are few per route, but a caller could vary them endlessly.
     if (pools.size > 4096) pools.clear()
@@ -153,7 +159,10 @@ const JSON_LIKE = /^(json|jsonobject|object|map|any)$/i
 /** How a leaf's value is drawn from its seed: made once per field, used for every value of it. */
 type Draw = (seed: number) => unknown
 
-const fromPool = (values: ReadonlyArray<unknown>): Draw => (seed) => values[pick(seed, values.length)]
+const fromPool =
+  (values: ReadonlyArray<unknown>): Draw =>
+  (seed) =>
+    values[pick(seed, values.length)]
 
 /** The draw of a scalar: the built-ins by their type, a custom scalar by its generator or name. */
 const scalarDraw = (type: GraphQLNamedType, name: string, path: string | undefined, generation: Generation): Draw => {
@@ -182,7 +191,13 @@ const scalarDraw = (type: GraphQLNamedType, name: string, path: string | undefin
  * The draw of a leaf field, made on its first value and kept by the route for every request (by
  * the field's definition, or by its dotted path when `fields` names dotted paths).
  */
-const drawOf = (type: GraphQLNamedType, name: string, path: string | undefined, key: object | string, generation: Generation): Draw => {
+const drawOf = (
+  type: GraphQLNamedType,
+  name: string,
+  path: string | undefined,
+  key: object | string,
+  generation: Generation
+): Draw => {
   let draw = generation.draws.get(key)
   if (draw === undefined) {
     if (isEnumType(type)) {
@@ -199,7 +214,9 @@ const drawOf = (type: GraphQLNamedType, name: string, path: string | undefined, 
 // ---- the resolvers ------------------------------------------------------------------------
 
 const limitError = (generation: Generation) =>
-  new GraphQLError(`simnet: the answer would hold more than ${generation.maxValues} values (limits.values)`, { extensions: { code: "SIMNET_LIMIT", limit: "values", bound: generation.maxValues } })
+  new GraphQLError(`simnet: the answer would hold more than ${generation.maxValues} values (limits.values)`, {
+    extensions: { code: "SIMNET_LIMIT", limit: "values", bound: generation.maxValues }
+  })
 
 const count = (generation: Generation, n: number): void => {
   generation.values += n
@@ -210,7 +227,14 @@ const count = (generation: Generation, n: number): void => {
 export const overLimit = (generation: Generation): boolean => generation.values > generation.maxValues
 
 /** The value of a field of `type` at `seed`: a leaf, an object (its seed carried), or a list of them; `key` keeps its leaves' draw. */
-const generate = (type: GraphQLOutputType, name: string, path: string | undefined, key: object | string, seed: number, generation: Generation): unknown => {
+const generate = (
+  type: GraphQLOutputType,
+  name: string,
+  path: string | undefined,
+  key: object | string,
+  seed: number,
+  generation: Generation
+): unknown => {
   const inner = isNonNullType(type) ? type.ofType : type
   if (isListType(inner)) {
     const { min, max } = generation.listSize
@@ -226,30 +250,54 @@ const generate = (type: GraphQLOutputType, name: string, path: string | undefine
 }
 
 /** What a user's resolver for this field is, if any. */
-const userResolver = (generation: Generation, info: GraphQLResolveInfo): { readonly value: GraphqlResolver } | undefined => {
+const userResolver = (
+  generation: Generation,
+  info: GraphQLResolveInfo
+): { readonly value: GraphqlResolver } | undefined => {
   const byField = generation.resolvers[info.parentType.name]
-  return byField !== undefined && Object.hasOwn(byField, info.fieldName) ? { value: byField[info.fieldName] } : undefined
+  return byField !== undefined && Object.hasOwn(byField, info.fieldName)
+    ? { value: byField[info.fieldName] }
+    : undefined
 }
 
 /**
  * The default field resolver: a user's resolver when it names the field, else the parent's own
  * property of that name (a value a resolver returned), else a generated value.
  */
-export const fieldResolver = (root: number): GraphQLFieldResolver<unknown, Generation> => (parent, args, generation, info) => {
-  count(generation, 1)
-  const seed = seedOf(parent, info, root)
-  const fixed = userResolver(generation, info)
-  if (fixed !== undefined) {
-    const value = fixed.value
-    return typeof value === "function" ? (value as (args: unknown, context: GraphqlResolverContext) => unknown)(args, { request: generation.request, parent, seed }) : value
+export const fieldResolver =
+  (root: number): GraphQLFieldResolver<unknown, Generation> =>
+  (parent, args, generation, info) => {
+    count(generation, 1)
+    const seed = seedOf(parent, info, root)
+    const fixed = userResolver(generation, info)
+    if (fixed !== undefined) {
+      const value = fixed.value
+      return typeof value === "function"
+        ? (value as (args: unknown, context: GraphqlResolverContext) => unknown)(args, {
+            request: generation.request,
+            parent,
+            seed
+          })
+        : value
+    }
+    if (typeof parent === "object" && parent !== null && !(SEED in parent) && Object.hasOwn(parent, info.fieldName)) {
+      return (parent as Record<string, unknown>)[info.fieldName]
+    }
+    const parentPath = typeof parent === "object" && parent !== null ? (parent as Generated)[PATH] : undefined
+    const path = generation.dotted
+      ? parentPath === undefined || parentPath === ""
+        ? info.fieldName
+        : `${parentPath}.${info.fieldName}`
+      : undefined
+    return generate(
+      info.returnType,
+      info.fieldName,
+      path,
+      path ?? info.parentType.getFields()[info.fieldName],
+      seed,
+      generation
+    )
   }
-  if (typeof parent === "object" && parent !== null && !(SEED in parent) && Object.hasOwn(parent, info.fieldName)) {
-    return (parent as Record<string, unknown>)[info.fieldName]
-  }
-  const parentPath = typeof parent === "object" && parent !== null ? (parent as Generated)[PATH] : undefined
-  const path = generation.dotted ? (parentPath === undefined || parentPath === "" ? info.fieldName : `${parentPath}.${info.fieldName}`) : undefined
-  return generate(info.returnType, info.fieldName, path, path ?? info.parentType.getFields()[info.fieldName], seed, generation)
-}
 
 /**
  * The concrete type of an interface or union value: its own `__typename` (a resolver's value),
@@ -262,7 +310,6 @@ export const typeResolver: GraphQLTypeResolver<unknown, Generation> = (value, _g
   }
   const possible = info.schema.getPossibleTypes(abstractType)
   if (possible.length === 0) return undefined
-  const seed = typeof value === "object" && value !== null ? (value as Generated)[SEED] ?? 0 : 0
+  const seed = typeof value === "object" && value !== null ? ((value as Generated)[SEED] ?? 0) : 0
   return possible[pick(mix(seed, "__typename"), possible.length)].name
 }
-

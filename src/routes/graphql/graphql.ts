@@ -34,7 +34,11 @@ export const graphqlResponder = (options: Engine.GraphqlOptions, label: string):
   const prepare = Effect.suspend(() => {
     if (compiled !== undefined) return Effect.void
     return Effect.flatMap(
-      Effect.tryPromise({ try: loadEngine, catch: (cause) => new InvalidRouteSpec({ path: "respond.schema", message: `graphql-js did not load: ${errorMessage(cause)}` }) }),
+      Effect.tryPromise({
+        try: loadEngine,
+        catch: (cause) =>
+          new InvalidRouteSpec({ path: "respond.schema", message: `graphql-js did not load: ${errorMessage(cause)}` })
+      }),
       (loaded) => {
         const made = loaded.compileGraphql(options)
         if (made instanceof InvalidRouteSpec) return Effect.fail(made)
@@ -47,7 +51,13 @@ export const graphqlResponder = (options: Engine.GraphqlOptions, label: string):
     prepare,
     answer: (request: SimRequest, context: RespondContext) =>
       compiled === undefined || engine === undefined
-        ? refused(new RouteFailed({ route: label, reason: "handler", message: "simnet: the graphql route was not prepared (register it in a network)" }))
+        ? refused(
+            new RouteFailed({
+              route: label,
+              reason: "handler",
+              message: "simnet: the graphql route was not prepared (register it in a network)"
+            })
+          )
         : engine.answerGraphql(compiled, request, context),
     seeded: true,
     annotated: true,
@@ -73,5 +83,10 @@ export const graphqlResponder = (options: Engine.GraphqlOptions, label: string):
 export const graphql = (match: MatcherInput, schema: Engine.GraphqlOptions, options: RouteOptions = {}): Route =>
   checked("graphql", ROUTE_OPTIONS_ONLY, options, () => {
     const matcher = compileMatcher(match)
-    return make("graphql", matcher, graphqlResponder(usable(schema), usable(options).id ?? `graphql ${matcher.source}`), options)
+    return make(
+      "graphql",
+      matcher,
+      graphqlResponder(usable(schema), usable(options).id ?? `graphql ${matcher.source}`),
+      options
+    )
   })

@@ -25,17 +25,24 @@ export const GraphqlRespond = Schema.Struct({
   kind: Schema.Literal("graphql"),
   schema: Schema.Union([Schema.String, Schema.Struct({ file: Schema.String })]),
   resolvers: Schema.optional(Schema.Record(Schema.String, Schema.Record(Schema.String, Schema.Unknown))),
-  fields: Schema.optional(Schema.Record(Schema.String, Schema.Union([
-    Schema.String,
-    Schema.Struct({ values: Schema.Array(Schema.Union([Schema.String, Schema.Finite, Schema.Boolean])) })
-  ]))),
+  fields: Schema.optional(
+    Schema.Record(
+      Schema.String,
+      Schema.Union([
+        Schema.String,
+        Schema.Struct({ values: Schema.Array(Schema.Union([Schema.String, Schema.Finite, Schema.Boolean])) })
+      ])
+    )
+  ),
   listSize: Schema.optional(Schema.Struct({ min: Schema.optional(Schema.Int), max: Schema.optional(Schema.Int) })),
-  limits: Schema.optional(Schema.Struct({
-    depth: Schema.optional(Schema.Int),
-    aliases: Schema.optional(Schema.Int),
-    documentBytes: Schema.optional(Schema.Int),
-    values: Schema.optional(Schema.Int)
-  })),
+  limits: Schema.optional(
+    Schema.Struct({
+      depth: Schema.optional(Schema.Int),
+      aliases: Schema.optional(Schema.Int),
+      documentBytes: Schema.optional(Schema.Int),
+      values: Schema.optional(Schema.Int)
+    })
+  ),
   seedOffset: Schema.optional(Schema.Int)
 })
 
@@ -43,10 +50,15 @@ export const GraphqlRespond = Schema.Struct({
 const MAX_SCHEMA_FILE = 2_000_000
 
 /** The text of a schema file under `baseDir`, or why it cannot be read (naming `at`). */
-const readSchemaFile = (file: string, baseDir: string | undefined, at: string): Effect.Effect<string, InvalidRouteSpec> =>
+const readSchemaFile = (
+  file: string,
+  baseDir: string | undefined,
+  at: string
+): Effect.Effect<string, InvalidRouteSpec> =>
   Effect.try({
     try: () => {
-      if (baseDir === undefined) throw new Error("a schema file is named only in a fixture file, relative to it; give the SDL as text here")
+      if (baseDir === undefined)
+        throw new Error("a schema file is named only in a fixture file, relative to it; give the SDL as text here")
       const fs = process.getBuiltinModule("node:fs") as typeof Fs
       const path = process.getBuiltinModule("node:path") as typeof Path
       const root = fs.realpathSync(baseDir)
@@ -59,7 +71,8 @@ const readSchemaFile = (file: string, baseDir: string | undefined, at: string): 
       if (!real.startsWith(root + path.sep)) throw new Error(`${JSON.stringify(file)} is outside the fixture's folder`)
       const stat = fs.statSync(real)
       if (!stat.isFile()) throw new Error(`${JSON.stringify(file)} is not a file`)
-      if (stat.size > MAX_SCHEMA_FILE) throw new Error(`${JSON.stringify(file)} is ${stat.size} bytes, over ${MAX_SCHEMA_FILE}`)
+      if (stat.size > MAX_SCHEMA_FILE)
+        throw new Error(`${JSON.stringify(file)} is ${stat.size} bytes, over ${MAX_SCHEMA_FILE}`)
       return fs.readFileSync(real, "utf8")
     },
     catch: (error) => new InvalidRouteSpec({ path: at, message: errorMessage(error) })
@@ -72,17 +85,26 @@ const readSchemaFile = (file: string, baseDir: string | undefined, at: string): 
  */
 export const graphqlKind = routeKind(GraphqlRespond, (match, respond, options, path, context) => {
   const at = path === "" ? "respond.schema.file" : `${path}.respond.schema.file`
-  const sdl = typeof respond.schema === "string" ? Effect.succeed(respond.schema) : readSchemaFile(respond.schema.file, context.baseDir, at)
+  const sdl =
+    typeof respond.schema === "string"
+      ? Effect.succeed(respond.schema)
+      : readSchemaFile(respond.schema.file, context.baseDir, at)
   return Effect.map(sdl, (schema) => {
-    const route = graphql(match, {
-      schema,
-      resolvers: respond.resolvers,
-      fields: respond.fields,
-      listSize: respond.listSize,
-      limits: respond.limits,
-      seedOffset: respond.seedOffset
-    }, options)
+    const route = graphql(
+      match,
+      {
+        schema,
+        resolvers: respond.resolvers,
+        fields: respond.fields,
+        listSize: respond.listSize,
+        limits: respond.limits,
+        seedOffset: respond.seedOffset
+      },
+      options
+    )
     // A schema read from a file is kept as text in the route's spec, so a snapshot restores it anywhere.
-    return typeof respond.schema === "string" ? route : withFields(route, { describe: { ...route.describe, [KEPT_RESPOND]: { ...respond, schema } } })
+    return typeof respond.schema === "string"
+      ? route
+      : withFields(route, { describe: { ...route.describe, [KEPT_RESPOND]: { ...respond, schema } } })
   })
 })

@@ -5,7 +5,15 @@
  * the `locations` of the place that went over and `extensions: { code: "SIMNET_LIMIT", limit,
  * bound }`, so a client reads what and where.
  */
-import { type DocumentNode, type FieldNode, type FragmentDefinitionNode, GraphQLError, Kind, type OperationDefinitionNode, type SelectionSetNode } from "graphql"
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode
+} from "graphql"
 
 /**
  * The bounds of a `graphql` route: `depth` (fields nested in one another, 15), `aliases` (aliased
@@ -66,9 +74,11 @@ export const nesting = (query: string, cap: number): number => {
  * arguments, a list value in them).
  */
 export const checkText = (query: string, limits: Required<GraphqlLimits>): GraphQLError | undefined => {
-  if (query.length > limits.documentBytes) return over(`the query is ${query.length} characters`, "documentBytes", limits.documentBytes)
+  if (query.length > limits.documentBytes)
+    return over(`the query is ${query.length} characters`, "documentBytes", limits.documentBytes)
   const cap = 3 * limits.depth + 3
-  if (nesting(query, cap) > cap) return over("the query nests its brackets deeper than a query of the allowed depth can", "depth", limits.depth)
+  if (nesting(query, cap) > cap)
+    return over("the query nests its brackets deeper than a query of the allowed depth can", "depth", limits.depth)
   return undefined
 }
 
@@ -82,7 +92,11 @@ interface Depth {
  * Checks a parsed, valid document's operation: its depth (root fields are 1; a fragment counts
  * where it is spread, measured once) and the aliases of the whole document.
  */
-export const checkDocument = (document: DocumentNode, operation: OperationDefinitionNode, limits: Required<GraphqlLimits>): GraphQLError | undefined => {
+export const checkDocument = (
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  limits: Required<GraphqlLimits>
+): GraphQLError | undefined => {
   const fragments = new Map<string, FragmentDefinitionNode>()
   let aliases = 0
   let lastAlias: FieldNode | undefined
@@ -105,7 +119,7 @@ export const checkDocument = (document: DocumentNode, operation: OperationDefini
       } else {
         const name = selection.name.value
         let known = memo.get(name)
-        if (known === undefined) memo.set(name, known = depthOf(fragments.get(name)?.selectionSet, cap))
+        if (known === undefined) memo.set(name, (known = depthOf(fragments.get(name)?.selectionSet, cap)))
         found = known
       }
       if (found.depth > deepest.depth) deepest = found
@@ -113,7 +127,8 @@ export const checkDocument = (document: DocumentNode, operation: OperationDefini
     return deepest
   }
   const measured = depthOf(operation.selectionSet, cap)
-  if (measured.depth > limits.depth) return over(`the query nests fields more than ${limits.depth} deep`, "depth", limits.depth, measured.at)
+  if (measured.depth > limits.depth)
+    return over(`the query nests fields more than ${limits.depth} deep`, "depth", limits.depth, measured.at)
   const countAliases = (set: SelectionSetNode | undefined): void => {
     for (const selection of set?.selections ?? []) {
       if (selection.kind === Kind.FIELD && selection.alias !== undefined) {
@@ -124,8 +139,10 @@ export const checkDocument = (document: DocumentNode, operation: OperationDefini
     }
   }
   for (const definition of document.definitions) {
-    if (definition.kind === Kind.OPERATION_DEFINITION || definition.kind === Kind.FRAGMENT_DEFINITION) countAliases(definition.selectionSet)
-    if (aliases > limits.aliases) return over(`the document has more than ${limits.aliases} aliases`, "aliases", limits.aliases, lastAlias)
+    if (definition.kind === Kind.OPERATION_DEFINITION || definition.kind === Kind.FRAGMENT_DEFINITION)
+      countAliases(definition.selectionSet)
+    if (aliases > limits.aliases)
+      return over(`the document has more than ${limits.aliases} aliases`, "aliases", limits.aliases, lastAlias)
   }
   return undefined
 }

@@ -28,7 +28,8 @@ export type Handler = (request: SimRequest, context: RespondContext) => HandlerR
  * returns is run by the door (in the caller's fiber for `HttpClient`).
  */
 export const handlerResponder = (fn: Handler, label: string): { readonly answer: Answerer } => {
-  const fail = (cause: unknown) => new RouteFailed({ route: label, reason: "handler", message: `handler failed: ${errorMessage(cause)}`, cause })
+  const fail = (cause: unknown) =>
+    new RouteFailed({ route: label, reason: "handler", message: `handler failed: ${errorMessage(cause)}`, cause })
   const answer: Answerer = (request, context) => {
     let result: HandlerResult
     try {
@@ -38,7 +39,10 @@ export const handlerResponder = (fn: Handler, label: string): { readonly answer:
     }
     if (result instanceof Response) return fromResponse(result)
     if (Effect.isEffect(result)) return pending(Effect.catchDefect(result, (cause) => Effect.fail(fail(cause))))
-    return later(Promise.resolve(result).catch((cause) => Promise.reject(fail(cause))), label)
+    return later(
+      Promise.resolve(result).catch((cause) => Promise.reject(fail(cause))),
+      label
+    )
   }
   return { answer }
 }
@@ -51,4 +55,6 @@ export const handlerResponder = (fn: Handler, label: string): { readonly answer:
  * @example Route.handler("GET https://api.example.com/items/:id", (req) => Response.json({ id: req.params.id }))
  */
 export const handler = (match: MatcherInput, fn: Handler, options: RouteOptions = {}): Route =>
-  checked("handler", ROUTE_OPTIONS_ONLY, options, () => make("handler", match, handlerResponder(fn, usable(options).id ?? "handler"), options))
+  checked("handler", ROUTE_OPTIONS_ONLY, options, () =>
+    make("handler", match, handlerResponder(fn, usable(options).id ?? "handler"), options)
+  )

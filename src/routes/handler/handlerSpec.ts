@@ -18,5 +18,10 @@ export const handlerKind = routeKind(HandlerRespond, (match, r, options, path, c
   const named = context.handlers?.get(r.name)
   if (named !== undefined) return Effect.succeed(handler(match, named, options))
   const known = [...(context.handlers?.keys() ?? [])].sort()
-  return Effect.fail(new InvalidRouteSpec({ path: at(path, "name"), message: `no handler named "${r.name}"; registered handlers: ${known.join(", ") || "(none)"}` }))
+  return Effect.fail(
+    new InvalidRouteSpec({
+      path: at(path, "name"),
+      message: `no handler named "${r.name}"; registered handlers: ${known.join(", ") || "(none)"}`
+    })
+  )
 })

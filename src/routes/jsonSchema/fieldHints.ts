@@ -23,7 +23,10 @@ export type FieldHints = Readonly<Record<string, FieldHint>>
  * What a field generates from: a kind of the table (`explicit` when a `fields` override names it,
  * which then outranks the field's `format`), fixed values, or nothing special.
  */
-export type Hint = (RealisticKind & { readonly explicit?: true }) | { readonly values: ReadonlyArray<string | number | boolean> } | undefined
+export type Hint =
+  | (RealisticKind & { readonly explicit?: true })
+  | { readonly values: ReadonlyArray<string | number | boolean> }
+  | undefined
 
 const PLAIN: RealisticKind & { readonly explicit: true } = { explicit: true }
 
@@ -62,9 +65,20 @@ export const isValuesHint = (hint: Hint): hint is { readonly values: ReadonlyArr
   hint !== undefined && "values" in hint
 
 /** Fixed override values for a primitive node: those its type admits, as literals (its checks still apply). */
-export const fromValues = (ast: SchemaAST.AST, values: ReadonlyArray<string | number | boolean>): SchemaAST.AST | undefined => {
-  const type = ast._tag === "String" ? "string" : ast._tag === "Number" ? "number" : ast._tag === "Boolean" ? "boolean" : undefined
+export const fromValues = (
+  ast: SchemaAST.AST,
+  values: ReadonlyArray<string | number | boolean>
+): SchemaAST.AST | undefined => {
+  const type =
+    ast._tag === "String" ? "string" : ast._tag === "Number" ? "number" : ast._tag === "Boolean" ? "boolean" : undefined
   const fitting = values.filter((v) => typeof v === type)
   if (fitting.length === 0) return undefined
-  return new SchemaAST.Union(fitting.map((v) => new SchemaAST.Literal(v)), undefined, ast.annotations, ast.checks, undefined, ast.context)
+  return new SchemaAST.Union(
+    fitting.map((v) => new SchemaAST.Literal(v)),
+    undefined,
+    ast.annotations,
+    ast.checks,
+    undefined,
+    ast.context
+  )
 }

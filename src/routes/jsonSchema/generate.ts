@@ -67,7 +67,8 @@ export interface GeneratorOptions {
  * What a route whose schema cannot be served can do, said in every registration error of
  * generation: what generates, or what puts a value on the wire, is the schema's to say.
  */
-const REMEDY = "to serve it, generate from a narrower schema whose values decode under this one (`Route.json(match, schema, { narrow })`), " +
+const REMEDY =
+  "to serve it, generate from a narrower schema whose values decode under this one (`Route.json(match, schema, { narrow })`), " +
   "or annotate the node: `toCodecArbitrary` on a declaration, `arbitraryConstraint` on a filter, `toCodecJson` on a value with no JSON form"
 
 const isIdentifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/
@@ -82,8 +83,8 @@ export const formatSchemaPath = (path: ReadonlyArray<PropertyKey>): string =>
       typeof key === "number"
         ? `[${key}]`
         : typeof key === "string" && isIdentifier.test(key)
-        ? `.${key}`
-        : `[${JSON.stringify(String(key))}]`
+          ? `.${key}`
+          : `[${JSON.stringify(String(key))}]`
     )
     .join("")
 
@@ -111,9 +112,9 @@ const issueOf = (issue: SchemaIssue.Issue): { readonly path: string; readonly me
   return first === undefined
     ? { path: "$", message: defaultFormatter(issue) }
     : {
-      path: formatSchemaPath((first.path ?? []).map((p) => (typeof p === "object" ? p.key : p))),
-      message: first.message
-    }
+        path: formatSchemaPath((first.path ?? []).map((p) => (typeof p === "object" ? p.key : p))),
+        message: first.message
+      }
 }
 
 /**
@@ -173,10 +174,16 @@ const locateUnsampleable = (
   const children: Array<readonly [PropertyKey, SchemaAST.AST]> = []
   if (ast._tag === "Objects") {
     for (const p of ast.propertySignatures) children.push([p.name, p.type])
-    ast.indexSignatures.forEach((i, n) => { children.push([`<value ${n}>`, i.type]) })
+    ast.indexSignatures.forEach((i, n) => {
+      children.push([`<value ${n}>`, i.type])
+    })
   } else if (ast._tag === "Arrays") {
-    ast.elements.forEach((e, n) => { children.push([n, e]) })
-    ast.rest.forEach((r, n) => { children.push([ast.elements.length + n, r]) })
+    ast.elements.forEach((e, n) => {
+      children.push([n, e])
+    })
+    ast.rest.forEach((r, n) => {
+      children.push([ast.elements.length + n, r])
+    })
   }
   for (const [key, child] of children) {
     if (!sampleable(child, size)) return locateUnsampleable(child, [...path, key], size)
@@ -201,12 +208,14 @@ export const compileGenerator = (
   // (a family's, registered again in every fresh network of a property test) is compiled once.
   if (options.fields !== undefined) return compileGeneratorNow(schema, options)
   let byNarrow = compiledBySchema.get(schema)
-  if (byNarrow === undefined) compiledBySchema.set(schema, byNarrow = new WeakMap())
+  if (byNarrow === undefined) compiledBySchema.set(schema, (byNarrow = new WeakMap()))
   const narrow = options.narrow ?? schema
   let byOptions = byNarrow.get(narrow)
   // Bounded per schema: labels are few per route, but a caller could vary them endlessly.
-  if (byOptions === undefined) byNarrow.set(narrow, byOptions = boundedMemo(64))
-  return byOptions(`${options.label}\u0000${options.size ?? ""}\u0000${options.allOptionals === true}`, () => compileGeneratorNow(schema, options))
+  if (byOptions === undefined) byNarrow.set(narrow, (byOptions = boundedMemo(64)))
+  return byOptions(`${options.label}\u0000${options.size ?? ""}\u0000${options.allOptionals === true}`, () =>
+    compileGeneratorNow(schema, options)
+  )
 }
 
 type Compiled = Result.Result<CompiledGenerator, InvalidRouteSpec | GeneratedValueRejected>
@@ -220,7 +229,9 @@ const compileGeneratorNow = (
   const size = options.size ?? GENERATION_SIZE
   const badField = checkFieldHints(options.fields)
   if (badField !== undefined) {
-    return Result.fail(new InvalidRouteSpec({ path: `fields.${badField[0]}`, message: `route ${label}: ${badField[1]}` }))
+    return Result.fail(
+      new InvalidRouteSpec({ path: `fields.${badField[0]}`, message: `route ${label}: ${badField[1]}` })
+    )
   }
   // The codec the value travels by (`wire.ts`): the schema's own when its encoded side is JSON,
   // else Effect's JSON codec of it, which is how the app's `schemaBodyJson` reads it.
@@ -232,38 +243,45 @@ const compileGeneratorNow = (
   const decode = Schema.decodeUnknownResult(wire)
   const reject = (path: string, issue: string) => Result.fail(new GeneratedValueRejected({ route: label, path, issue }))
 
-  const pipeline = (arbitrary: Arbitrary.Arbitrary<unknown>) =>
-  (seed: number): Result.Result<string, GeneratedValueRejected> => {
-    const started = performance.now()
-    const sampled = sampleOne(arbitrary, seed, size)
-    if (Exit.isFailure(sampled)) {
-      return reject("$", `no value could be generated for seed ${seed} (every attempt was discarded by a refinement)`)
+  const pipeline =
+    (arbitrary: Arbitrary.Arbitrary<unknown>) =>
+    (seed: number): Result.Result<string, GeneratedValueRejected> => {
+      const started = performance.now()
+      const sampled = sampleOne(arbitrary, seed, size)
+      if (Exit.isFailure(sampled)) {
+        return reject("$", `no value could be generated for seed ${seed} (every attempt was discarded by a refinement)`)
+      }
+      try {
+        const encoded = encode(sampled.value[0])
+        if (Result.isFailure(encoded)) {
+          const issue = issueOf(encoded.failure.issue)
+          return reject(issue.path, `encoding failed: ${issue.message}`)
+        }
+        const body = JSON.stringify(encoded.success)
+        if (body === undefined) return reject("$", "the encoded value has no JSON form")
+        if (body.length > GENERATION_BUDGET.bytes) {
+          return reject(
+            "$",
+            `the generated body is ${body.length} characters, over the budget of ${GENERATION_BUDGET.bytes} (GENERATION_BUDGET.bytes)`
+          )
+        }
+        const took = performance.now() - started
+        if (took > GENERATION_BUDGET.ms) {
+          return reject(
+            "$",
+            `generating the body took ${Math.round(took)} ms, over the budget of ${GENERATION_BUDGET.ms} ms (GENERATION_BUDGET.ms)`
+          )
+        }
+        const decoded = decode(isPlainJson(encoded.success) ? encoded.success : JSON.parse(body))
+        if (Result.isFailure(decoded)) {
+          const issue = issueOf(decoded.failure.issue)
+          return reject(issue.path, issue.message)
+        }
+        return Result.succeed(body)
+      } catch (error) {
+        return reject("$", errorMessage(error))
+      }
     }
-    try {
-      const encoded = encode(sampled.value[0])
-      if (Result.isFailure(encoded)) {
-        const issue = issueOf(encoded.failure.issue)
-        return reject(issue.path, `encoding failed: ${issue.message}`)
-      }
-      const body = JSON.stringify(encoded.success)
-      if (body === undefined) return reject("$", "the encoded value has no JSON form")
-      if (body.length > GENERATION_BUDGET.bytes) {
-        return reject("$", `the generated body is ${body.length} characters, over the budget of ${GENERATION_BUDGET.bytes} (GENERATION_BUDGET.bytes)`)
-      }
-      const took = performance.now() - started
-      if (took > GENERATION_BUDGET.ms) {
-        return reject("$", `generating the body took ${Math.round(took)} ms, over the budget of ${GENERATION_BUDGET.ms} ms (GENERATION_BUDGET.ms)`)
-      }
-      const decoded = decode(isPlainJson(encoded.success) ? encoded.success : JSON.parse(body))
-      if (Result.isFailure(decoded)) {
-        const issue = issueOf(decoded.failure.issue)
-        return reject(issue.path, issue.message)
-      }
-      return Result.succeed(body)
-    } catch (error) {
-      return reject("$", errorMessage(error))
-    }
-  }
 
   const probe = (arbitrary: Arbitrary.Arbitrary<unknown>) => {
     const generate = pipeline(arbitrary)

@@ -68,7 +68,8 @@ export const jsonSchemaResponder = (
   label: string
 ): JsonSchemaResponder => {
   let compiled: Result.Result<CompiledGenerator, InvalidRouteSpec | GeneratedValueRejected> | undefined
-  const compile = () => (compiled ??= compileGenerator(schema, { narrow: options.narrow, label, fields: options.fields }))
+  const compile = () =>
+    (compiled ??= compileGenerator(schema, { narrow: options.narrow, label, fields: options.fields }))
   const status = options.status ?? 200
   const headers: Record<string, string> = { "content-type": "application/json", ...options.headers }
 
@@ -84,7 +85,8 @@ export const jsonSchemaResponder = (
     return Result.isFailure(generated) ? refused(generated.failure) : whole(status, headers, generated.success)
   }
 
-  const regenerate = (seed: number) => Effect.suspend(() => Result.match(body(seed), { onFailure: Effect.fail, onSuccess: Effect.succeed }))
+  const regenerate = (seed: number) =>
+    Effect.suspend(() => Result.match(body(seed), { onFailure: Effect.fail, onSuccess: Effect.succeed }))
 
   return {
     prepare: Effect.suspend(() => {
@@ -118,7 +120,10 @@ export const JSON_SCHEMA_FIELDS = {
 }
 
 /** `Route.json`'s options: the fields of JSON and what only code gives (`narrow` and `fields`, checked by the kind). */
-const JSON_OPTIONS = codeOptions(JSON_SCHEMA_FIELDS, { narrow: Schema.optional(Schema.Unknown), fields: Schema.optional(Schema.Unknown) })
+const JSON_OPTIONS = codeOptions(JSON_SCHEMA_FIELDS, {
+  narrow: Schema.optional(Schema.Unknown),
+  fields: Schema.optional(Schema.Unknown)
+})
 
 /**
  * A generated JSON route whose headers are templates (`template: true`): the body is generated
@@ -150,15 +155,37 @@ const withHeaderTemplates = (parts: JsonSchemaResponder, headers: Readonly<Recor
  *
  * @example Route.json("GET https://api.example.com/users/:id", User)
  */
-export const json = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions & TemplateOptions = {}): Route =>
-  checked("jsonSchema", JSON_OPTIONS, options, () => jsonRoute(match, schema, options))
+export const json = <S extends Schema.Top>(
+  match: MatcherInput,
+  schema: S,
+  options: RouteOptions & JsonSchemaOptions & TemplateOptions = {}
+): Route => checked("jsonSchema", JSON_OPTIONS, options, () => jsonRoute(match, schema, options))
 
-const jsonRoute = <S extends Schema.Top>(match: MatcherInput, schema: S, options: RouteOptions & JsonSchemaOptions & TemplateOptions): Route => {
+const jsonRoute = <S extends Schema.Top>(
+  match: MatcherInput,
+  schema: S,
+  options: RouteOptions & JsonSchemaOptions & TemplateOptions
+): Route => {
   const matcher = compileMatcher(match)
   const error = !Schema.isSchema(schema)
-    ? new InvalidRouteSpec({ path: "schema", message: `Route.json needs an Effect Schema, got ${schema === null ? "null" : typeof schema}` })
-    : foreignSchema(schema, "schema") ?? foreignSchema(usable(options).narrow, "narrow")
-  if (error !== undefined) return make("jsonSchema", matcher, { answer: () => refused(error), prepare: Effect.fail(error) }, options)
-  const parts = jsonSchemaResponder(schema as unknown as Schema.Codec<unknown, unknown>, usable(options), usable(options).id ?? `jsonSchema ${matcher.source}`)
-  return make("jsonSchema", matcher, usable(options).template === true ? withHeaderTemplates(parts, usable(options).headers ?? {}, labelOf(match, options)) : parts, options)
+    ? new InvalidRouteSpec({
+        path: "schema",
+        message: `Route.json needs an Effect Schema, got ${schema === null ? "null" : typeof schema}`
+      })
+    : (foreignSchema(schema, "schema") ?? foreignSchema(usable(options).narrow, "narrow"))
+  if (error !== undefined)
+    return make("jsonSchema", matcher, { answer: () => refused(error), prepare: Effect.fail(error) }, options)
+  const parts = jsonSchemaResponder(
+    schema as unknown as Schema.Codec<unknown, unknown>,
+    usable(options),
+    usable(options).id ?? `jsonSchema ${matcher.source}`
+  )
+  return make(
+    "jsonSchema",
+    matcher,
+    usable(options).template === true
+      ? withHeaderTemplates(parts, usable(options).headers ?? {}, labelOf(match, options))
+      : parts,
+    options
+  )
 }

@@ -76,7 +76,10 @@ const resolveLocal = (root: unknown, ref: string): unknown => {
 const smallest = (root: Walk, node: unknown, pointer: string, depth: number, seen: ReadonlySet<string>): number => {
   if (!isJsonObject(node)) return 1
   if (++root.visited > MAX_VISITS) {
-    throw new Refused({ pointer, message: `the schema has more than ${MAX_VISITS} schema objects with its $refs expanded; simnet generates from smaller ones` })
+    throw new Refused({
+      pointer,
+      message: `the schema has more than ${MAX_VISITS} schema objects with its $refs expanded; simnet generates from smaller ones`
+    })
   }
   if (depth > GENERATION_LIMITS.depth) {
     throw new Refused({ pointer, message: `the schema is nested more than ${GENERATION_LIMITS.depth} deep` })
@@ -85,7 +88,10 @@ const smallest = (root: Walk, node: unknown, pointer: string, depth: number, see
   const limit = (key: "minLength" | "minItems" | "minProperties") => {
     const value = count(node[key])
     if (value > GENERATION_LIMITS[key]) {
-      throw new Refused({ pointer: at(key), message: `${key} ${value} is over simnet's limit of ${GENERATION_LIMITS[key]} (GENERATION_LIMITS.${key})` })
+      throw new Refused({
+        pointer: at(key),
+        message: `${key} ${value} is over simnet's limit of ${GENERATION_LIMITS[key]} (GENERATION_LIMITS.${key})`
+      })
     }
     return value
   }
@@ -120,14 +126,18 @@ const smallest = (root: Walk, node: unknown, pointer: string, depth: number, see
   if (types.includes("array") || minItems > 0 || Array.isArray(node["prefixItems"])) {
     const prefix = Array.isArray(node["prefixItems"]) ? node["prefixItems"] : []
     let array = 2
-    prefix.forEach((item, i) => { array += sizeOf(item, `${at("prefixItems")}/${i}`) + 1 })
+    prefix.forEach((item, i) => {
+      array += sizeOf(item, `${at("prefixItems")}/${i}`) + 1
+    })
     const rest = Math.max(0, minItems - prefix.length)
     if (rest > 0) array += rest * (sizeOf(node["items"], at("items")) + 1)
     size = Math.max(size, array)
   }
   if (types.includes("object") || isJsonObject(node["properties"]) || minProperties > 0) {
     const properties = isJsonObject(node["properties"]) ? node["properties"] : {}
-    const required = Array.isArray(node["required"]) ? node["required"].filter((k): k is string => typeof k === "string") : []
+    const required = Array.isArray(node["required"])
+      ? node["required"].filter((k): k is string => typeof k === "string")
+      : []
     let object = 2
     for (const key of new Set(required)) {
       object += key.length + 4 + sizeOf(properties[key], `${at("properties")}/${escapePointer(key)}`)
@@ -136,7 +146,10 @@ const smallest = (root: Walk, node: unknown, pointer: string, depth: number, see
     size = Math.max(size, object)
   }
   const all = node["allOf"]
-  if (Array.isArray(all)) all.forEach((s, i) => { size = Math.max(size, sizeOf(s, `${at("allOf")}/${i}`)) })
+  if (Array.isArray(all))
+    all.forEach((s, i) => {
+      size = Math.max(size, sizeOf(s, `${at("allOf")}/${i}`))
+    })
   for (const keyword of ["anyOf", "oneOf"] as const) {
     const any = node[keyword]
     if (Array.isArray(any) && any.length > 0) {
@@ -147,14 +160,19 @@ const smallest = (root: Walk, node: unknown, pointer: string, depth: number, see
   for (const keyword of ["properties", "patternProperties", "$defs", "definitions"] as const) {
     const map = node[keyword]
     if (isJsonObject(map)) {
-      for (const [k, s] of Object.entries(map)) if (!walked.has(s)) checkOnly(root, s, `${at(keyword)}/${escapePointer(k)}`, depth + 1)
+      for (const [k, s] of Object.entries(map))
+        if (!walked.has(s)) checkOnly(root, s, `${at(keyword)}/${escapePointer(k)}`, depth + 1)
     }
   }
   for (const keyword of ["items", "additionalProperties", "not", "contains", "propertyNames"] as const) {
-    if (isJsonObject(node[keyword]) && !walked.has(node[keyword])) checkOnly(root, node[keyword], at(keyword), depth + 1)
+    if (isJsonObject(node[keyword]) && !walked.has(node[keyword]))
+      checkOnly(root, node[keyword], at(keyword), depth + 1)
   }
   if (size > GENERATION_LIMITS.smallestBytes) {
-    throw new Refused({ pointer: pointer === "" ? "" : pointer, message: `the smallest value this schema describes is at least ${size} bytes, over simnet's limit of ${GENERATION_LIMITS.smallestBytes} (GENERATION_LIMITS.smallestBytes)` })
+    throw new Refused({
+      pointer: pointer === "" ? "" : pointer,
+      message: `the smallest value this schema describes is at least ${size} bytes, over simnet's limit of ${GENERATION_LIMITS.smallestBytes} (GENERATION_LIMITS.smallestBytes)`
+    })
   }
   return size
 }
@@ -170,7 +188,8 @@ const checkOnly = (root: Walk, node: unknown, pointer: string, depth: number) =>
  */
 const checkPatterns = (node: unknown, pointer: string, depth: number): boolean => {
   if (depth > GENERATION_LIMITS.depth * 2) return false
-  if (Array.isArray(node)) return node.reduce<boolean>((found, item, i) => checkPatterns(item, `${pointer}/${i}`, depth + 1) || found, false)
+  if (Array.isArray(node))
+    return node.reduce<boolean>((found, item, i) => checkPatterns(item, `${pointer}/${i}`, depth + 1) || found, false)
   if (!isJsonObject(node)) return false
   let found = false
   for (const [key, value] of Object.entries(node)) {
@@ -178,12 +197,20 @@ const checkPatterns = (node: unknown, pointer: string, depth: number): boolean =
     if ((key === "pattern" && typeof value === "string") || key === "patternProperties") found = true
     if (key === "pattern" && typeof value === "string") {
       const compiled = LinearRegExp.compile(value)
-      if (typeof compiled === "string") throw new Refused({ pointer: at, message: `pattern ${JSON.stringify(value.slice(0, 200))} does not compile on the linear-time engine (RE2: no lookaround, no backreferences): ${compiled}` })
+      if (typeof compiled === "string")
+        throw new Refused({
+          pointer: at,
+          message: `pattern ${JSON.stringify(value.slice(0, 200))} does not compile on the linear-time engine (RE2: no lookaround, no backreferences): ${compiled}`
+        })
     }
     if (key === "patternProperties" && isJsonObject(value)) {
       for (const source of Object.keys(value)) {
         const compiled = LinearRegExp.compile(source)
-        if (typeof compiled === "string") throw new Refused({ pointer: `${at}/${escapePointer(source)}`, message: `patternProperties key does not compile on the linear-time engine (RE2): ${compiled}` })
+        if (typeof compiled === "string")
+          throw new Refused({
+            pointer: `${at}/${escapePointer(source)}`,
+            message: `patternProperties key does not compile on the linear-time engine (RE2): ${compiled}`
+          })
       }
     }
     if (checkPatterns(value, at, depth + 1)) found = true

@@ -14,13 +14,11 @@ import { checkJsonSchema } from "./jsonSchemaBounds.ts"
 /** The dialects a document may be written in. */
 export type Dialect = "draft-2020-12" | "draft-07" | "openapi-3.1" | "openapi-3.0"
 
-
 /** The dialect a document declares with `$schema` (2020-12 when it declares none). */
 export const dialectOf = (document: Record<string, unknown>): Dialect => {
   const declared = document.$schema
   return typeof declared === "string" && /draft-0[4-7]/.test(declared) ? "draft-07" : "draft-2020-12"
 }
-
 
 /**
  * Turns the path Effect reports (`["schema"]["properties"]["a"]["contains"]`) into a JSON
@@ -99,7 +97,15 @@ export const fromJsonSchema = (
   // compiled once too. Documents whose JSON passes CONVERTED_KEY_LIMIT are converted every time.
   let key: string | undefined
   try {
-    key = JSON.stringify([document, options.dialect, options.definitions, options.path, options.pointerPrefix, options.definitionsPointer, options.patterns])
+    key = JSON.stringify([
+      document,
+      options.dialect,
+      options.definitions,
+      options.path,
+      options.pointerPrefix,
+      options.definitionsPointer,
+      options.patterns
+    ])
   } catch {
     // Cyclic or too deep to key: converted (and refused) below.
   }
@@ -125,7 +131,12 @@ const convert = (
   const checked = checkJsonSchema(source, dialect)
   if (checked.issue !== undefined) {
     const pointer = `${prefix}${checked.issue.pointer}`
-    return Result.fail(new InvalidRouteSpec({ path: `${path}#${pointer}`, message: `JSON Schema refused at #${pointer}: ${checked.issue.message}` }))
+    return Result.fail(
+      new InvalidRouteSpec({
+        path: `${path}#${pointer}`,
+        message: `JSON Schema refused at #${pointer}: ${checked.issue.message}`
+      })
+    )
   }
   const linear = options.patterns === "linear"
   const unevaluated = hasUnevaluated(source) || Object.values(options.definitions ?? {}).some(hasUnevaluated)
@@ -136,14 +147,17 @@ const convert = (
       const part = toJsonSchema(definition) ?? {}
       definitions[name] = convertDialect(unevaluated ? withoutUnevaluated(part) : part, dialect).schema
     }
-    const schema = SchemaRepresentation.fromJsonSchemaDocument({ ...converted, definitions }, { patterns: linear ? "ignore" : "apply" }) as Schema.Codec<
-      unknown,
-      unknown
-    >
+    const schema = SchemaRepresentation.fromJsonSchemaDocument(
+      { ...converted, definitions },
+      { patterns: linear ? "ignore" : "apply" }
+    ) as Schema.Codec<unknown, unknown>
     if (unevaluated) {
       // Effect has no `unevaluated*` constraint: the schema converts without those keywords, and
       // one Ajv check of the whole document (in its own dialect, definitions included) keeps them.
-      const whole = options.definitions === undefined ? source : { ...source, $defs: { ...(isJsonObject(source.$defs) ? source.$defs : {}), ...options.definitions } }
+      const whole =
+        options.definitions === undefined
+          ? source
+          : { ...source, $defs: { ...(isJsonObject(source.$defs) ? source.$defs : {}), ...options.definitions } }
       return Result.succeed(schema.check(ajvCheck(rewriteComponentRefs(whole), linear)))
     }
     return Result.succeed(linear && checked.patterns ? schema.check(linearPatterns(source)) : schema)
@@ -192,7 +206,8 @@ const withoutUnevaluated = <A>(schema: A, copies: Map<unknown, unknown> = new Ma
   }
   const out: Record<string, unknown> = {}
   copies.set(schema, out)
-  for (const [key, value] of Object.entries(schema)) if (!UNEVALUATED.includes(key)) out[key] = withoutUnevaluated(value, copies)
+  for (const [key, value] of Object.entries(schema))
+    if (!UNEVALUATED.includes(key)) out[key] = withoutUnevaluated(value, copies)
   return out as A
 }
 
@@ -224,7 +239,12 @@ const ajvCheck = (document: JsonSchema.JsonSchema, linear: boolean) => {
  * document too). An instance of its own per document: documents may reuse an `$id`.
  */
 const linearPatterns = (document: JsonSchema.JsonSchema) => {
-  const validate = new (ajv2020())({ strict: false, validateFormats: false, logger: false, code: { regExp: linearAjvEngine as never } }).compile(document)
+  const validate = new (ajv2020())({
+    strict: false,
+    validateFormats: false,
+    logger: false,
+    code: { regExp: linearAjvEngine as never }
+  }).compile(document)
   return SchemaModule.makeFilter<unknown>((data) => {
     if (validate(data) === true) return true
     const error = validate.errors?.[0]

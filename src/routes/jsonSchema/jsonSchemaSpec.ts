@@ -12,10 +12,7 @@ import { fromJsonSchema } from "./jsonSchemaDocument.ts"
 /** `{ kind: "jsonSchema", schema: { ref } | { jsonSchema }, status?, headers?, seedOffset?, template? }` (`template`: the headers only) */
 export const JsonSchemaRespond = Schema.Struct({
   kind: Schema.Literal("jsonSchema"),
-  schema: Schema.Union([
-    Schema.Struct({ ref: Schema.String }),
-    Schema.Struct({ jsonSchema: Schema.Unknown })
-  ]),
+  schema: Schema.Union([Schema.Struct({ ref: Schema.String }), Schema.Struct({ jsonSchema: Schema.Unknown })]),
   ...JSON_SCHEMA_FIELDS
 })
 
@@ -26,9 +23,16 @@ export const JsonSchemaRespond = Schema.Struct({
 export const jsonSchemaKind = routeKind(JsonSchemaRespond, (match, respond, options, path, context) =>
   Effect.suspend(() => {
     const at = (field: string) => (path === "" ? `respond.schema.${field}` : `${path}.respond.schema.${field}`)
-    const resolved: Result.Result<NamedSchema, InvalidRouteSpec> = "ref" in respond.schema
-      ? context.schema?.(respond.schema.ref, at("ref")) ?? Result.fail(new InvalidRouteSpec({ path: at("ref"), message: `no named schemas here to find "${respond.schema.ref}" in` }))
-      : Result.map(fromJsonSchema(respond.schema.jsonSchema, { path: at("jsonSchema") }), (schema) => ({ schema }))
+    const resolved: Result.Result<NamedSchema, InvalidRouteSpec> =
+      "ref" in respond.schema
+        ? (context.schema?.(respond.schema.ref, at("ref")) ??
+          Result.fail(
+            new InvalidRouteSpec({
+              path: at("ref"),
+              message: `no named schemas here to find "${respond.schema.ref}" in`
+            })
+          ))
+        : Result.map(fromJsonSchema(respond.schema.jsonSchema, { path: at("jsonSchema") }), (schema) => ({ schema }))
     if (Result.isFailure(resolved)) return Effect.fail(resolved.failure)
     return Effect.succeed(
       json(match, resolved.success.schema, {
@@ -40,4 +44,5 @@ export const jsonSchemaKind = routeKind(JsonSchemaRespond, (match, respond, opti
         template: respond.template
       })
     )
-  }))
+  })
+)

@@ -27,14 +27,70 @@ type FilterConstraint = Schema.Annotations.ToArbitrary.FilterConstraint<unknown>
  * Record keys keep a pattern: an index signature's key must stay a string schema.
  */
 const WORDS: ReadonlyArray<string> = [
-  "alpha", "amber", "apex", "atlas", "beacon", "birch", "blaze", "breeze",
-  "cedar", "cobalt", "comet", "coral", "crest", "delta", "drift", "ember",
-  "falcon", "fern", "flint", "forge", "frost", "glade", "granite", "harbor",
-  "hazel", "horizon", "indigo", "iris", "jade", "juniper", "kestrel", "lagoon",
-  "lark", "lumen", "maple", "meadow", "mesa", "nebula", "nimbus", "north",
-  "oak", "onyx", "orbit", "pebble", "pine", "prism", "quartz", "raven",
-  "ridge", "river", "sable", "sage", "sierra", "slate", "spruce", "summit",
-  "tidal", "timber", "topaz", "umber", "vale", "willow", "zenith", "zephyr"
+  "alpha",
+  "amber",
+  "apex",
+  "atlas",
+  "beacon",
+  "birch",
+  "blaze",
+  "breeze",
+  "cedar",
+  "cobalt",
+  "comet",
+  "coral",
+  "crest",
+  "delta",
+  "drift",
+  "ember",
+  "falcon",
+  "fern",
+  "flint",
+  "forge",
+  "frost",
+  "glade",
+  "granite",
+  "harbor",
+  "hazel",
+  "horizon",
+  "indigo",
+  "iris",
+  "jade",
+  "juniper",
+  "kestrel",
+  "lagoon",
+  "lark",
+  "lumen",
+  "maple",
+  "meadow",
+  "mesa",
+  "nebula",
+  "nimbus",
+  "north",
+  "oak",
+  "onyx",
+  "orbit",
+  "pebble",
+  "pine",
+  "prism",
+  "quartz",
+  "raven",
+  "ridge",
+  "river",
+  "sable",
+  "sage",
+  "sierra",
+  "slate",
+  "spruce",
+  "summit",
+  "tidal",
+  "timber",
+  "topaz",
+  "umber",
+  "vale",
+  "willow",
+  "zenith",
+  "zephyr"
 ]
 /** Lower-case tokens, for strings whose length bounds no word fits. */
 const TEXT_PATTERN = "^[a-z][a-z0-9]*$"
@@ -75,7 +131,14 @@ interface Seen {
 }
 
 const inspectChecks = (checks: SchemaAST.Checks | undefined): Seen => {
-  const seen: Seen = { opaque: false, patterns: false, minimum: false, maximum: false, minLength: undefined, maxLength: undefined }
+  const seen: Seen = {
+    opaque: false,
+    patterns: false,
+    minimum: false,
+    maximum: false,
+    minLength: undefined,
+    maxLength: undefined
+  }
   const visit = (check: SchemaAST.Check<unknown>): void => {
     if (check._tag === "FilterGroup") {
       check.checks.forEach(visit)
@@ -109,7 +172,9 @@ const withChecks = (ast: SchemaAST.AST, constraint: FilterConstraint): SchemaAST
 const pattern = (source: string): FilterConstraint => ({ patterns: [{ source, flags: "" }] })
 
 const isPrimitive = (value: unknown): value is string | number | boolean | null =>
-  value === null || typeof value === "string" || typeof value === "boolean" ||
+  value === null ||
+  typeof value === "string" ||
+  typeof value === "boolean" ||
   (typeof value === "number" && Number.isFinite(value))
 
 /** A node with primitive `examples` generates one of them (its own checks still apply). */
@@ -160,9 +225,11 @@ const realisticString = (
 ): SchemaAST.AST => {
   const seen = inspectChecks(ast.checks)
   if (seen.opaque || seen.patterns || seen.maxLength === 0 || (seen.minLength ?? 0) > REALISTIC_TEXT_MAX) return ast
-  if (forKey) return new SchemaAST.String(ast.annotations, withChecks(ast, pattern(KEY_PATTERN)), undefined, ast.context)
+  if (forKey)
+    return new SchemaAST.String(ast.annotations, withChecks(ast, pattern(KEY_PATTERN)), undefined, ast.context)
   const format = ast.annotations?.format
-  const formatKind = typeof format === "string" && format in FORMAT_KINDS ? REALISTIC_KINDS[FORMAT_KINDS[format]] : undefined
+  const formatKind =
+    typeof format === "string" && format in FORMAT_KINDS ? REALISTIC_KINDS[FORMAT_KINDS[format]] : undefined
   // A declared format outranks what the name suggests; an explicit override outranks both.
   for (const candidate of kind?.explicit === true ? [kind, formatKind] : [formatKind, kind]) {
     if (candidate?.string === undefined) continue
@@ -170,7 +237,8 @@ const realisticString = (
     if (out !== undefined) return out
   }
   const words = WORDS.filter((w) => w.length >= (seen.minLength ?? 0) && w.length <= (seen.maxLength ?? Infinity))
-  if (words.length > 0) return new SchemaAST.Union(wordGroups(words), undefined, ast.annotations, ast.checks, undefined, ast.context)
+  if (words.length > 0)
+    return new SchemaAST.Union(wordGroups(words), undefined, ast.annotations, ast.checks, undefined, ast.context)
   return new SchemaAST.String(ast.annotations, withChecks(ast, pattern(textPattern(seen))), undefined, ast.context)
 }
 
@@ -183,9 +251,15 @@ const realisticNumber = (ast: SchemaAST.Number, kind: RealisticKind | undefined)
   const seen = inspectChecks(ast.checks)
   if (seen.opaque || (seen.minimum && seen.maximum)) return ast
   const range = kind?.number ?? { minimum: 0, maximum: NUMBER_RANGE }
-  const constraint: FilterConstraint = seen.minimum || seen.maximum
-    ? { number: "integer" }
-    : { order: Order.Number as Order.Order<unknown>, minimum: range.minimum, maximum: range.maximum, number: "integer" }
+  const constraint: FilterConstraint =
+    seen.minimum || seen.maximum
+      ? { number: "integer" }
+      : {
+          order: Order.Number as Order.Order<unknown>,
+          minimum: range.minimum,
+          maximum: range.maximum,
+          number: "integer"
+        }
   return new SchemaAST.Number(ast.annotations, withChecks(ast, constraint), undefined, ast.context)
 }
 
@@ -193,14 +267,24 @@ const realisticNumber = (ast: SchemaAST.Number, kind: RealisticKind | undefined)
 const realisticJson = (context: SchemaAST.Context | undefined): SchemaAST.AST => {
   let json: SchemaAST.AST | undefined
   const self = new SchemaAST.Suspend(() => json!)
-  json = new SchemaAST.Union([
-    SchemaAST.null,
-    realisticNumber(SchemaAST.number, undefined),
-    SchemaAST.boolean,
-    realisticString(SchemaAST.string, false, undefined),
-    new SchemaAST.Arrays(false, [], [self]),
-    new SchemaAST.Objects([], [new SchemaAST.IndexSignature(realisticString(SchemaAST.string, true, undefined), self)])
-  ], undefined, undefined, undefined, undefined, context)
+  json = new SchemaAST.Union(
+    [
+      SchemaAST.null,
+      realisticNumber(SchemaAST.number, undefined),
+      SchemaAST.boolean,
+      realisticString(SchemaAST.string, false, undefined),
+      new SchemaAST.Arrays(false, [], [self]),
+      new SchemaAST.Objects(
+        [],
+        [new SchemaAST.IndexSignature(realisticString(SchemaAST.string, true, undefined), self)]
+      )
+    ],
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    context
+  )
   return json
 }
 
@@ -253,16 +337,27 @@ const REALISTIC_DECLARATIONS: Readonly<Record<string, () => SchemaAST.Link>> = {
  * email and its `Date` as a recent date. Effect derives the declaration's values from its
  * parameters, and decodes them with its own parser, which checks them against those parameters.
  */
-const realisticDeclaration = (ast: SchemaAST.Declaration, recur: (parameter: SchemaAST.AST) => SchemaAST.AST): SchemaAST.AST => {
+const realisticDeclaration = (
+  ast: SchemaAST.Declaration,
+  recur: (parameter: SchemaAST.AST) => SchemaAST.AST
+): SchemaAST.AST => {
   const representation: unknown = ast.annotations?.representation
-  const id = typeof representation === "object" && representation !== null
-    ? (representation as { readonly id?: unknown }).id
-    : undefined
+  const id =
+    typeof representation === "object" && representation !== null
+      ? (representation as { readonly id?: unknown }).id
+      : undefined
   if ((id === "effect/schema/Json" || id === "effect/schema/MutableJson") && ast.checks === undefined) {
     return realisticJson(ast.context)
   }
   if (ast.typeParameters.length > 0) {
-    return new SchemaAST.Declaration(ast.typeParameters.map(recur), ast.run, ast.annotations, ast.checks, undefined, ast.context)
+    return new SchemaAST.Declaration(
+      ast.typeParameters.map(recur),
+      ast.run,
+      ast.annotations,
+      ast.checks,
+      undefined,
+      ast.context
+    )
   }
   const link = typeof id === "string" ? REALISTIC_DECLARATIONS[id] : undefined
   if (link === undefined || ast.checks !== undefined) return SchemaAST.toType(ast)
@@ -317,12 +412,13 @@ export const realisticAst = (root: SchemaAST.AST, options: RealismOptions = {}):
     const cached = forKey ? undefined : memo.get(ast)?.get(key)
     if (cached !== undefined) return cached
     const typed = typeSide(ast, forKey, hint, path)
-    const out = ast.encoding === undefined || ast._tag === "Suspend"
-      ? typed
-      : new SchemaAST.Union([typed], undefined, undefined, [survivesWire(ast)], undefined, typed.context)
+    const out =
+      ast.encoding === undefined || ast._tag === "Suspend"
+        ? typed
+        : new SchemaAST.Union([typed], undefined, undefined, [survivesWire(ast)], undefined, typed.context)
     if (!forKey) {
       let byHint = memo.get(ast)
-      if (byHint === undefined) memo.set(ast, byHint = new Map())
+      if (byHint === undefined) memo.set(ast, (byHint = new Map()))
       byHint.set(key, out)
     }
     return out
@@ -354,14 +450,21 @@ export const realisticAst = (root: SchemaAST.AST, options: RealismOptions = {}):
             const childPath = path === undefined ? undefined : path === "" ? name : `${path}.${name}`
             const type = go(p.type, false, hintOf(name, childPath ?? name, fields), childPath)
             // A one-member union without the optional context: the key is always generated.
-            const present = options.allOptionals === true && path !== undefined && SchemaAST.isOptional(p.type)
-              ? new SchemaAST.Union([type])
-              : type
+            const present =
+              options.allOptionals === true && path !== undefined && SchemaAST.isOptional(p.type)
+                ? new SchemaAST.Union([type])
+                : type
             return new SchemaAST.PropertySignature(p.name, present)
           }),
           isOpenStruct(ast)
             ? []
-            : ast.indexSignatures.map((i) => new SchemaAST.IndexSignature(go(i.parameter, true, undefined, undefined), go(i.type, false, undefined, path))),
+            : ast.indexSignatures.map(
+                (i) =>
+                  new SchemaAST.IndexSignature(
+                    go(i.parameter, true, undefined, undefined),
+                    go(i.type, false, undefined, path)
+                  )
+              ),
           ast.annotations,
           ast.checks,
           undefined,
@@ -388,7 +491,13 @@ export const realisticAst = (root: SchemaAST.AST, options: RealismOptions = {}):
         )
       case "Suspend": {
         const thunk = ast.thunk
-        return new SchemaAST.Suspend(() => go(thunk(), false, hint, undefined), ast.annotations, undefined, undefined, ast.context)
+        return new SchemaAST.Suspend(
+          () => go(thunk(), false, hint, undefined),
+          ast.annotations,
+          undefined,
+          undefined,
+          ast.context
+        )
       }
       case "Declaration":
         return realisticDeclaration(ast, (parameter) => go(parameter, false, undefined, path))

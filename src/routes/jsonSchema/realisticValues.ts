@@ -35,14 +35,72 @@ const pattern = (source: string, minLength: number, maxLength: number): StringVa
 })
 
 const FIRST_NAMES = [
-  "Alice", "Amara", "Ben", "Carlos", "Chloe", "Daniel", "Elena", "Emma", "Farah", "Felix", "Grace", "Hana",
-  "Ivan", "Jonas", "Julia", "Kenji", "Laura", "Leo", "Maya", "Mateo", "Nadia", "Noah", "Olivia", "Omar",
-  "Priya", "Rosa", "Samuel", "Sofia", "Tariq", "Yuki", "Zoe", "Liam"
+  "Alice",
+  "Amara",
+  "Ben",
+  "Carlos",
+  "Chloe",
+  "Daniel",
+  "Elena",
+  "Emma",
+  "Farah",
+  "Felix",
+  "Grace",
+  "Hana",
+  "Ivan",
+  "Jonas",
+  "Julia",
+  "Kenji",
+  "Laura",
+  "Leo",
+  "Maya",
+  "Mateo",
+  "Nadia",
+  "Noah",
+  "Olivia",
+  "Omar",
+  "Priya",
+  "Rosa",
+  "Samuel",
+  "Sofia",
+  "Tariq",
+  "Yuki",
+  "Zoe",
+  "Liam"
 ]
 const LAST_NAMES = [
-  "Adams", "Bauer", "Chen", "Costa", "Dubois", "Evans", "Fischer", "Garcia", "Hansen", "Ito", "Jensen", "Khan",
-  "Kowalski", "Larsen", "Lopez", "Martin", "Meyer", "Moreau", "Nguyen", "Novak", "Okafor", "Patel", "Rossi",
-  "Santos", "Schmidt", "Silva", "Smith", "Tanaka", "Walker", "Weber", "Wright", "Young"
+  "Adams",
+  "Bauer",
+  "Chen",
+  "Costa",
+  "Dubois",
+  "Evans",
+  "Fischer",
+  "Garcia",
+  "Hansen",
+  "Ito",
+  "Jensen",
+  "Khan",
+  "Kowalski",
+  "Larsen",
+  "Lopez",
+  "Martin",
+  "Meyer",
+  "Moreau",
+  "Nguyen",
+  "Novak",
+  "Okafor",
+  "Patel",
+  "Rossi",
+  "Santos",
+  "Schmidt",
+  "Silva",
+  "Smith",
+  "Tanaka",
+  "Walker",
+  "Weber",
+  "Wright",
+  "Young"
 ]
 const alternation = (list: ReadonlyArray<string>) => `(${list.join("|")})`
 
@@ -64,35 +122,98 @@ const CLOCK = "([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
 
 /** Realistic kinds by name. `fields` overrides and the name and format rules below refer to these. */
 export const REALISTIC_KINDS: Readonly<Record<string, RealisticKind>> = {
-  email: { string: values(PEOPLE.map(([first, last], i) => `${first}.${last}@${DOMAINS[i % DOMAINS.length]}`.toLowerCase())) },
+  email: {
+    string: values(PEOPLE.map(([first, last], i) => `${first}.${last}@${DOMAINS[i % DOMAINS.length]}`.toLowerCase()))
+  },
   url: { string: pattern(`^https://(www|api|app|docs)\\.${DOMAIN_ALT}(/[a-z]{3,8}){0,2}$`, 19, 50) },
   imageUrl: { string: pattern(`^https://images\\.${DOMAIN_ALT}/[a-z0-9]{8}\\.(png|jpg|webp)$`, 36, 48) },
-  uuid: { string: pattern("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", 36, 36), number: { minimum: 1, maximum: 10_000 } },
-  dateTime: { string: pattern(`^${DATE}T${CLOCK}(\\.[0-9]{3})?Z$`, 20, 24), number: { minimum: 1_577_836_800, maximum: 1_893_456_000 } },
+  uuid: {
+    string: pattern("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", 36, 36),
+    number: { minimum: 1, maximum: 10_000 }
+  },
+  dateTime: {
+    string: pattern(`^${DATE}T${CLOCK}(\\.[0-9]{3})?Z$`, 20, 24),
+    number: { minimum: 1_577_836_800, maximum: 1_893_456_000 }
+  },
   date: { string: pattern(`^${DATE}$`, 10, 10) },
   time: { string: pattern(`^${CLOCK}$`, 8, 8) },
   path: { string: pattern("^/[a-z0-9]{1,8}(/[a-z0-9]{1,8}){0,2}$", 2, 27) },
   firstName: { string: values(FIRST_NAMES) },
   lastName: { string: values(LAST_NAMES) },
   fullName: { string: values(PEOPLE.map(([first, last]) => `${first} ${last}`)) },
-  username: { string: values(PEOPLE.map(([first, last], i) => `${first}${["_", ".", ""][i % 3]}${last}${i % 4 === 0 ? i : ""}`.toLowerCase())) },
+  username: {
+    string: values(
+      PEOPLE.map(([first, last], i) => `${first}${["_", ".", ""][i % 3]}${last}${i % 4 === 0 ? i : ""}`.toLowerCase())
+    )
+  },
   company: {
-    string: values(["Acme Corp", "Globex", "Initech", "Umbrella Labs", "Hooli", "Stark Industries", "Wayne Enterprises",
-      "Northwind Traders", "Contoso", "Fabrikam", "Tyrell Systems", "Cyberdyne", "Vandelay Industries", "Soylent Co",
-      "Wonka Foods", "Aperture Science"])
+    string: values([
+      "Acme Corp",
+      "Globex",
+      "Initech",
+      "Umbrella Labs",
+      "Hooli",
+      "Stark Industries",
+      "Wayne Enterprises",
+      "Northwind Traders",
+      "Contoso",
+      "Fabrikam",
+      "Tyrell Systems",
+      "Cyberdyne",
+      "Vandelay Industries",
+      "Soylent Co",
+      "Wonka Foods",
+      "Aperture Science"
+    ])
   },
   phone: { string: pattern("^\\+1-(202|312|415|617|718)-555-01[0-9]{2}$", 15, 15) },
   country: {
-    string: values(["United States", "Germany", "France", "Japan", "Brazil", "Canada", "India", "Nigeria", "Australia",
-      "Spain", "Italy", "Mexico", "Kenya", "Sweden", "Norway", "South Korea"])
+    string: values([
+      "United States",
+      "Germany",
+      "France",
+      "Japan",
+      "Brazil",
+      "Canada",
+      "India",
+      "Nigeria",
+      "Australia",
+      "Spain",
+      "Italy",
+      "Mexico",
+      "Kenya",
+      "Sweden",
+      "Norway",
+      "South Korea"
+    ])
   },
-  countryCode: { string: values(["US", "DE", "FR", "JP", "BR", "CA", "IN", "NG", "AU", "ES", "IT", "MX", "KE", "SE", "NO", "KR"]) },
+  countryCode: {
+    string: values(["US", "DE", "FR", "JP", "BR", "CA", "IN", "NG", "AU", "ES", "IT", "MX", "KE", "SE", "NO", "KR"])
+  },
   currency: { string: values(["USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "BRL", "INR", "SEK", "NOK", "KRW"]) },
   city: {
-    string: values(["Berlin", "Paris", "Tokyo", "São Paulo", "Toronto", "Mumbai", "Lagos", "Sydney", "Madrid", "Rome",
-      "Mexico City", "Nairobi", "Stockholm", "Oslo", "Seoul", "Chicago"])
+    string: values([
+      "Berlin",
+      "Paris",
+      "Tokyo",
+      "São Paulo",
+      "Toronto",
+      "Mumbai",
+      "Lagos",
+      "Sydney",
+      "Madrid",
+      "Rome",
+      "Mexico City",
+      "Nairobi",
+      "Stockholm",
+      "Oslo",
+      "Seoul",
+      "Chicago"
+    ])
   },
-  street: { string: pattern("^[1-9][0-9]{0,3} (Main|Oak|Maple|Cedar|Park|Elm|Lake|Hill) (Street|Avenue|Road|Lane)$", 11, 22) },
+  street: {
+    string: pattern("^[1-9][0-9]{0,3} (Main|Oak|Maple|Cedar|Park|Elm|Lake|Hill) (Street|Avenue|Road|Lane)$", 11, 22)
+  },
   postalCode: { string: pattern("^[0-9]{5}$", 5, 5) },
   ipv4: { string: pattern("^(10|172|192)\\.(0|1|16|168)\\.[0-9]{1,2}\\.[1-9][0-9]?$", 8, 14) },
   ipv6: { string: pattern("^fd[0-9a-f]{2}(:[0-9a-f]{1,4}){7}$", 18, 39) },
@@ -101,22 +222,53 @@ export const REALISTIC_KINDS: Readonly<Record<string, RealisticKind>> = {
   locale: { string: values(["en-US", "en-GB", "de-DE", "fr-FR", "ja-JP", "pt-BR", "es-ES", "it-IT"]) },
   language: { string: values(["en", "de", "fr", "ja", "pt", "es", "it", "ko"]) },
   timezone: {
-    string: values(["UTC", "Europe/Berlin", "Europe/Paris", "America/New_York", "America/Los_Angeles", "Asia/Tokyo",
-      "Australia/Sydney", "America/Sao_Paulo"])
+    string: values([
+      "UTC",
+      "Europe/Berlin",
+      "Europe/Paris",
+      "America/New_York",
+      "America/Los_Angeles",
+      "Asia/Tokyo",
+      "Australia/Sydney",
+      "America/Sao_Paulo"
+    ])
   },
   color: { string: pattern("^#[0-9a-f]{6}$", 7, 7) },
-  mimeType: { string: values(["application/json", "text/plain", "text/html", "image/png", "image/jpeg", "application/pdf"]) },
+  mimeType: {
+    string: values(["application/json", "text/plain", "text/html", "image/png", "image/jpeg", "application/pdf"])
+  },
   sha: { string: pattern("^[0-9a-f]{40}$", 40, 40) },
   token: { string: pattern("^[A-Za-z0-9]{32}$", 32, 32) },
-  slug: { string: pattern("^(blue|quick|silent|bright|happy|brave)-(river|falcon|garden|harbor|meadow|summit)(-[0-9]{1,3})?$", 9, 19) },
+  slug: {
+    string: pattern(
+      "^(blue|quick|silent|bright|happy|brave)-(river|falcon|garden|harbor|meadow|summit)(-[0-9]{1,3})?$",
+      9,
+      19
+    )
+  },
   sentence: {
-    string: values(["A short description of this item.", "Updated after the last review.", "Ready for production use.",
-      "Works well in most cases.", "Needs a follow-up next week.", "Imported from the previous system.",
-      "Shared with the whole team.", "Created for the quarterly report."])
+    string: values([
+      "A short description of this item.",
+      "Updated after the last review.",
+      "Ready for production use.",
+      "Works well in most cases.",
+      "Needs a follow-up next week.",
+      "Imported from the previous system.",
+      "Shared with the whole team.",
+      "Created for the quarterly report."
+    ])
   },
   title: {
-    string: values(["Quarterly report", "Welcome guide", "Release notes", "Team offsite", "Product launch",
-      "Weekly sync", "Onboarding checklist", "Design review"])
+    string: values([
+      "Quarterly report",
+      "Welcome guide",
+      "Release notes",
+      "Team offsite",
+      "Product launch",
+      "Weekly sync",
+      "Onboarding checklist",
+      "Design review"
+    ])
   },
   age: { number: { minimum: 18, maximum: 90 } },
   price: { number: { minimum: 1, maximum: 500 } },
@@ -166,15 +318,42 @@ export const nameTokens = (name: string): ReadonlyArray<string> =>
  */
 const NAME_RULES: ReadonlyArray<readonly [string, (tokens: ReadonlyArray<string>, joined: string) => boolean]> = [
   ["email", (t) => t.includes("email") || t.at(-1) === "mail"],
-  ["imageUrl", (t, j) => /^(avatar|image|photo|picture|thumbnail|logo|icon)(url|uri)?$/.test(j) || (["avatar", "image", "photo", "logo", "icon"].includes(t[0]) && ["url", "uri"].includes(t.at(-1)!))],
-  ["url", (t, j) => ["url", "uri", "href", "link", "homepage", "website"].includes(t.at(-1)!) || j === "homepage" || j === "website"],
+  [
+    "imageUrl",
+    (t, j) =>
+      /^(avatar|image|photo|picture|thumbnail|logo|icon)(url|uri)?$/.test(j) ||
+      (["avatar", "image", "photo", "logo", "icon"].includes(t[0]) && ["url", "uri"].includes(t.at(-1)!))
+  ],
+  [
+    "url",
+    (t, j) =>
+      ["url", "uri", "href", "link", "homepage", "website"].includes(t.at(-1)!) || j === "homepage" || j === "website"
+  ],
   ["uuid", (t) => ["id", "uuid", "guid"].includes(t.at(-1)!)],
-  ["dateTime", (t, j) => (t.length > 1 && t.at(-1) === "at") || ["timestamp", "datetime", "created", "updated", "modified", "lastmodified", "lastupdated", "expires", "expiry"].includes(j)],
+  [
+    "dateTime",
+    (t, j) =>
+      (t.length > 1 && t.at(-1) === "at") ||
+      [
+        "timestamp",
+        "datetime",
+        "created",
+        "updated",
+        "modified",
+        "lastmodified",
+        "lastupdated",
+        "expires",
+        "expiry"
+      ].includes(j)
+  ],
   ["date", (t, j) => t.at(-1) === "date" || ["birthday", "dob", "birthdate", "dateofbirth"].includes(j)],
   ["firstName", (_, j) => ["firstname", "givenname", "forename"].includes(j)],
   ["lastName", (_, j) => ["lastname", "surname", "familyname"].includes(j)],
   ["username", (_, j) => ["username", "login", "handle", "nickname", "screenname"].includes(j)],
-  ["fullName", (_, j) => ["name", "fullname", "displayname", "author", "contactname", "customername", "ownername"].includes(j)],
+  [
+    "fullName",
+    (_, j) => ["name", "fullname", "displayname", "author", "contactname", "customername", "ownername"].includes(j)
+  ],
   ["company", (_, j) => ["company", "companyname", "organization", "organisation", "employer"].includes(j)],
   ["phone", (t) => ["phone", "telephone", "mobile", "tel", "fax"].includes(t.at(-1)!) || t.includes("phone")],
   ["countryCode", (_, j) => ["countrycode", "countryiso", "iso2"].includes(j)],
@@ -221,6 +400,10 @@ export const kindOfName = (name: string): string | undefined => {
   const tokens = nameTokens(name)
   if (tokens.length === 0) return undefined
   const last = tokens[tokens.length - 1]
-  return ruleFor(tokens) ??
-    (last.length > 3 && last.endsWith("s") && !last.endsWith("ss") ? ruleFor([...tokens.slice(0, -1), last.slice(0, -1)]) : undefined)
+  return (
+    ruleFor(tokens) ??
+    (last.length > 3 && last.endsWith("s") && !last.endsWith("ss")
+      ? ruleFor([...tokens.slice(0, -1), last.slice(0, -1)])
+      : undefined)
+  )
 }

@@ -41,8 +41,11 @@ const plainJson = (ast: SchemaAST.AST, optionalKey: boolean, seen: Set<SchemaAST
     case "Literal":
       return typeof ast.literal !== "bigint"
     case "Objects":
-      return ast.propertySignatures.every((p) => typeof p.name === "string" && plainJson(p.type, SchemaAST.isOptional(p.type), seen)) &&
-        ast.indexSignatures.every((i) => plainJson(i.parameter, false, seen) && plainJson(i.type, false, seen))
+      return (
+        ast.propertySignatures.every(
+          (p) => typeof p.name === "string" && plainJson(p.type, SchemaAST.isOptional(p.type), seen)
+        ) && ast.indexSignatures.every((i) => plainJson(i.parameter, false, seen) && plainJson(i.type, false, seen))
+      )
     case "Arrays":
       return [...ast.elements, ...ast.rest].every((element) => plainJson(element, false, seen))
     case "Union":
@@ -63,7 +66,7 @@ const plainJson = (ast: SchemaAST.AST, optionalKey: boolean, seen: Set<SchemaAST
  * encoded side is JSON, else `Schema.toCodecJson(schema)`.
  */
 export const wireCodec = (schema: Schema.Codec<unknown, unknown>): Schema.Codec<unknown, unknown> =>
-  encodesToJson(schema.ast) ? schema : Schema.toCodecJson(schema) as Schema.Codec<unknown, unknown>
+  encodesToJson(schema.ast) ? schema : (Schema.toCodecJson(schema) as Schema.Codec<unknown, unknown>)
 
 const jsonRoundTrip = (value: unknown): unknown => {
   const text = JSON.stringify(value)

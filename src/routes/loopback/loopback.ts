@@ -22,20 +22,30 @@ export { isLoopbackHost }
 /**
  * The error for a loopback route or request aimed at another host.
  */
-export const loopbackDenied = (hostname: string): LoopbackDenied =>
-  new LoopbackDenied({ host: hostname })
+export const loopbackDenied = (hostname: string): LoopbackDenied => new LoopbackDenied({ host: hostname })
 
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "te", "trailer", "proxy-connection", "host", "content-length"])
-
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "proxy-connection",
+  "host",
+  "content-length"
+])
 
 /**
  * Forwards the request to the loopback server its URL names. `label` names the route in errors.
  */
-export const loopbackResponder = (label: string): Responder => (request) => {
-  const url = request.url
-  if (!isLoopbackHost(url.hostname)) return Effect.fail(loopbackDenied(url.hostname))
-  return forward(request, url, label, "loopback")
-}
+export const loopbackResponder =
+  (label: string): Responder =>
+  (request) => {
+    const url = request.url
+    if (!isLoopbackHost(url.hostname)) return Effect.fail(loopbackDenied(url.hostname))
+    return forward(request, url, label, "loopback")
+  }
 
 /**
  * Where a request for `url` goes when its host is sent to `base` instead (`--upstream
@@ -50,10 +60,25 @@ export const rebased = (url: URL, base: URL): URL =>
  * errors (`loopback`, `passthrough`). With `publicOnly` (a sealed run's forward to a host the
  * user did not name), an address on the host's own networks is refused (`hostLocal.ts`).
  */
-export const forward = (request: Parameters<Responder>[0], url: URL, label: string, what: string, publicOnly = false): Effect.Effect<Response, RouteFailed> =>
+export const forward = (
+  request: Parameters<Responder>[0],
+  url: URL,
+  label: string,
+  what: string,
+  publicOnly = false
+): Effect.Effect<Response, RouteFailed> =>
   Effect.callback<Response, RouteFailed>((resume) => {
     const failed = (message: string, cause?: unknown) =>
-      resume(Effect.fail(new RouteFailed({ route: label, reason: "upstream", message: `${what} ${bounded(request.method)} ${defaultRedactor.url(url)} failed: ${bounded(message)}`, cause })))
+      resume(
+        Effect.fail(
+          new RouteFailed({
+            route: label,
+            reason: "upstream",
+            message: `${what} ${bounded(request.method)} ${defaultRedactor.url(url)} failed: ${bounded(message)}`,
+            cause
+          })
+        )
+      )
     const headers: Record<string, string> = {}
     request.headers.forEach((value, name) => {
       if (!HOP_BY_HOP.has(name)) headers[name] = value
@@ -63,7 +88,9 @@ export const forward = (request: Parameters<Responder>[0], url: URL, label: stri
     const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
     if (publicOnly && isHostLocal(hostname)) return void failed(hostLocalMessage(hostname, hostname))
     // Node's HTTP client loads with the first forward (about 12 ms and 8 MB), not with `import("simnet")`.
-    const transport: typeof Http | typeof Https = process.getBuiltinModule(url.protocol === "https:" ? "node:https" : "node:http")
+    const transport: typeof Http | typeof Https = process.getBuiltinModule(
+      url.protocol === "https:" ? "node:https" : "node:http"
+    )
     const outgoing = transport.request(
       {
         host: hostname,
@@ -81,11 +108,16 @@ export const forward = (request: Parameters<Responder>[0], url: URL, label: stri
           if (!HOP_BY_HOP.has(raw[i].toLowerCase())) responseHeaders.append(raw[i], raw[i + 1])
         }
         const status = incoming.statusCode ?? 502
-        const body = status < 200 || NULL_BODY_STATUSES.has(status) || request.method === "HEAD"
-          ? null
-          : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>)
+        const body =
+          status < 200 || NULL_BODY_STATUSES.has(status) || request.method === "HEAD"
+            ? null
+            : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>)
         if (body === null) incoming.resume()
-        resume(Effect.succeed(new Response(body, { status, statusText: incoming.statusMessage ?? "", headers: responseHeaders })))
+        resume(
+          Effect.succeed(
+            new Response(body, { status, statusText: incoming.statusMessage ?? "", headers: responseHeaders })
+          )
+        )
       }
     )
     outgoing.on("error", (cause) => failed(cause.message, cause))
@@ -106,8 +138,16 @@ export const loopback = (match?: MatcherInput, options: RouteOptions = {}): Rout
 
 const loopbackRoute = (match: MatcherInput | undefined, options: RouteOptions): Route => {
   const matcher = compileMatcher(match ?? { url: anyLoopback })
-  return make("loopback", matcher, {
-    answer: answerWith(loopbackResponder(usable(options).id ?? `loopback ${matcher.source}`)),
-    prepare: matcher.hostname !== undefined && !isLoopbackHost(matcher.hostname) ? Effect.fail(loopbackDenied(matcher.hostname)) : undefined
-  }, options)
+  return make(
+    "loopback",
+    matcher,
+    {
+      answer: answerWith(loopbackResponder(usable(options).id ?? `loopback ${matcher.source}`)),
+      prepare:
+        matcher.hostname !== undefined && !isLoopbackHost(matcher.hostname)
+          ? Effect.fail(loopbackDenied(matcher.hostname))
+          : undefined
+    },
+    options
+  )
 }

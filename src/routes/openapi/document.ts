@@ -34,34 +34,41 @@ const refused = (pointer: string, message: string) => new InvalidRouteSpec({ pat
 let refParser: Promise<typeof RefParser> | undefined
 const loadRefParser = () => (refParser ??= import("@apidevtools/json-schema-ref-parser"))
 
-const firstError = (module: typeof RefParser | undefined) => (error: unknown): InvalidRouteSpec => {
-  const errors: ReadonlyArray<RefParser.JSONParserError> = module !== undefined && error instanceof module.JSONParserErrorGroup ? error.errors : []
-  const first = errors[0]
-  if (first === undefined) return refused("", `the document cannot be dereferenced: ${errorMessage(error)}`)
-  const at = `${pointerOf(first.path ?? [])}/$ref`
-  return refused(at, `unresolvable $ref at #${at}: ${first.message}`)
-}
+const firstError =
+  (module: typeof RefParser | undefined) =>
+  (error: unknown): InvalidRouteSpec => {
+    const errors: ReadonlyArray<RefParser.JSONParserError> =
+      module !== undefined && error instanceof module.JSONParserErrorGroup ? error.errors : []
+    const first = errors[0]
+    if (first === undefined) return refused("", `the document cannot be dereferenced: ${errorMessage(error)}`)
+    const at = `${pointerOf(first.path ?? [])}/$ref`
+    return refused(at, `unresolvable $ref at #${at}: ${first.message}`)
+  }
 
 /**
  * Dereferences a document (a copy: the caller's object is left as it is). An unresolvable
  * reference is an `InvalidRouteSpec` whose path is the JSON pointer of that `$ref`
  * (`openapi#/paths/~1pets/get/responses/200/$ref`).
  */
-export const dereference = (document: Record<string, unknown>, dialect: Dialect): Effect.Effect<Dereferenced, InvalidRouteSpec> =>
+export const dereference = (
+  document: Record<string, unknown>,
+  dialect: Dialect
+): Effect.Effect<Dereferenced, InvalidRouteSpec> =>
   Effect.flatMap(Effect.tryPromise({ try: loadRefParser, catch: firstError(undefined) }), (module) =>
     Effect.tryPromise({
-    try: async () => {
-      const parser = new module.default()
-      const copy = structuredClone(document)
-      const dereferenced = await parser.dereference(copy, {
-        continueOnError: true,
-        resolve: { external: false },
-        dereference: { circular: "ignore" }
-      })
-      return { parser, dereferenced }
-    },
-    catch: firstError(module)
-  })).pipe(
+      try: async () => {
+        const parser = new module.default()
+        const copy = structuredClone(document)
+        const dereferenced = await parser.dereference(copy, {
+          continueOnError: true,
+          resolve: { external: false },
+          dereference: { circular: "ignore" }
+        })
+        return { parser, dereferenced }
+      },
+      catch: firstError(module)
+    })
+  ).pipe(
     Effect.map(({ dereferenced, parser }) => {
       const root = dereferenced as Record<string, unknown>
       const components = isJsonObject(root.components) ? root.components : {}
@@ -118,7 +125,11 @@ const settle = (root: Record<string, unknown>, schemas: Record<string, unknown>,
       if (name === undefined) {
         let target = resolvePointer(root, ref)
         // A reference to a reference (`#/paths/…` → `#/components/schemas/X`) is the latter.
-        for (let hops = 0; hops < 32 && isJsonObject(target) && typeof target.$ref === "string" && target.$ref !== ref; hops++) {
+        for (
+          let hops = 0;
+          hops < 32 && isJsonObject(target) && typeof target.$ref === "string" && target.$ref !== ref;
+          hops++
+        ) {
           if (target.$ref.startsWith(SCHEMAS)) break
           target = resolvePointer(root, target.$ref)
         }
@@ -146,7 +157,23 @@ const settle = (root: Record<string, unknown>, schemas: Record<string, unknown>,
 }
 
 const VALUES = new Set(["example", "examples", "default", "const", "enum"])
-const NAME_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "schemas", "paths", "responses", "content", "headers", "parameters", "requestBodies", "callbacks", "webhooks", "pathItems", "dependentSchemas"])
+const NAME_MAPS = new Set([
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "schemas",
+  "paths",
+  "responses",
+  "content",
+  "headers",
+  "parameters",
+  "requestBodies",
+  "callbacks",
+  "webhooks",
+  "pathItems",
+  "dependentSchemas"
+])
 
 /**
  * A `pattern` as a Unicode-mode regular expression (how JSON Schema tools and Effect read
@@ -196,7 +223,10 @@ const compiles = (pattern: string): boolean => {
 
 /** The 3.0 spellings of `settle`, for one schema of a 3.1 document. */
 const lenient31 = (schema: Record<string, unknown>): void => {
-  for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+  for (const [flag, bound] of [
+    ["exclusiveMinimum", "minimum"],
+    ["exclusiveMaximum", "maximum"]
+  ] as const) {
     if (typeof schema[flag] !== "boolean") continue
     if (schema[flag] === true && typeof schema[bound] === "number") {
       schema[flag] = schema[bound]
@@ -216,14 +246,19 @@ const lenient31 = (schema: Record<string, unknown>): void => {
 }
 
 /** The discriminator rule of `settle`, for one schema. */
-const discriminate = (schema: Record<string, unknown>, schemas: Record<string, unknown>, root: Record<string, unknown>): void => {
+const discriminate = (
+  schema: Record<string, unknown>,
+  schemas: Record<string, unknown>,
+  root: Record<string, unknown>
+): void => {
   const discriminator = schema.discriminator as Record<string, unknown>
   const property = discriminator.propertyName
   const key = Array.isArray(schema.oneOf) ? "oneOf" : Array.isArray(schema.anyOf) ? "anyOf" : undefined
   if (typeof property !== "string" || key === undefined) return
   const branches = schema[key] as Array<unknown>
   const nameOf = (branch: unknown): string | undefined => {
-    if (isJsonObject(branch) && typeof branch.$ref === "string" && branch.$ref.startsWith(SCHEMAS)) return branch.$ref.slice(SCHEMAS.length)
+    if (isJsonObject(branch) && typeof branch.$ref === "string" && branch.$ref.startsWith(SCHEMAS))
+      return branch.$ref.slice(SCHEMAS.length)
     return Object.keys(schemas).find((name) => schemas[name] === branch)
   }
   const targetOf = (value: string): unknown => (value.startsWith("#/") ? resolvePointer(root, value) : schemas[value])
@@ -240,7 +275,10 @@ const discriminate = (schema: Record<string, unknown>, schemas: Record<string, u
   // A branch no discriminator value names keeps the union as it was: better loose than unservable.
   if (values.some((v) => v.length === 0)) return
   schema[key] = branches.map((branch, i) => ({
-    allOf: [{ type: "object", required: [property], properties: { [property]: { type: "string", enum: values[i] } } }, branch]
+    allOf: [
+      { type: "object", required: [property], properties: { [property]: { type: "string", enum: values[i] } } },
+      branch
+    ]
   }))
 }
 
@@ -248,7 +286,10 @@ const discriminate = (schema: Record<string, unknown>, schemas: Record<string, u
  * The names of `components.schemas` a schema still refers to (cycles), transitively: the
  * definitions a converter needs for it, and no others.
  */
-export const referencedSchemas = (schema: unknown, schemas: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+export const referencedSchemas = (
+  schema: unknown,
+  schemas: Readonly<Record<string, unknown>>
+): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
   const seen = new Set<unknown>()
   const visit = (node: unknown): void => {

@@ -27,7 +27,10 @@ export const parsePrefer = (header: string | null): Preferences => {
     const at = part.indexOf("=")
     if (at < 0) continue
     const name = part.slice(0, at).trim().toLowerCase()
-    const value = part.slice(at + 1).trim().replace(/^"(.*)"$/, "$1")
+    const value = part
+      .slice(at + 1)
+      .trim()
+      .replace(/^"(.*)"$/, "$1")
     if (name === "code") out.code = value
     else if (name === "example") out.example = value
     else if (name === "dynamic") out.dynamic = value === "true"
@@ -73,7 +76,8 @@ export const negotiate = (
     const [type, subtype] = candidate.split(";")[0].trim().toLowerCase().split("/")
     let chosen: Accepted | undefined
     for (const range of ranges) {
-      const matches = (range.type === "*" || range.type === type || type === "*") &&
+      const matches =
+        (range.type === "*" || range.type === type || type === "*") &&
         (range.subtype === "*" || range.subtype === subtype || subtype === "*")
       if (matches && (chosen === undefined || specificity(range) > specificity(chosen))) chosen = range
     }

@@ -10,7 +10,13 @@ import { escapePointer, isJsonObject, NULL_BODY_STATUSES } from "../../registry/
 import type { RespondContext, SimRequest } from "../../registry/route.ts"
 import { offsetSeed } from "../../registry/seed.ts"
 import { fromJsonSchema } from "../jsonSchema/jsonSchemaDocument.ts"
-import { GeneratedValueRejected, InvalidRouteSpec as InvalidRouteSpecError, type InvalidRouteSpec, RouteFailed, type SimnetError } from "../../SimnetError.ts"
+import {
+  GeneratedValueRejected,
+  InvalidRouteSpec as InvalidRouteSpecError,
+  type InvalidRouteSpec,
+  RouteFailed,
+  type SimnetError
+} from "../../SimnetError.ts"
 
 /** What generating a body can fail with: a schema that does not compile, a value its schema refuses. */
 type GenerateError = InvalidRouteSpec | GeneratedValueRejected
@@ -19,7 +25,14 @@ import type { FieldHints } from "../jsonSchema/realism.ts"
 import { textResponse } from "../../registry/heldResponse.ts"
 import { type Dereferenced, referencedSchemas } from "./document.ts"
 import { negotiate, parsePrefer, problem, unprocessable } from "./negotiate.ts"
-import { type BodySpec, compileRequestValidator, type ParameterSpec, type RequestCheck, UncompilableSchema, type Violation } from "./validate.ts"
+import {
+  type BodySpec,
+  compileRequestValidator,
+  type ParameterSpec,
+  type RequestCheck,
+  UncompilableSchema,
+  type Violation
+} from "./validate.ts"
 
 /**
  * Options of an OpenAPI route.
@@ -121,7 +134,7 @@ export const defaultCode = (codes: ReadonlyArray<string>): string | undefined =>
 
 /** The status a response code answers with (`4XX` → 400, `default` → 200 or the asked code). */
 const statusOf = (code: string, asked: number | undefined): number =>
-  code === "default" ? asked ?? 200 : /^\dXX$/.test(code) ? asked ?? Number(code[0]) * 100 : Number(code)
+  code === "default" ? (asked ?? 200) : /^\dXX$/.test(code) ? (asked ?? Number(code[0]) * 100) : Number(code)
 
 /** The response a requested status picks: that code, else its range, else `default`. */
 const responseFor = (responses: ReadonlyMap<string, ResponseEntry>, code: string): ResponseEntry | undefined =>
@@ -206,7 +219,10 @@ export const compileOperation = (
       definitionsPointer: "/components/schemas"
     })
   const generatorFor = (schema: Schema.Codec<unknown, unknown>, label: string) =>
-    memo((): Result.Result<CompiledGenerator, GenerateError> => compileGenerator(schema, { label, fields: options.fields, allOptionals: true }))
+    memo(
+      (): Result.Result<CompiledGenerator, GenerateError> =>
+        compileGenerator(schema, { label, fields: options.fields, allOptionals: true })
+    )
 
   const responses = new Map<string, ResponseEntry>()
   const declared = isJsonObject(operation.responses) ? operation.responses : {}
@@ -224,18 +240,24 @@ export const compileOperation = (
       }
       const json = isJsonMedia(type)
       const stringSchema = isJsonObject(entry.schema) && entry.schema.type === "string"
-      const generator = schema === undefined
-        ? () => Result.fail(new GeneratedValueRejected({ route: source.label, path: "$", issue: `${type} declares no schema` }))
-        : generatorFor(schema, `${source.label} ${code} ${type}`)
+      const generator =
+        schema === undefined
+          ? () =>
+              Result.fail(
+                new GeneratedValueRejected({ route: source.label, path: "$", issue: `${type} declares no schema` })
+              )
+          : generatorFor(schema, `${source.label} ${code} ${type}`)
       // A recursive schema is compiled now, not at its first answer: one that requires itself has
       // no finite value, and the operation is refused at registration, saying so.
       if (schema !== undefined && recursive(schema.ast)) {
         const compiled = generator()
         if (Result.isFailure(compiled) && compiled.failure._tag === "InvalidRouteSpec") {
-          return Result.fail(new InvalidRouteSpecError({
-            path: `openapi#${at}/content/${escapePointer(type)}/schema`,
-            message: `no finite value exists for this schema: it requires itself (a required property, or an array that may not be empty, leads back to it), so no answer can be generated`
-          }))
+          return Result.fail(
+            new InvalidRouteSpecError({
+              path: `openapi#${at}/content/${escapePointer(type)}/schema`,
+              message: `no finite value exists for this schema: it requires itself (a required property, or an array that may not be empty, leads back to it), so no answer can be generated`
+            })
+          )
         }
       }
       media.push({
@@ -275,7 +297,12 @@ export const compileOperation = (
         const key = `${where} ${where === "header" ? parameter.name.toLowerCase() : parameter.name}`
         if (seen.has(key)) continue // operation-level parameters override the path item's
         seen.add(key)
-        const style = typeof parameter.style === "string" ? parameter.style : where === "query" || where === "cookie" ? "form" : "simple"
+        const style =
+          typeof parameter.style === "string"
+            ? parameter.style
+            : where === "query" || where === "cookie"
+              ? "form"
+              : "simple"
         parameters.push({
           name: parameter.name,
           in: where,
@@ -288,12 +315,15 @@ export const compileOperation = (
       }
     }
     const requestBody = isJsonObject(operation.requestBody) ? operation.requestBody : undefined
-    const body: BodySpec | undefined = requestBody === undefined ? undefined : {
-      required: requestBody.required === true,
-      content: Object.entries(isJsonObject(requestBody.content) ? requestBody.content : {}).map(
-        ([type, media]) => [type, isJsonObject(media) ? media.schema : undefined] as const
-      )
-    }
+    const body: BodySpec | undefined =
+      requestBody === undefined
+        ? undefined
+        : {
+            required: requestBody.required === true,
+            content: Object.entries(isJsonObject(requestBody.content) ? requestBody.content : {}).map(
+              ([type, media]) => [type, isJsonObject(media) ? media.schema : undefined] as const
+            )
+          }
     check = compileRequestValidator(parameters, body, document, pointer)
   }
 
@@ -306,10 +336,18 @@ export const compileOperation = (
   const informational = fallback === undefined ? [...responses.keys()].find((code) => code.startsWith("1")) : undefined
 
   /** A body for a media type: the named or first example, else a generated value. */
-  const bodyOf = (media: MediaEntry, seed: number, example: string | undefined, dynamic: boolean): Result.Result<string, GenerateError> => {
-    const chosen = example !== undefined ? media.examples.find((e) => e.name === example) : dynamic ? undefined : media.served
+  const bodyOf = (
+    media: MediaEntry,
+    seed: number,
+    example: string | undefined,
+    dynamic: boolean
+  ): Result.Result<string, GenerateError> => {
+    const chosen =
+      example !== undefined ? media.examples.find((e) => e.name === example) : dynamic ? undefined : media.served
     if (chosen !== undefined) {
-      return Result.succeed(media.json || typeof chosen.value !== "string" ? JSON.stringify(chosen.value) : chosen.value)
+      return Result.succeed(
+        media.json || typeof chosen.value !== "string" ? JSON.stringify(chosen.value) : chosen.value
+      )
     }
     return Result.flatMap(media.generator(), (generator) => {
       const body = generator.generate(seed)
@@ -319,7 +357,11 @@ export const compileOperation = (
     })
   }
 
-  const headersOf = (response: ResponseEntry, seed: number, dynamic: boolean): Result.Result<Record<string, string>, SimnetError> => {
+  const headersOf = (
+    response: ResponseEntry,
+    seed: number,
+    dynamic: boolean
+  ): Result.Result<Record<string, string>, SimnetError> => {
     const out: Record<string, string> = {}
     for (let i = 0; i < response.headers.length; i++) {
       const header = response.headers[i]
@@ -352,13 +394,31 @@ export const compileOperation = (
     if (candidates.length === 0 || NULL_BODY_STATUSES.has(status) || request.method === "HEAD") {
       return Result.succeed(new Response(null, { status, headers: all }))
     }
-    const type = negotiate(candidates.map((m) => m.type), request.headers.get("accept"), isJsonMedia)
+    const type = negotiate(
+      candidates.map((m) => m.type),
+      request.headers.get("accept"),
+      isJsonMedia
+    )
     if (type === undefined) {
-      return Result.succeed(problem(406, "NOT_ACCEPTABLE", "The server cannot produce a representation for your accept header", `Unable to find content for ${request.headers.get("accept")}`))
+      return Result.succeed(
+        problem(
+          406,
+          "NOT_ACCEPTABLE",
+          "The server cannot produce a representation for your accept header",
+          `Unable to find content for ${request.headers.get("accept")}`
+        )
+      )
     }
     const media = candidates.find((m) => m.type === type)!
     if (prefer.example !== undefined && !media.examples.some((e) => e.name === prefer.example)) {
-      return Result.succeed(problem(404, "NOT_FOUND", "The server cannot find the requested content", `Response for contentType: ${type} and exampleKey: ${prefer.example} does not exist.`))
+      return Result.succeed(
+        problem(
+          404,
+          "NOT_FOUND",
+          "The server cannot find the requested content",
+          `Response for contentType: ${type} and exampleKey: ${prefer.example} does not exist.`
+        )
+      )
     }
     return Result.map(bodyOf(media, seed, prefer.example, prefer.dynamic), (body) => {
       all["content-type"] = type === "*/*" ? "application/json" : type
@@ -374,19 +434,31 @@ export const compileOperation = (
       try {
         checked = check(request)
       } catch (error) {
-        return Result.fail(new RouteFailed({
-          route: source.label,
-          reason: "misconfigured",
-          message: error instanceof UncompilableSchema
-            ? `the request schema at openapi#${error.pointer} does not compile: ${error.message}`
-            : `validating the request threw: ${String(error)}`,
-          cause: error
-        }))
+        return Result.fail(
+          new RouteFailed({
+            route: source.label,
+            reason: "misconfigured",
+            message:
+              error instanceof UncompilableSchema
+                ? `the request schema at openapi#${error.pointer} does not compile: ${error.message}`
+                : `validating the request threw: ${String(error)}`,
+            cause: error
+          })
+        )
       }
       if (checked.unsupported !== undefined) {
-        return Result.succeed(problem(415, "INVALID_CONTENT_TYPE", "Unsupported media type", `The request's content type ${checked.unsupported} is not among the operation's (${
-          (isJsonObject(operation.requestBody) && isJsonObject(operation.requestBody.content) ? Object.keys(operation.requestBody.content) : []).join(", ")
-        })`))
+        return Result.succeed(
+          problem(
+            415,
+            "INVALID_CONTENT_TYPE",
+            "Unsupported media type",
+            `The request's content type ${checked.unsupported} is not among the operation's (${(
+              isJsonObject(operation.requestBody) && isJsonObject(operation.requestBody.content)
+                ? Object.keys(operation.requestBody.content)
+                : []
+            ).join(", ")})`
+          )
+        )
       }
       if (checked.violations.length > 0) return invalid(checked.violations, request, context, dynamic)
     }
@@ -395,7 +467,14 @@ export const compileOperation = (
     if (prefer.code !== undefined && !prefer.code.startsWith("1")) {
       response = /^[1-5]\d\d$/.test(prefer.code) ? responseFor(responses, prefer.code) : responses.get(prefer.code)
       if (response === undefined) {
-        return Result.succeed(problem(404, "NOT_FOUND", "The server cannot find the requested content", `Requested status code ${prefer.code} is not defined in the document.`))
+        return Result.succeed(
+          problem(
+            404,
+            "NOT_FOUND",
+            "The server cannot find the requested content",
+            `Requested status code ${prefer.code} is not defined in the document.`
+          )
+        )
       }
       status = /^[1-5]\d\d$/.test(prefer.code) ? Number(prefer.code) : statusOf(response.code, undefined)
     } else if (fallback !== undefined) {
@@ -410,13 +489,25 @@ export const compileOperation = (
   }
 
   /** A request that breaks the operation: its own 422 or 400 response, else Prism's 422. */
-  const invalid = (violations: ReadonlyArray<Violation>, request: SimRequest, context: RespondContext, dynamic: boolean) => {
+  const invalid = (
+    violations: ReadonlyArray<Violation>,
+    request: SimRequest,
+    context: RespondContext,
+    dynamic: boolean
+  ) => {
     context.recordViolations?.(violations)
     const own = responses.get("422") ?? responses.get("400")
     if (own === undefined) return Result.succeed(unprocessable(violations))
-    return serve(own, Number(own.code), request, context.seed, { example: undefined, dynamic }, {
-      "sl-violations": JSON.stringify(violations)
-    })
+    return serve(
+      own,
+      Number(own.code),
+      request,
+      context.seed,
+      { example: undefined, dynamic },
+      {
+        "sl-violations": JSON.stringify(violations)
+      }
+    )
   }
 
   const body = (seed: number): Result.Result<string, GenerateError> => {

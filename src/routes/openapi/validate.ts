@@ -61,7 +61,10 @@ const OPENAPI_FORMATS = {
   int64: { type: "number", validate: (n: number) => Number.isInteger(n) },
   float: { type: "number", validate: () => true },
   double: { type: "number", validate: () => true },
-  byte: { type: "string", validate: (s: string) => /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s) },
+  byte: {
+    type: "string",
+    validate: (s: string) => /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s)
+  },
   binary: { type: "string", validate: () => true },
   password: { type: "string", validate: () => true }
 } as const
@@ -73,7 +76,7 @@ const OPENAPI_FORMATS = {
 const instances = new WeakMap<Dereferenced, { readonly params: Ajv2020; readonly bodies: Ajv2020 }>()
 const ajvFor = (document: Dereferenced) => {
   let found = instances.get(document)
-  if (found === undefined) instances.set(document, found = { params: makeAjv(true), bodies: makeAjv(false) })
+  if (found === undefined) instances.set(document, (found = { params: makeAjv(true), bodies: makeAjv(false) }))
   return found
 }
 
@@ -113,9 +116,15 @@ export const toJsonSchema2020 = (schema: unknown, document: Dereferenced): Recor
 
 const unescapePointer = (token: string) => token.replace(/~1/g, "/").replace(/~0/g, "~")
 
-const violationsOf = (prefix: ReadonlyArray<string>, errors: ReadonlyArray<ErrorObject> | null | undefined): Array<Violation> =>
+const violationsOf = (
+  prefix: ReadonlyArray<string>,
+  errors: ReadonlyArray<ErrorObject> | null | undefined
+): Array<Violation> =>
   (errors ?? []).map((error) => ({
-    location: [...prefix, ...(error.instancePath === "" ? [] : error.instancePath.slice(1).split("/").map(unescapePointer))],
+    location: [
+      ...prefix,
+      ...(error.instancePath === "" ? [] : error.instancePath.slice(1).split("/").map(unescapePointer))
+    ],
     severity: "Error",
     code: error.keyword,
     message: error.message ?? "is invalid"
@@ -128,8 +137,8 @@ const isJsonMedia = (type: string) => type === "application/json" || type.endsWi
 /** The declared media type a request's content type falls under (`application/*` and `*\/*` count). */
 const declaredFor = (content: BodySpec["content"], contentType: string): readonly [string, unknown] | undefined =>
   content.find(([type]) => mediaBase(type) === contentType) ??
-    content.find(([type]) => mediaBase(type) === `${contentType.split("/")[0]}/*`) ??
-    content.find(([type]) => mediaBase(type) === "*/*")
+  content.find(([type]) => mediaBase(type) === `${contentType.split("/")[0]}/*`) ??
+  content.find(([type]) => mediaBase(type) === "*/*")
 
 const splitArray = (values: ReadonlyArray<string>, explode: boolean): string | Array<string> =>
   explode ? (values.length === 1 ? values[0] : [...values]) : values.flatMap((v) => v.split(","))
@@ -199,11 +208,13 @@ const fromQuery = (spec: ParameterSpec, query: URLSearchParams): unknown => {
     if (style === "deepObject") {
       const out: Record<string, string> = {}
       const prefix = `${spec.name}[`
-      for (const [key, value] of query) if (key.startsWith(prefix) && key.endsWith("]")) out[key.slice(prefix.length, -1)] = value
+      for (const [key, value] of query)
+        if (key.startsWith(prefix) && key.endsWith("]")) out[key.slice(prefix.length, -1)] = value
       return Object.keys(out).length === 0 ? undefined : out
     }
     if (spec.explode) {
-      const properties = isJsonObject(spec.schema) && isJsonObject(spec.schema.properties) ? Object.keys(spec.schema.properties) : []
+      const properties =
+        isJsonObject(spec.schema) && isJsonObject(spec.schema.properties) ? Object.keys(spec.schema.properties) : []
       const out: Record<string, string> = {}
       for (const name of properties) {
         const value = query.get(name)
@@ -212,7 +223,9 @@ const fromQuery = (spec: ParameterSpec, query: URLSearchParams): unknown => {
       return Object.keys(out).length === 0 ? undefined : out
     }
     const value = query.get(spec.name)
-    return value === null ? undefined : objectOf(value.split(style === "spaceDelimited" ? " " : style === "pipeDelimited" ? "|" : ","), false)
+    return value === null
+      ? undefined
+      : objectOf(value.split(style === "spaceDelimited" ? " " : style === "pipeDelimited" ? "|" : ","), false)
   }
   const all = query.getAll(spec.name)
   if (all.length === 0) return undefined
@@ -280,9 +293,15 @@ export const compileRequestValidator = (
     }) as ValidateFunction
     return validate
   }
-  const locations: Array<{ readonly in: Location; readonly specs: ReadonlyArray<ParameterSpec>; readonly validate: ValidateFunction }> = []
+  const locations: Array<{
+    readonly in: Location
+    readonly specs: ReadonlyArray<ParameterSpec>
+    readonly validate: ValidateFunction
+  }> = []
   for (const where of ["path", "query", "header", "cookie"] as const) {
-    const specs = parameters.filter((p) => p.in === where && !(where === "header" && IGNORED_HEADERS.has(p.name.toLowerCase())))
+    const specs = parameters.filter(
+      (p) => p.in === where && !(where === "header" && IGNORED_HEADERS.has(p.name.toLowerCase()))
+    )
     if (specs.length === 0) continue
     const properties: Record<string, unknown> = {}
     // The definitions every parameter's schema refers to (`#/$defs/Name`) sit at the root of the
@@ -297,18 +316,28 @@ export const compileRequestValidator = (
     locations.push({
       in: where,
       specs,
-      validate: lazy(true, { type: "object", properties, required, ...(Object.keys($defs).length > 0 ? { $defs } : {}) }, `${pointer}/parameters`)
+      validate: lazy(
+        true,
+        { type: "object", properties, required, ...(Object.keys($defs).length > 0 ? { $defs } : {}) },
+        `${pointer}/parameters`
+      )
     })
   }
   const media = (body?.content ?? []).map(([type, schema]) => ({
     type,
     base: mediaBase(type),
-    validate: schema === undefined
-      ? undefined
-      : lazy(false, toJsonSchema2020(schema, document), `${pointer}/requestBody/content/${escapePointer(type)}/schema`),
-    validateCoerced: schema === undefined || mediaBase(type) !== "application/x-www-form-urlencoded"
-      ? undefined
-      : lazy(true, toJsonSchema2020(schema, document), `${pointer}/requestBody/content/${escapePointer(type)}/schema`)
+    validate:
+      schema === undefined
+        ? undefined
+        : lazy(
+            false,
+            toJsonSchema2020(schema, document),
+            `${pointer}/requestBody/content/${escapePointer(type)}/schema`
+          ),
+    validateCoerced:
+      schema === undefined || mediaBase(type) !== "application/x-www-form-urlencoded"
+        ? undefined
+        : lazy(true, toJsonSchema2020(schema, document), `${pointer}/requestBody/content/${escapePointer(type)}/schema`)
   }))
 
   return (request) => {
@@ -337,7 +366,11 @@ export const compileRequestValidator = (
           }
           case "cookie": {
             const value = cookies!.get(spec.name)
-            if (value !== undefined) values[key] = shapeOf(spec.schema) === "primitive" ? value : fromStyledText({ ...spec, style: "simple", explode: false }, value)
+            if (value !== undefined)
+              values[key] =
+                shapeOf(spec.schema) === "primitive"
+                  ? value
+                  : fromStyledText({ ...spec, style: "simple", explode: false }, value)
             break
           }
         }
@@ -348,7 +381,13 @@ export const compileRequestValidator = (
     if (body !== undefined) {
       const hasBody = request.body !== undefined && request.body.length > 0
       if (!hasBody) {
-        if (body.required) violations.push({ location: ["body"], severity: "Error", code: "required", message: "Body parameter is required" })
+        if (body.required)
+          violations.push({
+            location: ["body"],
+            severity: "Error",
+            code: "required",
+            message: "Body parameter is required"
+          })
       } else {
         const contentType = mediaBase(request.headers.get("content-type") ?? "application/json")
         const declared = declaredFor(body.content, contentType)
@@ -363,7 +402,8 @@ export const compileRequestValidator = (
           } catch {
             ok = false
           }
-          if (!ok) violations.push({ location: ["body"], severity: "Error", code: "type", message: "must be valid JSON" })
+          if (!ok)
+            violations.push({ location: ["body"], severity: "Error", code: "type", message: "must be valid JSON" })
           else if (compiled.validate !== undefined && !compiled.validate(parsed)) {
             violations.push(...violationsOf(["body"], compiled.validate.errors))
           }
@@ -371,7 +411,8 @@ export const compileRequestValidator = (
           const form: Record<string, string | Array<string>> = {}
           const entries = new URLSearchParams(request.text())
           for (const name of new Set(entries.keys())) form[name] = splitArray(entries.getAll(name), true)
-          if (!compiled.validateCoerced(form)) violations.push(...violationsOf(["body"], compiled.validateCoerced.errors))
+          if (!compiled.validateCoerced(form))
+            violations.push(...violationsOf(["body"], compiled.validateCoerced.errors))
         }
       }
     }

@@ -51,11 +51,15 @@ const millisAt = (input: Duration.Input | undefined, path: string): number | und
   if (input === undefined) return undefined
   try {
     const parsed = Duration.fromInput(input)
-    if (parsed._tag === "Some" && Duration.isFinite(parsed.value) && !Duration.isNegative(parsed.value)) return Math.round(Duration.toMillis(parsed.value))
+    if (parsed._tag === "Some" && Duration.isFinite(parsed.value) && !Duration.isNegative(parsed.value))
+      return Math.round(Duration.toMillis(parsed.value))
   } catch {
     // Reported below, as any other value that is not a duration.
   }
-  return invalid(path, `${path.split(".").at(-1)} must be a finite, non-negative duration (a number of milliseconds or such as "2 seconds")`)
+  return invalid(
+    path,
+    `${path.split(".").at(-1)} must be a finite, non-negative duration (a number of milliseconds or such as "2 seconds")`
+  )
 }
 
 /** A field an event line carries must not break the line: SSE ends a field at CR or LF (and an id with NUL is ignored). */
@@ -86,10 +90,14 @@ const dataText = (data: unknown, path: string): string | InvalidRouteSpec => {
  * naming `path` (`respond.events[2].data`).
  */
 export const frameEvent = (event: SseEvent, path: string): Framed | InvalidRouteSpec => {
-  if (typeof event !== "object" || event === null) return invalid(path, "an event is an object { data, event?, id?, delay? }")
+  if (typeof event !== "object" || event === null)
+    return invalid(path, "an event is an object { data, event?, id?, delay? }")
   const data = dataText(event.data, `${path}.data`)
   if (data instanceof InvalidRouteSpec) return data
-  if (event.event !== undefined && (typeof event.event !== "string" || event.event === "" || BREAKS_LINE.test(event.event))) {
+  if (
+    event.event !== undefined &&
+    (typeof event.event !== "string" || event.event === "" || BREAKS_LINE.test(event.event))
+  ) {
     return invalid(`${path}.event`, "an event name is a non-empty string without line breaks")
   }
   if (event.id !== undefined && (typeof event.id !== "string" || BREAKS_LINE.test(event.id))) {
@@ -123,7 +131,10 @@ const checkOptions = (options: SseOptions): Checked | InvalidRouteSpec => {
   const headers: Record<string, string> = { ...SSE_HEADERS }
   for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value
   return {
-    retryFrame: retry === undefined ? undefined : Sse.encoder.write(new Sse.Retry({ duration: Duration.millis(retry), lastEventId: undefined })),
+    retryFrame:
+      retry === undefined
+        ? undefined
+        : Sse.encoder.write(new Sse.Retry({ duration: Duration.millis(retry), lastEventId: undefined })),
     intervalMs: interval ?? 0,
     status,
     headers
@@ -133,14 +144,22 @@ const checkOptions = (options: SseOptions): Checked | InvalidRouteSpec => {
 /** The events of a stream checked and framed, or the first problem, naming its index. */
 const frameAll = (events: ReadonlyArray<SseEvent>): ReadonlyArray<Framed> | InvalidRouteSpec => {
   if (!Array.isArray(events)) return invalid("respond.events", "the events are an array of { data, event?, id? }")
-  if (events.length > SSE_LIMITS.events) return invalid("respond.events", `at most ${SSE_LIMITS.events} events a route (SSE_LIMITS.events), got ${events.length}`)
+  if (events.length > SSE_LIMITS.events)
+    return invalid(
+      "respond.events",
+      `at most ${SSE_LIMITS.events} events a route (SSE_LIMITS.events), got ${events.length}`
+    )
   const framed: Array<Framed> = []
   let bytes = 0
   for (let i = 0; i < events.length; i++) {
     const one = frameEvent(events[i], `respond.events[${i}]`)
     if (one instanceof InvalidRouteSpec) return one
     bytes += one.frame.length
-    if (bytes > SSE_LIMITS.bytes) return invalid(`respond.events[${i}]`, `the events take more than ${SSE_LIMITS.bytes} characters (SSE_LIMITS.bytes)`)
+    if (bytes > SSE_LIMITS.bytes)
+      return invalid(
+        `respond.events[${i}]`,
+        `the events take more than ${SSE_LIMITS.bytes} characters (SSE_LIMITS.bytes)`
+      )
     framed.push(one)
   }
   return framed
@@ -167,7 +186,11 @@ const paced = (framed: ReadonlyArray<Framed>, intervalMs: number): boolean =>
  * A body of frames, each after its wait, on the `Clock` of the Effect that makes it: an event
  * after the first waits `intervalMs` unless it has its own `delay`.
  */
-const pacedBody = (frames: Stream.Stream<Framed, unknown>, first: string | undefined, intervalMs: number): Effect.Effect<ReadableStream<Uint8Array>> =>
+const pacedBody = (
+  frames: Stream.Stream<Framed, unknown>,
+  first: string | undefined,
+  intervalMs: number
+): Effect.Effect<ReadableStream<Uint8Array>> =>
   Stream.toReadableStreamEffect(
     Stream.concat(
       Stream.fromIterable(first === undefined ? [] : [first]),
@@ -191,7 +214,8 @@ const pacedBody = (frames: Stream.Stream<Framed, unknown>, first: string | undef
 export const sseResponder = (events: ReadonlyArray<SseEvent>, options: SseOptions): RouteParts => {
   const checked = checkOptions(options)
   const framed = checked instanceof InvalidRouteSpec ? checked : frameAll(events)
-  const problem = checked instanceof InvalidRouteSpec ? checked : framed instanceof InvalidRouteSpec ? framed : undefined
+  const problem =
+    checked instanceof InvalidRouteSpec ? checked : framed instanceof InvalidRouteSpec ? framed : undefined
   if (problem !== undefined) return { answer: () => refused(problem), prepare: Effect.fail(problem) }
   const head = checked as Checked
   const all = framed as ReadonlyArray<Framed>
@@ -201,7 +225,12 @@ export const sseResponder = (events: ReadonlyArray<SseEvent>, options: SseOption
     const left = resumeAfter(all, request.headers.get("last-event-id"))
     if (left.length === 0 && all.length > 0) return caughtUp
     if (!paced(left, head.intervalMs)) return left === all ? everything : whole(head.status, head.headers, text(left))
-    return pending(Effect.map(pacedBody(Stream.fromIterable(left), head.retryFrame, head.intervalMs), (body) => new Response(body, { status: head.status, headers: head.headers })))
+    return pending(
+      Effect.map(
+        pacedBody(Stream.fromIterable(left), head.retryFrame, head.intervalMs),
+        (body) => new Response(body, { status: head.status, headers: head.headers })
+      )
+    )
   }
   // No `reproduce`: what a request got depends on its `Last-Event-ID`, which a logged seed does not say.
   return {
@@ -236,8 +265,10 @@ export const eventStream = <E = never>(
         return one instanceof InvalidRouteSpec ? Effect.fail(one) : Effect.succeed(one)
       })
     )
-    return Effect.map(pacedBody(framed, checked.retryFrame, checked.intervalMs), (body) =>
-      new Response(body, { status: checked.status, headers: checked.headers }))
+    return Effect.map(
+      pacedBody(framed, checked.retryFrame, checked.intervalMs),
+      (body) => new Response(body, { status: checked.status, headers: checked.headers })
+    )
   })
 
 /**
@@ -263,5 +294,9 @@ const SSE_OPTIONS = codeOptions(SSE_FIELDS)
  *
  * @example Route.sse("GET https://api.example.com/events", [{ event: "progress", data: { done: 1 }, id: "1" }], { retry: 1000 })
  */
-export const sse = (match: MatcherInput, events: ReadonlyArray<SseEvent>, options: RouteOptions & SseOptions = {}): Route =>
+export const sse = (
+  match: MatcherInput,
+  events: ReadonlyArray<SseEvent>,
+  options: RouteOptions & SseOptions = {}
+): Route =>
   checkedRoute("sse", SSE_OPTIONS, options, () => make("sse", match, sseResponder(events, usable(options)), options))

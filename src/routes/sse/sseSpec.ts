@@ -13,21 +13,30 @@ import { SSE_FIELDS, sse } from "./sse.ts"
  */
 export const SseRespond = Schema.Struct({
   kind: Schema.Literal("sse"),
-  events: Schema.Array(Schema.Struct({
-    data: Schema.Unknown,
-    event: Schema.optional(Schema.String),
-    id: Schema.optional(Schema.String),
-    delayMs: Schema.optional(RespondMillis)
-  })),
+  events: Schema.Array(
+    Schema.Struct({
+      data: Schema.Unknown,
+      event: Schema.optional(Schema.String),
+      id: Schema.optional(Schema.String),
+      delayMs: Schema.optional(RespondMillis)
+    })
+  ),
   ...SSE_FIELDS
 })
 
 /** The `sse` kind: its times in milliseconds are `Route.sse`'s durations. */
 export const sseKind = routeKind(SseRespond, (match, r, options) =>
-  Effect.succeed(sse(match, r.events.map((e) => ({ data: e.data, event: e.event, id: e.id, delay: e.delayMs })), {
-    ...options,
-    retry: r.retryMs,
-    interval: r.intervalMs,
-    status: r.status,
-    headers: r.headers
-  })))
+  Effect.succeed(
+    sse(
+      match,
+      r.events.map((e) => ({ data: e.data, event: e.event, id: e.id, delay: e.delayMs })),
+      {
+        ...options,
+        retry: r.retryMs,
+        interval: r.intervalMs,
+        status: r.status,
+        headers: r.headers
+      }
+    )
+  )
+)

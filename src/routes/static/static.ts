@@ -64,15 +64,24 @@ export const checkResponseParts = (
   hasBody: boolean
 ): InvalidRouteSpec | undefined => {
   if (!Number.isInteger(status) || status < 200 || status > 599) {
-    return new InvalidRouteSpec({ path: "respond.status", message: `status must be a whole number from 200 to 599, got ${status}` })
+    return new InvalidRouteSpec({
+      path: "respond.status",
+      message: `status must be a whole number from 200 to 599, got ${status}`
+    })
   }
   if (hasBody && NULL_BODY_STATUSES.has(status)) {
-    return new InvalidRouteSpec({ path: "respond.status", message: `status ${status} carries no body; use a status route for it` })
+    return new InvalidRouteSpec({
+      path: "respond.status",
+      message: `status ${status} carries no body; use a status route for it`
+    })
   }
   for (const name in headers) {
     const value = headers[name]
     if (!HEADER_NAME.test(name) || typeof value !== "string" || !HEADER_VALUE.test(value)) {
-      return new InvalidRouteSpec({ path: `respond.headers.${name}`, message: `not a valid HTTP header: ${JSON.stringify(name)}: ${JSON.stringify(value)}` })
+      return new InvalidRouteSpec({
+        path: `respond.headers.${name}`,
+        message: `not a valid HTTP header: ${JSON.stringify(name)}: ${JSON.stringify(value)}`
+      })
     }
   }
   return undefined
@@ -122,12 +131,17 @@ export const bytesResponder = (body: Uint8Array, options: StaticResponseOptions 
   return fromSync(status, headers, bytes)
 }
 
-
 /**
  * Answers with a status and headers and an empty body (or `body` when given).
  */
-export const statusResponder = (status: number, options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } & Templating = {}): StaticResponder => {
-  const headers = headersWith({ headers: options.headers }, options.body === undefined ? undefined : "text/plain; charset=utf-8")
+export const statusResponder = (
+  status: number,
+  options: { headers?: Readonly<Record<string, string>> | undefined; body?: string | undefined } & Templating = {}
+): StaticResponder => {
+  const headers = headersWith(
+    { headers: options.headers },
+    options.body === undefined ? undefined : "text/plain; charset=utf-8"
+  )
   const body = options.body
   return fromSync(status, headers, body === undefined ? undefined : encoder.encode(body), body, options)
 }
@@ -142,38 +156,59 @@ export interface RouteTemplates {
   readonly prepare: Effect.Effect<void, InvalidRouteSpec>
   readonly seeded: boolean
   /** The headers with their templates written for a request, checked as a `Response` would check them. Throws `RouteFailed`. */
-  readonly headers: (status: number, headers: Readonly<Record<string, string>>, ...rendering: Parameters<CompiledTemplate["render"]>) => Readonly<Record<string, string>>
+  readonly headers: (
+    status: number,
+    headers: Readonly<Record<string, string>>,
+    ...rendering: Parameters<CompiledTemplate["render"]>
+  ) => Readonly<Record<string, string>>
   /** The body written for a request (undefined for none). Throws `RouteFailed`. */
   readonly body: (...rendering: Parameters<CompiledTemplate["render"]>) => string | undefined
 }
 
 /** Makes the templates of a route named `label` (compiled by `prepare`). */
-export const routeTemplates = (headers: Readonly<Record<string, string>>, body: string | undefined, label: string): RouteTemplates => {
+export const routeTemplates = (
+  headers: Readonly<Record<string, string>>,
+  body: string | undefined,
+  label: string
+): RouteTemplates => {
   const templated = Object.keys(headers).filter((name) => headers[name].includes("{{"))
   let bodyTemplate: CompiledTemplate | undefined
   let headerTemplates: ReadonlyArray<readonly [string, CompiledTemplate]> = []
-  const prepare = Effect.flatMap(Effect.promise(() => import("../template.ts")), (module) => {
-    const compiled: Array<readonly [string, CompiledTemplate]> = []
-    for (const name of templated) {
-      const template = module.compileTemplate(headers[name], undefined, `respond.headers.${name}`, label)
-      if (template instanceof InvalidRouteSpec) return Effect.fail(template)
-      compiled.push([name, template])
+  const prepare = Effect.flatMap(
+    Effect.promise(() => import("../template.ts")),
+    (module) => {
+      const compiled: Array<readonly [string, CompiledTemplate]> = []
+      for (const name of templated) {
+        const template = module.compileTemplate(headers[name], undefined, `respond.headers.${name}`, label)
+        if (template instanceof InvalidRouteSpec) return Effect.fail(template)
+        compiled.push([name, template])
+      }
+      const made =
+        body === undefined
+          ? undefined
+          : module.compileTemplate(body, headers["content-type"] ?? "text/plain", "respond.body", label)
+      if (made instanceof InvalidRouteSpec) return Effect.fail(made)
+      bodyTemplate = made
+      headerTemplates = compiled
+      return Effect.void
     }
-    const made = body === undefined ? undefined : module.compileTemplate(body, headers["content-type"] ?? "text/plain", "respond.body", label)
-    if (made instanceof InvalidRouteSpec) return Effect.fail(made)
-    bodyTemplate = made
-    headerTemplates = compiled
-    return Effect.void
-  })
+  )
   return {
     prepare,
-    seeded: [body ?? "", ...templated.map((name) => headers[name])].some((source) => /\brandom(?:Int|Value)\b/.test(source)),
+    seeded: [body ?? "", ...templated.map((name) => headers[name])].some((source) =>
+      /\brandom(?:Int|Value)\b/.test(source)
+    ),
     headers: (status, own, ...rendering) => {
       if (headerTemplates.length === 0) return own
       const out = { ...own }
       for (const [name, template] of headerTemplates) out[name] = template.render(...rendering)
       const invalid = checkResponseParts(status, out, false)
-      if (invalid !== undefined) throw new RouteFailed({ route: label, reason: "template", message: `the template of route ${label} wrote ${invalid.message}` })
+      if (invalid !== undefined)
+        throw new RouteFailed({
+          route: label,
+          reason: "template",
+          message: `the template of route ${label} wrote ${invalid.message}`
+        })
       return out
     },
     body: (...rendering) => bodyTemplate?.render(...rendering)
@@ -184,7 +219,12 @@ export const routeTemplates = (headers: Readonly<Record<string, string>>, body: 
  * A templated static answer: the body (when there is one) and the header values with `{{`
  * written for each request.
  */
-const templated = (status: number, headers: Readonly<Record<string, string>>, body: string | undefined, label: string): StaticResponder => {
+const templated = (
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  body: string | undefined,
+  label: string
+): StaticResponder => {
   const templates = routeTemplates(headers, body, label)
   const answer: Answerer = (request, context): Answer => {
     try {
@@ -193,7 +233,11 @@ const templated = (status: number, headers: Readonly<Record<string, string>>, bo
       // The text is the body: a door writes it as UTF-8 (`Whole.body` takes a string), with no copy made here.
       return whole(status, written, text, text)
     } catch (error) {
-      return refused(error instanceof RouteFailed ? error : new RouteFailed({ route: label, reason: "template", message: errorMessage(error), cause: error }))
+      return refused(
+        error instanceof RouteFailed
+          ? error
+          : new RouteFailed({ route: label, reason: "template", message: errorMessage(error), cause: error })
+      )
     }
   }
   return { answer, prepare: templates.prepare, seeded: templates.seeded }
@@ -230,13 +274,23 @@ const STATUS_OPTIONS = codeOptions(STATUS_FIELDS)
  *
  * @example Route.text("GET https://api.example.com/health", "ok")
  */
-export const text = (match: MatcherInput, body: string, options: RouteOptions & StaticResponseOptions & TemplateOptions = {}): Route =>
-  checked("text", TEXT_OPTIONS, options, () => make("text", match, textResponder(body, { ...usable(options), label: labelOf(match, options) }), options))
+export const text = (
+  match: MatcherInput,
+  body: string,
+  options: RouteOptions & StaticResponseOptions & TemplateOptions = {}
+): Route =>
+  checked("text", TEXT_OPTIONS, options, () =>
+    make("text", match, textResponder(body, { ...usable(options), label: labelOf(match, options) }), options)
+  )
 
 /**
  * Answers with fixed bytes.
  */
-export const bytes = (match: MatcherInput, body: Uint8Array, options: RouteOptions & StaticResponseOptions = {}): Route =>
+export const bytes = (
+  match: MatcherInput,
+  body: Uint8Array,
+  options: RouteOptions & StaticResponseOptions = {}
+): Route =>
   checked("bytes", BYTES_OPTIONS, options, () => make("bytes", match, bytesResponder(body, usable(options)), options))
 
 /**
@@ -247,5 +301,12 @@ export const bytes = (match: MatcherInput, body: Uint8Array, options: RouteOptio
 export const status = (
   match: MatcherInput,
   code: number,
-  options: RouteOptions & TemplateOptions & { readonly headers?: Readonly<Record<string, string>> | undefined; readonly body?: string | undefined } = {}
-): Route => checked("status", STATUS_OPTIONS, options, () => make("status", match, statusResponder(code, { ...usable(options), label: labelOf(match, options) }), options))
+  options: RouteOptions &
+    TemplateOptions & {
+      readonly headers?: Readonly<Record<string, string>> | undefined
+      readonly body?: string | undefined
+    } = {}
+): Route =>
+  checked("status", STATUS_OPTIONS, options, () =>
+    make("status", match, statusResponder(code, { ...usable(options), label: labelOf(match, options) }), options)
+  )

@@ -30,16 +30,28 @@ export const StatusRespond = Schema.Struct({
 
 /** The `text` kind. */
 export const textKind = routeKind(TextRespond, (match, r, options) =>
-  Effect.succeed(text(match, r.body, { ...options, contentType: r.contentType, status: r.status, headers: r.headers, template: r.template })))
+  Effect.succeed(
+    text(match, r.body, {
+      ...options,
+      contentType: r.contentType,
+      status: r.status,
+      headers: r.headers,
+      template: r.template
+    })
+  )
+)
 
 /** The `bytes` kind: base64 that does not decode is refused at `respond.base64`. */
 export const bytesKind = routeKind(BytesRespond, (match, r, options, path) => {
   const body = decodeBase64(r.base64)
   return body === undefined
     ? Effect.fail(new InvalidRouteSpec({ path: at(path, "base64"), message: "not valid base64" }))
-    : Effect.succeed(bytes(match, body, { ...options, contentType: r.contentType, status: r.status, headers: r.headers }))
+    : Effect.succeed(
+        bytes(match, body, { ...options, contentType: r.contentType, status: r.status, headers: r.headers })
+      )
 })
 
 /** The `status` kind. */
 export const statusKind = routeKind(StatusRespond, (match, r, options) =>
-  Effect.succeed(status(match, r.status, { ...options, headers: r.headers, body: r.body, template: r.template })))
+  Effect.succeed(status(match, r.status, { ...options, headers: r.headers, body: r.body, template: r.template }))
+)

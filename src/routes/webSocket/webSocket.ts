@@ -31,7 +31,11 @@ export type WebSocketHandler = (
 ) => void | PromiseLike<void> | Effect.Effect<void, unknown>
 
 /** What a client that did not ask to upgrade gets from a WebSocket route. */
-export const upgradeRequired = whole(426, { "content-type": "text/plain; charset=utf-8", upgrade: "websocket", connection: "Upgrade" }, "simnet: this route answers WebSocket connections only (Upgrade: websocket)\n")
+export const upgradeRequired = whole(
+  426,
+  { "content-type": "text/plain; charset=utf-8", upgrade: "websocket", connection: "Upgrade" },
+  "simnet: this route answers WebSocket connections only (Upgrade: websocket)\n"
+)
 
 const failed = (socket: SocketPeer) => () => socket.close(1011, "simnet: the route's session failed")
 
@@ -40,14 +44,15 @@ export const webSocketResponder = (handler: WebSocketHandler): RouteParts => ({
   answer: (request, context) =>
     asksForWebSocket(request.headers)
       ? upgraded((socket) => {
-        try {
-          const ran = handler(socket, request, context)
-          if (Effect.isEffect(ran)) void context.run(ran as Effect.Effect<void, unknown>).catch(failed(socket))
-          else if (ran !== undefined && typeof (ran as PromiseLike<void>).then === "function") (ran as PromiseLike<void>).then(undefined, failed(socket))
-        } catch {
-          failed(socket)()
-        }
-      }, upgradeRequired)
+          try {
+            const ran = handler(socket, request, context)
+            if (Effect.isEffect(ran)) void context.run(ran as Effect.Effect<void, unknown>).catch(failed(socket))
+            else if (ran !== undefined && typeof (ran as PromiseLike<void>).then === "function")
+              (ran as PromiseLike<void>).then(undefined, failed(socket))
+          } catch {
+            failed(socket)()
+          }
+        }, upgradeRequired)
       : upgradeRequired,
   describe: { kind: "webSocket" }
 })
@@ -72,28 +77,33 @@ export interface WebSocketScript {
   readonly echo?: boolean | undefined
 }
 
-const frameOf = (frame: ScriptFrame): Frame => (typeof frame === "string" ? frame : new Uint8Array(Buffer.from(frame.base64, "base64")))
+const frameOf = (frame: ScriptFrame): Frame =>
+  typeof frame === "string" ? frame : new Uint8Array(Buffer.from(frame.base64, "base64"))
 
 const matches = (reply: WebSocketReply, frame: Frame): boolean => {
   const when = reply.when
   if (when === undefined) return true
   const text = typeof frame === "string" ? frame : Buffer.from(frame).toString("utf8")
-  return (when.equals === undefined || text === when.equals) && (when.contains === undefined || text.includes(when.contains))
+  return (
+    (when.equals === undefined || text === when.equals) && (when.contains === undefined || text.includes(when.contains))
+  )
 }
 
 /** The session of a script: its open frames, then a reply (or echo) to each frame that comes in. */
-export const scriptedSession = (script: WebSocketScript): WebSocketHandler => (socket) => {
-  for (const frame of script.open ?? []) socket.send(frameOf(frame))
-  socket.onMessage((frame) => {
-    const reply = script.replies?.find((candidate) => matches(candidate, frame))
-    if (reply === undefined) {
-      if (script.echo === true) socket.send(frame)
-      return
-    }
-    for (const out of reply.send ?? []) socket.send(frameOf(out))
-    if (reply.close !== undefined) socket.close(reply.close.code ?? 1000, reply.close.reason ?? "")
-  })
-}
+export const scriptedSession =
+  (script: WebSocketScript): WebSocketHandler =>
+  (socket) => {
+    for (const frame of script.open ?? []) socket.send(frameOf(frame))
+    socket.onMessage((frame) => {
+      const reply = script.replies?.find((candidate) => matches(candidate, frame))
+      if (reply === undefined) {
+        if (script.echo === true) socket.send(frame)
+        return
+      }
+      for (const out of reply.send ?? []) socket.send(frameOf(out))
+      if (reply.close !== undefined) socket.close(reply.close.code ?? 1000, reply.close.reason ?? "")
+    })
+  }
 
 const httpScheme = (url: string): string => url.replace(/^ws(s?):\/\//i, "http$1://")
 
@@ -104,10 +114,16 @@ const httpScheme = (url: string): string => url.replace(/^ws(s?):\/\//i, "http$1
 export const webSocketMatch = (match: MatcherInput): MatcherInput => {
   if (typeof match === "string") {
     const trimmed = match.trim()
-    return /^[a-z]+:\/\//i.test(trimmed) ? `GET ${httpScheme(trimmed)}` : trimmed.replace(/^(\S+\s+)(wss?:\/\/)/i, (_all, method: string, scheme: string) => method + httpScheme(scheme))
+    return /^[a-z]+:\/\//i.test(trimmed)
+      ? `GET ${httpScheme(trimmed)}`
+      : trimmed.replace(/^(\S+\s+)(wss?:\/\/)/i, (_all, method: string, scheme: string) => method + httpScheme(scheme))
   }
   if (typeof match !== "object" || match === null) return match
-  return { ...match, method: match.method ?? "GET", ...(typeof match.url === "string" ? { url: httpScheme(match.url) } : {}) }
+  return {
+    ...match,
+    method: match.method ?? "GET",
+    ...(typeof match.url === "string" ? { url: httpScheme(match.url) } : {})
+  }
 }
 
 /**
@@ -119,6 +135,16 @@ export const webSocketMatch = (match: MatcherInput): MatcherInput => {
  *
  * @example Route.webSocket("wss://echo.example.com/ws", (socket) => socket.onMessage((frame) => socket.send(frame)))
  */
-export const webSocket = (match: MatcherInput, handler: WebSocketHandler | WebSocketScript, options: RouteOptions = {}): Route =>
+export const webSocket = (
+  match: MatcherInput,
+  handler: WebSocketHandler | WebSocketScript,
+  options: RouteOptions = {}
+): Route =>
   checked("webSocket", ROUTE_OPTIONS_ONLY, options, () =>
-    make("webSocket", webSocketMatch(match), webSocketResponder(typeof handler === "function" ? handler : scriptedSession(handler)), options))
+    make(
+      "webSocket",
+      webSocketMatch(match),
+      webSocketResponder(typeof handler === "function" ? handler : scriptedSession(handler)),
+      options
+    )
+  )

@@ -24,20 +24,33 @@ const CloseCode = Schema.Union([
 export const WebSocketRespond = Schema.Struct({
   kind: Schema.Literal("webSocket"),
   open: Schema.optional(Schema.Array(WebSocketFrame)),
-  replies: Schema.optional(Schema.Array(Schema.Struct({
-    when: Schema.optional(Schema.Struct({ equals: Schema.optional(Schema.String), contains: Schema.optional(Schema.String) })),
-    send: Schema.optional(Schema.Array(WebSocketFrame)),
-    close: Schema.optional(Schema.Struct({
-      code: Schema.optional(CloseCode),
-      reason: Schema.optional(Schema.String.check(Schema.isMaxLength(123)))
-    }))
-  }))),
+  replies: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        when: Schema.optional(
+          Schema.Struct({ equals: Schema.optional(Schema.String), contains: Schema.optional(Schema.String) })
+        ),
+        send: Schema.optional(Schema.Array(WebSocketFrame)),
+        close: Schema.optional(
+          Schema.Struct({
+            code: Schema.optional(CloseCode),
+            reason: Schema.optional(Schema.String.check(Schema.isMaxLength(123)))
+          })
+        )
+      })
+    )
+  ),
   echo: Schema.optional(Schema.Boolean)
 })
 
 /** The `webSocket` kind: a binary frame whose base64 does not decode is refused at its path. */
 export const webSocketKind = routeKind(WebSocketRespond, (match, r, options, path) => {
-  const frames = [...(r.open ?? []).map((frame, i) => [`open[${i}]`, frame] as const), ...(r.replies ?? []).flatMap((reply, i) => (reply.send ?? []).map((frame, j) => [`replies[${i}].send[${j}]`, frame] as const))]
+  const frames = [
+    ...(r.open ?? []).map((frame, i) => [`open[${i}]`, frame] as const),
+    ...(r.replies ?? []).flatMap((reply, i) =>
+      (reply.send ?? []).map((frame, j) => [`replies[${i}].send[${j}]`, frame] as const)
+    )
+  ]
   const bad = frames.find(([, frame]) => typeof frame !== "string" && decodeBase64(frame.base64) === undefined)
   return bad !== undefined
     ? Effect.fail(new InvalidRouteSpec({ path: at(path, `${bad[0]}.base64`), message: "not valid base64" }))
