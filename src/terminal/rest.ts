@@ -19,8 +19,11 @@
  *   waited for, and rest looked for again; at most `SOON_WAITS` times, so an app with a timer that
  *   repeats (a poll, a spinner) still comes to rest.
  *
- * A program that computes without output is not at rest however long it stays silent: its tree
- * runs. A tree with no thread left is a program ending: its exit is waited for, so an app that
+ * A program that computes without output is not at rest while it stays silent for less than
+ * `STILL_MS`: its tree runs. Some apps never let every thread sleep (a render loop that wakes
+ * every frame and draws nothing new, as opencode's TUI does): once the screen and simnet have been
+ * still for `STILL_MS` (or the window, when longer) while the tree kept running, that is rest too,
+ * the screen's rule with a long window, so such an app is driven at all. A tree with no thread left is a program ending: its exit is waited for, so an app that
  * prints its error and exits is always seen exited (one signature, not sometimes the output alone).
  *
  * "The tree ran" is read, on Linux, from a cgroup of the run's own (`cgroup.ts`: one read of
@@ -34,6 +37,9 @@ import { Clock, Effect } from "effect"
 import * as Fs from "node:fs"
 import { activity } from "../registry/activity.ts"
 import type { Cgroup } from "./cgroup.ts"
+
+/** How long a screen and simnet still, with the tree still running, count as rest (see the module's comment). */
+export const STILL_MS = 1_000
 
 /** One frame: the window of rest is two of them. */
 export const FRAME_MS = 8
@@ -189,6 +195,8 @@ export const untilRest = (
     let seen = { seq: -1, at: 0 }
     let last: string | undefined
     let stillSince = 0
+    let outer: string | undefined
+    let outerSince = 0
     let step = 1
     let soonWaits = 0
     for (;;) {
@@ -206,7 +214,15 @@ export const untilRest = (
         woken = mark.seq
       }
       const simnet = activity()
-      const sample = `${probe.usage()} ${subject.generation()} ${simnet.ticks} ${more()}`
+      const shown = `${subject.generation()} ${simnet.ticks} ${more()}`
+      if (shown !== outer || simnet.opening > 0) {
+        outer = shown
+        outerSince = now
+      } else if (now - outerSince >= Math.max(window, STILL_MS)) {
+        // The tree keeps running but shows nothing new and asks simnet nothing: the screen's rest.
+        return
+      }
+      const sample = `${probe.usage()} ${shown}`
       if (sample !== last || simnet.opening > 0) {
         // Something moved: the window starts again, polled more slowly while the app stays busy.
         if (last !== undefined) step = Math.min(2 * step, FRAME_MS)
