@@ -27,7 +27,9 @@ const startOf = (pid: number | "self"): string | undefined => {
   try {
     const stat = fs().readFileSync(`/proc/${pid}/stat`, "utf8")
     // The fields after the command's name, which is in parentheses and may hold anything.
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    // A zombie (state Z) has ended: only its parent has not yet read its exit, so it owns nothing.
+    return fields[0] === "Z" ? undefined : fields[19]
   } catch {
     return undefined
   }
