@@ -115,23 +115,18 @@ const decodeFamily = (
  * Only a name holding a JSON object is read so; anything else is left for the Schema to refuse.
  */
 const unfoldKind = (json: Record<string, unknown>): Record<string, unknown> => {
-  const named = (value: Record<string, unknown>): string | undefined => {
-    const keys = Object.keys(value)
-    return keys.length === 1 &&
-      (RESPOND_KINDS as ReadonlyArray<string>).includes(keys[0]) &&
-      isJsonObject(value[keys[0]])
-      ? keys[0]
-      : undefined
-  }
+  // The keys of `value` that name a kind and hold an object: its fields.
+  const kindsIn = (value: Record<string, unknown>): Array<string> =>
+    Object.keys(value).filter(
+      (key) => (RESPOND_KINDS as ReadonlyArray<string>).includes(key) && isJsonObject(value[key])
+    )
   const respond = json.respond
-  if (isJsonObject(respond) && !("kind" in respond)) {
-    const kind = named(respond)
+  if (isJsonObject(respond) && !("kind" in respond) && Object.keys(respond).length === 1) {
+    const [kind] = kindsIn(respond)
     if (kind !== undefined) return { ...json, respond: { kind, ...(respond[kind] as Record<string, unknown>) } }
   }
   if (respond === undefined) {
-    const kinds = Object.keys(json).filter(
-      (key) => (RESPOND_KINDS as ReadonlyArray<string>).includes(key) && isJsonObject(json[key])
-    )
+    const kinds = kindsIn(json)
     if (kinds.length === 1) {
       const { [kinds[0]]: fields, ...rest } = json
       return { ...rest, respond: { kind: kinds[0], ...(fields as Record<string, unknown>) } }
